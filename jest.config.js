@@ -1,0 +1,24 @@
+/** Jest runs TypeScript through SWC (fast, decorator metadata on); `npm test` type-checks separately with tsc. */
+const swc = [
+  '@swc/jest',
+  {
+    jsc: {
+      parser: { syntax: 'typescript', decorators: true },
+      transform: { legacyDecorator: true, decoratorMetadata: true },
+      target: 'es2022',
+    },
+    module: { type: 'commonjs' },
+  },
+];
+
+module.exports = {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/src', '<rootDir>/test'],
+  testMatch: ['**/*.spec.ts', '**/*.e2e-spec.ts'],
+  // @toon-format/toon ships ESM only: let SWC turn it into CommonJS for Jest's module loader.
+  transform: { '^.+\\.(ts|mjs|js)$': swc },
+  transformIgnorePatterns: ['/node_modules/(?!@toon-format/)'],
+  moduleFileExtensions: ['ts', 'js', 'mjs', 'json'],
+  testTimeout: 30000,
+  maxWorkers: 2,
+};

@@ -1,0 +1,64 @@
+import { INestApplication, ValidationPipe } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { NestExpressApplication } from '@nestjs/platform-express';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import express, { NextFunction, Request, RequestHandler, Response } from 'express';
+import { AppModule } from './app.module';
+import { AppConfig } from './config/app-config';
+import { HttpErrorFilter } from './errors/http-error.filter';
+import { toErrorBody } from './errors/to-error-body';
+import { validationExceptionFactory } from './errors/validation-exception.factory';
+import { configureLogging } from './observability/logger';
+import { NestJsonLogger } from './observability/nest-json-logger';
+
+/** Body parser whose failures (too large, malformed JSON) answer in PROTOCOL.md's error shape. */
+function jsonBody(limit: number): RequestHandler {
+  const parse = express.json({ limit });
+  return (req: Request, res: Response, next: NextFunction) => {
+    parse(req, res, (error?: unknown) => {
+      if (!error) return next();
+      const body = toErrorBody(error);
+      res.status(body.statusCode).json(body);
+    });
+  };
+}
+
+/**
+ * Builds the whole application (HTTP + Socket.IO) from a validated configuration.
+ * Used by main.ts and by every e2e test, so tests run exactly what production runs.
+ */
+export async function createApp(config: AppConfig): Promise<INestApplication> {
+  configureLogging({ level: config.log.level, aiDebug: config.log.aiDebug });
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
+    bodyParser: false,
+    logger: new NestJsonLogger(),
+  });
+  app.disable('x-powered-by');
+  // Graph import may carry a large graph; everything else stays small (first matching parser wins).
+  app.use('/api/graphs/:graphKey', (req: Request, res: Response, next: NextFunction) =>
+    req.method === 'PUT' ? jsonBody(config.server.graphImportMaxBytes)(req, res, next) : next(),
+  );
+  app.use(jsonBody(config.server.bodyMaxBytes));
+  app.setGlobalPrefix('api', { exclude: ['health', 'metrics'] });
+  app.useGlobalPipes(
+    new ValidationPipe({
+      whitelist: true,
+      forbidNonWhitelisted: true,
+      transform: true,
+      exceptionFactory: validationExceptionFactory,
+    }),
+  );
+  app.useGlobalFilters(new HttpErrorFilter());
+
+  const openApi = new DocumentBuilder()
+    .setTitle('Graph AI assistant')
+    .setDescription(
+      'Chat with an LLM about a workflow graph: GraphRAG retrieval, read tools, and proposed edits that a human approves. ' +
+        'Streaming runs over Socket.IO (namespace /ai, see README); this document covers REST.',
+    )
+    .setVersion('1.0')
+    .addBearerAuth()
+    .build();
+  SwaggerModule.setup('docs', app, () => SwaggerModule.createDocument(app, openApi), { jsonDocumentUrl: 'docs-json' });
+  return app;
+}

@@ -1,0 +1,35 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { AiModule } from './ai/ai.module';
+import { AuthModule } from './auth/auth.module';
+import { AppConfig } from './config/app-config';
+import { AppConfigModule } from './config/app-config.module';
+import { DatabaseModule } from './database/database.module';
+import { EmbeddingsModule } from './embeddings/embeddings.module';
+import { GraphModule } from './graph/graph.module';
+import { HealthModule } from './health/health.module';
+import { ObservabilityModule } from './observability/observability.module';
+import { ProvidersModule } from './providers/providers.module';
+import { RagModule } from './rag/rag.module';
+import { ThreadsModule } from './threads/threads.module';
+
+@Module({})
+export class AppModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        AppConfigModule.forRoot(config),
+        ObservabilityModule,
+        DatabaseModule,
+        GraphModule,
+        EmbeddingsModule,
+        RagModule,
+        ProvidersModule,
+        AuthModule,
+        ThreadsModule,
+        AiModule,
+        HealthModule,
+      ],
+    };
+  }
+}

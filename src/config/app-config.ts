@@ -1,0 +1,79 @@
+/**
+ * The service's typed configuration, built once at start from validated environment variables
+ * (see load-app-config.ts). Each module reads only its own section.
+ */
+export interface AppConfig {
+  readonly env: 'development' | 'production' | 'test';
+  readonly server: {
+    readonly port: number;
+    readonly host: string;
+    readonly bodyMaxBytes: number;
+    readonly graphImportMaxBytes: number;
+    readonly shutdownTimeoutMs: number;
+  };
+  readonly log: {
+    readonly level: 'debug' | 'info' | 'warn' | 'error';
+    /** AI_DEBUG: debug events (and message content) are logged. */
+    readonly aiDebug: boolean;
+  };
+  readonly locale: 'en' | 'fr';
+  readonly store:
+    | { readonly kind: 'sqlite'; readonly dataDir: string; readonly seedDemo: boolean }
+    | {
+        readonly kind: 'arango';
+        readonly url: string;
+        readonly database: string;
+        readonly user: string;
+        readonly password: string | undefined;
+        readonly seedDemo: boolean;
+      };
+  readonly redisUrl: string | undefined;
+  readonly auth: {
+    readonly mode: 'jwt' | 'none';
+    readonly secret: string | undefined;
+    readonly publicKey: string | undefined;
+    readonly issuer: string | undefined;
+    readonly audience: string | undefined;
+    /** Shared secret the Nodius sync server may use on the change feed instead of an admin JWT. */
+    readonly syncToken: string | undefined;
+  };
+  readonly limits: {
+    readonly rateLimitPerMinute: number;
+    readonly messageMaxChars: number;
+  };
+  readonly agent: {
+    readonly maxToolRounds: number;
+    readonly maxRetries: number;
+    readonly hitlApply: 'server' | 'client';
+    readonly maxTokensPerCall: number;
+    readonly maxTotalTokens: number;
+    readonly maxCostUsd: number;
+    readonly threadCacheSize: number;
+    readonly threadLeaseMs: number;
+    readonly historyMaxTokens: number;
+  };
+  readonly llm: {
+    readonly provider: string | undefined;
+    readonly model: string | undefined;
+    readonly baseUrl: string | undefined;
+    readonly apiKey: string | undefined;
+  };
+  readonly rag: {
+    readonly cacheTtlMs: number;
+    readonly maxNodes: number;
+    readonly maxDepth: number;
+  };
+  readonly embeddings: {
+    readonly provider: 'local' | 'openai' | 'openai-compatible' | 'none' | undefined;
+    readonly model: string | undefined;
+    readonly baseUrl: string | undefined;
+    readonly apiKey: string | undefined;
+    readonly batchSize: number;
+    readonly concurrency: number;
+  };
+  /**
+   * The raw environment, frozen. Only for lookups whose names come from config/providers.json
+   * (an entry's apiKeyEnvVar, its `<NAME>_BASE_URL` override); everything else uses the sections above.
+   */
+  readonly rawEnv: Readonly<Record<string, string | undefined>>;
+}

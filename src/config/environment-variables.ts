@@ -1,0 +1,174 @@
+import { Transform } from 'class-transformer';
+import { IsBoolean, IsIn, IsInt, IsNumber, IsOptional, IsString, IsUrl, Max, Min, MinLength } from 'class-validator';
+
+/** "true"/"1"/"yes" → true, "false"/"0"/"no"/"" → false; anything else is left as is so validation names it. */
+function toBoolean({ value }: { value: unknown }): unknown {
+  if (typeof value !== 'string') return value;
+  const normalized = value.trim().toLowerCase();
+  if (['true', '1', 'yes', 'on'].includes(normalized)) return true;
+  if (['false', '0', 'no', 'off', ''].includes(normalized)) return false;
+  return value;
+}
+
+function toNumber({ value }: { value: unknown }): unknown {
+  if (typeof value !== 'string' || value.trim() === '') return value;
+  const parsed = Number(value);
+  return Number.isNaN(parsed) ? value : parsed;
+}
+
+const urlOptions = { require_tld: false, require_protocol: true, protocols: ['http', 'https'] };
+
+/**
+ * Every environment variable the service reads, with its default and its rule.
+ * Validated once at start (loadAppConfig); nothing outside src/config reads process.env.
+ * Provider API keys and per-provider base URLs are looked up by name from the registry, so they are not listed here.
+ */
+export class EnvironmentVariables {
+  @IsIn(['development', 'production', 'test'])
+  NODE_ENV: 'development' | 'production' | 'test' = 'development';
+
+  @Transform(toNumber) @IsInt() @Min(0) @Max(65535)
+  PORT = 3000;
+
+  @IsString()
+  HOST = '0.0.0.0';
+
+  @IsIn(['debug', 'info', 'warn', 'error'])
+  LOG_LEVEL: 'debug' | 'info' | 'warn' | 'error' = 'info';
+
+  @Transform(toBoolean) @IsBoolean()
+  AI_DEBUG = false;
+
+  @IsIn(['en', 'fr'])
+  AI_LOCALE: 'en' | 'fr' = 'en';
+
+  // Store
+  @IsIn(['sqlite', 'arango'])
+  STORE: 'sqlite' | 'arango' = 'sqlite';
+
+  @IsString() @MinLength(1)
+  DATA_DIR = './data';
+
+  @Transform(toBoolean) @IsBoolean()
+  SEED_DEMO = true;
+
+  @IsOptional() @IsUrl(urlOptions)
+  ARANGO_URL?: string;
+
+  @IsString()
+  ARANGO_DB = 'nodius';
+
+  @IsString()
+  ARANGO_USER = 'root';
+
+  @IsOptional() @IsString()
+  ARANGO_PASSWORD?: string;
+
+  @IsOptional() @IsString()
+  REDIS_URL?: string;
+
+  // Auth
+  @IsOptional() @IsIn(['jwt', 'none'])
+  AUTH_MODE?: 'jwt' | 'none';
+
+  @IsOptional() @IsString() @MinLength(16, { message: 'JWT_SECRET must be at least 16 characters' })
+  JWT_SECRET?: string;
+
+  @IsOptional() @IsString()
+  JWT_PUBLIC_KEY?: string;
+
+  @IsOptional() @IsString()
+  JWT_ISSUER?: string;
+
+  @IsOptional() @IsString()
+  JWT_AUDIENCE?: string;
+
+  @IsOptional() @IsString() @MinLength(16, { message: 'SYNC_TOKEN must be at least 16 characters' })
+  SYNC_TOKEN?: string;
+
+  // Limits
+  @Transform(toNumber) @IsInt() @Min(0)
+  RATE_LIMIT_PER_MINUTE = 60;
+
+  @Transform(toNumber) @IsInt() @Min(1024)
+  BODY_MAX_BYTES = 64 * 1024;
+
+  @Transform(toNumber) @IsInt() @Min(1024)
+  GRAPH_IMPORT_MAX_BYTES = 5 * 1024 * 1024;
+
+  @Transform(toNumber) @IsInt() @Min(1) @Max(100000)
+  MESSAGE_MAX_CHARS = 16000;
+
+  @Transform(toNumber) @IsInt() @Min(0)
+  SHUTDOWN_TIMEOUT_MS = 10000;
+
+  // Agent
+  @Transform(toNumber) @IsInt() @Min(0) @Max(50)
+  AI_MAX_TOOL_ROUNDS = 5;
+
+  @Transform(toNumber) @IsInt() @Min(0) @Max(10)
+  AI_MAX_RETRIES = 2;
+
+  @IsOptional() @IsIn(['server', 'client'])
+  HITL_APPLY?: 'server' | 'client';
+
+  @Transform(toNumber) @IsInt() @Min(0)
+  AI_MAX_TOKENS_PER_CALL = 0;
+
+  @Transform(toNumber) @IsInt() @Min(0)
+  AI_MAX_TOTAL_TOKENS = 0;
+
+  @Transform(toNumber) @IsNumber() @Min(0)
+  AI_MAX_COST_USD = 0;
+
+  @Transform(toNumber) @IsInt() @Min(1)
+  THREAD_CACHE_SIZE = 500;
+
+  @Transform(toNumber) @IsInt() @Min(1000)
+  THREAD_LEASE_MS = 120000;
+
+  @Transform(toNumber) @IsInt() @Min(1000)
+  AI_HISTORY_MAX_TOKENS = 24000;
+
+  // LLM endpoint (provider keys and base URLs are looked up through config/providers.json)
+  @IsOptional() @IsString() @MinLength(1)
+  LLM_PROVIDER?: string;
+
+  @IsOptional() @IsString() @MinLength(1)
+  LLM_MODEL?: string;
+
+  @IsOptional() @IsUrl(urlOptions)
+  LLM_BASE_URL?: string;
+
+  @IsOptional() @IsString()
+  LLM_API_KEY?: string;
+
+  // Retrieval
+  @Transform(toNumber) @IsInt() @Min(0)
+  RAG_CACHE_TTL_MS = 120000;
+
+  @Transform(toNumber) @IsInt() @Min(1) @Max(200)
+  RAG_MAX_NODES = 20;
+
+  @Transform(toNumber) @IsInt() @Min(1) @Max(3)
+  RAG_MAX_DEPTH = 2;
+
+  // Embeddings
+  @IsOptional() @IsIn(['local', 'openai', 'openai-compatible', 'none'])
+  EMBEDDING_PROVIDER?: 'local' | 'openai' | 'openai-compatible' | 'none';
+
+  @IsOptional() @IsString() @MinLength(1)
+  EMBEDDING_MODEL?: string;
+
+  @IsOptional() @IsUrl(urlOptions)
+  EMBEDDING_BASE_URL?: string;
+
+  @IsOptional() @IsString()
+  EMBEDDING_API_KEY?: string;
+
+  @Transform(toNumber) @IsInt() @Min(1) @Max(2048)
+  EMBEDDING_BATCH_SIZE = 64;
+
+  @Transform(toNumber) @IsInt() @Min(1) @Max(32)
+  EMBEDDING_CONCURRENCY = 2;
+}

@@ -1,0 +1,48 @@
+import { ConfigValidationError } from './config-validation.error';
+import { loadAppConfig } from './load-app-config';
+
+describe(loadAppConfig.name, () => {
+  it('applies the documented defaults', () => {
+    const config = loadAppConfig({});
+    expect(config.server.port).toBe(3000);
+    expect(config.store).toMatchObject({ kind: 'sqlite', seedDemo: true });
+    expect(config.agent.maxToolRounds).toBe(5);
+    expect(config.agent.hitlApply).toBe('server');
+    expect(config.rag).toEqual({ cacheTtlMs: 120000, maxNodes: 20, maxDepth: 2 });
+    expect(config.auth.mode).toBe('none');
+    expect(config.locale).toBe('en');
+  });
+
+  it('converts strings to numbers and booleans', () => {
+    const config = loadAppConfig({ PORT: '8080', SEED_DEMO: 'false', AI_DEBUG: '1', RAG_CACHE_TTL_MS: '0' });
+    expect(config.server.port).toBe(8080);
+    expect(config.store.seedDemo).toBe(false);
+    expect(config.log.aiDebug).toBe(true);
+    expect(config.rag.cacheTtlMs).toBe(0);
+  });
+
+  it('names every bad variable', () => {
+    expect.assertions(3);
+    try {
+      loadAppConfig({ PORT: 'abc', STORE: 'mysql', AI_LOCALE: 'de' });
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigValidationError);
+      const message = (error as Error).message;
+      expect(message).toMatch(/PORT/);
+      expect(message).toMatch(/STORE[\s\S]*AI_LOCALE|AI_LOCALE[\s\S]*STORE/);
+    }
+  });
+
+  it('refuses AUTH_MODE=none in production and requires a key for jwt', () => {
+    expect(() => loadAppConfig({ NODE_ENV: 'production', AUTH_MODE: 'none' })).toThrow(/AUTH_MODE/);
+    expect(() => loadAppConfig({ NODE_ENV: 'production' })).toThrow(/JWT_SECRET/);
+    expect(loadAppConfig({ NODE_ENV: 'production', JWT_SECRET: 'a-long-enough-secret' }).auth.mode).toBe('jwt');
+  });
+
+  it('requires ARANGO_URL for the arango store and defaults HITL to the client there', () => {
+    expect(() => loadAppConfig({ STORE: 'arango' })).toThrow(/ARANGO_URL/);
+    const config = loadAppConfig({ STORE: 'arango', ARANGO_URL: 'http://arangodb:8529' });
+    expect(config.store.kind).toBe('arango');
+    expect(config.agent.hitlApply).toBe('client');
+  });
+});

@@ -1,0 +1,107 @@
+import { plainToInstance } from 'class-transformer';
+import { validateSync, ValidationError } from 'class-validator';
+import * as path from 'node:path';
+import { AppConfig } from './app-config';
+import { ConfigValidationError } from './config-validation.error';
+import { EnvironmentVariables } from './environment-variables';
+
+function describeErrors(errors: ValidationError[]): string[] {
+  return errors.map((error) => {
+    const reasons = Object.values(error.constraints ?? {}).join('; ');
+    return `${error.property}: ${reasons} (got ${JSON.stringify(error.value)})`;
+  });
+}
+
+/** Rules that involve several variables at once. */
+function crossFieldProblems(vars: EnvironmentVariables, authMode: 'jwt' | 'none'): string[] {
+  const problems: string[] = [];
+  if (authMode === 'none' && vars.NODE_ENV === 'production') {
+    problems.push('AUTH_MODE: "none" is for development only and is refused when NODE_ENV=production');
+  }
+  if (authMode === 'jwt' && !vars.JWT_SECRET && !vars.JWT_PUBLIC_KEY) {
+    problems.push('JWT_SECRET: AUTH_MODE=jwt needs JWT_SECRET (HS256) or JWT_PUBLIC_KEY (RS256/ES256)');
+  }
+  if (vars.STORE === 'arango' && !vars.ARANGO_URL) {
+    problems.push('ARANGO_URL: required when STORE=arango');
+  }
+  if (vars.LLM_PROVIDER === 'openai-compatible' && !vars.LLM_BASE_URL) {
+    problems.push('LLM_BASE_URL: required when LLM_PROVIDER=openai-compatible');
+  }
+  if (vars.EMBEDDING_PROVIDER === 'openai-compatible' && !vars.EMBEDDING_BASE_URL) {
+    problems.push('EMBEDDING_BASE_URL: required when EMBEDDING_PROVIDER=openai-compatible');
+  }
+  return problems;
+}
+
+/**
+ * Validates the environment and builds the typed configuration.
+ * Throws ConfigValidationError naming every bad variable; main.ts prints it and exits non-zero.
+ */
+export function loadAppConfig(env: Record<string, string | undefined>): AppConfig {
+  const defined = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined));
+  const vars = plainToInstance(EnvironmentVariables, defined, { exposeDefaultValues: true });
+  const errors = validateSync(vars, { skipMissingProperties: false });
+  // AUTH_MODE defaults to "none" in development and test so the quick start runs as is, and to "jwt" in production.
+  const authMode = vars.AUTH_MODE ?? (vars.NODE_ENV === 'production' ? 'jwt' : 'none');
+  const problems = [...describeErrors(errors), ...(errors.length === 0 ? crossFieldProblems(vars, authMode) : [])];
+  if (problems.length > 0) throw new ConfigValidationError(problems);
+
+  const seedDemo = vars.SEED_DEMO;
+  return Object.freeze({
+    env: vars.NODE_ENV,
+    server: {
+      port: vars.PORT,
+      host: vars.HOST,
+      bodyMaxBytes: vars.BODY_MAX_BYTES,
+      graphImportMaxBytes: vars.GRAPH_IMPORT_MAX_BYTES,
+      shutdownTimeoutMs: vars.SHUTDOWN_TIMEOUT_MS,
+    },
+    log: { level: vars.LOG_LEVEL, aiDebug: vars.AI_DEBUG },
+    locale: vars.AI_LOCALE,
+    store:
+      vars.STORE === 'arango'
+        ? {
+            kind: 'arango' as const,
+            url: vars.ARANGO_URL as string,
+            database: vars.ARANGO_DB,
+            user: vars.ARANGO_USER,
+            password: vars.ARANGO_PASSWORD,
+            seedDemo,
+          }
+        : { kind: 'sqlite' as const, dataDir: path.resolve(vars.DATA_DIR), seedDemo },
+    redisUrl: vars.REDIS_URL,
+    auth: {
+      mode: authMode,
+      secret: vars.JWT_SECRET,
+      publicKey: vars.JWT_PUBLIC_KEY?.replace(/\\n/g, '\n'),
+      issuer: vars.JWT_ISSUER,
+      audience: vars.JWT_AUDIENCE,
+      syncToken: vars.SYNC_TOKEN,
+    },
+    limits: { rateLimitPerMinute: vars.RATE_LIMIT_PER_MINUTE, messageMaxChars: vars.MESSAGE_MAX_CHARS },
+    agent: {
+      maxToolRounds: vars.AI_MAX_TOOL_ROUNDS,
+      maxRetries: vars.AI_MAX_RETRIES,
+      // The embedded store belongs to this service, so approved actions are applied here by default;
+      // ArangoDB graphs belong to Nodius, whose sync pipeline applies them.
+      hitlApply: vars.HITL_APPLY ?? (vars.STORE === 'sqlite' ? 'server' : 'client'),
+      maxTokensPerCall: vars.AI_MAX_TOKENS_PER_CALL,
+      maxTotalTokens: vars.AI_MAX_TOTAL_TOKENS,
+      maxCostUsd: vars.AI_MAX_COST_USD,
+      threadCacheSize: vars.THREAD_CACHE_SIZE,
+      threadLeaseMs: vars.THREAD_LEASE_MS,
+      historyMaxTokens: vars.AI_HISTORY_MAX_TOKENS,
+    },
+    llm: { provider: vars.LLM_PROVIDER, model: vars.LLM_MODEL, baseUrl: vars.LLM_BASE_URL, apiKey: vars.LLM_API_KEY },
+    rag: { cacheTtlMs: vars.RAG_CACHE_TTL_MS, maxNodes: vars.RAG_MAX_NODES, maxDepth: vars.RAG_MAX_DEPTH },
+    embeddings: {
+      provider: vars.EMBEDDING_PROVIDER,
+      model: vars.EMBEDDING_MODEL,
+      baseUrl: vars.EMBEDDING_BASE_URL,
+      apiKey: vars.EMBEDDING_API_KEY,
+      batchSize: vars.EMBEDDING_BATCH_SIZE,
+      concurrency: vars.EMBEDDING_CONCURRENCY,
+    },
+    rawEnv: Object.freeze({ ...env }),
+  });
+}

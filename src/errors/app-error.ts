@@ -1,0 +1,38 @@
+import { ERROR_HTTP_STATUS, ErrorCode, RETRYABLE_CODES } from './error-code';
+
+/**
+ * A domain error carrying a PROTOCOL.md code. Thrown anywhere; mapped once to the HTTP error shape
+ * by HttpErrorFilter and to `ai:error` by the Socket.IO gateway.
+ */
+export class AppError extends Error {
+  readonly statusCode: number;
+  readonly retryable: boolean;
+
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: unknown,
+    options?: { statusCode?: number; retryable?: boolean; cause?: unknown },
+  ) {
+    super(message, options?.cause !== undefined ? { cause: options.cause } : undefined);
+    this.name = 'AppError';
+    this.statusCode = options?.statusCode ?? ERROR_HTTP_STATUS[code];
+    this.retryable = options?.retryable ?? RETRYABLE_CODES.has(code);
+  }
+
+  static badRequest(message: string, details?: unknown): AppError {
+    return new AppError('bad_request', message, details);
+  }
+
+  static notFound(message: string): AppError {
+    return new AppError('not_found', message);
+  }
+
+  static forbidden(message: string): AppError {
+    return new AppError('forbidden', message);
+  }
+
+  static conflict(message: string, details?: unknown): AppError {
+    return new AppError('conflict', message, details);
+  }
+}

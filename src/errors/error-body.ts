@@ -1,0 +1,10 @@
+import { ErrorCode } from './error-code';
+
+/** The error shape of every failed HTTP answer (PROTOCOL.md §3). */
+export interface ErrorBody {
+  statusCode: number;
+  code: ErrorCode;
+  message: string;
+  details?: unknown;
+  retryable?: boolean;
+}

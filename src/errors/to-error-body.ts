@@ -1,0 +1,69 @@
+import { HttpException } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { Logger } from '../observability/logger';
+import { AppError } from './app-error';
+import { ErrorBody } from './error-body';
+import { ErrorCode, RETRYABLE_CODES } from './error-code';
+
+const logger = new Logger('errors');
+
+const CODE_BY_STATUS: Record<number, ErrorCode> = {
+  400: 'bad_request',
+  401: 'unauthorized',
+  403: 'forbidden',
+  404: 'not_found',
+  409: 'conflict',
+  413: 'payload_too_large',
+  429: 'rate_limit',
+};
+
+/** body-parser errors carry a `type` and a `status`; they arrive before any Nest handler runs. */
+interface BodyParserError {
+  type: string;
+  status: number;
+  message: string;
+}
+
+function isBodyParserError(error: unknown): error is BodyParserError {
+  return typeof error === 'object' && error !== null && typeof (error as BodyParserError).type === 'string' &&
+    typeof (error as BodyParserError).status === 'number' && (error as BodyParserError).type.startsWith('entity.');
+}
+
+function withRetryable(body: Omit<ErrorBody, 'retryable'>): ErrorBody {
+  return RETRYABLE_CODES.has(body.code) ? { ...body, retryable: true } : body;
+}
+
+/**
+ * Maps any thrown value to PROTOCOL.md's error shape. Unknown errors become `internal` with a
+ * correlation id that is logged once with the stack, so the answer leaks nothing.
+ */
+export function toErrorBody(error: unknown): ErrorBody {
+  if (error instanceof AppError) {
+    const body: ErrorBody = { statusCode: error.statusCode, code: error.code, message: error.message };
+    if (error.details !== undefined) body.details = error.details;
+    if (error.retryable) body.retryable = true;
+    return body;
+  }
+  if (isBodyParserError(error)) {
+    if (error.type === 'entity.too.large') {
+      return { statusCode: 413, code: 'payload_too_large', message: 'Request body is too large' };
+    }
+    if (error.type === 'entity.parse.failed') {
+      return { statusCode: 400, code: 'bad_request', message: 'Malformed JSON body' };
+    }
+    return { statusCode: error.status, code: CODE_BY_STATUS[error.status] ?? 'bad_request', message: error.message };
+  }
+  if (error instanceof HttpException) {
+    const status = error.getStatus();
+    const code = CODE_BY_STATUS[status] ?? (status >= 500 ? 'internal' : 'bad_request');
+    return withRetryable({ statusCode: status, code, message: error.message });
+  }
+  const correlationId = randomUUID();
+  logger.error('unhandled_error', {
+    correlationId,
+    errorName: error instanceof Error ? error.name : typeof error,
+    errorMessage: error instanceof Error ? error.message : String(error),
+    stack: error instanceof Error ? error.stack : undefined,
+  });
+  return { statusCode: 500, code: 'internal', message: `Internal error (correlation id ${correlationId})` };
+}

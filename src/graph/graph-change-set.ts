@@ -1,0 +1,24 @@
+import { GraphEdge, GraphNode } from './graph.types';
+
+/** Sets one field of a node; `path` is split on dots (["data", "a", "b"] for data.a.b). */
+export interface NodeFieldInstruction {
+  nodeKey: string;
+  op: 'set';
+  path: string[];
+  value: unknown;
+  /** Hints for the Nodius editor: animate a position change, re-render a node's HTML. */
+  animatePos?: boolean;
+  triggerHtmlRender?: boolean;
+}
+
+/**
+ * A set of mutations applied to one graph in one transaction: all or nothing.
+ * Produced by the ActionConverter from an approved proposal.
+ */
+export interface GraphChangeSet {
+  instructions: NodeFieldInstruction[];
+  nodesToCreate: GraphNode[];
+  edgesToCreate: GraphEdge[];
+  nodeKeysToDelete: string[];
+  edgeKeysToDelete: string[];
+}

@@ -1,0 +1,44 @@
+import { MutableGraphDataSource } from './mutable-graph-data-source';
+import { GraphDocument } from './graph.types';
+
+export interface StoreHealth {
+  status: 'up' | 'down';
+  kind: 'sqlite' | 'arango';
+  detail?: string;
+}
+
+/** What is stored about a node's vector: enough to skip unchanged nodes and never mix models. */
+export interface StoredEmbeddingState {
+  nodeKey: string;
+  model: string | null;
+  hash: string | null;
+}
+
+export interface NodeEmbeddingWrite {
+  nodeKey: string;
+  vector: Float32Array;
+  model: string;
+  /** Hash of the embedding text the vector was computed from. */
+  hash: string;
+}
+
+/**
+ * One store adapter (embedded SQLite or ArangoDB), chosen once at start from STORE.
+ * Services never see which one: they get workspace-scoped data sources from forWorkspace().
+ */
+export interface GraphStore {
+  readonly kind: 'sqlite' | 'arango';
+  /** False on stores the service does not own (ArangoDB): PUT /graphs answers 409 read_only_store. */
+  readonly supportsImport: boolean;
+  forWorkspace(workspace: string): MutableGraphDataSource;
+  /** Every graph of every workspace (admin CLIs). */
+  listGraphs(): Promise<Array<{ workspace: string; graphKey: string }>>;
+  /** Atomically replaces the graph (and upserts the node configs into the workspace). */
+  importGraph(workspace: string, document: GraphDocument): Promise<{ nodes: number; edges: number }>;
+  /** The graph as stored, embeddings left out; null when absent from this workspace. */
+  exportGraph(workspace: string, graphKey: string): Promise<GraphDocument | null>;
+  getEmbeddingStates(workspace: string, graphKey: string): Promise<StoredEmbeddingState[]>;
+  saveEmbeddings(workspace: string, graphKey: string, entries: NodeEmbeddingWrite[]): Promise<void>;
+  health(): Promise<StoreHealth>;
+  close(): Promise<void>;
+}

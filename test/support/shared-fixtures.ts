@@ -1,0 +1,38 @@
+import { existsSync } from 'node:fs';
+import * as path from 'node:path';
+
+/**
+ * The recorded provider responses and real workflow graphs live outside this repository
+ * (../shared/fixtures, never copied in). SHARED_FIXTURES_DIR overrides the location.
+ */
+function locateSharedFixtures(): string | null {
+  const candidates = [
+    process.env.SHARED_FIXTURES_DIR,
+    path.resolve(__dirname, '../../../shared/fixtures'),
+    '/work/shared/fixtures',
+  ].filter((candidate): candidate is string => Boolean(candidate));
+  return candidates.find((candidate) => existsSync(path.join(candidate, 'llm', 'manifest.json'))) ?? null;
+}
+
+export const SHARED_FIXTURES_DIR = locateSharedFixtures();
+
+/** Absolute path of a file under the shared fixtures; throws when they are not available. */
+export function sharedFixturePath(...segments: string[]): string {
+  if (!SHARED_FIXTURES_DIR) throw new Error('Shared fixtures not found: set SHARED_FIXTURES_DIR');
+  return path.join(SHARED_FIXTURES_DIR, ...segments);
+}
+
+/**
+ * `describe` for suites that replay the shared fixtures. Without them the suite is reported as
+ * skipped with the reason in its title, unless REQUIRE_SHARED_FIXTURES=1 (CI), where that is an error.
+ */
+export function describeWithSharedFixtures(name: string, body: () => void): void {
+  if (SHARED_FIXTURES_DIR) {
+    describe(name, body);
+    return;
+  }
+  if (process.env.REQUIRE_SHARED_FIXTURES === '1') {
+    throw new Error(`${name}: shared fixtures are required (REQUIRE_SHARED_FIXTURES=1) but were not found`);
+  }
+  describe.skip(`${name} [skipped: shared fixtures not found; set SHARED_FIXTURES_DIR]`, body);
+}

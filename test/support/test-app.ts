@@ -1,0 +1,47 @@
+import { INestApplication } from '@nestjs/common';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { createApp } from '../../src/app.factory';
+import { AppConfig } from '../../src/config/app-config';
+import { loadAppConfig } from '../../src/config/load-app-config';
+
+export interface TestApp {
+  app: INestApplication;
+  /** http://127.0.0.1:<random port> */
+  url: string;
+  dataDir: string;
+  config: AppConfig;
+  /** Closes the app; removes the data directory unless keepData (restart tests). */
+  close(options?: { keepData?: boolean }): Promise<void>;
+}
+
+/**
+ * Boots the real application on a random port with an explicit environment (never process.env,
+ * so a developer's API keys cannot leak into a test) and a fresh data directory unless one is given.
+ */
+export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const dataDir = env.DATA_DIR ?? mkdtempSync(path.join(tmpdir(), 'graph-ai-test-'));
+  const config = loadAppConfig({
+    NODE_ENV: 'test',
+    HOST: '127.0.0.1',
+    PORT: '0',
+    LOG_LEVEL: 'error',
+    AUTH_MODE: 'none',
+    ...env,
+    DATA_DIR: dataDir,
+  });
+  const app = await createApp(config);
+  await app.listen(0, '127.0.0.1');
+  const url = (await app.getUrl()).replace('[::1]', '127.0.0.1');
+  return {
+    app,
+    url,
+    dataDir,
+    config,
+    async close(options) {
+      await app.close();
+      if (!options?.keepData) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
