@@ -1,0 +1,15 @@
+import { AgentResult } from './agent-result';
+
+/**
+ * Where a run's events go. The Socket.IO gateway forwards each as an `ai:*` event; REST collects
+ * them into an AgentResult. A run that starts ends with exactly one complete(); failures are thrown
+ * by ChatService (AppError) and mapped by each transport.
+ */
+export interface AgentEventSink {
+  /** First event, as soon as the thread is known. */
+  thread(threadId: string): void;
+  token(text: string): void;
+  toolStart(toolCallId: string, toolName: string): void;
+  toolResult(toolCallId: string, result: string): void;
+  complete(result: AgentResult): void;
+}

@@ -1,0 +1,55 @@
+import { ThreadCommit, ThreadCommitResult, ThreadRecord, ThreadSummary, UsageTotals } from './thread.types';
+
+export interface NewThread {
+  threadId: string;
+  workspace: string;
+  userId: string;
+  graphKey: string;
+  title: string;
+  createdTime: number;
+}
+
+export interface IdempotencyScope {
+  workspace: string;
+  userId: string;
+  key: string;
+}
+
+export type IdempotencyReservation =
+  | { state: 'reserved' }
+  | { state: 'in_progress' }
+  | { state: 'completed'; response: unknown };
+
+/**
+ * Persistence of threads (port; adapters: SQLite, ArangoDB). Shared by every instance: a thread
+ * written by one process continues in another (roaming). Ownership is checked by ThreadStore.
+ */
+export interface ThreadRepository {
+  create(thread: NewThread): Promise<ThreadRecord>;
+  get(threadId: string): Promise<ThreadRecord | null>;
+  /** Revision only (cheap freshness check for the cache). */
+  getRevision(threadId: string): Promise<number | null>;
+  list(workspace: string, userId: string, graphKey: string): Promise<ThreadSummary[]>;
+  delete(threadId: string): Promise<boolean>;
+  /**
+   * Appends atomically. Throws ThreadRevisionConflictError when the stored revision is not
+   * `expectedRevision` (and the operation was not already applied).
+   */
+  commit(threadId: string, commit: ThreadCommit): Promise<ThreadCommitResult>;
+
+  /** Run lease: one run per thread at a time, across processes. True when `holder` now holds it. */
+  acquireLease(threadId: string, holder: string, ttlMs: number, now: number): Promise<boolean>;
+  renewLease(threadId: string, holder: string, ttlMs: number, now: number): Promise<boolean>;
+  releaseLease(threadId: string, holder: string): Promise<void>;
+
+  /** Adds usage to the thread (when given) and to the workspace totals; never lost, even for failed runs. */
+  addUsage(workspace: string, threadId: string | null, usage: UsageTotals, now: number): Promise<void>;
+  getWorkspaceUsage(workspace: string): Promise<UsageTotals>;
+
+  /** Idempotency-Key of POST /api/ai/chat: first answer kept for `ttlMs`. */
+  reserveIdempotencyKey(scope: IdempotencyScope, ttlMs: number, now: number): Promise<IdempotencyReservation>;
+  completeIdempotencyKey(scope: IdempotencyScope, response: unknown): Promise<void>;
+  releaseIdempotencyKey(scope: IdempotencyScope): Promise<void>;
+
+  close?(): Promise<void>;
+}

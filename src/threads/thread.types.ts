@@ -1,0 +1,96 @@
+import type { Interrupt } from '../ai/agent/interrupt';
+import type { LlmToolCall } from '../providers/llm-message';
+
+/**
+ * One stored message of a conversation, in the internal (OpenAI) shape plus a stable id and a
+ * timestamp (later features — memory, summaries — key on them).
+ */
+export interface ThreadMessage {
+  id: string;
+  role: 'system' | 'user' | 'assistant' | 'tool';
+  /** For system messages: the stable system prompt, or the retrieved context of one question. */
+  kind?: 'system_prompt' | 'rag_context';
+  content: string | null;
+  /** assistant: the tool calls it made. */
+  toolCalls?: LlmToolCall[];
+  /** tool: the call this message answers. */
+  toolCallId?: string;
+  createdTime: number;
+  /** assistant: generation stopped by the user or a disconnect; content is the partial text. */
+  aborted?: true;
+}
+
+/** A proposal waiting for a human, and what to do after it (the rest of the model's tool-call batch). */
+export interface PendingInterrupt {
+  interrupt: Interrupt;
+  toolName: string;
+  /** Tool calls of the same assistant message that come after the interrupting one. */
+  remainingToolCalls: LlmToolCall[];
+  createdTime: number;
+}
+
+/** Accumulated upstream usage. */
+export interface UsageTotals {
+  promptTokens: number;
+  completionTokens: number;
+  cachedTokens: number;
+  totalTokens: number;
+  costUsd: number;
+  llmCalls: number;
+}
+
+/** The thread document (seed 000 AIThreadDocument plus title, revision and usage). */
+export interface ThreadRecord {
+  threadId: string;
+  workspace: string;
+  userId: string;
+  graphKey: string;
+  title: string;
+  messages: ThreadMessage[];
+  pendingInterrupt: PendingInterrupt | null;
+  /** Bumped by every commit; commits are checked against it (optimistic concurrency). */
+  revision: number;
+  usage: UsageTotals;
+  createdTime: number;
+  lastUpdatedTime: number;
+}
+
+/** POST /api/ai/threads entries. */
+export interface ThreadSummary {
+  threadId: string;
+  graphKey: string;
+  title: string;
+  createdTime: number;
+  lastUpdatedTime: number;
+  messageCount: number;
+  pendingInterrupt: boolean;
+}
+
+/**
+ * One atomic write to a thread (seed 003): a round's messages (the assistant message with its tool
+ * calls and all their results) plus the interrupt state, checked against `expectedRevision` and
+ * idempotent by `operationId` (a replay changes nothing).
+ */
+export interface ThreadCommit {
+  operationId: string;
+  expectedRevision: number;
+  append: ThreadMessage[];
+  /** undefined leaves it as is; null clears it. */
+  pendingInterrupt?: PendingInterrupt | null;
+  title?: string;
+}
+
+export interface ThreadCommitResult {
+  /** False when this operationId was already applied (replay): nothing changed. */
+  applied: boolean;
+  revision: number;
+}
+
+export const EMPTY_USAGE: UsageTotals = Object.freeze({
+  promptTokens: 0,
+  completionTokens: 0,
+  cachedTokens: 0,
+  totalTokens: 0,
+  costUsd: 0,
+  llmCalls: 0,
+});
