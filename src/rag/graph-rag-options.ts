@@ -1,0 +1,42 @@
+import { EmbeddingProvider } from '../embeddings/embedding-provider';
+
+/** Tuning of GraphRagRetriever (seed 000 GraphRAGOptions); every field has a default. */
+export interface GraphRagOptions {
+  /** Most nodes in a context. Default 20. */
+  maxNodes?: number;
+  /** BFS depth of the neighbourhood expansion (0 = none, at most 3). Default 2. */
+  maxDepth?: number;
+  /** Characters of `process` kept per node. Default 500. */
+  truncateProcess?: number;
+  /** Characters of `data` JSON kept per node. Default 200. */
+  truncateData?: number;
+  /** Lifetime of a cached context in ms; 0 disables the cache. Default 120000. */
+  cacheTTLMs?: number;
+  /** Bound of the cache (LRU beyond it). Default 500. */
+  cacheMaxEntries?: number;
+  /** Query embeddings for hybrid search; null means BM25 only. Default null. */
+  embeddingProvider?: EmbeddingProvider | null;
+  /** A query embedding slower than this is abandoned (BM25 only for that question). Default 3000. */
+  embeddingTimeoutMs?: number;
+  /** Injectable clock (ms) for the cache TTL. Default Date.now. */
+  clock?: () => number;
+}
+
+export type ResolvedGraphRagOptions = Required<Omit<GraphRagOptions, 'clock'>> & Pick<GraphRagOptions, 'clock'>;
+
+export const DEFAULT_GRAPH_RAG_OPTIONS: Readonly<ResolvedGraphRagOptions> = Object.freeze({
+  maxNodes: 20,
+  maxDepth: 2,
+  truncateProcess: 500,
+  truncateData: 200,
+  cacheTTLMs: 120_000,
+  cacheMaxEntries: 500,
+  embeddingProvider: null,
+  embeddingTimeoutMs: 3000,
+});
+
+/** Nodes whose neighbourhoods are expanded (seed: the 5 best). */
+export const EXPANSION_SEED_COUNT = 5;
+
+/** Cosine similarity at or below which a vector hit is dropped (seed: 0.3). */
+export const VECTOR_MIN_SCORE = 0.3;

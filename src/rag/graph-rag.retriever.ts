@@ -1,0 +1,295 @@
+import { performance } from 'node:perf_hooks';
+import { AppError } from '../errors/app-error';
+import { GraphDataSource, NodeNeighborhood, ScoredNode } from '../graph/graph-data-source';
+import { Graph, GraphEdge, GraphNode, NodeTypeConfig } from '../graph/graph.types';
+import { Logger } from '../observability/logger';
+import { GraphRAGContext, RelevantNode } from './graph-rag-context';
+import {
+  DEFAULT_GRAPH_RAG_OPTIONS,
+  EXPANSION_SEED_COUNT,
+  GraphRagOptions,
+  ResolvedGraphRagOptions,
+  VECTOR_MIN_SCORE,
+} from './graph-rag-options';
+import { summarizeNodeTypeConfig } from './node-type-config-summary';
+import { fuseByReciprocalRank } from './reciprocal-rank-fusion';
+import { toRelevantEdge, toRelevantNode } from './relevant-node.mapper';
+import { TtlLruCache } from './ttl-lru.cache';
+
+export interface RetrieveOptions {
+  /** Node keys pinned by the user: always in the context, first; unknown keys are skipped. */
+  mentions?: string[];
+  maxNodes?: number;
+  maxDepth?: number;
+}
+
+interface CacheScope {
+  workspace: string;
+  graphKey: string;
+}
+
+interface RankedNode {
+  node: GraphNode;
+  origin: RelevantNode['origin'];
+  score?: number;
+}
+
+const MAX_NODES_LIMIT = 200;
+const MAX_DEPTH_LIMIT = 3;
+
+/**
+ * GraphRAG (seed 000 "Pipeline RAG detaille"): finds the nodes relevant to a question (BM25, plus
+ * vector search fused by reciprocal rank when an embedding provider is configured), expands their
+ * neighbourhood, and assembles a compact, truncated GraphRAGContext. Results are cached per
+ * (workspace, graph, question, mentions, options). Stateless apart from the cache: the workspace
+ * comes with the data source of each call.
+ */
+export class GraphRagRetriever {
+  private readonly options: ResolvedGraphRagOptions;
+  private readonly cache: TtlLruCache<GraphRAGContext, CacheScope>;
+  private readonly logger = new Logger('rag');
+
+  constructor(options: GraphRagOptions = {}) {
+    const defined = Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined));
+    this.options = { ...DEFAULT_GRAPH_RAG_OPTIONS, ...defined } as ResolvedGraphRagOptions;
+    this.cache = new TtlLruCache({
+      ttlMs: this.options.cacheTTLMs,
+      maxEntries: this.options.cacheMaxEntries,
+      clock: this.options.clock,
+    });
+  }
+
+  /** Live cached contexts. */
+  get cacheSize(): number {
+    return this.cache.size;
+  }
+
+  /** True when a query embedding is attempted for each new question. */
+  get hybridSearchEnabled(): boolean {
+    return this.options.embeddingProvider !== null;
+  }
+
+  /**
+   * Forgets cached contexts: all of them, or those of one graph (in every workspace, or only in
+   * `workspace`). Call it whenever a graph changes.
+   */
+  clearCache(graphKey?: string, workspace?: string): void {
+    if (graphKey === undefined && workspace === undefined) {
+      this.cache.clear();
+      return;
+    }
+    this.cache.deleteWhere(
+      (scope) =>
+        (graphKey === undefined || scope.graphKey === graphKey) &&
+        (workspace === undefined || scope.workspace === workspace),
+    );
+  }
+
+  /** Throws AppError not_found when the graph does not exist in the data source's workspace. */
+  async retrieve(
+    dataSource: GraphDataSource,
+    graphKey: string,
+    query: string,
+    options: RetrieveOptions = {},
+  ): Promise<GraphRAGContext> {
+    const started = performance.now();
+    const maxNodes = clampInteger(options.maxNodes ?? this.options.maxNodes, 1, MAX_NODES_LIMIT);
+    const maxDepth = clampInteger(options.maxDepth ?? this.options.maxDepth, 0, MAX_DEPTH_LIMIT);
+    const mentions = [...new Set(options.mentions ?? [])];
+    const cacheKey = JSON.stringify([dataSource.workspace, graphKey, query, mentions, maxNodes, maxDepth]);
+
+    const cached = this.cache.get(cacheKey);
+    if (cached) {
+      const durationMs = elapsed(started);
+      this.logger.debugEvent('rag_retrieve', { graphKey, query, nodeCount: cached.relevantNodes.length, cacheHit: true, durationMs });
+      return { ...cached, retrieval: { ...cached.retrieval, cacheHit: true, durationMs } };
+    }
+
+    const graph = await dataSource.getGraph(graphKey);
+    if (!graph) throw AppError.notFound(`Graph "${graphKey}" not found`);
+
+    const text = query.trim();
+    const searchDepth = Math.max(maxNodes * 2, 20);
+    const [mentioned, lexical, vector] = await Promise.all([
+      mentions.length > 0 ? dataSource.getNodesByKeys(graphKey, mentions) : Promise.resolve([]),
+      text ? dataSource.searchNodes(graphKey, text, searchDepth) : Promise.resolve([]),
+      text ? this.embedQuery(text) : Promise.resolve(null),
+    ]);
+    const semantic = vector ? await this.searchByVector(dataSource, graphKey, vector, searchDepth) : null;
+    const hits = semantic
+      ? fuseByReciprocalRank([lexical, semantic], (hit) => hit.node._key).map(({ item, score }) => ({ node: item.node, score }))
+      : fuseByReciprocalRank([lexical], (hit) => hit.node._key).map(({ item, score }) => ({ node: item.node, score }));
+
+    let searchMode: GraphRAGContext['retrieval']['searchMode'] = semantic ? 'hybrid' : 'bm25';
+    const ranked = new Map<string, RankedNode>();
+    const add = (entry: RankedNode) => {
+      if (ranked.size < maxNodes && !ranked.has(entry.node._key)) ranked.set(entry.node._key, entry);
+    };
+    mentioned.forEach((node) => add({ node, origin: 'mention' }));
+    hits.forEach((hit) => add({ node: hit.node, origin: 'search', score: hit.score }));
+
+    if (ranked.size === 0) {
+      searchMode = 'fallback';
+      (await dataSource.getNodes(graphKey)).slice(0, maxNodes).forEach((node) => add({ node, origin: 'search' }));
+    } else if (maxDepth > 0 && ranked.size < maxNodes) {
+      const seeds = [...ranked.keys()].slice(0, EXPANSION_SEED_COUNT);
+      const neighborhoods = await Promise.all(
+        seeds.map((seed) => dataSource.getNeighborhood(graphKey, seed, maxDepth, 'any')),
+      );
+      rankNeighbors(seeds, neighborhoods).forEach((node) => add({ node, origin: 'neighbor' }));
+    }
+
+    const [edges, configs] = await Promise.all([
+      this.edgesWithin(dataSource, graphKey, [...ranked.keys()]),
+      dataSource.getNodeConfigs(),
+    ]);
+    const context = this.assemble(graph, [...ranked.values()], edges, configs, {
+      query,
+      searchMode,
+      cacheHit: false,
+      durationMs: elapsed(started),
+    });
+    this.cache.set(cacheKey, context, { workspace: dataSource.workspace, graphKey });
+    this.logger.debugEvent('rag_retrieve', {
+      graphKey,
+      query,
+      nodeCount: context.relevantNodes.length,
+      edgeCount: context.relevantEdges.length,
+      cacheHit: false,
+      searchMode,
+      durationMs: context.retrieval.durationMs,
+    });
+    return { ...context, retrieval: { ...context.retrieval } };
+  }
+
+  /** Never throws: without a vector the question is answered with BM25 alone. */
+  private async embedQuery(text: string): Promise<Float32Array | null> {
+    const provider = this.options.embeddingProvider;
+    if (!provider) return null;
+    try {
+      const vector = await provider.embedOne(text, AbortSignal.timeout(this.options.embeddingTimeoutMs));
+      if (!vector || vector.length === 0) return null;
+      this.logger.debugEvent('rag_embedding', { queryLength: text.length, dim: vector.length });
+      return vector;
+    } catch (error) {
+      this.logger.warn('rag_embedding_failed', { model: provider.modelName, error: describeError(error) });
+      return null;
+    }
+  }
+
+  private async searchByVector(
+    dataSource: GraphDataSource,
+    graphKey: string,
+    vector: Float32Array,
+    maxResults: number,
+  ): Promise<ScoredNode[] | null> {
+    const model = (this.options.embeddingProvider as NonNullable<ResolvedGraphRagOptions['embeddingProvider']>).modelName;
+    try {
+      return await dataSource.searchNodesByVector(graphKey, { vector, model, minScore: VECTOR_MIN_SCORE }, maxResults);
+    } catch (error) {
+      this.logger.warn('rag_vector_search_failed', { graphKey, model, error: describeError(error) });
+      return null;
+    }
+  }
+
+  /** Every edge whose two ends are selected (each edge is the `out` edge of exactly one node). */
+  private async edgesWithin(dataSource: GraphDataSource, graphKey: string, keys: string[]): Promise<GraphEdge[]> {
+    const selected = new Set(keys);
+    const outgoing = await Promise.all(keys.map((key) => dataSource.getEdgesOfNode(graphKey, key, 'out')));
+    const edges = new Map<string, GraphEdge>();
+    for (const edge of outgoing.flat()) {
+      if (selected.has(edge.source) && selected.has(edge.target)) edges.set(edge._key, edge);
+    }
+    return [...edges.values()];
+  }
+
+  private assemble(
+    graph: Graph,
+    ranked: RankedNode[],
+    edges: GraphEdge[],
+    configs: NodeTypeConfig[],
+    retrieval: GraphRAGContext['retrieval'],
+  ): GraphRAGContext {
+    const configsByType = new Map(configs.map((config) => [config._key, config]));
+    const limits = { truncateProcess: this.options.truncateProcess, truncateData: this.options.truncateData };
+    const usedTypes = [...new Set(ranked.map((entry) => entry.node.type))];
+    return {
+      graph: {
+        _key: graph._key,
+        name: graph.name,
+        ...(graph.description ? { description: graph.description } : {}),
+        sheets: { ...(graph.sheetsList ?? {}) },
+        ...(graph.metadata ? { metadata: graph.metadata } : {}),
+      },
+      relevantNodes: ranked.map((entry) =>
+        toRelevantNode(entry.node, graph, configsByType, limits, entry.origin, entry.score),
+      ),
+      relevantEdges: edges.map(toRelevantEdge),
+      nodeTypeConfigs: usedTypes.flatMap((type) => {
+        const config = configsByType.get(type);
+        return config ? [summarizeNodeTypeConfig(config)] : [];
+      }),
+      retrieval,
+    };
+  }
+}
+
+/**
+ * Neighbours of the seeds, nearest first: distance is recomputed over each neighbourhood's edges
+ * (the port only promises BFS order), the minimum over seeds wins, ties keep the seeds' rank.
+ */
+function rankNeighbors(seeds: string[], neighborhoods: NodeNeighborhood[]): GraphNode[] {
+  const best = new Map<string, { node: GraphNode; distance: number; seedIndex: number; order: number }>();
+  neighborhoods.forEach((neighborhood, seedIndex) => {
+    const distances = distancesFrom(seeds[seedIndex], neighborhood.edges);
+    neighborhood.nodes.forEach((node, order) => {
+      if (node._key === seeds[seedIndex]) return;
+      const distance = distances.get(node._key) ?? Number.MAX_SAFE_INTEGER;
+      const current = best.get(node._key);
+      if (!current || distance < current.distance) best.set(node._key, { node, distance, seedIndex, order });
+    });
+  });
+  return [...best.values()]
+    .sort((a, b) => a.distance - b.distance || a.seedIndex - b.seedIndex || a.order - b.order)
+    .map((entry) => entry.node);
+}
+
+function distancesFrom(start: string, edges: GraphEdge[]): Map<string, number> {
+  const adjacency = new Map<string, string[]>();
+  const link = (from: string, to: string) => {
+    const list = adjacency.get(from);
+    if (list) list.push(to);
+    else adjacency.set(from, [to]);
+  };
+  for (const edge of edges) {
+    link(edge.source, edge.target);
+    link(edge.target, edge.source);
+  }
+  const distances = new Map([[start, 0]]);
+  let frontier = [start];
+  while (frontier.length > 0) {
+    const next: string[] = [];
+    for (const key of frontier) {
+      for (const neighbor of adjacency.get(key) ?? []) {
+        if (distances.has(neighbor)) continue;
+        distances.set(neighbor, (distances.get(key) as number) + 1);
+        next.push(neighbor);
+      }
+    }
+    frontier = next;
+  }
+  return distances;
+}
+
+function clampInteger(value: number, min: number, max: number): number {
+  if (!Number.isFinite(value)) return min;
+  return Math.min(max, Math.max(min, Math.trunc(value)));
+}
+
+function elapsed(started: number): number {
+  return Math.round((performance.now() - started) * 1000) / 1000;
+}
+
+function describeError(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}
