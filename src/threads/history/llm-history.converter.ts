@@ -1,0 +1,83 @@
+import type { LlmAssistantMessage, LlmMessage } from '../../providers/llm-message';
+import type { ThreadMessage } from '../thread.types';
+
+/**
+ * Stored thread messages → what the model is sent, in order:
+ *   1. the stable system prompt, first, marked `cacheBreakpoint` (end of the cacheable prefix);
+ *   2. the conversation, with every per-question RAG context message left out...
+ *   3. ...except the CURRENT question's context, placed right before the current (last) user message.
+ *
+ * Why only the current context: earlier contexts answer earlier questions, and the model's answers
+ * to them are already in the history, so re-sending them costs many tokens for nothing; and a
+ * context placed at the end (not at the start, where it would change with every question) keeps
+ * the prefix system prompt + earlier turns byte-identical from one call to the next, which is what
+ * provider prompt caching (OpenAI automatic, Anthropic cache_control, DeepSeek) needs to hit.
+ *
+ * `currentContext` is the context retrieved for the current question; when omitted (a resume, or
+ * a run continued after a restart) the stored context adjacent to the last user message is used.
+ * Pairing of tool calls and results is not checked here (see sanitizeToolCallPairing).
+ */
+export function toLlmMessages(messages: readonly ThreadMessage[], currentContext?: ThreadMessage | null): LlmMessage[] {
+  const lastUser = findLastIndex(messages, (message) => message.role === 'user');
+  const context = currentContext ?? storedContextOf(messages, lastUser);
+  const prompt = messages.find((message, index) => isSystemPrompt(message, index));
+
+  const result: LlmMessage[] = [];
+  if (prompt) result.push({ role: 'system', content: prompt.content ?? '', cacheBreakpoint: true });
+  if (context && lastUser === -1) result.push({ role: 'system', content: context.content ?? '' });
+
+  messages.forEach((message, index) => {
+    if (index === lastUser && context) result.push({ role: 'system', content: context.content ?? '' });
+    const converted = convert(message);
+    if (converted) result.push(converted);
+  });
+  return result;
+}
+
+function convert(message: ThreadMessage): LlmMessage | null {
+  switch (message.role) {
+    case 'system':
+      return null; // the prompt is placed first, contexts only for the current question
+    case 'user':
+      return { role: 'user', content: message.content ?? '' };
+    case 'tool':
+      // A result that names no call cannot be paired with one: providers would reject it.
+      return message.toolCallId ? { role: 'tool', content: message.content ?? '', tool_call_id: message.toolCallId } : null;
+    case 'assistant': {
+      const toolCalls = message.toolCalls ?? [];
+      const text = message.content ?? '';
+      // An answer aborted before its first token carries nothing the model could use.
+      if (toolCalls.length === 0 && text.length === 0) return null;
+      const assistant: LlmAssistantMessage = { role: 'assistant', content: text.length > 0 ? text : null };
+      if (toolCalls.length > 0) assistant.tool_calls = toolCalls.map((call) => ({ ...call, function: { ...call.function } }));
+      return assistant;
+    }
+  }
+}
+
+/**
+ * The first system message is the prompt unless it is marked as a RAG context; later unmarked
+ * system messages (threads stored before messages had a `kind`) are treated as contexts.
+ */
+function isSystemPrompt(message: ThreadMessage, index: number): boolean {
+  if (message.role !== 'system') return false;
+  if (message.kind) return message.kind === 'system_prompt';
+  return index === 0;
+}
+
+/** The context stored for the user message at `userIndex`: the system message right before it, or right after it. */
+function storedContextOf(messages: readonly ThreadMessage[], userIndex: number): ThreadMessage | null {
+  if (userIndex === -1) return null;
+  for (const index of [userIndex - 1, userIndex + 1]) {
+    const candidate = messages[index];
+    if (candidate && candidate.role === 'system' && !isSystemPrompt(candidate, index)) return candidate;
+  }
+  return null;
+}
+
+function findLastIndex<T>(items: readonly T[], predicate: (item: T) => boolean): number {
+  for (let index = items.length - 1; index >= 0; index -= 1) {
+    if (predicate(items[index])) return index;
+  }
+  return -1;
+}

@@ -1,0 +1,37 @@
+import type { LlmToolCall } from '../../src/providers/llm-message';
+import type { ThreadMessage } from '../../src/threads/thread.types';
+
+/** Small builders of stored thread messages for history and repository tests. */
+let sequence = 0;
+
+function base(role: ThreadMessage['role'], content: string | null): ThreadMessage {
+  sequence += 1;
+  return { id: `msg_test_${sequence}`, role, content, createdTime: 1_700_000_000_000 + sequence };
+}
+
+export function systemPrompt(content = 'You are the graph assistant.'): ThreadMessage {
+  return { ...base('system', content), kind: 'system_prompt' };
+}
+
+export function ragContext(content: string): ThreadMessage {
+  return { ...base('system', content), kind: 'rag_context' };
+}
+
+export function userMessage(content: string): ThreadMessage {
+  return base('user', content);
+}
+
+export function assistantMessage(content: string | null, toolCalls?: LlmToolCall[], aborted?: true): ThreadMessage {
+  const message = base('assistant', content);
+  if (toolCalls) message.toolCalls = toolCalls;
+  if (aborted) message.aborted = true;
+  return message;
+}
+
+export function toolCall(id: string, name = 'read_node_detail', args: Record<string, unknown> = { nodeKey: 'root' }): LlmToolCall {
+  return { id, type: 'function', function: { name, arguments: JSON.stringify(args) } };
+}
+
+export function toolResult(toolCallId: string, content: string): ThreadMessage {
+  return { ...base('tool', content), toolCallId };
+}
