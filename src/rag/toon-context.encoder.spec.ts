@@ -3,7 +3,8 @@ import { InMemoryGraphDataSource } from '../../test/support/in-memory-graph-data
 import { DEMO_GRAPH_KEY, DEMO_WORKSPACE, nbaWorkflowDemo } from '../graph/demo/nba-workflow.demo';
 import { GraphRAGContext } from './graph-rag-context';
 import { GraphRagRetriever } from './graph-rag.retriever';
-import { buildContextMessage, buildContextSummary, RAG_CONTEXT_PREFIX } from './toon-context.encoder';
+import { RAG_CONTEXT_PREFIX } from './rag-context-prefix';
+import { buildContextMessage, buildContextSummary } from './toon-context.encoder';
 
 async function demoContext(query = 'fetch api NBA'): Promise<GraphRAGContext> {
   const source = new InMemoryGraphDataSource(DEMO_WORKSPACE, [nbaWorkflowDemo]);

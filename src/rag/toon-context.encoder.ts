@@ -1,19 +1,7 @@
 import { encode } from '@toon-format/toon';
-import type { AppConfig } from '../config/app-config';
 import { GraphRAGContext } from './graph-rag-context';
 import { formatNodeType } from './node-type-config-summary';
-
-export type ContextLocale = AppConfig['locale'];
-
-/**
- * First line of the per-question context message (seed 000 Etape 3). The agent sends the message
- * built by buildContextMessage right before the user's question; the stable system prompt refers
- * to it by this prefix.
- */
-export const RAG_CONTEXT_PREFIX: Readonly<Record<ContextLocale, string>> = Object.freeze({
-  en: '[RAG context for this question]',
-  fr: '[Contexte RAG pour cette question]',
-});
+import { ContextLocale, RAG_CONTEXT_PREFIX } from './rag-context-prefix';
 
 const HEADERS: Readonly<Record<ContextLocale, { nodes: string; edges: string }>> = Object.freeze({
   en: { nodes: 'RELEVANT NODES:', edges: 'RELEVANT EDGES:' },

@@ -1,0 +1,29 @@
+import { AppError } from '../../errors/app-error';
+import { GraphDataSource } from '../../graph/graph-data-source';
+import { GraphRAGContext, NodeTypeConfigSummary } from '../../rag/graph-rag-context';
+import { summarizeNodeTypeConfig } from '../../rag/node-type-config-summary';
+
+/**
+ * What the system prompt is built from: the graph and the workspace's custom types. Deliberately not
+ * the per-question RAG context (whose configs depend on the question): the prompt must stay
+ * byte-identical across the questions of a conversation to be prompt-cached.
+ */
+export interface SystemPromptContext {
+  graph: GraphRAGContext['graph'];
+  nodeTypeConfigs: NodeTypeConfigSummary[];
+}
+
+/** Loads the graph and every custom type of the workspace; not_found when the graph is absent. */
+export async function loadSystemPromptContext(dataSource: GraphDataSource, graphKey: string): Promise<SystemPromptContext> {
+  const [graph, configs] = await Promise.all([dataSource.getGraph(graphKey), dataSource.getNodeConfigs()]);
+  if (!graph) throw AppError.notFound(`Graph "${graphKey}" not found`);
+  return {
+    graph: {
+      _key: graph._key,
+      name: graph.name,
+      ...(graph.description ? { description: graph.description } : {}),
+      sheets: { ...(graph.sheetsList ?? {}) },
+    },
+    nodeTypeConfigs: configs.map(summarizeNodeTypeConfig),
+  };
+}
