@@ -1,4 +1,38 @@
-import { Module } from '@nestjs/common';
+import { Inject, Module, OnApplicationShutdown } from '@nestjs/common';
+import type { Database } from 'better-sqlite3';
+import { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/app-config.token';
+import { Logger } from '../observability/logger';
+import { openSqliteDatabase } from './sqlite/sqlite-database.opener';
+import { SQLITE_DATABASE } from './sqlite-database.token';
 
-@Module({})
-export class DatabaseModule {}
+const logger = new Logger('database');
+
+/**
+ * The embedded store's connection (SQLITE_DATABASE): opened and migrated once at start when
+ * STORE=sqlite, `null` otherwise; closed in the last shutdown phase, after every module that
+ * writes to it has finished (their hooks run in onModuleDestroy / beforeApplicationShutdown).
+ * Modules that keep data in the embedded store import DatabaseModule and inject SQLITE_DATABASE.
+ */
+@Module({
+  providers: [
+    {
+      provide: SQLITE_DATABASE,
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig): Database | null => {
+        if (config.store.kind !== 'sqlite') return null;
+        const db = openSqliteDatabase(config.store.dataDir);
+        logger.info('sqlite_opened', { file: db.name });
+        return db;
+      },
+    },
+  ],
+  exports: [SQLITE_DATABASE],
+})
+export class DatabaseModule implements OnApplicationShutdown {
+  constructor(@Inject(SQLITE_DATABASE) private readonly db: Database | null) {}
+
+  onApplicationShutdown(): void {
+    if (this.db?.open) this.db.close();
+  }
+}
