@@ -1,0 +1,8 @@
+import { Principal } from './principal';
+
+/** Every caller when AUTH_MODE=none (development only, PROTOCOL.md §1). */
+export const ANONYMOUS_PRINCIPAL: Principal = Object.freeze({
+  userId: 'anonymous',
+  workspace: 'default',
+  role: 'admin' as const,
+});

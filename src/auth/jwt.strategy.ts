@@ -1,0 +1,39 @@
+import { Injectable } from '@nestjs/common';
+import { PassportStrategy } from '@nestjs/passport';
+import { ExtractJwt, Strategy } from 'passport-jwt';
+import { JwtTokenVerifier } from './jwt-token.verifier';
+import { Principal } from './principal';
+
+/** Reads `Authorization: Bearer <JWT>`; the one place HTTP takes the token from. */
+export const extractBearerToken = ExtractJwt.fromAuthHeaderAsBearerToken();
+
+/**
+ * passport-jwt strategy for HTTP, built on JwtTokenVerifier's keys, algorithms, issuer, audience and
+ * claim mapping, so HTTP and Socket.IO accept and refuse exactly the same tokens.
+ */
+@Injectable()
+export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
+  constructor(verifier: JwtTokenVerifier) {
+    super({
+      jwtFromRequest: extractBearerToken,
+      // The key follows the token's algorithm family, and the family must match the key type (no alg confusion).
+      secretOrKeyProvider: (_request: unknown, rawJwtToken: string, done: (error: unknown, key?: string) => void) => {
+        let key: string;
+        try {
+          key = verifier.keyFor(rawJwtToken).key;
+        } catch (error) {
+          done(error);
+          return;
+        }
+        done(null, key);
+      },
+      algorithms: verifier.algorithms,
+      issuer: verifier.issuer,
+      audience: verifier.audience,
+    });
+  }
+
+  validate(claims: unknown): Principal {
+    return JwtTokenVerifier.toPrincipal(claims);
+  }
+}
