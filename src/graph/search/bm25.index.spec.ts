@@ -1,0 +1,59 @@
+import { Bm25Index } from './bm25.index';
+
+const doc = (text: string, weight = 1) => [{ tokens: text.split(' ').filter(Boolean), weight }];
+
+describe(Bm25Index.name, () => {
+  it('matches the Okapi BM25 formula on a single field', () => {
+    const index = new Bm25Index({ k1: 1.2, b: 0.75 });
+    index.addDocument(doc('apple banana apple'));
+    index.addDocument(doc('banana cherry'));
+    index.addDocument(doc('cherry date elderberry fig'));
+    const [hit] = index.search(['apple'], 1);
+    const averageLength = (3 + 2 + 4) / 3;
+    const idf = Math.log(1 + (3 - 1 + 0.5) / (1 + 0.5));
+    const expected = (idf * 2 * 2.2) / (2 + 1.2 * (1 - 0.75 + (0.75 * 3) / averageLength));
+    expect(hit.doc).toBe(0);
+    expect(hit.score).toBeCloseTo(expected, 10);
+  });
+
+  it('ranks rarer terms higher and sums over distinct query terms', () => {
+    const index = new Bm25Index();
+    index.addDocument(doc('common rare'));
+    index.addDocument(doc('common other'));
+    index.addDocument(doc('common thing'));
+    const hits = index.search(['common', 'rare', 'rare'], 10);
+    expect(hits.map((hit) => hit.doc)).toEqual([0, 1, 2]);
+    expect(hits[0].score).toBeGreaterThan(hits[1].score);
+    expect(index.search(['rare'], 10)[0].score).toBeCloseTo(hits[0].score - hits[1].score, 10);
+  });
+
+  it('counts an occurrence by its field weight', () => {
+    const index = new Bm25Index();
+    index.addDocument([{ tokens: ['alpha'], weight: 1 }, { tokens: ['filler', 'words'], weight: 1 }]);
+    index.addDocument([{ tokens: ['alpha'], weight: 3 }, { tokens: ['filler', 'words'], weight: 1 }]);
+    expect(index.search(['alpha'], 2).map((hit) => hit.doc)).toEqual([1, 0]);
+  });
+
+  it('normalizes by length: a short document beats a long one with the same occurrences', () => {
+    const index = new Bm25Index();
+    index.addDocument(doc('target one two three four five six seven'));
+    index.addDocument(doc('target one'));
+    expect(index.search(['target'], 2).map((hit) => hit.doc)).toEqual([1, 0]);
+  });
+
+  it('returns nothing for unknown terms, an empty index or a zero limit', () => {
+    const index = new Bm25Index();
+    expect(index.search(['anything'], 5)).toEqual([]);
+    index.addDocument(doc('present'));
+    expect(index.search(['absent'], 5)).toEqual([]);
+    expect(index.search(['present'], 0)).toEqual([]);
+  });
+
+  it('adds the bonus a caller gives, with the best plain score to scale it', () => {
+    const index = new Bm25Index();
+    index.addDocument(doc('term term term'));
+    index.addDocument(doc('term other'));
+    const hits = index.search(['term'], 2, (docId, maxScore) => (docId === 1 ? maxScore + 1 : 0));
+    expect(hits[0].doc).toBe(1);
+  });
+});

@@ -1,0 +1,76 @@
+import { VectorIndex } from './vector.index';
+
+const vec = (...values: number[]) => Float32Array.from(values);
+
+describe(VectorIndex.name, () => {
+  it('ranks by cosine similarity, whatever the vectors lengths', () => {
+    const index = VectorIndex.build([
+      { key: 'east', vector: vec(10, 0, 0) },
+      { key: 'north-east', vector: vec(1, 1, 0) },
+      { key: 'north', vector: vec(0, 3, 0) },
+    ]);
+    const hits = index.search(vec(2, 0, 0), -1, 10);
+    expect(hits.map((hit) => hit.key)).toEqual(['east', 'north-east', 'north']);
+    expect(hits[0].score).toBeCloseTo(1, 6);
+    expect(hits[1].score).toBeCloseTo(Math.SQRT1_2, 6);
+    expect(hits[2].score).toBeCloseTo(0, 6);
+  });
+
+  it('keeps only scores strictly above the threshold, and at most the limit', () => {
+    const index = VectorIndex.build([
+      { key: 'same', vector: vec(1, 0) },
+      { key: 'close', vector: vec(0.9, 0.1) },
+      { key: 'orthogonal', vector: vec(0, 1) },
+      { key: 'opposite', vector: vec(-1, 0) },
+    ]);
+    expect(index.search(vec(1, 0), 0.3, 10).map((hit) => hit.key)).toEqual(['same', 'close']);
+    expect(index.search(vec(1, 0), 0, 10).map((hit) => hit.key)).toEqual(['same', 'close']);
+    expect(index.search(vec(1, 0), 0.3, 1).map((hit) => hit.key)).toEqual(['same']);
+  });
+
+  it('matches a brute-force cosine on odd dimensions (unrolled loop remainder)', () => {
+    const dimension = 7;
+    const entries = Array.from({ length: 50 }, (_, row) => ({
+      key: `n${row}`,
+      vector: Float32Array.from({ length: dimension }, (_, column) => Math.sin(row * 31 + column * 7)),
+    }));
+    const query = Float32Array.from({ length: dimension }, (_, column) => Math.cos(column));
+    const cosine = (a: Float32Array, b: Float32Array) => {
+      let dot = 0;
+      let na = 0;
+      let nb = 0;
+      for (let i = 0; i < a.length; i += 1) {
+        dot += a[i] * b[i];
+        na += a[i] * a[i];
+        nb += b[i] * b[i];
+      }
+      return dot / Math.sqrt(na * nb);
+    };
+    const expected = entries
+      .map((entry) => ({ key: entry.key, score: cosine(entry.vector, query) }))
+      .sort((a, b) => b.score - a.score)
+      .slice(0, 5);
+    const hits = VectorIndex.build(entries).search(query, -1, 5);
+    expect(hits.map((hit) => hit.key)).toEqual(expected.map((hit) => hit.key));
+    hits.forEach((hit, index) => expect(hit.score).toBeCloseTo(expected[index].score, 5));
+  });
+
+  it('skips rows of another dimension or with a zero norm, and ignores a query of another dimension', () => {
+    const index = VectorIndex.build([
+      { key: 'ok', vector: vec(1, 0) },
+      { key: 'longer', vector: vec(1, 0, 0) },
+      { key: 'zero', vector: vec(0, 0) },
+    ]);
+    expect(index.size).toBe(1);
+    expect(index.skipped).toBe(2);
+    expect(index.dimension).toBe(2);
+    expect(index.search(vec(1, 0, 0), -1, 5)).toEqual([]);
+    expect(index.search(vec(0, 0), -1, 5)).toEqual([]);
+  });
+
+  it('is empty when built from nothing', () => {
+    const index = VectorIndex.build([]);
+    expect(index.size).toBe(0);
+    expect(index.search(vec(1), -1, 3)).toEqual([]);
+  });
+});
