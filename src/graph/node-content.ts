@@ -3,15 +3,13 @@ import { GraphNode } from './graph.types';
 /** The fields that make up a node's meaning (and its embedding text); position and size do not. */
 const CONTENT_FIELDS = ['type', 'process', 'data', 'handles'] as const;
 
-type NodeContent = Pick<GraphNode, (typeof CONTENT_FIELDS)[number]>;
-
 /**
  * True only when the node's semantic content changed: `type`, `process`, `data` or `handles`
  * (seed 000 utils.ts). Moving (posX, posY) or resizing (size) a node returns false, so its stored
  * embedding stays valid. Objects compare by value whatever their key order; an absent field equals
  * `undefined`.
  */
-export function hasNodeContentChanged(original: NodeContent, current: NodeContent): boolean {
+export function hasNodeContentChanged(original: Partial<GraphNode>, current: Partial<GraphNode>): boolean {
   return CONTENT_FIELDS.some((field) => !isSameValue(original[field], current[field]));
 }
 
