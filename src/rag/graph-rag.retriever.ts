@@ -12,6 +12,7 @@ import {
   VECTOR_MIN_SCORE,
 } from './graph-rag-options';
 import { summarizeNodeTypeConfig } from './node-type-config-summary';
+import { distancesFrom } from './graph-distance';
 import { fuseByReciprocalRank } from './reciprocal-rank-fusion';
 import { toRelevantEdge, toRelevantNode } from './relevant-node.mapper';
 import { TtlLruCache } from './ttl-lru.cache';
@@ -252,33 +253,6 @@ function rankNeighbors(seeds: string[], neighborhoods: NodeNeighborhood[]): Grap
   return [...best.values()]
     .sort((a, b) => a.distance - b.distance || a.seedIndex - b.seedIndex || a.order - b.order)
     .map((entry) => entry.node);
-}
-
-function distancesFrom(start: string, edges: GraphEdge[]): Map<string, number> {
-  const adjacency = new Map<string, string[]>();
-  const link = (from: string, to: string) => {
-    const list = adjacency.get(from);
-    if (list) list.push(to);
-    else adjacency.set(from, [to]);
-  };
-  for (const edge of edges) {
-    link(edge.source, edge.target);
-    link(edge.target, edge.source);
-  }
-  const distances = new Map([[start, 0]]);
-  let frontier = [start];
-  while (frontier.length > 0) {
-    const next: string[] = [];
-    for (const key of frontier) {
-      for (const neighbor of adjacency.get(key) ?? []) {
-        if (distances.has(neighbor)) continue;
-        distances.set(neighbor, (distances.get(key) as number) + 1);
-        next.push(neighbor);
-      }
-    }
-    frontier = next;
-  }
-  return distances;
 }
 
 function clampInteger(value: number, min: number, max: number): number {

@@ -1,0 +1,58 @@
+/** Appended when even a trimmed result must be cut as text. */
+export const RESULT_CUT_MARKER = '... [truncated: result too long]';
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+interface ArrayLocation {
+  array: Json[];
+  path: string;
+  size: number;
+}
+
+/**
+ * Serialises a tool result as JSON of at most `maxChars` characters. Too long a result first loses
+ * list items (the largest list is shortened until it fits) and says so in a `_truncated` field, so it
+ * stays valid JSON the model can read; only a result dominated by one huge value is cut as text.
+ */
+export function serializeToolResult(result: object, maxChars: number): string {
+  const json = JSON.stringify(result);
+  if (json.length <= maxChars) return json;
+
+  const copy = JSON.parse(json) as Json;
+  const omitted: Record<string, number> = {};
+  let current = json;
+  for (let attempt = 0; attempt < 64 && current.length > maxChars; attempt++) {
+    const largest = largestArray(copy, '');
+    if (!largest || largest.array.length === 0) break;
+    // Drop about as many items as the excess represents (each item ~ size / length characters).
+    const excess = current.length - maxChars;
+    const drop = Math.min(largest.array.length, Math.max(1, Math.ceil((excess * largest.array.length) / largest.size)));
+    largest.array.splice(largest.array.length - drop, drop);
+    omitted[largest.path || '(result)'] = (omitted[largest.path || '(result)'] ?? 0) + drop;
+    current = JSON.stringify(withMarker(copy, omitted));
+  }
+  if (current.length <= maxChars) return current;
+  return `${current.slice(0, Math.max(0, maxChars - RESULT_CUT_MARKER.length))}${RESULT_CUT_MARKER}`;
+}
+
+function withMarker(value: Json, omitted: Record<string, number>): Json {
+  if (Object.keys(omitted).length === 0 || value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+  return {
+    ...value,
+    _truncated: { omittedItems: omitted, note: 'The result was too long: the last items of these lists were left out. Narrow the request to see them.' },
+  };
+}
+
+function largestArray(value: Json, path: string): ArrayLocation | null {
+  let best: ArrayLocation | null = null;
+  const consider = (candidate: ArrayLocation | null) => {
+    if (candidate && (!best || candidate.size > best.size)) best = candidate;
+  };
+  if (Array.isArray(value)) {
+    if (value.length > 0) consider({ array: value, path, size: JSON.stringify(value).length });
+    value.forEach((item, index) => consider(largestArray(item, `${path}[${index}]`)));
+  } else if (value !== null && typeof value === 'object') {
+    for (const [key, item] of Object.entries(value)) consider(largestArray(item, path ? `${path}.${key}` : key));
+  }
+  return best;
+}
