@@ -38,5 +38,5 @@ export const DEFAULT_GRAPH_RAG_OPTIONS: Readonly<ResolvedGraphRagOptions> = Obje
 /** Nodes whose neighbourhoods are expanded (seed: the 5 best). */
 export const EXPANSION_SEED_COUNT = 5;
 
-/** Cosine similarity at or below which a vector hit is dropped (seed: 0.3). */
+/** Cosine similarity at or below which a vector hit is dropped (seed: 0.3), unless the provider sets its own minSimilarity. */
 export const VECTOR_MIN_SCORE = 0.3;

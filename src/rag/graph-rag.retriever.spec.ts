@@ -224,6 +224,14 @@ describe(GraphRagRetriever.name, () => {
       );
     });
 
+    it("uses the provider's own similarity floor when it has one", async () => {
+      const source = demoSource(embeddedDemo());
+      const vectorSearch = jest.spyOn(source, 'searchNodesByVector');
+      const provider = Object.assign(new KeywordEmbeddingProvider(), { minSimilarity: 0.1 });
+      await new GraphRagRetriever({ embeddingProvider: provider }).retrieve(source, DEMO_GRAPH_KEY, 'best');
+      expect(vectorSearch.mock.calls[0][1]).toMatchObject({ minScore: 0.1 });
+    });
+
     it('uses BM25 alone when the provider is null', async () => {
       const source = demoSource(embeddedDemo());
       const vectorSearch = jest.spyOn(source, 'searchNodesByVector');

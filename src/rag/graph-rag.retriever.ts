@@ -184,9 +184,12 @@ export class GraphRagRetriever {
     vector: Float32Array,
     maxResults: number,
   ): Promise<ScoredNode[] | null> {
-    const model = (this.options.embeddingProvider as NonNullable<ResolvedGraphRagOptions['embeddingProvider']>).modelName;
+    const provider = this.options.embeddingProvider as NonNullable<ResolvedGraphRagOptions['embeddingProvider']>;
+    const model = provider.modelName;
+    // Each model has its own noise floor; the seed's 0.3 fits OpenAI models.
+    const minScore = provider.minSimilarity ?? VECTOR_MIN_SCORE;
     try {
-      return await dataSource.searchNodesByVector(graphKey, { vector, model, minScore: VECTOR_MIN_SCORE }, maxResults);
+      return await dataSource.searchNodesByVector(graphKey, { vector, model, minScore }, maxResults);
     } catch (error) {
       this.logger.warn('rag_vector_search_failed', { graphKey, model, error: describeError(error) });
       return null;
