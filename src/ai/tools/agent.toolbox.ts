@@ -1,0 +1,84 @@
+import { LlmToolCall, LlmToolDefinition } from '../../providers/llm-message';
+import { AgentTools } from './agent-tools';
+import { isReadTool, READ_TOOL_NAMES } from './read-tool-name';
+import { READ_TOOL_DEFINITIONS } from './read-tool.definitions';
+import { ToolRoute } from './tool-route';
+import { WRITE_TOOL_DEFINITIONS } from './write-tool.definitions';
+import { isWriteTool, WRITE_TOOL_NAMES } from './write-tool-name';
+import { parseWriteToolCall } from './write-tool.parser';
+
+/** The read side the toolbox delegates to (ReadToolExecutor: never throws). */
+export interface ReadToolRunner {
+  execute(toolName: string, rawArguments: string): Promise<string>;
+}
+
+export interface AgentToolboxOptions {
+  /** editor/admin: the write (propose_*) tools are offered too (PROTOCOL.md §1). */
+  canPropose: boolean;
+  readTools: ReadToolRunner;
+  /** False for a provider that cannot call tools (offline): nothing is offered. */
+  toolsSupported?: boolean;
+}
+
+/**
+ * The tools of one run, and THE place that decides what each tool call becomes (offer / execute /
+ * interrupt / refuse). Viewers are offered the 7 read tools; editors and admins also the 7 write
+ * tools. A write call from someone who was not offered it is refused like an unknown tool.
+ */
+export class AgentToolbox implements AgentTools {
+  readonly definitions: readonly LlmToolDefinition[];
+
+  constructor(private readonly options: AgentToolboxOptions) {
+    this.definitions =
+      options.toolsSupported === false
+        ? []
+        : options.canPropose
+          ? [...READ_TOOL_DEFINITIONS, ...WRITE_TOOL_DEFINITIONS]
+          : [...READ_TOOL_DEFINITIONS];
+  }
+
+  route(call: LlmToolCall): ToolRoute {
+    const name = call.function.name;
+    const raw = call.function.arguments;
+    if (isReadTool(name)) {
+      const parsed = parseJsonArguments(raw);
+      if (!parsed.ok) return { kind: 'error', name, message: parsed.error, malformed: parsed.malformed, announce: true };
+      return { kind: 'read', name, rawArguments: raw };
+    }
+    if (isWriteTool(name) && this.options.canPropose) {
+      const parsed = parseJsonArguments(raw);
+      if (!parsed.ok) return { kind: 'error', name, message: parsed.error, malformed: parsed.malformed, announce: false };
+      const result = parseWriteToolCall(name, parsed.value);
+      if (!result.ok) return { kind: 'error', name, message: result.error, malformed: false, announce: false };
+      return { kind: 'propose', name, action: result.action };
+    }
+    const available = this.options.canPropose ? [...READ_TOOL_NAMES, ...WRITE_TOOL_NAMES] : [...READ_TOOL_NAMES];
+    const message = isWriteTool(name)
+      ? `The tool ${name} is not available: this user can only read the graph, so no change can be proposed. Answer with an explanation instead.`
+      : `Unknown tool "${name}". Available tools: ${available.join(', ')}.`;
+    return { kind: 'error', name, message, malformed: false, announce: false };
+  }
+
+  executeRead(name: string, rawArguments: string): Promise<string> {
+    return this.options.readTools.execute(name, rawArguments);
+  }
+}
+
+function parseJsonArguments(raw: string): { ok: true; value: unknown } | { ok: false; error: string; malformed: boolean } {
+  // Models send "" for a call without arguments.
+  if (raw === undefined || raw === null || raw.trim() === '') return { ok: true, value: {} };
+  try {
+    const value: unknown = JSON.parse(raw);
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+      return { ok: false, error: 'The arguments must be a JSON object. Call the tool again with a JSON object.', malformed: false };
+    }
+    return { ok: true, value };
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : 'parse error';
+    return {
+      ok: false,
+      error: `The arguments are not valid JSON (${reason}). Call the tool again with valid JSON arguments.`,
+      malformed: true,
+    };
+  }
+}
