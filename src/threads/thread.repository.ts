@@ -1,4 +1,4 @@
-import { ThreadCommit, ThreadCommitResult, ThreadRecord, ThreadSummary, UsageTotals } from './thread.types';
+import { ThreadCommit, ThreadCommitResult, ThreadHead, ThreadRecord, ThreadSummary, UsageTotals } from './thread.types';
 
 export interface NewThread {
   threadId: string;
@@ -27,8 +27,11 @@ export type IdempotencyReservation =
 export interface ThreadRepository {
   create(thread: NewThread): Promise<ThreadRecord>;
   get(threadId: string): Promise<ThreadRecord | null>;
-  /** Revision only (cheap freshness check for the cache). */
-  getRevision(threadId: string): Promise<number | null>;
+  /**
+   * Revision and usage only: the cheap freshness check of the cache. Usage is part of it because
+   * addUsage does not bump the revision (a run records usage between its own commits).
+   */
+  getHead(threadId: string): Promise<ThreadHead | null>;
   list(workspace: string, userId: string, graphKey: string): Promise<ThreadSummary[]>;
   delete(threadId: string): Promise<boolean>;
   /**

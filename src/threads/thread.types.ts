@@ -84,6 +84,14 @@ export interface ThreadCommitResult {
   /** False when this operationId was already applied (replay): nothing changed. */
   applied: boolean;
   revision: number;
+  /** The stored lastUpdatedTime after the commit (unchanged on a replay). */
+  lastUpdatedTime: number;
+}
+
+/** The parts of a thread that change without its messages being read: see ThreadRepository.getHead. */
+export interface ThreadHead {
+  revision: number;
+  usage: UsageTotals;
 }
 
 export const EMPTY_USAGE: UsageTotals = Object.freeze({

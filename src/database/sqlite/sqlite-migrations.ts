@@ -1,3 +1,4 @@
+import { THREAD_TABLES_MIGRATION } from '../../threads/sqlite/thread-tables.sqlite-migration';
 import { SqliteMigration } from './sqlite-migration';
 
 /**
@@ -79,4 +80,5 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
       `);
     },
   },
+  THREAD_TABLES_MIGRATION,
 ];

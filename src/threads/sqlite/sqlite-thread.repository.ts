@@ -1,0 +1,293 @@
+import type { Database, Statement } from 'better-sqlite3';
+import { AppError } from '../../errors/app-error';
+import {
+  IdempotencyReservation,
+  IdempotencyScope,
+  NewThread,
+  ThreadRepository,
+} from '../thread.repository';
+import { ThreadRevisionConflictError } from '../thread-revision-conflict.error';
+import {
+  EMPTY_USAGE,
+  PendingInterrupt,
+  ThreadCommit,
+  ThreadCommitResult,
+  ThreadHead,
+  ThreadMessage,
+  ThreadRecord,
+  ThreadSummary,
+  UsageTotals,
+} from '../thread.types';
+
+interface ThreadRow {
+  thread_id: string;
+  workspace: string;
+  user_id: string;
+  graph_key: string;
+  title: string;
+  revision: number;
+  message_count: number;
+  visible_message_count: number;
+  pending_interrupt: string | null;
+  prompt_tokens: number;
+  completion_tokens: number;
+  cached_tokens: number;
+  total_tokens: number;
+  cost_usd: number;
+  llm_calls: number;
+  created_time: number;
+  updated_time: number;
+}
+
+type UsageRow = Pick<ThreadRow, 'prompt_tokens' | 'completion_tokens' | 'cached_tokens' | 'total_tokens' | 'cost_usd' | 'llm_calls'>;
+
+const USAGE_COLUMNS = 'prompt_tokens, completion_tokens, cached_tokens, total_tokens, cost_usd, llm_calls';
+
+/**
+ * ThreadRepository on the embedded SQLite file (tables of THREAD_TABLES_MIGRATION). Every method is
+ * one statement or one `BEGIN IMMEDIATE` transaction, so it is atomic across processes sharing the
+ * file (the write lock is taken before anything is read; busy_timeout makes the other side wait).
+ * The connection belongs to DatabaseModule: this class never closes it.
+ */
+export class SqliteThreadRepository implements ThreadRepository {
+  private readonly statements: ReturnType<typeof prepare>;
+
+  constructor(private readonly db: Database) {
+    this.statements = prepare(db);
+  }
+
+  async create(thread: NewThread): Promise<ThreadRecord> {
+    this.statements.insertThread.run({
+      thread_id: thread.threadId,
+      workspace: thread.workspace,
+      user_id: thread.userId,
+      graph_key: thread.graphKey,
+      title: thread.title,
+      created_time: thread.createdTime,
+    });
+    return {
+      ...thread,
+      messages: [],
+      pendingInterrupt: null,
+      revision: 0,
+      usage: { ...EMPTY_USAGE },
+      lastUpdatedTime: thread.createdTime,
+    };
+  }
+
+  async get(threadId: string): Promise<ThreadRecord | null> {
+    // One read transaction: the row and its messages are of the same revision.
+    return this.db.transaction(() => {
+      const row = this.statements.selectThread.get(threadId) as ThreadRow | undefined;
+      if (!row) return null;
+      const messages = (this.statements.selectMessages.all(threadId) as Array<{ message: string }>).map(
+        (message) => JSON.parse(message.message) as ThreadMessage,
+      );
+      return toRecord(row, messages);
+    })();
+  }
+
+  async getHead(threadId: string): Promise<ThreadHead | null> {
+    const row = this.statements.selectHead.get(threadId) as (UsageRow & { revision: number }) | undefined;
+    return row ? { revision: row.revision, usage: toUsage(row) } : null;
+  }
+
+  async list(workspace: string, userId: string, graphKey: string): Promise<ThreadSummary[]> {
+    const rows = this.statements.selectSummaries.all(workspace, userId, graphKey) as Array<
+      Pick<ThreadRow, 'thread_id' | 'graph_key' | 'title' | 'created_time' | 'updated_time' | 'visible_message_count'> & {
+        has_interrupt: number;
+      }
+    >;
+    return rows.map((row) => ({
+      threadId: row.thread_id,
+      graphKey: row.graph_key,
+      title: row.title,
+      createdTime: row.created_time,
+      lastUpdatedTime: row.updated_time,
+      messageCount: row.visible_message_count,
+      pendingInterrupt: row.has_interrupt === 1,
+    }));
+  }
+
+  async delete(threadId: string): Promise<boolean> {
+    return this.db.transaction(() => {
+      // Children first, explicitly: correct even on a connection without foreign_keys=ON.
+      this.statements.deleteMessages.run(threadId);
+      this.statements.deleteOperations.run(threadId);
+      this.statements.deleteLease.run(threadId);
+      return this.statements.deleteThread.run(threadId).changes > 0;
+    }).immediate();
+  }
+
+  async commit(threadId: string, commit: ThreadCommit): Promise<ThreadCommitResult> {
+    const now = Date.now();
+    return this.db.transaction((): ThreadCommitResult => {
+      const row = this.statements.selectCommitState.get(threadId) as
+        | Pick<ThreadRow, 'revision' | 'message_count' | 'updated_time'>
+        | undefined;
+      if (!row) throw AppError.notFound('Thread not found');
+      const replayed = this.statements.selectOperation.get(threadId, commit.operationId);
+      if (replayed) return { applied: false, revision: row.revision, lastUpdatedTime: row.updated_time };
+
+      const visible = commit.append.filter((message) => message.role !== 'system').length;
+      const updated = this.statements.updateRevision.run({
+        thread_id: threadId,
+        expected: commit.expectedRevision,
+        appended: commit.append.length,
+        visible,
+        set_interrupt: commit.pendingInterrupt === undefined ? 0 : 1,
+        pending_interrupt: commit.pendingInterrupt ? JSON.stringify(commit.pendingInterrupt) : null,
+        title: commit.title ?? null,
+        now,
+      });
+      if (updated.changes === 0) throw new ThreadRevisionConflictError(threadId, commit.expectedRevision, row.revision);
+
+      commit.append.forEach((message, index) => {
+        this.statements.insertMessage.run(threadId, row.message_count + index, message.role, JSON.stringify(message));
+      });
+      const revision = commit.expectedRevision + 1;
+      this.statements.insertOperation.run(threadId, commit.operationId, revision, now);
+      return { applied: true, revision, lastUpdatedTime: now };
+    }).immediate();
+  }
+
+  async acquireLease(threadId: string, holder: string, ttlMs: number, now: number): Promise<boolean> {
+    // One conditional UPSERT: atomic across processes without a transaction around a read.
+    return this.statements.acquireLease.run({ thread_id: threadId, holder, expires_at: now + ttlMs, now }).changes === 1;
+  }
+
+  async renewLease(threadId: string, holder: string, ttlMs: number, now: number): Promise<boolean> {
+    return this.statements.renewLease.run(now + ttlMs, threadId, holder).changes === 1;
+  }
+
+  async releaseLease(threadId: string, holder: string): Promise<void> {
+    this.statements.releaseLease.run(threadId, holder);
+  }
+
+  async addUsage(workspace: string, threadId: string | null, usage: UsageTotals, now: number): Promise<void> {
+    const params = {
+      workspace,
+      thread_id: threadId,
+      prompt_tokens: usage.promptTokens,
+      completion_tokens: usage.completionTokens,
+      cached_tokens: usage.cachedTokens,
+      total_tokens: usage.totalTokens,
+      cost_usd: usage.costUsd,
+      llm_calls: usage.llmCalls,
+      now,
+    };
+    this.db.transaction(() => {
+      if (threadId !== null) this.statements.addThreadUsage.run(params);
+      this.statements.addWorkspaceUsage.run(params);
+    }).immediate();
+  }
+
+  async getWorkspaceUsage(workspace: string): Promise<UsageTotals> {
+    const row = this.statements.selectWorkspaceUsage.get(workspace) as UsageRow | undefined;
+    return row ? toUsage(row) : { ...EMPTY_USAGE };
+  }
+
+  async reserveIdempotencyKey(scope: IdempotencyScope, ttlMs: number, now: number): Promise<IdempotencyReservation> {
+    return this.db.transaction((): IdempotencyReservation => {
+      this.statements.purgeIdempotencyKeys.run(now);
+      const row = this.statements.selectIdempotencyKey.get(scope.workspace, scope.userId, scope.key) as
+        | { state: 'in_progress' | 'completed'; response: string | null }
+        | undefined;
+      if (row?.state === 'completed') return { state: 'completed', response: JSON.parse(row.response ?? 'null') as unknown };
+      if (row) return { state: 'in_progress' };
+      this.statements.insertIdempotencyKey.run(scope.workspace, scope.userId, scope.key, now, now + ttlMs);
+      return { state: 'reserved' };
+    }).immediate();
+  }
+
+  async completeIdempotencyKey(scope: IdempotencyScope, response: unknown): Promise<void> {
+    this.statements.completeIdempotencyKey.run(JSON.stringify(response ?? null), scope.workspace, scope.userId, scope.key);
+  }
+
+  async releaseIdempotencyKey(scope: IdempotencyScope): Promise<void> {
+    this.statements.releaseIdempotencyKey.run(scope.workspace, scope.userId, scope.key);
+  }
+}
+
+function prepare(db: Database) {
+  const statement = (sql: string): Statement => db.prepare(sql);
+  return {
+    insertThread: statement(`INSERT INTO ai_threads (thread_id, workspace, user_id, graph_key, title, created_time, updated_time)
+      VALUES (@thread_id, @workspace, @user_id, @graph_key, @title, @created_time, @created_time)`),
+    selectThread: statement('SELECT * FROM ai_threads WHERE thread_id = ?'),
+    selectMessages: statement('SELECT message FROM ai_thread_messages WHERE thread_id = ? ORDER BY seq'),
+    selectHead: statement(`SELECT revision, ${USAGE_COLUMNS} FROM ai_threads WHERE thread_id = ?`),
+    selectSummaries: statement(`SELECT thread_id, graph_key, title, created_time, updated_time, visible_message_count,
+        pending_interrupt IS NOT NULL AS has_interrupt
+      FROM ai_threads WHERE workspace = ? AND user_id = ? AND graph_key = ?
+      ORDER BY updated_time DESC, thread_id DESC`),
+    deleteMessages: statement('DELETE FROM ai_thread_messages WHERE thread_id = ?'),
+    deleteOperations: statement('DELETE FROM ai_thread_operations WHERE thread_id = ?'),
+    deleteLease: statement('DELETE FROM ai_thread_leases WHERE thread_id = ?'),
+    deleteThread: statement('DELETE FROM ai_threads WHERE thread_id = ?'),
+    selectCommitState: statement('SELECT revision, message_count, updated_time FROM ai_threads WHERE thread_id = ?'),
+    selectOperation: statement('SELECT 1 FROM ai_thread_operations WHERE thread_id = ? AND operation_id = ?'),
+    updateRevision: statement(`UPDATE ai_threads SET
+        revision = revision + 1,
+        message_count = message_count + @appended,
+        visible_message_count = visible_message_count + @visible,
+        pending_interrupt = CASE WHEN @set_interrupt = 1 THEN @pending_interrupt ELSE pending_interrupt END,
+        title = COALESCE(@title, title),
+        updated_time = @now
+      WHERE thread_id = @thread_id AND revision = @expected`),
+    insertMessage: statement('INSERT INTO ai_thread_messages (thread_id, seq, role, message) VALUES (?, ?, ?, ?)'),
+    insertOperation: statement('INSERT INTO ai_thread_operations (thread_id, operation_id, revision, applied_time) VALUES (?, ?, ?, ?)'),
+    acquireLease: statement(`INSERT INTO ai_thread_leases (thread_id, holder, expires_at) VALUES (@thread_id, @holder, @expires_at)
+      ON CONFLICT (thread_id) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
+      WHERE ai_thread_leases.holder = excluded.holder OR ai_thread_leases.expires_at <= @now`),
+    renewLease: statement('UPDATE ai_thread_leases SET expires_at = ? WHERE thread_id = ? AND holder = ?'),
+    releaseLease: statement('DELETE FROM ai_thread_leases WHERE thread_id = ? AND holder = ?'),
+    addThreadUsage: statement(`UPDATE ai_threads SET
+        prompt_tokens = prompt_tokens + @prompt_tokens, completion_tokens = completion_tokens + @completion_tokens,
+        cached_tokens = cached_tokens + @cached_tokens, total_tokens = total_tokens + @total_tokens,
+        cost_usd = cost_usd + @cost_usd, llm_calls = llm_calls + @llm_calls
+      WHERE thread_id = @thread_id`),
+    addWorkspaceUsage: statement(`INSERT INTO ai_workspace_usage (workspace, ${USAGE_COLUMNS}, updated_time)
+      VALUES (@workspace, @prompt_tokens, @completion_tokens, @cached_tokens, @total_tokens, @cost_usd, @llm_calls, @now)
+      ON CONFLICT (workspace) DO UPDATE SET
+        prompt_tokens = prompt_tokens + excluded.prompt_tokens, completion_tokens = completion_tokens + excluded.completion_tokens,
+        cached_tokens = cached_tokens + excluded.cached_tokens, total_tokens = total_tokens + excluded.total_tokens,
+        cost_usd = cost_usd + excluded.cost_usd, llm_calls = llm_calls + excluded.llm_calls, updated_time = excluded.updated_time`),
+    selectWorkspaceUsage: statement(`SELECT ${USAGE_COLUMNS} FROM ai_workspace_usage WHERE workspace = ?`),
+    purgeIdempotencyKeys: statement('DELETE FROM ai_idempotency_keys WHERE expires_at <= ?'),
+    selectIdempotencyKey: statement('SELECT state, response FROM ai_idempotency_keys WHERE workspace = ? AND user_id = ? AND idem_key = ?'),
+    insertIdempotencyKey: statement(`INSERT INTO ai_idempotency_keys (workspace, user_id, idem_key, state, created_time, expires_at)
+      VALUES (?, ?, ?, 'in_progress', ?, ?)`),
+    completeIdempotencyKey: statement(`UPDATE ai_idempotency_keys SET state = 'completed', response = ?
+      WHERE workspace = ? AND user_id = ? AND idem_key = ? AND state = 'in_progress'`),
+    releaseIdempotencyKey: statement(`DELETE FROM ai_idempotency_keys
+      WHERE workspace = ? AND user_id = ? AND idem_key = ? AND state = 'in_progress'`),
+  };
+}
+
+function toRecord(row: ThreadRow, messages: ThreadMessage[]): ThreadRecord {
+  return {
+    threadId: row.thread_id,
+    workspace: row.workspace,
+    userId: row.user_id,
+    graphKey: row.graph_key,
+    title: row.title,
+    messages,
+    pendingInterrupt: row.pending_interrupt ? (JSON.parse(row.pending_interrupt) as PendingInterrupt) : null,
+    revision: row.revision,
+    usage: toUsage(row),
+    createdTime: row.created_time,
+    lastUpdatedTime: row.updated_time,
+  };
+}
+
+function toUsage(row: UsageRow): UsageTotals {
+  return {
+    promptTokens: row.prompt_tokens,
+    completionTokens: row.completion_tokens,
+    cachedTokens: row.cached_tokens,
+    totalTokens: row.total_tokens,
+    costUsd: row.cost_usd,
+    llmCalls: row.llm_calls,
+  };
+}

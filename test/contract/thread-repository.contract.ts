@@ -1,0 +1,380 @@
+import { randomUUID } from 'node:crypto';
+import { AppError } from '../../src/errors/app-error';
+import { generateThreadId } from '../../src/threads/sortable-id.generator';
+import { NewThread, ThreadRepository } from '../../src/threads/thread.repository';
+import { ThreadRevisionConflictError } from '../../src/threads/thread-revision-conflict.error';
+import { PendingInterrupt, ThreadMessage, UsageTotals } from '../../src/threads/thread.types';
+import {
+  assistantMessage,
+  ragContext,
+  systemPrompt,
+  toolCall,
+  toolResult,
+  userMessage,
+} from '../support/thread-messages';
+
+export interface ThreadRepositoryFixture {
+  repository: ThreadRepository;
+  /** Releases what create() opened (connections, temp files). */
+  close(): Promise<void>;
+}
+
+const HOUR = 3_600_000;
+
+/**
+ * The behaviour every ThreadRepository adapter must have (SQLite now, ArangoDB later). Store-agnostic:
+ * each test makes its own workspace, so adapters need no cleaning between tests.
+ */
+export function describeThreadRepositoryContract(name: string, create: () => Promise<ThreadRepositoryFixture>): void {
+  describe(`ThreadRepository contract: ${name}`, () => {
+    let fixture: ThreadRepositoryFixture;
+    let repository: ThreadRepository;
+    let workspace: string;
+
+    beforeEach(async () => {
+      fixture = await create();
+      repository = fixture.repository;
+      workspace = `ws-${randomUUID()}`;
+    });
+
+    afterEach(async () => {
+      await fixture.close();
+    });
+
+    function newThread(overrides: Partial<NewThread> = {}): NewThread {
+      return {
+        threadId: generateThreadId(),
+        workspace,
+        userId: 'alice',
+        graphKey: 'nba-workflow',
+        title: 'What does fetch-api do?',
+        createdTime: 1_700_000_000_000,
+        ...overrides,
+      };
+    }
+
+    const pending = (toolCallId: string): PendingInterrupt => ({
+      interrupt: {
+        kind: 'question',
+        toolCallId,
+        question: 'Which sheet?',
+        options: ['main', 'data-processing'],
+      },
+      toolName: 'propose_create_node',
+      remainingToolCalls: [toolCall('remaining-1', 'search_nodes', { query: 'html' })],
+      createdTime: 1_700_000_000_500,
+    });
+
+    const usage = (tokens: number, costUsd = 0.001): UsageTotals => ({
+      promptTokens: tokens,
+      completionTokens: tokens * 2,
+      cachedTokens: Math.floor(tokens / 2),
+      totalTokens: tokens * 3,
+      costUsd,
+      llmCalls: 1,
+    });
+
+    describe('threads', () => {
+      it('creates a thread at revision 0 and reads it back', async () => {
+        const thread = newThread();
+        const created = await repository.create(thread);
+        expect(created).toEqual({
+          ...thread,
+          messages: [],
+          pendingInterrupt: null,
+          revision: 0,
+          usage: { promptTokens: 0, completionTokens: 0, cachedTokens: 0, totalTokens: 0, costUsd: 0, llmCalls: 0 },
+          lastUpdatedTime: thread.createdTime,
+        });
+        expect(await repository.get(thread.threadId)).toEqual(created);
+        expect(await repository.getHead(thread.threadId)).toEqual({ revision: 0, usage: created.usage });
+      });
+
+      it('answers null for an unknown thread', async () => {
+        expect(await repository.get(generateThreadId())).toBeNull();
+        expect(await repository.getHead(generateThreadId())).toBeNull();
+      });
+
+      it('lists the threads of one owner and graph, newest first, with message counts and the interrupt flag', async () => {
+        const older = newThread({ title: 'older' });
+        const newer = newThread({ title: 'newer' });
+        await repository.create(older);
+        await repository.create(newer);
+        await repository.create(newThread({ userId: 'bob' }));
+        await repository.create(newThread({ graphKey: 'other-graph' }));
+        await repository.create(newThread({ workspace: `${workspace}-other` }));
+
+        await repository.commit(newer.threadId, {
+          operationId: randomUUID(),
+          expectedRevision: 0,
+          append: [systemPrompt(), ragContext('ctx'), userMessage('Q'), assistantMessage('A')],
+        });
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        await repository.commit(older.threadId, {
+          operationId: randomUUID(),
+          expectedRevision: 0,
+          append: [userMessage('Q'), assistantMessage(null, [toolCall('w1', 'propose_create_node')])],
+          pendingInterrupt: pending('w1'),
+        });
+
+        const summaries = await repository.list(workspace, 'alice', 'nba-workflow');
+        expect(summaries.map((summary) => summary.title)).toEqual(['older', 'newer']);
+        const [olderSummary, newerSummary] = summaries;
+        expect(olderSummary).toEqual({
+          threadId: older.threadId,
+          graphKey: 'nba-workflow',
+          title: 'older',
+          createdTime: older.createdTime,
+          lastUpdatedTime: expect.any(Number),
+          messageCount: 2,
+          pendingInterrupt: true,
+        });
+        expect(olderSummary.lastUpdatedTime).toBeGreaterThan(newerSummary.lastUpdatedTime);
+        // system prompt and RAG context are not counted: clients never see them
+        expect(newerSummary).toMatchObject({ threadId: newer.threadId, messageCount: 2, pendingInterrupt: false });
+        expect(await repository.list(workspace, 'carol', 'nba-workflow')).toEqual([]);
+      });
+
+      it('deletes a thread with its messages', async () => {
+        const thread = newThread();
+        await repository.create(thread);
+        await repository.commit(thread.threadId, { operationId: randomUUID(), expectedRevision: 0, append: [userMessage('Q')] });
+        expect(await repository.delete(thread.threadId)).toBe(true);
+        expect(await repository.get(thread.threadId)).toBeNull();
+        expect(await repository.list(workspace, 'alice', 'nba-workflow')).toEqual([]);
+        expect(await repository.delete(thread.threadId)).toBe(false);
+      });
+    });
+
+    describe('commits', () => {
+      it('appends each round in order and bumps the revision', async () => {
+        const thread = newThread();
+        await repository.create(thread);
+        const round1: ThreadMessage[] = [
+          systemPrompt('PROMPT'),
+          ragContext('CONTEXT'),
+          userMessage('Which nodes fetch data?'),
+          assistantMessage(null, [toolCall('c1', 'search_nodes', { query: 'fetch' }), toolCall('c2')]),
+          toolResult('c1', '[{"key":"fetch-api"}]'),
+          toolResult('c2', '{"key":"root"}'),
+        ];
+        const round2: ThreadMessage[] = [assistantMessage('fetch-api fetches the data.')];
+        const round3: ThreadMessage[] = [userMessage('Thanks'), assistantMessage('You are wel', undefined, true)];
+
+        const first = await repository.commit(thread.threadId, { operationId: randomUUID(), expectedRevision: 0, append: round1 });
+        expect(first).toEqual({ applied: true, revision: 1, lastUpdatedTime: expect.any(Number) });
+        await repository.commit(thread.threadId, { operationId: randomUUID(), expectedRevision: 1, append: round2 });
+        const third = await repository.commit(thread.threadId, { operationId: randomUUID(), expectedRevision: 2, append: round3 });
+
+        const stored = await repository.get(thread.threadId);
+        expect(stored?.revision).toBe(3);
+        expect(stored?.messages).toEqual([...round1, ...round2, ...round3]);
+        expect(stored?.lastUpdatedTime).toBe(third.lastUpdatedTime);
+      });
+
+      it('refuses a commit against a stale revision and changes nothing', async () => {
+        const thread = newThread();
+        await repository.create(thread);
+        await repository.commit(thread.threadId, { operationId: randomUUID(), expectedRevision: 0, append: [userMessage('Q1')] });
+        const before = await repository.get(thread.threadId);
+
+        const stale = repository.commit(thread.threadId, {
+          operationId: randomUUID(),
+          expectedRevision: 0,
+          append: [userMessage('Q from a stale writer')],
+          pendingInterrupt: pending('x'),
+          title: 'changed',
+        });
+        await expect(stale).rejects.toBeInstanceOf(ThreadRevisionConflictError);
+        await expect(stale).rejects.toMatchObject({ threadId: thread.threadId, expectedRevision: 0, actualRevision: 1 });
+        expect(await repository.get(thread.threadId)).toEqual(before);
+      });
+
+      it('treats a replayed operation id as already applied, even after later commits, and changes nothing', async () => {
+        const thread = newThread();
+        await repository.create(thread);
+        const operationId = randomUUID();
+        const commit = { operationId, expectedRevision: 0, append: [userMessage('Q'), assistantMessage('A')] };
+        await repository.commit(thread.threadId, commit);
+        const replay = await repository.commit(thread.threadId, commit);
+        expect(replay).toEqual({ applied: false, revision: 1, lastUpdatedTime: expect.any(Number) });
+
+        await repository.commit(thread.threadId, { operationId: randomUUID(), expectedRevision: 1, append: [userMessage('Q2')] });
+        const before = await repository.get(thread.threadId);
+        expect(await repository.commit(thread.threadId, commit)).toMatchObject({ applied: false, revision: 2 });
+        expect(await repository.get(thread.threadId)).toEqual(before);
+        expect(before?.messages).toHaveLength(3);
+      });
+
+      it('sets, keeps and clears the pending interrupt, and updates the title', async () => {
+        const thread = newThread();
+        await repository.create(thread);
+        const interrupt = pending('w1');
+        await repository.commit(thread.threadId, {
+          operationId: randomUUID(),
+          expectedRevision: 0,
+          append: [userMessage('Add a node'), assistantMessage(null, [toolCall('w1', 'propose_create_node')])],
+          pendingInterrupt: interrupt,
+          title: 'Add a node',
+        });
+        expect(await repository.get(thread.threadId)).toMatchObject({ pendingInterrupt: interrupt, title: 'Add a node' });
+
+        await repository.commit(thread.threadId, { operationId: randomUUID(), expectedRevision: 1, append: [] });
+        expect((await repository.get(thread.threadId))?.pendingInterrupt).toEqual(interrupt);
+
+        await repository.commit(thread.threadId, {
+          operationId: randomUUID(),
+          expectedRevision: 2,
+          append: [toolResult('w1', '{"status":"approved","message":"done"}')],
+          pendingInterrupt: null,
+        });
+        const stored = await repository.get(thread.threadId);
+        expect(stored).toMatchObject({ pendingInterrupt: null, title: 'Add a node', revision: 3 });
+        expect((await repository.list(workspace, 'alice', 'nba-workflow'))[0].pendingInterrupt).toBe(false);
+      });
+
+      it('refuses a commit to a thread that does not exist', async () => {
+        const commit = repository.commit(generateThreadId(), { operationId: randomUUID(), expectedRevision: 0, append: [userMessage('Q')] });
+        await expect(commit).rejects.toBeInstanceOf(AppError);
+        await expect(commit).rejects.toMatchObject({ code: 'not_found' });
+      });
+
+      it('lets exactly one of two concurrent commits on the same revision win', async () => {
+        const thread = newThread();
+        await repository.create(thread);
+        const outcomes = await Promise.allSettled(
+          ['first', 'second'].map((text) =>
+            repository.commit(thread.threadId, { operationId: randomUUID(), expectedRevision: 0, append: [userMessage(text)] }),
+          ),
+        );
+        expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1);
+        const rejected = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+        expect(rejected?.reason).toBeInstanceOf(ThreadRevisionConflictError);
+        expect((await repository.get(thread.threadId))?.messages).toHaveLength(1);
+      });
+    });
+
+    describe('leases', () => {
+      const now = 1_700_000_000_000;
+
+      it('is exclusive while held and free again after release', async () => {
+        const threadId = generateThreadId();
+        expect(await repository.acquireLease(threadId, 'run-a', 60_000, now)).toBe(true);
+        expect(await repository.acquireLease(threadId, 'run-b', 60_000, now + 1)).toBe(false);
+        await repository.releaseLease(threadId, 'run-b'); // not the holder: no effect
+        expect(await repository.acquireLease(threadId, 'run-b', 60_000, now + 2)).toBe(false);
+        await repository.releaseLease(threadId, 'run-a');
+        expect(await repository.acquireLease(threadId, 'run-b', 60_000, now + 3)).toBe(true);
+      });
+
+      it('lets the same holder acquire again (a retried acquire)', async () => {
+        const threadId = generateThreadId();
+        expect(await repository.acquireLease(threadId, 'run-a', 60_000, now)).toBe(true);
+        expect(await repository.acquireLease(threadId, 'run-a', 60_000, now + 10)).toBe(true);
+        expect(await repository.acquireLease(threadId, 'run-b', 60_000, now + 60_005)).toBe(false);
+      });
+
+      it('can be taken over once expired', async () => {
+        const threadId = generateThreadId();
+        expect(await repository.acquireLease(threadId, 'run-a', 1_000, now)).toBe(true);
+        expect(await repository.acquireLease(threadId, 'run-b', 1_000, now + 999)).toBe(false);
+        expect(await repository.acquireLease(threadId, 'run-b', 1_000, now + 1_000)).toBe(true);
+        expect(await repository.renewLease(threadId, 'run-a', 1_000, now + 1_001)).toBe(false);
+      });
+
+      it('is extended by a renewal from its holder only', async () => {
+        const threadId = generateThreadId();
+        await repository.acquireLease(threadId, 'run-a', 1_000, now);
+        expect(await repository.renewLease(threadId, 'run-a', 1_000, now + 900)).toBe(true);
+        expect(await repository.renewLease(threadId, 'run-b', 1_000, now + 900)).toBe(false);
+        expect(await repository.acquireLease(threadId, 'run-b', 1_000, now + 1_500)).toBe(false);
+        expect(await repository.acquireLease(threadId, 'run-b', 1_000, now + 1_900)).toBe(true);
+      });
+
+      it('is held per thread', async () => {
+        expect(await repository.acquireLease(generateThreadId(), 'run-a', 60_000, now)).toBe(true);
+        expect(await repository.acquireLease(generateThreadId(), 'run-b', 60_000, now)).toBe(true);
+      });
+
+      it('gives a concurrently requested lease to exactly one holder', async () => {
+        const threadId = generateThreadId();
+        const results = await Promise.all(
+          Array.from({ length: 8 }, (_, index) => repository.acquireLease(threadId, `run-${index}`, 60_000, now)),
+        );
+        expect(results.filter(Boolean)).toHaveLength(1);
+      });
+    });
+
+    describe('usage', () => {
+      it('accumulates per thread and per workspace', async () => {
+        const thread = newThread();
+        await repository.create(thread);
+        await repository.addUsage(workspace, thread.threadId, usage(100, 0.01), 1);
+        await repository.addUsage(workspace, thread.threadId, usage(10, 0.002), 2);
+        await repository.addUsage(workspace, null, usage(1, 0.0005), 3); // usage outside any thread
+
+        const expectedThread = { promptTokens: 110, completionTokens: 220, cachedTokens: 55, totalTokens: 330, llmCalls: 2 };
+        const stored = await repository.get(thread.threadId);
+        expect(stored?.usage).toMatchObject(expectedThread);
+        expect(stored?.usage.costUsd).toBeCloseTo(0.012, 9);
+        expect((await repository.getHead(thread.threadId))?.usage).toEqual(stored?.usage);
+        expect(stored?.revision).toBe(0); // usage does not move the revision a run commits against
+
+        const totals = await repository.getWorkspaceUsage(workspace);
+        expect(totals).toMatchObject({ promptTokens: 111, completionTokens: 222, cachedTokens: 55, totalTokens: 333, llmCalls: 3 });
+        expect(totals.costUsd).toBeCloseTo(0.0125, 9);
+        expect(await repository.getWorkspaceUsage(`${workspace}-other`)).toEqual({
+          promptTokens: 0, completionTokens: 0, cachedTokens: 0, totalTokens: 0, costUsd: 0, llmCalls: 0,
+        });
+      });
+
+      it('keeps the workspace usage of a thread that is gone', async () => {
+        await repository.addUsage(workspace, generateThreadId(), usage(7), 1);
+        expect((await repository.getWorkspaceUsage(workspace)).promptTokens).toBe(7);
+      });
+    });
+
+    describe('idempotency keys', () => {
+      const now = 1_700_000_000_000;
+      const scope = (key: string, userId = 'alice') => ({ workspace, userId, key });
+
+      it('reserves a key once, then reports it in progress, then returns the completed answer', async () => {
+        expect(await repository.reserveIdempotencyKey(scope('k1'), 24 * HOUR, now)).toEqual({ state: 'reserved' });
+        expect(await repository.reserveIdempotencyKey(scope('k1'), 24 * HOUR, now + 1)).toEqual({ state: 'in_progress' });
+        const answer = { threadId: 'ai_x', type: 'message', message: 'Hello', toolCalls: [], usage: { totalTokens: 3 } };
+        await repository.completeIdempotencyKey(scope('k1'), answer);
+        expect(await repository.reserveIdempotencyKey(scope('k1'), 24 * HOUR, now + 2)).toEqual({ state: 'completed', response: answer });
+      });
+
+      it('scopes keys by workspace and user', async () => {
+        expect(await repository.reserveIdempotencyKey(scope('k1'), HOUR, now)).toEqual({ state: 'reserved' });
+        expect(await repository.reserveIdempotencyKey(scope('k1', 'bob'), HOUR, now)).toEqual({ state: 'reserved' });
+        expect(
+          await repository.reserveIdempotencyKey({ workspace: `${workspace}-other`, userId: 'alice', key: 'k1' }, HOUR, now),
+        ).toEqual({ state: 'reserved' });
+      });
+
+      it('forgets a key after its time to live', async () => {
+        await repository.reserveIdempotencyKey(scope('k1'), HOUR, now);
+        await repository.completeIdempotencyKey(scope('k1'), { first: true });
+        expect((await repository.reserveIdempotencyKey(scope('k1'), HOUR, now + HOUR - 1)).state).toBe('completed');
+        expect(await repository.reserveIdempotencyKey(scope('k1'), HOUR, now + HOUR)).toEqual({ state: 'reserved' });
+      });
+
+      it('frees a reservation that is released (failed run) but never a completed answer', async () => {
+        await repository.reserveIdempotencyKey(scope('k1'), HOUR, now);
+        await repository.releaseIdempotencyKey(scope('k1'));
+        expect(await repository.reserveIdempotencyKey(scope('k1'), HOUR, now)).toEqual({ state: 'reserved' });
+        await repository.completeIdempotencyKey(scope('k1'), 'answer');
+        await repository.releaseIdempotencyKey(scope('k1'));
+        expect(await repository.reserveIdempotencyKey(scope('k1'), HOUR, now)).toEqual({ state: 'completed', response: 'answer' });
+      });
+
+      it('gives a concurrently reserved key to exactly one request', async () => {
+        const results = await Promise.all(Array.from({ length: 6 }, () => repository.reserveIdempotencyKey(scope('race'), HOUR, now)));
+        expect(results.filter((result) => result.state === 'reserved')).toHaveLength(1);
+        expect(results.filter((result) => result.state === 'in_progress')).toHaveLength(5);
+      });
+    });
+  });
+}
