@@ -1,0 +1,77 @@
+import type { ThreadMessage } from './thread.types';
+import { ThreadCommitValidationError } from './thread-commit-validation.error';
+
+const ROLES: ReadonlySet<string> = new Set(['system', 'user', 'assistant', 'tool']);
+
+/**
+ * Checks the messages of a commit against the stored conversation (seed 003 §IV, strict tool
+ * messages), so the store only ever holds a well-formed history:
+ *   - every message has a unique non-empty id, a known role and a timestamp;
+ *   - a new system message says what it is (`kind`: system prompt or RAG context);
+ *   - an assistant's tool calls have unique non-empty ids and a function name;
+ *   - a tool message answers a call of the assistant message its run of tool messages follows,
+ *     once (a result arriving after another message would be lost to the model).
+ * A call may still lack its result (an interrupt waiting, a crash): history building covers that.
+ * Throws ThreadCommitValidationError; returns nothing.
+ */
+export function validateThreadCommit(threadId: string, stored: readonly ThreadMessage[], append: readonly ThreadMessage[]): void {
+  const fail = (problem: string): never => {
+    throw new ThreadCommitValidationError(threadId, problem);
+  };
+  const ids = new Set(stored.map((message) => message.id));
+  let run = openToolRun(stored);
+
+  for (const message of append) {
+    if (typeof message.id !== 'string' || message.id.length === 0) fail('a message has no id');
+    if (ids.has(message.id)) fail(`message id ${message.id} is already used`);
+    ids.add(message.id);
+    if (!ROLES.has(message.role)) fail(`message ${message.id} has an unknown role`);
+    if (!Number.isFinite(message.createdTime)) fail(`message ${message.id} has no createdTime`);
+
+    switch (message.role) {
+      case 'system':
+        if (message.kind !== 'system_prompt' && message.kind !== 'rag_context') fail(`system message ${message.id} has no kind`);
+        run = null;
+        break;
+      case 'user':
+        run = null;
+        break;
+      case 'assistant': {
+        const callIds = (message.toolCalls ?? []).map((call) => call.id);
+        if (callIds.some((id) => typeof id !== 'string' || id.length === 0)) fail(`assistant message ${message.id} has a tool call without id`);
+        if (new Set(callIds).size !== callIds.length) fail(`assistant message ${message.id} repeats a tool-call id`);
+        if ((message.toolCalls ?? []).some((call) => !call.function?.name)) fail(`assistant message ${message.id} has a tool call without name`);
+        run = callIds.length > 0 ? { callIds: new Set(callIds), answered: new Set() } : null;
+        break;
+      }
+      case 'tool': {
+        const callId = message.toolCallId;
+        if (!callId) fail(`tool message ${message.id} has no toolCallId`);
+        if (!run || !run.callIds.has(callId as string)) fail(`tool message ${message.id} answers no call of the assistant message before it`);
+        if (run?.answered.has(callId as string)) fail(`tool call ${callId} already has a result`);
+        run?.answered.add(callId as string);
+        break;
+      }
+    }
+  }
+}
+
+interface ToolRun {
+  callIds: Set<string>;
+  answered: Set<string>;
+}
+
+/** The tool calls still open at the end of the stored conversation: its last assistant message's, if only tool messages follow it. */
+function openToolRun(stored: readonly ThreadMessage[]): ToolRun | null {
+  const answered = new Set<string>();
+  for (let index = stored.length - 1; index >= 0; index -= 1) {
+    const message = stored[index];
+    if (message.role === 'tool') {
+      if (message.toolCallId) answered.add(message.toolCallId);
+      continue;
+    }
+    if (message.role !== 'assistant' || !message.toolCalls?.length) return null;
+    return { callIds: new Set(message.toolCalls.map((call) => call.id)), answered };
+  }
+  return null;
+}

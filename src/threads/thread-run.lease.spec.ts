@@ -1,0 +1,59 @@
+import { ThreadStoreFixture } from '../../test/support/thread-store-fixture';
+import { AppError } from '../errors/app-error';
+import { ThreadRunLease } from './thread-run.lease';
+
+describe(ThreadRunLease.name, () => {
+  let fixture: ThreadStoreFixture;
+
+  beforeEach(() => {
+    fixture = new ThreadStoreFixture();
+  });
+
+  afterEach(async () => {
+    await fixture.close();
+  });
+
+  it('aborts its signal with thread_busy when another run took the expired lease over', async () => {
+    const { repository } = fixture.instance();
+    let now = 1_000_000;
+    expect(await repository.acquireLease('ai_t', 'run-a', 1_000, now)).toBe(true);
+    const lease = new ThreadRunLease(repository, 'ai_t', 'run-a', 1_000, undefined, () => now);
+    now += 500;
+    expect(await lease.renew()).toBe(true);
+    now += 1_000;
+    expect(await repository.acquireLease('ai_t', 'run-b', 1_000, now)).toBe(true);
+    expect(await lease.renew()).toBe(false);
+    expect(lease.lost).toBe(true);
+    expect(lease.signal.reason).toBeInstanceOf(AppError);
+    expect(lease.signal.reason).toMatchObject({ code: 'thread_busy' });
+    await lease.release();
+    expect(await repository.acquireLease('ai_t', 'run-c', 1_000, now)).toBe(false); // release never frees another holder's lease
+  });
+
+  it('survives a store error until the lease would have expired', async () => {
+    const { repository } = fixture.instance();
+    let now = 0;
+    const lease = new ThreadRunLease(repository, 'ai_t', 'run-a', 1_000, undefined, () => now);
+    const renew = jest.spyOn(repository, 'renewLease').mockRejectedValue(new Error('database is locked'));
+    now = 500;
+    expect(await lease.renew()).toBe(false);
+    expect(lease.lost).toBe(false);
+    now = 1_000;
+    await lease.renew();
+    expect(lease.lost).toBe(true);
+    renew.mockRestore();
+  });
+
+  it('releases once and reports its end', async () => {
+    const { repository } = fixture.instance();
+    const ended = jest.fn();
+    await repository.acquireLease('ai_t', 'run-a', 1_000, Date.now());
+    const lease = new ThreadRunLease(repository, 'ai_t', 'run-a', 1_000, ended);
+    lease.start();
+    await lease.release();
+    await lease.release();
+    expect(ended).toHaveBeenCalledTimes(1);
+    expect(await lease.renew()).toBe(false);
+    expect(await repository.acquireLease('ai_t', 'run-b', 1_000, Date.now())).toBe(true);
+  });
+});

@@ -1,0 +1,88 @@
+import { AppError } from '../errors/app-error';
+import { Logger } from '../observability/logger';
+import type { ThreadRepository } from './thread.repository';
+
+const logger = new Logger('threads');
+
+/**
+ * The right to run on one thread (one run per thread at a time, on any instance), held from
+ * ThreadStore.acquireRun until release(). Renewed every third of its time to live while held, so a
+ * long run keeps it and a crashed process loses it after at most `ttlMs`.
+ *
+ * `signal` aborts when the lease is lost (someone took it over after it expired, or the thread was
+ * deleted): the run should stop, since its next commit would conflict anyway.
+ */
+export class ThreadRunLease {
+  private readonly controller = new AbortController();
+  private timer: NodeJS.Timeout | null = null;
+  private released = false;
+  private lastRenewedAt: number;
+
+  constructor(
+    private readonly repository: ThreadRepository,
+    readonly threadId: string,
+    readonly holder: string,
+    private readonly ttlMs: number,
+    private readonly onEnd: (lease: ThreadRunLease) => void = () => undefined,
+    private readonly clock: () => number = Date.now,
+  ) {
+    this.lastRenewedAt = clock();
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  get lost(): boolean {
+    return this.controller.signal.aborted;
+  }
+
+  /** Starts the periodic renewal (called by ThreadStore once the lease is acquired). */
+  start(): void {
+    if (this.timer || this.released) return;
+    this.timer = setInterval(() => void this.renew(), Math.max(1, Math.floor(this.ttlMs / 3)));
+    this.timer.unref(); // never keeps the process alive on its own
+  }
+
+  /** Renews now; false when the lease is lost. Called by the timer; exposed for tests. */
+  async renew(): Promise<boolean> {
+    if (this.released || this.lost) return false;
+    const now = this.clock();
+    try {
+      if (await this.repository.renewLease(this.threadId, this.holder, this.ttlMs, now)) {
+        this.lastRenewedAt = now;
+        return true;
+      }
+      this.lose('taken_over');
+    } catch (error) {
+      // A store hiccup: keep trying on the next tick until the lease would have expired anyway.
+      logger.warn('thread_lease_renew_failed', { threadId: this.threadId, error: (error as Error).message });
+      if (now - this.lastRenewedAt >= this.ttlMs) this.lose('expired');
+    }
+    return false;
+  }
+
+  /** Ends the run's hold on the thread. Idempotent; never throws (a failed release just expires). */
+  async release(): Promise<void> {
+    if (this.released) return;
+    this.released = true;
+    this.stopTimer();
+    this.onEnd(this);
+    try {
+      await this.repository.releaseLease(this.threadId, this.holder);
+    } catch (error) {
+      logger.warn('thread_lease_release_failed', { threadId: this.threadId, error: (error as Error).message });
+    }
+  }
+
+  private lose(reason: 'taken_over' | 'expired'): void {
+    this.stopTimer();
+    logger.warn('thread_lease_lost', { threadId: this.threadId, reason });
+    this.controller.abort(new AppError('thread_busy', 'This request lost its hold on the thread', { threadId: this.threadId }));
+  }
+
+  private stopTimer(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+}

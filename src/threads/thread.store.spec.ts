@@ -1,0 +1,278 @@
+import { randomUUID } from 'node:crypto';
+import { ThreadStoreFixture } from '../../test/support/thread-store-fixture';
+import { assistantMessage, ragContext, systemPrompt, toolCall, toolResult, userMessage } from '../../test/support/thread-messages';
+import type { Principal } from '../auth/principal';
+import { AppError } from '../errors/app-error';
+import { ThreadCommitValidationError } from './thread-commit-validation.error';
+import { IDEMPOTENCY_TTL_MS, ThreadStore } from './thread.store';
+import { PendingInterrupt } from './thread.types';
+
+const alice: Principal = { userId: 'alice', workspace: 'acme', role: 'editor' };
+
+async function rejection(promise: Promise<unknown>): Promise<AppError> {
+  return promise.then(
+    () => {
+      throw new Error('expected a rejection');
+    },
+    (error: AppError) => error,
+  );
+}
+
+function expectAppError(code: string) {
+  return expect.objectContaining({ code, name: 'AppError' });
+}
+
+describe(ThreadStore.name, () => {
+  let fixture: ThreadStoreFixture;
+
+  beforeEach(() => {
+    fixture = new ThreadStoreFixture({ THREAD_CACHE_SIZE: '3', THREAD_LEASE_MS: '1000' });
+  });
+
+  afterEach(async () => {
+    await fixture.close();
+  });
+
+  describe('ownership', () => {
+    it('loads a thread for its owner and answers not_found to everyone else, the same way as for no thread', async () => {
+      const { store } = fixture.instance();
+      const thread = await store.create(alice, 'nba-workflow', 'First question');
+      expect(thread.threadId).toMatch(/^ai_/);
+      expect(await store.load(alice, thread.threadId)).toMatchObject({ threadId: thread.threadId, title: 'First question', revision: 0 });
+      expect(await store.load({ ...alice, role: 'viewer' }, thread.threadId, 'nba-workflow')).toBeDefined();
+
+      const strangers: Array<[Principal, string | undefined]> = [
+        [{ ...alice, userId: 'bob' }, undefined],
+        [{ ...alice, workspace: 'other', role: 'admin' }, undefined],
+        [alice, 'another-graph'],
+      ];
+      for (const [principal, graphKey] of strangers) {
+        await expect(store.load(principal, thread.threadId, graphKey)).rejects.toEqual(expectAppError('not_found'));
+      }
+      const [a, b, c] = await Promise.all([
+        rejection(store.load(alice, 'ai_0000000000000000000000000')),
+        rejection(store.load(alice, '../etc/passwd')),
+        rejection(store.load({ ...alice, userId: 'bob' }, thread.threadId)),
+      ]);
+      expect([a, b, c].map((error) => [error.statusCode, error.message])).toEqual([
+        [404, 'Thread not found'],
+        [404, 'Thread not found'],
+        [404, 'Thread not found'],
+      ]);
+    });
+
+    it('lists and deletes only the principal threads', async () => {
+      const { store } = fixture.instance();
+      const mine = await store.create(alice, 'g', 'mine');
+      await store.create({ ...alice, userId: 'bob' }, 'g', 'bob');
+      expect((await store.list(alice, 'g')).map((summary) => summary.threadId)).toEqual([mine.threadId]);
+      await expect(store.delete({ ...alice, userId: 'bob' }, mine.threadId)).rejects.toEqual(expectAppError('not_found'));
+      await store.delete(alice, mine.threadId);
+      await expect(store.load(alice, mine.threadId)).rejects.toEqual(expectAppError('not_found'));
+      expect(await store.list(alice, 'g')).toEqual([]);
+    });
+  });
+
+  describe('commits and the cache', () => {
+    it('appends rounds, returns frozen records and serves later loads from the cache after a revision check', async () => {
+      const { store, repository } = fixture.instance();
+      let thread = await store.create(alice, 'g', 't');
+      const round = [systemPrompt(), ragContext('ctx'), userMessage('Q'), assistantMessage(null, [toolCall('c1')]), toolResult('c1', 'r')];
+      thread = await store.commit(thread, { append: round });
+      thread = await store.commit(thread, { append: [assistantMessage('A')] });
+      expect(thread.revision).toBe(2);
+      expect(thread.messages).toHaveLength(6);
+      expect(Object.isFrozen(thread)).toBe(true);
+      expect(Object.isFrozen(thread.messages)).toBe(true);
+
+      const get = jest.spyOn(repository, 'get');
+      const loaded = await store.load(alice, thread.threadId);
+      expect(loaded).toBe(thread);
+      expect(get).not.toHaveBeenCalled();
+    });
+
+    it('refuses a malformed round before writing anything', async () => {
+      const { store } = fixture.instance();
+      const thread = await store.create(alice, 'g', 't');
+      await expect(store.commit(thread, { append: [userMessage('Q'), toolResult('nope', 'r')] })).rejects.toBeInstanceOf(
+        ThreadCommitValidationError,
+      );
+      expect((await store.load(alice, thread.threadId)).revision).toBe(0);
+    });
+
+    it('turns a commit from a stale record into thread_busy, writes nothing, and reloads fresh afterwards', async () => {
+      const { store } = fixture.instance();
+      const thread = await store.create(alice, 'g', 't');
+      const current = await store.commit(thread, { append: [userMessage('Q1')] });
+      const stale = store.commit(thread, { append: [userMessage('Q from the past')] });
+      await expect(stale).rejects.toEqual(expectAppError('thread_busy'));
+      await expect(stale).rejects.toMatchObject({ statusCode: 409, retryable: true });
+      const reloaded = await store.load(alice, thread.threadId);
+      expect(reloaded.messages.map((message) => message.content)).toEqual(['Q1']);
+      expect(reloaded).toEqual(current);
+    });
+
+    it('applies a replayed operation once and answers with the stored record', async () => {
+      const { store } = fixture.instance();
+      const thread = await store.create(alice, 'g', 't');
+      const round = { operationId: randomUUID(), append: [userMessage('Q'), assistantMessage('A')] };
+      const first = await store.commit(thread, round);
+      const replay = await store.commit(thread, round);
+      expect(replay.revision).toBe(1);
+      expect(replay.messages).toHaveLength(2);
+      expect(replay).toEqual(first);
+    });
+
+    it('keeps, sets and clears the pending interrupt and the title', async () => {
+      const { store } = fixture.instance();
+      let thread = await store.create(alice, 'g', 't');
+      const pending: PendingInterrupt = {
+        interrupt: { kind: 'question', toolCallId: 'w1', question: 'Which sheet?' },
+        toolName: 'propose_create_node',
+        remainingToolCalls: [],
+        createdTime: 1,
+      };
+      thread = await store.commit(thread, {
+        append: [userMessage('Q'), assistantMessage(null, [toolCall('w1', 'propose_create_node')])],
+        pendingInterrupt: pending,
+        title: 'Renamed',
+      });
+      expect(thread).toMatchObject({ pendingInterrupt: pending, title: 'Renamed' });
+      thread = await store.commit(thread, { append: [] });
+      expect(thread.pendingInterrupt).toEqual(pending);
+      thread = await store.commit(thread, { append: [toolResult('w1', '{"status":"rejected"}')], pendingInterrupt: null });
+      expect(thread.pendingInterrupt).toBeNull();
+      expect(await fixture.instance().store.load(alice, thread.threadId)).toEqual(thread);
+    });
+
+    it('keeps at most THREAD_CACHE_SIZE records', async () => {
+      const { store, repository } = fixture.instance();
+      const threads = [];
+      for (let index = 0; index < 4; index += 1) threads.push(await store.create(alice, 'g', `t${index}`));
+      const get = jest.spyOn(repository, 'get');
+      await store.load(alice, threads[3].threadId);
+      expect(get).not.toHaveBeenCalled();
+      await store.load(alice, threads[0].threadId); // evicted by the fourth
+      expect(get).toHaveBeenCalledTimes(1);
+    });
+  });
+
+  describe('roaming between instances on one store', () => {
+    it('continues a thread written by another instance with its fresh content', async () => {
+      const a = fixture.instance().store;
+      const b = fixture.instance().store;
+      let onA = await a.create(alice, 'g', 't');
+      onA = await a.commit(onA, { append: [userMessage('Q1'), assistantMessage('A1')] });
+
+      let onB = await b.load(alice, onA.threadId);
+      expect(onB.messages.map((message) => message.content)).toEqual(['Q1', 'A1']);
+      onB = await b.commit(onB, { append: [userMessage('Q2'), assistantMessage('A2')] });
+
+      const again = await a.load(alice, onA.threadId);
+      expect(again.messages.map((message) => message.content)).toEqual(['Q1', 'A1', 'Q2', 'A2']);
+      expect(again.revision).toBe(onB.revision);
+      await expect(a.commit(onA, { append: [userMessage('stale')] })).rejects.toEqual(expectAppError('thread_busy'));
+    });
+
+    it('sees usage recorded by another instance without reloading the messages', async () => {
+      const a = fixture.instance();
+      const b = fixture.instance().store;
+      const thread = await a.store.create(alice, 'g', 't');
+      await b.addUsage(alice.workspace, thread.threadId, {
+        promptTokens: 10, completionTokens: 5, cachedTokens: 0, totalTokens: 15, costUsd: 0.01, llmCalls: 1,
+      });
+      const get = jest.spyOn(a.repository, 'get');
+      const loaded = await a.store.load(alice, thread.threadId);
+      expect(loaded.usage).toMatchObject({ totalTokens: 15, llmCalls: 1 });
+      expect(get).not.toHaveBeenCalled();
+      expect(await a.store.getWorkspaceUsage(alice.workspace)).toMatchObject({ totalTokens: 15 });
+    });
+
+    it('forgets a thread deleted by another instance', async () => {
+      const a = fixture.instance().store;
+      const b = fixture.instance().store;
+      const thread = await a.create(alice, 'g', 't');
+      await b.delete(alice, thread.threadId);
+      await expect(a.load(alice, thread.threadId)).rejects.toEqual(expectAppError('not_found'));
+      await expect(a.commit(thread, { append: [userMessage('Q')] })).rejects.toEqual(expectAppError('not_found'));
+    });
+  });
+
+  describe('runs', () => {
+    it('lets one run at a time hold a thread, across instances, and answers thread_busy (409, retryable) to the others', async () => {
+      const a = fixture.instance().store;
+      const b = fixture.instance().store;
+      const thread = await a.create(alice, 'g', 't');
+      const lease = await a.acquireRun(thread.threadId);
+      await expect(a.acquireRun(thread.threadId)).rejects.toMatchObject({ code: 'thread_busy', statusCode: 409, retryable: true });
+      await expect(b.acquireRun(thread.threadId)).rejects.toMatchObject({ code: 'thread_busy' });
+      await lease.release();
+      await lease.release(); // idempotent
+      const next = await b.acquireRun(thread.threadId);
+      expect(next.lost).toBe(false);
+      await next.release();
+    });
+
+    it('keeps a long run holding its thread beyond the lease time to live', async () => {
+      const a = fixture.instance().store;
+      const b = fixture.instance().store;
+      const thread = await a.create(alice, 'g', 't');
+      const lease = await a.acquireRun(thread.threadId);
+      await new Promise((resolve) => setTimeout(resolve, 1_600)); // THREAD_LEASE_MS is 1000
+      await expect(b.acquireRun(thread.threadId)).rejects.toMatchObject({ code: 'thread_busy' });
+      expect(lease.lost).toBe(false);
+      await lease.release();
+    });
+
+    it('beginRun checks ownership before the lease, so a stranger never learns the thread is busy', async () => {
+      const { store } = fixture.instance();
+      const thread = await store.create(alice, 'g', 't');
+      const { thread: loaded, lease } = await store.beginRun(alice, thread.threadId, 'g');
+      expect(loaded.threadId).toBe(thread.threadId);
+      await expect(store.beginRun({ ...alice, userId: 'mallory' }, thread.threadId)).rejects.toEqual(expectAppError('not_found'));
+      await expect(store.beginRun(alice, thread.threadId)).rejects.toEqual(expectAppError('thread_busy'));
+      await lease.release();
+    });
+
+    it('beginRun returns the revision stored once the lease is held', async () => {
+      const a = fixture.instance().store;
+      const b = fixture.instance().store;
+      const thread = await a.create(alice, 'g', 't');
+      await a.load(alice, thread.threadId);
+      await b.commit(await b.load(alice, thread.threadId), { append: [userMessage('from b')] });
+      const { thread: loaded, lease } = await a.beginRun(alice, thread.threadId);
+      expect(loaded.revision).toBe(1);
+      await lease.release();
+    });
+
+    it('releases the leases of unfinished runs at shutdown', async () => {
+      const a = fixture.instance().store;
+      const b = fixture.instance().store;
+      const thread = await a.create(alice, 'g', 't');
+      await a.acquireRun(thread.threadId);
+      await a.beforeApplicationShutdown();
+      const lease = await b.acquireRun(thread.threadId);
+      await lease.release();
+    });
+  });
+
+  describe('idempotency keys', () => {
+    it('reserves a key per principal, then returns the completed answer', async () => {
+      const { store } = fixture.instance();
+      expect(await store.reserveIdempotencyKey(alice, 'key-1')).toEqual({ state: 'reserved' });
+      expect(await store.reserveIdempotencyKey(alice, 'key-1')).toEqual({ state: 'in_progress' });
+      expect(await store.reserveIdempotencyKey({ ...alice, userId: 'bob' }, 'key-1')).toEqual({ state: 'reserved' });
+      await store.completeIdempotencyKey(alice, 'key-1', { message: 'first answer' });
+      expect(await store.reserveIdempotencyKey(alice, 'key-1')).toEqual({ state: 'completed', response: { message: 'first answer' } });
+      await store.releaseIdempotencyKey({ ...alice, userId: 'bob' }, 'key-1');
+      expect(await store.reserveIdempotencyKey({ ...alice, userId: 'bob' }, 'key-1')).toEqual({ state: 'reserved' });
+      expect(IDEMPOTENCY_TTL_MS).toBe(86_400_000);
+    });
+
+    it('refuses an empty or oversized key', async () => {
+      const { store } = fixture.instance();
+      await expect(store.reserveIdempotencyKey(alice, '')).rejects.toEqual(expectAppError('bad_request'));
+      await expect(store.reserveIdempotencyKey(alice, 'k'.repeat(256))).rejects.toEqual(expectAppError('bad_request'));
+    });
+  });
+});

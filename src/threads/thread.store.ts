@@ -1,0 +1,268 @@
+import { BeforeApplicationShutdown, Inject, Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import type { Principal } from '../auth/principal';
+import { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/app-config.token';
+import { AppError } from '../errors/app-error';
+import { Logger } from '../observability/logger';
+import { generateSortableId, generateThreadId, isThreadIdShape } from './sortable-id.generator';
+import { validateThreadCommit } from './thread-commit.validator';
+import { ThreadRecordCache } from './thread-record.cache';
+import { THREAD_REPOSITORY } from './thread-repository.token';
+import { ThreadRevisionConflictError } from './thread-revision-conflict.error';
+import { ThreadRunLease } from './thread-run.lease';
+import type { IdempotencyReservation, IdempotencyScope, ThreadRepository } from './thread.repository';
+import type { PendingInterrupt, ThreadMessage, ThreadRecord, ThreadSummary, UsageTotals } from './thread.types';
+
+/** PROTOCOL.md §3: the same Idempotency-Key from the same principal within 24 h returns the first answer. */
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+const IDEMPOTENCY_KEY_MAX_CHARS = 255;
+
+const logger = new Logger('threads');
+
+/** One atomic write of a run: a round's messages and/or the interrupt state (see ThreadStore.commit). */
+export interface ThreadRoundCommit {
+  /**
+   * Idempotency of the write (seed 003): committing again with the same id changes nothing. Give the
+   * same id when retrying a commit whose outcome is unknown; omitted, a fresh one is used.
+   */
+  operationId?: string;
+  append: ThreadMessage[];
+  /** undefined leaves it as is; null clears it. */
+  pendingInterrupt?: PendingInterrupt | null;
+  title?: string;
+}
+
+/**
+ * The only door to threads for the agent and the transports: ownership (anyone but the owner gets
+ * not_found, never forbidden), a bounded cache in front of the shared store (roaming: a thread
+ * written by another instance is reloaded here with fresh content), atomic idempotent commits,
+ * run leases (one run per thread across instances), usage and Idempotency-Key records.
+ *
+ * Records returned are frozen (record and messages array): build a new array to change anything,
+ * and write through commit().
+ */
+@Injectable()
+export class ThreadStore implements BeforeApplicationShutdown {
+  private readonly cache: ThreadRecordCache;
+  private readonly leaseTtlMs: number;
+  /** Identifies this process in lease holders (`<instance>:<run>`), which helps when reading the table. */
+  private readonly instanceId = generateSortableId('i');
+  private readonly activeLeases = new Set<ThreadRunLease>();
+
+  constructor(
+    @Inject(THREAD_REPOSITORY) private readonly repository: ThreadRepository,
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.cache = new ThreadRecordCache(config.agent.threadCacheSize);
+    this.leaseTtlMs = config.agent.threadLeaseMs;
+  }
+
+  /** A new, empty thread owned by the principal. `title`: see deriveThreadTitle. */
+  async create(principal: Principal, graphKey: string, title: string): Promise<ThreadRecord> {
+    const now = Date.now();
+    const record = await this.repository.create({
+      threadId: generateThreadId(now),
+      workspace: principal.workspace,
+      userId: principal.userId,
+      graphKey,
+      title,
+      createdTime: now,
+    });
+    const frozen = freezeRecord(record);
+    this.cache.set(frozen);
+    logger.info('thread_created', { threadId: record.threadId, workspace: principal.workspace, graphKey });
+    return frozen;
+  }
+
+  /**
+   * The thread, fresh: a cached record is reused only while the stored revision still matches, so a
+   * thread continued by another instance is reloaded. not_found when it does not exist, belongs to
+   * another workspace or user, or (when `graphKey` is given) to another graph.
+   */
+  async load(principal: Principal, threadId: string, graphKey?: string): Promise<ThreadRecord> {
+    const record = isThreadIdShape(threadId) ? await this.fresh(threadId) : null;
+    if (!record || !owns(principal, record) || (graphKey !== undefined && record.graphKey !== graphKey)) {
+      throw threadNotFound();
+    }
+    return record;
+  }
+
+  /** The principal's threads of one graph, newest first (POST /api/ai/threads). */
+  async list(principal: Principal, graphKey: string): Promise<ThreadSummary[]> {
+    return this.repository.list(principal.workspace, principal.userId, graphKey);
+  }
+
+  /** Deletes the principal's thread; not_found as load(). A run still holding it loses its lease. */
+  async delete(principal: Principal, threadId: string): Promise<void> {
+    await this.load(principal, threadId);
+    await this.repository.delete(threadId);
+    this.cache.delete(threadId);
+    logger.info('thread_deleted', { threadId, workspace: principal.workspace });
+  }
+
+  /**
+   * Appends a round atomically against `thread.revision` (optimistic concurrency) and returns the
+   * new record (also cached). The messages are validated first (ThreadCommitValidationError: a bug).
+   * Another writer got there first → AppError thread_busy (retryable; nothing was written). A
+   * replayed operationId → the stored record, unchanged. Deleted meanwhile → not_found.
+   */
+  async commit(thread: ThreadRecord, round: ThreadRoundCommit): Promise<ThreadRecord> {
+    validateThreadCommit(thread.threadId, thread.messages, round.append);
+    let result;
+    try {
+      result = await this.repository.commit(thread.threadId, {
+        operationId: round.operationId ?? randomUUID(),
+        expectedRevision: thread.revision,
+        append: round.append,
+        pendingInterrupt: round.pendingInterrupt,
+        title: round.title,
+      });
+    } catch (error) {
+      this.cache.delete(thread.threadId);
+      if (error instanceof ThreadRevisionConflictError) {
+        logger.warn('thread_revision_conflict', { threadId: thread.threadId, expected: error.expectedRevision, actual: error.actualRevision });
+        throw new AppError('thread_busy', 'The thread was changed by another request', { threadId: thread.threadId }, { cause: error });
+      }
+      throw error;
+    }
+    if (!result.applied) {
+      logger.info('thread_commit_replayed', { threadId: thread.threadId, revision: result.revision });
+      const stored = await this.fresh(thread.threadId);
+      if (!stored) throw threadNotFound();
+      return stored;
+    }
+    const next = freezeRecord({
+      ...thread,
+      messages: [...thread.messages, ...round.append],
+      pendingInterrupt: round.pendingInterrupt === undefined ? thread.pendingInterrupt : round.pendingInterrupt,
+      title: round.title ?? thread.title,
+      revision: result.revision,
+      lastUpdatedTime: result.lastUpdatedTime,
+    });
+    this.cache.set(next);
+    return next;
+  }
+
+  /**
+   * Takes the thread's run lease for this request, or throws AppError thread_busy (409, retryable)
+   * when another request (on any instance) holds it. The lease renews itself until release().
+   * Check ownership BEFORE calling this (a stranger must get not_found, not thread_busy): see beginRun.
+   */
+  async acquireRun(threadId: string): Promise<ThreadRunLease> {
+    const holder = `${this.instanceId}:${randomUUID()}`;
+    if (!(await this.repository.acquireLease(threadId, holder, this.leaseTtlMs, Date.now()))) {
+      logger.info('thread_busy', { threadId });
+      throw new AppError('thread_busy', 'Another request is running on this thread', { threadId });
+    }
+    const lease = new ThreadRunLease(this.repository, threadId, holder, this.leaseTtlMs, (ended) => this.activeLeases.delete(ended));
+    this.activeLeases.add(lease);
+    lease.start();
+    return lease;
+  }
+
+  /**
+   * load (ownership → not_found) → acquireRun (→ thread_busy) → load again, so the run starts from
+   * the revision stored once it holds the thread. On failure nothing is held.
+   */
+  async beginRun(principal: Principal, threadId: string, graphKey?: string): Promise<{ thread: ThreadRecord; lease: ThreadRunLease }> {
+    await this.load(principal, threadId, graphKey);
+    const lease = await this.acquireRun(threadId);
+    try {
+      return { thread: await this.load(principal, threadId, graphKey), lease };
+    } catch (error) {
+      await lease.release();
+      throw error;
+    }
+  }
+
+  /** Records upstream usage against the workspace and (when given) the thread; for every run, even failed or aborted. */
+  async addUsage(workspace: string, threadId: string | null, usage: UsageTotals): Promise<void> {
+    await this.repository.addUsage(workspace, threadId, usage, Date.now());
+  }
+
+  async getWorkspaceUsage(workspace: string): Promise<UsageTotals> {
+    return this.repository.getWorkspaceUsage(workspace);
+  }
+
+  /**
+   * Idempotency-Key of POST /api/ai/chat, per principal, kept 24 h. 'reserved': run, then complete()
+   * (or release() on failure, so a retry may run). 'in_progress': the first request is still running.
+   * 'completed': answer with `response`, run nothing.
+   */
+  async reserveIdempotencyKey(principal: Principal, key: string): Promise<IdempotencyReservation> {
+    return this.repository.reserveIdempotencyKey(idempotencyScope(principal, key), IDEMPOTENCY_TTL_MS, Date.now());
+  }
+
+  async completeIdempotencyKey(principal: Principal, key: string, response: unknown): Promise<void> {
+    await this.repository.completeIdempotencyKey(idempotencyScope(principal, key), response);
+  }
+
+  async releaseIdempotencyKey(principal: Principal, key: string): Promise<void> {
+    await this.repository.releaseIdempotencyKey(idempotencyScope(principal, key));
+  }
+
+  /** Runs still holding a lease at shutdown let it go, so another instance can continue their threads at once. */
+  async beforeApplicationShutdown(): Promise<void> {
+    await Promise.all([...this.activeLeases].map((lease) => lease.release()));
+    await this.repository.close?.();
+  }
+
+  /** Cache first, validated against the stored head; the stored record otherwise. */
+  private async fresh(threadId: string): Promise<ThreadRecord | null> {
+    const cached = this.cache.get(threadId);
+    if (cached) {
+      const head = await this.repository.getHead(threadId);
+      if (!head) {
+        this.cache.delete(threadId);
+        return null;
+      }
+      if (head.revision === cached.revision) {
+        if (sameUsage(head.usage, cached.usage)) return cached;
+        const refreshed = freezeRecord({ ...cached, usage: head.usage });
+        this.cache.set(refreshed);
+        return refreshed;
+      }
+    }
+    const stored = await this.repository.get(threadId);
+    if (!stored) {
+      this.cache.delete(threadId);
+      return null;
+    }
+    const frozen = freezeRecord(stored);
+    this.cache.set(frozen);
+    return frozen;
+  }
+}
+
+function owns(principal: Principal, record: ThreadRecord): boolean {
+  return record.workspace === principal.workspace && record.userId === principal.userId;
+}
+
+/** The same answer for "does not exist" and "not yours" (PROTOCOL.md §1: no existence leak). */
+function threadNotFound(): AppError {
+  return AppError.notFound('Thread not found');
+}
+
+function idempotencyScope(principal: Principal, key: string): IdempotencyScope {
+  if (key.length === 0 || key.length > IDEMPOTENCY_KEY_MAX_CHARS) {
+    throw AppError.badRequest(`Idempotency-Key must be 1 to ${IDEMPOTENCY_KEY_MAX_CHARS} characters`);
+  }
+  return { workspace: principal.workspace, userId: principal.userId, key };
+}
+
+function sameUsage(a: UsageTotals, b: UsageTotals): boolean {
+  return (
+    a.promptTokens === b.promptTokens &&
+    a.completionTokens === b.completionTokens &&
+    a.cachedTokens === b.cachedTokens &&
+    a.totalTokens === b.totalTokens &&
+    a.costUsd === b.costUsd &&
+    a.llmCalls === b.llmCalls
+  );
+}
+
+function freezeRecord(record: ThreadRecord): ThreadRecord {
+  Object.freeze(record.messages);
+  return Object.freeze(record);
+}

@@ -1,0 +1,47 @@
+import type { Database } from 'better-sqlite3';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { AppConfig } from '../../src/config/app-config';
+import { loadAppConfig } from '../../src/config/load-app-config';
+import { openSqliteDatabase } from '../../src/database/sqlite/sqlite-database.opener';
+import { configureLogging } from '../../src/observability/logger';
+import { SqliteThreadRepository } from '../../src/threads/sqlite/sqlite-thread.repository';
+import { ThreadStore } from '../../src/threads/thread.store';
+
+export interface ThreadStoreInstance {
+  store: ThreadStore;
+  repository: SqliteThreadRepository;
+  db: Database;
+}
+
+/**
+ * ThreadStores on one temp SQLite file, each with its own connection: `instance()` plays one more
+ * service process sharing the store (roaming, leases).
+ */
+export class ThreadStoreFixture {
+  readonly dataDir = mkdtempSync(path.join(tmpdir(), 'thread-store-'));
+  readonly config: AppConfig;
+  private readonly instances: ThreadStoreInstance[] = [];
+
+  constructor(env: Record<string, string> = {}) {
+    configureLogging({ level: 'error' });
+    this.config = loadAppConfig({ NODE_ENV: 'test', AUTH_MODE: 'none', DATA_DIR: this.dataDir, ...env });
+  }
+
+  instance(): ThreadStoreInstance {
+    const db = openSqliteDatabase(this.dataDir);
+    const repository = new SqliteThreadRepository(db);
+    const instance = { store: new ThreadStore(repository, this.config), repository, db };
+    this.instances.push(instance);
+    return instance;
+  }
+
+  async close(): Promise<void> {
+    for (const instance of this.instances) {
+      await instance.store.beforeApplicationShutdown();
+      instance.db.close();
+    }
+    rmSync(this.dataDir, { recursive: true, force: true });
+  }
+}
