@@ -1,0 +1,196 @@
+import { GraphChangeSet } from '../graph-change-set';
+import { EdgeDirection, NodeNeighborhood, ScoredNode, VectorQuery } from '../graph-data-source';
+import { Graph, GraphEdge, GraphNode, NodeTypeConfig } from '../graph.types';
+import { MutableGraphDataSource } from '../mutable-graph-data-source';
+import { NodeSearchIndex } from '../search/node-search.index';
+import { VectorIndex } from '../search/vector.index';
+import { SqliteGraphIndexCache } from './sqlite-graph-index.cache';
+import { decodeDocument, decodeVector } from './sqlite-graph.codec';
+import { DocumentRow, SqliteGraphStatements, StepRow } from './sqlite-graph.statements';
+import { SqliteGraphWriter } from './sqlite-graph.writer';
+
+/**
+ * The graphs of ONE workspace in the embedded store. Every read is filtered by the workspace, so
+ * another workspace's graph answers null / []; writes go through SqliteGraphWriter (one IMMEDIATE
+ * transaction each). Nodes come back without their vector. Search indexes live in the store-wide
+ * SqliteGraphIndexCache and are checked against the graph's revision on every search.
+ */
+export class SqliteGraphDataSource implements MutableGraphDataSource {
+  constructor(
+    readonly workspace: string,
+    private readonly statements: SqliteGraphStatements,
+    private readonly writer: SqliteGraphWriter,
+    private readonly indexes: SqliteGraphIndexCache,
+  ) {}
+
+  async getGraph(graphKey: string): Promise<Graph | null> {
+    const row = this.statements.graphDocument.get(this.workspace, graphKey);
+    return row ? decodeDocument<Graph>(row.document) : null;
+  }
+
+  async getNodes(graphKey: string, sheetId?: string): Promise<GraphNode[]> {
+    const rows =
+      sheetId === undefined
+        ? this.statements.nodes.all(this.workspace, graphKey)
+        : this.statements.nodesOfSheet.all(this.workspace, graphKey, sheetId);
+    return decodeAll<GraphNode>(rows);
+  }
+
+  async getEdges(graphKey: string, sheetId?: string): Promise<GraphEdge[]> {
+    const rows =
+      sheetId === undefined
+        ? this.statements.edges.all(this.workspace, graphKey)
+        : this.statements.edgesOfSheet.all(this.workspace, graphKey, sheetId);
+    return decodeAll<GraphEdge>(rows);
+  }
+
+  async getNodeByKey(graphKey: string, nodeKey: string): Promise<GraphNode | null> {
+    const row = this.statements.node.get(this.workspace, graphKey, nodeKey);
+    return row ? decodeDocument<GraphNode>(row.document) : null;
+  }
+
+  async getNodesByKeys(graphKey: string, nodeKeys: string[]): Promise<GraphNode[]> {
+    const keys = [...new Set(nodeKeys)];
+    if (keys.length === 0) return [];
+    const rows = this.statements.nodesByKeys.all(this.workspace, graphKey, JSON.stringify(keys));
+    return inKeyOrder(keys, rows);
+  }
+
+  async getEdgesOfNode(graphKey: string, nodeKey: string, direction: EdgeDirection): Promise<GraphEdge[]> {
+    const { workspace, statements } = this;
+    const rows =
+      direction === 'out'
+        ? statements.edgesFrom.all(workspace, graphKey, nodeKey)
+        : direction === 'in'
+          ? statements.edgesTo.all(workspace, graphKey, nodeKey)
+          : statements.edgesTouching.all(workspace, graphKey, nodeKey, nodeKey);
+    return decodeAll<GraphEdge>(rows);
+  }
+
+  async getNodeConfigs(): Promise<NodeTypeConfig[]> {
+    return decodeAll<NodeTypeConfig>(this.statements.nodeConfigs.all(this.workspace));
+  }
+
+  async searchNodes(graphKey: string, query: string, maxResults: number): Promise<ScoredNode[]> {
+    const ref = this.statements.graphRef.get(this.workspace, graphKey);
+    if (!ref || maxResults <= 0) return [];
+    const index = this.indexes.searchIndex(this.workspace, graphKey, ref, () =>
+      NodeSearchIndex.build(
+        this.statements.nodeDocumentsOfGraph.all(ref.id).map((row) => decodeDocument<GraphNode>(row.document)),
+        decodeAll<NodeTypeConfig>(this.statements.nodeConfigs.all(this.workspace)),
+      ),
+    );
+    return this.withDocuments(ref.id, index.search(query, maxResults).map((hit) => ({ key: hit.nodeKey, score: hit.score })));
+  }
+
+  async searchNodesByVector(graphKey: string, query: VectorQuery, maxResults: number): Promise<ScoredNode[]> {
+    const ref = this.statements.graphRef.get(this.workspace, graphKey);
+    if (!ref || maxResults <= 0) return [];
+    const index = this.indexes.vectorIndex(this.workspace, graphKey, ref, query.model, () =>
+      VectorIndex.build(
+        this.statements.vectorsOfModel.all(ref.id, query.model).map((row) => ({ key: row.key, vector: decodeVector(row.embedding) })),
+      ),
+    );
+    return this.withDocuments(ref.id, index.search(query.vector, query.minScore, maxResults));
+  }
+
+  async getNeighborhood(graphKey: string, nodeKey: string, depth: number, direction: EdgeDirection): Promise<NodeNeighborhood> {
+    const ref = this.statements.graphRef.get(this.workspace, graphKey);
+    if (!ref || !this.statements.nodeDocumentById.get(ref.id, nodeKey)) return { nodes: [], edges: [] };
+    const maxDepth = Math.min(3, Math.max(1, Math.floor(depth) || 1));
+    const reached = [nodeKey];
+    const seen = new Set(reached);
+    let frontier = reached.slice();
+    for (let level = 0; level < maxDepth && frontier.length > 0; level += 1) {
+      const next: string[] = [];
+      for (const neighbour of this.neighboursOf(ref.id, frontier, direction)) {
+        if (seen.has(neighbour)) continue;
+        seen.add(neighbour);
+        reached.push(neighbour);
+        next.push(neighbour);
+      }
+      frontier = next;
+    }
+    const keysJson = JSON.stringify(reached);
+    return {
+      nodes: inKeyOrder(reached, this.statements.nodeDocumentsByKeys.all(ref.id, keysJson)),
+      edges: decodeAll<GraphEdge>(this.statements.edgesBetween.all(ref.id, keysJson, keysJson)),
+    };
+  }
+
+  async createNode(graphKey: string, node: GraphNode): Promise<void> {
+    this.writer.applyChanges(this.workspace, graphKey, changeSet({ nodesToCreate: [node] }));
+  }
+
+  async updateNode(graphKey: string, node: GraphNode): Promise<void> {
+    this.writer.updateNode(this.workspace, graphKey, node);
+  }
+
+  async deleteNode(graphKey: string, nodeKey: string): Promise<void> {
+    this.writer.applyChanges(this.workspace, graphKey, changeSet({ nodeKeysToDelete: [nodeKey] }));
+  }
+
+  async createEdge(graphKey: string, edge: GraphEdge): Promise<void> {
+    this.writer.applyChanges(this.workspace, graphKey, changeSet({ edgesToCreate: [edge] }));
+  }
+
+  async updateEdge(graphKey: string, edge: GraphEdge): Promise<void> {
+    this.writer.updateEdge(this.workspace, graphKey, edge);
+  }
+
+  async deleteEdge(graphKey: string, edgeKey: string): Promise<void> {
+    this.writer.applyChanges(this.workspace, graphKey, changeSet({ edgeKeysToDelete: [edgeKey] }));
+  }
+
+  async applyChanges(graphKey: string, changes: GraphChangeSet): Promise<void> {
+    this.writer.applyChanges(this.workspace, graphKey, changes);
+  }
+
+  /** Neighbours one hop from the frontier, in frontier order then edge order (out-edges before in-edges of the same node). */
+  private neighboursOf(graphId: number, frontier: string[], direction: EdgeDirection): string[] {
+    const frontierJson = JSON.stringify(frontier);
+    const outgoing: StepRow[] = direction === 'in' ? [] : this.statements.stepsOut.all(frontierJson, graphId);
+    const incoming: StepRow[] = direction === 'out' ? [] : this.statements.stepsIn.all(frontierJson, graphId);
+    if (incoming.length === 0) return outgoing.map((step) => step.target);
+    if (outgoing.length === 0) return incoming.map((step) => step.source);
+    const rank = new Map(frontier.map((key, index) => [key, index]));
+    const steps = [
+      ...outgoing.map((step) => ({ rank: rank.get(step.source) ?? 0, neighbour: step.target })),
+      ...incoming.map((step) => ({ rank: rank.get(step.target) ?? 0, neighbour: step.source })),
+    ];
+    // Array.prototype.sort is stable: within one frontier node, out-edges stay before in-edges.
+    steps.sort((left, right) => left.rank - right.rank);
+    return steps.map((step) => step.neighbour);
+  }
+
+  /** Hits with their current documents; a node deleted since the index was built is dropped. */
+  private withDocuments(graphId: number, hits: Array<{ key: string; score: number }>): ScoredNode[] {
+    if (hits.length === 0) return [];
+    const rows = this.statements.nodeDocumentsByKeys.all(graphId, JSON.stringify(hits.map((hit) => hit.key)));
+    const documents = new Map(rows.map((row) => [row.key, row.document]));
+    const result: ScoredNode[] = [];
+    for (const hit of hits) {
+      const document = documents.get(hit.key);
+      if (document !== undefined) result.push({ node: decodeDocument<GraphNode>(document), score: hit.score });
+    }
+    return result;
+  }
+}
+
+function decodeAll<T>(rows: DocumentRow[]): T[] {
+  return rows.map((row) => decodeDocument<T>(row.document));
+}
+
+function inKeyOrder(keys: string[], rows: Array<{ key: string; document: string }>): GraphNode[] {
+  const documents = new Map(rows.map((row) => [row.key, row.document]));
+  const nodes: GraphNode[] = [];
+  for (const key of keys) {
+    const document = documents.get(key);
+    if (document !== undefined) nodes.push(decodeDocument<GraphNode>(document));
+  }
+  return nodes;
+}
+
+function changeSet(partial: Partial<GraphChangeSet>): GraphChangeSet {
+  return { instructions: [], nodesToCreate: [], edgesToCreate: [], nodeKeysToDelete: [], edgeKeysToDelete: [], ...partial };
+}

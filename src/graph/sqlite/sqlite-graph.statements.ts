@@ -1,0 +1,181 @@
+import type { Database, Statement } from 'better-sqlite3';
+
+/** The graph row a call works on, found by (workspace, graph key): the one cheap query per call. */
+export interface GraphRef {
+  id: number;
+  revision: number;
+  embeddingRevision: number;
+}
+
+export interface DocumentRow {
+  document: string;
+}
+
+export interface KeyedDocumentRow {
+  key: string;
+  document: string;
+}
+
+export interface StepRow {
+  source: string;
+  target: string;
+}
+
+export interface StoredNodeRow {
+  key: string;
+  document: string;
+  embedding: Buffer | null;
+  model: string | null;
+  hash: string | null;
+}
+
+export interface VectorRow {
+  key: string;
+  embedding: Buffer;
+}
+
+/** Joins that scope a node or edge query to one graph of one workspace (bound: workspace, graph key). */
+const NODES_OF = 'graph_nodes n JOIN graphs g ON g.id = n.graph_id WHERE g.workspace = ? AND g.graph_key = ?';
+const EDGES_OF = 'graph_edges e JOIN graphs g ON g.id = e.graph_id WHERE g.workspace = ? AND g.graph_key = ?';
+
+/**
+ * Every SQL statement of the embedded graph store, prepared once per connection and reused.
+ * Reads by (workspace, graph key) join `graphs` on the workspace; statements that take a graph id
+ * are only ever given an id that a workspace-filtered statement returned in the same call.
+ */
+export class SqliteGraphStatements {
+  // Graphs
+  readonly graphRef: Statement<[string, string], GraphRef>;
+  readonly graphDocument: Statement<[string, string], DocumentRow>;
+  readonly insertGraph: Statement<[string, string, string, number, number]>;
+  readonly replaceGraphDocument: Statement<[string, number, number]>;
+  readonly bumpRevision: Statement<[number, number]>;
+  readonly bumpWorkspaceRevisions: Statement<[number, string]>;
+  readonly bumpEmbeddingRevision: Statement<[number]>;
+  readonly listGraphs: Statement<[], { workspace: string; graphKey: string }>;
+
+  // Nodes, scoped by (workspace, graph key)
+  readonly nodes: Statement<[string, string], DocumentRow>;
+  readonly nodesOfSheet: Statement<[string, string, string], DocumentRow>;
+  readonly node: Statement<[string, string, string], DocumentRow>;
+  readonly nodesByKeys: Statement<[string, string, string], KeyedDocumentRow>;
+  readonly embeddingStates: Statement<[string, string], { nodeKey: string; model: string | null; hash: string | null }>;
+
+  // Edges, scoped by (workspace, graph key)
+  readonly edges: Statement<[string, string], DocumentRow>;
+  readonly edgesOfSheet: Statement<[string, string, string], DocumentRow>;
+  readonly edgesFrom: Statement<[string, string, string], DocumentRow>;
+  readonly edgesTo: Statement<[string, string, string], DocumentRow>;
+  readonly edgesTouching: Statement<[string, string, string, string], DocumentRow>;
+
+  // By graph id (after a workspace-filtered graphRef)
+  readonly nodeDocumentsOfGraph: Statement<[number], DocumentRow>;
+  readonly nodeDocumentsByKeys: Statement<[number, string], KeyedDocumentRow>;
+  readonly vectorsOfModel: Statement<[number, string], VectorRow>;
+  readonly stepsOut: Statement<[string, number], StepRow>;
+  readonly stepsIn: Statement<[string, number], StepRow>;
+  readonly edgesBetween: Statement<[number, string, string], DocumentRow>;
+  readonly nodeDocumentById: Statement<[number, string], DocumentRow>;
+  readonly edgeDocumentById: Statement<[number, string], DocumentRow>;
+  readonly storedNodesOfGraph: Statement<[number], StoredNodeRow>;
+
+  // Writes by graph id (inside a transaction)
+  readonly insertNode: Statement<[number, string, string, string, string, Buffer | null, string | null, string | null]>;
+  readonly updateNodeDocument: Statement<[string, string, string, number, string]>;
+  readonly setNodeVector: Statement<[Buffer | null, string | null, string | null, number, string]>;
+  readonly deleteNode: Statement<[number, string]>;
+  readonly deleteEdgesTouching: Statement<[number, string, string]>;
+  readonly insertEdge: Statement<[number, string, string, string, string, string]>;
+  readonly updateEdge: Statement<[string, string, string, string, number, string]>;
+  readonly deleteEdge: Statement<[number, string]>;
+  readonly deleteEdgesOfGraph: Statement<[number]>;
+  readonly deleteNodesOfGraph: Statement<[number]>;
+
+  // Node configs, scoped by workspace
+  readonly nodeConfigs: Statement<[string], DocumentRow>;
+  readonly upsertNodeConfig: Statement<[string, string, string, number]>;
+
+  constructor(db: Database) {
+    this.graphRef = db.prepare(
+      'SELECT id, revision, embedding_revision AS embeddingRevision FROM graphs WHERE workspace = ? AND graph_key = ?',
+    );
+    this.graphDocument = db.prepare('SELECT document FROM graphs WHERE workspace = ? AND graph_key = ?');
+    this.insertGraph = db.prepare(
+      'INSERT INTO graphs (workspace, graph_key, document, created_at, updated_at) VALUES (?, ?, ?, ?, ?)',
+    );
+    this.replaceGraphDocument = db.prepare(
+      'UPDATE graphs SET document = ?, revision = revision + 1, embedding_revision = embedding_revision + 1, updated_at = ? WHERE id = ?',
+    );
+    this.bumpRevision = db.prepare('UPDATE graphs SET revision = revision + 1, updated_at = ? WHERE id = ?');
+    this.bumpWorkspaceRevisions = db.prepare('UPDATE graphs SET revision = revision + 1, updated_at = ? WHERE workspace = ?');
+    this.bumpEmbeddingRevision = db.prepare('UPDATE graphs SET embedding_revision = embedding_revision + 1 WHERE id = ?');
+    this.listGraphs = db.prepare('SELECT workspace, graph_key AS graphKey FROM graphs ORDER BY workspace, graph_key');
+
+    this.nodes = db.prepare(`SELECT n.document FROM ${NODES_OF} ORDER BY n.id`);
+    this.nodesOfSheet = db.prepare(`SELECT n.document FROM ${NODES_OF} AND n.sheet = ? ORDER BY n.id`);
+    this.node = db.prepare(`SELECT n.document FROM ${NODES_OF} AND n.node_key = ?`);
+    this.nodesByKeys = db.prepare(
+      `SELECT n.node_key AS key, n.document FROM ${NODES_OF} AND n.node_key IN (SELECT value FROM json_each(?))`,
+    );
+    this.embeddingStates = db.prepare(
+      `SELECT n.node_key AS nodeKey, n.embedding_model AS model, n.embedding_hash AS hash FROM ${NODES_OF} ORDER BY n.id`,
+    );
+
+    this.edges = db.prepare(`SELECT e.document FROM ${EDGES_OF} ORDER BY e.id`);
+    this.edgesOfSheet = db.prepare(`SELECT e.document FROM ${EDGES_OF} AND e.sheet = ? ORDER BY e.id`);
+    this.edgesFrom = db.prepare(`SELECT e.document FROM ${EDGES_OF} AND e.source = ? ORDER BY e.id`);
+    this.edgesTo = db.prepare(`SELECT e.document FROM ${EDGES_OF} AND e.target = ? ORDER BY e.id`);
+    this.edgesTouching = db.prepare(`SELECT e.document FROM ${EDGES_OF} AND (e.source = ? OR e.target = ?) ORDER BY e.id`);
+
+    this.nodeDocumentsOfGraph = db.prepare('SELECT document FROM graph_nodes WHERE graph_id = ? ORDER BY id');
+    this.nodeDocumentsByKeys = db.prepare(
+      'SELECT node_key AS key, document FROM graph_nodes WHERE graph_id = ? AND node_key IN (SELECT value FROM json_each(?))',
+    );
+    this.vectorsOfModel = db.prepare(
+      'SELECT node_key AS key, embedding FROM graph_nodes WHERE graph_id = ? AND embedding_model = ? AND embedding IS NOT NULL ORDER BY id',
+    );
+    // One BFS level: the frontier comes as a JSON array; rows follow frontier order, then edge order.
+    this.stepsOut = db.prepare(
+      'SELECT e.source, e.target FROM json_each(?) f JOIN graph_edges e ON e.graph_id = ? AND e.source = f.value ORDER BY f.key, e.id',
+    );
+    this.stepsIn = db.prepare(
+      'SELECT e.source, e.target FROM json_each(?) f JOIN graph_edges e ON e.graph_id = ? AND e.target = f.value ORDER BY f.key, e.id',
+    );
+    this.edgesBetween = db.prepare(
+      'SELECT document FROM graph_edges WHERE graph_id = ? AND source IN (SELECT value FROM json_each(?)) ' +
+        'AND target IN (SELECT value FROM json_each(?)) ORDER BY id',
+    );
+    this.nodeDocumentById = db.prepare('SELECT document FROM graph_nodes WHERE graph_id = ? AND node_key = ?');
+    this.edgeDocumentById = db.prepare('SELECT document FROM graph_edges WHERE graph_id = ? AND edge_key = ?');
+    this.storedNodesOfGraph = db.prepare(
+      'SELECT node_key AS key, document, embedding, embedding_model AS model, embedding_hash AS hash FROM graph_nodes WHERE graph_id = ?',
+    );
+
+    this.insertNode = db.prepare(
+      'INSERT INTO graph_nodes (graph_id, node_key, type, sheet, document, embedding, embedding_model, embedding_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    );
+    this.updateNodeDocument = db.prepare(
+      'UPDATE graph_nodes SET type = ?, sheet = ?, document = ? WHERE graph_id = ? AND node_key = ?',
+    );
+    this.setNodeVector = db.prepare(
+      'UPDATE graph_nodes SET embedding = ?, embedding_model = ?, embedding_hash = ? WHERE graph_id = ? AND node_key = ?',
+    );
+    this.deleteNode = db.prepare('DELETE FROM graph_nodes WHERE graph_id = ? AND node_key = ?');
+    this.deleteEdgesTouching = db.prepare('DELETE FROM graph_edges WHERE graph_id = ? AND (source = ? OR target = ?)');
+    this.insertEdge = db.prepare(
+      'INSERT INTO graph_edges (graph_id, edge_key, sheet, source, target, document) VALUES (?, ?, ?, ?, ?, ?)',
+    );
+    this.updateEdge = db.prepare(
+      'UPDATE graph_edges SET sheet = ?, source = ?, target = ?, document = ? WHERE graph_id = ? AND edge_key = ?',
+    );
+    this.deleteEdge = db.prepare('DELETE FROM graph_edges WHERE graph_id = ? AND edge_key = ?');
+    this.deleteEdgesOfGraph = db.prepare('DELETE FROM graph_edges WHERE graph_id = ?');
+    this.deleteNodesOfGraph = db.prepare('DELETE FROM graph_nodes WHERE graph_id = ?');
+
+    this.nodeConfigs = db.prepare('SELECT document FROM node_configs WHERE workspace = ? ORDER BY config_key');
+    this.upsertNodeConfig = db.prepare(
+      'INSERT INTO node_configs (workspace, config_key, document, updated_at) VALUES (?, ?, ?, ?) ' +
+        'ON CONFLICT (workspace, config_key) DO UPDATE SET document = excluded.document, updated_at = excluded.updated_at',
+    );
+  }
+}

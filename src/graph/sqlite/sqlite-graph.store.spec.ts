@@ -1,0 +1,152 @@
+import BetterSqlite3, { Database } from 'better-sqlite3';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { openSqliteDatabase, SQLITE_FILE_NAME } from '../../database/sqlite/sqlite-database.opener';
+import { AppError } from '../../errors/app-error';
+import { resetLogSink, setLogSink } from '../../observability/logger';
+import { nbaWorkflowDemo } from '../demo/nba-workflow.demo';
+import { GraphDocument, GraphNode } from '../graph.types';
+import { SqliteGraphStore } from './sqlite-graph.store';
+
+const DEMO = nbaWorkflowDemo.graph._key;
+const WS = 'default';
+const demo = (): GraphDocument => structuredClone(nbaWorkflowDemo);
+const vector = (...values: number[]) => Float32Array.from(values);
+
+async function appErrorOf(promise: Promise<unknown>): Promise<AppError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof AppError) return error;
+    throw error;
+  }
+  throw new Error('expected an AppError');
+}
+
+describe(SqliteGraphStore.name, () => {
+  let dataDir: string;
+  let db: Database;
+  let store: SqliteGraphStore;
+
+  beforeAll(() => setLogSink(() => undefined));
+  afterAll(() => resetLogSink());
+
+  beforeEach(async () => {
+    dataDir = mkdtempSync(path.join(tmpdir(), 'sqlite-graph-store-'));
+    db = openSqliteDatabase(dataDir);
+    store = new SqliteGraphStore(db);
+    await store.importGraph(WS, demo());
+  });
+
+  afterEach(() => {
+    if (db.open) db.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const modelOf = async (nodeKey: string) =>
+    (await store.getEmbeddingStates(WS, DEMO)).find((state) => state.nodeKey === nodeKey)?.model ?? null;
+
+  it('keeps a vector when a node only moves, and drops it when its content changes', async () => {
+    const source = store.forWorkspace(WS);
+    await store.saveEmbeddings(WS, DEMO, [
+      { nodeKey: 'root', vector: vector(1, 0), model: 'm', hash: 'h' },
+      { nodeKey: 'fetch-api', vector: vector(0, 1), model: 'm', hash: 'h' },
+    ]);
+    const root = (await source.getNodeByKey(DEMO, 'root')) as GraphNode;
+    await source.updateNode(DEMO, { ...root, posX: 1234, size: { width: 1, height: 1 } });
+    await source.applyChanges(DEMO, {
+      instructions: [{ nodeKey: 'fetch-api', op: 'set', path: ['posY'], value: 5, animatePos: true }],
+      nodesToCreate: [],
+      edgesToCreate: [],
+      nodeKeysToDelete: [],
+      edgeKeysToDelete: [],
+    });
+    expect(await modelOf('root')).toBe('m');
+    expect(await modelOf('fetch-api')).toBe('m');
+
+    await source.updateNode(DEMO, { ...root, process: 'next(0, {});' });
+    await source.applyChanges(DEMO, {
+      instructions: [{ nodeKey: 'fetch-api', op: 'set', path: ['data', 'timeoutMs'], value: 1 }],
+      nodesToCreate: [],
+      edgesToCreate: [],
+      nodeKeysToDelete: [],
+      edgeKeysToDelete: [],
+    });
+    expect(await modelOf('root')).toBeNull();
+    expect(await modelOf('fetch-api')).toBeNull();
+    expect(await source.searchNodesByVector(DEMO, { vector: vector(1, 1), model: 'm', minScore: -1 }, 5)).toEqual([]);
+  });
+
+  it('stores the vector an imported node carries, and never returns it', async () => {
+    const document = demo();
+    Object.assign(document.nodes[2], { embedding: [0, 1, 0], embeddingModel: 'nodius-model', embeddingHash: 'abc' });
+    await store.importGraph(WS, document);
+    const source = store.forWorkspace(WS);
+    const hits = await source.searchNodesByVector(DEMO, { vector: vector(0, 2, 0), model: 'nodius-model', minScore: 0.3 }, 5);
+    expect(hits.map((hit) => hit.node._key)).toEqual([document.nodes[2]._key]);
+    expect(hits[0].node).not.toHaveProperty('embedding');
+    expect((await store.getEmbeddingStates(WS, DEMO)).find((state) => state.nodeKey === document.nodes[2]._key)).toMatchObject({
+      model: 'nodius-model',
+      hash: 'abc',
+    });
+  });
+
+  it('rolls an import back when a write fails halfway, leaving the previous graph', async () => {
+    const before = await store.exportGraph(WS, DEMO);
+    const document = demo();
+    document.graph.name = 'Half written';
+    // Passes validation, then fails to serialize on the last node, after the others were inserted.
+    document.nodes[8].data = { count: BigInt(1) };
+    await expect(store.importGraph(WS, document)).rejects.toThrow(/BigInt/);
+    expect(await store.exportGraph(WS, DEMO)).toEqual(before);
+  });
+
+  it('sees writes made by another connection to the same file (another process)', async () => {
+    const source = store.forWorkspace(WS);
+    expect(await source.searchNodes(DEMO, 'okapi', 5)).toEqual([]);
+    const otherDb = openSqliteDatabase(dataDir);
+    try {
+      const other = new SqliteGraphStore(otherDb).forWorkspace(WS);
+      const note = (await other.getNodeByKey(DEMO, 'disconnected-note')) as GraphNode;
+      await other.updateNode(DEMO, { ...note, data: { note: 'okapi sightings' } });
+      await other.deleteNode(DEMO, 'fetch-api');
+    } finally {
+      otherDb.close();
+    }
+    expect((await source.searchNodes(DEMO, 'okapi', 5)).map((hit) => hit.node._key)).toEqual(['disconnected-note']);
+    expect((await source.searchNodes(DEMO, 'fetch api', 5)).map((hit) => hit.node._key)).not.toContain('fetch-api');
+  });
+
+  it('rebuilds the search index of every graph of a workspace when its node configs change', async () => {
+    const source = store.forWorkspace(WS);
+    expect(await source.searchNodes(DEMO, 'shuffler', 5)).toEqual([]);
+    const other = demo();
+    other.graph._key = 'other-graph';
+    other.nodes = other.nodes.map((node) => ({ ...node, graphKey: 'other-graph' }));
+    other.edges = other.edges.map((edge) => ({ ...edge, graphKey: 'other-graph' }));
+    other.nodeConfigs = [{ _key: 'transform', workspace: WS, displayName: 'Shuffler' }];
+    await store.importGraph(WS, other);
+    expect((await source.searchNodes(DEMO, 'shuffler', 5))[0]?.node._key).toBe('sort-stats');
+  });
+
+  it('answers store_unavailable (retryable) when another process holds the write lock too long', async () => {
+    db.pragma('busy_timeout = 50');
+    const blocker = new BetterSqlite3(path.join(dataDir, SQLITE_FILE_NAME));
+    blocker.exec('BEGIN IMMEDIATE');
+    try {
+      const error = await appErrorOf(store.forWorkspace(WS).deleteNode(DEMO, 'root'));
+      expect(error).toMatchObject({ code: 'store_unavailable', retryable: true });
+    } finally {
+      blocker.exec('ROLLBACK');
+      blocker.close();
+    }
+    await store.forWorkspace(WS).deleteNode(DEMO, 'root');
+    expect(await store.forWorkspace(WS).getNodeByKey(DEMO, 'root')).toBeNull();
+  });
+
+  it('reports itself down once the connection is closed', async () => {
+    db.close();
+    expect(await store.health()).toMatchObject({ status: 'down', kind: 'sqlite' });
+  });
+});

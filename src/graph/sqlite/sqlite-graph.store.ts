@@ -1,0 +1,76 @@
+import type { Database, Statement } from 'better-sqlite3';
+import { exportGraphDocument } from '../graph-document.exporter';
+import { GraphStore, NodeEmbeddingWrite, StoreHealth, StoredEmbeddingState } from '../graph-store';
+import { GraphDocument } from '../graph.types';
+import { MutableGraphDataSource } from '../mutable-graph-data-source';
+import { SqliteGraphIndexCache } from './sqlite-graph-index.cache';
+import { SqliteGraphDataSource } from './sqlite-graph.data-source';
+import { SqliteGraphStatements } from './sqlite-graph.statements';
+import { SqliteGraphWriter } from './sqlite-graph.writer';
+
+export interface SqliteGraphStoreOptions {
+  /** How many graphs keep their search indexes in memory (least recently searched dropped first). */
+  indexCacheSize?: number;
+}
+
+/**
+ * The embedded GraphStore over a migrated better-sqlite3 connection (see openSqliteDatabase).
+ * It does not own the connection: whoever opened it closes it (DatabaseModule, a CLI, a test);
+ * close() only drops the in-memory indexes.
+ */
+export class SqliteGraphStore implements GraphStore {
+  readonly kind = 'sqlite' as const;
+  readonly supportsImport = true;
+
+  private readonly statements: SqliteGraphStatements;
+  private readonly writer: SqliteGraphWriter;
+  private readonly indexes: SqliteGraphIndexCache;
+  private readonly ping: Statement<[], { ok: number }>;
+
+  constructor(
+    private readonly db: Database,
+    options: SqliteGraphStoreOptions = {},
+  ) {
+    this.statements = new SqliteGraphStatements(db);
+    this.writer = new SqliteGraphWriter(db, this.statements);
+    this.indexes = new SqliteGraphIndexCache(options.indexCacheSize);
+    this.ping = db.prepare('SELECT 1 AS ok');
+  }
+
+  forWorkspace(workspace: string): MutableGraphDataSource {
+    return new SqliteGraphDataSource(workspace, this.statements, this.writer, this.indexes);
+  }
+
+  async listGraphs(): Promise<Array<{ workspace: string; graphKey: string }>> {
+    return this.statements.listGraphs.all();
+  }
+
+  async importGraph(workspace: string, document: GraphDocument): Promise<{ nodes: number; edges: number }> {
+    return this.writer.importGraph(workspace, document);
+  }
+
+  async exportGraph(workspace: string, graphKey: string): Promise<GraphDocument | null> {
+    return exportGraphDocument(this.forWorkspace(workspace), graphKey);
+  }
+
+  async getEmbeddingStates(workspace: string, graphKey: string): Promise<StoredEmbeddingState[]> {
+    return this.statements.embeddingStates.all(workspace, graphKey);
+  }
+
+  async saveEmbeddings(workspace: string, graphKey: string, entries: NodeEmbeddingWrite[]): Promise<void> {
+    this.writer.saveEmbeddings(workspace, graphKey, entries);
+  }
+
+  async health(): Promise<StoreHealth> {
+    try {
+      this.ping.get();
+      return { status: 'up', kind: 'sqlite' };
+    } catch (error) {
+      return { status: 'down', kind: 'sqlite', detail: error instanceof Error ? error.message : String(error) };
+    }
+  }
+
+  async close(): Promise<void> {
+    this.indexes.clear();
+  }
+}

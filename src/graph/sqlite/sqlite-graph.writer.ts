@@ -1,0 +1,196 @@
+import type { Database } from 'better-sqlite3';
+import { AppError } from '../../errors/app-error';
+import { GraphChangeSet } from '../graph-change-set';
+import { GraphChangeLookup, GraphChangePlan, GraphChangePlanner } from '../graph-change.planner';
+import { validateGraphImport } from '../graph-import.validator';
+import { NodeEmbeddingWrite } from '../graph-store';
+import { GraphDocument, GraphEdge, GraphNode } from '../graph.types';
+import { hasNodeContentChanged } from '../node-content';
+import { decodeDocument, encodeEdgeDocument, encodeNodeDocument, encodeVector, StoredVector, vectorCarriedBy } from './sqlite-graph.codec';
+import { GraphRef, SqliteGraphStatements } from './sqlite-graph.statements';
+
+/**
+ * Every write of the embedded graph store. Each public method is ONE `BEGIN IMMEDIATE` transaction
+ * (the write lock is taken before anything is read, so another process cannot slip a write between
+ * our checks and our writes) that also bumps the graph's revision: all or nothing.
+ */
+export class SqliteGraphWriter {
+  constructor(
+    private readonly db: Database,
+    private readonly statements: SqliteGraphStatements,
+    private readonly planner: GraphChangePlanner = new GraphChangePlanner(),
+  ) {}
+
+  applyChanges(workspace: string, graphKey: string, changes: GraphChangeSet): void {
+    this.inTransaction(() => {
+      const ref = this.requireGraph(workspace, graphKey);
+      const plan = this.planner.plan(graphKey, changes, this.lookup(ref.id));
+      this.execute(ref.id, plan);
+      this.statements.bumpRevision.run(Date.now(), ref.id);
+    });
+  }
+
+  /** Replaces a node's document; its key and graphKey are kept. A content change drops its stale vector. */
+  updateNode(workspace: string, graphKey: string, node: GraphNode): void {
+    this.inTransaction(() => {
+      const ref = this.requireGraph(workspace, graphKey);
+      const before = this.lookup(ref.id).getNode(node._key);
+      if (!before) throw new AppError('not_found', `Node "${node._key}" does not exist in graph "${graphKey}"`, { nodeKey: node._key });
+      const after: GraphNode = { ...node, _key: before._key, graphKey };
+      for (const field of ['type', 'sheet'] as const) {
+        if (typeof after[field] !== 'string' || after[field].length === 0) {
+          throw AppError.badRequest(`Node "${after._key}" needs a non-empty string ${field}`, { nodeKey: after._key, field });
+        }
+      }
+      this.writeNodeUpdate(ref.id, before, after);
+      this.statements.bumpRevision.run(Date.now(), ref.id);
+    });
+  }
+
+  /** Replaces an edge's document; its key and graphKey are kept; its ends must exist. */
+  updateEdge(workspace: string, graphKey: string, edge: GraphEdge): void {
+    this.inTransaction(() => {
+      const ref = this.requireGraph(workspace, graphKey);
+      const lookup = this.lookup(ref.id);
+      if (!lookup.getEdge(edge._key)) throw new AppError('not_found', `Edge "${edge._key}" does not exist in graph "${graphKey}"`, { edgeKey: edge._key });
+      for (const end of ['source', 'target'] as const) {
+        if (typeof edge[end] !== 'string' || !lookup.getNode(edge[end])) {
+          throw AppError.badRequest(`Edge "${edge._key}" would dangle: its ${end} node "${edge[end]}" does not exist`, { edgeKey: edge._key });
+        }
+      }
+      if (typeof edge.sheet !== 'string' || edge.sheet.length === 0) throw AppError.badRequest(`Edge "${edge._key}" needs a non-empty string sheet`);
+      const stored: GraphEdge = { ...edge, graphKey };
+      this.statements.updateEdge.run(stored.sheet, stored.source, stored.target, encodeEdgeDocument(stored), ref.id, stored._key);
+      this.statements.bumpRevision.run(Date.now(), ref.id);
+    });
+  }
+
+  /**
+   * Replaces the graph (document, nodes, edges) and upserts the node configs into the workspace, in
+   * one transaction. A node whose key existed and whose content did not change keeps its stored
+   * vector; a node that carries its own `embedding` + `embeddingModel` is stored with it.
+   */
+  importGraph(workspace: string, input: GraphDocument): { nodes: number; edges: number } {
+    const graphKey = input.graph?._key;
+    const { document, problems } = validateGraphImport(typeof graphKey === 'string' ? graphKey : '', input);
+    if (problems.length > 0) {
+      throw AppError.badRequest(`The graph "${String(graphKey)}" cannot be imported: ${problems.length} integrity problem(s)`, problems);
+    }
+    const statements = this.statements;
+    return this.inTransaction(() => {
+      const now = Date.now();
+      const graph = { ...document.graph, _key: graphKey, workspace };
+      const ref = statements.graphRef.get(workspace, graphKey);
+      const previous = new Map<string, { document: string; vector: StoredVector | null }>();
+      let graphId: number;
+      if (ref) {
+        graphId = ref.id;
+        for (const row of statements.storedNodesOfGraph.all(graphId)) {
+          const vector = row.embedding && row.model ? { blob: row.embedding, model: row.model, hash: row.hash } : null;
+          previous.set(row.key, { document: row.document, vector });
+        }
+        statements.deleteEdgesOfGraph.run(graphId);
+        statements.deleteNodesOfGraph.run(graphId);
+        statements.replaceGraphDocument.run(JSON.stringify(graph), now, graphId);
+      } else {
+        graphId = Number(statements.insertGraph.run(workspace, graphKey, JSON.stringify(graph), now, now).lastInsertRowid);
+      }
+      for (const node of document.nodes) {
+        const before = previous.get(node._key);
+        const kept = before?.vector && !hasNodeContentChanged(decodeDocument<GraphNode>(before.document), node) ? before.vector : null;
+        this.insertNode(graphId, node, vectorCarriedBy(node) ?? kept);
+      }
+      for (const edge of document.edges) this.insertEdge(graphId, edge);
+      for (const config of document.nodeConfigs) {
+        statements.upsertNodeConfig.run(workspace, config._key, JSON.stringify({ ...config, workspace }), now);
+      }
+      // Node configs feed every graph's search index in the workspace (type names, descriptions).
+      if (document.nodeConfigs.length > 0) statements.bumpWorkspaceRevisions.run(now, workspace);
+      return { nodes: document.nodes.length, edges: document.edges.length };
+    });
+  }
+
+  /** Stores vectors; nodes deleted since they were embedded are skipped. */
+  saveEmbeddings(workspace: string, graphKey: string, entries: readonly NodeEmbeddingWrite[]): void {
+    this.inTransaction(() => {
+      const ref = this.requireGraph(workspace, graphKey);
+      let changed = 0;
+      for (const entry of entries) {
+        changed += this.statements.setNodeVector.run(encodeVector(entry.vector), entry.model, entry.hash, ref.id, entry.nodeKey).changes;
+      }
+      if (changed > 0) this.statements.bumpEmbeddingRevision.run(ref.id);
+    });
+  }
+
+  private execute(graphId: number, plan: GraphChangePlan): void {
+    const statements = this.statements;
+    for (const edgeKey of plan.edgeKeysToDelete) statements.deleteEdge.run(graphId, edgeKey);
+    for (const nodeKey of plan.nodeKeysToDelete) {
+      statements.deleteEdgesTouching.run(graphId, nodeKey, nodeKey);
+      statements.deleteNode.run(graphId, nodeKey);
+    }
+    for (const node of plan.nodesToCreate) this.insertNode(graphId, node, vectorCarriedBy(node));
+    for (const { before, after } of plan.nodesToUpdate) this.writeNodeUpdate(graphId, before, after);
+    for (const edge of plan.edgesToCreate) this.insertEdge(graphId, edge);
+  }
+
+  private insertNode(graphId: number, node: GraphNode, vector: StoredVector | null): void {
+    this.statements.insertNode.run(
+      graphId,
+      node._key,
+      node.type,
+      node.sheet,
+      encodeNodeDocument(node),
+      vector?.blob ?? null,
+      vector?.model ?? null,
+      vector?.hash ?? null,
+    );
+  }
+
+  private insertEdge(graphId: number, edge: GraphEdge): void {
+    this.statements.insertEdge.run(graphId, edge._key, edge.sheet, edge.source, edge.target, encodeEdgeDocument(edge));
+  }
+
+  private writeNodeUpdate(graphId: number, before: GraphNode, after: GraphNode): void {
+    this.statements.updateNodeDocument.run(after.type, after.sheet, encodeNodeDocument(after), graphId, after._key);
+    // A moved or resized node keeps its vector; a changed one must be re-embedded, not searched with a stale vector.
+    if (hasNodeContentChanged(before, after)) this.statements.setNodeVector.run(null, null, null, graphId, after._key);
+  }
+
+  private requireGraph(workspace: string, graphKey: string): GraphRef {
+    const ref = this.statements.graphRef.get(workspace, graphKey);
+    if (!ref) throw new AppError('not_found', `Graph "${graphKey}" does not exist`, { graphKey });
+    return ref;
+  }
+
+  private lookup(graphId: number): GraphChangeLookup {
+    const statements = this.statements;
+    return {
+      getNode: (nodeKey) => {
+        const row = statements.nodeDocumentById.get(graphId, nodeKey);
+        return row ? decodeDocument<GraphNode>(row.document) : null;
+      },
+      getEdge: (edgeKey) => {
+        const row = statements.edgeDocumentById.get(graphId, edgeKey);
+        return row ? decodeDocument<GraphEdge>(row.document) : null;
+      },
+    };
+  }
+
+  /** Runs `work` in BEGIN IMMEDIATE; a lock held by another process past busy_timeout is a retryable store_unavailable. */
+  private inTransaction<T>(work: () => T): T {
+    try {
+      return this.db.transaction(work).immediate();
+    } catch (error) {
+      if (isBusyError(error)) {
+        throw new AppError('store_unavailable', 'The embedded store is busy; retry shortly', undefined, { cause: error });
+      }
+      throw error;
+    }
+  }
+}
+
+function isBusyError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && (code === 'SQLITE_BUSY' || code.startsWith('SQLITE_BUSY_') || code === 'SQLITE_LOCKED');
+}
