@@ -54,7 +54,8 @@ async function probeApp(env: Record<string, string>): Promise<INestApplication> 
   }).compile();
   const app = moduleRef.createNestApplication({ logger: false });
   app.useGlobalFilters(new HttpErrorFilter());
-  await app.init();
+  // Listening once lets supertest send concurrent requests to the same server.
+  await app.listen(0, '127.0.0.1');
   return app;
 }
 
@@ -98,6 +99,18 @@ describe(AuthModule.name, () => {
         const response = await call.expect(401);
         expect(response.body).toEqual({ statusCode: 401, code: 'unauthorized', message });
         expect(response.headers['www-authenticate']).toBe('Bearer');
+      });
+
+      it('gives each of many concurrent requests its own principal', async () => {
+        const users = Array.from({ length: 40 }, (_, i) => `user-${i}`);
+        const answers = await Promise.all(
+          users.map((sub) =>
+            request(app.getHttpServer())
+              .get('/probe/me')
+              .set('Authorization', bearer({ sub, workspace: 'acme' }, SECRET, { issuer: 'nodius' })),
+          ),
+        );
+        expect(answers.map((answer) => answer.body.userId)).toEqual(users);
       });
 
       it('enforces @RequireRole with 403 forbidden', async () => {

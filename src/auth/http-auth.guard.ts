@@ -60,13 +60,14 @@ export class HttpAuthGuard implements CanActivate {
   }
 
   /**
-   * Runs this app's strategy instance rather than the name "jwt" in passport's process-wide registry,
-   * so two apps in one process (tests) never verify with each other's keys.
+   * Runs this app's strategy rather than the name "jwt" in passport's process-wide registry, so two apps
+   * in one process (tests) never verify with each other's keys. Passport attaches per-request callbacks
+   * to the object it is given, hence a fresh object per request with the strategy as prototype.
    */
   private runStrategy(request: Request, response: Response): Promise<Principal> {
     return new Promise((resolve, reject) => {
       const authenticate = passport.authenticate(
-        this.strategy,
+        Object.create(this.strategy) as JwtStrategy,
         { session: false },
         (error: unknown, principal: Principal | false, info: unknown) => {
           if (error) reject(error);

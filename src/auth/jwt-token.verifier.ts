@@ -74,8 +74,9 @@ export class JwtTokenVerifier {
     } catch (error) {
       throw JwtTokenVerifier.toUnauthorized(error);
     }
-    const expiresAt = typeof (claims as { exp?: unknown }).exp === 'number' ? (claims as { exp: number }).exp * 1000 : undefined;
-    return { principal: JwtTokenVerifier.toPrincipal(claims), expiresAt };
+    const principal = JwtTokenVerifier.toPrincipal(claims);
+    const exp = (claims as { exp?: unknown }).exp;
+    return { principal, expiresAt: typeof exp === 'number' ? exp * 1000 : undefined };
   }
 
   /**
