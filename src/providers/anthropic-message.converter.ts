@@ -1,0 +1,182 @@
+import type {
+  ContentBlockParam,
+  Message,
+  MessageParam,
+  TextBlockParam,
+  Tool,
+  ToolResultBlockParam,
+  ToolUseBlockParam,
+  Usage,
+} from '@anthropic-ai/sdk/resources/messages/messages';
+import { AiEventLogger } from '../observability/ai-event.logger';
+import { LlmCompletion } from './llm-provider';
+import { LlmAssistantMessage, LlmMessage, LlmToolCall, LlmToolDefinition } from './llm-message';
+import { LlmUsage } from './llm-usage';
+
+const defaultEvents = new AiEventLogger('anthropic');
+
+export interface AnthropicRequestMessages {
+  /**
+   * Undefined when there is no system text (the API refuses an empty one). A plain string joined
+   * with "\n\n" unless a system message asks for a cache breakpoint: then text blocks, the block
+   * that ends at the breakpoint carrying `cache_control: { type: "ephemeral" }`.
+   */
+  system: string | TextBlockParam[] | undefined;
+  messages: MessageParam[];
+}
+
+/** Tool-call arguments as the object Anthropic wants; bad JSON becomes {} and a malformed_json log. */
+function parseToolInput(call: LlmToolCall, events: AiEventLogger): Record<string, unknown> {
+  const raw = call.function.arguments;
+  if (raw.trim() === '') return {};
+  try {
+    const parsed: unknown = JSON.parse(raw);
+    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+  } catch {
+    // fall through to the log below
+  }
+  events.malformedJson({ raw, context: `anthropic_tool_use:${call.function.name}`, corrected: '{}' });
+  return {};
+}
+
+function systemBlocks(messages: LlmMessage[]): string | TextBlockParam[] | undefined {
+  const systems = messages.filter((message): message is Extract<LlmMessage, { role: 'system' }> => message.role === 'system');
+  const texts = systems.filter((message) => message.content.trim() !== '');
+  if (texts.length === 0) return undefined;
+  if (!texts.some((message) => message.cacheBreakpoint)) return texts.map((message) => message.content).join('\n\n');
+  const blocks: TextBlockParam[] = [];
+  let pending: string[] = [];
+  for (const message of texts) {
+    pending.push(message.content);
+    if (message.cacheBreakpoint) {
+      blocks.push({ type: 'text', text: pending.join('\n\n'), cache_control: { type: 'ephemeral' } });
+      pending = [];
+    }
+  }
+  if (pending.length > 0) blocks.push({ type: 'text', text: pending.join('\n\n') });
+  return blocks;
+}
+
+function toBlocks(content: MessageParam['content']): ContentBlockParam[] {
+  return typeof content === 'string' ? (content === '' ? [] : [{ type: 'text', text: content }]) : content;
+}
+
+/** Appends a message, merging it into the previous one when both have the same role (the API alternates roles). */
+function pushMerged(out: MessageParam[], next: MessageParam): void {
+  const previous = out[out.length - 1];
+  if (!previous || previous.role !== next.role) {
+    out.push(next);
+    return;
+  }
+  const previousBlocks = toBlocks(previous.content);
+  const nextBlocks = toBlocks(next.content);
+  // tool_result blocks must come first in a user turn: keep results ahead of text.
+  const merged = [...previousBlocks, ...nextBlocks].sort(
+    (a, b) => Number(b.type === 'tool_result') - Number(a.type === 'tool_result'),
+  );
+  out[out.length - 1] = { role: previous.role, content: merged } as MessageParam;
+}
+
+/**
+ * seed 000 convertMessagesToAnthropic: system messages extracted into the root `system` (joined
+ * with "\n\n"), assistant tool_calls turned into tool_use blocks, tool messages into tool_result
+ * blocks of user messages, consecutive results (and any same-role neighbours) merged so that two
+ * user messages never follow each other.
+ */
+export function convertMessagesToAnthropic(messages: LlmMessage[], events: AiEventLogger = defaultEvents): AnthropicRequestMessages {
+  const out: MessageParam[] = [];
+  for (const message of messages) {
+    switch (message.role) {
+      case 'system':
+        break;
+      case 'user':
+        pushMerged(out, { role: 'user', content: message.content });
+        break;
+      case 'assistant': {
+        const blocks: Array<TextBlockParam | ToolUseBlockParam> = [];
+        if (message.content) blocks.push({ type: 'text', text: message.content });
+        for (const call of message.tool_calls ?? []) {
+          blocks.push({ type: 'tool_use', id: call.id, name: call.function.name, input: parseToolInput(call, events) });
+        }
+        // An empty assistant turn is refused by the API and carries nothing.
+        if (blocks.length === 0) break;
+        const onlyText = blocks.length === 1 && blocks[0].type === 'text';
+        pushMerged(out, { role: 'assistant', content: onlyText ? (blocks[0] as TextBlockParam).text : blocks });
+        break;
+      }
+      case 'tool': {
+        const result: ToolResultBlockParam = { type: 'tool_result', tool_use_id: message.tool_call_id, content: message.content };
+        pushMerged(out, { role: 'user', content: [result] });
+        break;
+      }
+    }
+  }
+  return { system: systemBlocks(messages), messages: out };
+}
+
+/** seed 000 convertToolsToAnthropic: function name/description/parameters → name/description/input_schema. */
+export function convertToolsToAnthropic(tools: LlmToolDefinition[]): Tool[] {
+  return tools.map((tool) => {
+    const converted: Tool = {
+      name: tool.function.name,
+      input_schema: { type: 'object', ...tool.function.parameters } as Tool['input_schema'],
+    };
+    if (tool.function.description) converted.description = tool.function.description;
+    return converted;
+  });
+}
+
+/**
+ * Anthropic usage in our terms. `input_tokens` excludes the cached part, so the prompt is
+ * input + cache creation + cache read; cachedTokens is the cache read (billed at the cache-hit price).
+ */
+export function convertAnthropicUsage(usage: Pick<Usage, 'input_tokens' | 'output_tokens'> & Partial<Usage>): LlmUsage {
+  const cacheRead = usage.cache_read_input_tokens ?? 0;
+  const promptTokens = (usage.input_tokens ?? 0) + (usage.cache_creation_input_tokens ?? 0) + cacheRead;
+  const completionTokens = usage.output_tokens ?? 0;
+  return { promptTokens, completionTokens, cachedTokens: cacheRead, totalTokens: promptTokens + completionTokens };
+}
+
+/** Anthropic stop reasons in the OpenAI vocabulary the rest of the service uses. */
+export function normalizeAnthropicStopReason(reason: string | null | undefined): string | null {
+  switch (reason) {
+    case undefined:
+    case null:
+      return null;
+    case 'end_turn':
+    case 'stop_sequence':
+      return 'stop';
+    case 'tool_use':
+      return 'tool_calls';
+    case 'max_tokens':
+    case 'model_context_window_exceeded':
+      return 'length';
+    case 'refusal':
+      return 'content_filter';
+    default:
+      return reason;
+  }
+}
+
+/**
+ * seed 000 convertAnthropicResponse: text of the text blocks, tool_use blocks as OpenAI tool_calls
+ * (input JSON-stringified), usage with cache reads as cachedTokens.
+ */
+export function convertAnthropicResponse(response: Pick<Message, 'content' | 'usage' | 'model' | 'stop_reason'>): LlmCompletion {
+  let text = '';
+  const toolCalls: LlmToolCall[] = [];
+  for (const block of response.content) {
+    if (block.type === 'text') text += block.text;
+    else if (block.type === 'tool_use') {
+      toolCalls.push({ id: block.id, type: 'function', function: { name: block.name, arguments: JSON.stringify(block.input ?? {}) } });
+    }
+  }
+  const message: LlmAssistantMessage = { role: 'assistant', content: text === '' && toolCalls.length > 0 ? null : text };
+  if (toolCalls.length > 0) message.tool_calls = toolCalls;
+  return {
+    message,
+    usage: response.usage ? convertAnthropicUsage(response.usage) : null,
+    model: response.model,
+    finishReason: normalizeAnthropicStopReason(response.stop_reason),
+  };
+}
