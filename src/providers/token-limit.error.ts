@@ -1,0 +1,20 @@
+import { AppError } from '../errors/app-error';
+import { LLM_ERROR_MESSAGES, LlmErrorLocale } from './llm-error.messages';
+
+export type TokenLimitKind = 'per_call' | 'total_tokens' | 'cost';
+
+/**
+ * A token or cost limit (AI_MAX_TOKENS_PER_CALL, AI_MAX_TOTAL_TOKENS, AI_MAX_COST_USD) was reached:
+ * `budget_exceeded`, HTTP 402, not retryable.
+ */
+export class TokenLimitError extends AppError {
+  constructor(
+    readonly kind: TokenLimitKind,
+    readonly limit: number,
+    readonly actual: number,
+    locale: LlmErrorLocale = 'en',
+  ) {
+    super('budget_exceeded', LLM_ERROR_MESSAGES.budget_exceeded[locale], { kind, limit, actual });
+    this.name = 'TokenLimitError';
+  }
+}
