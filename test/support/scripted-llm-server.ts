@@ -314,14 +314,15 @@ export class ScriptedLlmServer {
     res.writeHead(planned.status, planned.headers);
     if (streaming) res.flushHeaders();
     for (let index = 0; index < planned.chunks.length; index++) {
+      if (hangAfterChunks !== undefined && index >= hangAfterChunks) return;
+      // The delay also comes before a cut or an early end, so the client has read what was sent.
+      if (delayMs > 0) await sleep(delayMs);
+      if (res.destroyed) return;
       if (disconnectAfterChunks !== undefined && index >= disconnectAfterChunks) {
         this.cut(res, record);
         return;
       }
-      if (hangAfterChunks !== undefined && index >= hangAfterChunks) return;
       if (endAfterChunks !== undefined && index >= endAfterChunks) break;
-      if (delayMs > 0) await sleep(delayMs);
-      if (res.destroyed) return;
       if (!res.write(planned.chunks[index])) await new Promise<void>((resolve) => res.once('drain', () => resolve()).once('close', () => resolve()));
       record.chunksSent++;
     }

@@ -1,0 +1,229 @@
+import { setTimeout as delay } from 'node:timers/promises';
+import { collectLlmStream } from '../../test/support/collect-llm-stream';
+import { ScriptedLlmServer } from '../../test/support/scripted-llm-server';
+import { LogEntry } from '../observability/log-entry';
+import { resetLogSink, setLogSink } from '../observability/logger';
+import { AnthropicProvider } from './anthropic.provider';
+import { isAbortError, LlmAbortError } from './llm-abort.error';
+import { LlmMessage } from './llm-message';
+import { LlmProvider } from './llm-provider';
+import { LlmProviderError } from './llm-provider.error';
+import { OpenAiCompatibleProvider } from './openai-compatible.provider';
+import { RetryingLlmProvider } from './retrying-llm.provider';
+
+const messages: LlmMessage[] = [{ role: 'user', content: 'Explain the graph' }];
+const FAST_BACKOFF = { baseDelayMs: 5, maxDelayMs: 20 };
+
+async function failure(promise: Promise<unknown>): Promise<any> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected a failure');
+}
+
+describe(RetryingLlmProvider.name, () => {
+  let server: ScriptedLlmServer;
+  let logs: LogEntry[];
+  const unhandled: unknown[] = [];
+  const onUnhandled = (reason: unknown) => unhandled.push(reason);
+
+  function openai(maxRetries = 2, backoff: object = FAST_BACKOFF): LlmProvider {
+    const inner = new OpenAiCompatibleProvider({ providerName: 'deepseek', baseURL: server.openAiBaseUrl, apiKey: 'sk-test', model: 'deepseek-chat' });
+    return new RetryingLlmProvider(inner, { maxRetries, backoff });
+  }
+
+  function anthropic(maxRetries = 2): LlmProvider {
+    const inner = new AnthropicProvider({ baseURL: server.anthropicBaseUrl, apiKey: 'sk-ant-test', model: 'claude-sonnet-4-20250514' });
+    return new RetryingLlmProvider(inner, { maxRetries, backoff: FAST_BACKOFF, locale: 'fr' });
+  }
+
+  beforeAll(async () => {
+    server = await ScriptedLlmServer.start();
+    process.on('unhandledRejection', onUnhandled);
+  });
+  afterAll(async () => {
+    process.off('unhandledRejection', onUnhandled);
+    await server.close();
+  });
+  beforeEach(() => {
+    server.reset();
+    logs = [];
+    setLogSink((entry) => logs.push(entry));
+  });
+  afterEach(async () => {
+    resetLogSink();
+    // Let any stray promise settle before checking that none was left rejected.
+    await delay(20);
+    expect(unhandled).toEqual([]);
+  });
+
+  describe('retries', () => {
+    it('retries a 429 after its Retry-After, then succeeds', async () => {
+      server.enqueue({ error: { status: 429, headers: { 'retry-after': '1' } } }, { text: 'Recovered.' });
+      const result = await collectLlmStream(openai().stream(messages));
+      expect(result.text).toBe('Recovered.');
+      expect(server.requests).toHaveLength(2);
+      expect(server.requests[1].receivedAt - server.requests[0].receivedAt).toBeGreaterThanOrEqual(950);
+      expect(logs.filter((log) => log.event === 'llm_retry')).toEqual([
+        expect.objectContaining({ provider: 'deepseek', code: 'rate_limit', statusCode: 429, attempt: 1, delayMs: 1000 }),
+      ]);
+    });
+
+    it('retries 500 and a connection cut before the first chunk, with backoff', async () => {
+      server.enqueue({ error: { status: 500 } }, { text: 'never seen', disconnectAfterChunks: 1 }, { text: 'Third time lucky.' });
+      const result = await collectLlmStream(openai().stream(messages));
+      expect(result.text).toBe('Third time lucky.');
+      expect(server.requests).toHaveLength(3);
+    });
+
+    it('retries an Anthropic 529 overloaded answer', async () => {
+      server.enqueue({ error: { status: 529 } }, { text: 'Bonjour.' });
+      const completion = await anthropic().complete(messages);
+      expect(completion.message.content).toBe('Bonjour.');
+      expect(server.requests).toHaveLength(2);
+    });
+
+    it('does not retry a 401 and throws it classified', async () => {
+      server.enqueue({ error: { status: 401 } }, { text: 'unused' });
+      const error = await failure(collectLlmStream(openai().stream(messages)));
+      expect(error).toBeInstanceOf(LlmProviderError);
+      expect(error).toMatchObject({ code: 'auth_error', retryable: false, statusCode: 502, provider: 'deepseek', upstreamStatus: 401 });
+      expect(server.requests).toHaveLength(1);
+      expect(server.pendingTurns).toBe(1);
+      expect(logs.filter((log) => log.event === 'llm_error')).toEqual([
+        expect.objectContaining({ provider: 'deepseek', model: 'deepseek-chat', code: 'auth_error', statusCode: 401, attempt: 0 }),
+      ]);
+    });
+
+    it('gives up after AI_MAX_RETRIES with the classified error', async () => {
+      server.enqueue({ error: { status: 503 } }, { error: { status: 503 } }, { error: { status: 503 } }, { text: 'unused' });
+      const error = await failure(openai(2).complete(messages));
+      expect(error).toMatchObject({ code: 'server_error', retryable: true, upstreamStatus: 503 });
+      expect(error.message).toBe('The AI service is temporarily unavailable. Please try again in a few moments.');
+      expect(server.requests).toHaveLength(3);
+      expect(logs.filter((log) => log.event === 'llm_retry')).toHaveLength(2);
+      expect(logs.filter((log) => log.event === 'llm_error')).toHaveLength(1);
+    });
+
+    it('localizes the final error (fr)', async () => {
+      server.enqueue({ error: { status: 400, message: 'prompt is too long: 200251 tokens > 200000 maximum' } });
+      const error = await failure(anthropic().complete(messages));
+      expect(error).toMatchObject({ code: 'context_length', statusCode: 422 });
+      expect(error.message).toBe('La conversation est trop longue pour le modèle. Commencez une nouvelle conversation ou posez une question plus courte.');
+    });
+
+    it('does not wait for a Retry-After longer than 10 s', async () => {
+      server.enqueue({ error: { status: 429, headers: { 'retry-after': '30' } } }, { text: 'unused' });
+      const startedAt = Date.now();
+      const error = await failure(collectLlmStream(openai().stream(messages)));
+      expect(Date.now() - startedAt).toBeLessThan(1000);
+      expect(error).toMatchObject({ code: 'rate_limit', retryable: true, retryAfterMs: 30_000 });
+      expect(server.requests).toHaveLength(1);
+    });
+
+    it('never retries once a token was emitted: a mid-stream disconnect is thrown after the tokens', async () => {
+      server.enqueue({ text: 'Hello world, this will be cut', chunkSize: 5, delayMs: 20, disconnectAfterChunks: 3 }, { text: 'unused' });
+      const tokens: string[] = [];
+      const error = await failure(
+        (async () => {
+          for await (const chunk of openai().stream(messages)) if (chunk.type === 'token') tokens.push(chunk.token);
+        })(),
+      );
+      expect(tokens.join('')).toBe('Hello worl');
+      expect(error).toMatchObject({ code: 'network', retryable: true });
+      expect(server.requests).toHaveLength(1);
+      expect(logs.find((log) => log.event === 'llm_error')).toMatchObject({ afterFirstChunk: true });
+    });
+
+    it('with AI_MAX_RETRIES=0 fails at once', async () => {
+      server.enqueue({ error: { status: 429 } }, { text: 'unused' });
+      await expect(openai(0).complete(messages)).rejects.toMatchObject({ code: 'rate_limit' });
+      expect(server.requests).toHaveLength(1);
+    });
+  });
+
+  describe('abort', () => {
+    it('cancels the upstream request mid-stream and ends the iterator promptly with an abort error', async () => {
+      server.enqueue({ text: 'A long answer that never finishes', chunkSize: 4, hangAfterChunks: 4 });
+      const controller = new AbortController();
+      const tokens: string[] = [];
+      let abortedAt = 0;
+      const error = await failure(
+        (async () => {
+          for await (const chunk of openai().stream(messages, [], { signal: controller.signal })) {
+            if (chunk.type !== 'token') continue;
+            tokens.push(chunk.token);
+            if (tokens.length === 3) {
+              abortedAt = Date.now();
+              controller.abort();
+            }
+          }
+        })(),
+      );
+      expect(Date.now() - abortedAt).toBeLessThan(500);
+      expect(error).toBeInstanceOf(LlmAbortError);
+      expect(isAbortError(error)).toBe(true);
+      expect(tokens.join('')).toBe('A long answe');
+      const closed = await server.waitForClientClose(0);
+      expect(closed).toMatchObject({ closedEarly: true, completed: false });
+      expect(logs.filter((log) => log.event === 'llm_error')).toEqual([]);
+    });
+
+    it('aborts while waiting for the first byte (headers sent, no event yet)', async () => {
+      server.enqueue({ text: 'never', hangAfterChunks: 0 });
+      const controller = new AbortController();
+      const pending = collectLlmStream(anthropic().stream(messages, [], { signal: controller.signal }));
+      await server.waitForRequests(1);
+      await delay(30);
+      const abortedAt = Date.now();
+      controller.abort();
+      const error = await failure(pending);
+      expect(Date.now() - abortedAt).toBeLessThan(500);
+      expect(isAbortError(error)).toBe(true);
+      await server.waitForClientClose(0);
+    });
+
+    it('aborts a non-streaming call whose answer never comes', async () => {
+      server.enqueue({ text: 'never', hangAfterChunks: 0 });
+      const controller = new AbortController();
+      const pending = openai().complete(messages, [], { signal: controller.signal });
+      await server.waitForRequests(1);
+      controller.abort();
+      expect(isAbortError(await failure(pending))).toBe(true);
+      await server.waitForClientClose(0);
+    });
+
+    it('ends a backoff wait as soon as the signal fires, without another request', async () => {
+      server.enqueue({ error: { status: 429, headers: { 'retry-after': '5' } } }, { text: 'unused' });
+      const controller = new AbortController();
+      const pending = collectLlmStream(openai().stream(messages, [], { signal: controller.signal }));
+      await server.waitForRequests(1);
+      await delay(50);
+      const abortedAt = Date.now();
+      controller.abort();
+      const error = await failure(pending);
+      expect(Date.now() - abortedAt).toBeLessThan(200);
+      expect(error).toBeInstanceOf(LlmAbortError);
+      await delay(50);
+      expect(server.requests).toHaveLength(1);
+    });
+
+    it('sends nothing when the signal is already aborted', async () => {
+      const controller = new AbortController();
+      controller.abort();
+      await expect(collectLlmStream(openai().stream(messages, [], { signal: controller.signal }))).rejects.toBeInstanceOf(LlmAbortError);
+      await expect(anthropic().complete(messages, [], { signal: controller.signal })).rejects.toBeInstanceOf(LlmAbortError);
+      expect(server.requests).toHaveLength(0);
+    });
+
+    it('closes the upstream connection when the consumer stops iterating', async () => {
+      server.enqueue({ text: 'one two three four five six', chunkSize: 4, hangAfterChunks: 5 });
+      for await (const chunk of openai().stream(messages)) {
+        if (chunk.type === 'token') break;
+      }
+      await server.waitForClientClose(0);
+    });
+  });
+});
