@@ -1,3 +1,4 @@
+import { ActionConversionResult } from '../actions/action-conversion-result';
 import { Interrupt } from './interrupt';
 
 /** Usage reported in every terminal answer: this request's upstream tokens and cost. */
@@ -21,9 +22,32 @@ export interface ToolCallSummary {
   status: 'executed' | 'error' | 'proposed';
 }
 
+/**
+ * How the proposal answered by a resume was settled (resume results only). With HITL_APPLY=client
+ * the caller applies `changes` through its own sync pipeline; with server they were applied here.
+ */
+export interface ProposalResolution {
+  toolCallId: string;
+  status: 'approved' | 'rejected' | 'failed';
+  /** server: applied by this service; client: to be applied by the caller; null: nothing to apply. */
+  appliedBy: 'server' | 'client' | null;
+  /** The change set applied (server) or to apply (client): the interrupt's preview. */
+  changes?: ActionConversionResult;
+  /** What the model was told (failed: with the reason). */
+  message: string;
+}
+
 /** The answer of POST /api/ai/chat and /api/ai/resume (PROTOCOL.md §3). */
 export type AgentResult =
-  | { threadId: string; type: 'message'; message: string; toolCalls: ToolCallSummary[]; usage: UsageReport; aborted?: true }
+  | {
+      threadId: string;
+      type: 'message';
+      message: string;
+      toolCalls: ToolCallSummary[];
+      usage: UsageReport;
+      aborted?: true;
+      resolution?: ProposalResolution;
+    }
   | {
       threadId: string;
       type: 'interrupt';
@@ -31,4 +55,5 @@ export type AgentResult =
       interrupt: Interrupt;
       toolCalls: ToolCallSummary[];
       usage: UsageReport;
+      resolution?: ProposalResolution;
     };

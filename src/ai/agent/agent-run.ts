@@ -1,0 +1,56 @@
+import { LlmMessage, LlmToolCall, LlmToolMessage } from '../../providers/llm-message';
+import type { GraphRAGContext } from '../../rag/graph-rag-context';
+import type { PendingInterrupt } from '../../threads/thread.types';
+import { ActionConversionResult } from '../actions/action-conversion-result';
+import { ProposedAction } from '../actions/proposed-action';
+import { AgentTools } from '../tools/agent-tools';
+import { AgentEventSink } from './agent-event.sink';
+import { ToolCallSummary } from './agent-result';
+import { Interrupt } from './interrupt';
+import { UsageAccumulator } from './usage.accumulator';
+
+/**
+ * One atomic write the loop asks for (seed 003): the messages of a round in order (an assistant
+ * message with its tool calls and all their results; or a final answer; or, on resume, the results
+ * that close the interrupted batch), plus the interrupt state. Handed to the caller BEFORE the next
+ * upstream call, so a crash never loses a round that the model built on.
+ */
+export interface AgentCommit {
+  messages: LlmMessage[];
+  /** The assistant message is a partial answer: the generation was stopped. */
+  aborted?: true;
+  /** A new pending interrupt; null clears it; absent leaves it as is. */
+  pendingInterrupt?: PendingInterrupt | null;
+}
+
+/** Events of a run (the loop never calls thread() or complete(): the caller owns those). */
+export type AgentRunEvents = Pick<AgentEventSink, 'token' | 'toolStart' | 'toolResult'>;
+
+export interface AgentRunRequest {
+  /** What the model is sent first (history, current context, question), already sanitized. Not mutated. */
+  messages: LlmMessage[];
+  tools: AgentTools;
+  events: AgentRunEvents;
+  /** Cancels the upstream request; the run ends with the partial text. */
+  signal: AbortSignal;
+  /** Every upstream call is added here, also when the run fails or is aborted. */
+  usage: UsageAccumulator;
+  /** Persists one commit; a throw ends the run (the thread keeps what was committed before). */
+  commit(commit: AgentCommit): Promise<void>;
+  /** The preview carried by an interrupt (ActionConverter output for the proposal). */
+  preview(action: ProposedAction, toolCallId: string): Promise<ActionConversionResult>;
+  /** Usage attribution. */
+  threadId: string;
+  workspace: string;
+  /** Handed to the provider (the offline provider answers from it). */
+  retrievedContext?: GraphRAGContext;
+  /**
+   * Resume: the results that close the interrupted call (and anything already decided), then the
+   * calls that followed it in the same assistant message, processed before the next upstream call.
+   */
+  continuation?: { results: LlmToolMessage[]; remainingToolCalls: LlmToolCall[] };
+}
+
+export type AgentRunOutcome =
+  | { type: 'message'; text: string; toolCalls: ToolCallSummary[]; aborted: boolean }
+  | { type: 'interrupt'; text: string; toolCalls: ToolCallSummary[]; interrupt: Interrupt; pending: PendingInterrupt };

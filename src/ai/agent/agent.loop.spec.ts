@@ -1,0 +1,314 @@
+import { ScriptedLlmServer } from '../../../test/support/scripted-llm-server';
+import { InMemoryGraphDataSource } from '../../../test/support/in-memory-graph-data-source';
+import { AppError } from '../../errors/app-error';
+import { nbaWorkflowDemo } from '../../graph/demo/nba-workflow.demo';
+import { LogEntry } from '../../observability/log-entry';
+import { resetLogSink, setLogSink } from '../../observability/logger';
+import { AnthropicProvider } from '../../providers/anthropic.provider';
+import { LlmErrorClassifier } from '../../providers/llm-error.classifier';
+import { LlmMessage } from '../../providers/llm-message';
+import { LlmProvider } from '../../providers/llm-provider';
+import { OfflineLlmProvider } from '../../providers/offline.provider';
+import { OpenAiCompatibleProvider } from '../../providers/openai-compatible.provider';
+import { TokenTracker } from '../../providers/token.tracker';
+import { TokenCounter } from '../../rag/token-counter';
+import { ActionConverter } from '../actions/action.converter';
+import { AgentToolbox } from '../tools/agent.toolbox';
+import { ReadToolExecutor } from '../tools/read-tool.executor';
+import { AgentLoop } from './agent.loop';
+import { AgentCommit, AgentRunRequest } from './agent-run';
+import { UsageAccumulator } from './usage.accumulator';
+
+const GRAPH = 'nba-workflow';
+const question: LlmMessage[] = [
+  { role: 'system', content: 'You are a workflow assistant.', cacheBreakpoint: true },
+  { role: 'user', content: 'What does fetch-api do?' },
+];
+
+interface Harness {
+  request: AgentRunRequest;
+  commits: AgentCommit[];
+  events: string[];
+  controller: AbortController;
+}
+
+describe(AgentLoop.name, () => {
+  let server: ScriptedLlmServer;
+  let logs: LogEntry[];
+  const dataSource = new InMemoryGraphDataSource('default', [nbaWorkflowDemo]);
+  const converter = new ActionConverter(nbaWorkflowDemo.nodeConfigs);
+
+  beforeAll(async () => {
+    server = await ScriptedLlmServer.start();
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+  beforeEach(() => {
+    server.reset();
+    logs = [];
+    setLogSink((entry) => logs.push(entry));
+  });
+  afterEach(() => resetLogSink());
+
+  const openAi = (): LlmProvider =>
+    new OpenAiCompatibleProvider({ providerName: 'openai', baseURL: server.openAiBaseUrl, apiKey: 'sk-test', model: 'gpt-4o' });
+
+  const pricedTracker = () =>
+    new TokenTracker({ pricingFor: () => ({ inputPerMillion: 2.5, inputCacheHitPerMillion: 1.25, outputPerMillion: 10 }) });
+
+  const loopWith = (provider: LlmProvider, maxToolRounds = 5, tracker = pricedTracker()) =>
+    new AgentLoop(
+      { provider, tokenTracker: tracker, tokenCounter: new TokenCounter(), classifier: new LlmErrorClassifier('en') },
+      { maxToolRounds },
+    );
+
+  function harness(options: { canPropose?: boolean; toolsSupported?: boolean } = {}): Harness {
+    const commits: AgentCommit[] = [];
+    const events: string[] = [];
+    const controller = new AbortController();
+    const request: AgentRunRequest = {
+      messages: question,
+      tools: new AgentToolbox({
+        canPropose: options.canPropose ?? true,
+        readTools: new ReadToolExecutor(dataSource, GRAPH),
+        toolsSupported: options.toolsSupported,
+      }),
+      events: {
+        token: (text) => events.push(`token:${text}`),
+        toolStart: (id, name) => events.push(`tool_start:${id}:${name}`),
+        toolResult: (id) => events.push(`tool_result:${id}`),
+      },
+      signal: controller.signal,
+      usage: new UsageAccumulator(),
+      commit: async (commit) => {
+        commits.push(structuredClone(commit));
+      },
+      preview: async (action, toolCallId) => converter.convert(action, GRAPH, '0', toolCallId),
+      threadId: 'ai_test',
+      workspace: 'default',
+    };
+    return { request, commits, events, controller };
+  }
+
+  it('streams a direct answer token by token, commits it and reports the provider usage', async () => {
+    server.enqueue({ text: 'It fetches the NBA players.', chunkSize: 5, usage: { prompt: 120, completion: 7, cached: 100 } });
+    const { request, commits, events } = harness();
+    const outcome = await loopWith(openAi()).run(request);
+
+    expect(outcome).toEqual({ type: 'message', text: 'It fetches the NBA players.', toolCalls: [], aborted: false });
+    expect(events).toEqual(['token:It fe', 'token:tches', 'token: the ', 'token:NBA p', 'token:layer', 'token:s.']);
+    expect(commits).toEqual([{ messages: [{ role: 'assistant', content: 'It fetches the NBA players.' }] }]);
+    expect(request.usage.report()).toMatchObject({ promptTokens: 120, completionTokens: 7, cachedTokens: 100, llmCalls: 1 });
+    expect(request.usage.report().estimated).toBeUndefined();
+    expect(request.usage.report().costUsd).toBeGreaterThan(0);
+    expect(server.requests).toHaveLength(1);
+    expect(server.requests[0].body.tools.map((tool: { function: { name: string } }) => tool.function.name)).toContain('propose_batch');
+  });
+
+  it('runs read tools with the model ids, sends their results back, and separates the rounds text', async () => {
+    server.enqueue(
+      { text: 'Let me look.', toolCalls: [{ id: 'call_a', name: 'read_node_detail', arguments: { nodeKey: 'fetch-api' }, fragments: 4 }] },
+      { text: 'It calls the stats API.' },
+    );
+    const { request, commits, events } = harness();
+    const outcome = await loopWith(openAi()).run(request);
+
+    expect(outcome).toMatchObject({
+      type: 'message',
+      text: 'Let me look.\n\nIt calls the stats API.',
+      toolCalls: [{ id: 'call_a', name: 'read_node_detail', status: 'executed' }],
+    });
+    expect(events).toContain('tool_start:call_a:read_node_detail');
+    expect(events.indexOf('tool_start:call_a:read_node_detail')).toBeLessThan(events.indexOf('tool_result:call_a'));
+    expect(commits).toHaveLength(2);
+    expect(commits[0].messages[0]).toMatchObject({ role: 'assistant', tool_calls: [{ id: 'call_a' }] });
+    const second = server.requests[1].body.messages;
+    const toolMessage = second.find((message: { role: string }) => message.role === 'tool');
+    expect(toolMessage.tool_call_id).toBe('call_a');
+    expect(JSON.parse(toolMessage.content)).toMatchObject({ key: 'fetch-api' });
+  });
+
+  it('processes parallel calls in order: reads run, the first valid write interrupts and keeps the rest', async () => {
+    server.enqueue({
+      toolCalls: [
+        { id: 'call_1', name: 'search_nodes', arguments: { query: 'filter' } },
+        { id: 'call_2', name: 'propose_delete_node', arguments: { nodeKey: 'disconnected-note', reason: 'unused' } },
+        { id: 'call_3', name: 'read_node_detail', arguments: { nodeKey: 'root' } },
+        { id: 'call_4', name: 'propose_move_node', arguments: { nodeKey: 'root', posX: 1, posY: 2, reason: 'tidy' } },
+      ],
+      interleaveToolCalls: true,
+    });
+    const { request, commits, events } = harness();
+    const outcome = await loopWith(openAi()).run(request);
+
+    expect(outcome.type).toBe('interrupt');
+    if (outcome.type !== 'interrupt') return;
+    expect(outcome.interrupt).toMatchObject({
+      kind: 'approval',
+      toolCallId: 'call_2',
+      proposedAction: { type: 'delete_node', payload: { nodeKey: 'disconnected-note' } },
+      preview: { nodeKeysToDelete: ['disconnected-note'] },
+    });
+    expect(outcome.pending.remainingToolCalls.map((call) => call.id)).toEqual(['call_3', 'call_4']);
+    expect(events.filter((event) => event.startsWith('tool_start'))).toEqual(['tool_start:call_1:search_nodes']);
+    expect(commits).toHaveLength(1);
+    expect(commits[0].messages.map((message) => message.role)).toEqual(['assistant', 'tool']);
+    expect(commits[0].pendingInterrupt).toMatchObject({ toolName: 'propose_delete_node', interrupt: { toolCallId: 'call_2' } });
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('after maxToolRounds executed rounds makes one final call without tools (rounds + 1 requests)', async () => {
+    const read = (id: string) => ({ toolCalls: [{ id, name: 'read_graph_overview', arguments: {} }] });
+    server.enqueue(read('r1'), read('r2'), { text: 'Here is what I found.' });
+    const { request, commits } = harness();
+    const outcome = await loopWith(openAi(), 2).run(request);
+
+    expect(outcome).toMatchObject({ type: 'message', text: 'Here is what I found.', aborted: false });
+    expect(server.requests).toHaveLength(3);
+    expect(server.requests[0].body.tools).toBeDefined();
+    expect(server.requests[1].body.tools).toBeDefined();
+    expect(server.requests[2].body.tools).toBeUndefined();
+    expect(commits).toHaveLength(3);
+    expect(request.usage.calls).toBe(3);
+  });
+
+  it('answers malformed tool-call JSON with an error result the model corrects, and logs malformed_json', async () => {
+    server.enqueue(
+      { toolCalls: [{ id: 'bad', name: 'read_node_detail', arguments: '{"nodeKey": "fetch-api"' }] },
+      { toolCalls: [{ id: 'good', name: 'read_node_detail', arguments: { nodeKey: 'fetch-api' } }] },
+      { text: 'Fixed.' },
+    );
+    const { request, events } = harness();
+    const outcome = await loopWith(openAi()).run(request);
+
+    expect(outcome).toMatchObject({
+      type: 'message',
+      toolCalls: [
+        { id: 'bad', status: 'error' },
+        { id: 'good', status: 'executed' },
+      ],
+    });
+    const errorResult = server.requests[1].body.messages.find((message: { tool_call_id?: string }) => message.tool_call_id === 'bad');
+    expect(JSON.parse(errorResult.content)).toMatchObject({ status: 'error', message: expect.stringContaining('not valid JSON') });
+    expect(events).toContain('tool_result:bad');
+    expect(logs.find((entry) => entry.event === 'malformed_json')).toMatchObject({ context: 'read_node_detail', level: 'warn' });
+  });
+
+  it('sends an invalid write call back to the model as an error, never as an interrupt', async () => {
+    server.enqueue(
+      { toolCalls: [{ id: 'w1', name: 'propose_create_node', arguments: { typeKey: 'filter', sheet: '0', posX: 1, posY: 1, reason: 'x', colour: 'red' } }] },
+      { text: 'Sorry, I cannot add that.' },
+    );
+    const { request } = harness();
+    const outcome = await loopWith(openAi()).run(request);
+    expect(outcome).toMatchObject({ type: 'message', toolCalls: [{ id: 'w1', status: 'error' }] });
+    const result = server.requests[1].body.messages.find((message: { tool_call_id?: string }) => message.tool_call_id === 'w1');
+    expect(result.content).toContain('colour is not an allowed property');
+  });
+
+  it('continues an interrupted batch: the decided results first, then the remaining calls, before calling the model', async () => {
+    server.enqueue({ text: 'Done.' });
+    const { request, commits, events } = harness();
+    request.continuation = {
+      results: [{ role: 'tool', tool_call_id: 'call_2', content: '{"status":"approved","message":"ok"}' }],
+      remainingToolCalls: [
+        { id: 'call_3', type: 'function', function: { name: 'read_node_detail', arguments: '{"nodeKey":"root"}' } },
+        { id: 'call_4', type: 'function', function: { name: 'propose_move_node', arguments: '{"nodeKey":"root","posX":5,"posY":6,"reason":"tidy"}' } },
+      ],
+    };
+    const outcome = await loopWith(openAi()).run(request);
+    expect(outcome).toMatchObject({ type: 'interrupt', interrupt: { toolCallId: 'call_4', proposedAction: { type: 'move_node' } } });
+    expect(events).toEqual(['tool_start:call_3:read_node_detail', 'tool_result:call_3']);
+    expect(commits).toHaveLength(1);
+    expect(commits[0].messages.map((message) => (message as { tool_call_id: string }).tool_call_id)).toEqual(['call_2', 'call_3']);
+    expect(commits[0].pendingInterrupt).toMatchObject({ interrupt: { toolCallId: 'call_4' }, remainingToolCalls: [] });
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('aborts the upstream request, keeps the partial text and estimates the usage the provider never sent', async () => {
+    server.enqueue({ text: 'The fetch-api node calls an HTTP API and then', chunkSize: 6, hangAfterChunks: 3 });
+    const { request, commits, events, controller } = harness();
+    const running = loopWith(openAi()).run(request);
+    await server.waitForRequests(1);
+    while (events.length < 2) await new Promise((resolve) => setTimeout(resolve, 5));
+    controller.abort();
+    const outcome = await running;
+
+    expect(outcome.type).toBe('message');
+    expect(outcome).toMatchObject({ aborted: true });
+    expect(outcome.text.length).toBeGreaterThan(0);
+    expect(commits).toEqual([{ messages: [{ role: 'assistant', content: outcome.text }], aborted: true }]);
+    await server.waitForClientClose(0);
+    const usage = request.usage.report();
+    expect(usage).toMatchObject({ estimated: true, llmCalls: 1 });
+    expect(usage.promptTokens).toBeGreaterThan(10);
+    expect(usage.completionTokens).toBeGreaterThan(0);
+  });
+
+  it('throws a classified AppError when the provider refuses the call, counting the call without tokens', async () => {
+    server.enqueue({ error: { status: 401, message: 'bad key' } });
+    const { request, commits } = harness();
+    const failure = await loopWith(openAi()).run(request).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(AppError);
+    expect(failure).toMatchObject({ code: 'auth_error', retryable: false });
+    expect(commits).toEqual([]);
+    expect(request.usage.report()).toMatchObject({ llmCalls: 1, totalTokens: 0 });
+    expect(request.usage.report().estimated).toBeUndefined();
+  });
+
+  it('estimates the usage of a stream that fails midway (tokens already generated) and throws network', async () => {
+    server.enqueue({ text: 'Partial answer that gets cut', chunkSize: 4, disconnectAfterChunks: 4, delayMs: 10 });
+    const { request, commits, events } = harness();
+    const failure = await loopWith(openAi()).run(request).catch((error: unknown) => error);
+    expect(failure).toMatchObject({ code: 'network', retryable: true });
+    expect(events.length).toBeGreaterThan(0);
+    expect(commits).toEqual([]);
+    expect(request.usage.report()).toMatchObject({ llmCalls: 1, estimated: true });
+    expect(request.usage.report().completionTokens).toBeGreaterThan(0);
+  });
+
+  it('stops before calling the model when the token budget is spent', async () => {
+    const tracker = new TokenTracker({ limits: { maxTotalTokens: 10 } });
+    tracker.record({ promptTokens: 20, completionTokens: 0, cachedTokens: 0, totalTokens: 20 }, { provider: 'openai', model: 'x' });
+    const { request } = harness();
+    await expect(loopWith(openAi(), 5, tracker).run(request)).rejects.toMatchObject({ code: 'budget_exceeded' });
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('works the same over the Anthropic wire: tool_use blocks, tool results, usage with cache reads', async () => {
+    server.enqueue(
+      { text: 'Checking.', toolCalls: [{ id: 'toolu_1', name: 'list_node_edges', arguments: { nodeKey: 'fetch-api' } }], usage: { prompt: 300, completion: 20, cached: 200 } },
+      { text: 'It has two outputs.', usage: { prompt: 400, completion: 10 } },
+    );
+    const provider = new AnthropicProvider({ apiKey: 'sk-ant', baseURL: server.anthropicBaseUrl, model: 'claude-sonnet-4-20250514' });
+    const { request, events } = harness();
+    const outcome = await loopWith(provider).run(request);
+
+    expect(outcome).toMatchObject({ type: 'message', text: 'Checking.\n\nIt has two outputs.' });
+    expect(events).toContain('tool_start:toolu_1:list_node_edges');
+    expect(server.requests[0].endpoint).toBe('anthropic.messages');
+    const toolResultBlock = server.requests[1].body.messages
+      .flatMap((message: { content: unknown }) => (Array.isArray(message.content) ? message.content : []))
+      .find((block: { type: string }) => block.type === 'tool_result');
+    expect(toolResultBlock.tool_use_id).toBe('toolu_1');
+    expect(request.usage.report()).toMatchObject({ promptTokens: 700, completionTokens: 30, cachedTokens: 200, llmCalls: 2 });
+  });
+
+  it('with the offline provider passes the retrieved context, offers no tools and records zero usage', async () => {
+    const { request, events } = harness({ toolsSupported: false });
+    request.retrievedContext = {
+      graph: { _key: GRAPH, name: 'NBA stats workflow', sheets: { '0': 'main' } },
+      relevantNodes: [],
+      relevantEdges: [],
+      nodeTypeConfigs: [],
+      retrieval: { query: 'q', searchMode: 'bm25', cacheHit: false, durationMs: 1 },
+    };
+    const outcome = await loopWith(new OfflineLlmProvider()).run(request);
+    expect(outcome.type).toBe('message');
+    expect(outcome.text.length).toBeGreaterThan(0);
+    expect(events.map((event) => event.replace(/^token:/, '')).join('')).toBe(outcome.text);
+    expect(request.usage.report()).toMatchObject({ totalTokens: 0, llmCalls: 1 });
+    expect(request.usage.report().estimated).toBeUndefined();
+  });
+});

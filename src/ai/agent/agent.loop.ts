@@ -1,0 +1,351 @@
+import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { AppError } from '../../errors/app-error';
+import { AiEventLogger } from '../../observability/ai-event.logger';
+import { isAbortError } from '../../providers/llm-abort.error';
+import { LlmErrorClassifier } from '../../providers/llm-error.classifier';
+import { LlmAssistantMessage, LlmMessage, LlmToolCall, LlmToolDefinition, LlmToolMessage } from '../../providers/llm-message';
+import { LlmProvider } from '../../providers/llm-provider';
+import { LlmUsage } from '../../providers/llm-usage';
+import { TokenTracker } from '../../providers/token.tracker';
+import { TokenLimitError } from '../../providers/token-limit.error';
+import { TokenCounter } from '../../rag/token-counter';
+import type { PendingInterrupt } from '../../threads/thread.types';
+import { ToolCallSummary } from './agent-result';
+import { AgentRunOutcome, AgentRunRequest } from './agent-run';
+import { toolErrorContent } from './tool-result.message';
+
+export interface AgentLoopDependencies {
+  provider: LlmProvider;
+  tokenTracker: TokenTracker;
+  tokenCounter: TokenCounter;
+  classifier: LlmErrorClassifier;
+  events?: AiEventLogger;
+  now?: () => number;
+}
+
+export interface AgentLoopOptions {
+  /** Rounds whose tool calls are executed (AI_MAX_TOOL_ROUNDS); then one last call without tools. */
+  maxToolRounds: number;
+  /** AI_MAX_TOKENS_PER_CALL (0: no limit): a call whose prompt alone exceeds it is not made. */
+  maxTokensPerCall?: number;
+  /** Language of user-facing error messages (AI_LOCALE). */
+  locale?: 'en' | 'fr';
+}
+
+/** What one upstream call produced. */
+interface CallResult {
+  text: string;
+  toolCalls: LlmToolCall[];
+  aborted: boolean;
+}
+
+/** The results of a batch of tool calls, and the proposal that stopped it, if any. */
+interface BatchResult {
+  results: LlmToolMessage[];
+  pending: PendingInterrupt | null;
+}
+
+/** Emits the run's text and remembers it; rounds' texts are separated by a blank line. */
+class RunText {
+  full = '';
+  private roundHasText = false;
+
+  constructor(private readonly emit: (text: string) => void) {}
+
+  startRound(): void {
+    this.roundHasText = false;
+  }
+
+  append(token: string): void {
+    if (!token) return;
+    if (!this.roundHasText && this.full.length > 0 && !/\s$/.test(this.full)) this.write('\n\n');
+    this.roundHasText = true;
+    this.write(token);
+  }
+
+  private write(text: string): void {
+    this.full += text;
+    this.emit(text);
+  }
+}
+
+const CANCELLED_RESULT = 'Not executed: the user stopped the generation.';
+const ZERO_USAGE: LlmUsage = Object.freeze({ promptTokens: 0, completionTokens: 0, cachedTokens: 0, totalTokens: 0 });
+
+/**
+ * The tool-calling loop (seed 000 Etapes 4-5), one implementation for REST and Socket.IO: streams
+ * each upstream call (tokens to the events), executes read tools, stops at the first valid write
+ * call with an interrupt, and commits every round before the next call. Pure: no Nest, no
+ * transport, no store; the caller persists commits, owns the thread and the sink's terminal event.
+ *
+ * A run makes at most maxToolRounds + 1 upstream calls: after maxToolRounds rounds whose tool calls
+ * were executed, one final call without tools so the user always gets an answer.
+ */
+export class AgentLoop {
+  private readonly events: AiEventLogger;
+  private readonly now: () => number;
+
+  constructor(
+    private readonly deps: AgentLoopDependencies,
+    private readonly options: AgentLoopOptions,
+  ) {
+    this.events = deps.events ?? new AiEventLogger('agent');
+    this.now = deps.now ?? Date.now;
+  }
+
+  async run(request: AgentRunRequest): Promise<AgentRunOutcome> {
+    const messages: LlmMessage[] = [...request.messages];
+    const text = new RunText((token) => request.events.token(token));
+    const summaries: ToolCallSummary[] = [];
+
+    if (request.continuation) {
+      const batch = await this.processToolCalls(request.continuation.remainingToolCalls, request, summaries);
+      const appended = [...request.continuation.results, ...batch.results];
+      await request.commit({ messages: appended, pendingInterrupt: batch.pending });
+      messages.push(...appended);
+      if (batch.pending) return this.interrupted(text.full, summaries, batch.pending);
+    }
+
+    const offered = request.tools.definitions;
+    for (let round = 0; ; round += 1) {
+      if (request.signal.aborted) return { type: 'message', text: text.full, toolCalls: summaries, aborted: true };
+      const withTools = offered.length > 0 && round < this.options.maxToolRounds && !this.deps.provider.offline;
+      const call = await this.callModel(messages, withTools ? offered : undefined, request, text);
+
+      if (call.aborted) {
+        if (call.text.length > 0) {
+          await request.commit({ messages: [{ role: 'assistant', content: call.text }], aborted: true });
+        }
+        return { type: 'message', text: text.full, toolCalls: summaries, aborted: true };
+      }
+      if (!withTools || call.toolCalls.length === 0) {
+        if (call.toolCalls.length > 0) {
+          this.events.debug('llm_call_done', { ignoredToolCalls: call.toolCalls.length, reason: 'no tools offered' });
+        }
+        await request.commit({ messages: [{ role: 'assistant', content: call.text }] });
+        return { type: 'message', text: text.full, toolCalls: summaries, aborted: false };
+      }
+
+      const assistant: LlmAssistantMessage = {
+        role: 'assistant',
+        content: call.text.length > 0 ? call.text : null,
+        tool_calls: call.toolCalls,
+      };
+      const batch = await this.processToolCalls(call.toolCalls, request, summaries);
+      const appended: LlmMessage[] = [assistant, ...batch.results];
+      await request.commit(batch.pending ? { messages: appended, pendingInterrupt: batch.pending } : { messages: appended });
+      messages.push(...appended);
+      if (batch.pending) return this.interrupted(text.full, summaries, batch.pending);
+    }
+  }
+
+  private interrupted(text: string, summaries: ToolCallSummary[], pending: PendingInterrupt): AgentRunOutcome {
+    return { type: 'interrupt', text, toolCalls: summaries, interrupt: pending.interrupt, pending };
+  }
+
+  /**
+   * Tool calls of one assistant message, in order: reads run, refused calls get an error result,
+   * the first valid proposal stops the batch (the calls after it wait for the resume).
+   */
+  private async processToolCalls(
+    calls: LlmToolCall[],
+    request: AgentRunRequest,
+    summaries: ToolCallSummary[],
+  ): Promise<BatchResult> {
+    const results: LlmToolMessage[] = [];
+    for (let index = 0; index < calls.length; index += 1) {
+      const call = calls[index];
+      const summary = (status: ToolCallSummary['status']) =>
+        summaries.push({ id: call.id, name: call.function.name, arguments: call.function.arguments, status });
+      const answer = (content: string) => results.push({ role: 'tool', tool_call_id: call.id, content });
+
+      if (request.signal.aborted) {
+        // Every call keeps its result, so the committed round stays valid.
+        answer(toolErrorContent(CANCELLED_RESULT));
+        summary('error');
+        continue;
+      }
+
+      const route = request.tools.route(call);
+      switch (route.kind) {
+        case 'read': {
+          request.events.toolStart(call.id, route.name);
+          const started = performance.now();
+          this.events.debug('tool_execute', { toolName: route.name, threadId: request.threadId });
+          const content = await request.tools.executeRead(route.name, route.rawArguments);
+          this.events.debug('tool_result', {
+            toolName: route.name,
+            resultLen: content.length,
+            durationMs: Math.round(performance.now() - started),
+          });
+          request.events.toolResult(call.id, content);
+          answer(content);
+          summary('executed');
+          break;
+        }
+        case 'error': {
+          if (route.malformed) {
+            this.events.malformedJson({ raw: call.function.arguments, context: route.name, threadId: request.threadId });
+          }
+          const content = toolErrorContent(route.message);
+          if (route.announce) {
+            request.events.toolStart(call.id, route.name);
+            request.events.toolResult(call.id, content);
+          }
+          answer(content);
+          summary('error');
+          break;
+        }
+        case 'propose': {
+          const preview = await request.preview(route.action, call.id);
+          summary('proposed');
+          this.events.debug('hitl_interrupt', { toolName: route.name, actionType: route.action.type, threadId: request.threadId });
+          return {
+            results,
+            pending: {
+              interrupt: { kind: 'approval', toolCallId: call.id, proposedAction: route.action, preview },
+              toolName: route.name,
+              remainingToolCalls: calls.slice(index + 1),
+              createdTime: this.now(),
+            },
+          };
+        }
+      }
+    }
+    return { results, pending: null };
+  }
+
+  /**
+   * One streamed upstream call. Its usage is recorded whatever happens: the provider's figures, or
+   * (aborted, or failed mid-stream, before the usage arrived) an estimate with the tokenizer.
+   */
+  private async callModel(
+    messages: LlmMessage[],
+    tools: readonly LlmToolDefinition[] | undefined,
+    request: AgentRunRequest,
+    text: RunText,
+  ): Promise<CallResult> {
+    const { provider, tokenTracker } = this.deps;
+    tokenTracker.assertWithinBudget();
+    this.assertCallLimit(messages, tools);
+
+    const sent = [...messages];
+    const toolList = tools ? [...tools] : undefined;
+    const done = new Map<number, LlmToolCall>();
+    let callText = '';
+    let usage: LlmUsage | null = null;
+    let received = false;
+    const started = performance.now();
+    this.events.debug('llm_call_start', {
+      provider: provider.providerName,
+      model: provider.model,
+      messages: sent.length,
+      tools: toolList?.length ?? 0,
+      threadId: request.threadId,
+    });
+    text.startRound();
+
+    let failure: unknown = null;
+    try {
+      const stream = provider.stream(sent, toolList, { signal: request.signal, retrievedContext: request.retrievedContext });
+      for await (const chunk of stream) {
+        received = true;
+        switch (chunk.type) {
+          case 'token':
+            callText += chunk.token;
+            text.append(chunk.token);
+            break;
+          case 'tool_call_done':
+            done.set(chunk.toolCall.index, {
+              id: chunk.toolCall.id,
+              type: 'function',
+              function: { name: chunk.toolCall.name, arguments: chunk.toolCall.arguments },
+            });
+            break;
+          case 'usage':
+            usage = chunk.usage;
+            break;
+          default:
+            break;
+        }
+      }
+    } catch (error) {
+      failure = error;
+    }
+
+    const aborted = request.signal.aborted || (failure !== null && isAbortError(failure));
+    const toolCalls = withUniqueIds([...done.entries()].sort(([a], [b]) => a - b).map(([, call]) => call));
+    // A request the upstream refused outright (HTTP error before any chunk) generated nothing to bill.
+    const refused = failure !== null && !aborted && !received;
+    this.record(refused ? ZERO_USAGE : usage, sent, toolList, callText, toolCalls, request);
+    this.events.debug('llm_call_done', {
+      provider: provider.providerName,
+      model: provider.model,
+      durationMs: Math.round(performance.now() - started),
+      toolCalls: toolCalls.length,
+      aborted,
+      failed: failure !== null && !aborted,
+    });
+
+    if (aborted) return { text: callText, toolCalls: [], aborted: true };
+    if (failure !== null) {
+      throw failure instanceof AppError ? failure : this.deps.classifier.toAppError(failure, provider.providerName);
+    }
+    return { text: callText, toolCalls, aborted: false };
+  }
+
+  private record(
+    reported: LlmUsage | null,
+    sent: LlmMessage[],
+    tools: LlmToolDefinition[] | undefined,
+    text: string,
+    toolCalls: LlmToolCall[],
+    request: AgentRunRequest,
+  ): void {
+    const { provider, tokenTracker, tokenCounter } = this.deps;
+    let usage = reported;
+    let estimated = false;
+    if (!usage) {
+      if (provider.offline) {
+        usage = ZERO_USAGE;
+      } else {
+        const promptTokens = tokenCounter.countMessages(sent) + (tools ? tokenCounter.count(JSON.stringify(tools)) : 0);
+        const completionTokens =
+          tokenCounter.count(text) +
+          toolCalls.reduce((sum, call) => sum + tokenCounter.count(call.function.name) + tokenCounter.count(call.function.arguments), 0);
+        usage = { promptTokens, completionTokens, cachedTokens: 0, totalTokens: promptTokens + completionTokens };
+        estimated = true;
+      }
+    }
+    const entry = tokenTracker.record(usage, {
+      provider: provider.providerName,
+      model: provider.model,
+      threadId: request.threadId,
+      workspace: request.workspace,
+    });
+    request.usage.add(usage, entry.costUsd, estimated);
+  }
+
+  private assertCallLimit(messages: LlmMessage[], tools: readonly LlmToolDefinition[] | undefined): void {
+    const limit = this.options.maxTokensPerCall ?? 0;
+    if (limit <= 0) return;
+    const { tokenCounter } = this.deps;
+    const prompt = tokenCounter.countMessages(messages) + (tools ? tokenCounter.count(JSON.stringify(tools)) : 0);
+    if (prompt > limit) throw new TokenLimitError('per_call', limit, prompt, this.options.locale);
+  }
+}
+
+/** Providers may omit or repeat ids; every call needs its own so its result can be paired with it. */
+function withUniqueIds(calls: LlmToolCall[]): LlmToolCall[] {
+  const seen = new Set<string>();
+  return calls.map((call) => {
+    if (call.id && !seen.has(call.id)) {
+      seen.add(call.id);
+      return call;
+    }
+    const id = `call_${randomUUID().replace(/-/g, '').slice(0, 24)}`;
+    seen.add(id);
+    return { ...call, id };
+  });
+}
