@@ -146,7 +146,7 @@ export class SqliteGraphDataSource implements MutableGraphDataSource {
     this.writer.applyChanges(this.workspace, graphKey, changes);
   }
 
-  /** Neighbours one hop from the frontier, in frontier order then edge order (out-edges before in-edges of the same node). */
+  /** Neighbours one hop from the frontier, in frontier order, then in edge (insertion) order whatever their direction. */
   private neighboursOf(graphId: number, frontier: string[], direction: EdgeDirection): string[] {
     const frontierJson = JSON.stringify(frontier);
     const outgoing: StepRow[] = direction === 'in' ? [] : this.statements.stepsOut.all(frontierJson, graphId);
@@ -155,11 +155,10 @@ export class SqliteGraphDataSource implements MutableGraphDataSource {
     if (outgoing.length === 0) return incoming.map((step) => step.source);
     const rank = new Map(frontier.map((key, index) => [key, index]));
     const steps = [
-      ...outgoing.map((step) => ({ rank: rank.get(step.source) ?? 0, neighbour: step.target })),
-      ...incoming.map((step) => ({ rank: rank.get(step.target) ?? 0, neighbour: step.source })),
+      ...outgoing.map((step) => ({ rank: rank.get(step.source) ?? 0, edgeId: step.edgeId, neighbour: step.target })),
+      ...incoming.map((step) => ({ rank: rank.get(step.target) ?? 0, edgeId: step.edgeId, neighbour: step.source })),
     ];
-    // Array.prototype.sort is stable: within one frontier node, out-edges stay before in-edges.
-    steps.sort((left, right) => left.rank - right.rank);
+    steps.sort((left, right) => left.rank - right.rank || left.edgeId - right.edgeId);
     return steps.map((step) => step.neighbour);
   }
 

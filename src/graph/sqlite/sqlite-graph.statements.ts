@@ -19,6 +19,8 @@ export interface KeyedDocumentRow {
 export interface StepRow {
   source: string;
   target: string;
+  /** Row id of the edge: insertion order, the tie-break between neighbours at one distance. */
+  edgeId: number;
 }
 
 export interface StoredNodeRow {
@@ -136,10 +138,10 @@ export class SqliteGraphStatements {
     );
     // One BFS level: the frontier comes as a JSON array; rows follow frontier order, then edge order.
     this.stepsOut = db.prepare(
-      'SELECT e.source, e.target FROM json_each(?) f JOIN graph_edges e ON e.graph_id = ? AND e.source = f.value ORDER BY f.key, e.id',
+      'SELECT e.source, e.target, e.id AS edgeId FROM json_each(?) f JOIN graph_edges e ON e.graph_id = ? AND e.source = f.value ORDER BY f.key, e.id',
     );
     this.stepsIn = db.prepare(
-      'SELECT e.source, e.target FROM json_each(?) f JOIN graph_edges e ON e.graph_id = ? AND e.target = f.value ORDER BY f.key, e.id',
+      'SELECT e.source, e.target, e.id AS edgeId FROM json_each(?) f JOIN graph_edges e ON e.graph_id = ? AND e.target = f.value ORDER BY f.key, e.id',
     );
     this.edgesBetween = db.prepare(
       'SELECT document FROM graph_edges WHERE graph_id = ? AND source IN (SELECT value FROM json_each(?)) ' +

@@ -1,0 +1,29 @@
+import type { FactoryProvider } from '@nestjs/common';
+import type { Database } from 'better-sqlite3';
+import { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/app-config.token';
+import { SQLITE_DATABASE } from '../database/sqlite-database.token';
+import { GraphStore } from './graph-store';
+import { GRAPH_STORE } from './graph-store.token';
+import { SqliteGraphStore } from './sqlite/sqlite-graph.store';
+
+/**
+ * Builds the GraphStore adapter that STORE selects: THE one place a store is chosen. Used by
+ * GraphModule (below) and by the CLIs, which pass their own SQLite connection (null unless
+ * STORE=sqlite; see openSqliteDatabase). The caller closes the store, then the connection.
+ */
+export async function createGraphStore(config: AppConfig, sqlite: Database | null): Promise<GraphStore> {
+  switch (config.store.kind) {
+    case 'sqlite':
+      if (!sqlite) throw new Error('STORE=sqlite but no SQLite connection was opened');
+      return new SqliteGraphStore(sqlite);
+    case 'arango':
+      throw new Error('STORE=arango: this build has no ArangoDB graph store yet; use STORE=sqlite');
+  }
+}
+
+export const graphStoreProvider: FactoryProvider<Promise<GraphStore>> = {
+  provide: GRAPH_STORE,
+  inject: [APP_CONFIG, SQLITE_DATABASE],
+  useFactory: createGraphStore,
+};
