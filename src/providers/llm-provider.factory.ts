@@ -1,0 +1,58 @@
+import { AiEventLogger } from '../observability/ai-event.logger';
+import { AnthropicProvider } from './anthropic.provider';
+import { LlmErrorLocale } from './llm-error.messages';
+import { LlmProvider } from './llm-provider';
+import { LlmProviderSelection } from './llm-provider.selector';
+import { OfflineLlmProvider } from './offline.provider';
+import { OpenAiCompatibleProvider } from './openai-compatible.provider';
+import { RetryBackoffOptions } from './retry-backoff';
+import { RetryingLlmProvider } from './retrying-llm.provider';
+
+export interface LlmProviderFactoryOptions {
+  locale?: LlmErrorLocale;
+  /** AI_MAX_RETRIES */
+  maxRetries: number;
+  backoff?: Partial<RetryBackoffOptions>;
+  /** Until response headers (SDK timeout). */
+  timeoutMs?: number;
+  events?: AiEventLogger;
+}
+
+/**
+ * Builds the LlmProvider for a selection (seed 000 createLLMProvider): the adapter of the entry's
+ * type, wrapped in the retry policy; the offline provider when no model is configured.
+ */
+export function createLlmProvider(selection: LlmProviderSelection, options: LlmProviderFactoryOptions): LlmProvider {
+  if (selection.kind === 'offline') return new OfflineLlmProvider({ locale: options.locale });
+  const common = { baseURL: selection.baseURL, model: selection.model, timeoutMs: options.timeoutMs };
+  const adapter: LlmProvider =
+    selection.entry.type === 'anthropic'
+      ? new AnthropicProvider({ ...common, providerName: selection.providerName, apiKey: selection.apiKey ?? '', events: options.events })
+      : new OpenAiCompatibleProvider({ ...common, providerName: selection.providerName, apiKey: selection.apiKey });
+  return new RetryingLlmProvider(adapter, {
+    maxRetries: options.maxRetries,
+    locale: options.locale,
+    backoff: options.backoff,
+    events: options.events,
+  });
+}
+
+/** The start-up log fields of a selection: provider, model, base URL host; never the key. */
+export function describeLlmSelection(selection: LlmProviderSelection): Record<string, unknown> {
+  if (selection.kind === 'offline') return { provider: 'offline', model: 'offline', offline: true, source: selection.source };
+  let baseUrlHost: string;
+  try {
+    baseUrlHost = new URL(selection.baseURL).host;
+  } catch {
+    baseUrlHost = 'invalid';
+  }
+  return {
+    provider: selection.providerName,
+    type: selection.entry.type,
+    model: selection.model,
+    baseUrlHost,
+    offline: false,
+    source: selection.source,
+    ...(selection.detectedBy ? { detectedBy: selection.detectedBy } : {}),
+  };
+}
