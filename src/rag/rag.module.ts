@@ -1,4 +1,36 @@
 import { Module } from '@nestjs/common';
+import { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/app-config.token';
+import { EmbeddingProvider } from '../embeddings/embedding-provider';
+import { EMBEDDING_PROVIDER } from '../embeddings/embedding-provider.token';
+import { EmbeddingsModule } from '../embeddings/embeddings.module';
+import { GraphModule } from '../graph/graph.module';
+import { GraphRagRetriever } from './graph-rag.retriever';
+import { RagController } from './rag.controller';
+import { TokenCounter } from './token-counter';
 
-@Module({})
+/**
+ * GraphRAG: one retriever per process (its cache is shared by every workspace, keyed by workspace),
+ * hybrid when an embedding provider is configured, BM25 only otherwise. Exports the retriever and
+ * the token counter for the agent.
+ */
+@Module({
+  imports: [GraphModule, EmbeddingsModule],
+  controllers: [RagController],
+  providers: [
+    {
+      provide: GraphRagRetriever,
+      inject: [APP_CONFIG, { token: EMBEDDING_PROVIDER, optional: true }],
+      useFactory: (config: AppConfig, embeddingProvider?: EmbeddingProvider | null) =>
+        new GraphRagRetriever({
+          maxNodes: config.rag.maxNodes,
+          maxDepth: config.rag.maxDepth,
+          cacheTTLMs: config.rag.cacheTtlMs,
+          embeddingProvider: embeddingProvider ?? null,
+        }),
+    },
+    { provide: TokenCounter, useFactory: () => new TokenCounter() },
+  ],
+  exports: [GraphRagRetriever, TokenCounter],
+})
 export class RagModule {}
