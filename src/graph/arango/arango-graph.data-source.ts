@@ -1,0 +1,261 @@
+import { AppError } from '../../errors/app-error';
+import { Logger } from '../../observability/logger';
+import { GraphChangeSet } from '../graph-change-set';
+import { GraphChangeLookup, GraphChangePlanner } from '../graph-change.planner';
+import { EdgeDirection, NodeNeighborhood, ScoredNode, VectorQuery } from '../graph-data-source';
+import { Graph, GraphEdge, GraphNode, NodeTypeConfig } from '../graph.types';
+import { MutableGraphDataSource } from '../mutable-graph-data-source';
+import { hasNodeContentChanged } from '../node-content';
+import { ArangoCapabilities } from './arango-capabilities';
+import { ArangoDocumentMapper } from './arango-document.mapper';
+import { ArangoGraphCollections, ArangoGraphQueries, NodeReplacement } from './arango-graph.queries';
+import { ArangoQueryExecutor, TransactionStep } from './arango-query.executor';
+
+const logger = new Logger('arango-store');
+
+type StoredDocument = Record<string, unknown>;
+
+export interface ArangoDataSourceOptions {
+  /** Wait for the search view to index recent writes before a BM25 query (tests; costly in production). */
+  searchWaitForSync: boolean;
+}
+
+/** Hits re-ranked by exact-match tier: enough that the node a query names is among them. */
+const MIN_SEARCH_CANDIDATES = 50;
+const MAX_SEARCH_CANDIDATES = 500;
+const MAX_DEPTH = 3;
+
+const EMPTY_CHANGES: GraphChangeSet = { instructions: [], nodesToCreate: [], edgesToCreate: [], nodeKeysToDelete: [], edgeKeysToDelete: [] };
+
+/**
+ * The graphs of one workspace in ArangoDB (PROTOCOL.md §2 layout). Reads are single AQL queries that
+ * begin with the workspace guard; every mutation runs in a stream transaction (all or nothing);
+ * callers see local keys only (arango-document.mapper.ts).
+ */
+export class ArangoGraphDataSource implements MutableGraphDataSource {
+  constructor(
+    readonly workspace: string,
+    private readonly collections: ArangoGraphCollections,
+    private readonly queries: ArangoGraphQueries,
+    private readonly executor: ArangoQueryExecutor,
+    private readonly capabilities: ArangoCapabilities,
+    private readonly options: ArangoDataSourceOptions,
+    private readonly planner: GraphChangePlanner = new GraphChangePlanner(),
+  ) {}
+
+  async getGraph(graphKey: string): Promise<Graph | null> {
+    const doc = await this.executor.first<StoredDocument>(this.queries.graph(this.workspace, graphKey), 'getGraph');
+    return doc ? ArangoDocumentMapper.toGraph(doc) : null;
+  }
+
+  async getNodes(graphKey: string, sheetId?: string): Promise<GraphNode[]> {
+    const docs = await this.executor.all<StoredDocument>(this.queries.nodes(this.workspace, graphKey, sheetId), 'getNodes');
+    return docs.map((doc) => ArangoDocumentMapper.toNode(doc, graphKey));
+  }
+
+  async getEdges(graphKey: string, sheetId?: string): Promise<GraphEdge[]> {
+    const docs = await this.executor.all<StoredDocument>(this.queries.edges(this.workspace, graphKey, sheetId), 'getEdges');
+    return docs.map((doc) => ArangoDocumentMapper.toEdge(doc, graphKey));
+  }
+
+  async getNodeByKey(graphKey: string, nodeKey: string): Promise<GraphNode | null> {
+    const [node] = await this.getNodesByKeys(graphKey, [nodeKey]);
+    return node ?? null;
+  }
+
+  async getNodesByKeys(graphKey: string, nodeKeys: string[]): Promise<GraphNode[]> {
+    const keys = [...new Set(nodeKeys)];
+    if (keys.length === 0) return [];
+    const composite = keys.map((key) => ArangoDocumentMapper.compositeKey(graphKey, key));
+    const docs = await this.executor.all<StoredDocument>(this.queries.nodesByKeys(this.workspace, graphKey, composite), 'getNodesByKeys');
+    const byKey = new Map(docs.map((doc) => [ArangoDocumentMapper.localKey(graphKey, String(doc._key)), doc]));
+    return keys.flatMap((key) => {
+      const doc = byKey.get(key);
+      return doc ? [ArangoDocumentMapper.toNode(doc, graphKey)] : [];
+    });
+  }
+
+  async getEdgesOfNode(graphKey: string, nodeKey: string, direction: EdgeDirection): Promise<GraphEdge[]> {
+    const nodeId = ArangoDocumentMapper.nodeId(graphKey, nodeKey);
+    const docs = await this.executor.all<StoredDocument>(
+      this.queries.edgesOfNode(this.workspace, graphKey, nodeId, direction),
+      'getEdgesOfNode',
+    );
+    return docs.map((doc) => ArangoDocumentMapper.toEdge(doc, graphKey));
+  }
+
+  async getNodeConfigs(): Promise<NodeTypeConfig[]> {
+    const docs = await this.executor.all<StoredDocument>(this.queries.nodeConfigs(this.workspace), 'getNodeConfigs');
+    return docs.map((doc) => ArangoDocumentMapper.toNodeConfig(doc));
+  }
+
+  /**
+   * BM25 through the ArangoSearch view, then the embedded store's exact-match tiers: a node whose
+   * local key the query names (tier 2), or whose type / type display name it names (tier 1), ranks
+   * first; its score becomes `bm25 + tier × (best bm25 + 1)` so scores stay > 0 and best first.
+   */
+  async searchNodes(graphKey: string, query: string, maxResults: number): Promise<ScoredNode[]> {
+    if (maxResults <= 0 || query.trim() === '') return [];
+    const candidates = Math.min(MAX_SEARCH_CANDIDATES, Math.max(MIN_SEARCH_CANDIDATES, maxResults * 3));
+    const hits = await this.executor.all<{ node: StoredDocument; score: number; tier: number }>(
+      this.queries.lexicalSearch({ workspace: this.workspace, graphKey, query, candidates, waitForSync: this.options.searchWaitForSync }),
+      'searchNodes',
+    );
+    const best = hits.reduce((max, hit) => Math.max(max, hit.score), 0);
+    return hits
+      .map((hit) => ({ node: ArangoDocumentMapper.toNode(hit.node, graphKey), score: hit.score + hit.tier * (best + 1) }))
+      .filter((hit) => hit.score > 0)
+      .sort((a, b) => b.score - a.score || a.node._key.localeCompare(b.node._key))
+      .slice(0, maxResults);
+  }
+
+  /** COSINE_SIMILARITY over the graph's vectors of `query.model`; through the vector index when the server has a usable one. */
+  async searchNodesByVector(graphKey: string, query: VectorQuery, maxResults: number): Promise<ScoredNode[]> {
+    if (maxResults <= 0 || query.vector.length === 0) return [];
+    const params = {
+      workspace: this.workspace,
+      graphKey,
+      vector: Array.from(query.vector),
+      model: query.model,
+      minScore: query.minScore,
+      limit: maxResults,
+    };
+    const index = this.capabilities.vectorIndex;
+    let hits: Array<{ node: StoredDocument; score: number }> | undefined;
+    if (index && index.dimension === query.vector.length) {
+      try {
+        hits = await this.executor.all(this.queries.vectorSearchIndexed(params), 'searchNodesByVector');
+      } catch (error) {
+        if (error instanceof AppError && error.code === 'store_unavailable') throw error;
+        // The index may have been dropped since start: the exact scan still answers.
+        logger.warn('arango_vector_index_failed', { index: index.name, errorName: error instanceof Error ? error.name : typeof error });
+      }
+    }
+    hits ??= await this.executor.all(this.queries.vectorSearchExact(params), 'searchNodesByVector');
+    return hits.map((hit) => ({ node: ArangoDocumentMapper.toNode(hit.node, graphKey), score: hit.score }));
+  }
+
+  async getNeighborhood(graphKey: string, nodeKey: string, depth: number, direction: EdgeDirection): Promise<NodeNeighborhood> {
+    const maxDepth = Math.min(MAX_DEPTH, Math.max(1, Math.floor(depth) || 1));
+    const startKey = ArangoDocumentMapper.compositeKey(graphKey, nodeKey);
+    const result = await this.executor.first<{
+      start: StoredDocument;
+      reached: Array<{ node: StoredDocument; depth: number }>;
+      edges: StoredDocument[];
+    }>(this.queries.neighborhood(this.workspace, graphKey, startKey, maxDepth, direction), 'getNeighborhood');
+    if (!result) return { nodes: [], edges: [] };
+    // BFS already emits by depth; the stable sort only guards that order.
+    const reached = [...result.reached].sort((a, b) => a.depth - b.depth);
+    return {
+      nodes: [result.start, ...reached.map((entry) => entry.node)].map((doc) => ArangoDocumentMapper.toNode(doc, graphKey)),
+      edges: result.edges.map((doc) => ArangoDocumentMapper.toEdge(doc, graphKey)),
+    };
+  }
+
+  createNode(graphKey: string, node: GraphNode): Promise<void> {
+    return this.applyChanges(graphKey, { ...EMPTY_CHANGES, nodesToCreate: [node] });
+  }
+
+  deleteNode(graphKey: string, nodeKey: string): Promise<void> {
+    return this.applyChanges(graphKey, { ...EMPTY_CHANGES, nodeKeysToDelete: [nodeKey] });
+  }
+
+  createEdge(graphKey: string, edge: GraphEdge): Promise<void> {
+    return this.applyChanges(graphKey, { ...EMPTY_CHANGES, edgesToCreate: [edge] });
+  }
+
+  deleteEdge(graphKey: string, edgeKey: string): Promise<void> {
+    return this.applyChanges(graphKey, { ...EMPTY_CHANGES, edgeKeysToDelete: [edgeKey] });
+  }
+
+  /** Replaces the node's document (key and graphKey kept); a content change drops its stale vector. */
+  async updateNode(graphKey: string, node: GraphNode): Promise<void> {
+    await this.inTransaction('updateNode', async (step) => {
+      const state = await this.readState(step, graphKey, [node._key], []);
+      const before = state.getNode(node._key);
+      if (!before) throw new AppError('not_found', `Node "${node._key}" does not exist in graph "${graphKey}"`, { nodeKey: node._key });
+      const after: GraphNode = { ...node, _key: before._key, graphKey };
+      for (const field of ['type', 'sheet'] as const) {
+        if (typeof after[field] !== 'string' || after[field].length === 0) {
+          throw AppError.badRequest(`Node "${after._key}" needs a non-empty string ${field}`, { nodeKey: after._key, field });
+        }
+      }
+      await step(this.queries.replaceNodes([this.replacement(graphKey, before, after)]));
+    });
+  }
+
+  /** Replaces the edge's document (key and graphKey kept); both ends must exist. */
+  async updateEdge(graphKey: string, edge: GraphEdge): Promise<void> {
+    await this.inTransaction('updateEdge', async (step) => {
+      const state = await this.readState(step, graphKey, [edge.source, edge.target].filter((end) => typeof end === 'string'), [edge._key]);
+      if (!state.getEdge(edge._key)) throw new AppError('not_found', `Edge "${edge._key}" does not exist in graph "${graphKey}"`, { edgeKey: edge._key });
+      for (const end of ['source', 'target'] as const) {
+        if (typeof edge[end] !== 'string' || !state.getNode(edge[end])) {
+          throw AppError.badRequest(`Edge "${edge._key}" would dangle: its ${end} node "${edge[end]}" does not exist`, { edgeKey: edge._key });
+        }
+      }
+      if (typeof edge.sheet !== 'string' || edge.sheet.length === 0) throw AppError.badRequest(`Edge "${edge._key}" needs a non-empty string sheet`);
+      await step(this.queries.replaceEdge(ArangoDocumentMapper.toEdgeDocument(graphKey, { ...edge, graphKey }) as { _key: string }));
+    });
+  }
+
+  /**
+   * One stream transaction: read the named nodes and edges, plan with the shared GraphChangePlanner
+   * (which throws not_found / conflict / bad_request before anything is written), then write in the
+   * plan's order: delete edges (with those of deleted nodes), delete nodes, create nodes, update
+   * nodes, create edges.
+   */
+  async applyChanges(graphKey: string, changes: GraphChangeSet): Promise<void> {
+    const nodeKeys = [
+      ...(changes.nodesToCreate ?? []).map((node) => node._key),
+      ...(changes.nodeKeysToDelete ?? []),
+      ...(changes.instructions ?? []).map((instruction) => instruction.nodeKey),
+      ...(changes.edgesToCreate ?? []).flatMap((edge) => [edge.source, edge.target]),
+    ];
+    const edgeKeys = [...(changes.edgesToCreate ?? []).map((edge) => edge._key), ...(changes.edgeKeysToDelete ?? [])];
+    await this.inTransaction('applyChanges', async (step) => {
+      const state = await this.readState(step, graphKey, nodeKeys, edgeKeys);
+      const plan = this.planner.plan(graphKey, changes, state);
+      const composite = (key: string): string => ArangoDocumentMapper.compositeKey(graphKey, key);
+      if (plan.edgeKeysToDelete.length > 0 || plan.nodeKeysToDelete.length > 0) {
+        const touching = plan.nodeKeysToDelete.map((key) => ArangoDocumentMapper.nodeId(graphKey, key));
+        await step(this.queries.removeEdges(graphKey, plan.edgeKeysToDelete.map(composite), touching));
+      }
+      if (plan.nodeKeysToDelete.length > 0) await step(this.queries.removeNodes(plan.nodeKeysToDelete.map(composite)));
+      if (plan.nodesToCreate.length > 0) {
+        await step(this.queries.insertNodes(plan.nodesToCreate.map((node) => ArangoDocumentMapper.toNodeDocument(graphKey, node))));
+      }
+      if (plan.nodesToUpdate.length > 0) {
+        await step(this.queries.replaceNodes(plan.nodesToUpdate.map(({ before, after }) => this.replacement(graphKey, before, after))));
+      }
+      if (plan.edgesToCreate.length > 0) {
+        await step(this.queries.insertEdges(plan.edgesToCreate.map((edge) => ArangoDocumentMapper.toEdgeDocument(graphKey, edge))));
+      }
+    });
+  }
+
+  private replacement(graphKey: string, before: GraphNode, after: GraphNode): NodeReplacement {
+    const { embedding: _vector, embeddingModel: _model, embeddingHash: _hash, ...content } = after;
+    return {
+      document: ArangoDocumentMapper.toNodeDocument(graphKey, content as GraphNode) as NodeReplacement['document'],
+      keepVector: !hasNodeContentChanged(before, after),
+    };
+  }
+
+  /** The graph's ownership (not_found otherwise) and the named nodes/edges that exist, as a planner lookup. */
+  private async readState(step: TransactionStep, graphKey: string, nodeKeys: string[], edgeKeys: string[]): Promise<GraphChangeLookup> {
+    const composite = (keys: string[]): string[] => [...new Set(keys)].map((key) => ArangoDocumentMapper.compositeKey(graphKey, key));
+    const [state] = await step<{ owned: boolean; nodes: StoredDocument[]; edges: StoredDocument[] }>(
+      this.queries.changeSetState({ workspace: this.workspace, graphKey, nodeKeys: composite(nodeKeys), edgeKeys: composite(edgeKeys) }),
+    );
+    if (!state.owned) throw new AppError('not_found', `Graph "${graphKey}" does not exist`, { graphKey });
+    const nodes = new Map(state.nodes.map((doc) => ArangoDocumentMapper.toNode(doc, graphKey)).map((node) => [node._key, node]));
+    const edges = new Map(state.edges.map((doc) => ArangoDocumentMapper.toEdge(doc, graphKey)).map((edge) => [edge._key, edge]));
+    return { getNode: (key) => nodes.get(key) ?? null, getEdge: (key) => edges.get(key) ?? null };
+  }
+
+  private inTransaction(operation: string, work: (step: TransactionStep) => Promise<void>): Promise<void> {
+    const { graphs, nodes, edges } = this.collections;
+    return this.executor.transaction({ read: [graphs], write: [nodes, edges] }, operation, work);
+  }
+}

@@ -1,0 +1,192 @@
+import { Database } from 'arangojs';
+import { AqlQuery, isAqlQuery } from 'arangojs/aql';
+import { ArangoGraphCollections, ArangoGraphQueries } from './arango-graph.queries';
+import { ARANGO_NAMES } from './arango-names';
+
+/** Values an attacker controls (keys, workspace, query text) crafted to break out of an AQL string. */
+const HOSTILE = {
+  workspace: 'ws" || true || "',
+  graphKey: 'x" || true || "',
+  nodeKey: "n' OR 1==1 //",
+  sheet: '0"; REMOVE "a" IN nodius_nodes //',
+  query: 'fetch") OR true OR ("',
+  model: 'm` RETURN 1 //',
+};
+
+/** String literals the query texts may contain: fixed option values, never data. */
+const ALLOWED_LITERALS = new Set(['"bfs"', '"global"', '" "', '"replace"']);
+
+// Building queries needs only collection handles: no request is made, no server is needed.
+const db = new Database({ url: 'http://127.0.0.1:1', databaseName: 'unused' });
+const collections: ArangoGraphCollections = {
+  graphs: db.collection(ARANGO_NAMES.graphs),
+  nodes: db.collection(ARANGO_NAMES.nodes),
+  edges: db.collection(ARANGO_NAMES.edges),
+  nodeConfigs: db.collection(ARANGO_NAMES.nodeConfigs),
+  searchView: db.view(ARANGO_NAMES.searchView),
+};
+const queries = new ArangoGraphQueries(collections);
+const compositeKey = `${HOSTILE.graphKey}-${HOSTILE.nodeKey}`;
+const nodeId = `${ARANGO_NAMES.nodes}/${compositeKey}`;
+
+/** One of each query the store sends, all built from hostile values. */
+function everyQuery(): Record<string, AqlQuery> {
+  const { workspace, graphKey, sheet, query, model } = HOSTILE;
+  const vectorParams = { workspace, graphKey, vector: [0.1, 0.2], model, minScore: 0.3, limit: 5 };
+  return {
+    graph: queries.graph(workspace, graphKey),
+    nodes: queries.nodes(workspace, graphKey),
+    nodesOfSheet: queries.nodes(workspace, graphKey, sheet),
+    nodesByKeys: queries.nodesByKeys(workspace, graphKey, [compositeKey]),
+    edges: queries.edges(workspace, graphKey),
+    edgesOfSheet: queries.edges(workspace, graphKey, sheet),
+    edgesOut: queries.edgesOfNode(workspace, graphKey, nodeId, 'out'),
+    edgesIn: queries.edgesOfNode(workspace, graphKey, nodeId, 'in'),
+    edgesAny: queries.edgesOfNode(workspace, graphKey, nodeId, 'any'),
+    nodeConfigs: queries.nodeConfigs(workspace),
+    neighborhoodOut: queries.neighborhood(workspace, graphKey, compositeKey, 2, 'out'),
+    neighborhoodIn: queries.neighborhood(workspace, graphKey, compositeKey, 2, 'in'),
+    neighborhoodAny: queries.neighborhood(workspace, graphKey, compositeKey, 2, 'any'),
+    lexicalSearch: queries.lexicalSearch({ workspace, graphKey, query, candidates: 50, waitForSync: false }),
+    lexicalSearchSynced: queries.lexicalSearch({ workspace, graphKey, query, candidates: 50, waitForSync: true }),
+    vectorSearchExact: queries.vectorSearchExact(vectorParams),
+    vectorSearchIndexed: queries.vectorSearchIndexed(vectorParams),
+    listGraphs: queries.listGraphs(),
+    embeddingStates: queries.embeddingStates(workspace, graphKey),
+    saveEmbeddings: queries.saveEmbeddings(workspace, graphKey, [{ key: compositeKey, embedding: [1, 0], model, hash: 'h"' }]),
+    changeSetState: queries.changeSetState({
+      workspace,
+      graphKey,
+      nodeKeys: [compositeKey],
+      edgeKeys: [compositeKey],
+    }),
+    removeNodes: queries.removeNodes([compositeKey]),
+    removeEdges: queries.removeEdges(graphKey, [compositeKey], [nodeId]),
+    insertNodes: queries.insertNodes([{ _key: compositeKey, graphKey }]),
+    insertEdges: queries.insertEdges([{ _key: compositeKey, _from: nodeId, _to: nodeId }]),
+    replaceNodes: queries.replaceNodes([{ document: { _key: compositeKey, data: { text: HOSTILE.query } }, keepVector: true }]),
+    replaceEdge: queries.replaceEdge({ _key: compositeKey }),
+    importState: queries.importState(workspace, graphKey, [HOSTILE.nodeKey]),
+    removeGraphEdges: queries.removeGraphEdges(graphKey),
+    removeGraphNodes: queries.removeGraphNodes(graphKey),
+    upsertGraph: queries.upsertGraph({ _key: graphKey, workspace }),
+    upsertNodeConfigs: queries.upsertNodeConfigs([{ _key: HOSTILE.nodeKey, workspace }]),
+  };
+}
+
+function referencedBindVars(text: string): Set<string> {
+  // `@@name` refers to bind variable "@name", `@name` to "name".
+  return new Set([...text.matchAll(/@(@?\w+)/g)].map((match) => match[1]));
+}
+
+function containsDeep(value: unknown, needle: string): boolean {
+  if (typeof value === 'string') return value.includes(needle);
+  if (Array.isArray(value)) return value.some((item) => containsDeep(item, needle));
+  if (value && typeof value === 'object') return Object.values(value).some((item) => containsDeep(item, needle));
+  return false;
+}
+
+describe(ArangoGraphQueries.name, () => {
+  describe.each(Object.entries(everyQuery()))('%s', (_name, query) => {
+    it('is an AqlQuery whose text refers only to bind variables it defines, and uses all of them', () => {
+      expect(isAqlQuery(query)).toBe(true);
+      expect(referencedBindVars(query.query)).toEqual(new Set(Object.keys(query.bindVars)));
+    });
+
+    it('never puts a caller-supplied value into the query text', () => {
+      for (const value of Object.values(HOSTILE)) expect(query.query).not.toContain(value);
+      const literals = query.query.match(/"[^"]*"|'[^']*'|`[^`]*`/g) ?? [];
+      for (const literal of literals) expect(ALLOWED_LITERALS).toContain(literal);
+    });
+
+    it('reaches collections and the view through @@ bind variables only', () => {
+      const collectionVars = Object.entries(query.bindVars).filter(([name]) => name.startsWith('@'));
+      for (const [, value] of collectionVars) expect(Object.values(ARANGO_NAMES)).toContain(value);
+      for (const name of [ARANGO_NAMES.graphs, ARANGO_NAMES.nodes, ARANGO_NAMES.edges, ARANGO_NAMES.nodeConfigs]) {
+        expect(query.query).not.toContain(name);
+      }
+    });
+  });
+
+  it('carries the hostile values as bind variables, untouched', () => {
+    const all = everyQuery();
+    expect(containsDeep(all.nodesOfSheet.bindVars, HOSTILE.sheet)).toBe(true);
+    expect(containsDeep(all.nodesOfSheet.bindVars, HOSTILE.workspace)).toBe(true);
+    expect(containsDeep(all.nodesByKeys.bindVars, compositeKey)).toBe(true);
+    expect(containsDeep(all.lexicalSearch.bindVars, HOSTILE.query)).toBe(true);
+    expect(containsDeep(all.vectorSearchExact.bindVars, HOSTILE.model)).toBe(true);
+    expect(containsDeep(all.replaceNodes.bindVars, HOSTILE.query)).toBe(true);
+    expect(containsDeep(all.removeEdges.bindVars, nodeId)).toBe(true);
+  });
+
+  it('starts every node and edge read with the workspace guard on the graph', () => {
+    const all = everyQuery();
+    const guarded = ['nodes', 'nodesByKeys', 'edges', 'edgesOut', 'neighborhoodAny', 'lexicalSearch', 'vectorSearchExact', 'vectorSearchIndexed', 'embeddingStates', 'saveEmbeddings'];
+    for (const name of guarded) {
+      const query = all[name];
+      expect(query.query).toMatch(/FOR g IN @@\w+\s+FILTER g\._key == @\w+ AND g\.workspace == @\w+[\s\S]*FILTER owner != null/);
+      expect(Object.values(query.bindVars)).toContain(HOSTILE.workspace);
+    }
+  });
+
+  it.each([
+    ['out', 'OUTBOUND'],
+    ['in', 'INBOUND'],
+    ['any', 'ANY'],
+  ] as const)('branches the traversal for direction %s into its own query with %s', (direction, keyword) => {
+    const query = queries.neighborhood('ws', 'g', 'g-a', 3, direction);
+    const traversal = query.query.match(/FOR v, e, p IN 1\.\.@\w+ (\w+) start @@\w+/);
+    expect(traversal?.[1]).toBe(keyword);
+    expect(query.query).toContain('OPTIONS { order: "bfs", uniqueVertices: "global" }');
+    expect(Object.values(query.bindVars)).toContain(3);
+  });
+
+  it.each([
+    ['out', /e\._from == @\w+ AND/],
+    ['in', /e\._to == @\w+ AND/],
+    ['any', /\(e\._from == @\w+ OR e\._to == @\w+\)/],
+  ] as const)('selects edges of a node for direction %s by the matching endpoint', (direction, pattern) => {
+    expect(queries.edgesOfNode('ws', 'g', 'nodius_nodes/g-a', direction).query).toMatch(pattern);
+  });
+
+  it('filters by sheet only when a sheet is given', () => {
+    expect(queries.nodes('ws', 'g').query).not.toContain('n.sheet');
+    const bySheet = queries.nodes('ws', 'g', '1');
+    expect(bySheet.query).toMatch(/n\.sheet == @\w+/);
+    expect(Object.values(bySheet.bindVars)).toContain('1');
+  });
+
+  it('asks the search view to wait for recent writes only when told to', () => {
+    const base = { workspace: 'ws', graphKey: 'g', query: 'fetch', candidates: 50 };
+    expect(queries.lexicalSearch({ ...base, waitForSync: false }).query).not.toContain('waitForSync');
+    expect(queries.lexicalSearch({ ...base, waitForSync: true }).query).toContain('OPTIONS { waitForSync: true }');
+  });
+
+  it('searches through the view with BM25, analyzing the query with the index analyzers', () => {
+    const query = queries.lexicalSearch({ workspace: 'ws', graphKey: 'g', query: 'fetchPlayers', candidates: 50, waitForSync: false });
+    expect(query.bindVars[Object.keys(query.bindVars).find((name) => query.bindVars[name] === ARANGO_NAMES.searchView) as string]).toBe(
+      ARANGO_NAMES.searchView,
+    );
+    expect(query.query).toMatch(/FOR n IN @@\w+\s+SEARCH n\.graphKey == @\w+ AND/);
+    expect(query.query).toContain('LET score = BM25(n)');
+    expect(query.query).toContain('FILTER score > 0');
+    expect(Object.values(query.bindVars)).toEqual(expect.arrayContaining([ARANGO_NAMES.identifierAnalyzer, ARANGO_NAMES.proseAnalyzer]));
+  });
+
+  it('compares vectors of the requested model only, with a threshold and a limit', () => {
+    const params = { workspace: 'ws', graphKey: 'g', vector: [0.5, 0.5], model: 'text-embedding-3-small', minScore: 0.3, limit: 7 };
+    const exact = queries.vectorSearchExact(params);
+    expect(exact.query).toMatch(/n\.embeddingModel == @\w+/);
+    expect(exact.query).toMatch(/COSINE_SIMILARITY\(n\.embedding, @\w+\)/);
+    expect(exact.query).toMatch(/FILTER score > @\w+/);
+    expect(Object.values(exact.bindVars)).toEqual(expect.arrayContaining(['text-embedding-3-small', 0.3, 7, [0.5, 0.5]]));
+    expect(queries.vectorSearchIndexed(params).query).toMatch(/APPROX_NEAR_COSINE\(n\.embedding, @\w+\)\s+SORT score DESC\s+LIMIT @\w+/);
+  });
+
+  it('never returns the stored vector from a read', () => {
+    const hidden = queries.nodes('ws', 'g');
+    const fields = Object.values(hidden.bindVars).find((value) => Array.isArray(value)) as string[];
+    expect(fields).toEqual(expect.arrayContaining(['_id', '_rev', 'embedding', 'aiSearchData']));
+    expect(hidden.query).toMatch(/RETURN UNSET\(n, @\w+\)/);
+  });
+});

@@ -1,0 +1,397 @@
+import { aql } from 'arangojs';
+import { AqlQuery } from 'arangojs/aql';
+import { DocumentCollection, EdgeCollection } from 'arangojs/collections';
+import { View } from 'arangojs/views';
+import { EdgeDirection } from '../graph-data-source';
+import { ARANGO_NAMES, EMBEDDING_FIELDS, SEARCH_DATA_FIELD } from './arango-names';
+
+/** The collections and view the queries run against (arangojs objects: they become `@@` bind variables). */
+export interface ArangoGraphCollections {
+  graphs: DocumentCollection;
+  nodes: DocumentCollection;
+  edges: EdgeCollection;
+  nodeConfigs: DocumentCollection;
+  searchView: View;
+}
+
+/** Never sent to callers: server metadata, the vector (large) and this service's search helper field. */
+const HIDDEN_NODE_FIELDS = ['_id', '_rev', 'embedding', 'embeddingModel', 'embeddingHash', SEARCH_DATA_FIELD];
+/** Edges keep `_from`/`_to` until the mapper has read their endpoints from them. */
+const HIDDEN_EDGE_FIELDS = ['_id', '_rev'];
+const HIDDEN_META_FIELDS = ['_id', '_rev'];
+
+export interface LexicalSearchParams {
+  workspace: string;
+  graphKey: string;
+  query: string;
+  /** How many BM25 hits are ranked again by exact-match tier (see ArangoGraphDataSource.searchNodes). */
+  candidates: number;
+  /** Waits for the view to index recent writes (tests); off in production, where ~1 s of lag is fine. */
+  waitForSync: boolean;
+}
+
+export interface VectorSearchParams {
+  workspace: string;
+  graphKey: string;
+  vector: number[];
+  model: string;
+  minScore: number;
+  limit: number;
+}
+
+export interface ChangeSetStateParams {
+  workspace: string;
+  graphKey: string;
+  /** Composite keys of every node the change set names (created, deleted, edited, edge ends). */
+  nodeKeys: string[];
+  /** Composite keys of every edge the change set names (created, deleted). */
+  edgeKeys: string[];
+}
+
+/** A node document to replace, and whether its stored vector stays (its content did not change). */
+export interface NodeReplacement {
+  document: { _key: string } & Record<string, unknown>;
+  keepVector: boolean;
+}
+
+/**
+ * Every AQL query of the ArangoDB graph store, in one place. Each method returns an `AqlQuery` built
+ * with the `aql` template only: every value (keys, workspace, query text, vectors) becomes a bind
+ * variable and every collection a `@@` bind variable; nothing is concatenated into the text.
+ *
+ * Nodes and edges have no workspace field: every query that reads them starts with the workspace
+ * guard (the graph must exist in the caller's workspace), so a graph of another workspace yields nothing.
+ */
+export class ArangoGraphQueries {
+  constructor(private readonly c: ArangoGraphCollections) {}
+
+  // ── reads ────────────────────────────────────────────────────────────────
+
+  graph(workspace: string, graphKey: string): AqlQuery {
+    return aql`
+      FOR g IN ${this.c.graphs}
+        FILTER g._key == ${graphKey} AND g.workspace == ${workspace}
+        LIMIT 1
+        RETURN UNSET(g, ${HIDDEN_META_FIELDS})`;
+  }
+
+  nodes(workspace: string, graphKey: string, sheet?: string): AqlQuery {
+    return aql`
+      ${this.ownerGuard(workspace, graphKey)}
+      FOR n IN ${this.c.nodes}
+        FILTER n.graphKey == ${graphKey} ${sheet === undefined ? aql`` : aql`AND n.sheet == ${sheet}`}
+        SORT n._key
+        RETURN UNSET(n, ${HIDDEN_NODE_FIELDS})`;
+  }
+
+  nodesByKeys(workspace: string, graphKey: string, compositeKeys: string[]): AqlQuery {
+    return aql`
+      ${this.ownerGuard(workspace, graphKey)}
+      FOR n IN ${this.c.nodes}
+        FILTER n._key IN ${compositeKeys} AND n.graphKey == ${graphKey}
+        RETURN UNSET(n, ${HIDDEN_NODE_FIELDS})`;
+  }
+
+  edges(workspace: string, graphKey: string, sheet?: string): AqlQuery {
+    return aql`
+      ${this.ownerGuard(workspace, graphKey)}
+      FOR e IN ${this.c.edges}
+        FILTER e.graphKey == ${graphKey} ${sheet === undefined ? aql`` : aql`AND e.sheet == ${sheet}`}
+        SORT e._key
+        RETURN UNSET(e, ${HIDDEN_EDGE_FIELDS})`;
+  }
+
+  /** `out`: edges leaving the node (edge index on `_from`); `in`: arriving (`_to`); `any`: both. */
+  edgesOfNode(workspace: string, graphKey: string, nodeId: string, direction: EdgeDirection): AqlQuery {
+    const touching =
+      direction === 'out'
+        ? aql`e._from == ${nodeId}`
+        : direction === 'in'
+          ? aql`e._to == ${nodeId}`
+          : aql`(e._from == ${nodeId} OR e._to == ${nodeId})`;
+    return aql`
+      ${this.ownerGuard(workspace, graphKey)}
+      FOR e IN ${this.c.edges}
+        FILTER ${touching} AND e.graphKey == ${graphKey}
+        SORT e._key
+        RETURN UNSET(e, ${HIDDEN_EDGE_FIELDS})`;
+  }
+
+  nodeConfigs(workspace: string): AqlQuery {
+    return aql`
+      FOR c IN ${this.c.nodeConfigs}
+        FILTER c.workspace == ${workspace}
+        SORT c._key
+        RETURN UNSET(c, ${HIDDEN_META_FIELDS})`;
+  }
+
+  /**
+   * BFS from the start node, up to `depth` hops, each node once (uniqueVertices global). Returns one
+   * document `{ start, reached: [{ id, node, depth }], edges }` where `edges` are the graph's edges
+   * whose both ends were reached (the edges walked and those joining reached nodes). The direction
+   * keyword cannot be a bind variable, so each direction is its own fixed query text.
+   */
+  neighborhood(workspace: string, graphKey: string, startKey: string, depth: number, direction: EdgeDirection): AqlQuery {
+    const edges = this.c.edges;
+    const traversal =
+      direction === 'out'
+        ? aql`FOR v, e, p IN 1..${depth} OUTBOUND start ${edges}`
+        : direction === 'in'
+          ? aql`FOR v, e, p IN 1..${depth} INBOUND start ${edges}`
+          : aql`FOR v, e, p IN 1..${depth} ANY start ${edges}`;
+    return aql`
+      ${this.ownerGuard(workspace, graphKey)}
+      LET start = FIRST(
+        FOR n IN ${this.c.nodes}
+          FILTER n._key == ${startKey} AND n.graphKey == ${graphKey}
+          LIMIT 1
+          RETURN n
+      )
+      FILTER start != null
+      LET reached = (
+        ${traversal}
+          PRUNE v.graphKey != ${graphKey}
+          OPTIONS { order: "bfs", uniqueVertices: "global" }
+          FILTER v.graphKey == ${graphKey}
+          RETURN { id: v._id, node: UNSET(v, ${HIDDEN_NODE_FIELDS}), depth: LENGTH(p.edges) }
+      )
+      LET ids = APPEND([start._id], reached[*].id)
+      LET joining = (
+        FOR e IN ${edges}
+          FILTER e._from IN ids AND e._to IN ids AND e.graphKey == ${graphKey}
+          SORT e._key
+          RETURN UNSET(e, ${HIDDEN_EDGE_FIELDS})
+      )
+      RETURN { start: UNSET(start, ${HIDDEN_NODE_FIELDS}), reached: reached, edges: joining }`;
+  }
+
+  /**
+   * BM25 through the ArangoSearch view. The query is analyzed server-side with the same analyzers as
+   * the documents. Fields and weights follow the embedded store's index: key and type count most, then
+   * the type's config (display name, description), `data` strings, process code. Every composite key
+   * contains the graph key, so the graph key's own words are not matched against `_key`. `aiSearchData`
+   * is SEARCH_DATA_FIELD (attribute names stay literal in the text for readability). Returns the
+   * best `candidates` hits with their exact-match tier: 2 when the query names the node's local key,
+   * 1 when it names its type or the type's display name.
+   */
+  lexicalSearch(params: LexicalSearchParams): AqlQuery {
+    const { workspace, graphKey, query } = params;
+    const identifier = ARANGO_NAMES.identifierAnalyzer;
+    const prose = ARANGO_NAMES.proseAnalyzer;
+    const searchOptions = params.waitForSync ? aql`OPTIONS { waitForSync: true }` : aql``;
+    return aql`
+      ${this.ownerGuard(workspace, graphKey)}
+      LET queryTerms = TOKENS(${query}, ${identifier})
+      LET proseTerms = TOKENS(${query}, ${prose})
+      LET keyTerms = MINUS(queryTerms, TOKENS(${graphKey}, ${identifier}))
+      LET describedTypes = (
+        FOR c IN ${this.c.nodeConfigs}
+          FILTER c.workspace == ${workspace}
+          FILTER LENGTH(INTERSECTION(TOKENS(CONCAT_SEPARATOR(" ", c.displayName, c.description), ${identifier}), queryTerms)) > 0
+          RETURN c._key
+      )
+      LET namedTypes = (
+        FOR c IN ${this.c.nodeConfigs}
+          FILTER c.workspace == ${workspace} AND TOKENS(c.displayName, ${identifier}) == queryTerms
+          RETURN c._key
+      )
+      FOR n IN ${this.c.searchView}
+        SEARCH n.graphKey == ${graphKey} AND (
+          BOOST(ANALYZER(n._key IN keyTerms, ${identifier}), 3)
+          OR BOOST(ANALYZER(n.type IN queryTerms, ${identifier}), 3)
+          OR BOOST(n.type IN describedTypes, 2)
+          OR ANALYZER(n.aiSearchData IN queryTerms, ${identifier})
+          OR BOOST(ANALYZER(n.process IN queryTerms, ${identifier}), 0.75)
+          OR BOOST(ANALYZER(n.process IN proseTerms OR n.aiSearchData IN proseTerms, ${prose}), 0.5)
+        )
+        ${searchOptions}
+        LET score = BM25(n)
+        FILTER score > 0
+        SORT score DESC
+        LIMIT ${params.candidates}
+        LET localKey = SUBSTRING(n._key, ${graphKey.length + 1})
+        LET tier = TOKENS(localKey, ${identifier}) == queryTerms ? 2
+          : (TOKENS(n.type, ${identifier}) == queryTerms OR n.type IN namedTypes ? 1 : 0)
+        RETURN { node: UNSET(n, ${HIDDEN_NODE_FIELDS}), score: score, tier: tier }`;
+  }
+
+  /** Exact cosine scan over the graph's vectors of one model (works on every server version). */
+  vectorSearchExact(params: VectorSearchParams): AqlQuery {
+    const { workspace, graphKey, vector } = params;
+    return aql`
+      ${this.ownerGuard(workspace, graphKey)}
+      FOR n IN ${this.c.nodes}
+        FILTER n.graphKey == ${graphKey} AND n.embeddingModel == ${params.model}
+        FILTER IS_ARRAY(n.embedding) AND LENGTH(n.embedding) == ${vector.length}
+        LET score = COSINE_SIMILARITY(n.embedding, ${vector})
+        FILTER score > ${params.minScore}
+        SORT score DESC
+        LIMIT ${params.limit}
+        RETURN { node: UNSET(n, ${HIDDEN_NODE_FIELDS}), score: score }`;
+  }
+
+  /**
+   * Approximate search through a vector index (ArangoDB 3.12.6+, where FILTERs before the SORT are
+   * applied during the index lookup). The threshold is applied after the index returned its top hits.
+   */
+  vectorSearchIndexed(params: VectorSearchParams): AqlQuery {
+    const { workspace, graphKey, vector } = params;
+    return aql`
+      ${this.ownerGuard(workspace, graphKey)}
+      FOR n IN ${this.c.nodes}
+        FILTER n.graphKey == ${graphKey} AND n.embeddingModel == ${params.model}
+        LET score = APPROX_NEAR_COSINE(n.embedding, ${vector})
+        SORT score DESC
+        LIMIT ${params.limit}
+        FILTER score > ${params.minScore}
+        RETURN { node: UNSET(n, ${HIDDEN_NODE_FIELDS}), score: score }`;
+  }
+
+  listGraphs(): AqlQuery {
+    return aql`
+      FOR g IN ${this.c.graphs}
+        SORT g.workspace, g._key
+        RETURN { workspace: g.workspace, graphKey: g._key }`;
+  }
+
+  /** Model and hash of each node's stored vector (null when it has none), without the vectors themselves. */
+  embeddingStates(workspace: string, graphKey: string): AqlQuery {
+    return aql`
+      ${this.ownerGuard(workspace, graphKey)}
+      FOR n IN ${this.c.nodes}
+        FILTER n.graphKey == ${graphKey}
+        SORT n._key
+        LET stored = IS_ARRAY(n.embedding)
+        RETURN { key: n._key, model: stored ? n.embeddingModel : null, hash: stored ? n.embeddingHash : null }`;
+  }
+
+  // ── writes (each runs as one step of a stream transaction, or alone) ─────────────
+
+  /** Stores vectors on existing nodes of the graph; nodes deleted in the meantime are skipped. */
+  saveEmbeddings(workspace: string, graphKey: string, entries: Array<{ key: string; embedding: number[]; model: string; hash: string }>): AqlQuery {
+    return aql`
+      ${this.ownerGuard(workspace, graphKey)}
+      FOR entry IN ${entries}
+        FOR n IN ${this.c.nodes}
+          FILTER n._key == entry.key AND n.graphKey == ${graphKey}
+          UPDATE n WITH { embedding: entry.embedding, embeddingModel: entry.model, embeddingHash: entry.hash } IN ${this.c.nodes}`;
+  }
+
+  /**
+   * What a change set needs to be planned (GraphChangePlanner), in one read inside its transaction:
+   * whether the graph belongs to the workspace, and the named nodes and edges that exist, as
+   * documents (nodes without their vector).
+   */
+  changeSetState(params: ChangeSetStateParams): AqlQuery {
+    const { workspace, graphKey } = params;
+    return aql`
+      LET owner = FIRST(
+        FOR g IN ${this.c.graphs}
+          FILTER g._key == ${graphKey} AND g.workspace == ${workspace}
+          LIMIT 1
+          RETURN g._key
+      )
+      RETURN {
+        owned: owner != null,
+        nodes: (
+          FOR n IN ${this.c.nodes}
+            FILTER n._key IN ${params.nodeKeys} AND n.graphKey == ${graphKey}
+            RETURN UNSET(n, ${HIDDEN_NODE_FIELDS})
+        ),
+        edges: (
+          FOR e IN ${this.c.edges}
+            FILTER e._key IN ${params.edgeKeys} AND e.graphKey == ${graphKey}
+            RETURN UNSET(e, ${HIDDEN_EDGE_FIELDS})
+        )
+      }`;
+  }
+
+  removeNodes(compositeKeys: string[]): AqlQuery {
+    return aql`FOR key IN ${compositeKeys} REMOVE key IN ${this.c.nodes}`;
+  }
+
+  /** Removes the named edges and every edge touching the given nodes (`nodius_nodes/...` ids), in one pass. */
+  removeEdges(graphKey: string, compositeKeys: string[], touchingNodeIds: string[]): AqlQuery {
+    return aql`
+      FOR e IN ${this.c.edges}
+        FILTER e._key IN ${compositeKeys} OR e._from IN ${touchingNodeIds} OR e._to IN ${touchingNodeIds}
+        FILTER e.graphKey == ${graphKey}
+        REMOVE e IN ${this.c.edges}`;
+  }
+
+  insertNodes(documents: object[]): AqlQuery {
+    return aql`FOR doc IN ${documents} INSERT doc INTO ${this.c.nodes}`;
+  }
+
+  insertEdges(documents: object[]): AqlQuery {
+    return aql`FOR doc IN ${documents} INSERT doc INTO ${this.c.edges}`;
+  }
+
+  /**
+   * Replaces node documents. A node whose content did not change keeps its stored vector (moving a
+   * node must not cost a re-embedding); a changed one loses it, so a stale vector is never searched.
+   */
+  replaceNodes(replacements: NodeReplacement[]): AqlQuery {
+    return aql`
+      FOR replacement IN ${replacements}
+        FOR old IN ${this.c.nodes}
+          FILTER old._key == replacement.document._key
+          LIMIT 1
+          REPLACE old WITH MERGE(replacement.keepVector ? KEEP(old, ${[...EMBEDDING_FIELDS]}) : {}, replacement.document) IN ${this.c.nodes}`;
+  }
+
+  replaceEdge(document: { _key: string }): AqlQuery {
+    return aql`REPLACE ${document} IN ${this.c.edges}`;
+  }
+
+  /**
+   * Before an import: who owns the graph key (if anyone), which config keys another workspace owns,
+   * and, when the graph is the workspace's own, the stored vectors with the content they were computed
+   * from (a re-imported node whose content did not change keeps its vector).
+   */
+  importState(workspace: string, graphKey: string, configKeys: string[]): AqlQuery {
+    return aql`
+      LET graphWorkspace = FIRST(FOR g IN ${this.c.graphs} FILTER g._key == ${graphKey} LIMIT 1 RETURN g.workspace)
+      RETURN {
+        graphWorkspace: graphWorkspace,
+        foreignConfigs: (
+          FOR c IN ${this.c.nodeConfigs}
+            FILTER c._key IN ${configKeys} AND c.workspace != ${workspace}
+            RETURN c._key
+        ),
+        vectors: graphWorkspace != ${workspace} ? [] : (
+          FOR n IN ${this.c.nodes}
+            FILTER n.graphKey == ${graphKey} AND IS_ARRAY(n.embedding)
+            RETURN KEEP(n, ${['_key', 'type', 'process', 'data', 'handles', ...EMBEDDING_FIELDS]})
+        )
+      }`;
+  }
+
+  removeGraphEdges(graphKey: string): AqlQuery {
+    return aql`FOR e IN ${this.c.edges} FILTER e.graphKey == ${graphKey} REMOVE e IN ${this.c.edges}`;
+  }
+
+  removeGraphNodes(graphKey: string): AqlQuery {
+    return aql`FOR n IN ${this.c.nodes} FILTER n.graphKey == ${graphKey} REMOVE n IN ${this.c.nodes}`;
+  }
+
+  upsertGraph(document: object): AqlQuery {
+    return aql`INSERT ${document} INTO ${this.c.graphs} OPTIONS { overwriteMode: "replace" }`;
+  }
+
+  upsertNodeConfigs(documents: object[]): AqlQuery {
+    return aql`FOR doc IN ${documents} INSERT doc INTO ${this.c.nodeConfigs} OPTIONS { overwriteMode: "replace" }`;
+  }
+
+  /** Yields nothing unless the graph exists in this workspace; every node/edge read starts with it. */
+  private ownerGuard(workspace: string, graphKey: string): AqlQuery {
+    return aql`
+      LET owner = FIRST(
+        FOR g IN ${this.c.graphs}
+          FILTER g._key == ${graphKey} AND g.workspace == ${workspace}
+          LIMIT 1
+          RETURN g._key
+      )
+      FILTER owner != null`;
+  }
+}

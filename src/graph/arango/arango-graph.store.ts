@@ -1,0 +1,188 @@
+import { Database } from 'arangojs';
+import { AppError } from '../../errors/app-error';
+import { Logger } from '../../observability/logger';
+import { exportGraphDocument } from '../graph-document.exporter';
+import { validateGraphImport } from '../graph-import.validator';
+import { GraphDocument, GraphNode } from '../graph.types';
+import { hasNodeContentChanged } from '../node-content';
+import { GraphStore, NodeEmbeddingWrite, StoredEmbeddingState, StoreHealth } from '../graph-store';
+import { MutableGraphDataSource } from '../mutable-graph-data-source';
+import { ArangoCapabilities } from './arango-capabilities';
+import { ArangoConnectionSettings, ArangoConnector, ArangoRetryPolicy, DEFAULT_ARANGO_RETRY } from './arango-connector';
+import { ArangoDocumentMapper } from './arango-document.mapper';
+import { ArangoGraphDataSource } from './arango-graph.data-source';
+import { ArangoGraphCollections, ArangoGraphQueries } from './arango-graph.queries';
+import { ARANGO_NAMES, EMBEDDING_FIELDS } from './arango-names';
+import { ArangoQueryExecutor } from './arango-query.executor';
+import { ArangoSchema } from './arango-schema';
+
+const logger = new Logger('arango-store');
+
+/** A health probe that hangs is a failed probe. */
+const HEALTH_TIMEOUT_MS = 3000;
+
+export interface ArangoGraphStoreOptions {
+  retry?: ArangoRetryPolicy;
+  /** Wait for the search view to index recent writes before each BM25 query (contract tests). */
+  searchWaitForSync?: boolean;
+}
+
+type StoredDocument = Record<string, unknown>;
+
+/**
+ * The production GraphStore: the graphs Nodius keeps in ArangoDB (PROTOCOL.md §2). Opened once at
+ * start by `ArangoGraphStore.open()`: connection with retries, schema ensured, capabilities detected.
+ * After that a lost server never crashes the process: each call fails with `store_unavailable` (503,
+ * retryable) until it comes back, and `health()` reports it down.
+ *
+ * `supportsImport` is false: the graphs belong to Nodius, so PUT /graphs answers 409 read_only_store.
+ * `importGraph` still works for the demo seed job and tests, atomically.
+ */
+export class ArangoGraphStore implements GraphStore {
+  readonly kind = 'arango' as const;
+  readonly supportsImport = false;
+
+  private readonly collections: ArangoGraphCollections;
+  private readonly queries: ArangoGraphQueries;
+  private readonly executor: ArangoQueryExecutor;
+
+  constructor(
+    private readonly db: Database,
+    private readonly capabilities: ArangoCapabilities,
+    private readonly options: ArangoGraphStoreOptions = {},
+  ) {
+    this.collections = {
+      graphs: db.collection(ARANGO_NAMES.graphs),
+      nodes: db.collection(ARANGO_NAMES.nodes),
+      edges: db.collection(ARANGO_NAMES.edges),
+      nodeConfigs: db.collection(ARANGO_NAMES.nodeConfigs),
+      searchView: db.view(ARANGO_NAMES.searchView),
+    };
+    this.queries = new ArangoGraphQueries(this.collections);
+    this.executor = new ArangoQueryExecutor(db);
+  }
+
+  /** Connects (retrying while the server comes up), ensures the schema, detects capabilities. */
+  static async open(settings: ArangoConnectionSettings, options: ArangoGraphStoreOptions = {}): Promise<ArangoGraphStore> {
+    const db = await new ArangoConnector(settings, options.retry ?? DEFAULT_ARANGO_RETRY).connect();
+    try {
+      const capabilities = await new ArangoSchema(db).ensure();
+      return new ArangoGraphStore(db, capabilities, options);
+    } catch (error) {
+      db.close();
+      throw new Error(`ArangoDB schema setup failed in database "${settings.database}": ${error instanceof Error ? error.message : String(error)}`, {
+        cause: error,
+      });
+    }
+  }
+
+  forWorkspace(workspace: string): MutableGraphDataSource {
+    return new ArangoGraphDataSource(workspace, this.collections, this.queries, this.executor, this.capabilities, {
+      searchWaitForSync: this.options.searchWaitForSync ?? false,
+    });
+  }
+
+  listGraphs(): Promise<Array<{ workspace: string; graphKey: string }>> {
+    return this.executor.all(this.queries.listGraphs(), 'listGraphs');
+  }
+
+  /**
+   * Replaces the graph in one stream transaction, after the shared import validation: its nodes and
+   * edges are removed and the given ones written, the graph document replaced, the node configs
+   * upserted into the workspace. A re-imported node whose content did not change keeps its stored
+   * vector; a node carrying its own vector (a Nodius export) is stored with it. A graph key or config
+   * key owned by another workspace is a conflict: ArangoDB keys are unique per collection, so unlike
+   * the embedded store two workspaces cannot hold the same key (Nodius keys are unique tokens anyway).
+   */
+  async importGraph(workspace: string, input: GraphDocument): Promise<{ nodes: number; edges: number }> {
+    const graphKey = input.graph?._key;
+    const { document, problems } = validateGraphImport(typeof graphKey === 'string' ? graphKey : '', input);
+    if (problems.length > 0) {
+      throw AppError.badRequest(`The graph "${String(graphKey)}" cannot be imported: ${problems.length} integrity problem(s)`, problems);
+    }
+    const configKeys = document.nodeConfigs.map((config) => config._key);
+    const { graphs, nodes, edges, nodeConfigs } = this.collections;
+    await this.executor.transaction({ write: [graphs, nodes, edges, nodeConfigs] }, 'importGraph', async (step) => {
+      const [state] = await step<{ graphWorkspace: string | null; foreignConfigs: string[]; vectors: StoredDocument[] }>(
+        this.queries.importState(workspace, graphKey, configKeys),
+      );
+      if (state.graphWorkspace !== null && state.graphWorkspace !== workspace) {
+        throw AppError.conflict(`Graph key "${graphKey}" is already used in the graph store`, { graphKey });
+      }
+      if (state.foreignConfigs.length > 0) {
+        throw AppError.conflict(`Node config keys already used by another workspace: ${state.foreignConfigs.join(', ')}`, {
+          configKeys: state.foreignConfigs,
+        });
+      }
+      const previous = new Map(state.vectors.map((doc) => [ArangoDocumentMapper.localKey(graphKey, String(doc._key)), doc]));
+      const nodeDocs = document.nodes.map((node) => {
+        const doc = ArangoDocumentMapper.toNodeDocument(graphKey, node);
+        const before = previous.get(node._key);
+        const keep = doc.embedding === undefined && before !== undefined && !hasNodeContentChanged(before as GraphNode, node);
+        return keep ? { ...doc, ...pick(before, EMBEDDING_FIELDS) } : doc;
+      });
+      await step(this.queries.removeGraphEdges(graphKey));
+      await step(this.queries.removeGraphNodes(graphKey));
+      await step(this.queries.upsertGraph(ArangoDocumentMapper.toGraphDocument(workspace, { ...document.graph, _key: graphKey })));
+      if (nodeDocs.length > 0) await step(this.queries.insertNodes(nodeDocs));
+      if (document.edges.length > 0) {
+        await step(this.queries.insertEdges(document.edges.map((edge) => ArangoDocumentMapper.toEdgeDocument(graphKey, edge))));
+      }
+      if (document.nodeConfigs.length > 0) {
+        await step(this.queries.upsertNodeConfigs(document.nodeConfigs.map((config) => ArangoDocumentMapper.toNodeConfigDocument(workspace, config))));
+      }
+    });
+    logger.info('arango_graph_imported', { workspace, graphKey, nodes: document.nodes.length, edges: document.edges.length });
+    return { nodes: document.nodes.length, edges: document.edges.length };
+  }
+
+  /** The graph as its data source reads it (shared export rules: no vectors, configs of the types used). */
+  exportGraph(workspace: string, graphKey: string): Promise<GraphDocument | null> {
+    return exportGraphDocument(this.forWorkspace(workspace), graphKey);
+  }
+
+  async getEmbeddingStates(workspace: string, graphKey: string): Promise<StoredEmbeddingState[]> {
+    const rows = await this.executor.all<{ key: string; model: string | null; hash: string | null }>(
+      this.queries.embeddingStates(workspace, graphKey),
+      'getEmbeddingStates',
+    );
+    return rows.map((row) => ({ nodeKey: ArangoDocumentMapper.localKey(graphKey, row.key), model: row.model ?? null, hash: row.hash ?? null }));
+  }
+
+  /** Writes vectors onto the node documents (`embedding`, `embeddingModel`, `embeddingHash`); deleted nodes are skipped. */
+  async saveEmbeddings(workspace: string, graphKey: string, entries: NodeEmbeddingWrite[]): Promise<void> {
+    const graph = await this.executor.first(this.queries.graph(workspace, graphKey), 'saveEmbeddings');
+    if (!graph) throw AppError.notFound(`Graph "${graphKey}" not found`);
+    if (entries.length === 0) return;
+    const rows = entries.map((entry) => ({
+      key: ArangoDocumentMapper.compositeKey(graphKey, entry.nodeKey),
+      embedding: Array.from(entry.vector),
+      model: entry.model,
+      hash: entry.hash,
+    }));
+    await this.executor.all(this.queries.saveEmbeddings(workspace, graphKey, rows), 'saveEmbeddings');
+  }
+
+  async health(): Promise<StoreHealth> {
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer within ${HEALTH_TIMEOUT_MS} ms`)), HEALTH_TIMEOUT_MS);
+      });
+      const { version } = await Promise.race([this.db.version(), timeout]);
+      return { status: 'up', kind: 'arango', detail: `ArangoDB ${version}` };
+    } catch (error) {
+      return { status: 'down', kind: 'arango', detail: `ArangoDB unreachable: ${error instanceof Error ? error.message : String(error)}` };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async close(): Promise<void> {
+    this.db.close();
+  }
+}
+
+function pick(source: StoredDocument, fields: readonly string[]): StoredDocument {
+  return Object.fromEntries(fields.filter((field) => source[field] !== undefined).map((field) => [field, source[field]]));
+}

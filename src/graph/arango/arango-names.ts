@@ -1,0 +1,27 @@
+/**
+ * Names of everything this service uses in an ArangoDB database. The collections are Nodius's own
+ * (PROTOCOL.md §2); the view and analyzers are added by this service (arango-schema.ts) and carry a
+ * version suffix, because an analyzer cannot be redefined in place: a changed definition gets a new name.
+ */
+export const ARANGO_NAMES = {
+  graphs: 'nodius_graphs',
+  nodes: 'nodius_nodes',
+  edges: 'nodius_edges',
+  nodeConfigs: 'nodius_node_config',
+  threads: 'nodius_ai_threads',
+  /** ArangoSearch view over nodius_nodes for BM25. */
+  searchView: 'nodius_ai_node_search_v1',
+  /** English prose: word tokenizer, lowercase, accents folded, stemming, stop words. */
+  proseAnalyzer: 'nodius_ai_prose_v1',
+  /** Code identifiers: camelCase / snake_case / digits split first, then the prose treatment. */
+  identifierAnalyzer: 'nodius_ai_identifier_v1',
+} as const;
+
+/**
+ * Attribute this service writes on node documents: the string values of `data`, flattened, because
+ * an ArangoSearch view can only search attributes it can name and `data` is free-form.
+ */
+export const SEARCH_DATA_FIELD = 'aiSearchData';
+
+/** Node attributes holding the stored vector and what it was computed from (PROTOCOL.md §2). */
+export const EMBEDDING_FIELDS = ['embedding', 'embeddingModel', 'embeddingHash'] as const;

@@ -1,0 +1,117 @@
+import { Database } from 'arangojs';
+import { CollectionType } from 'arangojs/collections';
+import { isArangoError } from 'arangojs/errors';
+import { ArangoSearchViewLink, ArangoSearchViewProperties } from 'arangojs/views';
+import { Logger } from '../../observability/logger';
+import { ArangoCapabilities, detectVectorIndex } from './arango-capabilities';
+import { ARANGO_NAMES } from './arango-names';
+import { NODE_SEARCH_LINK, SEARCH_ANALYZERS } from './arango-search.definitions';
+
+const logger = new Logger('arango-store');
+
+/** "duplicate name": another instance created the same thing between our check and our create. */
+const DUPLICATE_NAME = 1207;
+
+const DOCUMENT_COLLECTIONS = [ARANGO_NAMES.graphs, ARANGO_NAMES.nodes, ARANGO_NAMES.nodeConfigs, ARANGO_NAMES.threads];
+
+/** Persistent indexes the queries rely on (nodes/edges have no workspace: they are reached through graphKey). */
+const INDEXES: ReadonlyArray<{ collection: string; fields: string[] }> = [
+  { collection: ARANGO_NAMES.nodes, fields: ['graphKey'] },
+  { collection: ARANGO_NAMES.edges, fields: ['graphKey'] },
+  { collection: ARANGO_NAMES.graphs, fields: ['workspace'] },
+  { collection: ARANGO_NAMES.nodeConfigs, fields: ['workspace'] },
+];
+
+/**
+ * Brings a database to what the service needs, idempotently and safely when several instances start
+ * at once: the Nodius collections (created only when missing: an existing Nodius database is used as
+ * is), the indexes, the search analyzers and the search view. Then detects what the server offers
+ * (version, a usable vector index). Never drops or rewrites anything.
+ */
+export class ArangoSchema {
+  constructor(private readonly db: Database) {}
+
+  async ensure(): Promise<ArangoCapabilities> {
+    const { version } = await this.db.version();
+    await this.ensureCollections();
+    await this.ensureIndexes();
+    await this.ensureAnalyzers();
+    await this.ensureSearchView();
+    const indexes = await this.db.collection(ARANGO_NAMES.nodes).indexes();
+    const capabilities: ArangoCapabilities = { version, vectorIndex: detectVectorIndex(version, indexes) };
+    logger.info('arango_schema_ready', {
+      version,
+      vectorIndex: capabilities.vectorIndex ? `${capabilities.vectorIndex.name} (${capabilities.vectorIndex.dimension})` : 'none, exact cosine scan',
+    });
+    return capabilities;
+  }
+
+  private async ensureCollections(): Promise<void> {
+    for (const name of DOCUMENT_COLLECTIONS) await this.ensureCollection(name, CollectionType.DOCUMENT_COLLECTION);
+    await this.ensureCollection(ARANGO_NAMES.edges, CollectionType.EDGE_COLLECTION);
+  }
+
+  private async ensureCollection(name: string, type: CollectionType): Promise<void> {
+    const collection = this.db.collection(name);
+    if (await collection.exists()) {
+      const properties = await collection.properties();
+      if (properties.type !== type) {
+        throw new Error(`Collection ${name} exists but is not ${type === CollectionType.EDGE_COLLECTION ? 'an edge' : 'a document'} collection`);
+      }
+      return;
+    }
+    await ignoreDuplicate(() => collection.create({ type }));
+    logger.info('arango_collection_created', { collection: name });
+  }
+
+  private async ensureIndexes(): Promise<void> {
+    for (const { collection, fields } of INDEXES) {
+      // ensureIndex returns the existing index when an identical one is there (Nodius may have made it).
+      await this.db.collection(collection).ensureIndex({ type: 'persistent', fields });
+    }
+  }
+
+  private async ensureAnalyzers(): Promise<void> {
+    for (const { name, options } of SEARCH_ANALYZERS) {
+      const analyzer = this.db.analyzer(name);
+      if (await analyzer.exists()) continue;
+      await ignoreDuplicate(() => analyzer.create(options));
+      logger.info('arango_analyzer_created', { analyzer: name });
+    }
+  }
+
+  /** Creates the view, or adds/repairs its link to nodius_nodes; an unchanged link is left alone (no reindex). */
+  private async ensureSearchView(): Promise<void> {
+    const view = this.db.view(ARANGO_NAMES.searchView);
+    if (!(await view.exists())) {
+      await ignoreDuplicate(() => view.create({ type: 'arangosearch', links: { [ARANGO_NAMES.nodes]: NODE_SEARCH_LINK } }));
+      logger.info('arango_view_created', { view: ARANGO_NAMES.searchView });
+      return;
+    }
+    const properties = (await view.properties()) as ArangoSearchViewProperties;
+    if (!isSameLink(properties.links?.[ARANGO_NAMES.nodes])) {
+      await view.updateProperties({ links: { [ARANGO_NAMES.nodes]: NODE_SEARCH_LINK } });
+      logger.info('arango_view_link_updated', { view: ARANGO_NAMES.searchView });
+    }
+  }
+}
+
+/** Same searched fields with the same analyzers (the server may prefix analyzer names with the database). */
+export function isSameLink(current: Partial<ArangoSearchViewLink> | undefined): boolean {
+  if (!current?.fields) return false;
+  const wanted = NODE_SEARCH_LINK.fields ?? {};
+  const names = (analyzers: string[] | undefined): string => (analyzers ?? []).map((name) => name.replace(/^.*::/, '')).sort().join(',');
+  return Object.entries(wanted).every(([field, options]) => {
+    const existing = current.fields?.[field];
+    return existing !== undefined && names(existing.analyzers) === names(options.analyzers);
+  });
+}
+
+async function ignoreDuplicate(create: () => Promise<unknown>): Promise<void> {
+  try {
+    await create();
+  } catch (error) {
+    if (isArangoError(error) && (error.errorNum === DUPLICATE_NAME || error.code === 409)) return;
+    throw error;
+  }
+}

@@ -1,0 +1,82 @@
+import { createServer, IncomingMessage } from 'node:http';
+import { AddressInfo } from 'node:net';
+
+export interface FakeArangoRequest {
+  method: string;
+  /** e.g. "/_db/nodius/_api/version" */
+  path: string;
+  body: unknown;
+  authorization: string | undefined;
+  /** The stream transaction the request belongs to (x-arango-trx-id), if any. */
+  transactionId: string | undefined;
+}
+
+export interface FakeArangoReply {
+  status: number;
+  body: unknown;
+}
+
+export interface FakeArangoServer {
+  /** http://127.0.0.1:<random port> */
+  url: string;
+  requests: FakeArangoRequest[];
+  close(): Promise<void>;
+}
+
+/**
+ * A local HTTP server that answers like ArangoDB's REST API for the few calls a test scripts
+ * (version probe, database creation, errors): start-up and failure paths run the real arangojs
+ * driver over a real socket without an ArangoDB server.
+ */
+export async function startFakeArango(reply: (request: FakeArangoRequest) => FakeArangoReply): Promise<FakeArangoServer> {
+  const requests: FakeArangoRequest[] = [];
+  const server = createServer((req, res) => {
+    void readBody(req).then((raw) => {
+      const request: FakeArangoRequest = {
+        method: req.method ?? 'GET',
+        path: (req.url ?? '/').split('?')[0],
+        body: raw ? JSON.parse(raw) : undefined,
+        authorization: req.headers.authorization,
+        transactionId: req.headers['x-arango-trx-id'] as string | undefined,
+      };
+      requests.push(request);
+      const { status, body } = reply(request);
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(body));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** An ArangoDB error body, as the server sends it. */
+export function arangoErrorReply(status: number, errorNum: number, errorMessage: string): FakeArangoReply {
+  return { status, body: { error: true, code: status, errorNum, errorMessage } };
+}
+
+/** A port nothing listens on (bound then released), for "server unreachable" tests. */
+export async function closedPortUrl(): Promise<string> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return `http://127.0.0.1:${port}`;
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve) => {
+    let raw = '';
+    req.setEncoding('utf8');
+    req.on('data', (chunk: string) => (raw += chunk));
+    req.on('end', () => resolve(raw));
+  });
+}
