@@ -1,0 +1,56 @@
+import { randomBytes } from 'node:crypto';
+import { loadAppConfig } from '../../src/config/load-app-config';
+import { ArangoGraphStore } from '../../src/graph/arango/arango-graph.store';
+import { resetLogSink, setLogSink } from '../../src/observability/logger';
+import { closedPortUrl } from '../support/fake-arango.server';
+import { PerTestArangoGraphStore } from '../support/per-test-arango.graph-store';
+import { describeGraphStoreContract } from './graph-store.contract';
+
+/**
+ * The GraphStore contract on a real ArangoDB, when ARANGO_URL is set (docker-compose provides one:
+ * `docker compose up -d arangodb`, then ARANGO_URL=http://127.0.0.1:8529 ARANGO_PASSWORD=… npx jest test/contract).
+ * Each test runs in a fresh database of this run (see PerTestArangoGraphStore), all dropped at the end.
+ * Without ARANGO_URL the suite is reported as skipped, with the reason in its title.
+ */
+const arangoUrl = process.env.ARANGO_URL;
+
+if (arangoUrl) {
+  const config = loadAppConfig({
+    NODE_ENV: 'test',
+    STORE: 'arango',
+    ARANGO_URL: arangoUrl,
+    ARANGO_USER: process.env.ARANGO_USER,
+    ARANGO_PASSWORD: process.env.ARANGO_PASSWORD,
+  });
+  if (config.store.kind !== 'arango') throw new Error('STORE=arango expected');
+  const { url, user, password } = config.store;
+
+  beforeAll(() => setLogSink(() => undefined));
+  afterAll(() => resetLogSink());
+
+  describeGraphStoreContract(ArangoGraphStore.name, async () => {
+    const runPrefix = `graph_ai_contract_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
+    const store = new PerTestArangoGraphStore({ url, user, password, database: runPrefix }, runPrefix, () => expect.getState().currentTestName);
+    return { store, cleanup: () => store.dropDatabases() };
+  });
+} else {
+  // A file whose tests are all skipped is silent in jest's output; the running test below makes the
+  // skip, and its reason, appear in the report.
+  describe(`${ArangoGraphStore.name} (GraphStore contract) [contract skipped: ARANGO_URL not set]`, () => {
+    it.skip('runs the GraphStore contract against ArangoDB when ARANGO_URL is set', () => undefined);
+
+    it('without a reachable server, opening the store fails with a clear error instead of hanging', async () => {
+      setLogSink(() => undefined);
+      try {
+        const url = await closedPortUrl();
+        const opening = ArangoGraphStore.open(
+          { url, database: 'nodius', user: 'root', password: undefined },
+          { retry: { attempts: 2, initialDelayMs: 10, maxDelayMs: 10 } },
+        );
+        await expect(opening).rejects.toThrow(`ArangoDB at ${url} is unreachable after 2 attempts`);
+      } finally {
+        resetLogSink();
+      }
+    });
+  });
+}
