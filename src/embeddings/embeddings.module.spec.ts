@@ -1,0 +1,49 @@
+import { Test } from '@nestjs/testing';
+import { ScriptedLlmServer } from '../../test/support/scripted-llm-server';
+import { AppConfigModule } from '../config/app-config.module';
+import { setLogSink, resetLogSink } from '../observability/logger';
+import { TokenTracker } from '../providers/token.tracker';
+import { EmbeddingProvider } from './embedding-provider';
+import { EMBEDDING_PROVIDER } from './embedding-provider.token';
+import { EmbeddingsModule } from './embeddings.module';
+import { LocalHashEmbeddingProvider } from './local-hash-embedding.provider';
+
+async function boot(env: Record<string, string>) {
+  return Test.createTestingModule({ imports: [AppConfigModule.forRoot({ NODE_ENV: 'test', ...env }), EmbeddingsModule] }).compile();
+}
+
+describe(EmbeddingsModule.name, () => {
+  beforeAll(() => setLogSink(() => undefined));
+  afterAll(() => resetLogSink());
+
+  it('provides the local embedding when nothing is configured', async () => {
+    const moduleRef = await boot({});
+    expect(moduleRef.get<EmbeddingProvider>(EMBEDDING_PROVIDER)).toBeInstanceOf(LocalHashEmbeddingProvider);
+    await moduleRef.close();
+  });
+
+  it('provides null when EMBEDDING_PROVIDER=none', async () => {
+    const moduleRef = await boot({ EMBEDDING_PROVIDER: 'none' });
+    expect(moduleRef.get(EMBEDDING_PROVIDER)).toBeNull();
+    await moduleRef.close();
+  });
+
+  it('records the OpenAI adapter’s usage in the TokenTracker', async () => {
+    const server = await ScriptedLlmServer.start({ embeddingDimension: 1536 });
+    try {
+      const moduleRef = await boot({ OPENAI_API_KEY: 'sk-scripted-test', OPENAI_BASE_URL: server.openAiBaseUrl });
+      const provider = moduleRef.get<EmbeddingProvider>(EMBEDDING_PROVIDER);
+      expect(provider).toMatchObject({ modelName: 'text-embedding-3-small', dimension: 1536 });
+
+      await provider.embed(['fetch the active players', 'sort them by points']);
+      const tracker = moduleRef.get(TokenTracker);
+      expect(tracker.getEntries()).toEqual([
+        expect.objectContaining({ kind: 'embedding', provider: 'openai', model: 'text-embedding-3-small', promptTokens: 11 }),
+      ]);
+      expect(tracker.getTotals().costUsd).toBeCloseTo((11 * 0.02) / 1_000_000, 12);
+      await moduleRef.close();
+    } finally {
+      await server.close();
+    }
+  });
+});
