@@ -1,3 +1,5 @@
+/// <reference types="jest" />
+// (the build config compiles test/support for the benches; describe comes from jest at run time)
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 
