@@ -3,6 +3,7 @@ import type { Database } from 'better-sqlite3';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/app-config.token';
 import { SQLITE_DATABASE } from '../database/sqlite-database.token';
+import { ArangoGraphStore } from './arango/arango-graph.store';
 import { GraphStore } from './graph-store';
 import { GRAPH_STORE } from './graph-store.token';
 import { SqliteGraphStore } from './sqlite/sqlite-graph.store';
@@ -17,8 +18,11 @@ export async function createGraphStore(config: AppConfig, sqlite: Database | nul
     case 'sqlite':
       if (!sqlite) throw new Error('STORE=sqlite but no SQLite connection was opened');
       return new SqliteGraphStore(sqlite);
-    case 'arango':
-      throw new Error('STORE=arango: this build has no ArangoDB graph store yet; use STORE=sqlite');
+    case 'arango': {
+      // Waits for the server (retries with backoff), ensures the schema; fails start-up clearly otherwise.
+      const { url, database, user, password } = config.store;
+      return ArangoGraphStore.open({ url, database, user, password });
+    }
   }
 }
 
