@@ -1,4 +1,18 @@
 import { Module } from '@nestjs/common';
+import { GraphModule } from '../graph/graph.module';
+import { ProvidersModule } from '../providers/providers.module';
+import { RagModule } from '../rag/rag.module';
+import { ThreadsModule } from '../threads/threads.module';
+import { ChatService } from './chat.service';
 
-@Module({})
+/**
+ * The agent: ChatService (RAG context, tool loop with human-in-the-loop, thread commits) on top of
+ * graph data, retrieval, the LLM provider and threads. Exports ChatService for the transports
+ * (REST controller, Socket.IO gateway), which authenticate the caller and own per-request state.
+ */
+@Module({
+  imports: [GraphModule, RagModule, ProvidersModule, ThreadsModule],
+  providers: [ChatService],
+  exports: [ChatService],
+})
 export class AiModule {}

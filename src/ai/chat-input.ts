@@ -1,0 +1,23 @@
+/**
+ * What the transports hand to ChatService (validated shapes of POST /api/ai/chat and /api/ai/resume,
+ * and of the `ai:chat` / `ai:resume` socket events, without `_id` and `token`).
+ */
+
+export interface ChatInput {
+  graphKey: string;
+  /** 1 to MESSAGE_MAX_CHARS characters (not only whitespace). */
+  message: string;
+  /** Continue this thread; absent: a new thread is created (title from the message). */
+  threadId?: string;
+  /** Node keys pinned by the user: always in the context, ahead of search hits; unknown keys are skipped. */
+  mentions?: string[];
+}
+
+export interface ResumeInput {
+  threadId: string;
+  approved: boolean;
+  /** Told to the model with the decision (a rejection's reason, a remark on an approval). */
+  feedback?: string;
+  /** The answer to a `question` interrupt (reserved: today's interrupts are approvals, which ignore it). */
+  answer?: string;
+}

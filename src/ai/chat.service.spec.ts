@@ -1,0 +1,307 @@
+import { ChatServiceHarness, RecordingSink } from '../../test/support/chat-service.harness';
+import { RecordedRequest, ScriptedLlmServer } from '../../test/support/scripted-llm-server';
+import { Principal } from '../auth/principal';
+import { AppError } from '../errors/app-error';
+import { ChatService } from './chat.service';
+
+const GRAPH = 'nba-workflow';
+const editor: Principal = { userId: 'alice', workspace: 'default', role: 'editor' };
+const viewer: Principal = { userId: 'victor', workspace: 'default', role: 'viewer' };
+
+type WireMessage = { role: string; content: unknown; tool_call_id?: string; tool_calls?: Array<{ id: string }> };
+
+const messagesOf = (request: RecordedRequest): WireMessage[] => request.body.messages;
+const toolNamesOf = (request: RecordedRequest): string[] =>
+  (request.body.tools ?? []).map((tool: { function: { name: string } }) => tool.function.name);
+const signal = () => new AbortController().signal;
+
+describe(ChatService.name, () => {
+  let server: ScriptedLlmServer;
+  let harness: ChatServiceHarness;
+
+  beforeAll(async () => {
+    server = await ScriptedLlmServer.start();
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+  beforeEach(async () => {
+    server.reset();
+    harness = await ChatServiceHarness.create({ env: server.providerEnv('openai') });
+  });
+  afterEach(async () => {
+    await harness.close();
+  });
+
+  it('answers a question: ai:thread first, tokens in order, one complete; stores prompt, context, question and answer', async () => {
+    server.enqueue({ text: 'fetch-api calls the NBA stats API.', chunkSize: 6, usage: { prompt: 900, completion: 9, cached: 0 } });
+    const sink = new RecordingSink();
+    const result = await harness.service.chat(editor, { graphKey: GRAPH, message: 'What does fetch-api do?' }, sink, signal());
+
+    expect(result).toMatchObject({ type: 'message', message: 'fetch-api calls the NBA stats API.', toolCalls: [] });
+    expect(result.threadId).toMatch(/^ai_/);
+    expect(sink.types[0]).toBe('thread');
+    expect(sink.types.at(-1)).toBe('complete');
+    expect(sink.types.filter((type) => type === 'complete')).toHaveLength(1);
+    expect(sink.text).toBe(result.message);
+    expect(sink.completed).toEqual(result);
+    expect(result.usage).toMatchObject({ promptTokens: 900, completionTokens: 9, llmCalls: 1 });
+
+    const sent = messagesOf(server.requests[0]);
+    expect(sent.map((message) => message.role)).toEqual(['system', 'system', 'user']);
+    expect(sent[0].content).toContain('NBA stats workflow');
+    expect(String(sent[1].content)).toMatch(/^\[RAG context for this question\]/);
+    expect(String(sent[1].content)).toContain('fetch-api');
+    expect(sent[2].content).toBe('What does fetch-api do?');
+
+    const thread = await harness.threadStore.load(editor, result.threadId);
+    expect(thread.title).toBe('What does fetch-api do?');
+    expect(thread.messages.map((message) => message.kind ?? message.role)).toEqual(['system_prompt', 'rag_context', 'user', 'assistant']);
+    expect(thread.usage).toMatchObject({ promptTokens: 900, completionTokens: 9, llmCalls: 1 });
+    expect(await harness.threadStore.getWorkspaceUsage('default')).toMatchObject({ promptTokens: 900, llmCalls: 1 });
+  });
+
+  it('puts the system prompt on the first message only and keeps the history, with the current context before the new question', async () => {
+    server.enqueue({ text: 'It fetches players.' }, { text: 'It keeps active players.' });
+    const first = await harness.service.chat(editor, { graphKey: GRAPH, message: 'What does fetch-api do?' }, new RecordingSink(), signal());
+    await harness.service.chat(
+      editor,
+      { graphKey: GRAPH, message: 'And filter-active?', threadId: first.threadId },
+      new RecordingSink(),
+      signal(),
+    );
+
+    const second = messagesOf(server.requests[1]);
+    expect(second.map((message) => message.role)).toEqual(['system', 'user', 'assistant', 'system', 'user']);
+    expect(second[0].content).toBe(messagesOf(server.requests[0])[0].content);
+    expect(second[1].content).toBe('What does fetch-api do?');
+    expect(second[2].content).toBe('It fetches players.');
+    expect(String(second[3].content)).toContain('filter-active');
+    expect(second[4].content).toBe('And filter-active?');
+
+    const thread = await harness.threadStore.load(editor, first.threadId);
+    expect(thread.messages.filter((message) => message.kind === 'system_prompt')).toHaveLength(1);
+    expect(thread.messages.filter((message) => message.role === 'user')).toHaveLength(2);
+  });
+
+  it('runs read tools: tool_start/tool_result with the model ids, results in the next request, rounds stored', async () => {
+    server.enqueue(
+      { text: 'Checking.', toolCalls: [{ id: 'call_read', name: 'read_node_detail', arguments: { nodeKey: 'filter-active' } }] },
+      { text: 'It keeps players with at least 10 games.' },
+    );
+    const sink = new RecordingSink();
+    const result = await harness.service.chat(editor, { graphKey: GRAPH, message: 'How does the filter work?' }, sink, signal());
+
+    const start = sink.types.indexOf('tool_start');
+    expect(sink.types.slice(0, start)).toEqual(['thread', 'token', 'token', 'token']);
+    expect(sink.types[start + 1]).toBe('tool_result');
+    expect(sink.types.slice(start + 2, -1).every((type) => type === 'token')).toBe(true);
+    expect(sink.types.at(-1)).toBe('complete');
+    expect(sink.events[start]).toEqual({ type: 'tool_start', toolCallId: 'call_read', toolName: 'read_node_detail' });
+    expect(sink.text).toBe(`Checking.\n\n${result.message.split('\n\n')[1]}`);
+    expect(result.toolCalls).toEqual([
+      { id: 'call_read', name: 'read_node_detail', arguments: '{"nodeKey":"filter-active"}', status: 'executed' },
+    ]);
+    const toolMessage = messagesOf(server.requests[1]).find((message) => message.role === 'tool');
+    expect(toolMessage?.tool_call_id).toBe('call_read');
+    expect(JSON.parse(String(toolMessage?.content))).toMatchObject({ key: 'filter-active', data: { minGames: 10 } });
+
+    const thread = await harness.threadStore.load(editor, result.threadId);
+    expect(thread.messages.slice(3).map((message) => message.role)).toEqual(['assistant', 'tool', 'assistant']);
+  });
+
+  it('offers write tools to editors only; a viewer gets the read tools and cannot resume', async () => {
+    server.enqueue({ text: 'Hi editor.' }, { text: 'Hi viewer.' });
+    await harness.service.chat(editor, { graphKey: GRAPH, message: 'hello' }, new RecordingSink(), signal());
+    const viewerResult = await harness.service.chat(viewer, { graphKey: GRAPH, message: 'hello' }, new RecordingSink(), signal());
+
+    expect(toolNamesOf(server.requests[0])).toEqual(expect.arrayContaining(['search_nodes', 'propose_create_node', 'propose_batch']));
+    expect(toolNamesOf(server.requests[1])).toHaveLength(7);
+    expect(toolNamesOf(server.requests[1]).some((name) => name.startsWith('propose_'))).toBe(false);
+    expect(messagesOf(server.requests[1])[0].content).not.toBe(messagesOf(server.requests[0])[0].content);
+
+    await expect(
+      harness.service.resume(viewer, { threadId: viewerResult.threadId, approved: true }, new RecordingSink(), signal()),
+    ).rejects.toMatchObject({ code: 'forbidden', statusCode: 403 });
+  });
+
+  it('makes at most maxToolRounds + 1 upstream calls, the last one without tools', async () => {
+    await harness.close();
+    harness = await ChatServiceHarness.create({ env: { ...server.providerEnv('openai'), AI_MAX_TOOL_ROUNDS: '2' } });
+    const overview = (id: string) => ({ toolCalls: [{ id, name: 'read_graph_overview', arguments: {} }] });
+    server.enqueue(overview('o1'), overview('o2'), { text: 'The graph has 9 nodes.' });
+    const result = await harness.service.chat(editor, { graphKey: GRAPH, message: 'Describe the graph' }, new RecordingSink(), signal());
+
+    expect(result).toMatchObject({ type: 'message', message: 'The graph has 9 nodes.' });
+    expect(server.requests).toHaveLength(3);
+    expect(server.requests[1].body.tools).toBeDefined();
+    expect(server.requests[2].body.tools).toBeUndefined();
+    expect(result.usage.llmCalls).toBe(3);
+  });
+
+  it('lets the model correct malformed tool-call JSON on the next round', async () => {
+    server.enqueue(
+      { toolCalls: [{ id: 'bad', name: 'search_nodes', arguments: '{"query": "filter' }] },
+      (request) => {
+        const error = messagesOf(request).find((message) => message.tool_call_id === 'bad');
+        expect(String(error?.content)).toContain('not valid JSON');
+        return { toolCalls: [{ id: 'good', name: 'search_nodes', arguments: { query: 'filter' } }] };
+      },
+      { text: 'Found filter-active.' },
+    );
+    const result = await harness.service.chat(editor, { graphKey: GRAPH, message: 'Find the filter' }, new RecordingSink(), signal());
+    expect(result.toolCalls.map((call) => [call.id, call.status])).toEqual([
+      ['bad', 'error'],
+      ['good', 'executed'],
+    ]);
+    expect(result.message).toBe('Found filter-active.');
+  });
+
+  it('answers over the Anthropic wire with the same flow (system prompt cached, tool results merged)', async () => {
+    await harness.close();
+    harness = await ChatServiceHarness.create({ env: server.providerEnv('anthropic') });
+    server.enqueue(
+      { toolCalls: [{ id: 'toolu_1', name: 'list_node_edges', arguments: { nodeKey: 'fetch-api' } }], usage: { prompt: 1200, completion: 30, cached: 1000 } },
+      { text: 'fetch-api has a success and an error output.', usage: { prompt: 1300, completion: 12, cached: 1000 } },
+    );
+    const sink = new RecordingSink();
+    const result = await harness.service.chat(editor, { graphKey: GRAPH, message: 'Where does fetch-api go?' }, sink, signal());
+
+    expect(server.requests[0].endpoint).toBe('anthropic.messages');
+    expect(server.requests[0].body.system).toBeDefined();
+    expect(result.message).toBe('fetch-api has a success and an error output.');
+    expect(result.usage).toMatchObject({ promptTokens: 2500, cachedTokens: 2000, completionTokens: 42, llmCalls: 2 });
+    expect(result.usage.costUsd).toBeGreaterThan(0);
+    expect(sink.events).toContainEqual({ type: 'tool_start', toolCallId: 'toolu_1', toolName: 'list_node_edges' });
+  });
+
+  it('answers with the offline provider from the retrieved context, without tools', async () => {
+    await harness.close();
+    harness = await ChatServiceHarness.create();
+    const sink = new RecordingSink();
+    const result = await harness.service.chat(editor, { graphKey: GRAPH, message: 'fetch-api', mentions: ['fetch-api'] }, sink, signal());
+    expect(result.type).toBe('message');
+    expect(result.message).toContain('fetch-api');
+    expect(sink.text).toBe(result.message);
+    expect(result.usage).toMatchObject({ totalTokens: 0, llmCalls: 1 });
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('refuses bad input before doing anything: empty or too long message, unknown graph, someone else\'s thread', async () => {
+    const sink = new RecordingSink();
+    await expect(harness.service.chat(editor, { graphKey: GRAPH, message: '   ' }, sink, signal())).rejects.toMatchObject({ code: 'bad_request' });
+    await expect(
+      harness.service.chat(editor, { graphKey: GRAPH, message: 'x'.repeat(harness.config.limits.messageMaxChars + 1) }, sink, signal()),
+    ).rejects.toMatchObject({ code: 'payload_too_large' });
+    await expect(harness.service.chat(editor, { graphKey: 'nope', message: 'hi' }, sink, signal())).rejects.toMatchObject({
+      code: 'not_found',
+      statusCode: 404,
+    });
+    await expect(
+      harness.service.chat({ ...editor, workspace: 'other' }, { graphKey: GRAPH, message: 'hi' }, sink, signal()),
+    ).rejects.toMatchObject({ code: 'not_found' });
+    expect(sink.events).toEqual([]);
+
+    server.enqueue({ text: 'ok' });
+    const mine = await harness.service.chat(editor, { graphKey: GRAPH, message: 'hi' }, new RecordingSink(), signal());
+    const stranger: Principal = { userId: 'mallory', workspace: 'default', role: 'admin' };
+    await expect(
+      harness.service.chat(stranger, { graphKey: GRAPH, message: 'hi', threadId: mine.threadId }, new RecordingSink(), signal()),
+    ).rejects.toMatchObject({ code: 'not_found' });
+    await expect(harness.service.getThread(stranger, mine.threadId)).rejects.toMatchObject({ code: 'not_found' });
+    await expect(
+      harness.service.resume(stranger, { threadId: mine.threadId, approved: true }, new RecordingSink(), signal()),
+    ).rejects.toMatchObject({ code: 'not_found' });
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('answers thread_busy to a second request while a run holds the thread, after telling it the thread', async () => {
+    server.enqueue({ text: 'slow answer', hangAfterChunks: 2 });
+    const controller = new AbortController();
+    const first = harness.service.chat(editor, { graphKey: GRAPH, message: 'first' }, new RecordingSink(), controller.signal);
+    await server.waitForRequests(1);
+    const threadId = (await harness.service.listThreads(editor, GRAPH))[0].threadId;
+
+    const busySink = new RecordingSink();
+    const busy = await harness.service
+      .chat(editor, { graphKey: GRAPH, message: 'second', threadId }, busySink, signal())
+      .catch((error: unknown) => error);
+    expect(busy).toBeInstanceOf(AppError);
+    expect(busy).toMatchObject({ code: 'thread_busy', statusCode: 409, retryable: true });
+    expect(busySink.events).toEqual([{ type: 'thread', threadId }]);
+
+    controller.abort();
+    await first;
+    server.enqueue({ text: 'now free' });
+    await expect(
+      harness.service.chat(editor, { graphKey: GRAPH, message: 'third', threadId }, new RecordingSink(), signal()),
+    ).resolves.toMatchObject({ message: 'now free' });
+  });
+
+  it('stops on abort: upstream request cancelled, partial text completed as aborted and kept, estimated usage recorded', async () => {
+    server.enqueue({ text: 'The fetch-api node requests the stats API and then', chunkSize: 5, hangAfterChunks: 4 });
+    const controller = new AbortController();
+    const sink = new RecordingSink();
+    const running = harness.service.chat(editor, { graphKey: GRAPH, message: 'Explain fetch-api' }, sink, controller.signal);
+    await server.waitForRequests(1);
+    while (sink.text.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    controller.abort();
+    const result = await running;
+
+    expect(result).toMatchObject({ type: 'message', aborted: true });
+    expect(result.message.length).toBeGreaterThan(0);
+    expect(sink.completed).toEqual(result);
+    await server.waitForClientClose(0);
+    expect(result.usage).toMatchObject({ estimated: true, llmCalls: 1 });
+
+    const view = await harness.service.getThread(editor, result.threadId);
+    expect(view.messages.at(-1)).toMatchObject({ role: 'assistant', content: result.message, aborted: true });
+    expect(view.usage.llmCalls).toBe(1);
+    expect(view.usage.promptTokens).toBeGreaterThan(0);
+  });
+
+  it('records the usage of a run that fails midway and leaves the thread usable', async () => {
+    server.enqueue({ text: 'This will be cut off soon', chunkSize: 3, disconnectAfterChunks: 4, delayMs: 5 });
+    const sink = new RecordingSink();
+    const failure = await harness.service
+      .chat(editor, { graphKey: GRAPH, message: 'Explain' }, sink, signal())
+      .catch((error: unknown) => error);
+    expect(failure).toMatchObject({ code: 'network', retryable: true });
+    expect(sink.completed).toBeUndefined();
+    const threadId = (sink.events[0] as { threadId: string }).threadId;
+    const usage = (await harness.threadStore.load(editor, threadId)).usage;
+    expect(usage.llmCalls).toBe(1);
+    expect(usage.completionTokens).toBeGreaterThan(0);
+
+    server.enqueue({ text: 'Second try works.' });
+    const retry = await harness.service.chat(editor, { graphKey: GRAPH, message: 'Explain again', threadId }, new RecordingSink(), signal());
+    expect(retry.message).toBe('Second try works.');
+    expect(messagesOf(server.requests[1]).map((message) => message.role)).toEqual(['system', 'user', 'system', 'user']);
+  });
+
+  it('refuses to call the model once the token budget is spent (budget_exceeded)', async () => {
+    await harness.close();
+    harness = await ChatServiceHarness.create({ env: { ...server.providerEnv('openai'), AI_MAX_TOTAL_TOKENS: '1000' } });
+    server.enqueue({ text: 'expensive', usage: { prompt: 1500, completion: 10 } });
+    await harness.service.chat(editor, { graphKey: GRAPH, message: 'first' }, new RecordingSink(), signal());
+    await expect(harness.service.chat(editor, { graphKey: GRAPH, message: 'second' }, new RecordingSink(), signal())).rejects.toMatchObject({
+      code: 'budget_exceeded',
+      statusCode: 402,
+    });
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('lists, shows (without system messages) and deletes the principal\'s threads', async () => {
+    server.enqueue({ text: 'one' });
+    const result = await harness.service.chat(editor, { graphKey: GRAPH, message: 'first question' }, new RecordingSink(), signal());
+    expect(await harness.service.listThreads(editor, GRAPH)).toEqual([
+      expect.objectContaining({ threadId: result.threadId, title: 'first question', pendingInterrupt: false }),
+    ]);
+    expect(await harness.service.listThreads(viewer, GRAPH)).toEqual([]);
+    const view = await harness.service.getThread(editor, result.threadId);
+    expect(view.messages.map((message) => message.role)).toEqual(['user', 'assistant']);
+    expect(view.pendingInterrupt).toBeNull();
+    await harness.service.deleteThread(editor, result.threadId);
+    await expect(harness.service.getThread(editor, result.threadId)).rejects.toMatchObject({ code: 'not_found' });
+  });
+});

@@ -1,0 +1,507 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { canEdit, Principal } from '../auth/principal';
+import { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/app-config.token';
+import { AppError } from '../errors/app-error';
+import { GraphDataSourceFactory } from '../graph/graph-data-source.factory';
+import { Graph } from '../graph/graph.types';
+import { MutableGraphDataSource } from '../graph/mutable-graph-data-source';
+import { AiEventLogger } from '../observability/ai-event.logger';
+import { Logger } from '../observability/logger';
+import { LlmErrorClassifier } from '../providers/llm-error.classifier';
+import { LlmMessage, LlmToolMessage } from '../providers/llm-message';
+import { LlmProvider } from '../providers/llm-provider';
+import { LLM_PROVIDER } from '../providers/llm-provider.token';
+import { TokenTracker } from '../providers/token.tracker';
+import { GraphRAGContext } from '../rag/graph-rag-context';
+import { GraphRagRetriever } from '../rag/graph-rag.retriever';
+import { TokenCounter } from '../rag/token-counter';
+import { buildContextMessage } from '../rag/toon-context.encoder';
+import { buildLlmHistory } from '../threads/history/llm-history.builder';
+import { generateMessageId } from '../threads/sortable-id.generator';
+import { deriveThreadTitle } from '../threads/thread-title';
+import { ThreadStore } from '../threads/thread.store';
+import { PendingInterrupt, ThreadMessage, ThreadRecord, ThreadSummary } from '../threads/thread.types';
+import { ActionConversionResult } from './actions/action-conversion-result';
+import { ActionConverter } from './actions/action.converter';
+import { ProposedAction } from './actions/proposed-action';
+import { AgentEventSink } from './agent/agent-event.sink';
+import { AgentResult, ProposalResolution } from './agent/agent-result';
+import { AgentCommit, AgentRunOutcome, AgentRunRequest } from './agent/agent-run';
+import { AgentLoop } from './agent/agent.loop';
+import {
+  PROPOSAL_MESSAGES,
+  ProposalOutcome,
+  proposalResultContent,
+  SUPERSEDED_FEEDBACK,
+} from './agent/tool-result.message';
+import { UsageAccumulator } from './agent/usage.accumulator';
+import { ChatInput, ResumeInput } from './chat-input';
+import { loadSystemPromptContext } from './prompts/system-prompt-context';
+import { buildSystemPrompt } from './prompts/system-prompt.builder';
+import { AgentToolbox } from './tools/agent.toolbox';
+import { ReadToolExecutor } from './tools/read-tool.executor';
+import { ThreadView, toThreadView } from './thread.view';
+
+const MAX_MENTIONS = 50;
+const MENTION_MAX_CHARS = 200;
+
+/** Where a run starts from (chat or resume), everything the loop needs besides the shared dependencies. */
+interface RunPlan {
+  principal: Principal;
+  thread: ThreadRecord;
+  dataSource: MutableGraphDataSource;
+  graph: Graph | null;
+  messages: LlmMessage[];
+  sink: AgentEventSink;
+  signal: AbortSignal;
+  usage: UsageAccumulator;
+  retrievedContext?: GraphRAGContext;
+  continuation?: AgentRunRequest['continuation'];
+}
+
+/**
+ * The agent behind both transports (REST collects, the Socket.IO gateway streams): one question or
+ * one resume per call, on one thread, with at most one run per thread at a time on any instance.
+ *
+ * Contract with the transports:
+ *  - `sink.thread(threadId)` first, as soon as the thread is known (before the lease: a busy
+ *    thread still gets it); then `token` / `toolStart` / `toolResult` while running; then exactly
+ *    one `complete(result)` on success (message, interrupt, or aborted message), AFTER the thread's
+ *    run lease was released (a client may resume the moment it sees the interrupt).
+ *  - Failures are thrown as AppError (PROTOCOL.md codes) and `complete` is not called: the
+ *    transport answers ai:error / the HTTP error. Usage is recorded in every case.
+ *  - `signal` stops the generation: the upstream request is cancelled and the call resolves
+ *    normally with `aborted: true` and the partial text (kept in the thread).
+ *  - No per-request state lives here: abort controllers and sinks belong to the transport.
+ */
+@Injectable()
+export class ChatService {
+  private readonly logger = new Logger('agent');
+  private readonly events = new AiEventLogger('agent');
+  private readonly loop: AgentLoop;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly graphs: GraphDataSourceFactory,
+    private readonly retriever: GraphRagRetriever,
+    @Inject(LLM_PROVIDER) private readonly provider: LlmProvider,
+    private readonly tokenTracker: TokenTracker,
+    classifier: LlmErrorClassifier,
+    private readonly threads: ThreadStore,
+    tokenCounter: TokenCounter,
+  ) {
+    this.loop = new AgentLoop(
+      { provider, tokenTracker, tokenCounter, classifier, events: this.events },
+      { maxToolRounds: config.agent.maxToolRounds, maxTokensPerCall: config.agent.maxTokensPerCall, locale: config.locale },
+    );
+  }
+
+  /**
+   * One question. Throws (before anything runs) bad_request / payload_too_large (message, mentions),
+   * not_found (graph absent from the principal's workspace; thread unknown, someone else's or of
+   * another graph), thread_busy (another run holds the thread), budget_exceeded; and while running
+   * the classified LLM errors (rate_limit, server_error, auth_error, timeout, network,
+   * content_filter, context_length, provider_not_configured, internal). A pending proposal on the
+   * thread is superseded first (rejected with feedback "superseded by a new message").
+   */
+  async chat(principal: Principal, input: ChatInput, sink: AgentEventSink, signal: AbortSignal): Promise<AgentResult> {
+    const started = performance.now();
+    const message = this.checkText(input.message, 'message', true);
+    const mentions = checkMentions(input.mentions);
+    const dataSource = this.graphs.forWorkspace(principal.workspace);
+    const graph = await dataSource.getGraph(input.graphKey);
+    if (!graph) throw AppError.notFound(`Graph "${input.graphKey}" not found`);
+
+    const known = input.threadId
+      ? await this.threads.load(principal, input.threadId, input.graphKey)
+      : await this.threads.create(principal, input.graphKey, deriveThreadTitle(message));
+    sink.thread(known.threadId);
+    this.events.debug('agent_chat_start', { graphKey: input.graphKey, messageLength: message.length, threadId: known.threadId });
+    const lease = await this.threads.acquireRun(known.threadId);
+    const usage = new UsageAccumulator();
+    let result: AgentResult;
+    try {
+      // Fresh under the lease: the run starts from what is stored now.
+      let thread = await this.threads.load(principal, known.threadId, input.graphKey);
+      this.tokenTracker.assertWithinBudget();
+      const context = await this.retriever.retrieve(dataSource, input.graphKey, message, { mentions });
+      const now = Date.now();
+      const append: ThreadMessage[] = thread.pendingInterrupt ? supersededResults(thread.pendingInterrupt, now) : [];
+      if (thread.messages.length === 0) {
+        const prompt = buildSystemPrompt(await loadSystemPromptContext(dataSource, input.graphKey), principal.role, this.config.locale);
+        append.push({ id: generateMessageId(now), role: 'system', kind: 'system_prompt', content: prompt, createdTime: now });
+      }
+      const contextMessage: ThreadMessage = {
+        id: generateMessageId(now),
+        role: 'system',
+        kind: 'rag_context',
+        content: buildContextMessage(context, this.config.locale),
+        createdTime: now,
+      };
+      append.push(contextMessage, { id: generateMessageId(now), role: 'user', content: message, createdTime: now });
+      const runId = randomUUID();
+      thread = await this.threads.commit(thread, {
+        operationId: `${runId}:input`,
+        append,
+        ...(thread.pendingInterrupt ? { pendingInterrupt: null } : {}),
+      });
+
+      const history = this.history(thread.messages, contextMessage);
+      const outcome = await this.execute(
+        { principal, thread, dataSource, graph, messages: history, sink, signal: AbortSignal.any([signal, lease.signal]), usage, retrievedContext: context },
+        runId,
+      );
+      result = this.toResult(thread.threadId, outcome, usage);
+    } catch (error) {
+      this.logFailure('chat', known.threadId, error, started);
+      throw error;
+    } finally {
+      await this.recordUsage(principal, known.threadId, usage);
+      await lease.release();
+    }
+    this.logDone('chat', result, started);
+    sink.complete(result);
+    return result;
+  }
+
+  /**
+   * The human's answer to the pending proposal. Throws not_found (thread unknown or not the
+   * principal's), thread_busy (a run, e.g. a racing resume, holds the thread), forbidden (viewer),
+   * conflict "no pending interrupt" (nothing to resume, e.g. a racing resume already did), plus
+   * the errors of the continued run. Approved with HITL_APPLY=server: the preview is applied in one
+   * transaction; a failure (node gone...) becomes a `failed` tool result, not an error. The
+   * decision is committed exactly once (the commit clears the pending proposal under the lease),
+   * then the rest of the model's batch runs and the conversation continues.
+   */
+  async resume(principal: Principal, input: ResumeInput, sink: AgentEventSink, signal: AbortSignal): Promise<AgentResult> {
+    const started = performance.now();
+    const feedback = input.feedback === undefined ? undefined : this.checkText(input.feedback, 'feedback', false);
+    const answer = input.answer === undefined ? undefined : this.checkText(input.answer, 'answer', false);
+    const known = await this.threads.load(principal, input.threadId);
+    sink.thread(known.threadId);
+    this.events.debug('ws_resume', { threadId: known.threadId, approved: input.approved });
+    const lease = await this.threads.acquireRun(known.threadId);
+    const usage = new UsageAccumulator();
+    let result: AgentResult;
+    try {
+      const thread = await this.threads.load(principal, known.threadId);
+      if (!canEdit(principal)) throw AppError.forbidden('Only editors and admins can approve or reject proposals');
+      const pending = thread.pendingInterrupt;
+      if (!pending) throw AppError.conflict('No pending interrupt on this thread', { threadId: thread.threadId });
+      this.tokenTracker.assertWithinBudget();
+
+      const dataSource = this.graphs.forWorkspace(principal.workspace);
+      const graph = await dataSource.getGraph(thread.graphKey);
+      const { content, resolution } = await this.settle(pending, input.approved, feedback, answer, dataSource, thread.graphKey);
+      const toolCallId = pending.interrupt.toolCallId;
+      sink.toolStart(toolCallId, pending.toolName);
+      sink.toolResult(toolCallId, content);
+
+      const outcome = await this.execute(
+        {
+          principal,
+          thread,
+          dataSource,
+          graph,
+          messages: withoutPendingResults(this.history(thread.messages), pending),
+          sink,
+          signal: AbortSignal.any([signal, lease.signal]),
+          usage,
+          continuation: {
+            results: [{ role: 'tool', tool_call_id: toolCallId, content }],
+            remainingToolCalls: pending.remainingToolCalls,
+          },
+        },
+        randomUUID(),
+      );
+      result = { ...this.toResult(thread.threadId, outcome, usage), ...(resolution ? { resolution } : {}) };
+    } catch (error) {
+      this.logFailure('resume', known.threadId, error, started);
+      throw error;
+    } finally {
+      await this.recordUsage(principal, known.threadId, usage);
+      await lease.release();
+    }
+    this.logDone('resume', result, started);
+    sink.complete(result);
+    return result;
+  }
+
+  /** The principal's threads of a graph, newest first (POST /api/ai/threads). */
+  listThreads(principal: Principal, graphKey: string): Promise<ThreadSummary[]> {
+    return this.threads.list(principal, graphKey);
+  }
+
+  /** GET /api/ai/thread/:threadId (system and context messages left out); not_found when not the principal's. */
+  async getThread(principal: Principal, threadId: string): Promise<ThreadView> {
+    return toThreadView(await this.threads.load(principal, threadId));
+  }
+
+  /** DELETE /api/ai/thread/:threadId; not_found when not the principal's. */
+  deleteThread(principal: Principal, threadId: string): Promise<void> {
+    return this.threads.delete(principal, threadId);
+  }
+
+  /** Runs the loop on a thread whose lease is held, committing each round. */
+  private execute(plan: RunPlan, runId: string): Promise<AgentRunOutcome> {
+    const { thread, dataSource } = plan;
+    let current = thread;
+    let sequence = 0;
+    let converter: Promise<ActionConverter> | null = null;
+    const toolbox = new AgentToolbox({
+      canPropose: canEdit(plan.principal),
+      readTools: new ReadToolExecutor(dataSource, thread.graphKey),
+      toolsSupported: !this.provider.offline,
+    });
+    return this.loop.run({
+      messages: plan.messages,
+      tools: toolbox,
+      events: plan.sink,
+      signal: plan.signal,
+      usage: plan.usage,
+      threadId: thread.threadId,
+      workspace: thread.workspace,
+      retrievedContext: plan.retrievedContext,
+      continuation: plan.continuation,
+      commit: async (commit: AgentCommit) => {
+        current = await this.threads.commit(current, {
+          operationId: `${runId}:${sequence++}`,
+          append: toThreadMessages(commit),
+          ...(commit.pendingInterrupt !== undefined ? { pendingInterrupt: commit.pendingInterrupt } : {}),
+        });
+      },
+      preview: async (action: ProposedAction, toolCallId: string): Promise<ActionConversionResult> => {
+        converter ??= dataSource.getNodeConfigs().then((configs) => new ActionConverter(configs));
+        const sheet = await defaultSheetOf(action, dataSource, thread.graphKey, plan.graph);
+        // The thread id in the seed keeps generated keys distinct across threads that reuse call ids.
+        return (await converter).convert(action, thread.graphKey, sheet, `${thread.threadId}:${toolCallId}`);
+      },
+    });
+  }
+
+  /** The human's decision as the tool result the model receives, applying the change first when it is ours to apply. */
+  private async settle(
+    pending: PendingInterrupt,
+    approved: boolean,
+    feedback: string | undefined,
+    answer: string | undefined,
+    dataSource: MutableGraphDataSource,
+    graphKey: string,
+  ): Promise<{ content: string; resolution?: ProposalResolution }> {
+    const interrupt = pending.interrupt;
+    if (interrupt.kind === 'question') {
+      return { content: JSON.stringify({ status: approved ? 'answered' : 'declined', answer: answer ?? '', ...(feedback ? { feedback } : {}) }) };
+    }
+    let outcome: ProposalOutcome;
+    let appliedBy: ProposalResolution['appliedBy'] = null;
+    if (!approved) {
+      outcome = { status: 'rejected', message: PROPOSAL_MESSAGES.rejected, feedback };
+    } else if (this.config.agent.hitlApply === 'client') {
+      outcome = { status: 'approved', message: PROPOSAL_MESSAGES.approvedForClient, feedback };
+      appliedBy = 'client';
+    } else {
+      try {
+        await dataSource.applyChanges(graphKey, interrupt.preview);
+        outcome = { status: 'approved', message: PROPOSAL_MESSAGES.appliedOnServer, feedback };
+        appliedBy = 'server';
+      } catch (error) {
+        // The graph moved on since the proposal (node gone, key taken...): the model is told why.
+        if (!(error instanceof AppError) || !['not_found', 'conflict', 'bad_request'].includes(error.code)) throw error;
+        outcome = { status: 'failed', message: PROPOSAL_MESSAGES.failed(error.message), feedback };
+        this.logger.info('proposal_apply_failed', { graphKey, code: error.code, toolCallId: interrupt.toolCallId });
+      }
+    }
+    // The graph changed (or may change soon through the client): no stale context for the next question.
+    this.retriever.clearCache(graphKey, dataSource.workspace);
+    return {
+      content: proposalResultContent(outcome),
+      resolution: {
+        toolCallId: interrupt.toolCallId,
+        status: outcome.status,
+        appliedBy,
+        ...(appliedBy ? { changes: interrupt.preview } : {}),
+        message: outcome.message,
+      },
+    };
+  }
+
+  /**
+   * What the model is sent: prompt first, current context before the last question, tool calls
+   * paired with results, oldest whole blocks pruned to AI_HISTORY_MAX_TOKENS.
+   */
+  private history(messages: readonly ThreadMessage[], currentContext?: ThreadMessage): LlmMessage[] {
+    return buildLlmHistory({
+      messages,
+      currentContext,
+      maxTokens: this.config.agent.historyMaxTokens,
+      countTokens: approximateTokens,
+    }).messages;
+  }
+
+  private toResult(threadId: string, outcome: AgentRunOutcome, usage: UsageAccumulator): AgentResult {
+    if (outcome.type === 'interrupt') {
+      return { threadId, type: 'interrupt', message: outcome.text, interrupt: outcome.interrupt, toolCalls: outcome.toolCalls, usage: usage.report() };
+    }
+    return {
+      threadId,
+      type: 'message',
+      message: outcome.text,
+      toolCalls: outcome.toolCalls,
+      usage: usage.report(),
+      ...(outcome.aborted ? { aborted: true as const } : {}),
+    };
+  }
+
+  /** Never lost and never fatal: a failure to record is logged, the answer still goes out. */
+  private async recordUsage(principal: Principal, threadId: string, usage: UsageAccumulator): Promise<void> {
+    if (usage.isEmpty) return;
+    const { estimated: _estimated, ...totals } = usage.report();
+    try {
+      await this.threads.addUsage(principal.workspace, threadId, totals);
+    } catch (error) {
+      this.logger.error('usage_record_failed', { threadId, workspace: principal.workspace, error: describe(error) });
+    }
+  }
+
+  private checkText(value: string, field: string, required: boolean): string {
+    if (typeof value !== 'string') throw AppError.badRequest(`${field} must be a string`);
+    if (required && value.trim().length === 0) throw AppError.badRequest(`${field} must not be empty`);
+    const max = this.config.limits.messageMaxChars;
+    if (value.length > max) throw new AppError('payload_too_large', `${field} is longer than ${max} characters`);
+    return value;
+  }
+
+  private logDone(kind: 'chat' | 'resume', result: AgentResult, started: number): void {
+    this.logger.info('agent_run_done', {
+      kind,
+      threadId: result.threadId,
+      outcome: result.type === 'interrupt' ? 'interrupt' : result.type === 'message' && result.aborted ? 'aborted' : 'message',
+      toolCalls: result.toolCalls.length,
+      llmCalls: result.usage.llmCalls,
+      totalTokens: result.usage.totalTokens,
+      durationMs: Math.round(performance.now() - started),
+    });
+  }
+
+  private logFailure(kind: 'chat' | 'resume', threadId: string, error: unknown, started: number): void {
+    const code = error instanceof AppError ? error.code : 'internal';
+    this.logger[code === 'internal' ? 'error' : 'info']('agent_run_failed', {
+      kind,
+      threadId,
+      code,
+      ...(code === 'internal' ? { error: describe(error) } : {}),
+      durationMs: Math.round(performance.now() - started),
+    });
+  }
+}
+
+/**
+ * The pruning estimate: ~3 characters per token, on the safe side for code and non-English text.
+ * The real tokenizer costs ~1 ms per 1,000 characters, too slow to run over a whole history on
+ * every message (the overhead budget before the upstream call is 10 ms).
+ */
+function approximateTokens(text: string): number {
+  return Math.ceil(text.length / 3);
+}
+
+function checkMentions(mentions: string[] | undefined): string[] {
+  if (mentions === undefined) return [];
+  if (!Array.isArray(mentions) || mentions.length > MAX_MENTIONS) {
+    throw AppError.badRequest(`mentions must be an array of at most ${MAX_MENTIONS} node keys`);
+  }
+  for (const key of mentions) {
+    if (typeof key !== 'string' || key.length === 0 || key.length > MENTION_MAX_CHARS) {
+      throw AppError.badRequest(`mentions must hold node keys of 1 to ${MENTION_MAX_CHARS} characters`);
+    }
+  }
+  return [...new Set(mentions)];
+}
+
+/** A new message rejects the pending proposal and every call after it in its batch (PROTOCOL.md §3). */
+function supersededResults(pending: PendingInterrupt, now: number): ThreadMessage[] {
+  const reject = (toolCallId: string, message: string): ThreadMessage => ({
+    id: generateMessageId(now),
+    role: 'tool',
+    toolCallId,
+    content: proposalResultContent({ status: 'rejected', message, feedback: SUPERSEDED_FEEDBACK }),
+    createdTime: now,
+  });
+  return [
+    reject(pending.interrupt.toolCallId, PROPOSAL_MESSAGES.superseded),
+    ...pending.remainingToolCalls.map((call) => reject(call.id, PROPOSAL_MESSAGES.notReached)),
+  ];
+}
+
+/**
+ * The history sanitizer gives every unanswered call a placeholder result; on resume the pending
+ * call and the rest of its batch are answered by the run itself, so their placeholders (the
+ * trailing tool messages) go.
+ */
+function withoutPendingResults(messages: LlmMessage[], pending: PendingInterrupt): LlmMessage[] {
+  const ids = new Set([pending.interrupt.toolCallId, ...pending.remainingToolCalls.map((call) => call.id)]);
+  const result = [...messages];
+  while (result.length > 0) {
+    const last = result[result.length - 1];
+    if (last.role !== 'tool' || !ids.has((last as LlmToolMessage).tool_call_id)) break;
+    result.pop();
+  }
+  return result;
+}
+
+function toThreadMessages(commit: AgentCommit): ThreadMessage[] {
+  const now = Date.now();
+  return commit.messages.map((message): ThreadMessage => {
+    const base = { id: generateMessageId(now), createdTime: now };
+    switch (message.role) {
+      case 'assistant':
+        return {
+          ...base,
+          role: 'assistant',
+          content: message.content,
+          ...(message.tool_calls?.length ? { toolCalls: message.tool_calls } : {}),
+          ...(commit.aborted ? { aborted: true as const } : {}),
+        };
+      case 'tool':
+        return { ...base, role: 'tool', toolCallId: message.tool_call_id, content: message.content };
+      case 'user':
+        return { ...base, role: 'user', content: message.content };
+      case 'system':
+        return { ...base, role: 'system', kind: 'rag_context', content: message.content };
+    }
+  });
+}
+
+/**
+ * The sheet of a proposal without one of its own (move/update/delete): the sheet of the node or
+ * edge it touches, else the graph's first sheet.
+ */
+async function defaultSheetOf(
+  action: ProposedAction,
+  dataSource: MutableGraphDataSource,
+  graphKey: string,
+  graph: Graph | null,
+): Promise<string> {
+  const fallback = Object.keys(graph?.sheetsList ?? {})[0] ?? '0';
+  let target: ProposedAction | undefined = action;
+  while (target?.type === 'batch') target = target.payload.actions[0];
+  if (!target) return fallback;
+  switch (target.type) {
+    case 'move_node':
+    case 'update_node':
+    case 'delete_node':
+      return (await dataSource.getNodeByKey(graphKey, target.payload.nodeKey))?.sheet ?? fallback;
+    case 'delete_edge': {
+      const edgeKey = target.payload.edgeKey;
+      return (await dataSource.getEdges(graphKey)).find((edge) => edge._key === edgeKey)?.sheet ?? fallback;
+    }
+    default:
+      return fallback;
+  }
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}

@@ -1,0 +1,45 @@
+import type { ThreadRecord, UsageTotals } from '../threads/thread.types';
+import { Interrupt } from './agent/interrupt';
+
+/** A message as clients see it (PROTOCOL.md §3 GET /api/ai/thread/:threadId). */
+export interface ChatMessageView {
+  role: 'user' | 'assistant' | 'tool';
+  content: string;
+  toolCalls?: Array<{ id: string; name: string; arguments: string }>;
+  toolCallId?: string;
+  createdTime: number;
+  aborted?: true;
+}
+
+export interface ThreadView {
+  threadId: string;
+  graphKey: string;
+  title: string;
+  messages: ChatMessageView[];
+  /** The proposal waiting for approval, or null. */
+  pendingInterrupt: Interrupt | null;
+  usage: UsageTotals;
+}
+
+/** The stored thread as clients see it: system prompt and retrieved contexts left out. */
+export function toThreadView(record: ThreadRecord): ThreadView {
+  const messages: ChatMessageView[] = [];
+  for (const message of record.messages) {
+    if (message.role === 'system') continue;
+    const view: ChatMessageView = { role: message.role, content: message.content ?? '', createdTime: message.createdTime };
+    if (message.toolCalls?.length) {
+      view.toolCalls = message.toolCalls.map((call) => ({ id: call.id, name: call.function.name, arguments: call.function.arguments }));
+    }
+    if (message.toolCallId) view.toolCallId = message.toolCallId;
+    if (message.aborted) view.aborted = true;
+    messages.push(view);
+  }
+  return {
+    threadId: record.threadId,
+    graphKey: record.graphKey,
+    title: record.title,
+    messages,
+    pendingInterrupt: record.pendingInterrupt?.interrupt ?? null,
+    usage: { ...record.usage },
+  };
+}
