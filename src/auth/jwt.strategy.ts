@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
+import type { KeyObject } from 'node:crypto';
 import { ExtractJwt, Strategy } from 'passport-jwt';
 import { JwtTokenVerifier } from './jwt-token.verifier';
 import { Principal } from './principal';
@@ -18,14 +19,15 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
       jwtFromRequest: extractBearerToken,
       // The key follows the token's algorithm family, and the family must match the key type (no alg confusion).
       secretOrKeyProvider: (_request: unknown, rawJwtToken: string, done: (error: unknown, key?: string) => void) => {
-        let key: string;
+        let key: KeyObject;
         try {
           key = verifier.keyFor(rawJwtToken).key;
         } catch (error) {
           done(error);
           return;
         }
-        done(null, key);
+        // passport-jwt hands the key to jsonwebtoken untouched, which takes KeyObjects (its typings say string | Buffer).
+        done(null, key as unknown as string);
       },
       algorithms: verifier.algorithms,
       issuer: verifier.issuer,

@@ -73,7 +73,7 @@ describe(TokenBucketRateLimiter.name, () => {
     expect(limiter.take('user-1')).toEqual({ allowed: true, remaining: 1 });
   });
 
-  it('forgets a key as soon as its bucket is full again', () => {
+  it('forgets a key once its bucket is full again', () => {
     const time = clock();
     const limiter = new TokenBucketRateLimiter({ limitPerMinute: 2, now: time.now });
     limiter.take('a');
@@ -111,18 +111,18 @@ describe(TokenBucketRateLimiter.name, () => {
     expect(limiter.take('a').allowed).toBe(true);
   });
 
-  it('caps the number of tracked keys, forgetting the least recently used', () => {
+  it('caps the number of tracked keys, forgetting the least recently used tenth', () => {
     const time = clock();
-    const limiter = new TokenBucketRateLimiter({ limitPerMinute: 1, maxKeys: 3, now: time.now });
-    limiter.take('a');
-    limiter.take('b');
-    limiter.take('c');
-    limiter.take('a');
-    limiter.take('d');
-    expect(limiter.trackedKeys).toBe(3);
-    // b was the least recently used (a refused request counts as a use): it starts over; a is still empty.
-    expect(limiter.take('b').allowed).toBe(true);
+    const limiter = new TokenBucketRateLimiter({ limitPerMinute: 1, maxKeys: 10, now: time.now });
+    for (const key of 'abcdefghij') limiter.take(key);
+    limiter.take('a'); // refused, but a use: a is now the most recently used
+    limiter.take('k');
+    expect(limiter.trackedKeys).toBe(9);
+    // a and d are still empty; b (least recently used) and c were forgotten and start over.
     expect(limiter.take('a').allowed).toBe(false);
+    expect(limiter.take('d').allowed).toBe(false);
+    expect(limiter.take('b').allowed).toBe(true);
+    expect(limiter.take('c').allowed).toBe(true);
   });
 
   it('refuses a negative or non-finite limit', () => {

@@ -1,7 +1,7 @@
 export interface TokenBucketRateLimiterOptions {
   /** Requests allowed per minute and per key; 0 disables the limiter. */
   limitPerMinute: number;
-  /** Hard cap on tracked keys; beyond it the least recently used key is forgotten. */
+  /** Hard cap on tracked keys; beyond it the least recently used tenth is forgotten. */
   maxKeys?: number;
   /** Clock in epoch ms (tests pass their own). */
   now?: () => number;
@@ -11,6 +11,9 @@ export type RateLimitDecision = { allowed: true; remaining: number } | { allowed
 
 const MINUTE_MS = 60_000;
 const DEFAULT_MAX_KEYS = 100_000;
+// Sweeping walks the Map from its oldest entry, which also walks the slots of recently deleted
+// entries until V8 compacts the table; doing it at most this often keeps take() O(1).
+const SWEEP_INTERVAL_MS = 5_000;
 // Absorbs float drift when the interval is not a whole number of ms (e.g. 7 per minute).
 const EPSILON_MS = 1e-6;
 
@@ -20,8 +23,8 @@ const EPSILON_MS = 1e-6;
  *
  * Kept as GCRA: one "theoretical arrival time" per key instead of a fractional token count, so no
  * rounding accumulates and a client that waits the announced retryAfterMs is let through.
- * Memory is bounded: a key whose bucket is full again is dropped (indistinguishable from an unknown key),
- * and past `maxKeys` the least recently used key goes first. Per process: instances behind a load
+ * Memory is bounded: a key whose bucket is full again is dropped (indistinguishable from an unknown key)
+ * by a sweep that runs at most every few seconds, and past `maxKeys` the least recently used tenth goes first. Per process: instances behind a load
  * balancer each count on their own.
  */
 export class TokenBucketRateLimiter {
@@ -31,6 +34,7 @@ export class TokenBucketRateLimiter {
   private readonly burstToleranceMs: number;
   private readonly maxKeys: number;
   private readonly now: () => number;
+  private nextSweepAt = Number.NEGATIVE_INFINITY;
 
   constructor(options: TokenBucketRateLimiterOptions) {
     const limit = options.limitPerMinute;
@@ -54,7 +58,10 @@ export class TokenBucketRateLimiter {
   take(key: string): RateLimitDecision {
     if (!this.enabled) return { allowed: true, remaining: Number.POSITIVE_INFINITY };
     const now = this.now();
-    this.evictFull(now);
+    if (now >= this.nextSweepAt) {
+      this.nextSweepAt = now + SWEEP_INTERVAL_MS;
+      this.evictFull(now);
+    }
 
     const arrival = Math.max(this.arrivals.get(key) ?? now, now);
     const wait = arrival - now - this.burstToleranceMs;
@@ -79,9 +86,12 @@ export class TokenBucketRateLimiter {
   }
 
   private enforceMaxKeys(): void {
-    while (this.arrivals.size > this.maxKeys) {
-      const oldest = this.arrivals.keys().next().value as string;
-      this.arrivals.delete(oldest);
+    if (this.arrivals.size <= this.maxKeys) return;
+    // Dropping a tenth at once, in one walk, keeps the cost per take O(1) when keys keep coming.
+    let excess = this.arrivals.size - this.maxKeys + Math.floor(this.maxKeys / 10);
+    for (const key of this.arrivals.keys()) {
+      if (excess-- <= 0) break;
+      this.arrivals.delete(key);
     }
   }
 }
