@@ -36,14 +36,15 @@ describe(OpenAiEmbeddingProvider.name, () => {
   }
 
   it('cancels the upstream request when the signal aborts', async () => {
-    // Short enough to be over before the other tests finish: the server's delay timer is not cancellable.
-    server.enqueueEmbeddings({ delayMs: 1500 });
+    // Long enough that a loaded machine cannot finish the response before the abort; short enough
+    // to be over before the other tests of this file finish (the server's delay timer keeps running).
+    server.enqueueEmbeddings({ delayMs: 4000 });
     const controller = new AbortController();
     const pending = provider().embed(['fetch players'], controller.signal);
     await server.waitForRequests(1);
     controller.abort();
     await expect(pending).rejects.toMatchObject({ name: 'AbortError' });
-    await server.waitForClientClose(0);
+    await server.waitForClientClose(0, 10_000);
 
     const already = new AbortController();
     already.abort();
