@@ -1,34 +1,93 @@
-import type { ThreadRecord } from './thread.types';
+import { promisify } from 'node:util';
+import { deflateRaw, inflateRaw } from 'node:zlib';
+import type { ThreadMessage, ThreadRecord } from './thread.types';
+
+const deflate = promisify(deflateRaw);
+const inflate = promisify(inflateRaw);
+
+/** A cached thread: its head fields at once, its messages either as objects (hot) or deflated JSON (idle). */
+export interface CachedThread {
+  readonly revision: number;
+  readonly threadId: string;
+}
+
+interface Entry extends CachedThread {
+  record: ThreadRecord | null;
+  packed: { head: Omit<ThreadRecord, 'messages'>; messages: Buffer } | null;
+  lastUsedAt: number;
+  packing: boolean;
+}
+
+export interface ThreadRecordCacheOptions {
+  maxEntries: number;
+  /** A record unused for this long has its messages deflated (DESIGN.md: < 50 KB per idle cached thread). */
+  packAfterIdleMs: number;
+  clock?: () => number;
+}
 
 /**
  * Bounded least-recently-used cache of thread records (THREAD_CACHE_SIZE entries). Map keeps
- * insertion order, so re-inserting on read moves an entry to the young end and the first key is
- * the oldest. Records are frozen by ThreadStore: sharing one between concurrent readers is safe.
+ * insertion order, so re-inserting on use moves an entry to the young end and the first key is the
+ * oldest. A record in use stays as objects (frozen, shared by readers); once idle its messages are
+ * deflated on the libuv thread pool (text compresses ~3x) and inflated again on the next read.
  */
 export class ThreadRecordCache {
-  private readonly entries = new Map<string, ThreadRecord>();
+  private readonly entries = new Map<string, Entry>();
+  private readonly clock: () => number;
+  private sweeper: NodeJS.Timeout | null = null;
 
-  constructor(private readonly maxEntries: number) {}
+  constructor(private readonly options: ThreadRecordCacheOptions) {
+    this.clock = options.clock ?? Date.now;
+  }
 
   get size(): number {
     return this.entries.size;
   }
 
-  get(threadId: string): ThreadRecord | undefined {
-    const record = this.entries.get(threadId);
-    if (record === undefined) return undefined;
+  /** Starts packing idle records periodically (never keeps the process alive). */
+  start(): void {
+    if (this.sweeper || this.options.maxEntries <= 0) return;
+    this.sweeper = setInterval(() => void this.packIdle(), this.options.packAfterIdleMs);
+    this.sweeper.unref();
+  }
+
+  stop(): void {
+    if (this.sweeper) clearInterval(this.sweeper);
+    this.sweeper = null;
+  }
+
+  /** The cached entry (its revision is known without unpacking), marked as used. */
+  get(threadId: string): CachedThread | undefined {
+    const entry = this.entries.get(threadId);
+    if (entry === undefined) return undefined;
     this.entries.delete(threadId);
-    this.entries.set(threadId, record);
-    return record;
+    this.entries.set(threadId, entry);
+    entry.lastUsedAt = this.clock();
+    return entry;
+  }
+
+  /** The record of an entry returned by get(): the shared object while hot, a fresh one from an idle entry. */
+  async read(cached: CachedThread): Promise<ThreadRecord> {
+    const entry = cached as Entry;
+    if (entry.record) return entry.record;
+    const packed = entry.packed as NonNullable<Entry['packed']>;
+    const messages = JSON.parse((await inflate(packed.messages)).toString('utf8')) as ThreadMessage[];
+    return Object.freeze({ ...packed.head, messages: Object.freeze(messages) as ThreadMessage[] });
   }
 
   set(record: ThreadRecord): void {
-    if (this.maxEntries <= 0) return;
+    if (this.options.maxEntries <= 0) return;
     this.entries.delete(record.threadId);
-    this.entries.set(record.threadId, record);
-    while (this.entries.size > this.maxEntries) {
-      const oldest = this.entries.keys().next().value as string;
-      this.entries.delete(oldest);
+    this.entries.set(record.threadId, {
+      threadId: record.threadId,
+      revision: record.revision,
+      record,
+      packed: null,
+      lastUsedAt: this.clock(),
+      packing: false,
+    });
+    while (this.entries.size > this.options.maxEntries) {
+      this.entries.delete(this.entries.keys().next().value as string);
     }
   }
 
@@ -36,7 +95,25 @@ export class ThreadRecordCache {
     this.entries.delete(threadId);
   }
 
-  clear(): void {
-    this.entries.clear();
+  /** Deflates the messages of every record unused for packAfterIdleMs. Resolves when done. */
+  async packIdle(): Promise<void> {
+    const idleSince = this.clock() - this.options.packAfterIdleMs;
+    const idle = [...this.entries.values()].filter((entry) => entry.record && !entry.packing && entry.lastUsedAt <= idleSince);
+    await Promise.all(idle.map((entry) => this.pack(entry, idleSince)));
+  }
+
+  private async pack(entry: Entry, idleSince: number): Promise<void> {
+    const record = entry.record as ThreadRecord;
+    entry.packing = true;
+    try {
+      const messages = await deflate(Buffer.from(JSON.stringify(record.messages), 'utf8'), { level: 1 });
+      // Replaced, evicted or used again while deflating: leave it as it is now.
+      if (this.entries.get(entry.threadId) !== entry || entry.record !== record || entry.lastUsedAt > idleSince) return;
+      const { messages: _objects, ...head } = record;
+      entry.packed = { head, messages };
+      entry.record = null;
+    } finally {
+      entry.packing = false;
+    }
   }
 }

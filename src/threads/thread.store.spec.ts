@@ -91,6 +91,19 @@ describe(ThreadStore.name, () => {
       expect(get).not.toHaveBeenCalled();
     });
 
+    it('hands out records without the contexts of earlier questions, which stay stored', async () => {
+      const { store, repository } = fixture.instance();
+      let thread = await store.create(alice, 'g', 't');
+      thread = await store.commit(thread, { append: [systemPrompt('P'), ragContext('C1'), userMessage('Q1'), assistantMessage('A1')] });
+      thread = await store.commit(thread, { append: [ragContext('C2'), userMessage('Q2')] });
+      expect(thread.messages.map((message) => message.content)).toEqual(['P', 'Q1', 'A1', 'C2', 'Q2']);
+      const fromAnotherInstance = await fixture.instance().store.load(alice, thread.threadId);
+      expect(fromAnotherInstance.messages).toEqual(thread.messages);
+      expect((await repository.get(thread.threadId))?.messages.map((message) => message.content)).toEqual([
+        'P', 'C1', 'Q1', 'A1', 'C2', 'Q2',
+      ]);
+    });
+
     it('refuses a malformed round before writing anything', async () => {
       const { store } = fixture.instance();
       const thread = await store.create(alice, 'g', 't');

@@ -5,7 +5,9 @@ import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/app-config.token';
 import { AppError } from '../errors/app-error';
 import { Logger } from '../observability/logger';
+import { withoutSupersededContexts } from './history/rag-context.locator';
 import { generateSortableId, generateThreadId, isThreadIdShape } from './sortable-id.generator';
+import { StringInterner } from './string.interner';
 import { validateThreadCommit } from './thread-commit.validator';
 import { ThreadRecordCache } from './thread-record.cache';
 import { THREAD_REPOSITORY } from './thread-repository.token';
@@ -17,6 +19,10 @@ import type { PendingInterrupt, ThreadMessage, ThreadRecord, ThreadSummary, Usag
 /** PROTOCOL.md §3: the same Idempotency-Key from the same principal within 24 h returns the first answer. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 const IDEMPOTENCY_KEY_MAX_CHARS = 255;
+/** Distinct system prompts shared between cached threads (one per graph, role and locale in use). */
+const SYSTEM_PROMPTS_SHARED = 256;
+/** A cached record unused this long is deflated (about a third of the memory). */
+const PACK_AFTER_IDLE_MS = 30_000;
 
 const logger = new Logger('threads');
 
@@ -40,7 +46,9 @@ export interface ThreadRoundCommit {
  * run leases (one run per thread across instances), usage and Idempotency-Key records.
  *
  * Records returned are frozen (record and messages array): build a new array to change anything,
- * and write through commit().
+ * and write through commit(). To keep idle cached threads small, their `messages` leave out the RAG
+ * contexts of earlier questions (never sent to the model again: see toLlmMessages; still stored),
+ * and share one instance of each distinct system prompt.
  */
 @Injectable()
 export class ThreadStore implements BeforeApplicationShutdown {
@@ -49,12 +57,14 @@ export class ThreadStore implements BeforeApplicationShutdown {
   /** Identifies this process in lease holders (`<instance>:<run>`), which helps when reading the table. */
   private readonly instanceId = generateSortableId('i');
   private readonly activeLeases = new Set<ThreadRunLease>();
+  private readonly systemPrompts = new StringInterner(SYSTEM_PROMPTS_SHARED);
 
   constructor(
     @Inject(THREAD_REPOSITORY) private readonly repository: ThreadRepository,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
-    this.cache = new ThreadRecordCache(config.agent.threadCacheSize);
+    this.cache = new ThreadRecordCache({ maxEntries: config.agent.threadCacheSize, packAfterIdleMs: PACK_AFTER_IDLE_MS });
+    this.cache.start();
     this.leaseTtlMs = config.agent.threadLeaseMs;
   }
 
@@ -69,7 +79,7 @@ export class ThreadStore implements BeforeApplicationShutdown {
       title,
       createdTime: now,
     });
-    const frozen = freezeRecord(record);
+    const frozen = this.compact(record);
     this.cache.set(frozen);
     logger.info('thread_created', { threadId: record.threadId, workspace: principal.workspace, graphKey });
     return frozen;
@@ -132,7 +142,7 @@ export class ThreadStore implements BeforeApplicationShutdown {
       if (!stored) throw threadNotFound();
       return stored;
     }
-    const next = freezeRecord({
+    const next = this.compact({
       ...thread,
       messages: [...thread.messages, ...round.append],
       pendingInterrupt: round.pendingInterrupt === undefined ? thread.pendingInterrupt : round.pendingInterrupt,
@@ -204,8 +214,19 @@ export class ThreadStore implements BeforeApplicationShutdown {
 
   /** Runs still holding a lease at shutdown let it go, so another instance can continue their threads at once. */
   async beforeApplicationShutdown(): Promise<void> {
+    this.cache.stop();
     await Promise.all([...this.activeLeases].map((lease) => lease.release()));
     await this.repository.close?.();
+  }
+
+  /** The record as ThreadStore hands it out and caches it: compact and frozen. */
+  private compact(record: ThreadRecord): ThreadRecord {
+    const messages = withoutSupersededContexts(record.messages).map((message) =>
+      message.kind === 'system_prompt' && message.content !== null
+        ? { ...message, content: this.systemPrompts.intern(message.content) }
+        : message,
+    );
+    return Object.freeze({ ...record, messages: Object.freeze(messages) as ThreadMessage[] });
   }
 
   /** Cache first, validated against the stored head; the stored record otherwise. */
@@ -218,8 +239,9 @@ export class ThreadStore implements BeforeApplicationShutdown {
         return null;
       }
       if (head.revision === cached.revision) {
-        if (sameUsage(head.usage, cached.usage)) return cached;
-        const refreshed = freezeRecord({ ...cached, usage: head.usage });
+        const record = await this.cache.read(cached);
+        if (sameUsage(head.usage, record.usage)) return record;
+        const refreshed = Object.freeze({ ...record, usage: head.usage });
         this.cache.set(refreshed);
         return refreshed;
       }
@@ -229,7 +251,7 @@ export class ThreadStore implements BeforeApplicationShutdown {
       this.cache.delete(threadId);
       return null;
     }
-    const frozen = freezeRecord(stored);
+    const frozen = this.compact(stored);
     this.cache.set(frozen);
     return frozen;
   }
@@ -262,7 +284,3 @@ function sameUsage(a: UsageTotals, b: UsageTotals): boolean {
   );
 }
 
-function freezeRecord(record: ThreadRecord): ThreadRecord {
-  Object.freeze(record.messages);
-  return Object.freeze(record);
-}

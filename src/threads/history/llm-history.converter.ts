@@ -1,5 +1,6 @@
 import type { LlmAssistantMessage, LlmMessage } from '../../providers/llm-message';
 import type { ThreadMessage } from '../thread.types';
+import { currentContextIndex, isSystemPrompt } from './rag-context.locator';
 
 /**
  * Stored thread messages → what the model is sent, in order:
@@ -18,8 +19,9 @@ import type { ThreadMessage } from '../thread.types';
  * Pairing of tool calls and results is not checked here (see sanitizeToolCallPairing).
  */
 export function toLlmMessages(messages: readonly ThreadMessage[], currentContext?: ThreadMessage | null): LlmMessage[] {
-  const lastUser = findLastIndex(messages, (message) => message.role === 'user');
-  const context = currentContext ?? storedContextOf(messages, lastUser);
+  const lastUser = messages.findLastIndex((message) => message.role === 'user');
+  const storedContext = currentContextIndex(messages);
+  const context = currentContext ?? (storedContext === -1 ? null : messages[storedContext]);
   const prompt = messages.find((message, index) => isSystemPrompt(message, index));
 
   const result: LlmMessage[] = [];
@@ -53,31 +55,4 @@ function convert(message: ThreadMessage): LlmMessage | null {
       return assistant;
     }
   }
-}
-
-/**
- * The first system message is the prompt unless it is marked as a RAG context; later unmarked
- * system messages (threads stored before messages had a `kind`) are treated as contexts.
- */
-function isSystemPrompt(message: ThreadMessage, index: number): boolean {
-  if (message.role !== 'system') return false;
-  if (message.kind) return message.kind === 'system_prompt';
-  return index === 0;
-}
-
-/** The context stored for the user message at `userIndex`: the system message right before it, or right after it. */
-function storedContextOf(messages: readonly ThreadMessage[], userIndex: number): ThreadMessage | null {
-  if (userIndex === -1) return null;
-  for (const index of [userIndex - 1, userIndex + 1]) {
-    const candidate = messages[index];
-    if (candidate && candidate.role === 'system' && !isSystemPrompt(candidate, index)) return candidate;
-  }
-  return null;
-}
-
-function findLastIndex<T>(items: readonly T[], predicate: (item: T) => boolean): number {
-  for (let index = items.length - 1; index >= 0; index -= 1) {
-    if (predicate(items[index])) return index;
-  }
-  return -1;
 }
