@@ -1,5 +1,6 @@
 import { LightStemmer } from '../graph/search/light.stemmer';
 import { SearchTextTokenizer } from '../graph/search/search-text.tokenizer';
+import { throwIfAborted } from '../providers/llm-abort.error';
 import { EmbeddingProvider } from './embedding-provider';
 import { EMBEDDING_STOP_WORDS } from './embedding-stop-words';
 import { hashFeature } from './feature.hasher';
@@ -56,7 +57,7 @@ export class LocalHashEmbeddingProvider implements EmbeddingProvider {
   async embed(texts: string[], signal?: AbortSignal): Promise<Float32Array[]> {
     const vectors: Float32Array[] = [];
     for (let index = 0; index < texts.length; index++) {
-      signal?.throwIfAborted();
+      throwIfAborted(signal);
       // CPU-bound work: give the event loop a turn now and then so a large batch never stalls requests.
       if (index > 0 && index % YIELD_EVERY_TEXTS === 0) await new Promise((resolve) => setImmediate(resolve));
       vectors.push(this.vectorize(texts[index]));
@@ -65,7 +66,7 @@ export class LocalHashEmbeddingProvider implements EmbeddingProvider {
   }
 
   async embedOne(text: string, signal?: AbortSignal): Promise<Float32Array> {
-    signal?.throwIfAborted();
+    throwIfAborted(signal);
     return this.vectorize(text);
   }
 
