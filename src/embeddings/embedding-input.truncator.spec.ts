@@ -1,6 +1,9 @@
 import { truncateToTokenLimit } from './embedding-input.truncator';
 
 describe(truncateToTokenLimit.name, () => {
+  // Loads the cl100k ranks once, outside any test's time budget (seconds on a busy machine).
+  beforeAll(() => truncateToTokenLimit('é'.repeat(20), 10), 120_000);
+
   it('leaves texts within the limit untouched', () => {
     expect(truncateToTokenLimit('fetch the players', 8191)).toBe('fetch the players');
     const longButFew = 'word '.repeat(2000);

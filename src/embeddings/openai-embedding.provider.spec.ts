@@ -1,6 +1,7 @@
 import { deterministicVector } from '../../test/support/scripted-llm/embeddings-wire';
 import { ScriptedLlmServer } from '../../test/support/scripted-llm-server';
 import { AppError } from '../errors/app-error';
+import { truncateToTokenLimit } from './embedding-input.truncator';
 import { EmbeddingUsage } from './embedding-usage';
 import { OpenAiEmbeddingProvider, OpenAiEmbeddingProviderOptions } from './openai-embedding.provider';
 
@@ -12,7 +13,9 @@ describe(OpenAiEmbeddingProvider.name, () => {
 
   beforeAll(async () => {
     server = await ScriptedLlmServer.start({ embeddingDimension: DIMENSION });
-  });
+    // Loads the cl100k ranks once, outside any test's time budget (seconds on a busy machine).
+    truncateToTokenLimit('é'.repeat(20), 10);
+  }, 120_000);
   afterAll(() => server.close());
   beforeEach(() => {
     server.reset();
