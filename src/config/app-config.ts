@@ -10,6 +10,8 @@ export interface AppConfig {
     readonly bodyMaxBytes: number;
     readonly graphImportMaxBytes: number;
     readonly shutdownTimeoutMs: number;
+    /** SOCKET_CORS_ORIGINS: origins allowed on the Socket.IO namespace; ['*'] any; [] same origin only. */
+    readonly socketCorsOrigins: readonly string[];
   };
   readonly log: {
     readonly level: 'debug' | 'info' | 'warn' | 'error';

@@ -102,6 +102,10 @@ export class EnvironmentVariables {
   @Transform(toNumber) @IsInt() @Min(0)
   SHUTDOWN_TIMEOUT_MS = 10000;
 
+  /** Origins allowed to open the Socket.IO namespace from a browser page (comma-separated, or "*"); unset: same origin only. */
+  @IsOptional() @IsString()
+  SOCKET_CORS_ORIGINS?: string;
+
   // Agent
   @Transform(toNumber) @IsInt() @Min(0) @Max(50)
   AI_MAX_TOOL_ROUNDS = 5;
