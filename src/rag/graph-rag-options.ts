@@ -6,6 +6,11 @@ export interface GraphRagOptions {
   maxNodes?: number;
   /** BFS depth of the neighbourhood expansion (0 = none, at most 3). Default 2. */
   maxDepth?: number;
+  /**
+   * Share of maxNodes kept for the neighbourhood of the best hits when search alone would fill
+   * the context (0 = hits first, neighbours only in the slots left). Default 0.25.
+   */
+  expansionShare?: number;
   /** Characters of `process` kept per node. Default 500. */
   truncateProcess?: number;
   /** Characters of `data` JSON kept per node. Default 200. */
@@ -27,6 +32,7 @@ export type ResolvedGraphRagOptions = Required<Omit<GraphRagOptions, 'clock'>> &
 export const DEFAULT_GRAPH_RAG_OPTIONS: Readonly<ResolvedGraphRagOptions> = Object.freeze({
   maxNodes: 20,
   maxDepth: 2,
+  expansionShare: 0.25,
   truncateProcess: 500,
   truncateData: 200,
   cacheTTLMs: 120_000,

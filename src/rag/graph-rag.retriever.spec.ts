@@ -109,6 +109,23 @@ describe(GraphRagRetriever.name, () => {
       expect(small.relevantEdges).toEqual([]);
     });
 
+    it('keeps a quarter of the context for the neighbourhood when many nodes match', async () => {
+      const document = structuredClone(nbaWorkflowDemo);
+      for (let index = 0; index < 30; index++) {
+        document.nodes.push({ _key: `note-${index}`, graphKey: DEMO_GRAPH_KEY, type: 'html', sheet: '1', posX: 0, posY: 0, process: '// calls the api' });
+      }
+      const withExpansion = await new GraphRagRetriever().retrieve(demoSource(document), DEMO_GRAPH_KEY, 'fetch api', { maxNodes: 8 });
+      expect(withExpansion.relevantNodes[0]._key).toBe('fetch-api');
+      expect(withExpansion.relevantNodes.filter((node) => node.origin === 'neighbor')).toHaveLength(2);
+      expect(withExpansion.relevantNodes.slice(-2).every((node) => node.origin === 'neighbor')).toBe(true);
+      expect(withExpansion.relevantEdges.length).toBeGreaterThanOrEqual(2);
+
+      const hitsOnly = await new GraphRagRetriever({ expansionShare: 0 }).retrieve(demoSource(document), DEMO_GRAPH_KEY, 'fetch api', {
+        maxNodes: 8,
+      });
+      expect(hitsOnly.relevantNodes.every((node) => node.origin === 'search')).toBe(true);
+    });
+
     it('expands from the top 5 seeds only', async () => {
       const source = demoSource();
       const neighborhood = jest.spyOn(source, 'getNeighborhood');

@@ -12,6 +12,7 @@ import {
   VECTOR_MIN_SCORE,
 } from './graph-rag-options';
 import { summarizeNodeTypeConfig } from './node-type-config-summary';
+import { SelectedNode, selectContextNodes } from './context-node.selector';
 import { distancesFrom } from './graph-distance';
 import { fuseByReciprocalRank } from './reciprocal-rank-fusion';
 import { toRelevantEdge, toRelevantNode } from './relevant-node.mapper';
@@ -27,12 +28,6 @@ export interface RetrieveOptions {
 interface CacheScope {
   workspace: string;
   graphKey: string;
-}
-
-interface RankedNode {
-  node: GraphNode;
-  origin: RelevantNode['origin'];
-  score?: number;
 }
 
 const MAX_NODES_LIMIT = 200;
@@ -122,29 +117,33 @@ export class GraphRagRetriever {
       : fuseByReciprocalRank([lexical], (hit) => hit.node._key).map(({ item, score }) => ({ node: item.node, score }));
 
     let searchMode: GraphRAGContext['retrieval']['searchMode'] = semantic ? 'hybrid' : 'bm25';
-    const ranked = new Map<string, RankedNode>();
-    const add = (entry: RankedNode) => {
-      if (ranked.size < maxNodes && !ranked.has(entry.node._key)) ranked.set(entry.node._key, entry);
-    };
-    mentioned.forEach((node) => add({ node, origin: 'mention' }));
-    hits.forEach((hit) => add({ node: hit.node, origin: 'search', score: hit.score }));
-
-    if (ranked.size === 0) {
+    let selected: SelectedNode[];
+    if (mentioned.length === 0 && hits.length === 0) {
       searchMode = 'fallback';
-      (await dataSource.getNodes(graphKey)).slice(0, maxNodes).forEach((node) => add({ node, origin: 'search' }));
-    } else if (maxDepth > 0 && ranked.size < maxNodes) {
-      const seeds = [...ranked.keys()].slice(0, EXPANSION_SEED_COUNT);
-      const neighborhoods = await Promise.all(
-        seeds.map((seed) => dataSource.getNeighborhood(graphKey, seed, maxDepth, 'any')),
+      selected = (await dataSource.getNodes(graphKey)).slice(0, maxNodes).map((node) => ({ node, origin: 'search' as const }));
+    } else {
+      const seeds = [...new Set([...mentioned.map((node) => node._key), ...hits.map((hit) => hit.node._key)])].slice(
+        0,
+        EXPANSION_SEED_COUNT,
       );
-      rankNeighbors(seeds, neighborhoods).forEach((node) => add({ node, origin: 'neighbor' }));
+      const neighborhoods =
+        maxDepth > 0
+          ? await Promise.all(seeds.map((seed) => dataSource.getNeighborhood(graphKey, seed, maxDepth, 'any')))
+          : [];
+      selected = selectContextNodes({
+        mentions: mentioned,
+        hits,
+        neighbors: rankNeighbors(seeds, neighborhoods).filter((node) => !seeds.includes(node._key)),
+        maxNodes,
+        neighborSlots: Math.floor(maxNodes * this.options.expansionShare),
+      });
     }
 
     const [edges, configs] = await Promise.all([
-      this.edgesWithin(dataSource, graphKey, [...ranked.keys()]),
+      this.edgesWithin(dataSource, graphKey, selected.map((entry) => entry.node._key)),
       dataSource.getNodeConfigs(),
     ]);
-    const context = this.assemble(graph, [...ranked.values()], edges, configs, {
+    const context = this.assemble(graph, selected, edges, configs, {
       query,
       searchMode,
       cacheHit: false,
@@ -209,7 +208,7 @@ export class GraphRagRetriever {
 
   private assemble(
     graph: Graph,
-    ranked: RankedNode[],
+    ranked: SelectedNode[],
     edges: GraphEdge[],
     configs: NodeTypeConfig[],
     retrieval: GraphRAGContext['retrieval'],
