@@ -21,6 +21,7 @@ import { TokenCounter } from '../rag/token-counter';
 import { buildContextMessage } from '../rag/toon-context.encoder';
 import { buildLlmHistory } from '../threads/history/llm-history.builder';
 import { generateMessageId } from '../threads/sortable-id.generator';
+import { toThreadMessage } from '../threads/thread-message.factory';
 import { deriveThreadTitle } from '../threads/thread-title';
 import { ThreadStore } from '../threads/thread.store';
 import { PendingInterrupt, ThreadMessage, ThreadRecord, ThreadSummary } from '../threads/thread.types';
@@ -452,26 +453,10 @@ function withoutPendingResults(messages: LlmMessage[], pending: PendingInterrupt
 }
 
 function toThreadMessages(commit: AgentCommit): ThreadMessage[] {
-  const now = Date.now();
-  return commit.messages.map((message): ThreadMessage => {
-    const base = { id: generateMessageId(now), createdTime: now };
-    switch (message.role) {
-      case 'assistant':
-        return {
-          ...base,
-          role: 'assistant',
-          content: message.content,
-          ...(message.tool_calls?.length ? { toolCalls: message.tool_calls } : {}),
-          ...(commit.aborted ? { aborted: true as const } : {}),
-        };
-      case 'tool':
-        return { ...base, role: 'tool', toolCallId: message.tool_call_id, content: message.content };
-      case 'user':
-        return { ...base, role: 'user', content: message.content };
-      case 'system':
-        return { ...base, role: 'system', kind: 'rag_context', content: message.content };
-    }
-  });
+  const createdTime = Date.now();
+  return commit.messages.map((message) =>
+    toThreadMessage(message, { createdTime, aborted: commit.aborted === true && message.role === 'assistant' }),
+  );
 }
 
 /**

@@ -34,6 +34,8 @@ export interface ChatServiceHarnessOptions {
   seedDemo?: boolean;
   /** Wraps the thread repository (fault injection). */
   wrapRepository?: (repository: ThreadRepository) => ThreadRepository;
+  /** Wraps the LLM provider (instrumentation). */
+  wrapProvider?: (provider: LlmProvider) => LlmProvider;
 }
 
 /**
@@ -68,11 +70,12 @@ export class ChatServiceHarness {
     const repository = new SqliteThreadRepository(db);
     const threadStore = new ThreadStore(options.wrapRepository ? options.wrapRepository(repository) : repository, config);
     const registry = ProviderRegistry.load();
-    const provider = createLlmProvider(selectLlmProvider(config, registry), {
+    const selected = createLlmProvider(selectLlmProvider(config, registry), {
       locale: config.locale,
       maxRetries: config.agent.maxRetries,
       backoff: { baseDelayMs: 1, maxDelayMs: 5 },
     });
+    const provider = options.wrapProvider ? options.wrapProvider(selected) : selected;
     const tokenTracker = new TokenTracker({
       pricingFor: (name) => registry.get(name)?.pricing,
       limits: {
