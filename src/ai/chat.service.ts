@@ -183,7 +183,6 @@ export class ChatService {
     const answer = input.answer === undefined ? undefined : this.checkText(input.answer, 'answer', false);
     const known = await this.threads.load(principal, input.threadId);
     sink.thread(known.threadId);
-    this.events.debug('ws_resume', { threadId: known.threadId, approved: input.approved });
     const lease = await this.threads.acquireRun(known.threadId);
     const usage = new UsageAccumulator();
     let result: AgentResult;
