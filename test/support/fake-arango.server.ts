@@ -5,6 +5,8 @@ export interface FakeArangoRequest {
   method: string;
   /** e.g. "/_db/nodius/_api/version" */
   path: string;
+  /** The query string's parameters, e.g. { collection: "nodius_nodes" }. */
+  query: Record<string, string>;
   body: unknown;
   authorization: string | undefined;
   /** The stream transaction the request belongs to (x-arango-trx-id), if any. */
@@ -35,6 +37,7 @@ export async function startFakeArango(reply: (request: FakeArangoRequest) => Fak
       const request: FakeArangoRequest = {
         method: req.method ?? 'GET',
         path: (req.url ?? '/').split('?')[0],
+        query: Object.fromEntries(new URL(req.url ?? '/', 'http://fake').searchParams),
         body: raw ? JSON.parse(raw) : undefined,
         authorization: req.headers.authorization,
         transactionId: req.headers['x-arango-trx-id'] as string | undefined,

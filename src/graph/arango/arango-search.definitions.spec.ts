@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { ARANGO_NAMES } from './arango-names';
 import { IDENTIFIER_SPLIT_QUERY, NODE_SEARCH_LINK, SEARCH_ANALYZERS } from './arango-search.definitions';
 
@@ -34,5 +35,17 @@ describe('search definitions', () => {
     expect(fields.graphKey.analyzers).toEqual(['identity']);
     expect(fields.type.analyzers).toContain('identity');
     expect(fields.process.analyzers).toEqual(expect.arrayContaining([ARANGO_NAMES.identifierAnalyzer, ARANGO_NAMES.proseAnalyzer]));
+  });
+});
+
+describe('search analyzer versions', () => {
+  it('changes analyzer definitions only together with their _vN names (a server keeps the first definition it saw)', () => {
+    const fingerprint = createHash('sha256').update(JSON.stringify(SEARCH_ANALYZERS)).digest('hex').slice(0, 16);
+    // If this fails, the analyzers changed (e.g. the shared stop words): bump the _vN suffixes in
+    // arango-names.ts (the view's link follows at the next start), then pin the new fingerprint here.
+    expect({ names: SEARCH_ANALYZERS.map((analyzer) => analyzer.name), fingerprint }).toEqual({
+      names: ['nodius_ai_prose_v1', 'nodius_ai_identifier_v1'],
+      fingerprint: '3eb4adefc9cc6de8',
+    });
   });
 });

@@ -1,0 +1,177 @@
+import { Database } from 'arangojs';
+import { arangoErrorReply, FakeArangoReply, FakeArangoRequest, FakeArangoServer, startFakeArango } from '../../../test/support/fake-arango.server';
+import { resetLogSink, setLogSink } from '../../observability/logger';
+import { ARANGO_NAMES } from './arango-names';
+import { ArangoSchema } from './arango-schema';
+import { NODE_SEARCH_LINK } from './arango-search.definitions';
+
+/** The schema ArangoDB would hold, served over the REST paths arangojs calls. */
+interface FakeSchema {
+  version: string;
+  collections: Map<string, number>;
+  analyzers: Set<string>;
+  views: Map<string, { links: Record<string, unknown> }>;
+  indexes: Array<Record<string, unknown>>;
+  /** Answer the next collection creation with "duplicate name", as when another instance won the race. */
+  loseCreationRace?: boolean;
+}
+
+function serve(schema: FakeSchema, request: FakeArangoRequest): FakeArangoReply {
+  const path = request.path.replace(/^\/_db\/[^/]+/, '');
+  const ok = (body: object = {}): FakeArangoReply => ({ status: 200, body: { error: false, code: 200, ...body } });
+  let match: RegExpMatchArray | null;
+  if (path === '/_api/version') return ok({ server: 'arango', version: schema.version, license: 'community' });
+  if ((match = path.match(/^\/_api\/collection\/([^/]+)(\/properties)?$/))) {
+    const type = schema.collections.get(match[1]);
+    return type === undefined ? arangoErrorReply(404, 1203, 'collection not found') : ok({ name: match[1], type });
+  }
+  if (path === '/_api/collection' && request.method === 'POST') {
+    const { name, type } = request.body as { name: string; type: number };
+    schema.collections.set(name, type);
+    if (schema.loseCreationRace) return arangoErrorReply(409, 1207, 'duplicate name');
+    return ok({ name, type });
+  }
+  if (path === '/_api/index') {
+    if (request.method === 'POST') return { status: 201, body: { error: false, code: 201, isNewlyCreated: true, ...(request.body as object) } };
+    return ok({ indexes: request.query.collection === ARANGO_NAMES.nodes ? schema.indexes : [] });
+  }
+  if ((match = path.match(/^\/_api\/analyzer\/(.+)$/))) {
+    return schema.analyzers.has(decodeURIComponent(match[1])) ? ok({ name: match[1] }) : arangoErrorReply(404, 1202, 'analyzer not found');
+  }
+  if (path === '/_api/analyzer' && request.method === 'POST') {
+    schema.analyzers.add((request.body as { name: string }).name);
+    return { status: 201, body: { error: false, ...(request.body as object) } };
+  }
+  if ((match = path.match(/^\/_api\/view\/([^/]+)(\/properties)?$/))) {
+    const view = schema.views.get(match[1]);
+    if (!view) return arangoErrorReply(404, 1203, 'view not found');
+    if (request.method === 'PATCH') Object.assign(view.links, (request.body as { links: object }).links);
+    return ok({ name: match[1], type: 'arangosearch', links: view.links });
+  }
+  if (path === '/_api/view' && request.method === 'POST') {
+    const { name, links } = request.body as { name: string; links: Record<string, unknown> };
+    schema.views.set(name, { links });
+    return { status: 201, body: { error: false, name, links } };
+  }
+  return arangoErrorReply(501, 9, `unscripted ${request.method} ${path}`);
+}
+
+function emptySchema(version = '3.12.4'): FakeSchema {
+  return { version, collections: new Map(), analyzers: new Set(), views: new Map(), indexes: [] };
+}
+
+/** A Nodius database this service already set up once. */
+function preparedSchema(version = '3.12.4'): FakeSchema {
+  return {
+    version,
+    collections: new Map([
+      [ARANGO_NAMES.graphs, 2],
+      [ARANGO_NAMES.nodes, 2],
+      [ARANGO_NAMES.edges, 3],
+      [ARANGO_NAMES.nodeConfigs, 2],
+      [ARANGO_NAMES.threads, 2],
+    ]),
+    analyzers: new Set([ARANGO_NAMES.proseAnalyzer, ARANGO_NAMES.identifierAnalyzer]),
+    // The server reports analyzer names with their database prefix.
+    views: new Map([
+      [
+        ARANGO_NAMES.searchView,
+        {
+          links: {
+            [ARANGO_NAMES.nodes]: {
+              ...NODE_SEARCH_LINK,
+              fields: Object.fromEntries(
+                Object.entries(NODE_SEARCH_LINK.fields ?? {}).map(([field, options]) => [
+                  field,
+                  { analyzers: (options.analyzers ?? []).map((name) => (name === 'identity' ? name : `nodius::${name}`)) },
+                ]),
+              ),
+            },
+          },
+        },
+      ],
+    ]),
+    indexes: [{ type: 'primary', fields: ['_key'] }],
+  };
+}
+
+describe(ArangoSchema.name, () => {
+  let server: FakeArangoServer;
+  let schema: FakeSchema;
+  let db: Database;
+
+  beforeAll(async () => {
+    server = await startFakeArango((request) => serve(schema, request));
+  });
+  afterAll(() => server.close());
+  beforeEach(() => {
+    setLogSink(() => undefined);
+    server.requests.length = 0;
+    db = new Database({ url: server.url, databaseName: 'nodius' });
+  });
+  afterEach(() => {
+    db.close();
+    resetLogSink();
+  });
+
+  const writes = (): string[] =>
+    server.requests.filter((request) => request.method !== 'GET').map((request) => `${request.method} ${request.path.replace('/_db/nodius', '')}`);
+
+  it('creates what an empty database lacks: collections (nodius_edges as an edge collection), indexes, analyzers, view', async () => {
+    schema = emptySchema();
+    const capabilities = await new ArangoSchema(db).ensure();
+    expect(capabilities).toEqual({ version: '3.12.4', vectorIndex: null });
+    expect(Object.fromEntries(schema.collections)).toEqual({
+      [ARANGO_NAMES.graphs]: 2,
+      [ARANGO_NAMES.nodes]: 2,
+      [ARANGO_NAMES.nodeConfigs]: 2,
+      [ARANGO_NAMES.threads]: 2,
+      [ARANGO_NAMES.edges]: 3,
+    });
+    const indexes = server.requests.filter((request) => request.method === 'POST' && request.path.endsWith('/_api/index'));
+    expect(indexes.map((request) => [request.query.collection, request.body])).toEqual([
+      [ARANGO_NAMES.nodes, { type: 'persistent', fields: ['graphKey'] }],
+      [ARANGO_NAMES.edges, { type: 'persistent', fields: ['graphKey'] }],
+      [ARANGO_NAMES.graphs, { type: 'persistent', fields: ['workspace'] }],
+      [ARANGO_NAMES.nodeConfigs, { type: 'persistent', fields: ['workspace'] }],
+    ]);
+    expect([...schema.analyzers].sort()).toEqual([ARANGO_NAMES.identifierAnalyzer, ARANGO_NAMES.proseAnalyzer]);
+    expect(schema.views.get(ARANGO_NAMES.searchView)?.links).toEqual({ [ARANGO_NAMES.nodes]: NODE_SEARCH_LINK });
+  });
+
+  it('leaves a database it already prepared alone: only the idempotent index ensures are sent', async () => {
+    schema = preparedSchema();
+    await new ArangoSchema(db).ensure();
+    expect(writes()).toEqual(Array(4).fill('POST /_api/index'));
+  });
+
+  it('repairs the view link when its fields or analyzers differ, without recreating the view', async () => {
+    schema = preparedSchema();
+    const view = schema.views.get(ARANGO_NAMES.searchView) as { links: Record<string, { fields: Record<string, unknown> }> };
+    delete view.links[ARANGO_NAMES.nodes].fields.aiSearchData;
+    await new ArangoSchema(db).ensure();
+    expect(writes()).toContain(`PATCH /_api/view/${ARANGO_NAMES.searchView}/properties`);
+    expect(writes()).not.toContain('POST /_api/view');
+    expect(view.links[ARANGO_NAMES.nodes]).toEqual(NODE_SEARCH_LINK);
+  });
+
+  it('refuses to run on a nodius_edges that is not an edge collection', async () => {
+    schema = preparedSchema();
+    schema.collections.set(ARANGO_NAMES.edges, 2);
+    await expect(new ArangoSchema(db).ensure()).rejects.toThrow(`Collection ${ARANGO_NAMES.edges} exists but is not an edge collection`);
+  });
+
+  it('accepts losing a creation race to another instance starting at the same time', async () => {
+    schema = { ...emptySchema(), loseCreationRace: true };
+    await expect(new ArangoSchema(db).ensure()).resolves.toMatchObject({ version: '3.12.4' });
+  });
+
+  it('reports a usable cosine vector index from 3.12.6 on', async () => {
+    schema = preparedSchema('3.12.7');
+    schema.indexes.push({ type: 'vector', name: 'nodius_ai_embedding_cosine', fields: ['embedding'], params: { metric: 'cosine', dimension: 1536, nLists: 40 } });
+    await expect(new ArangoSchema(db).ensure()).resolves.toEqual({
+      version: '3.12.7',
+      vectorIndex: { name: 'nodius_ai_embedding_cosine', dimension: 1536 },
+    });
+  });
+});
