@@ -162,7 +162,7 @@ describe(RetryingLlmProvider.name, () => {
           }
         })(),
       );
-      expect(Date.now() - abortedAt).toBeLessThan(500);
+      expect(Date.now() - abortedAt).toBeLessThan(1000);
       expect(error).toBeInstanceOf(LlmAbortError);
       expect(isAbortError(error)).toBe(true);
       expect(tokens.join('')).toBe('A long answe');
@@ -180,7 +180,7 @@ describe(RetryingLlmProvider.name, () => {
       const abortedAt = Date.now();
       controller.abort();
       const error = await failure(pending);
-      expect(Date.now() - abortedAt).toBeLessThan(500);
+      expect(Date.now() - abortedAt).toBeLessThan(1000);
       expect(isAbortError(error)).toBe(true);
       await server.waitForClientClose(0);
     });
@@ -204,7 +204,7 @@ describe(RetryingLlmProvider.name, () => {
       const abortedAt = Date.now();
       controller.abort();
       const error = await failure(pending);
-      expect(Date.now() - abortedAt).toBeLessThan(200);
+      expect(Date.now() - abortedAt).toBeLessThan(1000);
       expect(error).toBeInstanceOf(LlmAbortError);
       await delay(50);
       expect(server.requests).toHaveLength(1);

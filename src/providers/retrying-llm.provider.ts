@@ -70,25 +70,60 @@ export class RetryingLlmProvider implements LlmProvider {
     }
   }
 
-  async *stream(messages: LlmMessage[], tools: LlmToolDefinition[] = [], options: LlmCallOptions = {}): AsyncGenerator<LlmStreamChunk> {
+  /**
+   * A hand-written iterator rather than an async generator: after the first chunk every next() is
+   * a direct call to the adapter's iterator, so the policy costs one async hop per chunk, not two.
+   */
+  stream(messages: LlmMessage[], tools: LlmToolDefinition[] = [], options: LlmCallOptions = {}): AsyncIterable<LlmStreamChunk> {
     const model = options.model ?? this.model;
-    for (let attempt = 0; ; attempt++) {
-      const startedAt = Date.now();
-      let emitted = false;
+    let inner: AsyncIterator<LlmStreamChunk> | null = null;
+    let attempt = 0;
+    let emitted = false;
+    let finished = false;
+    let startedAt = 0;
+    const open = (): AsyncIterator<LlmStreamChunk> => {
+      startedAt = Date.now();
       this.events.debug('llm_call_start', { provider: this.providerName, model, mode: 'stream', attempt, messageCount: messages.length, toolCount: tools.length });
-      try {
-        for await (const chunk of this.inner.stream(messages, tools, options)) {
-          emitted = true;
-          if (chunk.type === 'usage') {
-            this.events.debug('llm_call_done', { provider: this.providerName, model, mode: 'stream', durationMs: Date.now() - startedAt, ...chunk.usage });
+      return this.inner.stream(messages, tools, options)[Symbol.asyncIterator]();
+    };
+    const iterator: AsyncIterator<LlmStreamChunk> = {
+      next: async (): Promise<IteratorResult<LlmStreamChunk>> => {
+        while (!finished) {
+          inner ??= open();
+          try {
+            const result = await inner.next();
+            if (result.done) {
+              finished = true;
+              return result;
+            }
+            emitted = true;
+            if (result.value.type === 'usage') {
+              this.events.debug('llm_call_done', { provider: this.providerName, model, mode: 'stream', durationMs: Date.now() - startedAt, ...result.value.usage });
+            }
+            return result;
+          } catch (error) {
+            inner = null;
+            try {
+              await this.handleFailure(error, attempt, emitted, model, options.signal);
+            } catch (final) {
+              finished = true;
+              throw final;
+            }
+            attempt++;
           }
-          yield chunk;
         }
-        return;
-      } catch (error) {
-        await this.handleFailure(error, attempt, emitted, model, options.signal);
-      }
-    }
+        return { done: true, value: undefined };
+      },
+      return: async (): Promise<IteratorResult<LlmStreamChunk>> => {
+        finished = true;
+        const current = inner;
+        inner = null;
+        // Closing the adapter's iterator closes the upstream connection.
+        await current?.return?.();
+        return { done: true, value: undefined };
+      },
+    };
+    return { [Symbol.asyncIterator]: () => iterator };
   }
 
   /** Returns after the backoff wait when the attempt may be retried; throws otherwise. */

@@ -50,6 +50,29 @@ function endpointOf(path: string): RecordedRequest['endpoint'] {
   return 'unknown';
 }
 
+const BATCH_BYTES = 64 * 1024;
+
+/** End (exclusive) of a run of pieces starting at `from` that fits in one write. */
+function batchEnd(chunks: string[], from: number, limit: number): number {
+  let size = 0;
+  let index = from;
+  while (index < limit && (index === from || size + chunks[index].length <= BATCH_BYTES)) size += chunks[index++].length;
+  return index;
+}
+
+/** Resolves on 'drain' (or 'close'), leaving no listener behind. */
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}
+
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
@@ -313,24 +336,30 @@ export class ScriptedLlmServer {
     }
     res.writeHead(planned.status, planned.headers);
     if (streaming) res.flushHeaders();
-    for (let index = 0; index < planned.chunks.length; index++) {
-      if (hangAfterChunks !== undefined && index >= hangAfterChunks) return;
-      // The delay also comes before a cut or an early end, so the client has read what was sent.
+    const { chunks } = planned;
+    const stops = [hangAfterChunks, disconnectAfterChunks, endAfterChunks].filter((stop): stop is number => stop !== undefined);
+    const count = Math.min(chunks.length, ...stops);
+    let index = 0;
+    while (index < count) {
       if (delayMs > 0) await sleep(delayMs);
       if (res.destroyed) return;
-      if (disconnectAfterChunks !== undefined && index >= disconnectAfterChunks) {
-        this.cut(res, record);
-        return;
-      }
-      if (endAfterChunks !== undefined && index >= endAfterChunks) break;
-      if (!res.write(planned.chunks[index])) await new Promise<void>((resolve) => res.once('drain', () => resolve()).once('close', () => resolve()));
-      record.chunksSent++;
+      // Without a delay, pieces go out in batches: boundaries mean nothing on the wire, and one
+      // write per event would make this server the bottleneck of throughput benches.
+      const next = delayMs > 0 ? index + 1 : batchEnd(chunks, index, count);
+      const data = next === index + 1 ? chunks[index] : chunks.slice(index, next).join('');
+      if (!res.write(data)) await drained(res);
+      record.chunksSent += next - index;
+      index = next;
     }
-    if (disconnectAfterChunks !== undefined && disconnectAfterChunks >= planned.chunks.length) {
+    if (hangAfterChunks !== undefined && hangAfterChunks <= count) return;
+    const cutting = disconnectAfterChunks !== undefined && Math.min(disconnectAfterChunks, chunks.length) === count;
+    // The delay also comes before a cut or an early end, so the client has read what was sent.
+    if (count < chunks.length && delayMs > 0) await sleep(delayMs);
+    if (res.destroyed) return;
+    if (cutting) {
       this.cut(res, record);
       return;
     }
-    if (hangAfterChunks !== undefined) return;
     res.end();
     record.completed = true;
   }
