@@ -2,7 +2,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { collectLlmStream } from '../../test/support/collect-llm-stream';
 import { ScriptedLlmServer } from '../../test/support/scripted-llm-server';
 import { LogEntry } from '../observability/log-entry';
-import { resetLogSink, setLogSink } from '../observability/logger';
+import { configureLogging, resetLogSink, setLogSink } from '../observability/logger';
 import { AnthropicProvider } from './anthropic.provider';
 import { isAbortError, LlmAbortError } from './llm-abort.error';
 import { LlmMessage } from './llm-message';
@@ -142,6 +142,22 @@ describe(RetryingLlmProvider.name, () => {
       await expect(openai(0).complete(messages)).rejects.toMatchObject({ code: 'rate_limit' });
       expect(server.requests).toHaveLength(1);
     });
+  });
+
+  it('emits llm_call_start / llm_call_done only under AI_DEBUG, with provider, model and tokens', async () => {
+    server.enqueue({ text: 'quiet' }, { text: 'traced', usage: { prompt: 12, completion: 3, cached: 4 } });
+    await collectLlmStream(openai().stream(messages));
+    expect(logs.filter((log) => log.event.startsWith('llm_call_'))).toEqual([]);
+    configureLogging({ aiDebug: true });
+    try {
+      await collectLlmStream(openai().stream(messages));
+    } finally {
+      configureLogging({ aiDebug: false });
+    }
+    expect(logs.filter((log) => log.event.startsWith('llm_call_'))).toEqual([
+      expect.objectContaining({ event: 'llm_call_start', provider: 'deepseek', model: 'deepseek-chat', mode: 'stream', attempt: 0, messageCount: 1 }),
+      expect.objectContaining({ event: 'llm_call_done', provider: 'deepseek', promptTokens: 12, completionTokens: 3, cachedTokens: 4 }),
+    ]);
   });
 
   describe('abort', () => {

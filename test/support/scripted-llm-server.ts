@@ -311,6 +311,10 @@ export class ScriptedLlmServer {
   private planEmbeddings(record: RecordedRequest): PlannedResponse {
     const scripted = this.embeddings.shift();
     if (scripted?.error) return this.errorResponse(record, scripted.error, scripted);
+    if (scripted?.fixture) {
+      const fixture = loadFixtureResponse(scripted.fixture);
+      return { status: fixture.status, headers: { 'content-type': fixture.contentType }, chunks: fixture.chunks, turn: scripted };
+    }
     const dimension = typeof record.body?.dimensions === 'number' ? record.body.dimensions : (this.options.embeddingDimension ?? 16);
     const vectors = scripted?.vectors ?? embeddingInputs(record.body).map((text) => deterministicVector(text, dimension));
     return { status: 200, headers: JSON_HEADERS, chunks: [JSON.stringify(renderEmbeddings(vectors, record.body))], turn: scripted ?? {} };

@@ -117,5 +117,7 @@ export type ScriptedTurnInput = ScriptedTurn | ((request: RecordedRequest) => Sc
 export interface ScriptedEmbeddings {
   vectors?: number[][];
   error?: ScriptedError;
+  /** Replay a shared fixture (e.g. openai/embeddings-text-embedding-3-small.json). */
+  fixture?: string;
   delayMs?: number;
 }
