@@ -1,0 +1,48 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ArrayMaxSize, IsArray, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
+
+/** Hard bounds; the configured MESSAGE_MAX_CHARS (at most this) is checked by ChatService (413 payload_too_large). */
+export const TEXT_MAX_CHARS = 100_000;
+export const MENTIONS_MAX = 50;
+
+/** Body of POST /api/ai/chat (PROTOCOL.md §3); also the fields of the socket's `ai:chat`. */
+export class ChatRequestDto {
+  @ApiProperty({ description: 'Local key of a graph of your workspace.', example: 'nba-workflow', maxLength: 256 })
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(256)
+  graphKey: string;
+
+  @ApiProperty({
+    description: 'The question or instruction. At most MESSAGE_MAX_CHARS characters (default 16,000; longer: 413).',
+    example: 'What does fetch-api do, and can you add a node that logs its errors?',
+  })
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(TEXT_MAX_CHARS)
+  message: string;
+
+  @ApiPropertyOptional({
+    description: 'Continue this thread (yours, of the same graph). Absent: a new thread is created, titled from the message.',
+    example: 'ai_mhx2k3l0a9f3c1e2b4d5f6a7',
+    maxLength: 100,
+  })
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(100)
+  threadId?: string;
+
+  @ApiPropertyOptional({
+    description: `Node keys the user pinned (@-mentions): always in the context, ahead of search hits; unknown keys are skipped. At most ${MENTIONS_MAX}.`,
+    example: ['fetch-api'],
+    type: [String],
+  })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(MENTIONS_MAX)
+  @IsString({ each: true })
+  @IsNotEmpty({ each: true })
+  @MaxLength(200, { each: true })
+  mentions?: string[];
+}

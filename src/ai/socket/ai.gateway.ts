@@ -1,0 +1,165 @@
+import { Inject, OnModuleDestroy } from '@nestjs/common';
+import {
+  ConnectedSocket,
+  MessageBody,
+  OnGatewayDisconnect,
+  OnGatewayInit,
+  SubscribeMessage,
+  WebSocketGateway,
+} from '@nestjs/websockets';
+import { Principal } from '../../auth/principal';
+import { RequestRateLimiter } from '../../auth/request-rate.limiter';
+import { SocketAuthenticator } from '../../auth/socket.authenticator';
+import { AppConfig } from '../../config/app-config';
+import { APP_CONFIG } from '../../config/app-config.token';
+import { AppError } from '../../errors/app-error';
+import { AiEventLogger } from '../../observability/ai-event.logger';
+import { ChatService } from '../chat.service';
+import { ActiveRunRegistry } from '../runs/active-run.registry';
+import { AiNamespace, AiServerSocket } from './ai-socket.events';
+import { SocketChatDto } from './dto/socket-chat.dto';
+import { SocketInterruptDto } from './dto/socket-interrupt.dto';
+import { SocketResumeDto } from './dto/socket-resume.dto';
+import { socketCorsMiddleware } from './socket-cors.middleware';
+import { SocketErrorPresenter } from './socket-error.presenter';
+import { messageIdOf, validateSocketPayload } from './socket-payload.validator';
+import { SocketRunSink } from './socket-run.sink';
+import { TokenFlushScheduler } from './token-flush.scheduler';
+
+/** Buffered text goes out at most this long after its first fragment (docs/protocol-notes.md). */
+export const TOKEN_FLUSH_INTERVAL_MS = 10;
+/** ...or at once when this much text is buffered. */
+export const TOKEN_FLUSH_MAX_CHARS = 4096;
+
+type RunStarter<T> = (principal: Principal, message: T, sink: SocketRunSink, signal: AbortSignal) => Promise<unknown>;
+
+/**
+ * Socket.IO namespace `/ai` (PROTOCOL.md §4): `ai:chat`, `ai:resume`, `ai:interrupt` in; `ai:thread`,
+ * `ai:token` (coalesced), `ai:tool_start`, `ai:tool_result`, then exactly one `ai:complete` or
+ * `ai:error` per request out. Sockets authenticate at connection (namespace middleware); a `token`
+ * on a message overrides the handshake principal for that message. Each request's abort controller
+ * lives in the ActiveRunRegistry, keyed by socket id and `_id`: `ai:interrupt` and a disconnect stop
+ * the generation upstream, and ChatService keeps the partial text in the thread.
+ */
+@WebSocketGateway({ namespace: '/ai', transports: ['websocket', 'polling'] })
+export class AiGateway implements OnGatewayInit<AiNamespace>, OnGatewayDisconnect<AiServerSocket>, OnModuleDestroy {
+  private readonly events = new AiEventLogger('gateway');
+  private readonly scheduler = new TokenFlushScheduler(TOKEN_FLUSH_INTERVAL_MS);
+  private readonly presenter: SocketErrorPresenter;
+
+  constructor(
+    private readonly chat: ChatService,
+    private readonly authenticator: SocketAuthenticator,
+    private readonly limiter: RequestRateLimiter,
+    private readonly runs: ActiveRunRegistry,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {
+    this.presenter = new SocketErrorPresenter(config.locale);
+  }
+
+  afterInit(namespace: AiNamespace): void {
+    namespace.use(this.authenticator.middleware());
+    const origins = this.config.server.socketCorsOrigins;
+    if (origins.length > 0) namespace.server.engine.use(socketCorsMiddleware(origins));
+  }
+
+  @SubscribeMessage('ai:chat')
+  onChat(@ConnectedSocket() socket: AiServerSocket, @MessageBody() payload: unknown): void {
+    this.start(socket, payload, SocketChatDto, (principal, message, sink, signal) => {
+      this.events.debug('ws_chat', { requestId: message._id, graphKey: message.graphKey, messageLength: message.message.length });
+      return this.chat.chat(
+        principal,
+        { graphKey: message.graphKey, message: message.message, threadId: message.threadId, mentions: message.mentions },
+        sink,
+        signal,
+      );
+    });
+  }
+
+  @SubscribeMessage('ai:resume')
+  onResume(@ConnectedSocket() socket: AiServerSocket, @MessageBody() payload: unknown): void {
+    this.start(socket, payload, SocketResumeDto, (principal, message, sink, signal) =>
+      this.chat.resume(
+        principal,
+        { threadId: message.threadId, approved: message.approved, feedback: message.feedback, answer: message.answer },
+        sink,
+        signal,
+      ),
+    );
+  }
+
+  /**
+   * Stops the running request `_id` of this socket; its own terminal event (`ai:complete` with
+   * `aborted: true`) follows. A request that is not running (already finished) is left alone. Errors
+   * about the interrupt itself are sent with `_id: null`: its `_id` belongs to the request it targets.
+   */
+  @SubscribeMessage('ai:interrupt')
+  onInterrupt(@ConnectedSocket() socket: AiServerSocket, @MessageBody() payload: unknown): void {
+    try {
+      const message = validateSocketPayload(SocketInterruptDto, payload);
+      // Only this socket's runs can be reached, each authorized when it started; a token sent along is still checked.
+      if (message.token !== undefined) this.authenticator.principalForMessage(socket, message.token);
+      this.runs.stop(socket.id, message._id, 'interrupt');
+    } catch (error) {
+      this.sendError(socket, null, error);
+    }
+  }
+
+  handleDisconnect(socket: AiServerSocket): void {
+    this.runs.stopOwner(socket.id, 'client_disconnect');
+  }
+
+  /** Runs are stopped by ActiveRunRegistry at shutdown; whatever text is still buffered goes out now. */
+  onModuleDestroy(): void {
+    this.scheduler.flushAll();
+  }
+
+  private start<T extends { _id: number; token?: string }>(
+    socket: AiServerSocket,
+    payload: unknown,
+    dtoClass: new () => T,
+    run: RunStarter<T>,
+  ): void {
+    let message: T;
+    let principal: Principal;
+    try {
+      message = validateSocketPayload(dtoClass, payload);
+    } catch (error) {
+      this.sendError(socket, this.attributableId(socket, messageIdOf(payload)), error);
+      return;
+    }
+    if (this.runs.isRunning(socket.id, message._id)) {
+      // Its _id names the running request, whose own terminal event is still to come.
+      this.sendError(socket, null, AppError.badRequest(`_id ${message._id} is already in use by a running request of this socket`));
+      return;
+    }
+    try {
+      principal = this.authenticator.principalForMessage(socket, message.token);
+      this.limiter.consume(principal);
+    } catch (error) {
+      this.sendError(socket, message._id, error);
+      return;
+    }
+    if (!socket.connected) return;
+
+    const sink = new SocketRunSink(socket, message._id, this.scheduler, TOKEN_FLUSH_MAX_CHARS);
+    const active = this.runs.begin(socket.id, message._id, sink);
+    if (!active) return; // unreachable: checked above, nothing ran in between
+    run(principal, message, sink, active.signal)
+      .then(() => {
+        // ChatService completes every run it does not throw from; this is a safety net for the contract.
+        if (!sink.isFinished) sink.fail(this.presenter.present(new Error('The run ended without a result')));
+      })
+      .catch((error: unknown) => sink.fail(this.presenter.present(error)))
+      .finally(() => active.end());
+  }
+
+  /** An error about a message's `_id` must not look like the terminal event of a running request with that id. */
+  private attributableId(socket: AiServerSocket, id: number | null): number | null {
+    return id !== null && !this.runs.isRunning(socket.id, id) ? id : null;
+  }
+
+  private sendError(socket: AiServerSocket, id: number | null, error: unknown): void {
+    socket.emit('ai:error', { _id: id, ...this.presenter.present(error) });
+  }
+}

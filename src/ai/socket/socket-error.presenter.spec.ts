@@ -1,0 +1,67 @@
+import { AppError } from '../../errors/app-error';
+import { resetLogSink, setLogSink } from '../../observability/logger';
+import { LlmErrorClassifier } from '../../providers/llm-error.classifier';
+import { TokenLimitError } from '../../providers/token-limit.error';
+import { SocketErrorPresenter } from './socket-error.presenter';
+
+describe(SocketErrorPresenter.name, () => {
+  const logged: Array<Record<string, unknown>> = [];
+  beforeAll(() => setLogSink((entry) => logged.push(entry as unknown as Record<string, unknown>)));
+  afterAll(() => resetLogSink());
+
+  it('passes the classifier text of an LLM failure through, with its code and retryable flag', () => {
+    const upstream = new LlmErrorClassifier('fr').toAppError(Object.assign(new Error('429 Too Many Requests'), { status: 429 }));
+    expect(new SocketErrorPresenter('fr').present(upstream)).toEqual({
+      error: 'Le service IA est temporairement surchargé (trop de requêtes). Réessayez dans un instant.',
+      code: 'rate_limit',
+      retryable: true,
+    });
+  });
+
+  it('passes a budget error through in its locale', () => {
+    expect(new SocketErrorPresenter('fr').present(new TokenLimitError('total_tokens', 10, 20, 'fr'))).toEqual({
+      error: "Le budget d'utilisation de l'IA est atteint.",
+      code: 'budget_exceeded',
+      retryable: false,
+    });
+  });
+
+  it.each([
+    ['en', new AppError('thread_busy', 'Another request is running on this thread'), 'thread_busy', true, /already answering/],
+    ['fr', new AppError('thread_busy', 'Another request is running on this thread'), 'thread_busy', true, /répond déjà/],
+    ['en', AppError.notFound('Thread not found'), 'not_found', false, /not found/],
+    ['fr', new AppError('unauthorized', 'Token expired'), 'unauthorized', false, /session a expiré/],
+    ['fr', new AppError('rate_limit', 'Too many requests', { retryAfterMs: 900 }), 'rate_limit', true, /trop de requêtes/],
+  ] as const)('localizes the service code (%s) %#', (locale, error, code, retryable, text) => {
+    const presented = new SocketErrorPresenter(locale).present(error);
+    expect(presented).toMatchObject({ code, retryable });
+    expect(presented.error).toMatch(text);
+    expect(presented.error).not.toContain(error.message);
+  });
+
+  it('appends the technical detail to bad_request', () => {
+    expect(new SocketErrorPresenter('fr').present(AppError.badRequest('Invalid request: color: property color should not exist'))).toEqual({
+      error: 'La requête est invalide. (Invalid request: color: property color should not exist)',
+      code: 'bad_request',
+      retryable: false,
+    });
+  });
+
+  it('maps codes outside the socket protocol list to listed ones', () => {
+    const presenter = new SocketErrorPresenter('en');
+    expect(presenter.present(AppError.conflict('No pending interrupt on this thread'))).toMatchObject({ code: 'bad_request', retryable: false });
+    expect(presenter.present(new AppError('read_only_store', 'read only'))).toMatchObject({ code: 'forbidden' });
+    expect(presenter.present(new AppError('store_unavailable', 'down'))).toMatchObject({ code: 'server_error', retryable: true });
+  });
+
+  it('turns an unknown error into internal with a correlation id, logged once without leaking the message to the client', () => {
+    logged.length = 0;
+    const presented = new SocketErrorPresenter('en').present(new TypeError('secret internals'));
+    expect(presented.code).toBe('internal');
+    expect(presented.retryable).toBe(false);
+    expect(presented.error).not.toContain('secret internals');
+    expect(logged).toHaveLength(1);
+    expect(logged[0]).toMatchObject({ event: 'unhandled_error', errorMessage: 'secret internals' });
+    expect(presented.error).toContain(String(logged[0].correlationId));
+  });
+});

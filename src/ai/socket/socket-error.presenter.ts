@@ -1,0 +1,60 @@
+import { randomUUID } from 'node:crypto';
+import { AppError } from '../../errors/app-error';
+import { ErrorCode } from '../../errors/error-code';
+import { Logger } from '../../observability/logger';
+import { LLM_ERROR_MESSAGES, LlmErrorCode, LlmErrorLocale } from '../../providers/llm-error.messages';
+import { LlmProviderError } from '../../providers/llm-provider.error';
+import { TokenLimitError } from '../../providers/token-limit.error';
+import type { AiErrorEvent } from './ai-socket.events';
+import { ServiceErrorCode, USER_ERROR_MESSAGES } from './user-error.messages';
+
+/**
+ * Internal codes outside PROTOCOL.md §4's list, and the listed code a socket client gets instead
+ * (HTTP keeps the precise code: 409 conflict, 409 read_only_store, 503 store_unavailable).
+ */
+const WIRE_CODE: Partial<Record<ErrorCode, ErrorCode>> = {
+  conflict: 'bad_request',
+  read_only_store: 'forbidden',
+  store_unavailable: 'server_error',
+};
+
+/** Codes whose user text gets the technical detail appended (the client developer needs it). */
+const WITH_DETAIL: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['bad_request', 'payload_too_large']);
+
+const logger = new Logger('gateway');
+
+/**
+ * Turns anything a socket request failed with into the `ai:error` fields: a PROTOCOL.md code, its
+ * retryable flag and a user-facing text in the AI_LOCALE language — the classifier's text for LLM
+ * failures (already localized), the service's message table otherwise. Unknown errors become
+ * `internal` with a correlation id, logged once with the stack. Pure: no Nest.
+ */
+export class SocketErrorPresenter {
+  constructor(private readonly locale: LlmErrorLocale) {}
+
+  present(error: unknown): Omit<AiErrorEvent, '_id'> {
+    if (error instanceof LlmProviderError || error instanceof TokenLimitError) {
+      return { error: error.message, code: WIRE_CODE[error.code] ?? error.code, retryable: error.retryable };
+    }
+    if (error instanceof AppError) {
+      const wireCode = WIRE_CODE[error.code] ?? error.code;
+      let text = this.textFor(error.code);
+      if (WITH_DETAIL.has(error.code)) text = `${text} (${error.message})`;
+      return { error: text, code: wireCode, retryable: error.retryable };
+    }
+    const correlationId = randomUUID();
+    logger.error('unhandled_error', {
+      correlationId,
+      errorName: error instanceof Error ? error.name : typeof error,
+      errorMessage: error instanceof Error ? error.message : String(error),
+      stack: error instanceof Error ? error.stack : undefined,
+    });
+    return { error: `${this.textFor('internal')} (${correlationId})`, code: 'internal', retryable: false };
+  }
+
+  private textFor(code: ErrorCode): string {
+    const own = USER_ERROR_MESSAGES[code as ServiceErrorCode];
+    if (own) return own[this.locale];
+    return (LLM_ERROR_MESSAGES[code as LlmErrorCode] ?? USER_ERROR_MESSAGES.internal)[this.locale];
+  }
+}

@@ -1,0 +1,26 @@
+import { ClassConstructor, plainToInstance } from 'class-transformer';
+import { validateSync } from 'class-validator';
+import { AppError } from '../../errors/app-error';
+import { validationExceptionFactory } from '../../errors/validation-exception.factory';
+
+/**
+ * Validates a socket message against its DTO class with the rules of the HTTP ValidationPipe
+ * (whitelist + forbidNonWhitelisted: unknown keys are rejected, never ignored; no implicit type
+ * conversion). Throws AppError bad_request naming every bad or unknown field.
+ */
+export function validateSocketPayload<T extends object>(dtoClass: ClassConstructor<T>, payload: unknown): T {
+  if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) {
+    throw AppError.badRequest('Invalid message: the payload must be a JSON object');
+  }
+  const instance = plainToInstance(dtoClass, payload);
+  const errors = validateSync(instance, { whitelist: true, forbidNonWhitelisted: true });
+  if (errors.length > 0) throw validationExceptionFactory(errors);
+  return instance;
+}
+
+/** The `_id` of a message, when it is a number (to attribute an error to it), else null. */
+export function messageIdOf(payload: unknown): number | null {
+  if (typeof payload !== 'object' || payload === null) return null;
+  const id = (payload as { _id?: unknown })._id;
+  return typeof id === 'number' && Number.isFinite(id) ? id : null;
+}
