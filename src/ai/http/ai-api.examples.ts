@@ -1,0 +1,144 @@
+/** Swagger examples of the /api/ai routes (PROTOCOL.md §3), realistic answers on the demo graph. */
+
+const THREAD_ID = 'ai_mhx2k3l0a9f3c1e2b4d5f6a7';
+
+const USAGE = { promptTokens: 2841, completionTokens: 96, cachedTokens: 1920, totalTokens: 2937, costUsd: 0.00041, llmCalls: 2 };
+
+export const MESSAGE_RESULT_EXAMPLE = {
+  threadId: THREAD_ID,
+  type: 'message',
+  message:
+    'fetch-api calls the NBA stats API (GET https://api.nba-stats.example/v1/players, 5 s timeout). Its first output ' +
+    'goes to filter-active on success; its second output sends failures to error-handler.',
+  toolCalls: [{ id: 'call_0_read', name: 'read_node_detail', arguments: '{"nodeKey":"fetch-api"}', status: 'executed' }],
+  usage: USAGE,
+};
+
+const PROPOSED_ACTION = {
+  type: 'create_node',
+  payload: { nodeKey: 'log-errors', typeKey: 'log-node', sheet: '0', posX: 820, posY: 300 },
+  reason: 'Log the errors of fetch-api so failed calls can be diagnosed.',
+};
+
+export const INTERRUPT_RESULT_EXAMPLE = {
+  threadId: THREAD_ID,
+  type: 'interrupt',
+  message: 'I can add a log node after the error output of fetch-api. Shall I?',
+  interrupt: {
+    kind: 'approval',
+    toolCallId: 'call_1_create',
+    proposedAction: PROPOSED_ACTION,
+    preview: {
+      instructions: [],
+      nodesToCreate: [
+        {
+          _key: 'log-errors',
+          graphKey: 'nba-workflow',
+          type: 'log-node',
+          sheet: '0',
+          posX: 820,
+          posY: 300,
+          size: { width: 200, height: 100 },
+          handles: { L: { position: 'separate', point: [{ id: 'L-0', type: 'in', accept: 'any' }] } },
+        },
+      ],
+      edgesToCreate: [],
+      nodeKeysToDelete: [],
+      edgeKeysToDelete: [],
+      sheetId: '0',
+    },
+  },
+  toolCalls: [{ id: 'call_1_create', name: 'propose_create_node', arguments: '{"nodeKey":"log-errors","typeKey":"log-node","sheet":"0","posX":820,"posY":300,"reason":"Log the errors of fetch-api so failed calls can be diagnosed."}', status: 'proposed' }],
+  usage: USAGE,
+};
+
+export const RESUMED_RESULT_EXAMPLE = {
+  threadId: THREAD_ID,
+  type: 'message',
+  message: 'Done: log-errors is on the main sheet. Connect it to the R-1 output of fetch-api to receive the errors.',
+  toolCalls: [],
+  usage: { ...USAGE, promptTokens: 3120, completionTokens: 31, totalTokens: 3151, llmCalls: 1 },
+  resolution: {
+    toolCallId: 'call_1_create',
+    status: 'approved',
+    appliedBy: 'server',
+    changes: INTERRUPT_RESULT_EXAMPLE.interrupt.preview,
+    message: 'The user approved the proposal and it was applied to the graph.',
+  },
+};
+
+export const THREADS_EXAMPLE = [
+  {
+    threadId: THREAD_ID,
+    graphKey: 'nba-workflow',
+    title: 'What does fetch-api do, and can you add a node that logs…',
+    createdTime: 1767225600000,
+    lastUpdatedTime: 1767225642000,
+    messageCount: 5,
+    pendingInterrupt: true,
+  },
+];
+
+export const THREAD_EXAMPLE = {
+  threadId: THREAD_ID,
+  graphKey: 'nba-workflow',
+  title: 'What does fetch-api do, and can you add a node that logs…',
+  messages: [
+    { role: 'user', content: 'What does fetch-api do, and can you add a node that logs its errors?', createdTime: 1767225600000 },
+    {
+      role: 'assistant',
+      content: 'Let me read it.',
+      toolCalls: [{ id: 'call_0_read', name: 'read_node_detail', arguments: '{"nodeKey":"fetch-api"}' }],
+      createdTime: 1767225601200,
+    },
+    { role: 'tool', content: '{"_key":"fetch-api","type":"api-call","sheet":"0", …}', toolCallId: 'call_0_read', createdTime: 1767225601210 },
+    {
+      role: 'assistant',
+      content: 'I can add a log node after the error output of fetch-api. Shall I?',
+      toolCalls: [{ id: 'call_1_create', name: 'propose_create_node', arguments: '{"nodeKey":"log-errors", …}' }],
+      createdTime: 1767225603400,
+    },
+  ],
+  pendingInterrupt: INTERRUPT_RESULT_EXAMPLE.interrupt,
+  usage: { ...USAGE },
+};
+
+export const ABORTED_THREAD_MESSAGE_EXAMPLE = {
+  role: 'assistant',
+  content: 'fetch-api calls the NBA stats',
+  createdTime: 1767225601200,
+  aborted: true,
+};
+
+export const ERROR_EXAMPLES = {
+  badRequest: {
+    statusCode: 400,
+    code: 'bad_request',
+    message: 'Invalid request: color: property color should not exist',
+    details: [{ field: 'color', problems: ['property color should not exist'] }],
+  },
+  unauthorized: { statusCode: 401, code: 'unauthorized', message: 'Token expired' },
+  forbidden: { statusCode: 403, code: 'forbidden', message: 'Only editors and admins can approve or reject proposals' },
+  notFound: { statusCode: 404, code: 'not_found', message: 'Thread not found' },
+  threadBusy: {
+    statusCode: 409,
+    code: 'thread_busy',
+    message: 'Another request is running on this thread',
+    details: { threadId: THREAD_ID },
+    retryable: true,
+  },
+  noPendingInterrupt: {
+    statusCode: 409,
+    code: 'conflict',
+    message: 'No pending interrupt on this thread',
+    details: { threadId: THREAD_ID },
+  },
+  payloadTooLarge: { statusCode: 413, code: 'payload_too_large', message: 'message is longer than 16000 characters' },
+  upstream: {
+    statusCode: 502,
+    code: 'server_error',
+    message: 'The AI service is temporarily unavailable. Please try again in a few moments.',
+    details: { provider: 'deepseek', upstreamStatus: 503 },
+    retryable: true,
+  },
+};

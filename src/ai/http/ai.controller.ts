@@ -1,0 +1,232 @@
+import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Post, Res } from '@nestjs/common';
+import { ApiBearerAuth, ApiBody, ApiHeader, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
+import { randomUUID } from 'node:crypto';
+import { CurrentPrincipal } from '../../auth/current-principal.decorator';
+import { Principal } from '../../auth/principal';
+import { RateLimited } from '../../auth/rate-limited.decorator';
+import { AppError } from '../../errors/app-error';
+import { ThreadStore } from '../../threads/thread.store';
+import { ThreadSummary } from '../../threads/thread.types';
+import { AgentEventSink } from '../agent/agent-event.sink';
+import { AgentResult } from '../agent/agent-result';
+import { ChatService } from '../chat.service';
+import { ChatRequestDto } from '../dto/chat-request.dto';
+import { ResumeRequestDto } from '../dto/resume-request.dto';
+import { ThreadsRequestDto } from '../dto/threads-request.dto';
+import { ActiveRunRegistry } from '../runs/active-run.registry';
+import { ThreadView } from '../thread.view';
+import {
+  ABORTED_THREAD_MESSAGE_EXAMPLE,
+  ERROR_EXAMPLES,
+  INTERRUPT_RESULT_EXAMPLE,
+  MESSAGE_RESULT_EXAMPLE,
+  RESUMED_RESULT_EXAMPLE,
+  THREAD_EXAMPLE,
+  THREADS_EXAMPLE,
+} from './ai-api.examples';
+import { CollectingSink } from './collecting.sink';
+
+/** Owner of REST runs in the ActiveRunRegistry (sockets use their socket id). */
+const HTTP_OWNER = 'http';
+
+const errorResponse = (status: number, description: string, example: object) => ApiResponse({ status, description, schema: { example } });
+
+/**
+ * The agent over REST (PROTOCOL.md §3): the same ChatService as the Socket.IO gateway, collected
+ * into one AgentResult. A client that disconnects before the answer stops the run (the upstream
+ * request is cancelled, the partial text is kept in the thread).
+ */
+@ApiTags('ai')
+@ApiBearerAuth()
+@Controller('ai')
+export class AiController {
+  constructor(
+    private readonly chatService: ChatService,
+    private readonly threads: ThreadStore,
+    private readonly runs: ActiveRunRegistry,
+  ) {}
+
+  @Post('chat')
+  @HttpCode(200)
+  @RateLimited()
+  @ApiOperation({
+    summary: 'Ask the assistant about a graph',
+    description:
+      'Retrieves the relevant part of the graph, lets the model read it with tools and answers. Creates a thread when ' +
+      '`threadId` is absent. When the model proposes a change, the answer is an `interrupt` to approve or reject with ' +
+      'POST /api/ai/resume; a new message on that thread instead rejects the proposal ("superseded by a new message"). ' +
+      'One run per thread at a time, on any instance (409 thread_busy). For streaming, use Socket.IO namespace /ai.',
+  })
+  @ApiHeader({
+    name: 'Idempotency-Key',
+    required: false,
+    description:
+      'Any 1-255 character key. The same key from the same user within 24 h returns the first answer without a second ' +
+      'LLM call (header `Idempotent-Replayed: true`); while the first request runs, a repeat gets 409 thread_busy.',
+  })
+  @ApiBody({
+    type: ChatRequestDto,
+    examples: {
+      newThread: { summary: 'New conversation', value: { graphKey: 'nba-workflow', message: 'What does fetch-api do?' } },
+      followUp: {
+        summary: 'Follow-up with a pinned node',
+        value: { graphKey: 'nba-workflow', message: 'Add a node that logs its errors.', threadId: THREAD_EXAMPLE.threadId, mentions: ['fetch-api'] },
+      },
+    },
+  })
+  @ApiResponse({
+    status: 200,
+    description: 'The answer (`type: "message"`), or a proposal waiting for approval (`type: "interrupt"`).',
+    content: {
+      'application/json': {
+        examples: {
+          message: { summary: 'Answer', value: MESSAGE_RESULT_EXAMPLE },
+          interrupt: { summary: 'Proposal to approve', value: INTERRUPT_RESULT_EXAMPLE },
+        },
+      },
+    },
+  })
+  @errorResponse(400, 'Invalid body (unknown field, empty message, more than 50 mentions…) or Idempotency-Key.', ERROR_EXAMPLES.badRequest)
+  @errorResponse(401, 'Missing, expired or invalid token.', ERROR_EXAMPLES.unauthorized)
+  @errorResponse(404, 'No such graph in your workspace, or the thread is not yours / not of this graph.', ERROR_EXAMPLES.notFound)
+  @errorResponse(409, 'Another request runs on this thread (or with this Idempotency-Key), on any instance.', ERROR_EXAMPLES.threadBusy)
+  @errorResponse(413, 'Message longer than MESSAGE_MAX_CHARS.', ERROR_EXAMPLES.payloadTooLarge)
+  @errorResponse(502, 'The LLM provider failed (rate_limit 429, server_error, auth_error, timeout 504, network…), after retries.', ERROR_EXAMPLES.upstream)
+  async chat(
+    @CurrentPrincipal() principal: Principal,
+    @Body() body: ChatRequestDto,
+    @Headers('idempotency-key') idempotencyKey: string | undefined,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<AgentResult> {
+    const input = { graphKey: body.graphKey, message: body.message, threadId: body.threadId, mentions: body.mentions };
+    const run = () => this.collect(res, (sink, signal) => this.chatService.chat(principal, input, sink, signal));
+    if (idempotencyKey === undefined) return run();
+
+    const reservation = await this.threads.reserveIdempotencyKey(principal, idempotencyKey);
+    if (reservation.state === 'completed') {
+      res.setHeader('Idempotent-Replayed', 'true');
+      return reservation.response as AgentResult;
+    }
+    if (reservation.state === 'in_progress') {
+      throw new AppError('thread_busy', 'A request with this Idempotency-Key is still running');
+    }
+    let result: AgentResult;
+    try {
+      result = await run();
+    } catch (failure) {
+      await this.threads.releaseIdempotencyKey(principal, idempotencyKey);
+      throw failure;
+    }
+    // A stopped run never answered its client: the key stays usable for a retry.
+    if (result.type === 'message' && result.aborted) await this.threads.releaseIdempotencyKey(principal, idempotencyKey);
+    else await this.threads.completeIdempotencyKey(principal, idempotencyKey, result);
+    return result;
+  }
+
+  @Post('resume')
+  @HttpCode(200)
+  @RateLimited()
+  @ApiOperation({
+    summary: 'Approve or reject the pending proposal',
+    description:
+      'Approved: the change is applied (HITL_APPLY=server) or handed back in `resolution.changes` for your editor to apply ' +
+      '(HITL_APPLY=client); then the model continues. Rejected: the model is told, with your feedback. Editors and admins ' +
+      'only. Two racing resumes: exactly one is applied, the other gets 409.',
+  })
+  @ApiBody({
+    type: ResumeRequestDto,
+    examples: {
+      approve: { summary: 'Approve', value: { threadId: THREAD_EXAMPLE.threadId, approved: true } },
+      reject: { summary: 'Reject with feedback', value: { threadId: THREAD_EXAMPLE.threadId, approved: false, feedback: 'Put it on the data-processing sheet.' } },
+    },
+  })
+  @ApiResponse({
+    status: 200,
+    description: 'The continued conversation: an answer, or the next proposal. `resolution` says how the proposal was settled.',
+    content: {
+      'application/json': {
+        examples: {
+          message: { summary: 'Applied, then answered', value: RESUMED_RESULT_EXAMPLE },
+          interrupt: { summary: 'Next proposal', value: INTERRUPT_RESULT_EXAMPLE },
+        },
+      },
+    },
+  })
+  @errorResponse(400, 'Invalid body.', ERROR_EXAMPLES.badRequest)
+  @errorResponse(401, 'Missing, expired or invalid token.', ERROR_EXAMPLES.unauthorized)
+  @errorResponse(403, 'Viewers cannot answer proposals.', ERROR_EXAMPLES.forbidden)
+  @errorResponse(404, 'No such thread of yours.', ERROR_EXAMPLES.notFound)
+  @ApiResponse({
+    status: 409,
+    description: 'A run holds the thread (thread_busy, retryable), or there is no pending proposal any more (conflict: a racing resume won).',
+    content: {
+      'application/json': {
+        examples: { busy: { value: ERROR_EXAMPLES.threadBusy }, noPendingInterrupt: { value: ERROR_EXAMPLES.noPendingInterrupt } },
+      },
+    },
+  })
+  @errorResponse(502, 'The LLM provider failed while continuing.', ERROR_EXAMPLES.upstream)
+  resume(@CurrentPrincipal() principal: Principal, @Body() body: ResumeRequestDto, @Res({ passthrough: true }) res: Response): Promise<AgentResult> {
+    const input = { threadId: body.threadId, approved: body.approved, feedback: body.feedback, answer: body.answer };
+    return this.collect(res, (sink, signal) => this.chatService.resume(principal, input, sink, signal));
+  }
+
+  @Post('threads')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Your threads of a graph', description: 'Most recently updated first. `messageCount` counts user, assistant and tool messages.' })
+  @ApiBody({ type: ThreadsRequestDto, examples: { nba: { value: { graphKey: 'nba-workflow' } } } })
+  @ApiResponse({ status: 200, description: 'Thread summaries, newest first (empty for a graph without threads).', schema: { example: THREADS_EXAMPLE } })
+  @errorResponse(400, 'Invalid body.', ERROR_EXAMPLES.badRequest)
+  @errorResponse(401, 'Missing, expired or invalid token.', ERROR_EXAMPLES.unauthorized)
+  threadsOf(@CurrentPrincipal() principal: Principal, @Body() body: ThreadsRequestDto): Promise<ThreadSummary[]> {
+    return this.chatService.listThreads(principal, body.graphKey);
+  }
+
+  @Get('thread/:threadId')
+  @ApiOperation({
+    summary: 'One of your threads',
+    description:
+      'The conversation without the system prompt and the retrieved contexts. A stopped generation appears as an assistant ' +
+      `message with its partial text and \`aborted: true\`, e.g. ${JSON.stringify(ABORTED_THREAD_MESSAGE_EXAMPLE)}.`,
+  })
+  @ApiParam({ name: 'threadId', example: THREAD_EXAMPLE.threadId })
+  @ApiResponse({ status: 200, description: 'The thread, with the pending proposal (or null) and its usage totals.', schema: { example: THREAD_EXAMPLE } })
+  @errorResponse(401, 'Missing, expired or invalid token.', ERROR_EXAMPLES.unauthorized)
+  @errorResponse(404, 'No such thread of yours (also for another user\'s thread).', ERROR_EXAMPLES.notFound)
+  thread(@CurrentPrincipal() principal: Principal, @Param('threadId') threadId: string): Promise<ThreadView> {
+    return this.chatService.getThread(principal, threadId);
+  }
+
+  @Delete('thread/:threadId')
+  @HttpCode(204)
+  @ApiOperation({ summary: 'Delete one of your threads', description: 'Its usage stays counted in the workspace totals.' })
+  @ApiParam({ name: 'threadId', example: THREAD_EXAMPLE.threadId })
+  @ApiResponse({ status: 204, description: 'Deleted.' })
+  @errorResponse(401, 'Missing, expired or invalid token.', ERROR_EXAMPLES.unauthorized)
+  @errorResponse(404, 'No such thread of yours.', ERROR_EXAMPLES.notFound)
+  async deleteThread(@CurrentPrincipal() principal: Principal, @Param('threadId') threadId: string): Promise<void> {
+    await this.chatService.deleteThread(principal, threadId);
+  }
+
+  /**
+   * Runs with a CollectingSink under the registry (so shutdown stops it too); the HTTP client going
+   * away before the answer stops it like a socket disconnect.
+   */
+  private async collect(res: Response, run: (sink: AgentEventSink, signal: AbortSignal) => Promise<unknown>): Promise<AgentResult> {
+    const sink = new CollectingSink();
+    const active = this.runs.begin(HTTP_OWNER, randomUUID(), sink);
+    if (!active) throw new AppError('internal', 'Run id collision');
+    const onClose = () => {
+      if (!res.writableFinished) active.stop('client_disconnect');
+    };
+    res.once('close', onClose);
+    try {
+      await run(sink, active.signal);
+      return sink.result();
+    } finally {
+      res.off('close', onClose);
+      active.end();
+    }
+  }
+}
