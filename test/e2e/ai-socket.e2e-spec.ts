@@ -5,6 +5,11 @@ import { ScriptedLlmServer } from '../support/scripted-llm-server';
 import { startTestApp, TestApp } from '../support/test-app';
 
 const GRAPH = 'nba-workflow';
+/**
+ * The scripted server runs in this process: the first abort of a process loads the tokenizer that
+ * estimates the aborted call's usage (~1-2 s, blocking), which delays the server's view of the close.
+ */
+const CLOSE_TIMEOUT_MS = 10_000;
 
 const readFetchApi = { id: 'call_read', name: 'read_node_detail', arguments: { nodeKey: 'fetch-api' } };
 const proposeLogNode = {
@@ -15,7 +20,7 @@ const proposeLogNode = {
 
 /** Polls GET /api/ai/thread/:id until `check` holds (the run commits its partial text as it unwinds). */
 async function threadWhen(app: TestApp, threadId: string, check: (thread: any) => boolean): Promise<any> {
-  const deadline = Date.now() + 3000;
+  const deadline = Date.now() + CLOSE_TIMEOUT_MS;
   for (;;) {
     const response = await request(app.url).get(`/api/ai/thread/${threadId}`).expect(200);
     if (check(response.body)) return response.body;
@@ -122,7 +127,7 @@ describe(`${AiGateway.name} (Socket.IO /ai, end to end)`, () => {
     expect(stopped.complete!.fullText).toBe(stopped.text);
     expect(stopped.text.length).toBeGreaterThan(0);
     expect('fetch-api calls the NBA stats API and then it goes on and on'.startsWith(stopped.text)).toBe(true);
-    await server.waitForClientClose(0);
+    await server.waitForClientClose(0, CLOSE_TIMEOUT_MS);
 
     const thread = await threadWhen(app, stopped.complete!.threadId, (body) => body.messages.at(-1)?.aborted === true);
     expect(thread.messages.at(-1)).toMatchObject({ role: 'assistant', content: stopped.text, aborted: true });
@@ -136,7 +141,7 @@ describe(`${AiGateway.name} (Socket.IO /ai, end to end)`, () => {
     const threadId = (client.eventsOf(1)[0].payload as { threadId: string }).threadId;
     client.close();
 
-    await server.waitForClientClose(0);
+    await server.waitForClientClose(0, CLOSE_TIMEOUT_MS);
     const thread = await threadWhen(app, threadId, (body) => body.messages.at(-1)?.aborted === true);
     expect(thread.messages.at(-1).role).toBe('assistant');
     expect('The error-handler node receives the failures of fetch-api'.startsWith(thread.messages.at(-1).content)).toBe(true);
