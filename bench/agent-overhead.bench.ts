@@ -13,6 +13,7 @@ import { ScriptedLlmServer } from '../test/support/scripted-llm-server';
  *   - "stream()": the moment the loop hands the messages to the LLM provider (our code only), and
  *   - "upstream": the moment the scripted LLM server has received the whole upstream request
  *     (our code + the real openai SDK + a local HTTP round trip),
+ * plus the CPU time this process spent until stream() (a figure that a busy machine distorts less),
  * on the real SQLite store with the demo graph, one request at a time. The retrieval cache is warm
  * (the same question every time, after a warm-up). Two cases: the first message of a new thread
  * (thread creation, system prompt) and a follow-up on a thread that already holds `--history`
@@ -43,6 +44,7 @@ function summary(values: number[]): string {
 /** Notes when the loop calls stream(); everything else passes through. */
 class TimedProvider implements LlmProvider {
   streamCalledAt = 0;
+  streamCalledCpu: NodeJS.CpuUsage = { user: 0, system: 0 };
 
   constructor(private readonly inner: LlmProvider) {}
 
@@ -64,6 +66,7 @@ class TimedProvider implements LlmProvider {
 
   stream(messages: LlmMessage[], tools?: LlmToolDefinition[], options?: LlmCallOptions): AsyncIterable<LlmStreamChunk> {
     this.streamCalledAt = performance.now();
+    this.streamCalledCpu = process.cpuUsage();
     return this.inner.stream(messages, tools, options);
   }
 }
@@ -88,8 +91,9 @@ async function main(): Promise<void> {
   });
   const provider = timed as TimedProvider;
 
-  const measure = async (threadId?: string): Promise<{ toStream: number; toUpstream: number; threadId: string }> => {
+  const measure = async (threadId?: string): Promise<{ toStream: number; cpuToStream: number; toUpstream: number; threadId: string }> => {
     server.enqueue(answer());
+    const startedCpu = process.cpuUsage();
     const started = performance.now();
     const result = await harness.service.chat(
       principal,
@@ -97,21 +101,24 @@ async function main(): Promise<void> {
       new RecordingSink(),
       new AbortController().signal,
     );
-    return { toStream: provider.streamCalledAt - started, toUpstream: upstreamAt - started, threadId: result.threadId };
+    const cpuToStream = (provider.streamCalledCpu.user - startedCpu.user + provider.streamCalledCpu.system - startedCpu.system) / 1000;
+    return { toStream: provider.streamCalledAt - started, cpuToStream, toUpstream: upstreamAt - started, threadId: result.threadId };
   };
 
-  const rows: Array<[string, number[], number[]]> = [];
+  const rows: Array<[string, number[], number[], number[]]> = [];
 
   // First message of a new thread.
   for (let index = 0; index < warmup; index++) await measure();
   const firstStream: number[] = [];
+  const firstCpu: number[] = [];
   const firstUpstream: number[] = [];
   for (let index = 0; index < iterations; index++) {
     const sample = await measure();
     firstStream.push(sample.toStream);
+    firstCpu.push(sample.cpuToStream);
     firstUpstream.push(sample.toUpstream);
   }
-  rows.push(['new thread, first message', firstStream, firstUpstream]);
+  rows.push(['new thread, first message', firstStream, firstCpu, firstUpstream]);
 
   // Follow-ups on threads that already hold `historyTurns` exchanges.
   const threads: string[] = [];
@@ -121,19 +128,22 @@ async function main(): Promise<void> {
     threads.push(threadId);
   }
   const followStream: number[] = [];
+  const followCpu: number[] = [];
   const followUpstream: number[] = [];
   for (let index = 0; index < iterations; index++) {
     const sample = await measure(threads[index % threads.length]);
     followStream.push(sample.toStream);
+    followCpu.push(sample.cpuToStream);
     followUpstream.push(sample.toUpstream);
   }
-  rows.push([`follow-up (${historyTurns}+ exchanges of history)`, followStream, followUpstream]);
+  rows.push([`follow-up (${historyTurns}+ exchanges of history)`, followStream, followCpu, followUpstream]);
 
   console.log(`agent overhead, ${iterations} requests per case, warm retrieval cache, SQLite store, demo graph`);
-  for (const [label, toStream, toUpstream] of rows) {
+  for (const [label, toStream, cpuToStream, toUpstream] of rows) {
     console.log(`\n${label}`);
-    console.log(`  chat() → provider.stream()        ${summary(toStream)}`);
-    console.log(`  chat() → upstream request received ${summary(toUpstream)}`);
+    console.log(`  chat() → provider.stream()          ${summary(toStream)}`);
+    console.log(`  same, CPU time of this process      ${summary(cpuToStream)}`);
+    console.log(`  chat() → upstream request received  ${summary(toUpstream)}`);
   }
   console.log(`\nretriever cache entries: ${harness.retriever.cacheSize}; upstream requests: ${server.requests.length}`);
 
