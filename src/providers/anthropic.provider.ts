@@ -4,6 +4,7 @@ import { AiEventLogger } from '../observability/ai-event.logger';
 import { convertAnthropicResponse, convertMessagesToAnthropic, convertToolsToAnthropic } from './anthropic-message.converter';
 import { AnthropicStreamAssembler } from './anthropic-stream.assembler';
 import { isAbortError, LlmAbortError, throwIfAborted } from './llm-abort.error';
+import { DEFAULT_STREAM_IDLE_TIMEOUT_MS, UpstreamStreamGuard } from './upstream-stream.guard';
 import { LlmCallOptions, LlmCompletion, LlmProvider } from './llm-provider';
 import { LlmMessage, LlmToolDefinition } from './llm-message';
 import { LlmStreamChunk } from './llm-stream-chunk';
@@ -13,14 +14,17 @@ export interface AnthropicProviderOptions {
   baseURL: string;
   apiKey: string;
   model: string;
-  /** Time allowed until the response headers arrive; streaming bodies are not cut. */
+  /** Silence allowed between two upstream stream events before the request is cancelled (default 90 s). */
+  streamIdleTimeoutMs?: number;
+  /** Time allowed until the response headers arrive (the SDK timeout); a stream is then cut by streamIdleTimeoutMs. */
   timeoutMs?: number;
   events?: AiEventLogger;
 }
 
 /** max_tokens is mandatory for Anthropic (seed 000: 4096 unless options.maxTokens). */
 export const ANTHROPIC_DEFAULT_MAX_TOKENS = 4096;
-const DEFAULT_TIMEOUT_MS = 120_000;
+/** Until the response headers: a non-streaming answer's headers come with the whole answer. */
+const DEFAULT_TIMEOUT_MS = 300_000;
 
 function rethrow(error: unknown, signal: AbortSignal | undefined): never {
   if (signal?.aborted || isAbortError(error)) throw new LlmAbortError(undefined, { cause: error });
@@ -36,12 +40,14 @@ export class AnthropicProvider implements LlmProvider {
   readonly providerName: string;
   readonly model: string;
   readonly offline = false;
+  private readonly streamIdleTimeoutMs: number;
   private readonly client: Anthropic;
   private readonly events: AiEventLogger;
 
   constructor(options: AnthropicProviderOptions) {
     this.providerName = options.providerName ?? 'anthropic';
     this.model = options.model;
+    this.streamIdleTimeoutMs = options.streamIdleTimeoutMs ?? DEFAULT_STREAM_IDLE_TIMEOUT_MS;
     this.events = options.events ?? new AiEventLogger('anthropic');
     this.client = new Anthropic({
       apiKey: options.apiKey,
@@ -62,23 +68,26 @@ export class AnthropicProvider implements LlmProvider {
   }
 
   async *stream(messages: LlmMessage[], tools: LlmToolDefinition[] = [], options: LlmCallOptions = {}): AsyncGenerator<LlmStreamChunk> {
-    const signal = options.signal;
-    throwIfAborted(signal);
+    throwIfAborted(options.signal);
+    const guard = new UpstreamStreamGuard(this.providerName, options.signal, this.streamIdleTimeoutMs);
     const assembler = new AnthropicStreamAssembler();
     const out: LlmStreamChunk[] = [];
     try {
-      const upstream = await this.client.messages.create({ ...this.body(messages, tools, options), stream: true }, { signal });
+      const upstream = await this.client.messages.create({ ...this.body(messages, tools, options), stream: true }, { signal: guard.signal });
       for await (const event of upstream) {
+        guard.touch();
         assembler.push(event, out);
         if (out.length === 0) continue;
         for (const item of out) yield item;
         out.length = 0;
       }
     } catch (error) {
-      rethrow(error, signal);
+      throw guard.failure(error);
+    } finally {
+      guard.dispose();
     }
-    // The SDK ends the iteration quietly when its request is aborted: say so.
-    throwIfAborted(signal);
+    // The SDK ends the iteration quietly when its request is aborted: say why.
+    guard.throwIfCut();
     assembler.finish(out);
     yield* out;
   }

@@ -11,6 +11,7 @@ import {
 import { AppError } from '../errors/app-error';
 import { ErrorCode, RETRYABLE_CODES } from '../errors/error-code';
 import { IncompleteStreamError } from './incomplete-stream.error';
+import { StreamIdleTimeoutError } from './stream-idle-timeout.error';
 import { LLM_ERROR_MESSAGES, LlmErrorCode, LlmErrorLocale } from './llm-error.messages';
 
 /** seed 000 ClassifiedError, plus the Retry-After the upstream asked for. */
@@ -144,6 +145,7 @@ function decide(error: unknown, details: UpstreamDetails, chain: ReturnType<type
     return { code: 'timeout' };
   }
   if (error instanceof IncompleteStreamError) return { code: 'network' };
+  if (error instanceof StreamIdleTimeoutError) return { code: 'timeout' };
   const codes = chain.map((link) => link.code);
   if (error instanceof OpenAiConnectionError || error instanceof AnthropicConnectionError) {
     return { code: codes.some((code) => TIMEOUT_CODES.has(code)) ? 'timeout' : 'network' };

@@ -15,6 +15,8 @@ export interface LlmProviderFactoryOptions {
   backoff?: Partial<RetryBackoffOptions>;
   /** Until response headers (SDK timeout). */
   timeoutMs?: number;
+  /** Silence allowed between two stream events (default 90 s). */
+  streamIdleTimeoutMs?: number;
   events?: AiEventLogger;
 }
 
@@ -24,7 +26,7 @@ export interface LlmProviderFactoryOptions {
  */
 export function createLlmProvider(selection: LlmProviderSelection, options: LlmProviderFactoryOptions): LlmProvider {
   if (selection.kind === 'offline') return new OfflineLlmProvider({ locale: options.locale });
-  const common = { baseURL: selection.baseURL, model: selection.model, timeoutMs: options.timeoutMs };
+  const common = { baseURL: selection.baseURL, model: selection.model, timeoutMs: options.timeoutMs, streamIdleTimeoutMs: options.streamIdleTimeoutMs };
   const adapter: LlmProvider =
     selection.entry.type === 'anthropic'
       ? new AnthropicProvider({ ...common, providerName: selection.providerName, apiKey: selection.apiKey ?? '', events: options.events })

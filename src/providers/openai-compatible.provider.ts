@@ -1,6 +1,7 @@
 import OpenAI from 'openai';
 import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions/completions';
 import { isAbortError, LlmAbortError, throwIfAborted } from './llm-abort.error';
+import { DEFAULT_STREAM_IDLE_TIMEOUT_MS, UpstreamStreamGuard } from './upstream-stream.guard';
 import { LlmCallOptions, LlmCompletion, LlmProvider } from './llm-provider';
 import { LlmMessage, LlmToolDefinition } from './llm-message';
 import { LlmStreamChunk } from './llm-stream-chunk';
@@ -14,11 +15,14 @@ export interface OpenAiCompatibleProviderOptions {
   /** Keyless servers (Ollama, local vLLM) get a placeholder: the SDK insists on one. */
   apiKey?: string;
   model: string;
-  /** Time allowed until the response headers arrive (the SDK's timeout); streaming bodies are not cut. */
+  /** Silence allowed between two upstream stream events before the request is cancelled (default 90 s). */
+  streamIdleTimeoutMs?: number;
+  /** Time allowed until the response headers arrive (the SDK timeout); a stream is then cut by streamIdleTimeoutMs. */
   timeoutMs?: number;
 }
 
-const DEFAULT_TIMEOUT_MS = 120_000;
+/** Until the response headers: a non-streaming answer's headers come with the whole answer. */
+const DEFAULT_TIMEOUT_MS = 300_000;
 
 /** An error from a request the caller aborted becomes our LlmAbortError; anything else passes. */
 function rethrow(error: unknown, signal: AbortSignal | undefined): never {
@@ -35,11 +39,13 @@ export class OpenAiCompatibleProvider implements LlmProvider {
   readonly providerName: string;
   readonly model: string;
   readonly offline = false;
+  private readonly streamIdleTimeoutMs: number;
   private readonly client: OpenAI;
 
   constructor(options: OpenAiCompatibleProviderOptions) {
     this.providerName = options.providerName;
     this.model = options.model;
+    this.streamIdleTimeoutMs = options.streamIdleTimeoutMs ?? DEFAULT_STREAM_IDLE_TIMEOUT_MS;
     this.client = new OpenAI({
       apiKey: options.apiKey || 'not-needed',
       baseURL: options.baseURL,
@@ -62,26 +68,29 @@ export class OpenAiCompatibleProvider implements LlmProvider {
   }
 
   async *stream(messages: LlmMessage[], tools: LlmToolDefinition[] = [], options: LlmCallOptions = {}): AsyncGenerator<LlmStreamChunk> {
-    const signal = options.signal;
-    throwIfAborted(signal);
+    throwIfAborted(options.signal);
+    const guard = new UpstreamStreamGuard(this.providerName, options.signal, this.streamIdleTimeoutMs);
     const assembler = new OpenAiStreamAssembler(this.providerName);
     const out: LlmStreamChunk[] = [];
     try {
       const upstream = await this.client.chat.completions.create(
         { ...this.body(messages, tools, options), stream: true, stream_options: { include_usage: true } },
-        { signal },
+        { signal: guard.signal },
       );
       for await (const chunk of upstream) {
+        guard.touch();
         assembler.push(chunk, out);
         if (out.length === 0) continue;
         for (const item of out) yield item;
         out.length = 0;
       }
     } catch (error) {
-      rethrow(error, signal);
+      throw guard.failure(error);
+    } finally {
+      guard.dispose();
     }
-    // The SDK ends the iteration quietly when its request is aborted: say so.
-    throwIfAborted(signal);
+    // The SDK ends the iteration quietly when its request is aborted: say why.
+    guard.throwIfCut();
     assembler.finish(out);
     yield* out;
   }

@@ -29,8 +29,14 @@ describe(RetryingLlmProvider.name, () => {
   const unhandled: unknown[] = [];
   const onUnhandled = (reason: unknown) => unhandled.push(reason);
 
-  function openai(maxRetries = 2, backoff: object = FAST_BACKOFF): LlmProvider {
-    const inner = new OpenAiCompatibleProvider({ providerName: 'deepseek', baseURL: server.openAiBaseUrl, apiKey: 'sk-test', model: 'deepseek-chat' });
+  function openai(maxRetries = 2, backoff: object = FAST_BACKOFF, streamIdleTimeoutMs?: number): LlmProvider {
+    const inner = new OpenAiCompatibleProvider({
+      providerName: 'deepseek',
+      baseURL: server.openAiBaseUrl,
+      apiKey: 'sk-test',
+      model: 'deepseek-chat',
+      streamIdleTimeoutMs,
+    });
     return new RetryingLlmProvider(inner, { maxRetries, backoff });
   }
 
@@ -135,6 +141,25 @@ describe(RetryingLlmProvider.name, () => {
       expect(error).toMatchObject({ code: 'network', retryable: true });
       expect(server.requests).toHaveLength(1);
       expect(logs.find((log) => log.event === 'llm_error')).toMatchObject({ afterFirstChunk: true });
+    });
+
+    it('cuts a stream that goes silent: retried before the first chunk, a timeout after it', async () => {
+      server.enqueue({ text: 'stalls before any text', hangAfterChunks: 1 }, { text: 'Fresh answer.' });
+      const recovered = await collectLlmStream(openai(2, FAST_BACKOFF, 150).stream(messages));
+      expect(recovered.text).toBe('Fresh answer.');
+      await server.waitForClientClose(0);
+
+      server.enqueue({ text: 'stalls mid-answer', chunkSize: 6, hangAfterChunks: 2 }, { text: 'unused' });
+      const tokens: string[] = [];
+      const error = await failure(
+        (async () => {
+          for await (const chunk of openai(2, FAST_BACKOFF, 150).stream(messages)) if (chunk.type === 'token') tokens.push(chunk.token);
+        })(),
+      );
+      expect(tokens).toEqual(['stalls']);
+      expect(error).toMatchObject({ code: 'timeout', retryable: true, statusCode: 504 });
+      expect(server.requests).toHaveLength(3);
+      await server.waitForClientClose(2);
     });
 
     it('with AI_MAX_RETRIES=0 fails at once', async () => {
