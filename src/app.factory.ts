@@ -34,9 +34,11 @@ export async function createApp(config: AppConfig): Promise<INestApplication> {
     logger: new NestJsonLogger(),
   });
   app.disable('x-powered-by');
-  // Graph import may carry a large graph; everything else stays small (first matching parser wins).
+  // Graph import and the sync server's change feed may carry large graphs; everything else stays small (first matching parser wins).
   app.use('/api/graphs/:graphKey', (req: Request, res: Response, next: NextFunction) =>
-    req.method === 'PUT' ? jsonBody(config.server.graphImportMaxBytes)(req, res, next) : next(),
+    req.method === 'PUT' || (req.method === 'POST' && /^\/changes\/?$/.test(req.path))
+      ? jsonBody(config.server.graphImportMaxBytes)(req, res, next)
+      : next(),
   );
   app.use(jsonBody(config.server.bodyMaxBytes));
   app.setGlobalPrefix('api', { exclude: ['health', 'metrics'] });

@@ -6,6 +6,7 @@ import { RequireRole } from '../auth/require-role.decorator';
 import { AppError } from '../errors/app-error';
 import { nbaWorkflowDemo } from './demo/nba-workflow.demo';
 import { GraphDocumentDto } from './dto/graph-document.dto';
+import { GraphChangeNotifier } from './graph-change.notifier';
 import { GraphImportResultDto } from './dto/graph-import-result.dto';
 import { exportGraphDocument } from './graph-document.exporter';
 import { GraphDataSourceFactory } from './graph-data-source.factory';
@@ -41,6 +42,8 @@ export class GraphController {
   constructor(
     @Inject(GRAPH_STORE) private readonly store: GraphStore,
     private readonly dataSources: GraphDataSourceFactory,
+    // Defaulted for hand-built controllers (unit tests); GraphModule injects the shared notifier.
+    private readonly notifier: GraphChangeNotifier = new GraphChangeNotifier(),
   ) {}
 
   @Put(':graphKey')
@@ -80,7 +83,10 @@ export class GraphController {
     if (problems.length > 0) {
       throw AppError.badRequest(`The graph "${graphKey}" cannot be imported: ${problems.length} integrity problem(s)`, problems);
     }
-    return this.store.importGraph(principal.workspace, { ...document, nodeConfigs: document.nodeConfigs ?? [] });
+    const counts = await this.store.importGraph(principal.workspace, { ...document, nodeConfigs: document.nodeConfigs ?? [] });
+    // Unsaved live state of the old graph is void; new and changed nodes get vectors in the background.
+    this.notifier.notify({ kind: 'imported', workspace: principal.workspace, graphKey });
+    return counts;
   }
 
   @Get(':graphKey')

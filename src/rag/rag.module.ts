@@ -4,15 +4,17 @@ import { APP_CONFIG } from '../config/app-config.token';
 import { EmbeddingProvider } from '../embeddings/embedding-provider';
 import { EMBEDDING_PROVIDER } from '../embeddings/embedding-provider.token';
 import { EmbeddingsModule } from '../embeddings/embeddings.module';
+import { GraphChangeNotifier } from '../graph/graph-change.notifier';
 import { GraphModule } from '../graph/graph.module';
 import { GraphRagRetriever } from './graph-rag.retriever';
 import { RagController } from './rag.controller';
+import { RetrievalCacheInvalidator } from './retrieval-cache.invalidator';
 import { TokenCounter } from './token-counter';
 
 /**
  * GraphRAG: one retriever per process (its cache is shared by every workspace, keyed by workspace),
- * hybrid when an embedding provider is configured, BM25 only otherwise. Exports the retriever and
- * the token counter for the agent.
+ * hybrid when an embedding provider is configured, BM25 only otherwise; its cache forgets a graph
+ * whenever GraphModule reports a change. Exports the retriever and the token counter for the agent.
  */
 @Module({
   imports: [GraphModule, EmbeddingsModule],
@@ -30,6 +32,11 @@ import { TokenCounter } from './token-counter';
         }),
     },
     { provide: TokenCounter, useFactory: () => new TokenCounter() },
+    {
+      provide: RetrievalCacheInvalidator,
+      inject: [GraphRagRetriever, GraphChangeNotifier],
+      useFactory: (retriever: GraphRagRetriever, notifier: GraphChangeNotifier) => new RetrievalCacheInvalidator(retriever, notifier),
+    },
   ],
   exports: [GraphRagRetriever, TokenCounter],
 })

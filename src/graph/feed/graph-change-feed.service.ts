@@ -1,0 +1,109 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { AppError } from '../../errors/app-error';
+import { Logger } from '../../observability/logger';
+import { GraphChangeNotifier } from '../graph-change.notifier';
+import { GraphStore } from '../graph-store';
+import { GRAPH_STORE } from '../graph-store.token';
+import { GraphEdge, GraphNode } from '../graph.types';
+import { MutableGraphDataSource } from '../mutable-graph-data-source';
+import { LiveGraphChanges } from '../overlay/live-graph-changes';
+import { LiveOverlayRegistry } from '../overlay/live-overlay.registry';
+import { normalizeLiveChanges, RawGraphChanges } from './live-changes.normalizer';
+import { planSavedChanges } from './saved-changes.planner';
+
+export interface GraphChangesOutcome {
+  accepted: true;
+  saved: boolean;
+  changes: { upsertNodes: number; deleteNodes: number; upsertEdges: number; deleteEdges: number };
+  overlayEntries: number;
+  embeddingCandidates: number;
+}
+
+const logger = new Logger('graph');
+
+/**
+ * The sync server's change feed (PROTOCOL.md §3). Live state (`saved:false`) goes to the graph's
+ * live overlay. Saved changes (`saved:true`) are applied to a store this service owns (SQLite) in
+ * one transaction — on a store it does not own (ArangoDB) Nodius already saved them — and the
+ * overlay forgets their keys. Either way a GraphChangeEvent tells the retrieval cache and the
+ * embedding write path; vectors are computed in the background, never in the request.
+ */
+@Injectable()
+export class GraphChangeFeedService {
+  /** Saves of one graph run one after the other (read stored state, then write, without interleaving). */
+  private readonly saving = new Map<string, Promise<unknown>>();
+
+  constructor(
+    @Inject(GRAPH_STORE) private readonly store: GraphStore,
+    private readonly overlays: LiveOverlayRegistry,
+    private readonly notifier: GraphChangeNotifier,
+  ) {}
+
+  async accept(workspace: string, graphKey: string, body: RawGraphChanges & { saved: boolean }): Promise<GraphChangesOutcome> {
+    const changes = normalizeLiveChanges(graphKey, body);
+    const source = this.store.forWorkspace(workspace);
+    if (!(await source.getGraph(graphKey))) throw AppError.notFound(`Graph "${graphKey}" does not exist`);
+
+    let changedNodeKeys: string[] = [];
+    if (!body.saved) {
+      this.overlays.apply(workspace, graphKey, changes);
+      this.notifier.notify({ kind: 'live', workspace, graphKey });
+    } else {
+      changedNodeKeys = this.store.supportsImport
+        ? await this.serialized(`${workspace}\u0000${graphKey}`, () => this.saveToStore(source, graphKey, changes))
+        : // Nodius saved them itself; the write path skips nodes whose embedding text did not change.
+          changes.upsertNodes.map((node) => node._key);
+      this.overlays.forget(
+        workspace,
+        graphKey,
+        [...changes.upsertNodes.map((node) => node._key), ...changes.deleteNodes],
+        [...changes.upsertEdges.map((edge) => edge._key), ...changes.deleteEdges],
+      );
+      this.notifier.notify({ kind: 'stored', workspace, graphKey, nodeKeys: changedNodeKeys });
+    }
+
+    const outcome: GraphChangesOutcome = {
+      accepted: true,
+      saved: body.saved,
+      changes: {
+        upsertNodes: changes.upsertNodes.length,
+        deleteNodes: changes.deleteNodes.length,
+        upsertEdges: changes.upsertEdges.length,
+        deleteEdges: changes.deleteEdges.length,
+      },
+      overlayEntries: this.overlays.get(workspace, graphKey)?.entryCount ?? 0,
+      embeddingCandidates: changedNodeKeys.length,
+    };
+    logger.info('graph_changes_accepted', { workspace, graphKey, saved: body.saved, ...outcome.changes, overlayEntries: outcome.overlayEntries });
+    return outcome;
+  }
+
+  /** Reads the stored state of the touched keys, plans, applies; retried once if another writer got in between. */
+  private async saveToStore(source: MutableGraphDataSource, graphKey: string, changes: LiveGraphChanges): Promise<string[]> {
+    for (let attempt = 0; ; attempt += 1) {
+      const nodeKeys = [...changes.upsertNodes.map((node) => node._key), ...changes.deleteNodes];
+      const storedNodes = new Map<string, GraphNode>((await source.getNodesByKeys(graphKey, nodeKeys)).map((node) => [node._key, node]));
+      const touchesEdges = changes.upsertEdges.length > 0 || changes.deleteEdges.length > 0;
+      const storedEdges = new Map<string, GraphEdge>(touchesEdges ? (await source.getEdges(graphKey)).map((edge) => [edge._key, edge]) : []);
+      const plan = planSavedChanges(changes, storedNodes, storedEdges);
+      try {
+        await source.applyChanges(graphKey, plan.changes);
+        return plan.changedNodeKeys;
+      } catch (error) {
+        const raced = error instanceof AppError && (error.code === 'conflict' || error.code === 'not_found');
+        if (!raced || attempt > 0) throw error;
+      }
+    }
+  }
+
+  private async serialized<T>(key: string, work: () => Promise<T>): Promise<T> {
+    const previous = this.saving.get(key) ?? Promise.resolve();
+    const current = previous.catch(() => undefined).then(work);
+    this.saving.set(key, current);
+    try {
+      return await current;
+    } finally {
+      if (this.saving.get(key) === current) this.saving.delete(key);
+    }
+  }
+}
