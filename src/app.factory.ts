@@ -32,6 +32,8 @@ export async function createApp(config: AppConfig): Promise<INestApplication> {
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
     bodyParser: false,
     logger: new NestJsonLogger(),
+    // Let start-up failures (bad provider settings, unreachable store) reach main.ts, which prints them and exits 1.
+    abortOnError: false,
   });
   app.disable('x-powered-by');
   // Graph import and the sync server's change feed may carry large graphs; everything else stays small (first matching parser wins).
