@@ -1,0 +1,91 @@
+import { Database } from 'arangojs';
+import { AqlQuery } from 'arangojs/aql';
+import { isArangoError } from 'arangojs/errors';
+import { AppError } from '../../errors/app-error';
+import { toStoreError } from '../../graph/arango/arango-error.translator';
+import { Logger } from '../../observability/logger';
+
+const logger = new Logger('arango-threads');
+
+/** ArangoDB error numbers (https://docs.arangodb.com/stable/develop/error-codes/) this runner reacts to. */
+export const ARANGO_ERROR = {
+  deadlock: 29,
+  /** A write-write conflict, or a `_rev` precondition that no longer holds (`ignoreRevs: false`). */
+  conflict: 1200,
+  documentNotFound: 1202,
+  uniqueConstraintViolated: 1210,
+} as const;
+
+/** A query that failed with one of these changed nothing and may simply run again. */
+const RUN_AGAIN_ERRORS: ReadonlySet<number> = new Set([ARANGO_ERROR.deadlock, ARANGO_ERROR.conflict, ARANGO_ERROR.uniqueConstraintViolated]);
+
+export interface WriteConflictRetryPolicy {
+  attempts: number;
+  /** The pause before attempt n+1 is a random time up to `baseDelayMs * 2^n`. */
+  baseDelayMs: number;
+}
+
+/** 8 attempts, pauses up to 4, 8, 16 … ms: a lost race is retried within a fraction of a second. */
+export const DEFAULT_WRITE_CONFLICT_RETRY: WriteConflictRetryPolicy = { attempts: 8, baseDelayMs: 4 };
+
+/** Returned by an attempt whose own check says another writer is in the way: run it again. */
+export const RUN_AGAIN = Symbol('run again');
+
+/** Runs one AQL query of an attempt; driver errors reach the attempt untranslated. */
+export type AttemptQuery = <T>(query: AqlQuery) => Promise<T[]>;
+
+export function isArangoErrorNum(error: unknown, errorNum: number): boolean {
+  return isArangoError(error) && error.errorNum === errorNum;
+}
+
+/**
+ * Runs the thread repository's AQL. Failures become the service's errors through the graph store's
+ * translator (an unreachable server or a 5xx → `store_unavailable`, 503, retryable: never a crash).
+ * Writes that lose a race (ArangoDB reports 1200 conflict, or 1210 when two inserts of one key meet)
+ * changed nothing, so they run again after a short random pause, and see the winner's write.
+ */
+export class ArangoThreadQueryRunner {
+  constructor(
+    private readonly db: Database,
+    private readonly retry: WriteConflictRetryPolicy = DEFAULT_WRITE_CONFLICT_RETRY,
+    private readonly sleep: (ms: number) => Promise<void> = (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+  ) {}
+
+  /** One query, all its results; failures translated. */
+  async all<T>(operation: string, query: AqlQuery): Promise<T[]> {
+    try {
+      return await this.query<T>(query);
+    } catch (error) {
+      throw toStoreError(error, operation);
+    }
+  }
+
+  /** Runs one query without translating its failure (for the caller's own handling); see translate(). */
+  query<T>(query: AqlQuery): Promise<T[]> {
+    return this.db.query<T>(query).then((cursor) => cursor.all());
+  }
+
+  translate(error: unknown, operation: string): unknown {
+    return toStoreError(error, operation);
+  }
+
+  /**
+   * Runs `attempt` until it returns a result, again while it fails with a lost race or returns
+   * RUN_AGAIN, up to the policy's attempts. Other failures are translated at once. When the attempts
+   * run out, `exhausted()` answers if given; otherwise a retryable `conflict` (409) is thrown.
+   */
+  async withRetries<T>(operation: string, attempt: (query: AttemptQuery) => Promise<T | typeof RUN_AGAIN>, exhausted?: () => T): Promise<T> {
+    for (let index = 0; index < this.retry.attempts; index += 1) {
+      if (index > 0) await this.sleep(Math.random() * this.retry.baseDelayMs * 2 ** (index - 1));
+      try {
+        const result = await attempt((query) => this.query(query));
+        if (result !== RUN_AGAIN) return result;
+      } catch (error) {
+        if (!isArangoError(error) || !RUN_AGAIN_ERRORS.has(error.errorNum)) throw toStoreError(error, operation);
+      }
+    }
+    logger.warn('arango_write_contention', { operation, attempts: this.retry.attempts });
+    if (exhausted) return exhausted();
+    throw new AppError('conflict', 'The thread store is busy with concurrent writes; retry', undefined, { retryable: true });
+  }
+}

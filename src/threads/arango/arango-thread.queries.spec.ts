@@ -1,0 +1,228 @@
+import { Database } from 'arangojs';
+import { AqlQuery, isAqlQuery } from 'arangojs/aql';
+import { EMPTY_USAGE, ThreadMessage } from '../thread.types';
+import { ArangoThreadDocumentMapper } from './arango-thread-document.mapper';
+import { ARANGO_THREAD_NAMES } from './arango-thread.names';
+import { ArangoThreadCollections, ArangoThreadQueries, CommitParams, IdempotencyEntry } from './arango-thread.queries';
+
+/** Values a caller controls (ids, keys, names, message text) crafted to break out of an AQL string. */
+const HOSTILE = {
+  threadId: 'ai_x" || true || "',
+  workspace: 'ws" || true || "',
+  userId: "alice' OR 1==1 //",
+  graphKey: 'g"; REMOVE "a" IN nodius_ai_threads //',
+  holder: 'run` RETURN 1 //',
+  operationId: 'op") OR true OR ("',
+  idempotencyKey: '"} , state: "completed" //',
+  title: 'T" } IN nodius_ai_threads //',
+  content: 'FOR t IN nodius_ai_threads REMOVE t IN nodius_ai_threads',
+};
+
+// Building queries needs only collection handles: no request is made, no server is needed.
+const db = new Database({ url: 'http://127.0.0.1:1', databaseName: 'unused' });
+const collections: ArangoThreadCollections = {
+  threads: db.collection(ARANGO_THREAD_NAMES.threads),
+  leases: db.collection(ARANGO_THREAD_NAMES.leases),
+  workspaceUsage: db.collection(ARANGO_THREAD_NAMES.workspaceUsage),
+  idempotencyKeys: db.collection(ARANGO_THREAD_NAMES.idempotencyKeys),
+};
+const queries = new ArangoThreadQueries(collections);
+
+const message: ThreadMessage = { id: 'msg_1', role: 'user', content: HOSTILE.content, createdTime: 1 };
+
+function commitParams(overrides: Partial<CommitParams> = {}): CommitParams {
+  return {
+    threadId: HOSTILE.threadId,
+    operationId: HOSTILE.operationId,
+    expectedRevision: 4,
+    append: [message],
+    patch: { title: HOSTILE.title, pendingInterrupt: null },
+    now: 1_700_000_000_000,
+    operationsKept: 100,
+    ...overrides,
+  };
+}
+
+const lease = { threadId: HOSTILE.threadId, holder: HOSTILE.holder, now: 1_000, expiresAt: 61_000, retentionSeconds: 3_660 };
+const entry: IdempotencyEntry = {
+  _key: 'idem_abc',
+  workspace: HOSTILE.workspace,
+  userId: HOSTILE.userId,
+  key: HOSTILE.idempotencyKey,
+  state: 'in_progress',
+  response: null,
+  reservation: 'r-1',
+  createdTime: 1,
+  expiresAt: 2,
+};
+
+/** One of each query the repository sends, built from hostile values. */
+function everyQuery(): Record<string, AqlQuery> {
+  const { threadId, workspace, userId, graphKey } = HOSTILE;
+  const usage = { workspaceKey: 'ws_abc', workspace, usage: { ...EMPTY_USAGE, promptTokens: 3 }, now: 5 };
+  return {
+    insertThread: queries.insertThread(
+      ArangoThreadDocumentMapper.toNewDocument({ threadId, workspace, userId, graphKey, title: HOSTILE.title, createdTime: 1 }),
+    ),
+    thread: queries.thread(threadId),
+    head: queries.head(threadId),
+    summaries: queries.summaries(workspace, userId, graphKey),
+    removeThread: queries.removeThread(threadId),
+    commit: queries.commit(commitParams()),
+    commitState: queries.commitState(threadId, HOSTILE.operationId),
+    acquireLease: queries.acquireLease(lease),
+    renewLease: queries.renewLease(lease),
+    releaseLease: queries.releaseLease(threadId, HOSTILE.holder),
+    addUsageToThread: queries.addUsage({ ...usage, threadId }),
+    addUsageToWorkspace: queries.addUsage({ ...usage, threadId: null }),
+    workspaceUsage: queries.workspaceUsage('ws_abc'),
+    reserveIdempotencyKey: queries.reserveIdempotencyKey(entry, 1, 90_000),
+    idempotencyState: queries.idempotencyState(entry._key, 1),
+    completeIdempotencyKey: queries.completeIdempotencyKey(entry._key, { message: HOSTILE.content }),
+    releaseIdempotencyKey: queries.releaseIdempotencyKey(entry._key),
+  };
+}
+
+function referencedBindVars(text: string): Set<string> {
+  // `@@name` refers to bind variable "@name", `@name` to "name".
+  return new Set([...text.matchAll(/@(@?\w+)/g)].map((match) => match[1]));
+}
+
+function containsDeep(value: unknown, needle: string): boolean {
+  if (typeof value === 'string') return value.includes(needle);
+  if (Array.isArray(value)) return value.some((item) => containsDeep(item, needle));
+  if (value && typeof value === 'object') return Object.values(value).some((item) => containsDeep(item, needle));
+  return false;
+}
+
+const squash = (query: AqlQuery): string => query.query.replace(/\s+/g, ' ');
+const bindVarOf = (query: AqlQuery, value: unknown): string => {
+  const name = Object.keys(query.bindVars).find((key) => query.bindVars[key] === value);
+  if (!name) throw new Error(`no bind variable holds ${JSON.stringify(value)}`);
+  return `@${name}`;
+};
+
+describe(ArangoThreadQueries.name, () => {
+  describe.each(Object.entries(everyQuery()))('%s', (_name, query) => {
+    it('is an AqlQuery whose text refers only to bind variables it defines, and uses all of them', () => {
+      expect(isAqlQuery(query)).toBe(true);
+      expect(referencedBindVars(query.query)).toEqual(new Set(Object.keys(query.bindVars)));
+    });
+
+    it('holds no string literal at all: every value, even a fixed state name, is bound', () => {
+      for (const value of Object.values(HOSTILE)) expect(query.query).not.toContain(value);
+      expect(query.query).not.toMatch(/"[^"]*"|'[^']*'|`[^`]*`|´[^´]*´/);
+    });
+
+    it('reaches collections through @@ bind variables only', () => {
+      const collectionVars = Object.entries(query.bindVars).filter(([name]) => name.startsWith('@'));
+      expect(collectionVars.length).toBeGreaterThan(0);
+      for (const [, value] of collectionVars) expect(Object.values(ARANGO_THREAD_NAMES)).toContain(value);
+      for (const name of Object.values(ARANGO_THREAD_NAMES)) expect(query.query).not.toContain(name);
+    });
+  });
+
+  it('carries the hostile values as bind variables, untouched', () => {
+    const all = everyQuery();
+    expect(containsDeep(all.thread.bindVars, HOSTILE.threadId)).toBe(true);
+    expect(containsDeep(all.summaries.bindVars, HOSTILE.graphKey)).toBe(true);
+    expect(containsDeep(all.summaries.bindVars, HOSTILE.userId)).toBe(true);
+    expect(containsDeep(all.commit.bindVars, HOSTILE.content)).toBe(true);
+    expect(containsDeep(all.commit.bindVars, HOSTILE.title)).toBe(true);
+    expect(containsDeep(all.commit.bindVars, HOSTILE.operationId)).toBe(true);
+    expect(containsDeep(all.acquireLease.bindVars, HOSTILE.holder)).toBe(true);
+    expect(containsDeep(all.reserveIdempotencyKey.bindVars, HOSTILE.idempotencyKey)).toBe(true);
+    expect(containsDeep(all.completeIdempotencyKey.bindVars, HOSTILE.content)).toBe(true);
+  });
+
+  describe('commit', () => {
+    it('applies only at the expected revision, for an operation not yet applied, as a _rev-checked update', () => {
+      const query = queries.commit(commitParams());
+      const text = squash(query);
+      expect(text).toContain(`FILTER NOT_NULL(t.revision, 0) == ${bindVarOf(query, 4)}`);
+      expect(text).toContain(`FILTER ${bindVarOf(query, HOSTILE.operationId)} NOT IN NOT_NULL(t.appliedOperationIds, [])`);
+      expect(text).toMatch(/UPDATE t WITH MERGE\(@\w+, \{/);
+      expect(text).toContain('OPTIONS { ignoreRevs: false, mergeObjects: false, keepNull: true }');
+      expect(text).toContain('RETURN { revision: NEW.revision, lastUpdatedTime: NEW.lastUpdatedTime }');
+    });
+
+    it('appends the messages in order after the stored ones, bumps the revision and keeps the last operation ids', () => {
+      const append: ThreadMessage[] = [
+        { id: 'm1', role: 'user', content: 'Q', createdTime: 1 },
+        { id: 'm2', role: 'assistant', content: 'A', createdTime: 2 },
+      ];
+      const query = queries.commit(commitParams({ append, expectedRevision: 7, operationsKept: 100 }));
+      const text = squash(query);
+      expect(text).toContain(`conversationHistory: APPEND(NOT_NULL(t.conversationHistory, []), ${bindVarOf(query, append)})`);
+      expect(text).toContain(`revision: ${bindVarOf(query, 8)}`);
+      expect(text).toMatch(/appliedOperationIds: SLICE\(APPEND\(NOT_NULL\(t\.appliedOperationIds, \[\]\), \[@\w+\]\), @\w+\)/);
+      expect(Object.values(query.bindVars)).toContain(-100);
+      expect(query.bindVars[bindVarOf(query, append).slice(1)]).toEqual(append);
+    });
+
+    it('replaces only the attributes the commit sets (a cleared interrupt is null, an untouched one absent)', () => {
+      const cleared = queries.commit(commitParams({ patch: { pendingInterrupt: null } }));
+      expect(Object.values(cleared.bindVars)).toContainEqual({ pendingInterrupt: null });
+      const untouched = queries.commit(commitParams({ patch: {} }));
+      expect(Object.values(untouched.bindVars)).toContainEqual({});
+    });
+  });
+
+  it('takes a lease only when free, expired or already the holder’s, and checks again on the version it writes', () => {
+    const query = queries.acquireLease(lease);
+    const text = squash(query);
+    const holder = bindVarOf(query, HOSTILE.holder);
+    const now = bindVarOf(query, 1_000);
+    expect(text).toContain(`FILTER existing == null OR existing.holder == ${holder} OR existing.expiresAt <= ${now}`);
+    expect(text).toContain(`UPDATE OLD.holder == ${holder} OR OLD.expiresAt <= ${now} ? lease : {}`);
+    expect(text).toContain(`RETURN NEW.holder == ${holder}`);
+    expect(text).toContain(`removeAt: DATE_NOW() / 1000 + ${bindVarOf(query, 3_660)}`);
+  });
+
+  it('renews and releases a lease for its holder only, _rev-checked', () => {
+    for (const query of [queries.renewLease(lease), queries.releaseLease(lease.threadId, lease.holder)]) {
+      expect(squash(query)).toContain(`FILTER l._key == ${bindVarOf(query, lease.threadId)} AND l.holder == ${bindVarOf(query, lease.holder)}`);
+      expect(squash(query)).toContain('OPTIONS { ignoreRevs: false }');
+    }
+  });
+
+  it('adds usage to the thread without touching its revision, and to the workspace, in one query', () => {
+    const usage = { workspaceKey: 'ws_abc', workspace: 'w', usage: { ...EMPTY_USAGE, promptTokens: 3 }, now: 5 };
+    const both = squash(queries.addUsage({ ...usage, threadId: 'ai_1' }));
+    expect(both).toMatch(/UPDATE t WITH \{ usage: \{ promptTokens: NOT_NULL\(t\.usage\.promptTokens, 0\) \+ delta\.promptTokens,/);
+    expect(both).not.toContain('revision');
+    expect(both).toMatch(/UPSERT \{ _key: @\w+ \} INSERT .* UPDATE \{ usage: \{ promptTokens: NOT_NULL\(OLD\.usage\.promptTokens, 0\) \+ delta\.promptTokens,/);
+    const workspaceOnly = squash(queries.addUsage({ ...usage, threadId: null }));
+    expect(workspaceOnly).not.toContain('UPDATE t');
+    expect(workspaceOnly).toContain('UPSERT');
+  });
+
+  it('reserves an Idempotency-Key only when no live record holds it, and tells its own reservation apart', () => {
+    const query = queries.reserveIdempotencyKey(entry, 1_000, 90_000);
+    const text = squash(query);
+    expect(text).toContain(`FILTER existing == null OR existing.expiresAt <= ${bindVarOf(query, 1_000)}`);
+    expect(text).toContain(`UPDATE OLD.expiresAt <= ${bindVarOf(query, 1_000)} ? reservation : {}`);
+    expect(text).toContain(`RETURN NEW.reservation == ${bindVarOf(query, 'r-1')}`);
+  });
+
+  it('completes and releases an Idempotency-Key only while it is in progress', () => {
+    for (const query of [queries.completeIdempotencyKey('idem_1', 'answer'), queries.releaseIdempotencyKey('idem_1')]) {
+      expect(squash(query)).toContain(`k.state == ${bindVarOf(query, 'in_progress')}`);
+    }
+    expect(Object.values(queries.completeIdempotencyKey('idem_1', undefined).bindVars)).toContain(null);
+  });
+
+  it('counts only the messages clients see in the thread list, newest first', () => {
+    const query = queries.summaries('w', 'u', 'g');
+    const text = squash(query);
+    expect(text).toContain('SORT t.lastUpdatedTime DESC, t._key DESC');
+    expect(text).toContain(`messageCount: LENGTH(FOR m IN history FILTER m.role != ${bindVarOf(query, 'system')} RETURN 1)`);
+    expect(text).toContain('pendingInterrupt: t.pendingInterrupt.interrupt != null');
+  });
+
+  it('never returns the bookkeeping of a thread document from a read', () => {
+    const query = queries.thread('ai_1');
+    expect(squash(query)).toMatch(/RETURN UNSET\(t, @\w+\)/);
+    expect(Object.values(query.bindVars)).toContainEqual(['_id', '_rev', 'appliedOperationIds']);
+  });
+});

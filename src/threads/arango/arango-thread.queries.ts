@@ -1,0 +1,305 @@
+import { aql } from 'arangojs';
+import { AqlQuery } from 'arangojs/aql';
+import { DocumentCollection } from 'arangojs/collections';
+import type { ThreadMessage, UsageTotals } from '../thread.types';
+import type { ArangoThreadDocument } from './arango-thread-document.mapper';
+
+/** The collections the queries run against (arangojs objects: they become `@@` bind variables). */
+export interface ArangoThreadCollections {
+  threads: DocumentCollection;
+  leases: DocumentCollection;
+  workspaceUsage: DocumentCollection;
+  idempotencyKeys: DocumentCollection;
+}
+
+/** Server metadata and bookkeeping a thread read never needs. */
+const HIDDEN_THREAD_FIELDS = ['_id', '_rev', 'appliedOperationIds'];
+
+export interface CommitParams {
+  threadId: string;
+  operationId: string;
+  expectedRevision: number;
+  append: ThreadMessage[];
+  /** Attributes replaced as given (ArangoThreadDocumentMapper.toCommitPatch). */
+  patch: Partial<Pick<ArangoThreadDocument, 'pendingInterrupt' | 'title'>>;
+  now: number;
+  /** How many applied operation ids the document keeps. */
+  operationsKept: number;
+}
+
+export interface LeaseParams {
+  threadId: string;
+  holder: string;
+  now: number;
+  expiresAt: number;
+  /** Seconds, from the server's clock, before the TTL index may delete the record. */
+  retentionSeconds: number;
+}
+
+export interface UsageParams {
+  workspaceKey: string;
+  workspace: string;
+  threadId: string | null;
+  usage: UsageTotals;
+  now: number;
+}
+
+/** An Idempotency-Key record as written on reservation. */
+export interface IdempotencyEntry {
+  _key: string;
+  workspace: string;
+  userId: string;
+  key: string;
+  state: 'in_progress';
+  response: null;
+  /** Tells this reservation from a concurrent one (the caller's random token). */
+  reservation: string;
+  createdTime: number;
+  expiresAt: number;
+}
+
+/**
+ * Every AQL query of the ArangoDB thread repository, in one place. Each method returns an `AqlQuery`
+ * built with the `aql` template only: every value (ids, holders, workspace, messages, even the fixed
+ * state names) is a bind variable and every collection a `@@` bind variable; nothing is concatenated
+ * into the text.
+ *
+ * Writes that depend on what they read are compare-and-set: `UPDATE`/`REMOVE` of the document read,
+ * with `ignoreRevs: false`, fail with ArangoDB error 1200 when another writer changed it in between;
+ * two concurrent inserts of one key make one fail (1200 or unique constraint 1210). The repository
+ * runs those queries again (ArangoThreadQueryRunner): a failed query changed nothing.
+ */
+export class ArangoThreadQueries {
+  constructor(private readonly c: ArangoThreadCollections) {}
+
+  // ── threads ──────────────────────────────────────────────────────────────
+
+  insertThread(document: ArangoThreadDocument): AqlQuery {
+    return aql`INSERT ${document} INTO ${this.c.threads}`;
+  }
+
+  thread(threadId: string): AqlQuery {
+    return aql`
+      FOR t IN ${this.c.threads}
+        FILTER t._key == ${threadId}
+        LIMIT 1
+        RETURN UNSET(t, ${HIDDEN_THREAD_FIELDS})`;
+  }
+
+  head(threadId: string): AqlQuery {
+    return aql`
+      FOR t IN ${this.c.threads}
+        FILTER t._key == ${threadId}
+        LIMIT 1
+        RETURN { revision: t.revision, usage: t.usage }`;
+  }
+
+  /**
+   * The owner's threads of one graph, most recently updated first, without their messages: the count
+   * of what clients see (not system messages) and whether an interrupt waits are computed server-side.
+   */
+  summaries(workspace: string, userId: string, graphKey: string): AqlQuery {
+    return aql`
+      FOR t IN ${this.c.threads}
+        FILTER t.workspace == ${workspace} AND t.userId == ${userId} AND t.graphKey == ${graphKey}
+        SORT t.lastUpdatedTime DESC, t._key DESC
+        LET history = NOT_NULL(t.conversationHistory, [])
+        RETURN {
+          threadId: t._key,
+          graphKey: t.graphKey,
+          title: t.title,
+          firstQuestion: t.title == null ? FIRST(FOR m IN history FILTER m.role == ${'user'} LIMIT 1 RETURN m.content) : null,
+          createdTime: t.createdTime,
+          lastUpdatedTime: t.lastUpdatedTime,
+          messageCount: LENGTH(FOR m IN history FILTER m.role != ${'system'} RETURN 1),
+          pendingInterrupt: t.pendingInterrupt.interrupt != null
+        }`;
+  }
+
+  /** Removes the thread and its lease (a run still holding it loses it): `[{ removed, released }]`. */
+  removeThread(threadId: string): AqlQuery {
+    return aql`
+      LET removed = (FOR t IN ${this.c.threads} FILTER t._key == ${threadId} REMOVE t IN ${this.c.threads} RETURN 1)
+      LET released = (FOR l IN ${this.c.leases} FILTER l._key == ${threadId} REMOVE l IN ${this.c.leases} RETURN 1)
+      RETURN { removed: LENGTH(removed) > 0, released: LENGTH(released) > 0 }`;
+  }
+
+  /**
+   * The commit itself: appends the round, applies the patch, bumps the revision and records the
+   * operation id, only when the stored revision is the expected one and the operation is not among
+   * those applied. Returns `[{ revision, lastUpdatedTime }]` when applied, `[]` otherwise (see
+   * commitState). `mergeObjects: false`: a new pending interrupt replaces the old one whole.
+   */
+  commit(params: CommitParams): AqlQuery {
+    const { threadId, operationId, expectedRevision } = params;
+    return aql`
+      FOR t IN ${this.c.threads}
+        FILTER t._key == ${threadId}
+        FILTER NOT_NULL(t.revision, 0) == ${expectedRevision}
+        FILTER ${operationId} NOT IN NOT_NULL(t.appliedOperationIds, [])
+        LIMIT 1
+        UPDATE t WITH MERGE(${params.patch}, {
+          conversationHistory: APPEND(NOT_NULL(t.conversationHistory, []), ${params.append}),
+          revision: ${expectedRevision + 1},
+          lastUpdatedTime: ${params.now},
+          appliedOperationIds: SLICE(APPEND(NOT_NULL(t.appliedOperationIds, []), [${operationId}]), ${-params.operationsKept})
+        }) IN ${this.c.threads}
+        OPTIONS { ignoreRevs: false, mergeObjects: false, keepNull: true }
+        RETURN { revision: NEW.revision, lastUpdatedTime: NEW.lastUpdatedTime }`;
+  }
+
+  /** Why a commit did not apply: the stored revision and whether the operation was already applied. */
+  commitState(threadId: string, operationId: string): AqlQuery {
+    return aql`
+      FOR t IN ${this.c.threads}
+        FILTER t._key == ${threadId}
+        LIMIT 1
+        RETURN {
+          revision: NOT_NULL(t.revision, 0),
+          lastUpdatedTime: NOT_NULL(t.lastUpdatedTime, t.createdTime),
+          replayed: ${operationId} IN NOT_NULL(t.appliedOperationIds, [])
+        }`;
+  }
+
+  // ── leases ───────────────────────────────────────────────────────────────
+
+  /**
+   * Takes the lease when it is free, expired, or already the holder's (a retried acquire), in one
+   * query: nothing is written when another holder has it (`[]`). Returns `[true]` when the holder
+   * now has it. The UPSERT checks the condition again on the version it writes over.
+   */
+  acquireLease(params: LeaseParams): AqlQuery {
+    const { threadId, holder, now } = params;
+    return aql`
+      LET existing = FIRST(FOR l IN ${this.c.leases} FILTER l._key == ${threadId} LIMIT 1 RETURN l)
+      FILTER existing == null OR existing.holder == ${holder} OR existing.expiresAt <= ${now}
+      LET lease = { holder: ${holder}, expiresAt: ${params.expiresAt}, removeAt: DATE_NOW() / 1000 + ${params.retentionSeconds} }
+      UPSERT { _key: ${threadId} }
+        INSERT MERGE(lease, { _key: ${threadId}, threadId: ${threadId} })
+        UPDATE OLD.holder == ${holder} OR OLD.expiresAt <= ${now} ? lease : {}
+        IN ${this.c.leases}
+      RETURN NEW.holder == ${holder}`;
+  }
+
+  /** Extends the holder's lease; `[true]` when it still held it. */
+  renewLease(params: LeaseParams): AqlQuery {
+    const { threadId, holder } = params;
+    return aql`
+      FOR l IN ${this.c.leases}
+        FILTER l._key == ${threadId} AND l.holder == ${holder}
+        LIMIT 1
+        UPDATE l WITH { expiresAt: ${params.expiresAt}, removeAt: DATE_NOW() / 1000 + ${params.retentionSeconds} } IN ${this.c.leases}
+        OPTIONS { ignoreRevs: false }
+        RETURN true`;
+  }
+
+  releaseLease(threadId: string, holder: string): AqlQuery {
+    return aql`
+      FOR l IN ${this.c.leases}
+        FILTER l._key == ${threadId} AND l.holder == ${holder}
+        LIMIT 1
+        REMOVE l IN ${this.c.leases}
+        OPTIONS { ignoreRevs: false }`;
+  }
+
+  // ── usage ────────────────────────────────────────────────────────────────
+
+  /**
+   * Adds usage to the thread (when given; its revision does not move) and to the workspace totals, in
+   * one query: both or neither. Missing totals count as 0.
+   */
+  addUsage(params: UsageParams): AqlQuery {
+    const threadUpdate =
+      params.threadId === null
+        ? aql``
+        : aql`
+      LET touched = (
+        FOR t IN ${this.c.threads}
+          FILTER t._key == ${params.threadId}
+          LIMIT 1
+          UPDATE t WITH { usage: {
+            promptTokens: NOT_NULL(t.usage.promptTokens, 0) + delta.promptTokens,
+            completionTokens: NOT_NULL(t.usage.completionTokens, 0) + delta.completionTokens,
+            cachedTokens: NOT_NULL(t.usage.cachedTokens, 0) + delta.cachedTokens,
+            totalTokens: NOT_NULL(t.usage.totalTokens, 0) + delta.totalTokens,
+            costUsd: NOT_NULL(t.usage.costUsd, 0) + delta.costUsd,
+            llmCalls: NOT_NULL(t.usage.llmCalls, 0) + delta.llmCalls
+          } } IN ${this.c.threads}
+          OPTIONS { ignoreRevs: false, mergeObjects: false }
+          RETURN 1
+      )`;
+    return aql`
+      LET delta = ${params.usage}
+      ${threadUpdate}
+      UPSERT { _key: ${params.workspaceKey} }
+        INSERT { _key: ${params.workspaceKey}, workspace: ${params.workspace}, usage: delta, updatedTime: ${params.now} }
+        UPDATE { usage: {
+          promptTokens: NOT_NULL(OLD.usage.promptTokens, 0) + delta.promptTokens,
+          completionTokens: NOT_NULL(OLD.usage.completionTokens, 0) + delta.completionTokens,
+          cachedTokens: NOT_NULL(OLD.usage.cachedTokens, 0) + delta.cachedTokens,
+          totalTokens: NOT_NULL(OLD.usage.totalTokens, 0) + delta.totalTokens,
+          costUsd: NOT_NULL(OLD.usage.costUsd, 0) + delta.costUsd,
+          llmCalls: NOT_NULL(OLD.usage.llmCalls, 0) + delta.llmCalls
+        }, updatedTime: ${params.now} }
+        IN ${this.c.workspaceUsage}
+        OPTIONS { mergeObjects: false }
+      RETURN { workspace: NEW.usage, threadUpdated: ${params.threadId === null ? aql`false` : aql`LENGTH(touched) > 0`} }`;
+  }
+
+  workspaceUsage(workspaceKey: string): AqlQuery {
+    return aql`
+      FOR u IN ${this.c.workspaceUsage}
+        FILTER u._key == ${workspaceKey}
+        LIMIT 1
+        RETURN u.usage`;
+  }
+
+  // ── idempotency keys ─────────────────────────────────────────────────────
+
+  /**
+   * Reserves the key unless a live record holds it (an expired record is replaced): `[true]` when this
+   * call's reservation was written, `[]` or `[false]` otherwise (then read idempotencyState). Two
+   * concurrent reservations of a free key cannot both win: the second insert (or update) of the same
+   * key fails and, run again, finds the first one live. Nothing is read after the write (ArangoDB
+   * refuses a read of a collection after its modification, even of a variable it may inline).
+   */
+  reserveIdempotencyKey(entry: IdempotencyEntry, now: number, retentionSeconds: number): AqlQuery {
+    return aql`
+      LET existing = FIRST(FOR k IN ${this.c.idempotencyKeys} FILTER k._key == ${entry._key} LIMIT 1 RETURN k)
+      FILTER existing == null OR existing.expiresAt <= ${now}
+      LET reservation = MERGE(${entry}, { removeAt: DATE_NOW() / 1000 + ${retentionSeconds} })
+      UPSERT { _key: ${entry._key} }
+        INSERT reservation
+        UPDATE OLD.expiresAt <= ${now} ? reservation : {}
+        IN ${this.c.idempotencyKeys}
+        OPTIONS { mergeObjects: false }
+      RETURN NEW.reservation == ${entry.reservation}`;
+  }
+
+  /** The live record of a key: `[{ state, response }]`, or `[]` when there is none (free or expired). */
+  idempotencyState(id: string, now: number): AqlQuery {
+    return aql`
+      FOR k IN ${this.c.idempotencyKeys}
+        FILTER k._key == ${id} AND k.expiresAt > ${now}
+        LIMIT 1
+        RETURN { state: k.state, response: k.response }`;
+  }
+
+  completeIdempotencyKey(id: string, response: unknown): AqlQuery {
+    return aql`
+      FOR k IN ${this.c.idempotencyKeys}
+        FILTER k._key == ${id} AND k.state == ${'in_progress'}
+        LIMIT 1
+        UPDATE k WITH { state: ${'completed'}, response: ${response ?? null} } IN ${this.c.idempotencyKeys}
+        OPTIONS { ignoreRevs: false, mergeObjects: false }`;
+  }
+
+  releaseIdempotencyKey(id: string): AqlQuery {
+    return aql`
+      FOR k IN ${this.c.idempotencyKeys}
+        FILTER k._key == ${id} AND k.state == ${'in_progress'}
+        LIMIT 1
+        REMOVE k IN ${this.c.idempotencyKeys}
+        OPTIONS { ignoreRevs: false }`;
+  }
+}

@@ -1,0 +1,91 @@
+import { Database } from 'arangojs';
+import { arangoErrorReply, FakeArangoReply, FakeArangoRequest, FakeArangoServer, startFakeArango } from '../../../test/support/fake-arango.server';
+import { resetLogSink, setLogSink } from '../../observability/logger';
+import { ARANGO_THREAD_NAMES } from './arango-thread.names';
+import { ArangoThreadSchema, TTL_FIELD } from './arango-thread.schema';
+
+/** The collections ArangoDB would hold (name → type: 2 document, 3 edge), served over the REST paths arangojs calls. */
+interface FakeCollections {
+  types: Map<string, number>;
+  /** Answer collection creations with "duplicate name", as when another instance won the race. */
+  loseCreationRace?: boolean;
+}
+
+function serve(state: FakeCollections, request: FakeArangoRequest): FakeArangoReply {
+  const path = request.path.replace(/^\/_db\/[^/]+/, '');
+  const ok = (body: object = {}): FakeArangoReply => ({ status: 200, body: { error: false, code: 200, ...body } });
+  const match = path.match(/^\/_api\/collection\/([^/]+)(\/properties)?$/);
+  if (match) {
+    const type = state.types.get(match[1]);
+    return type === undefined ? arangoErrorReply(404, 1203, 'collection not found') : ok({ name: match[1], type });
+  }
+  if (path === '/_api/collection' && request.method === 'POST') {
+    const { name, type } = request.body as { name: string; type: number };
+    state.types.set(name, type);
+    return state.loseCreationRace ? arangoErrorReply(409, 1207, 'duplicate name') : ok({ name, type });
+  }
+  if (path === '/_api/index' && request.method === 'POST') {
+    return { status: 201, body: { error: false, code: 201, isNewlyCreated: true, ...(request.body as object) } };
+  }
+  return arangoErrorReply(501, 9, `unscripted ${request.method} ${path}`);
+}
+
+describe(ArangoThreadSchema.name, () => {
+  let server: FakeArangoServer;
+  let state: FakeCollections;
+  let db: Database;
+
+  beforeAll(async () => {
+    server = await startFakeArango((request) => serve(state, request));
+  });
+  afterAll(() => server.close());
+  beforeEach(() => {
+    setLogSink(() => undefined);
+    server.requests.length = 0;
+    db = new Database({ url: server.url, databaseName: 'nodius' });
+  });
+  afterEach(() => {
+    db.close();
+    resetLogSink();
+  });
+
+  const indexRequests = () =>
+    server.requests.filter((request) => request.method === 'POST' && request.path.endsWith('/_api/index')).map((request) => [request.query.collection, request.body]);
+  const creations = () => server.requests.filter((request) => request.method === 'POST' && request.path.endsWith('/_api/collection'));
+
+  it('creates the four document collections, the owner index and the TTL cleanup indexes on an empty database', async () => {
+    state = { types: new Map() };
+    await new ArangoThreadSchema(db).ensure();
+    expect(Object.fromEntries(state.types)).toEqual({
+      [ARANGO_THREAD_NAMES.threads]: 2,
+      [ARANGO_THREAD_NAMES.leases]: 2,
+      [ARANGO_THREAD_NAMES.workspaceUsage]: 2,
+      [ARANGO_THREAD_NAMES.idempotencyKeys]: 2,
+    });
+    expect(indexRequests()).toEqual([
+      [ARANGO_THREAD_NAMES.threads, { type: 'persistent', fields: ['workspace', 'userId', 'graphKey', 'lastUpdatedTime'] }],
+      [ARANGO_THREAD_NAMES.leases, { type: 'ttl', fields: [TTL_FIELD], expireAfter: 0 }],
+      [ARANGO_THREAD_NAMES.idempotencyKeys, { type: 'ttl', fields: [TTL_FIELD], expireAfter: 0 }],
+    ]);
+  });
+
+  it('uses the nodius_ai_threads Nodius already has, creating only what is missing', async () => {
+    state = { types: new Map([[ARANGO_THREAD_NAMES.threads, 2]]) };
+    await new ArangoThreadSchema(db).ensure();
+    expect(creations().map((request) => (request.body as { name: string }).name)).toEqual([
+      ARANGO_THREAD_NAMES.leases,
+      ARANGO_THREAD_NAMES.workspaceUsage,
+      ARANGO_THREAD_NAMES.idempotencyKeys,
+    ]);
+  });
+
+  it('accepts losing a creation race to another instance starting at the same time', async () => {
+    state = { types: new Map(), loseCreationRace: true };
+    await expect(new ArangoThreadSchema(db).ensure()).resolves.toBeUndefined();
+  });
+
+  it('refuses to run on a thread collection that is an edge collection', async () => {
+    state = { types: new Map([[ARANGO_THREAD_NAMES.leases, 3]]) };
+    await expect(new ArangoThreadSchema(db).ensure()).rejects.toThrow(`Collection ${ARANGO_THREAD_NAMES.leases} exists but is not a document collection`);
+  });
+});
