@@ -28,6 +28,10 @@ export class Bm25Index {
   private readonly postings = new Map<string, Posting>();
   private readonly lengths: number[] = [];
   private totalLength = 0;
+  /** Per document: k1 × (1 − b + b × length / average length), computed on the first search after additions. */
+  private lengthNorms: Float64Array | null = null;
+  /** Reused across addDocument calls: one Map per document would dominate the build. */
+  private readonly frequencies = new Map<string, number>();
 
   constructor(private readonly options: Bm25Options = { k1: 1.2, b: 0.75 }) {}
 
@@ -37,7 +41,8 @@ export class Bm25Index {
 
   addDocument(fields: readonly Bm25Field[]): number {
     const doc = this.lengths.length;
-    const frequencies = new Map<string, number>();
+    const frequencies = this.frequencies;
+    frequencies.clear();
     let length = 0;
     for (const field of fields) {
       for (const token of field.tokens) frequencies.set(token, (frequencies.get(token) ?? 0) + field.weight);
@@ -54,6 +59,7 @@ export class Bm25Index {
     }
     this.lengths.push(length);
     this.totalLength += length;
+    this.lengthNorms = null;
     return doc;
   }
 
@@ -65,8 +71,8 @@ export class Bm25Index {
   search(queryTerms: readonly string[], limit: number, bonus?: (doc: number, maxScore: number) => number): Array<{ doc: number; score: number }> {
     const count = this.lengths.length;
     if (count === 0 || limit <= 0) return [];
-    const { k1, b } = this.options;
-    const averageLength = this.totalLength / count || 1;
+    const k1 = this.options.k1;
+    const norms = this.lengthNormsOf(count);
     const scores = new Float64Array(count);
     const touched: number[] = [];
     for (const term of new Set(queryTerms)) {
@@ -77,9 +83,8 @@ export class Bm25Index {
       for (let index = 0; index < df; index += 1) {
         const doc = posting.docs[index];
         const frequency = posting.frequencies[index];
-        const norm = k1 * (1 - b + (b * this.lengths[doc]) / averageLength);
         if (scores[doc] === 0) touched.push(doc);
-        scores[doc] += (idf * frequency * (k1 + 1)) / (frequency + norm);
+        scores[doc] += (idf * frequency * (k1 + 1)) / (frequency + norms[doc]);
       }
     }
     let maxScore = 0;
@@ -90,5 +95,15 @@ export class Bm25Index {
       if (score > 0) collector.offer(doc, score);
     }
     return collector.result().map(({ item, score }) => ({ doc: item, score }));
+  }
+
+  private lengthNormsOf(count: number): Float64Array {
+    if (this.lengthNorms) return this.lengthNorms;
+    const { k1, b } = this.options;
+    const averageLength = this.totalLength / count || 1;
+    const norms = new Float64Array(count);
+    for (let doc = 0; doc < count; doc += 1) norms[doc] = k1 * (1 - b + (b * this.lengths[doc]) / averageLength);
+    this.lengthNorms = norms;
+    return norms;
   }
 }

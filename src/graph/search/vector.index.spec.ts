@@ -1,4 +1,6 @@
+import { JsDotProductKernel } from './js-dot-product.kernel';
 import { VectorIndex } from './vector.index';
+import { WasmDotProductKernel } from './wasm-dot-product.kernel';
 
 const vec = (...values: number[]) => Float32Array.from(values);
 
@@ -28,8 +30,11 @@ describe(VectorIndex.name, () => {
     expect(index.search(vec(1, 0), 0.3, 1).map((hit) => hit.key)).toEqual(['same']);
   });
 
-  it('matches a brute-force cosine on odd dimensions (unrolled loop remainder)', () => {
-    const dimension = 7;
+  it.each([
+    ['WebAssembly SIMD', (rows: number, dimension: number) => new WasmDotProductKernel(rows, Math.ceil(dimension / 8) * 8)],
+    ['JavaScript', (rows: number, dimension: number) => new JsDotProductKernel(rows, Math.ceil(dimension / 8) * 8)],
+  ])('matches a brute-force cosine on a dimension that needs padding (%s kernel)', (_name, createKernel) => {
+    const dimension = 13;
     const entries = Array.from({ length: 50 }, (_, row) => ({
       key: `n${row}`,
       vector: Float32Array.from({ length: dimension }, (_, column) => Math.sin(row * 31 + column * 7)),
@@ -50,9 +55,13 @@ describe(VectorIndex.name, () => {
       .map((entry) => ({ key: entry.key, score: cosine(entry.vector, query) }))
       .sort((a, b) => b.score - a.score)
       .slice(0, 5);
-    const hits = VectorIndex.build(entries).search(query, -1, 5);
+    const hits = VectorIndex.build(entries, createKernel).search(query, -1, 5);
     expect(hits.map((hit) => hit.key)).toEqual(expected.map((hit) => hit.key));
     hits.forEach((hit, index) => expect(hit.score).toBeCloseTo(expected[index].score, 5));
+  });
+
+  it('uses the WebAssembly SIMD kernel on this runtime', () => {
+    expect(WasmDotProductKernel.isSupported()).toBe(true);
   });
 
   it('skips rows of another dimension or with a zero norm, and ignores a query of another dimension', () => {

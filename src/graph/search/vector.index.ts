@@ -1,3 +1,4 @@
+import { createDotProductKernel, DotProductKernel } from './dot-product.kernel';
 import { TopKCollector } from './top-k.collector';
 
 export interface VectorEntry {
@@ -6,36 +7,42 @@ export interface VectorEntry {
 }
 
 /**
- * Exact cosine search over vectors of ONE embedding model: rows are normalized once into a single
- * contiguous Float32Array (n × dimension), so a query is one normalization plus a dot product per
- * row, scanned in memory order. Rows whose dimension differs from the first row's, or whose norm is
- * zero, are left out (`skipped`): they cannot be compared.
+ * Exact cosine search over vectors of ONE embedding model: rows are normalized once into one
+ * contiguous Float32 matrix (n × dimension, padded), so a query is one normalization plus a dot
+ * product per row, done by a WebAssembly SIMD kernel (see dot-product.kernel.ts). No approximation:
+ * every row is scored. Rows whose dimension differs from the first row's, or whose norm is zero,
+ * are left out (`skipped`): they cannot be compared.
  */
 export class VectorIndex {
   private constructor(
     readonly dimension: number,
     private readonly keys: string[],
-    private readonly matrix: Float32Array,
+    private readonly kernel: DotProductKernel | null,
     readonly skipped: number,
   ) {}
 
-  static build(entries: Iterable<VectorEntry>): VectorIndex {
+  static build(
+    entries: Iterable<VectorEntry>,
+    createKernel: (rows: number, dimension: number) => DotProductKernel = createDotProductKernel,
+  ): VectorIndex {
     const list = Array.isArray(entries) ? (entries as VectorEntry[]) : [...entries];
     const dimension = list.find((entry) => entry.vector.length > 0)?.vector.length ?? 0;
+    const rows: Array<{ vector: Float32Array; norm: number }> = [];
     const keys: string[] = [];
-    const matrix = new Float32Array(list.length * dimension);
-    let skipped = 0;
     for (const { key, vector } of list) {
       const norm = vector.length === dimension ? euclideanNorm(vector) : 0;
-      if (norm === 0) {
-        skipped += 1;
-        continue;
-      }
-      const offset = keys.length * dimension;
-      for (let index = 0; index < dimension; index += 1) matrix[offset + index] = vector[index] / norm;
+      if (norm === 0) continue;
+      rows.push({ vector, norm });
       keys.push(key);
     }
-    return new VectorIndex(dimension, keys, matrix.subarray(0, keys.length * dimension), skipped);
+    const kernel = rows.length > 0 ? createKernel(rows.length, dimension) : null;
+    if (kernel) {
+      rows.forEach(({ vector, norm }, row) => {
+        const offset = row * kernel.width;
+        for (let index = 0; index < dimension; index += 1) kernel.matrix[offset + index] = vector[index] / norm;
+      });
+    }
+    return new VectorIndex(dimension, keys, kernel, list.length - rows.length);
   }
 
   get size(): number {
@@ -47,31 +54,16 @@ export class VectorIndex {
    * `limit`; ties by insertion order. A query of another dimension (or a zero vector) matches nothing.
    */
   search(query: ArrayLike<number>, minScore: number, limit: number): Array<{ key: string; score: number }> {
-    const dimension = this.dimension;
-    if (limit <= 0 || this.keys.length === 0 || query.length !== dimension) return [];
+    const { kernel, dimension } = this;
+    if (!kernel || limit <= 0 || query.length !== dimension) return [];
     const norm = euclideanNorm(query);
     if (norm === 0) return [];
-    const unit = new Float32Array(dimension);
-    for (let index = 0; index < dimension; index += 1) unit[index] = query[index] / norm;
-
-    const matrix = this.matrix;
+    for (let index = 0; index < dimension; index += 1) kernel.query[index] = query[index] / norm;
+    kernel.run();
+    const scores = kernel.scores;
     const collector = new TopKCollector(limit);
-    const unrolled = dimension - (dimension % 4);
-    for (let row = 0, offset = 0; row < this.keys.length; row += 1, offset += dimension) {
-      // Four independent sums let the CPU overlap the multiply-adds.
-      let s0 = 0;
-      let s1 = 0;
-      let s2 = 0;
-      let s3 = 0;
-      let index = 0;
-      for (; index < unrolled; index += 4) {
-        s0 += matrix[offset + index] * unit[index];
-        s1 += matrix[offset + index + 1] * unit[index + 1];
-        s2 += matrix[offset + index + 2] * unit[index + 2];
-        s3 += matrix[offset + index + 3] * unit[index + 3];
-      }
-      for (; index < dimension; index += 1) s0 += matrix[offset + index] * unit[index];
-      const score = s0 + s1 + s2 + s3;
+    for (let row = 0; row < scores.length; row += 1) {
+      const score = scores[row];
       if (score > minScore && score > collector.threshold) collector.offer(row, score);
     }
     return collector.result().map(({ item, score }) => ({ key: this.keys[item], score: Math.min(1, score) }));

@@ -6,7 +6,7 @@ import { NodeSearchIndex } from '../search/node-search.index';
 import { VectorIndex } from '../search/vector.index';
 import { SqliteGraphIndexCache } from './sqlite-graph-index.cache';
 import { decodeDocument, decodeVector } from './sqlite-graph.codec';
-import { DocumentRow, SqliteGraphStatements, StepRow } from './sqlite-graph.statements';
+import { DocumentRow, SqliteGraphStatements } from './sqlite-graph.statements';
 import { SqliteGraphWriter } from './sqlite-graph.writer';
 
 /**
@@ -63,7 +63,7 @@ export class SqliteGraphDataSource implements MutableGraphDataSource {
         ? statements.edgesFrom.all(workspace, graphKey, nodeKey)
         : direction === 'in'
           ? statements.edgesTo.all(workspace, graphKey, nodeKey)
-          : statements.edgesTouching.all(workspace, graphKey, nodeKey, nodeKey);
+          : statements.edgesTouching.all(workspace, graphKey, nodeKey, workspace, graphKey, nodeKey);
     return decodeAll<GraphEdge>(rows);
   }
 
@@ -149,15 +149,18 @@ export class SqliteGraphDataSource implements MutableGraphDataSource {
   /** Neighbours one hop from the frontier, in frontier order, then in edge (insertion) order whatever their direction. */
   private neighboursOf(graphId: number, frontier: string[], direction: EdgeDirection): string[] {
     const frontierJson = JSON.stringify(frontier);
-    const outgoing: StepRow[] = direction === 'in' ? [] : this.statements.stepsOut.all(frontierJson, graphId);
-    const incoming: StepRow[] = direction === 'out' ? [] : this.statements.stepsIn.all(frontierJson, graphId);
-    if (incoming.length === 0) return outgoing.map((step) => step.target);
-    if (outgoing.length === 0) return incoming.map((step) => step.source);
     const rank = new Map(frontier.map((key, index) => [key, index]));
-    const steps = [
-      ...outgoing.map((step) => ({ rank: rank.get(step.source) ?? 0, edgeId: step.edgeId, neighbour: step.target })),
-      ...incoming.map((step) => ({ rank: rank.get(step.target) ?? 0, edgeId: step.edgeId, neighbour: step.source })),
-    ];
+    const steps: Array<{ rank: number; edgeId: number; neighbour: string }> = [];
+    if (direction !== 'in') {
+      for (const step of this.statements.stepsOut.all(graphId, frontierJson)) {
+        steps.push({ rank: rank.get(step.source) ?? 0, edgeId: step.edgeId, neighbour: step.target });
+      }
+    }
+    if (direction !== 'out') {
+      for (const step of this.statements.stepsIn.all(graphId, frontierJson)) {
+        steps.push({ rank: rank.get(step.target) ?? 0, edgeId: step.edgeId, neighbour: step.source });
+      }
+    }
     steps.sort((left, right) => left.rank - right.rank || left.edgeId - right.edgeId);
     return steps.map((step) => step.neighbour);
   }

@@ -68,14 +68,14 @@ export class SqliteGraphStatements {
   readonly edgesOfSheet: Statement<[string, string, string], DocumentRow>;
   readonly edgesFrom: Statement<[string, string, string], DocumentRow>;
   readonly edgesTo: Statement<[string, string, string], DocumentRow>;
-  readonly edgesTouching: Statement<[string, string, string, string], DocumentRow>;
+  readonly edgesTouching: Statement<[string, string, string, string, string, string], DocumentRow>;
 
   // By graph id (after a workspace-filtered graphRef)
   readonly nodeDocumentsOfGraph: Statement<[number], DocumentRow>;
   readonly nodeDocumentsByKeys: Statement<[number, string], KeyedDocumentRow>;
   readonly vectorsOfModel: Statement<[number, string], VectorRow>;
-  readonly stepsOut: Statement<[string, number], StepRow>;
-  readonly stepsIn: Statement<[string, number], StepRow>;
+  readonly stepsOut: Statement<[number, string], StepRow>;
+  readonly stepsIn: Statement<[number, string], StepRow>;
   readonly edgesBetween: Statement<[number, string, string], DocumentRow>;
   readonly nodeDocumentById: Statement<[number, string], DocumentRow>;
   readonly edgeDocumentById: Statement<[number, string], DocumentRow>;
@@ -86,7 +86,8 @@ export class SqliteGraphStatements {
   readonly updateNodeDocument: Statement<[string, string, string, number, string]>;
   readonly setNodeVector: Statement<[Buffer | null, string | null, string | null, number, string]>;
   readonly deleteNode: Statement<[number, string]>;
-  readonly deleteEdgesTouching: Statement<[number, string, string]>;
+  readonly deleteEdgesFrom: Statement<[number, string]>;
+  readonly deleteEdgesTo: Statement<[number, string]>;
   readonly insertEdge: Statement<[number, string, string, string, string, string]>;
   readonly updateEdge: Statement<[string, string, string, string, number, string]>;
   readonly deleteEdge: Statement<[number, string]>;
@@ -127,7 +128,10 @@ export class SqliteGraphStatements {
     this.edgesOfSheet = db.prepare(`SELECT e.document FROM ${EDGES_OF} AND e.sheet = ? ORDER BY e.id`);
     this.edgesFrom = db.prepare(`SELECT e.document FROM ${EDGES_OF} AND e.source = ? ORDER BY e.id`);
     this.edgesTo = db.prepare(`SELECT e.document FROM ${EDGES_OF} AND e.target = ? ORDER BY e.id`);
-    this.edgesTouching = db.prepare(`SELECT e.document FROM ${EDGES_OF} AND (e.source = ? OR e.target = ?) ORDER BY e.id`);
+    // A UNION, not an OR: each half uses its index; the union also returns a self-loop once.
+    this.edgesTouching = db.prepare(
+      `SELECT e.id, e.document FROM ${EDGES_OF} AND e.source = ? UNION SELECT e.id, e.document FROM ${EDGES_OF} AND e.target = ? ORDER BY 1`,
+    );
 
     this.nodeDocumentsOfGraph = db.prepare('SELECT document FROM graph_nodes WHERE graph_id = ? ORDER BY id');
     this.nodeDocumentsByKeys = db.prepare(
@@ -136,12 +140,13 @@ export class SqliteGraphStatements {
     this.vectorsOfModel = db.prepare(
       'SELECT node_key AS key, embedding FROM graph_nodes WHERE graph_id = ? AND embedding_model = ? AND embedding IS NOT NULL ORDER BY id',
     );
-    // One BFS level: the frontier comes as a JSON array; rows follow frontier order, then edge order.
+    // One BFS level; the frontier comes as a JSON array. `IN (SELECT value FROM json_each(?))` keeps the
+    // (graph_id, source|target) index in use (a JOIN on json_each made the planner scan the graph's edges).
     this.stepsOut = db.prepare(
-      'SELECT e.source, e.target, e.id AS edgeId FROM json_each(?) f JOIN graph_edges e ON e.graph_id = ? AND e.source = f.value ORDER BY f.key, e.id',
+      'SELECT source, target, id AS edgeId FROM graph_edges WHERE graph_id = ? AND source IN (SELECT value FROM json_each(?))',
     );
     this.stepsIn = db.prepare(
-      'SELECT e.source, e.target, e.id AS edgeId FROM json_each(?) f JOIN graph_edges e ON e.graph_id = ? AND e.target = f.value ORDER BY f.key, e.id',
+      'SELECT source, target, id AS edgeId FROM graph_edges WHERE graph_id = ? AND target IN (SELECT value FROM json_each(?))',
     );
     this.edgesBetween = db.prepare(
       'SELECT document FROM graph_edges WHERE graph_id = ? AND source IN (SELECT value FROM json_each(?)) ' +
@@ -163,7 +168,8 @@ export class SqliteGraphStatements {
       'UPDATE graph_nodes SET embedding = ?, embedding_model = ?, embedding_hash = ? WHERE graph_id = ? AND node_key = ?',
     );
     this.deleteNode = db.prepare('DELETE FROM graph_nodes WHERE graph_id = ? AND node_key = ?');
-    this.deleteEdgesTouching = db.prepare('DELETE FROM graph_edges WHERE graph_id = ? AND (source = ? OR target = ?)');
+    this.deleteEdgesFrom = db.prepare('DELETE FROM graph_edges WHERE graph_id = ? AND source = ?');
+    this.deleteEdgesTo = db.prepare('DELETE FROM graph_edges WHERE graph_id = ? AND target = ?');
     this.insertEdge = db.prepare(
       'INSERT INTO graph_edges (graph_id, edge_key, sheet, source, target, document) VALUES (?, ?, ?, ?, ?, ?)',
     );

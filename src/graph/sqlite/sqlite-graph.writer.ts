@@ -126,7 +126,8 @@ export class SqliteGraphWriter {
     const statements = this.statements;
     for (const edgeKey of plan.edgeKeysToDelete) statements.deleteEdge.run(graphId, edgeKey);
     for (const nodeKey of plan.nodeKeysToDelete) {
-      statements.deleteEdgesTouching.run(graphId, nodeKey, nodeKey);
+      statements.deleteEdgesFrom.run(graphId, nodeKey);
+      statements.deleteEdgesTo.run(graphId, nodeKey);
       statements.deleteNode.run(graphId, nodeKey);
     }
     for (const node of plan.nodesToCreate) this.insertNode(graphId, node, vectorCarriedBy(node));
