@@ -21,6 +21,13 @@ describe(SearchTextTokenizer.name, () => {
     for (const spelling of ['fetchApi', 'FetchAPI', 'fetch_api', 'FETCH-API', 'Fetch Api']) expect(tokenize(spelling)).toEqual(expected);
   });
 
+  it('splits identifiers the same way whether they need accent folding or not', () => {
+    for (const identifier of ['getHTTPResponse2024Data', 'splitter1Node', 'oauth2Token', 'ABCdef', 'v2Api', 'x9Y', 'parseJSON']) {
+      const accented = identifier.replace(/e/, 'é');
+      expect({ identifier, tokens: tokenize(accented) }).toEqual({ identifier, tokens: tokenize(identifier) });
+    }
+  });
+
   it('folds accents, ligatures and case', () => {
     expect(tokenize('Données ÉLÈVES cœur')).toEqual(tokenize('donnees eleves coeur'));
     expect(tokenize('Données')).toEqual(['donne']);
