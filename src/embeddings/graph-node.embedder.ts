@@ -1,0 +1,163 @@
+import { performance } from 'node:perf_hooks';
+import { GraphStore, NodeEmbeddingWrite, StoredEmbeddingState } from '../graph/graph-store';
+import { GraphNode, NodeTypeConfig } from '../graph/graph.types';
+import { Logger } from '../observability/logger';
+import { isAbortError } from '../providers/llm-abort.error';
+import { ConcurrencyLimiter } from './concurrency.limiter';
+import { EmbeddingBatchRunner, EmbeddingBatchRunnerOptions } from './embedding-batch.runner';
+import { EmbeddingProvider } from './embedding-provider';
+import { EmbeddingRunReport, emptyEmbeddingRunReport } from './embedding-run.report';
+import { planNodeEmbedding } from './node-embedding.planner';
+
+export interface GraphNodeEmbedderOptions extends EmbeddingBatchRunnerOptions {
+  /** Texts per upstream call (EMBEDDING_BATCH_SIZE). */
+  batchSize: number;
+  /** Bounds concurrent batches; shared by every run of one embedder (EMBEDDING_CONCURRENCY). */
+  limiter: ConcurrencyLimiter;
+}
+
+export interface EmbedGraphOptions {
+  /** Embed every node with a text, current vector or not. */
+  force?: boolean;
+  signal?: AbortSignal;
+  /** Called after each node is decided and after each batch lands (progress bars). */
+  onProgress?: (report: Readonly<EmbeddingRunReport>, total: number) => void;
+}
+
+/** The nodes of a graph to look at: some keys (created or changed ones), or all of them. */
+export type NodeSelection = string[] | 'all';
+
+interface PendingText {
+  nodeKey: string;
+  text: string;
+  hash: string;
+}
+
+const logger = new Logger('embeddings');
+
+/**
+ * Gives the stored nodes of one graph the vectors they lack (the write path of seed 000): reads
+ * the selected nodes, their type configs and stored embedding states from the GraphStore, skips
+ * empty texts and current vectors (same model, same text hash), embeds the rest in batches of
+ * `batchSize` (at most `limiter.limit` batches at once), and stores each batch's vectors with their
+ * model and text hash. A failed text never stops the others; each batch logs one summary line
+ * (counts, never content). Works on whichever store is configured; reads the store, never the live overlay.
+ */
+export class GraphNodeEmbedder {
+  private readonly runner: EmbeddingBatchRunner;
+
+  constructor(
+    private readonly store: GraphStore,
+    readonly provider: EmbeddingProvider,
+    private readonly options: GraphNodeEmbedderOptions,
+  ) {
+    this.runner = new EmbeddingBatchRunner(provider, options);
+  }
+
+  async embedGraph(workspace: string, graphKey: string, selection: NodeSelection, options: EmbedGraphOptions = {}): Promise<EmbeddingRunReport> {
+    const report = emptyEmbeddingRunReport();
+    const callsBefore = this.runner.calls;
+    const source = this.store.forWorkspace(workspace);
+    if (!(await source.getGraph(graphKey))) return report;
+    const [nodes, configs, states] = await Promise.all([
+      selection === 'all' ? source.getNodes(graphKey) : source.getNodesByKeys(graphKey, selection),
+      source.getNodeConfigs(),
+      this.store.getEmbeddingStates(workspace, graphKey),
+    ]);
+    const configByType = new Map<string, NodeTypeConfig>(configs.map((config) => [config._key, config]));
+    const stateByKey = new Map<string, StoredEmbeddingState>(states.map((state) => [state.nodeKey, state]));
+    const model = this.provider.modelName;
+    const progress = () => options.onProgress?.({ ...report, upstreamCalls: this.runner.calls - callsBefore }, nodes.length);
+
+    const inFlight = new Set<Promise<void>>();
+    let batch: PendingText[] = [];
+    const dispatch = async (texts: PendingText[]) => {
+      let release: () => void;
+      try {
+        release = await this.options.limiter.acquire(options.signal);
+      } catch (error) {
+        // Stopped while waiting for a slot: what was not sent has no vector.
+        report.failed += texts.length;
+        throw error;
+      }
+      const running: Promise<void> = this.embedBatch(workspace, graphKey, texts, report, options.signal)
+        .finally(() => {
+          release();
+          inFlight.delete(running);
+          progress();
+        });
+      inFlight.add(running);
+    };
+
+    try {
+      for (const node of nodes as GraphNode[]) {
+        if (options.signal?.aborted) break;
+        const decision = planNodeEmbedding(node, configByType.get(node.type), stateByKey.get(node._key), model, options.force);
+        report.processed += 1;
+        if (decision.action === 'skip') {
+          if (decision.reason === 'empty') report.skippedEmpty += 1;
+          else report.skippedUnchanged += 1;
+        } else {
+          batch.push(decision);
+          if (batch.length >= this.options.batchSize) {
+            const full = batch;
+            batch = [];
+            await dispatch(full);
+          }
+        }
+        progress();
+      }
+      const last = batch;
+      batch = [];
+      if (last.length > 0 && !options.signal?.aborted) await dispatch(last);
+      else report.failed += last.length;
+    } catch (error) {
+      if (!isAbortError(error)) throw error;
+    } finally {
+      await Promise.all(inFlight);
+    }
+    report.upstreamCalls = this.runner.calls - callsBefore;
+    return report;
+  }
+
+  private async embedBatch(workspace: string, graphKey: string, texts: PendingText[], report: EmbeddingRunReport, signal?: AbortSignal): Promise<void> {
+    const started = performance.now();
+    let entries: NodeEmbeddingWrite[] = [];
+    let failed = 0;
+    let aborted = false;
+    try {
+      const outcomes = await this.runner.embed(texts.map((item) => item.text), signal);
+      outcomes.forEach((outcome, index) => {
+        if ('vector' in outcome && outcome.vector.length > 0) {
+          entries.push({ nodeKey: texts[index].nodeKey, vector: outcome.vector, model: this.provider.modelName, hash: texts[index].hash });
+        } else {
+          failed += 1;
+        }
+      });
+      if (entries.length > 0) await this.store.saveEmbeddings(workspace, graphKey, entries);
+    } catch (error) {
+      aborted = isAbortError(error);
+      if (!aborted) {
+        logger.warn('embedding_batch_failed', { workspace, graphKey, size: texts.length, error: describe(error) });
+      }
+      failed = texts.length;
+      entries = [];
+    }
+    report.embedded += entries.length;
+    report.failed += failed;
+    logger.info('embedding_batch', {
+      workspace,
+      graphKey,
+      model: this.provider.modelName,
+      size: texts.length,
+      embedded: entries.length,
+      failed,
+      ...(aborted ? { aborted: true } : {}),
+      durationMs: Math.round(performance.now() - started),
+    });
+  }
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}
