@@ -25,13 +25,16 @@ export interface ArangoGraphStoreOptions {
   retry?: ArangoRetryPolicy;
   /** Wait for the search view to index recent writes before each BM25 query (contract tests). */
   searchWaitForSync?: boolean;
+  /** The connection belongs to someone else (DatabaseModule's ARANGO_DATABASE): close() leaves it open. */
+  sharedConnection?: boolean;
 }
 
 type StoredDocument = Record<string, unknown>;
 
 /**
  * The production GraphStore: the graphs Nodius keeps in ArangoDB (PROTOCOL.md §2). Opened once at
- * start by `ArangoGraphStore.open()`: connection with retries, schema ensured, capabilities detected.
+ * start by `ArangoGraphStore.open()` (or `onSharedConnection()`, on the service's one connection):
+ * connection with retries, schema ensured, capabilities detected.
  * After that a lost server never crashes the process: each call fails with `store_unavailable` (503,
  * retryable) until it comes back, and `health()` reports it down.
  *
@@ -66,14 +69,16 @@ export class ArangoGraphStore implements GraphStore {
   static async open(settings: ArangoConnectionSettings, options: ArangoGraphStoreOptions = {}): Promise<ArangoGraphStore> {
     const db = await new ArangoConnector(settings, options.retry ?? DEFAULT_ARANGO_RETRY).connect();
     try {
-      const capabilities = await new ArangoSchema(db).ensure();
-      return new ArangoGraphStore(db, capabilities, options);
+      return new ArangoGraphStore(db, await ensureSchema(db), options);
     } catch (error) {
       db.close();
-      throw new Error(`ArangoDB schema setup failed in database "${settings.database}": ${error instanceof Error ? error.message : String(error)}`, {
-        cause: error,
-      });
+      throw error;
     }
+  }
+
+  /** On the service's shared connection (ARANGO_DATABASE, already connected): ensures the schema, detects capabilities. */
+  static async onSharedConnection(db: Database, options: ArangoGraphStoreOptions = {}): Promise<ArangoGraphStore> {
+    return new ArangoGraphStore(db, await ensureSchema(db), { ...options, sharedConnection: true });
   }
 
   forWorkspace(workspace: string): MutableGraphDataSource {
@@ -179,7 +184,17 @@ export class ArangoGraphStore implements GraphStore {
   }
 
   async close(): Promise<void> {
-    this.db.close();
+    if (!this.options.sharedConnection) this.db.close();
+  }
+}
+
+async function ensureSchema(db: Database): Promise<ArangoCapabilities> {
+  try {
+    return await new ArangoSchema(db).ensure();
+  } catch (error) {
+    throw new Error(`ArangoDB schema setup failed in database "${db.name}": ${error instanceof Error ? error.message : String(error)}`, {
+      cause: error,
+    });
   }
 }
 
