@@ -1,4 +1,4 @@
-import { Inject, OnModuleDestroy } from '@nestjs/common';
+import { Inject } from '@nestjs/common';
 import {
   ConnectedSocket,
   MessageBody,
@@ -42,7 +42,7 @@ type RunStarter<T> = (principal: Principal, message: T, sink: SocketRunSink, sig
  * the generation upstream, and ChatService keeps the partial text in the thread.
  */
 @WebSocketGateway({ namespace: '/ai', transports: ['websocket', 'polling'] })
-export class AiGateway implements OnGatewayInit<AiNamespace>, OnGatewayDisconnect<AiServerSocket>, OnModuleDestroy {
+export class AiGateway implements OnGatewayInit<AiNamespace>, OnGatewayDisconnect<AiServerSocket> {
   private readonly events = new AiEventLogger('gateway');
   private readonly scheduler = new TokenFlushScheduler(TOKEN_FLUSH_INTERVAL_MS);
   private readonly presenter: SocketErrorPresenter;
@@ -107,11 +107,6 @@ export class AiGateway implements OnGatewayInit<AiNamespace>, OnGatewayDisconnec
 
   handleDisconnect(socket: AiServerSocket): void {
     this.runs.stopOwner(socket.id, 'client_disconnect');
-  }
-
-  /** Runs are stopped by ActiveRunRegistry at shutdown; whatever text is still buffered goes out now. */
-  onModuleDestroy(): void {
-    this.scheduler.flushAll();
   }
 
   private start<T extends { _id: number; token?: string }>(

@@ -52,13 +52,4 @@ describe(TokenFlushScheduler.name, () => {
     scheduler.cancel(a);
     expect(jest.getTimerCount()).toBe(0);
   });
-
-  it('flushes everything at once on flushAll', () => {
-    const log: string[] = [];
-    const scheduler = new TokenFlushScheduler(10);
-    scheduler.schedule(recorder(log, 'a'));
-    scheduler.flushAll();
-    expect(log).toEqual(['a']);
-    expect(jest.getTimerCount()).toBe(0);
-  });
 });

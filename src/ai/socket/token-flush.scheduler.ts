@@ -34,12 +34,6 @@ export class TokenFlushScheduler {
     return this.due.size;
   }
 
-  /** Flushes everything now and stops the timer (shutdown). */
-  flushAll(): void {
-    if (this.timer !== null) clearTimeout(this.timer);
-    this.tick();
-  }
-
   private readonly tick = (): void => {
     this.timer = null;
     const batch = [...this.due];
