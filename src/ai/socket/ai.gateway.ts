@@ -78,14 +78,15 @@ export class AiGateway implements OnGatewayInit<AiNamespace>, OnGatewayDisconnec
 
   @SubscribeMessage('ai:resume')
   onResume(@ConnectedSocket() socket: AiServerSocket, @MessageBody() payload: unknown): void {
-    this.start(socket, payload, SocketResumeDto, (principal, message, sink, signal) =>
-      this.chat.resume(
+    this.start(socket, payload, SocketResumeDto, (principal, message, sink, signal) => {
+      this.events.debug('ws_resume', { requestId: message._id, threadId: message.threadId, approved: message.approved });
+      return this.chat.resume(
         principal,
         { threadId: message.threadId, approved: message.approved, feedback: message.feedback, answer: message.answer },
         sink,
         signal,
-      ),
-    );
+      );
+    });
   }
 
   /**
