@@ -32,7 +32,7 @@ if (arangoUrl) {
     const runPrefix = `graph_ai_contract_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
     const store = new PerTestArangoGraphStore({ url, user, password, database: runPrefix }, runPrefix, () => expect.getState().currentTestName);
     return { store, cleanup: () => store.dropDatabases() };
-  });
+  }, { graphKeysScopedPerWorkspace: false }); // a _key is unique per collection: one graph or config key per store
 } else {
   // A file whose tests are all skipped is silent in jest's output; the running test below makes the
   // skip, and its reason, appear in the report.

@@ -13,6 +13,16 @@ export interface GraphStoreHarness {
   cleanup(): Promise<void>;
 }
 
+/** What differs between stores by design, so the contract can hold each to what it promises. */
+export interface GraphStoreCapabilities {
+  /**
+   * True when graph keys and node-config keys are scoped to their workspace, so two workspaces may each
+   * hold the same key (SQLite). False when keys are unique across the store (ArangoDB: a `_key` is
+   * unique per collection): importing a key another workspace holds is refused with 409 conflict.
+   */
+  graphKeysScopedPerWorkspace: boolean;
+}
+
 const DEMO = nbaWorkflowDemo.graph._key;
 const EMBEDDING_FIELDS = ['embedding', 'embeddingModel', 'embeddingHash'];
 
@@ -22,6 +32,13 @@ const sortedKeys = (items: Array<{ _key: string }>): string[] => keysOf(items).s
 
 function demoCopy(): GraphDocument {
   return structuredClone(nbaWorkflowDemo);
+}
+
+/** The document moved under another graph key (its nodes and edges name their graph). */
+function withGraphKey(document: GraphDocument, graphKey: string): GraphDocument {
+  document.graph._key = graphKey;
+  for (const item of [...document.nodes, ...document.edges]) item.graphKey = graphKey;
+  return document;
 }
 
 /** A real workflow from the shared fixtures, without its provenance blocks (an importer ignores them). */
@@ -80,10 +97,15 @@ function expectNoEmbeddingFields(nodes: GraphNode[]): void {
 /**
  * The behaviour every GraphStore adapter must have (GraphDataSource, MutableGraphDataSource and
  * GraphStore of src/graph). Store-agnostic: run it with a factory for a fresh store, e.g.
- *   describeGraphStoreContract('SqliteGraphStore', async () => ({ store, cleanup }));
+ *   describeGraphStoreContract('SqliteGraphStore', async () => ({ store, cleanup }), { graphKeysScopedPerWorkspace: true });
  * One store serves the whole suite; every test works in its own workspaces, so tests stay independent.
  */
-export function describeGraphStoreContract(name: string, createStore: () => Promise<GraphStoreHarness>): void {
+export function describeGraphStoreContract(
+  name: string,
+  createStore: () => Promise<GraphStoreHarness>,
+  capabilities: GraphStoreCapabilities,
+): void {
+  const scopedKeys = capabilities.graphKeysScopedPerWorkspace;
   describe(`${name} (GraphStore contract)`, () => {
     let harness: GraphStoreHarness;
     let store: GraphStore;
@@ -99,6 +121,32 @@ export function describeGraphStoreContract(name: string, createStore: () => Prom
       await harness?.store.close();
       await harness?.cleanup();
     });
+
+    /**
+     * The demo graph for a second workspace of a test: as is where keys are per workspace; where they
+     * are global, under its own graph key and without node configs (their keys belong to the first).
+     */
+    function demoCopyForSecondWorkspace(label: string): GraphDocument {
+      const document = demoCopy();
+      if (scopedKeys) return document;
+      document.nodeConfigs = [];
+      return withGraphKey(document, `${DEMO}-${label}`);
+    }
+
+    async function expectHiddenFrom(stranger: ReturnType<GraphStore['forWorkspace']>): Promise<void> {
+      expect(await stranger.getGraph(DEMO)).toBeNull();
+      expect(await stranger.getNodes(DEMO)).toEqual([]);
+      expect(await stranger.getEdges(DEMO)).toEqual([]);
+      expect(await stranger.getNodeByKey(DEMO, 'root')).toBeNull();
+      expect(await stranger.getNodesByKeys(DEMO, ['root'])).toEqual([]);
+      expect(await stranger.getEdgesOfNode(DEMO, 'root', 'any')).toEqual([]);
+      expect(await stranger.getNodeConfigs()).toEqual([]);
+      expect(await stranger.searchNodes(DEMO, 'root', 5)).toEqual([]);
+      expect(await stranger.searchNodesByVector(DEMO, { vector: unitVector(4, [0, 1]), model: 'm', minScore: -1 }, 5)).toEqual([]);
+      expect(await stranger.getNeighborhood(DEMO, 'root', 2, 'any')).toEqual({ nodes: [], edges: [] });
+      expect(await store.exportGraph(stranger.workspace, DEMO)).toBeNull();
+      expect(await store.getEmbeddingStates(stranger.workspace, DEMO)).toEqual([]);
+    }
 
     async function demoSource(): Promise<{ workspace: string; source: ReturnType<GraphStore['forWorkspace']> }> {
       const workspace = newWorkspace('demo');
@@ -182,12 +230,13 @@ export function describeGraphStoreContract(name: string, createStore: () => Prom
       it('lists every graph of every workspace', async () => {
         const first = newWorkspace();
         const second = newWorkspace();
+        const secondDocument = demoCopyForSecondWorkspace('second');
         await store.importGraph(first, demoCopy());
-        await store.importGraph(second, demoCopy());
+        await store.importGraph(second, secondDocument);
         expect(await store.listGraphs()).toEqual(
           expect.arrayContaining([
             { workspace: first, graphKey: DEMO },
-            { workspace: second, graphKey: DEMO },
+            { workspace: second, graphKey: secondDocument.graph._key },
           ]),
         );
       });
@@ -198,39 +247,69 @@ export function describeGraphStoreContract(name: string, createStore: () => Prom
     });
 
     describe('workspace isolation', () => {
-      it('keeps one graph key in two workspaces as two graphs, and hides both from a third', async () => {
-        const alice = newWorkspace('alice');
-        const bob = newWorkspace('bob');
-        const stranger = store.forWorkspace(newWorkspace('stranger'));
-        await store.importGraph(alice, demoCopy());
-        const bobs = demoCopy();
+      /** Bob's own graph: the demo's second sheet, renamed, with his own config of the type "transform". */
+      function bobsGraph(bob: string, graphKey: string, configKey: string): GraphDocument {
+        const bobs = withGraphKey(demoCopy(), graphKey);
         bobs.graph.name = 'Bob version';
         bobs.nodes = bobs.nodes.filter((node) => node.sheet === '1');
         bobs.edges = [];
-        bobs.nodeConfigs = [{ _key: 'transform', workspace: bob, displayName: 'Bob Transform' }];
-        await store.importGraph(bob, bobs);
+        bobs.nodeConfigs = [{ _key: configKey, workspace: bob, displayName: 'Bob Transform' }];
+        return bobs;
+      }
 
-        expect((await store.forWorkspace(alice).getGraph(DEMO))?.name).toBe('NBA stats workflow');
-        expect((await store.forWorkspace(bob).getGraph(DEMO))?.name).toBe('Bob version');
-        expect((await store.forWorkspace(alice).getNodes(DEMO)).length).toBe(9);
-        expect((await store.forWorkspace(bob).getNodes(DEMO)).length).toBe(2);
-        expect(await store.forWorkspace(bob).getNodeByKey(DEMO, 'fetch-api')).toBeNull();
-        expect((await store.forWorkspace(alice).getNodeConfigs()).find((config) => config._key === 'transform')?.displayName).toBe('Transform');
-        expect(await store.forWorkspace(bob).searchNodes(DEMO, 'fetch api', 5)).toEqual([]);
+      if (scopedKeys) {
+        it('keeps one graph key in two workspaces as two graphs, and hides both from a third', async () => {
+          const alice = newWorkspace('alice');
+          const bob = newWorkspace('bob');
+          const stranger = store.forWorkspace(newWorkspace('stranger'));
+          await store.importGraph(alice, demoCopy());
+          await store.importGraph(bob, bobsGraph(bob, DEMO, 'transform'));
 
-        expect(await stranger.getGraph(DEMO)).toBeNull();
-        expect(await stranger.getNodes(DEMO)).toEqual([]);
-        expect(await stranger.getEdges(DEMO)).toEqual([]);
-        expect(await stranger.getNodeByKey(DEMO, 'root')).toBeNull();
-        expect(await stranger.getNodesByKeys(DEMO, ['root'])).toEqual([]);
-        expect(await stranger.getEdgesOfNode(DEMO, 'root', 'any')).toEqual([]);
-        expect(await stranger.getNodeConfigs()).toEqual([]);
-        expect(await stranger.searchNodes(DEMO, 'root', 5)).toEqual([]);
-        expect(await stranger.searchNodesByVector(DEMO, { vector: unitVector(4, [0, 1]), model: 'm', minScore: -1 }, 5)).toEqual([]);
-        expect(await stranger.getNeighborhood(DEMO, 'root', 2, 'any')).toEqual({ nodes: [], edges: [] });
-        expect(await store.exportGraph(stranger.workspace, DEMO)).toBeNull();
-        expect(await store.getEmbeddingStates(stranger.workspace, DEMO)).toEqual([]);
-      });
+          expect((await store.forWorkspace(alice).getGraph(DEMO))?.name).toBe('NBA stats workflow');
+          expect((await store.forWorkspace(bob).getGraph(DEMO))?.name).toBe('Bob version');
+          expect((await store.forWorkspace(alice).getNodes(DEMO)).length).toBe(9);
+          expect((await store.forWorkspace(bob).getNodes(DEMO)).length).toBe(2);
+          expect(await store.forWorkspace(bob).getNodeByKey(DEMO, 'fetch-api')).toBeNull();
+          expect((await store.forWorkspace(alice).getNodeConfigs()).find((config) => config._key === 'transform')?.displayName).toBe('Transform');
+          expect(await store.forWorkspace(bob).searchNodes(DEMO, 'fetch api', 5)).toEqual([]);
+
+          await expectHiddenFrom(stranger);
+        });
+      } else {
+        it("refuses a graph or config key another workspace holds (409 conflict) without leaking it, keeps each workspace's graph apart, and hides both from a third", async () => {
+          const alice = newWorkspace('alice');
+          const bob = newWorkspace('bob');
+          const stranger = store.forWorkspace(newWorkspace('stranger'));
+          await store.importGraph(alice, demoCopy());
+
+          for (const refused of [bobsGraph(bob, DEMO, 'bob-transform'), bobsGraph(bob, `${DEMO}-bob`, 'transform')]) {
+            const error = await appErrorOf(store.importGraph(bob, refused));
+            expect({ code: error.code, statusCode: error.statusCode }).toEqual({ code: 'conflict', statusCode: 409 });
+            expect(JSON.stringify({ message: error.message, details: error.details })).not.toContain(alice);
+          }
+          expect(await store.forWorkspace(bob).getGraph(DEMO)).toBeNull();
+          expect(await store.forWorkspace(bob).getNodes(DEMO)).toEqual([]);
+          expect(await store.forWorkspace(bob).getGraph(`${DEMO}-bob`)).toBeNull();
+          expect(await store.forWorkspace(bob).getNodeConfigs()).toEqual([]);
+          expect((await store.forWorkspace(alice).getGraph(DEMO))?.name).toBe('NBA stats workflow');
+          expect((await store.forWorkspace(alice).getNodes(DEMO)).length).toBe(9);
+          expect((await store.forWorkspace(alice).getNodeConfigs()).find((config) => config._key === 'transform')?.displayName).toBe('Transform');
+
+          const bobKey = `${DEMO}-bob`;
+          await store.importGraph(bob, bobsGraph(bob, bobKey, 'bob-transform'));
+          expect((await store.forWorkspace(bob).getGraph(bobKey))?.name).toBe('Bob version');
+          expect((await store.forWorkspace(bob).getNodes(bobKey)).length).toBe(2);
+          expect(await store.forWorkspace(bob).getNodeByKey(bobKey, 'fetch-api')).toBeNull();
+          expect(await store.forWorkspace(bob).searchNodes(bobKey, 'fetch api', 5)).toEqual([]);
+          expect(await store.forWorkspace(alice).getGraph(bobKey)).toBeNull();
+          expect(await store.forWorkspace(alice).getNodes(bobKey)).toEqual([]);
+          expect((await store.forWorkspace(alice).getNodeConfigs()).map((config) => config._key)).not.toContain('bob-transform');
+
+          await expectHiddenFrom(stranger);
+          expect(await stranger.getGraph(bobKey)).toBeNull();
+          expect(await stranger.getNodes(bobKey)).toEqual([]);
+        });
+      }
 
       it("refuses to write into another workspace's graph (not_found) and leaves it untouched", async () => {
         const owner = newWorkspace('owner');
@@ -600,8 +679,8 @@ export function describeGraphStoreContract(name: string, createStore: () => Prom
         expect(sortedKeys(exported?.nodeConfigs ?? [])).toEqual(['api-call', 'filter', 'log-node', 'transform']);
         expect(await store.exportGraph(workspace, 'no-such-graph')).toBeNull();
 
-        // The export imports as is elsewhere and exports the same again.
-        const elsewhere = newWorkspace();
+        // The export imports as is elsewhere (over itself where keys are global) and exports the same again.
+        const elsewhere = scopedKeys ? newWorkspace() : workspace;
         await store.importGraph(elsewhere, exported as GraphDocument);
         const again = (await store.exportGraph(elsewhere, DEMO)) as GraphDocument;
         expect(again.graph).toEqual({ ...exported?.graph, workspace: elsewhere });

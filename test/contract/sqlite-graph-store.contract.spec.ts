@@ -19,4 +19,4 @@ describeGraphStoreContract(SqliteGraphStore.name, async () => {
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
-});
+}, { graphKeysScopedPerWorkspace: true });
