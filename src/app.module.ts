@@ -5,6 +5,7 @@ import { AppConfig } from './config/app-config';
 import { AppConfigModule } from './config/app-config.module';
 import { DatabaseModule } from './database/database.module';
 import { EmbeddingsModule } from './embeddings/embeddings.module';
+import { GraphFeedModule } from './graph/feed/graph-feed.module';
 import { GraphModule } from './graph/graph.module';
 import { HealthModule } from './health/health.module';
 import { ObservabilityModule } from './observability/observability.module';
@@ -22,6 +23,7 @@ export class AppModule {
         ObservabilityModule,
         DatabaseModule,
         GraphModule,
+        GraphFeedModule,
         EmbeddingsModule,
         RagModule,
         ProvidersModule,

@@ -1,10 +1,6 @@
 import { Inject, Module, OnModuleDestroy } from '@nestjs/common';
-import { AuthModule } from '../auth/auth.module';
-import { SyncTokenGuard } from '../auth/sync-token.guard';
 import { DatabaseModule } from '../database/database.module';
 import { DemoGraphSeeder } from './demo-graph.seeder';
-import { GraphChangeFeedController } from './feed/graph-change-feed.controller';
-import { GraphChangeFeedService } from './feed/graph-change-feed.service';
 import { GraphController } from './graph.controller';
 import { GraphChangeNotifier } from './graph-change.notifier';
 import { GraphDataSourceFactory } from './graph-data-source.factory';
@@ -16,23 +12,22 @@ import { LiveOverlayRegistry } from './overlay/live-overlay.registry';
 /**
  * Graph data: the GraphStore adapter STORE selects (GRAPH_STORE, for admin paths such as import,
  * export, embeddings), GraphDataSourceFactory (workspace-scoped reads and writes through the live
- * overlay, for every other consumer), the import/export routes, the sync server's change feed, and
- * the demo graph on first start. GraphChangeNotifier tells dependent modules (retrieval cache,
- * embedding write path) what changed. The store is closed before DatabaseModule closes the connection.
+ * overlay, for every other consumer), the live overlay itself (fed by GraphFeedModule), the
+ * import/export routes, and the demo graph on first start. GraphChangeNotifier tells dependent
+ * modules (retrieval cache, embedding write path) what changed. The store is closed before
+ * DatabaseModule closes the connection.
  */
 @Module({
-  imports: [DatabaseModule, AuthModule],
-  controllers: [GraphController, GraphChangeFeedController],
+  imports: [DatabaseModule],
+  controllers: [GraphController],
   providers: [
     graphStoreProvider,
     GraphDataSourceFactory,
     DemoGraphSeeder,
-    GraphChangeFeedService,
-    SyncTokenGuard,
     { provide: LiveOverlayRegistry, useFactory: () => new LiveOverlayRegistry() },
     { provide: GraphChangeNotifier, useFactory: () => new GraphChangeNotifier() },
   ],
-  exports: [GRAPH_STORE, GraphDataSourceFactory, GraphChangeNotifier],
+  exports: [GRAPH_STORE, GraphDataSourceFactory, GraphChangeNotifier, LiveOverlayRegistry],
 })
 export class GraphModule implements OnModuleDestroy {
   constructor(
