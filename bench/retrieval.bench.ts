@@ -6,6 +6,7 @@ import { openSqliteDatabase } from '../src/database/sqlite/sqlite-database.opene
 import { EmbeddingProvider } from '../src/embeddings/embedding-provider';
 import { LocalHashEmbeddingProvider } from '../src/embeddings/local-hash-embedding.provider';
 import { createNodeEmbeddingText } from '../src/embeddings/node-embedding-text';
+import { GraphDataSourceFactory } from '../src/graph/graph-data-source.factory';
 import { SqliteGraphStore } from '../src/graph/sqlite/sqlite-graph.store';
 import { GraphDocument } from '../src/graph/graph.types';
 import { configureLogging } from '../src/observability/logger';
@@ -92,7 +93,8 @@ async function measure(
   if (provider) await embedAll(store, document, provider);
   const importMs = performance.now() - started;
 
-  const source = store.forWorkspace(WORKSPACE);
+  // The production path: the store seen through the (here empty) live overlay.
+  const source = new GraphDataSourceFactory(store).forWorkspace(WORKSPACE);
   const queries = buildQueries(document, queryCount);
   const uncached = new GraphRagRetriever({ cacheTTLMs: 0, embeddingProvider: provider });
   started = performance.now();
