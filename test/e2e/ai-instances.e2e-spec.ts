@@ -5,12 +5,17 @@ import request from 'supertest';
 import { ActiveRunRegistry } from '../../src/ai/runs/active-run.registry';
 import { AiSocketClient } from '../support/ai-socket.client';
 import { RecordedRequest, ScriptedLlmServer } from '../support/scripted-llm-server';
+import { TokenCounter } from '../../src/rag/token-counter';
 import { startTestApp, TestApp } from '../support/test-app';
 import { TestAppProcess } from '../support/test-app.process';
 
 const GRAPH = 'nba-workflow';
-/** Generous: the first abort of a process loads the tokenizer (blocking ~1-2 s) to estimate its usage. */
-const CLOSE_TIMEOUT_MS = 10_000;
+/**
+ * Waits that follow an abort. An aborted call's usage is estimated with the tokenizer, whose first
+ * use in a process loads its ranks (seconds on a busy machine, blocking); the suite warms it up in
+ * beforeAll, and these waits stay generous.
+ */
+const CLOSE_TIMEOUT_MS = 15_000;
 
 const proposeNode = (nodeKey: string) => ({
   id: `call_${nodeKey}`,
@@ -44,6 +49,7 @@ describe(`Several service instances on one store (${ActiveRunRegistry.name}, lea
 
   beforeAll(async () => {
     server = await ScriptedLlmServer.start();
+    new TokenCounter().count('warm-up');
   });
   afterAll(() => server.close());
   beforeEach(() => {

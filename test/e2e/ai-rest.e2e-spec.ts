@@ -3,14 +3,16 @@ import request from 'supertest';
 import { AiController } from '../../src/ai/http/ai.controller';
 import { AiSocketClient } from '../support/ai-socket.client';
 import { ScriptedLlmServer } from '../support/scripted-llm-server';
+import { TokenCounter } from '../../src/rag/token-counter';
 import { startTestApp, TestApp } from '../support/test-app';
 
 const GRAPH = 'nba-workflow';
 /**
- * The scripted server runs in this process: the first abort of a process loads the tokenizer that
- * estimates the aborted call's usage (~1-2 s, blocking), which delays the server's view of the close.
+ * Waits that follow an abort. An aborted call's usage is estimated with the tokenizer, whose first
+ * use in a process loads its ranks (seconds on a busy machine, blocking); the suite warms it up in
+ * beforeAll, and these waits stay generous.
  */
-const CLOSE_TIMEOUT_MS = 10_000;
+const CLOSE_TIMEOUT_MS = 15_000;
 const proposeLogNode = {
   id: 'call_create',
   name: 'propose_create_node',
@@ -25,6 +27,7 @@ describe(`${AiController.name} (REST /api/ai, end to end)`, () => {
 
   beforeAll(async () => {
     server = await ScriptedLlmServer.start();
+    new TokenCounter().count('warm-up');
     app = await startTestApp({ ...server.providerEnv('openai'), EMBEDDING_PROVIDER: 'local', MESSAGE_MAX_CHARS: '2000' });
   });
   afterAll(async () => {
@@ -204,13 +207,19 @@ describe(`${AiController.name} (REST /api/ai, end to end)`, () => {
   });
 });
 
-describe(`${AiController.name} and the gateway under RATE_LIMIT_PER_MINUTE, AI_LOCALE=fr`, () => {
+describe(`${AiController.name} and the gateway with RATE_LIMIT_PER_MINUTE=1, AI_LOCALE=fr, SOCKET_CORS_ORIGINS`, () => {
   let server: ScriptedLlmServer;
   let app: TestApp;
 
   beforeAll(async () => {
     server = await ScriptedLlmServer.start();
-    app = await startTestApp({ ...server.providerEnv('openai'), EMBEDDING_PROVIDER: 'local', RATE_LIMIT_PER_MINUTE: '1', AI_LOCALE: 'fr' });
+    app = await startTestApp({
+      ...server.providerEnv('openai'),
+      EMBEDDING_PROVIDER: 'local',
+      RATE_LIMIT_PER_MINUTE: '1',
+      AI_LOCALE: 'fr',
+      SOCKET_CORS_ORIGINS: 'https://app.example.com, https://admin.example.com',
+    });
   });
   afterAll(async () => {
     await app.close();
@@ -234,5 +243,21 @@ describe(`${AiController.name} and the gateway under RATE_LIMIT_PER_MINUTE, AI_L
       client.close();
     }
     expect(chatCalls(server)).toHaveLength(1);
+  });
+
+  it('allows the configured origins on the polling transport (preflight and handshake), and only them', async () => {
+    const preflight = await request(app.url)
+      .options('/socket.io/?EIO=4&transport=polling')
+      .set('Origin', 'https://admin.example.com')
+      .set('Access-Control-Request-Method', 'POST')
+      .set('Access-Control-Request-Headers', 'content-type')
+      .expect(204);
+    expect(preflight.headers['access-control-allow-origin']).toBe('https://admin.example.com');
+    expect(preflight.headers['access-control-allow-credentials']).toBe('true');
+    const handshake = await request(app.url).get('/socket.io/?EIO=4&transport=polling').set('Origin', 'https://app.example.com').expect(200);
+    expect(handshake.headers['access-control-allow-origin']).toBe('https://app.example.com');
+    expect(handshake.text).toContain('"sid"');
+    const foreign = await request(app.url).get('/socket.io/?EIO=4&transport=polling').set('Origin', 'https://evil.example.com').expect(200);
+    expect(foreign.headers['access-control-allow-origin']).toBeUndefined();
   });
 });

@@ -2,14 +2,16 @@ import request from 'supertest';
 import { AiGateway } from '../../src/ai/socket/ai.gateway';
 import { AiSocketClient } from '../support/ai-socket.client';
 import { ScriptedLlmServer } from '../support/scripted-llm-server';
+import { TokenCounter } from '../../src/rag/token-counter';
 import { startTestApp, TestApp } from '../support/test-app';
 
 const GRAPH = 'nba-workflow';
 /**
- * The scripted server runs in this process: the first abort of a process loads the tokenizer that
- * estimates the aborted call's usage (~1-2 s, blocking), which delays the server's view of the close.
+ * Waits that follow an abort. An aborted call's usage is estimated with the tokenizer, whose first
+ * use in a process loads its ranks (seconds on a busy machine, blocking); the suite warms it up in
+ * beforeAll, and these waits stay generous.
  */
-const CLOSE_TIMEOUT_MS = 10_000;
+const CLOSE_TIMEOUT_MS = 15_000;
 
 const readFetchApi = { id: 'call_read', name: 'read_node_detail', arguments: { nodeKey: 'fetch-api' } };
 const proposeLogNode = {
@@ -42,6 +44,7 @@ describe(`${AiGateway.name} (Socket.IO /ai, end to end)`, () => {
 
   beforeAll(async () => {
     server = await ScriptedLlmServer.start();
+    new TokenCounter().count('warm-up');
     app = await startTestApp({ ...server.providerEnv('openai'), EMBEDDING_PROVIDER: 'local' });
   });
   afterAll(async () => {
@@ -115,6 +118,15 @@ describe(`${AiGateway.name} (Socket.IO /ai, end to end)`, () => {
     expect(answer.tokenEvents).toBeLessThan(text.length / 4);
   });
 
+  it('streams over the polling transport alone', async () => {
+    server.enqueue({ text: 'Polling works too.', chunkSize: 2 });
+    const client = await connect({ transports: ['polling'] });
+    const answer = await client.chat({ _id: 1, graphKey: GRAPH, message: 'hi' });
+    expect(answer.names[0]).toBe('ai:thread');
+    expect(answer.complete!.fullText).toBe('Polling works too.');
+    expect(answer.text).toBe('Polling works too.');
+  });
+
   it('stops a generation on ai:interrupt: the upstream request is cancelled and the partial text is kept in the thread', async () => {
     server.enqueue({ text: 'fetch-api calls the NBA stats API and then it goes on and on', chunkSize: 5, hangAfterChunks: 4 });
     const client = await connect();
@@ -122,7 +134,7 @@ describe(`${AiGateway.name} (Socket.IO /ai, end to end)`, () => {
     await client.firstToken(3);
     client.interrupt(3);
 
-    const stopped = await client.terminalOf(3);
+    const stopped = await client.terminalOf(3, CLOSE_TIMEOUT_MS);
     expect(stopped.complete).toMatchObject({ _id: 3, aborted: true });
     expect(stopped.complete!.fullText).toBe(stopped.text);
     expect(stopped.text.length).toBeGreaterThan(0);
@@ -201,7 +213,7 @@ describe(`${AiGateway.name} (Socket.IO /ai, end to end)`, () => {
     expect(busy.error).toMatchObject({ _id: 3, code: 'thread_busy', retryable: true });
 
     client.interrupt(2);
-    expect((await client.terminalOf(2)).complete).toMatchObject({ aborted: true });
+    expect((await client.terminalOf(2, CLOSE_TIMEOUT_MS)).complete).toMatchObject({ aborted: true });
     expect(server.requests).toHaveLength(2);
   });
 
