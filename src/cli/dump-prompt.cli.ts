@@ -1,0 +1,81 @@
+import 'reflect-metadata';
+import { buildSystemPrompt } from '../ai/prompts/system-prompt.builder';
+import { loadSystemPromptContext } from '../ai/prompts/system-prompt-context';
+import { READ_TOOL_DEFINITIONS } from '../ai/tools/read-tool.definitions';
+import { WRITE_TOOL_DEFINITIONS } from '../ai/tools/write-tool.definitions';
+import { Role } from '../auth/principal';
+import { DEMO_WORKSPACE } from '../graph/demo/nba-workflow.demo';
+import { GraphDataSourceFactory } from '../graph/graph-data-source.factory';
+import { LlmMessage } from '../providers/llm-message';
+import { GraphRagRetriever } from '../rag/graph-rag.retriever';
+import { TokenCounter } from '../rag/token-counter';
+import { buildContextMessage } from '../rag/toon-context.encoder';
+import { buildLlmHistory } from '../threads/history/llm-history.builder';
+import { ThreadMessage } from '../threads/thread.types';
+import { CliArguments } from './cli-arguments';
+import { CliIo, openCliContext, runCli } from './cli-context';
+
+const USAGE = 'Usage: npm run ai:dump-prompt -- --graph KEY [--workspace NAME] [--role viewer|editor|admin] "question"';
+const ROLES: readonly Role[] = ['viewer', 'editor', 'admin'];
+
+/**
+ * `npm run ai:dump-prompt` (seed 000 dump-prompt): the whole message list the first round of a new
+ * conversation sends — the stable system prompt for the role, the RAG context message, the user's
+ * question — built as ChatService builds it, with a token estimate per message and in total
+ * (TokenCounter, o200k), and the tools offered to that role with their own estimate.
+ */
+export async function dumpPrompt(argv: string[], env: Record<string, string | undefined>, io: CliIo): Promise<number> {
+  let args: CliArguments;
+  let role: Role;
+  try {
+    args = CliArguments.parse(argv, { options: ['graph', 'workspace', 'role'], maxPositionals: 100 });
+    if (!args.option('graph') || args.positionals.length === 0) throw new Error('A graph (--graph KEY) and a question are required');
+    role = (args.option('role') ?? 'viewer') as Role;
+    if (!ROLES.includes(role)) throw new Error(`--role must be one of ${ROLES.join(', ')}`);
+  } catch (error) {
+    io.stderr.write(`${(error as Error).message}\n${USAGE}\n`);
+    return 2;
+  }
+  const graphKey = args.option('graph') as string;
+  const workspace = args.option('workspace') ?? DEMO_WORKSPACE;
+  const question = args.positionals.join(' ');
+
+  const cli = await openCliContext(env, { seedDemo: true });
+  try {
+    const counter = cli.app.get(TokenCounter, { strict: false });
+    const source = cli.app.get(GraphDataSourceFactory, { strict: false }).forWorkspace(workspace);
+    const context = await cli.app.get(GraphRagRetriever, { strict: false }).retrieve(source, graphKey, question);
+    const locale = cli.config.locale;
+    const now = Date.now();
+    const thread: ThreadMessage[] = [
+      { id: 'm1', role: 'system', kind: 'system_prompt', content: buildSystemPrompt(await loadSystemPromptContext(source, graphKey), role, locale), createdTime: now },
+      { id: 'm2', role: 'system', kind: 'rag_context', content: buildContextMessage(context, locale), createdTime: now },
+      { id: 'm3', role: 'user', content: question, createdTime: now },
+    ];
+    const { messages } = buildLlmHistory({ messages: thread, maxTokens: cli.config.agent.historyMaxTokens, countTokens: (text) => counter.count(text) });
+    const tools = role === 'viewer' ? READ_TOOL_DEFINITIONS : [...READ_TOOL_DEFINITIONS, ...WRITE_TOOL_DEFINITIONS];
+    const toolTokens = counter.count(JSON.stringify(tools));
+    const messageTokens = counter.countMessages(messages);
+
+    const lines = [`Graph ${workspace}/${graphKey}, role ${role}, locale ${locale}, search mode ${context.retrieval.searchMode}`, ''];
+    messages.forEach((message, index) => {
+      lines.push(`=== [${index + 1}] ${describe(message)} — ~${counter.count(message.content ?? '')} tokens ===`, message.content ?? '', '');
+    });
+    lines.push(
+      `Tools offered: ${tools.length} (${tools.map((tool) => tool.function.name).join(', ')}) — ~${toolTokens} tokens`,
+      `Estimated prompt: ~${messageTokens} tokens of messages + ~${toolTokens} tokens of tools = ~${messageTokens + toolTokens} tokens (o200k; other vendors tokenise differently)`,
+      '',
+    );
+    io.stdout.write(lines.join('\n'));
+    return 0;
+  } finally {
+    await cli.close();
+  }
+}
+
+function describe(message: LlmMessage): string {
+  if (message.role === 'system') return message.cacheBreakpoint ? 'system (stable prompt, cache breakpoint after it)' : 'system (RAG context for this question)';
+  return message.role;
+}
+
+if (require.main === module) runCli(dumpPrompt);
