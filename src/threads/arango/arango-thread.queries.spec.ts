@@ -216,7 +216,7 @@ describe(ArangoThreadQueries.name, () => {
     const query = queries.summaries('w', 'u', 'g');
     const text = squash(query);
     expect(text).toContain('SORT t.lastUpdatedTime DESC, t._key DESC');
-    expect(text).toContain(`messageCount: LENGTH(FOR m IN history FILTER m.role != ${bindVarOf(query, 'system')} RETURN 1)`);
+    expect(text).toContain(`messageCount: LENGTH(FOR shown IN history FILTER shown.role != ${bindVarOf(query, 'system')} RETURN 1)`);
     expect(text).toContain('pendingInterrupt: t.pendingInterrupt.interrupt != null');
   });
 

@@ -108,10 +108,10 @@ export class ArangoThreadQueries {
           threadId: t._key,
           graphKey: t.graphKey,
           title: t.title,
-          firstQuestion: t.title == null ? FIRST(FOR m IN history FILTER m.role == ${'user'} LIMIT 1 RETURN m.content) : null,
+          firstQuestion: t.title == null ? FIRST(FOR asked IN history FILTER asked.role == ${'user'} LIMIT 1 RETURN asked.content) : null,
           createdTime: t.createdTime,
           lastUpdatedTime: t.lastUpdatedTime,
-          messageCount: LENGTH(FOR m IN history FILTER m.role != ${'system'} RETURN 1),
+          messageCount: LENGTH(FOR shown IN history FILTER shown.role != ${'system'} RETURN 1),
           pendingInterrupt: t.pendingInterrupt.interrupt != null
         }`;
   }
