@@ -192,7 +192,7 @@ export async function runGraphStoreBench(options: { nodes?: number; runs?: numbe
         const target = vectors[Math.floor(next() * vectors.length)];
         hits += (await source.searchNodesByVector(GRAPH_KEY, { vector: nearby(target, next), model, minScore: 0.3 }, 10)).length;
       });
-      row.note = `exact scan of ${vectors.length} rows, ${(hits / (runs + Math.min(20, runs))).toFixed(1)} hits/query`;
+      row.note = `exact, ${vectors.length} rows (int8 pre-scan + exact rescoring), ${(hits / (runs + Math.min(20, runs))).toFixed(1)} hits/query`;
       rows.push(row);
 
       // Retrieval-shaped: what GraphRagRetriever asks of the store for one question (no embedding call).

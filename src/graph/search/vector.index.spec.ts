@@ -55,7 +55,7 @@ describe(VectorIndex.name, () => {
       .map((entry) => ({ key: entry.key, score: cosine(entry.vector, query) }))
       .sort((a, b) => b.score - a.score)
       .slice(0, 5);
-    const hits = VectorIndex.build(entries, createKernel).search(query, -1, 5);
+    const hits = VectorIndex.build(entries, { createKernel }).search(query, -1, 5);
     expect(hits.map((hit) => hit.key)).toEqual(expected.map((hit) => hit.key));
     hits.forEach((hit, index) => expect(hit.score).toBeCloseTo(expected[index].score, 5));
   });
@@ -81,5 +81,83 @@ describe(VectorIndex.name, () => {
     const index = VectorIndex.build([]);
     expect(index.size).toBe(0);
     expect(index.search(vec(1), -1, 3)).toEqual([]);
+  });
+
+  describe('int8 pre-scan', () => {
+    /** Deterministic pseudo-random unit-ish vectors: clusters around a few centres, like real embeddings. */
+    function dataset(rows: number, dimension: number) {
+      let seed = 12345;
+      const next = () => {
+        seed = (seed * 1103515245 + 12345) % 2147483648;
+        return seed / 2147483648 - 0.5;
+      };
+      const centres = Array.from({ length: 8 }, () => Float32Array.from({ length: dimension }, next));
+      const entries = Array.from({ length: rows }, (_, row) => ({
+        key: `n${row}`,
+        vector: Float32Array.from(centres[row % 8], (value) => value + next() * 0.8),
+      }));
+      const queries = Array.from({ length: 12 }, (_, index) => Float32Array.from(entries[(index * 97) % rows].vector, (value) => value + next() * 0.3));
+      return { entries, queries };
+    }
+
+    function bruteForce(entries: Array<{ key: string; vector: Float32Array }>, query: Float32Array, minScore: number, limit: number) {
+      const norm = (v: Float32Array) => Math.sqrt(v.reduce((sum, value) => sum + value * value, 0));
+      return entries
+        .map((entry, row) => ({ row, key: entry.key, score: entry.vector.reduce((sum, value, i) => sum + value * query[i], 0) / (norm(entry.vector) * norm(query)) }))
+        .filter((hit) => hit.score > minScore)
+        .sort((a, b) => b.score - a.score || a.row - b.row)
+        .slice(0, limit);
+    }
+
+    function countingKernel() {
+      const runs = { count: 0 };
+      const createKernel = (rows: number, dimension: number) => {
+        const kernel = new JsDotProductKernel(rows, Math.ceil(dimension / 8) * 8);
+        const run = kernel.run.bind(kernel);
+        kernel.run = () => {
+          runs.count += 1;
+          run();
+        };
+        return kernel;
+      };
+      return { runs, createKernel };
+    }
+
+    it.each([
+      [0.3, 10],
+      [0.5, 3],
+      [0.8, 50],
+    ])('returns exactly the brute-force answer (minScore %s, top %s) without a full float32 scan', (minScore, limit) => {
+      const { entries, queries } = dataset(3000, 60);
+      const { runs, createKernel } = countingKernel();
+      const index = VectorIndex.build(entries, { createKernel, minRowsForPrescan: 0 });
+      let found = 0;
+      for (const query of queries) {
+        const expected = bruteForce(entries, query, minScore, limit);
+        found += expected.length;
+        const hits = index.search(query, minScore, limit);
+        expect(hits.map((hit) => hit.key)).toEqual(expected.map((hit) => hit.key));
+        hits.forEach((hit, position) => expect(hit.score).toBeCloseTo(expected[position].score, 5));
+      }
+      expect(found).toBeGreaterThanOrEqual(queries.length);
+      expect(runs.count).toBe(0);
+    });
+
+    it('falls back to the full scan when the bounds rule out too few rows (ties)', () => {
+      const { entries } = dataset(2000, 60);
+      const same = entries.map((entry) => ({ key: entry.key, vector: entries[0].vector }));
+      const { runs, createKernel } = countingKernel();
+      const index = VectorIndex.build(same, { createKernel, minRowsForPrescan: 0 });
+      const hits = index.search(entries[0].vector, 0.3, 5);
+      expect(hits.map((hit) => hit.key)).toEqual(bruteForce(same, entries[0].vector, 0.3, 5).map((hit) => hit.key));
+      expect(runs.count).toBe(1);
+    });
+
+    it('is skipped on small indexes', () => {
+      const { entries, queries } = dataset(200, 60);
+      const { runs, createKernel } = countingKernel();
+      VectorIndex.build(entries, { createKernel }).search(queries[0], 0.3, 5);
+      expect(runs.count).toBe(1);
+    });
   });
 });
