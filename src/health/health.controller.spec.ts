@@ -1,0 +1,18 @@
+import type { Response } from 'express';
+import { HealthController } from './health.controller';
+import { HealthReport, HealthService } from './health.service';
+
+describe(HealthController.name, () => {
+  async function statusFor(report: HealthReport): Promise<number> {
+    const health = { check: async () => report } as unknown as HealthService;
+    let status = 0;
+    const response = { status: (code: number) => ((status = code), response) } as unknown as Response;
+    await expect(new HealthController(health).check(response)).resolves.toBe(report);
+    return status;
+  }
+
+  it('answers 200 when ready and 503 when a dependency is down', async () => {
+    expect(await statusFor({ status: 'ok', store: { status: 'up', kind: 'sqlite' }, uptimeSeconds: 1 })).toBe(200);
+    expect(await statusFor({ status: 'unavailable', store: { status: 'down', kind: 'sqlite' }, uptimeSeconds: 1 })).toBe(503);
+  });
+});
