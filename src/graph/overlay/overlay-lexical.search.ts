@@ -4,13 +4,14 @@ import { hasNodeContentChanged } from '../node-content';
 import { NodeSearchIndex } from '../search/node-search.index';
 import { GraphOverlay } from './graph-overlay';
 
-/** What the overlay search needs from the store: its ranked BM25 hits and the workspace's node configs. */
+/** What the overlay search needs from the store: its ranked BM25 hits, documents by key and the workspace's node configs. */
 export interface LexicalSearchBase {
   searchNodes(graphKey: string, query: string, maxResults: number): Promise<ScoredNode[]>;
+  getNodesByKeys(graphKey: string, nodeKeys: string[]): Promise<GraphNode[]>;
   getNodeConfigs(): Promise<NodeTypeConfig[]>;
 }
 
-/** Extra store hits asked for, so that hits the overlay hides still leave `maxResults`. */
+/** Most store hits asked for beyond maxResults, to make up for hits the overlay hides. */
 const MAX_EXTRA_HITS = 1_000;
 
 interface CachedOverlayIndex {
@@ -19,7 +20,16 @@ interface CachedOverlayIndex {
   index: NodeSearchIndex;
 }
 
+interface CachedChangedKeys {
+  version: number;
+  /** Upserted nodes that are new or whose content differs from the store's: the store cannot score them. */
+  changed: Set<string>;
+  /** Store nodes the overlay hides from the store's ranking: deleted, or changed. */
+  hiddenInStore: number;
+}
+
 const overlayIndexes = new WeakMap<GraphOverlay, CachedOverlayIndex>();
+const changedKeys = new WeakMap<GraphOverlay, CachedChangedKeys>();
 
 /**
  * BM25 search of a graph as its live overlay shows it. The store ranks its own nodes with its own
@@ -29,12 +39,16 @@ const overlayIndexes = new WeakMap<GraphOverlay, CachedOverlayIndex>();
  *  - re-scores overlay nodes that are new or whose content changed, and places them among the store's hits.
  *
  * Placement: an overlay node's score cannot come from the store's index (it is not in it), so the
- * overlay nodes that match the query are ranked together with the store's hits in a small index
- * built over just those documents, and each is inserted into the store's ranking at the rank it
- * has there among the store's hits. The store's own order is never changed; an exact key or type
- * match still comes first. The small index's statistics differ from the whole graph's, so the
- * placement of overlay nodes is an approximation (documented in docs/embeddings.md), never a loss:
- * a matching overlay node is always a candidate.
+ * overlay nodes that match the query (at most maxResults, best first by the overlay's own index)
+ * are ranked together with the store's hits in a small index built over just those documents, and
+ * each is inserted into the store's ranking at the rank it has there among the store's hits. The
+ * store's own order is never changed; an exact key or type match still comes first. The small
+ * index's statistics differ from the whole graph's, so the placement of overlay nodes is an
+ * approximation (docs/embeddings.md), never a loss: a matching overlay node is always a candidate.
+ *
+ * Cost per search: one store search (maxResults plus a few, more only when hidden hits leave too
+ * few), and a small index over at most 2 × maxResults documents when overlay nodes match. Which
+ * overlay nodes changed content, and the overlay's own index, are computed once per overlay version.
  */
 export async function searchNodesWithOverlay(
   base: LexicalSearchBase,
@@ -44,25 +58,21 @@ export async function searchNodesWithOverlay(
   maxResults: number,
 ): Promise<ScoredNode[]> {
   if (maxResults <= 0) return [];
-  const extra = Math.min(MAX_EXTRA_HITS, overlay.nodes.size + overlay.deletedNodes.size);
-  const [storeHits, configs] = await Promise.all([base.searchNodes(graphKey, query, maxResults + extra), base.getNodeConfigs()]);
-
-  const kept: ScoredNode[] = [];
-  const keptKeys = new Set<string>();
-  for (const hit of storeHits) {
-    const key = hit.node._key;
-    if (overlay.deletedNodes.has(key)) continue;
-    const live = overlay.nodes.get(key);
-    if (live && hasNodeContentChanged(hit.node, live)) continue;
-    kept.push(live ? { node: live, score: hit.score } : hit);
-    keptKeys.add(key);
+  const [configs, changes] = await Promise.all([base.getNodeConfigs(), changedKeysOf(base, overlay, graphKey)]);
+  const hidden = Math.min(MAX_EXTRA_HITS, changes.hiddenInStore);
+  let storeHits = await base.searchNodes(graphKey, query, maxResults + Math.min(hidden, maxResults));
+  let { kept, dropped } = keepVisible(storeHits, overlay);
+  if (kept.length < maxResults && storeHits.length === maxResults + Math.min(hidden, maxResults) && hidden > maxResults) {
+    storeHits = await base.searchNodes(graphKey, query, maxResults + hidden);
+    ({ kept, dropped } = keepVisible(storeHits, overlay));
   }
+  const keptKeys = new Set(kept.map((hit) => hit.node._key));
 
-  const overlayIndex = indexOfOverlay(overlay, configs);
-  const candidates = overlayIndex
+  const candidates = indexOfOverlay(overlay, configs)
     .search(query, overlay.nodes.size)
-    .map((hit) => overlay.nodes.get(hit.nodeKey) as GraphNode)
-    .filter((node) => node !== undefined && !keptKeys.has(node._key));
+    .filter((hit) => !keptKeys.has(hit.nodeKey) && (changes.changed.has(hit.nodeKey) || dropped.has(hit.nodeKey)))
+    .slice(0, maxResults)
+    .map((hit) => overlay.nodes.get(hit.nodeKey) as GraphNode);
   if (candidates.length === 0) return kept.slice(0, maxResults);
 
   // Only the store hits that can still be returned compete with the overlay's candidates.
@@ -70,6 +80,45 @@ export async function searchNodesWithOverlay(
   const union = NodeSearchIndex.build([...competitors.map((hit) => hit.node), ...candidates], configs);
   const localScore = new Map(union.search(query, competitors.length + candidates.length).map((hit) => [hit.nodeKey, hit.score]));
   return placeAmong(competitors, candidates, localScore, maxResults);
+}
+
+/** Store hits the overlay leaves visible (with the overlay's document for moved nodes), and the keys it dropped as changed. */
+function keepVisible(storeHits: ScoredNode[], overlay: GraphOverlay): { kept: ScoredNode[]; dropped: Set<string> } {
+  const kept: ScoredNode[] = [];
+  const dropped = new Set<string>();
+  for (const hit of storeHits) {
+    const key = hit.node._key;
+    if (overlay.deletedNodes.has(key)) continue;
+    const live = overlay.nodes.get(key);
+    if (live && hasNodeContentChanged(hit.node, live)) {
+      dropped.add(key);
+      continue;
+    }
+    kept.push(live ? { node: live, score: hit.score } : hit);
+  }
+  return { kept, dropped };
+}
+
+/** Which upserted nodes the store cannot score (new, or changed content), once per overlay version. */
+async function changedKeysOf(base: LexicalSearchBase, overlay: GraphOverlay, graphKey: string): Promise<CachedChangedKeys> {
+  const cached = changedKeys.get(overlay);
+  if (cached && cached.version === overlay.version) return cached;
+  const version = overlay.version;
+  const stored = new Map((await base.getNodesByKeys(graphKey, [...overlay.nodes.keys()])).map((node) => [node._key, node]));
+  const changed = new Set<string>();
+  let hiddenInStore = overlay.deletedNodes.size;
+  for (const [key, live] of overlay.nodes) {
+    const before = stored.get(key);
+    if (!before) changed.add(key);
+    else if (hasNodeContentChanged(before, live)) {
+      changed.add(key);
+      hiddenInStore += 1;
+    }
+  }
+  const entry = { version, changed, hiddenInStore };
+  // A change that arrived while the store was read makes this entry one version old: the next search recomputes.
+  changedKeys.set(overlay, entry);
+  return entry;
 }
 
 /**
