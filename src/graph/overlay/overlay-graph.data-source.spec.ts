@@ -143,6 +143,15 @@ describe(OverlayGraphDataSource.name, () => {
     expect(hits.map((hit) => hit.score)).toEqual([...hits.map((hit) => hit.score)].sort((a, b) => b - a));
   });
 
+  it('still returns maxResults hits when the overlay hides more store hits than that', async () => {
+    const query = 'players data incoming next';
+    const top = (await store.forWorkspace(WS).searchNodes(DEMO, query, 10)).map((hit) => hit.node._key);
+    expect(top.length).toBeGreaterThanOrEqual(5);
+    overlays.apply(WS, DEMO, changes({ deleteNodes: top.slice(0, 3) }));
+    const hits = await source.searchNodes(DEMO, query, 2);
+    expect(hits.map((hit) => hit.node._key)).toEqual(top.slice(3, 5));
+  });
+
   it('searches a changed node by its new content, and keeps the stored score of a node that only moved', async () => {
     const before = await store.forWorkspace(WS).searchNodes(DEMO, 'sort points assists', 5);
     expect(before[0].node._key).toBe('sort-stats');

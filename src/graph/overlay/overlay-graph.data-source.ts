@@ -6,11 +6,9 @@ import { MutableGraphDataSource } from '../mutable-graph-data-source';
 import { hasNodeContentChanged } from '../node-content';
 import { GraphOverlay } from './graph-overlay';
 import { LiveOverlayRegistry } from './live-overlay.registry';
+import { changedNodesOf, searchPastHidden } from './overlay-changed-nodes';
 import { searchNodesWithOverlay } from './overlay-lexical.search';
 import { neighborhoodWithOverlay } from './overlay-neighborhood.walker';
-
-/** Extra vector hits asked for, so that hits the overlay hides still leave `maxResults`. */
-const MAX_EXTRA_VECTOR_HITS = 1_000;
 
 /**
  * The data source every consumer gets (GraphDataSourceFactory): the store's, seen through the live
@@ -97,18 +95,10 @@ export class OverlayGraphDataSource implements MutableGraphDataSource {
   async searchNodesByVector(graphKey: string, query: VectorQuery, maxResults: number): Promise<ScoredNode[]> {
     const overlay = this.overlayOf(graphKey);
     if (!overlay?.changesNodes) return this.store.searchNodesByVector(graphKey, query, maxResults);
-    const extra = Math.min(MAX_EXTRA_VECTOR_HITS, overlay.nodes.size + overlay.deletedNodes.size);
-    const hits = await this.store.searchNodesByVector(graphKey, query, maxResults + extra);
-    const result: ScoredNode[] = [];
-    for (const hit of hits) {
-      if (result.length >= maxResults) break;
-      if (overlay.deletedNodes.has(hit.node._key)) continue;
-      const live = overlay.nodes.get(hit.node._key);
-      // The stored vector was computed from the stored content: it says nothing about a changed node.
-      if (live && hasNodeContentChanged(hit.node, live)) continue;
-      result.push(live ? { node: live, score: hit.score } : hit);
-    }
-    return result;
+    const changes = await changedNodesOf(this.store, overlay, graphKey);
+    const visible = (hits: ScoredNode[]) => visibleVectorHits(hits, overlay);
+    const hits = await searchPastHidden(changes.hiddenInStore, maxResults, (limit) => this.store.searchNodesByVector(graphKey, query, limit), (found) => visible(found).length);
+    return visible(hits).slice(0, maxResults);
   }
 
   async getNeighborhood(graphKey: string, nodeKey: string, depth: number, direction: EdgeDirection): Promise<NodeNeighborhood> {
@@ -160,6 +150,18 @@ export class OverlayGraphDataSource implements MutableGraphDataSource {
   private stored(graphKey: string, nodeKeys: string[]): void {
     this.notifier.notify({ kind: 'stored', workspace: this.store.workspace, graphKey, nodeKeys });
   }
+}
+
+/** Vector hits of nodes the overlay neither deleted nor changed (a stored vector says nothing about new content). */
+function visibleVectorHits(hits: ScoredNode[], overlay: GraphOverlay): ScoredNode[] {
+  const result: ScoredNode[] = [];
+  for (const hit of hits) {
+    if (overlay.deletedNodes.has(hit.node._key)) continue;
+    const live = overlay.nodes.get(hit.node._key);
+    if (live && hasNodeContentChanged(hit.node, live)) continue;
+    result.push(live ? { node: live, score: hit.score } : hit);
+  }
+  return result;
 }
 
 /**

@@ -3,6 +3,7 @@ import { GraphNode, NodeTypeConfig } from '../graph.types';
 import { hasNodeContentChanged } from '../node-content';
 import { NodeSearchIndex } from '../search/node-search.index';
 import { GraphOverlay } from './graph-overlay';
+import { changedNodesOf, searchPastHidden } from './overlay-changed-nodes';
 
 /** What the overlay search needs from the store: its ranked BM25 hits, documents by key and the workspace's node configs. */
 export interface LexicalSearchBase {
@@ -11,25 +12,13 @@ export interface LexicalSearchBase {
   getNodeConfigs(): Promise<NodeTypeConfig[]>;
 }
 
-/** Most store hits asked for beyond maxResults, to make up for hits the overlay hides. */
-const MAX_EXTRA_HITS = 1_000;
-
 interface CachedOverlayIndex {
   version: number;
   configsFingerprint: string;
   index: NodeSearchIndex;
 }
 
-interface CachedChangedKeys {
-  version: number;
-  /** Upserted nodes that are new or whose content differs from the store's: the store cannot score them. */
-  changed: Set<string>;
-  /** Store nodes the overlay hides from the store's ranking: deleted, or changed. */
-  hiddenInStore: number;
-}
-
 const overlayIndexes = new WeakMap<GraphOverlay, CachedOverlayIndex>();
-const changedKeys = new WeakMap<GraphOverlay, CachedChangedKeys>();
 
 /**
  * BM25 search of a graph as its live overlay shows it. The store ranks its own nodes with its own
@@ -58,14 +47,9 @@ export async function searchNodesWithOverlay(
   maxResults: number,
 ): Promise<ScoredNode[]> {
   if (maxResults <= 0) return [];
-  const [configs, changes] = await Promise.all([base.getNodeConfigs(), changedKeysOf(base, overlay, graphKey)]);
-  const hidden = Math.min(MAX_EXTRA_HITS, changes.hiddenInStore);
-  let storeHits = await base.searchNodes(graphKey, query, maxResults + Math.min(hidden, maxResults));
-  let { kept, dropped } = keepVisible(storeHits, overlay);
-  if (kept.length < maxResults && storeHits.length === maxResults + Math.min(hidden, maxResults) && hidden > maxResults) {
-    storeHits = await base.searchNodes(graphKey, query, maxResults + hidden);
-    ({ kept, dropped } = keepVisible(storeHits, overlay));
-  }
+  const [configs, changes] = await Promise.all([base.getNodeConfigs(), changedNodesOf(base, overlay, graphKey)]);
+  const storeHits = await searchPastHidden(changes.hiddenInStore, maxResults, (limit) => base.searchNodes(graphKey, query, limit), (hits) => keepVisible(hits, overlay).kept.length);
+  const { kept, dropped } = keepVisible(storeHits, overlay);
   const keptKeys = new Set(kept.map((hit) => hit.node._key));
 
   const candidates = indexOfOverlay(overlay, configs)
@@ -97,28 +81,6 @@ function keepVisible(storeHits: ScoredNode[], overlay: GraphOverlay): { kept: Sc
     kept.push(live ? { node: live, score: hit.score } : hit);
   }
   return { kept, dropped };
-}
-
-/** Which upserted nodes the store cannot score (new, or changed content), once per overlay version. */
-async function changedKeysOf(base: LexicalSearchBase, overlay: GraphOverlay, graphKey: string): Promise<CachedChangedKeys> {
-  const cached = changedKeys.get(overlay);
-  if (cached && cached.version === overlay.version) return cached;
-  const version = overlay.version;
-  const stored = new Map((await base.getNodesByKeys(graphKey, [...overlay.nodes.keys()])).map((node) => [node._key, node]));
-  const changed = new Set<string>();
-  let hiddenInStore = overlay.deletedNodes.size;
-  for (const [key, live] of overlay.nodes) {
-    const before = stored.get(key);
-    if (!before) changed.add(key);
-    else if (hasNodeContentChanged(before, live)) {
-      changed.add(key);
-      hiddenInStore += 1;
-    }
-  }
-  const entry = { version, changed, hiddenInStore };
-  // A change that arrived while the store was read makes this entry one version old: the next search recomputes.
-  changedKeys.set(overlay, entry);
-  return entry;
 }
 
 /**
