@@ -12,7 +12,7 @@ export class ProgressReporter {
   private readonly tty: boolean;
   private lastTenth = -1;
   private drawn = false;
-  private lastDrawAt = 0;
+  private lastDrawAt = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly io: CliIo,
@@ -48,6 +48,6 @@ export class ProgressReporter {
     if (this.tty && this.drawn) this.io.stdout.write('\n');
     this.drawn = false;
     this.lastTenth = -1;
-    this.lastDrawAt = 0;
+    this.lastDrawAt = Number.NEGATIVE_INFINITY;
   }
 }
