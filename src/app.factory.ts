@@ -8,7 +8,9 @@ import { AppConfig } from './config/app-config';
 import { HttpErrorFilter } from './errors/http-error.filter';
 import { toErrorBody } from './errors/to-error-body';
 import { validationExceptionFactory } from './errors/validation-exception.factory';
+import { httpMetricsMiddleware } from './observability/http-metrics.middleware';
 import { configureLogging } from './observability/logger';
+import { MetricsService } from './observability/metrics.service';
 import { NestJsonLogger } from './observability/nest-json-logger';
 
 /** Body parser whose failures (too large, malformed JSON) answer in PROTOCOL.md's error shape. */
@@ -36,6 +38,8 @@ export async function createApp(config: AppConfig): Promise<INestApplication> {
     abortOnError: false,
   });
   app.disable('x-powered-by');
+  // First, so that answers given before any route (unknown path, refused body) are counted too.
+  app.use(httpMetricsMiddleware(app.get(MetricsService).http));
   // Graph import and the sync server's change feed may carry large graphs; everything else stays small (first matching parser wins).
   app.use('/api/graphs/:graphKey', (req: Request, res: Response, next: NextFunction) =>
     req.method === 'PUT' || (req.method === 'POST' && /^\/changes\/?$/.test(req.path))
