@@ -15,6 +15,7 @@ import { LlmMessage, LlmToolMessage } from '../providers/llm-message';
 import { LlmProvider } from '../providers/llm-provider';
 import { LLM_PROVIDER } from '../providers/llm-provider.token';
 import { TokenTracker } from '../providers/token.tracker';
+import { approximateTokens } from '../providers/token-estimate';
 import { GraphRAGContext } from '../rag/graph-rag-context';
 import { GraphRagRetriever } from '../rag/graph-rag.retriever';
 import { TokenCounter } from '../rag/token-counter';
@@ -396,15 +397,6 @@ export class ChatService {
       durationMs: Math.round(performance.now() - started),
     });
   }
-}
-
-/**
- * The pruning estimate: ~3 characters per token, on the safe side for code and non-English text.
- * The real tokenizer costs ~1 ms per 1,000 characters, too slow to run over a whole history on
- * every message (the overhead budget before the upstream call is 10 ms).
- */
-function approximateTokens(text: string): number {
-  return Math.ceil(text.length / 3);
 }
 
 function checkMentions(mentions: string[] | undefined): string[] {

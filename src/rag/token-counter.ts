@@ -1,4 +1,5 @@
 import type { Tiktoken } from 'js-tiktoken/lite';
+import { performance } from 'node:perf_hooks';
 import { LlmMessage } from '../providers/llm-message';
 
 /** Tokens every chat message costs beyond its content (role, separators), as OpenAI documents it. */
@@ -22,10 +23,27 @@ function encoder(): Tiktoken {
 
 /**
  * Counts tokens with the o200k_base encoding (GPT-4o family). Other vendors tokenise differently,
- * so for them the figure is an estimate: good enough for budgets, context sizes and the usage of
- * a stream aborted before the provider reported it.
+ * so for them the figure is an estimate: good enough for context sizes and the introspection tools.
+ *
+ * Loading the encoder blocks the process for 1.5-4 s and counting costs ~1-5 ms per 1,000 characters,
+ * so the request path never counts a whole prompt (it uses approximateTokens, providers/token-estimate.ts)
+ * and never loads the encoder: RagModule loads it at start (`load()`); code on the request path checks
+ * `loaded` before counting anything.
  */
 export class TokenCounter {
+  /** True once the encoder is in memory (shared by every counter of the process). */
+  get loaded(): boolean {
+    return sharedEncoder !== null;
+  }
+
+  /** Loads the encoder now (blocking); the milliseconds it took, 0 when it was already loaded. */
+  load(): number {
+    if (sharedEncoder) return 0;
+    const started = performance.now();
+    encoder();
+    return performance.now() - started;
+  }
+
   count(text: string): number {
     if (!text) return 0;
     return encoder().encode(text, [], []).length;

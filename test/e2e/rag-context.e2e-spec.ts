@@ -1,6 +1,7 @@
 import { decode } from '@toon-format/toon';
 import jwt from 'jsonwebtoken';
 import request from 'supertest';
+import { TokenCounter } from '../../src/rag/token-counter';
 import { TestApp, startTestApp } from '../support/test-app';
 
 describe('POST /api/rag/context', () => {
@@ -9,6 +10,10 @@ describe('POST /api/rag/context', () => {
     app = await startTestApp();
   });
   afterAll(() => app.close());
+
+  it('has loaded the tokenizer at start, so no request pays its load', () => {
+    expect(new TokenCounter().loaded).toBe(true);
+  });
 
   it('returns what the AI would see: fetch-api with its neighbours, the edges between them, and their TOON form', async () => {
     const response = await request(app.url)

@@ -11,6 +11,7 @@ import { LlmProvider } from '../../providers/llm-provider';
 import { OfflineLlmProvider } from '../../providers/offline.provider';
 import { OpenAiCompatibleProvider } from '../../providers/openai-compatible.provider';
 import { TokenTracker } from '../../providers/token.tracker';
+import { estimateTokens, estimateToolTokens } from '../../providers/token-estimate';
 import { TokenCounter } from '../../rag/token-counter';
 import { ActionConverter } from '../actions/action.converter';
 import { AgentToolbox } from '../tools/agent.toolbox';
@@ -244,6 +245,63 @@ describe(AgentLoop.name, () => {
     expect(usage).toMatchObject({ estimated: true, llmCalls: 1 });
     expect(usage.promptTokens).toBeGreaterThan(10);
     expect(usage.completionTokens).toBeGreaterThan(0);
+  });
+
+  it('estimates an aborted call without tokenizing the prompt: prompt from its length, short completion with the loaded tokenizer', async () => {
+    const bigPrompt: LlmMessage[] = [question[0], { role: 'user', content: `${'const value = compute(input); '.repeat(800)}What does it do?` }];
+    const counted: string[] = [];
+    const counter = new TokenCounter();
+    jest.spyOn(counter, 'loaded', 'get').mockReturnValue(true);
+    jest.spyOn(counter, 'count').mockImplementation((text: string) => {
+      counted.push(text);
+      return Math.ceil(text.length / 4);
+    });
+    server.enqueue({ text: 'It computes a value from', chunkSize: 6, hangAfterChunks: 3 });
+    const { request, events, controller } = harness();
+    request.messages = bigPrompt;
+    const loop = new AgentLoop({ provider: openAi(), tokenTracker: pricedTracker(), tokenCounter: counter, classifier: new LlmErrorClassifier('en') }, { maxToolRounds: 5 });
+    const running = loop.run(request);
+    await server.waitForRequests(1);
+    while (events.length < 2) await new Promise((resolve) => setTimeout(resolve, 5));
+    controller.abort();
+    const outcome = await running;
+
+    const usage = request.usage.report();
+    expect(usage).toMatchObject({ estimated: true, llmCalls: 1 });
+    // Only the streamed text went through the tokenizer, never a prompt message.
+    expect(counted).toEqual([outcome.text]);
+    const promptChars = bigPrompt.reduce((sum, message) => sum + (message.content ?? '').length, 0);
+    expect(usage.promptTokens).toBeGreaterThan(promptChars / 3);
+    expect(usage.promptTokens).toBe(estimateTokens(bigPrompt) + estimateToolTokens(request.tools.definitions));
+    expect(usage.completionTokens).toBe(Math.ceil(outcome.text.length / 4));
+  });
+
+  it('estimates the completion from its length while the tokenizer is not loaded', async () => {
+    const counter = new TokenCounter();
+    jest.spyOn(counter, 'loaded', 'get').mockReturnValue(false);
+    const count = jest.spyOn(counter, 'count');
+    server.enqueue({ text: 'Partial answer that gets cut', chunkSize: 4, disconnectAfterChunks: 4, delayMs: 10 });
+    const { request, events } = harness();
+    const loop = new AgentLoop({ provider: openAi(), tokenTracker: pricedTracker(), tokenCounter: counter, classifier: new LlmErrorClassifier('en') }, { maxToolRounds: 5 });
+    await expect(loop.run(request)).rejects.toMatchObject({ code: 'network' });
+    const streamed = events.map((event) => event.replace(/^token:/, '')).join('');
+    expect(streamed.length).toBeGreaterThan(0);
+    expect(count).not.toHaveBeenCalled();
+    expect(request.usage.report()).toMatchObject({ estimated: true, completionTokens: Math.ceil(streamed.length / 3) });
+  });
+
+  it('checks AI_MAX_TOKENS_PER_CALL with the length estimate, without the tokenizer', async () => {
+    const counter = new TokenCounter();
+    const count = jest.spyOn(counter, 'count');
+    const { request } = harness();
+    request.messages = [question[0], { role: 'user', content: 'x'.repeat(30_000) }];
+    const loop = new AgentLoop(
+      { provider: openAi(), tokenTracker: pricedTracker(), tokenCounter: counter, classifier: new LlmErrorClassifier('en') },
+      { maxToolRounds: 5, maxTokensPerCall: 10_000 },
+    );
+    await expect(loop.run(request)).rejects.toMatchObject({ code: 'budget_exceeded', details: expect.objectContaining({ kind: 'per_call' }) });
+    expect(count).not.toHaveBeenCalled();
+    expect(server.requests).toHaveLength(0);
   });
 
   it('throws a classified AppError when the provider refuses the call, counting the call without tokens', async () => {

@@ -9,6 +9,7 @@ import { LlmProvider } from '../../providers/llm-provider';
 import { LlmUsage } from '../../providers/llm-usage';
 import { TokenTracker } from '../../providers/token.tracker';
 import { TokenLimitError } from '../../providers/token-limit.error';
+import { approximateTokens, estimateTokens, estimateToolTokens } from '../../providers/token-estimate';
 import { TokenCounter } from '../../rag/token-counter';
 import type { PendingInterrupt } from '../../threads/thread.types';
 import { ToolCallSummary } from './agent-result';
@@ -27,7 +28,7 @@ export interface AgentLoopDependencies {
 export interface AgentLoopOptions {
   /** Rounds whose tool calls are executed (AI_MAX_TOOL_ROUNDS); then one last call without tools. */
   maxToolRounds: number;
-  /** AI_MAX_TOKENS_PER_CALL (0: no limit): a call whose prompt alone exceeds it is not made. */
+  /** AI_MAX_TOKENS_PER_CALL (0: no limit): a call whose estimated prompt (approximateTokens) alone exceeds it is not made. */
   maxTokensPerCall?: number;
   /** Language of user-facing error messages (AI_LOCALE). */
   locale?: 'en' | 'fr';
@@ -71,6 +72,12 @@ class RunText {
 }
 
 const CANCELLED_RESULT = 'Not executed: the user stopped the generation.';
+/**
+ * Longest completion (text + tool calls streamed before an abort) counted with the tokenizer: ~2-10 ms.
+ * Longer ones, or any before the tokenizer is loaded, are estimated from their length, so a mass
+ * disconnect never stalls the process.
+ */
+const COMPLETION_COUNT_MAX_CHARS = 2_000;
 const ZERO_USAGE: LlmUsage = Object.freeze({ promptTokens: 0, completionTokens: 0, cachedTokens: 0, totalTokens: 0 });
 
 /**
@@ -218,7 +225,8 @@ export class AgentLoop {
 
   /**
    * One streamed upstream call. Its usage is recorded whatever happens: the provider's figures, or
-   * (aborted, or failed mid-stream, before the usage arrived) an estimate with the tokenizer.
+   * (aborted, or failed mid-stream, before the usage arrived) an estimate (prompt from its length,
+   * completion with the tokenizer when short), flagged `estimated`.
    */
   private async callModel(
     messages: LlmMessage[],
@@ -278,7 +286,7 @@ export class AgentLoop {
     const toolCalls = withUniqueIds([...done.entries()].sort(([a], [b]) => a - b).map(([, call]) => call));
     // A request the upstream refused outright (HTTP error before any chunk) generated nothing to bill.
     const refused = failure !== null && !aborted && !received;
-    this.record(refused ? ZERO_USAGE : usage, sent, toolList, callText, toolCalls, request);
+    this.record(refused ? ZERO_USAGE : usage, sent, tools, callText, toolCalls, request);
     this.events.debug('llm_call_done', {
       provider: provider.providerName,
       model: provider.model,
@@ -298,22 +306,21 @@ export class AgentLoop {
   private record(
     reported: LlmUsage | null,
     sent: LlmMessage[],
-    tools: LlmToolDefinition[] | undefined,
+    tools: readonly LlmToolDefinition[] | undefined,
     text: string,
     toolCalls: LlmToolCall[],
     request: AgentRunRequest,
   ): void {
-    const { provider, tokenTracker, tokenCounter } = this.deps;
+    const { provider, tokenTracker } = this.deps;
     let usage = reported;
     let estimated = false;
     if (!usage) {
       if (provider.offline) {
         usage = ZERO_USAGE;
       } else {
-        const promptTokens = tokenCounter.countMessages(sent) + (tools ? tokenCounter.count(JSON.stringify(tools)) : 0);
-        const completionTokens =
-          tokenCounter.count(text) +
-          toolCalls.reduce((sum, call) => sum + tokenCounter.count(call.function.name) + tokenCounter.count(call.function.arguments), 0);
+        // Never the tokenizer over the prompt: a mass disconnect would stall the process (see approximateTokens).
+        const promptTokens = estimateTokens(sent) + estimateToolTokens(tools);
+        const completionTokens = this.completionTokens([text, ...toolCalls.flatMap((call) => [call.function.name, call.function.arguments])]);
         usage = { promptTokens, completionTokens, cachedTokens: 0, totalTokens: promptTokens + completionTokens };
         estimated = true;
       }
@@ -327,11 +334,19 @@ export class AgentLoop {
     request.usage.add(usage, entry.costUsd, estimated);
   }
 
+  /** What was streamed before the abort: counted when short and the tokenizer is loaded, estimated otherwise. */
+  private completionTokens(parts: string[]): number {
+    const { tokenCounter } = this.deps;
+    const chars = parts.reduce((sum, part) => sum + part.length, 0);
+    const count = tokenCounter.loaded && chars <= COMPLETION_COUNT_MAX_CHARS ? (part: string) => tokenCounter.count(part) : approximateTokens;
+    return parts.reduce((sum, part) => sum + count(part), 0);
+  }
+
+  /** The cheap estimate, not the tokenizer: this runs before every upstream call. */
   private assertCallLimit(messages: LlmMessage[], tools: readonly LlmToolDefinition[] | undefined): void {
     const limit = this.options.maxTokensPerCall ?? 0;
     if (limit <= 0) return;
-    const { tokenCounter } = this.deps;
-    const prompt = tokenCounter.countMessages(messages) + (tools ? tokenCounter.count(JSON.stringify(tools)) : 0);
+    const prompt = estimateTokens(messages) + estimateToolTokens(tools);
     if (prompt > limit) throw new TokenLimitError('per_call', limit, prompt, this.options.locale);
   }
 }

@@ -1,5 +1,6 @@
 import type { LlmMessage } from '../../providers/llm-message';
-import { estimateTokens, pruneHistoryBlocks } from './history-block.pruner';
+import { estimateTokens } from '../../providers/token-estimate';
+import { pruneHistoryBlocks } from './history-block.pruner';
 import { sanitizeToolCallPairing } from './tool-call-pairing.sanitizer';
 
 const countTokens = (text: string): number => Math.ceil(text.length / 4);

@@ -1,9 +1,5 @@
 import type { LlmMessage } from '../../providers/llm-message';
-
-/** Role, separators and name framing of one chat message, as OpenAI documents it (rounded up). */
-const TOKENS_PER_MESSAGE = 4;
-
-export type CountTokens = (text: string) => number;
+import { type CountTokens, estimateTokens } from '../../providers/token-estimate';
 
 export interface HistoryPruningOptions {
   /** Budget for the whole history (config.agent.historyMaxTokens). */
@@ -44,20 +40,6 @@ export function pruneHistoryBlocks(messages: readonly LlmMessage[], options: His
     firstKept += 1;
   }
   return { messages: [...head, ...blocks.slice(firstKept).flat()], prunedBlocks: firstKept, estimatedTokens: total };
-}
-
-/** Token estimate of messages: content, tool-call names and arguments, plus the per-message framing. */
-export function estimateTokens(messages: readonly LlmMessage[], countTokens: CountTokens): number {
-  let total = 0;
-  for (const message of messages) {
-    total += TOKENS_PER_MESSAGE + countTokens(message.content ?? '');
-    if (message.role === 'assistant') {
-      for (const call of message.tool_calls ?? []) {
-        total += TOKENS_PER_MESSAGE + countTokens(call.function.name) + countTokens(call.function.arguments);
-      }
-    }
-  }
-  return total;
 }
 
 function leadingSystemCount(messages: readonly LlmMessage[]): number {

@@ -1,6 +1,7 @@
 import type { LlmMessage } from '../../providers/llm-message';
+import type { CountTokens } from '../../providers/token-estimate';
 import type { ThreadMessage } from '../thread.types';
-import { CountTokens, pruneHistoryBlocks } from './history-block.pruner';
+import { pruneHistoryBlocks } from './history-block.pruner';
 import { toLlmMessages } from './llm-history.converter';
 import { sanitizeToolCallPairing } from './tool-call-pairing.sanitizer';
 
