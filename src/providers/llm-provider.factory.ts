@@ -1,5 +1,6 @@
 import { AiEventLogger } from '../observability/ai-event.logger';
 import { AnthropicProvider } from './anthropic.provider';
+import { LlmCallObserver } from './llm-call.observer';
 import { LlmErrorLocale } from './llm-error.messages';
 import { LlmProvider } from './llm-provider';
 import { LlmProviderSelection } from './llm-provider.selector';
@@ -18,6 +19,8 @@ export interface LlmProviderFactoryOptions {
   /** Silence allowed between two stream events (default 90 s). */
   streamIdleTimeoutMs?: number;
   events?: AiEventLogger;
+  /** Latency and upstream errors of each call (metrics); the offline provider makes no upstream call. */
+  observer?: LlmCallObserver;
 }
 
 /**
@@ -36,6 +39,7 @@ export function createLlmProvider(selection: LlmProviderSelection, options: LlmP
     locale: options.locale,
     backoff: options.backoff,
     events: options.events,
+    observer: options.observer,
   });
 }
 

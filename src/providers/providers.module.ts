@@ -4,6 +4,8 @@ import { APP_CONFIG } from '../config/app-config.token';
 import { ProviderRegistry } from '../config/provider-registry';
 import { AiEventLogger } from '../observability/ai-event.logger';
 import { Logger } from '../observability/logger';
+import { MetricsService } from '../observability/metrics.service';
+import { ObservabilityModule } from '../observability/observability.module';
 import { LlmErrorClassifier } from './llm-error.classifier';
 import { LlmProvider } from './llm-provider';
 import { createLlmProvider, describeLlmSelection } from './llm-provider.factory';
@@ -20,21 +22,27 @@ const logger = new Logger('providers');
  * classifier. A bad registry or an unusable LLM_PROVIDER stops the start (ConfigValidationError).
  */
 @Module({
+  imports: [ObservabilityModule],
   providers: [
     { provide: PROVIDER_REGISTRY, useFactory: (): ProviderRegistry => ProviderRegistry.load() },
     {
       provide: LLM_PROVIDER,
-      inject: [APP_CONFIG, PROVIDER_REGISTRY],
-      useFactory: (config: AppConfig, registry: ProviderRegistry): LlmProvider => {
+      inject: [APP_CONFIG, PROVIDER_REGISTRY, MetricsService],
+      useFactory: (config: AppConfig, registry: ProviderRegistry, metrics: MetricsService): LlmProvider => {
         const selection = selectLlmProvider(config, registry);
         logger.info('llm_provider_selected', describeLlmSelection(selection));
-        return createLlmProvider(selection, { locale: config.locale, maxRetries: config.agent.maxRetries, events: new AiEventLogger('llm') });
+        return createLlmProvider(selection, {
+          locale: config.locale,
+          maxRetries: config.agent.maxRetries,
+          events: new AiEventLogger('llm'),
+          observer: metrics.llm,
+        });
       },
     },
     {
       provide: TokenTracker,
-      inject: [APP_CONFIG, PROVIDER_REGISTRY],
-      useFactory: (config: AppConfig, registry: ProviderRegistry): TokenTracker => {
+      inject: [APP_CONFIG, PROVIDER_REGISTRY, MetricsService],
+      useFactory: (config: AppConfig, registry: ProviderRegistry, metrics: MetricsService): TokenTracker => {
         const limitLogger = new Logger('tokens');
         return new TokenTracker({
           pricingFor: (provider) => registry.get(provider)?.pricing,
@@ -45,6 +53,7 @@ const logger = new Logger('providers');
           },
           locale: config.locale,
           onLimitExceeded: ({ kind, limit, actual }) => limitLogger.warn('token_limit_exceeded', { kind, limit, actual }),
+          onRecord: (entry) => metrics.tokens.record(entry),
         });
       },
     },

@@ -5,6 +5,7 @@ import { LogEntry } from '../observability/log-entry';
 import { configureLogging, resetLogSink, setLogSink } from '../observability/logger';
 import { AnthropicProvider } from './anthropic.provider';
 import { isAbortError, LlmAbortError } from './llm-abort.error';
+import { LlmCallLabels, LlmCallObserver, LlmCallOutcome } from './llm-call.observer';
 import { LlmMessage } from './llm-message';
 import { LlmProvider } from './llm-provider';
 import { LlmProviderError } from './llm-provider.error';
@@ -265,6 +266,82 @@ describe(RetryingLlmProvider.name, () => {
         if (chunk.type === 'token') break;
       }
       await server.waitForClientClose(0);
+    });
+  });
+
+  describe('observer (metrics)', () => {
+    type Observed =
+      | { type: 'first'; seconds: number }
+      | { type: 'ended'; outcome: LlmCallOutcome; seconds: number }
+      | { type: 'error'; code: string; retried: boolean };
+    let observed: Observed[];
+    let labels: LlmCallLabels[];
+
+    function observedOpenai(maxRetries = 2): LlmProvider {
+      const observer: LlmCallObserver = {
+        firstChunk: (call, seconds) => (labels.push(call), observed.push({ type: 'first', seconds })),
+        ended: (call, outcome, seconds) => (labels.push(call), observed.push({ type: 'ended', outcome, seconds })),
+        upstreamError: (call, code, retried) => (labels.push(call), observed.push({ type: 'error', code, retried })),
+      };
+      const inner = new OpenAiCompatibleProvider({ providerName: 'deepseek', baseURL: server.openAiBaseUrl, apiKey: 'sk-test', model: 'deepseek-chat' });
+      return new RetryingLlmProvider(inner, { maxRetries, backoff: FAST_BACKOFF, observer });
+    }
+
+    beforeEach(() => {
+      observed = [];
+      labels = [];
+    });
+
+    it('reports the first chunk once and the end of a streamed call, labelled with provider and model', async () => {
+      server.enqueue({ text: 'Three small chunks', chunkSize: 6, delayMs: 15 });
+      await collectLlmStream(observedOpenai().stream(messages));
+      expect(observed.map((event) => event.type)).toEqual(['first', 'ended']);
+      const [first, ended] = observed as unknown as [{ seconds: number }, { outcome: string; seconds: number }];
+      expect(ended.outcome).toBe('ok');
+      expect(first.seconds).toBeGreaterThan(0);
+      expect(ended.seconds).toBeGreaterThanOrEqual(first.seconds + 0.03);
+      expect(new Set(labels.map((call) => `${call.provider}/${call.model}`))).toEqual(new Set(['deepseek/deepseek-chat']));
+    });
+
+    it('reports each upstream error (retried or not) and times the call from its first attempt', async () => {
+      server.enqueue({ error: { status: 429, headers: { 'retry-after': '0.1' } } }, { text: 'Recovered.' });
+      await collectLlmStream(observedOpenai().stream(messages));
+      expect(observed).toEqual([
+        { type: 'error', code: 'rate_limit', retried: true },
+        { type: 'first', seconds: expect.any(Number) },
+        { type: 'ended', outcome: 'ok', seconds: expect.any(Number) },
+      ]);
+      expect((observed[1] as { seconds: number }).seconds).toBeGreaterThanOrEqual(0.1);
+
+      observed = [];
+      server.enqueue({ error: { status: 500 } }, { error: { status: 500 } });
+      await failure(observedOpenai(1).complete(messages));
+      expect(observed).toEqual([
+        { type: 'error', code: 'server_error', retried: true },
+        { type: 'error', code: 'server_error', retried: false },
+        { type: 'ended', outcome: 'error', seconds: expect.any(Number) },
+      ]);
+    });
+
+    it('reports an aborted call, and a consumer that stops reading, as aborted (once)', async () => {
+      server.enqueue({ text: 'A long answer that never finishes', chunkSize: 4, hangAfterChunks: 3 });
+      const controller = new AbortController();
+      await failure(
+        (async () => {
+          for await (const chunk of observedOpenai().stream(messages, [], { signal: controller.signal })) {
+            if (chunk.type === 'token') controller.abort();
+          }
+        })(),
+      );
+      expect(observed.map((event) => (event.type === 'ended' ? event.outcome : event.type))).toEqual(['first', 'aborted']);
+
+      observed = [];
+      server.enqueue({ text: 'one two three four five six', chunkSize: 4, hangAfterChunks: 5 });
+      for await (const chunk of observedOpenai().stream(messages)) {
+        if (chunk.type === 'token') break;
+      }
+      expect(observed.map((event) => (event.type === 'ended' ? event.outcome : event.type))).toEqual(['first', 'aborted']);
+      await server.waitForClientClose(1);
     });
   });
 });

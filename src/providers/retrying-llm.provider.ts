@@ -1,7 +1,9 @@
+import { performance } from 'node:perf_hooks';
 import { AiEventLogger } from '../observability/ai-event.logger';
 import { Logger } from '../observability/logger';
 import { classifyLLMError, ClassifiedLlmError } from './classify-llm-error';
 import { isAbortError, LlmAbortError } from './llm-abort.error';
+import { LlmCallLabels, LlmCallObserver, LlmCallOutcome } from './llm-call.observer';
 import { LlmErrorLocale } from './llm-error.messages';
 import { LlmCallOptions, LlmCompletion, LlmProvider } from './llm-provider';
 import { LlmProviderError } from './llm-provider.error';
@@ -15,9 +17,12 @@ export interface RetryingLlmProviderOptions {
   locale?: LlmErrorLocale;
   backoff?: Partial<RetryBackoffOptions>;
   events?: AiEventLogger;
+  /** Latency and upstream errors of each call (metrics). */
+  observer?: LlmCallObserver;
 }
 
 const logger = new Logger('llm');
+const NO_CALL_TIMER = { firstChunk: () => undefined, end: () => undefined };
 
 /**
  * The service's retry policy around a model-backed provider (PROTOCOL.md §6): rate limits, 5xx
@@ -32,6 +37,7 @@ export class RetryingLlmProvider implements LlmProvider {
   private readonly locale: LlmErrorLocale;
   private readonly backoff: RetryBackoffOptions;
   private readonly events: AiEventLogger;
+  private readonly observer: LlmCallObserver | undefined;
 
   constructor(
     readonly inner: LlmProvider,
@@ -41,6 +47,7 @@ export class RetryingLlmProvider implements LlmProvider {
     this.locale = options.locale ?? 'en';
     this.backoff = { ...DEFAULT_RETRY_BACKOFF, ...options.backoff };
     this.events = options.events ?? new AiEventLogger('llm');
+    this.observer = options.observer;
   }
 
   get providerName(): string {
@@ -57,15 +64,22 @@ export class RetryingLlmProvider implements LlmProvider {
 
   async complete(messages: LlmMessage[], tools: LlmToolDefinition[] = [], options: LlmCallOptions = {}): Promise<LlmCompletion> {
     const model = options.model ?? this.model;
+    const call = this.callTimer(model);
     for (let attempt = 0; ; attempt++) {
       const startedAt = Date.now();
       this.events.debug('llm_call_start', { provider: this.providerName, model, mode: 'complete', attempt, messageCount: messages.length, toolCount: tools.length });
       try {
         const completion = await this.inner.complete(messages, tools, options);
         this.events.debug('llm_call_done', { provider: this.providerName, model, mode: 'complete', durationMs: Date.now() - startedAt, ...completion.usage });
+        call.end('ok');
         return completion;
       } catch (error) {
-        await this.handleFailure(error, attempt, false, model, options.signal);
+        try {
+          await this.handleFailure(error, attempt, false, model, options.signal);
+        } catch (final) {
+          call.end(isAbortError(final) ? 'aborted' : 'error');
+          throw final;
+        }
       }
     }
   }
@@ -76,6 +90,7 @@ export class RetryingLlmProvider implements LlmProvider {
    */
   stream(messages: LlmMessage[], tools: LlmToolDefinition[] = [], options: LlmCallOptions = {}): AsyncIterable<LlmStreamChunk> {
     const model = options.model ?? this.model;
+    const call = this.callTimer(model);
     let inner: AsyncIterator<LlmStreamChunk> | null = null;
     let attempt = 0;
     let emitted = false;
@@ -94,8 +109,10 @@ export class RetryingLlmProvider implements LlmProvider {
             const result = await inner.next();
             if (result.done) {
               finished = true;
+              call.end('ok');
               return result;
             }
+            if (!emitted) call.firstChunk();
             emitted = true;
             if (result.value.type === 'usage') {
               this.events.debug('llm_call_done', { provider: this.providerName, model, mode: 'stream', durationMs: Date.now() - startedAt, ...result.value.usage });
@@ -107,6 +124,7 @@ export class RetryingLlmProvider implements LlmProvider {
               await this.handleFailure(error, attempt, emitted, model, options.signal);
             } catch (final) {
               finished = true;
+              call.end(isAbortError(final) ? 'aborted' : 'error');
               throw final;
             }
             attempt++;
@@ -115,6 +133,8 @@ export class RetryingLlmProvider implements LlmProvider {
         return { done: true, value: undefined };
       },
       return: async (): Promise<IteratorResult<LlmStreamChunk>> => {
+        // The caller stopped reading before the end.
+        if (!finished) call.end('aborted');
         finished = true;
         const current = inner;
         inner = null;
@@ -133,6 +153,7 @@ export class RetryingLlmProvider implements LlmProvider {
     }
     const classified = classifyLLMError(error, this.locale, this.providerName);
     const delayMs = !emitted && classified.retryable && attempt < this.maxRetries ? retryDelayMs(attempt, classified.retryAfterMs, this.backoff) : null;
+    this.observer?.upstreamError({ provider: this.providerName, model }, classified.code, delayMs !== null);
     if (delayMs === null) throw this.fail(classified, error, attempt, emitted, model);
     logger.warn('llm_retry', {
       provider: this.providerName,
@@ -144,6 +165,24 @@ export class RetryingLlmProvider implements LlmProvider {
       delayMs,
     });
     await abortableSleep(delayMs, signal);
+  }
+
+  /** Reports one call's first chunk and end (once) to the observer; a no-op without one. */
+  private callTimer(model: string): { firstChunk(): void; end(outcome: LlmCallOutcome): void } {
+    const observer = this.observer;
+    if (!observer) return NO_CALL_TIMER;
+    const labels: LlmCallLabels = { provider: this.providerName, model };
+    const startedAt = performance.now();
+    let ended = false;
+    const seconds = () => (performance.now() - startedAt) / 1000;
+    return {
+      firstChunk: () => observer.firstChunk(labels, seconds()),
+      end: (outcome) => {
+        if (ended) return;
+        ended = true;
+        observer.ended(labels, outcome, seconds());
+      },
+    };
   }
 
   private fail(classified: ClassifiedLlmError, error: unknown, attempt: number, emitted: boolean, model: string): LlmProviderError {

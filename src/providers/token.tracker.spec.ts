@@ -3,7 +3,7 @@ import { LogEntry } from '../observability/log-entry';
 import { resetLogSink, setLogSink } from '../observability/logger';
 import { toErrorBody } from '../errors/to-error-body';
 import { TokenLimitError } from './token-limit.error';
-import { TokenLimitExceeded, TokenTracker } from './token.tracker';
+import { TokenCostEntry, TokenLimitExceeded, TokenTracker } from './token.tracker';
 
 const registry = ProviderRegistry.load(defaultRegistryPath());
 const pricingFor = (provider: string) => registry.get(provider)?.pricing;
@@ -44,6 +44,26 @@ describe(TokenTracker.name, () => {
     expect(tracker.getEntries()[2].costUsd).toBe(0);
     expect(logs.filter((log) => log.event === 'token_usage')).toHaveLength(3);
     expect(logs[0]).toMatchObject({ provider: 'deepseek', model: 'deepseek-chat', promptTokens: 1200, cachedTokens: 1000, threadId: 'ai_1', workspace: 'acme' });
+  });
+
+  it('hands every recorded entry, chat and embedding, to onRecord; a throwing listener changes nothing', () => {
+    const seen: TokenCostEntry[] = [];
+    const tracker = new TokenTracker({ pricingFor, onRecord: (entry) => seen.push(entry) });
+    tracker.record({ promptTokens: 100, completionTokens: 10, cachedTokens: 40, totalTokens: 110 }, { provider: 'openai', model: 'gpt-4o' });
+    tracker.recordEmbedding(300, 'text-embedding-3-small', 0.02, { provider: 'openai' });
+    expect(seen).toEqual([
+      expect.objectContaining({ kind: 'chat', provider: 'openai', model: 'gpt-4o', promptTokens: 100, completionTokens: 10, cachedTokens: 40, costUsd: expect.any(Number) }),
+      expect.objectContaining({ kind: 'embedding', provider: 'openai', model: 'text-embedding-3-small', promptTokens: 300, costUsd: (300 * 0.02) / 1e6 }),
+    ]);
+    expect(seen[0].costUsd).toBeGreaterThan(0);
+
+    const failing = new TokenTracker({
+      onRecord: () => {
+        throw new Error('metrics down');
+      },
+    });
+    expect(() => failing.record({ promptTokens: 1, completionTokens: 1, cachedTokens: 0, totalTokens: 2 }, { provider: 'p', model: 'm' })).not.toThrow();
+    expect(failing.getTotals().calls).toBe(1);
   });
 
   it('records embeddings as input tokens only', () => {

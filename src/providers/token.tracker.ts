@@ -56,6 +56,8 @@ export interface TokenTrackerOptions {
   pricingFor?: (provider: string) => ProviderPricing | undefined;
   limits?: Partial<TokenLimits>;
   onLimitExceeded?: (exceeded: TokenLimitExceeded) => void;
+  /** Called with every recorded entry, chat and embedding alike (metrics). */
+  onRecord?: (entry: TokenCostEntry) => void;
   locale?: LlmErrorLocale;
   events?: AiEventLogger;
   now?: () => number;
@@ -91,6 +93,7 @@ export class TokenTracker {
   private readonly events: AiEventLogger;
   private readonly now: () => number;
   private limitListener: ((exceeded: TokenLimitExceeded) => void) | undefined;
+  private readonly recordListener: ((entry: TokenCostEntry) => void) | undefined;
   private totals: TokenTotals = emptyTotals();
   private recent: TokenCostEntry[] = [];
   private readonly byThread = new Map<string, TokenTotals>();
@@ -100,6 +103,7 @@ export class TokenTracker {
     this.pricingFor = options.pricingFor ?? (() => undefined);
     this.limits = { maxTokensPerCall: 0, maxTotalTokens: 0, maxCostUsd: 0, ...options.limits };
     this.limitListener = options.onLimitExceeded;
+    this.recordListener = options.onRecord;
     this.locale = options.locale ?? 'en';
     this.events = options.events ?? new AiEventLogger('tokens');
     this.now = options.now ?? Date.now;
@@ -240,6 +244,7 @@ export class TokenTracker {
       workspace: entry.workspace,
       kind: entry.kind,
     });
+    this.notifyRecord(entry);
     this.notifyLimits(entry);
   }
 
@@ -263,6 +268,14 @@ export class TokenTracker {
       exceeded.push({ kind: 'cost', limit: maxCostUsd, actual: this.totals.costUsd });
     }
     return exceeded;
+  }
+
+  private notifyRecord(entry: TokenCostEntry): void {
+    try {
+      this.recordListener?.(entry);
+    } catch {
+      // Metrics must never break accounting.
+    }
   }
 
   private notifyLimits(entry: TokenCostEntry): void {

@@ -1,12 +1,5 @@
 import { Counter, Histogram, Registry } from 'prom-client';
-
-export interface LlmCallLabels {
-  provider: string;
-  model: string;
-}
-
-/** ok: answered in full; error: failed after any retries; aborted: stopped by the caller. */
-export type LlmCallOutcome = 'ok' | 'error' | 'aborted';
+import type { LlmCallLabels, LlmCallObserver, LlmCallOutcome } from '../../providers/llm-call.observer';
 
 /** Seconds to the first streamed chunk: fast models answer in a few hundred ms, retries push it to tens of seconds. */
 const FIRST_CHUNK_BUCKETS = [0.1, 0.25, 0.5, 1, 2, 3, 5, 8, 13, 20, 30, 60];
@@ -14,7 +7,7 @@ const FIRST_CHUNK_BUCKETS = [0.1, 0.25, 0.5, 1, 2, 3, 5, 8, 13, 20, 30, 60];
 const CALL_BUCKETS = [0.25, 0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300];
 
 /** Upstream LLM calls: latency to the first chunk and in total, and upstream errors by PROTOCOL.md code. */
-export class LlmMetrics {
+export class LlmMetrics implements LlmCallObserver {
   private readonly firstChunkSeconds: Histogram<'provider' | 'model'>;
   private readonly callSeconds: Histogram<'provider' | 'model' | 'outcome'>;
   private readonly errors: Counter<'provider' | 'model' | 'code' | 'retried'>;
