@@ -1,4 +1,5 @@
 import { EmbeddingProvider } from '../embeddings/embedding-provider';
+import { RetrievalObserver } from './retrieval.observer';
 
 /** Tuning of GraphRagRetriever (seed 000 GraphRAGOptions); every field has a default. */
 export interface GraphRagOptions {
@@ -25,9 +26,11 @@ export interface GraphRagOptions {
   embeddingTimeoutMs?: number;
   /** Injectable clock (ms) for the cache TTL. Default Date.now. */
   clock?: () => number;
+  /** Told about each retrieval (search mode, cache hit, duration) for metrics. Default none. */
+  observer?: RetrievalObserver;
 }
 
-export type ResolvedGraphRagOptions = Required<Omit<GraphRagOptions, 'clock'>> & Pick<GraphRagOptions, 'clock'>;
+export type ResolvedGraphRagOptions = Required<Omit<GraphRagOptions, 'clock' | 'observer'>> & Pick<GraphRagOptions, 'clock' | 'observer'>;
 
 export const DEFAULT_GRAPH_RAG_OPTIONS: Readonly<ResolvedGraphRagOptions> = Object.freeze({
   maxNodes: 20,

@@ -7,6 +7,7 @@ import { LogEntry } from '../observability/log-entry';
 import { resetLogSink, setLogSink } from '../observability/logger';
 import { GraphRAGContext } from './graph-rag-context';
 import { GraphRagRetriever } from './graph-rag.retriever';
+import { RetrievalEvent } from './retrieval.observer';
 
 /** Maps words to axes of a 3-dimensional "meaning" space, so similarity is predictable. */
 class KeywordEmbeddingProvider implements EmbeddingProvider {
@@ -392,6 +393,23 @@ describe(GraphRagRetriever.name, () => {
       first.retrieval.searchMode = 'fallback';
       const second = await retriever.retrieve(demoSource(), DEMO_GRAPH_KEY, 'fetch api');
       expect(second.retrieval.searchMode).toBe('bm25');
+    });
+  });
+
+  describe('observer', () => {
+    it('reports each retrieval with its search mode, cache result and duration; nothing for a failed one', async () => {
+      const events: RetrievalEvent[] = [];
+      const retriever = new GraphRagRetriever({ embeddingProvider: new KeywordEmbeddingProvider(), observer: { retrieved: (event) => events.push(event) } });
+      const source = new InMemoryGraphDataSource(DEMO_WORKSPACE, [embeddedDemo()]);
+      const miss = await retriever.retrieve(source, DEMO_GRAPH_KEY, 'leaderboard ranking');
+      await retriever.retrieve(source, DEMO_GRAPH_KEY, 'leaderboard ranking');
+      await retriever.retrieve(source, DEMO_GRAPH_KEY, '');
+      await expect(retriever.retrieve(source, 'no-such-graph', 'anything')).rejects.toBeInstanceOf(AppError);
+      expect(events).toEqual([
+        { searchMode: 'hybrid', cacheHit: false, durationMs: miss.retrieval.durationMs },
+        { searchMode: 'hybrid', cacheHit: true, durationMs: expect.any(Number) },
+        { searchMode: 'fallback', cacheHit: false, durationMs: expect.any(Number) },
+      ]);
     });
   });
 });

@@ -98,6 +98,7 @@ export class GraphRagRetriever {
     if (cached) {
       const durationMs = elapsed(started);
       this.logger.debugEvent('rag_retrieve', { graphKey, query, nodeCount: cached.relevantNodes.length, cacheHit: true, durationMs });
+      this.options.observer?.retrieved({ searchMode: cached.retrieval.searchMode, cacheHit: true, durationMs });
       return { ...cached, retrieval: { ...cached.retrieval, cacheHit: true, durationMs } };
     }
 
@@ -159,6 +160,7 @@ export class GraphRagRetriever {
       searchMode,
       durationMs: context.retrieval.durationMs,
     });
+    this.options.observer?.retrieved({ searchMode, cacheHit: false, durationMs: context.retrieval.durationMs });
     return { ...context, retrieval: { ...context.retrieval } };
   }
 

@@ -6,6 +6,8 @@ import { EMBEDDING_PROVIDER } from '../embeddings/embedding-provider.token';
 import { EmbeddingsModule } from '../embeddings/embeddings.module';
 import { GraphChangeNotifier } from '../graph/graph-change.notifier';
 import { GraphModule } from '../graph/graph.module';
+import { MetricsService } from '../observability/metrics.service';
+import { ObservabilityModule } from '../observability/observability.module';
 import { Logger } from '../observability/logger';
 import { GraphRagRetriever } from './graph-rag.retriever';
 import { RagController } from './rag.controller';
@@ -20,18 +22,19 @@ import { TokenCounter } from './token-counter';
  * whichever request first needs it.
  */
 @Module({
-  imports: [GraphModule, EmbeddingsModule],
+  imports: [GraphModule, EmbeddingsModule, ObservabilityModule],
   controllers: [RagController],
   providers: [
     {
       provide: GraphRagRetriever,
-      inject: [APP_CONFIG, { token: EMBEDDING_PROVIDER, optional: true }],
-      useFactory: (config: AppConfig, embeddingProvider?: EmbeddingProvider | null) =>
+      inject: [APP_CONFIG, MetricsService, { token: EMBEDDING_PROVIDER, optional: true }],
+      useFactory: (config: AppConfig, metrics: MetricsService, embeddingProvider?: EmbeddingProvider | null) =>
         new GraphRagRetriever({
           maxNodes: config.rag.maxNodes,
           maxDepth: config.rag.maxDepth,
           cacheTTLMs: config.rag.cacheTtlMs,
           embeddingProvider: embeddingProvider ?? null,
+          observer: metrics.retrieval,
         }),
     },
     { provide: TokenCounter, useFactory: () => new TokenCounter() },

@@ -1,16 +1,11 @@
 import { Counter, Histogram, Registry } from 'prom-client';
-
-export interface RetrievalObservation {
-  searchMode: 'bm25' | 'hybrid' | 'fallback';
-  cacheHit: boolean;
-  durationMs: number;
-}
+import type { RetrievalEvent, RetrievalObserver } from '../../rag/retrieval.observer';
 
 /** Seconds; the budget of a cache miss on a 20,000-node graph is 25 ms at p95, a hit is microseconds. */
 const RETRIEVAL_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
 
 /** GraphRAG retrievals: latency by search mode and cache result, and the cache's hits and misses. */
-export class RetrievalMetrics {
+export class RetrievalMetrics implements RetrievalObserver {
   private readonly duration: Histogram<'search_mode' | 'cache'>;
   private readonly hits: Counter;
   private readonly misses: Counter;
@@ -35,7 +30,7 @@ export class RetrievalMetrics {
     });
   }
 
-  retrieved(observation: RetrievalObservation): void {
+  retrieved(observation: RetrievalEvent): void {
     this.duration.observe({ search_mode: observation.searchMode, cache: observation.cacheHit ? 'hit' : 'miss' }, observation.durationMs / 1000);
     (observation.cacheHit ? this.hits : this.misses).inc();
   }

@@ -1,0 +1,13 @@
+import type { GraphRAGContext } from './graph-rag-context';
+
+/** One finished retrieval: how the nodes were found, whether the cache answered, how long it took. */
+export interface RetrievalEvent {
+  searchMode: GraphRAGContext['retrieval']['searchMode'];
+  cacheHit: boolean;
+  durationMs: number;
+}
+
+/** Told about every successful retrieval (metrics); RagModule binds it to MetricsService. */
+export interface RetrievalObserver {
+  retrieved(event: RetrievalEvent): void;
+}
