@@ -49,9 +49,16 @@ export interface ThreadRepository {
   addUsage(workspace: string, threadId: string | null, usage: UsageTotals, now: number): Promise<void>;
   getWorkspaceUsage(workspace: string): Promise<UsageTotals>;
 
-  /** Idempotency-Key of POST /api/ai/chat: first answer kept for `ttlMs`. */
-  reserveIdempotencyKey(scope: IdempotencyScope, ttlMs: number, now: number): Promise<IdempotencyReservation>;
-  completeIdempotencyKey(scope: IdempotencyScope, response: unknown): Promise<void>;
+  /**
+   * Idempotency-Key of POST /api/ai/chat. A reservation ('reserved') holds the key for `holdMs` only,
+   * renewed while its request runs, so one left by a crashed process frees the key soon; an expired
+   * record (in progress or completed) counts as absent.
+   */
+  reserveIdempotencyKey(scope: IdempotencyScope, holdMs: number, now: number): Promise<IdempotencyReservation>;
+  /** Extends a live in-progress reservation to `now + holdMs`; false when there is none (expired, released or completed). */
+  renewIdempotencyKey(scope: IdempotencyScope, holdMs: number, now: number): Promise<boolean>;
+  /** Stores the first answer of an in-progress reservation, kept `keepMs` from the reservation's creation. */
+  completeIdempotencyKey(scope: IdempotencyScope, response: unknown, keepMs: number): Promise<void>;
   releaseIdempotencyKey(scope: IdempotencyScope): Promise<void>;
 
   close?(): Promise<void>;

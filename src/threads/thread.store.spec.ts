@@ -282,6 +282,27 @@ describe(ThreadStore.name, () => {
       expect(IDEMPOTENCY_TTL_MS).toBe(86_400_000);
     });
 
+    it('keeps a running request\'s key reserved beyond the lease time to live, and stops once it completes', async () => {
+      const a = fixture.instance().store;
+      const b = fixture.instance().store;
+      expect(await a.reserveIdempotencyKey(alice, 'long-run')).toEqual({ state: 'reserved' });
+      await new Promise((resolve) => setTimeout(resolve, 1_600)); // THREAD_LEASE_MS is 1000
+      expect(await b.reserveIdempotencyKey(alice, 'long-run')).toEqual({ state: 'in_progress' });
+      await a.completeIdempotencyKey(alice, 'long-run', { message: 'done' });
+      await new Promise((resolve) => setTimeout(resolve, 1_100));
+      expect(await b.reserveIdempotencyKey(alice, 'long-run')).toEqual({ state: 'completed', response: { message: 'done' } });
+    });
+
+    it('lets a retry run once a crashed process\'s reservation has outlived the lease time to live', async () => {
+      const crashed = fixture.instance();
+      const survivor = fixture.instance().store;
+      expect(await crashed.store.reserveIdempotencyKey(alice, 'orphan')).toEqual({ state: 'reserved' });
+      await crashed.store.beforeApplicationShutdown(); // the process dies: nothing renews the reservation any more
+      expect(await survivor.reserveIdempotencyKey(alice, 'orphan')).toEqual({ state: 'in_progress' });
+      await new Promise((resolve) => setTimeout(resolve, 1_100));
+      expect(await survivor.reserveIdempotencyKey(alice, 'orphan')).toEqual({ state: 'reserved' });
+    });
+
     it('refuses an empty or oversized key', async () => {
       const { store } = fixture.instance();
       await expect(store.reserveIdempotencyKey(alice, '')).rejects.toEqual(expectAppError('bad_request'));

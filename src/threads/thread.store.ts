@@ -6,6 +6,7 @@ import { APP_CONFIG } from '../config/app-config.token';
 import { AppError } from '../errors/app-error';
 import { Logger } from '../observability/logger';
 import { withoutSupersededContexts } from './history/rag-context.locator';
+import { IdempotencyReservationKeeper } from './idempotency-reservation.keeper';
 import { generateSortableId, generateThreadId, isThreadIdShape } from './sortable-id.generator';
 import { StringInterner } from './string.interner';
 import { validateThreadCommit } from './thread-commit.validator';
@@ -58,6 +59,7 @@ export class ThreadStore implements BeforeApplicationShutdown {
   private readonly instanceId = generateSortableId('i');
   private readonly activeLeases = new Set<ThreadRunLease>();
   private readonly systemPrompts = new StringInterner(SYSTEM_PROMPTS_SHARED);
+  private readonly idempotencyReservations: IdempotencyReservationKeeper;
 
   constructor(
     @Inject(THREAD_REPOSITORY) private readonly repository: ThreadRepository,
@@ -66,6 +68,7 @@ export class ThreadStore implements BeforeApplicationShutdown {
     this.cache = new ThreadRecordCache({ maxEntries: config.agent.threadCacheSize, packAfterIdleMs: PACK_AFTER_IDLE_MS });
     this.cache.start();
     this.leaseTtlMs = config.agent.threadLeaseMs;
+    this.idempotencyReservations = new IdempotencyReservationKeeper(repository, this.leaseTtlMs);
   }
 
   /** A new, empty thread owned by the principal. `title`: see deriveThreadTitle. */
@@ -196,25 +199,35 @@ export class ThreadStore implements BeforeApplicationShutdown {
   }
 
   /**
-   * Idempotency-Key of POST /api/ai/chat, per principal, kept 24 h. 'reserved': run, then complete()
-   * (or release() on failure, so a retry may run). 'in_progress': the first request is still running.
-   * 'completed': answer with `response`, run nothing.
+   * Idempotency-Key of POST /api/ai/chat, per principal; the answer is kept 24 h from the first
+   * request. 'reserved': run, then complete() (or release() on failure, so a retry may run).
+   * 'in_progress': the first request is still running. 'completed': answer with `response`, run nothing.
+   * A reservation holds the key for THREAD_LEASE_MS, renewed while this process lives, so one left
+   * by a crashed process stops blocking retries once that time has passed.
    */
   async reserveIdempotencyKey(principal: Principal, key: string): Promise<IdempotencyReservation> {
-    return this.repository.reserveIdempotencyKey(idempotencyScope(principal, key), IDEMPOTENCY_TTL_MS, Date.now());
+    const scope = idempotencyScope(principal, key);
+    const reservation = await this.repository.reserveIdempotencyKey(scope, this.leaseTtlMs, Date.now());
+    if (reservation.state === 'reserved') this.idempotencyReservations.keep(scope);
+    return reservation;
   }
 
   async completeIdempotencyKey(principal: Principal, key: string, response: unknown): Promise<void> {
-    await this.repository.completeIdempotencyKey(idempotencyScope(principal, key), response);
+    const scope = idempotencyScope(principal, key);
+    this.idempotencyReservations.stop(scope);
+    await this.repository.completeIdempotencyKey(scope, response, IDEMPOTENCY_TTL_MS);
   }
 
   async releaseIdempotencyKey(principal: Principal, key: string): Promise<void> {
-    await this.repository.releaseIdempotencyKey(idempotencyScope(principal, key));
+    const scope = idempotencyScope(principal, key);
+    this.idempotencyReservations.stop(scope);
+    await this.repository.releaseIdempotencyKey(scope);
   }
 
   /** Runs still holding a lease at shutdown let it go, so another instance can continue their threads at once. */
   async beforeApplicationShutdown(): Promise<void> {
     this.cache.stop();
+    this.idempotencyReservations.stopAll();
     await Promise.all([...this.activeLeases].map((lease) => lease.release()));
     await this.repository.close?.();
   }

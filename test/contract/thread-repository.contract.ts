@@ -336,42 +336,68 @@ export function describeThreadRepositoryContract(name: string, create: () => Pro
 
     describe('idempotency keys', () => {
       const now = 1_700_000_000_000;
+      const HOLD = 2 * 60_000;
       const scope = (key: string, userId = 'alice') => ({ workspace, userId, key });
 
       it('reserves a key once, then reports it in progress, then returns the completed answer', async () => {
-        expect(await repository.reserveIdempotencyKey(scope('k1'), 24 * HOUR, now)).toEqual({ state: 'reserved' });
-        expect(await repository.reserveIdempotencyKey(scope('k1'), 24 * HOUR, now + 1)).toEqual({ state: 'in_progress' });
+        expect(await repository.reserveIdempotencyKey(scope('k1'), HOLD, now)).toEqual({ state: 'reserved' });
+        expect(await repository.reserveIdempotencyKey(scope('k1'), HOLD, now + 1)).toEqual({ state: 'in_progress' });
         const answer = { threadId: 'ai_x', type: 'message', message: 'Hello', toolCalls: [], usage: { totalTokens: 3 } };
-        await repository.completeIdempotencyKey(scope('k1'), answer);
-        expect(await repository.reserveIdempotencyKey(scope('k1'), 24 * HOUR, now + 2)).toEqual({ state: 'completed', response: answer });
+        await repository.completeIdempotencyKey(scope('k1'), answer, 24 * HOUR);
+        expect(await repository.reserveIdempotencyKey(scope('k1'), HOLD, now + 2)).toEqual({ state: 'completed', response: answer });
       });
 
       it('scopes keys by workspace and user', async () => {
-        expect(await repository.reserveIdempotencyKey(scope('k1'), HOUR, now)).toEqual({ state: 'reserved' });
-        expect(await repository.reserveIdempotencyKey(scope('k1', 'bob'), HOUR, now)).toEqual({ state: 'reserved' });
+        expect(await repository.reserveIdempotencyKey(scope('k1'), HOLD, now)).toEqual({ state: 'reserved' });
+        expect(await repository.reserveIdempotencyKey(scope('k1', 'bob'), HOLD, now)).toEqual({ state: 'reserved' });
         expect(
-          await repository.reserveIdempotencyKey({ workspace: `${workspace}-other`, userId: 'alice', key: 'k1' }, HOUR, now),
+          await repository.reserveIdempotencyKey({ workspace: `${workspace}-other`, userId: 'alice', key: 'k1' }, HOLD, now),
         ).toEqual({ state: 'reserved' });
       });
 
-      it('forgets a key after its time to live', async () => {
-        await repository.reserveIdempotencyKey(scope('k1'), HOUR, now);
-        await repository.completeIdempotencyKey(scope('k1'), { first: true });
-        expect((await repository.reserveIdempotencyKey(scope('k1'), HOUR, now + HOUR - 1)).state).toBe('completed');
-        expect(await repository.reserveIdempotencyKey(scope('k1'), HOUR, now + HOUR)).toEqual({ state: 'reserved' });
+      it('keeps a completed answer for its time from the first request, then forgets the key', async () => {
+        await repository.reserveIdempotencyKey(scope('k1'), HOLD, now);
+        await repository.completeIdempotencyKey(scope('k1'), { first: true }, HOUR);
+        // Long after the reservation's short hold, the answer is still there.
+        expect(await repository.reserveIdempotencyKey(scope('k1'), HOLD, now + HOLD + 1)).toEqual({ state: 'completed', response: { first: true } });
+        expect((await repository.reserveIdempotencyKey(scope('k1'), HOLD, now + HOUR - 1)).state).toBe('completed');
+        expect(await repository.reserveIdempotencyKey(scope('k1'), HOLD, now + HOUR)).toEqual({ state: 'reserved' });
+      });
+
+      it('frees a reservation its process never completed (it crashed) once the hold has passed, not 24 h later', async () => {
+        expect(await repository.reserveIdempotencyKey(scope('k1'), HOLD, now)).toEqual({ state: 'reserved' });
+        expect(await repository.reserveIdempotencyKey(scope('k1'), HOLD, now + HOLD - 1)).toEqual({ state: 'in_progress' });
+        expect(await repository.reserveIdempotencyKey(scope('k1'), HOLD, now + HOLD)).toEqual({ state: 'reserved' });
+        // The retry that took it over answers for good.
+        await repository.completeIdempotencyKey(scope('k1'), 'retried', 24 * HOUR);
+        expect(await repository.reserveIdempotencyKey(scope('k1'), HOLD, now + 2 * HOLD)).toEqual({ state: 'completed', response: 'retried' });
+      });
+
+      it('renews a live reservation for another hold, but neither an expired nor a completed one', async () => {
+        await repository.reserveIdempotencyKey(scope('k1'), HOLD, now);
+        expect(await repository.renewIdempotencyKey(scope('k1'), HOLD, now + HOLD / 2)).toBe(true);
+        // Past the first hold, within the renewed one: still running.
+        expect(await repository.reserveIdempotencyKey(scope('k1'), HOLD, now + HOLD + 1)).toEqual({ state: 'in_progress' });
+        expect(await repository.renewIdempotencyKey(scope('k1'), HOLD, now + 2 * HOLD)).toBe(false);
+        expect(await repository.renewIdempotencyKey(scope('never-reserved'), HOLD, now)).toBe(false);
+
+        await repository.reserveIdempotencyKey(scope('k2'), HOLD, now);
+        await repository.completeIdempotencyKey(scope('k2'), 'done', HOUR);
+        expect(await repository.renewIdempotencyKey(scope('k2'), HOLD, now + 1)).toBe(false);
+        expect(await repository.reserveIdempotencyKey(scope('k2'), HOLD, now + HOUR - 1)).toEqual({ state: 'completed', response: 'done' });
       });
 
       it('frees a reservation that is released (failed run) but never a completed answer', async () => {
-        await repository.reserveIdempotencyKey(scope('k1'), HOUR, now);
+        await repository.reserveIdempotencyKey(scope('k1'), HOLD, now);
         await repository.releaseIdempotencyKey(scope('k1'));
-        expect(await repository.reserveIdempotencyKey(scope('k1'), HOUR, now)).toEqual({ state: 'reserved' });
-        await repository.completeIdempotencyKey(scope('k1'), 'answer');
+        expect(await repository.reserveIdempotencyKey(scope('k1'), HOLD, now)).toEqual({ state: 'reserved' });
+        await repository.completeIdempotencyKey(scope('k1'), 'answer', HOUR);
         await repository.releaseIdempotencyKey(scope('k1'));
-        expect(await repository.reserveIdempotencyKey(scope('k1'), HOUR, now)).toEqual({ state: 'completed', response: 'answer' });
+        expect(await repository.reserveIdempotencyKey(scope('k1'), HOLD, now)).toEqual({ state: 'completed', response: 'answer' });
       });
 
       it('gives a concurrently reserved key to exactly one request', async () => {
-        const results = await Promise.all(Array.from({ length: 6 }, () => repository.reserveIdempotencyKey(scope('race'), HOUR, now)));
+        const results = await Promise.all(Array.from({ length: 6 }, () => repository.reserveIdempotencyKey(scope('race'), HOLD, now)));
         expect(results.filter((result) => result.state === 'reserved')).toHaveLength(1);
         expect(results.filter((result) => result.state === 'in_progress')).toHaveLength(5);
       });

@@ -78,7 +78,8 @@ function everyQuery(): Record<string, AqlQuery> {
     workspaceUsage: queries.workspaceUsage('ws_abc'),
     reserveIdempotencyKey: queries.reserveIdempotencyKey(entry, 1, 90_000),
     idempotencyState: queries.idempotencyState(entry._key, 1),
-    completeIdempotencyKey: queries.completeIdempotencyKey(entry._key, { message: HOSTILE.content }),
+    renewIdempotencyKey: queries.renewIdempotencyKey(entry._key, 1, 120_001, 3_720),
+    completeIdempotencyKey: queries.completeIdempotencyKey(entry._key, { message: HOSTILE.content }, 86_400_000, 90_000),
     releaseIdempotencyKey: queries.releaseIdempotencyKey(entry._key),
   };
 }
@@ -205,11 +206,30 @@ describe(ArangoThreadQueries.name, () => {
     expect(text).toContain(`RETURN NEW.reservation == ${bindVarOf(query, 'r-1')}`);
   });
 
-  it('completes and releases an Idempotency-Key only while it is in progress', () => {
-    for (const query of [queries.completeIdempotencyKey('idem_1', 'answer'), queries.releaseIdempotencyKey('idem_1')]) {
-      expect(squash(query)).toContain(`k.state == ${bindVarOf(query, 'in_progress')}`);
-    }
-    expect(Object.values(queries.completeIdempotencyKey('idem_1', undefined).bindVars)).toContain(null);
+  it('renews, completes and releases an Idempotency-Key only while it is in progress', () => {
+    const queriesInProgress = [
+      queries.renewIdempotencyKey('idem_1', 1_000, 121_000, 3_720),
+      queries.completeIdempotencyKey('idem_1', 'answer', 86_400_000, 90_000),
+      queries.releaseIdempotencyKey('idem_1'),
+    ];
+    for (const query of queriesInProgress) expect(squash(query)).toContain(`k.state == ${bindVarOf(query, 'in_progress')}`);
+    expect(Object.values(queries.completeIdempotencyKey('idem_1', undefined, 1, 1).bindVars)).toContain(null);
+  });
+
+  it('renews only a live reservation, moving its expiry and its cleanup time', () => {
+    const query = queries.renewIdempotencyKey('idem_1', 1_000, 121_000, 3_720);
+    const text = squash(query);
+    expect(text).toContain(`k.expiresAt > ${bindVarOf(query, 1_000)}`);
+    expect(text).toContain(`UPDATE k WITH { expiresAt: ${bindVarOf(query, 121_000)}, removeAt: DATE_NOW() / 1000 + ${bindVarOf(query, 3_720)} }`);
+    expect(text).toMatch(/RETURN true$/);
+  });
+
+  it('keeps a completed answer from the reservation\'s creation time, not from the short hold', () => {
+    const query = queries.completeIdempotencyKey('idem_1', 'answer', 86_400_000, 90_000);
+    const text = squash(query);
+    expect(text).toContain(`expiresAt: k.createdTime + ${bindVarOf(query, 86_400_000)}`);
+    expect(text).toContain(`removeAt: DATE_NOW() / 1000 + ${bindVarOf(query, 90_000)}`);
+    expect(text).toContain(`state: ${bindVarOf(query, 'completed')}`);
   });
 
   it('counts only the messages clients see in the thread list, newest first', () => {

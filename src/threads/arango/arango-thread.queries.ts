@@ -285,12 +285,29 @@ export class ArangoThreadQueries {
         RETURN { state: k.state, response: k.response }`;
   }
 
-  completeIdempotencyKey(id: string, response: unknown): AqlQuery {
+  /** Extends a live in-progress reservation: `[true]` when there was one. */
+  renewIdempotencyKey(id: string, now: number, expiresAt: number, retentionSeconds: number): AqlQuery {
+    return aql`
+      FOR k IN ${this.c.idempotencyKeys}
+        FILTER k._key == ${id} AND k.state == ${'in_progress'} AND k.expiresAt > ${now}
+        LIMIT 1
+        UPDATE k WITH { expiresAt: ${expiresAt}, removeAt: DATE_NOW() / 1000 + ${retentionSeconds} } IN ${this.c.idempotencyKeys}
+        OPTIONS { ignoreRevs: false }
+        RETURN true`;
+  }
+
+  /** The first answer, kept `keepMs` from the reservation's creation (the short hold of the reservation ends). */
+  completeIdempotencyKey(id: string, response: unknown, keepMs: number, retentionSeconds: number): AqlQuery {
     return aql`
       FOR k IN ${this.c.idempotencyKeys}
         FILTER k._key == ${id} AND k.state == ${'in_progress'}
         LIMIT 1
-        UPDATE k WITH { state: ${'completed'}, response: ${response ?? null} } IN ${this.c.idempotencyKeys}
+        UPDATE k WITH {
+          state: ${'completed'},
+          response: ${response ?? null},
+          expiresAt: k.createdTime + ${keepMs},
+          removeAt: DATE_NOW() / 1000 + ${retentionSeconds}
+        } IN ${this.c.idempotencyKeys}
         OPTIONS { ignoreRevs: false, mergeObjects: false }`;
   }
 

@@ -59,7 +59,8 @@ function sampleQueries() {
     workspaceUsage: queries.workspaceUsage('k'),
     reserveIdempotencyKey: queries.reserveIdempotencyKey(entry, 1, 2),
     idempotencyState: queries.idempotencyState('k', 1),
-    completeIdempotencyKey: queries.completeIdempotencyKey('k', null),
+    renewIdempotencyKey: queries.renewIdempotencyKey('k', 1, 2, 3),
+    completeIdempotencyKey: queries.completeIdempotencyKey('k', null, 1, 2),
     releaseIdempotencyKey: queries.releaseIdempotencyKey('k'),
   };
 }
@@ -115,7 +116,8 @@ describe(ArangoThreadRepository.name, () => {
         repository.addUsage('w', 'ai_1', EMPTY_USAGE, 1),
         repository.getWorkspaceUsage('w'),
         repository.reserveIdempotencyKey(scope, 1000, 1),
-        repository.completeIdempotencyKey(scope, {}),
+        repository.renewIdempotencyKey(scope, 1000, 1),
+        repository.completeIdempotencyKey(scope, {}, 1000),
         repository.releaseIdempotencyKey(scope),
       ];
       for (const call of calls) expect(await appErrorOf(call)).toMatchObject({ code: 'store_unavailable', statusCode: 503, retryable: true });
@@ -330,12 +332,27 @@ describe(ArangoThreadRepository.name, () => {
         expect(sent()).toEqual(['reserveIdempotencyKey', 'idempotencyState', 'reserveIdempotencyKey']);
       });
 
-      it('completes with the answer (null for none) and releases quietly', async () => {
+      it('completes with the answer (null for none), kept from the reservation for the given time, and releases quietly', async () => {
         scriptQueues({ releaseIdempotencyKey: [arangoErrorReply(404, 1202, 'document not found')] });
-        await repository.completeIdempotencyKey(scope, undefined);
+        await repository.completeIdempotencyKey(scope, undefined, 86_400_000);
         await repository.releaseIdempotencyKey(scope);
         expect(sent()).toEqual(['completeIdempotencyKey', 'releaseIdempotencyKey']);
-        expect(Object.values(bindVarsOf(0))).toContain(null);
+        expect(Object.values(bindVarsOf(0))).toEqual(expect.arrayContaining([null, 86_400_000, 86_400 + CLEANUP_GRACE_SECONDS]));
+      });
+
+      it('reserves for the short hold, and renews only while the reservation is live', async () => {
+        scriptQueues({ reserveIdempotencyKey: [cursor([true])], renewIdempotencyKey: [cursor([true]), cursor([]), WRITE_CONFLICT, cursor([true])] });
+        expect(await repository.reserveIdempotencyKey(scope, 120_000, 1_000)).toEqual({ state: 'reserved' });
+        const entry = Object.values(bindVarsOf(0)).find((value) => typeof value === 'object' && value !== null && 'reservation' in value);
+        expect(entry).toMatchObject({ createdTime: 1_000, expiresAt: 121_000 });
+        expect(Object.values(bindVarsOf(0))).toContain(120 + CLEANUP_GRACE_SECONDS);
+
+        expect(await repository.renewIdempotencyKey(scope, 120_000, 41_000)).toBe(true);
+        expect(Object.values(bindVarsOf(1))).toEqual(expect.arrayContaining([41_000, 161_000, 120 + CLEANUP_GRACE_SECONDS]));
+        expect(await repository.renewIdempotencyKey(scope, 120_000, 200_000)).toBe(false);
+        // A write conflict (a concurrent complete or renew) runs it again.
+        expect(await repository.renewIdempotencyKey(scope, 120_000, 81_000)).toBe(true);
+        expect(sent()).toEqual(['reserveIdempotencyKey', 'renewIdempotencyKey', 'renewIdempotencyKey', 'renewIdempotencyKey', 'renewIdempotencyKey']);
       });
     });
 

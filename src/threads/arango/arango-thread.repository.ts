@@ -179,7 +179,7 @@ export class ArangoThreadRepository implements ThreadRepository {
     return usage === undefined ? { ...EMPTY_USAGE } : ArangoThreadDocumentMapper.toUsage(usage);
   }
 
-  async reserveIdempotencyKey(scope: IdempotencyScope, ttlMs: number, now: number): Promise<IdempotencyReservation> {
+  async reserveIdempotencyKey(scope: IdempotencyScope, holdMs: number, now: number): Promise<IdempotencyReservation> {
     const entry: IdempotencyEntry = {
       _key: idempotencyKey(scope),
       workspace: scope.workspace,
@@ -189,9 +189,9 @@ export class ArangoThreadRepository implements ThreadRepository {
       response: null,
       reservation: randomUUID(),
       createdTime: now,
-      expiresAt: now + ttlMs,
+      expiresAt: now + holdMs,
     };
-    const retentionSeconds = retention(ttlMs);
+    const retentionSeconds = retention(holdMs);
     return this.runner.withRetries<IdempotencyReservation>('threads.reserveIdempotencyKey', async (query) => {
       const [reserved] = await query<boolean>(this.queries.reserveIdempotencyKey(entry, now, retentionSeconds));
       if (reserved === true) return { state: 'reserved' };
@@ -201,10 +201,15 @@ export class ArangoThreadRepository implements ThreadRepository {
     });
   }
 
-  async completeIdempotencyKey(scope: IdempotencyScope, response: unknown): Promise<void> {
+  async renewIdempotencyKey(scope: IdempotencyScope, holdMs: number, now: number): Promise<boolean> {
+    const renew = this.queries.renewIdempotencyKey(idempotencyKey(scope), now, now + holdMs, retention(holdMs));
+    return this.runner.withRetries('threads.renewIdempotencyKey', async (query) => (await query(renew)).length > 0);
+  }
+
+  async completeIdempotencyKey(scope: IdempotencyScope, response: unknown, keepMs: number): Promise<void> {
     const id = idempotencyKey(scope);
     await this.runner.withRetries('threads.completeIdempotencyKey', async (query) => {
-      await query(this.queries.completeIdempotencyKey(id, response));
+      await query(this.queries.completeIdempotencyKey(id, response, keepMs, retention(keepMs)));
     });
   }
 

@@ -187,7 +187,7 @@ export class SqliteThreadRepository implements ThreadRepository {
     return row ? toUsage(row) : { ...EMPTY_USAGE };
   }
 
-  async reserveIdempotencyKey(scope: IdempotencyScope, ttlMs: number, now: number): Promise<IdempotencyReservation> {
+  async reserveIdempotencyKey(scope: IdempotencyScope, holdMs: number, now: number): Promise<IdempotencyReservation> {
     return this.db.transaction((): IdempotencyReservation => {
       this.statements.purgeIdempotencyKeys.run(now);
       const row = this.statements.selectIdempotencyKey.get(scope.workspace, scope.userId, scope.key) as
@@ -195,13 +195,17 @@ export class SqliteThreadRepository implements ThreadRepository {
         | undefined;
       if (row?.state === 'completed') return { state: 'completed', response: JSON.parse(row.response ?? 'null') as unknown };
       if (row) return { state: 'in_progress' };
-      this.statements.insertIdempotencyKey.run(scope.workspace, scope.userId, scope.key, now, now + ttlMs);
+      this.statements.insertIdempotencyKey.run(scope.workspace, scope.userId, scope.key, now, now + holdMs);
       return { state: 'reserved' };
     }).immediate();
   }
 
-  async completeIdempotencyKey(scope: IdempotencyScope, response: unknown): Promise<void> {
-    this.statements.completeIdempotencyKey.run(JSON.stringify(response ?? null), scope.workspace, scope.userId, scope.key);
+  async renewIdempotencyKey(scope: IdempotencyScope, holdMs: number, now: number): Promise<boolean> {
+    return this.statements.renewIdempotencyKey.run(now + holdMs, scope.workspace, scope.userId, scope.key, now).changes === 1;
+  }
+
+  async completeIdempotencyKey(scope: IdempotencyScope, response: unknown, keepMs: number): Promise<void> {
+    this.statements.completeIdempotencyKey.run(JSON.stringify(response ?? null), keepMs, scope.workspace, scope.userId, scope.key);
   }
 
   async releaseIdempotencyKey(scope: IdempotencyScope): Promise<void> {
@@ -258,7 +262,9 @@ function prepare(db: Database) {
     selectIdempotencyKey: statement('SELECT state, response FROM ai_idempotency_keys WHERE workspace = ? AND user_id = ? AND idem_key = ?'),
     insertIdempotencyKey: statement(`INSERT INTO ai_idempotency_keys (workspace, user_id, idem_key, state, created_time, expires_at)
       VALUES (?, ?, ?, 'in_progress', ?, ?)`),
-    completeIdempotencyKey: statement(`UPDATE ai_idempotency_keys SET state = 'completed', response = ?
+    renewIdempotencyKey: statement(`UPDATE ai_idempotency_keys SET expires_at = ?
+      WHERE workspace = ? AND user_id = ? AND idem_key = ? AND state = 'in_progress' AND expires_at > ?`),
+    completeIdempotencyKey: statement(`UPDATE ai_idempotency_keys SET state = 'completed', response = ?, expires_at = created_time + ?
       WHERE workspace = ? AND user_id = ? AND idem_key = ? AND state = 'in_progress'`),
     releaseIdempotencyKey: statement(`DELETE FROM ai_idempotency_keys
       WHERE workspace = ? AND user_id = ? AND idem_key = ? AND state = 'in_progress'`),
