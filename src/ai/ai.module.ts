@@ -1,10 +1,14 @@
 import { Module } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module';
 import { GraphModule } from '../graph/graph.module';
+import { MetricsService } from '../observability/metrics.service';
+import { ObservabilityModule } from '../observability/observability.module';
 import { ProvidersModule } from '../providers/providers.module';
 import { RagModule } from '../rag/rag.module';
 import { ThreadsModule } from '../threads/threads.module';
 import { ChatService } from './chat.service';
+import { HitlObserver } from './hitl.observer';
+import { HITL_OBSERVER } from './hitl-observer.token';
 import { AiController } from './http/ai.controller';
 import { ActiveRunRegistry } from './runs/active-run.registry';
 import { AiGateway } from './socket/ai.gateway';
@@ -13,11 +17,22 @@ import { AiGateway } from './socket/ai.gateway';
  * The agent: ChatService (RAG context, tool loop with human-in-the-loop, thread commits) on top of
  * graph data, retrieval, the LLM provider and threads. Exports ChatService for the transports
  * (REST controller, Socket.IO gateway), which authenticate the caller and own per-request state.
+ * Metrics: interrupts through HITL_OBSERVER, socket requests in the gateway, and the running
+ * generations read from the ActiveRunRegistry at each scrape.
  */
 @Module({
-  imports: [GraphModule, RagModule, ProvidersModule, ThreadsModule, AuthModule],
+  imports: [GraphModule, RagModule, ProvidersModule, ThreadsModule, AuthModule, ObservabilityModule],
   controllers: [AiController],
-  providers: [ChatService, ActiveRunRegistry, AiGateway],
+  providers: [
+    ChatService,
+    ActiveRunRegistry,
+    AiGateway,
+    { provide: HITL_OBSERVER, inject: [MetricsService], useFactory: (metrics: MetricsService): HitlObserver => metrics.hitl },
+  ],
   exports: [ChatService],
 })
-export class AiModule {}
+export class AiModule {
+  constructor(metrics: MetricsService, runs: ActiveRunRegistry) {
+    metrics.activeGenerations.track(() => runs.size);
+  }
+}

@@ -3,6 +3,7 @@ import { RecordedRequest, ScriptedLlmServer, ScriptedToolCall } from '../../test
 import { Principal } from '../auth/principal';
 import { AgentResult } from './agent/agent-result';
 import { ChatService } from './chat.service';
+import { HitlOutcome } from './hitl.observer';
 
 const GRAPH = 'nba-workflow';
 const editor: Principal = { userId: 'alice', workspace: 'default', role: 'editor' };
@@ -225,6 +226,35 @@ describe(`${ChatService.name} (human in the loop)`, () => {
     expect(result.status).toBe('failed');
     expect(String(result.message)).toContain('sort-stats');
     expect((await harness.service.getThread(editor, interrupted.threadId)).pendingInterrupt).toBeNull();
+  });
+
+  it('reports every step of an interrupt to the HITL observer: proposed, then approved, rejected, failed or superseded', async () => {
+    const outcomes: HitlOutcome[] = [];
+    harness = await ChatServiceHarness.create({ env: server.providerEnv('openai'), hitl: { interrupt: (outcome) => outcomes.push(outcome) } });
+    const resume = (threadId: string, approved: boolean) => harness.service.resume(editor, { threadId, approved }, new RecordingSink(), signal());
+    const updateSortStats = { id: 'c_upd', name: 'propose_update_node', arguments: { nodeKey: 'sort-stats', changes: { 'data.top': 5 }, reason: 'top 5' } };
+    server.enqueue(
+      { toolCalls: [createLogNode] },
+      { text: 'Added.' },
+      { toolCalls: [{ ...createLogNode, id: 'call_second' }] },
+      { text: 'Not added.' },
+      { toolCalls: [updateSortStats] },
+      { text: 'It was gone.' },
+      { toolCalls: [{ ...createLogNode, id: 'call_third' }] },
+      { text: 'Something else then.' },
+    );
+
+    await resume((await ask('Add a log node')).threadId, true);
+    expect(outcomes).toEqual(['proposed', 'approved']);
+    await resume((await ask('Add another log node')).threadId, false);
+    expect(outcomes.slice(2)).toEqual(['proposed', 'rejected']);
+    const failing = await ask('Keep only the top 5 players');
+    await harness.graph().deleteNode(GRAPH, 'sort-stats');
+    await resume(failing.threadId, true);
+    expect(outcomes.slice(4)).toEqual(['proposed', 'failed']);
+    const superseded = await ask('Add a third log node');
+    await ask('Never mind', superseded.threadId);
+    expect(outcomes.slice(6)).toEqual(['proposed', 'superseded']);
   });
 
   it('lets exactly one of two racing resumes apply the action; the other gets 409', async () => {

@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { canEdit, Principal } from '../auth/principal';
@@ -41,6 +41,8 @@ import {
 } from './agent/tool-result.message';
 import { UsageAccumulator } from './agent/usage.accumulator';
 import { ChatInput, ResumeInput } from './chat-input';
+import { HitlObserver } from './hitl.observer';
+import { HITL_OBSERVER } from './hitl-observer.token';
 import { loadSystemPromptContext } from './prompts/system-prompt-context';
 import { buildSystemPrompt } from './prompts/system-prompt.builder';
 import { AgentToolbox } from './tools/agent.toolbox';
@@ -94,6 +96,7 @@ export class ChatService {
     classifier: LlmErrorClassifier,
     private readonly threads: ThreadStore,
     tokenCounter: TokenCounter,
+    @Optional() @Inject(HITL_OBSERVER) private readonly hitl?: HitlObserver,
   ) {
     this.loop = new AgentLoop(
       { provider, tokenTracker, tokenCounter, classifier, events: this.events },
@@ -145,17 +148,20 @@ export class ChatService {
       };
       append.push(contextMessage, { id: generateMessageId(now), role: 'user', content: message, createdTime: now });
       const runId = randomUUID();
+      const superseded = Boolean(thread.pendingInterrupt);
       thread = await this.threads.commit(thread, {
         operationId: `${runId}:input`,
         append,
-        ...(thread.pendingInterrupt ? { pendingInterrupt: null } : {}),
+        ...(superseded ? { pendingInterrupt: null } : {}),
       });
+      if (superseded) this.hitl?.interrupt('superseded');
 
       const history = this.history(thread.messages, contextMessage);
       const outcome = await this.execute(
         { principal, thread, dataSource, graph, messages: history, sink, signal: AbortSignal.any([signal, lease.signal]), usage, retrievedContext: context },
         runId,
       );
+      if (outcome.type === 'interrupt') this.hitl?.interrupt('proposed');
       result = this.toResult(thread.threadId, outcome, usage);
     } catch (error) {
       this.logFailure('chat', known.threadId, error, started);
@@ -218,6 +224,7 @@ export class ChatService {
         },
         randomUUID(),
       );
+      if (outcome.type === 'interrupt') this.hitl?.interrupt('proposed');
       result = { ...this.toResult(thread.threadId, outcome, usage), ...(resolution ? { resolution } : {}) };
     } catch (error) {
       this.logFailure('resume', known.threadId, error, started);
@@ -294,6 +301,7 @@ export class ChatService {
   ): Promise<{ content: string; resolution?: ProposalResolution }> {
     const interrupt = pending.interrupt;
     if (interrupt.kind === 'question') {
+      this.hitl?.interrupt(approved ? 'answered' : 'declined');
       return { content: JSON.stringify({ status: approved ? 'answered' : 'declined', answer: answer ?? '', ...(feedback ? { feedback } : {}) }) };
     }
     let outcome: ProposalOutcome;
@@ -317,6 +325,7 @@ export class ChatService {
     }
     // The graph changed (or may change soon through the client): no stale context for the next question.
     this.retriever.clearCache(graphKey, dataSource.workspace);
+    this.hitl?.interrupt(outcome.status);
     return {
       content: proposalResultContent(outcome),
       resolution: {

@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import { AgentEventSink } from '../../src/ai/agent/agent-event.sink';
 import { AgentResult } from '../../src/ai/agent/agent-result';
 import { ChatService } from '../../src/ai/chat.service';
+import { HitlObserver } from '../../src/ai/hitl.observer';
 import { AppConfig } from '../../src/config/app-config';
 import { loadAppConfig } from '../../src/config/load-app-config';
 import { ProviderRegistry } from '../../src/config/provider-registry';
@@ -36,6 +37,8 @@ export interface ChatServiceHarnessOptions {
   wrapRepository?: (repository: ThreadRepository) => ThreadRepository;
   /** Wraps the LLM provider (instrumentation). */
   wrapProvider?: (provider: LlmProvider) => LlmProvider;
+  /** Told about each human-in-the-loop step (metrics). */
+  hitl?: HitlObserver;
 }
 
 /**
@@ -100,6 +103,7 @@ export class ChatServiceHarness {
       new LlmErrorClassifier(config.locale),
       threadStore,
       new TokenCounter(),
+      options.hitl,
     );
     return new ChatServiceHarness(config, service, db, graphStore, threadStore, retriever, provider, tokenTracker, !options.dataDir);
   }

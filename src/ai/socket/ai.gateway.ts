@@ -13,7 +13,11 @@ import { SocketAuthenticator } from '../../auth/socket.authenticator';
 import { AppConfig } from '../../config/app-config';
 import { APP_CONFIG } from '../../config/app-config.token';
 import { AppError } from '../../errors/app-error';
+import { ErrorCode } from '../../errors/error-code';
 import { AiEventLogger } from '../../observability/ai-event.logger';
+import { MetricsService } from '../../observability/metrics.service';
+import { SocketEventName } from '../../observability/metrics/socket.metrics';
+import { AgentResult } from '../agent/agent-result';
 import { ChatService } from '../chat.service';
 import { ActiveRunRegistry } from '../runs/active-run.registry';
 import { AiNamespace, AiServerSocket } from './ai-socket.events';
@@ -31,7 +35,7 @@ export const TOKEN_FLUSH_INTERVAL_MS = 10;
 /** ...or at once when this much text is buffered. */
 export const TOKEN_FLUSH_MAX_CHARS = 4096;
 
-type RunStarter<T> = (principal: Principal, message: T, sink: SocketRunSink, signal: AbortSignal) => Promise<unknown>;
+type RunStarter<T> = (principal: Principal, message: T, sink: SocketRunSink, signal: AbortSignal) => Promise<AgentResult>;
 
 /**
  * Socket.IO namespace `/ai` (PROTOCOL.md §4): `ai:chat`, `ai:resume`, `ai:interrupt` in; `ai:thread`,
@@ -53,6 +57,7 @@ export class AiGateway implements OnGatewayInit<AiNamespace>, OnGatewayDisconnec
     private readonly limiter: RequestRateLimiter,
     private readonly runs: ActiveRunRegistry,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly metrics: MetricsService,
   ) {
     this.presenter = new SocketErrorPresenter(config.locale);
   }
@@ -65,7 +70,7 @@ export class AiGateway implements OnGatewayInit<AiNamespace>, OnGatewayDisconnec
 
   @SubscribeMessage('ai:chat')
   onChat(@ConnectedSocket() socket: AiServerSocket, @MessageBody() payload: unknown): void {
-    this.start(socket, payload, SocketChatDto, (principal, message, sink, signal) => {
+    this.start(socket, payload, 'ai:chat', SocketChatDto, (principal, message, sink, signal) => {
       this.events.debug('ws_chat', { requestId: message._id, graphKey: message.graphKey, messageLength: message.message.length });
       return this.chat.chat(
         principal,
@@ -78,7 +83,7 @@ export class AiGateway implements OnGatewayInit<AiNamespace>, OnGatewayDisconnec
 
   @SubscribeMessage('ai:resume')
   onResume(@ConnectedSocket() socket: AiServerSocket, @MessageBody() payload: unknown): void {
-    this.start(socket, payload, SocketResumeDto, (principal, message, sink, signal) => {
+    this.start(socket, payload, 'ai:resume', SocketResumeDto, (principal, message, sink, signal) => {
       this.events.debug('ws_resume', { requestId: message._id, threadId: message.threadId, approved: message.approved });
       return this.chat.resume(
         principal,
@@ -100,9 +105,10 @@ export class AiGateway implements OnGatewayInit<AiNamespace>, OnGatewayDisconnec
       const message = validateSocketPayload(SocketInterruptDto, payload);
       // Only this socket's runs can be reached, each authorized when it started; a token sent along is still checked.
       if (message.token !== undefined) this.authenticator.principalForMessage(socket, message.token);
-      this.runs.stop(socket.id, message._id, 'interrupt');
+      const stopped = this.runs.stop(socket.id, message._id, 'interrupt');
+      this.metrics.socket.event('ai:interrupt', stopped ? 'ok' : 'ignored');
     } catch (error) {
-      this.sendError(socket, null, error);
+      this.metrics.socket.event('ai:interrupt', this.sendError(socket, null, error));
     }
   }
 
@@ -113,6 +119,7 @@ export class AiGateway implements OnGatewayInit<AiNamespace>, OnGatewayDisconnec
   private start<T extends { _id: number; token?: string }>(
     socket: AiServerSocket,
     payload: unknown,
+    event: SocketEventName,
     dtoClass: new () => T,
     run: RunStarter<T>,
   ): void {
@@ -121,19 +128,20 @@ export class AiGateway implements OnGatewayInit<AiNamespace>, OnGatewayDisconnec
     try {
       message = validateSocketPayload(dtoClass, payload);
     } catch (error) {
-      this.sendError(socket, this.attributableId(socket, messageIdOf(payload)), error);
+      this.metrics.socket.event(event, this.sendError(socket, this.attributableId(socket, messageIdOf(payload)), error));
       return;
     }
     if (this.runs.isRunning(socket.id, message._id)) {
       // Its _id names the running request, whose own terminal event is still to come.
-      this.sendError(socket, null, AppError.badRequest(`_id ${message._id} is already in use by a running request of this socket`));
+      const error = AppError.badRequest(`_id ${message._id} is already in use by a running request of this socket`);
+      this.metrics.socket.event(event, this.sendError(socket, null, error));
       return;
     }
     try {
       principal = this.authenticator.principalForMessage(socket, message.token);
       this.limiter.consume(principal);
     } catch (error) {
-      this.sendError(socket, message._id, error);
+      this.metrics.socket.event(event, this.sendError(socket, message._id, error));
       return;
     }
     if (!socket.connected) return;
@@ -142,11 +150,16 @@ export class AiGateway implements OnGatewayInit<AiNamespace>, OnGatewayDisconnec
     const active = this.runs.begin(socket.id, message._id, sink);
     if (!active) return; // unreachable: checked above, nothing ran in between
     run(principal, message, sink, active.signal)
-      .then(() => {
+      .then((result) => {
         // ChatService completes every run it does not throw from; this is a safety net for the contract.
-        if (!sink.isFinished) sink.fail(this.presenter.present(new Error('The run ended without a result')));
+        if (!sink.isFinished) throw new Error('The run ended without a result');
+        this.metrics.socket.event(event, result.type === 'message' && result.aborted ? 'aborted' : 'ok');
       })
-      .catch((error: unknown) => sink.fail(this.presenter.present(error)))
+      .catch((error: unknown) => {
+        const presented = this.presenter.present(error);
+        sink.fail(presented);
+        this.metrics.socket.event(event, presented.code);
+      })
       .finally(() => active.end());
   }
 
@@ -155,7 +168,10 @@ export class AiGateway implements OnGatewayInit<AiNamespace>, OnGatewayDisconnec
     return id !== null && !this.runs.isRunning(socket.id, id) ? id : null;
   }
 
-  private sendError(socket: AiServerSocket, id: number | null, error: unknown): void {
-    socket.emit('ai:error', { _id: id, ...this.presenter.present(error) });
+  /** Sends the ai:error; returns its code (the request's outcome in the metrics). */
+  private sendError(socket: AiServerSocket, id: number | null, error: unknown): ErrorCode {
+    const presented = this.presenter.present(error);
+    socket.emit('ai:error', { _id: id, ...presented });
+    return presented.code;
   }
 }

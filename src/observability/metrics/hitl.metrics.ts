@@ -1,14 +1,8 @@
 import { Counter, Registry } from 'prom-client';
-
-/**
- * What became of a human-in-the-loop interrupt: proposed (the run stopped for a human), then
- * approved, rejected, failed (approved but could not be applied), or superseded (a new message
- * came first); answered / declined for questions to the user.
- */
-export type HitlOutcome = 'proposed' | 'approved' | 'rejected' | 'failed' | 'superseded' | 'answered' | 'declined';
+import type { HitlObserver, HitlOutcome } from '../../ai/hitl.observer';
 
 /** Human-in-the-loop interrupts by outcome. */
-export class HitlMetrics {
+export class HitlMetrics implements HitlObserver {
   private readonly interrupts: Counter<'outcome'>;
 
   constructor(registry: Registry) {
