@@ -12,7 +12,8 @@ describe(HealthController.name, () => {
   }
 
   it('answers 200 when ready and 503 when a dependency is down', async () => {
-    expect(await statusFor({ status: 'ok', store: { status: 'up', kind: 'sqlite' }, uptimeSeconds: 1 })).toBe(200);
-    expect(await statusFor({ status: 'unavailable', store: { status: 'down', kind: 'sqlite' }, uptimeSeconds: 1 })).toBe(503);
+    const providers = { llm: { provider: 'offline', model: 'offline' }, embeddings: { provider: 'local', model: 'local-hash-v1-512' } };
+    expect(await statusFor({ status: 'ok', store: { status: 'up', kind: 'sqlite' }, uptimeSeconds: 1, ...providers })).toBe(200);
+    expect(await statusFor({ status: 'unavailable', store: { status: 'down', kind: 'sqlite' }, uptimeSeconds: 1, ...providers })).toBe(503);
   });
 });

@@ -13,13 +13,35 @@ export class HealthController {
   @Public()
   @ApiOperation({
     summary: 'Liveness and readiness',
-    description: 'Answers 200 when every dependency the service needs (the graph store; Redis when configured) is up, 503 otherwise.',
+    description:
+      'Answers 200 when every dependency the service needs (the graph store; Redis once it is used) is up, 503 otherwise. ' +
+      'Also names the store kind and the LLM and embedding providers chosen at start (names and models, never keys).',
   })
-  @ApiResponse({ status: 200, description: 'Ready.', schema: { example: { status: 'ok', store: { status: 'up', kind: 'sqlite' }, uptimeSeconds: 42 } } })
+  @ApiResponse({
+    status: 200,
+    description: 'Ready.',
+    schema: {
+      example: {
+        status: 'ok',
+        store: { status: 'up', kind: 'sqlite' },
+        uptimeSeconds: 42,
+        llm: { provider: 'deepseek', model: 'deepseek-chat' },
+        embeddings: { provider: 'local', model: 'local-hash-v1-512' },
+      },
+    },
+  })
   @ApiResponse({
     status: 503,
     description: 'A dependency is down.',
-    schema: { example: { status: 'unavailable', store: { status: 'down', kind: 'arango', detail: 'connect ECONNREFUSED' }, uptimeSeconds: 42 } },
+    schema: {
+      example: {
+        status: 'unavailable',
+        store: { status: 'down', kind: 'arango', detail: 'connect ECONNREFUSED' },
+        uptimeSeconds: 42,
+        llm: { provider: 'openai', model: 'gpt-4o' },
+        embeddings: { provider: 'openai', model: 'text-embedding-3-small' },
+      },
+    },
   })
   async check(@Res({ passthrough: true }) response: Response): Promise<HealthReport> {
     const report = await this.health.check();

@@ -1,29 +1,62 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/app-config.token';
+import { EmbeddingProvider } from '../embeddings/embedding-provider';
+import { resolveEmbeddingSettings } from '../embeddings/embedding-provider.detector';
+import { EMBEDDING_PROVIDER } from '../embeddings/embedding-provider.token';
 import { GraphStore, StoreHealth } from '../graph/graph-store';
 import { GRAPH_STORE } from '../graph/graph-store.token';
+import { LlmProvider } from '../providers/llm-provider';
+import { LLM_PROVIDER } from '../providers/llm-provider.token';
+import { DependencyHealth, REDIS_HEALTH_CHECK, RedisHealthCheck } from './redis-health.check';
 
 export interface HealthReport {
   status: 'ok' | 'unavailable';
   store: StoreHealth;
   uptimeSeconds: number;
+  /** The chat provider chosen at start (registry name and model; never a key or a URL). */
+  llm: { provider: string; model: string };
+  /** The embedding provider chosen at start (`none`: BM25 only). */
+  embeddings: { provider: string; model: string | null };
+  /** Present once Redis is used (see REDIS_HEALTH_CHECK). */
+  redis?: DependencyHealth;
 }
 
 /**
- * Readiness of what the service depends on. Each dependency contributes one field and one
- * "is it up" check; Redis joins as `redis` when REDIS_URL is configured.
+ * Readiness of what the service depends on, plus which providers it runs with. Each dependency
+ * contributes one field and one "is it up" check: the store today, Redis once it is used.
+ * Provider names are fixed at start, so reporting them costs nothing per call.
  */
 @Injectable()
 export class HealthService {
   private readonly startedAt = Date.now();
+  private readonly llm: HealthReport['llm'];
+  private readonly embeddings: HealthReport['embeddings'];
 
-  constructor(@Inject(GRAPH_STORE) private readonly store: GraphStore) {}
+  constructor(
+    @Inject(GRAPH_STORE) private readonly store: GraphStore,
+    @Inject(APP_CONFIG) config: AppConfig,
+    @Inject(LLM_PROVIDER) llmProvider: LlmProvider,
+    @Optional() @Inject(EMBEDDING_PROVIDER) embeddingProvider: EmbeddingProvider | null = null,
+    @Optional() @Inject(REDIS_HEALTH_CHECK) private readonly redis: RedisHealthCheck | null = null,
+  ) {
+    this.llm = { provider: llmProvider.providerName, model: llmProvider.model };
+    this.embeddings = {
+      provider: embeddingProvider ? resolveEmbeddingSettings(config).kind : 'none',
+      model: embeddingProvider?.modelName ?? null,
+    };
+  }
 
   async check(): Promise<HealthReport> {
-    const store = await this.storeHealth();
+    const [store, redis] = await Promise.all([this.storeHealth(), this.redisHealth()]);
+    const up = store.status === 'up' && (redis === undefined || redis.status === 'up');
     return {
-      status: store.status === 'up' ? 'ok' : 'unavailable',
+      status: up ? 'ok' : 'unavailable',
       store,
       uptimeSeconds: Math.round((Date.now() - this.startedAt) / 1000),
+      llm: this.llm,
+      embeddings: this.embeddings,
+      ...(redis ? { redis } : {}),
     };
   }
 
@@ -31,7 +64,20 @@ export class HealthService {
     try {
       return await this.store.health();
     } catch (error) {
-      return { status: 'down', kind: this.store.kind, detail: error instanceof Error ? error.message : String(error) };
+      return { status: 'down', kind: this.store.kind, detail: describe(error) };
     }
   }
+
+  private async redisHealth(): Promise<DependencyHealth | undefined> {
+    if (!this.redis) return undefined;
+    try {
+      return await this.redis.check();
+    } catch (error) {
+      return { status: 'down', detail: describe(error) };
+    }
+  }
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

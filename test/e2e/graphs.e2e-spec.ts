@@ -126,7 +126,13 @@ describeWithSharedFixtures('Graph import and export (HTTP)', () => {
 
   it('reports health at /health, outside /api', async () => {
     const response = await request(app.url).get('/health').expect(200);
-    expect(response.body).toEqual({ status: 'ok', store: { status: 'up', kind: 'sqlite' }, uptimeSeconds: expect.any(Number) });
+    expect(response.body).toEqual({
+      status: 'ok',
+      store: { status: 'up', kind: 'sqlite' },
+      uptimeSeconds: expect.any(Number),
+      llm: { provider: 'offline', model: 'offline' },
+      embeddings: { provider: 'local', model: expect.stringMatching(/^local-hash-v\d+-\d+$/) },
+    });
     await request(app.url).get('/api/health').expect(404);
   });
 
