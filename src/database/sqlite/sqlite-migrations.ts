@@ -1,3 +1,4 @@
+import { NODE_CONFIG_REVISIONS_MIGRATION } from '../../graph/sqlite/node-config-revisions.sqlite-migration';
 import { THREAD_TABLES_MIGRATION } from '../../threads/sqlite/thread-tables.sqlite-migration';
 import { SqliteMigration } from './sqlite-migration';
 
@@ -81,4 +82,5 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
     },
   },
   THREAD_TABLES_MIGRATION,
+  NODE_CONFIG_REVISIONS_MIGRATION,
 ];

@@ -4,6 +4,7 @@ import { Graph, GraphEdge, GraphNode, NodeTypeConfig } from '../graph.types';
 import { MutableGraphDataSource } from '../mutable-graph-data-source';
 import { NodeSearchIndex } from '../search/node-search.index';
 import { VectorIndex } from '../search/vector.index';
+import { SqliteDecodedDocumentCache } from './sqlite-decoded-document.cache';
 import { SqliteGraphIndexCache } from './sqlite-graph-index.cache';
 import { decodeDocument, decodeVector } from './sqlite-graph.codec';
 import { DocumentRow, SqliteGraphStatements } from './sqlite-graph.statements';
@@ -13,7 +14,9 @@ import { SqliteGraphWriter } from './sqlite-graph.writer';
  * The graphs of ONE workspace in the embedded store. Every read is filtered by the workspace, so
  * another workspace's graph answers null / []; writes go through SqliteGraphWriter (one IMMEDIATE
  * transaction each). Nodes come back without their vector. Search indexes live in the store-wide
- * SqliteGraphIndexCache and are checked against the graph's revision on every search.
+ * SqliteGraphIndexCache and are checked against the graph's revision on every search; the decoded
+ * Graph document and node configs in SqliteDecodedDocumentCache, checked against their revisions
+ * on every read (they come back frozen: shared by every reader).
  */
 export class SqliteGraphDataSource implements MutableGraphDataSource {
   constructor(
@@ -21,11 +24,17 @@ export class SqliteGraphDataSource implements MutableGraphDataSource {
     private readonly statements: SqliteGraphStatements,
     private readonly writer: SqliteGraphWriter,
     private readonly indexes: SqliteGraphIndexCache,
+    private readonly documents: SqliteDecodedDocumentCache,
   ) {}
 
+  /** Decoded once per graph revision and shared (frozen). */
   async getGraph(graphKey: string): Promise<Graph | null> {
-    const row = this.statements.graphDocument.get(this.workspace, graphKey);
-    return row ? decodeDocument<Graph>(row.document) : null;
+    const ref = this.statements.graphRef.get(this.workspace, graphKey);
+    if (!ref) return null;
+    return this.documents.graph(this.workspace, graphKey, ref, () => {
+      const row = this.statements.graphDocumentById.get(ref.id);
+      return row ? decodeDocument<Graph>(row.document) : null;
+    });
   }
 
   async getNodes(graphKey: string, sheetId?: string): Promise<GraphNode[]> {
@@ -67,8 +76,9 @@ export class SqliteGraphDataSource implements MutableGraphDataSource {
     return decodeAll<GraphEdge>(rows);
   }
 
+  /** Decoded once per configs revision of the workspace and shared (frozen). */
   async getNodeConfigs(): Promise<NodeTypeConfig[]> {
-    return decodeAll<NodeTypeConfig>(this.statements.nodeConfigs.all(this.workspace));
+    return this.nodeConfigs();
   }
 
   async searchNodes(graphKey: string, query: string, maxResults: number): Promise<ScoredNode[]> {
@@ -77,7 +87,7 @@ export class SqliteGraphDataSource implements MutableGraphDataSource {
     const index = this.indexes.searchIndex(this.workspace, graphKey, ref, () =>
       NodeSearchIndex.build(
         this.statements.nodeDocumentsOfGraph.all(ref.id).map((row) => decodeDocument<GraphNode>(row.document)),
-        decodeAll<NodeTypeConfig>(this.statements.nodeConfigs.all(this.workspace)),
+        this.nodeConfigs(),
       ),
     );
     return this.withDocuments(ref.id, index.search(query, maxResults).map((hit) => ({ key: hit.nodeKey, score: hit.score })));
@@ -144,6 +154,11 @@ export class SqliteGraphDataSource implements MutableGraphDataSource {
 
   async applyChanges(graphKey: string, changes: GraphChangeSet): Promise<void> {
     this.writer.applyChanges(this.workspace, graphKey, changes);
+  }
+
+  private nodeConfigs(): NodeTypeConfig[] {
+    const revision = this.statements.nodeConfigsRevision.get(this.workspace)?.revision ?? 0;
+    return this.documents.nodeConfigs(this.workspace, revision, () => decodeAll<NodeTypeConfig>(this.statements.nodeConfigs.all(this.workspace)));
   }
 
   /** Neighbours one hop from the frontier, in frontier order, then in edge (insertion) order whatever their direction. */

@@ -48,7 +48,7 @@ const EDGES_OF = 'graph_edges e JOIN graphs g ON g.id = e.graph_id WHERE g.works
 export class SqliteGraphStatements {
   // Graphs
   readonly graphRef: Statement<[string, string], GraphRef>;
-  readonly graphDocument: Statement<[string, string], DocumentRow>;
+  readonly graphDocumentById: Statement<[number], DocumentRow>;
   readonly insertGraph: Statement<[string, string, string, number, number]>;
   readonly replaceGraphDocument: Statement<[string, number, number]>;
   readonly bumpRevision: Statement<[number, number]>;
@@ -97,12 +97,14 @@ export class SqliteGraphStatements {
   // Node configs, scoped by workspace
   readonly nodeConfigs: Statement<[string], DocumentRow>;
   readonly upsertNodeConfig: Statement<[string, string, string, number]>;
+  readonly nodeConfigsRevision: Statement<[string], { revision: number }>;
+  readonly bumpNodeConfigsRevision: Statement<[string]>;
 
   constructor(db: Database) {
     this.graphRef = db.prepare(
       'SELECT id, revision, embedding_revision AS embeddingRevision FROM graphs WHERE workspace = ? AND graph_key = ?',
     );
-    this.graphDocument = db.prepare('SELECT document FROM graphs WHERE workspace = ? AND graph_key = ?');
+    this.graphDocumentById = db.prepare('SELECT document FROM graphs WHERE id = ?');
     this.insertGraph = db.prepare(
       'INSERT INTO graphs (workspace, graph_key, document, created_at, updated_at) VALUES (?, ?, ?, ?, ?)',
     );
@@ -184,6 +186,10 @@ export class SqliteGraphStatements {
     this.upsertNodeConfig = db.prepare(
       'INSERT INTO node_configs (workspace, config_key, document, updated_at) VALUES (?, ?, ?, ?) ' +
         'ON CONFLICT (workspace, config_key) DO UPDATE SET document = excluded.document, updated_at = excluded.updated_at',
+    );
+    this.nodeConfigsRevision = db.prepare('SELECT revision FROM node_config_revisions WHERE workspace = ?');
+    this.bumpNodeConfigsRevision = db.prepare(
+      'INSERT INTO node_config_revisions (workspace, revision) VALUES (?, 1) ON CONFLICT (workspace) DO UPDATE SET revision = revision + 1',
     );
   }
 }

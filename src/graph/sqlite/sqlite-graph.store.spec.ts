@@ -130,6 +130,47 @@ describe(SqliteGraphStore.name, () => {
     expect((await source.searchNodes(DEMO, 'shuffler', 5))[0]?.node._key).toBe('sort-stats');
   });
 
+  it('decodes the graph document and the node configs once per revision, shared and frozen', async () => {
+    const source = store.forWorkspace(WS);
+    const graph = await source.getGraph(DEMO);
+    const configs = await source.getNodeConfigs();
+    expect(await store.forWorkspace(WS).getGraph(DEMO)).toBe(graph);
+    expect(await source.getNodeConfigs()).toBe(configs);
+    expect(graph).toMatchObject({ _key: DEMO, sheetsList: nbaWorkflowDemo.graph.sheetsList });
+    expect(configs.map((config) => config._key)).toEqual(nbaWorkflowDemo.nodeConfigs.map((config) => config._key).sort());
+    expect(() => {
+      (graph as { name: string }).name = 'changed';
+    }).toThrow(/read.only/);
+    expect(() => configs.push(configs[0])).toThrow(/not extensible/);
+    expect(await store.forWorkspace('elsewhere').getGraph(DEMO)).toBeNull();
+
+    // A node write moves the graph revision: the document is read again (same content).
+    await source.deleteNode(DEMO, 'disconnected-note');
+    const reread = await source.getGraph(DEMO);
+    expect(reread).not.toBe(graph);
+    expect(reread).toEqual(graph);
+    expect(await source.getNodeConfigs()).toBe(configs);
+  });
+
+  it('sees a graph document and node configs written by another connection to the same file (another process)', async () => {
+    const source = store.forWorkspace(WS);
+    expect((await source.getGraph(DEMO))?.name).toBe(nbaWorkflowDemo.graph.name);
+    const before = await source.getNodeConfigs();
+    const otherDb = openSqliteDatabase(dataDir);
+    try {
+      const document = demo();
+      document.graph.name = 'Renamed elsewhere';
+      document.nodeConfigs = [{ ...document.nodeConfigs[0], displayName: 'Renamed type' }];
+      await new SqliteGraphStore(otherDb).importGraph(WS, document);
+    } finally {
+      otherDb.close();
+    }
+    expect((await source.getGraph(DEMO))?.name).toBe('Renamed elsewhere');
+    const after = await source.getNodeConfigs();
+    expect(after).not.toBe(before);
+    expect(after.find((config) => config._key === nbaWorkflowDemo.nodeConfigs[0]._key)?.displayName).toBe('Renamed type');
+  });
+
   it('answers store_unavailable (retryable) when another process holds the write lock too long', async () => {
     db.pragma('busy_timeout = 50');
     const blocker = new BetterSqlite3(path.join(dataDir, SQLITE_FILE_NAME));

@@ -3,6 +3,7 @@ import { exportGraphDocument } from '../graph-document.exporter';
 import { GraphStore, NodeEmbeddingWrite, StoreHealth, StoredEmbeddingState } from '../graph-store';
 import { GraphDocument } from '../graph.types';
 import { MutableGraphDataSource } from '../mutable-graph-data-source';
+import { SqliteDecodedDocumentCache } from './sqlite-decoded-document.cache';
 import { SqliteGraphIndexCache } from './sqlite-graph-index.cache';
 import { SqliteGraphDataSource } from './sqlite-graph.data-source';
 import { SqliteGraphStatements } from './sqlite-graph.statements';
@@ -16,7 +17,7 @@ export interface SqliteGraphStoreOptions {
 /**
  * The embedded GraphStore over a migrated better-sqlite3 connection (see openSqliteDatabase).
  * It does not own the connection: whoever opened it closes it (DatabaseModule, a CLI, a test);
- * close() only drops the in-memory indexes.
+ * close() only drops the in-memory indexes and decoded documents.
  */
 export class SqliteGraphStore implements GraphStore {
   readonly kind = 'sqlite' as const;
@@ -25,6 +26,7 @@ export class SqliteGraphStore implements GraphStore {
   private readonly statements: SqliteGraphStatements;
   private readonly writer: SqliteGraphWriter;
   private readonly indexes: SqliteGraphIndexCache;
+  private readonly documents = new SqliteDecodedDocumentCache();
   private readonly ping: Statement<[], { ok: number }>;
 
   constructor(
@@ -38,7 +40,7 @@ export class SqliteGraphStore implements GraphStore {
   }
 
   forWorkspace(workspace: string): MutableGraphDataSource {
-    return new SqliteGraphDataSource(workspace, this.statements, this.writer, this.indexes);
+    return new SqliteGraphDataSource(workspace, this.statements, this.writer, this.indexes, this.documents);
   }
 
   async listGraphs(): Promise<Array<{ workspace: string; graphKey: string }>> {
@@ -72,5 +74,6 @@ export class SqliteGraphStore implements GraphStore {
 
   async close(): Promise<void> {
     this.indexes.clear();
+    this.documents.clear();
   }
 }

@@ -105,7 +105,10 @@ export class SqliteGraphWriter {
         statements.upsertNodeConfig.run(workspace, config._key, JSON.stringify({ ...config, workspace }), now);
       }
       // Node configs feed every graph's search index in the workspace (type names, descriptions).
-      if (document.nodeConfigs.length > 0) statements.bumpWorkspaceRevisions.run(now, workspace);
+      if (document.nodeConfigs.length > 0) {
+        statements.bumpWorkspaceRevisions.run(now, workspace);
+        statements.bumpNodeConfigsRevision.run(workspace);
+      }
       return { nodes: document.nodes.length, edges: document.edges.length };
     });
   }
