@@ -97,6 +97,7 @@ describe(`${MetricsController.name} (GET /metrics, end to end)`, () => {
     await request(app.url).post('/api/ai/chat').send({ graphKey: GRAPH, message: 'Hello?' }).expect(502);
     await request(app.url).get('/api/ai/thread/ai_0000000000000000000000nope').expect(404);
     await request(app.url).get('/api/no/such/route/42').expect(404);
+    await request(app.url).post('/api/ai/chat').set('Content-Type', 'application/json').send('{"graphKey":').expect(400);
 
     const after = await scrape(app);
     const delta = (name: string, labels: Record<string, string> = {}) => after.sum(name, labels) - before.sum(name, labels);
@@ -109,6 +110,8 @@ describe(`${MetricsController.name} (GET /metrics, end to end)`, () => {
     expect(delta('graph_ai_http_requests_total', { method: 'POST', route: '/api/rag/context', status_code: '200' })).toBe(2);
     expect(delta('graph_ai_http_requests_total', { method: 'GET', route: '/api/ai/thread/:threadId', status_code: '404' })).toBe(1);
     expect(delta('graph_ai_http_requests_total', { method: 'GET', route: 'unmatched', status_code: '404' })).toBe(1);
+    // Refused by the body parser, before any route: counted all the same.
+    expect(delta('graph_ai_http_requests_total', { method: 'POST', route: 'unmatched', status_code: '400' })).toBe(1);
     expect(delta('graph_ai_http_request_duration_seconds_count', { ...chatRoute, status_class: '2xx' })).toBe(2);
     expect(delta('graph_ai_http_request_duration_seconds_bucket', { ...chatRoute, status_class: '2xx', le: '+Inf' })).toBe(2);
     expect(delta('graph_ai_http_request_duration_seconds_sum', { ...chatRoute, status_class: '2xx' })).toBeGreaterThan(0);
