@@ -66,9 +66,9 @@ export class AiSocketClient {
     });
   }
 
-  chat(payload: Parameters<AiClientToServerEvents['ai:chat']>[0]): Promise<RequestRecording> {
+  chat(payload: Parameters<AiClientToServerEvents['ai:chat']>[0], timeoutMs?: number): Promise<RequestRecording> {
     this.socket.emit('ai:chat', payload);
-    return this.terminalOf(payload._id);
+    return this.terminalOf(payload._id, timeoutMs);
   }
 
   resume(payload: Parameters<AiClientToServerEvents['ai:resume']>[0]): Promise<RequestRecording> {

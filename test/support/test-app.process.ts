@@ -1,10 +1,21 @@
 import { ChildProcess, fork } from 'node:child_process';
 import * as path from 'node:path';
+import type { TestAppProcessStats } from './test-app.child';
+
+export type { TestAppProcessStats } from './test-app.child';
+
+export interface TestAppProcessOptions {
+  timeoutMs?: number;
+  /** Extra node flags for the child (e.g. --expose-gc so stats() can measure retained memory). */
+  execArgv?: string[];
+}
 
 /**
  * The real app in a child process (test-app.child.ts): a second service instance with its own
  * event loop, SQLite connection, caches and leases, as behind a load balancer. Pass DATA_DIR to share
- * the store with another instance; the data directory is never removed by close().
+ * the store with another instance; the data directory is never removed by close(). Runs from the
+ * TypeScript sources (through swc-register.js) or, when this file itself is compiled (dist/, the
+ * benches), from the compiled child.
  */
 export class TestAppProcess {
   private constructor(
@@ -12,9 +23,11 @@ export class TestAppProcess {
     readonly url: string,
   ) {}
 
-  static start(env: Record<string, string>, timeoutMs = 20_000): Promise<TestAppProcess> {
-    const child = fork(path.join(__dirname, 'test-app.child.ts'), [], {
-      execArgv: ['--require', path.join(__dirname, 'swc-register.js')],
+  static start(env: Record<string, string>, options: TestAppProcessOptions = {}): Promise<TestAppProcess> {
+    const timeoutMs = options.timeoutMs ?? 20_000;
+    const extension = path.extname(__filename);
+    const child = fork(path.join(__dirname, `test-app.child${extension}`), [], {
+      execArgv: [...(extension === '.ts' ? ['--require', path.join(__dirname, 'swc-register.js')] : []), ...(options.execArgv ?? [])],
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
     return new Promise((resolve, reject) => {
@@ -32,6 +45,26 @@ export class TestAppProcess {
         reject(new Error(`TestAppProcess exited with ${code} before starting`));
       });
       child.send(env);
+    });
+  }
+
+  get pid(): number {
+    return this.child.pid as number;
+  }
+
+  /**
+   * The child's memory (after a full GC when it runs with --expose-gc) and its event-loop delay
+   * since the previous call.
+   */
+  stats(): Promise<TestAppProcessStats> {
+    return new Promise((resolve) => {
+      const onMessage = (message: { stats?: TestAppProcessStats }) => {
+        if (!message.stats) return;
+        this.child.off('message', onMessage);
+        resolve(message.stats);
+      };
+      this.child.on('message', onMessage);
+      this.child.send('stats');
     });
   }
 

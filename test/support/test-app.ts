@@ -16,11 +16,16 @@ export interface TestApp {
   close(options?: { keepData?: boolean }): Promise<void>;
 }
 
+export interface StartTestAppOptions {
+  /** Runs after the app is built and before it initialises and listens (e.g. app.useWebSocketAdapter for instrumentation). */
+  beforeListen?: (app: INestApplication) => void;
+}
+
 /**
  * Boots the real application on a random port with an explicit environment (never process.env,
  * so a developer's API keys cannot leak into a test) and a fresh data directory unless one is given.
  */
-export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+export async function startTestApp(env: Record<string, string> = {}, options: StartTestAppOptions = {}): Promise<TestApp> {
   const dataDir = env.DATA_DIR ?? mkdtempSync(path.join(tmpdir(), 'graph-ai-test-'));
   const config = loadAppConfig({
     NODE_ENV: 'test',
@@ -32,6 +37,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     DATA_DIR: dataDir,
   });
   const app = await createApp(config);
+  options.beforeListen?.(app);
   await app.listen(0, '127.0.0.1');
   const url = (await app.getUrl()).replace('[::1]', '127.0.0.1');
   return {
