@@ -7,6 +7,8 @@ import { LlmProvider } from '../src/providers/llm-provider';
 import { OpenAiCompatibleProvider } from '../src/providers/openai-compatible.provider';
 import { RetryingLlmProvider } from '../src/providers/retrying-llm.provider';
 import { ScriptedLlmServer } from '../test/support/scripted-llm-server';
+import { numberArgument } from './bench-arguments';
+import { median } from './bench-statistics';
 
 /**
  * Chunks per second through LlmProvider.stream() (the real SDK + our assembler + the retry
@@ -18,13 +20,8 @@ import { ScriptedLlmServer } from '../test/support/scripted-llm-server';
  *   npx tsc -p tsconfig.build.json && node dist/bench/llm-stream.bench.js [--chunks 20000] [--rounds 7]
  */
 
-function argument(name: string, fallback: number): number {
-  const index = process.argv.indexOf(`--${name}`);
-  return index >= 0 ? Number(process.argv[index + 1]) : fallback;
-}
-
-const CHUNKS = argument('chunks', 20_000);
-const ROUNDS = argument('rounds', 7);
+const CHUNKS = numberArgument('chunks') ?? 20_000;
+const ROUNDS = numberArgument('rounds') ?? 7;
 const CHUNK_SIZE = 4;
 const TEXT = 'abcd'.repeat(CHUNKS);
 
@@ -86,11 +83,6 @@ async function timed(run: () => Promise<number>): Promise<number> {
   const seconds = (performance.now() - startedAt) / 1000;
   if (tokens !== CHUNKS) throw new Error(`expected ${CHUNKS} chunks, got ${tokens}`);
   return tokens / seconds;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
 }
 
 async function measure(server: ScriptedLlmServer, wire: Wire, provider: LlmProvider): Promise<{ stream: number; raw: number; sdk: number }> {

@@ -1,7 +1,7 @@
 /**
  * Memory of idle threads in ThreadStore's cache (DESIGN.md budget: < 50 KB per idle cached thread).
  *
- *   node --expose-gc --require ./test/support/swc-register.js bench/thread-cache-memory.bench.ts
+ *   node --expose-gc --require ./test/support/swc-register.js bench/thread-cache-memory.bench.ts [--threads 200] [--exchanges 10]
  *
  * Builds THREADS threads of EXCHANGES exchanges each on a temp SQLite file, the way a run commits
  * them (per question: RAG context + question + assistant tool calls + their results, then the answer),
@@ -20,9 +20,21 @@ import { SqliteThreadRepository } from '../src/threads/sqlite/sqlite-thread.repo
 import { ThreadRecordCache } from '../src/threads/thread-record.cache';
 import { ThreadStore } from '../src/threads/thread.store';
 import type { ThreadMessage, ThreadRecord } from '../src/threads/thread.types';
+import { numberArgument } from './bench-arguments';
 
-const THREADS = 200;
-const EXCHANGES = 10;
+export interface ThreadCacheMemoryResult {
+  threads: number;
+  exchangesPerThread: number;
+  storedMessagesPerThread: number;
+  storedJsonKB: number;
+  cachedMessagesPerThread: number;
+  cachedJsonKB: number;
+  /** Retained heap + external per thread while in use (objects), KB. */
+  hotHeapKBPerThread: number;
+  /** The same once idle (deflated by the cache), KB: the budgeted figure. */
+  idleHeapKBPerThread: number;
+  budgetKB: number;
+}
 const SIZES = {
   systemPrompt: 4_300,
   ragContext: 5_000,
@@ -70,8 +82,10 @@ function heapUsed(): number {
   return usage.heapUsed + usage.external; // deflated messages are Buffers: outside the V8 heap
 }
 
-async function main(): Promise<void> {
+export async function runThreadCacheMemoryBench(options: { threads?: number; exchanges?: number } = {}): Promise<ThreadCacheMemoryResult> {
   configureLogging({ level: 'error' });
+  const THREADS = options.threads ?? 200;
+  const EXCHANGES = options.exchanges ?? 10;
   const dataDir = mkdtempSync(path.join(tmpdir(), 'thread-cache-memory-'));
   const config = loadAppConfig({ NODE_ENV: 'test', AUTH_MODE: 'none', DATA_DIR: dataDir, THREAD_CACHE_SIZE: String(THREADS) });
   const db = openSqliteDatabase(dataDir);
@@ -123,28 +137,33 @@ async function main(): Promise<void> {
     if (idleCache.size !== THREADS) throw new Error('the idle cache lost entries');
 
     const stored = await new SqliteThreadRepository(db).get(threadIds[0]);
-    const cached = await new ThreadStore(new SqliteThreadRepository(db), config).load(principal, threadIds[0]);
-    console.log(
-      JSON.stringify(
-        {
-          threads: THREADS,
-          exchangesPerThread: EXCHANGES,
-          storedMessagesPerThread: stored?.messages.length,
-          storedJsonKB: +(storedChars / THREADS / 1024).toFixed(1),
-          cachedMessagesPerThread: cached.messages.length,
-          cachedJsonKB: +(JSON.stringify(cached.messages).length / 1024).toFixed(1),
-          hotHeapKBPerThread: +(hotBytes / THREADS / 1024).toFixed(1),
-          idleHeapKBPerThread: +(idleBytes / THREADS / 1024).toFixed(1),
-          budgetKB: 50,
-        },
-        null,
-        2,
-      ),
-    );
+    const inspector = new ThreadStore(new SqliteThreadRepository(db), config);
+    const cached = await inspector.load(principal, threadIds[0]);
+    await inspector.beforeApplicationShutdown();
+    await writer.beforeApplicationShutdown();
+    const kb = (bytes: number) => +(bytes / 1024).toFixed(1);
+    return {
+      threads: THREADS,
+      exchangesPerThread: EXCHANGES,
+      storedMessagesPerThread: stored?.messages.length ?? 0,
+      storedJsonKB: kb(storedChars / THREADS),
+      cachedMessagesPerThread: cached.messages.length,
+      cachedJsonKB: kb(JSON.stringify(cached.messages).length),
+      hotHeapKBPerThread: kb(hotBytes / THREADS),
+      idleHeapKBPerThread: kb(idleBytes / THREADS),
+      budgetKB: 50,
+    };
   } finally {
     db.close();
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
-void main();
+if (require.main === module) {
+  runThreadCacheMemoryBench({ threads: numberArgument('threads'), exchanges: numberArgument('exchanges') })
+    .then((result) => console.log(JSON.stringify(result, null, 2)))
+    .catch((error: unknown) => {
+      console.error(error);
+      process.exitCode = 1;
+    });
+}
