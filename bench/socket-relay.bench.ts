@@ -8,57 +8,92 @@ import { io, Socket } from 'socket.io-client';
 import { configureLogging } from '../src/observability/logger';
 import { ScriptedLlmServer } from '../test/support/scripted-llm-server';
 import { startTestApp } from '../test/support/test-app';
+import { numberArgument, numberListArgument } from './bench-arguments';
+import { median } from './bench-statistics';
+import { formatTable } from './bench-table';
 
 /**
  * Relay throughput of the Socket.IO gateway (DESIGN.md budget: at least 90 % of a bare pass-through):
- * upstream text chunks per second delivered to socket.io-client receivers, through the real app
- * (gateway → ChatService → agent loop → OpenAI adapter → scripted server) against a bare Socket.IO
- * server that streams the same scripted SSE turn with the openai SDK and emits one `ai:token` per
- * delta. Same machine, same upstream, rounds alternated; `--receivers` concurrent streams per round.
- * The receivers run in a child process (as real clients would: their event loop is not the server's).
- * Rate = chunks delivered to all receivers / time from the first `ai:token` to the last terminal
- * event (the relay's retrieval before the upstream call is outside the window; `e2e` includes it).
+ * upstream tokens (text deltas of 4 characters) per second delivered to socket.io-client receivers,
+ * through the real app (gateway → ChatService → agent loop → OpenAI adapter → scripted server)
+ * against a bare Socket.IO server that streams the same scripted SSE turn with the openai SDK and
+ * emits one `ai:token` per delta. Same machine, same upstream, rounds alternated; each round runs
+ * `streams` concurrent streams (one per receiver socket, all asking at once). The receivers run in a
+ * child process (as real clients would: their event loop is not the server's).
+ * Rate = tokens delivered to all receivers / time from the first `ai:chat` emitted to the last
+ * terminal event received: what the clients get, the relay's per-request work (thread, retrieval,
+ * commits) included. The gateway coalesces tokens (one ai:token per 10 ms or 4 KB); the events per
+ * stream are reported beside the rates.
  *
- *   node --require ./test/support/swc-register.js bench/socket-relay.bench.ts [--chunks 20000] [--rounds 5] [--receivers 1]
- *   (or npx tsc -p tsconfig.build.json && node dist/bench/socket-relay.bench.js …)
+ *   npx tsc -p tsconfig.build.json && node dist/bench/socket-relay.bench.js [--streams 1,100,1000] [--chunks 10000,200,50] [--rounds 3]
+ *   (or node --require ./test/support/swc-register.js bench/socket-relay.bench.ts …)
  */
 
-function argument(name: string, fallback: number): number {
-  const index = process.argv.indexOf(`--${name}`);
-  return index >= 0 ? Number(process.argv[index + 1]) : fallback;
+const CHUNK = 'abcd';
+
+export interface RelayConfig {
+  /** Concurrent streams (receiver sockets) per round. */
+  streams: number;
+  /** Upstream text deltas per stream. */
+  chunks: number;
+  /** Measured rounds per target (default: the bench's `rounds`). */
+  rounds?: number;
+  /** One unmeasured round per target first (default true). */
+  warmUp?: boolean;
 }
 
-const CHUNKS = argument('chunks', 20_000);
-const ROUNDS = argument('rounds', 5);
-const RECEIVERS = argument('receivers', 1);
-const CHUNK_SIZE = 4;
-const TEXT = 'abcd'.repeat(CHUNKS);
+export interface RelayTargetResult {
+  /** Median over the rounds of the tokens per second delivered to all receivers. */
+  tokensPerSecond: number;
+  /** Every round's rate. */
+  rounds: number[];
+  /** ai:token events a receiver got per stream (median over rounds). */
+  eventsPerStream: number;
+}
 
-type Receiver = Socket;
+export interface RelayRow {
+  streams: number;
+  chunks: number;
+  rounds: number;
+  relay: RelayTargetResult;
+  bare: RelayTargetResult;
+  /** relay / bare tokens per second: the figure (budget ≥ 0.90). */
+  ratio: number;
+}
 
 interface RoundResult {
-  /** Chunks per second between the first ai:token and the last terminal event. */
-  stream: number;
-  /** Chunks per second from the first emit to the last terminal event. */
-  e2e: number;
+  tokensPerSecond: number;
+  eventsPerStream: number;
+}
+
+interface RoundRequest {
+  target: string;
+  requestId: number;
+  streams: number;
+  chunks: number;
 }
 
 /** The floor: a Socket.IO namespace that relays the SDK stream as is, one event per delta. */
 async function startPassThrough(server: ScriptedLlmServer): Promise<{ url: string; close: () => Promise<void> }> {
   const http = createServer();
   const ioServer = new Server(http, { transports: ['websocket', 'polling'] });
-  const client = new OpenAI({ apiKey: 'bench', baseURL: server.openAiBaseUrl, maxRetries: 0 });
+  // Retries as the service's provider does (a keep-alive connection the server is closing answers ECONNRESET).
+  const client = new OpenAI({ apiKey: 'bench', baseURL: server.openAiBaseUrl, maxRetries: 2 });
   ioServer.of('/ai').on('connection', (socket) => {
     socket.on('ai:chat', async (message: { _id: number; message: string }) => {
       let fullText = '';
-      const stream = await client.chat.completions.create({ model: 'bench', stream: true, messages: [{ role: 'user', content: message.message }] });
-      for await (const chunk of stream) {
-        const token = chunk.choices[0]?.delta?.content;
-        if (!token) continue;
-        fullText += token;
-        socket.emit('ai:token', { _id: message._id, token });
+      try {
+        const stream = await client.chat.completions.create({ model: 'bench', stream: true, messages: [{ role: 'user', content: message.message }] });
+        for await (const chunk of stream) {
+          const token = chunk.choices[0]?.delta?.content;
+          if (!token) continue;
+          fullText += token;
+          socket.emit('ai:token', { _id: message._id, token });
+        }
+        socket.emit('ai:complete', { _id: message._id, fullText });
+      } catch (error) {
+        socket.emit('ai:error', { _id: message._id, error: String(error) });
       }
-      socket.emit('ai:complete', { _id: message._id, fullText });
     });
   });
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
@@ -70,7 +105,7 @@ async function startPassThrough(server: ScriptedLlmServer): Promise<{ url: strin
   };
 }
 
-async function connect(url: string): Promise<Receiver> {
+async function connect(url: string): Promise<Socket> {
   const socket = io(`${url}/ai`, { transports: ['websocket'], reconnection: false, forceNew: true });
   await new Promise<void>((resolve, reject) => {
     socket.once('connect', resolve);
@@ -79,24 +114,26 @@ async function connect(url: string): Promise<Receiver> {
   return socket;
 }
 
-interface RoundRequest {
-  target: string;
-  requestId: number;
-}
-
-/** Receiver process: one round per IPC message, every receiver of the target asks at once. */
+/** Receiver process: `count` sockets per target, then one round per IPC message, its receivers asking at once. */
 function runReceivers(): void {
-  const pools = new Map<string, Receiver[]>();
-  process.on('message', (message: { connect?: string[] } | RoundRequest) => {
+  const pools = new Map<string, Socket[]>();
+  process.on('message', (message: { connect?: string[]; count?: number } | RoundRequest) => {
     void (async () => {
       if ('connect' in message && message.connect) {
-        for (const url of message.connect) pools.set(url, await Promise.all(Array.from({ length: RECEIVERS }, () => connect(url))));
+        for (const url of message.connect) {
+          const sockets: Socket[] = [];
+          // In batches: a thousand handshakes at once only queue up behind each other.
+          while (sockets.length < (message.count ?? 1)) {
+            sockets.push(...(await Promise.all(Array.from({ length: Math.min(100, (message.count ?? 1) - sockets.length) }, () => connect(url)))));
+          }
+          pools.set(url, sockets);
+        }
         process.send?.({ connected: true });
         return;
       }
-      const { target, requestId } = message as RoundRequest;
+      const round = message as RoundRequest;
       try {
-        process.send?.({ result: await receive(pools.get(target)!, requestId) });
+        process.send?.({ result: await receive(pools.get(round.target)!.slice(0, round.streams), round) });
       } catch (error) {
         process.send?.({ error: String(error) });
       }
@@ -107,95 +144,129 @@ function runReceivers(): void {
   });
 }
 
-async function receive(receivers: Receiver[], requestId: number): Promise<RoundResult> {
-  let firstToken = Number.POSITIVE_INFINITY;
+async function receive(receivers: Socket[], round: RoundRequest): Promise<RoundResult> {
+  const expectedChars = round.chunks * CHUNK.length;
+  let events = 0;
   const started = performance.now();
   const done = receivers.map(
     (socket) =>
       new Promise<number>((resolve, reject) => {
         let chars = 0;
         const onToken = (event: { _id: number; token: string }) => {
-          if (event._id !== requestId) return;
-          if (chars === 0) firstToken = Math.min(firstToken, performance.now());
+          if (event._id !== round.requestId) return;
+          events += 1;
           chars += event.token.length;
         };
         const finish = (event: { _id: number | null; fullText?: string; error?: string }) => {
-          if (event._id !== requestId) return;
+          if (event._id !== round.requestId) return;
           socket.off('ai:token', onToken);
           socket.off('ai:complete', finish);
           socket.off('ai:error', finish);
           if (event.error) reject(new Error(event.error));
-          else if (chars !== TEXT.length || event.fullText?.length !== TEXT.length) reject(new Error(`got ${chars} characters`));
+          else if (chars !== expectedChars || event.fullText?.length !== expectedChars) reject(new Error(`got ${chars} characters`));
           else resolve(performance.now());
         };
         socket.on('ai:token', onToken);
         socket.on('ai:complete', finish);
         socket.on('ai:error', finish);
-        socket.emit('ai:chat', { _id: requestId, graphKey: 'nba-workflow', message: 'bench' });
+        socket.emit('ai:chat', { _id: round.requestId, graphKey: 'nba-workflow', message: 'bench' });
       }),
   );
   const ended = Math.max(...(await Promise.all(done)));
-  const chunks = CHUNKS * receivers.length;
-  return { stream: chunks / ((ended - firstToken) / 1000), e2e: chunks / ((ended - started) / 1000) };
+  return { tokensPerSecond: (round.chunks * receivers.length) / ((ended - started) / 1000), eventsPerStream: events / receivers.length };
 }
 
 /** Asks the receiver process for one round; the upstream turns are queued here first. */
-function round(server: ScriptedLlmServer, child: ChildProcess, target: string, requestId: number): Promise<RoundResult> {
-  for (let i = 0; i < RECEIVERS; i++) server.enqueue({ text: TEXT, chunkSize: CHUNK_SIZE, usage: { prompt: 10, completion: CHUNKS } });
+function round(server: ScriptedLlmServer, child: ChildProcess, request: RoundRequest): Promise<RoundResult> {
+  const text = CHUNK.repeat(request.chunks);
+  for (let i = 0; i < request.streams; i++) server.enqueue({ text, chunkSize: CHUNK.length, usage: { prompt: 10, completion: request.chunks } });
   return new Promise((resolve, reject) => {
     child.once('message', (message: { result?: RoundResult; error?: string }) => (message.result ? resolve(message.result) : reject(new Error(message.error))));
-    child.send({ target, requestId } satisfies RoundRequest);
+    child.send(request);
   });
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
-}
-
-async function main(): Promise<void> {
+export async function runSocketRelayBench(options: { configs?: RelayConfig[]; rounds?: number } = {}): Promise<RelayRow[]> {
   configureLogging({ level: 'error', aiDebug: false });
+  const configs = options.configs ?? [{ streams: 1, chunks: 10_000 }];
+  const rounds = options.rounds ?? 3;
   const server = await ScriptedLlmServer.start();
   const app = await startTestApp({ ...server.providerEnv('openai'), EMBEDDING_PROVIDER: 'local', RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'error' });
   const bare = await startPassThrough(server);
   const targets = { relay: app.url, bare: bare.url };
-  const child = fork(__filename, [...process.argv.slice(2), '--receiver-process'], { execArgv: process.execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const names = Object.keys(targets) as Array<keyof typeof targets>;
-  const results: Record<keyof typeof targets, RoundResult[]> = { relay: [], bare: [] };
+  const child = fork(__filename, ['--receiver-process'], { execArgv: process.execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const rows: RelayRow[] = [];
   try {
     await new Promise<void>((resolve) => {
       child.once('message', () => resolve());
-      child.send({ connect: Object.values(targets) });
+      child.send({ connect: Object.values(targets), count: Math.max(...configs.map((config) => config.streams)) });
     });
     let requestId = 0;
-    for (const name of names) await round(server, child, targets[name], ++requestId); // warm-up
-    for (let index = 0; index < ROUNDS; index++) {
-      for (let offset = 0; offset < names.length; offset++) {
-        const name = names[(index + offset) % names.length];
-        results[name].push(await round(server, child, targets[name], ++requestId));
+    for (const config of configs) {
+      const results: Record<keyof typeof targets, RoundResult[]> = { relay: [], bare: [] };
+      const run = async (name: keyof typeof targets) => {
+        const result = await round(server, child, { target: targets[name], requestId: ++requestId, streams: config.streams, chunks: config.chunks });
+        server.reset();
+        return result;
+      };
+      if (config.warmUp ?? true) for (const name of names) await run(name);
+      const measured = config.rounds ?? rounds;
+      for (let index = 0; index < measured; index++) {
+        for (let offset = 0; offset < names.length; offset++) {
+          const name = names[(index + offset) % names.length];
+          results[name].push(await run(name));
+        }
       }
+      const summary = (name: keyof typeof targets): RelayTargetResult => ({
+        tokensPerSecond: median(results[name].map((result) => result.tokensPerSecond)),
+        rounds: results[name].map((result) => result.tokensPerSecond),
+        eventsPerStream: median(results[name].map((result) => result.eventsPerStream)),
+      });
+      const relay = summary('relay');
+      const passThrough = summary('bare');
+      rows.push({ streams: config.streams, chunks: config.chunks, rounds: measured, relay, bare: passThrough, ratio: relay.tokensPerSecond / passThrough.tokensPerSecond });
     }
-    const format = (value: number) => Math.round(value).toLocaleString('en-US').padStart(12);
-    const relay = median(results.relay.map((result) => result.stream));
-    const passThrough = median(results.bare.map((result) => result.stream));
-    console.log(`Socket relay: ${CHUNKS} chunks of ${CHUNK_SIZE} characters per stream, ${RECEIVERS} receiver(s), median of ${ROUNDS} alternated rounds, node ${process.version}`);
-    console.log('                  stream chunks/s   e2e chunks/s');
-    console.log(`gateway relay     ${format(relay)}   ${format(median(results.relay.map((result) => result.e2e)))}`);
-    console.log(`bare pass-through ${format(passThrough)}   ${format(median(results.bare.map((result) => result.e2e)))}`);
-    console.log(`relay / bare      ${(relay / passThrough).toFixed(2).padStart(12)}`);
   } finally {
     child.disconnect();
     await bare.close();
     await app.close();
     await server.close();
   }
+  return rows;
+}
+
+export function socketRelayTable(rows: RelayRow[]): string[] {
+  const rate = (value: number) => Math.round(value).toLocaleString('en-US');
+  return formatTable(
+    ['streams', 'tokens/stream', 'rounds', 'relay tokens/s', 'bare tokens/s', 'relay / bare', 'relay events/stream', 'bare events/stream'],
+    rows.map((row) => [
+      String(row.streams),
+      String(row.chunks),
+      String(row.rounds),
+      rate(row.relay.tokensPerSecond),
+      rate(row.bare.tokensPerSecond),
+      row.ratio.toFixed(2),
+      row.relay.eventsPerStream.toFixed(0),
+      row.bare.eventsPerStream.toFixed(0),
+    ]),
+    [],
+  );
 }
 
 if (process.argv.includes('--receiver-process')) {
   runReceivers();
-} else {
-  main().catch((error: unknown) => {
-    console.error(error);
-    process.exit(1);
-  });
+} else if (require.main === module) {
+  const rounds = numberArgument('rounds') ?? 3;
+  const chunks = numberListArgument('chunks') ?? [10_000];
+  const configs = (numberListArgument('streams') ?? [1]).map((streams, index) => ({ streams, chunks: chunks[Math.min(index, chunks.length - 1)] }));
+  runSocketRelayBench({ configs, rounds })
+    .then((rows) => {
+      console.log(`Socket relay: ${CHUNK.length}-character tokens, median of ${rounds} alternated rounds, node ${process.version}`);
+      for (const line of socketRelayTable(rows)) console.log(line);
+    })
+    .catch((error: unknown) => {
+      console.error(error);
+      process.exit(1);
+    });
 }
