@@ -1,3 +1,4 @@
+import { GRAPH_NODE_CHANGES_MIGRATION } from '../../graph/sqlite/graph-node-changes.sqlite-migration';
 import { NODE_CONFIG_REVISIONS_MIGRATION } from '../../graph/sqlite/node-config-revisions.sqlite-migration';
 import { THREAD_TABLES_MIGRATION } from '../../threads/sqlite/thread-tables.sqlite-migration';
 import { SqliteMigration } from './sqlite-migration';
@@ -83,4 +84,5 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
   },
   THREAD_TABLES_MIGRATION,
   NODE_CONFIG_REVISIONS_MIGRATION,
+  GRAPH_NODE_CHANGES_MIGRATION,
 ];

@@ -1,4 +1,5 @@
-import { Bm25Index } from './bm25.index';
+import { seededRandom } from '../../../test/support/seeded-random';
+import { Bm25Field, Bm25Index } from './bm25.index';
 
 const doc = (text: string, weight = 1) => [{ tokens: text.split(' ').filter(Boolean), weight }];
 
@@ -55,5 +56,45 @@ describe(Bm25Index.name, () => {
     index.addDocument(doc('term other'));
     const hits = index.search(['term'], 2, (docId, maxScore) => (docId === 1 ? maxScore + 1 : 0));
     expect(hits[0].doc).toBe(1);
+  });
+
+  it('answers exactly as a fresh build after replacing and removing documents (random edits)', () => {
+    const vocabulary = ['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'eta', 'theta', 'iota', 'kappa', 'lambda', 'mu'];
+    for (let seed = 1; seed <= 20; seed += 1) {
+      const random = seededRandom(seed);
+      const pick = <T>(values: readonly T[]): T => values[Math.floor(random() * values.length)];
+      const randomFields = (): Bm25Field[] =>
+        [3, 1.5, 1, 0.75].map((weight) => ({ weight, tokens: Array.from({ length: Math.floor(random() * 6) }, () => pick(vocabulary)) }));
+
+      const index = new Bm25Index();
+      const live = new Map<number, Bm25Field[]>();
+      for (let step = 0; step < 120; step += 1) {
+        const action = random();
+        const docs = [...live.keys()];
+        if (docs.length === 0 || action < 0.4) {
+          const fields = randomFields();
+          live.set(index.addDocument(fields), fields);
+        } else if (action < 0.75) {
+          const doc = pick(docs);
+          const fields = randomFields();
+          index.replaceDocument(doc, fields);
+          live.set(doc, fields);
+        } else {
+          const doc = pick(docs);
+          expect(index.removeDocument(doc)).toBe(true);
+          expect(index.removeDocument(doc)).toBe(false);
+          live.delete(doc);
+        }
+      }
+
+      const order = [...live.keys()].sort((a, b) => a - b);
+      const fresh = new Bm25Index();
+      for (const doc of order) fresh.addDocument(live.get(doc) as Bm25Field[]);
+      expect(index.documentCount).toBe(fresh.documentCount);
+      for (const query of [['alpha'], ['beta', 'gamma'], ['mu', 'alpha', 'kappa', 'kappa'], vocabulary]) {
+        const expected = fresh.search(query, 15).map(({ doc, score }) => ({ doc: order[doc], score }));
+        expect(index.search(query, 15)).toEqual(expected);
+      }
+    }
   });
 });

@@ -73,4 +73,33 @@ describe(NodeSearchIndex.name, () => {
     expect(index.search('invoice generator', 5).map((hit) => hit.nodeKey)).toEqual(['n']);
     expect(index.size).toBe(2);
   });
+
+  it('answers as a fresh build after nodes are replaced in place, removed and appended, exact-match tiers included', () => {
+    const configs = nbaWorkflowDemo.nodeConfigs;
+    const configOf = (type: string) => configs.find((config) => config._key === type);
+    const index = NodeSearchIndex.build(nbaWorkflowDemo.nodes, configs);
+    const current = new Map(nbaWorkflowDemo.nodes.map((entry) => [entry._key, entry]));
+
+    const fetchApi = current.get('fetch-api') as GraphNode;
+    const renamedType: GraphNode = { ...fetchApi, type: 'filter', process: 'okapi sightings per team' };
+    index.replace(renamedType, configOf('filter'));
+    current.set('fetch-api', renamedType);
+    expect(index.remove('error-handler')).toBe(true);
+    expect(index.remove('error-handler')).toBe(false);
+    current.delete('error-handler');
+    const added = node('error-handler', 'log', { process: 'console.error(okapi)' });
+    index.append(added, configOf('log'));
+    current.set('error-handler', added);
+    expect(() => index.append(added, undefined)).toThrow(/already indexed/);
+    expect(() => index.replace(node('absent', 'x'), undefined)).toThrow(/not indexed/);
+
+    const order = [...nbaWorkflowDemo.nodes.map((entry) => entry._key).filter((key) => key !== 'error-handler'), 'error-handler'];
+    const fresh = NodeSearchIndex.build(order.map((key) => current.get(key) as GraphNode), configs);
+    expect(index.size).toBe(fresh.size);
+    expect(index.removedCount).toBe(1);
+    for (const query of ['fetch-api', 'filter', 'okapi', 'error handler', 'log node', 'API Call', 'players sorted by points']) {
+      expect(index.search(query, 20)).toEqual(fresh.search(query, 20));
+    }
+    expect(index.search('okapi', 20).map((hit) => hit.nodeKey).sort()).toEqual(['error-handler', 'fetch-api']);
+  });
 });

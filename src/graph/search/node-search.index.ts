@@ -1,5 +1,5 @@
 import { GraphNode, NodeTypeConfig } from '../graph.types';
-import { Bm25Index, Bm25Options } from './bm25.index';
+import { Bm25Field, Bm25Index, Bm25Options } from './bm25.index';
 import { NODE_SEARCH_FIELD_WEIGHTS, NodeSearchField, nodeSearchText } from './node-search-fields';
 import { SearchTextTokenizer } from './search-text.tokenizer';
 
@@ -16,13 +16,21 @@ const TYPE_TIER = 1;
  * Lexical search over the nodes of one graph: BM25 over weighted fields (key, type, the type's
  * display name and description, data string values, process code; see node-search-fields.ts), plus
  * exact-match tiers so a query naming a node ("fetch-api", "fetchApi", "fetch api") or a type
- * ("filter", "API Call") puts those nodes first. Pure and immutable once built: the store rebuilds
- * it when the graph changes.
+ * ("filter", "API Call") puts those nodes first.
+ *
+ * Built once, then kept current node by node (replace / remove / append) with exact statistics:
+ * after any sequence of changes it answers exactly as a fresh build over the same nodes in the same
+ * order would (equal scores rank by that order). The caller keeps the order: `replace` leaves a node
+ * where it was, `append` puts a new one after every other.
  */
 export class NodeSearchIndex {
   private readonly bm25: Bm25Index;
-  private readonly nodeKeys: string[] = [];
+  /** Per document number: its node key, or null once removed. */
+  private readonly nodeKeys: Array<string | null> = [];
+  private readonly docByKey = new Map<string, number>();
   private readonly tierByPhrase = new Map<string, Map<number, number>>();
+  /** Per document number: the phrases it holds a tier under (to take it out again). */
+  private readonly tierPhrases: Array<string[] | null> = [];
 
   private constructor(
     private readonly tokenizer: SearchTextTokenizer,
@@ -40,12 +48,22 @@ export class NodeSearchIndex {
     const index = new NodeSearchIndex(tokenizer, options);
     const configByType = new Map<string, NodeTypeConfig>();
     for (const config of configs) configByType.set(config._key, config);
-    for (const node of nodes) index.add(node, configByType.get(node.type));
+    for (const node of nodes) index.append(node, configByType.get(node.type));
     return index;
   }
 
+  /** Nodes in the index. */
   get size(): number {
-    return this.nodeKeys.length;
+    return this.docByKey.size;
+  }
+
+  /** Places left by removed nodes (memory and a little search time; a rebuild reclaims them). */
+  get removedCount(): number {
+    return this.nodeKeys.length - this.docByKey.size;
+  }
+
+  has(nodeKey: string): boolean {
+    return this.docByKey.has(nodeKey);
   }
 
   /** Best first, scores > 0; [] when no token of the query occurs anywhere (or the query has none). */
@@ -54,30 +72,79 @@ export class NodeSearchIndex {
     if (terms.length === 0 || maxResults <= 0) return [];
     const tiers = this.tierByPhrase.get(terms.join(' '));
     const hits = this.bm25.search(terms, maxResults, tiers ? (doc, maxScore) => (tiers.get(doc) ?? 0) * (maxScore + 1) : undefined);
-    return hits.map(({ doc, score }) => ({ nodeKey: this.nodeKeys[doc], score }));
+    return hits.map(({ doc, score }) => ({ nodeKey: this.nodeKeys[doc] as string, score }));
   }
 
-  private add(node: GraphNode, config: NodeTypeConfig | undefined): void {
+  /** Adds a node after every other one. Throws when its key is already indexed (use replace). */
+  append(node: GraphNode, config: NodeTypeConfig | undefined): void {
+    if (this.docByKey.has(node._key)) throw new Error(`Node "${node._key}" is already indexed`);
+    const { fields, tiers } = this.analyse(node, config);
+    const doc = this.bm25.addDocument(fields);
+    this.nodeKeys.push(node._key);
+    this.tierPhrases.push(null);
+    this.docByKey.set(node._key, doc);
+    this.addTiers(doc, tiers);
+  }
+
+  /** Re-indexes a node's new content at its place. Throws when its key is not indexed (use append). */
+  replace(node: GraphNode, config: NodeTypeConfig | undefined): void {
+    const doc = this.docByKey.get(node._key);
+    if (doc === undefined) throw new Error(`Node "${node._key}" is not indexed`);
+    const { fields, tiers } = this.analyse(node, config);
+    this.removeTiers(doc);
+    this.bm25.replaceDocument(doc, fields);
+    this.addTiers(doc, tiers);
+  }
+
+  /** False when the key was not indexed. */
+  remove(nodeKey: string): boolean {
+    const doc = this.docByKey.get(nodeKey);
+    if (doc === undefined) return false;
+    this.removeTiers(doc);
+    this.bm25.removeDocument(doc);
+    this.nodeKeys[doc] = null;
+    this.docByKey.delete(nodeKey);
+    return true;
+  }
+
+  private analyse(node: GraphNode, config: NodeTypeConfig | undefined): { fields: Bm25Field[]; tiers: Array<[string[], number]> } {
     const text = nodeSearchText(node, config);
     const tokens = {} as Record<NodeSearchField, string[]>;
     for (const field of Object.keys(NODE_SEARCH_FIELD_WEIGHTS) as NodeSearchField[]) tokens[field] = this.tokenizer.tokenize(text[field]);
-    const doc = this.bm25.addDocument(
-      (Object.keys(tokens) as NodeSearchField[]).map((field) => ({ tokens: tokens[field], weight: NODE_SEARCH_FIELD_WEIGHTS[field] })),
-    );
-    this.nodeKeys.push(node._key);
-    this.addTier(tokens.key, doc, KEY_TIER);
-    this.addTier(tokens.type, doc, TYPE_TIER);
-    this.addTier(tokens.typeName, doc, TYPE_TIER);
+    const fields = (Object.keys(tokens) as NodeSearchField[]).map((field) => ({ tokens: tokens[field], weight: NODE_SEARCH_FIELD_WEIGHTS[field] }));
+    return {
+      fields,
+      tiers: [
+        [tokens.key, KEY_TIER],
+        [tokens.type, TYPE_TIER],
+        [tokens.typeName, TYPE_TIER],
+      ],
+    };
   }
 
-  private addTier(phraseTokens: string[], doc: number, tier: number): void {
-    if (phraseTokens.length === 0) return;
-    const phrase = phraseTokens.join(' ');
-    let docs = this.tierByPhrase.get(phrase);
-    if (!docs) {
-      docs = new Map();
-      this.tierByPhrase.set(phrase, docs);
+  private addTiers(doc: number, tiers: Array<[string[], number]>): void {
+    const phrases: string[] = [];
+    for (const [phraseTokens, tier] of tiers) {
+      if (phraseTokens.length === 0) continue;
+      const phrase = phraseTokens.join(' ');
+      let docs = this.tierByPhrase.get(phrase);
+      if (!docs) {
+        docs = new Map();
+        this.tierByPhrase.set(phrase, docs);
+      }
+      docs.set(doc, Math.max(docs.get(doc) ?? 0, tier));
+      phrases.push(phrase);
     }
-    docs.set(doc, Math.max(docs.get(doc) ?? 0, tier));
+    this.tierPhrases[doc] = phrases;
+  }
+
+  private removeTiers(doc: number): void {
+    for (const phrase of this.tierPhrases[doc] ?? []) {
+      const docs = this.tierByPhrase.get(phrase);
+      if (!docs) continue;
+      docs.delete(doc);
+      if (docs.size === 0) this.tierByPhrase.delete(phrase);
+    }
+    this.tierPhrases[doc] = null;
   }
 }

@@ -2,19 +2,20 @@ import { GraphChangeSet } from '../graph-change-set';
 import { EdgeDirection, NodeNeighborhood, ScoredNode, VectorQuery } from '../graph-data-source';
 import { Graph, GraphEdge, GraphNode, NodeTypeConfig } from '../graph.types';
 import { MutableGraphDataSource } from '../mutable-graph-data-source';
-import { NodeSearchIndex } from '../search/node-search.index';
 import { VectorIndex } from '../search/vector.index';
 import { SqliteDecodedDocumentCache } from './sqlite-decoded-document.cache';
 import { SqliteGraphIndexCache } from './sqlite-graph-index.cache';
 import { decodeDocument, decodeVector } from './sqlite-graph.codec';
 import { DocumentRow, SqliteGraphStatements } from './sqlite-graph.statements';
 import { SqliteGraphWriter } from './sqlite-graph.writer';
+import { SqliteSearchIndexUpdater } from './sqlite-search-index.updater';
 
 /**
  * The graphs of ONE workspace in the embedded store. Every read is filtered by the workspace, so
  * another workspace's graph answers null / []; writes go through SqliteGraphWriter (one IMMEDIATE
  * transaction each). Nodes come back without their vector. Search indexes live in the store-wide
- * SqliteGraphIndexCache and are checked against the graph's revision on every search; the decoded
+ * SqliteGraphIndexCache and are checked against the graph's revision on every search (the BM25 one
+ * is brought up to date node by node: SqliteSearchIndexUpdater); the decoded
  * Graph document and node configs in SqliteDecodedDocumentCache, checked against their revisions
  * on every read (they come back frozen: shared by every reader).
  */
@@ -25,6 +26,7 @@ export class SqliteGraphDataSource implements MutableGraphDataSource {
     private readonly writer: SqliteGraphWriter,
     private readonly indexes: SqliteGraphIndexCache,
     private readonly documents: SqliteDecodedDocumentCache,
+    private readonly searchIndexes: SqliteSearchIndexUpdater,
   ) {}
 
   /** Decoded once per graph revision and shared (frozen). */
@@ -84,11 +86,8 @@ export class SqliteGraphDataSource implements MutableGraphDataSource {
   async searchNodes(graphKey: string, query: string, maxResults: number): Promise<ScoredNode[]> {
     const ref = this.statements.graphRef.get(this.workspace, graphKey);
     if (!ref || maxResults <= 0) return [];
-    const index = this.indexes.searchIndex(this.workspace, graphKey, ref, () =>
-      NodeSearchIndex.build(
-        this.statements.nodeDocumentsOfGraph.all(ref.id).map((row) => decodeDocument<GraphNode>(row.document)),
-        this.nodeConfigs(),
-      ),
+    const index = this.indexes.searchIndex(this.workspace, graphKey, ref, (current) =>
+      this.searchIndexes.update(ref.id, graphKey, current, () => this.nodeConfigs()),
     );
     return this.withDocuments(ref.id, index.search(query, maxResults).map((hit) => ({ key: hit.nodeKey, score: hit.score })));
   }

@@ -31,6 +31,19 @@ export interface StoredNodeRow {
   hash: string | null;
 }
 
+/** A node row with its row id: the order nodes are listed (and searched, on equal scores) in. */
+export interface NodeRow {
+  id: number;
+  key: string;
+  document: string;
+}
+
+export interface NodeChangesRow {
+  revision: number;
+  /** JSON array of node keys. */
+  nodeKeys: string;
+}
+
 export interface VectorRow {
   key: string;
   embedding: Buffer;
@@ -49,6 +62,7 @@ export class SqliteGraphStatements {
   // Graphs
   readonly graphRef: Statement<[string, string], GraphRef>;
   readonly graphDocumentById: Statement<[number], DocumentRow>;
+  readonly graphRevisionById: Statement<[number], { revision: number }>;
   readonly insertGraph: Statement<[string, string, string, number, number]>;
   readonly replaceGraphDocument: Statement<[string, number, number]>;
   readonly bumpRevision: Statement<[number, number]>;
@@ -71,7 +85,9 @@ export class SqliteGraphStatements {
   readonly edgesTouching: Statement<[string, string, string, string, string, string], DocumentRow>;
 
   // By graph id (after a workspace-filtered graphRef)
-  readonly nodeDocumentsOfGraph: Statement<[number], DocumentRow>;
+  readonly nodeRowsOfGraph: Statement<[number], NodeRow>;
+  readonly nodeRowsByKeys: Statement<[number, string], NodeRow>;
+  readonly nodeChangesBetween: Statement<[number, number, number], NodeChangesRow>;
   readonly nodeDocumentsByKeys: Statement<[number, string], KeyedDocumentRow>;
   readonly vectorsOfModel: Statement<[number, string], VectorRow>;
   readonly stepsOut: Statement<[number, string], StepRow>;
@@ -93,6 +109,8 @@ export class SqliteGraphStatements {
   readonly deleteEdge: Statement<[number, string]>;
   readonly deleteEdgesOfGraph: Statement<[number]>;
   readonly deleteNodesOfGraph: Statement<[number]>;
+  readonly recordNodeChanges: Statement<[number, number, string]>;
+  readonly pruneNodeChanges: Statement<[number, number]>;
 
   // Node configs, scoped by workspace
   readonly nodeConfigs: Statement<[string], DocumentRow>;
@@ -105,6 +123,7 @@ export class SqliteGraphStatements {
       'SELECT id, revision, embedding_revision AS embeddingRevision FROM graphs WHERE workspace = ? AND graph_key = ?',
     );
     this.graphDocumentById = db.prepare('SELECT document FROM graphs WHERE id = ?');
+    this.graphRevisionById = db.prepare('SELECT revision FROM graphs WHERE id = ?');
     this.insertGraph = db.prepare(
       'INSERT INTO graphs (workspace, graph_key, document, created_at, updated_at) VALUES (?, ?, ?, ?, ?)',
     );
@@ -135,7 +154,13 @@ export class SqliteGraphStatements {
       `SELECT e.id, e.document FROM ${EDGES_OF} AND e.source = ? UNION SELECT e.id, e.document FROM ${EDGES_OF} AND e.target = ? ORDER BY 1`,
     );
 
-    this.nodeDocumentsOfGraph = db.prepare('SELECT document FROM graph_nodes WHERE graph_id = ? ORDER BY id');
+    this.nodeRowsOfGraph = db.prepare('SELECT id, node_key AS key, document FROM graph_nodes WHERE graph_id = ? ORDER BY id');
+    this.nodeRowsByKeys = db.prepare(
+      'SELECT id, node_key AS key, document FROM graph_nodes WHERE graph_id = ? AND node_key IN (SELECT value FROM json_each(?))',
+    );
+    this.nodeChangesBetween = db.prepare(
+      'SELECT revision, node_keys AS nodeKeys FROM graph_node_changes WHERE graph_id = ? AND revision > ? AND revision <= ? ORDER BY revision',
+    );
     this.nodeDocumentsByKeys = db.prepare(
       'SELECT node_key AS key, document FROM graph_nodes WHERE graph_id = ? AND node_key IN (SELECT value FROM json_each(?))',
     );
@@ -181,6 +206,8 @@ export class SqliteGraphStatements {
     this.deleteEdge = db.prepare('DELETE FROM graph_edges WHERE graph_id = ? AND edge_key = ?');
     this.deleteEdgesOfGraph = db.prepare('DELETE FROM graph_edges WHERE graph_id = ?');
     this.deleteNodesOfGraph = db.prepare('DELETE FROM graph_nodes WHERE graph_id = ?');
+    this.recordNodeChanges = db.prepare('INSERT INTO graph_node_changes (graph_id, revision, node_keys) VALUES (?, ?, ?)');
+    this.pruneNodeChanges = db.prepare('DELETE FROM graph_node_changes WHERE graph_id = ? AND revision <= ?');
 
     this.nodeConfigs = db.prepare('SELECT document FROM node_configs WHERE workspace = ? ORDER BY config_key');
     this.upsertNodeConfig = db.prepare(

@@ -8,6 +8,7 @@ import { SqliteGraphIndexCache } from './sqlite-graph-index.cache';
 import { SqliteGraphDataSource } from './sqlite-graph.data-source';
 import { SqliteGraphStatements } from './sqlite-graph.statements';
 import { SqliteGraphWriter } from './sqlite-graph.writer';
+import { SqliteSearchIndexUpdater } from './sqlite-search-index.updater';
 
 export interface SqliteGraphStoreOptions {
   /** How many graphs keep their search indexes in memory (least recently searched dropped first). */
@@ -27,6 +28,7 @@ export class SqliteGraphStore implements GraphStore {
   private readonly writer: SqliteGraphWriter;
   private readonly indexes: SqliteGraphIndexCache;
   private readonly documents = new SqliteDecodedDocumentCache();
+  private readonly searchIndexes: SqliteSearchIndexUpdater;
   private readonly ping: Statement<[], { ok: number }>;
 
   constructor(
@@ -36,11 +38,12 @@ export class SqliteGraphStore implements GraphStore {
     this.statements = new SqliteGraphStatements(db);
     this.writer = new SqliteGraphWriter(db, this.statements);
     this.indexes = new SqliteGraphIndexCache(options.indexCacheSize);
+    this.searchIndexes = new SqliteSearchIndexUpdater(db, this.statements);
     this.ping = db.prepare('SELECT 1 AS ok');
   }
 
   forWorkspace(workspace: string): MutableGraphDataSource {
-    return new SqliteGraphDataSource(workspace, this.statements, this.writer, this.indexes, this.documents);
+    return new SqliteGraphDataSource(workspace, this.statements, this.writer, this.indexes, this.documents, this.searchIndexes);
   }
 
   async listGraphs(): Promise<Array<{ workspace: string; graphKey: string }>> {

@@ -9,6 +9,11 @@ import { hasNodeContentChanged } from '../node-content';
 import { decodeDocument, encodeEdgeDocument, encodeNodeDocument, encodeVector, StoredVector, vectorCarriedBy } from './sqlite-graph.codec';
 import { GraphRef, SqliteGraphStatements } from './sqlite-graph.statements';
 
+/** Revisions whose node changes are kept per graph: a process further behind rebuilds its search index. */
+export const NODE_CHANGES_KEPT = 256;
+/** Beyond this many nodes, one write is not worth updating an index node by node. */
+export const NODE_CHANGES_MAX_KEYS = 2_000;
+
 /**
  * Every write of the embedded graph store. Each public method is ONE `BEGIN IMMEDIATE` transaction
  * (the write lock is taken before anything is read, so another process cannot slip a write between
@@ -26,7 +31,11 @@ export class SqliteGraphWriter {
       const ref = this.requireGraph(workspace, graphKey);
       const plan = this.planner.plan(graphKey, changes, this.lookup(ref.id));
       this.execute(ref.id, plan);
-      this.statements.bumpRevision.run(Date.now(), ref.id);
+      this.bumpRevision(ref, [
+        ...plan.nodeKeysToDelete,
+        ...plan.nodesToCreate.map((node) => node._key),
+        ...plan.nodesToUpdate.map(({ after }) => after._key),
+      ]);
     });
   }
 
@@ -43,7 +52,7 @@ export class SqliteGraphWriter {
         }
       }
       this.writeNodeUpdate(ref.id, before, after);
-      this.statements.bumpRevision.run(Date.now(), ref.id);
+      this.bumpRevision(ref, [after._key]);
     });
   }
 
@@ -61,7 +70,7 @@ export class SqliteGraphWriter {
       if (typeof edge.sheet !== 'string' || edge.sheet.length === 0) throw AppError.badRequest(`Edge "${edge._key}" needs a non-empty string sheet`);
       const stored: GraphEdge = { ...edge, graphKey };
       this.statements.updateEdge.run(stored.sheet, stored.source, stored.target, encodeEdgeDocument(stored), ref.id, stored._key);
-      this.statements.bumpRevision.run(Date.now(), ref.id);
+      this.bumpRevision(ref, []);
     });
   }
 
@@ -136,6 +145,21 @@ export class SqliteGraphWriter {
     for (const node of plan.nodesToCreate) this.insertNode(graphId, node, vectorCarriedBy(node));
     for (const { before, after } of plan.nodesToUpdate) this.writeNodeUpdate(graphId, before, after);
     for (const edge of plan.edgesToCreate) this.insertEdge(graphId, edge);
+  }
+
+  /**
+   * Moves the graph to its next revision and records which nodes that revision touched, so every
+   * process updates its search index for just those (graph-node-changes.sqlite-migration.ts). A
+   * write touching more than NODE_CHANGES_MAX_KEYS nodes records nothing: readers rebuild anyway.
+   */
+  private bumpRevision(ref: GraphRef, nodeKeys: string[]): void {
+    const statements = this.statements;
+    statements.bumpRevision.run(Date.now(), ref.id);
+    // The write lock was taken before `ref` was read: the revision is exactly the next one.
+    const revision = ref.revision + 1;
+    const keys = [...new Set(nodeKeys)];
+    if (keys.length <= NODE_CHANGES_MAX_KEYS) statements.recordNodeChanges.run(ref.id, revision, JSON.stringify(keys));
+    statements.pruneNodeChanges.run(ref.id, revision - NODE_CHANGES_KEPT);
   }
 
   private insertNode(graphId: number, node: GraphNode, vector: StoredVector | null): void {
