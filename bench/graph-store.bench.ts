@@ -4,9 +4,13 @@ import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { openSqliteDatabase } from '../src/database/sqlite/sqlite-database.opener';
 import { EdgeDirection } from '../src/graph/graph-data-source';
-import { GraphDocument } from '../src/graph/graph.types';
 import { SqliteGraphStore } from '../src/graph/sqlite/sqlite-graph.store';
 import { configureLogging } from '../src/observability/logger';
+import { numberArgument, numberListArgument } from './bench-arguments';
+import { cpuMsSince, percentile } from './bench-statistics';
+import { formatTable } from './bench-table';
+import { poolQuestions } from './pool-questions';
+import { seededRandom } from '../test/support/seeded-random';
 import { buildPoolGraph } from './workflow-pool.graph-builder';
 
 /**
@@ -21,22 +25,6 @@ import { buildPoolGraph } from './workflow-pool.graph-builder';
 
 const WORKSPACE = 'bench';
 const GRAPH_KEY = 'pool';
-
-/** Deterministic PRNG (mulberry32): every run measures the same calls. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
-}
 
 interface Row {
   operation: string;
@@ -59,8 +47,7 @@ async function timeRuns(operation: string, runs: number, call: (run: number) => 
     const started = performance.now();
     note = (await call(run)) || note;
     samples.push(performance.now() - started);
-    const used = process.cpuUsage(cpu);
-    cpuSamples.push((used.user + used.system) / 1000);
+    cpuSamples.push(cpuMsSince(cpu));
   }
   samples.sort((a, b) => a - b);
   cpuSamples.sort((a, b) => a - b);
@@ -81,20 +68,7 @@ async function timeOnce(call: () => Promise<unknown>): Promise<string> {
   const started = performance.now();
   await call();
   const wall = performance.now() - started;
-  const used = process.cpuUsage(cpu);
-  return `${wall.toFixed(0)} ms (cpu ${((used.user + used.system) / 1000).toFixed(0)} ms)`;
-}
-
-function queriesFrom(document: GraphDocument, count: number, seed: number): string[] {
-  const next = random(seed);
-  const templates = [(words: string) => words, (words: string) => `what does the ${words} node do?`, (words: string) => `${words} error handling`];
-  const queries: string[] = [];
-  while (queries.length < count) {
-    const node = document.nodes[Math.floor(next() * document.nodes.length)];
-    const words = node._key.replace(/^s\d+-/, '').replace(/[-_.]+/g, ' ').replace(/\d+/g, ' ').trim();
-    if (words) queries.push(templates[queries.length % templates.length](words));
-  }
-  return queries;
+  return `${wall.toFixed(0)} ms (cpu ${cpuMsSince(cpu).toFixed(0)} ms)`;
 }
 
 function unitVector(dimension: number, next: () => number): Float32Array {
@@ -118,24 +92,11 @@ function printTable(title: string, rows: Row[]): void {
   const header = ['operation', 'p50 ms', 'p95 ms', 'p99 ms', 'max ms', 'cpu p95 ms', 'note'];
   const lines = rows.map((row) => [
     row.operation,
-    row.p50.toFixed(3),
-    row.p95.toFixed(3),
-    row.p99.toFixed(3),
-    row.max.toFixed(3),
-    row.cpuP95.toFixed(3),
+    ...[row.p50, row.p95, row.p99, row.max, row.cpuP95].map((value) => value.toFixed(3)),
     row.note,
   ]);
-  const widths = header.map((cell, column) => Math.max(cell.length, ...lines.map((line) => line[column].length)));
-  const format = (cells: string[]) => `| ${cells.map((cell, column) => (column === 0 || column === 6 ? cell.padEnd(widths[column]) : cell.padStart(widths[column]))).join(' | ')} |`;
   console.log(title);
-  console.log(format(header));
-  console.log(`|${widths.map((width) => '-'.repeat(width + 2)).join('|')}|`);
-  for (const line of lines) console.log(format(line));
-}
-
-function argument(name: string): string | undefined {
-  const index = process.argv.indexOf(name);
-  return index >= 0 ? process.argv[index + 1] : undefined;
+  for (const line of formatTable(header, lines, [0, 6])) console.log(line);
 }
 
 export async function runGraphStoreBench(options: { nodes?: number; runs?: number; dims?: number[] } = {}): Promise<Row[]> {
@@ -155,7 +116,7 @@ export async function runGraphStoreBench(options: { nodes?: number; runs?: numbe
     setup.push(`import: ${await timeOnce(() => store.importGraph(WORKSPACE, document))}`);
     setup.push(`BM25 index build (first search): ${await timeOnce(() => source.searchNodes(GRAPH_KEY, 'warm up', 10))}`);
 
-    const queries = queriesFrom(document, runs * 2, 42);
+    const queries = poolQuestions(document, runs * 2, 42);
     let hitTotal = 0;
     rows.push(
       await timeRuns('searchNodes (k=10)', runs, async (run) => {
@@ -164,7 +125,7 @@ export async function runGraphStoreBench(options: { nodes?: number; runs?: numbe
     );
     rows[rows.length - 1].note = `${(hitTotal / (runs + Math.min(20, runs))).toFixed(1)} hits/query`;
 
-    const next = random(7);
+    const next = seededRandom(7);
     const keyAt = () => document.nodes[Math.floor(next() * document.nodes.length)]._key;
     for (const [depth, direction] of [[1, 'any'], [2, 'any'], [3, 'any'], [2, 'out']] as Array<[number, EdgeDirection]>) {
       let reached = 0;
@@ -181,7 +142,7 @@ export async function runGraphStoreBench(options: { nodes?: number; runs?: numbe
     // A node keeps ONE vector (one model): each dimension replaces the previous one's, then is measured.
     for (const dimension of dims) {
       const model = `bench-${dimension}`;
-      const vectorRandom = random(dimension);
+      const vectorRandom = seededRandom(dimension);
       const vectors = document.nodes.map(() => unitVector(dimension, vectorRandom));
       const entries = document.nodes.map((node, index) => ({ nodeKey: node._key, vector: vectors[index], model, hash: 'bench' }));
       setup.push(`saveEmbeddings ${dimension}d × ${entries.length}: ${await timeOnce(() => store.saveEmbeddings(WORKSPACE, GRAPH_KEY, entries))}`);
@@ -229,11 +190,7 @@ export async function runGraphStoreBench(options: { nodes?: number; runs?: numbe
 }
 
 if (require.main === module) {
-  runGraphStoreBench({
-    nodes: argument('--nodes') ? Number(argument('--nodes')) : undefined,
-    runs: argument('--runs') ? Number(argument('--runs')) : undefined,
-    dims: argument('--dims')?.split(',').map(Number),
-  }).catch((error: unknown) => {
+  runGraphStoreBench({ nodes: numberArgument('nodes'), runs: numberArgument('runs'), dims: numberListArgument('dims') }).catch((error: unknown) => {
     console.error(error);
     process.exit(1);
   });
