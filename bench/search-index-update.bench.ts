@@ -7,6 +7,9 @@ import { GraphNode } from '../src/graph/graph.types';
 import { MutableGraphDataSource } from '../src/graph/mutable-graph-data-source';
 import { SqliteGraphStore } from '../src/graph/sqlite/sqlite-graph.store';
 import { configureLogging } from '../src/observability/logger';
+import { numberArgument } from './bench-arguments';
+import { cpuMsSince, distribution, Distribution } from './bench-statistics';
+import { formatTable } from './bench-table';
 import { buildPoolGraph } from './workflow-pool.graph-builder';
 
 /**
@@ -24,14 +27,8 @@ const QUERIES = ['send slack message', 'http request error', 'google sheets appe
 
 interface Row {
   case: string;
-  p50: number;
-  p95: number;
-  max: number;
-  cpuP50: number;
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+  wall: Distribution;
+  cpu: Distribution;
 }
 
 async function measure(
@@ -48,17 +45,9 @@ async function measure(
     const started = performance.now();
     await searcher.searchNodes(GRAPH_KEY, QUERIES[round % QUERIES.length], 20);
     wall.push(performance.now() - started);
-    const used = process.cpuUsage(usage);
-    cpu.push((used.user + used.system) / 1000);
+    cpu.push(cpuMsSince(usage));
   }
-  wall.sort((a, b) => a - b);
-  cpu.sort((a, b) => a - b);
-  return { case: name, p50: percentile(wall, 50), p95: percentile(wall, 95), max: wall[wall.length - 1], cpuP50: percentile(cpu, 50) };
-}
-
-function argument(name: string): string | undefined {
-  const index = process.argv.indexOf(name);
-  return index >= 0 ? process.argv[index + 1] : undefined;
+  return { case: name, wall: distribution(wall), cpu: distribution(cpu) };
 }
 
 export async function runSearchIndexUpdateBench(options: { nodes?: number; rounds?: number } = {}): Promise<Row[]> {
@@ -105,11 +94,11 @@ export async function runSearchIndexUpdateBench(options: { nodes?: number; round
       ),
     );
     console.log(`First lexical search after a small write, ${document.nodes.length} nodes, ${rounds} rounds per case (ms; full index build: ${buildMs.toFixed(0)} ms)`);
-    console.log('| case | p50 | p95 | max | cpu p50 |');
-    console.log('|---|---|---|---|---|');
-    for (const row of rows) {
-      console.log(`| ${row.case} | ${row.p50.toFixed(1)} | ${row.p95.toFixed(1)} | ${row.max.toFixed(1)} | ${row.cpuP50.toFixed(1)} |`);
-    }
+    const lines = formatTable(
+      ['case', 'p50', 'p95', 'max', 'cpu p50'],
+      rows.map((row) => [row.case, row.wall.p50.toFixed(1), row.wall.p95.toFixed(1), row.wall.max.toFixed(1), row.cpu.p50.toFixed(1)]),
+    );
+    for (const line of lines) console.log(line);
   } finally {
     await store.close();
     otherDb.close();
@@ -121,8 +110,8 @@ export async function runSearchIndexUpdateBench(options: { nodes?: number; round
 
 if (require.main === module) {
   runSearchIndexUpdateBench({
-    nodes: argument('--nodes') ? Number(argument('--nodes')) : undefined,
-    rounds: argument('--rounds') ? Number(argument('--rounds')) : undefined,
+    nodes: numberArgument('--nodes'),
+    rounds: numberArgument('--rounds'),
   }).catch((error: unknown) => {
     console.error(error);
     process.exit(1);
