@@ -2,6 +2,7 @@ import type { RawMessageStreamEvent, Usage } from '@anthropic-ai/sdk/resources/m
 import { convertAnthropicUsage, normalizeAnthropicStopReason } from './anthropic-message.converter';
 import { IncompleteStreamError } from './incomplete-stream.error';
 import { LlmStreamChunk } from './llm-stream-chunk';
+import type { UpstreamStreamAssembler } from './upstream-stream.relay';
 
 interface ToolUseState {
   ordinal: number;
@@ -20,7 +21,7 @@ type UsageCounts = Pick<Usage, 'input_tokens' | 'output_tokens'> & Partial<Usage
  * JSON; usage from message_start, updated by message_delta. Tool-call indexes count tool_use
  * blocks (0, 1, ...), not content blocks. Stop reasons are normalized to the OpenAI vocabulary.
  */
-export class AnthropicStreamAssembler {
+export class AnthropicStreamAssembler implements UpstreamStreamAssembler<RawMessageStreamEvent> {
   private readonly toolsByBlock = new Map<number, ToolUseState>();
   private toolCount = 0;
   private usage: UsageCounts | null = null;

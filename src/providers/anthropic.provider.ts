@@ -3,11 +3,12 @@ import type { MessageCreateParamsBase } from '@anthropic-ai/sdk/resources/messag
 import { AiEventLogger } from '../observability/ai-event.logger';
 import { convertAnthropicResponse, convertMessagesToAnthropic, convertToolsToAnthropic } from './anthropic-message.converter';
 import { AnthropicStreamAssembler } from './anthropic-stream.assembler';
-import { isAbortError, LlmAbortError, throwIfAborted } from './llm-abort.error';
-import { DEFAULT_STREAM_IDLE_TIMEOUT_MS, UpstreamStreamGuard } from './upstream-stream.guard';
-import { LlmCallOptions, LlmCompletion, LlmProvider } from './llm-provider';
+import { asLlmAbortError, throwIfAborted } from './llm-abort.error';
 import { LlmMessage, LlmToolDefinition } from './llm-message';
+import { LlmCallOptions, LlmCompletion, LlmProvider } from './llm-provider';
 import { LlmStreamChunk } from './llm-stream-chunk';
+import { DEFAULT_STREAM_IDLE_TIMEOUT_MS, DEFAULT_UPSTREAM_RESPONSE_TIMEOUT_MS } from './upstream-stream.guard';
+import { relayUpstreamStream } from './upstream-stream.relay';
 
 export interface AnthropicProviderOptions {
   providerName?: string;
@@ -23,13 +24,6 @@ export interface AnthropicProviderOptions {
 
 /** max_tokens is mandatory for Anthropic (seed 000: 4096 unless options.maxTokens). */
 export const ANTHROPIC_DEFAULT_MAX_TOKENS = 4096;
-/** Until the response headers: a non-streaming answer's headers come with the whole answer. */
-const DEFAULT_TIMEOUT_MS = 300_000;
-
-function rethrow(error: unknown, signal: AbortSignal | undefined): never {
-  if (signal?.aborted || isAbortError(error)) throw new LlmAbortError(undefined, { cause: error });
-  throw error;
-}
 
 /**
  * Anthropic Messages through @anthropic-ai/sdk (SDK retries off; RetryingLlmProvider decides).
@@ -53,7 +47,7 @@ export class AnthropicProvider implements LlmProvider {
       apiKey: options.apiKey,
       baseURL: options.baseURL,
       maxRetries: 0,
-      timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      timeout: options.timeoutMs ?? DEFAULT_UPSTREAM_RESPONSE_TIMEOUT_MS,
     });
   }
 
@@ -63,33 +57,18 @@ export class AnthropicProvider implements LlmProvider {
       const response = await this.client.messages.create({ ...this.body(messages, tools, options), stream: false }, { signal: options.signal });
       return convertAnthropicResponse(response);
     } catch (error) {
-      rethrow(error, options.signal);
+      throw asLlmAbortError(error, options.signal);
     }
   }
 
   async *stream(messages: LlmMessage[], tools: LlmToolDefinition[] = [], options: LlmCallOptions = {}): AsyncGenerator<LlmStreamChunk> {
-    throwIfAborted(options.signal);
-    const guard = new UpstreamStreamGuard(this.providerName, options.signal, this.streamIdleTimeoutMs);
-    const assembler = new AnthropicStreamAssembler();
-    const out: LlmStreamChunk[] = [];
-    try {
-      const upstream = await this.client.messages.create({ ...this.body(messages, tools, options), stream: true }, { signal: guard.signal });
-      for await (const event of upstream) {
-        guard.touch();
-        assembler.push(event, out);
-        if (out.length === 0) continue;
-        for (const item of out) yield item;
-        out.length = 0;
-      }
-    } catch (error) {
-      throw guard.failure(error);
-    } finally {
-      guard.dispose();
-    }
-    // The SDK ends the iteration quietly when its request is aborted: say why.
-    guard.throwIfCut();
-    assembler.finish(out);
-    yield* out;
+    yield* relayUpstreamStream({
+      provider: this.providerName,
+      signal: options.signal,
+      idleTimeoutMs: this.streamIdleTimeoutMs,
+      assembler: new AnthropicStreamAssembler(),
+      open: (signal) => this.client.messages.create({ ...this.body(messages, tools, options), stream: true }, { signal }),
+    });
   }
 
   private body(messages: LlmMessage[], tools: LlmToolDefinition[], options: LlmCallOptions): MessageCreateParamsBase {

@@ -30,3 +30,8 @@ export function isAbortError(error: unknown): boolean {
 export function throwIfAborted(signal: AbortSignal | undefined): void {
   if (signal?.aborted) throw new LlmAbortError(undefined, { cause: signal.reason });
 }
+
+/** What a provider call rethrows: an LlmAbortError when the caller aborted or `error` is an abort, else `error` itself. */
+export function asLlmAbortError(error: unknown, signal: AbortSignal | undefined): unknown {
+  return signal?.aborted || isAbortError(error) ? new LlmAbortError(undefined, { cause: error }) : error;
+}

@@ -1,12 +1,13 @@
 import OpenAI from 'openai';
 import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions/completions';
-import { isAbortError, LlmAbortError, throwIfAborted } from './llm-abort.error';
-import { DEFAULT_STREAM_IDLE_TIMEOUT_MS, UpstreamStreamGuard } from './upstream-stream.guard';
-import { LlmCallOptions, LlmCompletion, LlmProvider } from './llm-provider';
+import { asLlmAbortError, throwIfAborted } from './llm-abort.error';
 import { LlmMessage, LlmToolDefinition } from './llm-message';
+import { LlmCallOptions, LlmCompletion, LlmProvider } from './llm-provider';
 import { LlmStreamChunk } from './llm-stream-chunk';
 import { convertOpenAiCompletion, toOpenAiMessages, toOpenAiTools } from './openai-message.converter';
 import { OpenAiStreamAssembler } from './openai-stream.assembler';
+import { DEFAULT_STREAM_IDLE_TIMEOUT_MS, DEFAULT_UPSTREAM_RESPONSE_TIMEOUT_MS } from './upstream-stream.guard';
+import { relayUpstreamStream } from './upstream-stream.relay';
 
 export interface OpenAiCompatibleProviderOptions {
   /** Registry name (deepseek, openai, qwen, ollama, ...). */
@@ -19,15 +20,6 @@ export interface OpenAiCompatibleProviderOptions {
   streamIdleTimeoutMs?: number;
   /** Time allowed until the response headers arrive (the SDK timeout); a stream is then cut by streamIdleTimeoutMs. */
   timeoutMs?: number;
-}
-
-/** Until the response headers: a non-streaming answer's headers come with the whole answer. */
-const DEFAULT_TIMEOUT_MS = 300_000;
-
-/** An error from a request the caller aborted becomes our LlmAbortError; anything else passes. */
-function rethrow(error: unknown, signal: AbortSignal | undefined): never {
-  if (signal?.aborted || isAbortError(error)) throw new LlmAbortError(undefined, { cause: error });
-  throw error;
 }
 
 /**
@@ -50,7 +42,7 @@ export class OpenAiCompatibleProvider implements LlmProvider {
       apiKey: options.apiKey || 'not-needed',
       baseURL: options.baseURL,
       maxRetries: 0,
-      timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      timeout: options.timeoutMs ?? DEFAULT_UPSTREAM_RESPONSE_TIMEOUT_MS,
     });
   }
 
@@ -63,36 +55,22 @@ export class OpenAiCompatibleProvider implements LlmProvider {
       );
       return convertOpenAiCompletion(response);
     } catch (error) {
-      rethrow(error, options.signal);
+      throw asLlmAbortError(error, options.signal);
     }
   }
 
   async *stream(messages: LlmMessage[], tools: LlmToolDefinition[] = [], options: LlmCallOptions = {}): AsyncGenerator<LlmStreamChunk> {
-    throwIfAborted(options.signal);
-    const guard = new UpstreamStreamGuard(this.providerName, options.signal, this.streamIdleTimeoutMs);
-    const assembler = new OpenAiStreamAssembler(this.providerName);
-    const out: LlmStreamChunk[] = [];
-    try {
-      const upstream = await this.client.chat.completions.create(
-        { ...this.body(messages, tools, options), stream: true, stream_options: { include_usage: true } },
-        { signal: guard.signal },
-      );
-      for await (const chunk of upstream) {
-        guard.touch();
-        assembler.push(chunk, out);
-        if (out.length === 0) continue;
-        for (const item of out) yield item;
-        out.length = 0;
-      }
-    } catch (error) {
-      throw guard.failure(error);
-    } finally {
-      guard.dispose();
-    }
-    // The SDK ends the iteration quietly when its request is aborted: say why.
-    guard.throwIfCut();
-    assembler.finish(out);
-    yield* out;
+    yield* relayUpstreamStream({
+      provider: this.providerName,
+      signal: options.signal,
+      idleTimeoutMs: this.streamIdleTimeoutMs,
+      assembler: new OpenAiStreamAssembler(this.providerName),
+      open: (signal) =>
+        this.client.chat.completions.create(
+          { ...this.body(messages, tools, options), stream: true, stream_options: { include_usage: true } },
+          { signal },
+        ),
+    });
   }
 
   private body(messages: LlmMessage[], tools: LlmToolDefinition[], options: LlmCallOptions): ChatCompletionCreateParamsBase {

@@ -3,6 +3,7 @@ import { IncompleteStreamError } from './incomplete-stream.error';
 import { LlmStreamChunk } from './llm-stream-chunk';
 import { LlmUsage } from './llm-usage';
 import { convertOpenAiUsage, generatedToolCallId, OpenAiWireUsage } from './openai-message.converter';
+import type { UpstreamStreamAssembler } from './upstream-stream.relay';
 
 interface ToolCallState {
   index: number;
@@ -22,7 +23,7 @@ type WireToolCall = Partial<NonNullable<ChatCompletionChunk.Choice.Delta['tool_c
  * call in one delta (Groq), usage on the finish chunk or after it (DeepSeek, OpenRouter),
  * reasoning deltas (ignored: not part of the answer).
  */
-export class OpenAiStreamAssembler {
+export class OpenAiStreamAssembler implements UpstreamStreamAssembler<ChatCompletionChunk> {
   private readonly calls = new Map<number, ToolCallState>();
   private lastIndex = 0;
   private usage: LlmUsage | null = null;

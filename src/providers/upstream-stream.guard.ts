@@ -3,6 +3,8 @@ import { StreamIdleTimeoutError } from './stream-idle-timeout.error';
 
 /** Default silence allowed between two upstream events (providers send pings well within it). */
 export const DEFAULT_STREAM_IDLE_TIMEOUT_MS = 90_000;
+/** Default time until the response headers (the SDKs' own timeout): a non-streaming answer's headers come with the whole answer. */
+export const DEFAULT_UPSTREAM_RESPONSE_TIMEOUT_MS = 300_000;
 
 /**
  * One upstream streaming request's cancellation: the caller's signal and an idle timer (the SDKs'
