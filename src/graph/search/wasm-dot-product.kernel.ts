@@ -1,5 +1,5 @@
 import type { DotProductKernel } from './dot-product.kernel';
-import { at, compileKernel, DotsFunction, instantiateKernel, kernelModuleBytes, OP, PARAM } from './wasm-kernel.module';
+import { at, instantiateKernel, KernelInstance, lazyKernelModule, OP, PARAM } from './wasm-kernel.module';
 
 const { ROW, QUERY, ROWS, ROW_BYTES, OUT } = PARAM;
 const [Q, ROW_END, ACC0, ACC1] = [5, 6, 7, 8];
@@ -58,8 +58,7 @@ const BODY = [
   END,
 ];
 
-let compiled: object | null | undefined;
-const compiledModule = () => (compiled === undefined ? (compiled = compileKernel(kernelModuleBytes(BODY))) : compiled);
+const kernelModule = lazyKernelModule(BODY);
 
 /**
  * float32 dot products in a WebAssembly memory of their own, laid out [matrix | query | scores];
@@ -69,12 +68,10 @@ export class WasmDotProductKernel implements DotProductKernel {
   readonly matrix: Float32Array;
   readonly query: Float32Array;
   readonly scores: Float32Array;
-  private readonly dots: DotsFunction;
-  private readonly queryOffset: number;
-  private readonly scoresOffset: number;
+  private readonly instance: KernelInstance;
 
   static isSupported(): boolean {
-    return compiledModule() !== null;
+    return kernelModule() !== null;
   }
 
   constructor(
@@ -82,18 +79,14 @@ export class WasmDotProductKernel implements DotProductKernel {
     readonly width: number,
   ) {
     if (width % 8 !== 0 || width === 0) throw new Error(`WasmDotProductKernel needs a width that is a positive multiple of 8, got ${width}`);
-    const module = compiledModule();
-    if (!module) throw new Error('WebAssembly SIMD is not available');
-    this.queryOffset = rows * width * 4;
-    this.scoresOffset = this.queryOffset + width * 4;
-    const { dots, buffer } = instantiateKernel(module, this.scoresOffset + rows * 4);
-    this.dots = dots;
+    this.instance = instantiateKernel(kernelModule(), rows, width * 4);
+    const { buffer, queryOffset, scoresOffset } = this.instance;
     this.matrix = new Float32Array(buffer, 0, rows * width);
-    this.query = new Float32Array(buffer, this.queryOffset, width);
-    this.scores = new Float32Array(buffer, this.scoresOffset, rows);
+    this.query = new Float32Array(buffer, queryOffset, width);
+    this.scores = new Float32Array(buffer, scoresOffset, rows);
   }
 
   run(): void {
-    this.dots(0, this.queryOffset, this.rows, this.width * 4, this.scoresOffset);
+    this.instance.run(this.rows);
   }
 }

@@ -1,4 +1,4 @@
-import { at, compileKernel, DotsFunction, instantiateKernel, kernelModuleBytes, OP, PARAM } from './wasm-kernel.module';
+import { at, instantiateKernel, KernelInstance, lazyKernelModule, OP, PARAM } from './wasm-kernel.module';
 
 const { ROW, QUERY, ROWS, ROW_BYTES, OUT } = PARAM;
 const [Q, ROW_END, ACC, ROW_BYTES_V, QUERY_BYTES_V] = [5, 6, 7, 8, 9];
@@ -68,8 +68,7 @@ const BODY = [
   END,
 ];
 
-let compiled: object | null | undefined;
-const compiledModule = () => (compiled === undefined ? (compiled = compileKernel(kernelModuleBytes(BODY))) : compiled);
+const kernelModule = lazyKernelModule(BODY);
 
 /**
  * int8 dot products of one int8 query against int8 rows (rows × `width` bytes, `width` a multiple
@@ -80,12 +79,10 @@ export class WasmInt8DotProductKernel {
   readonly matrix: Int8Array;
   readonly query: Int8Array;
   readonly scores: Int32Array;
-  private readonly dots: DotsFunction;
-  private readonly queryOffset: number;
-  private readonly scoresOffset: number;
+  private readonly instance: KernelInstance;
 
   static isSupported(): boolean {
-    return compiledModule() !== null;
+    return kernelModule() !== null;
   }
 
   constructor(
@@ -93,18 +90,14 @@ export class WasmInt8DotProductKernel {
     readonly width: number,
   ) {
     if (width % 16 !== 0 || width === 0) throw new Error(`WasmInt8DotProductKernel needs a width that is a positive multiple of 16, got ${width}`);
-    const module = compiledModule();
-    if (!module) throw new Error('WebAssembly SIMD is not available');
-    this.queryOffset = rows * width;
-    this.scoresOffset = Math.ceil((this.queryOffset + width) / 16) * 16;
-    const { dots, buffer } = instantiateKernel(module, this.scoresOffset + rows * 4);
-    this.dots = dots;
+    this.instance = instantiateKernel(kernelModule(), rows, width);
+    const { buffer, queryOffset, scoresOffset } = this.instance;
     this.matrix = new Int8Array(buffer, 0, rows * width);
-    this.query = new Int8Array(buffer, this.queryOffset, width);
-    this.scores = new Int32Array(buffer, this.scoresOffset, rows);
+    this.query = new Int8Array(buffer, queryOffset, width);
+    this.scores = new Int32Array(buffer, scoresOffset, rows);
   }
 
   run(): void {
-    this.dots(0, this.queryOffset, this.rows, this.width, this.scoresOffset);
+    this.instance.run(this.rows);
   }
 }

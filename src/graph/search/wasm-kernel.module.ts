@@ -82,17 +82,39 @@ interface WasmApi {
 const wasm = (globalThis as { WebAssembly?: WasmApi }).WebAssembly;
 const PAGE_BYTES = 64 * 1024;
 
-export type DotsFunction = (row: number, query: number, rows: number, rowBytes: number, out: number) => void;
+type DotsFunction = (row: number, query: number, rows: number, rowBytes: number, out: number) => void;
 
 /** A compiled kernel, or null where the runtime lacks WebAssembly SIMD (callers fall back to JavaScript). */
 export function compileKernel(bytes: Uint8Array): object | null {
   return wasm?.validate(bytes) ? new wasm.Module(bytes) : null;
 }
 
-/** An instance of `module` over a fresh memory of at least `bytes` bytes (it never grows, so views stay valid). */
-export function instantiateKernel(module: object, bytes: number): { dots: DotsFunction; buffer: ArrayBuffer } {
-  if (!wasm) throw new Error('WebAssembly is not available');
-  const memory = new wasm.Memory({ initial: Math.max(1, Math.ceil(bytes / PAGE_BYTES)) });
+/** The kernel with this body, compiled on first call and kept (null where WebAssembly SIMD is missing). */
+export function lazyKernelModule(body: number[]): () => object | null {
+  let compiled: object | null | undefined;
+  return () => (compiled === undefined ? (compiled = compileKernel(kernelModuleBytes(body))) : compiled);
+}
+
+/** One kernel instance and where its parts lie in its memory. */
+export interface KernelInstance {
+  buffer: ArrayBuffer;
+  queryOffset: number;
+  scoresOffset: number;
+  /** `dots` over the first `rows` rows, each score (4 bytes) at its row's place in the scores. */
+  run(rows: number): void;
+}
+
+/**
+ * An instance of `module` over a memory of its own laid out [matrix: rows × rowBytes | query: rowBytes |
+ * scores: rows × 4 bytes]; `rowBytes` a multiple of 16 keeps every part aligned for v128 loads. The
+ * memory never grows, so views on `buffer` stay valid.
+ */
+export function instantiateKernel(module: object | null, rows: number, rowBytes: number): KernelInstance {
+  if (!wasm || !module) throw new Error('WebAssembly SIMD is not available');
+  const queryOffset = rows * rowBytes;
+  const scoresOffset = queryOffset + rowBytes;
+  const memory = new wasm.Memory({ initial: Math.max(1, Math.ceil((scoresOffset + rows * 4) / PAGE_BYTES)) });
   const instance = new wasm.Instance(module, { env: { memory } });
-  return { dots: instance.exports.dots as DotsFunction, buffer: memory.buffer };
+  const dots = instance.exports.dots as DotsFunction;
+  return { buffer: memory.buffer, queryOffset, scoresOffset, run: (count) => dots(0, queryOffset, count, rowBytes, scoresOffset) };
 }
