@@ -1,0 +1,292 @@
+import { writeFileSync } from 'node:fs';
+import * as os from 'node:os';
+import { performance } from 'node:perf_hooks';
+import { agentOverheadTable, AgentOverheadResult, runAgentOverheadBench } from './agent-overhead.bench';
+import { argumentValue } from './bench-arguments';
+import { formatTable } from './bench-table';
+import { concurrencySummary, ConcurrencyResult, runConcurrencyBench } from './concurrency.bench';
+import { contextSizeTable, ContextSizeResult, runContextSizeBench } from './context-size.bench';
+import { repositoryPath } from './repository-path';
+import { retrievalTable, RetrievalRow, runRetrievalBench } from './retrieval.bench';
+import { RelayConfig, RelayRow, runSocketRelayBench, socketRelayTable } from './socket-relay.bench';
+import { runThreadCacheMemoryBench, ThreadCacheMemoryResult } from './thread-cache-memory.bench';
+
+/**
+ * `npm run bench`: the service's figures beside the budgets of DESIGN.md ("Performance budgets"),
+ * with pass or fail, in one run of a few minutes on 2 cores, against the scripted LLM server. Each
+ * section is one of the bench scripts of this folder (each also runnable alone, with more options);
+ * ratios are measured within this run. Prints each section's detail, then the summary table, and
+ * writes everything (raw figures, machine, load) to bench/results.json.
+ *
+ *   npm run bench                      (= npm run build && node --expose-gc dist/bench/run-bench.js)
+ *   node --expose-gc dist/bench/run-bench.js [--only threads,overhead,retrieval,relay,concurrency,context] [--out FILE]
+ *
+ * Exit code 1 when a section crashed; a budget that fails is reported, not an error.
+ */
+
+const SECTIONS = ['threads', 'overhead', 'retrieval', 'relay', 'concurrency', 'context'] as const;
+type SectionName = (typeof SECTIONS)[number];
+/** The summary follows the budgets' order in DESIGN.md. */
+const SUMMARY_ORDER: SectionName[] = ['retrieval', 'overhead', 'relay', 'concurrency', 'threads', 'context'];
+
+/**
+ * Long enough to measure, short enough for the whole run to stay under 5 minutes on 2 cores. With
+ * many streams each relay stream also pays its conversation's setup (thread, retrieval, commits).
+ */
+const RELAY_CONFIGS: RelayConfig[] = [
+  { streams: 1, chunks: 10_000 },
+  { streams: 100, chunks: 500 },
+  // Warmed by the configurations before it; two alternated rounds per target.
+  { streams: 1_000, chunks: 50, rounds: 2, warmUp: false },
+];
+const CONVERSATIONS = 1_000;
+const RETRIEVAL_BUDGET_MS = 25;
+const OVERHEAD_BUDGET_MS = 10;
+const RELAY_BUDGET_RATIO = 0.9;
+const THREAD_BUDGET_KB = 50;
+const TOON_BUDGET_SAVING = 0.3;
+
+export interface Figure {
+  section: SectionName;
+  figure: string;
+  value: string;
+  budget: string;
+  /** null: reported, no budget. */
+  pass: boolean | null;
+  notes: string;
+}
+
+interface SectionRun<T> {
+  result?: T;
+  error?: string;
+  durationMs: number;
+  loadAverage: { start: number[]; end: number[] };
+}
+
+const ms = (value: number, digits = 2) => `${value.toFixed(digits)} ms`;
+/** "a / b ms" */
+const pair = (a: number, b: number, digits = 2) => `${a.toFixed(digits)} / ${b.toFixed(digits)} ms`;
+const count = (value: number) => Math.round(value).toLocaleString('en-US');
+const load = (values: number[]) => values.map((value) => value.toFixed(2)).join(' / ');
+
+function retrievalFigures(rows: RetrievalRow[], notes: string): Figure[] {
+  return rows.map((row) => {
+    const budgeted = row.nodes >= 20_000;
+    const waiting = budgeted && row.missMs.p95 >= RETRIEVAL_BUDGET_MS && row.missCpuMs.p95 < RETRIEVAL_BUDGET_MS ? ' (CPU within budget: waiting for a core)' : '';
+    return {
+      section: 'retrieval',
+      figure: `retrieval, ${count(row.nodes)} nodes, ${row.mode === 'hybrid' ? 'hybrid' : 'BM25'}: cache miss p50 / p95`,
+      value: pair(row.missMs.p50, row.missMs.p95),
+      budget: budgeted ? `p95 < ${RETRIEVAL_BUDGET_MS} ms` : '—',
+      pass: budgeted ? row.missMs.p95 < RETRIEVAL_BUDGET_MS : null,
+      notes: `miss cpu p95 ${ms(row.missCpuMs.p95)}${waiting}; hit p50 / p95 ${pair(row.hitMs.p50, row.hitMs.p95, 4)}; ${notes}`,
+    };
+  });
+}
+
+function overheadFigures(result: AgentOverheadResult, notes: string): Figure[] {
+  return result.socket.map((entry, index) => {
+    const wall = entry.measures.gatewayToUpstream;
+    const cpu = entry.measures.cpu;
+    const sdk = result.sdk[index]?.measures.sdkToUpstream;
+    const breakdown = result.chatService[index]?.measures.chatToStream;
+    return {
+      section: 'overhead',
+      figure: `overhead, ${entry.label.startsWith('new') ? 'new thread' : 'follow-up'}: socket event → upstream request, p50 / p99`,
+      value: pair(wall.p50, wall.p99),
+      budget: `p99 < ${OVERHEAD_BUDGET_MS} ms`,
+      pass: wall.p99 < OVERHEAD_BUDGET_MS,
+      notes:
+        `cpu ${pair(cpu.p50, cpu.p99)}; bare SDK ${pair(sdk.p50, sdk.p99)}` +
+        (breakdown ? `; chat() → stream() ${pair(breakdown.p50, breakdown.p99)}` : '') +
+        `; ${notes}`,
+    };
+  });
+}
+
+function relayFigures(rows: RelayRow[], notes: string): Figure[] {
+  return rows.map((row) => ({
+    section: 'relay',
+    figure: `relay / bare Socket.IO, ${count(row.streams)} stream(s) × ${count(row.chunks)} tokens`,
+    value: row.ratio.toFixed(2),
+    budget: `≥ ${RELAY_BUDGET_RATIO.toFixed(2)}`,
+    pass: row.ratio >= RELAY_BUDGET_RATIO,
+    notes:
+      `${count(row.relay.tokensPerSecond)} vs ${count(row.bare.tokensPerSecond)} tokens/s; ai:token events/stream ${row.relay.eventsPerStream.toFixed(0)} vs ` +
+      `${row.bare.eventsPerStream.toFixed(0)}; median of ${row.rounds}; ${notes}`,
+  }));
+}
+
+function concurrencyFigures(result: ConcurrencyResult, notes: string): Figure[] {
+  const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
+  const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
+  const label = `${count(result.conversations)} conversations`;
+  return [
+    {
+      section: 'concurrency',
+      figure: `${label}: errors`,
+      value: String(result.errors),
+      budget: '0',
+      pass: result.errors === 0,
+      notes: `${result.errorSamples.join('; ') || `${result.answerTokens}-token answers, a new thread each`}; ${notes}`,
+    },
+    {
+      section: 'concurrency',
+      figure: `${label}: completion p50 / p99`,
+      value: pair(result.completionMs.p50, result.completionMs.p99, 0),
+      budget: '—',
+      pass: null,
+      notes: `first token ${pair(result.firstTokenMs.p50, result.firstTokenMs.p99, 0)}; service event-loop delay max ${ms(result.service.eventLoopDelayMaxMs, 0)}`,
+    },
+    {
+      section: 'concurrency',
+      figure: `${label}: peak RSS of the service`,
+      value: mb(result.service.peakRssBytes),
+      budget: '—',
+      pass: null,
+      notes: `${mb(result.service.rssBeforeBytes)} before, ${count(result.conversations)} sockets open`,
+    },
+    {
+      section: 'concurrency',
+      figure: `${label}: memory per cached thread (in use)`,
+      value: kb(result.service.retainedBytesPerThread),
+      budget: `< ${THREAD_BUDGET_KB} KB`,
+      pass: result.service.retainedBytesPerThread < THREAD_BUDGET_KB * 1024,
+      notes: `service heap after GC, 1 exchange per thread; ${kb(result.service.releasedBytesPerSocket)} freed per closed socket`,
+    },
+  ];
+}
+
+function threadFigures(result: ThreadCacheMemoryResult, notes: string): Figure[] {
+  return [
+    {
+      section: 'threads',
+      figure: `memory per idle cached thread (${result.exchangesPerThread} exchanges)`,
+      value: `${result.idleHeapKBPerThread.toFixed(1)} KB`,
+      budget: `< ${THREAD_BUDGET_KB} KB`,
+      pass: result.idleHeapKBPerThread < THREAD_BUDGET_KB,
+      notes: `${result.hotHeapKBPerThread.toFixed(1)} KB in use; ${result.storedJsonKB} KB stored; ${notes}`,
+    },
+  ];
+}
+
+function contextFigures(result: ContextSizeResult, notes: string): Figure[] {
+  const percent = (value: number) => `${(value * 100).toFixed(1)} %`;
+  return result.comparisons.map((row) => ({
+    section: 'context',
+    figure: `TOON vs ${row.format}: fewer tokens`,
+    value: percent(row.saving),
+    budget: `≥ ${percent(TOON_BUDGET_SAVING)}`,
+    pass: row.saving >= TOON_BUDGET_SAVING,
+    notes: `${count(result.toonTokens)} vs ${count(row.jsonTokens)} tokens, ${result.questions} questions; median ${percent(row.medianSaving)}, min ${percent(row.minSaving)}; ${notes}`,
+  }));
+}
+
+function errorFigure(section: SectionName, error: string): Figure {
+  return { section, figure: `${section}: the section crashed`, value: 'error', budget: '—', pass: false, notes: error.split('\n')[0] };
+}
+
+async function runSection<T>(name: SectionName, run: () => Promise<T>, detail: (result: T) => string[]): Promise<SectionRun<T>> {
+  const start = os.loadavg();
+  const started = performance.now();
+  console.log(`\n## ${name} (load average ${load(start)})`);
+  try {
+    const result = await run();
+    for (const line of detail(result)) console.log(line);
+    return { result, durationMs: performance.now() - started, loadAverage: { start, end: os.loadavg() } };
+  } catch (error) {
+    const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
+    console.log(`FAILED: ${message}`);
+    return { error: message, durationMs: performance.now() - started, loadAverage: { start, end: os.loadavg() } };
+  }
+}
+
+function machine() {
+  const cpus = os.cpus();
+  return {
+    cpus: cpus.length,
+    cpuModel: cpus[0]?.model ?? 'unknown',
+    availableParallelism: os.availableParallelism(),
+    totalMemoryBytes: os.totalmem(),
+    platform: `${os.platform()} ${os.release()} ${os.arch()}`,
+    node: process.version,
+  };
+}
+
+async function main(): Promise<void> {
+  const only = argumentValue('only')?.split(',') as SectionName[] | undefined;
+  const unknown = only?.filter((name) => !SECTIONS.includes(name));
+  if (unknown?.length) throw new Error(`unknown section(s) ${unknown.join(', ')}; sections: ${SECTIONS.join(', ')}`);
+  const selected = new Set<SectionName>(only ?? SECTIONS);
+  if (!(globalThis as { gc?: unknown }).gc) selected.delete('threads');
+  const timestamp = new Date().toISOString();
+  const startLoad = os.loadavg();
+  const started = performance.now();
+  console.log(`npm run bench: ${os.cpus().length} CPUs (${os.cpus()[0]?.model}), node ${process.version}, load average ${load(startLoad)} (1 / 5 / 15 min)`);
+
+  const runs: Partial<Record<SectionName, SectionRun<unknown>>> = {};
+  const figures: Figure[] = [];
+  const add = <T>(name: SectionName, run: SectionRun<T>, toFigures: (result: T, notes: string) => Figure[]) => {
+    runs[name] = run;
+    const notes = `load ${run.loadAverage.start[0].toFixed(1)}→${run.loadAverage.end[0].toFixed(1)}`;
+    figures.push(...(run.result !== undefined ? toFigures(run.result, notes) : [errorFigure(name, run.error ?? 'unknown error')]));
+  };
+
+  // First, on a clean heap: it measures retained memory with full GCs.
+  if (selected.has('threads')) {
+    add('threads', await runSection('threads', () => runThreadCacheMemoryBench(), (result) => [JSON.stringify(result)]), threadFigures);
+  } else if (!(globalThis as { gc?: unknown }).gc) {
+    console.log('\n(threads skipped: run node with --expose-gc)');
+  }
+  if (selected.has('overhead')) add('overhead', await runSection('overhead', () => runAgentOverheadBench(), agentOverheadTable), overheadFigures);
+  if (selected.has('retrieval')) add('retrieval', await runSection('retrieval', () => runRetrievalBench(), retrievalTable), retrievalFigures);
+  if (selected.has('relay')) add('relay', await runSection('relay', () => runSocketRelayBench({ configs: RELAY_CONFIGS, rounds: 3 }), socketRelayTable), relayFigures);
+  if (selected.has('concurrency')) {
+    add('concurrency', await runSection('concurrency', () => runConcurrencyBench({ conversations: CONVERSATIONS }), concurrencySummary), concurrencyFigures);
+  }
+  if (selected.has('context')) add('context', await runSection('context', () => runContextSizeBench(), contextSizeTable), contextFigures);
+
+  figures.sort((a, b) => SUMMARY_ORDER.indexOf(a.section) - SUMMARY_ORDER.indexOf(b.section));
+  const endLoad = os.loadavg();
+  const durationMs = performance.now() - started;
+  const verdict = (pass: boolean | null) => (pass === null ? 'info' : pass ? 'PASS' : 'FAIL');
+  console.log(`\n## Summary (${(durationMs / 1000).toFixed(0)} s after the build; load average ${load(startLoad)} at start, ${load(endLoad)} at end)`);
+  for (const line of formatTable(
+    ['figure', 'value', 'budget', 'result', 'notes'],
+    figures.map((figure) => [figure.figure, figure.value, figure.budget, verdict(figure.pass), figure.notes]),
+    [0, 2, 3, 4],
+  )) {
+    console.log(line);
+  }
+  console.log(
+    `load a→b: 1-minute load average at the start and end of the section (${os.cpus().length} CPUs). cpu: CPU time of the measuring process over the same window. ` +
+      'bare SDK: the openai SDK sending the same request body to the same server, in this run. chat() → stream(): ChatService entry to the provider call.',
+  );
+  const failed = figures.filter((figure) => figure.pass === false);
+  console.log(`\n${figures.filter((figure) => figure.pass === true).length} passed, ${failed.length} failed, ${figures.filter((figure) => figure.pass === null).length} reported without a budget`);
+
+  const sections: Record<string, unknown> = {};
+  for (const [name, run] of Object.entries(runs)) sections[name] = run?.result ?? { error: run?.error };
+  const output = {
+    timestamp,
+    durationMs: Math.round(durationMs),
+    command: only ? `run-bench --only ${only.join(',')}` : 'npm run bench',
+    machine: { ...machine(), loadAverageAtStart: startLoad, loadAverageAtEnd: endLoad },
+    sectionRuns: Object.fromEntries(Object.entries(runs).map(([name, run]) => [name, { durationMs: Math.round(run?.durationMs ?? 0), loadAverage: run?.loadAverage }])),
+    figures,
+    sections,
+  };
+  const out = argumentValue('out') ?? (only ? undefined : repositoryPath('bench', 'results.json'));
+  if (out) {
+    writeFileSync(out, `${JSON.stringify(output, null, 2)}\n`);
+    console.log(`results written to ${out}`);
+  }
+  if (Object.values(runs).some((run) => run?.error)) process.exitCode = 1;
+}
+
+main()
+  .then(() => process.exit())
+  .catch((error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  });
