@@ -1,13 +1,10 @@
 import 'reflect-metadata';
 import { EmbeddingProvider } from '../embeddings/embedding-provider';
 import { EMBEDDING_PROVIDER } from '../embeddings/embedding-provider.token';
-import { DEMO_WORKSPACE } from '../graph/demo/nba-workflow.demo';
-import { GraphDataSourceFactory } from '../graph/graph-data-source.factory';
-import { GraphRagRetriever } from '../rag/graph-rag.retriever';
 import { TokenCounter } from '../rag/token-counter';
 import { buildContextMessage } from '../rag/toon-context.encoder';
-import { CliArguments } from './cli-arguments';
 import { CliIo, openCliContext, runCli } from './cli-context';
+import { GraphQuestion, parseGraphQuestion, retrieveQuestionContext } from './graph-question';
 
 const USAGE = 'Usage: npm run ai:dump-context -- --graph KEY [--workspace NAME] "question"';
 
@@ -19,25 +16,20 @@ const USAGE = 'Usage: npm run ai:dump-context -- --graph KEY [--workspace NAME] 
  * embedding provider; an empty store gets the demo graph, as the service does at first start.
  */
 export async function dumpContext(argv: string[], env: Record<string, string | undefined>, io: CliIo): Promise<number> {
-  let args: CliArguments;
+  let question: GraphQuestion;
   try {
-    args = CliArguments.parse(argv, { options: ['graph', 'workspace'], maxPositionals: 100 });
-    if (!args.option('graph') || args.positionals.length === 0) throw new Error('A graph (--graph KEY) and a question are required');
+    question = parseGraphQuestion(argv).question;
   } catch (error) {
     io.stderr.write(`${(error as Error).message}\n${USAGE}\n`);
     return 2;
   }
-  const graphKey = args.option('graph') as string;
-  const workspace = args.option('workspace') ?? DEMO_WORKSPACE;
-  const question = args.positionals.join(' ');
+  const { graphKey, workspace } = question;
 
   const cli = await openCliContext(env, { seedDemo: true });
   try {
-    const retriever = cli.app.get(GraphRagRetriever, { strict: false });
     const provider = cli.app.get<EmbeddingProvider | null>(EMBEDDING_PROVIDER, { strict: false });
     const counter = cli.app.get(TokenCounter, { strict: false });
-    const source = cli.app.get(GraphDataSourceFactory, { strict: false }).forWorkspace(workspace);
-    const context = await retriever.retrieve(source, graphKey, question);
+    const { context } = await retrieveQuestionContext(cli.app, question);
     const message = buildContextMessage(context, cli.config.locale);
     const json = JSON.stringify(context, null, 2);
     const { searchMode, durationMs } = context.retrieval;
@@ -53,7 +45,7 @@ export async function dumpContext(argv: string[], env: Record<string, string | u
 
     io.stdout.write(
       [
-        `Graph ${workspace}/${graphKey} — question: ${JSON.stringify(question)}`,
+        `Graph ${workspace}/${graphKey} — question: ${JSON.stringify(question.text)}`,
         `Search mode: ${mode}`,
         `Context: ${context.relevantNodes.length} nodes (${searchHits} search hits, then mentions and neighbours), ` +
           `${context.relevantEdges.length} edges, ${context.nodeTypeConfigs.length} node types, retrieved in ${durationMs} ms`,

@@ -4,16 +4,13 @@ import { loadSystemPromptContext } from '../ai/prompts/system-prompt-context';
 import { READ_TOOL_DEFINITIONS } from '../ai/tools/read-tool.definitions';
 import { WRITE_TOOL_DEFINITIONS } from '../ai/tools/write-tool.definitions';
 import { Role } from '../auth/principal';
-import { DEMO_WORKSPACE } from '../graph/demo/nba-workflow.demo';
-import { GraphDataSourceFactory } from '../graph/graph-data-source.factory';
 import { LlmMessage } from '../providers/llm-message';
-import { GraphRagRetriever } from '../rag/graph-rag.retriever';
 import { TokenCounter } from '../rag/token-counter';
 import { buildContextMessage } from '../rag/toon-context.encoder';
 import { buildLlmHistory } from '../threads/history/llm-history.builder';
 import { ThreadMessage } from '../threads/thread.types';
-import { CliArguments } from './cli-arguments';
 import { CliIo, openCliContext, runCli } from './cli-context';
+import { GraphQuestion, parseGraphQuestion, retrieveQuestionContext } from './graph-question';
 
 const USAGE = 'Usage: npm run ai:dump-prompt -- --graph KEY [--workspace NAME] [--role viewer|editor|admin] "question"';
 const ROLES: readonly Role[] = ['viewer', 'editor', 'admin'];
@@ -25,32 +22,29 @@ const ROLES: readonly Role[] = ['viewer', 'editor', 'admin'];
  * (TokenCounter, o200k), and the tools offered to that role with their own estimate.
  */
 export async function dumpPrompt(argv: string[], env: Record<string, string | undefined>, io: CliIo): Promise<number> {
-  let args: CliArguments;
+  let question: GraphQuestion;
   let role: Role;
   try {
-    args = CliArguments.parse(argv, { options: ['graph', 'workspace', 'role'], maxPositionals: 100 });
-    if (!args.option('graph') || args.positionals.length === 0) throw new Error('A graph (--graph KEY) and a question are required');
-    role = (args.option('role') ?? 'viewer') as Role;
+    const parsed = parseGraphQuestion(argv, ['role']);
+    question = parsed.question;
+    role = (parsed.args.option('role') ?? 'viewer') as Role;
     if (!ROLES.includes(role)) throw new Error(`--role must be one of ${ROLES.join(', ')}`);
   } catch (error) {
     io.stderr.write(`${(error as Error).message}\n${USAGE}\n`);
     return 2;
   }
-  const graphKey = args.option('graph') as string;
-  const workspace = args.option('workspace') ?? DEMO_WORKSPACE;
-  const question = args.positionals.join(' ');
+  const { graphKey, workspace } = question;
 
   const cli = await openCliContext(env, { seedDemo: true });
   try {
     const counter = cli.app.get(TokenCounter, { strict: false });
-    const source = cli.app.get(GraphDataSourceFactory, { strict: false }).forWorkspace(workspace);
-    const context = await cli.app.get(GraphRagRetriever, { strict: false }).retrieve(source, graphKey, question);
+    const { source, context } = await retrieveQuestionContext(cli.app, question);
     const locale = cli.config.locale;
     const now = Date.now();
     const thread: ThreadMessage[] = [
       { id: 'm1', role: 'system', kind: 'system_prompt', content: buildSystemPrompt(await loadSystemPromptContext(source, graphKey), role, locale), createdTime: now },
       { id: 'm2', role: 'system', kind: 'rag_context', content: buildContextMessage(context, locale), createdTime: now },
-      { id: 'm3', role: 'user', content: question, createdTime: now },
+      { id: 'm3', role: 'user', content: question.text, createdTime: now },
     ];
     const { messages } = buildLlmHistory({ messages: thread, maxTokens: cli.config.agent.historyMaxTokens, countTokens: (text) => counter.count(text) });
     const tools = role === 'viewer' ? READ_TOOL_DEFINITIONS : [...READ_TOOL_DEFINITIONS, ...WRITE_TOOL_DEFINITIONS];
