@@ -21,3 +21,13 @@ export interface ResumeInput {
   /** The answer to a `question` interrupt (reserved: today's interrupts are approvals, which ignore it). */
   answer?: string;
 }
+
+/** The ChatInput fields of a validated transport message (REST body, `ai:chat`): never its `_id` or `token`. */
+export function chatInputOf(request: ChatInput): ChatInput {
+  return { graphKey: request.graphKey, message: request.message, threadId: request.threadId, mentions: request.mentions };
+}
+
+/** The ResumeInput fields of a validated transport message (REST body, `ai:resume`): never its `_id` or `token`. */
+export function resumeInputOf(request: ResumeInput): ResumeInput {
+  return { threadId: request.threadId, approved: request.approved, feedback: request.feedback, answer: request.answer };
+}

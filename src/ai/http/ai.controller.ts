@@ -10,6 +10,7 @@ import { ThreadStore } from '../../threads/thread.store';
 import { ThreadSummary } from '../../threads/thread.types';
 import { AgentEventSink } from '../agent/agent-event.sink';
 import { AgentResult } from '../agent/agent-result';
+import { chatInputOf, resumeInputOf } from '../chat-input';
 import { ChatService } from '../chat.service';
 import { ChatRequestDto } from '../dto/chat-request.dto';
 import { ResumeRequestDto } from '../dto/resume-request.dto';
@@ -31,6 +32,9 @@ import { CollectingSink } from './collecting.sink';
 const HTTP_OWNER = 'http';
 
 const errorResponse = (status: number, description: string, example: object) => ApiResponse({ status, description, schema: { example } });
+/** A response documented by several named examples. */
+const examplesResponse = (status: number, description: string, examples: Record<string, { summary?: string; value: object }>) =>
+  ApiResponse({ status, description, content: { 'application/json': { examples } } });
 
 /**
  * The agent over REST (PROTOCOL.md §3): the same ChatService as the Socket.IO gateway, collected
@@ -75,17 +79,9 @@ export class AiController {
       },
     },
   })
-  @ApiResponse({
-    status: 200,
-    description: 'The answer (`type: "message"`), or a proposal waiting for approval (`type: "interrupt"`).',
-    content: {
-      'application/json': {
-        examples: {
-          message: { summary: 'Answer', value: MESSAGE_RESULT_EXAMPLE },
-          interrupt: { summary: 'Proposal to approve', value: INTERRUPT_RESULT_EXAMPLE },
-        },
-      },
-    },
+  @examplesResponse(200, 'The answer (`type: "message"`), or a proposal waiting for approval (`type: "interrupt"`).', {
+    message: { summary: 'Answer', value: MESSAGE_RESULT_EXAMPLE },
+    interrupt: { summary: 'Proposal to approve', value: INTERRUPT_RESULT_EXAMPLE },
   })
   @errorResponse(400, 'Invalid body (unknown field, empty message, more than 50 mentions…) or Idempotency-Key.', ERROR_EXAMPLES.badRequest)
   @errorResponse(401, 'Missing, expired or invalid token.', ERROR_EXAMPLES.unauthorized)
@@ -99,7 +95,7 @@ export class AiController {
     @Headers('idempotency-key') idempotencyKey: string | undefined,
     @Res({ passthrough: true }) res: Response,
   ): Promise<AgentResult> {
-    const input = { graphKey: body.graphKey, message: body.message, threadId: body.threadId, mentions: body.mentions };
+    const input = chatInputOf(body);
     const run = () => this.collect(res, (sink, signal) => this.chatService.chat(principal, input, sink, signal));
     if (idempotencyKey === undefined) return run();
 
@@ -141,34 +137,21 @@ export class AiController {
       reject: { summary: 'Reject with feedback', value: { threadId: THREAD_EXAMPLE.threadId, approved: false, feedback: 'Put it on the data-processing sheet.' } },
     },
   })
-  @ApiResponse({
-    status: 200,
-    description: 'The continued conversation: an answer, or the next proposal. `resolution` says how the proposal was settled.',
-    content: {
-      'application/json': {
-        examples: {
-          message: { summary: 'Applied, then answered', value: RESUMED_RESULT_EXAMPLE },
-          interrupt: { summary: 'Next proposal', value: INTERRUPT_RESULT_EXAMPLE },
-        },
-      },
-    },
+  @examplesResponse(200, 'The continued conversation: an answer, or the next proposal. `resolution` says how the proposal was settled.', {
+    message: { summary: 'Applied, then answered', value: RESUMED_RESULT_EXAMPLE },
+    interrupt: { summary: 'Next proposal', value: INTERRUPT_RESULT_EXAMPLE },
   })
   @errorResponse(400, 'Invalid body.', ERROR_EXAMPLES.badRequest)
   @errorResponse(401, 'Missing, expired or invalid token.', ERROR_EXAMPLES.unauthorized)
   @errorResponse(403, 'Viewers cannot answer proposals.', ERROR_EXAMPLES.forbidden)
   @errorResponse(404, 'No such thread of yours.', ERROR_EXAMPLES.notFound)
-  @ApiResponse({
-    status: 409,
-    description: 'A run holds the thread (thread_busy, retryable), or there is no pending proposal any more (conflict: a racing resume won).',
-    content: {
-      'application/json': {
-        examples: { busy: { value: ERROR_EXAMPLES.threadBusy }, noPendingInterrupt: { value: ERROR_EXAMPLES.noPendingInterrupt } },
-      },
-    },
+  @examplesResponse(409, 'A run holds the thread (thread_busy, retryable), or there is no pending proposal any more (conflict: a racing resume won).', {
+    busy: { value: ERROR_EXAMPLES.threadBusy },
+    noPendingInterrupt: { value: ERROR_EXAMPLES.noPendingInterrupt },
   })
   @errorResponse(502, 'The LLM provider failed while continuing.', ERROR_EXAMPLES.upstream)
   resume(@CurrentPrincipal() principal: Principal, @Body() body: ResumeRequestDto, @Res({ passthrough: true }) res: Response): Promise<AgentResult> {
-    const input = { threadId: body.threadId, approved: body.approved, feedback: body.feedback, answer: body.answer };
+    const input = resumeInputOf(body);
     return this.collect(res, (sink, signal) => this.chatService.resume(principal, input, sink, signal));
   }
 

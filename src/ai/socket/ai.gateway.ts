@@ -18,6 +18,7 @@ import { AiEventLogger } from '../../observability/ai-event.logger';
 import { MetricsService } from '../../observability/metrics.service';
 import { SocketEventName } from '../../observability/metrics/socket.metrics';
 import { AgentResult } from '../agent/agent-result';
+import { chatInputOf, resumeInputOf } from '../chat-input';
 import { ChatService } from '../chat.service';
 import { ActiveRunRegistry } from '../runs/active-run.registry';
 import { AiNamespace, AiServerSocket } from './ai-socket.events';
@@ -72,12 +73,7 @@ export class AiGateway implements OnGatewayInit<AiNamespace>, OnGatewayDisconnec
   onChat(@ConnectedSocket() socket: AiServerSocket, @MessageBody() payload: unknown): void {
     this.start(socket, payload, 'ai:chat', SocketChatDto, (principal, message, sink, signal) => {
       this.events.debug('ws_chat', { requestId: message._id, graphKey: message.graphKey, messageLength: message.message.length });
-      return this.chat.chat(
-        principal,
-        { graphKey: message.graphKey, message: message.message, threadId: message.threadId, mentions: message.mentions },
-        sink,
-        signal,
-      );
+      return this.chat.chat(principal, chatInputOf(message), sink, signal);
     });
   }
 
@@ -85,12 +81,7 @@ export class AiGateway implements OnGatewayInit<AiNamespace>, OnGatewayDisconnec
   onResume(@ConnectedSocket() socket: AiServerSocket, @MessageBody() payload: unknown): void {
     this.start(socket, payload, 'ai:resume', SocketResumeDto, (principal, message, sink, signal) => {
       this.events.debug('ws_resume', { requestId: message._id, threadId: message.threadId, approved: message.approved });
-      return this.chat.resume(
-        principal,
-        { threadId: message.threadId, approved: message.approved, feedback: message.feedback, answer: message.answer },
-        sink,
-        signal,
-      );
+      return this.chat.resume(principal, resumeInputOf(message), sink, signal);
     });
   }
 
