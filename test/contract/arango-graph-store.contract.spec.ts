@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { loadAppConfig } from '../../src/config/load-app-config';
 import { ArangoGraphStore } from '../../src/graph/arango/arango-graph.store';
 import { resetLogSink, setLogSink } from '../../src/observability/logger';
+import { arangoTestConnection } from '../support/arango-test.connection';
 import { closedPortUrl } from '../support/fake-arango.server';
 import { PerTestArangoGraphStore } from '../support/per-test-arango.graph-store';
 import { describeGraphStoreContract } from './graph-store.contract';
@@ -12,18 +12,10 @@ import { describeGraphStoreContract } from './graph-store.contract';
  * Each test runs in a fresh database of this run (see PerTestArangoGraphStore), all dropped at the end.
  * Without ARANGO_URL the suite is reported as skipped, with the reason in its title.
  */
-const arangoUrl = process.env.ARANGO_URL;
+const arango = arangoTestConnection();
 
-if (arangoUrl) {
-  const config = loadAppConfig({
-    NODE_ENV: 'test',
-    STORE: 'arango',
-    ARANGO_URL: arangoUrl,
-    ARANGO_USER: process.env.ARANGO_USER,
-    ARANGO_PASSWORD: process.env.ARANGO_PASSWORD,
-  });
-  if (config.store.kind !== 'arango') throw new Error('STORE=arango expected');
-  const { url, user, password } = config.store;
+if (arango) {
+  const { url, user, password } = arango;
 
   beforeAll(() => setLogSink(() => undefined));
   afterAll(() => resetLogSink());

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { Database } from 'arangojs';
-import { loadAppConfig } from '../../src/config/load-app-config';
 import { ArangoConnector } from '../../src/graph/arango/arango-connector';
 import { resetLogSink, setLogSink } from '../../src/observability/logger';
 import { ArangoThreadRepository } from '../../src/threads/arango/arango-thread.repository';
+import { arangoTestConnection } from '../support/arango-test.connection';
 import { closedPortUrl } from '../support/fake-arango.server';
 import { describeThreadRepositoryContract } from './thread-repository.contract';
 
@@ -14,18 +14,10 @@ import { describeThreadRepositoryContract } from './thread-repository.contract';
  * by its tests (each works in its own workspace and threads), dropped at the end.
  * Without ARANGO_URL the suite is reported as skipped, with the reason in its title.
  */
-const arangoUrl = process.env.ARANGO_URL;
+const arango = arangoTestConnection();
 
-if (arangoUrl) {
-  const config = loadAppConfig({
-    NODE_ENV: 'test',
-    STORE: 'arango',
-    ARANGO_URL: arangoUrl,
-    ARANGO_USER: process.env.ARANGO_USER,
-    ARANGO_PASSWORD: process.env.ARANGO_PASSWORD,
-  });
-  if (config.store.kind !== 'arango') throw new Error('STORE=arango expected');
-  const { url, user, password } = config.store;
+if (arango) {
+  const { url, user, password } = arango;
   const database = `thread_ai_contract_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
   let opened: Promise<{ db: Database; repository: ArangoThreadRepository }> | undefined;
 

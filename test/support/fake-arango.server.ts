@@ -61,6 +61,48 @@ export async function startFakeArango(reply: (request: FakeArangoRequest) => Fak
   };
 }
 
+/** The request's path without its `/_db/<name>` prefix, e.g. "/_api/version". */
+export function apiPathOf(request: FakeArangoRequest): string {
+  return request.path.replace(/^\/_db\/[^/]+/, '');
+}
+
+/** A successful ArangoDB answer: `{ error: false, code, ...body }`. */
+export function arangoOkReply(body: object = {}, status = 200): FakeArangoReply {
+  return { status, body: { error: false, code: status, ...body } };
+}
+
+/** A query cursor answer holding the whole result (no further batch). */
+export function arangoCursorReply(result: unknown[]): FakeArangoReply {
+  return { status: 201, body: { error: false, code: 201, result, hasMore: false, cached: false, extra: {} } };
+}
+
+/** The collections a fake server holds, as a schema check sees them. */
+export interface FakeArangoCollections {
+  /** Name → type (2 document, 3 edge). */
+  types: Map<string, number>;
+  /** Answer creations with "duplicate name" (the collection exists all the same), as when another instance won the race. */
+  loseCreationRace?: boolean;
+}
+
+/**
+ * Answers the collection calls arangojs makes (GET /_api/collection/:name[/properties], POST /_api/collection)
+ * from `collections`, creations included; null for any other request.
+ */
+export function fakeCollectionReply(collections: FakeArangoCollections, request: FakeArangoRequest): FakeArangoReply | null {
+  const path = apiPathOf(request);
+  const match = path.match(/^\/_api\/collection\/([^/]+)(\/properties)?$/);
+  if (match) {
+    const type = collections.types.get(match[1]);
+    return type === undefined ? arangoErrorReply(404, 1203, 'collection not found') : arangoOkReply({ name: match[1], type });
+  }
+  if (path === '/_api/collection' && request.method === 'POST') {
+    const { name, type } = request.body as { name: string; type: number };
+    collections.types.set(name, type);
+    return collections.loseCreationRace ? arangoErrorReply(409, 1207, 'duplicate name') : arangoOkReply({ name, type });
+  }
+  return null;
+}
+
 /** An ArangoDB error body, as the server sends it. */
 export function arangoErrorReply(status: number, errorNum: number, errorMessage: string): FakeArangoReply {
   return { status, body: { error: true, code: status, errorNum, errorMessage } };

@@ -1,5 +1,6 @@
 import { Database } from 'arangojs';
 import { AqlQuery, isAqlQuery } from 'arangojs/aql';
+import { containsDeep, referencedBindVars } from '../../../test/support/aql-bind-vars';
 import { ArangoGraphCollections, ArangoGraphQueries } from './arango-graph.queries';
 import { ARANGO_NAMES } from './arango-names';
 
@@ -72,18 +73,6 @@ function everyQuery(): Record<string, AqlQuery> {
     upsertGraph: queries.upsertGraph({ _key: graphKey, workspace }),
     upsertNodeConfigs: queries.upsertNodeConfigs([{ _key: HOSTILE.nodeKey, workspace }]),
   };
-}
-
-function referencedBindVars(text: string): Set<string> {
-  // `@@name` refers to bind variable "@name", `@name` to "name".
-  return new Set([...text.matchAll(/@(@?\w+)/g)].map((match) => match[1]));
-}
-
-function containsDeep(value: unknown, needle: string): boolean {
-  if (typeof value === 'string') return value.includes(needle);
-  if (Array.isArray(value)) return value.some((item) => containsDeep(item, needle));
-  if (value && typeof value === 'object') return Object.values(value).some((item) => containsDeep(item, needle));
-  return false;
 }
 
 describe(ArangoGraphQueries.name, () => {

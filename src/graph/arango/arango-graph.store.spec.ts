@@ -1,6 +1,8 @@
 import { Database } from 'arangojs';
 import {
+  arangoCursorReply,
   arangoErrorReply,
+  arangoOkReply,
   closedPortUrl,
   FakeArangoReply,
   FakeArangoRequest,
@@ -27,12 +29,9 @@ interface CursorBody {
   bindVars: Record<string, unknown>;
 }
 
-function cursor(result: unknown[]): FakeArangoReply {
-  return { status: 201, body: { error: false, code: 201, result, hasMore: false, cached: false, extra: {} } };
-}
 
 function transactionReply(status: 'running' | 'committed' | 'aborted'): FakeArangoReply {
-  return { status: 200, body: { error: false, code: 200, result: { id: 'trx-1', status } } };
+  return arangoOkReply({ result: { id: 'trx-1', status } });
 }
 
 /** "REMOVE nodius_edges", "INSERT nodius_nodes", … or "read" for a query that writes nothing. */
@@ -111,7 +110,7 @@ describe(ArangoGraphStore.name, () => {
         if (request.path.endsWith('/_api/transaction/begin')) return transactionReply('running');
         if (request.method === 'PUT' && request.path.endsWith('/_api/transaction/trx-1')) return transactionReply('committed');
         if (request.method === 'DELETE' && request.path.endsWith('/_api/transaction/trx-1')) return transactionReply('aborted');
-        return script(request) ?? cursor([]);
+        return script(request) ?? arangoCursorReply([]);
       });
     });
     afterAll(() => server.close());
@@ -130,7 +129,7 @@ describe(ArangoGraphStore.name, () => {
     });
 
     it('reads nodes with local keys, sending the workspace and graph key as bind variables', async () => {
-      script = () => cursor([{ _key: 'g-1-fetch-api', graphKey: 'g-1', type: 'api-call', sheet: '0', posX: 0, posY: 0, extra: 1 }]);
+      script = () => arangoCursorReply([{ _key: 'g-1-fetch-api', graphKey: 'g-1', type: 'api-call', sheet: '0', posX: 0, posY: 0, extra: 1 }]);
       const nodes = await store.forWorkspace('acme').getNodes('g-1');
       expect(nodes).toEqual([{ _key: 'fetch-api', graphKey: 'g-1', type: 'api-call', sheet: '0', posX: 0, posY: 0, extra: 1 }]);
       const { bindVars } = cursorRequests()[0].body as CursorBody;
@@ -138,7 +137,7 @@ describe(ArangoGraphStore.name, () => {
     });
 
     it('returns batch lookups in the order asked, skipping unknown keys, in one query', async () => {
-      script = () => cursor([{ _key: 'g-b', graphKey: 'g' }, { _key: 'g-a', graphKey: 'g' }]);
+      script = () => arangoCursorReply([{ _key: 'g-b', graphKey: 'g' }, { _key: 'g-a', graphKey: 'g' }]);
       const nodes = await store.forWorkspace('w').getNodesByKeys('g', ['a', 'ghost', 'b', 'a']);
       expect(nodes.map((node) => node._key)).toEqual(['a', 'b']);
       expect(cursorRequests()).toHaveLength(1);
@@ -148,7 +147,7 @@ describe(ArangoGraphStore.name, () => {
 
     it('ranks search hits by exact-match tier first, keeping scores > 0 and best first', async () => {
       script = () =>
-        cursor([
+        arangoCursorReply([
           { node: { _key: 'g-process-heavy', graphKey: 'g' }, score: 5, tier: 0 },
           { node: { _key: 'g-fetch-api', graphKey: 'g' }, score: 2, tier: 2 },
           { node: { _key: 'g-typed', graphKey: 'g' }, score: 1, tier: 1 },
@@ -164,7 +163,7 @@ describe(ArangoGraphStore.name, () => {
 
     it('lists the neighbourhood start node first, then by depth', async () => {
       script = () =>
-        cursor([
+        arangoCursorReply([
           {
             start: { _key: 'g-root', graphKey: 'g' },
             reached: [
@@ -183,7 +182,7 @@ describe(ArangoGraphStore.name, () => {
     it('applies a change set in one stream transaction: state read, planned writes in order, commit', async () => {
       script = (request) =>
         queryOf(request).includes('owned: owner != null')
-          ? cursor([
+          ? arangoCursorReply([
               {
                 owned: true,
                 nodes: [
@@ -227,7 +226,7 @@ describe(ArangoGraphStore.name, () => {
     it('keeps the stored vector of a node that was only moved', async () => {
       script = (request) =>
         queryOf(request).includes('owned: owner != null')
-          ? cursor([{ owned: true, nodes: [{ _key: 'g-a', graphKey: 'g', type: 't', sheet: '0', posX: 0, posY: 0, process: 'x()' }], edges: [] }])
+          ? arangoCursorReply([{ owned: true, nodes: [{ _key: 'g-a', graphKey: 'g', type: 't', sheet: '0', posX: 0, posY: 0, process: 'x()' }], edges: [] }])
           : undefined;
       await store.forWorkspace('w').updateNode('g', { _key: 'a', graphKey: 'g', type: 't', sheet: '0', posX: 40, posY: 0, process: 'x()' });
       const replace = cursorRequests().find((request) => describeWrite(request) === 'REPLACE nodius_nodes') as FakeArangoRequest;
@@ -236,7 +235,7 @@ describe(ArangoGraphStore.name, () => {
     });
 
     it('aborts the transaction and writes nothing when the change set is invalid', async () => {
-      script = () => cursor([{ owned: true, nodes: [{ _key: 'g-a', graphKey: 'g', type: 't', sheet: '0', posX: 0, posY: 0 }], edges: [] }]);
+      script = () => arangoCursorReply([{ owned: true, nodes: [{ _key: 'g-a', graphKey: 'g', type: 't', sheet: '0', posX: 0, posY: 0 }], edges: [] }]);
       const error = await expectAppError(
         store.forWorkspace('w').createEdge('g', { _key: 'e', graphKey: 'g', sheet: '0', source: 'a', sourceHandle: 'R', target: 'ghost', targetHandle: 'L' }),
         'bad_request',
@@ -247,9 +246,9 @@ describe(ArangoGraphStore.name, () => {
     });
 
     it('answers not_found for a graph of another workspace, on writes as on reads', async () => {
-      script = () => cursor([{ owned: false, nodes: [], edges: [] }]);
+      script = () => arangoCursorReply([{ owned: false, nodes: [], edges: [] }]);
       await expectAppError(store.forWorkspace('intruder').deleteNode('g', 'a'), 'not_found');
-      script = () => cursor([]);
+      script = () => arangoCursorReply([]);
       await expect(store.forWorkspace('intruder').getGraph('g')).resolves.toBeNull();
       await expect(store.exportGraph('intruder', 'g')).resolves.toBeNull();
       await expectAppError(store.saveEmbeddings('intruder', 'g', []), 'not_found');
@@ -258,14 +257,14 @@ describe(ArangoGraphStore.name, () => {
     it('maps a unique-key violation raised during the writes to conflict, after aborting', async () => {
       script = (request) =>
         queryOf(request).includes('owned: owner != null')
-          ? cursor([{ owned: true, nodes: [], edges: [] }])
+          ? arangoCursorReply([{ owned: true, nodes: [], edges: [] }])
           : arangoErrorReply(409, 1210, 'unique constraint violated');
       await expectAppError(store.forWorkspace('w').createNode('g', { _key: 'a', graphKey: 'g', type: 't', sheet: '0', posX: 0, posY: 0 }), 'conflict');
       expect(server.requests.at(-1)?.method).toBe('DELETE');
     });
 
     it('refuses to import over a graph key that another workspace owns', async () => {
-      script = () => cursor([{ graphWorkspace: 'other', foreignConfigs: [], vectors: [] }]);
+      script = () => arangoCursorReply([{ graphWorkspace: 'other', foreignConfigs: [], vectors: [] }]);
       const graph = { _key: 'g', workspace: 'mine', name: 'G', sheetsList: {} };
       await expectAppError(store.importGraph('mine', { graph, nodes: [], edges: [], nodeConfigs: [] }), 'conflict');
       expect(server.requests.at(-1)?.method).toBe('DELETE');
@@ -274,7 +273,7 @@ describe(ArangoGraphStore.name, () => {
     it('imports a graph in one transaction, keeping the vectors of nodes whose content did not change', async () => {
       script = (request) =>
         queryOf(request).includes('graphWorkspace')
-          ? cursor([
+          ? arangoCursorReply([
               {
                 graphWorkspace: 'default',
                 foreignConfigs: [],
@@ -339,7 +338,7 @@ describe(ArangoGraphStore.name, () => {
       script = (request) =>
         queryOf(request).includes('APPROX_NEAR_COSINE')
           ? arangoErrorReply(400, 1554, 'index not usable')
-          : cursor([{ node: { _key: 'g-a', graphKey: 'g' }, score: 0.9 }]);
+          : arangoCursorReply([{ node: { _key: 'g-a', graphKey: 'g' }, score: 0.9 }]);
       const hits = await store.forWorkspace('w').searchNodesByVector('g', { vector: new Float32Array([1, 0]), model: 'm', minScore: 0.3 }, 3);
       expect(hits).toEqual([{ node: expect.objectContaining({ _key: 'a' }), score: 0.9 }]);
       expect(cursorRequests().map((request) => (queryOf(request).includes('APPROX_NEAR_COSINE') ? 'indexed' : 'exact'))).toEqual(['indexed', 'exact']);

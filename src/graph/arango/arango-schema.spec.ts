@@ -1,42 +1,40 @@
 import { Database } from 'arangojs';
-import { arangoErrorReply, FakeArangoReply, FakeArangoRequest, FakeArangoServer, startFakeArango } from '../../../test/support/fake-arango.server';
+import {
+  apiPathOf,
+  arangoErrorReply,
+  arangoOkReply,
+  FakeArangoCollections,
+  fakeCollectionReply,
+  FakeArangoReply,
+  FakeArangoRequest,
+  FakeArangoServer,
+  startFakeArango,
+} from '../../../test/support/fake-arango.server';
 import { resetLogSink, setLogSink } from '../../observability/logger';
 import { ARANGO_NAMES } from './arango-names';
 import { ArangoSchema } from './arango-schema';
 import { NODE_SEARCH_LINK } from './arango-search.definitions';
 
 /** The schema ArangoDB would hold, served over the REST paths arangojs calls. */
-interface FakeSchema {
+interface FakeSchema extends FakeArangoCollections {
   version: string;
-  collections: Map<string, number>;
   analyzers: Set<string>;
   views: Map<string, { links: Record<string, unknown> }>;
   indexes: Array<Record<string, unknown>>;
-  /** Answer the next collection creation with "duplicate name", as when another instance won the race. */
-  loseCreationRace?: boolean;
 }
 
 function serve(schema: FakeSchema, request: FakeArangoRequest): FakeArangoReply {
-  const path = request.path.replace(/^\/_db\/[^/]+/, '');
-  const ok = (body: object = {}): FakeArangoReply => ({ status: 200, body: { error: false, code: 200, ...body } });
+  const path = apiPathOf(request);
   let match: RegExpMatchArray | null;
-  if (path === '/_api/version') return ok({ server: 'arango', version: schema.version, license: 'community' });
-  if ((match = path.match(/^\/_api\/collection\/([^/]+)(\/properties)?$/))) {
-    const type = schema.collections.get(match[1]);
-    return type === undefined ? arangoErrorReply(404, 1203, 'collection not found') : ok({ name: match[1], type });
-  }
-  if (path === '/_api/collection' && request.method === 'POST') {
-    const { name, type } = request.body as { name: string; type: number };
-    schema.collections.set(name, type);
-    if (schema.loseCreationRace) return arangoErrorReply(409, 1207, 'duplicate name');
-    return ok({ name, type });
-  }
+  if (path === '/_api/version') return arangoOkReply({ server: 'arango', version: schema.version, license: 'community' });
+  const collectionReply = fakeCollectionReply(schema, request);
+  if (collectionReply) return collectionReply;
   if (path === '/_api/index') {
-    if (request.method === 'POST') return { status: 201, body: { error: false, code: 201, isNewlyCreated: true, ...(request.body as object) } };
-    return ok({ indexes: request.query.collection === ARANGO_NAMES.nodes ? schema.indexes : [] });
+    if (request.method === 'POST') return arangoOkReply({ isNewlyCreated: true, ...(request.body as object) }, 201);
+    return arangoOkReply({ indexes: request.query.collection === ARANGO_NAMES.nodes ? schema.indexes : [] });
   }
   if ((match = path.match(/^\/_api\/analyzer\/(.+)$/))) {
-    return schema.analyzers.has(decodeURIComponent(match[1])) ? ok({ name: match[1] }) : arangoErrorReply(404, 1202, 'analyzer not found');
+    return schema.analyzers.has(decodeURIComponent(match[1])) ? arangoOkReply({ name: match[1] }) : arangoErrorReply(404, 1202, 'analyzer not found');
   }
   if (path === '/_api/analyzer' && request.method === 'POST') {
     schema.analyzers.add((request.body as { name: string }).name);
@@ -46,7 +44,7 @@ function serve(schema: FakeSchema, request: FakeArangoRequest): FakeArangoReply 
     const view = schema.views.get(match[1]);
     if (!view) return arangoErrorReply(404, 1203, 'view not found');
     if (request.method === 'PATCH') Object.assign(view.links, (request.body as { links: object }).links);
-    return ok({ name: match[1], type: 'arangosearch', links: view.links });
+    return arangoOkReply({ name: match[1], type: 'arangosearch', links: view.links });
   }
   if (path === '/_api/view' && request.method === 'POST') {
     const { name, links } = request.body as { name: string; links: Record<string, unknown> };
@@ -57,14 +55,14 @@ function serve(schema: FakeSchema, request: FakeArangoRequest): FakeArangoReply 
 }
 
 function emptySchema(version = '3.12.4'): FakeSchema {
-  return { version, collections: new Map(), analyzers: new Set(), views: new Map(), indexes: [] };
+  return { version, types: new Map(), analyzers: new Set(), views: new Map(), indexes: [] };
 }
 
 /** A Nodius database this service already set up once. */
 function preparedSchema(version = '3.12.4'): FakeSchema {
   return {
     version,
-    collections: new Map([
+    types: new Map([
       [ARANGO_NAMES.graphs, 2],
       [ARANGO_NAMES.nodes, 2],
       [ARANGO_NAMES.edges, 3],
@@ -121,7 +119,7 @@ describe(ArangoSchema.name, () => {
     schema = emptySchema();
     const capabilities = await new ArangoSchema(db).ensure();
     expect(capabilities).toEqual({ version: '3.12.4', vectorIndex: null });
-    expect(Object.fromEntries(schema.collections)).toEqual({
+    expect(Object.fromEntries(schema.types)).toEqual({
       [ARANGO_NAMES.graphs]: 2,
       [ARANGO_NAMES.nodes]: 2,
       [ARANGO_NAMES.nodeConfigs]: 2,
@@ -157,7 +155,7 @@ describe(ArangoSchema.name, () => {
 
   it('refuses to run on a nodius_edges that is not an edge collection', async () => {
     schema = preparedSchema();
-    schema.collections.set(ARANGO_NAMES.edges, 2);
+    schema.types.set(ARANGO_NAMES.edges, 2);
     await expect(new ArangoSchema(db).ensure()).rejects.toThrow(`Collection ${ARANGO_NAMES.edges} exists but is not an edge collection`);
   });
 

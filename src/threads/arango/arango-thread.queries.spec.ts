@@ -1,5 +1,6 @@
 import { Database } from 'arangojs';
 import { AqlQuery, isAqlQuery } from 'arangojs/aql';
+import { containsDeep, referencedBindVars } from '../../../test/support/aql-bind-vars';
 import { EMPTY_USAGE, ThreadMessage } from '../thread.types';
 import { ArangoThreadDocumentMapper } from './arango-thread-document.mapper';
 import { ARANGO_THREAD_NAMES } from './arango-thread.names';
@@ -82,18 +83,6 @@ function everyQuery(): Record<string, AqlQuery> {
     completeIdempotencyKey: queries.completeIdempotencyKey(entry._key, { message: HOSTILE.content }, 86_400_000, 90_000),
     releaseIdempotencyKey: queries.releaseIdempotencyKey(entry._key),
   };
-}
-
-function referencedBindVars(text: string): Set<string> {
-  // `@@name` refers to bind variable "@name", `@name` to "name".
-  return new Set([...text.matchAll(/@(@?\w+)/g)].map((match) => match[1]));
-}
-
-function containsDeep(value: unknown, needle: string): boolean {
-  if (typeof value === 'string') return value.includes(needle);
-  if (Array.isArray(value)) return value.some((item) => containsDeep(item, needle));
-  if (value && typeof value === 'object') return Object.values(value).some((item) => containsDeep(item, needle));
-  return false;
 }
 
 const squash = (query: AqlQuery): string => query.query.replace(/\s+/g, ' ');

@@ -1,5 +1,6 @@
 import { Database } from 'arangojs';
 import {
+  arangoCursorReply,
   arangoErrorReply,
   closedPortUrl,
   FakeArangoReply,
@@ -70,9 +71,6 @@ const shape = (text: string): string => text.replace(/@@?value\d+/g, '@_');
 const KIND_BY_SHAPE = new Map(Object.entries(sampleQueries()).map(([kind, query]) => [shape(query.query), kind as QueryKind]));
 const kindOf = (request: FakeArangoRequest): QueryKind | undefined => KIND_BY_SHAPE.get(shape((request.body as CursorBody).query));
 
-function cursor(result: unknown[]): FakeArangoReply {
-  return { status: 201, body: { error: false, code: 201, result, hasMore: false, cached: false, extra: {} } };
-}
 
 const WRITE_CONFLICT = arangoErrorReply(409, 1200, 'write-write conflict');
 const UNIQUE_VIOLATION = arangoErrorReply(409, 1210, 'unique constraint violated');
@@ -133,7 +131,7 @@ describe(ArangoThreadRepository.name, () => {
     beforeAll(async () => {
       server = await startFakeArango((request) => {
         if (!request.path.endsWith('/_api/cursor')) return arangoErrorReply(501, 9, `unscripted ${request.method} ${request.path}`);
-        return script(kindOf(request), (request.body as CursorBody).bindVars) ?? cursor([]);
+        return script(kindOf(request), (request.body as CursorBody).bindVars) ?? arangoCursorReply([]);
       });
     });
     afterAll(() => server.close());
@@ -179,13 +177,13 @@ describe(ArangoThreadRepository.name, () => {
           conversationHistory: [userMessage('Q')],
           revision: 1,
         };
-        scriptQueues({ thread: [cursor([document]), cursor([])] });
+        scriptQueues({ thread: [arangoCursorReply([document]), arangoCursorReply([])] });
         expect(await repository.get('ai_1')).toMatchObject({ threadId: 'ai_1', revision: 1, messages: document.conversationHistory });
         expect(await repository.get('ai_2')).toBeNull();
       });
 
       it('answers whether delete removed a thread', async () => {
-        scriptQueues({ removeThread: [cursor([{ removed: true, released: true }]), cursor([{ removed: false, released: false }])] });
+        scriptQueues({ removeThread: [arangoCursorReply([{ removed: true, released: true }]), arangoCursorReply([{ removed: false, released: false }])] });
         expect(await repository.delete('ai_1')).toBe(true);
         expect(await repository.delete('ai_1')).toBe(false);
       });
@@ -195,7 +193,7 @@ describe(ArangoThreadRepository.name, () => {
       const commit = { operationId: 'op-1', expectedRevision: 2, append: [userMessage('Q')], pendingInterrupt: null };
 
       it('applies in one compare-and-set query, stamped with the clock', async () => {
-        scriptQueues({ commit: [cursor([{ revision: 3, lastUpdatedTime: 1_700_000_000_123 }])] });
+        scriptQueues({ commit: [arangoCursorReply([{ revision: 3, lastUpdatedTime: 1_700_000_000_123 }])] });
         expect(await repository.commit('ai_1', commit)).toEqual({ applied: true, revision: 3, lastUpdatedTime: 1_700_000_000_123 });
         expect(sent()).toEqual(['commit']);
         const values = Object.values(bindVarsOf(0));
@@ -204,44 +202,44 @@ describe(ArangoThreadRepository.name, () => {
       });
 
       it('answers applied: false for a replayed operation, with the stored revision, and writes nothing more', async () => {
-        scriptQueues({ commit: [cursor([])], commitState: [cursor([{ revision: 5, lastUpdatedTime: 77, replayed: true }])] });
+        scriptQueues({ commit: [arangoCursorReply([])], commitState: [arangoCursorReply([{ revision: 5, lastUpdatedTime: 77, replayed: true }])] });
         expect(await repository.commit('ai_1', commit)).toEqual({ applied: false, revision: 5, lastUpdatedTime: 77 });
         expect(sent()).toEqual(['commit', 'commitState']);
       });
 
       it('throws ThreadRevisionConflictError with the stored revision when it moved on', async () => {
-        scriptQueues({ commit: [cursor([])], commitState: [cursor([{ revision: 4, lastUpdatedTime: 77, replayed: false }])] });
+        scriptQueues({ commit: [arangoCursorReply([])], commitState: [arangoCursorReply([{ revision: 4, lastUpdatedTime: 77, replayed: false }])] });
         const error = await repository.commit('ai_1', commit).catch((caught: unknown) => caught);
         expect(error).toBeInstanceOf(ThreadRevisionConflictError);
         expect(error).toMatchObject({ threadId: 'ai_1', expectedRevision: 2, actualRevision: 4 });
       });
 
       it('answers not_found for a thread that does not exist', async () => {
-        scriptQueues({ commit: [cursor([])], commitState: [cursor([])] });
+        scriptQueues({ commit: [arangoCursorReply([])], commitState: [arangoCursorReply([])] });
         expect(await appErrorOf(repository.commit('ai_1', commit))).toMatchObject({ code: 'not_found' });
       });
 
       it('runs again when a write that kept the revision (usage) won the race, then applies', async () => {
         scriptQueues({
-          commit: [WRITE_CONFLICT, cursor([{ revision: 3, lastUpdatedTime: 9 }])],
-          commitState: [cursor([{ revision: 2, lastUpdatedTime: 8, replayed: false }])],
+          commit: [WRITE_CONFLICT, arangoCursorReply([{ revision: 3, lastUpdatedTime: 9 }])],
+          commitState: [arangoCursorReply([{ revision: 2, lastUpdatedTime: 8, replayed: false }])],
         });
         expect(await repository.commit('ai_1', commit)).toEqual({ applied: true, revision: 3, lastUpdatedTime: 9 });
         expect(sent()).toEqual(['commit', 'commitState', 'commit']);
       });
 
       it('refuses as a revision conflict when another commit won the race', async () => {
-        scriptQueues({ commit: [WRITE_CONFLICT], commitState: [cursor([{ revision: 3, lastUpdatedTime: 8, replayed: false }])] });
+        scriptQueues({ commit: [WRITE_CONFLICT], commitState: [arangoCursorReply([{ revision: 3, lastUpdatedTime: 8, replayed: false }])] });
         await expect(repository.commit('ai_1', commit)).rejects.toMatchObject({ name: 'ThreadRevisionConflictError', actualRevision: 3 });
       });
 
       it('answers applied: false when the same operation, retried concurrently, won the race', async () => {
-        scriptQueues({ commit: [WRITE_CONFLICT], commitState: [cursor([{ revision: 3, lastUpdatedTime: 8, replayed: true }])] });
+        scriptQueues({ commit: [WRITE_CONFLICT], commitState: [arangoCursorReply([{ revision: 3, lastUpdatedTime: 8, replayed: true }])] });
         expect(await repository.commit('ai_1', commit)).toEqual({ applied: false, revision: 3, lastUpdatedTime: 8 });
       });
 
       it('gives up with a retryable conflict when the document keeps changing under it', async () => {
-        scriptQueues({ commit: [WRITE_CONFLICT], commitState: [cursor([{ revision: 2, lastUpdatedTime: 8, replayed: false }])] });
+        scriptQueues({ commit: [WRITE_CONFLICT], commitState: [arangoCursorReply([{ revision: 2, lastUpdatedTime: 8, replayed: false }])] });
         expect(await appErrorOf(repository.commit('ai_1', commit))).toMatchObject({ code: 'conflict', retryable: true });
         expect(sent().filter((kind) => kind === 'commit')).toHaveLength(FAST_RETRY.attempts);
       });
@@ -249,14 +247,14 @@ describe(ArangoThreadRepository.name, () => {
 
     describe('leases', () => {
       it('answers whether the holder got it, with expiry and cleanup time derived from the ttl', async () => {
-        scriptQueues({ acquireLease: [cursor([true]), cursor([])] });
+        scriptQueues({ acquireLease: [arangoCursorReply([true]), arangoCursorReply([])] });
         expect(await repository.acquireLease('ai_1', 'run-a', 60_000, 1_000)).toBe(true);
         expect(Object.values(bindVarsOf(0))).toEqual(expect.arrayContaining(['ai_1', 'run-a', 1_000, 61_000, 60 + CLEANUP_GRACE_SECONDS]));
         expect(await repository.acquireLease('ai_1', 'run-b', 60_000, 1_000)).toBe(false);
       });
 
       it('runs again after losing an insert race, and then sees the winner', async () => {
-        scriptQueues({ acquireLease: [UNIQUE_VIOLATION, cursor([])] });
+        scriptQueues({ acquireLease: [UNIQUE_VIOLATION, arangoCursorReply([])] });
         expect(await repository.acquireLease('ai_1', 'run-b', 60_000, 1_000)).toBe(false);
         expect(sent()).toEqual(['acquireLease', 'acquireLease']);
       });
@@ -268,7 +266,7 @@ describe(ArangoThreadRepository.name, () => {
       });
 
       it('renews for the holder only and releases quietly when the lease is already gone', async () => {
-        scriptQueues({ renewLease: [cursor([true]), cursor([])], releaseLease: [arangoErrorReply(404, 1202, 'document not found')] });
+        scriptQueues({ renewLease: [arangoCursorReply([true]), arangoCursorReply([])], releaseLease: [arangoErrorReply(404, 1202, 'document not found')] });
         expect(await repository.renewLease('ai_1', 'run-a', 1_000, 5)).toBe(true);
         expect(await repository.renewLease('ai_1', 'run-b', 1_000, 5)).toBe(false);
         await expect(repository.releaseLease('ai_1', 'run-a')).resolves.toBeUndefined();
@@ -286,7 +284,7 @@ describe(ArangoThreadRepository.name, () => {
       });
 
       it('runs again after a write conflict, so no usage is lost, and gives up with a retryable conflict', async () => {
-        scriptQueues({ addUsageToThread: [WRITE_CONFLICT, cursor([{}])] });
+        scriptQueues({ addUsageToThread: [WRITE_CONFLICT, arangoCursorReply([{}])] });
         await repository.addUsage('w', 'ai_1', usage, 5);
         expect(sent()).toEqual(['addUsageToThread', 'addUsageToThread']);
 
@@ -297,7 +295,7 @@ describe(ArangoThreadRepository.name, () => {
       });
 
       it('reads the workspace totals under one hashed key per workspace, zero when none', async () => {
-        scriptQueues({ workspaceUsage: [cursor([usage]), cursor([])] });
+        scriptQueues({ workspaceUsage: [arangoCursorReply([usage]), arangoCursorReply([])] });
         expect(await repository.getWorkspaceUsage('a/b c')).toEqual(usage);
         expect(await repository.getWorkspaceUsage('a/b c')).toEqual(EMPTY_USAGE);
         const [first, second] = [bindVarsOf(0), bindVarsOf(1)].map((vars) => Object.values(vars).find((value) => String(value).startsWith('ws_')));
@@ -310,7 +308,7 @@ describe(ArangoThreadRepository.name, () => {
       const scope = { workspace: 'w', userId: 'u', key: 'key with / and "quotes"' };
 
       it('reserves with a record that names the principal and the key, under a hashed document key', async () => {
-        scriptQueues({ reserveIdempotencyKey: [cursor([true])] });
+        scriptQueues({ reserveIdempotencyKey: [arangoCursorReply([true])] });
         expect(await repository.reserveIdempotencyKey(scope, 86_400_000, 1_000)).toEqual({ state: 'reserved' });
         const entry = Object.values(bindVarsOf(0)).find((value) => typeof value === 'object' && value !== null && 'reservation' in value);
         expect(entry).toMatchObject({ workspace: 'w', userId: 'u', key: scope.key, state: 'in_progress', response: null, createdTime: 1_000, expiresAt: 86_401_000 });
@@ -319,15 +317,15 @@ describe(ArangoThreadRepository.name, () => {
 
       it('answers the live record when the key is taken: in progress, or completed with the first answer', async () => {
         scriptQueues({
-          reserveIdempotencyKey: [cursor([])],
-          idempotencyState: [cursor([{ state: 'in_progress', response: null }]), cursor([{ state: 'completed', response: { message: 'Hi' } }])],
+          reserveIdempotencyKey: [arangoCursorReply([])],
+          idempotencyState: [arangoCursorReply([{ state: 'in_progress', response: null }]), arangoCursorReply([{ state: 'completed', response: { message: 'Hi' } }])],
         });
         expect(await repository.reserveIdempotencyKey(scope, 1_000, 1)).toEqual({ state: 'in_progress' });
         expect(await repository.reserveIdempotencyKey(scope, 1_000, 1)).toEqual({ state: 'completed', response: { message: 'Hi' } });
       });
 
       it('tries again when the record that held the key went away in between', async () => {
-        scriptQueues({ reserveIdempotencyKey: [cursor([false]), cursor([true])], idempotencyState: [cursor([])] });
+        scriptQueues({ reserveIdempotencyKey: [arangoCursorReply([false]), arangoCursorReply([true])], idempotencyState: [arangoCursorReply([])] });
         expect(await repository.reserveIdempotencyKey(scope, 1_000, 1)).toEqual({ state: 'reserved' });
         expect(sent()).toEqual(['reserveIdempotencyKey', 'idempotencyState', 'reserveIdempotencyKey']);
       });
@@ -341,7 +339,7 @@ describe(ArangoThreadRepository.name, () => {
       });
 
       it('reserves for the short hold, and renews only while the reservation is live', async () => {
-        scriptQueues({ reserveIdempotencyKey: [cursor([true])], renewIdempotencyKey: [cursor([true]), cursor([]), WRITE_CONFLICT, cursor([true])] });
+        scriptQueues({ reserveIdempotencyKey: [arangoCursorReply([true])], renewIdempotencyKey: [arangoCursorReply([true]), arangoCursorReply([]), WRITE_CONFLICT, arangoCursorReply([true])] });
         expect(await repository.reserveIdempotencyKey(scope, 120_000, 1_000)).toEqual({ state: 'reserved' });
         const entry = Object.values(bindVarsOf(0)).find((value) => typeof value === 'object' && value !== null && 'reservation' in value);
         expect(entry).toMatchObject({ createdTime: 1_000, expiresAt: 121_000 });

@@ -1,38 +1,33 @@
 import { Database } from 'arangojs';
-import { arangoErrorReply, FakeArangoReply, FakeArangoRequest, FakeArangoServer, startFakeArango } from '../../../test/support/fake-arango.server';
+import {
+  apiPathOf,
+  arangoErrorReply,
+  arangoOkReply,
+  FakeArangoCollections,
+  fakeCollectionReply,
+  FakeArangoReply,
+  FakeArangoRequest,
+  FakeArangoServer,
+  startFakeArango,
+} from '../../../test/support/fake-arango.server';
 import { resetLogSink, setLogSink } from '../../observability/logger';
 import { ARANGO_THREAD_NAMES } from './arango-thread.names';
 import { ArangoThreadSchema, TTL_FIELD } from './arango-thread.schema';
 
-/** The collections ArangoDB would hold (name → type: 2 document, 3 edge), served over the REST paths arangojs calls. */
-interface FakeCollections {
-  types: Map<string, number>;
-  /** Answer collection creations with "duplicate name", as when another instance won the race. */
-  loseCreationRace?: boolean;
-}
-
-function serve(state: FakeCollections, request: FakeArangoRequest): FakeArangoReply {
-  const path = request.path.replace(/^\/_db\/[^/]+/, '');
-  const ok = (body: object = {}): FakeArangoReply => ({ status: 200, body: { error: false, code: 200, ...body } });
-  const match = path.match(/^\/_api\/collection\/([^/]+)(\/properties)?$/);
-  if (match) {
-    const type = state.types.get(match[1]);
-    return type === undefined ? arangoErrorReply(404, 1203, 'collection not found') : ok({ name: match[1], type });
-  }
-  if (path === '/_api/collection' && request.method === 'POST') {
-    const { name, type } = request.body as { name: string; type: number };
-    state.types.set(name, type);
-    return state.loseCreationRace ? arangoErrorReply(409, 1207, 'duplicate name') : ok({ name, type });
-  }
+/** The collections ArangoDB would hold, served over the REST paths arangojs calls; index creations succeed. */
+function serve(state: FakeArangoCollections, request: FakeArangoRequest): FakeArangoReply {
+  const collectionReply = fakeCollectionReply(state, request);
+  if (collectionReply) return collectionReply;
+  const path = apiPathOf(request);
   if (path === '/_api/index' && request.method === 'POST') {
-    return { status: 201, body: { error: false, code: 201, isNewlyCreated: true, ...(request.body as object) } };
+    return arangoOkReply({ isNewlyCreated: true, ...(request.body as object) }, 201);
   }
   return arangoErrorReply(501, 9, `unscripted ${request.method} ${path}`);
 }
 
 describe(ArangoThreadSchema.name, () => {
   let server: FakeArangoServer;
-  let state: FakeCollections;
+  let state: FakeArangoCollections;
   let db: Database;
 
   beforeAll(async () => {
