@@ -29,13 +29,14 @@ export interface PendingInterrupt {
   createdTime: number;
 }
 
-/** Accumulated upstream usage. */
+/** Accumulated upstream usage (of a request, a thread or a workspace). */
 export interface UsageTotals {
   promptTokens: number;
   completionTokens: number;
   cachedTokens: number;
   totalTokens: number;
   costUsd: number;
+  /** Upstream calls made. */
   llmCalls: number;
 }
 

@@ -1,15 +1,9 @@
+import type { UsageTotals } from '../../threads/thread.types';
 import { ActionConversionResult } from '../actions/action-conversion-result';
 import { Interrupt } from './interrupt';
 
-/** Usage reported in every terminal answer: this request's upstream tokens and cost. */
-export interface UsageReport {
-  promptTokens: number;
-  completionTokens: number;
-  cachedTokens: number;
-  totalTokens: number;
-  costUsd: number;
-  /** Upstream calls made by this request. */
-  llmCalls: number;
+/** Usage reported in every terminal answer: this request's upstream tokens, cost and calls (the totals a thread adds up). */
+export interface UsageReport extends UsageTotals {
   /** True when part of the figures was estimated with a tokenizer (aborted before usage arrived). */
   estimated?: boolean;
 }
