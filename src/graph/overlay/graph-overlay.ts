@@ -1,4 +1,5 @@
 import { AppError } from '../../errors/app-error';
+import { deepFreeze } from '../deep-freeze';
 import { GraphEdge, GraphNode } from '../graph.types';
 import { LiveGraphChanges } from './live-graph-changes';
 
@@ -95,12 +96,4 @@ function assertDisjoint(changes: LiveGraphChanges): void {
   if (node) throw AppError.badRequest(`Node "${node._key}" is both upserted and deleted in one change`, { nodeKey: node._key });
   const edge = changes.upsertEdges.find((candidate) => deletedEdges.has(candidate._key));
   if (edge) throw AppError.badRequest(`Edge "${edge._key}" is both upserted and deleted in one change`, { edgeKey: edge._key });
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const child of Object.values(value)) deepFreeze(child);
-  }
-  return value;
 }
