@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { InMemoryGraphDataSource } from '../../../test/support/in-memory-graph-data-source';
+import { seededRandom } from '../../../test/support/seeded-random';
 import { openSqliteDatabase } from '../../database/sqlite/sqlite-database.opener';
 import { resetLogSink, setLogSink } from '../../observability/logger';
 import { nbaWorkflowDemo } from '../demo/nba-workflow.demo';
@@ -203,20 +204,8 @@ describe(OverlayGraphDataSource.name, () => {
   describe('against a reference built from the merged graph', () => {
     const GRAPH = 'random';
 
-    /** Deterministic PRNG (mulberry32). */
-    function random(seed: number): () => number {
-      let state = seed >>> 0;
-      return () => {
-        state = (state + 0x6d2b79f5) >>> 0;
-        let t = state;
-        t = Math.imul(t ^ (t >>> 15), t | 1);
-        t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-        return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-      };
-    }
-
     function randomCase(seed: number): { stored: GraphDocument; live: LiveGraphChanges; merged: GraphDocument } {
-      const next = random(seed);
+      const next = seededRandom(seed);
       const pick = <T>(items: T[]): T => items[Math.floor(next() * items.length)];
       const node = (key: string): GraphNode => ({ _key: key, graphKey: GRAPH, type: 'filter', sheet: next() < 0.5 ? '0' : '1', posX: 0, posY: 0, data: { word: `w${key}` } });
       const nodes = Array.from({ length: 30 }, (_, index) => node(`n${index}`));

@@ -1,3 +1,4 @@
+import { seededRandom } from '../../../test/support/seeded-random';
 import { JsDotProductKernel } from './js-dot-product.kernel';
 import { VectorIndex } from './vector.index';
 import { WasmDotProductKernel } from './wasm-dot-product.kernel';
@@ -86,11 +87,8 @@ describe(VectorIndex.name, () => {
   describe('int8 pre-scan', () => {
     /** Deterministic pseudo-random unit-ish vectors: clusters around a few centres, like real embeddings. */
     function dataset(rows: number, dimension: number) {
-      let seed = 12345;
-      const next = () => {
-        seed = (seed * 1103515245 + 12345) % 2147483648;
-        return seed / 2147483648 - 0.5;
-      };
+      const random = seededRandom(12345);
+      const next = () => random() - 0.5;
       const centres = Array.from({ length: 8 }, () => Float32Array.from({ length: dimension }, next));
       const entries = Array.from({ length: rows }, (_, row) => ({
         key: `n${row}`,
