@@ -22,3 +22,8 @@ export interface GraphChangeSet {
   nodeKeysToDelete: string[];
   edgeKeysToDelete: string[];
 }
+
+/** A change set holding only the given parts (the others empty). */
+export function graphChangeSet(parts: Partial<GraphChangeSet> = {}): GraphChangeSet {
+  return { instructions: [], nodesToCreate: [], edgesToCreate: [], nodeKeysToDelete: [], edgeKeysToDelete: [], ...parts };
+}

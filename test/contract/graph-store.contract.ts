@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { AppError } from '../../src/errors/app-error';
 import { nbaWorkflowDemo } from '../../src/graph/demo/nba-workflow.demo';
-import { GraphChangeSet } from '../../src/graph/graph-change-set';
+import { GraphChangeSet, graphChangeSet } from '../../src/graph/graph-change-set';
 import { EdgeDirection, GraphDataSource } from '../../src/graph/graph-data-source';
 import { GraphStore } from '../../src/graph/graph-store';
 import { GraphDocument, GraphEdge, GraphNode } from '../../src/graph/graph.types';
@@ -45,10 +45,6 @@ function withGraphKey(document: GraphDocument, graphKey: string): GraphDocument 
 export function loadWorkflowFixture(fileName: string): GraphDocument {
   const raw = JSON.parse(readFileSync(sharedFixturePath('workflows', 'graphs', fileName), 'utf8')) as GraphDocument;
   return { graph: raw.graph, nodes: raw.nodes, edges: raw.edges, nodeConfigs: raw.nodeConfigs };
-}
-
-function emptyChanges(partial: Partial<GraphChangeSet> = {}): GraphChangeSet {
-  return { instructions: [], nodesToCreate: [], edgesToCreate: [], nodeKeysToDelete: [], edgeKeysToDelete: [], ...partial };
 }
 
 async function appErrorOf(promise: Promise<unknown>): Promise<AppError> {
@@ -320,7 +316,7 @@ export function describeGraphStoreContract(
         expect((await appErrorOf(intruder.deleteNode(DEMO, 'root'))).code).toBe('not_found');
         expect((await appErrorOf(intruder.updateNode(DEMO, { ...nbaWorkflowDemo.nodes[1], type: 'hacked' }))).code).toBe('not_found');
         expect((await appErrorOf(intruder.deleteEdge(DEMO, 'root-to-fetch-api'))).code).toBe('not_found');
-        expect((await appErrorOf(intruder.applyChanges(DEMO, emptyChanges({ nodeKeysToDelete: ['root'] })))).code).toBe('not_found');
+        expect((await appErrorOf(intruder.applyChanges(DEMO, graphChangeSet({ nodeKeysToDelete: ['root'] })))).code).toBe('not_found');
         const vector = { nodeKey: 'root', vector: unitVector(4, [0, 1]), model: 'm', hash: 'h' };
         expect((await appErrorOf(store.saveEmbeddings(intruder.workspace, DEMO, [vector]))).code).toBe('not_found');
         const ownerSource = store.forWorkspace(owner);
@@ -575,7 +571,7 @@ export function describeGraphStoreContract(
         const { source } = await demoSource();
         await source.applyChanges(
           DEMO,
-          emptyChanges({
+          graphChangeSet({
             nodesToCreate: [newNode('averages', { sheet: '0' })],
             edgesToCreate: [{ ...newEdge('filter-to-averages', 'filter-active', 'averages'), sheet: '0' }],
             instructions: [
@@ -615,11 +611,11 @@ export function describeGraphStoreContract(
           [{ ...valid, instructions: [{ nodeKey: 'root', op: 'set', path: ['_key'], value: 'renamed' }] }, 'bad_request', '_key'],
         ];
         for (const [partial, code, culprit] of failures) {
-          const error = await appErrorOf(source.applyChanges(DEMO, emptyChanges(partial)));
+          const error = await appErrorOf(source.applyChanges(DEMO, graphChangeSet(partial)));
           expect({ code: error.code, namesCulprit: error.message.includes(culprit) }).toEqual({ code, namesCulprit: true });
         }
         expect(await store.exportGraph(workspace, DEMO)).toEqual(before);
-        expect((await appErrorOf(source.applyChanges('no-such-graph', emptyChanges()))).code).toBe('not_found');
+        expect((await appErrorOf(source.applyChanges('no-such-graph', graphChangeSet()))).code).toBe('not_found');
       });
     });
 

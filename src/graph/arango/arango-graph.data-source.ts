@@ -1,6 +1,6 @@
 import { AppError } from '../../errors/app-error';
 import { Logger } from '../../observability/logger';
-import { GraphChangeSet } from '../graph-change-set';
+import { GraphChangeSet, graphChangeSet } from '../graph-change-set';
 import { GraphChangeLookup, GraphChangePlanner } from '../graph-change.planner';
 import { EdgeDirection, NodeNeighborhood, ScoredNode, VectorQuery } from '../graph-data-source';
 import { Graph, GraphEdge, GraphNode, NodeTypeConfig } from '../graph.types';
@@ -25,7 +25,6 @@ const MIN_SEARCH_CANDIDATES = 50;
 const MAX_SEARCH_CANDIDATES = 500;
 const MAX_DEPTH = 3;
 
-const EMPTY_CHANGES: GraphChangeSet = { instructions: [], nodesToCreate: [], edgesToCreate: [], nodeKeysToDelete: [], edgeKeysToDelete: [] };
 
 /**
  * The graphs of one workspace in ArangoDB (PROTOCOL.md §2 layout). Reads are single AQL queries that
@@ -153,19 +152,19 @@ export class ArangoGraphDataSource implements MutableGraphDataSource {
   }
 
   createNode(graphKey: string, node: GraphNode): Promise<void> {
-    return this.applyChanges(graphKey, { ...EMPTY_CHANGES, nodesToCreate: [node] });
+    return this.applyChanges(graphKey, graphChangeSet({ nodesToCreate: [node] }));
   }
 
   deleteNode(graphKey: string, nodeKey: string): Promise<void> {
-    return this.applyChanges(graphKey, { ...EMPTY_CHANGES, nodeKeysToDelete: [nodeKey] });
+    return this.applyChanges(graphKey, graphChangeSet({ nodeKeysToDelete: [nodeKey] }));
   }
 
   createEdge(graphKey: string, edge: GraphEdge): Promise<void> {
-    return this.applyChanges(graphKey, { ...EMPTY_CHANGES, edgesToCreate: [edge] });
+    return this.applyChanges(graphKey, graphChangeSet({ edgesToCreate: [edge] }));
   }
 
   deleteEdge(graphKey: string, edgeKey: string): Promise<void> {
-    return this.applyChanges(graphKey, { ...EMPTY_CHANGES, edgeKeysToDelete: [edgeKey] });
+    return this.applyChanges(graphKey, graphChangeSet({ edgeKeysToDelete: [edgeKey] }));
   }
 
   /** Replaces the node's document (key and graphKey kept); a content change drops its stale vector. */

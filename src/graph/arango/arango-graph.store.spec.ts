@@ -11,7 +11,7 @@ import {
 } from '../../../test/support/fake-arango.server';
 import { AppError } from '../../errors/app-error';
 import { resetLogSink, setLogSink } from '../../observability/logger';
-import { GraphChangeSet } from '../graph-change-set';
+import { graphChangeSet } from '../graph-change-set';
 import { ArangoCapabilities } from './arango-capabilities';
 import { ArangoGraphStore } from './arango-graph.store';
 
@@ -22,7 +22,6 @@ import { ArangoGraphStore } from './arango-graph.store';
  */
 
 const NO_INDEX: ArangoCapabilities = { version: '3.12.4', vectorIndex: null };
-const EMPTY: GraphChangeSet = { instructions: [], nodesToCreate: [], edgesToCreate: [], nodeKeysToDelete: [], edgeKeysToDelete: [] };
 
 interface CursorBody {
   query: string;
@@ -89,7 +88,7 @@ describe(ArangoGraphStore.name, () => {
       for (const call of [
         source.getGraph('g'),
         source.searchNodes('g', 'fetch players', 5),
-        source.applyChanges('g', { ...EMPTY, nodeKeysToDelete: ['a'] }),
+        source.applyChanges('g', graphChangeSet({ nodeKeysToDelete: ['a'] })),
         store.importGraph('default', { graph: { _key: 'g', workspace: 'default', name: 'G', sheetsList: {} }, nodes: [], edges: [], nodeConfigs: [] }),
         store.listGraphs(),
       ]) {
@@ -193,16 +192,18 @@ describe(ArangoGraphStore.name, () => {
               },
             ])
           : undefined;
-      await store.forWorkspace('w').applyChanges('g', {
-        ...EMPTY,
-        nodeKeysToDelete: ['old'],
-        nodesToCreate: [{ _key: 'new', graphKey: 'g', type: 't', sheet: '0', posX: 0, posY: 0 }],
-        edgesToCreate: [{ _key: 'e', graphKey: 'g', sheet: '0', source: 'new', sourceHandle: 'R', target: 'kept', targetHandle: 'L' }],
-        instructions: [
-          { nodeKey: 'kept', op: 'set', path: ['data', 'x'], value: 1 },
-          { nodeKey: 'kept', op: 'set', path: ['posX'], value: 5 },
-        ],
-      });
+      await store.forWorkspace('w').applyChanges(
+        'g',
+        graphChangeSet({
+          nodeKeysToDelete: ['old'],
+          nodesToCreate: [{ _key: 'new', graphKey: 'g', type: 't', sheet: '0', posX: 0, posY: 0 }],
+          edgesToCreate: [{ _key: 'e', graphKey: 'g', sheet: '0', source: 'new', sourceHandle: 'R', target: 'kept', targetHandle: 'L' }],
+          instructions: [
+            { nodeKey: 'kept', op: 'set', path: ['data', 'x'], value: 1 },
+            { nodeKey: 'kept', op: 'set', path: ['posX'], value: 5 },
+          ],
+        }),
+      );
       const begin = server.requests[0];
       expect(begin.path).toBe('/_db/nodius/_api/transaction/begin');
       expect(begin.body).toMatchObject({ collections: { read: ['nodius_graphs'], write: ['nodius_nodes', 'nodius_edges'] } });

@@ -1,4 +1,4 @@
-import { GraphChangeSet } from '../graph-change-set';
+import { GraphChangeSet, graphChangeSet } from '../graph-change-set';
 import { EdgeDirection, NodeNeighborhood, ScoredNode, VectorQuery } from '../graph-data-source';
 import { Graph, GraphEdge, GraphNode, NodeTypeConfig } from '../graph.types';
 import { MutableGraphDataSource } from '../mutable-graph-data-source';
@@ -128,7 +128,7 @@ export class SqliteGraphDataSource implements MutableGraphDataSource {
   }
 
   async createNode(graphKey: string, node: GraphNode): Promise<void> {
-    this.writer.applyChanges(this.workspace, graphKey, changeSet({ nodesToCreate: [node] }));
+    this.writer.applyChanges(this.workspace, graphKey, graphChangeSet({ nodesToCreate: [node] }));
   }
 
   async updateNode(graphKey: string, node: GraphNode): Promise<void> {
@@ -136,11 +136,11 @@ export class SqliteGraphDataSource implements MutableGraphDataSource {
   }
 
   async deleteNode(graphKey: string, nodeKey: string): Promise<void> {
-    this.writer.applyChanges(this.workspace, graphKey, changeSet({ nodeKeysToDelete: [nodeKey] }));
+    this.writer.applyChanges(this.workspace, graphKey, graphChangeSet({ nodeKeysToDelete: [nodeKey] }));
   }
 
   async createEdge(graphKey: string, edge: GraphEdge): Promise<void> {
-    this.writer.applyChanges(this.workspace, graphKey, changeSet({ edgesToCreate: [edge] }));
+    this.writer.applyChanges(this.workspace, graphKey, graphChangeSet({ edgesToCreate: [edge] }));
   }
 
   async updateEdge(graphKey: string, edge: GraphEdge): Promise<void> {
@@ -148,7 +148,7 @@ export class SqliteGraphDataSource implements MutableGraphDataSource {
   }
 
   async deleteEdge(graphKey: string, edgeKey: string): Promise<void> {
-    this.writer.applyChanges(this.workspace, graphKey, changeSet({ edgeKeysToDelete: [edgeKey] }));
+    this.writer.applyChanges(this.workspace, graphKey, graphChangeSet({ edgeKeysToDelete: [edgeKey] }));
   }
 
   async applyChanges(graphKey: string, changes: GraphChangeSet): Promise<void> {
@@ -205,8 +205,4 @@ function inKeyOrder(keys: string[], rows: Array<{ key: string; document: string 
     if (document !== undefined) nodes.push(decodeDocument<GraphNode>(document));
   }
   return nodes;
-}
-
-function changeSet(partial: Partial<GraphChangeSet>): GraphChangeSet {
-  return { instructions: [], nodesToCreate: [], edgesToCreate: [], nodeKeysToDelete: [], edgeKeysToDelete: [], ...partial };
 }

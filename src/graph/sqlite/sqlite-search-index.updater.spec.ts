@@ -8,7 +8,7 @@ import { openSqliteDatabase } from '../../database/sqlite/sqlite-database.opener
 import { LogEntry } from '../../observability/log-entry';
 import { configureLogging, resetLogSink, setLogSink } from '../../observability/logger';
 import { nbaWorkflowDemo } from '../demo/nba-workflow.demo';
-import { GraphChangeSet } from '../graph-change-set';
+import { graphChangeSet } from '../graph-change-set';
 import { GraphDocument, GraphNode } from '../graph.types';
 import { MutableGraphDataSource } from '../mutable-graph-data-source';
 import { SqliteGraphStore } from './sqlite-graph.store';
@@ -16,10 +16,6 @@ import { NODE_CHANGES_KEPT } from './sqlite-graph.writer';
 import { SqliteSearchIndexUpdater } from './sqlite-search-index.updater';
 
 const WS = 'default';
-
-function changes(partial: Partial<GraphChangeSet>): GraphChangeSet {
-  return { instructions: [], nodesToCreate: [], edgesToCreate: [], nodeKeysToDelete: [], edgeKeysToDelete: [], ...partial };
-}
 
 /** A real workflow from the shared fixtures, without its provenance blocks. */
 function workflowFixture(fileName: string): GraphDocument {
@@ -101,7 +97,7 @@ describe(SqliteSearchIndexUpdater.name, () => {
       } else if (action < 0.4) {
         await writer.updateNode(graphKey, { ...target, type: pick(types) });
       } else if (action < 0.5) {
-        await writer.applyChanges(graphKey, changes({ instructions: [{ nodeKey: target._key, op: 'set', path: ['posX'], value: step }] }));
+        await writer.applyChanges(graphKey, graphChangeSet({ instructions: [{ nodeKey: target._key, op: 'set', path: ['posX'], value: step }] }));
       } else if (action < 0.62) {
         await writer.deleteNode(graphKey, target._key);
       } else if (action < 0.8) {
@@ -109,7 +105,7 @@ describe(SqliteSearchIndexUpdater.name, () => {
         await writer.createNode(graphKey, { ...target, _key: `added-${created}`, process: phrase(6) });
       } else if (action < 0.9) {
         // Deleted and created again in one write: same key, new row (it now lists, and ties, last).
-        await writer.applyChanges(graphKey, changes({ nodeKeysToDelete: [target._key], nodesToCreate: [{ ...target, process: phrase(5) }] }));
+        await writer.applyChanges(graphKey, graphChangeSet({ nodeKeysToDelete: [target._key], nodesToCreate: [{ ...target, process: phrase(5) }] }));
       } else {
         const edges = await writer.getEdges(graphKey);
         if (edges.length > 0) await writer.deleteEdge(graphKey, pick(edges)._key);
@@ -181,7 +177,7 @@ describe(SqliteSearchIndexUpdater.name, () => {
     const mine = local.forWorkspace(WS);
     await mine.searchNodes('nba-workflow', 'extra', 5);
 
-    await mine.applyChanges('nba-workflow', changes({ nodeKeysToDelete: extra.slice(0, 70).map((node) => node._key) }));
+    await mine.applyChanges('nba-workflow', graphChangeSet({ nodeKeysToDelete: extra.slice(0, 70).map((node) => node._key) }));
     expect((await mine.searchNodes('nba-workflow', 'extra 5', 300)).map((hit) => hit.node._key)).not.toContain('extra-5');
     expect(builds().map((entry) => entry.reason)).toEqual(['first_use', 'many_changes']);
 
