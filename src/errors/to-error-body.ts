@@ -1,9 +1,9 @@
 import { HttpException } from '@nestjs/common';
-import { randomUUID } from 'node:crypto';
 import { Logger } from '../observability/logger';
 import { AppError } from './app-error';
 import { ErrorBody } from './error-body';
 import { ErrorCode, RETRYABLE_CODES } from './error-code';
+import { logUnhandledError } from './unhandled-error.logger';
 
 const logger = new Logger('errors');
 
@@ -58,12 +58,6 @@ export function toErrorBody(error: unknown): ErrorBody {
     const code = CODE_BY_STATUS[status] ?? (status >= 500 ? 'internal' : 'bad_request');
     return withRetryable({ statusCode: status, code, message: error.message });
   }
-  const correlationId = randomUUID();
-  logger.error('unhandled_error', {
-    correlationId,
-    errorName: error instanceof Error ? error.name : typeof error,
-    errorMessage: error instanceof Error ? error.message : String(error),
-    stack: error instanceof Error ? error.stack : undefined,
-  });
+  const correlationId = logUnhandledError(logger, error);
   return { statusCode: 500, code: 'internal', message: `Internal error (correlation id ${correlationId})` };
 }

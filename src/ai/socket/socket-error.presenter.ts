@@ -1,6 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import { AppError } from '../../errors/app-error';
 import { ErrorCode } from '../../errors/error-code';
+import { logUnhandledError } from '../../errors/unhandled-error.logger';
 import { Logger } from '../../observability/logger';
 import { LLM_ERROR_MESSAGES, LlmErrorCode, LlmErrorLocale } from '../../providers/llm-error.messages';
 import { LlmProviderError } from '../../providers/llm-provider.error';
@@ -42,13 +42,7 @@ export class SocketErrorPresenter {
       if (WITH_DETAIL.has(error.code)) text = `${text} (${error.message})`;
       return { error: text, code: wireCode, retryable: error.retryable };
     }
-    const correlationId = randomUUID();
-    logger.error('unhandled_error', {
-      correlationId,
-      errorName: error instanceof Error ? error.name : typeof error,
-      errorMessage: error instanceof Error ? error.message : String(error),
-      stack: error instanceof Error ? error.stack : undefined,
-    });
+    const correlationId = logUnhandledError(logger, error);
     return { error: `${this.textFor('internal')} (${correlationId})`, code: 'internal', retryable: false };
   }
 
