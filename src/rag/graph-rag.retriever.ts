@@ -14,6 +14,7 @@ import {
 import { summarizeNodeTypeConfig } from './node-type-config-summary';
 import { SelectedNode, selectContextNodes } from './context-node.selector';
 import { distancesFrom } from './graph-distance';
+import { summarizeGraph } from './graph-summary';
 import { fuseByReciprocalRank } from './reciprocal-rank-fusion';
 import { toRelevantEdge, toRelevantNode } from './relevant-node.mapper';
 import { TtlLruCache } from './ttl-lru.cache';
@@ -219,13 +220,7 @@ export class GraphRagRetriever {
     const limits = { truncateProcess: this.options.truncateProcess, truncateData: this.options.truncateData };
     const usedTypes = [...new Set(ranked.map((entry) => entry.node.type))];
     return {
-      graph: {
-        _key: graph._key,
-        name: graph.name,
-        ...(graph.description ? { description: graph.description } : {}),
-        sheets: { ...(graph.sheetsList ?? {}) },
-        ...(graph.metadata ? { metadata: graph.metadata } : {}),
-      },
+      graph: { ...summarizeGraph(graph), ...(graph.metadata ? { metadata: graph.metadata } : {}) },
       relevantNodes: ranked.map((entry) =>
         toRelevantNode(entry.node, graph, configsByType, limits, entry.origin, entry.score),
       ),

@@ -1,6 +1,7 @@
 import { AppError } from '../../errors/app-error';
 import { GraphDataSource } from '../../graph/graph-data-source';
 import { GraphRAGContext, NodeTypeConfigSummary } from '../../rag/graph-rag-context';
+import { summarizeGraph } from '../../rag/graph-summary';
 import { summarizeNodeTypeConfig } from '../../rag/node-type-config-summary';
 
 /**
@@ -18,12 +19,7 @@ export async function loadSystemPromptContext(dataSource: GraphDataSource, graph
   const [graph, configs] = await Promise.all([dataSource.getGraph(graphKey), dataSource.getNodeConfigs()]);
   if (!graph) throw AppError.notFound(`Graph "${graphKey}" not found`);
   return {
-    graph: {
-      _key: graph._key,
-      name: graph.name,
-      ...(graph.description ? { description: graph.description } : {}),
-      sheets: { ...(graph.sheetsList ?? {}) },
-    },
+    graph: summarizeGraph(graph),
     nodeTypeConfigs: configs.map(summarizeNodeTypeConfig),
   };
 }
