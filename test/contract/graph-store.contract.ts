@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
-import { AppError } from '../../src/errors/app-error';
 import { nbaWorkflowDemo } from '../../src/graph/demo/nba-workflow.demo';
 import { GraphChangeSet, graphChangeSet } from '../../src/graph/graph-change-set';
 import { EdgeDirection, GraphDataSource } from '../../src/graph/graph-data-source';
 import { GraphStore } from '../../src/graph/graph-store';
 import { GraphDocument, GraphEdge, GraphNode } from '../../src/graph/graph.types';
+import { appErrorOf } from '../support/app-error-of';
 import { describeWithSharedFixtures, sharedFixturePath } from '../support/shared-fixtures';
 
 export interface GraphStoreHarness {
@@ -45,16 +45,6 @@ function withGraphKey(document: GraphDocument, graphKey: string): GraphDocument 
 export function loadWorkflowFixture(fileName: string): GraphDocument {
   const raw = JSON.parse(readFileSync(sharedFixturePath('workflows', 'graphs', fileName), 'utf8')) as GraphDocument;
   return { graph: raw.graph, nodes: raw.nodes, edges: raw.edges, nodeConfigs: raw.nodeConfigs };
-}
-
-async function appErrorOf(promise: Promise<unknown>): Promise<AppError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof AppError) return error;
-    throw error;
-  }
-  throw new Error('expected the call to fail with an AppError');
 }
 
 function unitVector(dimension: number, ...hot: Array<[number, number]>): Float32Array {

@@ -1,4 +1,5 @@
 import { Database } from 'arangojs';
+import { appErrorOf } from '../../../test/support/app-error-of';
 import {
   arangoCursorReply,
   arangoErrorReply,
@@ -45,13 +46,9 @@ function queryOf(request: FakeArangoRequest): string {
 }
 
 async function expectAppError(promise: Promise<unknown>, code: string): Promise<AppError> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(AppError);
-  expect((error as AppError).code).toBe(code);
-  return error as AppError;
+  const error = await appErrorOf(promise);
+  expect(error.code).toBe(code);
+  return error;
 }
 
 describe(ArangoGraphStore.name, () => {

@@ -2,8 +2,8 @@ import BetterSqlite3, { Database } from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
+import { appErrorOf } from '../../../test/support/app-error-of';
 import { openSqliteDatabase, SQLITE_FILE_NAME } from '../../database/sqlite/sqlite-database.opener';
-import { AppError } from '../../errors/app-error';
 import { resetLogSink, setLogSink } from '../../observability/logger';
 import { nbaWorkflowDemo } from '../demo/nba-workflow.demo';
 import { GraphDocument, GraphNode } from '../graph.types';
@@ -13,16 +13,6 @@ const DEMO = nbaWorkflowDemo.graph._key;
 const WS = 'default';
 const demo = (): GraphDocument => structuredClone(nbaWorkflowDemo);
 const vector = (...values: number[]) => Float32Array.from(values);
-
-async function appErrorOf(promise: Promise<unknown>): Promise<AppError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof AppError) return error;
-    throw error;
-  }
-  throw new Error('expected an AppError');
-}
 
 describe(SqliteGraphStore.name, () => {
   let dataDir: string;

@@ -8,8 +8,8 @@ import {
   FakeArangoServer,
   startFakeArango,
 } from '../../../test/support/fake-arango.server';
+import { appErrorOf } from '../../../test/support/app-error-of';
 import { userMessage } from '../../../test/support/thread-messages';
-import { AppError } from '../../errors/app-error';
 import { resetLogSink, setLogSink } from '../../observability/logger';
 import { ThreadRevisionConflictError } from '../thread-revision-conflict.error';
 import { EMPTY_USAGE } from '../thread.types';
@@ -75,15 +75,6 @@ const kindOf = (request: FakeArangoRequest): QueryKind | undefined => KIND_BY_SH
 const WRITE_CONFLICT = arangoErrorReply(409, 1200, 'write-write conflict');
 const UNIQUE_VIOLATION = arangoErrorReply(409, 1210, 'unique constraint violated');
 const FAST_RETRY = { attempts: 3, baseDelayMs: 0 };
-
-async function appErrorOf(promise: Promise<unknown>): Promise<AppError> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(AppError);
-  return error as AppError;
-}
 
 describe(ArangoThreadRepository.name, () => {
   beforeEach(() => setLogSink(() => undefined));
