@@ -5,17 +5,10 @@ import request from 'supertest';
 import { ActiveRunRegistry } from '../../src/ai/runs/active-run.registry';
 import { AiSocketClient } from '../support/ai-socket.client';
 import { RecordedRequest, ScriptedLlmServer } from '../support/scripted-llm-server';
-import { TokenCounter } from '../../src/rag/token-counter';
 import { startTestApp, TestApp } from '../support/test-app';
 import { TestAppProcess } from '../support/test-app.process';
 
 const GRAPH = 'nba-workflow';
-/**
- * Waits that follow an abort. An aborted call's usage is estimated with the tokenizer, whose first
- * use in a process loads its ranks (seconds on a busy machine, blocking); the suite warms it up in
- * beforeAll, and these waits stay generous.
- */
-const CLOSE_TIMEOUT_MS = 15_000;
 
 const proposeNode = (nodeKey: string) => ({
   id: `call_${nodeKey}`,
@@ -49,7 +42,6 @@ describe(`Several service instances on one store (${ActiveRunRegistry.name}, lea
 
   beforeAll(async () => {
     server = await ScriptedLlmServer.start();
-    new TokenCounter().count('warm-up');
   });
   afterAll(() => server.close());
   beforeEach(() => {
@@ -103,7 +95,7 @@ describe(`Several service instances on one store (${ActiveRunRegistry.name}, lea
 
     const stopped = client.recordingOf(1);
     expect(stopped.complete).toMatchObject({ _id: 1, aborted: true, fullText: stopped.text });
-    await server.waitForClientClose(0, CLOSE_TIMEOUT_MS);
+    await server.waitForClientClose(0);
 
     const restarted = await startTestApp(env);
     try {
@@ -168,8 +160,8 @@ describe(`Several service instances on one store (${ActiveRunRegistry.name}, lea
       expect(server.requests).toHaveLength(2);
 
       clientA.interrupt(2);
-      expect((await clientA.terminalOf(2, CLOSE_TIMEOUT_MS)).complete).toMatchObject({ aborted: true });
-      await server.waitForClientClose(1, CLOSE_TIMEOUT_MS);
+      expect((await clientA.terminalOf(2)).complete).toMatchObject({ aborted: true });
+      await server.waitForClientClose(1);
       const after = await request(b.url).post('/api/ai/chat').send({ graphKey: GRAPH, message: 'Now?', threadId }).expect(200);
       expect(after.body.message).toBe('B got in.');
     });

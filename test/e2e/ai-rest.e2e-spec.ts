@@ -3,16 +3,9 @@ import request from 'supertest';
 import { AiController } from '../../src/ai/http/ai.controller';
 import { AiSocketClient } from '../support/ai-socket.client';
 import { ScriptedLlmServer } from '../support/scripted-llm-server';
-import { TokenCounter } from '../../src/rag/token-counter';
 import { startTestApp, TestApp } from '../support/test-app';
 
 const GRAPH = 'nba-workflow';
-/**
- * Waits that follow an abort. An aborted call's usage is estimated with the tokenizer, whose first
- * use in a process loads its ranks (seconds on a busy machine, blocking); the suite warms it up in
- * beforeAll, and these waits stay generous.
- */
-const CLOSE_TIMEOUT_MS = 15_000;
 const proposeLogNode = {
   id: 'call_create',
   name: 'propose_create_node',
@@ -27,7 +20,6 @@ describe(`${AiController.name} (REST /api/ai, end to end)`, () => {
 
   beforeAll(async () => {
     server = await ScriptedLlmServer.start();
-    new TokenCounter().count('warm-up');
     app = await startTestApp({ ...server.providerEnv('openai'), EMBEDDING_PROVIDER: 'local', MESSAGE_MAX_CHARS: '2000' });
   });
   afterAll(async () => {
@@ -176,9 +168,9 @@ describe(`${AiController.name} (REST /api/ai, end to end)`, () => {
     await server.waitForRequests(1);
     while (server.requests[0].chunksSent < 4) await new Promise((resolve) => setTimeout(resolve, 5));
     call.destroy();
-    await server.waitForClientClose(0, CLOSE_TIMEOUT_MS);
+    await server.waitForClientClose(0);
 
-    const deadline = Date.now() + CLOSE_TIMEOUT_MS;
+    const deadline = Date.now() + 5_000;
     let stored: { messages: Array<{ role: string; content: string; aborted?: boolean }> } | undefined;
     while (Date.now() < deadline) {
       const threads = await request(app.url).post('/api/ai/threads').send({ graphKey: GRAPH }).expect(200);

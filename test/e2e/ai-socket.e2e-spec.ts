@@ -2,16 +2,9 @@ import request from 'supertest';
 import { AiGateway } from '../../src/ai/socket/ai.gateway';
 import { AiSocketClient } from '../support/ai-socket.client';
 import { ScriptedLlmServer } from '../support/scripted-llm-server';
-import { TokenCounter } from '../../src/rag/token-counter';
 import { startTestApp, TestApp } from '../support/test-app';
 
 const GRAPH = 'nba-workflow';
-/**
- * Waits that follow an abort. An aborted call's usage is estimated with the tokenizer, whose first
- * use in a process loads its ranks (seconds on a busy machine, blocking); the suite warms it up in
- * beforeAll, and these waits stay generous.
- */
-const CLOSE_TIMEOUT_MS = 15_000;
 
 const readFetchApi = { id: 'call_read', name: 'read_node_detail', arguments: { nodeKey: 'fetch-api' } };
 const proposeLogNode = {
@@ -22,7 +15,7 @@ const proposeLogNode = {
 
 /** Polls GET /api/ai/thread/:id until `check` holds (the run commits its partial text as it unwinds). */
 async function threadWhen(app: TestApp, threadId: string, check: (thread: any) => boolean): Promise<any> {
-  const deadline = Date.now() + CLOSE_TIMEOUT_MS;
+  const deadline = Date.now() + 5_000;
   for (;;) {
     const response = await request(app.url).get(`/api/ai/thread/${threadId}`).expect(200);
     if (check(response.body)) return response.body;
@@ -44,7 +37,6 @@ describe(`${AiGateway.name} (Socket.IO /ai, end to end)`, () => {
 
   beforeAll(async () => {
     server = await ScriptedLlmServer.start();
-    new TokenCounter().count('warm-up');
     app = await startTestApp({ ...server.providerEnv('openai'), EMBEDDING_PROVIDER: 'local' });
   });
   afterAll(async () => {
@@ -134,12 +126,12 @@ describe(`${AiGateway.name} (Socket.IO /ai, end to end)`, () => {
     await client.firstToken(3);
     client.interrupt(3);
 
-    const stopped = await client.terminalOf(3, CLOSE_TIMEOUT_MS);
+    const stopped = await client.terminalOf(3);
     expect(stopped.complete).toMatchObject({ _id: 3, aborted: true });
     expect(stopped.complete!.fullText).toBe(stopped.text);
     expect(stopped.text.length).toBeGreaterThan(0);
     expect('fetch-api calls the NBA stats API and then it goes on and on'.startsWith(stopped.text)).toBe(true);
-    await server.waitForClientClose(0, CLOSE_TIMEOUT_MS);
+    await server.waitForClientClose(0);
 
     const thread = await threadWhen(app, stopped.complete!.threadId, (body) => body.messages.at(-1)?.aborted === true);
     expect(thread.messages.at(-1)).toMatchObject({ role: 'assistant', content: stopped.text, aborted: true });
@@ -153,7 +145,7 @@ describe(`${AiGateway.name} (Socket.IO /ai, end to end)`, () => {
     const threadId = (client.eventsOf(1)[0].payload as { threadId: string }).threadId;
     client.close();
 
-    await server.waitForClientClose(0, CLOSE_TIMEOUT_MS);
+    await server.waitForClientClose(0);
     const thread = await threadWhen(app, threadId, (body) => body.messages.at(-1)?.aborted === true);
     expect(thread.messages.at(-1).role).toBe('assistant');
     expect('The error-handler node receives the failures of fetch-api'.startsWith(thread.messages.at(-1).content)).toBe(true);
@@ -213,7 +205,7 @@ describe(`${AiGateway.name} (Socket.IO /ai, end to end)`, () => {
     expect(busy.error).toMatchObject({ _id: 3, code: 'thread_busy', retryable: true });
 
     client.interrupt(2);
-    expect((await client.terminalOf(2, CLOSE_TIMEOUT_MS)).complete).toMatchObject({ aborted: true });
+    expect((await client.terminalOf(2)).complete).toMatchObject({ aborted: true });
     expect(server.requests).toHaveLength(2);
   });
 

@@ -1,14 +1,11 @@
 import request from 'supertest';
 import { MetricsController } from '../../src/observability/metrics.controller';
-import { TokenCounter } from '../../src/rag/token-counter';
 import { AiSocketClient } from '../support/ai-socket.client';
 import { PrometheusSamples } from '../support/prometheus-samples';
 import { ScriptedLlmServer } from '../support/scripted-llm-server';
 import { startTestApp, TestApp } from '../support/test-app';
 
 const GRAPH = 'nba-workflow';
-/** Generous: an aborted call's usage is estimated with the tokenizer (see ai-rest.e2e-spec.ts). */
-const CLOSE_TIMEOUT_MS = 15_000;
 const proposeLogNode = {
   id: 'call_create',
   name: 'propose_create_node',
@@ -28,7 +25,6 @@ describe(`${MetricsController.name} (GET /metrics, end to end)`, () => {
 
   beforeAll(async () => {
     server = await ScriptedLlmServer.start({ embeddingDimension: 1536 });
-    new TokenCounter().count('warm-up');
     // OPENAI_API_KEY also selects OpenAI embeddings (text-embedding-3-small, 1536 dimensions, same scripted server): hybrid retrieval, embedding tokens.
     app = await startTestApp(server.providerEnv('openai'));
   });
@@ -70,11 +66,11 @@ describe(`${MetricsController.name} (GET /metrics, end to end)`, () => {
       await client.firstToken(3);
       expect((await scrape(app)).sum('graph_ai_active_generations')).toBe(1);
       client.interrupt(3);
-      const stopped = await client.terminalOf(3, CLOSE_TIMEOUT_MS);
+      const stopped = await client.terminalOf(3);
       expect(stopped.complete).toMatchObject({ aborted: true });
       threadIds.push(stopped.complete!.threadId);
       const streamed = server.requests.filter((recorded) => recorded.endpoint === 'openai.chat').at(-1)!;
-      await server.waitForClientClose(streamed.index, CLOSE_TIMEOUT_MS);
+      await server.waitForClientClose(streamed.index);
     } finally {
       client.close();
     }
