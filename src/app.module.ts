@@ -11,6 +11,7 @@ import { HealthModule } from './health/health.module';
 import { ObservabilityModule } from './observability/observability.module';
 import { ProvidersModule } from './providers/providers.module';
 import { RagModule } from './rag/rag.module';
+import { TokenizerPreloader } from './rag/tokenizer.preloader';
 import { ThreadsModule } from './threads/threads.module';
 
 @Module({})
@@ -32,6 +33,8 @@ export class AppModule {
         AiModule,
         HealthModule,
       ],
+      // The service, not the command-line tools (CliModule), pays the tokenizer's load at start.
+      providers: [TokenizerPreloader],
     };
   }
 }

@@ -1,4 +1,4 @@
-import { Module, OnApplicationBootstrap } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/app-config.token';
 import { EmbeddingProvider } from '../embeddings/embedding-provider';
@@ -8,7 +8,6 @@ import { GraphChangeNotifier } from '../graph/graph-change.notifier';
 import { GraphModule } from '../graph/graph.module';
 import { MetricsService } from '../observability/metrics.service';
 import { ObservabilityModule } from '../observability/observability.module';
-import { Logger } from '../observability/logger';
 import { GraphRagRetriever } from './graph-rag.retriever';
 import { RagController } from './rag.controller';
 import { RetrievalCacheInvalidator } from './retrieval-cache.invalidator';
@@ -17,9 +16,8 @@ import { TokenCounter } from './token-counter';
 /**
  * GraphRAG: one retriever per process (its cache is shared by every workspace, keyed by workspace),
  * hybrid when an embedding provider is configured, BM25 only otherwise; its cache forgets a graph
- * whenever GraphModule reports a change. Exports the retriever and the token counter for the agent.
- * The tokenizer is loaded at start, before the app listens: its 1.5-4 s load would otherwise block
- * whichever request first needs it.
+ * whenever GraphModule reports a change. Exports the retriever and the token counter for the agent
+ * (the HTTP application loads the tokenizer at start: TokenizerPreloader).
  */
 @Module({
   imports: [GraphModule, EmbeddingsModule, ObservabilityModule],
@@ -46,11 +44,4 @@ import { TokenCounter } from './token-counter';
   ],
   exports: [GraphRagRetriever, TokenCounter],
 })
-export class RagModule implements OnApplicationBootstrap {
-  constructor(private readonly tokenCounter: TokenCounter) {}
-
-  onApplicationBootstrap(): void {
-    const durationMs = this.tokenCounter.load();
-    if (durationMs > 0) new Logger('rag').info('tokenizer_loaded', { encoding: 'o200k_base', durationMs: Math.round(durationMs) });
-  }
-}
+export class RagModule {}
