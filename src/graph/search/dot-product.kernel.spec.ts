@@ -27,6 +27,23 @@ describe(WasmDotProductKernel.name, () => {
     expect([...kernel.scores]).toEqual([0, 2]);
   });
 
+  it.each([
+    ['WebAssembly SIMD', (rows: number, width: number) => new WasmDotProductKernel(rows, width)],
+    ['JavaScript', (rows: number, width: number) => new JsDotProductKernel(rows, width)],
+  ])('scores the first rows only when told, and one row to the bit of a full run (%s)', (_name, create) => {
+    const kernel = create(6, 16);
+    for (let index = 0; index < 6 * 16; index += 1) kernel.matrix[index] = Math.sin(index * 0.71);
+    for (let index = 0; index < 16; index += 1) kernel.query[index] = Math.cos(index * 0.29);
+    kernel.run(4);
+    expect(kernel.scores[4]).toBe(0);
+    expect(kernel.scores[5]).toBe(0);
+    kernel.run();
+    const full = [...kernel.scores];
+    kernel.scores.fill(0);
+    expect(full.map((_, row) => kernel.scoreRow(row))).toEqual(full);
+    expect(kernel.capacity).toBe(6);
+  });
+
   it('refuses a width that is not a positive multiple of 8', () => {
     expect(() => new WasmDotProductKernel(1, 12)).toThrow(/multiple of 8/);
   });

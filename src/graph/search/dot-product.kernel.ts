@@ -2,17 +2,21 @@ import { JsDotProductKernel } from './js-dot-product.kernel';
 import { WasmDotProductKernel } from './wasm-dot-product.kernel';
 
 /**
- * Dot products of one query against every row of a matrix, in place: the caller fills `matrix`
- * (rows × `width` floats, row-major) once and `query` (`width` floats) per search, calls `run()`,
- * then reads `scores` (one per row). `width` is the dimension padded to a multiple of 8 (padding
- * stays zero), which the SIMD kernel needs.
+ * Dot products of one query against the rows of a matrix, in place: the caller fills `matrix`
+ * (`capacity` rows × `width` floats, row-major) and `query` (`width` floats) per search, calls
+ * `run(rows)`, then reads `scores` (one per row). `width` is the dimension padded to a multiple of 8
+ * (padding stays zero), which the SIMD kernel needs.
  */
 export interface DotProductKernel {
+  readonly capacity: number;
   readonly width: number;
   readonly matrix: Float32Array;
   readonly query: Float32Array;
   readonly scores: Float32Array;
-  run(): void;
+  /** Scores the first `rows` rows (default: all `capacity`). */
+  run(rows?: number): void;
+  /** Scores one row, to the bit the value `run` gives it (the int8 pre-scan's exact rescoring relies on it). */
+  scoreRow(row: number): number;
 }
 
 export function paddedWidth(dimension: number): number {

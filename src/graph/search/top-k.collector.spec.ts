@@ -17,6 +17,12 @@ describe(TopKCollector.name, () => {
     expect(collector.result().map((entry) => entry.item)).toEqual([0, 1]);
   });
 
+  it('breaks ties by the given tie ranks instead, when there are some', () => {
+    const collector = new TopKCollector(2, [50, 10, 40, 30]);
+    for (const item of [0, 1, 2, 3]) collector.offer(item, 1);
+    expect(collector.result().map((entry) => entry.item)).toEqual([1, 3]);
+  });
+
   it('agrees with a full sort on random input', () => {
     const scores = Array.from({ length: 500 }, (_, index) => Math.round(Math.sin(index * 12.9898) * 1000) / 10);
     const collector = new TopKCollector(17);

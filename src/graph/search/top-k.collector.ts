@@ -1,15 +1,18 @@
 /**
  * Keeps the `limit` best (item, score) pairs seen, with a bounded min-heap: O(n log k) over n
- * candidates instead of sorting them all. Equal scores rank by ascending item, whatever the order
- * items are offered in, so results are deterministic.
+ * candidates instead of sorting them all. Equal scores rank by ascending item, or by ascending
+ * `tieRanks[item]` when given, whatever the order items are offered in, so results are deterministic.
  */
 export class TopKCollector {
   private readonly items: number[] = [];
   private readonly scores: number[] = [];
 
-  constructor(private readonly limit: number) {}
+  constructor(
+    private readonly limit: number,
+    private readonly tieRanks?: ArrayLike<number>,
+  ) {}
 
-  /** Lowest score still kept once the heap is full; anything at or below it cannot enter. */
+  /** Lowest score still kept once the heap is full; anything below it cannot enter (at it, only by winning the tie). */
   get threshold(): number {
     return this.items.length < this.limit ? -Infinity : this.scores[0];
   }
@@ -28,16 +31,20 @@ export class TopKCollector {
     this.siftDown(0);
   }
 
-  /** Best first; ties by ascending item. */
+  /** Best first; ties by ascending item (or tie rank). */
   result(): Array<{ item: number; score: number }> {
     return this.items
       .map((item, index) => ({ item, score: this.scores[index] }))
-      .sort((left, right) => right.score - left.score || left.item - right.item);
+      .sort((left, right) => right.score - left.score || this.tieRank(left.item) - this.tieRank(right.item));
   }
 
-  /** True when (a) should be kept over (b): higher score, or equal score and lower item. */
+  /** True when (a) should be kept over (b): higher score, or equal score and lower item (or tie rank). */
   private ranksBefore(itemA: number, scoreA: number, itemB: number, scoreB: number): boolean {
-    return scoreA > scoreB || (scoreA === scoreB && itemA < itemB);
+    return scoreA > scoreB || (scoreA === scoreB && this.tieRank(itemA) < this.tieRank(itemB));
+  }
+
+  private tieRank(item: number): number {
+    return this.tieRanks ? this.tieRanks[item] : item;
   }
 
   // The heap root is the WORST kept entry.

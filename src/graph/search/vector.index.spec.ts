@@ -84,6 +84,130 @@ describe(VectorIndex.name, () => {
     expect(index.search(vec(1), -1, 3)).toEqual([]);
   });
 
+  describe('kept current entry by entry', () => {
+    /**
+     * Random sets and removals (new vectors, new keys, a key deleted and created again under a new
+     * order, a vector dropped then set again under its old order, zero vectors, exact duplicates that
+     * tie); after each few, the index must answer exactly as a fresh build over the same entries: same
+     * keys, same scores to the bit, same order among ties.
+     */
+    function checkRandomUpdates(options: { rows: number; dimension: number; minRowsForPrescan: number; seed: number }): VectorIndex {
+      const random = seededRandom(options.seed);
+      const centres = Array.from({ length: 6 }, () => Float32Array.from({ length: options.dimension }, () => random() - 0.5));
+      const fresh = () => Float32Array.from(centres[Math.floor(random() * centres.length)], (value) => value + (random() - 0.5) * 0.6);
+      const current = new Map<string, { vector: Float32Array; order: number }>();
+      let nextOrder = 0;
+      for (let row = 0; row < options.rows; row += 1) current.set(`n${row}`, { vector: fresh(), order: nextOrder++ });
+      const build = () =>
+        VectorIndex.build(
+          [...current].map(([key, { vector, order }]) => ({ key, vector, order })),
+          { minRowsForPrescan: options.minRowsForPrescan },
+        );
+      const index = build();
+      const queries = Array.from({ length: 6 }, fresh);
+      const dropped = new Map<string, number>();
+      const expectFreshAnswers = () => {
+        const reference = build();
+        for (const [position, query] of queries.entries()) {
+          const [minScore, limit] = position % 2 === 0 ? [0.2, 10] : [-1, 40];
+          expect(index.search(query, minScore, limit)).toEqual(reference.search(query, minScore, limit));
+        }
+        expect(index.size).toBe(reference.size);
+        expect(index.skipped).toBe(reference.skipped);
+      };
+
+      expectFreshAnswers();
+      for (let step = 0; step < 300; step += 1) {
+        const keys = [...current.keys()];
+        const key = keys[Math.floor(random() * keys.length)];
+        const action = random();
+        if (action < 0.25) {
+          current.get(key)!.vector = fresh();
+        } else if (action < 0.35) {
+          // Same content as another entry: an exact tie, ranked by order.
+          current.get(key)!.vector = Float32Array.from(current.get(keys[0])!.vector);
+        } else if (action < 0.5) {
+          // Content changed: the vector is dropped (the node keeps its row), set again later.
+          dropped.set(key, current.get(key)!.order);
+          current.delete(key);
+          index.remove(key);
+          continue;
+        } else if (action < 0.6 && dropped.size > 0) {
+          const [back, order] = [...dropped][0];
+          dropped.delete(back);
+          current.set(back, { vector: fresh(), order });
+          expect(index.set(back, current.get(back)!.vector, order)).toBe(true);
+          continue;
+        } else if (action < 0.75) {
+          const added = `added-${step}`;
+          current.set(added, { vector: fresh(), order: nextOrder++ });
+          expect(index.set(added, current.get(added)!.vector, current.get(added)!.order)).toBe(true);
+          continue;
+        } else if (action < 0.85) {
+          // Deleted and created again: same key, a new row (last in order).
+          current.get(key)!.order = nextOrder++;
+          current.get(key)!.vector = fresh();
+        } else if (action < 0.9) {
+          current.get(key)!.vector = new Float32Array(options.dimension);
+        } else {
+          current.delete(key);
+          index.remove(key);
+          continue;
+        }
+        const { vector, order } = current.get(key)!;
+        expect(index.set(key, vector, order)).toBe(true);
+        if (step % 10 === 9) expectFreshAnswers();
+      }
+      expectFreshAnswers();
+      return index;
+    }
+
+    it('answers exactly as a fresh build after random sets and removals (full float32 scans)', () => {
+      checkRandomUpdates({ rows: 120, dimension: 24, minRowsForPrescan: Number.MAX_SAFE_INTEGER, seed: 3 });
+    });
+
+    it('answers exactly as a fresh build after random sets and removals (int8 pre-scan, copies and error bounds updated)', () => {
+      checkRandomUpdates({ rows: 400, dimension: 40, minRowsForPrescan: 0, seed: 5 });
+    });
+
+    it('grows past its first size, and takes up the int8 pre-scan once large enough, still answering as a fresh build', () => {
+      const random = seededRandom(8);
+      const entries = Array.from({ length: 300 }, (_, row) => ({ key: `n${row}`, vector: Float32Array.from({ length: 16 }, () => random() - 0.5), order: row }));
+      const options = { minRowsForPrescan: 80, createKernel: (rows: number, dimension: number) => new JsDotProductKernel(rows, Math.ceil(dimension / 8) * 8) };
+      const index = VectorIndex.build(entries.slice(0, 60), options);
+      const query = entries[7].vector;
+      for (const [count, entry] of entries.slice(60).entries()) {
+        expect(index.set(entry.key, entry.vector, entry.order)).toBe(true);
+        if (count % 40 === 0) expect(index.search(query, -1, 25)).toEqual(VectorIndex.build(entries.slice(0, 61 + count), options).search(query, -1, 25));
+      }
+      expect(index.size).toBe(300);
+      // Past 80 rows the int8 pre-scan answers: the full float32 scan no longer runs.
+      const run = jest.spyOn(JsDotProductKernel.prototype, 'run');
+      expect(index.search(query, 0.3, 5)).toEqual(VectorIndex.build(entries, options).search(query, 0.3, 5));
+      expect(run).toHaveBeenCalledTimes(0);
+      run.mockRestore();
+    });
+
+    it('refuses a vector of another dimension, and any update of an index built empty or from mixed dimensions', () => {
+      const index = VectorIndex.build([{ key: 'a', vector: vec(1, 0) }]);
+      expect(index.set('b', vec(1, 0, 0), 1)).toBe(false);
+      expect(index.search(vec(1, 0), -1, 5).map((hit) => hit.key)).toEqual(['a']);
+      expect(index.set('b', vec(0, 1), 1)).toBe(true);
+      expect(index.search(vec(0, 1), 0.5, 5).map((hit) => hit.key)).toEqual(['b']);
+      expect(index.updatable).toBe(true);
+
+      const empty = VectorIndex.build([]);
+      expect(empty.updatable).toBe(false);
+      expect(empty.set('a', vec(1, 0), 0)).toBe(false);
+      const mixed = VectorIndex.build([
+        { key: 'a', vector: vec(1, 0) },
+        { key: 'b', vector: vec(1, 0, 0) },
+      ]);
+      expect(mixed.updatable).toBe(false);
+      expect(mixed.set('a', vec(0, 1), 0)).toBe(false);
+    });
+  });
+
   describe('int8 pre-scan', () => {
     /** Deterministic pseudo-random unit-ish vectors: clusters around a few centres, like real embeddings. */
     function dataset(rows: number, dimension: number) {
@@ -139,6 +263,13 @@ describe(VectorIndex.name, () => {
       }
       expect(found).toBeGreaterThanOrEqual(queries.length);
       expect(runs.count).toBe(0);
+    });
+
+    it('gives the full float32 scan\'s answer to the bit, scores included (the rows it keeps are scored by the same kernel)', () => {
+      const { entries, queries } = dataset(3000, 60);
+      const prescanned = VectorIndex.build(entries, { minRowsForPrescan: 0 });
+      const scanned = VectorIndex.build(entries, { minRowsForPrescan: Number.MAX_SAFE_INTEGER });
+      for (const query of queries) expect(prescanned.search(query, 0.3, 10)).toEqual(scanned.search(query, 0.3, 10));
     });
 
     it('falls back to the full scan when the bounds rule out too few rows (ties)', () => {

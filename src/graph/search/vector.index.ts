@@ -5,9 +5,12 @@ import { WasmInt8DotProductKernel } from './wasm-int8-dot-product.kernel';
 export interface VectorEntry {
   key: string;
   vector: Float32Array;
+  /** Rank among equal scores, lowest first (the store passes the node's row id); default: the entry's position in the build. */
+  order?: number;
 }
 
 export interface VectorIndexOptions {
+  /** A kernel with room for `rows` rows of `dimension` floats. */
   createKernel?: (rows: number, dimension: number) => DotProductKernel;
   /** Below this many rows the int8 pre-scan is not worth its memory: every query is a full float32 scan. */
   minRowsForPrescan?: number;
@@ -15,6 +18,12 @@ export interface VectorIndexOptions {
 
 /** Covers float32 rounding between the bound's arithmetic and the exact scores (≪ any meaningful score gap). */
 const ROUNDING_MARGIN = 1e-4;
+const DEFAULT_MIN_ROWS_FOR_PRESCAN = 1024;
+
+/** Room made when an added row finds the matrix full: a quarter more, at least 64 rows. */
+function grownCapacity(capacity: number): number {
+  return Math.max(capacity + 64, Math.ceil(capacity * 1.25));
+}
 
 /** The rows quantized to int8 (one scale per row) and how far each quantized row is from the exact one. */
 interface Int8Rows {
@@ -25,57 +34,132 @@ interface Int8Rows {
 
 /**
  * EXACT cosine search over vectors of ONE embedding model. Rows are normalized once into a float32
- * matrix (n × dimension, padded) scanned by a WebAssembly SIMD kernel. On large indexes a query first
+ * matrix (rows × dimension, padded) scanned by a WebAssembly SIMD kernel. On large indexes a query first
  * scans an int8 copy of the matrix (a quarter of the memory traffic, which is what bounds the scan),
  * with a proven error bound per row: |q·x − q̂·x̂| ≤ ‖q̂‖·‖x − x̂‖ + ‖q − q̂‖. Only rows whose upper bound
- * can reach the result (above `minScore` and above the k-th best lower bound) are scored exactly, so
- * the answer is the exact one; when too many rows qualify, the full float32 scan runs instead.
- * Rows whose dimension differs from the first row's, or whose norm is zero, are left out (`skipped`).
+ * can reach the result (above `minScore` and above the k-th best lower bound) are scored exactly, by
+ * the same kernel, so the answer (scores included) is the full scan's; when too many rows qualify,
+ * the full float32 scan runs instead. Entries whose dimension differs from the first one's, or whose
+ * norm is zero, are left out (`skipped`).
+ *
+ * Built once, then kept current entry by entry (`set`, `remove`): a set row is rewritten in place
+ * (normalized, its int8 copy and error bound recomputed), a new one takes the next free row (the
+ * matrix grows by a quarter when full), a removed one gets the last row moved into its place. Equal
+ * scores rank by `order`, not by row, so after any sequence of changes the index answers exactly as
+ * a fresh build over the same entries would.
  */
 export class VectorIndex {
+  private readonly slotByKey = new Map<string, number>();
+
   private constructor(
     readonly dimension: number,
+    /** Per row: its key; `keys.length` is the number of rows in use. */
     private readonly keys: string[],
-    private readonly exact: DotProductKernel | null,
-    private readonly coarse: Int8Rows | null,
-    readonly skipped: number,
-  ) {}
+    /** Per row: its rank among equal scores. */
+    private orders: Float64Array,
+    private exact: DotProductKernel | null,
+    private coarse: Int8Rows | null,
+    private readonly skippedKeys: Set<string>,
+    /** Built from vectors of several dimensions: which one wins depends on the first entry, so only a rebuild stays exact. */
+    private readonly mixedDimensions: boolean,
+    private readonly options: Required<VectorIndexOptions>,
+  ) {
+    keys.forEach((key, row) => this.slotByKey.set(key, row));
+  }
 
+  /** Keys are unique. */
   static build(entries: Iterable<VectorEntry>, options: VectorIndexOptions = {}): VectorIndex {
-    const createKernel = options.createKernel ?? createDotProductKernel;
+    const resolved: Required<VectorIndexOptions> = {
+      createKernel: options.createKernel ?? createDotProductKernel,
+      minRowsForPrescan: options.minRowsForPrescan ?? DEFAULT_MIN_ROWS_FOR_PRESCAN,
+    };
     const list = Array.isArray(entries) ? (entries as VectorEntry[]) : [...entries];
     const dimension = list.find((entry) => entry.vector.length > 0)?.vector.length ?? 0;
-    const rows: Array<{ vector: Float32Array; norm: number }> = [];
+    const rows: Array<{ vector: Float32Array; norm: number; order: number }> = [];
     const keys: string[] = [];
-    for (const { key, vector } of list) {
+    const skipped = new Set<string>();
+    let mixedDimensions = false;
+    list.forEach(({ key, vector, order }, position) => {
+      if (vector.length > 0 && vector.length !== dimension) mixedDimensions = true;
       const norm = vector.length === dimension ? euclideanNorm(vector, dimension) : 0;
-      if (norm === 0) continue;
-      rows.push({ vector, norm });
+      if (norm === 0) {
+        skipped.add(key);
+        return;
+      }
+      rows.push({ vector, norm, order: order ?? position });
       keys.push(key);
-    }
-    const exact = rows.length > 0 ? createKernel(rows.length, dimension) : null;
+    });
+    const exact = rows.length > 0 ? resolved.createKernel(rows.length, dimension) : null;
+    const orders = new Float64Array(rows.length);
     if (exact) {
-      rows.forEach(({ vector, norm }, row) => {
-        const offset = row * exact.width;
-        for (let index = 0; index < dimension; index += 1) exact.matrix[offset + index] = vector[index] / norm;
+      rows.forEach(({ vector, norm, order }, row) => {
+        writeUnitRow(exact, row, vector, norm, dimension);
+        orders[row] = order;
       });
     }
-    const prescan = exact && rows.length >= (options.minRowsForPrescan ?? 1024) && WasmInt8DotProductKernel.isSupported();
-    const coarse = prescan ? quantizeRows(exact, rows.length, dimension) : null;
-    return new VectorIndex(dimension, keys, exact, coarse, list.length - rows.length);
+    const prescan = exact && rows.length >= resolved.minRowsForPrescan && WasmInt8DotProductKernel.isSupported();
+    const coarse = prescan ? quantizeRows(exact, rows.length, rows.length, dimension) : null;
+    return new VectorIndex(dimension, keys, orders, exact, coarse, skipped, mixedDimensions, resolved);
   }
 
   get size(): number {
     return this.keys.length;
   }
 
+  /** Entries left out: a zero norm, or another dimension than the index's. */
+  get skipped(): number {
+    return this.skippedKeys.size;
+  }
+
+  /** False when built empty or from vectors of several dimensions: only a rebuild can then stay exact. */
+  get updatable(): boolean {
+    return this.exact !== null && !this.mixedDimensions;
+  }
+
+  /**
+   * Adds or replaces `key`'s vector. A zero vector takes it out (skipped, as a build would). False,
+   * changing nothing, when the index is not `updatable` or the vector has another dimension: rebuild.
+   */
+  set(key: string, vector: Float32Array, order: number): boolean {
+    const { exact, dimension } = this;
+    if (!exact || this.mixedDimensions || (vector.length > 0 && vector.length !== dimension)) return false;
+    const norm = vector.length === 0 ? 0 : euclideanNorm(vector, dimension);
+    if (norm === 0) {
+      this.remove(key);
+      this.skippedKeys.add(key);
+      return true;
+    }
+    this.skippedKeys.delete(key);
+    let row = this.slotByKey.get(key);
+    if (row === undefined) {
+      row = this.keys.length;
+      if (row === exact.capacity) this.grow();
+      this.keys.push(key);
+      this.slotByKey.set(key, row);
+    }
+    this.orders[row] = order;
+    this.writeRow(row, vector, norm);
+    return true;
+  }
+
+  /** Takes `key` out (the last row moves into its place); nothing when it is not indexed. */
+  remove(key: string): void {
+    this.skippedKeys.delete(key);
+    const row = this.slotByKey.get(key);
+    if (row === undefined) return;
+    this.slotByKey.delete(key);
+    const last = this.keys.length - 1;
+    if (row !== last) this.moveRow(last, row);
+    this.keys.pop();
+  }
+
   /**
    * Rows whose cosine similarity with `query` is strictly above `minScore`, best first, at most
-   * `limit`; ties by insertion order. A query of another dimension (or a zero vector) matches nothing.
+   * `limit`; ties by order. A query of another dimension (or a zero vector) matches nothing.
    */
   search(query: ArrayLike<number>, minScore: number, limit: number): Array<{ key: string; score: number }> {
     const { exact, dimension } = this;
-    if (!exact || limit <= 0 || query.length !== dimension) return [];
+    if (!exact || this.size === 0 || limit <= 0 || query.length !== dimension) return [];
     const norm = euclideanNorm(query, dimension);
     if (norm === 0) return [];
     for (let index = 0; index < dimension; index += 1) exact.query[index] = query[index] / norm;
@@ -84,12 +168,14 @@ export class VectorIndex {
   }
 
   private fullScan(exact: DotProductKernel, minScore: number, limit: number): TopKCollector {
-    exact.run();
+    const rows = this.size;
+    exact.run(rows);
     const scores = exact.scores;
-    const collector = new TopKCollector(limit);
-    for (let row = 0; row < scores.length; row += 1) {
+    const collector = new TopKCollector(limit, this.orders);
+    for (let row = 0; row < rows; row += 1) {
       const score = scores[row];
-      if (score > minScore && score > collector.threshold) collector.offer(row, score);
+      // At the threshold a row may still win the tie: rows are not in order once the index was updated.
+      if (score > minScore && score >= collector.threshold) collector.offer(row, score);
     }
     return collector;
   }
@@ -97,10 +183,10 @@ export class VectorIndex {
   /** The exact top-k from the int8 pre-scan and exact rescoring of the rows it cannot rule out; null when too many remain. */
   private prescanned(coarse: Int8Rows, exact: DotProductKernel, minScore: number, limit: number): TopKCollector | null {
     const { dimension } = this;
+    const rows = this.size;
     const { scale: queryScale, residual: queryResidual, quantizedNorm } = quantize(exact.query, 0, dimension, coarse.kernel.query, 0);
-    coarse.kernel.run();
+    coarse.kernel.run(rows);
     const dots = coarse.kernel.scores;
-    const rows = dots.length;
     const lowerBounds = new TopKCollector(limit);
     const candidates: number[] = [];
     const uppers: number[] = [];
@@ -116,23 +202,75 @@ export class VectorIndex {
     const kthLowerBound = lowerBounds.threshold;
     const survivors = candidates.filter((_, index) => uppers[index] >= kthLowerBound);
     if (survivors.length > rows / 8) return null;
-    const collector = new TopKCollector(limit);
-    const { matrix, query, width } = exact;
+    const collector = new TopKCollector(limit, this.orders);
     for (const row of survivors) {
-      const offset = row * width;
-      let score = 0;
-      for (let index = 0; index < dimension; index += 1) score += matrix[offset + index] * query[index];
+      const score = exact.scoreRow(row);
       if (score > minScore) collector.offer(row, score);
     }
     return collector;
   }
+
+  private writeRow(row: number, vector: Float32Array, norm: number): void {
+    const exact = this.exact as DotProductKernel;
+    writeUnitRow(exact, row, vector, norm, this.dimension);
+    const { coarse } = this;
+    if (!coarse) return;
+    const { scale, residual } = quantize(exact.matrix, row * exact.width, this.dimension, coarse.kernel.matrix, row * coarse.kernel.width);
+    coarse.scales[row] = scale;
+    coarse.residuals[row] = residual;
+  }
+
+  private moveRow(from: number, to: number): void {
+    const exact = this.exact as DotProductKernel;
+    exact.matrix.copyWithin(to * exact.width, from * exact.width, (from + 1) * exact.width);
+    const { coarse } = this;
+    if (coarse) {
+      const width = coarse.kernel.width;
+      coarse.kernel.matrix.copyWithin(to * width, from * width, (from + 1) * width);
+      coarse.scales[to] = coarse.scales[from];
+      coarse.residuals[to] = coarse.residuals[from];
+    }
+    this.keys[to] = this.keys[from];
+    this.orders[to] = this.orders[from];
+    this.slotByKey.set(this.keys[to], to);
+  }
+
+  /** A larger matrix (and int8 copy) holding the rows in use; the int8 copy appears once the index is large enough for it. */
+  private grow(): void {
+    const exact = this.exact as DotProductKernel;
+    const rows = this.size;
+    const capacity = grownCapacity(exact.capacity);
+    const grown = this.options.createKernel(capacity, this.dimension);
+    grown.matrix.set(exact.matrix.subarray(0, rows * exact.width));
+    const orders = new Float64Array(capacity);
+    orders.set(this.orders.subarray(0, rows));
+    const { coarse } = this;
+    if (coarse) {
+      const kernel = new WasmInt8DotProductKernel(capacity, coarse.kernel.width);
+      kernel.matrix.set(coarse.kernel.matrix.subarray(0, rows * coarse.kernel.width));
+      const scales = new Float64Array(capacity);
+      scales.set(coarse.scales.subarray(0, rows));
+      const residuals = new Float64Array(capacity);
+      residuals.set(coarse.residuals.subarray(0, rows));
+      this.coarse = { kernel, scales, residuals };
+    } else if (rows + 1 >= this.options.minRowsForPrescan && WasmInt8DotProductKernel.isSupported()) {
+      this.coarse = quantizeRows(grown, rows, capacity, this.dimension);
+    }
+    this.exact = grown;
+    this.orders = orders;
+  }
 }
 
-/** int8 copies of the exact kernel's unit rows, each with its scale and quantization residual. */
-function quantizeRows(exact: DotProductKernel, rows: number, dimension: number): Int8Rows {
-  const kernel = new WasmInt8DotProductKernel(rows, Math.ceil(dimension / 16) * 16);
-  const scales = new Float64Array(rows);
-  const residuals = new Float64Array(rows);
+function writeUnitRow(exact: DotProductKernel, row: number, vector: Float32Array, norm: number, dimension: number): void {
+  const offset = row * exact.width;
+  for (let index = 0; index < dimension; index += 1) exact.matrix[offset + index] = vector[index] / norm;
+}
+
+/** int8 copies of the exact kernel's first `rows` unit rows (room for `capacity`), each with its scale and quantization residual. */
+function quantizeRows(exact: DotProductKernel, rows: number, capacity: number, dimension: number): Int8Rows {
+  const kernel = new WasmInt8DotProductKernel(capacity, Math.ceil(dimension / 16) * 16);
+  const scales = new Float64Array(capacity);
+  const residuals = new Float64Array(capacity);
   for (let row = 0; row < rows; row += 1) {
     const { scale, residual } = quantize(exact.matrix, row * exact.width, dimension, kernel.matrix, row * kernel.width);
     scales[row] = scale;

@@ -75,18 +75,23 @@ export class WasmDotProductKernel implements DotProductKernel {
   }
 
   constructor(
-    private readonly rows: number,
+    readonly capacity: number,
     readonly width: number,
   ) {
     if (width % 8 !== 0 || width === 0) throw new Error(`WasmDotProductKernel needs a width that is a positive multiple of 8, got ${width}`);
-    this.instance = instantiateKernel(kernelModule(), rows, width * 4);
+    this.instance = instantiateKernel(kernelModule(), capacity, width * 4);
     const { buffer, queryOffset, scoresOffset } = this.instance;
-    this.matrix = new Float32Array(buffer, 0, rows * width);
+    this.matrix = new Float32Array(buffer, 0, capacity * width);
     this.query = new Float32Array(buffer, queryOffset, width);
-    this.scores = new Float32Array(buffer, scoresOffset, rows);
+    this.scores = new Float32Array(buffer, scoresOffset, capacity);
   }
 
-  run(): void {
-    this.instance.run(this.rows);
+  run(rows = this.capacity): void {
+    this.instance.run(0, rows);
+  }
+
+  scoreRow(row: number): number {
+    this.instance.run(row, 1);
+    return this.scores[row];
   }
 }

@@ -86,18 +86,19 @@ export class WasmInt8DotProductKernel {
   }
 
   constructor(
-    private readonly rows: number,
+    readonly capacity: number,
     readonly width: number,
   ) {
     if (width % 16 !== 0 || width === 0) throw new Error(`WasmInt8DotProductKernel needs a width that is a positive multiple of 16, got ${width}`);
-    this.instance = instantiateKernel(kernelModule(), rows, width);
+    this.instance = instantiateKernel(kernelModule(), capacity, width);
     const { buffer, queryOffset, scoresOffset } = this.instance;
-    this.matrix = new Int8Array(buffer, 0, rows * width);
+    this.matrix = new Int8Array(buffer, 0, capacity * width);
     this.query = new Int8Array(buffer, queryOffset, width);
-    this.scores = new Int32Array(buffer, scoresOffset, rows);
+    this.scores = new Int32Array(buffer, scoresOffset, capacity);
   }
 
-  run(): void {
-    this.instance.run(this.rows);
+  /** Scores the first `rows` rows (default: all `capacity`). */
+  run(rows = this.capacity): void {
+    this.instance.run(0, rows);
   }
 }

@@ -100,8 +100,8 @@ export interface KernelInstance {
   buffer: ArrayBuffer;
   queryOffset: number;
   scoresOffset: number;
-  /** `dots` over the first `rows` rows, each score (4 bytes) at its row's place in the scores. */
-  run(rows: number): void;
+  /** `dots` over rows [from, from + count), each score (4 bytes) at its row's place in the scores. */
+  run(from: number, count: number): void;
 }
 
 /**
@@ -116,5 +116,10 @@ export function instantiateKernel(module: object | null, rows: number, rowBytes:
   const memory = new wasm.Memory({ initial: Math.max(1, Math.ceil((scoresOffset + rows * 4) / PAGE_BYTES)) });
   const instance = new wasm.Instance(module, { env: { memory } });
   const dots = instance.exports.dots as DotsFunction;
-  return { buffer: memory.buffer, queryOffset, scoresOffset, run: (count) => dots(0, queryOffset, count, rowBytes, scoresOffset) };
+  return {
+    buffer: memory.buffer,
+    queryOffset,
+    scoresOffset,
+    run: (from, count) => dots(from * rowBytes, queryOffset, count, rowBytes, scoresOffset + from * 4),
+  };
 }
