@@ -1,6 +1,7 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { canEdit, Principal } from '../auth/principal';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/app-config.token';
@@ -23,6 +24,7 @@ import { buildContextMessage } from '../rag/toon-context.encoder';
 import { buildLlmHistory } from '../threads/history/llm-history.builder';
 import { generateMessageId } from '../threads/sortable-id.generator';
 import { toThreadMessage } from '../threads/thread-message.factory';
+import { ThreadRunLease } from '../threads/thread-run.lease';
 import { deriveThreadTitle } from '../threads/thread-title';
 import { ThreadStore } from '../threads/thread.store';
 import { PendingInterrupt, ThreadMessage, ThreadRecord, ThreadSummary } from '../threads/thread.types';
@@ -45,6 +47,7 @@ import { HitlObserver } from './hitl.observer';
 import { HITL_OBSERVER } from './hitl-observer.token';
 import { loadSystemPromptContext } from './prompts/system-prompt-context';
 import { buildSystemPrompt } from './prompts/system-prompt.builder';
+import { RunSetupGate, RunSetupSlot } from './runs/run-setup.gate';
 import { AgentToolbox } from './tools/agent.toolbox';
 import { ReadToolExecutor } from './tools/read-tool.executor';
 import { ThreadView, toThreadView } from './thread.view';
@@ -80,12 +83,16 @@ interface RunPlan {
  *  - `signal` stops the generation: the upstream request is cancelled and the call resolves
  *    normally with `aborted: true` and the partial text (kept in the thread).
  *  - No per-request state lives here: abort controllers and sinks belong to the transport.
+ *  - Runs are admitted into their setup a few at a time (RunSetupGate, first come first served,
+ *    never refused), and each setup yields to the event loop before its store work, halfway, and
+ *    before the upstream call: a burst of requests cannot stall timers, sockets and streams.
  */
 @Injectable()
 export class ChatService {
   private readonly logger = new Logger('agent');
   private readonly events = new AiEventLogger('agent');
   private readonly loop: AgentLoop;
+  private readonly setupGate = new RunSetupGate();
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -117,20 +124,30 @@ export class ChatService {
     const message = this.checkText(input.message, 'message', true);
     const mentions = checkMentions(input.mentions);
     const dataSource = this.graphs.forWorkspace(principal.workspace);
-    const graph = await dataSource.getGraph(input.graphKey);
-    if (!graph) throw AppError.notFound(`Graph "${input.graphKey}" not found`);
-
-    const known = input.threadId
-      ? await this.threads.load(principal, input.threadId, input.graphKey)
-      : await this.threads.create(principal, input.graphKey, deriveThreadTitle(message));
-    sink.thread(known.threadId);
-    this.events.debug('agent_chat_start', { graphKey: input.graphKey, messageLength: message.length, threadId: known.threadId });
-    const lease = await this.threads.acquireRun(known.threadId);
+    const setup = await this.setupGate.enter();
+    let graph: Graph;
+    let known: ThreadRecord;
+    let lease: ThreadRunLease;
+    try {
+      const found = await dataSource.getGraph(input.graphKey);
+      if (!found) throw AppError.notFound(`Graph "${input.graphKey}" not found`);
+      graph = found;
+      known = input.threadId
+        ? await this.threads.load(principal, input.threadId, input.graphKey)
+        : await this.threads.create(principal, input.graphKey, deriveThreadTitle(message));
+      sink.thread(known.threadId);
+      this.events.debug('agent_chat_start', { graphKey: input.graphKey, messageLength: message.length, threadId: known.threadId });
+      lease = await this.threads.acquireRun(known.threadId);
+    } catch (error) {
+      setup.release();
+      throw error;
+    }
     const usage = new UsageAccumulator();
     let result: AgentResult;
     try {
       // Fresh under the lease: the run starts from what is stored now.
       let thread = await this.threads.load(principal, known.threadId, input.graphKey);
+      await setup.pause();
       this.tokenTracker.assertWithinBudget();
       const context = await this.retriever.retrieve(dataSource, input.graphKey, message, { mentions });
       const now = Date.now();
@@ -157,6 +174,7 @@ export class ChatService {
       if (superseded) this.hitl?.interrupt('superseded');
 
       const history = this.history(thread.messages, contextMessage);
+      await handOver(setup);
       const outcome = await this.execute(
         { principal, thread, dataSource, graph, messages: history, sink, signal: AbortSignal.any([signal, lease.signal]), usage, retrievedContext: context },
         runId,
@@ -167,6 +185,7 @@ export class ChatService {
       this.logFailure('chat', known.threadId, error, started);
       throw error;
     } finally {
+      setup.release();
       await this.recordUsage(principal, known.threadId, usage);
       await lease.release();
     }
@@ -188,9 +207,17 @@ export class ChatService {
     const started = performance.now();
     const feedback = input.feedback === undefined ? undefined : this.checkText(input.feedback, 'feedback', false);
     const answer = input.answer === undefined ? undefined : this.checkText(input.answer, 'answer', false);
-    const known = await this.threads.load(principal, input.threadId);
-    sink.thread(known.threadId);
-    const lease = await this.threads.acquireRun(known.threadId);
+    const setup = await this.setupGate.enter();
+    let known: ThreadRecord;
+    let lease: ThreadRunLease;
+    try {
+      known = await this.threads.load(principal, input.threadId);
+      sink.thread(known.threadId);
+      lease = await this.threads.acquireRun(known.threadId);
+    } catch (error) {
+      setup.release();
+      throw error;
+    }
     const usage = new UsageAccumulator();
     let result: AgentResult;
     try {
@@ -207,6 +234,7 @@ export class ChatService {
       sink.toolStart(toolCallId, pending.toolName);
       sink.toolResult(toolCallId, content);
 
+      await handOver(setup);
       const outcome = await this.execute(
         {
           principal,
@@ -230,6 +258,7 @@ export class ChatService {
       this.logFailure('resume', known.threadId, error, started);
       throw error;
     } finally {
+      setup.release();
       await this.recordUsage(principal, known.threadId, usage);
       await lease.release();
     }
@@ -406,6 +435,15 @@ export class ChatService {
       durationMs: Math.round(performance.now() - started),
     });
   }
+}
+
+/**
+ * The setup is over: the next waiting run may start its own, and the upstream request (the SDK
+ * builds it synchronously, ~2 ms) goes in a turn of its own.
+ */
+async function handOver(setup: RunSetupSlot): Promise<void> {
+  setup.release();
+  await nextTurn();
 }
 
 function checkMentions(mentions: string[] | undefined): string[] {
