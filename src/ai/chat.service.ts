@@ -20,7 +20,6 @@ import { approximateTokens } from '../providers/token-estimate';
 import { GraphRAGContext } from '../rag/graph-rag-context';
 import { GraphRagRetriever } from '../rag/graph-rag.retriever';
 import { TokenCounter } from '../rag/token-counter';
-import { buildContextMessage } from '../rag/toon-context.encoder';
 import { buildLlmHistory } from '../threads/history/llm-history.builder';
 import { generateMessageId } from '../threads/sortable-id.generator';
 import { toThreadMessage } from '../threads/thread-message.factory';
@@ -149,7 +148,10 @@ export class ChatService {
       let thread = await this.threads.load(principal, known.threadId, input.graphKey);
       await setup.pause();
       this.tokenTracker.assertWithinBudget();
-      const context = await this.retriever.retrieve(dataSource, input.graphKey, message, { mentions });
+      const { context, message: contextContent } = await this.retriever.retrieveWithMessage(dataSource, input.graphKey, message, {
+        mentions,
+        locale: this.config.locale,
+      });
       const now = Date.now();
       const append: ThreadMessage[] = thread.pendingInterrupt ? supersededResults(thread.pendingInterrupt, now) : [];
       if (thread.messages.length === 0) {
@@ -160,7 +162,7 @@ export class ChatService {
         id: generateMessageId(now),
         role: 'system',
         kind: 'rag_context',
-        content: buildContextMessage(context, this.config.locale),
+        content: contextContent,
         createdTime: now,
       };
       append.push(contextMessage, { id: generateMessageId(now), role: 'user', content: message, createdTime: now });

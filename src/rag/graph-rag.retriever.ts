@@ -15,8 +15,10 @@ import { summarizeNodeTypeConfig } from './node-type-config-summary';
 import { SelectedNode, selectContextNodes } from './context-node.selector';
 import { distancesFrom } from './graph-distance';
 import { summarizeGraph } from './graph-summary';
+import { ContextLocale } from './rag-context-prefix';
 import { fuseByReciprocalRank } from './reciprocal-rank-fusion';
 import { toRelevantEdge, toRelevantNode } from './relevant-node.mapper';
+import { buildContextMessage } from './toon-context.encoder';
 import { TtlLruCache } from './ttl-lru.cache';
 
 export interface RetrieveOptions {
@@ -26,9 +28,22 @@ export interface RetrieveOptions {
   maxDepth?: number;
 }
 
+/** A retrieval and the context message sent to the model for it (see retrieveWithMessage). */
+export interface RetrievedContextMessage {
+  context: GraphRAGContext;
+  /** buildContextMessage(context, locale). */
+  message: string;
+}
+
 interface CacheScope {
   workspace: string;
   graphKey: string;
+}
+
+/** One cached retrieval: the context, and its context message per locale once encoded (same key, same life). */
+interface CachedRetrieval {
+  context: GraphRAGContext;
+  messages: Partial<Record<ContextLocale, string>>;
 }
 
 const MAX_NODES_LIMIT = 200;
@@ -38,12 +53,12 @@ const MAX_DEPTH_LIMIT = 3;
  * GraphRAG (seed 000 "Pipeline RAG detaille"): finds the nodes relevant to a question (BM25, plus
  * vector search fused by reciprocal rank when an embedding provider is configured), expands their
  * neighbourhood, and assembles a compact, truncated GraphRAGContext. Results are cached per
- * (workspace, graph, question, mentions, options). Stateless apart from the cache: the workspace
- * comes with the data source of each call.
+ * (workspace, graph, question, mentions, options), with their TOON context message once encoded.
+ * Stateless apart from the cache: the workspace comes with the data source of each call.
  */
 export class GraphRagRetriever {
   private readonly options: ResolvedGraphRagOptions;
-  private readonly cache: TtlLruCache<GraphRAGContext, CacheScope>;
+  private readonly cache: TtlLruCache<CachedRetrieval, CacheScope>;
   private readonly logger = new Logger('rag');
 
   constructor(options: GraphRagOptions = {}) {
@@ -89,18 +104,46 @@ export class GraphRagRetriever {
     query: string,
     options: RetrieveOptions = {},
   ): Promise<GraphRAGContext> {
+    return (await this.lookup(dataSource, graphKey, query, options)).context;
+  }
+
+  /**
+   * retrieve() plus the context message the agent sends (buildContextMessage), encoded once per
+   * cached retrieval and locale: a cache hit costs no TOON encoding (~0.3-0.5 ms per question).
+   */
+  async retrieveWithMessage(
+    dataSource: GraphDataSource,
+    graphKey: string,
+    query: string,
+    options: RetrieveOptions & { locale?: ContextLocale } = {},
+  ): Promise<RetrievedContextMessage> {
+    const { entry, context } = await this.lookup(dataSource, graphKey, query, options);
+    const locale = options.locale ?? 'en';
+    // The message reads only the nodes and edges, never the per-call retrieval info.
+    const message = (entry.messages[locale] ??= buildContextMessage(entry.context, locale));
+    return { context, message };
+  }
+
+  /** The cache entry (new on a miss) and the caller's own copy of its context. */
+  private async lookup(
+    dataSource: GraphDataSource,
+    graphKey: string,
+    query: string,
+    options: RetrieveOptions,
+  ): Promise<{ entry: CachedRetrieval; context: GraphRAGContext }> {
     const started = performance.now();
     const maxNodes = clampInteger(options.maxNodes ?? this.options.maxNodes, 1, MAX_NODES_LIMIT);
     const maxDepth = clampInteger(options.maxDepth ?? this.options.maxDepth, 0, MAX_DEPTH_LIMIT);
     const mentions = [...new Set(options.mentions ?? [])];
     const cacheKey = JSON.stringify([dataSource.workspace, graphKey, query, mentions, maxNodes, maxDepth]);
 
-    const cached = this.cache.get(cacheKey);
-    if (cached) {
+    const entry = this.cache.get(cacheKey);
+    if (entry) {
+      const cached = entry.context;
       const durationMs = elapsed(started);
       this.logger.debugEvent('rag_retrieve', { graphKey, query, nodeCount: cached.relevantNodes.length, cacheHit: true, durationMs });
       this.options.observer?.retrieved({ searchMode: cached.retrieval.searchMode, cacheHit: true, durationMs });
-      return { ...cached, retrieval: { ...cached.retrieval, cacheHit: true, durationMs } };
+      return { entry, context: { ...cached, retrieval: { ...cached.retrieval, cacheHit: true, durationMs } } };
     }
 
     const graph = await dataSource.getGraph(graphKey);
@@ -151,7 +194,8 @@ export class GraphRagRetriever {
       cacheHit: false,
       durationMs: elapsed(started),
     });
-    this.cache.set(cacheKey, context, { workspace: dataSource.workspace, graphKey });
+    const created: CachedRetrieval = { context, messages: {} };
+    this.cache.set(cacheKey, created, { workspace: dataSource.workspace, graphKey });
     this.logger.debugEvent('rag_retrieve', {
       graphKey,
       query,
@@ -162,7 +206,7 @@ export class GraphRagRetriever {
       durationMs: context.retrieval.durationMs,
     });
     this.options.observer?.retrieved({ searchMode, cacheHit: false, durationMs: context.retrieval.durationMs });
-    return { ...context, retrieval: { ...context.retrieval } };
+    return { entry: created, context: { ...context, retrieval: { ...context.retrieval } } };
   }
 
   /** Never throws: without a vector the question is answered with BM25 alone. */
