@@ -2,6 +2,7 @@ import { ChatServiceHarness, RecordingSink } from '../../test/support/chat-servi
 import { RecordedRequest, ScriptedLlmServer } from '../../test/support/scripted-llm-server';
 import { Principal } from '../auth/principal';
 import { AppError } from '../errors/app-error';
+import { nbaWorkflowDemo } from '../graph/demo/nba-workflow.demo';
 import { ChatService } from './chat.service';
 
 const GRAPH = 'nba-workflow';
@@ -82,6 +83,20 @@ describe(ChatService.name, () => {
     const thread = await harness.threadStore.load(editor, first.threadId);
     expect(thread.messages.filter((message) => message.kind === 'system_prompt')).toHaveLength(1);
     expect(thread.messages.filter((message) => message.role === 'user')).toHaveLength(2);
+  });
+
+  it('gives a new thread the system prompt of the graph as it is now, also after the graph changed', async () => {
+    server.enqueue({ text: 'one' }, { text: 'two' }, { text: 'three' });
+    const ask = () => harness.service.chat(editor, { graphKey: GRAPH, message: 'What does fetch-api do?' }, new RecordingSink(), signal());
+    await ask();
+    await ask();
+    await harness.graphStore.importGraph('default', { ...nbaWorkflowDemo, graph: { ...nbaWorkflowDemo.graph, name: 'Renamed NBA flow' } });
+    await ask();
+
+    const prompts = server.requests.map((request) => String(messagesOf(request)[0].content));
+    expect(prompts[1]).toBe(prompts[0]);
+    expect(prompts[0]).not.toContain('Renamed NBA flow');
+    expect(prompts[2]).toContain('Renamed NBA flow');
   });
 
   it('runs read tools: tool_start/tool_result with the model ids, results in the next request, rounds stored', async () => {

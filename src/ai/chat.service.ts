@@ -44,8 +44,7 @@ import { UsageAccumulator } from './agent/usage.accumulator';
 import { ChatInput, ResumeInput } from './chat-input';
 import { HitlObserver } from './hitl.observer';
 import { HITL_OBSERVER } from './hitl-observer.token';
-import { loadSystemPromptContext } from './prompts/system-prompt-context';
-import { buildSystemPrompt } from './prompts/system-prompt.builder';
+import { SystemPromptCache } from './prompts/system-prompt.cache';
 import { RunSetupGate, RunSetupSlot } from './runs/run-setup.gate';
 import { AgentToolbox } from './tools/agent.toolbox';
 import { ReadToolExecutor } from './tools/read-tool.executor';
@@ -92,6 +91,7 @@ export class ChatService {
   private readonly events = new AiEventLogger('agent');
   private readonly loop: AgentLoop;
   private readonly setupGate = new RunSetupGate();
+  private readonly systemPrompts = new SystemPromptCache();
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -155,7 +155,7 @@ export class ChatService {
       const now = Date.now();
       const append: ThreadMessage[] = thread.pendingInterrupt ? supersededResults(thread.pendingInterrupt, now) : [];
       if (thread.messages.length === 0) {
-        const prompt = buildSystemPrompt(await loadSystemPromptContext(dataSource, input.graphKey), principal.role, this.config.locale);
+        const prompt = this.systemPrompts.promptFor(graph, await dataSource.getNodeConfigs(), principal.role, this.config.locale);
         append.push({ id: generateMessageId(now), role: 'system', kind: 'system_prompt', content: prompt, createdTime: now });
       }
       const contextMessage: ThreadMessage = {

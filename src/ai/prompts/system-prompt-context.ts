@@ -1,5 +1,6 @@
 import { AppError } from '../../errors/app-error';
 import { GraphDataSource } from '../../graph/graph-data-source';
+import { Graph, NodeTypeConfig } from '../../graph/graph.types';
 import { GraphRAGContext, NodeTypeConfigSummary } from '../../rag/graph-rag-context';
 import { summarizeGraph } from '../../rag/graph-summary';
 import { summarizeNodeTypeConfig } from '../../rag/node-type-config-summary';
@@ -18,6 +19,11 @@ export interface SystemPromptContext {
 export async function loadSystemPromptContext(dataSource: GraphDataSource, graphKey: string): Promise<SystemPromptContext> {
   const [graph, configs] = await Promise.all([dataSource.getGraph(graphKey), dataSource.getNodeConfigs()]);
   if (!graph) throw AppError.notFound(`Graph "${graphKey}" not found`);
+  return systemPromptContextOf(graph, configs);
+}
+
+/** The prompt's view of a graph document and the workspace's node configs. */
+export function systemPromptContextOf(graph: Graph, configs: readonly NodeTypeConfig[]): SystemPromptContext {
   return {
     graph: summarizeGraph(graph),
     nodeTypeConfigs: configs.map(summarizeNodeTypeConfig),
