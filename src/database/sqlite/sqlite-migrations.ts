@@ -1,3 +1,4 @@
+import { GRAPH_EMBEDDING_CHANGES_MIGRATION } from '../../graph/sqlite/graph-embedding-changes.sqlite-migration';
 import { GRAPH_NODE_CHANGES_MIGRATION } from '../../graph/sqlite/graph-node-changes.sqlite-migration';
 import { NODE_CONFIG_REVISIONS_MIGRATION } from '../../graph/sqlite/node-config-revisions.sqlite-migration';
 import { THREAD_TABLES_MIGRATION } from '../../threads/sqlite/thread-tables.sqlite-migration';
@@ -85,4 +86,5 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
   THREAD_TABLES_MIGRATION,
   NODE_CONFIG_REVISIONS_MIGRATION,
   GRAPH_NODE_CHANGES_MIGRATION,
+  GRAPH_EMBEDDING_CHANGES_MIGRATION,
 ];

@@ -20,6 +20,11 @@ export interface VectorIndexOptions {
 const ROUNDING_MARGIN = 1e-4;
 const DEFAULT_MIN_ROWS_FOR_PRESCAN = 1024;
 
+/** Room left for added rows by a build (~3 %), so that an editing session does not grow the matrix. */
+function builtCapacity(rows: number): number {
+  return rows + Math.max(64, Math.ceil(rows / 32));
+}
+
 /** Room made when an added row finds the matrix full: a quarter more, at least 64 rows. */
 function grownCapacity(capacity: number): number {
   return Math.max(capacity + 64, Math.ceil(capacity * 1.25));
@@ -43,8 +48,8 @@ interface Int8Rows {
  * norm is zero, are left out (`skipped`).
  *
  * Built once, then kept current entry by entry (`set`, `remove`): a set row is rewritten in place
- * (normalized, its int8 copy and error bound recomputed), a new one takes the next free row (the
- * matrix grows by a quarter when full), a removed one gets the last row moved into its place. Equal
+ * (normalized, its int8 copy and error bound recomputed), a new one takes the next free row (a build
+ * leaves ~3 % of room; the matrix grows by a quarter when full), a removed one gets the last row moved into its place. Equal
  * scores rank by `order`, not by row, so after any sequence of changes the index answers exactly as
  * a fresh build over the same entries would.
  */
@@ -89,8 +94,9 @@ export class VectorIndex {
       rows.push({ vector, norm, order: order ?? position });
       keys.push(key);
     });
-    const exact = rows.length > 0 ? resolved.createKernel(rows.length, dimension) : null;
-    const orders = new Float64Array(rows.length);
+    const capacity = builtCapacity(rows.length);
+    const exact = rows.length > 0 ? resolved.createKernel(capacity, dimension) : null;
+    const orders = new Float64Array(capacity);
     if (exact) {
       rows.forEach(({ vector, norm, order }, row) => {
         writeUnitRow(exact, row, vector, norm, dimension);
@@ -98,7 +104,7 @@ export class VectorIndex {
       });
     }
     const prescan = exact && rows.length >= resolved.minRowsForPrescan && WasmInt8DotProductKernel.isSupported();
-    const coarse = prescan ? quantizeRows(exact, rows.length, rows.length, dimension) : null;
+    const coarse = prescan ? quantizeRows(exact, rows.length, capacity, dimension) : null;
     return new VectorIndex(dimension, keys, orders, exact, coarse, skipped, mixedDimensions, resolved);
   }
 

@@ -2,24 +2,22 @@ import { NodeSearchIndex } from '../search/node-search.index';
 import { VectorIndex } from '../search/vector.index';
 import { GraphRef } from './sqlite-graph.statements';
 import { TrackedSearchIndex } from './sqlite-search-index.updater';
+import { TrackedVectorIndex } from './sqlite-vector-index.updater';
 
 interface CachedIndexes {
   graphId: number;
   /** Carries the revision it reflects; brought up to date by the caller's `update`. */
   search: TrackedSearchIndex | null;
-  /** The vector indexes (one per model) are valid for one revision + embeddingRevision. */
-  vectorsRevision: number;
-  embeddingRevision: number;
-  vectors: Map<string, VectorIndex>;
+  /** One per embedding model, each carrying the revision and embedding revision it reflects. */
+  vectors: Map<string, TrackedVectorIndex>;
 }
 
 /**
  * In-memory search indexes of the most recently searched graphs, keyed by (workspace, graph key).
- * The lexical index is kept across writes and brought up to date by the caller (node by node, see
- * SqliteSearchIndexUpdater); the vector indexes are valid for one `revision` + `embeddingRevision`.
- * The caller reads the graph's current GraphRef (one cheap query per call), so a write by this
- * process or by another one on the same file is seen by the next call. Least recently used graphs
- * are dropped beyond `maxGraphs`.
+ * Each index is kept across writes and brought up to date by the caller when the graph moved on (node
+ * by node, see SqliteSearchIndexUpdater and SqliteVectorIndexUpdater). The caller reads the graph's
+ * current GraphRef (one cheap query per call), so a write by this process or by another one on the
+ * same file is seen by the next call. Least recently used graphs are dropped beyond `maxGraphs`.
  */
 export class SqliteGraphIndexCache {
   private readonly entries = new Map<string, CachedIndexes>();
@@ -37,19 +35,26 @@ export class SqliteGraphIndexCache {
     return entry.search.index;
   }
 
-  vectorIndex(workspace: string, graphKey: string, ref: GraphRef, model: string, build: () => VectorIndex): VectorIndex {
+  /**
+   * The vector index of `model`. Bringing it up to date drops the other models' indexes that are out
+   * of date: a process searches with one model, and a stale one would only be caught up (or rebuilt)
+   * if that model came back.
+   */
+  vectorIndex(
+    workspace: string,
+    graphKey: string,
+    ref: GraphRef,
+    model: string,
+    update: (current: TrackedVectorIndex | null) => TrackedVectorIndex,
+  ): VectorIndex {
     const entry = this.entryFor(workspace, graphKey, ref);
-    if (entry.vectorsRevision !== ref.revision || entry.embeddingRevision !== ref.embeddingRevision) {
-      entry.vectors.clear();
-      entry.vectorsRevision = ref.revision;
-      entry.embeddingRevision = ref.embeddingRevision;
+    let tracked = entry.vectors.get(model);
+    if (!tracked || !isCurrent(tracked, ref)) {
+      for (const [other, index] of entry.vectors) if (other !== model && !isCurrent(index, ref)) entry.vectors.delete(other);
+      tracked = update(tracked ?? null);
+      entry.vectors.set(model, tracked);
     }
-    let index = entry.vectors.get(model);
-    if (!index) {
-      index = build();
-      entry.vectors.set(model, index);
-    }
-    return index;
+    return tracked.index;
   }
 
   clear(): void {
@@ -60,9 +65,7 @@ export class SqliteGraphIndexCache {
     const cacheKey = `${workspace}\u0000${graphKey}`;
     let entry = this.entries.get(cacheKey);
     if (entry && entry.graphId !== ref.id) entry = undefined;
-    if (!entry) {
-      entry = { graphId: ref.id, search: null, vectorsRevision: ref.revision, embeddingRevision: ref.embeddingRevision, vectors: new Map() };
-    }
+    if (!entry) entry = { graphId: ref.id, search: null, vectors: new Map() };
     // Re-inserting moves the entry to the end: Map order is the recency order.
     this.entries.delete(cacheKey);
     this.entries.set(cacheKey, entry);
@@ -72,4 +75,8 @@ export class SqliteGraphIndexCache {
     }
     return entry;
   }
+}
+
+function isCurrent(tracked: TrackedVectorIndex, ref: GraphRef): boolean {
+  return tracked.revision === ref.revision && tracked.embeddingRevision === ref.embeddingRevision;
 }

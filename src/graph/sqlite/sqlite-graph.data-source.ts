@@ -2,22 +2,22 @@ import { GraphChangeSet, graphChangeSet } from '../graph-change-set';
 import { EdgeDirection, NodeNeighborhood, ScoredNode, VectorQuery } from '../graph-data-source';
 import { Graph, GraphEdge, GraphNode, NodeTypeConfig } from '../graph.types';
 import { MutableGraphDataSource } from '../mutable-graph-data-source';
-import { VectorIndex } from '../search/vector.index';
 import { SqliteDecodedDocumentCache } from './sqlite-decoded-document.cache';
 import { SqliteGraphIndexCache } from './sqlite-graph-index.cache';
-import { decodeDocument, decodeVector } from './sqlite-graph.codec';
+import { decodeDocument } from './sqlite-graph.codec';
 import { DocumentRow, SqliteGraphStatements } from './sqlite-graph.statements';
 import { SqliteGraphWriter } from './sqlite-graph.writer';
 import { SqliteSearchIndexUpdater } from './sqlite-search-index.updater';
+import { SqliteVectorIndexUpdater } from './sqlite-vector-index.updater';
 
 /**
  * The graphs of ONE workspace in the embedded store. Every read is filtered by the workspace, so
  * another workspace's graph answers null / []; writes go through SqliteGraphWriter (one IMMEDIATE
  * transaction each). Nodes come back without their vector. Search indexes live in the store-wide
- * SqliteGraphIndexCache and are checked against the graph's revision on every search (the BM25 one
- * is brought up to date node by node: SqliteSearchIndexUpdater); the decoded
- * Graph document and node configs in SqliteDecodedDocumentCache, checked against their revisions
- * on every read (they come back frozen: shared by every reader).
+ * SqliteGraphIndexCache and are checked against the graph's revisions on every search, then brought
+ * up to date node by node (SqliteSearchIndexUpdater, SqliteVectorIndexUpdater); the decoded Graph
+ * document and node configs in SqliteDecodedDocumentCache, checked against their revisions on every
+ * read (they come back frozen: shared by every reader).
  */
 export class SqliteGraphDataSource implements MutableGraphDataSource {
   constructor(
@@ -27,6 +27,7 @@ export class SqliteGraphDataSource implements MutableGraphDataSource {
     private readonly indexes: SqliteGraphIndexCache,
     private readonly documents: SqliteDecodedDocumentCache,
     private readonly searchIndexes: SqliteSearchIndexUpdater,
+    private readonly vectorIndexes: SqliteVectorIndexUpdater,
   ) {}
 
   /** Decoded once per graph revision and shared (frozen). */
@@ -95,10 +96,8 @@ export class SqliteGraphDataSource implements MutableGraphDataSource {
   async searchNodesByVector(graphKey: string, query: VectorQuery, maxResults: number): Promise<ScoredNode[]> {
     const ref = this.statements.graphRef.get(this.workspace, graphKey);
     if (!ref || maxResults <= 0) return [];
-    const index = this.indexes.vectorIndex(this.workspace, graphKey, ref, query.model, () =>
-      VectorIndex.build(
-        this.statements.vectorsOfModel.all(ref.id, query.model).map((row) => ({ key: row.key, vector: decodeVector(row.embedding) })),
-      ),
+    const index = this.indexes.vectorIndex(this.workspace, graphKey, ref, query.model, (current) =>
+      this.vectorIndexes.update(ref.id, graphKey, query.model, current),
     );
     return this.withDocuments(ref.id, index.search(query.vector, query.minScore, maxResults));
   }

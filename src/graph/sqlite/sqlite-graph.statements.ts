@@ -38,13 +38,16 @@ export interface NodeRow {
   document: string;
 }
 
+/** What one write recorded: the (graph or embedding) revision it produced and the node keys it touched. */
 export interface NodeChangesRow {
   revision: number;
   /** JSON array of node keys. */
   nodeKeys: string;
 }
 
+/** A node's stored vector with its row id (the order among equal scores). */
 export interface VectorRow {
+  id: number;
   key: string;
   embedding: Buffer;
 }
@@ -62,7 +65,7 @@ export class SqliteGraphStatements {
   // Graphs
   readonly graphRef: Statement<[string, string], GraphRef>;
   readonly graphDocumentById: Statement<[number], DocumentRow>;
-  readonly graphRevisionById: Statement<[number], { revision: number }>;
+  readonly graphRevisionsById: Statement<[number], { revision: number; embeddingRevision: number }>;
   readonly insertGraph: Statement<[string, string, string, number, number]>;
   readonly replaceGraphDocument: Statement<[string, number, number]>;
   readonly bumpRevision: Statement<[number, number]>;
@@ -88,8 +91,10 @@ export class SqliteGraphStatements {
   readonly nodeRowsOfGraph: Statement<[number], NodeRow>;
   readonly nodeRowsByKeys: Statement<[number, string], NodeRow>;
   readonly nodeChangesBetween: Statement<[number, number, number], NodeChangesRow>;
+  readonly embeddingChangesBetween: Statement<[number, number, number], NodeChangesRow>;
   readonly nodeDocumentsByKeys: Statement<[number, string], KeyedDocumentRow>;
   readonly vectorsOfModel: Statement<[number, string], VectorRow>;
+  readonly vectorsOfModelByKeys: Statement<[number, string, string], VectorRow>;
   readonly stepsOut: Statement<[number, string], StepRow>;
   readonly stepsIn: Statement<[number, string], StepRow>;
   readonly edgesBetween: Statement<[number, string, string], DocumentRow>;
@@ -111,6 +116,8 @@ export class SqliteGraphStatements {
   readonly deleteNodesOfGraph: Statement<[number]>;
   readonly recordNodeChanges: Statement<[number, number, string]>;
   readonly pruneNodeChanges: Statement<[number, number]>;
+  readonly recordEmbeddingChanges: Statement<[number, number, string]>;
+  readonly pruneEmbeddingChanges: Statement<[number, number]>;
 
   // Node configs, scoped by workspace
   readonly nodeConfigs: Statement<[string], DocumentRow>;
@@ -123,7 +130,7 @@ export class SqliteGraphStatements {
       'SELECT id, revision, embedding_revision AS embeddingRevision FROM graphs WHERE workspace = ? AND graph_key = ?',
     );
     this.graphDocumentById = db.prepare('SELECT document FROM graphs WHERE id = ?');
-    this.graphRevisionById = db.prepare('SELECT revision FROM graphs WHERE id = ?');
+    this.graphRevisionsById = db.prepare('SELECT revision, embedding_revision AS embeddingRevision FROM graphs WHERE id = ?');
     this.insertGraph = db.prepare(
       'INSERT INTO graphs (workspace, graph_key, document, created_at, updated_at) VALUES (?, ?, ?, ?, ?)',
     );
@@ -161,11 +168,19 @@ export class SqliteGraphStatements {
     this.nodeChangesBetween = db.prepare(
       'SELECT revision, node_keys AS nodeKeys FROM graph_node_changes WHERE graph_id = ? AND revision > ? AND revision <= ? ORDER BY revision',
     );
+    this.embeddingChangesBetween = db.prepare(
+      'SELECT embedding_revision AS revision, node_keys AS nodeKeys FROM graph_embedding_changes ' +
+        'WHERE graph_id = ? AND embedding_revision > ? AND embedding_revision <= ? ORDER BY embedding_revision',
+    );
     this.nodeDocumentsByKeys = db.prepare(
       'SELECT node_key AS key, document FROM graph_nodes WHERE graph_id = ? AND node_key IN (SELECT value FROM json_each(?))',
     );
     this.vectorsOfModel = db.prepare(
-      'SELECT node_key AS key, embedding FROM graph_nodes WHERE graph_id = ? AND embedding_model = ? AND embedding IS NOT NULL ORDER BY id',
+      'SELECT id, node_key AS key, embedding FROM graph_nodes WHERE graph_id = ? AND embedding_model = ? AND embedding IS NOT NULL ORDER BY id',
+    );
+    this.vectorsOfModelByKeys = db.prepare(
+      'SELECT id, node_key AS key, embedding FROM graph_nodes WHERE graph_id = ? AND embedding_model = ? AND embedding IS NOT NULL ' +
+        'AND node_key IN (SELECT value FROM json_each(?))',
     );
     // One BFS level; the frontier comes as a JSON array. `IN (SELECT value FROM json_each(?))` keeps the
     // (graph_id, source|target) index in use (a JOIN on json_each made the planner scan the graph's edges).
@@ -208,6 +223,8 @@ export class SqliteGraphStatements {
     this.deleteNodesOfGraph = db.prepare('DELETE FROM graph_nodes WHERE graph_id = ?');
     this.recordNodeChanges = db.prepare('INSERT INTO graph_node_changes (graph_id, revision, node_keys) VALUES (?, ?, ?)');
     this.pruneNodeChanges = db.prepare('DELETE FROM graph_node_changes WHERE graph_id = ? AND revision <= ?');
+    this.recordEmbeddingChanges = db.prepare('INSERT INTO graph_embedding_changes (graph_id, embedding_revision, node_keys) VALUES (?, ?, ?)');
+    this.pruneEmbeddingChanges = db.prepare('DELETE FROM graph_embedding_changes WHERE graph_id = ? AND embedding_revision <= ?');
 
     this.nodeConfigs = db.prepare('SELECT document FROM node_configs WHERE workspace = ? ORDER BY config_key');
     this.upsertNodeConfig = db.prepare(

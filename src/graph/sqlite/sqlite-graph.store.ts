@@ -8,7 +8,9 @@ import { SqliteGraphIndexCache } from './sqlite-graph-index.cache';
 import { SqliteGraphDataSource } from './sqlite-graph.data-source';
 import { SqliteGraphStatements } from './sqlite-graph.statements';
 import { SqliteGraphWriter } from './sqlite-graph.writer';
+import { SqliteNodeChangeLog } from './sqlite-node-change.log';
 import { SqliteSearchIndexUpdater } from './sqlite-search-index.updater';
+import { SqliteVectorIndexUpdater } from './sqlite-vector-index.updater';
 
 export interface SqliteGraphStoreOptions {
   /** How many graphs keep their search indexes in memory (least recently searched dropped first). */
@@ -29,6 +31,7 @@ export class SqliteGraphStore implements GraphStore {
   private readonly indexes: SqliteGraphIndexCache;
   private readonly documents = new SqliteDecodedDocumentCache();
   private readonly searchIndexes: SqliteSearchIndexUpdater;
+  private readonly vectorIndexes: SqliteVectorIndexUpdater;
   private readonly ping: Statement<[], { ok: number }>;
 
   constructor(
@@ -38,12 +41,14 @@ export class SqliteGraphStore implements GraphStore {
     this.statements = new SqliteGraphStatements(db);
     this.writer = new SqliteGraphWriter(db, this.statements);
     this.indexes = new SqliteGraphIndexCache(options.indexCacheSize);
-    this.searchIndexes = new SqliteSearchIndexUpdater(db, this.statements);
+    const changes = new SqliteNodeChangeLog(this.statements);
+    this.searchIndexes = new SqliteSearchIndexUpdater(db, this.statements, changes);
+    this.vectorIndexes = new SqliteVectorIndexUpdater(db, this.statements, changes);
     this.ping = db.prepare('SELECT 1 AS ok');
   }
 
   forWorkspace(workspace: string): MutableGraphDataSource {
-    return new SqliteGraphDataSource(workspace, this.statements, this.writer, this.indexes, this.documents, this.searchIndexes);
+    return new SqliteGraphDataSource(workspace, this.statements, this.writer, this.indexes, this.documents, this.searchIndexes, this.vectorIndexes);
   }
 
   async listGraphs(): Promise<Array<{ workspace: string; graphKey: string }>> {

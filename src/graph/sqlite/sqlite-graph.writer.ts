@@ -9,9 +9,9 @@ import { hasNodeContentChanged } from '../node-content';
 import { decodeDocument, encodeEdgeDocument, encodeNodeDocument, encodeVector, StoredVector, vectorCarriedBy } from './sqlite-graph.codec';
 import { GraphRef, SqliteGraphStatements } from './sqlite-graph.statements';
 
-/** Revisions whose node changes are kept per graph: a process further behind rebuilds its search index. */
+/** Revisions (and embedding revisions) whose node changes are kept per graph: a process further behind rebuilds its indexes. */
 export const NODE_CHANGES_KEPT = 256;
-/** Beyond this many nodes, one write is not worth updating an index node by node. */
+/** Beyond this many nodes, one write is not worth updating an index node by node: it records nothing. */
 export const NODE_CHANGES_MAX_KEYS = 2_000;
 
 /**
@@ -122,15 +122,25 @@ export class SqliteGraphWriter {
     });
   }
 
-  /** Stores vectors; nodes deleted since they were embedded are skipped. */
+  /**
+   * Stores vectors; nodes deleted since they were embedded are skipped. Moves the graph to its next
+   * embedding revision and records which nodes' vectors it set (graph-embedding-changes.sqlite-migration.ts),
+   * unless more than NODE_CHANGES_MAX_KEYS: readers rebuild their vector indexes anyway.
+   */
   saveEmbeddings(workspace: string, graphKey: string, entries: readonly NodeEmbeddingWrite[]): void {
     this.inTransaction(() => {
+      const statements = this.statements;
       const ref = this.requireGraph(workspace, graphKey);
-      let changed = 0;
+      const keys = new Set<string>();
       for (const entry of entries) {
-        changed += this.statements.setNodeVector.run(encodeVector(entry.vector), entry.model, entry.hash, ref.id, entry.nodeKey).changes;
+        if (statements.setNodeVector.run(encodeVector(entry.vector), entry.model, entry.hash, ref.id, entry.nodeKey).changes > 0) keys.add(entry.nodeKey);
       }
-      if (changed > 0) this.statements.bumpEmbeddingRevision.run(ref.id);
+      if (keys.size === 0) return;
+      statements.bumpEmbeddingRevision.run(ref.id);
+      // The write lock was taken before `ref` was read: the embedding revision is exactly the next one.
+      const embeddingRevision = ref.embeddingRevision + 1;
+      if (keys.size <= NODE_CHANGES_MAX_KEYS) statements.recordEmbeddingChanges.run(ref.id, embeddingRevision, JSON.stringify([...keys]));
+      statements.pruneEmbeddingChanges.run(ref.id, embeddingRevision - NODE_CHANGES_KEPT);
     });
   }
 
@@ -149,7 +159,7 @@ export class SqliteGraphWriter {
 
   /**
    * Moves the graph to its next revision and records which nodes that revision touched, so every
-   * process updates its search index for just those (graph-node-changes.sqlite-migration.ts). A
+   * process updates its indexes for just those (graph-node-changes.sqlite-migration.ts). A
    * write touching more than NODE_CHANGES_MAX_KEYS nodes records nothing: readers rebuild anyway.
    */
   private bumpRevision(ref: GraphRef, nodeKeys: string[]): void {

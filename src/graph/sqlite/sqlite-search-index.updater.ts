@@ -5,6 +5,7 @@ import { GraphNode, NodeTypeConfig } from '../graph.types';
 import { NodeSearchIndex } from '../search/node-search.index';
 import { decodeDocument } from './sqlite-graph.codec';
 import { NodeRow, SqliteGraphStatements } from './sqlite-graph.statements';
+import { INCREMENTAL_MIN_NODES, SqliteNodeChangeLog } from './sqlite-node-change.log';
 
 /** A graph's search index as this process keeps it, and the graph revision it reflects. */
 export interface TrackedSearchIndex {
@@ -15,11 +16,6 @@ export interface TrackedSearchIndex {
 }
 
 export type SearchIndexBuildReason = 'first_use' | 'unrecorded_changes' | 'many_changes' | 'compaction';
-
-/** Below this many nodes, any number of changes is applied node by node. */
-const INCREMENTAL_MIN_NODES = 64;
-/** Share of the graph's nodes beyond which a full build is cheaper than node-by-node updates. */
-const INCREMENTAL_MAX_SHARE = 0.1;
 
 const logger = new Logger('graph');
 
@@ -36,6 +32,7 @@ export class SqliteSearchIndexUpdater {
   constructor(
     private readonly db: Database,
     private readonly statements: SqliteGraphStatements,
+    private readonly changes: SqliteNodeChangeLog,
   ) {}
 
   /**
@@ -45,13 +42,13 @@ export class SqliteSearchIndexUpdater {
    */
   update(graphId: number, graphKey: string, current: TrackedSearchIndex | null, configs: () => NodeTypeConfig[]): TrackedSearchIndex {
     return this.db.transaction((): TrackedSearchIndex => {
-      const revision = this.statements.graphRevisionById.get(graphId)?.revision ?? 0;
+      const revision = this.statements.graphRevisionsById.get(graphId)?.revision ?? 0;
       if (current && current.revision === revision) return current;
       if (!current) return this.build(graphId, graphKey, revision, configs(), 'first_use');
 
-      const changed = this.changedKeys(graphId, current.revision, revision);
+      const changed = this.changes.nodeKeysChanged(graphId, current.revision, revision);
       if (changed === null) return this.build(graphId, graphKey, revision, configs(), 'unrecorded_changes');
-      if (changed.size > Math.max(INCREMENTAL_MIN_NODES, current.index.size * INCREMENTAL_MAX_SHARE)) {
+      if (!SqliteNodeChangeLog.worthApplying(changed.size, current.index.size)) {
         return this.build(graphId, graphKey, revision, configs(), 'many_changes');
       }
       const started = performance.now();
@@ -75,16 +72,6 @@ export class SqliteSearchIndexUpdater {
       current.revision = revision;
       return current;
     })();
-  }
-
-  /** Node keys touched by revisions (from, to], or null when one of them has no record. */
-  private changedKeys(graphId: number, from: number, to: number): Set<string> | null {
-    if (to < from) return null;
-    const rows = this.statements.nodeChangesBetween.all(graphId, from, to);
-    if (rows.length !== to - from) return null;
-    const keys = new Set<string>();
-    for (const row of rows) for (const key of JSON.parse(row.nodeKeys) as string[]) keys.add(key);
-    return keys;
   }
 
   /**
