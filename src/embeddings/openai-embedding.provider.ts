@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import { AppError } from '../errors/app-error';
-import { classifyLLMError } from '../providers/classify-llm-error';
+import { classifyLLMError } from '../providers/llm-error.classifier';
 import { isAbortError, LlmAbortError } from '../providers/llm-abort.error';
 import { LlmProviderError } from '../providers/llm-provider.error';
 import { EmbeddingProvider } from './embedding-provider';

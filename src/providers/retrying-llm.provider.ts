@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { AiEventLogger } from '../observability/ai-event.logger';
 import { Logger } from '../observability/logger';
-import { classifyLLMError, ClassifiedLlmError } from './classify-llm-error';
+import { classifyLLMError, ClassifiedLlmError } from './llm-error.classifier';
 import { isAbortError, LlmAbortError } from './llm-abort.error';
 import { LlmCallLabels, LlmCallObserver, LlmCallOutcome } from './llm-call.observer';
 import { LlmErrorLocale } from './llm-error.messages';

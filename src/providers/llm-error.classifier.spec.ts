@@ -4,7 +4,7 @@ import { collectLlmStream } from '../../test/support/collect-llm-stream';
 import { ScriptedLlmServer } from '../../test/support/scripted-llm-server';
 import { describeWithSharedFixtures } from '../../test/support/shared-fixtures';
 import { AnthropicProvider } from './anthropic.provider';
-import { classifyLLMError, retryAfterMsFromError } from './classify-llm-error';
+import { classifyLLMError, retryAfterMsFromError } from './llm-error.classifier';
 import { IncompleteStreamError } from './incomplete-stream.error';
 import { LLM_ERROR_MESSAGES } from './llm-error.messages';
 import { LlmMessage } from './llm-message';
