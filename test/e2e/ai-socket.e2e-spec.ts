@@ -137,6 +137,17 @@ describe(`${AiGateway.name} (Socket.IO /ai, end to end)`, () => {
     expect(thread.messages.at(-1)).toMatchObject({ role: 'assistant', content: stopped.text, aborted: true });
   });
 
+  it('applies an ai:interrupt sent right behind its ai:chat (requests are queued in arrival order): the run ends aborted, no upstream call', async () => {
+    const client = await connect();
+    client.socket.emit('ai:chat', { _id: 4, graphKey: GRAPH, message: 'Explain fetch-api at length' });
+    client.interrupt(4);
+
+    const stopped = await client.terminalOf(4);
+    expect(stopped.names).toEqual(['ai:thread', 'ai:complete']);
+    expect(stopped.complete).toMatchObject({ _id: 4, aborted: true, fullText: '' });
+    expect(server.requests).toHaveLength(0);
+  });
+
   it('stops every running generation of a socket that disconnects, cancelling upstream and keeping the partial text', async () => {
     server.enqueue({ text: 'The error-handler node receives the failures of fetch-api', chunkSize: 6, hangAfterChunks: 3 });
     const client = await connect();

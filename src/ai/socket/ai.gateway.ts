@@ -27,6 +27,7 @@ import { SocketInterruptDto } from './dto/socket-interrupt.dto';
 import { SocketResumeDto } from './dto/socket-resume.dto';
 import { socketCorsMiddleware } from './socket-cors.middleware';
 import { SocketErrorPresenter } from './socket-error.presenter';
+import { SocketMessageInbox } from './socket-message.inbox';
 import { messageIdOf, validateSocketPayload } from './socket-payload.validator';
 import { SocketRunSink } from './socket-run.sink';
 import { TokenFlushScheduler } from './token-flush.scheduler';
@@ -44,13 +45,16 @@ type RunStarter<T> = (principal: Principal, message: T, sink: SocketRunSink, sig
  * `ai:error` per request out. Sockets authenticate at connection (namespace middleware); a `token`
  * on a message overrides the handshake principal for that message. Each request's abort controller
  * lives in the ActiveRunRegistry, keyed by socket id and `_id`: `ai:interrupt` and a disconnect stop
- * the generation upstream, and ChatService keeps the partial text in the thread.
+ * the generation upstream, and ChatService keeps the partial text in the thread. Requests are handled
+ * in arrival order, a few per turn of the event loop (SocketMessageInbox), so a burst of them
+ * cannot stall the process.
  */
 @WebSocketGateway({ namespace: '/ai', transports: ['websocket', 'polling'] })
 export class AiGateway implements OnGatewayInit<AiNamespace>, OnGatewayDisconnect<AiServerSocket> {
   private readonly events = new AiEventLogger('gateway');
   private readonly scheduler = new TokenFlushScheduler(TOKEN_FLUSH_INTERVAL_MS);
   private readonly presenter: SocketErrorPresenter;
+  private readonly inbox = new SocketMessageInbox();
 
   constructor(
     private readonly chat: ChatService,
@@ -92,6 +96,15 @@ export class AiGateway implements OnGatewayInit<AiNamespace>, OnGatewayDisconnec
    */
   @SubscribeMessage('ai:interrupt')
   onInterrupt(@ConnectedSocket() socket: AiServerSocket, @MessageBody() payload: unknown): void {
+    // Queued like the requests, so it still follows the ai:chat it was sent after.
+    this.inbox.post(() => this.interrupt(socket, payload));
+  }
+
+  handleDisconnect(socket: AiServerSocket): void {
+    this.runs.stopOwner(socket.id, 'client_disconnect');
+  }
+
+  private interrupt(socket: AiServerSocket, payload: unknown): void {
     try {
       const message = validateSocketPayload(SocketInterruptDto, payload);
       // Only this socket's runs can be reached, each authorized when it started; a token sent along is still checked.
@@ -103,11 +116,17 @@ export class AiGateway implements OnGatewayInit<AiNamespace>, OnGatewayDisconnec
     }
   }
 
-  handleDisconnect(socket: AiServerSocket): void {
-    this.runs.stopOwner(socket.id, 'client_disconnect');
+  private start<T extends { _id: number; token?: string }>(
+    socket: AiServerSocket,
+    payload: unknown,
+    event: SocketEventName,
+    dtoClass: new () => T,
+    run: RunStarter<T>,
+  ): void {
+    this.inbox.post(() => this.startNow(socket, payload, event, dtoClass, run));
   }
 
-  private start<T extends { _id: number; token?: string }>(
+  private startNow<T extends { _id: number; token?: string }>(
     socket: AiServerSocket,
     payload: unknown,
     event: SocketEventName,
