@@ -1,3 +1,6 @@
+/** The languages user-facing texts are written in (AI_LOCALE): prompts, context headers, error messages. */
+export type Locale = 'en' | 'fr';
+
 /**
  * The service's typed configuration, built once at start from validated environment variables
  * (see load-app-config.ts). Each module reads only its own section.
@@ -18,7 +21,7 @@ export interface AppConfig {
     /** AI_DEBUG: debug events (and message content) are logged. */
     readonly aiDebug: boolean;
   };
-  readonly locale: 'en' | 'fr';
+  readonly locale: Locale;
   readonly store:
     | { readonly kind: 'sqlite'; readonly dataDir: string; readonly seedDemo: boolean }
     | {

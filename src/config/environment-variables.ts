@@ -1,5 +1,6 @@
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsIn, IsInt, IsNumber, IsOptional, IsString, IsUrl, Max, Min, MinLength } from 'class-validator';
+import type { Locale } from './app-config';
 
 /** "true"/"1"/"yes" → true, "false"/"0"/"no"/"" → false; anything else is left as is so validation names it. */
 function toBoolean({ value }: { value: unknown }): unknown {
@@ -40,7 +41,7 @@ export class EnvironmentVariables {
   AI_DEBUG = false;
 
   @IsIn(['en', 'fr'])
-  AI_LOCALE: 'en' | 'fr' = 'en';
+  AI_LOCALE: Locale = 'en';
 
   // Store
   @IsIn(['sqlite', 'arango'])

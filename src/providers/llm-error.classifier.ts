@@ -8,11 +8,12 @@ import {
   APIConnectionTimeoutError as OpenAiConnectionTimeoutError,
   APIError as OpenAiApiError,
 } from 'openai';
+import type { Locale } from '../config/app-config';
 import { AppError } from '../errors/app-error';
 import { ErrorCode, RETRYABLE_CODES } from '../errors/error-code';
 import { IncompleteStreamError } from './incomplete-stream.error';
 import { StreamIdleTimeoutError } from './stream-idle-timeout.error';
-import { LLM_ERROR_MESSAGES, LlmErrorCode, LlmErrorLocale } from './llm-error.messages';
+import { LLM_ERROR_MESSAGES, LlmErrorCode } from './llm-error.messages';
 import { LlmProviderError } from './llm-provider.error';
 
 /** seed 000 ClassifiedError, plus the Retry-After the upstream asked for. */
@@ -200,12 +201,12 @@ function decide(error: unknown, details: UpstreamDetails, chain: ReturnType<type
  * message patterns last. Already-classified AppErrors (LlmProviderError, TokenLimitError) keep
  * their code. Callers check isAbortError() first: an abort is not a failure.
  */
-export function classifyLLMError(error: unknown, locale: LlmErrorLocale = 'en', providerHint?: string): ClassifiedLlmError {
+export function classifyLLMError(error: unknown, locale: Locale = 'en', providerHint?: string): ClassifiedLlmError {
   const chain = causeChain(error);
   const details = upstreamDetails(error);
   const provider = providerOf(error, providerHint, chain.map((link) => link.message).join(' ').toLowerCase());
   if (error instanceof AppError) {
-    const known = (LLM_ERROR_MESSAGES as Partial<Record<ErrorCode, Record<LlmErrorLocale, string>>>)[error.code];
+    const known = (LLM_ERROR_MESSAGES as Partial<Record<ErrorCode, Record<Locale, string>>>)[error.code];
     const upstream = asRecord(error)?.upstreamStatus;
     const retryAfter = asRecord(error)?.retryAfterMs;
     return {
@@ -233,7 +234,7 @@ export function classifyLLMError(error: unknown, locale: LlmErrorLocale = 'en', 
  * the gateway. Pure: no Nest decorators; ProvidersModule constructs it.
  */
 export class LlmErrorClassifier {
-  constructor(readonly locale: LlmErrorLocale = 'en') {}
+  constructor(readonly locale: Locale = 'en') {}
 
   classify(error: unknown, provider?: string): ClassifiedLlmError {
     return classifyLLMError(error, this.locale, provider);

@@ -1,6 +1,5 @@
+import type { Locale } from '../config/app-config';
 import { ErrorCode } from '../errors/error-code';
-
-export type LlmErrorLocale = 'en' | 'fr';
 
 /** Codes the LLM error classifier produces (PROTOCOL.md §4). */
 export type LlmErrorCode = Extract<
@@ -18,7 +17,7 @@ export type LlmErrorCode = Extract<
 >;
 
 /** What the user reads in ai:error / the HTTP error body (seed 000 errorClassifier messages). */
-export const LLM_ERROR_MESSAGES: Record<LlmErrorCode, Record<LlmErrorLocale, string>> = {
+export const LLM_ERROR_MESSAGES: Record<LlmErrorCode, Record<Locale, string>> = {
   rate_limit: {
     en: 'The AI service is receiving too many requests right now. Please try again in a moment.',
     fr: 'Le service IA est temporairement surchargé (trop de requêtes). Réessayez dans un instant.',

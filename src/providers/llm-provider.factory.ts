@@ -1,7 +1,7 @@
+import type { Locale } from '../config/app-config';
 import { AiEventLogger } from '../observability/ai-event.logger';
 import { AnthropicProvider } from './anthropic.provider';
 import { LlmCallObserver } from './llm-call.observer';
-import { LlmErrorLocale } from './llm-error.messages';
 import { LlmProvider } from './llm-provider';
 import { LlmProviderSelection } from './llm-provider.selector';
 import { OfflineLlmProvider } from './offline.provider';
@@ -10,7 +10,7 @@ import { RetryBackoffOptions } from './retry-backoff';
 import { RetryingLlmProvider } from './retrying-llm.provider';
 
 export interface LlmProviderFactoryOptions {
-  locale?: LlmErrorLocale;
+  locale?: Locale;
   /** AI_MAX_RETRIES */
   maxRetries: number;
   backoff?: Partial<RetryBackoffOptions>;

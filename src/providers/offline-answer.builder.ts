@@ -1,5 +1,5 @@
+import type { Locale } from '../config/app-config';
 import type { GraphRAGContext, RelevantEdge, RelevantNode } from '../rag/graph-rag-context';
-import { LlmErrorLocale } from './llm-error.messages';
 
 const MAX_NODES = 8;
 const MAX_EDGES = 12;
@@ -21,7 +21,7 @@ interface OfflineTexts {
   moreEdges: (count: number) => string;
 }
 
-const TEXTS: Record<LlmErrorLocale, OfflineTexts> = {
+const TEXTS: Record<Locale, OfflineTexts> = {
   en: {
     notice: 'No language model is configured on this service, so this answer was extracted directly from the graph, without AI.',
     howTo:
@@ -91,7 +91,7 @@ function describeEdge(edge: RelevantEdge): string {
  * then lists what retrieval found — the relevant nodes (type, display name, a line of their
  * process and data) and how they connect. Deterministic; no content is invented.
  */
-export function buildOfflineAnswer(context: GraphRAGContext | undefined, locale: LlmErrorLocale = 'en'): string {
+export function buildOfflineAnswer(context: GraphRAGContext | undefined, locale: Locale = 'en'): string {
   const texts = TEXTS[locale];
   const parts = [`${texts.notice}\n${texts.howTo}`];
   if (!context) {

@@ -1,6 +1,6 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import type { Locale } from '../config/app-config';
 import { throwIfAborted } from './llm-abort.error';
-import { LlmErrorLocale } from './llm-error.messages';
 import { LlmCallOptions, LlmCompletion, LlmProvider } from './llm-provider';
 import { LlmMessage, LlmToolDefinition } from './llm-message';
 import { LlmStreamChunk } from './llm-stream-chunk';
@@ -27,7 +27,7 @@ export class OfflineLlmProvider implements LlmProvider {
   readonly model = OFFLINE_MODEL;
   readonly offline = true;
 
-  constructor(private readonly options: { locale?: LlmErrorLocale } = {}) {}
+  constructor(private readonly options: { locale?: Locale } = {}) {}
 
   async complete(_messages: LlmMessage[], _tools?: LlmToolDefinition[], options: LlmCallOptions = {}): Promise<LlmCompletion> {
     throwIfAborted(options.signal);

@@ -1,10 +1,10 @@
 import { performance } from 'node:perf_hooks';
+import type { Locale } from '../config/app-config';
 import { AiEventLogger } from '../observability/ai-event.logger';
 import { Logger } from '../observability/logger';
 import { classifyLLMError, ClassifiedLlmError } from './llm-error.classifier';
 import { isAbortError, LlmAbortError } from './llm-abort.error';
 import { LlmCallLabels, LlmCallObserver, LlmCallOutcome } from './llm-call.observer';
-import { LlmErrorLocale } from './llm-error.messages';
 import { LlmCallOptions, LlmCompletion, LlmProvider } from './llm-provider';
 import { LlmProviderError } from './llm-provider.error';
 import { LlmMessage, LlmToolDefinition } from './llm-message';
@@ -14,7 +14,7 @@ import { abortableSleep, DEFAULT_RETRY_BACKOFF, RetryBackoffOptions, retryDelayM
 export interface RetryingLlmProviderOptions {
   /** AI_MAX_RETRIES: retries after the first attempt (0 = none). */
   maxRetries: number;
-  locale?: LlmErrorLocale;
+  locale?: Locale;
   backoff?: Partial<RetryBackoffOptions>;
   events?: AiEventLogger;
   /** Latency and upstream errors of each call (metrics). */
@@ -34,7 +34,7 @@ const NO_CALL_TIMER = { firstChunk: () => undefined, end: () => undefined };
  */
 export class RetryingLlmProvider implements LlmProvider {
   private readonly maxRetries: number;
-  private readonly locale: LlmErrorLocale;
+  private readonly locale: Locale;
   private readonly backoff: RetryBackoffOptions;
   private readonly events: AiEventLogger;
   private readonly observer: LlmCallObserver | undefined;

@@ -1,5 +1,6 @@
+import type { Locale } from '../config/app-config';
 import { AppError } from '../errors/app-error';
-import { LLM_ERROR_MESSAGES, LlmErrorLocale } from './llm-error.messages';
+import { LLM_ERROR_MESSAGES } from './llm-error.messages';
 
 export type TokenLimitKind = 'per_call' | 'total_tokens' | 'cost';
 
@@ -12,7 +13,7 @@ export class TokenLimitError extends AppError {
     readonly kind: TokenLimitKind,
     readonly limit: number,
     readonly actual: number,
-    locale: LlmErrorLocale = 'en',
+    locale: Locale = 'en',
   ) {
     super('budget_exceeded', LLM_ERROR_MESSAGES.budget_exceeded[locale], { kind, limit, actual });
     this.name = 'TokenLimitError';

@@ -1,6 +1,6 @@
+import type { Locale } from '../config/app-config';
 import type { ProviderPricing } from '../config/provider-registry';
 import { AiEventLogger } from '../observability/ai-event.logger';
-import { LlmErrorLocale } from './llm-error.messages';
 import { LlmUsage } from './llm-usage';
 import { TokenLimitError, TokenLimitKind } from './token-limit.error';
 
@@ -58,7 +58,7 @@ export interface TokenTrackerOptions {
   onLimitExceeded?: (exceeded: TokenLimitExceeded) => void;
   /** Called with every recorded entry, chat and embedding alike (metrics). */
   onRecord?: (entry: TokenCostEntry) => void;
-  locale?: LlmErrorLocale;
+  locale?: Locale;
   events?: AiEventLogger;
   now?: () => number;
 }
@@ -89,7 +89,7 @@ function formatUsd(value: number): string {
 export class TokenTracker {
   private readonly pricingFor: (provider: string) => ProviderPricing | undefined;
   private readonly limits: TokenLimits;
-  private readonly locale: LlmErrorLocale;
+  private readonly locale: Locale;
   private readonly events: AiEventLogger;
   private readonly now: () => number;
   private limitListener: ((exceeded: TokenLimitExceeded) => void) | undefined;

@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks';
+import type { Locale } from '../config/app-config';
 import { AppError } from '../errors/app-error';
 import { GraphDataSource, NodeNeighborhood, ScoredNode } from '../graph/graph-data-source';
 import { Graph, GraphEdge, GraphNode, NodeTypeConfig } from '../graph/graph.types';
@@ -15,7 +16,6 @@ import { summarizeNodeTypeConfig } from './node-type-config-summary';
 import { SelectedNode, selectContextNodes } from './context-node.selector';
 import { distancesFrom } from './graph-distance';
 import { summarizeGraph } from './graph-summary';
-import { ContextLocale } from './rag-context-prefix';
 import { fuseByReciprocalRank } from './reciprocal-rank-fusion';
 import { toRelevantEdge, toRelevantNode } from './relevant-node.mapper';
 import { buildContextMessage } from './toon-context.encoder';
@@ -43,7 +43,7 @@ interface CacheScope {
 /** One cached retrieval: the context, and its context message per locale once encoded (same key, same life). */
 interface CachedRetrieval {
   context: GraphRAGContext;
-  messages: Partial<Record<ContextLocale, string>>;
+  messages: Partial<Record<Locale, string>>;
 }
 
 const MAX_NODES_LIMIT = 200;
@@ -115,7 +115,7 @@ export class GraphRagRetriever {
     dataSource: GraphDataSource,
     graphKey: string,
     query: string,
-    options: RetrieveOptions & { locale?: ContextLocale } = {},
+    options: RetrieveOptions & { locale?: Locale } = {},
   ): Promise<RetrievedContextMessage> {
     const { entry, context } = await this.lookup(dataSource, graphKey, query, options);
     const locale = options.locale ?? 'en';

@@ -1,14 +1,11 @@
-import type { AppConfig } from '../config/app-config';
-
-/** The languages prompts and context headers are written in (AI_LOCALE). */
-export type ContextLocale = AppConfig['locale'];
+import type { Locale } from '../config/app-config';
 
 /**
  * First line of the per-question context message (seed 000 Etape 3). The agent sends the message
  * built by buildContextMessage right before the user's question; the stable system prompt refers
  * to it by this prefix.
  */
-export const RAG_CONTEXT_PREFIX: Readonly<Record<ContextLocale, string>> = Object.freeze({
+export const RAG_CONTEXT_PREFIX: Readonly<Record<Locale, string>> = Object.freeze({
   en: '[RAG context for this question]',
   fr: '[Contexte RAG pour cette question]',
 });

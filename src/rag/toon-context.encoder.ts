@@ -1,9 +1,10 @@
 import { encode } from '@toon-format/toon';
+import type { Locale } from '../config/app-config';
 import { GraphRAGContext } from './graph-rag-context';
 import { formatNodeType } from './node-type-config-summary';
-import { ContextLocale, RAG_CONTEXT_PREFIX } from './rag-context-prefix';
+import { RAG_CONTEXT_PREFIX } from './rag-context-prefix';
 
-const HEADERS: Readonly<Record<ContextLocale, { nodes: string; edges: string }>> = Object.freeze({
+const HEADERS: Readonly<Record<Locale, { nodes: string; edges: string }>> = Object.freeze({
   en: { nodes: 'RELEVANT NODES:', edges: 'RELEVANT EDGES:' },
   fr: { nodes: 'NODES PERTINENTS :', edges: 'EDGES PERTINENTES :' },
 });
@@ -14,7 +15,7 @@ const HEADERS: Readonly<Record<ContextLocale, { nodes: string; edges: string }>>
  *   nodes: key, type ("api-call (API Call)"), sheet (its name), process, data (JSON summary)
  *   edges: from ("node:handle"), to ("node:handle"), label
  */
-export function buildContextSummary(context: GraphRAGContext, locale: ContextLocale = 'en'): string {
+export function buildContextSummary(context: GraphRAGContext, locale: Locale = 'en'): string {
   const headers = HEADERS[locale] ?? HEADERS.en;
   const nodes = context.relevantNodes.map((node) => ({
     key: node._key,
@@ -32,6 +33,6 @@ export function buildContextSummary(context: GraphRAGContext, locale: ContextLoc
 }
 
 /** The whole per-question context message: prefix line, then the TOON summary. */
-export function buildContextMessage(context: GraphRAGContext, locale: ContextLocale = 'en'): string {
+export function buildContextMessage(context: GraphRAGContext, locale: Locale = 'en'): string {
   return `${RAG_CONTEXT_PREFIX[locale] ?? RAG_CONTEXT_PREFIX.en}\n${buildContextSummary(context, locale)}`;
 }

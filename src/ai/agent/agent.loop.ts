@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
+import type { Locale } from '../../config/app-config';
 import { AppError } from '../../errors/app-error';
 import { AiEventLogger } from '../../observability/ai-event.logger';
 import { isAbortError } from '../../providers/llm-abort.error';
@@ -31,7 +32,7 @@ export interface AgentLoopOptions {
   /** AI_MAX_TOKENS_PER_CALL (0: no limit): a call whose estimated prompt (approximateTokens) alone exceeds it is not made. */
   maxTokensPerCall?: number;
   /** Language of user-facing error messages (AI_LOCALE). */
-  locale?: 'en' | 'fr';
+  locale?: Locale;
 }
 
 /** What one upstream call produced. */

@@ -1,6 +1,6 @@
 import { Role } from '../../auth/principal';
+import type { Locale } from '../../config/app-config';
 import { BUILT_IN_NODE_TYPES } from '../../graph/graph.types';
-import { ContextLocale } from '../../rag/rag-context-prefix';
 import { truncate } from '../../rag/text-truncation';
 import { BUILT_IN_NODE_TYPE_DESCRIPTIONS } from './built-in-node-types';
 import { SystemPromptContext } from './system-prompt-context';
@@ -16,7 +16,7 @@ const TYPE_DESCRIPTION_MAX_CHARS = 200;
  * so providers can cache it; the per-question context goes in a separate message
  * (buildContextMessage). English by default, French with locale 'fr'.
  */
-export function buildSystemPrompt(context: SystemPromptContext, role: Role, locale: ContextLocale = 'en'): string {
+export function buildSystemPrompt(context: SystemPromptContext, role: Role, locale: Locale = 'en'): string {
   const texts = SYSTEM_PROMPT_TEXTS[locale] ?? SYSTEM_PROMPT_TEXTS.en;
   // Same rule as canEdit(principal): editors and admins get the write tools.
   const editor = role === 'editor' || role === 'admin';

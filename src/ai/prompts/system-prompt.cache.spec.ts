@@ -2,13 +2,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { Role } from '../../auth/principal';
+import type { Locale } from '../../config/app-config';
 import { openSqliteDatabase } from '../../database/sqlite/sqlite-database.opener';
 import { DEMO_GRAPH_KEY, DEMO_WORKSPACE, nbaWorkflowDemo } from '../../graph/demo/nba-workflow.demo';
 import { GraphDataSourceFactory } from '../../graph/graph-data-source.factory';
 import { MutableGraphDataSource } from '../../graph/mutable-graph-data-source';
 import { SqliteGraphStore } from '../../graph/sqlite/sqlite-graph.store';
 import { configureLogging } from '../../observability/logger';
-import { ContextLocale } from '../../rag/rag-context-prefix';
 import { loadSystemPromptContext } from './system-prompt-context';
 import { buildSystemPrompt } from './system-prompt.builder';
 import { SystemPromptCache } from './system-prompt.cache';
@@ -22,7 +22,7 @@ const builds = buildSystemPrompt as jest.MockedFunction<typeof buildSystemPrompt
 const { buildSystemPrompt: buildUncounted } = jest.requireActual<typeof import('./system-prompt.builder')>('./system-prompt.builder');
 
 const ROLES: Role[] = ['viewer', 'editor', 'admin'];
-const LOCALES: ContextLocale[] = ['en', 'fr'];
+const LOCALES: Locale[] = ['en', 'fr'];
 
 describe(SystemPromptCache.name, () => {
   let dataDir: string;

@@ -1,6 +1,6 @@
 import { Role } from '../../auth/principal';
+import type { Locale } from '../../config/app-config';
 import { Graph, NodeTypeConfig } from '../../graph/graph.types';
-import { ContextLocale } from '../../rag/rag-context-prefix';
 import { systemPromptContextOf } from './system-prompt-context';
 import { buildSystemPrompt } from './system-prompt.builder';
 
@@ -18,7 +18,7 @@ import { buildSystemPrompt } from './system-prompt.builder';
 export class SystemPromptCache {
   private readonly prompts = new WeakMap<Graph, WeakMap<readonly NodeTypeConfig[], Map<string, string>>>();
 
-  promptFor(graph: Graph, configs: readonly NodeTypeConfig[], role: Role, locale: ContextLocale): string {
+  promptFor(graph: Graph, configs: readonly NodeTypeConfig[], role: Role, locale: Locale): string {
     if (!Object.isFrozen(graph) || !Object.isFrozen(configs)) return build(graph, configs, role, locale);
     let byConfigs = this.prompts.get(graph);
     if (!byConfigs) {
@@ -40,6 +40,6 @@ export class SystemPromptCache {
   }
 }
 
-function build(graph: Graph, configs: readonly NodeTypeConfig[], role: Role, locale: ContextLocale): string {
+function build(graph: Graph, configs: readonly NodeTypeConfig[], role: Role, locale: Locale): string {
   return buildSystemPrompt(systemPromptContextOf(graph, configs), role, locale);
 }

@@ -1,4 +1,5 @@
-import { ContextLocale, RAG_CONTEXT_PREFIX } from '../../rag/rag-context-prefix';
+import type { Locale } from '../../config/app-config';
+import { RAG_CONTEXT_PREFIX } from '../../rag/rag-context-prefix';
 import { READ_TOOL_NAMES } from '../tools/read-tool-name';
 import { WRITE_TOOL_NAMES } from '../tools/write-tool-name';
 
@@ -29,7 +30,7 @@ export interface SystemPromptTexts {
 const readTools = READ_TOOL_NAMES.join(', ');
 const writeTools = WRITE_TOOL_NAMES.join(', ');
 
-export const SYSTEM_PROMPT_TEXTS: Readonly<Record<ContextLocale, SystemPromptTexts>> = Object.freeze({
+export const SYSTEM_PROMPT_TEXTS: Readonly<Record<Locale, SystemPromptTexts>> = Object.freeze({
   en: {
     identity:
       'You are an AI assistant specialised in Nodius workflows. You help the user understand, debug and improve ' +

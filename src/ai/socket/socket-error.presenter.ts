@@ -1,8 +1,9 @@
+import type { Locale } from '../../config/app-config';
 import { AppError } from '../../errors/app-error';
 import { ErrorCode } from '../../errors/error-code';
 import { logUnhandledError } from '../../errors/unhandled-error.logger';
 import { Logger } from '../../observability/logger';
-import { LLM_ERROR_MESSAGES, LlmErrorCode, LlmErrorLocale } from '../../providers/llm-error.messages';
+import { LLM_ERROR_MESSAGES, LlmErrorCode } from '../../providers/llm-error.messages';
 import { LlmProviderError } from '../../providers/llm-provider.error';
 import { TokenLimitError } from '../../providers/token-limit.error';
 import type { AiErrorEvent } from './ai-socket.events';
@@ -30,7 +31,7 @@ const logger = new Logger('gateway');
  * `internal` with a correlation id, logged once with the stack. Pure: no Nest.
  */
 export class SocketErrorPresenter {
-  constructor(private readonly locale: LlmErrorLocale) {}
+  constructor(private readonly locale: Locale) {}
 
   present(error: unknown): Omit<AiErrorEvent, '_id'> {
     if (error instanceof LlmProviderError || error instanceof TokenLimitError) {

@@ -1,5 +1,5 @@
+import type { Locale } from '../../config/app-config';
 import type { ErrorCode } from '../../errors/error-code';
-import type { LlmErrorLocale } from '../../providers/llm-error.messages';
 
 /** Codes raised by the service itself (not by the LLM error classifier) that reach a socket client. */
 export type ServiceErrorCode = Extract<
@@ -23,7 +23,7 @@ export type ServiceErrorCode = Extract<
  * §4). LLM failures use the classifier's messages instead (LLM_ERROR_MESSAGES). Texts are for the end
  * user: short, no internals; `bad_request` and `payload_too_large` get the technical detail appended.
  */
-export const USER_ERROR_MESSAGES: Record<ServiceErrorCode, Record<LlmErrorLocale, string>> = {
+export const USER_ERROR_MESSAGES: Record<ServiceErrorCode, Record<Locale, string>> = {
   bad_request: {
     en: 'The request is invalid.',
     fr: 'La requête est invalide.',
