@@ -3,6 +3,10 @@
  * and of the `ai:chat` / `ai:resume` socket events, without `_id` and `token`).
  */
 
+/** Most node keys one message may pin, and the longest key (checked by the DTOs and again by ChatService). */
+export const MENTIONS_MAX = 50;
+export const MENTION_MAX_CHARS = 200;
+
 export interface ChatInput {
   graphKey: string;
   /** 1 to MESSAGE_MAX_CHARS characters (not only whitespace). */

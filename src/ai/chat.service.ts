@@ -41,7 +41,7 @@ import {
   SUPERSEDED_FEEDBACK,
 } from './agent/tool-result.message';
 import { UsageAccumulator } from './agent/usage.accumulator';
-import { ChatInput, ResumeInput } from './chat-input';
+import { ChatInput, MENTION_MAX_CHARS, MENTIONS_MAX, ResumeInput } from './chat-input';
 import { HitlObserver } from './hitl.observer';
 import { HITL_OBSERVER } from './hitl-observer.token';
 import { SystemPromptCache } from './prompts/system-prompt.cache';
@@ -49,9 +49,6 @@ import { RunSetupGate, RunSetupSlot } from './runs/run-setup.gate';
 import { AgentToolbox } from './tools/agent.toolbox';
 import { ReadToolExecutor } from './tools/read-tool.executor';
 import { ThreadView, toThreadView } from './thread.view';
-
-const MAX_MENTIONS = 50;
-const MENTION_MAX_CHARS = 200;
 
 /** Where a run starts from (chat or resume), everything the loop needs besides the shared dependencies. */
 interface RunPlan {
@@ -450,8 +447,8 @@ async function handOver(setup: RunSetupSlot): Promise<void> {
 
 function checkMentions(mentions: string[] | undefined): string[] {
   if (mentions === undefined) return [];
-  if (!Array.isArray(mentions) || mentions.length > MAX_MENTIONS) {
-    throw AppError.badRequest(`mentions must be an array of at most ${MAX_MENTIONS} node keys`);
+  if (!Array.isArray(mentions) || mentions.length > MENTIONS_MAX) {
+    throw AppError.badRequest(`mentions must be an array of at most ${MENTIONS_MAX} node keys`);
   }
   for (const key of mentions) {
     if (typeof key !== 'string' || key.length === 0 || key.length > MENTION_MAX_CHARS) {

@@ -1,9 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, IsArray, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
+import { MENTION_MAX_CHARS, MENTIONS_MAX } from '../chat-input';
 
 /** Hard bounds; the configured MESSAGE_MAX_CHARS (at most this) is checked by ChatService (413 payload_too_large). */
 export const TEXT_MAX_CHARS = 100_000;
-export const MENTIONS_MAX = 50;
 
 /** Body of POST /api/ai/chat (PROTOCOL.md §3); also the fields of the socket's `ai:chat`. */
 export class ChatRequestDto {
@@ -43,6 +43,6 @@ export class ChatRequestDto {
   @ArrayMaxSize(MENTIONS_MAX)
   @IsString({ each: true })
   @IsNotEmpty({ each: true })
-  @MaxLength(200, { each: true })
+  @MaxLength(MENTION_MAX_CHARS, { each: true })
   mentions?: string[];
 }
