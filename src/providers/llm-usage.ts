@@ -5,3 +5,6 @@ export interface LlmUsage {
   cachedTokens: number;
   totalTokens: number;
 }
+
+/** A call that used nothing (the offline provider, a request the upstream refused outright). */
+export const ZERO_LLM_USAGE: Readonly<LlmUsage> = Object.freeze({ promptTokens: 0, completionTokens: 0, cachedTokens: 0, totalTokens: 0 });

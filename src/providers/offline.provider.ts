@@ -4,11 +4,10 @@ import { throwIfAborted } from './llm-abort.error';
 import { LlmCallOptions, LlmCompletion, LlmProvider } from './llm-provider';
 import { LlmMessage, LlmToolDefinition } from './llm-message';
 import { LlmStreamChunk } from './llm-stream-chunk';
-import { LlmUsage } from './llm-usage';
+import { ZERO_LLM_USAGE } from './llm-usage';
 import { buildOfflineAnswer } from './offline-answer.builder';
 
 export const OFFLINE_MODEL = 'offline';
-const ZERO_USAGE: LlmUsage = { promptTokens: 0, completionTokens: 0, cachedTokens: 0, totalTokens: 0 };
 /** Give the event loop a turn every few pieces so a long answer never monopolises it. */
 const PIECES_PER_TURN = 16;
 
@@ -32,7 +31,7 @@ export class OfflineLlmProvider implements LlmProvider {
   async complete(_messages: LlmMessage[], _tools?: LlmToolDefinition[], options: LlmCallOptions = {}): Promise<LlmCompletion> {
     throwIfAborted(options.signal);
     const text = this.answer(options);
-    return { message: { role: 'assistant', content: text }, usage: { ...ZERO_USAGE }, model: OFFLINE_MODEL, finishReason: 'stop' };
+    return { message: { role: 'assistant', content: text }, usage: { ...ZERO_LLM_USAGE }, model: OFFLINE_MODEL, finishReason: 'stop' };
   }
 
   async *stream(_messages: LlmMessage[], _tools?: LlmToolDefinition[], options: LlmCallOptions = {}): AsyncGenerator<LlmStreamChunk> {
@@ -44,7 +43,7 @@ export class OfflineLlmProvider implements LlmProvider {
       throwIfAborted(signal);
       yield { type: 'token', token: all[index] };
     }
-    yield { type: 'usage', usage: { ...ZERO_USAGE } };
+    yield { type: 'usage', usage: { ...ZERO_LLM_USAGE } };
     yield { type: 'done', finishReason: 'stop' };
   }
 

@@ -7,7 +7,7 @@ import { isAbortError } from '../../providers/llm-abort.error';
 import { LlmErrorClassifier } from '../../providers/llm-error.classifier';
 import { LlmAssistantMessage, LlmMessage, LlmToolCall, LlmToolDefinition, LlmToolMessage } from '../../providers/llm-message';
 import { LlmProvider } from '../../providers/llm-provider';
-import { LlmUsage } from '../../providers/llm-usage';
+import { LlmUsage, ZERO_LLM_USAGE } from '../../providers/llm-usage';
 import { TokenTracker } from '../../providers/token.tracker';
 import { TokenLimitError } from '../../providers/token-limit.error';
 import { approximateTokens, estimateTokens, estimateToolTokens } from '../../providers/token-estimate';
@@ -79,7 +79,6 @@ const CANCELLED_RESULT = 'Not executed: the user stopped the generation.';
  * disconnect never stalls the process.
  */
 const COMPLETION_COUNT_MAX_CHARS = 2_000;
-const ZERO_USAGE: LlmUsage = Object.freeze({ promptTokens: 0, completionTokens: 0, cachedTokens: 0, totalTokens: 0 });
 
 /**
  * The tool-calling loop (seed 000 Etapes 4-5), one implementation for REST and Socket.IO: streams
@@ -287,7 +286,7 @@ export class AgentLoop {
     const toolCalls = withUniqueIds([...done.entries()].sort(([a], [b]) => a - b).map(([, call]) => call));
     // A request the upstream refused outright (HTTP error before any chunk) generated nothing to bill.
     const refused = failure !== null && !aborted && !received;
-    this.record(refused ? ZERO_USAGE : usage, sent, tools, callText, toolCalls, request);
+    this.record(refused ? ZERO_LLM_USAGE : usage, sent, tools, callText, toolCalls, request);
     this.events.debug('llm_call_done', {
       provider: provider.providerName,
       model: provider.model,
@@ -317,7 +316,7 @@ export class AgentLoop {
     let estimated = false;
     if (!usage) {
       if (provider.offline) {
-        usage = ZERO_USAGE;
+        usage = ZERO_LLM_USAGE;
       } else {
         // Never the tokenizer over the prompt: a mass disconnect would stall the process (see approximateTokens).
         const promptTokens = estimateTokens(sent) + estimateToolTokens(tools);
