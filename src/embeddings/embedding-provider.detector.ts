@@ -90,7 +90,7 @@ export function resolveEmbeddingSettings(config: AppConfig): EmbeddingSettings {
 }
 
 /** Builds the provider the settings describe; null for `none`. */
-export function createEmbeddingProvider(
+function createEmbeddingProvider(
   settings: EmbeddingSettings,
   options: { onUsage?: EmbeddingUsageListener } = {},
 ): EmbeddingProvider | null {

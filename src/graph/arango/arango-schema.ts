@@ -97,7 +97,7 @@ export class ArangoSchema {
 }
 
 /** Same searched fields with the same analyzers (the server may prefix analyzer names with the database). */
-export function isSameLink(current: Partial<ArangoSearchViewLink> | undefined): boolean {
+function isSameLink(current: Partial<ArangoSearchViewLink> | undefined): boolean {
   if (!current?.fields) return false;
   const wanted = NODE_SEARCH_LINK.fields ?? {};
   const names = (analyzers: string[] | undefined): string => (analyzers ?? []).map((name) => name.replace(/^.*::/, '')).sort().join(',');

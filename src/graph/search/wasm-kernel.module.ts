@@ -60,7 +60,7 @@ const section = (id: number, content: number[]) => [id, ...leb128(content.length
 const name = (value: string) => [value.length, ...Buffer.from(value, 'ascii')];
 
 /** A module importing `env.memory` and exporting `dots` with the given body (locals declaration included). */
-export function kernelModuleBytes(body: number[]): Uint8Array {
+function kernelModuleBytes(body: number[]): Uint8Array {
   return Uint8Array.from([
     0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, // "\0asm", version 1
     ...section(1, [0x01, 0x60, 0x05, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x00]), // type: (i32 × 5) → ()
@@ -85,7 +85,7 @@ const PAGE_BYTES = 64 * 1024;
 type DotsFunction = (row: number, query: number, rows: number, rowBytes: number, out: number) => void;
 
 /** A compiled kernel, or null where the runtime lacks WebAssembly SIMD (callers fall back to JavaScript). */
-export function compileKernel(bytes: Uint8Array): object | null {
+function compileKernel(bytes: Uint8Array): object | null {
   return wasm?.validate(bytes) ? new wasm.Module(bytes) : null;
 }
 

@@ -35,7 +35,7 @@ export class SqliteGraphStore implements GraphStore {
   private readonly ping: Statement<[], { ok: number }>;
 
   constructor(
-    private readonly db: Database,
+    db: Database,
     options: SqliteGraphStoreOptions = {},
   ) {
     this.statements = new SqliteGraphStatements(db);
