@@ -1,6 +1,7 @@
 import { arangoErrorReply, closedPortUrl, FakeArangoServer, startFakeArango } from '../../../test/support/fake-arango.server';
 import { resetLogSink, setLogSink } from '../../observability/logger';
-import { ArangoConnectionError, ArangoConnector, DEFAULT_ARANGO_RETRY } from './arango-connector';
+import { ArangoConnectionError } from './arango-connection.error';
+import { ArangoConnector, DEFAULT_ARANGO_RETRY } from './arango-connector';
 
 const VERSION = { status: 200, body: { server: 'arango', version: '3.12.4', license: 'community' } };
 const FAST_RETRY = { attempts: 3, initialDelayMs: 10, maxDelayMs: 15 };

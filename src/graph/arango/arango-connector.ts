@@ -1,6 +1,7 @@
 import { Database } from 'arangojs';
 import { HttpError, isArangoError } from 'arangojs/errors';
 import { Logger } from '../../observability/logger';
+import { ArangoConnectionError } from './arango-connection.error';
 import { isStoreUnavailable } from './arango-error.translator';
 
 const logger = new Logger('arango-store');
@@ -22,11 +23,6 @@ export interface ArangoRetryPolicy {
 
 /** 10 attempts, 0.5 s doubling up to 5 s between them: about 30 s for a server (or a container) to come up. */
 export const DEFAULT_ARANGO_RETRY: ArangoRetryPolicy = { attempts: 10, initialDelayMs: 500, maxDelayMs: 5000 };
-
-/** Thrown when the server stays unreachable, refuses the credentials or the database cannot be made. */
-export class ArangoConnectionError extends Error {
-  override readonly name = 'ArangoConnectionError';
-}
 
 /**
  * Opens the configured database, waiting for the server with retries and backoff, and creates the

@@ -1,18 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-
-export class GraphChangeCountsDto {
-  @ApiProperty({ example: 1 })
-  upsertNodes: number;
-
-  @ApiProperty({ example: 0 })
-  deleteNodes: number;
-
-  @ApiProperty({ example: 0 })
-  upsertEdges: number;
-
-  @ApiProperty({ example: 0 })
-  deleteEdges: number;
-}
+import { GraphChangeCountsDto } from './graph-change-counts.dto';
 
 /** Answer (202) of POST /api/graphs/:graphKey/changes. */
 export class GraphChangesAcceptedDto {
