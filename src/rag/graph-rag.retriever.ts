@@ -76,11 +76,6 @@ export class GraphRagRetriever {
     return this.cache.size;
   }
 
-  /** True when a query embedding is attempted for each new question. */
-  get hybridSearchEnabled(): boolean {
-    return this.options.embeddingProvider !== null;
-  }
-
   /**
    * Forgets cached contexts: all of them, or those of one graph (in every workspace, or only in
    * `workspace`). Call it whenever a graph changes.

@@ -57,11 +57,6 @@ export class Bm25Index {
     return this.liveCount;
   }
 
-  /** Document numbers given so far, removed ones included: the next addDocument gets this one. */
-  get slotCount(): number {
-    return this.lengths.length;
-  }
-
   addDocument(fields: readonly Bm25Field[]): number {
     const doc = this.lengths.length;
     this.lengths.push(REMOVED);
