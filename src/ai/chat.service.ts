@@ -396,9 +396,8 @@ export class ChatService {
   /** Never lost and never fatal: a failure to record is logged, the answer still goes out. */
   private async recordUsage(principal: Principal, threadId: string, usage: UsageAccumulator): Promise<void> {
     if (usage.isEmpty) return;
-    const { estimated: _estimated, ...totals } = usage.report();
     try {
-      await this.threads.addUsage(principal.workspace, threadId, totals);
+      await this.threads.addUsage(principal.workspace, threadId, usage.totals());
     } catch (error) {
       this.logger.error('usage_record_failed', { threadId, workspace: principal.workspace, error: describe(error) });
     }

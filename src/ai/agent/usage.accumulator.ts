@@ -1,4 +1,5 @@
 import { LlmUsage } from '../../providers/llm-usage';
+import type { UsageTotals } from '../../threads/thread.types';
 import { UsageReport } from './agent-result';
 
 /**
@@ -33,7 +34,8 @@ export class UsageAccumulator {
     return this.llmCalls === 0;
   }
 
-  report(): UsageReport {
+  /** What the thread and the workspace add up. */
+  totals(): UsageTotals {
     return {
       promptTokens: this.promptTokens,
       completionTokens: this.completionTokens,
@@ -41,7 +43,11 @@ export class UsageAccumulator {
       totalTokens: this.totalTokens,
       costUsd: Math.round(this.costUsd * 1e8) / 1e8,
       llmCalls: this.llmCalls,
-      ...(this.estimated ? { estimated: true } : {}),
     };
+  }
+
+  /** What the answer reports: the totals, flagged when part of them was estimated. */
+  report(): UsageReport {
+    return { ...this.totals(), ...(this.estimated ? { estimated: true } : {}) };
   }
 }
