@@ -17,7 +17,7 @@ import { distribution, Distribution } from './bench-statistics';
  * (a new thread each, the same question, so retrieval is a cache hit after the warm-up) at the same
  * moment and receive a short streamed answer. Reported: errors (ai:error, wrong text, no answer),
  * time to the first token and to the terminal event from the emit, the service's event-loop delay
- * during the burst, its RSS before and its peak (VmHWM), and the heap it retains per cached thread
+ * and CPU time during the burst, its RSS before and its peak (VmHWM), and the heap it retains per cached thread
  * once every socket has gone (after a full GC; THREAD_CACHE_SIZE = conversations, so every thread
  * stays cached; those threads are hot: the cache deflates a thread only after 30 s unused).
  *
@@ -36,6 +36,8 @@ export interface ConcurrencyResult {
   errorSamples: string[];
   /** ai:chat emitted → first ai:token received, ms. */
   firstTokenMs: Distribution;
+  /** The earliest first token of the burst, ms after its emit. */
+  firstTokenMinMs: number;
   /** ai:chat emitted → ai:complete received, ms. */
   completionMs: Distribution;
   /** First emit → last terminal event, ms. */
@@ -47,6 +49,8 @@ export interface ConcurrencyResult {
     peakRssBytes: number;
     eventLoopDelayP99Ms: number;
     eventLoopDelayMaxMs: number;
+    /** Service CPU time (all threads) from the end of the warm-up to the last terminal event, per conversation. */
+    cpuMsPerConversation: number;
     /** (heap + external after the burst − before it) / conversations, after a full GC, same sockets open, every thread cached. */
     retainedBytesPerThread: number;
     /** What closing the sockets gave back, per socket (a leak check: runs and sinks must not outlive them). */
@@ -156,6 +160,7 @@ export async function runConcurrencyBench(options: ConcurrencyOptions = {}): Pro
       errors: errorSamples.length,
       errorSamples: [...new Set(errorSamples)].slice(0, 5),
       firstTokenMs: distribution(firstToken),
+      firstTokenMinMs: Math.min(...firstToken),
       completionMs: distribution(completion),
       burstMs,
       connectMs,
@@ -165,6 +170,7 @@ export async function runConcurrencyBench(options: ConcurrencyOptions = {}): Pro
         peakRssBytes: peakRss(service.pid),
         eventLoopDelayP99Ms: during.eventLoopDelayP99Ms,
         eventLoopDelayMaxMs: during.eventLoopDelayMaxMs,
+        cpuMsPerConversation: during.cpuMs / conversations,
         retainedBytesPerThread: (retained(after) - retained(before)) / conversations,
         releasedBytesPerSocket: (retained(after) - retained(disconnected)) / conversations,
         threadCacheSize: conversations,
@@ -184,8 +190,8 @@ export function concurrencySummary(result: ConcurrencyResult): string[] {
   return [
     `${result.conversations} simultaneous conversations (${result.answerTokens}-token streamed answers), sockets connected in ${ms(result.connectMs)}`,
     `errors: ${result.errors}${result.errorSamples.length ? ` (${result.errorSamples.join('; ')})` : ''}`,
-    `first token: p50 ${ms(result.firstTokenMs.p50)}, p99 ${ms(result.firstTokenMs.p99)}; completion: p50 ${ms(result.completionMs.p50)}, p99 ${ms(result.completionMs.p99)}, max ${ms(result.completionMs.max)}; whole burst ${ms(result.burstMs)}`,
-    `service event loop during the burst: delay p99 ${ms(result.service.eventLoopDelayP99Ms)}, max ${ms(result.service.eventLoopDelayMaxMs)}`,
+    `first token: first ${ms(result.firstTokenMinMs)}, p50 ${ms(result.firstTokenMs.p50)}, p99 ${ms(result.firstTokenMs.p99)}; completion: p50 ${ms(result.completionMs.p50)}, p99 ${ms(result.completionMs.p99)}, max ${ms(result.completionMs.max)}; whole burst ${ms(result.burstMs)}`,
+    `service during the burst: event-loop delay p99 ${ms(result.service.eventLoopDelayP99Ms)}, max ${ms(result.service.eventLoopDelayMaxMs)}; CPU ${result.service.cpuMsPerConversation.toFixed(2)} ms per conversation`,
     `service RSS: ${mb(result.service.rssBeforeBytes)} before, peak ${mb(result.service.peakRssBytes)}; retained per cached thread: ${(result.service.retainedBytesPerThread / 1024).toFixed(1)} KB; released per closed socket: ${(result.service.releasedBytesPerSocket / 1024).toFixed(1)} KB`,
   ];
 }

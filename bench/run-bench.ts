@@ -136,7 +136,15 @@ function concurrencyFigures(result: ConcurrencyResult, notes: string): Figure[] 
       value: pair(result.completionMs.p50, result.completionMs.p99, 0),
       budget: '—',
       pass: null,
-      notes: `first token ${pair(result.firstTokenMs.p50, result.firstTokenMs.p99, 0)}; service event-loop delay max ${ms(result.service.eventLoopDelayMaxMs, 0)}`,
+      notes: `first token: first ${ms(result.firstTokenMinMs, 0)}, p50 / p99 ${pair(result.firstTokenMs.p50, result.firstTokenMs.p99, 0)}; whole burst ${ms(result.burstMs, 0)}`,
+    },
+    {
+      section: 'concurrency',
+      figure: `${label}: service event-loop delay max / p99`,
+      value: pair(result.service.eventLoopDelayMaxMs, result.service.eventLoopDelayP99Ms, 0),
+      budget: '—',
+      pass: null,
+      notes: `during the burst; service CPU ${ms(result.service.cpuMsPerConversation)} per conversation`,
     },
     {
       section: 'concurrency',

@@ -18,19 +18,24 @@ export interface TestAppProcessStats {
   /** Event-loop delay since the previous stats call (not counting that call's own GC), ms. */
   eventLoopDelayP99Ms: number;
   eventLoopDelayMaxMs: number;
+  /** CPU time (user + system, all threads) since the previous stats call, not counting that call's own GC, ms. */
+  cpuMs: number;
 }
 
 const DELAY_RESOLUTION_MS = 10;
 const eventLoopDelay = monitorEventLoopDelay({ resolution: DELAY_RESOLUTION_MS });
 eventLoopDelay.enable();
+let cpuAfterPreviousGc = process.cpuUsage();
 
 async function stats(): Promise<TestAppProcessStats> {
   // Read before the forced GC, whose pause (hundreds of ms with 1,000 sockets) is not the app's.
   const eventLoopDelayP99Ms = eventLoopDelay.percentile(99) / 1e6;
   const eventLoopDelayMaxMs = eventLoopDelay.max / 1e6;
+  const cpu = process.cpuUsage(cpuAfterPreviousGc);
   const gc = (globalThis as { gc?: () => void }).gc;
   for (let pass = 0; gc && pass < 3; pass += 1) gc();
   const memory = process.memoryUsage();
+  cpuAfterPreviousGc = process.cpuUsage();
   // The histogram records the GC pause at its next tick: let it, then start the next window.
   await sleep(3 * DELAY_RESOLUTION_MS);
   eventLoopDelay.reset();
@@ -41,6 +46,7 @@ async function stats(): Promise<TestAppProcessStats> {
     afterGc: gc !== undefined,
     eventLoopDelayP99Ms,
     eventLoopDelayMaxMs,
+    cpuMs: (cpu.user + cpu.system) / 1000,
   };
 }
 
