@@ -1,11 +1,10 @@
-import { readFileSync } from 'node:fs';
 import { nbaWorkflowDemo } from '../../src/graph/demo/nba-workflow.demo';
 import { GraphChangeSet, graphChangeSet } from '../../src/graph/graph-change-set';
 import { EdgeDirection, GraphDataSource } from '../../src/graph/graph-data-source';
 import { GraphStore } from '../../src/graph/graph-store';
 import { GraphDocument, GraphEdge, GraphNode } from '../../src/graph/graph.types';
 import { appErrorOf } from '../support/app-error-of';
-import { describeWithSharedFixtures, sharedFixturePath } from '../support/shared-fixtures';
+import { describeWithSharedFixtures, loadWorkflowFixture } from '../support/shared-fixtures';
 
 export interface GraphStoreHarness {
   store: GraphStore;
@@ -39,12 +38,6 @@ function withGraphKey(document: GraphDocument, graphKey: string): GraphDocument 
   document.graph._key = graphKey;
   for (const item of [...document.nodes, ...document.edges]) item.graphKey = graphKey;
   return document;
-}
-
-/** A real workflow from the shared fixtures, without its provenance blocks (an importer ignores them). */
-export function loadWorkflowFixture(fileName: string): GraphDocument {
-  const raw = JSON.parse(readFileSync(sharedFixturePath('workflows', 'graphs', fileName), 'utf8')) as GraphDocument;
-  return { graph: raw.graph, nodes: raw.nodes, edges: raw.edges, nodeConfigs: raw.nodeConfigs };
 }
 
 function unitVector(dimension: number, ...hot: Array<[number, number]>): Float32Array {

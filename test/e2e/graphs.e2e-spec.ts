@@ -2,8 +2,7 @@ import jwt from 'jsonwebtoken';
 import request from 'supertest';
 import { nbaWorkflowDemo } from '../../src/graph/demo/nba-workflow.demo';
 import { GraphDocument } from '../../src/graph/graph.types';
-import { loadWorkflowFixture } from '../contract/graph-store.contract';
-import { describeWithSharedFixtures } from '../support/shared-fixtures';
+import { describeWithSharedFixtures, loadWorkflowFixture } from '../support/shared-fixtures';
 import { TestApp, startTestApp } from '../support/test-app';
 
 const byKey = <T extends { _key: string }>(items: T[]): T[] => [...items].sort((a, b) => a._key.localeCompare(b._key));

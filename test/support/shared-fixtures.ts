@@ -1,7 +1,8 @@
 /// <reference types="jest" />
 // (the build config compiles test/support for the benches; describe comes from jest at run time)
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
+import type { GraphDocument } from '../../src/graph/graph.types';
 
 /**
  * The recorded provider responses and real workflow graphs live outside this repository
@@ -37,4 +38,10 @@ export function describeWithSharedFixtures(name: string, body: () => void): void
     throw new Error(`${name}: shared fixtures are required (REQUIRE_SHARED_FIXTURES=1) but were not found`);
   }
   describe.skip(`${name} [skipped: shared fixtures not found; set SHARED_FIXTURES_DIR]`, body);
+}
+
+/** A real workflow graph of the shared fixtures (workflows/graphs), without its provenance blocks. */
+export function loadWorkflowFixture(fileName: string): GraphDocument {
+  const raw = JSON.parse(readFileSync(sharedFixturePath('workflows', 'graphs', fileName), 'utf8')) as GraphDocument;
+  return { graph: raw.graph, nodes: raw.nodes, edges: raw.edges, nodeConfigs: raw.nodeConfigs };
 }

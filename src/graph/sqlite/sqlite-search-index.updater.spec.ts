@@ -1,10 +1,6 @@
-import { Database } from 'better-sqlite3';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import * as path from 'node:path';
 import { seededRandom } from '../../../test/support/seeded-random';
-import { describeWithSharedFixtures, sharedFixturePath } from '../../../test/support/shared-fixtures';
-import { openSqliteDatabase } from '../../database/sqlite/sqlite-database.opener';
+import { describeWithSharedFixtures, loadWorkflowFixture } from '../../../test/support/shared-fixtures';
+import { SharedSqliteFile } from '../../../test/support/shared-sqlite-file';
 import { LogEntry } from '../../observability/log-entry';
 import { configureLogging, resetLogSink, setLogSink } from '../../observability/logger';
 import { nbaWorkflowDemo } from '../demo/nba-workflow.demo';
@@ -17,39 +13,26 @@ import { SqliteSearchIndexUpdater } from './sqlite-search-index.updater';
 
 const WS = 'default';
 
-/** A real workflow from the shared fixtures, without its provenance blocks. */
-function workflowFixture(fileName: string): GraphDocument {
-  const raw = JSON.parse(readFileSync(sharedFixturePath('workflows', 'graphs', fileName), 'utf8')) as GraphDocument;
-  return { graph: raw.graph, nodes: raw.nodes, edges: raw.edges, nodeConfigs: raw.nodeConfigs };
-}
-
 describe(SqliteSearchIndexUpdater.name, () => {
-  let dataDir: string;
-  let connections: Database[];
+  let file: SharedSqliteFile;
   let logs: LogEntry[];
 
   beforeAll(() => configureLogging({ level: 'debug' }));
   afterAll(() => configureLogging({ level: 'info' }));
 
   beforeEach(() => {
-    dataDir = mkdtempSync(path.join(tmpdir(), 'search-index-updater-'));
-    connections = [];
+    file = SharedSqliteFile.create('search-index-updater-');
     logs = [];
     setLogSink((entry) => logs.push(entry));
   });
 
   afterEach(() => {
     resetLogSink();
-    for (const db of connections) db.close();
-    rmSync(dataDir, { recursive: true, force: true });
+    file.close();
   });
 
   /** Another process on the same file: its own connection and its own store (its own indexes). */
-  function openStore(): SqliteGraphStore {
-    const db = openSqliteDatabase(dataDir);
-    connections.push(db);
-    return new SqliteGraphStore(db);
-  }
+  const openStore = (): SqliteGraphStore => file.openStore();
 
   const builds = () => logs.filter((entry) => entry.event === 'search_index_built');
   const updates = () => logs.filter((entry) => entry.event === 'search_index_updated');
@@ -118,7 +101,7 @@ describe(SqliteSearchIndexUpdater.name, () => {
   it('keeps the index exactly as a fresh build through random edits of the demo graph by two processes, node by node', async () => {
     await checkRandomEdits(structuredClone(nbaWorkflowDemo), 7, 40);
     // One build for the long-lived store (first use); every other build is a fresh store's.
-    const freshStores = connections.length - 2;
+    const freshStores = file.storesOpened - 2;
     expect(builds()).toHaveLength(1 + freshStores);
     expect(builds().every((entry) => entry.reason === 'first_use')).toBe(true);
     expect(updates().length).toBeGreaterThanOrEqual(8);
@@ -129,7 +112,7 @@ describe(SqliteSearchIndexUpdater.name, () => {
       ['automate-lead-generation-personalized-outreach-with-apol.json', 11],
       ['automated-viral-content-engine-for-linkedin-x-with-ai-ge.json', 12],
     ])('keeps the index of %s exactly as a fresh build through random edits', async (file, seed) => {
-      await checkRandomEdits(workflowFixture(file), seed, 60);
+      await checkRandomEdits(loadWorkflowFixture(file), seed, 60);
       expect(builds().filter((entry) => entry.reason !== 'first_use')).toEqual([]);
     });
   });

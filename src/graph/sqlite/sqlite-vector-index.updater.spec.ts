@@ -1,10 +1,6 @@
-import { Database } from 'better-sqlite3';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import * as path from 'node:path';
 import { seededRandom } from '../../../test/support/seeded-random';
-import { describeWithSharedFixtures, sharedFixturePath } from '../../../test/support/shared-fixtures';
-import { openSqliteDatabase } from '../../database/sqlite/sqlite-database.opener';
+import { describeWithSharedFixtures, loadWorkflowFixture } from '../../../test/support/shared-fixtures';
+import { SharedSqliteFile } from '../../../test/support/shared-sqlite-file';
 import { LogEntry } from '../../observability/log-entry';
 import { configureLogging, resetLogSink, setLogSink } from '../../observability/logger';
 import { nbaWorkflowDemo } from '../demo/nba-workflow.demo';
@@ -22,12 +18,6 @@ const DIMENSION = 24;
 
 type Hits = Array<[string, number]>;
 
-/** A real workflow from the shared fixtures, without its provenance blocks. */
-function workflowFixture(fileName: string): GraphDocument {
-  const raw = JSON.parse(readFileSync(sharedFixturePath('workflows', 'graphs', fileName), 'utf8')) as GraphDocument;
-  return { graph: raw.graph, nodes: raw.nodes, edges: raw.edges, nodeConfigs: raw.nodeConfigs };
-}
-
 /** The demo graph with `extra` more nodes (copies of its first one under new keys). */
 function demoWith(extra: number): GraphDocument {
   const document = structuredClone(nbaWorkflowDemo);
@@ -36,32 +26,25 @@ function demoWith(extra: number): GraphDocument {
 }
 
 describe(SqliteVectorIndexUpdater.name, () => {
-  let dataDir: string;
-  let connections: Database[];
+  let file: SharedSqliteFile;
   let logs: LogEntry[];
 
   beforeAll(() => configureLogging({ level: 'debug' }));
   afterAll(() => configureLogging({ level: 'info' }));
 
   beforeEach(() => {
-    dataDir = mkdtempSync(path.join(tmpdir(), 'vector-index-updater-'));
-    connections = [];
+    file = SharedSqliteFile.create('vector-index-updater-');
     logs = [];
     setLogSink((entry) => logs.push(entry));
   });
 
   afterEach(() => {
     resetLogSink();
-    for (const db of connections) db.close();
-    rmSync(dataDir, { recursive: true, force: true });
+    file.close();
   });
 
   /** Another process on the same file: its own connection and its own store (its own indexes). */
-  function openStore(): SqliteGraphStore {
-    const db = openSqliteDatabase(dataDir);
-    connections.push(db);
-    return new SqliteGraphStore(db);
-  }
+  const openStore = (): SqliteGraphStore => file.openStore();
 
   const builds = () => logs.filter((entry) => entry.event === 'vector_index_built');
   const updates = () => logs.filter((entry) => entry.event === 'vector_index_updated');
@@ -149,7 +132,7 @@ describe(SqliteVectorIndexUpdater.name, () => {
   it('keeps the index exactly as a fresh build through random writes of the demo graph by two processes, node by node', async () => {
     await checkRandomWrites(demoWith(30), 7, 60);
     // One build for the long-lived store (first use); every other build is a fresh store's.
-    const freshStores = connections.length - 2;
+    const freshStores = file.storesOpened - 2;
     expect(builds()).toHaveLength(1 + freshStores);
     expect(builds().every((entry) => entry.reason === 'first_use')).toBe(true);
     expect(updates().length).toBeGreaterThanOrEqual(12);
@@ -165,7 +148,7 @@ describe(SqliteVectorIndexUpdater.name, () => {
       ['automate-lead-generation-personalized-outreach-with-apol.json', 11],
       ['automated-viral-content-engine-for-linkedin-x-with-ai-ge.json', 12],
     ])('keeps the index of %s exactly as a fresh build through random writes', async (file, seed) => {
-      await checkRandomWrites(workflowFixture(file), seed, 60);
+      await checkRandomWrites(loadWorkflowFixture(file), seed, 60);
       expect(builds().filter((entry) => entry.reason !== 'first_use')).toEqual([]);
     });
   });
