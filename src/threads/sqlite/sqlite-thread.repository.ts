@@ -51,9 +51,20 @@ const USAGE_COLUMNS = 'prompt_tokens, completion_tokens, cached_tokens, total_to
  */
 export class SqliteThreadRepository implements ThreadRepository {
   private readonly statements: ReturnType<typeof prepare>;
+  // The transactions of the request path, wrapped once: db.transaction() builds four wrapper
+  // functions per call, and every question commits twice and records its usage.
+  private readonly readRecord: (threadId: string) => ThreadRecord | null;
+  private readonly commitRound: (threadId: string, commit: ThreadCommit, now: number) => ThreadCommitResult;
+  private readonly addUsageRows: (threadId: string | null, params: Record<string, unknown>) => void;
 
   constructor(private readonly db: Database) {
     this.statements = prepare(db);
+    this.readRecord = db.transaction((threadId: string) => this.readRecordIn(threadId));
+    this.commitRound = db.transaction((threadId: string, commit: ThreadCommit, now: number) => this.commitRoundIn(threadId, commit, now)).immediate;
+    this.addUsageRows = db.transaction((threadId: string | null, params: Record<string, unknown>) => {
+      if (threadId !== null) this.statements.addThreadUsage.run(params);
+      this.statements.addWorkspaceUsage.run(params);
+    }).immediate;
   }
 
   async create(thread: NewThread): Promise<ThreadRecord> {
@@ -77,14 +88,7 @@ export class SqliteThreadRepository implements ThreadRepository {
 
   async get(threadId: string): Promise<ThreadRecord | null> {
     // One read transaction: the row and its messages are of the same revision.
-    return this.db.transaction(() => {
-      const row = this.statements.selectThread.get(threadId) as ThreadRow | undefined;
-      if (!row) return null;
-      const messages = (this.statements.selectMessages.all(threadId) as Array<{ message: string }>).map(
-        (message) => JSON.parse(message.message) as ThreadMessage,
-      );
-      return toRecord(row, messages);
-    })();
+    return this.readRecord(threadId);
   }
 
   async getHead(threadId: string): Promise<ThreadHead | null> {
@@ -120,35 +124,7 @@ export class SqliteThreadRepository implements ThreadRepository {
   }
 
   async commit(threadId: string, commit: ThreadCommit): Promise<ThreadCommitResult> {
-    const now = Date.now();
-    return this.db.transaction((): ThreadCommitResult => {
-      const row = this.statements.selectCommitState.get(threadId) as
-        | Pick<ThreadRow, 'revision' | 'message_count' | 'updated_time'>
-        | undefined;
-      if (!row) throw AppError.notFound('Thread not found');
-      const replayed = this.statements.selectOperation.get(threadId, commit.operationId);
-      if (replayed) return { applied: false, revision: row.revision, lastUpdatedTime: row.updated_time };
-
-      const visible = commit.append.filter((message) => message.role !== 'system').length;
-      const updated = this.statements.updateRevision.run({
-        thread_id: threadId,
-        expected: commit.expectedRevision,
-        appended: commit.append.length,
-        visible,
-        set_interrupt: commit.pendingInterrupt === undefined ? 0 : 1,
-        pending_interrupt: commit.pendingInterrupt ? JSON.stringify(commit.pendingInterrupt) : null,
-        title: commit.title ?? null,
-        now,
-      });
-      if (updated.changes === 0) throw new ThreadRevisionConflictError(threadId, commit.expectedRevision, row.revision);
-
-      commit.append.forEach((message, index) => {
-        this.statements.insertMessage.run(threadId, row.message_count + index, message.role, JSON.stringify(message));
-      });
-      const revision = commit.expectedRevision + 1;
-      this.statements.insertOperation.run(threadId, commit.operationId, revision, now);
-      return { applied: true, revision, lastUpdatedTime: now };
-    }).immediate();
+    return this.commitRound(threadId, commit, Date.now());
   }
 
   async acquireLease(threadId: string, holder: string, ttlMs: number, now: number): Promise<boolean> {
@@ -176,10 +152,7 @@ export class SqliteThreadRepository implements ThreadRepository {
       llm_calls: usage.llmCalls,
       now,
     };
-    this.db.transaction(() => {
-      if (threadId !== null) this.statements.addThreadUsage.run(params);
-      this.statements.addWorkspaceUsage.run(params);
-    }).immediate();
+    this.addUsageRows(threadId, params);
   }
 
   async getWorkspaceUsage(workspace: string): Promise<UsageTotals> {
@@ -210,6 +183,42 @@ export class SqliteThreadRepository implements ThreadRepository {
 
   async releaseIdempotencyKey(scope: IdempotencyScope): Promise<void> {
     this.statements.releaseIdempotencyKey.run(scope.workspace, scope.userId, scope.key);
+  }
+
+  private readRecordIn(threadId: string): ThreadRecord | null {
+    const row = this.statements.selectThread.get(threadId) as ThreadRow | undefined;
+    if (!row) return null;
+    const messages = (this.statements.selectMessages.all(threadId) as Array<{ message: string }>).map(
+      (message) => JSON.parse(message.message) as ThreadMessage,
+    );
+    return toRecord(row, messages);
+  }
+
+  private commitRoundIn(threadId: string, commit: ThreadCommit, now: number): ThreadCommitResult {
+    const row = this.statements.selectCommitState.get(threadId) as Pick<ThreadRow, 'revision' | 'message_count' | 'updated_time'> | undefined;
+    if (!row) throw AppError.notFound('Thread not found');
+    const replayed = this.statements.selectOperation.get(threadId, commit.operationId);
+    if (replayed) return { applied: false, revision: row.revision, lastUpdatedTime: row.updated_time };
+
+    const visible = commit.append.filter((message) => message.role !== 'system').length;
+    const updated = this.statements.updateRevision.run({
+      thread_id: threadId,
+      expected: commit.expectedRevision,
+      appended: commit.append.length,
+      visible,
+      set_interrupt: commit.pendingInterrupt === undefined ? 0 : 1,
+      pending_interrupt: commit.pendingInterrupt ? JSON.stringify(commit.pendingInterrupt) : null,
+      title: commit.title ?? null,
+      now,
+    });
+    if (updated.changes === 0) throw new ThreadRevisionConflictError(threadId, commit.expectedRevision, row.revision);
+
+    commit.append.forEach((message, index) => {
+      this.statements.insertMessage.run(threadId, row.message_count + index, message.role, JSON.stringify(message));
+    });
+    const revision = commit.expectedRevision + 1;
+    this.statements.insertOperation.run(threadId, commit.operationId, revision, now);
+    return { applied: true, revision, lastUpdatedTime: now };
   }
 }
 
