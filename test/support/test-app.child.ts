@@ -1,9 +1,11 @@
 /**
  * Another service process for multi-instance tests and benches: boots the real app with
  * startTestApp (the environment comes over IPC; give DATA_DIR to share a store), reports its URL,
- * answers 'stats' (memory, event-loop delay) and closes (keeping the data) on 'close'. See
- * TestAppProcess.
+ * answers 'stats' (memory, event-loop delay) and closes (keeping the data) on 'close'. The optional
+ * first argument is a setup module (TestAppProcessOptions.setupModule): its `beforeListen(app)` runs
+ * before the app listens; other messages are its own. See TestAppProcess.
  */
+import type { INestApplication } from '@nestjs/common';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startTestApp } from './test-app';
@@ -50,12 +52,17 @@ async function stats(): Promise<TestAppProcessStats> {
   };
 }
 
+interface SetupModule {
+  beforeListen?: (app: INestApplication) => void;
+}
+
 process.once('message', (env: Record<string, string>) => {
   void (async () => {
-    const app = await startTestApp(env);
+    const setupModule = process.argv[2] ? (require(process.argv[2]) as SetupModule) : {};
+    const app = await startTestApp(env, { beforeListen: setupModule.beforeListen });
     process.on('message', (message: unknown) => {
       if (message === 'stats') void stats().then((result) => process.send?.({ stats: result }));
-      else void app.close({ keepData: true }).then(() => process.exit(0));
+      else if (message === 'close') void app.close({ keepData: true }).then(() => process.exit(0));
     });
     process.send?.({ url: app.url });
   })().catch((error: unknown) => {

@@ -8,6 +8,12 @@ export interface TestAppProcessOptions {
   timeoutMs?: number;
   /** Extra node flags for the child (e.g. --expose-gc so stats() can measure retained memory). */
   execArgv?: string[];
+  /**
+   * A module the child loads before booting the app (absolute path, compiled like this file): its
+   * exported `beforeListen(app)`, if any, runs before the app listens (instrumentation, e.g. the
+   * overhead bench's receipt timing), and it may answer its own messages (see request()).
+   */
+  setupModule?: string;
 }
 
 /**
@@ -26,7 +32,7 @@ export class TestAppProcess {
   static start(env: Record<string, string>, options: TestAppProcessOptions = {}): Promise<TestAppProcess> {
     const timeoutMs = options.timeoutMs ?? 20_000;
     const extension = path.extname(__filename);
-    const child = fork(path.join(__dirname, `test-app.child${extension}`), [], {
+    const child = fork(path.join(__dirname, `test-app.child${extension}`), options.setupModule ? [options.setupModule] : [], {
       execArgv: [...(extension === '.ts' ? ['--require', path.join(__dirname, 'swc-register.js')] : []), ...(options.execArgv ?? [])],
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
@@ -57,14 +63,23 @@ export class TestAppProcess {
    * since the previous call.
    */
   stats(): Promise<TestAppProcessStats> {
+    return this.request('stats', (reply) => (reply as { stats?: TestAppProcessStats }).stats);
+  }
+
+  /**
+   * Sends `message` to the child and resolves with the first reply `accept` maps to a value (other
+   * messages are left to other listeners): 'stats', or a message the setup module answers.
+   */
+  request<T>(message: unknown, accept: (reply: unknown) => T | undefined): Promise<T> {
     return new Promise((resolve) => {
-      const onMessage = (message: { stats?: TestAppProcessStats }) => {
-        if (!message.stats) return;
+      const onMessage = (reply: unknown) => {
+        const value = typeof reply === 'object' && reply !== null ? accept(reply) : undefined;
+        if (value === undefined) return;
         this.child.off('message', onMessage);
-        resolve(message.stats);
+        resolve(value);
       };
       this.child.on('message', onMessage);
-      this.child.send('stats');
+      this.child.send(message as string);
     });
   }
 
