@@ -1,5 +1,5 @@
-import OpenAI from 'openai';
-import { performance } from 'node:perf_hooks';
+import { fork } from 'node:child_process';
+import * as path from 'node:path';
 import { Principal } from '../src/auth/principal';
 import { configureLogging } from '../src/observability/logger';
 import { LlmCallOptions, LlmCompletion, LlmProvider } from '../src/providers/llm-provider';
@@ -8,11 +8,12 @@ import { LlmStreamChunk } from '../src/providers/llm-stream-chunk';
 import { AiSocketClient } from '../test/support/ai-socket.client';
 import { ChatServiceHarness, RecordingSink } from '../test/support/chat-service.harness';
 import { RecordedRequest, ScriptedLlmServer, ScriptedTurn } from '../test/support/scripted-llm-server';
-import { startTestApp } from '../test/support/test-app';
-import { numberArgument } from './bench-arguments';
+import { TestAppProcess } from '../test/support/test-app.process';
+import { argumentValue, numberArgument } from './bench-arguments';
 import { cpuMsBetween, distribution, Distribution } from './bench-statistics';
 import { formatTable } from './bench-table';
-import { ReceiptTimingIoAdapter } from './receipt-timing.io-adapter';
+import { monotonicMs } from './monotonic-clock';
+import type { ServiceTiming } from './service-timing.child-setup';
 
 /**
  * Service overhead of one question (DESIGN.md budget: p99 < 10 ms with a warm retrieval cache),
@@ -21,16 +22,22 @@ import { ReceiptTimingIoAdapter } from './receipt-timing.io-adapter';
  * thread (thread creation, system prompt) and a follow-up on a thread that already holds
  * `--history` exchanges. Three measurements, in this order:
  *
- * 1. `socket`: through the real app (socket.io-client → gateway → ChatService → OpenAI adapter →
- *    scripted server), from the moment Socket.IO has decoded the `ai:chat` event on the server
- *    (ReceiptTimingIoAdapter) to the moment the scripted server has received the whole upstream
- *    request; plus this process's CPU time over the same window (a busy machine distorts it less).
- * 2. `sdk`: the bare openai SDK sending the very request bodies the service sent in (1), from
- *    `create()` to the same moment on the scripted server: the floor no service can go under.
- * 3. `chatService`: ChatService.chat() called directly (ChatServiceHarness), to split our code
- *    (chat() → provider.stream()) from the SDK and HTTP (→ upstream received).
+ * 1. `socket`: the real app alone in a child process (TestAppProcess, as deployed: the client and the
+ *    LLM are elsewhere), the socket.io-client and the scripted server in this process. From the moment
+ *    Socket.IO has decoded the `ai:chat` event in the service (ReceiptTimingIoAdapter, installed by
+ *    service-timing.child-setup.ts) to the moment the scripted server here has received the whole
+ *    upstream request; both ends read CLOCK_MONOTONIC (monotonicMs(), checked at the start of every
+ *    run). Also, in the service alone: the same start → upstream request written, and the service's
+ *    CPU time over that window. Neither the client's nor the scripted server's GC or CPU is the service's.
+ * 2. `sdk`: the bare openai SDK in a child process of its own (bare-sdk.child.ts), sending the very
+ *    request bodies the service sent in (1), from `create()` to the same moment on the scripted server:
+ *    the floor no service can go under, under the same conditions.
+ * 3. `chatService`: ChatService.chat() called directly in this process (ChatServiceHarness, the scripted
+ *    server beside it), to split our code (chat() → provider.stream()) from the SDK and HTTP.
  *
- *   npx tsc -p tsconfig.build.json && node dist/bench/agent-overhead.bench.js [--iterations 300] [--history 5] [--socket-only]
+ *   npx tsc -p tsconfig.build.json && node dist/bench/agent-overhead.bench.js [--iterations 300] [--history 5] [--socket-only] [--cpu-prof DIR]
+ *
+ * `--cpu-prof DIR` writes a V8 CPU profile of the service process (1) into DIR.
  */
 
 const GRAPH = 'nba-workflow';
@@ -47,12 +54,24 @@ export interface OverheadCase {
 export interface AgentOverheadResult {
   iterations: number;
   historyTurns: number;
-  /** socket event received by the gateway → upstream request received: `gatewayToUpstream`, `cpu`. */
+  /**
+   * Service process: socket event decoded → upstream request received by the scripted server
+   * (`gatewayToUpstream`, across processes) and → upstream request written (`gatewayToSent`, service
+   * clock), with the service's CPU time over the latter (`cpu`).
+   */
   socket: OverheadCase[];
-  /** bare SDK create() → upstream request received (`sdkToUpstream`), same bodies as `socket`. */
+  /** Bare SDK process: create() → upstream request received (`sdkToUpstream`), CPU time until written (`sdkCpu`); same bodies as `socket`. */
   sdk: OverheadCase[];
   /** ChatService.chat() → provider.stream() (`chatToStream`, `cpuToStream`) and → upstream received (`chatToUpstream`). */
   chatService: OverheadCase[];
+  clock: ClockCheck;
+}
+
+/** The cross-process clock check: the service's readings that fell outside this process's round trip (must be 0). */
+export interface ClockCheck {
+  roundTrips: number;
+  violations: number;
+  maxRoundTripMs: number;
 }
 
 export interface AgentOverheadOptions {
@@ -61,6 +80,8 @@ export interface AgentOverheadOptions {
   warmup?: number;
   /** Skip the ChatService-direct breakdown (3). */
   socketOnly?: boolean;
+  /** Write a V8 CPU profile of the service process into this directory. */
+  cpuProfileDir?: string;
 }
 
 type Ask = (threadId?: string) => Promise<{ threadId: string; sample: Record<string, number> }>;
@@ -87,80 +108,124 @@ async function measureCases(ask: Ask, options: Required<Pick<AgentOverheadOption
   return [first, followUp];
 }
 
-/** The scripted answer, noting when the scripted server received the request (time and this process's CPU). */
+/** The scripted answer, noting when the scripted server received the request (monotonicMs(), this process). */
 class UpstreamClock {
   at = 0;
-  cpu: NodeJS.CpuUsage = { user: 0, system: 0 };
 
   /** Queues the next answer; forgets the requests recorded so far (nothing is pending: one request at a time). */
   enqueue(server: ScriptedLlmServer): void {
     server.reset();
     server.enqueue(() => {
-      this.at = performance.now();
-      this.cpu = process.cpuUsage();
+      this.at = monotonicMs();
       return ANSWER;
     });
   }
 }
 
-async function measureSocket(server: ScriptedLlmServer, options: Required<Pick<AgentOverheadOptions, 'iterations' | 'history' | 'warmup'>>) {
+/**
+ * Checks that the service process reads the same monotonic clock as this one: its reading must fall
+ * between the two readings of this process around each round trip (with separate clocks or a
+ * per-process origin it would be off by seconds or more).
+ */
+async function checkClock(service: TestAppProcess): Promise<ClockCheck> {
+  let violations = 0;
+  let maxRoundTripMs = 0;
+  const roundTrips = 50;
+  for (let index = 0; index < roundTrips; index++) {
+    const before = monotonicMs();
+    const child = await service.request({ clock: true }, (reply) => (reply as { clock?: number }).clock);
+    const after = monotonicMs();
+    if (child < before || child > after) violations += 1;
+    maxRoundTripMs = Math.max(maxRoundTripMs, after - before);
+  }
+  if (violations > 0) throw new Error(`the service process's monotonic clock is not this process's (${violations} of ${roundTrips} readings outside the round trip)`);
+  return { roundTrips, violations, maxRoundTripMs };
+}
+
+async function measureSocket(
+  server: ScriptedLlmServer,
+  options: Required<Pick<AgentOverheadOptions, 'iterations' | 'history' | 'warmup'>> & Pick<AgentOverheadOptions, 'cpuProfileDir'>,
+) {
   const upstream = new UpstreamClock();
-  let receivedAt = 0;
-  let receivedCpu: NodeJS.CpuUsage = { user: 0, system: 0 };
-  const app = await startTestApp(
+  const service = await TestAppProcess.start(
     { ...server.providerEnv('openai'), EMBEDDING_PROVIDER: 'local', RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'error' },
     {
-      beforeListen: (nest) =>
-        nest.useWebSocketAdapter(
-          new ReceiptTimingIoAdapter(nest, (event) => {
-            if (event !== 'ai:chat') return;
-            receivedAt = performance.now();
-            receivedCpu = process.cpuUsage();
-          }),
-        ),
+      setupModule: path.join(__dirname, `service-timing.child-setup${path.extname(__filename)}`),
+      execArgv: options.cpuProfileDir ? ['--cpu-prof', '--cpu-prof-dir', options.cpuProfileDir] : [],
     },
   );
-  const client = await AiSocketClient.connect(app.url);
+  let client: AiSocketClient | undefined;
   let requestId = 0;
   // The last body sent for a first message and for a follow-up.
   const bodies: Record<'first' | 'followUp', RecordedRequest['body']> = { first: undefined, followUp: undefined };
   try {
+    const clock = await checkClock(service);
+    client = await AiSocketClient.connect(service.url);
+    const connected = client;
     const ask: Ask = async (threadId) => {
       upstream.enqueue(server);
-      const recording = await client.chat({ _id: ++requestId, graphKey: GRAPH, message: QUESTION, ...(threadId ? { threadId } : {}) });
+      const recording = await connected.chat({ _id: ++requestId, graphKey: GRAPH, message: QUESTION, ...(threadId ? { threadId } : {}) });
       if (!recording.complete) throw new Error(`ai:chat failed: ${JSON.stringify(recording.error)}`);
-      client.received.length = 0;
+      connected.received.length = 0;
       bodies[threadId ? 'followUp' : 'first'] = server.lastRequest?.body;
+      // Asked after the answer, so the IPC is outside the window.
+      const timings = await service.request({ serviceTimings: true }, (reply) => (reply as { serviceTimings?: ServiceTiming[] }).serviceTimings);
+      const timing = timings[0];
+      if (timings.length !== 1 || timing.sentAt === undefined || !timing.sentCpu) throw new Error(`expected one ai:chat and its upstream request, got ${JSON.stringify(timings)}`);
       return {
         threadId: recording.complete.threadId,
-        sample: { gatewayToUpstream: upstream.at - receivedAt, cpu: cpuMsBetween(receivedCpu, upstream.cpu) },
+        sample: {
+          gatewayToUpstream: upstream.at - timing.receivedAt,
+          gatewayToSent: timing.sentAt - timing.receivedAt,
+          cpu: cpuMsBetween(timing.receivedCpu, timing.sentCpu),
+        },
       };
     };
     const cases = await measureCases(ask, options);
-    return { cases, bodies: [bodies.first, bodies.followUp] };
+    return { cases, bodies: [bodies.first, bodies.followUp], clock };
   } finally {
-    client.close();
-    await app.close();
+    client?.close();
+    await service.close();
   }
 }
 
+/** The bare SDK in a child process of its own (bare-sdk.child.ts), sending the service's bodies. */
 async function measureSdk(server: ScriptedLlmServer, labels: string[], bodies: RecordedRequest['body'][], iterations: number): Promise<OverheadCase[]> {
   const upstream = new UpstreamClock();
-  const client = new OpenAI({ apiKey: 'bench', baseURL: server.openAiBaseUrl, maxRetries: 0 });
-  const cases: OverheadCase[] = [];
-  for (const [index, body] of bodies.entries()) {
-    const samples: number[] = [];
-    for (let run = -20; run < iterations; run++) {
-      upstream.enqueue(server);
-      const started = performance.now();
-      const stream = await client.chat.completions.create(body as OpenAI.Chat.ChatCompletionCreateParamsStreaming);
-      const elapsed = upstream.at - started;
-      for await (const chunk of stream) void chunk;
-      if (run >= 0) samples.push(elapsed);
+  const child = fork(path.join(__dirname, 'bare-sdk.child.js'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const reply = <T>(pick: (message: Record<string, unknown>) => T | undefined): Promise<T> =>
+    new Promise((resolve, reject) => {
+      const onMessage = (message: Record<string, unknown>) => {
+        if (message.error) reject(new Error(String(message.error)));
+        const value = pick(message);
+        if (value === undefined) return;
+        child.off('message', onMessage);
+        resolve(value);
+      };
+      child.on('message', onMessage);
+    });
+  try {
+    const ready = reply((message) => message.ready as boolean | undefined);
+    child.send({ baseURL: server.openAiBaseUrl, bodies });
+    await ready;
+    const cases: OverheadCase[] = [];
+    for (const index of bodies.keys()) {
+      const samples: Record<string, number[]> = { sdkToUpstream: [], sdkCpu: [] };
+      for (let run = -20; run < iterations; run++) {
+        upstream.enqueue(server);
+        const sent = reply((message) => message.sent as { startedAt: number; cpuMs: number } | undefined);
+        child.send({ send: index });
+        const { startedAt, cpuMs } = await sent;
+        if (run < 0) continue;
+        samples.sdkToUpstream.push(upstream.at - startedAt);
+        samples.sdkCpu.push(cpuMs);
+      }
+      cases.push({ label: labels[index], measures: { sdkToUpstream: distribution(samples.sdkToUpstream), sdkCpu: distribution(samples.sdkCpu) } });
     }
-    cases.push({ label: labels[index], measures: { sdkToUpstream: distribution(samples) } });
+    return cases;
+  } finally {
+    child.send({ exit: true });
   }
-  return cases;
 }
 
 /** Notes when the loop calls stream(); everything else passes through. */
@@ -187,7 +252,7 @@ class TimedProvider implements LlmProvider {
   }
 
   stream(messages: LlmMessage[], tools?: LlmToolDefinition[], options?: LlmCallOptions): AsyncIterable<LlmStreamChunk> {
-    this.streamCalledAt = performance.now();
+    this.streamCalledAt = monotonicMs();
     this.streamCalledCpu = process.cpuUsage();
     return this.inner.stream(messages, tools, options);
   }
@@ -205,7 +270,7 @@ async function measureChatService(server: ScriptedLlmServer, options: Required<P
     return await measureCases(async (threadId) => {
       upstream.enqueue(server);
       const startedCpu = process.cpuUsage();
-      const started = performance.now();
+      const started = monotonicMs();
       const result = await harness.service.chat(
         principal,
         { graphKey: GRAPH, message: QUESTION, ...(threadId ? { threadId } : {}) },
@@ -231,7 +296,7 @@ export async function runAgentOverheadBench(options: AgentOverheadOptions = {}):
   const settings = { iterations: options.iterations ?? 300, history: options.history ?? 5, warmup: options.warmup ?? 50 };
   const server = await ScriptedLlmServer.start();
   try {
-    const socket = await measureSocket(server, settings);
+    const socket = await measureSocket(server, { ...settings, cpuProfileDir: options.cpuProfileDir });
     const sdk = await measureSdk(
       server,
       socket.cases.map((entry) => entry.label),
@@ -239,20 +304,27 @@ export async function runAgentOverheadBench(options: AgentOverheadOptions = {}):
       settings.iterations,
     );
     const chatService = options.socketOnly ? [] : await measureChatService(server, settings);
-    return { iterations: settings.iterations, historyTurns: settings.history, socket: socket.cases, sdk, chatService };
+    return { iterations: settings.iterations, historyTurns: settings.history, socket: socket.cases, sdk, chatService, clock: socket.clock };
   } finally {
     await server.close();
   }
 }
 
 const MEASURE_TITLES: Record<string, string> = {
-  gatewayToUpstream: 'socket event received → upstream request received',
-  cpu: '  same window, CPU time of the process',
-  sdkToUpstream: 'bare SDK create() → upstream request received (same body)',
+  gatewayToUpstream: 'service process: socket event received → upstream request received',
+  gatewayToSent: '  socket event received → upstream request written',
+  cpu: '  same window, CPU time of the service process',
+  sdkToUpstream: 'bare SDK process: create() → upstream request received (same body)',
+  sdkCpu: '  create() → request written, CPU time of that process',
   chatToStream: 'ChatService.chat() → provider.stream()',
   cpuToStream: '  same window, CPU time of the process',
   chatToUpstream: 'ChatService.chat() → upstream request received',
 };
+
+export function agentOverheadClockLine(result: AgentOverheadResult): string {
+  const { roundTrips, violations, maxRoundTripMs } = result.clock;
+  return `cross-process clock (CLOCK_MONOTONIC): ${violations} of ${roundTrips} service readings outside the round trip (max round trip ${maxRoundTripMs.toFixed(2)} ms)`;
+}
 
 export function agentOverheadTable(result: AgentOverheadResult): string[] {
   const rows: string[][] = [];
@@ -263,11 +335,16 @@ export function agentOverheadTable(result: AgentOverheadResult): string[] {
       }
     }
   });
-  return formatTable(['case', 'window', 'p50 ms', 'p95 ms', 'p99 ms', 'max ms'], rows, [0, 1]);
+  return [agentOverheadClockLine(result), ...formatTable(['case', 'window', 'p50 ms', 'p95 ms', 'p99 ms', 'max ms'], rows, [0, 1])];
 }
 
 if (require.main === module) {
-  runAgentOverheadBench({ iterations: numberArgument('iterations'), history: numberArgument('history'), socketOnly: process.argv.includes('--socket-only') })
+  runAgentOverheadBench({
+    iterations: numberArgument('iterations'),
+    history: numberArgument('history'),
+    socketOnly: process.argv.includes('--socket-only'),
+    cpuProfileDir: argumentValue('cpu-prof'),
+  })
     .then((result) => {
       console.log(`Service overhead, ${result.iterations} requests per case, warm retrieval cache, SQLite store, demo graph`);
       for (const line of agentOverheadTable(result)) console.log(line);
