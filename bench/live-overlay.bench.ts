@@ -15,6 +15,8 @@ import { OverlayGraphDataSource } from '../src/graph/overlay/overlay-graph.data-
 import { SqliteGraphStore } from '../src/graph/sqlite/sqlite-graph.store';
 import { configureLogging } from '../src/observability/logger';
 import { GraphRagRetriever } from '../src/rag/graph-rag.retriever';
+import { seededRandom } from '../test/support/seeded-random';
+import { percentile } from './bench-statistics';
 import { buildPoolGraph } from './workflow-pool.graph-builder';
 
 /**
@@ -26,22 +28,6 @@ import { buildPoolGraph } from './workflow-pool.graph-builder';
  */
 
 const WORKSPACE = 'bench';
-
-/** Deterministic PRNG (mulberry32). */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-}
 
 function queriesFor(document: GraphDocument, count: number, next: () => number): string[] {
   const queries: string[] = [];
@@ -111,7 +97,7 @@ async function main(): Promise<void> {
     const provider = hybrid ? new LocalHashEmbeddingProvider() : null;
     if (provider) await new GraphNodeEmbedder(store, provider, { batchSize: 256, limiter: new ConcurrencyLimiter(1) }).embedGraph(WORKSPACE, graphKey, 'all');
 
-    const next = random(42);
+    const next = seededRandom(42);
     const queries = queriesFor(document, queryCount, next);
     const seeds = Array.from({ length: queryCount }, () => document.nodes[Math.floor(next() * document.nodes.length)]._key);
     const changes = liveChanges(document, overlaySize, next);
