@@ -201,11 +201,11 @@ async function measureSdk(server: ScriptedLlmServer, labels: string[], bodies: R
   const reply = <T>(pick: (message: Record<string, unknown>) => T | undefined): Promise<T> =>
     new Promise((resolve, reject) => {
       const onMessage = (message: Record<string, unknown>) => {
-        if (message.error) reject(new Error(String(message.error)));
-        const value = pick(message);
-        if (value === undefined) return;
+        const value = message.error ? undefined : pick(message);
+        if (value === undefined && !message.error) return;
         child.off('message', onMessage);
-        resolve(value);
+        if (message.error) reject(new Error(`bare SDK process: ${String(message.error)}`));
+        else resolve(value as T);
       };
       child.on('message', onMessage);
     });

@@ -1,4 +1,4 @@
-import { ChildProcess, fork } from 'node:child_process';
+import { ChildProcess, fork, Serializable } from 'node:child_process';
 import * as path from 'node:path';
 import type { TestAppProcessStats } from './test-app.child';
 
@@ -70,7 +70,7 @@ export class TestAppProcess {
    * Sends `message` to the child and resolves with the first reply `accept` maps to a value (other
    * messages are left to other listeners): 'stats', or a message the setup module answers.
    */
-  request<T>(message: unknown, accept: (reply: unknown) => T | undefined): Promise<T> {
+  request<T>(message: Serializable, accept: (reply: unknown) => T | undefined): Promise<T> {
     return new Promise((resolve) => {
       const onMessage = (reply: unknown) => {
         const value = typeof reply === 'object' && reply !== null ? accept(reply) : undefined;
@@ -79,7 +79,7 @@ export class TestAppProcess {
         resolve(value);
       };
       this.child.on('message', onMessage);
-      this.child.send(message as string);
+      this.child.send(message);
     });
   }
 
