@@ -247,12 +247,10 @@ describe(ReadToolExecutor.name, () => {
       expect((await run('read_node_detail', '["root"]')).error).toBe('The arguments must be a JSON object.');
     });
 
-    it('missing, unknown or mistyped arguments (strict validation)', async () => {
+    it('missing or mistyped arguments', async () => {
       const missing = await run('read_node_detail', {});
       expect(missing.error).toBe('Invalid arguments for read_node_detail: nodeKey is required');
       expect(missing.problems).toEqual([{ path: 'nodeKey', message: 'is required' }]);
-      const unknown = await run('read_node_detail', { nodeKey: 'root', verbose: true });
-      expect(unknown.error).toMatch(/verbose is not an allowed property/);
       const outOfRange = await run('explore_neighborhood', { nodeKey: 'root', maxDepth: 5, direction: 'up' });
       expect(outOfRange.problems).toEqual([
         { path: 'maxDepth', message: 'must be <= 3' },
@@ -260,6 +258,18 @@ describe(ReadToolExecutor.name, () => {
       ]);
       expect((await run('search_nodes', { query: '' })).error).toMatch(/query must not be empty/);
       expect((await run('search_nodes', { query: 'x', maxResults: 2.5 })).error).toMatch(/maxResults must be an integer/);
+    });
+
+    it('ignores unknown arguments and names them, as the seed\'s non-strict read schemas do', async () => {
+      const detail = await run('read_node_detail', { nodeKey: 'root', verbose: true });
+      expect(detail.error).toBeUndefined();
+      expect(detail).toMatchObject({ key: 'root', ignoredArguments: ['verbose'] });
+      const search = await run('search_nodes', { query: 'fetch', limit: 1, maxResults: 1 });
+      expect(search).toMatchObject({ count: 1, ignoredArguments: ['limit'] });
+      const invalid = await run('explore_neighborhood', { nodeKey: 'root', maxDepth: 9, depth: 1 });
+      expect(invalid.problems).toEqual([{ path: 'maxDepth', message: 'must be <= 3' }]);
+      expect(invalid.ignoredArguments).toEqual(['depth']);
+      expect(await run('list_available_node_types', {})).not.toHaveProperty('ignoredArguments');
     });
 
     it('a store failure, logged without throwing', async () => {

@@ -6,7 +6,7 @@ import { distancesFrom } from '../../rag/graph-distance';
 import { formatHandles, summarizeHandles } from '../../rag/handle-summary';
 import { truncate } from '../../rag/text-truncation';
 import { BUILT_IN_NODE_TYPE_DESCRIPTIONS, isBuiltInNodeType } from '../prompts/built-in-node-types';
-import { describeViolations, JsonSchemaValidator } from './json-schema.validator';
+import { describeViolations, JsonSchema, JsonSchemaValidator } from './json-schema.validator';
 import { isReadTool, READ_TOOL_NAMES, ReadToolName } from './read-tool-name';
 import { READ_TOOL_SCHEMAS } from './read-tool.definitions';
 import { serializeToolResult } from './tool-result.limiter';
@@ -47,8 +47,13 @@ class ToolInputError extends Error {
   }
 }
 
+/**
+ * The offered schemas say `additionalProperties: false`, but an unknown argument of a read tool is
+ * not an error (seed 000: read tools are validated without `.strict()`, they mutate nothing): it is
+ * dropped and named in `ignoredArguments`, so a stray key does not cost the model a round.
+ */
 const VALIDATORS = Object.fromEntries(
-  READ_TOOL_NAMES.map((name) => [name, new JsonSchemaValidator(READ_TOOL_SCHEMAS[name])]),
+  READ_TOOL_NAMES.map((name) => [name, new JsonSchemaValidator({ ...READ_TOOL_SCHEMAS[name], additionalProperties: true })]),
 ) as Record<ReadToolName, JsonSchemaValidator>;
 
 const logger = new Logger('read-tools');
@@ -71,21 +76,23 @@ export class ReadToolExecutor {
   }
 
   async execute(toolName: string, rawArguments: string): Promise<string> {
+    let ignored: ToolResult = {};
     try {
       if (!isReadTool(toolName)) {
         throw new ToolInputError(`Unknown tool "${toolName}".`, { availableTools: [...READ_TOOL_NAMES] });
       }
-      const args = parseArguments(rawArguments);
-      const violations = VALIDATORS[toolName].validate(args);
+      const { known, unknown } = splitArguments(parseArguments(rawArguments), READ_TOOL_SCHEMAS[toolName]);
+      if (unknown.length > 0) ignored = { ignoredArguments: unknown };
+      const violations = VALIDATORS[toolName].validate(known);
       if (violations.length > 0) {
         throw new ToolInputError(`Invalid arguments for ${toolName}: ${describeViolations(violations)}`, {
           problems: violations,
         });
       }
-      const result = await this.run(toolName, args);
-      return serializeToolResult(result, this.limits.resultMaxChars);
+      const result = await this.run(toolName, known);
+      return serializeToolResult({ ...ignored, ...result }, this.limits.resultMaxChars);
     } catch (error) {
-      return serializeToolResult(this.errorResult(toolName, error), this.limits.resultMaxChars);
+      return serializeToolResult({ ...this.errorResult(toolName, error), ...ignored }, this.limits.resultMaxChars);
     }
   }
 
@@ -337,6 +344,18 @@ function parseArguments(raw: string): ToolArguments {
     throw new ToolInputError('The arguments must be a JSON object.');
   }
   return parsed as ToolArguments;
+}
+
+/** The arguments the tool's schema declares, and the names of the others. */
+function splitArguments(args: ToolArguments, schema: JsonSchema): { known: ToolArguments; unknown: string[] } {
+  const declared = schema.properties ?? {};
+  const known: ToolArguments = {};
+  const unknown: string[] = [];
+  for (const [name, value] of Object.entries(args)) {
+    if (Object.prototype.hasOwnProperty.call(declared, name)) known[name] = value;
+    else unknown.push(name);
+  }
+  return { known, unknown };
 }
 
 function resolveSheet(graph: Graph, sheet: string): string {
