@@ -70,7 +70,7 @@ interface RunPlan {
  *
  * Contract with the transports:
  *  - `sink.thread(threadId)` first, as soon as the thread is known (before the lease: a busy
- *    thread still gets it); then `token` / `toolStart` / `toolResult` while running; then exactly
+ *    thread still gets it; a resume names its thread, so it always gets it); then `token` / `toolStart` / `toolResult` while running; then exactly
  *    one `complete(result)` on success (message, interrupt, or aborted message), AFTER the thread's
  *    run lease was released (a client may resume the moment it sees the interrupt).
  *  - Failures are thrown as AppError (PROTOCOL.md codes) and `complete` is not called: the
@@ -204,6 +204,9 @@ export class ChatService {
    */
   async resume(principal: Principal, input: ResumeInput, sink: AgentEventSink, signal: AbortSignal): Promise<AgentResult> {
     const started = performance.now();
+    // The request names its thread: ai:thread comes first whatever follows (PROTOCOL.md §4 "always for ai:resume");
+    // an unknown and someone else's thread both get it, so it tells nothing.
+    sink.thread(input.threadId);
     const feedback = input.feedback === undefined ? undefined : this.checkText(input.feedback, 'feedback', false);
     const answer = input.answer === undefined ? undefined : this.checkText(input.answer, 'answer', false);
     const setup = await this.setupGate.enter();
@@ -211,7 +214,6 @@ export class ChatService {
     let lease: ThreadRunLease;
     try {
       known = await this.threads.load(principal, input.threadId);
-      sink.thread(known.threadId);
       lease = await this.threads.acquireRun(known.threadId);
     } catch (error) {
       setup.release();

@@ -85,6 +85,8 @@ describe(`${AiGateway.name} and the REST routes with AUTH_MODE=jwt`, () => {
     expect(chat.names).toEqual(['ai:error']);
     expect(chat.error).toMatchObject({ _id: 1, code: 'not_found', retryable: false });
     const resume = await client.resume({ _id: 2, threadId: bobsThread, approved: true });
+    // As for a thread that does not exist: its ai:thread (the id the request named), then not_found.
+    expect(resume.names).toEqual(['ai:thread', 'ai:error']);
     expect(resume.error).toMatchObject({ _id: 2, code: 'not_found' });
     expect(server.requests).toHaveLength(0);
     await request(app.url).get(`/api/ai/thread/${bobsThread}`).set(as(bob)).expect(200);

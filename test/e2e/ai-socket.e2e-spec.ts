@@ -220,12 +220,17 @@ describe(`${AiGateway.name} (Socket.IO /ai, end to end)`, () => {
     expect(server.requests).toHaveLength(2);
   });
 
-  it('answers an unknown or foreign thread with ai:error not_found', async () => {
+  it('answers an unknown or foreign thread with ai:error not_found (an ai:resume after its ai:thread, as always)', async () => {
     const client = await connect();
     const chat = await client.chat({ _id: 1, graphKey: GRAPH, message: 'hi', threadId: 'ai_doesnotexist0000000000000' });
     expect(chat.error).toMatchObject({ _id: 1, code: 'not_found', retryable: false });
     const resume = await client.resume({ _id: 2, threadId: 'ai_doesnotexist0000000000000', approved: true });
+    expect(resume.names).toEqual(['ai:thread', 'ai:error']);
+    expect(resume.events[0].payload).toEqual({ _id: 2, threadId: 'ai_doesnotexist0000000000000' });
     expect(resume.error).toMatchObject({ _id: 2, code: 'not_found' });
+    const tooLong = await client.resume({ _id: 4, threadId: 'ai_doesnotexist0000000000000', approved: false, feedback: 'x'.repeat(16_001) });
+    expect(tooLong.names).toEqual(['ai:thread', 'ai:error']);
+    expect(tooLong.error).toMatchObject({ _id: 4, code: 'payload_too_large' });
     const graph = await client.chat({ _id: 3, graphKey: 'no-such-graph', message: 'hi' });
     expect(graph.error).toMatchObject({ _id: 3, code: 'not_found' });
   });
