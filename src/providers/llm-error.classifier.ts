@@ -157,7 +157,8 @@ function decide(error: unknown, details: UpstreamDetails, chain: ReturnType<type
   const { status, type, code, apiMessage } = details;
   if (CONTEXT_LENGTH_CODES.has(code) || CONTEXT_LENGTH_CODES.has(type)) return { code: 'context_length' };
   if (CONTENT_FILTER_CODES.has(code) || CONTENT_FILTER_CODES.has(type)) return { code: 'content_filter' };
-  if (code === 'insufficient_quota' || type === 'insufficient_quota') return { code: 'rate_limit', retryable: false };
+  // Credits used up (OpenAI sends it as a 429): not a rate limit, which PROTOCOL.md §4 makes retryable; an admin must act.
+  if (code === 'insufficient_quota' || type === 'insufficient_quota') return { code: 'budget_exceeded' };
   if (AUTH_TYPES.has(type) || AUTH_TYPES.has(code)) return { code: 'auth_error' };
   if (SERVER_TYPES.has(type)) return { code: 'server_error' };
   if (type === 'rate_limit_error' || code === 'rate_limit_exceeded') return { code: 'rate_limit' };
