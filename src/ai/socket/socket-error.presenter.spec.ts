@@ -1,4 +1,5 @@
 import { AppError } from '../../errors/app-error';
+import { ERROR_HTTP_STATUS, ErrorCode } from '../../errors/error-code';
 import { resetLogSink, setLogSink } from '../../observability/logger';
 import { LlmErrorClassifier } from '../../providers/llm-error.classifier';
 import { TokenLimitError } from '../../providers/token-limit.error';
@@ -52,6 +53,27 @@ describe(SocketErrorPresenter.name, () => {
     expect(presenter.present(AppError.conflict('No pending interrupt on this thread'))).toMatchObject({ code: 'bad_request', retryable: false });
     expect(presenter.present(new AppError('read_only_store', 'read only'))).toMatchObject({ code: 'forbidden' });
     expect(presenter.present(new AppError('store_unavailable', 'down'))).toMatchObject({ code: 'server_error', retryable: true });
+  });
+
+  it('sends a conflict the store says to retry (concurrent writes on the thread) as thread_busy, never as a retryable bad_request', () => {
+    const contention = new AppError('conflict', 'The thread store is busy with concurrent writes; retry', undefined, { retryable: true });
+    expect(new SocketErrorPresenter('en').present(contention)).toEqual({
+      error: 'The assistant is already answering in this conversation. Please wait for it to finish and try again.',
+      code: 'thread_busy',
+      retryable: true,
+    });
+  });
+
+  it('gives every code the retryable flag of PROTOCOL.md §4: true for thread_busy, rate_limit, server_error, timeout, network only', () => {
+    const presenter = new SocketErrorPresenter('en');
+    const retryableWire = new Set(['thread_busy', 'rate_limit', 'server_error', 'timeout', 'network']);
+    const codes = Object.keys(ERROR_HTTP_STATUS) as ErrorCode[];
+    for (const code of codes) {
+      for (const retryable of [true, false]) {
+        const presented = presenter.present(new AppError(code, 'x', undefined, { retryable }));
+        expect({ code, retryable, wire: presented.retryable }).toEqual({ code, retryable, wire: retryableWire.has(presented.code) });
+      }
+    }
   });
 
   it('turns an unknown error into internal with a correlation id, logged once without leaking the message to the client', () => {

@@ -1,6 +1,6 @@
 import type { Locale } from '../../config/app-config';
 import { AppError } from '../../errors/app-error';
-import { ErrorCode } from '../../errors/error-code';
+import { ErrorCode, RETRYABLE_CODES } from '../../errors/error-code';
 import { logUnhandledError } from '../../errors/unhandled-error.logger';
 import { Logger } from '../../observability/logger';
 import { LLM_ERROR_MESSAGES, LlmErrorCode } from '../../providers/llm-error.messages';
@@ -34,14 +34,18 @@ export class SocketErrorPresenter {
   constructor(private readonly locale: Locale) {}
 
   present(error: unknown): Omit<AiErrorEvent, '_id'> {
+    // `retryable` follows the code sent (PROTOCOL.md §4), whatever the error says: a client decides on the pair.
     if (error instanceof LlmProviderError || error instanceof TokenLimitError) {
-      return { error: error.message, code: WIRE_CODE[error.code] ?? error.code, retryable: error.retryable };
+      const wireCode = WIRE_CODE[error.code] ?? error.code;
+      return { error: error.message, code: wireCode, retryable: RETRYABLE_CODES.has(wireCode) };
     }
     if (error instanceof AppError) {
-      const wireCode = WIRE_CODE[error.code] ?? error.code;
-      let text = this.textFor(error.code);
-      if (WITH_DETAIL.has(error.code)) text = `${text} (${error.message})`;
-      return { error: text, code: wireCode, retryable: error.retryable };
+      // A conflict the store says to retry is contention on the thread's writes: for the client, a busy thread.
+      const code: ErrorCode = error.code === 'conflict' && error.retryable ? 'thread_busy' : error.code;
+      const wireCode = WIRE_CODE[code] ?? code;
+      let text = this.textFor(code);
+      if (WITH_DETAIL.has(code)) text = `${text} (${error.message})`;
+      return { error: text, code: wireCode, retryable: RETRYABLE_CODES.has(wireCode) };
     }
     const correlationId = logUnhandledError(logger, error);
     return { error: `${this.textFor('internal')} (${correlationId})`, code: 'internal', retryable: false };
