@@ -6,6 +6,7 @@ import {
   convertAnthropicUsage,
   convertMessagesToAnthropic,
   convertToolsToAnthropic,
+  describeToolBlocksAsText,
 } from './anthropic-message.converter';
 import { LlmMessage } from './llm-message';
 
@@ -137,6 +138,38 @@ describe(convertMessagesToAnthropic.name, () => {
     } finally {
       resetLogSink();
     }
+  });
+});
+
+describe(describeToolBlocksAsText.name, () => {
+  it('writes tool_use and tool_result blocks as text, keeping every other message as it is', () => {
+    const { messages } = convertMessagesToAnthropic([
+      { role: 'user', content: 'What does fetch-api do?' },
+      {
+        role: 'assistant',
+        content: 'Let me look.',
+        tool_calls: [{ id: 'toolu_1', type: 'function', function: { name: 'read_node_detail', arguments: '{"nodeKey":"fetch-api"}' } }],
+      },
+      { role: 'tool', tool_call_id: 'toolu_1', content: '{"key":"fetch-api"}' },
+      { role: 'tool', tool_call_id: 'toolu_unknown', content: 'orphan' },
+    ]);
+    expect(describeToolBlocksAsText(messages)).toEqual([
+      messages[0],
+      {
+        role: 'assistant',
+        content: [
+          { type: 'text', text: 'Let me look.' },
+          { type: 'text', text: '[tool call read_node_detail {"nodeKey":"fetch-api"}]' },
+        ],
+      },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: '[result of read_node_detail]\n{"key":"fetch-api"}' },
+          { type: 'text', text: '[result of tool call]\norphan' },
+        ],
+      },
+    ]);
   });
 });
 

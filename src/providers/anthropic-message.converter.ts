@@ -114,6 +114,37 @@ export function convertMessagesToAnthropic(messages: LlmMessage[], events: AiEve
   return { system: systemBlocks(messages), messages: out };
 }
 
+/**
+ * The messages with their tool_use and tool_result blocks written as text. The Messages API refuses
+ * a request whose messages hold such blocks unless it also defines tools ("Requests which include
+ * `tool_use` or `tool_result` blocks must define tools"), and the agent's last call after its tool
+ * rounds (and any call without tools) must still see what the tools returned.
+ */
+export function describeToolBlocksAsText(messages: MessageParam[]): MessageParam[] {
+  const toolNames = new Map<string, string>();
+  return messages.map((message) => {
+    if (typeof message.content === 'string') return message;
+    let changed = false;
+    const content = message.content.map((block): ContentBlockParam => {
+      if (block.type === 'tool_use') {
+        changed = true;
+        toolNames.set(block.id, block.name);
+        return { type: 'text', text: `[tool call ${block.name} ${JSON.stringify(block.input ?? {})}]` };
+      }
+      if (block.type === 'tool_result') {
+        changed = true;
+        const result =
+          typeof block.content === 'string'
+            ? block.content
+            : (block.content ?? []).map((part) => (part.type === 'text' ? part.text : `[${part.type}]`)).join('\n');
+        return { type: 'text', text: `[result of ${toolNames.get(block.tool_use_id) ?? 'tool call'}]\n${result}` };
+      }
+      return block;
+    });
+    return changed ? ({ role: message.role, content } as MessageParam) : message;
+  });
+}
+
 /** seed 000 convertToolsToAnthropic: function name/description/parameters → name/description/input_schema. */
 export function convertToolsToAnthropic(tools: LlmToolDefinition[]): Tool[] {
   return tools.map((tool) => {

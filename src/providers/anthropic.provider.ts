@@ -1,7 +1,12 @@
 import Anthropic from '@anthropic-ai/sdk';
 import type { MessageCreateParamsBase } from '@anthropic-ai/sdk/resources/messages/messages';
 import { AiEventLogger } from '../observability/ai-event.logger';
-import { convertAnthropicResponse, convertMessagesToAnthropic, convertToolsToAnthropic } from './anthropic-message.converter';
+import {
+  convertAnthropicResponse,
+  convertMessagesToAnthropic,
+  convertToolsToAnthropic,
+  describeToolBlocksAsText,
+} from './anthropic-message.converter';
 import { AnthropicStreamAssembler } from './anthropic-stream.assembler';
 import { asLlmAbortError, throwIfAborted } from './llm-abort.error';
 import { LlmMessage, LlmToolDefinition } from './llm-message';
@@ -76,7 +81,8 @@ export class AnthropicProvider implements LlmProvider {
     const body: MessageCreateParamsBase = {
       model: options.model ?? this.model,
       max_tokens: options.maxTokens ?? ANTHROPIC_DEFAULT_MAX_TOKENS,
-      messages: converted.messages,
+      // Without tools (the agent's last call after its tool rounds) the API refuses tool blocks.
+      messages: tools.length > 0 ? converted.messages : describeToolBlocksAsText(converted.messages),
     };
     if (converted.system !== undefined) body.system = converted.system;
     if (tools.length > 0) body.tools = convertToolsToAnthropic(tools);

@@ -1,6 +1,6 @@
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
-import { anthropicErrorBody, renderAnthropicJson, renderAnthropicStream } from './scripted-llm/anthropic-wire';
+import { anthropicErrorBody, anthropicRequestRefusal, renderAnthropicJson, renderAnthropicStream } from './scripted-llm/anthropic-wire';
 import { deterministicVector, embeddingInputs, renderEmbeddings } from './scripted-llm/embeddings-wire';
 import { loadFixtureResponse } from './scripted-llm/fixture-replay';
 import { openAiErrorBody, renderOpenAiJson, renderOpenAiStream } from './scripted-llm/openai-wire';
@@ -282,6 +282,9 @@ export class ScriptedLlmServer {
       return this.errorResponse(record, { status: 404, message: `scripted-llm-server: no route for ${record.method} ${record.path}` }, {});
     }
     if (record.endpoint === 'openai.embeddings') return this.planEmbeddings(record);
+    // Refused as the real API does, before any generation: no scripted turn is used.
+    const refusal = record.endpoint === 'anthropic.messages' ? anthropicRequestRefusal(record.body) : null;
+    if (refusal) return this.errorResponse(record, refusal, {});
     const input = this.turns.shift();
     if (!input) {
       record.exhausted = true;

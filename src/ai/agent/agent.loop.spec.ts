@@ -174,6 +174,22 @@ describe(AgentLoop.name, () => {
     expect(request.usage.calls).toBe(3);
   });
 
+  it('makes the final call without tools over the Anthropic wire too, the tool blocks told as text', async () => {
+    server.enqueue({ toolCalls: [{ id: 'toolu_1', name: 'read_node_detail', arguments: { nodeKey: 'fetch-api' } }] }, { text: 'It calls the stats API.' });
+    const provider = new AnthropicProvider({ apiKey: 'sk-ant', baseURL: server.anthropicBaseUrl, model: 'claude-sonnet-4-20250514' });
+    const { request } = harness();
+    const outcome = await loopWith(provider, 1).run(request);
+
+    expect(outcome).toMatchObject({ type: 'message', text: 'It calls the stats API.', aborted: false });
+    const final = server.requests[1].body;
+    expect(final.tools).toBeUndefined();
+    const blocks = final.messages.flatMap((message: { content: unknown }) => (Array.isArray(message.content) ? message.content : []));
+    expect(blocks.every((block: { type: string }) => block.type === 'text')).toBe(true);
+    expect(blocks.map((block: { text: string }) => block.text).join('\n')).toMatch(
+      /\[tool call read_node_detail \{"nodeKey":"fetch-api"\}\][\s\S]*\[result of read_node_detail\]\n\{"key":"fetch-api"/,
+    );
+  });
+
   it('answers malformed tool-call JSON with an error result the model corrects, and logs malformed_json', async () => {
     server.enqueue(
       { toolCalls: [{ id: 'bad', name: 'read_node_detail', arguments: '{"nodeKey": "fetch-api"' }] },

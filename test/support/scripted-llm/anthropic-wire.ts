@@ -12,6 +12,21 @@ const DEFAULT_ERRORS: Record<number, { type: string; message: string }> = {
   529: { type: 'overloaded_error', message: 'Overloaded' },
 };
 
+/**
+ * A request the real Messages API refuses with 400 before generating anything, or null. Checked:
+ * tool_use / tool_result blocks in the messages of a request that defines no tools.
+ */
+export function anthropicRequestRefusal(body: any): ScriptedError | null {
+  const messages: any[] = Array.isArray(body?.messages) ? body.messages : [];
+  const hasToolBlocks = messages.some(
+    (message) => Array.isArray(message?.content) && message.content.some((block: any) => block?.type === 'tool_use' || block?.type === 'tool_result'),
+  );
+  if (hasToolBlocks && !(Array.isArray(body?.tools) && body.tools.length > 0)) {
+    return { status: 400, type: 'invalid_request_error', message: 'Requests which include `tool_use` or `tool_result` blocks must define tools.' };
+  }
+  return null;
+}
+
 /** Anthropic's error body: `{ type: "error", error: { type, message } }`. */
 export function anthropicErrorBody(error: ScriptedError): unknown {
   if (error.body !== undefined) return error.body;
