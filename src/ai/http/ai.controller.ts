@@ -149,6 +149,10 @@ export class AiController {
     busy: { value: ERROR_EXAMPLES.threadBusy },
     noPendingInterrupt: { value: ERROR_EXAMPLES.noPendingInterrupt },
   })
+  @errorResponse(413, '`feedback` or `answer` longer than MESSAGE_MAX_CHARS.', {
+    ...ERROR_EXAMPLES.payloadTooLarge,
+    message: 'feedback is longer than 16000 characters',
+  })
   @errorResponse(502, 'The LLM provider failed while continuing.', ERROR_EXAMPLES.upstream)
   resume(@CurrentPrincipal() principal: Principal, @Body() body: ResumeRequestDto, @Res({ passthrough: true }) res: Response): Promise<AgentResult> {
     const input = resumeInputOf(body);
