@@ -110,6 +110,18 @@ describe(GraphRagRetriever.name, () => {
       expect(small.relevantEdges).toEqual([]);
     });
 
+    it('keeps the seed default of 20 nodes and expands the 5 best hits, 2 hops in any direction', async () => {
+      const document = structuredClone(nbaWorkflowDemo);
+      for (let index = 0; index < 30; index++) {
+        document.nodes.push({ _key: `api-note-${index}`, graphKey: DEMO_GRAPH_KEY, type: 'html', sheet: '1', posX: 0, posY: 0, process: '// fetch api' });
+      }
+      const source = demoSource(document);
+      const neighborhood = jest.spyOn(source, 'getNeighborhood');
+      const context = await new GraphRagRetriever().retrieve(source, DEMO_GRAPH_KEY, 'fetch api');
+      expect(context.relevantNodes).toHaveLength(20);
+      expect(neighborhood.mock.calls.map(([, , depth, direction]) => [depth, direction])).toEqual(Array(5).fill([2, 'any']));
+    });
+
     it('keeps a quarter of the context for the neighbourhood when many nodes match', async () => {
       const document = structuredClone(nbaWorkflowDemo);
       for (let index = 0; index < 30; index++) {
