@@ -16,7 +16,7 @@ import { TokenCounter } from '../../rag/token-counter';
 import { ActionConverter } from '../actions/action.converter';
 import { AgentToolbox } from '../tools/agent.toolbox';
 import { ReadToolExecutor } from '../tools/read-tool.executor';
-import { AgentLoop } from './agent.loop';
+import { AgentLoop, TOOL_ROUNDS_SPENT_NOTE } from './agent.loop';
 import { AgentCommit, AgentRunRequest } from './agent-run';
 import { UsageAccumulator } from './usage.accumulator';
 
@@ -170,6 +170,10 @@ describe(AgentLoop.name, () => {
     expect(server.requests[0].body.tools).toBeDefined();
     expect(server.requests[1].body.tools).toBeDefined();
     expect(server.requests[2].body.tools).toBeUndefined();
+    // The last call is told why it has no tools; the note is sent, never stored.
+    expect(server.requests[1].body.messages.at(-1).role).toBe('tool');
+    expect(server.requests[2].body.messages.at(-1)).toEqual({ role: 'system', content: TOOL_ROUNDS_SPENT_NOTE });
+    expect(JSON.stringify(commits)).not.toContain(TOOL_ROUNDS_SPENT_NOTE);
     expect(commits).toHaveLength(3);
     expect(request.usage.calls).toBe(3);
   });

@@ -74,6 +74,12 @@ class RunText {
 
 const CANCELLED_RESULT = 'Not executed: the user stopped the generation.';
 /**
+ * Sent (never stored) with the last call once the tool rounds are spent (seed 003's circuit
+ * breaker): without it a model often announces another lookup it can no longer make.
+ */
+export const TOOL_ROUNDS_SPENT_NOTE =
+  'No more tool calls are available for this question. Answer now from the context and the tool results above, and say briefly what you could not check.';
+/**
  * Longest completion (text + tool calls streamed before an abort) counted with the tokenizer: ~2-10 ms.
  * Longer ones, or any before the tokenizer is loaded, are estimated from their length, so a mass
  * disconnect never stalls the process.
@@ -117,8 +123,10 @@ export class AgentLoop {
     const offered = request.tools.definitions;
     for (let round = 0; ; round += 1) {
       if (request.signal.aborted) return { type: 'message', text: text.full, toolCalls: summaries, aborted: true };
-      const withTools = offered.length > 0 && round < this.options.maxToolRounds && !this.deps.provider.offline;
-      const call = await this.callModel(messages, withTools ? offered : undefined, request, text);
+      const canUseTools = offered.length > 0 && !this.deps.provider.offline;
+      const withTools = canUseTools && round < this.options.maxToolRounds;
+      const sent: LlmMessage[] = canUseTools && !withTools ? [...messages, { role: 'system', content: TOOL_ROUNDS_SPENT_NOTE }] : messages;
+      const call = await this.callModel(sent, withTools ? offered : undefined, request, text);
 
       if (call.aborted) {
         if (call.text.length > 0) {
