@@ -66,7 +66,7 @@ export class GraphController {
   @ApiResponse({
     status: 409,
     description: 'The configured store is not owned by this service (ArangoDB): import through Nodius.',
-    schema: { example: { statusCode: 409, code: 'read_only_store', message: 'The arango store is read-only for this service' } },
+    schema: { example: { statusCode: 409, code: 'read_only_store', message: 'The arango store is read-only for this service: import graphs through Nodius' } },
   })
   @ApiResponse({ status: 413, description: 'Body larger than GRAPH_IMPORT_MAX_BYTES.' })
   async importGraph(
