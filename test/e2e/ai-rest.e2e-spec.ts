@@ -194,6 +194,7 @@ describe(`${AiController.name} (REST /api/ai, end to end)`, () => {
     expect(Object.keys(chat.responses['200'].content['application/json'].examples)).toEqual(['message', 'interrupt']);
     expect(chat.parameters).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'Idempotency-Key', in: 'header' })]));
     expect(chat.responses).toHaveProperty('429');
+    expect(chat.responses['402'].content['application/json'].schema.example).toMatchObject({ statusCode: 402, code: 'budget_exceeded' });
     // feedback and answer have the limit of a message (MESSAGE_MAX_CHARS).
     expect(paths['/api/ai/resume'].post.responses['413'].content['application/json'].schema.example).toMatchObject({ code: 'payload_too_large' });
     expect(chat.security).toEqual([{ bearer: [] }]);

@@ -134,6 +134,7 @@ export const ERROR_EXAMPLES = {
     details: { threadId: THREAD_ID },
   },
   payloadTooLarge: { statusCode: 413, code: 'payload_too_large', message: 'message is longer than 16000 characters' },
+  budgetExceeded: { statusCode: 402, code: 'budget_exceeded', message: 'The AI usage budget has been reached.', details: { kind: 'cost', limit: 50, actual: 50.02 } },
   upstream: {
     statusCode: 502,
     code: 'server_error',

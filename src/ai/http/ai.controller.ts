@@ -87,6 +87,7 @@ export class AiController {
   @errorResponse(401, 'Missing, expired or invalid token.', ERROR_EXAMPLES.unauthorized)
   @errorResponse(404, 'No such graph in your workspace, or the thread is not yours / not of this graph.', ERROR_EXAMPLES.notFound)
   @errorResponse(409, 'Another request runs on this thread (or with this Idempotency-Key), on any instance.', ERROR_EXAMPLES.threadBusy)
+  @errorResponse(402, 'A usage limit is reached (AI_MAX_TOTAL_TOKENS, AI_MAX_COST_USD), or the provider account has no quota left.', ERROR_EXAMPLES.budgetExceeded)
   @errorResponse(413, 'Message longer than MESSAGE_MAX_CHARS.', ERROR_EXAMPLES.payloadTooLarge)
   @errorResponse(502, 'The LLM provider failed (rate_limit 429, server_error, auth_error, timeout 504, network…), after retries.', ERROR_EXAMPLES.upstream)
   async chat(
@@ -153,6 +154,7 @@ export class AiController {
     ...ERROR_EXAMPLES.payloadTooLarge,
     message: 'feedback is longer than 16000 characters',
   })
+  @errorResponse(402, 'A usage limit is reached, or the provider account has no quota left.', ERROR_EXAMPLES.budgetExceeded)
   @errorResponse(502, 'The LLM provider failed while continuing.', ERROR_EXAMPLES.upstream)
   resume(@CurrentPrincipal() principal: Principal, @Body() body: ResumeRequestDto, @Res({ passthrough: true }) res: Response): Promise<AgentResult> {
     const input = resumeInputOf(body);
