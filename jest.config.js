@@ -21,4 +21,6 @@ module.exports = {
   moduleFileExtensions: ['ts', 'js', 'mjs', 'json'],
   testTimeout: 30000,
   maxWorkers: 2,
+  // The default output plus the name of every skipped test, so a skipped suite says why.
+  reporters: ['default', '<rootDir>/test/support/skipped-tests.reporter.js'],
 };
