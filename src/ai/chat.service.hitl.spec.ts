@@ -16,11 +16,8 @@ const toolResultOf = (request: RecordedRequest, toolCallId: string): Record<stri
 };
 const signal = () => new AbortController().signal;
 
-const createLogNode: ScriptedToolCall = {
-  id: 'call_create',
-  name: 'propose_create_node',
-  arguments: { nodeKey: 'log-errors', typeKey: 'log-node', sheet: '0', posX: 820, posY: 300, reason: 'Log the fetch errors' },
-};
+const logNodeArguments = { nodeKey: 'log-errors', typeKey: 'log-node', sheet: '0', posX: 820, posY: 300, reason: 'Log the fetch errors' };
+const createLogNode: ScriptedToolCall = { id: 'call_create', name: 'propose_create_node', arguments: logNodeArguments };
 
 describe(`${ChatService.name} (human in the loop)`, () => {
   let server: ScriptedLlmServer;
@@ -90,6 +87,30 @@ describe(`${ChatService.name} (human in the loop)`, () => {
     expect(resumeSink.events[1]).toEqual({ type: 'tool_start', toolCallId: 'call_create', toolName: 'propose_create_node' });
     expect(resumeSink.types.at(-1)).toBe('complete');
     expect((await harness.service.getThread(editor, interrupted.threadId)).pendingInterrupt).toBeNull();
+  });
+
+  it('sends a proposal on a sheet that does not exist back to the model as an error; the corrected one (sheet by name) interrupts', async () => {
+    await start();
+    const onSheet = (id: string, sheet: string): ScriptedToolCall => ({ ...createLogNode, id, arguments: { ...logNodeArguments, sheet } });
+    server.enqueue({ toolCalls: [onSheet('call_bad', 'errors')] }, { toolCalls: [onSheet('call_fixed', 'main')] });
+    const sink = new RecordingSink();
+    const interrupted = await ask('Add a node that logs fetch errors', undefined, sink);
+
+    const refusal = toolResultOf(server.requests[1], 'call_bad');
+    expect(refusal).toMatchObject({ status: 'error' });
+    expect(refusal.message).toContain('Sheet "errors" does not exist. Valid sheets (id and name): "0" (main), "1" (data-processing)');
+    expect(interrupted.toolCalls.map((call) => [call.id, call.status])).toEqual([
+      ['call_bad', 'error'],
+      ['call_fixed', 'proposed'],
+    ]);
+    // The name the model saw in the context became the sheet's id, in the proposal and its preview.
+    expect(interruptOf(interrupted)).toMatchObject({
+      toolCallId: 'call_fixed',
+      proposedAction: { type: 'create_node', payload: { nodeKey: 'log-errors', sheet: '0' } },
+      preview: { sheetId: '0', nodesToCreate: [{ _key: 'log-errors', sheet: '0' }] },
+    });
+    expect(sink.types).not.toContain('tool_start');
+    expect(interrupted.usage.llmCalls).toBe(2);
   });
 
   it('with HITL_APPLY=client hands the change set back without touching the graph', async () => {
@@ -236,11 +257,12 @@ describe(`${ChatService.name} (human in the loop)`, () => {
     server.enqueue(
       { toolCalls: [createLogNode] },
       { text: 'Added.' },
-      { toolCalls: [{ ...createLogNode, id: 'call_second' }] },
+      // The first one exists by then: each later proposal names a new key (an existing one is refused before any interrupt).
+      { toolCalls: [{ ...createLogNode, id: 'call_second', arguments: { ...logNodeArguments, nodeKey: 'log-errors-2' } }] },
       { text: 'Not added.' },
       { toolCalls: [updateSortStats] },
       { text: 'It was gone.' },
-      { toolCalls: [{ ...createLogNode, id: 'call_third' }] },
+      { toolCalls: [{ ...createLogNode, id: 'call_third', arguments: { ...logNodeArguments, nodeKey: 'log-errors-3' } }] },
       { text: 'Something else then.' },
     );
 

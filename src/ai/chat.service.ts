@@ -29,6 +29,7 @@ import { ThreadStore } from '../threads/thread.store';
 import { PendingInterrupt, ThreadMessage, ThreadRecord, ThreadSummary } from '../threads/thread.types';
 import { ActionConversionResult } from './actions/action-conversion-result';
 import { ActionConverter } from './actions/action.converter';
+import { ProposalReferenceValidator } from './actions/proposal-reference.validator';
 import { ProposedAction } from './actions/proposed-action';
 import { AgentEventSink } from './agent/agent-event.sink';
 import { AgentResult, ProposalResolution } from './agent/agent-result';
@@ -289,6 +290,7 @@ export class ChatService {
     let current = thread;
     let sequence = 0;
     let converter: Promise<ActionConverter> | null = null;
+    const references = new ProposalReferenceValidator(dataSource, thread.graphKey);
     const toolbox = new AgentToolbox({
       canPropose: canEdit(plan.principal),
       readTools: new ReadToolExecutor(dataSource, thread.graphKey),
@@ -311,6 +313,7 @@ export class ChatService {
           ...(commit.pendingInterrupt !== undefined ? { pendingInterrupt: commit.pendingInterrupt } : {}),
         });
       },
+      checkProposal: (action: ProposedAction) => references.validate(action),
       preview: async (action: ProposedAction, toolCallId: string): Promise<ActionConversionResult> => {
         converter ??= dataSource.getNodeConfigs().then((configs) => new ActionConverter(configs));
         const sheet = await defaultSheetOf(action, dataSource, thread.graphKey, plan.graph);

@@ -2,6 +2,7 @@ import { LlmMessage, LlmToolCall, LlmToolMessage } from '../../providers/llm-mes
 import type { GraphRAGContext } from '../../rag/graph-rag-context';
 import type { PendingInterrupt } from '../../threads/thread.types';
 import { ActionConversionResult } from '../actions/action-conversion-result';
+import type { ProposalReferenceCheck } from '../actions/proposal-reference.validator';
 import { ProposedAction } from '../actions/proposed-action';
 import { AgentTools } from '../tools/agent-tools';
 import { AgentEventSink } from './agent-event.sink';
@@ -37,6 +38,12 @@ export interface AgentRunRequest {
   usage: UsageAccumulator;
   /** Persists one commit; a throw ends the run (the thread keeps what was committed before). */
   commit(commit: AgentCommit): Promise<void>;
+  /**
+   * Checks a proposal's references against the graph before it interrupts (ProposalReferenceValidator):
+   * a failed check is an error result the model can correct; the checked action (sheet names
+   * resolved to ids) is the one proposed. Absent: every valid write call interrupts as parsed.
+   */
+  checkProposal?(action: ProposedAction): Promise<ProposalReferenceCheck>;
   /** The preview carried by an interrupt (ActionConverter output for the proposal). */
   preview(action: ProposedAction, toolCallId: string): Promise<ActionConversionResult>;
   /** Usage attribution. */

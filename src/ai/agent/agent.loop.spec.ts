@@ -14,6 +14,7 @@ import { TokenTracker } from '../../providers/token.tracker';
 import { estimateTokens, estimateToolTokens } from '../../providers/token-estimate';
 import { TokenCounter } from '../../rag/token-counter';
 import { ActionConverter } from '../actions/action.converter';
+import { ProposalReferenceValidator } from '../actions/proposal-reference.validator';
 import { AgentToolbox } from '../tools/agent.toolbox';
 import { ReadToolExecutor } from '../tools/read-tool.executor';
 import { AgentLoop, TOOL_ROUNDS_SPENT_NOTE } from './agent.loop';
@@ -226,6 +227,31 @@ describe(AgentLoop.name, () => {
     expect(outcome).toMatchObject({ type: 'message', toolCalls: [{ id: 'w1', status: 'error' }] });
     const result = server.requests[1].body.messages.find((message: { tool_call_id?: string }) => message.tool_call_id === 'w1');
     expect(result.content).toContain('colour is not an allowed property');
+  });
+
+  it('refuses a proposal whose references the check rejects like an invalid call; the next valid one interrupts with the checked action', async () => {
+    server.enqueue({
+      toolCalls: [
+        { id: 'w1', name: 'propose_move_node', arguments: { nodeKey: 'ghost', posX: 1, posY: 2, reason: 'tidy' } },
+        { id: 'w2', name: 'propose_create_node', arguments: { typeKey: 'filter', sheet: 'data-processing', posX: 1, posY: 1, reason: 'x' } },
+      ],
+    });
+    const { request, commits, events } = harness();
+    const references = new ProposalReferenceValidator(dataSource, GRAPH);
+    request.checkProposal = (action) => references.validate(action);
+    const outcome = await loopWith(openAi()).run(request);
+
+    expect(outcome).toMatchObject({
+      type: 'interrupt',
+      toolCalls: [
+        { id: 'w1', status: 'error' },
+        { id: 'w2', status: 'proposed' },
+      ],
+      interrupt: { toolCallId: 'w2', proposedAction: { payload: { sheet: '1' } }, preview: { sheetId: '1' } },
+    });
+    const refusal = commits[0].messages.find((message) => message.role === 'tool' && message.tool_call_id === 'w1');
+    expect(JSON.parse(String(refusal?.content))).toMatchObject({ status: 'error', message: expect.stringContaining('Node "ghost" does not exist') });
+    expect(events.filter((event) => event.startsWith('tool_'))).toEqual([]);
   });
 
   it('continues an interrupted batch: the decided results first, then the remaining calls, before calling the model', async () => {

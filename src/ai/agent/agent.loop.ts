@@ -213,13 +213,22 @@ export class AgentLoop {
           break;
         }
         case 'propose': {
-          const preview = await request.preview(route.action, call.id);
+          const checked = request.checkProposal ? await request.checkProposal(route.action) : { ok: true as const, action: route.action };
+          if (!checked.ok) {
+            // Like any refused call: the model corrects it in its next round, the user never sees it.
+            this.events.debug('tool_result', { toolName: route.name, status: 'invalid_references', threadId: request.threadId });
+            answer(toolErrorContent(checked.message));
+            summary('error');
+            break;
+          }
+          const action = checked.action;
+          const preview = await request.preview(action, call.id);
           summary('proposed');
-          this.events.debug('hitl_interrupt', { toolName: route.name, actionType: route.action.type, threadId: request.threadId });
+          this.events.debug('hitl_interrupt', { toolName: route.name, actionType: action.type, threadId: request.threadId });
           return {
             results,
             pending: {
-              interrupt: { kind: 'approval', toolCallId: call.id, proposedAction: route.action, preview },
+              interrupt: { kind: 'approval', toolCallId: call.id, proposedAction: action, preview },
               toolName: route.name,
               remainingToolCalls: calls.slice(index + 1),
               createdTime: this.now(),
