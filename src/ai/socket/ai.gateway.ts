@@ -76,7 +76,13 @@ export class AiGateway implements OnGatewayInit<AiNamespace>, OnGatewayDisconnec
   @SubscribeMessage('ai:chat')
   onChat(@ConnectedSocket() socket: AiServerSocket, @MessageBody() payload: unknown): void {
     this.start(socket, payload, 'ai:chat', SocketChatDto, (principal, message, sink, signal) => {
-      this.events.debug('ws_chat', { requestId: message._id, graphKey: message.graphKey, messageLength: message.message.length });
+      // threadId null: the message starts a new thread (its id is in the agent_chat_start that follows).
+      this.events.debug('ws_chat', {
+        requestId: message._id,
+        threadId: message.threadId ?? null,
+        graphKey: message.graphKey,
+        messageLength: message.message.length,
+      });
       return this.chat.chat(principal, chatInputOf(message), sink, signal);
     });
   }
