@@ -37,15 +37,12 @@ describe(SqliteSearchIndexUpdater.name, () => {
   const builds = () => logs.filter((entry) => entry.event === 'search_index_built');
   const updates = () => logs.filter((entry) => entry.event === 'search_index_updated');
 
-  /** The hits (keys and exact scores) of a store that has just built its index from the file. */
-  async function freshResults(graphKey: string, queries: string[]): Promise<Array<Array<[string, number]>>> {
-    const fresh = openStore().forWorkspace(WS);
-    return Promise.all(queries.map(async (query) => (await fresh.searchNodes(graphKey, query, 40)).map((hit) => [hit.node._key, hit.score] as [string, number])));
-  }
-
   async function results(source: MutableGraphDataSource, graphKey: string, queries: string[]): Promise<Array<Array<[string, number]>>> {
     return Promise.all(queries.map(async (query) => (await source.searchNodes(graphKey, query, 40)).map((hit) => [hit.node._key, hit.score] as [string, number])));
   }
+
+  /** The hits (keys and exact scores) of a store that has just built its index from the file. */
+  const freshResults = (graphKey: string, queries: string[]) => results(openStore().forWorkspace(WS), graphKey, queries);
 
   /**
    * Random edits through two processes sharing the file (content, type, moves, deletions, creations,
