@@ -99,6 +99,28 @@ describe(`${AiGateway.name} (Socket.IO /ai, end to end)`, () => {
     expect(client.eventsOf(2)).toHaveLength(resumed.events.length);
   });
 
+  it('checks a proposal against the graph before asking: an unknown sheet goes back to the model, a sheet named as in the context is applied on its id', async () => {
+    const onSheet = (id: string, sheet: string) => ({ ...proposeLogNode, id, arguments: { ...proposeLogNode.arguments, nodeKey: 'log-sorted', sheet } });
+    server.enqueue(
+      { toolCalls: [onSheet('call_bad', 'errors')] },
+      { text: 'On data-processing then.', toolCalls: [onSheet('call_fixed', 'data-processing')] },
+      { text: 'Added.' },
+    );
+    const client = await connect();
+
+    const asked = await client.chat({ _id: 1, graphKey: GRAPH, message: 'Add a node that logs the sorted stats' });
+    // The refused call is not shown: no tool events, and the model got the valid sheets to correct it.
+    expect(asked.names).not.toContain('ai:tool_start');
+    const refusal = (server.requests[1].body.messages as Array<{ tool_call_id?: string; content: string }>).find((message) => message.tool_call_id === 'call_bad');
+    expect(JSON.parse(refusal!.content).message).toContain('Valid sheets (id and name): "0" (main), "1" (data-processing)');
+    expect(asked.complete!.interrupt).toMatchObject({ toolCallId: 'call_fixed', proposedAction: { payload: { sheet: '1' } } });
+
+    const resumed = await client.resume({ _id: 2, threadId: asked.complete!.threadId, approved: true });
+    expect(resumed.complete!.fullText).toBe('Added.');
+    const graph = await request(app.url).get(`/api/graphs/${GRAPH}`).expect(200);
+    expect(graph.body.nodes.find((node: { _key: string }) => node._key === 'log-sorted')).toMatchObject({ sheet: '1' });
+  });
+
   it('coalesces fragments: fewer ai:token events than upstream deltas, and together exactly the text', async () => {
     const text = 'The graph starts at root, calls the NBA stats API in fetch-api, filters active players and renders them. '.repeat(5);
     server.enqueue({ text, chunkSize: 1 });
