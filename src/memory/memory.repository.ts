@@ -14,7 +14,7 @@ export interface MemoryRepository {
   insert(record: MemoryRecord): Promise<boolean>;
   /** Records the embedding of a stored record (computed after it was stored); nothing when it is gone. */
   setEmbedding(workspace: string, memoryId: string, embedding: Float32Array, model: string): Promise<void>;
-  /** The thread's records matching the filter, oldest first (createdTime, then memoryId). */
+  /** The thread's records matching the filter, oldest first (createdTime; at the same time, in conversation order, turns before summaries). */
   list(workspace: string, threadId: string, filter?: MemoryFilter): Promise<MemoryRecord[]>;
   /** How far summarization went in the thread (zeros when nothing was summarized). */
   cursor(workspace: string, threadId: string): Promise<MemoryCursor>;

@@ -56,7 +56,7 @@ export class ArangoMemoryQueries {
         FILTER ${filter.level ?? null} == null OR record.level == ${filter.level ?? null}
         FILTER ${filter.since ?? null} == null OR record.createdTime >= ${filter.since ?? null}
         FILTER ${filter.until ?? null} == null OR record.createdTime <= ${filter.until ?? null}
-        SORT record.createdTime, record._key
+        SORT record.createdTime, record.charRange[0], record.level, record._key
         RETURN UNSET(record, ${HIDDEN_FIELDS})`;
   }
 

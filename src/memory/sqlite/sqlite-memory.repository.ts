@@ -173,7 +173,7 @@ function prepare(db: Database) {
         AND (@level IS NULL OR m.level = @level)
         AND (@since IS NULL OR m.created_time >= @since)
         AND (@until IS NULL OR m.created_time <= @until)
-      ORDER BY m.created_time, m.memory_id`),
+      ORDER BY m.created_time, m.char_start, m.level, m.memory_id`),
     cursor: statement('SELECT level1_end, level2_end FROM ai_memory_cursors WHERE thread_id = ? AND workspace = ?'),
     allMentions: statement(`SELECT DISTINCT n.node_key, n.fingerprint FROM ai_memory_mentions n JOIN ai_memory m ON m.memory_id = n.memory_id
       WHERE n.workspace = ? AND n.graph_key = ? AND m.stale = 0`),
