@@ -8,6 +8,7 @@ import { EmbeddingsModule } from './embeddings/embeddings.module';
 import { GraphFeedModule } from './graph/feed/graph-feed.module';
 import { GraphModule } from './graph/graph.module';
 import { HealthModule } from './health/health.module';
+import { MemoryModule } from './memory/memory.module';
 import { ObservabilityModule } from './observability/observability.module';
 import { ProvidersModule } from './providers/providers.module';
 import { RagModule } from './rag/rag.module';
@@ -31,6 +32,7 @@ export class AppModule {
         AuthModule,
         ThreadsModule,
         AiModule,
+        MemoryModule,
         HealthModule,
       ],
       // The service, not the command-line tools (CliModule), pays the tokenizer's load at start.

@@ -4,6 +4,7 @@ import { AppConfigModule } from '../config/app-config.module';
 import { DatabaseModule } from '../database/database.module';
 import { EmbeddingsModule } from '../embeddings/embeddings.module';
 import { GraphModule } from '../graph/graph.module';
+import { MemoryStoreModule } from '../memory/memory-store.module';
 import { ProvidersModule } from '../providers/providers.module';
 import { RagModule } from '../rag/rag.module';
 
@@ -16,7 +17,7 @@ export class CliModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: CliModule,
-      imports: [AppConfigModule.forRoot(config), DatabaseModule, GraphModule, EmbeddingsModule, ProvidersModule, RagModule],
+      imports: [AppConfigModule.forRoot(config), DatabaseModule, GraphModule, EmbeddingsModule, ProvidersModule, RagModule, MemoryStoreModule],
     };
   }
 }

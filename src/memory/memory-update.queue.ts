@@ -9,6 +9,8 @@ export interface MemoryUpdateQueueOptions {
   concurrency?: number;
   /** Pauses before each retry of a failed update; after the last one the update waits for the thread's next turn. */
   retryDelaysMs?: readonly number[];
+  /** What updates in flight get at shutdown (onModuleDestroy) before they are aborted. Default 5 s. */
+  shutdownTimeoutMs?: number;
 }
 
 /** 5 s, 30 s, 2 min, 10 min: a provider outage of a few minutes loses nothing. */
@@ -40,6 +42,7 @@ export class MemoryUpdateQueue {
   private readonly idleWaiters: Array<() => void> = [];
   private readonly concurrency: number;
   private readonly retryDelaysMs: readonly number[];
+  private readonly shutdownTimeoutMs: number;
   private closed = false;
 
   constructor(
@@ -48,6 +51,7 @@ export class MemoryUpdateQueue {
   ) {
     this.concurrency = Math.max(1, options.concurrency ?? 2);
     this.retryDelaysMs = options.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS;
+    this.shutdownTimeoutMs = options.shutdownTimeoutMs ?? 5_000;
   }
 
   /** Threads waiting, being updated, and waiting for a retry. */
@@ -64,6 +68,11 @@ export class MemoryUpdateQueue {
   whenIdle(): Promise<void> {
     if (this.pending.size === 0 && this.running.size === 0) return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  /** Nest calls this at shutdown, before the stores close (MemoryModule depends on them). */
+  onModuleDestroy(): Promise<void> {
+    return this.shutdown(this.shutdownTimeoutMs);
   }
 
   /**
