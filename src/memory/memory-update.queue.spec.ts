@@ -7,6 +7,14 @@ import { MemoryUpdateReport } from './thread-memory.writer';
 const alice: Principal = { userId: 'alice', workspace: 'w', role: 'editor' };
 const written: MemoryUpdateReport = { turns: 1, summaries: { 1: 0, 2: 0 }, embedded: 1, summaryCalls: 0 };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Polls (the machine may be busy: no fixed waits) until the condition holds, failing after 5 s. */
+async function until(condition: () => boolean): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met within 5 s');
+    await sleep(5);
+  }
+}
 
 describe(MemoryUpdateQueue.name, () => {
   let logs: LogEntry[];
@@ -27,13 +35,12 @@ describe(MemoryUpdateQueue.name, () => {
     });
     queue.enqueue(alice, 't1');
     expect(calls).toEqual([]); // nothing in the caller's turn
-    await sleep(5);
+    await until(() => calls.length === 1);
     queue.enqueue(alice, 't1');
     queue.enqueue(alice, 't1');
     queue.enqueue(alice, 't2');
     release();
-    await queue.whenIdle();
-    await sleep(5);
+    await until(() => calls.length === 3);
     await queue.whenIdle();
     expect(calls.sort()).toEqual(['t1', 't1', 't2']);
     expect(logs.filter((entry) => entry.event === 'memory_updated')).toHaveLength(3);
@@ -49,7 +56,7 @@ describe(MemoryUpdateQueue.name, () => {
       { retryDelaysMs: [10, 10] },
     );
     queue.enqueue(alice, 't1');
-    await sleep(80);
+    await until(() => logs.some((entry) => entry.event === 'memory_update_failed' && entry.level === 'error'));
     expect(attempts).toBe(3);
     const failures = logs.filter((entry) => entry.event === 'memory_update_failed');
     expect(failures.map((entry) => [entry.level, entry.attempts])).toEqual([
@@ -60,9 +67,7 @@ describe(MemoryUpdateQueue.name, () => {
     expect(failures[2]).toMatchObject({ threadId: 't1', error: 'Error: upstream down', next: 'at the thread’s next turn' });
     expect(queue.size).toEqual({ pending: 0, running: 0, retrying: 0 });
     queue.enqueue(alice, 't1');
-    await sleep(5);
-    await queue.whenIdle();
-    expect(attempts).toBe(4);
+    await until(() => attempts === 4);
   });
 
   it('runs a waiting retry at once when the thread has a new turn', async () => {
@@ -76,12 +81,10 @@ describe(MemoryUpdateQueue.name, () => {
       { retryDelaysMs: [60_000] },
     );
     queue.enqueue(alice, 't1');
-    await sleep(10);
-    expect(queue.size.retrying).toBe(1);
+    await until(() => queue.size.retrying === 1);
     queue.enqueue(alice, 't1');
-    await sleep(5);
+    await until(() => attempts === 2);
     await queue.whenIdle();
-    expect(attempts).toBe(2);
     expect(queue.size).toEqual({ pending: 0, running: 0, retrying: 0 });
   });
 
@@ -96,7 +99,7 @@ describe(MemoryUpdateQueue.name, () => {
     );
     queue.enqueue(alice, 'slow');
     queue.enqueue(alice, 'failing');
-    await sleep(10);
+    await until(() => queue.size.running === 1 && queue.size.retrying === 1);
     await queue.shutdown(20);
     expect(aborted).toBe(true);
     expect(logs.find((entry) => entry.event === 'memory_updates_deferred')).toMatchObject({ threads: 1 });

@@ -51,7 +51,10 @@ describe(`${SqliteMemoryRepository.name} and threads`, () => {
   it('refuses memory for a thread that does not exist', async () => {
     const store = openStore();
     try {
-      await expect(store.repository.insert(memoryRecord({ workspace: 'ws', threadId: generateThreadId() }))).rejects.toThrow(/FOREIGN KEY/);
+      // Matched on the code: jest workers share better-sqlite3's error class across module registries, so instanceof Error may not hold.
+      await expect(store.repository.insert(memoryRecord({ workspace: 'ws', threadId: generateThreadId() }))).rejects.toMatchObject({
+        code: 'SQLITE_CONSTRAINT_FOREIGNKEY',
+      });
     } finally {
       await store.close();
     }

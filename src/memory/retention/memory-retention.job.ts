@@ -13,7 +13,7 @@ export class MemoryRetentionJob {
   private readonly job: Cron;
 
   constructor(retention: MemoryRetention, schedule: string) {
-    this.job = new Cron(schedule, { protect: true, unref: true, name: 'memory-retention' }, async () => {
+    this.job = new Cron(schedule, { protect: true, unref: true }, async () => {
       try {
         const trimmed = await retention.trim();
         logger.info('memory_trimmed', { ...trimmed, trigger: 'schedule' });
