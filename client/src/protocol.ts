@@ -33,6 +33,7 @@ export type { GraphDocument, GraphEdge, GraphNode } from '../../src/graph/graph.
 export type { ThreadSummary } from '../../src/threads/thread.types';
 export type { ChatMessageView, ThreadView } from '../../src/ai/thread.view';
 export type { GraphRAGContext, RelevantEdge, RelevantNode } from '../../src/rag/graph-rag-context';
+export type { PlaygroundSettings } from '../../src/playground/playground-settings';
 
 import type { GraphRAGContext } from '../../src/rag/graph-rag-context';
 import type { ErrorCode } from '../../src/errors/error-code';

@@ -1,12 +1,7 @@
 import express, { Router } from 'express';
+import type { PlaygroundSettings } from './playground-settings';
 
 export const PLAYGROUND_PATH = '/playground';
-
-/** What the page needs to know before its first request (GET /playground/config.json). */
-export interface PlaygroundSettings {
-  /** `jwt`: the page asks for a token. */
-  auth: 'jwt' | 'none';
-}
 
 /**
  * The page is same-origin only: scripts, styles and connections (REST and the Socket.IO websocket) to
