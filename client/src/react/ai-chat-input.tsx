@@ -49,7 +49,8 @@ export const AIChatInput = memo(function AIChatInput({ onSend, onStop, isTyping,
         className="gai-input__text"
         rows={1}
         value={text}
-        placeholder={placeholder ?? 'Ask about this graph… (Enter to send, Shift+Enter for a new line)'}
+        placeholder={placeholder ?? 'Ask about this graph…'}
+        title="Enter sends, Shift+Enter makes a new line"
         aria-label="Message"
         disabled={disabled}
         onChange={(event) => setText(event.target.value)}
