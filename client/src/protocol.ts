@@ -29,6 +29,7 @@ export type { ProposedAction } from '../../src/ai/actions/proposed-action';
 export type { ActionConversionResult } from '../../src/ai/actions/action-conversion-result';
 export type { NodeFieldInstruction } from '../../src/graph/graph-change-set';
 export type { ErrorCode } from '../../src/errors/error-code';
+export type { ErrorBody } from '../../src/errors/error-body';
 export type { GraphDocument, GraphEdge, GraphNode } from '../../src/graph/graph.types';
 export type { ThreadSummary } from '../../src/threads/thread.types';
 export type { ChatMessageView, ThreadView } from '../../src/ai/thread.view';
@@ -36,7 +37,6 @@ export type { GraphRAGContext, RelevantEdge, RelevantNode } from '../../src/rag/
 export type { PlaygroundSettings } from '../../src/playground/playground-settings';
 
 import type { GraphRAGContext } from '../../src/rag/graph-rag-context';
-import type { ErrorCode } from '../../src/errors/error-code';
 import type { Interrupt } from '../../src/ai/agent/interrupt';
 
 /** POST /api/rag/context (PROTOCOL.md §3). */
@@ -44,15 +44,6 @@ export interface RagContextResponse {
   context: GraphRAGContext;
   toon: string;
   tokenEstimate: number;
-}
-
-/** Every REST error body (PROTOCOL.md §3). */
-export interface ErrorBody {
-  statusCode: number;
-  code: ErrorCode;
-  message: string;
-  details?: unknown;
-  retryable?: boolean;
 }
 
 export type ApprovalInterrupt = Extract<Interrupt, { kind: 'approval' }>;
