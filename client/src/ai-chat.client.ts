@@ -154,7 +154,7 @@ export class AiChatClient {
     return request;
   }
 
-  /** Closes the connection for good and forgets every listener's request. */
+  /** Closes the connection for good (running requests fail) and removes the socket's listeners. */
   close(): void {
     this.socket.disconnect();
     this.socket.removeAllListeners();

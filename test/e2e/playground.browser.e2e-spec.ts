@@ -22,6 +22,14 @@ const proposeLogNode = {
   arguments: { nodeKey: 'log-errors', typeKey: 'log-node', sheet: '0', posX: 820, posY: 300, reason: 'Log the failures of fetch-api' },
 };
 
+type PageDocument = { querySelector(selector: string): { textContent: string | null } | null };
+
+/** Runs in the page (a function, not a string: the page's CSP forbids eval): the answer shows at least `min` characters. */
+function answerHasAtLeast(min: number): boolean {
+  const { document } = globalThis as unknown as { document: PageDocument };
+  return (document.querySelector('.gai-message--assistant .gai-message__text')?.textContent ?? '').length >= min;
+}
+
 describe('Playground (headless Chromium, end to end)', () => {
   let server: ScriptedLlmServer;
   let app: TestApp;
@@ -82,7 +90,7 @@ describe('Playground (headless Chromium, end to end)', () => {
     await ask('What does fetch-api do?');
     // Mid-stream: part of the text is there and the button is Stop.
     await page.getByRole('button', { name: 'Stop' }).waitFor();
-    await page.waitForFunction(() => (document.querySelector('.gai-message--assistant .gai-message__text')?.textContent ?? '').length > 0);
+    await page.waitForFunction(answerHasAtLeast, 1);
     const partial = await assistant().locator('.gai-message__text').textContent();
     expect(answer.startsWith(partial!.replace(/^\n+/, ''))).toBe(true);
     expect(partial!.length).toBeLessThan(answer.length);
@@ -121,7 +129,7 @@ describe('Playground (headless Chromium, end to end)', () => {
     const full = 'This answer goes on and on about every node of the graph '.repeat(40);
     server.enqueue({ text: full, chunkSize: 6, hangAfterChunks: 12 });
     await ask('Describe every node in detail');
-    await page.waitForFunction(() => (document.querySelector('.gai-message--assistant .gai-message__text')?.textContent ?? '').length >= 60);
+    await page.waitForFunction(answerHasAtLeast, 60);
     await page.getByRole('button', { name: 'Stop' }).click();
     await assistant().getByText('Stopped').waitFor();
     await page.getByRole('button', { name: 'Send' }).waitFor();

@@ -1,8 +1,8 @@
 import { memo, useEffect, useLayoutEffect, useRef, useState } from 'react';
-import type { Interrupt } from '../protocol';
 import { formatUsage } from '../usage-format';
 import type { AIChatMessage, AIToolCall } from './ai-chat-message';
 import { AIChatInput } from './ai-chat-input';
+import { pendingInterruptOf } from './chat-state';
 import { AIInterruptModal } from './ai-interrupt-modal';
 import { BotIcon, RetryIcon, Spinner, WrenchIcon } from './icons';
 
@@ -26,12 +26,6 @@ export interface AIChatPanelProps {
 
 /** How close to the bottom (px) still counts as "at the bottom": the list follows new text only then. */
 const STICK_THRESHOLD_PX = 48;
-
-/** The interrupt of the last answer, if nobody answered it yet. */
-function pendingInterruptOf(messages: AIChatMessage[], isTyping: boolean): Interrupt | null {
-  const last = messages[messages.length - 1];
-  return !isTyping && last?.role === 'assistant' && last.interrupt && !last.interruptAnswered ? last.interrupt : null;
-}
 
 /**
  * Seed 000 AIChatPanel: header with the connection state, the messages (user right, assistant left) that

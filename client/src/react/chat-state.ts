@@ -1,5 +1,5 @@
 import type { AiRequestError } from '../ai-request';
-import type { AiCompleteEvent, ChatMessageView, ThreadEvent, ThreadView } from '../protocol';
+import type { AiCompleteEvent, ChatMessageView, Interrupt, ThreadEvent, ThreadView } from '../protocol';
 import type { AIChatMessage, AIToolCall } from './ai-chat-message';
 
 export interface ChatState {
@@ -99,6 +99,12 @@ export function chatReducer(state: ChatState, action: ChatAction): ChatState {
     case 'reset':
       return initialChatState;
   }
+}
+
+/** The interrupt the last answer stopped on, while nobody answered it (seed 000: the panel finds it in the messages). */
+export function pendingInterruptOf(messages: AIChatMessage[], isTyping: boolean): Interrupt | null {
+  const last = messages[messages.length - 1];
+  return !isTyping && last?.role === 'assistant' && last.interrupt && !last.interruptAnswered ? last.interrupt : null;
 }
 
 /** A stored thread (GET /api/ai/thread/:id) as chat messages: tool results on their badges, the pending interrupt on the last answer. */

@@ -3,7 +3,7 @@ import { AiChatClient } from '../ai-chat.client';
 import type { AiRequest, AiRequestHandlers } from '../ai-request';
 import type { Interrupt, ThreadView } from '../protocol';
 import type { AIChatMessage } from './ai-chat-message';
-import { type ChatAction, chatReducer, initialChatState } from './chat-state';
+import { type ChatAction, chatReducer, initialChatState, pendingInterruptOf } from './chat-state';
 
 export interface UseAIChatOptions {
   /** The graph the conversation is about. Changing it starts a new conversation. */
@@ -212,10 +212,7 @@ export function useAIChat(options: UseAIChatOptions): UseAIChatReturn {
     dispatch({ type: 'reset' });
   }, []);
 
-  const pendingInterrupt = useMemo(() => {
-    const last = state.messages[state.messages.length - 1];
-    return !isTyping && last?.role === 'assistant' && last.interrupt && !last.interruptAnswered ? last.interrupt : null;
-  }, [state.messages, isTyping]);
+  const pendingInterrupt = useMemo(() => pendingInterruptOf(state.messages, isTyping), [state.messages, isTyping]);
 
   return {
     messages: state.messages,
