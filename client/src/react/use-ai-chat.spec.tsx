@@ -4,12 +4,16 @@
  */
 // Node export conditions: the test's Socket.IO server needs the real `ws` (its browser stub cannot listen);
 // the client then talks over Node's transports. The browser build runs in the Chromium end-to-end tests.
-import { act, fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { configure, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { Profiler, useEffect } from 'react';
 import { SocketTestServer } from '../../test/socket-test.server';
 import type { UsageReport } from '../protocol';
 import { AIChatPanel } from './ai-chat-panel';
 import { useAIChat, type UseAIChatOptions, type UseAIChatReturn } from './use-ai-chat';
+
+// Answers come over a real connection, not from act(): wait for what they render, long enough for a loaded machine.
+configure({ asyncUtilTimeout: 10_000 });
+(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = false;
 
 const usage: UsageReport = { promptTokens: 900, completionTokens: 40, cachedTokens: 600, totalTokens: 940, costUsd: 0.0012, llmCalls: 1 };
 
@@ -182,7 +186,7 @@ describe(useAIChat.name, () => {
     const dialog = await screen.findByRole('dialog');
     expect(dialog.textContent).toContain('Creates 1 node on sheet 0');
     fireEvent.change(screen.getByLabelText(/Feedback/), { target: { value: 'fine by me' } });
-    act(() => fireEvent.click(screen.getByRole('button', { name: 'Approve' })));
+    fireEvent.click(screen.getByRole('button', { name: 'Approve' }));
 
     await screen.findByText('Done.');
     expect(screen.queryByRole('dialog')).toBeNull();
