@@ -1,7 +1,10 @@
-import { ActionConversionResult } from '../actions/action-conversion-result';
-import { ProposedAction } from '../actions/proposed-action';
+import type { ActionConversionResult } from '../actions/action-conversion-result';
+import type { ProposedAction } from '../actions/proposed-action';
 
-/** Why a run stopped to wait for a human (PROTOCOL.md §3). `question` is reserved for a later feature. */
+/**
+ * Why a run stopped to wait for a human (PROTOCOL.md §3, 8.2). `question` is asked by the ask_user
+ * tool: `choice` offers `options`, `confirm` is answered yes (approved) or no.
+ */
 export type Interrupt =
   | { kind: 'approval'; toolCallId: string; proposedAction: ProposedAction; preview: ActionConversionResult }
-  | { kind: 'question'; toolCallId: string; question: string; options?: string[] };
+  | { kind: 'question'; toolCallId: string; questionKind: 'choice' | 'confirm'; question: string; options?: string[] };

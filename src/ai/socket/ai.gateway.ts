@@ -21,7 +21,7 @@ import { AgentResult } from '../agent/agent-result';
 import { chatInputOf, resumeInputOf } from '../chat-input';
 import { ChatService } from '../chat.service';
 import { ActiveRunRegistry } from '../runs/active-run.registry';
-import { AiNamespace, AiServerSocket } from './ai-socket.events';
+import { AiNamespace, AiServerSocket } from './ai-server-socket';
 import { SocketChatDto } from './dto/socket-chat.dto';
 import { SocketInterruptDto } from './dto/socket-interrupt.dto';
 import { SocketResumeDto } from './dto/socket-resume.dto';

@@ -1,7 +1,8 @@
 import type { AgentEventSink } from '../agent/agent-event.sink';
 import type { AgentResult } from '../agent/agent-result';
 import type { RunProgress } from '../runs/active-run.registry';
-import type { AiErrorEvent, AiEventTarget } from './ai-socket.events';
+import type { AiEventTarget } from './ai-server-socket';
+import type { AiErrorEvent } from './ai-socket.events';
 import type { Flushable, TokenFlushScheduler } from './token-flush.scheduler';
 
 /**
