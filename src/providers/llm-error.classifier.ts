@@ -11,23 +11,11 @@ import {
 import type { Locale } from '../config/app-config';
 import { AppError } from '../errors/app-error';
 import { ErrorCode, RETRYABLE_CODES } from '../errors/error-code';
+import type { ClassifiedLlmError } from './classified-llm-error';
 import { IncompleteStreamError } from './incomplete-stream.error';
 import { StreamIdleTimeoutError } from './stream-idle-timeout.error';
 import { LLM_ERROR_MESSAGES, LlmErrorCode } from './llm-error.messages';
 import { LlmProviderError } from './llm-provider.error';
-
-/** seed 000 ClassifiedError, plus the Retry-After the upstream asked for. */
-export interface ClassifiedLlmError {
-  code: ErrorCode;
-  retryable: boolean;
-  /** HTTP status the upstream answered (or reported inside a stream error), null when none. */
-  statusCode: number | null;
-  /** Registry name when known ("deepseek", "anthropic", ...), else guessed from the SDK ("openai", "anthropic"), else "unknown". */
-  provider: string;
-  userMessage: string;
-  /** From `retry-after-ms` / `retry-after` (seconds or HTTP date), null when absent. */
-  retryAfterMs: number | null;
-}
 
 /** What the upstream said about the failure, whichever SDK or stream it came through. */
 interface UpstreamDetails {

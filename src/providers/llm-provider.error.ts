@@ -1,5 +1,5 @@
 import { AppError } from '../errors/app-error';
-import type { ClassifiedLlmError } from './llm-error.classifier';
+import type { ClassifiedLlmError } from './classified-llm-error';
 
 /**
  * A classified upstream failure, thrown by the providers after retries: an AppError whose code is
