@@ -12,7 +12,7 @@ import { MutableGraphDataSource } from '../graph/mutable-graph-data-source';
 import { AiEventLogger } from '../observability/ai-event.logger';
 import { Logger } from '../observability/logger';
 import { LlmErrorClassifier } from '../providers/llm-error.classifier';
-import { LlmMessage, LlmToolMessage } from '../providers/llm-message';
+import { LlmMessage, LlmToolMessage } from '../conversation/llm-message';
 import { LlmProvider } from '../providers/llm-provider';
 import { LLM_PROVIDER } from '../providers/llm-provider.token';
 import { TokenTracker } from '../providers/token.tracker';

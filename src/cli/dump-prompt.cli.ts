@@ -4,7 +4,7 @@ import { loadSystemPromptContext } from '../ai/prompts/system-prompt-context';
 import { READ_TOOL_DEFINITIONS } from '../ai/tools/read-tool.definitions';
 import { WRITE_TOOL_DEFINITIONS } from '../ai/tools/write-tool.definitions';
 import { Role } from '../auth/principal';
-import { LlmMessage } from '../providers/llm-message';
+import { LlmMessage } from '../conversation/llm-message';
 import { TokenCounter } from '../rag/token-counter';
 import { buildContextMessage } from '../rag/toon-context.encoder';
 import { buildLlmHistory } from '../threads/history/llm-history.builder';

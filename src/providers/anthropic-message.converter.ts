@@ -10,7 +10,7 @@ import type {
 } from '@anthropic-ai/sdk/resources/messages/messages';
 import { AiEventLogger } from '../observability/ai-event.logger';
 import { LlmCompletion } from './llm-provider';
-import { LlmAssistantMessage, LlmMessage, LlmToolCall, LlmToolDefinition } from './llm-message';
+import { LlmAssistantMessage, LlmMessage, LlmToolCall, LlmToolDefinition } from '../conversation/llm-message';
 import { LlmUsage } from './llm-usage';
 
 const defaultEvents = new AiEventLogger('anthropic');

@@ -9,7 +9,7 @@ import {
 } from './anthropic-message.converter';
 import { AnthropicStreamAssembler } from './anthropic-stream.assembler';
 import { asLlmAbortError, throwIfAborted } from './llm-abort.error';
-import { LlmMessage, LlmToolDefinition } from './llm-message';
+import { LlmMessage, LlmToolDefinition } from '../conversation/llm-message';
 import { LlmCallOptions, LlmCompletion, LlmProvider } from './llm-provider';
 import { LlmStreamChunk } from './llm-stream-chunk';
 import { DEFAULT_STREAM_IDLE_TIMEOUT_MS, DEFAULT_UPSTREAM_RESPONSE_TIMEOUT_MS } from './upstream-stream.guard';

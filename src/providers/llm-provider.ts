@@ -1,5 +1,5 @@
 import type { GraphRAGContext } from '../rag/graph-rag-context';
-import { LlmAssistantMessage, LlmMessage, LlmToolDefinition } from './llm-message';
+import { LlmAssistantMessage, LlmMessage, LlmToolDefinition } from '../conversation/llm-message';
 import { LlmStreamChunk } from './llm-stream-chunk';
 import { LlmUsage } from './llm-usage';
 

@@ -8,7 +8,7 @@ import { isAbortError, LlmAbortError } from './llm-abort.error';
 import { LlmCallLabels, LlmCallObserver, LlmCallOutcome } from './llm-call.observer';
 import { LlmCallOptions, LlmCompletion, LlmProvider } from './llm-provider';
 import { LlmProviderError } from './llm-provider.error';
-import { LlmMessage, LlmToolDefinition } from './llm-message';
+import { LlmMessage, LlmToolDefinition } from '../conversation/llm-message';
 import { LlmStreamChunk } from './llm-stream-chunk';
 import { abortableSleep, DEFAULT_RETRY_BACKOFF, RetryBackoffOptions, retryDelayMs } from './retry-backoff';
 

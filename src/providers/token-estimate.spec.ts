@@ -7,7 +7,7 @@ import { nbaWorkflowDemo } from '../graph/demo/nba-workflow.demo';
 import { GraphRagRetriever } from '../rag/graph-rag.retriever';
 import { TokenCounter } from '../rag/token-counter';
 import { buildContextMessage } from '../rag/toon-context.encoder';
-import { LlmMessage } from './llm-message';
+import { LlmMessage } from '../conversation/llm-message';
 import { approximateTokens, estimateTokens, estimateToolTokens } from './token-estimate';
 
 describe(estimateTokens.name, () => {

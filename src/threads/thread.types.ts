@@ -1,5 +1,5 @@
 import type { Interrupt } from '../ai/agent/interrupt';
-import type { LlmToolCall } from '../providers/llm-message';
+import type { LlmToolCall } from '../conversation/llm-message';
 
 /**
  * One stored message of a conversation, in the internal (OpenAI) shape plus a stable id and a

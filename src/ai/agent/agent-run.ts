@@ -1,4 +1,4 @@
-import { LlmMessage, LlmToolCall, LlmToolMessage } from '../../providers/llm-message';
+import { LlmMessage, LlmToolCall, LlmToolMessage } from '../../conversation/llm-message';
 import type { GraphRAGContext } from '../../rag/graph-rag-context';
 import type { PendingInterrupt } from '../../threads/thread.types';
 import { ActionConversionResult } from '../actions/action-conversion-result';

@@ -6,7 +6,7 @@ import { LogEntry } from '../../observability/log-entry';
 import { resetLogSink, setLogSink } from '../../observability/logger';
 import { AnthropicProvider } from '../../providers/anthropic.provider';
 import { LlmErrorClassifier } from '../../providers/llm-error.classifier';
-import { LlmMessage } from '../../providers/llm-message';
+import { LlmMessage } from '../../conversation/llm-message';
 import { LlmProvider } from '../../providers/llm-provider';
 import { OfflineLlmProvider } from '../../providers/offline.provider';
 import { OpenAiCompatibleProvider } from '../../providers/openai-compatible.provider';

@@ -5,7 +5,7 @@ import { AppError } from '../../errors/app-error';
 import { AiEventLogger } from '../../observability/ai-event.logger';
 import { isAbortError } from '../../providers/llm-abort.error';
 import { LlmErrorClassifier } from '../../providers/llm-error.classifier';
-import { LlmAssistantMessage, LlmMessage, LlmToolCall, LlmToolDefinition, LlmToolMessage } from '../../providers/llm-message';
+import { LlmAssistantMessage, LlmMessage, LlmToolCall, LlmToolDefinition, LlmToolMessage } from '../../conversation/llm-message';
 import { LlmProvider } from '../../providers/llm-provider';
 import { LlmUsage, ZERO_LLM_USAGE } from '../../providers/llm-usage';
 import { TokenTracker } from '../../providers/token.tracker';

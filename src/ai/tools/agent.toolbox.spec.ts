@@ -1,4 +1,4 @@
-import { LlmToolCall } from '../../providers/llm-message';
+import { LlmToolCall } from '../../conversation/llm-message';
 import { AgentToolbox, ReadToolRunner } from './agent.toolbox';
 import { READ_TOOL_NAMES } from './read-tool-name';
 import { WRITE_TOOL_NAMES } from './write-tool-name';

@@ -1,4 +1,4 @@
-import { LlmToolCall, LlmToolDefinition } from '../../providers/llm-message';
+import { LlmToolCall, LlmToolDefinition } from '../../conversation/llm-message';
 import { AgentTools } from './agent-tools';
 import { isReadTool, READ_TOOL_NAMES } from './read-tool-name';
 import { READ_TOOL_DEFINITIONS } from './read-tool.definitions';

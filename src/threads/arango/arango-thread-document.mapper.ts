@@ -1,4 +1,4 @@
-import type { LlmToolCall } from '../../providers/llm-message';
+import type { LlmToolCall } from '../../conversation/llm-message';
 import type { NewThread } from '../thread.repository';
 import { deriveThreadTitle } from '../thread-title';
 import {

@@ -1,4 +1,4 @@
-import type { LlmMessage } from '../../providers/llm-message';
+import type { LlmMessage } from '../../conversation/llm-message';
 import { type CountTokens, estimateTokens } from '../../providers/token-estimate';
 
 export interface HistoryPruningOptions {

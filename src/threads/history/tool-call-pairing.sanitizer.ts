@@ -1,4 +1,4 @@
-import type { LlmAssistantMessage, LlmMessage, LlmToolMessage } from '../../providers/llm-message';
+import type { LlmAssistantMessage, LlmMessage, LlmToolMessage } from '../../conversation/llm-message';
 
 /** The tool result sent for a call whose result was never stored (a crash mid-round). */
 export const MISSING_TOOL_RESULT_CONTENT = JSON.stringify({ status: 'failed', message: 'no result recorded' });
