@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { NodeFieldInstruction } from '../../graph/graph-change-set';
 import { GraphEdge, GraphNode, NodeTypeConfig } from '../../graph/graph.types';
-import { ActionConversionResult } from './action-conversion-result';
-import { ProposedAction } from './proposed-action';
+import { ActionConversionResult } from '../../conversation/action-conversion-result';
+import { ProposedAction } from '../../conversation/proposed-action';
 
 /** Prefix of keys the converter generates (seed 000: `ai_...`). */
 export const GENERATED_KEY_PREFIX = 'ai_';

@@ -1,5 +1,5 @@
 import type { UsageTotals } from '../../threads/thread.types';
-import { ActionConversionResult } from '../actions/action-conversion-result';
+import { ActionConversionResult } from '../../conversation/action-conversion-result';
 import { Interrupt } from './interrupt';
 
 /** Usage reported in every terminal answer: this request's upstream tokens, cost and calls (the totals a thread adds up). */

@@ -1,9 +1,9 @@
 import { LlmMessage, LlmToolCall, LlmToolMessage } from '../../conversation/llm-message';
 import type { GraphRAGContext } from '../../rag/graph-rag-context';
 import type { PendingInterrupt } from '../../threads/thread.types';
-import { ActionConversionResult } from '../actions/action-conversion-result';
+import { ActionConversionResult } from '../../conversation/action-conversion-result';
 import type { ProposalReferenceCheck } from '../actions/proposal-reference.validator';
-import { ProposedAction } from '../actions/proposed-action';
+import { ProposedAction } from '../../conversation/proposed-action';
 import { AgentTools } from '../tools/agent-tools';
 import { AgentEventSink } from './agent-event.sink';
 import { ToolCallSummary } from './agent-result';

@@ -1,4 +1,4 @@
-import { ProposedAction } from '../actions/proposed-action';
+import { ProposedAction } from '../../conversation/proposed-action';
 import { describeViolations, JsonSchema, JsonSchemaValidator } from './json-schema.validator';
 import {
   actionSchema,

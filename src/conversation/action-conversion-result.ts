@@ -1,4 +1,4 @@
-import { GraphChangeSet } from '../../graph/graph-change-set';
+import { GraphChangeSet } from '../graph/graph-change-set';
 
 /**
  * What an approved action becomes (seed 000 ActionConverter): the mutations for the Nodius sync

@@ -1,4 +1,4 @@
-import { NodeHandles } from '../../graph/graph.types';
+import { NodeHandles } from '../graph/graph.types';
 
 /**
  * A change the model proposes through a propose_* tool (PROTOCOL.md §5). Never applied by the loop:
