@@ -1,5 +1,5 @@
 import type { ThreadRecord, UsageTotals } from '../threads/thread.types';
-import { Interrupt } from './agent/interrupt';
+import { Interrupt } from '../conversation/interrupt';
 
 /** A message as clients see it (PROTOCOL.md §3 GET /api/ai/thread/:threadId). */
 export interface ChatMessageView {

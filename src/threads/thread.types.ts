@@ -1,4 +1,4 @@
-import type { Interrupt } from '../ai/agent/interrupt';
+import type { Interrupt } from '../conversation/interrupt';
 import type { LlmToolCall } from '../conversation/llm-message';
 
 /**

@@ -1,6 +1,6 @@
 import type { UsageTotals } from '../../threads/thread.types';
 import { ActionConversionResult } from '../../conversation/action-conversion-result';
-import { Interrupt } from './interrupt';
+import { Interrupt } from '../../conversation/interrupt';
 
 /** Usage reported in every terminal answer: this request's upstream tokens, cost and calls (the totals a thread adds up). */
 export interface UsageReport extends UsageTotals {

@@ -7,7 +7,7 @@ import { ProposedAction } from '../../conversation/proposed-action';
 import { AgentTools } from '../tools/agent-tools';
 import { AgentEventSink } from './agent-event.sink';
 import { ToolCallSummary } from './agent-result';
-import { Interrupt } from './interrupt';
+import { Interrupt } from '../../conversation/interrupt';
 import { UsageAccumulator } from './usage.accumulator';
 
 /**

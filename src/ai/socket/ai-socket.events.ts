@@ -2,7 +2,7 @@ import type { Namespace, Socket } from 'socket.io';
 import type { AuthenticatedSocketData } from '../../auth/socket.authenticator';
 import type { ErrorCode } from '../../errors/error-code';
 import type { UsageReport } from '../agent/agent-result';
-import type { Interrupt } from '../agent/interrupt';
+import type { Interrupt } from '../../conversation/interrupt';
 
 /**
  * The Socket.IO contract of namespace `/ai` (PROTOCOL.md §4) as types, so every emit of the gateway

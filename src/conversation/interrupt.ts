@@ -1,5 +1,5 @@
-import { ActionConversionResult } from '../../conversation/action-conversion-result';
-import { ProposedAction } from '../../conversation/proposed-action';
+import { ActionConversionResult } from './action-conversion-result';
+import { ProposedAction } from './proposed-action';
 
 /** Why a run stopped to wait for a human (PROTOCOL.md §3). `question` is reserved for a later feature. */
 export type Interrupt =
