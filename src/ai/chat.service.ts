@@ -17,7 +17,7 @@ import { LlmProvider } from '../providers/llm-provider';
 import { LLM_PROVIDER } from '../providers/llm-provider.token';
 import { TokenTracker } from '../providers/token.tracker';
 import { approximateTokens } from '../providers/token-estimate';
-import { GraphRAGContext } from '../rag/graph-rag-context';
+import { GraphRAGContext } from '../conversation/graph-rag-context';
 import { GraphRagRetriever } from '../rag/graph-rag.retriever';
 import { TokenCounter } from '../rag/token-counter';
 import { buildLlmHistory } from '../threads/history/llm-history.builder';

@@ -1,4 +1,4 @@
-import type { GraphRAGContext } from '../rag/graph-rag-context';
+import type { GraphRAGContext } from '../conversation/graph-rag-context';
 import { LlmAssistantMessage, LlmMessage, LlmToolDefinition } from '../conversation/llm-message';
 import { LlmStreamChunk } from './llm-stream-chunk';
 import { LlmUsage } from './llm-usage';

@@ -1,5 +1,5 @@
 import { collectLlmStream } from '../../test/support/collect-llm-stream';
-import type { GraphRAGContext, RelevantNode } from '../rag/graph-rag-context';
+import type { GraphRAGContext, RelevantNode } from '../conversation/graph-rag-context';
 import { LlmAbortError } from './llm-abort.error';
 import { LlmToolDefinition } from '../conversation/llm-message';
 import { OfflineLlmProvider } from './offline.provider';

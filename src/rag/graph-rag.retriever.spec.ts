@@ -5,7 +5,7 @@ import { DEMO_GRAPH_KEY, DEMO_WORKSPACE, nbaWorkflowDemo } from '../graph/demo/n
 import { GraphDocument } from '../graph/graph.types';
 import { LogEntry } from '../observability/log-entry';
 import { resetLogSink, setLogSink } from '../observability/logger';
-import { GraphRAGContext } from './graph-rag-context';
+import { GraphRAGContext } from '../conversation/graph-rag-context';
 import { GraphRagRetriever } from './graph-rag.retriever';
 import { RetrievalEvent } from './retrieval.observer';
 

@@ -4,7 +4,7 @@ import { AppError } from '../errors/app-error';
 import { GraphDataSource, NodeNeighborhood, ScoredNode } from '../graph/graph-data-source';
 import { Graph, GraphEdge, GraphNode, NodeTypeConfig } from '../graph/graph.types';
 import { Logger } from '../observability/logger';
-import { GraphRAGContext } from './graph-rag-context';
+import { GraphRAGContext } from '../conversation/graph-rag-context';
 import {
   DEFAULT_GRAPH_RAG_OPTIONS,
   EXPANSION_SEED_COUNT,

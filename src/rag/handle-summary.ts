@@ -1,5 +1,5 @@
 import { HandleGroup, NodeHandles } from '../graph/graph.types';
-import { HandleSummary } from './graph-rag-context';
+import { HandleSummary } from '../conversation/graph-rag-context';
 
 /**
  * Compacts a node's (or a type's) handles to side + points, in document order. Stored documents

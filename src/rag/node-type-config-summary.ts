@@ -1,5 +1,5 @@
 import { NodeTypeConfig } from '../graph/graph.types';
-import { NodeTypeConfigSummary } from './graph-rag-context';
+import { NodeTypeConfigSummary } from '../conversation/graph-rag-context';
 import { formatHandles, summarizeHandles } from './handle-summary';
 
 /** Condenses a custom node-type config for the model (seed 000 configToSummary). */

@@ -1,4 +1,4 @@
-import type { GraphRAGContext } from './graph-rag-context';
+import type { GraphRAGContext } from '../conversation/graph-rag-context';
 
 /** One finished retrieval: how the nodes were found, whether the cache answered, how long it took. */
 export interface RetrievalEvent {

@@ -1,5 +1,5 @@
 import { LlmMessage, LlmToolCall, LlmToolMessage } from '../../conversation/llm-message';
-import type { GraphRAGContext } from '../../rag/graph-rag-context';
+import type { GraphRAGContext } from '../../conversation/graph-rag-context';
 import type { PendingInterrupt } from '../../threads/thread.types';
 import { ActionConversionResult } from '../../conversation/action-conversion-result';
 import type { ProposalReferenceCheck } from '../actions/proposal-reference.validator';
