@@ -2,11 +2,9 @@ import { Registry } from 'prom-client';
 import { ActiveGenerationsMetrics } from './metrics/active-generations.metrics';
 import { HitlMetrics } from './metrics/hitl.metrics';
 import { HttpMetrics } from './metrics/http.metrics';
-import { LlmMetrics } from './metrics/llm.metrics';
 import { processMetricsRegistry } from './metrics/process-metrics.registry';
 import { RetrievalMetrics } from './metrics/retrieval.metrics';
 import { SocketMetrics } from './metrics/socket.metrics';
-import { TokenUsageMetrics } from './metrics/token-usage.metrics';
 
 /**
  * The Prometheus metrics of one application (docs/observability.md). Each app owns its registry,
@@ -19,8 +17,6 @@ export class MetricsService {
   readonly http = new HttpMetrics(this.registry);
   readonly socket = new SocketMetrics(this.registry);
   readonly activeGenerations = new ActiveGenerationsMetrics(this.registry);
-  readonly tokens = new TokenUsageMetrics(this.registry);
-  readonly llm = new LlmMetrics(this.registry);
   readonly retrieval = new RetrievalMetrics(this.registry);
   readonly hitl = new HitlMetrics(this.registry);
   private readonly processRegistry = processMetricsRegistry();

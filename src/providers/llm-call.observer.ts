@@ -9,7 +9,7 @@ export type LlmCallOutcome = 'ok' | 'error' | 'aborted';
 
 /**
  * What the retry policy (RetryingLlmProvider) reports about each upstream call, for metrics;
- * ProvidersModule binds it to MetricsService. Times are measured from the start of the call, so
+ * ProvidersModule binds it to LlmMetrics. Times are measured from the start of the call, so
  * retries and their backoff waits are included: it is the latency the user sees.
  */
 export interface LlmCallObserver {

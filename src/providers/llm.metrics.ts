@@ -1,5 +1,5 @@
 import { Counter, Histogram, Registry } from 'prom-client';
-import type { LlmCallLabels, LlmCallObserver, LlmCallOutcome } from '../../providers/llm-call.observer';
+import type { LlmCallLabels, LlmCallObserver, LlmCallOutcome } from './llm-call.observer';
 
 /** Seconds to the first streamed chunk: fast models answer in a few hundred ms, retries push it to tens of seconds. */
 const FIRST_CHUNK_BUCKETS = [0.1, 0.25, 0.5, 1, 2, 3, 5, 8, 13, 20, 30, 60];
