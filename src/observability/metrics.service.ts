@@ -3,7 +3,6 @@ import { ActiveGenerationsMetrics } from './metrics/active-generations.metrics';
 import { HitlMetrics } from './metrics/hitl.metrics';
 import { HttpMetrics } from './metrics/http.metrics';
 import { processMetricsRegistry } from './metrics/process-metrics.registry';
-import { RetrievalMetrics } from './metrics/retrieval.metrics';
 import { SocketMetrics } from './metrics/socket.metrics';
 
 /**
@@ -17,7 +16,6 @@ export class MetricsService {
   readonly http = new HttpMetrics(this.registry);
   readonly socket = new SocketMetrics(this.registry);
   readonly activeGenerations = new ActiveGenerationsMetrics(this.registry);
-  readonly retrieval = new RetrievalMetrics(this.registry);
   readonly hitl = new HitlMetrics(this.registry);
   private readonly processRegistry = processMetricsRegistry();
 

@@ -7,7 +7,7 @@ export interface RetrievalEvent {
   durationMs: number;
 }
 
-/** Told about every successful retrieval (metrics); RagModule binds it to MetricsService. */
+/** Told about every successful retrieval (metrics); RagModule binds it to RetrievalMetrics. */
 export interface RetrievalObserver {
   retrieved(event: RetrievalEvent): void;
 }

@@ -1,5 +1,5 @@
 import { Registry } from 'prom-client';
-import { PrometheusSamples } from '../../../test/support/prometheus-samples';
+import { PrometheusSamples } from '../../test/support/prometheus-samples';
 import { RetrievalMetrics } from './retrieval.metrics';
 
 describe(RetrievalMetrics.name, () => {
