@@ -1,5 +1,5 @@
 import { Registry } from 'prom-client';
-import { PrometheusSamples } from '../../../test/support/prometheus-samples';
+import { PrometheusSamples } from '../../test/support/prometheus-samples';
 import { HitlMetrics } from './hitl.metrics';
 
 describe(HitlMetrics.name, () => {

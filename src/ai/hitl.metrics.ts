@@ -1,5 +1,5 @@
 import { Counter, Registry } from 'prom-client';
-import type { HitlObserver, HitlOutcome } from '../../ai/hitl.observer';
+import type { HitlObserver, HitlOutcome } from './hitl.observer';
 
 /** Human-in-the-loop interrupts by outcome. */
 export class HitlMetrics implements HitlObserver {
