@@ -2,7 +2,7 @@ import { Controller, Get, Res } from '@nestjs/common';
 import { ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { Public } from '../auth/public.decorator';
-import { MetricsService } from './metrics.service';
+import { MetricsService } from '../observability/metrics.service';
 
 const SCRAPE_EXAMPLE = [
   '# HELP graph_ai_http_requests_total HTTP requests answered, by method, route template and status code (499: the client went away first).',
