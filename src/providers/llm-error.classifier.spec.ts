@@ -6,7 +6,7 @@ import { describeWithSharedFixtures } from '../../test/support/shared-fixtures';
 import { AnthropicProvider } from './anthropic.provider';
 import { classifyLLMError, retryAfterMsFromError } from './llm-error.classifier';
 import { IncompleteStreamError } from './incomplete-stream.error';
-import { LLM_ERROR_MESSAGES } from './llm-error.messages';
+import { LLM_ERROR_MESSAGES } from '../errors/llm-error.messages';
 import { LlmMessage } from '../conversation/llm-message';
 import { OpenAiCompatibleProvider } from './openai-compatible.provider';
 import { TokenLimitError } from './token-limit.error';

@@ -14,7 +14,7 @@ import { ErrorCode, RETRYABLE_CODES } from '../errors/error-code';
 import type { ClassifiedLlmError } from './classified-llm-error';
 import { IncompleteStreamError } from './incomplete-stream.error';
 import { StreamIdleTimeoutError } from './stream-idle-timeout.error';
-import { LLM_ERROR_MESSAGES, LlmErrorCode } from './llm-error.messages';
+import { LLM_ERROR_MESSAGES, LlmErrorCode } from '../errors/llm-error.messages';
 import { LlmProviderError } from './llm-provider.error';
 
 /** What the upstream said about the failure, whichever SDK or stream it came through. */

@@ -1,6 +1,6 @@
 import type { Locale } from '../config/app-config';
 import { AppError } from '../errors/app-error';
-import { LLM_ERROR_MESSAGES } from './llm-error.messages';
+import { LLM_ERROR_MESSAGES } from '../errors/llm-error.messages';
 
 export type TokenLimitKind = 'per_call' | 'total_tokens' | 'cost';
 

@@ -3,7 +3,7 @@ import { AppError } from '../../errors/app-error';
 import { ErrorCode, RETRYABLE_CODES } from '../../errors/error-code';
 import { logUnhandledError } from '../../errors/unhandled-error.logger';
 import { Logger } from '../../observability/logger';
-import { LLM_ERROR_MESSAGES, LlmErrorCode } from '../../providers/llm-error.messages';
+import { LLM_ERROR_MESSAGES, LlmErrorCode } from '../../errors/llm-error.messages';
 import { LlmProviderError } from '../../providers/llm-provider.error';
 import { TokenLimitError } from '../../providers/token-limit.error';
 import type { AiErrorEvent } from './ai-socket.events';

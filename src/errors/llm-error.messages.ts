@@ -1,5 +1,5 @@
 import type { Locale } from '../config/app-config';
-import { ErrorCode } from '../errors/error-code';
+import { ErrorCode } from './error-code';
 
 /** Codes the LLM error classifier produces (PROTOCOL.md §4). */
 export type LlmErrorCode = Extract<
