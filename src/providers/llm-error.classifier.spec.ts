@@ -4,7 +4,7 @@ import { collectLlmStream } from '../../test/support/collect-llm-stream';
 import { ScriptedLlmServer } from '../../test/support/scripted-llm-server';
 import { describeWithSharedFixtures } from '../../test/support/shared-fixtures';
 import { AnthropicProvider } from './anthropic.provider';
-import { classifyLLMError, retryAfterMsFromError } from './llm-error.classifier';
+import { classifyLLMError, LlmErrorClassifier, retryAfterMsFromError } from './llm-error.classifier';
 import { IncompleteStreamError } from './incomplete-stream.error';
 import { LLM_ERROR_MESSAGES } from '../errors/llm-error.messages';
 import { LlmMessage } from '../conversation/llm-message';
@@ -138,6 +138,16 @@ describe(classifyLLMError.name, () => {
       userMessage: LLM_ERROR_MESSAGES.budget_exceeded.fr,
     });
     expect(LLM_ERROR_MESSAGES.rate_limit.fr).not.toBe(LLM_ERROR_MESSAGES.rate_limit.en);
+  });
+
+  it('gives the thrown errors their localized text as the user message, which the transports show as is', () => {
+    const upstream = new LlmErrorClassifier('fr').toAppError(Object.assign(new Error('429 Too Many Requests'), { status: 429 }));
+    expect(upstream).toMatchObject({ code: 'rate_limit', retryable: true, userMessage: LLM_ERROR_MESSAGES.rate_limit.fr });
+    expect(new TokenLimitError('total_tokens', 10, 20, 'fr')).toMatchObject({
+      code: 'budget_exceeded',
+      retryable: false,
+      userMessage: LLM_ERROR_MESSAGES.budget_exceeded.fr,
+    });
   });
 });
 

@@ -18,7 +18,7 @@ export class LlmProviderError extends AppError {
       classified.code,
       classified.userMessage,
       { provider: classified.provider, upstreamStatus: classified.statusCode },
-      { retryable: classified.retryable, cause },
+      { retryable: classified.retryable, cause, userMessage: classified.userMessage },
     );
     this.name = 'LlmProviderError';
     this.provider = classified.provider;
