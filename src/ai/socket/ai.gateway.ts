@@ -25,7 +25,7 @@ import { SocketChatDto } from './dto/socket-chat.dto';
 import { SocketInterruptDto } from './dto/socket-interrupt.dto';
 import { SocketResumeDto } from './dto/socket-resume.dto';
 import { socketCorsMiddleware } from './socket-cors.middleware';
-import { SocketErrorPresenter } from './socket-error.presenter';
+import { SocketErrorPresenter } from '../../errors/socket-error.presenter';
 import { SocketMessageInbox } from './socket-message.inbox';
 import { messageIdOf, validateSocketPayload } from './socket-payload.validator';
 import { SocketRunSink } from './socket-run.sink';

@@ -1,8 +1,7 @@
-import { AppError } from '../../errors/app-error';
-import { ERROR_HTTP_STATUS, ErrorCode } from '../../errors/error-code';
-import { resetLogSink, setLogSink } from '../../observability/logger';
-import { LlmErrorClassifier } from '../../providers/llm-error.classifier';
-import { TokenLimitError } from '../../providers/token-limit.error';
+import { resetLogSink, setLogSink } from '../observability/logger';
+import { AppError } from './app-error';
+import { ERROR_HTTP_STATUS, ErrorCode } from './error-code';
+import { LLM_ERROR_MESSAGES } from './llm-error.messages';
 import { SocketErrorPresenter } from './socket-error.presenter';
 
 describe(SocketErrorPresenter.name, () => {
@@ -10,8 +9,8 @@ describe(SocketErrorPresenter.name, () => {
   beforeAll(() => setLogSink((entry) => logged.push(entry as unknown as Record<string, unknown>)));
   afterAll(() => resetLogSink());
 
-  it('passes the classifier text of an LLM failure through, with its code and retryable flag', () => {
-    const upstream = new LlmErrorClassifier('fr').toAppError(Object.assign(new Error('429 Too Many Requests'), { status: 429 }));
+  it("passes an error's own user message through (an LLM failure, as the classifier words it), with its code and retryable flag", () => {
+    const upstream = new AppError('rate_limit', '429 Too Many Requests', undefined, { userMessage: LLM_ERROR_MESSAGES.rate_limit.fr });
     expect(new SocketErrorPresenter('fr').present(upstream)).toEqual({
       error: 'Le service IA est temporairement surchargé (trop de requêtes). Réessayez dans un instant.',
       code: 'rate_limit',
@@ -19,10 +18,24 @@ describe(SocketErrorPresenter.name, () => {
     });
   });
 
-  it('passes a budget error through in its locale', () => {
-    expect(new SocketErrorPresenter('fr').present(new TokenLimitError('total_tokens', 10, 20, 'fr'))).toEqual({
+  it('passes a budget error through in its locale, without the technical detail', () => {
+    const budget = new AppError('budget_exceeded', 'x', { kind: 'total_tokens' }, { userMessage: LLM_ERROR_MESSAGES.budget_exceeded.fr });
+    expect(new SocketErrorPresenter('fr').present(budget)).toEqual({
       error: "Le budget d'utilisation de l'IA est atteint.",
       code: 'budget_exceeded',
+      retryable: false,
+    });
+  });
+
+  it("maps the code of an error's own user message to a listed one too", () => {
+    const unavailable = new AppError('store_unavailable', 'down', undefined, { userMessage: 'Réessayez.' });
+    expect(new SocketErrorPresenter('fr').present(unavailable)).toEqual({ error: 'Réessayez.', code: 'server_error', retryable: true });
+  });
+
+  it('gives an LLM code raised without a user message the classifier\'s text for it', () => {
+    expect(new SocketErrorPresenter('en').present(new AppError('provider_not_configured', 'no key'))).toEqual({
+      error: LLM_ERROR_MESSAGES.provider_not_configured.en,
+      code: 'provider_not_configured',
       retryable: false,
     });
   });
@@ -73,6 +86,15 @@ describe(SocketErrorPresenter.name, () => {
         const presented = presenter.present(new AppError(code, 'x', undefined, { retryable }));
         expect({ code, retryable, wire: presented.retryable }).toEqual({ code, retryable, wire: retryableWire.has(presented.code) });
       }
+    }
+  });
+
+  it('has a user text of its own for every code, in every locale', () => {
+    const codes = (Object.keys(ERROR_HTTP_STATUS) as ErrorCode[]).filter((code) => code !== 'internal');
+    for (const locale of ['en', 'fr'] as const) {
+      const presenter = new SocketErrorPresenter(locale);
+      const fallback = presenter.present(new AppError('internal', 'x')).error;
+      for (const code of codes) expect({ code, locale, text: presenter.present(new AppError(code, 'x')).error }).not.toMatchObject({ text: fallback });
     }
   });
 

@@ -1,5 +1,5 @@
-import type { Locale } from '../../config/app-config';
-import type { ErrorCode } from '../../errors/error-code';
+import type { Locale } from '../config/app-config';
+import type { ErrorCode } from './error-code';
 
 /** Codes raised by the service itself (not by the LLM error classifier) that reach a socket client. */
 export type ServiceErrorCode = Extract<

@@ -1,13 +1,18 @@
-import type { Locale } from '../../config/app-config';
-import { AppError } from '../../errors/app-error';
-import { ErrorCode, RETRYABLE_CODES } from '../../errors/error-code';
-import { logUnhandledError } from '../../errors/unhandled-error.logger';
-import { Logger } from '../../observability/logger';
-import { LLM_ERROR_MESSAGES, LlmErrorCode } from '../../errors/llm-error.messages';
-import { LlmProviderError } from '../../providers/llm-provider.error';
-import { TokenLimitError } from '../../providers/token-limit.error';
-import type { AiErrorEvent } from './ai-socket.events';
-import { ServiceErrorCode, USER_ERROR_MESSAGES } from './user-error.messages';
+import type { Locale } from '../config/app-config';
+import { Logger } from '../observability/logger';
+import { AppError } from './app-error';
+import { ErrorCode, RETRYABLE_CODES } from './error-code';
+import { LLM_ERROR_MESSAGES } from './llm-error.messages';
+import { logUnhandledError } from './unhandled-error.logger';
+import { USER_ERROR_MESSAGES } from './user-error.messages';
+
+/** The fields of `ai:error` besides its `_id` (PROTOCOL.md §4). */
+export interface SocketErrorFields {
+  /** User-facing text in the AI_LOCALE language. */
+  error: string;
+  code: ErrorCode;
+  retryable: boolean;
+}
 
 /**
  * Internal codes outside PROTOCOL.md §4's list, and the listed code a socket client gets instead
@@ -19,6 +24,9 @@ const WIRE_CODE: Partial<Record<ErrorCode, ErrorCode>> = {
   store_unavailable: 'server_error',
 };
 
+/** The user text of each code: the service's own table, then the LLM error classifier's. */
+const USER_TEXTS: Partial<Record<ErrorCode, Record<Locale, string>>> = { ...LLM_ERROR_MESSAGES, ...USER_ERROR_MESSAGES };
+
 /** Codes whose user text gets the technical detail appended (the client developer needs it). */
 const WITH_DETAIL: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['bad_request', 'payload_too_large']);
 
@@ -26,18 +34,19 @@ const logger = new Logger('gateway');
 
 /**
  * Turns anything a socket request failed with into the `ai:error` fields: a PROTOCOL.md code, its
- * retryable flag and a user-facing text in the AI_LOCALE language — the classifier's text for LLM
- * failures (already localized), the service's message table otherwise. Unknown errors become
- * `internal` with a correlation id, logged once with the stack. Pure: no Nest.
+ * retryable flag and a user-facing text in the AI_LOCALE language — the error's own user message
+ * when it has one (LLM failures and budgets, already localized), the message tables otherwise.
+ * Unknown errors become `internal` with a correlation id, logged once with the stack. Pure: no Nest.
+ * Its HTTP counterpart is toErrorBody (to-error-body.ts), which keeps the developer-oriented message.
  */
 export class SocketErrorPresenter {
   constructor(private readonly locale: Locale) {}
 
-  present(error: unknown): Omit<AiErrorEvent, '_id'> {
+  present(error: unknown): SocketErrorFields {
     // `retryable` follows the code sent (PROTOCOL.md §4), whatever the error says: a client decides on the pair.
-    if (error instanceof LlmProviderError || error instanceof TokenLimitError) {
+    if (error instanceof AppError && error.userMessage !== undefined) {
       const wireCode = WIRE_CODE[error.code] ?? error.code;
-      return { error: error.message, code: wireCode, retryable: RETRYABLE_CODES.has(wireCode) };
+      return { error: error.userMessage, code: wireCode, retryable: RETRYABLE_CODES.has(wireCode) };
     }
     if (error instanceof AppError) {
       // A conflict the store says to retry is contention on the thread's writes: for the client, a busy thread.
@@ -52,8 +61,6 @@ export class SocketErrorPresenter {
   }
 
   private textFor(code: ErrorCode): string {
-    const own = USER_ERROR_MESSAGES[code as ServiceErrorCode];
-    if (own) return own[this.locale];
-    return (LLM_ERROR_MESSAGES[code as LlmErrorCode] ?? USER_ERROR_MESSAGES.internal)[this.locale];
+    return (USER_TEXTS[code] ?? USER_ERROR_MESSAGES.internal)[this.locale];
   }
 }
