@@ -2,7 +2,7 @@ import { Role } from '../../auth/principal';
 import type { Locale } from '../../config/app-config';
 import { BUILT_IN_NODE_TYPES } from '../../graph/graph.types';
 import { truncate } from '../../rag/text-truncation';
-import { BUILT_IN_NODE_TYPE_DESCRIPTIONS } from './built-in-node-types';
+import { BUILT_IN_NODE_TYPE_DESCRIPTIONS } from '../../graph/built-in-node-types';
 import { SystemPromptContext } from './system-prompt-context';
 import { SYSTEM_PROMPT_TEXTS } from './system-prompt.texts';
 

@@ -5,7 +5,7 @@ import { Logger } from '../../observability/logger';
 import { distancesFrom } from '../../rag/graph-distance';
 import { formatHandles, summarizeHandles } from '../../rag/handle-summary';
 import { truncate } from '../../rag/text-truncation';
-import { BUILT_IN_NODE_TYPE_DESCRIPTIONS, isBuiltInNodeType } from '../prompts/built-in-node-types';
+import { BUILT_IN_NODE_TYPE_DESCRIPTIONS, isBuiltInNodeType } from '../../graph/built-in-node-types';
 import { describeViolations, JsonSchema, JsonSchemaValidator } from './json-schema.validator';
 import { isReadTool, READ_TOOL_NAMES, ReadToolName } from './read-tool-name';
 import { READ_TOOL_SCHEMAS } from './read-tool.definitions';

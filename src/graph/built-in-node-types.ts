@@ -1,4 +1,4 @@
-import { BUILT_IN_NODE_TYPES } from '../../graph/graph.types';
+import { BUILT_IN_NODE_TYPES } from './graph.types';
 
 export type BuiltInNodeType = (typeof BUILT_IN_NODE_TYPES)[number];
 
