@@ -48,7 +48,7 @@ import { HITL_OBSERVER } from './hitl-observer.token';
 import { SystemPromptCache } from './prompts/system-prompt.cache';
 import { RunSetupGate, RunSetupSlot } from './runs/run-setup.gate';
 import { AgentToolbox } from './tools/agent.toolbox';
-import { ReadToolExecutor } from './tools/read-tool.executor';
+import { ReadToolExecutor } from './tools/read/read-tool.executor';
 import { ThreadView, toThreadView } from './thread.view';
 
 /** Where a run starts from (chat or resume), everything the loop needs besides the shared dependencies. */

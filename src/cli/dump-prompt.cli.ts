@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { buildSystemPrompt } from '../ai/prompts/system-prompt.builder';
 import { loadSystemPromptContext } from '../ai/prompts/system-prompt-context';
-import { READ_TOOL_DEFINITIONS } from '../ai/tools/read-tool.definitions';
+import { READ_TOOL_REGISTRY } from '../ai/tools/read/read-tool.registry';
 import { WRITE_TOOL_DEFINITIONS } from '../ai/tools/write-tool.definitions';
 import { Role } from '../auth/principal';
 import { LlmMessage } from '../conversation/llm-message';
@@ -47,7 +47,7 @@ export async function dumpPrompt(argv: string[], env: Record<string, string | un
       { id: 'm3', role: 'user', content: question.text, createdTime: now },
     ];
     const { messages } = buildLlmHistory({ messages: thread, maxTokens: cli.config.agent.historyMaxTokens, countTokens: (text) => counter.count(text) });
-    const tools = role === 'viewer' ? READ_TOOL_DEFINITIONS : [...READ_TOOL_DEFINITIONS, ...WRITE_TOOL_DEFINITIONS];
+    const tools = role === 'viewer' ? READ_TOOL_REGISTRY.definitions : [...READ_TOOL_REGISTRY.definitions, ...WRITE_TOOL_DEFINITIONS];
     const toolTokens = counter.count(JSON.stringify(tools));
     const messageTokens = counter.countMessages(messages);
 

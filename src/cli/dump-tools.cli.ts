@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { AgentToolbox } from '../ai/tools/agent.toolbox';
-import { ReadToolExecutor } from '../ai/tools/read-tool.executor';
-import { ReadToolName } from '../ai/tools/read-tool-name';
+import { ReadToolExecutor } from '../ai/tools/read/read-tool.executor';
+import { ReadToolName } from '../ai/tools/read/read-tool.registry';
 import { Role } from '../auth/principal';
 import { DEMO_GRAPH_KEY, DEMO_WORKSPACE } from '../graph/demo/nba-workflow.demo';
 import { GraphDataSourceFactory } from '../graph/graph-data-source.factory';

@@ -16,7 +16,7 @@ import { TokenCounter } from '../../rag/token-counter';
 import { ActionConverter } from '../actions/action.converter';
 import { ProposalReferenceValidator } from '../actions/proposal-reference.validator';
 import { AgentToolbox } from '../tools/agent.toolbox';
-import { ReadToolExecutor } from '../tools/read-tool.executor';
+import { ReadToolExecutor } from '../tools/read/read-tool.executor';
 import { AgentLoop, TOOL_ROUNDS_SPENT_NOTE } from './agent.loop';
 import { AgentCommit, AgentRunRequest } from './agent-run';
 import { UsageAccumulator } from './usage.accumulator';

@@ -6,7 +6,7 @@ import { GraphRagRetriever } from '../../rag/graph-rag.retriever';
 import { TokenCounter } from '../../rag/token-counter';
 import { buildContextMessage } from '../../rag/toon-context.encoder';
 import { AgentToolbox } from '../tools/agent.toolbox';
-import { ReadToolExecutor } from '../tools/read-tool.executor';
+import { ReadToolExecutor } from '../tools/read/read-tool.executor';
 import { loadSystemPromptContext } from './system-prompt-context';
 import { buildSystemPrompt } from './system-prompt.builder';
 

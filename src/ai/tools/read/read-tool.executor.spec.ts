@@ -1,12 +1,11 @@
-import { InMemoryGraphDataSource } from '../../../test/support/in-memory-graph-data-source';
-import { DEMO_GRAPH_KEY, DEMO_WORKSPACE, nbaWorkflowDemo } from '../../graph/demo/nba-workflow.demo';
-import { GraphDocument } from '../../graph/graph.types';
-import { LogEntry } from '../../observability/log-entry';
-import { resetLogSink, setLogSink } from '../../observability/logger';
-import { JsonSchemaValidator } from './json-schema.validator';
-import { READ_TOOL_NAMES } from './read-tool-name';
-import { READ_TOOL_DEFINITIONS } from './read-tool.definitions';
+import { InMemoryGraphDataSource } from '../../../../test/support/in-memory-graph-data-source';
+import { DEMO_GRAPH_KEY, DEMO_WORKSPACE, nbaWorkflowDemo } from '../../../graph/demo/nba-workflow.demo';
+import { GraphDocument } from '../../../graph/graph.types';
+import { LogEntry } from '../../../observability/log-entry';
+import { resetLogSink, setLogSink } from '../../../observability/logger';
+import { JsonSchemaValidator } from '../json-schema.validator';
 import { ReadToolExecutor } from './read-tool.executor';
+import { READ_TOOL_REGISTRY } from './read-tool.registry';
 
 type Result = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -30,8 +29,16 @@ describe(ReadToolExecutor.name, () => {
 
   describe('definitions', () => {
     it('offers the 7 read tools as strict JSON-Schema function definitions', () => {
-      expect(READ_TOOL_DEFINITIONS.map((tool) => tool.function.name)).toEqual([...READ_TOOL_NAMES]);
-      for (const tool of READ_TOOL_DEFINITIONS) {
+      expect(READ_TOOL_REGISTRY.definitions.map((tool) => tool.function.name)).toEqual([
+        'read_graph_overview',
+        'search_nodes',
+        'explore_neighborhood',
+        'read_node_detail',
+        'read_node_config',
+        'list_available_node_types',
+        'list_node_edges',
+      ]);
+      for (const tool of READ_TOOL_REGISTRY.definitions) {
         expect(tool.type).toBe('function');
         expect(tool.function.description.length).toBeGreaterThan(40);
         expect(tool.function.parameters).toMatchObject({ type: 'object', additionalProperties: false });
@@ -238,7 +245,7 @@ describe(ReadToolExecutor.name, () => {
     it('an unknown tool', async () => {
       const result = await run('delete_everything', {});
       expect(result.error).toBe('Unknown tool "delete_everything".');
-      expect(result.availableTools).toEqual([...READ_TOOL_NAMES]);
+      expect(result.availableTools).toEqual([...READ_TOOL_REGISTRY.names]);
     });
 
     it('malformed JSON arguments', async () => {
