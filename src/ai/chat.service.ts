@@ -29,22 +29,18 @@ import { ThreadStore } from '../threads/thread.store';
 import { PendingInterrupt, ThreadMessage, ThreadRecord, ThreadSummary } from '../threads/thread.types';
 import { ActionConversionResult } from '../conversation/action-conversion-result';
 import { ActionConverter } from './actions/action.converter';
+import { ActionApplier } from './actions/action.applier';
 import { ProposalReferenceValidator } from './actions/proposal-reference.validator';
 import { ProposedAction } from '../conversation/proposed-action';
 import { AgentEventSink } from './agent/agent-event.sink';
-import { AgentResult, ProposalResolution } from './agent/agent-result';
+import { AgentResult } from './agent/agent-result';
 import { AgentCommit, AgentRunOutcome, AgentRunRequest } from './agent/agent-run';
 import { AgentLoop } from './agent/agent.loop';
-import {
-  PROPOSAL_MESSAGES,
-  ProposalOutcome,
-  proposalResultContent,
-  SUPERSEDED_FEEDBACK,
-} from './agent/tool-result.message';
 import { UsageAccumulator } from './agent/usage.accumulator';
 import { ChatInput, MENTION_MAX_CHARS, MENTIONS_MAX, ResumeInput } from './chat-input';
 import { HitlObserver } from './hitl.observer';
 import { HITL_OBSERVER } from './hitl-observer.token';
+import { PendingInterruptSettler, supersededResults } from './interrupts/pending-interrupt.settler';
 import { SystemPromptCache } from './prompts/system-prompt.cache';
 import { RunSetupGate, RunSetupSlot } from './runs/run-setup.gate';
 import { AgentToolbox } from './tools/agent.toolbox';
@@ -90,6 +86,7 @@ export class ChatService {
   private readonly loop: AgentLoop;
   private readonly setupGate = new RunSetupGate();
   private readonly systemPrompts = new SystemPromptCache();
+  private readonly settler: PendingInterruptSettler;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -106,6 +103,11 @@ export class ChatService {
       { provider, tokenTracker, tokenCounter, classifier, events: this.events },
       { maxToolRounds: config.agent.maxToolRounds, maxTokensPerCall: config.agent.maxTokensPerCall, locale: config.locale },
     );
+    const applier = new ActionApplier({
+      mode: config.agent.hitlApply,
+      graphChanged: (graphKey, workspace) => retriever.clearCache(graphKey, workspace),
+    });
+    this.settler = new PendingInterruptSettler(applier, hitl);
   }
 
   /**
@@ -231,7 +233,7 @@ export class ChatService {
 
       const dataSource = this.graphs.forWorkspace(principal.workspace);
       const graph = await dataSource.getGraph(thread.graphKey);
-      const { content, resolution } = await this.settle(pending, input.approved, feedback, answer, dataSource, thread.graphKey);
+      const { content, resolution } = await this.settler.settle(pending, { approved: input.approved, feedback, answer }, dataSource, thread.graphKey);
       const toolCallId = pending.interrupt.toolCallId;
       sink.toolStart(toolCallId, pending.toolName);
       sink.toolResult(toolCallId, content);
@@ -323,54 +325,6 @@ export class ChatService {
     });
   }
 
-  /** The human's decision as the tool result the model receives, applying the change first when it is ours to apply. */
-  private async settle(
-    pending: PendingInterrupt,
-    approved: boolean,
-    feedback: string | undefined,
-    answer: string | undefined,
-    dataSource: MutableGraphDataSource,
-    graphKey: string,
-  ): Promise<{ content: string; resolution?: ProposalResolution }> {
-    const interrupt = pending.interrupt;
-    if (interrupt.kind === 'question') {
-      this.hitl?.interrupt(approved ? 'answered' : 'declined');
-      return { content: JSON.stringify({ status: approved ? 'answered' : 'declined', answer: answer ?? '', ...(feedback ? { feedback } : {}) }) };
-    }
-    let outcome: ProposalOutcome;
-    let appliedBy: ProposalResolution['appliedBy'] = null;
-    if (!approved) {
-      outcome = { status: 'rejected', message: PROPOSAL_MESSAGES.rejected, feedback };
-    } else if (this.config.agent.hitlApply === 'client') {
-      outcome = { status: 'approved', message: PROPOSAL_MESSAGES.approvedForClient, feedback };
-      appliedBy = 'client';
-    } else {
-      try {
-        await dataSource.applyChanges(graphKey, interrupt.preview);
-        outcome = { status: 'approved', message: PROPOSAL_MESSAGES.appliedOnServer, feedback };
-        appliedBy = 'server';
-      } catch (error) {
-        // The graph moved on since the proposal (node gone, key taken...): the model is told why.
-        if (!(error instanceof AppError) || !['not_found', 'conflict', 'bad_request'].includes(error.code)) throw error;
-        outcome = { status: 'failed', message: PROPOSAL_MESSAGES.failed(error.message), feedback };
-        this.logger.info('proposal_apply_failed', { graphKey, code: error.code, toolCallId: interrupt.toolCallId });
-      }
-    }
-    // The graph changed (or may change soon through the client): no stale context for the next question.
-    this.retriever.clearCache(graphKey, dataSource.workspace);
-    this.hitl?.interrupt(outcome.status);
-    return {
-      content: proposalResultContent(outcome),
-      resolution: {
-        toolCallId: interrupt.toolCallId,
-        status: outcome.status,
-        appliedBy,
-        ...(appliedBy ? { changes: interrupt.preview } : {}),
-        message: outcome.message,
-      },
-    };
-  }
-
   /**
    * What the model is sent: prompt first, current context before the last question, tool calls
    * paired with results, oldest whole blocks pruned to AI_HISTORY_MAX_TOKENS.
@@ -460,21 +414,6 @@ function checkMentions(mentions: string[] | undefined): string[] {
     }
   }
   return [...new Set(mentions)];
-}
-
-/** A new message rejects the pending proposal and every call after it in its batch (PROTOCOL.md §3). */
-function supersededResults(pending: PendingInterrupt, now: number): ThreadMessage[] {
-  const reject = (toolCallId: string, message: string): ThreadMessage => ({
-    id: generateMessageId(now),
-    role: 'tool',
-    toolCallId,
-    content: proposalResultContent({ status: 'rejected', message, feedback: SUPERSEDED_FEEDBACK }),
-    createdTime: now,
-  });
-  return [
-    reject(pending.interrupt.toolCallId, PROPOSAL_MESSAGES.superseded),
-    ...pending.remainingToolCalls.map((call) => reject(call.id, PROPOSAL_MESSAGES.notReached)),
-  ];
 }
 
 /**
