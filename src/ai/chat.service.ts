@@ -67,7 +67,7 @@ interface RunPlan {
  *    thread still gets it; a resume names its thread, so it always gets it); then `token` / `toolStart` / `toolResult` while running; then exactly
  *    one `complete(result)` on success (message, interrupt, or aborted message), AFTER the thread's
  *    run lease was released (a client may resume the moment it sees the interrupt).
- *  - Failures are thrown as AppError (PROTOCOL.md codes) and `complete` is not called: the
+ *  - Failures are thrown as AppError (docs/protocol.md codes) and `complete` is not called: the
  *    transport answers ai:error / the HTTP error. Usage is recorded in every case.
  *  - `signal` stops the generation: the upstream request is cancelled and the call resolves
  *    normally with `aborted: true` and the partial text (kept in the thread).
@@ -184,7 +184,7 @@ export class ChatService {
    * then the rest of the model's batch runs and the conversation continues.
    */
   async resume(principal: Principal, input: ResumeInput, sink: AgentEventSink, signal: AbortSignal): Promise<AgentResult> {
-    // The request names its thread: ai:thread comes first whatever follows (PROTOCOL.md §4 "always for ai:resume");
+    // The request names its thread: ai:thread comes first whatever follows (docs/protocol.md §4 "always for ai:resume");
     // an unknown and someone else's thread both get it, so it tells nothing.
     sink.thread(input.threadId);
     const feedback = input.feedback === undefined ? undefined : this.checkText(input.feedback, 'feedback', false);

@@ -1,7 +1,7 @@
 import type { Locale } from '../config/app-config';
 import { ErrorCode } from './error-code';
 
-/** Codes the LLM error classifier produces (PROTOCOL.md §4). */
+/** Codes the LLM error classifier produces (docs/protocol.md §4). */
 export type LlmErrorCode = Extract<
   ErrorCode,
   | 'rate_limit'

@@ -19,7 +19,7 @@ export type ServiceErrorCode = Extract<
 >;
 
 /**
- * The `error` text of `ai:error` for the service's own codes, in the AI_LOCALE languages (PROTOCOL.md
+ * The `error` text of `ai:error` for the service's own codes, in the AI_LOCALE languages (docs/protocol.md
  * §4). LLM failures use the classifier's messages instead (LLM_ERROR_MESSAGES). Texts are for the end
  * user: short, no internals; `bad_request` and `payload_too_large` get the technical detail appended.
  */

@@ -106,7 +106,7 @@ describe(classifyLLMError.name, () => {
   });
 
   it('reads the body code and type: quota, content filter, overloaded in a stream', () => {
-    // An exhausted quota is no rate limit: PROTOCOL.md §4 makes every rate_limit retryable, and waiting will not help.
+    // An exhausted quota is no rate limit: docs/protocol.md §4 makes every rate_limit retryable, and waiting will not help.
     const quota = OpenAiApiError.generate(429, { error: { type: 'insufficient_quota', code: 'insufficient_quota', message: 'You exceeded your current quota' } }, undefined, new Headers());
     expect(classifyLLMError(quota)).toMatchObject({ code: 'budget_exceeded', retryable: false, statusCode: 429 });
     const filtered = OpenAiApiError.generate(400, { error: { code: 'content_filter', message: 'The response was filtered' } }, undefined, new Headers());

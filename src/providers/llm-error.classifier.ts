@@ -145,7 +145,7 @@ function decide(error: unknown, details: UpstreamDetails, chain: ReturnType<type
   const { status, type, code, apiMessage } = details;
   if (CONTEXT_LENGTH_CODES.has(code) || CONTEXT_LENGTH_CODES.has(type)) return { code: 'context_length' };
   if (CONTENT_FILTER_CODES.has(code) || CONTENT_FILTER_CODES.has(type)) return { code: 'content_filter' };
-  // Credits used up (OpenAI sends it as a 429): not a rate limit, which PROTOCOL.md §4 makes retryable; an admin must act.
+  // Credits used up (OpenAI sends it as a 429): not a rate limit, which docs/protocol.md §4 makes retryable; an admin must act.
   if (code === 'insufficient_quota' || type === 'insufficient_quota') return { code: 'budget_exceeded' };
   if (AUTH_TYPES.has(type) || AUTH_TYPES.has(code)) return { code: 'auth_error' };
   if (SERVER_TYPES.has(type)) return { code: 'server_error' };
@@ -185,7 +185,7 @@ function decide(error: unknown, details: UpstreamDetails, chain: ReturnType<type
 }
 
 /**
- * Classifies any error an LLM call can throw (seed 000 errorClassifier) into a PROTOCOL.md code:
+ * Classifies any error an LLM call can throw (seed 000 errorClassifier) into a docs/protocol.md code:
  * SDK error classes and HTTP status first, the body's error type/code next, socket error codes,
  * message patterns last. Already-classified AppErrors (LlmProviderError, TokenLimitError) keep
  * their code. Callers check isAbortError() first: an abort is not a failure.
@@ -229,7 +229,7 @@ export class LlmErrorClassifier {
     return classifyLLMError(error, this.locale, provider);
   }
 
-  /** The classified error as an AppError (LlmProviderError) the filters map to PROTOCOL.md's shape. */
+  /** The classified error as an AppError (LlmProviderError) the filters map to docs/protocol.md's shape. */
   toAppError(error: unknown, provider?: string): LlmProviderError {
     if (error instanceof LlmProviderError) return error;
     return new LlmProviderError(this.classify(error, provider), error);

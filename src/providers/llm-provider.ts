@@ -25,7 +25,7 @@ export interface LlmCompletion {
 
 /**
  * One LLM endpoint (seed 000 LLMProvider). Errors are thrown as provider errors; classifyLLMError
- * turns them into PROTOCOL.md codes. Retryable errors are retried before the first chunk only.
+ * turns them into docs/protocol.md codes. Retryable errors are retried before the first chunk only.
  */
 export interface LlmProvider {
   /** Registry name: "deepseek", "openai", "anthropic", "offline", ... */

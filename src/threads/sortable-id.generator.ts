@@ -35,7 +35,7 @@ export function generateSortableId(prefix: string, now: number = Date.now()): st
   return prefix + lastTimeText + random;
 }
 
-/** Thread ids are `ai_` followed by a unique suffix (PROTOCOL.md §3). */
+/** Thread ids are `ai_` followed by a unique suffix (docs/protocol.md §3). */
 export function generateThreadId(now?: number): string {
   return generateSortableId('ai_', now);
 }

@@ -31,7 +31,7 @@ export interface ProposalResolution {
   message: string;
 }
 
-/** The answer of POST /api/ai/chat and /api/ai/resume (PROTOCOL.md §3). */
+/** The answer of POST /api/ai/chat and /api/ai/resume (docs/protocol.md §3). */
 export type AgentResult =
   | {
       threadId: string;

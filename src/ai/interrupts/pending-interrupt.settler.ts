@@ -22,7 +22,7 @@ export interface InterruptSettlement {
 /**
  * Settles the interrupt a thread is waiting on. A proposal: rejected, or approved and applied
  * through the ActionApplier (here, or handed to the client), its outcome becoming the tool result
- * the model receives (PROTOCOL.md §3, docs/protocol.md) and the `resolution` of the answer. A
+ * the model receives (docs/protocol.md §3, docs/protocol.md) and the `resolution` of the answer. A
  * question: answered or declined. Each outcome is reported to the HitlObserver (metrics).
  */
 export class PendingInterruptSettler {
@@ -68,7 +68,7 @@ export class PendingInterruptSettler {
 
 /**
  * A new message settles the pending proposal as rejected, and every call after it in its batch
- * (PROTOCOL.md §3): the tool results to commit before the message, so every tool call keeps its result.
+ * (docs/protocol.md §3): the tool results to commit before the message, so every tool call keeps its result.
  */
 export function supersededResults(pending: PendingInterrupt, now: number): ThreadMessage[] {
   const reject = (toolCallId: string, message: string): ThreadMessage => ({

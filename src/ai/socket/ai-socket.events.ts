@@ -5,7 +5,7 @@ import type { UsageReport } from '../agent/agent-result';
 import type { Interrupt } from '../../conversation/interrupt';
 
 /**
- * The Socket.IO contract of namespace `/ai` (PROTOCOL.md §4) as types, so every emit of the gateway
+ * The Socket.IO contract of namespace `/ai` (docs/protocol.md §4) as types, so every emit of the gateway
  * and of test clients is checked against it. `_id` is the client-chosen integer correlating answers.
  */
 

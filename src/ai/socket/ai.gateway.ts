@@ -39,7 +39,7 @@ export const TOKEN_FLUSH_MAX_CHARS = 4096;
 type RunStarter<T> = (principal: Principal, message: T, sink: SocketRunSink, signal: AbortSignal) => Promise<AgentResult>;
 
 /**
- * Socket.IO namespace `/ai` (PROTOCOL.md §4): `ai:chat`, `ai:resume`, `ai:interrupt` in; `ai:thread`,
+ * Socket.IO namespace `/ai` (docs/protocol.md §4): `ai:chat`, `ai:resume`, `ai:interrupt` in; `ai:thread`,
  * `ai:token` (coalesced), `ai:tool_start`, `ai:tool_result`, then exactly one `ai:complete` or
  * `ai:error` per request out. Sockets authenticate at connection (namespace middleware); a `token`
  * on a message overrides the handshake principal for that message. Each request's abort controller

@@ -12,7 +12,7 @@ export interface ReadToolRunner {
 }
 
 export interface AgentToolboxOptions {
-  /** editor/admin: the write (propose_*) tools are offered too (PROTOCOL.md §1). */
+  /** editor/admin: the write (propose_*) tools are offered too (docs/protocol.md §1). */
   canPropose: boolean;
   readTools: ReadToolRunner;
   /** False for a provider that cannot call tools (offline): nothing is offered. */
