@@ -275,7 +275,7 @@ export class ChatService {
       preview: async (action: ProposedAction, toolCallId: string): Promise<ActionConversionResult> => {
         converter ??= dataSource.getNodeConfigs().then((configs) => new ActionConverter(configs));
         const sheet = await defaultSheetOf(action, dataSource, thread.graphKey, plan.graph);
-        // The thread id in the seed keeps generated keys distinct across threads that reuse call ids.
+        // The thread id in the key seed keeps generated keys distinct across threads that reuse call ids (docs/agent.md).
         return (await converter).convert(action, thread.graphKey, sheet, `${thread.threadId}:${toolCallId}`);
       },
     });

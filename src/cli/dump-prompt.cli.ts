@@ -16,7 +16,7 @@ const USAGE = 'Usage: npm run ai:dump-prompt -- --graph KEY [--workspace NAME] [
 const ROLES: readonly Role[] = ['viewer', 'editor', 'admin'];
 
 /**
- * `npm run ai:dump-prompt` (seed 000 dump-prompt): the whole message list the first round of a new
+ * `npm run ai:dump-prompt` (docs/protocol.md §7): the whole message list the first round of a new
  * conversation sends — the stable system prompt for the role, the RAG context message, the user's
  * question — built as ChatService builds it, with a token estimate per message and in total
  * (TokenCounter, o200k), and the tools offered to that role with their own estimate.

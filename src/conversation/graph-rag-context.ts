@@ -1,4 +1,4 @@
-/** The compact sub-graph handed to the model (seed 000 types.ts). */
+/** The compact sub-graph handed to the model (docs/retrieval.md). */
 
 export interface HandleSummary {
   side: string;

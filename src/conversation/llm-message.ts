@@ -1,5 +1,5 @@
 /**
- * The internal message format: the OpenAI chat shape (seed 000). Adapters convert from it
+ * The internal message format: the OpenAI chat shape (docs/llm-providers.md). Adapters convert from it
  * (Anthropic) or pass it through (OpenAI-compatible).
  */
 

@@ -16,7 +16,7 @@ export type LlmErrorCode = Extract<
   | 'internal'
 >;
 
-/** What the user reads in ai:error / the HTTP error body (seed 000 errorClassifier messages). */
+/** What the user reads in ai:error / the HTTP error body for an LLM failure (docs/protocol-notes.md "Error texts"). */
 export const LLM_ERROR_MESSAGES: Record<LlmErrorCode, Record<Locale, string>> = {
   rate_limit: {
     en: 'The AI service is receiving too many requests right now. Please try again in a moment.',

@@ -27,7 +27,7 @@ export interface AnthropicProviderOptions {
   events?: AiEventLogger;
 }
 
-/** max_tokens is mandatory for Anthropic (seed 000: 4096 unless options.maxTokens). */
+/** max_tokens is mandatory for Anthropic: 4096 unless options.maxTokens (docs/llm-providers.md). */
 export const ANTHROPIC_DEFAULT_MAX_TOKENS = 4096;
 
 /**

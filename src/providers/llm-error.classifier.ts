@@ -185,7 +185,7 @@ function decide(error: unknown, details: UpstreamDetails, chain: ReturnType<type
 }
 
 /**
- * Classifies any error an LLM call can throw (seed 000 errorClassifier) into a docs/protocol.md code:
+ * Classifies any error an LLM call can throw (docs/llm-providers.md) into a docs/protocol.md code:
  * SDK error classes and HTTP status first, the body's error type/code next, socket error codes,
  * message patterns last. Already-classified AppErrors (LlmProviderError, TokenLimitError) keep
  * their code. Callers check isAbortError() first: an abort is not a failure.

@@ -24,7 +24,7 @@ export interface LlmCompletion {
 }
 
 /**
- * One LLM endpoint (seed 000 LLMProvider). Errors are thrown as provider errors; classifyLLMError
+ * One LLM endpoint (docs/llm-providers.md). Errors are thrown as provider errors; classifyLLMError
  * turns them into docs/protocol.md codes. Retryable errors are retried before the first chunk only.
  */
 export interface LlmProvider {

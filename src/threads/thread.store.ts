@@ -30,7 +30,7 @@ const logger = new Logger('threads');
 /** One atomic write of a run: a round's messages and/or the interrupt state (see ThreadStore.commit). */
 export interface ThreadRoundCommit {
   /**
-   * Idempotency of the write (seed 003): committing again with the same id changes nothing. Give the
+   * Idempotency of the write (docs/threads.md): committing again with the same id changes nothing. Give the
    * same id when retrying a commit whose outcome is unknown; omitted, a fresh one is used.
    */
   operationId?: string;

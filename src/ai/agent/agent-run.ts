@@ -11,7 +11,7 @@ import { Interrupt } from '../../conversation/interrupt';
 import { UsageAccumulator } from './usage.accumulator';
 
 /**
- * One atomic write the loop asks for (seed 003): the messages of a round in order (an assistant
+ * One atomic write the loop asks for (docs/threads.md): the messages of a round in order (an assistant
  * message with its tool calls and all their results; or a final answer; or, on resume, the results
  * that close the interrupted batch), plus the interrupt state. Handed to the caller BEFORE the next
  * upstream call, so a crash never loses a round that the model built on.

@@ -267,7 +267,7 @@ describe(ReadToolExecutor.name, () => {
       expect((await run('search_nodes', { query: 'x', maxResults: 2.5 })).error).toMatch(/maxResults must be an integer/);
     });
 
-    it('ignores unknown arguments and names them, as the seed\'s non-strict read schemas do', async () => {
+    it('ignores unknown arguments and names them: read schemas are not strict (docs/retrieval.md)', async () => {
       const detail = await run('read_node_detail', { nodeKey: 'root', verbose: true });
       expect(detail.error).toBeUndefined();
       expect(detail).toMatchObject({ key: 'root', ignoredArguments: ['verbose'] });
