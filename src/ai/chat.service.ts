@@ -16,8 +16,8 @@ import { Logger } from '../observability/logger';
 import { LlmErrorClassifier } from '../providers/llm-error.classifier';
 import { LlmProvider } from '../providers/llm-provider';
 import { LLM_PROVIDER } from '../providers/llm-provider.token';
-import { approximateTokens } from '../providers/token-estimate';
 import { TokenTracker } from '../providers/token.tracker';
+import { approximateTokens } from '../providers/token-estimate';
 import { GraphRagRetriever } from '../rag/graph-rag.retriever';
 import { TokenCounter } from '../rag/token-counter';
 import { buildLlmHistory } from '../threads/history/llm-history.builder';
@@ -35,14 +35,14 @@ import { AgentCommit, AgentRunOutcome, AgentRunRequest } from './agent/agent-run
 import { AgentLoop } from './agent/agent.loop';
 import { UsageAccumulator } from './agent/usage.accumulator';
 import { ChatInput, MENTION_MAX_CHARS, MENTIONS_MAX, ResumeInput } from './chat-input';
-import { HITL_OBSERVER } from './hitl-observer.token';
 import { HitlObserver } from './hitl.observer';
+import { HITL_OBSERVER } from './hitl-observer.token';
 import { PendingInterruptSettler, supersededResults } from './interrupts/pending-interrupt.settler';
 import { SystemPromptCache } from './prompts/system-prompt.cache';
 import { ThreadRunSkeleton } from './runs/thread-run.skeleton';
-import { ThreadView, toThreadView } from './thread.view';
 import { AgentToolbox } from './tools/agent.toolbox';
 import { ReadToolExecutor } from './tools/read/read-tool.executor';
+import { ThreadView, toThreadView } from './thread.view';
 
 /** Where a run starts from (chat or resume), everything the loop needs besides the shared dependencies. */
 interface RunPlan {

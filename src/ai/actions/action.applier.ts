@@ -31,8 +31,8 @@ export interface ActionApplierOptions {
 const OUTDATED_PROPOSAL_CODES: ReadonlySet<string> = new Set(['not_found', 'conflict', 'bad_request']);
 
 /**
- * THE place that applies an action to a graph, whoever decided it (a human approving a proposal;
- * later an action policy applying it without asking). With HITL_APPLY=server the preview is applied
+ * THE place that applies an action to a graph, whatever decided it (a human approving a proposal,
+ * or a rule that needs no human). With HITL_APPLY=server the preview is applied
  * in one transaction; with `client` nothing changes here and the caller applies it. A refusal of the
  * store because the graph changed is an outcome (`failed`, nothing changed), not an error; any other
  * failure (store down...) is thrown.
@@ -41,10 +41,6 @@ export class ActionApplier {
   private readonly logger = new Logger('agent');
 
   constructor(private readonly options: ActionApplierOptions) {}
-
-  get mode(): 'server' | 'client' {
-    return this.options.mode;
-  }
 
   async apply(action: CheckedAction, dataSource: MutableGraphDataSource, graphKey: string): Promise<ActionApplication> {
     let application: ActionApplication;
