@@ -26,8 +26,9 @@ type RequiredKeys<A> = { [K in keyof A]-?: undefined extends A[K] ? never : K }[
 /**
  * The JSON Schema of a tool's arguments, checked by the compiler against their TypeScript type A:
  * one property per field of A, each declared with the JSON type of the field, and `required`
- * naming required fields only. It is what the model is shown (LlmToolDefinition.parameters) and
- * what the validator enforces on each call, so a call with no violation is an A (see `conforms`).
+ * naming required fields only (that it names every one of them is the tool's spec to check). It is
+ * what the model is shown (LlmToolDefinition.parameters) and what the validator enforces on each
+ * call, so a call with no violation is an A (see `conforms`).
  */
 export type ToolParameters<A> = JsonSchema & {
   type: 'object';
