@@ -45,6 +45,19 @@ describe(ReadToolExecutor.name, () => {
         expect(() => new JsonSchemaValidator(tool.function.parameters)).not.toThrow();
       }
     });
+
+    it('requires the arguments docs/retrieval.md lists as required, and only those', () => {
+      const required = Object.fromEntries(READ_TOOL_REGISTRY.definitions.map((tool) => [tool.function.name, tool.function.parameters.required ?? []]));
+      expect(required).toEqual({
+        read_graph_overview: [],
+        search_nodes: ['query'],
+        explore_neighborhood: ['nodeKey'],
+        read_node_detail: ['nodeKey'],
+        read_node_config: ['typeKey'],
+        list_available_node_types: [],
+        list_node_edges: ['nodeKey'],
+      });
+    });
   });
 
   describe('read_graph_overview', () => {
