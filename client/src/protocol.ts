@@ -23,23 +23,23 @@ export type {
   AiToolStartEvent,
   ThreadEvent,
 } from '../../src/ai/socket/ai-socket.events';
-export type { Interrupt } from '../../src/ai/agent/interrupt';
+export type { Interrupt } from '../../src/conversation/interrupt';
 export type { UsageReport } from '../../src/ai/agent/agent-result';
-export type { ProposedAction } from '../../src/ai/actions/proposed-action';
-export type { ActionConversionResult } from '../../src/ai/actions/action-conversion-result';
+export type { ProposedAction } from '../../src/conversation/proposed-action';
+export type { ActionConversionResult } from '../../src/conversation/action-conversion-result';
 export type { NodeFieldInstruction } from '../../src/graph/graph-change-set';
 export type { ErrorCode } from '../../src/errors/error-code';
 export type { ErrorBody } from '../../src/errors/error-body';
 export type { GraphDocument, GraphEdge, GraphNode } from '../../src/graph/graph.types';
 export type { ThreadSummary } from '../../src/threads/thread.types';
 export type { ChatMessageView, ThreadView } from '../../src/ai/thread.view';
-export type { GraphRAGContext, RelevantEdge, RelevantNode } from '../../src/rag/graph-rag-context';
+export type { GraphRAGContext, RelevantEdge, RelevantNode } from '../../src/conversation/graph-rag-context';
 export type { PlaygroundSettings } from '../../src/playground/playground-settings';
 
-import type { GraphRAGContext } from '../../src/rag/graph-rag-context';
-import type { Interrupt } from '../../src/ai/agent/interrupt';
+import type { GraphRAGContext } from '../../src/conversation/graph-rag-context';
+import type { Interrupt } from '../../src/conversation/interrupt';
 
-/** POST /api/rag/context (PROTOCOL.md §3). */
+/** POST /api/rag/context (docs/protocol.md §3). */
 export interface RagContextResponse {
   context: GraphRAGContext;
   toon: string;

@@ -1,11 +1,11 @@
 import type { ErrorCode } from '../../errors/error-code';
-import type { ActionConversionResult } from '../actions/action-conversion-result';
-import type { ProposedAction } from '../actions/proposed-action';
+import type { ActionConversionResult } from '../../conversation/action-conversion-result';
+import type { ProposedAction } from '../../conversation/proposed-action';
 import type { UsageReport } from '../agent/agent-result';
-import type { Interrupt } from '../agent/interrupt';
+import type { Interrupt } from '../../conversation/interrupt';
 
 /**
- * The Socket.IO contract of namespace `/ai` (PROTOCOL.md §4 and §8) as types: the one definition
+ * The Socket.IO contract of namespace `/ai` (docs/protocol.md §4 and §8) as types: the one definition
  * shared by the gateway (through ai-server-socket.ts) and the client package (client/src/protocol.ts),
  * so a change that breaks either side fails `npm run typecheck`. Keep this file and what it imports
  * pure types: the browser client compiles them (docs/client.md). `_id` is the client-chosen integer

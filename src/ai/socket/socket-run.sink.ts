@@ -6,7 +6,7 @@ import type { AiErrorEvent } from './ai-socket.events';
 import type { Flushable, TokenFlushScheduler } from './token-flush.scheduler';
 
 /**
- * One socket request's events as `ai:*` messages (PROTOCOL.md §4). Tokens are coalesced: buffered
+ * One socket request's events as `ai:*` messages (docs/protocol.md §4). Tokens are coalesced: buffered
  * and sent by the shared scheduler (at most its interval later), or at once when the buffer reaches
  * `maxBufferChars`; buffered text always goes out before any other event, so the order of the text
  * and the tool events is kept and `fullText` is exactly the concatenation of the `ai:token`s sent.
