@@ -3,11 +3,11 @@ import type { Database as ArangoDatabase } from 'arangojs';
 import type { Database } from 'better-sqlite3';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/app-config.token';
-import { ArangoConnector } from '../graph/arango/arango-connector';
+import { ArangoConnector } from './arango/arango-connector';
 import { Logger } from '../observability/logger';
-import { ARANGO_DATABASE } from './arango-database.token';
+import { ARANGO_DATABASE } from './arango/arango-database.token';
 import { openSqliteDatabase } from './sqlite/sqlite-database.opener';
-import { SQLITE_DATABASE } from './sqlite-database.token';
+import { SQLITE_DATABASE } from './sqlite/sqlite-database.token';
 
 const logger = new Logger('database');
 

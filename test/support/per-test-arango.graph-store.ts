@@ -1,5 +1,5 @@
 import { Database } from 'arangojs';
-import { ArangoConnectionSettings } from '../../src/graph/arango/arango-connector';
+import { ArangoConnectionSettings } from '../../src/database/arango/arango-connector';
 import { ArangoGraphStore } from '../../src/graph/arango/arango-graph.store';
 import { GraphDocument } from '../../src/graph/graph.types';
 import { GraphStore, NodeEmbeddingWrite, StoredEmbeddingState, StoreHealth } from '../../src/graph/graph-store';

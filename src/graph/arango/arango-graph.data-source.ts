@@ -9,7 +9,7 @@ import { hasNodeContentChanged } from '../node-content';
 import { ArangoCapabilities } from './arango-capabilities';
 import { ArangoDocumentMapper } from './arango-document.mapper';
 import { ArangoGraphCollections, ArangoGraphQueries, NodeReplacement } from './arango-graph.queries';
-import { ArangoQueryExecutor, TransactionStep } from './arango-query.executor';
+import { ArangoQueryExecutor, TransactionStep } from '../../database/arango/arango-query.executor';
 
 const logger = new Logger('arango-store');
 

@@ -8,12 +8,12 @@ import { hasNodeContentChanged } from '../node-content';
 import { GraphStore, NodeEmbeddingWrite, StoredEmbeddingState, StoreHealth } from '../graph-store';
 import { MutableGraphDataSource } from '../mutable-graph-data-source';
 import { ArangoCapabilities } from './arango-capabilities';
-import { ArangoConnectionSettings, ArangoConnector, ArangoRetryPolicy, DEFAULT_ARANGO_RETRY } from './arango-connector';
+import { ArangoConnectionSettings, ArangoConnector, ArangoRetryPolicy, DEFAULT_ARANGO_RETRY } from '../../database/arango/arango-connector';
 import { ArangoDocumentMapper } from './arango-document.mapper';
 import { ArangoGraphDataSource } from './arango-graph.data-source';
 import { ArangoGraphCollections, ArangoGraphQueries } from './arango-graph.queries';
 import { ARANGO_NAMES, EMBEDDING_FIELDS } from './arango-names';
-import { ArangoQueryExecutor } from './arango-query.executor';
+import { ArangoQueryExecutor } from '../../database/arango/arango-query.executor';
 import { ArangoSchema } from './arango-schema';
 
 const logger = new Logger('arango-store');
