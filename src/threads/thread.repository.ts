@@ -61,5 +61,6 @@ export interface ThreadRepository {
   completeIdempotencyKey(scope: IdempotencyScope, response: unknown, keepMs: number): Promise<void>;
   releaseIdempotencyKey(scope: IdempotencyScope): Promise<void>;
 
+  /** Releases what the adapter holds of its own (never the connection); called by its persistence module at shutdown. */
   close?(): Promise<void>;
 }

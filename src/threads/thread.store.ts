@@ -229,7 +229,6 @@ export class ThreadStore implements BeforeApplicationShutdown {
     this.cache.stop();
     this.idempotencyReservations.stopAll();
     await Promise.all([...this.activeLeases].map((lease) => lease.release()));
-    await this.repository.close?.();
   }
 
   /** The record as ThreadStore hands it out and caches it: compact and frozen. */

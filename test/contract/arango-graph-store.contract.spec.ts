@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { ArangoConnector } from '../../src/database/arango/arango-connector';
 import { ArangoGraphStore } from '../../src/graph/arango/arango-graph.store';
 import { resetLogSink, setLogSink } from '../../src/observability/logger';
 import { arangoTestConnection } from '../support/arango-test.connection';
@@ -37,11 +38,8 @@ if (arango) {
       setLogSink(() => undefined);
       try {
         const url = await closedPortUrl();
-        const opening = ArangoGraphStore.open(
-          { url, database: 'nodius', user: 'root', password: undefined },
-          { retry: { attempts: 2, initialDelayMs: 10, maxDelayMs: 10 } },
-        );
-        await expect(opening).rejects.toThrow(`ArangoDB at ${url} is unreachable after 2 attempts`);
+        const connecting = new ArangoConnector({ url, database: 'nodius', user: 'root', password: undefined }, { attempts: 2, initialDelayMs: 10, maxDelayMs: 10 }).connect();
+        await expect(connecting).rejects.toThrow(`ArangoDB at ${url} is unreachable after 2 attempts`);
       } finally {
         resetLogSink();
       }

@@ -1,7 +1,6 @@
 /**
- * Injection token of the ArangoDB connection shared by every adapter on ArangoDB (graph store,
- * thread repository): an arangojs `Database`, connected once at start (retries, database created when
- * missing: ArangoConnector), or `null` when STORE is not arango. DatabaseModule owns and closes it.
- * Inject it as `@Inject(ARANGO_DATABASE) db: Database | null` (arangojs's Database).
+ * Injection token of the instance's ArangoDB connection (an arangojs `Database`, connected by
+ * ArangoConnector), provided inside ArangoPersistenceModule only: the store adapters it builds there
+ * inject it; everything else injects the stores (src/persistence/). The module closes it last.
  */
 export const ARANGO_DATABASE = Symbol('ARANGO_DATABASE');

@@ -55,15 +55,12 @@ describe(ArangoGraphStore.name, () => {
   beforeEach(() => setLogSink(() => undefined));
   afterEach(() => resetLogSink());
 
-  it('closes its own connection on close(), but leaves a shared one (ARANGO_DATABASE) to its owner', async () => {
-    const own = new Database({ url: 'http://127.0.0.1:1', databaseName: 'nodius' });
-    const shared = new Database({ url: 'http://127.0.0.1:1', databaseName: 'nodius' });
-    const closeOwn = jest.spyOn(own, 'close');
-    const closeShared = jest.spyOn(shared, 'close');
-    await new ArangoGraphStore(own, NO_INDEX).close();
-    await new ArangoGraphStore(shared, NO_INDEX, { sharedConnection: true }).close();
-    expect(closeOwn).toHaveBeenCalledTimes(1);
-    expect(closeShared).not.toHaveBeenCalled();
+  it('leaves the connection open on close(): it belongs to whoever opened it (ArangoPersistenceModule)', async () => {
+    const db = new Database({ url: 'http://127.0.0.1:1', databaseName: 'nodius' });
+    const close = jest.spyOn(db, 'close');
+    await new ArangoGraphStore(db, NO_INDEX).close();
+    expect(close).not.toHaveBeenCalled();
+    db.close();
   });
 
   describe('when the server is unreachable', () => {

@@ -8,7 +8,6 @@ import { hasNodeContentChanged } from '../node-content';
 import { GraphStore, NodeEmbeddingWrite, StoredEmbeddingState, StoreHealth } from '../graph-store';
 import { MutableGraphDataSource } from '../mutable-graph-data-source';
 import { ArangoCapabilities } from './arango-capabilities';
-import { ArangoConnectionSettings, ArangoConnector, ArangoRetryPolicy, DEFAULT_ARANGO_RETRY } from '../../database/arango/arango-connector';
 import { ArangoDocumentMapper } from './arango-document.mapper';
 import { ArangoGraphDataSource } from './arango-graph.data-source';
 import { ArangoGraphCollections, ArangoGraphQueries } from './arango-graph.queries';
@@ -22,19 +21,16 @@ const logger = new Logger('arango-store');
 const HEALTH_TIMEOUT_MS = 3000;
 
 export interface ArangoGraphStoreOptions {
-  retry?: ArangoRetryPolicy;
   /** Wait for the search view to index recent writes before each BM25 query (contract tests). */
   searchWaitForSync?: boolean;
-  /** The connection belongs to someone else (DatabaseModule's ARANGO_DATABASE): close() leaves it open. */
-  sharedConnection?: boolean;
 }
 
 type StoredDocument = Record<string, unknown>;
 
 /**
  * The production GraphStore: the graphs Nodius keeps in ArangoDB (PROTOCOL.md §2). Opened once at
- * start by `ArangoGraphStore.open()` (or `onSharedConnection()`, on the service's one connection):
- * connection with retries, schema ensured, capabilities detected.
+ * start by `ArangoGraphStore.open()` on the instance's connection (ArangoPersistenceModule, which
+ * connects with retries and closes the connection last): schema ensured, capabilities detected.
  * After that a lost server never crashes the process: each call fails with `store_unavailable` (503,
  * retryable) until it comes back, and `health()` reports it down.
  *
@@ -65,20 +61,9 @@ export class ArangoGraphStore implements GraphStore {
     this.executor = new ArangoQueryExecutor(db);
   }
 
-  /** Connects (retrying while the server comes up), ensures the schema, detects capabilities. */
-  static async open(settings: ArangoConnectionSettings, options: ArangoGraphStoreOptions = {}): Promise<ArangoGraphStore> {
-    const db = await new ArangoConnector(settings, options.retry ?? DEFAULT_ARANGO_RETRY).connect();
-    try {
-      return new ArangoGraphStore(db, await ensureSchema(db), options);
-    } catch (error) {
-      db.close();
-      throw error;
-    }
-  }
-
-  /** On the service's shared connection (ARANGO_DATABASE, already connected): ensures the schema, detects capabilities. */
-  static async onSharedConnection(db: Database, options: ArangoGraphStoreOptions = {}): Promise<ArangoGraphStore> {
-    return new ArangoGraphStore(db, await ensureSchema(db), { ...options, sharedConnection: true });
+  /** On a connected database (ArangoConnector): ensures the schema, detects capabilities. The caller keeps the connection. */
+  static async open(db: Database, options: ArangoGraphStoreOptions = {}): Promise<ArangoGraphStore> {
+    return new ArangoGraphStore(db, await ensureSchema(db), options);
   }
 
   forWorkspace(workspace: string): MutableGraphDataSource {
@@ -183,8 +168,9 @@ export class ArangoGraphStore implements GraphStore {
     }
   }
 
+  /** Nothing of its own to release: the connection belongs to whoever opened it, and is closed after the store. */
   async close(): Promise<void> {
-    if (!this.options.sharedConnection) this.db.close();
+    return undefined;
   }
 }
 

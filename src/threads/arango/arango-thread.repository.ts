@@ -55,7 +55,7 @@ interface CommitState {
  *   - addUsage: thread and workspace totals in one query, without bumping the revision;
  *   - leases and Idempotency-Keys: a conditional UPSERT on the record's key, so of two concurrent
  *     callers exactly one writes; the other's write fails, runs again and sees the winner.
- * The connection belongs to DatabaseModule (shared with the graph store): this class never closes it.
+ * The connection belongs to ArangoPersistenceModule (shared with the graph store): this class never closes it.
  * An unreachable server makes each call fail with `store_unavailable` (503, retryable).
  */
 export class ArangoThreadRepository implements ThreadRepository {
