@@ -179,7 +179,7 @@ export class ArangoGraphDataSource implements MutableGraphDataSource {
           throw AppError.badRequest(`Node "${after._key}" needs a non-empty string ${field}`, { nodeKey: after._key, field });
         }
       }
-      await step(this.queries.replaceNodes([this.replacement(graphKey, before, after)]));
+      await step(this.queries.replaceNodes(graphKey, [this.replacement(graphKey, before, after)]));
     });
   }
 
@@ -225,7 +225,7 @@ export class ArangoGraphDataSource implements MutableGraphDataSource {
         await step(this.queries.insertNodes(plan.nodesToCreate.map((node) => ArangoDocumentMapper.toNodeDocument(graphKey, node))));
       }
       if (plan.nodesToUpdate.length > 0) {
-        await step(this.queries.replaceNodes(plan.nodesToUpdate.map(({ before, after }) => this.replacement(graphKey, before, after))));
+        await step(this.queries.replaceNodes(graphKey, plan.nodesToUpdate.map(({ before, after }) => this.replacement(graphKey, before, after))));
       }
       if (plan.edgesToCreate.length > 0) {
         await step(this.queries.insertEdges(plan.edgesToCreate.map((edge) => ArangoDocumentMapper.toEdgeDocument(graphKey, edge))));

@@ -1,6 +1,6 @@
 import { Database } from 'arangojs';
 import { AqlQuery, isAqlQuery } from 'arangojs/aql';
-import { containsDeep, referencedBindVars } from '../../../test/support/aql-bind-vars';
+import { containsDeep, limitsNestedLoops, referencedBindVars } from '../../../test/support/aql-bind-vars';
 import { ArangoGraphCollections, ArangoGraphQueries } from './arango-graph.queries';
 import { ARANGO_NAMES } from './arango-names';
 
@@ -65,7 +65,7 @@ function everyQuery(): Record<string, AqlQuery> {
     removeEdges: queries.removeEdges(graphKey, [compositeKey], [nodeId]),
     insertNodes: queries.insertNodes([{ _key: compositeKey, graphKey }]),
     insertEdges: queries.insertEdges([{ _key: compositeKey, _from: nodeId, _to: nodeId }]),
-    replaceNodes: queries.replaceNodes([{ document: { _key: compositeKey, data: { text: HOSTILE.query } }, keepVector: true }]),
+    replaceNodes: queries.replaceNodes(graphKey, [{ document: { _key: compositeKey, data: { text: HOSTILE.query } }, keepVector: true }]),
     replaceEdge: queries.replaceEdge({ _key: compositeKey }),
     importState: queries.importState(workspace, graphKey, [HOSTILE.nodeKey]),
     removeGraphEdges: queries.removeGraphEdges(graphKey),
@@ -86,6 +86,10 @@ describe(ArangoGraphQueries.name, () => {
       for (const value of Object.values(HOSTILE)) expect(query.query).not.toContain(value);
       const literals = query.query.match(/"[^"]*"|'[^']*'|`[^`]*`/g) ?? [];
       for (const literal of literals) expect(ALLOWED_LITERALS).toContain(literal);
+    });
+
+    it('never puts a LIMIT after nested loops, where it would cut the whole stream instead of each outer row', () => {
+      expect(limitsNestedLoops(query.query)).toBe(false);
     });
 
     it('reaches collections and the view through @@ bind variables only', () => {
@@ -170,6 +174,17 @@ describe(ArangoGraphQueries.name, () => {
     expect(exact.query).toMatch(/FILTER score > @\w+/);
     expect(Object.values(exact.bindVars)).toEqual(expect.arrayContaining(['text-embedding-3-small', 0.3, 7, [0.5, 0.5]]));
     expect(queries.vectorSearchIndexed(params).query).toMatch(/APPROX_NEAR_COSINE\(n\.embedding, @\w+\)\s+SORT score DESC\s+LIMIT @\w+/);
+  });
+
+  it('replaces every node a change set updates: each matched by key within the graph, no LIMIT across the loops', () => {
+    const replacements = ['a', 'b', 'c'].map((key) => ({ document: { _key: `g-${key}`, graphKey: 'g' }, keepVector: key !== 'b' }));
+    const query = queries.replaceNodes('g', replacements);
+    expect(query.query).toMatch(/FOR replacement IN @\w+\s+FOR old IN @@\w+\s+FILTER old\._key == replacement\.document\._key AND old\.graphKey == @\w+\s+REPLACE old/);
+    expect(query.query).not.toContain('LIMIT');
+    expect(Object.values(query.bindVars)).toContainEqual(replacements);
+    // The helper that guards every query above does see the defect this query had.
+    expect(limitsNestedLoops('FOR r IN @r FOR old IN @@nodes FILTER old._key == r._key LIMIT 1 REPLACE old WITH r IN @@nodes')).toBe(true);
+    expect(limitsNestedLoops('FOR r IN @r LET old = FIRST(FOR o IN @@nodes FILTER o._key == r LIMIT 1 RETURN o) RETURN old')).toBe(false);
   });
 
   it('never returns the stored vector from a read', () => {

@@ -328,15 +328,17 @@ export class ArangoGraphQueries {
   }
 
   /**
-   * Replaces node documents. A node whose content did not change keeps its stored vector (moving a
-   * node must not cost a re-embedding); a changed one loses it, so a stale vector is never searched.
+   * Replaces node documents of the graph. A node whose content did not change keeps its stored vector
+   * (moving a node must not cost a re-embedding); a changed one loses it, so a stale vector is never
+   * searched. No LIMIT in the inner loop: in AQL a LIMIT limits the whole row stream of the nested
+   * loops, not each outer iteration, so it would replace the first node only; the primary key lookup
+   * already yields at most one document per replacement.
    */
-  replaceNodes(replacements: NodeReplacement[]): AqlQuery {
+  replaceNodes(graphKey: string, replacements: NodeReplacement[]): AqlQuery {
     return aql`
       FOR replacement IN ${replacements}
         FOR old IN ${this.c.nodes}
-          FILTER old._key == replacement.document._key
-          LIMIT 1
+          FILTER old._key == replacement.document._key AND old.graphKey == ${graphKey}
           REPLACE old WITH MERGE(replacement.keepVector ? KEEP(old, ${[...EMBEDDING_FIELDS]}) : {}, replacement.document) IN ${this.c.nodes}`;
   }
 

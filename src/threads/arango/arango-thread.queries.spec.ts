@@ -1,6 +1,6 @@
 import { Database } from 'arangojs';
 import { AqlQuery, isAqlQuery } from 'arangojs/aql';
-import { containsDeep, referencedBindVars } from '../../../test/support/aql-bind-vars';
+import { containsDeep, limitsNestedLoops, referencedBindVars } from '../../../test/support/aql-bind-vars';
 import { EMPTY_USAGE, ThreadMessage } from '../thread.types';
 import { ArangoThreadDocumentMapper } from './arango-thread-document.mapper';
 import { ARANGO_THREAD_NAMES } from './arango-thread.names';
@@ -102,6 +102,10 @@ describe(ArangoThreadQueries.name, () => {
     it('holds no string literal at all: every value, even a fixed state name, is bound', () => {
       for (const value of Object.values(HOSTILE)) expect(query.query).not.toContain(value);
       expect(query.query).not.toMatch(/"[^"]*"|'[^']*'|`[^`]*`|´[^´]*´/);
+    });
+
+    it('never puts a LIMIT after nested loops, where it would cut the whole stream instead of each outer row', () => {
+      expect(limitsNestedLoops(query.query)).toBe(false);
     });
 
     it('reaches collections through @@ bind variables only', () => {
