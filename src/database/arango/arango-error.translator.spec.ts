@@ -1,8 +1,9 @@
-import { ArangoError, FetchFailedError, HttpError } from 'arangojs/errors';
+import { ArangoError, FetchFailedError, HttpError, ResponseTimeoutError } from 'arangojs/errors';
 import { AppError } from '../../errors/app-error';
-import { resetLogSink, setLogSink } from '../../observability/logger';
+import { toErrorBody } from '../../errors/to-error-body';
 import { LogEntry } from '../../observability/log-entry';
-import { isStoreUnavailable, toStoreError } from './arango-error.translator';
+import { resetLogSink, setLogSink } from '../../observability/logger';
+import { isPermissionDenied, isStoreUnavailable, toStoreError } from './arango-error.translator';
 
 function arangoError(errorNum: number, code: number): ArangoError {
   return new ArangoError({ errorNum, code, errorMessage: `error ${errorNum}` });
@@ -29,13 +30,10 @@ describe('toStoreError', () => {
     ['a refused connection', connectionRefused()],
     ['a bare system error', Object.assign(new Error('socket hang up'), { code: 'ECONNRESET', errno: -104, syscall: 'read' })],
     ['fetch failing with a system cause', new TypeError('fetch failed', { cause: Object.assign(new Error('x'), { code: 'ENOTFOUND', errno: -3008, syscall: 'getaddrinfo' }) })],
-    ['a 503 from the server', arangoError(503, 503)],
-    ['a lock timeout', arangoError(18, 400)],
-    ['a missing collection', arangoError(1203, 404)],
-    ['a missing database', arangoError(1228, 404)],
-    ['refused credentials', arangoError(11, 401)],
-    ['an expired stream transaction', arangoError(1655, 404)],
-    ['a proxy answering 502', httpError(502)],
+    ['a response that never came', new ResponseTimeoutError('timed out', new Request('http://10.0.0.5:8529/_api/cursor'))],
+    ['a 503 from the server (starting, shutting down)', arangoError(503, 503)],
+    ['a gateway answering 502 for the server behind it', httpError(502)],
+    ['a gateway timing out (504)', httpError(504)],
   ])('turns %s into store_unavailable: 503, retryable, nothing of the cause in the message', (_case, error) => {
     const translated = toStoreError(error, 'getNodes');
     expect(translated).toBeInstanceOf(AppError);
@@ -45,9 +43,46 @@ describe('toStoreError', () => {
     expect(logs).toEqual([expect.objectContaining({ level: 'warn', event: 'arango_unavailable', operation: 'getNodes' })]);
   });
 
-  it('turns a unique-key violation into conflict and a write-write conflict into a retryable conflict', () => {
+  it.each([
+    ['refused credentials (401, error 11)', arangoError(11, 401), true],
+    ['a missing permission (403, error 11)', arangoError(11, 403), true],
+    ['error 11 whatever the status', arangoError(11, 500), true],
+    ['a proxy refusing the request (HTTP 403)', httpError(403), true],
+    ['a missing collection (1203)', arangoError(1203, 404), false],
+    ['a missing database (1228)', arangoError(1228, 404), false],
+  ])('reports %s as a configuration error: internal, not retryable, logged once at error level with the fix', (_case, error, permission) => {
+    const translated = toStoreError(error, 'applyChanges') as AppError;
+    expect(translated).toMatchObject({ code: 'internal', statusCode: 500, retryable: false });
+    expect(isStoreUnavailable(error)).toBe(false);
+    expect(isPermissionDenied(error)).toBe(permission);
+    expect(logs).toEqual([expect.objectContaining({ level: 'error', event: 'arango_misconfigured', operation: 'applyChanges' })]);
+    const { correlationId, hint } = logs[0] as unknown as { correlationId: string; hint: string };
+    expect(hint).toMatch(permission ? /ARANGO_USER/ : /restart/);
+    expect(translated.message).toContain(`correlation id ${correlationId}`);
+    expect(translated.message).not.toMatch(/db\.internal|error 1[12]/);
+    expect(toErrorBody(translated)).toEqual({ statusCode: 500, code: 'internal', message: translated.message });
+  });
+
+  it('leaves server errors (500) to become internal errors, never a retryable store_unavailable', () => {
+    for (const error of [arangoError(4, 500), arangoError(32, 500), httpError(500)]) {
+      expect(toStoreError(error, 'searchNodes')).toBe(error);
+      expect(isStoreUnavailable(error)).toBe(false);
+    }
+    expect(toErrorBody(toStoreError(arangoError(4, 500), 'searchNodes'))).toMatchObject({ statusCode: 500, code: 'internal' });
+    expect(toErrorBody(toStoreError(arangoError(4, 500), 'searchNodes'))).not.toHaveProperty('retryable');
+  });
+
+  it('turns an illegal document key (1221) into bad_request naming the rule', () => {
+    const translated = toStoreError(arangoError(1221, 400), 'createNode');
+    expect(translated).toMatchObject({ code: 'bad_request', statusCode: 400, retryable: false });
+    expect((translated as AppError).message).toMatch(/254 bytes/);
+  });
+
+  it('turns a unique-key violation into conflict, and contention that wrote nothing into a retryable conflict', () => {
     expect(toStoreError(arangoError(1210, 409), 'createNode')).toMatchObject({ code: 'conflict', statusCode: 409, retryable: false });
-    expect(toStoreError(arangoError(1200, 409), 'applyChanges')).toMatchObject({ code: 'conflict', retryable: true });
+    for (const errorNum of [1200, 18, 1655]) {
+      expect(toStoreError(arangoError(errorNum, 409), 'applyChanges')).toMatchObject({ code: 'conflict', retryable: true });
+    }
   });
 
   it('turns a missing document into not_found', () => {

@@ -345,7 +345,7 @@ describe(ArangoThreadRepository.name, () => {
       });
     });
 
-    it('translates a server failure (5xx) into store_unavailable', async () => {
+    it('translates an unavailable server (503) into store_unavailable', async () => {
       script = () => arangoErrorReply(503, 503, 'service unavailable');
       expect(await appErrorOf(repository.get('ai_1'))).toMatchObject({ code: 'store_unavailable' });
       expect(await appErrorOf(repository.commit('ai_1', { operationId: 'o', expectedRevision: 0, append: [] }))).toMatchObject({ code: 'store_unavailable' });
