@@ -128,13 +128,14 @@ describe(ArangoSchema.name, () => {
     });
     const indexes = server.requests.filter((request) => request.method === 'POST' && request.path.endsWith('/_api/index'));
     expect(indexes.map((request) => [request.query.collection, request.body])).toEqual([
-      [ARANGO_NAMES.nodes, { type: 'persistent', fields: ['graphKey'] }],
-      [ARANGO_NAMES.edges, { type: 'persistent', fields: ['graphKey'] }],
-      [ARANGO_NAMES.graphs, { type: 'persistent', fields: ['workspace'] }],
-      [ARANGO_NAMES.nodeConfigs, { type: 'persistent', fields: ['workspace'] }],
+      [ARANGO_NAMES.nodes, { type: 'persistent', fields: ['graphKey'], inBackground: true }],
+      [ARANGO_NAMES.edges, { type: 'persistent', fields: ['graphKey'], inBackground: true }],
+      [ARANGO_NAMES.graphs, { type: 'persistent', fields: ['workspace'], inBackground: true }],
+      [ARANGO_NAMES.nodeConfigs, { type: 'persistent', fields: ['workspace'], inBackground: true }],
     ]);
     expect([...schema.analyzers].sort()).toEqual([ARANGO_NAMES.identifierAnalyzer, ARANGO_NAMES.proseAnalyzer]);
     expect(schema.views.get(ARANGO_NAMES.searchView)?.links).toEqual({ [ARANGO_NAMES.nodes]: NODE_SEARCH_LINK });
+    expect(NODE_SEARCH_LINK.inBackground).toBe(true);
   });
 
   it('leaves a database it already prepared alone: only the idempotent index ensures are sent', async () => {
@@ -151,6 +152,43 @@ describe(ArangoSchema.name, () => {
     expect(writes()).toContain(`PATCH /_api/view/${ARANGO_NAMES.searchView}/properties`);
     expect(writes()).not.toContain('POST /_api/view');
     expect(view.links[ARANGO_NAMES.nodes]).toEqual(NODE_SEARCH_LINK);
+  });
+
+  it('leaves the link alone as the server reports it: default analyzers left out, custom ones prefixed with the database', async () => {
+    schema = preparedSchema();
+    const link = (schema.views.get(ARANGO_NAMES.searchView) as { links: Record<string, { fields: Record<string, { analyzers?: string[] }> }> }).links[
+      ARANGO_NAMES.nodes
+    ];
+    // graphKey wants ["identity"], which is the default: ArangoDB answers the field without analyzers.
+    link.fields.graphKey = {};
+    await new ArangoSchema(db).ensure();
+    expect(writes()).not.toContain(`PATCH /_api/view/${ARANGO_NAMES.searchView}/properties`);
+  });
+
+  it('repairs the link when a field without analyzers inherits a link default other than identity', async () => {
+    schema = preparedSchema();
+    const link = (schema.views.get(ARANGO_NAMES.searchView) as { links: Record<string, { analyzers?: string[]; fields: Record<string, object> }> }).links[
+      ARANGO_NAMES.nodes
+    ];
+    link.analyzers = [`nodius::${ARANGO_NAMES.proseAnalyzer}`];
+    link.fields.graphKey = {};
+    await new ArangoSchema(db).ensure();
+    expect(writes()).toContain(`PATCH /_api/view/${ARANGO_NAMES.searchView}/properties`);
+  });
+
+  it('moves the link to the current identifier analyzer (v1 → v2), in the background, creating the analyzer first', async () => {
+    schema = preparedSchema();
+    schema.analyzers.delete(ARANGO_NAMES.identifierAnalyzer);
+    schema.analyzers.add('nodius_ai_identifier_v1');
+    const view = schema.views.get(ARANGO_NAMES.searchView) as { links: Record<string, { fields: Record<string, { analyzers?: string[] }> }> };
+    for (const field of Object.values(view.links[ARANGO_NAMES.nodes].fields)) {
+      field.analyzers = field.analyzers?.map((name) => name.replace(ARANGO_NAMES.identifierAnalyzer, 'nodius_ai_identifier_v1'));
+    }
+    await new ArangoSchema(db).ensure();
+    expect(writes()).toEqual([...Array(4).fill('POST /_api/index'), 'POST /_api/analyzer', `PATCH /_api/view/${ARANGO_NAMES.searchView}/properties`]);
+    const patch = server.requests.find((request) => request.method === 'PATCH')?.body as { links: Record<string, { inBackground: boolean }> };
+    expect(patch.links[ARANGO_NAMES.nodes]).toEqual(NODE_SEARCH_LINK);
+    expect(patch.links[ARANGO_NAMES.nodes].inBackground).toBe(true);
   });
 
   it('refuses to run on a nodius_edges that is not an edge collection', async () => {
