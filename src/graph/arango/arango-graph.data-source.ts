@@ -1,3 +1,5 @@
+import { isArangoError } from 'arangojs/errors';
+import { ArangoQueryExecutor, TransactionStep } from '../../database/arango/arango-query.executor';
 import { AppError } from '../../errors/app-error';
 import { Logger } from '../../observability/logger';
 import { GraphChangeSet, graphChangeSet } from '../graph-change-set';
@@ -9,7 +11,7 @@ import { hasNodeContentChanged } from '../node-content';
 import { ArangoCapabilities } from './arango-capabilities';
 import { ArangoDocumentMapper } from './arango-document.mapper';
 import { ArangoGraphCollections, ArangoGraphQueries, NodeReplacement } from './arango-graph.queries';
-import { ArangoQueryExecutor, TransactionStep } from '../../database/arango/arango-query.executor';
+import { planVectorSearch } from './arango-vector-search.plan';
 
 const logger = new Logger('arango-store');
 
@@ -18,6 +20,8 @@ type StoredDocument = Record<string, unknown>;
 export interface ArangoDataSourceOptions {
   /** Wait for the search view to index recent writes before a BM25 query (tests; costly in production). */
   searchWaitForSync: boolean;
+  /** Graphs with fewer nodes are searched by the exact vector scan, even with a vector index. */
+  vectorExactScanBelow: number;
 }
 
 /** Hits re-ranked by exact-match tier: enough that the node a query names is among them. */
@@ -108,7 +112,13 @@ export class ArangoGraphDataSource implements MutableGraphDataSource {
       .slice(0, maxResults);
   }
 
-  /** COSINE_SIMILARITY over the graph's vectors of `query.model`; through the vector index when the server has a usable one. */
+  /**
+   * Cosine similarity over the graph's vectors of `query.model`: through the vector index when the
+   * server has a usable one of the query's dimension and the graph is large enough to need it
+   * (planVectorSearch: nProbe chosen for the graph's size), by an exact COSINE_SIMILARITY scan
+   * otherwise. A failing indexed search (index dropped or untrained, a server error) falls back to the
+   * exact scan; only a store that cannot be reached at all fails the call.
+   */
   async searchNodesByVector(graphKey: string, query: VectorQuery, maxResults: number): Promise<ScoredNode[]> {
     if (maxResults <= 0 || query.vector.length === 0) return [];
     const params = {
@@ -122,12 +132,20 @@ export class ArangoGraphDataSource implements MutableGraphDataSource {
     const index = this.capabilities.vectorIndex;
     let hits: Array<{ node: StoredDocument; score: number }> | undefined;
     if (index && index.dimension === query.vector.length) {
-      try {
-        hits = await this.executor.all(this.queries.vectorSearchIndexed(params), 'searchNodesByVector');
-      } catch (error) {
-        if (error instanceof AppError && error.code === 'store_unavailable') throw error;
-        // The index may have been dropped since start: the exact scan still answers.
-        logger.warn('arango_vector_index_failed', { index: index.name, errorName: error instanceof Error ? error.name : typeof error });
+      const graphNodes = await this.executor.first<number>(this.queries.graphNodeCount(this.workspace, graphKey), 'searchNodesByVector');
+      if (graphNodes === undefined) return []; // not a graph of this workspace
+      const plan = planVectorSearch(index, graphNodes, maxResults, this.options.vectorExactScanBelow);
+      if (plan.mode === 'indexed') {
+        try {
+          hits = await this.executor.all(this.queries.vectorSearchIndexed({ ...params, nProbe: plan.nProbe }), 'searchNodesByVector');
+        } catch (error) {
+          if (error instanceof AppError && error.code === 'store_unavailable') throw error;
+          logger.warn('arango_vector_index_failed', {
+            index: index.name,
+            errorName: error instanceof Error ? error.name : typeof error,
+            errorNum: isArangoError(error) ? error.errorNum : undefined,
+          });
+        }
       }
     }
     hits ??= await this.executor.all(this.queries.vectorSearchExact(params), 'searchNodesByVector');

@@ -51,7 +51,8 @@ function everyQuery(): Record<string, AqlQuery> {
     lexicalSearch: queries.lexicalSearch({ workspace, graphKey, query, candidates: 50, waitForSync: false }),
     lexicalSearchSynced: queries.lexicalSearch({ workspace, graphKey, query, candidates: 50, waitForSync: true }),
     vectorSearchExact: queries.vectorSearchExact(vectorParams),
-    vectorSearchIndexed: queries.vectorSearchIndexed(vectorParams),
+    vectorSearchIndexed: queries.vectorSearchIndexed({ ...vectorParams, nProbe: 12 }),
+    graphNodeCount: queries.graphNodeCount(workspace, graphKey),
     listGraphs: queries.listGraphs(),
     embeddingStates: queries.embeddingStates(workspace, graphKey),
     saveEmbeddings: queries.saveEmbeddings(workspace, graphKey, [{ key: compositeKey, embedding: [1, 0], model, hash: 'h"' }]),
@@ -114,7 +115,7 @@ describe(ArangoGraphQueries.name, () => {
 
   it('starts every node and edge read with the workspace guard on the graph', () => {
     const all = everyQuery();
-    const guarded = ['nodes', 'nodesByKeys', 'edges', 'edgesOut', 'neighborhoodAny', 'lexicalSearch', 'vectorSearchExact', 'vectorSearchIndexed', 'embeddingStates', 'saveEmbeddings'];
+    const guarded = ['nodes', 'nodesByKeys', 'edges', 'edgesOut', 'neighborhoodAny', 'lexicalSearch', 'vectorSearchExact', 'vectorSearchIndexed', 'graphNodeCount', 'embeddingStates', 'saveEmbeddings'];
     for (const name of guarded) {
       const query = all[name];
       expect(query.query).toMatch(/FOR g IN @@\w+\s+FILTER g\._key == @\w+ AND g\.workspace == @\w+[\s\S]*FILTER owner != null/);
@@ -173,7 +174,27 @@ describe(ArangoGraphQueries.name, () => {
     expect(exact.query).toMatch(/COSINE_SIMILARITY\(n\.embedding, @\w+\)/);
     expect(exact.query).toMatch(/FILTER score > @\w+/);
     expect(Object.values(exact.bindVars)).toEqual(expect.arrayContaining(['text-embedding-3-small', 0.3, 7, [0.5, 0.5]]));
-    expect(queries.vectorSearchIndexed(params).query).toMatch(/APPROX_NEAR_COSINE\(n\.embedding, @\w+\)\s+SORT score DESC\s+LIMIT @\w+/);
+  });
+
+  it('searches through the vector index probing nProbe clusters, in the documented FOR, FILTER, SORT, LIMIT form', () => {
+    const params = { workspace: 'ws', graphKey: 'g', vector: [0.5, 0.5], model: 'text-embedding-3-small', minScore: 0.3, limit: 7, nProbe: 23 };
+    const indexed = queries.vectorSearchIndexed(params);
+    const text = indexed.query.replace(/\s+/g, ' ');
+    // One FILTER between FOR and SORT (applied inside the index lookup, 3.12.6+), then SORT by the similarity and LIMIT.
+    expect(text).toMatch(
+      /LET hits = \( FOR n IN @@\w+ FILTER n\.graphKey == @\w+ AND n\.embeddingModel == @\w+ LET score = APPROX_NEAR_COSINE\(n\.embedding, @\w+, \{ nProbe: @(\w+) \}\) SORT score DESC LIMIT @\w+ RETURN/,
+    );
+    const nProbeVar = text.match(/nProbe: @(\w+)/)?.[1] as string;
+    expect(indexed.bindVars[nProbeVar]).toBe(23);
+    const search = text.slice(text.indexOf('LET hits = ('), text.indexOf('FOR hit IN hits'));
+    expect(search.match(/\bFILTER\b/g)).toHaveLength(1);
+    expect(text).toMatch(/FOR hit IN hits FILTER hit\.score > @\w+ RETURN hit$/);
+    expect(Object.values(indexed.bindVars)).toEqual(expect.arrayContaining(['text-embedding-3-small', 0.3, 7, [0.5, 0.5]]));
+  });
+
+  it('counts the nodes of the graph, for the choice between the exact scan and the index', () => {
+    const count = queries.graphNodeCount('ws', 'g');
+    expect(count.query.replace(/\s+/g, ' ')).toMatch(/RETURN COUNT\(FOR n IN @@\w+ FILTER n\.graphKey == @\w+ RETURN 1\)$/);
   });
 
   it('replaces every node a change set updates: each matched by key within the graph, no LIMIT across the loops', () => {

@@ -231,20 +231,34 @@ export class ArangoGraphQueries {
   }
 
   /**
-   * Approximate search through a vector index (ArangoDB 3.12.6+, where FILTERs before the SORT are
-   * applied during the index lookup). The threshold is applied after the index returned its top hits.
+   * Approximate search through the vector index (ArangoDB 3.12.6+), probing `nProbe` clusters
+   * (arango-vector-search.plan.ts; without it the index's defaultNProbe, 1 unless set, would look into
+   * a single cluster). The search is its own subquery in the documented form, one FILTER between FOR
+   * and SORT (applied during the index lookup, from the index's stored values when it has them),
+   * then SORT by the similarity and LIMIT; the threshold is applied to the hits it returns.
    */
-  vectorSearchIndexed(params: VectorSearchParams): AqlQuery {
+  vectorSearchIndexed(params: VectorSearchParams & { nProbe: number }): AqlQuery {
     const { workspace, graphKey, vector } = params;
     return aql`
       ${this.ownerGuard(workspace, graphKey)}
-      FOR n IN ${this.c.nodes}
-        FILTER n.graphKey == ${graphKey} AND n.embeddingModel == ${params.model}
-        LET score = APPROX_NEAR_COSINE(n.embedding, ${vector})
-        SORT score DESC
-        LIMIT ${params.limit}
-        FILTER score > ${params.minScore}
-        RETURN { node: UNSET(n, ${HIDDEN_NODE_FIELDS}), score: score }`;
+      LET hits = (
+        FOR n IN ${this.c.nodes}
+          FILTER n.graphKey == ${graphKey} AND n.embeddingModel == ${params.model}
+          LET score = APPROX_NEAR_COSINE(n.embedding, ${vector}, { nProbe: ${params.nProbe} })
+          SORT score DESC
+          LIMIT ${params.limit}
+          RETURN { node: UNSET(n, ${HIDDEN_NODE_FIELDS}), score: score }
+      )
+      FOR hit IN hits
+        FILTER hit.score > ${params.minScore}
+        RETURN hit`;
+  }
+
+  /** How many nodes the graph holds (covered by the `graphKey` index); nothing when it is not the workspace's. */
+  graphNodeCount(workspace: string, graphKey: string): AqlQuery {
+    return aql`
+      ${this.ownerGuard(workspace, graphKey)}
+      RETURN COUNT(FOR n IN ${this.c.nodes} FILTER n.graphKey == ${graphKey} RETURN 1)`;
   }
 
   listGraphs(): AqlQuery {

@@ -14,6 +14,7 @@ import { ArangoGraphCollections, ArangoGraphQueries } from './arango-graph.queri
 import { ARANGO_NAMES, EMBEDDING_FIELDS } from './arango-names';
 import { ArangoQueryExecutor } from '../../database/arango/arango-query.executor';
 import { ArangoSchema } from './arango-schema';
+import { DEFAULT_VECTOR_EXACT_SCAN_BELOW } from './arango-vector-search.plan';
 
 const logger = new Logger('arango-store');
 
@@ -23,6 +24,8 @@ const HEALTH_TIMEOUT_MS = 3000;
 export interface ArangoGraphStoreOptions {
   /** Wait for the search view to index recent writes before each BM25 query (contract tests). */
   searchWaitForSync?: boolean;
+  /** Graphs with fewer nodes are searched by the exact vector scan even with a vector index (default 5,000). */
+  vectorExactScanBelow?: number;
 }
 
 type StoredDocument = Record<string, unknown>;
@@ -69,6 +72,7 @@ export class ArangoGraphStore implements GraphStore {
   forWorkspace(workspace: string): MutableGraphDataSource {
     return new ArangoGraphDataSource(workspace, this.collections, this.queries, this.executor, this.capabilities, {
       searchWaitForSync: this.options.searchWaitForSync ?? false,
+      vectorExactScanBelow: this.options.vectorExactScanBelow ?? DEFAULT_VECTOR_EXACT_SCAN_BELOW,
     });
   }
 

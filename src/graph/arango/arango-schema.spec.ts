@@ -202,12 +202,38 @@ describe(ArangoSchema.name, () => {
     await expect(new ArangoSchema(db).ensure()).resolves.toMatchObject({ version: '3.12.4' });
   });
 
-  it('reports a usable cosine vector index from 3.12.6 on', async () => {
+  it('reports a usable cosine vector index from 3.12.6 on, listing indexes with the hidden ones (still building, per-shard details)', async () => {
     schema = preparedSchema('3.12.7');
-    schema.indexes.push({ type: 'vector', name: 'nodius_ai_embedding_cosine', fields: ['embedding'], params: { metric: 'cosine', dimension: 1536, nLists: 40 } });
+    schema.indexes.push({
+      type: 'vector',
+      name: 'nodius_ai_embedding_cosine',
+      fields: ['embedding'],
+      storedValues: ['graphKey', 'embeddingModel'],
+      params: { metric: 'cosine', dimension: 1536, nLists: 40, defaultNProbe: 7 },
+    });
     await expect(new ArangoSchema(db).ensure()).resolves.toEqual({
       version: '3.12.7',
-      vectorIndex: { name: 'nodius_ai_embedding_cosine', dimension: 1536 },
+      vectorIndex: { name: 'nodius_ai_embedding_cosine', dimension: 1536, nLists: 40, defaultNProbe: 7, storedValues: ['graphKey', 'embeddingModel'] },
     });
+    const listing = server.requests.find((request) => request.method === 'GET' && request.path.endsWith('/_api/index'));
+    expect(listing?.query).toMatchObject({ collection: ARANGO_NAMES.nodes, withHidden: 'true' });
+  });
+
+  it('leaves an untrained vector index unused and says why', async () => {
+    schema = preparedSchema('3.12.9');
+    schema.indexes.push({
+      type: 'vector',
+      name: 'nodius_ai_embedding_cosine',
+      fields: ['embedding'],
+      trainingState: 'unusable',
+      errorMessage: 'not enough training data for vector index',
+      params: { metric: 'cosine', dimension: 1536, nLists: 40 },
+    });
+    const logs: Array<Record<string, unknown>> = [];
+    setLogSink((entry) => logs.push(entry as unknown as Record<string, unknown>));
+    await expect(new ArangoSchema(db).ensure()).resolves.toEqual({ version: '3.12.9', vectorIndex: null });
+    expect(logs).toContainEqual(
+      expect.objectContaining({ event: 'arango_vector_index_ignored', index: 'nodius_ai_embedding_cosine', reason: expect.stringContaining('not enough training data') }),
+    );
   });
 });

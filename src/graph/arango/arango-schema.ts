@@ -1,9 +1,10 @@
 import { Database } from 'arangojs';
 import { CollectionType } from 'arangojs/collections';
 import { isArangoError } from 'arangojs/errors';
+import { HiddenIndexDescription } from 'arangojs/indexes';
 import { ArangoSearchViewLink, ArangoSearchViewLinkOptions, ArangoSearchViewProperties } from 'arangojs/views';
 import { Logger } from '../../observability/logger';
-import { ArangoCapabilities, detectVectorIndex } from './arango-capabilities';
+import { ArangoCapabilities, detectVectorIndex, IndexLike } from './arango-capabilities';
 import { ARANGO_NAMES } from './arango-names';
 import { NODE_SEARCH_LINK, SEARCH_ANALYZERS } from './arango-search.definitions';
 
@@ -40,13 +41,18 @@ export class ArangoSchema {
     await this.ensureIndexes();
     await this.ensureAnalyzers();
     await this.ensureSearchView();
-    const indexes = await this.db.collection(ARANGO_NAMES.nodes).indexes();
-    const capabilities: ArangoCapabilities = { version, vectorIndex: detectVectorIndex(version, indexes) };
+    // withHidden: indexes still being built are listed (with their progress), and from 3.12.10 the
+    // number of centroids each shard was trained with.
+    const indexes: IndexLike[] = await this.db.collection(ARANGO_NAMES.nodes).indexes<HiddenIndexDescription>({ withHidden: true });
+    const { vectorIndex, ignored } = detectVectorIndex(version, indexes);
+    for (const index of ignored) logger.warn('arango_vector_index_ignored', { index: index.name, reason: index.reason });
     logger.info('arango_schema_ready', {
       version,
-      vectorIndex: capabilities.vectorIndex ? `${capabilities.vectorIndex.name} (${capabilities.vectorIndex.dimension})` : 'none, exact cosine scan',
+      vectorIndex: vectorIndex
+        ? `${vectorIndex.name} (dimension ${vectorIndex.dimension}, nLists ${vectorIndex.nLists ?? 'unknown'}, stored ${vectorIndex.storedValues.join(', ') || 'none'})`
+        : 'none, exact cosine scan',
     });
-    return capabilities;
+    return { version, vectorIndex };
   }
 
   private async ensureCollections(): Promise<void> {
