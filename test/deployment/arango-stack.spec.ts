@@ -1,0 +1,105 @@
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { runInNewContext } from 'node:vm';
+
+const root = path.resolve(__dirname, '../..');
+const compose = readFileSync(path.join(root, 'docker-compose.yml'), 'utf8');
+const indexScript = readFileSync(path.join(root, 'docker/arangodb/create-vector-index.js'), 'utf8');
+
+/** The lines of one top-level service of docker-compose.yml (up to the next service or section). */
+function serviceBlock(name: string): string {
+  const start = compose.indexOf(`\n  ${name}:\n`);
+  expect(start).toBeGreaterThan(0);
+  const rest = compose.slice(start + 1);
+  const end = rest.slice(1).search(/\n {2}[a-z][\w-]*:\n|\n[a-z]/);
+  return end < 0 ? rest : rest.slice(0, end + 1);
+}
+
+interface IndexDefinition {
+  type: string;
+  name: string;
+  fields: string[];
+  sparse: boolean;
+  inBackground: boolean;
+  storedValues?: string[];
+  params: { metric: string; dimension: number; nLists: number; defaultNProbe: number };
+}
+
+/** Runs the arangosh script against a stand-in `db`, as `arangosh --javascript.execute … -- <dimension>` would. */
+function runIndexScript(version: string, embedded: number, dimension = '1536'): { definition: IndexDefinition; printed: string[] } {
+  let definition: IndexDefinition | undefined;
+  const printed: string[] = [];
+  const db = {
+    _version: () => version,
+    _name: () => 'nodius',
+    _collection: (name: string) =>
+      name === 'nodius_nodes'
+        ? {
+            ensureIndex: (wanted: IndexDefinition) => {
+              definition = wanted;
+              return { ...wanted, id: 'nodius_nodes/1' };
+            },
+          }
+        : null,
+    _query: () => ({ toArray: () => [embedded] }),
+  };
+  runInNewContext(indexScript, {
+    require: (module: string) => {
+      if (module !== '@arangodb') throw new Error(`unexpected require ${module}`);
+      return { db };
+    },
+    ARGUMENTS: [dimension],
+    print: (text: string) => printed.push(text),
+  });
+  if (!definition) throw new Error('no index was created');
+  return { definition, printed };
+}
+
+describe('docker-compose ArangoDB', () => {
+  it('starts with vector indexes enabled under the option name of 3.12.6+, never the old experimental one', () => {
+    const arangodb = serviceBlock('arangodb');
+    expect(arangodb).toMatch(/image: arangodb:3\.12\.(\d+)/);
+    expect(Number(arangodb.match(/image: arangodb:3\.12\.(\d+)/)?.[1])).toBeGreaterThanOrEqual(7); // storedValues
+    expect(arangodb).toContain('command: ["--vector-index=true"]');
+    expect(compose).not.toMatch(/^[^#\n]*--experimental-vector-index/m);
+  });
+
+  it('is reachable from the host for `npm run test:arango`: port 8529 on localhost, root with ARANGO_PASSWORD', () => {
+    const arangodb = serviceBlock('arangodb');
+    expect(arangodb).toContain('"127.0.0.1:${ARANGO_PORT:-8529}:8529"');
+    expect(arangodb).toMatch(/ARANGO_ROOT_PASSWORD: \$\{ARANGO_PASSWORD/);
+    expect(compose).toMatch(/ARANGO_URL=http:\/\/127\.0\.0\.1:8529 ARANGO_PASSWORD=.* npm run test:arango/);
+  });
+});
+
+describe('docker/arangodb/create-vector-index.js', () => {
+  it('builds a sparse cosine index in the background, with the graph filter stored in it and a sane default nProbe', () => {
+    const { definition, printed } = runIndexScript('3.12.7', 10_000);
+    expect(definition).toEqual({
+      type: 'vector',
+      name: 'nodius_ai_embedding_cosine',
+      fields: ['embedding'],
+      sparse: true,
+      inBackground: true,
+      storedValues: ['graphKey', 'embeddingModel'],
+      params: { metric: 'cosine', dimension: 1536, nLists: 400, defaultNProbe: 20 },
+    });
+    expect(printed.join('\n')).toContain('nLists 400');
+  });
+
+  it('leaves storedValues out on 3.12.6, which does not know them, and never asks for more centroids than vectors', () => {
+    const { definition } = runIndexScript('3.12.6', 9);
+    expect(definition.storedValues).toBeUndefined();
+    expect(definition.params).toEqual({ metric: 'cosine', dimension: 1536, nLists: 9, defaultNProbe: 3 });
+  });
+
+  it('refuses a server that cannot filter an index lookup by graph, a missing dimension, and a collection without vectors', () => {
+    expect(() => runIndexScript('3.12.5', 1_000)).toThrow(/3\.12\.6 or later/);
+    expect(() => runIndexScript('3.12.7', 1_000, 'x')).toThrow(/usage/);
+    expect(() => runIndexScript('3.12.7', 0)).toThrow(/embed the nodes first/);
+  });
+
+  it('names the startup option as 3.12.6+ spells it', () => {
+    expect(indexScript).toContain('--vector-index=true');
+  });
+});
