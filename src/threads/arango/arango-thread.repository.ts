@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Database } from 'arangojs';
 import { AppError } from '../../errors/app-error';
-import { IdempotencyReservation, IdempotencyScope, NewThread, ThreadRepository } from '../thread.repository';
+import { IdempotencyClaim, IdempotencyScope, NewThread, ThreadRepository } from '../thread.repository';
 import { ThreadRevisionConflictError } from '../thread-revision-conflict.error';
 import { EMPTY_USAGE, ThreadCommit, ThreadCommitResult, ThreadHead, ThreadRecord, ThreadSummary, UsageTotals } from '../thread.types';
 import { hashedDocumentKey } from './arango-hashed.key';
@@ -179,7 +179,7 @@ export class ArangoThreadRepository implements ThreadRepository {
     return usage === undefined ? { ...EMPTY_USAGE } : ArangoThreadDocumentMapper.toUsage(usage);
   }
 
-  async reserveIdempotencyKey(scope: IdempotencyScope, holdMs: number, now: number): Promise<IdempotencyReservation> {
+  async reserveIdempotencyKey(scope: IdempotencyScope, holdMs: number, now: number): Promise<IdempotencyClaim> {
     const entry: IdempotencyEntry = {
       _key: idempotencyKey(scope),
       workspace: scope.workspace,
@@ -192,31 +192,35 @@ export class ArangoThreadRepository implements ThreadRepository {
       expiresAt: now + holdMs,
     };
     const retentionSeconds = retention(holdMs);
-    return this.runner.withRetries<IdempotencyReservation>('threads.reserveIdempotencyKey', async (query) => {
+    return this.runner.withRetries<IdempotencyClaim>('threads.reserveIdempotencyKey', async (query) => {
       const [reserved] = await query<boolean>(this.queries.reserveIdempotencyKey(entry, now, retentionSeconds));
-      if (reserved === true) return { state: 'reserved' };
+      if (reserved === true) return { state: 'reserved', token: entry.reservation };
       const [live] = await query<{ state: string; response: unknown }>(this.queries.idempotencyState(entry._key, now));
       if (!live) return RUN_AGAIN; // released or expired in between: try to reserve it again
       return live.state === 'completed' ? { state: 'completed', response: live.response ?? null } : { state: 'in_progress' };
     });
   }
 
-  async renewIdempotencyKey(scope: IdempotencyScope, holdMs: number, now: number): Promise<boolean> {
-    const renew = this.queries.renewIdempotencyKey(idempotencyKey(scope), now, now + holdMs, retention(holdMs));
+  async renewIdempotencyKey(scope: IdempotencyScope, token: string, holdMs: number, now: number): Promise<boolean> {
+    const renew = this.queries.renewIdempotencyKey(idempotencyKey(scope), token, now, now + holdMs, retention(holdMs));
     return this.runner.withRetries('threads.renewIdempotencyKey', async (query) => (await query(renew)).length > 0);
   }
 
-  async completeIdempotencyKey(scope: IdempotencyScope, response: unknown, keepMs: number): Promise<void> {
-    const id = idempotencyKey(scope);
-    await this.runner.withRetries('threads.completeIdempotencyKey', async (query) => {
-      await query(this.queries.completeIdempotencyKey(id, response, keepMs, retention(keepMs)));
-    });
+  async completeIdempotencyKey(scope: IdempotencyScope, token: string, response: unknown, keepMs: number): Promise<boolean> {
+    const complete = this.queries.completeIdempotencyKey(idempotencyKey(scope), token, response, keepMs, retention(keepMs));
+    return this.runner.withRetries('threads.completeIdempotencyKey', async (query) => (await query(complete)).length > 0);
   }
 
-  async releaseIdempotencyKey(scope: IdempotencyScope): Promise<void> {
-    const id = idempotencyKey(scope);
-    await this.runner.withRetries('threads.releaseIdempotencyKey', async (query) => {
-      await ignoreDocumentNotFound(query(this.queries.releaseIdempotencyKey(id)));
+  async releaseIdempotencyKey(scope: IdempotencyScope, token: string): Promise<boolean> {
+    const release = this.queries.releaseIdempotencyKey(idempotencyKey(scope), token);
+    return this.runner.withRetries('threads.releaseIdempotencyKey', async (query) => {
+      try {
+        return (await query(release)).length > 0;
+      } catch (error) {
+        // Removed concurrently (expired and cleaned up): there is nothing left to release.
+        if (isArangoErrorNum(error, ARANGO_ERROR.documentNotFound)) return false;
+        throw error;
+      }
     });
   }
 }
