@@ -9,6 +9,7 @@ import { Graph, GraphEdge, GraphNode, NodeTypeConfig } from '../graph.types';
 import { MutableGraphDataSource } from '../mutable-graph-data-source';
 import { hasNodeContentChanged } from '../node-content';
 import { ArangoCapabilities } from './arango-capabilities';
+import { DOCUMENT_KEY_RULE, localKeyProblem } from './arango-document-key';
 import { ArangoDocumentMapper } from './arango-document.mapper';
 import { ArangoGraphCollections, ArangoGraphQueries, NodeReplacement } from './arango-graph.queries';
 import { planVectorSearch } from './arango-vector-search.plan';
@@ -217,12 +218,14 @@ export class ArangoGraphDataSource implements MutableGraphDataSource {
   }
 
   /**
-   * One stream transaction: read the named nodes and edges, plan with the shared GraphChangePlanner
-   * (which throws not_found / conflict / bad_request before anything is written), then write in the
-   * plan's order: delete edges (with those of deleted nodes), delete nodes, create nodes, update
-   * nodes, create edges.
+   * Created keys ArangoDB could not store are refused first (bad_request naming the key). Then one
+   * stream transaction: read the named nodes and edges, plan with the shared GraphChangePlanner (which
+   * throws not_found / conflict / bad_request before anything is written), then write in the plan's
+   * order: delete edges (with those of deleted nodes), delete nodes, create nodes, update nodes,
+   * create edges.
    */
   async applyChanges(graphKey: string, changes: GraphChangeSet): Promise<void> {
+    assertStorableKeys(graphKey, changes);
     const nodeKeys = [
       ...(changes.nodesToCreate ?? []).map((node) => node._key),
       ...(changes.nodeKeysToDelete ?? []),
@@ -274,5 +277,18 @@ export class ArangoGraphDataSource implements MutableGraphDataSource {
   private inTransaction(operation: string, work: (step: TransactionStep) => Promise<void>): Promise<void> {
     const { graphs, nodes, edges } = this.collections;
     return this.executor.transaction({ read: [graphs], write: [nodes, edges] }, operation, work);
+  }
+}
+
+/** A created node or edge whose document key `{graphKey}-{key}` ArangoDB would refuse (error 1221): 400 naming it. */
+function assertStorableKeys(graphKey: string, changes: GraphChangeSet): void {
+  const created = [
+    ...(changes.nodesToCreate ?? []).map((node) => ({ kind: 'Node', field: 'nodeKey', key: node._key })),
+    ...(changes.edgesToCreate ?? []).map((edge) => ({ kind: 'Edge', field: 'edgeKey', key: edge._key })),
+  ];
+  for (const { kind, field, key } of created) {
+    if (typeof key !== 'string') continue; // the planner refuses it
+    const problem = localKeyProblem(graphKey, key);
+    if (problem) throw AppError.badRequest(`${kind} key "${key}" cannot be stored: it ${problem}`, { [field]: key, rule: DOCUMENT_KEY_RULE });
   }
 }

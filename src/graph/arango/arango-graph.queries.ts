@@ -361,15 +361,24 @@ export class ArangoGraphQueries {
   }
 
   /**
-   * Before an import: who owns the graph key (if anyone), which config keys another workspace owns,
+   * Before an import: who owns the graph key (if anyone), whether another graph's key extends it or is
+   * extended by it with "-" (their node keys could collide), which config keys another workspace owns,
    * and, when the graph is the workspace's own, the stored vectors with the content they were computed
    * from (a re-imported node whose content did not change keeps its vector).
    */
   importState(workspace: string, graphKey: string, configKeys: string[]): AqlQuery {
+    // A graph key and another one extending it with "-" (a, a-b) would share node document keys.
+    const extended = `${graphKey}-`;
     return aql`
       LET graphWorkspace = FIRST(FOR g IN ${this.c.graphs} FILTER g._key == ${graphKey} LIMIT 1 RETURN g.workspace)
       RETURN {
         graphWorkspace: graphWorkspace,
+        clashingGraph: LENGTH(
+          FOR g IN ${this.c.graphs}
+            FILTER g._key != ${graphKey} AND (STARTS_WITH(g._key, ${extended}) OR STARTS_WITH(${extended}, CONCAT(g._key, ${'-'})))
+            LIMIT 1
+            RETURN 1
+        ) > 0,
         foreignConfigs: (
           FOR c IN ${this.c.nodeConfigs}
             FILTER c._key IN ${configKeys} AND c.workspace != ${workspace}

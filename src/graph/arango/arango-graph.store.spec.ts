@@ -274,6 +274,46 @@ describe(ArangoGraphStore.name, () => {
       expect(server.requests.at(-1)?.method).toBe('DELETE');
     });
 
+    it('refuses a created node or edge key ArangoDB could not store with bad_request naming it, before any request', async () => {
+      const node = { _key: 'my node', graphKey: 'g', type: 't', sheet: '0', posX: 0, posY: 0 };
+      const error = await expectAppError(store.forWorkspace('w').createNode('g', node), 'bad_request');
+      expect(error.message).toMatch(/^Node key "my node" cannot be stored: it holds characters ArangoDB does not allow/);
+      expect(error.details).toMatchObject({ nodeKey: 'my node', rule: expect.stringContaining('254 bytes') });
+      const edge = { _key: 'e'.repeat(260), graphKey: 'g', sheet: '0', source: 'a', sourceHandle: 'R', target: 'b', targetHandle: 'L' };
+      expect((await expectAppError(store.forWorkspace('w').applyChanges('g', graphChangeSet({ edgesToCreate: [edge] })), 'bad_request')).message).toMatch(
+        /^Edge key "e+" cannot be stored: it is 260 bytes long/,
+      );
+      expect(server.requests).toEqual([]);
+    });
+
+    it('maps a key the server refuses anyway (error 1221) to bad_request, after aborting', async () => {
+      script = (request) =>
+        queryOf(request).includes('owned: owner != null')
+          ? arangoCursorReply([{ owned: true, nodes: [], edges: [] }])
+          : arangoErrorReply(400, 1221, 'illegal document key');
+      await expectAppError(store.forWorkspace('w').createNode('g', { _key: 'a', graphKey: 'g', type: 't', sheet: '0', posX: 0, posY: 0 }), 'bad_request');
+      expect(server.requests.at(-1)?.method).toBe('DELETE');
+    });
+
+    it('lists keys ArangoDB could not store among the import problems, before any request', async () => {
+      const graph = { _key: 'g', workspace: 'mine', name: 'G', sheetsList: { '0': 'main' } };
+      const nodes = [{ _key: 'a b', graphKey: 'g', type: 't', sheet: '0', posX: 0, posY: 0 }];
+      const error = await expectAppError(store.importGraph('mine', { graph, nodes, edges: [], nodeConfigs: [{ _key: 'c#1', workspace: 'mine', displayName: 'C' }] }), 'bad_request');
+      expect((error.details as Array<{ field: string }>).map((problem) => problem.field)).toEqual(['nodes[0]._key', 'nodeConfigs[0]._key']);
+      expect(server.requests).toEqual([]);
+    });
+
+    it('refuses to import a graph key that another graph key extends with "-", or that extends one: their node keys could collide', async () => {
+      script = () => arangoCursorReply([{ graphWorkspace: null, clashingGraph: true, foreignConfigs: [], vectors: [] }]);
+      const graph = { _key: 'a-b', workspace: 'mine', name: 'G', sheetsList: {} };
+      const error = await expectAppError(store.importGraph('mine', { graph, nodes: [], edges: [], nodeConfigs: [] }), 'conflict');
+      expect(error.message).toMatch(/^Graph key "a-b" cannot be used: another graph's key extends it, or is extended by it, with "-"/);
+      expect(server.requests.at(-1)?.method).toBe('DELETE');
+      const importState = cursorRequests()[0].body as CursorBody;
+      expect(importState.query).toMatch(/STARTS_WITH\(g\._key, @\w+\) OR STARTS_WITH\(@\w+, CONCAT\(g\._key, @\w+\)\)/);
+      expect(Object.values(importState.bindVars)).toEqual(expect.arrayContaining(['a-b', 'a-b-', '-']));
+    });
+
     it('imports a graph in one transaction, keeping the vectors of nodes whose content did not change', async () => {
       script = (request) =>
         queryOf(request).includes('graphWorkspace')

@@ -8,6 +8,7 @@ import { hasNodeContentChanged } from '../node-content';
 import { GraphStore, NodeEmbeddingWrite, StoredEmbeddingState, StoreHealth } from '../graph-store';
 import { MutableGraphDataSource } from '../mutable-graph-data-source';
 import { ArangoCapabilities } from './arango-capabilities';
+import { documentKeyProblems } from './arango-document-key';
 import { ArangoDocumentMapper } from './arango-document.mapper';
 import { ArangoGraphDataSource } from './arango-graph.data-source';
 import { ArangoGraphCollections, ArangoGraphQueries } from './arango-graph.queries';
@@ -87,21 +88,32 @@ export class ArangoGraphStore implements GraphStore {
    * vector; a node carrying its own vector (a Nodius export) is stored with it. A graph key or config
    * key owned by another workspace is a conflict: ArangoDB keys are unique per collection, so unlike
    * the embedded store two workspaces cannot hold the same key (Nodius keys are unique tokens anyway).
+   * Keys ArangoDB cannot store are listed with the other problems (400), and a graph key that another
+   * graph's key extends with "-" (or that extends one) is a conflict: `a` and `a-b` would share node
+   * document keys (`a-b` + `c` and `a` + `b-c` are both `a-b-c`).
    */
   async importGraph(workspace: string, input: GraphDocument): Promise<{ nodes: number; edges: number }> {
     const graphKey = input.graph?._key;
     const { document, problems } = validateGraphImport(typeof graphKey === 'string' ? graphKey : '', input);
+    if (typeof graphKey === 'string') problems.push(...documentKeyProblems(graphKey, document));
     if (problems.length > 0) {
       throw AppError.badRequest(`The graph "${String(graphKey)}" cannot be imported: ${problems.length} integrity problem(s)`, problems);
     }
     const configKeys = document.nodeConfigs.map((config) => config._key);
     const { graphs, nodes, edges, nodeConfigs } = this.collections;
     await this.executor.transaction({ write: [graphs, nodes, edges, nodeConfigs] }, 'importGraph', async (step) => {
-      const [state] = await step<{ graphWorkspace: string | null; foreignConfigs: string[]; vectors: StoredDocument[] }>(
+      const [state] = await step<{ graphWorkspace: string | null; clashingGraph: boolean; foreignConfigs: string[]; vectors: StoredDocument[] }>(
         this.queries.importState(workspace, graphKey, configKeys),
       );
       if (state.graphWorkspace !== null && state.graphWorkspace !== workspace) {
         throw AppError.conflict(`Graph key "${graphKey}" is already used in the graph store`, { graphKey });
+      }
+      if (state.clashingGraph) {
+        throw AppError.conflict(
+          `Graph key "${graphKey}" cannot be used: another graph's key extends it, or is extended by it, with "-", and node ` +
+            'documents are keyed {graphKey}-{nodeKey}, so their node keys could collide (docs/graph-store.md)',
+          { graphKey },
+        );
       }
       if (state.foreignConfigs.length > 0) {
         throw AppError.conflict(`Node config keys already used by another workspace: ${state.foreignConfigs.join(', ')}`, {
