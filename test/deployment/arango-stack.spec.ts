@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { runInNewContext } from 'node:vm';
 
@@ -101,5 +102,33 @@ describe('docker/arangodb/create-vector-index.js', () => {
 
   it('names the startup option as 3.12.6+ spells it', () => {
     expect(indexScript).toContain('--vector-index=true');
+  });
+});
+
+describe('npm run test:arango', () => {
+  const script = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts['test:arango'];
+
+  it('runs both ArangoDB contract suites, and nothing else', () => {
+    const [check, jest] = script.split(' && ');
+    expect(check).toBe('node test/support/arango-url.check.js');
+    const pattern = new RegExp(jest.split(' ').at(-1) as string);
+    const contracts = readdirSync(path.join(root, 'test/contract')).filter((file) => file.endsWith('.spec.ts'));
+    expect(contracts.filter((file) => pattern.test(`test/contract/${file}`)).sort()).toEqual([
+      'arango-graph-store.contract.spec.ts',
+      'arango-thread-repository.contract.spec.ts',
+    ]);
+  });
+
+  it('fails clearly, saying how to start the server, when ARANGO_URL is not set', () => {
+    const checkFile = path.join(root, 'test/support/arango-url.check.js');
+    const { ARANGO_URL: _unset, ...environment } = process.env;
+    const without = spawnSync(process.execPath, [checkFile], { env: environment, encoding: 'utf8' });
+    expect(without.status).toBe(1);
+    expect(without.stderr).toContain('set ARANGO_URL');
+    expect(without.stderr).toContain('docker compose up -d arangodb');
+    const withUrl = spawnSync(process.execPath, [checkFile], { env: { ...environment, ARANGO_URL: 'http://user:secret@127.0.0.1:8529' }, encoding: 'utf8' });
+    expect(withUrl.status).toBe(0);
+    expect(withUrl.stdout).toContain('http://127.0.0.1:8529');
+    expect(withUrl.stdout).not.toContain('secret');
   });
 });
