@@ -8,6 +8,7 @@ import { AppConfigModule } from '../config/app-config.module';
 import { loadAppConfig } from '../config/load-app-config';
 import { ProviderRegistry } from '../config/provider-registry';
 import { configureLogging } from '../observability/logger';
+import { PersistenceModule } from '../persistence/persistence.module';
 import { AiModule } from './ai.module';
 import { ChatService } from './chat.service';
 
@@ -17,7 +18,7 @@ describe(AiModule.name, () => {
     const server = await ScriptedLlmServer.start();
     const dataDir = mkdtempSync(path.join(tmpdir(), 'ai-module-'));
     const config = loadAppConfig({ NODE_ENV: 'test', AUTH_MODE: 'none', LOG_LEVEL: 'error', DATA_DIR: dataDir, ...server.providerEnv('deepseek') });
-    const moduleRef = await Test.createTestingModule({ imports: [AppConfigModule.forRoot(config), AiModule] }).compile();
+    const moduleRef = await Test.createTestingModule({ imports: [AppConfigModule.forRoot(config), PersistenceModule.forRoot(config), AiModule] }).compile();
     const app = moduleRef.createNestApplication({ logger: false });
     await app.init();
     try {

@@ -1,7 +1,9 @@
 import { Test } from '@nestjs/testing';
 import { ScriptedLlmServer } from '../../test/support/scripted-llm-server';
 import { AppConfigModule } from '../config/app-config.module';
+import { loadAppConfig } from '../config/load-app-config';
 import { setLogSink, resetLogSink } from '../observability/logger';
+import { PersistenceModule } from '../persistence/persistence.module';
 import { TokenTracker } from '../providers/token.tracker';
 import { EmbeddingProvider } from './embedding-provider';
 import { EMBEDDING_PROVIDER } from './embedding-provider.token';
@@ -9,7 +11,8 @@ import { EmbeddingsModule } from './embeddings.module';
 import { LocalHashEmbeddingProvider } from './local-hash-embedding.provider';
 
 async function boot(env: Record<string, string>) {
-  return Test.createTestingModule({ imports: [AppConfigModule.forRoot({ NODE_ENV: 'test', ...env }), EmbeddingsModule] }).compile();
+  const config = loadAppConfig({ NODE_ENV: 'test', ...env });
+  return Test.createTestingModule({ imports: [AppConfigModule.forRoot(config), PersistenceModule.forRoot(config), EmbeddingsModule] }).compile();
 }
 
 describe(EmbeddingsModule.name, () => {
