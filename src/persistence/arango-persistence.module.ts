@@ -7,7 +7,7 @@ import { ArangoGraphStore } from '../graph/arango/arango-graph.store';
 import { GRAPH_STORE } from '../graph/graph-store.token';
 import { ArangoThreadRepository } from '../threads/arango/arango-thread.repository';
 import { THREAD_REPOSITORY } from '../threads/thread-repository.token';
-import { closePersistedStores, PERSISTED_STORES } from './persisted-stores';
+import { closePersistence, PERSISTED_STORES } from './persisted-stores';
 
 /**
  * ArangoDB (STORE=arango): one connection per instance (ArangoConnector: waits for the server with
@@ -36,10 +36,6 @@ export class ArangoPersistenceModule implements OnApplicationShutdown {
   ) {}
 
   async onApplicationShutdown(): Promise<void> {
-    try {
-      await closePersistedStores(this.moduleRef);
-    } finally {
-      this.db.close();
-    }
+    await closePersistence(this.moduleRef, () => this.db.close());
   }
 }

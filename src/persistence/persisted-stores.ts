@@ -15,12 +15,16 @@ interface ClosableStore {
 }
 
 /**
- * Closes the module's stores, the last listed first. Called from a persistence module's
- * onApplicationShutdown: every writer finished in the earlier shutdown phases (runs stopped, the
- * embedding queue drained, leases released), and the connection is closed right after.
+ * Closes the module's stores, the last listed first, then the connection (even when a store failed to
+ * close). Called from a persistence module's onApplicationShutdown: every writer finished in the
+ * earlier shutdown phases (runs stopped, the embedding queue drained, leases released).
  */
-export async function closePersistedStores(moduleRef: ModuleRef): Promise<void> {
-  for (const token of [...PERSISTED_STORES].reverse()) {
-    await moduleRef.get<ClosableStore>(token, { strict: true }).close?.();
+export async function closePersistence(moduleRef: ModuleRef, closeConnection: () => void): Promise<void> {
+  try {
+    for (const token of [...PERSISTED_STORES].reverse()) {
+      await moduleRef.get<ClosableStore>(token, { strict: true }).close?.();
+    }
+  } finally {
+    closeConnection();
   }
 }

@@ -8,7 +8,7 @@ import { SqliteGraphStore } from '../graph/sqlite/sqlite-graph.store';
 import { Logger } from '../observability/logger';
 import { SqliteThreadRepository } from '../threads/sqlite/sqlite-thread.repository';
 import { THREAD_REPOSITORY } from '../threads/thread-repository.token';
-import { closePersistedStores, PERSISTED_STORES } from './persisted-stores';
+import { closePersistence, PERSISTED_STORES } from './persisted-stores';
 
 const logger = new Logger('database');
 
@@ -49,10 +49,8 @@ export class SqlitePersistenceModule implements OnApplicationShutdown {
   ) {}
 
   async onApplicationShutdown(): Promise<void> {
-    try {
-      await closePersistedStores(this.moduleRef);
-    } finally {
+    await closePersistence(this.moduleRef, () => {
       if (this.db.open) this.db.close();
-    }
+    });
   }
 }

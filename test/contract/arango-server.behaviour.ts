@@ -10,6 +10,7 @@ import { resetLogSink, setLogSink } from '../../src/observability/logger';
 import { appErrorOf } from '../support/app-error-of';
 import { ArangoTestDatabase, openArangoTestDatabase } from '../support/arango-test.database';
 import { seededRandom } from '../support/seeded-random';
+import { runVectorIndexScript, VectorIndexDefinition } from '../support/vector-index.script';
 
 type Settings = { url: string; user: string; password: string | undefined };
 
@@ -110,10 +111,12 @@ export function describeArangoServerBehaviour(settings: Settings): void {
 
     describe('vector index (needs --vector-index, ArangoDB 3.12.7+)', () => {
       const DIMENSION = 16;
+      /** Directions the vectors are drawn around: well-separated neighbourhoods for the index's clusters. */
       const CLUSTERS = 24;
       let database: ArangoTestDatabase;
       let store: ArangoGraphStore;
       let vectors: Map<string, Float32Array>;
+      let definition: VectorIndexDefinition;
 
       beforeAll(async () => {
         database = await openArangoTestDatabase(settings, 'graph_ai_server_vectors');
@@ -121,20 +124,14 @@ export function describeArangoServerBehaviour(settings: Settings): void {
         if (compareVersions(version, '3.12.7') < 0) throw new Error(`the vector index tests need ArangoDB 3.12.7+, the server is ${version}`);
         const writer = await ArangoGraphStore.open(database.db);
         vectors = await embedClusteredGraphs(writer, DIMENSION, CLUSTERS);
-        // As docker/arangodb/create-vector-index.js builds it (nLists sized for this small collection).
+        // The index docker/arangodb/create-vector-index.js builds for this collection, as the script defines it.
+        definition = runVectorIndexScript(version, vectors.size, String(DIMENSION)).definition;
+        expect(definition.storedValues).toEqual(['graphKey', 'embeddingModel']);
         await database.db
           .collection(ARANGO_NAMES.nodes)
-          .ensureIndex({
-            type: 'vector',
-            name: 'nodius_ai_embedding_cosine',
-            fields: ['embedding'],
-            sparse: true,
-            inBackground: true,
-            storedValues: ['graphKey', 'embeddingModel'],
-            params: { metric: 'cosine', dimension: DIMENSION, nLists: CLUSTERS, defaultNProbe: 1 },
-          })
+          .ensureIndex(definition)
           .catch((error: unknown) => {
-            throw new Error(`creating a vector index failed: start ArangoDB with --vector-index=true (docker-compose.yml does): ${String(error)}`);
+            throw new Error(`creating the vector index failed: start ArangoDB with --vector-index=true (docker-compose.yml does): ${String(error)}`);
           });
         // A store opened after the index exists detects it; large graphs from 100 nodes use it.
         const options: ArangoGraphStoreOptions = { vectorExactScanBelow: 100 };
@@ -153,7 +150,9 @@ export function describeArangoServerBehaviour(settings: Settings): void {
       it('answers a large graph through the index, probing enough clusters to match the exact ranking', async () => {
         const reopened = await ArangoGraphStore.open(database.db, { vectorExactScanBelow: 100 });
         expect(logs.find((entry) => entry.event === 'arango_schema_ready')).toMatchObject({
-          vectorIndex: expect.stringContaining(`nodius_ai_embedding_cosine (dimension ${DIMENSION}, nLists ${CLUSTERS}, stored graphKey, embeddingModel)`),
+          vectorIndex: expect.stringContaining(
+            `nodius_ai_embedding_cosine (dimension ${DIMENSION}, nLists ${definition.params.nLists}, stored graphKey, embeddingModel)`,
+          ),
         });
         const indexed = reopened.forWorkspace('ws-vectors');
         const exact = (await ArangoGraphStore.open(database.db, { vectorExactScanBelow: Number.MAX_SAFE_INTEGER })).forWorkspace('ws-vectors');

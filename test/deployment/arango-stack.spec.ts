@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { runInNewContext } from 'node:vm';
+import { runVectorIndexScript } from '../support/vector-index.script';
 
 const root = path.resolve(__dirname, '../..');
 const compose = readFileSync(path.join(root, 'docker-compose.yml'), 'utf8');
@@ -14,46 +14,6 @@ function serviceBlock(name: string): string {
   const rest = compose.slice(start + 1);
   const end = rest.slice(1).search(/\n {2}[a-z][\w-]*:\n|\n[a-z]/);
   return end < 0 ? rest : rest.slice(0, end + 1);
-}
-
-interface IndexDefinition {
-  type: string;
-  name: string;
-  fields: string[];
-  sparse: boolean;
-  inBackground: boolean;
-  storedValues?: string[];
-  params: { metric: string; dimension: number; nLists: number; defaultNProbe: number };
-}
-
-/** Runs the arangosh script against a stand-in `db`, as `arangosh --javascript.execute … -- <dimension>` would. */
-function runIndexScript(version: string, embedded: number, dimension = '1536'): { definition: IndexDefinition; printed: string[] } {
-  let definition: IndexDefinition | undefined;
-  const printed: string[] = [];
-  const db = {
-    _version: () => version,
-    _name: () => 'nodius',
-    _collection: (name: string) =>
-      name === 'nodius_nodes'
-        ? {
-            ensureIndex: (wanted: IndexDefinition) => {
-              definition = wanted;
-              return { ...wanted, id: 'nodius_nodes/1' };
-            },
-          }
-        : null,
-    _query: () => ({ toArray: () => [embedded] }),
-  };
-  runInNewContext(indexScript, {
-    require: (module: string) => {
-      if (module !== '@arangodb') throw new Error(`unexpected require ${module}`);
-      return { db };
-    },
-    ARGUMENTS: [dimension],
-    print: (text: string) => printed.push(text),
-  });
-  if (!definition) throw new Error('no index was created');
-  return { definition, printed };
 }
 
 describe('docker-compose ArangoDB', () => {
@@ -75,7 +35,7 @@ describe('docker-compose ArangoDB', () => {
 
 describe('docker/arangodb/create-vector-index.js', () => {
   it('builds a sparse cosine index in the background, with the graph filter stored in it and a sane default nProbe', () => {
-    const { definition, printed } = runIndexScript('3.12.7', 10_000);
+    const { definition, printed } = runVectorIndexScript('3.12.7', 10_000, '1536');
     expect(definition).toEqual({
       type: 'vector',
       name: 'nodius_ai_embedding_cosine',
@@ -89,15 +49,15 @@ describe('docker/arangodb/create-vector-index.js', () => {
   });
 
   it('leaves storedValues out on 3.12.6, which does not know them, and never asks for more centroids than vectors', () => {
-    const { definition } = runIndexScript('3.12.6', 9);
+    const { definition } = runVectorIndexScript('3.12.6', 9, '1536');
     expect(definition.storedValues).toBeUndefined();
     expect(definition.params).toEqual({ metric: 'cosine', dimension: 1536, nLists: 9, defaultNProbe: 3 });
   });
 
   it('refuses a server that cannot filter an index lookup by graph, a missing dimension, and a collection without vectors', () => {
-    expect(() => runIndexScript('3.12.5', 1_000)).toThrow(/3\.12\.6 or later/);
-    expect(() => runIndexScript('3.12.7', 1_000, 'x')).toThrow(/usage/);
-    expect(() => runIndexScript('3.12.7', 0)).toThrow(/embed the nodes first/);
+    expect(() => runVectorIndexScript('3.12.5', 1_000, '1536')).toThrow(/3\.12\.6 or later/);
+    expect(() => runVectorIndexScript('3.12.7', 1_000, 'x')).toThrow(/usage/);
+    expect(() => runVectorIndexScript('3.12.7', 0, '1536')).toThrow(/embed the nodes first/);
   });
 
   it('names the startup option as 3.12.6+ spells it', () => {

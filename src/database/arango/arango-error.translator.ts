@@ -10,6 +10,8 @@ export const ARANGO_ERROR_NUM = {
   /** ERROR_FORBIDDEN: the user lacks a permission (usually with HTTP 401 or 403). */
   forbidden: 11,
   lockTimeout: 18,
+  deadlock: 29,
+  /** A write-write conflict, or a `_rev` precondition that no longer holds (`ignoreRevs: false`). */
   writeConflict: 1200,
   documentNotFound: 1202,
   dataSourceNotFound: 1203,

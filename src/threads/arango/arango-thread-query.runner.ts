@@ -1,23 +1,16 @@
 import { Database } from 'arangojs';
 import { AqlQuery } from 'arangojs/aql';
 import { isArangoError } from 'arangojs/errors';
+import { ARANGO_ERROR_NUM } from '../../database/arango/arango-error.translator';
 import { ArangoQueryExecutor } from '../../database/arango/arango-query.executor';
 import { AppError } from '../../errors/app-error';
 import { Logger } from '../../observability/logger';
 
 const logger = new Logger('arango-threads');
 
-/** ArangoDB error numbers (https://docs.arangodb.com/stable/develop/error-codes/) this runner reacts to. */
-export const ARANGO_ERROR = {
-  deadlock: 29,
-  /** A write-write conflict, or a `_rev` precondition that no longer holds (`ignoreRevs: false`). */
-  conflict: 1200,
-  documentNotFound: 1202,
-  uniqueConstraintViolated: 1210,
-} as const;
 
 /** A query that failed with one of these changed nothing and may simply run again. */
-const RUN_AGAIN_ERRORS: ReadonlySet<number> = new Set([ARANGO_ERROR.deadlock, ARANGO_ERROR.conflict, ARANGO_ERROR.uniqueConstraintViolated]);
+const RUN_AGAIN_ERRORS: ReadonlySet<number> = new Set([ARANGO_ERROR_NUM.deadlock, ARANGO_ERROR_NUM.writeConflict, ARANGO_ERROR_NUM.uniqueConstraintViolated]);
 
 export interface WriteConflictRetryPolicy {
   attempts: number;

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Database } from 'arangojs';
+import { ARANGO_ERROR_NUM } from '../../database/arango/arango-error.translator';
 import { AppError } from '../../errors/app-error';
 import { IdempotencyClaim, IdempotencyScope, NewThread, ThreadRepository } from '../thread.repository';
 import { ThreadRevisionConflictError } from '../thread-revision-conflict.error';
@@ -9,7 +10,6 @@ import { ArangoThreadDocumentMapper, StoredThreadDocument, ThreadSummaryRow } fr
 import { ARANGO_THREAD_NAMES } from './arango-thread.names';
 import { ArangoThreadQueries, IdempotencyEntry, LeaseParams } from './arango-thread.queries';
 import {
-  ARANGO_ERROR,
   ArangoThreadQueryRunner,
   DEFAULT_WRITE_CONFLICT_RETRY,
   isArangoErrorNum,
@@ -91,7 +91,7 @@ export class ArangoThreadRepository implements ThreadRepository {
     try {
       await this.runner.query(this.queries.insertThread(document));
     } catch (error) {
-      if (isArangoErrorNum(error, ARANGO_ERROR.uniqueConstraintViolated)) throw AppError.conflict('A thread with this id already exists');
+      if (isArangoErrorNum(error, ARANGO_ERROR_NUM.uniqueConstraintViolated)) throw AppError.conflict('A thread with this id already exists');
       throw this.runner.translate(error, 'threads.create');
     }
     return ArangoThreadDocumentMapper.toRecord(document);
@@ -135,7 +135,7 @@ export class ArangoThreadRepository implements ThreadRepository {
         written = await query<{ revision: number; lastUpdatedTime: number }>(this.queries.commit(params));
       } catch (error) {
         // Lost to a concurrent writer (or the thread went away) between its read and its write: classify below.
-        if (!isArangoErrorNum(error, ARANGO_ERROR.conflict) && !isArangoErrorNum(error, ARANGO_ERROR.documentNotFound)) throw error;
+        if (!isArangoErrorNum(error, ARANGO_ERROR_NUM.writeConflict) && !isArangoErrorNum(error, ARANGO_ERROR_NUM.documentNotFound)) throw error;
       }
       if (written.length > 0) return { applied: true, revision: written[0].revision, lastUpdatedTime: written[0].lastUpdatedTime };
 
@@ -218,7 +218,7 @@ export class ArangoThreadRepository implements ThreadRepository {
         return (await query(release)).length > 0;
       } catch (error) {
         // Removed concurrently (expired and cleaned up): there is nothing left to release.
-        if (isArangoErrorNum(error, ARANGO_ERROR.documentNotFound)) return false;
+        if (isArangoErrorNum(error, ARANGO_ERROR_NUM.documentNotFound)) return false;
         throw error;
       }
     });
@@ -246,6 +246,6 @@ async function ignoreDocumentNotFound(removal: Promise<unknown>): Promise<void> 
   try {
     await removal;
   } catch (error) {
-    if (!isArangoErrorNum(error, ARANGO_ERROR.documentNotFound)) throw error;
+    if (!isArangoErrorNum(error, ARANGO_ERROR_NUM.documentNotFound)) throw error;
   }
 }
