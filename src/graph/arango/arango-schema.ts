@@ -113,7 +113,7 @@ export class ArangoSchema {
  * analyzers default to its link's, which default to ["identity"], and are then often left out; custom
  * analyzer names may carry their database's prefix (`nodius::nodius_ai_prose_v1`).
  */
-export function isSameLink(current: Partial<ArangoSearchViewLink> | undefined, wanted: ArangoSearchViewLinkOptions = NODE_SEARCH_LINK): boolean {
+function isSameLink(current: Partial<ArangoSearchViewLink> | undefined, wanted: ArangoSearchViewLinkOptions = NODE_SEARCH_LINK): boolean {
   if (!current?.fields) return false;
   const effective = (analyzers: string[] | undefined, inherited: string[]): string =>
     (analyzers ?? inherited).map((name) => name.replace(/^.*::/, '')).sort().join(',');
