@@ -16,8 +16,10 @@
  * The argument is the dimension (1536 for text-embedding-3-small, 512 for local-hash-v1-512).
  * To rebuild it (after many new vectors, or another model), drop it first:
  *   db.nodius_nodes.dropIndex('nodius_ai_embedding_cosine')
- * Restart the service afterwards: it detects the index at start (log line arango_schema_ready, or
- * arango_vector_index_ignored with the reason, e.g. a trainingState that is not "ready" yet).
+ * It is built in the background (Nodius keeps writing meanwhile), so it may still be training when
+ * this script returns: restart the service once `db.nodius_nodes.indexes(false, true)` lists it
+ * without `progress` (and, from 3.12.9, with trainingState "ready"). The service detects the index at
+ * start (log line arango_schema_ready, or arango_vector_index_ignored with the reason).
  */
 'use strict';
 const db = require('@arangodb').db;

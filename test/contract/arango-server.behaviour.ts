@@ -1,4 +1,5 @@
 import { aql } from 'arangojs';
+import { HiddenIndexDescription } from 'arangojs/indexes';
 import { ArangoQueryExecutor } from '../../src/database/arango/arango-query.executor';
 import { compareVersions } from '../../src/graph/arango/arango-capabilities';
 import { ArangoGraphStore, ArangoGraphStoreOptions } from '../../src/graph/arango/arango-graph.store';
@@ -133,6 +134,7 @@ export function describeArangoServerBehaviour(settings: Settings): void {
           .catch((error: unknown) => {
             throw new Error(`creating the vector index failed: start ArangoDB with --vector-index=true (docker-compose.yml does): ${String(error)}`);
           });
+        await waitUntilTrained(database, definition.name, vectors.get('large:b0') as Float32Array);
         // A store opened after the index exists detects it; large graphs from 100 nodes use it.
         const options: ArangoGraphStoreOptions = { vectorExactScanBelow: 100 };
         store = await ArangoGraphStore.open(database.db, options);
@@ -212,3 +214,35 @@ async function embedClusteredGraphs(store: ArangoGraphStore, dimension: number, 
   }
   return vectors;
 }
+
+/**
+ * Built in the background, the index may still be building or training when ensureIndex returns:
+ * waits until it is listed as built (no `progress`), trained when the server says (`trainingState`,
+ * 3.12.9+), and answers a query through it.
+ */
+async function waitUntilTrained(database: ArangoTestDatabase, name: string, probe: Float32Array): Promise<void> {
+  const nodes = database.db.collection(ARANGO_NAMES.nodes);
+  const deadline = Date.now() + 60_000;
+  let last: unknown = 'not listed';
+  while (Date.now() < deadline) {
+    const indexes: Array<{ name?: string; progress?: number; trainingState?: string }> = await nodes.indexes<HiddenIndexDescription>({ withHidden: true });
+    const listed = indexes.find((index) => index.name === name);
+    if (listed && listed.progress === undefined && (listed.trainingState ?? 'ready') === 'ready') {
+      try {
+        await (await database.db.query(aql`
+          FOR n IN ${nodes}
+            SORT APPROX_NEAR_COSINE(n.embedding, ${Array.from(probe)}) DESC
+            LIMIT 1
+            RETURN n._key`)).all();
+        return;
+      } catch (error) {
+        last = error;
+      }
+    } else {
+      last = listed ? `progress ${String(listed.progress)}, trainingState ${String(listed.trainingState)}` : 'not listed';
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  throw new Error(`the vector index ${name} was not usable within 60 s: ${String(last)}`);
+}
+
