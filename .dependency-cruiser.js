@@ -22,7 +22,7 @@ const LAYERS = [
 ];
 
 /** The application's wiring, above every layer: it may import anything, and nothing imports it. */
-const WIRING = ['cli/', 'app\\.module\\.ts$', 'app\\.factory\\.ts$', 'main\\.ts$'];
+const WIRING = ['cli/', 'persistence/', 'app\\.module\\.ts$', 'app\\.factory\\.ts$', 'main\\.ts$'];
 
 /**
  * The schema history of the embedded store is one ordered list (src/database/sqlite/sqlite-migrations.ts) of

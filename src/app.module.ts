@@ -3,12 +3,12 @@ import { AiModule } from './ai/ai.module';
 import { AuthModule } from './auth/auth.module';
 import { AppConfig } from './config/app-config';
 import { AppConfigModule } from './config/app-config.module';
-import { DatabaseModule } from './database/database.module';
 import { EmbeddingsModule } from './embeddings/embeddings.module';
 import { GraphFeedModule } from './graph/feed/graph-feed.module';
 import { GraphModule } from './graph/graph.module';
 import { HealthModule } from './health/health.module';
 import { ObservabilityModule } from './observability/observability.module';
+import { PersistenceModule } from './persistence/persistence.module';
 import { PlaygroundModule } from './playground/playground.module';
 import { ProvidersModule } from './providers/providers.module';
 import { RagModule } from './rag/rag.module';
@@ -23,7 +23,7 @@ export class AppModule {
       imports: [
         AppConfigModule.forRoot(config),
         ObservabilityModule,
-        DatabaseModule,
+        PersistenceModule.forRoot(config),
         GraphModule,
         GraphFeedModule,
         EmbeddingsModule,

@@ -18,7 +18,7 @@ export interface AiChatClientOptions {
   /** The service's origin, e.g. `http://localhost:3000` (the namespace `/ai` is added). */
   url: string;
   token?: TokenSource;
-  /** Socket.IO path (default `/socket.io`, PROTOCOL.md §4). */
+  /** Socket.IO path (default `/socket.io`, docs/protocol.md §4). */
   path?: string;
   /** Default: polling then websocket, as socket.io-client does. */
   transports?: Array<'websocket' | 'polling'>;
@@ -26,7 +26,7 @@ export interface AiChatClientOptions {
   coalesceMs?: number;
   /** Reconnect after a dropped connection (default true). */
   reconnection?: boolean;
-  /** How long a running request waits after a drop for its rejoined events (PROTOCOL.md 8.7) before it fails (default 10 s). */
+  /** How long a running request waits after a drop for its rejoined events (docs/protocol.md §8.7) before it fails (default 10 s). */
   rejoinTimeoutMs?: number;
   /** Connect at once (default true); otherwise call connect(). */
   autoConnect?: boolean;
@@ -36,7 +36,7 @@ export interface AiChatClientOptions {
 export interface AiChatClientEvents {
   connect: () => void;
   disconnect: (reason: string) => void;
-  /** Refused or failed connection; `error.message` is "unauthorized" when the token was refused (PROTOCOL.md §1). */
+  /** Refused or failed connection; `error.message` is "unauthorized" when the token was refused (docs/protocol.md §1). */
   connect_error: (error: Error) => void;
   /** `ai:approval_pending` (8.4): an automation run waits for an editor or admin. */
   approval_pending: (event: AiApprovalPendingEvent) => void;
@@ -61,7 +61,7 @@ const REQUEST_EVENTS = [
 ] as const satisfies ReadonlyArray<keyof AiServerToClientEvents>;
 
 /**
- * A typed, framework-free client of the assistant's Socket.IO namespace `/ai` (PROTOCOL.md §4, §8).
+ * A typed, framework-free client of the assistant's Socket.IO namespace `/ai` (docs/protocol.md §4, §8).
  * Each chat, resume or rejoin is an AiRequest with its own `_id`, typed callbacks and a `done` promise;
  * token text is coalesced for rendering; the JWT goes in the handshake and on every message. When the
  * connection drops, socket.io-client reconnects; a running request whose events carry `seq` is picked up
@@ -131,7 +131,7 @@ export class AiChatClient {
     return request;
   }
 
-  /** `ai:resume`: approve or reject a proposal (`feedback`), or answer a question (`answer`, PROTOCOL.md 8.2). */
+  /** `ai:resume`: approve or reject a proposal (`feedback`), or answer a question (`answer`, docs/protocol.md §8.2). */
   resume(input: ResumeInput, handlers: AiRequestHandlers = {}): AiRequest {
     const request = this.begin('resume', handlers, { threadId: input.threadId });
     this.socket.emit('ai:resume', { ...input, _id: request.id, ...this.tokenField() });
@@ -139,7 +139,7 @@ export class AiChatClient {
   }
 
   /**
-   * `ai:rejoin` (PROTOCOL.md 8.7): the events of the thread's latest request after `lastSeq`, then the
+   * `ai:rejoin` (docs/protocol.md §8.7): the events of the thread's latest request after `lastSeq`, then the
    * rest live. Fails with `timeout` when nothing comes within `rejoinTimeoutMs` (a service without 8.7).
    */
   rejoin(input: { threadId: string; lastSeq: number }, handlers: AiRequestHandlers = {}): AiRequest {

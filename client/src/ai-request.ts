@@ -25,7 +25,7 @@ export interface AiRequestError {
 
 export type AiRequestOutcome = { type: 'complete'; event: AiCompleteEvent } | { type: 'error'; error: AiRequestError };
 
-/** Typed callbacks for every event of one request (PROTOCOL.md §4 and §8). All optional. */
+/** Typed callbacks for every event of one request (docs/protocol.md §4 and §8). All optional. */
 export interface AiRequestHandlers {
   onThread?(event: AiThreadEvent): void;
   /** Each `ai:token` as received. */
@@ -50,7 +50,7 @@ export type AiRequestStatus = 'running' | 'rejoining' | 'completed' | 'failed';
  */
 export class AiRequest {
   threadId: string | null;
-  /** The highest `seq` received (PROTOCOL.md 8.7); 0 until the service sends one. */
+  /** The highest `seq` received (docs/protocol.md §8.7); 0 until the service sends one. */
   lastSeq: number;
   /** Everything received so far (not coalesced). */
   text = '';

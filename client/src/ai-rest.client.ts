@@ -1,7 +1,7 @@
 import type { TokenSource } from './ai-chat.client';
 import type { ErrorBody, ErrorCode, GraphDocument, RagContextResponse, ThreadSummary, ThreadView } from './protocol';
 
-/** A REST answer in PROTOCOL.md §3's error shape (or a network failure: statusCode 0, code `network`). */
+/** A REST answer in docs/protocol.md §3's error shape (or a network failure: statusCode 0, code `network`). */
 export class AiApiError extends Error {
   constructor(
     readonly statusCode: number,
@@ -24,7 +24,7 @@ export interface AiRestClientOptions {
 }
 
 /**
- * The REST routes a chat UI needs beside the socket (PROTOCOL.md §3): threads, a thread's messages,
+ * The REST routes a chat UI needs beside the socket (docs/protocol.md §3): threads, a thread's messages,
  * what the AI sees for a question, and the graph itself. Errors are thrown as AiApiError.
  */
 export class AiRestClient {

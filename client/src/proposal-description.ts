@@ -127,7 +127,7 @@ function titleOf(action: ProposedAction): string {
 }
 
 /**
- * Describes an approval interrupt from its preview (exactly what approval applies, PROTOCOL.md §5) and
+ * Describes an approval interrupt from its preview (exactly what approval applies, docs/protocol.md §5) and
  * its proposal (title, reason). `sheets` (the graph's sheetsList) turns sheet ids into names.
  */
 export function describeProposal(interrupt: ApprovalInterrupt, sheets?: Record<string, string>): ProposalDescription {

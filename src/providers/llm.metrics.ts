@@ -29,7 +29,7 @@ export class LlmMetrics implements LlmCallObserver {
     });
     this.errors = new Counter({
       name: 'graph_ai_llm_upstream_errors_total',
-      help: 'Upstream LLM failures by provider, model, PROTOCOL.md code and whether another attempt followed (retried="true").',
+      help: 'Upstream LLM failures by provider, model, error code (docs/protocol.md §4) and whether another attempt followed (retried="true").',
       labelNames: ['provider', 'model', 'code', 'retried'],
       registers: [registry],
     });

@@ -13,7 +13,7 @@ export interface AIToolCall {
 export interface AIChatMessage {
   /** Local id (stable across re-renders; not the service's). */
   id: string;
-  /** `event`: a thread event (PROTOCOL.md 8.3), shown as a system line. */
+  /** `event`: a thread event (docs/protocol.md §8.3), shown as a system line. */
   role: 'user' | 'assistant' | 'event';
   content: string;
   createdTime: number;

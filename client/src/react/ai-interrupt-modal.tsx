@@ -7,7 +7,7 @@ export interface AIInterruptModalProps {
   /** The proposal (approval) or question the answer stopped on. Seed 000 passes `proposedAction`; the interrupt also carries its preview. */
   interrupt: Interrupt;
   threadId: string;
-  /** Approve/reject with optional feedback; a question's answer goes in `answer` (PROTOCOL.md 8.2). */
+  /** Approve/reject with optional feedback; a question's answer goes in `answer` (docs/protocol.md §8.2). */
   onResume: (threadId: string, approved: boolean, feedback?: string, answer?: string) => void;
   /** Closes the modal without deciding (Escape); the interrupt stays pending. */
   onDismiss?: () => void;

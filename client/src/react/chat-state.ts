@@ -117,7 +117,7 @@ export function messagesOfThread(thread: ThreadView): AIChatMessage[] {
     const role: string = view.role;
     const event = (view as { event?: ThreadEvent }).event;
     if (role === 'event' && event) {
-      // PROTOCOL.md 8.3 adds this role to the stored messages.
+      // docs/protocol.md §8.3 adds this role to the stored messages.
       messages.push({ id, role: 'event', content: view.content, event, createdTime: view.createdTime });
       return;
     }

@@ -29,7 +29,7 @@ export interface UseAIChatReturn {
   /** True while an answer streams. */
   isTyping: boolean;
   sendMessage: (text: string) => void;
-  /** Answers the pending interrupt: approve/reject with optional feedback, or a question's `answer` (PROTOCOL.md 8.2). */
+  /** Answers the pending interrupt: approve/reject with optional feedback, or a question's `answer` (docs/protocol.md §8.2). */
   resume: (threadId: string, approved: boolean, feedback?: string, answer?: string) => void;
   stopGeneration: () => void;
   connect: () => void;

@@ -27,7 +27,7 @@ export interface AiResumeMessage {
   threadId: string;
   approved: boolean;
   feedback?: string;
-  /** The answer to a question interrupt (PROTOCOL.md 8.2). */
+  /** The answer to a question interrupt (docs/protocol.md §8.2). */
   answer?: string;
   token?: string;
 }
@@ -38,7 +38,7 @@ export interface AiInterruptMessage {
   token?: string;
 }
 
-/** PROTOCOL.md 8.7: replay the events of the thread's latest request after `lastSeq`, under `_id`, then live. */
+/** docs/protocol.md §8.7: replay the events of the thread's latest request after `lastSeq`, under `_id`, then live. */
 export interface AiRejoinMessage {
   _id: number;
   threadId: string;
@@ -56,7 +56,7 @@ export interface AiClientToServerEvents {
 /** What every server → client event of a request carries. */
 export interface AiRequestEvent {
   _id: number;
-  /** PROTOCOL.md 8.7: 1, 2, 3, … within the request (with several instances). */
+  /** docs/protocol.md §8.7: 1, 2, 3, … within the request (with several instances). */
   seq?: number;
 }
 
@@ -98,20 +98,20 @@ export interface AiErrorEvent {
   retryable: boolean;
 }
 
-/** PROTOCOL.md 8.3: what was loaded for a message, or what an applied series did. */
+/** docs/protocol.md §8.3: what was loaded for a message, or what an applied series did. */
 export interface ThreadEvent {
   type: 'DATA_ADDED' | 'ACTIONS_EXECUTED';
   summary: string;
   results: Array<{ ok: boolean; label: string; detail?: string }>;
 }
 
-/** `ai:event` (PROTOCOL.md 8.3). */
+/** `ai:event` (docs/protocol.md §8.3). */
 export interface AiEventPayload extends AiRequestEvent {
   threadId: string;
   event: ThreadEvent;
 }
 
-/** `ai:apply` (PROTOCOL.md 8.1, HITL_APPLY=client): an autonomous action for the client to apply. */
+/** `ai:apply` (docs/protocol.md §8.1, HITL_APPLY=client): an autonomous action for the client to apply. */
 export interface AiApplyEvent extends AiRequestEvent {
   threadId: string;
   toolCallId: string;
@@ -119,7 +119,7 @@ export interface AiApplyEvent extends AiRequestEvent {
   preview: ActionConversionResult;
 }
 
-/** `ai:approval_pending` (PROTOCOL.md 8.4): an automation run waits for an editor or admin; not tied to a request. */
+/** `ai:approval_pending` (docs/protocol.md §8.4): an automation run waits for an editor or admin; not tied to a request. */
 export interface AiApprovalPendingEvent {
   threadId: string;
   automationId?: string;

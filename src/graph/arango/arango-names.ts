@@ -13,8 +13,12 @@ export const ARANGO_NAMES = {
   searchView: 'nodius_ai_node_search_v1',
   /** English prose: word tokenizer, lowercase, accents folded, stemming, stop words. */
   proseAnalyzer: 'nodius_ai_prose_v1',
-  /** Code identifiers: camelCase / snake_case / digits split first, then the prose treatment. */
-  identifierAnalyzer: 'nodius_ai_identifier_v1',
+  /**
+   * Code identifiers: camelCase / snake_case / digits split first, then the prose treatment. v2: one
+   * nested expression over input capped at 20,000 characters (v1's four LETs ran the full AQL engine
+   * per indexed value and could hit the analyzer's memory limit on a large `process`).
+   */
+  identifierAnalyzer: 'nodius_ai_identifier_v2',
 } as const;
 
 /**

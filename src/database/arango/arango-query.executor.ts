@@ -7,16 +7,17 @@ import { toStoreError } from './arango-error.translator';
 export type TransactionStep = <T = unknown>(query: AqlQuery) => Promise<T[]>;
 
 /**
- * Runs AQL against the database and turns driver failures into the service's errors
- * (arango-error.translator.ts), so an unreachable server is a 503 for the caller, never a crash.
+ * Runs AQL against the database for every adapter on ArangoDB (graph store, thread repository) and
+ * turns driver failures into the service's errors (arango-error.translator.ts), so an unreachable
+ * server is a 503 for the caller, never a crash.
  */
 export class ArangoQueryExecutor {
   constructor(private readonly db: Database) {}
 
+  /** One query, all its results; failures translated. */
   async all<T>(query: AqlQuery, operation: string): Promise<T[]> {
     try {
-      const cursor = await this.db.query<T>(query);
-      return await cursor.all();
+      return await this.run<T>(query);
     } catch (error) {
       throw toStoreError(error, operation);
     }
@@ -25,6 +26,19 @@ export class ArangoQueryExecutor {
   async first<T>(query: AqlQuery, operation: string): Promise<T | undefined> {
     const [result] = await this.all<T>(query, operation);
     return result;
+  }
+
+  /**
+   * One query, all its results, driver failures untranslated: for callers that react to particular
+   * ArangoDB error numbers (a lost write race runs again) and translate the rest with translate().
+   */
+  async run<T>(query: AqlQuery): Promise<T[]> {
+    const cursor = await this.db.query<T>(query);
+    return cursor.all();
+  }
+
+  translate(error: unknown, operation: string): unknown {
+    return toStoreError(error, operation);
   }
 
   /**

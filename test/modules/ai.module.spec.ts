@@ -2,14 +2,15 @@ import { Test } from '@nestjs/testing';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { RecordingSink } from '../../test/support/chat-service.harness';
-import { ScriptedLlmServer } from '../../test/support/scripted-llm-server';
-import { AppConfigModule } from '../config/app-config.module';
-import { loadAppConfig } from '../config/load-app-config';
-import { ProviderRegistry } from '../config/provider-registry';
-import { configureLogging } from '../observability/logger';
-import { AiModule } from './ai.module';
-import { ChatService } from './chat.service';
+import { RecordingSink } from '../support/chat-service.harness';
+import { ScriptedLlmServer } from '../support/scripted-llm-server';
+import { AppConfigModule } from '../../src/config/app-config.module';
+import { loadAppConfig } from '../../src/config/load-app-config';
+import { ProviderRegistry } from '../../src/config/provider-registry';
+import { configureLogging } from '../../src/observability/logger';
+import { PersistenceModule } from '../../src/persistence/persistence.module';
+import { AiModule } from '../../src/ai/ai.module';
+import { ChatService } from '../../src/ai/chat.service';
 
 describe(AiModule.name, () => {
   it('wires ChatService from the real modules (SQLite store with the demo graph, provider from the environment)', async () => {
@@ -17,7 +18,7 @@ describe(AiModule.name, () => {
     const server = await ScriptedLlmServer.start();
     const dataDir = mkdtempSync(path.join(tmpdir(), 'ai-module-'));
     const config = loadAppConfig({ NODE_ENV: 'test', AUTH_MODE: 'none', LOG_LEVEL: 'error', DATA_DIR: dataDir, ...server.providerEnv('deepseek') });
-    const moduleRef = await Test.createTestingModule({ imports: [AppConfigModule.forRoot(config), AiModule] }).compile();
+    const moduleRef = await Test.createTestingModule({ imports: [AppConfigModule.forRoot(config), PersistenceModule.forRoot(config), AiModule] }).compile();
     const app = moduleRef.createNestApplication({ logger: false });
     await app.init();
     try {

@@ -2,14 +2,16 @@ import { Test } from '@nestjs/testing';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { startFakeArango } from '../../test/support/fake-arango.server';
-import { AppConfigModule } from '../config/app-config.module';
-import { configureLogging } from '../observability/logger';
-import { ArangoThreadRepository } from './arango/arango-thread.repository';
-import { SqliteThreadRepository } from './sqlite/sqlite-thread.repository';
-import { THREAD_REPOSITORY } from './thread-repository.token';
-import { ThreadStore } from './thread.store';
-import { ThreadsModule } from './threads.module';
+import { preparedArangoReply, startFakeArango } from '../support/fake-arango.server';
+import { AppConfigModule } from '../../src/config/app-config.module';
+import { loadAppConfig } from '../../src/config/load-app-config';
+import { configureLogging } from '../../src/observability/logger';
+import { PersistenceModule } from '../../src/persistence/persistence.module';
+import { ArangoThreadRepository } from '../../src/threads/arango/arango-thread.repository';
+import { SqliteThreadRepository } from '../../src/threads/sqlite/sqlite-thread.repository';
+import { THREAD_REPOSITORY } from '../../src/threads/thread-repository.token';
+import { ThreadStore } from '../../src/threads/thread.store';
+import { ThreadsModule } from '../../src/threads/threads.module';
 
 describe(ThreadsModule.name, () => {
   let dataDir: string;
@@ -25,8 +27,9 @@ describe(ThreadsModule.name, () => {
 
   it('wires ThreadStore to the SQLite repository on the embedded store, and threads survive a restart', async () => {
     const boot = async () => {
+      const config = loadAppConfig({ NODE_ENV: 'test', AUTH_MODE: 'none', DATA_DIR: dataDir });
       const moduleRef = await Test.createTestingModule({
-        imports: [AppConfigModule.forRoot({ NODE_ENV: 'test', AUTH_MODE: 'none', DATA_DIR: dataDir }), ThreadsModule],
+        imports: [AppConfigModule.forRoot(config), PersistenceModule.forRoot(config), ThreadsModule],
       }).compile();
       await moduleRef.init();
       return moduleRef;
@@ -43,16 +46,12 @@ describe(ThreadsModule.name, () => {
     await second.close();
   });
 
-  it('wires ThreadStore to the ArangoDB repository on DatabaseModule\'s connection with STORE=arango', async () => {
-    // A scripted ArangoDB: version probe, collections that exist, index ensures, queries that answer nothing.
-    const server = await startFakeArango((request) => {
-      if (request.path.endsWith('/_api/version')) return { status: 200, body: { server: 'arango', version: '3.12.4', license: 'community' } };
-      if (request.path.includes('/_api/collection/')) return { status: 200, body: { error: false, code: 200, name: 'c', type: 2 } };
-      return { status: 201, body: { error: false, code: 201, result: [], hasMore: false, isNewlyCreated: false } };
-    });
+  it('wires ThreadStore to the ArangoDB repository on the persistence module\'s connection with STORE=arango', async () => {
+    const server = await startFakeArango(preparedArangoReply);
     try {
+      const config = loadAppConfig({ NODE_ENV: 'test', AUTH_MODE: 'none', STORE: 'arango', ARANGO_URL: server.url });
       const moduleRef = await Test.createTestingModule({
-        imports: [AppConfigModule.forRoot({ NODE_ENV: 'test', AUTH_MODE: 'none', STORE: 'arango', ARANGO_URL: server.url }), ThreadsModule],
+        imports: [AppConfigModule.forRoot(config), PersistenceModule.forRoot(config), ThreadsModule],
       }).compile();
       await moduleRef.init();
       expect(moduleRef.get(THREAD_REPOSITORY, { strict: false })).toBeInstanceOf(ArangoThreadRepository);

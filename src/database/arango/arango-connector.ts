@@ -1,12 +1,10 @@
 import { Database } from 'arangojs';
-import { HttpError, isArangoError } from 'arangojs/errors';
+import { isArangoError } from 'arangojs/errors';
 import { Logger } from '../../observability/logger';
 import { ArangoConnectionError } from './arango-connection.error';
-import { isStoreUnavailable } from './arango-error.translator';
+import { ARANGO_ERROR_NUM, isPermissionDenied, isStoreUnavailable } from './arango-error.translator';
 
 const logger = new Logger('arango-store');
-
-const DATABASE_NOT_FOUND = 1228;
 
 export interface ArangoConnectionSettings {
   url: string;
@@ -25,9 +23,10 @@ export interface ArangoRetryPolicy {
 export const DEFAULT_ARANGO_RETRY: ArangoRetryPolicy = { attempts: 10, initialDelayMs: 500, maxDelayMs: 5000 };
 
 /**
- * Opens the configured database, waiting for the server with retries and backoff, and creates the
- * database when it does not exist yet (a fresh docker-compose ArangoDB). Refused credentials fail at
- * once (retrying cannot fix them); anything else that is not an unavailability fails at once too.
+ * Opens the configured database, waiting for the server with retries and backoff while it is
+ * unreachable or answers 503 (starting), and creates the database when it does not exist yet (a fresh
+ * docker-compose ArangoDB). Refused credentials or permissions fail at once (retrying cannot fix
+ * them); anything else that is not an unavailability fails at once too.
  */
 export class ArangoConnector {
   constructor(
@@ -53,10 +52,11 @@ export class ArangoConnector {
         logger.info('arango_connected', { url: this.safeUrl(), database: this.settings.database, attempt });
         return db;
       } catch (error) {
-        if (isRefusedCredentials(error)) {
+        if (isPermissionDenied(error)) {
           db.close();
           throw new ArangoConnectionError(
-            `ArangoDB at ${this.safeUrl()} refused the credentials of user "${this.settings.user}" (check ARANGO_USER / ARANGO_PASSWORD)`,
+            `ArangoDB at ${this.safeUrl()} refused the credentials of user "${this.settings.user}" or their access to database ` +
+              `"${this.settings.database}" (check ARANGO_USER / ARANGO_PASSWORD and the user's permissions)`,
             { cause: error },
           );
         }
@@ -84,7 +84,7 @@ export class ArangoConnector {
     try {
       await db.version();
     } catch (error) {
-      if (!isArangoError(error) || error.errorNum !== DATABASE_NOT_FOUND) throw error;
+      if (!isArangoError(error) || error.errorNum !== ARANGO_ERROR_NUM.databaseNotFound) throw error;
       await this.createDatabase();
       await db.version();
     }
@@ -100,7 +100,7 @@ export class ArangoConnector {
     } catch (error) {
       if (isArangoError(error) && error.errorNum === 1207) return;
       // Unreachable or starting: the caller retries. Refused (401/403): no retry can fix it.
-      if (isStoreUnavailable(error) && !(isArangoError(error) && (error.code === 401 || error.code === 403))) throw error;
+      if (isStoreUnavailable(error)) throw error;
       throw new ArangoConnectionError(
         `Database "${this.settings.database}" does not exist and user "${this.settings.user}" cannot create it: ${describe(error)}`,
         { cause: error },
@@ -129,11 +129,6 @@ export class ArangoConnector {
       return '(invalid URL)';
     }
   }
-}
-
-function isRefusedCredentials(error: unknown): boolean {
-  if (isArangoError(error)) return error.code === 401;
-  return error instanceof HttpError && error.code === 401;
 }
 
 /** The messages along the cause chain, deduplicated: "Fetch failed (connect ECONNREFUSED 10.0.0.5:8529)". */

@@ -60,6 +60,21 @@ describe(ArangoConnector.name, () => {
     expect(slept).toEqual([]);
   });
 
+  it('fails at once when the user may not access the database (403, error 11): retrying cannot grant it', async () => {
+    server = await startFakeArango(() => arangoErrorReply(403, 11, 'forbidden'));
+    const attempt = new ArangoConnector(settings(server.url), FAST_RETRY, sleep).connect();
+    await expect(attempt).rejects.toThrow(/user "root" or their access to database "nodius"/);
+    expect(server.requests).toHaveLength(1);
+    expect(slept).toEqual([]);
+  });
+
+  it('fails at once on a server error (500): only an unreachable or starting server is waited for', async () => {
+    server = await startFakeArango(() => arangoErrorReply(500, 4, 'out of memory'));
+    await expect(new ArangoConnector(settings(server.url), FAST_RETRY, sleep).connect()).rejects.toThrow(/answered unexpectedly: out of memory/);
+    expect(server.requests).toHaveLength(1);
+    expect(slept).toEqual([]);
+  });
+
   it('creates the database through _system when it does not exist yet', async () => {
     let created = false;
     server = await startFakeArango((request) => {

@@ -1,15 +1,18 @@
 import { Test } from '@nestjs/testing';
-import { ScriptedLlmServer } from '../../test/support/scripted-llm-server';
-import { AppConfigModule } from '../config/app-config.module';
-import { setLogSink, resetLogSink } from '../observability/logger';
-import { TokenTracker } from '../providers/token.tracker';
-import { EmbeddingProvider } from './embedding-provider';
-import { EMBEDDING_PROVIDER } from './embedding-provider.token';
-import { EmbeddingsModule } from './embeddings.module';
-import { LocalHashEmbeddingProvider } from './local-hash-embedding.provider';
+import { ScriptedLlmServer } from '../support/scripted-llm-server';
+import { AppConfigModule } from '../../src/config/app-config.module';
+import { loadAppConfig } from '../../src/config/load-app-config';
+import { setLogSink, resetLogSink } from '../../src/observability/logger';
+import { PersistenceModule } from '../../src/persistence/persistence.module';
+import { TokenTracker } from '../../src/providers/token.tracker';
+import { EmbeddingProvider } from '../../src/embeddings/embedding-provider';
+import { EMBEDDING_PROVIDER } from '../../src/embeddings/embedding-provider.token';
+import { EmbeddingsModule } from '../../src/embeddings/embeddings.module';
+import { LocalHashEmbeddingProvider } from '../../src/embeddings/local-hash-embedding.provider';
 
 async function boot(env: Record<string, string>) {
-  return Test.createTestingModule({ imports: [AppConfigModule.forRoot({ NODE_ENV: 'test', ...env }), EmbeddingsModule] }).compile();
+  const config = loadAppConfig({ NODE_ENV: 'test', ...env });
+  return Test.createTestingModule({ imports: [AppConfigModule.forRoot(config), PersistenceModule.forRoot(config), EmbeddingsModule] }).compile();
 }
 
 describe(EmbeddingsModule.name, () => {
