@@ -1,12 +1,14 @@
 import 'reflect-metadata';
-import { MemoryRetention } from '../memory/retention/memory.retention';
+import type { MemoryRepository } from '../memory/memory.repository';
+import { MEMORY_REPOSITORY } from '../memory/memory-repository.token';
+import { memoryRetentionOf } from '../memory/retention/memory.retention';
 import { CliArguments } from './cli-arguments';
 import { CliIo, openCliContext, runCli } from './cli-context';
 
 const USAGE = 'Usage: npm run ai:trim-memory';
 
 /**
- * `npm run ai:trim-memory` (seed 004 trimSummariesByDate): removes, in every workspace of the
+ * `npm run ai:trim-memory` (docs/memory.md, "Retention"): removes, in every workspace of the
  * configured store, the short-term summaries older than MEMORY_L1_RETENTION_DAYS (30) and the
  * long-term ones older than MEMORY_L2_RETENTION_DAYS (90) — what the service's daily job does — and
  * prints how many went. Exit code 0, or 2 on a usage error.
@@ -21,7 +23,7 @@ export async function trimMemory(argv: string[], env: Record<string, string | un
   const context = await openCliContext(env);
   try {
     const { level1RetentionDays, level2RetentionDays } = context.config.memory;
-    const trimmed = await context.app.get(MemoryRetention, { strict: false }).trim();
+    const trimmed = await memoryRetentionOf(context.config, context.app.get<MemoryRepository>(MEMORY_REPOSITORY, { strict: false })).trim();
     const policy = (days: number) => (days > 0 ? `older than ${days} days` : 'kept (retention 0)');
     io.stdout.write(
       [

@@ -22,6 +22,12 @@ export interface AppConfig {
     readonly aiDebug: boolean;
   };
   readonly locale: Locale;
+  /** The playground page at /playground (docs/client.md). */
+  readonly playground: {
+    readonly enabled: boolean;
+    /** The built page (index.html and its bundle), absolute. */
+    readonly assetsDir: string;
+  };
   readonly store:
     | { readonly kind: 'sqlite'; readonly dataDir: string; readonly seedDemo: boolean }
     | {
@@ -85,7 +91,7 @@ export interface AppConfig {
     readonly level2EveryChars: number;
     /** Cosine similarity a recalled record must exceed; undefined: the default for the embedding model (docs/memory.md). */
     readonly recallMinScore: number | undefined;
-    /** Hits kept per level (seed 004: 3 turns, 5 short-term, 3 long-term summaries). */
+    /** Hits kept per level (by default 3 turns, 5 short-term, 3 long-term summaries). */
     readonly recallLimits: Readonly<Record<0 | 1 | 2, number>>;
     /** Tokens of the recalled-memory block of a request. */
     readonly recallMaxTokens: number;

@@ -1,3 +1,4 @@
+import * as path from 'node:path';
 import { ConfigValidationError } from './config-validation.error';
 import { loadAppConfig } from './load-app-config';
 
@@ -64,5 +65,14 @@ describe(loadAppConfig.name, () => {
     expect(() => loadAppConfig({ MEMORY_TRIM_SCHEDULE: 'every day' })).toThrow(/MEMORY_TRIM_SCHEDULE: not a valid cron pattern/);
     expect(() => loadAppConfig({ MEMORY_RECALL_MIN_SCORE: '1.5' })).toThrow(/MEMORY_RECALL_MIN_SCORE/);
     expect(() => loadAppConfig({ MEMORY_L1_EVERY_CHARS: '10' })).toThrow(/MEMORY_L1_EVERY_CHARS/);
+  });
+
+  it('serves the playground outside production, and in production only when PLAYGROUND_ENABLED says so', () => {
+    const production = { NODE_ENV: 'production', JWT_SECRET: 'a-long-enough-secret' };
+    expect(loadAppConfig({}).playground).toEqual({ enabled: true, assetsDir: path.resolve('dist/playground') });
+    expect(loadAppConfig({ PLAYGROUND_ENABLED: 'false' }).playground.enabled).toBe(false);
+    expect(loadAppConfig(production).playground.enabled).toBe(false);
+    expect(loadAppConfig({ ...production, PLAYGROUND_ENABLED: 'true', PLAYGROUND_DIR: '/srv/page' }).playground).toEqual({ enabled: true, assetsDir: '/srv/page' });
+    expect(() => loadAppConfig({ PLAYGROUND_ENABLED: 'perhaps' })).toThrow(/PLAYGROUND_ENABLED/);
   });
 });

@@ -1,5 +1,5 @@
 /**
- * An instant as ISO 8601 with the process's UTC offset instead of `Z` (seed 004 formatLocalDate):
+ * An instant as ISO 8601 with the process's UTC offset instead of `Z` (formatLocalDate):
  * `2025-12-09T14:30:00.123+01:00`. Memory records carry it beside their epoch time so a reader sees
  * the service's local time and can still compare instants. The offset is the one in force at that
  * instant (daylight saving time included), from the process's time zone (`TZ`).

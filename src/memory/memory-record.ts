@@ -1,5 +1,5 @@
 /**
- * Conversation memory (seed 004): three levels of records per thread.
+ * Conversation memory (docs/memory.md): three levels of records per thread.
  *  - 0: one record per turn (the user message, the answers, the tools used), embedded for recall;
  *  - 1: a short-term summary of consecutive turns, every MEMORY_L1_EVERY_CHARS characters of conversation;
  *  - 2: a long-term summary of consecutive level-1 summaries, every MEMORY_L2_EVERY_CHARS characters of them.
@@ -28,7 +28,7 @@ export interface MemoryRecord {
   level: MemoryLevel;
   /** Epoch milliseconds. */
   createdTime: number;
-  /** The same instant as ISO 8601 with the service's UTC offset (seed 004 formatLocalDate). */
+  /** The same instant as ISO 8601 with the service's UTC offset (formatLocalDate). */
   createdAt: string;
   /** Level 0: the turn as embedded; levels 1-2: the summary. */
   text: string;

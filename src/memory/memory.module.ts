@@ -17,12 +17,11 @@ import { ThreadsModule } from '../threads/threads.module';
 import { MemoryController } from './http/memory.controller';
 import type { MemoryRepository } from './memory.repository';
 import { MEMORY_REPOSITORY } from './memory-repository.token';
-import { MemoryStoreModule } from './memory-store.module';
 import { MemoryUpdateQueue } from './memory-update.queue';
 import { MemoryService } from './memory.service';
 import { MemoryRecaller } from './recall/memory.recaller';
 import { MemoryRetentionJob } from './retention/memory-retention.job';
-import { MemoryRetention } from './retention/memory.retention';
+import { memoryRetentionOf, MemoryRetention } from './retention/memory.retention';
 import { MemoryStalenessListener } from './staleness/memory-staleness.listener';
 import { MemoryStalenessMarker } from './staleness/memory-staleness.marker';
 import { ExtractiveConversationSummarizer } from './summaries/extractive-conversation.summarizer';
@@ -30,7 +29,7 @@ import { LlmConversationSummarizer } from './summaries/llm-conversation.summariz
 import { ThreadMemoryWriter } from './thread-memory.writer';
 
 /**
- * Conversation memory (seed 004, PROTOCOL.md §8.6, docs/memory.md): after each run its thread's
+ * Conversation memory (docs/memory.md, docs/protocol.md §8.6): after each run its thread's
  * memory is updated in the background (MemoryUpdateQueue → ThreadMemoryWriter: turn records,
  * summaries through the configured model or extractive without one, embeddings), graph changes mark
  * records stale, MemoryRecaller finds records for a new message, retention trims old summaries daily,
@@ -38,7 +37,7 @@ import { ThreadMemoryWriter } from './thread-memory.writer';
  * providers and embeddings; none of them depends on it.
  */
 @Module({
-  imports: [MemoryStoreModule, ThreadsModule, GraphModule, EmbeddingsModule, ProvidersModule],
+  imports: [ThreadsModule, GraphModule, EmbeddingsModule, ProvidersModule],
   controllers: [MemoryController],
   providers: [
     {
@@ -97,6 +96,11 @@ import { ThreadMemoryWriter } from './thread-memory.writer';
       provide: MemoryService,
       inject: [ThreadStore, MEMORY_REPOSITORY, MemoryUpdateQueue],
       useFactory: (threads: ThreadStore, repository: MemoryRepository, queue: MemoryUpdateQueue | null) => new MemoryService(threads, repository, queue),
+    },
+    {
+      provide: MemoryRetention,
+      inject: [APP_CONFIG, MEMORY_REPOSITORY],
+      useFactory: (config: AppConfig, repository: MemoryRepository) => memoryRetentionOf(config, repository),
     },
     {
       provide: MemoryRetentionJob,

@@ -6,7 +6,7 @@ export interface SummarizableItem {
 }
 
 /**
- * The batches the next summaries of one level should cover (seed 004: a summary every N characters):
+ * The batches the next summaries of one level should cover (a summary every N characters):
  * the items not covered yet (starting at or after `coveredUpTo`), cut into consecutive batches, each
  * the shortest run whose sizes add up to at least `everyChars`. What is left (less than `everyChars`)
  * waits for more. Pure: the same items and cursor always give the same batches, so two instances

@@ -41,7 +41,7 @@ export interface MemoryUpdateReport {
 }
 
 /**
- * Brings a thread's memory up to date with its stored messages (seed 004). Everything it writes is
+ * Brings a thread's memory up to date with its stored messages (docs/memory.md). Everything it writes is
  * derived from what is stored, so an update that fails, or never ran (the process stopped), is
  * simply done by the next one: nothing is lost, and nothing is written twice (record ids are derived
  * from what they cover).
@@ -215,7 +215,7 @@ function summarySource(record: MemoryRecord): SummarySource {
 }
 
 /**
- * What a record's vector is computed from (seed 004): a turn's text as is; a summary's text followed
+ * What a record's vector is computed from: a turn's text as is; a summary's text followed
  * by the nodes it mentions and its findings, which recall should match too.
  */
 export function embeddingTextOf(record: Pick<MemoryRecord, 'level' | 'text' | 'mentions' | 'keyFindings'>): string {

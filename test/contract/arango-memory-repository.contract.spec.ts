@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Database } from 'arangojs';
-import { ArangoConnector } from '../../src/graph/arango/arango-connector';
+import { ArangoConnector } from '../../src/database/arango/arango-connector';
 import { ArangoMemoryRepository } from '../../src/memory/arango/arango-memory.repository';
 import { resetLogSink, setLogSink } from '../../src/observability/logger';
 import { arangoTestConnection } from '../support/arango-test.connection';

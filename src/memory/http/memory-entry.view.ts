@@ -1,6 +1,6 @@
 import type { MemoryLevel, MemoryRecord } from '../memory-record';
 
-/** One record as GET /api/ai/thread/:threadId/memory returns it (PROTOCOL.md §8.6). */
+/** One record as GET /api/ai/thread/:threadId/memory returns it (docs/protocol.md §8.6). */
 export interface MemoryEntryView {
   memoryId: string;
   level: MemoryLevel;

@@ -20,7 +20,7 @@ function toLevel({ value }: { value: unknown }): unknown {
   return typeof value === 'string' && /^[0-2]$/.test(value) ? Number(value) : value;
 }
 
-/** Query of GET /api/ai/thread/:threadId/memory (PROTOCOL.md §8.6); unknown parameters are refused. */
+/** Query of GET /api/ai/thread/:threadId/memory (docs/protocol.md §8.6); unknown parameters are refused. */
 export class MemoryQueryDto {
   @ApiPropertyOptional({ description: '0: turns, 1: short-term summaries, 2: long-term summaries. All levels when absent.', enum: [0, 1, 2] })
   @IsOptional()

@@ -35,7 +35,7 @@ const MEMORY_EXAMPLE: MemoryEntryView[] = [
 
 const error = (statusCode: number, code: string, message: string) => ({ schema: { example: { statusCode, code, message } } });
 
-/** PROTOCOL.md §8.6: a thread's conversation memory, for its owner. */
+/** docs/protocol.md §8.6: a thread's conversation memory, for its owner. */
 @ApiTags('ai')
 @ApiBearerAuth()
 @Controller('ai/thread')

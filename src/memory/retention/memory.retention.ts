@@ -1,3 +1,4 @@
+import type { AppConfig } from '../../config/app-config';
 import type { MemoryRepository } from '../memory.repository';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -14,7 +15,7 @@ export interface MemoryTrimReport {
 }
 
 /**
- * Retention of conversation memory (seed 004 "Trim par Date"): short-term summaries older than
+ * Retention of conversation memory (docs/memory.md, "Retention"): short-term summaries older than
  * MEMORY_L1_RETENTION_DAYS (30) and long-term ones older than MEMORY_L2_RETENTION_DAYS (90) are
  * removed, in every workspace. Turn records stay as long as their thread. Summarization never redoes
  * what was trimmed (the threads' cursors stay).
@@ -32,4 +33,9 @@ export class MemoryRetention {
       level2: level2Days > 0 ? await this.repository.trim(2, now - level2Days * DAY_MS) : 0,
     };
   }
+}
+
+/** The retention the configuration asks for (MEMORY_L1_RETENTION_DAYS, MEMORY_L2_RETENTION_DAYS). */
+export function memoryRetentionOf(config: AppConfig, repository: MemoryRepository): MemoryRetention {
+  return new MemoryRetention(repository, { level1Days: config.memory.level1RetentionDays, level2Days: config.memory.level2RetentionDays });
 }

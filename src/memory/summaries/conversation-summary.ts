@@ -1,6 +1,6 @@
 import type { SummaryAuthor } from '../memory-record';
 
-/** seed 004 ConversationSummary: what one summary call returns (files mentioned are node keys here). */
+/** What one summary call returns (docs/memory.md, "Summaries"); the nodes mentioned are graph node keys. */
 export interface ConversationSummary {
   summary: string;
   nodesMentioned: string[];

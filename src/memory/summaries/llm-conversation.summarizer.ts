@@ -1,5 +1,5 @@
 import type { Locale } from '../../config/app-config';
-import type { LlmMessage, LlmToolDefinition } from '../../providers/llm-message';
+import type { LlmMessage, LlmToolDefinition } from '../../conversation/llm-message';
 import type { LlmProvider } from '../../providers/llm-provider';
 import { ConversationSummarizer, SummaryRequest, SummaryResult } from './conversation-summary';
 import { CONVERSATION_SUMMARY_SCHEMA, parseConversationSummary, SummaryOutputError } from './conversation-summary.schema';
@@ -9,7 +9,7 @@ import { RECORD_SUMMARY_TOOL, SUMMARY_PROMPT_TEXTS } from './summary-prompt.text
 const SUMMARY_MAX_TOKENS = 1024;
 
 /**
- * A summary written by the configured model (seed 004 ConversationSummarizer): ONE call through the
+ * A summary written by the configured model (docs/memory.md): ONE call through the
  * provider layer (retries, error classification and cancellation included), whose structured output
  * is the arguments of the `record_summary` tool, checked against CONVERSATION_SUMMARY_SCHEMA. A model
  * that answers the JSON as text instead of calling the tool is accepted too; anything else is a

@@ -13,7 +13,7 @@ interface SummaryPromptTexts {
 }
 
 /**
- * The summarizer's prompt (seed 004 ConversationSummarizer), in the service's locale. Level 1 reads
+ * The summarizer's prompt, in the service's locale. Level 1 reads
  * turns; level 2 reads level-1 summaries. The model answers by calling record_summary once.
  */
 export const SUMMARY_PROMPT_TEXTS: Readonly<Record<Locale, SummaryPromptTexts>> = {

@@ -58,7 +58,7 @@ describe(buildTurnMemoryText.name, () => {
     closed: true,
   };
 
-  it('writes the question, the answer and the tools with results cut to 200 characters (seed 004)', () => {
+  it('writes the question, the answer and the tools with results cut to 200 characters', () => {
     expect(buildTurnMemoryText(turn)).toBe(
       ['User: What does fetch-api do?', 'Assistant: It fetches.\nDone.', 'Tools used:', `- read_node_detail: ${'r'.repeat(200)}`, '- search_nodes: '].join('\n'),
     );

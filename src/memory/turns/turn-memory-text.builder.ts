@@ -1,12 +1,12 @@
 import { ConversationTurn } from './conversation-turn';
 
-/** seed 004: tool results are cut to 200 characters in a turn's text. */
+/** Tool results are cut to 200 characters in a turn's text. */
 export const TOOL_RESULT_MAX_CHARS = 200;
-/** seed 004: the text of a turn is at most 4,000 characters (embedding input, and what summaries read). */
+/** The text of a turn is at most 4,000 characters (embedding input, and what summaries read). */
 export const TURN_TEXT_MAX_CHARS = 4000;
 
 /**
- * The text of a turn as seed 004 generateTurnEmbeddingText writes it: the user message, the
+ * The text of a turn (docs/memory.md, level 0): the user message, the
  * assistant's answer, then the tools used with their results cut to 200 characters, at most 4,000
  * characters in all. It is what a level-0 record holds and embeds, what recall shows, what level-1
  * summaries are made from, and its length is the turn's share of the conversation's characters.
