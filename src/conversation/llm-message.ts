@@ -9,28 +9,33 @@ export interface LlmToolCall {
   function: { name: string; arguments: string };
 }
 
-export interface LlmSystemMessage {
-  role: 'system';
-  content: string;
-  /**
-   * Marks the end of the stable prefix (system prompt): providers with prompt caching put a cache
-   * breakpoint after it (Anthropic cache_control); others ignore it.
-   */
+/**
+ * `cacheBreakpoint` marks the end of a stable prefix of the prompt (the stable prompt levels, the
+ * end of the history: docs/agent.md, "Prompt levels"): providers with explicit prompt caching put a
+ * cache breakpoint after that message (Anthropic cache_control, at most 4 per request); providers
+ * that cache prefixes on their own (OpenAI, DeepSeek) ignore it.
+ */
+interface CacheMarker {
   cacheBreakpoint?: boolean;
 }
 
-export interface LlmUserMessage {
+export interface LlmSystemMessage extends CacheMarker {
+  role: 'system';
+  content: string;
+}
+
+export interface LlmUserMessage extends CacheMarker {
   role: 'user';
   content: string;
 }
 
-export interface LlmAssistantMessage {
+export interface LlmAssistantMessage extends CacheMarker {
   role: 'assistant';
   content: string | null;
   tool_calls?: LlmToolCall[];
 }
 
-export interface LlmToolMessage {
+export interface LlmToolMessage extends CacheMarker {
   role: 'tool';
   content: string;
   tool_call_id: string;

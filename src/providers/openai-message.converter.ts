@@ -33,7 +33,8 @@ export function toOpenAiMessages(messages: LlmMessage[]): ChatCompletionMessageP
       if (message.tool_calls?.length) converted.tool_calls = message.tool_calls;
       return converted;
     }
-    return message;
+    if (message.role === 'user') return { role: 'user', content: message.content };
+    return { role: 'tool', content: message.content, tool_call_id: message.tool_call_id };
   });
 }
 

@@ -24,6 +24,8 @@ interface PromptPiece {
 const CHARS_PER_TOKEN = 4;
 /** Below this, neither provider caches a prefix (OpenAI: 1,024 tokens; Anthropic Sonnet/Opus: 1,024). */
 export const MIN_CACHEABLE_TOKENS = 1024;
+/** Anthropic looks for an earlier cache entry at the block boundaries up to about 20 blocks before each breakpoint. */
+const ANTHROPIC_LOOKBACK_BLOCKS = 20;
 /** OpenAI caches in 128-token increments beyond the first 1,024. */
 const OPENAI_CACHE_INCREMENT = 128;
 
@@ -35,8 +37,8 @@ export const tokensOf = (chars: number): number => Math.max(1, Math.ceil(chars /
  *  - OpenAI (automatic): the longest prefix this prompt shares with any earlier prompt, in tokens,
  *    rounded down to a multiple of 128 once it reaches 1,024; nothing below 1,024.
  *  - Anthropic (explicit): the prefix up to a `cache_control` breakpoint is written to the cache
- *    (when it reaches 1,024 tokens); a later prompt reads the longest prefix ending at one of its own
- *    breakpoints that was written before, and writes the prefixes past it.
+ *    (when it reaches 1,024 tokens); a later prompt reads the longest prefix written before that ends
+ *    at a block boundary within the 20 blocks up to one of its breakpoints, and writes the rest.
  */
 export class PromptCacheSimulator {
   private readonly seen: string[] = [];
@@ -63,14 +65,18 @@ export class PromptCacheSimulator {
     const text = pieces.map((piece) => piece.text).join('');
     const ends: number[] = [];
     let offset = 0;
-    for (const piece of pieces) {
-      offset += piece.text.length;
-      if (piece.breakpoint) ends.push(offset);
+    for (const piece of pieces) ends.push((offset += piece.text.length));
+    const cacheable = (end: number) => Math.floor(end / CHARS_PER_TOKEN) >= MIN_CACHEABLE_TOKENS;
+    const breakpoints = pieces.flatMap((piece, index) => (piece.breakpoint && cacheable(ends[index]) ? [index] : []));
+    // A breakpoint reads the longest prefix written before that ends at one of the 20 blocks up to it.
+    let read = 0;
+    for (const index of breakpoints) {
+      for (let candidate = index; candidate >= Math.max(0, index - ANTHROPIC_LOOKBACK_BLOCKS + 1); candidate -= 1) {
+        if (ends[candidate] > read && this.written.has(text.slice(0, ends[candidate]))) read = ends[candidate];
+      }
     }
-    const cacheable = ends.filter((end) => Math.floor(end / CHARS_PER_TOKEN) >= MIN_CACHEABLE_TOKENS);
-    const read = [...cacheable].reverse().find((end) => this.written.has(text.slice(0, end))) ?? 0;
-    const last = cacheable.length > 0 ? cacheable[cacheable.length - 1] : 0;
-    for (const end of cacheable) this.written.add(text.slice(0, end));
+    for (const index of breakpoints) this.written.add(text.slice(0, ends[index]));
+    const last = breakpoints.length > 0 ? ends[breakpoints[breakpoints.length - 1]] : 0;
     const cachedTokens = Math.floor(read / CHARS_PER_TOKEN);
     return this.stats(text, cachedTokens, last > read ? Math.floor(last / CHARS_PER_TOKEN) - cachedTokens : 0);
   }
@@ -104,9 +110,16 @@ function openAiPieces(body: any): PromptPiece[] {
   return [...tools.map((tool) => piece(tool)), ...messages.map((message) => piece(message))];
 }
 
-/** Anthropic reads tools, then system blocks, then messages; any of them may carry cache_control. */
+/**
+ * Anthropic reads tools, then system blocks, then messages; any of them may carry cache_control, which
+ * marks a breakpoint and is not part of the cached content.
+ */
 function anthropicPieces(body: any): PromptPiece[] {
   const marked = (value: any) => Boolean(value?.cache_control);
+  const piece = (value: any, breakpoint: boolean): PromptPiece => {
+    const { cache_control: _marker, ...content } = value ?? {};
+    return { text: JSON.stringify(content), breakpoint };
+  };
   const tools: any[] = Array.isArray(body?.tools) ? body.tools : [];
   const system: any[] = typeof body?.system === 'string' ? [{ type: 'text', text: body.system }] : Array.isArray(body?.system) ? body.system : [];
   const pieces: PromptPiece[] = [...tools.map((tool) => piece(tool, marked(tool))), ...system.map((block) => piece(block, marked(block)))];
