@@ -48,12 +48,15 @@ describe(ChatService.name, () => {
     expect(sink.completed).toEqual(result);
     expect(result.usage).toMatchObject({ promptTokens: 900, completionTokens: 9, llmCalls: 1 });
 
+    // The three stable prompt levels (instructions, workspace types, graph state), the context, the question.
     const sent = messagesOf(server.requests[0]);
-    expect(sent.map((message) => message.role)).toEqual(['system', 'system', 'user']);
-    expect(sent[0].content).toContain('NBA stats workflow');
-    expect(String(sent[1].content)).toMatch(/^\[RAG context for this question\]/);
-    expect(String(sent[1].content)).toContain('fetch-api');
-    expect(sent[2].content).toBe('What does fetch-api do?');
+    expect(sent.map((message) => message.role)).toEqual(['system', 'system', 'system', 'system', 'user']);
+    expect(sent[0].content).toMatch(/^You are an AI assistant/);
+    expect(sent[1].content).toContain('Custom types of this workspace:');
+    expect(sent[2].content).toContain('NBA stats workflow');
+    expect(String(sent[3].content)).toMatch(/^\[RAG context for this question\]/);
+    expect(String(sent[3].content)).toContain('fetch-api');
+    expect(sent[4].content).toBe('What does fetch-api do?');
 
     const thread = await harness.threadStore.load(editor, result.threadId);
     expect(thread.title).toBe('What does fetch-api do?');
@@ -73,19 +76,19 @@ describe(ChatService.name, () => {
     );
 
     const second = messagesOf(server.requests[1]);
-    expect(second.map((message) => message.role)).toEqual(['system', 'user', 'assistant', 'system', 'user']);
-    expect(second[0].content).toBe(messagesOf(server.requests[0])[0].content);
-    expect(second[1].content).toBe('What does fetch-api do?');
-    expect(second[2].content).toBe('It fetches players.');
-    expect(String(second[3].content)).toContain('filter-active');
-    expect(second[4].content).toBe('And filter-active?');
+    expect(second.map((message) => message.role)).toEqual(['system', 'system', 'system', 'user', 'assistant', 'system', 'user']);
+    expect(second.slice(0, 3)).toEqual(messagesOf(server.requests[0]).slice(0, 3));
+    expect(second[3].content).toBe('What does fetch-api do?');
+    expect(second[4].content).toBe('It fetches players.');
+    expect(String(second[5].content)).toContain('filter-active');
+    expect(second[6].content).toBe('And filter-active?');
 
     const thread = await harness.threadStore.load(editor, first.threadId);
     expect(thread.messages.filter((message) => message.kind === 'system_prompt')).toHaveLength(1);
     expect(thread.messages.filter((message) => message.role === 'user')).toHaveLength(2);
   });
 
-  it('gives a new thread the system prompt of the graph as it is now, also after the graph changed', async () => {
+  it('sends the stable levels of the graph as it is now, also after the graph changed', async () => {
     server.enqueue({ text: 'one' }, { text: 'two' }, { text: 'three' });
     const ask = () => harness.service.chat(editor, { graphKey: GRAPH, message: 'What does fetch-api do?' }, new RecordingSink(), signal());
     await ask();
@@ -93,7 +96,7 @@ describe(ChatService.name, () => {
     await harness.graphStore.importGraph('default', { ...nbaWorkflowDemo, graph: { ...nbaWorkflowDemo.graph, name: 'Renamed NBA flow' } });
     await ask();
 
-    const prompts = server.requests.map((request) => String(messagesOf(request)[0].content));
+    const prompts = server.requests.map((request) => messagesOf(request).slice(0, 3).map((message) => String(message.content)).join('\n\n'));
     expect(prompts[1]).toBe(prompts[0]);
     expect(prompts[0]).not.toContain('Renamed NBA flow');
     expect(prompts[2]).toContain('Renamed NBA flow');
@@ -291,7 +294,7 @@ describe(ChatService.name, () => {
     server.enqueue({ text: 'Second try works.' });
     const retry = await harness.service.chat(editor, { graphKey: GRAPH, message: 'Explain again', threadId }, new RecordingSink(), signal());
     expect(retry.message).toBe('Second try works.');
-    expect(messagesOf(server.requests[1]).map((message) => message.role)).toEqual(['system', 'user', 'system', 'user']);
+    expect(messagesOf(server.requests[1]).map((message) => message.role)).toEqual(['system', 'system', 'system', 'user', 'system', 'user']);
   });
 
   it('refuses to call the model once the token budget is spent (budget_exceeded)', async () => {

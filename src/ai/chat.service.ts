@@ -8,9 +8,12 @@ import { GraphRAGContext } from '../conversation/graph-rag-context';
 import { LlmMessage, LlmToolMessage } from '../conversation/llm-message';
 import { ProposedAction } from '../conversation/proposed-action';
 import { AppError } from '../errors/app-error';
+import { GraphChangeNotifier } from '../graph/graph-change.notifier';
 import { GraphDataSourceFactory } from '../graph/graph-data-source.factory';
 import { Graph } from '../graph/graph.types';
 import { MutableGraphDataSource } from '../graph/mutable-graph-data-source';
+import { MemoryContextBuilder } from '../memory/memory-context.builder';
+import { MemoryService } from '../memory/memory.service';
 import { AiEventLogger } from '../observability/ai-event.logger';
 import { Logger } from '../observability/logger';
 import { LlmErrorClassifier } from '../providers/llm-error.classifier';
@@ -20,7 +23,6 @@ import { TokenTracker } from '../providers/token.tracker';
 import { approximateTokens } from '../providers/token-estimate';
 import { GraphRagRetriever } from '../rag/graph-rag.retriever';
 import { TokenCounter } from '../rag/token-counter';
-import { buildLlmHistory } from '../threads/history/llm-history.builder';
 import { generateMessageId } from '../threads/sortable-id.generator';
 import { toThreadMessage } from '../threads/thread-message.factory';
 import { deriveThreadTitle } from '../threads/thread-title';
@@ -38,7 +40,9 @@ import { ChatInput, MENTION_MAX_CHARS, MENTIONS_MAX, ResumeInput } from './chat-
 import { HitlObserver } from './hitl.observer';
 import { HITL_OBSERVER } from './hitl-observer.token';
 import { PendingInterruptSettler, supersededResults } from './interrupts/pending-interrupt.settler';
-import { SystemPromptCache } from './prompts/system-prompt.cache';
+import { ContextAssembler } from './context/context.assembler';
+import { PromptLevelsCache } from './prompts/prompt-levels.cache';
+import { joinPromptLevels, PromptLevels } from './prompts/system-prompt.builder';
 import { ThreadRunSkeleton } from './runs/thread-run.skeleton';
 import { AgentToolbox } from './tools/agent.toolbox';
 import { ReadToolExecutor } from './tools/read/read-tool.executor';
@@ -83,7 +87,8 @@ export class ChatService {
   private readonly events = new AiEventLogger('agent');
   private readonly loop: AgentLoop;
   private readonly skeleton: ThreadRunSkeleton;
-  private readonly systemPrompts = new SystemPromptCache();
+  private readonly promptLevels: PromptLevelsCache;
+  private readonly context: ContextAssembler;
   private readonly settler: PendingInterruptSettler;
 
   constructor(
@@ -96,6 +101,10 @@ export class ChatService {
     private readonly threads: ThreadStore,
     tokenCounter: TokenCounter,
     @Optional() @Inject(HITL_OBSERVER) private readonly hitl?: HitlObserver,
+    // Conversation memory (docs/memory.md): absent in harnesses that assemble the agent without it.
+    @Optional() memoryContext?: MemoryContextBuilder,
+    @Optional() private readonly memory?: MemoryService,
+    @Optional() notifier?: GraphChangeNotifier,
   ) {
     this.loop = new AgentLoop(
       { provider, tokenTracker, tokenCounter, classifier, events: this.events },
@@ -106,7 +115,10 @@ export class ChatService {
       graphChanged: (graphKey, workspace) => retriever.clearCache(graphKey, workspace),
     });
     this.settler = new PendingInterruptSettler(applier, hitl);
-    this.skeleton = new ThreadRunSkeleton(threads, new Logger('agent'));
+    // A run's committed rounds update its thread's memory, in the background, once the run is over.
+    this.skeleton = new ThreadRunSkeleton(threads, new Logger('agent'), (principal, threadId) => memory?.noteRun(principal, threadId));
+    this.promptLevels = new PromptLevelsCache({ graphStateTtlMs: config.rag.cacheTtlMs, notifier });
+    this.context = new ContextAssembler(memoryContext ?? null, { maxTokens: config.agent.historyMaxTokens, countTokens: approximateTokens });
   }
 
   /**
@@ -140,11 +152,12 @@ export class ChatService {
         mentions,
         locale: this.config.locale,
       });
+      const levels = await this.promptLevels.levelsFor(dataSource, graph, principal.role, this.config.locale);
       const now = Date.now();
       const append: ThreadMessage[] = thread.pendingInterrupt ? supersededResults(thread.pendingInterrupt, now) : [];
       if (thread.messages.length === 0) {
-        const prompt = this.systemPrompts.promptFor(graph, await dataSource.getNodeConfigs(), principal.role, this.config.locale);
-        append.push({ id: generateMessageId(now), role: 'system', kind: 'system_prompt', content: prompt, createdTime: now });
+        // What the thread started with (each request sends the levels as they are then).
+        append.push({ id: generateMessageId(now), role: 'system', kind: 'system_prompt', content: joinPromptLevels(levels), createdTime: now });
       }
       const contextMessage: ThreadMessage = {
         id: generateMessageId(now),
@@ -163,7 +176,7 @@ export class ChatService {
       });
       if (superseded) this.hitl?.interrupt('superseded');
 
-      const history = this.history(thread.messages, contextMessage);
+      const { messages: history } = await this.context.assemble({ levels, thread, currentContext: contextMessage, signal: run.signal });
       await run.handOver();
       const outcome = await this.execute(
         { principal, thread, dataSource, graph, messages: history, sink, signal: run.signal, usage: run.usage, retrievedContext: context },
@@ -199,11 +212,13 @@ export class ChatService {
 
       const dataSource = this.graphs.forWorkspace(principal.workspace);
       const graph = await dataSource.getGraph(thread.graphKey);
+      const levels: PromptLevels | null = graph ? await this.promptLevels.levelsFor(dataSource, graph, principal.role, this.config.locale) : null;
       const { content, resolution } = await this.settler.settle(pending, { approved: input.approved, feedback, answer }, dataSource, thread.graphKey);
       const toolCallId = pending.interrupt.toolCallId;
       sink.toolStart(toolCallId, pending.toolName);
       sink.toolResult(toolCallId, content);
 
+      const { messages } = await this.context.assemble({ levels, thread, signal: run.signal });
       await run.handOver();
       const outcome = await this.execute(
         {
@@ -211,7 +226,7 @@ export class ChatService {
           thread,
           dataSource,
           graph,
-          messages: withoutPendingResults(this.history(thread.messages), pending),
+          messages: withoutPendingResults(messages, pending),
           sink,
           signal: run.signal,
           usage: run.usage,
@@ -237,9 +252,10 @@ export class ChatService {
     return toThreadView(await this.threads.load(principal, threadId));
   }
 
-  /** DELETE /api/ai/thread/:threadId; not_found when not the principal's. */
-  deleteThread(principal: Principal, threadId: string): Promise<void> {
-    return this.threads.delete(principal, threadId);
+  /** DELETE /api/ai/thread/:threadId, with its memory; not_found when not the principal's. */
+  async deleteThread(principal: Principal, threadId: string): Promise<void> {
+    await this.threads.delete(principal, threadId);
+    await this.memory?.forget(principal.workspace, threadId);
   }
 
   /** Runs the loop on a thread whose lease is held, committing each round. */
@@ -279,19 +295,6 @@ export class ChatService {
         return (await converter).convert(action, thread.graphKey, sheet, `${thread.threadId}:${toolCallId}`);
       },
     });
-  }
-
-  /**
-   * What the model is sent: prompt first, current context before the last question, tool calls
-   * paired with results, oldest whole blocks pruned to AI_HISTORY_MAX_TOKENS.
-   */
-  private history(messages: readonly ThreadMessage[], currentContext?: ThreadMessage): LlmMessage[] {
-    return buildLlmHistory({
-      messages,
-      currentContext,
-      maxTokens: this.config.agent.historyMaxTokens,
-      countTokens: approximateTokens,
-    }).messages;
   }
 
   private toResult(threadId: string, outcome: AgentRunOutcome, usage: UsageAccumulator): AgentResult {

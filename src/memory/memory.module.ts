@@ -15,6 +15,7 @@ import { approximateTokens } from '../providers/token-estimate';
 import { ThreadStore } from '../threads/thread.store';
 import { ThreadsModule } from '../threads/threads.module';
 import { MemoryController } from './http/memory.controller';
+import { MemoryContextBuilder } from './memory-context.builder';
 import type { MemoryRepository } from './memory.repository';
 import { MEMORY_REPOSITORY } from './memory-repository.token';
 import { MemoryUpdateQueue } from './memory-update.queue';
@@ -32,7 +33,8 @@ import { ThreadMemoryWriter } from './thread-memory.writer';
  * Conversation memory (docs/memory.md, docs/protocol.md §8.6): after each run its thread's
  * memory is updated in the background (MemoryUpdateQueue → ThreadMemoryWriter: turn records,
  * summaries through the configured model or extractive without one, embeddings), graph changes mark
- * records stale, MemoryRecaller finds records for a new message, retention trims old summaries daily,
+ * records stale, MemoryContextBuilder cuts a history that no longer fits and recalls records for a new
+ * message (MemoryRecaller), retention trims old summaries daily,
  * and MemoryController serves GET /api/ai/thread/:threadId/memory. Depends on threads, graph,
  * providers and embeddings; none of them depends on it.
  */
@@ -93,6 +95,18 @@ import { ThreadMemoryWriter } from './thread-memory.writer';
         }),
     },
     {
+      provide: MemoryContextBuilder,
+      inject: [APP_CONFIG, MEMORY_REPOSITORY, MemoryRecaller],
+      useFactory: (config: AppConfig, repository: MemoryRepository, recaller: MemoryRecaller) =>
+        new MemoryContextBuilder(repository, recaller, {
+          enabled: config.memory.enabled,
+          recallMaxTokens: config.memory.recallMaxTokens,
+          summaryMaxTokens: config.memory.summaryMaxTokens,
+          countTokens: approximateTokens,
+          locale: config.locale,
+        }),
+    },
+    {
       provide: MemoryService,
       inject: [ThreadStore, MEMORY_REPOSITORY, MemoryUpdateQueue],
       useFactory: (threads: ThreadStore, repository: MemoryRepository, queue: MemoryUpdateQueue | null) => new MemoryService(threads, repository, queue),
@@ -108,6 +122,6 @@ import { ThreadMemoryWriter } from './thread-memory.writer';
       useFactory: (config: AppConfig, retention: MemoryRetention) => new MemoryRetentionJob(retention, config.memory.trimSchedule),
     },
   ],
-  exports: [MemoryService, MemoryRecaller],
+  exports: [MemoryService, MemoryContextBuilder],
 })
 export class MemoryModule {}

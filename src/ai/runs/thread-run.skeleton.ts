@@ -43,6 +43,8 @@ export class ThreadRunSkeleton {
   constructor(
     private readonly threads: ThreadStore,
     private readonly logger: Logger,
+    /** Told once a run is over (its lease released), whatever its outcome: its thread may have new rounds. */
+    private readonly ended?: (principal: Principal, threadId: string) => void,
   ) {}
 
   /**
@@ -83,6 +85,7 @@ export class ThreadRunSkeleton {
       setup.release();
       await this.recordUsage(request.principal, threadId, usage);
       await lease.release();
+      this.ended?.(request.principal, threadId);
     }
     this.logDone(kind, result, startedAt);
     request.sink.complete(result);

@@ -125,7 +125,7 @@ function anthropicPieces(body: any): PromptPiece[] {
   const pieces: PromptPiece[] = [...tools.map((tool) => piece(tool, marked(tool))), ...system.map((block) => piece(block, marked(block)))];
   for (const message of Array.isArray(body?.messages) ? body.messages : []) {
     const blocks: any[] = typeof message?.content === 'string' ? [{ type: 'text', text: message.content }] : (message?.content ?? []);
-    pieces.push(piece({ role: message?.role }));
+    pieces.push(piece({ role: message?.role }, false));
     for (const block of blocks) pieces.push(piece(block, marked(block)));
   }
   return pieces;
