@@ -63,8 +63,8 @@ describe(MemoryRecaller.name, () => {
     expect(await new MemoryRecaller(bed.repository, bed.embeddings, options()).recall({ workspace: 'globex', threadId, query: QUESTION, exclude: new Set() })).toEqual([]);
   });
 
-  it('uses the seed threshold for models on the usual scale and twice the noise floor of the local one', () => {
+  it('uses the seed threshold for models on the usual scale and the noise floor a model declares', () => {
     expect(defaultRecallMinScore({ minSimilarity: undefined })).toBe(0.7);
-    expect(defaultRecallMinScore(bed.embeddings!)).toBeCloseTo(0.2);
+    expect(defaultRecallMinScore(bed.embeddings!)).toBe(0.1);
   });
 });

@@ -4,10 +4,12 @@ import type { EmbeddingProvider } from '../../embeddings/embedding-provider';
 export const SEED_RECALL_MIN_SCORE = 0.7;
 
 /**
- * The similarity a recalled record must exceed when MEMORY_RECALL_MIN_SCORE is not set: 0.7,
- * for models scoring on the usual scale; twice the noise floor of a model that declares its own
- * (the local hashed embedding scores unrelated texts near 0.03-0.1 and related ones near 0.4, so 0.2).
+ * The similarity a recalled record must exceed when MEMORY_RECALL_MIN_SCORE is not set: 0.7 for
+ * models scoring on the usual scale; the noise floor of a model that declares its own. The local
+ * hashed embedding declares 0.1: it scores unrelated turns around 0.03-0.05, and a turn stating a
+ * fact, against a question about it, from about 0.4 (a short answer) down to 0.15 (a long answer
+ * dilutes the words they share), so anything stricter than its floor would miss facts.
  */
 export function defaultRecallMinScore(provider: Pick<EmbeddingProvider, 'minSimilarity'>): number {
-  return provider.minSimilarity === undefined ? SEED_RECALL_MIN_SCORE : Math.min(SEED_RECALL_MIN_SCORE, 2 * provider.minSimilarity);
+  return Math.min(SEED_RECALL_MIN_SCORE, provider.minSimilarity ?? SEED_RECALL_MIN_SCORE);
 }
