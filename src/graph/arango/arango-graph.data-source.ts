@@ -2,7 +2,7 @@ import { AppError } from '../../errors/app-error';
 import { Logger } from '../../observability/logger';
 import { GraphChangeSet, graphChangeSet } from '../graph-change-set';
 import { GraphChangeLookup, GraphChangePlanner } from '../graph-change.planner';
-import { EdgeDirection, NodeNeighborhood, ScoredNode, VectorQuery } from '../graph-data-source';
+import { EdgeDirection, NodeNeighborhood, ScoredNode, SearchScope, VectorQuery } from '../graph-data-source';
 import { Graph, GraphEdge, GraphNode, NodeTypeConfig } from '../graph.types';
 import { MutableGraphDataSource } from '../mutable-graph-data-source';
 import { hasNodeContentChanged } from '../node-content';
@@ -93,11 +93,18 @@ export class ArangoGraphDataSource implements MutableGraphDataSource {
    * local key the query names (tier 2), or whose type / type display name it names (tier 1), ranks
    * first; its score becomes `bm25 + tier × (best bm25 + 1)` so scores stay > 0 and best first.
    */
-  async searchNodes(graphKey: string, query: string, maxResults: number): Promise<ScoredNode[]> {
+  async searchNodes(graphKey: string, query: string, maxResults: number, scope: SearchScope = {}): Promise<ScoredNode[]> {
     if (maxResults <= 0 || query.trim() === '') return [];
     const candidates = Math.min(MAX_SEARCH_CANDIDATES, Math.max(MIN_SEARCH_CANDIDATES, maxResults * 3));
     const hits = await this.executor.all<{ node: StoredDocument; score: number; tier: number }>(
-      this.queries.lexicalSearch({ workspace: this.workspace, graphKey, query, candidates, waitForSync: this.options.searchWaitForSync }),
+      this.queries.lexicalSearch({
+        workspace: this.workspace,
+        graphKey,
+        query,
+        candidates,
+        waitForSync: this.options.searchWaitForSync,
+        ...(scope.sheet === undefined ? {} : { sheet: scope.sheet }),
+      }),
       'searchNodes',
     );
     const best = hits.reduce((max, hit) => Math.max(max, hit.score), 0);

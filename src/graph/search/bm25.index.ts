@@ -92,9 +92,15 @@ export class Bm25Index {
   /**
    * The `limit` best documents for the query terms (each distinct term counted once), best first,
    * ties by insertion order. `bonus` adds to chosen documents' scores (exact-match tiers); a
-   * document needs a positive total to be returned.
+   * document needs a positive total to be returned. `accept`, when given, leaves the other documents
+   * out of the result (they still count in the statistics).
    */
-  search(queryTerms: readonly string[], limit: number, bonus?: (doc: number, maxScore: number) => number): Array<{ doc: number; score: number }> {
+  search(
+    queryTerms: readonly string[],
+    limit: number,
+    bonus?: (doc: number, maxScore: number) => number,
+    accept?: (doc: number) => boolean,
+  ): Array<{ doc: number; score: number }> {
     const count = this.liveCount;
     if (count === 0 || limit <= 0) return [];
     const k1 = this.options.k1;
@@ -117,6 +123,7 @@ export class Bm25Index {
     for (const doc of touched) if (scores[doc] > maxScore) maxScore = scores[doc];
     const collector = new TopKCollector(limit);
     for (const doc of touched) {
+      if (accept && !accept(doc)) continue;
       const score = scores[doc] + (bonus ? bonus(doc, maxScore) : 0);
       if (score > 0) collector.offer(doc, score);
     }

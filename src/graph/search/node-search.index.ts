@@ -27,6 +27,8 @@ export class NodeSearchIndex {
   private readonly bm25: Bm25Index;
   /** Per document number: its node key, or null once removed. */
   private readonly nodeKeys: Array<string | null> = [];
+  /** Per document number: its node's sheet (for sheet-scoped searches). */
+  private readonly sheets: string[] = [];
   private readonly docByKey = new Map<string, number>();
   private readonly tierByPhrase = new Map<string, Map<number, number>>();
   /** Per document number: the phrases it holds a tier under (to take it out again). */
@@ -66,12 +68,20 @@ export class NodeSearchIndex {
     return this.docByKey.has(nodeKey);
   }
 
-  /** Best first, scores > 0; [] when no token of the query occurs anywhere (or the query has none). */
-  search(query: string, maxResults: number): NodeSearchHit[] {
+  /**
+   * Best first, scores > 0; [] when no token of the query occurs anywhere (or the query has none).
+   * With `sheet`, only that sheet's nodes are returned (scored against the whole graph's statistics).
+   */
+  search(query: string, maxResults: number, sheet?: string): NodeSearchHit[] {
     const terms = this.tokenizer.tokenize(query);
     if (terms.length === 0 || maxResults <= 0) return [];
     const tiers = this.tierByPhrase.get(terms.join(' '));
-    const hits = this.bm25.search(terms, maxResults, tiers ? (doc, maxScore) => (tiers.get(doc) ?? 0) * (maxScore + 1) : undefined);
+    const hits = this.bm25.search(
+      terms,
+      maxResults,
+      tiers ? (doc, maxScore) => (tiers.get(doc) ?? 0) * (maxScore + 1) : undefined,
+      sheet === undefined ? undefined : (doc) => this.sheets[doc] === sheet,
+    );
     return hits.map(({ doc, score }) => ({ nodeKey: this.nodeKeys[doc] as string, score }));
   }
 
@@ -81,6 +91,7 @@ export class NodeSearchIndex {
     const { fields, tiers } = this.analyse(node, config);
     const doc = this.bm25.addDocument(fields);
     this.nodeKeys.push(node._key);
+    this.sheets.push(node.sheet);
     this.tierPhrases.push(null);
     this.docByKey.set(node._key, doc);
     this.addTiers(doc, tiers);
@@ -93,6 +104,7 @@ export class NodeSearchIndex {
     const { fields, tiers } = this.analyse(node, config);
     this.removeTiers(doc);
     this.bm25.replaceDocument(doc, fields);
+    this.sheets[doc] = node.sheet;
     this.addTiers(doc, tiers);
   }
 
