@@ -5,6 +5,7 @@ import { GraphChangeLookup, GraphChangePlanner } from '../graph-change.planner';
 import { EdgeDirection, NodeNeighborhood, ScoredNode, SearchScope, VectorQuery } from '../graph-data-source';
 import { Graph, GraphEdge, GraphNode, NodeTypeConfig } from '../graph.types';
 import { MutableGraphDataSource } from '../mutable-graph-data-source';
+import { DomainLexicon } from '../search/domain-lexicon';
 import { hasNodeContentChanged } from '../node-content';
 import { ArangoCapabilities } from './arango-capabilities';
 import { ArangoDocumentMapper } from './arango-document.mapper';
@@ -24,7 +25,8 @@ export interface ArangoDataSourceOptions {
 const MIN_SEARCH_CANDIDATES = 50;
 const MAX_SEARCH_CANDIDATES = 500;
 const MAX_DEPTH = 3;
-
+/** Compiled once: the French words of the domain lexicon and their English words. */
+const ARANGO_LEXICON = new DomainLexicon();
 
 /**
  * The graphs of one workspace in ArangoDB (PROTOCOL.md §2 layout). Reads are single AQL queries that
@@ -96,11 +98,13 @@ export class ArangoGraphDataSource implements MutableGraphDataSource {
   async searchNodes(graphKey: string, query: string, maxResults: number, scope: SearchScope = {}): Promise<ScoredNode[]> {
     if (maxResults <= 0 || query.trim() === '') return [];
     const candidates = Math.min(MAX_SEARCH_CANDIDATES, Math.max(MIN_SEARCH_CANDIDATES, maxResults * 3));
+    // The domain lexicon's English words for a French question (docs/retrieval.md); the view's analyzers do the rest.
+    const translated = ARANGO_LEXICON.translationText(query);
     const hits = await this.executor.all<{ node: StoredDocument; score: number; tier: number }>(
       this.queries.lexicalSearch({
         workspace: this.workspace,
         graphKey,
-        query,
+        query: translated ? `${query} ${translated}` : query,
         candidates,
         waitForSync: this.options.searchWaitForSync,
         ...(scope.sheet === undefined ? {} : { sheet: scope.sheet }),

@@ -1,5 +1,6 @@
 import { GraphNode, NodeTypeConfig } from '../graph.types';
 import { Bm25Field, Bm25Index, Bm25Options } from './bm25.index';
+import { DomainLexicon } from './domain-lexicon';
 import { NODE_SEARCH_FIELD_WEIGHTS, NodeSearchField, nodeSearchText } from './node-search-fields';
 import { SearchTextTokenizer } from './search-text.tokenizer';
 
@@ -7,6 +8,10 @@ export interface NodeSearchHit {
   nodeKey: string;
   score: number;
 }
+
+/** One tokenizer and its compiled lexicon for every index built with the defaults (compiling it costs ~5 ms). */
+const SHARED_TOKENIZER = new SearchTextTokenizer();
+const SHARED_LEXICON = new DomainLexicon(SHARED_TOKENIZER);
 
 /** Exact-match tiers: a node whose whole key equals the query ranks above one whose type does. */
 const KEY_TIER = 2;
@@ -36,6 +41,7 @@ export class NodeSearchIndex {
 
   private constructor(
     private readonly tokenizer: SearchTextTokenizer,
+    private readonly lexicon: DomainLexicon,
     options: Bm25Options,
   ) {
     this.bm25 = new Bm25Index(options);
@@ -44,10 +50,10 @@ export class NodeSearchIndex {
   static build(
     nodes: Iterable<GraphNode>,
     configs: Iterable<NodeTypeConfig>,
-    tokenizer: SearchTextTokenizer = new SearchTextTokenizer(),
+    tokenizer: SearchTextTokenizer = SHARED_TOKENIZER,
     options: Bm25Options = { k1: 1.2, b: 0.75 },
   ): NodeSearchIndex {
-    const index = new NodeSearchIndex(tokenizer, options);
+    const index = new NodeSearchIndex(tokenizer, tokenizer === SHARED_TOKENIZER ? SHARED_LEXICON : new DomainLexicon(tokenizer), options);
     const configByType = new Map<string, NodeTypeConfig>();
     for (const config of configs) configByType.set(config._key, config);
     for (const node of nodes) index.append(node, configByType.get(node.type));
@@ -77,7 +83,7 @@ export class NodeSearchIndex {
     if (terms.length === 0 || maxResults <= 0) return [];
     const tiers = this.tierByPhrase.get(terms.join(' '));
     const hits = this.bm25.search(
-      terms,
+      this.lexicon.expandQuery(terms, query),
       maxResults,
       tiers ? (doc, maxScore) => (tiers.get(doc) ?? 0) * (maxScore + 1) : undefined,
       sheet === undefined ? undefined : (doc) => this.sheets[doc] === sheet,
