@@ -12,6 +12,7 @@ import {
   ResolvedGraphRagOptions,
   VECTOR_MIN_SCORE,
 } from './graph-rag-options';
+import { hitsLinkedToSeeds } from './linked-hits';
 import { NamedSheet, NamedSheetFinder } from './named-sheet.finder';
 import { summarizeNodeTypeConfig } from './node-type-config-summary';
 import { SelectedNode, selectContextNodes } from './context-node.selector';
@@ -162,7 +163,7 @@ export class GraphRagRetriever {
     ]);
     const semantic = vector ? await this.searchByVector(dataSource, graphKey, vector, searchDepth, named) : null;
     const lists = [lexical, ...(semantic ? [semantic] : []), ...(withName ? [withName] : [])];
-    const hits = fuseByReciprocalRank(lists, (hit) => hit.node._key).map(({ item, score }) => ({ node: item.node, score }));
+    let hits = fuseByReciprocalRank(lists, (hit) => hit.node._key).map(({ item, score }) => ({ node: item.node, score }));
 
     let searchMode: GraphRAGContext['retrieval']['searchMode'] = semantic ? 'hybrid' : 'bm25';
     let selected: SelectedNode[];
@@ -178,6 +179,10 @@ export class GraphRagRetriever {
         maxDepth > 0
           ? await Promise.all(seeds.map((seed) => dataSource.getNeighborhood(graphKey, seed, maxDepth, 'any')))
           : [];
+      const linked = hitsLinkedToSeeds(hits, seeds, neighborhoods);
+      if (linked.length > 0) {
+        hits = fuseByReciprocalRank([...lists, linked], (hit) => hit.node._key).map(({ item, score }) => ({ node: item.node, score }));
+      }
       selected = selectContextNodes({
         mentions: mentioned,
         hits,
