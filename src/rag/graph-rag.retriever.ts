@@ -55,8 +55,9 @@ const MAX_DEPTH_LIMIT = 3;
 
 /**
  * GraphRAG (seed 000 "Pipeline RAG detaille"): finds the nodes relevant to a question (BM25, plus
- * vector search fused by reciprocal rank when an embedding provider is configured), expands their
- * neighbourhood, and assembles a compact, truncated GraphRAGContext. Results are cached per
+ * vector search fused by reciprocal rank when an embedding provider is configured; in the one sheet
+ * the question names, when it names one; the hits wired to the best ones lifted), expands their
+ * neighbourhood, and assembles a compact, truncated GraphRAGContext (docs/retrieval.md). Results are cached per
  * (workspace, graph, question, mentions, options), with their TOON context message once encoded.
  * Stateless apart from the cache: the workspace comes with the data source of each call.
  */
@@ -163,7 +164,7 @@ export class GraphRagRetriever {
     ]);
     const semantic = vector ? await this.searchByVector(dataSource, graphKey, vector, searchDepth, named) : null;
     const lists = [lexical, ...(semantic ? [semantic] : []), ...(withName ? [withName] : [])];
-    let hits = fuseByReciprocalRank(lists, (hit) => hit.node._key).map(({ item, score }) => ({ node: item.node, score }));
+    let hits = fuseHits(lists);
 
     let searchMode: GraphRAGContext['retrieval']['searchMode'] = semantic ? 'hybrid' : 'bm25';
     let selected: SelectedNode[];
@@ -179,10 +180,9 @@ export class GraphRagRetriever {
         maxDepth > 0
           ? await Promise.all(seeds.map((seed) => dataSource.getNeighborhood(graphKey, seed, maxDepth, 'any')))
           : [];
+      // Graph-aware ranking: the hits wired to the best ones are one more list in the fusion.
       const linked = hitsLinkedToSeeds(hits, seeds, neighborhoods);
-      if (linked.length > 0) {
-        hits = fuseByReciprocalRank([...lists, linked], (hit) => hit.node._key).map(({ item, score }) => ({ node: item.node, score }));
-      }
+      if (linked.length > 0) hits = fuseHits([...lists, linked]);
       selected = selectContextNodes({
         mentions: mentioned,
         hits,
@@ -308,6 +308,11 @@ function rankNeighbors(seeds: string[], neighborhoods: NodeNeighborhood[]): Grap
   return [...best.values()]
     .sort((a, b) => a.distance - b.distance || a.seedIndex - b.seedIndex || a.order - b.order)
     .map((entry) => entry.node);
+}
+
+/** Ranked hit lists fused by reciprocal rank; `score` becomes the fused score. */
+function fuseHits(lists: ScoredNode[][]): ScoredNode[] {
+  return fuseByReciprocalRank(lists, (hit) => hit.node._key).map(({ item, score }) => ({ node: item.node, score }));
 }
 
 function clampInteger(value: number, min: number, max: number): number {

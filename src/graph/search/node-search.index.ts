@@ -21,7 +21,9 @@ const TYPE_TIER = 1;
  * Lexical search over the nodes of one graph: BM25 over weighted fields (key, type, the type's
  * display name and description, data string values, process code; see node-search-fields.ts), plus
  * exact-match tiers so a query naming a node ("fetch-api", "fetchApi", "fetch api") or a type
- * ("filter", "API Call") puts those nodes first.
+ * ("filter", "API Call") puts those nodes first. Queries go through the domain lexicon (a French
+ * question also searches its English words; synonyms at half weight: domain-lexicon.ts), and can
+ * be scoped to one sheet.
  *
  * Built once, then kept current node by node (replace / remove / append) with exact statistics:
  * after any sequence of changes it answers exactly as a fresh build over the same nodes in the same
