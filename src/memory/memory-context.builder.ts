@@ -73,7 +73,8 @@ export class MemoryContextBuilder {
     if (total <= request.budget) return untouched;
 
     const closed = measureClosedTurns(request.threadId, splitConversationTurns(request.messages));
-    const summaries = (await this.repository.list(request.workspace, request.threadId)).filter((record) => record.level > 0);
+    const [level1, level2] = await Promise.all([1, 2].map((level) => this.repository.list(request.workspace, request.threadId, { level: level as 1 | 2, vectors: false })));
+    const summaries = [...level1, ...level2];
     const window = planHistoryWindow({
       turns: costs,
       turnEnds: new Map(closed.map((turn) => [turn.turn.turnId, turn.charRange[1]])),

@@ -63,9 +63,22 @@ export interface MemoryCursor {
 
 export const EMPTY_MEMORY_CURSOR: Readonly<MemoryCursor> = Object.freeze({ level1End: 0, level2End: 0 });
 
-/** GET /api/ai/thread/:threadId/memory filters; times are epoch milliseconds, both inclusive. */
+/** Which records of a thread to read; times are epoch milliseconds, both inclusive. */
 export interface MemoryFilter {
   level?: MemoryLevel;
   since?: number;
   until?: number;
+  /** Only records without an embedding of this model (none yet, or another model's). */
+  needingEmbeddingBy?: string;
+  /** Only these records. */
+  memoryIds?: readonly string[];
+  /** false: records come without their vectors (`embedding` and `embeddingModel` null), which is much cheaper to read. Default true. */
+  vectors?: boolean;
+}
+
+/** A record's vector, as recall scans them (the rest of the record is read for the hits only). */
+export interface MemoryVector {
+  memoryId: string;
+  level: MemoryLevel;
+  embedding: Float32Array;
 }

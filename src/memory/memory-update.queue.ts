@@ -130,8 +130,12 @@ export class MemoryUpdateQueue {
 
   private async run(id: string, entry: Entry): Promise<void> {
     const { principal, threadId } = entry;
+    // A signal of its own, tied to the shutdown: the providers add (and may keep) listeners on what they are given.
+    const run = new AbortController();
+    const stop = () => run.abort(this.abort.signal.reason);
+    this.abort.signal.addEventListener('abort', stop, { once: true });
     try {
-      const report = await this.update(principal, threadId, this.abort.signal);
+      const report = await this.update(principal, threadId, run.signal);
       if (report.turns + report.summaries[1] + report.summaries[2] + report.embedded > 0) {
         const { turns, embedded, summaryCalls } = report;
         logger.info('memory_updated', { threadId, workspace: principal.workspace, turns, level1: report.summaries[1], level2: report.summaries[2], embedded, summaryCalls });
@@ -152,6 +156,8 @@ export class MemoryUpdateQueue {
       }, delay);
       timer.unref();
       this.retries.set(id, timer);
+    } finally {
+      this.abort.signal.removeEventListener('abort', stop);
     }
   }
 }

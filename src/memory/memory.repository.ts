@@ -1,4 +1,4 @@
-import { MemoryCursor, MemoryFilter, MemoryLevel, MemoryRecord, NodeMention } from './memory-record';
+import { MemoryCursor, MemoryFilter, MemoryLevel, MemoryRecord, MemoryVector, NodeMention } from './memory-record';
 
 /**
  * Persistence of conversation memory (port; adapters: SQLite, ArangoDB; one contract suite in
@@ -16,6 +16,8 @@ export interface MemoryRepository {
   setEmbedding(workspace: string, memoryId: string, embedding: Float32Array, model: string): Promise<void>;
   /** The thread's records matching the filter, oldest first (createdTime; at the same time, in conversation order, turns before summaries). */
   list(workspace: string, threadId: string, filter?: MemoryFilter): Promise<MemoryRecord[]>;
+  /** The vectors of the thread's records embedded by `model` (what recall compares), oldest first. */
+  vectors(workspace: string, threadId: string, model: string): Promise<MemoryVector[]>;
   /** How far summarization went in the thread (zeros when nothing was summarized). */
   cursor(workspace: string, threadId: string): Promise<MemoryCursor>;
   /**

@@ -49,7 +49,8 @@ export interface MemoryUpdateReport {
  *  2. a level-1 summary for each run of turns past the thread's level-1 cursor holding at least
  *     MEMORY_L1_EVERY_CHARS characters; a level-2 summary for each run of level-1 summaries past the
  *     level-2 cursor holding at least MEMORY_L2_EVERY_CHARS characters of text;
- *  3. the embedding of every record without one (or with another model's), in batches.
+ *  3. the embedding of the new turns at once, then of every other record without one (the new
+ *     summaries, a record an earlier update failed to embed, one embedded with another model).
  * A summary call's usage is added to the thread's usage and to the budgets (TokenTracker); a spent
  * budget stops the update before the call (retried later like any failure).
  */
@@ -74,28 +75,38 @@ export class ThreadMemoryWriter {
       throw error;
     }
     const turns = measureClosedTurns(threadId, splitConversationTurns(thread.messages));
-    const stored = await this.deps.repository.list(thread.workspace, threadId);
+    const stored = await this.deps.repository.list(thread.workspace, threadId, { level: 0, vectors: false });
     const storedIds = new Set(stored.map((record) => record.memoryId));
 
+    const written: MemoryRecord[] = [];
     for (const turn of turns) {
       if (storedIds.has(turn.memoryId)) continue;
       signal?.throwIfAborted();
-      if (await this.deps.repository.insert(await this.turnRecord(thread, turn))) report.turns += 1;
+      const record = await this.turnRecord(thread, turn);
+      if (await this.deps.repository.insert(record)) written.push(record);
     }
-    await this.embedMissing(thread, report, signal);
+    report.turns = written.length;
+    // The new turns are recallable at once, before the summaries' slower calls.
+    await this.embed(thread, written, report, signal);
 
     const cursor = await this.deps.repository.cursor(thread.workspace, threadId);
     for (const batch of planSummaryBatches(turns.map((turn) => ({ ...turn, size: turn.text.length })), cursor.level1End, this.options.level1EveryChars)) {
       await this.summarize(thread, 1, batch.map(turnSource), batch.map((turn) => turn.memoryId), batch, report, signal);
     }
 
-    const level1 = (await this.deps.repository.list(thread.workspace, threadId, { level: 1 }))
+    const level1 = (await this.deps.repository.list(thread.workspace, threadId, { level: 1, vectors: false }))
       .map((record) => ({ ...record, size: record.text.length }))
       .sort((a, b) => a.charRange[0] - b.charRange[0]);
     for (const batch of planSummaryBatches(level1, cursor.level2End, this.options.level2EveryChars)) {
       await this.summarize(thread, 2, batch.map(summarySource), batch.map((record) => record.memoryId), batch, report, signal);
     }
-    await this.embedMissing(thread, report, signal);
+    // Summaries just written, and anything an earlier update could not embed (or embedded with another model).
+    const model = this.deps.embeddings?.modelName;
+    if (model) {
+      const embedded = new Set(written.map((record) => record.memoryId));
+      const missing = await this.deps.repository.list(thread.workspace, threadId, { needingEmbeddingBy: model, vectors: false });
+      await this.embed(thread, missing.filter((record) => !embedded.has(record.memoryId)), report, signal);
+    }
     return report;
   }
 
@@ -172,18 +183,14 @@ export class ThreadMemoryWriter {
     });
   }
 
-  private async embedMissing(thread: ThreadRecord, report: MemoryUpdateReport, signal: AbortSignal | undefined): Promise<void> {
+  private async embed(thread: ThreadRecord, records: readonly MemoryRecord[], report: MemoryUpdateReport, signal: AbortSignal | undefined): Promise<void> {
     const provider = this.deps.embeddings;
-    if (!provider) return;
-    const missing = (await this.deps.repository.list(thread.workspace, thread.threadId)).filter(
-      (record) => !record.embedding || record.embeddingModel !== provider.modelName,
-    );
-    if (missing.length === 0) return;
-    const vectors = await provider.embed(missing.map(embeddingTextOf), signal);
-    for (let index = 0; index < missing.length; index += 1) {
-      await this.deps.repository.setEmbedding(thread.workspace, missing[index].memoryId, vectors[index], provider.modelName);
+    if (!provider || records.length === 0) return;
+    const vectors = await provider.embed(records.map(embeddingTextOf), signal);
+    for (let index = 0; index < records.length; index += 1) {
+      await this.deps.repository.setEmbedding(thread.workspace, records[index].memoryId, vectors[index], provider.modelName);
     }
-    report.embedded += missing.length;
+    report.embedded += records.length;
   }
 
   private newRecord(

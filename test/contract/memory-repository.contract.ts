@@ -116,6 +116,35 @@ export function describeMemoryRepositoryContract(name: string, create: () => Pro
       await expect(repository.setEmbedding(workspace, 'mem0_gone', Float32Array.from([1]), 'm')).resolves.toBeUndefined();
     });
 
+    it('reads without vectors when asked, and only the records lacking an embedding of a model', async () => {
+      const threadId = await newThread();
+      const none = memoryRecord({ workspace, threadId, createdTime: 1_700_000_000_001 });
+      const other = memoryRecord({ workspace, threadId, createdTime: 1_700_000_000_002, embedding: Float32Array.from([1, 0]), embeddingModel: 'old-model' });
+      const current = memoryRecord({ workspace, threadId, createdTime: 1_700_000_000_003, embedding: Float32Array.from([0, 1]), embeddingModel: 'model-b' });
+      for (const record of [none, other, current]) await repository.insert(record);
+      const light = await repository.list(workspace, threadId, { vectors: false });
+      expect(light.map((record) => [record.memoryId, record.embedding, record.text])).toEqual([none, other, current].map((record) => [record.memoryId, null, record.text]));
+      const missing = await repository.list(workspace, threadId, { needingEmbeddingBy: 'model-b', vectors: false });
+      expect(missing.map((record) => record.memoryId)).toEqual([none.memoryId, other.memoryId]);
+    });
+
+    it('lists the vectors of one model for recall, and reads chosen records by id', async () => {
+      const threadId = await newThread();
+      const first = memoryRecord({ workspace, threadId, createdTime: 1_700_000_000_001, embedding: Float32Array.from([1, 0]), embeddingModel: 'model-b' });
+      const summary = memoryRecord({ workspace, threadId, level: 1, createdTime: 1_700_000_000_002, embedding: Float32Array.from([0, 1]), embeddingModel: 'model-b' });
+      const older = memoryRecord({ workspace, threadId, createdTime: 1_700_000_000_003, embedding: Float32Array.from([1, 1]), embeddingModel: 'old-model' });
+      const bare = memoryRecord({ workspace, threadId, createdTime: 1_700_000_000_004 });
+      for (const record of [first, summary, older, bare]) await repository.insert(record);
+      const vectors = await repository.vectors(workspace, threadId, 'model-b');
+      expect(vectors.map((vector) => [vector.memoryId, vector.level, Array.from(vector.embedding)])).toEqual([
+        [first.memoryId, 0, [1, 0]],
+        [summary.memoryId, 1, [0, 1]],
+      ]);
+      expect(await repository.vectors(`${workspace}-other`, threadId, 'model-b')).toEqual([]);
+      const chosen = await repository.list(workspace, threadId, { memoryIds: [bare.memoryId, summary.memoryId], vectors: false });
+      expect(chosen.map((record) => record.memoryId)).toEqual([summary.memoryId, bare.memoryId]);
+    });
+
     it('advances the thread cursor with each summary, never backwards, and not with turns', async () => {
       const threadId = await newThread();
       expect(await repository.cursor(workspace, threadId)).toEqual({ level1End: 0, level2End: 0 });

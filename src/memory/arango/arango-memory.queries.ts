@@ -56,8 +56,19 @@ export class ArangoMemoryQueries {
         FILTER ${filter.level ?? null} == null OR record.level == ${filter.level ?? null}
         FILTER ${filter.since ?? null} == null OR record.createdTime >= ${filter.since ?? null}
         FILTER ${filter.until ?? null} == null OR record.createdTime <= ${filter.until ?? null}
+        FILTER ${filter.needingEmbeddingBy ?? null} == null OR record.embedding == null OR record.embeddingModel != ${filter.needingEmbeddingBy ?? null}
+        FILTER ${filter.memoryIds ?? null} == null OR record._key IN ${filter.memoryIds ?? null}
         SORT record.createdTime, record.charRange[0], record.level, record._key
-        RETURN UNSET(record, ${HIDDEN_FIELDS})`;
+        RETURN UNSET(record, ${filter.vectors === false ? [...HIDDEN_FIELDS, 'embedding'] : HIDDEN_FIELDS})`;
+  }
+
+  vectors(workspace: string, threadId: string, model: string): AqlQuery {
+    return aql`
+      FOR record IN ${this.c.records}
+        FILTER record.workspace == ${workspace} AND record.threadId == ${threadId}
+        FILTER record.embeddingModel == ${model} AND record.embedding != null
+        SORT record.createdTime, record.charRange[0], record.level, record._key
+        RETURN { memoryId: record._key, level: record.level, embedding: record.embedding }`;
   }
 
   cursor(workspace: string, cursorKey: string): AqlQuery {

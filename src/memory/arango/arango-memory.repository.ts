@@ -1,7 +1,7 @@
 import { Database } from 'arangojs';
 import { ArangoThreadQueryRunner } from '../../threads/arango/arango-thread-query.runner';
 import { hashedDocumentKey } from '../../threads/arango/arango-hashed.key';
-import { EMPTY_MEMORY_CURSOR, MemoryCursor, MemoryFilter, MemoryLevel, MemoryRecord, NodeMention } from '../memory-record';
+import { EMPTY_MEMORY_CURSOR, MemoryCursor, MemoryFilter, MemoryLevel, MemoryRecord, MemoryVector, NodeMention } from '../memory-record';
 import { MemoryRepository } from '../memory.repository';
 import { ArangoMemoryDocument, ArangoMemoryDocumentMapper } from './arango-memory-document.mapper';
 import { ARANGO_MEMORY_NAMES } from './arango-memory.names';
@@ -57,6 +57,11 @@ export class ArangoMemoryRepository implements MemoryRepository {
   async list(workspace: string, threadId: string, filter: MemoryFilter = {}): Promise<MemoryRecord[]> {
     const documents = await this.runner.all<ArangoMemoryDocument>('memory.list', this.queries.list(workspace, threadId, filter));
     return documents.map((document) => ArangoMemoryDocumentMapper.toRecord(document));
+  }
+
+  async vectors(workspace: string, threadId: string, model: string): Promise<MemoryVector[]> {
+    const rows = await this.runner.all<{ memoryId: string; level: MemoryLevel; embedding: number[] }>('memory.vectors', this.queries.vectors(workspace, threadId, model));
+    return rows.map((row) => ({ memoryId: row.memoryId, level: row.level, embedding: Float32Array.from(row.embedding) }));
   }
 
   async cursor(workspace: string, threadId: string): Promise<MemoryCursor> {

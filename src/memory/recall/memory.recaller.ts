@@ -35,7 +35,8 @@ export interface RecalledMemory {
  * embedded once and compared with every record of the three levels embedded by the same model;
  * per level, the best hits above the threshold are kept (by default 3 turns, 5 short-term and 3 long-term
  * summaries), then all of them, best first, as long as they fit in the token budget. Records the
- * model already sees are never recalled. An exact scan: a thread holds at most a few thousand records.
+ * model already sees are never recalled. An exact scan over the vectors alone (a thread holds at most
+ * a few thousand records); only the hits are then read in full.
  */
 export class MemoryRecaller {
   constructor(
@@ -48,27 +49,34 @@ export class MemoryRecaller {
     const provider = this.embeddings;
     const { limits, maxTokens } = this.options;
     if (!provider || maxTokens <= 0 || limits[0] + limits[1] + limits[2] === 0) return [];
-    const candidates = (await this.repository.list(request.workspace, request.threadId)).filter(
-      (record) => record.embedding && record.embeddingModel === provider.modelName && !request.exclude.has(record.memoryId),
+    const candidates = (await this.repository.vectors(request.workspace, request.threadId, provider.modelName)).filter(
+      (vector) => !request.exclude.has(vector.memoryId) && limits[vector.level] > 0,
     );
     if (candidates.length === 0) return [];
     const query = await provider.embedOne(request.query, request.signal);
     const minScore = this.options.minScore ?? defaultRecallMinScore(provider);
     const scored = candidates
-      .map((record) => ({ record, score: cosine(query, record.embedding as Float32Array) }))
+      .map((vector) => ({ vector, score: cosine(query, vector.embedding) }))
       .filter((hit) => hit.score > minScore)
       .sort((a, b) => b.score - a.score);
+    // Only the best of each level are read in full: twice the level's limit, so hits too large for the budget leave room for the next.
     const perLevel: Record<MemoryLevel, number> = { 0: 0, 1: 0, 2: 0 };
+    const best = scored.filter((hit) => ++perLevel[hit.vector.level] <= limits[hit.vector.level] * 2);
+    if (best.length === 0) return [];
+    const records = new Map(
+      (await this.repository.list(request.workspace, request.threadId, { memoryIds: best.map((hit) => hit.vector.memoryId), vectors: false })).map((record) => [record.memoryId, record]),
+    );
+    const chosen: Record<MemoryLevel, number> = { 0: 0, 1: 0, 2: 0 };
     const recalled: RecalledMemory[] = [];
     let tokens = 0;
-    for (const hit of scored) {
-      const level = hit.record.level;
-      if (perLevel[level] >= limits[level]) continue;
-      const cost = this.options.countTokens(hit.record.text);
+    for (const hit of best) {
+      const record = records.get(hit.vector.memoryId);
+      if (!record || chosen[record.level] >= limits[record.level]) continue;
+      const cost = this.options.countTokens(record.text);
       if (tokens + cost > maxTokens) continue;
-      perLevel[level] += 1;
+      chosen[record.level] += 1;
       tokens += cost;
-      recalled.push(hit);
+      recalled.push({ record, score: hit.score });
     }
     return recalled;
   }

@@ -1,6 +1,6 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { decodeVector, encodeVector } from '../../graph/sqlite/sqlite-graph.codec';
-import { EMPTY_MEMORY_CURSOR, MemoryCursor, MemoryFilter, MemoryLevel, MemoryRecord, NodeMention, SummaryAuthor } from '../memory-record';
+import { EMPTY_MEMORY_CURSOR, MemoryCursor, MemoryFilter, MemoryLevel, MemoryRecord, MemoryVector, NodeMention, SummaryAuthor } from '../memory-record';
 import { MemoryRepository } from '../memory.repository';
 
 interface MemoryRow {
@@ -24,8 +24,6 @@ interface MemoryRow {
   embedding_model: string | null;
   stale: number;
   stale_time: number | null;
-  /** JSON array of [node_key, fingerprint] pairs (aggregated from ai_memory_mentions). */
-  mentions: string | null;
 }
 
 /** SQLite has a limit on bound parameters per statement; lists of node keys are sent in chunks. */
@@ -39,10 +37,22 @@ export class SqliteMemoryRepository implements MemoryRepository {
   private readonly statements: ReturnType<typeof prepare>;
   private readonly insertRecord: (record: MemoryRecord) => boolean;
   private readonly markStaleIn: (workspace: string, graphKey: string, outdated: readonly NodeMention[], now: number) => number;
+  private readonly readList: (params: Record<string, unknown>, vectors: boolean) => MemoryRecord[];
 
   constructor(private readonly db: Database) {
     this.statements = prepare(db);
     this.insertRecord = db.transaction((record: MemoryRecord) => this.insertIn(record)).immediate;
+    // One read transaction: the records and their mentions (one query each, grouped here) are of the same state.
+    this.readList = db.transaction((params: Record<string, unknown>, vectors: boolean) => {
+      const mentions = new Map<string, NodeMention[]>();
+      for (const row of this.statements.threadMentions.all(params) as Array<{ memory_id: string; node_key: string; fingerprint: string }>) {
+        const list = mentions.get(row.memory_id) ?? [];
+        list.push({ key: row.node_key, fingerprint: row.fingerprint });
+        mentions.set(row.memory_id, list);
+      }
+      const rows = (vectors ? this.statements.list : this.statements.listWithoutVectors).all(params) as MemoryRow[];
+      return rows.map((row) => toRecord(row, mentions.get(row.memory_id) ?? []));
+    });
     this.markStaleIn = db.transaction((workspace: string, graphKey: string, outdated: readonly NodeMention[], now: number) => {
       let marked = 0;
       for (const mention of outdated) {
@@ -61,14 +71,21 @@ export class SqliteMemoryRepository implements MemoryRepository {
   }
 
   async list(workspace: string, threadId: string, filter: MemoryFilter = {}): Promise<MemoryRecord[]> {
-    const rows = this.statements.list.all({
+    const params = {
       workspace,
       thread_id: threadId,
       level: filter.level ?? null,
       since: filter.since ?? null,
       until: filter.until ?? null,
-    }) as MemoryRow[];
-    return rows.map(toRecord);
+      model: filter.needingEmbeddingBy ?? null,
+      ids: filter.memoryIds ? JSON.stringify(filter.memoryIds) : null,
+    };
+    return this.readList(params, filter.vectors !== false);
+  }
+
+  async vectors(workspace: string, threadId: string, model: string): Promise<MemoryVector[]> {
+    const rows = this.statements.vectors.all(workspace, threadId, model) as Array<{ memory_id: string; level: MemoryLevel; embedding: Buffer }>;
+    return rows.map((row) => ({ memoryId: row.memory_id, level: row.level, embedding: decodeVector(row.embedding) }));
   }
 
   async cursor(workspace: string, threadId: string): Promise<MemoryCursor> {
@@ -151,10 +168,17 @@ export class SqliteMemoryRepository implements MemoryRepository {
 
 function prepare(db: Database) {
   const statement = (sql: string): Statement => db.prepare(sql);
-  const columns = `m.memory_id, m.workspace, m.thread_id, m.graph_key, m.level, m.created_time, m.created_at, m.text, m.turn_id,
-    m.char_start, m.char_end, m.parent_ids, m.key_findings, m.tools_used, m.topics, m.author, m.embedding, m.embedding_model,
-    m.stale, m.stale_time,
-    (SELECT json_group_array(json_array(n.node_key, n.fingerprint)) FROM ai_memory_mentions n WHERE n.memory_id = m.memory_id) AS mentions`;
+  const filters = `m.workspace = @workspace AND m.thread_id = @thread_id
+        AND (@level IS NULL OR m.level = @level)
+        AND (@since IS NULL OR m.created_time >= @since)
+        AND (@until IS NULL OR m.created_time <= @until)
+        AND (@model IS NULL OR m.embedding IS NULL OR m.embedding_model != @model)
+        AND (@ids IS NULL OR m.memory_id IN (SELECT value FROM json_each(@ids)))`;
+  // Every column but the vector (a few KB per record, the bulk of a read).
+  const withoutVector = `m.memory_id, m.workspace, m.thread_id, m.graph_key, m.level, m.created_time, m.created_at, m.text, m.turn_id,
+    m.char_start, m.char_end, m.parent_ids, m.key_findings, m.tools_used, m.topics, m.author, NULL AS embedding, m.embedding_model,
+    m.stale, m.stale_time`;
+  const order = 'ORDER BY m.created_time, m.char_start, m.level, m.memory_id';
   return {
     insert: statement(`INSERT INTO ai_memory (memory_id, workspace, thread_id, graph_key, level, created_time, created_at, text, turn_id,
         char_start, char_end, parent_ids, key_findings, tools_used, topics, author, embedding, embedding_model, stale, stale_time)
@@ -168,12 +192,12 @@ function prepare(db: Database) {
       ON CONFLICT (thread_id) DO UPDATE SET
         level1_end = MAX(level1_end, excluded.level1_end), level2_end = MAX(level2_end, excluded.level2_end)`),
     setEmbedding: statement('UPDATE ai_memory SET embedding = ?, embedding_model = ? WHERE memory_id = ? AND workspace = ?'),
-    list: statement(`SELECT ${columns} FROM ai_memory m
-      WHERE m.workspace = @workspace AND m.thread_id = @thread_id
-        AND (@level IS NULL OR m.level = @level)
-        AND (@since IS NULL OR m.created_time >= @since)
-        AND (@until IS NULL OR m.created_time <= @until)
-      ORDER BY m.created_time, m.char_start, m.level, m.memory_id`),
+    list: statement(`SELECT m.* FROM ai_memory m WHERE ${filters} ${order}`),
+    listWithoutVectors: statement(`SELECT ${withoutVector} FROM ai_memory m WHERE ${filters} ${order}`),
+    threadMentions: statement(`SELECT n.memory_id, n.node_key, n.fingerprint FROM ai_memory_mentions n JOIN ai_memory m ON m.memory_id = n.memory_id
+      WHERE ${filters} ORDER BY n.memory_id, n.node_key`),
+    vectors: statement(`SELECT m.memory_id, m.level, m.embedding FROM ai_memory m
+      WHERE m.workspace = ? AND m.thread_id = ? AND m.embedding_model = ? AND m.embedding IS NOT NULL ${order}`),
     cursor: statement('SELECT level1_end, level2_end FROM ai_memory_cursors WHERE thread_id = ? AND workspace = ?'),
     allMentions: statement(`SELECT DISTINCT n.node_key, n.fingerprint FROM ai_memory_mentions n JOIN ai_memory m ON m.memory_id = n.memory_id
       WHERE n.workspace = ? AND n.graph_key = ? AND m.stale = 0`),
@@ -192,9 +216,8 @@ function prepare(db: Database) {
   };
 }
 
-function toRecord(row: MemoryRow): MemoryRecord {
-  const mentions = (JSON.parse(row.mentions ?? '[]') as Array<[string, string]>).map(([key, fingerprint]) => ({ key, fingerprint }));
-  mentions.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+/** `mentions` sorted by key (the query's order). */
+function toRecord(row: MemoryRow, mentions: NodeMention[]): MemoryRecord {
   return {
     memoryId: row.memory_id,
     workspace: row.workspace,

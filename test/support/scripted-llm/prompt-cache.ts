@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+
 /**
  * What the scripted server knows about a chat request's prompt, as the providers count it: its size in
  * tokens (4 characters each, as the derived usage of scripted turns), how much of it is a
@@ -41,8 +43,8 @@ export const tokensOf = (chars: number): number => Math.max(1, Math.ceil(chars /
  *    at a block boundary within the 20 blocks up to one of its breakpoints, and writes the rest.
  */
 export class PromptCacheSimulator {
-  private readonly seen: string[] = [];
-  private readonly written = new Set<string>();
+  /** Hashes of every cached prefix: chained block hashes, so a lookup costs one pass over the new prompt. */
+  private readonly cached = new Set<string>();
   private previous: string | null = null;
 
   /** Counts a request that reached the model (a refused one is not cached and is not "the previous request"). */
@@ -50,14 +52,16 @@ export class PromptCacheSimulator {
     return endpoint === 'anthropic.messages' ? this.anthropic(body) : this.openAi(body);
   }
 
+  /** OpenAI caches prefixes in 128-token blocks: the longest run of leading blocks some earlier prompt also had. */
   private openAi(body: any): PromptStats {
     const text = openAiPieces(body).map((piece) => piece.text).join('');
-    let longest = 0;
-    for (const earlier of this.seen) longest = Math.max(longest, commonPrefix(earlier, text));
-    const sharedTokens = Math.floor(longest / CHARS_PER_TOKEN);
-    const cachedTokens = sharedTokens < MIN_CACHEABLE_TOKENS ? 0 : Math.floor(sharedTokens / OPENAI_CACHE_INCREMENT) * OPENAI_CACHE_INCREMENT;
-    this.seen.push(text);
-    return this.stats(text, cachedTokens, 0);
+    const blockChars = OPENAI_CACHE_INCREMENT * CHARS_PER_TOKEN;
+    const hashes = chainedHashes(text, Array.from({ length: Math.floor(text.length / blockChars) }, (_, index) => (index + 1) * blockChars));
+    let blocks = 0;
+    while (blocks < hashes.length && this.cached.has(hashes[blocks])) blocks += 1;
+    for (const hash of hashes) this.cached.add(hash);
+    const sharedTokens = blocks * OPENAI_CACHE_INCREMENT;
+    return this.stats(text, sharedTokens < MIN_CACHEABLE_TOKENS ? 0 : sharedTokens, 0);
   }
 
   private anthropic(body: any): PromptStats {
@@ -66,16 +70,17 @@ export class PromptCacheSimulator {
     const ends: number[] = [];
     let offset = 0;
     for (const piece of pieces) ends.push((offset += piece.text.length));
+    const hashes = chainedHashes(text, ends);
     const cacheable = (end: number) => Math.floor(end / CHARS_PER_TOKEN) >= MIN_CACHEABLE_TOKENS;
     const breakpoints = pieces.flatMap((piece, index) => (piece.breakpoint && cacheable(ends[index]) ? [index] : []));
     // A breakpoint reads the longest prefix written before that ends at one of the 20 blocks up to it.
     let read = 0;
     for (const index of breakpoints) {
       for (let candidate = index; candidate >= Math.max(0, index - ANTHROPIC_LOOKBACK_BLOCKS + 1); candidate -= 1) {
-        if (ends[candidate] > read && this.written.has(text.slice(0, ends[candidate]))) read = ends[candidate];
+        if (ends[candidate] > read && this.cached.has(hashes[candidate])) read = ends[candidate];
       }
     }
-    for (const index of breakpoints) this.written.add(text.slice(0, ends[index]));
+    for (const index of breakpoints) this.cached.add(hashes[index]);
     const last = breakpoints.length > 0 ? ends[breakpoints[breakpoints.length - 1]] : 0;
     const cachedTokens = Math.floor(read / CHARS_PER_TOKEN);
     return this.stats(text, cachedTokens, last > read ? Math.floor(last / CHARS_PER_TOKEN) - cachedTokens : 0);
@@ -92,6 +97,19 @@ export class PromptCacheSimulator {
 export function promptTokens(endpoint: 'openai.chat' | 'anthropic.messages', body: any): number {
   const pieces = endpoint === 'anthropic.messages' ? anthropicPieces(body) : openAiPieces(body);
   return tokensOf(pieces.reduce((sum, piece) => sum + piece.text.length, 0));
+}
+
+/** For each end (ascending), a hash of text[0, end): each chains the previous one with the text since it. */
+function chainedHashes(text: string, ends: readonly number[]): string[] {
+  const hashes: string[] = [];
+  let previous = '';
+  let start = 0;
+  for (const end of ends) {
+    previous = createHash('sha1').update(previous).update(text.slice(start, end)).digest('hex');
+    hashes.push(previous);
+    start = end;
+  }
+  return hashes;
 }
 
 function commonPrefix(a: string, b: string): number {

@@ -1,0 +1,51 @@
+import type { RecordedRequest, ScriptedTurn } from '../test/support/scripted-llm-server';
+
+/**
+ * The scripted conversation of the memory and prompt-cache benches: questions about the demo graph's
+ * nodes (so retrieval finds something), a fact stated early and asked about much later, and a model
+ * that answers chat requests with a paragraph and summary requests with a structured summary.
+ */
+export const FACT = 'Before we go on: the staging API token for the NBA feed is called NBA_STAGING_TOKEN_42, please remember it.';
+export const FACT_MARKER = 'NBA_STAGING_TOKEN_42';
+export const FACT_QUESTION = 'What was the name of the staging token I gave you at the beginning?';
+
+const NODES = ['fetch-api', 'filter-active', 'sort-stats', 'display-html', 'error-handler', 'entry-form', 'root'];
+
+/** Turn `turn` (1-based): the fact at `factTurn`, the question about it at `askTurn`, else a question about a node. */
+export function benchQuestion(turn: number, factTurn = 3, askTurn = 80): string {
+  if (turn === factTurn) return FACT;
+  if (turn === askTurn) return FACT_QUESTION;
+  const node = NODES[turn % NODES.length];
+  return `Turn ${turn}: what does ${node} do with the players of season ${1990 + turn}, and what does it send to the next node? Please also say how errors are handled there.`;
+}
+
+/** Summary calls carry the record_summary tool. */
+export function isSummaryRequest(request: RecordedRequest): boolean {
+  return JSON.stringify(request.body?.tools ?? []).includes('record_summary');
+}
+
+/** Chat requests get a ~1,200-character answer; summary requests a short structured summary. */
+export function benchModel(request: RecordedRequest): ScriptedTurn {
+  if (isSummaryRequest(request)) {
+    return {
+      toolCalls: [
+        {
+          name: 'record_summary',
+          arguments: {
+            summary: 'The user went through the NBA workflow node by node: what each node does with the players and how errors are handled.',
+            nodesMentioned: NODES,
+            keyFindings: ['errors go to error-handler'],
+            toolsUsed: [],
+            topics: ['data flow', 'error handling'],
+          },
+        },
+      ],
+    };
+  }
+  return {
+    text:
+      'It reads the players it receives, keeps the ones that match its settings and passes them on to the next node on sheet main. ' +
+      'Errors go to its second output, which leads to error-handler. '.repeat(12),
+    chunkSize: 64,
+  };
+}
