@@ -24,7 +24,11 @@ export function isSummaryRequest(request: RecordedRequest): boolean {
   return JSON.stringify(request.body?.tools ?? []).includes('record_summary');
 }
 
-/** Chat requests get a ~1,200-character answer; summary requests a short structured summary. */
+/**
+ * Chat requests: as the agent works, the model reads a node with a tool every other question before
+ * answering (a second request in the same turn), then answers with a ~900-character paragraph.
+ * Summary requests get a short structured summary.
+ */
 export function benchModel(request: RecordedRequest): ScriptedTurn {
   if (isSummaryRequest(request)) {
     return {
@@ -41,6 +45,16 @@ export function benchModel(request: RecordedRequest): ScriptedTurn {
         },
       ],
     };
+  }
+  const messages: Array<{ role: string; content?: unknown }> = request.body?.messages ?? [];
+  const last = messages[messages.length - 1];
+  // A question ends the request (OpenAI: a user message; Anthropic: a user turn without tool results).
+  const isQuestion = (message: { role: string; content?: unknown } | undefined) =>
+    message?.role === 'user' && !(Array.isArray(message.content) && message.content.some((block: { type?: string }) => block.type === 'tool_result'));
+  const asking = isQuestion(last);
+  const questions = messages.filter(isQuestion).length;
+  if (asking && questions % 2 === 0) {
+    return { toolCalls: [{ name: 'read_node_detail', arguments: { nodeKey: NODES[questions % NODES.length] } }] };
   }
   return {
     text:

@@ -17,10 +17,12 @@ import { benchModel, benchQuestion, FACT_MARKER, isSummaryRequest } from './conv
  * process, default settings (AI_HISTORY_MAX_TOKENS 24,000, summaries every 8,000 / 4,000 characters,
  * local embeddings), the demo graph:
  *
- * 1. Tokens sent per turn over a scripted 100-turn thread (~1,400 characters a turn, a fact stated at
- *    turn 3 and asked about at turn 80), with memory, against the same conversation sending the full
- *    history (memory off, no history budget). Tokens are the scripted server's count of what it
- *    received (4 characters a token, tool definitions included), at the curve's turns.
+ * 1. Tokens sent per turn over a scripted 100-turn thread (a fact stated at turn 3 and asked about at
+ *    turn 80; the model reads a node with a tool every other question, then answers ~900 characters),
+ *    with memory, against the same conversation sending the full history (memory off, no history
+ *    budget). Tokens are the scripted server's count of the request that carries the turn's question
+ *    (4 characters a token, tool definitions included), at the curve's turns; the totals count every
+ *    request (tool rounds too).
  * 2. Recall: is the turn-3 fact (a token name) in what the model receives at turn 80, and through
  *    which part (recalled block, summaries, history)?
  * 3. Memory's cost per turn: summary calls and their tokens, texts embedded.
@@ -41,7 +43,7 @@ const CURVE = [10, 25, 50, 100];
 export interface LongConversationResult {
   turns: number;
   curve: Array<{ turn: number; withMemory: number; fullHistory: number }>;
-  /** Sum over every turn of the tokens sent. */
+  /** Sum of the tokens of every request of the conversation (tool rounds included). */
   totals: { withMemory: number; fullHistory: number };
   recall: { askTurn: number; inContext: boolean; viaRecall: boolean; viaSummaries: boolean; viaHistory: boolean };
   cost: { summaryCalls: number; summaryTokens: number; textsEmbedded: number; records: Record<string, number> };
@@ -73,7 +75,9 @@ async function converse(run: Run, turns: number): Promise<void> {
   }
 }
 
-const chatRequests = (server: ScriptedLlmServer): RecordedRequest[] => server.requests.filter((recorded) => recorded.endpoint === 'openai.chat' && !isSummaryRequest(recorded));
+/** The first request of each turn (the one ending with the question; a tool round follows some of them). */
+const questionRequests = (server: ScriptedLlmServer): RecordedRequest[] =>
+  server.requests.filter((recorded) => recorded.endpoint === 'openai.chat' && !isSummaryRequest(recorded) && recorded.body.messages.at(-1)?.role === 'user');
 
 async function stop(run: Run): Promise<void> {
   await run.app.close();
@@ -115,11 +119,14 @@ export async function runLongConversationBench(options: { turns?: number; ttftRe
     await converse(memory, turns);
     await converse(full, turns);
     await converse(plain, turns);
-    const sent = (run: Run) => chatRequests(run.server).map((recorded) => recorded.prompt?.tokens ?? 0);
+    const sent = (run: Run) => questionRequests(run.server).map((recorded) => recorded.prompt?.tokens ?? 0);
     const withMemory = sent(memory);
     const fullHistory = sent(full);
+    const everyRequest = (run: Run) =>
+      sum(run.server.requests.filter((recorded) => recorded.endpoint === 'openai.chat' && !isSummaryRequest(recorded)).map((recorded) => recorded.prompt?.tokens ?? 0));
+    const totals = { withMemory: everyRequest(memory), fullHistory: everyRequest(full) };
 
-    const asked: Array<{ role: string; content: string }> = chatRequests(memory.server)[askTurn - 1].body.messages;
+    const asked: Array<{ role: string; content: string }> = questionRequests(memory.server)[askTurn - 1].body.messages;
     const holds = (predicate: (message: { role: string; content: string }) => boolean) => asked.some((message) => predicate(message) && String(message.content).includes(FACT_MARKER));
     const viaRecall = holds((message) => String(message.content).startsWith('[Recalled from earlier'));
     const viaSummaries = holds((message) => String(message.content).startsWith('[Conversation so far'));
@@ -133,7 +140,7 @@ export async function runLongConversationBench(options: { turns?: number; ttftRe
     return {
       turns,
       curve: CURVE.filter((turn) => turn <= turns).map((turn) => ({ turn, withMemory: withMemory[turn - 1], fullHistory: fullHistory[turn - 1] })),
-      totals: { withMemory: sum(withMemory), fullHistory: sum(fullHistory) },
+      totals,
       recall: { askTurn, inContext: viaRecall || viaSummaries || viaHistory, viaRecall, viaSummaries, viaHistory },
       cost: {
         summaryCalls: summaries.length,

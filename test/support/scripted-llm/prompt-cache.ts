@@ -9,7 +9,11 @@ export interface PromptStats {
   /** Characters of the canonical prompt text (tools, then system, then messages, as the provider reads them). */
   chars: number;
   tokens: number;
-  /** Characters shared with the previous chat request's prompt on the same endpoint, from the start. */
+  /**
+   * Characters shared, from the start, with the previous prompt of the same conversation on this
+   * endpoint (prompts whose first piece — the first tool, or the system text — is the same: a
+   * summary call between two questions of a thread is another conversation).
+   */
   sharedPrefixChars: number;
   /** Tokens a provider cache would serve (OpenAI automatic prefix cache; Anthropic cache_control breakpoints). */
   cachedTokens: number;
@@ -45,7 +49,8 @@ export const tokensOf = (chars: number): number => Math.max(1, Math.ceil(chars /
 export class PromptCacheSimulator {
   /** Hashes of every cached prefix: chained block hashes, so a lookup costs one pass over the new prompt. */
   private readonly cached = new Set<string>();
-  private previous: string | null = null;
+  /** The last prompt of each conversation, by the hash of its first piece. */
+  private readonly previous = new Map<string, string>();
 
   /** Counts a request that reached the model (a refused one is not cached and is not "the previous request"). */
   observe(endpoint: 'openai.chat' | 'anthropic.messages', body: any): PromptStats {
@@ -61,7 +66,7 @@ export class PromptCacheSimulator {
     while (blocks < hashes.length && this.cached.has(hashes[blocks])) blocks += 1;
     for (const hash of hashes) this.cached.add(hash);
     const sharedTokens = blocks * OPENAI_CACHE_INCREMENT;
-    return this.stats(text, sharedTokens < MIN_CACHEABLE_TOKENS ? 0 : sharedTokens, 0);
+    return this.stats(openAiPieces(body), text, sharedTokens < MIN_CACHEABLE_TOKENS ? 0 : sharedTokens, 0);
   }
 
   private anthropic(body: any): PromptStats {
@@ -83,12 +88,14 @@ export class PromptCacheSimulator {
     for (const index of breakpoints) this.cached.add(hashes[index]);
     const last = breakpoints.length > 0 ? ends[breakpoints[breakpoints.length - 1]] : 0;
     const cachedTokens = Math.floor(read / CHARS_PER_TOKEN);
-    return this.stats(text, cachedTokens, last > read ? Math.floor(last / CHARS_PER_TOKEN) - cachedTokens : 0);
+    return this.stats(pieces, text, cachedTokens, last > read ? Math.floor(last / CHARS_PER_TOKEN) - cachedTokens : 0);
   }
 
-  private stats(text: string, cachedTokens: number, cacheWriteTokens: number): PromptStats {
-    const sharedPrefixChars = this.previous === null ? 0 : commonPrefix(this.previous, text);
-    this.previous = text;
+  private stats(pieces: readonly PromptPiece[], text: string, cachedTokens: number, cacheWriteTokens: number): PromptStats {
+    const conversation = createHash('sha1').update(pieces[0]?.text ?? '').digest('hex');
+    const previous = this.previous.get(conversation);
+    const sharedPrefixChars = previous === undefined ? 0 : commonPrefix(previous, text);
+    this.previous.set(conversation, text);
     return { chars: text.length, tokens: tokensOf(text.length), sharedPrefixChars, cachedTokens, cacheWriteTokens };
   }
 }
