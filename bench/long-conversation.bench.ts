@@ -27,12 +27,13 @@ import { benchModel, benchQuestion, FACT_MARKER, isSummaryRequest } from './conv
  *    which part (recalled block, summaries, history)?
  * 3. Memory's cost per turn: summary calls and their tokens, texts embedded.
  * 4. Time to first token with and without memory, on threads of that length (socket.io-client, emit →
- *    first ai:token), the two apps alternating, one request at a time, `--think` ms between a request's
+ *    first ai:token), the two apps alternating (in turns, each first every other round), one request at
+ *    a time, `--think` ms between a request's
  *    end and the next (default 100: a person takes seconds): the previous turn's background work
  *    (embedding, summaries) runs in that pause, the request path (cut, recall) is inside the figure.
  *    The request path's own cost is also timed alone: MemoryContextBuilder.build on the 100-turn thread.
  *
- *   npx tsc -p tsconfig.build.json && node dist/bench/long-conversation.bench.js [--turns 100] [--ttft 30] [--think 100]
+ *   npx tsc -p tsconfig.build.json && node dist/bench/long-conversation.bench.js [--turns 100] [--ttft 60] [--think 100]
  */
 
 const GRAPH = 'nba-workflow';
@@ -90,7 +91,9 @@ async function timeToFirstToken(runs: Run[], count: number, thinkMs: number): Pr
   const samples: number[][] = runs.map(() => []);
   try {
     for (let index = 0; index < count; index += 1) {
-      for (let which = 0; which < runs.length; which += 1) {
+      // Each round in the other order: neither run always follows the other's work.
+      const order = index % 2 === 0 ? runs.map((_, which) => which) : runs.map((_, which) => runs.length - 1 - which);
+      for (const which of order) {
         const id = index + 1;
         await new Promise((resolve) => setTimeout(resolve, thinkMs));
         const started = performance.now();
@@ -109,7 +112,7 @@ async function timeToFirstToken(runs: Run[], count: number, thinkMs: number): Pr
 export async function runLongConversationBench(options: { turns?: number; ttftRequests?: number; thinkMs?: number } = {}): Promise<LongConversationResult> {
   configureLogging({ level: 'error' });
   const turns = options.turns ?? 100;
-  const ttftRequests = options.ttftRequests ?? 30;
+  const ttftRequests = options.ttftRequests ?? 60;
   const thinkMs = options.thinkMs ?? 100;
   const askTurn = Math.min(80, turns);
   const memory = await startRun({});
