@@ -1,30 +1,12 @@
-import { MemoryLevel, MemoryRecord, NodeMention, SummaryAuthor } from '../memory-record';
+import { MemoryRecord } from '../memory-record';
 
-/** A memory record as stored in `nodius_ai_memory` (vectors as plain arrays, mention keys duplicated for the array index). */
-export interface ArangoMemoryDocument {
+/** A memory record as stored in `nodius_ai_memory`: `_key` for its id, the vector as a plain array, and the mention keys again for the array index. */
+export type ArangoMemoryDocument = Omit<MemoryRecord, 'memoryId' | 'embedding'> & {
   _key: string;
-  workspace: string;
-  threadId: string;
-  graphKey: string;
-  level: MemoryLevel;
-  createdTime: number;
-  createdAt: string;
-  text: string;
-  turnId: string | null;
-  charRange: [number, number];
-  parentIds: string[];
-  mentions: NodeMention[];
+  embedding: number[] | null;
   /** The keys of `mentions`, for the persistent array index used when a node changes. */
   nodesMentioned: string[];
-  keyFindings: string[];
-  toolsUsed: string[];
-  topics: string[];
-  author: SummaryAuthor | null;
-  embedding: number[] | null;
-  embeddingModel: string | null;
-  stale: boolean;
-  staleTime: number | null;
-}
+};
 
 /** Converts between MemoryRecord and its ArangoDB document; reading tolerates missing optional attributes. */
 export const ArangoMemoryDocumentMapper = {
