@@ -1,0 +1,83 @@
+import { LlmToolDefinition } from '../../providers/llm-message';
+import { describeViolations, JsonSchema, JsonSchemaValidator } from './json-schema.validator';
+
+export const ASK_USER_TOOL_NAME = 'ask_user';
+
+/** Bounds of a question (PROTOCOL.md §8.2): a choice offers 2 to 10 distinct options of at most 200 characters. */
+export const QUESTION_MAX_CHARS = 2000;
+export const CHOICE_MIN_OPTIONS = 2;
+export const CHOICE_MAX_OPTIONS = 10;
+export const OPTION_MAX_CHARS = 200;
+
+export type QuestionKind = 'choice' | 'confirm';
+
+/** A valid ask_user call: what the question interrupt shows the user. */
+export interface UserQuestion {
+  questionKind: QuestionKind;
+  question: string;
+  /** choice only: the answers the user picks from, in the model's order. */
+  options?: string[];
+}
+
+export type AskUserParseResult = { ok: true; question: UserQuestion } | { ok: false; error: string };
+
+const ASK_USER_SCHEMA: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['kind', 'question'],
+  properties: {
+    kind: {
+      type: 'string',
+      enum: ['choice', 'confirm'],
+      description: '"confirm": a yes/no question (e.g. before a change the user must agree to); "choice": the user picks one of `options`.',
+    },
+    question: { type: 'string', minLength: 1, maxLength: QUESTION_MAX_CHARS, description: 'The question, in the language of the user.' },
+    options: {
+      type: 'array',
+      minItems: CHOICE_MIN_OPTIONS,
+      maxItems: CHOICE_MAX_OPTIONS,
+      items: { type: 'string', minLength: 1, maxLength: OPTION_MAX_CHARS },
+      description: `choice only (required there, absent for confirm): ${CHOICE_MIN_OPTIONS} to ${CHOICE_MAX_OPTIONS} distinct short answers.`,
+    },
+  },
+};
+
+const VALIDATOR = new JsonSchemaValidator(ASK_USER_SCHEMA);
+
+/** ask_user in OpenAI function-calling form; offered to every role (PROTOCOL.md §8.2). */
+export const ASK_USER_DEFINITION: LlmToolDefinition = Object.freeze({
+  type: 'function' as const,
+  function: {
+    name: ASK_USER_TOOL_NAME,
+    description:
+      'Ask the user a question and wait for the answer: a yes/no confirmation, or a choice between a few options. ' +
+      'Use it when you cannot go on without the user\'s decision; the conversation pauses and the tool result is ' +
+      '{"status":"answered","answer":…} or {"status":"declined"} (the user chose not to answer).',
+    parameters: ASK_USER_SCHEMA,
+  },
+});
+
+/**
+ * Validates ask_user's arguments strictly (unknown keys refused, options only and always for a
+ * choice, distinct, not blank). Errors are written for the model, which gets them as an error tool
+ * result; the user never sees an invalid question.
+ */
+export function parseAskUserCall(args: unknown): AskUserParseResult {
+  const violations = VALIDATOR.validate(args);
+  if (violations.length > 0) return invalid(describeViolations(violations));
+  const { kind, question, options } = args as { kind: QuestionKind; question: string; options?: string[] };
+  if (question.trim() === '') return invalid('question must not be blank');
+  if (kind === 'confirm') {
+    if (options !== undefined) return invalid('options is only for kind "choice"; a confirm question is answered yes or no');
+    return { ok: true, question: { questionKind: 'confirm', question } };
+  }
+  if (options === undefined) return invalid(`options is required for kind "choice" (${CHOICE_MIN_OPTIONS} to ${CHOICE_MAX_OPTIONS} answers)`);
+  if (options.some((option) => option.trim() === '')) return invalid('options must not be blank');
+  const repeated = options.find((option, index) => options.indexOf(option) !== index);
+  if (repeated !== undefined) return invalid(`options must be distinct ("${repeated}" is given twice)`);
+  return { ok: true, question: { questionKind: 'choice', question, options: [...options] } };
+}
+
+function invalid(problem: string): AskUserParseResult {
+  return { ok: false, error: `Invalid arguments for ${ASK_USER_TOOL_NAME}: ${problem}. Call it again with valid arguments.` };
+}
