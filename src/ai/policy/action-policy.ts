@@ -59,3 +59,32 @@ export function kindsOf(action: ProposedAction): Set<ActionKind> {
   if (action.type === 'batch') for (const part of action.payload.actions) for (const kind of kindsOf(part)) kinds.add(kind);
   return kinds;
 }
+
+/**
+ * A stored policy as this service reads it back: kinds, roles and levels it knows kept, anything else
+ * dropped (a document edited by hand in the store never breaks a run; an unknown level is as if unset).
+ */
+export function toActionPolicy(stored: { default?: unknown; roles?: unknown; updatedTime?: unknown }): ActionPolicy {
+  const roles: ActionPolicy['roles'] = {};
+  const storedRoles = isRecord(stored.roles) ? stored.roles : {};
+  for (const role of POLICY_ROLES) if (isRecord(storedRoles[role])) roles[role] = toLevels(storedRoles[role]);
+  return {
+    default: toLevels(stored.default),
+    roles,
+    ...(typeof stored.updatedTime === 'number' ? { updatedTime: stored.updatedTime } : {}),
+  };
+}
+
+function toLevels(value: unknown): PolicyLevels {
+  const levels: PolicyLevels = {};
+  if (!isRecord(value)) return levels;
+  for (const kind of ACTION_KINDS) {
+    const level = value[kind];
+    if ((POLICY_LEVELS as readonly unknown[]).includes(level)) levels[kind] = level as PolicyLevel;
+  }
+  return levels;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
