@@ -1,5 +1,6 @@
 import type { Interrupt } from '../ai/agent/interrupt';
 import type { LlmToolCall } from '../providers/llm-message';
+import type { ThreadEvent } from './thread-event';
 
 /**
  * One stored message of a conversation, in the internal (OpenAI) shape plus a stable id and a
@@ -7,7 +8,7 @@ import type { LlmToolCall } from '../providers/llm-message';
  */
 export interface ThreadMessage {
   id: string;
-  role: 'system' | 'user' | 'assistant' | 'tool';
+  role: 'system' | 'user' | 'assistant' | 'tool' | 'event';
   /** For system messages: the stable system prompt, or the retrieved context of one question. */
   kind?: 'system_prompt' | 'rag_context';
   content: string | null;
@@ -18,6 +19,8 @@ export interface ThreadMessage {
   createdTime: number;
   /** assistant: generation stopped by the user or a disconnect; content is the partial text. */
   aborted?: true;
+  /** event: what was loaded or applied (content is its summary; PROTOCOL.md §8.3). */
+  event?: ThreadEvent;
 }
 
 /** A proposal waiting for a human, and what to do after it (the rest of the model's tool-call batch). */
