@@ -1,8 +1,8 @@
-import type { ThreadEvent } from '../threads/thread-event';
+import type { ThreadEvent } from '../conversation/thread-event';
 import type { ThreadRecord, UsageTotals } from '../threads/thread.types';
-import { Interrupt } from './agent/interrupt';
+import { Interrupt } from '../conversation/interrupt';
 
-/** A message as clients see it (PROTOCOL.md §3 GET /api/ai/thread/:threadId; events §8.3). */
+/** A message as clients see it (docs/protocol.md §3 GET /api/ai/thread/:threadId; events §8.3). */
 export interface ChatMessageView {
   role: 'user' | 'assistant' | 'tool' | 'event';
   content: string;

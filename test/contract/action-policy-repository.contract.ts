@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ActionPolicyRepository } from '../../src/ai/policy/action-policy.repository';
+import { ActionPolicyRepository } from '../../src/policy/action-policy.repository';
 
 export interface ActionPolicyRepositoryFixture {
   repository: ActionPolicyRepository;

@@ -1,41 +1,30 @@
-import { randomBytes } from 'node:crypto';
 import { Database } from 'arangojs';
-import { ArangoActionPolicyRepository } from '../../src/ai/policy/arango/arango-action-policy.repository';
-import { ArangoConnector } from '../../src/graph/arango/arango-connector';
+import { ArangoActionPolicyRepository } from '../../src/policy/arango/arango-action-policy.repository';
 import { resetLogSink, setLogSink } from '../../src/observability/logger';
 import { arangoTestConnection } from '../support/arango-test.connection';
+import { ArangoTestDatabase, openArangoTestDatabase } from '../support/arango-test.database';
 import { closedPortUrl } from '../support/fake-arango.server';
 import { describeActionPolicyRepositoryContract } from './action-policy-repository.contract';
 
 /**
- * The ActionPolicyRepository contract on a real ArangoDB, when ARANGO_URL is set (as the thread
- * repository's contract: a fresh database for the run, shared by its tests, dropped at the end).
+ * The ActionPolicyRepository contract on a real ArangoDB, when ARANGO_URL is set (`npm run test:arango`
+ * runs it with the other stores' contracts): a fresh database for the run, shared by its tests, dropped at the end.
  * Without ARANGO_URL the suite is reported as skipped, with the reason in its title.
  */
 const arango = arangoTestConnection();
 
 if (arango) {
-  const { url, user, password } = arango;
-  const database = `policy_ai_contract_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
-  let opened: Promise<Database> | undefined;
-
-  const open = () =>
-    (opened ??= new ArangoConnector({ url, user, password, database }, { attempts: 3, initialDelayMs: 200, maxDelayMs: 1000 }).connect());
+  let opened: Promise<ArangoTestDatabase> | undefined;
+  const open = () => (opened ??= openArangoTestDatabase(arango, 'policy_ai_contract'));
 
   beforeAll(() => setLogSink(() => undefined));
   afterAll(async () => {
     resetLogSink();
-    (await opened?.catch(() => undefined))?.close();
-    const system = new Database({ url, databaseName: '_system', auth: { username: user, password: password ?? '' } });
-    try {
-      await system.dropDatabase(database).catch(() => false);
-    } finally {
-      system.close();
-    }
+    await (await opened?.catch(() => undefined))?.drop();
   });
 
   describeActionPolicyRepositoryContract(ArangoActionPolicyRepository.name, async () => {
-    const db = await open();
+    const { db } = await open();
     return {
       repository: await ArangoActionPolicyRepository.open(db),
       reopen: () => ArangoActionPolicyRepository.open(db),

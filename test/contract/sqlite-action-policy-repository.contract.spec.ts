@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { SqliteActionPolicyRepository } from '../../src/ai/policy/sqlite/sqlite-action-policy.repository';
+import { SqliteActionPolicyRepository } from '../../src/policy/sqlite/sqlite-action-policy.repository';
 import { openSqliteDatabase } from '../../src/database/sqlite/sqlite-database.opener';
 import { configureLogging } from '../../src/observability/logger';
 import { describeActionPolicyRepositoryContract } from './action-policy-repository.contract';

@@ -1,5 +1,5 @@
 import { graphChangeSet } from '../../graph/graph-change-set';
-import { ActionConversionResult } from '../actions/action-conversion-result';
+import { ActionConversionResult } from '../../conversation/action-conversion-result';
 import { actionsExecutedEvent } from './actions-executed.event';
 
 const SHEETS = { '0': 'main', '1': 'data-processing' };

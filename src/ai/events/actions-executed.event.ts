@@ -1,5 +1,5 @@
-import type { ThreadEvent, ThreadEventResult } from '../../threads/thread-event';
-import type { ActionConversionResult } from '../actions/action-conversion-result';
+import type { ThreadEvent, ThreadEventResult } from '../../conversation/thread-event';
+import type { ActionConversionResult } from '../../conversation/action-conversion-result';
 import { joinWords, plural } from './event-wording';
 
 /** One proposal of a series: its change set, and why it could not be applied (absent: it was). */

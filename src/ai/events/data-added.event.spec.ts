@@ -1,4 +1,4 @@
-import { GraphRAGContext, RelevantNode } from '../../rag/graph-rag-context';
+import { GraphRAGContext, RelevantNode } from '../../conversation/graph-rag-context';
 import { dataAddedEvent } from './data-added.event';
 
 const node = (key: string, origin: RelevantNode['origin'] = 'search'): RelevantNode => ({

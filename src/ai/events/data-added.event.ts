@@ -1,5 +1,5 @@
-import type { GraphRAGContext } from '../../rag/graph-rag-context';
-import type { ThreadEvent, ThreadEventResult } from '../../threads/thread-event';
+import type { GraphRAGContext } from '../../conversation/graph-rag-context';
+import type { ThreadEvent, ThreadEventResult } from '../../conversation/thread-event';
 import { joinWords, plural } from './event-wording';
 
 /** Node keys listed in the event before "+N more": enough to recognise the context, short enough for every turn. */

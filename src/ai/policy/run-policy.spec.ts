@@ -1,6 +1,6 @@
-import { ProposedAction } from '../actions/proposed-action';
-import { ActionPolicy, effectiveLevels, EMPTY_ACTION_POLICY } from './action-policy';
-import { RunPolicy } from './run-policy';
+import { ProposedAction } from '../../conversation/proposed-action';
+import { ActionPolicy, effectiveLevels, EMPTY_ACTION_POLICY } from '../../policy/action-policy';
+import { kindsOf, RunPolicy } from './run-policy';
 
 const createNode: ProposedAction = {
   type: 'create_node',
@@ -79,5 +79,17 @@ describe(RunPolicy.name, () => {
     const viewer = new RunPolicy(false, effectiveLevels(policy, 'viewer'));
     expect(viewer.offeredKinds()).toEqual([]);
     expect(viewer.decide(createNode)).toEqual({ outcome: 'refuse', level: 'forbidden', message: expect.stringContaining('only read') });
+  });
+
+  describe(kindsOf.name, () => {
+    it('lists the kinds of an action, a batch counting itself and every part, nested ones included', () => {
+      expect([...kindsOf(deleteNode)]).toEqual(['delete_node']);
+      const nested: ProposedAction = {
+        type: 'batch',
+        reason: 'clean up',
+        payload: { actions: [{ type: 'move_node', payload: { nodeKey: 'root', posX: 1, posY: 2 }, reason: 'tidy' }, { type: 'batch', reason: '', payload: { actions: [deleteEdge] } }] },
+      };
+      expect([...kindsOf(nested)].sort()).toEqual(['batch', 'delete_edge', 'move_node']);
+    });
   });
 });

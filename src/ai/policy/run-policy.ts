@@ -1,5 +1,5 @@
-import type { ProposedAction } from '../actions/proposed-action';
-import { ACTION_KINDS, ActionKind, EffectiveLevels, kindsOf, PolicyLevel, strictestLevel } from './action-policy';
+import type { ProposedAction } from '../../conversation/proposed-action';
+import { ACTION_KINDS, ActionKind, EffectiveLevels, PolicyLevel, strictestLevel } from '../../policy/action-policy';
 
 /** What one run remembers of its policy across interrupts: stored with a pending interrupt, read back on resume. */
 export interface RunPolicyState {
@@ -100,4 +100,14 @@ export class RunPolicy {
       'if the user answers yes, make the same proposal again.'
     );
   }
+}
+
+/**
+ * Every kind an action touches: its own, and for a batch `batch` plus the kinds of its parts
+ * (nested batches included). A batch is as strict as the strictest of them.
+ */
+export function kindsOf(action: ProposedAction): Set<ActionKind> {
+  const kinds = new Set<ActionKind>([action.type]);
+  if (action.type === 'batch') for (const part of action.payload.actions) for (const kind of kindsOf(part)) kinds.add(kind);
+  return kinds;
 }

@@ -1,4 +1,4 @@
-import { LlmToolDefinition } from '../../providers/llm-message';
+import { LlmToolDefinition } from '../../conversation/llm-message';
 import { describeViolations, JsonSchema, JsonSchemaValidator } from './json-schema.validator';
 
 export const ASK_USER_TOOL_NAME = 'ask_user';

@@ -1,4 +1,4 @@
-import type { ThreadEvent } from '../thread-event';
+import type { ThreadEvent } from '../../conversation/thread-event';
 
 /**
  * How an event is shown to the model (seed 002 "Format dans les prompts"):
