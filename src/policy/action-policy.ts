@@ -1,9 +1,9 @@
-/** The kinds of change a policy rules on (PROTOCOL.md §8.1): one per propose_* tool. */
+/** The kinds of change a policy rules on (docs/protocol.md §8.1): one per propose_* tool. */
 export const ACTION_KINDS = ['create_node', 'update_node', 'move_node', 'delete_node', 'create_edge', 'delete_edge', 'batch'] as const;
 export type ActionKind = (typeof ACTION_KINDS)[number];
 
 /**
- * What happens to a proposal of a kind (seed 002 "Validation et permissions"), from the least to the
+ * What happens to a proposal of a kind (docs/policy.md), from the least to the
  * most strict for a batch: applied without a human, approved by a human first, allowed once the user
  * said yes to a question, never offered.
  */
@@ -32,6 +32,16 @@ export const EMPTY_ACTION_POLICY: ActionPolicy = Object.freeze({ default: Object
 
 /** The level of every kind for one principal: what a run decides with. */
 export type EffectiveLevels = Readonly<Record<ActionKind, PolicyLevel>>;
+
+/**
+ * What a run remembers of its policy across interrupts (stored with a pending interrupt, read back on
+ * resume): the levels it started with, since a policy stored later applies to the next run only, and
+ * whether the user said yes to a confirm question of the run (ask_first kinds are then allowed).
+ */
+export interface PolicySnapshot {
+  levels: EffectiveLevels;
+  askFirstGranted: boolean;
+}
 
 /** The strictest level of several (forbidden > ask_first > validation_required > autonomous). */
 export function strictestLevel(levels: Iterable<PolicyLevel>): PolicyLevel {

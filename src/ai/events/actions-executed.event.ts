@@ -31,7 +31,7 @@ const PAST: Record<Verb, string> = { create: 'created', update: 'updated', move:
 const VERB_ORDER: readonly Verb[] = ['create', 'update', 'move', 'delete'];
 
 /**
- * The ACTIONS_EXECUTED event of one applied series (PROTOCOL.md §8.3): an approved proposal, or the
+ * The ACTIONS_EXECUTED event of one applied series (docs/protocol.md §8.3): an approved proposal, or the
  * autonomous proposals of one round. One result per node or edge touched, failed ones `ok: false`
  * with the reason; the summary counts what was done, e.g. "Created 2 nodes and 1 edge on sheet main".
  */

@@ -68,7 +68,7 @@ describe(RunPolicy.name, () => {
   it('keeps its levels and its yes across an interrupt (restored from its state), whatever the policy says later', () => {
     const run = editorRun();
     run.grantAskFirst();
-    const stored = JSON.parse(JSON.stringify(run.state()));
+    const stored = JSON.parse(JSON.stringify(run.snapshot()));
     const restored = RunPolicy.restore(true, stored);
     expect(restored.decide(deleteNode)).toEqual({ outcome: 'apply' });
     expect(restored.decide(createNode)).toEqual({ outcome: 'apply' });

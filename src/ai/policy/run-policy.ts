@@ -1,13 +1,14 @@
 import type { ProposedAction } from '../../conversation/proposed-action';
-import { ACTION_KINDS, ActionKind, EffectiveLevels, PolicyLevel, strictestLevel } from '../../policy/action-policy';
-
-/** What one run remembers of its policy across interrupts: stored with a pending interrupt, read back on resume. */
-export interface RunPolicyState {
-  /** The levels the run started with: a policy stored later applies to the next run only. */
-  levels: EffectiveLevels;
-  /** The user answered yes to a confirm question of this run: ask_first kinds are handled as autonomous. */
-  askFirstGranted: boolean;
-}
+import {
+  ACTION_KINDS,
+  ActionKind,
+  EffectiveLevels,
+  effectiveLevels,
+  EMPTY_ACTION_POLICY,
+  PolicyLevel,
+  PolicySnapshot,
+  strictestLevel,
+} from '../../policy/action-policy';
 
 /**
  * What becomes of a valid proposal (its arguments parsed): refused with a message for the model,
@@ -19,7 +20,7 @@ export type PolicyDecision =
   | { outcome: 'apply' };
 
 /**
- * THE decision point of the action policy for one run (PROTOCOL.md §8.1, docs/policy.md): which write
+ * THE decision point of the action policy for one run (docs/protocol.md §8.1, docs/policy.md): which write
  * tools and batch parts are offered, and for each proposal whether it is refused, interrupts or is
  * applied. Built once per run from the principal's levels (or, on resume, from the state the run
  * stored with its interrupt), so a policy change never alters a run in progress. Pure.
@@ -36,8 +37,14 @@ export class RunPolicy {
     this.askFirstGranted = askFirstGranted;
   }
 
-  static restore(canPropose: boolean, state: RunPolicyState): RunPolicy {
-    return new RunPolicy(canPropose, state.levels, state.askFirstGranted);
+  /** A workspace without a stored policy: every kind validation_required (every proposal waits for a human). */
+  static withDefaultLevels(canPropose: boolean): RunPolicy {
+    return new RunPolicy(canPropose, effectiveLevels(EMPTY_ACTION_POLICY, 'editor'));
+  }
+
+  /** The policy of a run that stopped on an interrupt, as it stored it. */
+  static restore(canPropose: boolean, snapshot: PolicySnapshot): RunPolicy {
+    return new RunPolicy(canPropose, snapshot.levels, snapshot.askFirstGranted);
   }
 
   /** The kinds the model may propose in this run (their tools, or parts of a batch). */
@@ -70,11 +77,12 @@ export class RunPolicy {
     this.askFirstGranted = true;
   }
 
-  state(): RunPolicyState {
+  snapshot(): PolicySnapshot {
     return { levels: this.levels, askFirstGranted: this.askFirstGranted };
   }
 
-  private levelOfKind(kind: ActionKind): PolicyLevel {
+  /** The level of one kind now (ask_first counting as autonomous after a yes): what its tool's description says. */
+  levelOfKind(kind: ActionKind): PolicyLevel {
     const level = this.levels[kind];
     return level === 'ask_first' && this.askFirstGranted ? 'autonomous' : level;
   }

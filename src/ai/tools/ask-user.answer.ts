@@ -18,7 +18,7 @@ export interface QuestionSettlement {
 }
 
 /**
- * Checks a reply against its question (PROTOCOL.md §8.2) and builds the tool result. Throws
+ * Checks a reply against its question (docs/protocol.md §8.2) and builds the tool result. Throws
  * bad_request, before anything is stored, so the interrupt stays pending and the user can answer again:
  *   - confirm: `approved` is the answer ("yes" / "no"), `answer` must be absent;
  *   - choice, approved: `answer` must be exactly one of the options;

@@ -1,4 +1,4 @@
-import { ASK_USER_DEFINITION, parseAskUserCall } from './ask-user.tool';
+import { ASK_USER_TOOL, parseAskUserCall } from './ask-user.tool';
 
 describe('ask_user arguments', () => {
   it('accepts a confirm question and a choice of 2 to 10 distinct options', () => {
@@ -36,7 +36,7 @@ describe('ask_user arguments', () => {
   });
 
   it('describes its arguments with a schema the validator enforces', () => {
-    expect(ASK_USER_DEFINITION.function.name).toBe('ask_user');
-    expect(ASK_USER_DEFINITION.function.parameters).toMatchObject({ required: ['kind', 'question'], additionalProperties: false });
+    expect(ASK_USER_TOOL.definition.function.name).toBe('ask_user');
+    expect(ASK_USER_TOOL.definition.function.parameters).toMatchObject({ required: ['kind', 'question'], additionalProperties: false });
   });
 });

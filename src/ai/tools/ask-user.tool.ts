@@ -1,9 +1,10 @@
-import { LlmToolDefinition } from '../../conversation/llm-message';
-import { describeViolations, JsonSchema, JsonSchemaValidator } from './json-schema.validator';
+import { describeViolations, JsonSchemaValidator } from './json-schema.validator';
+import { conforms, ToolParameters } from './tool-parameters';
+import { RegisteredTool } from './tool.registry';
 
 export const ASK_USER_TOOL_NAME = 'ask_user';
 
-/** Bounds of a question (PROTOCOL.md §8.2): a choice offers 2 to 10 distinct options of at most 200 characters. */
+/** Bounds of a question (docs/protocol.md §8.2): a choice offers 2 to 10 distinct options of at most 200 characters. */
 export const QUESTION_MAX_CHARS = 2000;
 export const CHOICE_MIN_OPTIONS = 2;
 export const CHOICE_MAX_OPTIONS = 10;
@@ -21,7 +22,14 @@ export interface UserQuestion {
 
 export type AskUserParseResult = { ok: true; question: UserQuestion } | { ok: false; error: string };
 
-const ASK_USER_SCHEMA: JsonSchema = {
+/** ask_user's arguments (docs/protocol.md §8.2). */
+interface AskUserArguments {
+  kind: QuestionKind;
+  question: string;
+  options?: string[];
+}
+
+const ASK_USER_PARAMETERS: ToolParameters<AskUserArguments> = {
   type: 'object',
   additionalProperties: false,
   required: ['kind', 'question'],
@@ -42,18 +50,21 @@ const ASK_USER_SCHEMA: JsonSchema = {
   },
 };
 
-const VALIDATOR = new JsonSchemaValidator(ASK_USER_SCHEMA);
+const VALIDATOR = new JsonSchemaValidator(ASK_USER_PARAMETERS);
 
-/** ask_user in OpenAI function-calling form; offered to every role (PROTOCOL.md §8.2). */
-export const ASK_USER_DEFINITION: LlmToolDefinition = Object.freeze({
-  type: 'function' as const,
-  function: {
-    name: ASK_USER_TOOL_NAME,
-    description:
-      'Ask the user a question and wait for the answer: a yes/no confirmation, or a choice between a few options. ' +
-      'Use it when you cannot go on without the user\'s decision; the conversation pauses and the tool result is ' +
-      '{"status":"answered","answer":…} or {"status":"declined"} (the user chose not to answer).',
-    parameters: ASK_USER_SCHEMA,
+/** ask_user, the question tool, offered to every role whenever tools are (docs/protocol.md §8.2). */
+export const ASK_USER_TOOL: RegisteredTool<typeof ASK_USER_TOOL_NAME> = Object.freeze({
+  name: ASK_USER_TOOL_NAME,
+  definition: {
+    type: 'function' as const,
+    function: {
+      name: ASK_USER_TOOL_NAME,
+      description:
+        'Ask the user a question and wait for the answer: a yes/no confirmation (kind "confirm") or a choice between a few options ' +
+        '(kind "choice"). Use it when you cannot go on without the user\'s decision; the conversation pauses and the tool result is ' +
+        '{"status":"answered","answer":…} ("yes" or "no" for a confirm question) or {"status":"declined"} (the user chose not to answer).',
+      parameters: ASK_USER_PARAMETERS,
+    },
   },
 });
 
@@ -62,10 +73,10 @@ export const ASK_USER_DEFINITION: LlmToolDefinition = Object.freeze({
  * choice, distinct, not blank). Errors are written for the model, which gets them as an error tool
  * result; the user never sees an invalid question.
  */
-export function parseAskUserCall(args: unknown): AskUserParseResult {
+export function parseAskUserCall(args: object): AskUserParseResult {
   const violations = VALIDATOR.validate(args);
-  if (violations.length > 0) return invalid(describeViolations(violations));
-  const { kind, question, options } = args as { kind: QuestionKind; question: string; options?: string[] };
+  if (!conforms<AskUserArguments>(args, violations)) return invalid(describeViolations(violations));
+  const { kind, question, options } = args;
   if (question.trim() === '') return invalid('question must not be blank');
   if (kind === 'confirm') {
     if (options !== undefined) return invalid('options is only for kind "choice"; a confirm question is answered yes or no');

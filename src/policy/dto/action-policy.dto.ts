@@ -22,7 +22,7 @@ export class PolicyRolesDto {
   admin?: PolicyLevelsDto;
 }
 
-/** Body of PUT /api/ai/policy, and the shape GET answers (PROTOCOL.md §8.1). */
+/** Body of PUT /api/ai/policy, and the shape GET answers (docs/protocol.md §8.1). */
 export class ActionPolicyDto {
   @ApiPropertyOptional({ type: PolicyLevelsDto, description: "The workspace's levels, for every role that can propose. Absent: none." })
   @presentOnly

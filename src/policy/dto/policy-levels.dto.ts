@@ -22,7 +22,7 @@ function LevelOf(kind: ActionKind) {
   );
 }
 
-/** Levels per action kind (PROTOCOL.md §8.1); an unknown kind is refused (400). */
+/** Levels per action kind (docs/protocol.md §8.1); an unknown kind is refused (400). */
 export class PolicyLevelsDto {
   @LevelOf('create_node') create_node?: PolicyLevel;
   @LevelOf('update_node') update_node?: PolicyLevel;

@@ -1,7 +1,7 @@
 import type { ThreadEvent } from '../../conversation/thread-event';
 
 /**
- * How an event is shown to the model (seed 002 "Format dans les prompts"):
+ * How an event is shown to the model (docs/policy.md, "Thread events"):
  *
  *     [SYSTEM] Created 1 node on sheet main
  *       ✓ create_node log-errors: on sheet main
