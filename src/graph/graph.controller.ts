@@ -9,6 +9,7 @@ import { GraphDocumentDto } from './dto/graph-document.dto';
 import { GraphChangeNotifier } from './graph-change.notifier';
 import { GraphImportResultDto } from './dto/graph-import-result.dto';
 import { exportGraphDocument } from './graph-document.exporter';
+import { GraphKeyPipe } from './graph-key.pipe';
 import { GraphDataSourceFactory } from './graph-data-source.factory';
 import { validateGraphImport } from './graph-import.validator';
 import { GraphStore } from './graph-store';
@@ -71,7 +72,7 @@ export class GraphController {
   @ApiResponse({ status: 413, description: 'Body larger than GRAPH_IMPORT_MAX_BYTES.' })
   async importGraph(
     @CurrentPrincipal() principal: Principal,
-    @Param('graphKey') graphKey: string,
+    @Param('graphKey', GraphKeyPipe) graphKey: string,
     @Body() body: GraphDocumentDto,
   ): Promise<GraphImportResultDto> {
     if (!this.store.supportsImport) {
@@ -104,7 +105,7 @@ export class GraphController {
     description: 'No such graph in your workspace.',
     schema: { example: { statusCode: 404, code: 'not_found', message: 'Graph "nba-workflow" does not exist' } },
   })
-  async exportGraph(@CurrentPrincipal() principal: Principal, @Param('graphKey') graphKey: string): Promise<GraphDocument> {
+  async exportGraph(@CurrentPrincipal() principal: Principal, @Param('graphKey', GraphKeyPipe) graphKey: string): Promise<GraphDocument> {
     const document = await exportGraphDocument(this.dataSources.forWorkspace(principal.workspace), graphKey);
     if (!document) throw AppError.notFound(`Graph "${graphKey}" does not exist`);
     return document;
