@@ -45,6 +45,9 @@ export interface AppConfig {
   readonly limits: {
     readonly rateLimitPerMinute: number;
     readonly messageMaxChars: number;
+    /** GRAPH_MAX_NODES, GRAPH_MAX_EDGES: the largest graph an import may hold. */
+    readonly graphMaxNodes: number;
+    readonly graphMaxEdges: number;
   };
   readonly agent: {
     readonly maxToolRounds: number;

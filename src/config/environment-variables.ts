@@ -100,6 +100,13 @@ export class EnvironmentVariables {
   @Transform(toNumber) @IsInt() @Min(1) @Max(100000)
   MESSAGE_MAX_CHARS = 16000;
 
+  /** Most nodes one graph import may hold (413 beyond): docs/reliability.md. */
+  @Transform(toNumber) @IsInt() @Min(1)
+  GRAPH_MAX_NODES = 50000;
+
+  @Transform(toNumber) @IsInt() @Min(1)
+  GRAPH_MAX_EDGES = 100000;
+
   @Transform(toNumber) @IsInt() @Min(0)
   SHUTDOWN_TIMEOUT_MS = 10000;
 

@@ -79,7 +79,12 @@ export function loadAppConfig(env: Record<string, string | undefined>): AppConfi
       audience: vars.JWT_AUDIENCE,
       syncToken: vars.SYNC_TOKEN,
     },
-    limits: { rateLimitPerMinute: vars.RATE_LIMIT_PER_MINUTE, messageMaxChars: vars.MESSAGE_MAX_CHARS },
+    limits: {
+      rateLimitPerMinute: vars.RATE_LIMIT_PER_MINUTE,
+      messageMaxChars: vars.MESSAGE_MAX_CHARS,
+      graphMaxNodes: vars.GRAPH_MAX_NODES,
+      graphMaxEdges: vars.GRAPH_MAX_EDGES,
+    },
     agent: {
       maxToolRounds: vars.AI_MAX_TOOL_ROUNDS,
       maxRetries: vars.AI_MAX_RETRIES,

@@ -11,6 +11,9 @@ const JSON_TYPES = ['application/json', 'application/*+json'];
 
 const logger = new Logger('http');
 
+/** Requests already read by a parser (the graph routes' larger one runs before the general one). */
+const parsedRequests = new WeakSet<Request>();
+
 /**
  * The request body parser of every route: JSON only, up to `limit` bytes, in UTF-8, and of a sane
  * shape (nesting at most JSON_MAX_DEPTH levels, no `__proto__` / `constructor` keys) before any
@@ -22,6 +25,8 @@ const logger = new Logger('http');
 export function jsonBodyParser(limit: number): RequestHandler {
   const parse = express.json({ limit, type: JSON_TYPES });
   return (req: Request, res: Response, next: NextFunction) => {
+    if (parsedRequests.has(req)) return next();
+    parsedRequests.add(req);
     if (carriesBody(req) && !req.is(JSON_TYPES)) {
       const contentType = req.headers['content-type'] ?? '(none)';
       return answer(res, toErrorBody(new AppError('unsupported_media_type', `Content-Type ${contentType} is not supported: send application/json`)));

@@ -22,22 +22,25 @@ export const FORBIDDEN_JSON_KEYS: ReadonlySet<string> = new Set(['__proto__', 'c
  * value cannot overflow the stack here either; stops at the first problem.
  */
 export function findJsonShapeProblem(value: unknown, maxDepth = JSON_MAX_DEPTH): FieldProblem | null {
-  const stack: Visit[] = [{ value, key: '', parent: null, depth: 1 }];
+  if (typeof value !== 'object' || value === null) return null;
+  // Only objects and arrays are visited (a 50,000-node body has ten times more primitives than objects).
+  const stack: Visit[] = [{ value: value as object, key: '', parent: null, depth: 1 }];
   while (stack.length > 0) {
     const visit = stack.pop() as Visit;
-    const current = visit.value;
-    if (typeof current !== 'object' || current === null) continue;
     if (visit.depth > maxDepth) return { field: pathOf(visit), problems: [`nesting deeper than ${maxDepth} levels`] };
+    const current = visit.value;
     if (Array.isArray(current)) {
       for (let index = 0; index < current.length; index += 1) {
-        stack.push({ value: current[index], key: String(index), parent: visit, depth: visit.depth + 1 });
+        const item: unknown = current[index];
+        if (typeof item === 'object' && item !== null) stack.push({ value: item, key: String(index), parent: visit, depth: visit.depth + 1 });
       }
       continue;
     }
-    for (const key of Object.keys(current)) {
-      const child: Visit = { value: (current as Record<string, unknown>)[key], key, parent: visit, depth: visit.depth + 1 };
-      if (FORBIDDEN_JSON_KEYS.has(key)) return { field: pathOf(child), problems: [`property ${key} should not exist`] };
-      stack.push(child);
+    for (const key in current) {
+      if (!Object.prototype.hasOwnProperty.call(current, key)) continue;
+      if (FORBIDDEN_JSON_KEYS.has(key)) return { field: pathOf({ value: current, key, parent: visit, depth: visit.depth + 1 }), problems: [`property ${key} should not exist`] };
+      const item: unknown = (current as Record<string, unknown>)[key];
+      if (typeof item === 'object' && item !== null) stack.push({ value: item, key, parent: visit, depth: visit.depth + 1 });
     }
   }
   return null;
@@ -45,7 +48,7 @@ export function findJsonShapeProblem(value: unknown, maxDepth = JSON_MAX_DEPTH):
 
 /** A value to look at; the path to it is built from the parents only when it is reported. */
 interface Visit {
-  value: unknown;
+  value: object;
   key: string;
   parent: Visit | null;
   depth: number;
