@@ -75,7 +75,7 @@ describe('Large graph imports (HTTP)', () => {
       details: { nodes: 20_001, limit: 20_000 },
     });
     const manyEdges = graphOf('many-edges', 3_000);
-    manyEdges.edges = manyEdges.nodes.slice(1).map((node, index) => ({ _key: `e${index}`, sheet: '0', source: `n${index}`, sourceHandle: 'R-0', target: node._key, targetHandle: 'L-0' }));
+    manyEdges.edges = manyEdges.nodes.slice(1).map((node, index) => ({ _key: `e${index}`, graphKey: 'many-edges', sheet: '0', source: `n${index}`, sourceHandle: 'R-0', target: node._key, targetHandle: 'L-0' }));
     const edges = await request(app.url).put('/api/graphs/many-edges').send(manyEdges).expect(413);
     expect(edges.body.message).toBe('The graph has 2999 edges: at most 2000 can be imported');
     await request(app.url).get('/api/graphs/too-many').expect(404);
