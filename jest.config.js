@@ -13,7 +13,7 @@ const swc = [
 
 module.exports = {
   testEnvironment: 'node',
-  roots: ['<rootDir>/src', '<rootDir>/test'],
+  roots: ['<rootDir>/src', '<rootDir>/test', '<rootDir>/faults'],
   testMatch: ['**/*.spec.ts', '**/*.e2e-spec.ts'],
   // @toon-format/toon ships ESM only: let SWC turn it into CommonJS for Jest's module loader.
   transform: { '^.+\\.(ts|mjs|js)$': swc },

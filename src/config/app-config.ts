@@ -65,6 +65,8 @@ export interface AppConfig {
     readonly model: string | undefined;
     readonly baseUrl: string | undefined;
     readonly apiKey: string | undefined;
+    /** LLM_STREAM_IDLE_TIMEOUT_MS: silence allowed between two upstream stream events. */
+    readonly streamIdleTimeoutMs: number;
   };
   readonly rag: {
     readonly cacheTtlMs: number;

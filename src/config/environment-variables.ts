@@ -155,6 +155,10 @@ export class EnvironmentVariables {
   @IsOptional() @IsString()
   LLM_API_KEY?: string;
 
+  /** Silence allowed between two events of an upstream stream before it is cancelled (timeout): docs/reliability.md. */
+  @Transform(toNumber) @IsInt() @Min(100)
+  LLM_STREAM_IDLE_TIMEOUT_MS = 90000;
+
   // Retrieval
   @Transform(toNumber) @IsInt() @Min(0)
   RAG_CACHE_TTL_MS = 120000;

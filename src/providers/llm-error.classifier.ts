@@ -12,6 +12,7 @@ import type { Locale } from '../config/app-config';
 import { AppError } from '../errors/app-error';
 import { ErrorCode, RETRYABLE_CODES } from '../errors/error-code';
 import { IncompleteStreamError } from './incomplete-stream.error';
+import { MalformedStreamError } from './malformed-stream.error';
 import { StreamIdleTimeoutError } from './stream-idle-timeout.error';
 import { LLM_ERROR_MESSAGES, LlmErrorCode } from './llm-error.messages';
 import { LlmProviderError } from './llm-provider.error';
@@ -147,6 +148,7 @@ function decide(error: unknown, details: UpstreamDetails, chain: ReturnType<type
     return { code: 'timeout' };
   }
   if (error instanceof IncompleteStreamError) return { code: 'network' };
+  if (error instanceof MalformedStreamError) return { code: 'server_error' };
   if (error instanceof StreamIdleTimeoutError) return { code: 'timeout' };
   const codes = chain.map((link) => link.code);
   if (error instanceof OpenAiConnectionError || error instanceof AnthropicConnectionError) {
