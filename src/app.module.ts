@@ -9,6 +9,7 @@ import { GraphFeedModule } from './graph/feed/graph-feed.module';
 import { GraphModule } from './graph/graph.module';
 import { HealthModule } from './health/health.module';
 import { ObservabilityModule } from './observability/observability.module';
+import { PlaygroundModule } from './playground/playground.module';
 import { ProvidersModule } from './providers/providers.module';
 import { RagModule } from './rag/rag.module';
 import { TokenizerPreloader } from './rag/tokenizer.preloader';
@@ -32,6 +33,8 @@ export class AppModule {
         ThreadsModule,
         AiModule,
         HealthModule,
+        // The playground page is served only when enabled (off in production by default).
+        ...(config.playground.enabled ? [PlaygroundModule] : []),
       ],
       // The service, not the command-line tools (CliModule), pays the tokenizer's load at start.
       providers: [TokenizerPreloader],

@@ -6,7 +6,7 @@ import { Principal } from './principal';
 import { RateLimitDecision, TokenBucketRateLimiter } from './token-bucket.rate-limiter';
 
 /**
- * RATE_LIMIT_PER_MINUTE per principal (PROTOCOL.md §6), shared by HTTP (@RateLimited routes) and the
+ * RATE_LIMIT_PER_MINUTE per principal (docs/protocol.md §6), shared by HTTP (@RateLimited routes) and the
  * Socket.IO gateway, so a principal has one budget across both transports. Per instance: a limiter
  * shared between instances would live in Redis.
  */

@@ -61,7 +61,7 @@ export class Logger {
     this.write('error', event, fields);
   }
 
-  /** Emitted only when AI_DEBUG is on, whatever LOG_LEVEL says (the seed's debugAI). */
+  /** Emitted only when AI_DEBUG is on, whatever LOG_LEVEL says (docs/observability.md). */
   debugEvent(event: string, fields: Record<string, unknown> = {}): void {
     if (!state.aiDebug) return;
     this.emit('debug', event, fields);

@@ -13,7 +13,7 @@ import { THREAD_REPOSITORY } from './thread-repository.token';
 /**
  * Chooses the ThreadRepository adapter once, from STORE, on DatabaseModule's connection: the SQLite
  * file, or the ArangoDB connection the graph store shares (collection `nodius_ai_threads` and the
- * thread repository's own collections, ensured at start: PROTOCOL.md §2).
+ * thread repository's own collections, ensured at start: docs/protocol.md §2).
  */
 export const threadRepositoryProvider: FactoryProvider<Promise<ThreadRepository>> = {
   provide: THREAD_REPOSITORY,

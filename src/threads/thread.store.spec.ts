@@ -140,7 +140,7 @@ describe(ThreadStore.name, () => {
       const { store } = fixture.instance();
       let thread = await store.create(alice, 'g', 't');
       const pending: PendingInterrupt = {
-        interrupt: { kind: 'question', toolCallId: 'w1', question: 'Which sheet?' },
+        interrupt: { kind: 'question', toolCallId: 'w1', questionKind: 'confirm', question: 'Which sheet?' },
         toolName: 'propose_create_node',
         remainingToolCalls: [],
         createdTime: 1,

@@ -17,7 +17,7 @@ import { ThreadRunLease } from './thread-run.lease';
 import type { IdempotencyReservation, IdempotencyScope, ThreadRepository } from './thread.repository';
 import type { PendingInterrupt, ThreadMessage, ThreadRecord, ThreadSummary, UsageTotals } from './thread.types';
 
-/** PROTOCOL.md §3: the same Idempotency-Key from the same principal within 24 h returns the first answer. */
+/** docs/protocol.md §3: the same Idempotency-Key from the same principal within 24 h returns the first answer. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 const IDEMPOTENCY_KEY_MAX_CHARS = 255;
 /** Distinct system prompts shared between cached threads (one per graph, role and locale in use). */
@@ -30,7 +30,7 @@ const logger = new Logger('threads');
 /** One atomic write of a run: a round's messages and/or the interrupt state (see ThreadStore.commit). */
 export interface ThreadRoundCommit {
   /**
-   * Idempotency of the write (seed 003): committing again with the same id changes nothing. Give the
+   * Idempotency of the write (docs/threads.md): committing again with the same id changes nothing. Give the
    * same id when retrying a commit whose outcome is unknown; omitted, a fresh one is used.
    */
   operationId?: string;
@@ -274,7 +274,7 @@ function owns(principal: Principal, record: ThreadRecord): boolean {
   return record.workspace === principal.workspace && record.userId === principal.userId;
 }
 
-/** The same answer for "does not exist" and "not yours" (PROTOCOL.md §1: no existence leak). */
+/** The same answer for "does not exist" and "not yours" (docs/protocol.md §1: no existence leak). */
 function threadNotFound(): AppError {
   return AppError.notFound('Thread not found');
 }

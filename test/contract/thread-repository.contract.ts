@@ -56,6 +56,7 @@ export function describeThreadRepositoryContract(name: string, create: () => Pro
     const pending = (toolCallId: string): PendingInterrupt => ({
       interrupt: {
         kind: 'question',
+        questionKind: 'choice',
         toolCallId,
         question: 'Which sheet?',
         options: ['main', 'data-processing'],

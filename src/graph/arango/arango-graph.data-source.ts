@@ -27,7 +27,7 @@ const MAX_DEPTH = 3;
 
 
 /**
- * The graphs of one workspace in ArangoDB (PROTOCOL.md §2 layout). Reads are single AQL queries that
+ * The graphs of one workspace in ArangoDB (docs/protocol.md §2 layout). Reads are single AQL queries that
  * begin with the workspace guard; every mutation runs in a stream transaction (all or nothing);
  * callers see local keys only (arango-document.mapper.ts).
  */

@@ -32,7 +32,7 @@ export interface ArangoGraphStoreOptions {
 type StoredDocument = Record<string, unknown>;
 
 /**
- * The production GraphStore: the graphs Nodius keeps in ArangoDB (PROTOCOL.md §2). Opened once at
+ * The production GraphStore: the graphs Nodius keeps in ArangoDB (docs/protocol.md §2). Opened once at
  * start by `ArangoGraphStore.open()` (or `onSharedConnection()`, on the service's one connection):
  * connection with retries, schema ensured, capabilities detected.
  * After that a lost server never crashes the process: each call fails with `store_unavailable` (503,

@@ -1,5 +1,4 @@
 import { SharedSqliteFile } from '../../../test/support/shared-sqlite-file';
-import { LocalHashEmbeddingProvider } from '../../embeddings/local-hash-embedding.provider';
 import { LogEntry } from '../../observability/log-entry';
 import { configureLogging, resetLogSink, setLogSink } from '../../observability/logger';
 import { graphChangeSet } from '../graph-change-set';
@@ -46,10 +45,25 @@ function turnCounter(): { stop(): number } {
 
 const QUERIES = ['invoice refund', 'customer', 'ledger audit report', 'webhook retry', 'n17 step'];
 
+/** Deterministic vectors (graph/ may not use the embeddings module): word counts over WORDS, then 8 dimensions from a hash of the text. */
+const embedder = {
+  embedOne: async (text: string): Promise<Float32Array> => {
+    const vector = new Float32Array(WORDS.length + 8);
+    for (const word of text.split(/\W+/)) {
+      const index = WORDS.indexOf(word);
+      if (index >= 0) vector[index] += 1;
+    }
+    let hash = 2166136261;
+    for (const char of text) hash = Math.imul(hash ^ char.charCodeAt(0), 16777619);
+    for (let index = 0; index < 8; index += 1) vector[WORDS.length + index] = ((hash >>> (index * 4)) & 15) / 30;
+    return vector;
+  },
+  embed: async (texts: string[]): Promise<Float32Array[]> => Promise.all(texts.map((text) => embedder.embedOne(text))),
+};
+
 describe(`${SqliteGraphIndexCache.name} (rebuilds in pages, one at a time, bounded)`, () => {
   let file: SharedSqliteFile;
   let logs: LogEntry[];
-  const embedder = new LocalHashEmbeddingProvider({ dimension: 64 });
 
   beforeAll(() => configureLogging({ level: 'debug' }));
   afterAll(() => configureLogging({ level: 'info' }));

@@ -5,7 +5,7 @@ import { IsGraphKey } from '../../graph/dto/is-graph-key.validator';
 import { GRAPH_KEY_MAX_LENGTH } from '../../graph/graph-key.rule';
 import { RagContextOptionsDto } from './rag-context-options.dto';
 
-/** Body of POST /api/rag/context (PROTOCOL.md §3). */
+/** Body of POST /api/rag/context (docs/protocol.md §3). */
 export class RagContextRequestDto {
   @ApiProperty({ description: 'Local key of a graph of your workspace.', example: 'nba-workflow', maxLength: GRAPH_KEY_MAX_LENGTH })
   @IsGraphKey()

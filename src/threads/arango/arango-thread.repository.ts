@@ -45,7 +45,7 @@ interface CommitState {
 
 /**
  * ThreadRepository on ArangoDB (STORE=arango): threads are documents of `nodius_ai_threads` in the
- * seed's shape (roaming: any instance reads what another wrote), leases, workspace usage and
+ * shape Nodius stores (roaming: any instance reads what another wrote), leases, workspace usage and
  * Idempotency-Keys live in their own collections (ARANGO_THREAD_NAMES). Every method is one AQL
  * query, or a short sequence that is safe to repeat:
  *   - commit: one compare-and-set UPDATE of the thread (expected revision, operation id not among
