@@ -1,4 +1,5 @@
 import { ErrorBody } from './error-body';
+import { ErrorCode } from './error-code';
 
 /**
  * What body-parser (and raw-body under it) fails with: an http-errors object with a `status` and,
@@ -30,6 +31,8 @@ const BY_TYPE: Record<string, (error: BodyReadError) => ErrorBody> = {
   'request.aborted': () => ({ statusCode: 400, code: 'bad_request', message: 'The client closed the connection before the whole body was sent' }),
 };
 
+const CODE_BY_STATUS: Record<number, ErrorCode> = { 400: 'bad_request', 403: 'forbidden', 413: 'payload_too_large', 415: 'unsupported_media_type' };
+
 /** Types that mean the client went away: nobody reads the answer, and it is not the service's failure to log. */
 const CLIENT_GONE_TYPES: ReadonlySet<string> = new Set(['request.aborted']);
 
@@ -40,8 +43,15 @@ const CLIENT_GONE_TYPES: ReadonlySet<string> = new Set(['request.aborted']);
  */
 export function typedBodyErrorBody(error: unknown): ErrorBody | null {
   if (typeof error !== 'object' || error === null) return null;
-  const type = (error as BodyReadError).type;
-  return typeof type === 'string' ? (BY_TYPE[type]?.(error as BodyReadError) ?? null) : null;
+  const readError = error as BodyReadError;
+  if (typeof readError.type !== 'string') return null;
+  const mapped = BY_TYPE[readError.type];
+  if (mapped) return mapped(readError);
+  // Any other `entity.*` refusal (a `verify` hook's 403...) keeps its status.
+  if (readError.type.startsWith('entity.') && typeof readError.status === 'number') {
+    return { statusCode: readError.status, code: CODE_BY_STATUS[readError.status] ?? 'bad_request', message: String(readError.message) };
+  }
+  return null;
 }
 
 /**
