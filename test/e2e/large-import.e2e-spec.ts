@@ -1,22 +1,9 @@
 import request from 'supertest';
-import { GraphDocument, GraphNode } from '../../src/graph/graph.types';
+import { GraphDocument } from '../../src/graph/graph.types';
+import { syntheticGraph } from '../support/synthetic-graph';
 import { startTestApp, TestApp } from '../support/test-app';
 
-const WORDS = ['invoice', 'customer', 'refund', 'shipment', 'ledger', 'payroll', 'webhook', 'retry'];
-
-function graphOf(graphKey: string, count: number): GraphDocument {
-  const nodes: GraphNode[] = Array.from({ length: count }, (_, index) => ({
-    _key: `n${index}`,
-    graphKey,
-    type: 'code',
-    sheet: '0',
-    posX: index,
-    posY: 0,
-    process: `${WORDS[index % WORDS.length]} ${WORDS[(index * 3) % WORDS.length]} ${index}`,
-  }));
-  const edges = nodes.slice(1, 2_000).map((node, index) => ({ _key: `e${index}`, graphKey, sheet: '0', source: `n${index}`, sourceHandle: 'R-0', target: node._key, targetHandle: 'L-0' }));
-  return { graph: { _key: graphKey, workspace: 'default', name: graphKey, sheetsList: { '0': 'main' } }, nodes, edges, nodeConfigs: [] };
-}
+const graphOf = (graphKey: string, count: number): GraphDocument => syntheticGraph(graphKey, count, 1_999);
 
 /** Calls /health one after the other until `work` settles; resolves with how many answered before it did. */
 async function healthAnswersDuring(app: TestApp, work: Promise<unknown>): Promise<number> {

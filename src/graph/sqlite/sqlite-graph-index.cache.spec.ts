@@ -1,29 +1,17 @@
 import { SharedSqliteFile } from '../../../test/support/shared-sqlite-file';
+import { syntheticGraph, SYNTHETIC_WORDS } from '../../../test/support/synthetic-graph';
 import { LogEntry } from '../../observability/log-entry';
 import { configureLogging, resetLogSink, setLogSink } from '../../observability/logger';
 import { graphChangeSet } from '../graph-change-set';
-import { GraphDocument, GraphNode } from '../graph.types';
+import { GraphDocument } from '../graph.types';
 import { MutableGraphDataSource } from '../mutable-graph-data-source';
 import { SqliteGraphIndexCache } from './sqlite-graph-index.cache';
 import { SqliteGraphStore } from './sqlite-graph.store';
 
 const WS = 'default';
 const MODEL = 'local-test';
-const WORDS = ['invoice', 'customer', 'refund', 'shipment', 'ledger', 'payroll', 'webhook', 'retry', 'archive', 'report', 'quota', 'audit'];
-
-/** `count` nodes whose process text mixes a few words, so that searches rank many of them. */
-function graphOf(graphKey: string, count: number): GraphDocument {
-  const nodes: GraphNode[] = Array.from({ length: count }, (_, index) => ({
-    _key: `n${index}`,
-    graphKey,
-    type: 'code',
-    sheet: '0',
-    posX: index,
-    posY: 0,
-    process: `// ${WORDS[index % WORDS.length]} ${WORDS[(index * 7) % WORDS.length]} step ${index}\nreturn ${WORDS[(index * 5) % WORDS.length]}(input);`,
-  }));
-  return { graph: { _key: graphKey, workspace: WS, name: graphKey, sheetsList: { '0': 'main' } }, nodes, edges: [], nodeConfigs: [] };
-}
+const WORDS = SYNTHETIC_WORDS;
+const graphOf = (graphKey: string, count: number): GraphDocument => ({ ...syntheticGraph(graphKey, count), graph: { _key: graphKey, workspace: WS, name: graphKey, sheetsList: { '0': 'main' } } });
 
 /** Counts the turns of the event loop (setImmediate) that ran until stop(). */
 function turnCounter(): { stop(): number } {

@@ -5,9 +5,10 @@ import { AppError } from '../../errors/app-error';
 import { Logger } from '../../observability/logger';
 import { EventLoopSlicer } from '../event-loop.slicer';
 import { validateGraphImport } from '../graph-import.validator';
-import { GraphDocument, GraphEdge, GraphNode } from '../graph.types';
+import { GraphDocument, GraphNode } from '../graph.types';
 import { hasNodeContentChanged } from '../node-content';
-import { decodeDocument, encodeEdgeDocument, encodeNodeDocument, StoredVector, vectorCarriedBy } from './sqlite-graph.codec';
+import { decodeDocument, vectorCarriedBy } from './sqlite-graph.codec';
+import { insertEdgeRow, insertNodeRow } from './sqlite-graph.rows';
 import { SqliteGraphStatements } from './sqlite-graph.statements';
 import { inImmediateTransaction } from './sqlite-immediate.transaction';
 
@@ -101,7 +102,7 @@ export class SqliteGraphImporter {
           const before = previous.get(node._key);
           const vector = before?.embedding && before.model ? { blob: before.embedding, model: before.model, hash: before.hash } : null;
           const kept = vector && !hasNodeContentChanged(decodeDocument<GraphNode>(before!.document), node) ? vector : null;
-          this.insertNode(stagingId, node, vectorCarriedBy(node) ?? kept);
+          insertNodeRow(this.statements, stagingId, node, vectorCarriedBy(node) ?? kept);
         }
         // Alive: a store opening the file now does not take this import for a dead process's leftover.
         this.statements.touchGraph.run(Date.now(), stagingId);
@@ -111,7 +112,7 @@ export class SqliteGraphImporter {
     for (let from = 0; from < document.edges.length; from += ROWS_PER_TRANSACTION) {
       const edges = document.edges.slice(from, from + ROWS_PER_TRANSACTION);
       this.write(() => {
-        for (const edge of edges) this.insertEdge(stagingId, edge);
+        for (const edge of edges) insertEdgeRow(this.statements, stagingId, edge);
         this.statements.touchGraph.run(Date.now(), stagingId);
       });
       await slicer.maybeYield();
@@ -150,23 +151,6 @@ export class SqliteGraphImporter {
     const nodes = this.statements.deleteNodesPage.run(graphId, ROWS_PER_TRANSACTION).changes;
     if (nodes > 0) return nodes;
     return this.statements.deleteGraphRow.run(graphId).changes;
-  }
-
-  private insertNode(graphId: number, node: GraphNode, vector: StoredVector | null): void {
-    this.statements.insertNode.run(
-      graphId,
-      node._key,
-      node.type,
-      node.sheet,
-      encodeNodeDocument(node),
-      vector?.blob ?? null,
-      vector?.model ?? null,
-      vector?.hash ?? null,
-    );
-  }
-
-  private insertEdge(graphId: number, edge: GraphEdge): void {
-    this.statements.insertEdge.run(graphId, edge._key, edge.sheet, edge.source, edge.target, encodeEdgeDocument(edge));
   }
 
   private write<T>(work: () => T): T {

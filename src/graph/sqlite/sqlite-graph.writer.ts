@@ -5,9 +5,10 @@ import { GraphChangeLookup, GraphChangePlan, GraphChangePlanner } from '../graph
 import { NodeEmbeddingWrite } from '../graph-store';
 import { GraphEdge, GraphNode } from '../graph.types';
 import { hasNodeContentChanged } from '../node-content';
-import { decodeDocument, encodeEdgeDocument, encodeNodeDocument, encodeVector, StoredVector, vectorCarriedBy } from './sqlite-graph.codec';
-import { inImmediateTransaction } from './sqlite-immediate.transaction';
+import { decodeDocument, encodeEdgeDocument, encodeNodeDocument, encodeVector, vectorCarriedBy } from './sqlite-graph.codec';
+import { insertEdgeRow, insertNodeRow } from './sqlite-graph.rows';
 import { GraphRef, SqliteGraphStatements } from './sqlite-graph.statements';
+import { inImmediateTransaction } from './sqlite-immediate.transaction';
 
 /** Revisions (and embedding revisions) whose node changes are kept per graph: a process further behind rebuilds its indexes. */
 export const NODE_CHANGES_KEPT = 256;
@@ -104,9 +105,9 @@ export class SqliteGraphWriter {
       statements.deleteEdgesTo.run(graphId, nodeKey);
       statements.deleteNode.run(graphId, nodeKey);
     }
-    for (const node of plan.nodesToCreate) this.insertNode(graphId, node, vectorCarriedBy(node));
+    for (const node of plan.nodesToCreate) insertNodeRow(this.statements, graphId, node, vectorCarriedBy(node));
     for (const { before, after } of plan.nodesToUpdate) this.writeNodeUpdate(graphId, before, after);
-    for (const edge of plan.edgesToCreate) this.insertEdge(graphId, edge);
+    for (const edge of plan.edgesToCreate) insertEdgeRow(this.statements, graphId, edge);
   }
 
   /**
@@ -122,23 +123,6 @@ export class SqliteGraphWriter {
     const keys = [...new Set(nodeKeys)];
     if (keys.length <= NODE_CHANGES_MAX_KEYS) statements.recordNodeChanges.run(ref.id, revision, JSON.stringify(keys));
     statements.pruneNodeChanges.run(ref.id, revision - NODE_CHANGES_KEPT);
-  }
-
-  private insertNode(graphId: number, node: GraphNode, vector: StoredVector | null): void {
-    this.statements.insertNode.run(
-      graphId,
-      node._key,
-      node.type,
-      node.sheet,
-      encodeNodeDocument(node),
-      vector?.blob ?? null,
-      vector?.model ?? null,
-      vector?.hash ?? null,
-    );
-  }
-
-  private insertEdge(graphId: number, edge: GraphEdge): void {
-    this.statements.insertEdge.run(graphId, edge._key, edge.sheet, edge.source, edge.target, encodeEdgeDocument(edge));
   }
 
   private writeNodeUpdate(graphId: number, before: GraphNode, after: GraphNode): void {
