@@ -193,7 +193,7 @@ describe(`${AiController.name} (REST /api/ai, end to end)`, () => {
     const paths = document.body.paths;
     expect(Object.keys(paths)).toEqual(expect.arrayContaining(['/api/ai/chat', '/api/ai/resume', '/api/ai/threads', '/api/ai/thread/{threadId}']));
     const chat = paths['/api/ai/chat'].post;
-    expect(Object.keys(chat.responses['200'].content['application/json'].examples)).toEqual(['message', 'interrupt']);
+    expect(Object.keys(chat.responses['200'].content['application/json'].examples)).toEqual(['message', 'autonomous', 'interrupt', 'question']);
     expect(chat.parameters).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'Idempotency-Key', in: 'header' })]));
     expect(chat.responses).toHaveProperty('429');
     expect(chat.responses['402'].content['application/json'].schema.example).toMatchObject({ statusCode: 402, code: 'budget_exceeded' });
