@@ -100,6 +100,16 @@ describe(`Action policy, questions and thread events (${ActionPolicyController.n
       await expect(request(app.url).get('/api/ai/policy').set(as(admin))).resolves.toMatchObject({ body: { default: { move_node: 'autonomous' } } });
     });
 
+    it("runs under its own workspace's policy only", async () => {
+      const exported = (await request(app.url).get(`/api/graphs/${GRAPH}`).set(as(admin)).expect(200)).body;
+      const imported = { ...exported, graph: { ...exported.graph, workspace: 'other-workspace' } };
+      await request(app.url).put(`/api/graphs/${GRAPH}`).set(as(otherAdmin)).send(imported).expect(200);
+      await putPolicy({ default: { create_node: 'autonomous' } }).expect(200);
+      server.enqueue({ toolCalls: [createNode('call_other_ws', 'log-other-ws')] });
+      const other = await request(app.url).post('/api/ai/chat').set(as(otherAdmin)).send({ graphKey: GRAPH, message: 'Add a log node' }).expect(200);
+      expect(other.body).toMatchObject({ type: 'interrupt', interrupt: { kind: 'approval', toolCallId: 'call_other_ws' } });
+    });
+
     it("keeps each workspace's policy apart", async () => {
       await putPolicy({ default: { delete_node: 'forbidden' } }).expect(200);
       await putPolicy({ default: { delete_node: 'autonomous' } }, otherAdmin).expect(200);
@@ -210,9 +220,51 @@ describe(`Action policy, questions and thread events (${ActionPolicyController.n
       expect(answered.complete).toMatchObject({ fullText: 'Main it is.' });
       expect(toolResultSent('call_viewer_q')).toEqual({ status: 'answered', answer: 'main' });
     });
+    it('refuses an answer outside the options over the socket (bad_request), the question still pending, then takes a valid one', async () => {
+      server.enqueue({ toolCalls: [askUser('call_sock_q', { kind: 'choice', question: 'Which sheet?', options: ['main', 'data-processing'] })] }, { text: 'On main.' });
+      const client = await connect(editor);
+      const asked = await client.chat({ _id: 1, graphKey: GRAPH, message: 'Add something' });
+      const threadId = asked.complete!.threadId;
+      const refused = await client.resume({ _id: 2, threadId, approved: true, answer: 'errors' });
+      expect(refused.names).toEqual(['ai:thread', 'ai:error']);
+      expect(refused.error).toMatchObject({ code: 'bad_request' });
+      expect((await request(app.url).get(`/api/ai/thread/${threadId}`).set(as(editor)).expect(200)).body.pendingInterrupt).toMatchObject({ toolCallId: 'call_sock_q' });
+      const answered = await client.resume({ _id: 3, threadId, approved: true, answer: 'main' });
+      expect(answered.complete).toMatchObject({ fullText: 'On main.' });
+    });
   });
 
   describe('over REST', () => {
+    it('refuses a forbidden kind and an ask_first one until the yes, then applies it', async () => {
+      await putPolicy({ default: { delete_edge: 'forbidden', move_node: 'ask_first' } }).expect(200);
+      const move = (id: string): ScriptedToolCall => ({ id, name: 'propose_move_node', arguments: { nodeKey: 'sort-stats', posX: 1234, posY: 56, reason: 'Tidy' } });
+      server.enqueue(
+        { toolCalls: [{ id: 'call_rest_forced', name: 'propose_delete_edge', arguments: { edgeKey: 'display-html-to-return', reason: 'x' } }, move('call_rest_move1')] },
+        { toolCalls: [askUser('call_rest_ask', { kind: 'confirm', question: 'Move sort-stats?' })] },
+        { toolCalls: [move('call_rest_move2')] },
+        { text: 'Moved.' },
+      );
+      const asked = await request(app.url).post('/api/ai/chat').set(as(editor)).send({ graphKey: GRAPH, message: 'Tidy up' }).expect(200);
+      expect(toolNames(0)).not.toContain('propose_delete_edge');
+      expect(asked.body).toMatchObject({
+        type: 'interrupt',
+        interrupt: { kind: 'question', questionKind: 'confirm' },
+        toolCalls: [
+          expect.objectContaining({ id: 'call_rest_forced', status: 'error' }),
+          expect.objectContaining({ id: 'call_rest_move1', status: 'error' }),
+          expect.objectContaining({ id: 'call_rest_ask', status: 'asked' }),
+        ],
+      });
+      expect(toolResultSent('call_rest_forced')).toMatchObject({ status: 'error', message: expect.stringContaining('forbids delete_edge') });
+      expect(toolResultSent('call_rest_move1')).toMatchObject({ status: 'error', message: expect.stringContaining('ask_user') });
+      const exported = async () => (await request(app.url).get(`/api/graphs/${GRAPH}`).set(as(editor)).expect(200)).body;
+      expect((await exported()).edges.map((edge: { _key: string }) => edge._key)).toContain('display-html-to-return');
+
+      const resumed = await request(app.url).post('/api/ai/resume').set(as(editor)).send({ threadId: asked.body.threadId, approved: true }).expect(200);
+      expect(resumed.body).toMatchObject({ type: 'message', message: 'Moved.', toolCalls: [expect.objectContaining({ id: 'call_rest_move2', status: 'applied' })] });
+      expect((await exported()).nodes.find((node: { _key: string }) => node._key === 'sort-stats')).toMatchObject({ posX: 1234, posY: 56 });
+    });
+
     it('answers a choice question with one of its options, refuses any other answer and keeps the question pending', async () => {
       server.enqueue(
         { text: 'Which one?', toolCalls: [askUser('call_choice', { kind: 'choice', question: 'Which season?', options: ['2023', '2024'] })] },
