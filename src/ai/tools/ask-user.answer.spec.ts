@@ -1,19 +1,9 @@
-import { AppError } from '../../errors/app-error';
+import { appErrorThrownBy } from '../../../test/support/app-error-of';
 import { declinedContent, settleQuestion } from './ask-user.answer';
 import { UserQuestion } from './ask-user.tool';
 
 const choice: UserQuestion = { questionKind: 'choice', question: 'Which season?', options: ['2023', '2024'] };
 const confirm: UserQuestion = { questionKind: 'confirm', question: 'Delete fetch-api?' };
-
-function appErrorOf(settle: () => unknown): AppError {
-  try {
-    settle();
-  } catch (error) {
-    if (error instanceof AppError) return error;
-    throw error;
-  }
-  throw new Error('expected the reply to be refused');
-}
 
 describe(settleQuestion.name, () => {
   it('passes a choice answered with one of its options to the model, with the feedback', () => {
@@ -31,20 +21,20 @@ describe(settleQuestion.name, () => {
 
   it('refuses a choice answer that is not one of the options, or missing (400, nothing settled)', () => {
     for (const answer of ['2025', ' 2024', undefined]) {
-      const error = appErrorOf(() => settleQuestion(choice, { approved: true, answer }));
+      const error = appErrorThrownBy(() => settleQuestion(choice, { approved: true, answer }));
       expect(error).toMatchObject({ code: 'bad_request', statusCode: 400, details: { options: ['2023', '2024'] } });
     }
   });
 
   it('declines a choice with approved false, which takes no answer', () => {
     expect(settleQuestion(choice, { approved: false })).toEqual({ status: 'declined', content: '{"status":"declined"}', confirmed: false });
-    expect(appErrorOf(() => settleQuestion(choice, { approved: false, answer: '2024' }))).toMatchObject({ code: 'bad_request' });
+    expect(appErrorThrownBy(() => settleQuestion(choice, { approved: false, answer: '2024' }))).toMatchObject({ code: 'bad_request' });
   });
 
   it('answers a confirm question with approved: yes confirms (lifts ask_first), no does not', () => {
     expect(settleQuestion(confirm, { approved: true })).toEqual({ status: 'answered', content: '{"status":"answered","answer":"yes"}', confirmed: true });
     expect(settleQuestion(confirm, { approved: false })).toEqual({ status: 'answered', content: '{"status":"answered","answer":"no"}', confirmed: false });
-    expect(appErrorOf(() => settleQuestion(confirm, { approved: true, answer: 'yes' }))).toMatchObject({ code: 'bad_request' });
+    expect(appErrorThrownBy(() => settleQuestion(confirm, { approved: true, answer: 'yes' }))).toMatchObject({ code: 'bad_request' });
   });
 
   it('writes the declined result of a question left unanswered', () => {
