@@ -363,6 +363,22 @@ describe(`Action policy, questions and thread events (${ActionPolicyController.n
       ]);
     });
 
+    it('keeps a run on the policy it started with: a proposal made before the kind was forbidden is still applied on approval', async () => {
+      server.enqueue({ toolCalls: [createNode('call_before', 'log-before')] }, { text: 'Added.' });
+      const asked = await request(app.url).post('/api/ai/chat').set(as(editor)).send({ graphKey: GRAPH, message: 'Add a log node' }).expect(200);
+      expect(asked.body).toMatchObject({ type: 'interrupt', interrupt: { kind: 'approval', toolCallId: 'call_before' } });
+
+      await putPolicy({ default: { create_node: 'forbidden' } }).expect(200);
+      const resumed = await request(app.url).post('/api/ai/resume').set(as(editor)).send({ threadId: asked.body.threadId, approved: true }).expect(200);
+      expect(resumed.body).toMatchObject({ type: 'message', resolution: { status: 'approved', appliedBy: 'server' } });
+      expect(await graphNodes()).toContain('log-before');
+      // The resume's own call still offered what the run started with; the next message follows the new policy.
+      expect(toolNames(1)).toContain('propose_create_node');
+      server.enqueue({ text: 'Noted.' });
+      await request(app.url).post('/api/ai/chat').set(as(editor)).send({ graphKey: GRAPH, threadId: asked.body.threadId, message: 'Thanks' }).expect(200);
+      expect(toolNames(2)).not.toContain('propose_create_node');
+    });
+
     it('settles a pending question as declined when a new message comes first', async () => {
       server.enqueue({ toolCalls: [askUser('call_pending', { kind: 'confirm', question: 'Go on?' })] }, { text: 'Sure, something else then.' });
       const asked = await request(app.url).post('/api/ai/chat').set(as(editor)).send({ graphKey: GRAPH, message: 'Do the thing' }).expect(200);
