@@ -50,8 +50,8 @@ export const SYSTEM_PROMPT_TEXTS: Readonly<Record<Locale, SystemPromptTexts>> = 
       'some are applied at once, most are shown to the user, who approves or rejects them (nothing changes until a ' +
       'human approves), and some need the user\'s yes to an ask_user question first. Never say that a change is done ' +
       'before its tool result says "approved" or "applied". After "rejected", take the feedback into account and do ' +
-      'not propose the same change again unchanged. Prefer one propose_batch for several related changes. When you ' +
-      'cannot go on without a decision of the user, ask them with ask_user.',
+      'not propose the same change again unchanged. When you cannot go on without a decision of the user, ask them ' +
+      'with ask_user.',
     typesTitle: '# Node types',
     builtInTypes: 'Built-in types (no config needed):',
     customTypes: 'Custom types of this workspace:',
@@ -104,8 +104,8 @@ export const SYSTEM_PROMPT_TEXTS: Readonly<Record<Locale, SystemPromptTexts>> = 
       "l'utilisateur, qui les approuve ou les refuse (rien ne change tant qu'un humain n'a pas approuvé), et certaines " +
       "demandent d'abord son accord à une question ask_user. Ne dis jamais qu'une modification est faite avant que son " +
       'résultat d\'outil indique "approved" ou "applied". Après "rejected", tiens compte du retour et ne repropose pas la ' +
-      "même modification telle quelle. Préfère un seul propose_batch pour plusieurs modifications liées. Quand tu ne " +
-      "peux pas continuer sans une décision de l'utilisateur, pose-lui la question avec ask_user.",
+      "même modification telle quelle. Quand tu ne peux pas continuer sans une décision de l'utilisateur, pose-lui la " +
+      'question avec ask_user.',
     typesTitle: '# Types de nodes',
     builtInTypes: 'Types intégrés (sans configuration) :',
     customTypes: 'Types personnalisés de ce workspace :',

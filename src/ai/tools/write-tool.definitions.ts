@@ -215,7 +215,8 @@ export const WRITE_TOOL_REGISTRY = new ToolRegistry<WriteTool>([
   writeTool(
     'propose_batch',
     'batch',
-    'Propose several changes that only make sense together (e.g. a node and the edges that connect it), approved or rejected as one.',
+    'Propose several changes that only make sense together (e.g. a node and the edges that connect it), approved or rejected as one: ' +
+      'prefer it to several separate proposals.',
     batchSchema(SINGLE_ACTION_TYPES),
   ),
 ]);
