@@ -4,6 +4,7 @@ import { GraphModule } from '../graph/graph.module';
 import { MemoryModule } from '../memory/memory.module';
 import { MetricsService } from '../observability/metrics.service';
 import { ObservabilityModule } from '../observability/observability.module';
+import { PolicyModule } from '../policy/policy.module';
 import { ProvidersModule } from '../providers/providers.module';
 import { RagModule } from '../rag/rag.module';
 import { ThreadsModule } from '../threads/threads.module';
@@ -25,7 +26,7 @@ import { SocketMetrics } from './socket/socket.metrics';
  * ActiveRunRegistry at each scrape.
  */
 @Module({
-  imports: [GraphModule, RagModule, ProvidersModule, MemoryModule, ThreadsModule, AuthModule, ObservabilityModule],
+  imports: [GraphModule, RagModule, ProvidersModule, ThreadsModule, PolicyModule, MemoryModule, AuthModule, ObservabilityModule],
   controllers: [AiController],
   providers: [
     ChatService,

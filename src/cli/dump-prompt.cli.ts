@@ -2,14 +2,15 @@ import 'reflect-metadata';
 import { ContextAssembler } from '../ai/context/context.assembler';
 import { buildPromptLevels, joinPromptLevels } from '../ai/prompts/system-prompt.builder';
 import { loadSystemPromptContext } from '../ai/prompts/system-prompt-context';
-import { READ_TOOL_REGISTRY } from '../ai/tools/read/read-tool.registry';
-import { WRITE_TOOL_DEFINITIONS } from '../ai/tools/write-tool.definitions';
+import { AgentToolbox } from '../ai/tools/agent.toolbox';
+import { ReadToolExecutor } from '../ai/tools/read/read-tool.executor';
 import { Role } from '../auth/principal';
 import { LlmMessage } from '../conversation/llm-message';
 import { TokenCounter } from '../rag/token-counter';
 import { buildContextMessage } from '../rag/toon-context.encoder';
 import { EMPTY_USAGE, ThreadMessage, ThreadRecord } from '../threads/thread.types';
 import { CliIo, openCliContext, runCli } from './cli-context';
+import { runPolicyFor } from './cli-run-policy';
 import { GraphQuestion, parseGraphQuestion, retrieveQuestionContext } from './graph-question';
 
 const USAGE = 'Usage: npm run ai:dump-prompt -- --graph KEY [--workspace NAME] [--role viewer|editor|admin] "question"';
@@ -22,6 +23,8 @@ const ROLES: readonly Role[] = ['viewer', 'editor', 'admin'];
  * — each closed by a cache breakpoint — then 4 the message's own data (the retrieved context) and the
  * question; each with a token estimate (TokenCounter, o200k), then the tools offered to that role
  * with their own estimate, and the total.
+    const policy = await runPolicyFor(cli.app, workspace, role);
+    const tools = new AgentToolbox({ policy, readTools: new ReadToolExecutor(source, graphKey) }).definitions;
  */
 export async function dumpPrompt(argv: string[], env: Record<string, string | undefined>, io: CliIo): Promise<number> {
   let question: GraphQuestion;
@@ -69,7 +72,8 @@ export async function dumpPrompt(argv: string[], env: Record<string, string | un
       currentContext: contextMessage,
     });
     const { messages } = assembled;
-    const tools = role === 'viewer' ? READ_TOOL_REGISTRY.definitions : [...READ_TOOL_REGISTRY.definitions, ...WRITE_TOOL_DEFINITIONS];
+    const policy = await runPolicyFor(cli.app, workspace, role);
+    const tools = new AgentToolbox({ policy, readTools: new ReadToolExecutor(source, graphKey) }).definitions;
     const toolTokens = counter.count(JSON.stringify(tools));
     const messageTokens = counter.countMessages(messages);
 

@@ -7,6 +7,8 @@ import { ArangoGraphStore } from '../graph/arango/arango-graph.store';
 import { GRAPH_STORE } from '../graph/graph-store.token';
 import { ArangoMemoryRepository } from '../memory/arango/arango-memory.repository';
 import { MEMORY_REPOSITORY } from '../memory/memory-repository.token';
+import { ArangoActionPolicyRepository } from '../policy/arango/arango-action-policy.repository';
+import { ACTION_POLICY_REPOSITORY } from '../policy/action-policy-repository.token';
 import { ArangoThreadRepository } from '../threads/arango/arango-thread.repository';
 import { THREAD_REPOSITORY } from '../threads/thread-repository.token';
 import { closePersistence, PERSISTED_STORES } from './persisted-stores';
@@ -28,6 +30,7 @@ export class ArangoPersistenceModule implements OnApplicationShutdown {
         { provide: GRAPH_STORE, inject: [ARANGO_DATABASE], useFactory: (db: Database) => ArangoGraphStore.open(db) },
         { provide: THREAD_REPOSITORY, inject: [ARANGO_DATABASE], useFactory: (db: Database) => ArangoThreadRepository.open(db) },
         { provide: MEMORY_REPOSITORY, inject: [ARANGO_DATABASE], useFactory: (db: Database) => ArangoMemoryRepository.open(db) },
+        { provide: ACTION_POLICY_REPOSITORY, inject: [ARANGO_DATABASE], useFactory: (db: Database) => ArangoActionPolicyRepository.open(db) },
       ],
       exports: [...PERSISTED_STORES],
     };

@@ -1,6 +1,6 @@
 import { Database } from 'arangojs';
 import { ArangoThreadQueryRunner } from '../../threads/arango/arango-thread-query.runner';
-import { hashedDocumentKey } from '../../threads/arango/arango-hashed.key';
+import { hashedDocumentKey } from '../../database/arango/arango-hashed.key';
 import { EMPTY_MEMORY_CURSOR, MemoryCursor, MemoryFilter, MemoryLevel, MemoryRecord, MemoryVector, NodeMention } from '../memory-record';
 import { MemoryRepository } from '../memory.repository';
 import { ArangoMemoryDocument, ArangoMemoryDocumentMapper } from './arango-memory-document.mapper';

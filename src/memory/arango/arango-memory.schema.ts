@@ -1,6 +1,6 @@
 import { Database } from 'arangojs';
 import { EnsureIndexOptions } from 'arangojs/indexes';
-import { ensureDocumentCollection } from '../../database/arango/arango-document-collection';
+import { ensureDocumentCollection } from '../../database/arango/arango-collection.ensurer';
 import { Logger } from '../../observability/logger';
 import { ARANGO_MEMORY_NAMES } from './arango-memory.names';
 
@@ -23,7 +23,9 @@ export class ArangoMemorySchema {
   constructor(private readonly db: Database) {}
 
   async ensure(): Promise<void> {
-    for (const name of Object.values(ARANGO_MEMORY_NAMES)) await ensureDocumentCollection(this.db, name, logger);
+    for (const name of Object.values(ARANGO_MEMORY_NAMES)) {
+      if (await ensureDocumentCollection(this.db, name)) logger.info('arango_collection_created', { collection: name });
+    }
     for (const { collection, index } of INDEXES) await this.db.collection(collection).ensureIndex(index);
     logger.info('arango_memory_schema_ready', { collections: Object.values(ARANGO_MEMORY_NAMES) });
   }

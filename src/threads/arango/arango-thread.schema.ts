@@ -1,6 +1,6 @@
 import { Database } from 'arangojs';
 import { EnsureIndexOptions } from 'arangojs/indexes';
-import { ensureDocumentCollection } from '../../database/arango/arango-document-collection';
+import { ensureDocumentCollection } from '../../database/arango/arango-collection.ensurer';
 import { Logger } from '../../observability/logger';
 import { ARANGO_THREAD_NAMES } from './arango-thread.names';
 
@@ -33,7 +33,9 @@ export class ArangoThreadSchema {
   constructor(private readonly db: Database) {}
 
   async ensure(): Promise<void> {
-    for (const name of Object.values(ARANGO_THREAD_NAMES)) await ensureDocumentCollection(this.db, name, logger);
+    for (const name of Object.values(ARANGO_THREAD_NAMES)) {
+      if (await ensureDocumentCollection(this.db, name)) logger.info('arango_collection_created', { collection: name });
+    }
     for (const { collection, index } of INDEXES) {
       // ensureIndex answers the existing index when an identical one is there.
       await this.db.collection(collection).ensureIndex(index);
