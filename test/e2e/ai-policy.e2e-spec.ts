@@ -352,7 +352,8 @@ describe(`Action policy, questions and thread events (${ActionPolicyController.n
       expect(roles(1).slice(-6)).toEqual(['user', expect.stringMatching(/^\[SYSTEM\] Loaded /), 'assistant', 'tool', 'tool', '[SYSTEM] Deleted 1 node on sheet data-processing']);
       server.enqueue({ text: 'Nothing else.' });
       await request(app.url).post('/api/ai/chat').set(as(editor)).send({ graphKey: GRAPH, threadId: asked.body.threadId, message: 'Anything else?' }).expect(200);
-      expect(roles(2).slice(2, 9)).toEqual([
+      // After the three stable prompt levels (docs/agent.md, "Prompt levels") and the first question.
+      expect(roles(2).slice(4, 11)).toEqual([
         expect.stringMatching(/^\[SYSTEM\] Loaded /),
         'assistant',
         'tool',
