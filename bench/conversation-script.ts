@@ -19,6 +19,12 @@ export function benchQuestion(turn: number, factTurn = 3, askTurn = 80): string 
   return `Turn ${turn}: what does ${node} do with the players of season ${1990 + turn}, and what does it send to the next node? Please also say how errors are handled there.`;
 }
 
+/** The request that carries a turn's question: its last message, events aside, is the user's (not a tool round). */
+export function isQuestionRequest(request: RecordedRequest): boolean {
+  const messages: Array<{ role: string }> = request.body?.messages ?? [];
+  return !isSummaryRequest(request) && messages.findLast((message) => message.role !== 'system')?.role === 'user';
+}
+
 /** Summary calls carry the record_summary tool. */
 export function isSummaryRequest(request: RecordedRequest): boolean {
   return JSON.stringify(request.body?.tools ?? []).includes('record_summary');
@@ -46,9 +52,10 @@ export function benchModel(request: RecordedRequest): ScriptedTurn {
       ],
     };
   }
+  // A question ends the request (OpenAI: a user message, then perhaps its DATA_ADDED event; Anthropic: a user turn
+  // without tool results).
   const messages: Array<{ role: string; content?: unknown }> = request.body?.messages ?? [];
-  const last = messages[messages.length - 1];
-  // A question ends the request (OpenAI: a user message; Anthropic: a user turn without tool results).
+  const last = messages.findLast((message) => message.role !== 'system');
   const isQuestion = (message: { role: string; content?: unknown } | undefined) =>
     message?.role === 'user' && !(Array.isArray(message.content) && message.content.some((block: { type?: string }) => block.type === 'tool_result'));
   const asking = isQuestion(last);

@@ -10,7 +10,7 @@ import { startTestApp, TestApp } from '../test/support/test-app';
 import { numberArgument } from './bench-arguments';
 import { distribution, Distribution } from './bench-statistics';
 import { formatTable } from './bench-table';
-import { benchModel, benchQuestion, FACT_MARKER, isSummaryRequest } from './conversation-script';
+import { benchModel, benchQuestion, FACT_MARKER, isQuestionRequest, isSummaryRequest } from './conversation-script';
 
 /**
  * Conversation memory on a long thread (docs/memory.md), on the scripted server, the real app in this
@@ -78,7 +78,7 @@ async function converse(run: Run, turns: number): Promise<void> {
 
 /** The first request of each turn (the one ending with the question; a tool round follows some of them). */
 const questionRequests = (server: ScriptedLlmServer): RecordedRequest[] =>
-  server.requests.filter((recorded) => recorded.endpoint === 'openai.chat' && !isSummaryRequest(recorded) && recorded.body.messages.at(-1)?.role === 'user');
+  server.requests.filter((recorded) => recorded.endpoint === 'openai.chat' && isQuestionRequest(recorded));
 
 async function stop(run: Run): Promise<void> {
   await run.app.close();

@@ -70,7 +70,7 @@ describe(`${ChatService.name} (crash mid-round)`, () => {
       expect(result).toMatchObject({ type: 'message', message: 'fetch-api calls the stats API.' });
 
       const sent = server.requests[1].body.messages as Array<{ role: string; content: string; tool_calls?: unknown }>;
-      expect(sent.map((message) => message.role)).toEqual(['system', 'system', 'system', 'user', 'system', 'system', 'user', 'system']);
+      expect(sent.map((message) => message.role)).toEqual(['system', 'system', 'system', 'user', 'system', 'user', 'system', 'system']);
       expect(sent[3].content).toBe('What does fetch-api do?');
       expect(sent.some((message) => message.tool_calls)).toBe(false);
       const after = await survivor.threadStore.load(editor, crash.threadId);

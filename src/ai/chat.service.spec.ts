@@ -48,17 +48,17 @@ describe(ChatService.name, () => {
     expect(sink.completed).toEqual(result);
     expect(result.usage).toMatchObject({ promptTokens: 900, completionTokens: 9, llmCalls: 1 });
 
-    // The three stable prompt levels (instructions, workspace types, graph state), the context, the question, then
-    // the question's DATA_ADDED event as a [SYSTEM] line (docs/policy.md).
+    // The three stable prompt levels (instructions, workspace types, graph state), the question, its DATA_ADDED event as a
+    // [SYSTEM] line (docs/policy.md), then its context (docs/agent.md, "Prompt levels").
     const sent = messagesOf(server.requests[0]);
-    expect(sent.map((message) => message.role)).toEqual(['system', 'system', 'system', 'system', 'user', 'system']);
+    expect(sent.map((message) => message.role)).toEqual(['system', 'system', 'system', 'user', 'system', 'system']);
     expect(sent[0].content).toMatch(/^You are an AI assistant/);
     expect(sent[1].content).toContain('Custom types of this workspace:');
     expect(sent[2].content).toContain('NBA stats workflow');
-    expect(String(sent[3].content)).toMatch(/^\[RAG context for this question\]/);
-    expect(String(sent[3].content)).toContain('fetch-api');
-    expect(sent[4].content).toBe('What does fetch-api do?');
-    expect(String(sent[5].content)).toMatch(/^\[SYSTEM\] Loaded \d+ nodes? and \d+ edges? into the context/);
+    expect(sent[3].content).toBe('What does fetch-api do?');
+    expect(String(sent[4].content)).toMatch(/^\[SYSTEM\] Loaded \d+ nodes? and \d+ edges? into the context/);
+    expect(String(sent[5].content)).toMatch(/^\[RAG context for this question\]/);
+    expect(String(sent[5].content)).toContain('fetch-api');
 
     const thread = await harness.threadStore.load(editor, result.threadId);
     expect(thread.title).toBe('What does fetch-api do?');
@@ -67,7 +67,7 @@ describe(ChatService.name, () => {
     expect(await harness.threadStore.getWorkspaceUsage('default')).toMatchObject({ promptTokens: 900, llmCalls: 1 });
   });
 
-  it('puts the system prompt on the first message only and keeps the history, with the current context before the new question', async () => {
+  it('stores the startup prompt on the first message only and keeps the history, with the current context after the new question', async () => {
     server.enqueue({ text: 'It fetches players.' }, { text: 'It keeps active players.' });
     const first = await harness.service.chat(editor, { graphKey: GRAPH, message: 'What does fetch-api do?' }, new RecordingSink(), signal());
     await harness.service.chat(
@@ -78,12 +78,12 @@ describe(ChatService.name, () => {
     );
 
     const second = messagesOf(server.requests[1]);
-    expect(second.map((message) => message.role)).toEqual(['system', 'system', 'system', 'user', 'system', 'assistant', 'system', 'user', 'system']);
+    expect(second.map((message) => message.role)).toEqual(['system', 'system', 'system', 'user', 'system', 'assistant', 'user', 'system', 'system']);
     expect(second.slice(0, 3)).toEqual(messagesOf(server.requests[0]).slice(0, 3));
     expect(second[3].content).toBe('What does fetch-api do?');
     expect(second[5].content).toBe('It fetches players.');
-    expect(String(second[6].content)).toContain('filter-active');
-    expect(second[7].content).toBe('And filter-active?');
+    expect(second[6].content).toBe('And filter-active?');
+    expect(String(second[8].content)).toContain('filter-active');
 
     const thread = await harness.threadStore.load(editor, first.threadId);
     expect(thread.messages.filter((message) => message.kind === 'system_prompt')).toHaveLength(1);
@@ -306,7 +306,7 @@ describe(ChatService.name, () => {
     server.enqueue({ text: 'Second try works.' });
     const retry = await harness.service.chat(editor, { graphKey: GRAPH, message: 'Explain again', threadId }, new RecordingSink(), signal());
     expect(retry.message).toBe('Second try works.');
-    expect(messagesOf(server.requests[1]).map((message) => message.role)).toEqual(['system', 'system', 'system', 'user', 'system', 'system', 'user', 'system']);
+    expect(messagesOf(server.requests[1]).map((message) => message.role)).toEqual(['system', 'system', 'system', 'user', 'system', 'user', 'system', 'system']);
   });
 
   it('refuses to call the model once the token budget is spent (budget_exceeded)', async () => {

@@ -212,7 +212,8 @@ export class ChatService {
       sink.event(dataAdded);
 
       // The event follows its question, as the history shows stored events (a [SYSTEM] line).
-      const history: LlmMessage[] = [...assembled.messages, { role: 'system', content: renderThreadEvent(dataAdded) }];
+      const history: LlmMessage[] = [...assembled.messages];
+      history.splice(assembled.afterQuestion, 0, { role: 'system', content: renderThreadEvent(dataAdded) });
       await run.handOver();
       const outcome = await this.execute(
         {

@@ -47,8 +47,8 @@ describe('Introspection commands (ai:dump-context, ai:dump-prompt, ai:dump-tools
     expect(headers[0]).toMatch(/level 1: instructions and rules .*, cache breakpoint after it — ~\d+ tokens/);
     expect(headers[1]).toMatch(/level 2: the workspace's node types, cache breakpoint after it — ~\d+ tokens/);
     expect(headers[2]).toMatch(/level 3: the graph's state \(sheets, size\), cache breakpoint after it — ~\d+ tokens/);
-    expect(headers[3]).toContain('level 4: per-message data (the retrieved context for this question)');
-    expect(headers[4]).toContain('the question');
+    expect(headers[3]).toContain('the question');
+    expect(headers[4]).toContain('level 4: per-message data (the retrieved context for this question)');
     expect(io.out).toContain('- Size: 9 nodes');
     expect(io.out).toMatch(/Stable prefix \(tools and levels 1-3, cached by providers across questions\): ~\d+ tokens/);
     expect(io.out).toContain('What does fetch-api do?');

@@ -84,7 +84,7 @@ describe('A 100-turn conversation with memory (end to end, scripted model with a
     const sent: Array<{ role: string; content: string }> = chatRequests()[ASK_TURN - 1].body.messages;
     expect(sent.findLast((message) => message.role === 'user')?.content).toBe(ASK);
     // The message's DATA_ADDED event says what was recalled for it.
-    expect(sent.at(-1)?.content).toMatch(/^\[SYSTEM\] Loaded .*recalled memory record/);
+    expect(sent.find((message) => message.content.startsWith('[SYSTEM] Loaded'))?.content).toMatch(/^\[SYSTEM\] Loaded .*recalled memory record/);
     expect(sent.some((message) => message.content === FACT)).toBe(false); // turn 3 left the history long ago
     const recall = sent.find((message) => message.role === 'system' && message.content.startsWith('[Recalled from earlier in this conversation'));
     expect(recall?.content).toContain('NBA_STAGING_TOKEN_42');

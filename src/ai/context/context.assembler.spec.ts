@@ -43,13 +43,14 @@ describe(ContextAssembler.name, () => {
     return { thread: next, context };
   }
 
-  it('sends the three stable levels first, each closed by a breakpoint, then the history, then the message’s own data and the question', async () => {
+  it('sends the three stable levels first, each closed by a breakpoint, then the history, the question and the message’s own data', async () => {
     const { thread, context } = await ask(await bed.conversation([filler(1), filler(2)]), 'And root?');
     const assembled = await assembler.assemble({ levels: LEVELS, thread, currentContext: context });
     const roles = assembled.messages.map((message) => `${message.role}${message.cacheBreakpoint ? '*' : ''}`);
-    expect(roles).toEqual(['system*', 'system*', 'system*', 'user', 'assistant', 'user', 'assistant*', 'system', 'user']);
+    expect(roles).toEqual(['system*', 'system*', 'system*', 'user', 'assistant', 'user', 'assistant*', 'user', 'system']);
     expect(assembled.messages.slice(0, 3).map((message) => message.content)).toEqual([LEVELS.instructions, LEVELS.workspace, LEVELS.graphState]);
-    expect(assembled.messages.at(-2)?.content).toBe(context.content);
+    expect(assembled.messages.at(-1)?.content).toBe(context.content);
+    expect(assembled.afterQuestion).toBe(8);
     expect(assembled.turnsLeftOut).toBe(0);
     expect(assembled.recalled).toEqual([]);
     expectNothingTwice(assembled.messages);
@@ -66,10 +67,11 @@ describe(ContextAssembler.name, () => {
     const summaries = assembled.messages[3];
     expect(summaries).toMatchObject({ role: 'system' });
     expect(summaries.content).toMatch(/^\[Conversation so far: summaries of the earlier turns/);
-    const recall = assembled.messages.at(-3);
+    const recall = assembled.messages.at(-2);
     expect(recall?.content).toMatch(/^\[Recalled from earlier in this conversation/);
     expect(recall?.content).toContain('NBA_STAGING_TOKEN_42');
-    expect(assembled.messages.at(-4)?.cacheBreakpoint).toBe(true); // end of the history, before the message's own data
+    expect(assembled.messages.at(-3)?.content).toBe(QUESTION);
+    expect(assembled.messages.at(-4)?.cacheBreakpoint).toBe(true); // end of the history, before the question
     expect(assembled.tokens.recalled).toBeGreaterThan(0);
     expectNothingTwice(assembled.messages);
   });

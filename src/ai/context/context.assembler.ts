@@ -25,6 +25,8 @@ export interface ContextAssemblyRequest {
 /** What a request is made of, level by level (ai:dump-prompt prints it; DATA_ADDED reports the recalled part). */
 export interface AssembledContext {
   messages: LlmMessage[];
+  /** Where the question's events end in `messages` (an event written after assembling goes there). */
+  afterQuestion: number;
   /** Estimated tokens per part of the prompt. */
   tokens: { instructions: number; workspace: number; graphState: number; summaries: number; history: number; recalled: number; perMessage: number };
   turnsLeftOut: number;
@@ -38,7 +40,10 @@ export interface AssembledContext {
  *   [1 instructions] [2 workspace types] [3 graph state]  — each closed by a cache breakpoint
  *   [summaries standing for the turns left out]            — only when the history no longer fits
  *   [history: the turns kept, tool calls paired with their results]  — its last message closed by a breakpoint
- *   [4 per-message data: recalled memory, the retrieved context]  [the question] [this run's rounds]
+ *   [the question, its events] [4 per-message data: recalled memory, the retrieved context] [this run's rounds]
+ *
+ * The question comes before its data so that the next request, whose history holds the question and
+ * its events but not this context, shares the prefix up to them.
  *
  * Nothing appears twice: the stored startup prompt is replaced by the fresh levels, earlier
  * questions' contexts are never sent again (their answers are in the history), and recall never
@@ -87,15 +92,22 @@ export class ContextAssembler {
       countTokens,
     }).messages;
 
-    // Level 4 starts with the current question's context (right before the question), or the question itself.
+    // The question and the events that follow it (its DATA_ADDED), then level 4: recalled memory and the retrieved
+    // context (which the history places right before the question), then this run's rounds.
     const question = history.findLastIndex((message) => message.role === 'user');
-    const level4 = question === -1 ? history.length : question > 0 && history[question - 1].role === 'system' ? question - 1 : question;
-    const earlier = history.slice(0, level4);
+    const hasContext = question > 0 && history[question - 1].role === 'system' && history[question - 1].content === context?.content;
+    const earlier = history.slice(0, question === -1 ? history.length : hasContext ? question - 1 : question);
     if (earlier.length > 0) earlier[earlier.length - 1] = { ...earlier[earlier.length - 1], cacheBreakpoint: true };
-    const perMessage = history.slice(level4);
+    let afterEvents = question + 1;
+    while (question !== -1 && history[afterEvents]?.role === 'system') afterEvents += 1;
+    const asked = question === -1 ? [] : history.slice(question, afterEvents);
+    const level4 = [...recall, ...(hasContext ? [history[question - 1]] : [])];
+    const rounds = question === -1 ? [] : history.slice(afterEvents);
     const [instructions, workspace, graphState] = levels ? head.map((message) => estimateTokens([message], countTokens)) : [headTokens, 0, 0];
+    const messages = [...head, ...summaries, ...earlier, ...asked, ...level4, ...rounds];
     return {
-      messages: [...head, ...summaries, ...earlier, ...recall, ...perMessage],
+      messages,
+      afterQuestion: head.length + summaries.length + earlier.length + asked.length,
       tokens: {
         instructions,
         workspace,
@@ -103,7 +115,7 @@ export class ContextAssembler {
         summaries: estimateTokens(summaries, countTokens),
         history: estimateTokens(earlier, countTokens),
         recalled: estimateTokens(recall, countTokens),
-        perMessage: estimateTokens(perMessage, countTokens),
+        perMessage: estimateTokens([...asked, ...level4, ...rounds], countTokens),
       },
       turnsLeftOut: memory?.turnsLeftOut ?? 0,
       recalled: memory?.recalled ?? [],
