@@ -1,17 +1,15 @@
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
-import { throwIfAborted } from '../providers/llm-abort.error';
-import { EmbeddingProvider } from './embedding-provider';
 import { LocalHashEmbeddingProvider } from './local-hash-embedding.provider';
 import { SifSentenceEncoder } from './sif-sentence.encoder';
 import { WordVectors } from './word-vectors';
+import { SynchronousEmbeddingProvider } from './synchronous-embedding.provider';
 
 /** The word-vector table shipped in the repository (config/word-vectors/README.md says where it comes from). */
 export const WORD_VECTORS_FILE_NAME = 'en-25k-100d.wvec';
 const WORD_VECTOR_DIMENSION = 100;
 /** Share of the cosine that comes from meaning (the word vectors); the rest from the hashed features. */
 const SEMANTIC_SHARE = 0.5;
-const YIELD_EVERY_TEXTS = 16;
 
 /**
  * The default embedding (docs/embeddings.md, "The local embedding"): no network, no key, no model
@@ -28,7 +26,7 @@ const YIELD_EVERY_TEXTS = 16;
  * model name carries a version; any change to the table, the encoder, the hashed part or the shares
  * needs a new one, so vectors of an older version are never compared with new ones.
  */
-export class LocalWordsEmbeddingProvider implements EmbeddingProvider {
+export class LocalWordsEmbeddingProvider extends SynchronousEmbeddingProvider {
   static readonly VERSION = 1;
   static readonly DIMENSION = WORD_VECTOR_DIMENSION + LocalHashEmbeddingProvider.DEFAULT_DIMENSION;
   static readonly MODEL_NAME = `local-words-v${LocalWordsEmbeddingProvider.VERSION}-${LocalWordsEmbeddingProvider.DIMENSION}`;
@@ -42,25 +40,10 @@ export class LocalWordsEmbeddingProvider implements EmbeddingProvider {
 
   /** `file`: the word-vector table (default: the shipped one). Throws at once when it does not exist. */
   constructor(private readonly file: string = defaultWordVectorsFile()) {
+    super();
     if (!existsSync(file)) {
       throw new Error(`Word-vector table not found: ${file} (it ships in config/word-vectors/; npm run ai:build-word-vectors rebuilds it)`);
     }
-  }
-
-  async embed(texts: string[], signal?: AbortSignal): Promise<Float32Array[]> {
-    const vectors: Float32Array[] = [];
-    for (let index = 0; index < texts.length; index++) {
-      throwIfAborted(signal);
-      // CPU-bound work: give the event loop a turn now and then so a large batch never stalls requests.
-      if (index > 0 && index % YIELD_EVERY_TEXTS === 0) await new Promise((resolve) => setImmediate(resolve));
-      vectors.push(this.vectorize(texts[index]));
-    }
-    return vectors;
-  }
-
-  async embedOne(text: string, signal?: AbortSignal): Promise<Float32Array> {
-    throwIfAborted(signal);
-    return this.vectorize(text);
   }
 
   /** The synchronous core; the zero vector for a text without any usable word. */
