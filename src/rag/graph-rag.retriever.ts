@@ -189,7 +189,8 @@ export class GraphRagRetriever {
         hits,
         neighbors: rankNeighbors(seeds, neighborhoods).filter((node) => !seeds.includes(node._key)),
         maxNodes,
-        neighborSlots: Math.floor(maxNodes * this.options.expansionShare),
+        // Rounded, not floored: a small context (3 nodes) still keeps one slot for the structure around its best hit.
+        neighborSlots: Math.round(maxNodes * this.options.expansionShare),
       });
     }
 
