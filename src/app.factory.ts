@@ -11,7 +11,7 @@ import { validationExceptionFactory } from './errors/validation-exception.factor
 import { httpMetricsMiddleware } from './observability/http-metrics.middleware';
 import { configureLogging } from './observability/logger';
 import { MetricsService } from './observability/metrics.service';
-import { NestJsonLogger } from './observability/nest-json-logger';
+import { createNestLogger } from './observability/nest-logger';
 
 /** Body parser whose failures (too large, malformed JSON) answer in PROTOCOL.md's error shape. */
 function jsonBody(limit: number): RequestHandler {
@@ -30,10 +30,10 @@ function jsonBody(limit: number): RequestHandler {
  * Used by main.ts and by every e2e test, so tests run exactly what production runs.
  */
 export async function createApp(config: AppConfig): Promise<INestApplication> {
-  configureLogging({ level: config.log.level, aiDebug: config.log.aiDebug });
+  configureLogging({ level: config.log.level, aiDebug: config.log.aiDebug, pretty: config.env === 'development' });
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
     bodyParser: false,
-    logger: new NestJsonLogger(),
+    logger: createNestLogger(),
     // Let start-up failures (bad provider settings, unreachable store) reach main.ts, which prints them and exits 1.
     abortOnError: false,
   });
