@@ -15,9 +15,10 @@ module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/src', '<rootDir>/test'],
   testMatch: ['**/*.spec.ts', '**/*.e2e-spec.ts'],
-  // @toon-format/toon ships ESM only: let SWC turn it into CommonJS for Jest's module loader.
+  // @toon-format/toon and p-limit (with its yocto-queue) ship ESM only: let SWC turn them into CommonJS for
+  // Jest's module loader (Node itself requires them as ES modules, see docs/dependencies.md).
   transform: { '^.+\\.(ts|mjs|js)$': swc },
-  transformIgnorePatterns: ['/node_modules/(?!@toon-format/)'],
+  transformIgnorePatterns: ['/node_modules/(?!(@toon-format|p-limit|yocto-queue)/)'],
   moduleFileExtensions: ['ts', 'js', 'mjs', 'json'],
   testTimeout: 30000,
   maxWorkers: 2,

@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import pLimit from 'p-limit';
 import { openSqliteDatabase } from '../src/database/sqlite/sqlite-database.opener';
-import { ConcurrencyLimiter } from '../src/embeddings/concurrency.limiter';
 import { EmbeddingProvider } from '../src/embeddings/embedding-provider';
 import { GraphNodeEmbedder } from '../src/embeddings/graph-node.embedder';
 import { LocalHashEmbeddingProvider } from '../src/embeddings/local-hash-embedding.provider';
@@ -127,7 +127,7 @@ export async function runRetrievalBench(options: RetrievalBenchOptions = {}): Pr
   const db = openSqliteDatabase(dataDir);
   const store = new SqliteGraphStore(db);
   const provider = new LocalHashEmbeddingProvider();
-  const embedder = new GraphNodeEmbedder(store, provider, { batchSize: 256, limiter: new ConcurrencyLimiter(1) });
+  const embedder = new GraphNodeEmbedder(store, provider, { batchSize: 256, limiter: pLimit(1) });
   const rows: RetrievalRow[] = [];
   try {
     for (const size of sizes) {
