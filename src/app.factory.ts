@@ -11,7 +11,7 @@ import { validationExceptionFactory } from './errors/validation-exception.factor
 import { httpMetricsMiddleware } from './observability/http-metrics.middleware';
 import { configureLogging } from './observability/logger';
 import { MetricsService } from './observability/metrics.service';
-import { createNestLogger } from './observability/nest-logger';
+import { createNestLogger, httpRequestLogger } from './observability/nest-logger';
 
 /** Body parser whose failures (too large, malformed JSON) answer in PROTOCOL.md's error shape. */
 function jsonBody(limit: number): RequestHandler {
@@ -40,6 +40,7 @@ export async function createApp(config: AppConfig): Promise<INestApplication> {
   app.disable('x-powered-by');
   // First, so that answers given before any route (unknown path, refused body) are counted too.
   app.use(httpMetricsMiddleware(app.get(MetricsService).http));
+  app.use(httpRequestLogger());
   // Graph import and the sync server's change feed may carry large graphs; everything else stays small (first matching parser wins).
   app.use('/api/graphs/:graphKey', (req: Request, res: Response, next: NextFunction) =>
     req.method === 'PUT' || (req.method === 'POST' && /^\/changes\/?$/.test(req.path))

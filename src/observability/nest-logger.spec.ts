@@ -3,7 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import request from 'supertest';
 import { LogEntry } from './log-entry';
 import { configureLogging, resetLogSink, setLogSink } from './logger';
-import { createNestLogger, RequestLoggingModule } from './nest-logger';
+import { createNestLogger, httpRequestLogger } from './nest-logger';
 
 @Controller()
 class ProbeController {
@@ -18,7 +18,7 @@ class ProbeController {
   }
 }
 
-@Module({ imports: [RequestLoggingModule], controllers: [ProbeController] })
+@Module({ controllers: [ProbeController] })
 class ProbeModule {}
 
 describe('nest-logger', () => {
@@ -29,6 +29,7 @@ describe('nest-logger', () => {
     configureLogging({ level: 'info' });
     setLogSink((entry) => entries.push(entry));
     app = await NestFactory.create(ProbeModule, { logger: createNestLogger() });
+    app.use(httpRequestLogger());
     await app.init();
   });
   afterAll(async () => {
@@ -61,6 +62,13 @@ describe('nest-logger', () => {
       }),
     ]);
     expect(JSON.stringify(entries)).not.toContain('secret-token');
+  });
+
+  it('logs an answer that no route gave too', async () => {
+    await request(app.getHttpServer()).get('/nowhere').expect(404);
+    expect(entries.filter((entry) => entry.event === 'http_request')).toEqual([
+      expect.objectContaining({ req: expect.objectContaining({ url: '/nowhere' }), res: expect.objectContaining({ statusCode: 404 }) }),
+    ]);
   });
 
   it('does not log the probes scraped every few seconds', async () => {
