@@ -50,15 +50,19 @@ export interface EngineRun {
   updatesSeen: boolean;
 }
 
-function memory(): { rss: number; js: number } {
-  (globalThis as { gc?: () => void }).gc?.();
+/** After two full collections a turn apart: buffers freed by finalizers (SQLite's row blobs) are gone too. */
+async function memory(): Promise<{ rss: number; js: number }> {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  gc?.();
+  await new Promise((resolve) => setImmediate(resolve));
+  gc?.();
   const usage = process.memoryUsage();
   return { rss: usage.rss, js: usage.heapUsed + usage.external };
 }
 
 const MB = 1024 * 1024;
 
-function run(request: EngineRunRequest): EngineRun {
+async function run(request: EngineRunRequest): Promise<EngineRun> {
   configureLogging({ level: 'error' });
   const dataset = syntheticDataset(request.size, request.dimension, request.queries);
   const truth = JSON.parse(readFileSync(request.truthFile, 'utf8')) as number[][];
@@ -75,7 +79,7 @@ function run(request: EngineRunRequest): EngineRun {
     const fileMb = statSync(file).size / MB;
 
     db = openStoreFile(file);
-    const before = memory();
+    const before = await memory();
     const started = performance.now();
     engine.start(db, dataset);
     engine.search(queryOf(dataset, 0), request.k, request.minScore);
@@ -91,7 +95,7 @@ function run(request: EngineRunRequest): EngineRun {
       const exact = new Set(truth[query]);
       recallSum += exact.size === 0 ? (hits.length === 0 ? 1 : 0) : hits.filter((hit) => exact.has(hit.id)).length / exact.size;
     }
-    const after = memory();
+    const after = await memory();
 
     // Rewrite 20 nodes' vectors, as an embedding write or a content change does, each to a query's direction.
     const updates: number[] = [];
@@ -134,9 +138,8 @@ function run(request: EngineRunRequest): EngineRun {
 }
 
 process.once('message', (request: EngineRunRequest) => {
-  try {
-    process.send?.({ ok: true, run: run(request) }, () => process.exit(0));
-  } catch (error) {
-    process.send?.({ ok: false, error: error instanceof Error ? (error.stack ?? error.message) : String(error) }, () => process.exit(1));
-  }
+  run(request).then(
+    (result) => process.send?.({ ok: true, run: result }, () => process.exit(0)),
+    (error: unknown) => process.send?.({ ok: false, error: error instanceof Error ? (error.stack ?? error.message) : String(error) }, () => process.exit(1)),
+  );
 });
