@@ -1,5 +1,6 @@
 import BetterSqlite3, { Database } from 'better-sqlite3';
 import { encodeVector } from '../src/graph/sqlite/sqlite-graph.codec';
+import { seededRandom } from '../test/support/seeded-random';
 
 /** The graph and model of every stored vector (one graph: the filter is the embedded store's `graph_id, embedding_model`). */
 export const GRAPH_ID = 1;
@@ -13,18 +14,6 @@ export interface VectorDataset {
   queryCount: number;
   /** `queryCount` rows of `dimension` floats, unit length. */
   queries: Float32Array;
-}
-
-/** mulberry32: small, fast, and the same numbers in every process for one seed. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 function gaussian(next: () => number): number {
@@ -57,7 +46,7 @@ function writeNear(target: Float32Array, offset: number, center: Float32Array, s
  * matches above a long tail, as with real embeddings (uniform random vectors would have none).
  */
 export function syntheticDataset(size: number, dimension: number, queryCount: number, seed = 20): VectorDataset {
-  const next = random(seed * 1_000_003 + size * 31 + dimension);
+  const next = seededRandom(seed * 1_000_003 + size * 31 + dimension);
   const topics = Math.max(8, Math.round(size / 50));
   const centers = Array.from({ length: topics }, () => {
     const center = new Float32Array(dimension);

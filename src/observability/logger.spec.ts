@@ -46,23 +46,19 @@ describe(Logger.name, () => {
   });
 
   it('redacts secrets at the top level and in headers (of the entry, of a request, of a response), and keeps token counts', () => {
+    const secrets = { apiKey: 'sk-1', authorization: 'Bearer x', password: 'p', token: 't', accessToken: 'a' };
+    const redacted = Object.fromEntries(Object.keys(secrets).map((name) => [name, '[redacted]']));
     logger.warn('leak_attempt', {
-      apiKey: 'sk-1',
-      authorization: 'Bearer x',
-      password: 'p',
-      token: 't',
-      headers: { authorization: 'Bearer y', 'x-api-key': 'k', accept: 'json' },
+      ...secrets,
+      headers: { ...secrets, 'x-api-key': 'k', accept: 'json' },
       req: { headers: { cookie: 'c=1', 'user-agent': 'curl' } },
       res: { headers: { 'set-cookie': 'sid=2' } },
       promptTokens: 10,
       tokensStreamed: 4,
     });
     expect(entries[0]).toMatchObject({
-      apiKey: '[redacted]',
-      authorization: '[redacted]',
-      password: '[redacted]',
-      token: '[redacted]',
-      headers: { authorization: '[redacted]', 'x-api-key': '[redacted]', accept: 'json' },
+      ...redacted,
+      headers: { ...redacted, 'x-api-key': '[redacted]', accept: 'json' },
       req: { headers: { cookie: '[redacted]', 'user-agent': 'curl' } },
       res: { headers: { 'set-cookie': '[redacted]' } },
       promptTokens: 10,
