@@ -1,4 +1,11 @@
 /** Jest runs TypeScript through SWC (fast, decorator metadata on); `npm test` type-checks separately with tsc. */
+const swcTsx = [
+  '@swc/jest',
+  {
+    jsc: { parser: { syntax: 'typescript', tsx: true }, transform: { react: { runtime: 'automatic' } }, target: 'es2022' },
+    module: { type: 'commonjs' },
+  },
+];
 const swc = [
   '@swc/jest',
   {
@@ -13,13 +20,14 @@ const swc = [
 
 module.exports = {
   testEnvironment: 'node',
-  roots: ['<rootDir>/src', '<rootDir>/test'],
-  testMatch: ['**/*.spec.ts', '**/*.e2e-spec.ts'],
+  // client/: the client package (an npm workspace); its component specs pick the jsdom environment in their docblock.
+  roots: ['<rootDir>/src', '<rootDir>/test', '<rootDir>/client/src', '<rootDir>/client/playground'],
+  testMatch: ['**/*.spec.ts', '**/*.spec.tsx', '**/*.e2e-spec.ts'],
   // @toon-format/toon and p-limit (with its yocto-queue) ship ESM only: let SWC turn them into CommonJS for
   // Jest's module loader (Node itself requires them as ES modules, see docs/dependencies.md).
-  transform: { '^.+\\.(ts|mjs|js)$': swc },
+  transform: { '^.+\\.tsx$': swcTsx, '^.+\\.(ts|mjs|js)$': swc },
   transformIgnorePatterns: ['/node_modules/(?!(@toon-format|p-limit|yocto-queue)/)'],
-  moduleFileExtensions: ['ts', 'js', 'mjs', 'json'],
+  moduleFileExtensions: ['ts', 'tsx', 'js', 'mjs', 'json'],
   testTimeout: 30000,
   maxWorkers: 2,
   // The default output plus the name of every skipped test, so a skipped suite says why.

@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { Principal } from '../src/auth/principal';
 import { configureLogging } from '../src/observability/logger';
 import { LlmCallOptions, LlmCompletion, LlmProvider } from '../src/providers/llm-provider';
-import { LlmMessage, LlmToolDefinition } from '../src/providers/llm-message';
+import { LlmMessage, LlmToolDefinition } from '../src/conversation/llm-message';
 import { LlmStreamChunk } from '../src/providers/llm-stream-chunk';
 import { AiSocketClient } from '../test/support/ai-socket.client';
 import { ChatServiceHarness, RecordingSink } from '../test/support/chat-service.harness';

@@ -10,7 +10,7 @@ import { GraphDataSourceFactory } from '../src/graph/graph-data-source.factory';
 import { GraphDocument } from '../src/graph/graph.types';
 import { SqliteGraphStore } from '../src/graph/sqlite/sqlite-graph.store';
 import { configureLogging } from '../src/observability/logger';
-import { GraphRAGContext } from '../src/rag/graph-rag-context';
+import { GraphRAGContext } from '../src/conversation/graph-rag-context';
 import { GraphRagRetriever } from '../src/rag/graph-rag.retriever';
 import { RAG_CONTEXT_PREFIX } from '../src/rag/rag-context-prefix';
 import { TokenCounter } from '../src/rag/token-counter';

@@ -1,7 +1,7 @@
 import { fork } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { JsonSchema, JsonSchemaValidator } from '../src/ai/tools/json-schema.validator';
-import { READ_TOOL_DEFINITIONS } from '../src/ai/tools/read-tool.definitions';
+import { searchNodesTool } from '../src/ai/tools/read/search-nodes.read-tool';
 import { WRITE_TOOL_DEFINITIONS } from '../src/ai/tools/write-tool.definitions';
 import { configureLogging, Logger } from '../src/observability/logger';
 import { cpuMsSince, median } from './bench-statistics';
@@ -30,8 +30,7 @@ export interface HotPathResult {
 }
 
 const ROUNDS = 5;
-/** The read tool with the most arguments. */
-const SEARCH_TOOL = 'search_nodes';
+
 
 function timeCalls(name: string, calls: number, call: (index: number) => void): HotPathRow {
   for (let index = 0; index < Math.min(calls, 5_000); index += 1) call(index);
@@ -48,7 +47,7 @@ function timeCalls(name: string, calls: number, call: (index: number) => void): 
 }
 
 function schemaOf(name: string): JsonSchema {
-  const definition = [...READ_TOOL_DEFINITIONS, ...WRITE_TOOL_DEFINITIONS].find((tool) => tool.function.name === name);
+  const definition = [searchNodesTool.definition, ...WRITE_TOOL_DEFINITIONS].find((tool) => tool.function.name === name);
   if (!definition) throw new Error(`no tool ${name}`);
   return definition.function.parameters as JsonSchema;
 }
@@ -68,9 +67,9 @@ const CREATE_NODE = {
 function validationRows(calls: number): HotPathRow[] {
   const createNode = new JsonSchemaValidator(schemaOf('propose_create_node'));
   const batch = new JsonSchemaValidator(schemaOf('propose_batch'));
-  const search = new JsonSchemaValidator(schemaOf(SEARCH_TOOL));
+  const search = new JsonSchemaValidator(schemaOf(searchNodesTool.name));
   const searchArguments = Object.fromEntries(
-    Object.entries((schemaOf(SEARCH_TOOL).properties ?? {})).map(([key, property]) => [key, property.type === 'integer' ? 5 : 'fetch-api']),
+    Object.entries((schemaOf(searchNodesTool.name).properties ?? {})).map(([key, property]) => [key, property.type === 'integer' ? 5 : 'fetch-api']),
   );
   const batchArguments = {
     actions: [
@@ -81,7 +80,7 @@ function validationRows(calls: number): HotPathRow[] {
     reason: 'Log the errors',
   };
   const rows = [
-    timeCalls(`validate ${SEARCH_TOOL}, valid`, calls, () => search.validate(searchArguments)),
+    timeCalls(`validate ${searchNodesTool.name}, valid`, calls, () => search.validate(searchArguments)),
     timeCalls('validate propose_create_node with handles, valid', calls, () => createNode.validate(CREATE_NODE)),
     timeCalls('validate propose_create_node, 2 problems', calls, () => createNode.validate({ ...CREATE_NODE, posX: 'left', colour: 'red' })),
     timeCalls('validate propose_batch (top level), valid', calls, () => batch.validate(batchArguments)),

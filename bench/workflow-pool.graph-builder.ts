@@ -3,7 +3,7 @@ import { gunzipSync } from 'node:zlib';
 import { GraphDocument, GraphEdge, GraphNode, NodeTypeConfig } from '../src/graph/graph.types';
 import { sharedFixturePath } from '../test/support/shared-fixtures';
 
-/** One converted n8n workflow of the pool (PROTOCOL.md §2 shapes plus provenance we ignore). */
+/** One converted n8n workflow of the pool (docs/protocol.md §2 shapes plus provenance we ignore). */
 interface PoolGraph {
   graph: { _key: string; name: string; description?: string };
   nodes: GraphNode[];

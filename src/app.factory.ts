@@ -13,7 +13,7 @@ import { configureLogging } from './observability/logger';
 import { MetricsService } from './observability/metrics.service';
 import { createNestLogger, httpRequestLogger } from './observability/nest-logger';
 
-/** Body parser whose failures (too large, malformed JSON) answer in PROTOCOL.md's error shape. */
+/** Body parser whose failures (too large, malformed JSON) answer in docs/protocol.md's error shape. */
 function jsonBody(limit: number): RequestHandler {
   const parse = express.json({ limit });
   return (req: Request, res: Response, next: NextFunction) => {

@@ -3,12 +3,13 @@ import { AiModule } from './ai/ai.module';
 import { AuthModule } from './auth/auth.module';
 import { AppConfig } from './config/app-config';
 import { AppConfigModule } from './config/app-config.module';
-import { DatabaseModule } from './database/database.module';
 import { EmbeddingsModule } from './embeddings/embeddings.module';
 import { GraphFeedModule } from './graph/feed/graph-feed.module';
 import { GraphModule } from './graph/graph.module';
 import { HealthModule } from './health/health.module';
 import { ObservabilityModule } from './observability/observability.module';
+import { PersistenceModule } from './persistence/persistence.module';
+import { PlaygroundModule } from './playground/playground.module';
 import { ProvidersModule } from './providers/providers.module';
 import { RagModule } from './rag/rag.module';
 import { TokenizerPreloader } from './rag/tokenizer.preloader';
@@ -22,7 +23,7 @@ export class AppModule {
       imports: [
         AppConfigModule.forRoot(config),
         ObservabilityModule,
-        DatabaseModule,
+        PersistenceModule.forRoot(config),
         GraphModule,
         GraphFeedModule,
         EmbeddingsModule,
@@ -32,6 +33,8 @@ export class AppModule {
         ThreadsModule,
         AiModule,
         HealthModule,
+        // The playground page is served only when enabled (off in production by default).
+        ...(config.playground.enabled ? [PlaygroundModule] : []),
       ],
       // The service, not the command-line tools (CliModule), pays the tokenizer's load at start.
       providers: [TokenizerPreloader],

@@ -7,18 +7,21 @@ import { ProvidersModule } from '../providers/providers.module';
 import { RagModule } from '../rag/rag.module';
 import { ThreadsModule } from '../threads/threads.module';
 import { ChatService } from './chat.service';
-import { HitlObserver } from './hitl.observer';
+import { HitlMetrics } from './hitl.metrics';
 import { HITL_OBSERVER } from './hitl-observer.token';
 import { AiController } from './http/ai.controller';
+import { ActiveGenerationsMetrics } from './runs/active-generations.metrics';
 import { ActiveRunRegistry } from './runs/active-run.registry';
 import { AiGateway } from './socket/ai.gateway';
+import { SocketMetrics } from './socket/socket.metrics';
 
 /**
  * The agent: ChatService (RAG context, tool loop with human-in-the-loop, thread commits) on top of
  * graph data, retrieval, the LLM provider and threads. Exports ChatService for the transports
  * (REST controller, Socket.IO gateway), which authenticate the caller and own per-request state.
- * Metrics: interrupts through HITL_OBSERVER, socket requests in the gateway, and the running
- * generations read from the ActiveRunRegistry at each scrape.
+ * Metrics, registered on the application's registry: interrupts (HitlMetrics, under HITL_OBSERVER),
+ * socket requests (SocketMetrics, in the gateway), and the running generations read from the
+ * ActiveRunRegistry at each scrape.
  */
 @Module({
   imports: [GraphModule, RagModule, ProvidersModule, ThreadsModule, AuthModule, ObservabilityModule],
@@ -27,12 +30,13 @@ import { AiGateway } from './socket/ai.gateway';
     ChatService,
     ActiveRunRegistry,
     AiGateway,
-    { provide: HITL_OBSERVER, inject: [MetricsService], useFactory: (metrics: MetricsService): HitlObserver => metrics.hitl },
+    { provide: HITL_OBSERVER, inject: [MetricsService], useFactory: (metrics: MetricsService) => new HitlMetrics(metrics.registry) },
+    { provide: SocketMetrics, inject: [MetricsService], useFactory: (metrics: MetricsService) => new SocketMetrics(metrics.registry) },
   ],
   exports: [ChatService],
 })
 export class AiModule {
   constructor(metrics: MetricsService, runs: ActiveRunRegistry) {
-    metrics.activeGenerations.track(() => runs.size);
+    new ActiveGenerationsMetrics(metrics.registry).track(() => runs.size);
   }
 }

@@ -1,10 +1,12 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { performance } from 'node:perf_hooks';
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import { canEdit, Principal } from '../auth/principal';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/app-config.token';
+import { ActionConversionResult } from '../conversation/action-conversion-result';
+import { GraphRAGContext } from '../conversation/graph-rag-context';
+import { LlmMessage, LlmToolMessage } from '../conversation/llm-message';
+import { ProposedAction } from '../conversation/proposed-action';
 import { AppError } from '../errors/app-error';
 import { GraphDataSourceFactory } from '../graph/graph-data-source.factory';
 import { Graph } from '../graph/graph.types';
@@ -12,43 +14,34 @@ import { MutableGraphDataSource } from '../graph/mutable-graph-data-source';
 import { AiEventLogger } from '../observability/ai-event.logger';
 import { Logger } from '../observability/logger';
 import { LlmErrorClassifier } from '../providers/llm-error.classifier';
-import { LlmMessage, LlmToolMessage } from '../providers/llm-message';
 import { LlmProvider } from '../providers/llm-provider';
 import { LLM_PROVIDER } from '../providers/llm-provider.token';
 import { TokenTracker } from '../providers/token.tracker';
 import { approximateTokens } from '../providers/token-estimate';
-import { GraphRAGContext } from '../rag/graph-rag-context';
 import { GraphRagRetriever } from '../rag/graph-rag.retriever';
 import { TokenCounter } from '../rag/token-counter';
 import { buildLlmHistory } from '../threads/history/llm-history.builder';
 import { generateMessageId } from '../threads/sortable-id.generator';
 import { toThreadMessage } from '../threads/thread-message.factory';
-import { ThreadRunLease } from '../threads/thread-run.lease';
 import { deriveThreadTitle } from '../threads/thread-title';
 import { ThreadStore } from '../threads/thread.store';
 import { PendingInterrupt, ThreadMessage, ThreadRecord, ThreadSummary } from '../threads/thread.types';
-import { ActionConversionResult } from './actions/action-conversion-result';
+import { ActionApplier } from './actions/action.applier';
 import { ActionConverter } from './actions/action.converter';
 import { ProposalReferenceValidator } from './actions/proposal-reference.validator';
-import { ProposedAction } from './actions/proposed-action';
 import { AgentEventSink } from './agent/agent-event.sink';
-import { AgentResult, ProposalResolution } from './agent/agent-result';
+import { AgentResult } from './agent/agent-result';
 import { AgentCommit, AgentRunOutcome, AgentRunRequest } from './agent/agent-run';
 import { AgentLoop } from './agent/agent.loop';
-import {
-  PROPOSAL_MESSAGES,
-  ProposalOutcome,
-  proposalResultContent,
-  SUPERSEDED_FEEDBACK,
-} from './agent/tool-result.message';
 import { UsageAccumulator } from './agent/usage.accumulator';
 import { ChatInput, MENTION_MAX_CHARS, MENTIONS_MAX, ResumeInput } from './chat-input';
 import { HitlObserver } from './hitl.observer';
 import { HITL_OBSERVER } from './hitl-observer.token';
+import { PendingInterruptSettler, supersededResults } from './interrupts/pending-interrupt.settler';
 import { SystemPromptCache } from './prompts/system-prompt.cache';
-import { RunSetupGate, RunSetupSlot } from './runs/run-setup.gate';
+import { ThreadRunSkeleton } from './runs/thread-run.skeleton';
 import { AgentToolbox } from './tools/agent.toolbox';
-import { ReadToolExecutor } from './tools/read-tool.executor';
+import { ReadToolExecutor } from './tools/read/read-tool.executor';
 import { ThreadView, toThreadView } from './thread.view';
 
 /** Where a run starts from (chat or resume), everything the loop needs besides the shared dependencies. */
@@ -74,7 +67,7 @@ interface RunPlan {
  *    thread still gets it; a resume names its thread, so it always gets it); then `token` / `toolStart` / `toolResult` while running; then exactly
  *    one `complete(result)` on success (message, interrupt, or aborted message), AFTER the thread's
  *    run lease was released (a client may resume the moment it sees the interrupt).
- *  - Failures are thrown as AppError (PROTOCOL.md codes) and `complete` is not called: the
+ *  - Failures are thrown as AppError (docs/protocol.md codes) and `complete` is not called: the
  *    transport answers ai:error / the HTTP error. Usage is recorded in every case.
  *  - `signal` stops the generation: the upstream request is cancelled and the call resolves
  *    normally with `aborted: true` and the partial text (kept in the thread).
@@ -82,14 +75,16 @@ interface RunPlan {
  *  - Runs are admitted into their setup a few at a time (RunSetupGate, first come first served,
  *    never refused), and each setup yields to the event loop before its store work, halfway, and
  *    before the upstream call: a burst of requests cannot stall timers, sockets and streams.
+ * Chat and resume share that skeleton (ThreadRunSkeleton: setup gate, lease, usage, logs, completion);
+ * the settling of a pending interrupt is PendingInterruptSettler's, the applying of an action ActionApplier's.
  */
 @Injectable()
 export class ChatService {
-  private readonly logger = new Logger('agent');
   private readonly events = new AiEventLogger('agent');
   private readonly loop: AgentLoop;
-  private readonly setupGate = new RunSetupGate();
+  private readonly skeleton: ThreadRunSkeleton;
   private readonly systemPrompts = new SystemPromptCache();
+  private readonly settler: PendingInterruptSettler;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -106,6 +101,12 @@ export class ChatService {
       { provider, tokenTracker, tokenCounter, classifier, events: this.events },
       { maxToolRounds: config.agent.maxToolRounds, maxTokensPerCall: config.agent.maxTokensPerCall, locale: config.locale },
     );
+    const applier = new ActionApplier({
+      mode: config.agent.hitlApply,
+      graphChanged: (graphKey, workspace) => retriever.clearCache(graphKey, workspace),
+    });
+    this.settler = new PendingInterruptSettler(applier, hitl);
+    this.skeleton = new ThreadRunSkeleton(threads, new Logger('agent'));
   }
 
   /**
@@ -117,34 +118,23 @@ export class ChatService {
    * thread is superseded first (rejected with feedback "superseded by a new message").
    */
   async chat(principal: Principal, input: ChatInput, sink: AgentEventSink, signal: AbortSignal): Promise<AgentResult> {
-    const started = performance.now();
     const message = this.checkText(input.message, 'message', true);
     const mentions = checkMentions(input.mentions);
     const dataSource = this.graphs.forWorkspace(principal.workspace);
-    const setup = await this.setupGate.enter();
-    let graph: Graph;
-    let known: ThreadRecord;
-    let lease: ThreadRunLease;
-    try {
-      const found = await dataSource.getGraph(input.graphKey);
-      if (!found) throw AppError.notFound(`Graph "${input.graphKey}" not found`);
-      graph = found;
-      known = input.threadId
+    const start = async () => {
+      const graph = await dataSource.getGraph(input.graphKey);
+      if (!graph) throw AppError.notFound(`Graph "${input.graphKey}" not found`);
+      const thread = input.threadId
         ? await this.threads.load(principal, input.threadId, input.graphKey)
         : await this.threads.create(principal, input.graphKey, deriveThreadTitle(message));
-      sink.thread(known.threadId);
-      this.events.debug('agent_chat_start', { graphKey: input.graphKey, messageLength: message.length, threadId: known.threadId });
-      lease = await this.threads.acquireRun(known.threadId);
-    } catch (error) {
-      setup.release();
-      throw error;
-    }
-    const usage = new UsageAccumulator();
-    let result: AgentResult;
-    try {
+      sink.thread(thread.threadId);
+      this.events.debug('agent_chat_start', { graphKey: input.graphKey, messageLength: message.length, threadId: thread.threadId });
+      return { thread, graph };
+    };
+    return this.skeleton.run('chat', { principal, sink, signal }, start, async ({ thread: known, graph }, run) => {
       // Fresh under the lease: the run starts from what is stored now.
       let thread = await this.threads.load(principal, known.threadId, input.graphKey);
-      await setup.pause();
+      await run.pause();
       this.tokenTracker.assertWithinBudget();
       const { context, message: contextContent } = await this.retriever.retrieveWithMessage(dataSource, input.graphKey, message, {
         mentions,
@@ -174,24 +164,14 @@ export class ChatService {
       if (superseded) this.hitl?.interrupt('superseded');
 
       const history = this.history(thread.messages, contextMessage);
-      await handOver(setup);
+      await run.handOver();
       const outcome = await this.execute(
-        { principal, thread, dataSource, graph, messages: history, sink, signal: AbortSignal.any([signal, lease.signal]), usage, retrievedContext: context },
+        { principal, thread, dataSource, graph, messages: history, sink, signal: run.signal, usage: run.usage, retrievedContext: context },
         runId,
       );
       if (outcome.type === 'interrupt') this.hitl?.interrupt('proposed');
-      result = this.toResult(thread.threadId, outcome, usage);
-    } catch (error) {
-      this.logFailure('chat', known.threadId, error, started);
-      throw error;
-    } finally {
-      setup.release();
-      await this.recordUsage(principal, known.threadId, usage);
-      await lease.release();
-    }
-    this.logDone('chat', result, started);
-    sink.complete(result);
-    return result;
+      return this.toResult(thread.threadId, outcome, run.usage);
+    });
   }
 
   /**
@@ -204,25 +184,13 @@ export class ChatService {
    * then the rest of the model's batch runs and the conversation continues.
    */
   async resume(principal: Principal, input: ResumeInput, sink: AgentEventSink, signal: AbortSignal): Promise<AgentResult> {
-    const started = performance.now();
-    // The request names its thread: ai:thread comes first whatever follows (PROTOCOL.md §4 "always for ai:resume");
+    // The request names its thread: ai:thread comes first whatever follows (docs/protocol.md §4 "always for ai:resume");
     // an unknown and someone else's thread both get it, so it tells nothing.
     sink.thread(input.threadId);
     const feedback = input.feedback === undefined ? undefined : this.checkText(input.feedback, 'feedback', false);
     const answer = input.answer === undefined ? undefined : this.checkText(input.answer, 'answer', false);
-    const setup = await this.setupGate.enter();
-    let known: ThreadRecord;
-    let lease: ThreadRunLease;
-    try {
-      known = await this.threads.load(principal, input.threadId);
-      lease = await this.threads.acquireRun(known.threadId);
-    } catch (error) {
-      setup.release();
-      throw error;
-    }
-    const usage = new UsageAccumulator();
-    let result: AgentResult;
-    try {
+    const start = async () => ({ thread: await this.threads.load(principal, input.threadId) });
+    return this.skeleton.run('resume', { principal, sink, signal }, start, async ({ thread: known }, run) => {
       const thread = await this.threads.load(principal, known.threadId);
       if (!canEdit(principal)) throw AppError.forbidden('Only editors and admins can approve or reject proposals');
       const pending = thread.pendingInterrupt;
@@ -231,12 +199,12 @@ export class ChatService {
 
       const dataSource = this.graphs.forWorkspace(principal.workspace);
       const graph = await dataSource.getGraph(thread.graphKey);
-      const { content, resolution } = await this.settle(pending, input.approved, feedback, answer, dataSource, thread.graphKey);
+      const { content, resolution } = await this.settler.settle(pending, { approved: input.approved, feedback, answer }, dataSource, thread.graphKey);
       const toolCallId = pending.interrupt.toolCallId;
       sink.toolStart(toolCallId, pending.toolName);
       sink.toolResult(toolCallId, content);
 
-      await handOver(setup);
+      await run.handOver();
       const outcome = await this.execute(
         {
           principal,
@@ -245,8 +213,8 @@ export class ChatService {
           graph,
           messages: withoutPendingResults(this.history(thread.messages), pending),
           sink,
-          signal: AbortSignal.any([signal, lease.signal]),
-          usage,
+          signal: run.signal,
+          usage: run.usage,
           continuation: {
             results: [{ role: 'tool', tool_call_id: toolCallId, content }],
             remainingToolCalls: pending.remainingToolCalls,
@@ -255,18 +223,8 @@ export class ChatService {
         randomUUID(),
       );
       if (outcome.type === 'interrupt') this.hitl?.interrupt('proposed');
-      result = { ...this.toResult(thread.threadId, outcome, usage), ...(resolution ? { resolution } : {}) };
-    } catch (error) {
-      this.logFailure('resume', known.threadId, error, started);
-      throw error;
-    } finally {
-      setup.release();
-      await this.recordUsage(principal, known.threadId, usage);
-      await lease.release();
-    }
-    this.logDone('resume', result, started);
-    sink.complete(result);
-    return result;
+      return { ...this.toResult(thread.threadId, outcome, run.usage), ...(resolution ? { resolution } : {}) };
+    });
   }
 
   /** The principal's threads of a graph, newest first (POST /api/ai/threads). */
@@ -317,58 +275,10 @@ export class ChatService {
       preview: async (action: ProposedAction, toolCallId: string): Promise<ActionConversionResult> => {
         converter ??= dataSource.getNodeConfigs().then((configs) => new ActionConverter(configs));
         const sheet = await defaultSheetOf(action, dataSource, thread.graphKey, plan.graph);
-        // The thread id in the seed keeps generated keys distinct across threads that reuse call ids.
+        // The thread id in the key seed keeps generated keys distinct across threads that reuse call ids (docs/agent.md).
         return (await converter).convert(action, thread.graphKey, sheet, `${thread.threadId}:${toolCallId}`);
       },
     });
-  }
-
-  /** The human's decision as the tool result the model receives, applying the change first when it is ours to apply. */
-  private async settle(
-    pending: PendingInterrupt,
-    approved: boolean,
-    feedback: string | undefined,
-    answer: string | undefined,
-    dataSource: MutableGraphDataSource,
-    graphKey: string,
-  ): Promise<{ content: string; resolution?: ProposalResolution }> {
-    const interrupt = pending.interrupt;
-    if (interrupt.kind === 'question') {
-      this.hitl?.interrupt(approved ? 'answered' : 'declined');
-      return { content: JSON.stringify({ status: approved ? 'answered' : 'declined', answer: answer ?? '', ...(feedback ? { feedback } : {}) }) };
-    }
-    let outcome: ProposalOutcome;
-    let appliedBy: ProposalResolution['appliedBy'] = null;
-    if (!approved) {
-      outcome = { status: 'rejected', message: PROPOSAL_MESSAGES.rejected, feedback };
-    } else if (this.config.agent.hitlApply === 'client') {
-      outcome = { status: 'approved', message: PROPOSAL_MESSAGES.approvedForClient, feedback };
-      appliedBy = 'client';
-    } else {
-      try {
-        await dataSource.applyChanges(graphKey, interrupt.preview);
-        outcome = { status: 'approved', message: PROPOSAL_MESSAGES.appliedOnServer, feedback };
-        appliedBy = 'server';
-      } catch (error) {
-        // The graph moved on since the proposal (node gone, key taken...): the model is told why.
-        if (!(error instanceof AppError) || !['not_found', 'conflict', 'bad_request'].includes(error.code)) throw error;
-        outcome = { status: 'failed', message: PROPOSAL_MESSAGES.failed(error.message), feedback };
-        this.logger.info('proposal_apply_failed', { graphKey, code: error.code, toolCallId: interrupt.toolCallId });
-      }
-    }
-    // The graph changed (or may change soon through the client): no stale context for the next question.
-    this.retriever.clearCache(graphKey, dataSource.workspace);
-    this.hitl?.interrupt(outcome.status);
-    return {
-      content: proposalResultContent(outcome),
-      resolution: {
-        toolCallId: interrupt.toolCallId,
-        status: outcome.status,
-        appliedBy,
-        ...(appliedBy ? { changes: interrupt.preview } : {}),
-        message: outcome.message,
-      },
-    };
   }
 
   /**
@@ -398,16 +308,6 @@ export class ChatService {
     };
   }
 
-  /** Never lost and never fatal: a failure to record is logged, the answer still goes out. */
-  private async recordUsage(principal: Principal, threadId: string, usage: UsageAccumulator): Promise<void> {
-    if (usage.isEmpty) return;
-    try {
-      await this.threads.addUsage(principal.workspace, threadId, usage.totals());
-    } catch (error) {
-      this.logger.error('usage_record_failed', { threadId, workspace: principal.workspace, error: describe(error) });
-    }
-  }
-
   private checkText(value: string, field: string, required: boolean): string {
     if (typeof value !== 'string') throw AppError.badRequest(`${field} must be a string`);
     if (required && value.trim().length === 0) throw AppError.badRequest(`${field} must not be empty`);
@@ -415,38 +315,6 @@ export class ChatService {
     if (value.length > max) throw new AppError('payload_too_large', `${field} is longer than ${max} characters`);
     return value;
   }
-
-  private logDone(kind: 'chat' | 'resume', result: AgentResult, started: number): void {
-    this.logger.info('agent_run_done', {
-      kind,
-      threadId: result.threadId,
-      outcome: result.type === 'interrupt' ? 'interrupt' : result.type === 'message' && result.aborted ? 'aborted' : 'message',
-      toolCalls: result.toolCalls.length,
-      llmCalls: result.usage.llmCalls,
-      totalTokens: result.usage.totalTokens,
-      durationMs: Math.round(performance.now() - started),
-    });
-  }
-
-  private logFailure(kind: 'chat' | 'resume', threadId: string, error: unknown, started: number): void {
-    const code = error instanceof AppError ? error.code : 'internal';
-    this.logger[code === 'internal' ? 'error' : 'info']('agent_run_failed', {
-      kind,
-      threadId,
-      code,
-      ...(code === 'internal' ? { error: describe(error) } : {}),
-      durationMs: Math.round(performance.now() - started),
-    });
-  }
-}
-
-/**
- * The setup is over: the next waiting run may start its own, and the upstream request (the SDK
- * builds it synchronously, ~2 ms) goes in a turn of its own.
- */
-async function handOver(setup: RunSetupSlot): Promise<void> {
-  setup.release();
-  await nextTurn();
 }
 
 function checkMentions(mentions: string[] | undefined): string[] {
@@ -460,21 +328,6 @@ function checkMentions(mentions: string[] | undefined): string[] {
     }
   }
   return [...new Set(mentions)];
-}
-
-/** A new message rejects the pending proposal and every call after it in its batch (PROTOCOL.md §3). */
-function supersededResults(pending: PendingInterrupt, now: number): ThreadMessage[] {
-  const reject = (toolCallId: string, message: string): ThreadMessage => ({
-    id: generateMessageId(now),
-    role: 'tool',
-    toolCallId,
-    content: proposalResultContent({ status: 'rejected', message, feedback: SUPERSEDED_FEEDBACK }),
-    createdTime: now,
-  });
-  return [
-    reject(pending.interrupt.toolCallId, PROPOSAL_MESSAGES.superseded),
-    ...pending.remainingToolCalls.map((call) => reject(call.id, PROPOSAL_MESSAGES.notReached)),
-  ];
 }
 
 /**
@@ -526,8 +379,4 @@ async function defaultSheetOf(
     default:
       return fallback;
   }
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }

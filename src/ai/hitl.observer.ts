@@ -5,7 +5,7 @@
  */
 export type HitlOutcome = 'proposed' | 'approved' | 'rejected' | 'failed' | 'superseded' | 'answered' | 'declined';
 
-/** Told about each interrupt's steps (metrics); AiModule binds it to MetricsService under HITL_OBSERVER. */
+/** Told about each interrupt's steps (metrics); AiModule binds it to HitlMetrics under HITL_OBSERVER. */
 export interface HitlObserver {
   interrupt(outcome: HitlOutcome): void;
 }

@@ -1,7 +1,7 @@
 import type { ThreadRecord, UsageTotals } from '../threads/thread.types';
-import { Interrupt } from './agent/interrupt';
+import { Interrupt } from '../conversation/interrupt';
 
-/** A message as clients see it (PROTOCOL.md §3 GET /api/ai/thread/:threadId). */
+/** A message as clients see it (docs/protocol.md §3 GET /api/ai/thread/:threadId). */
 export interface ChatMessageView {
   role: 'user' | 'assistant' | 'tool';
   content: string;

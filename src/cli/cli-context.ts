@@ -35,7 +35,8 @@ export interface CliContextOptions {
 export async function openCliContext(env: Record<string, string | undefined>, options: CliContextOptions = {}): Promise<CliContext> {
   const config = loadAppConfig({ ...env, SEED_DEMO: options.seedDemo ? (env.SEED_DEMO ?? 'true') : 'false' });
   configureLogging({ level: config.log.level === 'debug' ? 'debug' : 'warn', aiDebug: config.log.aiDebug, pretty: config.env === 'development' });
-  const app = await NestFactory.createApplicationContext(CliModule.forRoot(config), { logger: createNestLogger() });
+  // abortOnError false: a store or provider that cannot be opened is an error message and exit code 1 (runCli), not an abort.
+  const app = await NestFactory.createApplicationContext(CliModule.forRoot(config), { logger: createNestLogger(), abortOnError: false });
   await app.get(NodeEmbeddingQueue, { strict: false })?.whenIdle();
   return { config, app, close: () => app.close() };
 }

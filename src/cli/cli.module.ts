@@ -1,9 +1,9 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
 import { AppConfigModule } from '../config/app-config.module';
-import { DatabaseModule } from '../database/database.module';
 import { EmbeddingsModule } from '../embeddings/embeddings.module';
 import { GraphModule } from '../graph/graph.module';
+import { PersistenceModule } from '../persistence/persistence.module';
 import { ProvidersModule } from '../providers/providers.module';
 import { RagModule } from '../rag/rag.module';
 
@@ -16,7 +16,7 @@ export class CliModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: CliModule,
-      imports: [AppConfigModule.forRoot(config), DatabaseModule, GraphModule, EmbeddingsModule, ProvidersModule, RagModule],
+      imports: [AppConfigModule.forRoot(config), PersistenceModule.forRoot(config), GraphModule, EmbeddingsModule, ProvidersModule, RagModule],
     };
   }
 }

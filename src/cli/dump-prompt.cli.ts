@@ -1,10 +1,10 @@
 import 'reflect-metadata';
 import { buildSystemPrompt } from '../ai/prompts/system-prompt.builder';
 import { loadSystemPromptContext } from '../ai/prompts/system-prompt-context';
-import { READ_TOOL_DEFINITIONS } from '../ai/tools/read-tool.definitions';
+import { READ_TOOL_REGISTRY } from '../ai/tools/read/read-tool.registry';
 import { WRITE_TOOL_DEFINITIONS } from '../ai/tools/write-tool.definitions';
 import { Role } from '../auth/principal';
-import { LlmMessage } from '../providers/llm-message';
+import { LlmMessage } from '../conversation/llm-message';
 import { TokenCounter } from '../rag/token-counter';
 import { buildContextMessage } from '../rag/toon-context.encoder';
 import { buildLlmHistory } from '../threads/history/llm-history.builder';
@@ -16,7 +16,7 @@ const USAGE = 'Usage: npm run ai:dump-prompt -- --graph KEY [--workspace NAME] [
 const ROLES: readonly Role[] = ['viewer', 'editor', 'admin'];
 
 /**
- * `npm run ai:dump-prompt` (seed 000 dump-prompt): the whole message list the first round of a new
+ * `npm run ai:dump-prompt` (docs/protocol.md §7): the whole message list the first round of a new
  * conversation sends — the stable system prompt for the role, the RAG context message, the user's
  * question — built as ChatService builds it, with a token estimate per message and in total
  * (TokenCounter, o200k), and the tools offered to that role with their own estimate.
@@ -47,7 +47,7 @@ export async function dumpPrompt(argv: string[], env: Record<string, string | un
       { id: 'm3', role: 'user', content: question.text, createdTime: now },
     ];
     const { messages } = buildLlmHistory({ messages: thread, maxTokens: cli.config.agent.historyMaxTokens, countTokens: (text) => counter.count(text) });
-    const tools = role === 'viewer' ? READ_TOOL_DEFINITIONS : [...READ_TOOL_DEFINITIONS, ...WRITE_TOOL_DEFINITIONS];
+    const tools = role === 'viewer' ? READ_TOOL_REGISTRY.definitions : [...READ_TOOL_REGISTRY.definitions, ...WRITE_TOOL_DEFINITIONS];
     const toolTokens = counter.count(JSON.stringify(tools));
     const messageTokens = counter.countMessages(messages);
 

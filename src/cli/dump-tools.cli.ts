@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { AgentToolbox } from '../ai/tools/agent.toolbox';
-import { ReadToolExecutor } from '../ai/tools/read-tool.executor';
-import { ReadToolName } from '../ai/tools/read-tool-name';
+import { ReadToolExecutor } from '../ai/tools/read/read-tool.executor';
+import { ReadToolName } from '../ai/tools/read/read-tool.registry';
 import { Role } from '../auth/principal';
 import { DEMO_GRAPH_KEY, DEMO_WORKSPACE } from '../graph/demo/nba-workflow.demo';
 import { GraphDataSourceFactory } from '../graph/graph-data-source.factory';
@@ -12,7 +12,7 @@ import { CliIo, openCliContext, runCli } from './cli-context';
 const USAGE = 'Usage: npm run ai:dump-tools [-- --role viewer|editor|admin]';
 const ROLES: readonly Role[] = ['viewer', 'editor', 'admin'];
 
-/** One example call of each read tool on the demo graph (seed 000 mock data). */
+/** One example call of each read tool on the demo graph (docs/protocol.md §2). */
 const READ_TOOL_EXAMPLES: Readonly<Record<ReadToolName, Record<string, unknown>>> = {
   read_graph_overview: {},
   search_nodes: { query: 'fetch players api', maxResults: 3 },
@@ -24,7 +24,7 @@ const READ_TOOL_EXAMPLES: Readonly<Record<ReadToolName, Record<string, unknown>>
 };
 
 /**
- * `npm run ai:dump-tools` (seed 000 dump-tools): every tool definition offered to a role (viewer:
+ * `npm run ai:dump-tools` (docs/protocol.md §7): every tool definition offered to a role (viewer:
  * the 7 read tools; editor and admin: also the 7 propose_* tools), with a token estimate, then one
  * example call of each read tool run against the demo graph with the real executor, and its result
  * as the model receives it. An empty store gets the demo graph first.

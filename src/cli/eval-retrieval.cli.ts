@@ -53,7 +53,7 @@ export async function evalRetrieval(argv: string[], env: Record<string, string |
   try {
     args = CliArguments.parse(argv, { flags: ['verbose'], options: ['questions', 'fixtures'] });
     questionsFile = args.option('questions') ?? locate(path.join('test', 'retrieval-eval', 'questions.json'));
-    fixturesDir = args.option('fixtures') ?? env.SHARED_FIXTURES_DIR ?? locate(path.join('..', 'shared', 'fixtures'), '/work/shared/fixtures');
+    fixturesDir = args.option('fixtures') ?? env.SHARED_FIXTURES_DIR ?? locate(path.join('..', 'shared', 'fixtures'));
   } catch (error) {
     io.stderr.write(`${(error as Error).message}\n${USAGE}\n`);
     return 2;
@@ -171,15 +171,13 @@ function loadGraph(file: string): GraphDocument {
 }
 
 /** The first existing path among `relative` searched upwards from the working directory, then the fallbacks. */
-function locate(relative: string, ...fallbacks: string[]): string {
+/** `relative` from the working directory or the first of its parents that has it. */
+function locate(relative: string): string {
   for (let dir = process.cwd(); ; dir = path.dirname(dir)) {
     const candidate = path.join(dir, relative);
     if (existsSync(candidate)) return candidate;
-    if (path.dirname(dir) === dir) break;
+    if (path.dirname(dir) === dir) throw new Error(`Cannot find ${relative}`);
   }
-  const found = fallbacks.find((candidate) => existsSync(candidate));
-  if (!found) throw new Error(`Cannot find ${relative}`);
-  return found;
 }
 
 function formatTable(rows: string[][]): string {

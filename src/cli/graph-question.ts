@@ -2,7 +2,7 @@ import { INestApplicationContext } from '@nestjs/common';
 import { DEMO_WORKSPACE } from '../graph/demo/nba-workflow.demo';
 import { GraphDataSource } from '../graph/graph-data-source';
 import { GraphDataSourceFactory } from '../graph/graph-data-source.factory';
-import { GraphRAGContext } from '../rag/graph-rag-context';
+import { GraphRAGContext } from '../conversation/graph-rag-context';
 import { GraphRagRetriever } from '../rag/graph-rag.retriever';
 import { CliArguments } from './cli-arguments';
 

@@ -22,6 +22,12 @@ export interface AppConfig {
     readonly aiDebug: boolean;
   };
   readonly locale: Locale;
+  /** The playground page at /playground (docs/client.md). */
+  readonly playground: {
+    readonly enabled: boolean;
+    /** The built page (index.html and its bundle), absolute. */
+    readonly assetsDir: string;
+  };
   readonly store:
     | { readonly kind: 'sqlite'; readonly dataDir: string; readonly seedDemo: boolean }
     | {

@@ -107,6 +107,14 @@ export class EnvironmentVariables {
   @IsOptional() @IsString()
   SOCKET_CORS_ORIGINS?: string;
 
+  /** Serve the playground page at /playground; unset: on outside production, off with NODE_ENV=production. */
+  @IsOptional() @Transform(toBoolean) @IsBoolean()
+  PLAYGROUND_ENABLED?: boolean;
+
+  /** Where the built playground page is (npm run build writes it there). */
+  @IsString() @MinLength(1)
+  PLAYGROUND_DIR = './dist/playground';
+
   // Agent
   @Transform(toNumber) @IsInt() @Min(0) @Max(50)
   AI_MAX_TOOL_ROUNDS = 5;

@@ -1,3 +1,4 @@
+import * as path from 'node:path';
 import { ConfigValidationError } from './config-validation.error';
 import { loadAppConfig } from './load-app-config';
 
@@ -44,5 +45,13 @@ describe(loadAppConfig.name, () => {
     const config = loadAppConfig({ STORE: 'arango', ARANGO_URL: 'http://arangodb:8529' });
     expect(config.store.kind).toBe('arango');
     expect(config.agent.hitlApply).toBe('client');
+  });
+  it('serves the playground outside production, and in production only when PLAYGROUND_ENABLED says so', () => {
+    const production = { NODE_ENV: 'production', JWT_SECRET: 'a-long-enough-secret' };
+    expect(loadAppConfig({}).playground).toEqual({ enabled: true, assetsDir: path.resolve('dist/playground') });
+    expect(loadAppConfig({ PLAYGROUND_ENABLED: 'false' }).playground.enabled).toBe(false);
+    expect(loadAppConfig(production).playground.enabled).toBe(false);
+    expect(loadAppConfig({ ...production, PLAYGROUND_ENABLED: 'true', PLAYGROUND_DIR: '/srv/page' }).playground).toEqual({ enabled: true, assetsDir: '/srv/page' });
+    expect(() => loadAppConfig({ PLAYGROUND_ENABLED: 'perhaps' })).toThrow(/PLAYGROUND_ENABLED/);
   });
 });

@@ -59,6 +59,8 @@ export function loadAppConfig(env: Record<string, string | undefined>): AppConfi
     },
     log: { level: vars.LOG_LEVEL, aiDebug: vars.AI_DEBUG },
     locale: vars.AI_LOCALE,
+    // A page that chats as its visitor: opt-in in production.
+    playground: { enabled: vars.PLAYGROUND_ENABLED ?? vars.NODE_ENV !== 'production', assetsDir: path.resolve(vars.PLAYGROUND_DIR) },
     store:
       vars.STORE === 'arango'
         ? {

@@ -34,7 +34,7 @@ function present(value: string | undefined): string | undefined {
 }
 
 /**
- * The detection rules (seed 000 detectEmbeddingProvider, plus an explicit override):
+ * The detection rules (docs/embeddings.md), with an explicit override:
  *  1. EMBEDDING_PROVIDER, when set, decides: local | openai | openai-compatible | none.
  *  2. Else OPENAI_API_KEY present → openai with EMBEDDING_MODEL (default text-embedding-3-small).
  *  3. Else local: the vector path works with no key and no network.

@@ -1,5 +1,5 @@
 /**
- * Turns texts into vectors (seed 000 EmbeddingProvider, batched). Separate from LlmProvider:
+ * Turns texts into vectors, in batches (docs/embeddings.md). Separate from LlmProvider:
  * not every chat provider offers embeddings.
  */
 export interface EmbeddingProvider {
@@ -9,7 +9,7 @@ export interface EmbeddingProvider {
   readonly dimension: number;
   /**
    * Cosine similarity at or below which this model's hits are noise, when it differs from the
-   * seed's 0.3 (tuned for OpenAI models). The local hashed embedding scores related texts lower
+   * default 0.3 (tuned for OpenAI models). The local hashed embedding scores related texts lower
    * (often 0.1-0.4), so it sets 0.1. Absent: use the retriever's default.
    */
   readonly minSimilarity?: number;

@@ -1,4 +1,4 @@
-/** What is known about an OpenAI embedding model (seed 000 EMBEDDING_MODELS). */
+/** What is known about an OpenAI embedding model (docs/embeddings.md). */
 export interface OpenAiEmbeddingModelInfo {
   dimension: number;
   /** USD per million input tokens. */

@@ -1,6 +1,6 @@
 import { ErrorCode } from './error-code';
 
-/** The error shape of every failed HTTP answer (PROTOCOL.md §3). */
+/** The error shape of every failed HTTP answer (docs/protocol.md §3). */
 export interface ErrorBody {
   statusCode: number;
   code: ErrorCode;

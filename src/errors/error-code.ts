@@ -1,4 +1,4 @@
-/** The error codes of PROTOCOL.md §4, shared by REST and Socket.IO. */
+/** The error codes of docs/protocol.md §4, shared by REST and Socket.IO. */
 export type ErrorCode =
   | 'bad_request'
   | 'payload_too_large'
@@ -43,7 +43,7 @@ export const ERROR_HTTP_STATUS: Record<ErrorCode, number> = {
   internal: 500,
 };
 
-/** Codes a client may retry as is (PROTOCOL.md §4), plus a store that is momentarily unreachable. */
+/** Codes a client may retry as is (docs/protocol.md §4), plus a store that is momentarily unreachable. */
 export const RETRYABLE_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'thread_busy',
   'rate_limit',

@@ -11,7 +11,7 @@ describe(exportGraphDocument.name, () => {
     nodes: nbaWorkflowDemo.nodes.map((node) => ({ ...node, embedding: [0.1, 0.2], embeddingModel: 'local-hash-v1-2', embeddingHash: 'abc' })),
   };
 
-  it('leaves the embedding fields out of every node (PROTOCOL.md §3 GET /graphs/:graphKey) and keeps the rest as stored', async () => {
+  it('leaves the embedding fields out of every node (docs/protocol.md §3 GET /graphs/:graphKey) and keeps the rest as stored', async () => {
     const exported = await exportGraphDocument(new InMemoryGraphDataSource('default', [embedded]), embedded.graph._key);
     expect(exported!.nodes).toHaveLength(nbaWorkflowDemo.nodes.length);
     for (const node of exported!.nodes) {

@@ -1,5 +1,5 @@
 /**
- * The canonical graph shapes of PROTOCOL.md §2, identical across stores. Keys are local keys
+ * The canonical graph shapes of docs/protocol.md §2, identical across stores. Keys are local keys
  * (unique within a graph). Documents keep unknown extra fields: Nodius stores more than we read.
  */
 
@@ -94,5 +94,5 @@ export interface GraphDocument {
   nodeConfigs: NodeTypeConfig[];
 }
 
-/** Built-in node types need no NodeTypeConfig (PROTOCOL.md §2). */
+/** Built-in node types need no NodeTypeConfig (docs/protocol.md §2). */
 export const BUILT_IN_NODE_TYPES = ['starter', 'return', 'html', 'entryType'] as const;

@@ -1,17 +1,20 @@
 import { Module } from '@nestjs/common';
 import { EmbeddingsModule } from '../embeddings/embeddings.module';
 import { GraphModule } from '../graph/graph.module';
+import { ObservabilityModule } from '../observability/observability.module';
 import { ProvidersModule } from '../providers/providers.module';
 import { HealthController } from './health.controller';
 import { HealthService } from './health.service';
+import { MetricsController } from './metrics.controller';
 
 /**
- * GET /health (public, outside /api): readiness of the graph store (and of Redis once it is used:
- * see REDIS_HEALTH_CHECK), and the LLM and embedding providers chosen at start.
+ * The operations endpoints (public, outside /api): GET /health, readiness of the graph store (and of
+ * Redis once it is used: see REDIS_HEALTH_CHECK) and the LLM and embedding providers chosen at start;
+ * GET /metrics, the Prometheus text of the application's registry (ObservabilityModule).
  */
 @Module({
-  imports: [GraphModule, ProvidersModule, EmbeddingsModule],
-  controllers: [HealthController],
+  imports: [GraphModule, ProvidersModule, EmbeddingsModule, ObservabilityModule],
+  controllers: [HealthController, MetricsController],
   providers: [HealthService],
 })
 export class HealthModule {}

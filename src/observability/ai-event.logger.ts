@@ -1,6 +1,6 @@
 import { isAiDebugEnabled, Logger } from './logger';
 
-/** The debug events of seed 000's "Debug mode" table; emitted only when AI_DEBUG is on. */
+/** The debug events (docs/llm-providers.md, "Logs"); emitted only when AI_DEBUG is on. */
 export type AiDebugEvent =
   | 'agent_chat_start'
   | 'rag_retrieve'
@@ -44,7 +44,7 @@ export interface TokenUsageEvent {
 }
 
 /**
- * The AI events of seed 000 aiLogger on top of the JSON Logger (same sink: setLogSink): llm_error,
+ * The AI events on top of the JSON Logger (same sink: setLogSink; docs/observability.md): llm_error,
  * malformed_json, client_disconnect_abort, token_usage, and the AI_DEBUG-only debug events. Never
  * logs message content, except the malformed JSON itself when AI_DEBUG is on.
  */
@@ -84,7 +84,7 @@ export class AiEventLogger {
     this.logger.info('token_usage', { ...event });
   }
 
-  /** seed 000 debugAI(): only with AI_DEBUG; may carry content (queries, tool names, lengths). */
+  /** Only with AI_DEBUG; may carry content (queries, tool names, lengths). */
   debug(event: AiDebugEvent, fields: Record<string, unknown> = {}): void {
     this.logger.debugEvent(event, fields);
   }

@@ -142,7 +142,7 @@ export class Logger {
     if (this.pino.isLevelEnabled('error')) this.pino.error({ event, ...fields });
   }
 
-  /** Emitted only when AI_DEBUG is on, whatever LOG_LEVEL says (the seed's debugAI). */
+  /** Emitted only when AI_DEBUG is on, whatever LOG_LEVEL says (docs/observability.md). */
   debugEvent(event: string, fields: Record<string, unknown> = {}): void {
     if (!state.aiDebug) return;
     this.aiDebugPino ??= aiDebugRoot.child({ scope: this.scope });

@@ -1,28 +1,18 @@
 import { Registry } from 'prom-client';
-import { ActiveGenerationsMetrics } from './metrics/active-generations.metrics';
-import { HitlMetrics } from './metrics/hitl.metrics';
 import { HttpMetrics } from './metrics/http.metrics';
-import { LlmMetrics } from './metrics/llm.metrics';
 import { processMetricsRegistry } from './metrics/process-metrics.registry';
-import { RetrievalMetrics } from './metrics/retrieval.metrics';
-import { SocketMetrics } from './metrics/socket.metrics';
-import { TokenUsageMetrics } from './metrics/token-usage.metrics';
 
 /**
- * The Prometheus metrics of one application (docs/observability.md). Each app owns its registry,
+ * The Prometheus registry of one application (docs/observability.md). Each app owns its registry,
  * never prom-client's global one, so two apps in one process (tests) never share a counter; the
- * process metrics come from the one per-process registry. Modules record through the typed
- * recorders below, handed to pure classes as their observer/callback (no prom-client there).
+ * process metrics come from the one per-process registry. Each module registers the metrics of
+ * what it measures on `registry` (providers/llm.metrics.ts, rag/retrieval.metrics.ts, ...) and hands
+ * them to its pure classes as observers (no prom-client there); only the HTTP requests, counted
+ * before any module sees them, are recorded here.
  */
 export class MetricsService {
   readonly registry = new Registry();
   readonly http = new HttpMetrics(this.registry);
-  readonly socket = new SocketMetrics(this.registry);
-  readonly activeGenerations = new ActiveGenerationsMetrics(this.registry);
-  readonly tokens = new TokenUsageMetrics(this.registry);
-  readonly llm = new LlmMetrics(this.registry);
-  readonly retrieval = new RetrievalMetrics(this.registry);
-  readonly hitl = new HitlMetrics(this.registry);
   private readonly processRegistry = processMetricsRegistry();
 
   /** `text/plain; version=0.0.4; charset=utf-8` */

@@ -1,15 +1,14 @@
 import { Module } from '@nestjs/common';
-import { MetricsController } from './metrics.controller';
 import { MetricsService } from './metrics.service';
 
 /**
- * Prometheus metrics: one MetricsService per application (its own registry) and GET /metrics.
- * Modules that record import this module and hand MetricsService's recorders to their pure
- * classes as observers; the JSON logger needs no module (src/observability/logger.ts).
+ * Prometheus metrics: one MetricsService per application (its own registry), on which each module
+ * registers the metrics of what it measures. Imports no other module of ours (docs/architecture.md):
+ * GET /metrics is served by HealthModule, beside /health; the JSON logger needs no module
+ * (src/observability/logger.ts).
  */
 @Module({
   providers: [{ provide: MetricsService, useFactory: () => new MetricsService() }],
-  controllers: [MetricsController],
   exports: [MetricsService],
 })
 export class ObservabilityModule {}

@@ -8,7 +8,7 @@ import {
   convertToolsToAnthropic,
   describeToolBlocksAsText,
 } from './anthropic-message.converter';
-import { LlmMessage } from './llm-message';
+import { LlmMessage } from '../conversation/llm-message';
 
 describe(convertMessagesToAnthropic.name, () => {
   it('extracts the system messages into a root system joined with a blank line', () => {

@@ -10,7 +10,7 @@ import type {
 } from '@anthropic-ai/sdk/resources/messages/messages';
 import { AiEventLogger } from '../observability/ai-event.logger';
 import { LlmCompletion } from './llm-provider';
-import { LlmAssistantMessage, LlmMessage, LlmToolCall, LlmToolDefinition } from './llm-message';
+import { LlmAssistantMessage, LlmMessage, LlmToolCall, LlmToolDefinition } from '../conversation/llm-message';
 import { LlmUsage } from './llm-usage';
 
 const defaultEvents = new AiEventLogger('anthropic');
@@ -78,7 +78,7 @@ function pushMerged(out: MessageParam[], next: MessageParam): void {
 }
 
 /**
- * seed 000 convertMessagesToAnthropic: system messages extracted into the root `system` (joined
+ * The Messages API's shape of our messages (docs/llm-providers.md): system messages extracted into the root `system` (joined
  * with "\n\n"), assistant tool_calls turned into tool_use blocks, tool messages into tool_result
  * blocks of user messages, consecutive results (and any same-role neighbours) merged so that two
  * user messages never follow each other.
@@ -145,7 +145,7 @@ export function describeToolBlocksAsText(messages: MessageParam[]): MessageParam
   });
 }
 
-/** seed 000 convertToolsToAnthropic: function name/description/parameters → name/description/input_schema. */
+/** Tool definitions for the Messages API: function name/description/parameters → name/description/input_schema. */
 export function convertToolsToAnthropic(tools: LlmToolDefinition[]): Tool[] {
   return tools.map((tool) => {
     const converted: Tool = {
@@ -190,7 +190,7 @@ export function normalizeAnthropicStopReason(reason: string | null | undefined):
 }
 
 /**
- * seed 000 convertAnthropicResponse: text of the text blocks, tool_use blocks as OpenAI tool_calls
+ * A Messages API answer in our shape: text of the text blocks, tool_use blocks as OpenAI tool_calls
  * (input JSON-stringified), usage with cache reads as cachedTokens.
  */
 export function convertAnthropicResponse(response: Pick<Message, 'content' | 'usage' | 'model' | 'stop_reason'>): LlmCompletion {

@@ -15,8 +15,8 @@ interface ToolUseState {
 type UsageCounts = Pick<Usage, 'input_tokens' | 'output_tokens'> & Partial<Usage>;
 
 /**
- * Maps Anthropic Messages stream events to LlmStreamChunks (seed 000 "Details du streaming
- * Anthropic"): text_delta → token; a tool_use block start → tool_call_start; input_json_delta
+ * Maps Anthropic Messages stream events to LlmStreamChunks (docs/llm-providers.md, "Anthropic"):
+ * text_delta → token; a tool_use block start → tool_call_start; input_json_delta
  * pieces accumulated; content_block_stop of a tool_use → tool_call_done with the concatenated
  * JSON; usage from message_start, updated by message_delta. Tool-call indexes count tool_use
  * blocks (0, 1, ...), not content blocks. Stop reasons are normalized to the OpenAI vocabulary.

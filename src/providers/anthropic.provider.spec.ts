@@ -3,7 +3,7 @@ import { llmFixtureManifest, ScriptedLlmServer } from '../../test/support/script
 import { describeWithSharedFixtures } from '../../test/support/shared-fixtures';
 import { ANTHROPIC_DEFAULT_MAX_TOKENS, AnthropicProvider } from './anthropic.provider';
 import { IncompleteStreamError } from './incomplete-stream.error';
-import { LlmMessage, LlmToolDefinition } from './llm-message';
+import { LlmMessage, LlmToolDefinition } from '../conversation/llm-message';
 
 const messages: LlmMessage[] = [
   { role: 'system', content: 'You are a graph assistant.', cacheBreakpoint: true },

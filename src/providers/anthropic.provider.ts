@@ -9,7 +9,7 @@ import {
 } from './anthropic-message.converter';
 import { AnthropicStreamAssembler } from './anthropic-stream.assembler';
 import { asLlmAbortError, throwIfAborted } from './llm-abort.error';
-import { LlmMessage, LlmToolDefinition } from './llm-message';
+import { LlmMessage, LlmToolDefinition } from '../conversation/llm-message';
 import { LlmCallOptions, LlmCompletion, LlmProvider } from './llm-provider';
 import { LlmStreamChunk } from './llm-stream-chunk';
 import { DEFAULT_STREAM_IDLE_TIMEOUT_MS, DEFAULT_UPSTREAM_RESPONSE_TIMEOUT_MS } from './upstream-stream.guard';
@@ -27,7 +27,7 @@ export interface AnthropicProviderOptions {
   events?: AiEventLogger;
 }
 
-/** max_tokens is mandatory for Anthropic (seed 000: 4096 unless options.maxTokens). */
+/** max_tokens is mandatory for Anthropic: 4096 unless options.maxTokens (docs/llm-providers.md). */
 export const ANTHROPIC_DEFAULT_MAX_TOKENS = 4096;
 
 /**

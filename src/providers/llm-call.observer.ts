@@ -9,7 +9,7 @@ export type LlmCallOutcome = 'ok' | 'error' | 'aborted';
 
 /**
  * What the retry policy (RetryingLlmProvider) reports about each upstream call, for metrics;
- * ProvidersModule binds it to MetricsService. Times are measured from the start of the call, so
+ * ProvidersModule binds it to LlmMetrics. Times are measured from the start of the call, so
  * retries and their backoff waits are included: it is the latency the user sees.
  */
 export interface LlmCallObserver {
@@ -17,6 +17,6 @@ export interface LlmCallObserver {
   firstChunk(call: LlmCallLabels, seconds: number): void;
   /** The call is over (reported once). */
   ended(call: LlmCallLabels, outcome: LlmCallOutcome, seconds: number): void;
-  /** An upstream failure with its PROTOCOL.md code; `retried` when another attempt follows. */
+  /** An upstream failure with its docs/protocol.md code; `retried` when another attempt follows. */
   upstreamError(call: LlmCallLabels, code: string, retried: boolean): void;
 }

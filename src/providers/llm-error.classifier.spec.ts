@@ -4,10 +4,10 @@ import { collectLlmStream } from '../../test/support/collect-llm-stream';
 import { ScriptedLlmServer } from '../../test/support/scripted-llm-server';
 import { describeWithSharedFixtures } from '../../test/support/shared-fixtures';
 import { AnthropicProvider } from './anthropic.provider';
-import { classifyLLMError, retryAfterMsFromError } from './llm-error.classifier';
+import { classifyLLMError, LlmErrorClassifier, retryAfterMsFromError } from './llm-error.classifier';
 import { IncompleteStreamError } from './incomplete-stream.error';
-import { LLM_ERROR_MESSAGES } from './llm-error.messages';
-import { LlmMessage } from './llm-message';
+import { LLM_ERROR_MESSAGES } from '../errors/llm-error.messages';
+import { LlmMessage } from '../conversation/llm-message';
 import { OpenAiCompatibleProvider } from './openai-compatible.provider';
 import { TokenLimitError } from './token-limit.error';
 
@@ -106,7 +106,7 @@ describe(classifyLLMError.name, () => {
   });
 
   it('reads the body code and type: quota, content filter, overloaded in a stream', () => {
-    // An exhausted quota is no rate limit: PROTOCOL.md §4 makes every rate_limit retryable, and waiting will not help.
+    // An exhausted quota is no rate limit: docs/protocol.md §4 makes every rate_limit retryable, and waiting will not help.
     const quota = OpenAiApiError.generate(429, { error: { type: 'insufficient_quota', code: 'insufficient_quota', message: 'You exceeded your current quota' } }, undefined, new Headers());
     expect(classifyLLMError(quota)).toMatchObject({ code: 'budget_exceeded', retryable: false, statusCode: 429 });
     const filtered = OpenAiApiError.generate(400, { error: { code: 'content_filter', message: 'The response was filtered' } }, undefined, new Headers());
@@ -138,6 +138,16 @@ describe(classifyLLMError.name, () => {
       userMessage: LLM_ERROR_MESSAGES.budget_exceeded.fr,
     });
     expect(LLM_ERROR_MESSAGES.rate_limit.fr).not.toBe(LLM_ERROR_MESSAGES.rate_limit.en);
+  });
+
+  it('gives the thrown errors their localized text as the user message, which the transports show as is', () => {
+    const upstream = new LlmErrorClassifier('fr').toAppError(Object.assign(new Error('429 Too Many Requests'), { status: 429 }));
+    expect(upstream).toMatchObject({ code: 'rate_limit', retryable: true, userMessage: LLM_ERROR_MESSAGES.rate_limit.fr });
+    expect(new TokenLimitError('total_tokens', 10, 20, 'fr')).toMatchObject({
+      code: 'budget_exceeded',
+      retryable: false,
+      userMessage: LLM_ERROR_MESSAGES.budget_exceeded.fr,
+    });
   });
 });
 

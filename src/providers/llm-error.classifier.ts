@@ -11,23 +11,11 @@ import {
 import type { Locale } from '../config/app-config';
 import { AppError } from '../errors/app-error';
 import { ErrorCode, RETRYABLE_CODES } from '../errors/error-code';
+import type { ClassifiedLlmError } from './classified-llm-error';
 import { IncompleteStreamError } from './incomplete-stream.error';
 import { StreamIdleTimeoutError } from './stream-idle-timeout.error';
-import { LLM_ERROR_MESSAGES, LlmErrorCode } from './llm-error.messages';
+import { LLM_ERROR_MESSAGES, LlmErrorCode } from '../errors/llm-error.messages';
 import { LlmProviderError } from './llm-provider.error';
-
-/** seed 000 ClassifiedError, plus the Retry-After the upstream asked for. */
-export interface ClassifiedLlmError {
-  code: ErrorCode;
-  retryable: boolean;
-  /** HTTP status the upstream answered (or reported inside a stream error), null when none. */
-  statusCode: number | null;
-  /** Registry name when known ("deepseek", "anthropic", ...), else guessed from the SDK ("openai", "anthropic"), else "unknown". */
-  provider: string;
-  userMessage: string;
-  /** From `retry-after-ms` / `retry-after` (seconds or HTTP date), null when absent. */
-  retryAfterMs: number | null;
-}
 
 /** What the upstream said about the failure, whichever SDK or stream it came through. */
 interface UpstreamDetails {
@@ -157,7 +145,7 @@ function decide(error: unknown, details: UpstreamDetails, chain: ReturnType<type
   const { status, type, code, apiMessage } = details;
   if (CONTEXT_LENGTH_CODES.has(code) || CONTEXT_LENGTH_CODES.has(type)) return { code: 'context_length' };
   if (CONTENT_FILTER_CODES.has(code) || CONTENT_FILTER_CODES.has(type)) return { code: 'content_filter' };
-  // Credits used up (OpenAI sends it as a 429): not a rate limit, which PROTOCOL.md §4 makes retryable; an admin must act.
+  // Credits used up (OpenAI sends it as a 429): not a rate limit, which docs/protocol.md §4 makes retryable; an admin must act.
   if (code === 'insufficient_quota' || type === 'insufficient_quota') return { code: 'budget_exceeded' };
   if (AUTH_TYPES.has(type) || AUTH_TYPES.has(code)) return { code: 'auth_error' };
   if (SERVER_TYPES.has(type)) return { code: 'server_error' };
@@ -197,7 +185,7 @@ function decide(error: unknown, details: UpstreamDetails, chain: ReturnType<type
 }
 
 /**
- * Classifies any error an LLM call can throw (seed 000 errorClassifier) into a PROTOCOL.md code:
+ * Classifies any error an LLM call can throw (docs/llm-providers.md) into a docs/protocol.md code:
  * SDK error classes and HTTP status first, the body's error type/code next, socket error codes,
  * message patterns last. Already-classified AppErrors (LlmProviderError, TokenLimitError) keep
  * their code. Callers check isAbortError() first: an abort is not a failure.
@@ -241,7 +229,7 @@ export class LlmErrorClassifier {
     return classifyLLMError(error, this.locale, provider);
   }
 
-  /** The classified error as an AppError (LlmProviderError) the filters map to PROTOCOL.md's shape. */
+  /** The classified error as an AppError (LlmProviderError) the filters map to docs/protocol.md's shape. */
   toAppError(error: unknown, provider?: string): LlmProviderError {
     if (error instanceof LlmProviderError) return error;
     return new LlmProviderError(this.classify(error, provider), error);

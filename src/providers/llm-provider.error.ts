@@ -1,9 +1,9 @@
 import { AppError } from '../errors/app-error';
-import type { ClassifiedLlmError } from './llm-error.classifier';
+import type { ClassifiedLlmError } from './classified-llm-error';
 
 /**
  * A classified upstream failure, thrown by the providers after retries: an AppError whose code is
- * one of PROTOCOL.md §4 (rate_limit, server_error, auth_error, ...) and whose message is the
+ * one of docs/protocol.md §4 (rate_limit, server_error, auth_error, ...) and whose message is the
  * localized user message, so the HTTP filter and the gateway can send it as is. The SDK error
  * stays in `cause` for logs.
  */
@@ -18,7 +18,7 @@ export class LlmProviderError extends AppError {
       classified.code,
       classified.userMessage,
       { provider: classified.provider, upstreamStatus: classified.statusCode },
-      { retryable: classified.retryable, cause },
+      { retryable: classified.retryable, cause, userMessage: classified.userMessage },
     );
     this.name = 'LlmProviderError';
     this.provider = classified.provider;

@@ -1,5 +1,5 @@
-import type { GraphRAGContext } from '../rag/graph-rag-context';
-import { LlmAssistantMessage, LlmMessage, LlmToolDefinition } from './llm-message';
+import type { GraphRAGContext } from '../conversation/graph-rag-context';
+import { LlmAssistantMessage, LlmMessage, LlmToolDefinition } from '../conversation/llm-message';
 import { LlmStreamChunk } from './llm-stream-chunk';
 import { LlmUsage } from './llm-usage';
 
@@ -24,8 +24,8 @@ export interface LlmCompletion {
 }
 
 /**
- * One LLM endpoint (seed 000 LLMProvider). Errors are thrown as provider errors; classifyLLMError
- * turns them into PROTOCOL.md codes. Retryable errors are retried before the first chunk only.
+ * One LLM endpoint (docs/llm-providers.md). Errors are thrown as provider errors; classifyLLMError
+ * turns them into docs/protocol.md codes. Retryable errors are retried before the first chunk only.
  */
 export interface LlmProvider {
   /** Registry name: "deepseek", "openai", "anthropic", "offline", ... */

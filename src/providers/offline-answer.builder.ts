@@ -1,5 +1,5 @@
 import type { Locale } from '../config/app-config';
-import type { GraphRAGContext, RelevantEdge, RelevantNode } from '../rag/graph-rag-context';
+import type { GraphRAGContext, RelevantEdge, RelevantNode } from '../conversation/graph-rag-context';
 
 const MAX_NODES = 8;
 const MAX_EDGES = 12;

@@ -1,7 +1,7 @@
 import { collectLlmStream } from '../../test/support/collect-llm-stream';
-import type { GraphRAGContext, RelevantNode } from '../rag/graph-rag-context';
+import type { GraphRAGContext, RelevantNode } from '../conversation/graph-rag-context';
 import { LlmAbortError } from './llm-abort.error';
-import { LlmToolDefinition } from './llm-message';
+import { LlmToolDefinition } from '../conversation/llm-message';
 import { OfflineLlmProvider } from './offline.provider';
 
 function node(key: string, type: string, typeName: string, process: string, dataSummary = ''): RelevantNode {

@@ -2,7 +2,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Locale } from '../config/app-config';
 import { throwIfAborted } from './llm-abort.error';
 import { LlmCallOptions, LlmCompletion, LlmProvider } from './llm-provider';
-import { LlmMessage, LlmToolDefinition } from './llm-message';
+import { LlmMessage, LlmToolDefinition } from '../conversation/llm-message';
 import { LlmStreamChunk } from './llm-stream-chunk';
 import { ZERO_LLM_USAGE } from './llm-usage';
 import { buildOfflineAnswer } from './offline-answer.builder';

@@ -2,7 +2,7 @@ import { collectLlmStream } from '../../test/support/collect-llm-stream';
 import { llmFixtureManifest, ScriptedLlmServer } from '../../test/support/scripted-llm-server';
 import { describeWithSharedFixtures } from '../../test/support/shared-fixtures';
 import { IncompleteStreamError } from './incomplete-stream.error';
-import { LlmMessage, LlmToolDefinition } from './llm-message';
+import { LlmMessage, LlmToolDefinition } from '../conversation/llm-message';
 import { OpenAiCompatibleProvider } from './openai-compatible.provider';
 
 const messages: LlmMessage[] = [

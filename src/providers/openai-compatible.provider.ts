@@ -1,7 +1,7 @@
 import OpenAI from 'openai';
 import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions/completions';
 import { asLlmAbortError, throwIfAborted } from './llm-abort.error';
-import { LlmMessage, LlmToolDefinition } from './llm-message';
+import { LlmMessage, LlmToolDefinition } from '../conversation/llm-message';
 import { LlmCallOptions, LlmCompletion, LlmProvider } from './llm-provider';
 import { LlmStreamChunk } from './llm-stream-chunk';
 import { convertOpenAiCompletion, toOpenAiMessages, toOpenAiTools } from './openai-message.converter';

@@ -5,7 +5,7 @@ import type {
 } from 'openai/resources/chat/completions/completions';
 import type { CompletionUsage } from 'openai/resources/completions';
 import { LlmCompletion } from './llm-provider';
-import { LlmAssistantMessage, LlmMessage, LlmToolCall, LlmToolDefinition } from './llm-message';
+import { LlmAssistantMessage, LlmMessage, LlmToolCall, LlmToolDefinition } from '../conversation/llm-message';
 import { LlmUsage } from './llm-usage';
 
 /** Usage as OpenAI-compatible servers send it; DeepSeek adds prompt_cache_hit_tokens. */

@@ -16,8 +16,8 @@ interface ToolCallState {
 type WireToolCall = Partial<NonNullable<ChatCompletionChunk.Choice.Delta['tool_calls']>[number]>;
 
 /**
- * Turns OpenAI-compatible chat.completion.chunk objects into LlmStreamChunks (seed 000 streaming
- * details): text deltas become tokens; tool-call fragments are accumulated by index, announced
+ * Turns OpenAI-compatible chat.completion.chunk objects into LlmStreamChunks (docs/llm-providers.md):
+ * text deltas become tokens; tool-call fragments are accumulated by index, announced
  * with tool_call_start once id and name are known, and closed with the full arguments at the end.
  * Copes with what compatible servers send: missing ids (generated, stable per response), a whole
  * call in one delta (Groq), usage on the finish chunk or after it (DeepSeek, OpenRouter),

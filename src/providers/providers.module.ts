@@ -7,42 +7,47 @@ import { Logger } from '../observability/logger';
 import { MetricsService } from '../observability/metrics.service';
 import { ObservabilityModule } from '../observability/observability.module';
 import { LlmErrorClassifier } from './llm-error.classifier';
+import { LlmMetrics } from './llm.metrics';
 import { LlmProvider } from './llm-provider';
 import { createLlmProvider, describeLlmSelection } from './llm-provider.factory';
 import { selectLlmProvider } from './llm-provider.selector';
 import { LLM_PROVIDER } from './llm-provider.token';
 import { PROVIDER_REGISTRY } from './provider-registry.token';
 import { TokenTracker } from './token.tracker';
+import { TokenUsageMetrics } from './token-usage.metrics';
 
 const logger = new Logger('providers');
 
 /**
  * The LLM side of the service: the registry (config/providers.json, validated at start), the
  * provider chosen once by detection (LLM_PROVIDER), the token/cost tracker and the error
- * classifier. A bad registry or an unusable LLM_PROVIDER stops the start (ConfigValidationError).
+ * classifier, and their metrics (LlmMetrics, TokenUsageMetrics) registered on the application's
+ * registry. A bad registry or an unusable LLM_PROVIDER stops the start (ConfigValidationError).
  */
 @Module({
   imports: [ObservabilityModule],
   providers: [
     { provide: PROVIDER_REGISTRY, useFactory: (): ProviderRegistry => ProviderRegistry.load() },
+    { provide: LlmMetrics, inject: [MetricsService], useFactory: (metrics: MetricsService) => new LlmMetrics(metrics.registry) },
+    { provide: TokenUsageMetrics, inject: [MetricsService], useFactory: (metrics: MetricsService) => new TokenUsageMetrics(metrics.registry) },
     {
       provide: LLM_PROVIDER,
-      inject: [APP_CONFIG, PROVIDER_REGISTRY, MetricsService],
-      useFactory: (config: AppConfig, registry: ProviderRegistry, metrics: MetricsService): LlmProvider => {
+      inject: [APP_CONFIG, PROVIDER_REGISTRY, LlmMetrics],
+      useFactory: (config: AppConfig, registry: ProviderRegistry, llmMetrics: LlmMetrics): LlmProvider => {
         const selection = selectLlmProvider(config, registry);
         logger.info('llm_provider_selected', describeLlmSelection(selection));
         return createLlmProvider(selection, {
           locale: config.locale,
           maxRetries: config.agent.maxRetries,
           events: new AiEventLogger('llm'),
-          observer: metrics.llm,
+          observer: llmMetrics,
         });
       },
     },
     {
       provide: TokenTracker,
-      inject: [APP_CONFIG, PROVIDER_REGISTRY, MetricsService],
-      useFactory: (config: AppConfig, registry: ProviderRegistry, metrics: MetricsService): TokenTracker => {
+      inject: [APP_CONFIG, PROVIDER_REGISTRY, TokenUsageMetrics],
+      useFactory: (config: AppConfig, registry: ProviderRegistry, usageMetrics: TokenUsageMetrics): TokenTracker => {
         const limitLogger = new Logger('tokens');
         return new TokenTracker({
           pricingFor: (provider) => registry.get(provider)?.pricing,
@@ -53,7 +58,7 @@ const logger = new Logger('providers');
           },
           locale: config.locale,
           onLimitExceeded: ({ kind, limit, actual }) => limitLogger.warn('token_limit_exceeded', { kind, limit, actual }),
-          onRecord: (entry) => metrics.tokens.record(entry),
+          onRecord: (entry) => usageMetrics.record(entry),
         });
       },
     },

@@ -6,7 +6,7 @@ import { configureLogging, resetLogSink, setLogSink } from '../observability/log
 import { AnthropicProvider } from './anthropic.provider';
 import { isAbortError, LlmAbortError } from './llm-abort.error';
 import { LlmCallLabels, LlmCallObserver, LlmCallOutcome } from './llm-call.observer';
-import { LlmMessage } from './llm-message';
+import { LlmMessage } from '../conversation/llm-message';
 import { LlmProvider } from './llm-provider';
 import { LlmProviderError } from './llm-provider.error';
 import { OpenAiCompatibleProvider } from './openai-compatible.provider';

@@ -2,12 +2,13 @@ import { performance } from 'node:perf_hooks';
 import type { Locale } from '../config/app-config';
 import { AiEventLogger } from '../observability/ai-event.logger';
 import { Logger } from '../observability/logger';
-import { classifyLLMError, ClassifiedLlmError } from './llm-error.classifier';
+import type { ClassifiedLlmError } from './classified-llm-error';
+import { classifyLLMError } from './llm-error.classifier';
 import { isAbortError, LlmAbortError } from './llm-abort.error';
 import { LlmCallLabels, LlmCallObserver, LlmCallOutcome } from './llm-call.observer';
 import { LlmCallOptions, LlmCompletion, LlmProvider } from './llm-provider';
 import { LlmProviderError } from './llm-provider.error';
-import { LlmMessage, LlmToolDefinition } from './llm-message';
+import { LlmMessage, LlmToolDefinition } from '../conversation/llm-message';
 import { LlmStreamChunk } from './llm-stream-chunk';
 import { abortableSleep, DEFAULT_RETRY_BACKOFF, RetryBackoffOptions, retryDelayMs } from './retry-backoff';
 
@@ -25,11 +26,11 @@ const logger = new Logger('llm');
 const NO_CALL_TIMER = { firstChunk: () => undefined, end: () => undefined };
 
 /**
- * The service's retry policy around a model-backed provider (PROTOCOL.md §6): rate limits, 5xx
+ * The service's retry policy around a model-backed provider (docs/protocol.md §6): rate limits, 5xx
  * (Anthropic 529 included), timeouts and network errors are retried with backoff and jitter —
  * only BEFORE the first chunk was handed to the caller, never after, since a token already shown
  * cannot be taken back. Retry-After is honoured up to 10 s. Final failures are logged once
- * (llm_error) and thrown as LlmProviderError (an AppError with a PROTOCOL.md code); aborts are
+ * (llm_error) and thrown as LlmProviderError (an AppError with a docs/protocol.md code); aborts are
  * thrown as LlmAbortError, promptly, including during a backoff wait.
  */
 export class RetryingLlmProvider implements LlmProvider {

@@ -1,4 +1,4 @@
-import type { LlmMessage, LlmToolDefinition } from './llm-message';
+import type { LlmMessage, LlmToolDefinition } from '../conversation/llm-message';
 
 /** Role, separators and name framing of one chat message, as OpenAI documents it (rounded up). */
 const TOKENS_PER_MESSAGE = 4;

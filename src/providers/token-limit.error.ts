@@ -1,6 +1,6 @@
 import type { Locale } from '../config/app-config';
 import { AppError } from '../errors/app-error';
-import { LLM_ERROR_MESSAGES } from './llm-error.messages';
+import { LLM_ERROR_MESSAGES } from '../errors/llm-error.messages';
 
 export type TokenLimitKind = 'per_call' | 'total_tokens' | 'cost';
 
@@ -15,7 +15,8 @@ export class TokenLimitError extends AppError {
     readonly actual: number,
     locale: Locale = 'en',
   ) {
-    super('budget_exceeded', LLM_ERROR_MESSAGES.budget_exceeded[locale], { kind, limit, actual });
+    const text = LLM_ERROR_MESSAGES.budget_exceeded[locale];
+    super('budget_exceeded', text, { kind, limit, actual }, { userMessage: text });
     this.name = 'TokenLimitError';
   }
 }

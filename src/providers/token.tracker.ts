@@ -81,7 +81,7 @@ function formatUsd(value: number): string {
 }
 
 /**
- * Token and cost accounting (seed 000 tokenTracker): cache-aware cost per call from the registry's
+ * Token and cost accounting (docs/llm-providers.md): cache-aware cost per call from the registry's
  * pricing, totals per thread and per workspace, and the limits of AI_MAX_*. One instance per
  * process (ProvidersModule); the agent records each call's usage and asks assertWithinBudget()
  * before the next upstream call.
@@ -119,7 +119,7 @@ export class TokenTracker {
     );
   }
 
-  /** Replaces the limit callback (seed: onLimitExceeded). */
+  /** Replaces the limit callback (onLimitExceeded). */
   onLimitExceeded(listener: ((exceeded: TokenLimitExceeded) => void) | undefined): void {
     this.limitListener = listener;
   }

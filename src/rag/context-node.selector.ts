@@ -1,5 +1,5 @@
 import { GraphNode } from '../graph/graph.types';
-import { RelevantNode } from './graph-rag-context';
+import { RelevantNode } from '../conversation/graph-rag-context';
 
 export interface SelectedNode {
   node: GraphNode;

@@ -1,7 +1,7 @@
 import { EmbeddingProvider } from '../embeddings/embedding-provider';
 import { RetrievalObserver } from './retrieval.observer';
 
-/** Tuning of GraphRagRetriever (seed 000 GraphRAGOptions); every field has a default. */
+/** Tuning of GraphRagRetriever (docs/retrieval.md); every field has a default. */
 export interface GraphRagOptions {
   /** Most nodes in a context. Default 20. */
   maxNodes?: number;
@@ -44,8 +44,8 @@ export const DEFAULT_GRAPH_RAG_OPTIONS: Readonly<ResolvedGraphRagOptions> = Obje
   embeddingTimeoutMs: 3000,
 });
 
-/** Nodes whose neighbourhoods are expanded (seed: the 5 best). */
+/** Nodes whose neighbourhoods are expanded (the 5 best, docs/retrieval.md). */
 export const EXPANSION_SEED_COUNT = 5;
 
-/** Cosine similarity at or below which a vector hit is dropped (seed: 0.3), unless the provider sets its own minSimilarity. */
+/** Cosine similarity at or below which a vector hit is dropped (0.3, docs/retrieval.md), unless the provider sets its own minSimilarity. */
 export const VECTOR_MIN_SCORE = 0.3;

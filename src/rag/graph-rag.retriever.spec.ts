@@ -5,7 +5,7 @@ import { DEMO_GRAPH_KEY, DEMO_WORKSPACE, nbaWorkflowDemo } from '../graph/demo/n
 import { GraphDocument } from '../graph/graph.types';
 import { LogEntry } from '../observability/log-entry';
 import { resetLogSink, setLogSink } from '../observability/logger';
-import { GraphRAGContext } from './graph-rag-context';
+import { GraphRAGContext } from '../conversation/graph-rag-context';
 import { GraphRagRetriever } from './graph-rag.retriever';
 import { RetrievalEvent } from './retrieval.observer';
 
@@ -110,7 +110,7 @@ describe(GraphRagRetriever.name, () => {
       expect(small.relevantEdges).toEqual([]);
     });
 
-    it('keeps the seed default of 20 nodes and expands the 5 best hits, 2 hops in any direction', async () => {
+    it('keeps the default of 20 nodes and expands the 5 best hits, 2 hops in any direction (docs/retrieval.md)', async () => {
       const document = structuredClone(nbaWorkflowDemo);
       for (let index = 0; index < 30; index++) {
         document.nodes.push({ _key: `api-note-${index}`, graphKey: DEMO_GRAPH_KEY, type: 'html', sheet: '1', posX: 0, posY: 0, process: '// fetch api' });
@@ -357,7 +357,7 @@ describe(GraphRagRetriever.name, () => {
       expect((await retriever.retrieve(demoSource(), DEMO_GRAPH_KEY, 'fetch api')).retrieval.cacheHit).toBe(false);
     });
 
-    it('expires after the seed default of 2 minutes', async () => {
+    it('expires after the default of 2 minutes', async () => {
       const { retriever, clock } = clockedRetriever();
       await retriever.retrieve(demoSource(), DEMO_GRAPH_KEY, 'fetch api');
       clock.now = 119_999;

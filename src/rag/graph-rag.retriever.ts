@@ -4,7 +4,7 @@ import { AppError } from '../errors/app-error';
 import { GraphDataSource, NodeNeighborhood, ScoredNode } from '../graph/graph-data-source';
 import { Graph, GraphEdge, GraphNode, NodeTypeConfig } from '../graph/graph.types';
 import { Logger } from '../observability/logger';
-import { GraphRAGContext } from './graph-rag-context';
+import { GraphRAGContext } from '../conversation/graph-rag-context';
 import {
   DEFAULT_GRAPH_RAG_OPTIONS,
   EXPANSION_SEED_COUNT,
@@ -50,7 +50,7 @@ const MAX_NODES_LIMIT = 200;
 const MAX_DEPTH_LIMIT = 3;
 
 /**
- * GraphRAG (seed 000 "Pipeline RAG detaille"): finds the nodes relevant to a question (BM25, plus
+ * GraphRAG (docs/retrieval.md): finds the nodes relevant to a question (BM25, plus
  * vector search fused by reciprocal rank when an embedding provider is configured), expands their
  * neighbourhood, and assembles a compact, truncated GraphRAGContext. Results are cached per
  * (workspace, graph, question, mentions, options), with their TOON context message once encoded.
@@ -227,7 +227,7 @@ export class GraphRagRetriever {
   ): Promise<ScoredNode[] | null> {
     const provider = this.options.embeddingProvider as NonNullable<ResolvedGraphRagOptions['embeddingProvider']>;
     const model = provider.modelName;
-    // Each model has its own noise floor; the seed's 0.3 fits OpenAI models.
+    // Each model has its own noise floor; the default 0.3 fits OpenAI models (docs/embeddings.md).
     const minScore = provider.minSimilarity ?? VECTOR_MIN_SCORE;
     try {
       return await dataSource.searchNodesByVector(graphKey, { vector, model, minScore }, maxResults);

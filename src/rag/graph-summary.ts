@@ -1,5 +1,5 @@
 import { Graph } from '../graph/graph.types';
-import { GraphRAGContext } from './graph-rag-context';
+import { GraphRAGContext } from '../conversation/graph-rag-context';
 
 /**
  * The graph as the model is told about it: key, name, description and sheet names. Its `metadata` is

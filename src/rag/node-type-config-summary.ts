@@ -1,8 +1,8 @@
 import { NodeTypeConfig } from '../graph/graph.types';
-import { NodeTypeConfigSummary } from './graph-rag-context';
+import { NodeTypeConfigSummary } from '../conversation/graph-rag-context';
 import { formatHandles, summarizeHandles } from './handle-summary';
 
-/** Condenses a custom node-type config for the model (seed 000 configToSummary). */
+/** Condenses a custom node-type config for the model (docs/retrieval.md). */
 export function summarizeNodeTypeConfig(config: NodeTypeConfig): NodeTypeConfigSummary {
   return {
     _key: config._key,

@@ -7,7 +7,7 @@ import { APP_CONFIG } from '../config/app-config.token';
 import { AppError } from '../errors/app-error';
 import { GraphDataSourceFactory } from '../graph/graph-data-source.factory';
 import { RagContextRequestDto } from './dto/rag-context-request.dto';
-import { GraphRAGContext } from './graph-rag-context';
+import { GraphRAGContext } from '../conversation/graph-rag-context';
 import { GraphRagRetriever } from './graph-rag.retriever';
 import { TokenCounter } from './token-counter';
 import { buildContextMessage, buildContextSummary } from './toon-context.encoder';

@@ -11,28 +11,31 @@ import { ObservabilityModule } from '../observability/observability.module';
 import { GraphRagRetriever } from './graph-rag.retriever';
 import { RagController } from './rag.controller';
 import { RetrievalCacheInvalidator } from './retrieval-cache.invalidator';
+import { RetrievalMetrics } from './retrieval.metrics';
 import { TokenCounter } from './token-counter';
 
 /**
  * GraphRAG: one retriever per process (its cache is shared by every workspace, keyed by workspace),
  * hybrid when an embedding provider is configured, BM25 only otherwise; its cache forgets a graph
- * whenever GraphModule reports a change. Exports the retriever and the token counter for the agent
+ * whenever GraphModule reports a change; its latency and cache hits are RetrievalMetrics, on the
+ * application's registry. Exports the retriever and the token counter for the agent
  * (the HTTP application loads the tokenizer at start: TokenizerPreloader).
  */
 @Module({
   imports: [GraphModule, EmbeddingsModule, ObservabilityModule],
   controllers: [RagController],
   providers: [
+    { provide: RetrievalMetrics, inject: [MetricsService], useFactory: (metrics: MetricsService) => new RetrievalMetrics(metrics.registry) },
     {
       provide: GraphRagRetriever,
-      inject: [APP_CONFIG, MetricsService, { token: EMBEDDING_PROVIDER, optional: true }],
-      useFactory: (config: AppConfig, metrics: MetricsService, embeddingProvider?: EmbeddingProvider | null) =>
+      inject: [APP_CONFIG, RetrievalMetrics, { token: EMBEDDING_PROVIDER, optional: true }],
+      useFactory: (config: AppConfig, metrics: RetrievalMetrics, embeddingProvider?: EmbeddingProvider | null) =>
         new GraphRagRetriever({
           maxNodes: config.rag.maxNodes,
           maxDepth: config.rag.maxDepth,
           cacheTTLMs: config.rag.cacheTtlMs,
           embeddingProvider: embeddingProvider ?? null,
-          observer: metrics.retrieval,
+          observer: metrics,
         }),
     },
     { provide: TokenCounter, useFactory: () => new TokenCounter() },

@@ -1,5 +1,5 @@
 import { Graph, GraphEdge, GraphNode, NodeTypeConfig } from '../graph/graph.types';
-import { RelevantEdge, RelevantNode } from './graph-rag-context';
+import { RelevantEdge, RelevantNode } from '../conversation/graph-rag-context';
 import { summarizeHandles } from './handle-summary';
 import { summarizeData, truncate } from './text-truncation';
 

@@ -1,4 +1,4 @@
-import type { GraphRAGContext } from './graph-rag-context';
+import type { GraphRAGContext } from '../conversation/graph-rag-context';
 
 /** One finished retrieval: how the nodes were found, whether the cache answered, how long it took. */
 export interface RetrievalEvent {
@@ -7,7 +7,7 @@ export interface RetrievalEvent {
   durationMs: number;
 }
 
-/** Told about every successful retrieval (metrics); RagModule binds it to MetricsService. */
+/** Told about every successful retrieval (metrics); RagModule binds it to RetrievalMetrics. */
 export interface RetrievalObserver {
   retrieved(event: RetrievalEvent): void;
 }

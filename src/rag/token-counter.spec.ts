@@ -1,4 +1,4 @@
-import { LlmMessage } from '../providers/llm-message';
+import { LlmMessage } from '../conversation/llm-message';
 import { TokenCounter } from './token-counter';
 
 describe(TokenCounter.name, () => {

@@ -1,6 +1,6 @@
 import type { Tiktoken } from 'js-tiktoken/lite';
 import { performance } from 'node:perf_hooks';
-import { LlmMessage } from '../providers/llm-message';
+import { LlmMessage } from '../conversation/llm-message';
 
 /** Tokens every chat message costs beyond its content (role, separators), as OpenAI documents it. */
 const TOKENS_PER_MESSAGE = 3;

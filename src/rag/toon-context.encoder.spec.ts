@@ -1,7 +1,7 @@
 import { decode } from '@toon-format/toon';
 import { InMemoryGraphDataSource } from '../../test/support/in-memory-graph-data-source';
 import { DEMO_GRAPH_KEY, DEMO_WORKSPACE, nbaWorkflowDemo } from '../graph/demo/nba-workflow.demo';
-import { GraphRAGContext } from './graph-rag-context';
+import { GraphRAGContext } from '../conversation/graph-rag-context';
 import { GraphRagRetriever } from './graph-rag.retriever';
 import { RAG_CONTEXT_PREFIX } from './rag-context-prefix';
 import { buildContextMessage, buildContextSummary } from './toon-context.encoder';

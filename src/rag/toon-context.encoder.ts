@@ -1,6 +1,6 @@
 import { encode } from '@toon-format/toon';
 import type { Locale } from '../config/app-config';
-import { GraphRAGContext } from './graph-rag-context';
+import { GraphRAGContext } from '../conversation/graph-rag-context';
 import { formatNodeType } from './node-type-config-summary';
 import { RAG_CONTEXT_PREFIX } from './rag-context-prefix';
 

@@ -47,7 +47,7 @@ describe(generateSortableId.name, () => {
     expect(new Set([...first, ...second, ...here]).size).toBe(6_000);
   });
 
-  it('rejects what cannot be a thread id, accepts the seed format', () => {
+  it('rejects what cannot be a thread id, accepts the format Nodius already stored', () => {
     expect(isThreadIdShape('ai_1700000000000_3')).toBe(true);
     expect(isThreadIdShape('th_123')).toBe(false);
     expect(isThreadIdShape('ai_')).toBe(false);

@@ -4,7 +4,7 @@ import { ThreadCommitValidationError } from './thread-commit-validation.error';
 const ROLES: ReadonlySet<string> = new Set(['system', 'user', 'assistant', 'tool']);
 
 /**
- * Checks the messages of a commit against the stored conversation (seed 003 §IV, strict tool
+ * Checks the messages of a commit against the stored conversation (docs/threads.md, strict tool
  * messages), so the store only ever holds a well-formed history:
  *   - every message has a unique non-empty id, a known role and a timestamp;
  *   - a new system message says what it is (`kind`: system prompt or RAG context);

@@ -1,4 +1,4 @@
-import type { LlmToolCall } from '../providers/llm-message';
+import type { LlmToolCall } from '../conversation/llm-message';
 import { toLlmMessages } from './history/llm-history.converter';
 import { toThreadMessage } from './thread-message.factory';
 

@@ -1,4 +1,4 @@
-import type { LlmMessage } from '../providers/llm-message';
+import type { LlmMessage } from '../conversation/llm-message';
 import { generateMessageId } from './sortable-id.generator';
 import type { ThreadMessage } from './thread.types';
 

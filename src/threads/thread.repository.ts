@@ -21,6 +21,13 @@ export type IdempotencyReservation =
   | { state: 'completed'; response: unknown };
 
 /**
+ * A repository's answer to a reservation: when it is the caller's, the token that proves it. Renew,
+ * complete and release act only on the reservation holding that token, so a holder whose reservation
+ * lapsed (and was taken over by a retry) can never touch the newer one.
+ */
+export type IdempotencyClaim = { state: 'reserved'; token: string } | Exclude<IdempotencyReservation, { state: 'reserved' }>;
+
+/**
  * Persistence of threads (port; adapters: SQLite, ArangoDB). Shared by every instance: a thread
  * written by one process continues in another (roaming). Ownership is checked by ThreadStore.
  */
@@ -54,12 +61,20 @@ export interface ThreadRepository {
    * renewed while its request runs, so one left by a crashed process frees the key soon; an expired
    * record (in progress or completed) counts as absent.
    */
-  reserveIdempotencyKey(scope: IdempotencyScope, holdMs: number, now: number): Promise<IdempotencyReservation>;
-  /** Extends a live in-progress reservation to `now + holdMs`; false when there is none (expired, released or completed). */
-  renewIdempotencyKey(scope: IdempotencyScope, holdMs: number, now: number): Promise<boolean>;
-  /** Stores the first answer of an in-progress reservation, kept `keepMs` from the reservation's creation. */
-  completeIdempotencyKey(scope: IdempotencyScope, response: unknown, keepMs: number): Promise<void>;
-  releaseIdempotencyKey(scope: IdempotencyScope): Promise<void>;
+  reserveIdempotencyKey(scope: IdempotencyScope, holdMs: number, now: number): Promise<IdempotencyClaim>;
+  /**
+   * Extends the live in-progress reservation holding `token` to `now + holdMs`; false when there is
+   * none (expired, released, completed, or another reservation holds the key now).
+   */
+  renewIdempotencyKey(scope: IdempotencyScope, token: string, holdMs: number, now: number): Promise<boolean>;
+  /**
+   * Stores the first answer on the in-progress reservation holding `token` (expired or not, as long as
+   * no other took the key), kept `keepMs` from the reservation's creation; false when there is none.
+   */
+  completeIdempotencyKey(scope: IdempotencyScope, token: string, response: unknown, keepMs: number): Promise<boolean>;
+  /** Frees the key when the in-progress reservation holding `token` still has it; false otherwise. */
+  releaseIdempotencyKey(scope: IdempotencyScope, token: string): Promise<boolean>;
 
+  /** Releases what the adapter holds of its own (never the connection); called by its persistence module at shutdown. */
   close?(): Promise<void>;
 }

@@ -140,7 +140,7 @@ describe(ThreadStore.name, () => {
       const { store } = fixture.instance();
       let thread = await store.create(alice, 'g', 't');
       const pending: PendingInterrupt = {
-        interrupt: { kind: 'question', toolCallId: 'w1', question: 'Which sheet?' },
+        interrupt: { kind: 'question', toolCallId: 'w1', questionKind: 'confirm', question: 'Which sheet?' },
         toolName: 'propose_create_node',
         remainingToolCalls: [],
         createdTime: 1,
@@ -301,6 +301,21 @@ describe(ThreadStore.name, () => {
       expect(await survivor.reserveIdempotencyKey(alice, 'orphan')).toEqual({ state: 'in_progress' });
       await new Promise((resolve) => setTimeout(resolve, 1_100));
       expect(await survivor.reserveIdempotencyKey(alice, 'orphan')).toEqual({ state: 'reserved' });
+    });
+
+    it('never lets a request whose reservation lapsed overwrite or release the key a retry took over', async () => {
+      const stalled = fixture.instance().store;
+      const retry = fixture.instance().store;
+      expect(await stalled.reserveIdempotencyKey(alice, 'stalled')).toEqual({ state: 'reserved' });
+      await stalled.beforeApplicationShutdown(); // stops renewing, as a process stalled past the hold would
+      await new Promise((resolve) => setTimeout(resolve, 1_100)); // THREAD_LEASE_MS is 1000
+      expect(await retry.reserveIdempotencyKey(alice, 'stalled')).toEqual({ state: 'reserved' });
+      // The stalled request finishes late: neither its answer nor its release touches the retry's reservation.
+      await stalled.completeIdempotencyKey(alice, 'stalled', { message: 'stale' });
+      await stalled.releaseIdempotencyKey(alice, 'stalled');
+      expect(await retry.reserveIdempotencyKey(alice, 'stalled')).toEqual({ state: 'in_progress' });
+      await retry.completeIdempotencyKey(alice, 'stalled', { message: 'fresh' });
+      expect(await stalled.reserveIdempotencyKey(alice, 'stalled')).toEqual({ state: 'completed', response: { message: 'fresh' } });
     });
 
     it('refuses an empty or oversized key', async () => {

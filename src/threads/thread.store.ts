@@ -17,7 +17,7 @@ import { ThreadRunLease } from './thread-run.lease';
 import type { IdempotencyReservation, IdempotencyScope, ThreadRepository } from './thread.repository';
 import type { PendingInterrupt, ThreadMessage, ThreadRecord, ThreadSummary, UsageTotals } from './thread.types';
 
-/** PROTOCOL.md §3: the same Idempotency-Key from the same principal within 24 h returns the first answer. */
+/** docs/protocol.md §3: the same Idempotency-Key from the same principal within 24 h returns the first answer. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 const IDEMPOTENCY_KEY_MAX_CHARS = 255;
 /** Distinct system prompts shared between cached threads (one per graph, role and locale in use). */
@@ -30,7 +30,7 @@ const logger = new Logger('threads');
 /** One atomic write of a run: a round's messages and/or the interrupt state (see ThreadStore.commit). */
 export interface ThreadRoundCommit {
   /**
-   * Idempotency of the write (seed 003): committing again with the same id changes nothing. Give the
+   * Idempotency of the write (docs/threads.md): committing again with the same id changes nothing. Give the
    * same id when retrying a commit whose outcome is unknown; omitted, a fresh one is used.
    */
   operationId?: string;
@@ -203,25 +203,29 @@ export class ThreadStore implements BeforeApplicationShutdown {
    * request. 'reserved': run, then complete() (or release() on failure, so a retry may run).
    * 'in_progress': the first request is still running. 'completed': answer with `response`, run nothing.
    * A reservation holds the key for THREAD_LEASE_MS, renewed while this process lives, so one left
-   * by a crashed process stops blocking retries once that time has passed.
+   * by a crashed process stops blocking retries once that time has passed. Its token stays in this
+   * process: completing or releasing acts only on the reservation this request made.
    */
   async reserveIdempotencyKey(principal: Principal, key: string): Promise<IdempotencyReservation> {
     const scope = idempotencyScope(principal, key);
-    const reservation = await this.repository.reserveIdempotencyKey(scope, this.leaseTtlMs, Date.now());
-    if (reservation.state === 'reserved') this.idempotencyReservations.keep(scope);
-    return reservation;
+    const claim = await this.repository.reserveIdempotencyKey(scope, this.leaseTtlMs, Date.now());
+    if (claim.state !== 'reserved') return claim;
+    this.idempotencyReservations.keep(scope, claim.token);
+    return { state: 'reserved' };
   }
 
   async completeIdempotencyKey(principal: Principal, key: string, response: unknown): Promise<void> {
     const scope = idempotencyScope(principal, key);
-    this.idempotencyReservations.stop(scope);
-    await this.repository.completeIdempotencyKey(scope, response, IDEMPOTENCY_TTL_MS);
+    const token = this.idempotencyReservations.take(scope);
+    const stored = token !== undefined && (await this.repository.completeIdempotencyKey(scope, token, response, IDEMPOTENCY_TTL_MS));
+    // The reservation lapsed and a retry holds the key now: its answer is the one kept.
+    if (!stored) logger.warn('idempotency_answer_not_kept', { workspace: scope.workspace, reason: token === undefined ? 'not reserved here' : 'reservation lost' });
   }
 
   async releaseIdempotencyKey(principal: Principal, key: string): Promise<void> {
     const scope = idempotencyScope(principal, key);
-    this.idempotencyReservations.stop(scope);
-    await this.repository.releaseIdempotencyKey(scope);
+    const token = this.idempotencyReservations.take(scope);
+    if (token !== undefined) await this.repository.releaseIdempotencyKey(scope, token);
   }
 
   /** Runs still holding a lease at shutdown let it go, so another instance can continue their threads at once. */
@@ -229,7 +233,6 @@ export class ThreadStore implements BeforeApplicationShutdown {
     this.cache.stop();
     this.idempotencyReservations.stopAll();
     await Promise.all([...this.activeLeases].map((lease) => lease.release()));
-    await this.repository.close?.();
   }
 
   /** The record as ThreadStore hands it out and caches it: compact and frozen. */
@@ -274,7 +277,7 @@ function owns(principal: Principal, record: ThreadRecord): boolean {
   return record.workspace === principal.workspace && record.userId === principal.userId;
 }
 
-/** The same answer for "does not exist" and "not yours" (PROTOCOL.md §1: no existence leak). */
+/** The same answer for "does not exist" and "not yours" (docs/protocol.md §1: no existence leak). */
 function threadNotFound(): AppError {
   return AppError.notFound('Thread not found');
 }

@@ -1,5 +1,5 @@
-import type { Interrupt } from '../ai/agent/interrupt';
-import type { LlmToolCall } from '../providers/llm-message';
+import type { Interrupt } from '../conversation/interrupt';
+import type { LlmToolCall } from '../conversation/llm-message';
 
 /**
  * One stored message of a conversation, in the internal (OpenAI) shape plus a stable id and a
@@ -40,7 +40,7 @@ export interface UsageTotals {
   llmCalls: number;
 }
 
-/** The thread document (seed 000 AIThreadDocument plus title, revision and usage). */
+/** The thread document (Nodius's AIThreadDocument plus title, revision and usage; docs/threads.md). */
 export interface ThreadRecord {
   threadId: string;
   workspace: string;
@@ -68,7 +68,7 @@ export interface ThreadSummary {
 }
 
 /**
- * One atomic write to a thread (seed 003): a round's messages (the assistant message with its tool
+ * One atomic write to a thread (docs/threads.md): a round's messages (the assistant message with its tool
  * calls and all their results) plus the interrupt state, checked against `expectedRevision` and
  * idempotent by `operationId` (a replay changes nothing).
  */

@@ -1,17 +1,15 @@
 import { Module } from '@nestjs/common';
-import { DatabaseModule } from '../database/database.module';
-import { threadRepositoryProvider } from './thread-repository.provider';
 import { ThreadStore } from './thread.store';
 
 /**
- * Threads: the ThreadRepository adapter chosen from STORE, and ThreadStore, the one service the
- * agent and the transports use. History building (toLlmMessages, sanitizeToolCallPairing,
- * pruneHistoryBlocks, buildLlmHistory) and deriveThreadTitle are plain functions, imported directly.
- * The SQLite connection is DatabaseModule's: it closes it after ThreadStore released its leases.
+ * Threads: ThreadStore, the one service the agent and the transports use, on the ThreadRepository
+ * adapter (THREAD_REPOSITORY) that the global PersistenceModule chose from STORE. History building
+ * (toLlmMessages, sanitizeToolCallPairing, pruneHistoryBlocks, buildLlmHistory) and deriveThreadTitle
+ * are plain functions, imported directly. ThreadStore releases its leases before shutdown's last
+ * phase, in which PersistenceModule closes the repository and then the connection.
  */
 @Module({
-  imports: [DatabaseModule],
-  providers: [threadRepositoryProvider, ThreadStore],
+  providers: [ThreadStore],
   exports: [ThreadStore],
 })
 export class ThreadsModule {}

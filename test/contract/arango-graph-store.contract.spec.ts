@@ -1,15 +1,19 @@
 import { randomBytes } from 'node:crypto';
+import { ArangoConnector } from '../../src/database/arango/arango-connector';
 import { ArangoGraphStore } from '../../src/graph/arango/arango-graph.store';
 import { resetLogSink, setLogSink } from '../../src/observability/logger';
 import { arangoTestConnection } from '../support/arango-test.connection';
 import { closedPortUrl } from '../support/fake-arango.server';
 import { PerTestArangoGraphStore } from '../support/per-test-arango.graph-store';
+import { describeArangoServerBehaviour } from './arango-server.behaviour';
 import { describeGraphStoreContract } from './graph-store.contract';
 
 /**
- * The GraphStore contract on a real ArangoDB, when ARANGO_URL is set (docker-compose provides one:
- * `docker compose up -d arangodb`, then ARANGO_URL=http://127.0.0.1:8529 ARANGO_PASSWORD=… npx jest test/contract).
- * Each test runs in a fresh database of this run (see PerTestArangoGraphStore), all dropped at the end.
+ * The GraphStore contract on a real ArangoDB, when ARANGO_URL is set, and what only a real server
+ * shows (arango-server.behaviour.ts). Run both ArangoDB suites with `npm run test:arango`; the
+ * docker-compose ArangoDB serves them (`docker compose up -d arangodb`, then
+ * ARANGO_URL=http://127.0.0.1:8529 ARANGO_PASSWORD=… npm run test:arango). Each contract test runs in a
+ * fresh database of this run (see PerTestArangoGraphStore), all dropped at the end.
  * Without ARANGO_URL the suite is reported as skipped, with the reason in its title.
  */
 const arango = arangoTestConnection();
@@ -25,6 +29,8 @@ if (arango) {
     const store = new PerTestArangoGraphStore({ url, user, password, database: runPrefix }, runPrefix, () => expect.getState().currentTestName);
     return { store, cleanup: () => store.dropDatabases() };
   }, { graphKeysScopedPerWorkspace: false }); // a _key is unique per collection: one graph or config key per store
+
+  describeArangoServerBehaviour({ url, user, password });
 } else {
   // A file whose tests are all skipped is silent in jest's output; the running test below makes the
   // skip, and its reason, appear in the report.
@@ -37,11 +43,8 @@ if (arango) {
       setLogSink(() => undefined);
       try {
         const url = await closedPortUrl();
-        const opening = ArangoGraphStore.open(
-          { url, database: 'nodius', user: 'root', password: undefined },
-          { retry: { attempts: 2, initialDelayMs: 10, maxDelayMs: 10 } },
-        );
-        await expect(opening).rejects.toThrow(`ArangoDB at ${url} is unreachable after 2 attempts`);
+        const connecting = new ArangoConnector({ url, database: 'nodius', user: 'root', password: undefined }, { attempts: 2, initialDelayMs: 10, maxDelayMs: 10 }).connect();
+        await expect(connecting).rejects.toThrow(`ArangoDB at ${url} is unreachable after 2 attempts`);
       } finally {
         resetLogSink();
       }

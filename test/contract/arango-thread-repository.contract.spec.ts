@@ -1,15 +1,15 @@
-import { randomBytes } from 'node:crypto';
 import { Database } from 'arangojs';
-import { ArangoConnector } from '../../src/graph/arango/arango-connector';
 import { resetLogSink, setLogSink } from '../../src/observability/logger';
 import { ArangoThreadRepository } from '../../src/threads/arango/arango-thread.repository';
 import { arangoTestConnection } from '../support/arango-test.connection';
+import { ArangoTestDatabase, openArangoTestDatabase } from '../support/arango-test.database';
 import { closedPortUrl } from '../support/fake-arango.server';
 import { describeThreadRepositoryContract } from './thread-repository.contract';
 
 /**
- * The ThreadRepository contract on a real ArangoDB, when ARANGO_URL is set (docker-compose provides one:
- * `docker compose up -d arangodb`, then ARANGO_URL=http://127.0.0.1:8529 ARANGO_PASSWORD=… npx jest test/contract).
+ * The ThreadRepository contract on a real ArangoDB, when ARANGO_URL is set: `npm run test:arango` runs it
+ * with the graph store's (docker-compose provides the server: `docker compose up -d arangodb`, then
+ * ARANGO_URL=http://127.0.0.1:8529 ARANGO_PASSWORD=… npm run test:arango).
  * The run gets a fresh database (created by the connector, schema ensured by the repository), shared
  * by its tests (each works in its own workspace and threads), dropped at the end.
  * Without ARANGO_URL the suite is reported as skipped, with the reason in its title.
@@ -17,26 +17,18 @@ import { describeThreadRepositoryContract } from './thread-repository.contract';
 const arango = arangoTestConnection();
 
 if (arango) {
-  const { url, user, password } = arango;
-  const database = `thread_ai_contract_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
-  let opened: Promise<{ db: Database; repository: ArangoThreadRepository }> | undefined;
+  let opened: Promise<{ database: ArangoTestDatabase; repository: ArangoThreadRepository }> | undefined;
 
   const open = () =>
     (opened ??= (async () => {
-      const db = await new ArangoConnector({ url, user, password, database }, { attempts: 3, initialDelayMs: 200, maxDelayMs: 1000 }).connect();
-      return { db, repository: await ArangoThreadRepository.open(db) };
+      const database = await openArangoTestDatabase(arango, 'thread_ai_contract');
+      return { database, repository: await ArangoThreadRepository.open(database.db) };
     })());
 
   beforeAll(() => setLogSink(() => undefined));
   afterAll(async () => {
     resetLogSink();
-    (await opened?.catch(() => undefined))?.db.close();
-    const system = new Database({ url, databaseName: '_system', auth: { username: user, password: password ?? '' } });
-    try {
-      await system.dropDatabase(database).catch(() => false);
-    } finally {
-      system.close();
-    }
+    await (await opened?.catch(() => undefined))?.database.drop();
   });
 
   describeThreadRepositoryContract(ArangoThreadRepository.name, async () => ({

@@ -576,6 +576,65 @@ export function describeGraphStoreContract(
         expect(edges).not.toContain('fetch-api-to-error-handler');
       });
 
+      it('updates several existing nodes and edges in one change set, and every one of them reads back changed', async () => {
+        const { source } = await demoSource();
+        const before = new Map((await source.getNodes(DEMO)).map((node) => [node._key, node]));
+        const edited = ['root', 'fetch-api', 'filter-active', 'display-html', 'sort-stats', 'disconnected-note'];
+        const edges = await source.getEdges(DEMO);
+        expect(edges.length).toBeGreaterThan(3);
+        await source.applyChanges(
+          DEMO,
+          graphChangeSet({
+            instructions: edited.flatMap((nodeKey, index) => [
+              { nodeKey, op: 'set' as const, path: ['posX'], value: 1000 + index },
+              { nodeKey, op: 'set' as const, path: ['data', 'revisedBy'], value: `change-set-${nodeKey}` },
+            ]),
+            // An edge is changed in a change set by deleting it and creating it again under its key.
+            edgeKeysToDelete: edges.map((edge) => edge._key),
+            edgesToCreate: edges.map((edge) => ({ ...edge, label: `relabelled ${edge._key}` })),
+          }),
+        );
+        const after = new Map((await source.getNodes(DEMO)).map((node) => [node._key, node]));
+        expect(after.size).toBe(before.size);
+        for (const [index, nodeKey] of edited.entries()) {
+          const original = before.get(nodeKey) as GraphNode;
+          expect(after.get(nodeKey)).toEqual({
+            ...original,
+            posX: 1000 + index,
+            data: { ...((original.data as object | undefined) ?? {}), revisedBy: `change-set-${nodeKey}` },
+          });
+        }
+        for (const [nodeKey, node] of after) if (!edited.includes(nodeKey)) expect(node).toEqual(before.get(nodeKey));
+        expect(byKey(await source.getEdges(DEMO))).toEqual(byKey(edges.map((edge) => ({ ...edge, label: `relabelled ${edge._key}` }))));
+        expect(sortedKeys(await source.getEdgesOfNode(DEMO, 'fetch-api', 'any'))).toEqual(['fetch-api-to-error-handler', 'fetch-api-to-filter-active', 'root-to-fetch-api']);
+      });
+
+      it('keeps the vectors of every moved node and drops those of every changed one, in one change set', async () => {
+        const { workspace, source } = await demoSource();
+        const moved = ['root', 'fetch-api', 'filter-active'];
+        const changed = ['display-html', 'sort-stats', 'error-handler'];
+        await store.saveEmbeddings(
+          workspace,
+          DEMO,
+          [...moved, ...changed].map((nodeKey) => ({ nodeKey, vector: unitVector(2, [0, 1]), model: 'm', hash: `hash-${nodeKey}` })),
+        );
+        await source.applyChanges(
+          DEMO,
+          graphChangeSet({
+            instructions: [
+              ...moved.map((nodeKey) => ({ nodeKey, op: 'set' as const, path: ['posY'], value: 777 })),
+              ...changed.map((nodeKey) => ({ nodeKey, op: 'set' as const, path: ['data', 'changed'], value: true })),
+            ],
+          }),
+        );
+        const states = new Map((await store.getEmbeddingStates(workspace, DEMO)).map((state) => [state.nodeKey, state]));
+        for (const nodeKey of moved) expect(states.get(nodeKey)).toEqual({ nodeKey, model: 'm', hash: `hash-${nodeKey}` });
+        for (const nodeKey of changed) expect(states.get(nodeKey)).toEqual({ nodeKey, model: null, hash: null });
+        for (const nodeKey of [...moved, ...changed]) expect((await source.getNodeByKey(DEMO, nodeKey))?.posY === 777).toBe(moved.includes(nodeKey));
+        const hits = await source.searchNodesByVector(DEMO, { vector: unitVector(2, [0, 1]), model: 'm', minScore: 0.5 }, 10);
+        expect(sortedKeys(hits.map((hit) => hit.node))).toEqual([...moved].sort());
+      });
+
       it('applies nothing when any part of a change set fails, and names the culprit', async () => {
         const { workspace, source } = await demoSource();
         const before = await store.exportGraph(workspace, DEMO);

@@ -56,6 +56,7 @@ export function describeThreadRepositoryContract(name: string, create: () => Pro
     const pending = (toolCallId: string): PendingInterrupt => ({
       interrupt: {
         kind: 'question',
+        questionKind: 'choice',
         toolCallId,
         question: 'Which sheet?',
         options: ['main', 'data-processing'],
@@ -339,60 +340,91 @@ export function describeThreadRepositoryContract(name: string, create: () => Pro
       const HOLD = 2 * 60_000;
       const scope = (key: string, userId = 'alice') => ({ workspace, userId, key });
 
+      /** Reserves the key, which must be free, and answers the reservation's token. */
+      async function reserved(key: ReturnType<typeof scope>, at = now): Promise<string> {
+        const claim = await repository.reserveIdempotencyKey(key, HOLD, at);
+        expect(claim).toEqual({ state: 'reserved', token: expect.any(String) });
+        return (claim as { token: string }).token;
+      }
+
       it('reserves a key once, then reports it in progress, then returns the completed answer', async () => {
-        expect(await repository.reserveIdempotencyKey(scope('k1'), HOLD, now)).toEqual({ state: 'reserved' });
+        const token = await reserved(scope('k1'));
         expect(await repository.reserveIdempotencyKey(scope('k1'), HOLD, now + 1)).toEqual({ state: 'in_progress' });
         const answer = { threadId: 'ai_x', type: 'message', message: 'Hello', toolCalls: [], usage: { totalTokens: 3 } };
-        await repository.completeIdempotencyKey(scope('k1'), answer, 24 * HOUR);
+        expect(await repository.completeIdempotencyKey(scope('k1'), token, answer, 24 * HOUR)).toBe(true);
         expect(await repository.reserveIdempotencyKey(scope('k1'), HOLD, now + 2)).toEqual({ state: 'completed', response: answer });
       });
 
-      it('scopes keys by workspace and user', async () => {
-        expect(await repository.reserveIdempotencyKey(scope('k1'), HOLD, now)).toEqual({ state: 'reserved' });
-        expect(await repository.reserveIdempotencyKey(scope('k1', 'bob'), HOLD, now)).toEqual({ state: 'reserved' });
-        expect(
-          await repository.reserveIdempotencyKey({ workspace: `${workspace}-other`, userId: 'alice', key: 'k1' }, HOLD, now),
-        ).toEqual({ state: 'reserved' });
+      it('scopes keys by workspace and user, each reservation with a token of its own', async () => {
+        const tokens = [
+          await reserved(scope('k1')),
+          await reserved(scope('k1', 'bob')),
+          await reserved({ workspace: `${workspace}-other`, userId: 'alice', key: 'k1' }),
+        ];
+        expect(new Set(tokens).size).toBe(3);
       });
 
       it('keeps a completed answer for its time from the first request, then forgets the key', async () => {
-        await repository.reserveIdempotencyKey(scope('k1'), HOLD, now);
-        await repository.completeIdempotencyKey(scope('k1'), { first: true }, HOUR);
+        const token = await reserved(scope('k1'));
+        await repository.completeIdempotencyKey(scope('k1'), token, { first: true }, HOUR);
         // Long after the reservation's short hold, the answer is still there.
         expect(await repository.reserveIdempotencyKey(scope('k1'), HOLD, now + HOLD + 1)).toEqual({ state: 'completed', response: { first: true } });
         expect((await repository.reserveIdempotencyKey(scope('k1'), HOLD, now + HOUR - 1)).state).toBe('completed');
-        expect(await repository.reserveIdempotencyKey(scope('k1'), HOLD, now + HOUR)).toEqual({ state: 'reserved' });
+        await reserved(scope('k1'), now + HOUR);
       });
 
       it('frees a reservation its process never completed (it crashed) once the hold has passed, not 24 h later', async () => {
-        expect(await repository.reserveIdempotencyKey(scope('k1'), HOLD, now)).toEqual({ state: 'reserved' });
+        await reserved(scope('k1'));
         expect(await repository.reserveIdempotencyKey(scope('k1'), HOLD, now + HOLD - 1)).toEqual({ state: 'in_progress' });
-        expect(await repository.reserveIdempotencyKey(scope('k1'), HOLD, now + HOLD)).toEqual({ state: 'reserved' });
+        const retry = await reserved(scope('k1'), now + HOLD);
         // The retry that took it over answers for good.
-        await repository.completeIdempotencyKey(scope('k1'), 'retried', 24 * HOUR);
+        await repository.completeIdempotencyKey(scope('k1'), retry, 'retried', 24 * HOUR);
         expect(await repository.reserveIdempotencyKey(scope('k1'), HOLD, now + 2 * HOLD)).toEqual({ state: 'completed', response: 'retried' });
       });
 
+      it('lets a holder whose reservation lapsed and was taken over touch nothing of the newer one', async () => {
+        const lapsed = await reserved(scope('k1'));
+        const newer = await reserved(scope('k1'), now + HOLD + 1);
+        expect(newer).not.toBe(lapsed);
+        // The lapsed holder comes back: it can neither renew, complete nor release the newer reservation.
+        expect(await repository.renewIdempotencyKey(scope('k1'), lapsed, HOLD, now + HOLD + 2)).toBe(false);
+        expect(await repository.completeIdempotencyKey(scope('k1'), lapsed, 'stale answer', 24 * HOUR)).toBe(false);
+        expect(await repository.releaseIdempotencyKey(scope('k1'), lapsed)).toBe(false);
+        expect(await repository.reserveIdempotencyKey(scope('k1'), HOLD, now + HOLD + 3)).toEqual({ state: 'in_progress' });
+        // The newer holder still owns it: renews past the lapsed one's attempts, then answers.
+        expect(await repository.renewIdempotencyKey(scope('k1'), newer, HOLD, now + 2 * HOLD)).toBe(true);
+        expect(await repository.reserveIdempotencyKey(scope('k1'), HOLD, now + 3 * HOLD - 1)).toEqual({ state: 'in_progress' });
+        expect(await repository.completeIdempotencyKey(scope('k1'), newer, 'fresh answer', 24 * HOUR)).toBe(true);
+        expect(await repository.reserveIdempotencyKey(scope('k1'), HOLD, now + 3 * HOLD + 1)).toEqual({ state: 'completed', response: 'fresh answer' });
+      });
+
+      it('lets a holder complete its own reservation after its hold passed, as long as no retry took the key', async () => {
+        const token = await reserved(scope('k1'));
+        expect(await repository.renewIdempotencyKey(scope('k1'), token, HOLD, now + HOLD + 1)).toBe(false);
+        expect(await repository.completeIdempotencyKey(scope('k1'), token, 'late answer', 24 * HOUR)).toBe(true);
+        expect(await repository.reserveIdempotencyKey(scope('k1'), HOLD, now + HOLD + 2)).toEqual({ state: 'completed', response: 'late answer' });
+      });
+
       it('renews a live reservation for another hold, but neither an expired nor a completed one', async () => {
-        await repository.reserveIdempotencyKey(scope('k1'), HOLD, now);
-        expect(await repository.renewIdempotencyKey(scope('k1'), HOLD, now + HOLD / 2)).toBe(true);
+        const token = await reserved(scope('k1'));
+        expect(await repository.renewIdempotencyKey(scope('k1'), token, HOLD, now + HOLD / 2)).toBe(true);
         // Past the first hold, within the renewed one: still running.
         expect(await repository.reserveIdempotencyKey(scope('k1'), HOLD, now + HOLD + 1)).toEqual({ state: 'in_progress' });
-        expect(await repository.renewIdempotencyKey(scope('k1'), HOLD, now + 2 * HOLD)).toBe(false);
-        expect(await repository.renewIdempotencyKey(scope('never-reserved'), HOLD, now)).toBe(false);
+        expect(await repository.renewIdempotencyKey(scope('k1'), token, HOLD, now + 2 * HOLD)).toBe(false);
+        expect(await repository.renewIdempotencyKey(scope('never-reserved'), token, HOLD, now)).toBe(false);
 
-        await repository.reserveIdempotencyKey(scope('k2'), HOLD, now);
-        await repository.completeIdempotencyKey(scope('k2'), 'done', HOUR);
-        expect(await repository.renewIdempotencyKey(scope('k2'), HOLD, now + 1)).toBe(false);
+        const second = await reserved(scope('k2'));
+        await repository.completeIdempotencyKey(scope('k2'), second, 'done', HOUR);
+        expect(await repository.renewIdempotencyKey(scope('k2'), second, HOLD, now + 1)).toBe(false);
         expect(await repository.reserveIdempotencyKey(scope('k2'), HOLD, now + HOUR - 1)).toEqual({ state: 'completed', response: 'done' });
       });
 
       it('frees a reservation that is released (failed run) but never a completed answer', async () => {
-        await repository.reserveIdempotencyKey(scope('k1'), HOLD, now);
-        await repository.releaseIdempotencyKey(scope('k1'));
-        expect(await repository.reserveIdempotencyKey(scope('k1'), HOLD, now)).toEqual({ state: 'reserved' });
-        await repository.completeIdempotencyKey(scope('k1'), 'answer', HOUR);
-        await repository.releaseIdempotencyKey(scope('k1'));
+        const first = await reserved(scope('k1'));
+        expect(await repository.releaseIdempotencyKey(scope('k1'), first)).toBe(true);
+        const second = await reserved(scope('k1'));
+        await repository.completeIdempotencyKey(scope('k1'), second, 'answer', HOUR);
+        expect(await repository.releaseIdempotencyKey(scope('k1'), second)).toBe(false);
         expect(await repository.reserveIdempotencyKey(scope('k1'), HOLD, now)).toEqual({ state: 'completed', response: 'answer' });
       });
 

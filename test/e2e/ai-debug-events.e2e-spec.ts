@@ -22,7 +22,7 @@ describe(`${AiGateway.name} debug events (AI_DEBUG)`, () => {
     resetLogSink();
   });
 
-  it('ws_chat names the thread (null for the message that starts one), as the seed debug table asks', async () => {
+  it('ws_chat names the thread (null for the message that starts one), as the debug events table asks', async () => {
     server.enqueue({ text: 'First answer.' }, { text: 'Second answer.' });
     const client = await AiSocketClient.connect(app.url);
     try {

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { MetricsController } from '../../src/observability/metrics.controller';
+import { MetricsController } from '../../src/health/metrics.controller';
 import { AiSocketClient } from '../support/ai-socket.client';
 import { PrometheusSamples } from '../support/prometheus-samples';
 import { ScriptedLlmServer } from '../support/scripted-llm-server';

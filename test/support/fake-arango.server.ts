@@ -1,5 +1,6 @@
 import { createServer, IncomingMessage } from 'node:http';
 import { AddressInfo } from 'node:net';
+import { ARANGO_NAMES } from '../../src/graph/arango/arango-names';
 
 export interface FakeArangoRequest {
   method: string;
@@ -101,6 +102,24 @@ export function fakeCollectionReply(collections: FakeArangoCollections, request:
     return collections.loseCreationRace ? arangoErrorReply(409, 1207, 'duplicate name') : arangoOkReply({ name, type });
   }
   return null;
+}
+
+/**
+ * A server on which every adapter finds its schema in place (3.12.4, no vector index): the version
+ * probe, collections that exist (nodius_edges as an edge collection), analyzers, the search view
+ * (its link is accepted when repaired), index ensures; every query answers nothing.
+ */
+export function preparedArangoReply(request: FakeArangoRequest): FakeArangoReply {
+  const path = apiPathOf(request);
+  if (path === '/_api/version') return arangoOkReply({ server: 'arango', version: '3.12.4', license: 'community' });
+  const collection = path.match(/^\/_api\/collection\/([^/]+)/);
+  if (collection) return arangoOkReply({ name: collection[1], type: collection[1] === ARANGO_NAMES.edges ? 3 : 2 });
+  if (path === '/_api/index') {
+    return request.method === 'GET' ? arangoOkReply({ indexes: [] }) : arangoOkReply({ isNewlyCreated: false, ...(request.body as object) });
+  }
+  const named = path.match(/^\/_api\/(analyzer|view)\/([^/]+)/);
+  if (named) return arangoOkReply({ name: decodeURIComponent(named[2]), type: 'arangosearch', links: {} });
+  return arangoCursorReply([]);
 }
 
 /** An ArangoDB error body, as the server sends it. */

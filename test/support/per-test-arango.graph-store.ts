@@ -1,5 +1,5 @@
 import { Database } from 'arangojs';
-import { ArangoConnectionSettings } from '../../src/graph/arango/arango-connector';
+import { ArangoConnectionSettings, ArangoConnector } from '../../src/database/arango/arango-connector';
 import { ArangoGraphStore } from '../../src/graph/arango/arango-graph.store';
 import { GraphDocument } from '../../src/graph/graph.types';
 import { GraphStore, NodeEmbeddingWrite, StoredEmbeddingState, StoreHealth } from '../../src/graph/graph-store';
@@ -22,6 +22,7 @@ export class PerTestArangoGraphStore implements GraphStore {
 
   private readonly stores = new Map<string, Promise<ArangoGraphStore>>();
   private readonly databases: string[] = [];
+  private readonly connections: Database[] = [];
 
   constructor(
     private readonly settings: ArangoConnectionSettings,
@@ -71,6 +72,7 @@ export class PerTestArangoGraphStore implements GraphStore {
   async close(): Promise<void> {
     for (const store of this.stores.values()) await (await store.catch(() => null))?.close();
     this.stores.clear();
+    for (const connection of this.connections.splice(0)) connection.close();
   }
 
   /** Drops every database this run created. */
@@ -93,9 +95,16 @@ export class PerTestArangoGraphStore implements GraphStore {
     if (!store) {
       const database = `${this.runPrefix}_${this.stores.size + 1}`;
       this.databases.push(database);
-      store = ArangoGraphStore.open({ ...this.settings, database }, { searchWaitForSync: true, retry: { attempts: 3, initialDelayMs: 200, maxDelayMs: 1000 } });
+      store = this.open(database);
       this.stores.set(test, store);
     }
     return store;
+  }
+
+  /** As the service opens it (ArangoPersistenceModule): connect (the database is created), then the store on that connection. */
+  private async open(database: string): Promise<ArangoGraphStore> {
+    const db = await new ArangoConnector({ ...this.settings, database }, { attempts: 3, initialDelayMs: 200, maxDelayMs: 1000 }).connect();
+    this.connections.push(db);
+    return ArangoGraphStore.open(db, { searchWaitForSync: true });
   }
 }

@@ -5,16 +5,22 @@ import * as path from 'node:path';
 import type { GraphDocument } from '../../src/graph/graph.types';
 
 /**
- * The recorded provider responses and real workflow graphs live outside this repository
- * (../shared/fixtures, never copied in). SHARED_FIXTURES_DIR overrides the location.
+ * The recorded provider responses and real workflow graphs live beside this repository, not in it
+ * (../shared/fixtures from its root, never copied in). SHARED_FIXTURES_DIR overrides the location.
  */
 function locateSharedFixtures(): string | null {
-  const candidates = [
-    process.env.SHARED_FIXTURES_DIR,
-    path.resolve(__dirname, '../../../shared/fixtures'),
-    '/work/shared/fixtures',
-  ].filter((candidate): candidate is string => Boolean(candidate));
+  const candidates = [process.env.SHARED_FIXTURES_DIR, path.resolve(repositoryRoot(), '..', 'shared', 'fixtures')].filter(
+    (candidate): candidate is string => Boolean(candidate),
+  );
   return candidates.find((candidate) => existsSync(path.join(candidate, 'llm', 'manifest.json'))) ?? null;
+}
+
+/** The first directory above this file (test/support/, or dist/test/support/ for the benches) holding package.json. */
+function repositoryRoot(): string {
+  for (let dir = __dirname; path.dirname(dir) !== dir; dir = path.dirname(dir)) {
+    if (existsSync(path.join(dir, 'package.json'))) return dir;
+  }
+  return path.resolve(__dirname, '..', '..');
 }
 
 export const SHARED_FIXTURES_DIR = locateSharedFixtures();

@@ -1,4 +1,4 @@
-import type { LlmToolCall } from '../../src/providers/llm-message';
+import type { LlmToolCall } from '../../src/conversation/llm-message';
 import type { ThreadMessage } from '../../src/threads/thread.types';
 
 /** Small builders of stored thread messages for history and repository tests. */

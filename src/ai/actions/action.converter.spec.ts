@@ -1,6 +1,6 @@
 import { nbaWorkflowDemo } from '../../graph/demo/nba-workflow.demo';
 import { ActionConverter, GENERATED_KEY_PREFIX } from './action.converter';
-import { ProposedAction } from './proposed-action';
+import { ProposedAction } from '../../conversation/proposed-action';
 
 const GRAPH = 'nba-workflow';
 

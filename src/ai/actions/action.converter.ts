@@ -1,14 +1,14 @@
 import { createHash } from 'node:crypto';
 import { NodeFieldInstruction } from '../../graph/graph-change-set';
 import { GraphEdge, GraphNode, NodeTypeConfig } from '../../graph/graph.types';
-import { ActionConversionResult } from './action-conversion-result';
-import { ProposedAction } from './proposed-action';
+import { ActionConversionResult } from '../../conversation/action-conversion-result';
+import { ProposedAction } from '../../conversation/proposed-action';
 
-/** Prefix of keys the converter generates (seed 000: `ai_...`). */
+/** Prefix of keys the converter generates (`ai_...`, docs/agent.md "Proposals and their preview"). */
 export const GENERATED_KEY_PREFIX = 'ai_';
 
 /**
- * Turns an approved ProposedAction into graph mutations (seed 000 "ActionConverter"): field
+ * Turns an approved ProposedAction into graph mutations (docs/agent.md "Proposals and their preview"): field
  * instructions, full nodes and edges to create, keys to delete. Pure and deterministic: the same
  * action, graph, default sheet and key seed always give the same result, so the preview shown with
  * the interrupt is exactly what is applied after approval (on the server or by the client).
@@ -78,7 +78,7 @@ export class ActionConverter {
         return result(defaultSheetId, { edgeKeysToDelete: [action.payload.edgeKey] });
       case 'batch': {
         const parts = action.payload.actions.map((sub) => this.convertOne(sub, graphKey, defaultSheetId, keys));
-        // The batch concerns the sheet of its first action (the seed's WSBatch* calls take one sheet).
+        // The batch concerns the sheet of its first action (Nodius's batch calls take one sheet; docs/agent.md).
         return result(parts[0]?.sheetId ?? defaultSheetId, {
           instructions: parts.flatMap((part) => part.instructions),
           nodesToCreate: parts.flatMap((part) => part.nodesToCreate),

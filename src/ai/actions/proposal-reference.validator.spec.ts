@@ -1,7 +1,7 @@
 import { InMemoryGraphDataSource } from '../../../test/support/in-memory-graph-data-source';
 import { GraphDocument, GraphEdge, GraphNode } from '../../graph/graph.types';
 import { ProposalReferenceCheck, ProposalReferenceValidator } from './proposal-reference.validator';
-import { ProposedAction } from './proposed-action';
+import { ProposedAction } from '../../conversation/proposed-action';
 
 const GRAPH = 'g';
 const node = (key: string, sheet = '0'): GraphNode => ({ _key: key, graphKey: GRAPH, type: 'html', sheet, posX: 0, posY: 0 });

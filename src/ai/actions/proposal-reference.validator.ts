@@ -1,5 +1,5 @@
 import { GraphDataSource } from '../../graph/graph-data-source';
-import { ProposedAction } from './proposed-action';
+import { ProposedAction } from '../../conversation/proposed-action';
 
 /** A proposal whose references all resolve (sheet names replaced by their ids), or why it cannot be shown. */
 export type ProposalReferenceCheck = { ok: true; action: ProposedAction } | { ok: false; message: string };

@@ -1,6 +1,6 @@
 import type { UsageTotals } from '../../threads/thread.types';
-import { ActionConversionResult } from '../actions/action-conversion-result';
-import { Interrupt } from './interrupt';
+import { ActionConversionResult } from '../../conversation/action-conversion-result';
+import { Interrupt } from '../../conversation/interrupt';
 
 /** Usage reported in every terminal answer: this request's upstream tokens, cost and calls (the totals a thread adds up). */
 export interface UsageReport extends UsageTotals {
@@ -31,7 +31,7 @@ export interface ProposalResolution {
   message: string;
 }
 
-/** The answer of POST /api/ai/chat and /api/ai/resume (PROTOCOL.md §3). */
+/** The answer of POST /api/ai/chat and /api/ai/resume (docs/protocol.md §3). */
 export type AgentResult =
   | {
       threadId: string;

@@ -1,17 +1,17 @@
-import { LlmMessage, LlmToolCall, LlmToolMessage } from '../../providers/llm-message';
-import type { GraphRAGContext } from '../../rag/graph-rag-context';
+import { LlmMessage, LlmToolCall, LlmToolMessage } from '../../conversation/llm-message';
+import type { GraphRAGContext } from '../../conversation/graph-rag-context';
 import type { PendingInterrupt } from '../../threads/thread.types';
-import { ActionConversionResult } from '../actions/action-conversion-result';
+import { ActionConversionResult } from '../../conversation/action-conversion-result';
 import type { ProposalReferenceCheck } from '../actions/proposal-reference.validator';
-import { ProposedAction } from '../actions/proposed-action';
+import { ProposedAction } from '../../conversation/proposed-action';
 import { AgentTools } from '../tools/agent-tools';
 import { AgentEventSink } from './agent-event.sink';
 import { ToolCallSummary } from './agent-result';
-import { Interrupt } from './interrupt';
+import { Interrupt } from '../../conversation/interrupt';
 import { UsageAccumulator } from './usage.accumulator';
 
 /**
- * One atomic write the loop asks for (seed 003): the messages of a round in order (an assistant
+ * One atomic write the loop asks for (docs/threads.md): the messages of a round in order (an assistant
  * message with its tool calls and all their results; or a final answer; or, on resume, the results
  * that close the interrupted batch), plus the interrupt state. Handed to the caller BEFORE the next
  * upstream call, so a crash never loses a round that the model built on.

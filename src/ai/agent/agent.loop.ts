@@ -5,7 +5,7 @@ import { AppError } from '../../errors/app-error';
 import { AiEventLogger } from '../../observability/ai-event.logger';
 import { isAbortError } from '../../providers/llm-abort.error';
 import { LlmErrorClassifier } from '../../providers/llm-error.classifier';
-import { LlmAssistantMessage, LlmMessage, LlmToolCall, LlmToolDefinition, LlmToolMessage } from '../../providers/llm-message';
+import { LlmAssistantMessage, LlmMessage, LlmToolCall, LlmToolDefinition, LlmToolMessage } from '../../conversation/llm-message';
 import { LlmProvider } from '../../providers/llm-provider';
 import { LlmUsage, ZERO_LLM_USAGE } from '../../providers/llm-usage';
 import { TokenTracker } from '../../providers/token.tracker';
@@ -74,7 +74,7 @@ class RunText {
 
 const CANCELLED_RESULT = 'Not executed: the user stopped the generation.';
 /**
- * Sent (never stored) with the last call once the tool rounds are spent (seed 003's circuit
+ * Sent (never stored) with the last call once the tool rounds are spent (docs/agent.md, the circuit
  * breaker): without it a model often announces another lookup it can no longer make.
  */
 export const TOOL_ROUNDS_SPENT_NOTE =
@@ -87,7 +87,7 @@ export const TOOL_ROUNDS_SPENT_NOTE =
 const COMPLETION_COUNT_MAX_CHARS = 2_000;
 
 /**
- * The tool-calling loop (seed 000 Etapes 4-5), one implementation for REST and Socket.IO: streams
+ * The tool-calling loop (docs/agent.md), one implementation for REST and Socket.IO: streams
  * each upstream call (tokens to the events), executes read tools, stops at the first valid write
  * call with an interrupt, and commits every round before the next call. Pure: no Nest, no
  * transport, no store; the caller persists commits, owns the thread and the sink's terminal event.

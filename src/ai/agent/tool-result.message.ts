@@ -1,6 +1,6 @@
 /**
  * The JSON tool results the model receives for calls the loop does not execute as reads: the
- * outcome of a proposal after the human decided (PROTOCOL.md §3), and errors it can correct.
+ * outcome of a proposal after the human decided (docs/protocol.md §3), and errors it can correct.
  */
 
 export type ProposalStatus = 'approved' | 'rejected' | 'failed';

@@ -5,7 +5,7 @@ import { MENTION_MAX_CHARS, MENTIONS_MAX } from '../chat-input';
 /** Hard bounds; the configured MESSAGE_MAX_CHARS (at most this) is checked by ChatService (413 payload_too_large). */
 export const TEXT_MAX_CHARS = 100_000;
 
-/** Body of POST /api/ai/chat (PROTOCOL.md §3); also the fields of the socket's `ai:chat`. */
+/** Body of POST /api/ai/chat (docs/protocol.md §3); also the fields of the socket's `ai:chat`. */
 export class ChatRequestDto {
   @ApiProperty({ description: 'Local key of a graph of your workspace.', example: 'nba-workflow', maxLength: 256 })
   @IsString()

@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
 import { TEXT_MAX_CHARS } from './chat-request.dto';
 
-/** Body of POST /api/ai/resume (PROTOCOL.md §3); also the fields of the socket's `ai:resume`. */
+/** Body of POST /api/ai/resume (docs/protocol.md §3); also the fields of the socket's `ai:resume`. */
 export class ResumeRequestDto {
   @ApiProperty({ description: 'The thread with the pending proposal.', example: 'ai_mhx2k3l0a9f3c1e2b4d5f6a7', maxLength: 100 })
   @IsString()

@@ -1,4 +1,4 @@
-/** Swagger examples of the /api/ai routes (PROTOCOL.md §3), realistic answers on the demo graph. */
+/** Swagger examples of the /api/ai routes (docs/protocol.md §3), realistic answers on the demo graph. */
 
 const THREAD_ID = 'ai_mhx2k3l0a9f3c1e2b4d5f6a7';
 

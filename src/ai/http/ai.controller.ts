@@ -37,7 +37,7 @@ const examplesResponse = (status: number, description: string, examples: Record<
   ApiResponse({ status, description, content: { 'application/json': { examples } } });
 
 /**
- * The agent over REST (PROTOCOL.md §3): the same ChatService as the Socket.IO gateway, collected
+ * The agent over REST (docs/protocol.md §3): the same ChatService as the Socket.IO gateway, collected
  * into one AgentResult. A client that disconnects before the answer stops the run (the upstream
  * request is cancelled, the partial text is kept in the thread).
  */

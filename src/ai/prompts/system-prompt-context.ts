@@ -1,7 +1,7 @@
 import { AppError } from '../../errors/app-error';
 import { GraphDataSource } from '../../graph/graph-data-source';
 import { Graph, NodeTypeConfig } from '../../graph/graph.types';
-import { GraphRAGContext, NodeTypeConfigSummary } from '../../rag/graph-rag-context';
+import { GraphRAGContext, NodeTypeConfigSummary } from '../../conversation/graph-rag-context';
 import { summarizeGraph } from '../../rag/graph-summary';
 import { summarizeNodeTypeConfig } from '../../rag/node-type-config-summary';
 

@@ -2,7 +2,7 @@ import { Role } from '../../auth/principal';
 import type { Locale } from '../../config/app-config';
 import { BUILT_IN_NODE_TYPES } from '../../graph/graph.types';
 import { truncate } from '../../rag/text-truncation';
-import { BUILT_IN_NODE_TYPE_DESCRIPTIONS } from './built-in-node-types';
+import { BUILT_IN_NODE_TYPE_DESCRIPTIONS } from '../../graph/built-in-node-types';
 import { SystemPromptContext } from './system-prompt-context';
 import { SYSTEM_PROMPT_TEXTS } from './system-prompt.texts';
 
@@ -11,7 +11,7 @@ const DESCRIPTION_MAX_CHARS = 1000;
 const TYPE_DESCRIPTION_MAX_CHARS = 200;
 
 /**
- * The system prompt (seed 000 Etape 2): identity, graph, permissions, node types, rules, conventions.
+ * The system prompt (docs/retrieval.md): identity, graph, permissions, node types, rules, conventions.
  * Stable for a given graph + workspace types + role + locale (no question, no date, types sorted),
  * so providers can cache it; the per-question context goes in a separate message
  * (buildContextMessage). English by default, French with locale 'fr'.

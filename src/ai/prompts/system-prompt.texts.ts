@@ -1,6 +1,6 @@
 import type { Locale } from '../../config/app-config';
 import { RAG_CONTEXT_PREFIX } from '../../rag/rag-context-prefix';
-import { READ_TOOL_NAMES } from '../tools/read-tool-name';
+import { READ_TOOL_REGISTRY } from '../tools/read/read-tool.registry';
 import { WRITE_TOOL_NAMES } from '../tools/write-tool-name';
 
 /** The fixed wording of the system prompt, per locale. Only the graph block and the type list vary. */
@@ -27,7 +27,7 @@ export interface SystemPromptTexts {
   conventions: string[];
 }
 
-const readTools = READ_TOOL_NAMES.join(', ');
+const readTools = READ_TOOL_REGISTRY.names.join(', ');
 const writeTools = WRITE_TOOL_NAMES.join(', ');
 
 export const SYSTEM_PROMPT_TEXTS: Readonly<Record<Locale, SystemPromptTexts>> = Object.freeze({

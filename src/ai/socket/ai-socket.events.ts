@@ -1,12 +1,15 @@
-import type { Namespace, Socket } from 'socket.io';
-import type { AuthenticatedSocketData } from '../../auth/socket.authenticator';
 import type { ErrorCode } from '../../errors/error-code';
+import type { ActionConversionResult } from '../../conversation/action-conversion-result';
+import type { ProposedAction } from '../../conversation/proposed-action';
 import type { UsageReport } from '../agent/agent-result';
-import type { Interrupt } from '../agent/interrupt';
+import type { Interrupt } from '../../conversation/interrupt';
 
 /**
- * The Socket.IO contract of namespace `/ai` (PROTOCOL.md §4) as types, so every emit of the gateway
- * and of test clients is checked against it. `_id` is the client-chosen integer correlating answers.
+ * The Socket.IO contract of namespace `/ai` (docs/protocol.md §4 and §8) as types: the one definition
+ * shared by the gateway (through ai-server-socket.ts) and the client package (client/src/protocol.ts),
+ * so a change that breaks either side fails `npm run typecheck`. Keep this file and what it imports
+ * pure types: the browser client compiles them (docs/client.md). `_id` is the client-chosen integer
+ * correlating answers.
  */
 
 export interface AiChatMessage {
@@ -24,6 +27,7 @@ export interface AiResumeMessage {
   threadId: string;
   approved: boolean;
   feedback?: string;
+  /** The answer to a question interrupt (docs/protocol.md §8.2). */
   answer?: string;
   token?: string;
 }
@@ -34,37 +38,48 @@ export interface AiInterruptMessage {
   token?: string;
 }
 
+/** docs/protocol.md §8.7: replay the events of the thread's latest request after `lastSeq`, under `_id`, then live. */
+export interface AiRejoinMessage {
+  _id: number;
+  threadId: string;
+  lastSeq: number;
+  token?: string;
+}
+
 export interface AiClientToServerEvents {
   'ai:chat': (message: AiChatMessage) => void;
   'ai:resume': (message: AiResumeMessage) => void;
   'ai:interrupt': (message: AiInterruptMessage) => void;
+  'ai:rejoin': (message: AiRejoinMessage) => void;
 }
 
-export interface AiThreadEvent {
+/** What every server → client event of a request carries. */
+export interface AiRequestEvent {
   _id: number;
+  /** docs/protocol.md §8.7: 1, 2, 3, … within the request (with several instances). */
+  seq?: number;
+}
+
+export interface AiThreadEvent extends AiRequestEvent {
   threadId: string;
 }
 
-export interface AiTokenEvent {
-  _id: number;
+export interface AiTokenEvent extends AiRequestEvent {
   /** One or more fragments, coalesced; all ai:token of a request concatenated are its text. */
   token: string;
 }
 
-export interface AiToolStartEvent {
-  _id: number;
+export interface AiToolStartEvent extends AiRequestEvent {
   toolCallId: string;
   toolName: string;
 }
 
-export interface AiToolResultEvent {
-  _id: number;
+export interface AiToolResultEvent extends AiRequestEvent {
   toolCallId: string;
   result: string;
 }
 
-export interface AiCompleteEvent {
-  _id: number;
+export interface AiCompleteEvent extends AiRequestEvent {
   threadId: string;
   /** Every ai:token of the request, concatenated. */
   fullText: string;
@@ -76,10 +91,39 @@ export interface AiCompleteEvent {
 export interface AiErrorEvent {
   /** null: the error concerns no request of its own (see docs/protocol-notes.md). */
   _id: number | null;
+  seq?: number;
   /** User-facing text in the AI_LOCALE language. */
   error: string;
   code: ErrorCode;
   retryable: boolean;
+}
+
+/** docs/protocol.md §8.3: what was loaded for a message, or what an applied series did. */
+export interface ThreadEvent {
+  type: 'DATA_ADDED' | 'ACTIONS_EXECUTED';
+  summary: string;
+  results: Array<{ ok: boolean; label: string; detail?: string }>;
+}
+
+/** `ai:event` (docs/protocol.md §8.3). */
+export interface AiEventPayload extends AiRequestEvent {
+  threadId: string;
+  event: ThreadEvent;
+}
+
+/** `ai:apply` (docs/protocol.md §8.1, HITL_APPLY=client): an autonomous action for the client to apply. */
+export interface AiApplyEvent extends AiRequestEvent {
+  threadId: string;
+  toolCallId: string;
+  proposedAction: ProposedAction;
+  preview: ActionConversionResult;
+}
+
+/** `ai:approval_pending` (docs/protocol.md §8.4): an automation run waits for an editor or admin; not tied to a request. */
+export interface AiApprovalPendingEvent {
+  threadId: string;
+  automationId?: string;
+  interrupt: Interrupt;
 }
 
 export interface AiServerToClientEvents {
@@ -89,12 +133,7 @@ export interface AiServerToClientEvents {
   'ai:tool_result': (event: AiToolResultEvent) => void;
   'ai:complete': (event: AiCompleteEvent) => void;
   'ai:error': (event: AiErrorEvent) => void;
+  'ai:event': (event: AiEventPayload) => void;
+  'ai:apply': (event: AiApplyEvent) => void;
+  'ai:approval_pending': (event: AiApprovalPendingEvent) => void;
 }
-
-/** A server-side socket of the `/ai` namespace. */
-export type AiServerSocket = Socket<AiClientToServerEvents, AiServerToClientEvents, Record<string, never>, AuthenticatedSocketData>;
-
-export type AiNamespace = Namespace<AiClientToServerEvents, AiServerToClientEvents, Record<string, never>, AuthenticatedSocketData>;
-
-/** What a run's sink needs of its socket. */
-export type AiEventTarget = Pick<AiServerSocket, 'emit' | 'connected'>;

@@ -15,18 +15,17 @@ import { APP_CONFIG } from '../../config/app-config.token';
 import { AppError } from '../../errors/app-error';
 import { ErrorCode } from '../../errors/error-code';
 import { AiEventLogger } from '../../observability/ai-event.logger';
-import { MetricsService } from '../../observability/metrics.service';
-import { SocketEventName } from '../../observability/metrics/socket.metrics';
+import { SocketEventName, SocketMetrics } from './socket.metrics';
 import { AgentResult } from '../agent/agent-result';
 import { chatInputOf, resumeInputOf } from '../chat-input';
 import { ChatService } from '../chat.service';
 import { ActiveRunRegistry } from '../runs/active-run.registry';
-import { AiNamespace, AiServerSocket } from './ai-socket.events';
+import { AiNamespace, AiServerSocket } from './ai-server-socket';
 import { SocketChatDto } from './dto/socket-chat.dto';
 import { SocketInterruptDto } from './dto/socket-interrupt.dto';
 import { SocketResumeDto } from './dto/socket-resume.dto';
 import { socketCorsMiddleware } from './socket-cors.middleware';
-import { SocketErrorPresenter } from './socket-error.presenter';
+import { SocketErrorPresenter } from '../../errors/socket-error.presenter';
 import { SocketMessageInbox } from './socket-message.inbox';
 import { messageIdOf, validateSocketPayload } from './socket-payload.validator';
 import { SocketRunSink } from './socket-run.sink';
@@ -40,7 +39,7 @@ export const TOKEN_FLUSH_MAX_CHARS = 4096;
 type RunStarter<T> = (principal: Principal, message: T, sink: SocketRunSink, signal: AbortSignal) => Promise<AgentResult>;
 
 /**
- * Socket.IO namespace `/ai` (PROTOCOL.md §4): `ai:chat`, `ai:resume`, `ai:interrupt` in; `ai:thread`,
+ * Socket.IO namespace `/ai` (docs/protocol.md §4): `ai:chat`, `ai:resume`, `ai:interrupt` in; `ai:thread`,
  * `ai:token` (coalesced), `ai:tool_start`, `ai:tool_result`, then exactly one `ai:complete` or
  * `ai:error` per request out. Sockets authenticate at connection (namespace middleware); a `token`
  * on a message overrides the handshake principal for that message. Each request's abort controller
@@ -62,7 +61,7 @@ export class AiGateway implements OnGatewayInit<AiNamespace>, OnGatewayDisconnec
     private readonly limiter: RequestRateLimiter,
     private readonly runs: ActiveRunRegistry,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly metrics: MetricsService,
+    private readonly metrics: SocketMetrics,
   ) {
     this.presenter = new SocketErrorPresenter(config.locale);
   }
@@ -116,9 +115,9 @@ export class AiGateway implements OnGatewayInit<AiNamespace>, OnGatewayDisconnec
       // Only this socket's runs can be reached, each authorized when it started; a token sent along is still checked.
       if (message.token !== undefined) this.authenticator.principalForMessage(socket, message.token);
       const stopped = this.runs.stop(socket.id, message._id, 'interrupt');
-      this.metrics.socket.event('ai:interrupt', stopped ? 'ok' : 'ignored');
+      this.metrics.event('ai:interrupt', stopped ? 'ok' : 'ignored');
     } catch (error) {
-      this.metrics.socket.event('ai:interrupt', this.sendError(socket, null, error));
+      this.metrics.event('ai:interrupt', this.sendError(socket, null, error));
     }
   }
 
@@ -144,19 +143,19 @@ export class AiGateway implements OnGatewayInit<AiNamespace>, OnGatewayDisconnec
     try {
       message = validateSocketPayload(dtoClass, payload);
     } catch (error) {
-      this.metrics.socket.event(event, this.sendError(socket, this.attributableId(socket, messageIdOf(payload)), error));
+      this.metrics.event(event, this.sendError(socket, this.attributableId(socket, messageIdOf(payload)), error));
       return;
     }
     if (this.runs.isRunning(socket.id, message._id)) {
       // Its _id names the running request, whose own terminal event is still to come.
       const error = AppError.badRequest(`_id ${message._id} is already in use by a running request of this socket`);
-      this.metrics.socket.event(event, this.sendError(socket, null, error));
+      this.metrics.event(event, this.sendError(socket, null, error));
       return;
     }
     try {
       principal = this.authenticator.principalForMessage(socket, message.token);
     } catch (error) {
-      this.metrics.socket.event(event, this.sendError(socket, message._id, error));
+      this.metrics.event(event, this.sendError(socket, message._id, error));
       return;
     }
     if (!socket.connected) return;
@@ -171,12 +170,12 @@ export class AiGateway implements OnGatewayInit<AiNamespace>, OnGatewayDisconnec
       .then((result) => {
         // ChatService completes every run it does not throw from; this is a safety net for the contract.
         if (!sink.isFinished) throw new Error('The run ended without a result');
-        this.metrics.socket.event(event, result.type === 'message' && result.aborted ? 'aborted' : 'ok');
+        this.metrics.event(event, result.type === 'message' && result.aborted ? 'aborted' : 'ok');
       })
       .catch((error: unknown) => {
         const presented = this.presenter.present(error);
         sink.fail(presented);
-        this.metrics.socket.event(event, presented.code);
+        this.metrics.event(event, presented.code);
       })
       .finally(() => active.end());
   }

@@ -1,5 +1,5 @@
 import type { AgentResult, UsageReport } from '../agent/agent-result';
-import type { AiEventTarget } from './ai-socket.events';
+import type { AiEventTarget } from './ai-server-socket';
 import { SocketRunSink } from './socket-run.sink';
 import { TokenFlushScheduler } from './token-flush.scheduler';
 
@@ -66,7 +66,7 @@ describe(SocketRunSink.name, () => {
 
   it('carries the interrupt or the aborted flag of the result', () => {
     const { socket, sent } = fakeSocket();
-    const interrupt = { kind: 'question' as const, toolCallId: 'c', question: 'Which season?' };
+    const interrupt = { kind: 'question' as const, toolCallId: 'c', questionKind: 'confirm' as const, question: 'Which season?' };
     new SocketRunSink(socket, 1, new TokenFlushScheduler(10), 100).complete(
       { threadId: 'ai_t', type: 'interrupt', message: '', interrupt, toolCalls: [], usage } as AgentResult,
     );

@@ -1,11 +1,12 @@
 import type { AgentEventSink } from '../agent/agent-event.sink';
 import type { AgentResult } from '../agent/agent-result';
 import type { RunProgress } from '../runs/active-run.registry';
-import type { AiErrorEvent, AiEventTarget } from './ai-socket.events';
+import type { AiEventTarget } from './ai-server-socket';
+import type { AiErrorEvent } from './ai-socket.events';
 import type { Flushable, TokenFlushScheduler } from './token-flush.scheduler';
 
 /**
- * One socket request's events as `ai:*` messages (PROTOCOL.md §4). Tokens are coalesced: buffered
+ * One socket request's events as `ai:*` messages (docs/protocol.md §4). Tokens are coalesced: buffered
  * and sent by the shared scheduler (at most its interval later), or at once when the buffer reaches
  * `maxBufferChars`; buffered text always goes out before any other event, so the order of the text
  * and the tool events is kept and `fullText` is exactly the concatenation of the `ai:token`s sent.

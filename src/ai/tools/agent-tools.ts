@@ -1,4 +1,4 @@
-import { LlmToolCall, LlmToolDefinition } from '../../providers/llm-message';
+import { LlmToolCall, LlmToolDefinition } from '../../conversation/llm-message';
 import { ToolRoute } from './tool-route';
 
 /** The tools of one run, as the agent loop sees them (AgentToolbox implements it). */

@@ -1,6 +1,6 @@
-import { LlmToolCall } from '../../providers/llm-message';
+import { LlmToolCall } from '../../conversation/llm-message';
 import { AgentToolbox, ReadToolRunner } from './agent.toolbox';
-import { READ_TOOL_NAMES } from './read-tool-name';
+import { READ_TOOL_REGISTRY } from './read/read-tool.registry';
 import { WRITE_TOOL_NAMES } from './write-tool-name';
 
 const call = (name: string, args: string): LlmToolCall => ({ id: 'call_1', type: 'function', function: { name, arguments: args } });
@@ -12,8 +12,8 @@ describe(AgentToolbox.name, () => {
   const editor = new AgentToolbox({ canPropose: true, readTools });
 
   it('offers the read tools to viewers and read + write tools to editors, none without tool support', () => {
-    expect(viewer.definitions.map((tool) => tool.function.name)).toEqual([...READ_TOOL_NAMES]);
-    expect(editor.definitions.map((tool) => tool.function.name)).toEqual([...READ_TOOL_NAMES, ...WRITE_TOOL_NAMES]);
+    expect(viewer.definitions.map((tool) => tool.function.name)).toEqual([...READ_TOOL_REGISTRY.names]);
+    expect(editor.definitions.map((tool) => tool.function.name)).toEqual([...READ_TOOL_REGISTRY.names, ...WRITE_TOOL_NAMES]);
     expect(new AgentToolbox({ canPropose: true, readTools, toolsSupported: false }).definitions).toEqual([]);
   });
 

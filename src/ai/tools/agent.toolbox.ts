@@ -1,7 +1,6 @@
-import { LlmToolCall, LlmToolDefinition } from '../../providers/llm-message';
+import { LlmToolCall, LlmToolDefinition } from '../../conversation/llm-message';
 import { AgentTools } from './agent-tools';
-import { isReadTool, READ_TOOL_NAMES } from './read-tool-name';
-import { READ_TOOL_DEFINITIONS } from './read-tool.definitions';
+import { READ_TOOL_REGISTRY } from './read/read-tool.registry';
 import { ToolRoute } from './tool-route';
 import { WRITE_TOOL_DEFINITIONS } from './write-tool.definitions';
 import { isWriteTool, WRITE_TOOL_NAMES } from './write-tool-name';
@@ -13,7 +12,7 @@ export interface ReadToolRunner {
 }
 
 export interface AgentToolboxOptions {
-  /** editor/admin: the write (propose_*) tools are offered too (PROTOCOL.md §1). */
+  /** editor/admin: the write (propose_*) tools are offered too (docs/protocol.md §1). */
   canPropose: boolean;
   readTools: ReadToolRunner;
   /** False for a provider that cannot call tools (offline): nothing is offered. */
@@ -33,14 +32,14 @@ export class AgentToolbox implements AgentTools {
       options.toolsSupported === false
         ? []
         : options.canPropose
-          ? [...READ_TOOL_DEFINITIONS, ...WRITE_TOOL_DEFINITIONS]
-          : [...READ_TOOL_DEFINITIONS];
+          ? [...READ_TOOL_REGISTRY.definitions, ...WRITE_TOOL_DEFINITIONS]
+          : [...READ_TOOL_REGISTRY.definitions];
   }
 
   route(call: LlmToolCall): ToolRoute {
     const name = call.function.name;
     const raw = call.function.arguments;
-    if (isReadTool(name)) {
+    if (READ_TOOL_REGISTRY.has(name)) {
       const parsed = parseJsonArguments(raw);
       if (!parsed.ok) return { kind: 'error', name, message: parsed.error, malformed: parsed.malformed, announce: true };
       return { kind: 'read', name, rawArguments: raw };
@@ -52,7 +51,7 @@ export class AgentToolbox implements AgentTools {
       if (!result.ok) return { kind: 'error', name, message: result.error, malformed: false, announce: false };
       return { kind: 'propose', name, action: result.action };
     }
-    const available = this.options.canPropose ? [...READ_TOOL_NAMES, ...WRITE_TOOL_NAMES] : [...READ_TOOL_NAMES];
+    const available = this.options.canPropose ? [...READ_TOOL_REGISTRY.names, ...WRITE_TOOL_NAMES] : [...READ_TOOL_REGISTRY.names];
     const message = isWriteTool(name)
       ? `The tool ${name} is not available: this user can only read the graph, so no change can be proposed. Answer with an explanation instead.`
       : `Unknown tool "${name}". Available tools: ${available.join(', ')}.`;

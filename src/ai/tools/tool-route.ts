@@ -1,4 +1,4 @@
-import { ProposedAction } from '../actions/proposed-action';
+import { ProposedAction } from '../../conversation/proposed-action';
 
 /**
  * What the loop does with one tool call, decided in one place (AgentToolbox.route):

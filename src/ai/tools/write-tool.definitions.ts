@@ -1,4 +1,4 @@
-import { LlmToolDefinition } from '../../providers/llm-message';
+import { LlmToolDefinition } from '../../conversation/llm-message';
 import { JsonSchema } from './json-schema.validator';
 import { WriteToolName } from './write-tool-name';
 

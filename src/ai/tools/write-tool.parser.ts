@@ -1,4 +1,4 @@
-import { ProposedAction } from '../actions/proposed-action';
+import { ProposedAction } from '../../conversation/proposed-action';
 import { describeViolations, JsonSchema, JsonSchemaValidator } from './json-schema.validator';
 import {
   actionSchema,
@@ -66,7 +66,7 @@ const MAX_CHANGES = 50;
 class ParseProblem extends Error {}
 
 /**
- * Validates a write tool's arguments strictly (unknown keys rejected, seed 000 `.strict()`) and
+ * Validates a write tool's arguments strictly (unknown keys rejected, docs/protocol.md §5) and
  * builds the ProposedAction. Errors are written for the model, which gets them as the tool result
  * and may call again; they never reach the user as an interrupt.
  */

@@ -9,8 +9,8 @@ export const SQLITE_FILE_NAME = 'ai.sqlite';
 
 /**
  * Opens (creating it and its directory when needed) `<dataDir>/ai.sqlite`, sets the connection
- * pragmas and applies pending migrations. Used by DatabaseModule and by the CLIs, so both see the
- * same schema. The caller owns the connection and closes it.
+ * pragmas and applies pending migrations. Used by SqlitePersistenceModule (service and CLIs) and by
+ * tests, so all see the same schema. The caller owns the connection and closes it.
  */
 export function openSqliteDatabase(dataDir: string, migrations: readonly SqliteMigration[] = SQLITE_MIGRATIONS): Database {
   mkdirSync(dataDir, { recursive: true });

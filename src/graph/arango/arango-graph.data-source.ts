@@ -1,3 +1,5 @@
+import { isArangoError } from 'arangojs/errors';
+import { ArangoQueryExecutor, TransactionStep } from '../../database/arango/arango-query.executor';
 import { AppError } from '../../errors/app-error';
 import { Logger } from '../../observability/logger';
 import { GraphChangeSet, graphChangeSet } from '../graph-change-set';
@@ -7,9 +9,10 @@ import { Graph, GraphEdge, GraphNode, NodeTypeConfig } from '../graph.types';
 import { MutableGraphDataSource } from '../mutable-graph-data-source';
 import { hasNodeContentChanged } from '../node-content';
 import { ArangoCapabilities } from './arango-capabilities';
+import { DOCUMENT_KEY_RULE, localKeyProblem } from './arango-document-key';
 import { ArangoDocumentMapper } from './arango-document.mapper';
 import { ArangoGraphCollections, ArangoGraphQueries, NodeReplacement } from './arango-graph.queries';
-import { ArangoQueryExecutor, TransactionStep } from './arango-query.executor';
+import { planVectorSearch } from './arango-vector-search.plan';
 
 const logger = new Logger('arango-store');
 
@@ -18,6 +21,8 @@ type StoredDocument = Record<string, unknown>;
 export interface ArangoDataSourceOptions {
   /** Wait for the search view to index recent writes before a BM25 query (tests; costly in production). */
   searchWaitForSync: boolean;
+  /** Graphs with fewer nodes are searched by the exact vector scan, even with a vector index. */
+  vectorExactScanBelow: number;
 }
 
 /** Hits re-ranked by exact-match tier: enough that the node a query names is among them. */
@@ -27,7 +32,7 @@ const MAX_DEPTH = 3;
 
 
 /**
- * The graphs of one workspace in ArangoDB (PROTOCOL.md §2 layout). Reads are single AQL queries that
+ * The graphs of one workspace in ArangoDB (docs/protocol.md §2 layout). Reads are single AQL queries that
  * begin with the workspace guard; every mutation runs in a stream transaction (all or nothing);
  * callers see local keys only (arango-document.mapper.ts).
  */
@@ -108,7 +113,13 @@ export class ArangoGraphDataSource implements MutableGraphDataSource {
       .slice(0, maxResults);
   }
 
-  /** COSINE_SIMILARITY over the graph's vectors of `query.model`; through the vector index when the server has a usable one. */
+  /**
+   * Cosine similarity over the graph's vectors of `query.model`: through the vector index when the
+   * server has a usable one of the query's dimension and the graph is large enough to need it
+   * (planVectorSearch: nProbe chosen for the graph's size), by an exact COSINE_SIMILARITY scan
+   * otherwise. A failing indexed search (index dropped or untrained, a server error) falls back to the
+   * exact scan; only a store that cannot be reached at all fails the call.
+   */
   async searchNodesByVector(graphKey: string, query: VectorQuery, maxResults: number): Promise<ScoredNode[]> {
     if (maxResults <= 0 || query.vector.length === 0) return [];
     const params = {
@@ -122,12 +133,20 @@ export class ArangoGraphDataSource implements MutableGraphDataSource {
     const index = this.capabilities.vectorIndex;
     let hits: Array<{ node: StoredDocument; score: number }> | undefined;
     if (index && index.dimension === query.vector.length) {
-      try {
-        hits = await this.executor.all(this.queries.vectorSearchIndexed(params), 'searchNodesByVector');
-      } catch (error) {
-        if (error instanceof AppError && error.code === 'store_unavailable') throw error;
-        // The index may have been dropped since start: the exact scan still answers.
-        logger.warn('arango_vector_index_failed', { index: index.name, errorName: error instanceof Error ? error.name : typeof error });
+      const graphNodes = await this.executor.first<number>(this.queries.graphNodeCount(this.workspace, graphKey), 'searchNodesByVector');
+      if (graphNodes === undefined) return []; // not a graph of this workspace
+      const plan = planVectorSearch(index, graphNodes, maxResults, this.options.vectorExactScanBelow);
+      if (plan.mode === 'indexed') {
+        try {
+          hits = await this.executor.all(this.queries.vectorSearchIndexed({ ...params, nProbe: plan.nProbe }), 'searchNodesByVector');
+        } catch (error) {
+          if (error instanceof AppError && error.code === 'store_unavailable') throw error;
+          logger.warn('arango_vector_index_failed', {
+            index: index.name,
+            errorName: error instanceof Error ? error.name : typeof error,
+            errorNum: isArangoError(error) ? error.errorNum : undefined,
+          });
+        }
       }
     }
     hits ??= await this.executor.all(this.queries.vectorSearchExact(params), 'searchNodesByVector');
@@ -179,7 +198,7 @@ export class ArangoGraphDataSource implements MutableGraphDataSource {
           throw AppError.badRequest(`Node "${after._key}" needs a non-empty string ${field}`, { nodeKey: after._key, field });
         }
       }
-      await step(this.queries.replaceNodes([this.replacement(graphKey, before, after)]));
+      await step(this.queries.replaceNodes(graphKey, [this.replacement(graphKey, before, after)]));
     });
   }
 
@@ -199,12 +218,14 @@ export class ArangoGraphDataSource implements MutableGraphDataSource {
   }
 
   /**
-   * One stream transaction: read the named nodes and edges, plan with the shared GraphChangePlanner
-   * (which throws not_found / conflict / bad_request before anything is written), then write in the
-   * plan's order: delete edges (with those of deleted nodes), delete nodes, create nodes, update
-   * nodes, create edges.
+   * Created keys ArangoDB could not store are refused first (bad_request naming the key). Then one
+   * stream transaction: read the named nodes and edges, plan with the shared GraphChangePlanner (which
+   * throws not_found / conflict / bad_request before anything is written), then write in the plan's
+   * order: delete edges (with those of deleted nodes), delete nodes, create nodes, update nodes,
+   * create edges.
    */
   async applyChanges(graphKey: string, changes: GraphChangeSet): Promise<void> {
+    assertStorableKeys(graphKey, changes);
     const nodeKeys = [
       ...(changes.nodesToCreate ?? []).map((node) => node._key),
       ...(changes.nodeKeysToDelete ?? []),
@@ -225,7 +246,7 @@ export class ArangoGraphDataSource implements MutableGraphDataSource {
         await step(this.queries.insertNodes(plan.nodesToCreate.map((node) => ArangoDocumentMapper.toNodeDocument(graphKey, node))));
       }
       if (plan.nodesToUpdate.length > 0) {
-        await step(this.queries.replaceNodes(plan.nodesToUpdate.map(({ before, after }) => this.replacement(graphKey, before, after))));
+        await step(this.queries.replaceNodes(graphKey, plan.nodesToUpdate.map(({ before, after }) => this.replacement(graphKey, before, after))));
       }
       if (plan.edgesToCreate.length > 0) {
         await step(this.queries.insertEdges(plan.edgesToCreate.map((edge) => ArangoDocumentMapper.toEdgeDocument(graphKey, edge))));
@@ -256,5 +277,18 @@ export class ArangoGraphDataSource implements MutableGraphDataSource {
   private inTransaction(operation: string, work: (step: TransactionStep) => Promise<void>): Promise<void> {
     const { graphs, nodes, edges } = this.collections;
     return this.executor.transaction({ read: [graphs], write: [nodes, edges] }, operation, work);
+  }
+}
+
+/** A created node or edge whose document key `{graphKey}-{key}` ArangoDB would refuse (error 1221): 400 naming it. */
+function assertStorableKeys(graphKey: string, changes: GraphChangeSet): void {
+  const created = [
+    ...(changes.nodesToCreate ?? []).map((node) => ({ kind: 'Node', field: 'nodeKey', key: node._key })),
+    ...(changes.edgesToCreate ?? []).map((edge) => ({ kind: 'Edge', field: 'edgeKey', key: edge._key })),
+  ];
+  for (const { kind, field, key } of created) {
+    if (typeof key !== 'string') continue; // the planner refuses it
+    const problem = localKeyProblem(graphKey, key);
+    if (problem) throw AppError.badRequest(`${kind} key "${key}" cannot be stored: it ${problem}`, { [field]: key, rule: DOCUMENT_KEY_RULE });
   }
 }

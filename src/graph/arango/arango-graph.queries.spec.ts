@@ -1,6 +1,6 @@
 import { Database } from 'arangojs';
 import { AqlQuery, isAqlQuery } from 'arangojs/aql';
-import { containsDeep, referencedBindVars } from '../../../test/support/aql-bind-vars';
+import { containsDeep, limitsNestedLoops, referencedBindVars } from '../../../test/support/aql-bind-vars';
 import { ArangoGraphCollections, ArangoGraphQueries } from './arango-graph.queries';
 import { ARANGO_NAMES } from './arango-names';
 
@@ -51,7 +51,8 @@ function everyQuery(): Record<string, AqlQuery> {
     lexicalSearch: queries.lexicalSearch({ workspace, graphKey, query, candidates: 50, waitForSync: false }),
     lexicalSearchSynced: queries.lexicalSearch({ workspace, graphKey, query, candidates: 50, waitForSync: true }),
     vectorSearchExact: queries.vectorSearchExact(vectorParams),
-    vectorSearchIndexed: queries.vectorSearchIndexed(vectorParams),
+    vectorSearchIndexed: queries.vectorSearchIndexed({ ...vectorParams, nProbe: 12 }),
+    graphNodeCount: queries.graphNodeCount(workspace, graphKey),
     listGraphs: queries.listGraphs(),
     embeddingStates: queries.embeddingStates(workspace, graphKey),
     saveEmbeddings: queries.saveEmbeddings(workspace, graphKey, [{ key: compositeKey, embedding: [1, 0], model, hash: 'h"' }]),
@@ -65,7 +66,7 @@ function everyQuery(): Record<string, AqlQuery> {
     removeEdges: queries.removeEdges(graphKey, [compositeKey], [nodeId]),
     insertNodes: queries.insertNodes([{ _key: compositeKey, graphKey }]),
     insertEdges: queries.insertEdges([{ _key: compositeKey, _from: nodeId, _to: nodeId }]),
-    replaceNodes: queries.replaceNodes([{ document: { _key: compositeKey, data: { text: HOSTILE.query } }, keepVector: true }]),
+    replaceNodes: queries.replaceNodes(graphKey, [{ document: { _key: compositeKey, data: { text: HOSTILE.query } }, keepVector: true }]),
     replaceEdge: queries.replaceEdge({ _key: compositeKey }),
     importState: queries.importState(workspace, graphKey, [HOSTILE.nodeKey]),
     removeGraphEdges: queries.removeGraphEdges(graphKey),
@@ -86,6 +87,10 @@ describe(ArangoGraphQueries.name, () => {
       for (const value of Object.values(HOSTILE)) expect(query.query).not.toContain(value);
       const literals = query.query.match(/"[^"]*"|'[^']*'|`[^`]*`/g) ?? [];
       for (const literal of literals) expect(ALLOWED_LITERALS).toContain(literal);
+    });
+
+    it('never puts a LIMIT after nested loops, where it would cut the whole stream instead of each outer row', () => {
+      expect(limitsNestedLoops(query.query)).toBe(false);
     });
 
     it('reaches collections and the view through @@ bind variables only', () => {
@@ -110,7 +115,7 @@ describe(ArangoGraphQueries.name, () => {
 
   it('starts every node and edge read with the workspace guard on the graph', () => {
     const all = everyQuery();
-    const guarded = ['nodes', 'nodesByKeys', 'edges', 'edgesOut', 'neighborhoodAny', 'lexicalSearch', 'vectorSearchExact', 'vectorSearchIndexed', 'embeddingStates', 'saveEmbeddings'];
+    const guarded = ['nodes', 'nodesByKeys', 'edges', 'edgesOut', 'neighborhoodAny', 'lexicalSearch', 'vectorSearchExact', 'vectorSearchIndexed', 'graphNodeCount', 'embeddingStates', 'saveEmbeddings'];
     for (const name of guarded) {
       const query = all[name];
       expect(query.query).toMatch(/FOR g IN @@\w+\s+FILTER g\._key == @\w+ AND g\.workspace == @\w+[\s\S]*FILTER owner != null/);
@@ -169,7 +174,38 @@ describe(ArangoGraphQueries.name, () => {
     expect(exact.query).toMatch(/COSINE_SIMILARITY\(n\.embedding, @\w+\)/);
     expect(exact.query).toMatch(/FILTER score > @\w+/);
     expect(Object.values(exact.bindVars)).toEqual(expect.arrayContaining(['text-embedding-3-small', 0.3, 7, [0.5, 0.5]]));
-    expect(queries.vectorSearchIndexed(params).query).toMatch(/APPROX_NEAR_COSINE\(n\.embedding, @\w+\)\s+SORT score DESC\s+LIMIT @\w+/);
+  });
+
+  it('searches through the vector index probing nProbe clusters, in the documented FOR, FILTER, SORT, LIMIT form', () => {
+    const params = { workspace: 'ws', graphKey: 'g', vector: [0.5, 0.5], model: 'text-embedding-3-small', minScore: 0.3, limit: 7, nProbe: 23 };
+    const indexed = queries.vectorSearchIndexed(params);
+    const text = indexed.query.replace(/\s+/g, ' ');
+    // One FILTER between FOR and SORT (applied inside the index lookup, 3.12.6+), then SORT by the similarity and LIMIT.
+    expect(text).toMatch(
+      /LET hits = \( FOR n IN @@\w+ FILTER n\.graphKey == @\w+ AND n\.embeddingModel == @\w+ LET score = APPROX_NEAR_COSINE\(n\.embedding, @\w+, \{ nProbe: @(\w+) \}\) SORT score DESC LIMIT @\w+ RETURN/,
+    );
+    const nProbeVar = text.match(/nProbe: @(\w+)/)?.[1] as string;
+    expect(indexed.bindVars[nProbeVar]).toBe(23);
+    const search = text.slice(text.indexOf('LET hits = ('), text.indexOf('FOR hit IN hits'));
+    expect(search.match(/\bFILTER\b/g)).toHaveLength(1);
+    expect(text).toMatch(/FOR hit IN hits FILTER hit\.score > @\w+ RETURN hit$/);
+    expect(Object.values(indexed.bindVars)).toEqual(expect.arrayContaining(['text-embedding-3-small', 0.3, 7, [0.5, 0.5]]));
+  });
+
+  it('counts the nodes of the graph, for the choice between the exact scan and the index', () => {
+    const count = queries.graphNodeCount('ws', 'g');
+    expect(count.query.replace(/\s+/g, ' ')).toMatch(/RETURN COUNT\(FOR n IN @@\w+ FILTER n\.graphKey == @\w+ RETURN 1\)$/);
+  });
+
+  it('replaces every node a change set updates: each matched by key within the graph, no LIMIT across the loops', () => {
+    const replacements = ['a', 'b', 'c'].map((key) => ({ document: { _key: `g-${key}`, graphKey: 'g' }, keepVector: key !== 'b' }));
+    const query = queries.replaceNodes('g', replacements);
+    expect(query.query).toMatch(/FOR replacement IN @\w+\s+FOR old IN @@\w+\s+FILTER old\._key == replacement\.document\._key AND old\.graphKey == @\w+\s+REPLACE old/);
+    expect(query.query).not.toContain('LIMIT');
+    expect(Object.values(query.bindVars)).toContainEqual(replacements);
+    // The helper that guards every query above does see the defect this query had.
+    expect(limitsNestedLoops('FOR r IN @r FOR old IN @@nodes FILTER old._key == r._key LIMIT 1 REPLACE old WITH r IN @@nodes')).toBe(true);
+    expect(limitsNestedLoops('FOR r IN @r LET old = FIRST(FOR o IN @@nodes FILTER o._key == r LIMIT 1 RETURN o) RETURN old')).toBe(false);
   });
 
   it('never returns the stored vector from a read', () => {

@@ -231,20 +231,34 @@ export class ArangoGraphQueries {
   }
 
   /**
-   * Approximate search through a vector index (ArangoDB 3.12.6+, where FILTERs before the SORT are
-   * applied during the index lookup). The threshold is applied after the index returned its top hits.
+   * Approximate search through the vector index (ArangoDB 3.12.6+), probing `nProbe` clusters
+   * (arango-vector-search.plan.ts; without it the index's defaultNProbe, 1 unless set, would look into
+   * a single cluster). The search is its own subquery in the documented form, one FILTER between FOR
+   * and SORT (applied during the index lookup, from the index's stored values when it has them),
+   * then SORT by the similarity and LIMIT; the threshold is applied to the hits it returns.
    */
-  vectorSearchIndexed(params: VectorSearchParams): AqlQuery {
+  vectorSearchIndexed(params: VectorSearchParams & { nProbe: number }): AqlQuery {
     const { workspace, graphKey, vector } = params;
     return aql`
       ${this.ownerGuard(workspace, graphKey)}
-      FOR n IN ${this.c.nodes}
-        FILTER n.graphKey == ${graphKey} AND n.embeddingModel == ${params.model}
-        LET score = APPROX_NEAR_COSINE(n.embedding, ${vector})
-        SORT score DESC
-        LIMIT ${params.limit}
-        FILTER score > ${params.minScore}
-        RETURN { node: UNSET(n, ${HIDDEN_NODE_FIELDS}), score: score }`;
+      LET hits = (
+        FOR n IN ${this.c.nodes}
+          FILTER n.graphKey == ${graphKey} AND n.embeddingModel == ${params.model}
+          LET score = APPROX_NEAR_COSINE(n.embedding, ${vector}, { nProbe: ${params.nProbe} })
+          SORT score DESC
+          LIMIT ${params.limit}
+          RETURN { node: UNSET(n, ${HIDDEN_NODE_FIELDS}), score: score }
+      )
+      FOR hit IN hits
+        FILTER hit.score > ${params.minScore}
+        RETURN hit`;
+  }
+
+  /** How many nodes the graph holds (covered by the `graphKey` index); nothing when it is not the workspace's. */
+  graphNodeCount(workspace: string, graphKey: string): AqlQuery {
+    return aql`
+      ${this.ownerGuard(workspace, graphKey)}
+      RETURN COUNT(FOR n IN ${this.c.nodes} FILTER n.graphKey == ${graphKey} RETURN 1)`;
   }
 
   listGraphs(): AqlQuery {
@@ -328,15 +342,17 @@ export class ArangoGraphQueries {
   }
 
   /**
-   * Replaces node documents. A node whose content did not change keeps its stored vector (moving a
-   * node must not cost a re-embedding); a changed one loses it, so a stale vector is never searched.
+   * Replaces node documents of the graph. A node whose content did not change keeps its stored vector
+   * (moving a node must not cost a re-embedding); a changed one loses it, so a stale vector is never
+   * searched. No LIMIT in the inner loop: in AQL a LIMIT limits the whole row stream of the nested
+   * loops, not each outer iteration, so it would replace the first node only; the primary key lookup
+   * already yields at most one document per replacement.
    */
-  replaceNodes(replacements: NodeReplacement[]): AqlQuery {
+  replaceNodes(graphKey: string, replacements: NodeReplacement[]): AqlQuery {
     return aql`
       FOR replacement IN ${replacements}
         FOR old IN ${this.c.nodes}
-          FILTER old._key == replacement.document._key
-          LIMIT 1
+          FILTER old._key == replacement.document._key AND old.graphKey == ${graphKey}
           REPLACE old WITH MERGE(replacement.keepVector ? KEEP(old, ${[...EMBEDDING_FIELDS]}) : {}, replacement.document) IN ${this.c.nodes}`;
   }
 
@@ -345,15 +361,24 @@ export class ArangoGraphQueries {
   }
 
   /**
-   * Before an import: who owns the graph key (if anyone), which config keys another workspace owns,
+   * Before an import: who owns the graph key (if anyone), whether another graph's key extends it or is
+   * extended by it with "-" (their node keys could collide), which config keys another workspace owns,
    * and, when the graph is the workspace's own, the stored vectors with the content they were computed
    * from (a re-imported node whose content did not change keeps its vector).
    */
   importState(workspace: string, graphKey: string, configKeys: string[]): AqlQuery {
+    // A graph key and another one extending it with "-" (a, a-b) would share node document keys.
+    const extended = `${graphKey}-`;
     return aql`
       LET graphWorkspace = FIRST(FOR g IN ${this.c.graphs} FILTER g._key == ${graphKey} LIMIT 1 RETURN g.workspace)
       RETURN {
         graphWorkspace: graphWorkspace,
+        clashingGraph: LENGTH(
+          FOR g IN ${this.c.graphs}
+            FILTER g._key != ${graphKey} AND (STARTS_WITH(g._key, ${extended}) OR STARTS_WITH(${extended}, CONCAT(g._key, ${'-'})))
+            LIMIT 1
+            RETURN 1
+        ) > 0,
         foreignConfigs: (
           FOR c IN ${this.c.nodeConfigs}
             FILTER c._key IN ${configKeys} AND c.workspace != ${workspace}

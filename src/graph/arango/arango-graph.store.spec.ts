@@ -52,27 +52,29 @@ async function expectAppError(promise: Promise<unknown>, code: string): Promise<
 }
 
 describe(ArangoGraphStore.name, () => {
+  let db: Database;
   beforeEach(() => setLogSink(() => undefined));
   afterEach(() => resetLogSink());
 
-  it('closes its own connection on close(), but leaves a shared one (ARANGO_DATABASE) to its owner', async () => {
-    const own = new Database({ url: 'http://127.0.0.1:1', databaseName: 'nodius' });
-    const shared = new Database({ url: 'http://127.0.0.1:1', databaseName: 'nodius' });
-    const closeOwn = jest.spyOn(own, 'close');
-    const closeShared = jest.spyOn(shared, 'close');
-    await new ArangoGraphStore(own, NO_INDEX).close();
-    await new ArangoGraphStore(shared, NO_INDEX, { sharedConnection: true }).close();
-    expect(closeOwn).toHaveBeenCalledTimes(1);
-    expect(closeShared).not.toHaveBeenCalled();
+  it('leaves the connection open on close(): it belongs to whoever opened it (ArangoPersistenceModule)', async () => {
+    const connection = new Database({ url: 'http://127.0.0.1:1', databaseName: 'nodius' });
+    const close = jest.spyOn(connection, 'close');
+    await new ArangoGraphStore(connection, NO_INDEX).close();
+    expect(close).not.toHaveBeenCalled();
+    connection.close();
   });
 
   describe('when the server is unreachable', () => {
     let store: ArangoGraphStore;
 
     beforeAll(async () => {
-      store = new ArangoGraphStore(new Database({ url: await closedPortUrl(), databaseName: 'nodius' }), NO_INDEX);
+      db = new Database({ url: await closedPortUrl(), databaseName: 'nodius' });
+      store = new ArangoGraphStore(db, NO_INDEX);
     });
-    afterAll(() => store.close());
+    afterAll(async () => {
+      await store.close();
+      db.close();
+    });
 
     it('reports itself down in health() with a detail, without throwing', async () => {
       const health = await store.health();
@@ -114,9 +116,13 @@ describe(ArangoGraphStore.name, () => {
     beforeEach(() => {
       server.requests.length = 0;
       script = () => undefined;
-      store = new ArangoGraphStore(new Database({ url: server.url, databaseName: 'nodius' }), NO_INDEX);
+      db = new Database({ url: server.url, databaseName: 'nodius' });
+      store = new ArangoGraphStore(db, NO_INDEX);
     });
-    afterEach(() => store.close());
+    afterEach(async () => {
+      await store.close();
+      db.close();
+    });
 
     const cursorRequests = (): FakeArangoRequest[] => server.requests.filter((request) => request.path.endsWith('/_api/cursor'));
 
@@ -268,6 +274,46 @@ describe(ArangoGraphStore.name, () => {
       expect(server.requests.at(-1)?.method).toBe('DELETE');
     });
 
+    it('refuses a created node or edge key ArangoDB could not store with bad_request naming it, before any request', async () => {
+      const node = { _key: 'my node', graphKey: 'g', type: 't', sheet: '0', posX: 0, posY: 0 };
+      const error = await expectAppError(store.forWorkspace('w').createNode('g', node), 'bad_request');
+      expect(error.message).toMatch(/^Node key "my node" cannot be stored: it holds characters ArangoDB does not allow/);
+      expect(error.details).toMatchObject({ nodeKey: 'my node', rule: expect.stringContaining('254 bytes') });
+      const edge = { _key: 'e'.repeat(260), graphKey: 'g', sheet: '0', source: 'a', sourceHandle: 'R', target: 'b', targetHandle: 'L' };
+      expect((await expectAppError(store.forWorkspace('w').applyChanges('g', graphChangeSet({ edgesToCreate: [edge] })), 'bad_request')).message).toMatch(
+        /^Edge key "e+" cannot be stored: it is 260 bytes long/,
+      );
+      expect(server.requests).toEqual([]);
+    });
+
+    it('maps a key the server refuses anyway (error 1221) to bad_request, after aborting', async () => {
+      script = (request) =>
+        queryOf(request).includes('owned: owner != null')
+          ? arangoCursorReply([{ owned: true, nodes: [], edges: [] }])
+          : arangoErrorReply(400, 1221, 'illegal document key');
+      await expectAppError(store.forWorkspace('w').createNode('g', { _key: 'a', graphKey: 'g', type: 't', sheet: '0', posX: 0, posY: 0 }), 'bad_request');
+      expect(server.requests.at(-1)?.method).toBe('DELETE');
+    });
+
+    it('lists keys ArangoDB could not store among the import problems, before any request', async () => {
+      const graph = { _key: 'g', workspace: 'mine', name: 'G', sheetsList: { '0': 'main' } };
+      const nodes = [{ _key: 'a b', graphKey: 'g', type: 't', sheet: '0', posX: 0, posY: 0 }];
+      const error = await expectAppError(store.importGraph('mine', { graph, nodes, edges: [], nodeConfigs: [{ _key: 'c#1', workspace: 'mine', displayName: 'C' }] }), 'bad_request');
+      expect((error.details as Array<{ field: string }>).map((problem) => problem.field)).toEqual(['nodes[0]._key', 'nodeConfigs[0]._key']);
+      expect(server.requests).toEqual([]);
+    });
+
+    it('refuses to import a graph key that another graph key extends with "-", or that extends one: their node keys could collide', async () => {
+      script = () => arangoCursorReply([{ graphWorkspace: null, clashingGraph: true, foreignConfigs: [], vectors: [] }]);
+      const graph = { _key: 'a-b', workspace: 'mine', name: 'G', sheetsList: {} };
+      const error = await expectAppError(store.importGraph('mine', { graph, nodes: [], edges: [], nodeConfigs: [] }), 'conflict');
+      expect(error.message).toMatch(/^Graph key "a-b" cannot be used: another graph's key extends it, or is extended by it, with "-"/);
+      expect(server.requests.at(-1)?.method).toBe('DELETE');
+      const importState = cursorRequests()[0].body as CursorBody;
+      expect(importState.query).toMatch(/STARTS_WITH\(g\._key, @\w+\) OR STARTS_WITH\(@\w+, CONCAT\(g\._key, @\w+\)\)/);
+      expect(Object.values(importState.bindVars)).toEqual(expect.arrayContaining(['a-b', 'a-b-', '-']));
+    });
+
     it('imports a graph in one transaction, keeping the vectors of nodes whose content did not change', async () => {
       script = (request) =>
         queryOf(request).includes('graphWorkspace')
@@ -328,22 +374,78 @@ describe(ArangoGraphStore.name, () => {
       expect(server.requests).toEqual([]);
     });
 
-    it('uses the vector index when its dimension matches, and falls back to the exact scan if it fails', async () => {
-      store = new ArangoGraphStore(new Database({ url: server.url, databaseName: 'nodius' }), {
-        version: '3.12.6',
-        vectorIndex: { name: 'vec', dimension: 2 },
-      });
-      script = (request) =>
-        queryOf(request).includes('APPROX_NEAR_COSINE')
-          ? arangoErrorReply(400, 1554, 'index not usable')
-          : arangoCursorReply([{ node: { _key: 'g-a', graphKey: 'g' }, score: 0.9 }]);
-      const hits = await store.forWorkspace('w').searchNodesByVector('g', { vector: new Float32Array([1, 0]), model: 'm', minScore: 0.3 }, 3);
-      expect(hits).toEqual([{ node: expect.objectContaining({ _key: 'a' }), score: 0.9 }]);
-      expect(cursorRequests().map((request) => (queryOf(request).includes('APPROX_NEAR_COSINE') ? 'indexed' : 'exact'))).toEqual(['indexed', 'exact']);
+    describe('vector search with a vector index', () => {
+      const INDEXED: ArangoCapabilities = {
+        version: '3.12.7',
+        vectorIndex: { name: 'vec', dimension: 2, nLists: 100, defaultNProbe: 1, storedValues: ['graphKey', 'embeddingModel'] },
+      };
+      const kindOf = (request: FakeArangoRequest): string => {
+        const text = queryOf(request);
+        if (text.includes('APPROX_NEAR_COSINE')) return 'indexed';
+        if (text.includes('COSINE_SIMILARITY')) return 'exact';
+        return text.includes('RETURN COUNT(') ? 'count' : 'other';
+      };
+      const bindVarsOf = (request: FakeArangoRequest): Record<string, unknown> => (request.body as CursorBody).bindVars;
+      const search = (vector = [1, 0]) =>
+        store.forWorkspace('w').searchNodesByVector('g', { vector: new Float32Array(vector), model: 'm', minScore: 0.3 }, 3);
 
-      server.requests.length = 0;
-      await store.forWorkspace('w').searchNodesByVector('g', { vector: new Float32Array([1, 0, 0]), model: 'm', minScore: 0.3 }, 3);
-      expect(cursorRequests().map((request) => (queryOf(request).includes('COSINE_SIMILARITY') ? 'exact' : 'other'))).toEqual(['exact']);
+      /** Answers the count with `graphNodes`, the indexed search with `indexed`, the exact scan with one hit. */
+      function serve(graphNodes: number | null, indexed: () => FakeArangoReply = () => arangoCursorReply([{ node: { _key: 'g-i', graphKey: 'g' }, score: 0.8 }])): void {
+        script = (request) => {
+          const kind = kindOf(request);
+          if (kind === 'count') return arangoCursorReply(graphNodes === null ? [] : [graphNodes]);
+          if (kind === 'indexed') return indexed();
+          return arangoCursorReply([{ node: { _key: 'g-a', graphKey: 'g' }, score: 0.9 }]);
+        };
+      }
+
+      beforeEach(() => {
+        store = new ArangoGraphStore(db, INDEXED, { vectorExactScanBelow: 1_000 });
+      });
+
+      it('goes through the index for a graph of the size that needs it, probing the clusters the plan asks for', async () => {
+        serve(20_000);
+        expect(await search()).toEqual([{ node: expect.objectContaining({ _key: 'i' }), score: 0.8 }]);
+        const requests = cursorRequests();
+        expect(requests.map(kindOf)).toEqual(['count', 'indexed']);
+        // 100 lists, 3 results, 20,000 nodes: the √100 = 10 floor applies.
+        expect(Object.values(bindVarsOf(requests[1]))).toContain(10);
+      });
+
+      it('scans a graph below the size exactly, without touching the index', async () => {
+        serve(999);
+        expect(await search()).toEqual([{ node: expect.objectContaining({ _key: 'a' }), score: 0.9 }]);
+        expect(cursorRequests().map(kindOf)).toEqual(['count', 'exact']);
+      });
+
+      it('answers nothing for a graph outside the workspace, after the guarded count alone', async () => {
+        serve(null);
+        expect(await search()).toEqual([]);
+        expect(cursorRequests().map(kindOf)).toEqual(['count']);
+      });
+
+      it.each([
+        ['the index cannot be applied (1554)', () => arangoErrorReply(400, 1554, 'vector search not applied')],
+        ['the index is not trained (1555)', () => arangoErrorReply(400, 1555, 'vector index not ready')],
+        ['the server fails (500)', () => arangoErrorReply(500, 4, 'out of memory')],
+        ['a permission is missing (403)', () => arangoErrorReply(403, 11, 'forbidden')],
+      ])('falls back to the exact scan when %s', async (_case, failure) => {
+        serve(20_000, failure);
+        expect(await search()).toEqual([{ node: expect.objectContaining({ _key: 'a' }), score: 0.9 }]);
+        expect(cursorRequests().map(kindOf)).toEqual(['count', 'indexed', 'exact']);
+      });
+
+      it('fails with store_unavailable, without a second try, when the server is unavailable (503)', async () => {
+        serve(20_000, () => arangoErrorReply(503, 503, 'service unavailable'));
+        await expectAppError(search(), 'store_unavailable');
+        expect(cursorRequests().map(kindOf)).toEqual(['count', 'indexed']);
+      });
+
+      it('scans exactly, without counting, when the query vector has another dimension than the index', async () => {
+        serve(20_000);
+        await search([1, 0, 0]);
+        expect(cursorRequests().map(kindOf)).toEqual(['exact']);
+      });
     });
   });
 });

@@ -8,13 +8,14 @@ import { hasNodeContentChanged } from '../node-content';
 import { GraphStore, NodeEmbeddingWrite, StoredEmbeddingState, StoreHealth } from '../graph-store';
 import { MutableGraphDataSource } from '../mutable-graph-data-source';
 import { ArangoCapabilities } from './arango-capabilities';
-import { ArangoConnectionSettings, ArangoConnector, ArangoRetryPolicy, DEFAULT_ARANGO_RETRY } from './arango-connector';
+import { documentKeyProblems } from './arango-document-key';
 import { ArangoDocumentMapper } from './arango-document.mapper';
 import { ArangoGraphDataSource } from './arango-graph.data-source';
 import { ArangoGraphCollections, ArangoGraphQueries } from './arango-graph.queries';
 import { ARANGO_NAMES, EMBEDDING_FIELDS } from './arango-names';
-import { ArangoQueryExecutor } from './arango-query.executor';
+import { ArangoQueryExecutor } from '../../database/arango/arango-query.executor';
 import { ArangoSchema } from './arango-schema';
+import { DEFAULT_VECTOR_EXACT_SCAN_BELOW } from './arango-vector-search.plan';
 
 const logger = new Logger('arango-store');
 
@@ -22,19 +23,18 @@ const logger = new Logger('arango-store');
 const HEALTH_TIMEOUT_MS = 3000;
 
 export interface ArangoGraphStoreOptions {
-  retry?: ArangoRetryPolicy;
   /** Wait for the search view to index recent writes before each BM25 query (contract tests). */
   searchWaitForSync?: boolean;
-  /** The connection belongs to someone else (DatabaseModule's ARANGO_DATABASE): close() leaves it open. */
-  sharedConnection?: boolean;
+  /** Graphs with fewer nodes are searched by the exact vector scan even with a vector index (default 5,000). */
+  vectorExactScanBelow?: number;
 }
 
 type StoredDocument = Record<string, unknown>;
 
 /**
- * The production GraphStore: the graphs Nodius keeps in ArangoDB (PROTOCOL.md §2). Opened once at
- * start by `ArangoGraphStore.open()` (or `onSharedConnection()`, on the service's one connection):
- * connection with retries, schema ensured, capabilities detected.
+ * The production GraphStore: the graphs Nodius keeps in ArangoDB (docs/protocol.md §2). Opened once at
+ * start by `ArangoGraphStore.open()` on the instance's connection (ArangoPersistenceModule, which
+ * connects with retries and closes the connection last): schema ensured, capabilities detected.
  * After that a lost server never crashes the process: each call fails with `store_unavailable` (503,
  * retryable) until it comes back, and `health()` reports it down.
  *
@@ -65,25 +65,15 @@ export class ArangoGraphStore implements GraphStore {
     this.executor = new ArangoQueryExecutor(db);
   }
 
-  /** Connects (retrying while the server comes up), ensures the schema, detects capabilities. */
-  static async open(settings: ArangoConnectionSettings, options: ArangoGraphStoreOptions = {}): Promise<ArangoGraphStore> {
-    const db = await new ArangoConnector(settings, options.retry ?? DEFAULT_ARANGO_RETRY).connect();
-    try {
-      return new ArangoGraphStore(db, await ensureSchema(db), options);
-    } catch (error) {
-      db.close();
-      throw error;
-    }
-  }
-
-  /** On the service's shared connection (ARANGO_DATABASE, already connected): ensures the schema, detects capabilities. */
-  static async onSharedConnection(db: Database, options: ArangoGraphStoreOptions = {}): Promise<ArangoGraphStore> {
-    return new ArangoGraphStore(db, await ensureSchema(db), { ...options, sharedConnection: true });
+  /** On a connected database (ArangoConnector): ensures the schema, detects capabilities. The caller keeps the connection. */
+  static async open(db: Database, options: ArangoGraphStoreOptions = {}): Promise<ArangoGraphStore> {
+    return new ArangoGraphStore(db, await ensureSchema(db), options);
   }
 
   forWorkspace(workspace: string): MutableGraphDataSource {
     return new ArangoGraphDataSource(workspace, this.collections, this.queries, this.executor, this.capabilities, {
       searchWaitForSync: this.options.searchWaitForSync ?? false,
+      vectorExactScanBelow: this.options.vectorExactScanBelow ?? DEFAULT_VECTOR_EXACT_SCAN_BELOW,
     });
   }
 
@@ -98,21 +88,32 @@ export class ArangoGraphStore implements GraphStore {
    * vector; a node carrying its own vector (a Nodius export) is stored with it. A graph key or config
    * key owned by another workspace is a conflict: ArangoDB keys are unique per collection, so unlike
    * the embedded store two workspaces cannot hold the same key (Nodius keys are unique tokens anyway).
+   * Keys ArangoDB cannot store are listed with the other problems (400), and a graph key that another
+   * graph's key extends with "-" (or that extends one) is a conflict: `a` and `a-b` would share node
+   * document keys (`a-b` + `c` and `a` + `b-c` are both `a-b-c`).
    */
   async importGraph(workspace: string, input: GraphDocument): Promise<{ nodes: number; edges: number }> {
     const graphKey = input.graph?._key;
     const { document, problems } = validateGraphImport(typeof graphKey === 'string' ? graphKey : '', input);
+    if (typeof graphKey === 'string') problems.push(...documentKeyProblems(graphKey, document));
     if (problems.length > 0) {
       throw AppError.badRequest(`The graph "${String(graphKey)}" cannot be imported: ${problems.length} integrity problem(s)`, problems);
     }
     const configKeys = document.nodeConfigs.map((config) => config._key);
     const { graphs, nodes, edges, nodeConfigs } = this.collections;
     await this.executor.transaction({ write: [graphs, nodes, edges, nodeConfigs] }, 'importGraph', async (step) => {
-      const [state] = await step<{ graphWorkspace: string | null; foreignConfigs: string[]; vectors: StoredDocument[] }>(
+      const [state] = await step<{ graphWorkspace: string | null; clashingGraph: boolean; foreignConfigs: string[]; vectors: StoredDocument[] }>(
         this.queries.importState(workspace, graphKey, configKeys),
       );
       if (state.graphWorkspace !== null && state.graphWorkspace !== workspace) {
         throw AppError.conflict(`Graph key "${graphKey}" is already used in the graph store`, { graphKey });
+      }
+      if (state.clashingGraph) {
+        throw AppError.conflict(
+          `Graph key "${graphKey}" cannot be used: another graph's key extends it, or is extended by it, with "-", and node ` +
+            'documents are keyed {graphKey}-{nodeKey}, so their node keys could collide (docs/graph-store.md)',
+          { graphKey },
+        );
       }
       if (state.foreignConfigs.length > 0) {
         throw AppError.conflict(`Node config keys already used by another workspace: ${state.foreignConfigs.join(', ')}`, {
@@ -183,8 +184,9 @@ export class ArangoGraphStore implements GraphStore {
     }
   }
 
+  /** Nothing of its own to release: the connection belongs to whoever opened it, and is closed after the store. */
   async close(): Promise<void> {
-    if (!this.options.sharedConnection) this.db.close();
+    return undefined;
   }
 }
 

@@ -1,6 +1,6 @@
 /**
  * Names of everything this service uses in an ArangoDB database. The collections are Nodius's own
- * (PROTOCOL.md §2); the view and analyzers are added by this service (arango-schema.ts) and carry a
+ * (docs/protocol.md §2); the view and analyzers are added by this service (arango-schema.ts) and carry a
  * version suffix, because an analyzer cannot be redefined in place: a changed definition gets a new name.
  */
 export const ARANGO_NAMES = {
@@ -13,8 +13,12 @@ export const ARANGO_NAMES = {
   searchView: 'nodius_ai_node_search_v1',
   /** English prose: word tokenizer, lowercase, accents folded, stemming, stop words. */
   proseAnalyzer: 'nodius_ai_prose_v1',
-  /** Code identifiers: camelCase / snake_case / digits split first, then the prose treatment. */
-  identifierAnalyzer: 'nodius_ai_identifier_v1',
+  /**
+   * Code identifiers: camelCase / snake_case / digits split first, then the prose treatment. v2: one
+   * nested expression over input capped at 20,000 characters (v1's four LETs ran the full AQL engine
+   * per indexed value and could hit the analyzer's memory limit on a large `process`).
+   */
+  identifierAnalyzer: 'nodius_ai_identifier_v2',
 } as const;
 
 /**
@@ -23,5 +27,5 @@ export const ARANGO_NAMES = {
  */
 export const SEARCH_DATA_FIELD = 'aiSearchData';
 
-/** Node attributes holding the stored vector and what it was computed from (PROTOCOL.md §2). */
+/** Node attributes holding the stored vector and what it was computed from (docs/protocol.md §2). */
 export const EMBEDDING_FIELDS = ['embedding', 'embeddingModel', 'embeddingHash'] as const;

@@ -128,13 +128,14 @@ describe(ArangoSchema.name, () => {
     });
     const indexes = server.requests.filter((request) => request.method === 'POST' && request.path.endsWith('/_api/index'));
     expect(indexes.map((request) => [request.query.collection, request.body])).toEqual([
-      [ARANGO_NAMES.nodes, { type: 'persistent', fields: ['graphKey'] }],
-      [ARANGO_NAMES.edges, { type: 'persistent', fields: ['graphKey'] }],
-      [ARANGO_NAMES.graphs, { type: 'persistent', fields: ['workspace'] }],
-      [ARANGO_NAMES.nodeConfigs, { type: 'persistent', fields: ['workspace'] }],
+      [ARANGO_NAMES.nodes, { type: 'persistent', fields: ['graphKey'], inBackground: true }],
+      [ARANGO_NAMES.edges, { type: 'persistent', fields: ['graphKey'], inBackground: true }],
+      [ARANGO_NAMES.graphs, { type: 'persistent', fields: ['workspace'], inBackground: true }],
+      [ARANGO_NAMES.nodeConfigs, { type: 'persistent', fields: ['workspace'], inBackground: true }],
     ]);
     expect([...schema.analyzers].sort()).toEqual([ARANGO_NAMES.identifierAnalyzer, ARANGO_NAMES.proseAnalyzer]);
     expect(schema.views.get(ARANGO_NAMES.searchView)?.links).toEqual({ [ARANGO_NAMES.nodes]: NODE_SEARCH_LINK });
+    expect(NODE_SEARCH_LINK.inBackground).toBe(true);
   });
 
   it('leaves a database it already prepared alone: only the idempotent index ensures are sent', async () => {
@@ -153,6 +154,43 @@ describe(ArangoSchema.name, () => {
     expect(view.links[ARANGO_NAMES.nodes]).toEqual(NODE_SEARCH_LINK);
   });
 
+  it('leaves the link alone as the server reports it: default analyzers left out, custom ones prefixed with the database', async () => {
+    schema = preparedSchema();
+    const link = (schema.views.get(ARANGO_NAMES.searchView) as { links: Record<string, { fields: Record<string, { analyzers?: string[] }> }> }).links[
+      ARANGO_NAMES.nodes
+    ];
+    // graphKey wants ["identity"], which is the default: ArangoDB answers the field without analyzers.
+    link.fields.graphKey = {};
+    await new ArangoSchema(db).ensure();
+    expect(writes()).not.toContain(`PATCH /_api/view/${ARANGO_NAMES.searchView}/properties`);
+  });
+
+  it('repairs the link when a field without analyzers inherits a link default other than identity', async () => {
+    schema = preparedSchema();
+    const link = (schema.views.get(ARANGO_NAMES.searchView) as { links: Record<string, { analyzers?: string[]; fields: Record<string, object> }> }).links[
+      ARANGO_NAMES.nodes
+    ];
+    link.analyzers = [`nodius::${ARANGO_NAMES.proseAnalyzer}`];
+    link.fields.graphKey = {};
+    await new ArangoSchema(db).ensure();
+    expect(writes()).toContain(`PATCH /_api/view/${ARANGO_NAMES.searchView}/properties`);
+  });
+
+  it('moves the link to the current identifier analyzer (v1 → v2), in the background, creating the analyzer first', async () => {
+    schema = preparedSchema();
+    schema.analyzers.delete(ARANGO_NAMES.identifierAnalyzer);
+    schema.analyzers.add('nodius_ai_identifier_v1');
+    const view = schema.views.get(ARANGO_NAMES.searchView) as { links: Record<string, { fields: Record<string, { analyzers?: string[] }> }> };
+    for (const field of Object.values(view.links[ARANGO_NAMES.nodes].fields)) {
+      field.analyzers = field.analyzers?.map((name) => name.replace(ARANGO_NAMES.identifierAnalyzer, 'nodius_ai_identifier_v1'));
+    }
+    await new ArangoSchema(db).ensure();
+    expect(writes()).toEqual([...Array(4).fill('POST /_api/index'), 'POST /_api/analyzer', `PATCH /_api/view/${ARANGO_NAMES.searchView}/properties`]);
+    const patch = server.requests.find((request) => request.method === 'PATCH')?.body as { links: Record<string, { inBackground: boolean }> };
+    expect(patch.links[ARANGO_NAMES.nodes]).toEqual(NODE_SEARCH_LINK);
+    expect(patch.links[ARANGO_NAMES.nodes].inBackground).toBe(true);
+  });
+
   it('refuses to run on a nodius_edges that is not an edge collection', async () => {
     schema = preparedSchema();
     schema.types.set(ARANGO_NAMES.edges, 2);
@@ -164,12 +202,38 @@ describe(ArangoSchema.name, () => {
     await expect(new ArangoSchema(db).ensure()).resolves.toMatchObject({ version: '3.12.4' });
   });
 
-  it('reports a usable cosine vector index from 3.12.6 on', async () => {
+  it('reports a usable cosine vector index from 3.12.6 on, listing indexes with the hidden ones (still building, per-shard details)', async () => {
     schema = preparedSchema('3.12.7');
-    schema.indexes.push({ type: 'vector', name: 'nodius_ai_embedding_cosine', fields: ['embedding'], params: { metric: 'cosine', dimension: 1536, nLists: 40 } });
+    schema.indexes.push({
+      type: 'vector',
+      name: 'nodius_ai_embedding_cosine',
+      fields: ['embedding'],
+      storedValues: ['graphKey', 'embeddingModel'],
+      params: { metric: 'cosine', dimension: 1536, nLists: 40, defaultNProbe: 7 },
+    });
     await expect(new ArangoSchema(db).ensure()).resolves.toEqual({
       version: '3.12.7',
-      vectorIndex: { name: 'nodius_ai_embedding_cosine', dimension: 1536 },
+      vectorIndex: { name: 'nodius_ai_embedding_cosine', dimension: 1536, nLists: 40, defaultNProbe: 7, storedValues: ['graphKey', 'embeddingModel'] },
     });
+    const listing = server.requests.find((request) => request.method === 'GET' && request.path.endsWith('/_api/index'));
+    expect(listing?.query).toMatchObject({ collection: ARANGO_NAMES.nodes, withHidden: 'true' });
+  });
+
+  it('leaves an untrained vector index unused and says why', async () => {
+    schema = preparedSchema('3.12.9');
+    schema.indexes.push({
+      type: 'vector',
+      name: 'nodius_ai_embedding_cosine',
+      fields: ['embedding'],
+      trainingState: 'unusable',
+      errorMessage: 'not enough training data for vector index',
+      params: { metric: 'cosine', dimension: 1536, nLists: 40 },
+    });
+    const logs: Array<Record<string, unknown>> = [];
+    setLogSink((entry) => logs.push(entry as unknown as Record<string, unknown>));
+    await expect(new ArangoSchema(db).ensure()).resolves.toEqual({ version: '3.12.9', vectorIndex: null });
+    expect(logs).toContainEqual(
+      expect.objectContaining({ event: 'arango_vector_index_ignored', index: 'nodius_ai_embedding_cosine', reason: expect.stringContaining('not enough training data') }),
+    );
   });
 });

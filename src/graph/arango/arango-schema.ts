@@ -1,9 +1,10 @@
 import { Database } from 'arangojs';
 import { CollectionType } from 'arangojs/collections';
 import { isArangoError } from 'arangojs/errors';
-import { ArangoSearchViewLink, ArangoSearchViewProperties } from 'arangojs/views';
+import { HiddenIndexDescription } from 'arangojs/indexes';
+import { ArangoSearchViewLink, ArangoSearchViewLinkOptions, ArangoSearchViewProperties } from 'arangojs/views';
 import { Logger } from '../../observability/logger';
-import { ArangoCapabilities, detectVectorIndex } from './arango-capabilities';
+import { ArangoCapabilities, detectVectorIndex, IndexLike } from './arango-capabilities';
 import { ARANGO_NAMES } from './arango-names';
 import { NODE_SEARCH_LINK, SEARCH_ANALYZERS } from './arango-search.definitions';
 
@@ -11,6 +12,9 @@ const logger = new Logger('arango-store');
 
 /** "duplicate name": another instance created the same thing between our check and our create. */
 const DUPLICATE_NAME = 1207;
+
+/** What ArangoSearch applies to a link or field that names no analyzers. */
+const DEFAULT_ANALYZERS = ['identity'];
 
 const DOCUMENT_COLLECTIONS = [ARANGO_NAMES.graphs, ARANGO_NAMES.nodes, ARANGO_NAMES.nodeConfigs, ARANGO_NAMES.threads];
 
@@ -37,13 +41,18 @@ export class ArangoSchema {
     await this.ensureIndexes();
     await this.ensureAnalyzers();
     await this.ensureSearchView();
-    const indexes = await this.db.collection(ARANGO_NAMES.nodes).indexes();
-    const capabilities: ArangoCapabilities = { version, vectorIndex: detectVectorIndex(version, indexes) };
+    // withHidden: indexes still being built are listed (with their progress), and from 3.12.10 the
+    // number of centroids each shard was trained with.
+    const indexes: IndexLike[] = await this.db.collection(ARANGO_NAMES.nodes).indexes<HiddenIndexDescription>({ withHidden: true });
+    const { vectorIndex, ignored } = detectVectorIndex(version, indexes);
+    for (const index of ignored) logger.warn('arango_vector_index_ignored', { index: index.name, reason: index.reason });
     logger.info('arango_schema_ready', {
       version,
-      vectorIndex: capabilities.vectorIndex ? `${capabilities.vectorIndex.name} (${capabilities.vectorIndex.dimension})` : 'none, exact cosine scan',
+      vectorIndex: vectorIndex
+        ? `${vectorIndex.name} (dimension ${vectorIndex.dimension}, nLists ${vectorIndex.nLists ?? 'unknown'}, stored ${vectorIndex.storedValues.join(', ') || 'none'})`
+        : 'none, exact cosine scan',
     });
-    return capabilities;
+    return { version, vectorIndex };
   }
 
   private async ensureCollections(): Promise<void> {
@@ -66,8 +75,10 @@ export class ArangoSchema {
 
   private async ensureIndexes(): Promise<void> {
     for (const { collection, fields } of INDEXES) {
-      // ensureIndex returns the existing index when an identical one is there (Nodius may have made it).
-      await this.db.collection(collection).ensureIndex({ type: 'persistent', fields });
+      // ensureIndex returns the existing index when an identical one is there (Nodius may have made it;
+      // inBackground is not part of the comparison). In the background: Nodius's collections stay
+      // writable while a first start indexes them, instead of under an exclusive lock.
+      await this.db.collection(collection).ensureIndex({ type: 'persistent', fields, inBackground: true });
     }
   }
 
@@ -96,14 +107,21 @@ export class ArangoSchema {
   }
 }
 
-/** Same searched fields with the same analyzers (the server may prefix analyzer names with the database). */
-function isSameLink(current: Partial<ArangoSearchViewLink> | undefined): boolean {
+/**
+ * The link already indexes every wanted field with the wanted analyzers, so leaving it alone is right
+ * (an update would reindex the whole collection). Compared as the server reports links: a field's
+ * analyzers default to its link's, which default to ["identity"], and are then often left out; custom
+ * analyzer names may carry their database's prefix (`nodius::nodius_ai_prose_v1`).
+ */
+function isSameLink(current: Partial<ArangoSearchViewLink> | undefined, wanted: ArangoSearchViewLinkOptions = NODE_SEARCH_LINK): boolean {
   if (!current?.fields) return false;
-  const wanted = NODE_SEARCH_LINK.fields ?? {};
-  const names = (analyzers: string[] | undefined): string => (analyzers ?? []).map((name) => name.replace(/^.*::/, '')).sort().join(',');
-  return Object.entries(wanted).every(([field, options]) => {
+  const effective = (analyzers: string[] | undefined, inherited: string[]): string =>
+    (analyzers ?? inherited).map((name) => name.replace(/^.*::/, '')).sort().join(',');
+  const currentDefault = current.analyzers ?? DEFAULT_ANALYZERS;
+  const wantedDefault = wanted.analyzers ?? DEFAULT_ANALYZERS;
+  return Object.entries(wanted.fields ?? {}).every(([field, options]) => {
     const existing = current.fields?.[field];
-    return existing !== undefined && names(existing.analyzers) === names(options.analyzers);
+    return existing !== undefined && effective(existing.analyzers, currentDefault) === effective(options.analyzers, wantedDefault);
   });
 }
 

@@ -1,12 +1,16 @@
 import { createHash } from 'node:crypto';
 import { ARANGO_NAMES } from './arango-names';
-import { IDENTIFIER_SPLIT_QUERY, NODE_SEARCH_LINK, SEARCH_ANALYZERS } from './arango-search.definitions';
+import { IDENTIFIER_INPUT_MAX_CHARS, IDENTIFIER_SPLIT_QUERY, NODE_SEARCH_LINK, SEARCH_ANALYZERS } from './arango-search.definitions';
 
-/** Runs the analyzer's REGEX_REPLACE chain with JavaScript regexes (the patterns use ASCII classes only). */
+/**
+ * Runs the analyzer's query text as the server would, with JavaScript regexes (the patterns use ASCII
+ * classes only): the input capped by LEFT, then each REGEX_REPLACE from the innermost out.
+ */
 function splitLikeTheServer(input: string): string {
-  const steps = [...IDENTIFIER_SPLIT_QUERY.matchAll(/REGEX_REPLACE\(@?\w+, "([^"]+)", "([^"]*)"\)/g)];
+  const cap = IDENTIFIER_SPLIT_QUERY.match(/LEFT\(@param, (\d+)\)/);
+  const steps = [...IDENTIFIER_SPLIT_QUERY.matchAll(/, "([^"]+)", "([^"]*)"\)/g)];
   expect(steps).toHaveLength(5);
-  return steps.reduce((text, [, pattern, replacement]) => text.replace(new RegExp(pattern, 'g'), replacement), input);
+  return steps.reduce((text, [, pattern, replacement]) => text.replace(new RegExp(pattern, 'g'), replacement), input.slice(0, Number(cap?.[1])));
 }
 
 describe('search definitions', () => {
@@ -15,6 +19,26 @@ describe('search definitions', () => {
     expect(splitLikeTheServer('HTMLParser')).toBe('HTML Parser');
     expect(splitLikeTheServer('max_games_played')).toBe('max games played');
     expect(splitLikeTheServer('season2024 v2 s3Bucket')).toBe('season 2024 v2 s3 Bucket');
+  });
+
+  it('is one nested expression, so the server evaluates it without an AQL engine per indexed value', () => {
+    // ArangoDB's aql analyzer takes its fast path when the plan is a single calculation (no LET, FOR, subquery).
+    expect(IDENTIFIER_SPLIT_QUERY).toMatch(/^RETURN REGEX_REPLACE\(/);
+    expect(IDENTIFIER_SPLIT_QUERY.match(/\bRETURN\b/g)).toHaveLength(1);
+    expect(IDENTIFIER_SPLIT_QUERY).not.toMatch(/\b(LET|FOR|FILTER|COLLECT)\b/);
+    expect(IDENTIFIER_SPLIT_QUERY.match(/@param/g)).toHaveLength(1);
+    const opened = IDENTIFIER_SPLIT_QUERY.split('(').length;
+    expect(IDENTIFIER_SPLIT_QUERY.split(')').length).toBe(opened);
+  });
+
+  it('reads at most the first 20,000 characters of a value, so a large process cannot exceed its memory limit', () => {
+    expect(IDENTIFIER_INPUT_MAX_CHARS).toBe(20_000);
+    expect(IDENTIFIER_SPLIT_QUERY).toContain(`LEFT(@param, ${IDENTIFIER_INPUT_MAX_CHARS})`);
+    const bundled = `${'fetchPlayersFromAPI '.repeat(50_000)}tailMarker`;
+    const split = splitLikeTheServer(bundled);
+    expect(split.startsWith('fetch Players From API fetch')).toBe(true);
+    expect(split).not.toContain('tail');
+    expect(split.length).toBeLessThan(IDENTIFIER_INPUT_MAX_CHARS * 1.3);
   });
 
   it('defines both analyzers with the features BM25 needs, the identifier one as aql → text pipeline', () => {
@@ -28,7 +52,8 @@ describe('search definitions', () => {
     expect(identifier.properties.pipeline.map((stage) => stage.type)).toEqual(['aql', 'text']);
   });
 
-  it('links exactly the attributes the search query names, with the analyzers it uses', () => {
+  it('links exactly the attributes the search query names, with the analyzers it uses, built in the background', () => {
+    expect(NODE_SEARCH_LINK.inBackground).toBe(true);
     const fields = NODE_SEARCH_LINK.fields ?? {};
     expect(NODE_SEARCH_LINK.includeAllFields).toBe(false);
     expect(Object.keys(fields).sort()).toEqual(['_key', 'aiSearchData', 'graphKey', 'process', 'type']);
@@ -44,8 +69,8 @@ describe('search analyzer versions', () => {
     // If this fails, the analyzers changed (e.g. the shared stop words): bump the _vN suffixes in
     // arango-names.ts (the view's link follows at the next start), then pin the new fingerprint here.
     expect({ names: SEARCH_ANALYZERS.map((analyzer) => analyzer.name), fingerprint }).toEqual({
-      names: ['nodius_ai_prose_v1', 'nodius_ai_identifier_v1'],
-      fingerprint: '3eb4adefc9cc6de8',
+      names: ['nodius_ai_prose_v1', 'nodius_ai_identifier_v2'],
+      fingerprint: '9255e51b8fde1b7a',
     });
   });
 });

@@ -1,5 +1,6 @@
 import { CreateAnalyzerOptions } from 'arangojs/analyzers';
 import { ArangoSearchViewLinkOptions } from 'arangojs/views';
+import { MAX_PROCESS_CHARS } from '../search/node-search-fields';
 import { SEARCH_STOP_WORDS } from '../search/search-stop-words';
 import { ARANGO_NAMES, SEARCH_DATA_FIELD } from './arango-names';
 
@@ -35,16 +36,35 @@ const TEXT_STAGE = {
 };
 
 /**
- * Splits identifiers into words; run by the server on each indexed string (`@param`). ASCII classes
- * only, so the query text needs no escaping. `$1 $2` are ICU replacement group references.
+ * How identifiers are split into words, in order: camelCase boundaries, acronym boundaries
+ * (`HTMLParser`), letter/digit boundaries, underscores. ASCII classes only, so the query text needs no
+ * escaping; `$1 $2` are ICU replacement group references.
  */
-export const IDENTIFIER_SPLIT_QUERY = [
-  'LET camel = REGEX_REPLACE(@param, "([a-z0-9])([A-Z])", "$1 $2")',
-  'LET acronym = REGEX_REPLACE(camel, "([A-Z]+)([A-Z][a-z])", "$1 $2")',
-  'LET letterDigit = REGEX_REPLACE(acronym, "([A-Za-z]{2,})([0-9])", "$1 $2")',
-  'LET digitLetter = REGEX_REPLACE(letterDigit, "([0-9])([A-Za-z]{2,})", "$1 $2")',
-  'RETURN REGEX_REPLACE(digitLetter, "_+", " ")',
-].join(' ');
+export const IDENTIFIER_SPLIT_STEPS: ReadonlyArray<readonly [pattern: string, replacement: string]> = [
+  ['([a-z0-9])([A-Z])', '$1 $2'],
+  ['([A-Z]+)([A-Z][a-z])', '$1 $2'],
+  ['([A-Za-z]{2,})([0-9])', '$1 $2'],
+  ['([0-9])([A-Za-z]{2,})', '$1 $2'],
+  ['_+', ' '],
+];
+
+/**
+ * Characters of one value the identifier analyzer reads: the embedded store's bound on indexed code
+ * (MAX_PROCESS_CHARS). Without it a large `process` could exceed the analyzer's memory limit (1 MiB
+ * by default), and that node would silently drop out of the index.
+ */
+export const IDENTIFIER_INPUT_MAX_CHARS = MAX_PROCESS_CHARS;
+
+/**
+ * The identifier analyzer's query, run by the server on each indexed string (`@param`): ONE nested
+ * expression, `RETURN REGEX_REPLACE(REGEX_REPLACE(… LEFT(@param, 20000) …))`. A query made of a single
+ * expression is evaluated by ArangoDB's fast path for `aql` analyzers; a query with LET statements
+ * runs a full AQL engine for every indexed value of every node write.
+ */
+export const IDENTIFIER_SPLIT_QUERY = `RETURN ${IDENTIFIER_SPLIT_STEPS.reduce(
+  (expression, [pattern, replacement]) => `REGEX_REPLACE(${expression}, "${pattern}", "${replacement}")`,
+  `LEFT(@param, ${IDENTIFIER_INPUT_MAX_CHARS})`,
+)}`;
 
 export const SEARCH_ANALYZERS: ReadonlyArray<{ name: string; options: CreateAnalyzerOptions }> = [
   { name: ARANGO_NAMES.proseAnalyzer, options: { ...TEXT_STAGE, features: ANALYZER_FEATURES } },
@@ -66,9 +86,11 @@ export const SEARCH_ANALYZERS: ReadonlyArray<{ name: string; options: CreateAnal
 /**
  * How nodius_nodes is linked into the search view: only the attributes searched (arango-graph.queries.ts
  * lexicalSearch), so Nodius's other attributes cost nothing. `graphKey` and `type` also keep their
- * exact value (identity) for filtering and for matching types named by a node config.
+ * exact value (identity) for filtering and for matching types named by a node config. Built (or
+ * rebuilt after a change) in the background: no exclusive lock on Nodius's collection meanwhile.
  */
 export const NODE_SEARCH_LINK: ArangoSearchViewLinkOptions = {
+  inBackground: true,
   includeAllFields: false,
   trackListPositions: false,
   storeValues: 'none',

@@ -7,7 +7,7 @@ import { GraphNodeDto } from './graph-node.dto';
 /** Most keys in one list of one change (the live overlay of a graph holds at most 5,000 entries). */
 export const MAX_CHANGES_PER_LIST = 5_000;
 
-/** Body of POST /api/graphs/:graphKey/changes (PROTOCOL.md §3): the sync server's change feed. */
+/** Body of POST /api/graphs/:graphKey/changes (docs/protocol.md §3): the sync server's change feed. */
 export class GraphChangesDto {
   @ApiPropertyOptional({ type: [GraphNodeDto], description: 'Whole node documents, created or replaced' })
   @IsOptional()

@@ -6,7 +6,7 @@ import { GraphNodeDto } from './graph-node.dto';
 import { GraphDto } from './graph.dto';
 import { NodeTypeConfigDto } from './node-type-config.dto';
 
-/** Body of PUT /api/graphs/:graphKey (and shape of the GET export): PROTOCOL.md §2. */
+/** Body of PUT /api/graphs/:graphKey (and shape of the GET export): docs/protocol.md §2. */
 export class GraphDocumentDto {
   @ApiProperty({ type: GraphDto })
   @IsObject()

@@ -1,4 +1,5 @@
-import { createDotProductKernel, paddedWidth } from './dot-product.kernel';
+import { paddedWidth } from './dot-product.kernel';
+import { createDotProductKernel } from './dot-product-kernel.factory';
 import { JsDotProductKernel } from './js-dot-product.kernel';
 import { WasmDotProductKernel } from './wasm-dot-product.kernel';
 

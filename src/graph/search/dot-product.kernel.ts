@@ -1,6 +1,3 @@
-import { JsDotProductKernel } from './js-dot-product.kernel';
-import { WasmDotProductKernel } from './wasm-dot-product.kernel';
-
 /**
  * Dot products of one query against the rows of a matrix, in place: the caller fills `matrix`
  * (`capacity` rows × `width` floats, row-major) and `query` (`width` floats) per search, calls
@@ -21,10 +18,4 @@ export interface DotProductKernel {
 
 export function paddedWidth(dimension: number): number {
   return Math.ceil(dimension / 8) * 8;
-}
-
-/** The WebAssembly SIMD kernel where the runtime has it (Node ≥ 16), else the plain JavaScript one. */
-export function createDotProductKernel(rows: number, dimension: number): DotProductKernel {
-  const width = paddedWidth(dimension);
-  return WasmDotProductKernel.isSupported() ? new WasmDotProductKernel(rows, width) : new JsDotProductKernel(rows, width);
 }

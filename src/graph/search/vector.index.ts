@@ -1,4 +1,5 @@
-import { createDotProductKernel, DotProductKernel } from './dot-product.kernel';
+import { DotProductKernel } from './dot-product.kernel';
+import { createDotProductKernel } from './dot-product-kernel.factory';
 import { TopKCollector } from './top-k.collector';
 import { WasmInt8DotProductKernel } from './wasm-int8-dot-product.kernel';
 

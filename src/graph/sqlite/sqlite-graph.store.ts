@@ -19,7 +19,7 @@ export interface SqliteGraphStoreOptions {
 
 /**
  * The embedded GraphStore over a migrated better-sqlite3 connection (see openSqliteDatabase).
- * It does not own the connection: whoever opened it closes it (DatabaseModule, a CLI, a test);
+ * It does not own the connection: whoever opened it closes it (SqlitePersistenceModule, a test);
  * close() only drops the in-memory indexes and decoded documents.
  */
 export class SqliteGraphStore implements GraphStore {

@@ -3,7 +3,7 @@ import { Type } from 'class-transformer';
 import { IsNotEmpty, IsObject, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
 import { RagContextOptionsDto } from './rag-context-options.dto';
 
-/** Body of POST /api/rag/context (PROTOCOL.md §3). */
+/** Body of POST /api/rag/context (docs/protocol.md §3). */
 export class RagContextRequestDto {
   @ApiProperty({ description: 'Local key of a graph of your workspace.', example: 'nba-workflow' })
   @IsString()

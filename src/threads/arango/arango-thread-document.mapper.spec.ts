@@ -3,7 +3,7 @@ import { EMPTY_USAGE, PendingInterrupt, ThreadRecord } from '../thread.types';
 import { ArangoThreadDocumentMapper } from './arango-thread-document.mapper';
 
 const pending: PendingInterrupt = {
-  interrupt: { kind: 'question', toolCallId: 'w1', question: 'Which sheet?', options: ['main'] },
+  interrupt: { kind: 'question', toolCallId: 'w1', questionKind: 'choice', question: 'Which sheet?', options: ['main'] },
   toolName: 'propose_create_node',
   remainingToolCalls: [toolCall('r1', 'search_nodes', { query: 'html' })],
   createdTime: 1_700_000_000_500,

@@ -1,4 +1,4 @@
-import type { LlmToolCall } from '../../providers/llm-message';
+import type { LlmToolCall } from '../../conversation/llm-message';
 import type { NewThread } from '../thread.repository';
 import { deriveThreadTitle } from '../thread-title';
 import {
@@ -13,7 +13,7 @@ import {
 } from '../thread.types';
 
 /**
- * A thread in `nodius_ai_threads`: the seed's AIThreadDocument (`_key` = thread id, graphKey,
+ * A thread in `nodius_ai_threads`: Nodius's AIThreadDocument (`_key` = thread id, graphKey,
  * workspace, userId, conversationHistory, pendingInterrupt, createdTime, lastUpdatedTime) plus what
  * this service adds: title, revision, usage, and the ids of the last commits applied.
  */
@@ -59,7 +59,7 @@ const USAGE_FIELDS = Object.keys(EMPTY_USAGE) as Array<keyof UsageTotals>;
 
 /**
  * ThreadRecord ↔ `nodius_ai_threads` document. Documents this service wrote map back exactly.
- * Threads Nodius stored in the seed's shape (OpenAI messages without ids, no title, revision or
+ * Threads Nodius stored in its own shape (OpenAI messages without ids, no title, revision or
  * usage, its own pending-interrupt shape) are read leniently so they stay reachable: missing ids
  * and times are filled in deterministically, `tool_calls`/`tool_call_id` become toolCalls/toolCallId,
  * the first system message is the prompt and later ones retrieved contexts, the title is derived
@@ -153,7 +153,7 @@ function toMessage(raw: unknown, index: number, fallbackTime: number, isFirstSys
   const stored = isObject(raw) ? raw : {};
   if (typeof stored.id === 'string' && typeof stored.createdTime === 'number') return stored as unknown as ThreadMessage;
 
-  // The seed's OpenAI-shaped message (or a damaged one): rebuilt field by field.
+  // Nodius's OpenAI-shaped message (or a damaged one): rebuilt field by field.
   const role = (['system', 'user', 'assistant', 'tool'] as const).find((known) => known === stored.role) ?? 'user';
   const message: ThreadMessage = {
     id: typeof stored.id === 'string' ? stored.id : `msg_stored_${index}`,

@@ -1,23 +1,16 @@
 import { Database } from 'arangojs';
 import { AqlQuery } from 'arangojs/aql';
 import { isArangoError } from 'arangojs/errors';
+import { ARANGO_ERROR_NUM } from '../../database/arango/arango-error.translator';
+import { ArangoQueryExecutor } from '../../database/arango/arango-query.executor';
 import { AppError } from '../../errors/app-error';
-import { toStoreError } from '../../graph/arango/arango-error.translator';
 import { Logger } from '../../observability/logger';
 
 const logger = new Logger('arango-threads');
 
-/** ArangoDB error numbers (https://docs.arangodb.com/stable/develop/error-codes/) this runner reacts to. */
-export const ARANGO_ERROR = {
-  deadlock: 29,
-  /** A write-write conflict, or a `_rev` precondition that no longer holds (`ignoreRevs: false`). */
-  conflict: 1200,
-  documentNotFound: 1202,
-  uniqueConstraintViolated: 1210,
-} as const;
 
 /** A query that failed with one of these changed nothing and may simply run again. */
-const RUN_AGAIN_ERRORS: ReadonlySet<number> = new Set([ARANGO_ERROR.deadlock, ARANGO_ERROR.conflict, ARANGO_ERROR.uniqueConstraintViolated]);
+const RUN_AGAIN_ERRORS: ReadonlySet<number> = new Set([ARANGO_ERROR_NUM.deadlock, ARANGO_ERROR_NUM.writeConflict, ARANGO_ERROR_NUM.uniqueConstraintViolated]);
 
 export interface WriteConflictRetryPolicy {
   attempts: number;
@@ -39,34 +32,35 @@ export function isArangoErrorNum(error: unknown, errorNum: number): boolean {
 }
 
 /**
- * Runs the thread repository's AQL. Failures become the service's errors through the graph store's
- * translator (an unreachable server or a 5xx → `store_unavailable`, 503, retryable: never a crash).
- * Writes that lose a race (ArangoDB reports 1200 conflict, or 1210 when two inserts of one key meet)
- * changed nothing, so they run again after a short random pause, and see the winner's write.
+ * Runs the thread repository's AQL through the shared ArangoQueryExecutor: failures become the
+ * service's errors (src/database/arango/arango-error.translator.ts: an unreachable server →
+ * `store_unavailable`, 503, retryable; never a crash). Writes that lose a race (ArangoDB reports 1200
+ * conflict, or 1210 when two inserts of one key meet) changed nothing, so they run again after a short
+ * random pause, and see the winner's write.
  */
 export class ArangoThreadQueryRunner {
+  private readonly executor: ArangoQueryExecutor;
+
   constructor(
-    private readonly db: Database,
+    db: Database,
     private readonly retry: WriteConflictRetryPolicy = DEFAULT_WRITE_CONFLICT_RETRY,
     private readonly sleep: (ms: number) => Promise<void> = (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
-  ) {}
+  ) {
+    this.executor = new ArangoQueryExecutor(db);
+  }
 
   /** One query, all its results; failures translated. */
-  async all<T>(operation: string, query: AqlQuery): Promise<T[]> {
-    try {
-      return await this.query<T>(query);
-    } catch (error) {
-      throw toStoreError(error, operation);
-    }
+  all<T>(operation: string, query: AqlQuery): Promise<T[]> {
+    return this.executor.all<T>(query, operation);
   }
 
   /** Runs one query without translating its failure (for the caller's own handling); see translate(). */
   query<T>(query: AqlQuery): Promise<T[]> {
-    return this.db.query<T>(query).then((cursor) => cursor.all());
+    return this.executor.run<T>(query);
   }
 
   translate(error: unknown, operation: string): unknown {
-    return toStoreError(error, operation);
+    return this.executor.translate(error, operation);
   }
 
   /**
@@ -81,7 +75,7 @@ export class ArangoThreadQueryRunner {
         const result = await attempt((query) => this.query(query));
         if (result !== RUN_AGAIN) return result;
       } catch (error) {
-        if (!isArangoError(error) || !RUN_AGAIN_ERRORS.has(error.errorNum)) throw toStoreError(error, operation);
+        if (!isArangoError(error) || !RUN_AGAIN_ERRORS.has(error.errorNum)) throw this.translate(error, operation);
       }
     }
     logger.warn('arango_write_contention', { operation, attempts: this.retry.attempts });

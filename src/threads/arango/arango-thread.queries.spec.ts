@@ -1,6 +1,6 @@
 import { Database } from 'arangojs';
 import { AqlQuery, isAqlQuery } from 'arangojs/aql';
-import { containsDeep, referencedBindVars } from '../../../test/support/aql-bind-vars';
+import { containsDeep, limitsNestedLoops, referencedBindVars } from '../../../test/support/aql-bind-vars';
 import { EMPTY_USAGE, ThreadMessage } from '../thread.types';
 import { ArangoThreadDocumentMapper } from './arango-thread-document.mapper';
 import { ARANGO_THREAD_NAMES } from './arango-thread.names';
@@ -79,9 +79,9 @@ function everyQuery(): Record<string, AqlQuery> {
     workspaceUsage: queries.workspaceUsage('ws_abc'),
     reserveIdempotencyKey: queries.reserveIdempotencyKey(entry, 1, 90_000),
     idempotencyState: queries.idempotencyState(entry._key, 1),
-    renewIdempotencyKey: queries.renewIdempotencyKey(entry._key, 1, 120_001, 3_720),
-    completeIdempotencyKey: queries.completeIdempotencyKey(entry._key, { message: HOSTILE.content }, 86_400_000, 90_000),
-    releaseIdempotencyKey: queries.releaseIdempotencyKey(entry._key),
+    renewIdempotencyKey: queries.renewIdempotencyKey(entry._key, HOSTILE.holder, 1, 120_001, 3_720),
+    completeIdempotencyKey: queries.completeIdempotencyKey(entry._key, HOSTILE.holder, { message: HOSTILE.content }, 86_400_000, 90_000),
+    releaseIdempotencyKey: queries.releaseIdempotencyKey(entry._key, HOSTILE.holder),
   };
 }
 
@@ -102,6 +102,10 @@ describe(ArangoThreadQueries.name, () => {
     it('holds no string literal at all: every value, even a fixed state name, is bound', () => {
       for (const value of Object.values(HOSTILE)) expect(query.query).not.toContain(value);
       expect(query.query).not.toMatch(/"[^"]*"|'[^']*'|`[^`]*`|´[^´]*´/);
+    });
+
+    it('never puts a LIMIT after nested loops, where it would cut the whole stream instead of each outer row', () => {
+      expect(limitsNestedLoops(query.query)).toBe(false);
     });
 
     it('reaches collections through @@ bind variables only', () => {
@@ -195,18 +199,23 @@ describe(ArangoThreadQueries.name, () => {
     expect(text).toContain(`RETURN NEW.reservation == ${bindVarOf(query, 'r-1')}`);
   });
 
-  it('renews, completes and releases an Idempotency-Key only while it is in progress', () => {
+  it('renews, completes and releases an Idempotency-Key only while it is in progress, and only the reservation of the caller\'s token', () => {
     const queriesInProgress = [
-      queries.renewIdempotencyKey('idem_1', 1_000, 121_000, 3_720),
-      queries.completeIdempotencyKey('idem_1', 'answer', 86_400_000, 90_000),
-      queries.releaseIdempotencyKey('idem_1'),
+      queries.renewIdempotencyKey('idem_1', 'token-1', 1_000, 121_000, 3_720),
+      queries.completeIdempotencyKey('idem_1', 'token-1', 'answer', 86_400_000, 90_000),
+      queries.releaseIdempotencyKey('idem_1', 'token-1'),
     ];
-    for (const query of queriesInProgress) expect(squash(query)).toContain(`k.state == ${bindVarOf(query, 'in_progress')}`);
-    expect(Object.values(queries.completeIdempotencyKey('idem_1', undefined, 1, 1).bindVars)).toContain(null);
+    for (const query of queriesInProgress) {
+      const text = squash(query);
+      expect(text).toContain(`FILTER k._key == ${bindVarOf(query, 'idem_1')} AND k.reservation == ${bindVarOf(query, 'token-1')} AND k.state == ${bindVarOf(query, 'in_progress')}`);
+      // Each answers whether it acted, so a lapsed holder learns it did not.
+      expect(text).toMatch(/RETURN true$/);
+    }
+    expect(Object.values(queries.completeIdempotencyKey('idem_1', 'token-1', undefined, 1, 1).bindVars)).toContain(null);
   });
 
   it('renews only a live reservation, moving its expiry and its cleanup time', () => {
-    const query = queries.renewIdempotencyKey('idem_1', 1_000, 121_000, 3_720);
+    const query = queries.renewIdempotencyKey('idem_1', 'token-1', 1_000, 121_000, 3_720);
     const text = squash(query);
     expect(text).toContain(`k.expiresAt > ${bindVarOf(query, 1_000)}`);
     expect(text).toContain(`UPDATE k WITH { expiresAt: ${bindVarOf(query, 121_000)}, removeAt: DATE_NOW() / 1000 + ${bindVarOf(query, 3_720)} }`);
@@ -214,7 +223,7 @@ describe(ArangoThreadQueries.name, () => {
   });
 
   it('keeps a completed answer from the reservation\'s creation time, not from the short hold', () => {
-    const query = queries.completeIdempotencyKey('idem_1', 'answer', 86_400_000, 90_000);
+    const query = queries.completeIdempotencyKey('idem_1', 'token-1', 'answer', 86_400_000, 90_000);
     const text = squash(query);
     expect(text).toContain(`expiresAt: k.createdTime + ${bindVarOf(query, 86_400_000)}`);
     expect(text).toContain(`removeAt: DATE_NOW() / 1000 + ${bindVarOf(query, 90_000)}`);

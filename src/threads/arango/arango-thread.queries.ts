@@ -285,22 +285,28 @@ export class ArangoThreadQueries {
         RETURN { state: k.state, response: k.response }`;
   }
 
-  /** Extends a live in-progress reservation: `[true]` when there was one. */
-  renewIdempotencyKey(id: string, now: number, expiresAt: number, retentionSeconds: number): AqlQuery {
+  /**
+   * Extends the live in-progress reservation holding `token`: `[true]` when there was one. The token
+   * check keeps a holder whose reservation lapsed (and was taken over) off the newer reservation.
+   */
+  renewIdempotencyKey(id: string, token: string, now: number, expiresAt: number, retentionSeconds: number): AqlQuery {
     return aql`
       FOR k IN ${this.c.idempotencyKeys}
-        FILTER k._key == ${id} AND k.state == ${'in_progress'} AND k.expiresAt > ${now}
+        FILTER k._key == ${id} AND k.reservation == ${token} AND k.state == ${'in_progress'} AND k.expiresAt > ${now}
         LIMIT 1
         UPDATE k WITH { expiresAt: ${expiresAt}, removeAt: DATE_NOW() / 1000 + ${retentionSeconds} } IN ${this.c.idempotencyKeys}
         OPTIONS { ignoreRevs: false }
         RETURN true`;
   }
 
-  /** The first answer, kept `keepMs` from the reservation's creation (the short hold of the reservation ends). */
-  completeIdempotencyKey(id: string, response: unknown, keepMs: number, retentionSeconds: number): AqlQuery {
+  /**
+   * The first answer, on the in-progress reservation holding `token`, kept `keepMs` from its creation
+   * (the short hold of the reservation ends): `[true]` when stored.
+   */
+  completeIdempotencyKey(id: string, token: string, response: unknown, keepMs: number, retentionSeconds: number): AqlQuery {
     return aql`
       FOR k IN ${this.c.idempotencyKeys}
-        FILTER k._key == ${id} AND k.state == ${'in_progress'}
+        FILTER k._key == ${id} AND k.reservation == ${token} AND k.state == ${'in_progress'}
         LIMIT 1
         UPDATE k WITH {
           state: ${'completed'},
@@ -308,15 +314,18 @@ export class ArangoThreadQueries {
           expiresAt: k.createdTime + ${keepMs},
           removeAt: DATE_NOW() / 1000 + ${retentionSeconds}
         } IN ${this.c.idempotencyKeys}
-        OPTIONS { ignoreRevs: false, mergeObjects: false }`;
+        OPTIONS { ignoreRevs: false, mergeObjects: false }
+        RETURN true`;
   }
 
-  releaseIdempotencyKey(id: string): AqlQuery {
+  /** Frees the key from the in-progress reservation holding `token`: `[true]` when removed. */
+  releaseIdempotencyKey(id: string, token: string): AqlQuery {
     return aql`
       FOR k IN ${this.c.idempotencyKeys}
-        FILTER k._key == ${id} AND k.state == ${'in_progress'}
+        FILTER k._key == ${id} AND k.reservation == ${token} AND k.state == ${'in_progress'}
         LIMIT 1
         REMOVE k IN ${this.c.idempotencyKeys}
-        OPTIONS { ignoreRevs: false }`;
+        OPTIONS { ignoreRevs: false }
+        RETURN true`;
   }
 }

@@ -60,9 +60,9 @@ function sampleQueries() {
     workspaceUsage: queries.workspaceUsage('k'),
     reserveIdempotencyKey: queries.reserveIdempotencyKey(entry, 1, 2),
     idempotencyState: queries.idempotencyState('k', 1),
-    renewIdempotencyKey: queries.renewIdempotencyKey('k', 1, 2, 3),
-    completeIdempotencyKey: queries.completeIdempotencyKey('k', null, 1, 2),
-    releaseIdempotencyKey: queries.releaseIdempotencyKey('k'),
+    renewIdempotencyKey: queries.renewIdempotencyKey('k', 'r', 1, 2, 3),
+    completeIdempotencyKey: queries.completeIdempotencyKey('k', 'r', null, 1, 2),
+    releaseIdempotencyKey: queries.releaseIdempotencyKey('k', 'r'),
   };
 }
 
@@ -105,9 +105,9 @@ describe(ArangoThreadRepository.name, () => {
         repository.addUsage('w', 'ai_1', EMPTY_USAGE, 1),
         repository.getWorkspaceUsage('w'),
         repository.reserveIdempotencyKey(scope, 1000, 1),
-        repository.renewIdempotencyKey(scope, 1000, 1),
-        repository.completeIdempotencyKey(scope, {}, 1000),
-        repository.releaseIdempotencyKey(scope),
+        repository.renewIdempotencyKey(scope, 'token', 1000, 1),
+        repository.completeIdempotencyKey(scope, 'token', {}, 1000),
+        repository.releaseIdempotencyKey(scope, 'token'),
       ];
       for (const call of calls) expect(await appErrorOf(call)).toMatchObject({ code: 'store_unavailable', statusCode: 503, retryable: true });
     });
@@ -300,10 +300,12 @@ describe(ArangoThreadRepository.name, () => {
 
       it('reserves with a record that names the principal and the key, under a hashed document key', async () => {
         scriptQueues({ reserveIdempotencyKey: [arangoCursorReply([true])] });
-        expect(await repository.reserveIdempotencyKey(scope, 86_400_000, 1_000)).toEqual({ state: 'reserved' });
+        const claim = await repository.reserveIdempotencyKey(scope, 86_400_000, 1_000);
         const entry = Object.values(bindVarsOf(0)).find((value) => typeof value === 'object' && value !== null && 'reservation' in value);
         expect(entry).toMatchObject({ workspace: 'w', userId: 'u', key: scope.key, state: 'in_progress', response: null, createdTime: 1_000, expiresAt: 86_401_000 });
         expect((entry as unknown as { _key: string })._key).toMatch(/^idem_[0-9a-f]{64}$/);
+        // The token handed back is the one written on the record.
+        expect(claim).toEqual({ state: 'reserved', token: (entry as unknown as { reservation: string }).reservation });
       });
 
       it('answers the live record when the key is taken: in progress, or completed with the first answer', async () => {
@@ -317,35 +319,43 @@ describe(ArangoThreadRepository.name, () => {
 
       it('tries again when the record that held the key went away in between', async () => {
         scriptQueues({ reserveIdempotencyKey: [arangoCursorReply([false]), arangoCursorReply([true])], idempotencyState: [arangoCursorReply([])] });
-        expect(await repository.reserveIdempotencyKey(scope, 1_000, 1)).toEqual({ state: 'reserved' });
+        expect(await repository.reserveIdempotencyKey(scope, 1_000, 1)).toEqual({ state: 'reserved', token: expect.any(String) });
         expect(sent()).toEqual(['reserveIdempotencyKey', 'idempotencyState', 'reserveIdempotencyKey']);
       });
 
-      it('completes with the answer (null for none), kept from the reservation for the given time, and releases quietly', async () => {
-        scriptQueues({ releaseIdempotencyKey: [arangoErrorReply(404, 1202, 'document not found')] });
-        await repository.completeIdempotencyKey(scope, undefined, 86_400_000);
-        await repository.releaseIdempotencyKey(scope);
-        expect(sent()).toEqual(['completeIdempotencyKey', 'releaseIdempotencyKey']);
-        expect(Object.values(bindVarsOf(0))).toEqual(expect.arrayContaining([null, 86_400_000, 86_400 + CLEANUP_GRACE_SECONDS]));
+      it('completes with the answer (null for none) on the token\'s reservation, kept from its creation for the given time, and releases quietly', async () => {
+        scriptQueues({
+          completeIdempotencyKey: [arangoCursorReply([true]), arangoCursorReply([])],
+          releaseIdempotencyKey: [arangoErrorReply(404, 1202, 'document not found'), arangoCursorReply([true])],
+        });
+        expect(await repository.completeIdempotencyKey(scope, 'token-1', undefined, 86_400_000)).toBe(true);
+        expect(Object.values(bindVarsOf(0))).toEqual(expect.arrayContaining(['token-1', null, 86_400_000, 86_400 + CLEANUP_GRACE_SECONDS]));
+        // Another reservation holds the key now: nothing is stored.
+        expect(await repository.completeIdempotencyKey(scope, 'lapsed-token', 'late', 86_400_000)).toBe(false);
+        expect(await repository.releaseIdempotencyKey(scope, 'token-1')).toBe(false);
+        expect(await repository.releaseIdempotencyKey(scope, 'token-1')).toBe(true);
+        expect(Object.values(bindVarsOf(3))).toContain('token-1');
+        expect(sent()).toEqual(['completeIdempotencyKey', 'completeIdempotencyKey', 'releaseIdempotencyKey', 'releaseIdempotencyKey']);
       });
 
       it('reserves for the short hold, and renews only while the reservation is live', async () => {
         scriptQueues({ reserveIdempotencyKey: [arangoCursorReply([true])], renewIdempotencyKey: [arangoCursorReply([true]), arangoCursorReply([]), WRITE_CONFLICT, arangoCursorReply([true])] });
-        expect(await repository.reserveIdempotencyKey(scope, 120_000, 1_000)).toEqual({ state: 'reserved' });
+        const claim = await repository.reserveIdempotencyKey(scope, 120_000, 1_000);
+        const token = (claim as { token: string }).token;
         const entry = Object.values(bindVarsOf(0)).find((value) => typeof value === 'object' && value !== null && 'reservation' in value);
         expect(entry).toMatchObject({ createdTime: 1_000, expiresAt: 121_000 });
         expect(Object.values(bindVarsOf(0))).toContain(120 + CLEANUP_GRACE_SECONDS);
 
-        expect(await repository.renewIdempotencyKey(scope, 120_000, 41_000)).toBe(true);
-        expect(Object.values(bindVarsOf(1))).toEqual(expect.arrayContaining([41_000, 161_000, 120 + CLEANUP_GRACE_SECONDS]));
-        expect(await repository.renewIdempotencyKey(scope, 120_000, 200_000)).toBe(false);
+        expect(await repository.renewIdempotencyKey(scope, token, 120_000, 41_000)).toBe(true);
+        expect(Object.values(bindVarsOf(1))).toEqual(expect.arrayContaining([token, 41_000, 161_000, 120 + CLEANUP_GRACE_SECONDS]));
+        expect(await repository.renewIdempotencyKey(scope, token, 120_000, 200_000)).toBe(false);
         // A write conflict (a concurrent complete or renew) runs it again.
-        expect(await repository.renewIdempotencyKey(scope, 120_000, 81_000)).toBe(true);
+        expect(await repository.renewIdempotencyKey(scope, token, 120_000, 81_000)).toBe(true);
         expect(sent()).toEqual(['reserveIdempotencyKey', 'renewIdempotencyKey', 'renewIdempotencyKey', 'renewIdempotencyKey', 'renewIdempotencyKey']);
       });
     });
 
-    it('translates a server failure (5xx) into store_unavailable', async () => {
+    it('translates an unavailable server (503) into store_unavailable', async () => {
       script = () => arangoErrorReply(503, 503, 'service unavailable');
       expect(await appErrorOf(repository.get('ai_1'))).toMatchObject({ code: 'store_unavailable' });
       expect(await appErrorOf(repository.commit('ai_1', { operationId: 'o', expectedRevision: 0, append: [] }))).toMatchObject({ code: 'store_unavailable' });

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Database } from 'arangojs';
+import { ARANGO_ERROR_NUM } from '../../database/arango/arango-error.translator';
 import { AppError } from '../../errors/app-error';
-import { IdempotencyReservation, IdempotencyScope, NewThread, ThreadRepository } from '../thread.repository';
+import { IdempotencyClaim, IdempotencyScope, NewThread, ThreadRepository } from '../thread.repository';
 import { ThreadRevisionConflictError } from '../thread-revision-conflict.error';
 import { EMPTY_USAGE, ThreadCommit, ThreadCommitResult, ThreadHead, ThreadRecord, ThreadSummary, UsageTotals } from '../thread.types';
 import { hashedDocumentKey } from './arango-hashed.key';
@@ -9,7 +10,6 @@ import { ArangoThreadDocumentMapper, StoredThreadDocument, ThreadSummaryRow } fr
 import { ARANGO_THREAD_NAMES } from './arango-thread.names';
 import { ArangoThreadQueries, IdempotencyEntry, LeaseParams } from './arango-thread.queries';
 import {
-  ARANGO_ERROR,
   ArangoThreadQueryRunner,
   DEFAULT_WRITE_CONFLICT_RETRY,
   isArangoErrorNum,
@@ -45,7 +45,7 @@ interface CommitState {
 
 /**
  * ThreadRepository on ArangoDB (STORE=arango): threads are documents of `nodius_ai_threads` in the
- * seed's shape (roaming: any instance reads what another wrote), leases, workspace usage and
+ * shape Nodius stores (roaming: any instance reads what another wrote), leases, workspace usage and
  * Idempotency-Keys live in their own collections (ARANGO_THREAD_NAMES). Every method is one AQL
  * query, or a short sequence that is safe to repeat:
  *   - commit: one compare-and-set UPDATE of the thread (expected revision, operation id not among
@@ -55,7 +55,7 @@ interface CommitState {
  *   - addUsage: thread and workspace totals in one query, without bumping the revision;
  *   - leases and Idempotency-Keys: a conditional UPSERT on the record's key, so of two concurrent
  *     callers exactly one writes; the other's write fails, runs again and sees the winner.
- * The connection belongs to DatabaseModule (shared with the graph store): this class never closes it.
+ * The connection belongs to ArangoPersistenceModule (shared with the graph store): this class never closes it.
  * An unreachable server makes each call fail with `store_unavailable` (503, retryable).
  */
 export class ArangoThreadRepository implements ThreadRepository {
@@ -91,7 +91,7 @@ export class ArangoThreadRepository implements ThreadRepository {
     try {
       await this.runner.query(this.queries.insertThread(document));
     } catch (error) {
-      if (isArangoErrorNum(error, ARANGO_ERROR.uniqueConstraintViolated)) throw AppError.conflict('A thread with this id already exists');
+      if (isArangoErrorNum(error, ARANGO_ERROR_NUM.uniqueConstraintViolated)) throw AppError.conflict('A thread with this id already exists');
       throw this.runner.translate(error, 'threads.create');
     }
     return ArangoThreadDocumentMapper.toRecord(document);
@@ -135,7 +135,7 @@ export class ArangoThreadRepository implements ThreadRepository {
         written = await query<{ revision: number; lastUpdatedTime: number }>(this.queries.commit(params));
       } catch (error) {
         // Lost to a concurrent writer (or the thread went away) between its read and its write: classify below.
-        if (!isArangoErrorNum(error, ARANGO_ERROR.conflict) && !isArangoErrorNum(error, ARANGO_ERROR.documentNotFound)) throw error;
+        if (!isArangoErrorNum(error, ARANGO_ERROR_NUM.writeConflict) && !isArangoErrorNum(error, ARANGO_ERROR_NUM.documentNotFound)) throw error;
       }
       if (written.length > 0) return { applied: true, revision: written[0].revision, lastUpdatedTime: written[0].lastUpdatedTime };
 
@@ -179,7 +179,7 @@ export class ArangoThreadRepository implements ThreadRepository {
     return usage === undefined ? { ...EMPTY_USAGE } : ArangoThreadDocumentMapper.toUsage(usage);
   }
 
-  async reserveIdempotencyKey(scope: IdempotencyScope, holdMs: number, now: number): Promise<IdempotencyReservation> {
+  async reserveIdempotencyKey(scope: IdempotencyScope, holdMs: number, now: number): Promise<IdempotencyClaim> {
     const entry: IdempotencyEntry = {
       _key: idempotencyKey(scope),
       workspace: scope.workspace,
@@ -192,31 +192,35 @@ export class ArangoThreadRepository implements ThreadRepository {
       expiresAt: now + holdMs,
     };
     const retentionSeconds = retention(holdMs);
-    return this.runner.withRetries<IdempotencyReservation>('threads.reserveIdempotencyKey', async (query) => {
+    return this.runner.withRetries<IdempotencyClaim>('threads.reserveIdempotencyKey', async (query) => {
       const [reserved] = await query<boolean>(this.queries.reserveIdempotencyKey(entry, now, retentionSeconds));
-      if (reserved === true) return { state: 'reserved' };
+      if (reserved === true) return { state: 'reserved', token: entry.reservation };
       const [live] = await query<{ state: string; response: unknown }>(this.queries.idempotencyState(entry._key, now));
       if (!live) return RUN_AGAIN; // released or expired in between: try to reserve it again
       return live.state === 'completed' ? { state: 'completed', response: live.response ?? null } : { state: 'in_progress' };
     });
   }
 
-  async renewIdempotencyKey(scope: IdempotencyScope, holdMs: number, now: number): Promise<boolean> {
-    const renew = this.queries.renewIdempotencyKey(idempotencyKey(scope), now, now + holdMs, retention(holdMs));
+  async renewIdempotencyKey(scope: IdempotencyScope, token: string, holdMs: number, now: number): Promise<boolean> {
+    const renew = this.queries.renewIdempotencyKey(idempotencyKey(scope), token, now, now + holdMs, retention(holdMs));
     return this.runner.withRetries('threads.renewIdempotencyKey', async (query) => (await query(renew)).length > 0);
   }
 
-  async completeIdempotencyKey(scope: IdempotencyScope, response: unknown, keepMs: number): Promise<void> {
-    const id = idempotencyKey(scope);
-    await this.runner.withRetries('threads.completeIdempotencyKey', async (query) => {
-      await query(this.queries.completeIdempotencyKey(id, response, keepMs, retention(keepMs)));
-    });
+  async completeIdempotencyKey(scope: IdempotencyScope, token: string, response: unknown, keepMs: number): Promise<boolean> {
+    const complete = this.queries.completeIdempotencyKey(idempotencyKey(scope), token, response, keepMs, retention(keepMs));
+    return this.runner.withRetries('threads.completeIdempotencyKey', async (query) => (await query(complete)).length > 0);
   }
 
-  async releaseIdempotencyKey(scope: IdempotencyScope): Promise<void> {
-    const id = idempotencyKey(scope);
-    await this.runner.withRetries('threads.releaseIdempotencyKey', async (query) => {
-      await ignoreDocumentNotFound(query(this.queries.releaseIdempotencyKey(id)));
+  async releaseIdempotencyKey(scope: IdempotencyScope, token: string): Promise<boolean> {
+    const release = this.queries.releaseIdempotencyKey(idempotencyKey(scope), token);
+    return this.runner.withRetries('threads.releaseIdempotencyKey', async (query) => {
+      try {
+        return (await query(release)).length > 0;
+      } catch (error) {
+        // Removed concurrently (expired and cleaned up): there is nothing left to release.
+        if (isArangoErrorNum(error, ARANGO_ERROR_NUM.documentNotFound)) return false;
+        throw error;
+      }
     });
   }
 }
@@ -242,6 +246,6 @@ async function ignoreDocumentNotFound(removal: Promise<unknown>): Promise<void> 
   try {
     await removal;
   } catch (error) {
-    if (!isArangoErrorNum(error, ARANGO_ERROR.documentNotFound)) throw error;
+    if (!isArangoErrorNum(error, ARANGO_ERROR_NUM.documentNotFound)) throw error;
   }
 }

@@ -58,9 +58,9 @@ describe(ArangoThreadSchema.name, () => {
       [ARANGO_THREAD_NAMES.idempotencyKeys]: 2,
     });
     expect(indexRequests()).toEqual([
-      [ARANGO_THREAD_NAMES.threads, { type: 'persistent', fields: ['workspace', 'userId', 'graphKey', 'lastUpdatedTime'] }],
-      [ARANGO_THREAD_NAMES.leases, { type: 'ttl', fields: [TTL_FIELD], expireAfter: 0 }],
-      [ARANGO_THREAD_NAMES.idempotencyKeys, { type: 'ttl', fields: [TTL_FIELD], expireAfter: 0 }],
+      [ARANGO_THREAD_NAMES.threads, { type: 'persistent', fields: ['workspace', 'userId', 'graphKey', 'lastUpdatedTime'], inBackground: true }],
+      [ARANGO_THREAD_NAMES.leases, { type: 'ttl', fields: [TTL_FIELD], expireAfter: 0, inBackground: true }],
+      [ARANGO_THREAD_NAMES.idempotencyKeys, { type: 'ttl', fields: [TTL_FIELD], expireAfter: 0, inBackground: true }],
     ]);
   });
 

@@ -13,12 +13,19 @@ const DUPLICATE_NAME = 1207;
 /** The attribute the TTL indexes read: seconds since the epoch, set from the server's clock on each write. */
 export const TTL_FIELD = 'removeAt';
 
+/**
+ * Built in the background (`inBackground`): `nodius_ai_threads` may be Nodius's own, already full
+ * collection, which must stay writable while a first start indexes it.
+ */
 const INDEXES: ReadonlyArray<{ collection: string; index: EnsureIndexOptions }> = [
   // POST /api/ai/threads: one owner's threads of one graph, newest first.
-  { collection: ARANGO_THREAD_NAMES.threads, index: { type: 'persistent', fields: ['workspace', 'userId', 'graphKey', 'lastUpdatedTime'] } },
+  {
+    collection: ARANGO_THREAD_NAMES.threads,
+    index: { type: 'persistent', fields: ['workspace', 'userId', 'graphKey', 'lastUpdatedTime'], inBackground: true },
+  },
   // Cleanup only: leases of crashed runs and expired Idempotency-Keys (the queries check expiry themselves).
-  { collection: ARANGO_THREAD_NAMES.leases, index: { type: 'ttl', fields: [TTL_FIELD], expireAfter: 0 } },
-  { collection: ARANGO_THREAD_NAMES.idempotencyKeys, index: { type: 'ttl', fields: [TTL_FIELD], expireAfter: 0 } },
+  { collection: ARANGO_THREAD_NAMES.leases, index: { type: 'ttl', fields: [TTL_FIELD], expireAfter: 0, inBackground: true } },
+  { collection: ARANGO_THREAD_NAMES.idempotencyKeys, index: { type: 'ttl', fields: [TTL_FIELD], expireAfter: 0, inBackground: true } },
 ];
 
 /**

@@ -1,4 +1,4 @@
-import type { LlmMessage } from '../../providers/llm-message';
+import type { LlmMessage } from '../../conversation/llm-message';
 import { estimateTokens } from '../../providers/token-estimate';
 import { pruneHistoryBlocks } from './history-block.pruner';
 import { sanitizeToolCallPairing } from './tool-call-pairing.sanitizer';

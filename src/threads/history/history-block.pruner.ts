@@ -1,4 +1,4 @@
-import type { LlmMessage } from '../../providers/llm-message';
+import type { LlmMessage } from '../../conversation/llm-message';
 import { type CountTokens, estimateTokens } from '../../providers/token-estimate';
 
 export interface HistoryPruningOptions {
@@ -16,7 +16,7 @@ export interface HistoryPruningResult {
 }
 
 /**
- * Drops the oldest conversation blocks until the estimate fits `maxTokens` (seed 003 "pruning sûr").
+ * Drops the oldest conversation blocks until the estimate fits `maxTokens` (docs/threads.md).
  *
  * A block is a user message and everything up to the next user message (the assistant answers,
  * their tool calls and all their results), plus a context system message placed right before that

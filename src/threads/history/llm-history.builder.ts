@@ -1,4 +1,4 @@
-import type { LlmMessage } from '../../providers/llm-message';
+import type { LlmMessage } from '../../conversation/llm-message';
 import type { CountTokens } from '../../providers/token-estimate';
 import type { ThreadMessage } from '../thread.types';
 import { pruneHistoryBlocks } from './history-block.pruner';

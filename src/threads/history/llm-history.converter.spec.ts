@@ -73,7 +73,7 @@ describe(toLlmMessages.name, () => {
     ]);
   });
 
-  it('treats unmarked system messages as the prompt when first and as contexts after (threads stored by the seed)', () => {
+  it('treats unmarked system messages as the prompt when first and as contexts after (threads Nodius stored)', () => {
     const legacy = (content: string): ThreadMessage => ({ ...systemPrompt(content), kind: undefined });
     const stored = [legacy('PROMPT'), legacy('C1'), userMessage('Q1'), assistantMessage('A1'), legacy('C2'), userMessage('Q2')];
     expect(toLlmMessages(stored).map((message) => [message.role, message.content])).toEqual([

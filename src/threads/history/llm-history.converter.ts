@@ -1,4 +1,4 @@
-import type { LlmAssistantMessage, LlmMessage } from '../../providers/llm-message';
+import type { LlmAssistantMessage, LlmMessage } from '../../conversation/llm-message';
 import type { ThreadMessage } from '../thread.types';
 import { currentContextIndex, isSystemPrompt } from './rag-context.locator';
 

@@ -1,4 +1,4 @@
-import type { LlmMessage, LlmToolCall } from '../../providers/llm-message';
+import type { LlmMessage, LlmToolCall } from '../../conversation/llm-message';
 import { MISSING_TOOL_RESULT_CONTENT, sanitizeToolCallPairing } from './tool-call-pairing.sanitizer';
 
 const call = (id: string, name = 'search_nodes'): LlmToolCall => ({ id, type: 'function', function: { name, arguments: '{}' } });

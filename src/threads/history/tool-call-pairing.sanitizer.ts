@@ -1,4 +1,4 @@
-import type { LlmAssistantMessage, LlmMessage, LlmToolMessage } from '../../providers/llm-message';
+import type { LlmAssistantMessage, LlmMessage, LlmToolMessage } from '../../conversation/llm-message';
 
 /** The tool result sent for a call whose result was never stored (a crash mid-round). */
 export const MISSING_TOOL_RESULT_CONTENT = JSON.stringify({ status: 'failed', message: 'no result recorded' });
@@ -12,7 +12,7 @@ export interface ToolCallPairingResult {
 }
 
 /**
- * Guarantees the invariant every provider enforces (seed 003 "pruning sûr"): each assistant tool
+ * Guarantees the invariant every provider enforces (docs/threads.md): each assistant tool
  * call is followed by its tool result, and each tool message answers a call of the assistant
  * message right before its run of tool messages.
  *

@@ -1,7 +1,8 @@
 import type { Database, Statement } from 'better-sqlite3';
+import { randomUUID } from 'node:crypto';
 import { AppError } from '../../errors/app-error';
 import {
-  IdempotencyReservation,
+  IdempotencyClaim,
   IdempotencyScope,
   NewThread,
   ThreadRepository,
@@ -47,7 +48,7 @@ const USAGE_COLUMNS = 'prompt_tokens, completion_tokens, cached_tokens, total_to
  * ThreadRepository on the embedded SQLite file (tables of THREAD_TABLES_MIGRATION). Every method is
  * one statement or one `BEGIN IMMEDIATE` transaction, so it is atomic across processes sharing the
  * file (the write lock is taken before anything is read; busy_timeout makes the other side wait).
- * The connection belongs to DatabaseModule: this class never closes it.
+ * The connection belongs to SqlitePersistenceModule: this class never closes it.
  */
 export class SqliteThreadRepository implements ThreadRepository {
   private readonly statements: ReturnType<typeof prepare>;
@@ -160,29 +161,31 @@ export class SqliteThreadRepository implements ThreadRepository {
     return row ? toUsage(row) : { ...EMPTY_USAGE };
   }
 
-  async reserveIdempotencyKey(scope: IdempotencyScope, holdMs: number, now: number): Promise<IdempotencyReservation> {
-    return this.db.transaction((): IdempotencyReservation => {
+  async reserveIdempotencyKey(scope: IdempotencyScope, holdMs: number, now: number): Promise<IdempotencyClaim> {
+    return this.db.transaction((): IdempotencyClaim => {
       this.statements.purgeIdempotencyKeys.run(now);
       const row = this.statements.selectIdempotencyKey.get(scope.workspace, scope.userId, scope.key) as
         | { state: 'in_progress' | 'completed'; response: string | null }
         | undefined;
       if (row?.state === 'completed') return { state: 'completed', response: JSON.parse(row.response ?? 'null') as unknown };
       if (row) return { state: 'in_progress' };
-      this.statements.insertIdempotencyKey.run(scope.workspace, scope.userId, scope.key, now, now + holdMs);
-      return { state: 'reserved' };
+      const token = randomUUID();
+      this.statements.insertIdempotencyKey.run(scope.workspace, scope.userId, scope.key, token, now, now + holdMs);
+      return { state: 'reserved', token };
     }).immediate();
   }
 
-  async renewIdempotencyKey(scope: IdempotencyScope, holdMs: number, now: number): Promise<boolean> {
-    return this.statements.renewIdempotencyKey.run(now + holdMs, scope.workspace, scope.userId, scope.key, now).changes === 1;
+  async renewIdempotencyKey(scope: IdempotencyScope, token: string, holdMs: number, now: number): Promise<boolean> {
+    return this.statements.renewIdempotencyKey.run(now + holdMs, scope.workspace, scope.userId, scope.key, token, now).changes === 1;
   }
 
-  async completeIdempotencyKey(scope: IdempotencyScope, response: unknown, keepMs: number): Promise<void> {
-    this.statements.completeIdempotencyKey.run(JSON.stringify(response ?? null), keepMs, scope.workspace, scope.userId, scope.key);
+  async completeIdempotencyKey(scope: IdempotencyScope, token: string, response: unknown, keepMs: number): Promise<boolean> {
+    const { changes } = this.statements.completeIdempotencyKey.run(JSON.stringify(response ?? null), keepMs, scope.workspace, scope.userId, scope.key, token);
+    return changes === 1;
   }
 
-  async releaseIdempotencyKey(scope: IdempotencyScope): Promise<void> {
-    this.statements.releaseIdempotencyKey.run(scope.workspace, scope.userId, scope.key);
+  async releaseIdempotencyKey(scope: IdempotencyScope, token: string): Promise<boolean> {
+    return this.statements.releaseIdempotencyKey.run(scope.workspace, scope.userId, scope.key, token).changes === 1;
   }
 
   private readRecordIn(threadId: string): ThreadRecord | null {
@@ -269,14 +272,15 @@ function prepare(db: Database) {
     selectWorkspaceUsage: statement(`SELECT ${USAGE_COLUMNS} FROM ai_workspace_usage WHERE workspace = ?`),
     purgeIdempotencyKeys: statement('DELETE FROM ai_idempotency_keys WHERE expires_at <= ?'),
     selectIdempotencyKey: statement('SELECT state, response FROM ai_idempotency_keys WHERE workspace = ? AND user_id = ? AND idem_key = ?'),
-    insertIdempotencyKey: statement(`INSERT INTO ai_idempotency_keys (workspace, user_id, idem_key, state, created_time, expires_at)
-      VALUES (?, ?, ?, 'in_progress', ?, ?)`),
+    insertIdempotencyKey: statement(`INSERT INTO ai_idempotency_keys (workspace, user_id, idem_key, state, reservation, created_time, expires_at)
+      VALUES (?, ?, ?, 'in_progress', ?, ?, ?)`),
+    // Renew, complete and release touch only the reservation of the caller's token (migration 80).
     renewIdempotencyKey: statement(`UPDATE ai_idempotency_keys SET expires_at = ?
-      WHERE workspace = ? AND user_id = ? AND idem_key = ? AND state = 'in_progress' AND expires_at > ?`),
+      WHERE workspace = ? AND user_id = ? AND idem_key = ? AND reservation = ? AND state = 'in_progress' AND expires_at > ?`),
     completeIdempotencyKey: statement(`UPDATE ai_idempotency_keys SET state = 'completed', response = ?, expires_at = created_time + ?
-      WHERE workspace = ? AND user_id = ? AND idem_key = ? AND state = 'in_progress'`),
+      WHERE workspace = ? AND user_id = ? AND idem_key = ? AND reservation = ? AND state = 'in_progress'`),
     releaseIdempotencyKey: statement(`DELETE FROM ai_idempotency_keys
-      WHERE workspace = ? AND user_id = ? AND idem_key = ? AND state = 'in_progress'`),
+      WHERE workspace = ? AND user_id = ? AND idem_key = ? AND reservation = ? AND state = 'in_progress'`),
   };
 }
 

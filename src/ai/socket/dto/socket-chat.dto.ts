@@ -2,7 +2,7 @@ import { IsInt, IsOptional, IsString } from 'class-validator';
 import { ChatRequestDto } from '../../dto/chat-request.dto';
 import type { AiChatMessage } from '../ai-socket.events';
 
-/** `ai:chat` (PROTOCOL.md §4): the fields of POST /api/ai/chat plus `_id` and an optional per-message token. */
+/** `ai:chat` (docs/protocol.md §4): the fields of POST /api/ai/chat plus `_id` and an optional per-message token. */
 export class SocketChatDto extends ChatRequestDto implements AiChatMessage {
   @IsInt()
   _id: number;

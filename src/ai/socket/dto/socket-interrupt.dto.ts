@@ -1,7 +1,7 @@
 import { IsInt, IsOptional, IsString } from 'class-validator';
 import type { AiInterruptMessage } from '../ai-socket.events';
 
-/** `ai:interrupt` (PROTOCOL.md §4): stop the running request `_id` of this socket. */
+/** `ai:interrupt` (docs/protocol.md §4): stop the running request `_id` of this socket. */
 export class SocketInterruptDto implements AiInterruptMessage {
   @IsInt()
   _id: number;

@@ -2,7 +2,7 @@ import { IsInt, IsOptional, IsString } from 'class-validator';
 import { ResumeRequestDto } from '../../dto/resume-request.dto';
 import type { AiResumeMessage } from '../ai-socket.events';
 
-/** `ai:resume` (PROTOCOL.md §4): the fields of POST /api/ai/resume plus `_id` and an optional per-message token. */
+/** `ai:resume` (docs/protocol.md §4): the fields of POST /api/ai/resume plus `_id` and an optional per-message token. */
 export class SocketResumeDto extends ResumeRequestDto implements AiResumeMessage {
   @IsInt()
   _id: number;

@@ -1,0 +1,11 @@
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import '../src/react/ai-chat.css';
+import './playground.css';
+import { PlaygroundApp } from './playground-app';
+
+createRoot(document.getElementById('root') as HTMLElement).render(
+  <StrictMode>
+    <PlaygroundApp />
+  </StrictMode>,
+);

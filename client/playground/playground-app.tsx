@@ -1,0 +1,172 @@
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { AiApiError, AiRestClient } from '../src/ai-rest.client';
+import type { GraphDocument, PlaygroundSettings, RagContextResponse, ThreadSummary, UsageReport } from '../src/protocol';
+import { AIChatPanel } from '../src/react/ai-chat-panel';
+import { useAIChat } from '../src/react/use-ai-chat';
+import { formatUsage } from '../src/usage-format';
+import { recentGraphs, storedToken } from './browser-storage';
+import { ContextDrawer } from './context-drawer';
+import { GraphPicker } from './graph-picker';
+import { ThreadList } from './thread-list';
+import { TokenField } from './token-field';
+
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/**
+ * The playground (docs/client.md): pick a graph, chat with the assistant through the same hook and
+ * components an application embeds, continue earlier threads, see each answer's usage and cost, and
+ * open "what the AI sees" for the last question.
+ */
+export function PlaygroundApp() {
+  const [settings, setSettings] = useState<PlaygroundSettings | null>(null);
+  const [token, setToken] = useState(storedToken.read);
+  const tokenRef = useRef(token);
+  tokenRef.current = token;
+  const [graphKey, setGraphKey] = useState(
+    () => new URLSearchParams(window.location.search).get('graph') ?? recentGraphs.read()[0] ?? 'nba-workflow',
+  );
+  const [recent, setRecent] = useState(recentGraphs.read);
+  const [graph, setGraph] = useState<GraphDocument | null>(null);
+  const [graphError, setGraphError] = useState<string | null>(null);
+  const [threads, setThreads] = useState<ThreadSummary[]>([]);
+  const [threadUsage, setThreadUsage] = useState<UsageReport | null>(null);
+  const [drawerOpen, setDrawerOpen] = useState(false);
+  const [context, setContext] = useState<{ question: string; value: RagContextResponse | null; error: string | null } | null>(null);
+
+  const rest = useMemo(() => new AiRestClient({ url: window.location.origin, token: () => tokenRef.current }), []);
+  const ready = settings !== null && (settings.auth === 'none' || token !== '');
+  const chat = useAIChat({ graphKey, token, autoConnect: ready });
+
+  useEffect(() => {
+    fetch('./config.json')
+      .then((response) => response.json() as Promise<PlaygroundSettings>)
+      .then(setSettings, () => setSettings({ auth: 'none' }));
+  }, []);
+
+  const refreshThreads = useCallback(() => {
+    rest.listThreads(graphKey).then(setThreads, () => setThreads([]));
+  }, [rest, graphKey]);
+
+  // The graph: loaded when picked (and again with a new token), remembered, put in the address.
+  useEffect(() => {
+    if (!ready) return;
+    setGraph(null);
+    setGraphError(null);
+    rest.getGraph(graphKey).then(
+      (document) => {
+        setGraph(document);
+        setRecent(recentGraphs.remember(graphKey));
+      },
+      (error: unknown) => setGraphError(error instanceof AiApiError && error.statusCode === 404 ? `No graph "${graphKey}" in your workspace.` : messageOf(error)),
+    );
+    refreshThreads();
+    const url = new URL(window.location.href);
+    url.searchParams.set('graph', graphKey);
+    window.history.replaceState(null, '', url);
+  }, [ready, rest, graphKey, refreshThreads]);
+
+  // After each answer: the thread list (titles, counts) and the conversation's total usage.
+  const wasTyping = useRef(false);
+  useEffect(() => {
+    if (wasTyping.current && !chat.isTyping) {
+      refreshThreads();
+      if (chat.threadId) rest.getThread(chat.threadId).then((thread) => setThreadUsage(thread.usage), () => undefined);
+    }
+    wasTyping.current = chat.isTyping;
+  }, [chat.isTyping, chat.threadId, refreshThreads, rest]);
+
+  const lastQuestion = useMemo(() => [...chat.messages].reverse().find((message) => message.role === 'user')?.content ?? null, [chat.messages]);
+  useEffect(() => {
+    if (!drawerOpen || !lastQuestion || context?.question === lastQuestion) return;
+    setContext({ question: lastQuestion, value: null, error: null });
+    rest.ragContext(graphKey, lastQuestion).then(
+      (value) => setContext({ question: lastQuestion, value, error: null }),
+      (error: unknown) => setContext({ question: lastQuestion, value: null, error: messageOf(error) }),
+    );
+  }, [drawerOpen, lastQuestion, context?.question, rest, graphKey]);
+
+  const continueThread = (threadId: string) => {
+    rest.getThread(threadId).then(
+      (thread) => {
+        chat.loadThread(thread);
+        setThreadUsage(thread.usage);
+      },
+      (error: unknown) => setGraphError(messageOf(error)),
+    );
+  };
+
+  const applyToken = (value: string) => {
+    storedToken.write(value);
+    setToken(value);
+    // The handshake carries the token: connect again with the new one.
+    chat.disconnect();
+    if (value) chat.connect();
+  };
+
+  return (
+    <div className={`pg-layout ${drawerOpen ? 'pg-layout--drawer' : ''}`}>
+      <aside className="pg-sidebar">
+        <h1>Graph AI assistant</h1>
+        <p className="pg-muted">Playground</p>
+        {settings?.auth === 'jwt' && <TokenField token={token} refused={chat.connectionError === 'unauthorized'} onApply={applyToken} />}
+        <GraphPicker
+          graphKey={graphKey}
+          graph={graph}
+          error={graphError}
+          recent={recent}
+          onPick={(key) => {
+            setThreadUsage(null);
+            setContext(null);
+            setGraphKey(key);
+          }}
+        />
+        <ThreadList
+          threads={threads}
+          currentThreadId={chat.threadId}
+          onContinue={continueThread}
+          onNew={() => {
+            chat.newThread();
+            setThreadUsage(null);
+          }}
+        />
+        <p className="pg-links">
+          <a href="../docs">API documentation (Swagger)</a>
+        </p>
+      </aside>
+
+      <main className="pg-main">
+        <div className="pg-toolbar">
+          <span className="pg-muted">
+            {chat.threadId ? `Thread ${chat.threadId}` : 'New conversation'}
+            {threadUsage ? ` · conversation so far: ${formatUsage(threadUsage)}` : ''}
+          </span>
+          <button type="button" onClick={() => setDrawerOpen((open) => !open)} aria-pressed={drawerOpen}>
+            What the AI sees
+          </button>
+        </div>
+        <AIChatPanel
+          title={graph ? `AI assistant · ${graph.graph.name}` : 'AI assistant'}
+          messages={chat.messages}
+          isTyping={chat.isTyping}
+          isConnected={chat.isConnected}
+          threadId={chat.threadId}
+          onSend={chat.sendMessage}
+          onStop={chat.stopGeneration}
+          onResume={chat.resume}
+          onRetry={chat.retry}
+          sheets={graph?.graph.sheetsList}
+        />
+      </main>
+
+      {drawerOpen && (
+        <ContextDrawer
+          question={context?.question ?? lastQuestion}
+          context={context?.value ?? null}
+          loading={context !== null && context.value === null && context.error === null}
+          error={context?.error ?? null}
+          onClose={() => setDrawerOpen(false)}
+        />
+      )}
+    </div>
+  );
+}

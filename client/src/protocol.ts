@@ -1,0 +1,50 @@
+/**
+ * The service's contract as the client sees it: the socket event types are imported (types only, erased
+ * at build time) from the one definition the gateway uses, src/ai/socket/ai-socket.events.ts, and the REST
+ * shapes from the service's own types, so a change on either side that breaks the other fails
+ * `npm run typecheck` (docs/client.md). This file is the client's only door to the service's sources.
+ */
+export type {
+  AiApplyEvent,
+  AiApprovalPendingEvent,
+  AiChatMessage,
+  AiClientToServerEvents,
+  AiCompleteEvent,
+  AiErrorEvent,
+  AiEventPayload,
+  AiInterruptMessage,
+  AiRejoinMessage,
+  AiRequestEvent,
+  AiResumeMessage,
+  AiServerToClientEvents,
+  AiThreadEvent,
+  AiTokenEvent,
+  AiToolResultEvent,
+  AiToolStartEvent,
+  ThreadEvent,
+} from '../../src/ai/socket/ai-socket.events';
+export type { Interrupt } from '../../src/conversation/interrupt';
+export type { UsageReport } from '../../src/ai/agent/agent-result';
+export type { ProposedAction } from '../../src/conversation/proposed-action';
+export type { ActionConversionResult } from '../../src/conversation/action-conversion-result';
+export type { NodeFieldInstruction } from '../../src/graph/graph-change-set';
+export type { ErrorCode } from '../../src/errors/error-code';
+export type { ErrorBody } from '../../src/errors/error-body';
+export type { GraphDocument, GraphEdge, GraphNode } from '../../src/graph/graph.types';
+export type { ThreadSummary } from '../../src/threads/thread.types';
+export type { ChatMessageView, ThreadView } from '../../src/ai/thread.view';
+export type { GraphRAGContext, RelevantEdge, RelevantNode } from '../../src/conversation/graph-rag-context';
+export type { PlaygroundSettings } from '../../src/playground/playground-settings';
+
+import type { GraphRAGContext } from '../../src/conversation/graph-rag-context';
+import type { Interrupt } from '../../src/conversation/interrupt';
+
+/** POST /api/rag/context (docs/protocol.md §3). */
+export interface RagContextResponse {
+  context: GraphRAGContext;
+  toon: string;
+  tokenEstimate: number;
+}
+
+export type ApprovalInterrupt = Extract<Interrupt, { kind: 'approval' }>;
+export type QuestionInterrupt = Extract<Interrupt, { kind: 'question' }>;

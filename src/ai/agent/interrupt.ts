@@ -1,7 +1,0 @@
-import { ActionConversionResult } from '../actions/action-conversion-result';
-import { ProposedAction } from '../actions/proposed-action';
-
-/** Why a run stopped to wait for a human (PROTOCOL.md §3). `question` is reserved for a later feature. */
-export type Interrupt =
-  | { kind: 'approval'; toolCallId: string; proposedAction: ProposedAction; preview: ActionConversionResult }
-  | { kind: 'question'; toolCallId: string; question: string; options?: string[] };

@@ -1,0 +1,123 @@
+import { Interrupt } from '../../conversation/interrupt';
+import { ProposedAction } from '../../conversation/proposed-action';
+import { DEMO_GRAPH_KEY, DEMO_WORKSPACE, nbaWorkflowDemo } from '../../graph/demo/nba-workflow.demo';
+import { MutableGraphDataSource } from '../../graph/mutable-graph-data-source';
+import { PendingInterrupt } from '../../threads/thread.types';
+import { ActionApplication, ActionApplier, CheckedAction } from '../actions/action.applier';
+import { ActionConverter } from '../actions/action.converter';
+import { HitlOutcome } from '../hitl.observer';
+import { PendingInterruptSettler, supersededResults } from './pending-interrupt.settler';
+
+const graph = { workspace: DEMO_WORKSPACE } as MutableGraphDataSource; // never read: the applier below is a stand-in
+
+const proposal: ProposedAction = {
+  type: 'create_node',
+  payload: { nodeKey: 'log-errors', typeKey: 'log-node', sheet: '0', posX: 820, posY: 300 },
+  reason: 'Log the fetch errors',
+};
+const approval: Extract<Interrupt, { kind: 'approval' }> = {
+  kind: 'approval',
+  toolCallId: 'call_create',
+  proposedAction: proposal,
+  preview: new ActionConverter(nbaWorkflowDemo.nodeConfigs).convert(proposal, DEMO_GRAPH_KEY, '0', 'call_create'),
+};
+const pendingOf = (interrupt: Interrupt): PendingInterrupt => ({
+  interrupt,
+  toolName: interrupt.kind === 'approval' ? 'propose_create_node' : 'ask_user',
+  remainingToolCalls: [{ id: 'call_next', type: 'function', function: { name: 'propose_delete_edge', arguments: '{}' } }],
+  createdTime: 1,
+});
+
+/** An ActionApplier whose outcome the test chooses, recording what it was asked to apply. */
+class ScriptedApplier extends ActionApplier {
+  readonly applied: CheckedAction[] = [];
+  constructor(private readonly outcome: ActionApplication) {
+    super({ mode: 'server', graphChanged: () => undefined });
+  }
+  override async apply(action: CheckedAction): Promise<ActionApplication> {
+    this.applied.push(action);
+    return this.outcome;
+  }
+}
+
+describe(PendingInterruptSettler.name, () => {
+  let outcomes: HitlOutcome[];
+  beforeEach(() => (outcomes = []));
+  const settlerWith = (applier: ActionApplier) => new PendingInterruptSettler(applier, { interrupt: (outcome) => outcomes.push(outcome) });
+
+  it('applies an approved proposal and tells the model and the caller how (server)', async () => {
+    const applier = new ScriptedApplier({ status: 'applied', appliedBy: 'server' });
+    const settled = await settlerWith(applier).settle(pendingOf(approval), { approved: true, feedback: 'thanks' }, graph, DEMO_GRAPH_KEY);
+    expect(applier.applied).toEqual([approval]);
+    expect(JSON.parse(settled.content)).toEqual({
+      status: 'approved',
+      message: 'The user approved the proposal and it was applied to the graph.',
+      feedback: 'thanks',
+    });
+    expect(settled.resolution).toEqual({
+      toolCallId: 'call_create',
+      status: 'approved',
+      appliedBy: 'server',
+      changes: approval.preview,
+      message: 'The user approved the proposal and it was applied to the graph.',
+    });
+    expect(outcomes).toEqual(['approved']);
+  });
+
+  it('hands an approved proposal to the client with HITL_APPLY=client', async () => {
+    const settled = await settlerWith(new ScriptedApplier({ status: 'applied', appliedBy: 'client' })).settle(
+      pendingOf(approval),
+      { approved: true },
+      graph,
+      DEMO_GRAPH_KEY,
+    );
+    expect(JSON.parse(settled.content)).toEqual({ status: 'approved', message: "The user approved the proposal; it is applied through the user's editor." });
+    expect(settled.resolution).toMatchObject({ status: 'approved', appliedBy: 'client', changes: expect.any(Object) });
+  });
+
+  it('reports an approved proposal that could not be applied as failed, with the reason and nothing to apply', async () => {
+    const settled = await settlerWith(new ScriptedApplier({ status: 'failed', reason: 'Node "filter-active" not found' })).settle(
+      pendingOf(approval),
+      { approved: true },
+      graph,
+      DEMO_GRAPH_KEY,
+    );
+    expect(JSON.parse(settled.content)).toEqual({
+      status: 'failed',
+      message: 'The user approved the proposal but it could not be applied: Node "filter-active" not found. Nothing was changed.',
+    });
+    expect(settled.resolution).toEqual({ toolCallId: 'call_create', status: 'failed', appliedBy: null, message: expect.stringContaining('could not be applied') });
+    expect(outcomes).toEqual(['failed']);
+  });
+
+  it('rejects without applying anything, keeping the feedback', async () => {
+    const applier = new ScriptedApplier({ status: 'applied', appliedBy: 'server' });
+    const settled = await settlerWith(applier).settle(pendingOf(approval), { approved: false, feedback: 'not now' }, graph, DEMO_GRAPH_KEY);
+    expect(applier.applied).toEqual([]);
+    expect(JSON.parse(settled.content)).toEqual({ status: 'rejected', message: 'The user rejected the proposal. Nothing was changed.', feedback: 'not now' });
+    expect(settled.resolution).toMatchObject({ status: 'rejected', appliedBy: null });
+    expect(settled.resolution).not.toHaveProperty('changes');
+    expect(outcomes).toEqual(['rejected']);
+  });
+
+  it('answers or declines a question, with no resolution', async () => {
+    const question: Interrupt = { kind: 'question', toolCallId: 'call_ask', questionKind: 'choice', question: 'Which sheet?', options: ['main', 'data-processing'] };
+    const settler = settlerWith(new ScriptedApplier({ status: 'applied', appliedBy: 'server' }));
+    const answered = await settler.settle(pendingOf(question), { approved: true, answer: 'main' }, graph, DEMO_GRAPH_KEY);
+    expect(answered).toEqual({ content: JSON.stringify({ status: 'answered', answer: 'main' }) });
+    const declined = await settler.settle(pendingOf(question), { approved: false }, graph, DEMO_GRAPH_KEY);
+    expect(JSON.parse(declined.content)).toEqual({ status: 'declined', answer: '' });
+    expect(outcomes).toEqual(['answered', 'declined']);
+  });
+});
+
+describe(supersededResults.name, () => {
+  it('rejects the pending proposal and every later call of its batch, as superseded by a new message', () => {
+    const results = supersededResults(pendingOf(approval), 1_000);
+    expect(results.map((message) => [message.role, message.toolCallId, JSON.parse(message.content ?? '')])).toEqual([
+      ['tool', 'call_create', { status: 'rejected', message: expect.stringContaining('sent a new message'), feedback: 'superseded by a new message' }],
+      ['tool', 'call_next', { status: 'rejected', message: expect.stringContaining('Not processed'), feedback: 'superseded by a new message' }],
+    ]);
+    expect(results.every((message) => message.createdTime === 1_000)).toBe(true);
+  });
+});

@@ -1,0 +1,105 @@
+import { RecordingSink } from '../../../test/support/chat-service.harness';
+import { ThreadStoreFixture, ThreadStoreInstance } from '../../../test/support/thread-store-fixture';
+import { Principal } from '../../auth/principal';
+import { AppError } from '../../errors/app-error';
+import { LogEntry } from '../../observability/log-entry';
+import { configureLogging, Logger, resetLogSink, setLogSink } from '../../observability/logger';
+import { ThreadRecord } from '../../threads/thread.types';
+import { AgentResult } from '../agent/agent-result';
+import { DEFAULT_RUN_SETUP_SLOTS } from './run-setup.gate';
+import { ThreadRunSkeleton } from './thread-run.skeleton';
+
+const alice: Principal = { userId: 'alice', workspace: 'default', role: 'editor' };
+
+describe(ThreadRunSkeleton.name, () => {
+  let fixture: ThreadStoreFixture;
+  let instance: ThreadStoreInstance;
+  let skeleton: ThreadRunSkeleton;
+  let thread: ThreadRecord;
+  let logs: LogEntry[];
+
+  beforeEach(async () => {
+    fixture = new ThreadStoreFixture();
+    instance = fixture.instance();
+    skeleton = new ThreadRunSkeleton(instance.store, new Logger('agent'));
+    thread = await instance.store.create(alice, 'nba-workflow', 'A thread');
+    logs = [];
+    configureLogging({ level: 'info' });
+    setLogSink((entry) => logs.push(entry));
+  });
+  afterEach(async () => {
+    resetLogSink();
+    await fixture.close();
+  });
+
+  const request = (sink = new RecordingSink()) => ({ principal: alice, sink, signal: new AbortController().signal });
+  const answer = (threadId: string): AgentResult => ({
+    threadId,
+    type: 'message',
+    message: 'Done.',
+    toolCalls: [],
+    usage: { promptTokens: 10, completionTokens: 2, cachedTokens: 0, totalTokens: 12, costUsd: 0.001, llmCalls: 1 },
+  });
+
+  it('runs the body under the lease, records its usage, and completes after the lease is released', async () => {
+    const sink = new RecordingSink();
+    let leaseHeldDuringBody = false;
+    const result = await skeleton.run('chat', request(sink), async () => ({ thread }), async ({ thread: started }, run) => {
+      await expect(instance.store.acquireRun(started.threadId)).rejects.toMatchObject({ code: 'thread_busy' });
+      leaseHeldDuringBody = true;
+      await run.pause();
+      run.usage.add({ promptTokens: 10, completionTokens: 2, cachedTokens: 0, totalTokens: 12 }, 0.001);
+      await run.handOver();
+      return answer(started.threadId);
+    });
+    expect(leaseHeldDuringBody).toBe(true);
+    expect(sink.events).toEqual([{ type: 'complete', result }]);
+    const lease = await instance.store.acquireRun(thread.threadId);
+    await lease.release();
+    expect((await instance.store.load(alice, thread.threadId)).usage).toMatchObject({ promptTokens: 10, completionTokens: 2, llmCalls: 1 });
+    expect(logs).toContainEqual(expect.objectContaining({ event: 'agent_run_done', kind: 'chat', threadId: thread.threadId, outcome: 'message' }));
+  });
+
+  it('on a failure: logs it, records the usage so far, releases the lease, rethrows, and never completes', async () => {
+    const sink = new RecordingSink();
+    const failing = skeleton.run('resume', request(sink), async () => ({ thread }), async (_started, run) => {
+      run.usage.add({ promptTokens: 5, completionTokens: 0, cachedTokens: 0, totalTokens: 5 }, 0);
+      throw AppError.conflict('No pending interrupt on this thread');
+    });
+    await expect(failing).rejects.toMatchObject({ code: 'conflict' });
+    expect(sink.events).toEqual([]);
+    expect(logs).toContainEqual(expect.objectContaining({ level: 'info', event: 'agent_run_failed', kind: 'resume', code: 'conflict' }));
+    expect((await instance.store.load(alice, thread.threadId)).usage.promptTokens).toBe(5);
+    await (await instance.store.acquireRun(thread.threadId)).release();
+  });
+
+  it('refuses a thread another run holds (thread_busy) without running the body, and frees its setup slot', async () => {
+    const held = await instance.store.acquireRun(thread.threadId);
+    const body = jest.fn();
+    // More refusals than the gate has slots (DEFAULT_RUN_SETUP_SLOTS): a slot kept by any of them would hang the last run.
+    for (let attempt = 0; attempt < DEFAULT_RUN_SETUP_SLOTS + 1; attempt++) {
+      await expect(skeleton.run('chat', request(), async () => ({ thread }), body)).rejects.toMatchObject({ code: 'thread_busy' });
+    }
+    expect(body).not.toHaveBeenCalled();
+    await held.release();
+    await expect(skeleton.run('chat', request(), async () => ({ thread }), async () => answer(thread.threadId))).resolves.toMatchObject({ type: 'message' });
+  });
+
+  it('frees the setup slot when the start fails (thread not found)', async () => {
+    for (let attempt = 0; attempt < DEFAULT_RUN_SETUP_SLOTS + 1; attempt++) {
+      const start = async () => ({ thread: await instance.store.load(alice, 'ai_unknown') });
+      await expect(skeleton.run('resume', request(), start, jest.fn())).rejects.toMatchObject({ code: 'not_found' });
+    }
+    await expect(skeleton.run('chat', request(), async () => ({ thread }), async () => answer(thread.threadId))).resolves.toMatchObject({ type: 'message' });
+  });
+
+  it('aborts the run signal with the request', async () => {
+    const controller = new AbortController();
+    const result = skeleton.run('chat', { ...request(), signal: controller.signal }, async () => ({ thread }), async (_started, run) => {
+      controller.abort();
+      expect(run.signal.aborted).toBe(true);
+      return answer(thread.threadId);
+    });
+    await expect(result).resolves.toMatchObject({ type: 'message' });
+  });
+});

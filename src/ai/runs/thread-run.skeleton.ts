@@ -1,0 +1,137 @@
+import { performance } from 'node:perf_hooks';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { Principal } from '../../auth/principal';
+import { AppError } from '../../errors/app-error';
+import { Logger } from '../../observability/logger';
+import { ThreadRunLease } from '../../threads/thread-run.lease';
+import { ThreadStore } from '../../threads/thread.store';
+import { ThreadRecord } from '../../threads/thread.types';
+import { AgentEventSink } from '../agent/agent-event.sink';
+import { AgentResult } from '../agent/agent-result';
+import { UsageAccumulator } from '../agent/usage.accumulator';
+import { RunSetupGate, RunSetupSlot } from './run-setup.gate';
+
+export type RunKind = 'chat' | 'resume';
+
+/** What a run's body gets from the skeleton, once its thread is known and its lease held. */
+export interface ThreadRun {
+  /** The upstream usage of this run: recorded on the thread whatever happens. */
+  readonly usage: UsageAccumulator;
+  /** Aborts with the request (client stop, disconnect, shutdown) or when the thread's lease is lost. */
+  readonly signal: AbortSignal;
+  /** Lets timers and sockets run before the setup goes on (the setup slot is kept). */
+  pause(): Promise<void>;
+  /** The setup is over: the next waiting run may start its own, and what follows (the upstream request) gets a turn of its own. */
+  handOver(): Promise<void>;
+}
+
+/** The start of a run: at least the thread, as loaded before its lease. */
+export interface RunStart {
+  thread: ThreadRecord;
+}
+
+/**
+ * The skeleton every run of the agent shares (chat, resume): admission into the setup (RunSetupGate,
+ * first come first served, never refused), the thread's run lease (one run per thread, on any
+ * instance), usage recorded in every case, one log line for its end, and `sink.complete` with the
+ * result AFTER the lease was released (a client may resume the moment it sees an interrupt).
+ * Failures are logged and thrown as they are; `complete` is then not called.
+ */
+export class ThreadRunSkeleton {
+  private readonly setupGate = new RunSetupGate();
+
+  constructor(
+    private readonly threads: ThreadStore,
+    private readonly logger: Logger,
+  ) {}
+
+  /**
+   * `start` finds the thread (and whatever else the body needs) inside the setup slot, before the
+   * lease; `body` runs under the lease and returns the result.
+   */
+  async run<Start extends RunStart>(
+    kind: RunKind,
+    request: { principal: Principal; sink: AgentEventSink; signal: AbortSignal },
+    start: () => Promise<Start>,
+    body: (started: Start, run: ThreadRun) => Promise<AgentResult>,
+  ): Promise<AgentResult> {
+    const startedAt = performance.now();
+    const setup = await this.setupGate.enter();
+    let started: Start;
+    let lease: ThreadRunLease;
+    try {
+      started = await start();
+      lease = await this.threads.acquireRun(started.thread.threadId);
+    } catch (error) {
+      setup.release();
+      throw error;
+    }
+    const threadId = started.thread.threadId;
+    const usage = new UsageAccumulator();
+    let result: AgentResult;
+    try {
+      result = await body(started, {
+        usage,
+        signal: AbortSignal.any([request.signal, lease.signal]),
+        pause: () => setup.pause(),
+        handOver: () => handOver(setup),
+      });
+    } catch (error) {
+      this.logFailure(kind, threadId, error, startedAt);
+      throw error;
+    } finally {
+      setup.release();
+      await this.recordUsage(request.principal, threadId, usage);
+      await lease.release();
+    }
+    this.logDone(kind, result, startedAt);
+    request.sink.complete(result);
+    return result;
+  }
+
+  /** Never lost and never fatal: a failure to record is logged, the answer still goes out. */
+  private async recordUsage(principal: Principal, threadId: string, usage: UsageAccumulator): Promise<void> {
+    if (usage.isEmpty) return;
+    try {
+      await this.threads.addUsage(principal.workspace, threadId, usage.totals());
+    } catch (error) {
+      this.logger.error('usage_record_failed', { threadId, workspace: principal.workspace, error: describe(error) });
+    }
+  }
+
+  private logDone(kind: RunKind, result: AgentResult, startedAt: number): void {
+    this.logger.info('agent_run_done', {
+      kind,
+      threadId: result.threadId,
+      outcome: result.type === 'interrupt' ? 'interrupt' : result.type === 'message' && result.aborted ? 'aborted' : 'message',
+      toolCalls: result.toolCalls.length,
+      llmCalls: result.usage.llmCalls,
+      totalTokens: result.usage.totalTokens,
+      durationMs: Math.round(performance.now() - startedAt),
+    });
+  }
+
+  private logFailure(kind: RunKind, threadId: string, error: unknown, startedAt: number): void {
+    const code = error instanceof AppError ? error.code : 'internal';
+    this.logger[code === 'internal' ? 'error' : 'info']('agent_run_failed', {
+      kind,
+      threadId,
+      code,
+      ...(code === 'internal' ? { error: describe(error) } : {}),
+      durationMs: Math.round(performance.now() - startedAt),
+    });
+  }
+}
+
+/**
+ * The setup is over: the next waiting run may start its own, and the upstream request (the SDK
+ * builds it synchronously, ~2 ms) goes in a turn of its own.
+ */
+async function handOver(setup: RunSetupSlot): Promise<void> {
+  setup.release();
+  await nextTurn();
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}

@@ -1,0 +1,41 @@
+import { DynamicModule, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
+import type { Database } from 'arangojs';
+import { ArangoConnectionSettings, ArangoConnector } from '../database/arango/arango-connector';
+import { ARANGO_DATABASE } from '../database/arango/arango-database.token';
+import { ArangoGraphStore } from '../graph/arango/arango-graph.store';
+import { GRAPH_STORE } from '../graph/graph-store.token';
+import { ArangoThreadRepository } from '../threads/arango/arango-thread.repository';
+import { THREAD_REPOSITORY } from '../threads/thread-repository.token';
+import { closePersistence, PERSISTED_STORES } from './persisted-stores';
+
+/**
+ * ArangoDB (STORE=arango): one connection per instance (ArangoConnector: waits for the server with
+ * retries, creates the database when missing), and every store adapter on it, each ensuring its own
+ * collections, indexes and views at start (docs/protocol.md §2; docs/deployment.md). The connection stays
+ * inside this module; it exports the stores only (PERSISTED_STORES). At shutdown the stores close,
+ * then the connection.
+ */
+@Module({})
+export class ArangoPersistenceModule implements OnApplicationShutdown {
+  static forRoot(settings: ArangoConnectionSettings): DynamicModule {
+    return {
+      module: ArangoPersistenceModule,
+      providers: [
+        { provide: ARANGO_DATABASE, useFactory: (): Promise<Database> => new ArangoConnector(settings).connect() },
+        { provide: GRAPH_STORE, inject: [ARANGO_DATABASE], useFactory: (db: Database) => ArangoGraphStore.open(db) },
+        { provide: THREAD_REPOSITORY, inject: [ARANGO_DATABASE], useFactory: (db: Database) => ArangoThreadRepository.open(db) },
+      ],
+      exports: [...PERSISTED_STORES],
+    };
+  }
+
+  constructor(
+    @Inject(ARANGO_DATABASE) private readonly db: Database,
+    private readonly moduleRef: ModuleRef,
+  ) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await closePersistence(this.moduleRef, () => this.db.close());
+  }
+}

@@ -1,0 +1,30 @@
+import type { ModuleRef } from '@nestjs/core';
+import { GRAPH_STORE } from '../graph/graph-store.token';
+import { THREAD_REPOSITORY } from '../threads/thread-repository.token';
+
+/**
+ * The injection tokens every persistence module provides, one adapter each, on its own connection
+ * (docs/persistence.md). A store of the second wave adds its token here and one provider to each
+ * persistence module; persistence.module.spec.ts checks that both provide every token.
+ */
+export const PERSISTED_STORES = [GRAPH_STORE, THREAD_REPOSITORY] as const;
+
+/** A store may hold something to release (in-memory indexes, timers); its connection is not its to close. */
+interface ClosableStore {
+  close?(): Promise<void> | void;
+}
+
+/**
+ * Closes the module's stores, the last listed first, then the connection (even when a store failed to
+ * close). Called from a persistence module's onApplicationShutdown: every writer finished in the
+ * earlier shutdown phases (runs stopped, the embedding queue drained, leases released).
+ */
+export async function closePersistence(moduleRef: ModuleRef, closeConnection: () => void): Promise<void> {
+  try {
+    for (const token of [...PERSISTED_STORES].reverse()) {
+      await moduleRef.get<ClosableStore>(token, { strict: true }).close?.();
+    }
+  } finally {
+    closeConnection();
+  }
+}

@@ -1,0 +1,56 @@
+import { DynamicModule, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
+import type { Database } from 'better-sqlite3';
+import { openSqliteDatabase } from '../database/sqlite/sqlite-database.opener';
+import { SQLITE_DATABASE } from '../database/sqlite/sqlite-database.token';
+import { GRAPH_STORE } from '../graph/graph-store.token';
+import { SqliteGraphStore } from '../graph/sqlite/sqlite-graph.store';
+import { Logger } from '../observability/logger';
+import { SqliteThreadRepository } from '../threads/sqlite/sqlite-thread.repository';
+import { THREAD_REPOSITORY } from '../threads/thread-repository.token';
+import { closePersistence, PERSISTED_STORES } from './persisted-stores';
+
+const logger = new Logger('database');
+
+export interface SqlitePersistenceSettings {
+  /** The directory of `ai.sqlite` (DATA_DIR). */
+  dataDir: string;
+}
+
+/**
+ * The embedded store (STORE=sqlite): one file `<DATA_DIR>/ai.sqlite`, opened and migrated once
+ * (openSqliteDatabase), and every store adapter on that connection. The connection stays inside this
+ * module; it exports the stores only (PERSISTED_STORES). At shutdown the stores close, then the file.
+ */
+@Module({})
+export class SqlitePersistenceModule implements OnApplicationShutdown {
+  static forRoot(settings: SqlitePersistenceSettings): DynamicModule {
+    return {
+      module: SqlitePersistenceModule,
+      providers: [
+        {
+          provide: SQLITE_DATABASE,
+          useFactory: (): Database => {
+            const db = openSqliteDatabase(settings.dataDir);
+            logger.info('sqlite_opened', { file: db.name });
+            return db;
+          },
+        },
+        { provide: GRAPH_STORE, inject: [SQLITE_DATABASE], useFactory: (db: Database) => new SqliteGraphStore(db) },
+        { provide: THREAD_REPOSITORY, inject: [SQLITE_DATABASE], useFactory: (db: Database) => new SqliteThreadRepository(db) },
+      ],
+      exports: [...PERSISTED_STORES],
+    };
+  }
+
+  constructor(
+    @Inject(SQLITE_DATABASE) private readonly db: Database,
+    private readonly moduleRef: ModuleRef,
+  ) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await closePersistence(this.moduleRef, () => {
+      if (this.db.open) this.db.close();
+    });
+  }
+}
