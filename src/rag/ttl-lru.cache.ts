@@ -47,8 +47,16 @@ export class TtlLruCache<V, S = unknown> {
   }
 
   get(key: string): V | undefined {
-    if (!this.entries || this.expireAtTtl(key)) return undefined;
-    return this.entries.get(key)?.value;
+    if (!this.entries) return undefined;
+    const status: LRUCache.Status<string, Entry<V, S>> = {};
+    const entry = this.entries.get(key, { status });
+    if (entry === undefined) return undefined;
+    // Gone once its age reaches the TTL: lru-cache keeps it while the age equals the TTL.
+    if (status.remainingTTL !== undefined && status.remainingTTL <= 0) {
+      this.entries.delete(key);
+      return undefined;
+    }
+    return entry.value;
   }
 
   set(key: string, value: V, scope: S): void {
