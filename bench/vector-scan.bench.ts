@@ -42,7 +42,7 @@ const fixed = (value: number, digits: number) => value.toLocaleString('en-US', {
 
 function tableOf(runs: EngineRun[]): string[] {
   return formatTable(
-    ['nodes', 'dim', 'engine', 'exact', 'start-up ms', 'query p50 ms', 'query p95 ms', 'recall', 'RSS MB', 'heap+buf MB', 'persist ms', 'file MB', 'update ms', 'search after ms', 'seen'],
+    ['nodes', 'dim', 'engine', 'exact', 'start-up ms', 'query p50 ms', 'query p95 ms', 'query cpu p50 ms', 'recall', 'RSS MB', 'heap+buf MB', 'persist ms', 'file MB', 'update ms', 'search after ms', 'seen'],
     runs.map((run) => [
       fixed(run.size, 0),
       String(run.dimension),
@@ -51,6 +51,7 @@ function tableOf(runs: EngineRun[]): string[] {
       fixed(run.startupMs, 0),
       fixed(run.query.p50, 2),
       fixed(run.query.p95, 2),
+      fixed(run.queryCpu.p50, 2),
       fixed(run.recall, 3),
       fixed(run.rssMb, 1),
       fixed(run.heapAndBuffersMb, 1),

@@ -2,7 +2,7 @@ import { copyFileSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { encodeVector } from '../src/graph/sqlite/sqlite-graph.codec';
 import { configureLogging } from '../src/observability/logger';
-import { distribution, Distribution } from './bench-statistics';
+import { cpuMsSince, distribution, Distribution } from './bench-statistics';
 import { openStoreFile, queryOf, syntheticDataset } from './vector-scan.dataset';
 import { SCAN_ENGINES } from './vector-scan.engines';
 
@@ -38,6 +38,8 @@ export interface EngineRun {
   startupMs: number;
   /** Query latency (ms), after 20 warm-up queries. */
   query: Distribution;
+  /** CPU time of the process per query (ms): unlike the latency, it does not count waiting for a core. */
+  queryCpu: Distribution;
   /** Mean over queries of |engine ∩ exact| / |exact| (1 when both are empty). */
   recall: number;
   /** Memory the engine added after start-up and the searches, with a full GC before each reading (MB). */
@@ -86,12 +88,15 @@ async function run(request: EngineRunRequest): Promise<EngineRun> {
     const startupMs = performance.now() - started;
 
     const latencies: number[] = [];
+    const cpuTimes: number[] = [];
     let recallSum = 0;
     for (let query = 0; query < Math.min(20, dataset.queryCount); query += 1) engine.search(queryOf(dataset, query), request.k, request.minScore);
     for (let query = 0; query < dataset.queryCount; query += 1) {
+      const usage = process.cpuUsage();
       const queryStarted = performance.now();
       const hits = engine.search(queryOf(dataset, query), request.k, request.minScore);
       latencies.push(performance.now() - queryStarted);
+      cpuTimes.push(cpuMsSince(usage));
       const exact = new Set(truth[query]);
       recallSum += exact.size === 0 ? (hits.length === 0 ? 1 : 0) : hits.filter((hit) => exact.has(hit.id)).length / exact.size;
     }
@@ -125,6 +130,7 @@ async function run(request: EngineRunRequest): Promise<EngineRun> {
       fileMb,
       startupMs,
       query: distribution(latencies),
+      queryCpu: distribution(cpuTimes),
       recall: recallSum / dataset.queryCount,
       rssMb: (after.rss - before.rss) / MB,
       heapAndBuffersMb: (after.js - before.js) / MB,

@@ -91,7 +91,7 @@ export function isAiDebugEnabled(): boolean {
   return state.aiDebug;
 }
 
-/** The root pino logger, for the pieces that take one (nestjs-pino and its HTTP request log). */
+/** The root pino logger, for the pieces that take one (nestjs-pino's Nest logger, pino-http's request log). */
 export function rootPinoLogger(): PinoLogger {
   return root;
 }
