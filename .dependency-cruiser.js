@@ -10,10 +10,10 @@
 const LAYERS = [
   ['config', 'observability'],
   ['errors'],
-  ['auth', 'database'],
+  ['auth', 'database', 'validation'],
   ['graph'],
   ['conversation'],
-  ['providers'],
+  ['providers', 'policy'],
   ['embeddings'],
   ['rag'],
   ['threads'],

@@ -3,6 +3,7 @@ import { AuthModule } from '../auth/auth.module';
 import { GraphModule } from '../graph/graph.module';
 import { MetricsService } from '../observability/metrics.service';
 import { ObservabilityModule } from '../observability/observability.module';
+import { PolicyModule } from '../policy/policy.module';
 import { ProvidersModule } from '../providers/providers.module';
 import { RagModule } from '../rag/rag.module';
 import { ThreadsModule } from '../threads/threads.module';
@@ -24,7 +25,7 @@ import { SocketMetrics } from './socket/socket.metrics';
  * ActiveRunRegistry at each scrape.
  */
 @Module({
-  imports: [GraphModule, RagModule, ProvidersModule, ThreadsModule, AuthModule, ObservabilityModule],
+  imports: [GraphModule, RagModule, ProvidersModule, ThreadsModule, PolicyModule, AuthModule, ObservabilityModule],
   controllers: [AiController],
   providers: [
     ChatService,
