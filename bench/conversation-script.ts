@@ -63,10 +63,24 @@ export function benchModel(request: RecordedRequest): ScriptedTurn {
   if (asking && questions % 2 === 0) {
     return { toolCalls: [{ name: 'read_node_detail', arguments: { nodeKey: NODES[questions % NODES.length] } }] };
   }
+  // Asked to remember something, a model says so in a sentence (an unrelated paragraph would dilute the turn's vector:
+  // docs/memory.md, "Recall").
+  if (asking && textOf(last).includes(FACT_MARKER)) return { text: ACKNOWLEDGEMENT, chunkSize: 64 };
   return {
     text:
       'It reads the players it receives, keeps the ones that match its settings and passes them on to the next node on sheet main. ' +
       'Errors go to its second output, which leads to error-handler. '.repeat(12),
     chunkSize: 64,
   };
+}
+
+/** The scripted answer to the message stating the fact. */
+export const ACKNOWLEDGEMENT = 'Noted, I will keep it in mind for the rest of our work on the workflow.';
+
+/** The text a message starts with: its content, or its first text block (Anthropic). */
+function textOf(message: { content?: unknown } | undefined): string {
+  const content = message?.content;
+  if (typeof content === 'string') return content;
+  if (Array.isArray(content)) return content.find((block: { type?: string; text?: string }) => block.type === 'text')?.text ?? '';
+  return '';
 }

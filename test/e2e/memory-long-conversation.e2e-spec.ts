@@ -25,6 +25,10 @@ function scripted(recorded: RecordedRequest): ScriptedTurn {
       ],
     };
   }
+  // Asked to remember something, a model says so in a sentence; a paragraph about something else would dilute the
+  // turn's vector (docs/memory.md, "Recall").
+  const messages: Array<{ role: string; content: string }> = recorded.body?.messages ?? [];
+  if (messages.findLast((message) => message.role === 'user')?.content === FACT) return { text: 'Noted, I will keep it in mind for the rest of our work on the workflow.' };
   return { text: `It reads the players, keeps the active ones and passes them on to the next node on sheet main. ${'The flow is linear and each step is logged. '.repeat(20)}` };
 }
 
