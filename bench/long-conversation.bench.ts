@@ -49,6 +49,8 @@ export interface LongConversationResult {
   recall: { askTurn: number; inContext: boolean; viaRecall: boolean; viaSummaries: boolean; viaHistory: boolean };
   cost: { summaryCalls: number; summaryTokens: number; textsEmbedded: number; records: Record<string, number> };
   ttft: { withMemory: Distribution; withoutMemory: Distribution; requests: number; thinkMs: number };
+  /** Of the time to first token, until the question's upstream request reached the scripted server (ms clock). */
+  untilUpstream: { withMemory: Distribution; withoutMemory: Distribution };
   /** MemoryContextBuilder.build (cut and recall) on the long thread, alone, ms. */
   requestPath: Distribution;
 }
@@ -86,9 +88,10 @@ async function stop(run: Run): Promise<void> {
 }
 
 /** Time from ai:chat to its first ai:token, for `count` follow-ups on each run, the runs alternating. */
-async function timeToFirstToken(runs: Run[], count: number, thinkMs: number): Promise<number[][]> {
+async function timeToFirstToken(runs: Run[], count: number, thinkMs: number): Promise<{ firstToken: number[][]; upstream: number[][] }> {
   const clients = await Promise.all(runs.map((run) => AiSocketClient.connect(run.app.url)));
   const samples: number[][] = runs.map(() => []);
+  const upstream: number[][] = runs.map(() => []);
   try {
     for (let index = 0; index < count; index += 1) {
       // Each round in the other order: neither run always follows the other's work.
@@ -97,16 +100,21 @@ async function timeToFirstToken(runs: Run[], count: number, thinkMs: number): Pr
         const id = index + 1;
         await new Promise((resolve) => setTimeout(resolve, thinkMs));
         const started = performance.now();
+        const startedAt = Date.now();
+        const sentBefore = runs[which].server.requests.length;
         clients[which].socket.emit('ai:chat', { _id: id, graphKey: GRAPH, threadId: runs[which].threadId, message: benchQuestion(1000 + index) });
         await clients[which].firstToken(id, 30_000);
         samples[which].push(performance.now() - started);
+        // Until the question's upstream request arrived (ms clock): the app's side of the figure.
+        const asked = runs[which].server.requests.slice(sentBefore).find(isQuestionRequest);
+        if (asked) upstream[which].push(asked.receivedAt - startedAt);
         await clients[which].terminalOf(id, 30_000);
       }
     }
   } finally {
     for (const client of clients) client.close();
   }
-  return samples;
+  return { firstToken: samples, upstream };
 }
 
 export async function runLongConversationBench(options: { turns?: number; ttftRequests?: number; thinkMs?: number } = {}): Promise<LongConversationResult> {
@@ -151,7 +159,8 @@ export async function runLongConversationBench(options: { turns?: number; ttftRe
         textsEmbedded: records.length,
         records: { turns: records.filter((level) => level === 0).length, level1: records.filter((level) => level === 1).length, level2: records.filter((level) => level === 2).length },
       },
-      ttft: { withMemory: distribution(ttft[0]), withoutMemory: distribution(ttft[1]), requests: ttftRequests, thinkMs },
+      ttft: { withMemory: distribution(ttft.firstToken[0]), withoutMemory: distribution(ttft.firstToken[1]), requests: ttftRequests, thinkMs },
+      untilUpstream: { withMemory: distribution(ttft.upstream[0]), withoutMemory: distribution(ttft.upstream[1]) },
       requestPath,
     };
   } finally {
@@ -199,6 +208,8 @@ export function longConversationTable(result: LongConversationResult): string[] 
       `${cost.textsEmbedded} texts embedded (${(cost.textsEmbedded / turns).toFixed(2)} per turn: ${cost.records.turns} turns, ${cost.records.level1} level-1, ${cost.records.level2} level-2)`,
     `time to first token after ${turns} turns, ${ttft.requests} requests each, ${ttft.thinkMs} ms apart, p50 / p95: memory ${ttft.withMemory.p50.toFixed(1)} / ${ttft.withMemory.p95.toFixed(1)} ms, ` +
       `no memory ${ttft.withoutMemory.p50.toFixed(1)} / ${ttft.withoutMemory.p95.toFixed(1)} ms`,
+    `  of which until the upstream request arrived, p50 / p95: memory ${result.untilUpstream.withMemory.p50.toFixed(1)} / ${result.untilUpstream.withMemory.p95.toFixed(1)} ms, ` +
+      `no memory ${result.untilUpstream.withoutMemory.p50.toFixed(1)} / ${result.untilUpstream.withoutMemory.p95.toFixed(1)} ms`,
     `memory on the request path (cut, summaries, recall) at ${turns} turns, p50 / p95: ${result.requestPath.p50.toFixed(2)} / ${result.requestPath.p95.toFixed(2)} ms`,
   ];
 }

@@ -10,7 +10,7 @@ export interface HistoryTurnCost {
 export interface HistoryWindowRequest {
   /** Every turn of the history, in order; the last one (the current question) is always sent. */
   turns: readonly HistoryTurnCost[];
-  /** Conversation character where each closed turn ends (measureClosedTurns), by turn id. */
+  /** Conversation character where each closed turn ends (closedTurnEnds), by turn id. */
   turnEnds: ReadonlyMap<string, number>;
   /** The thread's level-1 and level-2 summaries. */
   summaries: readonly MemoryRecord[];

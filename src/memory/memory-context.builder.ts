@@ -8,7 +8,7 @@ import type { MemoryRepository } from './memory.repository';
 import { HistoryTurnCost, planHistoryWindow } from './history-window.planner';
 import type { MemoryRecaller, RecalledMemory } from './recall/memory.recaller';
 import { splitConversationTurns } from './turns/conversation-turn.splitter';
-import { measureClosedTurns } from './turns/measured-turn';
+import { closedTurnEnds } from './turns/measured-turn';
 
 export interface MemoryContextOptions {
   /** MEMORY_ENABLED=false: the history is left to the plain pruning, nothing is recalled. */
@@ -72,12 +72,11 @@ export class MemoryContextBuilder {
     const total = costs.reduce((sum, turn) => sum + turn.tokens, 0);
     if (total <= request.budget) return untouched;
 
-    const closed = measureClosedTurns(request.threadId, splitConversationTurns(request.messages));
     const [level1, level2] = await Promise.all([1, 2].map((level) => this.repository.list(request.workspace, request.threadId, { level: level as 1 | 2, vectors: false })));
     const summaries = [...level1, ...level2];
     const window = planHistoryWindow({
       turns: costs,
-      turnEnds: new Map(closed.map((turn) => [turn.turn.turnId, turn.charRange[1]])),
+      turnEnds: closedTurnEnds(splitConversationTurns(request.messages)),
       summaries,
       budget: request.budget - this.options.recallMaxTokens,
       summaryMaxTokens: this.options.summaryMaxTokens,

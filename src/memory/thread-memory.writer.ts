@@ -14,6 +14,7 @@ import { planSummaryBatches } from './summary-batch.planner';
 import type { ConversationSummarizer, SummaryResult, SummarySource } from './summaries/conversation-summary';
 import { splitConversationTurns } from './turns/conversation-turn.splitter';
 import { MeasuredTurn, measureClosedTurns } from './turns/measured-turn';
+import { buildTurnMemoryText } from './turns/turn-memory-text.builder';
 
 export interface ThreadMemoryWriterOptions {
   level1EveryChars: number;
@@ -75,11 +76,15 @@ export class ThreadMemoryWriter {
       throw error;
     }
     const turns = measureClosedTurns(threadId, splitConversationTurns(thread.messages));
-    const stored = await this.deps.repository.list(thread.workspace, threadId, { level: 0, vectors: false });
+    const cursor = await this.deps.repository.cursor(thread.workspace, threadId);
+    // Turns a level-1 summary covers were stored before it was written (and turns are never removed
+    // before their thread): only the later ones are looked up.
+    const recent = turns.filter((turn) => turn.charRange[1] > cursor.level1End);
+    const stored = recent.length === 0 ? [] : await this.deps.repository.list(thread.workspace, threadId, { memoryIds: recent.map((turn) => turn.memoryId), vectors: false });
     const storedIds = new Set(stored.map((record) => record.memoryId));
 
     const written: MemoryRecord[] = [];
-    for (const turn of turns) {
+    for (const turn of recent) {
       if (storedIds.has(turn.memoryId)) continue;
       signal?.throwIfAborted();
       const record = await this.turnRecord(thread, turn);
@@ -89,8 +94,7 @@ export class ThreadMemoryWriter {
     // The new turns are recallable at once, before the summaries' slower calls.
     await this.embed(thread, written, report, signal);
 
-    const cursor = await this.deps.repository.cursor(thread.workspace, threadId);
-    for (const batch of planSummaryBatches(turns.map((turn) => ({ ...turn, size: turn.text.length })), cursor.level1End, this.options.level1EveryChars)) {
+    for (const batch of planSummaryBatches(turns.map((turn) => ({ ...turn, size: turn.charRange[1] - turn.charRange[0] })), cursor.level1End, this.options.level1EveryChars)) {
       await this.summarize(thread, 1, batch.map(turnSource), batch.map((turn) => turn.memoryId), batch, report, signal);
     }
 
@@ -119,7 +123,7 @@ export class ThreadMemoryWriter {
     return this.newRecord(thread, {
       level: 0,
       createdTime: turn.createdTime,
-      text: measured.text,
+      text: buildTurnMemoryText(turn),
       turnId: turn.turnId,
       memoryId: measured.memoryId,
       charRange: measured.charRange,
@@ -214,7 +218,7 @@ export class ThreadMemoryWriter {
 }
 
 function turnSource(turn: MeasuredTurn): SummarySource {
-  return { text: turn.text, toolsUsed: [...new Set(turn.turn.tools.map((tool) => tool.name))], nodesMentioned: [], keyFindings: [] };
+  return { text: buildTurnMemoryText(turn.turn), toolsUsed: [...new Set(turn.turn.tools.map((tool) => tool.name))], nodesMentioned: [], keyFindings: [] };
 }
 
 function summarySource(record: MemoryRecord): SummarySource {

@@ -1,6 +1,7 @@
 import { assistantMessage, ragContext, systemPrompt, toolCall, toolResult, userMessage } from '../../../test/support/thread-messages';
 import { splitConversationTurns } from './conversation-turn.splitter';
-import { buildTurnMemoryText, TURN_TEXT_MAX_CHARS } from './turn-memory-text.builder';
+import { closedTurnEnds, measureClosedTurns } from './measured-turn';
+import { buildTurnMemoryText, TURN_TEXT_MAX_CHARS, turnMemoryTextLength } from './turn-memory-text.builder';
 
 describe(splitConversationTurns.name, () => {
   it('cuts a thread into turns of a question and everything up to the next one, leaving system messages out', () => {
@@ -68,5 +69,37 @@ describe(buildTurnMemoryText.name, () => {
     const long = buildTurnMemoryText({ ...turn, userMessage: 'x'.repeat(10_000) });
     expect(long).toHaveLength(TURN_TEXT_MAX_CHARS);
     expect(long.endsWith('…')).toBe(true);
+  });
+});
+
+describe(turnMemoryTextLength.name, () => {
+  const base = { turnId: 't', createdTime: 1, userMessage: 'Hi', assistantTexts: ['Hello.'], tools: [], closed: true };
+  const cases = {
+    'a plain turn': base,
+    'no answer yet': { ...base, assistantTexts: [] },
+    'answers in several messages': { ...base, assistantTexts: ['One.', '', 'Three.'] },
+    'tools with long, short and missing results': {
+      ...base,
+      tools: [
+        { name: 'read_node_detail', arguments: '{}', result: 'r'.repeat(500) },
+        { name: 'search_nodes', arguments: '{}', result: 'é'.repeat(10) },
+        { name: 'x', arguments: '{}', result: null },
+      ],
+    },
+    'a surrogate pair cut at 200': { ...base, tools: [{ name: 'n', arguments: '{}', result: `${'a'.repeat(199)}😀😀` }] },
+    'over 4,000 characters': { ...base, userMessage: 'x'.repeat(10_000) },
+    'exactly 4,000 characters': { ...base, userMessage: 'x'.repeat(TURN_TEXT_MAX_CHARS - 'User: \nAssistant: Hello.'.length) },
+  };
+
+  it.each(Object.entries(cases))('is the length of the built text: %s', (_, turn) => {
+    expect(turnMemoryTextLength(turn)).toBe(buildTurnMemoryText(turn).length);
+  });
+
+  it('gives measured turns ranges that add up to their texts', () => {
+    const turns = Object.values(cases).map((turn, index) => ({ ...turn, turnId: `t${index}` }));
+    const measured = measureClosedTurns('th', turns);
+    expect(measured.map((turn) => turn.charRange[1] - turn.charRange[0])).toEqual(turns.map((turn) => buildTurnMemoryText(turn).length));
+    expect(measured.every((turn, index) => index === 0 || turn.charRange[0] === measured[index - 1].charRange[1])).toBe(true);
+    expect(closedTurnEnds(turns)).toEqual(new Map(measured.map((turn) => [turn.turn.turnId, turn.charRange[1]])));
   });
 });
