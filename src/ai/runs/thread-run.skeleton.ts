@@ -67,6 +67,7 @@ export class ThreadRunSkeleton {
       throw error;
     }
     const threadId = started.thread.threadId;
+    request.sink.leased?.(threadId);
     const usage = new UsageAccumulator();
     let result: AgentResult;
     try {

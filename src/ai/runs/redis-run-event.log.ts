@@ -1,0 +1,203 @@
+import type { ChainableCommander } from 'ioredis';
+import { Logger } from '../../observability/logger';
+import type { RedisConnection } from '../../redis/redis-connection';
+import type { QuietRedis } from '../../redis/redis-client';
+import { RunEventLogLimits } from './in-memory-run-event.log';
+import { entryFieldsOf, entryIdOf, parseStreamEntries } from './redis-stream.entries';
+import { RedisStreamFollower } from './redis-stream.follower';
+import {
+  FollowOutcome,
+  LatestRun,
+  LoggedRunEvent,
+  RunEventListener,
+  RunEventLog,
+  RunEventWriter,
+  RunOwner,
+  TERMINAL_RUN_EVENTS,
+} from './run-event.log';
+
+/** A running request's stream expires this long after its instance last refreshed it (so a dead instance's streams go). */
+export const RUNNING_LOG_TTL_MS = 30_000;
+/** How often an instance refreshes the streams of its running requests. */
+const HEARTBEAT_MS = 10_000;
+/** A thread's pointer to its latest request, until that request ends (then: the retention). Bounds what a crash leaves. */
+const POINTER_TTL_MS = 6 * 60 * 60_000;
+
+const KEY_PREFIX = 'graph-ai:';
+const streamKey = (runKey: string) => `${KEY_PREFIX}run:${runKey}`;
+const pointerKey = (threadId: string) => `${KEY_PREFIX}thread-run:${threadId}`;
+
+/** PEXPIRE the key only while it still holds this value (a thread's pointer may already name a newer request). */
+const PEXPIRE_IF_EQUALS = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return 0`;
+
+interface RedisRun {
+  readonly runKey: string;
+  readonly key: string;
+  readonly owner: RunOwner;
+  readonly lost: () => void;
+  /** The pointer written by markLatest (key and value), to shorten at the end. */
+  pointer: { key: string; value: string } | null;
+  written: boolean;
+  finished: boolean;
+  isLost: boolean;
+}
+
+type Pending = { run: RedisRun; event: LoggedRunEvent } | { run: RedisRun; latest: string };
+
+const logger = new Logger('runs');
+
+/**
+ * The request event log in Redis (docs/protocol.md §8.7), shared by every instance: one Stream per
+ * request whose entry ids are the events' seq (`<seq>-0`), trimmed with `XADD MAXLEN ~`, and one key
+ * per thread naming its latest request and its owner. Writes never wait: the events of every request
+ * queued during one turn of the event loop (the token flusher sends all its runs' text in one turn)
+ * go to Redis in ONE pipeline; a request whose write fails is reported lost (its run is stopped).
+ * Time bounds: a running request's stream lives RUNNING_LOG_TTL_MS past its instance's last
+ * heartbeat (so a crashed instance's streams vanish, ending their followers), a finished one for the
+ * retention (AI_REJOIN_GRACE_MS). Rejoins read with XRANGE, then follow with the shared
+ * RedisStreamFollower: no gap (the read resumes after the last seq replayed), no duplicate.
+ */
+export class RedisRunEventLog implements RunEventLog {
+  private readonly redis: QuietRedis;
+  private readonly follower: RedisStreamFollower;
+  private readonly running = new Map<string, RedisRun>();
+  private pending: Pending[] = [];
+  private flushScheduled = false;
+  private readonly heartbeat: NodeJS.Timeout;
+
+  constructor(
+    connection: RedisConnection,
+    private readonly limits: RunEventLogLimits,
+  ) {
+    this.redis = connection.commands;
+    this.redis.defineCommand('pexpireIfEquals', { numberOfKeys: 1, lua: PEXPIRE_IF_EQUALS });
+    this.follower = new RedisStreamFollower(connection.client({ role: 'run-log-follower' }), this.redis);
+    this.heartbeat = setInterval(() => this.refreshRunning(), HEARTBEAT_MS);
+    this.heartbeat.unref();
+  }
+
+  /** Requests of this instance still running (their streams are refreshed). */
+  get runningCount(): number {
+    return this.running.size;
+  }
+
+  open(runKey: string, owner: RunOwner, lost: () => void): RunEventWriter {
+    const run: RedisRun = { runKey, key: streamKey(runKey), owner, lost, pointer: null, written: false, finished: false, isLost: false };
+    this.running.set(runKey, run);
+    return {
+      append: (event) => {
+        if (run.finished || run.isLost) return;
+        if (TERMINAL_RUN_EVENTS.has(event.event)) {
+          run.finished = true;
+          this.running.delete(runKey);
+        }
+        this.queue({ run, event });
+      },
+      markLatest: (threadId) => {
+        if (run.finished || run.isLost) return;
+        this.queue({ run, latest: threadId });
+      },
+    };
+  }
+
+  async latest(threadId: string): Promise<LatestRun | null> {
+    const value = await this.redis.get(pointerKey(threadId));
+    return value ? (JSON.parse(value) as LatestRun) : null;
+  }
+
+  async follow(runKey: string, afterSeq: number, listener: RunEventListener): Promise<FollowOutcome> {
+    const key = streamKey(runKey);
+    const results = await this.redis.pipeline().exists(key).xrange(key, '-', '+', 'COUNT', 1).xrange(key, `(${entryIdOf(afterSeq)}`, '+').exec();
+    const [exists, first, after] = (results ?? []).map(([error, value]) => {
+      if (error) throw error;
+      return value;
+    }) as [number, Array<[string, string[]]>, Array<[string, string[]]>];
+    if (exists !== 1) return { kind: 'gone' };
+    const firstKept = parseStreamEntries(first)[0]?.seq ?? 1;
+    if (firstKept > afterSeq + 1) return { kind: 'trimmed', firstKeptSeq: firstKept };
+    const replay = parseStreamEntries(after);
+    if (replay.length > 0) listener.events(replay);
+    if (replay.some((event) => TERMINAL_RUN_EVENTS.has(event.event))) return { kind: 'following', stop: () => undefined };
+    return { kind: 'following', stop: this.follower.add(key, replay.at(-1)?.seq ?? afterSeq, listener) };
+  }
+
+  /** Stops the heartbeat and the followers (shutdown). */
+  close(): void {
+    clearInterval(this.heartbeat);
+    this.follower.close();
+  }
+
+  private queue(item: Pending): void {
+    this.pending.push(item);
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    setImmediate(() => void this.flush());
+  }
+
+  /** Everything queued since the last flush, in one pipeline. */
+  private async flush(): Promise<void> {
+    this.flushScheduled = false;
+    const batch = this.pending;
+    this.pending = [];
+    const pipeline = this.redis.pipeline();
+    /** The run each queued command belongs to, in command order. */
+    const owners: RedisRun[] = [];
+    const add = (run: RedisRun, command: (pipeline: ChainableCommander) => void) => {
+      command(pipeline);
+      owners.push(run);
+    };
+    for (const item of batch) {
+      const { run } = item;
+      if ('event' in item) {
+        add(run, (p) => p.xadd(run.key, 'MAXLEN', '~', this.limits.maxEventsPerRun, entryIdOf(item.event.seq), ...entryFieldsOf(item.event)));
+        if (!run.written) {
+          run.written = true;
+          add(run, (p) => p.pexpire(run.key, RUNNING_LOG_TTL_MS));
+        }
+        if (TERMINAL_RUN_EVENTS.has(item.event.event)) this.expireFinished(run, add);
+      } else {
+        run.pointer = { key: pointerKey(item.latest), value: JSON.stringify({ runKey: run.runKey, owner: run.owner } satisfies LatestRun) };
+        const { key, value } = run.pointer;
+        add(run, (p) => p.set(key, value, 'PX', POINTER_TTL_MS));
+      }
+    }
+    let results: Array<[Error | null, unknown]> | null;
+    try {
+      results = await pipeline.exec();
+    } catch (error) {
+      results = owners.map(() => [error as Error, null]);
+    }
+    (results ?? []).forEach(([error], index) => {
+      if (error) this.markLost(owners[index], error);
+    });
+  }
+
+  /** A finished request is kept for the retention; its thread's pointer too, unless a newer request took it. */
+  private expireFinished(run: RedisRun, add: (run: RedisRun, command: (pipeline: ChainableCommander) => void) => void): void {
+    add(run, (p) => p.pexpire(run.key, this.limits.retentionMs));
+    const pointer = run.pointer;
+    if (pointer) add(run, (p) => (p as unknown as PexpireIfEquals).pexpireIfEquals(pointer.key, pointer.value, this.limits.retentionMs));
+  }
+
+  private markLost(run: RedisRun, error: Error): void {
+    if (run.isLost) return;
+    run.isLost = true;
+    this.running.delete(run.runKey);
+    logger.warn('run_log_write_failed', { runKey: run.runKey, error: error.message });
+    run.lost();
+  }
+
+  /** Keeps the streams of this instance's running requests alive (they expire RUNNING_LOG_TTL_MS after a crash). */
+  private refreshRunning(): void {
+    const runs = [...this.running.values()].filter((run) => run.written);
+    if (runs.length === 0) return;
+    const pipeline = this.redis.pipeline();
+    for (const run of runs) pipeline.pexpire(run.key, RUNNING_LOG_TTL_MS);
+    // A failure here is not a request's: its next write fails and reports it.
+    pipeline.exec().catch(() => undefined);
+  }
+}
+
+interface PexpireIfEquals {
+  pexpireIfEquals(key: string, value: string, ms: number): ChainableCommander;
+}

@@ -1,0 +1,22 @@
+import { LoggedRunEvent, RunEventName } from './run-event.log';
+
+/** A logged event as read back from its stream. */
+export type StreamEntry = LoggedRunEvent;
+
+/** Stream entry ids are `<seq>-0`: the request's own sequence, so reads resume after a seq without a lookup. */
+export function entryIdOf(seq: number): string {
+  return `${seq}-0`;
+}
+
+/** The fields of an entry: `e` the event name, `p` its payload as JSON (without `_id` and `seq`). */
+export function entryFieldsOf(event: LoggedRunEvent): [string, string, string, string] {
+  return ['e', event.event, 'p', JSON.stringify(event.payload)];
+}
+
+/** Entries as XRANGE / XREAD return them. */
+export function parseStreamEntries(entries: Array<[string, string[]]>): StreamEntry[] {
+  return entries.map(([id, fields]) => {
+    const field = (name: string) => fields[fields.indexOf(name) + 1];
+    return { seq: Number(id.slice(0, id.indexOf('-'))), event: field('e') as RunEventName, payload: JSON.parse(field('p')) as Record<string, unknown> };
+  });
+}
