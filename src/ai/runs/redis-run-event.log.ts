@@ -74,6 +74,11 @@ export class RedisRunEventLog implements RunEventLog {
     this.follower = new RedisStreamFollower(connection.client({ role: 'run-log-follower' }), this.redis);
     this.heartbeat = setInterval(() => this.refreshRunning(), HEARTBEAT_MS);
     this.heartbeat.unref();
+    // Redis lost: the running requests logging there can be neither rejoined nor stopped from elsewhere; they end.
+    connection.onStateChange((up) => {
+      if (up) return;
+      for (const run of [...this.running.values()]) this.markLost(run, new Error('the connection to Redis was lost'));
+    });
   }
 
   /** Requests of this instance still running (their streams are refreshed). */
