@@ -68,10 +68,12 @@ export class RedisRunEventLog implements RunEventLog {
   constructor(
     connection: RedisConnection,
     private readonly limits: RunEventLogLimits,
+    /** How often followers notice a vanished stream (FOLLOW_BLOCK_MS; specs shorten it). */
+    followBlockMs?: number,
   ) {
     this.redis = connection.commands;
     this.redis.defineCommand('pexpireIfEquals', { numberOfKeys: 1, lua: PEXPIRE_IF_EQUALS });
-    this.follower = new RedisStreamFollower(connection.client({ role: 'run-log-follower' }), this.redis);
+    this.follower = new RedisStreamFollower(connection.client({ role: 'run-log-follower' }), this.redis, followBlockMs);
     this.heartbeat = setInterval(() => this.refreshRunning(), HEARTBEAT_MS);
     this.heartbeat.unref();
     // Redis lost: the running requests logging there can be neither rejoined nor stopped from elsewhere; they end.

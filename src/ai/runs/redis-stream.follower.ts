@@ -36,6 +36,7 @@ export class RedisStreamFollower {
     /** Its own connection: a blocked XREAD holds it. */
     private readonly blocking: QuietRedis,
     private readonly commands: QuietRedis,
+    private readonly blockMs = FOLLOW_BLOCK_MS,
   ) {
     blocking.on('ready', () => {
       blocking.client('ID').then(
@@ -92,12 +93,12 @@ export class RedisStreamFollower {
         this.blocked = true;
         let answer: Array<[string, Array<[string, string[]]>]> | null;
         try {
-          answer = await this.blocking.xread('COUNT', READ_COUNT, 'BLOCK', FOLLOW_BLOCK_MS, 'STREAMS', ...keys, ...ids);
+          answer = await this.blocking.xread('COUNT', READ_COUNT, 'BLOCK', this.blockMs, 'STREAMS', ...keys, ...ids);
         } finally {
           this.blocked = false;
         }
         if (answer) for (const [key, entries] of answer) this.deliver(key, parseStreamEntries(entries));
-        if (Date.now() - this.checkedAt >= FOLLOW_BLOCK_MS) await this.dropVanished();
+        if (Date.now() - this.checkedAt >= this.blockMs) await this.dropVanished();
       }
     } catch (error) {
       if (!this.closed) this.loseAll(error);
@@ -118,7 +119,7 @@ export class RedisStreamFollower {
     }
   }
 
-  /** Every FOLLOW_BLOCK_MS: streams that no longer exist end their followers. */
+  /** Every `blockMs`: streams that no longer exist end their followers. */
   private async dropVanished(): Promise<void> {
     this.checkedAt = Date.now();
     const keys = [...this.cursors.keys()];

@@ -136,8 +136,13 @@ export class RedisLiveOverlayWriter implements LiveOverlayWriter {
     subscriber.on('message', (channel: string, message: string) => {
       if (channel === OVERLAY_CHANNEL) this.receive(message);
     });
-    // After every (re)subscription: what was published meanwhile is lost, so every replica reloads.
-    subscriber.on('ready', () => void this.reloadAll());
+    // After every (re)subscription what was published meanwhile is lost, so every replica reloads, once both
+    // the subscriber and the command connection are back (they reconnect each on its own).
+    const reloadWhenBothUp = () => {
+      if (subscriber.status === 'ready' && connection.isUp) void this.reloadAll();
+    };
+    subscriber.on('ready', reloadWhenBothUp);
+    connection.onStateChange((up) => up && reloadWhenBothUp());
     subscriber.subscribe(OVERLAY_CHANNEL).catch(() => undefined);
   }
 
