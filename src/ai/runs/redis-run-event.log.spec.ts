@@ -74,6 +74,20 @@ describe(`${RedisRunEventLog.name} (a real redis-server)`, () => {
     expect(listener.received[1]).toEqual(token(4));
   });
 
+  it('writes a flush larger than one script call (many requests at once) completely and in order', async () => {
+    const [a, b] = [await instance(), await instance()];
+    const runKeys = Array.from({ length: 300 }, (_, index) => `run_many${index}`);
+    const writers = runKeys.map((runKey) => a.open(runKey, owner, () => undefined));
+    for (let seq = 1; seq <= 4; seq++) writers.forEach((writer) => writer.append(token(seq)));
+    writers.forEach((writer) => writer.append(complete(5)));
+    await until(() => redis.cli('XLEN', 'graph-ai:run:run_many299') === '5');
+    for (const runKey of [runKeys[0], runKeys[150], runKeys[299]]) {
+      const listener = recorder();
+      await b.follow(runKey, 0, listener);
+      expect(listener.received.map((event) => event.seq)).toEqual([1, 2, 3, 4, 5]);
+    }
+  });
+
   it('keeps a running request for RUNNING_LOG_TTL_MS past the last heartbeat and a finished one for the retention, its pointer too', async () => {
     const log = await instance();
     const writer = log.open('run_ttl', owner, () => undefined);

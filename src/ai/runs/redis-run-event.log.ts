@@ -3,7 +3,7 @@ import { Logger } from '../../observability/logger';
 import type { RedisConnection } from '../../redis/redis-connection';
 import type { QuietRedis } from '../../redis/redis-client';
 import { RunEventLogLimits } from './in-memory-run-event.log';
-import { entryFieldsOf, entryIdOf, parseStreamEntries } from './redis-stream.entries';
+import { entryIdOf, parseStreamEntries } from './redis-stream.entries';
 import { RedisStreamFollower } from './redis-stream.follower';
 import {
   FollowOutcome,
@@ -27,8 +27,38 @@ const KEY_PREFIX = 'graph-ai:';
 const streamKey = (runKey: string) => `${KEY_PREFIX}run:${runKey}`;
 const pointerKey = (threadId: string) => `${KEY_PREFIX}thread-run:${threadId}`;
 
-/** PEXPIRE the key only while it still holds this value (a thread's pointer may already name a newer request). */
-const PEXPIRE_IF_EQUALS = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return 0`;
+/**
+ * Every write of one flush in ONE script call: each queued write is an operation code and its arguments in
+ * ARGV, so the client builds and parses one command per flush instead of one per event (what the log costs
+ * is mostly the client's work per command). `x` key maxlen id event payload: XADD MAXLEN ~; `t` key ms:
+ * PEXPIRE; `s` key value ms: SET PX; `q` key value ms: PEXPIRE the key only while it still holds the value
+ * (a thread's pointer may already name a newer request). Standalone Redis (or Sentinel): the keys are not
+ * declared, which Redis Cluster would need.
+ */
+const WRITE_SCRIPT = `
+local i = 1
+while i <= #ARGV do
+  local op = ARGV[i]
+  if op == 'x' then
+    redis.call('XADD', ARGV[i + 1], 'MAXLEN', '~', ARGV[i + 2], ARGV[i + 3], 'e', ARGV[i + 4], 'p', ARGV[i + 5])
+    i = i + 6
+  elseif op == 't' then
+    redis.call('PEXPIRE', ARGV[i + 1], ARGV[i + 2])
+    i = i + 3
+  elseif op == 's' then
+    redis.call('SET', ARGV[i + 1], ARGV[i + 2], 'PX', ARGV[i + 3])
+    i = i + 4
+  elseif op == 'q' then
+    if redis.call('GET', ARGV[i + 1]) == ARGV[i + 2] then redis.call('PEXPIRE', ARGV[i + 1], ARGV[i + 3]) end
+    i = i + 4
+  else
+    return redis.error_reply('unknown operation ' .. tostring(op))
+  end
+end
+return 0`;
+
+/** Operations per script call: a flush of more goes in several calls (one pipeline), so no call blocks Redis long. */
+const OPERATIONS_PER_CALL = 1_000;
 
 interface RedisRun {
   readonly runKey: string;
@@ -44,6 +74,10 @@ interface RedisRun {
 
 type Pending = { run: RedisRun; event: LoggedRunEvent } | { run: RedisRun; latest: string };
 
+interface WriteScript {
+  writeRunLogs(...args: Array<string | number>): Promise<number>;
+}
+
 const logger = new Logger('runs');
 
 /**
@@ -58,7 +92,7 @@ const logger = new Logger('runs');
  * RedisStreamFollower: no gap (the read resumes after the last seq replayed), no duplicate.
  */
 export class RedisRunEventLog implements RunEventLog {
-  private readonly redis: QuietRedis;
+  private readonly redis: QuietRedis & WriteScript;
   private readonly follower: RedisStreamFollower;
   private readonly running = new Map<string, RedisRun>();
   private pending: Pending[] = [];
@@ -71,8 +105,8 @@ export class RedisRunEventLog implements RunEventLog {
     /** How often followers notice a vanished stream (FOLLOW_BLOCK_MS; specs shorten it). */
     followBlockMs?: number,
   ) {
-    this.redis = connection.commands;
-    this.redis.defineCommand('pexpireIfEquals', { numberOfKeys: 1, lua: PEXPIRE_IF_EQUALS });
+    this.redis = connection.commands as QuietRedis & WriteScript;
+    this.redis.defineCommand('writeRunLogs', { numberOfKeys: 0, lua: WRITE_SCRIPT });
     this.follower = new RedisStreamFollower(connection.client({ role: 'run-log-follower' }), this.redis, followBlockMs);
     this.heartbeat = setInterval(() => this.refreshRunning(), HEARTBEAT_MS);
     this.heartbeat.unref();
@@ -141,49 +175,53 @@ export class RedisRunEventLog implements RunEventLog {
     setImmediate(() => void this.flush());
   }
 
-  /** Everything queued since the last flush, in one pipeline. */
+  /** Everything queued since the last flush: one script call (a few for a large flush, in one pipeline). */
   private async flush(): Promise<void> {
     this.flushScheduled = false;
     const batch = this.pending;
     this.pending = [];
-    const pipeline = this.redis.pipeline();
-    /** The run each queued command belongs to, in command order. */
-    const owners: RedisRun[] = [];
-    const add = (run: RedisRun, command: (pipeline: ChainableCommander) => void) => {
-      command(pipeline);
-      owners.push(run);
+    const calls: Array<Array<string | number>> = [[]];
+    let operations = 0;
+    const add = (...operation: Array<string | number>) => {
+      if (operations === OPERATIONS_PER_CALL) {
+        calls.push([]);
+        operations = 0;
+      }
+      calls[calls.length - 1].push(...operation);
+      operations += 1;
     };
+    const runs = new Set<RedisRun>();
     for (const item of batch) {
       const { run } = item;
+      runs.add(run);
       if ('event' in item) {
-        add(run, (p) => p.xadd(run.key, 'MAXLEN', '~', this.limits.maxEventsPerRun, entryIdOf(item.event.seq), ...entryFieldsOf(item.event)));
+        add('x', run.key, this.limits.maxEventsPerRun, entryIdOf(item.event.seq), item.event.event, JSON.stringify(item.event.payload));
         if (!run.written) {
           run.written = true;
-          add(run, (p) => p.pexpire(run.key, RUNNING_LOG_TTL_MS));
+          add('t', run.key, RUNNING_LOG_TTL_MS);
         }
-        if (TERMINAL_RUN_EVENTS.has(item.event.event)) this.expireFinished(run, add);
+        if (TERMINAL_RUN_EVENTS.has(item.event.event)) {
+          // A finished request is kept for the retention; its thread's pointer too, unless a newer request took it.
+          add('t', run.key, this.limits.retentionMs);
+          if (run.pointer) add('q', run.pointer.key, run.pointer.value, this.limits.retentionMs);
+        }
       } else {
         run.pointer = { key: pointerKey(item.latest), value: JSON.stringify({ runKey: run.runKey, owner: run.owner } satisfies LatestRun) };
-        const { key, value } = run.pointer;
-        add(run, (p) => p.set(key, value, 'PX', POINTER_TTL_MS));
+        add('s', run.pointer.key, run.pointer.value, POINTER_TTL_MS);
       }
     }
-    let results: Array<[Error | null, unknown]> | null;
     try {
-      results = await pipeline.exec();
+      if (calls.length === 1) {
+        await this.redis.writeRunLogs(...calls[0]);
+      } else {
+        const pipeline = this.redis.pipeline() as ChainableCommander & { writeRunLogs(...args: Array<string | number>): ChainableCommander };
+        for (const call of calls) pipeline.writeRunLogs(...call);
+        for (const [error] of (await pipeline.exec()) ?? []) if (error) throw error;
+      }
     } catch (error) {
-      results = owners.map(() => [error as Error, null]);
+      // A write that failed leaves these requests' logs incomplete: none of them can be rejoined reliably.
+      for (const run of runs) this.markLost(run, error as Error);
     }
-    (results ?? []).forEach(([error], index) => {
-      if (error) this.markLost(owners[index], error);
-    });
-  }
-
-  /** A finished request is kept for the retention; its thread's pointer too, unless a newer request took it. */
-  private expireFinished(run: RedisRun, add: (run: RedisRun, command: (pipeline: ChainableCommander) => void) => void): void {
-    add(run, (p) => p.pexpire(run.key, this.limits.retentionMs));
-    const pointer = run.pointer;
-    if (pointer) add(run, (p) => (p as unknown as PexpireIfEquals).pexpireIfEquals(pointer.key, pointer.value, this.limits.retentionMs));
   }
 
   private markLost(run: RedisRun, error: Error): void {
@@ -203,8 +241,4 @@ export class RedisRunEventLog implements RunEventLog {
     // A failure here is not a request's: its next write fails and reports it.
     pipeline.exec().catch(() => undefined);
   }
-}
-
-interface PexpireIfEquals {
-  pexpireIfEquals(key: string, value: string, ms: number): ChainableCommander;
 }

@@ -8,12 +8,7 @@ export function entryIdOf(seq: number): string {
   return `${seq}-0`;
 }
 
-/** The fields of an entry: `e` the event name, `p` its payload as JSON (without `_id` and `seq`). */
-export function entryFieldsOf(event: LoggedRunEvent): [string, string, string, string] {
-  return ['e', event.event, 'p', JSON.stringify(event.payload)];
-}
-
-/** Entries as XRANGE / XREAD return them. */
+/** Entries as XRANGE / XREAD return them: field `e` the event name, `p` its payload as JSON (without `_id` and `seq`). */
 export function parseStreamEntries(entries: Array<[string, string[]]>): StreamEntry[] {
   return entries.map(([id, fields]) => {
     const field = (name: string) => fields[fields.indexOf(name) + 1];
