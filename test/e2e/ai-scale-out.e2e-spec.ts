@@ -10,6 +10,7 @@ import type { GraphNode } from '../../src/graph/graph.types';
 import { AiSocketClient, ReceivedEvent } from '../support/ai-socket.client';
 import { ScriptedLlmServer } from '../support/scripted-llm-server';
 import { TcpSwitchProxy } from '../support/tcp-switch.proxy';
+import { TestNginxGateway } from '../support/test-nginx.gateway';
 import { TestAppProcess } from '../support/test-app.process';
 import { TestRedisServer } from '../support/test-redis.server';
 
@@ -217,6 +218,23 @@ describe('Three instances behind a gateway on one SQLite file and one Redis (doc
     expect(again.headers['idempotent-replayed']).toBe('true');
     expect(again.body).toEqual(first.body);
     expect(llm.requests).toHaveLength(1);
+  });
+
+  it('serves through the compose gateway (docker/nginx/graph-ai.conf in Debian\'s nginx): REST, Socket.IO over websocket and over long-polling, no /metrics', async () => {
+    const gateway = await TestNginxGateway.start(instances.map((instance) => instance.url));
+    try {
+      expect((await request(gateway.url).get('/health').expect(200)).body).toMatchObject({ status: 'ok', redis: { status: 'up' } });
+      await request(gateway.url).get('/metrics').expect(404);
+      for (const transports of [['websocket'], ['polling']] as const) {
+        llm.enqueue({ text: `Through the gateway (${transports[0]}).`, chunkSize: 3 });
+        const client = await AiSocketClient.connect(gateway.url, { token: tokenOf('quentin'), transports: [...transports] });
+        clients.push(client);
+        const answer = await client.chat({ _id: 1, graphKey: GRAPH, message: 'Hello' }, 10_000);
+        expect(answer.complete).toMatchObject({ fullText: `Through the gateway (${transports[0]}).` });
+      }
+    } finally {
+      await gateway.stop();
+    }
   });
 
   it('ends a stream cleanly when Redis dies mid-stream, keeps serving alone (degraded), and shares again once Redis is back', async () => {
