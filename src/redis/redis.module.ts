@@ -1,7 +1,10 @@
 import { DynamicModule, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
 import { Logger } from '../observability/logger';
+import { MetricsService } from '../observability/metrics.service';
+import { ObservabilityModule } from '../observability/observability.module';
 import { RedisConnection } from './redis-connection';
 import { REDIS_CONNECTION } from './redis-connection.token';
+import { RedisMetrics } from './redis.metrics';
 
 /** How long the start waits for Redis before it goes on without it (degraded until Redis answers). */
 export const REDIS_START_WAIT_MS = 5_000;
@@ -13,7 +16,8 @@ const logger = new Logger('redis');
  * RedisConnection, or null without REDIS_URL, so each module picks its shared or single-instance
  * implementation once, at start (docs/deployment.md, "Several instances"). A Redis that does not
  * answer at start does not stop the service: it starts degraded and takes sharing up when Redis comes.
- * The connections are closed at application shutdown, after the transports.
+ * The connections are closed at application shutdown, after the transports. `graph_ai_redis_up` says
+ * whether Redis is reached.
  */
 @Module({})
 export class RedisModule implements OnApplicationShutdown {
@@ -23,12 +27,15 @@ export class RedisModule implements OnApplicationShutdown {
     return {
       module: RedisModule,
       global: true,
+      imports: [ObservabilityModule],
       providers: [
         {
           provide: REDIS_CONNECTION,
-          useFactory: async (): Promise<RedisConnection | null> => {
+          inject: [MetricsService],
+          useFactory: async (metrics: MetricsService): Promise<RedisConnection | null> => {
             if (!redisUrl) return null;
             const connection = new RedisConnection(redisUrl);
+            new RedisMetrics(metrics.registry, () => connection.isUp);
             if (!(await connection.ready(REDIS_START_WAIT_MS))) logger.warn('redis_unavailable_at_start', { waitedMs: REDIS_START_WAIT_MS });
             return connection;
           },

@@ -255,6 +255,7 @@ describe('Three instances behind a gateway on one SQLite file and one Redis (doc
 
     const degraded = await waitForHealth('degraded');
     expect(degraded[0]).toMatchObject({ status: 'degraded', store: { status: 'up' }, redis: { status: 'down', detail: expect.any(String) } });
+    expect((await request(a.url).get('/metrics').expect(200)).text).toMatch(/^graph_ai_redis_up 0$/m);
     llm.enqueue({ text: 'Still here, alone.' });
     const alone = await onA.chat({ _id: 2, graphKey: GRAPH, message: 'Are you there?', threadId }, 10_000);
     expect(alone.complete).toMatchObject({ fullText: 'Still here, alone.' });
@@ -262,6 +263,7 @@ describe('Three instances behind a gateway on one SQLite file and one Redis (doc
 
     await redis.restart();
     await waitForHealth('ok', 20_000);
+    expect((await request(a.url).get('/metrics').expect(200)).text).toMatch(/^graph_ai_redis_up 1$/m);
     // Shared again: an unsaved change pushed to B is seen by A.
     const scout: GraphNode = { _key: 'shot-clock-scout', graphKey: GRAPH, type: 'api-call', sheet: '0', posX: 100, posY: 900, data: { description: 'Scout the shot clock violations' } };
     await request(b.url).post(`/api/graphs/${GRAPH}/changes`).set({ Authorization: `Bearer ${SYNC_TOKEN}`, 'X-Workspace': 'default' }).send({ upsertNodes: [scout], saved: false }).expect(202);
