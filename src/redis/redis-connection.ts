@@ -16,11 +16,12 @@ const logger = new Logger('redis');
 
 /**
  * This instance's connections to REDIS_URL (one per role: commands, pub/sub, blocking stream reads),
- * each reconnecting by itself, forever. Its state (up or down) is the command connection's; users
- * subscribe to its changes to fall back to their single-instance behaviour while Redis is down and
- * to take up sharing again when it is back (docs/deployment.md, "Redis down"). Every connection is
- * closed at application shutdown, after the transports (the Socket.IO adapter unsubscribes first).
- * Only built when REDIS_URL is set: without it nothing of this module runs.
+ * each reconnecting by itself, forever. It is up while EVERY connection is ready (sharing is only whole
+ * once the subscribers are back too), down as soon as one is lost; users subscribe to its changes to
+ * fall back to their single-instance behaviour while Redis is down and to take up sharing again when it
+ * is back (docs/deployment.md, "Redis down"). Every connection is closed at application shutdown, after
+ * the transports (the Socket.IO adapter unsubscribes first). Only built when REDIS_URL is set: without
+ * it nothing of this module runs.
  */
 export class RedisConnection {
   /** Commands of every user (offline queue off: a command fails at once while Redis is down). */
@@ -32,11 +33,9 @@ export class RedisConnection {
 
   constructor(private readonly url: string) {
     this.commands = this.client({ role: 'commands' });
-    this.commands.on('ready', () => this.setUp(true));
-    this.commands.on('close', () => this.setUp(false));
   }
 
-  /** True while the command connection is ready. */
+  /** True while every connection is ready. */
   get isUp(): boolean {
     return this.up;
   }
@@ -48,7 +47,10 @@ export class RedisConnection {
       // ioredis emits an error per failed attempt; the state change is logged once, by setUp.
       this.lastError = error.message;
     });
+    client.on('ready', () => this.setUp(this.clients.every((each) => each.status === 'ready')));
+    client.on('close', () => this.setUp(false));
     this.clients.push(client);
+    this.setUp(this.up && client.status === 'ready');
     return client;
   }
 
@@ -75,7 +77,7 @@ export class RedisConnection {
     }
   }
 
-  /** Resolves once the command connection is ready, or false after `timeoutMs`. */
+  /** Resolves once every connection is ready, or false after `timeoutMs`. */
   ready(timeoutMs: number): Promise<boolean> {
     if (this.up) return Promise.resolve(true);
     return new Promise((resolve) => {

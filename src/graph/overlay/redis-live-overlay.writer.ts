@@ -136,13 +136,14 @@ export class RedisLiveOverlayWriter implements LiveOverlayWriter {
     subscriber.on('message', (channel: string, message: string) => {
       if (channel === OVERLAY_CHANNEL) this.receive(message);
     });
-    // After every (re)subscription what was published meanwhile is lost, so every replica reloads, once both
-    // the subscriber and the command connection are back (they reconnect each on its own).
-    const reloadWhenBothUp = () => {
-      if (subscriber.status === 'ready' && connection.isUp) void this.reloadAll();
+    // After every reconnection what was published meanwhile is lost, so every replica reloads: once the subscription
+    // is acknowledged again (from then on no change is missed) and every connection is back.
+    const resync = () => {
+      if (subscriber.status !== 'ready' || !connection.isUp) return;
+      subscriber.subscribe(OVERLAY_CHANNEL).then(() => this.reloadAll(), () => undefined);
     };
-    subscriber.on('ready', reloadWhenBothUp);
-    connection.onStateChange((up) => up && reloadWhenBothUp());
+    subscriber.on('ready', resync);
+    connection.onStateChange((up) => up && resync());
     subscriber.subscribe(OVERLAY_CHANNEL).catch(() => undefined);
   }
 
