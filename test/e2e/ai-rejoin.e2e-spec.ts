@@ -1,22 +1,17 @@
-import jwt from 'jsonwebtoken';
 import { setTimeout as sleep } from 'node:timers/promises';
 import request from 'supertest';
 import { AiChatClient } from '../../client/src/ai-chat.client';
-import { AiSocketClient, ReceivedEvent } from '../support/ai-socket.client';
+import { AiSocketClient } from '../support/ai-socket.client';
+import { editorToken, longAnswer, seqOf, textOf } from '../support/request-events';
 import { ScriptedLlmServer } from '../support/scripted-llm-server';
 import { TcpSwitchProxy } from '../support/tcp-switch.proxy';
 import { startTestApp, TestApp } from '../support/test-app';
 
 const SECRET = 'rejoin-e2e-secret-of-32-chars-at-least!';
 const GRAPH = 'nba-workflow';
-const tokenOf = (user: string) => jwt.sign({ sub: user, workspace: 'default', role: 'editor' }, SECRET, { expiresIn: 600 });
-const seqOf = (event: ReceivedEvent) => (event.payload as { seq?: number }).seq;
-const textOf = (events: ReceivedEvent[]) =>
-  events
-    .filter((event) => event.event === 'ai:token')
-    .map((event) => (event.payload as { token: string }).token)
-    .join('');
-const SLOW_ANSWER = Array.from({ length: 60 }, (_, index) => `p${String(index).padStart(2, '0')} `).join('');
+/** A long answer, streamed slowly in the tests below. */
+const SLOW_ANSWER = longAnswer(60, 'p');
+const tokenOf = (user: string) => editorToken(SECRET, user);
 
 /** One instance without REDIS_URL: the request event log is in its memory (docs/protocol-notes.md, "Rejoin"). */
 describe('ai:rejoin on one instance without Redis (docs/protocol.md §8.7)', () => {

@@ -1,4 +1,3 @@
-import jwt from 'jsonwebtoken';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -7,7 +6,8 @@ import request from 'supertest';
 import { AiChatClient } from '../../client/src/ai-chat.client';
 import type { AiCompleteEvent } from '../../src/ai/socket/ai-socket.events';
 import type { GraphNode } from '../../src/graph/graph.types';
-import { AiSocketClient, ReceivedEvent } from '../support/ai-socket.client';
+import { AiSocketClient } from '../support/ai-socket.client';
+import { editorToken, longAnswer, seqOf, textOf } from '../support/request-events';
 import { ScriptedLlmServer } from '../support/scripted-llm-server';
 import { TcpSwitchProxy } from '../support/tcp-switch.proxy';
 import { TestNginxGateway } from '../support/test-nginx.gateway';
@@ -18,17 +18,10 @@ const SECRET = 'scale-out-e2e-secret-of-32-chars-at-least';
 const SYNC_TOKEN = 'scale-out-sync-token-0123456789';
 const GRAPH = 'nba-workflow';
 
-/** A JWT for a user of its own per test, so budgets and threads never mix between tests. */
-const tokenOf = (user: string) => jwt.sign({ sub: user, workspace: 'default', role: 'editor' }, SECRET, { expiresIn: 600 });
-const seqOf = (event: ReceivedEvent) => (event.payload as { seq?: number }).seq;
-const textOf = (events: ReceivedEvent[]) =>
-  events
-    .filter((event) => event.event === 'ai:token')
-    .map((event) => (event.payload as { token: string }).token)
-    .join('');
 
-/** A long answer, streamed slowly: 80 pieces of 4 characters, 25 ms apart (2 s). */
-const SLOW_ANSWER = Array.from({ length: 80 }, (_, index) => `w${String(index).padStart(2, '0')} `).join('');
+/** A long answer, streamed slowly in the tests below. */
+const SLOW_ANSWER = longAnswer(80, 'w');
+const tokenOf = (user: string) => editorToken(SECRET, user);
 
 describe('Three instances behind a gateway on one SQLite file and one Redis (docs/protocol.md §8.7)', () => {
   let llm: ScriptedLlmServer;
@@ -182,31 +175,23 @@ describe('Three instances behind a gateway on one SQLite file and one Redis (doc
 
   it('builds the context on one instance with an unsaved change pushed to another', async () => {
     const [a, b, c] = instances;
-    const referee: GraphNode = {
-      _key: 'referee-assignments',
-      graphKey: GRAPH,
-      type: 'api-call',
-      sheet: '0',
-      posX: 900,
-      posY: 300,
-      data: { url: 'https://api.nba-stats.example/v1/referees', description: 'Download the referee crew assignments for tonight' },
-    };
+    const ticketing: GraphNode = { _key: 'arena-ticketing', graphKey: GRAPH, type: 'api-call', sheet: '0', posX: 700, posY: 500, data: { description: 'Poll the arena ticketing turnstiles' } };
     const editor = { Authorization: `Bearer ${tokenOf('nora')}` };
     // B caches the context of this question first: the change must clear it there too.
-    const before = await request(b.url).post('/api/rag/context').set(editor).send({ graphKey: GRAPH, query: 'referee crew assignments' }).expect(200);
-    expect(before.body.context.relevantNodes.map((node: GraphNode) => node._key)).not.toContain('referee-assignments');
+    const before = await request(b.url).post('/api/rag/context').set(editor).send({ graphKey: GRAPH, query: 'arena ticketing turnstiles' }).expect(200);
+    expect(before.body.context.relevantNodes.map((node: GraphNode) => node._key)).not.toContain('arena-ticketing');
 
     await request(a.url)
       .post(`/api/graphs/${GRAPH}/changes`)
       .set({ Authorization: `Bearer ${SYNC_TOKEN}`, 'X-Workspace': 'default' })
-      .send({ upsertNodes: [referee], saved: false })
+      .send({ upsertNodes: [ticketing], saved: false })
       .expect(202);
 
-    const after = await request(b.url).post('/api/rag/context').set(editor).send({ graphKey: GRAPH, query: 'referee crew assignments' }).expect(200);
-    expect(after.body.context.relevantNodes[0]).toMatchObject({ _key: 'referee-assignments' });
-    llm.enqueue({ text: 'It downloads the referee crews.' });
-    await request(c.url).post('/api/ai/chat').set(editor).send({ graphKey: GRAPH, message: 'What about the referee crew assignments?' }).expect(200);
-    expect(JSON.stringify(llm.requests[0].body.messages)).toContain('referee-assignments');
+    const after = await request(b.url).post('/api/rag/context').set(editor).send({ graphKey: GRAPH, query: 'arena ticketing turnstiles' }).expect(200);
+    expect(after.body.context.relevantNodes[0]).toMatchObject({ _key: 'arena-ticketing' });
+    llm.enqueue({ text: 'It polls the turnstiles.' });
+    await request(c.url).post('/api/ai/chat').set(editor).send({ graphKey: GRAPH, message: 'What about the arena ticketing turnstiles?' }).expect(200);
+    expect(JSON.stringify(llm.requests[0].body.messages)).toContain('arena-ticketing');
   });
 
   it('answers a repeated Idempotency-Key on another instance with the first answer, without a second LLM call', async () => {

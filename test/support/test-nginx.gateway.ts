@@ -1,23 +1,13 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
+import { freePort } from './free-port';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 const NGINX = process.env.NGINX_PATH ?? '/usr/sbin/nginx';
 const GATEWAY_CONFIG = path.resolve(__dirname, '../../docker/nginx/graph-ai.conf');
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 /**
  * The docker-compose gateway (docker/nginx/graph-ai.conf, unchanged but for its addresses) run by Debian's

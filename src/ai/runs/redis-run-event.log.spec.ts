@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { TestRedisServer } from '../../../test/support/test-redis.server';
+import { waitUntil } from '../../../test/support/wait-until';
 import { LogEntry } from '../../observability/log-entry';
 import { resetLogSink, setLogSink } from '../../observability/logger';
 import { RedisConnection } from '../../redis/redis-connection';
@@ -16,13 +17,6 @@ function recorder(): RunEventListener & { received: LoggedRunEvent[]; lostCount:
   return listener;
 }
 
-async function until(check: () => boolean, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await sleep(10);
-  }
-}
 
 describe(`${RedisRunEventLog.name} (a real redis-server)`, () => {
   let redis: TestRedisServer;
@@ -60,7 +54,7 @@ describe(`${RedisRunEventLog.name} (a real redis-server)`, () => {
     writer.append({ seq: 1, event: 'ai:thread', payload: { threadId: 'ai_t1' } });
     writer.markLatest('ai_t1');
     for (const seq of [2, 3, 4]) writer.append(token(seq));
-    await until(() => redis.cli('XLEN', 'graph-ai:run:run_a1') === '4');
+    await waitUntil(() => redis.cli('XLEN', 'graph-ai:run:run_a1') === '4');
 
     expect(await b.latest('ai_t1')).toEqual({ runKey: 'run_a1', owner });
     const listener = recorder();
@@ -68,7 +62,7 @@ describe(`${RedisRunEventLog.name} (a real redis-server)`, () => {
     expect(listener.received.map((event) => event.seq)).toEqual([3, 4]);
     for (let seq = 5; seq < 40; seq++) writer.append(token(seq));
     writer.append(complete(40));
-    await until(() => listener.received.at(-1)?.event === 'ai:complete');
+    await waitUntil(() => listener.received.at(-1)?.event === 'ai:complete');
     expect(listener.received.map((event) => event.seq)).toEqual(Array.from({ length: 38 }, (_, index) => index + 3));
     expect(listener.received.at(-1)).toEqual(complete(40));
     expect(listener.received[1]).toEqual(token(4));
@@ -80,7 +74,7 @@ describe(`${RedisRunEventLog.name} (a real redis-server)`, () => {
     const writers = runKeys.map((runKey) => a.open(runKey, owner, () => undefined));
     for (let seq = 1; seq <= 4; seq++) writers.forEach((writer) => writer.append(token(seq)));
     writers.forEach((writer) => writer.append(complete(5)));
-    await until(() => redis.cli('XLEN', 'graph-ai:run:run_many299') === '5');
+    await waitUntil(() => redis.cli('XLEN', 'graph-ai:run:run_many299') === '5');
     for (const runKey of [runKeys[0], runKeys[150], runKeys[299]]) {
       const listener = recorder();
       await b.follow(runKey, 0, listener);
@@ -93,12 +87,12 @@ describe(`${RedisRunEventLog.name} (a real redis-server)`, () => {
     const writer = log.open('run_ttl', owner, () => undefined);
     writer.markLatest('ai_ttl');
     writer.append(token(1));
-    await until(() => redis.cli('EXISTS', 'graph-ai:run:run_ttl') === '1');
+    await waitUntil(() => redis.cli('EXISTS', 'graph-ai:run:run_ttl') === '1');
     const running = Number(redis.cli('PTTL', 'graph-ai:run:run_ttl'));
     expect(running).toBeGreaterThan(RUNNING_LOG_TTL_MS - 2_000);
     expect(running).toBeLessThanOrEqual(RUNNING_LOG_TTL_MS);
     writer.append(complete(2));
-    await until(() => Number(redis.cli('PTTL', 'graph-ai:run:run_ttl')) > RUNNING_LOG_TTL_MS);
+    await waitUntil(() => Number(redis.cli('PTTL', 'graph-ai:run:run_ttl')) > RUNNING_LOG_TTL_MS);
     expect(Number(redis.cli('PTTL', 'graph-ai:run:run_ttl'))).toBeLessThanOrEqual(60_000);
     expect(Number(redis.cli('PTTL', 'graph-ai:thread-run:ai_ttl'))).toBeLessThanOrEqual(60_000);
     expect(log.runningCount).toBe(0);
@@ -113,7 +107,7 @@ describe(`${RedisRunEventLog.name} (a real redis-server)`, () => {
     newer.markLatest('ai_two');
     newer.append(token(1));
     older.append(complete(2));
-    await until(() => Number(redis.cli('PTTL', 'graph-ai:run:run_old')) > RUNNING_LOG_TTL_MS);
+    await waitUntil(() => Number(redis.cli('PTTL', 'graph-ai:run:run_old')) > RUNNING_LOG_TTL_MS);
     expect(await log.latest('ai_two')).toEqual({ runKey: 'run_new', owner });
     expect(Number(redis.cli('PTTL', 'graph-ai:thread-run:ai_two'))).toBeGreaterThan(60 * 60_000);
   });
@@ -123,7 +117,7 @@ describe(`${RedisRunEventLog.name} (a real redis-server)`, () => {
     expect(await log.follow('run_unknown', 0, recorder())).toEqual({ kind: 'gone' });
     const writer = log.open('run_long', owner, () => undefined);
     for (let seq = 1; seq <= 500; seq++) writer.append(token(seq));
-    await until(() => redis.cli('XRANGE', 'graph-ai:run:run_long', '500-0', '+').length > 0);
+    await waitUntil(() => redis.cli('XRANGE', 'graph-ai:run:run_long', '500-0', '+').length > 0);
     expect(Number(redis.cli('XLEN', 'graph-ai:run:run_long'))).toBeLessThan(500);
     const outcome = await log.follow('run_long', 0, recorder());
     expect(outcome).toEqual({ kind: 'trimmed', firstKeptSeq: expect.any(Number) });
@@ -137,18 +131,18 @@ describe(`${RedisRunEventLog.name} (a real redis-server)`, () => {
   it('ends a follow whose stream vanished (its instance died and stopped refreshing it)', async () => {
     const [a, b] = [await instance(), await instance()];
     a.open('run_dead', owner, () => undefined).append(token(1));
-    await until(() => redis.cli('EXISTS', 'graph-ai:run:run_dead') === '1');
+    await waitUntil(() => redis.cli('EXISTS', 'graph-ai:run:run_dead') === '1');
     const listener = recorder();
     await b.follow('run_dead', 1, listener);
     redis.cli('DEL', 'graph-ai:run:run_dead');
-    await until(() => listener.lostCount === 1);
+    await waitUntil(() => listener.lostCount === 1);
   });
 
   it('follows several requests at once on one blocking connection, each from its own seq', async () => {
     const [a, b] = [await instance(), await instance()];
     const writers = ['run_m1', 'run_m2', 'run_m3'].map((runKey) => a.open(runKey, owner, () => undefined));
     writers.forEach((writer) => writer.append(token(1)));
-    await until(() => redis.cli('EXISTS', 'graph-ai:run:run_m3') === '1');
+    await waitUntil(() => redis.cli('EXISTS', 'graph-ai:run:run_m3') === '1');
     const listeners = await Promise.all(
       ['run_m1', 'run_m2', 'run_m3'].map(async (runKey) => {
         const listener = recorder();
@@ -160,7 +154,7 @@ describe(`${RedisRunEventLog.name} (a real redis-server)`, () => {
       for (let seq = 2; seq <= 5 + index; seq++) writer.append(token(seq));
       writer.append(complete(6 + index));
     });
-    await until(() => listeners.every((listener) => listener.received.at(-1)?.event === 'ai:complete'));
+    await waitUntil(() => listeners.every((listener) => listener.received.at(-1)?.event === 'ai:complete'));
     expect(listeners.map((listener) => listener.received.map((event) => event.seq))).toEqual([
       [2, 3, 4, 5, 6],
       [2, 3, 4, 5, 6, 7],
@@ -173,12 +167,12 @@ describe(`${RedisRunEventLog.name} (a real redis-server)`, () => {
     let lost = 0;
     const writer = a.open('run_lost', owner, () => lost++);
     writer.append(token(1));
-    await until(() => redis.cli('EXISTS', 'graph-ai:run:run_lost') === '1');
+    await waitUntil(() => redis.cli('EXISTS', 'graph-ai:run:run_lost') === '1');
     const listener = recorder();
     await b.follow('run_lost', 1, listener);
     await redis.kill();
     try {
-      await until(() => lost === 1 && listener.lostCount === 1);
+      await waitUntil(() => lost === 1 && listener.lostCount === 1);
       writer.append(token(2)); // ignored: the request is lost
       await sleep(50);
       expect(lost).toBe(1);

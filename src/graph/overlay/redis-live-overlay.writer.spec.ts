@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { TestRedisServer } from '../../../test/support/test-redis.server';
+import { waitUntil } from '../../../test/support/wait-until';
 import { AppError } from '../../errors/app-error';
 import { resetLogSink, setLogSink } from '../../observability/logger';
 import { RedisConnection } from '../../redis/redis-connection';
@@ -27,13 +28,6 @@ function stateOf(registry: LiveOverlayRegistry, graphKey = GRAPH): object {
   };
 }
 
-async function until(check: () => boolean, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await sleep(10);
-  }
-}
 
 describe(`${RedisLiveOverlayWriter.name} (a real redis-server)`, () => {
   let redis: TestRedisServer;
@@ -72,7 +66,7 @@ describe(`${RedisLiveOverlayWriter.name} (a real redis-server)`, () => {
     const moved = node('root', { posX: 0.1 + 0.2, data: { list: [], nested: { empty: {} } } });
     expect(await a.writer.apply(WS, GRAPH, changes({ upsertNodes: [moved], deleteNodes: ['old'] }))).toBe(2);
     expect(a.registry.get(WS, GRAPH)?.nodes.get('root')).toEqual(moved);
-    await until(() => b.registry.get(WS, GRAPH) !== undefined);
+    await waitUntil(() => b.registry.get(WS, GRAPH) !== undefined);
     expect(stateOf(b.registry)).toEqual(stateOf(a.registry));
     expect(b.events).toEqual([{ kind: 'live', workspace: WS, graphKey: GRAPH }]);
     expect(a.events).toEqual([]); // the feed notifies its own instance
@@ -84,7 +78,7 @@ describe(`${RedisLiveOverlayWriter.name} (a real redis-server)`, () => {
     const refused = b.writer.apply(WS, GRAPH, changes({ upsertNodes: [node('n3'), node('n4')] }));
     await expect(refused).rejects.toThrow(AppError);
     await expect(refused).rejects.toMatchObject({ code: 'payload_too_large', details: { limit: 3, entries: 4 } });
-    await until(() => b.registry.get(WS, GRAPH)?.entryCount === 2);
+    await waitUntil(() => b.registry.get(WS, GRAPH)?.entryCount === 2);
     expect(a.registry.get(WS, GRAPH)?.entryCount).toBe(2);
     expect(await b.writer.apply(WS, GRAPH, changes({ upsertNodes: [node('n1', { posX: 5 }), node('n3')] }))).toBe(3);
   });
@@ -92,11 +86,11 @@ describe(`${RedisLiveOverlayWriter.name} (a real redis-server)`, () => {
   it('forgets saved keys and clears an imported graph on every instance', async () => {
     const [a, b] = [await instance(), await instance()];
     await a.writer.apply(WS, GRAPH, changes({ upsertNodes: [node('n1'), node('n2')], deleteEdges: ['e9'] }));
-    await until(() => b.registry.get(WS, GRAPH)?.entryCount === 3);
+    await waitUntil(() => b.registry.get(WS, GRAPH)?.entryCount === 3);
     expect(await b.writer.forget(WS, GRAPH, ['n1'], ['e9'])).toBe(1);
-    await until(() => a.registry.get(WS, GRAPH)?.entryCount === 1);
+    await waitUntil(() => a.registry.get(WS, GRAPH)?.entryCount === 1);
     await a.writer.clear(WS, GRAPH);
-    await until(() => b.registry.get(WS, GRAPH) === undefined);
+    await waitUntil(() => b.registry.get(WS, GRAPH) === undefined);
     expect(a.registry.get(WS, GRAPH)).toBeUndefined();
   });
 
@@ -108,7 +102,7 @@ describe(`${RedisLiveOverlayWriter.name} (a real redis-server)`, () => {
       ),
     );
     const late = await instance();
-    await until(() => [a, b, late].every((each) => each.registry.get(WS, GRAPH)?.entryCount === 27));
+    await waitUntil(() => [a, b, late].every((each) => each.registry.get(WS, GRAPH)?.entryCount === 27));
     expect(stateOf(b.registry)).toEqual(stateOf(a.registry));
     expect(stateOf(late.registry)).toEqual(stateOf(a.registry));
   });
@@ -116,7 +110,7 @@ describe(`${RedisLiveOverlayWriter.name} (a real redis-server)`, () => {
   it("serves alone while Redis is down (the change stays on its instance) and takes Redis's state back when Redis returns", async () => {
     const [a, b] = [await instance(), await instance()];
     await a.writer.apply(WS, GRAPH, changes({ upsertNodes: [node('shared')] }));
-    await until(() => b.registry.get(WS, GRAPH) !== undefined);
+    await waitUntil(() => b.registry.get(WS, GRAPH) !== undefined);
     await redis.kill();
     try {
       expect(await a.writer.apply(WS, GRAPH, changes({ upsertNodes: [node('alone')] }))).toBe(2);
@@ -126,8 +120,8 @@ describe(`${RedisLiveOverlayWriter.name} (a real redis-server)`, () => {
       await redis.restart();
     }
     // The restarted Redis is empty: every replica reloads that, then sharing goes on.
-    await until(() => a.registry.get(WS, GRAPH) === undefined && b.registry.get(WS, GRAPH) === undefined, 10_000);
+    await waitUntil(() => a.registry.get(WS, GRAPH) === undefined && b.registry.get(WS, GRAPH) === undefined, 10_000);
     await b.writer.apply(WS, GRAPH, changes({ upsertNodes: [node('again')] }));
-    await until(() => a.registry.get(WS, GRAPH)?.nodes.has('again') === true);
+    await waitUntil(() => a.registry.get(WS, GRAPH)?.nodes.has('again') === true);
   });
 });
