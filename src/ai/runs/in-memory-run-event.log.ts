@@ -4,20 +4,12 @@ import {
   LoggedRunEvent,
   RunEventListener,
   RunEventLog,
+  RunEventLogLimits,
   RunEventWriter,
   RunOwner,
   TERMINAL_RUN_EVENTS,
 } from './run-event.log';
 
-export interface RunEventLogLimits {
-  /** Events kept per request; beyond it the oldest are dropped (a rejoin before them is refused). */
-  maxEventsPerRun: number;
-  /** How long a finished request's events are kept (AI_REJOIN_GRACE_MS). */
-  retentionMs: number;
-}
-
-/** Events kept per request: at one coalesced ai:token per 10 ms, 100 s of uninterrupted streaming. */
-export const MAX_EVENTS_PER_RUN = 10_000;
 /** Finished requests kept at most in memory, whatever their age (the oldest go first). */
 const MAX_FINISHED_RUNS = 2_000;
 

@@ -2,7 +2,6 @@ import type { ChainableCommander } from 'ioredis';
 import { Logger } from '../../observability/logger';
 import type { RedisConnection } from '../../redis/redis-connection';
 import type { QuietRedis } from '../../redis/redis-client';
-import { RunEventLogLimits } from './in-memory-run-event.log';
 import { entryIdOf, parseStreamEntries } from './redis-stream.entries';
 import { RedisStreamFollower } from './redis-stream.follower';
 import {
@@ -11,6 +10,7 @@ import {
   LoggedRunEvent,
   RunEventListener,
   RunEventLog,
+  RunEventLogLimits,
   RunEventWriter,
   RunOwner,
   TERMINAL_RUN_EVENTS,

@@ -3,6 +3,16 @@ import type { AiServerToClientEvents } from '../socket/ai-socket.events';
 /** The events of a request (every server → client event but `ai:approval_pending`, which belongs to no request). */
 export type RunEventName = Exclude<keyof AiServerToClientEvents, 'ai:approval_pending'>;
 
+export interface RunEventLogLimits {
+  /** Events kept per request; beyond it the oldest are dropped (a rejoin before them is refused). */
+  maxEventsPerRun: number;
+  /** How long a finished request's events are kept (AI_REJOIN_GRACE_MS). */
+  retentionMs: number;
+}
+
+/** Events kept per request: at one coalesced ai:token per 10 ms, 100 s of uninterrupted streaming. */
+export const MAX_EVENTS_PER_RUN = 10_000;
+
 /** The terminal events: nothing of the request follows them (docs/protocol.md §4). */
 export const TERMINAL_RUN_EVENTS: ReadonlySet<RunEventName> = new Set(['ai:complete', 'ai:error']);
 
