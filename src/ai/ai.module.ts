@@ -5,6 +5,7 @@ import { APP_CONFIG } from '../config/app-config.token';
 import { GraphModule } from '../graph/graph.module';
 import { MetricsService } from '../observability/metrics.service';
 import { ObservabilityModule } from '../observability/observability.module';
+import { PolicyModule } from '../policy/policy.module';
 import { ProvidersModule } from '../providers/providers.module';
 import { RagModule } from '../rag/rag.module';
 import { RedisConnection } from '../redis/redis-connection';
@@ -35,7 +36,7 @@ import { SocketMetrics } from './socket/socket.metrics';
  * RunControl are per instance without REDIS_URL, shared through Redis with it (docs/protocol.md §8.7).
  */
 @Module({
-  imports: [GraphModule, RagModule, ProvidersModule, ThreadsModule, AuthModule, ObservabilityModule],
+  imports: [GraphModule, RagModule, ProvidersModule, ThreadsModule, PolicyModule, AuthModule, ObservabilityModule],
   controllers: [AiController],
   providers: [
     ChatService,

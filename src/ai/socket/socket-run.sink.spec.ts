@@ -130,4 +130,25 @@ describe(SocketRunSink.name, () => {
     ]);
     expect(sent.map(([, payload]) => (payload as { seq: number }).seq)).toEqual([1, 2]);
   });
+
+  it('numbers and logs the thread events and the actions handed to the client like any other event', () => {
+    const { socket, sent } = fakeSocket();
+    const logged: LoggedRunEvent[] = [];
+    const sink = new SocketRunSink(socket, 7, new TokenFlushScheduler(10), 1000, { append: (event) => logged.push(event), markLatest: () => undefined });
+    sink.thread('ai_t');
+    const event = { type: 'DATA_ADDED' as const, summary: 'Loaded 3 nodes', results: [] };
+    sink.event(event);
+    const preview = { instructions: [], nodesToCreate: [], edgesToCreate: [], nodeKeysToDelete: [], edgeKeysToDelete: [], sheetId: '0' };
+    const proposedAction = { type: 'delete_node' as const, payload: { nodeKey: 'n1' }, reason: 'unused' };
+    sink.apply({ toolCallId: 'c1', proposedAction, preview } as never);
+    expect(sent.slice(1)).toEqual([
+      ['ai:event', { _id: 7, seq: 2, threadId: 'ai_t', event }],
+      ['ai:apply', { _id: 7, seq: 3, threadId: 'ai_t', toolCallId: 'c1', proposedAction, preview }],
+    ]);
+    expect(logged.map((entry) => [entry.seq, entry.event])).toEqual([
+      [1, 'ai:thread'],
+      [2, 'ai:event'],
+      [3, 'ai:apply'],
+    ]);
+  });
 });

@@ -1,3 +1,5 @@
+import type { ThreadEvent } from '../../conversation/thread-event';
+import type { CheckedAction } from '../actions/action.applier';
 import type { AgentEventSink } from '../agent/agent-event.sink';
 import type { AgentResult } from '../agent/agent-result';
 import type { RunProgress } from '../runs/active-run.registry';
@@ -77,6 +79,19 @@ export class SocketRunSink implements AgentEventSink, Flushable, RunProgress {
     if (this.finished) return;
     this.flushNow();
     this.send('ai:tool_result', { toolCallId, result });
+  }
+
+  event(event: ThreadEvent): void {
+    if (this.finished || this.threadId === null) return;
+    this.flushNow();
+    this.send('ai:event', { threadId: this.threadId, event });
+  }
+
+  apply(action: CheckedAction): void {
+    if (this.finished || this.threadId === null) return;
+    this.flushNow();
+    const { toolCallId, proposedAction, preview } = action;
+    this.send('ai:apply', { threadId: this.threadId, toolCallId, proposedAction, preview });
   }
 
   complete(result: AgentResult): void {
