@@ -11,6 +11,8 @@ export type RedisStateListener = (up: boolean) => void;
 
 /** How long a health PING may take before Redis counts as down. */
 const PING_TIMEOUT_MS = 1_000;
+/** How long a connection may take to QUIT at shutdown before it is cut. */
+const QUIT_TIMEOUT_MS = 1_000;
 
 const logger = new Logger('redis');
 
@@ -94,9 +96,18 @@ export class RedisConnection {
     });
   }
 
+  /** QUIT each connection (what was sent is answered first); one that does not answer in time (a blocked read) is cut. */
   async close(): Promise<void> {
     this.listeners.clear();
-    await Promise.all(this.clients.map((client) => client.quit().catch(() => client.disconnect())));
+    await Promise.all(
+      this.clients.map(async (client) => {
+        let timer: NodeJS.Timeout | undefined;
+        const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, QUIT_TIMEOUT_MS)));
+        await Promise.race([client.quit().catch(() => undefined), late]);
+        clearTimeout(timer);
+        client.disconnect();
+      }),
+    );
   }
 
   private setUp(up: boolean): void {
