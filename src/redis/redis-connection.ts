@@ -18,8 +18,8 @@ const logger = new Logger('redis');
 
 /**
  * This instance's connections to REDIS_URL (one per role: commands, pub/sub, blocking stream reads),
- * each reconnecting by itself, forever. It is up while EVERY connection is ready (sharing is only whole
- * once the subscribers are back too), down as soon as one is lost; users subscribe to its changes to
+ * each reconnecting by itself, forever. It is up while EVERY connection (once opened) is ready: sharing
+ * is only whole once the subscribers are back too; down as soon as one is lost; users subscribe to its changes to
  * fall back to their single-instance behaviour while Redis is down and to take up sharing again when it
  * is back (docs/deployment.md, "Redis down"). Every connection is closed at application shutdown, after
  * the transports (the Socket.IO adapter unsubscribes first). Only built when REDIS_URL is set: without
@@ -29,6 +29,8 @@ export class RedisConnection {
   /** Commands of every user (offline queue off: a command fails at once while Redis is down). */
   readonly commands: QuietRedis;
   private readonly clients: QuietRedis[] = [];
+  /** The connections that were ready at least once. */
+  private readonly connected = new Set<QuietRedis>();
   private readonly listeners = new Set<RedisStateListener>();
   private up = false;
   private lastError: string | undefined;
@@ -49,10 +51,11 @@ export class RedisConnection {
       // ioredis emits an error per failed attempt; the state change is logged once, by setUp.
       this.lastError = error.message;
     });
-    client.on('ready', () => this.setUp(this.clients.every((each) => each.status === 'ready')));
+    // A connection counts once it was ready a first time: one being opened does not make Redis look down.
+    client.once('ready', () => this.connected.add(client));
+    client.on('ready', () => this.setUp([...this.connected].every((each) => each.status === 'ready')));
     client.on('close', () => this.setUp(false));
     this.clients.push(client);
-    this.setUp(this.up && client.status === 'ready');
     return client;
   }
 
