@@ -6,6 +6,9 @@ import type { AiServerSocket } from './ai-server-socket';
 import type { AiRejoinMessage } from './ai-socket.events';
 import type { RunControl } from './run-control';
 
+/** Requests one socket may follow at once through rejoins (a client follows one per open conversation). */
+export const MAX_REJOINS_PER_SOCKET = 16;
+
 /** One rejoined request of a socket. */
 interface Rejoin {
   readonly runKey: string;
@@ -54,6 +57,9 @@ export class SocketRejoins {
     }
     if (!socket.connected) return;
     if (this.has(socket.id, message._id)) throw AppError.badRequest(`_id ${message._id} is already in use by a running request of this socket`);
+    if ((this.bySocket.get(socket.id)?.size ?? 0) >= MAX_REJOINS_PER_SOCKET) {
+      throw AppError.badRequest(`This socket already follows ${MAX_REJOINS_PER_SOCKET} rejoined requests`);
+    }
     const rejoin: Rejoin = { runKey: latest.runKey, stop: () => undefined, ended: false };
     this.bind(socket.id, message._id, rejoin);
     this.control.watch(latest.runKey, socket.id);
