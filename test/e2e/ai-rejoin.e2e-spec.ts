@@ -138,6 +138,22 @@ describe('ai:rejoin on one instance without Redis (docs/protocol.md §8.7)', () 
     expect(refused.names).toEqual(['ai:error']);
   });
 
+  it('lets one socket follow at most 16 rejoined requests at once', async () => {
+    const app = await start();
+    llm.enqueue({ text: SLOW_ANSWER, chunkSize: 4, hangAfterChunks: 3 });
+    const owner = await connect(app, 'hugo');
+    owner.socket.emit('ai:chat', { _id: 1, graphKey: GRAPH, message: 'Walk me through it' });
+    await owner.firstToken(1);
+    const threadId = (owner.eventsOf(1)[0].payload as { threadId: string }).threadId;
+    const follower = await connect(app, 'hugo');
+    for (let id = 1; id <= 17; id++) follower.socket.emit('ai:rejoin', { _id: id, threadId, lastSeq: 0 });
+    expect((await follower.terminalOf(17)).error).toMatchObject({ code: 'bad_request' });
+    expect(follower.eventsOf(16).map((event) => event.event)).toContain('ai:token');
+    owner.interrupt(1);
+    const ends = await Promise.all(Array.from({ length: 16 }, (_, index) => follower.terminalOf(index + 1)));
+    expect(ends.every((end) => end.complete?.aborted === true)).toBe(true);
+  });
+
   it('lets the real client package rejoin by itself after its connection dropped (development, one instance)', async () => {
     const app = await start({ AI_DISCONNECT_POLICY: 'continue' });
     llm.enqueue({ text: SLOW_ANSWER, chunkSize: 4, delayMs: 20 });
