@@ -211,7 +211,6 @@ export class AiGateway implements OnGatewayInit<AiNamespace>, OnGatewayDisconnec
     }
     try {
       principal = this.authenticator.principalForMessage(socket, message.token);
-      this.limiter.consume(principal);
     } catch (error) {
       this.metrics.event(event, this.sendError(socket, message._id, error, FIRST_SEQ));
       return;
@@ -227,7 +226,10 @@ export class AiGateway implements OnGatewayInit<AiNamespace>, OnGatewayDisconnec
       sink.fail(this.presenter.present(idInUse(message._id)));
       return;
     }
-    run(principal, message, sink, active.signal)
+    // The budget is spent first: a refusal ends the request like any failed run (ai:error rate_limit).
+    this.limiter
+      .consume(principal)
+      .then(() => run(principal, message, sink, active.signal))
       .then((result) => {
         // ChatService completes every run it does not throw from; this is a safety net for the contract.
         if (!sink.isFinished) throw new Error('The run ended without a result');
