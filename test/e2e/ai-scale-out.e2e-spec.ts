@@ -59,6 +59,8 @@ describe('Three instances behind a gateway on one SQLite file and one Redis (doc
       SYNC_TOKEN,
       AI_DISCONNECT_POLICY: 'continue',
       AI_REJOIN_GRACE_MS: '20000',
+      // Each test has users of its own, none of whom makes more than 5 requests but the rate-limit test's.
+      RATE_LIMIT_PER_MINUTE: '5',
     };
     // The first one creates the SQLite file and seeds the demo graph; then the two others join.
     instances = [await TestAppProcess.start(env, { timeoutMs: 60_000 })];
@@ -192,6 +194,27 @@ describe('Three instances behind a gateway on one SQLite file and one Redis (doc
     llm.enqueue({ text: 'It polls the turnstiles.' });
     await request(c.url).post('/api/ai/chat').set(editor).send({ graphKey: GRAPH, message: 'What about the arena ticketing turnstiles?' }).expect(200);
     expect(JSON.stringify(llm.requests[0].body.messages)).toContain('arena-ticketing');
+  });
+
+  it("holds a principal's rate limit across instances: the budget spent on A and B is gone on C, for REST and socket alike", async () => {
+    const [a, b, c] = instances;
+    const as = { Authorization: `Bearer ${tokenOf('rita')}` };
+    // Refused after the budget is spent (a graph that does not exist: no model call, the budget still counts).
+    const ask = (instance: TestAppProcess) => request(instance.url).post('/api/ai/chat').set(as).send({ graphKey: 'no-such-graph', message: 'Hi' });
+    expect((await ask(a)).status).toBe(404);
+    expect((await ask(b)).status).toBe(404);
+    expect((await ask(c)).status).toBe(404);
+    const onA = await connect(a, 'rita');
+    expect((await onA.chat({ _id: 1, graphKey: 'no-such-graph', message: 'Hi' })).error).toMatchObject({ code: 'not_found' });
+    expect((await ask(b)).status).toBe(404);
+    // 5 per minute spent, on three instances: the sixth is refused wherever it goes.
+    const refused = await ask(c);
+    expect(refused.status).toBe(429);
+    expect(refused.body).toMatchObject({ code: 'rate_limit', retryable: true });
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    expect((await onA.chat({ _id: 2, graphKey: 'no-such-graph', message: 'Hi' })).error).toMatchObject({ code: 'rate_limit' });
+    // Another principal still has its own budget.
+    expect((await request(c.url).post('/api/ai/chat').set({ Authorization: `Bearer ${tokenOf('sven')}` }).send({ graphKey: 'no-such-graph', message: 'Hi' })).status).toBe(404);
   });
 
   it('answers a repeated Idempotency-Key on another instance with the first answer, without a second LLM call', async () => {
