@@ -267,7 +267,9 @@ function scaleOutFigures(result: Partial<ScaleOutResult>, notes: string): Figure
     value: row.ratio.toFixed(2),
     budget: row.streams >= 100 ? `≥ ${SCALE_OUT_BUDGET_RATIO.toFixed(2)}` : '—',
     pass: row.streams >= 100 ? row.ratio >= SCALE_OUT_BUDGET_RATIO : null,
-    notes: `${count(row.redis.tokensPerSecond)} vs ${count(row.plain.tokensPerSecond)} tokens/s; Socket.IO Redis adapter + event log in Redis Streams; median of ${row.rounds}; ${notes}`,
+    notes:
+      `median of ${row.rounds} paired rounds (${count(row.redis.tokensPerSecond)} vs ${count(row.plain.tokensPerSecond)} tokens/s); CPU per 1,000 tokens ` +
+      `${row.redis.cpuMsPerThousandTokens.toFixed(1)} vs ${row.plain.cpuMsPerThousandTokens.toFixed(1)} ms (${row.cpuRatio.toFixed(2)}); Socket.IO Redis adapter + event log in Redis Streams; ${notes}`,
   }));
   if (result.paced) {
     const { redis, plain } = result.paced.cpuMsPerThousandEvents;

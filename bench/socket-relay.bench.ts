@@ -49,6 +49,11 @@ export interface RelayTargetResult {
   rounds: number[];
   /** ai:token events a receiver got per stream (median over rounds). */
   eventsPerStream: number;
+  /**
+   * CPU time of this process (the servers under test and the scripted upstream; the receivers run in a child)
+   * per 1,000 tokens delivered, median over the rounds: what a round cost, whatever else the machine ran.
+   */
+  cpuMsPerThousandTokens: number;
 }
 
 export interface RelayRow {
@@ -64,6 +69,8 @@ export interface RelayRow {
 interface RoundResult {
   tokensPerSecond: number;
   eventsPerStream: number;
+  /** Filled in by this process around the round (the receiver process cannot see it). */
+  cpuMsPerThousandTokens?: number;
 }
 
 interface RoundRequest {
@@ -180,9 +187,13 @@ async function receive(receivers: Socket[], round: RoundRequest): Promise<RoundR
 function round(server: ScriptedLlmServer, child: ChildProcess, request: RoundRequest, turn: Omit<ScriptedTurn, 'text' | 'chunkSize'>): Promise<RoundResult> {
   const text = CHUNK.repeat(request.chunks);
   for (let i = 0; i < request.streams; i++) server.enqueue({ ...turn, text, chunkSize: CHUNK.length });
-  return new Promise((resolve, reject) => {
+  const cpuBefore = process.cpuUsage();
+  return new Promise<RoundResult>((resolve, reject) => {
     child.once('message', (message: { result?: RoundResult; error?: string }) => (message.result ? resolve(message.result) : reject(new Error(message.error))));
     child.send(request);
+  }).then((result) => {
+    const cpu = process.cpuUsage(cpuBefore);
+    return { ...result, cpuMsPerThousandTokens: (cpu.user + cpu.system) / 1000 / ((request.streams * request.chunks) / 1000) };
   });
 }
 
@@ -226,6 +237,7 @@ export async function compareRelayTargets<Name extends string>(
         tokensPerSecond: median(results[name].map((result) => result.tokensPerSecond)),
         rounds: results[name].map((result) => result.tokensPerSecond),
         eventsPerStream: median(results[name].map((result) => result.eventsPerStream)),
+        cpuMsPerThousandTokens: median(results[name].map((result) => result.cpuMsPerThousandTokens ?? Number.NaN)),
       });
       rows.push({ config, rounds: measured, results: Object.fromEntries(names.map((name) => [name, summary(name)])) as Record<Name, RelayTargetResult> });
     }
