@@ -46,7 +46,7 @@ export async function dumpPrompt(argv: string[], env: Record<string, string | un
       { id: 'm2', role: 'system', kind: 'rag_context', content: buildContextMessage(context, locale), createdTime: now },
       { id: 'm3', role: 'user', content: question.text, createdTime: now },
     ];
-    const { messages } = buildLlmHistory({ messages: thread, maxTokens: cli.config.agent.historyMaxTokens, countTokens: (text) => counter.count(text) });
+    const { messages } = buildLlmHistory({ threadId: 'dump-prompt', messages: thread, maxTokens: cli.config.agent.historyMaxTokens, countTokens: (text) => counter.count(text) });
     const tools = role === 'viewer' ? READ_TOOL_REGISTRY.definitions : [...READ_TOOL_REGISTRY.definitions, ...WRITE_TOOL_DEFINITIONS];
     const toolTokens = counter.count(JSON.stringify(tools));
     const messageTokens = counter.countMessages(messages);

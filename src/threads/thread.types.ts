@@ -7,6 +7,11 @@ import type { LlmToolCall } from '../conversation/llm-message';
  */
 export interface ThreadMessage {
   id: string;
+  /**
+   * The thread it belongs to (docs/threads.md, "Isolation"): set by ThreadStore on every message it
+   * commits and by the repositories on every message they read (SQLite: from the row's thread column).
+   */
+  threadId?: string;
   role: 'system' | 'user' | 'assistant' | 'tool';
   /** For system messages: the stable system prompt, or the retrieved context of one question. */
   kind?: 'system_prompt' | 'rag_context';
@@ -15,6 +20,12 @@ export interface ThreadMessage {
   toolCalls?: LlmToolCall[];
   /** tool: the call this message answers. */
   toolCallId?: string;
+  /** tool: the name of the tool that call named (required on every result committed since; docs/threads.md). */
+  toolName?: string;
+  /** tool: the call did what it asked (a read ran, a decision was applied), false for an error result. */
+  success?: boolean;
+  /** tool: how long producing the result took, in ms. */
+  durationMs?: number;
   createdTime: number;
   /** assistant: generation stopped by the user or a disconnect; content is the partial text. */
   aborted?: true;

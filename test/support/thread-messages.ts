@@ -32,6 +32,7 @@ export function toolCall(id: string, name = 'read_node_detail', args: Record<str
   return { id, type: 'function', function: { name, arguments: JSON.stringify(args) } };
 }
 
-export function toolResult(toolCallId: string, content: string): ThreadMessage {
-  return { ...base('tool', content), toolCallId };
+/** A tool result as the agent commits it: the call's tool name, its success and duration (docs/threads.md). */
+export function toolResult(toolCallId: string, content: string, toolName = 'read_node_detail', success = true): ThreadMessage {
+  return { ...base('tool', content), toolCallId, toolName, success, durationMs: 3 };
 }

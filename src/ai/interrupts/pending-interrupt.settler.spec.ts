@@ -104,7 +104,7 @@ describe(PendingInterruptSettler.name, () => {
     const question: Interrupt = { kind: 'question', toolCallId: 'call_ask', questionKind: 'choice', question: 'Which sheet?', options: ['main', 'data-processing'] };
     const settler = settlerWith(new ScriptedApplier({ status: 'applied', appliedBy: 'server' }));
     const answered = await settler.settle(pendingOf(question), { approved: true, answer: 'main' }, graph, DEMO_GRAPH_KEY);
-    expect(answered).toEqual({ content: JSON.stringify({ status: 'answered', answer: 'main' }) });
+    expect(answered).toEqual({ content: JSON.stringify({ status: 'answered', answer: 'main' }), success: true });
     const declined = await settler.settle(pendingOf(question), { approved: false }, graph, DEMO_GRAPH_KEY);
     expect(JSON.parse(declined.content)).toEqual({ status: 'declined', answer: '' });
     expect(outcomes).toEqual(['answered', 'declined']);
@@ -119,5 +119,31 @@ describe(supersededResults.name, () => {
       ['tool', 'call_next', { status: 'rejected', message: expect.stringContaining('Not processed'), feedback: 'superseded by a new message' }],
     ]);
     expect(results.every((message) => message.createdTime === 1_000)).toBe(true);
+    // Each names the tool of its call and did nothing, as the commit validator requires.
+    expect(results.map((message) => [message.toolName, message.success, message.durationMs])).toEqual([
+      [pendingOf(approval).toolName, false, 0],
+      [pendingOf(approval).remainingToolCalls[0].function.name, false, 0],
+    ]);
+  });
+
+  it('tells the model in the AI_LOCALE language, keeping the contract’s status and feedback', () => {
+    const [result] = supersededResults(pendingOf(approval), 1_000, 'fr');
+    expect(JSON.parse(result.content ?? '')).toEqual({
+      status: 'rejected',
+      message: "La proposition n'a pas été appliquée : l'utilisateur a envoyé un nouveau message au lieu d'y répondre.",
+      feedback: 'superseded by a new message',
+    });
+  });
+});
+
+describe('PendingInterruptSettler in French (AI_LOCALE=fr)', () => {
+  it('tells the model the decision in French; statuses and success unchanged', async () => {
+    const french = new PendingInterruptSettler(new ScriptedApplier({ status: 'applied', appliedBy: 'server' }), undefined, 'fr');
+    const approved = await french.settle(pendingOf(approval), { approved: true }, graph, DEMO_GRAPH_KEY);
+    expect(JSON.parse(approved.content)).toEqual({ status: 'approved', message: "L'utilisateur a approuvé la proposition et elle a été appliquée au graph." });
+    expect(approved.success).toBe(true);
+    const rejected = await french.settle(pendingOf(approval), { approved: false }, graph, DEMO_GRAPH_KEY);
+    expect(JSON.parse(rejected.content).message).toBe("L'utilisateur a refusé la proposition. Rien n'a été modifié.");
+    expect(rejected.success).toBe(false);
   });
 });

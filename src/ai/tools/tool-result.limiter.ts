@@ -1,5 +1,5 @@
-/** Appended when even a trimmed result must be cut as text. */
-export const RESULT_CUT_MARKER = '... [truncated: result too long]';
+/** Said when even a trimmed result must be cut as text. */
+export const RESULT_CUT_NOTE = 'The result was too long: partialResult holds the beginning of its JSON text. Narrow the request to see the rest.';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
@@ -12,7 +12,8 @@ interface ArrayLocation {
 /**
  * Serialises a tool result as JSON of at most `maxChars` characters. Too long a result first loses
  * list items (the largest list is shortened until it fits) and says so in a `_truncated` field, so it
- * stays valid JSON the model can read; only a result dominated by one huge value is cut as text.
+ * stays valid JSON the model can read; a result dominated by one huge value is cut as text, and that
+ * text is sent as a JSON string (`partialResult`): every tool result is a JSON object (docs/threads.md).
  */
 export function serializeToolResult(result: object, maxChars: number): string {
   const json = JSON.stringify(result);
@@ -32,7 +33,21 @@ export function serializeToolResult(result: object, maxChars: number): string {
     current = JSON.stringify(withMarker(copy, omitted));
   }
   if (current.length <= maxChars) return current;
-  return `${current.slice(0, Math.max(0, maxChars - RESULT_CUT_MARKER.length))}${RESULT_CUT_MARKER}`;
+  return partialResult(current, maxChars);
+}
+
+/** The beginning of a JSON text, as a JSON string inside an object of at most `maxChars` (escaping counted). */
+function partialResult(text: string, maxChars: number): string {
+  const wrap = (part: string) => JSON.stringify({ _truncated: { note: RESULT_CUT_NOTE }, partialResult: part });
+  // The longest beginning that fits once escaped: escaping only ever lengthens, so search it.
+  let low = 0;
+  let high = Math.max(0, Math.min(text.length, maxChars - wrap('').length));
+  while (low < high) {
+    const middle = Math.ceil((low + high) / 2);
+    if (wrap(text.slice(0, middle)).length <= maxChars) low = middle;
+    else high = middle - 1;
+  }
+  return wrap(text.slice(0, low));
 }
 
 function withMarker(value: Json, omitted: Record<string, number>): Json {

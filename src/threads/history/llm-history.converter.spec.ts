@@ -52,7 +52,7 @@ describe(toLlmMessages.name, () => {
       { role: 'system', content: 'C1' },
       { role: 'user', content: 'Q1' },
       { role: 'assistant', content: null, tool_calls: [toolCall('c1')] },
-      { role: 'tool', content: '{"ok":true}', tool_call_id: 'c1' },
+      { role: 'tool', content: '{"ok":true}', tool_call_id: 'c1', name: 'read_node_detail' },
     ]);
   });
 
