@@ -309,10 +309,12 @@ export class ChatService {
     const { thread, dataSource, run } = plan;
     let current = thread;
     let converter: Promise<ActionConverter> | null = null;
-    const references = new ProposalReferenceValidator(dataSource, thread.graphKey);
+    const locale = this.config.locale;
+    const references = new ProposalReferenceValidator(dataSource, thread.graphKey, locale);
     const toolbox = new AgentToolbox({
       canPropose: canEdit(plan.principal),
-      readTools: new ReadToolExecutor(dataSource, thread.graphKey),
+      readTools: new ReadToolExecutor(dataSource, thread.graphKey, {}, locale),
+      locale,
       toolsSupported: !this.provider.offline,
     });
     return this.loop.run({

@@ -1,6 +1,8 @@
+import type { Locale } from '../../config/app-config';
 import { LlmToolCall, LlmToolDefinition } from '../../conversation/llm-message';
 import { AgentTools } from './agent-tools';
 import { READ_TOOL_REGISTRY } from './read/read-tool.registry';
+import { toolResultTexts, ToolResultTexts } from './tool-result.texts';
 import { ToolRoute } from './tool-route';
 import { WRITE_TOOL_DEFINITIONS } from './write-tool.definitions';
 import { isWriteTool, WRITE_TOOL_NAMES } from './write-tool-name';
@@ -17,6 +19,8 @@ export interface AgentToolboxOptions {
   readTools: ReadToolRunner;
   /** False for a provider that cannot call tools (offline): nothing is offered. */
   toolsSupported?: boolean;
+  /** AI_LOCALE: the language of the errors the model is told. */
+  locale?: Locale;
 }
 
 /**
@@ -26,8 +30,10 @@ export interface AgentToolboxOptions {
  */
 export class AgentToolbox implements AgentTools {
   readonly definitions: readonly LlmToolDefinition[];
+  private readonly texts: ToolResultTexts;
 
   constructor(private readonly options: AgentToolboxOptions) {
+    this.texts = toolResultTexts(options.locale);
     this.definitions =
       options.toolsSupported === false
         ? []
@@ -40,21 +46,19 @@ export class AgentToolbox implements AgentTools {
     const name = call.function.name;
     const raw = call.function.arguments;
     if (READ_TOOL_REGISTRY.has(name)) {
-      const parsed = parseJsonArguments(raw);
+      const parsed = parseJsonArguments(raw, this.texts);
       if (!parsed.ok) return { kind: 'error', name, message: parsed.error, malformed: parsed.malformed, announce: true };
       return { kind: 'read', name, rawArguments: raw };
     }
     if (isWriteTool(name) && this.options.canPropose) {
-      const parsed = parseJsonArguments(raw);
+      const parsed = parseJsonArguments(raw, this.texts);
       if (!parsed.ok) return { kind: 'error', name, message: parsed.error, malformed: parsed.malformed, announce: false };
       const result = parseWriteToolCall(name, parsed.value);
       if (!result.ok) return { kind: 'error', name, message: result.error, malformed: false, announce: false };
       return { kind: 'propose', name, action: result.action };
     }
     const available = this.options.canPropose ? [...READ_TOOL_REGISTRY.names, ...WRITE_TOOL_NAMES] : [...READ_TOOL_REGISTRY.names];
-    const message = isWriteTool(name)
-      ? `The tool ${name} is not available: this user can only read the graph, so no change can be proposed. Answer with an explanation instead.`
-      : `Unknown tool "${name}". Available tools: ${available.join(', ')}.`;
+    const message = isWriteTool(name) ? this.texts.readOnlyUser(name) : this.texts.unknownTool(name, available);
     return { kind: 'error', name, message, malformed: false, announce: false };
   }
 
@@ -63,21 +67,17 @@ export class AgentToolbox implements AgentTools {
   }
 }
 
-function parseJsonArguments(raw: string): { ok: true; value: unknown } | { ok: false; error: string; malformed: boolean } {
+function parseJsonArguments(raw: string, texts: ToolResultTexts): { ok: true; value: unknown } | { ok: false; error: string; malformed: boolean } {
   // Models send "" for a call without arguments.
   if (raw === undefined || raw === null || raw.trim() === '') return { ok: true, value: {} };
   try {
     const value: unknown = JSON.parse(raw);
     if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-      return { ok: false, error: 'The arguments must be a JSON object. Call the tool again with a JSON object.', malformed: false };
+      return { ok: false, error: texts.argumentsNotObject, malformed: false };
     }
     return { ok: true, value };
   } catch (error) {
     const reason = error instanceof Error ? error.message : 'parse error';
-    return {
-      ok: false,
-      error: `The arguments are not valid JSON (${reason}). Call the tool again with valid JSON arguments.`,
-      malformed: true,
-    };
+    return { ok: false, error: texts.argumentsNotJson(reason), malformed: true };
   }
 }
