@@ -36,3 +36,8 @@ export function toolCall(id: string, name = 'read_node_detail', args: Record<str
 export function toolResult(toolCallId: string, content: string, toolName = 'read_node_detail', success = true): ThreadMessage {
   return { ...base('tool', content), toolCallId, toolName, success, durationMs: 3 };
 }
+
+/** One closed exchange: a question and its answer. */
+export function exchangeOf(question: string, answer: string): ThreadMessage[] {
+  return [userMessage(question), assistantMessage(answer)];
+}
