@@ -5,6 +5,7 @@ import { MetricsService } from '../observability/metrics.service';
 import { ObservabilityModule } from '../observability/observability.module';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/app-config.token';
+import { PolicyModule } from '../policy/policy.module';
 import { ProvidersModule } from '../providers/providers.module';
 import { RagModule } from '../rag/rag.module';
 import { ThreadsModule } from '../threads/threads.module';
@@ -29,7 +30,7 @@ import { SocketMetrics } from './socket/socket.metrics';
  * ActiveRunRegistry at each scrape.
  */
 @Module({
-  imports: [GraphModule, RagModule, ProvidersModule, ThreadsModule, AuthModule, ObservabilityModule],
+  imports: [GraphModule, RagModule, ProvidersModule, ThreadsModule, PolicyModule, AuthModule, ObservabilityModule],
   controllers: [AiController],
   providers: [
     ChatService,

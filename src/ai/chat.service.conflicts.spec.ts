@@ -85,7 +85,7 @@ describe(`${ChatService.name} (revision conflicts on a round commit)`, () => {
       const stored = await harness.threadStore.load(editor, first.threadId);
       expect(stored.title).toBe('Renamed elsewhere');
       expect(stored.messages.filter((message) => message.role !== 'system').map((message) => message.role)).toEqual([
-        'user', 'assistant', 'user', 'assistant', 'tool', 'assistant',
+        'user', 'event', 'assistant', 'user', 'event', 'assistant', 'tool', 'assistant',
       ]);
       expect(logs).toContainEqual(expect.objectContaining({ event: 'thread_commit_replayed_after_conflict', threadId: first.threadId, replays: 1, applied: true }));
       expect(conflicts).toEqual(['replayed']);
@@ -111,7 +111,7 @@ describe(`${ChatService.name} (revision conflicts on a round commit)`, () => {
       expect(Date.now() - started).toBeGreaterThanOrEqual(85);
       const threadId = (sink.events[0] as { threadId: string }).threadId;
       const stored = await harness.threadStore.load(editor, threadId);
-      expect(stored.messages.map((message) => message.kind ?? message.role)).toEqual(['system_prompt', 'user', 'rag_context']);
+      expect(stored.messages.map((message) => message.kind ?? message.role)).toEqual(['system_prompt', 'user', 'rag_context', 'event']);
       expect(logs).toContainEqual(expect.objectContaining({ event: 'thread_commit_conflict', outcome: 'failed', replays: 3 }));
       expect(conflicts).toEqual(['failed']);
       expect(ends).toEqual([expect.objectContaining({ kind: 'chat', stopReason: 'error' })]);

@@ -71,7 +71,7 @@ describe(`${ChatService.name} (context-length recovery on the scripted server)`,
     expect(tokensOf(retried)).toBeLessThanOrEqual(CONTEXT_WINDOW);
     expect(contextOf(retried).length).toBeLessThan(contextOf(refused).length);
     expect(userTurns(retried)).toBeLessThan(userTurns(refused));
-    expect(retried.body.messages.at(-1)).toEqual({ role: 'user', content: 'What does fetch-api do?' });
+    expect(retried.body.messages.findLast((message: { role: string }) => message.role === 'user')).toEqual({ role: 'user', content: 'What does fetch-api do?' });
     expect(logs).toContainEqual(expect.objectContaining({ level: 'warn', event: 'context_length_retry', threadId }));
     expect(result.usage.llmCalls).toBe(2);
 

@@ -6,6 +6,7 @@ import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/app-config.token';
 import { ActionConversionResult } from '../conversation/action-conversion-result';
 import { GraphRAGContext } from '../conversation/graph-rag-context';
+import type { ThreadEvent } from '../conversation/thread-event';
 import { LlmMessage, LlmToolMessage } from '../conversation/llm-message';
 import { ProposedAction } from '../conversation/proposed-action';
 import { AppError } from '../errors/app-error';
@@ -14,6 +15,7 @@ import { Graph } from '../graph/graph.types';
 import { MutableGraphDataSource } from '../graph/mutable-graph-data-source';
 import { AiEventLogger } from '../observability/ai-event.logger';
 import { Logger } from '../observability/logger';
+import { ActionPolicyService } from '../policy/action-policy.service';
 import { LlmErrorClassifier } from '../providers/llm-error.classifier';
 import { LlmProvider } from '../providers/llm-provider';
 import { LLM_PROVIDER } from '../providers/llm-provider.token';
@@ -24,22 +26,25 @@ import { GraphRagRetriever } from '../rag/graph-rag.retriever';
 import { TokenCounter } from '../rag/token-counter';
 import { buildLlmHistory } from '../threads/history/llm-history.builder';
 import { generateMessageId } from '../threads/sortable-id.generator';
-import { toThreadMessage } from '../threads/thread-message.factory';
+import { toEventMessage, toThreadMessage } from '../threads/thread-message.factory';
 import { deriveThreadTitle } from '../threads/thread-title';
 import { ThreadStore } from '../threads/thread.store';
 import { PendingInterrupt, ThreadMessage, ThreadRecord, ThreadSummary } from '../threads/thread.types';
 import { ActionApplier } from './actions/action.applier';
+import { AppliedActionRecorder } from './actions/applied-action.recorder';
 import { ActionConverter } from './actions/action.converter';
 import { ProposalReferenceValidator } from './actions/proposal-reference.validator';
 import { AgentEventSink } from './agent/agent-event.sink';
-import { AgentResult } from './agent/agent-result';
+import { AgentResult, RunRecords } from './agent/agent-result';
 import { AgentCommit, AgentCommitRequest, AgentRunOutcome, AgentRunRequest, ShrinkContext } from './agent/agent-run';
 import { AgentLoop } from './agent/agent.loop';
 import { UsageAccumulator } from './agent/usage.accumulator';
 import { ChatInput, MENTION_MAX_CHARS, MENTIONS_MAX, ResumeInput } from './chat-input';
+import { dataAddedEvent } from './events/data-added.event';
 import { HitlObserver } from './hitl.observer';
 import { HITL_OBSERVER } from './hitl-observer.token';
 import { PendingInterruptSettler, supersededResults } from './interrupts/pending-interrupt.settler';
+import { RunPolicy } from './policy/run-policy';
 import { SystemPromptCache } from './prompts/system-prompt.cache';
 import { HistoryStrategy, SmallerContextBuilder } from './recovery/smaller-context.builder';
 import { AgentRunObserver } from './runs/agent-run.observer';
@@ -62,6 +67,10 @@ interface RunPlan {
   retrievedContext?: GraphRAGContext;
   continuation?: AgentRunRequest['continuation'];
   shrinkContext?: ShrinkContext;
+  /** The run's action policy (docs/policy.md): what is offered, and what becomes of each proposal. */
+  policy: RunPolicy;
+  /** Where the run's actions are applied and recorded as ACTIONS_EXECUTED events. */
+  actions: AppliedActionRecorder;
 }
 
 /**
@@ -83,8 +92,11 @@ interface RunPlan {
  *  - Runs are admitted into their setup a few at a time (RunSetupGate, first come first served,
  *    never refused), and each setup yields to the event loop before its store work, halfway, and
  *    before the upstream call: a burst of requests cannot stall timers, sockets and streams.
- * Chat and resume share that skeleton (ThreadRunSkeleton: setup gate, lease, usage, logs, completion);
- * the settling of a pending interrupt is PendingInterruptSettler's, the applying of an action ActionApplier's.
+ * Chat and resume share that skeleton (ThreadRunSkeleton: setup gate, lease, the commit path of rounds
+ * replayed after a revision conflict, usage, logs and run metrics, completion);
+ * the settling of a pending interrupt is PendingInterruptSettler's, the applying of an action ActionApplier's
+ * (through the run's AppliedActionRecorder, which records each applied series as an ACTIONS_EXECUTED event),
+ * what each proposal becomes under the workspace's action policy RunPolicy's (docs/policy.md).
  */
 @Injectable()
 export class ChatService {
@@ -93,6 +105,7 @@ export class ChatService {
   private readonly skeleton: ThreadRunSkeleton;
   private readonly systemPrompts = new SystemPromptCache();
   private readonly settler: PendingInterruptSettler;
+  private readonly applier: ActionApplier;
   private readonly smallerContext: SmallerContextBuilder;
 
   constructor(
@@ -104,6 +117,7 @@ export class ChatService {
     classifier: LlmErrorClassifier,
     private readonly threads: ThreadStore,
     tokenCounter: TokenCounter,
+    private readonly policies: ActionPolicyService,
     @Optional() @Inject(HITL_OBSERVER) private readonly hitl?: HitlObserver,
     @Optional() @Inject(AGENT_RUN_OBSERVER) runs?: AgentRunObserver,
   ) {
@@ -117,11 +131,11 @@ export class ChatService {
         noProgressRounds: config.agent.noProgressRounds,
       },
     );
-    const applier = new ActionApplier({
+    this.applier = new ActionApplier({
       mode: config.agent.hitlApply,
       graphChanged: (graphKey, workspace) => retriever.clearCache(graphKey, workspace),
     });
-    this.settler = new PendingInterruptSettler(applier, hitl, config.locale);
+    this.settler = new PendingInterruptSettler(hitl, config.locale);
     this.skeleton = new ThreadRunSkeleton(threads, new Logger('agent'), runs);
     this.smallerContext = new SmallerContextBuilder(retriever, this.history, {
       locale: config.locale,
@@ -137,8 +151,11 @@ export class ChatService {
    * not_found (graph absent from the principal's workspace; thread unknown, someone else's or of
    * another graph), thread_busy (another run holds the thread), budget_exceeded; and while running
    * the classified LLM errors (rate_limit, server_error, auth_error, timeout, network,
-   * content_filter, context_length, provider_not_configured, internal). A pending proposal on the
-   * thread is superseded first (rejected with feedback "superseded by a new message").
+   * content_filter, context_length, provider_not_configured, internal). A pending interrupt on the
+   * thread is superseded first (a proposal rejected, a question declined, with feedback "superseded by
+   * a new message"). The question is stored, under the lease, before `sink.thread` (docs/protocol-notes.md,
+   * "When ai:thread comes"); its context and DATA_ADDED event follow in a second commit, the event sent
+   * before the model's first token. The run decides with the workspace's action policy as stored now.
    */
   async chat(principal: Principal, input: ChatInput, sink: AgentEventSink, signal: AbortSignal): Promise<AgentResult> {
     const message = this.checkText(input.message, 'message', true);
@@ -166,16 +183,20 @@ export class ChatService {
         announce(known.threadId);
         throw error;
       }
-      // The message is stored: the client may now know the thread (docs/protocol-notes.md, "When ai:thread comes").
+      // The message is stored: the client may now know the thread.
       announce(thread.threadId);
       await run.pause();
+      const policy = new RunPolicy(canEdit(principal), await this.policies.levelsFor(principal));
       const { context, message: contextContent } = await this.retriever.retrieveWithMessage(dataSource, input.graphKey, message, {
         mentions,
         locale: this.config.locale,
       });
       const now = Date.now();
       const contextMessage: ThreadMessage = { id: generateMessageId(now), role: 'system', kind: 'rag_context', content: contextContent, createdTime: now };
-      thread = (await run.commit(thread, { operationId: `${runId}:context`, append: [contextMessage] })).record;
+      // What the context of this message held (docs/policy.md "Thread events"), stored right after it.
+      const dataAdded = dataAddedEvent({ context, mentions, tokens: approximateTokens(contextContent) });
+      thread = (await run.commit(thread, { operationId: `${runId}:context`, append: [contextMessage, toEventMessage(dataAdded, now)] })).record;
+      sink.event(dataAdded);
 
       const history = await this.history(thread, contextMessage, this.config.agent.historyMaxTokens);
       const asked = thread;
@@ -190,16 +211,18 @@ export class ChatService {
         run,
         runId,
         retrievedContext: context,
+        policy,
+        actions: new AppliedActionRecorder(this.applier, dataSource, thread.graphKey, graph.sheetsList ?? {}),
         shrinkContext: () => this.smallerContext.build({ dataSource, thread: asked, question: message, mentions }),
       });
       if (outcome.type === 'interrupt') this.hitl?.interrupt('proposed');
-      return this.toOutcome(thread.threadId, outcome, run.usage);
+      return this.toOutcome(thread.threadId, outcome, run.usage, [dataAdded]);
     });
   }
 
   /**
    * The question, stored under the lease before anything else (docs/reliability.md, "Crash"): one
-   * commit of the tool results that settle a pending proposal it supersedes, the system prompt (a
+   * commit of the tool results that settle a pending interrupt it supersedes, the system prompt (a
    * thread's first message only) and the user message. Its retrieved context follows in a commit of
    * its own.
    */
@@ -230,13 +253,15 @@ export class ChatService {
   }
 
   /**
-   * The human's answer to the pending proposal. Throws not_found (thread unknown or not the
-   * principal's), thread_busy (a run, e.g. a racing resume, holds the thread), forbidden (viewer),
-   * conflict "no pending interrupt" (nothing to resume, e.g. a racing resume already did), plus
-   * the errors of the continued run. Approved with HITL_APPLY=server: the preview is applied in one
-   * transaction; a failure (node gone...) becomes a `failed` tool result, not an error. The
-   * decision is committed exactly once (the commit clears the pending proposal under the lease),
-   * then the rest of the model's batch runs and the conversation continues.
+   * The human's answer to the pending interrupt. Throws not_found (thread unknown or not the
+   * principal's), thread_busy (a run, e.g. a racing resume, holds the thread), conflict "no pending
+   * interrupt" (nothing to resume, e.g. a racing resume already did), forbidden (a viewer answering a
+   * proposal: the owner answers a question whatever their role), bad_request (an answer a question
+   * does not accept: nothing changes, it stays pending), plus the errors of the continued run.
+   * Approved with HITL_APPLY=server: the preview is applied in one transaction; a failure (node
+   * gone...) becomes a `failed` tool result, not an error. The decision is committed exactly once (the
+   * commit clears the pending interrupt under the lease), then the rest of the model's batch runs and
+   * the conversation continues, under the action policy the run started with.
    */
   async resume(principal: Principal, input: ResumeInput, sink: AgentEventSink, signal: AbortSignal): Promise<AgentResult> {
     // The request names its thread: ai:thread comes first whatever follows (docs/protocol.md §4 "always for ai:resume");
@@ -248,14 +273,22 @@ export class ChatService {
     return this.skeleton.run('resume', { principal, sink, signal }, start, async ({ thread: known }, run) => {
       const thread = await this.threads.load(principal, known.threadId);
       const startedAt = performance.now();
-      if (!canEdit(principal)) throw AppError.forbidden('Only editors and admins can approve or reject proposals');
       const pending = thread.pendingInterrupt;
       if (!pending) throw AppError.conflict('No pending interrupt on this thread', { threadId: thread.threadId });
+      if (pending.interrupt.kind === 'approval' && !canEdit(principal)) {
+        throw AppError.forbidden('Only editors and admins can approve or reject proposals');
+      }
       this.tokenTracker.assertWithinBudget();
 
       const dataSource = this.graphs.forWorkspace(principal.workspace);
       const graph = await dataSource.getGraph(thread.graphKey);
-      const { content, resolution, success } = await this.settler.settle(pending, { approved: input.approved, feedback, answer }, dataSource, thread.graphKey);
+      // The run goes on with the policy it stopped under (a pending interrupt made under it stays resolvable).
+      const policy = pending.policy
+        ? RunPolicy.restore(canEdit(principal), pending.policy)
+        : new RunPolicy(canEdit(principal), await this.policies.levelsFor(principal));
+      const actions = new AppliedActionRecorder(this.applier, dataSource, thread.graphKey, graph?.sheetsList ?? {});
+      const { content, resolution, confirmed, success } = await this.settler.settle(pending, { approved: input.approved, feedback, answer }, actions);
+      if (confirmed) policy.grantAskFirst();
       const toolCallId = pending.interrupt.toolCallId;
       sink.toolStart(toolCallId, pending.toolName);
       sink.toolResult(toolCallId, content);
@@ -281,6 +314,8 @@ export class ChatService {
         run,
         runId: randomUUID(),
         continuation: { results: [decided], remainingToolCalls: pending.remainingToolCalls },
+        policy,
+        actions,
         shrinkContext: async () => withoutPendingResults(await this.smallerContext.build({ dataSource, thread, question }), pending),
       });
       if (outcome.type === 'interrupt') this.hitl?.interrupt('proposed');
@@ -312,10 +347,10 @@ export class ChatService {
     const locale = this.config.locale;
     const references = new ProposalReferenceValidator(dataSource, thread.graphKey, locale);
     const toolbox = new AgentToolbox({
-      canPropose: canEdit(plan.principal),
+      policy: plan.policy,
       readTools: new ReadToolExecutor(dataSource, thread.graphKey, {}, locale),
-      locale,
       toolsSupported: !this.provider.offline,
+      locale,
     });
     return this.loop.run({
       messages: plan.messages,
@@ -330,14 +365,17 @@ export class ChatService {
       continuation: plan.continuation,
       shrinkContext: plan.shrinkContext,
       commit: async (commit: AgentCommitRequest) => {
+        // An interrupt keeps the run's policy, so its resume goes on under it.
+        const pendingInterrupt = commit.pendingInterrupt ? { ...commit.pendingInterrupt, policy: plan.policy.snapshot() } : commit.pendingInterrupt;
         const receipt = await run.commit(current, {
           operationId: commit.operationId,
           append: toThreadMessages(commit),
-          ...(commit.pendingInterrupt !== undefined ? { pendingInterrupt: commit.pendingInterrupt } : {}),
+          ...(pendingInterrupt !== undefined ? { pendingInterrupt } : {}),
         });
         current = receipt.record;
         return { applied: receipt.applied, replays: receipt.replays };
       },
+      actions: plan.actions,
       checkProposal: (action: ProposedAction) => references.validate(action),
       preview: async (action: ProposedAction, toolCallId: string): Promise<ActionConversionResult> => {
         converter ??= dataSource.getNodeConfigs().then((configs) => new ActionConverter(configs));
@@ -356,24 +394,28 @@ export class ChatService {
   private readonly history: HistoryStrategy = async (thread, currentContext, maxTokens) =>
     buildLlmHistory({ threadId: thread.threadId, messages: thread.messages, currentContext, maxTokens, countTokens: approximateTokens }).messages;
 
-  private toOutcome(threadId: string, outcome: AgentRunOutcome, usage: UsageAccumulator): RunOutcome {
-    if (outcome.type === 'interrupt') {
-      return {
-        result: { threadId, type: 'interrupt', message: outcome.text, interrupt: outcome.interrupt, toolCalls: outcome.toolCalls, usage: usage.report() },
-        stats: outcome.stats,
-      };
-    }
-    return {
-      result: {
-        threadId,
-        type: 'message',
-        message: outcome.text,
-        toolCalls: outcome.toolCalls,
-        usage: usage.report(),
-        ...(outcome.aborted ? { aborted: true as const } : {}),
-      },
-      stats: outcome.stats,
+  /** The answer and how the run went. `earlier`: events the request wrote before the loop (the question's DATA_ADDED). */
+  private toOutcome(threadId: string, outcome: AgentRunOutcome, usage: UsageAccumulator, earlier: ThreadEvent[] = []): RunOutcome {
+    const events = [...earlier, ...outcome.events];
+    const records: RunRecords = {
+      ...(events.length > 0 ? { events } : {}),
+      ...(outcome.actions.length > 0 ? { actions: outcome.actions } : {}),
     };
+    const stats = outcome.stats;
+    if (outcome.type === 'interrupt') {
+      const result: AgentResult = { threadId, type: 'interrupt', message: outcome.text, interrupt: outcome.interrupt, toolCalls: outcome.toolCalls, usage: usage.report(), ...records };
+      return { result, stats };
+    }
+    const result: AgentResult = {
+      threadId,
+      type: 'message',
+      message: outcome.text,
+      toolCalls: outcome.toolCalls,
+      usage: usage.report(),
+      ...(outcome.aborted ? { aborted: true as const } : {}),
+      ...records,
+    };
+    return { result, stats };
   }
 
   private checkText(value: string, field: string, required: boolean): string {
@@ -416,9 +458,10 @@ function withoutPendingResults(messages: LlmMessage[], pending: PendingInterrupt
 
 function toThreadMessages(commit: AgentCommit): ThreadMessage[] {
   const createdTime = Date.now();
-  return commit.messages.map((message) =>
-    toThreadMessage(message, { createdTime, aborted: commit.aborted === true && message.role === 'assistant' }),
-  );
+  return [
+    ...commit.messages.map((message) => toThreadMessage(message, { createdTime, aborted: commit.aborted === true && message.role === 'assistant' })),
+    ...(commit.events ?? []).map((event) => toEventMessage(event, createdTime)),
+  ];
 }
 
 /**

@@ -1,7 +1,8 @@
 import type { ThreadMessage } from './thread.types';
 import { ThreadCommitValidationError } from './thread-commit-validation.error';
 
-const ROLES: ReadonlySet<string> = new Set(['system', 'user', 'assistant', 'tool']);
+const ROLES: ReadonlySet<string> = new Set(['system', 'user', 'assistant', 'tool', 'event']);
+const EVENT_TYPES: ReadonlySet<string> = new Set(['DATA_ADDED', 'ACTIONS_EXECUTED']);
 
 /**
  * Checks the messages of a commit against the stored conversation (docs/threads.md, strict tool
@@ -12,7 +13,10 @@ const ROLES: ReadonlySet<string> = new Set(['system', 'user', 'assistant', 'tool
  *   - a tool message answers a call of the assistant message its run of tool messages follows,
  *     once (a result arriving after another message would be lost to the model), names the tool
  *     of that call, holds its result as a JSON object (every result the agent produces is one), and
- *     says whether it succeeded and how long it took.
+ *     says whether it succeeded and how long it took;
+ *   - an event carries its type, summary and results; it may come between the results of one
+ *     assistant message (an action applied before a later call stopped for approval) without
+ *     closing their run (history building shows it after the run).
  * A call may still lack its result (an interrupt waiting, a crash): history building covers that.
  * Throws ThreadCommitValidationError; returns nothing.
  */
@@ -45,6 +49,13 @@ export function validateThreadCommit(threadId: string, stored: readonly ThreadMe
         if (new Set(callIds).size !== callIds.length) fail(`assistant message ${message.id} repeats a tool-call id`);
         if ((message.toolCalls ?? []).some((call) => !call.function?.name)) fail(`assistant message ${message.id} has a tool call without name`);
         run = callIds.length > 0 ? { calls: callNames(message), answered: new Set() } : null;
+        break;
+      }
+      case 'event': {
+        const event = message.event;
+        if (!event || !EVENT_TYPES.has(event.type) || typeof event.summary !== 'string' || !Array.isArray(event.results)) {
+          fail(`event message ${message.id} has no valid event`);
+        }
         break;
       }
       case 'tool': {
@@ -96,6 +107,7 @@ function openToolRun(stored: readonly ThreadMessage[]): ToolRun | null {
   const answered = new Set<string>();
   for (let index = stored.length - 1; index >= 0; index -= 1) {
     const message = stored[index];
+    if (message.role === 'event') continue;
     if (message.role === 'tool') {
       if (message.toolCallId) answered.add(message.toolCallId);
       continue;

@@ -52,7 +52,7 @@ describe('Threads interleaved under load never see each other’s messages', () 
     const answer = (recorded: RecordedRequest): ScriptedTurn => {
       const messages = recorded.body.messages as Array<{ role: string; content: string }>;
       const question = [...messages].reverse().find((message) => message.role === 'user')?.content ?? '';
-      if (messages.at(-1)?.role === 'user') {
+      if (messages.at(-1)?.role !== 'tool') {
         return { text: `Looking into ${question}.`, chunkSize: 7, delayMs: 2, toolCalls: [{ name: 'read_node_detail', arguments: { nodeKey: 'fetch-api' } }] };
       }
       return { text: `Answer to ${question}`, chunkSize: 5, delayMs: 2 };

@@ -41,3 +41,7 @@ export function toolResult(toolCallId: string, content: string, toolName = 'read
 export function exchangeOf(question: string, answer: string): ThreadMessage[] {
   return [userMessage(question), assistantMessage(answer)];
 }
+
+export function eventMessage(summary: string, type: 'DATA_ADDED' | 'ACTIONS_EXECUTED' = 'ACTIONS_EXECUTED'): ThreadMessage {
+  return { ...base('event', summary), event: { type, summary, results: [{ ok: true, label: summary.toLowerCase() }] } };
+}

@@ -8,6 +8,8 @@ import { AgentTools } from '../tools/agent-tools';
 import { AgentEventSink } from './agent-event.sink';
 import { ToolCallSummary } from './agent-result';
 import { Interrupt } from '../../conversation/interrupt';
+import type { ThreadEvent } from '../../conversation/thread-event';
+import type { ActionApplication, CheckedAction } from '../actions/action.applier';
 import { UsageAccumulator } from './usage.accumulator';
 
 /**
@@ -22,6 +24,8 @@ export interface AgentCommit {
   aborted?: true;
   /** A new pending interrupt; null clears it; absent leaves it as is. */
   pendingInterrupt?: PendingInterrupt | null;
+  /** Thread events stored after the messages: the ACTIONS_EXECUTED of what this commit's round applied. */
+  events?: ThreadEvent[];
 }
 
 /** A commit as the loop hands it over: with the operation id it must be written under (idempotency). */
@@ -46,7 +50,19 @@ export interface AgentCommitReceipt {
 export type ShrinkContext = () => Promise<LlmMessage[] | null>;
 
 /** Events of a run (the loop never calls thread() or complete(): the caller owns those). */
-export type AgentRunEvents = Pick<AgentEventSink, 'token' | 'toolStart' | 'toolResult'>;
+export type AgentRunEvents = Pick<AgentEventSink, 'token' | 'toolStart' | 'toolResult' | 'event' | 'apply'>;
+
+/**
+ * Applies the proposals the action policy lets through without a human, and turns each applied
+ * series into its ACTIONS_EXECUTED event (AppliedActionRecorder): the one place actions are applied
+ * and recorded, for the loop and for an approval alike.
+ */
+export interface RunActions {
+  /** Applies one checked proposal (autonomous); part of the current round's series. */
+  applyAutonomous(action: CheckedAction): Promise<ActionApplication>;
+  /** The events of the series applied since the last call, in order, to store in the commit being made. */
+  takeEvents(): ThreadEvent[];
+}
 
 export interface AgentRunRequest {
   /** What the model is sent first (history, current context, question), already sanitized. Not mutated. */
@@ -63,6 +79,8 @@ export interface AgentRunRequest {
   runId: string;
   /** Context-length recovery; absent: a `context_length` answer fails the run at once. */
   shrinkContext?: ShrinkContext;
+  /** Applies and records what the policy lets through (route `apply`). */
+  actions: RunActions;
   /**
    * Checks a proposal's references against the graph before it interrupts (ProposalReferenceValidator):
    * a failed check is an error result the model can correct; the checked action (sheet names
@@ -101,6 +119,15 @@ export interface AgentRunStats {
   toolResults: number;
 }
 
-export type AgentRunOutcome =
-  | { type: 'message'; text: string; toolCalls: ToolCallSummary[]; aborted: boolean; stats: AgentRunStats }
-  | { type: 'interrupt'; text: string; toolCalls: ToolCallSummary[]; interrupt: Interrupt; pending: PendingInterrupt; stats: AgentRunStats };
+/** What a run wrote besides its messages: the events it committed, and the actions it sent to the client to apply. */
+export interface RunWrites {
+  events: ThreadEvent[];
+  /** HITL_APPLY=client: applied without a human, for the caller's editor to apply (also sent as `apply` events). */
+  actions: CheckedAction[];
+}
+
+export type AgentRunOutcome = RunWrites &
+  (
+    | { type: 'message'; text: string; toolCalls: ToolCallSummary[]; aborted: boolean; stats: AgentRunStats }
+    | { type: 'interrupt'; text: string; toolCalls: ToolCallSummary[]; interrupt: Interrupt; pending: PendingInterrupt; stats: AgentRunStats }
+  );

@@ -13,15 +13,16 @@ import { TokenTracker } from '../../providers/token.tracker';
 import { TokenLimitError } from '../../providers/token-limit.error';
 import { approximateTokens, estimateTokens, estimateToolTokens } from '../../providers/token-estimate';
 import { TokenCounter } from '../../rag/token-counter';
+import { renderThreadEvent } from '../../threads/history/thread-event.renderer';
 import { assertThreadIsolation } from '../../threads/history/thread-isolation.guard';
 import type { PendingInterrupt } from '../../threads/thread.types';
 import { ToolCallSummary } from './agent-result';
-import { AgentCommit, AgentCommitReceipt, AgentRunOutcome, AgentRunRequest, AgentRunStats } from './agent-run';
+import { AgentCommit, AgentCommitReceipt, AgentRunOutcome, AgentRunRequest, AgentRunStats, RunWrites } from './agent-run';
 import { LOOP_NOTES, LoopNotes } from './loop-notes.texts';
 import { RunConversation } from './run-conversation';
 import { RoundReport, RunProgress } from './run-progress';
 import { recentMessagesTrace } from './run-trace';
-import { toolErrorContent } from './tool-result.message';
+import { autonomousResultContent, toolErrorContent } from './tool-result.message';
 
 export interface AgentLoopDependencies {
   provider: LlmProvider;
@@ -100,6 +101,8 @@ interface RunState {
   commits: number;
   /** The one context-length retry of the run was spent. */
   shrunk: boolean;
+  /** Events committed and actions handed to the client (the action policy's autonomous applies). */
+  writes: RunWrites;
 }
 
 /** The English notes, for tests and tools that read them (the run sends those of its locale). */
@@ -131,6 +134,7 @@ export class AgentLoop {
   private readonly notes: LoopNotes;
   private readonly maxToolCallsPerReply: number;
   private readonly noProgressRounds: number;
+  private readonly locale: Locale;
 
   constructor(
     private readonly deps: AgentLoopDependencies,
@@ -138,7 +142,8 @@ export class AgentLoop {
   ) {
     this.events = deps.events ?? new AiEventLogger('agent');
     this.now = deps.now ?? Date.now;
-    this.notes = LOOP_NOTES[options.locale ?? 'en'] ?? LOOP_NOTES.en;
+    this.locale = options.locale ?? 'en';
+    this.notes = LOOP_NOTES[this.locale] ?? LOOP_NOTES.en;
     this.maxToolCallsPerReply = options.maxToolCallsPerReply ?? DEFAULT_MAX_TOOL_CALLS_PER_REPLY;
     this.noProgressRounds = options.noProgressRounds ?? DEFAULT_NO_PROGRESS_ROUNDS;
   }
@@ -154,6 +159,7 @@ export class AgentLoop {
       toolResults: 0,
       commits: 0,
       shrunk: false,
+      writes: { events: [], actions: [] },
     };
 
     if (request.continuation) {
@@ -161,7 +167,6 @@ export class AgentLoop {
       const appended = [...request.continuation.results.map((result) => state.conversation.own(result)), ...batch.results];
       state.toolResults += request.continuation.results.filter((result) => result.success).length;
       await this.commit(state, { messages: appended, pendingInterrupt: batch.pending });
-      state.conversation.add(appended);
       if (batch.pending) return this.interrupted(state, batch.pending);
     }
 
@@ -203,7 +208,6 @@ export class AgentLoop {
       const appended: LlmMessage[] = [assistant, ...batch.results];
       const receipt = await this.commit(state, batch.pending ? { messages: appended, pendingInterrupt: batch.pending } : { messages: appended });
       this.traceRound(state, round, operationId, receipt, call.toolCalls.length);
-      state.conversation.add(appended);
       if (batch.pending) return this.interrupted(state, batch.pending);
       if (state.progress.endRound(batch.progress)) {
         this.logger.info('agent_no_progress', {
@@ -221,10 +225,24 @@ export class AgentLoop {
     return `${state.request.runId}:${state.commits}`;
   }
 
+  /**
+   * Commits a round under the run's next operation id, with the ACTIONS_EXECUTED events of what it
+   * applied (stored after its messages); then the round and those events are what the model sees next
+   * (docs/policy.md). While a batch waits for an answer its events stay out of the model's messages,
+   * which must end with the batch's results for the resume (as history building does).
+   */
   private async commit(state: RunState, round: AgentCommit): Promise<AgentCommitReceipt> {
+    const { request, conversation, writes } = state;
     const operationId = this.nextOperationId(state);
     state.commits += 1;
-    const receipt = await state.request.commit({ ...round, operationId });
+    const events = request.actions.takeEvents();
+    const receipt = await request.commit({ ...(events.length > 0 ? { ...round, events } : round), operationId });
+    conversation.add(round.messages);
+    for (const event of events) {
+      writes.events.push(event);
+      request.events.event(event);
+      if (!round.pendingInterrupt) conversation.add([conversation.own({ role: 'system', content: renderThreadEvent(event) })]);
+    }
     return receipt ?? { applied: true, replays: 0 };
   }
 
@@ -248,11 +266,26 @@ export class AgentLoop {
   }
 
   private finished(state: RunState, reason: 'answer' | 'no_progress' | 'rounds_spent' | 'aborted'): AgentRunOutcome {
-    return { type: 'message', text: state.text.full, toolCalls: state.summaries, aborted: reason === 'aborted', stats: this.stats(state, reason) };
+    return {
+      type: 'message',
+      text: state.text.full,
+      toolCalls: state.summaries,
+      aborted: reason === 'aborted',
+      stats: this.stats(state, reason),
+      ...state.writes,
+    };
   }
 
   private interrupted(state: RunState, pending: PendingInterrupt): AgentRunOutcome {
-    return { type: 'interrupt', text: state.text.full, toolCalls: state.summaries, interrupt: pending.interrupt, pending, stats: this.stats(state, 'interrupt') };
+    return {
+      type: 'interrupt',
+      text: state.text.full,
+      toolCalls: state.summaries,
+      interrupt: pending.interrupt,
+      pending,
+      stats: this.stats(state, 'interrupt'),
+      ...state.writes,
+    };
   }
 
   private stats(state: RunState, stopReason: AgentRunStats['stopReason']): AgentRunStats {
@@ -299,12 +332,13 @@ export class AgentLoop {
 
   /**
    * Tool calls of one assistant message, in order: reads run, refused calls get an error result,
-   * the first valid proposal stops the batch (the calls after it wait for the resume). Calls beyond
+   * proposals the policy lets through are applied, and the first proposal that needs a human's
+   * approval, or the first question, stops the batch (the calls after it wait for the resume). Calls beyond
    * AI_MAX_TOOL_CALLS_PER_REPLY and calls that repeat one of the run's earlier calls are answered
    * with a note instead of being run.
    */
   private async processToolCalls(calls: LlmToolCall[], state: RunState): Promise<BatchResult> {
-    const { request, summaries, conversation } = state;
+    const { request, summaries, conversation, writes } = state;
     const results: LlmToolMessage[] = [];
     const progress = { repeated: 0, fresh: 0, results: [] as Array<{ toolName: string; content: string }> };
     for (let index = 0; index < calls.length; index += 1) {
@@ -362,6 +396,7 @@ export class AgentLoop {
             this.events.malformedJson({ raw: call.function.arguments, context: route.name, threadId: request.threadId });
           }
           const content = toolErrorContent(route.message);
+          if (route.refusedBy) this.events.debug('tool_result', { toolName: route.name, status: `refused_${route.refusedBy}`, threadId: request.threadId });
           if (route.announce) {
             request.events.toolStart(call.id, route.name);
             request.events.toolResult(call.id, content);
@@ -370,7 +405,8 @@ export class AgentLoop {
           summary('error');
           break;
         }
-        case 'propose': {
+        case 'propose':
+        case 'apply': {
           const started = performance.now();
           const checked = request.checkProposal ? await request.checkProposal(route.action) : { ok: true as const, action: route.action };
           if (!checked.ok) {
@@ -382,6 +418,21 @@ export class AgentLoop {
           }
           const action = checked.action;
           const preview = await request.preview(action, call.id);
+          if (route.kind === 'apply') {
+            const checkedAction = { toolCallId: call.id, proposedAction: action, preview };
+            request.events.toolStart(call.id, route.name);
+            const application = await request.actions.applyAutonomous(checkedAction);
+            const content = autonomousResultContent(application, this.locale);
+            if (application.status === 'applied' && application.appliedBy === 'client') {
+              writes.actions.push(checkedAction);
+              request.events.apply(checkedAction);
+            }
+            request.events.toolResult(call.id, content);
+            this.events.debug('tool_result', { toolName: route.name, status: application.status, threadId: request.threadId });
+            answerFresh(content, application.status === 'applied', Math.round(performance.now() - started));
+            summary(application.status === 'applied' ? 'applied' : 'error');
+            break;
+          }
           summary('proposed');
           this.events.debug('hitl_interrupt', { toolName: route.name, actionType: action.type, threadId: request.threadId });
           return {
@@ -389,6 +440,20 @@ export class AgentLoop {
             progress,
             pending: {
               interrupt: { kind: 'approval', toolCallId: call.id, proposedAction: action, preview },
+              toolName: route.name,
+              remainingToolCalls: calls.slice(index + 1),
+              createdTime: this.now(),
+            },
+          };
+        }
+        case 'ask': {
+          summary('asked');
+          this.events.debug('hitl_interrupt', { toolName: route.name, questionKind: route.question.questionKind, threadId: request.threadId });
+          return {
+            results,
+            progress,
+            pending: {
+              interrupt: { kind: 'question', toolCallId: call.id, ...route.question },
               toolName: route.name,
               remainingToolCalls: calls.slice(index + 1),
               createdTime: this.now(),

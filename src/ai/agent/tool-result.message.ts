@@ -1,4 +1,5 @@
 import type { Locale } from '../../config/app-config';
+import type { ActionApplication } from '../actions/action.applier';
 
 /**
  * The JSON tool results the model receives for calls the loop does not execute as reads: the
@@ -28,6 +29,36 @@ export function proposalResultContent(outcome: ProposalOutcome): string {
 export function toolErrorContent(message: string): string {
   return JSON.stringify({ status: 'error', message });
 }
+
+/**
+ * The result of a proposal the action policy applied without a human (docs/policy.md):
+ * `{ "status": "applied", "appliedBy", "message" }`, or `{ "status": "failed", "message" }` when the graph refused it.
+ */
+export function autonomousResultContent(application: ActionApplication, locale: Locale = 'en'): string {
+  const messages = AUTONOMOUS_MESSAGES[locale] ?? AUTONOMOUS_MESSAGES.en;
+  if (application.status === 'failed') return JSON.stringify({ status: 'failed', message: messages.failed(application.reason) });
+  const message = application.appliedBy === 'server' ? messages.appliedOnServer : messages.sentToClient;
+  return JSON.stringify({ status: 'applied', appliedBy: application.appliedBy, message });
+}
+
+interface AutonomousMessages {
+  appliedOnServer: string;
+  sentToClient: string;
+  failed: (reason: string) => string;
+}
+
+const AUTONOMOUS_MESSAGES: Readonly<Record<Locale, AutonomousMessages>> = Object.freeze({
+  en: {
+    appliedOnServer: 'Applied to the graph without approval, as the policy of this workspace allows.',
+    sentToClient: "Sent to the user's editor, which applies it without approval, as the policy of this workspace allows.",
+    failed: (reason) => `It could not be applied: ${reason}. Nothing was changed.`,
+  },
+  fr: {
+    appliedOnServer: 'Appliqué au graph sans approbation, comme la politique de ce workspace le permet.',
+    sentToClient: "Envoyé à l'éditeur de l'utilisateur, qui l'applique sans approbation, comme la politique de ce workspace le permet.",
+    failed: (reason) => `Cela n'a pas pu être appliqué : ${reason}. Rien n'a été modifié.`,
+  },
+});
 
 export interface ProposalMessages {
   appliedOnServer: string;
