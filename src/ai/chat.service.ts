@@ -186,7 +186,7 @@ export class ChatService {
       // The message is stored: the client may now know the thread.
       announce(thread.threadId);
       await run.pause();
-      const policy = new RunPolicy(canEdit(principal), await this.policies.levelsFor(principal));
+      const policy = new RunPolicy(canEdit(principal), await this.policies.levelsFor(principal), false, this.config.locale);
       const { context, message: contextContent } = await this.retriever.retrieveWithMessage(dataSource, input.graphKey, message, {
         mentions,
         locale: this.config.locale,
@@ -284,8 +284,8 @@ export class ChatService {
       const graph = await dataSource.getGraph(thread.graphKey);
       // The run goes on with the policy it stopped under (a pending interrupt made under it stays resolvable).
       const policy = pending.policy
-        ? RunPolicy.restore(canEdit(principal), pending.policy)
-        : new RunPolicy(canEdit(principal), await this.policies.levelsFor(principal));
+        ? RunPolicy.restore(canEdit(principal), pending.policy, this.config.locale)
+        : new RunPolicy(canEdit(principal), await this.policies.levelsFor(principal), false, this.config.locale);
       const actions = new AppliedActionRecorder(this.applier, dataSource, thread.graphKey, graph?.sheetsList ?? {});
       const { content, resolution, confirmed, success } = await this.settler.settle(pending, { approved: input.approved, feedback, answer }, actions);
       if (confirmed) policy.grantAskFirst();

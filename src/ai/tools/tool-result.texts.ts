@@ -24,6 +24,10 @@ export interface ToolResultTexts {
   /** A result shortened to fit (lists cut, or the text cut). */
   listsCut: string;
   textCut: string;
+  // Proposals the action policy refuses (docs/policy.md).
+  policyReadOnly: string;
+  policyForbids: (kinds: string) => string;
+  policyAsksFirst: (kinds: string) => string;
   // Proposals whose references do not match the graph.
   proposalGraphGone: (graphKey: string) => string;
   proposalRefused: (problems: string) => string;
@@ -59,6 +63,14 @@ export const TOOL_RESULT_TEXTS: Readonly<Record<Locale, ToolResultTexts>> = Obje
     tooManyNeighbours: 'Lower maxDepth or choose a direction to see fewer, closer nodes.',
     listsCut: 'The result was too long: the last items of these lists were left out. Narrow the request to see them.',
     textCut: 'The result was too long: partialResult holds the beginning of its JSON text. Narrow the request to see the rest.',
+    policyReadOnly: 'This user can only read the graph: no change can be proposed. Answer with an explanation instead.',
+    policyForbids: (kinds) =>
+      `The policy of this workspace forbids ${kinds}: nothing was proposed and nothing changed. ` +
+      'Do not try again; tell the user that this change is not allowed here and what they could do instead.',
+    policyAsksFirst: (kinds) =>
+      `The policy of this workspace requires asking the user before proposing ${kinds}: nothing was proposed. ` +
+      'First call ask_user with kind "confirm" and a question that says exactly what you intend to change and why; ' +
+      'if the user answers yes, make the same proposal again.',
     proposalGraphGone: (graphKey) => `The graph "${graphKey}" does not exist anymore: no change can be proposed.`,
     proposalRefused: (problems) =>
       `The proposal was not shown to the user: its references do not match the graph. ${problems} Correct it and call the tool again.`,
@@ -92,6 +104,14 @@ export const TOOL_RESULT_TEXTS: Readonly<Record<Locale, ToolResultTexts>> = Obje
     tooManyNeighbours: 'Baisse maxDepth ou choisis une direction pour voir moins de nodes, plus proches.',
     listsCut: 'Le résultat était trop long : les derniers éléments de ces listes ont été omis. Précise la demande pour les voir.',
     textCut: 'Le résultat était trop long : partialResult contient le début de son texte JSON. Précise la demande pour voir la suite.',
+    policyReadOnly: "Cet utilisateur ne peut que lire le graph : aucune modification ne peut être proposée. Réponds plutôt par une explication.",
+    policyForbids: (kinds) =>
+      `La politique de ce workspace interdit ${kinds} : rien n'a été proposé et rien n'a changé. ` +
+      "N'essaie pas à nouveau ; dis à l'utilisateur que cette modification n'est pas permise ici et ce qu'il pourrait faire à la place.",
+    policyAsksFirst: (kinds) =>
+      `La politique de ce workspace demande de consulter l'utilisateur avant de proposer ${kinds} : rien n'a été proposé. ` +
+      "Appelle d'abord ask_user avec le kind \"confirm\" et une question qui dit exactement ce que tu veux modifier et pourquoi ; " +
+      "si l'utilisateur répond oui, refais la même proposition.",
     proposalGraphGone: (graphKey) => `Le graph "${graphKey}" n'existe plus : aucune modification ne peut être proposée.`,
     proposalRefused: (problems) =>
       `La proposition n'a pas été montrée à l'utilisateur : ses références ne correspondent pas au graph. ${problems} Corrige-la et rappelle l'outil.`,
