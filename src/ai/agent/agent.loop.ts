@@ -306,26 +306,26 @@ export class AgentLoop {
     tools: readonly LlmToolDefinition[] | undefined,
   ): Promise<CallResult> {
     const { request } = state;
+    const failed = (error: unknown): unknown => {
+      this.traceRound(state, round, operationId, null, 0, error instanceof AppError ? error.code : 'internal');
+      return error;
+    };
     try {
       return await this.callModel(state.conversation.forCall(note), tools, state, round, operationId);
     } catch (error) {
       const recoverable = error instanceof AppError && error.code === 'context_length' && !state.shrunk && request.shrinkContext;
-      if (!recoverable) {
-        this.traceRound(state, round, operationId, null, 0, error instanceof AppError ? error.code : 'internal');
-        throw error;
-      }
+      if (!recoverable) throw failed(error);
       state.shrunk = true;
       const before = estimateTokens(state.conversation.forCall(note));
       const smaller = await request.shrinkContext!();
-      if (!smaller) throw error;
+      if (!smaller) throw failed(error);
       state.conversation.shrink(smaller);
       const after = estimateTokens(state.conversation.forCall(note));
       this.logger.warn('context_length_retry', { threadId: request.threadId, runId: request.runId, round, estimatedTokensBefore: before, estimatedTokensAfter: after });
       try {
         return await this.callModel(state.conversation.forCall(note), tools, state, round, operationId);
       } catch (retryError) {
-        this.traceRound(state, round, operationId, null, 0, retryError instanceof AppError ? retryError.code : 'internal');
-        throw retryError;
+        throw failed(retryError);
       }
     }
   }
