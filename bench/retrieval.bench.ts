@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import pLimit from 'p-limit';
 import { openSqliteDatabase } from '../src/database/sqlite/sqlite-database.opener';
-import { ConcurrencyLimiter } from '../src/embeddings/concurrency.limiter';
 import { EmbeddingProvider } from '../src/embeddings/embedding-provider';
 import { GraphNodeEmbedder } from '../src/embeddings/graph-node.embedder';
 import { LocalHashEmbeddingProvider } from '../src/embeddings/local-hash-embedding.provider';
@@ -133,7 +133,7 @@ export async function runRetrievalBench(options: RetrievalBenchOptions = {}): Pr
   const store = new SqliteGraphStore(db);
   // The service's default local model, or the hashed-only one (`--local-model hash`).
   const provider = options.localModel === 'hash' ? new LocalHashEmbeddingProvider() : new LocalWordsEmbeddingProvider();
-  const embedder = new GraphNodeEmbedder(store, provider, { batchSize: 256, limiter: new ConcurrencyLimiter(1) });
+  const embedder = new GraphNodeEmbedder(store, provider, { batchSize: 256, limiter: pLimit(1) });
   const rows: RetrievalRow[] = [];
   try {
     for (const size of sizes) {
