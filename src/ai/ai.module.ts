@@ -15,6 +15,8 @@ import { ChatService } from './chat.service';
 import { HitlMetrics } from './hitl.metrics';
 import { HITL_OBSERVER } from './hitl-observer.token';
 import { AiController } from './http/ai.controller';
+import { AgentRunMetrics } from './runs/agent-run.metrics';
+import { AGENT_RUN_OBSERVER } from './runs/agent-run-observer.token';
 import { ActiveGenerationsMetrics } from './runs/active-generations.metrics';
 import { ActiveRunRegistry } from './runs/active-run.registry';
 import { DegradableRunEventLog } from './runs/degradable-run-event.log';
@@ -31,6 +33,7 @@ import { SocketMetrics } from './socket/socket.metrics';
  * graph data, retrieval, the LLM provider and threads. Exports ChatService for the transports
  * (REST controller, Socket.IO gateway), which authenticate the caller and own per-request state.
  * Metrics, registered on the application's registry: interrupts (HitlMetrics, under HITL_OBSERVER),
+ * runs by stop reason, answer efficiency and commit conflicts (AgentRunMetrics, under AGENT_RUN_OBSERVER),
  * socket requests (SocketMetrics, in the gateway), and the running generations read from the
  * ActiveRunRegistry at each scrape. The request event log that `ai:rejoin` replays (RUN_EVENT_LOG) and
  * RunControl are per instance without REDIS_URL, shared through Redis with it (docs/protocol.md §8.7).
@@ -57,6 +60,11 @@ import { SocketMetrics } from './socket/socket.metrics';
       useFactory: (runs: ActiveRunRegistry, redis: RedisConnection | null) => new RunControl(runs, redis ?? null),
     },
     { provide: HITL_OBSERVER, inject: [MetricsService], useFactory: (metrics: MetricsService) => new HitlMetrics(metrics.registry) },
+    {
+      provide: AGENT_RUN_OBSERVER,
+      inject: [MetricsService, APP_CONFIG],
+      useFactory: (metrics: MetricsService, config: AppConfig) => new AgentRunMetrics(metrics.registry, config.agent.maxToolRounds),
+    },
     { provide: SocketMetrics, inject: [MetricsService], useFactory: (metrics: MetricsService) => new SocketMetrics(metrics.registry) },
   ],
   exports: [ChatService],

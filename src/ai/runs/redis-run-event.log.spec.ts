@@ -82,6 +82,19 @@ describe(`${RedisRunEventLog.name} (a real redis-server)`, () => {
     }
   });
 
+  it('names a request as its thread\'s latest only once its first event is written (a run takes the lease before its ai:thread)', async () => {
+    const log = await instance();
+    const writer = log.open('run_early', owner, () => undefined);
+    writer.markLatest('ai_early');
+    await sleep(50);
+    expect(await log.latest('ai_early')).toBeNull();
+    writer.append({ seq: 1, event: 'ai:thread', payload: { threadId: 'ai_early' } });
+    await waitUntil(() => redis.cli('EXISTS', 'graph-ai:thread-run:ai_early') === '1');
+    const listener = recorder();
+    expect((await log.follow('run_early', 0, listener)).kind).toBe('following');
+    expect(listener.received.map((event) => event.seq)).toEqual([1]);
+  });
+
   it('keeps a running request for RUNNING_LOG_TTL_MS past the last heartbeat and a finished one for the retention, its pointer too', async () => {
     const log = await instance();
     const writer = log.open('run_ttl', owner, () => undefined);

@@ -67,6 +67,9 @@ interface RedisRun {
   readonly lost: () => void;
   /** The pointer written by markLatest (key and value), to shorten at the end. */
   pointer: { key: string; value: string } | null;
+  /** A thread named by markLatest before any event: pointed to right after the first one, so the pointer never names a stream not written yet. */
+  latestAfterFirstEvent: string | null;
+  queuedAny: boolean;
   written: boolean;
   finished: boolean;
   isLost: boolean;
@@ -123,7 +126,18 @@ export class RedisRunEventLog implements RunEventLog {
   }
 
   open(runKey: string, owner: RunOwner, lost: () => void): RunEventWriter {
-    const run: RedisRun = { runKey, key: streamKey(runKey), owner, lost, pointer: null, written: false, finished: false, isLost: false };
+    const run: RedisRun = {
+      runKey,
+      key: streamKey(runKey),
+      owner,
+      lost,
+      pointer: null,
+      latestAfterFirstEvent: null,
+      queuedAny: false,
+      written: false,
+      finished: false,
+      isLost: false,
+    };
     this.running.set(runKey, run);
     return {
       append: (event) => {
@@ -133,10 +147,16 @@ export class RedisRunEventLog implements RunEventLog {
           this.running.delete(runKey);
         }
         this.queue({ run, event });
+        run.queuedAny = true;
+        if (run.latestAfterFirstEvent !== null) {
+          this.queue({ run, latest: run.latestAfterFirstEvent });
+          run.latestAfterFirstEvent = null;
+        }
       },
       markLatest: (threadId) => {
         if (run.finished || run.isLost) return;
-        this.queue({ run, latest: threadId });
+        if (run.queuedAny) this.queue({ run, latest: threadId });
+        else run.latestAfterFirstEvent = threadId;
       },
     };
   }
