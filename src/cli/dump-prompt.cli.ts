@@ -23,8 +23,6 @@ const ROLES: readonly Role[] = ['viewer', 'editor', 'admin'];
  * — each closed by a cache breakpoint — then 4 the message's own data (the retrieved context) and the
  * question; each with a token estimate (TokenCounter, o200k), then the tools offered to that role
  * with their own estimate, and the total.
-    const policy = await runPolicyFor(cli.app, workspace, role);
-    const tools = new AgentToolbox({ policy, readTools: new ReadToolExecutor(source, graphKey) }).definitions;
  */
 export async function dumpPrompt(argv: string[], env: Record<string, string | undefined>, io: CliIo): Promise<number> {
   let question: GraphQuestion;

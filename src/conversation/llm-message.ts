@@ -10,35 +10,47 @@ export interface LlmToolCall {
 }
 
 /**
+ * Every message of a conversation names the thread it belongs to (docs/threads.md, "Isolation"): set
+ * from the store when a history is built and by the loop for what a run adds; checked before every
+ * upstream call, never sent upstream. System messages built for one call (notes, recalled memory)
+ * may carry none.
+ *
  * `cacheBreakpoint` marks the end of a stable prefix of the prompt (the stable prompt levels, the
  * end of the history: docs/agent.md, "Prompt levels"): providers with explicit prompt caching put a
  * cache breakpoint after that message (Anthropic cache_control, at most 4 per request); providers
- * that cache prefixes on their own (OpenAI, DeepSeek) ignore it.
+ * that cache prefixes on their own (OpenAI, DeepSeek) ignore it. Neither is sent upstream as such.
  */
-interface CacheMarker {
+interface MessageMarkers {
+  threadId?: string;
   cacheBreakpoint?: boolean;
 }
 
-export interface LlmSystemMessage extends CacheMarker {
+export interface LlmSystemMessage extends MessageMarkers {
   role: 'system';
   content: string;
 }
 
-export interface LlmUserMessage extends CacheMarker {
+export interface LlmUserMessage extends MessageMarkers {
   role: 'user';
   content: string;
 }
 
-export interface LlmAssistantMessage extends CacheMarker {
+export interface LlmAssistantMessage extends MessageMarkers {
   role: 'assistant';
   content: string | null;
   tool_calls?: LlmToolCall[];
 }
 
-export interface LlmToolMessage extends CacheMarker {
+export interface LlmToolMessage extends MessageMarkers {
   role: 'tool';
   content: string;
   tool_call_id: string;
+  /** The tool the call named; stored with the result (docs/threads.md), not sent (the wire pairs by id). */
+  name?: string;
+  /** The call did what it was asked (a read ran, a decision was applied); false for an error result. Stored, not sent. */
+  success?: boolean;
+  /** How long producing the result took. Stored, not sent. */
+  durationMs?: number;
 }
 
 export type LlmMessage = LlmSystemMessage | LlmUserMessage | LlmAssistantMessage | LlmToolMessage;

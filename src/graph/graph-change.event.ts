@@ -6,8 +6,11 @@
  *    its embedding text changed; `deletedNodeKeys` (absent when none) the nodes deleted, which need
  *    no embedding but make what was said about them outdated (conversation memory).
  *  - `imported`: the whole graph was replaced (import, demo seed): every node may need a vector.
+ * `remote`: the change was made by another instance (RedisGraphChangeRelay): caches are cleared again
+ * here, work that the instance making the change does (embedding the nodes) is not done twice.
  */
-export type GraphChangeEvent =
+export type GraphChangeEvent = (
   | { kind: 'live'; workspace: string; graphKey: string }
   | { kind: 'stored'; workspace: string; graphKey: string; nodeKeys: string[]; deletedNodeKeys?: string[] }
-  | { kind: 'imported'; workspace: string; graphKey: string };
+  | { kind: 'imported'; workspace: string; graphKey: string }
+) & { remote?: true };

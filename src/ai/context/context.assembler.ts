@@ -19,6 +19,8 @@ export interface ContextAssemblyRequest {
   thread: ThreadRecord;
   /** The context retrieved for the current question (a chat); a resume uses the stored one. */
   currentContext?: ThreadMessage;
+  /** A smaller budget than AI_HISTORY_MAX_TOKENS (a context-length retry). */
+  maxTokens?: number;
   signal?: AbortSignal;
 }
 
@@ -61,6 +63,7 @@ export class ContextAssembler {
   async assemble(request: ContextAssemblyRequest): Promise<AssembledContext> {
     const { thread, levels } = request;
     const { countTokens } = this.options;
+    const maxTokens = request.maxTokens ?? this.options.maxTokens;
     const stored = thread.messages.filter((message, index) => !isSystemPrompt(message, index));
     const head: LlmSystemMessage[] = levels
       ? [levels.instructions, levels.workspace, levels.graphState].map((content) => ({ role: 'system', content, cacheBreakpoint: true }))
@@ -77,7 +80,7 @@ export class ContextAssembler {
           threadId: thread.threadId,
           messages: stored,
           question: lastUser?.content ?? '',
-          budget: this.options.maxTokens - headTokens,
+          budget: maxTokens - headTokens,
           currentContextTokens: contextTokens,
           signal: request.signal,
         })
@@ -86,9 +89,10 @@ export class ContextAssembler {
     const recall: LlmSystemMessage[] = memory?.recallBlock ? [{ role: 'system', content: memory.recallBlock }] : [];
     const extras = estimateTokens([...summaries, ...recall], countTokens);
     const history = buildLlmHistory({
+      threadId: thread.threadId,
       messages: memory?.messages ?? stored,
       currentContext: request.currentContext,
-      maxTokens: this.options.maxTokens - headTokens - extras,
+      maxTokens: maxTokens - headTokens - extras,
       countTokens,
     }).messages;
 

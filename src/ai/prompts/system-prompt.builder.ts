@@ -19,7 +19,8 @@ const TYPE_DESCRIPTION_MAX_CHARS = 200;
  *  3. `graphState`: the graph (key, name, description, sheets) and its size — changes when the graph does.
  * No question, no date, types sorted: byte-identical across the questions of a conversation, so
  * providers' prompt caches hit. The per-message data (retrieved nodes, recalled memory) is level 4,
- * sent after the history.
+ * sent after the history. Level 1 says when to use tools and stop (self-evaluation, docs/agent.md
+ * "Smart stopping").
  */
 export interface PromptLevels {
   instructions: string;
@@ -44,7 +45,7 @@ export function joinPromptLevels(levels: PromptLevels): string {
   return [levels.instructions, levels.workspace, levels.graphState].join('\n\n');
 }
 
-/** Level 1: identity, permissions, built-in types, rules, conventions. English by default, French with 'fr'. */
+/** Level 1: identity, permissions, built-in types, rules, conventions, when to stop. English by default, French with 'fr'. */
 export function buildStaticInstructions(role: Role, locale: Locale = 'en'): string {
   const texts = textsOf(locale);
   // Same rule as canEdit(principal): editors and admins get the write tools.
@@ -60,6 +61,7 @@ export function buildStaticInstructions(role: Role, locale: Locale = 'en'): stri
     [texts.typesTitle, texts.builtInTypes, ...builtIns].join('\n'),
     [texts.rulesTitle, ...texts.rules(editor).map((rule, index) => `${index + 1}. ${rule}`)].join('\n'),
     [texts.conventionsTitle, ...texts.conventions.map((convention) => `- ${convention}`)].join('\n'),
+    [texts.stoppingTitle, ...texts.stopping.map((line) => `- ${line}`)].join('\n'),
   ].join('\n\n');
 }
 

@@ -32,7 +32,8 @@ export class MemoryStalenessListener {
   }
 
   private onChange(event: GraphChangeEvent): void {
-    if (event.kind === 'live') return;
+    // The instance that made a change marks the shared store; a relayed copy (remote) would do it twice.
+    if (event.kind === 'live' || event.remote) return;
     const id = `${event.workspace}\u0000${event.graphKey}`;
     const previous = this.chains.get(id) ?? Promise.resolve();
     const current = previous.then(() => this.check(event));
