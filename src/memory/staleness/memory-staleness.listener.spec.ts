@@ -63,6 +63,15 @@ describe(MemoryStalenessListener.name, () => {
     expect(await staleness()).toEqual({ 'fetch-api': true, 'filter-active': false, root: true });
   });
 
+  it('leaves a change relayed from another instance (remote) to the instance that made it', async () => {
+    const document = structuredClone(nbaWorkflowDemo);
+    document.nodes = document.nodes.map((node) => (node._key === 'root' ? { ...node, data: { replaced: true } } : node));
+    await bed.graphStore.importGraph('default', document);
+    bed.notifier.notify({ kind: 'imported', workspace: 'default', graphKey: 'nba-workflow', remote: true });
+    await listener.whenIdle();
+    expect(await staleness()).toEqual({ 'fetch-api': false, 'filter-active': false, root: false });
+  });
+
   it('ignores unsaved (live) changes and changes of another workspace', async () => {
     bed.notifier.notify({ kind: 'live', workspace: 'default', graphKey: 'nba-workflow' });
     bed.notifier.notify({ kind: 'stored', workspace: 'globex', graphKey: 'nba-workflow', nodeKeys: [], deletedNodeKeys: ['root'] });
