@@ -119,7 +119,7 @@ export function exchangeMessages(exchange: ScriptedExchange, now = Date.now()): 
       createdTime: now,
     });
     exchange.tools.forEach((tool, index) =>
-      messages.push({ id: generateMessageId(now), role: 'tool', toolCallId: ids[index], content: tool.result, createdTime: now }),
+      messages.push({ id: generateMessageId(now), role: 'tool', toolCallId: ids[index], toolName: tool.name, content: tool.result, success: true, durationMs: 3, createdTime: now }),
     );
   }
   messages.push({ id: generateMessageId(now), role: 'assistant', content: exchange.answer, createdTime: now });
