@@ -1,5 +1,6 @@
 import jwt from 'jsonwebtoken';
 import request from 'supertest';
+import { AiApiError, AiRestClient } from '../../client/src/ai-rest.client';
 import { MemoryController } from '../../src/memory/http/memory.controller';
 import type { MemoryRepository } from '../../src/memory/memory.repository';
 import { MEMORY_REPOSITORY } from '../../src/memory/memory-repository.token';
@@ -120,6 +121,19 @@ describe(`${MemoryController.name} (GET /api/ai/thread/:threadId/memory, end to 
     const iso = (await memoryOf(`?level=0&since=${encodeURIComponent(second.createdAt)}&until=${encodeURIComponent(second.createdAt)}`).expect(200)).body;
     expect(iso).toEqual([expect.objectContaining({ createdTime: second.createdTime })]);
     expect((await memoryOf('?until=1000').expect(200)).body).toEqual([]);
+  });
+
+  it('is read with the same filters through the client package (AiRestClient.getMemory)', async () => {
+    const client = new AiRestClient({ url: app.url, token: alice.slice('Bearer '.length) });
+    const all = (await memoryOf().expect(200)).body as Array<{ memoryId: string; level: number; createdTime: number; createdAt: string }>;
+    expect((await client.getMemory(threadId)).map((record) => record.memoryId)).toEqual(all.map((record) => record.memoryId));
+    const turns = all.filter((record) => record.level === 0);
+    const second = turns[1];
+    expect((await client.getMemory(threadId, { level: 0, since: second.createdTime })).map((record) => record.createdTime)).toEqual(turns.slice(1).map((record) => record.createdTime));
+    expect(await client.getMemory(threadId, { level: 0, since: new Date(second.createdTime), until: second.createdAt })).toEqual([expect.objectContaining({ memoryId: second.memoryId })]);
+    const refused = await client.getMemory(threadId, { since: 2000, until: 1000 }).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(AiApiError);
+    expect(refused).toMatchObject({ statusCode: 400, code: 'bad_request' });
   });
 
   it('refuses unknown parameters and bad values, and hides the thread from anyone but its owner', async () => {
