@@ -3,6 +3,7 @@ import { GRAPH_NODE_CHANGES_MIGRATION } from '../../graph/sqlite/graph-node-chan
 import { NODE_CONFIG_REVISIONS_MIGRATION } from '../../graph/sqlite/node-config-revisions.sqlite-migration';
 import { IDEMPOTENCY_RESERVATION_TOKEN_MIGRATION } from '../../threads/sqlite/idempotency-reservation-token.sqlite-migration';
 import { THREAD_TABLES_MIGRATION } from '../../threads/sqlite/thread-tables.sqlite-migration';
+import { THREAD_TYPE_MIGRATION } from '../../threads/sqlite/thread-type.sqlite-migration';
 import { SqliteMigration } from './sqlite-migration';
 
 /**
@@ -88,5 +89,6 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
   NODE_CONFIG_REVISIONS_MIGRATION,
   GRAPH_NODE_CHANGES_MIGRATION,
   GRAPH_EMBEDDING_CHANGES_MIGRATION,
+  THREAD_TYPE_MIGRATION,
   IDEMPOTENCY_RESERVATION_TOKEN_MIGRATION,
 ];
