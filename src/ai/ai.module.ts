@@ -3,6 +3,7 @@ import { AuthModule } from '../auth/auth.module';
 import { GraphModule } from '../graph/graph.module';
 import { MetricsService } from '../observability/metrics.service';
 import { ObservabilityModule } from '../observability/observability.module';
+import { ProviderConfigsModule } from '../providers/configs/provider-configs.module';
 import { ProvidersModule } from '../providers/providers.module';
 import { RagModule } from '../rag/rag.module';
 import { ThreadsModule } from '../threads/threads.module';
@@ -17,14 +18,15 @@ import { SocketMetrics } from './socket/socket.metrics';
 
 /**
  * The agent: ChatService (RAG context, tool loop with human-in-the-loop, thread commits) on top of
- * graph data, retrieval, the LLM provider and threads. Exports ChatService for the transports
+ * graph data, retrieval, the LLM provider of each run (the workspace's configuration, else the
+ * environment's: ProviderConfigsModule) and threads. Exports ChatService for the transports
  * (REST controller, Socket.IO gateway), which authenticate the caller and own per-request state.
  * Metrics, registered on the application's registry: interrupts (HitlMetrics, under HITL_OBSERVER),
  * socket requests (SocketMetrics, in the gateway), and the running generations read from the
  * ActiveRunRegistry at each scrape.
  */
 @Module({
-  imports: [GraphModule, RagModule, ProvidersModule, ThreadsModule, AuthModule, ObservabilityModule],
+  imports: [GraphModule, RagModule, ProvidersModule, ProviderConfigsModule, ThreadsModule, AuthModule, ObservabilityModule],
   controllers: [AiController],
   providers: [
     ChatService,

@@ -15,6 +15,7 @@ import { AiEventLogger } from '../observability/ai-event.logger';
 import { Logger } from '../observability/logger';
 import { LlmErrorClassifier } from '../providers/llm-error.classifier';
 import { LlmProvider } from '../providers/llm-provider';
+import { LLM_PROVIDER_RESOLVER, LlmProviderResolver } from '../providers/llm-provider.resolver';
 import { LLM_PROVIDER } from '../providers/llm-provider.token';
 import { TokenTracker } from '../providers/token.tracker';
 import { approximateTokens } from '../providers/token-estimate';
@@ -34,12 +35,12 @@ import { AgentResult } from './agent/agent-result';
 import { AgentCommit, AgentRunOutcome, AgentRunRequest } from './agent/agent-run';
 import { AgentLoop } from './agent/agent.loop';
 import { UsageAccumulator } from './agent/usage.accumulator';
-import { ChatInput, MENTION_MAX_CHARS, MENTIONS_MAX, ResumeInput } from './chat-input';
+import { AutomationRunInput, ChatInput, MENTION_MAX_CHARS, MENTIONS_MAX, ResumeInput } from './chat-input';
 import { HitlObserver } from './hitl.observer';
 import { HITL_OBSERVER } from './hitl-observer.token';
 import { PendingInterruptSettler, supersededResults } from './interrupts/pending-interrupt.settler';
 import { SystemPromptCache } from './prompts/system-prompt.cache';
-import { ThreadRunSkeleton } from './runs/thread-run.skeleton';
+import { ThreadRun, ThreadRunObserver, ThreadRunSkeleton } from './runs/thread-run.skeleton';
 import { AgentToolbox } from './tools/agent.toolbox';
 import { ReadToolExecutor } from './tools/read/read-tool.executor';
 import { ThreadView, toThreadView } from './thread.view';
@@ -47,6 +48,9 @@ import { ThreadView, toThreadView } from './thread.view';
 /** Where a run starts from (chat or resume), everything the loop needs besides the shared dependencies. */
 interface RunPlan {
   principal: Principal;
+  /** Resolved when the run started (the workspace's provider configuration, or the environment's). */
+  provider: LlmProvider;
+  assertBudget?: () => void;
   thread: ThreadRecord;
   dataSource: MutableGraphDataSource;
   graph: Graph | null;
@@ -56,6 +60,22 @@ interface RunPlan {
   usage: UsageAccumulator;
   retrievedContext?: GraphRAGContext;
   continuation?: AgentRunRequest['continuation'];
+}
+
+/** A question asked on a thread (chat, automation run), with what the run needs besides the thread's lease. */
+interface Question {
+  principal: Principal;
+  dataSource: MutableGraphDataSource;
+  graph: Graph;
+  /** The thread as loaded before the lease (it is loaded again under it). */
+  thread: ThreadRecord;
+  message: string;
+  mentions: string[];
+  sink: AgentEventSink;
+  /** An automation's own provider configuration; absent: the workspace's active one. */
+  providerConfigId?: string;
+  /** An automation's budget, checked before every upstream call. */
+  assertBudget?: () => void;
 }
 
 /**
@@ -96,6 +116,7 @@ export class ChatService {
     private readonly threads: ThreadStore,
     tokenCounter: TokenCounter,
     @Optional() @Inject(HITL_OBSERVER) private readonly hitl?: HitlObserver,
+    @Optional() @Inject(LLM_PROVIDER_RESOLVER) private readonly providers?: LlmProviderResolver,
   ) {
     this.loop = new AgentLoop(
       { provider, tokenTracker, tokenCounter, classifier, events: this.events },
@@ -131,47 +152,40 @@ export class ChatService {
       this.events.debug('agent_chat_start', { graphKey: input.graphKey, messageLength: message.length, threadId: thread.threadId });
       return { thread, graph };
     };
-    return this.skeleton.run('chat', { principal, sink, signal }, start, async ({ thread: known, graph }, run) => {
-      // Fresh under the lease: the run starts from what is stored now.
-      let thread = await this.threads.load(principal, known.threadId, input.graphKey);
-      await run.pause();
-      this.tokenTracker.assertWithinBudget();
-      const { context, message: contextContent } = await this.retriever.retrieveWithMessage(dataSource, input.graphKey, message, {
-        mentions,
-        locale: this.config.locale,
-      });
-      const now = Date.now();
-      const append: ThreadMessage[] = thread.pendingInterrupt ? supersededResults(thread.pendingInterrupt, now) : [];
-      if (thread.messages.length === 0) {
-        const prompt = this.systemPrompts.promptFor(graph, await dataSource.getNodeConfigs(), principal.role, this.config.locale);
-        append.push({ id: generateMessageId(now), role: 'system', kind: 'system_prompt', content: prompt, createdTime: now });
-      }
-      const contextMessage: ThreadMessage = {
-        id: generateMessageId(now),
-        role: 'system',
-        kind: 'rag_context',
-        content: contextContent,
-        createdTime: now,
-      };
-      append.push(contextMessage, { id: generateMessageId(now), role: 'user', content: message, createdTime: now });
-      const runId = randomUUID();
-      const superseded = Boolean(thread.pendingInterrupt);
-      thread = await this.threads.commit(thread, {
-        operationId: `${runId}:input`,
-        append,
-        ...(superseded ? { pendingInterrupt: null } : {}),
-      });
-      if (superseded) this.hitl?.interrupt('superseded');
+    return this.skeleton.run('chat', { principal, sink, signal }, start, ({ thread, graph }, run) =>
+      this.ask({ principal, dataSource, graph, thread, message, mentions, sink }, run),
+    );
+  }
 
-      const history = this.history(thread.messages, contextMessage);
-      await run.handOver();
-      const outcome = await this.execute(
-        { principal, thread, dataSource, graph, messages: history, sink, signal: run.signal, usage: run.usage, retrievedContext: context },
-        runId,
-      );
-      if (outcome.type === 'interrupt') this.hitl?.interrupt('proposed');
-      return this.toResult(thread.threadId, outcome, run.usage);
-    });
+  /**
+   * One run of an automation (docs/automations.md): a new thread of type `automation` owned by the
+   * automation's creator, asked the resolved prompt through the same setup, loop, policy and budgets
+   * as chat, with no socket: `sink` is the automation runner's. The provider is the automation's own
+   * configuration, else the workspace's active one. Throws as chat does (not_found when the graph is
+   * gone, budget_exceeded, the classified LLM errors).
+   */
+  async runAutomation(input: AutomationRunInput, sink: AgentEventSink, signal: AbortSignal): Promise<AgentResult> {
+    const { principal } = input;
+    const dataSource = this.graphs.forWorkspace(principal.workspace);
+    const start = async () => {
+      const graph = await dataSource.getGraph(input.graphKey);
+      if (!graph) throw AppError.notFound(`Graph "${input.graphKey}" not found`);
+      const thread = await this.threads.create(principal, input.graphKey, input.title, { type: 'automation', automationId: input.automationId });
+      sink.thread(thread.threadId);
+      this.events.debug('agent_automation_start', { graphKey: input.graphKey, automationId: input.automationId, threadId: thread.threadId });
+      return { thread, graph };
+    };
+    return this.skeleton.run('automation', { principal, sink, signal }, start, ({ thread, graph }, run) =>
+      this.ask(
+        { principal, dataSource, graph, thread, message: input.prompt, mentions: [], sink, providerConfigId: input.providerConfigId, assertBudget: input.assertBudget },
+        run,
+      ),
+    );
+  }
+
+  /** Told when each run ends (chat, resume, automation), with its thread, result or failure, and usage. */
+  observeRuns(observer: ThreadRunObserver): void {
+    this.skeleton.observe(observer);
   }
 
   /**
@@ -196,6 +210,7 @@ export class ChatService {
       const pending = thread.pendingInterrupt;
       if (!pending) throw AppError.conflict('No pending interrupt on this thread', { threadId: thread.threadId });
       this.tokenTracker.assertWithinBudget();
+      const provider = await this.providerFor(principal);
 
       const dataSource = this.graphs.forWorkspace(principal.workspace);
       const graph = await dataSource.getGraph(thread.graphKey);
@@ -208,6 +223,7 @@ export class ChatService {
       const outcome = await this.execute(
         {
           principal,
+          provider,
           thread,
           dataSource,
           graph,
@@ -242,6 +258,72 @@ export class ChatService {
     return this.threads.delete(principal, threadId);
   }
 
+  /**
+   * A question on a thread whose lease is held (chat, automation): the pending proposal superseded,
+   * the system prompt on a new thread, the retrieved context and the question committed, then the loop.
+   */
+  private async ask(question: Question, run: ThreadRun): Promise<AgentResult> {
+    const { principal, dataSource, graph, message, sink } = question;
+    // Fresh under the lease: the run starts from what is stored now.
+    let thread = await this.threads.load(principal, question.thread.threadId, question.thread.graphKey);
+    await run.pause();
+    this.tokenTracker.assertWithinBudget();
+    question.assertBudget?.();
+    const provider = await this.providerFor(principal, question.providerConfigId);
+    const { context, message: contextContent } = await this.retriever.retrieveWithMessage(dataSource, thread.graphKey, message, {
+      mentions: question.mentions,
+      locale: this.config.locale,
+    });
+    const now = Date.now();
+    const append: ThreadMessage[] = thread.pendingInterrupt ? supersededResults(thread.pendingInterrupt, now) : [];
+    if (thread.messages.length === 0) {
+      const prompt = this.systemPrompts.promptFor(graph, await dataSource.getNodeConfigs(), principal.role, this.config.locale);
+      append.push({ id: generateMessageId(now), role: 'system', kind: 'system_prompt', content: prompt, createdTime: now });
+    }
+    const contextMessage: ThreadMessage = {
+      id: generateMessageId(now),
+      role: 'system',
+      kind: 'rag_context',
+      content: contextContent,
+      createdTime: now,
+    };
+    append.push(contextMessage, { id: generateMessageId(now), role: 'user', content: message, createdTime: now });
+    const runId = randomUUID();
+    const superseded = Boolean(thread.pendingInterrupt);
+    thread = await this.threads.commit(thread, {
+      operationId: `${runId}:input`,
+      append,
+      ...(superseded ? { pendingInterrupt: null } : {}),
+    });
+    if (superseded) this.hitl?.interrupt('superseded');
+
+    const history = this.history(thread.messages, contextMessage);
+    await run.handOver();
+    const outcome = await this.execute(
+      {
+        principal,
+        provider,
+        assertBudget: question.assertBudget,
+        thread,
+        dataSource,
+        graph,
+        messages: history,
+        sink,
+        signal: run.signal,
+        usage: run.usage,
+        retrievedContext: context,
+      },
+      runId,
+    );
+    if (outcome.type === 'interrupt') this.hitl?.interrupt('proposed');
+    return this.toResult(thread.threadId, outcome, run.usage);
+  }
+
+  /** The provider a new run of the workspace uses (docs/provider-configs.md): resolved once, at its start. */
+  private providerFor(principal: Principal, configId?: string): Promise<LlmProvider> {
+    return this.providers ? this.providers.forRun(principal.workspace, configId) : Promise.resolve(this.provider);
+  }
+
   /** Runs the loop on a thread whose lease is held, committing each round. */
   private execute(plan: RunPlan, runId: string): Promise<AgentRunOutcome> {
     const { thread, dataSource } = plan;
@@ -252,9 +334,11 @@ export class ChatService {
     const toolbox = new AgentToolbox({
       canPropose: canEdit(plan.principal),
       readTools: new ReadToolExecutor(dataSource, thread.graphKey),
-      toolsSupported: !this.provider.offline,
+      toolsSupported: !plan.provider.offline,
     });
     return this.loop.run({
+      provider: plan.provider,
+      assertBudget: plan.assertBudget,
       messages: plan.messages,
       tools: toolbox,
       events: plan.sink,

@@ -5,6 +5,8 @@ import { ArangoConnectionSettings, ArangoConnector } from '../database/arango/ar
 import { ARANGO_DATABASE } from '../database/arango/arango-database.token';
 import { ArangoGraphStore } from '../graph/arango/arango-graph.store';
 import { GRAPH_STORE } from '../graph/graph-store.token';
+import { ArangoProviderConfigRepository } from '../providers/configs/arango/arango-provider-config.repository';
+import { PROVIDER_CONFIG_REPOSITORY } from '../providers/configs/provider-config-repository.token';
 import { ArangoThreadRepository } from '../threads/arango/arango-thread.repository';
 import { THREAD_REPOSITORY } from '../threads/thread-repository.token';
 import { closePersistence, PERSISTED_STORES } from './persisted-stores';
@@ -25,6 +27,7 @@ export class ArangoPersistenceModule implements OnApplicationShutdown {
         { provide: ARANGO_DATABASE, useFactory: (): Promise<Database> => new ArangoConnector(settings).connect() },
         { provide: GRAPH_STORE, inject: [ARANGO_DATABASE], useFactory: (db: Database) => ArangoGraphStore.open(db) },
         { provide: THREAD_REPOSITORY, inject: [ARANGO_DATABASE], useFactory: (db: Database) => ArangoThreadRepository.open(db) },
+        { provide: PROVIDER_CONFIG_REPOSITORY, inject: [ARANGO_DATABASE], useFactory: (db: Database) => ArangoProviderConfigRepository.open(db) },
       ],
       exports: [...PERSISTED_STORES],
     };

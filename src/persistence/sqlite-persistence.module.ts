@@ -6,6 +6,8 @@ import { SQLITE_DATABASE } from '../database/sqlite/sqlite-database.token';
 import { GRAPH_STORE } from '../graph/graph-store.token';
 import { SqliteGraphStore } from '../graph/sqlite/sqlite-graph.store';
 import { Logger } from '../observability/logger';
+import { PROVIDER_CONFIG_REPOSITORY } from '../providers/configs/provider-config-repository.token';
+import { SqliteProviderConfigRepository } from '../providers/configs/sqlite/sqlite-provider-config.repository';
 import { SqliteThreadRepository } from '../threads/sqlite/sqlite-thread.repository';
 import { THREAD_REPOSITORY } from '../threads/thread-repository.token';
 import { closePersistence, PERSISTED_STORES } from './persisted-stores';
@@ -38,6 +40,7 @@ export class SqlitePersistenceModule implements OnApplicationShutdown {
         },
         { provide: GRAPH_STORE, inject: [SQLITE_DATABASE], useFactory: (db: Database) => new SqliteGraphStore(db) },
         { provide: THREAD_REPOSITORY, inject: [SQLITE_DATABASE], useFactory: (db: Database) => new SqliteThreadRepository(db) },
+        { provide: PROVIDER_CONFIG_REPOSITORY, inject: [SQLITE_DATABASE], useFactory: (db: Database) => new SqliteProviderConfigRepository(db) },
       ],
       exports: [...PERSISTED_STORES],
     };

@@ -123,7 +123,7 @@ export class AgentLoop {
     const offered = request.tools.definitions;
     for (let round = 0; ; round += 1) {
       if (request.signal.aborted) return { type: 'message', text: text.full, toolCalls: summaries, aborted: true };
-      const canUseTools = offered.length > 0 && !this.deps.provider.offline;
+      const canUseTools = offered.length > 0 && !this.providerOf(request).offline;
       const withTools = canUseTools && round < this.options.maxToolRounds;
       const sent: LlmMessage[] = canUseTools && !withTools ? [...messages, { role: 'system', content: TOOL_ROUNDS_SPENT_NOTE }] : messages;
       const call = await this.callModel(sent, withTools ? offered : undefined, request, text);
@@ -153,6 +153,11 @@ export class AgentLoop {
       messages.push(...appended);
       if (batch.pending) return this.interrupted(text.full, summaries, batch.pending);
     }
+  }
+
+  /** The run's own provider (a workspace's configuration), else the loop's. */
+  private providerOf(request: AgentRunRequest): LlmProvider {
+    return request.provider ?? this.deps.provider;
   }
 
   private interrupted(text: string, summaries: ToolCallSummary[], pending: PendingInterrupt): AgentRunOutcome {
@@ -251,8 +256,10 @@ export class AgentLoop {
     request: AgentRunRequest,
     text: RunText,
   ): Promise<CallResult> {
-    const { provider, tokenTracker } = this.deps;
+    const { tokenTracker } = this.deps;
+    const provider = this.providerOf(request);
     tokenTracker.assertWithinBudget();
+    request.assertBudget?.();
     this.assertCallLimit(messages, tools);
 
     const sent = [...messages];
@@ -328,7 +335,8 @@ export class AgentLoop {
     toolCalls: LlmToolCall[],
     request: AgentRunRequest,
   ): void {
-    const { provider, tokenTracker } = this.deps;
+    const { tokenTracker } = this.deps;
+    const provider = this.providerOf(request);
     let usage = reported;
     let estimated = false;
     if (!usage) {

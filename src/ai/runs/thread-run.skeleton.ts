@@ -5,13 +5,29 @@ import { AppError } from '../../errors/app-error';
 import { Logger } from '../../observability/logger';
 import { ThreadRunLease } from '../../threads/thread-run.lease';
 import { ThreadStore } from '../../threads/thread.store';
-import { ThreadRecord } from '../../threads/thread.types';
+import { ThreadRecord, UsageTotals } from '../../threads/thread.types';
 import { AgentEventSink } from '../agent/agent-event.sink';
 import { AgentResult } from '../agent/agent-result';
 import { UsageAccumulator } from '../agent/usage.accumulator';
 import { RunSetupGate, RunSetupSlot } from './run-setup.gate';
 
-export type RunKind = 'chat' | 'resume';
+export type RunKind = 'chat' | 'resume' | 'automation';
+
+/** How a run on a thread ended, for ThreadRunObserver (its result, or what it threw), with its usage. */
+export interface ThreadRunEnd {
+  kind: RunKind;
+  thread: ThreadRecord;
+  result?: AgentResult;
+  error?: unknown;
+  usage: UsageTotals;
+}
+
+/**
+ * Told when each run ends, after its usage was recorded and before its terminal answer (so what it
+ * records is there when the client sees the answer). Automations keep their runs' outcomes this way
+ * (docs/automations.md). Must not throw; a failure is logged and the run goes on.
+ */
+export type ThreadRunObserver = (end: ThreadRunEnd) => Promise<void>;
 
 /** What a run's body gets from the skeleton, once its thread is known and its lease held. */
 export interface ThreadRun {
@@ -39,11 +55,16 @@ export interface RunStart {
  */
 export class ThreadRunSkeleton {
   private readonly setupGate = new RunSetupGate();
+  private readonly observers: ThreadRunObserver[] = [];
 
   constructor(
     private readonly threads: ThreadStore,
     private readonly logger: Logger,
   ) {}
+
+  observe(observer: ThreadRunObserver): void {
+    this.observers.push(observer);
+  }
 
   /**
    * `start` finds the thread (and whatever else the body needs) inside the setup slot, before the
@@ -68,25 +89,40 @@ export class ThreadRunSkeleton {
     }
     const threadId = started.thread.threadId;
     const usage = new UsageAccumulator();
-    let result: AgentResult;
+    let outcome: { result: AgentResult } | { error: unknown };
     try {
-      result = await body(started, {
-        usage,
-        signal: AbortSignal.any([request.signal, lease.signal]),
-        pause: () => setup.pause(),
-        handOver: () => handOver(setup),
-      });
+      outcome = {
+        result: await body(started, {
+          usage,
+          signal: AbortSignal.any([request.signal, lease.signal]),
+          pause: () => setup.pause(),
+          handOver: () => handOver(setup),
+        }),
+      };
     } catch (error) {
       this.logFailure(kind, threadId, error, startedAt);
-      throw error;
+      outcome = { error };
     } finally {
       setup.release();
-      await this.recordUsage(request.principal, threadId, usage);
-      await lease.release();
     }
+    await this.recordUsage(request.principal, threadId, usage);
+    await lease.release();
+    await this.tellObservers({ kind, thread: started.thread, usage: usage.totals(), ...outcome });
+    if ('error' in outcome) throw outcome.error;
+    const { result } = outcome;
     this.logDone(kind, result, startedAt);
     request.sink.complete(result);
     return result;
+  }
+
+  private async tellObservers(end: ThreadRunEnd): Promise<void> {
+    for (const observer of this.observers) {
+      try {
+        await observer(end);
+      } catch (error) {
+        this.logger.error('run_observer_failed', { threadId: end.thread.threadId, error: describe(error) });
+      }
+    }
   }
 
   /** Never lost and never fatal: a failure to record is logged, the answer still goes out. */

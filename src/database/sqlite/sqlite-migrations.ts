@@ -2,6 +2,7 @@ import { GRAPH_EMBEDDING_CHANGES_MIGRATION } from '../../graph/sqlite/graph-embe
 import { GRAPH_NODE_CHANGES_MIGRATION } from '../../graph/sqlite/graph-node-changes.sqlite-migration';
 import { NODE_CONFIG_REVISIONS_MIGRATION } from '../../graph/sqlite/node-config-revisions.sqlite-migration';
 import { IDEMPOTENCY_RESERVATION_TOKEN_MIGRATION } from '../../threads/sqlite/idempotency-reservation-token.sqlite-migration';
+import { PROVIDER_CONFIGS_MIGRATION } from '../../providers/configs/sqlite/provider-configs.sqlite-migration';
 import { THREAD_TABLES_MIGRATION } from '../../threads/sqlite/thread-tables.sqlite-migration';
 import { THREAD_TYPE_MIGRATION } from '../../threads/sqlite/thread-type.sqlite-migration';
 import { SqliteMigration } from './sqlite-migration';
@@ -90,5 +91,6 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
   GRAPH_NODE_CHANGES_MIGRATION,
   GRAPH_EMBEDDING_CHANGES_MIGRATION,
   THREAD_TYPE_MIGRATION,
+  PROVIDER_CONFIGS_MIGRATION,
   IDEMPOTENCY_RESERVATION_TOKEN_MIGRATION,
 ];
