@@ -1,4 +1,4 @@
-import { mean, recallAtK, reciprocalRankAtK } from './retrieval-eval.metrics';
+import { mean, recallAtK } from './retrieval-eval.metrics';
 
 describe(recallAtK.name, () => {
   it('counts the relevant keys found in the first k', () => {
@@ -6,14 +6,6 @@ describe(recallAtK.name, () => {
     expect(recallAtK(['a', 'b', 'c', 'd'], ['d'], 3)).toBe(0);
     expect(recallAtK([], ['a'], 10)).toBe(0);
     expect(recallAtK(['a'], [], 10)).toBe(0);
-  });
-});
-
-describe(reciprocalRankAtK.name, () => {
-  it('is 1/rank of the first relevant key within k, else 0', () => {
-    expect(reciprocalRankAtK(['a', 'b', 'c'], ['c', 'b'], 10)).toBe(0.5);
-    expect(reciprocalRankAtK(['a', 'b', 'c'], ['c'], 2)).toBe(0);
-    expect(reciprocalRankAtK(['c'], ['c'], 10)).toBe(1);
   });
 });
 

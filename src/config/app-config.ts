@@ -90,7 +90,7 @@ export interface AppConfig {
     readonly maxDepth: number;
   };
   readonly embeddings: {
-    readonly provider: 'local' | 'openai' | 'openai-compatible' | 'none' | undefined;
+    readonly provider: 'local' | 'openai' | 'openai-compatible' | 'ollama' | 'none' | undefined;
     readonly model: string | undefined;
     readonly baseUrl: string | undefined;
     readonly apiKey: string | undefined;

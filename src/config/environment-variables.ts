@@ -183,8 +183,8 @@ export class EnvironmentVariables {
   RAG_MAX_DEPTH = 2;
 
   // Embeddings
-  @IsOptional() @IsIn(['local', 'openai', 'openai-compatible', 'none'])
-  EMBEDDING_PROVIDER?: 'local' | 'openai' | 'openai-compatible' | 'none';
+  @IsOptional() @IsIn(['local', 'openai', 'openai-compatible', 'ollama', 'none'])
+  EMBEDDING_PROVIDER?: 'local' | 'openai' | 'openai-compatible' | 'ollama' | 'none';
 
   @IsOptional() @IsString() @MinLength(1)
   EMBEDDING_MODEL?: string;

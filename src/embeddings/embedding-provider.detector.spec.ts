@@ -31,6 +31,13 @@ describe(resolveEmbeddingSettings.name, () => {
       { EMBEDDING_PROVIDER: 'openai-compatible', EMBEDDING_BASE_URL: 'http://tei:8080/v1', EMBEDDING_MODEL: 'bge-m3', EMBEDDING_API_KEY: 'tok' },
       { kind: 'openai-compatible', apiKey: 'tok' },
     ],
+    ['ollama with its defaults', { EMBEDDING_PROVIDER: 'ollama' }, { kind: 'ollama', model: 'nomic-embed-text', baseURL: 'http://localhost:11434/v1', apiKey: 'not-needed' }],
+    [
+      'ollama elsewhere, another model, /v1 or not',
+      { EMBEDDING_PROVIDER: 'ollama', EMBEDDING_BASE_URL: 'http://gpu-box:11434/', EMBEDDING_MODEL: 'bge-m3' },
+      { kind: 'ollama', model: 'bge-m3', baseURL: 'http://gpu-box:11434/v1' },
+    ],
+    ['ollama given its /v1 address', { EMBEDDING_PROVIDER: 'ollama', EMBEDDING_BASE_URL: 'http://127.0.0.1:11434/v1' }, { baseURL: 'http://127.0.0.1:11434/v1' }],
     ['local with its own model name', { EMBEDDING_PROVIDER: 'local', EMBEDDING_MODEL: 'local-hash-v1-1024' }, { kind: 'local', localDimension: 1024, ignoredModel: null }],
     ['local without key but an OpenAI model asked for', { EMBEDDING_MODEL: 'text-embedding-3-large' }, { kind: 'local', localDimension: 512, ignoredModel: 'text-embedding-3-large' }],
   ])('%s', (_name, env, expected) => {

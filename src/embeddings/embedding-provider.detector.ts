@@ -7,7 +7,7 @@ import { LocalHashEmbeddingProvider } from './local-hash-embedding.provider';
 import { OpenAiEmbeddingProvider } from './openai-embedding.provider';
 import { DEFAULT_OPENAI_EMBEDDING_MODEL } from './openai-embedding-models';
 
-export type EmbeddingProviderKind = 'local' | 'openai' | 'openai-compatible' | 'none';
+export type EmbeddingProviderKind = 'local' | 'openai' | 'openai-compatible' | 'ollama' | 'none';
 
 /** What detection decided, before anything is built: pure data, so the rules are testable as a matrix. */
 export interface EmbeddingSettings {
@@ -24,6 +24,9 @@ export interface EmbeddingSettings {
   ignoredModel: string | null;
 }
 
+/** Ollama's defaults: its address on the same machine, and its most pulled embedding model. */
+export const OLLAMA_DEFAULT_BASE_URL = 'http://localhost:11434';
+export const OLLAMA_DEFAULT_MODEL = 'nomic-embed-text';
 const LOCAL_MODEL = new RegExp(`^local-hash-v${LocalHashEmbeddingProvider.VERSION}-(\\d+)$`);
 /** Self-hosted servers ignore the key, but the SDK refuses to start without one. */
 const PLACEHOLDER_API_KEY = 'not-needed';
@@ -35,12 +38,14 @@ function present(value: string | undefined): string | undefined {
 
 /**
  * The detection rules (docs/embeddings.md), with an explicit override:
- *  1. EMBEDDING_PROVIDER, when set, decides: local | openai | openai-compatible | none.
+ *  1. EMBEDDING_PROVIDER, when set, decides: local | openai | openai-compatible | ollama | none.
  *  2. Else OPENAI_API_KEY present → openai with EMBEDDING_MODEL (default text-embedding-3-small).
  *  3. Else local: the vector path works with no key and no network.
  * openai uses EMBEDDING_API_KEY or OPENAI_API_KEY, and EMBEDDING_BASE_URL or OPENAI_BASE_URL when set.
  * openai-compatible (Ollama, vLLM, TEI...) uses EMBEDDING_BASE_URL, EMBEDDING_MODEL and, if the
- * server wants one, EMBEDDING_API_KEY. Impossible combinations throw ConfigValidationError at start.
+ * server wants one, EMBEDDING_API_KEY. ollama is Ollama's OpenAI-compatible endpoint (`/v1/embeddings`) with
+ * defaults: EMBEDDING_BASE_URL (with or without `/v1`) else http://localhost:11434, EMBEDDING_MODEL else
+ * nomic-embed-text. Impossible combinations throw ConfigValidationError at start.
  */
 export function resolveEmbeddingSettings(config: AppConfig): EmbeddingSettings {
   const section = config.embeddings;
@@ -86,7 +91,21 @@ export function resolveEmbeddingSettings(config: AppConfig): EmbeddingSettings {
         apiKey: present(section.apiKey) ?? PLACEHOLDER_API_KEY,
         ignoredModel: null,
       };
+    case 'ollama':
+      return {
+        ...base,
+        model: model ?? OLLAMA_DEFAULT_MODEL,
+        baseURL: withV1(present(section.baseUrl) ?? OLLAMA_DEFAULT_BASE_URL),
+        apiKey: present(section.apiKey) ?? PLACEHOLDER_API_KEY,
+        ignoredModel: null,
+      };
   }
+}
+
+/** Ollama serves its OpenAI-compatible API under /v1 of its address; either form is accepted. */
+function withV1(url: string): string {
+  const trimmed = url.replace(/\/+$/, '');
+  return /\/v1$/.test(trimmed) ? trimmed : `${trimmed}/v1`;
 }
 
 /** Builds the provider the settings describe; null for `none`. */
@@ -101,6 +120,7 @@ function createEmbeddingProvider(
       return new LocalHashEmbeddingProvider({ dimension: settings.localDimension });
     case 'openai':
     case 'openai-compatible':
+    case 'ollama':
       return new OpenAiEmbeddingProvider({
         model: settings.model as string,
         apiKey: settings.apiKey as string,

@@ -13,6 +13,12 @@ export interface NodeNeighborhood {
   edges: GraphEdge[];
 }
 
+/** Narrows a lexical search. */
+export interface SearchScope {
+  /** Only nodes of this sheet (an id of the graph's sheetsList). */
+  sheet?: string;
+}
+
 export interface VectorQuery {
   vector: Float32Array;
   /** Only vectors produced by this model are compared (different models live in different spaces). */
@@ -38,8 +44,11 @@ export interface GraphDataSource {
   getEdgesOfNode(graphKey: string, nodeKey: string, direction: EdgeDirection): Promise<GraphEdge[]>;
   /** The workspace's custom node-type configs. */
   getNodeConfigs(): Promise<NodeTypeConfig[]>;
-  /** Lexical (BM25) search, best first, scores > 0; empty when nothing matches. */
-  searchNodes(graphKey: string, query: string, maxResults: number): Promise<ScoredNode[]>;
+  /**
+   * Lexical (BM25) search, best first, scores > 0; empty when nothing matches. With `scope.sheet`,
+   * only that sheet's nodes are ranked (corpus statistics stay the whole graph's).
+   */
+  searchNodes(graphKey: string, query: string, maxResults: number, scope?: SearchScope): Promise<ScoredNode[]>;
   /** Cosine similarity over stored vectors of `query.model`, best first, above `query.minScore`. */
   searchNodesByVector(graphKey: string, query: VectorQuery, maxResults: number): Promise<ScoredNode[]>;
   /** BFS from `nodeKey` up to `depth` (1-3) hops following `direction`; empty when the node is unknown. */

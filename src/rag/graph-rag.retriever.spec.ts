@@ -156,6 +156,27 @@ describe(GraphRagRetriever.name, () => {
       expect(capped.relevantNodes).toHaveLength(4);
     });
 
+    it('answers a question that names one sheet of a many-sheet graph from that sheet, its name taken out of the search', async () => {
+      // Two copies of the demo on two sheets named after their workflow, as in a workspace that unions workflows.
+      const union = structuredClone(nbaWorkflowDemo);
+      union.graph.sheetsList = { '0': 'NBA players leaderboard', '1': 'Basketball scores archive' };
+      const copy = structuredClone(nbaWorkflowDemo);
+      union.nodes.push(...copy.nodes.map((node) => ({ ...node, _key: `b-${node._key}`, sheet: '1' })));
+      union.edges.push(...copy.edges.map((edge) => ({ ...edge, _key: `b-${edge._key}`, sheet: '1', source: `b-${edge.source}`, target: `b-${edge.target}` })));
+      const source = demoSource(union);
+      const retriever = new GraphRagRetriever({ cacheTTLMs: 0 });
+
+      const named = await retriever.retrieve(source, DEMO_GRAPH_KEY, '[Basketball scores archive] fetch api');
+      expect(keysOf(named)[0]).toBe('b-fetch-api');
+      expect(named.relevantNodes.every((node) => node.sheet === '1')).toBe(true);
+      const unnamed = await retriever.retrieve(source, DEMO_GRAPH_KEY, 'fetch api');
+      expect(new Set(unnamed.relevantNodes.map((node) => node.sheet))).toEqual(new Set(['0', '1']));
+      // Nothing matches in the named sheet: its own nodes, not the graph's first ones.
+      const nothing = await retriever.retrieve(source, DEMO_GRAPH_KEY, 'Basketball scores archive: quantum chromodynamics');
+      expect(nothing.retrieval.searchMode).toBe('fallback');
+      expect(nothing.relevantNodes.every((node) => node.sheet === '1')).toBe(true);
+    });
+
     it('throws not_found for a graph absent from the workspace', async () => {
       const retriever = new GraphRagRetriever();
       await expect(retriever.retrieve(demoSource(), 'missing-graph', 'x')).rejects.toMatchObject({ code: 'not_found' });

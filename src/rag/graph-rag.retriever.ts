@@ -12,6 +12,8 @@ import {
   ResolvedGraphRagOptions,
   VECTOR_MIN_SCORE,
 } from './graph-rag-options';
+import { hitsLinkedToSeeds } from './linked-hits';
+import { NamedSheet, NamedSheetFinder } from './named-sheet.finder';
 import { summarizeNodeTypeConfig } from './node-type-config-summary';
 import { SelectedNode, selectContextNodes } from './context-node.selector';
 import { distancesFrom } from './graph-distance';
@@ -47,12 +49,15 @@ interface CachedRetrieval {
 }
 
 const MAX_NODES_LIMIT = 200;
+/** How much deeper the vector list goes when only one sheet's hits are kept. */
+const SHEET_VECTOR_DEPTH = 10;
 const MAX_DEPTH_LIMIT = 3;
 
 /**
- * GraphRAG (docs/retrieval.md): finds the nodes relevant to a question (BM25, plus
- * vector search fused by reciprocal rank when an embedding provider is configured), expands their
- * neighbourhood, and assembles a compact, truncated GraphRAGContext. Results are cached per
+ * GraphRAG (docs/retrieval.md): finds the nodes relevant to a question (BM25, plus vector search
+ * fused by reciprocal rank when an embedding provider is configured; in the one sheet the question
+ * names, when it names one; the hits wired to the best ones lifted), expands their neighbourhood,
+ * and assembles a compact, truncated GraphRAGContext. Results are cached per
  * (workspace, graph, question, mentions, options), with their TOON context message once encoded.
  * Stateless apart from the cache: the workspace comes with the data source of each call.
  */
@@ -60,6 +65,7 @@ export class GraphRagRetriever {
   private readonly options: ResolvedGraphRagOptions;
   private readonly cache: TtlLruCache<CachedRetrieval, CacheScope>;
   private readonly logger = new Logger('rag');
+  private readonly sheetFinder = new NamedSheetFinder();
 
   constructor(options: GraphRagOptions = {}) {
     const defined = Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined));
@@ -144,23 +150,27 @@ export class GraphRagRetriever {
     const graph = await dataSource.getGraph(graphKey);
     if (!graph) throw AppError.notFound(`Graph "${graphKey}" not found`);
 
-    const text = query.trim();
+    const question = query.trim();
+    // A question that names one sheet of a many-sheet graph (a workspace of workflows) is answered from that sheet.
+    const named = question ? this.sheetFinder.find(graph.sheetsList ?? {}, question) : null;
+    const text = named?.residualQuery.trim() || question;
     const searchDepth = Math.max(maxNodes * 2, 20);
-    const [mentioned, lexical, vector] = await Promise.all([
+    const scope = named ? { sheet: named.sheet } : undefined;
+    const [mentioned, lexical, withName, vector] = await Promise.all([
       mentions.length > 0 ? dataSource.getNodesByKeys(graphKey, mentions) : Promise.resolve([]),
-      text ? dataSource.searchNodes(graphKey, text, searchDepth) : Promise.resolve([]),
+      text ? dataSource.searchNodes(graphKey, text, searchDepth, scope) : Promise.resolve([]),
+      named && text !== question ? dataSource.searchNodes(graphKey, question, searchDepth, scope) : Promise.resolve(null),
       text ? this.embedQuery(text) : Promise.resolve(null),
     ]);
-    const semantic = vector ? await this.searchByVector(dataSource, graphKey, vector, searchDepth) : null;
-    const hits = semantic
-      ? fuseByReciprocalRank([lexical, semantic], (hit) => hit.node._key).map(({ item, score }) => ({ node: item.node, score }))
-      : fuseByReciprocalRank([lexical], (hit) => hit.node._key).map(({ item, score }) => ({ node: item.node, score }));
+    const semantic = vector ? await this.searchByVector(dataSource, graphKey, vector, searchDepth, named) : null;
+    const lists = [lexical, ...(semantic ? [semantic] : []), ...(withName ? [withName] : [])];
+    let hits = fuseHits(lists);
 
     let searchMode: GraphRAGContext['retrieval']['searchMode'] = semantic ? 'hybrid' : 'bm25';
     let selected: SelectedNode[];
     if (mentioned.length === 0 && hits.length === 0) {
       searchMode = 'fallback';
-      selected = (await dataSource.getNodes(graphKey)).slice(0, maxNodes).map((node) => ({ node, origin: 'search' as const }));
+      selected = (await dataSource.getNodes(graphKey, named?.sheet)).slice(0, maxNodes).map((node) => ({ node, origin: 'search' as const }));
     } else {
       const seeds = [...new Set([...mentioned.map((node) => node._key), ...hits.map((hit) => hit.node._key)])].slice(
         0,
@@ -170,6 +180,9 @@ export class GraphRagRetriever {
         maxDepth > 0
           ? await Promise.all(seeds.map((seed) => dataSource.getNeighborhood(graphKey, seed, maxDepth, 'any')))
           : [];
+      // Graph-aware ranking: the hits wired to the best ones are one more list in the fusion.
+      const linked = hitsLinkedToSeeds(hits, seeds, neighborhoods);
+      if (linked.length > 0) hits = fuseHits([...lists, linked]);
       selected = selectContextNodes({
         mentions: mentioned,
         hits,
@@ -224,13 +237,17 @@ export class GraphRagRetriever {
     graphKey: string,
     vector: Float32Array,
     maxResults: number,
+    named: NamedSheet | null,
   ): Promise<ScoredNode[] | null> {
     const provider = this.options.embeddingProvider as NonNullable<ResolvedGraphRagOptions['embeddingProvider']>;
     const model = provider.modelName;
     // Each model has its own noise floor; the default 0.3 fits OpenAI models (docs/embeddings.md).
     const minScore = provider.minSimilarity ?? VECTOR_MIN_SCORE;
     try {
-      return await dataSource.searchNodesByVector(graphKey, { vector, model, minScore }, maxResults);
+      if (!named) return await dataSource.searchNodesByVector(graphKey, { vector, model, minScore }, maxResults);
+      // The vector port has no sheet scope: a deeper list, then the named sheet's hits.
+      const hits = await dataSource.searchNodesByVector(graphKey, { vector, model, minScore }, maxResults * SHEET_VECTOR_DEPTH);
+      return hits.filter((hit) => hit.node.sheet === named.sheet).slice(0, maxResults);
     } catch (error) {
       this.logger.warn('rag_vector_search_failed', { graphKey, model, error: describeError(error) });
       return null;
@@ -291,6 +308,11 @@ function rankNeighbors(seeds: string[], neighborhoods: NodeNeighborhood[]): Grap
   return [...best.values()]
     .sort((a, b) => a.distance - b.distance || a.seedIndex - b.seedIndex || a.order - b.order)
     .map((entry) => entry.node);
+}
+
+/** Ranked hit lists fused by reciprocal rank; `score` becomes the fused score. */
+function fuseHits(lists: ScoredNode[][]): ScoredNode[] {
+  return fuseByReciprocalRank(lists, (hit) => hit.node._key).map(({ item, score }) => ({ node: item.node, score }));
 }
 
 function clampInteger(value: number, min: number, max: number): number {

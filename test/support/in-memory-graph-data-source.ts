@@ -3,6 +3,7 @@ import {
   GraphDataSource,
   NodeNeighborhood,
   ScoredNode,
+  SearchScope,
   VectorQuery,
 } from '../../src/graph/graph-data-source';
 import { Graph, GraphDocument, GraphEdge, GraphNode, NodeTypeConfig } from '../../src/graph/graph.types';
@@ -70,9 +71,10 @@ export class InMemoryGraphDataSource implements GraphDataSource {
     return this.configs;
   }
 
-  async searchNodes(graphKey: string, query: string, maxResults: number): Promise<ScoredNode[]> {
+  async searchNodes(graphKey: string, query: string, maxResults: number, scope: SearchScope = {}): Promise<ScoredNode[]> {
     const terms = tokenize(query);
     const nodes = this.nodesOf(graphKey);
+    const inScope = (node: GraphNode) => scope.sheet === undefined || node.sheet === scope.sheet;
     if (terms.length === 0 || nodes.length === 0) return [];
     const configs = new Map(this.configs.map((config) => [config._key, config]));
     const documents = nodes.map((node) => tokenize(searchableText(node, configs.get(node.type))));
@@ -92,7 +94,7 @@ export class InMemoryGraphDataSource implements GraphDataSource {
       return { node: withoutEmbedding(node), score };
     });
     return scored
-      .filter((hit) => hit.score > 0)
+      .filter((hit) => hit.score > 0 && inScope(hit.node))
       .sort((a, b2) => b2.score - a.score)
       .slice(0, maxResults);
   }

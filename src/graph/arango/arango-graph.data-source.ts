@@ -4,9 +4,10 @@ import { AppError } from '../../errors/app-error';
 import { Logger } from '../../observability/logger';
 import { GraphChangeSet, graphChangeSet } from '../graph-change-set';
 import { GraphChangeLookup, GraphChangePlanner } from '../graph-change.planner';
-import { EdgeDirection, NodeNeighborhood, ScoredNode, VectorQuery } from '../graph-data-source';
+import { EdgeDirection, NodeNeighborhood, ScoredNode, SearchScope, VectorQuery } from '../graph-data-source';
 import { Graph, GraphEdge, GraphNode, NodeTypeConfig } from '../graph.types';
 import { MutableGraphDataSource } from '../mutable-graph-data-source';
+import { DomainLexicon } from '../search/domain-lexicon';
 import { hasNodeContentChanged } from '../node-content';
 import { ArangoCapabilities } from './arango-capabilities';
 import { DOCUMENT_KEY_RULE, localKeyProblem } from './arango-document-key';
@@ -29,7 +30,8 @@ export interface ArangoDataSourceOptions {
 const MIN_SEARCH_CANDIDATES = 50;
 const MAX_SEARCH_CANDIDATES = 500;
 const MAX_DEPTH = 3;
-
+/** Compiled once: the French words of the domain lexicon and their English words. */
+const ARANGO_LEXICON = new DomainLexicon();
 
 /**
  * The graphs of one workspace in ArangoDB (docs/protocol.md §2 layout). Reads are single AQL queries that
@@ -98,11 +100,20 @@ export class ArangoGraphDataSource implements MutableGraphDataSource {
    * local key the query names (tier 2), or whose type / type display name it names (tier 1), ranks
    * first; its score becomes `bm25 + tier × (best bm25 + 1)` so scores stay > 0 and best first.
    */
-  async searchNodes(graphKey: string, query: string, maxResults: number): Promise<ScoredNode[]> {
+  async searchNodes(graphKey: string, query: string, maxResults: number, scope: SearchScope = {}): Promise<ScoredNode[]> {
     if (maxResults <= 0 || query.trim() === '') return [];
     const candidates = Math.min(MAX_SEARCH_CANDIDATES, Math.max(MIN_SEARCH_CANDIDATES, maxResults * 3));
+    // The domain lexicon's English words for a French question (docs/retrieval.md); the view's analyzers do the rest.
+    const translated = ARANGO_LEXICON.translationText(query);
     const hits = await this.executor.all<{ node: StoredDocument; score: number; tier: number }>(
-      this.queries.lexicalSearch({ workspace: this.workspace, graphKey, query, candidates, waitForSync: this.options.searchWaitForSync }),
+      this.queries.lexicalSearch({
+        workspace: this.workspace,
+        graphKey,
+        query: translated ? `${query} ${translated}` : query,
+        candidates,
+        waitForSync: this.options.searchWaitForSync,
+        ...(scope.sheet === undefined ? {} : { sheet: scope.sheet }),
+      }),
       'searchNodes',
     );
     const best = hits.reduce((max, hit) => Math.max(max, hit.score), 0);

@@ -50,6 +50,7 @@ function everyQuery(): Record<string, AqlQuery> {
     neighborhoodAny: queries.neighborhood(workspace, graphKey, compositeKey, 2, 'any'),
     lexicalSearch: queries.lexicalSearch({ workspace, graphKey, query, candidates: 50, waitForSync: false }),
     lexicalSearchSynced: queries.lexicalSearch({ workspace, graphKey, query, candidates: 50, waitForSync: true }),
+    lexicalSearchOfSheet: queries.lexicalSearch({ workspace, graphKey, query, candidates: 50, waitForSync: false, sheet }),
     vectorSearchExact: queries.vectorSearchExact(vectorParams),
     vectorSearchIndexed: queries.vectorSearchIndexed({ ...vectorParams, nProbe: 12 }),
     graphNodeCount: queries.graphNodeCount(workspace, graphKey),
@@ -108,6 +109,9 @@ describe(ArangoGraphQueries.name, () => {
     expect(containsDeep(all.nodesOfSheet.bindVars, HOSTILE.workspace)).toBe(true);
     expect(containsDeep(all.nodesByKeys.bindVars, compositeKey)).toBe(true);
     expect(containsDeep(all.lexicalSearch.bindVars, HOSTILE.query)).toBe(true);
+    expect(containsDeep(all.lexicalSearchOfSheet.bindVars, HOSTILE.sheet)).toBe(true);
+    expect(all.lexicalSearchOfSheet.query).toMatch(/FILTER n\.sheet == @value\d+\s+LET score = BM25\(n\)/);
+    expect(all.lexicalSearch.query).not.toContain('n.sheet');
     expect(containsDeep(all.vectorSearchExact.bindVars, HOSTILE.model)).toBe(true);
     expect(containsDeep(all.replaceNodes.bindVars, HOSTILE.query)).toBe(true);
     expect(containsDeep(all.removeEdges.bindVars, nodeId)).toBe(true);

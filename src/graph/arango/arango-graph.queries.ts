@@ -28,6 +28,8 @@ export interface LexicalSearchParams {
   candidates: number;
   /** Waits for the view to index recent writes (tests); off in production, where ~1 s of lag is fine. */
   waitForSync: boolean;
+  /** Only nodes of this sheet. */
+  sheet?: string;
 }
 
 export interface VectorSearchParams {
@@ -179,6 +181,7 @@ export class ArangoGraphQueries {
     const identifier = ARANGO_NAMES.identifierAnalyzer;
     const prose = ARANGO_NAMES.proseAnalyzer;
     const searchOptions = params.waitForSync ? aql`OPTIONS { waitForSync: true }` : aql``;
+    const sheetFilter = params.sheet === undefined ? aql`` : aql`FILTER n.sheet == ${params.sheet}`;
     return aql`
       ${this.ownerGuard(workspace, graphKey)}
       LET queryTerms = TOKENS(${query}, ${identifier})
@@ -205,6 +208,7 @@ export class ArangoGraphQueries {
           OR BOOST(ANALYZER(n.process IN proseTerms OR n.aiSearchData IN proseTerms, ${prose}), 0.5)
         )
         ${searchOptions}
+        ${sheetFilter}
         LET score = BM25(n)
         FILTER score > 0
         SORT score DESC

@@ -144,6 +144,26 @@ describe(OverlayGraphDataSource.name, () => {
     expect(hits.map((hit) => hit.score)).toEqual([...hits.map((hit) => hit.score)].sort((a, b) => b - a));
   });
 
+  it('scopes a search to one sheet: store hits of other sheets, overlay nodes of other sheets and nodes moved away are left out', async () => {
+    const onSheet = (key: string, sheet: string): GraphNode => ({
+      _key: key,
+      graphKey: DEMO,
+      type: 'filter',
+      sheet,
+      posX: 0,
+      posY: 0,
+      data: { description: 'Quarantine injured players' },
+    });
+    const moved = { ...((await store.forWorkspace(WS).getNodeByKey(DEMO, 'filter-active')) as GraphNode), sheet: '7' };
+    overlays.apply(WS, DEMO, changes({ upsertNodes: [onSheet('quarantine-a', '0'), onSheet('quarantine-b', '9'), moved] }));
+    const inSheet0 = keys((await source.searchNodes(DEMO, 'quarantine injured players filter', 20, { sheet: '0' })).map((hit) => hit.node));
+    expect(inSheet0).toContain('quarantine-a');
+    expect(inSheet0).not.toContain('quarantine-b');
+    expect(inSheet0).not.toContain('filter-active');
+    const inSheet9 = keys((await source.searchNodes(DEMO, 'quarantine injured players', 20, { sheet: '9' })).map((hit) => hit.node));
+    expect(inSheet9).toEqual(['quarantine-b']);
+  });
+
   it('still returns maxResults hits when the overlay hides more store hits than that', async () => {
     const query = 'players data incoming next';
     const top = (await store.forWorkspace(WS).searchNodes(DEMO, query, 10)).map((hit) => hit.node._key);

@@ -1,6 +1,6 @@
 import { GraphChangeSet } from '../graph-change-set';
 import { GraphChangeNotifier } from '../graph-change.notifier';
-import { EdgeDirection, NodeNeighborhood, ScoredNode, VectorQuery } from '../graph-data-source';
+import { EdgeDirection, NodeNeighborhood, ScoredNode, SearchScope, VectorQuery } from '../graph-data-source';
 import { Graph, GraphEdge, GraphNode, NodeTypeConfig } from '../graph.types';
 import { MutableGraphDataSource } from '../mutable-graph-data-source';
 import { hasNodeContentChanged } from '../node-content';
@@ -86,10 +86,10 @@ export class OverlayGraphDataSource implements MutableGraphDataSource {
     return stored;
   }
 
-  async searchNodes(graphKey: string, query: string, maxResults: number): Promise<ScoredNode[]> {
+  async searchNodes(graphKey: string, query: string, maxResults: number, scope: SearchScope = {}): Promise<ScoredNode[]> {
     const overlay = this.overlayOf(graphKey);
-    if (!overlay?.changesNodes) return this.store.searchNodes(graphKey, query, maxResults);
-    return searchNodesWithOverlay(this.store, overlay, graphKey, query, maxResults);
+    if (!overlay?.changesNodes) return this.store.searchNodes(graphKey, query, maxResults, scope);
+    return searchNodesWithOverlay(this.store, overlay, graphKey, query, maxResults, scope);
   }
 
   async searchNodesByVector(graphKey: string, query: VectorQuery, maxResults: number): Promise<ScoredNode[]> {

@@ -1,4 +1,4 @@
-import { ScoredNode } from '../graph-data-source';
+import { ScoredNode, SearchScope } from '../graph-data-source';
 import { GraphNode, NodeTypeConfig } from '../graph.types';
 import { hasNodeContentChanged } from '../node-content';
 import { NodeSearchIndex } from '../search/node-search.index';
@@ -7,7 +7,7 @@ import { changedNodesOf, searchPastHidden } from './overlay-changed-nodes';
 
 /** What the overlay search needs from the store: its ranked BM25 hits, documents by key and the workspace's node configs. */
 export interface LexicalSearchBase {
-  searchNodes(graphKey: string, query: string, maxResults: number): Promise<ScoredNode[]>;
+  searchNodes(graphKey: string, query: string, maxResults: number, scope?: SearchScope): Promise<ScoredNode[]>;
   getNodesByKeys(graphKey: string, nodeKeys: string[]): Promise<GraphNode[]>;
   getNodeConfigs(): Promise<NodeTypeConfig[]>;
 }
@@ -45,18 +45,23 @@ export async function searchNodesWithOverlay(
   graphKey: string,
   query: string,
   maxResults: number,
+  scope: SearchScope = {},
 ): Promise<ScoredNode[]> {
   if (maxResults <= 0) return [];
   const [configs, changes] = await Promise.all([base.getNodeConfigs(), changedNodesOf(base, overlay, graphKey)]);
-  const storeHits = await searchPastHidden(changes.hiddenInStore, maxResults, (limit) => base.searchNodes(graphKey, query, limit), (hits) => keepVisible(hits, overlay).kept.length);
-  const { kept, dropped } = keepVisible(storeHits, overlay);
+  const storeHits = await searchPastHidden(changes.hiddenInStore, maxResults, (limit) => base.searchNodes(graphKey, query, limit, scope), (hits) => keepVisible(hits, overlay).kept.length);
+  const visible = keepVisible(storeHits, overlay);
+  const { dropped } = visible;
+  // A node the overlay moved to another sheet has left the scope.
+  const kept = scope.sheet === undefined ? visible.kept : visible.kept.filter((hit) => hit.node.sheet === scope.sheet);
   const keptKeys = new Set(kept.map((hit) => hit.node._key));
 
   const candidates = indexOfOverlay(overlay, configs)
     .search(query, overlay.nodes.size)
     .filter((hit) => !keptKeys.has(hit.nodeKey) && (changes.changed.has(hit.nodeKey) || dropped.has(hit.nodeKey)))
-    .slice(0, maxResults)
-    .map((hit) => overlay.nodes.get(hit.nodeKey) as GraphNode);
+    .map((hit) => overlay.nodes.get(hit.nodeKey) as GraphNode)
+    .filter((node) => scope.sheet === undefined || node.sheet === scope.sheet)
+    .slice(0, maxResults);
   if (candidates.length === 0) return kept.slice(0, maxResults);
 
   // Only the store hits that can still be returned compete with the overlay's candidates.

@@ -97,4 +97,18 @@ describe(Bm25Index.name, () => {
       }
     }
   });
+
+  it('weighs each query term by its weight when given a term → weight map, and leaves out documents not accepted', () => {
+    const index = new Bm25Index();
+    index.addDocument([{ tokens: ['email', 'send'], weight: 1 }]);
+    index.addDocument([{ tokens: ['mail', 'send'], weight: 1 }]);
+    index.addDocument([{ tokens: ['other'], weight: 1 }]);
+    const plain = index.search(['email', 'mail'], 3);
+    expect(plain[0].score).toBeCloseTo(plain[1].score);
+    const weighted = index.search(new Map([['email', 1], ['mail', 0.5]]), 3);
+    expect(weighted.map((hit) => hit.doc)).toEqual([0, 1]);
+    expect(weighted[1].score).toBeCloseTo(plain[1].score / 2);
+    expect(index.search(['send'], 3, undefined, (doc) => doc !== 0).map((hit) => hit.doc)).toEqual([1]);
+  });
 });
+

@@ -90,22 +90,29 @@ export class Bm25Index {
   }
 
   /**
-   * The `limit` best documents for the query terms (each distinct term counted once), best first,
-   * ties by insertion order. `bonus` adds to chosen documents' scores (exact-match tiers); a
-   * document needs a positive total to be returned.
+   * The `limit` best documents for the query terms (each distinct term counted once, or with its
+   * weight when the terms come as a term → weight map), best first, ties by insertion order. `bonus` adds to chosen documents' scores (exact-match tiers); a
+   * document needs a positive total to be returned. `accept`, when given, leaves the other documents
+   * out of the result (they still count in the statistics).
    */
-  search(queryTerms: readonly string[], limit: number, bonus?: (doc: number, maxScore: number) => number): Array<{ doc: number; score: number }> {
+  search(
+    queryTerms: readonly string[] | ReadonlyMap<string, number>,
+    limit: number,
+    bonus?: (doc: number, maxScore: number) => number,
+    accept?: (doc: number) => boolean,
+  ): Array<{ doc: number; score: number }> {
     const count = this.liveCount;
     if (count === 0 || limit <= 0) return [];
     const k1 = this.options.k1;
     const norms = this.lengthNormsOf(count);
     const scores = new Float64Array(this.lengths.length);
     const touched: number[] = [];
-    for (const term of new Set(queryTerms)) {
+    const weighted = Array.isArray(queryTerms) ? new Map([...new Set(queryTerms)].map((term) => [term, 1])) : (queryTerms as ReadonlyMap<string, number>);
+    for (const [term, weight] of weighted) {
       const posting = this.postings.get(term);
-      if (!posting) continue;
+      if (!posting || weight <= 0) continue;
       const df = posting.docs.length;
-      const idf = Math.log(1 + (count - df + 0.5) / (df + 0.5));
+      const idf = weight * Math.log(1 + (count - df + 0.5) / (df + 0.5));
       for (let index = 0; index < df; index += 1) {
         const doc = posting.docs[index];
         const frequency = posting.frequencies[index];
@@ -117,6 +124,7 @@ export class Bm25Index {
     for (const doc of touched) if (scores[doc] > maxScore) maxScore = scores[doc];
     const collector = new TopKCollector(limit);
     for (const doc of touched) {
+      if (accept && !accept(doc)) continue;
       const score = scores[doc] + (bonus ? bonus(doc, maxScore) : 0);
       if (score > 0) collector.offer(doc, score);
     }

@@ -102,4 +102,21 @@ describe(NodeSearchIndex.name, () => {
     }
     expect(index.search('okapi', 20).map((hit) => hit.nodeKey).sort()).toEqual(['error-handler', 'fetch-api']);
   });
+
+  it('ranks one sheet only when asked, with the whole graph as corpus, and follows a node moved to another sheet', () => {
+    const index = NodeSearchIndex.build(
+      [
+        node('a', 'mailer', { sheet: '0' }),
+        node('b', 'mailer', { sheet: '1' }),
+        node('c', 'custom', { sheet: '1', process: 'mailer fallback' }),
+      ],
+      [],
+    );
+    expect(index.search('mailer', 5, '1').map((hit) => hit.nodeKey)).toEqual(['b', 'c']);
+    expect(index.search('mailer', 5, '1')[0].score).toBe(index.search('mailer', 5).find((hit) => hit.nodeKey === 'b')?.score);
+    expect(index.search('mailer', 5, 'absent')).toEqual([]);
+    index.replace(node('a', 'mailer', { sheet: '1' }), undefined);
+    expect(index.search('mailer', 5, '0')).toEqual([]);
+    expect(index.search('mailer', 5, '1').map((hit) => hit.nodeKey).sort()).toEqual(['a', 'b', 'c']);
+  });
 });

@@ -1,5 +1,6 @@
 import { GraphNode, NodeTypeConfig } from '../graph.types';
 import { Bm25Field, Bm25Index, Bm25Options } from './bm25.index';
+import { DomainLexicon } from './domain-lexicon';
 import { NODE_SEARCH_FIELD_WEIGHTS, NodeSearchField, nodeSearchText } from './node-search-fields';
 import { SearchTextTokenizer } from './search-text.tokenizer';
 
@@ -7,6 +8,10 @@ export interface NodeSearchHit {
   nodeKey: string;
   score: number;
 }
+
+/** One tokenizer and its compiled lexicon for every index built with the defaults (compiling it costs ~5 ms). */
+const SHARED_TOKENIZER = new SearchTextTokenizer();
+const SHARED_LEXICON = new DomainLexicon(SHARED_TOKENIZER);
 
 /** Exact-match tiers: a node whose whole key equals the query ranks above one whose type does. */
 const KEY_TIER = 2;
@@ -16,7 +21,9 @@ const TYPE_TIER = 1;
  * Lexical search over the nodes of one graph: BM25 over weighted fields (key, type, the type's
  * display name and description, data string values, process code; see node-search-fields.ts), plus
  * exact-match tiers so a query naming a node ("fetch-api", "fetchApi", "fetch api") or a type
- * ("filter", "API Call") puts those nodes first.
+ * ("filter", "API Call") puts those nodes first. Queries go through the domain lexicon (a French
+ * question also searches its English words; synonyms at half weight: domain-lexicon.ts), and can
+ * be scoped to one sheet.
  *
  * Built once, then kept current node by node (replace / remove / append) with exact statistics:
  * after any sequence of changes it answers exactly as a fresh build over the same nodes in the same
@@ -27,6 +34,8 @@ export class NodeSearchIndex {
   private readonly bm25: Bm25Index;
   /** Per document number: its node key, or null once removed. */
   private readonly nodeKeys: Array<string | null> = [];
+  /** Per document number: its node's sheet (for sheet-scoped searches). */
+  private readonly sheets: string[] = [];
   private readonly docByKey = new Map<string, number>();
   private readonly tierByPhrase = new Map<string, Map<number, number>>();
   /** Per document number: the phrases it holds a tier under (to take it out again). */
@@ -34,6 +43,7 @@ export class NodeSearchIndex {
 
   private constructor(
     private readonly tokenizer: SearchTextTokenizer,
+    private readonly lexicon: DomainLexicon,
     options: Bm25Options,
   ) {
     this.bm25 = new Bm25Index(options);
@@ -42,10 +52,10 @@ export class NodeSearchIndex {
   static build(
     nodes: Iterable<GraphNode>,
     configs: Iterable<NodeTypeConfig>,
-    tokenizer: SearchTextTokenizer = new SearchTextTokenizer(),
+    tokenizer: SearchTextTokenizer = SHARED_TOKENIZER,
     options: Bm25Options = { k1: 1.2, b: 0.75 },
   ): NodeSearchIndex {
-    const index = new NodeSearchIndex(tokenizer, options);
+    const index = new NodeSearchIndex(tokenizer, tokenizer === SHARED_TOKENIZER ? SHARED_LEXICON : new DomainLexicon(tokenizer), options);
     const configByType = new Map<string, NodeTypeConfig>();
     for (const config of configs) configByType.set(config._key, config);
     for (const node of nodes) index.append(node, configByType.get(node.type));
@@ -66,12 +76,20 @@ export class NodeSearchIndex {
     return this.docByKey.has(nodeKey);
   }
 
-  /** Best first, scores > 0; [] when no token of the query occurs anywhere (or the query has none). */
-  search(query: string, maxResults: number): NodeSearchHit[] {
+  /**
+   * Best first, scores > 0; [] when no token of the query occurs anywhere (or the query has none).
+   * With `sheet`, only that sheet's nodes are returned (scored against the whole graph's statistics).
+   */
+  search(query: string, maxResults: number, sheet?: string): NodeSearchHit[] {
     const terms = this.tokenizer.tokenize(query);
     if (terms.length === 0 || maxResults <= 0) return [];
     const tiers = this.tierByPhrase.get(terms.join(' '));
-    const hits = this.bm25.search(terms, maxResults, tiers ? (doc, maxScore) => (tiers.get(doc) ?? 0) * (maxScore + 1) : undefined);
+    const hits = this.bm25.search(
+      this.lexicon.expandQuery(terms, query),
+      maxResults,
+      tiers ? (doc, maxScore) => (tiers.get(doc) ?? 0) * (maxScore + 1) : undefined,
+      sheet === undefined ? undefined : (doc) => this.sheets[doc] === sheet,
+    );
     return hits.map(({ doc, score }) => ({ nodeKey: this.nodeKeys[doc] as string, score }));
   }
 
@@ -81,6 +99,7 @@ export class NodeSearchIndex {
     const { fields, tiers } = this.analyse(node, config);
     const doc = this.bm25.addDocument(fields);
     this.nodeKeys.push(node._key);
+    this.sheets.push(node.sheet);
     this.tierPhrases.push(null);
     this.docByKey.set(node._key, doc);
     this.addTiers(doc, tiers);
@@ -93,6 +112,7 @@ export class NodeSearchIndex {
     const { fields, tiers } = this.analyse(node, config);
     this.removeTiers(doc);
     this.bm25.replaceDocument(doc, fields);
+    this.sheets[doc] = node.sheet;
     this.addTiers(doc, tiers);
   }
 

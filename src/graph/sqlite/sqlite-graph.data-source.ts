@@ -1,5 +1,5 @@
 import { GraphChangeSet, graphChangeSet } from '../graph-change-set';
-import { EdgeDirection, NodeNeighborhood, ScoredNode, VectorQuery } from '../graph-data-source';
+import { EdgeDirection, NodeNeighborhood, ScoredNode, SearchScope, VectorQuery } from '../graph-data-source';
 import { Graph, GraphEdge, GraphNode, NodeTypeConfig } from '../graph.types';
 import { MutableGraphDataSource } from '../mutable-graph-data-source';
 import { SqliteDecodedDocumentCache } from './sqlite-decoded-document.cache';
@@ -84,13 +84,13 @@ export class SqliteGraphDataSource implements MutableGraphDataSource {
     return this.nodeConfigs();
   }
 
-  async searchNodes(graphKey: string, query: string, maxResults: number): Promise<ScoredNode[]> {
+  async searchNodes(graphKey: string, query: string, maxResults: number, scope: SearchScope = {}): Promise<ScoredNode[]> {
     const ref = this.statements.graphRef.get(this.workspace, graphKey);
     if (!ref || maxResults <= 0) return [];
     const index = this.indexes.searchIndex(this.workspace, graphKey, ref, (current) =>
       this.searchIndexes.update(ref.id, graphKey, current, () => this.nodeConfigs()),
     );
-    return this.withDocuments(ref.id, index.search(query, maxResults).map((hit) => ({ key: hit.nodeKey, score: hit.score })));
+    return this.withDocuments(ref.id, index.search(query, maxResults, scope.sheet).map((hit) => ({ key: hit.nodeKey, score: hit.score })));
   }
 
   async searchNodesByVector(graphKey: string, query: VectorQuery, maxResults: number): Promise<ScoredNode[]> {
