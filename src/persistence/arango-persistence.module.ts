@@ -1,6 +1,8 @@
 import { DynamicModule, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import type { Database } from 'arangojs';
+import { ArangoAutomationRepository } from '../automations/arango/arango-automation.repository';
+import { AUTOMATION_REPOSITORY } from '../automations/automation-repository.token';
 import { ArangoConnectionSettings, ArangoConnector } from '../database/arango/arango-connector';
 import { ARANGO_DATABASE } from '../database/arango/arango-database.token';
 import { ArangoGraphStore } from '../graph/arango/arango-graph.store';
@@ -28,6 +30,7 @@ export class ArangoPersistenceModule implements OnApplicationShutdown {
         { provide: GRAPH_STORE, inject: [ARANGO_DATABASE], useFactory: (db: Database) => ArangoGraphStore.open(db) },
         { provide: THREAD_REPOSITORY, inject: [ARANGO_DATABASE], useFactory: (db: Database) => ArangoThreadRepository.open(db) },
         { provide: PROVIDER_CONFIG_REPOSITORY, inject: [ARANGO_DATABASE], useFactory: (db: Database) => ArangoProviderConfigRepository.open(db) },
+        { provide: AUTOMATION_REPOSITORY, inject: [ARANGO_DATABASE], useFactory: (db: Database) => ArangoAutomationRepository.open(db) },
       ],
       exports: [...PERSISTED_STORES],
     };

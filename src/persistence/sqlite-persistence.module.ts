@@ -1,6 +1,8 @@
 import { DynamicModule, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import type { Database } from 'better-sqlite3';
+import { AUTOMATION_REPOSITORY } from '../automations/automation-repository.token';
+import { SqliteAutomationRepository } from '../automations/sqlite/sqlite-automation.repository';
 import { openSqliteDatabase } from '../database/sqlite/sqlite-database.opener';
 import { SQLITE_DATABASE } from '../database/sqlite/sqlite-database.token';
 import { GRAPH_STORE } from '../graph/graph-store.token';
@@ -41,6 +43,7 @@ export class SqlitePersistenceModule implements OnApplicationShutdown {
         { provide: GRAPH_STORE, inject: [SQLITE_DATABASE], useFactory: (db: Database) => new SqliteGraphStore(db) },
         { provide: THREAD_REPOSITORY, inject: [SQLITE_DATABASE], useFactory: (db: Database) => new SqliteThreadRepository(db) },
         { provide: PROVIDER_CONFIG_REPOSITORY, inject: [SQLITE_DATABASE], useFactory: (db: Database) => new SqliteProviderConfigRepository(db) },
+        { provide: AUTOMATION_REPOSITORY, inject: [SQLITE_DATABASE], useFactory: (db: Database) => new SqliteAutomationRepository(db) },
       ],
       exports: [...PERSISTED_STORES],
     };
