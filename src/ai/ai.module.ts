@@ -14,13 +14,16 @@ import { AiController } from './http/ai.controller';
 import { ActiveGenerationsMetrics } from './runs/active-generations.metrics';
 import { ActiveRunRegistry } from './runs/active-run.registry';
 import { AiGateway } from './socket/ai.gateway';
+import { ApprovalPendingNotifier } from './socket/approval-pending.notifier';
 import { SocketMetrics } from './socket/socket.metrics';
 
 /**
  * The agent: ChatService (RAG context, tool loop with human-in-the-loop, thread commits) on top of
  * graph data, retrieval, the LLM provider of each run (the workspace's configuration, else the
  * environment's: ProviderConfigsModule) and threads. Exports ChatService for the transports
- * (REST controller, Socket.IO gateway), which authenticate the caller and own per-request state.
+ * (REST controller, Socket.IO gateway), which authenticate the caller and own per-request state, and
+ * for the automations (src/automations: runs without a socket), with the ActiveRunRegistry their runs
+ * join and the ApprovalPendingNotifier that tells editors about them.
  * Metrics, registered on the application's registry: interrupts (HitlMetrics, under HITL_OBSERVER),
  * socket requests (SocketMetrics, in the gateway), and the running generations read from the
  * ActiveRunRegistry at each scrape.
@@ -32,10 +35,11 @@ import { SocketMetrics } from './socket/socket.metrics';
     ChatService,
     ActiveRunRegistry,
     AiGateway,
+    ApprovalPendingNotifier,
     { provide: HITL_OBSERVER, inject: [MetricsService], useFactory: (metrics: MetricsService) => new HitlMetrics(metrics.registry) },
     { provide: SocketMetrics, inject: [MetricsService], useFactory: (metrics: MetricsService) => new SocketMetrics(metrics.registry) },
   ],
-  exports: [ChatService],
+  exports: [ChatService, ActiveRunRegistry, ApprovalPendingNotifier],
 })
 export class AiModule {
   constructor(metrics: MetricsService, runs: ActiveRunRegistry) {

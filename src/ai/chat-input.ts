@@ -1,4 +1,5 @@
 import type { Principal } from '../auth/principal';
+import type { UsageTotals } from '../threads/thread.types';
 
 /**
  * What the transports hand to ChatService (validated shapes of POST /api/ai/chat and /api/ai/resume,
@@ -39,8 +40,8 @@ export interface AutomationRunInput {
   title: string;
   /** The automation's own provider configuration; absent: the workspace's active one. */
   providerConfigId?: string;
-  /** Throws budget_exceeded when the run's own budget is spent; checked before every upstream call. */
-  assertBudget?: () => void;
+  /** Throws budget_exceeded when the run's own budget is spent (given its usage so far); checked before every upstream call. */
+  assertBudget?: (usage: UsageTotals) => void;
 }
 
 /** The ChatInput fields of a validated transport message (REST body, `ai:chat`): never its `_id` or `token`. */

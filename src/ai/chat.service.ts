@@ -26,7 +26,7 @@ import { generateMessageId } from '../threads/sortable-id.generator';
 import { toThreadMessage } from '../threads/thread-message.factory';
 import { deriveThreadTitle } from '../threads/thread-title';
 import { ThreadStore } from '../threads/thread.store';
-import { PendingInterrupt, ThreadMessage, ThreadRecord, ThreadSummary } from '../threads/thread.types';
+import { PendingInterrupt, ThreadMessage, ThreadRecord, ThreadSummary, UsageTotals } from '../threads/thread.types';
 import { ActionApplier } from './actions/action.applier';
 import { ActionConverter } from './actions/action.converter';
 import { ProposalReferenceValidator } from './actions/proposal-reference.validator';
@@ -50,7 +50,7 @@ interface RunPlan {
   principal: Principal;
   /** Resolved when the run started (the workspace's provider configuration, or the environment's). */
   provider: LlmProvider;
-  assertBudget?: () => void;
+  assertBudget?: (usage: UsageTotals) => void;
   thread: ThreadRecord;
   dataSource: MutableGraphDataSource;
   graph: Graph | null;
@@ -74,8 +74,8 @@ interface Question {
   sink: AgentEventSink;
   /** An automation's own provider configuration; absent: the workspace's active one. */
   providerConfigId?: string;
-  /** An automation's budget, checked before every upstream call. */
-  assertBudget?: () => void;
+  /** An automation's budget, checked before every upstream call with the run's usage so far. */
+  assertBudget?: (usage: UsageTotals) => void;
 }
 
 /**
@@ -268,7 +268,7 @@ export class ChatService {
     let thread = await this.threads.load(principal, question.thread.threadId, question.thread.graphKey);
     await run.pause();
     this.tokenTracker.assertWithinBudget();
-    question.assertBudget?.();
+    question.assertBudget?.(run.usage.totals());
     const provider = await this.providerFor(principal, question.providerConfigId);
     const { context, message: contextContent } = await this.retriever.retrieveWithMessage(dataSource, thread.graphKey, message, {
       mentions: question.mentions,

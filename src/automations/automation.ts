@@ -27,8 +27,6 @@ export interface StoredAutomation {
   providerConfigId?: string;
   /** The next slot (epoch ms), null while disabled. Moved forward by the claim that starts a run. */
   nextRunTime: number | null;
-  /** Start of the latest run ({{lastRunTime}}). */
-  lastRunTime: number | null;
   /** The run holding the automation (one at a time, across instances) and until when its lease lasts. */
   runningRunId: string | null;
   runLeaseExpiresAt: number | null;
@@ -82,6 +80,8 @@ export interface AutomationRunView {
   runId: string;
   threadId: string | null;
   trigger: 'schedule' | 'manual';
+  /** The slot a scheduled run was started for. */
+  slotTime?: number;
   startedTime: number;
   finishedTime?: number;
   outcome: AutomationRunOutcome;
@@ -114,6 +114,7 @@ export function toAutomationRunView(run: AutomationRun): AutomationRunView {
     runId: run.runId,
     threadId: run.threadId,
     trigger: run.trigger,
+    ...(run.slotTime !== null ? { slotTime: run.slotTime } : {}),
     startedTime: run.startedTime,
     ...(run.finishedTime !== null ? { finishedTime: run.finishedTime } : {}),
     outcome: run.outcome,

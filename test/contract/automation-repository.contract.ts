@@ -50,7 +50,6 @@ export function describeAutomationRepositoryContract(name: string, create: () =>
       schedule: { cron: '0 9 * * 1', timezone: 'Europe/Paris' },
       enabled: true,
       nextRunTime: T0,
-      lastRunTime: null,
       runningRunId: null,
       runLeaseExpiresAt: null,
       createdTime: T0 - MINUTE,
@@ -149,7 +148,6 @@ export function describeAutomationRepositoryContract(name: string, create: () =>
             nextRunTime: claim.nextRunTime,
             runningRunId: claim.run.runId,
             runLeaseExpiresAt: claim.leaseExpiresAt,
-            lastRunTime: claim.run.startedTime,
           }),
         });
         const run = await repository.getRun(workspace, claim.run.runId);

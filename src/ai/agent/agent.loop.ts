@@ -259,7 +259,7 @@ export class AgentLoop {
     const { tokenTracker } = this.deps;
     const provider = this.providerOf(request);
     tokenTracker.assertWithinBudget();
-    request.assertBudget?.();
+    request.assertBudget?.(request.usage.totals());
     this.assertCallLimit(messages, tools);
 
     const sent = [...messages];

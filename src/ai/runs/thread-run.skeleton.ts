@@ -17,6 +17,11 @@ export type RunKind = 'chat' | 'resume' | 'automation';
 export interface ThreadRunEnd {
   kind: RunKind;
   thread: ThreadRecord;
+  /**
+   * The run got past its setup into the loop (handOver). A resume refused before it (no pending
+   * interrupt any more: a racing resume won; a viewer; a spent budget) changed nothing on the thread.
+   */
+  ranLoop: boolean;
   result?: AgentResult;
   error?: unknown;
   usage: UsageTotals;
@@ -89,6 +94,7 @@ export class ThreadRunSkeleton {
     }
     const threadId = started.thread.threadId;
     const usage = new UsageAccumulator();
+    let ranLoop = false;
     let outcome: { result: AgentResult } | { error: unknown };
     try {
       outcome = {
@@ -96,7 +102,10 @@ export class ThreadRunSkeleton {
           usage,
           signal: AbortSignal.any([request.signal, lease.signal]),
           pause: () => setup.pause(),
-          handOver: () => handOver(setup),
+          handOver: () => {
+            ranLoop = true;
+            return handOver(setup);
+          },
         }),
       };
     } catch (error) {
@@ -107,7 +116,7 @@ export class ThreadRunSkeleton {
     }
     await this.recordUsage(request.principal, threadId, usage);
     await lease.release();
-    await this.tellObservers({ kind, thread: started.thread, usage: usage.totals(), ...outcome });
+    await this.tellObservers({ kind, thread: started.thread, ranLoop, usage: usage.totals(), ...outcome });
     if ('error' in outcome) throw outcome.error;
     const { result } = outcome;
     this.logDone(kind, result, startedAt);

@@ -2,6 +2,7 @@ import { Inject } from '@nestjs/common';
 import {
   ConnectedSocket,
   MessageBody,
+  OnGatewayConnection,
   OnGatewayDisconnect,
   OnGatewayInit,
   SubscribeMessage,
@@ -21,6 +22,7 @@ import { chatInputOf, resumeInputOf } from '../chat-input';
 import { ChatService } from '../chat.service';
 import { ActiveRunRegistry } from '../runs/active-run.registry';
 import { AiNamespace, AiServerSocket } from './ai-server-socket';
+import { ApprovalPendingNotifier } from './approval-pending.notifier';
 import { SocketChatDto } from './dto/socket-chat.dto';
 import { SocketInterruptDto } from './dto/socket-interrupt.dto';
 import { SocketResumeDto } from './dto/socket-resume.dto';
@@ -49,7 +51,7 @@ type RunStarter<T> = (principal: Principal, message: T, sink: SocketRunSink, sig
  * cannot stall the process.
  */
 @WebSocketGateway({ namespace: '/ai', transports: ['websocket', 'polling'] })
-export class AiGateway implements OnGatewayInit<AiNamespace>, OnGatewayDisconnect<AiServerSocket> {
+export class AiGateway implements OnGatewayInit<AiNamespace>, OnGatewayConnection<AiServerSocket>, OnGatewayDisconnect<AiServerSocket> {
   private readonly events = new AiEventLogger('gateway');
   private readonly scheduler = new TokenFlushScheduler(TOKEN_FLUSH_INTERVAL_MS);
   private readonly presenter: SocketErrorPresenter;
@@ -62,12 +64,14 @@ export class AiGateway implements OnGatewayInit<AiNamespace>, OnGatewayDisconnec
     private readonly runs: ActiveRunRegistry,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly metrics: SocketMetrics,
+    private readonly approvals: ApprovalPendingNotifier,
   ) {
     this.presenter = new SocketErrorPresenter(config.locale);
   }
 
   afterInit(namespace: AiNamespace): void {
     namespace.use(this.authenticator.middleware());
+    this.approvals.attach(namespace);
     const origins = this.config.server.socketCorsOrigins;
     if (origins.length > 0) namespace.server.engine.use(socketCorsMiddleware(origins));
   }
@@ -103,6 +107,11 @@ export class AiGateway implements OnGatewayInit<AiNamespace>, OnGatewayDisconnec
   onInterrupt(@ConnectedSocket() socket: AiServerSocket, @MessageBody() payload: unknown): void {
     // Queued like the requests, so it still follows the ai:chat it was sent after.
     this.inbox.post(() => this.interrupt(socket, payload));
+  }
+
+  /** Editors and admins hear about automation runs waiting for them (ai:approval_pending). */
+  handleConnection(socket: AiServerSocket): void {
+    this.approvals.join(socket, socket.data.principal);
   }
 
   handleDisconnect(socket: AiServerSocket): void {

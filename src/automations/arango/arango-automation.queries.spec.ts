@@ -35,7 +35,6 @@ function everyQuery(): Record<string, { query: AqlQuery; allWorkspaces?: true }>
         schedule: { cron: '0 9 * * 1', timezone: 'UTC' },
         enabled: true,
         nextRunTime: 1,
-        lastRunTime: null,
         runningRunId: null,
         runLeaseExpiresAt: null,
         createdTime: 1,

@@ -98,7 +98,6 @@ export class ArangoAutomationRepository implements AutomationRepository {
           this.queries.hold(current._key, current._rev as string, {
             runningRunId: claim.run.runId,
             runLeaseExpiresAt: claim.leaseExpiresAt,
-            lastRunTime: claim.run.startedTime,
             ...(scheduled ? { nextRunTime: claim.nextRunTime ?? null } : {}),
           }),
         );
@@ -206,7 +205,6 @@ function toAutomation(document: ArangoAutomationDocument): StoredAutomation {
     ...(typeof document.maxCostUsdPerMonth === 'number' ? { maxCostUsdPerMonth: document.maxCostUsdPerMonth } : {}),
     ...(typeof document.providerConfigId === 'string' ? { providerConfigId: document.providerConfigId } : {}),
     nextRunTime: typeof document.nextRunTime === 'number' ? document.nextRunTime : null,
-    lastRunTime: typeof document.lastRunTime === 'number' ? document.lastRunTime : null,
     runningRunId: document.runningRunId ?? null,
     runLeaseExpiresAt: typeof document.runLeaseExpiresAt === 'number' ? document.runLeaseExpiresAt : null,
     createdTime: document.createdTime,

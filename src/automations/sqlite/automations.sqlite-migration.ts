@@ -25,7 +25,6 @@ export const AUTOMATIONS_MIGRATION: SqliteMigration = {
         max_cost_usd_per_month REAL,
         provider_config_id     TEXT,
         next_run_time          INTEGER,          -- NULL while disabled
-        last_run_time          INTEGER,          -- start of the latest run
         running_run_id         TEXT,             -- the run holding the automation
         run_lease_expires_at   INTEGER,
         created_time           INTEGER NOT NULL,

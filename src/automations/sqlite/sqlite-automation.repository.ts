@@ -20,7 +20,6 @@ interface AutomationRow {
   max_cost_usd_per_month: number | null;
   provider_config_id: string | null;
   next_run_time: number | null;
-  last_run_time: number | null;
   running_run_id: string | null;
   run_lease_expires_at: number | null;
   created_time: number;
@@ -198,7 +197,6 @@ export class SqliteAutomationRepository implements AutomationRepository {
       automation_id: claim.automationId,
       run_id: claim.run.runId,
       lease: claim.leaseExpiresAt,
-      started_time: claim.run.startedTime,
       set_next: scheduled ? 1 : 0,
       next_run_time: scheduled ? (claim.nextRunTime ?? null) : null,
     });
@@ -219,10 +217,10 @@ function prepare(db: Database) {
   const statement = (sql: string): Statement => db.prepare(sql);
   return {
     insert: statement(`INSERT INTO ai_automations (workspace, automation_id, user_id, user_role, name, graph_key, prompt, cron, timezone, enabled,
-        max_cost_usd_per_run, max_cost_usd_per_month, provider_config_id, next_run_time, last_run_time, running_run_id, run_lease_expires_at,
+        max_cost_usd_per_run, max_cost_usd_per_month, provider_config_id, next_run_time, running_run_id, run_lease_expires_at,
         created_time, updated_time)
       VALUES (@workspace, @automation_id, @user_id, @user_role, @name, @graph_key, @prompt, @cron, @timezone, @enabled,
-        @max_cost_usd_per_run, @max_cost_usd_per_month, @provider_config_id, @next_run_time, @last_run_time, @running_run_id, @run_lease_expires_at,
+        @max_cost_usd_per_run, @max_cost_usd_per_month, @provider_config_id, @next_run_time, @running_run_id, @run_lease_expires_at,
         @created_time, @updated_time)`),
     get: statement('SELECT * FROM ai_automations WHERE workspace = ? AND automation_id = ?'),
     list: statement('SELECT * FROM ai_automations WHERE workspace = ? ORDER BY created_time, automation_id'),
@@ -232,7 +230,7 @@ function prepare(db: Database) {
     listDue: statement(`SELECT workspace, automation_id, next_run_time FROM ai_automations
       WHERE enabled = 1 AND next_run_time IS NOT NULL AND next_run_time <= ? ORDER BY next_run_time LIMIT ?`),
     claim: statement(`UPDATE ai_automations SET
-        running_run_id = @run_id, run_lease_expires_at = @lease, last_run_time = @started_time,
+        running_run_id = @run_id, run_lease_expires_at = @lease,
         next_run_time = CASE WHEN @set_next = 1 THEN @next_run_time ELSE next_run_time END
       WHERE workspace = @workspace AND automation_id = @automation_id`),
     markLost: statement(`UPDATE ai_automation_runs SET outcome = 'failed', finished_time = @finished_time, error_code = 'lost', error_message = @message
@@ -284,7 +282,6 @@ function toRow(automation: StoredAutomation): AutomationRow {
     max_cost_usd_per_month: automation.maxCostUsdPerMonth ?? null,
     provider_config_id: automation.providerConfigId ?? null,
     next_run_time: automation.nextRunTime,
-    last_run_time: automation.lastRunTime,
     running_run_id: automation.runningRunId,
     run_lease_expires_at: automation.runLeaseExpiresAt,
     created_time: automation.createdTime,
@@ -307,7 +304,6 @@ function toAutomation(row: AutomationRow): StoredAutomation {
     ...(row.max_cost_usd_per_month !== null ? { maxCostUsdPerMonth: row.max_cost_usd_per_month } : {}),
     ...(row.provider_config_id !== null ? { providerConfigId: row.provider_config_id } : {}),
     nextRunTime: row.next_run_time,
-    lastRunTime: row.last_run_time,
     runningRunId: row.running_run_id,
     runLeaseExpiresAt: row.run_lease_expires_at,
     createdTime: row.created_time,
