@@ -10,7 +10,7 @@
 const LAYERS = [
   ['config', 'observability'],
   ['errors'],
-  ['auth', 'database'],
+  ['auth', 'database', 'validation'],
   ['graph'],
   ['conversation'],
   ['providers'],

@@ -21,7 +21,7 @@ const swc = [
 module.exports = {
   testEnvironment: 'node',
   // client/: the client package (an npm workspace); its component specs pick the jsdom environment in their docblock.
-  roots: ['<rootDir>/src', '<rootDir>/test', '<rootDir>/client/src', '<rootDir>/client/playground'],
+  roots: ['<rootDir>/src', '<rootDir>/test', '<rootDir>/faults', '<rootDir>/client/src', '<rootDir>/client/playground'],
   testMatch: ['**/*.spec.ts', '**/*.spec.tsx', '**/*.e2e-spec.ts'],
   // @toon-format/toon ships ESM only: let SWC turn it into CommonJS for Jest's module loader.
   transform: { '^.+\\.tsx$': swcTsx, '^.+\\.(ts|mjs|js)$': swc },

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -8,6 +8,7 @@ import { ScriptedLlmServer } from '../test/support/scripted-llm-server';
 import { TestAppProcess, TestAppProcessStats } from '../test/support/test-app.process';
 import { argumentValue, numberArgument } from './bench-arguments';
 import { distribution, Distribution } from './bench-statistics';
+import { peakRss } from './process-peak-rss';
 
 /**
  * Many simultaneous short conversations on one instance (DESIGN.md: 1,000 concurrent streaming
@@ -64,16 +65,6 @@ export interface ConcurrencyOptions {
   /** Write a V8 CPU profile of the service process into this directory. */
   cpuProfileDir?: string;
   timeoutMs?: number;
-}
-
-/** Peak resident set size of a process (Linux /proc; NaN elsewhere). */
-function peakRss(pid: number): number {
-  try {
-    const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return match ? Number(match[1]) * 1024 : Number.NaN;
-  } catch {
-    return Number.NaN;
-  }
 }
 
 /** Lets the service handle what is still in flight (late frames, disconnects) before measuring it. */

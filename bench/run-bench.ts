@@ -6,6 +6,7 @@ import { argumentValue } from './bench-arguments';
 import { formatTable } from './bench-table';
 import { concurrencySummary, ConcurrencyResult, runConcurrencyBench } from './concurrency.bench';
 import { contextSizeTable, ContextSizeResult, runContextSizeBench } from './context-size.bench';
+import { largeImportTable, LargeImportResult, runLargeImportBench } from './large-import.bench';
 import { repositoryPath } from './repository-path';
 import { retrievalTable, RetrievalRow, runRetrievalBench } from './retrieval.bench';
 import { RelayConfig, RelayRow, runSocketRelayBench, socketRelayTable } from './socket-relay.bench';
@@ -19,15 +20,15 @@ import { runThreadCacheMemoryBench, ThreadCacheMemoryResult } from './thread-cac
  * writes everything (raw figures, machine, load) to bench/results.json.
  *
  *   npm run bench                      (= npm run build && node --expose-gc dist/bench/run-bench.js)
- *   node --expose-gc dist/bench/run-bench.js [--only threads,overhead,retrieval,relay,concurrency,context] [--out FILE]
+ *   node --expose-gc dist/bench/run-bench.js [--only threads,overhead,retrieval,relay,concurrency,context,import] [--out FILE]
  *
  * Exit code 1 when a section crashed; a budget that fails is reported, not an error.
  */
 
-const SECTIONS = ['threads', 'overhead', 'retrieval', 'relay', 'concurrency', 'context'] as const;
+const SECTIONS = ['threads', 'overhead', 'retrieval', 'relay', 'concurrency', 'context', 'import'] as const;
 type SectionName = (typeof SECTIONS)[number];
 /** The summary follows the budgets' order in DESIGN.md. */
-const SUMMARY_ORDER: SectionName[] = ['retrieval', 'overhead', 'relay', 'concurrency', 'threads', 'context'];
+const SUMMARY_ORDER: SectionName[] = ['retrieval', 'overhead', 'relay', 'concurrency', 'threads', 'context', 'import'];
 
 /**
  * Long enough to measure, short enough for the whole run to stay under 5 minutes on 2 cores. With
@@ -190,6 +191,39 @@ function contextFigures(result: ContextSizeResult, notes: string): Figure[] {
   }));
 }
 
+/** The large import's steps in the order of the summary: refused, accepted, first context (the first graph). */
+function importFigures(result: LargeImportResult, notes: string): Figure[] {
+  const [refused, accepted, firstContext] = result.steps;
+  const mb = (bytes: number) => `${count(bytes / 1024 / 1024)} MB`;
+  const nodes = count(result.nodes);
+  return [
+    {
+      section: 'import',
+      figure: `large import, ${nodes} nodes: service event-loop delay max, refused / accepted / first context`,
+      value: `${count(refused.eventLoopDelayMaxMs)} / ${count(accepted.eventLoopDelayMaxMs)} / ${count(firstContext.eventLoopDelayMaxMs)} ms`,
+      budget: '—',
+      pass: null,
+      notes: `slowest /health ${count(refused.health.max)} / ${count(accepted.health.max)} / ${count(firstContext.health.max)} ms; ${(result.bodyBytes / 1024 / 1024).toFixed(1)} MB body; ${notes}`,
+    },
+    {
+      section: 'import',
+      figure: `large import, ${nodes} nodes: time to refuse / to accept / first context`,
+      value: `${count(refused.durationMs)} / ${count(accepted.durationMs)} / ${count(firstContext.durationMs)} ms`,
+      budget: '—',
+      pass: null,
+      notes: 'embeddings computed in the background meanwhile (EMBEDDING_PROVIDER=local)',
+    },
+    {
+      section: 'import',
+      figure: `large import: service RSS before / peak / after ${count(result.memory.importedNodes)} imported nodes`,
+      value: `${mb(result.memory.rssBeforeBytes)} / ${mb(result.memory.peakRssBytes)} / ${mb(result.memory.rssAfterBytes)}`,
+      budget: '—',
+      pass: null,
+      notes: `heap after a full GC ${mb(result.memory.heapBeforeBytes)} before, ${mb(result.memory.heapAfterBytes)} after (indexes of the graphs searched last kept)`,
+    },
+  ];
+}
+
 function errorFigure(section: SectionName, error: string): Figure {
   return { section, figure: `${section}: the section crashed`, value: 'error', budget: '—', pass: false, notes: error.split('\n')[0] };
 }
@@ -253,6 +287,7 @@ async function main(): Promise<void> {
     add('concurrency', await runSection('concurrency', () => runConcurrencyBench({ conversations: CONVERSATIONS }), concurrencySummary), concurrencyFigures);
   }
   if (selected.has('context')) add('context', await runSection('context', () => runContextSizeBench(), contextSizeTable), contextFigures);
+  if (selected.has('import')) add('import', await runSection('import', () => runLargeImportBench(), largeImportTable), importFigures);
 
   figures.sort((a, b) => SUMMARY_ORDER.indexOf(a.section) - SUMMARY_ORDER.indexOf(b.section));
   const endLoad = os.loadavg();

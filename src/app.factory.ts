@@ -2,28 +2,16 @@ import { INestApplication, ValidationPipe } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
-import express, { NextFunction, Request, RequestHandler, Response } from 'express';
+import { NextFunction, Request, Response } from 'express';
 import { AppModule, AppModuleOptions } from './app.module';
 import { AppConfig } from './config/app-config';
 import { HttpErrorFilter } from './errors/http-error.filter';
-import { toErrorBody } from './errors/to-error-body';
 import { validationExceptionFactory } from './errors/validation-exception.factory';
 import { httpMetricsMiddleware } from './observability/http-metrics.middleware';
 import { configureLogging } from './observability/logger';
 import { MetricsService } from './observability/metrics.service';
 import { NestJsonLogger } from './observability/nest-json-logger';
-
-/** Body parser whose failures (too large, malformed JSON) answer in docs/protocol.md's error shape. */
-function jsonBody(limit: number): RequestHandler {
-  const parse = express.json({ limit });
-  return (req: Request, res: Response, next: NextFunction) => {
-    parse(req, res, (error?: unknown) => {
-      if (!error) return next();
-      const body = toErrorBody(error);
-      res.status(body.statusCode).json(body);
-    });
-  };
-}
+import { jsonBodyParser } from './validation/json-body.parser';
 
 /**
  * Builds the whole application (HTTP + Socket.IO) from a validated configuration.
@@ -41,12 +29,11 @@ export async function createApp(config: AppConfig, options: AppModuleOptions = {
   // First, so that answers given before any route (unknown path, refused body) are counted too.
   app.use(httpMetricsMiddleware(app.get(MetricsService).http));
   // Graph import and the sync server's change feed may carry large graphs; everything else stays small (first matching parser wins).
+  const graphBody = jsonBodyParser(config.server.graphImportMaxBytes);
   app.use('/api/graphs/:graphKey', (req: Request, res: Response, next: NextFunction) =>
-    req.method === 'PUT' || (req.method === 'POST' && /^\/changes\/?$/.test(req.path))
-      ? jsonBody(config.server.graphImportMaxBytes)(req, res, next)
-      : next(),
+    req.method === 'PUT' || (req.method === 'POST' && /^\/changes\/?$/.test(req.path)) ? graphBody(req, res, next) : next(),
   );
-  app.use(jsonBody(config.server.bodyMaxBytes));
+  app.use(jsonBodyParser(config.server.bodyMaxBytes));
   app.setGlobalPrefix('api', { exclude: ['health', 'metrics'] });
   app.useGlobalPipes(
     new ValidationPipe({

@@ -8,7 +8,8 @@ import { AppError } from '../errors/app-error';
 import { ANONYMOUS_PRINCIPAL } from './anonymous-principal';
 import { PRINCIPAL_REQUEST_KEY } from './current-principal.decorator';
 import { JwtTokenVerifier } from './jwt-token.verifier';
-import { extractBearerToken, JwtStrategy } from './jwt.strategy';
+import { requireBearerToken } from './bearer-token';
+import { JwtStrategy } from './jwt.strategy';
 import { Principal, Role } from './principal';
 import { IS_PUBLIC_KEY } from './public.decorator';
 import { REQUIRED_ROLES_KEY } from './require-role.decorator';
@@ -50,7 +51,7 @@ export class HttpAuthGuard implements CanActivate {
 
   private async authenticate(request: Request, response: Response): Promise<Principal> {
     try {
-      if (!extractBearerToken(request)) throw new AppError('unauthorized', 'Missing bearer token');
+      requireBearerToken(request.headers.authorization);
       return await this.runStrategy(request, response);
     } catch (error) {
       if (!(error instanceof AppError) || error.code !== 'unauthorized') throw error;

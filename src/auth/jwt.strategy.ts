@@ -1,12 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
 import type { KeyObject } from 'node:crypto';
-import { ExtractJwt, Strategy } from 'passport-jwt';
+import type { Request } from 'express';
+import { Strategy } from 'passport-jwt';
+import { bearerTokenOf } from './bearer-token';
 import { JwtTokenVerifier } from './jwt-token.verifier';
 import { Principal } from './principal';
 
-/** Reads `Authorization: Bearer <JWT>`; the one place HTTP takes the token from. */
-export const extractBearerToken = ExtractJwt.fromAuthHeaderAsBearerToken();
+/** Reads `Authorization: Bearer <JWT>`, strictly (bearer-token.ts); the one place HTTP takes the token from. */
+export function extractBearerToken(request: Request): string | null {
+  return bearerTokenOf(request.headers.authorization) ?? null;
+}
 
 /**
  * passport-jwt strategy for HTTP, built on JwtTokenVerifier's keys, algorithms, issuer, audience and

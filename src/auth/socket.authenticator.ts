@@ -6,6 +6,7 @@ import { APP_CONFIG } from '../config/app-config.token';
 import { AppError } from '../errors/app-error';
 import { Logger } from '../observability/logger';
 import { ANONYMOUS_PRINCIPAL } from './anonymous-principal';
+import { bearerTokenOf } from './bearer-token';
 import { JwtTokenVerifier } from './jwt-token.verifier';
 import { Principal } from './principal';
 
@@ -92,8 +93,8 @@ export class SocketAuthenticator {
   static handshakeToken(handshake: AuthenticatableSocket['handshake']): string | undefined {
     const fromAuth = handshake.auth?.token;
     if (fromAuth !== undefined && fromAuth !== null) return typeof fromAuth === 'string' ? fromAuth : '';
-    const header = handshake.headers?.authorization;
-    const match = typeof header === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
-    return match ? match[1] : undefined;
+    const token = bearerTokenOf(handshake.headers?.authorization);
+    // A malformed Bearer header is a token that fails verification, never a missing one.
+    return token === null ? '' : token;
   }
 }

@@ -6,7 +6,7 @@ import { APP_CONFIG } from '../config/app-config.token';
 import { AppError } from '../errors/app-error';
 import { ANONYMOUS_PRINCIPAL } from './anonymous-principal';
 import { PRINCIPAL_REQUEST_KEY } from './current-principal.decorator';
-import { extractBearerToken } from './jwt.strategy';
+import { bearerTokenOf, requireBearerToken } from './bearer-token';
 import { JwtTokenVerifier } from './jwt-token.verifier';
 import { Principal } from './principal';
 
@@ -43,9 +43,8 @@ export class SyncTokenGuard implements CanActivate {
   canActivate(context: ExecutionContext): boolean {
     const http = context.switchToHttp();
     const request = http.getRequest<AuthenticatedRequest>();
-    const token = extractBearerToken(request);
     try {
-      request[PRINCIPAL_REQUEST_KEY] = this.principalFor(request, token);
+      request[PRINCIPAL_REQUEST_KEY] = this.principalFor(request, bearerTokenOf(request.headers.authorization));
     } catch (error) {
       if (error instanceof AppError && error.code === 'unauthorized') http.getResponse<Response>().setHeader('WWW-Authenticate', 'Bearer');
       throw error;
@@ -53,7 +52,7 @@ export class SyncTokenGuard implements CanActivate {
     return true;
   }
 
-  private principalFor(request: Request, token: string | null): Principal {
+  private principalFor(request: Request, token: string | null | undefined): Principal {
     if (token && this.isSyncToken(token)) {
       const workspace = request.headers[SYNC_WORKSPACE_HEADER];
       if (typeof workspace !== 'string' || !WORKSPACE_PATTERN.test(workspace)) {
@@ -62,8 +61,7 @@ export class SyncTokenGuard implements CanActivate {
       return { userId: SYNC_SERVER_USER_ID, workspace, role: 'admin' };
     }
     if (this.config.auth.mode === 'none') return ANONYMOUS_PRINCIPAL;
-    if (!token) throw new AppError('unauthorized', 'Missing bearer token');
-    const principal = this.verifier.verify(token);
+    const principal = this.verifier.verify(requireBearerToken(request.headers.authorization));
     if (principal.role !== 'admin') throw AppError.forbidden('This action requires the role admin or the sync token');
     return principal;
   }

@@ -51,6 +51,9 @@ export interface AppConfig {
   readonly limits: {
     readonly rateLimitPerMinute: number;
     readonly messageMaxChars: number;
+    /** GRAPH_MAX_NODES, GRAPH_MAX_EDGES: the largest graph an import may hold. */
+    readonly graphMaxNodes: number;
+    readonly graphMaxEdges: number;
   };
   readonly agent: {
     readonly maxToolRounds: number;
@@ -68,6 +71,8 @@ export interface AppConfig {
     readonly model: string | undefined;
     readonly baseUrl: string | undefined;
     readonly apiKey: string | undefined;
+    /** LLM_STREAM_IDLE_TIMEOUT_MS: silence allowed between two upstream stream events. */
+    readonly streamIdleTimeoutMs: number;
   };
   /** docs/automations.md */
   readonly automations: {

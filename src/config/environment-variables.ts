@@ -100,6 +100,13 @@ export class EnvironmentVariables {
   @Transform(toNumber) @IsInt() @Min(1) @Max(100000)
   MESSAGE_MAX_CHARS = 16000;
 
+  /** Most nodes one graph import may hold (413 beyond): docs/reliability.md. */
+  @Transform(toNumber) @IsInt() @Min(1)
+  GRAPH_MAX_NODES = 50000;
+
+  @Transform(toNumber) @IsInt() @Min(1)
+  GRAPH_MAX_EDGES = 100000;
+
   @Transform(toNumber) @IsInt() @Min(0)
   SHUTDOWN_TIMEOUT_MS = 10000;
 
@@ -171,6 +178,10 @@ export class EnvironmentVariables {
 
   @IsOptional() @IsString()
   LLM_API_KEY?: string;
+
+  /** Silence allowed between two events of an upstream stream before it is cancelled (timeout): docs/reliability.md. */
+  @Transform(toNumber) @IsInt() @Min(100)
+  LLM_STREAM_IDLE_TIMEOUT_MS = 90000;
 
   // Retrieval
   @Transform(toNumber) @IsInt() @Min(0)

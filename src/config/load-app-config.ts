@@ -101,7 +101,12 @@ export function loadAppConfig(env: Record<string, string | undefined>): AppConfi
       audience: vars.JWT_AUDIENCE,
       syncToken: vars.SYNC_TOKEN,
     },
-    limits: { rateLimitPerMinute: vars.RATE_LIMIT_PER_MINUTE, messageMaxChars: vars.MESSAGE_MAX_CHARS },
+    limits: {
+      rateLimitPerMinute: vars.RATE_LIMIT_PER_MINUTE,
+      messageMaxChars: vars.MESSAGE_MAX_CHARS,
+      graphMaxNodes: vars.GRAPH_MAX_NODES,
+      graphMaxEdges: vars.GRAPH_MAX_EDGES,
+    },
     agent: {
       maxToolRounds: vars.AI_MAX_TOOL_ROUNDS,
       maxRetries: vars.AI_MAX_RETRIES,
@@ -115,7 +120,13 @@ export function loadAppConfig(env: Record<string, string | undefined>): AppConfi
       threadLeaseMs: vars.THREAD_LEASE_MS,
       historyMaxTokens: vars.AI_HISTORY_MAX_TOKENS,
     },
-    llm: { provider: vars.LLM_PROVIDER, model: vars.LLM_MODEL, baseUrl: vars.LLM_BASE_URL, apiKey: vars.LLM_API_KEY },
+    llm: {
+      provider: vars.LLM_PROVIDER,
+      model: vars.LLM_MODEL,
+      baseUrl: vars.LLM_BASE_URL,
+      apiKey: vars.LLM_API_KEY,
+      streamIdleTimeoutMs: vars.LLM_STREAM_IDLE_TIMEOUT_MS,
+    },
     automations: { schedulerEnabled: vars.AUTOMATIONS_ENABLED, pollMs: vars.AUTOMATION_POLL_MS },
     secrets: { key: decodeSecretsKey(vars.AI_SECRETS_KEY), previousKey: decodeSecretsKey(vars.AI_SECRETS_KEY_PREVIOUS) },
     rag: { cacheTtlMs: vars.RAG_CACHE_TTL_MS, maxNodes: vars.RAG_MAX_NODES, maxDepth: vars.RAG_MAX_DEPTH },

@@ -2,6 +2,7 @@
 export type ErrorCode =
   | 'bad_request'
   | 'payload_too_large'
+  | 'unsupported_media_type'
   | 'unauthorized'
   | 'forbidden'
   | 'not_found'
@@ -24,6 +25,7 @@ export type ErrorCode =
 export const ERROR_HTTP_STATUS: Record<ErrorCode, number> = {
   bad_request: 400,
   payload_too_large: 413,
+  unsupported_media_type: 415,
   unauthorized: 401,
   forbidden: 403,
   not_found: 404,

@@ -1,6 +1,7 @@
 import { HttpException } from '@nestjs/common';
 import { Logger } from '../observability/logger';
 import { AppError } from './app-error';
+import { typedBodyErrorBody } from './body-parser-error.mapper';
 import { ErrorBody } from './error-body';
 import { ErrorCode, RETRYABLE_CODES } from './error-code';
 import { logUnhandledError } from './unhandled-error.logger';
@@ -17,18 +18,6 @@ const CODE_BY_STATUS: Record<number, ErrorCode> = {
   429: 'rate_limit',
 };
 
-/** body-parser errors carry a `type` and a `status`; they arrive before any Nest handler runs. */
-interface BodyParserError {
-  type: string;
-  status: number;
-  message: string;
-}
-
-function isBodyParserError(error: unknown): error is BodyParserError {
-  return typeof error === 'object' && error !== null && typeof (error as BodyParserError).type === 'string' &&
-    typeof (error as BodyParserError).status === 'number' && (error as BodyParserError).type.startsWith('entity.');
-}
-
 function withRetryable(body: Omit<ErrorBody, 'retryable'>): ErrorBody {
   return RETRYABLE_CODES.has(body.code) ? { ...body, retryable: true } : body;
 }
@@ -44,15 +33,8 @@ export function toErrorBody(error: unknown): ErrorBody {
     if (error.retryable) body.retryable = true;
     return body;
   }
-  if (isBodyParserError(error)) {
-    if (error.type === 'entity.too.large') {
-      return { statusCode: 413, code: 'payload_too_large', message: 'Request body is too large' };
-    }
-    if (error.type === 'entity.parse.failed') {
-      return { statusCode: 400, code: 'bad_request', message: 'Malformed JSON body' };
-    }
-    return { statusCode: error.status, code: CODE_BY_STATUS[error.status] ?? 'bad_request', message: error.message };
-  }
+  const bodyError = typedBodyErrorBody(error);
+  if (bodyError) return bodyError;
   if (error instanceof HttpException) {
     const status = error.getStatus();
     const code = CODE_BY_STATUS[status] ?? (status >= 500 ? 'internal' : 'bad_request');

@@ -6,6 +6,7 @@ export type ServiceErrorCode = Extract<
   ErrorCode,
   | 'bad_request'
   | 'payload_too_large'
+  | 'unsupported_media_type'
   | 'unauthorized'
   | 'forbidden'
   | 'not_found'
@@ -31,6 +32,11 @@ export const USER_ERROR_MESSAGES: Record<ServiceErrorCode, Record<Locale, string
   payload_too_large: {
     en: 'The message is too long.',
     fr: 'Le message est trop long.',
+  },
+  // HTTP only (a body that is not UTF-8 JSON); listed so that every code has its text.
+  unsupported_media_type: {
+    en: 'The request is not in a format the assistant reads.',
+    fr: "La requête n'est pas dans un format que l'assistant sait lire.",
   },
   unauthorized: {
     en: 'Your session has expired or is invalid. Please sign in again.',

@@ -1,5 +1,6 @@
 import { FieldProblem } from '../errors/validation-problems';
-import { GraphDocument, GraphEdge, GraphNode, NodeHandles } from './graph.types';
+import { declaredHandles, DeclaredHandles, edgeEndpointProblem } from './edge-endpoint.rule';
+import { GraphDocument, GraphEdge, GraphNode } from './graph.types';
 
 export interface GraphImportValidation {
   /** The document with every node's and edge's missing `graphKey` filled with the path key. */
@@ -30,7 +31,7 @@ export function validateGraphImport(graphKey: string, input: GraphDocument): Gra
   const nodes = (input.nodes ?? []).map((node) => ({ ...node, graphKey: node.graphKey ?? graphKey }));
   const edges = (input.edges ?? []).map((edge) => ({ ...edge, graphKey: edge.graphKey ?? graphKey }));
 
-  const handlesByNode = new Map<string, Map<string, Set<string>> | null>();
+  const handlesByNode = new Map<string, DeclaredHandles>();
   nodes.forEach((node, index) => {
     const at = `nodes[${index}]`;
     checkStrings(problems, at, node, ['_key', 'type', 'sheet']);
@@ -108,46 +109,13 @@ function checkOwnership(
   }
 }
 
-/** handle id → the directions it is declared with; null when the node declares no handles at all. */
-function declaredHandles(handles: NodeHandles | undefined): Map<string, Set<string>> | null {
-  if (!isRecord(handles)) return null;
-  const groups = Object.values(handles).filter(isRecord);
-  if (groups.length === 0) return null;
-  const byId = new Map<string, Set<string>>();
-  for (const group of groups) {
-    const points: unknown[] = Array.isArray(group.point) ? group.point : [];
-    for (const point of points) {
-      if (!isRecord(point) || typeof point.id !== 'string') continue;
-      const directions = byId.get(point.id) ?? new Set<string>();
-      directions.add(String(point.type));
-      byId.set(point.id, directions);
-    }
-  }
-  return byId;
-}
-
 function checkEndpoint(
   problems: ProblemList,
   at: string,
   edge: GraphEdge,
   end: 'source' | 'target',
-  handlesByNode: Map<string, Map<string, Set<string>> | null>,
+  handlesByNode: Map<string, DeclaredHandles>,
 ): void {
-  const nodeKey = edge[end];
-  if (typeof nodeKey !== 'string') return;
-  if (!handlesByNode.has(nodeKey)) {
-    problems.add(`${at}.${end}`, `${end} node "${nodeKey}" does not exist`);
-    return;
-  }
-  const handles = handlesByNode.get(nodeKey);
-  const handleField = end === 'source' ? 'sourceHandle' : 'targetHandle';
-  const handleId = edge[handleField];
-  if (!handles || typeof handleId !== 'string') return;
-  const expected = end === 'source' ? 'out' : 'in';
-  const directions = handles.get(handleId);
-  if (!directions) {
-    problems.add(`${at}.${handleField}`, `node "${nodeKey}" has no handle "${handleId}"`);
-  } else if (!directions.has(expected)) {
-    problems.add(`${at}.${handleField}`, `handle "${handleId}" of node "${nodeKey}" is not an "${expected}" handle`);
-  }
+  const broken = edgeEndpointProblem(edge, end, handlesByNode);
+  if (broken) problems.add(`${at}.${broken.field}`, broken.problem);
 }

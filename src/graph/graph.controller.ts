@@ -1,14 +1,18 @@
-import { Body, Controller, Get, HttpCode, Inject, Param, Put } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Inject, Optional, Param, Put } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal } from '../auth/current-principal.decorator';
 import { Principal } from '../auth/principal';
 import { RequireRole } from '../auth/require-role.decorator';
+import { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/app-config.token';
 import { AppError } from '../errors/app-error';
 import { nbaWorkflowDemo } from './demo/nba-workflow.demo';
+import { validateGraphDocumentBody } from './dto/graph-document-body.validator';
 import { GraphDocumentDto } from './dto/graph-document.dto';
 import { GraphChangeNotifier } from './graph-change.notifier';
 import { GraphImportResultDto } from './dto/graph-import-result.dto';
 import { exportGraphDocument } from './graph-document.exporter';
+import { GraphKeyPipe } from './graph-key.pipe';
 import { GraphDataSourceFactory } from './graph-data-source.factory';
 import { validateGraphImport } from './graph-import.validator';
 import { GraphStore } from './graph-store';
@@ -42,8 +46,9 @@ export class GraphController {
   constructor(
     @Inject(GRAPH_STORE) private readonly store: GraphStore,
     private readonly dataSources: GraphDataSourceFactory,
-    // Defaulted for hand-built controllers (unit tests); GraphModule injects the shared notifier.
+    // Defaulted for hand-built controllers (unit tests); GraphModule injects the shared notifier and the configuration.
     private readonly notifier: GraphChangeNotifier = new GraphChangeNotifier(),
+    @Optional() @Inject(APP_CONFIG) private readonly config?: AppConfig,
   ) {}
 
   @Put(':graphKey')
@@ -68,16 +73,26 @@ export class GraphController {
     description: 'The configured store is not owned by this service (ArangoDB): import through Nodius.',
     schema: { example: { statusCode: 409, code: 'read_only_store', message: 'The arango store is read-only for this service: import graphs through Nodius' } },
   })
-  @ApiResponse({ status: 413, description: 'Body larger than GRAPH_IMPORT_MAX_BYTES.' })
+  @ApiResponse({
+    status: 413,
+    description: 'Body larger than GRAPH_IMPORT_MAX_BYTES, or more nodes than GRAPH_MAX_NODES (50,000) or edges than GRAPH_MAX_EDGES (100,000).',
+    schema: { example: { statusCode: 413, code: 'payload_too_large', message: 'The graph has 60000 nodes: at most 50000 can be imported', details: { nodes: 60000, limit: 50000 } } },
+  })
   async importGraph(
     @CurrentPrincipal() principal: Principal,
-    @Param('graphKey') graphKey: string,
-    @Body() body: GraphDocumentDto,
+    @Param('graphKey', GraphKeyPipe) graphKey: string,
+    // Not typed with the DTO: the global ValidationPipe would validate 50,000 nodes in one piece (see validateGraphDocumentBody).
+    @Body() body: unknown,
   ): Promise<GraphImportResultDto> {
     if (!this.store.supportsImport) {
       throw new AppError('read_only_store', `The ${this.store.kind} store is read-only for this service: import graphs through Nodius`);
     }
-    const document = body as unknown as GraphDocument;
+    const limits = this.config?.limits;
+    const validated = await validateGraphDocumentBody(body, {
+      maxNodes: limits?.graphMaxNodes ?? Number.POSITIVE_INFINITY,
+      maxEdges: limits?.graphMaxEdges ?? Number.POSITIVE_INFINITY,
+    });
+    const document = validated as unknown as GraphDocument;
     // The store validates again, but only against the document's own key: the path key is checked here, with every other problem.
     const { problems } = validateGraphImport(graphKey, document);
     if (problems.length > 0) {
@@ -104,7 +119,7 @@ export class GraphController {
     description: 'No such graph in your workspace.',
     schema: { example: { statusCode: 404, code: 'not_found', message: 'Graph "nba-workflow" does not exist' } },
   })
-  async exportGraph(@CurrentPrincipal() principal: Principal, @Param('graphKey') graphKey: string): Promise<GraphDocument> {
+  async exportGraph(@CurrentPrincipal() principal: Principal, @Param('graphKey', GraphKeyPipe) graphKey: string): Promise<GraphDocument> {
     const document = await exportGraphDocument(this.dataSources.forWorkspace(principal.workspace), graphKey);
     if (!document) throw AppError.notFound(`Graph "${graphKey}" does not exist`);
     return document;

@@ -12,6 +12,7 @@ import { asLlmAbortError, throwIfAborted } from './llm-abort.error';
 import { LlmMessage, LlmToolDefinition } from '../conversation/llm-message';
 import { LlmCallOptions, LlmCompletion, LlmProvider } from './llm-provider';
 import { LlmStreamChunk } from './llm-stream-chunk';
+import { sdkLogger } from './sdk.logger';
 import { DEFAULT_STREAM_IDLE_TIMEOUT_MS, DEFAULT_UPSTREAM_RESPONSE_TIMEOUT_MS } from './upstream-stream.guard';
 import { relayUpstreamStream } from './upstream-stream.relay';
 
@@ -53,6 +54,7 @@ export class AnthropicProvider implements LlmProvider {
       baseURL: options.baseURL,
       maxRetries: 0,
       timeout: options.timeoutMs ?? DEFAULT_UPSTREAM_RESPONSE_TIMEOUT_MS,
+      logger: sdkLogger(this.providerName),
     });
   }
 

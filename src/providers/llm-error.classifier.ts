@@ -13,6 +13,7 @@ import { AppError } from '../errors/app-error';
 import { ErrorCode, RETRYABLE_CODES } from '../errors/error-code';
 import type { ClassifiedLlmError } from './classified-llm-error';
 import { IncompleteStreamError } from './incomplete-stream.error';
+import { MalformedStreamError } from './malformed-stream.error';
 import { StreamIdleTimeoutError } from './stream-idle-timeout.error';
 import { LLM_ERROR_MESSAGES, LlmErrorCode } from '../errors/llm-error.messages';
 import { LlmProviderError } from './llm-provider.error';
@@ -135,6 +136,7 @@ function decide(error: unknown, details: UpstreamDetails, chain: ReturnType<type
     return { code: 'timeout' };
   }
   if (error instanceof IncompleteStreamError) return { code: 'network' };
+  if (error instanceof MalformedStreamError) return { code: 'server_error' };
   if (error instanceof StreamIdleTimeoutError) return { code: 'timeout' };
   const codes = chain.map((link) => link.code);
   if (error instanceof OpenAiConnectionError || error instanceof AnthropicConnectionError) {

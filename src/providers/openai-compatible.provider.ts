@@ -6,6 +6,7 @@ import { LlmCallOptions, LlmCompletion, LlmProvider } from './llm-provider';
 import { LlmStreamChunk } from './llm-stream-chunk';
 import { convertOpenAiCompletion, toOpenAiMessages, toOpenAiTools } from './openai-message.converter';
 import { OpenAiStreamAssembler } from './openai-stream.assembler';
+import { sdkLogger } from './sdk.logger';
 import { DEFAULT_STREAM_IDLE_TIMEOUT_MS, DEFAULT_UPSTREAM_RESPONSE_TIMEOUT_MS } from './upstream-stream.guard';
 import { relayUpstreamStream } from './upstream-stream.relay';
 
@@ -43,6 +44,7 @@ export class OpenAiCompatibleProvider implements LlmProvider {
       baseURL: options.baseURL,
       maxRetries: 0,
       timeout: options.timeoutMs ?? DEFAULT_UPSTREAM_RESPONSE_TIMEOUT_MS,
+      logger: sdkLogger(options.providerName),
     });
   }
 

@@ -39,6 +39,7 @@ const logger = new Logger('providers');
         return createLlmProvider(selection, {
           locale: config.locale,
           maxRetries: config.agent.maxRetries,
+          streamIdleTimeoutMs: config.llm.streamIdleTimeoutMs,
           events: new AiEventLogger('llm'),
           observer: llmMetrics,
         });

@@ -1,5 +1,6 @@
 import { throwIfAborted } from './llm-abort.error';
 import { LlmStreamChunk } from './llm-stream-chunk';
+import { MalformedStreamError } from './malformed-stream.error';
 import { UpstreamStreamGuard } from './upstream-stream.guard';
 
 /** Turns one vendor's stream events into our chunks (OpenAiStreamAssembler, AnthropicStreamAssembler). */
@@ -40,7 +41,8 @@ export async function* relayUpstreamStream<TEvent>(request: UpstreamStreamReques
       out.length = 0;
     }
   } catch (error) {
-    throw guard.failure(error);
+    // The SDKs parse each SSE event's data with JSON.parse (the assemblers parse nothing): a SyntaxError is the upstream's garbage.
+    throw guard.failure(error instanceof SyntaxError ? new MalformedStreamError(request.provider, { cause: error }) : error);
   } finally {
     guard.dispose();
   }

@@ -75,9 +75,15 @@ export class RagController {
   @ApiResponse({ status: 400, description: 'Invalid body (unknown field, maxNodes outside 1-100, maxDepth outside 1-3, ...).' })
   @ApiResponse({ status: 401, description: 'Missing or invalid token.' })
   @ApiResponse({ status: 404, description: 'No such graph in your workspace.' })
+  @ApiResponse({
+    status: 413,
+    description: '`query` longer than MESSAGE_MAX_CHARS (as a chat message).',
+    schema: { example: { statusCode: 413, code: 'payload_too_large', message: 'query is longer than 16000 characters' } },
+  })
   async context(@CurrentPrincipal() principal: Principal, @Body() body: RagContextRequestDto): Promise<RagContextResponse> {
     if (body.query.length > this.config.limits.messageMaxChars) {
-      throw AppError.badRequest(`query: longer than ${this.config.limits.messageMaxChars} characters`);
+      // As chat's message (ChatService): the same limit, the same 413.
+      throw new AppError('payload_too_large', `query is longer than ${this.config.limits.messageMaxChars} characters`);
     }
     const context = await this.retriever.retrieve(this.dataSources.forWorkspace(principal.workspace), body.graphKey, body.query, {
       maxNodes: body.options?.maxNodes,

@@ -1,5 +1,6 @@
 import jwt from 'jsonwebtoken';
 import request from 'supertest';
+import type { AiApprovalPendingEvent } from '../../src/ai/socket/ai-socket.events';
 import { AutomationsController } from '../../src/automations/http/automations.controller';
 import { AiSocketClient } from '../support/ai-socket.client';
 import { ScriptedLlmServer } from '../support/scripted-llm-server';
@@ -206,7 +207,7 @@ describe(`${AutomationsController.name} (docs/protocol.md §8.4)`, () => {
       expect(interrupted).not.toHaveProperty('finishedTime');
 
       await editor.waitUntil(() => editor.received.some((event) => event.event === 'ai:approval_pending'), 5000, 'ai:approval_pending');
-      const pending = editor.received.find((event) => event.event === 'ai:approval_pending')!.payload;
+      const pending = editor.received.find((event) => event.event === 'ai:approval_pending')!.payload as AiApprovalPendingEvent;
       expect(pending).toEqual({
         threadId: started.body.threadId,
         automationId: automation.automationId,

@@ -36,7 +36,7 @@ interface PlannedResponse {
   status: number;
   headers: Record<string, string>;
   chunks: string[];
-  turn: Pick<ScriptedTurn, 'delayMs' | 'disconnectAfterChunks' | 'hangAfterChunks' | 'endAfterChunks'>;
+  turn: Pick<ScriptedTurn, 'delayMs' | 'disconnectAfterChunks' | 'hangAfterChunks' | 'endAfterChunks' | 'raw'>;
 }
 
 const SECRET_HEADER = /^(authorization|x-api-key|api-key|cookie|proxy-authorization)$/i;
@@ -112,6 +112,8 @@ function sleep(ms: number): Promise<void> {
  *   { text: 'slow…', delayMs: 50 },                                      // slow stream
  *   { text: 'cut', disconnectAfterChunks: 2 },                           // mid-stream disconnect
  *   { text: 'never ends', hangAfterChunks: 1 },                          // open until the client aborts
+ *   { text: 'then noise', corruptAfterChunks: { chunks: 2, data: 'data: {"choices":[{\n\n' } }, // garbage SSE
+ *   { raw: { status: 200, headers: { 'content-type': 'text/html' }, chunks: ['<html>…</html>'] } }, // anything, as is
  * );
  * const env = server.providerEnv('openai');   // { LLM_PROVIDER, OPENAI_API_KEY, OPENAI_BASE_URL } for startTestApp
  * // … run the code under test …
@@ -317,9 +319,12 @@ export class ScriptedLlmServer {
       return { status: fixture.status, headers: { 'content-type': fixture.contentType, ...extraHeaders }, chunks: fixture.chunks, turn };
     }
     if (turn.error) return this.errorResponse(record, turn.error, turn);
+    if (turn.raw) return { status: turn.raw.status, headers: { ...(turn.raw.headers ?? {}), ...extraHeaders }, chunks: turn.raw.chunks, turn };
     const anthropic = record.endpoint === 'anthropic.messages';
     if (record.stream) {
-      const chunks = anthropic ? renderAnthropicStream(turn, record, turnNumber) : renderOpenAiStream(turn, record, turnNumber);
+      const rendered = anthropic ? renderAnthropicStream(turn, record, turnNumber) : renderOpenAiStream(turn, record, turnNumber);
+      const corrupt = turn.corruptAfterChunks;
+      const chunks = corrupt ? [...rendered.slice(0, corrupt.chunks), corrupt.data] : rendered;
       return { status: 200, headers: { ...SSE_HEADERS, ...extraHeaders }, chunks, turn };
     }
     const json = anthropic ? renderAnthropicJson(turn, record, turnNumber) : renderOpenAiJson(turn, record, turnNumber);
@@ -350,7 +355,7 @@ export class ScriptedLlmServer {
 
   private async send(res: ServerResponse, record: RecordedRequest, planned: PlannedResponse): Promise<void> {
     const { delayMs = 0, disconnectAfterChunks, hangAfterChunks, endAfterChunks } = planned.turn;
-    const streaming = planned.headers['content-type']?.startsWith('text/event-stream') ?? false;
+    const streaming = planned.headers['content-type']?.startsWith('text/event-stream') || planned.turn.raw !== undefined;
     // A JSON answer that hangs or disconnects does so before its headers.
     if (!streaming && (hangAfterChunks === 0 || disconnectAfterChunks === 0)) {
       if (disconnectAfterChunks === 0) this.cut(res, record);

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { openSqliteDatabase } from '../../src/database/sqlite/sqlite-database.opener';
-import { SqliteGraphStore } from '../../src/graph/sqlite/sqlite-graph.store';
+import { SqliteGraphStore, SqliteGraphStoreOptions } from '../../src/graph/sqlite/sqlite-graph.store';
 
 /**
  * One embedded store file in a temp directory, opened by as many "processes" as a test wants: each
@@ -19,10 +19,10 @@ export class SharedSqliteFile {
     return new SharedSqliteFile(mkdtempSync(path.join(tmpdir(), prefix)));
   }
 
-  openStore(): SqliteGraphStore {
+  openStore(options: SqliteGraphStoreOptions = {}): SqliteGraphStore {
     const db = openSqliteDatabase(this.dataDir);
     this.connections.push(db);
-    return new SqliteGraphStore(db);
+    return new SqliteGraphStore(db, options);
   }
 
   /** Stores opened so far. */

@@ -58,6 +58,15 @@ export class TestAppProcess {
     return this.child.pid as number;
   }
 
+  /** Kills the process with `signal` (SIGKILL: no cleanup, as a crash) and resolves once it has exited. */
+  kill(signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.child.once('exit', () => resolve());
+      this.child.kill(signal);
+    });
+  }
+
   /**
    * The child's memory (after a full GC when it runs with --expose-gc) and its event-loop delay
    * since the previous call.

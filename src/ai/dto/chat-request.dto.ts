@@ -1,5 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, IsArray, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsGraphKey } from '../../graph/dto/is-graph-key.validator';
+import { GRAPH_KEY_MAX_LENGTH } from '../../graph/graph-key.rule';
 import { MENTION_MAX_CHARS, MENTIONS_MAX } from '../chat-input';
 
 /** Hard bounds; the configured MESSAGE_MAX_CHARS (at most this) is checked by ChatService (413 payload_too_large). */
@@ -7,10 +9,8 @@ export const TEXT_MAX_CHARS = 100_000;
 
 /** Body of POST /api/ai/chat (docs/protocol.md §3); also the fields of the socket's `ai:chat`. */
 export class ChatRequestDto {
-  @ApiProperty({ description: 'Local key of a graph of your workspace.', example: 'nba-workflow', maxLength: 256 })
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(256)
+  @ApiProperty({ description: 'Local key of a graph of your workspace.', example: 'nba-workflow', maxLength: GRAPH_KEY_MAX_LENGTH })
+  @IsGraphKey()
   graphKey: string;
 
   @ApiProperty({

@@ -2,16 +2,21 @@ import { ClassConstructor, plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
 import { AppError } from '../../errors/app-error';
 import { validationExceptionFactory } from '../../errors/validation-exception.factory';
+import { findJsonShapeProblem } from '../../validation/json-shape.check';
 
 /**
  * Validates a socket message against its DTO class with the rules of the HTTP ValidationPipe
  * (whitelist + forbidNonWhitelisted: unknown keys are rejected, never ignored; no implicit type
- * conversion). Throws AppError bad_request naming every bad or unknown field.
+ * conversion), after the shape check of REST bodies (nesting depth, `__proto__` / `constructor` keys:
+ * docs/reliability.md). Throws AppError bad_request naming every bad or unknown field.
  */
 export function validateSocketPayload<T extends object>(dtoClass: ClassConstructor<T>, payload: unknown): T {
   if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) {
     throw AppError.badRequest('Invalid message: the payload must be a JSON object');
   }
+  // Before class-transformer, whose recursion a deep payload overflows and which drops these keys silently.
+  const problem = findJsonShapeProblem(payload);
+  if (problem) throw AppError.badRequest(`Invalid message: ${problem.field}: ${problem.problems.join(', ')}`, [problem]);
   const instance = plainToInstance(dtoClass, payload);
   const errors = validateSync(instance, { whitelist: true, forbidNonWhitelisted: true });
   if (errors.length > 0) throw validationExceptionFactory(errors);

@@ -1,12 +1,13 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsInt, IsNotEmpty, IsObject, IsOptional, IsString } from 'class-validator';
+import { IsInt, IsObject, IsOptional, IsString } from 'class-validator';
+import { GRAPH_KEY_MAX_LENGTH } from '../graph-key.rule';
+import { IsGraphKey } from './is-graph-key.validator';
 import { IsNumberOrString } from './is-number-or-string.validator';
 import { IsStringRecord } from './is-string-record.validator';
 
 export class GraphDto {
-  @ApiProperty({ description: 'Must equal the graph key of the path', example: 'nba-workflow' })
-  @IsString()
-  @IsNotEmpty()
+  @ApiProperty({ description: 'Must equal the graph key of the path', example: 'nba-workflow', maxLength: GRAPH_KEY_MAX_LENGTH })
+  @IsGraphKey()
   _key: string;
 
   @ApiPropertyOptional({ description: "Ignored: the graph goes to the caller's workspace", example: 'default' })

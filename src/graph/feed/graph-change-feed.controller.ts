@@ -7,6 +7,7 @@ import { SyncTokenGuard } from '../../auth/sync-token.guard';
 import { nbaWorkflowDemo } from '../demo/nba-workflow.demo';
 import { GraphChangesAcceptedDto } from '../dto/graph-changes-accepted.dto';
 import { GraphChangesDto } from '../dto/graph-changes.dto';
+import { GraphKeyPipe } from '../graph-key.pipe';
 import { GraphChangeFeedService } from './graph-change-feed.service';
 
 const fetchApi = nbaWorkflowDemo.nodes.find((node) => node._key === 'fetch-api');
@@ -68,7 +69,7 @@ export class GraphChangeFeedController {
   @ApiResponse({ status: 413, description: "Body too large, or the graph's live overlay would exceed 5,000 unsaved entries." })
   async changes(
     @CurrentPrincipal() principal: Principal,
-    @Param('graphKey') graphKey: string,
+    @Param('graphKey', GraphKeyPipe) graphKey: string,
     @Body() body: GraphChangesDto,
   ): Promise<GraphChangesAcceptedDto> {
     return this.feed.accept(principal.workspace, graphKey, body);

@@ -65,7 +65,7 @@ describe(GraphChangeFeedService.name, () => {
     const edited = { ...demoNode('filter-active'), data: { minGames: 30 } };
     const moved = { ...demoNode('sort-stats'), posY: 999 };
     const created: GraphNode = { _key: 'notify', graphKey: DEMO, type: 'log-node', sheet: '0', posX: 0, posY: 0, process: 'console.log(1);' };
-    const live = { upsertNodes: [edited, moved, created], deleteNodes: ['disconnected-note'], upsertEdges: [{ _key: 'ret-to-notify', graphKey: DEMO, sheet: '0', source: 'return', sourceHandle: 'R-0', target: 'notify', targetHandle: 'L-0' }], deleteEdges: [] };
+    const live = { upsertNodes: [edited, moved, created], deleteNodes: ['disconnected-note'], upsertEdges: [{ _key: 'errors-to-notify', graphKey: DEMO, sheet: '0', source: 'error-handler', sourceHandle: 'R-0', target: 'notify', targetHandle: 'L-0' }], deleteEdges: [] };
     await feed.accept(WS, DEMO, { ...live, saved: false });
     await feed.accept(WS, DEMO, { upsertNodes: [{ ...demoNode('root'), posX: 3 }], saved: false });
 
@@ -76,7 +76,7 @@ describe(GraphChangeFeedService.name, () => {
     expect(await stored.getNodeByKey(DEMO, 'sort-stats')).toEqual(moved);
     expect(await stored.getNodeByKey(DEMO, 'notify')).toEqual(created);
     expect(await stored.getNodeByKey(DEMO, 'disconnected-note')).toBeNull();
-    expect((await stored.getEdgesOfNode(DEMO, 'notify', 'in')).map((edge) => edge._key)).toEqual(['ret-to-notify']);
+    expect((await stored.getEdgesOfNode(DEMO, 'notify', 'in')).map((edge) => edge._key)).toEqual(['errors-to-notify']);
     // Only the unsaved edit of root is left.
     expect([...(overlays.get(WS, DEMO)?.nodes.keys() ?? [])]).toEqual(['root']);
     expect(outcome.overlayEntries).toBe(1);

@@ -2,12 +2,14 @@ import { Inject, Injectable } from '@nestjs/common';
 import { AppError } from '../../errors/app-error';
 import { Logger } from '../../observability/logger';
 import { GraphChangeNotifier } from '../graph-change.notifier';
+import { GraphDataSourceFactory } from '../graph-data-source.factory';
 import { GraphStore } from '../graph-store';
 import { GRAPH_STORE } from '../graph-store.token';
 import { GraphEdge, GraphNode } from '../graph.types';
 import { MutableGraphDataSource } from '../mutable-graph-data-source';
 import { LiveGraphChanges } from '../overlay/live-graph-changes';
 import { LiveOverlayRegistry } from '../overlay/live-overlay.registry';
+import { checkFeedIntegrity, FeedBodyPositions } from './feed-integrity.checker';
 import { normalizeLiveChanges, RawGraphChanges } from './live-changes.normalizer';
 import { planSavedChanges } from './saved-changes.planner';
 
@@ -32,17 +34,30 @@ const logger = new Logger('graph');
 export class GraphChangeFeedService {
   /** Saves of one graph run one after the other (read stored state, then write, without interleaving). */
   private readonly saving = new Map<string, Promise<unknown>>();
+  /** The graphs as readers see them (store + live overlay), for the integrity check of unsaved changes. */
+  private readonly dataSources: GraphDataSourceFactory;
 
   constructor(
     @Inject(GRAPH_STORE) private readonly store: GraphStore,
     private readonly overlays: LiveOverlayRegistry,
     private readonly notifier: GraphChangeNotifier,
-  ) {}
+  ) {
+    this.dataSources = new GraphDataSourceFactory(store, overlays, notifier);
+  }
 
   async accept(workspace: string, graphKey: string, body: RawGraphChanges & { saved: boolean }): Promise<GraphChangesOutcome> {
     const changes = normalizeLiveChanges(graphKey, body);
     const source = this.store.forWorkspace(workspace);
-    if (!(await source.getGraph(graphKey))) throw AppError.notFound(`Graph "${graphKey}" does not exist`);
+    const graph = await source.getGraph(graphKey);
+    if (!graph) throw AppError.notFound(`Graph "${graphKey}" does not exist`);
+    // Unsaved changes land on the graph as the overlay shows it; saved ones on the store (on ArangoDB Nodius saved them already).
+    if (!body.saved || this.store.supportsImport) {
+      const view = body.saved ? source : this.dataSources.forWorkspace(workspace);
+      const problems = await checkFeedIntegrity(view, graph, changes, bodyPositions(body));
+      if (problems.length > 0) {
+        throw AppError.badRequest(`The changes to graph "${graphKey}" break its integrity: ${problems.length} problem(s)`, problems);
+      }
+    }
 
     let changedNodeKeys: string[] = [];
     if (!body.saved) {
@@ -106,4 +121,10 @@ export class GraphChangeFeedService {
       if (this.saving.get(key) === current) this.saving.delete(key);
     }
   }
+}
+
+/** The index of each upserted key's last occurrence in the body (the one normalizeLiveChanges keeps). */
+function bodyPositions(body: RawGraphChanges): FeedBodyPositions {
+  const positions = (items: object[] | undefined) => new Map((items ?? []).map((item, index) => [(item as { _key: string })._key, index]));
+  return { upsertNodes: positions(body.upsertNodes), upsertEdges: positions(body.upsertEdges) };
 }

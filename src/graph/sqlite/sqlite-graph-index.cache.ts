@@ -4,35 +4,86 @@ import { GraphRef } from './sqlite-graph.statements';
 import { TrackedSearchIndex } from './sqlite-search-index.updater';
 import { TrackedVectorIndex } from './sqlite-vector-index.updater';
 
+export interface SqliteGraphIndexCacheOptions {
+  /** Graphs whose indexes are kept (least recently searched dropped first). */
+  maxGraphs?: number;
+  /**
+   * Nodes indexed over every kept graph (a node counts once per index: BM25, each vector model).
+   * Beyond it the least recently searched graphs are dropped, down to the one being searched, so a
+   * few very large graphs cannot pin hundreds of MB (50,000 nodes of 512-float vectors are ~130 MB).
+   */
+  maxIndexedNodes?: number;
+  /** A graph not searched for this long has its indexes dropped: memory comes back after a burst of large graphs. */
+  idleTtlMs?: number;
+  clock?: () => number;
+}
+
+export const DEFAULT_INDEX_CACHE_MAX_GRAPHS = 16;
+export const DEFAULT_INDEX_CACHE_MAX_INDEXED_NODES = 100_000;
+export const DEFAULT_INDEX_CACHE_IDLE_TTL_MS = 10 * 60_000;
+/** How often idle graphs are looked for when no search comes (a search also looks). */
+const IDLE_SWEEP_INTERVAL_MS = 60_000;
+
 interface CachedIndexes {
   graphId: number;
+  lastUsed: number;
   /** Carries the revision it reflects; brought up to date by the caller's `update`. */
   search: TrackedSearchIndex | null;
+  /** The update of `search` under way: every search of the graph meanwhile waits for it (one build, not one per request). */
+  searchUpdate: Promise<TrackedSearchIndex> | null;
   /** One per embedding model, each carrying the revision and embedding revision it reflects. */
   vectors: Map<string, TrackedVectorIndex>;
+  vectorUpdates: Map<string, Promise<TrackedVectorIndex>>;
 }
 
 /**
  * In-memory search indexes of the most recently searched graphs, keyed by (workspace, graph key).
  * Each index is kept across writes and brought up to date by the caller when the graph moved on (node
- * by node, see SqliteSearchIndexUpdater and SqliteVectorIndexUpdater). The caller reads the graph's
- * current GraphRef (one cheap query per call), so a write by this process or by another one on the
- * same file is seen by the next call. Least recently used graphs are dropped beyond `maxGraphs`.
+ * by node, see SqliteSearchIndexUpdater and SqliteVectorIndexUpdater; a rebuild runs in pages with
+ * turns of the event loop between them). One update per index at a time: concurrent searches of a
+ * graph being indexed wait for that one update. The caller reads the graph's current GraphRef (one
+ * cheap query per call), so a write by this process or by another one on the same file is seen by
+ * the next call. Least recently used graphs are dropped beyond `maxGraphs` graphs or
+ * `maxIndexedNodes` indexed nodes, and any graph not searched for `idleTtlMs`.
  */
 export class SqliteGraphIndexCache {
   private readonly entries = new Map<string, CachedIndexes>();
+  private readonly maxGraphs: number;
+  private readonly maxIndexedNodes: number;
+  private readonly idleTtlMs: number;
+  private readonly clock: () => number;
+  private sweeper: NodeJS.Timeout | null = null;
 
-  constructor(private readonly maxGraphs = 16) {}
+  constructor(options: SqliteGraphIndexCacheOptions = {}) {
+    this.maxGraphs = options.maxGraphs ?? DEFAULT_INDEX_CACHE_MAX_GRAPHS;
+    this.maxIndexedNodes = options.maxIndexedNodes ?? DEFAULT_INDEX_CACHE_MAX_INDEXED_NODES;
+    this.idleTtlMs = options.idleTtlMs ?? DEFAULT_INDEX_CACHE_IDLE_TTL_MS;
+    this.clock = options.clock ?? Date.now;
+  }
 
-  searchIndex(
+  async searchIndex(
     workspace: string,
     graphKey: string,
     ref: GraphRef,
-    update: (current: TrackedSearchIndex | null) => TrackedSearchIndex,
-  ): NodeSearchIndex {
-    const entry = this.entryFor(workspace, graphKey, ref);
-    if (!entry.search || entry.search.revision !== ref.revision) entry.search = update(entry.search);
-    return entry.search.index;
+    update: (current: TrackedSearchIndex | null) => Promise<TrackedSearchIndex>,
+  ): Promise<NodeSearchIndex> {
+    const cacheKey = keyOf(workspace, graphKey);
+    const entry = this.entryFor(cacheKey, ref);
+    // An update that started before this call may stop short of `ref`: wait for it, then look again.
+    if (entry.searchUpdate) await entry.searchUpdate.catch(() => undefined);
+    if (entry.search && entry.search.revision === ref.revision) return entry.search.index;
+    if (!entry.searchUpdate) {
+      entry.searchUpdate = update(entry.search)
+        .then((tracked) => {
+          entry.search = tracked;
+          return tracked;
+        })
+        .finally(() => {
+          entry.searchUpdate = null;
+          this.enforceBudget(cacheKey);
+        });
+    }
+    return (await entry.searchUpdate).index;
   }
 
   /**
@@ -40,41 +91,104 @@ export class SqliteGraphIndexCache {
    * of date: a process searches with one model, and a stale one would only be caught up (or rebuilt)
    * if that model came back.
    */
-  vectorIndex(
+  async vectorIndex(
     workspace: string,
     graphKey: string,
     ref: GraphRef,
     model: string,
-    update: (current: TrackedVectorIndex | null) => TrackedVectorIndex,
-  ): VectorIndex {
-    const entry = this.entryFor(workspace, graphKey, ref);
-    let tracked = entry.vectors.get(model);
-    if (!tracked || !isCurrent(tracked, ref)) {
+    update: (current: TrackedVectorIndex | null) => Promise<TrackedVectorIndex>,
+  ): Promise<VectorIndex> {
+    const cacheKey = keyOf(workspace, graphKey);
+    const entry = this.entryFor(cacheKey, ref);
+    // An update that started before this call may stop short of `ref`: wait for it, then look again.
+    await entry.vectorUpdates.get(model)?.catch(() => undefined);
+    const tracked = entry.vectors.get(model);
+    if (tracked && isCurrent(tracked, ref)) return tracked.index;
+    let pending = entry.vectorUpdates.get(model);
+    if (!pending) {
       for (const [other, index] of entry.vectors) if (other !== model && !isCurrent(index, ref)) entry.vectors.delete(other);
-      tracked = update(tracked ?? null);
-      entry.vectors.set(model, tracked);
+      pending = update(tracked ?? null)
+        .then((updated) => {
+          entry.vectors.set(model, updated);
+          return updated;
+        })
+        .finally(() => {
+          entry.vectorUpdates.delete(model);
+          this.enforceBudget(cacheKey);
+        });
+      entry.vectorUpdates.set(model, pending);
     }
-    return tracked.index;
+    return (await pending).index;
+  }
+
+  /** Nodes indexed over every kept graph (the figure `maxIndexedNodes` bounds). */
+  get indexedNodes(): number {
+    let total = 0;
+    for (const entry of this.entries.values()) total += indexedNodesOf(entry);
+    return total;
   }
 
   clear(): void {
     this.entries.clear();
+    this.stopSweeping();
   }
 
-  private entryFor(workspace: string, graphKey: string, ref: GraphRef): CachedIndexes {
-    const cacheKey = `${workspace}\u0000${graphKey}`;
+  /** Drops the graphs not searched for idleTtlMs (none that is being indexed). */
+  dropIdle(): void {
+    const now = this.clock();
+    for (const [cacheKey, entry] of this.entries) {
+      const updating = entry.searchUpdate !== null || entry.vectorUpdates.size > 0;
+      if (!updating && now - entry.lastUsed > this.idleTtlMs) this.entries.delete(cacheKey);
+    }
+    if (this.entries.size === 0) this.stopSweeping();
+  }
+
+  private entryFor(cacheKey: string, ref: GraphRef): CachedIndexes {
+    this.dropIdle();
     let entry = this.entries.get(cacheKey);
     if (entry && entry.graphId !== ref.id) entry = undefined;
-    if (!entry) entry = { graphId: ref.id, search: null, vectors: new Map() };
+    if (!entry) entry = { graphId: ref.id, lastUsed: 0, search: null, searchUpdate: null, vectors: new Map(), vectorUpdates: new Map() };
+    entry.lastUsed = this.clock();
     // Re-inserting moves the entry to the end: Map order is the recency order.
     this.entries.delete(cacheKey);
     this.entries.set(cacheKey, entry);
-    while (this.entries.size > this.maxGraphs) {
-      const oldest = this.entries.keys().next().value as string;
-      this.entries.delete(oldest);
-    }
+    this.enforceBudget(cacheKey);
+    this.startSweeping();
     return entry;
   }
+
+  /** Idle graphs are also dropped when no search comes at all; the timer never keeps the process alive. */
+  private startSweeping(): void {
+    if (this.sweeper) return;
+    this.sweeper = setInterval(() => this.dropIdle(), Math.min(IDLE_SWEEP_INTERVAL_MS, this.idleTtlMs));
+    this.sweeper.unref();
+  }
+
+  private stopSweeping(): void {
+    if (this.sweeper) clearInterval(this.sweeper);
+    this.sweeper = null;
+  }
+
+  /** Drops the least recently used graphs beyond the bounds, never `keep` (the graph being searched). */
+  private enforceBudget(keep: string): void {
+    let indexedNodes = this.indexedNodes;
+    for (const [cacheKey, entry] of this.entries) {
+      if (this.entries.size <= this.maxGraphs && indexedNodes <= this.maxIndexedNodes) return;
+      if (cacheKey === keep) continue;
+      this.entries.delete(cacheKey);
+      indexedNodes -= indexedNodesOf(entry);
+    }
+  }
+}
+
+function keyOf(workspace: string, graphKey: string): string {
+  return `${workspace}\u0000${graphKey}`;
+}
+
+function indexedNodesOf(entry: CachedIndexes): number {
+  let total = entry.search?.index.size ?? 0;
+  for (const tracked of entry.vectors.values()) total += tracked.index.size;
+  return total;
 }
 
 function isCurrent(tracked: TrackedVectorIndex, ref: GraphRef): boolean {

@@ -1,3 +1,4 @@
+import { EventLoopSlicer } from '../event-loop.slicer';
 import { GraphChangeSet, graphChangeSet } from '../graph-change-set';
 import { EdgeDirection, NodeNeighborhood, ScoredNode, SearchScope, VectorQuery } from '../graph-data-source';
 import { Graph, GraphEdge, GraphNode, NodeTypeConfig } from '../graph.types';
@@ -45,7 +46,7 @@ export class SqliteGraphDataSource implements MutableGraphDataSource {
       sheetId === undefined
         ? this.statements.nodes.all(this.workspace, graphKey)
         : this.statements.nodesOfSheet.all(this.workspace, graphKey, sheetId);
-    return decodeAll<GraphNode>(rows);
+    return decodeAllInSlices<GraphNode>(rows);
   }
 
   async getEdges(graphKey: string, sheetId?: string): Promise<GraphEdge[]> {
@@ -53,7 +54,7 @@ export class SqliteGraphDataSource implements MutableGraphDataSource {
       sheetId === undefined
         ? this.statements.edges.all(this.workspace, graphKey)
         : this.statements.edgesOfSheet.all(this.workspace, graphKey, sheetId);
-    return decodeAll<GraphEdge>(rows);
+    return decodeAllInSlices<GraphEdge>(rows);
   }
 
   async getNodeByKey(graphKey: string, nodeKey: string): Promise<GraphNode | null> {
@@ -87,7 +88,7 @@ export class SqliteGraphDataSource implements MutableGraphDataSource {
   async searchNodes(graphKey: string, query: string, maxResults: number, scope: SearchScope = {}): Promise<ScoredNode[]> {
     const ref = this.statements.graphRef.get(this.workspace, graphKey);
     if (!ref || maxResults <= 0) return [];
-    const index = this.indexes.searchIndex(this.workspace, graphKey, ref, (current) =>
+    const index = await this.indexes.searchIndex(this.workspace, graphKey, ref, (current) =>
       this.searchIndexes.update(ref.id, graphKey, current, () => this.nodeConfigs()),
     );
     return this.withDocuments(ref.id, index.search(query, maxResults, scope.sheet).map((hit) => ({ key: hit.nodeKey, score: hit.score })));
@@ -96,7 +97,7 @@ export class SqliteGraphDataSource implements MutableGraphDataSource {
   async searchNodesByVector(graphKey: string, query: VectorQuery, maxResults: number): Promise<ScoredNode[]> {
     const ref = this.statements.graphRef.get(this.workspace, graphKey);
     if (!ref || maxResults <= 0) return [];
-    const index = this.indexes.vectorIndex(this.workspace, graphKey, ref, query.model, (current) =>
+    const index = await this.indexes.vectorIndex(this.workspace, graphKey, ref, query.model, (current) =>
       this.vectorIndexes.update(ref.id, graphKey, query.model, current),
     );
     return this.withDocuments(ref.id, index.search(query.vector, query.minScore, maxResults));
@@ -194,6 +195,20 @@ export class SqliteGraphDataSource implements MutableGraphDataSource {
 
 function decodeAll<T>(rows: DocumentRow[]): T[] {
   return rows.map((row) => decodeDocument<T>(row.document));
+}
+
+/**
+ * The rows of one read (one statement: one state of the file), decoded in slices of the event loop:
+ * a whole graph of 50,000 nodes is over 100 ms of JSON.parse (the embedding of an import reads it).
+ */
+async function decodeAllInSlices<T>(rows: DocumentRow[]): Promise<T[]> {
+  const slicer = new EventLoopSlicer();
+  const decoded: T[] = [];
+  for (const row of rows) {
+    decoded.push(decodeDocument<T>(row.document));
+    await slicer.maybeYield();
+  }
+  return decoded;
 }
 
 function inKeyOrder(keys: string[], rows: Array<{ key: string; document: string }>): GraphNode[] {

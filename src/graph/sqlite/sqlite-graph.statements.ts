@@ -67,7 +67,13 @@ export class SqliteGraphStatements {
   readonly graphDocumentById: Statement<[number], DocumentRow>;
   readonly graphRevisionsById: Statement<[number], { revision: number; embeddingRevision: number }>;
   readonly insertGraph: Statement<[string, string, string, number, number]>;
-  readonly replaceGraphDocument: Statement<[string, number, number]>;
+  /** (graph key, document, revision, updated at, id): a staged import becomes the graph (sqlite-graph.importer.ts). */
+  readonly promoteStagedGraph: Statement<[string, string, number, number, number]>;
+  /** (graph key, updated at, id): renames a graph row, e.g. out of the way of its replacement. */
+  readonly renameGraph: Statement<[string, number, number]>;
+  readonly touchGraph: Statement<[number, number]>;
+  readonly stagedGraphs: Statement<[], { id: number; graphKey: string; updatedAt: number }>;
+  readonly deleteGraphRow: Statement<[number]>;
   readonly bumpRevision: Statement<[number, number]>;
   readonly bumpWorkspaceRevisions: Statement<[number, string]>;
   readonly bumpEmbeddingRevision: Statement<[number]>;
@@ -88,19 +94,21 @@ export class SqliteGraphStatements {
   readonly edgesTouching: Statement<[string, string, string, string, string, string], DocumentRow>;
 
   // By graph id (after a workspace-filtered graphRef)
-  readonly nodeRowsOfGraph: Statement<[number], NodeRow>;
+  /** (graph id, after row id, page size): the next rows in row order, for index builds cut into pages. */
+  readonly nodeRowsPage: Statement<[number, number, number], NodeRow>;
   readonly nodeRowsByKeys: Statement<[number, string], NodeRow>;
   readonly nodeChangesBetween: Statement<[number, number, number], NodeChangesRow>;
   readonly embeddingChangesBetween: Statement<[number, number, number], NodeChangesRow>;
   readonly nodeDocumentsByKeys: Statement<[number, string], KeyedDocumentRow>;
-  readonly vectorsOfModel: Statement<[number, string], VectorRow>;
+  /** (graph id, model, after row id, page size). */
+  readonly vectorsOfModelPage: Statement<[number, string, number, number], VectorRow>;
   readonly vectorsOfModelByKeys: Statement<[number, string, string], VectorRow>;
   readonly stepsOut: Statement<[number, string], StepRow>;
   readonly stepsIn: Statement<[number, string], StepRow>;
   readonly edgesBetween: Statement<[number, string, string], DocumentRow>;
   readonly nodeDocumentById: Statement<[number, string], DocumentRow>;
   readonly edgeDocumentById: Statement<[number, string], DocumentRow>;
-  readonly storedNodesOfGraph: Statement<[number], StoredNodeRow>;
+  readonly storedNodesByKeys: Statement<[number, string], StoredNodeRow>;
 
   // Writes by graph id (inside a transaction)
   readonly insertNode: Statement<[number, string, string, string, string, Buffer | null, string | null, string | null]>;
@@ -112,8 +120,9 @@ export class SqliteGraphStatements {
   readonly insertEdge: Statement<[number, string, string, string, string, string]>;
   readonly updateEdge: Statement<[string, string, string, string, number, string]>;
   readonly deleteEdge: Statement<[number, string]>;
-  readonly deleteEdgesOfGraph: Statement<[number]>;
-  readonly deleteNodesOfGraph: Statement<[number]>;
+  /** (graph id, page size): deletes up to that many of the graph's rows. */
+  readonly deleteEdgesPage: Statement<[number, number]>;
+  readonly deleteNodesPage: Statement<[number, number]>;
   readonly recordNodeChanges: Statement<[number, number, string]>;
   readonly pruneNodeChanges: Statement<[number, number]>;
   readonly recordEmbeddingChanges: Statement<[number, number, string]>;
@@ -134,13 +143,16 @@ export class SqliteGraphStatements {
     this.insertGraph = db.prepare(
       'INSERT INTO graphs (workspace, graph_key, document, created_at, updated_at) VALUES (?, ?, ?, ?, ?)',
     );
-    this.replaceGraphDocument = db.prepare(
-      'UPDATE graphs SET document = ?, revision = revision + 1, embedding_revision = embedding_revision + 1, updated_at = ? WHERE id = ?',
-    );
+    this.promoteStagedGraph = db.prepare('UPDATE graphs SET graph_key = ?, document = ?, revision = ?, updated_at = ? WHERE id = ?');
+    this.renameGraph = db.prepare('UPDATE graphs SET graph_key = ?, updated_at = ? WHERE id = ?');
+    this.touchGraph = db.prepare('UPDATE graphs SET updated_at = ? WHERE id = ?');
+    // Staged and retired rows have keys starting with "/", which no graph key may hold (graph-key.rule.ts).
+    this.stagedGraphs = db.prepare("SELECT id, graph_key AS graphKey, updated_at AS updatedAt FROM graphs WHERE graph_key LIKE '/%'");
+    this.deleteGraphRow = db.prepare('DELETE FROM graphs WHERE id = ?');
     this.bumpRevision = db.prepare('UPDATE graphs SET revision = revision + 1, updated_at = ? WHERE id = ?');
     this.bumpWorkspaceRevisions = db.prepare('UPDATE graphs SET revision = revision + 1, updated_at = ? WHERE workspace = ?');
     this.bumpEmbeddingRevision = db.prepare('UPDATE graphs SET embedding_revision = embedding_revision + 1 WHERE id = ?');
-    this.listGraphs = db.prepare('SELECT workspace, graph_key AS graphKey FROM graphs ORDER BY workspace, graph_key');
+    this.listGraphs = db.prepare("SELECT workspace, graph_key AS graphKey FROM graphs WHERE graph_key NOT LIKE '/%' ORDER BY workspace, graph_key");
 
     this.nodes = db.prepare(`SELECT n.document FROM ${NODES_OF} ORDER BY n.id`);
     this.nodesOfSheet = db.prepare(`SELECT n.document FROM ${NODES_OF} AND n.sheet = ? ORDER BY n.id`);
@@ -161,7 +173,7 @@ export class SqliteGraphStatements {
       `SELECT e.id, e.document FROM ${EDGES_OF} AND e.source = ? UNION SELECT e.id, e.document FROM ${EDGES_OF} AND e.target = ? ORDER BY 1`,
     );
 
-    this.nodeRowsOfGraph = db.prepare('SELECT id, node_key AS key, document FROM graph_nodes WHERE graph_id = ? ORDER BY id');
+    this.nodeRowsPage = db.prepare('SELECT id, node_key AS key, document FROM graph_nodes WHERE graph_id = ? AND id > ? ORDER BY id LIMIT ?');
     this.nodeRowsByKeys = db.prepare(
       'SELECT id, node_key AS key, document FROM graph_nodes WHERE graph_id = ? AND node_key IN (SELECT value FROM json_each(?))',
     );
@@ -175,8 +187,9 @@ export class SqliteGraphStatements {
     this.nodeDocumentsByKeys = db.prepare(
       'SELECT node_key AS key, document FROM graph_nodes WHERE graph_id = ? AND node_key IN (SELECT value FROM json_each(?))',
     );
-    this.vectorsOfModel = db.prepare(
-      'SELECT id, node_key AS key, embedding FROM graph_nodes WHERE graph_id = ? AND embedding_model = ? AND embedding IS NOT NULL ORDER BY id',
+    this.vectorsOfModelPage = db.prepare(
+      'SELECT id, node_key AS key, embedding FROM graph_nodes WHERE graph_id = ? AND embedding_model = ? AND embedding IS NOT NULL AND id > ? ' +
+        'ORDER BY id LIMIT ?',
     );
     this.vectorsOfModelByKeys = db.prepare(
       'SELECT id, node_key AS key, embedding FROM graph_nodes WHERE graph_id = ? AND embedding_model = ? AND embedding IS NOT NULL ' +
@@ -196,8 +209,9 @@ export class SqliteGraphStatements {
     );
     this.nodeDocumentById = db.prepare('SELECT document FROM graph_nodes WHERE graph_id = ? AND node_key = ?');
     this.edgeDocumentById = db.prepare('SELECT document FROM graph_edges WHERE graph_id = ? AND edge_key = ?');
-    this.storedNodesOfGraph = db.prepare(
-      'SELECT node_key AS key, document, embedding, embedding_model AS model, embedding_hash AS hash FROM graph_nodes WHERE graph_id = ?',
+    this.storedNodesByKeys = db.prepare(
+      'SELECT node_key AS key, document, embedding, embedding_model AS model, embedding_hash AS hash FROM graph_nodes ' +
+        'WHERE graph_id = ? AND node_key IN (SELECT value FROM json_each(?))',
     );
 
     this.insertNode = db.prepare(
@@ -219,8 +233,8 @@ export class SqliteGraphStatements {
       'UPDATE graph_edges SET sheet = ?, source = ?, target = ?, document = ? WHERE graph_id = ? AND edge_key = ?',
     );
     this.deleteEdge = db.prepare('DELETE FROM graph_edges WHERE graph_id = ? AND edge_key = ?');
-    this.deleteEdgesOfGraph = db.prepare('DELETE FROM graph_edges WHERE graph_id = ?');
-    this.deleteNodesOfGraph = db.prepare('DELETE FROM graph_nodes WHERE graph_id = ?');
+    this.deleteEdgesPage = db.prepare('DELETE FROM graph_edges WHERE id IN (SELECT id FROM graph_edges WHERE graph_id = ? LIMIT ?)');
+    this.deleteNodesPage = db.prepare('DELETE FROM graph_nodes WHERE id IN (SELECT id FROM graph_nodes WHERE graph_id = ? LIMIT ?)');
     this.recordNodeChanges = db.prepare('INSERT INTO graph_node_changes (graph_id, revision, node_keys) VALUES (?, ?, ?)');
     this.pruneNodeChanges = db.prepare('DELETE FROM graph_node_changes WHERE graph_id = ? AND revision <= ?');
     this.recordEmbeddingChanges = db.prepare('INSERT INTO graph_embedding_changes (graph_id, embedding_revision, node_keys) VALUES (?, ?, ?)');

@@ -4,8 +4,9 @@ import { GraphStore, NodeEmbeddingWrite, StoreHealth, StoredEmbeddingState } fro
 import { GraphDocument } from '../graph.types';
 import { MutableGraphDataSource } from '../mutable-graph-data-source';
 import { SqliteDecodedDocumentCache } from './sqlite-decoded-document.cache';
-import { SqliteGraphIndexCache } from './sqlite-graph-index.cache';
+import { SqliteGraphIndexCache, SqliteGraphIndexCacheOptions } from './sqlite-graph-index.cache';
 import { SqliteGraphDataSource } from './sqlite-graph.data-source';
+import { SqliteGraphImporter } from './sqlite-graph.importer';
 import { SqliteGraphStatements } from './sqlite-graph.statements';
 import { SqliteGraphWriter } from './sqlite-graph.writer';
 import { SqliteNodeChangeLog } from './sqlite-node-change.log';
@@ -13,8 +14,8 @@ import { SqliteSearchIndexUpdater } from './sqlite-search-index.updater';
 import { SqliteVectorIndexUpdater } from './sqlite-vector-index.updater';
 
 export interface SqliteGraphStoreOptions {
-  /** How many graphs keep their search indexes in memory (least recently searched dropped first). */
-  indexCacheSize?: number;
+  /** Which graphs keep their search indexes in memory (least recently searched dropped first beyond these bounds). */
+  indexCache?: SqliteGraphIndexCacheOptions;
 }
 
 /**
@@ -28,6 +29,7 @@ export class SqliteGraphStore implements GraphStore {
 
   private readonly statements: SqliteGraphStatements;
   private readonly writer: SqliteGraphWriter;
+  private readonly importer: SqliteGraphImporter;
   private readonly indexes: SqliteGraphIndexCache;
   private readonly documents = new SqliteDecodedDocumentCache();
   private readonly searchIndexes: SqliteSearchIndexUpdater;
@@ -40,7 +42,9 @@ export class SqliteGraphStore implements GraphStore {
   ) {
     this.statements = new SqliteGraphStatements(db);
     this.writer = new SqliteGraphWriter(db, this.statements);
-    this.indexes = new SqliteGraphIndexCache(options.indexCacheSize);
+    this.importer = new SqliteGraphImporter(db, this.statements);
+    this.importer.removeLeftovers();
+    this.indexes = new SqliteGraphIndexCache(options.indexCache);
     const changes = new SqliteNodeChangeLog(this.statements);
     this.searchIndexes = new SqliteSearchIndexUpdater(db, this.statements, changes);
     this.vectorIndexes = new SqliteVectorIndexUpdater(db, this.statements, changes);
@@ -56,7 +60,7 @@ export class SqliteGraphStore implements GraphStore {
   }
 
   async importGraph(workspace: string, document: GraphDocument): Promise<{ nodes: number; edges: number }> {
-    return this.writer.importGraph(workspace, document);
+    return this.importer.importGraph(workspace, document);
   }
 
   async exportGraph(workspace: string, graphKey: string): Promise<GraphDocument | null> {

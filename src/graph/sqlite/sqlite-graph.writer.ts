@@ -2,12 +2,13 @@ import type { Database } from 'better-sqlite3';
 import { AppError } from '../../errors/app-error';
 import { GraphChangeSet } from '../graph-change-set';
 import { GraphChangeLookup, GraphChangePlan, GraphChangePlanner } from '../graph-change.planner';
-import { validateGraphImport } from '../graph-import.validator';
 import { NodeEmbeddingWrite } from '../graph-store';
-import { GraphDocument, GraphEdge, GraphNode } from '../graph.types';
+import { GraphEdge, GraphNode } from '../graph.types';
 import { hasNodeContentChanged } from '../node-content';
-import { decodeDocument, encodeEdgeDocument, encodeNodeDocument, encodeVector, StoredVector, vectorCarriedBy } from './sqlite-graph.codec';
+import { decodeDocument, encodeEdgeDocument, encodeNodeDocument, encodeVector, vectorCarriedBy } from './sqlite-graph.codec';
+import { insertEdgeRow, insertNodeRow } from './sqlite-graph.rows';
 import { GraphRef, SqliteGraphStatements } from './sqlite-graph.statements';
+import { inImmediateTransaction } from './sqlite-immediate.transaction';
 
 /** Revisions (and embedding revisions) whose node changes are kept per graph: a process further behind rebuilds its indexes. */
 export const NODE_CHANGES_KEPT = 256;
@@ -15,7 +16,7 @@ export const NODE_CHANGES_KEPT = 256;
 export const NODE_CHANGES_MAX_KEYS = 2_000;
 
 /**
- * Every write of the embedded graph store. Each public method is ONE `BEGIN IMMEDIATE` transaction
+ * Every write of the embedded graph store but imports (SqliteGraphImporter). Each public method is ONE `BEGIN IMMEDIATE` transaction
  * (the write lock is taken before anything is read, so another process cannot slip a write between
  * our checks and our writes) that also bumps the graph's revision: all or nothing.
  */
@@ -75,54 +76,6 @@ export class SqliteGraphWriter {
   }
 
   /**
-   * Replaces the graph (document, nodes, edges) and upserts the node configs into the workspace, in
-   * one transaction. A node whose key existed and whose content did not change keeps its stored
-   * vector; a node that carries its own `embedding` + `embeddingModel` is stored with it.
-   */
-  importGraph(workspace: string, input: GraphDocument): { nodes: number; edges: number } {
-    const graphKey = input.graph?._key;
-    const { document, problems } = validateGraphImport(typeof graphKey === 'string' ? graphKey : '', input);
-    if (problems.length > 0) {
-      throw AppError.badRequest(`The graph "${String(graphKey)}" cannot be imported: ${problems.length} integrity problem(s)`, problems);
-    }
-    const statements = this.statements;
-    return this.inTransaction(() => {
-      const now = Date.now();
-      const graph = { ...document.graph, _key: graphKey, workspace };
-      const ref = statements.graphRef.get(workspace, graphKey);
-      const previous = new Map<string, { document: string; vector: StoredVector | null }>();
-      let graphId: number;
-      if (ref) {
-        graphId = ref.id;
-        for (const row of statements.storedNodesOfGraph.all(graphId)) {
-          const vector = row.embedding && row.model ? { blob: row.embedding, model: row.model, hash: row.hash } : null;
-          previous.set(row.key, { document: row.document, vector });
-        }
-        statements.deleteEdgesOfGraph.run(graphId);
-        statements.deleteNodesOfGraph.run(graphId);
-        statements.replaceGraphDocument.run(JSON.stringify(graph), now, graphId);
-      } else {
-        graphId = Number(statements.insertGraph.run(workspace, graphKey, JSON.stringify(graph), now, now).lastInsertRowid);
-      }
-      for (const node of document.nodes) {
-        const before = previous.get(node._key);
-        const kept = before?.vector && !hasNodeContentChanged(decodeDocument<GraphNode>(before.document), node) ? before.vector : null;
-        this.insertNode(graphId, node, vectorCarriedBy(node) ?? kept);
-      }
-      for (const edge of document.edges) this.insertEdge(graphId, edge);
-      for (const config of document.nodeConfigs) {
-        statements.upsertNodeConfig.run(workspace, config._key, JSON.stringify({ ...config, workspace }), now);
-      }
-      // Node configs feed every graph's search index in the workspace (type names, descriptions).
-      if (document.nodeConfigs.length > 0) {
-        statements.bumpWorkspaceRevisions.run(now, workspace);
-        statements.bumpNodeConfigsRevision.run(workspace);
-      }
-      return { nodes: document.nodes.length, edges: document.edges.length };
-    });
-  }
-
-  /**
    * Stores vectors; nodes deleted since they were embedded are skipped. Moves the graph to its next
    * embedding revision and records which nodes' vectors it set (graph-embedding-changes.sqlite-migration.ts),
    * unless more than NODE_CHANGES_MAX_KEYS: readers rebuild their vector indexes anyway.
@@ -152,9 +105,9 @@ export class SqliteGraphWriter {
       statements.deleteEdgesTo.run(graphId, nodeKey);
       statements.deleteNode.run(graphId, nodeKey);
     }
-    for (const node of plan.nodesToCreate) this.insertNode(graphId, node, vectorCarriedBy(node));
+    for (const node of plan.nodesToCreate) insertNodeRow(this.statements, graphId, node, vectorCarriedBy(node));
     for (const { before, after } of plan.nodesToUpdate) this.writeNodeUpdate(graphId, before, after);
-    for (const edge of plan.edgesToCreate) this.insertEdge(graphId, edge);
+    for (const edge of plan.edgesToCreate) insertEdgeRow(this.statements, graphId, edge);
   }
 
   /**
@@ -170,23 +123,6 @@ export class SqliteGraphWriter {
     const keys = [...new Set(nodeKeys)];
     if (keys.length <= NODE_CHANGES_MAX_KEYS) statements.recordNodeChanges.run(ref.id, revision, JSON.stringify(keys));
     statements.pruneNodeChanges.run(ref.id, revision - NODE_CHANGES_KEPT);
-  }
-
-  private insertNode(graphId: number, node: GraphNode, vector: StoredVector | null): void {
-    this.statements.insertNode.run(
-      graphId,
-      node._key,
-      node.type,
-      node.sheet,
-      encodeNodeDocument(node),
-      vector?.blob ?? null,
-      vector?.model ?? null,
-      vector?.hash ?? null,
-    );
-  }
-
-  private insertEdge(graphId: number, edge: GraphEdge): void {
-    this.statements.insertEdge.run(graphId, edge._key, edge.sheet, edge.source, edge.target, encodeEdgeDocument(edge));
   }
 
   private writeNodeUpdate(graphId: number, before: GraphNode, after: GraphNode): void {
@@ -215,20 +151,7 @@ export class SqliteGraphWriter {
     };
   }
 
-  /** Runs `work` in BEGIN IMMEDIATE; a lock held by another process past busy_timeout is a retryable store_unavailable. */
   private inTransaction<T>(work: () => T): T {
-    try {
-      return this.db.transaction(work).immediate();
-    } catch (error) {
-      if (isBusyError(error)) {
-        throw new AppError('store_unavailable', 'The embedded store is busy; retry shortly', undefined, { cause: error });
-      }
-      throw error;
-    }
+    return inImmediateTransaction(this.db, work);
   }
-}
-
-function isBusyError(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && (code === 'SQLITE_BUSY' || code.startsWith('SQLITE_BUSY_') || code === 'SQLITE_LOCKED');
 }

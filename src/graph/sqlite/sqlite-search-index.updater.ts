@@ -2,6 +2,7 @@ import type { Database } from 'better-sqlite3';
 import { performance } from 'node:perf_hooks';
 import { Logger } from '../../observability/logger';
 import { GraphNode, NodeTypeConfig } from '../graph.types';
+import { EventLoopSlicer } from '../event-loop.slicer';
 import { NodeSearchIndex } from '../search/node-search.index';
 import { decodeDocument } from './sqlite-graph.codec';
 import { NodeRow, SqliteGraphStatements } from './sqlite-graph.statements';
@@ -16,6 +17,11 @@ export interface TrackedSearchIndex {
 }
 
 export type SearchIndexBuildReason = 'first_use' | 'unrecorded_changes' | 'many_changes' | 'compaction';
+
+/** Rows read per page of a rebuild. */
+const PAGE_ROWS = 1_000;
+/** Rebuilds one update may run when writes keep coming in meanwhile, before it serves what it has. */
+const MAX_REBUILDS_PER_UPDATE = 2;
 
 const logger = new Logger('graph');
 
@@ -36,32 +42,47 @@ export class SqliteSearchIndexUpdater {
   ) {}
 
   /**
-   * The index of graph `graphId` as of its revision now. In one read transaction, so the revision,
-   * the recorded changes and the node documents are of one state of the file. `current` is updated
-   * in place when it can be; `configs` gives the workspace's node configs (type names, descriptions).
+   * The index of graph `graphId` as of its revision now. `current` is updated in place when it can be
+   * (in one read transaction, so the revision, the recorded changes and the node documents are of one
+   * state of the file); otherwise the index is rebuilt in pages with turns of the event loop between
+   * them (rebuildInPages), then brought up to date with what changed meanwhile. `configs` gives the
+   * workspace's node configs (type names, descriptions).
    */
-  update(graphId: number, graphKey: string, current: TrackedSearchIndex | null, configs: () => NodeTypeConfig[]): TrackedSearchIndex {
-    return this.db.transaction((): TrackedSearchIndex => {
+  async update(graphId: number, graphKey: string, current: TrackedSearchIndex | null, configs: () => NodeTypeConfig[]): Promise<TrackedSearchIndex> {
+    let tracked = current;
+    for (let rebuilds = 0; ; rebuilds += 1) {
+      const outcome = this.catchUp(graphId, graphKey, tracked, configs);
+      if (!('rebuild' in outcome)) return outcome;
+      // Writes kept coming in faster than a rebuild: serve the latest build; its revision says it is behind, so the next search catches up.
+      if (tracked && rebuilds >= MAX_REBUILDS_PER_UPDATE) return tracked;
+      tracked = await this.rebuildInPages(graphId, graphKey, configs(), outcome.rebuild);
+    }
+  }
+
+  /** Brings `current` up to the graph's revision in place, or says why it must be rebuilt. Synchronous, in one read transaction. */
+  private catchUp(
+    graphId: number,
+    graphKey: string,
+    current: TrackedSearchIndex | null,
+    configs: () => NodeTypeConfig[],
+  ): TrackedSearchIndex | { rebuild: SearchIndexBuildReason } {
+    return this.db.transaction((): TrackedSearchIndex | { rebuild: SearchIndexBuildReason } => {
       const revision = this.statements.graphRevisionsById.get(graphId)?.revision ?? 0;
       if (current && current.revision === revision) return current;
-      if (!current) return this.build(graphId, graphKey, revision, configs(), 'first_use');
+      if (!current) return { rebuild: 'first_use' };
 
       const changed = this.changes.nodeKeysChanged(graphId, current.revision, revision);
-      if (changed === null) return this.build(graphId, graphKey, revision, configs(), 'unrecorded_changes');
-      if (!SqliteNodeChangeLog.worthApplying(changed.size, current.index.size)) {
-        return this.build(graphId, graphKey, revision, configs(), 'many_changes');
-      }
+      if (changed === null) return { rebuild: 'unrecorded_changes' };
+      if (!SqliteNodeChangeLog.worthApplying(changed.size, current.index.size)) return { rebuild: 'many_changes' };
       const started = performance.now();
       try {
         this.apply(current, graphId, changed, configs());
       } catch (error) {
         // Half-applied: never serve it. A build from the file is the state of truth.
         logger.warn('search_index_update_failed', { graphKey, error: error instanceof Error ? error.message : String(error) });
-        return this.build(graphId, graphKey, revision, configs(), 'unrecorded_changes');
+        return { rebuild: 'unrecorded_changes' };
       }
-      if (current.index.removedCount > Math.max(INCREMENTAL_MIN_NODES, current.index.size / 4)) {
-        return this.build(graphId, graphKey, revision, configs(), 'compaction');
-      }
+      if (current.index.removedCount > Math.max(INCREMENTAL_MIN_NODES, current.index.size / 4)) return { rebuild: 'compaction' };
       logger.debug('search_index_updated', {
         graphKey,
         fromRevision: current.revision,
@@ -106,16 +127,35 @@ export class SqliteSearchIndexUpdater {
     }
   }
 
-  private build(graphId: number, graphKey: string, revision: number, configs: NodeTypeConfig[], reason: SearchIndexBuildReason): TrackedSearchIndex {
+  /**
+   * A fresh index of the graph, read in pages of PAGE_ROWS rows in row order (the order a build
+   * uses) and indexed in slices of the event loop (EventLoopSlicer): 50,000 nodes take over a second
+   * of CPU, which must not stall every other request. It carries the revision read before the first
+   * page, so what changed while it was being built is applied afterwards from the change log (a
+   * node seen in its new state is then simply re-indexed as it is).
+   */
+  private async rebuildInPages(graphId: number, graphKey: string, configs: NodeTypeConfig[], reason: SearchIndexBuildReason): Promise<TrackedSearchIndex> {
     const started = performance.now();
-    const rows = this.statements.nodeRowsOfGraph.all(graphId);
+    const revision = this.statements.graphRevisionsById.get(graphId)?.revision ?? 0;
+    const configByType = new Map(configs.map((config) => [config._key, config]));
+    const index = NodeSearchIndex.build([], configs);
     const rowIds = new Map<string, number>();
-    for (const row of rows) rowIds.set(row.key, row.id);
-    const index = NodeSearchIndex.build(
-      rows.map((row) => decodeDocument<GraphNode>(row.document)),
-      configs,
-    );
-    logger.info('search_index_built', { graphKey, nodes: rows.length, reason, durationMs: Math.round(performance.now() - started) });
+    const slicer = new EventLoopSlicer();
+    let pages = 0;
+    for (let after = 0; ; pages += 1) {
+      const rows = this.statements.nodeRowsPage.all(graphId, after, PAGE_ROWS);
+      for (const row of rows) {
+        // Deleted and created again between two pages: the catch-up that follows settles it.
+        if (rowIds.has(row.key)) continue;
+        const node = decodeDocument<GraphNode>(row.document);
+        index.append(node, configByType.get(node.type));
+        rowIds.set(row.key, row.id);
+        await slicer.maybeYield();
+      }
+      if (rows.length < PAGE_ROWS) break;
+      after = rows[rows.length - 1].id;
+    }
+    logger.info('search_index_built', { graphKey, nodes: index.size, reason, pages: pages + 1, durationMs: Math.round(performance.now() - started) });
     return { index, revision, rowIds };
   }
 }

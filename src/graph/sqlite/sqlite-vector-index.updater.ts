@@ -1,7 +1,8 @@
 import type { Database } from 'better-sqlite3';
 import { performance } from 'node:perf_hooks';
 import { Logger } from '../../observability/logger';
-import { VectorIndex } from '../search/vector.index';
+import { EventLoopSlicer } from '../event-loop.slicer';
+import { VectorEntry, VectorIndex } from '../search/vector.index';
 import { decodeVector } from './sqlite-graph.codec';
 import { SqliteGraphStatements } from './sqlite-graph.statements';
 import { SqliteNodeChangeLog } from './sqlite-node-change.log';
@@ -15,6 +16,11 @@ export interface TrackedVectorIndex {
 
 /** `not_updatable`: built empty, from vectors of several dimensions, or a vector of another dimension arrived. */
 export type VectorIndexBuildReason = 'first_use' | 'unrecorded_changes' | 'many_changes' | 'not_updatable';
+
+/** Rows read per page of a rebuild (also the size of the first build of a large index). */
+const PAGE_ROWS = 1_000;
+/** Rebuilds one update may run when writes keep coming in meanwhile, before it serves what it has. */
+const MAX_REBUILDS_PER_UPDATE = 2;
 
 const logger = new Logger('graph');
 
@@ -36,22 +42,35 @@ export class SqliteVectorIndexUpdater {
   ) {}
 
   /**
-   * The index of `model`'s vectors of graph `graphId` as of the graph's state now. In one read
-   * transaction, so the revisions, the recorded changes and the vectors are of one state of the file.
-   * `current` is updated in place when it can be.
+   * The index of `model`'s vectors of graph `graphId` as of the graph's state now. `current` is updated
+   * in place when it can be (in one read transaction, so the revisions, the recorded changes and the
+   * vectors are of one state of the file); otherwise the index is rebuilt in pages with turns of the
+   * event loop between them (rebuildInPages), then brought up to date with what changed meanwhile.
    */
-  update(graphId: number, graphKey: string, model: string, current: TrackedVectorIndex | null): TrackedVectorIndex {
-    return this.db.transaction((): TrackedVectorIndex => {
+  async update(graphId: number, graphKey: string, model: string, current: TrackedVectorIndex | null): Promise<TrackedVectorIndex> {
+    let tracked = current;
+    for (let rebuilds = 0; ; rebuilds += 1) {
+      const outcome = this.catchUp(graphId, graphKey, model, tracked);
+      if (!('rebuild' in outcome)) return outcome;
+      // Writes kept coming in faster than a rebuild: serve the latest build; its revisions say it is behind, so the next search catches up.
+      if (tracked && rebuilds >= MAX_REBUILDS_PER_UPDATE) return tracked;
+      tracked = await this.rebuildInPages(graphId, graphKey, model, outcome.rebuild);
+    }
+  }
+
+  /** Brings `current` up to the graph's state in place, or says why it must be rebuilt. Synchronous, in one read transaction. */
+  private catchUp(graphId: number, graphKey: string, model: string, current: TrackedVectorIndex | null): TrackedVectorIndex | { rebuild: VectorIndexBuildReason } {
+    return this.db.transaction((): TrackedVectorIndex | { rebuild: VectorIndexBuildReason } => {
       const state = this.statements.graphRevisionsById.get(graphId) ?? { revision: 0, embeddingRevision: 0 };
       if (current && current.revision === state.revision && current.embeddingRevision === state.embeddingRevision) return current;
-      if (!current) return this.build(graphId, graphKey, model, state, 'first_use');
-      if (!current.index.updatable) return this.build(graphId, graphKey, model, state, 'not_updatable');
+      if (!current) return { rebuild: 'first_use' };
+      if (!current.index.updatable) return { rebuild: 'not_updatable' };
 
       const written = this.changes.nodeKeysChanged(graphId, current.revision, state.revision);
       const embedded = this.changes.vectorKeysSet(graphId, current.embeddingRevision, state.embeddingRevision);
-      if (written === null || embedded === null) return this.build(graphId, graphKey, model, state, 'unrecorded_changes');
+      if (written === null || embedded === null) return { rebuild: 'unrecorded_changes' };
       const changed = new Set([...written, ...embedded]);
-      if (!SqliteNodeChangeLog.worthApplying(changed.size, current.index.size)) return this.build(graphId, graphKey, model, state, 'many_changes');
+      if (!SqliteNodeChangeLog.worthApplying(changed.size, current.index.size)) return { rebuild: 'many_changes' };
 
       const started = performance.now();
       let applied: boolean;
@@ -60,9 +79,9 @@ export class SqliteVectorIndexUpdater {
       } catch (error) {
         // Half-applied: never serve it. A build from the file is the state of truth.
         logger.warn('vector_index_update_failed', { graphKey, model, error: error instanceof Error ? error.message : String(error) });
-        return this.build(graphId, graphKey, model, state, 'unrecorded_changes');
+        return { rebuild: 'unrecorded_changes' };
       }
-      if (!applied) return this.build(graphId, graphKey, model, state, 'not_updatable');
+      if (!applied) return { rebuild: 'not_updatable' };
       logger.debug('vector_index_updated', {
         graphKey,
         model,
@@ -94,18 +113,61 @@ export class SqliteVectorIndexUpdater {
     return true;
   }
 
-  private build(
-    graphId: number,
-    graphKey: string,
-    model: string,
-    state: { revision: number; embeddingRevision: number },
-    reason: VectorIndexBuildReason,
-  ): TrackedVectorIndex {
+  /**
+   * A fresh index of the model's vectors, read in pages of PAGE_ROWS rows in row order and decoded in
+   * slices of the event loop (EventLoopSlicer): 50,000 vectors of 512 floats are 100 MB to read and
+   * seconds of CPU, which must not stall every other request. The index is built from the first
+   * rows, then grows entry by entry (`set`, exact as a build); when a vector cannot be set (another
+   * dimension), the rest is built in one go as a plain build would. It carries the revisions read
+   * before the first page: what changed meanwhile is applied afterwards from the change logs.
+   */
+  private async rebuildInPages(graphId: number, graphKey: string, model: string, reason: VectorIndexBuildReason): Promise<TrackedVectorIndex> {
     const started = performance.now();
-    const index = VectorIndex.build(
-      this.statements.vectorsOfModel.all(graphId, model).map((row) => ({ key: row.key, vector: decodeVector(row.embedding), order: row.id })),
-    );
+    const state = this.statements.graphRevisionsById.get(graphId) ?? { revision: 0, embeddingRevision: 0 };
+    const slicer = new EventLoopSlicer();
+    const seen = new Set<string>();
+    let index: VectorIndex | null = null;
+    let first: VectorEntry[] = [];
+    let settable = true;
+    for (let after = 0; settable; ) {
+      const rows = this.statements.vectorsOfModelPage.all(graphId, model, after, PAGE_ROWS);
+      for (const row of rows) {
+        // Deleted and created again between two pages: the catch-up that follows settles it.
+        if (seen.has(row.key)) continue;
+        seen.add(row.key);
+        const vector = decodeVector(row.embedding);
+        if (index) {
+          settable = index.set(row.key, vector, row.id);
+        } else {
+          first.push({ key: row.key, vector, order: row.id });
+          if (first.length >= PAGE_ROWS) {
+            index = VectorIndex.build(first);
+            first = [];
+            settable = index.updatable;
+          }
+        }
+        if (!settable) break;
+        await slicer.maybeYield();
+      }
+      if (rows.length < PAGE_ROWS) break;
+      after = rows[rows.length - 1].id;
+    }
+    if (!index) index = VectorIndex.build(first);
+    // Vectors of several dimensions: which one wins depends on the first entry, so only a plain build over all of them is exact.
+    else if (!settable) index = VectorIndex.build(await this.allEntries(graphId, model, slicer));
     logger.info('vector_index_built', { graphKey, model, nodes: index.size, reason, durationMs: Math.round(performance.now() - started) });
     return { index, revision: state.revision, embeddingRevision: state.embeddingRevision };
+  }
+
+  /** Every stored vector of the model, read in pages with turns of the event loop between them. */
+  private async allEntries(graphId: number, model: string, slicer: EventLoopSlicer): Promise<VectorEntry[]> {
+    const entries = new Map<string, VectorEntry>();
+    for (let after = 0; ; ) {
+      const rows = this.statements.vectorsOfModelPage.all(graphId, model, after, PAGE_ROWS);
+      for (const row of rows) if (!entries.has(row.key)) entries.set(row.key, { key: row.key, vector: decodeVector(row.embedding), order: row.id });
+      if (rows.length < PAGE_ROWS) return [...entries.values()];
+      after = rows[rows.length - 1].id;
+      await slicer.maybeYield();
+    }
   }
 }

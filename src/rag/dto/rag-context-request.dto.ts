@@ -1,14 +1,14 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsNotEmpty, IsObject, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
+import { IsObject, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
+import { IsGraphKey } from '../../graph/dto/is-graph-key.validator';
+import { GRAPH_KEY_MAX_LENGTH } from '../../graph/graph-key.rule';
 import { RagContextOptionsDto } from './rag-context-options.dto';
 
 /** Body of POST /api/rag/context (docs/protocol.md §3). */
 export class RagContextRequestDto {
-  @ApiProperty({ description: 'Local key of a graph of your workspace.', example: 'nba-workflow' })
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(256)
+  @ApiProperty({ description: 'Local key of a graph of your workspace.', example: 'nba-workflow', maxLength: GRAPH_KEY_MAX_LENGTH })
+  @IsGraphKey()
   graphKey: string;
 
   @ApiProperty({

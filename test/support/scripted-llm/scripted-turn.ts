@@ -83,6 +83,13 @@ export interface ScriptedTurn {
   hangAfterChunks?: number;
   /** Model echoed in the answer (default: the request's model). */
   model?: string;
+  /**
+   * After this many SSE events of the rendered stream, send `data` (any bytes: broken JSON, an HTML
+   * page...) instead of the rest, then end the response normally: a corrupted stream.
+   */
+  corruptAfterChunks?: { chunks: number; data: string };
+  /** Answer exactly this instead of a rendered turn (status, headers, pieces): e.g. an HTML error page with status 200. */
+  raw?: { status: number; headers?: Record<string, string>; chunks: string[] };
 }
 
 /** What the server recorded about one request (secrets redacted from headers). */

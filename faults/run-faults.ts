@@ -1,0 +1,170 @@
+import 'reflect-metadata';
+import { writeFileSync } from 'node:fs';
+import * as os from 'node:os';
+import { performance } from 'node:perf_hooks';
+import { argumentValue, numberArgument } from '../bench/bench-arguments';
+import { formatTable } from '../bench/bench-table';
+import { repositoryPath } from '../bench/repository-path';
+import { configureLogging } from '../src/observability/logger';
+import { CrashScenarioResult, runCrashScenario } from './crash.scenario';
+import { ResumeRaceResult, runResumeRaceScenario } from './resume-race.scenario';
+import { FuzzResult, runRestFuzzScenario } from './rest-fuzz.scenario';
+import { runSocketFuzzScenario } from './socket-fuzz.scenario';
+import { runUpstreamFaultsScenario, UpstreamFaultsResult } from './upstream-faults.scenario';
+
+/**
+ * `npm run faults`: the service under faults and hostile input, with the counts docs/reliability.md
+ * reports. Each section is a scenario of this folder (the CI-sized runs of the same scenarios are
+ * test/faults/*.e2e-spec.ts, part of `npm test`):
+ *   crash        kill -9 of the service at random moments of conversations, restarted on the same data (50 kills)
+ *   race         100 racing resumes of one interrupt across two processes on one SQLite store (3 rounds)
+ *   upstream     every upstream fault mid-conversation, on the OpenAI and Anthropic wires (3 times each)
+ *   fuzz-rest    1,000 fast-check cases per REST operation of the OpenAPI document
+ *   fuzz-socket  1,000 fast-check cases per socket event of the gateway
+ *
+ *   npm run faults                 (= npm run build && node --expose-gc dist/faults/run-faults.js)
+ *   node --expose-gc dist/faults/run-faults.js [--only crash,race,upstream,fuzz-rest,fuzz-socket]
+ *        [--kills 50] [--resumes 100] [--rounds 3] [--repeat 3] [--runs 1000] [--seed 1] [--out FILE]
+ *
+ * Exit code 1 when a section misses its bar (docs/reliability.md) or crashed.
+ */
+
+const SECTIONS = ['crash', 'race', 'upstream', 'fuzz-rest', 'fuzz-socket'] as const;
+type SectionName = (typeof SECTIONS)[number];
+
+interface Figure {
+  section: SectionName;
+  figure: string;
+  value: string;
+  bar: string;
+  pass: boolean;
+}
+
+const count = (value: number) => Math.round(value).toLocaleString('en-US');
+const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+
+function crashFigures(result: CrashScenarioResult): Figure[] {
+  return [
+    { section: 'crash', figure: 'kill -9 survived (restarts on the same data)', value: `${count(result.restarts)} / ${count(result.kills)}`, bar: 'all', pass: result.restarts === result.kills },
+    { section: 'crash', figure: 'invalid threads after a restart', value: `${count(result.invalidThreads)} of ${count(result.threads)}`, bar: '0', pass: result.invalidThreads === 0 },
+    { section: 'crash', figure: 'acknowledged user messages lost', value: `${count(result.lostMessages)} of ${count(result.acknowledgedMessages)}`, bar: '0', pass: result.lostMessages === 0 },
+    { section: 'crash', figure: 'threads that did not resume', value: count(result.notResumable), bar: '0', pass: result.notResumable === 0 },
+  ];
+}
+
+function raceFigures(result: ResumeRaceResult): Figure[] {
+  const doubles = result.nodesCreated.filter((nodes) => nodes !== 1).length + result.applied.filter((applied) => applied !== 1).length;
+  return [
+    {
+      section: 'race',
+      figure: `racing resumes: ${count(result.resumesPerRound)} per interrupt × ${result.rounds}, two processes`,
+      value: `applied ${result.applied.join(', ')}; nodes ${result.nodesCreated.join(', ')}; continuations ${result.continuations}`,
+      bar: 'exactly 1 each',
+      pass: doubles === 0 && result.continuations === result.rounds,
+    },
+    { section: 'race', figure: 'racing resumes: double applies / other answers / invalid threads', value: `${doubles} / ${result.unexpected.length} / ${result.invalidThreads}`, bar: '0 / 0 / 0', pass: doubles === 0 && result.unexpected.length === 0 && result.invalidThreads === 0 },
+  ];
+}
+
+function upstreamFigures(result: UpstreamFaultsResult): Figure[] {
+  const byFault = new Map<string, UpstreamFaultsResult['outcomes']>();
+  for (const outcome of result.outcomes) byFault.set(`${outcome.name} (${outcome.provider})`, [...(byFault.get(`${outcome.name} (${outcome.provider})`) ?? []), outcome]);
+  return [...byFault].map(([name, outcomes]) => {
+    const worst = Math.max(...outcomes.map((outcome) => outcome.msToError));
+    const codes = [...new Set(outcomes.map((outcome) => outcome.code))].join(', ');
+    const pass = outcomes.every((outcome) => outcome.withinBound && outcome.code !== 'internal' && outcome.threadProblems.length === 0 && outcome.resumed);
+    return { section: 'upstream' as const, figure: `upstream: ${name}`, value: `ai:error ${codes} in ≤ ${count(worst)} ms; thread valid, resumed`, bar: `≤ ${count(outcomes[0].boundMs)} ms`, pass };
+  });
+}
+
+function fuzzFigures(section: 'fuzz-rest' | 'fuzz-socket', result: FuzzResult): Figure[] {
+  const growth = result.memory.heapAfterBytes - result.memory.heapBeforeBytes;
+  return [
+    ...result.targets.map((target) => ({
+      section,
+      figure: `fuzz ${target.target}`,
+      value: `${count(target.cases)} cases: ${target.serverErrors} ${section === 'fuzz-rest' ? '5xx' : 'internal'}, ${target.badShapes} bad shapes`,
+      bar: '0 / 0',
+      pass: target.serverErrors === 0 && target.badShapes === 0 && target.counterexample === undefined,
+    })),
+    {
+      section,
+      figure: `fuzz ${section === 'fuzz-rest' ? 'REST' : 'socket'}: crashes; heap after a full GC, before → after`,
+      value: `${result.crashes}; ${mb(result.memory.heapBeforeBytes)} → ${mb(result.memory.heapAfterBytes)} (${growth >= 0 ? '+' : ''}${mb(growth)})`,
+      bar: '0; < +24 MB',
+      pass: result.crashes === 0 && growth < 24 * 1024 * 1024,
+    },
+  ];
+}
+
+async function main(): Promise<void> {
+  configureLogging({ level: 'error' });
+  const only = argumentValue('only')?.split(',') as SectionName[] | undefined;
+  const unknown = only?.filter((name) => !SECTIONS.includes(name));
+  if (unknown?.length) throw new Error(`unknown section(s) ${unknown.join(', ')}; sections: ${SECTIONS.join(', ')}`);
+  const selected = new Set<SectionName>(only ?? SECTIONS);
+  const seed = numberArgument('seed') ?? 1;
+  const started = performance.now();
+  const startLoad = os.loadavg();
+  console.log(`npm run faults: ${os.cpus().length} CPUs, node ${process.version}, load average ${startLoad.map((value) => value.toFixed(2)).join(' / ')}, seed ${seed}`);
+
+  const figures: Figure[] = [];
+  const results: Record<string, unknown> = {};
+  const run = async <T>(name: SectionName, work: () => Promise<T>, toFigures: (result: T) => Figure[]) => {
+    if (!selected.has(name)) return;
+    const sectionStarted = performance.now();
+    console.log(`\n## ${name}`);
+    try {
+      const result = await work();
+      results[name] = result;
+      const produced = toFigures(result);
+      figures.push(...produced);
+      for (const figure of produced) console.log(`${figure.pass ? 'PASS' : 'FAIL'}  ${figure.figure}: ${figure.value}`);
+      const problems = (result as { problems?: string[] }).problems;
+      if (problems?.length) console.log(problems.map((problem) => `  ${problem}`).join('\n'));
+      console.log(`(${((performance.now() - sectionStarted) / 1000).toFixed(0)} s)`);
+    } catch (error) {
+      const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
+      results[name] = { error: message };
+      figures.push({ section: name, figure: `${name}: the section crashed`, value: message.split('\n')[0], bar: 'runs', pass: false });
+      console.log(`FAILED: ${message}`);
+    }
+  };
+
+  await run('crash', () => runCrashScenario({ kills: numberArgument('kills') ?? 50, seed }), crashFigures);
+  await run('race', () => runResumeRaceScenario({ resumes: numberArgument('resumes') ?? 100, rounds: numberArgument('rounds') ?? 3 }), raceFigures);
+  await run('upstream', () => runUpstreamFaultsScenario({ repeat: numberArgument('repeat') ?? 3 }), upstreamFigures);
+  await run('fuzz-rest', () => runRestFuzzScenario({ runs: numberArgument('runs') ?? 1_000, seed }), (result) => fuzzFigures('fuzz-rest', result));
+  await run('fuzz-socket', () => runSocketFuzzScenario({ runs: numberArgument('runs') ?? 1_000, seed }), (result) => fuzzFigures('fuzz-socket', result));
+
+  const durationMs = performance.now() - started;
+  const endLoad = os.loadavg();
+  console.log(`\n## Summary (${(durationMs / 1000).toFixed(0)} s; load average ${startLoad[0].toFixed(2)} at start, ${endLoad[0].toFixed(2)} at end)`);
+  for (const line of formatTable(['figure', 'value', 'bar', 'result'], figures.map((figure) => [figure.figure, figure.value, figure.bar, figure.pass ? 'PASS' : 'FAIL']), [0, 1, 2])) {
+    console.log(line);
+  }
+  const failed = figures.filter((figure) => !figure.pass);
+  console.log(`\n${figures.length - failed.length} passed, ${failed.length} failed`);
+  const output = {
+    timestamp: new Date().toISOString(),
+    durationMs: Math.round(durationMs),
+    command: process.argv.slice(2).length ? `run-faults ${process.argv.slice(2).join(' ')}` : 'npm run faults',
+    seed,
+    machine: { cpus: os.cpus().length, node: process.version, loadAverageAtStart: startLoad, loadAverageAtEnd: endLoad },
+    figures,
+    sections: results,
+  };
+  const out = argumentValue('out') ?? (only ? undefined : repositoryPath('faults', 'results.json'));
+  if (out) {
+    writeFileSync(out, `${JSON.stringify(output, null, 2)}\n`);
+    console.log(`results written to ${out}`);
+  }
+  if (failed.length > 0) process.exitCode = 1;
+}
+
+main()
+  .then(() => process.exit())
+  .catch((error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  });
