@@ -151,6 +151,39 @@ describe(`${AutomationsController.name} (docs/protocol.md §8.4)`, () => {
     });
   });
 
+  it('documents every automation, approval and provider-configuration route in Swagger', async () => {
+    const { paths } = (await api().get('/docs-json').expect(200)).body;
+    const routes: Array<[string, string]> = [
+      ['/api/ai/automations', 'post'],
+      ['/api/ai/automations', 'get'],
+      ['/api/ai/automations/{automationId}', 'get'],
+      ['/api/ai/automations/{automationId}', 'patch'],
+      ['/api/ai/automations/{automationId}', 'delete'],
+      ['/api/ai/automations/{automationId}/run', 'post'],
+      ['/api/ai/automations/{automationId}/runs', 'get'],
+      ['/api/ai/approvals', 'get'],
+      ['/api/ai/provider-configs', 'get'],
+      ['/api/ai/provider-configs', 'post'],
+      ['/api/ai/provider-configs/active', 'get'],
+      ['/api/ai/provider-configs/active', 'delete'],
+      ['/api/ai/provider-configs/{configId}', 'get'],
+      ['/api/ai/provider-configs/{configId}', 'patch'],
+      ['/api/ai/provider-configs/{configId}', 'delete'],
+      ['/api/ai/provider-configs/{configId}/activate', 'post'],
+    ];
+    for (const [route, method] of routes) {
+      const operation = paths[route]?.[method];
+      expect({ route, method, documented: Boolean(operation?.summary) }).toEqual({ route, method, documented: true });
+      expect(operation.security).toEqual([{ bearer: [] }]);
+      expect(operation.responses).toHaveProperty('401');
+      const success = operation.responses['200'] ?? operation.responses['204'];
+      expect({ route, method, success: Boolean(success) }).toEqual({ route, method, success: true });
+    }
+    expect(paths['/api/ai/automations'].post.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/CreateAutomationDto' });
+    expect(paths['/api/ai/automations/{automationId}/runs'].get.parameters).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'limit', in: 'query' })]));
+    expect(paths['/api/ai/automations/{automationId}/runs'].get.responses['200'].content['application/json'].schema.example[2]).toMatchObject({ outcome: 'skipped_budget' });
+  });
+
   describe('runs', () => {
     it('runs through the same agent without a socket: a thread of type automation with the resolved prompt, and a history with usage', async () => {
       const automation = (await create(alice, weekly()).expect(200)).body;
