@@ -10,8 +10,9 @@ import { PROVIDER_CONFIG_REPOSITORY } from '../providers/configs/provider-config
 import { generateSortableId } from '../threads/sortable-id.generator';
 import {
   AutomationChanges,
+  AutomationDefinition,
+  AutomationPatch,
   AutomationRunView,
-  AutomationSchedule,
   AutomationView,
   StoredAutomation,
   toAutomationRunView,
@@ -29,29 +30,8 @@ export const AUTOMATIONS_PER_WORKSPACE_MAX = 100;
 /** Runs answered by GET …/runs at most (the store keeps RUNS_KEPT_PER_AUTOMATION). */
 export const RUNS_LISTED_MAX = 200;
 
-/** POST /api/ai/automations, validated at the edge (CreateAutomationDto). */
-export interface NewAutomation {
-  name: string;
-  graphKey: string;
-  prompt: string;
-  schedule: AutomationSchedule;
-  enabled?: boolean;
-  maxCostUsdPerRun?: number;
-  maxCostUsdPerMonth?: number;
-  providerConfigId?: string;
-}
-
-/** PATCH: any subset of the POST fields; null removes a budget or the provider configuration. */
-export interface AutomationPatch {
-  name?: string;
-  graphKey?: string;
-  prompt?: string;
-  schedule?: AutomationSchedule;
-  enabled?: boolean;
-  maxCostUsdPerRun?: number | null;
-  maxCostUsdPerMonth?: number | null;
-  providerConfigId?: string | null;
-}
+/** POST /api/ai/automations, validated at the edge (CreateAutomationDto); `enabled` defaults to true. */
+export type NewAutomation = Omit<AutomationDefinition, 'enabled'> & { enabled?: boolean };
 
 const logger = new Logger('automations');
 
@@ -121,16 +101,7 @@ export class AutomationService {
 
   async update(principal: Principal, automationId: string, patch: AutomationPatch): Promise<AutomationView> {
     const current = await this.stored(principal, automationId);
-    const changes: AutomationChanges = {
-      name: patch.name,
-      graphKey: patch.graphKey,
-      prompt: patch.prompt,
-      schedule: patch.schedule ? { ...patch.schedule } : undefined,
-      enabled: patch.enabled,
-      maxCostUsdPerRun: patch.maxCostUsdPerRun,
-      maxCostUsdPerMonth: patch.maxCostUsdPerMonth,
-      providerConfigId: patch.providerConfigId,
-    };
+    const changes: AutomationChanges = { ...patch };
     const schedule = patch.schedule ? CronSchedule.parse(patch.schedule) : null;
     if (patch.prompt !== undefined) this.checkPrompt(patch.prompt);
     if (patch.graphKey !== undefined) await this.checkGraph(principal, patch.graphKey);

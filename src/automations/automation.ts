@@ -7,14 +7,8 @@ export interface AutomationSchedule {
   timezone: string;
 }
 
-/** An automation as stored (docs/protocol.md §8.4), with the scheduler's bookkeeping. */
-export interface StoredAutomation {
-  automationId: string;
-  workspace: string;
-  /** The creator: the owner of the runs' threads. */
-  userId: string;
-  /** The creator's role when the automation was created or last changed: the policy of its runs applies to it. */
-  userRole: Role;
+/** What its creator defines (the POST body of docs/protocol.md §8.4, `enabled` defaulted). */
+export interface AutomationDefinition {
   name: string;
   graphKey: string;
   /** The prompt with its placeholders ({{now}}, {{lastRunTime}}, {{period:-1_WEEK}}), resolved when a run starts. */
@@ -25,6 +19,16 @@ export interface StoredAutomation {
   maxCostUsdPerMonth?: number;
   /** The automation's own provider configuration; absent: the workspace's active one. */
   providerConfigId?: string;
+}
+
+/** An automation as stored, with the scheduler's bookkeeping. */
+export interface StoredAutomation extends AutomationDefinition {
+  automationId: string;
+  workspace: string;
+  /** The creator: the owner of the runs' threads. */
+  userId: string;
+  /** The creator's role when the automation was created: the policy of its runs applies to it. */
+  userRole: Role;
   /** The next slot (epoch ms), null while disabled. Moved forward by the claim that starts a run. */
   nextRunTime: number | null;
   /** The run holding the automation (one at a time, across instances) and until when its lease lasts. */
@@ -34,17 +38,15 @@ export interface StoredAutomation {
   updatedTime: number;
 }
 
-/** What a PATCH may change (undefined: unchanged; null: removed). */
-export interface AutomationChanges {
-  name?: string;
-  graphKey?: string;
-  prompt?: string;
-  schedule?: AutomationSchedule;
-  enabled?: boolean;
+/** A PATCH of the definition: any subset; null removes a budget or the provider configuration. */
+export type AutomationPatch = Partial<Omit<AutomationDefinition, 'maxCostUsdPerRun' | 'maxCostUsdPerMonth' | 'providerConfigId'>> & {
   maxCostUsdPerRun?: number | null;
   maxCostUsdPerMonth?: number | null;
   providerConfigId?: string | null;
-  userRole?: Role;
+};
+
+/** What an update of the store changes (undefined: unchanged; null: removed): a patch and the next slot. */
+export interface AutomationChanges extends AutomationPatch {
   nextRunTime?: number | null;
 }
 
@@ -90,16 +92,8 @@ export interface AutomationRunView {
 }
 
 /** The Automation of docs/protocol.md §8.4. */
-export interface AutomationView {
+export interface AutomationView extends AutomationDefinition {
   automationId: string;
-  name: string;
-  graphKey: string;
-  prompt: string;
-  schedule: AutomationSchedule;
-  enabled: boolean;
-  maxCostUsdPerRun?: number;
-  maxCostUsdPerMonth?: number;
-  providerConfigId?: string;
   createdBy: string;
   createdTime: number;
   updatedTime: number;

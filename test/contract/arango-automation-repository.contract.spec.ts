@@ -3,7 +3,8 @@ import { ARANGO_AUTOMATION_NAMES, ArangoAutomationRepository } from '../../src/a
 import { resetLogSink, setLogSink } from '../../src/observability/logger';
 import { arangoTestConnection } from '../support/arango-test.connection';
 import { ArangoTestDatabase, openArangoTestDatabase } from '../support/arango-test.database';
-import { closedPortUrl, preparedArangoReply, startFakeArango } from '../support/fake-arango.server';
+import { expectOpenToFailWithoutServer } from '../support/arango-open-failure';
+import { preparedArangoReply, startFakeArango } from '../support/fake-arango.server';
 import { describeAutomationRepositoryContract } from './automation-repository.contract';
 
 /**
@@ -60,15 +61,7 @@ if (arango) {
       }
     });
 
-    it('without a reachable server, opening fails with a clear error instead of hanging', async () => {
-      setLogSink(() => undefined);
-      const db = new Database({ url: await closedPortUrl(), databaseName: 'nodius' });
-      try {
-        await expect(ArangoAutomationRepository.open(db)).rejects.toThrow('ArangoDB automation schema setup failed in database "nodius"');
-      } finally {
-        db.close();
-        resetLogSink();
-      }
-    });
+    it('without a reachable server, opening fails with a clear error instead of hanging', () =>
+      expectOpenToFailWithoutServer((db) => ArangoAutomationRepository.open(db), 'ArangoDB automation schema setup failed in database "nodius"'));
   });
 }

@@ -3,7 +3,8 @@ import { resetLogSink, setLogSink } from '../../src/observability/logger';
 import { ArangoProviderConfigRepository } from '../../src/providers/configs/arango/arango-provider-config.repository';
 import { arangoTestConnection } from '../support/arango-test.connection';
 import { ArangoTestDatabase, openArangoTestDatabase } from '../support/arango-test.database';
-import { closedPortUrl, preparedArangoReply, startFakeArango } from '../support/fake-arango.server';
+import { expectOpenToFailWithoutServer } from '../support/arango-open-failure';
+import { preparedArangoReply, startFakeArango } from '../support/fake-arango.server';
 import { describeProviderConfigRepositoryContract } from './provider-config-repository.contract';
 
 /**
@@ -51,15 +52,7 @@ if (arango) {
       }
     });
 
-    it('without a reachable server, opening fails with a clear error instead of hanging', async () => {
-      setLogSink(() => undefined);
-      const db = new Database({ url: await closedPortUrl(), databaseName: 'nodius' });
-      try {
-        await expect(ArangoProviderConfigRepository.open(db)).rejects.toThrow('ArangoDB provider-config schema setup failed in database "nodius"');
-      } finally {
-        db.close();
-        resetLogSink();
-      }
-    });
+    it('without a reachable server, opening fails with a clear error instead of hanging', () =>
+      expectOpenToFailWithoutServer((db) => ArangoProviderConfigRepository.open(db), 'ArangoDB provider-config schema setup failed in database "nodius"'));
   });
 }

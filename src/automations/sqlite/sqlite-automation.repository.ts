@@ -55,7 +55,6 @@ const CHANGE_COLUMNS: Record<Exclude<keyof AutomationChanges, 'schedule'>, strin
   maxCostUsdPerRun: 'max_cost_usd_per_run',
   maxCostUsdPerMonth: 'max_cost_usd_per_month',
   providerConfigId: 'provider_config_id',
-  userRole: 'user_role',
   nextRunTime: 'next_run_time',
 };
 

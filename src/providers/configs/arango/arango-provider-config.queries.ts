@@ -1,27 +1,14 @@
 import { aql } from 'arangojs';
 import { AqlQuery } from 'arangojs/aql';
 import { DocumentCollection } from 'arangojs/collections';
-import type { ProviderConfigChanges } from '../provider-config';
+import type { ProviderConfigChanges, StoredProviderConfig } from '../provider-config';
 
 /**
  * A configuration in `nodius_ai_provider_configs` (`_key` = config id). `activeWorkspace` is the workspace
  * while the configuration is active and absent otherwise: a unique sparse index on it keeps one active
  * configuration per workspace, as SQLite's partial unique index does.
  */
-export interface ArangoProviderConfigDocument {
-  _key: string;
-  workspace: string;
-  name: string;
-  provider: string;
-  model: string;
-  baseUrl?: string;
-  apiKeySecret?: string;
-  apiKeyLast4?: string;
-  active: boolean;
-  activeWorkspace?: string;
-  createdTime: number;
-  updatedTime: number;
-}
+export type ArangoProviderConfigDocument = Omit<StoredProviderConfig, 'configId'> & { _key: string; activeWorkspace?: string };
 
 /**
  * Every AQL query of the ArangoDB provider-config repository, built with the `aql` template only (values

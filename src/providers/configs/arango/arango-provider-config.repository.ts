@@ -106,22 +106,11 @@ export class ArangoProviderConfigRepository implements ProviderConfigRepository 
 }
 
 function toDocument(config: StoredProviderConfig): ArangoProviderConfigDocument {
-  return {
-    _key: config.configId,
-    workspace: config.workspace,
-    name: config.name,
-    provider: config.provider,
-    model: config.model,
-    ...(config.baseUrl !== undefined ? { baseUrl: config.baseUrl } : {}),
-    ...(config.apiKeySecret !== undefined ? { apiKeySecret: config.apiKeySecret } : {}),
-    ...(config.apiKeyLast4 !== undefined ? { apiKeyLast4: config.apiKeyLast4 } : {}),
-    active: config.active,
-    ...(config.active ? { activeWorkspace: config.workspace } : {}),
-    createdTime: config.createdTime,
-    updatedTime: config.updatedTime,
-  };
+  const { configId, ...fields } = config;
+  return { _key: configId, ...fields, ...(config.active ? { activeWorkspace: config.workspace } : {}) };
 }
 
+/** The stored fields only (not `_id`, `_rev`, `activeWorkspace`), absent optional ones left out. */
 function toConfig(document: ArangoProviderConfigDocument): StoredProviderConfig {
   return {
     configId: document._key,
