@@ -13,7 +13,7 @@ const LAYERS = [
   ['auth', 'database', 'validation'],
   ['graph'],
   ['conversation'],
-  ['providers'],
+  ['providers', 'policy'],
   ['embeddings'],
   ['rag'],
   ['threads'],

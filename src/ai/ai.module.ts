@@ -3,6 +3,7 @@ import { AuthModule } from '../auth/auth.module';
 import { GraphModule } from '../graph/graph.module';
 import { MetricsService } from '../observability/metrics.service';
 import { ObservabilityModule } from '../observability/observability.module';
+import { PolicyModule } from '../policy/policy.module';
 import { ProviderConfigsModule } from '../providers/configs/provider-configs.module';
 import { ProvidersModule } from '../providers/providers.module';
 import { RagModule } from '../rag/rag.module';
@@ -29,7 +30,7 @@ import { SocketMetrics } from './socket/socket.metrics';
  * ActiveRunRegistry at each scrape.
  */
 @Module({
-  imports: [GraphModule, RagModule, ProvidersModule, ProviderConfigsModule, ThreadsModule, AuthModule, ObservabilityModule],
+  imports: [GraphModule, RagModule, ProvidersModule, ProviderConfigsModule, ThreadsModule, PolicyModule, AuthModule, ObservabilityModule],
   controllers: [AiController],
   providers: [
     ChatService,

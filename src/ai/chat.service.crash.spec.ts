@@ -55,7 +55,7 @@ describe(`${ChatService.name} (crash mid-round)`, () => {
     const survivor = await ChatServiceHarness.create({ dataDir, env });
     try {
       const stored = await survivor.threadStore.load(editor, crash.threadId);
-      expect(stored.messages.map((message) => message.kind ?? message.role)).toEqual(['system_prompt', 'rag_context', 'user']);
+      expect(stored.messages.map((message) => message.kind ?? message.role)).toEqual(['system_prompt', 'rag_context', 'user', 'event']);
 
       // The dead process's lease expires (THREAD_LEASE_MS); then the conversation goes on here.
       await new Promise((resolve) => setTimeout(resolve, 1100));
@@ -70,7 +70,7 @@ describe(`${ChatService.name} (crash mid-round)`, () => {
       expect(result).toMatchObject({ type: 'message', message: 'fetch-api calls the stats API.' });
 
       const sent = server.requests[1].body.messages as Array<{ role: string; content: string; tool_calls?: unknown }>;
-      expect(sent.map((message) => message.role)).toEqual(['system', 'user', 'system', 'user']);
+      expect(sent.map((message) => message.role)).toEqual(['system', 'user', 'system', 'system', 'user', 'system']);
       expect(sent[1].content).toBe('What does fetch-api do?');
       expect(sent.some((message) => message.tool_calls)).toBe(false);
       const after = await survivor.threadStore.load(editor, crash.threadId);

@@ -49,7 +49,9 @@ describe(ChatService.name, () => {
     expect(result.usage).toMatchObject({ promptTokens: 900, completionTokens: 9, llmCalls: 1 });
 
     const sent = messagesOf(server.requests[0]);
-    expect(sent.map((message) => message.role)).toEqual(['system', 'system', 'user']);
+    // The question's DATA_ADDED event follows it, as a [SYSTEM] line (docs/policy.md).
+    expect(sent.map((message) => message.role)).toEqual(['system', 'system', 'user', 'system']);
+    expect(String(sent[3].content)).toMatch(/^\[SYSTEM\] Loaded \d+ nodes? and \d+ edges? into the context/);
     expect(sent[0].content).toContain('NBA stats workflow');
     expect(String(sent[1].content)).toMatch(/^\[RAG context for this question\]/);
     expect(String(sent[1].content)).toContain('fetch-api');
@@ -57,7 +59,7 @@ describe(ChatService.name, () => {
 
     const thread = await harness.threadStore.load(editor, result.threadId);
     expect(thread.title).toBe('What does fetch-api do?');
-    expect(thread.messages.map((message) => message.kind ?? message.role)).toEqual(['system_prompt', 'rag_context', 'user', 'assistant']);
+    expect(thread.messages.map((message) => message.kind ?? message.role)).toEqual(['system_prompt', 'rag_context', 'user', 'event', 'assistant']);
     expect(thread.usage).toMatchObject({ promptTokens: 900, completionTokens: 9, llmCalls: 1 });
     expect(await harness.threadStore.getWorkspaceUsage('default')).toMatchObject({ promptTokens: 900, llmCalls: 1 });
   });
@@ -73,12 +75,12 @@ describe(ChatService.name, () => {
     );
 
     const second = messagesOf(server.requests[1]);
-    expect(second.map((message) => message.role)).toEqual(['system', 'user', 'assistant', 'system', 'user']);
+    expect(second.map((message) => message.role)).toEqual(['system', 'user', 'system', 'assistant', 'system', 'user', 'system']);
     expect(second[0].content).toBe(messagesOf(server.requests[0])[0].content);
     expect(second[1].content).toBe('What does fetch-api do?');
-    expect(second[2].content).toBe('It fetches players.');
-    expect(String(second[3].content)).toContain('filter-active');
-    expect(second[4].content).toBe('And filter-active?');
+    expect(second[3].content).toBe('It fetches players.');
+    expect(String(second[4].content)).toContain('filter-active');
+    expect(second[5].content).toBe('And filter-active?');
 
     const thread = await harness.threadStore.load(editor, first.threadId);
     expect(thread.messages.filter((message) => message.kind === 'system_prompt')).toHaveLength(1);
@@ -108,7 +110,7 @@ describe(ChatService.name, () => {
     const result = await harness.service.chat(editor, { graphKey: GRAPH, message: 'How does the filter work?' }, sink, signal());
 
     const start = sink.types.indexOf('tool_start');
-    expect(sink.types.slice(0, start)).toEqual(['thread', 'token', 'token', 'token']);
+    expect(sink.types.slice(0, start)).toEqual(['thread', 'event', 'token', 'token', 'token']);
     expect(sink.types[start + 1]).toBe('tool_result');
     expect(sink.types.slice(start + 2, -1).every((type) => type === 'token')).toBe(true);
     expect(sink.types.at(-1)).toBe('complete');
@@ -122,22 +124,32 @@ describe(ChatService.name, () => {
     expect(JSON.parse(String(toolMessage?.content))).toMatchObject({ key: 'filter-active', data: { minGames: 10 } });
 
     const thread = await harness.threadStore.load(editor, result.threadId);
-    expect(thread.messages.slice(3).map((message) => message.role)).toEqual(['assistant', 'tool', 'assistant']);
+    expect(thread.messages.slice(3).map((message) => message.role)).toEqual(['event', 'assistant', 'tool', 'assistant']);
   });
 
-  it('offers write tools to editors only; a viewer gets the read tools and cannot resume', async () => {
+  it('offers write tools to editors only; a viewer gets the read tools and cannot answer a proposal', async () => {
     server.enqueue({ text: 'Hi editor.' }, { text: 'Hi viewer.' });
     await harness.service.chat(editor, { graphKey: GRAPH, message: 'hello' }, new RecordingSink(), signal());
     const viewerResult = await harness.service.chat(viewer, { graphKey: GRAPH, message: 'hello' }, new RecordingSink(), signal());
 
     expect(toolNamesOf(server.requests[0])).toEqual(expect.arrayContaining(['search_nodes', 'propose_create_node', 'propose_batch']));
-    expect(toolNamesOf(server.requests[1])).toHaveLength(7);
+    expect(toolNamesOf(server.requests[1])).toHaveLength(8);
+    expect(toolNamesOf(server.requests[1])).toContain('ask_user');
     expect(toolNamesOf(server.requests[1]).some((name) => name.startsWith('propose_'))).toBe(false);
     expect(messagesOf(server.requests[1])[0].content).not.toBe(messagesOf(server.requests[0])[0].content);
 
     await expect(
       harness.service.resume(viewer, { threadId: viewerResult.threadId, approved: true }, new RecordingSink(), signal()),
+    ).rejects.toMatchObject({ code: 'conflict', statusCode: 409 });
+
+    // A proposal made while the owner was an editor, answered once their role is viewer: refused, still pending.
+    server.enqueue({ toolCalls: [{ id: 'c_w', name: 'propose_delete_node', arguments: { nodeKey: 'disconnected-note', reason: 'unused' } }] });
+    const demoted: Principal = { ...editor, role: 'viewer' };
+    const proposal = await harness.service.chat(editor, { graphKey: GRAPH, message: 'Delete it' }, new RecordingSink(), signal());
+    await expect(
+      harness.service.resume(demoted, { threadId: proposal.threadId, approved: true }, new RecordingSink(), signal()),
     ).rejects.toMatchObject({ code: 'forbidden', statusCode: 403 });
+    expect((await harness.threadStore.load(editor, proposal.threadId)).pendingInterrupt).not.toBeNull();
   });
 
   it('makes at most maxToolRounds + 1 upstream calls, the last one without tools', async () => {
@@ -291,7 +303,7 @@ describe(ChatService.name, () => {
     server.enqueue({ text: 'Second try works.' });
     const retry = await harness.service.chat(editor, { graphKey: GRAPH, message: 'Explain again', threadId }, new RecordingSink(), signal());
     expect(retry.message).toBe('Second try works.');
-    expect(messagesOf(server.requests[1]).map((message) => message.role)).toEqual(['system', 'user', 'system', 'user']);
+    expect(messagesOf(server.requests[1]).map((message) => message.role)).toEqual(['system', 'user', 'system', 'system', 'user', 'system']);
   });
 
   it('refuses to call the model once the token budget is spent (budget_exceeded)', async () => {
@@ -314,7 +326,7 @@ describe(ChatService.name, () => {
     ]);
     expect(await harness.service.listThreads(viewer, GRAPH)).toEqual([]);
     const view = await harness.service.getThread(editor, result.threadId);
-    expect(view.messages.map((message) => message.role)).toEqual(['user', 'assistant']);
+    expect(view.messages.map((message) => message.role)).toEqual(['user', 'event', 'assistant']);
     expect(view.pendingInterrupt).toBeNull();
     await harness.service.deleteThread(editor, result.threadId);
     await expect(harness.service.getThread(editor, result.threadId)).rejects.toMatchObject({ code: 'not_found' });

@@ -5,6 +5,7 @@ import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/app-config.token';
 import { ActionConversionResult } from '../conversation/action-conversion-result';
 import { GraphRAGContext } from '../conversation/graph-rag-context';
+import type { ThreadEvent } from '../conversation/thread-event';
 import { LlmMessage, LlmToolMessage } from '../conversation/llm-message';
 import { ProposedAction } from '../conversation/proposed-action';
 import { AppError } from '../errors/app-error';
@@ -13,6 +14,7 @@ import { Graph } from '../graph/graph.types';
 import { MutableGraphDataSource } from '../graph/mutable-graph-data-source';
 import { AiEventLogger } from '../observability/ai-event.logger';
 import { Logger } from '../observability/logger';
+import { ActionPolicyService } from '../policy/action-policy.service';
 import { LlmErrorClassifier } from '../providers/llm-error.classifier';
 import { LlmProvider } from '../providers/llm-provider';
 import { LLM_PROVIDER_RESOLVER, LlmProviderResolver } from '../providers/llm-provider.resolver';
@@ -23,22 +25,25 @@ import { GraphRagRetriever } from '../rag/graph-rag.retriever';
 import { TokenCounter } from '../rag/token-counter';
 import { buildLlmHistory } from '../threads/history/llm-history.builder';
 import { generateMessageId } from '../threads/sortable-id.generator';
-import { toThreadMessage } from '../threads/thread-message.factory';
+import { toEventMessage, toThreadMessage } from '../threads/thread-message.factory';
 import { deriveThreadTitle } from '../threads/thread-title';
 import { ThreadStore } from '../threads/thread.store';
 import { PendingInterrupt, ThreadMessage, ThreadRecord, ThreadSummary, UsageTotals } from '../threads/thread.types';
 import { ActionApplier } from './actions/action.applier';
+import { AppliedActionRecorder } from './actions/applied-action.recorder';
 import { ActionConverter } from './actions/action.converter';
 import { ProposalReferenceValidator } from './actions/proposal-reference.validator';
 import { AgentEventSink } from './agent/agent-event.sink';
-import { AgentResult } from './agent/agent-result';
+import { AgentResult, RunRecords } from './agent/agent-result';
 import { AgentCommit, AgentRunOutcome, AgentRunRequest } from './agent/agent-run';
 import { AgentLoop } from './agent/agent.loop';
 import { UsageAccumulator } from './agent/usage.accumulator';
 import { AutomationRunInput, ChatInput, MENTION_MAX_CHARS, MENTIONS_MAX, ResumeInput } from './chat-input';
+import { dataAddedEvent } from './events/data-added.event';
 import { HitlObserver } from './hitl.observer';
 import { HITL_OBSERVER } from './hitl-observer.token';
 import { PendingInterruptSettler, supersededResults } from './interrupts/pending-interrupt.settler';
+import { RunPolicy, withoutAutonomous } from './policy/run-policy';
 import { SystemPromptCache } from './prompts/system-prompt.cache';
 import { ThreadRun, ThreadRunObserver, ThreadRunSkeleton } from './runs/thread-run.skeleton';
 import { AgentToolbox } from './tools/agent.toolbox';
@@ -60,6 +65,10 @@ interface RunPlan {
   usage: UsageAccumulator;
   retrievedContext?: GraphRAGContext;
   continuation?: AgentRunRequest['continuation'];
+  /** The run's action policy (docs/policy.md): what is offered, and what becomes of each proposal. */
+  policy: RunPolicy;
+  /** Where the run's actions are applied and recorded as ACTIONS_EXECUTED events. */
+  actions: AppliedActionRecorder;
 }
 
 /** A question asked on a thread (chat, automation run), with what the run needs besides the thread's lease. */
@@ -76,6 +85,8 @@ interface Question {
   providerConfigId?: string;
   /** An automation's budget, checked before every upstream call with the run's usage so far. */
   assertBudget?: (usage: UsageTotals) => void;
+  /** Nobody receives the run's events (an automation): no client can apply an action for it. */
+  unattended?: boolean;
 }
 
 /**
@@ -96,7 +107,9 @@ interface Question {
  *    never refused), and each setup yields to the event loop before its store work, halfway, and
  *    before the upstream call: a burst of requests cannot stall timers, sockets and streams.
  * Chat and resume share that skeleton (ThreadRunSkeleton: setup gate, lease, usage, logs, completion);
- * the settling of a pending interrupt is PendingInterruptSettler's, the applying of an action ActionApplier's.
+ * the settling of a pending interrupt is PendingInterruptSettler's, the applying of an action ActionApplier's
+ * (through the run's AppliedActionRecorder, which records each applied series as an ACTIONS_EXECUTED event),
+ * what each proposal becomes under the workspace's action policy RunPolicy's (docs/policy.md).
  */
 @Injectable()
 export class ChatService {
@@ -105,6 +118,7 @@ export class ChatService {
   private readonly skeleton: ThreadRunSkeleton;
   private readonly systemPrompts = new SystemPromptCache();
   private readonly settler: PendingInterruptSettler;
+  private readonly applier: ActionApplier;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -115,6 +129,7 @@ export class ChatService {
     classifier: LlmErrorClassifier,
     private readonly threads: ThreadStore,
     tokenCounter: TokenCounter,
+    private readonly policies: ActionPolicyService,
     @Optional() @Inject(HITL_OBSERVER) private readonly hitl?: HitlObserver,
     @Optional() @Inject(LLM_PROVIDER_RESOLVER) private readonly providers?: LlmProviderResolver,
   ) {
@@ -122,11 +137,11 @@ export class ChatService {
       { provider, tokenTracker, tokenCounter, classifier, events: this.events },
       { maxToolRounds: config.agent.maxToolRounds, maxTokensPerCall: config.agent.maxTokensPerCall, locale: config.locale },
     );
-    const applier = new ActionApplier({
+    this.applier = new ActionApplier({
       mode: config.agent.hitlApply,
       graphChanged: (graphKey, workspace) => retriever.clearCache(graphKey, workspace),
     });
-    this.settler = new PendingInterruptSettler(applier, hitl);
+    this.settler = new PendingInterruptSettler(hitl);
     this.skeleton = new ThreadRunSkeleton(threads, new Logger('agent'));
   }
 
@@ -135,8 +150,10 @@ export class ChatService {
    * not_found (graph absent from the principal's workspace; thread unknown, someone else's or of
    * another graph), thread_busy (another run holds the thread), budget_exceeded; and while running
    * the classified LLM errors (rate_limit, server_error, auth_error, timeout, network,
-   * content_filter, context_length, provider_not_configured, internal). A pending proposal on the
-   * thread is superseded first (rejected with feedback "superseded by a new message").
+   * content_filter, context_length, provider_not_configured, internal). A pending interrupt on the
+   * thread is superseded first (a proposal rejected, a question declined, with feedback "superseded by
+   * a new message"). The run decides with the workspace's action policy as stored now; the message's
+   * DATA_ADDED event is stored with it and sent before the model's first token.
    */
   async chat(principal: Principal, input: ChatInput, sink: AgentEventSink, signal: AbortSignal): Promise<AgentResult> {
     const message = this.checkText(input.message, 'message', true);
@@ -177,7 +194,18 @@ export class ChatService {
     };
     return this.skeleton.run('automation', { principal, sink, signal }, start, ({ thread, graph }, run) =>
       this.ask(
-        { principal, dataSource, graph, thread, message: input.prompt, mentions: [], sink, providerConfigId: input.providerConfigId, assertBudget: input.assertBudget },
+        {
+          principal,
+          dataSource,
+          graph,
+          thread,
+          message: input.prompt,
+          mentions: [],
+          sink,
+          providerConfigId: input.providerConfigId,
+          assertBudget: input.assertBudget,
+          unattended: true,
+        },
         run,
       ),
     );
@@ -189,13 +217,15 @@ export class ChatService {
   }
 
   /**
-   * The human's answer to the pending proposal. Throws not_found (thread unknown or not the
-   * principal's), thread_busy (a run, e.g. a racing resume, holds the thread), forbidden (viewer),
-   * conflict "no pending interrupt" (nothing to resume, e.g. a racing resume already did), plus
-   * the errors of the continued run. Approved with HITL_APPLY=server: the preview is applied in one
-   * transaction; a failure (node gone...) becomes a `failed` tool result, not an error. The
-   * decision is committed exactly once (the commit clears the pending proposal under the lease),
-   * then the rest of the model's batch runs and the conversation continues.
+   * The human's answer to the pending interrupt. Throws not_found (thread unknown or not the
+   * principal's), thread_busy (a run, e.g. a racing resume, holds the thread), conflict "no pending
+   * interrupt" (nothing to resume, e.g. a racing resume already did), forbidden (a viewer answering a
+   * proposal: the owner answers a question whatever their role), bad_request (an answer a question
+   * does not accept: nothing changes, it stays pending), plus the errors of the continued run.
+   * Approved with HITL_APPLY=server: the preview is applied in one transaction; a failure (node
+   * gone...) becomes a `failed` tool result, not an error. The decision is committed exactly once (the
+   * commit clears the pending interrupt under the lease), then the rest of the model's batch runs and
+   * the conversation continues, under the action policy the run started with.
    */
   async resume(principal: Principal, input: ResumeInput, sink: AgentEventSink, signal: AbortSignal): Promise<AgentResult> {
     // The request names its thread: ai:thread comes first whatever follows (docs/protocol.md §4 "always for ai:resume");
@@ -206,15 +236,23 @@ export class ChatService {
     const start = async () => ({ thread: await this.threads.load(principal, input.threadId) });
     return this.skeleton.run('resume', { principal, sink, signal }, start, async ({ thread: known }, run) => {
       const thread = await this.threads.load(principal, known.threadId);
-      if (!canEdit(principal)) throw AppError.forbidden('Only editors and admins can approve or reject proposals');
       const pending = thread.pendingInterrupt;
       if (!pending) throw AppError.conflict('No pending interrupt on this thread', { threadId: thread.threadId });
+      if (pending.interrupt.kind === 'approval' && !canEdit(principal)) {
+        throw AppError.forbidden('Only editors and admins can approve or reject proposals');
+      }
       this.tokenTracker.assertWithinBudget();
       const provider = await this.providerFor(principal);
 
       const dataSource = this.graphs.forWorkspace(principal.workspace);
       const graph = await dataSource.getGraph(thread.graphKey);
-      const { content, resolution } = await this.settler.settle(pending, { approved: input.approved, feedback, answer }, dataSource, thread.graphKey);
+      // The run goes on with the policy it stopped under (a pending interrupt made under it stays resolvable).
+      const policy = pending.policy
+        ? RunPolicy.restore(canEdit(principal), pending.policy)
+        : new RunPolicy(canEdit(principal), await this.policies.levelsFor(principal));
+      const actions = new AppliedActionRecorder(this.applier, dataSource, thread.graphKey, graph?.sheetsList ?? {});
+      const { content, resolution, confirmed } = await this.settler.settle(pending, { approved: input.approved, feedback, answer }, actions);
+      if (confirmed) policy.grantAskFirst();
       const toolCallId = pending.interrupt.toolCallId;
       sink.toolStart(toolCallId, pending.toolName);
       sink.toolResult(toolCallId, content);
@@ -235,6 +273,8 @@ export class ChatService {
             results: [{ role: 'tool', tool_call_id: toolCallId, content }],
             remainingToolCalls: pending.remainingToolCalls,
           },
+          policy,
+          actions,
         },
         randomUUID(),
       );
@@ -270,6 +310,9 @@ export class ChatService {
     this.tokenTracker.assertWithinBudget();
     question.assertBudget?.(run.usage.totals());
     const provider = await this.providerFor(principal, question.providerConfigId);
+    const levels = await this.policies.levelsFor(principal);
+    const unattendedClientApply = question.unattended === true && this.config.agent.hitlApply === 'client';
+    const policy = new RunPolicy(canEdit(principal), unattendedClientApply ? withoutAutonomous(levels) : levels);
     const { context, message: contextContent } = await this.retriever.retrieveWithMessage(dataSource, thread.graphKey, message, {
       mentions: question.mentions,
       locale: this.config.locale,
@@ -287,15 +330,18 @@ export class ChatService {
       content: contextContent,
       createdTime: now,
     };
-    append.push(contextMessage, { id: generateMessageId(now), role: 'user', content: message, createdTime: now });
+    // What the context of this message held (docs/policy.md "Thread events"), stored right after it.
+    const dataAdded = dataAddedEvent({ context, mentions: question.mentions, tokens: approximateTokens(contextContent) });
+    append.push(contextMessage, { id: generateMessageId(now), role: 'user', content: message, createdTime: now }, toEventMessage(dataAdded, now));
     const runId = randomUUID();
-    const superseded = Boolean(thread.pendingInterrupt);
+    const superseded = thread.pendingInterrupt;
     thread = await this.threads.commit(thread, {
       operationId: `${runId}:input`,
       append,
       ...(superseded ? { pendingInterrupt: null } : {}),
     });
     if (superseded) this.hitl?.interrupt('superseded');
+    sink.event(dataAdded);
 
     const history = this.history(thread.messages, contextMessage);
     await run.handOver();
@@ -312,11 +358,13 @@ export class ChatService {
         signal: run.signal,
         usage: run.usage,
         retrievedContext: context,
+        policy,
+        actions: new AppliedActionRecorder(this.applier, dataSource, thread.graphKey, graph.sheetsList ?? {}),
       },
       runId,
     );
     if (outcome.type === 'interrupt') this.hitl?.interrupt('proposed');
-    return this.toResult(thread.threadId, outcome, run.usage);
+    return this.toResult(thread.threadId, outcome, run.usage, [dataAdded]);
   }
 
   /** The provider a new run of the workspace uses (docs/provider-configs.md): resolved once, at its start. */
@@ -332,7 +380,7 @@ export class ChatService {
     let converter: Promise<ActionConverter> | null = null;
     const references = new ProposalReferenceValidator(dataSource, thread.graphKey);
     const toolbox = new AgentToolbox({
-      canPropose: canEdit(plan.principal),
+      policy: plan.policy,
       readTools: new ReadToolExecutor(dataSource, thread.graphKey),
       toolsSupported: !plan.provider.offline,
     });
@@ -349,12 +397,15 @@ export class ChatService {
       retrievedContext: plan.retrievedContext,
       continuation: plan.continuation,
       commit: async (commit: AgentCommit) => {
+        // An interrupt keeps the run's policy, so its resume goes on under it.
+        const pendingInterrupt = commit.pendingInterrupt ? { ...commit.pendingInterrupt, policy: plan.policy.snapshot() } : commit.pendingInterrupt;
         current = await this.threads.commit(current, {
           operationId: `${runId}:${sequence++}`,
           append: toThreadMessages(commit),
-          ...(commit.pendingInterrupt !== undefined ? { pendingInterrupt: commit.pendingInterrupt } : {}),
+          ...(pendingInterrupt !== undefined ? { pendingInterrupt } : {}),
         });
       },
+      actions: plan.actions,
       checkProposal: (action: ProposedAction) => references.validate(action),
       preview: async (action: ProposedAction, toolCallId: string): Promise<ActionConversionResult> => {
         converter ??= dataSource.getNodeConfigs().then((configs) => new ActionConverter(configs));
@@ -378,9 +429,15 @@ export class ChatService {
     }).messages;
   }
 
-  private toResult(threadId: string, outcome: AgentRunOutcome, usage: UsageAccumulator): AgentResult {
+  /** `earlier`: events the request wrote before the loop (the question's DATA_ADDED). */
+  private toResult(threadId: string, outcome: AgentRunOutcome, usage: UsageAccumulator, earlier: ThreadEvent[] = []): AgentResult {
+    const events = [...earlier, ...outcome.events];
+    const records: RunRecords = {
+      ...(events.length > 0 ? { events } : {}),
+      ...(outcome.actions.length > 0 ? { actions: outcome.actions } : {}),
+    };
     if (outcome.type === 'interrupt') {
-      return { threadId, type: 'interrupt', message: outcome.text, interrupt: outcome.interrupt, toolCalls: outcome.toolCalls, usage: usage.report() };
+      return { threadId, type: 'interrupt', message: outcome.text, interrupt: outcome.interrupt, toolCalls: outcome.toolCalls, usage: usage.report(), ...records };
     }
     return {
       threadId,
@@ -389,6 +446,7 @@ export class ChatService {
       toolCalls: outcome.toolCalls,
       usage: usage.report(),
       ...(outcome.aborted ? { aborted: true as const } : {}),
+      ...records,
     };
   }
 
@@ -432,9 +490,10 @@ function withoutPendingResults(messages: LlmMessage[], pending: PendingInterrupt
 
 function toThreadMessages(commit: AgentCommit): ThreadMessage[] {
   const createdTime = Date.now();
-  return commit.messages.map((message) =>
-    toThreadMessage(message, { createdTime, aborted: commit.aborted === true && message.role === 'assistant' }),
-  );
+  return [
+    ...commit.messages.map((message) => toThreadMessage(message, { createdTime, aborted: commit.aborted === true && message.role === 'assistant' })),
+    ...(commit.events ?? []).map((event) => toEventMessage(event, createdTime)),
+  ];
 }
 
 /**

@@ -1,10 +1,12 @@
+import type { ThreadEvent } from '../conversation/thread-event';
 import type { ThreadRecord, ThreadType, UsageTotals } from '../threads/thread.types';
 import { Interrupt } from '../conversation/interrupt';
 
-/** A message as clients see it (docs/protocol.md §3 GET /api/ai/thread/:threadId). */
+/** A message as clients see it (docs/protocol.md §3 GET /api/ai/thread/:threadId; events §8.3). */
 export interface ChatMessageView {
-  role: 'user' | 'assistant' | 'tool';
+  role: 'user' | 'assistant' | 'tool' | 'event';
   content: string;
+  event?: ThreadEvent;
   toolCalls?: Array<{ id: string; name: string; arguments: string }>;
   toolCallId?: string;
   createdTime: number;
@@ -35,6 +37,7 @@ export function toThreadView(record: ThreadRecord): ThreadView {
     }
     if (message.toolCallId) view.toolCallId = message.toolCallId;
     if (message.aborted) view.aborted = true;
+    if (message.role === 'event' && message.event) view.event = message.event;
     messages.push(view);
   }
   return {

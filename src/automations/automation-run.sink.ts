@@ -30,6 +30,14 @@ export class AutomationRunSink implements AgentEventSink, RunProgress {
     // As toolStart.
   }
 
+  event(): void {
+    // Stored in the thread (DATA_ADDED, ACTIONS_EXECUTED).
+  }
+
+  apply(): void {
+    // Never called: with HITL_APPLY=client an automation's actions wait for a human (ChatService.runAutomation).
+  }
+
   complete(result: AgentResult): void {
     this.result ??= result;
   }

@@ -1,8 +1,8 @@
 import 'reflect-metadata';
 import { buildSystemPrompt } from '../ai/prompts/system-prompt.builder';
 import { loadSystemPromptContext } from '../ai/prompts/system-prompt-context';
-import { READ_TOOL_REGISTRY } from '../ai/tools/read/read-tool.registry';
-import { WRITE_TOOL_DEFINITIONS } from '../ai/tools/write-tool.definitions';
+import { AgentToolbox } from '../ai/tools/agent.toolbox';
+import { ReadToolExecutor } from '../ai/tools/read/read-tool.executor';
 import { Role } from '../auth/principal';
 import { LlmMessage } from '../conversation/llm-message';
 import { TokenCounter } from '../rag/token-counter';
@@ -10,6 +10,7 @@ import { buildContextMessage } from '../rag/toon-context.encoder';
 import { buildLlmHistory } from '../threads/history/llm-history.builder';
 import { ThreadMessage } from '../threads/thread.types';
 import { CliIo, openCliContext, runCli } from './cli-context';
+import { runPolicyFor } from './cli-run-policy';
 import { GraphQuestion, parseGraphQuestion, retrieveQuestionContext } from './graph-question';
 
 const USAGE = 'Usage: npm run ai:dump-prompt -- --graph KEY [--workspace NAME] [--role viewer|editor|admin] "question"';
@@ -19,7 +20,7 @@ const ROLES: readonly Role[] = ['viewer', 'editor', 'admin'];
  * `npm run ai:dump-prompt` (docs/protocol.md §7): the whole message list the first round of a new
  * conversation sends — the stable system prompt for the role, the RAG context message, the user's
  * question — built as ChatService builds it, with a token estimate per message and in total
- * (TokenCounter, o200k), and the tools offered to that role with their own estimate.
+ * (TokenCounter, o200k), and the tools offered to that role under the workspace's action policy with their own estimate.
  */
 export async function dumpPrompt(argv: string[], env: Record<string, string | undefined>, io: CliIo): Promise<number> {
   let question: GraphQuestion;
@@ -47,7 +48,8 @@ export async function dumpPrompt(argv: string[], env: Record<string, string | un
       { id: 'm3', role: 'user', content: question.text, createdTime: now },
     ];
     const { messages } = buildLlmHistory({ messages: thread, maxTokens: cli.config.agent.historyMaxTokens, countTokens: (text) => counter.count(text) });
-    const tools = role === 'viewer' ? READ_TOOL_REGISTRY.definitions : [...READ_TOOL_REGISTRY.definitions, ...WRITE_TOOL_DEFINITIONS];
+    const policy = await runPolicyFor(cli.app, workspace, role);
+    const tools = new AgentToolbox({ policy, readTools: new ReadToolExecutor(source, graphKey) }).definitions;
     const toolTokens = counter.count(JSON.stringify(tools));
     const messageTokens = counter.countMessages(messages);
 

@@ -7,6 +7,7 @@ import { DEMO_GRAPH_KEY, DEMO_WORKSPACE } from '../graph/demo/nba-workflow.demo'
 import { GraphDataSourceFactory } from '../graph/graph-data-source.factory';
 import { TokenCounter } from '../rag/token-counter';
 import { CliArguments } from './cli-arguments';
+import { runPolicyFor } from './cli-run-policy';
 import { CliIo, openCliContext, runCli } from './cli-context';
 
 const USAGE = 'Usage: npm run ai:dump-tools [-- --role viewer|editor|admin]';
@@ -24,8 +25,9 @@ const READ_TOOL_EXAMPLES: Readonly<Record<ReadToolName, Record<string, unknown>>
 };
 
 /**
- * `npm run ai:dump-tools` (docs/protocol.md §7): every tool definition offered to a role (viewer:
- * the 7 read tools; editor and admin: also the 7 propose_* tools), with a token estimate, then one
+ * `npm run ai:dump-tools` (docs/protocol.md §7): every tool definition offered to a role in the demo
+ * workspace (viewer: the 7 read tools and ask_user; editor and admin: also the propose_* tools its
+ * action policy offers, docs/policy.md), with a token estimate, then one
  * example call of each read tool run against the demo graph with the real executor, and its result
  * as the model receives it. An empty store gets the demo graph first.
  */
@@ -45,7 +47,7 @@ export async function dumpTools(argv: string[], env: Record<string, string | und
     const counter = cli.app.get(TokenCounter, { strict: false });
     const source = cli.app.get(GraphDataSourceFactory, { strict: false }).forWorkspace(DEMO_WORKSPACE);
     const executor = new ReadToolExecutor(source, DEMO_GRAPH_KEY);
-    const toolbox = new AgentToolbox({ canPropose: role !== 'viewer', readTools: executor });
+    const toolbox = new AgentToolbox({ policy: await runPolicyFor(cli.app, DEMO_WORKSPACE, role), readTools: executor });
     const lines = [
       `Tools offered to role ${role}: ${toolbox.definitions.length} — ~${counter.count(JSON.stringify(toolbox.definitions))} tokens as sent`,
       '',

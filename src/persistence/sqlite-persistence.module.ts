@@ -8,6 +8,8 @@ import { SQLITE_DATABASE } from '../database/sqlite/sqlite-database.token';
 import { GRAPH_STORE } from '../graph/graph-store.token';
 import { SqliteGraphStore } from '../graph/sqlite/sqlite-graph.store';
 import { Logger } from '../observability/logger';
+import { ACTION_POLICY_REPOSITORY } from '../policy/action-policy-repository.token';
+import { SqliteActionPolicyRepository } from '../policy/sqlite/sqlite-action-policy.repository';
 import { PROVIDER_CONFIG_REPOSITORY } from '../providers/configs/provider-config-repository.token';
 import { SqliteProviderConfigRepository } from '../providers/configs/sqlite/sqlite-provider-config.repository';
 import { SqliteThreadRepository } from '../threads/sqlite/sqlite-thread.repository';
@@ -42,6 +44,7 @@ export class SqlitePersistenceModule implements OnApplicationShutdown {
         },
         { provide: GRAPH_STORE, inject: [SQLITE_DATABASE], useFactory: (db: Database) => new SqliteGraphStore(db) },
         { provide: THREAD_REPOSITORY, inject: [SQLITE_DATABASE], useFactory: (db: Database) => new SqliteThreadRepository(db) },
+        { provide: ACTION_POLICY_REPOSITORY, inject: [SQLITE_DATABASE], useFactory: (db: Database) => new SqliteActionPolicyRepository(db) },
         { provide: PROVIDER_CONFIG_REPOSITORY, inject: [SQLITE_DATABASE], useFactory: (db: Database) => new SqliteProviderConfigRepository(db) },
         { provide: AUTOMATION_REPOSITORY, inject: [SQLITE_DATABASE], useFactory: (db: Database) => new SqliteAutomationRepository(db) },
       ],

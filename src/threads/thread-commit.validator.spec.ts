@@ -1,4 +1,4 @@
-import { assistantMessage, ragContext, systemPrompt, toolCall, toolResult, userMessage } from '../../test/support/thread-messages';
+import { assistantMessage, eventMessage, ragContext, systemPrompt, toolCall, toolResult, userMessage } from '../../test/support/thread-messages';
 import { ThreadCommitValidationError } from './thread-commit-validation.error';
 import { validateThreadCommit } from './thread-commit.validator';
 import { ThreadMessage } from './thread.types';
@@ -41,5 +41,16 @@ describe(validateThreadCommit.name, () => {
     expect(validate(stored, [assistantMessage(null, [toolCall('a'), toolCall('a')])])).toThrow(/repeats/);
     expect(validate(stored, [assistantMessage(null, [toolCall('')])])).toThrow(/without id/);
     expect(validate(stored, [{ ...userMessage('x'), role: 'robot' as ThreadMessage['role'] }])).toThrow(/unknown role/);
+  });
+
+  it('accepts events anywhere, also between the results of one assistant message, without closing their run', () => {
+    const stored = [userMessage('Q'), eventMessage('Loaded 2 nodes', 'DATA_ADDED'), assistantMessage(null, [toolCall('auto'), toolCall('wait')]), toolResult('auto', 'applied'), eventMessage('Created 1 node')];
+    expect(validate(stored, [toolResult('wait', '{"status":"approved"}'), eventMessage('Deleted 1 node'), assistantMessage('Done')])).not.toThrow();
+    expect(validate([userMessage('Q'), assistantMessage(null, [toolCall('a')])], [eventMessage('x'), toolResult('a', 'r')])).not.toThrow();
+  });
+
+  it('refuses an event message without a valid event', () => {
+    expect(validate([], [{ ...eventMessage('x'), event: undefined }])).toThrow(/no valid event/);
+    expect(validate([], [{ ...eventMessage('x'), event: { type: 'SOMETHING', summary: 'x', results: [] } as never }])).toThrow(/no valid event/);
   });
 });

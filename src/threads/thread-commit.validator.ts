@@ -1,7 +1,8 @@
 import type { ThreadMessage } from './thread.types';
 import { ThreadCommitValidationError } from './thread-commit-validation.error';
 
-const ROLES: ReadonlySet<string> = new Set(['system', 'user', 'assistant', 'tool']);
+const ROLES: ReadonlySet<string> = new Set(['system', 'user', 'assistant', 'tool', 'event']);
+const EVENT_TYPES: ReadonlySet<string> = new Set(['DATA_ADDED', 'ACTIONS_EXECUTED']);
 
 /**
  * Checks the messages of a commit against the stored conversation (docs/threads.md, strict tool
@@ -10,7 +11,10 @@ const ROLES: ReadonlySet<string> = new Set(['system', 'user', 'assistant', 'tool
  *   - a new system message says what it is (`kind`: system prompt or RAG context);
  *   - an assistant's tool calls have unique non-empty ids and a function name;
  *   - a tool message answers a call of the assistant message its run of tool messages follows,
- *     once (a result arriving after another message would be lost to the model).
+ *     once (a result arriving after another message would be lost to the model);
+ *   - an event carries its type, summary and results; it may come between the results of one
+ *     assistant message (an action applied before a later call stopped for approval) without
+ *     closing their run (history building shows it after the run).
  * A call may still lack its result (an interrupt waiting, a crash): history building covers that.
  * Throws ThreadCommitValidationError; returns nothing.
  */
@@ -44,6 +48,13 @@ export function validateThreadCommit(threadId: string, stored: readonly ThreadMe
         run = callIds.length > 0 ? { callIds: new Set(callIds), answered: new Set() } : null;
         break;
       }
+      case 'event': {
+        const event = message.event;
+        if (!event || !EVENT_TYPES.has(event.type) || typeof event.summary !== 'string' || !Array.isArray(event.results)) {
+          fail(`event message ${message.id} has no valid event`);
+        }
+        break;
+      }
       case 'tool': {
         const callId = message.toolCallId;
         if (!callId) fail(`tool message ${message.id} has no toolCallId`);
@@ -66,6 +77,7 @@ function openToolRun(stored: readonly ThreadMessage[]): ToolRun | null {
   const answered = new Set<string>();
   for (let index = stored.length - 1; index >= 0; index -= 1) {
     const message = stored[index];
+    if (message.role === 'event') continue;
     if (message.role === 'tool') {
       if (message.toolCallId) answered.add(message.toolCallId);
       continue;

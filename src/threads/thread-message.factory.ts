@@ -1,5 +1,6 @@
 import type { LlmMessage } from '../conversation/llm-message';
 import { generateMessageId } from './sortable-id.generator';
+import type { ThreadEvent } from '../conversation/thread-event';
 import type { ThreadMessage } from './thread.types';
 
 export interface ThreadMessageOptions {
@@ -34,4 +35,9 @@ export function toThreadMessage(message: LlmMessage, options: ThreadMessageOptio
       return stored;
     }
   }
+}
+
+/** A thread event → the message that stores it (docs/protocol.md §8.3): its summary as content. */
+export function toEventMessage(event: ThreadEvent, createdTime = Date.now()): ThreadMessage {
+  return { id: generateMessageId(createdTime), role: 'event', content: event.summary, event, createdTime };
 }

@@ -1,5 +1,7 @@
 import type { Interrupt } from '../conversation/interrupt';
 import type { LlmToolCall } from '../conversation/llm-message';
+import type { ThreadEvent } from '../conversation/thread-event';
+import type { PolicySnapshot } from '../policy/action-policy';
 
 /**
  * One stored message of a conversation, in the internal (OpenAI) shape plus a stable id and a
@@ -7,7 +9,7 @@ import type { LlmToolCall } from '../conversation/llm-message';
  */
 export interface ThreadMessage {
   id: string;
-  role: 'system' | 'user' | 'assistant' | 'tool';
+  role: 'system' | 'user' | 'assistant' | 'tool' | 'event';
   /** For system messages: the stable system prompt, or the retrieved context of one question. */
   kind?: 'system_prompt' | 'rag_context';
   content: string | null;
@@ -18,6 +20,8 @@ export interface ThreadMessage {
   createdTime: number;
   /** assistant: generation stopped by the user or a disconnect; content is the partial text. */
   aborted?: true;
+  /** event: what was loaded or applied (content is its summary; docs/protocol.md §8.3). */
+  event?: ThreadEvent;
 }
 
 /** A proposal waiting for a human, and what to do after it (the rest of the model's tool-call batch). */
@@ -27,6 +31,8 @@ export interface PendingInterrupt {
   /** Tool calls of the same assistant message that come after the interrupting one. */
   remainingToolCalls: LlmToolCall[];
   createdTime: number;
+  /** The action policy of the run that stopped here: its resume continues with it (docs/policy.md). */
+  policy?: PolicySnapshot;
 }
 
 /** Accumulated upstream usage (of a request, a thread or a workspace). */

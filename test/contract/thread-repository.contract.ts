@@ -6,6 +6,7 @@ import { ThreadRevisionConflictError } from '../../src/threads/thread-revision-c
 import { PendingInterrupt, ThreadMessage, UsageTotals } from '../../src/threads/thread.types';
 import {
   assistantMessage,
+  eventMessage,
   ragContext,
   systemPrompt,
   toolCall,
@@ -109,7 +110,7 @@ export function describeThreadRepositoryContract(name: string, create: () => Pro
         await repository.commit(newer.threadId, {
           operationId: randomUUID(),
           expectedRevision: 0,
-          append: [systemPrompt(), ragContext('ctx'), userMessage('Q'), assistantMessage('A')],
+          append: [systemPrompt(), ragContext('ctx'), userMessage('Q'), eventMessage('Loaded 1 node', 'DATA_ADDED'), assistantMessage('A')],
         });
         await new Promise((resolve) => setTimeout(resolve, 5));
         await repository.commit(older.threadId, {
@@ -133,7 +134,7 @@ export function describeThreadRepositoryContract(name: string, create: () => Pro
           pendingInterrupt: true,
         });
         expect(olderSummary.lastUpdatedTime).toBeGreaterThan(newerSummary.lastUpdatedTime);
-        // system prompt and RAG context are not counted: clients never see them
+        // system prompt and RAG context are not counted (clients never see them), nor events (system notes)
         expect(newerSummary).toMatchObject({ threadId: newer.threadId, messageCount: 2, pendingInterrupt: false });
         expect(await repository.list(workspace, 'carol', 'nba-workflow')).toEqual([]);
       });
@@ -210,7 +211,7 @@ export function describeThreadRepositoryContract(name: string, create: () => Pro
           toolResult('c1', '[{"key":"fetch-api"}]'),
           toolResult('c2', '{"key":"root"}'),
         ];
-        const round2: ThreadMessage[] = [assistantMessage('fetch-api fetches the data.')];
+        const round2: ThreadMessage[] = [eventMessage('Created 1 node'), assistantMessage('fetch-api fetches the data.')];
         const round3: ThreadMessage[] = [userMessage('Thanks'), assistantMessage('You are wel', undefined, true)];
 
         const first = await repository.commit(thread.threadId, { operationId: randomUUID(), expectedRevision: 0, append: round1 });

@@ -12,6 +12,7 @@ const sign = (claims: object, options: jwt.SignOptions = {}, key = SECRET) => jw
 const alice = sign({ sub: 'alice', workspace: 'default', role: 'editor' });
 const bob = sign({ sub: 'bob', workspace: 'default', role: 'editor' });
 const viewer = sign({ sub: 'vera', workspace: 'default' });
+const viewerAsEditor = sign({ sub: 'vera', workspace: 'default', role: 'editor' });
 const expired = sign({ sub: 'alice', workspace: 'default', role: 'editor' }, { expiresIn: -10 });
 const forged = sign({ sub: 'alice', workspace: 'default', role: 'editor' }, {}, 'forged-secret-of-at-least-32-chars!!');
 
@@ -111,12 +112,18 @@ describe(`${AiGateway.name} and the REST routes with AUTH_MODE=jwt`, () => {
     expect(server.requests).toHaveLength(2);
   });
 
-  it('refuses resume to a viewer: 403 over HTTP, forbidden over the socket', async () => {
+  it('refuses a viewer the approval of a proposal: 403 over HTTP, forbidden over the socket', async () => {
     server.enqueue({ text: 'Read-only answer.' });
-    const asked = await request(app.url).post('/api/ai/chat').set(as(viewer)).send({ graphKey: GRAPH, message: 'What is root?' }).expect(200);
+    const answered = await request(app.url).post('/api/ai/chat').set(as(viewer)).send({ graphKey: GRAPH, message: 'What is root?' }).expect(200);
     const tools = server.requests[0].body.tools.map((tool: { function: { name: string } }) => tool.function.name);
     expect(tools.some((name: string) => name.startsWith('propose_'))).toBe(false);
+    // Nothing waits on that thread (a viewer may answer the questions of their own threads: docs/policy.md).
+    await request(app.url).post('/api/ai/resume').set(as(viewer)).send({ threadId: answered.body.threadId, approved: true }).expect(409);
 
+    // A proposal made while the same user was an editor, answered with their viewer token.
+    server.enqueue({ toolCalls: [{ id: 'call_w', name: 'propose_delete_node', arguments: { nodeKey: 'disconnected-note', reason: 'unused' } }] });
+    const asked = await request(app.url).post('/api/ai/chat').set(as(viewerAsEditor)).send({ graphKey: GRAPH, message: 'Delete it' }).expect(200);
+    expect(asked.body).toMatchObject({ type: 'interrupt', interrupt: { kind: 'approval' } });
     const response = await request(app.url).post('/api/ai/resume').set(as(viewer)).send({ threadId: asked.body.threadId, approved: true }).expect(403);
     expect(response.body.code).toBe('forbidden');
     const client = await connect(viewer);

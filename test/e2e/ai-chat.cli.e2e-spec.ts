@@ -97,7 +97,10 @@ describe('npm run ai:chat (terminal chat, end to end)', () => {
     let mark = cli.output.length;
     cli.type('What does fetch-api do?');
     const answer = await cli.waitFor(/you › $/, mark);
-    expect(answer).toMatch(/ai {2}› Let me read fetch-api\. \n {2}⚙ read_node_detail\nIt fetches the active NBA players\.\n\([\d,]+ tokens/);
+    // The question's DATA_ADDED event (docs/protocol.md §8.3) comes before the answer.
+    expect(answer).toMatch(
+      /ai {2}›\s+\[DATA_ADDED\] Loaded \d+ nodes and \d+ edges into the context \(~[\d,]+ tokens\)\nLet me read fetch-api\. \n {2}⚙ read_node_detail\nIt fetches the active NBA players\.\n\([\d,]+ tokens/,
+    );
 
     mark = cli.output.length;
     cli.type('Add a node that logs its errors');

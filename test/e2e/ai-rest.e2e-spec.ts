@@ -64,14 +64,16 @@ describe(`${AiController.name} (REST /api/ai, end to end)`, () => {
 
     const thread = await request(app.url).get(`/api/ai/thread/${threadId}`).expect(200);
     expect(thread.body).toMatchObject({ threadId, graphKey: GRAPH, title: 'What does fetch-api do?', pendingInterrupt: null });
-    expect(thread.body.messages.map((message: { role: string }) => message.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'user', 'assistant']);
-    expect(thread.body.messages[1]).toEqual({
+    // Each question is followed by its DATA_ADDED event (docs/protocol.md §8.3), which messageCount leaves out.
+    expect(thread.body.messages.map((message: { role: string }) => message.role)).toEqual(['user', 'event', 'assistant', 'tool', 'assistant', 'user', 'event', 'assistant']);
+    expect(thread.body.messages[1]).toMatchObject({ role: 'event', event: { type: 'DATA_ADDED' } });
+    expect(thread.body.messages[2]).toEqual({
       role: 'assistant',
       content: 'Let me check. ',
       toolCalls: [{ id: 'call_read', name: 'read_node_detail', arguments: '{"nodeKey":"fetch-api"}' }],
       createdTime: expect.any(Number),
     });
-    expect(thread.body.messages[2]).toMatchObject({ role: 'tool', toolCallId: 'call_read', content: expect.stringContaining('fetch-api') });
+    expect(thread.body.messages[3]).toMatchObject({ role: 'tool', toolCallId: 'call_read', content: expect.stringContaining('fetch-api') });
     expect(thread.body.usage.llmCalls).toBe(3);
 
     await request(app.url).delete(`/api/ai/thread/${threadId}`).expect(204);
@@ -192,7 +194,7 @@ describe(`${AiController.name} (REST /api/ai, end to end)`, () => {
     const paths = document.body.paths;
     expect(Object.keys(paths)).toEqual(expect.arrayContaining(['/api/ai/chat', '/api/ai/resume', '/api/ai/threads', '/api/ai/thread/{threadId}']));
     const chat = paths['/api/ai/chat'].post;
-    expect(Object.keys(chat.responses['200'].content['application/json'].examples)).toEqual(['message', 'interrupt']);
+    expect(Object.keys(chat.responses['200'].content['application/json'].examples)).toEqual(['message', 'autonomous', 'interrupt', 'question']);
     expect(chat.parameters).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'Idempotency-Key', in: 'header' })]));
     expect(chat.responses).toHaveProperty('429');
     expect(chat.responses['402'].content['application/json'].schema.example).toMatchObject({ statusCode: 402, code: 'budget_exceeded' });

@@ -165,7 +165,8 @@ describe(`${AiGateway.name} (Socket.IO /ai, end to end)`, () => {
     client.interrupt(4);
 
     const stopped = await client.terminalOf(4);
-    expect(stopped.names).toEqual(['ai:thread', 'ai:complete']);
+    // The question was stored before the stop took effect: its DATA_ADDED event with it.
+    expect(stopped.names).toEqual(['ai:thread', 'ai:event', 'ai:complete']);
     expect(stopped.complete).toMatchObject({ _id: 4, aborted: true, fullText: '' });
     expect(server.requests).toHaveLength(0);
   });
@@ -261,7 +262,7 @@ describe(`${AiGateway.name} (Socket.IO /ai, end to end)`, () => {
     server.enqueue({ error: { status: 401, message: 'Incorrect API key provided' } });
     const client = await connect();
     const failed = await client.chat({ _id: 4, graphKey: GRAPH, message: 'hi' });
-    expect(failed.names).toEqual(['ai:thread', 'ai:error']);
+    expect(failed.names).toEqual(['ai:thread', 'ai:event', 'ai:error']);
     expect(failed.error).toMatchObject({ _id: 4, code: 'auth_error', retryable: false });
     expect(failed.error!.error).toBe('The AI service rejected our credentials. An administrator needs to check the API key.');
   });

@@ -294,7 +294,8 @@ describe(`${AutomationsController.name} (docs/protocol.md §8.4)`, () => {
       expect(server.requests).toHaveLength(1);
       // The thread stays valid: the tool call has its result.
       const thread = (await api().get(`/api/ai/thread/${run.threadId}`).set(as(alice)).expect(200)).body;
-      expect(thread.messages.map((message: { role: string }) => message.role)).toEqual(['user', 'assistant', 'tool']);
+      expect(thread.messages.map((message: { role: string }) => message.role)).toEqual(['user', 'event', 'assistant', 'tool']);
+      expect(thread.messages[1].event.type).toBe('DATA_ADDED');
     });
 
     it('runs one run of an automation at a time (409) and records a failure with its code', async () => {

@@ -48,14 +48,14 @@ describe('Introspection commands (ai:dump-context, ai:dump-prompt, ai:dump-tools
     expect(headers[1]).toContain('system (RAG context for this question)');
     expect(headers[2]).toContain('user');
     expect(io.out).toContain('What does fetch-api do?');
-    expect(io.out).toMatch(/Tools offered: 14 .*propose_batch/);
+    expect(io.out).toMatch(/Tools offered: 15 .*propose_batch, ask_user/);
     expect(io.out).toMatch(/Estimated prompt: ~\d+ tokens of messages \+ ~\d+ tokens of tools = ~\d+ tokens/);
   });
 
   it('dump-tools prints the definitions offered to a viewer and runs each read tool on the demo graph', async () => {
     const io = new CapturedIo();
     expect(await dumpTools(['--role', 'viewer'], env, io)).toBe(0);
-    expect(io.out).toContain('Tools offered to role viewer: 7');
+    expect(io.out).toContain('Tools offered to role viewer: 8');
     expect(io.out).not.toContain('propose_');
     const calls = io.out.split(/^--- /m).slice(1);
     expect(calls).toHaveLength(7);

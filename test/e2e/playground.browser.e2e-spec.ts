@@ -125,6 +125,23 @@ describe('Playground (headless Chromium, end to end)', () => {
     expect(graph.body.nodes.find((node: { _key: string }) => node._key === 'log-errors')).toMatchObject({ type: 'log-node', sheet: '0' });
   });
 
+  it("shows the model's question with its options; clicking one answers it, and the model receives that answer", async () => {
+    server.enqueue(
+      { text: 'Which season?', toolCalls: [{ id: 'call_ask', name: 'ask_user', arguments: { kind: 'choice', question: 'Which season should I keep?', options: ['2023-24', '2024-25'] } }] },
+      { text: 'Keeping the 2024-25 season.' },
+    );
+    await ask('Filter the players of one season');
+    const dialog = page.getByRole('dialog');
+    await dialog.getByText('Which season should I keep?').waitFor();
+    await page.screenshot({ path: path.join(ARTIFACTS, 'question-modal.png') });
+
+    await dialog.getByRole('button', { name: '2024-25' }).click();
+    await page.getByText('Keeping the 2024-25 season.').waitFor();
+    await expect(dialog.count()).resolves.toBe(0);
+    const sent = server.requests[1].body.messages as Array<{ role: string; tool_call_id?: string; content: string }>;
+    expect(JSON.parse(sent.find((message) => message.tool_call_id === 'call_ask')!.content)).toEqual({ status: 'answered', answer: '2024-25' });
+  });
+
   it('Stop ends a long stream and keeps the partial text, in the panel and in the thread', async () => {
     const full = 'This answer goes on and on about every node of the graph '.repeat(40);
     server.enqueue({ text: full, chunkSize: 6, hangAfterChunks: 12 });

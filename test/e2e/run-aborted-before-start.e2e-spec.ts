@@ -41,13 +41,17 @@ describe.each(['openai', 'anthropic'])('A socket run stopped before it starts (%
     client.socket.emit('ai:chat', { _id: 1, graphKey: GRAPH, message: 'What does fetch-api do?' });
     client.interrupt(1);
     const stopped = await client.terminalOf(1);
-    expect(stopped.names).toEqual(['ai:thread', 'ai:complete']);
+    // The question was stored before the stop: with its DATA_ADDED event (docs/protocol.md §8.3).
+    expect(stopped.names).toEqual(['ai:thread', 'ai:event', 'ai:complete']);
     expect(stopped.complete).toMatchObject({ aborted: true, fullText: '' });
     expect(server.requests).toHaveLength(0);
     const threadId = stopped.complete!.threadId;
 
     const kept = (await request(app.url).get(`/api/ai/thread/${threadId}`).expect(200)).body;
-    expect(kept.messages).toEqual([{ role: 'user', content: 'What does fetch-api do?', createdTime: expect.any(Number) }]);
+    expect(kept.messages).toEqual([
+      { role: 'user', content: 'What does fetch-api do?', createdTime: expect.any(Number) },
+      expect.objectContaining({ role: 'event', event: expect.objectContaining({ type: 'DATA_ADDED' }) }),
+    ]);
     const listed = (await request(app.url).post('/api/ai/threads').send({ graphKey: GRAPH }).expect(200)).body;
     expect(listed).toContainEqual(expect.objectContaining({ threadId, title: 'What does fetch-api do?', messageCount: 1, pendingInterrupt: false }));
 
@@ -56,6 +60,6 @@ describe.each(['openai', 'anthropic'])('A socket run stopped before it starts (%
     expect(next.complete?.fullText).toBe('fetch-api calls the stats API; error-handler logs its failures.');
     expect(userTexts(server.requests[0].body)).toEqual(['What does fetch-api do?', 'And error-handler?']);
     const after = (await request(app.url).get(`/api/ai/thread/${threadId}`).expect(200)).body;
-    expect(after.messages.map((message: { role: string }) => message.role)).toEqual(['user', 'user', 'assistant']);
+    expect(after.messages.map((message: { role: string }) => message.role)).toEqual(['user', 'event', 'user', 'event', 'assistant']);
   });
 });

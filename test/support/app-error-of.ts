@@ -10,3 +10,14 @@ export async function appErrorOf(promise: Promise<unknown>): Promise<AppError> {
   }
   throw new Error('expected the call to fail with an AppError');
 }
+
+/** The AppError `run` throws; fails the test when it returns or throws anything else. */
+export function appErrorThrownBy(run: () => unknown): AppError {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof AppError) return error;
+    throw error;
+  }
+  throw new Error('expected the call to throw an AppError');
+}

@@ -2,6 +2,7 @@ import type { Database } from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
+import { CheckedAction } from '../../src/ai/actions/action.applier';
 import { AgentEventSink } from '../../src/ai/agent/agent-event.sink';
 import { AgentResult } from '../../src/ai/agent/agent-result';
 import { ChatService } from '../../src/ai/chat.service';
@@ -9,12 +10,15 @@ import { HitlObserver } from '../../src/ai/hitl.observer';
 import { AppConfig } from '../../src/config/app-config';
 import { loadAppConfig } from '../../src/config/load-app-config';
 import { ProviderRegistry } from '../../src/config/provider-registry';
+import { ThreadEvent } from '../../src/conversation/thread-event';
 import { openSqliteDatabase } from '../../src/database/sqlite/sqlite-database.opener';
 import { nbaWorkflowDemo } from '../../src/graph/demo/nba-workflow.demo';
 import { GraphDataSourceFactory } from '../../src/graph/graph-data-source.factory';
 import { MutableGraphDataSource } from '../../src/graph/mutable-graph-data-source';
 import { SqliteGraphStore } from '../../src/graph/sqlite/sqlite-graph.store';
 import { configureLogging } from '../../src/observability/logger';
+import { ActionPolicyService } from '../../src/policy/action-policy.service';
+import { SqliteActionPolicyRepository } from '../../src/policy/sqlite/sqlite-action-policy.repository';
 import { LlmErrorClassifier } from '../../src/providers/llm-error.classifier';
 import { LlmProvider } from '../../src/providers/llm-provider';
 import { createLlmProvider } from '../../src/providers/llm-provider.factory';
@@ -103,6 +107,7 @@ export class ChatServiceHarness {
       new LlmErrorClassifier(config.locale),
       threadStore,
       new TokenCounter(),
+      new ActionPolicyService(new SqliteActionPolicyRepository(db)),
       options.hitl,
     );
     return new ChatServiceHarness(config, service, db, graphStore, threadStore, retriever, provider, tokenTracker, !options.dataDir);
@@ -132,6 +137,8 @@ export class RecordingSink implements AgentEventSink {
     | { type: 'token'; text: string }
     | { type: 'tool_start'; toolCallId: string; toolName: string }
     | { type: 'tool_result'; toolCallId: string; result: string }
+    | { type: 'event'; event: ThreadEvent }
+    | { type: 'apply'; action: CheckedAction }
     | { type: 'complete'; result: AgentResult }
   > = [];
 
@@ -149,6 +156,14 @@ export class RecordingSink implements AgentEventSink {
 
   toolResult(toolCallId: string, result: string): void {
     this.events.push({ type: 'tool_result', toolCallId, result });
+  }
+
+  event(event: ThreadEvent): void {
+    this.events.push({ type: 'event', event });
+  }
+
+  apply(action: CheckedAction): void {
+    this.events.push({ type: 'apply', action });
   }
 
   complete(result: AgentResult): void {

@@ -35,3 +35,7 @@ export function toolCall(id: string, name = 'read_node_detail', args: Record<str
 export function toolResult(toolCallId: string, content: string): ThreadMessage {
   return { ...base('tool', content), toolCallId };
 }
+
+export function eventMessage(summary: string, type: 'DATA_ADDED' | 'ACTIONS_EXECUTED' = 'ACTIONS_EXECUTED'): ThreadMessage {
+  return { ...base('event', summary), event: { type, summary, results: [{ ok: true, label: summary.toLowerCase() }] } };
+}

@@ -1,3 +1,5 @@
+import type { ThreadEvent } from '../../conversation/thread-event';
+import type { CheckedAction } from '../actions/action.applier';
 import { AgentResult } from './agent-result';
 
 /**
@@ -11,5 +13,9 @@ export interface AgentEventSink {
   token(text: string): void;
   toolStart(toolCallId: string, toolName: string): void;
   toolResult(toolCallId: string, result: string): void;
+  /** A thread event, once the commit that stored it is done (docs/protocol.md §8.3). */
+  event(event: ThreadEvent): void;
+  /** HITL_APPLY=client: an action applied without a human, for the caller's editor to apply (§8.1 `ai:apply`). */
+  apply(action: CheckedAction): void;
   complete(result: AgentResult): void;
 }

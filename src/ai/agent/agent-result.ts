@@ -1,6 +1,8 @@
 import type { UsageTotals } from '../../threads/thread.types';
 import { ActionConversionResult } from '../../conversation/action-conversion-result';
 import { Interrupt } from '../../conversation/interrupt';
+import type { ThreadEvent } from '../../conversation/thread-event';
+import type { CheckedAction } from '../actions/action.applier';
 
 /** Usage reported in every terminal answer: this request's upstream tokens, cost and calls (the totals a thread adds up). */
 export interface UsageReport extends UsageTotals {
@@ -12,8 +14,12 @@ export interface ToolCallSummary {
   id: string;
   name: string;
   arguments: string;
-  /** 'executed' (read tool ran), 'error' (bad call, the model was told), 'proposed' (write tool → interrupt). */
-  status: 'executed' | 'error' | 'proposed';
+  /**
+   * 'executed' (read tool ran), 'error' (bad or refused call, the model was told), 'proposed' (write tool →
+   * approval interrupt), 'applied' (write tool applied without a human by the action policy), 'asked'
+   * (ask_user → question interrupt).
+   */
+  status: 'executed' | 'error' | 'proposed' | 'applied' | 'asked';
 }
 
 /**
@@ -31,23 +37,33 @@ export interface ProposalResolution {
   message: string;
 }
 
+/** What a request wrote besides its messages (docs/protocol.md §8.1, §8.3): present only when not empty. */
+export interface RunRecords {
+  /** The thread events written by this request, in order (DATA_ADDED, ACTIONS_EXECUTED). */
+  events?: ThreadEvent[];
+  /** HITL_APPLY=client: the actions applied without a human that the caller's editor must apply (as `ai:apply`). */
+  actions?: CheckedAction[];
+}
+
 /** The answer of POST /api/ai/chat and /api/ai/resume (docs/protocol.md §3). */
-export type AgentResult =
-  | {
-      threadId: string;
-      type: 'message';
-      message: string;
-      toolCalls: ToolCallSummary[];
-      usage: UsageReport;
-      aborted?: true;
-      resolution?: ProposalResolution;
-    }
-  | {
-      threadId: string;
-      type: 'interrupt';
-      message: string;
-      interrupt: Interrupt;
-      toolCalls: ToolCallSummary[];
-      usage: UsageReport;
-      resolution?: ProposalResolution;
-    };
+export type AgentResult = RunRecords &
+  (
+    | {
+        threadId: string;
+        type: 'message';
+        message: string;
+        toolCalls: ToolCallSummary[];
+        usage: UsageReport;
+        aborted?: true;
+        resolution?: ProposalResolution;
+      }
+    | {
+        threadId: string;
+        type: 'interrupt';
+        message: string;
+        interrupt: Interrupt;
+        toolCalls: ToolCallSummary[];
+        usage: UsageReport;
+        resolution?: ProposalResolution;
+      }
+  );

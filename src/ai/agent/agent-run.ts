@@ -9,6 +9,8 @@ import { AgentTools } from '../tools/agent-tools';
 import { AgentEventSink } from './agent-event.sink';
 import { ToolCallSummary } from './agent-result';
 import { Interrupt } from '../../conversation/interrupt';
+import type { ThreadEvent } from '../../conversation/thread-event';
+import type { ActionApplication, CheckedAction } from '../actions/action.applier';
 import { UsageAccumulator } from './usage.accumulator';
 
 /**
@@ -23,10 +25,24 @@ export interface AgentCommit {
   aborted?: true;
   /** A new pending interrupt; null clears it; absent leaves it as is. */
   pendingInterrupt?: PendingInterrupt | null;
+  /** Thread events stored after the messages: the ACTIONS_EXECUTED of what this commit's round applied. */
+  events?: ThreadEvent[];
 }
 
 /** Events of a run (the loop never calls thread() or complete(): the caller owns those). */
-export type AgentRunEvents = Pick<AgentEventSink, 'token' | 'toolStart' | 'toolResult'>;
+export type AgentRunEvents = Pick<AgentEventSink, 'token' | 'toolStart' | 'toolResult' | 'event' | 'apply'>;
+
+/**
+ * Applies the proposals the action policy lets through without a human, and turns each applied
+ * series into its ACTIONS_EXECUTED event (AppliedActionRecorder): the one place actions are applied
+ * and recorded, for the loop and for an approval alike.
+ */
+export interface RunActions {
+  /** Applies one checked proposal (autonomous); part of the current round's series. */
+  applyAutonomous(action: CheckedAction): Promise<ActionApplication>;
+  /** The events of the series applied since the last call, in order, to store in the commit being made. */
+  takeEvents(): ThreadEvent[];
+}
 
 export interface AgentRunRequest {
   /** What the model is sent first (history, current context, question), already sanitized. Not mutated. */
@@ -39,6 +55,8 @@ export interface AgentRunRequest {
   usage: UsageAccumulator;
   /** Persists one commit; a throw ends the run (the thread keeps what was committed before). */
   commit(commit: AgentCommit): Promise<void>;
+  /** Applies and records what the policy lets through (route `apply`). */
+  actions: RunActions;
   /**
    * Checks a proposal's references against the graph before it interrupts (ProposalReferenceValidator):
    * a failed check is an error result the model can correct; the checked action (sheet names
@@ -69,6 +87,15 @@ export interface AgentRunRequest {
   continuation?: { results: LlmToolMessage[]; remainingToolCalls: LlmToolCall[] };
 }
 
-export type AgentRunOutcome =
-  | { type: 'message'; text: string; toolCalls: ToolCallSummary[]; aborted: boolean }
-  | { type: 'interrupt'; text: string; toolCalls: ToolCallSummary[]; interrupt: Interrupt; pending: PendingInterrupt };
+/** What a run wrote besides its messages: the events it committed, and the actions it sent to the client to apply. */
+export interface RunWrites {
+  events: ThreadEvent[];
+  /** HITL_APPLY=client: applied without a human, for the caller's editor to apply (also sent as `apply` events). */
+  actions: CheckedAction[];
+}
+
+export type AgentRunOutcome = RunWrites &
+  (
+    | { type: 'message'; text: string; toolCalls: ToolCallSummary[]; aborted: boolean }
+    | { type: 'interrupt'; text: string; toolCalls: ToolCallSummary[]; interrupt: Interrupt; pending: PendingInterrupt }
+  );

@@ -1,4 +1,5 @@
 import { ScriptedLlmServer } from '../../../test/support/scripted-llm-server';
+import { RunPolicy } from '../policy/run-policy';
 import { InMemoryGraphDataSource } from '../../../test/support/in-memory-graph-data-source';
 import { AppError } from '../../errors/app-error';
 import { nbaWorkflowDemo } from '../../graph/demo/nba-workflow.demo';
@@ -18,7 +19,10 @@ import { ProposalReferenceValidator } from '../actions/proposal-reference.valida
 import { AgentToolbox } from '../tools/agent.toolbox';
 import { ReadToolExecutor } from '../tools/read/read-tool.executor';
 import { AgentLoop, TOOL_ROUNDS_SPENT_NOTE } from './agent.loop';
-import { AgentCommit, AgentRunRequest } from './agent-run';
+import { ThreadEvent } from '../../conversation/thread-event';
+import { effectiveLevels } from '../../policy/action-policy';
+import { ActionApplication, CheckedAction } from '../actions/action.applier';
+import { AgentCommit, AgentRunRequest, RunActions } from './agent-run';
 import { UsageAccumulator } from './usage.accumulator';
 
 const GRAPH = 'nba-workflow';
@@ -32,6 +36,24 @@ interface Harness {
   commits: AgentCommit[];
   events: string[];
   controller: AbortController;
+  applied: CheckedAction[];
+}
+
+/** Applies nothing: records what the loop applied and answers as told; each round's series is one event. */
+function fakeActions(applied: CheckedAction[], application: ActionApplication): RunActions {
+  let round: CheckedAction[] = [];
+  return {
+    applyAutonomous: async (action) => {
+      applied.push(action);
+      round.push(action);
+      return application;
+    },
+    takeEvents: () => {
+      const events: ThreadEvent[] = round.length > 0 ? [{ type: 'ACTIONS_EXECUTED', summary: `Applied ${round.length}`, results: [] }] : [];
+      round = [];
+      return events;
+    },
+  };
 }
 
 describe(AgentLoop.name, () => {
@@ -65,14 +87,17 @@ describe(AgentLoop.name, () => {
       { maxToolRounds },
     );
 
-  function harness(options: { canPropose?: boolean; toolsSupported?: boolean } = {}): Harness {
+  function harness(
+    options: { canPropose?: boolean; toolsSupported?: boolean; policy?: RunPolicy; application?: ActionApplication } = {},
+  ): Harness {
     const commits: AgentCommit[] = [];
     const events: string[] = [];
+    const applied: CheckedAction[] = [];
     const controller = new AbortController();
     const request: AgentRunRequest = {
       messages: question,
       tools: new AgentToolbox({
-        canPropose: options.canPropose ?? true,
+        policy: options.policy ?? RunPolicy.withDefaultLevels(options.canPropose ?? true),
         readTools: new ReadToolExecutor(dataSource, GRAPH),
         toolsSupported: options.toolsSupported,
       }),
@@ -80,7 +105,10 @@ describe(AgentLoop.name, () => {
         token: (text) => events.push(`token:${text}`),
         toolStart: (id, name) => events.push(`tool_start:${id}:${name}`),
         toolResult: (id) => events.push(`tool_result:${id}`),
+        event: (event) => events.push(`event:${event.summary}`),
+        apply: (action) => events.push(`apply:${action.toolCallId}`),
       },
+      actions: fakeActions(applied, options.application ?? { status: 'applied', appliedBy: 'server' }),
       signal: controller.signal,
       usage: new UsageAccumulator(),
       commit: async (commit) => {
@@ -90,7 +118,7 @@ describe(AgentLoop.name, () => {
       threadId: 'ai_test',
       workspace: 'default',
     };
-    return { request, commits, events, controller };
+    return { request, commits, events, controller, applied };
   }
 
   it('streams a direct answer token by token, commits it and reports the provider usage', async () => {
@@ -98,7 +126,7 @@ describe(AgentLoop.name, () => {
     const { request, commits, events } = harness();
     const outcome = await loopWith(openAi()).run(request);
 
-    expect(outcome).toEqual({ type: 'message', text: 'It fetches the NBA players.', toolCalls: [], aborted: false });
+    expect(outcome).toEqual({ type: 'message', text: 'It fetches the NBA players.', toolCalls: [], aborted: false, events: [], actions: [] });
     expect(events).toEqual(['token:It fe', 'token:tches', 'token: the ', 'token:NBA p', 'token:layer', 'token:s.']);
     expect(commits).toEqual([{ messages: [{ role: 'assistant', content: 'It fetches the NBA players.' }] }]);
     expect(request.usage.report()).toMatchObject({ promptTokens: 120, completionTokens: 7, cachedTokens: 100, llmCalls: 1 });
@@ -414,5 +442,79 @@ describe(AgentLoop.name, () => {
     expect(events.map((event) => event.replace(/^token:/, '')).join('')).toBe(outcome.text);
     expect(request.usage.report()).toMatchObject({ totalTokens: 0, llmCalls: 1 });
     expect(request.usage.report().estimated).toBeUndefined();
+  });
+
+  describe('with an action policy', () => {
+    const policyOf = (levels: Parameters<typeof effectiveLevels>[0]['default']) => new RunPolicy(true, effectiveLevels({ default: levels, roles: {} }, 'editor'));
+    const createLogNode = { id: 'call_auto', name: 'propose_create_node', arguments: { nodeKey: 'log-errors', typeKey: 'log-node', sheet: '0', posX: 1, posY: 2, reason: 'log' } };
+    const toolNames = (index: number) => server.requests[index].body.tools.map((tool: { function: { name: string } }) => tool.function.name);
+
+    it('applies an autonomous proposal without stopping, commits its event after the round and shows it to the model', async () => {
+      server.enqueue({ toolCalls: [createLogNode] }, { text: 'Added.' });
+      const { request, commits, events, applied } = harness({ policy: policyOf({ create_node: 'autonomous' }) });
+      const outcome = await loopWith(openAi()).run(request);
+
+      expect(outcome).toMatchObject({ type: 'message', text: 'Added.', toolCalls: [{ id: 'call_auto', status: 'applied' }] });
+      expect(outcome.events).toEqual([{ type: 'ACTIONS_EXECUTED', summary: 'Applied 1', results: [] }]);
+      expect(applied).toEqual([expect.objectContaining({ toolCallId: 'call_auto', proposedAction: expect.objectContaining({ type: 'create_node' }) })]);
+      expect(applied[0].preview.nodesToCreate).toEqual([expect.objectContaining({ _key: 'log-errors' })]);
+      expect(events.filter((event) => !event.startsWith('token:'))).toEqual(['tool_start:call_auto:propose_create_node', 'tool_result:call_auto', 'event:Applied 1']);
+      expect(commits[0]).toMatchObject({ messages: [{ role: 'assistant' }, { role: 'tool', tool_call_id: 'call_auto' }], events: [{ summary: 'Applied 1' }] });
+      expect(JSON.parse(commits[0].messages[1].content as string)).toMatchObject({ status: 'applied', appliedBy: 'server' });
+      expect(server.requests[1].body.messages.slice(-2)).toEqual([
+        expect.objectContaining({ role: 'tool', tool_call_id: 'call_auto' }),
+        { role: 'system', content: '[SYSTEM] Applied 1' },
+      ]);
+    });
+
+    it('hands an autonomous action to the client with HITL_APPLY=client, and reports one the graph refused as failed', async () => {
+      server.enqueue({ toolCalls: [createLogNode] }, { text: 'Sent.' });
+      const client = harness({ policy: policyOf({ create_node: 'autonomous' }), application: { status: 'applied', appliedBy: 'client' } });
+      const sent = await loopWith(openAi()).run(client.request);
+      expect(sent.actions).toEqual([expect.objectContaining({ toolCallId: 'call_auto' })]);
+      expect(client.events).toContain('apply:call_auto');
+
+      server.reset();
+      server.enqueue({ toolCalls: [createLogNode] }, { text: 'It failed.' });
+      const refused = harness({ policy: policyOf({ create_node: 'autonomous' }), application: { status: 'failed', reason: 'Node "log-errors" already exists' } });
+      const outcome = await loopWith(openAi()).run(refused.request);
+      expect(outcome).toMatchObject({ toolCalls: [{ id: 'call_auto', status: 'error' }], actions: [] });
+      expect(JSON.parse(refused.commits[0].messages[1].content as string)).toEqual({
+        status: 'failed',
+        message: 'It could not be applied: Node "log-errors" already exists. Nothing was changed.',
+      });
+    });
+
+    it('offers no tool of a forbidden kind and refuses a call to one without applying or asking', async () => {
+      server.enqueue({ toolCalls: [{ id: 'call_forced', name: 'propose_delete_node', arguments: { nodeKey: 'root', reason: 'x' } }] }, { text: 'Not allowed.' });
+      const { request, applied, events } = harness({ policy: policyOf({ delete_node: 'forbidden' }) });
+      const outcome = await loopWith(openAi()).run(request);
+      expect(toolNames(0)).not.toContain('propose_delete_node');
+      expect(outcome).toMatchObject({ type: 'message', toolCalls: [{ id: 'call_forced', status: 'error' }] });
+      expect(applied).toEqual([]);
+      expect(events.some((event) => event.startsWith('tool_start'))).toBe(false);
+      const refusal = server.requests[1].body.messages.find((message: { tool_call_id?: string }) => message.tool_call_id === 'call_forced');
+      expect(JSON.parse(refusal.content)).toMatchObject({ status: 'error', message: expect.stringContaining('forbids delete_node') });
+    });
+
+    it('stops on a valid ask_user call with a question interrupt that keeps the calls after it', async () => {
+      server.enqueue({
+        toolCalls: [
+          { id: 'call_bad', name: 'ask_user', arguments: { kind: 'choice', question: 'Which?', options: ['one'] } },
+          { id: 'call_q', name: 'ask_user', arguments: { kind: 'choice', question: 'Which sheet?', options: ['main', 'data-processing'] } },
+          { id: 'call_after', name: 'read_node_detail', arguments: { nodeKey: 'root' } },
+        ],
+      });
+      const { request, commits } = harness({ canPropose: false });
+      const outcome = await loopWith(openAi()).run(request);
+      expect(toolNames(0)).toContain('ask_user');
+      expect(outcome).toMatchObject({
+        type: 'interrupt',
+        interrupt: { kind: 'question', toolCallId: 'call_q', questionKind: 'choice', question: 'Which sheet?', options: ['main', 'data-processing'] },
+        toolCalls: [{ id: 'call_bad', status: 'error' }, { id: 'call_q', status: 'asked' }],
+      });
+      expect(outcome.type === 'interrupt' && outcome.pending).toMatchObject({ toolName: 'ask_user', remainingToolCalls: [{ id: 'call_after' }] });
+      expect(JSON.parse(commits[0].messages[1].content as string)).toMatchObject({ status: 'error', message: expect.stringContaining('at least 2') });
+    });
   });
 });

@@ -12,10 +12,11 @@ import { TokenTracker } from '../../providers/token.tracker';
 import { TokenLimitError } from '../../providers/token-limit.error';
 import { approximateTokens, estimateTokens, estimateToolTokens } from '../../providers/token-estimate';
 import { TokenCounter } from '../../rag/token-counter';
+import { renderThreadEvent } from '../../threads/history/thread-event.renderer';
 import type { PendingInterrupt } from '../../threads/thread.types';
 import { ToolCallSummary } from './agent-result';
-import { AgentRunOutcome, AgentRunRequest } from './agent-run';
-import { toolErrorContent } from './tool-result.message';
+import { AgentCommit, AgentRunOutcome, AgentRunRequest, RunWrites } from './agent-run';
+import { autonomousResultContent, toolErrorContent } from './tool-result.message';
 
 export interface AgentLoopDependencies {
   provider: LlmProvider;
@@ -111,18 +112,20 @@ export class AgentLoop {
     const messages: LlmMessage[] = [...request.messages];
     const text = new RunText((token) => request.events.token(token));
     const summaries: ToolCallSummary[] = [];
+    const writes: RunWrites = { events: [], actions: [] };
+    const commit = (round: AgentCommit) => this.commitRound(round, request, writes, messages);
 
     if (request.continuation) {
-      const batch = await this.processToolCalls(request.continuation.remainingToolCalls, request, summaries);
+      const batch = await this.processToolCalls(request.continuation.remainingToolCalls, request, summaries, writes);
       const appended = [...request.continuation.results, ...batch.results];
-      await request.commit({ messages: appended, pendingInterrupt: batch.pending });
       messages.push(...appended);
-      if (batch.pending) return this.interrupted(text.full, summaries, batch.pending);
+      await commit({ messages: appended, pendingInterrupt: batch.pending });
+      if (batch.pending) return this.interrupted(text.full, summaries, batch.pending, writes);
     }
 
     const offered = request.tools.definitions;
     for (let round = 0; ; round += 1) {
-      if (request.signal.aborted) return { type: 'message', text: text.full, toolCalls: summaries, aborted: true };
+      if (request.signal.aborted) return { type: 'message', text: text.full, toolCalls: summaries, aborted: true, ...writes };
       const canUseTools = offered.length > 0 && !this.providerOf(request).offline;
       const withTools = canUseTools && round < this.options.maxToolRounds;
       const sent: LlmMessage[] = canUseTools && !withTools ? [...messages, { role: 'system', content: TOOL_ROUNDS_SPENT_NOTE }] : messages;
@@ -130,16 +133,16 @@ export class AgentLoop {
 
       if (call.aborted) {
         if (call.text.length > 0) {
-          await request.commit({ messages: [{ role: 'assistant', content: call.text }], aborted: true });
+          await commit({ messages: [{ role: 'assistant', content: call.text }], aborted: true });
         }
-        return { type: 'message', text: text.full, toolCalls: summaries, aborted: true };
+        return { type: 'message', text: text.full, toolCalls: summaries, aborted: true, ...writes };
       }
       if (!withTools || call.toolCalls.length === 0) {
         if (call.toolCalls.length > 0) {
           this.events.debug('llm_call_done', { ignoredToolCalls: call.toolCalls.length, reason: 'no tools offered' });
         }
-        await request.commit({ messages: [{ role: 'assistant', content: call.text }] });
-        return { type: 'message', text: text.full, toolCalls: summaries, aborted: false };
+        await commit({ messages: [{ role: 'assistant', content: call.text }] });
+        return { type: 'message', text: text.full, toolCalls: summaries, aborted: false, ...writes };
       }
 
       const assistant: LlmAssistantMessage = {
@@ -147,11 +150,11 @@ export class AgentLoop {
         content: call.text.length > 0 ? call.text : null,
         tool_calls: call.toolCalls,
       };
-      const batch = await this.processToolCalls(call.toolCalls, request, summaries);
+      const batch = await this.processToolCalls(call.toolCalls, request, summaries, writes);
       const appended: LlmMessage[] = [assistant, ...batch.results];
-      await request.commit(batch.pending ? { messages: appended, pendingInterrupt: batch.pending } : { messages: appended });
       messages.push(...appended);
-      if (batch.pending) return this.interrupted(text.full, summaries, batch.pending);
+      await commit(batch.pending ? { messages: appended, pendingInterrupt: batch.pending } : { messages: appended });
+      if (batch.pending) return this.interrupted(text.full, summaries, batch.pending, writes);
     }
   }
 
@@ -160,18 +163,36 @@ export class AgentLoop {
     return request.provider ?? this.deps.provider;
   }
 
-  private interrupted(text: string, summaries: ToolCallSummary[], pending: PendingInterrupt): AgentRunOutcome {
-    return { type: 'interrupt', text, toolCalls: summaries, interrupt: pending.interrupt, pending };
+  /**
+   * Commits a round with the ACTIONS_EXECUTED events of what it applied (stored after its messages),
+   * then sends those events and shows them to the model for the rest of the run (docs/policy.md).
+   * While a batch waits for an answer its events stay out of the model's messages, which must end with
+   * the batch's results for the resume (as history building does).
+   */
+  private async commitRound(round: AgentCommit, request: AgentRunRequest, writes: RunWrites, messages: LlmMessage[]): Promise<void> {
+    const events = request.actions.takeEvents();
+    await request.commit(events.length > 0 ? { ...round, events } : round);
+    for (const event of events) {
+      writes.events.push(event);
+      request.events.event(event);
+      if (!round.pendingInterrupt) messages.push({ role: 'system', content: renderThreadEvent(event) });
+    }
+  }
+
+  private interrupted(text: string, summaries: ToolCallSummary[], pending: PendingInterrupt, writes: RunWrites): AgentRunOutcome {
+    return { type: 'interrupt', text, toolCalls: summaries, interrupt: pending.interrupt, pending, ...writes };
   }
 
   /**
    * Tool calls of one assistant message, in order: reads run, refused calls get an error result,
-   * the first valid proposal stops the batch (the calls after it wait for the resume).
+   * proposals the policy lets through are applied, and the first proposal that needs a human's
+   * approval, or the first question, stops the batch (the calls after it wait for the resume).
    */
   private async processToolCalls(
     calls: LlmToolCall[],
     request: AgentRunRequest,
     summaries: ToolCallSummary[],
+    writes: RunWrites,
   ): Promise<BatchResult> {
     const results: LlmToolMessage[] = [];
     for (let index = 0; index < calls.length; index += 1) {
@@ -209,6 +230,7 @@ export class AgentLoop {
             this.events.malformedJson({ raw: call.function.arguments, context: route.name, threadId: request.threadId });
           }
           const content = toolErrorContent(route.message);
+          if (route.refusedBy) this.events.debug('tool_result', { toolName: route.name, status: `refused_${route.refusedBy}`, threadId: request.threadId });
           if (route.announce) {
             request.events.toolStart(call.id, route.name);
             request.events.toolResult(call.id, content);
@@ -217,7 +239,8 @@ export class AgentLoop {
           summary('error');
           break;
         }
-        case 'propose': {
+        case 'propose':
+        case 'apply': {
           const checked = request.checkProposal ? await request.checkProposal(route.action) : { ok: true as const, action: route.action };
           if (!checked.ok) {
             // Like any refused call: the model corrects it in its next round, the user never sees it.
@@ -228,12 +251,40 @@ export class AgentLoop {
           }
           const action = checked.action;
           const preview = await request.preview(action, call.id);
+          if (route.kind === 'apply') {
+            const checkedAction = { toolCallId: call.id, proposedAction: action, preview };
+            request.events.toolStart(call.id, route.name);
+            const application = await request.actions.applyAutonomous(checkedAction);
+            const content = autonomousResultContent(application);
+            if (application.status === 'applied' && application.appliedBy === 'client') {
+              writes.actions.push(checkedAction);
+              request.events.apply(checkedAction);
+            }
+            request.events.toolResult(call.id, content);
+            this.events.debug('tool_result', { toolName: route.name, status: application.status, threadId: request.threadId });
+            answer(content);
+            summary(application.status === 'applied' ? 'applied' : 'error');
+            break;
+          }
           summary('proposed');
           this.events.debug('hitl_interrupt', { toolName: route.name, actionType: action.type, threadId: request.threadId });
           return {
             results,
             pending: {
               interrupt: { kind: 'approval', toolCallId: call.id, proposedAction: action, preview },
+              toolName: route.name,
+              remainingToolCalls: calls.slice(index + 1),
+              createdTime: this.now(),
+            },
+          };
+        }
+        case 'ask': {
+          summary('asked');
+          this.events.debug('hitl_interrupt', { toolName: route.name, questionKind: route.question.questionKind, threadId: request.threadId });
+          return {
+            results,
+            pending: {
+              interrupt: { kind: 'question', toolCallId: call.id, ...route.question },
               toolName: route.name,
               remainingToolCalls: calls.slice(index + 1),
               createdTime: this.now(),

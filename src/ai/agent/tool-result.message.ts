@@ -1,3 +1,5 @@
+import type { ActionApplication } from '../actions/action.applier';
+
 /**
  * The JSON tool results the model receives for calls the loop does not execute as reads: the
  * outcome of a proposal after the human decided (docs/protocol.md §3), and errors it can correct.
@@ -24,6 +26,22 @@ export function proposalResultContent(outcome: ProposalOutcome): string {
 export function toolErrorContent(message: string): string {
   return JSON.stringify({ status: 'error', message });
 }
+
+/**
+ * The result of a proposal the action policy applied without a human (docs/policy.md):
+ * `{ "status": "applied", "appliedBy", "message" }`, or `{ "status": "failed", "message" }` when the graph refused it.
+ */
+export function autonomousResultContent(application: ActionApplication): string {
+  if (application.status === 'failed') return JSON.stringify({ status: 'failed', message: AUTONOMOUS_MESSAGES.failed(application.reason) });
+  const message = application.appliedBy === 'server' ? AUTONOMOUS_MESSAGES.appliedOnServer : AUTONOMOUS_MESSAGES.sentToClient;
+  return JSON.stringify({ status: 'applied', appliedBy: application.appliedBy, message });
+}
+
+const AUTONOMOUS_MESSAGES = {
+  appliedOnServer: 'Applied to the graph without approval, as the policy of this workspace allows.',
+  sentToClient: "Sent to the user's editor, which applies it without approval, as the policy of this workspace allows.",
+  failed: (reason: string) => `It could not be applied: ${reason}. Nothing was changed.`,
+} as const;
 
 /** What the model is told about each kind of outcome (English: the model's working language here). */
 export const PROPOSAL_MESSAGES = {

@@ -4,13 +4,18 @@ import { TEXT_MAX_CHARS } from './chat-request.dto';
 
 /** Body of POST /api/ai/resume (docs/protocol.md §3); also the fields of the socket's `ai:resume`. */
 export class ResumeRequestDto {
-  @ApiProperty({ description: 'The thread with the pending proposal.', example: 'ai_mhx2k3l0a9f3c1e2b4d5f6a7', maxLength: 100 })
+  @ApiProperty({ description: 'The thread with the pending proposal or question.', example: 'ai_mhx2k3l0a9f3c1e2b4d5f6a7', maxLength: 100 })
   @IsString()
   @IsNotEmpty()
   @MaxLength(100)
   threadId: string;
 
-  @ApiProperty({ description: 'true applies the proposed change (then the conversation continues); false rejects it.', example: true })
+  @ApiProperty({
+    description:
+      'A proposal: true applies the change (then the conversation continues), false rejects it. A question: true answers it ' +
+      '(a `confirm` question: yes), false declines it (a `confirm` question: no).',
+    example: true,
+  })
   @IsBoolean()
   approved: boolean;
 
@@ -20,7 +25,10 @@ export class ResumeRequestDto {
   @MaxLength(TEXT_MAX_CHARS)
   feedback?: string;
 
-  @ApiPropertyOptional({ description: 'The answer to a `question` interrupt (approval interrupts ignore it).', example: 'Use the 2024 season.' })
+  @ApiPropertyOptional({
+    description: 'The answer to a `choice` question, exactly one of its options (required then); absent otherwise. Approvals ignore it.',
+    example: '2024-25',
+  })
   @IsOptional()
   @IsString()
   @MaxLength(TEXT_MAX_CHARS)

@@ -12,6 +12,50 @@ export const MESSAGE_RESULT_EXAMPLE = {
     'goes to filter-active on success; its second output sends failures to error-handler.',
   toolCalls: [{ id: 'call_0_read', name: 'read_node_detail', arguments: '{"nodeKey":"fetch-api"}', status: 'executed' }],
   usage: USAGE,
+  events: [
+    {
+      type: 'DATA_ADDED',
+      summary: 'Loaded 6 nodes and 5 edges into the context (~717 tokens)',
+      results: [
+        { ok: true, label: 'nodes', detail: 'fetch-api, error-handler, root, filter-active, entry-form, display-html' },
+        { ok: true, label: 'edges', detail: '5' },
+      ],
+    },
+  ],
+};
+
+/** A proposal the workspace's action policy applied without a human (docs/policy.md). */
+export const AUTONOMOUS_RESULT_EXAMPLE = {
+  threadId: THREAD_ID,
+  type: 'message',
+  message: 'I added log-errors next to fetch-api: it now receives the failed calls.',
+  toolCalls: [
+    {
+      id: 'call_1_create',
+      name: 'propose_create_node',
+      arguments: '{"nodeKey":"log-errors","typeKey":"log-node","sheet":"0","posX":820,"posY":300,"reason":"Log the errors of fetch-api."}',
+      status: 'applied',
+    },
+  ],
+  usage: USAGE,
+  events: [
+    { type: 'DATA_ADDED', summary: 'Loaded 6 nodes and 5 edges into the context (~717 tokens)', results: [{ ok: true, label: 'edges', detail: '5' }] },
+    {
+      type: 'ACTIONS_EXECUTED',
+      summary: 'Created 1 node on sheet main',
+      results: [{ ok: true, label: 'create_node log-errors', detail: 'type log-node' }],
+    },
+  ],
+};
+
+/** The model asks the user (ask_user, docs/policy.md): answered with POST /api/ai/resume. */
+export const QUESTION_RESULT_EXAMPLE = {
+  threadId: THREAD_ID,
+  type: 'interrupt',
+  message: 'Which season should the filter keep?',
+  interrupt: { kind: 'question', toolCallId: 'call_2_ask', questionKind: 'choice', question: 'Which season?', options: ['2023-24', '2024-25'] },
+  toolCalls: [{ id: 'call_2_ask', name: 'ask_user', arguments: '{"kind":"choice","question":"Which season?","options":["2023-24","2024-25"]}', status: 'asked' }],
+  usage: USAGE,
 };
 
 const PROPOSED_ACTION = {
@@ -86,6 +130,12 @@ export const THREAD_EXAMPLE = {
   messages: [
     { role: 'user', content: 'What does fetch-api do, and can you add a node that logs its errors?', createdTime: 1767225600000 },
     {
+      role: 'event',
+      event: { type: 'DATA_ADDED', summary: 'Loaded 6 nodes and 5 edges into the context (~717 tokens)', results: [{ ok: true, label: 'edges', detail: '5' }] },
+      content: 'Loaded 6 nodes and 5 edges into the context (~717 tokens)',
+      createdTime: 1767225600000,
+    },
+    {
       role: 'assistant',
       content: 'Let me read it.',
       toolCalls: [{ id: 'call_0_read', name: 'read_node_detail', arguments: '{"nodeKey":"fetch-api"}' }],
@@ -132,6 +182,12 @@ export const ERROR_EXAMPLES = {
     code: 'conflict',
     message: 'No pending interrupt on this thread',
     details: { threadId: THREAD_ID },
+  },
+  answerNotAnOption: {
+    statusCode: 400,
+    code: 'bad_request',
+    message: 'The answer must be one of the options of the question',
+    details: { options: ['2023-24', '2024-25'] },
   },
   payloadTooLarge: { statusCode: 413, code: 'payload_too_large', message: 'message is longer than 16000 characters' },
   budgetExceeded: { statusCode: 402, code: 'budget_exceeded', message: 'The AI usage budget has been reached.', details: { kind: 'cost', limit: 50, actual: 50.02 } },

@@ -19,9 +19,11 @@ import { ActiveRunRegistry } from '../runs/active-run.registry';
 import { ThreadView } from '../thread.view';
 import {
   ABORTED_THREAD_MESSAGE_EXAMPLE,
+  AUTONOMOUS_RESULT_EXAMPLE,
   ERROR_EXAMPLES,
   INTERRUPT_RESULT_EXAMPLE,
   MESSAGE_RESULT_EXAMPLE,
+  QUESTION_RESULT_EXAMPLE,
   RESUMED_RESULT_EXAMPLE,
   THREAD_EXAMPLE,
   THREADS_EXAMPLE,
@@ -58,8 +60,12 @@ export class AiController {
     summary: 'Ask the assistant about a graph',
     description:
       'Retrieves the relevant part of the graph, lets the model read it with tools and answers. Creates a thread when ' +
-      '`threadId` is absent. When the model proposes a change, the answer is an `interrupt` to approve or reject with ' +
-      'POST /api/ai/resume; a new message on that thread instead rejects the proposal ("superseded by a new message"). ' +
+      '`threadId` is absent. What becomes of a change the model proposes follows the workspace\'s action policy (GET ' +
+      '/api/ai/policy): applied at once (tool call `status: "applied"`, an ACTIONS_EXECUTED event), or an `interrupt` to ' +
+      'approve or reject with POST /api/ai/resume; the model may also ask a question (`interrupt.kind: "question"`), ' +
+      'answered the same way. A new message on a thread with a pending interrupt settles it first (a proposal rejected, a ' +
+      'question declined: "superseded by a new message"). `events` lists the thread events the request wrote (DATA_ADDED, ' +
+      'ACTIONS_EXECUTED); `actions`, with HITL_APPLY=client, the changes applied without a human that your editor applies. ' +
       'One run per thread at a time, on any instance (409 thread_busy). For streaming, use Socket.IO namespace /ai.',
   })
   @ApiHeader({
@@ -79,9 +85,11 @@ export class AiController {
       },
     },
   })
-  @examplesResponse(200, 'The answer (`type: "message"`), or a proposal waiting for approval (`type: "interrupt"`).', {
+  @examplesResponse(200, 'The answer (`type: "message"`), or a proposal or question waiting for the user (`type: "interrupt"`).', {
     message: { summary: 'Answer', value: MESSAGE_RESULT_EXAMPLE },
+    autonomous: { summary: 'A change the policy applied at once', value: AUTONOMOUS_RESULT_EXAMPLE },
     interrupt: { summary: 'Proposal to approve', value: INTERRUPT_RESULT_EXAMPLE },
+    question: { summary: 'Question to answer', value: QUESTION_RESULT_EXAMPLE },
   })
   @errorResponse(400, 'Invalid body (unknown field, empty message, more than 50 mentions…) or Idempotency-Key.', ERROR_EXAMPLES.badRequest)
   @errorResponse(401, 'Missing, expired or invalid token.', ERROR_EXAMPLES.unauthorized)
@@ -125,26 +133,34 @@ export class AiController {
   @HttpCode(200)
   @RateLimited()
   @ApiOperation({
-    summary: 'Approve or reject the pending proposal',
+    summary: 'Approve or reject the pending proposal, or answer the pending question',
     description:
-      'Approved: the change is applied (HITL_APPLY=server) or handed back in `resolution.changes` for your editor to apply ' +
-      '(HITL_APPLY=client); then the model continues. Rejected: the model is told, with your feedback. Editors and admins ' +
-      'only. Two racing resumes: exactly one is applied, the other gets 409.',
+      'A proposal (editors and admins only): approved, the change is applied (HITL_APPLY=server) or handed back in ' +
+      '`resolution.changes` for your editor to apply (HITL_APPLY=client); rejected, the model is told, with your feedback. ' +
+      'A question (the thread\'s owner, whatever their role): a `choice` is answered with `approved: true` and `answer`, one ' +
+      'of its options exactly (else 400, and it stays pending), or declined with `approved: false`; a `confirm` question ' +
+      'is answered by `approved` alone (yes / no). Then the model continues. Two racing resumes: exactly one is applied, ' +
+      'the other gets 409.',
   })
   @ApiBody({
     type: ResumeRequestDto,
     examples: {
       approve: { summary: 'Approve', value: { threadId: THREAD_EXAMPLE.threadId, approved: true } },
       reject: { summary: 'Reject with feedback', value: { threadId: THREAD_EXAMPLE.threadId, approved: false, feedback: 'Put it on the data-processing sheet.' } },
+      answer: { summary: 'Answer a choice question', value: { threadId: THREAD_EXAMPLE.threadId, approved: true, answer: '2024-25' } },
+      confirm: { summary: 'Say yes to a confirm question', value: { threadId: THREAD_EXAMPLE.threadId, approved: true } },
     },
   })
   @examplesResponse(200, 'The continued conversation: an answer, or the next proposal. `resolution` says how the proposal was settled.', {
     message: { summary: 'Applied, then answered', value: RESUMED_RESULT_EXAMPLE },
     interrupt: { summary: 'Next proposal', value: INTERRUPT_RESULT_EXAMPLE },
   })
-  @errorResponse(400, 'Invalid body.', ERROR_EXAMPLES.badRequest)
+  @examplesResponse(400, 'Invalid body, or an answer the pending question does not accept (it stays pending).', {
+    invalidBody: { value: ERROR_EXAMPLES.badRequest },
+    answerNotAnOption: { value: ERROR_EXAMPLES.answerNotAnOption },
+  })
   @errorResponse(401, 'Missing, expired or invalid token.', ERROR_EXAMPLES.unauthorized)
-  @errorResponse(403, 'Viewers cannot answer proposals.', ERROR_EXAMPLES.forbidden)
+  @errorResponse(403, 'Viewers cannot answer proposals (they answer the questions of their own threads).', ERROR_EXAMPLES.forbidden)
   @errorResponse(404, 'No such thread of yours.', ERROR_EXAMPLES.notFound)
   @examplesResponse(409, 'A run holds the thread (thread_busy, retryable), or there is no pending proposal any more (conflict: a racing resume won).', {
     busy: { value: ERROR_EXAMPLES.threadBusy },
@@ -176,7 +192,8 @@ export class AiController {
   @ApiOperation({
     summary: 'One of your threads',
     description:
-      'The conversation without the system prompt and the retrieved contexts. A stopped generation appears as an assistant ' +
+      'The conversation without the system prompt and the retrieved contexts, with its thread events in order (`role: "event"`: ' +
+      'DATA_ADDED after each question, ACTIONS_EXECUTED after each applied series). A stopped generation appears as an assistant ' +
       `message with its partial text and \`aborted: true\`, e.g. ${JSON.stringify(ABORTED_THREAD_MESSAGE_EXAMPLE)}.`,
   })
   @ApiParam({ name: 'threadId', example: THREAD_EXAMPLE.threadId })

@@ -29,6 +29,14 @@ export class CollectingSink implements AgentEventSink, RunProgress {
     // As toolStart.
   }
 
+  event(): void {
+    // The result lists the events the request wrote (AgentResult.events).
+  }
+
+  apply(): void {
+    // The result lists the actions for the client to apply (AgentResult.actions).
+  }
+
   complete(result: AgentResult): void {
     this.outcome ??= result;
   }

@@ -1,14 +1,12 @@
 import { Interrupt } from '../../conversation/interrupt';
 import { ProposedAction } from '../../conversation/proposed-action';
-import { DEMO_GRAPH_KEY, DEMO_WORKSPACE, nbaWorkflowDemo } from '../../graph/demo/nba-workflow.demo';
-import { MutableGraphDataSource } from '../../graph/mutable-graph-data-source';
+import { DEMO_GRAPH_KEY, nbaWorkflowDemo } from '../../graph/demo/nba-workflow.demo';
 import { PendingInterrupt } from '../../threads/thread.types';
-import { ActionApplication, ActionApplier, CheckedAction } from '../actions/action.applier';
+import { ActionApplication, CheckedAction } from '../actions/action.applier';
 import { ActionConverter } from '../actions/action.converter';
 import { HitlOutcome } from '../hitl.observer';
-import { PendingInterruptSettler, supersededResults } from './pending-interrupt.settler';
+import { ApprovedActions, PendingInterruptSettler, supersededResults } from './pending-interrupt.settler';
 
-const graph = { workspace: DEMO_WORKSPACE } as MutableGraphDataSource; // never read: the applier below is a stand-in
 
 const proposal: ProposedAction = {
   type: 'create_node',
@@ -28,13 +26,11 @@ const pendingOf = (interrupt: Interrupt): PendingInterrupt => ({
   createdTime: 1,
 });
 
-/** An ActionApplier whose outcome the test chooses, recording what it was asked to apply. */
-class ScriptedApplier extends ActionApplier {
+/** Where approved proposals go (AppliedActionRecorder), with the outcome the test chooses, recording what it was asked to apply. */
+class ScriptedActions implements ApprovedActions {
   readonly applied: CheckedAction[] = [];
-  constructor(private readonly outcome: ActionApplication) {
-    super({ mode: 'server', graphChanged: () => undefined });
-  }
-  override async apply(action: CheckedAction): Promise<ActionApplication> {
+  constructor(private readonly outcome: ActionApplication) {}
+  async applyApproved(action: CheckedAction): Promise<ActionApplication> {
     this.applied.push(action);
     return this.outcome;
   }
@@ -43,11 +39,11 @@ class ScriptedApplier extends ActionApplier {
 describe(PendingInterruptSettler.name, () => {
   let outcomes: HitlOutcome[];
   beforeEach(() => (outcomes = []));
-  const settlerWith = (applier: ActionApplier) => new PendingInterruptSettler(applier, { interrupt: (outcome) => outcomes.push(outcome) });
+  const settler = () => new PendingInterruptSettler({ interrupt: (outcome) => outcomes.push(outcome) });
 
   it('applies an approved proposal and tells the model and the caller how (server)', async () => {
-    const applier = new ScriptedApplier({ status: 'applied', appliedBy: 'server' });
-    const settled = await settlerWith(applier).settle(pendingOf(approval), { approved: true, feedback: 'thanks' }, graph, DEMO_GRAPH_KEY);
+    const applier = new ScriptedActions({ status: 'applied', appliedBy: 'server' });
+    const settled = await settler().settle(pendingOf(approval), { approved: true, feedback: 'thanks' }, applier);
     expect(applier.applied).toEqual([approval]);
     expect(JSON.parse(settled.content)).toEqual({
       status: 'approved',
@@ -65,23 +61,13 @@ describe(PendingInterruptSettler.name, () => {
   });
 
   it('hands an approved proposal to the client with HITL_APPLY=client', async () => {
-    const settled = await settlerWith(new ScriptedApplier({ status: 'applied', appliedBy: 'client' })).settle(
-      pendingOf(approval),
-      { approved: true },
-      graph,
-      DEMO_GRAPH_KEY,
-    );
+    const settled = await settler().settle(pendingOf(approval), { approved: true }, new ScriptedActions({ status: 'applied', appliedBy: 'client' }));
     expect(JSON.parse(settled.content)).toEqual({ status: 'approved', message: "The user approved the proposal; it is applied through the user's editor." });
     expect(settled.resolution).toMatchObject({ status: 'approved', appliedBy: 'client', changes: expect.any(Object) });
   });
 
   it('reports an approved proposal that could not be applied as failed, with the reason and nothing to apply', async () => {
-    const settled = await settlerWith(new ScriptedApplier({ status: 'failed', reason: 'Node "filter-active" not found' })).settle(
-      pendingOf(approval),
-      { approved: true },
-      graph,
-      DEMO_GRAPH_KEY,
-    );
+    const settled = await settler().settle(pendingOf(approval), { approved: true }, new ScriptedActions({ status: 'failed', reason: 'Node "filter-active" not found' }));
     expect(JSON.parse(settled.content)).toEqual({
       status: 'failed',
       message: 'The user approved the proposal but it could not be applied: Node "filter-active" not found. Nothing was changed.',
@@ -91,8 +77,8 @@ describe(PendingInterruptSettler.name, () => {
   });
 
   it('rejects without applying anything, keeping the feedback', async () => {
-    const applier = new ScriptedApplier({ status: 'applied', appliedBy: 'server' });
-    const settled = await settlerWith(applier).settle(pendingOf(approval), { approved: false, feedback: 'not now' }, graph, DEMO_GRAPH_KEY);
+    const applier = new ScriptedActions({ status: 'applied', appliedBy: 'server' });
+    const settled = await settler().settle(pendingOf(approval), { approved: false, feedback: 'not now' }, applier);
     expect(applier.applied).toEqual([]);
     expect(JSON.parse(settled.content)).toEqual({ status: 'rejected', message: 'The user rejected the proposal. Nothing was changed.', feedback: 'not now' });
     expect(settled.resolution).toMatchObject({ status: 'rejected', appliedBy: null });
@@ -100,18 +86,40 @@ describe(PendingInterruptSettler.name, () => {
     expect(outcomes).toEqual(['rejected']);
   });
 
-  it('answers or declines a question, with no resolution', async () => {
+  it('answers or declines a question, with no resolution and nothing applied', async () => {
     const question: Interrupt = { kind: 'question', toolCallId: 'call_ask', questionKind: 'choice', question: 'Which sheet?', options: ['main', 'data-processing'] };
-    const settler = settlerWith(new ScriptedApplier({ status: 'applied', appliedBy: 'server' }));
-    const answered = await settler.settle(pendingOf(question), { approved: true, answer: 'main' }, graph, DEMO_GRAPH_KEY);
-    expect(answered).toEqual({ content: JSON.stringify({ status: 'answered', answer: 'main' }) });
-    const declined = await settler.settle(pendingOf(question), { approved: false }, graph, DEMO_GRAPH_KEY);
-    expect(JSON.parse(declined.content)).toEqual({ status: 'declined', answer: '' });
+    const actions = new ScriptedActions({ status: 'applied', appliedBy: 'server' });
+    const answered = await settler().settle(pendingOf(question), { approved: true, answer: 'main' }, actions);
+    expect(answered).toEqual({ content: JSON.stringify({ status: 'answered', answer: 'main' }), confirmed: false });
+    const declined = await settler().settle(pendingOf(question), { approved: false }, actions);
+    expect(JSON.parse(declined.content)).toEqual({ status: 'declined' });
+    expect(actions.applied).toEqual([]);
     expect(outcomes).toEqual(['answered', 'declined']);
+  });
+
+  it('refuses an answer that is not one of the options before anything is settled', async () => {
+    const question: Interrupt = { kind: 'question', toolCallId: 'call_ask', questionKind: 'choice', question: 'Which sheet?', options: ['main', 'data-processing'] };
+    await expect(settler().settle(pendingOf(question), { approved: true, answer: 'errors' }, new ScriptedActions({ status: 'applied', appliedBy: 'server' }))).rejects.toMatchObject({
+      code: 'bad_request',
+    });
+    expect(outcomes).toEqual([]);
+  });
+
+  it('reports a confirm question answered yes as confirmed (ask_first)', async () => {
+    const confirm: Interrupt = { kind: 'question', toolCallId: 'call_ask', questionKind: 'confirm', question: 'Delete error-handler?' };
+    const yes = await settler().settle(pendingOf(confirm), { approved: true }, new ScriptedActions({ status: 'applied', appliedBy: 'server' }));
+    expect(yes).toEqual({ content: '{"status":"answered","answer":"yes"}', confirmed: true });
   });
 });
 
 describe(supersededResults.name, () => {
+  it('declines a pending question, as superseded by a new message', () => {
+    const question: Interrupt = { kind: 'question', toolCallId: 'call_ask', questionKind: 'confirm', question: 'Go on?' };
+    const [declined, next] = supersededResults(pendingOf(question), 1_000);
+    expect([declined.toolCallId, JSON.parse(declined.content ?? '')]).toEqual(['call_ask', { status: 'declined', feedback: 'superseded by a new message' }]);
+    expect(JSON.parse(next.content ?? '')).toMatchObject({ status: 'rejected', message: expect.stringContaining('Not processed') });
+  });
+
   it('rejects the pending proposal and every later call of its batch, as superseded by a new message', () => {
     const results = supersededResults(pendingOf(approval), 1_000);
     expect(results.map((message) => [message.role, message.toolCallId, JSON.parse(message.content ?? '')])).toEqual([

@@ -1,10 +1,15 @@
-import { MutableGraphDataSource } from '../../graph/mutable-graph-data-source';
 import { generateMessageId } from '../../threads/sortable-id.generator';
 import { PendingInterrupt, ThreadMessage } from '../../threads/thread.types';
-import { ActionApplier } from '../actions/action.applier';
+import { ActionApplication, CheckedAction } from '../actions/action.applier';
 import { ProposalResolution } from '../agent/agent-result';
 import { PROPOSAL_MESSAGES, ProposalOutcome, proposalResultContent, SUPERSEDED_FEEDBACK } from '../agent/tool-result.message';
 import { HitlObserver } from '../hitl.observer';
+import { declinedContent, settleQuestion } from '../tools/ask-user.answer';
+
+/** Where an approved proposal is applied and recorded (AppliedActionRecorder). */
+export interface ApprovedActions {
+  applyApproved(action: CheckedAction): Promise<ActionApplication>;
+}
 
 /** The human's answer to a pending interrupt (POST /api/ai/resume, ai:resume), its texts already checked. */
 export interface InterruptDecision {
@@ -17,33 +22,35 @@ export interface InterruptDecision {
 export interface InterruptSettlement {
   content: string;
   resolution?: ProposalResolution;
+  /** A confirm question answered yes: the run's ask_first kinds are allowed from now on (docs/policy.md). */
+  confirmed?: boolean;
 }
 
 /**
  * Settles the interrupt a thread is waiting on. A proposal: rejected, or approved and applied
- * through the ActionApplier (here, or handed to the client), its outcome becoming the tool result
- * the model receives (docs/protocol.md §3, docs/protocol.md) and the `resolution` of the answer. A
- * question: answered or declined. Each outcome is reported to the HitlObserver (metrics).
+ * through the run's ApprovedActions (the ActionApplier: here, or handed to the client), its outcome
+ * becoming the tool result the model receives (docs/protocol.md §3) and the `resolution` of the
+ * answer. A question: its answer checked against it (bad_request before anything changes, so it stays
+ * pending), then answered or declined (docs/protocol.md §8.2). Each outcome is reported to the
+ * HitlObserver (metrics).
  */
 export class PendingInterruptSettler {
-  constructor(
-    private readonly applier: ActionApplier,
-    private readonly hitl?: HitlObserver,
-  ) {}
+  constructor(private readonly hitl?: HitlObserver) {}
 
-  async settle(pending: PendingInterrupt, decision: InterruptDecision, dataSource: MutableGraphDataSource, graphKey: string): Promise<InterruptSettlement> {
+  async settle(pending: PendingInterrupt, decision: InterruptDecision, actions: ApprovedActions): Promise<InterruptSettlement> {
     const interrupt = pending.interrupt;
     const { approved, feedback } = decision;
     if (interrupt.kind === 'question') {
-      this.hitl?.interrupt(approved ? 'answered' : 'declined');
-      return { content: JSON.stringify({ status: approved ? 'answered' : 'declined', answer: decision.answer ?? '', ...(feedback ? { feedback } : {}) }) };
+      const settled = settleQuestion(interrupt, decision);
+      this.hitl?.interrupt(settled.status);
+      return { content: settled.content, confirmed: settled.confirmed };
     }
     let outcome: ProposalOutcome;
     let appliedBy: ProposalResolution['appliedBy'] = null;
     if (!approved) {
       outcome = { status: 'rejected', message: PROPOSAL_MESSAGES.rejected, feedback };
     } else {
-      const application = await this.applier.apply(interrupt, dataSource, graphKey);
+      const application = await actions.applyApproved(interrupt);
       if (application.status === 'applied') {
         appliedBy = application.appliedBy;
         const message = appliedBy === 'server' ? PROPOSAL_MESSAGES.appliedOnServer : PROPOSAL_MESSAGES.approvedForClient;
@@ -67,19 +74,17 @@ export class PendingInterruptSettler {
 }
 
 /**
- * A new message settles the pending proposal as rejected, and every call after it in its batch
- * (docs/protocol.md §3): the tool results to commit before the message, so every tool call keeps its result.
+ * A new message settles the pending interrupt first (docs/protocol.md §3, §8.2): a proposal as
+ * rejected, a question as declined, and every call after it in its batch as not processed: the tool
+ * results to commit before the message, so every tool call keeps its result.
  */
 export function supersededResults(pending: PendingInterrupt, now: number): ThreadMessage[] {
-  const reject = (toolCallId: string, message: string): ThreadMessage => ({
-    id: generateMessageId(now),
-    role: 'tool',
-    toolCallId,
-    content: proposalResultContent({ status: 'rejected', message, feedback: SUPERSEDED_FEEDBACK }),
-    createdTime: now,
-  });
-  return [
-    reject(pending.interrupt.toolCallId, PROPOSAL_MESSAGES.superseded),
-    ...pending.remainingToolCalls.map((call) => reject(call.id, PROPOSAL_MESSAGES.notReached)),
-  ];
+  const result = (toolCallId: string, content: string): ThreadMessage => ({ id: generateMessageId(now), role: 'tool', toolCallId, content, createdTime: now });
+  const reject = (toolCallId: string, message: string) =>
+    result(toolCallId, proposalResultContent({ status: 'rejected', message, feedback: SUPERSEDED_FEEDBACK }));
+  const settled =
+    pending.interrupt.kind === 'question'
+      ? result(pending.interrupt.toolCallId, declinedContent(SUPERSEDED_FEEDBACK))
+      : reject(pending.interrupt.toolCallId, PROPOSAL_MESSAGES.superseded);
+  return [settled, ...pending.remainingToolCalls.map((call) => reject(call.id, PROPOSAL_MESSAGES.notReached))];
 }

@@ -1,4 +1,5 @@
 import { InMemoryGraphDataSource } from '../../../test/support/in-memory-graph-data-source';
+import { RunPolicy } from '../policy/run-policy';
 import { LlmMessage } from '../../conversation/llm-message';
 import { nbaWorkflowDemo } from '../../graph/demo/nba-workflow.demo';
 import { estimateTokens, estimateToolTokens } from '../../providers/token-estimate';
@@ -27,7 +28,7 @@ describe(`${estimateTokens.name} on the agent's prompt`, () => {
       },
       { role: 'tool', tool_call_id: 'c1', content: JSON.stringify(nbaWorkflowDemo.nodes.find((node) => node._key === 'fetch-api')) },
     ];
-    const tools = new AgentToolbox({ canPropose: true, readTools: new ReadToolExecutor(dataSource, graphKey) }).definitions;
+    const tools = new AgentToolbox({ policy: RunPolicy.withDefaultLevels(true), readTools: new ReadToolExecutor(dataSource, graphKey) }).definitions;
 
     const counter = new TokenCounter();
     const real = counter.countMessages(messages) + counter.count(JSON.stringify(tools));

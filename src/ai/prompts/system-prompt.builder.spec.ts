@@ -42,17 +42,21 @@ describe(buildSystemPrompt.name, () => {
     expect(prompt).toContain('READ-ONLY');
     for (const tool of WRITE_TOOL_NAMES) expect(prompt).not.toContain(tool);
     expect(prompt).toContain('You cannot change the graph');
+    expect(prompt).toContain('ask them with ask_user');
   });
 
-  it('lets editors and admins propose changes that a human approves, never claiming them applied', async () => {
+  it('lets editors and admins propose changes as their policy allows, never claiming them applied, and names no write tool', async () => {
     const context = await demoPromptContext();
     for (const role of ['editor', 'admin'] as const) {
       const prompt = buildSystemPrompt(context, role);
       expect(prompt).toContain(`(role: ${role})`);
       expect(prompt).not.toContain('READ-ONLY');
-      for (const tool of WRITE_TOOL_NAMES) expect(prompt).toContain(tool);
+      // Which kinds are offered, and what becomes of them, is the run's tool list (docs/policy.md): the prompt stays the same whatever the policy.
+      for (const tool of WRITE_TOOL_NAMES) expect(prompt).not.toContain(tool);
       expect(prompt).toContain('nothing changes until a human approves');
+      expect(prompt).toContain("each write tool's description says which");
       expect(prompt).toContain('never present a proposal as applied');
+      expect(prompt).toContain('ask_user');
     }
   });
 

@@ -1,7 +1,6 @@
 import type { Locale } from '../../config/app-config';
 import { RAG_CONTEXT_PREFIX } from '../../rag/rag-context-prefix';
 import { READ_TOOL_REGISTRY } from '../tools/read/read-tool.registry';
-import { WRITE_TOOL_NAMES } from '../tools/write-tool-name';
 
 /** The fixed wording of the system prompt, per locale. Only the graph block and the type list vary. */
 export interface SystemPromptTexts {
@@ -28,7 +27,6 @@ export interface SystemPromptTexts {
 }
 
 const readTools = READ_TOOL_REGISTRY.names.join(', ');
-const writeTools = WRITE_TOOL_NAMES.join(', ');
 
 export const SYSTEM_PROMPT_TEXTS: Readonly<Record<Locale, SystemPromptTexts>> = Object.freeze({
   en: {
@@ -45,12 +43,15 @@ export const SYSTEM_PROMPT_TEXTS: Readonly<Record<Locale, SystemPromptTexts>> = 
     viewerPermissions:
       'READ-ONLY. You can explore and explain the graph with the read tools, but you cannot change it and you have no ' +
       'write tools. When the user asks for a change, describe precisely what should change (nodes, edges, code) so that ' +
-      'an editor can make it.',
+      'an editor can make it. When you cannot go on without a decision of the user, ask them with ask_user.',
     editorPermissions:
-      `You can read the graph and PROPOSE changes with the write tools (${writeTools}). Each proposal is shown to the ` +
-      'user, who approves or rejects it: nothing changes until a human approves. Never say that a change is done before ' +
-      'its tool result says "approved". After "rejected", take the feedback into account and do not propose the same ' +
-      'change again unchanged. Prefer one propose_batch for several related changes.',
+      'You can read the graph and PROPOSE changes with the write tools you are offered (their names start with propose_). ' +
+      "What happens to a proposal depends on this workspace's policy, and each write tool's description says which: " +
+      'some are applied at once, most are shown to the user, who approves or rejects them (nothing changes until a ' +
+      'human approves), and some need the user\'s yes to an ask_user question first. Never say that a change is done ' +
+      'before its tool result says "approved" or "applied". After "rejected", take the feedback into account and do ' +
+      'not propose the same change again unchanged. When you cannot go on without a decision of the user, ask them ' +
+      'with ask_user.',
     typesTitle: '# Node types',
     builtInTypes: 'Built-in types (no config needed):',
     customTypes: 'Custom types of this workspace:',
@@ -94,13 +95,17 @@ export const SYSTEM_PROMPT_TEXTS: Readonly<Record<Locale, SystemPromptTexts>> = 
     viewerPermissions:
       "LECTURE SEULE. Tu peux explorer et expliquer le graph avec les outils de lecture, mais tu ne peux pas le modifier " +
       "et tu n'as aucun outil d'écriture. Quand l'utilisateur demande une modification, décris précisément ce qu'il " +
-      "faudrait changer (nodes, edges, code) pour qu'un éditeur puisse le faire.",
+      "faudrait changer (nodes, edges, code) pour qu'un éditeur puisse le faire. Quand tu ne peux pas continuer sans " +
+      "une décision de l'utilisateur, pose-lui la question avec ask_user.",
     editorPermissions:
-      `Tu peux lire le graph et PROPOSER des modifications avec les outils d'écriture (${writeTools}). Chaque proposition ` +
-      "est montrée à l'utilisateur, qui l'approuve ou la refuse : rien ne change tant qu'un humain n'a pas approuvé. Ne dis " +
-      'jamais qu\'une modification est faite avant que son résultat d\'outil indique "approved". Après "rejected", tiens ' +
-      'compte du retour et ne repropose pas la même modification telle quelle. Préfère un seul propose_batch pour ' +
-      'plusieurs modifications liées.',
+      "Tu peux lire le graph et PROPOSER des modifications avec les outils d'écriture qui te sont offerts (leur nom " +
+      "commence par propose_). Ce que devient une proposition dépend de la politique de ce workspace, et la description " +
+      "de chaque outil d'écriture le précise : certaines sont appliquées aussitôt, la plupart sont montrées à " +
+      "l'utilisateur, qui les approuve ou les refuse (rien ne change tant qu'un humain n'a pas approuvé), et certaines " +
+      "demandent d'abord son accord à une question ask_user. Ne dis jamais qu'une modification est faite avant que son " +
+      'résultat d\'outil indique "approved" ou "applied". Après "rejected", tiens compte du retour et ne repropose pas la ' +
+      "même modification telle quelle. Quand tu ne peux pas continuer sans une décision de l'utilisateur, pose-lui la " +
+      'question avec ask_user.',
     typesTitle: '# Types de nodes',
     builtInTypes: 'Types intégrés (sans configuration) :',
     customTypes: 'Types personnalisés de ce workspace :',

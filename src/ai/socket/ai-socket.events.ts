@@ -3,6 +3,9 @@ import type { ActionConversionResult } from '../../conversation/action-conversio
 import type { ProposedAction } from '../../conversation/proposed-action';
 import type { UsageReport } from '../agent/agent-result';
 import type { Interrupt } from '../../conversation/interrupt';
+import type { ThreadEvent } from '../../conversation/thread-event';
+
+export type { ThreadEvent } from '../../conversation/thread-event';
 
 /**
  * The Socket.IO contract of namespace `/ai` (docs/protocol.md §4 and §8) as types: the one definition
@@ -96,13 +99,6 @@ export interface AiErrorEvent {
   error: string;
   code: ErrorCode;
   retryable: boolean;
-}
-
-/** docs/protocol.md §8.3: what was loaded for a message, or what an applied series did. */
-export interface ThreadEvent {
-  type: 'DATA_ADDED' | 'ACTIONS_EXECUTED';
-  summary: string;
-  results: Array<{ ok: boolean; label: string; detail?: string }>;
 }
 
 /** `ai:event` (docs/protocol.md §8.3). */

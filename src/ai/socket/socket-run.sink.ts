@@ -1,3 +1,5 @@
+import type { ThreadEvent } from '../../conversation/thread-event';
+import type { CheckedAction } from '../actions/action.applier';
 import type { AgentEventSink } from '../agent/agent-event.sink';
 import type { AgentResult } from '../agent/agent-result';
 import type { RunProgress } from '../runs/active-run.registry';
@@ -60,6 +62,21 @@ export class SocketRunSink implements AgentEventSink, Flushable, RunProgress {
     if (this.finished) return;
     this.flushNow();
     if (this.socket.connected) this.socket.emit('ai:tool_result', { _id: this.requestId, toolCallId, result });
+  }
+
+  event(event: ThreadEvent): void {
+    if (this.finished || this.threadId === null) return;
+    this.flushNow();
+    if (this.socket.connected) this.socket.emit('ai:event', { _id: this.requestId, threadId: this.threadId, event });
+  }
+
+  apply(action: CheckedAction): void {
+    if (this.finished || this.threadId === null) return;
+    this.flushNow();
+    if (this.socket.connected) {
+      const { toolCallId, proposedAction, preview } = action;
+      this.socket.emit('ai:apply', { _id: this.requestId, threadId: this.threadId, toolCallId, proposedAction, preview });
+    }
   }
 
   complete(result: AgentResult): void {

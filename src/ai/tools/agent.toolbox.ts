@@ -1,9 +1,11 @@
 import { LlmToolCall, LlmToolDefinition } from '../../conversation/llm-message';
+import { RunPolicy } from '../policy/run-policy';
 import { AgentTools } from './agent-tools';
+import { ASK_USER_TOOL, parseAskUserCall } from './ask-user.tool';
 import { READ_TOOL_REGISTRY } from './read/read-tool.registry';
 import { ToolRoute } from './tool-route';
-import { WRITE_TOOL_DEFINITIONS } from './write-tool.definitions';
-import { isWriteTool, WRITE_TOOL_NAMES } from './write-tool-name';
+import { isWriteTool } from './write-tool-name';
+import { offeredWriteTools } from './write-tool.offer';
 import { parseWriteToolCall } from './write-tool.parser';
 
 /** The read side the toolbox delegates to (ReadToolExecutor: never throws). */
@@ -12,8 +14,11 @@ export interface ReadToolRunner {
 }
 
 export interface AgentToolboxOptions {
-  /** editor/admin: the write (propose_*) tools are offered too (docs/protocol.md §1). */
-  canPropose: boolean;
+  /**
+   * The run's action policy: whether write tools are offered at all (editors and admins, docs/protocol.md §1),
+   * which kinds, and what becomes of each proposal (docs/policy.md).
+   */
+  policy: RunPolicy;
   readTools: ReadToolRunner;
   /** False for a provider that cannot call tools (offline): nothing is offered. */
   toolsSupported?: boolean;
@@ -21,19 +26,19 @@ export interface AgentToolboxOptions {
 
 /**
  * The tools of one run, and THE place that decides what each tool call becomes (offer / execute /
- * interrupt / refuse). Viewers are offered the 7 read tools; editors and admins also the 7 write
- * tools. A write call from someone who was not offered it is refused like an unknown tool.
+ * interrupt / apply / ask / refuse). Everyone is offered the 7 read tools and ask_user; editors and
+ * admins also the write tools their action policy does not forbid. A write call is validated, then
+ * the run's policy (RunPolicy) says whether it interrupts for approval, is applied, or is refused; a
+ * write call from someone who was not offered it is refused like an unknown tool.
  */
 export class AgentToolbox implements AgentTools {
   readonly definitions: readonly LlmToolDefinition[];
+  private readonly available: readonly string[];
 
   constructor(private readonly options: AgentToolboxOptions) {
-    this.definitions =
-      options.toolsSupported === false
-        ? []
-        : options.canPropose
-          ? [...READ_TOOL_REGISTRY.definitions, ...WRITE_TOOL_DEFINITIONS]
-          : [...READ_TOOL_REGISTRY.definitions];
+    const offered = [...READ_TOOL_REGISTRY.definitions, ...offeredWriteTools(options.policy), ASK_USER_TOOL.definition];
+    this.definitions = options.toolsSupported === false ? [] : offered;
+    this.available = offered.map((definition) => definition.function.name);
   }
 
   route(call: LlmToolCall): ToolRoute {
@@ -44,17 +49,32 @@ export class AgentToolbox implements AgentTools {
       if (!parsed.ok) return { kind: 'error', name, message: parsed.error, malformed: parsed.malformed, announce: true };
       return { kind: 'read', name, rawArguments: raw };
     }
-    if (isWriteTool(name) && this.options.canPropose) {
+    if (name === ASK_USER_TOOL.name) {
+      const parsed = parseJsonArguments(raw);
+      if (!parsed.ok) return { kind: 'error', name, message: parsed.error, malformed: parsed.malformed, announce: false };
+      const result = parseAskUserCall(parsed.value);
+      if (!result.ok) return { kind: 'error', name, message: result.error, malformed: false, announce: false };
+      return { kind: 'ask', name, question: result.question };
+    }
+    const { policy } = this.options;
+    if (isWriteTool(name) && policy.canPropose) {
       const parsed = parseJsonArguments(raw);
       if (!parsed.ok) return { kind: 'error', name, message: parsed.error, malformed: parsed.malformed, announce: false };
       const result = parseWriteToolCall(name, parsed.value);
       if (!result.ok) return { kind: 'error', name, message: result.error, malformed: false, announce: false };
-      return { kind: 'propose', name, action: result.action };
+      const decision = policy.decide(result.action);
+      switch (decision.outcome) {
+        case 'refuse':
+          return { kind: 'error', name, message: decision.message, malformed: false, announce: false, refusedBy: decision.level };
+        case 'interrupt':
+          return { kind: 'propose', name, action: result.action };
+        case 'apply':
+          return { kind: 'apply', name, action: result.action };
+      }
     }
-    const available = this.options.canPropose ? [...READ_TOOL_REGISTRY.names, ...WRITE_TOOL_NAMES] : [...READ_TOOL_REGISTRY.names];
     const message = isWriteTool(name)
       ? `The tool ${name} is not available: this user can only read the graph, so no change can be proposed. Answer with an explanation instead.`
-      : `Unknown tool "${name}". Available tools: ${available.join(', ')}.`;
+      : `Unknown tool "${name}". Available tools: ${this.available.join(', ')}.`;
     return { kind: 'error', name, message, malformed: false, announce: false };
   }
 
@@ -63,7 +83,7 @@ export class AgentToolbox implements AgentTools {
   }
 }
 
-function parseJsonArguments(raw: string): { ok: true; value: unknown } | { ok: false; error: string; malformed: boolean } {
+function parseJsonArguments(raw: string): { ok: true; value: object } | { ok: false; error: string; malformed: boolean } {
   // Models send "" for a call without arguments.
   if (raw === undefined || raw === null || raw.trim() === '') return { ok: true, value: {} };
   try {

@@ -1,5 +1,7 @@
 import { LlmToolDefinition } from '../../conversation/llm-message';
+import { ActionKind } from '../../policy/action-policy';
 import { JsonSchema } from './json-schema.validator';
+import { RegisteredTool, ToolRegistry } from './tool.registry';
 import { WriteToolName } from './write-tool-name';
 
 /** JSON Schema of a tool's arguments (the strict subset JsonSchemaValidator checks). */
@@ -145,74 +147,79 @@ export function actionSchema(type: SingleActionType, withReason: boolean): ToolA
 export const MAX_BATCH_DEPTH = 3;
 export const MAX_BATCH_ACTIONS = 50;
 
-const batchSchema: ToolArgumentSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['actions', 'reason'],
-  properties: {
-    actions: {
-      type: 'array',
-      minItems: 1,
-      maxItems: MAX_BATCH_ACTIONS,
-      description:
-        `The changes, applied together in this order (all or nothing). Each item is { "type": <action type>, ...its arguments }, ` +
-        `with the same arguments as the matching propose_* tool ("reason" optional). Types: ${SINGLE_ACTION_TYPES.join(', ')}, batch ` +
-        `(nested: { "type": "batch", "actions": [...] }, at most ${MAX_BATCH_DEPTH} levels). To connect a new node, give it a nodeKey ` +
-        `and use that key in the edge. Example: [{ "type": "create_node", "nodeKey": "log-errors", "typeKey": "log-node", "sheet": "0", ` +
-        `"posX": 800, "posY": 300 }, { "type": "create_edge", "sourceKey": "fetch-api", "sourceHandle": "R-1", "targetKey": "log-errors", ` +
-        `"targetHandle": "L-0", "sheet": "0" }].`,
-      items: {
-        type: 'object',
-        required: ['type'],
-        properties: { type: { type: 'string', enum: [...SINGLE_ACTION_TYPES, 'batch'], description: 'The action type.' } },
+/** propose_batch's arguments, its action types limited to `types` (the kinds the policy offers, docs/policy.md). */
+export function batchSchema(types: readonly SingleActionType[]): ToolArgumentSchema {
+  const example =
+    types.includes('create_node') && types.includes('create_edge')
+      ? ` To connect a new node, give it a nodeKey and use that key in the edge. Example: [{ "type": "create_node", "nodeKey": "log-errors", ` +
+        `"typeKey": "log-node", "sheet": "0", "posX": 800, "posY": 300 }, { "type": "create_edge", "sourceKey": "fetch-api", "sourceHandle": "R-1", ` +
+        `"targetKey": "log-errors", "targetHandle": "L-0", "sheet": "0" }].`
+      : '';
+  return {
+    type: 'object',
+    additionalProperties: false,
+    required: ['actions', 'reason'],
+    properties: {
+      actions: {
+        type: 'array',
+        minItems: 1,
+        maxItems: MAX_BATCH_ACTIONS,
+        description:
+          `The changes, applied together in this order (all or nothing). Each item is { "type": <action type>, ...its arguments }, ` +
+          `with the same arguments as the matching propose_* tool ("reason" optional). Types: ${types.join(', ')}, batch ` +
+          `(nested: { "type": "batch", "actions": [...] }, at most ${MAX_BATCH_DEPTH} levels).${example}`,
+        items: {
+          type: 'object',
+          required: ['type'],
+          properties: { type: { type: 'string', enum: [...types, 'batch'], description: 'The action type.' } },
+        },
       },
+      reason,
     },
-    reason,
-  },
-};
-
-function definition(name: WriteToolName, description: string, parameters: ToolArgumentSchema): LlmToolDefinition {
-  return { type: 'function', function: { name, description, parameters } };
+  };
 }
 
-const APPROVAL_NOTE =
+/** A write tool: its name, the action kind the policy rules it by, what it does, and its argument schema. */
+export interface WriteTool extends RegisteredTool<WriteToolName> {
+  readonly kind: ActionKind;
+  /** What it does, without what becomes of a proposal (that depends on the policy: WriteToolOffer). */
+  readonly summary: string;
+}
+
+/** What becomes of a proposal when no policy says otherwise (every kind validation_required). */
+export const APPROVAL_NOTE =
   'Nothing changes until a human approves: the conversation pauses, and the tool result tells you whether it was approved, rejected (with feedback) or failed.';
 
-/** The 7 write tools, in OpenAI function-calling form (offered to editors and admins only). */
-export const WRITE_TOOL_DEFINITIONS: readonly LlmToolDefinition[] = Object.freeze([
-  definition(
-    'propose_create_node',
-    `Propose to add a node to the graph. ${APPROVAL_NOTE}`,
-    actionSchema('create_node', true),
-  ),
-  definition(
+function writeTool(name: WriteToolName, kind: ActionKind, summary: string, parameters: ToolArgumentSchema): WriteTool {
+  return { name, kind, summary, definition: { type: 'function', function: { name, description: `${summary} ${APPROVAL_NOTE}`, parameters } } };
+}
+
+/** The 7 write tools (offered to editors and admins, as the action policy allows: WriteToolOffer), each as offered without a policy. */
+export const WRITE_TOOL_REGISTRY = new ToolRegistry<WriteTool>([
+  writeTool('propose_create_node', 'create_node', 'Propose to add a node to the graph.', actionSchema('create_node', true)),
+  writeTool(
     'propose_create_edge',
-    `Propose to connect an "out" handle of one node to an "in" handle of another. ${APPROVAL_NOTE}`,
+    'create_edge',
+    'Propose to connect an "out" handle of one node to an "in" handle of another.',
     actionSchema('create_edge', true),
   ),
-  definition(
-    'propose_delete_node',
-    `Propose to delete a node (its edges are deleted with it). ${APPROVAL_NOTE}`,
-    actionSchema('delete_node', true),
-  ),
-  definition(
+  writeTool('propose_delete_node', 'delete_node', 'Propose to delete a node (its edges are deleted with it).', actionSchema('delete_node', true)),
+  writeTool(
     'propose_update_node',
-    `Propose to change fields of an existing node: its process code, data (nested paths allowed), position, size, handles or type. ${APPROVAL_NOTE}`,
+    'update_node',
+    'Propose to change fields of an existing node: its process code, data (nested paths allowed), position, size, handles or type.',
     actionSchema('update_node', true),
   ),
-  definition(
-    'propose_move_node',
-    `Propose to move a node to a new position on its sheet. ${APPROVAL_NOTE}`,
-    actionSchema('move_node', true),
-  ),
-  definition(
-    'propose_delete_edge',
-    `Propose to delete an edge, by its key (see list_node_edges). ${APPROVAL_NOTE}`,
-    actionSchema('delete_edge', true),
-  ),
-  definition(
+  writeTool('propose_move_node', 'move_node', 'Propose to move a node to a new position on its sheet.', actionSchema('move_node', true)),
+  writeTool('propose_delete_edge', 'delete_edge', 'Propose to delete an edge, by its key (see list_node_edges).', actionSchema('delete_edge', true)),
+  writeTool(
     'propose_batch',
-    `Propose several changes that only make sense together (e.g. a node and the edges that connect it), approved or rejected as one. ${APPROVAL_NOTE}`,
-    batchSchema,
+    'batch',
+    'Propose several changes that only make sense together (e.g. a node and the edges that connect it), approved or rejected as one: ' +
+      'prefer it to several separate proposals.',
+    batchSchema(SINGLE_ACTION_TYPES),
   ),
 ]);
+
+/** The 7 write tools in OpenAI function-calling form, as offered without a policy. */
+export const WRITE_TOOL_DEFINITIONS: readonly LlmToolDefinition[] = WRITE_TOOL_REGISTRY.definitions;

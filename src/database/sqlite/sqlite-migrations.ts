@@ -1,4 +1,5 @@
 import { AUTOMATIONS_MIGRATION } from '../../automations/sqlite/automations.sqlite-migration';
+import { ACTION_POLICIES_MIGRATION } from '../../policy/sqlite/action-policies.sqlite-migration';
 import { GRAPH_EMBEDDING_CHANGES_MIGRATION } from '../../graph/sqlite/graph-embedding-changes.sqlite-migration';
 import { GRAPH_NODE_CHANGES_MIGRATION } from '../../graph/sqlite/graph-node-changes.sqlite-migration';
 import { NODE_CONFIG_REVISIONS_MIGRATION } from '../../graph/sqlite/node-config-revisions.sqlite-migration';
@@ -91,6 +92,7 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
   NODE_CONFIG_REVISIONS_MIGRATION,
   GRAPH_NODE_CHANGES_MIGRATION,
   GRAPH_EMBEDDING_CHANGES_MIGRATION,
+  ACTION_POLICIES_MIGRATION,
   THREAD_TYPE_MIGRATION,
   PROVIDER_CONFIGS_MIGRATION,
   AUTOMATIONS_MIGRATION,

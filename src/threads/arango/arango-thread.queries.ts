@@ -113,7 +113,7 @@ export class ArangoThreadQueries {
           firstQuestion: t.title == null ? FIRST(FOR asked IN history FILTER asked.role == ${'user'} LIMIT 1 RETURN asked.content) : null,
           createdTime: t.createdTime,
           lastUpdatedTime: t.lastUpdatedTime,
-          messageCount: LENGTH(FOR shown IN history FILTER shown.role != ${'system'} RETURN 1),
+          messageCount: LENGTH(FOR shown IN history FILTER shown.role NOT IN ${['system', 'event']} RETURN 1),
           pendingInterrupt: t.pendingInterrupt.interrupt != null
         }`;
   }

@@ -5,7 +5,7 @@ import { AppError } from '../../errors/app-error';
 import { IdempotencyClaim, IdempotencyScope, NewThread, ThreadRepository } from '../thread.repository';
 import { ThreadRevisionConflictError } from '../thread-revision-conflict.error';
 import { EMPTY_USAGE, PendingThread, ThreadCommit, ThreadCommitResult, ThreadHead, ThreadRecord, ThreadSummary, UsageTotals } from '../thread.types';
-import { hashedDocumentKey } from './arango-hashed.key';
+import { hashedDocumentKey } from '../../database/arango/arango-hashed.key';
 import { ArangoThreadDocumentMapper, PendingThreadRow, StoredThreadDocument, ThreadSummaryRow } from './arango-thread-document.mapper';
 import { ARANGO_THREAD_NAMES } from './arango-thread.names';
 import { ArangoThreadQueries, IdempotencyEntry, LeaseParams } from './arango-thread.queries';

@@ -1,14 +1,10 @@
 import { Database } from 'arangojs';
-import { CollectionType } from 'arangojs/collections';
-import { isArangoError } from 'arangojs/errors';
 import { EnsureIndexOptions } from 'arangojs/indexes';
+import { ensureDocumentCollection } from '../../database/arango/arango-collection.ensurer';
 import { Logger } from '../../observability/logger';
 import { ARANGO_THREAD_NAMES } from './arango-thread.names';
 
 const logger = new Logger('arango-threads');
-
-/** "duplicate name": another instance created the same collection between our check and our create. */
-const DUPLICATE_NAME = 1207;
 
 /** The attribute the TTL indexes read: seconds since the epoch, set from the server's clock on each write. */
 export const TTL_FIELD = 'removeAt';
@@ -42,27 +38,13 @@ export class ArangoThreadSchema {
   constructor(private readonly db: Database) {}
 
   async ensure(): Promise<void> {
-    for (const name of Object.values(ARANGO_THREAD_NAMES)) await this.ensureCollection(name);
+    for (const name of Object.values(ARANGO_THREAD_NAMES)) {
+      if (await ensureDocumentCollection(this.db, name)) logger.info('arango_collection_created', { collection: name });
+    }
     for (const { collection, index } of INDEXES) {
       // ensureIndex answers the existing index when an identical one is there.
       await this.db.collection(collection).ensureIndex(index);
     }
     logger.info('arango_thread_schema_ready', { collections: Object.values(ARANGO_THREAD_NAMES) });
-  }
-
-  private async ensureCollection(name: string): Promise<void> {
-    const collection = this.db.collection(name);
-    if (await collection.exists()) {
-      const properties = await collection.properties();
-      if (properties.type !== CollectionType.DOCUMENT_COLLECTION) throw new Error(`Collection ${name} exists but is not a document collection`);
-      return;
-    }
-    try {
-      await collection.create({ type: CollectionType.DOCUMENT_COLLECTION });
-      logger.info('arango_collection_created', { collection: name });
-    } catch (error) {
-      if (isArangoError(error) && (error.errorNum === DUPLICATE_NAME || error.code === 409)) return;
-      throw error;
-    }
   }
 }

@@ -1,5 +1,6 @@
 import {
   assistantMessage,
+  eventMessage,
   ragContext,
   systemPrompt,
   toolCall,
@@ -103,5 +104,53 @@ describe(toLlmMessages.name, () => {
       { role: 'system', content: 'P', cacheBreakpoint: true },
       { role: 'system', content: 'C' },
     ]);
+  });
+
+  describe('thread events', () => {
+    const render = (summary: string) => ({ role: 'system', content: `[SYSTEM] ${summary}\n  ✓ ${summary.toLowerCase()}` });
+
+    it('are [SYSTEM] system messages where they happened: DATA_ADDED after its question, ACTIONS_EXECUTED after the results', () => {
+      const stored: ThreadMessage[] = [
+        systemPrompt('PROMPT'),
+        ragContext('CONTEXT'),
+        userMessage('Q'),
+        eventMessage('Loaded 3 nodes', 'DATA_ADDED'),
+        assistantMessage(null, [toolCall('a', 'propose_create_node')]),
+        toolResult('a', 'applied'),
+        eventMessage('Created 1 node'),
+        assistantMessage('Done'),
+      ];
+      expect(toLlmMessages(stored)).toEqual([
+        { role: 'system', content: 'PROMPT', cacheBreakpoint: true },
+        { role: 'system', content: 'CONTEXT' },
+        { role: 'user', content: 'Q' },
+        render('Loaded 3 nodes'),
+        { role: 'assistant', content: null, tool_calls: [toolCall('a', 'propose_create_node')] },
+        { role: 'tool', content: 'applied', tool_call_id: 'a' },
+        render('Created 1 node'),
+        { role: 'assistant', content: 'Done' },
+      ]);
+    });
+
+    it('come after the last result of their assistant message, and are left out while it still waits for one', () => {
+      const open: ThreadMessage[] = [
+        userMessage('Q'),
+        assistantMessage(null, [toolCall('auto', 'propose_create_node'), toolCall('wait', 'propose_delete_node')]),
+        toolResult('auto', 'applied'),
+        eventMessage('Created 1 node'),
+      ];
+      expect(toLlmMessages(open).map((message) => message.role)).toEqual(['user', 'assistant', 'tool']);
+
+      const closed = [...open, toolResult('wait', 'approved'), eventMessage('Deleted 1 node'), assistantMessage('Done')];
+      expect(toLlmMessages(closed)).toEqual([
+        { role: 'user', content: 'Q' },
+        { role: 'assistant', content: null, tool_calls: [toolCall('auto', 'propose_create_node'), toolCall('wait', 'propose_delete_node')] },
+        { role: 'tool', content: 'applied', tool_call_id: 'auto' },
+        { role: 'tool', content: 'approved', tool_call_id: 'wait' },
+        render('Created 1 node'),
+        render('Deleted 1 node'),
+        { role: 'assistant', content: 'Done' },
+      ]);
+    });
   });
 });

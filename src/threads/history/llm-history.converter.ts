@@ -1,6 +1,7 @@
 import type { LlmAssistantMessage, LlmMessage } from '../../conversation/llm-message';
 import type { ThreadMessage } from '../thread.types';
 import { currentContextIndex, isSystemPrompt } from './rag-context.locator';
+import { renderThreadEvent } from './thread-event.renderer';
 
 /**
  * Stored thread messages → what the model is sent, in order:
@@ -28,17 +29,42 @@ export function toLlmMessages(messages: readonly ThreadMessage[], currentContext
   if (prompt) result.push({ role: 'system', content: prompt.content ?? '', cacheBreakpoint: true });
   if (context && lastUser === -1) result.push({ role: 'system', content: context.content ?? '' });
 
+  // Events met inside a run of tool results wait for its end: nothing may come between a call and its results.
+  let deferred: LlmMessage[] = [];
+  let unanswered = new Set<string>();
+  let inToolRun = false;
+  const place = (message: LlmMessage) => {
+    if (message.role !== 'tool') {
+      result.push(...deferred);
+      deferred = [];
+    }
+    result.push(message);
+    inToolRun = message.role === 'tool' || (message.role === 'assistant' && (message.tool_calls?.length ?? 0) > 0);
+  };
+
   messages.forEach((message, index) => {
-    if (index === lastUser && context) result.push({ role: 'system', content: context.content ?? '' });
+    if (index === lastUser && context) place({ role: 'system', content: context.content ?? '' });
+    if (message.role === 'event') {
+      const event: LlmMessage = { role: 'system', content: message.event ? renderThreadEvent(message.event) : `[SYSTEM] ${message.content ?? ''}` };
+      if (inToolRun) deferred.push(event);
+      else result.push(event);
+      return;
+    }
     const converted = convert(message);
-    if (converted) result.push(converted);
+    if (!converted) return;
+    if (converted.role === 'assistant') unanswered = new Set(converted.tool_calls?.map((call) => call.id));
+    if (converted.role === 'tool') unanswered.delete(converted.tool_call_id);
+    place(converted);
   });
+  // A batch still waiting for an answer (a resume continues it) must end with its results: its events are left out.
+  if (unanswered.size === 0) result.push(...deferred);
   return result;
 }
 
 function convert(message: ThreadMessage): LlmMessage | null {
   switch (message.role) {
     case 'system':
+    case 'event': // placed by toLlmMessages
       return null; // the prompt is placed first, contexts only for the current question
     case 'user':
       return { role: 'user', content: message.content ?? '' };

@@ -224,7 +224,7 @@ export class SqliteThreadRepository implements ThreadRepository {
     const replayed = this.statements.selectOperation.get(threadId, commit.operationId);
     if (replayed) return { applied: false, revision: row.revision, lastUpdatedTime: row.updated_time };
 
-    const visible = commit.append.filter((message) => message.role !== 'system').length;
+    const visible = commit.append.filter((message) => message.role !== 'system' && message.role !== 'event').length;
     const updated = this.statements.updateRevision.run({
       thread_id: threadId,
       expected: commit.expectedRevision,

@@ -1,0 +1,44 @@
+import { LlmToolDefinition } from '../../conversation/llm-message';
+import { PolicyLevel } from '../../policy/action-policy';
+import { RunPolicy } from '../policy/run-policy';
+import { APPROVAL_NOTE, batchSchema, SINGLE_ACTION_TYPES, WRITE_TOOL_REGISTRY } from './write-tool.definitions';
+
+/** What becomes of a proposal of a kind at each level, as its tool's description tells the model (docs/policy.md). */
+const LEVEL_NOTES: Readonly<Record<Exclude<PolicyLevel, 'forbidden'>, string>> = {
+  autonomous:
+    'This workspace lets it apply at once, without approval: the tool result says whether it was applied or failed. Do not ask for approval first.',
+  validation_required: APPROVAL_NOTE,
+  ask_first:
+    "This workspace requires the user's agreement first: ask with ask_user (kind \"confirm\"), saying exactly what you intend to change, " +
+    'and propose it only after they answer yes; without that yes the proposal is refused.',
+};
+
+const BATCH_NOTE =
+  'A batch is handled like the strictest of its actions (and of batches themselves): applied at once only when each of them may be, ' +
+  'otherwise it waits for a human, needs the user\'s yes first, or is refused, as their tools say.';
+
+/**
+ * The write tools a run offers (docs/policy.md): only the kinds its policy does not forbid, each
+ * described with what becomes of its proposals at its level; propose_batch lists only the offered
+ * action types, and is not offered when `batch` is forbidden or no single kind is offered. Without a
+ * policy (every kind validation_required) this is WRITE_TOOL_DEFINITIONS.
+ */
+export function offeredWriteTools(policy: RunPolicy): LlmToolDefinition[] {
+  const offered = new Set(policy.offeredKinds());
+  const singles = SINGLE_ACTION_TYPES.filter((kind) => offered.has(kind));
+  const everyKindApproved = [...offered].every((kind) => policy.levelOfKind(kind) === 'validation_required');
+  return WRITE_TOOL_REGISTRY.tools
+    .filter((tool) => offered.has(tool.kind) && (tool.kind !== 'batch' || singles.length > 0))
+    .map((tool) => {
+      if (tool.kind !== 'batch') {
+        const level = policy.levelOfKind(tool.kind) as Exclude<PolicyLevel, 'forbidden'>;
+        return describe(tool.definition, `${tool.summary} ${LEVEL_NOTES[level]}`);
+      }
+      const note = everyKindApproved ? APPROVAL_NOTE : BATCH_NOTE;
+      return describe(tool.definition, `${tool.summary} ${note}`, batchSchema(singles));
+    });
+}
+
+function describe(definition: LlmToolDefinition, description: string, parameters = definition.function.parameters): LlmToolDefinition {
+  return { type: 'function', function: { name: definition.function.name, description, parameters } };
+}

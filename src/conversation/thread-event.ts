@@ -1,0 +1,21 @@
+/**
+ * A system note in a thread (docs/protocol.md §8.3): what was loaded into the
+ * context of a user message (DATA_ADDED), or what a series of actions did to the graph
+ * (ACTIONS_EXECUTED), one item per part with its outcome.
+ */
+export type ThreadEventType = 'DATA_ADDED' | 'ACTIONS_EXECUTED';
+
+export interface ThreadEventResult {
+  ok: boolean;
+  /** What the item is, e.g. "create_node log-errors" or "nodes". */
+  label: string;
+  /** How it went, e.g. "on sheet main", or why it failed. */
+  detail?: string;
+}
+
+export interface ThreadEvent {
+  type: ThreadEventType;
+  /** One line for people and the model, e.g. "Created 2 nodes and 1 edge on sheet main". */
+  summary: string;
+  results: ThreadEventResult[];
+}
