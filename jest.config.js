@@ -23,9 +23,10 @@ module.exports = {
   // client/: the client package (an npm workspace); its component specs pick the jsdom environment in their docblock.
   roots: ['<rootDir>/src', '<rootDir>/test', '<rootDir>/faults', '<rootDir>/client/src', '<rootDir>/client/playground'],
   testMatch: ['**/*.spec.ts', '**/*.spec.tsx', '**/*.e2e-spec.ts'],
-  // @toon-format/toon ships ESM only: let SWC turn it into CommonJS for Jest's module loader.
+  // @toon-format/toon and p-limit (with its yocto-queue) ship ESM only: let SWC turn them into CommonJS for
+  // Jest's module loader (Node itself requires them as ES modules, see docs/dependencies.md).
   transform: { '^.+\\.tsx$': swcTsx, '^.+\\.(ts|mjs|js)$': swc },
-  transformIgnorePatterns: ['/node_modules/(?!@toon-format/)'],
+  transformIgnorePatterns: ['/node_modules/(?!(@toon-format|p-limit|yocto-queue)/)'],
   moduleFileExtensions: ['ts', 'tsx', 'js', 'mjs', 'json'],
   testTimeout: 30000,
   maxWorkers: 2,

@@ -2,8 +2,8 @@ import { decode } from '@toon-format/toon';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
+import pLimit from 'p-limit';
 import { openSqliteDatabase } from '../src/database/sqlite/sqlite-database.opener';
-import { ConcurrencyLimiter } from '../src/embeddings/concurrency.limiter';
 import { GraphNodeEmbedder } from '../src/embeddings/graph-node.embedder';
 import { LocalHashEmbeddingProvider } from '../src/embeddings/local-hash-embedding.provider';
 import { GraphDataSourceFactory } from '../src/graph/graph-data-source.factory';
@@ -100,7 +100,7 @@ export async function runContextSizeBench(): Promise<ContextSizeResult> {
   const db = openSqliteDatabase(dataDir);
   const store = new SqliteGraphStore(db);
   const provider = new LocalHashEmbeddingProvider();
-  const embedder = new GraphNodeEmbedder(store, provider, { batchSize: 256, limiter: new ConcurrencyLimiter(1) });
+  const embedder = new GraphNodeEmbedder(store, provider, { batchSize: 256, limiter: pLimit(1) });
   const retriever = new GraphRagRetriever({ embeddingProvider: provider, cacheTTLMs: 0 });
   const source = new GraphDataSourceFactory(store).forWorkspace(WORKSPACE);
   const counter = new TokenCounter();

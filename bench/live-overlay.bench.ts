@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import pLimit from 'p-limit';
 import { openSqliteDatabase } from '../src/database/sqlite/sqlite-database.opener';
-import { ConcurrencyLimiter } from '../src/embeddings/concurrency.limiter';
 import { GraphNodeEmbedder } from '../src/embeddings/graph-node.embedder';
 import { LocalHashEmbeddingProvider } from '../src/embeddings/local-hash-embedding.provider';
 import { GraphChangeNotifier } from '../src/graph/graph-change.notifier';
@@ -95,7 +95,7 @@ async function main(): Promise<void> {
     const document = buildPoolGraph(size, graphKey, WORKSPACE);
     await store.importGraph(WORKSPACE, document);
     const provider = hybrid ? new LocalHashEmbeddingProvider() : null;
-    if (provider) await new GraphNodeEmbedder(store, provider, { batchSize: 256, limiter: new ConcurrencyLimiter(1) }).embedGraph(WORKSPACE, graphKey, 'all');
+    if (provider) await new GraphNodeEmbedder(store, provider, { batchSize: 256, limiter: pLimit(1) }).embedGraph(WORKSPACE, graphKey, 'all');
 
     const next = seededRandom(42);
     const queries = queriesFor(document, queryCount, next);

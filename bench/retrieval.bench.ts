@@ -2,17 +2,18 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import pLimit from 'p-limit';
 import { openSqliteDatabase } from '../src/database/sqlite/sqlite-database.opener';
-import { ConcurrencyLimiter } from '../src/embeddings/concurrency.limiter';
 import { EmbeddingProvider } from '../src/embeddings/embedding-provider';
 import { GraphNodeEmbedder } from '../src/embeddings/graph-node.embedder';
 import { LocalHashEmbeddingProvider } from '../src/embeddings/local-hash-embedding.provider';
+import { LocalWordsEmbeddingProvider } from '../src/embeddings/local-words-embedding.provider';
 import { GraphDataSource } from '../src/graph/graph-data-source';
 import { GraphDataSourceFactory } from '../src/graph/graph-data-source.factory';
 import { SqliteGraphStore } from '../src/graph/sqlite/sqlite-graph.store';
 import { configureLogging } from '../src/observability/logger';
 import { GraphRagRetriever } from '../src/rag/graph-rag.retriever';
-import { numberArgument, numberListArgument } from './bench-arguments';
+import { argumentValue, numberArgument, numberListArgument } from './bench-arguments';
 import { cpuMsSince, distribution, Distribution } from './bench-statistics';
 import { formatTable } from './bench-table';
 import { poolQuestions } from './pool-questions';
@@ -37,6 +38,8 @@ export interface RetrievalRow {
   nodes: number;
   edges: number;
   mode: 'bm25' | 'hybrid';
+  /** The embedding model of a hybrid row. */
+  model?: string;
   /** Import (bm25 rows) or embedding of every node (hybrid rows), ms. */
   setupMs: number;
   /** The first question builds the per-graph index (BM25, or vectors for hybrid), ms. */
@@ -54,6 +57,8 @@ export interface RetrievalBenchOptions {
   queries?: number;
   /** Also measure hybrid retrieval with local embeddings (default true). */
   hybrid?: boolean;
+  /** The local embedding of the hybrid rows: `words` (the default model) or `hash`. */
+  localModel?: 'words' | 'hash';
 }
 
 /** Wall and CPU ms of each call, in order. */
@@ -126,8 +131,9 @@ export async function runRetrievalBench(options: RetrievalBenchOptions = {}): Pr
   const dataDir = mkdtempSync(path.join(tmpdir(), 'retrieval-bench-'));
   const db = openSqliteDatabase(dataDir);
   const store = new SqliteGraphStore(db);
-  const provider = new LocalHashEmbeddingProvider();
-  const embedder = new GraphNodeEmbedder(store, provider, { batchSize: 256, limiter: new ConcurrencyLimiter(1) });
+  // The service's default local model, or the hashed-only one (`--local-model hash`).
+  const provider = options.localModel === 'hash' ? new LocalHashEmbeddingProvider() : new LocalWordsEmbeddingProvider();
+  const embedder = new GraphNodeEmbedder(store, provider, { batchSize: 256, limiter: pLimit(1) });
   const rows: RetrievalRow[] = [];
   try {
     for (const size of sizes) {
@@ -146,7 +152,7 @@ export async function runRetrievalBench(options: RetrievalBenchOptions = {}): Pr
       started = performance.now();
       await embedder.embedGraph(WORKSPACE, graphKey, 'all');
       const embedMs = performance.now() - started;
-      rows.push({ ...shape, setupMs: embedMs, ...(await measure(source, graphKey, queries, warmUp, provider)) });
+      rows.push({ ...shape, setupMs: embedMs, model: provider.modelName, ...(await measure(source, graphKey, queries, warmUp, provider)) });
     }
   } finally {
     await store.close();
@@ -162,7 +168,7 @@ export function retrievalTable(rows: RetrievalRow[]): string[] {
     header,
     rows.map((row) => [
       String(row.nodes),
-      row.mode === 'hybrid' ? 'hybrid (local-hash)' : 'bm25',
+      row.mode === 'hybrid' ? `hybrid (${row.model ?? 'local'})` : 'bm25',
       row.setupMs.toFixed(0),
       row.firstQueryMs.toFixed(0),
       row.missMs.p50.toFixed(2),
@@ -180,7 +186,9 @@ export function retrievalTable(rows: RetrievalRow[]): string[] {
 
 if (require.main === module) {
   const queries = numberArgument('queries');
-  runRetrievalBench({ sizes: numberListArgument('sizes'), queries, hybrid: !process.argv.includes('--bm25-only') })
+  const localModel = argumentValue('local-model') ?? 'words';
+  if (localModel !== 'words' && localModel !== 'hash') throw new Error('--local-model must be words or hash');
+  runRetrievalBench({ sizes: numberListArgument('sizes'), queries, hybrid: !process.argv.includes('--bm25-only'), localModel })
     .then((rows) => {
       console.log(`Retrieval on the embedded SQLite store, ${queries ?? 200} queries per size (times in ms; setup = import for bm25, embedding for hybrid; budget: miss p95 < 25 ms at 20,000 nodes)`);
       for (const line of retrievalTable(rows)) console.log(line);

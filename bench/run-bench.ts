@@ -4,6 +4,7 @@ import { performance } from 'node:perf_hooks';
 import { agentOverheadTable, AgentOverheadResult, runAgentOverheadBench } from './agent-overhead.bench';
 import { argumentValue } from './bench-arguments';
 import { formatTable } from './bench-table';
+import { HotPathResult, hotPathLibrariesTable, runHotPathLibrariesBench } from './hot-path-libraries.bench';
 import { concurrencySummary, ConcurrencyResult, runConcurrencyBench } from './concurrency.bench';
 import { contextSizeTable, ContextSizeResult, runContextSizeBench } from './context-size.bench';
 import { largeImportTable, LargeImportResult, runLargeImportBench } from './large-import.bench';
@@ -20,15 +21,15 @@ import { runThreadCacheMemoryBench, ThreadCacheMemoryResult } from './thread-cac
  * writes everything (raw figures, machine, load) to bench/results.json.
  *
  *   npm run bench                      (= npm run build && node --expose-gc dist/bench/run-bench.js)
- *   node --expose-gc dist/bench/run-bench.js [--only threads,overhead,retrieval,relay,concurrency,context,import] [--out FILE]
+ *   node --expose-gc dist/bench/run-bench.js [--only threads,overhead,retrieval,relay,concurrency,context,import,libraries] [--out FILE]
  *
  * Exit code 1 when a section crashed; a budget that fails is reported, not an error.
  */
 
-const SECTIONS = ['threads', 'overhead', 'retrieval', 'relay', 'concurrency', 'context', 'import'] as const;
+const SECTIONS = ['threads', 'overhead', 'retrieval', 'relay', 'concurrency', 'context', 'import', 'libraries'] as const;
 type SectionName = (typeof SECTIONS)[number];
 /** The summary follows the budgets' order in DESIGN.md. */
-const SUMMARY_ORDER: SectionName[] = ['retrieval', 'overhead', 'relay', 'concurrency', 'threads', 'context', 'import'];
+const SUMMARY_ORDER: SectionName[] = ['retrieval', 'overhead', 'relay', 'concurrency', 'threads', 'context', 'import', 'libraries'];
 
 /**
  * Long enough to measure, short enough for the whole run to stay under 5 minutes on 2 cores. With
@@ -224,6 +225,38 @@ function importFigures(result: LargeImportResult, notes: string): Figure[] {
   ];
 }
 
+/** No budget of its own: these calls sit inside the overhead and retrieval windows; reported to compare releases. */
+function libraryFigures(result: HotPathResult, notes: string): Figure[] {
+  const row = (prefix: string) => {
+    const found = result.rows.find((candidate) => candidate.case.startsWith(prefix));
+    if (!found) throw new Error(`no row "${prefix}"`);
+    return found;
+  };
+  const us = (value: number) => `${value.toFixed(2)} µs`;
+  const valid = row('validate propose_create_node with handles, valid');
+  const invalid = row('validate propose_create_node, 2 problems');
+  const line = row('log a line');
+  const filtered = row('log call below LOG_LEVEL');
+  return [
+    {
+      section: 'libraries',
+      figure: 'tool-argument validation (ajv), propose_create_node: valid / 2 problems, CPU per call',
+      value: `${valid.cpuMicrosPerCall.toFixed(2)} / ${us(invalid.cpuMicrosPerCall)}`,
+      budget: '—',
+      pass: null,
+      notes: `search_nodes valid ${us(row('validate search_nodes').cpuMicrosPerCall)}; propose_batch valid ${us(row('validate propose_batch').cpuMicrosPerCall)}; ${notes}`,
+    },
+    {
+      section: 'libraries',
+      figure: 'log line (pino, info, 6 fields) to a pipe: in the call / CPU per line',
+      value: `${line.microsPerCall.toFixed(2)} / ${us(line.cpuMicrosPerCall)}`,
+      budget: '—',
+      pass: null,
+      notes: `CPU includes the asynchronous write; a call below LOG_LEVEL ${us(filtered.microsPerCall)}; ${notes}`,
+    },
+  ];
+}
+
 function errorFigure(section: SectionName, error: string): Figure {
   return { section, figure: `${section}: the section crashed`, value: 'error', budget: '—', pass: false, notes: error.split('\n')[0] };
 }
@@ -288,6 +321,7 @@ async function main(): Promise<void> {
   }
   if (selected.has('context')) add('context', await runSection('context', () => runContextSizeBench(), contextSizeTable), contextFigures);
   if (selected.has('import')) add('import', await runSection('import', () => runLargeImportBench(), largeImportTable), importFigures);
+  if (selected.has('libraries')) add('libraries', await runSection('libraries', () => runHotPathLibrariesBench(), hotPathLibrariesTable), libraryFigures);
 
   figures.sort((a, b) => SUMMARY_ORDER.indexOf(a.section) - SUMMARY_ORDER.indexOf(b.section));
   const endLoad = os.loadavg();

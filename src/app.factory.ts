@@ -10,7 +10,7 @@ import { validationExceptionFactory } from './errors/validation-exception.factor
 import { httpMetricsMiddleware } from './observability/http-metrics.middleware';
 import { configureLogging } from './observability/logger';
 import { MetricsService } from './observability/metrics.service';
-import { NestJsonLogger } from './observability/nest-json-logger';
+import { createNestLogger, httpRequestLogger } from './observability/nest-logger';
 import { jsonBodyParser } from './validation/json-body.parser';
 
 /**
@@ -18,16 +18,17 @@ import { jsonBodyParser } from './validation/json-body.parser';
  * Used by main.ts and by every e2e test, so tests run exactly what production runs.
  */
 export async function createApp(config: AppConfig, options: AppModuleOptions = {}): Promise<INestApplication> {
-  configureLogging({ level: config.log.level, aiDebug: config.log.aiDebug });
+  configureLogging({ level: config.log.level, aiDebug: config.log.aiDebug, pretty: config.env === 'development' });
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, options), {
     bodyParser: false,
-    logger: new NestJsonLogger(),
+    logger: createNestLogger(),
     // Let start-up failures (bad provider settings, unreachable store) reach main.ts, which prints them and exits 1.
     abortOnError: false,
   });
   app.disable('x-powered-by');
   // First, so that answers given before any route (unknown path, refused body) are counted too.
   app.use(httpMetricsMiddleware(app.get(MetricsService).http));
+  app.use(httpRequestLogger());
   // Graph import and the sync server's change feed may carry large graphs; everything else stays small (first matching parser wins).
   const graphBody = jsonBodyParser(config.server.graphImportMaxBytes);
   app.use('/api/graphs/:graphKey', (req: Request, res: Response, next: NextFunction) =>

@@ -8,6 +8,7 @@ import { HttpAuthGuard } from './http-auth.guard';
 import { JwtTokenVerifier } from './jwt-token.verifier';
 import { JwtStrategy } from './jwt.strategy';
 import { RateLimitGuard } from './rate-limit.guard';
+import { memoryRateLimiterBackend, RATE_LIMITER_BACKEND } from './rate-limiter.backend';
 import { RequestRateLimiter } from './request-rate.limiter';
 import { SocketAuthenticator } from './socket.authenticator';
 
@@ -33,6 +34,8 @@ const logger = new Logger('auth');
     },
     JwtStrategy,
     SocketAuthenticator,
+    // Per instance; issue 15's REDIS_URL binds a RateLimiterRedis backend here (rate-limiter.backend.ts).
+    { provide: RATE_LIMITER_BACKEND, useValue: memoryRateLimiterBackend },
     RequestRateLimiter,
     { provide: APP_GUARD, useClass: HttpAuthGuard },
     { provide: APP_GUARD, useClass: RateLimitGuard },

@@ -17,7 +17,7 @@ export class RateLimitGuard implements CanActivate {
     private readonly limiter: RequestRateLimiter,
   ) {}
 
-  canActivate(context: ExecutionContext): boolean {
+  async canActivate(context: ExecutionContext): Promise<boolean> {
     if (context.getType() !== 'http') return true;
     const limited = this.reflector.getAllAndOverride<boolean | undefined>(RATE_LIMITED_KEY, [
       context.getHandler(),
@@ -29,7 +29,7 @@ export class RateLimitGuard implements CanActivate {
     const request = http.getRequest<Request & { [PRINCIPAL_REQUEST_KEY]?: Principal }>();
     const principal = request[PRINCIPAL_REQUEST_KEY];
     const key = principal ? RequestRateLimiter.keyFor(principal) : `ip:${request.ip ?? 'unknown'}`;
-    const decision = this.limiter.take(key);
+    const decision = await this.limiter.take(key);
     if (decision.allowed) return true;
     const retryAfter = RequestRateLimiter.retryAfterSeconds(decision.retryAfterMs);
     http.getResponse<Response>().setHeader('Retry-After', String(retryAfter));

@@ -1,34 +1,55 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { BurstyRateLimiter, RateLimiterRes } from 'rate-limiter-flexible';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/app-config.token';
 import { AppError } from '../errors/app-error';
 import { Principal } from './principal';
-import { RateLimitDecision, TokenBucketRateLimiter } from './token-bucket.rate-limiter';
+import { RATE_LIMITER_BACKEND, RateLimiterBackend } from './rate-limiter.backend';
+
+export type RateLimitDecision = { allowed: true } | { allowed: false; retryAfterMs: number };
 
 /**
  * RATE_LIMIT_PER_MINUTE per principal (docs/protocol.md §6), shared by HTTP (@RateLimited routes) and the
- * Socket.IO gateway, so a principal has one budget across both transports. Per instance: a limiter
- * shared between instances would live in Redis.
+ * Socket.IO gateway, so a principal has one budget across both transports. rate-limiter-flexible's
+ * BurstyRateLimiter over two fixed windows: one request every 60/limit s (the rate), and when that
+ * one is spent, a burst of limit − 1 more that comes back every `limit` minutes. So the limit passes
+ * at once, then the limit per minute, plus at most limit − 1 once per `limit` minutes under
+ * constant pressure (docs/auth.md). Counters live in the RATE_LIMITER_BACKEND: per instance in
+ * memory, shared once it is Redis.
  */
 @Injectable()
 export class RequestRateLimiter {
-  private readonly limiter: TokenBucketRateLimiter;
+  private readonly limiter: BurstyRateLimiter | null;
   readonly limitPerMinute: number;
 
-  constructor(@Inject(APP_CONFIG) config: AppConfig) {
+  constructor(@Inject(APP_CONFIG) config: AppConfig, @Inject(RATE_LIMITER_BACKEND) backend: RateLimiterBackend) {
     this.limitPerMinute = config.limits.rateLimitPerMinute;
-    this.limiter = new TokenBucketRateLimiter({ limitPerMinute: this.limitPerMinute });
+    const limit = this.limitPerMinute;
+    this.limiter =
+      limit > 0
+        ? new BurstyRateLimiter(
+            backend({ keyPrefix: 'rate:steady', points: 1, duration: 60 / limit }),
+            backend({ keyPrefix: 'rate:burst', points: limit - 1, duration: 60 * limit }),
+          )
+        : null;
   }
 
-  /** Spends one request of the principal; throws AppError('rate_limit', …, { retryAfterMs }) when none is left. */
-  consume(principal: Principal): void {
-    const decision = this.take(RequestRateLimiter.keyFor(principal));
+  /** Spends one request of the principal; rejects with AppError('rate_limit', …, { retryAfterMs }) when none is left. */
+  async consume(principal: Principal): Promise<void> {
+    const decision = await this.take(RequestRateLimiter.keyFor(principal));
     if (!decision.allowed) throw this.rateLimitError(decision.retryAfterMs);
   }
 
-  /** Spends one request of an arbitrary key (e.g. a client address on a public route). */
-  take(key: string): RateLimitDecision {
-    return this.limiter.take(key);
+  /** Spends one request of an arbitrary key (e.g. a client address on a public route). Waiting retryAfterMs is enough to pass. */
+  async take(key: string): Promise<RateLimitDecision> {
+    if (!this.limiter) return { allowed: true };
+    try {
+      await this.limiter.consume(key);
+      return { allowed: true };
+    } catch (refusal) {
+      if (!(refusal instanceof RateLimiterRes)) throw refusal;
+      return { allowed: false, retryAfterMs: Math.max(1, Math.ceil(refusal.msBeforeNext)) };
+    }
   }
 
   rateLimitError(retryAfterMs: number): AppError {

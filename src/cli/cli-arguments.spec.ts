@@ -22,6 +22,14 @@ describe(CliArguments.name, () => {
     expect(() => CliArguments.parse(argv, spec)).toThrow(message);
   });
 
+  it('takes every word after -- as a positional, dashes and = included', () => {
+    const args = CliArguments.parse(['--graph', 'nba', '--', '--force', 'batch=3', '-x'], spec);
+    expect(args.flag('force')).toBe(false);
+    expect(args.integerSetting('batch', 100)).toBe(100);
+    expect(args.positionals).toEqual(['--force', 'batch=3', '-x']);
+    expect(() => CliArguments.parse(['-x'], spec)).toThrow('Unknown option -x');
+  });
+
   it('refuses a malformed number and too many positionals', () => {
     expect(() => CliArguments.parse(['batch=ten'], spec).integerSetting('batch', 1)).toThrow('batch= needs a non-negative integer');
     expect(() => CliArguments.parse(['a'], { flags: ['force'] })).toThrow('Unexpected argument "a"');

@@ -1,3 +1,5 @@
+import { parseArgs } from 'node:util';
+
 /** Which arguments a command accepts: boolean flags, flags with a value, `name=value` settings. */
 export interface CliArgumentSpec {
   flags?: string[];
@@ -9,7 +11,9 @@ export interface CliArgumentSpec {
 
 /**
  * A command line parsed against its spec: `--force`, `--graph KEY` or `--graph=KEY`, `batch=100`,
- * and positional words. Anything the spec does not name is an error (a typo must not be ignored).
+ * and positional words (after `--`, every word is one). node:util's parseArgs splits the line;
+ * anything the spec does not name is an error here (a typo must not be ignored), worded for the
+ * person who typed it.
  */
 export class CliArguments {
   private constructor(
@@ -21,29 +25,38 @@ export class CliArguments {
 
   /** Throws an Error whose message names the offending argument. */
   static parse(argv: readonly string[], spec: CliArgumentSpec): CliArguments {
+    const args = [...argv];
+    const { tokens } = parseArgs({
+      args,
+      options: Object.fromEntries((spec.options ?? []).map((name) => [name, { type: 'string' as const }])),
+      // Checked below, so that the messages name the argument as typed.
+      strict: false,
+      allowPositionals: true,
+      tokens: true,
+    });
     const flags = new Set<string>();
     const options = new Map<string, string>();
     const settings = new Map<string, string>();
     const positionals: string[] = [];
-    for (let index = 0; index < argv.length; index += 1) {
-      const argument = argv[index];
-      if (argument.startsWith('--')) {
-        const [name, inline] = splitOnce(argument.slice(2), '=');
-        if (spec.flags?.includes(name) && inline === undefined) {
-          flags.add(name);
-        } else if (spec.options?.includes(name)) {
-          const value = inline ?? argv[++index];
-          if (value === undefined || value === '') throw new Error(`--${name} needs a value`);
-          options.set(name, value);
+    let afterTerminator = false;
+    for (const token of tokens) {
+      if (token.kind === 'option-terminator') {
+        afterTerminator = true;
+      } else if (token.kind === 'option') {
+        if (token.rawName.startsWith('--') && spec.options?.includes(token.name)) {
+          if (!token.value) throw new Error(`--${token.name} needs a value`);
+          options.set(token.name, token.value);
+        } else if (token.rawName.startsWith('--') && spec.flags?.includes(token.name) && !token.inlineValue) {
+          flags.add(token.name);
         } else {
-          throw new Error(`Unknown option ${argument}`);
+          throw new Error(`Unknown option ${args[token.index]}`);
         }
-      } else if (/^[a-z][a-z0-9_-]*=/i.test(argument)) {
-        const [name, value] = splitOnce(argument, '=');
+      } else if (!afterTerminator && /^[a-z][a-z0-9_-]*=/i.test(token.value)) {
+        const name = token.value.slice(0, token.value.indexOf('='));
         if (!spec.settings?.includes(name)) throw new Error(`Unknown setting ${name}=`);
-        settings.set(name, value ?? '');
+        settings.set(name, token.value.slice(name.length + 1));
       } else {
-        positionals.push(argument);
+        positionals.push(token.value);
       }
     }
     if (positionals.length > (spec.maxPositionals ?? 0)) throw new Error(`Unexpected argument "${positionals[spec.maxPositionals ?? 0]}"`);
@@ -65,9 +78,4 @@ export class CliArguments {
     if (!/^\d+$/.test(raw)) throw new Error(`${name}= needs a non-negative integer, got "${raw}"`);
     return Number(raw);
   }
-}
-
-function splitOnce(text: string, separator: string): [string, string | undefined] {
-  const at = text.indexOf(separator);
-  return at < 0 ? [text, undefined] : [text.slice(0, at), text.slice(at + 1)];
 }

@@ -5,7 +5,7 @@ import { AppConfig } from '../config/app-config';
 import { loadAppConfig } from '../config/load-app-config';
 import { NodeEmbeddingQueue } from '../embeddings/node-embedding.queue';
 import { configureLogging } from '../observability/logger';
-import { NestJsonLogger } from '../observability/nest-json-logger';
+import { createNestLogger } from '../observability/nest-logger';
 import { CliModule } from './cli.module';
 
 /** Where a command writes: its report on `stdout`, problems on `stderr`. */
@@ -34,9 +34,9 @@ export interface CliContextOptions {
  */
 export async function openCliContext(env: Record<string, string | undefined>, options: CliContextOptions = {}): Promise<CliContext> {
   const config = loadAppConfig({ ...env, SEED_DEMO: options.seedDemo ? (env.SEED_DEMO ?? 'true') : 'false' });
-  configureLogging({ level: config.log.level === 'debug' ? 'debug' : 'warn', aiDebug: config.log.aiDebug });
+  configureLogging({ level: config.log.level === 'debug' ? 'debug' : 'warn', aiDebug: config.log.aiDebug, pretty: config.env === 'development' });
   // abortOnError false: a store or provider that cannot be opened is an error message and exit code 1 (runCli), not an abort.
-  const app = await NestFactory.createApplicationContext(CliModule.forRoot(config), { logger: new NestJsonLogger(), abortOnError: false });
+  const app = await NestFactory.createApplicationContext(CliModule.forRoot(config), { logger: createNestLogger(), abortOnError: false });
   await app.get(NodeEmbeddingQueue, { strict: false })?.whenIdle();
   return { config, app, close: () => app.close() };
 }

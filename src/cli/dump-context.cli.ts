@@ -35,7 +35,7 @@ export async function dumpContext(argv: string[], env: Record<string, string | u
     const { searchMode, durationMs } = context.retrieval;
     const mode =
       searchMode === 'hybrid'
-        ? `hybrid (BM25 + ${provider?.modelName} vectors, fused by reciprocal rank)`
+        ? `hybrid (BM25 + ${provider?.modelName} vectors, fused by normalised score)`
         : searchMode === 'bm25'
           ? `bm25 only (${provider ? 'no vector for this question' : 'EMBEDDING_PROVIDER=none'})`
           : 'fallback (nothing matched: the first nodes of the graph)';

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { ConcurrencyLimiter } from '../embeddings/concurrency.limiter';
+import pLimit from 'p-limit';
 import { EmbeddingProvider } from '../embeddings/embedding-provider';
 import { EMBEDDING_PROVIDER } from '../embeddings/embedding-provider.token';
 import { EmbeddingRunReport, emptyEmbeddingRunReport } from '../embeddings/embedding-run.report';
@@ -58,7 +58,7 @@ export async function embedNodes(argv: string[], env: Record<string, string | un
     const pacer = new UpstreamCallPacer(delayMs);
     const embedder = new GraphNodeEmbedder(store, provider, {
       batchSize,
-      limiter: new ConcurrencyLimiter(1),
+      limiter: pLimit(1),
       beforeCall: (signal) => pacer.wait(signal),
     });
     const force = args.flag('force');

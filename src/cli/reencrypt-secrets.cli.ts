@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { loadAppConfig } from '../config/load-app-config';
 import { configureLogging } from '../observability/logger';
-import { NestJsonLogger } from '../observability/nest-json-logger';
+import { createNestLogger } from '../observability/nest-logger';
 import { PersistenceModule } from '../persistence/persistence.module';
 import { resealProviderConfigKeys } from '../providers/configs/provider-config-keys.resealer';
 import type { ProviderConfigRepository } from '../providers/configs/provider-config.repository';
@@ -23,7 +23,7 @@ export async function reencryptSecrets(_argv: string[], env: Record<string, stri
     return 1;
   }
   configureLogging({ level: 'warn' });
-  const app = await NestFactory.createApplicationContext(PersistenceModule.forRoot(config), { logger: new NestJsonLogger(), abortOnError: false });
+  const app = await NestFactory.createApplicationContext(PersistenceModule.forRoot(config), { logger: createNestLogger(), abortOnError: false });
   try {
     const configs = app.get<ProviderConfigRepository>(PROVIDER_CONFIG_REPOSITORY);
     const report = await resealProviderConfigKeys(configs, new SecretCipher(config.secrets.key, config.secrets.previousKey));

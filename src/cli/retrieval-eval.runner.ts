@@ -1,8 +1,8 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
+import pLimit from 'p-limit';
 import { openSqliteDatabase } from '../database/sqlite/sqlite-database.opener';
-import { ConcurrencyLimiter } from '../embeddings/concurrency.limiter';
 import { EmbeddingProvider } from '../embeddings/embedding-provider';
 import { GraphNodeEmbedder } from '../embeddings/graph-node.embedder';
 import { GraphDataSource } from '../graph/graph-data-source';
@@ -57,7 +57,7 @@ export async function runRetrievalEval(questions: readonly EvalQuestion[], optio
     const source = new GraphDataSourceFactory(store).forWorkspace(WORKSPACE);
     const retriever = new GraphRagRetriever({ cacheTTLMs: 0, embeddingProvider: options.provider });
     const embedder = options.provider
-      ? new GraphNodeEmbedder(store, options.provider, { batchSize: options.batchSize, limiter: new ConcurrencyLimiter(1) })
+      ? new GraphNodeEmbedder(store, options.provider, { batchSize: options.batchSize, limiter: pLimit(1) })
       : null;
     const prepare = async (document: GraphDocument) => {
       await store.importGraph(WORKSPACE, document);

@@ -9,7 +9,7 @@ import { DEMO_WORKSPACE, nbaWorkflowDemo } from '../graph/demo/nba-workflow.demo
 import { GraphStore } from '../graph/graph-store';
 import { GRAPH_STORE } from '../graph/graph-store.token';
 import { configureLogging } from '../observability/logger';
-import { NestJsonLogger } from '../observability/nest-json-logger';
+import { createNestLogger } from '../observability/nest-logger';
 import { PersistenceModule } from '../persistence/persistence.module';
 
 /**
@@ -22,7 +22,7 @@ async function main(): Promise<void> {
   const config = loadAppConfig(process.env);
   configureLogging({ level: 'warn' });
   // abortOnError false: a store that cannot be opened is a clear message and exit code 1, not an abort.
-  const app = await NestFactory.createApplicationContext(PersistenceModule.forRoot(config), { logger: new NestJsonLogger(), abortOnError: false });
+  const app = await NestFactory.createApplicationContext(PersistenceModule.forRoot(config), { logger: createNestLogger(), abortOnError: false });
   try {
     const store = app.get<GraphStore>(GRAPH_STORE);
     const counts = await store.importGraph(DEMO_WORKSPACE, nbaWorkflowDemo);

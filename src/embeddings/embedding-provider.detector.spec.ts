@@ -4,6 +4,7 @@ import { LogEntry } from '../observability/log-entry';
 import { resetLogSink, setLogSink } from '../observability/logger';
 import { detectEmbeddingProvider, resolveEmbeddingSettings } from './embedding-provider.detector';
 import { LocalHashEmbeddingProvider } from './local-hash-embedding.provider';
+import { LocalWordsEmbeddingProvider } from './local-words-embedding.provider';
 import { OpenAiEmbeddingProvider } from './openai-embedding.provider';
 
 function settingsFor(env: Record<string, string>) {
@@ -12,7 +13,7 @@ function settingsFor(env: Record<string, string>) {
 
 describe(resolveEmbeddingSettings.name, () => {
   it.each([
-    ['nothing set', {}, { kind: 'local', reason: 'default', model: null }],
+    ['nothing set', {}, { kind: 'local', reason: 'default', model: null, localModel: 'words' }],
     ['an empty OPENAI_API_KEY', { OPENAI_API_KEY: '  ' }, { kind: 'local', reason: 'default' }],
     ['OPENAI_API_KEY', { OPENAI_API_KEY: 'sk-test' }, { kind: 'openai', reason: 'openai_api_key', model: 'text-embedding-3-small', apiKey: 'sk-test', baseURL: undefined }],
     ['OPENAI_API_KEY + EMBEDDING_MODEL', { OPENAI_API_KEY: 'sk-test', EMBEDDING_MODEL: 'text-embedding-3-large' }, { kind: 'openai', model: 'text-embedding-3-large' }],
@@ -38,8 +39,9 @@ describe(resolveEmbeddingSettings.name, () => {
       { kind: 'ollama', model: 'bge-m3', baseURL: 'http://gpu-box:11434/v1' },
     ],
     ['ollama given its /v1 address', { EMBEDDING_PROVIDER: 'ollama', EMBEDDING_BASE_URL: 'http://127.0.0.1:11434/v1' }, { baseURL: 'http://127.0.0.1:11434/v1' }],
-    ['local with its own model name', { EMBEDDING_PROVIDER: 'local', EMBEDDING_MODEL: 'local-hash-v1-1024' }, { kind: 'local', localDimension: 1024, ignoredModel: null }],
-    ['local without key but an OpenAI model asked for', { EMBEDDING_MODEL: 'text-embedding-3-large' }, { kind: 'local', localDimension: 512, ignoredModel: 'text-embedding-3-large' }],
+    ['local, the words model by name', { EMBEDDING_PROVIDER: 'local', EMBEDDING_MODEL: 'local-words-v1-612' }, { kind: 'local', localModel: 'words', ignoredModel: null }],
+    ['local, the hashed model', { EMBEDDING_PROVIDER: 'local', EMBEDDING_MODEL: 'local-hash-v1-1024' }, { kind: 'local', localModel: 'hash', localDimension: 1024, ignoredModel: null }],
+    ['local without key but an OpenAI model asked for', { EMBEDDING_MODEL: 'text-embedding-3-large' }, { kind: 'local', localModel: 'words', ignoredModel: 'text-embedding-3-large' }],
   ])('%s', (_name, env, expected) => {
     expect(settingsFor(env as Record<string, string>)).toMatchObject(expected);
   });
@@ -62,12 +64,18 @@ describe(detectEmbeddingProvider.name, () => {
   });
   afterAll(() => resetLogSink());
 
-  it('builds the local provider by default and logs one selection line', () => {
+  it('builds the local word-vector provider by default and logs one selection line', () => {
     const provider = detectEmbeddingProvider(loadAppConfig({ NODE_ENV: 'test' }));
-    expect(provider).toBeInstanceOf(LocalHashEmbeddingProvider);
+    expect(provider).toBeInstanceOf(LocalWordsEmbeddingProvider);
     expect(lines).toEqual([
-      expect.objectContaining({ event: 'embedding_provider_selected', provider: 'local', model: 'local-hash-v1-512', dimension: 512, reason: 'default' }),
+      expect.objectContaining({ event: 'embedding_provider_selected', provider: 'local', model: 'local-words-v1-612', dimension: 612, reason: 'default' }),
     ]);
+  });
+
+  it('builds the hashed-only local provider when its model is named', () => {
+    const provider = detectEmbeddingProvider(loadAppConfig({ NODE_ENV: 'test', EMBEDDING_MODEL: 'local-hash-v1-256' }));
+    expect(provider).toBeInstanceOf(LocalHashEmbeddingProvider);
+    expect(provider).toMatchObject({ modelName: 'local-hash-v1-256', dimension: 256 });
   });
 
   it('builds the OpenAI adapter, and never logs the key nor the base URL credentials', () => {

@@ -4,6 +4,7 @@ import { Logger } from '../observability/logger';
 import { EmbeddingProvider } from './embedding-provider';
 import { EmbeddingUsageListener } from './embedding-usage';
 import { LocalHashEmbeddingProvider } from './local-hash-embedding.provider';
+import { LocalWordsEmbeddingProvider } from './local-words-embedding.provider';
 import { OpenAiEmbeddingProvider } from './openai-embedding.provider';
 import { DEFAULT_OPENAI_EMBEDDING_MODEL } from './openai-embedding-models';
 
@@ -18,7 +19,12 @@ export interface EmbeddingSettings {
   baseURL: string | undefined;
   apiKey: string | undefined;
   batchSize: number;
-  /** Local dimension: from EMBEDDING_MODEL=local-hash-v1-<dimension>, else the default. */
+  /**
+   * The local model: `words` (word vectors and hashed features, the default) or `hash` (hashed
+   * features only) when EMBEDDING_MODEL=local-hash-v1-<dimension>.
+   */
+  localModel: 'words' | 'hash';
+  /** Dimension of the `hash` model: from EMBEDDING_MODEL=local-hash-v1-<dimension>, else its default. */
   localDimension: number;
   /** EMBEDDING_MODEL was set but does not apply to the chosen provider. */
   ignoredModel: string | null;
@@ -27,7 +33,7 @@ export interface EmbeddingSettings {
 /** Ollama's defaults: its address on the same machine, and its most pulled embedding model. */
 export const OLLAMA_DEFAULT_BASE_URL = 'http://localhost:11434';
 export const OLLAMA_DEFAULT_MODEL = 'nomic-embed-text';
-const LOCAL_MODEL = new RegExp(`^local-hash-v${LocalHashEmbeddingProvider.VERSION}-(\\d+)$`);
+const LOCAL_HASH_MODEL = new RegExp(`^local-hash-v${LocalHashEmbeddingProvider.VERSION}-(\\d+)$`);
 /** Self-hosted servers ignore the key, but the SDK refuses to start without one. */
 const PLACEHOLDER_API_KEY = 'not-needed';
 
@@ -40,7 +46,8 @@ function present(value: string | undefined): string | undefined {
  * The detection rules (docs/embeddings.md), with an explicit override:
  *  1. EMBEDDING_PROVIDER, when set, decides: local | openai | openai-compatible | ollama | none.
  *  2. Else OPENAI_API_KEY present → openai with EMBEDDING_MODEL (default text-embedding-3-small).
- *  3. Else local: the vector path works with no key and no network.
+ *  3. Else local (local-words-v1-612; EMBEDDING_MODEL=local-hash-v1-<dimension> for the hashed-only
+ *     model): the vector path works with no key and no network.
  * openai uses EMBEDDING_API_KEY or OPENAI_API_KEY, and EMBEDDING_BASE_URL or OPENAI_BASE_URL when set.
  * openai-compatible (Ollama, vLLM, TEI...) uses EMBEDDING_BASE_URL, EMBEDDING_MODEL and, if the
  * server wants one, EMBEDDING_API_KEY. ollama is Ollama's OpenAI-compatible endpoint (`/v1/embeddings`) with
@@ -53,20 +60,28 @@ export function resolveEmbeddingSettings(config: AppConfig): EmbeddingSettings {
   const openAiKey = present(section.apiKey) ?? present(config.rawEnv.OPENAI_API_KEY);
   const kind: EmbeddingProviderKind = section.provider ?? (present(config.rawEnv.OPENAI_API_KEY) ? 'openai' : 'local');
   const reason = section.provider ? 'override' : kind === 'openai' ? 'openai_api_key' : 'default';
-  const base = { kind, reason, batchSize: section.batchSize, localDimension: LocalHashEmbeddingProvider.DEFAULT_DIMENSION } as const;
+  const base = {
+    kind,
+    reason,
+    batchSize: section.batchSize,
+    localModel: 'words',
+    localDimension: LocalHashEmbeddingProvider.DEFAULT_DIMENSION,
+  } as const;
 
   switch (kind) {
     case 'none':
       return { ...base, model: null, baseURL: undefined, apiKey: undefined, ignoredModel: model ?? null };
     case 'local': {
-      const localMatch = model ? LOCAL_MODEL.exec(model) : null;
+      const hashMatch = model ? LOCAL_HASH_MODEL.exec(model) : null;
+      const known = !model || hashMatch !== null || model === LocalWordsEmbeddingProvider.MODEL_NAME;
       return {
         ...base,
         model: null,
         baseURL: undefined,
         apiKey: undefined,
-        localDimension: localMatch ? Number(localMatch[1]) : base.localDimension,
-        ignoredModel: model && !localMatch ? model : null,
+        localModel: hashMatch ? 'hash' : 'words',
+        localDimension: hashMatch ? Number(hashMatch[1]) : base.localDimension,
+        ignoredModel: known ? null : (model as string),
       };
     }
     case 'openai':
@@ -117,7 +132,9 @@ function createEmbeddingProvider(
     case 'none':
       return null;
     case 'local':
-      return new LocalHashEmbeddingProvider({ dimension: settings.localDimension });
+      return settings.localModel === 'hash'
+        ? new LocalHashEmbeddingProvider({ dimension: settings.localDimension })
+        : new LocalWordsEmbeddingProvider();
     case 'openai':
     case 'openai-compatible':
     case 'ollama':

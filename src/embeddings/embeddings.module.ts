@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import pLimit from 'p-limit';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/app-config.token';
 import { GraphChangeNotifier } from '../graph/graph-change.notifier';
@@ -7,7 +8,6 @@ import { GRAPH_STORE } from '../graph/graph-store.token';
 import { GraphModule } from '../graph/graph.module';
 import { ProvidersModule } from '../providers/providers.module';
 import { TokenTracker } from '../providers/token.tracker';
-import { ConcurrencyLimiter } from './concurrency.limiter';
 import { EmbeddingProvider } from './embedding-provider';
 import { detectEmbeddingProvider } from './embedding-provider.detector';
 import { EMBEDDING_PROVIDER } from './embedding-provider.token';
@@ -44,7 +44,7 @@ import { NodeEmbeddingQueue } from './node-embedding.queue';
       useFactory: (config: AppConfig, store: GraphStore, provider: EmbeddingProvider | null): NodeEmbeddingQueue | null => {
         if (!provider) return null;
         const { batchSize, concurrency } = config.embeddings;
-        const embedder = new GraphNodeEmbedder(store, provider, { batchSize, limiter: new ConcurrencyLimiter(concurrency) });
+        const embedder = new GraphNodeEmbedder(store, provider, { batchSize, limiter: pLimit(concurrency) });
         return new NodeEmbeddingQueue(embedder, { maxConcurrentGraphs: concurrency });
       },
     },

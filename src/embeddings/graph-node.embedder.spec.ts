@@ -2,6 +2,7 @@ import { Database } from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
+import pLimit from 'p-limit';
 import { ScriptedLlmServer } from '../../test/support/scripted-llm-server';
 import { openSqliteDatabase } from '../database/sqlite/sqlite-database.opener';
 import { nbaWorkflowDemo } from '../graph/demo/nba-workflow.demo';
@@ -9,7 +10,7 @@ import { GraphNode } from '../graph/graph.types';
 import { SqliteGraphStore } from '../graph/sqlite/sqlite-graph.store';
 import { LogEntry } from '../observability/log-entry';
 import { resetLogSink, setLogSink } from '../observability/logger';
-import { ConcurrencyLimiter } from './concurrency.limiter';
+import { LlmAbortError } from '../providers/llm-abort.error';
 import { EmbeddingProvider } from './embedding-provider';
 import { truncateToTokenLimit } from './embedding-input.truncator';
 import { GraphNodeEmbedder } from './graph-node.embedder';
@@ -49,7 +50,7 @@ describe(GraphNodeEmbedder.name, () => {
   });
 
   const embedderWith = (provider: EmbeddingProvider, batchSize = 4, concurrency = 2) =>
-    new GraphNodeEmbedder(store, provider, { batchSize, limiter: new ConcurrencyLimiter(concurrency), backoff: { baseDelayMs: 1, maxDelayMs: 1, maxRetryAfterMs: 10, random: () => 0 } });
+    new GraphNodeEmbedder(store, provider, { batchSize, limiter: pLimit(concurrency), backoff: { baseDelayMs: 1, maxDelayMs: 1, maxRetryAfterMs: 10, random: () => 0 } });
   const states = async () => new Map((await store.getEmbeddingStates(WS, DEMO)).map((state) => [state.nodeKey, state]));
 
   it('embeds every node of a new graph, stores model and text hash, and skips them all the second time', async () => {
@@ -92,6 +93,61 @@ describe(GraphNodeEmbedder.name, () => {
     const local = new LocalHashEmbeddingProvider();
     await embedderWith(local).embedGraph(WS, DEMO, 'all');
     expect(await embedderWith(local).embedGraph(WS, DEMO, 'all', { force: true })).toMatchObject({ embedded: DEMO_NODE_COUNT, skippedUnchanged: 0 });
+  });
+
+  describe('concurrency', () => {
+    /** Holds every call until it is released or aborted, counting the calls in flight. */
+    class HeldProvider implements EmbeddingProvider {
+      readonly modelName = 'held';
+      readonly dimension = 4;
+      inFlight = 0;
+      mostInFlight = 0;
+      private readonly held: Array<() => void> = [];
+
+      embed(texts: string[], signal?: AbortSignal): Promise<Float32Array[]> {
+        this.inFlight += 1;
+        this.mostInFlight = Math.max(this.mostInFlight, this.inFlight);
+        return new Promise((resolve, reject) => {
+          const done = () => (this.inFlight -= 1);
+          this.held.push(() => (done(), resolve(texts.map(() => Float32Array.of(1, 0, 0, 0)))));
+          signal?.addEventListener('abort', () => (done(), reject(new LlmAbortError())), { once: true });
+        });
+      }
+
+      embedOne(text: string, signal?: AbortSignal): Promise<Float32Array> {
+        return this.embed([text], signal).then(([vector]) => vector);
+      }
+
+      releaseAll(): void {
+        this.held.splice(0).forEach((release) => release());
+      }
+    }
+
+    const settle = async (until: () => boolean) => {
+      while (!until()) await new Promise((resolve) => setImmediate(resolve));
+    };
+
+    it('runs at most `concurrency` batches at once', async () => {
+      const held = new HeldProvider();
+      const run = embedderWith(held, 2, 2).embedGraph(WS, DEMO, 'all');
+      const releaser = setInterval(() => held.releaseAll(), 5);
+      try {
+        expect(await run).toMatchObject({ processed: DEMO_NODE_COUNT, embedded: DEMO_NODE_COUNT, failed: 0, upstreamCalls: Math.ceil(DEMO_NODE_COUNT / 2) });
+      } finally {
+        clearInterval(releaser);
+      }
+      expect(held.mostInFlight).toBe(2);
+    });
+
+    it('counts the batches still waiting for a slot as failed when the run is stopped', async () => {
+      const held = new HeldProvider();
+      const controller = new AbortController();
+      const run = embedderWith(held, 2, 2).embedGraph(WS, DEMO, 'all', { signal: controller.signal });
+      await settle(() => held.inFlight === 2);
+      controller.abort();
+      // Two batches were running, a third waited for a slot; the nodes after it were never read.
+      expect(await run).toEqual({ processed: 6, embedded: 0, skippedEmpty: 0, skippedUnchanged: 0, failed: 6, upstreamCalls: 2 });
+    });
   });
 
   it('returns an empty report for a graph that does not exist in the workspace', async () => {

@@ -1,9 +1,9 @@
 import { performance } from 'node:perf_hooks';
+import type { LimitFunction } from 'p-limit';
 import { GraphStore, NodeEmbeddingWrite, StoredEmbeddingState } from '../graph/graph-store';
 import { GraphNode, NodeTypeConfig } from '../graph/graph.types';
 import { Logger } from '../observability/logger';
 import { isAbortError } from '../providers/llm-abort.error';
-import { ConcurrencyLimiter } from './concurrency.limiter';
 import { EmbeddingBatchRunner, EmbeddingBatchRunnerOptions } from './embedding-batch.runner';
 import { EmbeddingProvider } from './embedding-provider';
 import { EmbeddingRunReport, emptyEmbeddingRunReport } from './embedding-run.report';
@@ -12,8 +12,8 @@ import { planNodeEmbedding } from './node-embedding.planner';
 export interface GraphNodeEmbedderOptions extends EmbeddingBatchRunnerOptions {
   /** Texts per upstream call (EMBEDDING_BATCH_SIZE). */
   batchSize: number;
-  /** Bounds concurrent batches; shared by every run of one embedder (EMBEDDING_CONCURRENCY). */
-  limiter: ConcurrencyLimiter;
+  /** A p-limit bounding concurrent batches (EMBEDDING_CONCURRENCY), shared by every run of one embedder. */
+  limiter: LimitFunction;
 }
 
 export interface EmbedGraphOptions {
@@ -39,7 +39,7 @@ const logger = new Logger('embeddings');
  * Gives the stored nodes of one graph the vectors they lack (the write path, docs/embeddings.md): reads
  * the selected nodes, their type configs and stored embedding states from the GraphStore, skips
  * empty texts and current vectors (same model, same text hash), embeds the rest in batches of
- * `batchSize` (at most `limiter.limit` batches at once), and stores each batch's vectors with their
+ * `batchSize` (at most `limiter.concurrency` batches at once), and stores each batch's vectors with their
  * model and text hash. A failed text never stops the others; each batch logs one summary line
  * (counts, never content). Works on whichever store is configured; reads the store, never the live overlay.
  */
@@ -69,25 +69,19 @@ export class GraphNodeEmbedder {
     const model = this.provider.modelName;
     const progress = () => options.onProgress?.({ ...report, upstreamCalls: this.runner.calls - callsBefore }, nodes.length);
 
-    const inFlight = new Set<Promise<void>>();
+    const queued: Array<Promise<void>> = [];
     let batch: PendingText[] = [];
-    const dispatch = async (texts: PendingText[]) => {
-      let release: () => void;
-      try {
-        release = await this.options.limiter.acquire(options.signal);
-      } catch (error) {
-        // Stopped while waiting for a slot: what was not sent has no vector.
-        report.failed += texts.length;
-        throw error;
-      }
-      const running: Promise<void> = this.embedBatch(workspace, graphKey, texts, report, options.signal)
-        .finally(() => {
-          release();
-          inFlight.delete(running);
-          progress();
+    /** Queues a batch; resolves once it has a slot, so that reading the nodes waits for the batches (and yields meanwhile). */
+    const dispatch = (texts: PendingText[]) =>
+      new Promise<void>((started) => {
+        const run = this.options.limiter(async () => {
+          started();
+          // Stopped while waiting for a slot: what was not sent has no vector.
+          if (options.signal?.aborted) report.failed += texts.length;
+          else await this.embedBatch(workspace, graphKey, texts, report, options.signal);
         });
-      inFlight.add(running);
-    };
+        queued.push(run.finally(progress));
+      });
 
     try {
       for (const node of nodes as GraphNode[]) {
@@ -111,10 +105,8 @@ export class GraphNodeEmbedder {
       batch = [];
       if (last.length > 0 && !options.signal?.aborted) await dispatch(last);
       else report.failed += last.length;
-    } catch (error) {
-      if (!isAbortError(error)) throw error;
     } finally {
-      await Promise.all(inFlight);
+      await Promise.all(queued);
     }
     report.upstreamCalls = this.runner.calls - callsBefore;
     return report;

@@ -1,9 +1,8 @@
 import { LightStemmer } from '../graph/search/light.stemmer';
 import { SearchTextTokenizer } from '../graph/search/search-text.tokenizer';
-import { throwIfAborted } from '../providers/llm-abort.error';
-import { EmbeddingProvider } from './embedding-provider';
 import { EMBEDDING_STOP_WORDS } from './embedding-stop-words';
 import { hashFeature } from './feature.hasher';
+import { SynchronousEmbeddingProvider } from './synchronous-embedding.provider';
 
 /**
  * The default embedding: needs no network, no key and no model download, so the vector path of
@@ -34,7 +33,7 @@ import { hashFeature } from './feature.hasher';
  * vectors of fixed texts to catch it), so that vectors stored by an
  * older version are never compared with new ones (the store compares only vectors of one model).
  */
-export class LocalHashEmbeddingProvider implements EmbeddingProvider {
+export class LocalHashEmbeddingProvider extends SynchronousEmbeddingProvider {
   static readonly VERSION = 1;
   static readonly DEFAULT_DIMENSION = 512;
   /** Longer texts are cut: node texts are already capped at 8000 characters by their builder. */
@@ -46,28 +45,13 @@ export class LocalHashEmbeddingProvider implements EmbeddingProvider {
   readonly minSimilarity = 0.1;
 
   constructor(options: { dimension?: number } = {}) {
+    super();
     const dimension = options.dimension ?? LocalHashEmbeddingProvider.DEFAULT_DIMENSION;
     if (!Number.isInteger(dimension) || dimension < 16 || dimension > 8192) {
       throw new RangeError(`LocalHashEmbeddingProvider: dimension must be an integer in 16..8192, got ${dimension}`);
     }
     this.dimension = dimension;
     this.modelName = `local-hash-v${LocalHashEmbeddingProvider.VERSION}-${dimension}`;
-  }
-
-  async embed(texts: string[], signal?: AbortSignal): Promise<Float32Array[]> {
-    const vectors: Float32Array[] = [];
-    for (let index = 0; index < texts.length; index++) {
-      throwIfAborted(signal);
-      // CPU-bound work: give the event loop a turn now and then so a large batch never stalls requests.
-      if (index > 0 && index % YIELD_EVERY_TEXTS === 0) await new Promise((resolve) => setImmediate(resolve));
-      vectors.push(this.vectorize(texts[index]));
-    }
-    return vectors;
-  }
-
-  async embedOne(text: string, signal?: AbortSignal): Promise<Float32Array> {
-    throwIfAborted(signal);
-    return this.vectorize(text);
   }
 
   /** The synchronous core. A text without any usable word gives the zero vector (similar to nothing). */
@@ -120,7 +104,6 @@ const CHAR_GRAM_WEIGHT = 0.35;
 const BIGRAM_WEIGHT = 0.15;
 const MIN_CHAR_GRAM = 3;
 const MAX_CHAR_GRAM = 5;
-const YIELD_EVERY_TEXTS = 16;
 /** Longer digit runs are ids, phone numbers or timestamps, not words (years have 4 digits). */
 const MAX_NUMBER_DIGITS = 4;
 

@@ -109,7 +109,7 @@ export class NodeEmbeddingQueue {
     try {
       const report: EmbeddingRunReport = await this.embedder.embedGraph(workspace, graphKey, selection, { signal: this.abort.signal });
       if (report.processed > 0) {
-        logger.info('embedding_run', { workspace, graphKey, model: this.embedder.provider.modelName, scope: selection === 'all' ? 'all' : 'changed', ...report });
+        logger.info('embedding_run', { workspace, graphKey, model: this.embedder.provider.modelName, selection: selection === 'all' ? 'all' : 'changed', ...report });
       }
     } catch (error) {
       logger.error('embedding_run_failed', {

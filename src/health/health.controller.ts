@@ -26,7 +26,7 @@ export class HealthController {
         store: { status: 'up', kind: 'sqlite' },
         uptimeSeconds: 42,
         llm: { provider: 'deepseek', model: 'deepseek-chat' },
-        embeddings: { provider: 'local', model: 'local-hash-v1-512' },
+        embeddings: { provider: 'local', model: 'local-words-v1-612' },
       },
     },
   })

@@ -12,6 +12,16 @@ export interface GraphRagOptions {
    * the context (0 = hits first, neighbours only in the slots left). Default 0.25.
    */
   expansionShare?: number;
+  /**
+   * Weight of the vector list against BM25's 1 in the score fusion: its best hit is worth this much
+   * (docs/retrieval.md, "Fusion"). Default 0.5.
+   */
+  vectorWeight?: number;
+  /**
+   * Share of an expansion seed's fused score that each search hit one edge away from it gains
+   * (graph-aware ranking; 0 = none). Default 0.3.
+   */
+  linkedHitBoost?: number;
   /** Characters of `process` kept per node. Default 500. */
   truncateProcess?: number;
   /** Characters of `data` JSON kept per node. Default 200. */
@@ -36,6 +46,8 @@ export const DEFAULT_GRAPH_RAG_OPTIONS: Readonly<ResolvedGraphRagOptions> = Obje
   maxNodes: 20,
   maxDepth: 2,
   expansionShare: 0.25,
+  vectorWeight: 0.5,
+  linkedHitBoost: 0.3,
   truncateProcess: 500,
   truncateData: 200,
   cacheTTLMs: 120_000,

@@ -2,8 +2,8 @@ import { Database } from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
+import pLimit from 'p-limit';
 import { openSqliteDatabase } from '../database/sqlite/sqlite-database.opener';
-import { ConcurrencyLimiter } from '../embeddings/concurrency.limiter';
 import { GraphNodeEmbedder } from '../embeddings/graph-node.embedder';
 import { LocalHashEmbeddingProvider } from '../embeddings/local-hash-embedding.provider';
 import { GraphDocument, GraphNode } from '../graph/graph.types';
@@ -49,7 +49,7 @@ describe(`${GraphRagRetriever.name} (hybrid, embedded store, local embeddings)`,
     db = openSqliteDatabase(dataDir);
     store = new SqliteGraphStore(db);
     await store.importGraph(WS, document);
-    const report = await new GraphNodeEmbedder(store, provider, { batchSize: 16, limiter: new ConcurrencyLimiter(1) }).embedGraph(WS, GRAPH, 'all');
+    const report = await new GraphNodeEmbedder(store, provider, { batchSize: 16, limiter: pLimit(1) }).embedGraph(WS, GRAPH, 'all');
     expect(report.embedded).toBe(document.nodes.length);
   });
   afterAll(() => {

@@ -254,14 +254,19 @@ describe(GraphRagRetriever.name, () => {
       expect(provider.calls).toEqual(['leaderboard table']);
     });
 
-    it('ranks a node found by both searches above nodes found by one', async () => {
+    it('fuses by normalised score: a node found by both searches rises above better lexical matches, not above a clear winner', async () => {
+      // BM25 alone: display-html (3.8, "table"), sort-stats (1.4), filter-active (1.3), fetch-api (1.0);
+      // the vector list: fetch-api alone ("retrieve"), worth 0.5 against BM25's best at 1.
       const provider = new KeywordEmbeddingProvider();
-      const context = await new GraphRagRetriever({ embeddingProvider: provider }).retrieve(
+      const context = await new GraphRagRetriever({ embeddingProvider: provider, linkedHitBoost: 0 }).retrieve(
         demoSource(embeddedDemo()),
         DEMO_GRAPH_KEY,
         'retrieve players table',
       );
-      expect(context.relevantNodes[0]._key).toBe('fetch-api');
+      expect(keysOf(context).slice(0, 4)).toEqual(['display-html', 'fetch-api', 'sort-stats', 'filter-active']);
+      const scores = context.relevantNodes.slice(0, 2).map((node) => node.score);
+      expect(scores[0]).toBeCloseTo(1);
+      expect(scores[1]).toBeCloseTo(0.5 + 1.0421 / 3.7911, 3);
     });
 
     it('searches vectors of the provider model only, above the 0.3 threshold', async () => {

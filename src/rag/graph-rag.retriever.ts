@@ -12,14 +12,15 @@ import {
   ResolvedGraphRagOptions,
   VECTOR_MIN_SCORE,
 } from './graph-rag-options';
-import { hitsLinkedToSeeds } from './linked-hits';
+import { askedFlowDirection } from './flow-direction';
+import { boostHitsLinkedToSeeds } from './linked-hits';
 import { NamedSheet, NamedSheetFinder } from './named-sheet.finder';
 import { summarizeNodeTypeConfig } from './node-type-config-summary';
 import { SelectedNode, selectContextNodes } from './context-node.selector';
 import { distancesFrom } from './graph-distance';
 import { summarizeGraph } from './graph-summary';
-import { fuseByReciprocalRank } from './reciprocal-rank-fusion';
 import { toRelevantEdge, toRelevantNode } from './relevant-node.mapper';
+import { fuseByScore } from './score-fusion';
 import { buildContextMessage } from './toon-context.encoder';
 import { TtlLruCache } from './ttl-lru.cache';
 
@@ -55,7 +56,7 @@ const MAX_DEPTH_LIMIT = 3;
 
 /**
  * GraphRAG (docs/retrieval.md): finds the nodes relevant to a question (BM25, plus vector search
- * fused by reciprocal rank when an embedding provider is configured; in the one sheet the question
+ * fused by normalised score when an embedding provider is configured; in the one sheet the question
  * names, when it names one; the hits wired to the best ones lifted), expands their neighbourhood,
  * and assembles a compact, truncated GraphRAGContext. Results are cached per
  * (workspace, graph, question, mentions, options), with their TOON context message once encoded.
@@ -156,15 +157,16 @@ export class GraphRagRetriever {
     const text = named?.residualQuery.trim() || question;
     const searchDepth = Math.max(maxNodes * 2, 20);
     const scope = named ? { sheet: named.sheet } : undefined;
-    const [mentioned, lexical, withName, vector] = await Promise.all([
+    const [mentioned, lexical, vector] = await Promise.all([
       mentions.length > 0 ? dataSource.getNodesByKeys(graphKey, mentions) : Promise.resolve([]),
       text ? dataSource.searchNodes(graphKey, text, searchDepth, scope) : Promise.resolve([]),
-      named && text !== question ? dataSource.searchNodes(graphKey, question, searchDepth, scope) : Promise.resolve(null),
       text ? this.embedQuery(text) : Promise.resolve(null),
     ]);
     const semantic = vector ? await this.searchByVector(dataSource, graphKey, vector, searchDepth, named) : null;
-    const lists = [lexical, ...(semantic ? [semantic] : []), ...(withName ? [withName] : [])];
-    let hits = fuseHits(lists);
+    let hits = fuseByScore([
+      { hits: lexical, weight: 1 },
+      { hits: semantic ?? [], weight: this.options.vectorWeight },
+    ]);
 
     let searchMode: GraphRAGContext['retrieval']['searchMode'] = semantic ? 'hybrid' : 'bm25';
     let selected: SelectedNode[];
@@ -180,15 +182,15 @@ export class GraphRagRetriever {
         maxDepth > 0
           ? await Promise.all(seeds.map((seed) => dataSource.getNeighborhood(graphKey, seed, maxDepth, 'any')))
           : [];
-      // Graph-aware ranking: the hits wired to the best ones are one more list in the fusion.
-      const linked = hitsLinkedToSeeds(hits, seeds, neighborhoods);
-      if (linked.length > 0) hits = fuseHits([...lists, linked]);
+      // Graph-aware ranking: the hits wired to the best ones (on the side the question asks about) gain a share of their score.
+      hits = boostHitsLinkedToSeeds(hits, seeds, neighborhoods, this.options.linkedHitBoost, askedFlowDirection(text));
       selected = selectContextNodes({
         mentions: mentioned,
         hits,
         neighbors: rankNeighbors(seeds, neighborhoods).filter((node) => !seeds.includes(node._key)),
         maxNodes,
-        neighborSlots: Math.floor(maxNodes * this.options.expansionShare),
+        // Rounded, not floored: a small context (3 nodes) still keeps one slot for the structure around its best hit.
+        neighborSlots: Math.round(maxNodes * this.options.expansionShare),
       });
     }
 
@@ -308,11 +310,6 @@ function rankNeighbors(seeds: string[], neighborhoods: NodeNeighborhood[]): Grap
   return [...best.values()]
     .sort((a, b) => a.distance - b.distance || a.seedIndex - b.seedIndex || a.order - b.order)
     .map((entry) => entry.node);
-}
-
-/** Ranked hit lists fused by reciprocal rank; `score` becomes the fused score. */
-function fuseHits(lists: ScoredNode[][]): ScoredNode[] {
-  return fuseByReciprocalRank(lists, (hit) => hit.node._key).map(({ item, score }) => ({ node: item.node, score }));
 }
 
 function clampInteger(value: number, min: number, max: number): number {

@@ -1,26 +1,36 @@
 import { NodeNeighborhood, ScoredNode } from '../graph/graph-data-source';
+import { FlowDirection } from './flow-direction';
 import { distancesFrom } from './graph-distance';
 
 /**
- * The search hits one edge away from the expansion seeds (the best hits), as a ranked list to fuse
- * with the search lists: by the rank of the seed they touch, then by their own rank. Fused, it lifts
- * the hits that are wired to the best ones (what feeds them, what they feed, the tools and models
- * of an agent) above weak matches elsewhere in the graph: docs/retrieval.md, "Graph-aware ranking".
+ * Graph-aware ranking (docs/retrieval.md, "Graph-aware ranking"): each search hit one edge away from
+ * an expansion seed (one of the best hits) gains `share` × that seed's score, once per such seed, in
+ * either direction. The nodes wired to the best hits (what feeds them, what they feed, an agent's
+ * tools and models) rise above weak matches elsewhere in the graph; a hit next to several good ones
+ * rises most. When the question asks about one direction (`flow`: what comes after, what feeds),
+ * the hits on that side of a seed gain twice the share and those on the other side nothing. Hits
+ * are re-sorted by their new score (ties keep their order); nothing is added.
  */
-export function hitsLinkedToSeeds(hits: readonly ScoredNode[], seeds: readonly string[], neighborhoods: readonly NodeNeighborhood[]): ScoredNode[] {
-  const rankOf = new Map(hits.map((hit, index) => [hit.node._key, index]));
-  const linked: ScoredNode[] = [];
-  const taken = new Set<string>();
+export function boostHitsLinkedToSeeds(
+  hits: readonly ScoredNode[],
+  seeds: readonly string[],
+  neighborhoods: readonly NodeNeighborhood[],
+  share: number,
+  flow: FlowDirection | null = null,
+): ScoredNode[] {
+  const scoreOf = new Map(hits.map((hit) => [hit.node._key, hit.score]));
+  const boosted = new Map(scoreOf);
   neighborhoods.forEach((neighborhood, seedIndex) => {
-    const adjacent: ScoredNode[] = [];
-    for (const [key, distance] of distancesFrom(seeds[seedIndex], neighborhood.edges)) {
-      const rank = rankOf.get(key);
-      if (distance !== 1 || rank === undefined || taken.has(key)) continue;
-      taken.add(key);
-      adjacent.push(hits[rank]);
+    const seed = seeds[seedIndex];
+    const seedScore = scoreOf.get(seed) ?? 0;
+    if (seedScore <= 0) return;
+    const asked = flow ? distancesFrom(seed, neighborhood.edges, flow === 'downstream' ? 'out' : 'in') : null;
+    for (const [key, distance] of distancesFrom(seed, neighborhood.edges)) {
+      const current = boosted.get(key);
+      if (distance !== 1 || current === undefined) continue;
+      const factor = asked ? (asked.get(key) === 1 ? 2 : 0) : 1;
+      boosted.set(key, current + factor * share * seedScore);
     }
-    adjacent.sort((a, b) => (rankOf.get(a.node._key) as number) - (rankOf.get(b.node._key) as number));
-    linked.push(...adjacent);
   });
-  return linked;
+  return hits.map((hit) => ({ node: hit.node, score: boosted.get(hit.node._key) as number })).sort((a, b) => b.score - a.score);
 }

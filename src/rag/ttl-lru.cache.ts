@@ -1,3 +1,5 @@
+import { LRUCache } from 'lru-cache';
+
 export interface TtlLruCacheOptions {
   /** Lifetime of an entry in ms; 0 disables the cache (nothing is stored). */
   ttlMs: number;
@@ -10,20 +12,27 @@ export interface TtlLruCacheOptions {
 interface Entry<V, S> {
   value: V;
   scope: S;
-  expiresAt: number;
 }
 
 /**
- * A bounded in-memory cache: least-recently-used eviction plus a time to live. Each entry carries
- * a `scope` (e.g. workspace + graph) so a group of entries can be invalidated at once.
- * Relies on Map keeping insertion order: re-inserting on read moves an entry to the young end.
+ * A bounded in-memory cache (lru-cache: least-recently-used eviction plus a time to live) whose
+ * entries carry a `scope` (e.g. workspace + graph), so a group of entries can be invalidated at once.
  */
 export class TtlLruCache<V, S = unknown> {
-  private readonly entries = new Map<string, Entry<V, S>>();
-  private readonly clock: () => number;
+  private readonly entries: LRUCache<string, Entry<V, S>> | null;
 
   constructor(private readonly options: TtlLruCacheOptions) {
-    this.clock = options.clock ?? Date.now;
+    const clock = options.clock ?? Date.now;
+    this.entries = this.enabled
+      ? new LRUCache<string, Entry<V, S>>({
+          max: options.maxEntries,
+          ttl: options.ttlMs,
+          // Every read checks the clock itself: no 1 ms memo of it (a test's clock moves in jumps).
+          ttlResolution: 0,
+          // lru-cache reads a start time of 0 as "no TTL": a clock starting at 0 (tests) is shifted by 1 ms, ages unchanged.
+          perf: { now: () => clock() + 1 },
+        })
+      : null;
   }
 
   get enabled(): boolean {
@@ -32,47 +41,45 @@ export class TtlLruCache<V, S = unknown> {
 
   /** Live entries (expired ones are purged first). */
   get size(): number {
-    this.purgeExpired();
-    return this.entries.size;
+    if (!this.entries) return 0;
+    this.entries.purgeStale();
+    return [...this.entries.keys()].filter((key) => !this.expireAtTtl(key)).length;
   }
 
   get(key: string): V | undefined {
-    const entry = this.entries.get(key);
-    if (!entry) return undefined;
-    this.entries.delete(key);
-    if (entry.expiresAt <= this.clock()) return undefined;
-    this.entries.set(key, entry);
+    if (!this.entries) return undefined;
+    const status: LRUCache.Status<string, Entry<V, S>> = {};
+    const entry = this.entries.get(key, { status });
+    if (entry === undefined) return undefined;
+    // Gone once its age reaches the TTL: lru-cache keeps it while the age equals the TTL.
+    if (status.remainingTTL !== undefined && status.remainingTTL <= 0) {
+      this.entries.delete(key);
+      return undefined;
+    }
     return entry.value;
   }
 
   set(key: string, value: V, scope: S): void {
-    if (!this.enabled) return;
-    this.entries.delete(key);
-    this.entries.set(key, { value, scope, expiresAt: this.clock() + this.options.ttlMs });
-    while (this.entries.size > this.options.maxEntries) {
-      const oldest = this.entries.keys().next().value as string;
-      this.entries.delete(oldest);
-    }
+    this.entries?.set(key, { value, scope });
   }
 
   /** Removes every entry whose scope matches; returns how many were removed. */
   deleteWhere(predicate: (scope: S) => boolean): number {
-    let removed = 0;
-    for (const [key, entry] of this.entries) {
-      if (predicate(entry.scope)) {
-        this.entries.delete(key);
-        removed++;
-      }
-    }
-    return removed;
+    if (!this.entries) return 0;
+    const matching = [...this.entries.entries()].filter(([, entry]) => predicate(entry.scope)).map(([key]) => key);
+    for (const key of matching) this.entries.delete(key);
+    return matching.length;
   }
 
   clear(): void {
-    this.entries.clear();
+    this.entries?.clear();
   }
 
-  private purgeExpired(): void {
-    const now = this.clock();
-    for (const [key, entry] of this.entries) if (entry.expiresAt <= now) this.entries.delete(key);
+  /** An entry is gone once its age reaches the TTL (lru-cache keeps it while the age equals the TTL): true when `key` just went. */
+  private expireAtTtl(key: string): boolean {
+    const entries = this.entries as LRUCache<string, Entry<V, S>>;
+    if (!entries.has(key) || entries.getRemainingTTL(key) > 0) return false;
+    entries.delete(key);
+    return true;
   }
 }

@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { promisify } from 'node:util';
 import { deflateRaw, inflateRaw } from 'node:zlib';
 import type { ThreadMessage, ThreadRecord } from './thread.types';
@@ -26,27 +27,28 @@ export interface ThreadRecordCacheOptions {
 }
 
 /**
- * Bounded least-recently-used cache of thread records (THREAD_CACHE_SIZE entries). Map keeps
- * insertion order, so re-inserting on use moves an entry to the young end and the first key is the
- * oldest. A record in use stays as objects (frozen, shared by readers); once idle its messages are
- * deflated on the libuv thread pool (text compresses ~3x) and inflated again on the next read.
+ * Bounded least-recently-used cache of thread records (THREAD_CACHE_SIZE entries, lru-cache). A
+ * record in use stays as objects (frozen, shared by readers); once idle its messages are deflated
+ * on the libuv thread pool (text compresses ~3x) and inflated again on the next read.
  */
 export class ThreadRecordCache {
-  private readonly entries = new Map<string, Entry>();
+  /** Null with a size of 0: nothing is cached. */
+  private readonly entries: LRUCache<string, Entry> | null;
   private readonly clock: () => number;
   private sweeper: NodeJS.Timeout | null = null;
 
   constructor(private readonly options: ThreadRecordCacheOptions) {
     this.clock = options.clock ?? Date.now;
+    this.entries = options.maxEntries > 0 ? new LRUCache<string, Entry>({ max: options.maxEntries }) : null;
   }
 
   get size(): number {
-    return this.entries.size;
+    return this.entries?.size ?? 0;
   }
 
   /** Starts packing idle records periodically (never keeps the process alive). */
   start(): void {
-    if (this.sweeper || this.options.maxEntries <= 0) return;
+    if (this.sweeper || !this.entries) return;
     this.sweeper = setInterval(() => void this.packIdle(), this.options.packAfterIdleMs);
     this.sweeper.unref();
   }
@@ -58,10 +60,8 @@ export class ThreadRecordCache {
 
   /** The cached entry (its revision is known without unpacking), marked as used. */
   get(threadId: string): CachedThread | undefined {
-    const entry = this.entries.get(threadId);
+    const entry = this.entries?.get(threadId);
     if (entry === undefined) return undefined;
-    this.entries.delete(threadId);
-    this.entries.set(threadId, entry);
     entry.lastUsedAt = this.clock();
     return entry;
   }
@@ -76,9 +76,7 @@ export class ThreadRecordCache {
   }
 
   set(record: ThreadRecord): void {
-    if (this.options.maxEntries <= 0) return;
-    this.entries.delete(record.threadId);
-    this.entries.set(record.threadId, {
+    this.entries?.set(record.threadId, {
       threadId: record.threadId,
       revision: record.revision,
       record,
@@ -86,19 +84,16 @@ export class ThreadRecordCache {
       lastUsedAt: this.clock(),
       packing: false,
     });
-    while (this.entries.size > this.options.maxEntries) {
-      this.entries.delete(this.entries.keys().next().value as string);
-    }
   }
 
   delete(threadId: string): void {
-    this.entries.delete(threadId);
+    this.entries?.delete(threadId);
   }
 
   /** Deflates the messages of every record unused for packAfterIdleMs. Resolves when done. */
   async packIdle(): Promise<void> {
     const idleSince = this.clock() - this.options.packAfterIdleMs;
-    const idle = [...this.entries.values()].filter((entry) => entry.record && !entry.packing && entry.lastUsedAt <= idleSince);
+    const idle = [...(this.entries?.values() ?? [])].filter((entry) => entry.record && !entry.packing && entry.lastUsedAt <= idleSince);
     await Promise.all(idle.map((entry) => this.pack(entry, idleSince)));
   }
 
@@ -108,7 +103,7 @@ export class ThreadRecordCache {
     try {
       const messages = await deflate(Buffer.from(JSON.stringify(record.messages), 'utf8'), { level: 1 });
       // Replaced, evicted or used again while deflating: leave it as it is now.
-      if (this.entries.get(entry.threadId) !== entry || entry.record !== record || entry.lastUsedAt > idleSince) return;
+      if (this.entries?.peek(entry.threadId) !== entry || entry.record !== record || entry.lastUsedAt > idleSince) return;
       const { messages: _objects, ...head } = record;
       entry.packed = { head, messages };
       entry.record = null;

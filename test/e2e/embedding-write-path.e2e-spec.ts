@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { EmbeddingProvider } from '../../src/embeddings/embedding-provider';
 import { EMBEDDING_PROVIDER } from '../../src/embeddings/embedding-provider.token';
-import { LocalHashEmbeddingProvider } from '../../src/embeddings/local-hash-embedding.provider';
+import { LocalWordsEmbeddingProvider } from '../../src/embeddings/local-words-embedding.provider';
 import { NodeEmbeddingQueue } from '../../src/embeddings/node-embedding.queue';
 import { nbaWorkflowDemo } from '../../src/graph/demo/nba-workflow.demo';
 import { GraphStore, StoredEmbeddingState } from '../../src/graph/graph-store';
@@ -11,7 +11,7 @@ import { TestApp, startTestApp } from '../support/test-app';
 
 const WS = 'default';
 const DEMO = nbaWorkflowDemo.graph._key;
-const LOCAL_MODEL = new LocalHashEmbeddingProvider().modelName;
+const LOCAL_MODEL = LocalWordsEmbeddingProvider.MODEL_NAME;
 const demoNode = (key: string): GraphNode => structuredClone(nbaWorkflowDemo.nodes.find((node) => node._key === key) as GraphNode);
 
 describe('Embedding write path (default local provider, no key, no network)', () => {

@@ -130,7 +130,7 @@ describeWithSharedFixtures('Graph import and export (HTTP)', () => {
       store: { status: 'up', kind: 'sqlite' },
       uptimeSeconds: expect.any(Number),
       llm: { provider: 'offline', model: 'offline' },
-      embeddings: { provider: 'local', model: expect.stringMatching(/^local-hash-v\d+-\d+$/) },
+      embeddings: { provider: 'local', model: expect.stringMatching(/^local-(words|hash)-v\d+-\d+$/) },
     });
     await request(app.url).get('/api/health').expect(404);
   });

@@ -32,7 +32,7 @@ describe('Introspection commands (ai:dump-context, ai:dump-prompt, ai:dump-tools
     const io = new CapturedIo();
     expect(await dumpContext(['--graph', 'nba-workflow', 'which', 'players', 'are', 'kept?'], env, io)).toBe(0);
     expect(io.out).toContain('question: "which players are kept?"');
-    expect(io.out).toContain('Search mode: hybrid (BM25 + local-hash-v1-512 vectors');
+    expect(io.out).toContain('Search mode: hybrid (BM25 + local-words-v1-612 vectors');
     expect(io.out).toContain('=== GraphRAGContext (JSON) ===');
     expect(io.out).toContain('[RAG context for this question]\nRELEVANT NODES:');
     expect(io.out).toMatch(/\n {2}filter-active,filter \(Filter\),main,/);

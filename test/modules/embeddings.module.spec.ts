@@ -8,7 +8,7 @@ import { TokenTracker } from '../../src/providers/token.tracker';
 import { EmbeddingProvider } from '../../src/embeddings/embedding-provider';
 import { EMBEDDING_PROVIDER } from '../../src/embeddings/embedding-provider.token';
 import { EmbeddingsModule } from '../../src/embeddings/embeddings.module';
-import { LocalHashEmbeddingProvider } from '../../src/embeddings/local-hash-embedding.provider';
+import { LocalWordsEmbeddingProvider } from '../../src/embeddings/local-words-embedding.provider';
 
 async function boot(env: Record<string, string>) {
   const config = loadAppConfig({ NODE_ENV: 'test', ...env });
@@ -21,7 +21,7 @@ describe(EmbeddingsModule.name, () => {
 
   it('provides the local embedding when nothing is configured', async () => {
     const moduleRef = await boot({});
-    expect(moduleRef.get<EmbeddingProvider>(EMBEDDING_PROVIDER)).toBeInstanceOf(LocalHashEmbeddingProvider);
+    expect(moduleRef.get<EmbeddingProvider>(EMBEDDING_PROVIDER)).toBeInstanceOf(LocalWordsEmbeddingProvider);
     await moduleRef.close();
   });
 

@@ -163,7 +163,6 @@ export class AiGateway implements OnGatewayInit<AiNamespace>, OnGatewayConnectio
     }
     try {
       principal = this.authenticator.principalForMessage(socket, message.token);
-      this.limiter.consume(principal);
     } catch (error) {
       this.metrics.event(event, this.sendError(socket, message._id, error));
       return;
@@ -173,7 +172,10 @@ export class AiGateway implements OnGatewayInit<AiNamespace>, OnGatewayConnectio
     const sink = new SocketRunSink(socket, message._id, this.scheduler, TOKEN_FLUSH_MAX_CHARS);
     const active = this.runs.begin(socket.id, message._id, sink);
     if (!active) return; // unreachable: checked above, nothing ran in between
-    run(principal, message, sink, active.signal)
+    // The budget is spent first: a refusal ends the request like any failed run (ai:error rate_limit).
+    this.limiter
+      .consume(principal)
+      .then(() => run(principal, message, sink, active.signal))
       .then((result) => {
         // ChatService completes every run it does not throw from; this is a safety net for the contract.
         if (!sink.isFinished) throw new Error('The run ended without a result');

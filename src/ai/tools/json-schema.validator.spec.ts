@@ -130,6 +130,17 @@ describe(JsonSchemaValidator.name, () => {
       ]);
     });
 
+    it('reports each item against its own closest branch', () => {
+      expect(actions.validate([{ type: 'delete_node' }, 'x', { type: 'delete_edge', edgeKey: 3 }])).toEqual([
+        { path: '[0]', message: 'does not match any of the 2 allowed shapes; closest problems follow' },
+        { path: '[0].nodeKey', message: 'is required' },
+        { path: '[1]', message: 'does not match any of the 2 allowed shapes; closest problems follow' },
+        { path: '[1]', message: 'must be an object, got string "x"' },
+        { path: '[2]', message: 'does not match any of the 2 allowed shapes; closest problems follow' },
+        { path: '[2].edgeKey', message: 'must be a string, got number 3' },
+      ]);
+    });
+
     it('oneOf rejects a value matching several branches; anyOf accepts it', () => {
       const branches: JsonSchema[] = [{ type: 'integer' }, { type: 'number' }];
       expect(new JsonSchemaValidator({ oneOf: branches }).validate(1)).toEqual([
@@ -151,6 +162,10 @@ describe(JsonSchemaValidator.name, () => {
     expect(() => new JsonSchemaValidator({ type: 'object', properties: { a: { format: 'email' } as JsonSchema } })).toThrow(
       'Unsupported JSON Schema keyword "format" at #/properties/a',
     );
+  });
+
+  it("refuses what ajv's strict mode refuses: a required property the schema does not define", () => {
+    expect(() => new JsonSchemaValidator({ type: 'object', properties: { a: { type: 'string' } }, required: ['b'] })).toThrow(/strict mode/);
   });
 
   it('formats violations for the model', () => {

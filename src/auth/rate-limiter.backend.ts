@@ -1,0 +1,21 @@
+import { InjectionToken } from '@nestjs/common';
+import { RateLimiterAbstract, RateLimiterMemory } from 'rate-limiter-flexible';
+
+/** One fixed-window limiter: `points` requests per key every `duration` seconds, counters under `keyPrefix`. */
+export interface WindowLimiterOptions {
+  keyPrefix: string;
+  points: number;
+  duration: number;
+}
+
+/**
+ * Where rate-limit counters live: builds the rate-limiter-flexible limiters RequestRateLimiter
+ * combines. Memory (the default) counts per instance; a backend shared by the instances is
+ * `(options) => new RateLimiterRedis({ storeClient: redis, ...options })` with an ioredis client,
+ * bound to RATE_LIMITER_BACKEND instead (docs/auth.md, "Rate limiting").
+ */
+export type RateLimiterBackend = (options: WindowLimiterOptions) => RateLimiterAbstract;
+
+export const RATE_LIMITER_BACKEND: InjectionToken<RateLimiterBackend> = Symbol('RATE_LIMITER_BACKEND');
+
+export const memoryRateLimiterBackend: RateLimiterBackend = (options) => new RateLimiterMemory(options);
