@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { LRUCache } from 'lru-cache';
 import { AppConfig } from '../../config/app-config';
 import { APP_CONFIG } from '../../config/app-config.token';
 import { ProviderRegistry } from '../../config/provider-registry';
@@ -17,7 +18,7 @@ import type { ProviderConfigRepository } from './provider-config.repository';
 import { PROVIDER_CONFIG_REPOSITORY } from './provider-config-repository.token';
 import { SecretCipher, SecretUnsealError } from './secret.cipher';
 
-/** Providers kept built, one per configuration in use (the oldest dropped first). */
+/** Providers kept built, one per configuration in use. */
 const CACHED_PROVIDERS_MAX = 256;
 
 const logger = new Logger('providers');
@@ -37,7 +38,8 @@ const logger = new Logger('providers');
  */
 @Injectable()
 export class WorkspaceLlmProviders implements LlmProviderResolver {
-  private readonly built = new Map<string, { updatedTime: number; provider: LlmProvider }>();
+  /** Built providers by configuration, least recently used dropped first. */
+  private readonly built = new LRUCache<string, { updatedTime: number; provider: LlmProvider }>({ max: CACHED_PROVIDERS_MAX });
   private readonly events = new AiEventLogger('llm');
 
   constructor(
@@ -68,9 +70,7 @@ export class WorkspaceLlmProviders implements LlmProviderResolver {
     const cached = this.built.get(config.configId);
     if (cached && cached.updatedTime === config.updatedTime) return cached.provider;
     const provider = this.build(config);
-    this.built.delete(config.configId);
     this.built.set(config.configId, { updatedTime: config.updatedTime, provider });
-    if (this.built.size > CACHED_PROVIDERS_MAX) this.built.delete(this.built.keys().next().value as string);
     return provider;
   }
 
