@@ -106,7 +106,7 @@ interface Question {
  *  - Runs are admitted into their setup a few at a time (RunSetupGate, first come first served,
  *    never refused), and each setup yields to the event loop before its store work, halfway, and
  *    before the upstream call: a burst of requests cannot stall timers, sockets and streams.
- * Chat and resume share that skeleton (ThreadRunSkeleton: setup gate, lease, usage, logs, completion);
+ * Chat, resume and automation runs share that skeleton (ThreadRunSkeleton: setup gate, lease, usage, logs, observers, completion);
  * the settling of a pending interrupt is PendingInterruptSettler's, the applying of an action ActionApplier's
  * (through the run's AppliedActionRecorder, which records each applied series as an ACTIONS_EXECUTED event),
  * what each proposal becomes under the workspace's action policy RunPolicy's (docs/policy.md).

@@ -52,11 +52,12 @@ export interface RunStart {
 }
 
 /**
- * The skeleton every run of the agent shares (chat, resume): admission into the setup (RunSetupGate,
+ * The skeleton every run of the agent shares (chat, resume, automation): admission into the setup (RunSetupGate,
  * first come first served, never refused), the thread's run lease (one run per thread, on any
- * instance), usage recorded in every case, one log line for its end, and `sink.complete` with the
- * result AFTER the lease was released (a client may resume the moment it sees an interrupt).
- * Failures are logged and thrown as they are; `complete` is then not called.
+ * instance), usage recorded in every case, one log line for its end, the observers told how it ended
+ * (ThreadRunObserver), and `sink.complete` with the result AFTER the lease was released (a client may
+ * resume the moment it sees an interrupt). Failures are logged and thrown as they are; `complete` is
+ * then not called.
  */
 export class ThreadRunSkeleton {
   private readonly setupGate = new RunSetupGate();
