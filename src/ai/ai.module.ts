@@ -3,6 +3,8 @@ import { AuthModule } from '../auth/auth.module';
 import { GraphModule } from '../graph/graph.module';
 import { MetricsService } from '../observability/metrics.service';
 import { ObservabilityModule } from '../observability/observability.module';
+import { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/app-config.token';
 import { PolicyModule } from '../policy/policy.module';
 import { ProviderConfigsModule } from '../providers/configs/provider-configs.module';
 import { ProvidersModule } from '../providers/providers.module';
@@ -12,6 +14,8 @@ import { ChatService } from './chat.service';
 import { HitlMetrics } from './hitl.metrics';
 import { HITL_OBSERVER } from './hitl-observer.token';
 import { AiController } from './http/ai.controller';
+import { AgentRunMetrics } from './runs/agent-run.metrics';
+import { AGENT_RUN_OBSERVER } from './runs/agent-run-observer.token';
 import { ActiveGenerationsMetrics } from './runs/active-generations.metrics';
 import { ActiveRunRegistry } from './runs/active-run.registry';
 import { AiGateway } from './socket/ai.gateway';
@@ -26,6 +30,7 @@ import { SocketMetrics } from './socket/socket.metrics';
  * for the automations (src/automations: runs without a socket), with the ActiveRunRegistry their runs
  * join and the ApprovalPendingNotifier that tells editors about them.
  * Metrics, registered on the application's registry: interrupts (HitlMetrics, under HITL_OBSERVER),
+ * runs by stop reason, answer efficiency and commit conflicts (AgentRunMetrics, under AGENT_RUN_OBSERVER),
  * socket requests (SocketMetrics, in the gateway), and the running generations read from the
  * ActiveRunRegistry at each scrape.
  */
@@ -38,6 +43,11 @@ import { SocketMetrics } from './socket/socket.metrics';
     AiGateway,
     ApprovalPendingNotifier,
     { provide: HITL_OBSERVER, inject: [MetricsService], useFactory: (metrics: MetricsService) => new HitlMetrics(metrics.registry) },
+    {
+      provide: AGENT_RUN_OBSERVER,
+      inject: [MetricsService, APP_CONFIG],
+      useFactory: (metrics: MetricsService, config: AppConfig) => new AgentRunMetrics(metrics.registry, config.agent.maxToolRounds),
+    },
     { provide: SocketMetrics, inject: [MetricsService], useFactory: (metrics: MetricsService) => new SocketMetrics(metrics.registry) },
   ],
   exports: [ChatService, ActiveRunRegistry, ApprovalPendingNotifier],

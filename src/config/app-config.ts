@@ -65,6 +65,10 @@ export interface AppConfig {
     readonly threadCacheSize: number;
     readonly threadLeaseMs: number;
     readonly historyMaxTokens: number;
+    /** AI_MAX_TOOL_CALLS_PER_REPLY: tool calls run per model reply; the rest get an error result (docs/agent.md). */
+    readonly maxToolCallsPerReply: number;
+    /** AI_NO_PROGRESS_ROUNDS: tool rounds in a row bringing nothing new before the run stops calling tools. */
+    readonly noProgressRounds: number;
   };
   readonly llm: {
     readonly provider: string | undefined;

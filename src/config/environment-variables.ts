@@ -150,6 +150,14 @@ export class EnvironmentVariables {
   @Transform(toNumber) @IsInt() @Min(1000)
   AI_HISTORY_MAX_TOKENS = 24000;
 
+  /** Tool calls run per model reply (seed 003's maxToolCalls); the calls beyond get an error result: docs/agent.md. */
+  @Transform(toNumber) @IsInt() @Min(1) @Max(100)
+  AI_MAX_TOOL_CALLS_PER_REPLY = 10;
+
+  /** Tool rounds in a row that bring nothing new before the run stops calling tools (smart stopping): docs/agent.md. */
+  @Transform(toNumber) @IsInt() @Min(1) @Max(50)
+  AI_NO_PROGRESS_ROUNDS = 3;
+
   // Automations (docs/automations.md)
   /** This instance starts the automations that are due (several instances may: each slot runs once). */
   @Transform(toBoolean) @IsBoolean()

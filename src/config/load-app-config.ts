@@ -119,6 +119,8 @@ export function loadAppConfig(env: Record<string, string | undefined>): AppConfi
       threadCacheSize: vars.THREAD_CACHE_SIZE,
       threadLeaseMs: vars.THREAD_LEASE_MS,
       historyMaxTokens: vars.AI_HISTORY_MAX_TOKENS,
+      maxToolCallsPerReply: vars.AI_MAX_TOOL_CALLS_PER_REPLY,
+      noProgressRounds: vars.AI_NO_PROGRESS_ROUNDS,
     },
     llm: {
       provider: vars.LLM_PROVIDER,
