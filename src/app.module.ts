@@ -14,6 +14,7 @@ import { PersistenceModule } from './persistence/persistence.module';
 import { PlaygroundModule } from './playground/playground.module';
 import { ProvidersModule } from './providers/providers.module';
 import { RagModule } from './rag/rag.module';
+import { RedisModule } from './redis/redis.module';
 import { TokenizerPreloader } from './rag/tokenizer.preloader';
 import { ThreadsModule } from './threads/threads.module';
 
@@ -32,6 +33,7 @@ export class AppModule {
         AppConfigModule.forRoot(config),
         ObservabilityModule,
         PersistenceModule.forRoot(config),
+        RedisModule.forRoot(config.redisUrl),
         GraphModule,
         GraphFeedModule,
         EmbeddingsModule,

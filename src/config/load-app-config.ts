@@ -93,6 +93,7 @@ export function loadAppConfig(env: Record<string, string | undefined>): AppConfi
           }
         : { kind: 'sqlite' as const, dataDir: path.resolve(vars.DATA_DIR), seedDemo },
     redisUrl: vars.REDIS_URL,
+    rejoin: { disconnectPolicy: vars.AI_DISCONNECT_POLICY, graceMs: vars.AI_REJOIN_GRACE_MS },
     auth: {
       mode: authMode,
       secret: vars.JWT_SECRET,

@@ -127,6 +127,7 @@ export class ThreadRunSkeleton {
       throw error;
     }
     const threadId = started.thread.threadId;
+    request.sink.leased?.(threadId);
     const usage = new UsageAccumulator();
     const hold = { principal: request.principal, confirmLease: () => lease.renew() };
     let ranLoop = false;
