@@ -224,6 +224,41 @@ describe(`${ProviderConfigsController.name} (docs/protocol.md §8.5)`, () => {
       await request(app.url).delete(`/api/ai/provider-configs/${b.body.configId}`).set(as(adminB)).expect(204);
     });
 
+    it('runs an automation on the workspace\'s active configuration, or on the one it names', async () => {
+      const a = await create(adminA, { name: 'Auto A', provider: 'openai-compatible', model: 'model-a', baseUrl: upstreamA.openAiBaseUrl, apiKey: KEY_A }).expect(200);
+      const b = await create(adminA, { name: 'Auto B', provider: 'openai-compatible', model: 'model-b', baseUrl: upstreamB.openAiBaseUrl, apiKey: KEY_B }).expect(200);
+      await request(app.url).post(`/api/ai/provider-configs/${a.body.configId}/activate`).set(as(adminA)).expect(200);
+      const automation = (overrides: object) =>
+        request(app.url)
+          .post('/api/ai/automations')
+          .set(as(editorA))
+          .send({ name: `Review ${Object.keys(overrides).length}`, graphKey: GRAPH, prompt: 'Review the graph.', schedule: { cron: '0 9 * * 1', timezone: 'UTC' }, ...overrides })
+          .expect(200);
+      const runToEnd = async (automationId: string) => {
+        await request(app.url).post(`/api/ai/automations/${automationId}/run`).set(as(editorA)).expect(200);
+        for (const deadline = Date.now() + 10_000; Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 20))) {
+          const [latest] = (await request(app.url).get(`/api/ai/automations/${automationId}/runs`).set(as(editorA)).expect(200)).body;
+          if (latest && latest.outcome !== 'running') return latest as { outcome: string };
+        }
+        throw new Error('the run did not end');
+      };
+      const onActive = (await automation({})).body;
+      const onB = (await automation({ providerConfigId: b.body.configId })).body;
+
+      upstreamA.enqueue({ text: 'Reviewed on A.' });
+      expect(await runToEnd(onActive.automationId)).toMatchObject({ outcome: 'completed' });
+      upstreamB.enqueue({ text: 'Reviewed on B.' });
+      expect(await runToEnd(onB.automationId)).toMatchObject({ outcome: 'completed' });
+
+      expect(upstreamA.requests).toHaveLength(1);
+      expect(upstreamA.requests[0]).toMatchObject({ apiKeySha256: apiKeySha256(KEY_A), body: expect.objectContaining({ model: 'model-a' }) });
+      expect(upstreamB.requests).toHaveLength(1);
+      expect(upstreamB.requests[0]).toMatchObject({ apiKeySha256: apiKeySha256(KEY_B), body: expect.objectContaining({ model: 'model-b' }) });
+      expect(environment.requests).toHaveLength(0);
+      for (const { automationId } of [onActive, onB]) await request(app.url).delete(`/api/ai/automations/${automationId}`).set(as(editorA)).expect(204);
+      await request(app.url).delete('/api/ai/provider-configs/active').set(as(adminA)).expect(204);
+    });
+
     it('keeps a run in progress on the provider it started with when the active configuration changes', async () => {
       const a = await create(adminA, { name: 'Run A', provider: 'openai-compatible', model: 'model-a', baseUrl: upstreamA.openAiBaseUrl, apiKey: KEY_A }).expect(200);
       const b = await create(adminA, { name: 'Run B', provider: 'openai-compatible', model: 'model-b', baseUrl: upstreamB.openAiBaseUrl, apiKey: KEY_B }).expect(200);
