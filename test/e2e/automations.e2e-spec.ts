@@ -298,6 +298,21 @@ describe(`${AutomationsController.name} (docs/protocol.md §8.4)`, () => {
       expect(thread.messages[1].event.type).toBe('DATA_ADDED');
     });
 
+    it('refuses a prompt too long for the model by itself, with no one asked: one smaller-context retry, then failed (context_length)', async () => {
+      const automation = (await create(alice, weekly({ name: 'Too long' })).expect(200)).body;
+      const tooLong = { error: { status: 400, type: 'invalid_request_error', code: 'context_length_exceeded', message: "This model's maximum context length is 100 tokens." } };
+      server.enqueue(tooLong, tooLong);
+      await api().post(`/api/ai/automations/${automation.automationId}/run`).set(as(alice)).expect(200);
+      const run = await settled(automation.automationId);
+      expect(run).toMatchObject({ outcome: 'failed', error: { code: 'context_length' } });
+      expect(server.requests).toHaveLength(2);
+      expect((await api().get('/api/ai/approvals').set(as(alice)).expect(200)).body.map((item: { threadId: string }) => item.threadId)).not.toContain(run.threadId);
+      // The thread keeps the resolved prompt and no half answer.
+      const thread = (await api().get(`/api/ai/thread/${run.threadId}`).set(as(alice)).expect(200)).body;
+      expect(thread.messages[0]).toMatchObject({ role: 'user', content: expect.stringMatching(/^Review the error handling of \d{4}-/) });
+      expect(thread.messages.some((message: { role: string }) => message.role === 'assistant')).toBe(false);
+    });
+
     it('runs one run of an automation at a time (409) and records a failure with its code', async () => {
       const automation = (await create(alice, weekly({ name: 'Slow' })).expect(200)).body;
       server.enqueue({ text: 'Slowly…', delayMs: 150 });
