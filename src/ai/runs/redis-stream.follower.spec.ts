@@ -1,5 +1,7 @@
 import { TestRedisServer } from '../../../test/support/test-redis.server';
 import { waitUntil } from '../../../test/support/wait-until';
+import { LogEntry } from '../../observability/log-entry';
+import { resetLogSink, setLogSink } from '../../observability/logger';
 import { QuietRedis } from '../../redis/redis-client';
 import { RedisStreamFollower } from './redis-stream.follower';
 import { LoggedRunEvent } from './run-event.log';
@@ -15,13 +17,17 @@ describe(`${RedisStreamFollower.name} (a real redis-server)`, () => {
   };
   const ready = (created: QuietRedis) => (created.status === 'ready' ? Promise.resolve() : new Promise((resolve) => created.once('ready', resolve)));
 
+  const logged: LogEntry[] = [];
+
   beforeAll(async () => {
+    setLogSink((entry) => logged.push(entry));
     redis = await TestRedisServer.start();
   });
   afterEach(() => {
     for (const created of clients.splice(0)) created.disconnect();
   });
   afterAll(async () => {
+    resetLogSink();
     await redis.stop();
   });
 
@@ -54,5 +60,6 @@ describe(`${RedisStreamFollower.name} (a real redis-server)`, () => {
     follower.add('graph-ai:run:never', 0, { events: () => undefined, lost: () => lost++ });
     await waitUntil(() => lost === 1, 5_000, 'the follower gave up');
     expect(follower.size).toBe(0);
+    expect(logged.find((entry) => entry.event === 'run_log_follow_failed')).toMatchObject({ followers: 1 });
   });
 });
