@@ -77,8 +77,10 @@ describe('npm run test:arango', () => {
     expect(arangoContracts).toEqual(
       expect.arrayContaining([
         'arango-action-policy-repository.contract.spec.ts',
+        'arango-automation-repository.contract.spec.ts',
         'arango-graph-store.contract.spec.ts',
         'arango-memory-repository.contract.spec.ts',
+        'arango-provider-config-repository.contract.spec.ts',
         'arango-thread-repository.contract.spec.ts',
       ]),
     );
