@@ -48,6 +48,7 @@ export async function dumpPrompt(argv: string[], env: Record<string, string | un
     const contextMessage: ThreadMessage = { id: 'm2', role: 'system', kind: 'rag_context', content: buildContextMessage(context, locale), createdTime: now };
     const thread: ThreadRecord = {
       threadId: 'ai_dump',
+      type: 'chat',
       workspace,
       userId: 'cli',
       graphKey,

@@ -8,7 +8,9 @@ import { GraphChangeNotifier } from '../graph/graph-change.notifier';
 import { GraphDataSourceFactory } from '../graph/graph-data-source.factory';
 import { GraphModule } from '../graph/graph.module';
 import { LlmProvider } from '../providers/llm-provider';
+import { LLM_PROVIDER_RESOLVER, LlmProviderResolver } from '../providers/llm-provider.resolver';
 import { LLM_PROVIDER } from '../providers/llm-provider.token';
+import { ProviderConfigsModule } from '../providers/configs/provider-configs.module';
 import { ProvidersModule } from '../providers/providers.module';
 import { TokenTracker } from '../providers/token.tracker';
 import { approximateTokens } from '../providers/token-estimate';
@@ -25,8 +27,7 @@ import { MemoryRetentionJob } from './retention/memory-retention.job';
 import { memoryRetentionOf, MemoryRetention } from './retention/memory.retention';
 import { MemoryStalenessListener } from './staleness/memory-staleness.listener';
 import { MemoryStalenessMarker } from './staleness/memory-staleness.marker';
-import { ExtractiveConversationSummarizer } from './summaries/extractive-conversation.summarizer';
-import { LlmConversationSummarizer } from './summaries/llm-conversation.summarizer';
+import { WorkspaceConversationSummarizer } from './summaries/workspace-conversation.summarizer';
 import { ThreadMemoryWriter } from './thread-memory.writer';
 
 /**
@@ -39,12 +40,12 @@ import { ThreadMemoryWriter } from './thread-memory.writer';
  * providers and embeddings; none of them depends on it.
  */
 @Module({
-  imports: [ThreadsModule, GraphModule, EmbeddingsModule, ProvidersModule],
+  imports: [ThreadsModule, GraphModule, EmbeddingsModule, ProvidersModule, ProviderConfigsModule],
   controllers: [MemoryController],
   providers: [
     {
       provide: ThreadMemoryWriter,
-      inject: [APP_CONFIG, MEMORY_REPOSITORY, ThreadStore, GraphDataSourceFactory, EMBEDDING_PROVIDER, LLM_PROVIDER, TokenTracker],
+      inject: [APP_CONFIG, MEMORY_REPOSITORY, ThreadStore, GraphDataSourceFactory, EMBEDDING_PROVIDER, LLM_PROVIDER, TokenTracker, { token: LLM_PROVIDER_RESOLVER, optional: true }],
       useFactory: (
         config: AppConfig,
         repository: MemoryRepository,
@@ -53,6 +54,7 @@ import { ThreadMemoryWriter } from './thread-memory.writer';
         embeddings: EmbeddingProvider | null,
         provider: LlmProvider,
         tokenTracker: TokenTracker,
+        providers: LlmProviderResolver | undefined,
       ) =>
         new ThreadMemoryWriter(
           {
@@ -60,8 +62,7 @@ import { ThreadMemoryWriter } from './thread-memory.writer';
             threads,
             graphs,
             embeddings,
-            // The offline provider has no model: its summaries are extractive and say so.
-            summarizer: provider.offline ? new ExtractiveConversationSummarizer(config.locale) : new LlmConversationSummarizer(provider, config.locale),
+            summarizer: new WorkspaceConversationSummarizer(providers ?? null, provider, config.locale),
             tokenTracker,
           },
           { level1EveryChars: config.memory.level1EveryChars, level2EveryChars: config.memory.level2EveryChars },

@@ -147,7 +147,7 @@ export class ThreadMemoryWriter {
   ): Promise<void> {
     signal?.throwIfAborted();
     this.deps.tokenTracker.assertWithinBudget();
-    const result = await this.deps.summarizer.summarize({ level, sources, signal });
+    const result = await this.deps.summarizer.summarize({ workspace: thread.workspace, level, sources, signal });
     await this.recordUsage(thread, result);
     if (result.usage) report.summaryCalls += 1;
     const charRange: [number, number] = [covered[0].charRange[0], covered[covered.length - 1].charRange[1]];

@@ -21,6 +21,8 @@ export interface SummarySource {
 }
 
 export interface SummaryRequest {
+  /** The thread's workspace: its provider configuration chooses the model (docs/provider-configs.md). */
+  workspace: string;
   level: 1 | 2;
   sources: readonly SummarySource[];
   signal?: AbortSignal;

@@ -5,6 +5,7 @@ const turn = (text: string, toolsUsed: string[] = []) => ({ text, toolsUsed, nod
 describe(ExtractiveConversationSummarizer.name, () => {
   it('says it is extractive, quotes the first sentence of each question and answer, and calls nothing', async () => {
     const result = await new ExtractiveConversationSummarizer('en').summarize({
+      workspace: 'default',
       level: 1,
       sources: [
         turn('User: What does fetch-api do? I need details.\nAssistant: It fetches the NBA players. Then it retries.\nTools used:\n- read_node_detail: {"a":1}', ['read_node_detail']),
@@ -30,8 +31,9 @@ describe(ExtractiveConversationSummarizer.name, () => {
 
   it('merges level-1 summaries without repeating their labels, in French when asked', async () => {
     const french = new ExtractiveConversationSummarizer('fr');
-    const level1 = await french.summarize({ level: 1, sources: [turn('User: Bonjour.\nAssistant: Salut.')] });
+    const level1 = await french.summarize({ workspace: 'default', level: 1, sources: [turn('User: Bonjour.\nAssistant: Salut.')] });
     const level2 = await french.summarize({
+      workspace: 'default',
       level: 2,
       sources: [{ text: level1.summary.summary, toolsUsed: ['search_nodes'], nodesMentioned: ['root'], keyFindings: ['root démarre le flux'] }],
     });
