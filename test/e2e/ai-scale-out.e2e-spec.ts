@@ -190,8 +190,16 @@ describe('Three instances behind a gateway on one SQLite file and one Redis (doc
       .send({ upsertNodes: [ticketing], saved: false })
       .expect(202);
 
-    const after = await request(b.url).post('/api/rag/context').set(editor).send({ graphKey: GRAPH, query: 'arena ticketing turnstiles' }).expect(200);
-    expect(after.body.context.relevantNodes[0]).toMatchObject({ _key: 'arena-ticketing' });
+    // The other instances' replicas follow by pub/sub: within milliseconds, not within A's 202.
+    const firstNodeOn = async (url: string) => {
+      const after = await request(url).post('/api/rag/context').set(editor).send({ graphKey: GRAPH, query: 'arena ticketing turnstiles' }).expect(200);
+      return after.body.context.relevantNodes[0]?._key as string | undefined;
+    };
+    for (const url of [b.url, c.url]) {
+      let first = await firstNodeOn(url);
+      for (const deadline = Date.now() + 5_000; first !== 'arena-ticketing' && Date.now() < deadline; first = await firstNodeOn(url)) await sleep(25);
+      expect(first).toBe('arena-ticketing');
+    }
     llm.enqueue({ text: 'It polls the turnstiles.' });
     await request(c.url).post('/api/ai/chat').set(editor).send({ graphKey: GRAPH, message: 'What about the arena ticketing turnstiles?' }).expect(200);
     expect(JSON.stringify(llm.requests[0].body.messages)).toContain('arena-ticketing');
