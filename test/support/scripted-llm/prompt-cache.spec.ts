@@ -52,6 +52,31 @@ describe('ScriptedLlmServer prompt cache and context window', () => {
     expect(other.usage.cache_read_input_tokens).toBe(0);
   });
 
+  it('finds, as Anthropic does, an earlier breakpoint’s prefix within the 20 blocks before a later breakpoint', async () => {
+    server.enqueue({ text: 'a' }, { text: 'b' });
+    const system = [{ type: 'text' as const, text: LONG, cache_control: { type: 'ephemeral' as const } }];
+    const first = await anthropic.messages.create({
+      model: 'm',
+      max_tokens: 10,
+      system,
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'Q1 '.repeat(400), cache_control: { type: 'ephemeral' } }] }],
+    });
+    const second = await anthropic.messages.create({
+      model: 'm',
+      max_tokens: 10,
+      system,
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'Q1 '.repeat(400) }] },
+        { role: 'assistant', content: 'A1' },
+        { role: 'user', content: [{ type: 'text', text: 'Q2', cache_control: { type: 'ephemeral' } }] },
+      ],
+    });
+    // The first request wrote the prefix up to Q1; the second, whose breakpoint is two blocks further, reads it.
+    const throughQ1 = (first.usage.cache_creation_input_tokens ?? 0) + (first.usage.cache_read_input_tokens ?? 0);
+    expect(first.usage.cache_creation_input_tokens).toBeGreaterThan(Math.floor(LONG.length / 4));
+    expect(second.usage.cache_read_input_tokens).toBe(throughQ1);
+  });
+
   it('refuses a prompt larger than the context window with each provider’s error, which the service classifies as context_length', async () => {
     const huge = 'x'.repeat(20_000);
     const classifier = new LlmErrorClassifier('en');
