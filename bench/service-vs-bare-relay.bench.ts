@@ -76,6 +76,8 @@ export interface TargetFigures {
   tokenEventsPerConversation: number;
   errors: number;
   errorSamples: string[];
+  /** Each round's [start, end] in monotonicMs(): where to look in a CPU profile. */
+  windows: Array<[number, number]>;
 }
 
 export interface VersusBareRow {
@@ -117,9 +119,11 @@ interface Target {
 }
 
 interface MeasuredRound {
+  /** monotonicMs() around the round (to find it in a CPU profile of the service). */
+  window: [number, number];
   record: RoundRecord;
   receipts: number[];
-  window: ProcessWindow;
+  stats: ProcessWindow;
   conversations: number;
 }
 
@@ -188,6 +192,7 @@ class Bench {
     const conversations = streams * sequential;
     this.upstream.prepare(conversations, toolRound);
     await target.stats();
+    const startedAt = monotonicMs();
     const request: RoundRequest = {
       target: target.name,
       firstId: this.nextId,
@@ -200,8 +205,9 @@ class Bench {
     };
     this.nextId += conversations;
     const record = await ask(this.receivers, { round: request }, (message) => message.round as RoundRecord | undefined);
-    const window = await target.stats();
-    return { record, receipts: [...this.upstream.receipts], window, conversations };
+    const endedAt = monotonicMs();
+    const stats = await target.stats();
+    return { window: [startedAt, endedAt], record, receipts: [...this.upstream.receipts], stats, conversations };
   }
 }
 
@@ -230,18 +236,19 @@ function summarize(rounds: MeasuredRound[]): TargetFigures {
     conversations += record.emits.length;
     if (received.length !== record.emits.length) errors.push(`${received.length} upstream requests for ${record.emits.length} conversations`);
   }
-  const loopMaxima = rounds.map((round) => round.window.eventLoopDelayMaxMs);
+  const loopMaxima = rounds.map((round) => round.stats.eventLoopDelayMaxMs);
   return {
     tokensPerSecond: median(rates),
     rounds: rates,
     emitToUpstreamMs: distribution(waits),
     emitSpreadMs: spread,
     firstTokenMs: distribution(firstTokens),
-    cpuMsPerConversation: median(rounds.map((round) => round.window.cpuMs / round.conversations)),
+    cpuMsPerConversation: median(rounds.map((round) => round.stats.cpuMs / round.conversations)),
     eventLoopDelayMaxMs: { median: median(loopMaxima), worst: Math.max(...loopMaxima) },
     tokenEventsPerConversation: tokenEvents / conversations,
     errors: errors.length,
     errorSamples: [...new Set(errors)].slice(0, 5),
+    windows: rounds.map((round) => round.window),
   };
 }
 

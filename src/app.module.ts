@@ -12,7 +12,6 @@ import { PersistenceModule } from './persistence/persistence.module';
 import { PlaygroundModule } from './playground/playground.module';
 import { ProvidersModule } from './providers/providers.module';
 import { RagModule } from './rag/rag.module';
-import { TokenizerPreloader } from './rag/tokenizer.preloader';
 import { ThreadsModule } from './threads/threads.module';
 
 @Module({})
@@ -36,8 +35,6 @@ export class AppModule {
         // The playground page is served only when enabled (off in production by default).
         ...(config.playground.enabled ? [PlaygroundModule] : []),
       ],
-      // The service, not the command-line tools (CliModule), pays the tokenizer's load at start.
-      providers: [TokenizerPreloader],
     };
   }
 }
