@@ -9,7 +9,7 @@
  */
 const LAYERS = [
   ['config', 'observability'],
-  ['errors'],
+  ['errors', 'redis'],
   ['auth', 'database', 'validation'],
   ['graph'],
   ['conversation'],

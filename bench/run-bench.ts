@@ -10,6 +10,7 @@ import { contextSizeTable, ContextSizeResult, runContextSizeBench } from './cont
 import { largeImportTable, LargeImportResult, runLargeImportBench } from './large-import.bench';
 import { repositoryPath } from './repository-path';
 import { retrievalTable, RetrievalRow, runRetrievalBench } from './retrieval.bench';
+import { runScaleOutBench, ScaleOutResult, scaleOutTable } from './scale-out.bench';
 import { RelayConfig, RelayRow, runSocketRelayBench, socketRelayTable } from './socket-relay.bench';
 import { runServiceVsBareRelayBench, serviceVsBareTable, VersusBareResult, VersusBareRow } from './service-vs-bare-relay.bench';
 import { runThreadCacheMemoryBench, ThreadCacheMemoryResult } from './thread-cache-memory.bench';
@@ -22,15 +23,15 @@ import { runThreadCacheMemoryBench, ThreadCacheMemoryResult } from './thread-cac
  * writes everything (raw figures, machine, load) to bench/results.json.
  *
  *   npm run bench                      (= npm run build && node --expose-gc dist/bench/run-bench.js)
- *   node --expose-gc dist/bench/run-bench.js [--only threads,overhead,retrieval,relay,bare-relay,concurrency,context,import,libraries] [--out FILE]
+ *   node --expose-gc dist/bench/run-bench.js [--only threads,overhead,retrieval,relay,bare-relay,concurrency,context,import,libraries,scale-out] [--out FILE]
  *
  * Exit code 1 when a section crashed; a budget that fails is reported, not an error.
  */
 
-const SECTIONS = ['threads', 'overhead', 'retrieval', 'relay', 'bare-relay', 'concurrency', 'context', 'import', 'libraries'] as const;
+const SECTIONS = ['threads', 'overhead', 'retrieval', 'relay', 'bare-relay', 'concurrency', 'context', 'import', 'libraries', 'scale-out'] as const;
 type SectionName = (typeof SECTIONS)[number];
-/** The summary follows the budgets' order in DESIGN.md. */
-const SUMMARY_ORDER: SectionName[] = ['retrieval', 'overhead', 'relay', 'bare-relay', 'concurrency', 'threads', 'context', 'import', 'libraries'];
+/** The summary follows the budgets' order in DESIGN.md, then the issues' targets. */
+const SUMMARY_ORDER: SectionName[] = ['retrieval', 'overhead', 'relay', 'bare-relay', 'concurrency', 'threads', 'context', 'import', 'libraries', 'scale-out'];
 
 /**
  * Long enough to measure, short enough for the whole run to stay under 5 minutes on 2 cores. With
@@ -58,6 +59,8 @@ const BARE_RELAY_BUDGET = {
   eventLoopDelayMaxMs: 100,
 };
 const TOON_BUDGET_SAVING = 0.3;
+/** Issue 15: the Redis adapter and the event log cost at most 10 % of the relay's throughput at 100 streams. */
+const SCALE_OUT_BUDGET_RATIO = 0.9;
 
 export interface Figure {
   section: SectionName;
@@ -340,6 +343,52 @@ function libraryFigures(result: HotPathResult, notes: string): Figure[] {
   ];
 }
 
+function scaleOutFigures(result: Partial<ScaleOutResult>, notes: string): Figure[] {
+  const figures: Figure[] = (result.relay ?? []).map((row) => ({
+    section: 'scale-out',
+    figure: `relay with Redis / without, ${count(row.streams)} stream(s) × ${count(row.chunks)} tokens`,
+    value: row.ratio.toFixed(2),
+    budget: row.streams >= 100 ? `≥ ${SCALE_OUT_BUDGET_RATIO.toFixed(2)}` : '—',
+    pass: row.streams >= 100 ? row.ratio >= SCALE_OUT_BUDGET_RATIO : null,
+    notes:
+      `median of ${row.rounds} paired rounds (${count(row.redis.tokensPerSecond)} vs ${count(row.plain.tokensPerSecond)} tokens/s); CPU per 1,000 tokens ` +
+      `${row.redis.cpuMsPerThousandTokens.toFixed(1)} vs ${row.plain.cpuMsPerThousandTokens.toFixed(1)} ms (${row.cpuRatio.toFixed(2)}); Socket.IO Redis adapter + event log in Redis Streams; ${notes}`,
+  }));
+  if (result.paced) {
+    const { redis, plain } = result.paced.cpuMsPerThousandEvents;
+    figures.push({
+      section: 'scale-out',
+      figure: `event log CPU, ${result.paced.streams} streams paced at 10 ms: per 1,000 events, with / without Redis`,
+      value: pair(redis, plain, 1),
+      budget: '—',
+      pass: null,
+      notes: `${((redis / plain - 1) * 100).toFixed(1)} %; ${result.paced.eventsPerStream.redis.toFixed(0)} events per stream; CPU of the process running the service and the scripted server; ${notes}`,
+    });
+  }
+  if (result.rejoin) {
+    const { redis, memory } = result.rejoin;
+    figures.push({
+      section: 'scale-out',
+      figure: `rejoin on another instance (Redis): first event p50 / p95`,
+      value: pair(redis.firstEventMs.p50, redis.firstEventMs.p95),
+      budget: '—',
+      pass: null,
+      notes: `whole replay of ${result.rejoin.eventsReplayed} events p50 / p95 ${pair(redis.terminalMs.p50, redis.terminalMs.p95)}; same instance without Redis ${pair(memory.firstEventMs.p50, memory.firstEventMs.p95)}; ${notes}`,
+    });
+  }
+  if (result.memory) {
+    figures.push({
+      section: 'scale-out',
+      figure: 'Redis memory per active stream',
+      value: `${(result.memory.bytesPerStream / 1024).toFixed(1)} KB`,
+      budget: '—',
+      pass: null,
+      notes: `MEMORY USAGE, ${result.memory.eventsPerStream} events (${result.memory.bytesPerEvent.toFixed(0)} B/event); used_memory +${(result.memory.usedMemoryGrowthPerStream / 1024).toFixed(1)} KB per stream over ${result.memory.streams}; ${notes}`,
+    });
+  }
+  return figures;
+}
+
 function errorFigure(section: SectionName, error: string): Figure {
   return { section, figure: `${section}: the section crashed`, value: 'error', budget: '—', pass: false, notes: error.split('\n')[0] };
 }
@@ -406,6 +455,7 @@ async function main(): Promise<void> {
   if (selected.has('context')) add('context', await runSection('context', () => runContextSizeBench(), contextSizeTable), contextFigures);
   if (selected.has('import')) add('import', await runSection('import', () => runLargeImportBench(), largeImportTable), importFigures);
   if (selected.has('libraries')) add('libraries', await runSection('libraries', () => runHotPathLibrariesBench(), hotPathLibrariesTable), libraryFigures);
+  if (selected.has('scale-out')) add('scale-out', await runSection('scale-out', () => runScaleOutBench({ rounds: 3, rejoins: 100 }), scaleOutTable), scaleOutFigures);
 
   figures.sort((a, b) => SUMMARY_ORDER.indexOf(a.section) - SUMMARY_ORDER.indexOf(b.section));
   const endLoad = os.loadavg();

@@ -6,7 +6,7 @@ import { performance } from 'node:perf_hooks';
 import { Server } from 'socket.io';
 import { io, Socket } from 'socket.io-client';
 import { configureLogging } from '../src/observability/logger';
-import { ScriptedLlmServer } from '../test/support/scripted-llm-server';
+import { ScriptedLlmServer, ScriptedTurn } from '../test/support/scripted-llm-server';
 import { startTestApp } from '../test/support/test-app';
 import { numberArgument, numberListArgument } from './bench-arguments';
 import { median } from './bench-statistics';
@@ -49,6 +49,11 @@ export interface RelayTargetResult {
   rounds: number[];
   /** ai:token events a receiver got per stream (median over rounds). */
   eventsPerStream: number;
+  /**
+   * CPU time of this process (the servers under test and the scripted upstream; the receivers run in a child)
+   * per 1,000 tokens delivered, median over the rounds: what a round cost, whatever else the machine ran.
+   */
+  cpuMsPerThousandTokens: number;
 }
 
 export interface RelayRow {
@@ -64,6 +69,8 @@ export interface RelayRow {
 interface RoundResult {
   tokensPerSecond: number;
   eventsPerStream: number;
+  /** Filled in by this process around the round (the receiver process cannot see it). */
+  cpuMsPerThousandTokens?: number;
 }
 
 interface RoundRequest {
@@ -177,26 +184,34 @@ async function receive(receivers: Socket[], round: RoundRequest): Promise<RoundR
 }
 
 /** Asks the receiver process for one round; the upstream turns are queued here first. */
-function round(server: ScriptedLlmServer, child: ChildProcess, request: RoundRequest): Promise<RoundResult> {
+function round(server: ScriptedLlmServer, child: ChildProcess, request: RoundRequest, turn: Omit<ScriptedTurn, 'text' | 'chunkSize'>): Promise<RoundResult> {
   const text = CHUNK.repeat(request.chunks);
-  for (let i = 0; i < request.streams; i++) server.enqueue({ text, chunkSize: CHUNK.length, usage: { prompt: 10, completion: request.chunks } });
-  return new Promise((resolve, reject) => {
+  for (let i = 0; i < request.streams; i++) server.enqueue({ ...turn, text, chunkSize: CHUNK.length });
+  const cpuBefore = process.cpuUsage();
+  return new Promise<RoundResult>((resolve, reject) => {
     child.once('message', (message: { result?: RoundResult; error?: string }) => (message.result ? resolve(message.result) : reject(new Error(message.error))));
     child.send(request);
+  }).then((result) => {
+    const cpu = process.cpuUsage(cpuBefore);
+    return { ...result, cpuMsPerThousandTokens: (cpu.user + cpu.system) / 1000 / ((request.streams * request.chunks) / 1000) };
   });
 }
 
-export async function runSocketRelayBench(options: { configs?: RelayConfig[]; rounds?: number } = {}): Promise<RelayRow[]> {
-  configureLogging({ level: 'error', aiDebug: false });
-  const configs = options.configs ?? [{ streams: 1, chunks: 10_000 }];
-  const rounds = options.rounds ?? 3;
-  const server = await ScriptedLlmServer.start();
-  const app = await startTestApp({ ...server.providerEnv('openai'), EMBEDDING_PROVIDER: 'local', RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'error' });
-  const bare = await startPassThrough(server);
-  const targets = { relay: app.url, bare: bare.url };
-  const names = Object.keys(targets) as Array<keyof typeof targets>;
+/**
+ * Rounds of every configuration against each target (URLs of `/ai` servers using `server` upstream),
+ * alternated, after one warm-up round per target: the median rate of each target per configuration.
+ * The receivers live in a child process (this file with --receiver-process).
+ */
+export async function compareRelayTargets<Name extends string>(
+  server: ScriptedLlmServer,
+  targets: Record<Name, string>,
+  configs: RelayConfig[],
+  rounds: number,
+  turn: (chunks: number) => Omit<ScriptedTurn, 'text' | 'chunkSize'> = (chunks) => ({ usage: { prompt: 10, completion: chunks } }),
+): Promise<Array<{ config: RelayConfig; rounds: number; results: Record<Name, RelayTargetResult> }>> {
+  const names = Object.keys(targets) as Name[];
   const child = fork(__filename, ['--receiver-process'], { execArgv: process.execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  const rows: RelayRow[] = [];
+  const rows: Array<{ config: RelayConfig; rounds: number; results: Record<Name, RelayTargetResult> }> = [];
   try {
     await new Promise<void>((resolve) => {
       child.once('message', () => resolve());
@@ -204,9 +219,9 @@ export async function runSocketRelayBench(options: { configs?: RelayConfig[]; ro
     });
     let requestId = 0;
     for (const config of configs) {
-      const results: Record<keyof typeof targets, RoundResult[]> = { relay: [], bare: [] };
-      const run = async (name: keyof typeof targets) => {
-        const result = await round(server, child, { target: targets[name], requestId: ++requestId, streams: config.streams, chunks: config.chunks });
+      const results = Object.fromEntries(names.map((name) => [name, [] as RoundResult[]])) as Record<Name, RoundResult[]>;
+      const run = async (name: Name) => {
+        const result = await round(server, child, { target: targets[name], requestId: ++requestId, streams: config.streams, chunks: config.chunks }, turn(config.chunks));
         server.reset();
         return result;
       };
@@ -218,22 +233,42 @@ export async function runSocketRelayBench(options: { configs?: RelayConfig[]; ro
           results[name].push(await run(name));
         }
       }
-      const summary = (name: keyof typeof targets): RelayTargetResult => ({
+      const summary = (name: Name): RelayTargetResult => ({
         tokensPerSecond: median(results[name].map((result) => result.tokensPerSecond)),
         rounds: results[name].map((result) => result.tokensPerSecond),
         eventsPerStream: median(results[name].map((result) => result.eventsPerStream)),
+        cpuMsPerThousandTokens: median(results[name].map((result) => result.cpuMsPerThousandTokens ?? Number.NaN)),
       });
-      const relay = summary('relay');
-      const passThrough = summary('bare');
-      rows.push({ streams: config.streams, chunks: config.chunks, rounds: measured, relay, bare: passThrough, ratio: relay.tokensPerSecond / passThrough.tokensPerSecond });
+      rows.push({ config, rounds: measured, results: Object.fromEntries(names.map((name) => [name, summary(name)])) as Record<Name, RelayTargetResult> });
     }
   } finally {
     child.disconnect();
+  }
+  return rows;
+}
+
+export async function runSocketRelayBench(options: { configs?: RelayConfig[]; rounds?: number } = {}): Promise<RelayRow[]> {
+  configureLogging({ level: 'error', aiDebug: false });
+  const configs = options.configs ?? [{ streams: 1, chunks: 10_000 }];
+  const rounds = options.rounds ?? 3;
+  const server = await ScriptedLlmServer.start();
+  const app = await startTestApp({ ...server.providerEnv('openai'), EMBEDDING_PROVIDER: 'local', RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'error' });
+  const bare = await startPassThrough(server);
+  try {
+    const rows = await compareRelayTargets(server, { relay: app.url, bare: bare.url }, configs, rounds);
+    return rows.map(({ config, rounds: measured, results }) => ({
+      streams: config.streams,
+      chunks: config.chunks,
+      rounds: measured,
+      relay: results.relay,
+      bare: results.bare,
+      ratio: results.relay.tokensPerSecond / results.bare.tokensPerSecond,
+    }));
+  } finally {
     await bare.close();
     await app.close();
     await server.close();
   }
-  return rows;
 }
 
 export function socketRelayTable(rows: RelayRow[]): string[] {

@@ -18,6 +18,11 @@ const LEASE_MS = 1_000;
 export interface CrashScenarioOptions {
   /** Service processes killed (SIGKILL), each at a random moment of a scripted conversation. */
   kills: number;
+  /**
+   * Of those, how many are aimed at the narrowest window: the kill is sent the moment the client
+   * receives `ai:thread` (the message must already be stored). Default: a fifth of the kills.
+   */
+  killsAtThread?: number;
   seed?: number;
 }
 
@@ -28,12 +33,18 @@ export interface CrashScenarioResult {
   threads: number;
   /** Threads that failed threadProblems() after a restart (missing tool results, repeated rounds, lost or doubled messages). */
   invalidThreads: number;
-  /** Messages the service had acknowledged (the client received a token, a tool event or the terminal event) missing after the restart. */
+  /**
+   * Messages the service had acknowledged missing after the restart. A message is acknowledged by its
+   * `ai:thread` (stored before it, docs/protocol-notes.md), unless a refusal (thread_busy,
+   * budget_exceeded) follows: then nothing was stored, as the client is told.
+   */
   lostMessages: number;
   /** Messages acknowledged before the kill (what lostMessages is counted over). */
   acknowledgedMessages: number;
-  /** Kills that came after ai:thread but before the message was stored: the client never saw it acknowledged (docs/reliability.md). */
-  cutBeforeStored: number;
+  /** Kills sent the moment the client received ai:thread (the message must be stored already). */
+  killsAtThread: number;
+  /** Of those, the messages missing after the restart (part of lostMessages). */
+  lostAtThread: number;
   /** Threads that did not answer a next message after the restart. */
   notResumable: number;
   /** Where in the conversation the kills landed. */
@@ -58,13 +69,30 @@ function conversationTurns(random: () => number): ScriptedTurn[] {
   return turns;
 }
 
+/** SIGKILLs the service from the handler of the request's ai:thread; resolves once it is dead. */
+function killOnThreadEvent(client: AiSocketClient, requestId: number, service: TestAppProcess): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      client.socket.off('ai:thread', onThread);
+      service.kill('SIGKILL').then(resolve, reject);
+    }, 5_000);
+    const onThread = (payload: { _id: number | null }) => {
+      if (payload._id !== requestId) return;
+      clearTimeout(timer);
+      client.socket.off('ai:thread', onThread);
+      service.kill('SIGKILL').then(resolve, reject);
+    };
+    client.socket.on('ai:thread', onThread);
+  });
+}
+
 /** Where a kill landed, from what the client had received. */
 function killPoint(names: string[]): string {
   if (names.includes('ai:complete') || names.includes('ai:error')) return 'after the terminal event';
   if (names.includes('ai:tool_result')) return 'after a tool round';
   if (names.includes('ai:tool_start')) return 'during a tool round';
   if (names.includes('ai:token')) return 'mid-stream';
-  if (names.includes('ai:thread')) return 'before the first token';
+  if (names.includes('ai:thread')) return 'after ai:thread, before the first token';
   return 'before ai:thread';
 }
 
@@ -94,12 +122,16 @@ export async function runCrashScenario(options: CrashScenarioOptions): Promise<C
     invalidThreads: 0,
     lostMessages: 0,
     acknowledgedMessages: 0,
-    cutBeforeStored: 0,
+    killsAtThread: 0,
+    lostAtThread: 0,
     notResumable: 0,
     killPoints: {},
     problems: [],
   };
   const threads: TrackedThread[] = [];
+  const killsAtThread = Math.min(options.kills, options.killsAtThread ?? Math.ceil(options.kills / 5));
+  // Spread over the run: every n-th kill is aimed at ai:thread.
+  const atThread = new Set(Array.from({ length: killsAtThread }, (_, index) => Math.floor(((index + 0.5) * options.kills) / killsAtThread)));
   let service = await TestAppProcess.start(env, { timeoutMs: 60_000 });
   let id = 0;
   try {
@@ -110,18 +142,28 @@ export async function runCrashScenario(options: CrashScenarioOptions): Promise<C
       server.reset();
       server.enqueue(...conversationTurns(random));
       const requestId = ++id;
+      const aimed = atThread.has(kill);
+      const killed = aimed ? killOnThreadEvent(client, requestId, service) : null;
       client.socket.emit('ai:chat', { _id: requestId, graphKey: GRAPH, message, ...(thread ? { threadId: thread.threadId } : {}) });
-      // Anywhere from before the request is read to after the answer (~0.8 s of streaming and tools).
-      await sleep(Math.floor(random() * 1_000));
-      await service.kill('SIGKILL');
+      if (killed) {
+        // The kill goes out from the event handler of ai:thread itself: no other event of the request is read first.
+        await killed;
+        result.killsAtThread += 1;
+      } else {
+        // Anywhere from before the request is read to after the answer (~0.8 s of streaming and tools).
+        await sleep(Math.floor(random() * 1_000));
+        await service.kill('SIGKILL');
+      }
       client.close();
       result.kills += 1;
 
-      const names = client.eventsOf(requestId).map((event) => event.event);
-      const point = killPoint(names);
+      const events = client.eventsOf(requestId);
+      const names = events.map((event) => event.event);
+      const point = aimed ? 'the moment ai:thread arrived' : killPoint(names);
       result.killPoints[point] = (result.killPoints[point] ?? 0) + 1;
-      const threadId = (client.eventsOf(requestId).find((event) => event.event === 'ai:thread')?.payload as { threadId?: string } | undefined)?.threadId;
-      const acknowledged = names.some((name) => name !== 'ai:thread' && name !== 'ai:error');
+      const threadId = (events.find((event) => event.event === 'ai:thread')?.payload as { threadId?: string } | undefined)?.threadId;
+      const refusal = (events.find((event) => event.event === 'ai:error')?.payload as { code?: string } | undefined)?.code;
+      const acknowledged = threadId !== undefined && refusal !== 'thread_busy' && refusal !== 'budget_exceeded';
       let tracked = thread;
       if (threadId && !tracked) {
         tracked = { threadId, acknowledged: [] };
@@ -138,8 +180,8 @@ export async function runCrashScenario(options: CrashScenarioOptions): Promise<C
           result.problems.push(`kill ${kill}: thread ${known.threadId} unreadable: ${JSON.stringify(view).slice(0, 200)}`);
           continue;
         }
-        if (known === tracked && threadId && !acknowledged && !view.messages.some((item: { role: string; content: string }) => item.role === 'user' && item.content === message)) {
-          result.cutBeforeStored += 1;
+        if (known === tracked && aimed && acknowledged && !view.messages.some((item: { role: string; content: string }) => item.role === 'user' && item.content === message)) {
+          result.lostAtThread += 1;
         }
         const problems = threadProblems(view, known.acknowledged);
         if (problems.length > 0) result.problems.push(`kill ${kill} (${point}): thread ${known.threadId}: ${problems.join('; ')}`);

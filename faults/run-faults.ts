@@ -6,7 +6,10 @@ import { argumentValue, numberArgument } from '../bench/bench-arguments';
 import { formatTable } from '../bench/bench-table';
 import { repositoryPath } from '../bench/repository-path';
 import { configureLogging } from '../src/observability/logger';
+import { CommitConflictResult, runCommitConflictScenario } from './commit-conflict.scenario';
+import { ContextLengthResult, runContextLengthScenario } from './context-length.scenario';
 import { CrashScenarioResult, runCrashScenario } from './crash.scenario';
+import { IsolationScenarioResult, runIsolationScenario } from './isolation.scenario';
 import { ResumeRaceResult, runResumeRaceScenario } from './resume-race.scenario';
 import { FuzzResult, runRestFuzzScenario } from './rest-fuzz.scenario';
 import { runSocketFuzzScenario } from './socket-fuzz.scenario';
@@ -16,20 +19,24 @@ import { runUpstreamFaultsScenario, UpstreamFaultsResult } from './upstream-faul
  * `npm run faults`: the service under faults and hostile input, with the counts docs/reliability.md
  * reports. Each section is a scenario of this folder (the CI-sized runs of the same scenarios are
  * test/faults/*.e2e-spec.ts, part of `npm test`):
- *   crash        kill -9 of the service at random moments of conversations, restarted on the same data (50 kills)
+ *   crash        kill -9 of the service at random moments of conversations, restarted on the same data (50 kills,
+ *                a fifth of them sent the moment ai:thread arrives)
  *   race         100 racing resumes of one interrupt across two processes on one SQLite store (3 rounds)
  *   upstream     every upstream fault mid-conversation, on the OpenAI and Anthropic wires (3 times each)
  *   fuzz-rest    1,000 fast-check cases per REST operation of the OpenAPI document
  *   fuzz-socket  1,000 fast-check cases per socket event of the gateway
+ *   isolation    8 conversations × 25 questions at once, each on its own thread and socket: never mixed
+ *   conflicts    30 runs whose round commit meets a revision conflict (another writer renames the thread): replayed
+ *   context-length  30 questions on one thread outgrowing the model's window: each retried once, smaller
  *
  *   npm run faults                 (= npm run build && node --expose-gc dist/faults/run-faults.js)
- *   node --expose-gc dist/faults/run-faults.js [--only crash,race,upstream,fuzz-rest,fuzz-socket]
- *        [--kills 50] [--resumes 100] [--rounds 3] [--repeat 3] [--runs 1000] [--seed 1] [--out FILE]
+ *   node --expose-gc dist/faults/run-faults.js [--only crash,race,upstream,fuzz-rest,fuzz-socket,isolation,conflicts,context-length]
+ *        [--kills 50] [--kills-at-thread 10] [--resumes 100] [--rounds 3] [--repeat 3] [--runs 1000] [--conversations 8] [--questions 25] [--conflict-runs 30] [--context-questions 30] [--seed 1] [--out FILE]
  *
  * Exit code 1 when a section misses its bar (docs/reliability.md) or crashed.
  */
 
-const SECTIONS = ['crash', 'race', 'upstream', 'fuzz-rest', 'fuzz-socket'] as const;
+const SECTIONS = ['crash', 'race', 'upstream', 'fuzz-rest', 'fuzz-socket', 'isolation', 'conflicts', 'context-length'] as const;
 type SectionName = (typeof SECTIONS)[number];
 
 interface Figure {
@@ -48,6 +55,13 @@ function crashFigures(result: CrashScenarioResult): Figure[] {
     { section: 'crash', figure: 'kill -9 survived (restarts on the same data)', value: `${count(result.restarts)} / ${count(result.kills)}`, bar: 'all', pass: result.restarts === result.kills },
     { section: 'crash', figure: 'invalid threads after a restart', value: `${count(result.invalidThreads)} of ${count(result.threads)}`, bar: '0', pass: result.invalidThreads === 0 },
     { section: 'crash', figure: 'acknowledged user messages lost', value: `${count(result.lostMessages)} of ${count(result.acknowledgedMessages)}`, bar: '0', pass: result.lostMessages === 0 },
+    {
+      section: 'crash',
+      figure: 'killed the moment ai:thread arrived: messages lost',
+      value: `${count(result.lostAtThread)} of ${count(result.killsAtThread)}`,
+      bar: '0',
+      pass: result.lostAtThread === 0 && result.killsAtThread > 0,
+    },
     { section: 'crash', figure: 'threads that did not resume', value: count(result.notResumable), bar: '0', pass: result.notResumable === 0 },
   ];
 }
@@ -97,6 +111,42 @@ function fuzzFigures(section: 'fuzz-rest' | 'fuzz-socket', result: FuzzResult): 
   ];
 }
 
+function isolationFigures(result: IsolationScenarioResult): Figure[] {
+  return [
+    {
+      section: 'isolation',
+      figure: `isolation: ${result.conversations} conversations × ${result.questions} questions at once (${count(result.upstreamRequests)} upstream requests, ${count(result.interleavings)} switches between conversations)`,
+      value: `${result.mixedRequests} requests mixing conversations, ${result.contaminatedThreads} threads holding another's message, ${result.invalidThreads} invalid; ${(result.durationMs / 1000).toFixed(1)} s`,
+      bar: '0 / 0 / 0',
+      pass: result.mixedRequests === 0 && result.contaminatedThreads === 0 && result.invalidThreads === 0 && result.problems.length === 0,
+    },
+  ];
+}
+
+function conflictFigures(result: CommitConflictResult): Figure[] {
+  return [
+    {
+      section: 'conflicts',
+      figure: `revision conflict on a round commit (another writer mid-run) × ${result.runs}`,
+      value: `${result.answered} answered, ${result.replayed} replayed, ${result.failed} failed, ${result.invalidThreads} invalid threads`,
+      bar: `${result.runs} / ${result.runs} / 0 / 0`,
+      pass: result.answered === result.runs && result.replayed === result.runs && result.failed === 0 && result.invalidThreads === 0,
+    },
+  ];
+}
+
+function contextLengthFigures(result: ContextLengthResult): Figure[] {
+  return [
+    {
+      section: 'context-length',
+      figure: `context-length: ${result.questions} questions on one thread, model window ${count(result.contextWindow)} tokens`,
+      value: `${result.answeredDirectly} answered at once, ${result.answeredAfterRetry} after one smaller retry, ${result.failed} failed; ${result.invalidThreads} invalid threads`,
+      bar: 'every one answered, retries > 0, 0 invalid',
+      pass: result.failed === 0 && result.answeredAfterRetry > 0 && result.invalidThreads === 0,
+    },
+  ];
+}
+
 async function main(): Promise<void> {
   configureLogging({ level: 'error' });
   const only = argumentValue('only')?.split(',') as SectionName[] | undefined;
@@ -131,11 +181,14 @@ async function main(): Promise<void> {
     }
   };
 
-  await run('crash', () => runCrashScenario({ kills: numberArgument('kills') ?? 50, seed }), crashFigures);
+  await run('crash', () => runCrashScenario({ kills: numberArgument('kills') ?? 50, killsAtThread: numberArgument('kills-at-thread'), seed }), crashFigures);
   await run('race', () => runResumeRaceScenario({ resumes: numberArgument('resumes') ?? 100, rounds: numberArgument('rounds') ?? 3 }), raceFigures);
   await run('upstream', () => runUpstreamFaultsScenario({ repeat: numberArgument('repeat') ?? 3 }), upstreamFigures);
   await run('fuzz-rest', () => runRestFuzzScenario({ runs: numberArgument('runs') ?? 1_000, seed }), (result) => fuzzFigures('fuzz-rest', result));
   await run('fuzz-socket', () => runSocketFuzzScenario({ runs: numberArgument('runs') ?? 1_000, seed }), (result) => fuzzFigures('fuzz-socket', result));
+  await run('isolation', () => runIsolationScenario({ conversations: numberArgument('conversations') ?? 8, questions: numberArgument('questions') ?? 25 }), isolationFigures);
+  await run('conflicts', () => runCommitConflictScenario({ runs: numberArgument('conflict-runs') ?? 30 }), conflictFigures);
+  await run('context-length', () => runContextLengthScenario({ questions: numberArgument('context-questions') ?? 30 }), contextLengthFigures);
 
   const durationMs = performance.now() - started;
   const endLoad = os.loadavg();

@@ -12,6 +12,7 @@ import { PersistenceModule } from './persistence/persistence.module';
 import { PlaygroundModule } from './playground/playground.module';
 import { ProvidersModule } from './providers/providers.module';
 import { RagModule } from './rag/rag.module';
+import { RedisModule } from './redis/redis.module';
 import { ThreadsModule } from './threads/threads.module';
 
 @Module({})
@@ -23,6 +24,7 @@ export class AppModule {
         AppConfigModule.forRoot(config),
         ObservabilityModule,
         PersistenceModule.forRoot(config),
+        RedisModule.forRoot(config.redisUrl),
         GraphModule,
         GraphFeedModule,
         EmbeddingsModule,

@@ -245,8 +245,11 @@ describe(AiChatClient.name, () => {
 
   it('gives up a rejoin the service does not answer within rejoinTimeoutMs', async () => {
     const client = open({ rejoinTimeoutMs: 100 });
+    // Connected first, and the server's receipt awaited: on a loaded machine 100 ms may pass before either.
+    await connected(client);
     const request = client.rejoin({ threadId: 'ai_t', lastSeq: 7 });
     const outcome = await request.done;
+    await server.waitFor('ai:rejoin');
     expect(server.messages('ai:rejoin')).toEqual([{ _id: request.id, threadId: 'ai_t', lastSeq: 7 }]);
     expect(outcome).toMatchObject({ type: 'error', error: { code: 'timeout', fromServer: false } });
   });

@@ -1,19 +1,31 @@
 import { Module } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module';
+import { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/app-config.token';
 import { GraphModule } from '../graph/graph.module';
 import { MetricsService } from '../observability/metrics.service';
 import { ObservabilityModule } from '../observability/observability.module';
 import { PolicyModule } from '../policy/policy.module';
 import { ProvidersModule } from '../providers/providers.module';
 import { RagModule } from '../rag/rag.module';
+import { RedisConnection } from '../redis/redis-connection';
+import { REDIS_CONNECTION } from '../redis/redis-connection.token';
 import { ThreadsModule } from '../threads/threads.module';
 import { ChatService } from './chat.service';
 import { HitlMetrics } from './hitl.metrics';
 import { HITL_OBSERVER } from './hitl-observer.token';
 import { AiController } from './http/ai.controller';
+import { AgentRunMetrics } from './runs/agent-run.metrics';
+import { AGENT_RUN_OBSERVER } from './runs/agent-run-observer.token';
 import { ActiveGenerationsMetrics } from './runs/active-generations.metrics';
 import { ActiveRunRegistry } from './runs/active-run.registry';
+import { DegradableRunEventLog } from './runs/degradable-run-event.log';
+import { InMemoryRunEventLog } from './runs/in-memory-run-event.log';
+import { RedisRunEventLog } from './runs/redis-run-event.log';
+import { MAX_EVENTS_PER_RUN, RunEventLog } from './runs/run-event.log';
+import { RUN_EVENT_LOG } from './runs/run-event-log.token';
 import { AiGateway } from './socket/ai.gateway';
+import { RunControl } from './socket/run-control';
 import { SocketMetrics } from './socket/socket.metrics';
 
 /**
@@ -21,8 +33,10 @@ import { SocketMetrics } from './socket/socket.metrics';
  * graph data, retrieval, the LLM provider and threads. Exports ChatService for the transports
  * (REST controller, Socket.IO gateway), which authenticate the caller and own per-request state.
  * Metrics, registered on the application's registry: interrupts (HitlMetrics, under HITL_OBSERVER),
+ * runs by stop reason, answer efficiency and commit conflicts (AgentRunMetrics, under AGENT_RUN_OBSERVER),
  * socket requests (SocketMetrics, in the gateway), and the running generations read from the
- * ActiveRunRegistry at each scrape.
+ * ActiveRunRegistry at each scrape. The request event log that `ai:rejoin` replays (RUN_EVENT_LOG) and
+ * RunControl are per instance without REDIS_URL, shared through Redis with it (docs/protocol.md §8.7).
  */
 @Module({
   imports: [GraphModule, RagModule, ProvidersModule, ThreadsModule, PolicyModule, AuthModule, ObservabilityModule],
@@ -31,7 +45,26 @@ import { SocketMetrics } from './socket/socket.metrics';
     ChatService,
     ActiveRunRegistry,
     AiGateway,
+    {
+      provide: RUN_EVENT_LOG,
+      inject: [APP_CONFIG, { token: REDIS_CONNECTION, optional: true }],
+      useFactory: (config: AppConfig, redis: RedisConnection | null): RunEventLog => {
+        const limits = { maxEventsPerRun: MAX_EVENTS_PER_RUN, retentionMs: config.rejoin.graceMs };
+        const memory = new InMemoryRunEventLog(limits);
+        return redis ? new DegradableRunEventLog(redis, new RedisRunEventLog(redis, limits), memory) : memory;
+      },
+    },
+    {
+      provide: RunControl,
+      inject: [ActiveRunRegistry, { token: REDIS_CONNECTION, optional: true }],
+      useFactory: (runs: ActiveRunRegistry, redis: RedisConnection | null) => new RunControl(runs, redis ?? null),
+    },
     { provide: HITL_OBSERVER, inject: [MetricsService], useFactory: (metrics: MetricsService) => new HitlMetrics(metrics.registry) },
+    {
+      provide: AGENT_RUN_OBSERVER,
+      inject: [MetricsService, APP_CONFIG],
+      useFactory: (metrics: MetricsService, config: AppConfig) => new AgentRunMetrics(metrics.registry, config.agent.maxToolRounds),
+    },
     { provide: SocketMetrics, inject: [MetricsService], useFactory: (metrics: MetricsService) => new SocketMetrics(metrics.registry) },
   ],
   exports: [ChatService],

@@ -55,7 +55,7 @@ describe(`${ChatService.name} (crash mid-round)`, () => {
     const survivor = await ChatServiceHarness.create({ dataDir, env });
     try {
       const stored = await survivor.threadStore.load(editor, crash.threadId);
-      expect(stored.messages.map((message) => message.kind ?? message.role)).toEqual(['system_prompt', 'rag_context', 'user', 'event']);
+      expect(stored.messages.map((message) => message.kind ?? message.role)).toEqual(['system_prompt', 'user', 'rag_context', 'event']);
 
       // The dead process's lease expires (THREAD_LEASE_MS); then the conversation goes on here.
       await new Promise((resolve) => setTimeout(resolve, 1100));

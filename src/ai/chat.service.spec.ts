@@ -59,7 +59,8 @@ describe(ChatService.name, () => {
 
     const thread = await harness.threadStore.load(editor, result.threadId);
     expect(thread.title).toBe('What does fetch-api do?');
-    expect(thread.messages.map((message) => message.kind ?? message.role)).toEqual(['system_prompt', 'rag_context', 'user', 'event', 'assistant']);
+    // The question is stored first (before ai:thread), its context and DATA_ADDED event right after it (docs/protocol-notes.md, "When ai:thread comes").
+    expect(thread.messages.map((message) => message.kind ?? message.role)).toEqual(['system_prompt', 'user', 'rag_context', 'event', 'assistant']);
     expect(thread.usage).toMatchObject({ promptTokens: 900, completionTokens: 9, llmCalls: 1 });
     expect(await harness.threadStore.getWorkspaceUsage('default')).toMatchObject({ promptTokens: 900, llmCalls: 1 });
   });

@@ -1,5 +1,6 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import { canEdit, Principal } from '../auth/principal';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/app-config.token';
@@ -20,6 +21,7 @@ import { LlmProvider } from '../providers/llm-provider';
 import { LLM_PROVIDER } from '../providers/llm-provider.token';
 import { TokenTracker } from '../providers/token.tracker';
 import { approximateTokens } from '../providers/token-estimate';
+import { DEFAULT_GRAPH_RAG_OPTIONS } from '../rag/graph-rag-options';
 import { GraphRagRetriever } from '../rag/graph-rag.retriever';
 import { TokenCounter } from '../rag/token-counter';
 import { buildLlmHistory } from '../threads/history/llm-history.builder';
@@ -34,7 +36,7 @@ import { ActionConverter } from './actions/action.converter';
 import { ProposalReferenceValidator } from './actions/proposal-reference.validator';
 import { AgentEventSink } from './agent/agent-event.sink';
 import { AgentResult, RunRecords } from './agent/agent-result';
-import { AgentCommit, AgentRunOutcome, AgentRunRequest } from './agent/agent-run';
+import { AgentCommit, AgentCommitRequest, AgentRunOutcome, AgentRunRequest, ShrinkContext } from './agent/agent-run';
 import { AgentLoop } from './agent/agent.loop';
 import { UsageAccumulator } from './agent/usage.accumulator';
 import { ChatInput, MENTION_MAX_CHARS, MENTIONS_MAX, ResumeInput } from './chat-input';
@@ -44,7 +46,10 @@ import { HITL_OBSERVER } from './hitl-observer.token';
 import { PendingInterruptSettler, supersededResults } from './interrupts/pending-interrupt.settler';
 import { RunPolicy } from './policy/run-policy';
 import { SystemPromptCache } from './prompts/system-prompt.cache';
-import { ThreadRunSkeleton } from './runs/thread-run.skeleton';
+import { HistoryStrategy, SmallerContextBuilder } from './recovery/smaller-context.builder';
+import { AgentRunObserver } from './runs/agent-run.observer';
+import { AGENT_RUN_OBSERVER } from './runs/agent-run-observer.token';
+import { RunOutcome, ThreadRun, ThreadRunSkeleton } from './runs/thread-run.skeleton';
 import { AgentToolbox } from './tools/agent.toolbox';
 import { ReadToolExecutor } from './tools/read/read-tool.executor';
 import { ThreadView, toThreadView } from './thread.view';
@@ -57,10 +62,11 @@ interface RunPlan {
   graph: Graph | null;
   messages: LlmMessage[];
   sink: AgentEventSink;
-  signal: AbortSignal;
-  usage: UsageAccumulator;
+  run: ThreadRun;
+  runId: string;
   retrievedContext?: GraphRAGContext;
   continuation?: AgentRunRequest['continuation'];
+  shrinkContext?: ShrinkContext;
   /** The run's action policy (docs/policy.md): what is offered, and what becomes of each proposal. */
   policy: RunPolicy;
   /** Where the run's actions are applied and recorded as ACTIONS_EXECUTED events. */
@@ -72,8 +78,10 @@ interface RunPlan {
  * one resume per call, on one thread, with at most one run per thread at a time on any instance.
  *
  * Contract with the transports:
- *  - `sink.thread(threadId)` first, as soon as the thread is known (before the lease: a busy
- *    thread still gets it; a resume names its thread, so it always gets it); then `token` / `toolStart` / `toolResult` while running; then exactly
+ *  - `sink.thread(threadId)` first: for a question, once its message is stored under the thread's
+ *    lease (so a client that got it knows the message is kept), or right before the refusal when the
+ *    run cannot start (thread_busy, budget_exceeded: nothing stored); a resume names its thread, so
+ *    it gets it at once. Then `token` / `toolStart` / `toolResult` while running; then exactly
  *    one `complete(result)` on success (message, interrupt, or aborted message), AFTER the thread's
  *    run lease was released (a client may resume the moment it sees the interrupt).
  *  - Failures are thrown as AppError (docs/protocol.md codes) and `complete` is not called: the
@@ -84,7 +92,8 @@ interface RunPlan {
  *  - Runs are admitted into their setup a few at a time (RunSetupGate, first come first served,
  *    never refused), and each setup yields to the event loop before its store work, halfway, and
  *    before the upstream call: a burst of requests cannot stall timers, sockets and streams.
- * Chat and resume share that skeleton (ThreadRunSkeleton: setup gate, lease, usage, logs, completion);
+ * Chat and resume share that skeleton (ThreadRunSkeleton: setup gate, lease, the commit path of rounds
+ * replayed after a revision conflict, usage, logs and run metrics, completion);
  * the settling of a pending interrupt is PendingInterruptSettler's, the applying of an action ActionApplier's
  * (through the run's AppliedActionRecorder, which records each applied series as an ACTIONS_EXECUTED event),
  * what each proposal becomes under the workspace's action policy RunPolicy's (docs/policy.md).
@@ -97,6 +106,7 @@ export class ChatService {
   private readonly systemPrompts = new SystemPromptCache();
   private readonly settler: PendingInterruptSettler;
   private readonly applier: ActionApplier;
+  private readonly smallerContext: SmallerContextBuilder;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -109,17 +119,31 @@ export class ChatService {
     tokenCounter: TokenCounter,
     private readonly policies: ActionPolicyService,
     @Optional() @Inject(HITL_OBSERVER) private readonly hitl?: HitlObserver,
+    @Optional() @Inject(AGENT_RUN_OBSERVER) runs?: AgentRunObserver,
   ) {
     this.loop = new AgentLoop(
       { provider, tokenTracker, tokenCounter, classifier, events: this.events },
-      { maxToolRounds: config.agent.maxToolRounds, maxTokensPerCall: config.agent.maxTokensPerCall, locale: config.locale },
+      {
+        maxToolRounds: config.agent.maxToolRounds,
+        maxTokensPerCall: config.agent.maxTokensPerCall,
+        locale: config.locale,
+        maxToolCallsPerReply: config.agent.maxToolCallsPerReply,
+        noProgressRounds: config.agent.noProgressRounds,
+      },
     );
     this.applier = new ActionApplier({
       mode: config.agent.hitlApply,
       graphChanged: (graphKey, workspace) => retriever.clearCache(graphKey, workspace),
     });
-    this.settler = new PendingInterruptSettler(hitl);
-    this.skeleton = new ThreadRunSkeleton(threads, new Logger('agent'));
+    this.settler = new PendingInterruptSettler(hitl, config.locale);
+    this.skeleton = new ThreadRunSkeleton(threads, new Logger('agent'), runs);
+    this.smallerContext = new SmallerContextBuilder(retriever, this.history, {
+      locale: config.locale,
+      maxNodes: config.rag.maxNodes,
+      truncateProcess: DEFAULT_GRAPH_RAG_OPTIONS.truncateProcess,
+      truncateData: DEFAULT_GRAPH_RAG_OPTIONS.truncateData,
+      historyMaxTokens: config.agent.historyMaxTokens,
+    });
   }
 
   /**
@@ -129,8 +153,9 @@ export class ChatService {
    * the classified LLM errors (rate_limit, server_error, auth_error, timeout, network,
    * content_filter, context_length, provider_not_configured, internal). A pending interrupt on the
    * thread is superseded first (a proposal rejected, a question declined, with feedback "superseded by
-   * a new message"). The run decides with the workspace's action policy as stored now; the message's
-   * DATA_ADDED event is stored with it and sent before the model's first token.
+   * a new message"). The question is stored, under the lease, before `sink.thread` (docs/protocol-notes.md,
+   * "When ai:thread comes"); its context and DATA_ADDED event follow in a second commit, the event sent
+   * before the model's first token. The run decides with the workspace's action policy as stored now.
    */
   async chat(principal: Principal, input: ChatInput, sink: AgentEventSink, signal: AbortSignal): Promise<AgentResult> {
     const message = this.checkText(input.message, 'message', true);
@@ -142,67 +167,89 @@ export class ChatService {
       const thread = input.threadId
         ? await this.threads.load(principal, input.threadId, input.graphKey)
         : await this.threads.create(principal, input.graphKey, deriveThreadTitle(message));
-      sink.thread(thread.threadId);
       this.events.debug('agent_chat_start', { graphKey: input.graphKey, messageLength: message.length, threadId: thread.threadId });
       return { thread, graph };
     };
-    return this.skeleton.run('chat', { principal, sink, signal }, start, async ({ thread: known, graph }, run) => {
-      // Fresh under the lease: the run starts from what is stored now.
-      let thread = await this.threads.load(principal, known.threadId, input.graphKey);
+    const announce = (threadId: string) => sink.thread(threadId);
+    return this.skeleton.run('chat', { principal, sink, signal, refused: announce }, start, async ({ thread: known, graph }, run) => {
+      const runId = randomUUID();
+      let thread: ThreadRecord;
+      try {
+        // Fresh under the lease: the run starts from what is stored now.
+        thread = await this.threads.load(principal, known.threadId, input.graphKey);
+        this.tokenTracker.assertWithinBudget();
+        thread = await this.storeQuestion(thread, graph, dataSource, principal, message, runId, run);
+      } catch (error) {
+        announce(known.threadId);
+        throw error;
+      }
+      // The message is stored: the client may now know the thread.
+      announce(thread.threadId);
       await run.pause();
-      this.tokenTracker.assertWithinBudget();
-      const policy = new RunPolicy(canEdit(principal), await this.policies.levelsFor(principal));
+      const policy = new RunPolicy(canEdit(principal), await this.policies.levelsFor(principal), false, this.config.locale);
       const { context, message: contextContent } = await this.retriever.retrieveWithMessage(dataSource, input.graphKey, message, {
         mentions,
         locale: this.config.locale,
       });
       const now = Date.now();
-      const append: ThreadMessage[] = thread.pendingInterrupt ? supersededResults(thread.pendingInterrupt, now) : [];
-      if (thread.messages.length === 0) {
-        const prompt = this.systemPrompts.promptFor(graph, await dataSource.getNodeConfigs(), principal.role, this.config.locale);
-        append.push({ id: generateMessageId(now), role: 'system', kind: 'system_prompt', content: prompt, createdTime: now });
-      }
-      const contextMessage: ThreadMessage = {
-        id: generateMessageId(now),
-        role: 'system',
-        kind: 'rag_context',
-        content: contextContent,
-        createdTime: now,
-      };
+      const contextMessage: ThreadMessage = { id: generateMessageId(now), role: 'system', kind: 'rag_context', content: contextContent, createdTime: now };
       // What the context of this message held (docs/policy.md "Thread events"), stored right after it.
       const dataAdded = dataAddedEvent({ context, mentions, tokens: approximateTokens(contextContent) });
-      append.push(contextMessage, { id: generateMessageId(now), role: 'user', content: message, createdTime: now }, toEventMessage(dataAdded, now));
-      const runId = randomUUID();
-      const superseded = thread.pendingInterrupt;
-      thread = await this.threads.commit(thread, {
-        operationId: `${runId}:input`,
-        append,
-        ...(superseded ? { pendingInterrupt: null } : {}),
-      });
-      if (superseded) this.hitl?.interrupt('superseded');
+      thread = (await run.commit(thread, { operationId: `${runId}:context`, append: [contextMessage, toEventMessage(dataAdded, now)] })).record;
       sink.event(dataAdded);
 
-      const history = this.history(thread.messages, contextMessage);
+      const history = await this.history(thread, contextMessage, this.config.agent.historyMaxTokens);
+      const asked = thread;
       await run.handOver();
-      const outcome = await this.execute(
-        {
-          principal,
-          thread,
-          dataSource,
-          graph,
-          messages: history,
-          sink,
-          signal: run.signal,
-          usage: run.usage,
-          retrievedContext: context,
-          policy,
-          actions: new AppliedActionRecorder(this.applier, dataSource, thread.graphKey, graph.sheetsList ?? {}),
-        },
+      const outcome = await this.execute({
+        principal,
+        thread,
+        dataSource,
+        graph,
+        messages: history,
+        sink,
+        run,
         runId,
-      );
+        retrievedContext: context,
+        policy,
+        actions: new AppliedActionRecorder(this.applier, dataSource, thread.graphKey, graph.sheetsList ?? {}),
+        shrinkContext: () => this.smallerContext.build({ dataSource, thread: asked, question: message, mentions }),
+      });
       if (outcome.type === 'interrupt') this.hitl?.interrupt('proposed');
-      return this.toResult(thread.threadId, outcome, run.usage, [dataAdded]);
+      return this.toOutcome(thread.threadId, outcome, run.usage, [dataAdded]);
     });
+  }
+
+  /**
+   * The question, stored under the lease before anything else (docs/reliability.md, "Crash"): one
+   * commit of the tool results that settle a pending interrupt it supersedes, the system prompt (a
+   * thread's first message only) and the user message. Its retrieved context follows in a commit of
+   * its own.
+   */
+  private async storeQuestion(
+    thread: ThreadRecord,
+    graph: Graph,
+    dataSource: MutableGraphDataSource,
+    principal: Principal,
+    message: string,
+    runId: string,
+    run: ThreadRun,
+  ): Promise<ThreadRecord> {
+    const now = Date.now();
+    const append: ThreadMessage[] = thread.pendingInterrupt ? supersededResults(thread.pendingInterrupt, now, this.config.locale) : [];
+    if (thread.messages.length === 0) {
+      const prompt = this.systemPrompts.promptFor(graph, await dataSource.getNodeConfigs(), principal.role, this.config.locale);
+      append.push({ id: generateMessageId(now), role: 'system', kind: 'system_prompt', content: prompt, createdTime: now });
+    }
+    append.push({ id: generateMessageId(now), role: 'user', content: message, createdTime: now });
+    const superseded = Boolean(thread.pendingInterrupt);
+    const { record } = await run.commit(thread, {
+      operationId: `${runId}:input`,
+      append,
+      ...(superseded ? { pendingInterrupt: null } : {}),
+    });
+    if (superseded) this.hitl?.interrupt('superseded');
+    return record;
   }
 
   /**
@@ -225,6 +272,7 @@ export class ChatService {
     const start = async () => ({ thread: await this.threads.load(principal, input.threadId) });
     return this.skeleton.run('resume', { principal, sink, signal }, start, async ({ thread: known }, run) => {
       const thread = await this.threads.load(principal, known.threadId);
+      const startedAt = performance.now();
       const pending = thread.pendingInterrupt;
       if (!pending) throw AppError.conflict('No pending interrupt on this thread', { threadId: thread.threadId });
       if (pending.interrupt.kind === 'approval' && !canEdit(principal)) {
@@ -236,37 +284,43 @@ export class ChatService {
       const graph = await dataSource.getGraph(thread.graphKey);
       // The run goes on with the policy it stopped under (a pending interrupt made under it stays resolvable).
       const policy = pending.policy
-        ? RunPolicy.restore(canEdit(principal), pending.policy)
-        : new RunPolicy(canEdit(principal), await this.policies.levelsFor(principal));
+        ? RunPolicy.restore(canEdit(principal), pending.policy, this.config.locale)
+        : new RunPolicy(canEdit(principal), await this.policies.levelsFor(principal), false, this.config.locale);
       const actions = new AppliedActionRecorder(this.applier, dataSource, thread.graphKey, graph?.sheetsList ?? {});
-      const { content, resolution, confirmed } = await this.settler.settle(pending, { approved: input.approved, feedback, answer }, actions);
+      const { content, resolution, confirmed, success } = await this.settler.settle(pending, { approved: input.approved, feedback, answer }, actions);
       if (confirmed) policy.grantAskFirst();
       const toolCallId = pending.interrupt.toolCallId;
       sink.toolStart(toolCallId, pending.toolName);
       sink.toolResult(toolCallId, content);
+      const decided: LlmToolMessage = {
+        role: 'tool',
+        tool_call_id: toolCallId,
+        name: pending.toolName,
+        content,
+        success,
+        durationMs: Math.round(performance.now() - startedAt),
+      };
 
+      const history = withoutPendingResults(await this.history(thread, undefined, this.config.agent.historyMaxTokens), pending);
+      const question = thread.messages.findLast((message) => message.role === 'user')?.content ?? '';
       await run.handOver();
-      const outcome = await this.execute(
-        {
-          principal,
-          thread,
-          dataSource,
-          graph,
-          messages: withoutPendingResults(this.history(thread.messages), pending),
-          sink,
-          signal: run.signal,
-          usage: run.usage,
-          continuation: {
-            results: [{ role: 'tool', tool_call_id: toolCallId, content }],
-            remainingToolCalls: pending.remainingToolCalls,
-          },
-          policy,
-          actions,
-        },
-        randomUUID(),
-      );
+      const outcome = await this.execute({
+        principal,
+        thread,
+        dataSource,
+        graph,
+        messages: history,
+        sink,
+        run,
+        runId: randomUUID(),
+        continuation: { results: [decided], remainingToolCalls: pending.remainingToolCalls },
+        policy,
+        actions,
+        shrinkContext: async () => withoutPendingResults(await this.smallerContext.build({ dataSource, thread, question }), pending),
+      });
       if (outcome.type === 'interrupt') this.hitl?.interrupt('proposed');
-      return { ...this.toResult(thread.threadId, outcome, run.usage), ...(resolution ? { resolution } : {}) };
+      const { result, stats } = this.toOutcome(thread.threadId, outcome, run.usage);
+      return { result: { ...result, ...(resolution ? { resolution } : {}) }, stats };
     });
   }
 
@@ -285,36 +339,41 @@ export class ChatService {
     return this.threads.delete(principal, threadId);
   }
 
-  /** Runs the loop on a thread whose lease is held, committing each round. */
-  private execute(plan: RunPlan, runId: string): Promise<AgentRunOutcome> {
-    const { thread, dataSource } = plan;
+  /** Runs the loop on a thread whose lease is held, committing each round through the run's commit path. */
+  private execute(plan: RunPlan): Promise<AgentRunOutcome> {
+    const { thread, dataSource, run } = plan;
     let current = thread;
-    let sequence = 0;
     let converter: Promise<ActionConverter> | null = null;
-    const references = new ProposalReferenceValidator(dataSource, thread.graphKey);
+    const locale = this.config.locale;
+    const references = new ProposalReferenceValidator(dataSource, thread.graphKey, locale);
     const toolbox = new AgentToolbox({
       policy: plan.policy,
-      readTools: new ReadToolExecutor(dataSource, thread.graphKey),
+      readTools: new ReadToolExecutor(dataSource, thread.graphKey, {}, locale),
       toolsSupported: !this.provider.offline,
+      locale,
     });
     return this.loop.run({
       messages: plan.messages,
       tools: toolbox,
       events: plan.sink,
-      signal: plan.signal,
-      usage: plan.usage,
+      signal: run.signal,
+      usage: run.usage,
       threadId: thread.threadId,
       workspace: thread.workspace,
+      runId: plan.runId,
       retrievedContext: plan.retrievedContext,
       continuation: plan.continuation,
-      commit: async (commit: AgentCommit) => {
+      shrinkContext: plan.shrinkContext,
+      commit: async (commit: AgentCommitRequest) => {
         // An interrupt keeps the run's policy, so its resume goes on under it.
         const pendingInterrupt = commit.pendingInterrupt ? { ...commit.pendingInterrupt, policy: plan.policy.snapshot() } : commit.pendingInterrupt;
-        current = await this.threads.commit(current, {
-          operationId: `${runId}:${sequence++}`,
+        const receipt = await run.commit(current, {
+          operationId: commit.operationId,
           append: toThreadMessages(commit),
           ...(pendingInterrupt !== undefined ? { pendingInterrupt } : {}),
         });
+        current = receipt.record;
+        return { applied: receipt.applied, replays: receipt.replays };
       },
       actions: plan.actions,
       checkProposal: (action: ProposedAction) => references.validate(action),
@@ -328,29 +387,26 @@ export class ChatService {
   }
 
   /**
-   * What the model is sent: prompt first, current context before the last question, tool calls
-   * paired with results, oldest whole blocks pruned to AI_HISTORY_MAX_TOKENS.
+   * What the model is sent (the HistoryStrategy of every request, and of a context-length retry with a
+   * smaller budget): prompt first, current context before the last question, tool calls paired with
+   * results, every message checked to be of the thread, oldest whole blocks pruned to `maxTokens`.
    */
-  private history(messages: readonly ThreadMessage[], currentContext?: ThreadMessage): LlmMessage[] {
-    return buildLlmHistory({
-      messages,
-      currentContext,
-      maxTokens: this.config.agent.historyMaxTokens,
-      countTokens: approximateTokens,
-    }).messages;
-  }
+  private readonly history: HistoryStrategy = async (thread, currentContext, maxTokens) =>
+    buildLlmHistory({ threadId: thread.threadId, messages: thread.messages, currentContext, maxTokens, countTokens: approximateTokens }).messages;
 
-  /** `earlier`: events the request wrote before the loop (the question's DATA_ADDED). */
-  private toResult(threadId: string, outcome: AgentRunOutcome, usage: UsageAccumulator, earlier: ThreadEvent[] = []): AgentResult {
+  /** The answer and how the run went. `earlier`: events the request wrote before the loop (the question's DATA_ADDED). */
+  private toOutcome(threadId: string, outcome: AgentRunOutcome, usage: UsageAccumulator, earlier: ThreadEvent[] = []): RunOutcome {
     const events = [...earlier, ...outcome.events];
     const records: RunRecords = {
       ...(events.length > 0 ? { events } : {}),
       ...(outcome.actions.length > 0 ? { actions: outcome.actions } : {}),
     };
+    const stats = outcome.stats;
     if (outcome.type === 'interrupt') {
-      return { threadId, type: 'interrupt', message: outcome.text, interrupt: outcome.interrupt, toolCalls: outcome.toolCalls, usage: usage.report(), ...records };
+      const result: AgentResult = { threadId, type: 'interrupt', message: outcome.text, interrupt: outcome.interrupt, toolCalls: outcome.toolCalls, usage: usage.report(), ...records };
+      return { result, stats };
     }
-    return {
+    const result: AgentResult = {
       threadId,
       type: 'message',
       message: outcome.text,
@@ -359,6 +415,7 @@ export class ChatService {
       ...(outcome.aborted ? { aborted: true as const } : {}),
       ...records,
     };
+    return { result, stats };
   }
 
   private checkText(value: string, field: string, required: boolean): string {

@@ -3,12 +3,15 @@ import { APP_GUARD } from '@nestjs/core';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/app-config.token';
 import { Logger } from '../observability/logger';
+import { RedisConnection } from '../redis/redis-connection';
+import { REDIS_CONNECTION } from '../redis/redis-connection.token';
 import { ANONYMOUS_PRINCIPAL } from './anonymous-principal';
 import { HttpAuthGuard } from './http-auth.guard';
 import { JwtTokenVerifier } from './jwt-token.verifier';
 import { JwtStrategy } from './jwt.strategy';
 import { RateLimitGuard } from './rate-limit.guard';
-import { memoryRateLimiterBackend, RATE_LIMITER_BACKEND } from './rate-limiter.backend';
+import { memoryRateLimiterBackend, RATE_LIMITER_BACKEND, RateLimiterBackend } from './rate-limiter.backend';
+import { redisRateLimiterBackend } from './redis-rate-limiter.backend';
 import { RequestRateLimiter } from './request-rate.limiter';
 import { SocketAuthenticator } from './socket.authenticator';
 
@@ -34,8 +37,12 @@ const logger = new Logger('auth');
     },
     JwtStrategy,
     SocketAuthenticator,
-    // Per instance; issue 15's REDIS_URL binds a RateLimiterRedis backend here (rate-limiter.backend.ts).
-    { provide: RATE_LIMITER_BACKEND, useValue: memoryRateLimiterBackend },
+    // Per instance in memory; with REDIS_URL (RedisModule), shared by the instances in Redis.
+    {
+      provide: RATE_LIMITER_BACKEND,
+      inject: [{ token: REDIS_CONNECTION, optional: true }],
+      useFactory: (redis: RedisConnection | null): RateLimiterBackend => (redis ? redisRateLimiterBackend(redis.commands) : memoryRateLimiterBackend),
+    },
     RequestRateLimiter,
     { provide: APP_GUARD, useClass: HttpAuthGuard },
     { provide: APP_GUARD, useClass: RateLimitGuard },

@@ -10,9 +10,9 @@ export interface WindowLimiterOptions {
 
 /**
  * Where rate-limit counters live: builds the rate-limiter-flexible limiters RequestRateLimiter
- * combines. Memory (the default) counts per instance; a backend shared by the instances is
- * `(options) => new RateLimiterRedis({ storeClient: redis, ...options })` with an ioredis client,
- * bound to RATE_LIMITER_BACKEND instead (docs/auth.md, "Rate limiting").
+ * combines. Memory (the default) counts per instance; with REDIS_URL, AuthModule binds the backend
+ * shared by the instances (redis-rate-limiter.backend.ts) to RATE_LIMITER_BACKEND instead
+ * (docs/auth.md, "Rate limiting").
  */
 export type RateLimiterBackend = (options: WindowLimiterOptions) => RateLimiterAbstract;
 

@@ -47,7 +47,7 @@ export async function dumpPrompt(argv: string[], env: Record<string, string | un
       { id: 'm2', role: 'system', kind: 'rag_context', content: buildContextMessage(context, locale), createdTime: now },
       { id: 'm3', role: 'user', content: question.text, createdTime: now },
     ];
-    const { messages } = buildLlmHistory({ messages: thread, maxTokens: cli.config.agent.historyMaxTokens, countTokens: (text) => counter.count(text) });
+    const { messages } = buildLlmHistory({ threadId: 'dump-prompt', messages: thread, maxTokens: cli.config.agent.historyMaxTokens, countTokens: (text) => counter.count(text) });
     const policy = await runPolicyFor(cli.app, workspace, role);
     const tools = new AgentToolbox({ policy, readTools: new ReadToolExecutor(source, graphKey) }).definitions;
     const toolTokens = counter.count(JSON.stringify(tools));

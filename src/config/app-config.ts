@@ -38,7 +38,15 @@ export interface AppConfig {
         readonly password: string | undefined;
         readonly seedDemo: boolean;
       };
+  /** REDIS_URL: several instances share rooms, limits, overlay and request event logs through it (docs/deployment.md). */
   readonly redisUrl: string | undefined;
+  /** A request's events after a dropped connection (docs/protocol.md §8.7). */
+  readonly rejoin: {
+    /** AI_DISCONNECT_POLICY: `abort` stops a generation whose socket disconnected; `continue` lets it run for `graceMs`. */
+    readonly disconnectPolicy: 'abort' | 'continue';
+    /** AI_REJOIN_GRACE_MS: how long a disconnected generation waits for a rejoin, and a finished request's events are kept. */
+    readonly graceMs: number;
+  };
   readonly auth: {
     readonly mode: 'jwt' | 'none';
     readonly secret: string | undefined;
@@ -65,6 +73,10 @@ export interface AppConfig {
     readonly threadCacheSize: number;
     readonly threadLeaseMs: number;
     readonly historyMaxTokens: number;
+    /** AI_MAX_TOOL_CALLS_PER_REPLY: tool calls run per model reply; the rest get an error result (docs/agent.md). */
+    readonly maxToolCallsPerReply: number;
+    /** AI_NO_PROGRESS_ROUNDS: tool rounds in a row bringing nothing new before the run stops calling tools. */
+    readonly noProgressRounds: number;
   };
   readonly llm: {
     readonly provider: string | undefined;

@@ -65,8 +65,17 @@ export class EnvironmentVariables {
   @IsOptional() @IsString()
   ARANGO_PASSWORD?: string;
 
-  @IsOptional() @IsString()
+  /** Redis for several instances (docs/deployment.md): redis://[user:password@]host:port[/db], or rediss:// for TLS. */
+  @IsOptional() @IsUrl({ require_tld: false, require_protocol: true, protocols: ['redis', 'rediss'] })
   REDIS_URL?: string;
+
+  /** What a socket disconnect does to its running generations (docs/protocol.md §8.7). */
+  @IsIn(['abort', 'continue'])
+  AI_DISCONNECT_POLICY: 'abort' | 'continue' = 'abort';
+
+  /** How long a disconnected generation waits for a rejoin (continue), and how long a finished request can still be rejoined. */
+  @Transform(toNumber) @IsInt() @Min(1000) @Max(3_600_000)
+  AI_REJOIN_GRACE_MS = 60000;
 
   // Auth
   @IsOptional() @IsIn(['jwt', 'none'])
@@ -149,6 +158,14 @@ export class EnvironmentVariables {
 
   @Transform(toNumber) @IsInt() @Min(1000)
   AI_HISTORY_MAX_TOKENS = 24000;
+
+  /** Tool calls run per model reply (seed 003's maxToolCalls); the calls beyond get an error result: docs/agent.md. */
+  @Transform(toNumber) @IsInt() @Min(1) @Max(100)
+  AI_MAX_TOOL_CALLS_PER_REPLY = 10;
+
+  /** Tool rounds in a row that bring nothing new before the run stops calling tools (smart stopping): docs/agent.md. */
+  @Transform(toNumber) @IsInt() @Min(1) @Max(50)
+  AI_NO_PROGRESS_ROUNDS = 3;
 
   // LLM endpoint (provider keys and base URLs are looked up through config/providers.json)
   @IsOptional() @IsString() @MinLength(1)

@@ -34,6 +34,14 @@ describe(loadAppConfig.name, () => {
     }
   });
 
+  it('bounds the agent loop: tool calls per reply (10) and rounds without progress (3), validated', () => {
+    expect(loadAppConfig({}).agent).toMatchObject({ maxToolCallsPerReply: 10, noProgressRounds: 3 });
+    expect(loadAppConfig({ AI_MAX_TOOL_CALLS_PER_REPLY: '4', AI_NO_PROGRESS_ROUNDS: '2' }).agent).toMatchObject({ maxToolCallsPerReply: 4, noProgressRounds: 2 });
+    expect(() => loadAppConfig({ AI_MAX_TOOL_CALLS_PER_REPLY: '0' })).toThrow(/AI_MAX_TOOL_CALLS_PER_REPLY/);
+    expect(() => loadAppConfig({ AI_MAX_TOOL_CALLS_PER_REPLY: 'many' })).toThrow(/AI_MAX_TOOL_CALLS_PER_REPLY/);
+    expect(() => loadAppConfig({ AI_NO_PROGRESS_ROUNDS: '0' })).toThrow(/AI_NO_PROGRESS_ROUNDS/);
+  });
+
   it('refuses AUTH_MODE=none in production and requires a key for jwt', () => {
     expect(() => loadAppConfig({ NODE_ENV: 'production', AUTH_MODE: 'none' })).toThrow(/AUTH_MODE/);
     expect(() => loadAppConfig({ NODE_ENV: 'production' })).toThrow(/JWT_SECRET/);

@@ -73,6 +73,7 @@ export function loadAppConfig(env: Record<string, string | undefined>): AppConfi
           }
         : { kind: 'sqlite' as const, dataDir: path.resolve(vars.DATA_DIR), seedDemo },
     redisUrl: vars.REDIS_URL,
+    rejoin: { disconnectPolicy: vars.AI_DISCONNECT_POLICY, graceMs: vars.AI_REJOIN_GRACE_MS },
     auth: {
       mode: authMode,
       secret: vars.JWT_SECRET,
@@ -99,6 +100,8 @@ export function loadAppConfig(env: Record<string, string | undefined>): AppConfi
       threadCacheSize: vars.THREAD_CACHE_SIZE,
       threadLeaseMs: vars.THREAD_LEASE_MS,
       historyMaxTokens: vars.AI_HISTORY_MAX_TOKENS,
+      maxToolCallsPerReply: vars.AI_MAX_TOOL_CALLS_PER_REPLY,
+      noProgressRounds: vars.AI_NO_PROGRESS_ROUNDS,
     },
     llm: {
       provider: vars.LLM_PROVIDER,

@@ -9,7 +9,17 @@ export interface LlmToolCall {
   function: { name: string; arguments: string };
 }
 
-export interface LlmSystemMessage {
+/**
+ * Every message of a conversation names the thread it belongs to (docs/threads.md, "Isolation"): set
+ * from the store when a history is built and by the loop for what a run adds; checked before every
+ * upstream call, never sent upstream. System messages built for one call (notes, recalled memory)
+ * may carry none.
+ */
+interface ThreadScoped {
+  threadId?: string;
+}
+
+export interface LlmSystemMessage extends ThreadScoped {
   role: 'system';
   content: string;
   /**
@@ -19,21 +29,27 @@ export interface LlmSystemMessage {
   cacheBreakpoint?: boolean;
 }
 
-export interface LlmUserMessage {
+export interface LlmUserMessage extends ThreadScoped {
   role: 'user';
   content: string;
 }
 
-export interface LlmAssistantMessage {
+export interface LlmAssistantMessage extends ThreadScoped {
   role: 'assistant';
   content: string | null;
   tool_calls?: LlmToolCall[];
 }
 
-export interface LlmToolMessage {
+export interface LlmToolMessage extends ThreadScoped {
   role: 'tool';
   content: string;
   tool_call_id: string;
+  /** The tool the call named; stored with the result (docs/threads.md), not sent (the wire pairs by id). */
+  name?: string;
+  /** The call did what it was asked (a read ran, a decision was applied); false for an error result. Stored, not sent. */
+  success?: boolean;
+  /** How long producing the result took. Stored, not sent. */
+  durationMs?: number;
 }
 
 export type LlmMessage = LlmSystemMessage | LlmUserMessage | LlmAssistantMessage | LlmToolMessage;

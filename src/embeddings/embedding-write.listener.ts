@@ -30,6 +30,8 @@ export class EmbeddingWriteListener {
   }
 
   private onChange(event: GraphChangeEvent): void {
+    // The instance that made the change embeds its nodes.
+    if (event.remote) return;
     if (event.kind === 'stored') this.queue?.enqueue(event.workspace, event.graphKey, event.nodeKeys);
     else if (event.kind === 'imported') this.queue?.enqueue(event.workspace, event.graphKey, 'all');
   }

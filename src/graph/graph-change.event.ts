@@ -5,8 +5,11 @@
  *  - `stored`: the store changed; `nodeKeys` are the nodes created or updated (deletions need no
  *    embedding), each to embed again if its embedding text changed.
  *  - `imported`: the whole graph was replaced (import, demo seed): every node may need a vector.
+ * `remote`: the change was made by another instance (RedisGraphChangeRelay): caches are cleared again
+ * here, work that the instance making the change does (embedding the nodes) is not done twice.
  */
-export type GraphChangeEvent =
+export type GraphChangeEvent = (
   | { kind: 'live'; workspace: string; graphKey: string }
   | { kind: 'stored'; workspace: string; graphKey: string; nodeKeys: string[] }
-  | { kind: 'imported'; workspace: string; graphKey: string };
+  | { kind: 'imported'; workspace: string; graphKey: string }
+) & { remote?: true };

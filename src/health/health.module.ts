@@ -8,8 +8,8 @@ import { HealthService } from './health.service';
 import { MetricsController } from './metrics.controller';
 
 /**
- * The operations endpoints (public, outside /api): GET /health, readiness of the graph store (and of
- * Redis once it is used: see REDIS_HEALTH_CHECK) and the LLM and embedding providers chosen at start;
+ * The operations endpoints (public, outside /api): GET /health, readiness of the graph store, Redis's
+ * state with REDIS_URL (RedisModule, global), and the LLM and embedding providers chosen at start;
  * GET /metrics, the Prometheus text of the application's registry (ObservabilityModule).
  */
 @Module({

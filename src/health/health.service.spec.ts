@@ -3,7 +3,7 @@ import { EmbeddingProvider } from '../embeddings/embedding-provider';
 import { GraphStore } from '../graph/graph-store';
 import { LlmProvider } from '../providers/llm-provider';
 import { HealthService } from './health.service';
-import { RedisHealthCheck } from './redis-health.check';
+import { RedisConnection } from '../redis/redis-connection';
 
 describe(HealthService.name, () => {
   const config = loadAppConfig({ NODE_ENV: 'test', AUTH_MODE: 'none', DATA_DIR: '/tmp/unused' });
@@ -42,14 +42,22 @@ describe(HealthService.name, () => {
     expect(report).toMatchObject({ status: 'unavailable', store: { status: 'down', kind: 'arango', detail: 'socket hang up' } });
   });
 
-  it('has no redis field until something provides a Redis check; then Redis counts for readiness', async () => {
+  it('has no redis field without REDIS_URL; with it, a Redis that is down degrades the instance without making it unavailable', async () => {
     expect(await new HealthService(up, config, llm).check()).not.toHaveProperty('redis');
-    const redisUp: RedisHealthCheck = { check: async () => ({ status: 'up' }) };
+    const redisUp: Pick<RedisConnection, 'health'> = { health: async () => ({ status: 'up' }) };
     expect(await new HealthService(up, config, llm, null, redisUp).check()).toMatchObject({ status: 'ok', redis: { status: 'up' } });
-    const redisFailing: RedisHealthCheck = { check: async () => Promise.reject(new Error('ETIMEDOUT')) };
-    expect(await new HealthService(up, config, llm, null, redisFailing).check()).toMatchObject({
-      status: 'unavailable',
-      redis: { status: 'down', detail: 'ETIMEDOUT' },
+    const redisDown: Pick<RedisConnection, 'health'> = { health: async () => ({ status: 'down', detail: 'connect ECONNREFUSED 127.0.0.1:6379' }) };
+    expect(await new HealthService(up, config, llm, null, redisDown).check()).toMatchObject({
+      status: 'degraded',
+      redis: { status: 'down', detail: 'connect ECONNREFUSED 127.0.0.1:6379' },
     });
+    const redisFailing: Pick<RedisConnection, 'health'> = { health: async () => Promise.reject(new Error('ETIMEDOUT')) };
+    expect(await new HealthService(up, config, llm, null, redisFailing).check()).toMatchObject({ status: 'degraded', redis: { status: 'down', detail: 'ETIMEDOUT' } });
+  });
+
+  it('is unavailable when the store is down, whatever Redis says', async () => {
+    const down = storeWith(async () => ({ status: 'down', kind: 'arango', detail: 'ECONNREFUSED' }));
+    const redisUp: Pick<RedisConnection, 'health'> = { health: async () => ({ status: 'up' }) };
+    expect(await new HealthService(down, config, llm, null, redisUp).check()).toMatchObject({ status: 'unavailable', redis: { status: 'up' } });
   });
 });

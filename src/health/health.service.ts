@@ -8,24 +8,31 @@ import { GraphStore, StoreHealth } from '../graph/graph-store';
 import { GRAPH_STORE } from '../graph/graph-store.token';
 import { LlmProvider } from '../providers/llm-provider';
 import { LLM_PROVIDER } from '../providers/llm-provider.token';
-import { DependencyHealth, REDIS_HEALTH_CHECK, RedisHealthCheck } from './redis-health.check';
+import { RedisConnection, RedisHealth } from '../redis/redis-connection';
+import { REDIS_CONNECTION } from '../redis/redis-connection.token';
 
 export interface HealthReport {
-  status: 'ok' | 'unavailable';
+  /**
+   * `ok`: everything is up. `degraded`: Redis is down, so this instance serves alone (no shared rooms,
+   * limits, overlay, aborts or rejoins across instances) until it reconnects. `unavailable`: the store is down.
+   */
+  status: 'ok' | 'degraded' | 'unavailable';
   store: StoreHealth;
   uptimeSeconds: number;
   /** The chat provider chosen at start (registry name and model; never a key or a URL). */
   llm: { provider: string; model: string };
   /** The embedding provider chosen at start (`none`: BM25 only). */
   embeddings: { provider: string; model: string | null };
-  /** Present once Redis is used (see REDIS_HEALTH_CHECK). */
-  redis?: DependencyHealth;
+  /** Present with REDIS_URL only. */
+  redis?: RedisHealth;
 }
 
 /**
  * Readiness of what the service depends on, plus which providers it runs with. Each dependency
- * contributes one field and one "is it up" check: the store today, Redis once it is used.
- * Provider names are fixed at start, so reporting them costs nothing per call.
+ * contributes one field: the store decides readiness; Redis (with REDIS_URL) only degrades the instance,
+ * which keeps serving on its own while Redis is down (a readiness probe failing on every instance at
+ * once because Redis is down would take the whole service out of rotation). Provider names are fixed
+ * at start, so reporting them costs nothing per call.
  */
 @Injectable()
 export class HealthService {
@@ -38,7 +45,7 @@ export class HealthService {
     @Inject(APP_CONFIG) config: AppConfig,
     @Inject(LLM_PROVIDER) llmProvider: LlmProvider,
     @Optional() @Inject(EMBEDDING_PROVIDER) embeddingProvider: EmbeddingProvider | null = null,
-    @Optional() @Inject(REDIS_HEALTH_CHECK) private readonly redis: RedisHealthCheck | null = null,
+    @Optional() @Inject(REDIS_CONNECTION) private readonly redis: Pick<RedisConnection, 'health'> | null = null,
   ) {
     this.llm = { provider: llmProvider.providerName, model: llmProvider.model };
     this.embeddings = {
@@ -49,9 +56,9 @@ export class HealthService {
 
   async check(): Promise<HealthReport> {
     const [store, redis] = await Promise.all([this.storeHealth(), this.redisHealth()]);
-    const up = store.status === 'up' && (redis === undefined || redis.status === 'up');
+    const status = store.status !== 'up' ? 'unavailable' : redis?.status === 'down' ? 'degraded' : 'ok';
     return {
-      status: up ? 'ok' : 'unavailable',
+      status,
       store,
       uptimeSeconds: Math.round((Date.now() - this.startedAt) / 1000),
       llm: this.llm,
@@ -68,10 +75,10 @@ export class HealthService {
     }
   }
 
-  private async redisHealth(): Promise<DependencyHealth | undefined> {
+  private async redisHealth(): Promise<RedisHealth | undefined> {
     if (!this.redis) return undefined;
     try {
-      return await this.redis.check();
+      return await this.redis.health();
     } catch (error) {
       return { status: 'down', detail: describe(error) };
     }

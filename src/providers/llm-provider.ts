@@ -14,6 +14,8 @@ export interface LlmCallOptions {
    * in the messages); the offline provider builds its extractive answer from it.
    */
   retrievedContext?: GraphRAGContext;
+  /** The conversation the call is for: named in its logs (llm_retry, llm_error). */
+  threadId?: string;
 }
 
 export interface LlmCompletion {

@@ -24,16 +24,25 @@ export function generatedToolCallId(responseId: string | undefined, index: numbe
   return `call_${(responseId || 'gen').replace(/[^A-Za-z0-9_-]/g, '').slice(0, 40)}_${index}`;
 }
 
-/** Our messages are already the OpenAI shape; only our own markers (cacheBreakpoint) are dropped. */
+/**
+ * Our messages are already the OpenAI shape; each is rebuilt with the wire's fields only, so our own
+ * markers (cacheBreakpoint, threadId, a tool result's name, success and duration) never go upstream.
+ */
 export function toOpenAiMessages(messages: LlmMessage[]): ChatCompletionMessageParam[] {
-  return messages.map((message) => {
-    if (message.role === 'system') return { role: 'system', content: message.content };
-    if (message.role === 'assistant') {
-      const converted: ChatCompletionMessageParam = { role: 'assistant', content: message.content };
-      if (message.tool_calls?.length) converted.tool_calls = message.tool_calls;
-      return converted;
+  return messages.map((message): ChatCompletionMessageParam => {
+    switch (message.role) {
+      case 'system':
+        return { role: 'system', content: message.content };
+      case 'user':
+        return { role: 'user', content: message.content };
+      case 'tool':
+        return { role: 'tool', content: message.content, tool_call_id: message.tool_call_id };
+      case 'assistant': {
+        const converted: ChatCompletionMessageParam = { role: 'assistant', content: message.content };
+        if (message.tool_calls?.length) converted.tool_calls = message.tool_calls;
+        return converted;
+      }
     }
-    return message;
   });
 }
 

@@ -76,7 +76,7 @@ export class RetryingLlmProvider implements LlmProvider {
         return completion;
       } catch (error) {
         try {
-          await this.handleFailure(error, attempt, false, model, options.signal);
+          await this.handleFailure(error, attempt, false, model, options);
         } catch (final) {
           call.end(isAbortError(final) ? 'aborted' : 'error');
           throw final;
@@ -122,7 +122,7 @@ export class RetryingLlmProvider implements LlmProvider {
           } catch (error) {
             inner = null;
             try {
-              await this.handleFailure(error, attempt, emitted, model, options.signal);
+              await this.handleFailure(error, attempt, emitted, model, options);
             } catch (final) {
               finished = true;
               call.end(isAbortError(final) ? 'aborted' : 'error');
@@ -148,17 +148,19 @@ export class RetryingLlmProvider implements LlmProvider {
   }
 
   /** Returns after the backoff wait when the attempt may be retried; throws otherwise. */
-  private async handleFailure(error: unknown, attempt: number, emitted: boolean, model: string, signal: AbortSignal | undefined): Promise<void> {
+  private async handleFailure(error: unknown, attempt: number, emitted: boolean, model: string, options: LlmCallOptions): Promise<void> {
+    const { signal, threadId } = options;
     if (isAbortError(error) || signal?.aborted) {
       throw error instanceof LlmAbortError ? error : new LlmAbortError(undefined, { cause: error });
     }
     const classified = classifyLLMError(error, this.locale, this.providerName);
     const delayMs = !emitted && classified.retryable && attempt < this.maxRetries ? retryDelayMs(attempt, classified.retryAfterMs, this.backoff) : null;
     this.observer?.upstreamError({ provider: this.providerName, model }, classified.code, delayMs !== null);
-    if (delayMs === null) throw this.fail(classified, error, attempt, emitted, model);
+    if (delayMs === null) throw this.fail(classified, error, attempt, emitted, model, threadId);
     logger.warn('llm_retry', {
       provider: this.providerName,
       model,
+      ...(threadId ? { threadId } : {}),
       code: classified.code,
       statusCode: classified.statusCode,
       attempt: attempt + 1,
@@ -186,10 +188,11 @@ export class RetryingLlmProvider implements LlmProvider {
     };
   }
 
-  private fail(classified: ClassifiedLlmError, error: unknown, attempt: number, emitted: boolean, model: string): LlmProviderError {
+  private fail(classified: ClassifiedLlmError, error: unknown, attempt: number, emitted: boolean, model: string, threadId: string | undefined): LlmProviderError {
     this.events.llmError({
       provider: classified.provider,
       model,
+      ...(threadId ? { threadId } : {}),
       code: classified.code,
       retryable: classified.retryable,
       statusCode: classified.statusCode,

@@ -29,6 +29,9 @@ export interface RetrieveOptions {
   mentions?: string[];
   maxNodes?: number;
   maxDepth?: number;
+  /** Characters of `process` / of `data` JSON kept per node, for this retrieval (a smaller context: docs/agent.md). */
+  truncateProcess?: number;
+  truncateData?: number;
 }
 
 /** A retrieval and the context message sent to the model for it (see retrieveWithMessage). */
@@ -137,7 +140,11 @@ export class GraphRagRetriever {
     const maxNodes = clampInteger(options.maxNodes ?? this.options.maxNodes, 1, MAX_NODES_LIMIT);
     const maxDepth = clampInteger(options.maxDepth ?? this.options.maxDepth, 0, MAX_DEPTH_LIMIT);
     const mentions = [...new Set(options.mentions ?? [])];
-    const cacheKey = JSON.stringify([dataSource.workspace, graphKey, query, mentions, maxNodes, maxDepth]);
+    const truncation = {
+      truncateProcess: Math.max(0, options.truncateProcess ?? this.options.truncateProcess),
+      truncateData: Math.max(0, options.truncateData ?? this.options.truncateData),
+    };
+    const cacheKey = JSON.stringify([dataSource.workspace, graphKey, query, mentions, maxNodes, maxDepth, truncation.truncateProcess, truncation.truncateData]);
 
     const entry = this.cache.get(cacheKey);
     if (entry) {
@@ -198,7 +205,7 @@ export class GraphRagRetriever {
       this.edgesWithin(dataSource, graphKey, selected.map((entry) => entry.node._key)),
       dataSource.getNodeConfigs(),
     ]);
-    const context = this.assemble(graph, selected, edges, configs, {
+    const context = this.assemble(graph, selected, edges, configs, truncation, {
       query,
       searchMode,
       cacheHit: false,
@@ -272,10 +279,10 @@ export class GraphRagRetriever {
     ranked: SelectedNode[],
     edges: GraphEdge[],
     configs: NodeTypeConfig[],
+    limits: { truncateProcess: number; truncateData: number },
     retrieval: GraphRAGContext['retrieval'],
   ): GraphRAGContext {
     const configsByType = new Map(configs.map((config) => [config._key, config]));
-    const limits = { truncateProcess: this.options.truncateProcess, truncateData: this.options.truncateData };
     const usedTypes = [...new Set(ranked.map((entry) => entry.node.type))];
     return {
       graph: { ...summarizeGraph(graph), ...(graph.metadata ? { metadata: graph.metadata } : {}) },

@@ -13,8 +13,9 @@ export interface ThreadMessageOptions {
 
 /**
  * A model-format message (what the loop produced) → a message to commit: a stable sortable id, a
- * timestamp, tool calls and tool-call ids in the stored shape. `cacheBreakpoint` is a sending
- * concern and is not stored.
+ * timestamp, tool calls and tool-call ids in the stored shape, a tool result's name, success and
+ * duration. `cacheBreakpoint` is a sending concern and is not stored; the thread id is stamped by
+ * ThreadStore.commit.
  */
 export function toThreadMessage(message: LlmMessage, options: ThreadMessageOptions = {}): ThreadMessage {
   const createdTime = options.createdTime ?? Date.now();
@@ -24,8 +25,13 @@ export function toThreadMessage(message: LlmMessage, options: ThreadMessageOptio
       return { ...base, role: 'system', kind: options.kind ?? (message.cacheBreakpoint ? 'system_prompt' : 'rag_context'), content: message.content };
     case 'user':
       return { ...base, role: 'user', content: message.content };
-    case 'tool':
-      return { ...base, role: 'tool', content: message.content, toolCallId: message.tool_call_id };
+    case 'tool': {
+      const stored: ThreadMessage = { ...base, role: 'tool', content: message.content, toolCallId: message.tool_call_id };
+      if (message.name !== undefined) stored.toolName = message.name;
+      if (message.success !== undefined) stored.success = message.success;
+      if (message.durationMs !== undefined) stored.durationMs = message.durationMs;
+      return stored;
+    }
     case 'assistant': {
       const stored: ThreadMessage = { ...base, role: 'assistant', content: message.content };
       if (message.tool_calls && message.tool_calls.length > 0) {

@@ -1,4 +1,6 @@
-/** A commit raced another writer: the stored revision moved on. The run stops; the thread stays valid. */
+import { AppError } from '../errors/app-error';
+
+/** A commit raced another writer: the stored revision moved on. Nothing was written; the thread stays valid. */
 export class ThreadRevisionConflictError extends Error {
   constructor(
     readonly threadId: string,
@@ -8,4 +10,9 @@ export class ThreadRevisionConflictError extends Error {
     super(`Thread ${threadId} is at revision ${actualRevision}, expected ${expectedRevision}`);
     this.name = 'ThreadRevisionConflictError';
   }
+}
+
+/** The thread_busy ThreadStore.commit throws for a revision conflict (re-read and replay may help; docs/threads.md). */
+export function isRevisionConflict(error: unknown): boolean {
+  return error instanceof AppError && error.code === 'thread_busy' && error.cause instanceof ThreadRevisionConflictError;
 }

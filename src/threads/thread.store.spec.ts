@@ -3,6 +3,8 @@ import { ThreadStoreFixture } from '../../test/support/thread-store-fixture';
 import { assistantMessage, ragContext, systemPrompt, toolCall, toolResult, userMessage } from '../../test/support/thread-messages';
 import type { Principal } from '../auth/principal';
 import { AppError } from '../errors/app-error';
+import { LogEntry } from '../observability/log-entry';
+import { resetLogSink, setLogSink } from '../observability/logger';
 import { ThreadCommitValidationError } from './thread-commit-validation.error';
 import { IDEMPOTENCY_TTL_MS, ThreadStore } from './thread.store';
 import { PendingInterrupt } from './thread.types';
@@ -77,7 +79,7 @@ describe(ThreadStore.name, () => {
     it('appends rounds, returns frozen records and serves later loads from the cache after a revision check', async () => {
       const { store, repository } = fixture.instance();
       let thread = await store.create(alice, 'g', 't');
-      const round = [systemPrompt(), ragContext('ctx'), userMessage('Q'), assistantMessage(null, [toolCall('c1')]), toolResult('c1', 'r')];
+      const round = [systemPrompt(), ragContext('ctx'), userMessage('Q'), assistantMessage(null, [toolCall('c1')]), toolResult('c1', '{"r":1}')];
       thread = await store.commit(thread, { append: round });
       thread = await store.commit(thread, { append: [assistantMessage('A')] });
       expect(thread.revision).toBe(2);
@@ -104,13 +106,37 @@ describe(ThreadStore.name, () => {
       ]);
     });
 
-    it('refuses a malformed round before writing anything', async () => {
+    it('refuses a malformed round before writing anything, with a clear error and an error log', async () => {
       const { store } = fixture.instance();
+      const logs: LogEntry[] = [];
+      setLogSink((entry) => logs.push(entry));
       const thread = await store.create(alice, 'g', 't');
-      await expect(store.commit(thread, { append: [userMessage('Q'), toolResult('nope', 'r')] })).rejects.toBeInstanceOf(
-        ThreadCommitValidationError,
-      );
+      const refused = store.commit(thread, { append: [userMessage('Q'), toolResult('nope', '{}')] });
+      await expect(refused).rejects.toBeInstanceOf(ThreadCommitValidationError);
+      await expect(refused).rejects.toMatchObject({
+        code: 'internal',
+        message: expect.stringMatching(/answers no call of the assistant message before it\. Nothing of it was stored/),
+      });
+      const round = [userMessage('Q'), assistantMessage(null, [toolCall('c1', 'search_nodes')]), toolResult('c1', 'cut as tex', 'search_nodes')];
+      await expect(store.commit(thread, { append: round })).rejects.toMatchObject({ message: expect.stringMatching(/does not hold a JSON object/) });
+      resetLogSink();
       expect((await store.load(alice, thread.threadId)).revision).toBe(0);
+      expect((await store.load(alice, thread.threadId)).messages).toEqual([]);
+      expect(logs.filter((entry) => entry.event === 'thread_commit_refused')).toEqual([
+        expect.objectContaining({ level: 'error', threadId: thread.threadId, problem: expect.stringContaining('answers no call') }),
+        expect.objectContaining({ level: 'error', threadId: thread.threadId, problem: expect.stringContaining('does not hold a JSON object') }),
+      ]);
+    });
+
+    it('stamps every committed message with its thread, and reads it back from the store', async () => {
+      const { store, repository } = fixture.instance();
+      const thread = await store.create(alice, 'g', 't');
+      const committed = await store.commit(thread, { append: [userMessage('Q'), assistantMessage('A')] });
+      expect(committed.messages.map((message) => message.threadId)).toEqual([thread.threadId, thread.threadId]);
+      expect((await repository.get(thread.threadId))?.messages.map((message) => message.threadId)).toEqual([thread.threadId, thread.threadId]);
+      await expect(store.commit(committed, { append: [{ ...userMessage('x'), threadId: 'ai_someone_else' }] })).rejects.toMatchObject({
+        message: expect.stringMatching(/belongs to another thread/),
+      });
     });
 
     it('turns a commit from a stale record into thread_busy, writes nothing, and reloads fresh afterwards', async () => {
@@ -153,7 +179,7 @@ describe(ThreadStore.name, () => {
       expect(thread).toMatchObject({ pendingInterrupt: pending, title: 'Renamed' });
       thread = await store.commit(thread, { append: [] });
       expect(thread.pendingInterrupt).toEqual(pending);
-      thread = await store.commit(thread, { append: [toolResult('w1', '{"status":"rejected"}')], pendingInterrupt: null });
+      thread = await store.commit(thread, { append: [toolResult('w1', '{"status":"rejected"}', 'propose_create_node', false)], pendingInterrupt: null });
       expect(thread.pendingInterrupt).toBeNull();
       expect(await fixture.instance().store.load(alice, thread.threadId)).toEqual(thread);
     });

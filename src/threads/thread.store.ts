@@ -9,6 +9,7 @@ import { withoutSupersededContexts } from './history/rag-context.locator';
 import { IdempotencyReservationKeeper } from './idempotency-reservation.keeper';
 import { generateSortableId, generateThreadId, isThreadIdShape } from './sortable-id.generator';
 import { StringInterner } from './string.interner';
+import { ThreadCommitValidationError } from './thread-commit-validation.error';
 import { validateThreadCommit } from './thread-commit.validator';
 import { ThreadRecordCache } from './thread-record.cache';
 import { THREAD_REPOSITORY } from './thread-repository.token';
@@ -38,6 +39,12 @@ export interface ThreadRoundCommit {
   /** undefined leaves it as is; null clears it. */
   pendingInterrupt?: PendingInterrupt | null;
   title?: string;
+}
+
+/** What a commit did: the record after it, and whether it wrote (false: its operation id was already applied). */
+export interface ThreadCommitReceipt {
+  record: ThreadRecord;
+  applied: boolean;
 }
 
 /**
@@ -116,18 +123,31 @@ export class ThreadStore implements BeforeApplicationShutdown {
 
   /**
    * Appends a round atomically against `thread.revision` (optimistic concurrency) and returns the
-   * new record (also cached). The messages are validated first (ThreadCommitValidationError: a bug).
-   * Another writer got there first → AppError thread_busy (retryable; nothing was written). A
-   * replayed operationId → the stored record, unchanged. Deleted meanwhile → not_found.
+   * new record (also cached). Every message is stamped with the thread's id, then the round is
+   * validated (ThreadCommitValidationError, `internal`: nothing written, logged as
+   * thread_commit_refused). Another writer got there first → AppError thread_busy (retryable;
+   * nothing was written; isRevisionConflict tells it apart from a lease refusal). A replayed
+   * operationId → the stored record, unchanged. Deleted meanwhile → not_found.
    */
   async commit(thread: ThreadRecord, round: ThreadRoundCommit): Promise<ThreadRecord> {
-    validateThreadCommit(thread.threadId, thread.messages, round.append);
+    return (await this.commitRound(thread, round)).record;
+  }
+
+  /** commit(), also saying whether it wrote (false: a replay of an operation already applied). */
+  async commitRound(thread: ThreadRecord, round: ThreadRoundCommit): Promise<ThreadCommitReceipt> {
+    const append = round.append.map((message) => (message.threadId === undefined ? { ...message, threadId: thread.threadId } : message));
+    try {
+      validateThreadCommit(thread.threadId, thread.messages, append);
+    } catch (error) {
+      if (error instanceof ThreadCommitValidationError) logger.error('thread_commit_refused', { threadId: thread.threadId, problem: error.problem });
+      throw error;
+    }
     let result;
     try {
       result = await this.repository.commit(thread.threadId, {
         operationId: round.operationId ?? randomUUID(),
         expectedRevision: thread.revision,
-        append: round.append,
+        append,
         pendingInterrupt: round.pendingInterrupt,
         title: round.title,
       });
@@ -143,18 +163,18 @@ export class ThreadStore implements BeforeApplicationShutdown {
       logger.info('thread_commit_replayed', { threadId: thread.threadId, revision: result.revision });
       const stored = await this.fresh(thread.threadId);
       if (!stored) throw threadNotFound();
-      return stored;
+      return { record: stored, applied: false };
     }
     const next = this.compact({
       ...thread,
-      messages: [...thread.messages, ...round.append],
+      messages: [...thread.messages, ...append],
       pendingInterrupt: round.pendingInterrupt === undefined ? thread.pendingInterrupt : round.pendingInterrupt,
       title: round.title ?? thread.title,
       revision: result.revision,
       lastUpdatedTime: result.lastUpdatedTime,
     });
     this.cache.set(next);
-    return next;
+    return { record: next, applied: true };
   }
 
   /**

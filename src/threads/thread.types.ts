@@ -9,6 +9,11 @@ import type { PolicySnapshot } from '../policy/action-policy';
  */
 export interface ThreadMessage {
   id: string;
+  /**
+   * The thread it belongs to (docs/threads.md, "Isolation"): set by ThreadStore on every message it
+   * commits and by the repositories on every message they read (SQLite: from the row's thread column).
+   */
+  threadId?: string;
   role: 'system' | 'user' | 'assistant' | 'tool' | 'event';
   /** For system messages: the stable system prompt, or the retrieved context of one question. */
   kind?: 'system_prompt' | 'rag_context';
@@ -17,6 +22,12 @@ export interface ThreadMessage {
   toolCalls?: LlmToolCall[];
   /** tool: the call this message answers. */
   toolCallId?: string;
+  /** tool: the name of the tool that call named (required on every result committed since; docs/threads.md). */
+  toolName?: string;
+  /** tool: the call did what it asked (a read ran, a decision was applied), false for an error result. */
+  success?: boolean;
+  /** tool: how long producing the result took, in ms. */
+  durationMs?: number;
   createdTime: number;
   /** assistant: generation stopped by the user or a disconnect; content is the partial text. */
   aborted?: true;

@@ -170,7 +170,8 @@ export function describeThreadRepositoryContract(name: string, create: () => Pro
 
         const stored = await repository.get(thread.threadId);
         expect(stored?.revision).toBe(3);
-        expect(stored?.messages).toEqual([...round1, ...round2, ...round3]);
+        // Each message is read back with the thread it belongs to (docs/threads.md, "Isolation").
+        expect(stored?.messages).toEqual([...round1, ...round2, ...round3].map((message) => ({ ...message, threadId: thread.threadId })));
         expect(stored?.lastUpdatedTime).toBe(third.lastUpdatedTime);
       });
 

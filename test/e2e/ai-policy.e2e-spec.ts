@@ -159,7 +159,7 @@ describe(`Action policy, questions and thread events (${ActionPolicyController.n
       expect(answer.complete!.interrupt).toBeUndefined();
 
       const start = answer.names.indexOf('ai:tool_start');
-      expect(answer.events[start].payload).toEqual({ _id: 1, toolCallId: 'call_auto', toolName: 'propose_create_node' });
+      expect(answer.events[start].payload).toEqual({ _id: 1, seq: start + 1, toolCallId: 'call_auto', toolName: 'propose_create_node' });
       expect(answer.names[start + 1]).toBe('ai:tool_result');
       expect(JSON.parse((answer.events[start + 1].payload as { result: string }).result)).toMatchObject({ status: 'applied', appliedBy: 'server' });
       expect(toolResultSent('call_auto')).toMatchObject({ status: 'applied' });
@@ -168,6 +168,7 @@ describe(`Action policy, questions and thread events (${ActionPolicyController.n
       expect(events.map((event) => event.event.type)).toEqual(['DATA_ADDED', 'ACTIONS_EXECUTED']);
       expect(events[1]).toEqual({
         _id: 1,
+        seq: answer.names.lastIndexOf('ai:event') + 1,
         threadId: answer.complete!.threadId,
         event: { type: 'ACTIONS_EXECUTED', summary: 'Created 1 node on sheet main', results: [{ ok: true, label: 'create_node log-auto', detail: 'type log-node' }] },
       });
@@ -196,7 +197,7 @@ describe(`Action policy, questions and thread events (${ActionPolicyController.n
       expect(await graphNodes()).toContain('error-handler');
 
       const resumed = await client.resume({ _id: 2, threadId: asked.complete!.threadId, approved: true });
-      expect(resumed.events[1].payload).toEqual({ _id: 2, toolCallId: 'call_ask', toolName: 'ask_user' });
+      expect(resumed.events[1].payload).toEqual({ _id: 2, seq: 2, toolCallId: 'call_ask', toolName: 'ask_user' });
       expect(resumed.complete).toMatchObject({ fullText: 'Deleted.' });
       expect(resumed.complete!.interrupt).toBeUndefined();
       expect(toolResultSent('call_ask')).toEqual({ status: 'answered', answer: 'yes' });

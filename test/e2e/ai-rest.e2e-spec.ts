@@ -233,7 +233,7 @@ describe(`${AiController.name} and the gateway with RATE_LIMIT_PER_MINUTE=1, AI_
     const client = await AiSocketClient.connect(app.url);
     try {
       const failed = await client.chat({ _id: 1, graphKey: GRAPH, message: 'Encore' });
-      expect(failed.error).toEqual({ _id: 1, code: 'rate_limit', retryable: true, error: 'Vous envoyez trop de requêtes. Patientez un instant et réessayez.' });
+      expect(failed.error).toEqual({ _id: 1, seq: 1, code: 'rate_limit', retryable: true, error: 'Vous envoyez trop de requêtes. Patientez un instant et réessayez.' });
       const bad = await client.resume({ _id: 2, threadId: 'ai_x', approved: 'oui' as unknown as boolean });
       expect(bad.error!.error).toMatch(/^La requête est invalide\./);
     } finally {

@@ -65,7 +65,9 @@ describe(`${AiGateway.name} (Socket.IO /ai, end to end)`, () => {
     expect(asked.names.slice(1, toolStart)).toContain('ai:token');
     expect(toolResult).toBeGreaterThan(toolStart);
     expect(asked.names.slice(toolResult)).toContain('ai:token');
-    expect(asked.events[toolStart].payload).toEqual({ _id: 1, toolCallId: 'call_read', toolName: 'read_node_detail' });
+    expect(asked.events[toolStart].payload).toEqual({ _id: 1, seq: toolStart + 1, toolCallId: 'call_read', toolName: 'read_node_detail' });
+    // docs/protocol.md §8.7: every event of the request carries seq 1, 2, 3, …
+    expect(asked.events.map((event) => (event.payload as { seq?: number }).seq)).toEqual(asked.events.map((_, index) => index + 1));
     expect((asked.events[toolResult].payload as { result: string }).result).toContain('fetch-api');
 
     const complete = asked.complete!;
@@ -85,8 +87,8 @@ describe(`${AiGateway.name} (Socket.IO /ai, end to end)`, () => {
 
     const resumed = await client.resume({ _id: 2, threadId, approved: true });
     expect(resumed.names[0]).toBe('ai:thread');
-    expect(resumed.events[0].payload).toEqual({ _id: 2, threadId });
-    expect(resumed.events[1].payload).toEqual({ _id: 2, toolCallId: 'call_create', toolName: 'propose_create_node' });
+    expect(resumed.events[0].payload).toEqual({ _id: 2, seq: 1, threadId });
+    expect(resumed.events[1].payload).toEqual({ _id: 2, seq: 2, toolCallId: 'call_create', toolName: 'propose_create_node' });
     expect(JSON.parse((resumed.events[2].payload as { result: string }).result)).toMatchObject({ status: 'approved' });
     expect(resumed.complete).toMatchObject({ _id: 2, threadId, fullText: 'Done: log-errors now exists.' });
     expect(resumed.complete!.interrupt).toBeUndefined();
@@ -249,7 +251,7 @@ describe(`${AiGateway.name} (Socket.IO /ai, end to end)`, () => {
     expect(chat.error).toMatchObject({ _id: 1, code: 'not_found', retryable: false });
     const resume = await client.resume({ _id: 2, threadId: 'ai_doesnotexist0000000000000', approved: true });
     expect(resume.names).toEqual(['ai:thread', 'ai:error']);
-    expect(resume.events[0].payload).toEqual({ _id: 2, threadId: 'ai_doesnotexist0000000000000' });
+    expect(resume.events[0].payload).toEqual({ _id: 2, seq: 1, threadId: 'ai_doesnotexist0000000000000' });
     expect(resume.error).toMatchObject({ _id: 2, code: 'not_found' });
     const tooLong = await client.resume({ _id: 4, threadId: 'ai_doesnotexist0000000000000', approved: false, feedback: 'x'.repeat(16_001) });
     expect(tooLong.names).toEqual(['ai:thread', 'ai:error']);

@@ -7,6 +7,7 @@ import { AgentEventSink } from '../../src/ai/agent/agent-event.sink';
 import { AgentResult } from '../../src/ai/agent/agent-result';
 import { ChatService } from '../../src/ai/chat.service';
 import { HitlObserver } from '../../src/ai/hitl.observer';
+import { AgentRunObserver } from '../../src/ai/runs/agent-run.observer';
 import { AppConfig } from '../../src/config/app-config';
 import { loadAppConfig } from '../../src/config/load-app-config';
 import { ProviderRegistry } from '../../src/config/provider-registry';
@@ -43,6 +44,8 @@ export interface ChatServiceHarnessOptions {
   wrapProvider?: (provider: LlmProvider) => LlmProvider;
   /** Told about each human-in-the-loop step (metrics). */
   hitl?: HitlObserver;
+  /** Told how each run ended and how each commit conflict went (metrics). */
+  runs?: AgentRunObserver;
 }
 
 /**
@@ -109,6 +112,7 @@ export class ChatServiceHarness {
       new TokenCounter(),
       new ActionPolicyService(new SqliteActionPolicyRepository(db)),
       options.hitl,
+      options.runs,
     );
     return new ChatServiceHarness(config, service, db, graphStore, threadStore, retriever, provider, tokenTracker, !options.dataDir);
   }

@@ -4,6 +4,7 @@ import { anthropicErrorBody, anthropicRequestRefusal, renderAnthropicJson, rende
 import { deterministicVector, embeddingInputs, renderEmbeddings } from './scripted-llm/embeddings-wire';
 import { loadFixtureResponse } from './scripted-llm/fixture-replay';
 import { openAiErrorBody, renderOpenAiJson, renderOpenAiStream } from './scripted-llm/openai-wire';
+import { PromptCacheSimulator, promptTokens } from './scripted-llm/prompt-cache';
 import {
   RecordedRequest,
   ScriptedEmbeddings,
@@ -28,6 +29,19 @@ export type { LlmFixtureManifestEntry } from './scripted-llm/fixture-replay';
 export interface ScriptedLlmServerOptions {
   /** Dimension of the default deterministic embeddings (a request's `dimensions` wins). Default 16. */
   embeddingDimension?: number;
+  /**
+   * Report in derived usage (turns without `usage`) the prompt's tokens and the part a provider's
+   * prompt cache would serve (PromptCacheSimulator: OpenAI's automatic prefix cache, Anthropic's
+   * cache_control breakpoints). Off by default: derived usage then reports no cached tokens. The
+   * figures are recorded on every request either way (`RecordedRequest.prompt`).
+   */
+  promptCache?: boolean;
+  /**
+   * The model's context window in tokens: a prompt larger than this is refused before any generation
+   * with the provider's own context-length error (OpenAI 400 `context_length_exceeded`, Anthropic 400
+   * "prompt is too long"), and uses no scripted turn.
+   */
+  contextLength?: number;
 }
 
 /** What one response will be: status, headers and the pieces written one by one. */
@@ -120,6 +134,7 @@ export class ScriptedLlmServer {
   private readonly closeWaiters = new Map<number, Array<() => void>>();
   /** Requests whose connection the script itself cut (disconnectAfterChunks): not a client close. */
   private readonly cutByServer = new WeakSet<RecordedRequest>();
+  private readonly promptCaches = { 'openai.chat': new PromptCacheSimulator(), 'anthropic.messages': new PromptCacheSimulator() };
   private turnCounter = 0;
 
   private constructor(
@@ -177,11 +192,13 @@ export class ScriptedLlmServer {
     return this;
   }
 
-  /** Forgets queued turns and recorded requests. */
+  /** Forgets queued turns, recorded requests and what the prompt caches hold. */
   reset(): void {
     this.turns.length = 0;
     this.embeddings.length = 0;
     this.requests.length = 0;
+    this.promptCaches['openai.chat'] = new PromptCacheSimulator();
+    this.promptCaches['anthropic.messages'] = new PromptCacheSimulator();
   }
 
   /**
@@ -264,6 +281,8 @@ export class ScriptedLlmServer {
       closedEarly: false,
       closedAt: null,
       exhausted: false,
+      prompt: null,
+      promptCacheReported: this.options.promptCache === true,
     };
     this.requests.push(record);
     res.on('close', () => {
@@ -285,8 +304,10 @@ export class ScriptedLlmServer {
     }
     if (record.endpoint === 'openai.embeddings') return this.planEmbeddings(record);
     // Refused as the real API does, before any generation: no scripted turn is used.
-    const refusal = record.endpoint === 'anthropic.messages' ? anthropicRequestRefusal(record.body) : null;
+    const endpoint = record.endpoint;
+    const refusal = (endpoint === 'anthropic.messages' ? anthropicRequestRefusal(record.body) : null) ?? this.contextLengthRefusal(endpoint, record.body);
     if (refusal) return this.errorResponse(record, refusal, {});
+    record.prompt = this.promptCaches[endpoint].observe(endpoint, record.body);
     const input = this.turns.shift();
     if (!input) {
       record.exhausted = true;
@@ -314,6 +335,22 @@ export class ScriptedLlmServer {
     }
     const json = anthropic ? renderAnthropicJson(turn, record, turnNumber) : renderOpenAiJson(turn, record, turnNumber);
     return { status: 200, headers: { ...JSON_HEADERS, ...extraHeaders }, chunks: [JSON.stringify(json)], turn };
+  }
+
+  /** The provider's answer to a prompt larger than `contextLength`, as each API words it. */
+  private contextLengthRefusal(endpoint: 'openai.chat' | 'anthropic.messages', body: unknown): ScriptedError | null {
+    const limit = this.options.contextLength;
+    if (limit === undefined) return null;
+    const tokens = promptTokens(endpoint, body);
+    if (tokens <= limit) return null;
+    return endpoint === 'anthropic.messages'
+      ? { status: 400, type: 'invalid_request_error', message: `prompt is too long: ${tokens} tokens > ${limit} maximum` }
+      : {
+          status: 400,
+          type: 'invalid_request_error',
+          code: 'context_length_exceeded',
+          message: `This model's maximum context length is ${limit} tokens. However, your messages resulted in ${tokens} tokens. Please reduce the length of the messages.`,
+        };
   }
 
   private planEmbeddings(record: RecordedRequest): PlannedResponse {

@@ -32,8 +32,14 @@ export function toolCall(id: string, name = 'read_node_detail', args: Record<str
   return { id, type: 'function', function: { name, arguments: JSON.stringify(args) } };
 }
 
-export function toolResult(toolCallId: string, content: string): ThreadMessage {
-  return { ...base('tool', content), toolCallId };
+/** A tool result as the agent commits it: the call's tool name, its success and duration (docs/threads.md). */
+export function toolResult(toolCallId: string, content: string, toolName = 'read_node_detail', success = true): ThreadMessage {
+  return { ...base('tool', content), toolCallId, toolName, success, durationMs: 3 };
+}
+
+/** One closed exchange: a question and its answer. */
+export function exchangeOf(question: string, answer: string): ThreadMessage[] {
+  return [userMessage(question), assistantMessage(answer)];
 }
 
 export function eventMessage(summary: string, type: 'DATA_ADDED' | 'ACTIONS_EXECUTED' = 'ACTIONS_EXECUTED'): ThreadMessage {

@@ -115,4 +115,12 @@ describe(ProposalReferenceValidator.name, () => {
     const validator = new ProposalReferenceValidator(new InMemoryGraphDataSource('ws', []), GRAPH);
     expect(messageOf(await validator.validate(move('a')))).toContain('The graph "g" does not exist');
   });
+
+  it('explains a refusal in the AI_LOCALE language', async () => {
+    const french = new ProposalReferenceValidator(new InMemoryGraphDataSource('ws', [document({ '0': 'main' })]), GRAPH, 'fr');
+    const message = messageOf(await french.validate(batch(update('ghost'), createNode('nowhere'))));
+    expect(message).toMatch(/^La proposition n'a pas été montrée à l'utilisateur/);
+    expect(message).toContain('Le node "ghost" n\'existe pas');
+    expect(message).toContain('La sheet "nowhere" n\'existe pas. Sheets valides (id et nom) : "0" (main)');
+  });
 });

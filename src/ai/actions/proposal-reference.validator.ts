@@ -1,5 +1,7 @@
+import type { Locale } from '../../config/app-config';
 import { GraphDataSource } from '../../graph/graph-data-source';
 import { ProposedAction } from '../../conversation/proposed-action';
+import { toolResultTexts, ToolResultTexts } from '../tools/tool-result.texts';
 
 /** A proposal whose references all resolve (sheet names replaced by their ids), or why it cannot be shown. */
 export type ProposalReferenceCheck = { ok: true; action: ProposedAction } | { ok: false; message: string };
@@ -15,32 +17,32 @@ type LeafAction = Exclude<ProposedAction, { type: 'batch' }>;
  * names in the context) becomes its id when exactly one sheet has that name.
  *
  * Not a guarantee at apply time (the graph may move on meanwhile: the planner still checks), but a
- * proposal that can never apply is sent back to the model as an error it can correct instead.
+ * proposal that can never apply is sent back to the model as an error it can correct instead (in
+ * the AI_LOCALE language).
  */
 export class ProposalReferenceValidator {
+  private readonly texts: ToolResultTexts;
+
   constructor(
     private readonly dataSource: GraphDataSource,
     private readonly graphKey: string,
-  ) {}
+    locale: Locale = 'en',
+  ) {
+    this.texts = toolResultTexts(locale);
+  }
 
   async validate(action: ProposedAction): Promise<ProposalReferenceCheck> {
     const graph = await this.dataSource.getGraph(this.graphKey);
-    if (!graph) return { ok: false, message: `The graph "${this.graphKey}" does not exist anymore: no change can be proposed.` };
+    if (!graph) return { ok: false, message: this.texts.proposalGraphGone(this.graphKey) };
 
     const leaves = leavesOf(action);
     const existingNodes = await this.existingNodeKeys(leaves);
     const existingEdges = await this.existingEdgeKeys(leaves);
-    const scope = new BatchScope(leaves, existingNodes, existingEdges);
+    const scope = new BatchScope(leaves, existingNodes, existingEdges, this.texts);
     const problems: string[] = [];
-    const sheets = new SheetResolver(graph.sheetsList ?? {});
+    const sheets = new SheetResolver(graph.sheetsList ?? {}, this.texts);
     const resolved = resolveAction(action, sheets, scope, problems);
-    if (problems.length > 0) {
-      const list = unique(problems).join(' ');
-      return {
-        ok: false,
-        message: `The proposal was not shown to the user: its references do not match the graph. ${list} Correct it and call the tool again.`,
-      };
-    }
+    if (problems.length > 0) return { ok: false, message: this.texts.proposalRefused(unique(problems).join(' ')) };
     return { ok: true, action: resolved };
   }
 
@@ -69,6 +71,7 @@ class BatchScope {
     leaves: LeafAction[],
     private readonly existingNodes: Set<string>,
     private readonly existingEdges: Set<string>,
+    private readonly texts: ToolResultTexts,
   ) {
     for (const leaf of leaves) {
       if (leaf.type === 'create_node' && leaf.payload.nodeKey !== undefined) count(this.createdNodes, leaf.payload.nodeKey);
@@ -81,39 +84,38 @@ class BatchScope {
   /** Why `nodeKey` cannot be used once the proposal is applied, or null. */
   nodeProblem(nodeKey: string): string | null {
     if (this.createdNodes.has(nodeKey)) return null;
-    if (!this.existingNodes.has(nodeKey)) return `Node "${nodeKey}" does not exist (use a node _key from the context or the read tools).`;
-    if (this.deletedNodes.has(nodeKey)) return `Node "${nodeKey}" is deleted by this same proposal.`;
+    if (!this.existingNodes.has(nodeKey)) return this.texts.missingNode(nodeKey);
+    if (this.deletedNodes.has(nodeKey)) return this.texts.nodeDeletedByProposal(nodeKey);
     return null;
   }
 
   existingNodeProblem(nodeKey: string): string | null {
-    return this.existingNodes.has(nodeKey) ? null : `Node "${nodeKey}" does not exist (use a node _key from the context or the read tools).`;
+    return this.existingNodes.has(nodeKey) ? null : this.texts.missingNode(nodeKey);
   }
 
   newNodeKeyProblem(nodeKey: string): string | null {
-    if ((this.createdNodes.get(nodeKey) ?? 0) > 1) return `The node key "${nodeKey}" is created twice.`;
-    if (this.existingNodes.has(nodeKey) && !this.deletedNodes.has(nodeKey)) {
-      return `A node "${nodeKey}" already exists: choose another nodeKey or omit it.`;
-    }
+    if ((this.createdNodes.get(nodeKey) ?? 0) > 1) return this.texts.nodeCreatedTwice(nodeKey);
+    if (this.existingNodes.has(nodeKey) && !this.deletedNodes.has(nodeKey)) return this.texts.nodeExists(nodeKey);
     return null;
   }
 
   existingEdgeProblem(edgeKey: string): string | null {
-    return this.existingEdges.has(edgeKey) ? null : `Edge "${edgeKey}" does not exist (use an edge _key from the context or the read tools).`;
+    return this.existingEdges.has(edgeKey) ? null : this.texts.missingEdge(edgeKey);
   }
 
   newEdgeKeyProblem(edgeKey: string): string | null {
-    if ((this.createdEdges.get(edgeKey) ?? 0) > 1) return `The edge key "${edgeKey}" is created twice.`;
-    if (this.existingEdges.has(edgeKey) && !this.deletedEdges.has(edgeKey)) {
-      return `An edge "${edgeKey}" already exists: choose another edgeKey or omit it.`;
-    }
+    if ((this.createdEdges.get(edgeKey) ?? 0) > 1) return this.texts.edgeCreatedTwice(edgeKey);
+    if (this.existingEdges.has(edgeKey) && !this.deletedEdges.has(edgeKey)) return this.texts.edgeExists(edgeKey);
     return null;
   }
 }
 
 /** Sheet ids of the graph; a name stands for its sheet when no other sheet has it. */
 class SheetResolver {
-  constructor(private readonly sheetsList: Record<string, string>) {}
+  constructor(
+    private readonly sheetsList: Record<string, string>,
+    private readonly texts: ToolResultTexts,
+  ) {}
 
   resolve(sheet: string, problems: string[]): string {
     if (Object.hasOwn(this.sheetsList, sheet)) return sheet;
@@ -122,12 +124,10 @@ class SheetResolver {
     const matches = named.length > 0 ? named : entries.filter(([, name]) => normalize(name) === normalize(sheet));
     if (matches.length === 1) return matches[0][0];
     const valid = entries.map(([id, name]) => `"${id}" (${name})`).join(', ');
-    const known = valid.length > 0 ? `Valid sheets (id and name): ${valid}; give the sheet id.` : 'This graph has no sheets.';
-    problems.push(
-      matches.length > 1
-        ? `The sheet name "${sheet}" is ambiguous (sheets ${matches.map(([id]) => `"${id}"`).join(', ')}). ${known}`
-        : `Sheet "${sheet}" does not exist. ${known}`,
-    );
+    const known = valid.length > 0 ? this.texts.validSheets(valid) : this.texts.noSheets;
+    const problem =
+      matches.length > 1 ? this.texts.ambiguousSheet(sheet, matches.map(([id]) => `"${id}"`).join(', ')) : this.texts.missingSheet(sheet);
+    problems.push(`${problem} ${known}`);
     return sheet;
   }
 }

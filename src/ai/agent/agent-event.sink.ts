@@ -10,6 +10,12 @@ import { AgentResult } from './agent-result';
 export interface AgentEventSink {
   /** First event, as soon as the thread is known. */
   thread(threadId: string): void;
+  /**
+   * The run holds the thread's lease (called by ThreadRunSkeleton after `thread`, never for a run refused
+   * as busy or not found): a transport that logs its requests makes this one the thread's latest, the one
+   * `ai:rejoin` finds (docs/protocol.md §8.7).
+   */
+  leased?(threadId: string): void;
   token(text: string): void;
   toolStart(toolCallId: string, toolName: string): void;
   toolResult(toolCallId: string, result: string): void;

@@ -28,6 +28,27 @@ export interface AgentCommit {
   events?: ThreadEvent[];
 }
 
+/** A commit as the loop hands it over: with the operation id it must be written under (idempotency). */
+export interface AgentCommitRequest extends AgentCommit {
+  /** `<runId>:<n>`, n counting the run's commits from 0: the same id when a commit is replayed. */
+  operationId: string;
+}
+
+/** What became of a commit, for the round's trace (docs/observability.md, "Traces of the agent"). */
+export interface AgentCommitReceipt {
+  /** False when the operation was already applied (an idempotent replay): nothing was written twice. */
+  applied: boolean;
+  /** Times the commit was re-read and replayed after a revision conflict (0: written at once). */
+  replays: number;
+}
+
+/**
+ * A smaller context for the same request (docs/agent.md, "Context-length recovery"): what the model
+ * is sent first, rebuilt with fewer retrieved nodes, shorter texts and less history, or null when it
+ * cannot be made smaller. Called at most once per run, after the upstream answered `context_length`.
+ */
+export type ShrinkContext = () => Promise<LlmMessage[] | null>;
+
 /** Events of a run (the loop never calls thread() or complete(): the caller owns those). */
 export type AgentRunEvents = Pick<AgentEventSink, 'token' | 'toolStart' | 'toolResult' | 'event' | 'apply'>;
 
@@ -53,7 +74,11 @@ export interface AgentRunRequest {
   /** Every upstream call is added here, also when the run fails or is aborted. */
   usage: UsageAccumulator;
   /** Persists one commit; a throw ends the run (the thread keeps what was committed before). */
-  commit(commit: AgentCommit): Promise<void>;
+  commit(commit: AgentCommitRequest): Promise<AgentCommitReceipt | void>;
+  /** Names the run's commits (`<runId>:<n>`) and its trace lines. */
+  runId: string;
+  /** Context-length recovery; absent: a `context_length` answer fails the run at once. */
+  shrinkContext?: ShrinkContext;
   /** Applies and records what the policy lets through (route `apply`). */
   actions: RunActions;
   /**
@@ -76,6 +101,24 @@ export interface AgentRunRequest {
   continuation?: { results: LlmToolMessage[]; remainingToolCalls: LlmToolCall[] };
 }
 
+/**
+ * Why a run stopped (docs/agent.md, "Smart stopping"; logged and counted: docs/observability.md):
+ * `answer` (the model answered without asking for tools), `no_progress` (its tool rounds stopped
+ * bringing anything new: ended with a last call without tools), `rounds_spent` (AI_MAX_TOOL_ROUNDS
+ * reached: the same), `interrupt` (waiting for a human), `aborted` (stopped by the user, a
+ * disconnect or shutdown); `error` is the caller's, for a run that threw.
+ */
+export type RunStopReason = 'answer' | 'no_progress' | 'rounds_spent' | 'interrupt' | 'aborted' | 'error';
+
+/** How much work a run did, for its log line and the efficiency metrics. */
+export interface AgentRunStats {
+  stopReason: Exclude<RunStopReason, 'error'>;
+  /** Tool rounds: upstream calls whose tool calls were processed. */
+  rounds: number;
+  /** Tool results that succeeded (reads that ran, decisions applied). */
+  toolResults: number;
+}
+
 /** What a run wrote besides its messages: the events it committed, and the actions it sent to the client to apply. */
 export interface RunWrites {
   events: ThreadEvent[];
@@ -85,6 +128,6 @@ export interface RunWrites {
 
 export type AgentRunOutcome = RunWrites &
   (
-    | { type: 'message'; text: string; toolCalls: ToolCallSummary[]; aborted: boolean }
-    | { type: 'interrupt'; text: string; toolCalls: ToolCallSummary[]; interrupt: Interrupt; pending: PendingInterrupt }
+    | { type: 'message'; text: string; toolCalls: ToolCallSummary[]; aborted: boolean; stats: AgentRunStats }
+    | { type: 'interrupt'; text: string; toolCalls: ToolCallSummary[]; interrupt: Interrupt; pending: PendingInterrupt; stats: AgentRunStats }
   );

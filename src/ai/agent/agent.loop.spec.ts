@@ -4,10 +4,10 @@ import { InMemoryGraphDataSource } from '../../../test/support/in-memory-graph-d
 import { AppError } from '../../errors/app-error';
 import { nbaWorkflowDemo } from '../../graph/demo/nba-workflow.demo';
 import { LogEntry } from '../../observability/log-entry';
-import { resetLogSink, setLogSink } from '../../observability/logger';
+import { configureLogging, resetLogSink, setLogSink } from '../../observability/logger';
 import { AnthropicProvider } from '../../providers/anthropic.provider';
 import { LlmErrorClassifier } from '../../providers/llm-error.classifier';
-import { LlmMessage } from '../../conversation/llm-message';
+import { LlmMessage, LlmToolMessage } from '../../conversation/llm-message';
 import { LlmProvider } from '../../providers/llm-provider';
 import { OfflineLlmProvider } from '../../providers/offline.provider';
 import { OpenAiCompatibleProvider } from '../../providers/openai-compatible.provider';
@@ -18,11 +18,13 @@ import { ActionConverter } from '../actions/action.converter';
 import { ProposalReferenceValidator } from '../actions/proposal-reference.validator';
 import { AgentToolbox } from '../tools/agent.toolbox';
 import { ReadToolExecutor } from '../tools/read/read-tool.executor';
-import { AgentLoop, TOOL_ROUNDS_SPENT_NOTE } from './agent.loop';
+import { AgentLoop, NO_PROGRESS_NOTE, TOOL_ROUNDS_SPENT_NOTE } from './agent.loop';
+import { LOOP_NOTES } from './loop-notes.texts';
+import { COMPACT_TOOL_RESULT_MAX_CHARS } from './run-conversation';
 import { ThreadEvent } from '../../conversation/thread-event';
 import { effectiveLevels } from '../../policy/action-policy';
 import { ActionApplication, CheckedAction } from '../actions/action.applier';
-import { AgentCommit, AgentRunRequest, RunActions } from './agent-run';
+import { AgentCommitRequest, AgentRunRequest, RunActions } from './agent-run';
 import { UsageAccumulator } from './usage.accumulator';
 
 const GRAPH = 'nba-workflow';
@@ -33,7 +35,7 @@ const question: LlmMessage[] = [
 
 interface Harness {
   request: AgentRunRequest;
-  commits: AgentCommit[];
+  commits: AgentCommitRequest[];
   events: string[];
   controller: AbortController;
   applied: CheckedAction[];
@@ -90,7 +92,7 @@ describe(AgentLoop.name, () => {
   function harness(
     options: { canPropose?: boolean; toolsSupported?: boolean; policy?: RunPolicy; application?: ActionApplication } = {},
   ): Harness {
-    const commits: AgentCommit[] = [];
+    const commits: AgentCommitRequest[] = [];
     const events: string[] = [];
     const applied: CheckedAction[] = [];
     const controller = new AbortController();
@@ -117,6 +119,7 @@ describe(AgentLoop.name, () => {
       preview: async (action, toolCallId) => converter.convert(action, GRAPH, '0', toolCallId),
       threadId: 'ai_test',
       workspace: 'default',
+      runId: 'run1',
     };
     return { request, commits, events, controller, applied };
   }
@@ -126,9 +129,17 @@ describe(AgentLoop.name, () => {
     const { request, commits, events } = harness();
     const outcome = await loopWith(openAi()).run(request);
 
-    expect(outcome).toEqual({ type: 'message', text: 'It fetches the NBA players.', toolCalls: [], aborted: false, events: [], actions: [] });
+    expect(outcome).toEqual({
+      type: 'message',
+      text: 'It fetches the NBA players.',
+      toolCalls: [],
+      aborted: false,
+      stats: { stopReason: 'answer', rounds: 0, toolResults: 0 },
+      events: [],
+      actions: [],
+    });
     expect(events).toEqual(['token:It fe', 'token:tches', 'token: the ', 'token:NBA p', 'token:layer', 'token:s.']);
-    expect(commits).toEqual([{ messages: [{ role: 'assistant', content: 'It fetches the NBA players.' }] }]);
+    expect(commits).toEqual([{ messages: [{ role: 'assistant', content: 'It fetches the NBA players.', threadId: 'ai_test' }], operationId: 'run1:0' }]);
     expect(request.usage.report()).toMatchObject({ promptTokens: 120, completionTokens: 7, cachedTokens: 100, llmCalls: 1 });
     expect(request.usage.report().estimated).toBeUndefined();
     expect(request.usage.report().costUsd).toBeGreaterThan(0);
@@ -189,12 +200,17 @@ describe(AgentLoop.name, () => {
   });
 
   it('after maxToolRounds executed rounds makes one final call without tools (rounds + 1 requests)', async () => {
-    const read = (id: string) => ({ toolCalls: [{ id, name: 'read_graph_overview', arguments: {} }] });
-    server.enqueue(read('r1'), read('r2'), { text: 'Here is what I found.' });
+    const read = (id: string, nodeKey: string) => ({ toolCalls: [{ id, name: 'read_node_detail', arguments: { nodeKey } }] });
+    server.enqueue(read('r1', 'fetch-api'), read('r2', 'root'), { text: 'Here is what I found.' });
     const { request, commits } = harness();
     const outcome = await loopWith(openAi(), 2).run(request);
 
-    expect(outcome).toMatchObject({ type: 'message', text: 'Here is what I found.', aborted: false });
+    expect(outcome).toMatchObject({
+      type: 'message',
+      text: 'Here is what I found.',
+      aborted: false,
+      stats: { stopReason: 'rounds_spent', rounds: 2, toolResults: 2 },
+    });
     expect(server.requests).toHaveLength(3);
     expect(server.requests[0].body.tools).toBeDefined();
     expect(server.requests[1].body.tools).toBeDefined();
@@ -313,7 +329,8 @@ describe(AgentLoop.name, () => {
     expect(outcome.type).toBe('message');
     expect(outcome).toMatchObject({ aborted: true });
     expect(outcome.text.length).toBeGreaterThan(0);
-    expect(commits).toEqual([{ messages: [{ role: 'assistant', content: outcome.text }], aborted: true }]);
+    expect(commits).toEqual([{ messages: [{ role: 'assistant', content: outcome.text, threadId: 'ai_test' }], aborted: true, operationId: 'run1:0' }]);
+    expect(outcome).toMatchObject({ stats: { stopReason: 'aborted' } });
     await server.waitForClientClose(0);
     const usage = request.usage.report();
     expect(usage).toMatchObject({ estimated: true, llmCalls: 1 });
@@ -515,6 +532,252 @@ describe(AgentLoop.name, () => {
       });
       expect(outcome.type === 'interrupt' && outcome.pending).toMatchObject({ toolName: 'ask_user', remainingToolCalls: [{ id: 'call_after' }] });
       expect(JSON.parse(commits[0].messages[1].content as string)).toMatchObject({ status: 'error', message: expect.stringContaining('at least 2') });
+    });
+  });
+
+  describe('smart stopping, limits, isolation, locale, traces (seed 003)', () => {
+    const detail = (id: string, nodeKey: string) => ({ id, name: 'read_node_detail', arguments: { nodeKey } });
+
+    it('stores each tool result with its tool name, success, duration and thread', async () => {
+      server.enqueue({ toolCalls: [detail('c1', 'fetch-api'), detail('c2', 'ghost')] }, { text: 'Done.' });
+      const { request, commits } = harness();
+      const outcome = await loopWith(openAi()).run(request);
+      const results = commits[0].messages.filter((message) => message.role === 'tool');
+      expect(results).toEqual([
+        expect.objectContaining({ tool_call_id: 'c1', name: 'read_node_detail', success: true, durationMs: expect.any(Number), threadId: 'ai_test' }),
+        expect.objectContaining({ tool_call_id: 'c2', name: 'read_node_detail', success: false, threadId: 'ai_test' }),
+      ]);
+      expect(commits.map((commit) => commit.operationId)).toEqual(['run1:0', 'run1:1']);
+      expect(outcome).toMatchObject({ stats: { stopReason: 'answer', rounds: 1, toolResults: 1 } });
+      // Stored facts never go upstream: the wire's tool message has its three fields only.
+      const sent = server.requests[1].body.messages.find((message: { role: string }) => message.role === 'tool');
+      expect(Object.keys(sent).sort()).toEqual(['content', 'role', 'tool_call_id']);
+    });
+
+    it('does not run a call again with the same arguments, and ends a round of repeats with the last call without tools', async () => {
+      server.enqueue(
+        { toolCalls: [detail('c1', 'fetch-api')] },
+        // Same tool, same arguments (other key order and spacing): not run again.
+        { toolCalls: [{ id: 'c2', name: 'read_node_detail', arguments: '{ "nodeKey" : "fetch-api" }' }] },
+        { text: 'fetch-api calls the stats API.' },
+      );
+      const { request, events } = harness();
+      const outcome = await loopWith(openAi()).run(request);
+
+      expect(outcome).toMatchObject({ type: 'message', stats: { stopReason: 'no_progress', rounds: 2, toolResults: 1 } });
+      expect(events.filter((event) => event.startsWith('tool_start'))).toEqual(['tool_start:c1:read_node_detail']);
+      const repeat = server.requests[2].body.messages.find((message: { tool_call_id?: string }) => message.tool_call_id === 'c2');
+      expect(JSON.parse(repeat.content)).toEqual({ status: 'error', message: expect.stringContaining('repeats call c1') });
+      expect(server.requests).toHaveLength(3);
+      expect(server.requests[2].body.tools).toBeUndefined();
+      expect(server.requests[2].body.messages.at(-1)).toEqual({ role: 'system', content: NO_PROGRESS_NOTE });
+      expect(logs).toContainEqual(expect.objectContaining({ event: 'agent_no_progress', threadId: 'ai_test', repeatedCalls: 1 }));
+    });
+
+    it('stops after AI_NO_PROGRESS_ROUNDS rounds that discover nothing new, long before AI_MAX_TOOL_ROUNDS', async () => {
+      server.enqueue(
+        { toolCalls: [detail('c1', 'fetch-api')] },
+        { toolCalls: [detail('c2', 'nowhere-1')] },
+        { toolCalls: [detail('c3', 'nowhere-2')] },
+        { toolCalls: [detail('c4', 'nowhere-3')] },
+        { text: 'I could not find those nodes.' },
+      );
+      const { request } = harness();
+      const outcome = await loopWith(openAi(), 10).run(request);
+      expect(outcome).toMatchObject({ stats: { stopReason: 'no_progress', rounds: 4, toolResults: 1 } });
+      expect(server.requests).toHaveLength(5);
+      expect(server.requests.slice(0, 4).every((sent) => Array.isArray(sent.body.tools))).toBe(true);
+      expect(server.requests[4].body.tools).toBeUndefined();
+    });
+
+    it('keeps going while the rounds discover new nodes', async () => {
+      server.enqueue(
+        { toolCalls: [detail('c1', 'fetch-api')] },
+        { toolCalls: [detail('c2', 'root')] },
+        { toolCalls: [detail('c3', 'filter-active')] },
+        { toolCalls: [detail('c4', 'sort-stats')] },
+        { text: 'Four nodes read.' },
+      );
+      const { request } = harness();
+      const outcome = await loopWith(openAi(), 10).run(request);
+      expect(outcome).toMatchObject({ stats: { stopReason: 'answer', rounds: 4, toolResults: 4 } });
+      expect(server.requests[4].body.tools).toBeDefined();
+    });
+
+    it('runs at most AI_MAX_TOOL_CALLS_PER_REPLY calls of one reply; the others get an error result', async () => {
+      const nodes = ['entry-form', 'root', 'fetch-api', 'filter-active', 'display-html', 'return'];
+      server.enqueue({ toolCalls: nodes.map((nodeKey, index) => detail(`c${index}`, nodeKey)) }, { text: 'Read four.' });
+      const { request, events, commits } = harness();
+      const loop = new AgentLoop(
+        { provider: openAi(), tokenTracker: pricedTracker(), tokenCounter: new TokenCounter(), classifier: new LlmErrorClassifier('en') },
+        { maxToolRounds: 5, maxToolCallsPerReply: 4 },
+      );
+      const outcome = await loop.run(request);
+
+      expect(events.filter((event) => event.startsWith('tool_start'))).toHaveLength(4);
+      const results = commits[0].messages.filter((message) => message.role === 'tool') as LlmToolMessage[];
+      expect(results).toHaveLength(6);
+      expect(results.slice(4).map((result) => [result.tool_call_id, result.success, JSON.parse(result.content).message])).toEqual([
+        ['c4', false, expect.stringContaining('at most 4 tool calls')],
+        ['c5', false, expect.stringContaining('at most 4 tool calls')],
+      ]);
+      expect(outcome.toolCalls.map((call) => call.status)).toEqual(['executed', 'executed', 'executed', 'executed', 'error', 'error']);
+      expect(logs).toContainEqual(expect.objectContaining({ event: 'tool_calls_capped', calls: 6, limit: 4 }));
+    });
+
+    it('tells the model its notes and the results of unrun calls in the AI_LOCALE language', async () => {
+      server.enqueue({ toolCalls: [detail('c1', 'fetch-api'), detail('c2', 'fetch-api')] }, { text: 'Réponse.' });
+      const { request } = harness();
+      const loop = new AgentLoop(
+        { provider: openAi(), tokenTracker: pricedTracker(), tokenCounter: new TokenCounter(), classifier: new LlmErrorClassifier('fr') },
+        { maxToolRounds: 1, locale: 'fr' },
+      );
+      await loop.run(request);
+      const last = server.requests[1].body.messages;
+      expect(last.at(-1)).toEqual({ role: 'system', content: LOOP_NOTES.fr.roundsSpent });
+      const repeat = last.find((message: { tool_call_id?: string }) => message.tool_call_id === 'c2');
+      expect(JSON.parse(repeat.content).message).toMatch(/^Non relancé : cet appel répète l'appel c1/);
+    });
+
+    it('refuses to send a history holding a message of another thread, before any upstream call', async () => {
+      const { request } = harness();
+      request.messages = [
+        { ...question[0] },
+        { role: 'user', content: 'Mine', threadId: 'ai_test' },
+        { role: 'assistant', content: 'Another conversation', threadId: 'ai_other' },
+        { role: 'user', content: 'What does fetch-api do?', threadId: 'ai_test' },
+      ];
+      await expect(loopWith(openAi()).run(request)).rejects.toMatchObject({ code: 'internal' });
+      expect(server.requests).toHaveLength(0);
+      expect(logs).toContainEqual(
+        expect.objectContaining({ level: 'error', event: 'thread_isolation_violation', threadId: 'ai_test', where: 'upstream_call', foreignThreadIds: ['ai_other'] }),
+      );
+    });
+
+    it('traces each call at debug level: round, operation id, replays, applied; and its last 8 messages masked under AI_DEBUG', async () => {
+      configureLogging({ level: 'debug', aiDebug: true });
+      try {
+        server.enqueue({ toolCalls: [detail('c1', 'fetch-api')] }, { text: 'Done.' });
+        const { request } = harness();
+        request.messages = [
+          question[0],
+          ...Array.from({ length: 6 }, (_, index): LlmMessage => ({ role: index % 2 ? 'assistant' : 'user', content: `turn ${index}`, threadId: 'ai_test' })),
+          { role: 'user', content: 'Mail alice@example.com my key sk-proj-abcdefghijklmnop1234 please', threadId: 'ai_test' },
+        ];
+        let commits = 0;
+        request.commit = async () => ({ applied: commits++ === 0, replays: commits === 1 ? 2 : 0 });
+        await loopWith(openAi()).run(request);
+
+        const rounds = logs.filter((entry) => entry.event === 'llm_round');
+        expect(rounds).toEqual([
+          expect.objectContaining({ level: 'debug', threadId: 'ai_test', runId: 'run1', round: 0, operationId: 'run1:0', replayIndex: 2, committed: true, applied: true, toolCalls: 1 }),
+          expect.objectContaining({ level: 'debug', round: 1, operationId: 'run1:1', replayIndex: 0, committed: true, applied: false, toolCalls: 0 }),
+        ]);
+        const starts = logs.filter((entry) => entry.event === 'llm_call_start' && entry.round !== undefined);
+        expect(starts.map((entry) => [entry.round, entry.operationId])).toEqual([[0, 'run1:0'], [1, 'run1:1']]);
+        const traced = starts[0].recentMessages as Array<{ role: string; content: string }>;
+        expect(traced).toHaveLength(8);
+        expect(traced.at(-1)?.content).toBe('Mail [email] my key [key] please');
+        expect(JSON.stringify(logs)).not.toMatch(/alice@example\.com|sk-proj/);
+        expect((starts[1].recentMessages as Array<{ role: string }>).at(-1)).toMatchObject({ role: 'tool', toolCallId: 'c1' });
+      } finally {
+        configureLogging({ level: 'info', aiDebug: false });
+      }
+    });
+
+    it('traces a call that fails with no commit', async () => {
+      configureLogging({ level: 'debug' });
+      try {
+        server.enqueue({ error: { status: 401, message: 'bad key' } });
+        const { request } = harness();
+        await expect(loopWith(openAi()).run(request)).rejects.toMatchObject({ code: 'auth_error' });
+        expect(logs.filter((entry) => entry.event === 'llm_round')).toEqual([
+          expect.objectContaining({ round: 0, operationId: 'run1:0', committed: false, applied: false, error: 'auth_error' }),
+        ]);
+      } finally {
+        configureLogging({ level: 'info' });
+      }
+    });
+  });
+
+  describe('context-length recovery', () => {
+    let small: ScriptedLlmServer;
+    // The 14 tool definitions alone are ~4,400 tokens as the scripted server counts them.
+    const LIMIT = 8_000;
+    const bigContext = (chars: number): LlmMessage => ({ role: 'system', content: `[RAG context] ${'node fetch-api calls the API; '.repeat(chars / 30)}` });
+
+    beforeAll(async () => {
+      small = await ScriptedLlmServer.start({ contextLength: LIMIT });
+    });
+    afterAll(async () => {
+      await small.close();
+    });
+    beforeEach(() => small.reset());
+
+    const loopOn = () =>
+      new AgentLoop(
+        {
+          provider: new OpenAiCompatibleProvider({ providerName: 'openai', baseURL: small.openAiBaseUrl, apiKey: 'sk-test', model: 'gpt-4o' }),
+          tokenTracker: pricedTracker(),
+          tokenCounter: new TokenCounter(),
+          classifier: new LlmErrorClassifier('en'),
+        },
+        { maxToolRounds: 5 },
+      );
+
+    it('retries once with the smaller context the caller builds, and answers', async () => {
+      small.enqueue({ text: 'Answered from a smaller context.' });
+      const { request, commits } = harness();
+      request.messages = [question[0], bigContext(20_000), question[1]];
+      const shrink = jest.fn(async () => [question[0], bigContext(2_000), question[1]]);
+      request.shrinkContext = shrink;
+      const outcome = await loopOn().run(request);
+
+      expect(outcome).toMatchObject({ type: 'message', text: 'Answered from a smaller context.', stats: { stopReason: 'answer' } });
+      expect(shrink).toHaveBeenCalledTimes(1);
+      expect(small.requests).toHaveLength(2);
+      expect(JSON.stringify(small.requests[1].body.messages).length).toBeLessThan(JSON.stringify(small.requests[0].body.messages).length / 4);
+      expect(commits).toHaveLength(1);
+      expect(logs).toContainEqual(expect.objectContaining({ level: 'warn', event: 'context_length_retry', threadId: 'ai_test' }));
+      expect(request.usage.report()).toMatchObject({ llmCalls: 2 });
+    });
+
+    it('cuts the run’s own tool results shorter once it recovered, and keeps them whole in the commits', async () => {
+      small.enqueue({ toolCalls: [{ id: 'c1', name: 'explore_neighborhood', arguments: { nodeKey: 'root', maxDepth: 3 } }] });
+      const { request, commits } = harness();
+      request.messages = [question[0], question[1]];
+      // The first call fits; its tool result makes the second too long, which the retry's cut results fix.
+      request.shrinkContext = async () => [question[0], question[1]];
+      small.enqueue((recorded) => ({ text: `saw ${JSON.stringify(recorded.body.messages).length}` }));
+      const tooLong = 'x'.repeat(10_000);
+      const toolbox = request.tools;
+      request.tools = {
+        definitions: toolbox.definitions,
+        route: (call) => toolbox.route(call),
+        // A read result far above what a read tool sends (a large graph's neighbourhood).
+        executeRead: async () => JSON.stringify({ key: 'root', nodes: Array.from({ length: 40 }, (_, index) => ({ key: `n${index}`, note: tooLong.slice(0, 400) })) }),
+      };
+      const outcome = await loopOn().run(request);
+      expect(outcome.type).toBe('message');
+      const stored = commits[0].messages.find((message) => message.role === 'tool') as LlmToolMessage;
+      expect(stored.content.length).toBeGreaterThan(15_000);
+      const sent = small.requests.at(-1)!.body.messages.find((message: { role: string }) => message.role === 'tool');
+      expect(sent.content.length).toBeLessThanOrEqual(COMPACT_TOOL_RESULT_MAX_CHARS);
+      expect(JSON.parse(sent.content)._truncated).toBeDefined();
+    });
+
+    it('fails with context_length when the smaller context is still too long, or when there is none', async () => {
+      const { request } = harness();
+      request.messages = [question[0], bigContext(20_000), question[1]];
+      request.shrinkContext = async () => [question[0], bigContext(18_000), question[1]];
+      await expect(loopOn().run(request)).rejects.toMatchObject({ code: 'context_length' });
+      expect(small.requests).toHaveLength(2);
+
+      small.reset();
+      const second = harness();
+      second.request.messages = [question[0], bigContext(20_000), question[1]];
+      await expect(loopOn().run(second.request)).rejects.toMatchObject({ code: 'context_length' });
+      expect(small.requests).toHaveLength(1);
     });
   });
 });

@@ -3,6 +3,7 @@ import { performance } from 'node:perf_hooks';
 import type { Locale } from '../../config/app-config';
 import { AppError } from '../../errors/app-error';
 import { AiEventLogger } from '../../observability/ai-event.logger';
+import { isAiDebugEnabled, Logger } from '../../observability/logger';
 import { isAbortError } from '../../providers/llm-abort.error';
 import { LlmErrorClassifier } from '../../providers/llm-error.classifier';
 import { LlmAssistantMessage, LlmMessage, LlmToolCall, LlmToolDefinition, LlmToolMessage } from '../../conversation/llm-message';
@@ -13,9 +14,14 @@ import { TokenLimitError } from '../../providers/token-limit.error';
 import { approximateTokens, estimateTokens, estimateToolTokens } from '../../providers/token-estimate';
 import { TokenCounter } from '../../rag/token-counter';
 import { renderThreadEvent } from '../../threads/history/thread-event.renderer';
+import { assertThreadIsolation } from '../../threads/history/thread-isolation.guard';
 import type { PendingInterrupt } from '../../threads/thread.types';
 import { ToolCallSummary } from './agent-result';
-import { AgentCommit, AgentRunOutcome, AgentRunRequest, RunWrites } from './agent-run';
+import { AgentCommit, AgentCommitReceipt, AgentRunOutcome, AgentRunRequest, AgentRunStats, RunWrites } from './agent-run';
+import { LOOP_NOTES, LoopNotes } from './loop-notes.texts';
+import { RunConversation } from './run-conversation';
+import { RoundReport, RunProgress } from './run-progress';
+import { recentMessagesTrace } from './run-trace';
 import { autonomousResultContent, toolErrorContent } from './tool-result.message';
 
 export interface AgentLoopDependencies {
@@ -32,9 +38,16 @@ export interface AgentLoopOptions {
   maxToolRounds: number;
   /** AI_MAX_TOKENS_PER_CALL (0: no limit): a call whose estimated prompt (approximateTokens) alone exceeds it is not made. */
   maxTokensPerCall?: number;
-  /** Language of user-facing error messages (AI_LOCALE). */
+  /** Language of user-facing error messages and of the loop's notes to the model (AI_LOCALE). */
   locale?: Locale;
+  /** AI_MAX_TOOL_CALLS_PER_REPLY: the calls of one reply beyond it get an error result, unrun. Default 10. */
+  maxToolCallsPerReply?: number;
+  /** AI_NO_PROGRESS_ROUNDS: tool rounds in a row that bring nothing new before the run stops calling tools. Default 3. */
+  noProgressRounds?: number;
 }
+
+export const DEFAULT_MAX_TOOL_CALLS_PER_REPLY = 10;
+export const DEFAULT_NO_PROGRESS_ROUNDS = 3;
 
 /** What one upstream call produced. */
 interface CallResult {
@@ -47,6 +60,8 @@ interface CallResult {
 interface BatchResult {
   results: LlmToolMessage[];
   pending: PendingInterrupt | null;
+  /** What the batch brought, for smart stopping. */
+  progress: RoundReport;
 }
 
 /** Emits the run's text and remembers it; rounds' texts are separated by a blank line. */
@@ -73,13 +88,26 @@ class RunText {
   }
 }
 
-const CANCELLED_RESULT = 'Not executed: the user stopped the generation.';
-/**
- * Sent (never stored) with the last call once the tool rounds are spent (docs/agent.md, the circuit
- * breaker): without it a model often announces another lookup it can no longer make.
- */
-export const TOOL_ROUNDS_SPENT_NOTE =
-  'No more tool calls are available for this question. Answer now from the context and the tool results above, and say briefly what you could not check.';
+/** Everything one run keeps while it goes (never shared between runs). */
+interface RunState {
+  request: AgentRunRequest;
+  conversation: RunConversation;
+  text: RunText;
+  summaries: ToolCallSummary[];
+  progress: RunProgress;
+  rounds: number;
+  toolResults: number;
+  /** Commits made so far: the next one is `<runId>:<commits>`. */
+  commits: number;
+  /** The one context-length retry of the run was spent. */
+  shrunk: boolean;
+  /** Events committed and actions handed to the client (the action policy's autonomous applies). */
+  writes: RunWrites;
+}
+
+/** The English notes, for tests and tools that read them (the run sends those of its locale). */
+export const TOOL_ROUNDS_SPENT_NOTE = LOOP_NOTES.en.roundsSpent;
+export const NO_PROGRESS_NOTE = LOOP_NOTES.en.noProgress;
 /**
  * Longest completion (text + tool calls streamed before an abort) counted with the tokenizer: ~2-10 ms.
  * Longer ones, or any before the tokenizer is loaded, are estimated from their length, so a mass
@@ -93,12 +121,20 @@ const COMPLETION_COUNT_MAX_CHARS = 2_000;
  * call with an interrupt, and commits every round before the next call. Pure: no Nest, no
  * transport, no store; the caller persists commits, owns the thread and the sink's terminal event.
  *
- * A run makes at most maxToolRounds + 1 upstream calls: after maxToolRounds rounds whose tool calls
- * were executed, one final call without tools so the user always gets an answer.
+ * A run makes at most maxToolRounds + 1 upstream calls (+ 1 retry with a smaller context after a
+ * `context_length` refusal): after maxToolRounds rounds whose tool calls were executed, or as soon
+ * as its rounds stop bringing anything new (smart stopping, RunProgress), one final call without
+ * tools so the user always gets an answer. Before each call the messages are checked to belong to
+ * the run's thread; each call is traced (round, operation id, replays, whether its commit applied).
  */
 export class AgentLoop {
   private readonly events: AiEventLogger;
+  private readonly logger = new Logger('agent');
   private readonly now: () => number;
+  private readonly notes: LoopNotes;
+  private readonly maxToolCallsPerReply: number;
+  private readonly noProgressRounds: number;
+  private readonly locale: Locale;
 
   constructor(
     private readonly deps: AgentLoopDependencies,
@@ -106,99 +142,237 @@ export class AgentLoop {
   ) {
     this.events = deps.events ?? new AiEventLogger('agent');
     this.now = deps.now ?? Date.now;
+    this.locale = options.locale ?? 'en';
+    this.notes = LOOP_NOTES[this.locale] ?? LOOP_NOTES.en;
+    this.maxToolCallsPerReply = options.maxToolCallsPerReply ?? DEFAULT_MAX_TOOL_CALLS_PER_REPLY;
+    this.noProgressRounds = options.noProgressRounds ?? DEFAULT_NO_PROGRESS_ROUNDS;
   }
 
   async run(request: AgentRunRequest): Promise<AgentRunOutcome> {
-    const messages: LlmMessage[] = [...request.messages];
-    const text = new RunText((token) => request.events.token(token));
-    const summaries: ToolCallSummary[] = [];
-    const writes: RunWrites = { events: [], actions: [] };
-    const commit = (round: AgentCommit) => this.commitRound(round, request, writes, messages);
+    const state: RunState = {
+      request,
+      conversation: new RunConversation(request.messages, request.threadId),
+      text: new RunText((token) => request.events.token(token)),
+      summaries: [],
+      progress: new RunProgress(this.noProgressRounds),
+      rounds: 0,
+      toolResults: 0,
+      commits: 0,
+      shrunk: false,
+      writes: { events: [], actions: [] },
+    };
 
     if (request.continuation) {
-      const batch = await this.processToolCalls(request.continuation.remainingToolCalls, request, summaries, writes);
-      const appended = [...request.continuation.results, ...batch.results];
-      messages.push(...appended);
-      await commit({ messages: appended, pendingInterrupt: batch.pending });
-      if (batch.pending) return this.interrupted(text.full, summaries, batch.pending, writes);
+      const batch = await this.processToolCalls(request.continuation.remainingToolCalls, state);
+      const appended = [...request.continuation.results.map((result) => state.conversation.own(result)), ...batch.results];
+      state.toolResults += request.continuation.results.filter((result) => result.success).length;
+      await this.commit(state, { messages: appended, pendingInterrupt: batch.pending });
+      if (batch.pending) return this.interrupted(state, batch.pending);
     }
 
     const offered = request.tools.definitions;
     for (let round = 0; ; round += 1) {
-      if (request.signal.aborted) return { type: 'message', text: text.full, toolCalls: summaries, aborted: true, ...writes };
+      if (request.signal.aborted) return this.finished(state, 'aborted');
       const canUseTools = offered.length > 0 && !this.deps.provider.offline;
-      const withTools = canUseTools && round < this.options.maxToolRounds;
-      const sent: LlmMessage[] = canUseTools && !withTools ? [...messages, { role: 'system', content: TOOL_ROUNDS_SPENT_NOTE }] : messages;
-      const call = await this.callModel(sent, withTools ? offered : undefined, request, text);
+      const spent = round >= this.options.maxToolRounds;
+      const withTools = canUseTools && !spent && !state.progress.shouldStop;
+      // The last call is told why it has no tools; the note is sent, never stored.
+      const note = canUseTools && !withTools ? (state.progress.shouldStop ? this.notes.noProgress : this.notes.roundsSpent) : null;
+      const operationId = this.nextOperationId(state);
+      const call = await this.callWithRecovery(state, round, operationId, note, withTools ? offered : undefined);
 
       if (call.aborted) {
         if (call.text.length > 0) {
-          await commit({ messages: [{ role: 'assistant', content: call.text }], aborted: true });
+          const receipt = await this.commit(state, { messages: [state.conversation.own({ role: 'assistant', content: call.text })], aborted: true });
+          this.traceRound(state, round, operationId, receipt, 0);
         }
-        return { type: 'message', text: text.full, toolCalls: summaries, aborted: true, ...writes };
+        return this.finished(state, 'aborted');
       }
       if (!withTools || call.toolCalls.length === 0) {
         if (call.toolCalls.length > 0) {
           this.events.debug('llm_call_done', { ignoredToolCalls: call.toolCalls.length, reason: 'no tools offered' });
         }
-        await commit({ messages: [{ role: 'assistant', content: call.text }] });
-        return { type: 'message', text: text.full, toolCalls: summaries, aborted: false, ...writes };
+        const receipt = await this.commit(state, { messages: [state.conversation.own({ role: 'assistant', content: call.text })] });
+        this.traceRound(state, round, operationId, receipt, 0);
+        const reason = !canUseTools || withTools ? 'answer' : state.progress.shouldStop ? 'no_progress' : round > 0 ? 'rounds_spent' : 'answer';
+        return this.finished(state, reason);
       }
 
-      const assistant: LlmAssistantMessage = {
+      const assistant: LlmAssistantMessage = state.conversation.own({
         role: 'assistant',
         content: call.text.length > 0 ? call.text : null,
         tool_calls: call.toolCalls,
-      };
-      const batch = await this.processToolCalls(call.toolCalls, request, summaries, writes);
+      });
+      const batch = await this.processToolCalls(call.toolCalls, state);
+      state.rounds += 1;
       const appended: LlmMessage[] = [assistant, ...batch.results];
-      messages.push(...appended);
-      await commit(batch.pending ? { messages: appended, pendingInterrupt: batch.pending } : { messages: appended });
-      if (batch.pending) return this.interrupted(text.full, summaries, batch.pending, writes);
+      const receipt = await this.commit(state, batch.pending ? { messages: appended, pendingInterrupt: batch.pending } : { messages: appended });
+      this.traceRound(state, round, operationId, receipt, call.toolCalls.length);
+      if (batch.pending) return this.interrupted(state, batch.pending);
+      if (state.progress.endRound(batch.progress)) {
+        this.logger.info('agent_no_progress', {
+          threadId: request.threadId,
+          runId: request.runId,
+          round,
+          repeatedCalls: batch.progress.repeated,
+          roundsWithoutProgress: state.progress.roundsWithoutProgress,
+        });
+      }
     }
+  }
+
+  private nextOperationId(state: RunState): string {
+    return `${state.request.runId}:${state.commits}`;
   }
 
   /**
-   * Commits a round with the ACTIONS_EXECUTED events of what it applied (stored after its messages),
-   * then sends those events and shows them to the model for the rest of the run (docs/policy.md).
-   * While a batch waits for an answer its events stay out of the model's messages, which must end with
-   * the batch's results for the resume (as history building does).
+   * Commits a round under the run's next operation id, with the ACTIONS_EXECUTED events of what it
+   * applied (stored after its messages); then the round and those events are what the model sees next
+   * (docs/policy.md). While a batch waits for an answer its events stay out of the model's messages,
+   * which must end with the batch's results for the resume (as history building does).
    */
-  private async commitRound(round: AgentCommit, request: AgentRunRequest, writes: RunWrites, messages: LlmMessage[]): Promise<void> {
+  private async commit(state: RunState, round: AgentCommit): Promise<AgentCommitReceipt> {
+    const { request, conversation, writes } = state;
+    const operationId = this.nextOperationId(state);
+    state.commits += 1;
     const events = request.actions.takeEvents();
-    await request.commit(events.length > 0 ? { ...round, events } : round);
+    const receipt = await request.commit({ ...(events.length > 0 ? { ...round, events } : round), operationId });
+    conversation.add(round.messages);
     for (const event of events) {
       writes.events.push(event);
       request.events.event(event);
-      if (!round.pendingInterrupt) messages.push({ role: 'system', content: renderThreadEvent(event) });
+      if (!round.pendingInterrupt) conversation.add([conversation.own({ role: 'system', content: renderThreadEvent(event) })]);
     }
+    return receipt ?? { applied: true, replays: 0 };
   }
 
-  private interrupted(text: string, summaries: ToolCallSummary[], pending: PendingInterrupt, writes: RunWrites): AgentRunOutcome {
-    return { type: 'interrupt', text, toolCalls: summaries, interrupt: pending.interrupt, pending, ...writes };
+  /**
+   * One line per upstream call at debug level (docs/observability.md, "Traces of the agent"): its
+   * round, the operation id its round was committed under, how often that commit was replayed after
+   * a revision conflict, and whether it applied (false: an idempotent replay wrote nothing twice).
+   */
+  private traceRound(state: RunState, round: number, operationId: string, receipt: AgentCommitReceipt | null, toolCalls: number, error?: string): void {
+    this.logger.debug('llm_round', {
+      threadId: state.request.threadId,
+      runId: state.request.runId,
+      round,
+      operationId,
+      replayIndex: receipt?.replays ?? 0,
+      committed: receipt !== null,
+      applied: receipt?.applied ?? false,
+      toolCalls,
+      ...(error ? { error } : {}),
+    });
+  }
+
+  private finished(state: RunState, reason: 'answer' | 'no_progress' | 'rounds_spent' | 'aborted'): AgentRunOutcome {
+    return {
+      type: 'message',
+      text: state.text.full,
+      toolCalls: state.summaries,
+      aborted: reason === 'aborted',
+      stats: this.stats(state, reason),
+      ...state.writes,
+    };
+  }
+
+  private interrupted(state: RunState, pending: PendingInterrupt): AgentRunOutcome {
+    return {
+      type: 'interrupt',
+      text: state.text.full,
+      toolCalls: state.summaries,
+      interrupt: pending.interrupt,
+      pending,
+      stats: this.stats(state, 'interrupt'),
+      ...state.writes,
+    };
+  }
+
+  private stats(state: RunState, stopReason: AgentRunStats['stopReason']): AgentRunStats {
+    return { stopReason, rounds: state.rounds, toolResults: state.toolResults };
+  }
+
+  /**
+   * One upstream call, retried once with a smaller context when the upstream answers
+   * `context_length` (docs/agent.md, "Context-length recovery"): the caller's first messages rebuilt
+   * smaller (fewer retrieved nodes, shorter texts, less history) and this run's tool results cut
+   * shorter, from then on. A second refusal, or no smaller context, fails the run with it.
+   */
+  private async callWithRecovery(
+    state: RunState,
+    round: number,
+    operationId: string,
+    note: string | null,
+    tools: readonly LlmToolDefinition[] | undefined,
+  ): Promise<CallResult> {
+    const { request } = state;
+    const failed = (error: unknown): unknown => {
+      this.traceRound(state, round, operationId, null, 0, error instanceof AppError ? error.code : 'internal');
+      return error;
+    };
+    try {
+      return await this.callModel(state.conversation.forCall(note), tools, state, round, operationId);
+    } catch (error) {
+      const recoverable = error instanceof AppError && error.code === 'context_length' && !state.shrunk && request.shrinkContext;
+      if (!recoverable) throw failed(error);
+      state.shrunk = true;
+      const before = estimateTokens(state.conversation.forCall(note));
+      const smaller = await request.shrinkContext!();
+      if (!smaller) throw failed(error);
+      state.conversation.shrink(smaller);
+      const after = estimateTokens(state.conversation.forCall(note));
+      this.logger.warn('context_length_retry', { threadId: request.threadId, runId: request.runId, round, estimatedTokensBefore: before, estimatedTokensAfter: after });
+      try {
+        return await this.callModel(state.conversation.forCall(note), tools, state, round, operationId);
+      } catch (retryError) {
+        throw failed(retryError);
+      }
+    }
   }
 
   /**
    * Tool calls of one assistant message, in order: reads run, refused calls get an error result,
    * proposals the policy lets through are applied, and the first proposal that needs a human's
-   * approval, or the first question, stops the batch (the calls after it wait for the resume).
+   * approval, or the first question, stops the batch (the calls after it wait for the resume). Calls beyond
+   * AI_MAX_TOOL_CALLS_PER_REPLY and calls that repeat one of the run's earlier calls are answered
+   * with a note instead of being run.
    */
-  private async processToolCalls(
-    calls: LlmToolCall[],
-    request: AgentRunRequest,
-    summaries: ToolCallSummary[],
-    writes: RunWrites,
-  ): Promise<BatchResult> {
+  private async processToolCalls(calls: LlmToolCall[], state: RunState): Promise<BatchResult> {
+    const { request, summaries, conversation, writes } = state;
     const results: LlmToolMessage[] = [];
+    const progress = { repeated: 0, fresh: 0, results: [] as Array<{ toolName: string; content: string }> };
     for (let index = 0; index < calls.length; index += 1) {
       const call = calls[index];
-      const summary = (status: ToolCallSummary['status']) =>
-        summaries.push({ id: call.id, name: call.function.name, arguments: call.function.arguments, status });
-      const answer = (content: string) => results.push({ role: 'tool', tool_call_id: call.id, content });
+      const name = call.function.name;
+      const summary = (status: ToolCallSummary['status']) => summaries.push({ id: call.id, name, arguments: call.function.arguments, status });
+      const answer = (content: string, success: boolean, durationMs = 0) => {
+        results.push(conversation.own({ role: 'tool', tool_call_id: call.id, name, content, success, durationMs }));
+        if (success) state.toolResults += 1;
+      };
+      const answerFresh = (content: string, success: boolean, durationMs = 0) => {
+        answer(content, success, durationMs);
+        progress.fresh += 1;
+        progress.results.push({ toolName: name, content });
+      };
 
       if (request.signal.aborted) {
         // Every call keeps its result, so the committed round stays valid.
-        answer(toolErrorContent(CANCELLED_RESULT));
+        answer(toolErrorContent(this.notes.cancelled), false);
+        summary('error');
+        continue;
+      }
+      if (index >= this.maxToolCallsPerReply) {
+        if (index === this.maxToolCallsPerReply) {
+          this.logger.info('tool_calls_capped', { threadId: request.threadId, calls: calls.length, limit: this.maxToolCallsPerReply });
+        }
+        answer(toolErrorContent(this.notes.overCallLimit(this.maxToolCallsPerReply)), false);
+        summary('error');
+        continue;
+      }
+      const earlier = state.progress.repeatOf(call);
+      if (earlier !== undefined) {
+        progress.repeated += 1;
+        answer(toolErrorContent(this.notes.repeated(earlier)), false);
         summary('error');
         continue;
       }
@@ -210,13 +384,10 @@ export class AgentLoop {
           const started = performance.now();
           this.events.debug('tool_execute', { toolName: route.name, threadId: request.threadId });
           const content = await request.tools.executeRead(route.name, route.rawArguments);
-          this.events.debug('tool_result', {
-            toolName: route.name,
-            resultLen: content.length,
-            durationMs: Math.round(performance.now() - started),
-          });
+          const durationMs = Math.round(performance.now() - started);
+          this.events.debug('tool_result', { toolName: route.name, resultLen: content.length, durationMs });
           request.events.toolResult(call.id, content);
-          answer(content);
+          answerFresh(content, !isErrorResult(content), durationMs);
           summary('executed');
           break;
         }
@@ -230,17 +401,18 @@ export class AgentLoop {
             request.events.toolStart(call.id, route.name);
             request.events.toolResult(call.id, content);
           }
-          answer(content);
+          answerFresh(content, false);
           summary('error');
           break;
         }
         case 'propose':
         case 'apply': {
+          const started = performance.now();
           const checked = request.checkProposal ? await request.checkProposal(route.action) : { ok: true as const, action: route.action };
           if (!checked.ok) {
             // Like any refused call: the model corrects it in its next round, the user never sees it.
             this.events.debug('tool_result', { toolName: route.name, status: 'invalid_references', threadId: request.threadId });
-            answer(toolErrorContent(checked.message));
+            answerFresh(toolErrorContent(checked.message), false, Math.round(performance.now() - started));
             summary('error');
             break;
           }
@@ -250,14 +422,14 @@ export class AgentLoop {
             const checkedAction = { toolCallId: call.id, proposedAction: action, preview };
             request.events.toolStart(call.id, route.name);
             const application = await request.actions.applyAutonomous(checkedAction);
-            const content = autonomousResultContent(application);
+            const content = autonomousResultContent(application, this.locale);
             if (application.status === 'applied' && application.appliedBy === 'client') {
               writes.actions.push(checkedAction);
               request.events.apply(checkedAction);
             }
             request.events.toolResult(call.id, content);
             this.events.debug('tool_result', { toolName: route.name, status: application.status, threadId: request.threadId });
-            answer(content);
+            answerFresh(content, application.status === 'applied', Math.round(performance.now() - started));
             summary(application.status === 'applied' ? 'applied' : 'error');
             break;
           }
@@ -265,6 +437,7 @@ export class AgentLoop {
           this.events.debug('hitl_interrupt', { toolName: route.name, actionType: action.type, threadId: request.threadId });
           return {
             results,
+            progress,
             pending: {
               interrupt: { kind: 'approval', toolCallId: call.id, proposedAction: action, preview },
               toolName: route.name,
@@ -278,6 +451,7 @@ export class AgentLoop {
           this.events.debug('hitl_interrupt', { toolName: route.name, questionKind: route.question.questionKind, threadId: request.threadId });
           return {
             results,
+            progress,
             pending: {
               interrupt: { kind: 'question', toolCallId: call.id, ...route.question },
               toolName: route.name,
@@ -288,21 +462,25 @@ export class AgentLoop {
         }
       }
     }
-    return { results, pending: null };
+    return { results, pending: null, progress };
   }
 
   /**
    * One streamed upstream call. Its usage is recorded whatever happens: the provider's figures, or
    * (aborted, or failed mid-stream, before the usage arrived) an estimate (prompt from its length,
-   * completion with the tokenizer when short), flagged `estimated`.
+   * completion with the tokenizer when short), flagged `estimated`. The messages must all belong to
+   * the run's thread (else thread_isolation_violation, internal: nothing is sent).
    */
   private async callModel(
     messages: LlmMessage[],
     tools: readonly LlmToolDefinition[] | undefined,
-    request: AgentRunRequest,
-    text: RunText,
+    state: RunState,
+    round: number,
+    operationId: string,
   ): Promise<CallResult> {
+    const { request, text } = state;
     const { provider, tokenTracker } = this.deps;
+    assertThreadIsolation(messages, request.threadId, 'upstream_call');
     tokenTracker.assertWithinBudget();
     this.assertCallLimit(messages, tools);
 
@@ -319,12 +497,17 @@ export class AgentLoop {
       messages: sent.length,
       tools: toolList?.length ?? 0,
       threadId: request.threadId,
+      runId: request.runId,
+      round,
+      operationId,
+      // The masked messages are built only when the event is logged.
+      ...(isAiDebugEnabled() ? { recentMessages: recentMessagesTrace(sent) } : {}),
     });
     text.startRound();
 
     let failure: unknown = null;
     try {
-      const stream = provider.stream(sent, toolList, { signal: request.signal, retrievedContext: request.retrievedContext });
+      const stream = provider.stream(sent, toolList, { signal: request.signal, retrievedContext: request.retrievedContext, threadId: request.threadId });
       for await (const chunk of stream) {
         received = true;
         switch (chunk.type) {
@@ -416,6 +599,16 @@ export class AgentLoop {
     if (limit <= 0) return;
     const prompt = estimateTokens(messages) + estimateToolTokens(tools);
     if (prompt > limit) throw new TokenLimitError('per_call', limit, prompt, this.options.locale);
+  }
+}
+
+/** A read result that reports a problem (`{"error": …}`: read tools never throw): the call did not do what it asked. */
+function isErrorResult(content: string): boolean {
+  try {
+    const parsed: unknown = JSON.parse(content);
+    return parsed !== null && typeof parsed === 'object' && 'error' in parsed;
+  } catch {
+    return false;
   }
 }
 

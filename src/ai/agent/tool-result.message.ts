@@ -1,8 +1,11 @@
+import type { Locale } from '../../config/app-config';
 import type { ActionApplication } from '../actions/action.applier';
 
 /**
  * The JSON tool results the model receives for calls the loop does not execute as reads: the
  * outcome of a proposal after the human decided (docs/protocol.md §3), and errors it can correct.
+ * Their texts are in the AI_LOCALE language, as the prompt is (docs/agent.md, "Locale"); the
+ * statuses and the supersede feedback are the contract's and stay as they are.
  */
 
 export type ProposalStatus = 'approved' | 'rejected' | 'failed';
@@ -31,24 +34,57 @@ export function toolErrorContent(message: string): string {
  * The result of a proposal the action policy applied without a human (docs/policy.md):
  * `{ "status": "applied", "appliedBy", "message" }`, or `{ "status": "failed", "message" }` when the graph refused it.
  */
-export function autonomousResultContent(application: ActionApplication): string {
-  if (application.status === 'failed') return JSON.stringify({ status: 'failed', message: AUTONOMOUS_MESSAGES.failed(application.reason) });
-  const message = application.appliedBy === 'server' ? AUTONOMOUS_MESSAGES.appliedOnServer : AUTONOMOUS_MESSAGES.sentToClient;
+export function autonomousResultContent(application: ActionApplication, locale: Locale = 'en'): string {
+  const messages = AUTONOMOUS_MESSAGES[locale] ?? AUTONOMOUS_MESSAGES.en;
+  if (application.status === 'failed') return JSON.stringify({ status: 'failed', message: messages.failed(application.reason) });
+  const message = application.appliedBy === 'server' ? messages.appliedOnServer : messages.sentToClient;
   return JSON.stringify({ status: 'applied', appliedBy: application.appliedBy, message });
 }
 
-const AUTONOMOUS_MESSAGES = {
-  appliedOnServer: 'Applied to the graph without approval, as the policy of this workspace allows.',
-  sentToClient: "Sent to the user's editor, which applies it without approval, as the policy of this workspace allows.",
-  failed: (reason: string) => `It could not be applied: ${reason}. Nothing was changed.`,
-} as const;
+interface AutonomousMessages {
+  appliedOnServer: string;
+  sentToClient: string;
+  failed: (reason: string) => string;
+}
 
-/** What the model is told about each kind of outcome (English: the model's working language here). */
-export const PROPOSAL_MESSAGES = {
-  appliedOnServer: 'The user approved the proposal and it was applied to the graph.',
-  approvedForClient: "The user approved the proposal; it is applied through the user's editor.",
-  rejected: 'The user rejected the proposal. Nothing was changed.',
-  superseded: 'The proposal was not applied: the user sent a new message instead of answering it.',
-  notReached: 'Not processed: an earlier proposal of the same batch was superseded by a new user message.',
-  failed: (reason: string) => `The user approved the proposal but it could not be applied: ${reason}. Nothing was changed.`,
-} as const;
+const AUTONOMOUS_MESSAGES: Readonly<Record<Locale, AutonomousMessages>> = Object.freeze({
+  en: {
+    appliedOnServer: 'Applied to the graph without approval, as the policy of this workspace allows.',
+    sentToClient: "Sent to the user's editor, which applies it without approval, as the policy of this workspace allows.",
+    failed: (reason) => `It could not be applied: ${reason}. Nothing was changed.`,
+  },
+  fr: {
+    appliedOnServer: 'Appliqué au graph sans approbation, comme la politique de ce workspace le permet.',
+    sentToClient: "Envoyé à l'éditeur de l'utilisateur, qui l'applique sans approbation, comme la politique de ce workspace le permet.",
+    failed: (reason) => `Cela n'a pas pu être appliqué : ${reason}. Rien n'a été modifié.`,
+  },
+});
+
+export interface ProposalMessages {
+  appliedOnServer: string;
+  approvedForClient: string;
+  rejected: string;
+  superseded: string;
+  notReached: string;
+  failed: (reason: string) => string;
+}
+
+/** What the model is told about each kind of outcome, per AI_LOCALE. */
+export const PROPOSAL_MESSAGES: Readonly<Record<Locale, ProposalMessages>> = Object.freeze({
+  en: {
+    appliedOnServer: 'The user approved the proposal and it was applied to the graph.',
+    approvedForClient: "The user approved the proposal; it is applied through the user's editor.",
+    rejected: 'The user rejected the proposal. Nothing was changed.',
+    superseded: 'The proposal was not applied: the user sent a new message instead of answering it.',
+    notReached: 'Not processed: an earlier proposal of the same batch was superseded by a new user message.',
+    failed: (reason) => `The user approved the proposal but it could not be applied: ${reason}. Nothing was changed.`,
+  },
+  fr: {
+    appliedOnServer: "L'utilisateur a approuvé la proposition et elle a été appliquée au graph.",
+    approvedForClient: "L'utilisateur a approuvé la proposition ; elle est appliquée par l'éditeur de l'utilisateur.",
+    rejected: "L'utilisateur a refusé la proposition. Rien n'a été modifié.",
+    superseded: "La proposition n'a pas été appliquée : l'utilisateur a envoyé un nouveau message au lieu d'y répondre.",
+    notReached: "Non traité : une proposition précédente du même lot a été remplacée par un nouveau message de l'utilisateur.",
+    failed: (reason) => `L'utilisateur a approuvé la proposition mais elle n'a pas pu être appliquée : ${reason}. Rien n'a été modifié.`,
+  },
+});

@@ -90,7 +90,7 @@ describe(PendingInterruptSettler.name, () => {
     const question: Interrupt = { kind: 'question', toolCallId: 'call_ask', questionKind: 'choice', question: 'Which sheet?', options: ['main', 'data-processing'] };
     const actions = new ScriptedActions({ status: 'applied', appliedBy: 'server' });
     const answered = await settler().settle(pendingOf(question), { approved: true, answer: 'main' }, actions);
-    expect(answered).toEqual({ content: JSON.stringify({ status: 'answered', answer: 'main' }), confirmed: false });
+    expect(answered).toEqual({ content: JSON.stringify({ status: 'answered', answer: 'main' }), success: true, confirmed: false });
     const declined = await settler().settle(pendingOf(question), { approved: false }, actions);
     expect(JSON.parse(declined.content)).toEqual({ status: 'declined' });
     expect(actions.applied).toEqual([]);
@@ -108,7 +108,7 @@ describe(PendingInterruptSettler.name, () => {
   it('reports a confirm question answered yes as confirmed (ask_first)', async () => {
     const confirm: Interrupt = { kind: 'question', toolCallId: 'call_ask', questionKind: 'confirm', question: 'Delete error-handler?' };
     const yes = await settler().settle(pendingOf(confirm), { approved: true }, new ScriptedActions({ status: 'applied', appliedBy: 'server' }));
-    expect(yes).toEqual({ content: '{"status":"answered","answer":"yes"}', confirmed: true });
+    expect(yes).toEqual({ content: '{"status":"answered","answer":"yes"}', success: true, confirmed: true });
   });
 });
 
@@ -127,5 +127,31 @@ describe(supersededResults.name, () => {
       ['tool', 'call_next', { status: 'rejected', message: expect.stringContaining('Not processed'), feedback: 'superseded by a new message' }],
     ]);
     expect(results.every((message) => message.createdTime === 1_000)).toBe(true);
+    // Each names the tool of its call and did nothing, as the commit validator requires.
+    expect(results.map((message) => [message.toolName, message.success, message.durationMs])).toEqual([
+      [pendingOf(approval).toolName, false, 0],
+      [pendingOf(approval).remainingToolCalls[0].function.name, false, 0],
+    ]);
+  });
+
+  it('tells the model in the AI_LOCALE language, keeping the contract’s status and feedback', () => {
+    const [result] = supersededResults(pendingOf(approval), 1_000, 'fr');
+    expect(JSON.parse(result.content ?? '')).toEqual({
+      status: 'rejected',
+      message: "La proposition n'a pas été appliquée : l'utilisateur a envoyé un nouveau message au lieu d'y répondre.",
+      feedback: 'superseded by a new message',
+    });
+  });
+});
+
+describe('PendingInterruptSettler in French (AI_LOCALE=fr)', () => {
+  it('tells the model the decision in French; statuses and success unchanged', async () => {
+    const french = new PendingInterruptSettler(undefined, 'fr');
+    const approved = await french.settle(pendingOf(approval), { approved: true }, new ScriptedActions({ status: 'applied', appliedBy: 'server' }));
+    expect(JSON.parse(approved.content)).toEqual({ status: 'approved', message: "L'utilisateur a approuvé la proposition et elle a été appliquée au graph." });
+    expect(approved.success).toBe(true);
+    const rejected = await french.settle(pendingOf(approval), { approved: false }, new ScriptedActions({ status: 'applied', appliedBy: 'server' }));
+    expect(JSON.parse(rejected.content).message).toBe("L'utilisateur a refusé la proposition. Rien n'a été modifié.");
+    expect(rejected.success).toBe(false);
   });
 });

@@ -2,7 +2,8 @@ import { generateMessageId } from '../../threads/sortable-id.generator';
 import { PendingInterrupt, ThreadMessage } from '../../threads/thread.types';
 import { ActionApplication, CheckedAction } from '../actions/action.applier';
 import { ProposalResolution } from '../agent/agent-result';
-import { PROPOSAL_MESSAGES, ProposalOutcome, proposalResultContent, SUPERSEDED_FEEDBACK } from '../agent/tool-result.message';
+import type { Locale } from '../../config/app-config';
+import { PROPOSAL_MESSAGES, ProposalMessages, ProposalOutcome, proposalResultContent, SUPERSEDED_FEEDBACK } from '../agent/tool-result.message';
 import { HitlObserver } from '../hitl.observer';
 import { declinedContent, settleQuestion } from '../tools/ask-user.answer';
 
@@ -21,6 +22,8 @@ export interface InterruptDecision {
 /** A settled interrupt: the tool result the model receives and, for a proposal, how it was settled. */
 export interface InterruptSettlement {
   content: string;
+  /** The call did what it asked: the proposal applied (or handed to the client), the question answered. */
+  success: boolean;
   resolution?: ProposalResolution;
   /** A confirm question answered yes: the run's ask_first kinds are allowed from now on (docs/policy.md). */
   confirmed?: boolean;
@@ -35,7 +38,14 @@ export interface InterruptSettlement {
  * HitlObserver (metrics).
  */
 export class PendingInterruptSettler {
-  constructor(private readonly hitl?: HitlObserver) {}
+  private readonly messages: ProposalMessages;
+
+  constructor(
+    private readonly hitl?: HitlObserver,
+    locale: Locale = 'en',
+  ) {
+    this.messages = PROPOSAL_MESSAGES[locale] ?? PROPOSAL_MESSAGES.en;
+  }
 
   async settle(pending: PendingInterrupt, decision: InterruptDecision, actions: ApprovedActions): Promise<InterruptSettlement> {
     const interrupt = pending.interrupt;
@@ -43,25 +53,26 @@ export class PendingInterruptSettler {
     if (interrupt.kind === 'question') {
       const settled = settleQuestion(interrupt, decision);
       this.hitl?.interrupt(settled.status);
-      return { content: settled.content, confirmed: settled.confirmed };
+      return { content: settled.content, success: settled.status === 'answered', confirmed: settled.confirmed };
     }
     let outcome: ProposalOutcome;
     let appliedBy: ProposalResolution['appliedBy'] = null;
     if (!approved) {
-      outcome = { status: 'rejected', message: PROPOSAL_MESSAGES.rejected, feedback };
+      outcome = { status: 'rejected', message: this.messages.rejected, feedback };
     } else {
       const application = await actions.applyApproved(interrupt);
       if (application.status === 'applied') {
         appliedBy = application.appliedBy;
-        const message = appliedBy === 'server' ? PROPOSAL_MESSAGES.appliedOnServer : PROPOSAL_MESSAGES.approvedForClient;
+        const message = appliedBy === 'server' ? this.messages.appliedOnServer : this.messages.approvedForClient;
         outcome = { status: 'approved', message, feedback };
       } else {
-        outcome = { status: 'failed', message: PROPOSAL_MESSAGES.failed(application.reason), feedback };
+        outcome = { status: 'failed', message: this.messages.failed(application.reason), feedback };
       }
     }
     this.hitl?.interrupt(outcome.status);
     return {
       content: proposalResultContent(outcome),
+      success: outcome.status === 'approved',
       resolution: {
         toolCallId: interrupt.toolCallId,
         status: outcome.status,
@@ -78,13 +89,25 @@ export class PendingInterruptSettler {
  * rejected, a question as declined, and every call after it in its batch as not processed: the tool
  * results to commit before the message, so every tool call keeps its result.
  */
-export function supersededResults(pending: PendingInterrupt, now: number): ThreadMessage[] {
-  const result = (toolCallId: string, content: string): ThreadMessage => ({ id: generateMessageId(now), role: 'tool', toolCallId, content, createdTime: now });
-  const reject = (toolCallId: string, message: string) =>
-    result(toolCallId, proposalResultContent({ status: 'rejected', message, feedback: SUPERSEDED_FEEDBACK }));
+export function supersededResults(pending: PendingInterrupt, now: number, locale: Locale = 'en'): ThreadMessage[] {
+  const messages = PROPOSAL_MESSAGES[locale] ?? PROPOSAL_MESSAGES.en;
+  // Nothing was done for any of them: each names its call's tool, as the commit validator requires.
+  const result = (toolCallId: string, toolName: string, content: string): ThreadMessage => ({
+    id: generateMessageId(now),
+    role: 'tool',
+    toolCallId,
+    toolName,
+    content,
+    success: false,
+    durationMs: 0,
+    createdTime: now,
+  });
+  const reject = (toolCallId: string, toolName: string, message: string) =>
+    result(toolCallId, toolName, proposalResultContent({ status: 'rejected', message, feedback: SUPERSEDED_FEEDBACK }));
+  const { interrupt, toolName } = pending;
   const settled =
-    pending.interrupt.kind === 'question'
-      ? result(pending.interrupt.toolCallId, declinedContent(SUPERSEDED_FEEDBACK))
-      : reject(pending.interrupt.toolCallId, PROPOSAL_MESSAGES.superseded);
-  return [settled, ...pending.remainingToolCalls.map((call) => reject(call.id, PROPOSAL_MESSAGES.notReached))];
+    interrupt.kind === 'question'
+      ? result(interrupt.toolCallId, toolName, declinedContent(SUPERSEDED_FEEDBACK))
+      : reject(interrupt.toolCallId, toolName, messages.superseded);
+  return [settled, ...pending.remainingToolCalls.map((call) => reject(call.id, call.function.name, messages.notReached))];
 }

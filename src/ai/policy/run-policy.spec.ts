@@ -92,4 +92,11 @@ describe(RunPolicy.name, () => {
       expect([...kindsOf(nested)].sort()).toEqual(['batch', 'delete_edge', 'move_node']);
     });
   });
+
+  it('tells the model its refusals in the AI_LOCALE language', () => {
+    const french = new RunPolicy(true, effectiveLevels({ default: { delete_edge: 'forbidden', delete_node: 'ask_first' }, roles: {} }, 'editor'), false, 'fr');
+    expect(french.decide(deleteEdge)).toMatchObject({ outcome: 'refuse', message: expect.stringMatching(/^La politique de ce workspace interdit delete_edge/) });
+    const viewer = new RunPolicy(false, effectiveLevels({ default: {}, roles: {} }, 'viewer'), false, 'fr');
+    expect(viewer.decide(deleteEdge)).toMatchObject({ message: expect.stringMatching(/^Cet utilisateur ne peut que lire le graph/) });
+  });
 });

@@ -1,3 +1,4 @@
+import type { Locale } from '../../config/app-config';
 import type { ProposedAction } from '../../conversation/proposed-action';
 import {
   ACTION_KINDS,
@@ -9,6 +10,7 @@ import {
   PolicySnapshot,
   strictestLevel,
 } from '../../policy/action-policy';
+import { toolResultTexts, ToolResultTexts } from '../tools/tool-result.texts';
 
 /**
  * What becomes of a valid proposal (its arguments parsed): refused with a message for the model,
@@ -27,14 +29,18 @@ export type PolicyDecision =
  */
 export class RunPolicy {
   private askFirstGranted: boolean;
+  private readonly texts: ToolResultTexts;
 
   constructor(
     /** editor or admin: viewers are offered no write tool whatever the policy says. */
     readonly canPropose: boolean,
     private readonly levels: EffectiveLevels,
     askFirstGranted = false,
+    /** AI_LOCALE: the language of the refusals the model is told. */
+    locale: Locale = 'en',
   ) {
     this.askFirstGranted = askFirstGranted;
+    this.texts = toolResultTexts(locale);
   }
 
   /** A workspace without a stored policy: every kind validation_required (every proposal waits for a human). */
@@ -43,8 +49,8 @@ export class RunPolicy {
   }
 
   /** The policy of a run that stopped on an interrupt, as it stored it. */
-  static restore(canPropose: boolean, snapshot: PolicySnapshot): RunPolicy {
-    return new RunPolicy(canPropose, snapshot.levels, snapshot.askFirstGranted);
+  static restore(canPropose: boolean, snapshot: PolicySnapshot, locale: Locale = 'en'): RunPolicy {
+    return new RunPolicy(canPropose, snapshot.levels, snapshot.askFirstGranted, locale);
   }
 
   /** The kinds the model may propose in this run (their tools, or parts of a batch). */
@@ -92,21 +98,12 @@ export class RunPolicy {
   }
 
   private forbiddenMessage(action: ProposedAction): string {
-    if (!this.canPropose) return 'This user can only read the graph: no change can be proposed. Answer with an explanation instead.';
-    const kinds = this.kindsAt(action, 'forbidden');
-    return (
-      `The policy of this workspace forbids ${kinds.join(', ')}: nothing was proposed and nothing changed. ` +
-      'Do not try again; tell the user that this change is not allowed here and what they could do instead.'
-    );
+    if (!this.canPropose) return this.texts.policyReadOnly;
+    return this.texts.policyForbids(this.kindsAt(action, 'forbidden').join(', '));
   }
 
   private askFirstMessage(action: ProposedAction): string {
-    const kinds = this.kindsAt(action, 'ask_first');
-    return (
-      `The policy of this workspace requires asking the user before proposing ${kinds.join(', ')}: nothing was proposed. ` +
-      'First call ask_user with kind "confirm" and a question that says exactly what you intend to change and why; ' +
-      'if the user answers yes, make the same proposal again.'
-    );
+    return this.texts.policyAsksFirst(this.kindsAt(action, 'ask_first').join(', '));
   }
 }
 

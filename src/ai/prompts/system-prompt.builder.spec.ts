@@ -74,6 +74,19 @@ describe(buildSystemPrompt.name, () => {
     expect(prompt).toContain("data: the node's own settings");
   });
 
+  it('asks the model to evaluate its answer before each tool call and to stop when it has one (seed 003, both locales)', async () => {
+    const context = await demoPromptContext();
+    const english = buildSystemPrompt(context, 'viewer');
+    expect(english).toContain('# When to use tools, and when to stop');
+    expect(english).toContain('If you can answer directly and completely from the context, do it without tools.');
+    expect(english).toContain('1. "Do I really need this tool to answer?" 2. "Is my current answer already complete?" 3. "Does this tool bring real added value?"');
+    expect(english).toContain('Never call the same tool with the same arguments twice');
+    const french = buildSystemPrompt(context, 'viewer', 'fr');
+    expect(french).toContain("# Quand utiliser les outils, et quand s'arrêter");
+    expect(french).toContain('« Ai-je vraiment besoin de cet outil pour répondre ? »');
+    expect(french).not.toContain('When to use tools');
+  });
+
   it('is written in French for locale fr', async () => {
     const prompt = buildSystemPrompt(await demoPromptContext(), 'viewer', 'fr');
     expect(prompt).toMatch(/^Tu es un assistant IA spécialisé dans les workflows Nodius/);

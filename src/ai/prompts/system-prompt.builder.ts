@@ -11,7 +11,8 @@ const DESCRIPTION_MAX_CHARS = 1000;
 const TYPE_DESCRIPTION_MAX_CHARS = 200;
 
 /**
- * The system prompt (docs/retrieval.md): identity, graph, permissions, node types, rules, conventions.
+ * The system prompt (docs/retrieval.md): identity, graph, permissions, node types, rules, conventions,
+ * and when to use tools and stop (self-evaluation, docs/agent.md "Smart stopping").
  * Stable for a given graph + workspace types + role + locale (no question, no date, types sorted),
  * so providers can cache it; the per-question context goes in a separate message
  * (buildContextMessage). English by default, French with locale 'fr'.
@@ -60,5 +61,6 @@ export function buildSystemPrompt(context: SystemPromptContext, role: Role, loca
     ].join('\n'),
     [texts.rulesTitle, ...texts.rules(editor).map((rule, index) => `${index + 1}. ${rule}`)].join('\n'),
     [texts.conventionsTitle, ...texts.conventions.map((convention) => `- ${convention}`)].join('\n'),
+    [texts.stoppingTitle, ...texts.stopping.map((line) => `- ${line}`)].join('\n'),
   ].join('\n\n');
 }

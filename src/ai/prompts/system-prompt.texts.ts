@@ -24,6 +24,9 @@ export interface SystemPromptTexts {
   rules: (canEdit: boolean) => string[];
   conventionsTitle: string;
   conventions: string[];
+  /** Seed 003's smart stopping: when to call tools, when to stop, the self-evaluation before each call. */
+  stoppingTitle: string;
+  stopping: string[];
 }
 
 const readTools = READ_TOOL_REGISTRY.names.join(', ');
@@ -79,6 +82,13 @@ export const SYSTEM_PROMPT_TEXTS: Readonly<Record<Locale, SystemPromptTexts>> = 
       'An edge links an out handle of its source node (sourceHandle) to an in handle of its target node (targetHandle), on one sheet, with an optional label such as "success" or "error". The context writes its ends as "node:handle".',
       'Sheets are separate canvases of the same graph; every node and edge belongs to one sheet.',
     ],
+    stoppingTitle: '# When to use tools, and when to stop',
+    stopping: [
+      'Before calling a tool, judge whether your answer is already COMPLETE and SATISFACTORY. If you can answer directly and completely from the context, do it without tools.',
+      'Use a tool only when it is really needed to answer. Stop as soon as you have a satisfactory answer, even if tools are still available.',
+      'Before each tool call, ask yourself: 1. "Do I really need this tool to answer?" 2. "Is my current answer already complete?" 3. "Does this tool bring real added value?"',
+      'Never call the same tool with the same arguments twice: its result is already above. When your calls stop bringing anything new, answer with what you have and say what you could not find.',
+    ],
   },
   fr: {
     identity:
@@ -132,6 +142,13 @@ export const SYSTEM_PROMPT_TEXTS: Readonly<Record<Locale, SystemPromptTexts>> = 
       'handles : points de connexion écrits côté:type(accept), ex. "R:out(any), L:in(string)" : côté T (haut), D (bas), R (droite), L (gauche) ou 0 ; type in ou out ; accept le type de données accepté. Chaque point a un id comme "R-0".',
       'Une edge relie un handle out de son node source (sourceHandle) à un handle in de son node cible (targetHandle), sur une sheet, avec un label facultatif comme "success" ou "error". Le contexte écrit ses extrémités "node:handle".',
       "Les sheets sont des canevas distincts d'un même graph ; chaque node et chaque edge appartient à une sheet.",
+    ],
+    stoppingTitle: "# Quand utiliser les outils, et quand s'arrêter",
+    stopping: [
+      "Avant d'appeler un outil, évalue si ta réponse est déjà COMPLÈTE et SATISFAISANTE. Si tu peux répondre directement et complètement à partir du contexte, fais-le sans outils.",
+      "N'utilise un outil que s'il est vraiment nécessaire pour répondre. Arrête-toi dès que tu as une réponse satisfaisante, même si des outils sont encore disponibles.",
+      'Avant chaque appel d\'outil, pose-toi ces questions : 1. « Ai-je vraiment besoin de cet outil pour répondre ? » 2. « Ma réponse actuelle est-elle déjà complète ? » 3. « Cet outil apporte-t-il une valeur ajoutée réelle ? »',
+      "N'appelle jamais deux fois le même outil avec les mêmes arguments : son résultat est déjà plus haut. Quand tes appels n'apportent plus rien de nouveau, réponds avec ce que tu as et dis ce que tu n'as pas trouvé.",
     ],
   },
 });

@@ -40,16 +40,66 @@ describe(ActiveRunRegistry.name, () => {
     expect(logged).toEqual([expect.objectContaining({ event: 'generation_interrupted', sessionId: 's/1', threadId: 'ai_1', tokensStreamed: 4 })]);
   });
 
-  it("stops every run of a disconnected owner and logs client_disconnect_abort for each", () => {
+  it('stops every run of a disconnected owner and logs client_disconnect_abort for each (AI_DISCONNECT_POLICY=abort)', () => {
     const registry = new ActiveRunRegistry(config);
     const runs = [registry.begin('s', 1, progress('ai_1', 2))!, registry.begin('s', 2, progress(null, 0))!];
     const other = registry.begin('t', 1, progress())!;
-    expect(registry.stopOwner('s', 'client_disconnect')).toBe(2);
-    expect(runs.every((run) => run.signal.aborted)).toBe(true);
+    expect(registry.leave('s')).toBe(2);
+    expect(runs.every((run) => run.signal.aborted && run.stopReason === 'client_disconnect')).toBe(true);
     expect(other.signal.aborted).toBe(false);
     expect(logged.map((entry) => entry.event)).toEqual(['client_disconnect_abort', 'client_disconnect_abort']);
     expect(logged[0]).toMatchObject({ level: 'warn', sessionId: 's/1', threadId: 'ai_1', tokensStreamed: 2 });
-    expect(registry.stopOwner('nobody', 'client_disconnect')).toBe(0);
+    expect(registry.leave('nobody')).toBe(0);
+  });
+
+  it('keeps a run whose socket left while another socket (a rejoin, on any instance) still watches it', () => {
+    const registry = new ActiveRunRegistry(config);
+    const run = registry.begin('s', 1, progress())!;
+    expect(registry.watch(run.runKey, 'rejoined-socket')).toBe(true);
+    expect(registry.watch('run_unknown', 'rejoined-socket')).toBe(false);
+    registry.leave('s');
+    expect(run.signal.aborted).toBe(false);
+    registry.unwatchRun(run.runKey, 'rejoined-socket');
+    expect(run.stopReason).toBe('client_disconnect');
+  });
+
+  it('stops a run by its key (a stop from another instance), once', () => {
+    const registry = new ActiveRunRegistry(config);
+    const run = registry.begin('s', 1, progress())!;
+    expect(run.runKey).toMatch(/^run_[0-9a-z]{9}[0-9a-f]{16}$/);
+    expect(registry.stopRun(run.runKey, 'interrupt')).toBe(true);
+    expect(run.signal.reason).toBe('interrupt');
+    run.end();
+    expect(registry.stopRun(run.runKey, 'interrupt')).toBe(false);
+  });
+
+  describe('AI_DISCONNECT_POLICY=continue', () => {
+    const continuing = loadAppConfig({ NODE_ENV: 'test', AUTH_MODE: 'none', AI_DISCONNECT_POLICY: 'continue', AI_REJOIN_GRACE_MS: '1000' });
+    beforeEach(() => jest.useFakeTimers());
+    afterEach(() => jest.useRealTimers());
+
+    it('lets a run whose last watcher left go on for AI_REJOIN_GRACE_MS, then stops it', () => {
+      const registry = new ActiveRunRegistry(continuing);
+      const run = registry.begin('s', 1, progress('ai_1'))!;
+      registry.leave('s');
+      jest.advanceTimersByTime(999);
+      expect(run.signal.aborted).toBe(false);
+      expect(logged.map((entry) => entry.event)).toEqual(['generation_awaiting_rejoin']);
+      jest.advanceTimersByTime(1);
+      expect(run.stopReason).toBe('client_disconnect');
+    });
+
+    it('keeps it running for good once a socket rejoined it within the grace period', () => {
+      const registry = new ActiveRunRegistry(continuing);
+      const run = registry.begin('s', 1, progress())!;
+      registry.leave('s');
+      jest.advanceTimersByTime(500);
+      registry.watch(run.runKey, 'new-socket');
+      jest.advanceTimersByTime(5_000);
+      expect(run.signal.aborted).toBe(false);
+      run.end();
+      expect(registry.size).toBe(0);
+    });
   });
 
   it('stops a run once: the first reason wins, a stop after the end does nothing', () => {

@@ -3,9 +3,14 @@ import { AppConfig } from '../../config/app-config';
 import { APP_CONFIG } from '../../config/app-config.token';
 import { AiEventLogger } from '../../observability/ai-event.logger';
 import { Logger } from '../../observability/logger';
+import { generateSortableId } from '../../threads/sortable-id.generator';
 
-/** Why a running generation was stopped before it ended on its own. */
-export type RunStopReason = 'interrupt' | 'client_disconnect' | 'shutdown';
+/**
+ * Why a running generation was stopped before it ended on its own. `log_lost`: its event log could
+ * not be written any more (Redis lost mid-stream), so it could neither be rejoined nor stopped from
+ * another instance: it ends cleanly instead (docs/deployment.md, "Redis down").
+ */
+export type RunStopReason = 'interrupt' | 'client_disconnect' | 'shutdown' | 'log_lost';
 
 /** What the transport knows about a run's progress (its sink), reported when the run is stopped. */
 export interface RunProgress {
@@ -18,6 +23,8 @@ export interface RunProgress {
 export interface ActiveRun {
   readonly owner: string;
   readonly requestId: string | number;
+  /** Unique across instances: names the run in its event log and in stop and watch messages between instances. */
+  readonly runKey: string;
   /** Handed to ChatService: aborting it cancels the upstream request (the run completes with the partial text). */
   readonly signal: AbortSignal;
   /** Null while nothing stopped it. */
@@ -30,15 +37,24 @@ export interface ActiveRun {
 interface RunEntry extends ActiveRun {
   readonly progress: RunProgress;
   readonly settled: Promise<void>;
+  /** The sockets (any instance) receiving the run's events: its own socket, and those that rejoined it. */
+  readonly watchers: Set<string>;
+  /** AI_DISCONNECT_POLICY=continue: the run stops when this fires, unless a watcher comes back first. */
+  graceTimer: NodeJS.Timeout | null;
 }
 
 const logger = new Logger('runs');
 
 /**
  * Every running generation of this instance, keyed by owner (a socket id, or "http") and request id
- * (the socket message's `_id`, or a generated id). The one place per-request state lives, so that
- * "stop request X" (ai:interrupt, a socket that disconnects, shutdown) needs nothing else — and so a
- * later distributed version (stop a run held by another instance) replaces this class only.
+ * (the socket message's `_id`, or a generated id), and by run key. The one place per-request state
+ * lives, so that "stop request X" (ai:interrupt, a socket that disconnects, shutdown, a stop sent by
+ * another instance for a run key) needs nothing else.
+ *
+ * Watchers (docs/protocol.md §8.7): a socket run is watched by its socket and by every socket that
+ * rejoined it, on any instance. When the last watcher leaves, AI_DISCONNECT_POLICY decides: `abort`
+ * stops the run at once (docs/protocol.md §4), `continue` lets it run for AI_REJOIN_GRACE_MS and stops
+ * it then, unless a rejoin brought a watcher back.
  *
  * At shutdown (onModuleDestroy, before ThreadStore releases leases and closes the store) every run
  * is stopped and awaited, so ChatService commits each partial answer and the clients get their
@@ -47,13 +63,16 @@ const logger = new Logger('runs');
 @Injectable()
 export class ActiveRunRegistry implements OnModuleDestroy {
   private readonly runs = new Map<string, Map<string | number, RunEntry>>();
+  private readonly byKey = new Map<string, RunEntry>();
+  /** watcher → the runs it watches. */
+  private readonly watching = new Map<string, Set<RunEntry>>();
   private readonly events = new AiEventLogger('runs');
   private count = 0;
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
 
-  /** Registers a run; null when this owner already runs a request with this id. */
-  begin(owner: string, requestId: string | number, progress: RunProgress): ActiveRun | null {
+  /** Registers a run (watched by its owner); null when this owner already runs a request with this id. */
+  begin(owner: string, requestId: string | number, progress: RunProgress, runKey = generateSortableId('run_')): ActiveRun | null {
     let owned = this.runs.get(owner);
     if (owned?.has(requestId)) return null;
     if (!owned) {
@@ -68,8 +87,11 @@ export class ActiveRunRegistry implements OnModuleDestroy {
     const entry: RunEntry = {
       owner,
       requestId,
+      runKey,
       progress,
       settled,
+      watchers: new Set(),
+      graceTimer: null,
       signal: controller.signal,
       get stopReason() {
         return stopReason;
@@ -77,23 +99,29 @@ export class ActiveRunRegistry implements OnModuleDestroy {
       stop: (reason) => {
         if (ended || stopReason) return;
         stopReason = reason;
+        this.cancelGrace(entry);
         this.logStop(entry, reason);
         controller.abort(reason);
       },
       end: () => {
         if (ended) return;
         ended = true;
+        this.cancelGrace(entry);
         const current = this.runs.get(owner);
         if (current?.get(requestId) === entry) {
           current.delete(requestId);
           this.count--;
           if (current.size === 0) this.runs.delete(owner);
         }
+        if (this.byKey.get(runKey) === entry) this.byKey.delete(runKey);
+        for (const watcher of [...entry.watchers]) this.unwatch(watcher, entry);
         settle();
       },
     };
     owned.set(requestId, entry);
+    this.byKey.set(runKey, entry);
     this.count++;
+    this.addWatcher(entry, owner);
     return entry;
   }
 
@@ -109,12 +137,38 @@ export class ActiveRunRegistry implements OnModuleDestroy {
     return true;
   }
 
-  /** Stops every run of the owner (a socket that disconnected); returns how many. */
-  stopOwner(owner: string, reason: RunStopReason): number {
-    const owned = this.runs.get(owner);
-    if (!owned) return 0;
-    const entries = [...owned.values()];
-    for (const entry of entries) entry.stop(reason);
+  /** Stops the run with this key (a stop sent by another instance, a lost log); false when it does not run here. */
+  stopRun(runKey: string, reason: RunStopReason): boolean {
+    const entry = this.byKey.get(runKey);
+    if (!entry) return false;
+    entry.stop(reason);
+    return true;
+  }
+
+  /** A socket rejoined the run (on any instance): it watches it now; false when the run does not run here. */
+  watch(runKey: string, watcher: string): boolean {
+    const entry = this.byKey.get(runKey);
+    if (!entry) return false;
+    this.cancelGrace(entry);
+    this.addWatcher(entry, watcher);
+    return true;
+  }
+
+  /** The socket stopped watching the run (it disconnected on another instance); false when the run does not run here. */
+  unwatchRun(runKey: string, watcher: string): boolean {
+    const entry = this.byKey.get(runKey);
+    if (!entry) return false;
+    this.leaveRun(entry, watcher);
+    return true;
+  }
+
+  /**
+   * A socket disconnected: it watches nothing any more. Each run left without a watcher is stopped at
+   * once (AI_DISCONNECT_POLICY=abort) or after AI_REJOIN_GRACE_MS (continue). Returns how many runs it watched.
+   */
+  leave(watcher: string): number {
+    const entries = [...(this.watching.get(watcher) ?? [])];
+    for (const entry of entries) this.leaveRun(entry, watcher);
     return entries.length;
   }
 
@@ -144,9 +198,49 @@ export class ActiveRunRegistry implements OnModuleDestroy {
     logger[settled ? 'info' : 'warn']('runs_stopped_for_shutdown', { runs: running, settled });
   }
 
+  private addWatcher(entry: RunEntry, watcher: string): void {
+    entry.watchers.add(watcher);
+    let watched = this.watching.get(watcher);
+    if (!watched) {
+      watched = new Set();
+      this.watching.set(watcher, watched);
+    }
+    watched.add(entry);
+  }
+
+  private unwatch(watcher: string, entry: RunEntry): void {
+    entry.watchers.delete(watcher);
+    const watched = this.watching.get(watcher);
+    if (!watched) return;
+    watched.delete(entry);
+    if (watched.size === 0) this.watching.delete(watcher);
+  }
+
+  private leaveRun(entry: RunEntry, watcher: string): void {
+    if (!entry.watchers.has(watcher)) return;
+    this.unwatch(watcher, entry);
+    if (entry.watchers.size > 0 || entry.stopReason) return;
+    const { disconnectPolicy, graceMs } = this.config.rejoin;
+    if (disconnectPolicy === 'abort') {
+      entry.stop('client_disconnect');
+      return;
+    }
+    if (entry.graceTimer) return;
+    logger.info('generation_awaiting_rejoin', { sessionId: `${entry.owner}/${entry.requestId}`, threadId: entry.progress.threadId ?? undefined, graceMs });
+    entry.graceTimer = setTimeout(() => entry.stop('client_disconnect'), graceMs);
+    entry.graceTimer.unref();
+  }
+
+  private cancelGrace(entry: RunEntry): void {
+    if (!entry.graceTimer) return;
+    clearTimeout(entry.graceTimer);
+    entry.graceTimer = null;
+  }
+
   private logStop(entry: RunEntry, reason: RunStopReason): void {
     const fields = { sessionId: `${entry.owner}/${entry.requestId}`, threadId: entry.progress.threadId ?? undefined, tokensStreamed: entry.progress.tokensStreamed };
     if (reason === 'client_disconnect') this.events.clientDisconnectAbort(fields);
+    else if (reason === 'log_lost') logger.warn('generation_stopped_log_lost', fields);
     else logger.info(reason === 'interrupt' ? 'generation_interrupted' : 'generation_stopped_for_shutdown', fields);
   }
 }

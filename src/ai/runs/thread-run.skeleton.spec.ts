@@ -7,7 +7,8 @@ import { configureLogging, Logger, resetLogSink, setLogSink } from '../../observ
 import { ThreadRecord } from '../../threads/thread.types';
 import { AgentResult } from '../agent/agent-result';
 import { DEFAULT_RUN_SETUP_SLOTS } from './run-setup.gate';
-import { ThreadRunSkeleton } from './thread-run.skeleton';
+import { RunEnd } from './agent-run.observer';
+import { RunOutcome, ThreadRunSkeleton } from './thread-run.skeleton';
 
 const alice: Principal = { userId: 'alice', workspace: 'default', role: 'editor' };
 
@@ -33,18 +34,19 @@ describe(ThreadRunSkeleton.name, () => {
   });
 
   const request = (sink = new RecordingSink()) => ({ principal: alice, sink, signal: new AbortController().signal });
-  const answer = (threadId: string): AgentResult => ({
+  const result = (threadId: string): AgentResult => ({
     threadId,
     type: 'message',
     message: 'Done.',
     toolCalls: [],
     usage: { promptTokens: 10, completionTokens: 2, cachedTokens: 0, totalTokens: 12, costUsd: 0.001, llmCalls: 1 },
   });
+  const answer = (threadId: string): RunOutcome => ({ result: result(threadId), stats: { stopReason: 'answer', rounds: 0, toolResults: 0 } });
 
   it('runs the body under the lease, records its usage, and completes after the lease is released', async () => {
     const sink = new RecordingSink();
     let leaseHeldDuringBody = false;
-    const result = await skeleton.run('chat', request(sink), async () => ({ thread }), async ({ thread: started }, run) => {
+    const completed = await skeleton.run('chat', request(sink), async () => ({ thread }), async ({ thread: started }, run) => {
       await expect(instance.store.acquireRun(started.threadId)).rejects.toMatchObject({ code: 'thread_busy' });
       leaseHeldDuringBody = true;
       await run.pause();
@@ -53,11 +55,13 @@ describe(ThreadRunSkeleton.name, () => {
       return answer(started.threadId);
     });
     expect(leaseHeldDuringBody).toBe(true);
-    expect(sink.events).toEqual([{ type: 'complete', result }]);
+    expect(sink.events).toEqual([{ type: 'complete', result: completed }]);
     const lease = await instance.store.acquireRun(thread.threadId);
     await lease.release();
     expect((await instance.store.load(alice, thread.threadId)).usage).toMatchObject({ promptTokens: 10, completionTokens: 2, llmCalls: 1 });
-    expect(logs).toContainEqual(expect.objectContaining({ event: 'agent_run_done', kind: 'chat', threadId: thread.threadId, outcome: 'message' }));
+    expect(logs).toContainEqual(
+      expect.objectContaining({ event: 'agent_run_done', kind: 'chat', threadId: thread.threadId, outcome: 'message', stopReason: 'answer', rounds: 0 }),
+    );
   });
 
   it('on a failure: logs it, records the usage so far, releases the lease, rethrows, and never completes', async () => {
@@ -68,7 +72,7 @@ describe(ThreadRunSkeleton.name, () => {
     });
     await expect(failing).rejects.toMatchObject({ code: 'conflict' });
     expect(sink.events).toEqual([]);
-    expect(logs).toContainEqual(expect.objectContaining({ level: 'info', event: 'agent_run_failed', kind: 'resume', code: 'conflict' }));
+    expect(logs).toContainEqual(expect.objectContaining({ level: 'info', event: 'agent_run_failed', kind: 'resume', code: 'conflict', stopReason: 'error' }));
     expect((await instance.store.load(alice, thread.threadId)).usage.promptTokens).toBe(5);
     await (await instance.store.acquireRun(thread.threadId)).release();
   });
@@ -95,11 +99,32 @@ describe(ThreadRunSkeleton.name, () => {
 
   it('aborts the run signal with the request', async () => {
     const controller = new AbortController();
-    const result = skeleton.run('chat', { ...request(), signal: controller.signal }, async () => ({ thread }), async (_started, run) => {
+    const running = skeleton.run('chat', { ...request(), signal: controller.signal }, async () => ({ thread }), async (_started, run) => {
       controller.abort();
       expect(run.signal.aborted).toBe(true);
       return answer(thread.threadId);
     });
-    await expect(result).resolves.toMatchObject({ type: 'message' });
+    await expect(running).resolves.toMatchObject({ type: 'message' });
+  });
+
+  it('tells the request the lease was refused before throwing thread_busy, and reports every end to the observer', async () => {
+    const ends: RunEnd[] = [];
+    const observed = new ThreadRunSkeleton(instance.store, new Logger('agent'), { runEnded: (end) => ends.push(end), conflict: () => undefined });
+    const held = await instance.store.acquireRun(thread.threadId);
+    const refused: string[] = [];
+    await expect(observed.run('chat', { ...request(), refused: (id) => refused.push(id) }, async () => ({ thread }), jest.fn())).rejects.toMatchObject({
+      code: 'thread_busy',
+    });
+    expect(refused).toEqual([thread.threadId]);
+    await held.release();
+    await observed.run('chat', request(), async () => ({ thread }), async () => ({
+      result: { ...result(thread.threadId), toolCalls: [{ id: 'c1', name: 'search_nodes', arguments: '{}', status: 'executed' }] },
+      stats: { stopReason: 'no_progress', rounds: 3, toolResults: 1 },
+    }));
+    await expect(observed.run('resume', request(), async () => ({ thread }), async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
+    expect(ends).toEqual([
+      { kind: 'chat', stopReason: 'no_progress', rounds: 3, toolCalls: 1, toolResults: 1 },
+      { kind: 'resume', stopReason: 'error', rounds: 0, toolCalls: 0, toolResults: 0 },
+    ]);
   });
 });

@@ -4,14 +4,17 @@ import { Principal } from '../../auth/principal';
 import { AppError } from '../../errors/app-error';
 import { Logger } from '../../observability/logger';
 import { ThreadRunLease } from '../../threads/thread-run.lease';
-import { ThreadStore } from '../../threads/thread.store';
+import { ThreadRoundCommit, ThreadStore } from '../../threads/thread.store';
 import { ThreadRecord } from '../../threads/thread.types';
 import { AgentEventSink } from '../agent/agent-event.sink';
 import { AgentResult } from '../agent/agent-result';
+import { AgentRunStats } from '../agent/agent-run';
 import { UsageAccumulator } from '../agent/usage.accumulator';
+import { AgentRunObserver, RunKind } from './agent-run.observer';
+import { RoundCommitReceipt, RoundCommitReplayer } from './round-commit.replayer';
 import { RunSetupGate, RunSetupSlot } from './run-setup.gate';
 
-export type RunKind = 'chat' | 'resume';
+export type { RunKind } from './agent-run.observer';
 
 /** What a run's body gets from the skeleton, once its thread is known and its lease held. */
 export interface ThreadRun {
@@ -23,6 +26,11 @@ export interface ThreadRun {
   pause(): Promise<void>;
   /** The setup is over: the next waiting run may start its own, and what follows (the upstream request) gets a turn of its own. */
   handOver(): Promise<void>;
+  /**
+   * Commits a round of the run: a revision conflict is re-read and replayed (RoundCommitReplayer),
+   * a lease held elsewhere is thread_busy at once.
+   */
+  commit(thread: ThreadRecord, round: ThreadRoundCommit): Promise<RoundCommitReceipt>;
 }
 
 /** The start of a run: at least the thread, as loaded before its lease. */
@@ -30,30 +38,49 @@ export interface RunStart {
   thread: ThreadRecord;
 }
 
+/** What a run's body ends with: the answer, and how the run went (its log line, the metrics). */
+export interface RunOutcome {
+  result: AgentResult;
+  stats: AgentRunStats;
+}
+
+export interface RunRequest {
+  principal: Principal;
+  sink: AgentEventSink;
+  signal: AbortSignal;
+  /** Called when the run cannot take its thread's lease, right before thread_busy is thrown. */
+  refused?: (threadId: string) => void;
+}
+
 /**
  * The skeleton every run of the agent shares (chat, resume): admission into the setup (RunSetupGate,
  * first come first served, never refused), the thread's run lease (one run per thread, on any
- * instance), usage recorded in every case, one log line for its end, and `sink.complete` with the
- * result AFTER the lease was released (a client may resume the moment it sees an interrupt).
- * Failures are logged and thrown as they are; `complete` is then not called.
+ * instance), the commit path of its rounds (replayed after a revision conflict), usage recorded in
+ * every case, one log line for its end (with why it stopped) and the run metrics, and
+ * `sink.complete` with the result AFTER the lease was released (a client may resume the moment it
+ * sees an interrupt). Failures are logged and thrown as they are; `complete` is then not called.
  */
 export class ThreadRunSkeleton {
   private readonly setupGate = new RunSetupGate();
+  private readonly commits: RoundCommitReplayer;
 
   constructor(
     private readonly threads: ThreadStore,
     private readonly logger: Logger,
-  ) {}
+    private readonly observer?: AgentRunObserver,
+  ) {
+    this.commits = new RoundCommitReplayer(threads, { observer });
+  }
 
   /**
    * `start` finds the thread (and whatever else the body needs) inside the setup slot, before the
-   * lease; `body` runs under the lease and returns the result.
+   * lease; `body` runs under the lease and returns the result and how the run went.
    */
   async run<Start extends RunStart>(
     kind: RunKind,
-    request: { principal: Principal; sink: AgentEventSink; signal: AbortSignal },
+    request: RunRequest,
     start: () => Promise<Start>,
-    body: (started: Start, run: ThreadRun) => Promise<AgentResult>,
+    body: (started: Start, run: ThreadRun) => Promise<RunOutcome>,
   ): Promise<AgentResult> {
     const startedAt = performance.now();
     const setup = await this.setupGate.enter();
@@ -61,30 +88,42 @@ export class ThreadRunSkeleton {
     let lease: ThreadRunLease;
     try {
       started = await start();
-      lease = await this.threads.acquireRun(started.thread.threadId);
     } catch (error) {
       setup.release();
       throw error;
     }
-    const threadId = started.thread.threadId;
-    const usage = new UsageAccumulator();
-    let result: AgentResult;
     try {
-      result = await body(started, {
+      lease = await this.threads.acquireRun(started.thread.threadId);
+    } catch (error) {
+      setup.release();
+      request.refused?.(started.thread.threadId);
+      throw error;
+    }
+    const threadId = started.thread.threadId;
+    request.sink.leased?.(threadId);
+    const usage = new UsageAccumulator();
+    const hold = { principal: request.principal, confirmLease: () => lease.renew() };
+    let outcome: RunOutcome;
+    try {
+      outcome = await body(started, {
         usage,
         signal: AbortSignal.any([request.signal, lease.signal]),
         pause: () => setup.pause(),
         handOver: () => handOver(setup),
+        commit: (thread, round) => this.commits.commit(thread, round, hold),
       });
     } catch (error) {
       this.logFailure(kind, threadId, error, startedAt);
+      this.observer?.runEnded({ kind, stopReason: 'error', rounds: 0, toolCalls: 0, toolResults: 0 });
       throw error;
     } finally {
       setup.release();
       await this.recordUsage(request.principal, threadId, usage);
       await lease.release();
     }
-    this.logDone(kind, result, startedAt);
+    const { result, stats } = outcome;
+    this.logDone(kind, outcome, startedAt);
+    this.observer?.runEnded({ kind, stopReason: stats.stopReason, rounds: stats.rounds, toolCalls: result.toolCalls.length, toolResults: stats.toolResults });
     request.sink.complete(result);
     return result;
   }
@@ -99,12 +138,15 @@ export class ThreadRunSkeleton {
     }
   }
 
-  private logDone(kind: RunKind, result: AgentResult, startedAt: number): void {
+  private logDone(kind: RunKind, { result, stats }: RunOutcome, startedAt: number): void {
     this.logger.info('agent_run_done', {
       kind,
       threadId: result.threadId,
       outcome: result.type === 'interrupt' ? 'interrupt' : result.type === 'message' && result.aborted ? 'aborted' : 'message',
+      stopReason: stats.stopReason,
+      rounds: stats.rounds,
       toolCalls: result.toolCalls.length,
+      toolResults: stats.toolResults,
       llmCalls: result.usage.llmCalls,
       totalTokens: result.usage.totalTokens,
       durationMs: Math.round(performance.now() - startedAt),
@@ -116,6 +158,7 @@ export class ThreadRunSkeleton {
     this.logger[code === 'internal' ? 'error' : 'info']('agent_run_failed', {
       kind,
       threadId,
+      stopReason: 'error',
       code,
       ...(code === 'internal' ? { error: describe(error) } : {}),
       durationMs: Math.round(performance.now() - startedAt),

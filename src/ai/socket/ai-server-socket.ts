@@ -2,10 +2,21 @@ import type { Namespace, Socket } from 'socket.io';
 import type { AuthenticatedSocketData } from '../../auth/socket.authenticator';
 import type { AiClientToServerEvents, AiServerToClientEvents } from './ai-socket.events';
 
-/** A server-side socket of the `/ai` namespace, typed with the shared event maps (ai-socket.events.ts). */
-export type AiServerSocket = Socket<AiClientToServerEvents, AiServerToClientEvents, Record<string, never>, AuthenticatedSocketData>;
+/**
+ * Messages between the instances (Socket.IO's serverSideEmit, through the Redis adapter; docs/protocol-notes.md
+ * "Several instances"), about a run by its run key: stop it (`ai:interrupt` reached another instance), and a
+ * socket that rejoined it on another instance started or stopped watching it (AI_DISCONNECT_POLICY).
+ */
+export interface AiServerSideEvents {
+  'ai:run_stop': (runKey: string, answer: (stopped: boolean) => void) => void;
+  'ai:run_watch': (runKey: string, watcher: string) => void;
+  'ai:run_unwatch': (runKey: string, watcher: string) => void;
+}
 
-export type AiNamespace = Namespace<AiClientToServerEvents, AiServerToClientEvents, Record<string, never>, AuthenticatedSocketData>;
+/** A server-side socket of the `/ai` namespace, typed with the shared event maps (ai-socket.events.ts). */
+export type AiServerSocket = Socket<AiClientToServerEvents, AiServerToClientEvents, AiServerSideEvents, AuthenticatedSocketData>;
+
+export type AiNamespace = Namespace<AiClientToServerEvents, AiServerToClientEvents, AiServerSideEvents, AuthenticatedSocketData>;
 
 /** What a run's sink needs of its socket. */
 export type AiEventTarget = Pick<AiServerSocket, 'emit' | 'connected'>;

@@ -1,4 +1,4 @@
-import { Inject } from '@nestjs/common';
+import { Inject, Optional } from '@nestjs/common';
 import {
   ConnectedSocket,
   MessageBody,
@@ -15,20 +15,29 @@ import { APP_CONFIG } from '../../config/app-config.token';
 import { AppError } from '../../errors/app-error';
 import { ErrorCode } from '../../errors/error-code';
 import { AiEventLogger } from '../../observability/ai-event.logger';
+import type { RedisConnection } from '../../redis/redis-connection';
+import { REDIS_CONNECTION } from '../../redis/redis-connection.token';
+import { generateSortableId } from '../../threads/sortable-id.generator';
 import { SocketEventName, SocketMetrics } from './socket.metrics';
 import { AgentResult } from '../agent/agent-result';
 import { chatInputOf, resumeInputOf } from '../chat-input';
 import { ChatService } from '../chat.service';
 import { ActiveRunRegistry } from '../runs/active-run.registry';
+import type { RunEventLog } from '../runs/run-event.log';
+import { RUN_EVENT_LOG } from '../runs/run-event-log.token';
 import { AiNamespace, AiServerSocket } from './ai-server-socket';
 import { SocketChatDto } from './dto/socket-chat.dto';
 import { SocketInterruptDto } from './dto/socket-interrupt.dto';
+import { SocketRejoinDto } from './dto/socket-rejoin.dto';
 import { SocketResumeDto } from './dto/socket-resume.dto';
+import { RunControl } from './run-control';
 import { socketCorsMiddleware } from './socket-cors.middleware';
 import { SocketErrorPresenter } from '../../errors/socket-error.presenter';
 import { SocketMessageInbox } from './socket-message.inbox';
 import { messageIdOf, validateSocketPayload } from './socket-payload.validator';
 import { SocketRunSink } from './socket-run.sink';
+import { useRedisAdapter } from './socket-io-redis.adapter';
+import { SocketRejoins } from './socket-rejoins';
 import { TokenFlushScheduler } from './token-flush.scheduler';
 
 /** Buffered text goes out at most this long after its first fragment (docs/protocol-notes.md). */
@@ -39,12 +48,15 @@ export const TOKEN_FLUSH_MAX_CHARS = 4096;
 type RunStarter<T> = (principal: Principal, message: T, sink: SocketRunSink, signal: AbortSignal) => Promise<AgentResult>;
 
 /**
- * Socket.IO namespace `/ai` (docs/protocol.md §4): `ai:chat`, `ai:resume`, `ai:interrupt` in; `ai:thread`,
- * `ai:token` (coalesced), `ai:tool_start`, `ai:tool_result`, then exactly one `ai:complete` or
- * `ai:error` per request out. Sockets authenticate at connection (namespace middleware); a `token`
- * on a message overrides the handshake principal for that message. Each request's abort controller
- * lives in the ActiveRunRegistry, keyed by socket id and `_id`: `ai:interrupt` and a disconnect stop
- * the generation upstream, and ChatService keeps the partial text in the thread. Requests are handled
+ * Socket.IO namespace `/ai` (docs/protocol.md §4, §8.7): `ai:chat`, `ai:resume`, `ai:interrupt`, `ai:rejoin`
+ * in; `ai:thread`, `ai:token` (coalesced), `ai:tool_start`, `ai:tool_result`, then exactly one
+ * `ai:complete` or `ai:error` per request out, each with its `seq`, each kept in the request's event log
+ * (RUN_EVENT_LOG) for `ai:rejoin` (SocketRejoins). Sockets authenticate at connection (namespace
+ * middleware); a `token` on a message overrides the handshake principal for that message. Each
+ * request's abort controller lives in the ActiveRunRegistry, keyed by socket id and `_id` and by run
+ * key: `ai:interrupt` stops the generation upstream (through RunControl for a rejoined request running
+ * on another instance), a disconnect applies AI_DISCONNECT_POLICY, and ChatService keeps the partial
+ * text in the thread. With REDIS_URL the namespace uses Socket.IO's Redis adapter. Requests are handled
  * in arrival order, a few per turn of the event loop (SocketMessageInbox), so a burst of them
  * cannot stall the process.
  */
@@ -54,6 +66,7 @@ export class AiGateway implements OnGatewayInit<AiNamespace>, OnGatewayDisconnec
   private readonly scheduler = new TokenFlushScheduler(TOKEN_FLUSH_INTERVAL_MS);
   private readonly presenter: SocketErrorPresenter;
   private readonly inbox = new SocketMessageInbox();
+  private readonly rejoins: SocketRejoins;
 
   constructor(
     private readonly chat: ChatService,
@@ -62,11 +75,17 @@ export class AiGateway implements OnGatewayInit<AiNamespace>, OnGatewayDisconnec
     private readonly runs: ActiveRunRegistry,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly metrics: SocketMetrics,
+    @Inject(RUN_EVENT_LOG) private readonly log: RunEventLog,
+    private readonly control: RunControl,
+    @Optional() @Inject(REDIS_CONNECTION) private readonly redis: RedisConnection | null = null,
   ) {
     this.presenter = new SocketErrorPresenter(config.locale);
+    this.rejoins = new SocketRejoins(log, control, this.presenter);
   }
 
   afterInit(namespace: AiNamespace): void {
+    if (this.redis) useRedisAdapter(namespace, this.redis);
+    this.control.listen(namespace);
     namespace.use(this.authenticator.middleware());
     const origins = this.config.server.socketCorsOrigins;
     if (origins.length > 0) namespace.server.engine.use(socketCorsMiddleware(origins));
@@ -95,9 +114,10 @@ export class AiGateway implements OnGatewayInit<AiNamespace>, OnGatewayDisconnec
   }
 
   /**
-   * Stops the running request `_id` of this socket; its own terminal event (`ai:complete` with
-   * `aborted: true`) follows. A request that is not running (already finished) is left alone. Errors
-   * about the interrupt itself are sent with `_id: null`: its `_id` belongs to the request it targets.
+   * Stops the running request `_id` of this socket, or the request it rejoined under that `_id` wherever
+   * it runs; its own terminal event (`ai:complete` with `aborted: true`) follows. A request that is not
+   * running (already finished) is left alone. Errors about the interrupt itself are sent with `_id: null`:
+   * its `_id` belongs to the request it targets.
    */
   @SubscribeMessage('ai:interrupt')
   onInterrupt(@ConnectedSocket() socket: AiServerSocket, @MessageBody() payload: unknown): void {
@@ -105,19 +125,57 @@ export class AiGateway implements OnGatewayInit<AiNamespace>, OnGatewayDisconnec
     this.inbox.post(() => this.interrupt(socket, payload));
   }
 
+  /** docs/protocol.md §8.7: replays the thread's latest request after `lastSeq` under `_id`, then the live rest. */
+  @SubscribeMessage('ai:rejoin')
+  onRejoin(@ConnectedSocket() socket: AiServerSocket, @MessageBody() payload: unknown): void {
+    this.inbox.post(() => void this.rejoin(socket, payload));
+  }
+
   handleDisconnect(socket: AiServerSocket): void {
-    this.runs.stopOwner(socket.id, 'client_disconnect');
+    this.runs.leave(socket.id);
+    this.rejoins.leave(socket.id);
   }
 
   private interrupt(socket: AiServerSocket, payload: unknown): void {
+    let message: SocketInterruptDto;
     try {
-      const message = validateSocketPayload(SocketInterruptDto, payload);
+      message = validateSocketPayload(SocketInterruptDto, payload);
       // Only this socket's runs can be reached, each authorized when it started; a token sent along is still checked.
       if (message.token !== undefined) this.authenticator.principalForMessage(socket, message.token);
-      const stopped = this.runs.stop(socket.id, message._id, 'interrupt');
-      this.metrics.event('ai:interrupt', stopped ? 'ok' : 'ignored');
     } catch (error) {
       this.metrics.event('ai:interrupt', this.sendError(socket, null, error));
+      return;
+    }
+    if (this.runs.stop(socket.id, message._id, 'interrupt')) {
+      this.metrics.event('ai:interrupt', 'ok');
+      return;
+    }
+    const rejoined = this.rejoins.runKeyOf(socket.id, message._id);
+    if (rejoined === undefined) {
+      this.metrics.event('ai:interrupt', 'ignored');
+      return;
+    }
+    void this.control.stop(rejoined).then((stopped) => this.metrics.event('ai:interrupt', stopped ? 'ok' : 'ignored'));
+  }
+
+  private async rejoin(socket: AiServerSocket, payload: unknown): Promise<void> {
+    let message: SocketRejoinDto;
+    try {
+      message = validateSocketPayload(SocketRejoinDto, payload);
+    } catch (error) {
+      this.metrics.event('ai:rejoin', this.sendError(socket, this.attributableId(socket, messageIdOf(payload)), error));
+      return;
+    }
+    if (this.isInUse(socket, message._id)) {
+      this.metrics.event('ai:rejoin', this.sendError(socket, null, idInUse(message._id)));
+      return;
+    }
+    try {
+      const principal = this.authenticator.principalForMessage(socket, message.token);
+      await this.rejoins.rejoin(socket, message, principal);
+      this.metrics.event('ai:rejoin', 'ok');
+    } catch (error) {
+      this.metrics.event('ai:rejoin', this.sendError(socket, this.attributableId(socket, message._id), error));
     }
   }
 
@@ -143,26 +201,31 @@ export class AiGateway implements OnGatewayInit<AiNamespace>, OnGatewayDisconnec
     try {
       message = validateSocketPayload(dtoClass, payload);
     } catch (error) {
-      this.metrics.event(event, this.sendError(socket, this.attributableId(socket, messageIdOf(payload)), error));
+      this.metrics.event(event, this.sendError(socket, this.attributableId(socket, messageIdOf(payload)), error, FIRST_SEQ));
       return;
     }
-    if (this.runs.isRunning(socket.id, message._id)) {
+    if (this.isInUse(socket, message._id)) {
       // Its _id names the running request, whose own terminal event is still to come.
-      const error = AppError.badRequest(`_id ${message._id} is already in use by a running request of this socket`);
-      this.metrics.event(event, this.sendError(socket, null, error));
+      this.metrics.event(event, this.sendError(socket, null, idInUse(message._id)));
       return;
     }
     try {
       principal = this.authenticator.principalForMessage(socket, message.token);
     } catch (error) {
-      this.metrics.event(event, this.sendError(socket, message._id, error));
+      this.metrics.event(event, this.sendError(socket, message._id, error, FIRST_SEQ));
       return;
     }
     if (!socket.connected) return;
 
-    const sink = new SocketRunSink(socket, message._id, this.scheduler, TOKEN_FLUSH_MAX_CHARS);
-    const active = this.runs.begin(socket.id, message._id, sink);
-    if (!active) return; // unreachable: checked above, nothing ran in between
+    const runKey = generateSortableId('run_');
+    const log = this.log.open(runKey, { workspace: principal.workspace, userId: principal.userId }, () => this.runs.stopRun(runKey, 'log_lost'));
+    const sink = new SocketRunSink(socket, message._id, this.scheduler, TOKEN_FLUSH_MAX_CHARS, log);
+    const active = this.runs.begin(socket.id, message._id, sink, runKey);
+    if (!active) {
+      // Unreachable (checked above, nothing ran in between); the request still gets its terminal event.
+      sink.fail(this.presenter.present(idInUse(message._id)));
+      return;
+    }
     // The budget is spent first: a refusal ends the request like any failed run (ai:error rate_limit).
     this.limiter
       .consume(principal)
@@ -180,15 +243,31 @@ export class AiGateway implements OnGatewayInit<AiNamespace>, OnGatewayDisconnec
       .finally(() => active.end());
   }
 
-  /** An error about a message's `_id` must not look like the terminal event of a running request with that id. */
-  private attributableId(socket: AiServerSocket, id: number | null): number | null {
-    return id !== null && !this.runs.isRunning(socket.id, id) ? id : null;
+  /** A running request (or a rejoined one) of this socket has this `_id`. */
+  private isInUse(socket: AiServerSocket, id: number): boolean {
+    return this.runs.isRunning(socket.id, id) || this.rejoins.has(socket.id, id);
   }
 
-  /** Sends the ai:error; returns its code (the request's outcome in the metrics). */
-  private sendError(socket: AiServerSocket, id: number | null, error: unknown): ErrorCode {
+  /** An error about a message's `_id` must not look like the terminal event of a running request with that id. */
+  private attributableId(socket: AiServerSocket, id: number | null): number | null {
+    return id !== null && !this.isInUse(socket, id) ? id : null;
+  }
+
+  /**
+   * Sends the ai:error; returns its code (the request's outcome in the metrics). `seq` is given for an
+   * error ending a chat or resume before it ran (its only event: FIRST_SEQ); an error about a rejoin has
+   * none (docs/protocol.md §8.7: a client keeps the last seq of the request it rejoins and drops lower ones).
+   */
+  private sendError(socket: AiServerSocket, id: number | null, error: unknown, seq?: number): ErrorCode {
     const presented = this.presenter.present(error);
-    socket.emit('ai:error', { _id: id, ...presented });
+    socket.emit('ai:error', id !== null && seq !== undefined ? { _id: id, seq, ...presented } : { _id: id, ...presented });
     return presented.code;
   }
+}
+
+/** The seq of a request's first event. */
+const FIRST_SEQ = 1;
+
+function idInUse(id: number): AppError {
+  return AppError.badRequest(`_id ${id} is already in use by a running request of this socket`);
 }

@@ -3,9 +3,16 @@ import type { CheckedAction } from '../actions/action.applier';
 import type { AgentEventSink } from '../agent/agent-event.sink';
 import type { AgentResult } from '../agent/agent-result';
 import type { RunProgress } from '../runs/active-run.registry';
+import type { RunEventName, RunEventWriter } from '../runs/run-event.log';
 import type { AiEventTarget } from './ai-server-socket';
-import type { AiErrorEvent } from './ai-socket.events';
+import type { AiErrorEvent, AiServerToClientEvents } from './ai-socket.events';
 import type { Flushable, TokenFlushScheduler } from './token-flush.scheduler';
+
+/** What an event of a request carries besides `_id` and `seq`. */
+export type RunEventPayload<E extends RunEventName> = Omit<Parameters<AiServerToClientEvents[E]>[0], '_id' | 'seq'>;
+
+/** A log that keeps nothing (specs of the sink alone). */
+const UNLOGGED: RunEventWriter = { append: () => undefined, markLatest: () => undefined };
 
 /**
  * One socket request's events as `ai:*` messages (docs/protocol.md §4). Tokens are coalesced: buffered
@@ -13,7 +20,10 @@ import type { Flushable, TokenFlushScheduler } from './token-flush.scheduler';
  * `maxBufferChars`; buffered text always goes out before any other event, so the order of the text
  * and the tool events is kept and `fullText` is exactly the concatenation of the `ai:token`s sent.
  * Exactly one terminal event (`ai:complete` or `ai:error`): after it, everything is ignored.
- * Nothing is sent to a socket that disconnected (the run is being aborted anyway).
+ *
+ * Every event carries `seq` (1, 2, 3, …) and goes to the request's event log, which `ai:rejoin` replays
+ * (docs/protocol.md §8.7): also while its socket is disconnected (AI_DISCONNECT_POLICY=continue), when
+ * nothing is sent to the socket itself.
  */
 export class SocketRunSink implements AgentEventSink, Flushable, RunProgress {
   threadId: string | null = null;
@@ -21,12 +31,14 @@ export class SocketRunSink implements AgentEventSink, Flushable, RunProgress {
   private buffer = '';
   private readonly sent: string[] = [];
   private finished = false;
+  private seq = 0;
 
   constructor(
     private readonly socket: AiEventTarget,
     readonly requestId: number,
     private readonly scheduler: TokenFlushScheduler,
     private readonly maxBufferChars: number,
+    private readonly log: RunEventWriter = UNLOGGED,
   ) {}
 
   /** A terminal event was sent. */
@@ -37,7 +49,12 @@ export class SocketRunSink implements AgentEventSink, Flushable, RunProgress {
   thread(threadId: string): void {
     if (this.finished) return;
     this.threadId = threadId;
-    if (this.socket.connected) this.socket.emit('ai:thread', { _id: this.requestId, threadId });
+    this.send('ai:thread', { threadId });
+  }
+
+  /** The run holds its thread: `ai:rejoin` on the thread now finds this request. */
+  leased(threadId: string): void {
+    this.log.markLatest(threadId);
   }
 
   token(text: string): void {
@@ -55,37 +72,33 @@ export class SocketRunSink implements AgentEventSink, Flushable, RunProgress {
   toolStart(toolCallId: string, toolName: string): void {
     if (this.finished) return;
     this.flushNow();
-    if (this.socket.connected) this.socket.emit('ai:tool_start', { _id: this.requestId, toolCallId, toolName });
+    this.send('ai:tool_start', { toolCallId, toolName });
   }
 
   toolResult(toolCallId: string, result: string): void {
     if (this.finished) return;
     this.flushNow();
-    if (this.socket.connected) this.socket.emit('ai:tool_result', { _id: this.requestId, toolCallId, result });
+    this.send('ai:tool_result', { toolCallId, result });
   }
 
   event(event: ThreadEvent): void {
     if (this.finished || this.threadId === null) return;
     this.flushNow();
-    if (this.socket.connected) this.socket.emit('ai:event', { _id: this.requestId, threadId: this.threadId, event });
+    this.send('ai:event', { threadId: this.threadId, event });
   }
 
   apply(action: CheckedAction): void {
     if (this.finished || this.threadId === null) return;
     this.flushNow();
-    if (this.socket.connected) {
-      const { toolCallId, proposedAction, preview } = action;
-      this.socket.emit('ai:apply', { _id: this.requestId, threadId: this.threadId, toolCallId, proposedAction, preview });
-    }
+    const { toolCallId, proposedAction, preview } = action;
+    this.send('ai:apply', { threadId: this.threadId, toolCallId, proposedAction, preview });
   }
 
   complete(result: AgentResult): void {
     if (this.finished) return;
     this.flushNow();
     this.finished = true;
-    if (!this.socket.connected) return;
-    this.socket.emit('ai:complete', {
-      _id: this.requestId,
+    this.send('ai:complete', {
       threadId: result.threadId,
       fullText: this.sent.join(''),
       usage: result.usage,
@@ -95,11 +108,11 @@ export class SocketRunSink implements AgentEventSink, Flushable, RunProgress {
   }
 
   /** The terminal error (the run threw, or never completed). */
-  fail(error: Omit<AiErrorEvent, '_id'>): void {
+  fail(error: Omit<AiErrorEvent, '_id' | 'seq'>): void {
     if (this.finished) return;
     this.flushNow();
     this.finished = true;
-    if (this.socket.connected) this.socket.emit('ai:error', { _id: this.requestId, ...error });
+    this.send('ai:error', error);
   }
 
   /** Sends the buffered text as one ai:token (called by the scheduler). */
@@ -108,7 +121,14 @@ export class SocketRunSink implements AgentEventSink, Flushable, RunProgress {
     const text = this.buffer;
     this.buffer = '';
     this.sent.push(text);
-    if (this.socket.connected) this.socket.emit('ai:token', { _id: this.requestId, token: text });
+    this.send('ai:token', { token: text });
+  }
+
+  /** Numbers the event, logs it, and sends it while the socket is connected. */
+  private send<E extends RunEventName>(event: E, payload: RunEventPayload<E>): void {
+    const seq = ++this.seq;
+    this.log.append({ seq, event, payload });
+    if (this.socket.connected) (this.socket.emit as (event: E, payload: unknown) => void)(event, { _id: this.requestId, seq, ...payload });
   }
 
   private flushNow(): void {

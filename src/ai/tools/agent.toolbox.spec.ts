@@ -116,4 +116,11 @@ describe(AgentToolbox.name, () => {
       expect(viewer.route(call('ask_user', '{"kind":'))).toMatchObject({ kind: 'error', malformed: true });
     });
   });
+
+  it('tells the model its errors in the AI_LOCALE language', () => {
+    const french = new AgentToolbox({ policy: RunPolicy.withDefaultLevels(false), readTools, locale: 'fr' });
+    expect(french.route(call('propose_delete_node', '{}'))).toMatchObject({ kind: 'error', message: expect.stringMatching(/^L'outil propose_delete_node n'est pas disponible/) });
+    expect(french.route(call('teleport', '{}'))).toMatchObject({ message: expect.stringMatching(/^Outil inconnu "teleport"\. Outils disponibles : read_graph_overview/) });
+    expect(french.route(call('search_nodes', '{"query": "fetch'))).toMatchObject({ message: expect.stringMatching(/^Les arguments ne sont pas du JSON valide/) });
+  });
 });

@@ -1,8 +1,10 @@
+import type { Locale } from '../../config/app-config';
 import { LlmToolCall, LlmToolDefinition } from '../../conversation/llm-message';
 import { RunPolicy } from '../policy/run-policy';
 import { AgentTools } from './agent-tools';
 import { ASK_USER_TOOL, parseAskUserCall } from './ask-user.tool';
 import { READ_TOOL_REGISTRY } from './read/read-tool.registry';
+import { toolResultTexts, ToolResultTexts } from './tool-result.texts';
 import { ToolRoute } from './tool-route';
 import { isWriteTool } from './write-tool-name';
 import { offeredWriteTools } from './write-tool.offer';
@@ -22,6 +24,8 @@ export interface AgentToolboxOptions {
   readTools: ReadToolRunner;
   /** False for a provider that cannot call tools (offline): nothing is offered. */
   toolsSupported?: boolean;
+  /** AI_LOCALE: the language of the errors the model is told. */
+  locale?: Locale;
 }
 
 /**
@@ -34,8 +38,10 @@ export interface AgentToolboxOptions {
 export class AgentToolbox implements AgentTools {
   readonly definitions: readonly LlmToolDefinition[];
   private readonly available: readonly string[];
+  private readonly texts: ToolResultTexts;
 
   constructor(private readonly options: AgentToolboxOptions) {
+    this.texts = toolResultTexts(options.locale);
     const offered = [...READ_TOOL_REGISTRY.definitions, ...offeredWriteTools(options.policy), ASK_USER_TOOL.definition];
     this.definitions = options.toolsSupported === false ? [] : offered;
     this.available = offered.map((definition) => definition.function.name);
@@ -45,12 +51,12 @@ export class AgentToolbox implements AgentTools {
     const name = call.function.name;
     const raw = call.function.arguments;
     if (READ_TOOL_REGISTRY.has(name)) {
-      const parsed = parseJsonArguments(raw);
+      const parsed = parseJsonArguments(raw, this.texts);
       if (!parsed.ok) return { kind: 'error', name, message: parsed.error, malformed: parsed.malformed, announce: true };
       return { kind: 'read', name, rawArguments: raw };
     }
     if (name === ASK_USER_TOOL.name) {
-      const parsed = parseJsonArguments(raw);
+      const parsed = parseJsonArguments(raw, this.texts);
       if (!parsed.ok) return { kind: 'error', name, message: parsed.error, malformed: parsed.malformed, announce: false };
       const result = parseAskUserCall(parsed.value);
       if (!result.ok) return { kind: 'error', name, message: result.error, malformed: false, announce: false };
@@ -58,7 +64,7 @@ export class AgentToolbox implements AgentTools {
     }
     const { policy } = this.options;
     if (isWriteTool(name) && policy.canPropose) {
-      const parsed = parseJsonArguments(raw);
+      const parsed = parseJsonArguments(raw, this.texts);
       if (!parsed.ok) return { kind: 'error', name, message: parsed.error, malformed: parsed.malformed, announce: false };
       const result = parseWriteToolCall(name, parsed.value);
       if (!result.ok) return { kind: 'error', name, message: result.error, malformed: false, announce: false };
@@ -72,9 +78,7 @@ export class AgentToolbox implements AgentTools {
           return { kind: 'apply', name, action: result.action };
       }
     }
-    const message = isWriteTool(name)
-      ? `The tool ${name} is not available: this user can only read the graph, so no change can be proposed. Answer with an explanation instead.`
-      : `Unknown tool "${name}". Available tools: ${this.available.join(', ')}.`;
+    const message = isWriteTool(name) ? this.texts.readOnlyUser(name) : this.texts.unknownTool(name, this.available);
     return { kind: 'error', name, message, malformed: false, announce: false };
   }
 
@@ -83,21 +87,17 @@ export class AgentToolbox implements AgentTools {
   }
 }
 
-function parseJsonArguments(raw: string): { ok: true; value: object } | { ok: false; error: string; malformed: boolean } {
+function parseJsonArguments(raw: string, texts: ToolResultTexts): { ok: true; value: object } | { ok: false; error: string; malformed: boolean } {
   // Models send "" for a call without arguments.
   if (raw === undefined || raw === null || raw.trim() === '') return { ok: true, value: {} };
   try {
     const value: unknown = JSON.parse(raw);
     if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-      return { ok: false, error: 'The arguments must be a JSON object. Call the tool again with a JSON object.', malformed: false };
+      return { ok: false, error: texts.argumentsNotObject, malformed: false };
     }
     return { ok: true, value };
   } catch (error) {
     const reason = error instanceof Error ? error.message : 'parse error';
-    return {
-      ok: false,
-      error: `The arguments are not valid JSON (${reason}). Call the tool again with valid JSON arguments.`,
-      malformed: true,
-    };
+    return { ok: false, error: texts.argumentsNotJson(reason), malformed: true };
   }
 }

@@ -1,4 +1,4 @@
-import { RESULT_CUT_MARKER, serializeToolResult } from './tool-result.limiter';
+import { RESULT_CUT_NOTE, serializeToolResult } from './tool-result.limiter';
 
 describe(serializeToolResult.name, () => {
   it('returns small results as plain JSON', () => {
@@ -30,9 +30,19 @@ describe(serializeToolResult.name, () => {
     expect(parsed._truncated.omittedItems['edges.incoming']).toBeGreaterThan(0);
   });
 
-  it('cuts as text, with a marker, when one value alone is too long', () => {
+  it('cuts as text when one value alone is too long, and sends that text as a JSON string', () => {
     const json = serializeToolResult({ process: 'x'.repeat(5_000) }, 1_000);
-    expect(json).toHaveLength(1_000);
-    expect(json.endsWith(RESULT_CUT_MARKER)).toBe(true);
+    expect(json.length).toBeLessThanOrEqual(1_000);
+    expect(json.length).toBeGreaterThan(900);
+    const parsed = JSON.parse(json);
+    expect(parsed._truncated.note).toBe(RESULT_CUT_NOTE);
+    expect(parsed.partialResult.startsWith('{"process":"xxx')).toBe(true);
+  });
+
+  it('counts the escaping of the cut text in the limit', () => {
+    const json = serializeToolResult({ process: '"\\n'.repeat(2_000) }, 1_000);
+    expect(json.length).toBeLessThanOrEqual(1_000);
+    expect(json.length).toBeGreaterThan(900);
+    expect(() => JSON.parse(json)).not.toThrow();
   });
 });

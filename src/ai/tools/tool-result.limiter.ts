@@ -1,5 +1,13 @@
-/** Appended when even a trimmed result must be cut as text. */
-export const RESULT_CUT_MARKER = '... [truncated: result too long]';
+import { TOOL_RESULT_TEXTS } from './tool-result.texts';
+
+/** Said when even a trimmed result must be cut as text (English; serializeToolResult takes the locale's). */
+export const RESULT_CUT_NOTE = TOOL_RESULT_TEXTS.en.textCut;
+
+/** What a shortened result says about it, in the run's language. */
+export interface ResultCutNotes {
+  listsCut: string;
+  textCut: string;
+}
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
@@ -12,9 +20,10 @@ interface ArrayLocation {
 /**
  * Serialises a tool result as JSON of at most `maxChars` characters. Too long a result first loses
  * list items (the largest list is shortened until it fits) and says so in a `_truncated` field, so it
- * stays valid JSON the model can read; only a result dominated by one huge value is cut as text.
+ * stays valid JSON the model can read; a result dominated by one huge value is cut as text, and that
+ * text is sent as a JSON string (`partialResult`): every tool result is a JSON object (docs/threads.md).
  */
-export function serializeToolResult(result: object, maxChars: number): string {
+export function serializeToolResult(result: object, maxChars: number, notes: ResultCutNotes = TOOL_RESULT_TEXTS.en): string {
   const json = JSON.stringify(result);
   if (json.length <= maxChars) return json;
 
@@ -29,18 +38,29 @@ export function serializeToolResult(result: object, maxChars: number): string {
     const drop = Math.min(largest.array.length, Math.max(1, Math.ceil((excess * largest.array.length) / largest.size)));
     largest.array.splice(largest.array.length - drop, drop);
     omitted[largest.path || '(result)'] = (omitted[largest.path || '(result)'] ?? 0) + drop;
-    current = JSON.stringify(withMarker(copy, omitted));
+    current = JSON.stringify(withMarker(copy, omitted, notes.listsCut));
   }
   if (current.length <= maxChars) return current;
-  return `${current.slice(0, Math.max(0, maxChars - RESULT_CUT_MARKER.length))}${RESULT_CUT_MARKER}`;
+  return partialResult(current, maxChars, notes.textCut);
 }
 
-function withMarker(value: Json, omitted: Record<string, number>): Json {
+/** The beginning of a JSON text, as a JSON string inside an object of at most `maxChars` (escaping counted). */
+function partialResult(text: string, maxChars: number, note: string): string {
+  const wrap = (part: string) => JSON.stringify({ _truncated: { note }, partialResult: part });
+  // The longest beginning that fits once escaped: escaping only ever lengthens, so search it.
+  let low = 0;
+  let high = Math.max(0, Math.min(text.length, maxChars - wrap('').length));
+  while (low < high) {
+    const middle = Math.ceil((low + high) / 2);
+    if (wrap(text.slice(0, middle)).length <= maxChars) low = middle;
+    else high = middle - 1;
+  }
+  return wrap(text.slice(0, low));
+}
+
+function withMarker(value: Json, omitted: Record<string, number>, note: string): Json {
   if (Object.keys(omitted).length === 0 || value === null || typeof value !== 'object' || Array.isArray(value)) return value;
-  return {
-    ...value,
-    _truncated: { omittedItems: omitted, note: 'The result was too long: the last items of these lists were left out. Narrow the request to see them.' },
-  };
+  return { ...value, _truncated: { omittedItems: omitted, note } };
 }
 
 function largestArray(value: Json, path: string): ArrayLocation | null {

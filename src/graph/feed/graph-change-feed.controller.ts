@@ -32,10 +32,11 @@ export class GraphChangeFeedController {
   @ApiOperation({
     summary: "The sync server's change feed",
     description:
-      "Unsaved live state (`saved:false`) goes to the graph's live overlay on this instance: the AI (context, tools, export) sees " +
-      'it before the store. Saved changes (`saved:true`) clear those keys from the overlay; on the embedded store they are ' +
-      'applied in one transaction (on ArangoDB Nodius saved them already). Nodes created or whose content changed are ' +
-      're-embedded in the background; the retrieval cache of the graph is cleared. Caller: an admin JWT, or the sync server ' +
+      "Unsaved live state (`saved:false`) goes to the graph's live overlay (of this instance; of every instance with REDIS_URL): " +
+      'the AI (context, tools, export) sees it before the store. Saved changes (`saved:true`) clear those keys from the overlay; ' +
+      'on the embedded store they are applied in one transaction (on ArangoDB Nodius saved them already). Nodes created or whose ' +
+      'content changed are re-embedded in the background; the retrieval cache of the graph is cleared (on every instance with ' +
+      'REDIS_URL). Caller: an admin JWT, or the sync server ' +
       'with `Authorization: Bearer <SYNC_TOKEN>` and `X-Workspace`.',
   })
   @ApiParam({ name: 'graphKey', description: 'Key of the graph in the workspace', example: 'nba-workflow' })

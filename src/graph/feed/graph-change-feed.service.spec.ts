@@ -10,6 +10,7 @@ import { GraphChangeNotifier } from '../graph-change.notifier';
 import { GraphStore } from '../graph-store';
 import { GraphNode } from '../graph.types';
 import { LiveOverlayRegistry } from '../overlay/live-overlay.registry';
+import { LocalLiveOverlayWriter } from '../overlay/local-live-overlay.writer';
 import { SqliteGraphStore } from '../sqlite/sqlite-graph.store';
 import { GraphChangeFeedService } from './graph-change-feed.service';
 
@@ -45,7 +46,7 @@ describe(GraphChangeFeedService.name, () => {
   });
 
   it('keeps live state in the overlay only, and says so', async () => {
-    const feed = new GraphChangeFeedService(store, overlays, notifier);
+    const feed = new GraphChangeFeedService(store, overlays, notifier, new LocalLiveOverlayWriter(overlays));
     const moved = { ...demoNode('root'), posX: 1 };
     const outcome = await feed.accept(WS, DEMO, { upsertNodes: [moved], deleteEdges: ['root-to-fetch-api'], saved: false });
     expect(outcome).toEqual({
@@ -61,7 +62,7 @@ describe(GraphChangeFeedService.name, () => {
   });
 
   it('applies saved changes to the embedded store in one transaction and clears those keys from the overlay', async () => {
-    const feed = new GraphChangeFeedService(store, overlays, notifier);
+    const feed = new GraphChangeFeedService(store, overlays, notifier, new LocalLiveOverlayWriter(overlays));
     const edited = { ...demoNode('filter-active'), data: { minGames: 30 } };
     const moved = { ...demoNode('sort-stats'), posY: 999 };
     const created: GraphNode = { _key: 'notify', graphKey: DEMO, type: 'log-node', sheet: '0', posX: 0, posY: 0, process: 'console.log(1);' };
@@ -85,7 +86,7 @@ describe(GraphChangeFeedService.name, () => {
   });
 
   it('changes nothing when a saved change is invalid (an edge to a node that does not exist)', async () => {
-    const feed = new GraphChangeFeedService(store, overlays, notifier);
+    const feed = new GraphChangeFeedService(store, overlays, notifier, new LocalLiveOverlayWriter(overlays));
     const before = await store.exportGraph(WS, DEMO);
     await expect(
       feed.accept(WS, DEMO, {
@@ -106,7 +107,7 @@ describe(GraphChangeFeedService.name, () => {
       supportsImport: false,
       forWorkspace: (workspace: string) => Object.assign(Object.create(store.forWorkspace(workspace)), { applyChanges }),
     });
-    const feed = new GraphChangeFeedService(readOnly, overlays, notifier);
+    const feed = new GraphChangeFeedService(readOnly, overlays, notifier, new LocalLiveOverlayWriter(overlays));
     await feed.accept(WS, DEMO, { upsertNodes: [demoNode('root')], deleteNodes: ['return'], saved: false });
     const outcome = await feed.accept(WS, DEMO, { upsertNodes: [demoNode('root')], deleteNodes: ['return'], saved: true });
     expect(applyChanges).not.toHaveBeenCalled();
@@ -116,14 +117,14 @@ describe(GraphChangeFeedService.name, () => {
   });
 
   it('answers not_found for a graph of another workspace, saved or not', async () => {
-    const feed = new GraphChangeFeedService(store, overlays, notifier);
+    const feed = new GraphChangeFeedService(store, overlays, notifier, new LocalLiveOverlayWriter(overlays));
     await expect(feed.accept('globex', DEMO, { deleteNodes: ['root'], saved: false })).rejects.toMatchObject({ code: 'not_found' });
     await expect(feed.accept(WS, 'ghost', { deleteNodes: ['root'], saved: true })).rejects.toMatchObject({ code: 'not_found' });
     expect(overlays.stats().graphs).toBe(0);
   });
 
   it('serializes saves of one graph, so concurrent saves both land', async () => {
-    const feed = new GraphChangeFeedService(store, overlays, notifier);
+    const feed = new GraphChangeFeedService(store, overlays, notifier, new LocalLiveOverlayWriter(overlays));
     const first: GraphNode = { _key: 'one', graphKey: DEMO, type: 'filter', sheet: '0', posX: 0, posY: 0 };
     const second: GraphNode = { ...first, _key: 'two' };
     await Promise.all([

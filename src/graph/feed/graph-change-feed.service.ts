@@ -9,6 +9,8 @@ import { GraphEdge, GraphNode } from '../graph.types';
 import { MutableGraphDataSource } from '../mutable-graph-data-source';
 import { LiveGraphChanges } from '../overlay/live-graph-changes';
 import { LiveOverlayRegistry } from '../overlay/live-overlay.registry';
+import { LiveOverlayWriter } from '../overlay/live-overlay.writer';
+import { LIVE_OVERLAY_WRITER } from '../overlay/live-overlay-writer.token';
 import { checkFeedIntegrity, FeedBodyPositions } from './feed-integrity.checker';
 import { normalizeLiveChanges, RawGraphChanges } from './live-changes.normalizer';
 import { planSavedChanges } from './saved-changes.planner';
@@ -39,10 +41,12 @@ export class GraphChangeFeedService {
 
   constructor(
     @Inject(GRAPH_STORE) private readonly store: GraphStore,
-    private readonly overlays: LiveOverlayRegistry,
+    replicas: LiveOverlayRegistry,
     private readonly notifier: GraphChangeNotifier,
+    /** Where unsaved changes go: this instance's registry, or every instance's through Redis. */
+    @Inject(LIVE_OVERLAY_WRITER) private readonly overlays: LiveOverlayWriter,
   ) {
-    this.dataSources = new GraphDataSourceFactory(store, overlays, notifier);
+    this.dataSources = new GraphDataSourceFactory(store, replicas, notifier);
   }
 
   async accept(workspace: string, graphKey: string, body: RawGraphChanges & { saved: boolean }): Promise<GraphChangesOutcome> {
@@ -60,15 +64,16 @@ export class GraphChangeFeedService {
     }
 
     let changedNodeKeys: string[] = [];
+    let overlayEntries: number;
     if (!body.saved) {
-      this.overlays.apply(workspace, graphKey, changes);
+      overlayEntries = await this.overlays.apply(workspace, graphKey, changes);
       this.notifier.notify({ kind: 'live', workspace, graphKey });
     } else {
       changedNodeKeys = this.store.supportsImport
         ? await this.serialized(`${workspace}\u0000${graphKey}`, () => this.saveToStore(source, graphKey, changes))
         : // Nodius saved them itself; the write path skips nodes whose embedding text did not change.
           changes.upsertNodes.map((node) => node._key);
-      this.overlays.forget(
+      overlayEntries = await this.overlays.forget(
         workspace,
         graphKey,
         [...changes.upsertNodes.map((node) => node._key), ...changes.deleteNodes],
@@ -86,7 +91,7 @@ export class GraphChangeFeedService {
         upsertEdges: changes.upsertEdges.length,
         deleteEdges: changes.deleteEdges.length,
       },
-      overlayEntries: this.overlays.get(workspace, graphKey)?.entryCount ?? 0,
+      overlayEntries,
       embeddingCandidates: changedNodeKeys.length,
     };
     logger.info('graph_changes_accepted', { workspace, graphKey, saved: body.saved, ...outcome.changes, overlayEntries: outcome.overlayEntries });

@@ -27,12 +27,11 @@ const logger = new Logger('graph');
  * is capped (the least recently changed overlays go first), and idle overlays expire. Dropping an
  * overlay only means readers see the store's last saved state, never a wrong mix.
  *
- * Per instance: with several instances, the sync server must send the feed to each (or a later
- * Redis fan-out must relay it).
+ * Per instance: with REDIS_URL it is this instance's replica of the shared overlay (RedisLiveOverlayWriter).
  */
 export class LiveOverlayRegistry {
   private readonly byWorkspace = new Map<string, Map<string, GraphOverlay>>();
-  private readonly limits: LiveOverlayLimits;
+  readonly limits: LiveOverlayLimits;
   private totalEntries = 0;
 
   constructor(
@@ -92,6 +91,11 @@ export class LiveOverlayRegistry {
   /** Drops the graph's whole overlay (the graph was replaced by an import). */
   clear(workspace: string, graphKey: string): void {
     this.remove(workspace, graphKey);
+  }
+
+  /** The graphs holding an overlay. */
+  graphs(): Array<{ workspace: string; graphKey: string }> {
+    return [...this.byWorkspace].flatMap(([workspace, graphs]) => [...graphs.keys()].map((graphKey) => ({ workspace, graphKey })));
   }
 
   /** Overlays and entries held (for logs and tests). */

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { AppError } from '../../errors/app-error';
 import { Logger } from '../../observability/logger';
-import { EventLoopSlicer } from '../event-loop.slicer';
+import { DEFAULT_SLICE_MS, EventLoopSlicer } from '../event-loop.slicer';
 import { validateGraphImport } from '../graph-import.validator';
 import { GraphDocument, GraphNode } from '../graph.types';
 import { hasNodeContentChanged } from '../node-content';
@@ -40,6 +40,7 @@ export class SqliteGraphImporter {
   constructor(
     private readonly db: Database,
     private readonly statements: SqliteGraphStatements,
+    private readonly sliceMs = DEFAULT_SLICE_MS,
   ) {}
 
   async importGraph(workspace: string, input: GraphDocument): Promise<{ nodes: number; edges: number }> {
@@ -89,7 +90,7 @@ export class SqliteGraphImporter {
 
   /** Writes the nodes and edges under the staged row, a few hundred per transaction. */
   private async stage(workspace: string, graphKey: string, stagingId: number, document: GraphDocument): Promise<void> {
-    const slicer = new EventLoopSlicer();
+    const slicer = new EventLoopSlicer(this.sliceMs);
     for (let from = 0; from < document.nodes.length; from += ROWS_PER_TRANSACTION) {
       const nodes = document.nodes.slice(from, from + ROWS_PER_TRANSACTION);
       this.write(() => {
@@ -140,7 +141,7 @@ export class SqliteGraphImporter {
 
   /** Deletes a graph row and everything under it, page by page, with turns of the event loop in between. */
   private async removeGraph(graphId: number): Promise<void> {
-    const slicer = new EventLoopSlicer();
+    const slicer = new EventLoopSlicer(this.sliceMs);
     while (this.write(() => this.deletePage(graphId)) > 0) await slicer.maybeYield();
   }
 

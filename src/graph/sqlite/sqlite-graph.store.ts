@@ -16,6 +16,8 @@ import { SqliteVectorIndexUpdater } from './sqlite-vector-index.updater';
 export interface SqliteGraphStoreOptions {
   /** Which graphs keep their search indexes in memory (least recently searched dropped first beyond these bounds). */
   indexCache?: SqliteGraphIndexCacheOptions;
+  /** Longest synchronous stretch of an import between two turns of the event loop (default DEFAULT_SLICE_MS). */
+  importSliceMs?: number;
 }
 
 /**
@@ -42,7 +44,7 @@ export class SqliteGraphStore implements GraphStore {
   ) {
     this.statements = new SqliteGraphStatements(db);
     this.writer = new SqliteGraphWriter(db, this.statements);
-    this.importer = new SqliteGraphImporter(db, this.statements);
+    this.importer = new SqliteGraphImporter(db, this.statements, options.importSliceMs);
     this.importer.removeLeftovers();
     this.indexes = new SqliteGraphIndexCache(options.indexCache);
     const changes = new SqliteNodeChangeLog(this.statements);

@@ -45,7 +45,7 @@ describe(ArangoThreadDocumentMapper.name, () => {
       userId: 'alice',
       graphKey: 'nba-workflow',
       title: 'Which nodes fetch data?',
-      messages,
+      messages: messages.map((message) => ({ ...message, threadId: 'ai_0abc' })),
       pendingInterrupt: pending,
       revision: 3,
       usage,
@@ -54,7 +54,7 @@ describe(ArangoThreadDocumentMapper.name, () => {
     };
     const document = {
       ...ArangoThreadDocumentMapper.toNewDocument({ ...newThread, title: record.title, createdTime: 1 }),
-      conversationHistory: structuredClone(messages),
+      conversationHistory: structuredClone(record.messages),
       pendingInterrupt: structuredClone(pending),
       revision: 3,
       usage,
@@ -82,7 +82,7 @@ describe(ArangoThreadDocumentMapper.name, () => {
         { role: 'system', content: '[Contexte RAG pour cette question]...' },
         { role: 'user', content: 'Que fait le node fetch-api ?' },
         { role: 'assistant', content: null, tool_calls: [toolCall('t1')] },
-        { role: 'tool', content: '{}', tool_call_id: 't1' },
+        { role: 'tool', content: '{}', tool_call_id: 't1', name: 'read_node_detail' },
         { role: 'assistant', content: 'Le node fetch-api est de type api-call...' },
       ],
       pendingInterrupt: { toolCallId: 't9', args: {}, context: {} }, // the seed's own shape: not resumable here
@@ -99,13 +99,15 @@ describe(ArangoThreadDocumentMapper.name, () => {
       createdTime: 1709123456000,
       lastUpdatedTime: 1709123489000,
     });
+    // Each message belongs to the document it is in.
+    const threadId = 'ai_1709123456_1';
     expect(record.messages).toEqual([
-      { id: 'msg_stored_0', role: 'system', kind: 'system_prompt', content: 'Tu es un assistant IA...', createdTime: 1709123456000 },
-      { id: 'msg_stored_1', role: 'system', kind: 'rag_context', content: '[Contexte RAG pour cette question]...', createdTime: 1709123456000 },
-      { id: 'msg_stored_2', role: 'user', content: 'Que fait le node fetch-api ?', createdTime: 1709123456000 },
-      { id: 'msg_stored_3', role: 'assistant', content: null, toolCalls: [toolCall('t1')], createdTime: 1709123456000 },
-      { id: 'msg_stored_4', role: 'tool', content: '{}', toolCallId: 't1', createdTime: 1709123456000 },
-      { id: 'msg_stored_5', role: 'assistant', content: 'Le node fetch-api est de type api-call...', createdTime: 1709123456000 },
+      { id: 'msg_stored_0', role: 'system', kind: 'system_prompt', content: 'Tu es un assistant IA...', createdTime: 1709123456000, threadId },
+      { id: 'msg_stored_1', role: 'system', kind: 'rag_context', content: '[Contexte RAG pour cette question]...', createdTime: 1709123456000, threadId },
+      { id: 'msg_stored_2', role: 'user', content: 'Que fait le node fetch-api ?', createdTime: 1709123456000, threadId },
+      { id: 'msg_stored_3', role: 'assistant', content: null, toolCalls: [toolCall('t1')], createdTime: 1709123456000, threadId },
+      { id: 'msg_stored_4', role: 'tool', content: '{}', toolCallId: 't1', toolName: 'read_node_detail', createdTime: 1709123456000, threadId },
+      { id: 'msg_stored_5', role: 'assistant', content: 'Le node fetch-api est de type api-call...', createdTime: 1709123456000, threadId },
     ]);
   });
 

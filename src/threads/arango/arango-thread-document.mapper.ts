@@ -87,7 +87,7 @@ export class ArangoThreadDocumentMapper {
     const createdTime = doc.createdTime ?? 0;
     const raw = Array.isArray(doc.conversationHistory) ? doc.conversationHistory : [];
     const firstSystem = raw.findIndex((message) => isObject(message) && message.role === 'system');
-    const messages = raw.map((message, index) => toMessage(message, index, createdTime, index === firstSystem));
+    const messages = raw.map((message, index) => withThread(toMessage(message, index, createdTime, index === firstSystem), doc._key));
     return {
       threadId: doc._key,
       workspace: doc.workspace ?? '',
@@ -166,8 +166,15 @@ function toMessage(raw: unknown, index: number, fallbackTime: number, isFirstSys
   if (role === 'assistant' && Array.isArray(toolCalls) && toolCalls.length > 0) message.toolCalls = toolCalls as LlmToolCall[];
   const toolCallId = stored.toolCallId ?? stored.tool_call_id;
   if (role === 'tool' && typeof toolCallId === 'string') message.toolCallId = toolCallId;
+  const toolName = stored.toolName ?? stored.name;
+  if (role === 'tool' && typeof toolName === 'string') message.toolName = toolName;
   if (stored.aborted === true) message.aborted = true;
   return message;
+}
+
+/** Messages this service wrote name their thread; those Nodius stored belong to the document they are in. */
+function withThread(message: ThreadMessage, threadId: string): ThreadMessage {
+  return typeof message.threadId === 'string' ? message : { ...message, threadId };
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -23,14 +23,14 @@ describe(buildLlmHistory.name, () => {
       assistantMessage(null, [toolCall('t1'), toolCall('t2', 'search_nodes', { query: 'fetch' })]),
       toolResult('t1', '{"key":"root"}'),
     ];
-    const history = buildLlmHistory({ messages: stored, maxTokens: 120, countTokens });
+    const history = buildLlmHistory({ threadId: 'ai_t', messages: stored, maxTokens: 120, countTokens });
     expect(history.messages).toEqual([
       { role: 'system', content: 'PROMPT', cacheBreakpoint: true },
       { role: 'system', content: 'C2' },
       { role: 'user', content: 'Q2' },
       { role: 'assistant', content: null, tool_calls: [toolCall('t1'), toolCall('t2', 'search_nodes', { query: 'fetch' })] },
-      { role: 'tool', tool_call_id: 't1', content: '{"key":"root"}' },
-      { role: 'tool', tool_call_id: 't2', content: MISSING_TOOL_RESULT_CONTENT },
+      { role: 'tool', tool_call_id: 't1', content: '{"key":"root"}', name: 'read_node_detail' },
+      { role: 'tool', tool_call_id: 't2', content: MISSING_TOOL_RESULT_CONTENT, name: 'search_nodes' },
     ]);
     expect(history.prunedBlocks).toBe(1);
     expect(history.synthesizedResults).toEqual(['t2']);

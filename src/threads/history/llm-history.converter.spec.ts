@@ -53,7 +53,7 @@ describe(toLlmMessages.name, () => {
       { role: 'system', content: 'C1' },
       { role: 'user', content: 'Q1' },
       { role: 'assistant', content: null, tool_calls: [toolCall('c1')] },
-      { role: 'tool', content: '{"ok":true}', tool_call_id: 'c1' },
+      { role: 'tool', content: '{"ok":true}', tool_call_id: 'c1', name: 'read_node_detail' },
     ]);
   });
 
@@ -126,7 +126,7 @@ describe(toLlmMessages.name, () => {
         { role: 'user', content: 'Q' },
         render('Loaded 3 nodes'),
         { role: 'assistant', content: null, tool_calls: [toolCall('a', 'propose_create_node')] },
-        { role: 'tool', content: 'applied', tool_call_id: 'a' },
+        { role: 'tool', content: 'applied', tool_call_id: 'a', name: 'read_node_detail' },
         render('Created 1 node'),
         { role: 'assistant', content: 'Done' },
       ]);
@@ -145,8 +145,8 @@ describe(toLlmMessages.name, () => {
       expect(toLlmMessages(closed)).toEqual([
         { role: 'user', content: 'Q' },
         { role: 'assistant', content: null, tool_calls: [toolCall('auto', 'propose_create_node'), toolCall('wait', 'propose_delete_node')] },
-        { role: 'tool', content: 'applied', tool_call_id: 'auto' },
-        { role: 'tool', content: 'approved', tool_call_id: 'wait' },
+        { role: 'tool', content: 'applied', tool_call_id: 'auto', name: 'read_node_detail' },
+        { role: 'tool', content: 'approved', tool_call_id: 'wait', name: 'read_node_detail' },
         render('Created 1 node'),
         render('Deleted 1 node'),
         { role: 'assistant', content: 'Done' },

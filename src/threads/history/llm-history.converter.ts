@@ -26,8 +26,8 @@ export function toLlmMessages(messages: readonly ThreadMessage[], currentContext
   const prompt = messages.find((message, index) => isSystemPrompt(message, index));
 
   const result: LlmMessage[] = [];
-  if (prompt) result.push({ role: 'system', content: prompt.content ?? '', cacheBreakpoint: true });
-  if (context && lastUser === -1) result.push({ role: 'system', content: context.content ?? '' });
+  if (prompt) result.push({ role: 'system', content: prompt.content ?? '', cacheBreakpoint: true, ...scopeOf(prompt) });
+  if (context && lastUser === -1) result.push({ role: 'system', content: context.content ?? '', ...scopeOf(context) });
 
   // Events met inside a run of tool results wait for its end: nothing may come between a call and its results.
   let deferred: LlmMessage[] = [];
@@ -43,9 +43,13 @@ export function toLlmMessages(messages: readonly ThreadMessage[], currentContext
   };
 
   messages.forEach((message, index) => {
-    if (index === lastUser && context) place({ role: 'system', content: context.content ?? '' });
+    if (index === lastUser && context) place({ role: 'system', content: context.content ?? '', ...scopeOf(context) });
     if (message.role === 'event') {
-      const event: LlmMessage = { role: 'system', content: message.event ? renderThreadEvent(message.event) : `[SYSTEM] ${message.content ?? ''}` };
+      const event: LlmMessage = {
+        role: 'system',
+        content: message.event ? renderThreadEvent(message.event) : `[SYSTEM] ${message.content ?? ''}`,
+        ...scopeOf(message),
+      };
       if (inToolRun) deferred.push(event);
       else result.push(event);
       return;
@@ -62,23 +66,32 @@ export function toLlmMessages(messages: readonly ThreadMessage[], currentContext
 }
 
 function convert(message: ThreadMessage): LlmMessage | null {
+  const scope = scopeOf(message);
   switch (message.role) {
     case 'system':
     case 'event': // placed by toLlmMessages
       return null; // the prompt is placed first, contexts only for the current question
     case 'user':
-      return { role: 'user', content: message.content ?? '' };
-    case 'tool':
+      return { role: 'user', content: message.content ?? '', ...scope };
+    case 'tool': {
       // A result that names no call cannot be paired with one: providers would reject it.
-      return message.toolCallId ? { role: 'tool', content: message.content ?? '', tool_call_id: message.toolCallId } : null;
+      if (!message.toolCallId) return null;
+      const name = message.toolName === undefined ? {} : { name: message.toolName };
+      return { role: 'tool', content: message.content ?? '', tool_call_id: message.toolCallId, ...name, ...scope };
+    }
     case 'assistant': {
       const toolCalls = message.toolCalls ?? [];
       const text = message.content ?? '';
       // An answer aborted before its first token carries nothing the model could use.
       if (toolCalls.length === 0 && text.length === 0) return null;
-      const assistant: LlmAssistantMessage = { role: 'assistant', content: text.length > 0 ? text : null };
+      const assistant: LlmAssistantMessage = { role: 'assistant', content: text.length > 0 ? text : null, ...scope };
       if (toolCalls.length > 0) assistant.tool_calls = toolCalls.map((call) => ({ ...call, function: { ...call.function } }));
       return assistant;
     }
   }
+}
+
+/** The thread a stored message belongs to, carried into what the model is sent (docs/threads.md, "Isolation"). */
+function scopeOf(message: ThreadMessage): { threadId?: string } {
+  return message.threadId === undefined ? {} : { threadId: message.threadId };
 }

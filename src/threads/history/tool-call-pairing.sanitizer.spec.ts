@@ -4,7 +4,7 @@ import { MISSING_TOOL_RESULT_CONTENT, sanitizeToolCallPairing } from './tool-cal
 const call = (id: string, name = 'search_nodes'): LlmToolCall => ({ id, type: 'function', function: { name, arguments: '{}' } });
 const assistant = (...ids: string[]): LlmMessage => ({ role: 'assistant', content: null, tool_calls: ids.map((id) => call(id)) });
 const result = (id: string, content = `result ${id}`): LlmMessage => ({ role: 'tool', tool_call_id: id, content });
-const missing = (id: string): LlmMessage => ({ role: 'tool', tool_call_id: id, content: MISSING_TOOL_RESULT_CONTENT });
+const missing = (id: string, name = 'search_nodes'): LlmMessage => ({ role: 'tool', tool_call_id: id, content: MISSING_TOOL_RESULT_CONTENT, name });
 const user = (content: string): LlmMessage => ({ role: 'user', content });
 const system: LlmMessage = { role: 'system', content: 'P', cacheBreakpoint: true };
 
@@ -31,6 +31,11 @@ describe(sanitizeToolCallPairing.name, () => {
 
   it('repairs a crash right after the assistant message at the end of the history', () => {
     expect(sanitizeToolCallPairing([user('Q'), assistant('a')]).messages).toEqual([user('Q'), assistant('a'), missing('a')]);
+  });
+
+  it('gives a stand-in result the thread and the tool name of its call', () => {
+    const scoped: LlmMessage = { role: 'assistant', content: null, tool_calls: [call('a', 'read_node_detail')], threadId: 'ai_t1' };
+    expect(sanitizeToolCallPairing([user('Q'), scoped]).messages[2]).toEqual({ ...missing('a', 'read_node_detail'), threadId: 'ai_t1' });
   });
 
   it('handles a superseded interrupt whose batch remainder was never answered', () => {

@@ -59,7 +59,15 @@ export function sanitizeToolCallPairing(messages: readonly LlmMessage[]): ToolCa
     }
     for (const id of callIds) {
       if (answered.has(id)) continue;
-      result.push({ role: 'tool', tool_call_id: id, content: MISSING_TOOL_RESULT_CONTENT });
+      // The stand-in belongs where its call does: same thread, same tool name.
+      const name = message.tool_calls.find((call) => call.id === id)?.function.name;
+      result.push({
+        role: 'tool',
+        tool_call_id: id,
+        content: MISSING_TOOL_RESULT_CONTENT,
+        ...(name ? { name } : {}),
+        ...(message.threadId === undefined ? {} : { threadId: message.threadId }),
+      });
       synthesizedResults.push(id);
     }
   }

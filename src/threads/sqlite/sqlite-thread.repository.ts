@@ -191,8 +191,9 @@ export class SqliteThreadRepository implements ThreadRepository {
   private readRecordIn(threadId: string): ThreadRecord | null {
     const row = this.statements.selectThread.get(threadId) as ThreadRow | undefined;
     if (!row) return null;
-    const messages = (this.statements.selectMessages.all(threadId) as Array<{ message: string }>).map(
-      (message) => JSON.parse(message.message) as ThreadMessage,
+    // Each message carries the thread of its row (docs/threads.md, "Isolation"), whatever its JSON says.
+    const messages = (this.statements.selectMessages.all(threadId) as Array<{ thread_id: string; message: string }>).map(
+      (row) => ({ ...(JSON.parse(row.message) as ThreadMessage), threadId: row.thread_id }),
     );
     return toRecord(row, messages);
   }
@@ -231,7 +232,7 @@ function prepare(db: Database) {
     insertThread: statement(`INSERT INTO ai_threads (thread_id, workspace, user_id, graph_key, title, created_time, updated_time)
       VALUES (@thread_id, @workspace, @user_id, @graph_key, @title, @created_time, @created_time)`),
     selectThread: statement('SELECT * FROM ai_threads WHERE thread_id = ?'),
-    selectMessages: statement('SELECT message FROM ai_thread_messages WHERE thread_id = ? ORDER BY seq'),
+    selectMessages: statement('SELECT thread_id, message FROM ai_thread_messages WHERE thread_id = ? ORDER BY seq'),
     selectHead: statement(`SELECT revision, ${USAGE_COLUMNS} FROM ai_threads WHERE thread_id = ?`),
     selectSummaries: statement(`SELECT thread_id, graph_key, title, created_time, updated_time, visible_message_count,
         pending_interrupt IS NOT NULL AS has_interrupt

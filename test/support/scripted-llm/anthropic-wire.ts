@@ -60,8 +60,8 @@ export function renderAnthropicStream(turn: ScriptedTurn, request: RecordedReque
           stop_reason: null,
           stop_sequence: null,
           usage: {
-            input_tokens: reported ? usage.prompt - usage.cached : 0,
-            cache_creation_input_tokens: 0,
+            input_tokens: reported ? usage.prompt - usage.cached - usage.cacheWrite : 0,
+            cache_creation_input_tokens: reported ? usage.cacheWrite : 0,
             cache_read_input_tokens: reported ? usage.cached : 0,
             output_tokens: 1,
           },
@@ -129,8 +129,8 @@ export function renderAnthropicJson(turn: ScriptedTurn, request: RecordedRequest
       turn.usage === null
         ? { input_tokens: 0, output_tokens: 0 }
         : {
-            input_tokens: usage.prompt - usage.cached,
-            cache_creation_input_tokens: 0,
+            input_tokens: usage.prompt - usage.cached - usage.cacheWrite,
+            cache_creation_input_tokens: usage.cacheWrite,
             cache_read_input_tokens: usage.cached,
             output_tokens: usage.completion,
           },

@@ -1,3 +1,5 @@
+import type { PromptStats } from './prompt-cache';
+
 /**
  * The script of the scripted LLM server: protocol-agnostic turns, each rendered in the wire format
  * of the endpoint that received the request (OpenAI chat.completions, Anthropic Messages).
@@ -115,6 +117,10 @@ export interface RecordedRequest {
   closedAt: number | null;
   /** The queue was empty: answered 500 "script exhausted". */
   exhausted: boolean;
+  /** Chat requests the model received: the prompt as the provider counts it (size, prefix shared with the previous request, cache). */
+  prompt: PromptStats | null;
+  /** Derived usage reports the prompt's tokens and cache as counted in `prompt` (the server's promptCache option). */
+  promptCacheReported: boolean;
 }
 
 /** A turn, or a function of the recorded request returning one (to answer depending on what was sent). */

@@ -28,7 +28,7 @@ export const exploreNeighborhoodTool = defineReadTool<ExploreNeighborhoodArgumen
   async execute({ nodeKey, maxDepth = 2, direction = 'any' }, context) {
     const graph = await context.graph();
     const neighborhood = await context.dataSource.getNeighborhood(context.graphKey, nodeKey, maxDepth, direction);
-    if (neighborhood.nodes.length === 0) throw ToolInputError.unknownNode(nodeKey);
+    if (neighborhood.nodes.length === 0) throw ToolInputError.unknownNode(nodeKey, context.texts);
     const distances = distancesFrom(nodeKey, neighborhood.edges, direction);
     const configsByType = indexConfigsByType(await context.dataSource.getNodeConfigs());
     const nodes = neighborhood.nodes
@@ -51,7 +51,7 @@ export const exploreNeighborhoodTool = defineReadTool<ExploreNeighborhoodArgumen
         .filter((edge) => listedKeys.has(edge.source) && listedKeys.has(edge.target))
         .map(edgeView),
       ...(nodes.length > listed.length
-        ? { moreNodes: nodes.length - listed.length, hint: 'Lower maxDepth or choose a direction to see fewer, closer nodes.' }
+        ? { moreNodes: nodes.length - listed.length, hint: context.texts.tooManyNeighbours }
         : {}),
     };
   },

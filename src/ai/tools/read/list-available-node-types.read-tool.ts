@@ -13,7 +13,7 @@ export const listAvailableNodeTypesTool = defineReadTool<ListAvailableNodeTypesA
   async execute(_args, context) {
     const configs = await context.dataSource.getNodeConfigs();
     return {
-      builtIn: BUILT_IN_NODE_TYPES.map((type) => ({ key: type, description: BUILT_IN_NODE_TYPE_DESCRIPTIONS[type].en })),
+      builtIn: BUILT_IN_NODE_TYPES.map((type) => ({ key: type, description: BUILT_IN_NODE_TYPE_DESCRIPTIONS[type][context.locale] ?? BUILT_IN_NODE_TYPE_DESCRIPTIONS[type].en })),
       custom: [...configs]
         .sort((a, b) => (a._key < b._key ? -1 : a._key > b._key ? 1 : 0))
         .map((config) => ({

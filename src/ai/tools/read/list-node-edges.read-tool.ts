@@ -21,7 +21,7 @@ export const listNodeEdgesTool = defineReadTool<ListNodeEdgesArguments>()({
   async execute({ nodeKey, direction = 'any' }, context) {
     await context.graph();
     const node = await context.dataSource.getNodeByKey(context.graphKey, nodeKey);
-    if (!node) throw ToolInputError.unknownNode(nodeKey);
+    if (!node) throw ToolInputError.unknownNode(nodeKey, context.texts);
     const edges = await context.dataSource.getEdgesOfNode(context.graphKey, nodeKey, direction);
     const listed = edges.slice(0, context.limits.maxListedEdges);
     return {

@@ -24,9 +24,7 @@ export const readGraphOverviewTool = defineReadTool<ReadGraphOverviewArguments>(
   },
   async execute({ graphKey }, context) {
     if (graphKey !== undefined && graphKey !== context.graphKey) {
-      throw new ToolInputError(
-        `This conversation is about graph "${context.graphKey}" only; other graphs cannot be read. Call read_graph_overview without graphKey.`,
-      );
+      throw new ToolInputError(context.texts.otherGraph(context.graphKey));
     }
     const graph = await context.graph();
     const [nodes, edges, configs] = await Promise.all([

@@ -29,12 +29,12 @@ export const readNodeConfigTool = defineReadTool<ReadNodeConfigArguments>()({
   async execute({ typeKey }, context) {
     if (isBuiltInNodeType(typeKey)) {
       const description = BUILT_IN_NODE_TYPE_DESCRIPTIONS[typeKey];
-      return { key: typeKey, builtIn: true, description: description.en, handles: description.handles };
+      return { key: typeKey, builtIn: true, description: description[context.locale] ?? description.en, handles: description.handles };
     }
     const configs = await context.dataSource.getNodeConfigs();
     const config = configs.find((candidate) => candidate._key === typeKey);
     if (!config) {
-      throw new ToolInputError(`Node type "${typeKey}" does not exist in this workspace.`, {
+      throw new ToolInputError(context.texts.unknownNodeType(typeKey), {
         availableTypes: [...BUILT_IN_NODE_TYPES, ...configs.map((candidate) => candidate._key).sort()].slice(0, 100),
       });
     }

@@ -24,7 +24,7 @@ export const readNodeDetailTool = defineReadTool<ReadNodeDetailArguments>()({
     const { dataSource, graphKey, limits } = context;
     const graph = await context.graph();
     const node = await dataSource.getNodeByKey(graphKey, nodeKey);
-    if (!node) throw ToolInputError.unknownNode(nodeKey);
+    if (!node) throw ToolInputError.unknownNode(nodeKey, context.texts);
     const [incoming, outgoing, configs] = await Promise.all([
       dataSource.getEdgesOfNode(graphKey, nodeKey, 'in'),
       dataSource.getEdgesOfNode(graphKey, nodeKey, 'out'),

@@ -1,5 +1,7 @@
+import type { Locale } from '../../../config/app-config';
 import { GraphDataSource } from '../../../graph/graph-data-source';
 import { Graph } from '../../../graph/graph.types';
+import { toolResultTexts, ToolResultTexts } from '../tool-result.texts';
 import { ToolInputError } from './tool-input.error';
 
 export interface ReadToolLimits {
@@ -25,18 +27,26 @@ export const DEFAULT_READ_TOOL_LIMITS: Readonly<ReadToolLimits> = Object.freeze(
   maxListedEdges: 100,
 });
 
-/** What every read tool of a run works on: ONE graph of one workspace, and the size limits of its results. */
+/**
+ * What every read tool of a run works on: ONE graph of one workspace, the size limits of its
+ * results, and the language (AI_LOCALE) of what they say to the model.
+ */
 export class ReadToolContext {
+  readonly texts: ToolResultTexts;
+
   constructor(
     readonly dataSource: GraphDataSource,
     readonly graphKey: string,
     readonly limits: Readonly<ReadToolLimits>,
-  ) {}
+    readonly locale: Locale = 'en',
+  ) {
+    this.texts = toolResultTexts(locale);
+  }
 
   /** The bound graph; it may have been deleted since the conversation started. */
   async graph(): Promise<Graph> {
     const graph = await this.dataSource.getGraph(this.graphKey);
-    if (!graph) throw new ToolInputError(`Graph "${this.graphKey}" no longer exists.`);
+    if (!graph) throw new ToolInputError(this.texts.graphGone(this.graphKey));
     return graph;
   }
 }

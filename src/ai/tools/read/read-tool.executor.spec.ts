@@ -257,14 +257,14 @@ describe(ReadToolExecutor.name, () => {
   describe('errors the model can correct', () => {
     it('an unknown tool', async () => {
       const result = await run('delete_everything', {});
-      expect(result.error).toBe('Unknown tool "delete_everything".');
+      expect(result.error).toMatch(/^Unknown tool "delete_everything"\. Available tools: read_graph_overview, /);
       expect(result.availableTools).toEqual([...READ_TOOL_REGISTRY.names]);
     });
 
     it('malformed JSON arguments', async () => {
       const result = await run('read_node_detail', '{"nodeKey": "root"');
       expect(result.error).toMatch(/^The arguments are not valid JSON/);
-      expect((await run('read_node_detail', '["root"]')).error).toBe('The arguments must be a JSON object.');
+      expect((await run('read_node_detail', '["root"]')).error).toBe('The arguments must be a JSON object. Call the tool again with a JSON object.');
     });
 
     it('missing or mistyped arguments', async () => {
@@ -317,5 +317,31 @@ describe(ReadToolExecutor.name, () => {
     }
     const overview = JSON.parse(await executor.execute('list_available_node_types', '{}'));
     expect(overview._truncated.omittedItems).toBeDefined();
+  });
+
+  describe('in French (AI_LOCALE=fr)', () => {
+    const french = () => new ReadToolExecutor(new InMemoryGraphDataSource(DEMO_WORKSPACE, [nbaWorkflowDemo]), DEMO_GRAPH_KEY, {}, 'fr');
+
+    it('tells the model what went wrong in French; keys, fields and tool names stay as they are', async () => {
+      const unknownNode = await run('read_node_detail', { nodeKey: 'ghost' }, french());
+      expect(unknownNode).toEqual({
+        error: 'Le node "ghost" n\'existe pas dans ce graph.',
+        tool: 'read_node_detail',
+        hint: expect.stringMatching(/^Utilise search_nodes pour trouver/),
+      });
+      expect((await run('search_nodes', { query: 'zzqqxx' }, french())).hint).toMatch(/^Aucun node ne correspond/);
+      expect((await run('read_node_detail', '["root"]', french())).error).toMatch(/^Les arguments doivent être un objet JSON/);
+      expect((await run('read_node_config', { typeKey: 'nope' }, french())).error).toBe('Le type de node "nope" n\'existe pas dans ce workspace.');
+      expect((await run('read_graph_overview', { graphKey: 'other' }, french())).error).toMatch(/^Cette conversation porte uniquement sur le graph "nba-workflow"/);
+    });
+
+    it('describes the built-in node types in French, and says so in French when it cuts a result', async () => {
+      const types = await run('list_available_node_types', {}, french());
+      expect(types.builtIn.find((type: { key: string }) => type.key === 'starter').description).not.toBe(
+        (await run('list_available_node_types', {})).builtIn.find((type: { key: string }) => type.key === 'starter').description,
+      );
+      const small = new ReadToolExecutor(new InMemoryGraphDataSource(DEMO_WORKSPACE, [nbaWorkflowDemo]), DEMO_GRAPH_KEY, { resultMaxChars: 600 }, 'fr');
+      expect(JSON.parse(await small.execute('list_available_node_types', '{}'))._truncated.note).toMatch(/^Le résultat était trop long/);
+    });
   });
 });

@@ -1,7 +1,9 @@
 import { AppError } from '../../../errors/app-error';
+import type { Locale } from '../../../config/app-config';
 import { GraphDataSource } from '../../../graph/graph-data-source';
 import { Logger } from '../../../observability/logger';
 import { serializeToolResult } from '../tool-result.limiter';
+import { ToolResultTexts } from '../tool-result.texts';
 import { ReadToolResult } from './read-tool';
 import { DEFAULT_READ_TOOL_LIMITS, ReadToolContext, ReadToolLimits } from './read-tool.context';
 import { READ_TOOL_REGISTRY } from './read-tool.registry';
@@ -28,22 +30,24 @@ export class ReadToolExecutor {
     dataSource: GraphDataSource,
     readonly graphKey: string,
     limits: Partial<ReadToolLimits> = {},
+    locale: Locale = 'en',
   ) {
-    this.context = new ReadToolContext(dataSource, graphKey, { ...DEFAULT_READ_TOOL_LIMITS, ...limits });
+    this.context = new ReadToolContext(dataSource, graphKey, { ...DEFAULT_READ_TOOL_LIMITS, ...limits }, locale);
   }
 
   async execute(toolName: string, rawArguments: string): Promise<string> {
     const maxChars = this.context.limits.resultMaxChars;
+    const texts = this.context.texts;
     let ignored: ReadToolResult = {};
     try {
       const tool = READ_TOOL_REGISTRY.get(toolName);
-      if (!tool) throw new ToolInputError(`Unknown tool "${toolName}".`, { availableTools: [...READ_TOOL_REGISTRY.names] });
-      const { known, unknown } = splitArguments(parseArguments(rawArguments), tool.argumentNames);
+      if (!tool) throw new ToolInputError(texts.unknownTool(toolName, READ_TOOL_REGISTRY.names), { availableTools: [...READ_TOOL_REGISTRY.names] });
+      const { known, unknown } = splitArguments(parseArguments(rawArguments, texts), tool.argumentNames);
       if (unknown.length > 0) ignored = { ignoredArguments: unknown };
       const result = await tool.run(known, this.context);
-      return serializeToolResult({ ...ignored, ...result }, maxChars);
+      return serializeToolResult({ ...ignored, ...result }, maxChars, texts);
     } catch (error) {
-      return serializeToolResult({ ...this.errorResult(toolName, error), ...ignored }, maxChars);
+      return serializeToolResult({ ...this.errorResult(toolName, error), ...ignored }, maxChars, texts);
     }
   }
 
@@ -55,22 +59,20 @@ export class ReadToolExecutor {
       graphKey: this.graphKey,
       error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
     });
-    return { error: `The tool ${toolName} failed while reading the graph; try again later or answer with what you know.`, tool: toolName };
+    return { error: this.context.texts.readFailed(toolName), tool: toolName };
   }
 }
 
-function parseArguments(raw: string): ToolArguments {
+function parseArguments(raw: string, texts: ToolResultTexts): ToolArguments {
   // Models send "" (or nothing) for a tool without parameters.
   if (raw === undefined || raw === null || raw.trim() === '') return {};
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw);
   } catch (error) {
-    throw new ToolInputError(
-      `The arguments are not valid JSON (${error instanceof Error ? error.message : 'parse error'}). Send a JSON object.`,
-    );
+    throw new ToolInputError(texts.argumentsNotJson(error instanceof Error ? error.message : 'parse error'));
   }
-  if (!isJsonObject(parsed)) throw new ToolInputError('The arguments must be a JSON object.');
+  if (!isJsonObject(parsed)) throw new ToolInputError(texts.argumentsNotObject);
   return parsed;
 }
 

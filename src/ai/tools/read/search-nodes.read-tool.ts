@@ -2,6 +2,7 @@ import { Graph } from '../../../graph/graph.types';
 import { truncate } from '../../../rag/text-truncation';
 import { defineReadTool } from './read-tool';
 import { dataPreview, indexConfigsByType, processOf, sheetName, typeName } from './read-tool.views';
+import type { ToolResultTexts } from '../tool-result.texts';
 import { ToolInputError } from './tool-input.error';
 
 interface SearchNodesArguments {
@@ -31,7 +32,7 @@ export const searchNodesTool = defineReadTool<SearchNodesArguments>()({
   },
   async execute({ query, sheetId: sheet, maxResults = 10 }, context) {
     const graph = await context.graph();
-    const sheetId = sheet === undefined ? undefined : resolveSheet(graph, sheet);
+    const sheetId = sheet === undefined ? undefined : resolveSheet(graph, sheet, context.texts);
     // The store ranks the whole graph; a sheet filter needs a deeper list to keep enough hits.
     const depth = sheetId === undefined ? maxResults : Math.max(maxResults * 5, 50);
     const [hits, configs] = await Promise.all([
@@ -56,20 +57,18 @@ export const searchNodesTool = defineReadTool<SearchNodesArguments>()({
       ...(sheetId !== undefined ? { sheetId } : {}),
       count: results.length,
       results,
-      ...(results.length === 0
-        ? { hint: 'No node matched. Try other or fewer words, or read_graph_overview to see the node types.' }
-        : {}),
+      ...(results.length === 0 ? { hint: context.texts.noSearchMatch } : {}),
     };
   },
 });
 
 /** A sheet given by its id or its name, as its id. */
-function resolveSheet(graph: Graph, sheet: string): string {
+function resolveSheet(graph: Graph, sheet: string, texts: ToolResultTexts): string {
   const sheets = graph.sheetsList ?? {};
   if (Object.prototype.hasOwnProperty.call(sheets, sheet)) return sheet;
   const byName = Object.entries(sheets).find(([, name]) => name === sheet);
   if (byName) return byName[0];
-  throw new ToolInputError(`Sheet "${sheet}" does not exist in this graph.`, {
+  throw new ToolInputError(texts.unknownSheet(sheet), {
     sheets: Object.entries(sheets).map(([id, name]) => ({ id, name })),
   });
 }

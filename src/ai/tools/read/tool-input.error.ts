@@ -1,3 +1,5 @@
+import type { ToolResultTexts } from '../tool-result.texts';
+
 /**
  * A problem in a tool call that the model can correct (unknown tool or node, bad arguments, a sheet
  * that does not exist): the executor turns it into an `{ "error": ..., ... }` result, never an
@@ -12,9 +14,7 @@ export class ToolInputError extends Error {
     this.name = 'ToolInputError';
   }
 
-  static unknownNode(nodeKey: string): ToolInputError {
-    return new ToolInputError(`Node "${nodeKey}" does not exist in this graph.`, {
-      hint: 'Use search_nodes to find the right node key; keys are case-sensitive local keys.',
-    });
+  static unknownNode(nodeKey: string, texts: ToolResultTexts): ToolInputError {
+    return new ToolInputError(texts.unknownNode(nodeKey), { hint: texts.unknownNodeHint });
   }
 }

@@ -1,0 +1,197 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { TestRedisServer } from '../../../test/support/test-redis.server';
+import { waitUntil } from '../../../test/support/wait-until';
+import { LogEntry } from '../../observability/log-entry';
+import { resetLogSink, setLogSink } from '../../observability/logger';
+import { RedisConnection } from '../../redis/redis-connection';
+import { RedisRunEventLog, RUNNING_LOG_TTL_MS } from './redis-run-event.log';
+import { LoggedRunEvent, RunEventListener } from './run-event.log';
+
+const owner = { workspace: 'default', userId: 'ada' };
+const token = (seq: number): LoggedRunEvent => ({ seq, event: 'ai:token', payload: { token: `t${seq}` } });
+const complete = (seq: number): LoggedRunEvent => ({ seq, event: 'ai:complete', payload: { threadId: 'ai_t', fullText: 'full', usage: { totalTokens: 3 } } });
+
+function recorder(): RunEventListener & { received: LoggedRunEvent[]; lostCount: number } {
+  const received: LoggedRunEvent[] = [];
+  const listener = { received, lostCount: 0, events: (events: LoggedRunEvent[]) => received.push(...events), lost: () => listener.lostCount++ };
+  return listener;
+}
+
+
+describe(`${RedisRunEventLog.name} (a real redis-server)`, () => {
+  let redis: TestRedisServer;
+  const connections: RedisConnection[] = [];
+  const logs: RedisRunEventLog[] = [];
+
+  /** One "instance": its own connections and log. */
+  const instance = async (maxEventsPerRun = 1000) => {
+    const connection = new RedisConnection(redis.url);
+    connections.push(connection);
+    await connection.ready(5_000);
+    const log = new RedisRunEventLog(connection, { maxEventsPerRun, retentionMs: 60_000 }, 200);
+    logs.push(log);
+    return log;
+  };
+
+  const logged: LogEntry[] = [];
+
+  beforeAll(async () => {
+    setLogSink((entry) => logged.push(entry));
+    redis = await TestRedisServer.start();
+  });
+  afterEach(async () => {
+    for (const log of logs.splice(0)) log.close();
+    await Promise.all(connections.splice(0).map((connection) => connection.close()));
+  });
+  afterAll(async () => {
+    resetLogSink();
+    await redis.stop();
+  });
+
+  it('lets another instance replay a request after lastSeq and follow the live rest until its terminal event: no gap, no duplicate', async () => {
+    const [a, b] = [await instance(), await instance()];
+    const writer = a.open('run_a1', owner, () => undefined);
+    writer.append({ seq: 1, event: 'ai:thread', payload: { threadId: 'ai_t1' } });
+    writer.markLatest('ai_t1');
+    for (const seq of [2, 3, 4]) writer.append(token(seq));
+    await waitUntil(() => redis.cli('XLEN', 'graph-ai:run:run_a1') === '4');
+
+    expect(await b.latest('ai_t1')).toEqual({ runKey: 'run_a1', owner });
+    const listener = recorder();
+    expect((await b.follow('run_a1', 2, listener)).kind).toBe('following');
+    expect(listener.received.map((event) => event.seq)).toEqual([3, 4]);
+    for (let seq = 5; seq < 40; seq++) writer.append(token(seq));
+    writer.append(complete(40));
+    await waitUntil(() => listener.received.at(-1)?.event === 'ai:complete');
+    expect(listener.received.map((event) => event.seq)).toEqual(Array.from({ length: 38 }, (_, index) => index + 3));
+    expect(listener.received.at(-1)).toEqual(complete(40));
+    expect(listener.received[1]).toEqual(token(4));
+  });
+
+  it('writes a flush larger than one script call (many requests at once) completely and in order', async () => {
+    const [a, b] = [await instance(), await instance()];
+    const runKeys = Array.from({ length: 300 }, (_, index) => `run_many${index}`);
+    const writers = runKeys.map((runKey) => a.open(runKey, owner, () => undefined));
+    for (let seq = 1; seq <= 4; seq++) writers.forEach((writer) => writer.append(token(seq)));
+    writers.forEach((writer) => writer.append(complete(5)));
+    await waitUntil(() => redis.cli('XLEN', 'graph-ai:run:run_many299') === '5');
+    for (const runKey of [runKeys[0], runKeys[150], runKeys[299]]) {
+      const listener = recorder();
+      await b.follow(runKey, 0, listener);
+      expect(listener.received.map((event) => event.seq)).toEqual([1, 2, 3, 4, 5]);
+    }
+  });
+
+  it('names a request as its thread\'s latest only once its first event is written (a run takes the lease before its ai:thread)', async () => {
+    const log = await instance();
+    const writer = log.open('run_early', owner, () => undefined);
+    writer.markLatest('ai_early');
+    await sleep(50);
+    expect(await log.latest('ai_early')).toBeNull();
+    writer.append({ seq: 1, event: 'ai:thread', payload: { threadId: 'ai_early' } });
+    await waitUntil(() => redis.cli('EXISTS', 'graph-ai:thread-run:ai_early') === '1');
+    const listener = recorder();
+    expect((await log.follow('run_early', 0, listener)).kind).toBe('following');
+    expect(listener.received.map((event) => event.seq)).toEqual([1]);
+  });
+
+  it('keeps a running request for RUNNING_LOG_TTL_MS past the last heartbeat and a finished one for the retention, its pointer too', async () => {
+    const log = await instance();
+    const writer = log.open('run_ttl', owner, () => undefined);
+    writer.markLatest('ai_ttl');
+    writer.append(token(1));
+    await waitUntil(() => redis.cli('EXISTS', 'graph-ai:run:run_ttl') === '1');
+    const running = Number(redis.cli('PTTL', 'graph-ai:run:run_ttl'));
+    expect(running).toBeGreaterThan(RUNNING_LOG_TTL_MS - 2_000);
+    expect(running).toBeLessThanOrEqual(RUNNING_LOG_TTL_MS);
+    writer.append(complete(2));
+    await waitUntil(() => Number(redis.cli('PTTL', 'graph-ai:run:run_ttl')) > RUNNING_LOG_TTL_MS);
+    expect(Number(redis.cli('PTTL', 'graph-ai:run:run_ttl'))).toBeLessThanOrEqual(60_000);
+    expect(Number(redis.cli('PTTL', 'graph-ai:thread-run:ai_ttl'))).toBeLessThanOrEqual(60_000);
+    expect(log.runningCount).toBe(0);
+  });
+
+  it("does not shorten the pointer of a newer request of the thread when an older one finishes", async () => {
+    const log = await instance();
+    const older = log.open('run_old', owner, () => undefined);
+    older.markLatest('ai_two');
+    older.append(token(1));
+    const newer = log.open('run_new', owner, () => undefined);
+    newer.markLatest('ai_two');
+    newer.append(token(1));
+    older.append(complete(2));
+    await waitUntil(() => Number(redis.cli('PTTL', 'graph-ai:run:run_old')) > RUNNING_LOG_TTL_MS);
+    expect(await log.latest('ai_two')).toEqual({ runKey: 'run_new', owner });
+    expect(Number(redis.cli('PTTL', 'graph-ai:thread-run:ai_two'))).toBeGreaterThan(60 * 60_000);
+  });
+
+  it('answers gone for a request whose events are not kept, and trimmed when the events after lastSeq were dropped', async () => {
+    const log = await instance(10);
+    expect(await log.follow('run_unknown', 0, recorder())).toEqual({ kind: 'gone' });
+    const writer = log.open('run_long', owner, () => undefined);
+    for (let seq = 1; seq <= 500; seq++) writer.append(token(seq));
+    await waitUntil(() => redis.cli('XRANGE', 'graph-ai:run:run_long', '500-0', '+').length > 0);
+    expect(Number(redis.cli('XLEN', 'graph-ai:run:run_long'))).toBeLessThan(500);
+    const outcome = await log.follow('run_long', 0, recorder());
+    expect(outcome).toEqual({ kind: 'trimmed', firstKeptSeq: expect.any(Number) });
+    const firstKept = (outcome as { firstKeptSeq: number }).firstKeptSeq;
+    const listener = recorder();
+    expect((await log.follow('run_long', firstKept - 1, listener)).kind).toBe('following');
+    expect(listener.received[0].seq).toBe(firstKept);
+    expect(listener.received.at(-1)!.seq).toBe(500);
+  });
+
+  it('ends a follow whose stream vanished (its instance died and stopped refreshing it)', async () => {
+    const [a, b] = [await instance(), await instance()];
+    a.open('run_dead', owner, () => undefined).append(token(1));
+    await waitUntil(() => redis.cli('EXISTS', 'graph-ai:run:run_dead') === '1');
+    const listener = recorder();
+    await b.follow('run_dead', 1, listener);
+    redis.cli('DEL', 'graph-ai:run:run_dead');
+    await waitUntil(() => listener.lostCount === 1);
+  });
+
+  it('follows several requests at once on one blocking connection, each from its own seq', async () => {
+    const [a, b] = [await instance(), await instance()];
+    const writers = ['run_m1', 'run_m2', 'run_m3'].map((runKey) => a.open(runKey, owner, () => undefined));
+    writers.forEach((writer) => writer.append(token(1)));
+    await waitUntil(() => redis.cli('EXISTS', 'graph-ai:run:run_m3') === '1');
+    const listeners = await Promise.all(
+      ['run_m1', 'run_m2', 'run_m3'].map(async (runKey) => {
+        const listener = recorder();
+        await b.follow(runKey, 1, listener);
+        return listener;
+      }),
+    );
+    writers.forEach((writer, index) => {
+      for (let seq = 2; seq <= 5 + index; seq++) writer.append(token(seq));
+      writer.append(complete(6 + index));
+    });
+    await waitUntil(() => listeners.every((listener) => listener.received.at(-1)?.event === 'ai:complete'));
+    expect(listeners.map((listener) => listener.received.map((event) => event.seq))).toEqual([
+      [2, 3, 4, 5, 6],
+      [2, 3, 4, 5, 6, 7],
+      [2, 3, 4, 5, 6, 7, 8],
+    ]);
+  });
+
+  it('reports a running request lost when Redis goes away, and its followers too', async () => {
+    const [a, b] = [await instance(), await instance()];
+    let lost = 0;
+    const writer = a.open('run_lost', owner, () => lost++);
+    writer.append(token(1));
+    await waitUntil(() => redis.cli('EXISTS', 'graph-ai:run:run_lost') === '1');
+    const listener = recorder();
+    await b.follow('run_lost', 1, listener);
+    await redis.kill();
+    try {
+      await waitUntil(() => lost === 1 && listener.lostCount === 1);
+      writer.append(token(2)); // ignored: the request is lost
+      await sleep(50);
+      expect(lost).toBe(1);
+      expect(logged.map((entry) => entry.event)).toEqual(expect.arrayContaining(['run_log_write_failed', 'run_log_follow_failed']));
+    } finally {
+      await redis.restart();
+    }
+  });
+});

@@ -1,0 +1,63 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { TestRedisServer } from '../../test/support/test-redis.server';
+import { waitUntil } from '../../test/support/wait-until';
+import { LogEntry } from '../observability/log-entry';
+import { resetLogSink, setLogSink } from '../observability/logger';
+import { createRedisClient } from './redis-client';
+import { RedisConnection } from './redis-connection';
+
+describe(`${RedisConnection.name} (a real redis-server)`, () => {
+  let redis: TestRedisServer;
+  const logged: LogEntry[] = [];
+
+  beforeAll(async () => {
+    setLogSink((entry) => logged.push(entry));
+    redis = await TestRedisServer.start();
+  });
+  afterAll(async () => {
+    resetLogSink();
+    await redis.stop();
+  });
+
+  it('is up while every connection is ready, down with the reason while Redis is gone, and up again by itself', async () => {
+    const connection = new RedisConnection(redis.url);
+    const changes: boolean[] = [];
+    connection.onStateChange((up) => changes.push(up));
+    try {
+      expect(await connection.ready(5_000)).toBe(true);
+      const subscriber = connection.client({ role: 'spec-sub', offlineQueue: true });
+      await waitUntil(() => subscriber.status === 'ready');
+      expect(await connection.health()).toEqual({ status: 'up' });
+
+      await redis.kill();
+      await waitUntil(() => !connection.isUp);
+      expect(await connection.health()).toEqual({ status: 'down', detail: expect.any(String) });
+      expect(logged.map((entry) => entry.event)).toContain('redis_down');
+
+      await redis.restart();
+      await waitUntil(() => connection.isUp, 10_000);
+      expect(await connection.health()).toEqual({ status: 'up' });
+      expect(changes).toEqual([true, false, true]);
+      expect(logged.filter((entry) => entry.event === 'redis_up')).toHaveLength(2);
+    } finally {
+      await connection.close();
+    }
+  });
+
+  it('never turns a command nobody awaits into an unhandled rejection while Redis is down (the Socket.IO adapter publishes so)', async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    const client = createRedisClient('redis://127.0.0.1:1', { role: 'spec-nowhere' });
+    client.on('error', () => undefined);
+    try {
+      void client.publish('graph-ai:spec', 'lost');
+      await expect(client.get('key')).rejects.toThrow();
+      await sleep(50);
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+      client.disconnect();
+    }
+  });
+});
