@@ -2,6 +2,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { LlmErrorClassifier } from '../../../src/providers/llm-error.classifier';
 import { ScriptedLlmServer } from '../scripted-llm-server';
+import { PromptCacheSimulator } from './prompt-cache';
 
 const LONG = 'stable instructions and tool documentation. '.repeat(200); // ~9,000 characters, ~2,250 tokens
 
@@ -31,6 +32,20 @@ describe('ScriptedLlmServer prompt cache and context window', () => {
     expect(cached).toBeLessThanOrEqual(server.requests[1].prompt!.tokens);
     expect(server.requests[1].prompt!.sharedPrefixChars).toBeGreaterThan(LONG.length);
     expect(short.usage?.prompt_tokens_details?.cached_tokens).toBe(0);
+  });
+
+  it('finds the longest prefix shared with any earlier prompt, not only the last one, and counts a repeated prompt whole', () => {
+    const simulator = new PromptCacheSimulator();
+    const body = (system: string, question: string) => ({ messages: [{ role: 'system', content: system }, { role: 'user', content: question }] });
+    const other = 'other instructions. '.repeat(400);
+    simulator.observe('openai.chat', body(LONG, 'first'));
+    simulator.observe('openai.chat', body(other, 'second'));
+    simulator.observe('openai.chat', body('zzz', 'third'));
+    const back = simulator.observe('openai.chat', body(LONG, 'fourth'));
+    expect(back.cachedTokens).toBeGreaterThanOrEqual(Math.floor(LONG.length / 4 / 128) * 128);
+    expect(back.sharedPrefixChars).toBeLessThan(100); // with the previous prompt only: the JSON of the role
+    const again = simulator.observe('openai.chat', body(LONG, 'fourth'));
+    expect(again.cachedTokens).toBe(Math.floor(again.tokens / 128) * 128);
   });
 
   it('counts, as Anthropic does, what an earlier request wrote at a cache_control breakpoint', async () => {
