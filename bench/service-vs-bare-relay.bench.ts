@@ -35,7 +35,7 @@ import type { RoundRecord, RoundRequest } from './relay-receivers.child';
  * its peak RSS over the 1,000-conversation rounds (VmHWM, reset before them).
  *
  *   npx tsc -p tsconfig.build.json && node dist/bench/service-vs-bare-relay.bench.js
- *     [--streams 1,100,1000] [--rounds 5,5,3] [--sequential 20] [--cases plain,tool] [--cpu-prof DIR]
+ *     [--streams 1,100,1000] [--rounds 5,5,3] [--sequential 20] [--cases plain,tool] [--cpu-prof DIR [--cpu-prof-interval US]] [--out FILE]
  */
 
 const GRAPH = 'nba-workflow';
@@ -104,6 +104,8 @@ export interface VersusBareOptions {
   cases?: VersusBareCase[];
   /** Write a V8 CPU profile of the service process into this directory. */
   cpuProfileDir?: string;
+  /** Sampling interval of that profile in µs (V8's default: 1,000). */
+  cpuProfileIntervalUs?: number;
 }
 
 export const DEFAULT_VERSUS_BARE_CONFIGS: VersusBareConfig[] = [
@@ -262,7 +264,11 @@ export async function runServiceVsBareRelayBench(options: VersusBareOptions = {}
   const upstream = new FakeUpstream(server);
   const serviceProcess = await TestAppProcess.start(
     { ...server.providerEnv('openai'), EMBEDDING_PROVIDER: 'local', RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'error', DATA_DIR: dataDir },
-    { execArgv: options.cpuProfileDir ? ['--cpu-prof', '--cpu-prof-dir', options.cpuProfileDir] : [] },
+    {
+      execArgv: options.cpuProfileDir
+        ? ['--cpu-prof', '--cpu-prof-dir', options.cpuProfileDir, ...(options.cpuProfileIntervalUs ? ['--cpu-prof-interval', String(options.cpuProfileIntervalUs)] : [])]
+        : [],
+    },
   );
   const receivers = fork(path.join(__dirname, `relay-receivers.child${path.extname(__filename)}`), [], { execArgv: process.execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   let bareProcess: ChildProcess | undefined;
@@ -392,6 +398,7 @@ if (require.main === module) {
     configs,
     cases: argumentValue('cases')?.split(',') as VersusBareCase[] | undefined,
     cpuProfileDir: argumentValue('cpu-prof'),
+    cpuProfileIntervalUs: numberArgument('cpu-prof-interval'),
   })
     .then((result) => {
       console.log(`Service vs bare relay: ${ANSWER_TOKENS}-token answers, a new thread each, node ${process.version}`);

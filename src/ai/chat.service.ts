@@ -175,8 +175,9 @@ export class ChatService {
       const runId = randomUUID();
       let thread: ThreadRecord;
       try {
-        // Fresh under the lease: the run starts from what is stored now.
-        thread = await this.threads.load(principal, known.threadId, input.graphKey);
+        // Fresh under the lease: the run starts from what is stored now. A thread this request created
+        // is not re-read: no one else knows its id before ai:thread, so nothing else can have written it.
+        thread = input.threadId ? await this.threads.load(principal, known.threadId, input.graphKey) : known;
         this.tokenTracker.assertWithinBudget();
         thread = await this.storeQuestion(thread, graph, dataSource, principal, message, runId, run);
       } catch (error) {
