@@ -3,7 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { NextFunction, Request, Response } from 'express';
-import { AppModule } from './app.module';
+import { AppModule, AppModuleOptions } from './app.module';
 import { AppConfig } from './config/app-config';
 import { HttpErrorFilter } from './errors/http-error.filter';
 import { validationExceptionFactory } from './errors/validation-exception.factory';
@@ -17,9 +17,9 @@ import { jsonBodyParser } from './validation/json-body.parser';
  * Builds the whole application (HTTP + Socket.IO) from a validated configuration.
  * Used by main.ts and by every e2e test, so tests run exactly what production runs.
  */
-export async function createApp(config: AppConfig): Promise<INestApplication> {
+export async function createApp(config: AppConfig, options: AppModuleOptions = {}): Promise<INestApplication> {
   configureLogging({ level: config.log.level, aiDebug: config.log.aiDebug, pretty: config.env === 'development' });
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, options), {
     bodyParser: false,
     logger: createNestLogger(),
     // Let start-up failures (bad provider settings, unreachable store) reach main.ts, which prints them and exits 1.

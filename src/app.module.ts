@@ -1,6 +1,8 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { AiModule } from './ai/ai.module';
 import { AuthModule } from './auth/auth.module';
+import { AutomationClock } from './automations/automation-clock';
+import { AutomationsModule } from './automations/automations.module';
 import { AppConfig } from './config/app-config';
 import { AppConfigModule } from './config/app-config.module';
 import { EmbeddingsModule } from './embeddings/embeddings.module';
@@ -15,9 +17,15 @@ import { RagModule } from './rag/rag.module';
 import { RedisModule } from './redis/redis.module';
 import { ThreadsModule } from './threads/threads.module';
 
+/** What tests may replace in the application (the service uses the defaults). */
+export interface AppModuleOptions {
+  /** The automations' clock (docs/automations.md); the system clock by default. */
+  clock?: AutomationClock;
+}
+
 @Module({})
 export class AppModule {
-  static forRoot(config: AppConfig): DynamicModule {
+  static forRoot(config: AppConfig, options: AppModuleOptions = {}): DynamicModule {
     return {
       module: AppModule,
       imports: [
@@ -33,6 +41,7 @@ export class AppModule {
         AuthModule,
         ThreadsModule,
         AiModule,
+        AutomationsModule.forRoot({ clock: options.clock }),
         HealthModule,
         // The playground page is served only when enabled (off in production by default).
         ...(config.playground.enabled ? [PlaygroundModule] : []),

@@ -6,6 +6,7 @@ import { GraphModule } from '../graph/graph.module';
 import { MetricsService } from '../observability/metrics.service';
 import { ObservabilityModule } from '../observability/observability.module';
 import { PolicyModule } from '../policy/policy.module';
+import { ProviderConfigsModule } from '../providers/configs/provider-configs.module';
 import { ProvidersModule } from '../providers/providers.module';
 import { RagModule } from '../rag/rag.module';
 import { RedisConnection } from '../redis/redis-connection';
@@ -25,13 +26,17 @@ import { RedisRunEventLog } from './runs/redis-run-event.log';
 import { MAX_EVENTS_PER_RUN, RunEventLog } from './runs/run-event.log';
 import { RUN_EVENT_LOG } from './runs/run-event-log.token';
 import { AiGateway } from './socket/ai.gateway';
+import { ApprovalPendingNotifier } from './socket/approval-pending.notifier';
 import { RunControl } from './socket/run-control';
 import { SocketMetrics } from './socket/socket.metrics';
 
 /**
  * The agent: ChatService (RAG context, tool loop with human-in-the-loop, thread commits) on top of
- * graph data, retrieval, the LLM provider and threads. Exports ChatService for the transports
- * (REST controller, Socket.IO gateway), which authenticate the caller and own per-request state.
+ * graph data, retrieval, the LLM provider of each run (the workspace's configuration, else the
+ * environment's: ProviderConfigsModule) and threads. Exports ChatService for the transports
+ * (REST controller, Socket.IO gateway), which authenticate the caller and own per-request state, and
+ * for the automations (src/automations: runs without a socket), with the ActiveRunRegistry their runs
+ * join and the ApprovalPendingNotifier that tells editors about them.
  * Metrics, registered on the application's registry: interrupts (HitlMetrics, under HITL_OBSERVER),
  * runs by stop reason, answer efficiency and commit conflicts (AgentRunMetrics, under AGENT_RUN_OBSERVER),
  * socket requests (SocketMetrics, in the gateway), and the running generations read from the
@@ -39,12 +44,13 @@ import { SocketMetrics } from './socket/socket.metrics';
  * RunControl are per instance without REDIS_URL, shared through Redis with it (docs/protocol.md §8.7).
  */
 @Module({
-  imports: [GraphModule, RagModule, ProvidersModule, ThreadsModule, PolicyModule, AuthModule, ObservabilityModule],
+  imports: [GraphModule, RagModule, ProvidersModule, ProviderConfigsModule, ThreadsModule, PolicyModule, AuthModule, ObservabilityModule],
   controllers: [AiController],
   providers: [
     ChatService,
     ActiveRunRegistry,
     AiGateway,
+    ApprovalPendingNotifier,
     {
       provide: RUN_EVENT_LOG,
       inject: [APP_CONFIG, { token: REDIS_CONNECTION, optional: true }],
@@ -67,7 +73,7 @@ import { SocketMetrics } from './socket/socket.metrics';
     },
     { provide: SocketMetrics, inject: [MetricsService], useFactory: (metrics: MetricsService) => new SocketMetrics(metrics.registry) },
   ],
-  exports: [ChatService],
+  exports: [ChatService, ActiveRunRegistry, ApprovalPendingNotifier],
 })
 export class AiModule {
   constructor(metrics: MetricsService, runs: ActiveRunRegistry) {

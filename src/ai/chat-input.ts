@@ -1,3 +1,6 @@
+import type { Principal } from '../auth/principal';
+import type { UsageTotals } from '../threads/thread.types';
+
 /**
  * What the transports hand to ChatService (validated shapes of POST /api/ai/chat and /api/ai/resume,
  * and of the `ai:chat` / `ai:resume` socket events, without `_id` and `token`).
@@ -24,6 +27,21 @@ export interface ResumeInput {
   feedback?: string;
   /** The answer to a `question` interrupt (reserved: today's interrupts are approvals, which ignore it). */
   answer?: string;
+}
+
+/** One run of an automation (ChatService.runAutomation, docs/automations.md). */
+export interface AutomationRunInput {
+  /** The automation's creator: the owner of the run's thread, whose role the policy applies. */
+  principal: Principal;
+  graphKey: string;
+  automationId: string;
+  /** The prompt with its placeholders resolved: the thread's question. */
+  prompt: string;
+  title: string;
+  /** The automation's own provider configuration; absent: the workspace's active one. */
+  providerConfigId?: string;
+  /** Throws budget_exceeded when the run's own budget is spent (given its usage so far); checked before every upstream call. */
+  assertBudget?: (usage: UsageTotals) => void;
 }
 
 /** The ChatInput fields of a validated transport message (REST body, `ai:chat`): never its `_id` or `token`. */

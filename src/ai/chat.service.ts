@@ -18,6 +18,7 @@ import { Logger } from '../observability/logger';
 import { ActionPolicyService } from '../policy/action-policy.service';
 import { LlmErrorClassifier } from '../providers/llm-error.classifier';
 import { LlmProvider } from '../providers/llm-provider';
+import { LLM_PROVIDER_RESOLVER, LlmProviderResolver } from '../providers/llm-provider.resolver';
 import { LLM_PROVIDER } from '../providers/llm-provider.token';
 import { TokenTracker } from '../providers/token.tracker';
 import { approximateTokens } from '../providers/token-estimate';
@@ -29,7 +30,7 @@ import { generateMessageId } from '../threads/sortable-id.generator';
 import { toEventMessage, toThreadMessage } from '../threads/thread-message.factory';
 import { deriveThreadTitle } from '../threads/thread-title';
 import { ThreadStore } from '../threads/thread.store';
-import { PendingInterrupt, ThreadMessage, ThreadRecord, ThreadSummary } from '../threads/thread.types';
+import { PendingInterrupt, ThreadMessage, ThreadRecord, ThreadSummary, UsageTotals } from '../threads/thread.types';
 import { ActionApplier } from './actions/action.applier';
 import { AppliedActionRecorder } from './actions/applied-action.recorder';
 import { ActionConverter } from './actions/action.converter';
@@ -39,17 +40,17 @@ import { AgentResult, RunRecords } from './agent/agent-result';
 import { AgentCommit, AgentCommitRequest, AgentRunOutcome, AgentRunRequest, ShrinkContext } from './agent/agent-run';
 import { AgentLoop } from './agent/agent.loop';
 import { UsageAccumulator } from './agent/usage.accumulator';
-import { ChatInput, MENTION_MAX_CHARS, MENTIONS_MAX, ResumeInput } from './chat-input';
+import { AutomationRunInput, ChatInput, MENTION_MAX_CHARS, MENTIONS_MAX, ResumeInput } from './chat-input';
 import { dataAddedEvent } from './events/data-added.event';
 import { HitlObserver } from './hitl.observer';
 import { HITL_OBSERVER } from './hitl-observer.token';
 import { PendingInterruptSettler, supersededResults } from './interrupts/pending-interrupt.settler';
-import { RunPolicy } from './policy/run-policy';
+import { RunPolicy, withoutAutonomous } from './policy/run-policy';
 import { SystemPromptCache } from './prompts/system-prompt.cache';
 import { HistoryStrategy, SmallerContextBuilder } from './recovery/smaller-context.builder';
 import { AgentRunObserver } from './runs/agent-run.observer';
 import { AGENT_RUN_OBSERVER } from './runs/agent-run-observer.token';
-import { RunOutcome, ThreadRun, ThreadRunSkeleton } from './runs/thread-run.skeleton';
+import { RunOutcome, ThreadRun, ThreadRunObserver, ThreadRunSkeleton } from './runs/thread-run.skeleton';
 import { AgentToolbox } from './tools/agent.toolbox';
 import { ReadToolExecutor } from './tools/read/read-tool.executor';
 import { ThreadView, toThreadView } from './thread.view';
@@ -57,6 +58,9 @@ import { ThreadView, toThreadView } from './thread.view';
 /** Where a run starts from (chat or resume), everything the loop needs besides the shared dependencies. */
 interface RunPlan {
   principal: Principal;
+  /** Resolved when the run started (the workspace's provider configuration, or the environment's). */
+  provider: LlmProvider;
+  assertBudget?: (usage: UsageTotals) => void;
   thread: ThreadRecord;
   dataSource: MutableGraphDataSource;
   graph: Graph | null;
@@ -71,6 +75,31 @@ interface RunPlan {
   policy: RunPolicy;
   /** Where the run's actions are applied and recorded as ACTIONS_EXECUTED events. */
   actions: AppliedActionRecorder;
+}
+
+/** A question asked on a thread (chat, automation run), with what the run needs besides the thread's lease. */
+interface Question {
+  principal: Principal;
+  dataSource: MutableGraphDataSource;
+  graph: Graph;
+  /** The thread as loaded before the lease (it is loaded again under it, unless `created`). */
+  thread: ThreadRecord;
+  /**
+   * This request created the thread: no one else knows its id before `ai:thread`, so nothing else can
+   * have written it and it is not re-read under the lease (one store read less per new conversation).
+   */
+  created?: boolean;
+  message: string;
+  mentions: string[];
+  sink: AgentEventSink;
+  /** Tells the client its thread (`sink.thread`), once the question is stored or right before a refusal. */
+  announce: (threadId: string) => void;
+  /** An automation's own provider configuration; absent: the workspace's active one. */
+  providerConfigId?: string;
+  /** An automation's budget, checked before every upstream call with the run's usage so far. */
+  assertBudget?: (usage: UsageTotals) => void;
+  /** Nobody receives the run's events (an automation): no client can apply an action for it. */
+  unattended?: boolean;
 }
 
 /**
@@ -92,8 +121,8 @@ interface RunPlan {
  *  - Runs are admitted into their setup a few at a time (RunSetupGate, first come first served,
  *    never refused), and each setup yields to the event loop before its store work, halfway, and
  *    before the upstream call: a burst of requests cannot stall timers, sockets and streams.
- * Chat and resume share that skeleton (ThreadRunSkeleton: setup gate, lease, the commit path of rounds
- * replayed after a revision conflict, usage, logs and run metrics, completion);
+ * Chat, resume and automation runs share that skeleton (ThreadRunSkeleton: setup gate, lease, the commit
+ * path of rounds replayed after a revision conflict, usage, logs, run metrics and observers, completion);
  * the settling of a pending interrupt is PendingInterruptSettler's, the applying of an action ActionApplier's
  * (through the run's AppliedActionRecorder, which records each applied series as an ACTIONS_EXECUTED event),
  * what each proposal becomes under the workspace's action policy RunPolicy's (docs/policy.md).
@@ -120,6 +149,7 @@ export class ChatService {
     private readonly policies: ActionPolicyService,
     @Optional() @Inject(HITL_OBSERVER) private readonly hitl?: HitlObserver,
     @Optional() @Inject(AGENT_RUN_OBSERVER) runs?: AgentRunObserver,
+    @Optional() @Inject(LLM_PROVIDER_RESOLVER) private readonly providers?: LlmProviderResolver,
   ) {
     this.loop = new AgentLoop(
       { provider, tokenTracker, tokenCounter, classifier, events: this.events },
@@ -171,54 +201,119 @@ export class ChatService {
       return { thread, graph };
     };
     const announce = (threadId: string) => sink.thread(threadId);
-    return this.skeleton.run('chat', { principal, sink, signal, refused: announce }, start, async ({ thread: known, graph }, run) => {
-      const runId = randomUUID();
-      let thread: ThreadRecord;
-      try {
-        // Fresh under the lease: the run starts from what is stored now. A thread this request created
-        // is not re-read: no one else knows its id before ai:thread, so nothing else can have written it.
-        thread = input.threadId ? await this.threads.load(principal, known.threadId, input.graphKey) : known;
-        this.tokenTracker.assertWithinBudget();
-        thread = await this.storeQuestion(thread, graph, dataSource, principal, message, runId, run);
-      } catch (error) {
-        announce(known.threadId);
-        throw error;
-      }
-      // The message is stored: the client may now know the thread.
-      announce(thread.threadId);
-      await run.pause();
-      const policy = new RunPolicy(canEdit(principal), await this.policies.levelsFor(principal), false, this.config.locale);
-      const { context, message: contextContent } = await this.retriever.retrieveWithMessage(dataSource, input.graphKey, message, {
-        mentions,
-        locale: this.config.locale,
-      });
-      const now = Date.now();
-      const contextMessage: ThreadMessage = { id: generateMessageId(now), role: 'system', kind: 'rag_context', content: contextContent, createdTime: now };
-      // What the context of this message held (docs/policy.md "Thread events"), stored right after it.
-      const dataAdded = dataAddedEvent({ context, mentions, tokens: approximateTokens(contextContent) });
-      thread = (await run.commit(thread, { operationId: `${runId}:context`, append: [contextMessage, toEventMessage(dataAdded, now)] })).record;
-      sink.event(dataAdded);
+    return this.skeleton.run('chat', { principal, sink, signal, refused: announce }, start, ({ thread, graph }, run) =>
+      this.ask({ principal, dataSource, graph, thread, created: !input.threadId, message, mentions, sink, announce }, run),
+    );
+  }
 
-      const history = await this.history(thread, contextMessage, this.config.agent.historyMaxTokens);
-      const asked = thread;
-      await run.handOver();
-      const outcome = await this.execute({
-        principal,
-        thread,
-        dataSource,
-        graph,
-        messages: history,
-        sink,
+  /**
+   * One run of an automation (docs/automations.md): a new thread of type `automation` owned by the
+   * automation's creator, asked the resolved prompt through the same steps, loop, policy and budgets as
+   * a question, with no socket: `sink` is the automation runner's. The provider is the automation's own
+   * configuration, else the workspace's active one. Throws as chat does (not_found when the graph is
+   * gone, budget_exceeded, the classified LLM errors).
+   */
+  async runAutomation(input: AutomationRunInput, sink: AgentEventSink, signal: AbortSignal): Promise<AgentResult> {
+    const { principal } = input;
+    const dataSource = this.graphs.forWorkspace(principal.workspace);
+    const start = async () => {
+      const graph = await dataSource.getGraph(input.graphKey);
+      if (!graph) throw AppError.notFound(`Graph "${input.graphKey}" not found`);
+      const thread = await this.threads.create(principal, input.graphKey, input.title, { type: 'automation', automationId: input.automationId });
+      this.events.debug('agent_automation_start', { graphKey: input.graphKey, automationId: input.automationId, threadId: thread.threadId });
+      return { thread, graph };
+    };
+    const announce = (threadId: string) => sink.thread(threadId);
+    return this.skeleton.run('automation', { principal, sink, signal, refused: announce }, start, ({ thread, graph }, run) =>
+      this.ask(
+        {
+          principal,
+          dataSource,
+          graph,
+          thread,
+          created: true,
+          message: input.prompt,
+          mentions: [],
+          sink,
+          announce,
+          providerConfigId: input.providerConfigId,
+          assertBudget: input.assertBudget,
+          unattended: true,
+        },
         run,
-        runId,
-        retrievedContext: context,
-        policy,
-        actions: new AppliedActionRecorder(this.applier, dataSource, thread.graphKey, graph.sheetsList ?? {}),
-        shrinkContext: () => this.smallerContext.build({ dataSource, thread: asked, question: message, mentions }),
-      });
-      if (outcome.type === 'interrupt') this.hitl?.interrupt('proposed');
-      return this.toOutcome(thread.threadId, outcome, run.usage, [dataAdded]);
+      ),
+    );
+  }
+
+  /** Told when each run ends (chat, resume, automation), with its thread, result or failure, and usage. */
+  observeRuns(observer: ThreadRunObserver): void {
+    this.skeleton.observe(observer);
+  }
+
+  /**
+   * A question on a thread whose lease is held (chat, automation): stored first (superseding a pending
+   * interrupt), then its context and DATA_ADDED event, then the loop, under the workspace's action policy
+   * as stored now and the provider of the run.
+   */
+  private async ask(question: Question, run: ThreadRun): Promise<RunOutcome> {
+    const { principal, dataSource, graph, message, mentions, sink, announce } = question;
+    const runId = randomUUID();
+    let thread: ThreadRecord;
+    let provider: LlmProvider;
+    try {
+      // Fresh under the lease: the run starts from what is stored now (a thread it just created is as stored).
+      thread = question.created ? question.thread : await this.threads.load(principal, question.thread.threadId, question.thread.graphKey);
+      this.tokenTracker.assertWithinBudget();
+      question.assertBudget?.(run.usage.totals());
+      provider = await this.providerFor(principal, question.providerConfigId);
+      thread = await this.storeQuestion(thread, graph, dataSource, principal, message, runId, run);
+    } catch (error) {
+      announce(question.thread.threadId);
+      throw error;
+    }
+    // The message is stored: the client may now know the thread.
+    announce(thread.threadId);
+    await run.pause();
+    const levels = await this.policies.levelsFor(principal);
+    const unattendedClientApply = question.unattended === true && this.config.agent.hitlApply === 'client';
+    const policy = new RunPolicy(canEdit(principal), unattendedClientApply ? withoutAutonomous(levels) : levels, false, this.config.locale);
+    const { context, message: contextContent } = await this.retriever.retrieveWithMessage(dataSource, thread.graphKey, message, {
+      mentions,
+      locale: this.config.locale,
     });
+    const now = Date.now();
+    const contextMessage: ThreadMessage = { id: generateMessageId(now), role: 'system', kind: 'rag_context', content: contextContent, createdTime: now };
+    // What the context of this message held (docs/policy.md "Thread events"), stored right after it.
+    const dataAdded = dataAddedEvent({ context, mentions, tokens: approximateTokens(contextContent) });
+    thread = (await run.commit(thread, { operationId: `${runId}:context`, append: [contextMessage, toEventMessage(dataAdded, now)] })).record;
+    sink.event(dataAdded);
+
+    const history = await this.history(thread, contextMessage, this.config.agent.historyMaxTokens);
+    const asked = thread;
+    await run.handOver();
+    const outcome = await this.execute({
+      principal,
+      provider,
+      assertBudget: question.assertBudget,
+      thread,
+      dataSource,
+      graph,
+      messages: history,
+      sink,
+      run,
+      runId,
+      retrievedContext: context,
+      policy,
+      actions: new AppliedActionRecorder(this.applier, dataSource, thread.graphKey, graph.sheetsList ?? {}),
+      shrinkContext: () => this.smallerContext.build({ dataSource, thread: asked, question: message, mentions }),
+    });
+    if (outcome.type === 'interrupt') this.hitl?.interrupt('proposed');
+    return this.toOutcome(thread.threadId, outcome, run.usage, [dataAdded]);
+  }
+
+  /** The provider a new run of the workspace uses (docs/provider-configs.md): resolved once, at its start. */
+  private providerFor(principal: Principal, configId?: string): Promise<LlmProvider> {
+    return this.providers ? this.providers.forRun(principal.workspace, configId) : Promise.resolve(this.provider);
   }
 
   /**
@@ -280,6 +375,7 @@ export class ChatService {
         throw AppError.forbidden('Only editors and admins can approve or reject proposals');
       }
       this.tokenTracker.assertWithinBudget();
+      const provider = await this.providerFor(principal);
 
       const dataSource = this.graphs.forWorkspace(principal.workspace);
       const graph = await dataSource.getGraph(thread.graphKey);
@@ -307,6 +403,7 @@ export class ChatService {
       await run.handOver();
       const outcome = await this.execute({
         principal,
+        provider,
         thread,
         dataSource,
         graph,
@@ -350,10 +447,12 @@ export class ChatService {
     const toolbox = new AgentToolbox({
       policy: plan.policy,
       readTools: new ReadToolExecutor(dataSource, thread.graphKey, {}, locale),
-      toolsSupported: !this.provider.offline,
+      toolsSupported: !plan.provider.offline,
       locale,
     });
     return this.loop.run({
+      provider: plan.provider,
+      assertBudget: plan.assertBudget,
       messages: plan.messages,
       tools: toolbox,
       events: plan.sink,

@@ -1,5 +1,5 @@
 import type { ThreadEvent } from '../conversation/thread-event';
-import type { ThreadRecord, UsageTotals } from '../threads/thread.types';
+import type { ThreadRecord, ThreadType, UsageTotals } from '../threads/thread.types';
 import { Interrupt } from '../conversation/interrupt';
 
 /** A message as clients see it (docs/protocol.md §3 GET /api/ai/thread/:threadId; events §8.3). */
@@ -17,6 +17,9 @@ export interface ThreadView {
   threadId: string;
   graphKey: string;
   title: string;
+  /** docs/protocol.md §8.4: chat, or the run of an automation (then `automationId`). */
+  type: ThreadType;
+  automationId?: string;
   messages: ChatMessageView[];
   /** The proposal waiting for approval, or null. */
   pendingInterrupt: Interrupt | null;
@@ -41,6 +44,8 @@ export function toThreadView(record: ThreadRecord): ThreadView {
     threadId: record.threadId,
     graphKey: record.graphKey,
     title: record.title,
+    type: record.type,
+    ...(record.automationId ? { automationId: record.automationId } : {}),
     messages,
     pendingInterrupt: record.pendingInterrupt?.interrupt ?? null,
     usage: { ...record.usage },

@@ -86,6 +86,21 @@ export interface AppConfig {
     /** LLM_STREAM_IDLE_TIMEOUT_MS: silence allowed between two upstream stream events. */
     readonly streamIdleTimeoutMs: number;
   };
+  /** docs/automations.md */
+  readonly automations: {
+    /** AUTOMATIONS_ENABLED: this instance starts due automations. */
+    readonly schedulerEnabled: boolean;
+    /** AUTOMATION_POLL_MS */
+    readonly pollMs: number;
+  };
+  /**
+   * AES-256-GCM keys of the provider configurations' API keys (docs/provider-configs.md): AI_SECRETS_KEY
+   * encrypts and decrypts, AI_SECRETS_KEY_PREVIOUS only decrypts (rotation). 32 bytes each; never logged.
+   */
+  readonly secrets: {
+    readonly key: Buffer | undefined;
+    readonly previousKey: Buffer | undefined;
+  };
   readonly rag: {
     readonly cacheTtlMs: number;
     readonly maxNodes: number;

@@ -167,6 +167,22 @@ export class EnvironmentVariables {
   @Transform(toNumber) @IsInt() @Min(1) @Max(50)
   AI_NO_PROGRESS_ROUNDS = 3;
 
+  // Automations (docs/automations.md)
+  /** This instance starts the automations that are due (several instances may: each slot runs once). */
+  @Transform(toBoolean) @IsBoolean()
+  AUTOMATIONS_ENABLED = true;
+
+  /** How often the scheduler looks for due automations, in ms. */
+  @Transform(toNumber) @IsInt() @Min(100) @Max(60000)
+  AUTOMATION_POLL_MS = 1000;
+
+  // Secrets of the provider configurations (docs/provider-configs.md): checked by loadAppConfig, never echoed.
+  @IsOptional() @IsString()
+  AI_SECRETS_KEY?: string;
+
+  @IsOptional() @IsString()
+  AI_SECRETS_KEY_PREVIOUS?: string;
+
   // LLM endpoint (provider keys and base URLs are looked up through config/providers.json)
   @IsOptional() @IsString() @MinLength(1)
   LLM_PROVIDER?: string;

@@ -62,4 +62,30 @@ describe(loadAppConfig.name, () => {
     expect(loadAppConfig({ ...production, PLAYGROUND_ENABLED: 'true', PLAYGROUND_DIR: '/srv/page' }).playground).toEqual({ enabled: true, assetsDir: '/srv/page' });
     expect(() => loadAppConfig({ PLAYGROUND_ENABLED: 'perhaps' })).toThrow(/PLAYGROUND_ENABLED/);
   });
+
+  it('reads AI_SECRETS_KEY as 32 base64 bytes and refuses anything else without showing it', () => {
+    const key = Buffer.alloc(32, 7).toString('base64');
+    const previous = Buffer.alloc(32, 9).toString('base64');
+    expect(loadAppConfig({}).secrets).toEqual({ key: undefined, previousKey: undefined });
+    const config = loadAppConfig({ AI_SECRETS_KEY: key, AI_SECRETS_KEY_PREVIOUS: previous });
+    expect(config.secrets.key?.equals(Buffer.alloc(32, 7))).toBe(true);
+    expect(config.secrets.previousKey?.equals(Buffer.alloc(32, 9))).toBe(true);
+    for (const bad of [Buffer.alloc(16, 7).toString('base64'), `${key.slice(0, -2)}!=`, 'not base64 at all', key.slice(0, -1), '']) {
+      let message = '';
+      try {
+        loadAppConfig({ AI_SECRETS_KEY: bad });
+      } catch (error) {
+        message = (error as Error).message;
+      }
+      expect(message).toMatch(/AI_SECRETS_KEY: must be 32 random bytes encoded in base64/);
+      if (bad.length > 0) expect(message).not.toContain(bad);
+    }
+    expect(() => loadAppConfig({ AI_SECRETS_KEY_PREVIOUS: previous })).toThrow(/AI_SECRETS_KEY_PREVIOUS: only read beside AI_SECRETS_KEY/);
+  });
+
+  it('schedules automations on every instance by default, every second', () => {
+    expect(loadAppConfig({}).automations).toEqual({ schedulerEnabled: true, pollMs: 1000 });
+    expect(loadAppConfig({ AUTOMATIONS_ENABLED: 'false', AUTOMATION_POLL_MS: '250' }).automations).toEqual({ schedulerEnabled: false, pollMs: 250 });
+    expect(() => loadAppConfig({ AUTOMATION_POLL_MS: '10' })).toThrow(/AUTOMATION_POLL_MS/);
+  });
 });

@@ -12,6 +12,17 @@ function describeErrors(errors: ValidationError[]): string[] {
   });
 }
 
+const SECRETS_KEY_BYTES = 32;
+const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
+
+/** The 32-byte key a base64 AI_SECRETS_KEY encodes; undefined when absent or not exactly that. */
+function decodeSecretsKey(value: string | undefined): Buffer | undefined {
+  const text = value?.trim();
+  if (!text || !BASE64.test(text) || text.length % 4 !== 0) return undefined;
+  const key = Buffer.from(text, 'base64');
+  return key.length === SECRETS_KEY_BYTES ? key : undefined;
+}
+
 /** Rules that involve several variables at once. */
 function crossFieldProblems(vars: EnvironmentVariables, authMode: 'jwt' | 'none'): string[] {
   const problems: string[] = [];
@@ -29,6 +40,15 @@ function crossFieldProblems(vars: EnvironmentVariables, authMode: 'jwt' | 'none'
   }
   if (vars.EMBEDDING_PROVIDER === 'openai-compatible' && !vars.EMBEDDING_BASE_URL) {
     problems.push('EMBEDDING_BASE_URL: required when EMBEDDING_PROVIDER=openai-compatible');
+  }
+  for (const name of ['AI_SECRETS_KEY', 'AI_SECRETS_KEY_PREVIOUS'] as const) {
+    if (vars[name] !== undefined && !decodeSecretsKey(vars[name])) {
+      // Never the value: it is a secret (a near miss still is).
+      problems.push(`${name}: must be 32 random bytes encoded in base64, as \`openssl rand -base64 32\` prints (44 characters)`);
+    }
+  }
+  if (vars.AI_SECRETS_KEY_PREVIOUS !== undefined && vars.AI_SECRETS_KEY === undefined) {
+    problems.push('AI_SECRETS_KEY_PREVIOUS: only read beside AI_SECRETS_KEY (the key that replaces it)');
   }
   return problems;
 }
@@ -110,6 +130,8 @@ export function loadAppConfig(env: Record<string, string | undefined>): AppConfi
       apiKey: vars.LLM_API_KEY,
       streamIdleTimeoutMs: vars.LLM_STREAM_IDLE_TIMEOUT_MS,
     },
+    automations: { schedulerEnabled: vars.AUTOMATIONS_ENABLED, pollMs: vars.AUTOMATION_POLL_MS },
+    secrets: { key: decodeSecretsKey(vars.AI_SECRETS_KEY), previousKey: decodeSecretsKey(vars.AI_SECRETS_KEY_PREVIOUS) },
     rag: { cacheTtlMs: vars.RAG_CACHE_TTL_MS, maxNodes: vars.RAG_MAX_NODES, maxDepth: vars.RAG_MAX_DEPTH },
     embeddings: {
       provider: vars.EMBEDDING_PROVIDER,

@@ -1,10 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { TestRedisServer } from '../../test/support/test-redis.server';
+import { waitUntil } from '../../test/support/wait-until';
 import { resetLogSink, setLogSink } from '../observability/logger';
 import { RedisConnection } from '../redis/redis-connection';
 import { GraphChangeEvent } from './graph-change.event';
 import { GraphChangeNotifier } from './graph-change.notifier';
-import { RedisGraphChangeRelay } from './redis-graph-change.relay';
+import { GRAPH_CHANGES_CHANNEL, RedisGraphChangeRelay } from './redis-graph-change.relay';
 
 describe(`${RedisGraphChangeRelay.name} (a real redis-server)`, () => {
   let redis: TestRedisServer;
@@ -18,7 +19,9 @@ describe(`${RedisGraphChangeRelay.name} (a real redis-server)`, () => {
     const events: GraphChangeEvent[] = [];
     notifier.subscribe((event) => events.push(event));
     new RedisGraphChangeRelay(connection, notifier);
-    await sleep(50); // subscribed
+    // Subscribed once Redis counts this instance's subscriber (a fixed pause is too short on a loaded machine).
+    const subscribers = connections.length;
+    await waitUntil(() => Number(redis.cli('PUBSUB', 'NUMSUB', GRAPH_CHANGES_CHANNEL).split('\n')[1]) >= subscribers, 5_000, 'subscribed');
     return { notifier, events };
   };
 
@@ -37,7 +40,8 @@ describe(`${RedisGraphChangeRelay.name} (a real redis-server)`, () => {
     a.notifier.notify({ kind: 'stored', workspace: 'w', graphKey: 'g', nodeKeys: ['n1'] });
     a.notifier.notify({ kind: 'live', workspace: 'w', graphKey: 'g' });
     b.notifier.notify({ kind: 'imported', workspace: 'w', graphKey: 'h' });
-    await sleep(200);
+    await waitUntil(() => c.events.length >= 2 && a.events.length >= 3, 5_000, 'the relayed events');
+    await sleep(100); // nothing else arrives
     expect(c.events).toEqual([
       { kind: 'stored', workspace: 'w', graphKey: 'g', nodeKeys: ['n1'], remote: true },
       { kind: 'imported', workspace: 'w', graphKey: 'h', remote: true },

@@ -3,6 +3,7 @@ import { isAiDebugEnabled, Logger } from './logger';
 /** The debug events (docs/llm-providers.md, "Logs"); emitted only when AI_DEBUG is on. */
 export type AiDebugEvent =
   | 'agent_chat_start'
+  | 'agent_automation_start'
   | 'rag_retrieve'
   | 'rag_embedding'
   | 'llm_call_start'
@@ -29,6 +30,8 @@ export interface LlmErrorEvent {
   /** Whether tokens had already been streamed when it failed (then it is never retried). */
   afterFirstChunk?: boolean;
   error?: unknown;
+  /** Values cut out of the upstream's message (the provider's API key: some upstreams echo it). */
+  secrets?: readonly string[];
 }
 
 export interface TokenUsageEvent {
@@ -41,6 +44,10 @@ export interface TokenUsageEvent {
   threadId?: string;
   workspace?: string;
   kind?: 'chat' | 'embedding';
+}
+
+function withoutSecrets(text: string, secrets: readonly string[] | undefined): string {
+  return (secrets ?? []).reduce((scrubbed, secret) => (secret.length > 0 ? scrubbed.split(secret).join('[redacted]') : scrubbed), text);
 }
 
 /**
@@ -56,12 +63,12 @@ export class AiEventLogger {
   }
 
   llmError(event: LlmErrorEvent): void {
-    const { error, ...fields } = event;
+    const { error, secrets, ...fields } = event;
     this.logger.error('llm_error', {
       ...fields,
       errorName: error instanceof Error ? error.name : error === undefined ? undefined : typeof error,
-      // Upstream error messages name limits, models and tools, not the conversation.
-      errorMessage: error instanceof Error ? error.message.slice(0, ERROR_MESSAGE_MAX_CHARS) : undefined,
+      // Upstream error messages name limits, models and tools, not the conversation; a key they echo is cut out.
+      errorMessage: error instanceof Error ? withoutSecrets(error.message, secrets).slice(0, ERROR_MESSAGE_MAX_CHARS) : undefined,
     });
   }
 

@@ -1,12 +1,16 @@
 import { DynamicModule, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import type { Database } from 'arangojs';
+import { ArangoAutomationRepository } from '../automations/arango/arango-automation.repository';
+import { AUTOMATION_REPOSITORY } from '../automations/automation-repository.token';
 import { ArangoConnectionSettings, ArangoConnector } from '../database/arango/arango-connector';
 import { ARANGO_DATABASE } from '../database/arango/arango-database.token';
 import { ArangoGraphStore } from '../graph/arango/arango-graph.store';
 import { GRAPH_STORE } from '../graph/graph-store.token';
 import { ArangoActionPolicyRepository } from '../policy/arango/arango-action-policy.repository';
 import { ACTION_POLICY_REPOSITORY } from '../policy/action-policy-repository.token';
+import { ArangoProviderConfigRepository } from '../providers/configs/arango/arango-provider-config.repository';
+import { PROVIDER_CONFIG_REPOSITORY } from '../providers/configs/provider-config-repository.token';
 import { ArangoThreadRepository } from '../threads/arango/arango-thread.repository';
 import { THREAD_REPOSITORY } from '../threads/thread-repository.token';
 import { closePersistence, PERSISTED_STORES } from './persisted-stores';
@@ -28,6 +32,8 @@ export class ArangoPersistenceModule implements OnApplicationShutdown {
         { provide: GRAPH_STORE, inject: [ARANGO_DATABASE], useFactory: (db: Database) => ArangoGraphStore.open(db) },
         { provide: THREAD_REPOSITORY, inject: [ARANGO_DATABASE], useFactory: (db: Database) => ArangoThreadRepository.open(db) },
         { provide: ACTION_POLICY_REPOSITORY, inject: [ARANGO_DATABASE], useFactory: (db: Database) => ArangoActionPolicyRepository.open(db) },
+        { provide: PROVIDER_CONFIG_REPOSITORY, inject: [ARANGO_DATABASE], useFactory: (db: Database) => ArangoProviderConfigRepository.open(db) },
+        { provide: AUTOMATION_REPOSITORY, inject: [ARANGO_DATABASE], useFactory: (db: Database) => ArangoAutomationRepository.open(db) },
       ],
       exports: [...PERSISTED_STORES],
     };

@@ -1,6 +1,8 @@
 import { DynamicModule, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import type { Database } from 'better-sqlite3';
+import { AUTOMATION_REPOSITORY } from '../automations/automation-repository.token';
+import { SqliteAutomationRepository } from '../automations/sqlite/sqlite-automation.repository';
 import { openSqliteDatabase } from '../database/sqlite/sqlite-database.opener';
 import { SQLITE_DATABASE } from '../database/sqlite/sqlite-database.token';
 import { GRAPH_STORE } from '../graph/graph-store.token';
@@ -8,6 +10,8 @@ import { SqliteGraphStore } from '../graph/sqlite/sqlite-graph.store';
 import { Logger } from '../observability/logger';
 import { ACTION_POLICY_REPOSITORY } from '../policy/action-policy-repository.token';
 import { SqliteActionPolicyRepository } from '../policy/sqlite/sqlite-action-policy.repository';
+import { PROVIDER_CONFIG_REPOSITORY } from '../providers/configs/provider-config-repository.token';
+import { SqliteProviderConfigRepository } from '../providers/configs/sqlite/sqlite-provider-config.repository';
 import { SqliteThreadRepository } from '../threads/sqlite/sqlite-thread.repository';
 import { THREAD_REPOSITORY } from '../threads/thread-repository.token';
 import { closePersistence, PERSISTED_STORES } from './persisted-stores';
@@ -41,6 +45,8 @@ export class SqlitePersistenceModule implements OnApplicationShutdown {
         { provide: GRAPH_STORE, inject: [SQLITE_DATABASE], useFactory: (db: Database) => new SqliteGraphStore(db) },
         { provide: THREAD_REPOSITORY, inject: [SQLITE_DATABASE], useFactory: (db: Database) => new SqliteThreadRepository(db) },
         { provide: ACTION_POLICY_REPOSITORY, inject: [SQLITE_DATABASE], useFactory: (db: Database) => new SqliteActionPolicyRepository(db) },
+        { provide: PROVIDER_CONFIG_REPOSITORY, inject: [SQLITE_DATABASE], useFactory: (db: Database) => new SqliteProviderConfigRepository(db) },
+        { provide: AUTOMATION_REPOSITORY, inject: [SQLITE_DATABASE], useFactory: (db: Database) => new SqliteAutomationRepository(db) },
       ],
       exports: [...PERSISTED_STORES],
     };

@@ -40,6 +40,7 @@ export function createLlmProvider(selection: LlmProviderSelection, options: LlmP
     backoff: options.backoff,
     events: options.events,
     observer: options.observer,
+    secrets: selection.apiKey ? [selection.apiKey] : [],
   });
 }
 

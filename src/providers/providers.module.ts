@@ -65,6 +65,6 @@ const logger = new Logger('providers');
     },
     { provide: LlmErrorClassifier, inject: [APP_CONFIG], useFactory: (config: AppConfig) => new LlmErrorClassifier(config.locale) },
   ],
-  exports: [LLM_PROVIDER, TokenTracker, LlmErrorClassifier, PROVIDER_REGISTRY],
+  exports: [LLM_PROVIDER, TokenTracker, LlmErrorClassifier, PROVIDER_REGISTRY, LlmMetrics],
 })
 export class ProvidersModule {}

@@ -20,6 +20,8 @@ export interface RetryingLlmProviderOptions {
   events?: AiEventLogger;
   /** Latency and upstream errors of each call (metrics). */
   observer?: LlmCallObserver;
+  /** Never logged, even inside an upstream's error message (the adapter's API key). */
+  secrets?: readonly string[];
 }
 
 const logger = new Logger('llm');
@@ -39,6 +41,7 @@ export class RetryingLlmProvider implements LlmProvider {
   private readonly backoff: RetryBackoffOptions;
   private readonly events: AiEventLogger;
   private readonly observer: LlmCallObserver | undefined;
+  private readonly secrets: readonly string[];
 
   constructor(
     readonly inner: LlmProvider,
@@ -49,6 +52,7 @@ export class RetryingLlmProvider implements LlmProvider {
     this.backoff = { ...DEFAULT_RETRY_BACKOFF, ...options.backoff };
     this.events = options.events ?? new AiEventLogger('llm');
     this.observer = options.observer;
+    this.secrets = options.secrets ?? [];
   }
 
   get providerName(): string {
@@ -199,6 +203,7 @@ export class RetryingLlmProvider implements LlmProvider {
       attempt,
       afterFirstChunk: emitted,
       error,
+      secrets: this.secrets,
     });
     return error instanceof LlmProviderError ? error : new LlmProviderError(classified, error);
   }

@@ -9,6 +9,7 @@ const record = (threadId: string, revision = 0): ThreadRecord =>
     userId: 'u',
     graphKey: 'g',
     title: 't',
+    type: 'chat',
     messages: Object.freeze([userMessage(`question of ${threadId} é ✓`)]) as ThreadRecord['messages'],
     pendingInterrupt: null,
     revision,

@@ -1,4 +1,4 @@
-import { ThreadCommit, ThreadCommitResult, ThreadHead, ThreadRecord, ThreadSummary, UsageTotals } from './thread.types';
+import { PendingThread, ThreadCommit, ThreadCommitResult, ThreadHead, ThreadRecord, ThreadSummary, ThreadType, UsageTotals } from './thread.types';
 
 export interface NewThread {
   threadId: string;
@@ -7,6 +7,10 @@ export interface NewThread {
   graphKey: string;
   title: string;
   createdTime: number;
+  /** Absent: chat. */
+  type?: ThreadType;
+  /** The automation whose run the thread is (type automation). */
+  automationId?: string;
 }
 
 export interface IdempotencyScope {
@@ -40,6 +44,11 @@ export interface ThreadRepository {
    */
   getHead(threadId: string): Promise<ThreadHead | null>;
   list(workspace: string, userId: string, graphKey: string): Promise<ThreadSummary[]>;
+  /**
+   * Threads of the workspace with a pending interrupt, newest interrupt first, at most `limit`: the
+   * user's own chat threads, plus every automation thread when `includeAutomations` (editors and admins).
+   */
+  listPending(workspace: string, userId: string, includeAutomations: boolean, limit: number): Promise<PendingThread[]>;
   delete(threadId: string): Promise<boolean>;
   /**
    * Appends atomically. Throws ThreadRevisionConflictError when the stored revision is not

@@ -1,6 +1,6 @@
 import { BeforeApplicationShutdown, Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import type { Principal } from '../auth/principal';
+import { canEdit, type Principal } from '../auth/principal';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/app-config.token';
 import { AppError } from '../errors/app-error';
@@ -16,7 +16,7 @@ import { THREAD_REPOSITORY } from './thread-repository.token';
 import { ThreadRevisionConflictError } from './thread-revision-conflict.error';
 import { ThreadRunLease } from './thread-run.lease';
 import type { IdempotencyReservation, IdempotencyScope, ThreadRepository } from './thread.repository';
-import type { PendingInterrupt, ThreadMessage, ThreadRecord, ThreadSummary, UsageTotals } from './thread.types';
+import type { PendingInterrupt, PendingThread, ThreadMessage, ThreadRecord, ThreadSummary, ThreadType, UsageTotals } from './thread.types';
 
 /** docs/protocol.md §3: the same Idempotency-Key from the same principal within 24 h returns the first answer. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -26,7 +26,16 @@ const SYSTEM_PROMPTS_SHARED = 256;
 /** A cached record unused this long is deflated (about a third of the memory). */
 const PACK_AFTER_IDLE_MS = 30_000;
 
+/** Most entries GET /api/ai/approvals answers. */
+export const APPROVAL_QUEUE_MAX = 200;
+
 const logger = new Logger('threads');
+
+/** What a thread is for (docs/protocol.md §8.4): absent, a chat. */
+export interface ThreadOrigin {
+  type: ThreadType;
+  automationId?: string;
+}
 
 /** One atomic write of a run: a round's messages and/or the interrupt state (see ThreadStore.commit). */
 export interface ThreadRoundCommit {
@@ -78,8 +87,8 @@ export class ThreadStore implements BeforeApplicationShutdown {
     this.idempotencyReservations = new IdempotencyReservationKeeper(repository, this.leaseTtlMs);
   }
 
-  /** A new, empty thread owned by the principal. `title`: see deriveThreadTitle. */
-  async create(principal: Principal, graphKey: string, title: string): Promise<ThreadRecord> {
+  /** A new, empty thread owned by the principal (a chat unless `origin` says otherwise). `title`: see deriveThreadTitle. */
+  async create(principal: Principal, graphKey: string, title: string, origin?: ThreadOrigin): Promise<ThreadRecord> {
     const now = Date.now();
     const record = await this.repository.create({
       threadId: generateThreadId(now),
@@ -88,6 +97,7 @@ export class ThreadStore implements BeforeApplicationShutdown {
       graphKey,
       title,
       createdTime: now,
+      ...(origin ? { type: origin.type, ...(origin.automationId ? { automationId: origin.automationId } : {}) } : {}),
     });
     const frozen = this.compact(record);
     this.cache.set(frozen);
@@ -98,7 +108,8 @@ export class ThreadStore implements BeforeApplicationShutdown {
   /**
    * The thread, fresh: a cached record is reused only while the stored revision still matches, so a
    * thread continued by another instance is reloaded. not_found when it does not exist, belongs to
-   * another workspace or user, or (when `graphKey` is given) to another graph.
+   * another workspace or user (an automation run belongs to every editor and admin of its workspace),
+   * or (when `graphKey` is given) to another graph.
    */
   async load(principal: Principal, threadId: string, graphKey?: string): Promise<ThreadRecord> {
     const record = isThreadIdShape(threadId) ? await this.fresh(threadId) : null;
@@ -111,6 +122,15 @@ export class ThreadStore implements BeforeApplicationShutdown {
   /** The principal's threads of one graph, newest first (POST /api/ai/threads). */
   async list(principal: Principal, graphKey: string): Promise<ThreadSummary[]> {
     return this.repository.list(principal.workspace, principal.userId, graphKey);
+  }
+
+  /**
+   * The approval queue (GET /api/ai/approvals): threads waiting for a human that the principal may
+   * answer, newest interrupt first: their own chats, and every automation run of the workspace for
+   * editors and admins. At most APPROVAL_QUEUE_MAX.
+   */
+  listPending(principal: Principal): Promise<PendingThread[]> {
+    return this.repository.listPending(principal.workspace, principal.userId, canEdit(principal), APPROVAL_QUEUE_MAX);
   }
 
   /** Deletes the principal's thread; not_found as load(). A run still holding it loses its lease. */
@@ -293,8 +313,10 @@ export class ThreadStore implements BeforeApplicationShutdown {
   }
 }
 
+/** docs/protocol.md §1 and §8.4: a chat is its owner's; an automation run is every editor's and admin's of its workspace. */
 function owns(principal: Principal, record: ThreadRecord): boolean {
-  return record.workspace === principal.workspace && record.userId === principal.userId;
+  if (record.workspace !== principal.workspace) return false;
+  return record.userId === principal.userId || (record.type === 'automation' && canEdit(principal));
 }
 
 /** The same answer for "does not exist" and "not yours" (docs/protocol.md §1: no existence leak). */

@@ -57,6 +57,12 @@ export interface UsageTotals {
   llmCalls: number;
 }
 
+/**
+ * docs/protocol.md §8.4: a person's conversation, or the run of an automation (no socket; its owner
+ * is the automation's creator, and every editor and admin of the workspace may answer its interrupts).
+ */
+export type ThreadType = 'chat' | 'automation';
+
 /** The thread document (Nodius's AIThreadDocument plus title, revision and usage; docs/threads.md). */
 export interface ThreadRecord {
   threadId: string;
@@ -64,6 +70,9 @@ export interface ThreadRecord {
   userId: string;
   graphKey: string;
   title: string;
+  type: ThreadType;
+  /** The automation whose run this thread is (type automation only). */
+  automationId?: string;
   messages: ThreadMessage[];
   pendingInterrupt: PendingInterrupt | null;
   /** Bumped by every commit; commits are checked against it (optimistic concurrency). */
@@ -78,10 +87,22 @@ export interface ThreadSummary {
   threadId: string;
   graphKey: string;
   title: string;
+  type: ThreadType;
+  automationId?: string;
   createdTime: number;
   lastUpdatedTime: number;
   messageCount: number;
   pendingInterrupt: boolean;
+}
+
+/** A thread waiting for a human (the approval queue, GET /api/ai/approvals): its pending interrupt and where it is. */
+export interface PendingThread {
+  threadId: string;
+  type: ThreadType;
+  automationId?: string;
+  userId: string;
+  graphKey: string;
+  pendingInterrupt: PendingInterrupt;
 }
 
 /**

@@ -82,6 +82,7 @@ export function describeThreadRepositoryContract(name: string, create: () => Pro
         const created = await repository.create(thread);
         expect(created).toEqual({
           ...thread,
+          type: 'chat',
           messages: [],
           pendingInterrupt: null,
           revision: 0,
@@ -126,6 +127,7 @@ export function describeThreadRepositoryContract(name: string, create: () => Pro
           threadId: older.threadId,
           graphKey: 'nba-workflow',
           title: 'older',
+          type: 'chat',
           createdTime: older.createdTime,
           lastUpdatedTime: expect.any(Number),
           messageCount: 2,
@@ -135,6 +137,55 @@ export function describeThreadRepositoryContract(name: string, create: () => Pro
         // system prompt and RAG context are not counted (clients never see them), nor events (system notes)
         expect(newerSummary).toMatchObject({ threadId: newer.threadId, messageCount: 2, pendingInterrupt: false });
         expect(await repository.list(workspace, 'carol', 'nba-workflow')).toEqual([]);
+      });
+
+      it('keeps the type of a thread: a chat by default, an automation run with its automation', async () => {
+        const chat = newThread();
+        const run = newThread({ type: 'automation', automationId: 'aut_1', title: 'Weekly report' });
+        expect(await repository.create(chat)).toMatchObject({ type: 'chat' });
+        expect(await repository.create(run)).toMatchObject({ type: 'automation', automationId: 'aut_1' });
+        expect(await repository.get(chat.threadId)).not.toHaveProperty('automationId');
+        expect(await repository.get(run.threadId)).toMatchObject({ type: 'automation', automationId: 'aut_1' });
+        const summaries = await repository.list(workspace, 'alice', 'nba-workflow');
+        expect(summaries.find((summary) => summary.threadId === run.threadId)).toMatchObject({ type: 'automation', automationId: 'aut_1' });
+        expect(summaries.find((summary) => summary.threadId === chat.threadId)).toMatchObject({ type: 'chat' });
+      });
+
+      it('lists the approval queue: own chats and, when asked, every automation run of the workspace, newest interrupt first', async () => {
+        const waiting = async (thread: NewThread, toolCallId: string, createdTime: number) => {
+          await repository.create(thread);
+          await repository.commit(thread.threadId, {
+            operationId: randomUUID(),
+            expectedRevision: 0,
+            append: [userMessage('Q'), assistantMessage(null, [toolCall(toolCallId, 'propose_create_node')])],
+            pendingInterrupt: { ...pending(toolCallId), createdTime },
+          });
+          return thread.threadId;
+        };
+        const aliceChat = await waiting(newThread(), 'a1', 1_000);
+        const bobRun = await waiting(newThread({ userId: 'bob', type: 'automation', automationId: 'aut_b' }), 'b1', 3_000);
+        const aliceRun = await waiting(newThread({ type: 'automation', automationId: 'aut_a' }), 'a2', 2_000);
+        await waiting(newThread({ userId: 'bob' }), 'b2', 4_000); // bob's own chat
+        await waiting(newThread({ workspace: `${workspace}-other`, type: 'automation', automationId: 'aut_x' }), 'x1', 5_000);
+        await repository.create(newThread()); // nothing pending
+
+        const forEditor = await repository.listPending(workspace, 'alice', true, 50);
+        expect(forEditor.map((entry) => entry.threadId)).toEqual([bobRun, aliceRun, aliceChat]);
+        expect(forEditor[0]).toEqual({
+          threadId: bobRun,
+          type: 'automation',
+          automationId: 'aut_b',
+          userId: 'bob',
+          graphKey: 'nba-workflow',
+          pendingInterrupt: { ...pending('b1'), createdTime: 3_000 },
+        });
+        expect(forEditor[2]).toMatchObject({ type: 'chat', userId: 'alice' });
+        expect(forEditor[2]).not.toHaveProperty('automationId');
+        expect((await repository.listPending(workspace, 'alice', false, 50)).map((entry) => entry.threadId)).toEqual([aliceChat]);
+        expect((await repository.listPending(workspace, 'alice', true, 2)).map((entry) => entry.threadId)).toEqual([bobRun, aliceRun]);
+
+        await repository.commit(bobRun, { operationId: randomUUID(), expectedRevision: 1, append: [], pendingInterrupt: null });
+        expect((await repository.listPending(workspace, 'alice', true, 50)).map((entry) => entry.threadId)).toEqual([aliceRun, aliceChat]);
       });
 
       it('deletes a thread with its messages', async () => {

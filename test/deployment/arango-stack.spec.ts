@@ -75,7 +75,13 @@ describe('npm run test:arango', () => {
     const contracts = readdirSync(path.join(root, 'test/contract')).filter((file) => file.endsWith('.spec.ts'));
     const arangoContracts = contracts.filter((file) => file.startsWith('arango-')).sort();
     expect(arangoContracts).toEqual(
-      expect.arrayContaining(['arango-action-policy-repository.contract.spec.ts', 'arango-graph-store.contract.spec.ts', 'arango-thread-repository.contract.spec.ts']),
+      expect.arrayContaining([
+        'arango-action-policy-repository.contract.spec.ts',
+        'arango-automation-repository.contract.spec.ts',
+        'arango-graph-store.contract.spec.ts',
+        'arango-provider-config-repository.contract.spec.ts',
+        'arango-thread-repository.contract.spec.ts',
+      ]),
     );
     expect(contracts.filter((file) => pattern.test(`test/contract/${file}`)).sort()).toEqual(arangoContracts);
   });

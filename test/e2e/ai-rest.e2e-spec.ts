@@ -55,6 +55,7 @@ describe(`${AiController.name} (REST /api/ai, end to end)`, () => {
       threadId,
       graphKey: GRAPH,
       title: 'What does fetch-api do?',
+      type: 'chat',
       createdTime: expect.any(Number),
       lastUpdatedTime: expect.any(Number),
       messageCount: 6,

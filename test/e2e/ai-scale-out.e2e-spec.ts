@@ -2,9 +2,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import jwt from 'jsonwebtoken';
 import request from 'supertest';
 import { AiChatClient } from '../../client/src/ai-chat.client';
-import type { AiCompleteEvent } from '../../src/ai/socket/ai-socket.events';
+import type { AiApprovalPendingEvent, AiCompleteEvent } from '../../src/ai/socket/ai-socket.events';
 import type { GraphNode } from '../../src/graph/graph.types';
 import { AiSocketClient } from '../support/ai-socket.client';
 import { editorToken, longAnswer, seqOf, textOf } from '../support/request-events';
@@ -189,8 +190,16 @@ describe('Three instances behind a gateway on one SQLite file and one Redis (doc
       .send({ upsertNodes: [ticketing], saved: false })
       .expect(202);
 
-    const after = await request(b.url).post('/api/rag/context').set(editor).send({ graphKey: GRAPH, query: 'arena ticketing turnstiles' }).expect(200);
-    expect(after.body.context.relevantNodes[0]).toMatchObject({ _key: 'arena-ticketing' });
+    // The other instances' replicas follow by pub/sub: within milliseconds, not within A's 202.
+    const firstNodeOn = async (url: string) => {
+      const after = await request(url).post('/api/rag/context').set(editor).send({ graphKey: GRAPH, query: 'arena ticketing turnstiles' }).expect(200);
+      return after.body.context.relevantNodes[0]?._key as string | undefined;
+    };
+    for (const url of [b.url, c.url]) {
+      let first = await firstNodeOn(url);
+      for (const deadline = Date.now() + 5_000; first !== 'arena-ticketing' && Date.now() < deadline; first = await firstNodeOn(url)) await sleep(25);
+      expect(first).toBe('arena-ticketing');
+    }
     llm.enqueue({ text: 'It polls the turnstiles.' });
     await request(c.url).post('/api/ai/chat').set(editor).send({ graphKey: GRAPH, message: 'What about the arena ticketing turnstiles?' }).expect(200);
     expect(JSON.stringify(llm.requests[0].body.messages)).toContain('arena-ticketing');
@@ -226,6 +235,42 @@ describe('Three instances behind a gateway on one SQLite file and one Redis (doc
     expect(again.headers['idempotent-replayed']).toBe('true');
     expect(again.body).toEqual(first.body);
     expect(llm.requests).toHaveLength(1);
+  });
+
+  it('tells the editors connected to every instance that an automation run on A waits for them (ai:approval_pending through the Redis adapter), and one of them approves it on another', async () => {
+    const [a, b, c] = instances;
+    const automation = (
+      await request(a.url)
+        .post('/api/ai/automations')
+        .set('Authorization', `Bearer ${tokenOf('petra')}`)
+        .send({ name: 'Log errors', graphKey: GRAPH, prompt: 'Log the fetch errors.', schedule: { cron: '0 9 * * 1', timezone: 'Europe/Paris' } })
+        .expect(200)
+    ).body as { automationId: string };
+    const onB = await connect(b, 'quinn');
+    const onC = await connect(c, 'rosa');
+    const viewer = await AiSocketClient.connect(b.url, { token: jwt.sign({ sub: 'sven', workspace: 'default', role: 'viewer' }, SECRET, { expiresIn: 600 }) });
+    clients.push(viewer);
+    llm.enqueue({
+      text: 'fetch-api needs a log node.',
+      toolCalls: [{ id: 'call_scale-out-log', name: 'propose_create_node', arguments: { nodeKey: 'scale-out-log', typeKey: 'log-node', sheet: '0', posX: 900, posY: 320, reason: 'Log the fetch errors' } }],
+    });
+    const started = (await request(a.url).post(`/api/ai/automations/${automation.automationId}/run`).set('Authorization', `Bearer ${tokenOf('petra')}`).expect(200)).body as {
+      threadId: string;
+    };
+
+    const pendingOn = async (client: AiSocketClient) => {
+      await client.waitUntil(() => client.received.some((event) => event.event === 'ai:approval_pending'), 10_000, 'ai:approval_pending');
+      return client.received.filter((event) => event.event === 'ai:approval_pending').map((event) => event.payload as AiApprovalPendingEvent);
+    };
+    const [onBPending, onCPending] = await Promise.all([pendingOn(onB), pendingOn(onC)]);
+    expect(onBPending).toEqual([{ threadId: started.threadId, automationId: automation.automationId, interrupt: expect.objectContaining({ kind: 'approval', toolCallId: 'call_scale-out-log' }) }]);
+    expect(onCPending).toEqual(onBPending);
+    expect(viewer.received.some((event) => event.event === 'ai:approval_pending')).toBe(false);
+
+    llm.enqueue({ text: 'Added scale-out-log.' });
+    await request(c.url).post('/api/ai/resume').set('Authorization', `Bearer ${tokenOf('rosa')}`).send({ threadId: started.threadId, approved: true }).expect(200);
+    const runs = (await request(b.url).get(`/api/ai/automations/${automation.automationId}/runs`).set('Authorization', `Bearer ${tokenOf('quinn')}`).expect(200)).body;
+    expect(runs[0]).toMatchObject({ threadId: started.threadId, outcome: 'completed' });
   });
 
   it('serves through the compose gateway (docker/nginx/graph-ai.conf in Debian\'s nginx): REST, Socket.IO over websocket and over long-polling, no /metrics', async () => {

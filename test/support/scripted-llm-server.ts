@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { anthropicErrorBody, anthropicRequestRefusal, renderAnthropicJson, renderAnthropicStream } from './scripted-llm/anthropic-wire';
@@ -85,6 +86,19 @@ function drained(res: ServerResponse): Promise<void> {
     res.on('drain', done);
     res.on('close', done);
   });
+}
+
+/** SHA-256 (hex) of a key, as RecordedRequest.apiKeySha256 records what a client presented. */
+export function apiKeySha256(key: string): string {
+  return createHash('sha256').update(key).digest('hex');
+}
+
+/** The key a request presented (bearer token or key header), hashed; null without one. */
+function presentedKeyHash(req: IncomingMessage): string | null {
+  const bearer = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '')?.[1];
+  const header = req.headers['x-api-key'] ?? req.headers['api-key'];
+  const key = bearer ?? (Array.isArray(header) ? header[0] : header);
+  return key ? apiKeySha256(key) : null;
 }
 
 function sleep(ms: number): Promise<void> {
@@ -272,6 +286,7 @@ export class ScriptedLlmServer {
       path,
       endpoint: endpointOf(path),
       headers,
+      apiKeySha256: presentedKeyHash(req),
       body,
       stream: body?.stream === true,
       receivedAt: Date.now(),

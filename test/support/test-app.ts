@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { createApp } from '../../src/app.factory';
+import type { AutomationClock } from '../../src/automations/automation-clock';
 import { AppConfig } from '../../src/config/app-config';
 import { loadAppConfig } from '../../src/config/load-app-config';
 
@@ -19,6 +20,8 @@ export interface TestApp {
 export interface StartTestAppOptions {
   /** Runs after the app is built and before it initialises and listens (e.g. app.useWebSocketAdapter for instrumentation). */
   beforeListen?: (app: INestApplication) => void;
+  /** The automations' clock (a ManualClock to move time in a test). */
+  clock?: AutomationClock;
 }
 
 /**
@@ -36,7 +39,7 @@ export async function startTestApp(env: Record<string, string> = {}, options: St
     ...env,
     DATA_DIR: dataDir,
   });
-  const app = await createApp(config);
+  const app = await createApp(config, { clock: options.clock });
   options.beforeListen?.(app);
   await app.listen(0, '127.0.0.1');
   const url = (await app.getUrl()).replace('[::1]', '127.0.0.1');

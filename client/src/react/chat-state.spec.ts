@@ -10,6 +10,7 @@ describe(messagesOfThread.name, () => {
       threadId: 'ai_t',
       graphKey: 'nba-workflow',
       title: 'What does fetch-api do?',
+      type: 'chat',
       usage,
       pendingInterrupt: interrupt,
       messages: [

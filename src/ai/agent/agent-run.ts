@@ -1,6 +1,7 @@
 import { LlmMessage, LlmToolCall, LlmToolMessage } from '../../conversation/llm-message';
+import type { LlmProvider } from '../../providers/llm-provider';
 import type { GraphRAGContext } from '../../conversation/graph-rag-context';
-import type { PendingInterrupt } from '../../threads/thread.types';
+import type { PendingInterrupt, UsageTotals } from '../../threads/thread.types';
 import { ActionConversionResult } from '../../conversation/action-conversion-result';
 import type { ProposalReferenceCheck } from '../actions/proposal-reference.validator';
 import { ProposedAction } from '../../conversation/proposed-action';
@@ -89,6 +90,16 @@ export interface AgentRunRequest {
   checkProposal?(action: ProposedAction): Promise<ProposalReferenceCheck>;
   /** The preview carried by an interrupt (ActionConverter output for the proposal). */
   preview(action: ProposedAction, toolCallId: string): Promise<ActionConversionResult>;
+  /**
+   * The provider of this run, resolved when it started (a workspace's provider configuration,
+   * docs/provider-configs.md); absent: the loop's own.
+   */
+  provider?: LlmProvider;
+  /**
+   * Checked before every upstream call, after the process-wide budget: throws (budget_exceeded) when
+   * the run's own budget is spent (an automation's per-run and monthly budgets, docs/automations.md).
+   */
+  assertBudget?(usage: UsageTotals): void;
   /** Usage attribution. */
   threadId: string;
   workspace: string;

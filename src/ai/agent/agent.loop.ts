@@ -173,7 +173,7 @@ export class AgentLoop {
     const offered = request.tools.definitions;
     for (let round = 0; ; round += 1) {
       if (request.signal.aborted) return this.finished(state, 'aborted');
-      const canUseTools = offered.length > 0 && !this.deps.provider.offline;
+      const canUseTools = offered.length > 0 && !this.providerOf(request).offline;
       const spent = round >= this.options.maxToolRounds;
       const withTools = canUseTools && !spent && !state.progress.shouldStop;
       // The last call is told why it has no tools; the note is sent, never stored.
@@ -219,6 +219,11 @@ export class AgentLoop {
         });
       }
     }
+  }
+
+  /** The run's own provider (a workspace's configuration), else the loop's. */
+  private providerOf(request: AgentRunRequest): LlmProvider {
+    return request.provider ?? this.deps.provider;
   }
 
   private nextOperationId(state: RunState): string {
@@ -479,9 +484,11 @@ export class AgentLoop {
     operationId: string,
   ): Promise<CallResult> {
     const { request, text } = state;
-    const { provider, tokenTracker } = this.deps;
+    const { tokenTracker } = this.deps;
+    const provider = this.providerOf(request);
     assertThreadIsolation(messages, request.threadId, 'upstream_call');
     tokenTracker.assertWithinBudget();
+    request.assertBudget?.(request.usage.totals());
     this.assertCallLimit(messages, tools);
 
     const sent = [...messages];
@@ -562,7 +569,8 @@ export class AgentLoop {
     toolCalls: LlmToolCall[],
     request: AgentRunRequest,
   ): void {
-    const { provider, tokenTracker } = this.deps;
+    const { tokenTracker } = this.deps;
+    const provider = this.providerOf(request);
     let usage = reported;
     let estimated = false;
     if (!usage) {

@@ -116,6 +116,7 @@ export const THREADS_EXAMPLE = [
     threadId: THREAD_ID,
     graphKey: 'nba-workflow',
     title: 'What does fetch-api do, and can you add a node that logs…',
+    type: 'chat',
     createdTime: 1767225600000,
     lastUpdatedTime: 1767225642000,
     messageCount: 5,
@@ -127,6 +128,7 @@ export const THREAD_EXAMPLE = {
   threadId: THREAD_ID,
   graphKey: 'nba-workflow',
   title: 'What does fetch-api do, and can you add a node that logs…',
+  type: 'chat',
   messages: [
     { role: 'user', content: 'What does fetch-api do, and can you add a node that logs its errors?', createdTime: 1767225600000 },
     {

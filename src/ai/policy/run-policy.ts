@@ -22,6 +22,17 @@ export type PolicyDecision =
   | { outcome: 'apply' };
 
 /**
+ * The levels of a run nobody attends (an automation's) when the service does not apply actions itself
+ * (HITL_APPLY=client): an autonomous action would go to a client that is not there, so it waits for a
+ * human instead, who applies it on approval (docs/automations.md).
+ */
+export function withoutAutonomous(levels: EffectiveLevels): EffectiveLevels {
+  const kept = {} as Record<ActionKind, PolicyLevel>;
+  for (const kind of ACTION_KINDS) kept[kind] = levels[kind] === 'autonomous' ? 'validation_required' : levels[kind];
+  return Object.freeze(kept);
+}
+
+/**
  * THE decision point of the action policy for one run (docs/protocol.md §8.1, docs/policy.md): which write
  * tools and batch parts are offered, and for each proposal whether it is refused, interrupts or is
  * applied. Built once per run from the principal's levels (or, on resume, from the state the run

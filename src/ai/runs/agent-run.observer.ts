@@ -1,7 +1,7 @@
 import type { RunStopReason } from '../agent/agent-run';
 import type { CommitConflictObserver } from './round-commit.replayer';
 
-export type RunKind = 'chat' | 'resume';
+export type RunKind = 'chat' | 'resume' | 'automation';
 
 /** How a run ended, as its log line and the metrics see it. */
 export interface RunEnd {

@@ -90,6 +90,7 @@ export class RedisStreamFollower {
       while (!this.closed && this.cursors.size > 0) {
         const keys = [...this.cursors.keys()];
         const ids = keys.map((key) => `${Math.min(...[...(this.cursors.get(key) ?? [])].map((cursor) => cursor.seq))}-0`);
+        await this.whenReady();
         this.blocked = true;
         let answer: Array<[string, Array<[string, string[]]>]> | null;
         try {
@@ -107,6 +108,25 @@ export class RedisStreamFollower {
     }
     // Followers added while the last read was ending.
     if (!this.closed && this.cursors.size > 0) void this.read();
+  }
+
+  /**
+   * The blocking connection has no offline queue (a queued XREAD would hang while Redis is down instead of
+   * ending its followers): a follow that comes before it is (re)connected waits for it, `blockMs` at most.
+   */
+  private async whenReady(): Promise<void> {
+    if (this.blocking.status === 'ready') return;
+    await new Promise<void>((resolve, reject) => {
+      const onReady = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        this.blocking.off('ready', onReady);
+        reject(new Error(`the follower's Redis connection is ${this.blocking.status}`));
+      }, this.blockMs);
+      this.blocking.once('ready', onReady);
+    });
   }
 
   private deliver(key: string, entries: StreamEntry[]): void {

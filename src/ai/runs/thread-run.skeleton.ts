@@ -5,7 +5,7 @@ import { AppError } from '../../errors/app-error';
 import { Logger } from '../../observability/logger';
 import { ThreadRunLease } from '../../threads/thread-run.lease';
 import { ThreadRoundCommit, ThreadStore } from '../../threads/thread.store';
-import { ThreadRecord } from '../../threads/thread.types';
+import { ThreadRecord, UsageTotals } from '../../threads/thread.types';
 import { AgentEventSink } from '../agent/agent-event.sink';
 import { AgentResult } from '../agent/agent-result';
 import { AgentRunStats } from '../agent/agent-run';
@@ -15,6 +15,27 @@ import { RoundCommitReceipt, RoundCommitReplayer } from './round-commit.replayer
 import { RunSetupGate, RunSetupSlot } from './run-setup.gate';
 
 export type { RunKind } from './agent-run.observer';
+
+/** How a run on a thread ended, for ThreadRunObserver (its result, or what it threw), with its usage. */
+export interface ThreadRunEnd {
+  kind: RunKind;
+  thread: ThreadRecord;
+  /**
+   * The run got past its setup into the loop (handOver). A resume refused before it (no pending
+   * interrupt any more: a racing resume won; a viewer; a spent budget) changed nothing on the thread.
+   */
+  ranLoop: boolean;
+  result?: AgentResult;
+  error?: unknown;
+  usage: UsageTotals;
+}
+
+/**
+ * Told when each run ends, after its usage was recorded and its lease released, before its terminal
+ * answer (so what it records is there when the client sees the answer). Automations keep their runs'
+ * outcomes this way (docs/automations.md). Must not throw; a failure is logged and the run goes on.
+ */
+export type ThreadRunObserver = (end: ThreadRunEnd) => Promise<void>;
 
 /** What a run's body gets from the skeleton, once its thread is known and its lease held. */
 export interface ThreadRun {
@@ -53,16 +74,18 @@ export interface RunRequest {
 }
 
 /**
- * The skeleton every run of the agent shares (chat, resume): admission into the setup (RunSetupGate,
- * first come first served, never refused), the thread's run lease (one run per thread, on any
- * instance), the commit path of its rounds (replayed after a revision conflict), usage recorded in
- * every case, one log line for its end (with why it stopped) and the run metrics, and
- * `sink.complete` with the result AFTER the lease was released (a client may resume the moment it
- * sees an interrupt). Failures are logged and thrown as they are; `complete` is then not called.
+ * The skeleton every run of the agent shares (chat, resume, automation): admission into the setup
+ * (RunSetupGate, first come first served, never refused), the thread's run lease (one run per thread,
+ * on any instance), the commit path of its rounds (replayed after a revision conflict), usage recorded
+ * in every case, one log line for its end (with why it stopped) and the run metrics, the observers
+ * told how it ended (ThreadRunObserver), and `sink.complete` with the result AFTER the lease was
+ * released (a client may resume the moment it sees an interrupt). Failures are logged and thrown as
+ * they are; `complete` is then not called.
  */
 export class ThreadRunSkeleton {
   private readonly setupGate = new RunSetupGate();
   private readonly commits: RoundCommitReplayer;
+  private readonly observers: ThreadRunObserver[] = [];
 
   constructor(
     private readonly threads: ThreadStore,
@@ -70,6 +93,10 @@ export class ThreadRunSkeleton {
     private readonly observer?: AgentRunObserver,
   ) {
     this.commits = new RoundCommitReplayer(threads, { observer });
+  }
+
+  observe(observer: ThreadRunObserver): void {
+    this.observers.push(observer);
   }
 
   /**
@@ -103,29 +130,49 @@ export class ThreadRunSkeleton {
     request.sink.leased?.(threadId);
     const usage = new UsageAccumulator();
     const hold = { principal: request.principal, confirmLease: () => lease.renew() };
-    let outcome: RunOutcome;
+    let ranLoop = false;
+    let outcome: RunOutcome | { error: unknown };
     try {
       outcome = await body(started, {
         usage,
         signal: AbortSignal.any([request.signal, lease.signal]),
         pause: () => setup.pause(),
-        handOver: () => handOver(setup),
+        handOver: () => {
+          ranLoop = true;
+          return handOver(setup);
+        },
         commit: (thread, round) => this.commits.commit(thread, round, hold),
       });
     } catch (error) {
       this.logFailure(kind, threadId, error, startedAt);
       this.observer?.runEnded({ kind, stopReason: 'error', rounds: 0, toolCalls: 0, toolResults: 0 });
-      throw error;
+      outcome = { error };
     } finally {
       setup.release();
       await this.recordUsage(request.principal, threadId, usage);
       await lease.release();
     }
+    const ending = { kind, thread: started.thread, ranLoop, usage: usage.totals() };
+    if ('error' in outcome) {
+      await this.tellObservers({ ...ending, error: outcome.error });
+      throw outcome.error;
+    }
+    await this.tellObservers({ ...ending, result: outcome.result });
     const { result, stats } = outcome;
     this.logDone(kind, outcome, startedAt);
     this.observer?.runEnded({ kind, stopReason: stats.stopReason, rounds: stats.rounds, toolCalls: result.toolCalls.length, toolResults: stats.toolResults });
     request.sink.complete(result);
     return result;
+  }
+
+  private async tellObservers(end: ThreadRunEnd): Promise<void> {
+    for (const observer of this.observers) {
+      try {
+        await observer(end);
+      } catch (error) {
+        this.logger.error('run_observer_failed', { threadId: end.thread.threadId, error: describe(error) });
+      }
+    }
   }
 
   /** Never lost and never fatal: a failure to record is logged, the answer still goes out. */

@@ -2,6 +2,7 @@ import { Inject, Optional } from '@nestjs/common';
 import {
   ConnectedSocket,
   MessageBody,
+  OnGatewayConnection,
   OnGatewayDisconnect,
   OnGatewayInit,
   SubscribeMessage,
@@ -26,6 +27,7 @@ import { ActiveRunRegistry } from '../runs/active-run.registry';
 import type { RunEventLog } from '../runs/run-event.log';
 import { RUN_EVENT_LOG } from '../runs/run-event-log.token';
 import { AiNamespace, AiServerSocket } from './ai-server-socket';
+import { ApprovalPendingNotifier } from './approval-pending.notifier';
 import { SocketChatDto } from './dto/socket-chat.dto';
 import { SocketInterruptDto } from './dto/socket-interrupt.dto';
 import { SocketRejoinDto } from './dto/socket-rejoin.dto';
@@ -61,7 +63,7 @@ type RunStarter<T> = (principal: Principal, message: T, sink: SocketRunSink, sig
  * cannot stall the process.
  */
 @WebSocketGateway({ namespace: '/ai', transports: ['websocket', 'polling'] })
-export class AiGateway implements OnGatewayInit<AiNamespace>, OnGatewayDisconnect<AiServerSocket> {
+export class AiGateway implements OnGatewayInit<AiNamespace>, OnGatewayConnection<AiServerSocket>, OnGatewayDisconnect<AiServerSocket> {
   private readonly events = new AiEventLogger('gateway');
   private readonly scheduler = new TokenFlushScheduler(TOKEN_FLUSH_INTERVAL_MS);
   private readonly presenter: SocketErrorPresenter;
@@ -75,6 +77,7 @@ export class AiGateway implements OnGatewayInit<AiNamespace>, OnGatewayDisconnec
     private readonly runs: ActiveRunRegistry,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly metrics: SocketMetrics,
+    private readonly approvals: ApprovalPendingNotifier,
     @Inject(RUN_EVENT_LOG) private readonly log: RunEventLog,
     private readonly control: RunControl,
     @Optional() @Inject(REDIS_CONNECTION) private readonly redis: RedisConnection | null = null,
@@ -87,6 +90,7 @@ export class AiGateway implements OnGatewayInit<AiNamespace>, OnGatewayDisconnec
     if (this.redis) useRedisAdapter(namespace, this.redis);
     this.control.listen(namespace);
     namespace.use(this.authenticator.middleware());
+    this.approvals.attach(namespace);
     const origins = this.config.server.socketCorsOrigins;
     if (origins.length > 0) namespace.server.engine.use(socketCorsMiddleware(origins));
   }
@@ -123,6 +127,11 @@ export class AiGateway implements OnGatewayInit<AiNamespace>, OnGatewayDisconnec
   onInterrupt(@ConnectedSocket() socket: AiServerSocket, @MessageBody() payload: unknown): void {
     // Queued like the requests, so it still follows the ai:chat it was sent after.
     this.inbox.post(() => this.interrupt(socket, payload));
+  }
+
+  /** Editors and admins hear about automation runs waiting for them (ai:approval_pending). */
+  handleConnection(socket: AiServerSocket): void {
+    this.approvals.join(socket, socket.data.principal);
   }
 
   /** docs/protocol.md §8.7: replays the thread's latest request after `lastSeq` under `_id`, then the live rest. */

@@ -1,9 +1,12 @@
+import { AUTOMATIONS_MIGRATION } from '../../automations/sqlite/automations.sqlite-migration';
 import { ACTION_POLICIES_MIGRATION } from '../../policy/sqlite/action-policies.sqlite-migration';
 import { GRAPH_EMBEDDING_CHANGES_MIGRATION } from '../../graph/sqlite/graph-embedding-changes.sqlite-migration';
 import { GRAPH_NODE_CHANGES_MIGRATION } from '../../graph/sqlite/graph-node-changes.sqlite-migration';
 import { NODE_CONFIG_REVISIONS_MIGRATION } from '../../graph/sqlite/node-config-revisions.sqlite-migration';
+import { PROVIDER_CONFIGS_MIGRATION } from '../../providers/configs/sqlite/provider-configs.sqlite-migration';
 import { IDEMPOTENCY_RESERVATION_TOKEN_MIGRATION } from '../../threads/sqlite/idempotency-reservation-token.sqlite-migration';
 import { THREAD_TABLES_MIGRATION } from '../../threads/sqlite/thread-tables.sqlite-migration';
+import { THREAD_TYPE_MIGRATION } from '../../threads/sqlite/thread-type.sqlite-migration';
 import { SqliteMigration } from './sqlite-migration';
 
 /**
@@ -90,5 +93,8 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
   GRAPH_NODE_CHANGES_MIGRATION,
   GRAPH_EMBEDDING_CHANGES_MIGRATION,
   ACTION_POLICIES_MIGRATION,
+  THREAD_TYPE_MIGRATION,
+  PROVIDER_CONFIGS_MIGRATION,
+  AUTOMATIONS_MIGRATION,
   IDEMPOTENCY_RESERVATION_TOKEN_MIGRATION,
 ];

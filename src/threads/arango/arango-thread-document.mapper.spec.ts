@@ -19,6 +19,7 @@ describe(ArangoThreadDocumentMapper.name, () => {
       workspace: 'ws',
       userId: 'alice',
       title: 'Q?',
+      type: 'chat',
       conversationHistory: [],
       pendingInterrupt: null,
       revision: 0,
@@ -45,6 +46,7 @@ describe(ArangoThreadDocumentMapper.name, () => {
       userId: 'alice',
       graphKey: 'nba-workflow',
       title: 'Which nodes fetch data?',
+      type: 'chat',
       messages: messages.map((message) => ({ ...message, threadId: 'ai_0abc' })),
       pendingInterrupt: pending,
       revision: 3,
@@ -63,6 +65,7 @@ describe(ArangoThreadDocumentMapper.name, () => {
     expect(ArangoThreadDocumentMapper.toRecord(document)).toEqual(record);
     expect(ArangoThreadDocumentMapper.toRecord(ArangoThreadDocumentMapper.toNewDocument(newThread))).toEqual({
       ...newThread,
+      type: 'chat',
       messages: [],
       pendingInterrupt: null,
       revision: 0,
@@ -129,6 +132,8 @@ describe(ArangoThreadDocumentMapper.name, () => {
       threadId: 'ai_1',
       graphKey: 'g',
       title: null,
+      type: null,
+      automationId: null,
       firstQuestion: '  What   does fetch-api do? ',
       createdTime: 5,
       lastUpdatedTime: null,
@@ -139,11 +144,26 @@ describe(ArangoThreadDocumentMapper.name, () => {
       threadId: 'ai_1',
       graphKey: 'g',
       title: 'What does fetch-api do?',
+      type: 'chat',
       createdTime: 5,
       lastUpdatedTime: 5,
       messageCount: 3,
       pendingInterrupt: true,
     });
     expect(ArangoThreadDocumentMapper.toSummary({ ...row, title: 'Kept', lastUpdatedTime: 9 })).toMatchObject({ title: 'Kept', lastUpdatedTime: 9 });
+  });
+
+  it('keeps the type of an automation run and reads a document without a type (Nodius\'s own) as a chat', () => {
+    const automation = ArangoThreadDocumentMapper.toNewDocument({ ...newThread, type: 'automation', automationId: 'aut_1' });
+    expect(ArangoThreadDocumentMapper.toRecord(automation)).toMatchObject({ type: 'automation', automationId: 'aut_1' });
+    const { type: _type, ...untyped } = ArangoThreadDocumentMapper.toNewDocument(newThread);
+    expect(ArangoThreadDocumentMapper.toRecord(untyped)).toMatchObject({ type: 'chat' });
+    expect(ArangoThreadDocumentMapper.toRecord(untyped)).not.toHaveProperty('automationId');
+  });
+
+  it('maps an approval queue row, and leaves out an interrupt it could not resume', () => {
+    const row = { threadId: 'ai_2', type: 'automation' as const, automationId: 'aut_1', userId: 'alice', graphKey: 'g', pendingInterrupt: pending };
+    expect(ArangoThreadDocumentMapper.toPendingThread(row)).toEqual({ threadId: 'ai_2', type: 'automation', automationId: 'aut_1', userId: 'alice', graphKey: 'g', pendingInterrupt: pending });
+    expect(ArangoThreadDocumentMapper.toPendingThread({ ...row, pendingInterrupt: { something: 'else' } })).toBeNull();
   });
 });

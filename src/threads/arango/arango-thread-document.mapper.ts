@@ -4,11 +4,13 @@ import { deriveThreadTitle } from '../thread-title';
 import {
   EMPTY_USAGE,
   PendingInterrupt,
+  PendingThread,
   ThreadCommit,
   ThreadHead,
   ThreadMessage,
   ThreadRecord,
   ThreadSummary,
+  ThreadType,
   UsageTotals,
 } from '../thread.types';
 
@@ -23,6 +25,9 @@ export interface ArangoThreadDocument {
   workspace: string;
   userId: string;
   title: string;
+  /** docs/protocol.md §8.4; absent on Nodius's own documents (chats). */
+  type: ThreadType;
+  automationId?: string;
   /** Every message, in conversation order (ThreadMessage objects). */
   conversationHistory: ThreadMessage[];
   pendingInterrupt: PendingInterrupt | null;
@@ -41,12 +46,24 @@ export type StoredThreadDocument = Partial<Omit<ArangoThreadDocument, 'conversat
   pendingInterrupt?: unknown;
 };
 
+/** One row of the approval queue query (ArangoThreadQueries.pending). */
+export interface PendingThreadRow {
+  threadId: string;
+  type: ThreadType | null;
+  automationId: string | null;
+  userId: string;
+  graphKey: string;
+  pendingInterrupt: unknown;
+}
+
 /** One row of the thread list query (ArangoThreadQueries.summaries). */
 export interface ThreadSummaryRow {
   threadId: string;
   graphKey: string;
   /** null on a thread stored without a title (Nodius's own documents). */
   title: string | null;
+  type: ThreadType | null;
+  automationId: string | null;
   /** The first user message, sent only when there is no title, to derive one. */
   firstQuestion: string | null;
   createdTime: number;
@@ -73,6 +90,8 @@ export class ArangoThreadDocumentMapper {
       workspace: thread.workspace,
       userId: thread.userId,
       title: thread.title,
+      type: thread.type ?? 'chat',
+      ...(thread.automationId ? { automationId: thread.automationId } : {}),
       conversationHistory: [],
       pendingInterrupt: null,
       revision: 0,
@@ -94,6 +113,7 @@ export class ArangoThreadDocumentMapper {
       userId: doc.userId ?? '',
       graphKey: doc.graphKey ?? '',
       title: doc.title ?? deriveThreadTitle(messages.find((message) => message.role === 'user')?.content ?? ''),
+      ...origin(doc.type, doc.automationId),
       messages,
       pendingInterrupt: ArangoThreadDocumentMapper.toPendingInterrupt(doc.pendingInterrupt),
       revision: doc.revision ?? 0,
@@ -108,11 +128,19 @@ export class ArangoThreadDocumentMapper {
       threadId: row.threadId,
       graphKey: row.graphKey,
       title: row.title ?? deriveThreadTitle(row.firstQuestion ?? ''),
+      ...origin(row.type, row.automationId),
       createdTime: row.createdTime,
       lastUpdatedTime: row.lastUpdatedTime ?? row.createdTime,
       messageCount: row.messageCount,
       pendingInterrupt: row.pendingInterrupt,
     };
+  }
+
+  /** An approval queue row; null when its interrupt is not one this service can resume. */
+  static toPendingThread(row: PendingThreadRow): PendingThread | null {
+    const pendingInterrupt = ArangoThreadDocumentMapper.toPendingInterrupt(row.pendingInterrupt);
+    if (!pendingInterrupt) return null;
+    return { threadId: row.threadId, ...origin(row.type, row.automationId), userId: row.userId, graphKey: row.graphKey, pendingInterrupt };
   }
 
   static toHead(row: { revision: number | null; usage: unknown }): ThreadHead {
@@ -170,6 +198,11 @@ function toMessage(raw: unknown, index: number, fallbackTime: number, isFirstSys
   if (role === 'tool' && typeof toolName === 'string') message.toolName = toolName;
   if (stored.aborted === true) message.aborted = true;
   return message;
+}
+
+/** Nodius's own documents have no type: they are chats. */
+function origin(type: ThreadType | null | undefined, automationId: string | null | undefined): { type: ThreadType; automationId?: string } {
+  return type === 'automation' && automationId ? { type, automationId } : { type: 'chat' };
 }
 
 /** Messages this service wrote name their thread; those Nodius stored belong to the document they are in. */

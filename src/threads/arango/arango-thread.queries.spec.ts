@@ -68,6 +68,7 @@ function everyQuery(): Record<string, AqlQuery> {
     thread: queries.thread(threadId),
     head: queries.head(threadId),
     summaries: queries.summaries(workspace, userId, graphKey),
+    pending: queries.pending(workspace, userId, true, 50),
     removeThread: queries.removeThread(threadId),
     commit: queries.commit(commitParams()),
     commitState: queries.commitState(threadId, HOSTILE.operationId),

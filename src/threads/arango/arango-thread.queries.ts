@@ -108,12 +108,29 @@ export class ArangoThreadQueries {
           threadId: t._key,
           graphKey: t.graphKey,
           title: t.title,
+          type: t.type,
+          automationId: t.automationId,
           firstQuestion: t.title == null ? FIRST(FOR asked IN history FILTER asked.role == ${'user'} LIMIT 1 RETURN asked.content) : null,
           createdTime: t.createdTime,
           lastUpdatedTime: t.lastUpdatedTime,
           messageCount: LENGTH(FOR shown IN history FILTER shown.role NOT IN ${['system', 'event']} RETURN 1),
           pendingInterrupt: t.pendingInterrupt.interrupt != null
         }`;
+  }
+
+  /**
+   * The approval queue: the workspace's threads with a pending interrupt, the user's own chats and (when
+   * `includeAutomations`) every automation run, newest interrupt first. Documents without a type are chats.
+   */
+  pending(workspace: string, userId: string, includeAutomations: boolean, limit: number): AqlQuery {
+    return aql`
+      FOR t IN ${this.c.threads}
+        FILTER t.workspace == ${workspace} AND t.pendingInterrupt.createdTime != null AND t.pendingInterrupt.interrupt != null
+        LET type = t.type == ${'automation'} ? ${'automation'} : ${'chat'}
+        FILTER (type == ${'chat'} AND t.userId == ${userId}) OR (type == ${'automation'} AND ${includeAutomations})
+        SORT t.pendingInterrupt.createdTime DESC, t._key DESC
+        LIMIT ${limit}
+        RETURN { threadId: t._key, type, automationId: t.automationId, userId: t.userId, graphKey: t.graphKey, pendingInterrupt: t.pendingInterrupt }`;
   }
 
   /** Removes the thread and its lease (a run still holding it loses it): `[{ removed, released }]`. */

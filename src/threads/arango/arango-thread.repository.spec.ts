@@ -151,7 +151,7 @@ describe(ArangoThreadRepository.name, () => {
       it('creates a thread as one insert of the seed-shaped document and answers the record', async () => {
         const thread = { threadId: 'ai_1', workspace: 'w', userId: 'u', graphKey: 'g', title: 'Hello', createdTime: 42 };
         const record = await repository.create(thread);
-        expect(record).toEqual({ ...thread, messages: [], pendingInterrupt: null, revision: 0, usage: EMPTY_USAGE, lastUpdatedTime: 42 });
+        expect(record).toEqual({ ...thread, type: 'chat', messages: [], pendingInterrupt: null, revision: 0, usage: EMPTY_USAGE, lastUpdatedTime: 42 });
         expect(sent()).toEqual(['insertThread']);
         expect(Object.values(bindVarsOf(0))).toContainEqual(ArangoThreadDocumentMapper.toNewDocument(thread));
       });
@@ -370,7 +370,7 @@ describe(ArangoThreadRepository.name, () => {
     const db = new Database({ url: server.url, databaseName: 'nodius' });
     try {
       await expect(ArangoThreadRepository.open(db)).resolves.toBeInstanceOf(ArangoThreadRepository);
-      expect(server.requests.filter((request) => request.path.endsWith('/_api/index'))).toHaveLength(3);
+      expect(server.requests.filter((request) => request.path.endsWith('/_api/index'))).toHaveLength(4);
     } finally {
       db.close();
       await server.close();

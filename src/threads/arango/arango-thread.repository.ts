@@ -4,9 +4,9 @@ import { ARANGO_ERROR_NUM } from '../../database/arango/arango-error.translator'
 import { AppError } from '../../errors/app-error';
 import { IdempotencyClaim, IdempotencyScope, NewThread, ThreadRepository } from '../thread.repository';
 import { ThreadRevisionConflictError } from '../thread-revision-conflict.error';
-import { EMPTY_USAGE, ThreadCommit, ThreadCommitResult, ThreadHead, ThreadRecord, ThreadSummary, UsageTotals } from '../thread.types';
+import { EMPTY_USAGE, PendingThread, ThreadCommit, ThreadCommitResult, ThreadHead, ThreadRecord, ThreadSummary, UsageTotals } from '../thread.types';
 import { hashedDocumentKey } from '../../database/arango/arango-hashed.key';
-import { ArangoThreadDocumentMapper, StoredThreadDocument, ThreadSummaryRow } from './arango-thread-document.mapper';
+import { ArangoThreadDocumentMapper, PendingThreadRow, StoredThreadDocument, ThreadSummaryRow } from './arango-thread-document.mapper';
 import { ARANGO_THREAD_NAMES } from './arango-thread.names';
 import { ArangoThreadQueries, IdempotencyEntry, LeaseParams } from './arango-thread.queries';
 import {
@@ -110,6 +110,11 @@ export class ArangoThreadRepository implements ThreadRepository {
   async list(workspace: string, userId: string, graphKey: string): Promise<ThreadSummary[]> {
     const rows = await this.runner.all<ThreadSummaryRow>('threads.list', this.queries.summaries(workspace, userId, graphKey));
     return rows.map((row) => ArangoThreadDocumentMapper.toSummary(row));
+  }
+
+  async listPending(workspace: string, userId: string, includeAutomations: boolean, limit: number): Promise<PendingThread[]> {
+    const rows = await this.runner.all<PendingThreadRow>('threads.listPending', this.queries.pending(workspace, userId, includeAutomations, limit));
+    return rows.map((row) => ArangoThreadDocumentMapper.toPendingThread(row)).filter((row): row is PendingThread => row !== null);
   }
 
   async delete(threadId: string): Promise<boolean> {

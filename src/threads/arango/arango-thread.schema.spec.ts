@@ -59,6 +59,7 @@ describe(ArangoThreadSchema.name, () => {
     });
     expect(indexRequests()).toEqual([
       [ARANGO_THREAD_NAMES.threads, { type: 'persistent', fields: ['workspace', 'userId', 'graphKey', 'lastUpdatedTime'], inBackground: true }],
+      [ARANGO_THREAD_NAMES.threads, { type: 'persistent', fields: ['workspace', 'pendingInterrupt.createdTime'], sparse: true, inBackground: true }],
       [ARANGO_THREAD_NAMES.leases, { type: 'ttl', fields: [TTL_FIELD], expireAfter: 0, inBackground: true }],
       [ARANGO_THREAD_NAMES.idempotencyKeys, { type: 'ttl', fields: [TTL_FIELD], expireAfter: 0, inBackground: true }],
     ]);

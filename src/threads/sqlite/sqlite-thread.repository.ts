@@ -11,12 +11,14 @@ import { ThreadRevisionConflictError } from '../thread-revision-conflict.error';
 import {
   EMPTY_USAGE,
   PendingInterrupt,
+  PendingThread,
   ThreadCommit,
   ThreadCommitResult,
   ThreadHead,
   ThreadMessage,
   ThreadRecord,
   ThreadSummary,
+  ThreadType,
   UsageTotals,
 } from '../thread.types';
 
@@ -26,6 +28,8 @@ interface ThreadRow {
   user_id: string;
   graph_key: string;
   title: string;
+  type: ThreadType;
+  automation_id: string | null;
   revision: number;
   message_count: number;
   visible_message_count: number;
@@ -75,10 +79,13 @@ export class SqliteThreadRepository implements ThreadRepository {
       user_id: thread.userId,
       graph_key: thread.graphKey,
       title: thread.title,
+      type: thread.type ?? 'chat',
+      automation_id: thread.automationId ?? null,
       created_time: thread.createdTime,
     });
     return {
       ...thread,
+      type: thread.type ?? 'chat',
       messages: [],
       pendingInterrupt: null,
       revision: 0,
@@ -99,7 +106,7 @@ export class SqliteThreadRepository implements ThreadRepository {
 
   async list(workspace: string, userId: string, graphKey: string): Promise<ThreadSummary[]> {
     const rows = this.statements.selectSummaries.all(workspace, userId, graphKey) as Array<
-      Pick<ThreadRow, 'thread_id' | 'graph_key' | 'title' | 'created_time' | 'updated_time' | 'visible_message_count'> & {
+      Pick<ThreadRow, 'thread_id' | 'graph_key' | 'title' | 'type' | 'automation_id' | 'created_time' | 'updated_time' | 'visible_message_count'> & {
         has_interrupt: number;
       }
     >;
@@ -107,10 +114,24 @@ export class SqliteThreadRepository implements ThreadRepository {
       threadId: row.thread_id,
       graphKey: row.graph_key,
       title: row.title,
+      ...origin(row),
       createdTime: row.created_time,
       lastUpdatedTime: row.updated_time,
       messageCount: row.visible_message_count,
       pendingInterrupt: row.has_interrupt === 1,
+    }));
+  }
+
+  async listPending(workspace: string, userId: string, includeAutomations: boolean, limit: number): Promise<PendingThread[]> {
+    const rows = this.statements.selectPending.all({ workspace, user_id: userId, automations: includeAutomations ? 1 : 0, limit }) as Array<
+      Pick<ThreadRow, 'thread_id' | 'type' | 'automation_id' | 'user_id' | 'graph_key'> & { pending_interrupt: string }
+    >;
+    return rows.map((row) => ({
+      threadId: row.thread_id,
+      ...origin(row),
+      userId: row.user_id,
+      graphKey: row.graph_key,
+      pendingInterrupt: JSON.parse(row.pending_interrupt) as PendingInterrupt,
     }));
   }
 
@@ -229,15 +250,21 @@ export class SqliteThreadRepository implements ThreadRepository {
 function prepare(db: Database) {
   const statement = (sql: string): Statement => db.prepare(sql);
   return {
-    insertThread: statement(`INSERT INTO ai_threads (thread_id, workspace, user_id, graph_key, title, created_time, updated_time)
-      VALUES (@thread_id, @workspace, @user_id, @graph_key, @title, @created_time, @created_time)`),
+    insertThread: statement(`INSERT INTO ai_threads (thread_id, workspace, user_id, graph_key, title, type, automation_id, created_time, updated_time)
+      VALUES (@thread_id, @workspace, @user_id, @graph_key, @title, @type, @automation_id, @created_time, @created_time)`),
     selectThread: statement('SELECT * FROM ai_threads WHERE thread_id = ?'),
     selectMessages: statement('SELECT thread_id, message FROM ai_thread_messages WHERE thread_id = ? ORDER BY seq'),
     selectHead: statement(`SELECT revision, ${USAGE_COLUMNS} FROM ai_threads WHERE thread_id = ?`),
-    selectSummaries: statement(`SELECT thread_id, graph_key, title, created_time, updated_time, visible_message_count,
+    selectSummaries: statement(`SELECT thread_id, graph_key, title, type, automation_id, created_time, updated_time, visible_message_count,
         pending_interrupt IS NOT NULL AS has_interrupt
       FROM ai_threads WHERE workspace = ? AND user_id = ? AND graph_key = ?
       ORDER BY updated_time DESC, thread_id DESC`),
+    // The interrupt's own time orders the queue; both branches use the partial index ai_threads_waiting.
+    selectPending: statement(`SELECT thread_id, type, automation_id, user_id, graph_key, pending_interrupt FROM ai_threads
+      WHERE workspace = @workspace AND pending_interrupt IS NOT NULL
+        AND ((type = 'chat' AND user_id = @user_id) OR (type = 'automation' AND @automations = 1))
+      ORDER BY json_extract(pending_interrupt, '$.createdTime') DESC, thread_id DESC
+      LIMIT @limit`),
     deleteMessages: statement('DELETE FROM ai_thread_messages WHERE thread_id = ?'),
     deleteOperations: statement('DELETE FROM ai_thread_operations WHERE thread_id = ?'),
     deleteLease: statement('DELETE FROM ai_thread_leases WHERE thread_id = ?'),
@@ -292,6 +319,7 @@ function toRecord(row: ThreadRow, messages: ThreadMessage[]): ThreadRecord {
     userId: row.user_id,
     graphKey: row.graph_key,
     title: row.title,
+    ...origin(row),
     messages,
     pendingInterrupt: row.pending_interrupt ? (JSON.parse(row.pending_interrupt) as PendingInterrupt) : null,
     revision: row.revision,
@@ -299,6 +327,10 @@ function toRecord(row: ThreadRow, messages: ThreadMessage[]): ThreadRecord {
     createdTime: row.created_time,
     lastUpdatedTime: row.updated_time,
   };
+}
+
+function origin(row: Pick<ThreadRow, 'type' | 'automation_id'>): { type: ThreadType; automationId?: string } {
+  return row.automation_id ? { type: row.type, automationId: row.automation_id } : { type: row.type };
 }
 
 function toUsage(row: UsageRow): UsageTotals {

@@ -102,6 +102,11 @@ export interface RecordedRequest {
   endpoint: 'openai.chat' | 'anthropic.messages' | 'openai.embeddings' | 'unknown';
   /** Lower-case names; authorization / x-api-key / api-key values are "[redacted]". */
   headers: Record<string, string>;
+  /**
+   * SHA-256 (hex) of the API key the client presented (`Authorization: Bearer <key>`, `x-api-key`,
+   * `api-key`), null without one: tests check which key was sent without the key being recorded.
+   */
+  apiKeySha256: string | null;
   /** Parsed JSON body (the raw text when it was not JSON). */
   body: any;
   /** The request asked for a stream (`"stream": true`). */

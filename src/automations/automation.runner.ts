@@ -1,0 +1,244 @@
+import { BeforeApplicationShutdown, Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
+import { ActiveRunRegistry } from '../ai/runs/active-run.registry';
+import { ChatService } from '../ai/chat.service';
+import { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/app-config.token';
+import { AppError } from '../errors/app-error';
+import { Logger } from '../observability/logger';
+import { TokenTracker } from '../providers/token.tracker';
+import { generateSortableId } from '../threads/sortable-id.generator';
+import { EMPTY_USAGE } from '../threads/thread.types';
+import type { AutomationRun, StoredAutomation } from './automation';
+import { AutomationBudget } from './automation-budget';
+import { AUTOMATION_CLOCK, AutomationClock } from './automation-clock';
+import type { AutomationRepository, DueAutomation } from './automation.repository';
+import { AUTOMATION_REPOSITORY } from './automation-repository.token';
+import { AutomationRunSink } from './automation-run.sink';
+import { runErrorOf } from './run-outcome';
+import { resolvePlaceholders } from './schedule/prompt-placeholders';
+import { formatZonedDateTime } from './schedule/zoned-calendar';
+
+/** Owner of automation runs in the ActiveRunRegistry (sockets use their id, REST "http"). */
+const RUN_OWNER = 'automation';
+/** Runs kept per automation: the oldest are deleted as new ones start. */
+export const RUNS_KEPT_PER_AUTOMATION = 500;
+/** How far back {{lastRunTime}} looks for a run that ran (skipped runs do not count). */
+const PREVIOUS_RUNS_SCANNED = 50;
+
+const logger = new Logger('automations');
+
+/** What the claim of a run started. */
+interface StartedRun {
+  automation: StoredAutomation;
+  runId: string;
+  trigger: AutomationRun['trigger'];
+  startedTime: number;
+}
+
+/**
+ * Starts the runs of automations (docs/automations.md): claims a run in the store (one winner per slot
+ * across instances, one run per automation at a time), checks its budget (a spent one: skipped_budget,
+ * no upstream call), resolves its prompt's placeholders in the automation's time zone, and runs it
+ * through ChatService.runAutomation, the same loop as chat, as the automation's creator, without a
+ * socket. The run holds the automation under a lease renewed while it runs, joins the ActiveRunRegistry
+ * (so a shutdown stops it like any generation: its partial text kept, its thread valid), and is
+ * recorded by AutomationRunRecorder when it ends.
+ */
+@Injectable()
+export class AutomationRunner implements OnModuleDestroy, BeforeApplicationShutdown {
+  private readonly executions = new Map<string, Promise<void>>();
+  /** Thread → run, for the runs executing here (the recorder finds the others in the store). */
+  private readonly runOfThread = new Map<string, string>();
+  private stopping = false;
+  private readonly leaseMs: number;
+
+  constructor(
+    @Inject(AUTOMATION_REPOSITORY) private readonly automations: AutomationRepository,
+    private readonly chat: ChatService,
+    private readonly runs: ActiveRunRegistry,
+    private readonly tokens: TokenTracker,
+    @Inject(AUTOMATION_CLOCK) private readonly clock: AutomationClock,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {
+    this.leaseMs = config.agent.threadLeaseMs;
+  }
+
+  /** Claims a due slot and starts its run in the background; the run id, or null when the slot was not ours. */
+  async startScheduled(due: DueAutomation, nextRunTime: number | null): Promise<string | null> {
+    if (this.stopping) return null;
+    const startedTime = this.clock.now();
+    const runId = newRunId(startedTime);
+    const claim = await this.automations.claimRun(
+      {
+        workspace: due.workspace,
+        automationId: due.automationId,
+        run: { runId, trigger: 'schedule', slotTime: due.nextRunTime, startedTime },
+        expectedNextRunTime: due.nextRunTime,
+        nextRunTime,
+        leaseExpiresAt: startedTime + this.leaseMs,
+        runsKept: RUNS_KEPT_PER_AUTOMATION,
+      },
+      startedTime,
+    );
+    if (!claim.claimed) {
+      logger.debug('automation_slot_not_claimed', { workspace: due.workspace, automationId: due.automationId, reason: claim.reason });
+      return null;
+    }
+    this.launch({ automation: claim.automation, runId, trigger: 'schedule', startedTime });
+    return runId;
+  }
+
+  /**
+   * POST /api/ai/automations/:id/run: a run now, whatever the schedule (also when disabled). Answers once
+   * its thread exists (threadId null when it did not get one: skipped_budget, or failed before).
+   * conflict (409) while another run of the automation is in progress.
+   */
+  async runNow(workspace: string, automationId: string): Promise<{ runId: string; threadId: string | null }> {
+    if (this.stopping) throw new AppError('server_error', 'The service is shutting down; retry on another instance', undefined, { retryable: true });
+    const startedTime = this.clock.now();
+    const runId = newRunId(startedTime);
+    const claim = await this.automations.claimRun(
+      {
+        workspace,
+        automationId,
+        run: { runId, trigger: 'manual', slotTime: null, startedTime },
+        leaseExpiresAt: startedTime + this.leaseMs,
+        runsKept: RUNS_KEPT_PER_AUTOMATION,
+      },
+      startedTime,
+    );
+    if (!claim.claimed) {
+      if (claim.reason === 'gone') throw AppError.notFound('Automation not found');
+      throw new AppError('conflict', 'A run of this automation is in progress', { automationId }, { retryable: true });
+    }
+    let threadKnown!: (threadId: string | null) => void;
+    const thread = new Promise<string | null>((resolve) => (threadKnown = resolve));
+    const execution = this.launch({ automation: claim.automation, runId, trigger: 'manual', startedTime }, threadKnown);
+    return { runId, threadId: await Promise.race([thread, execution.then(() => null)]) };
+  }
+
+  /** The run executing here on that thread, if any. */
+  runOnThread(threadId: string): string | undefined {
+    return this.runOfThread.get(threadId);
+  }
+
+  /** Stops a run executing here (its automation was deleted); false when it is not here. */
+  stop(runId: string): boolean {
+    return this.runs.stop(RUN_OWNER, runId, 'interrupt');
+  }
+
+  /** No new run starts on this instance from now on (shutdown). */
+  onModuleDestroy(): void {
+    this.stopping = true;
+  }
+
+  /** Runs still executing (started while the shutdown began) are stopped and awaited before the stores close. */
+  async beforeApplicationShutdown(): Promise<void> {
+    for (const runId of this.executions.keys()) this.runs.stop(RUN_OWNER, runId, 'shutdown');
+    await Promise.all(this.executions.values());
+  }
+
+  private launch(run: StartedRun, threadKnown?: (threadId: string | null) => void): Promise<void> {
+    const execution = this.execute(run, threadKnown)
+      .catch((error: unknown) => {
+        logger.error('automation_run_crashed', { automationId: run.automation.automationId, runId: run.runId, error: describe(error) });
+      })
+      .finally(() => {
+        this.executions.delete(run.runId);
+        threadKnown?.(null);
+      });
+    this.executions.set(run.runId, execution);
+    return execution;
+  }
+
+  private async execute(run: StartedRun, threadKnown?: (threadId: string | null) => void): Promise<void> {
+    const { automation, runId } = run;
+    const { workspace, automationId } = automation;
+    const locale = this.config.locale;
+    try {
+      const budget = await AutomationBudget.of(automation, this.automations, run.startedTime, locale);
+      const refusal = budget.refusal(this.tokens);
+      if (refusal) {
+        await this.automations.recordOutcome(workspace, runId, { outcome: 'skipped_budget', finishedTime: this.clock.now(), usage: EMPTY_USAGE, error: refusal });
+        logger.info('automation_run_skipped_budget', { workspace, automationId, runId });
+        return;
+      }
+      const prompt = resolvePlaceholders(automation.prompt, {
+        now: run.startedTime,
+        lastRunTime: await this.previousRunStart(automation, runId),
+        timezone: automation.schedule.timezone,
+      });
+      await this.converse(run, prompt, budget, threadKnown);
+    } finally {
+      await this.automations.releaseRun(workspace, automationId, runId);
+    }
+  }
+
+  /** The run itself: ChatService.runAutomation under the registry and the automation's lease. */
+  private async converse(run: StartedRun, prompt: string, budget: AutomationBudget, threadKnown?: (threadId: string | null) => void): Promise<void> {
+    const { automation, runId } = run;
+    const { workspace, automationId } = automation;
+    const sink = new AutomationRunSink((threadId) => {
+      this.runOfThread.set(threadId, runId);
+      threadKnown?.(threadId);
+    });
+    const active = this.runs.begin(RUN_OWNER, runId, sink);
+    if (!active) throw new Error(`Run ${runId} is already registered`);
+    const renewal = setInterval(() => {
+      void this.automations.renewRunLease(workspace, automationId, runId, this.clock.now() + this.leaseMs).then(
+        (held) => {
+          // Another instance took the automation over (this one stalled past the lease): stop, do not run twice.
+          if (!held) active.stop('interrupt');
+        },
+        (error: unknown) => logger.warn('automation_lease_renewal_failed', { automationId, runId, error: describe(error) }),
+      );
+    }, Math.max(1_000, Math.floor(this.leaseMs / 3)));
+    renewal.unref();
+    logger.info('automation_run_started', { workspace, automationId, runId, trigger: run.trigger });
+    try {
+      await this.chat.runAutomation(
+        {
+          principal: { userId: automation.userId, workspace, role: automation.userRole },
+          graphKey: automation.graphKey,
+          automationId,
+          prompt,
+          title: runTitle(automation, run.startedTime),
+          providerConfigId: automation.providerConfigId,
+          assertBudget: budget.assertWithin,
+        },
+        sink,
+        active.signal,
+      );
+    } catch (error) {
+      // With a thread, the run's end was recorded by AutomationRunRecorder; before one, it is recorded here.
+      if (sink.threadId === null) {
+        await this.automations.recordOutcome(workspace, runId, { outcome: 'failed', finishedTime: this.clock.now(), usage: EMPTY_USAGE, error: runErrorOf(error) });
+      }
+      logger.info('automation_run_failed', { workspace, automationId, runId, code: runErrorOf(error).code });
+    } finally {
+      clearInterval(renewal);
+      if (sink.threadId) this.runOfThread.delete(sink.threadId);
+      active.end();
+    }
+  }
+
+  /** The start of the automation's previous run that ran ({{lastRunTime}}); null before the first. */
+  private async previousRunStart(automation: StoredAutomation, runId: string): Promise<number | null> {
+    const runs: AutomationRun[] = await this.automations.listRuns(automation.workspace, automation.automationId, PREVIOUS_RUNS_SCANNED);
+    return runs.find((run) => run.runId !== runId && run.outcome !== 'skipped_budget')?.startedTime ?? null;
+  }
+}
+
+function newRunId(now: number): string {
+  return generateSortableId('run_', now);
+}
+
+/** "Weekly report · 2026-03-30 09:00" (local time of the automation). */
+function runTitle(automation: StoredAutomation, startedTime: number): string {
+  const local = formatZonedDateTime(startedTime, automation.schedule.timezone).slice(0, 16).replace('T', ' ');
+  return `${automation.name.slice(0, 40)} · ${local}`;
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}

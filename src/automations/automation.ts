@@ -1,0 +1,138 @@
+import type { Role } from '../auth/principal';
+import type { UsageTotals } from '../threads/thread.types';
+
+/** When an automation runs: a cron expression read in an IANA time zone (docs/automations.md). */
+export interface AutomationSchedule {
+  cron: string;
+  timezone: string;
+}
+
+/** What its creator defines (the POST body of docs/protocol.md §8.4, `enabled` defaulted). */
+export interface AutomationDefinition {
+  name: string;
+  graphKey: string;
+  /** The prompt with its placeholders ({{now}}, {{lastRunTime}}, {{period:-1_WEEK}}), resolved when a run starts. */
+  prompt: string;
+  schedule: AutomationSchedule;
+  enabled: boolean;
+  maxCostUsdPerRun?: number;
+  maxCostUsdPerMonth?: number;
+  /** The automation's own provider configuration; absent: the workspace's active one. */
+  providerConfigId?: string;
+}
+
+/** An automation as stored, with the scheduler's bookkeeping. */
+export interface StoredAutomation extends AutomationDefinition {
+  automationId: string;
+  workspace: string;
+  /** The creator: the owner of the runs' threads. */
+  userId: string;
+  /** The creator's role when the automation was created: the policy of its runs applies to it. */
+  userRole: Role;
+  /** The next slot (epoch ms), null while disabled. Moved forward by the claim that starts a run. */
+  nextRunTime: number | null;
+  /** The run holding the automation (one at a time, across instances) and until when its lease lasts. */
+  runningRunId: string | null;
+  runLeaseExpiresAt: number | null;
+  createdTime: number;
+  updatedTime: number;
+}
+
+/** A PATCH of the definition: any subset; null removes a budget or the provider configuration. */
+export type AutomationPatch = Partial<Omit<AutomationDefinition, 'maxCostUsdPerRun' | 'maxCostUsdPerMonth' | 'providerConfigId'>> & {
+  maxCostUsdPerRun?: number | null;
+  maxCostUsdPerMonth?: number | null;
+  providerConfigId?: string | null;
+};
+
+/** What an update of the store changes (undefined: unchanged; null: removed): a patch and the next slot. */
+export interface AutomationChanges extends AutomationPatch {
+  nextRunTime?: number | null;
+}
+
+/** running → completed | interrupted (→ completed once resumed) | failed; skipped_budget never ran. */
+export type AutomationRunOutcome = 'running' | 'completed' | 'interrupted' | 'failed' | 'skipped_budget';
+
+export interface AutomationRunError {
+  /** A docs/protocol.md §4 code, or `aborted` (the service stopped it) or `lost` (its instance went away). */
+  code: string;
+  message: string;
+}
+
+/** One run of an automation (its execution metadata, seed 002's ExecutionMetadata). */
+export interface AutomationRun {
+  runId: string;
+  workspace: string;
+  automationId: string;
+  /** null when no thread was created (skipped_budget, or a failure before it). */
+  threadId: string | null;
+  trigger: 'schedule' | 'manual';
+  /** The slot a scheduled run was started for. */
+  slotTime: number | null;
+  startedTime: number;
+  finishedTime: number | null;
+  outcome: AutomationRunOutcome;
+  /** Upstream usage and cost of the run, its resumes included. */
+  usage: UsageTotals;
+  error: AutomationRunError | null;
+}
+
+/** GET /api/ai/automations/:automationId/runs entries. */
+export interface AutomationRunView {
+  runId: string;
+  threadId: string | null;
+  trigger: 'schedule' | 'manual';
+  /** The slot a scheduled run was started for. */
+  slotTime?: number;
+  startedTime: number;
+  finishedTime?: number;
+  outcome: AutomationRunOutcome;
+  usage: UsageTotals;
+  error?: AutomationRunError;
+}
+
+/** The Automation of docs/protocol.md §8.4. */
+export interface AutomationView extends AutomationDefinition {
+  automationId: string;
+  createdBy: string;
+  createdTime: number;
+  updatedTime: number;
+  nextRunTime: number | null;
+  /** A run of it is in progress (on any instance). */
+  running: boolean;
+  lastRun?: AutomationRunView;
+}
+
+export function toAutomationRunView(run: AutomationRun): AutomationRunView {
+  return {
+    runId: run.runId,
+    threadId: run.threadId,
+    trigger: run.trigger,
+    ...(run.slotTime !== null ? { slotTime: run.slotTime } : {}),
+    startedTime: run.startedTime,
+    ...(run.finishedTime !== null ? { finishedTime: run.finishedTime } : {}),
+    outcome: run.outcome,
+    usage: run.usage,
+    ...(run.error ? { error: run.error } : {}),
+  };
+}
+
+export function toAutomationView(automation: StoredAutomation, lastRun: AutomationRun | null, now: number): AutomationView {
+  return {
+    automationId: automation.automationId,
+    name: automation.name,
+    graphKey: automation.graphKey,
+    prompt: automation.prompt,
+    schedule: { ...automation.schedule },
+    enabled: automation.enabled,
+    ...(automation.maxCostUsdPerRun !== undefined ? { maxCostUsdPerRun: automation.maxCostUsdPerRun } : {}),
+    ...(automation.maxCostUsdPerMonth !== undefined ? { maxCostUsdPerMonth: automation.maxCostUsdPerMonth } : {}),
+    ...(automation.providerConfigId !== undefined ? { providerConfigId: automation.providerConfigId } : {}),
+    createdBy: automation.userId,
+    createdTime: automation.createdTime,
+    updatedTime: automation.updatedTime,
+    nextRunTime: automation.nextRunTime,
+    running: automation.runningRunId !== null && (automation.runLeaseExpiresAt ?? 0) > now,
+    ...(lastRun ? { lastRun: toAutomationRunView(lastRun) } : {}),
+  };
+}

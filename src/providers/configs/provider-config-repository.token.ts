@@ -1,0 +1,2 @@
+/** Injection token of the ProviderConfigRepository adapter chosen by PersistenceModule (docs/persistence.md). */
+export const PROVIDER_CONFIG_REPOSITORY = Symbol('PROVIDER_CONFIG_REPOSITORY');
