@@ -17,6 +17,7 @@ const LAYERS = [
   ['embeddings'],
   ['rag'],
   ['threads'],
+  ['memory'],
   ['ai'],
   ['health', 'playground', 'automations'],
 ];

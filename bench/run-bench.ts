@@ -8,6 +8,8 @@ import { HotPathResult, hotPathLibrariesTable, runHotPathLibrariesBench } from '
 import { concurrencySummary, ConcurrencyResult, runConcurrencyBench } from './concurrency.bench';
 import { contextSizeTable, ContextSizeResult, runContextSizeBench } from './context-size.bench';
 import { largeImportTable, LargeImportResult, runLargeImportBench } from './large-import.bench';
+import { LongConversationResult, longConversationTable, runLongConversationBench } from './long-conversation.bench';
+import { PromptPrefixResult, promptPrefixTable, runPromptPrefixBench } from './prompt-prefix.bench';
 import { repositoryPath } from './repository-path';
 import { retrievalTable, RetrievalRow, runRetrievalBench } from './retrieval.bench';
 import { runScaleOutBench, ScaleOutResult, scaleOutTable } from './scale-out.bench';
@@ -23,15 +25,15 @@ import { runThreadCacheMemoryBench, ThreadCacheMemoryResult } from './thread-cac
  * writes everything (raw figures, machine, load) to bench/results.json.
  *
  *   npm run bench                      (= npm run build && node --expose-gc dist/bench/run-bench.js)
- *   node --expose-gc dist/bench/run-bench.js [--only threads,overhead,retrieval,relay,bare-relay,concurrency,context,import,libraries,scale-out] [--out FILE]
+ *   node --expose-gc dist/bench/run-bench.js [--only threads,overhead,retrieval,relay,bare-relay,concurrency,context,import,libraries,scale-out,memory,prefix] [--out FILE]
  *
  * Exit code 1 when a section crashed; a budget that fails is reported, not an error.
  */
 
-const SECTIONS = ['threads', 'overhead', 'retrieval', 'relay', 'bare-relay', 'concurrency', 'context', 'import', 'libraries', 'scale-out'] as const;
+const SECTIONS = ['threads', 'overhead', 'retrieval', 'relay', 'bare-relay', 'concurrency', 'context', 'import', 'libraries', 'scale-out', 'memory', 'prefix'] as const;
 type SectionName = (typeof SECTIONS)[number];
 /** The summary follows the budgets' order in DESIGN.md, then the issues' targets. */
-const SUMMARY_ORDER: SectionName[] = ['retrieval', 'overhead', 'relay', 'bare-relay', 'concurrency', 'threads', 'context', 'import', 'libraries', 'scale-out'];
+const SUMMARY_ORDER: SectionName[] = ['retrieval', 'overhead', 'relay', 'bare-relay', 'concurrency', 'threads', 'context', 'import', 'libraries', 'scale-out', 'memory', 'prefix'];
 
 /**
  * Long enough to measure, short enough for the whole run to stay under 5 minutes on 2 cores. With
@@ -61,6 +63,8 @@ const BARE_RELAY_BUDGET = {
 const TOON_BUDGET_SAVING = 0.3;
 /** Issue 15: the Redis adapter and the event log cost at most 10 % of the relay's throughput at 100 streams. */
 const SCALE_OUT_BUDGET_RATIO = 0.9;
+/** docs/agent.md, "Prompt levels": each request's prompt is mostly the previous one's, byte for byte. */
+const PREFIX_TARGET_SHARE = 0.9;
 
 export interface Figure {
   section: SectionName;
@@ -339,8 +343,60 @@ function libraryFigures(result: HotPathResult, notes: string): Figure[] {
       budget: '—',
       pass: null,
       notes: `CPU includes the asynchronous write; a call below LOG_LEVEL ${us(filtered.microsPerCall)}; ${notes}`,
+      },
+    ];
+  }
+
+function memoryFigures(result: LongConversationResult, notes: string): Figure[] {
+  const tokens = (values: number[]) => values.map(count).join(' / ');
+  const turns = result.curve.map((point) => point.turn).join(' / ');
+  const { recall, cost, ttft } = result;
+  return [
+    {
+      section: 'memory',
+      figure: `tokens sent per turn, ${result.turns}-turn thread, at turns ${turns}`,
+      value: tokens(result.curve.map((point) => point.withMemory)),
+      budget: '—',
+      pass: null,
+      notes: `full history ${tokens(result.curve.map((point) => point.fullHistory))}; all turns ${((result.totals.withMemory / result.totals.fullHistory) * 100).toFixed(0)} % of full history; ${notes}`,
+    },
+    {
+      section: 'memory',
+      figure: `fact stated at turn 3 in the context at turn ${recall.askTurn}`,
+      value: recall.inContext ? 'yes' : 'no',
+      budget: 'yes',
+      pass: recall.inContext,
+      notes: `recalled block ${recall.viaRecall}, summaries ${recall.viaSummaries}, history ${recall.viaHistory}`,
+    },
+    {
+      section: 'memory',
+      figure: 'memory cost per turn: summary calls / texts embedded',
+      value: `${(cost.summaryCalls / result.turns).toFixed(2)} / ${(cost.textsEmbedded / result.turns).toFixed(2)}`,
+      budget: '—',
+      pass: null,
+      notes: `${count(cost.summaryTokens / result.turns)} summary prompt tokens per turn; ${cost.records.turns} turns, ${cost.records.level1} level-1, ${cost.records.level2} level-2 records`,
+    },
+    {
+      section: 'memory',
+      figure: `time to first token after ${result.turns} turns, memory / no memory, p50`,
+      value: pair(ttft.withMemory.p50, ttft.withoutMemory.p50, 1),
+      budget: '—',
+      pass: null,
+      notes: `p95 ${pair(ttft.withMemory.p95, ttft.withoutMemory.p95, 1)}; ${ttft.requests} requests each, ${ttft.thinkMs} ms apart; memory on the request path p50 / p95 ${pair(result.requestPath.p50, result.requestPath.p95)}`,
     },
   ];
+}
+
+function prefixFigures(result: PromptPrefixResult, notes: string): Figure[] {
+  const percent = (value: number) => `${(value * 100).toFixed(1)} %`;
+  return result.rows.map((row) => ({
+    section: 'prefix',
+    figure: `prompt that is the previous request's prefix, ${row.turns}-turn thread, ${row.provider}`,
+    value: percent(row.meanPrefixShare),
+    budget: `≥ ${percent(PREFIX_TARGET_SHARE)}`,
+    pass: row.meanPrefixShare >= PREFIX_TARGET_SHARE,
+    notes: `min ${percent(row.minPrefixShare)}; cached tokens as the endpoint counts ${percent(row.cachedShare)}; ${notes}`,
+  }));
 }
 
 function scaleOutFigures(result: Partial<ScaleOutResult>, notes: string): Figure[] {
@@ -456,6 +512,8 @@ async function main(): Promise<void> {
   if (selected.has('import')) add('import', await runSection('import', () => runLargeImportBench(), largeImportTable), importFigures);
   if (selected.has('libraries')) add('libraries', await runSection('libraries', () => runHotPathLibrariesBench(), hotPathLibrariesTable), libraryFigures);
   if (selected.has('scale-out')) add('scale-out', await runSection('scale-out', () => runScaleOutBench({ rounds: 3, rejoins: 100 }), scaleOutTable), scaleOutFigures);
+  if (selected.has('memory')) add('memory', await runSection('memory', () => runLongConversationBench(), longConversationTable), memoryFigures);
+  if (selected.has('prefix')) add('prefix', await runSection('prefix', () => runPromptPrefixBench(), promptPrefixTable), prefixFigures);
 
   figures.sort((a, b) => SUMMARY_ORDER.indexOf(a.section) - SUMMARY_ORDER.indexOf(b.section));
   const endLoad = os.loadavg();

@@ -9,6 +9,7 @@ import { EmbeddingsModule } from './embeddings/embeddings.module';
 import { GraphFeedModule } from './graph/feed/graph-feed.module';
 import { GraphModule } from './graph/graph.module';
 import { HealthModule } from './health/health.module';
+import { MemoryModule } from './memory/memory.module';
 import { ObservabilityModule } from './observability/observability.module';
 import { PersistenceModule } from './persistence/persistence.module';
 import { PlaygroundModule } from './playground/playground.module';
@@ -41,6 +42,7 @@ export class AppModule {
         AuthModule,
         ThreadsModule,
         AiModule,
+        MemoryModule,
         AutomationsModule.forRoot({ clock: options.clock }),
         HealthModule,
         // The playground page is served only when enabled (off in production by default).

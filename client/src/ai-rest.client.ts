@@ -1,5 +1,5 @@
 import type { TokenSource } from './ai-chat.client';
-import type { ErrorBody, ErrorCode, GraphDocument, RagContextResponse, ThreadSummary, ThreadView } from './protocol';
+import type { ErrorBody, ErrorCode, GraphDocument, MemoryEntryView, MemoryQuery, RagContextResponse, ThreadSummary, ThreadView } from './protocol';
 
 /** A REST answer in docs/protocol.md §3's error shape (or a network failure: statusCode 0, code `network`). */
 export class AiApiError extends Error {
@@ -49,6 +49,21 @@ export class AiRestClient {
   /** DELETE /api/ai/thread/:threadId */
   async deleteThread(threadId: string): Promise<void> {
     await this.request('DELETE', `/api/ai/thread/${encodeURIComponent(threadId)}`);
+  }
+
+  /**
+   * GET /api/ai/thread/:threadId/memory (docs/protocol.md §8.6): the thread's memory, oldest first, filtered by
+   * level and by an inclusive time window (epoch milliseconds, a Date or an ISO 8601 text).
+   */
+  getMemory(threadId: string, query: MemoryQuery = {}): Promise<MemoryEntryView[]> {
+    const params = new URLSearchParams();
+    if (query.level !== undefined) params.set('level', String(query.level));
+    for (const key of ['since', 'until'] as const) {
+      const value = query[key];
+      if (value !== undefined) params.set(key, value instanceof Date ? value.toISOString() : String(value));
+    }
+    const search = params.size > 0 ? `?${params.toString()}` : '';
+    return this.request('GET', `/api/ai/thread/${encodeURIComponent(threadId)}/memory${search}`);
   }
 
   /** POST /api/rag/context: what the AI would see for this question. */

@@ -33,6 +33,7 @@ export type { ErrorBody } from '../../src/errors/error-body';
 export type { GraphDocument, GraphEdge, GraphNode } from '../../src/graph/graph.types';
 export type { ThreadSummary } from '../../src/threads/thread.types';
 export type { ChatMessageView, ThreadView } from '../../src/ai/thread.view';
+export type { MemoryEntryView } from '../../src/memory/http/memory-entry.view';
 export type { GraphRAGContext, RelevantEdge, RelevantNode } from '../../src/conversation/graph-rag-context';
 export type { PlaygroundSettings } from '../../src/playground/playground-settings';
 
@@ -44,6 +45,13 @@ export interface RagContextResponse {
   context: GraphRAGContext;
   toon: string;
   tokenEstimate: number;
+}
+
+/** The filters of GET /api/ai/thread/:threadId/memory (docs/protocol.md §8.6); `since` and `until` are inclusive. */
+export interface MemoryQuery {
+  level?: 0 | 1 | 2;
+  since?: number | string | Date;
+  until?: number | string | Date;
 }
 
 export type ApprovalInterrupt = Extract<Interrupt, { kind: 'approval' }>;

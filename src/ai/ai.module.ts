@@ -3,6 +3,7 @@ import { AuthModule } from '../auth/auth.module';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/app-config.token';
 import { GraphModule } from '../graph/graph.module';
+import { MemoryModule } from '../memory/memory.module';
 import { MetricsService } from '../observability/metrics.service';
 import { ObservabilityModule } from '../observability/observability.module';
 import { PolicyModule } from '../policy/policy.module';
@@ -33,7 +34,7 @@ import { SocketMetrics } from './socket/socket.metrics';
 /**
  * The agent: ChatService (RAG context, tool loop with human-in-the-loop, thread commits) on top of
  * graph data, retrieval, the LLM provider of each run (the workspace's configuration, else the
- * environment's: ProviderConfigsModule) and threads. Exports ChatService for the transports
+ * environment's: ProviderConfigsModule), threads and conversation memory. Exports ChatService for the transports
  * (REST controller, Socket.IO gateway), which authenticate the caller and own per-request state, and
  * for the automations (src/automations: runs without a socket), with the ActiveRunRegistry their runs
  * join and the ApprovalPendingNotifier that tells editors about them.
@@ -44,7 +45,7 @@ import { SocketMetrics } from './socket/socket.metrics';
  * RunControl are per instance without REDIS_URL, shared through Redis with it (docs/protocol.md §8.7).
  */
 @Module({
-  imports: [GraphModule, RagModule, ProvidersModule, ProviderConfigsModule, ThreadsModule, PolicyModule, AuthModule, ObservabilityModule],
+  imports: [GraphModule, RagModule, ProvidersModule, ProviderConfigsModule, ThreadsModule, PolicyModule, MemoryModule, AuthModule, ObservabilityModule],
   controllers: [AiController],
   providers: [
     ChatService,

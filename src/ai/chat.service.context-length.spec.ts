@@ -81,6 +81,20 @@ describe(`${ChatService.name} (context-length recovery on the scripted server)`,
     expect(stored.messages.filter((message) => message.kind === 'rag_context').at(-1)?.content).toBe(contextOf(refused));
   });
 
+  it('assembles the retry like every request: the three stable prompt levels first, unchanged, then the history', async () => {
+    const threadId = await longThread(6);
+    server.enqueue({ text: 'Done.' });
+    await harness.service.chat(editor, { graphKey: GRAPH, message: 'What does fetch-api do?', threadId }, new RecordingSink(), signal());
+
+    const [refused, retried] = server.requests;
+    const levels = (request: RecordedRequest) => request.body.messages.slice(0, 3);
+    expect(levels(refused).map((message: { role: string }) => message.role)).toEqual(['system', 'system', 'system']);
+    expect(levels(retried)).toEqual(levels(refused));
+    // The stored startup prompt is not sent a second time.
+    const levelTexts = new Set(levels(refused).map((level: { content: string }) => level.content));
+    expect(retried.body.messages.filter((message: { role: string; content: string }) => message.role === 'system' && levelTexts.has(message.content))).toHaveLength(3);
+  });
+
   it('fails with context_length when even the smaller context does not fit, leaving the thread valid with the question', async () => {
     // A history budget so large that half of it is still over the window.
     await harness.close();

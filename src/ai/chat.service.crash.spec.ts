@@ -70,8 +70,8 @@ describe(`${ChatService.name} (crash mid-round)`, () => {
       expect(result).toMatchObject({ type: 'message', message: 'fetch-api calls the stats API.' });
 
       const sent = server.requests[1].body.messages as Array<{ role: string; content: string; tool_calls?: unknown }>;
-      expect(sent.map((message) => message.role)).toEqual(['system', 'user', 'system', 'system', 'user', 'system']);
-      expect(sent[1].content).toBe('What does fetch-api do?');
+      expect(sent.map((message) => message.role)).toEqual(['system', 'system', 'system', 'user', 'system', 'user', 'system', 'system']);
+      expect(sent[3].content).toBe('What does fetch-api do?');
       expect(sent.some((message) => message.tool_calls)).toBe(false);
       const after = await survivor.threadStore.load(editor, crash.threadId);
       expect(after.messages.at(-1)).toMatchObject({ role: 'assistant', content: 'fetch-api calls the stats API.' });

@@ -224,7 +224,8 @@ describe(`${ChatService.name} (human in the loop)`, () => {
     });
     expect(toolResultOf(request, 'c_after')).toMatchObject({ status: 'rejected', feedback: 'superseded by a new message' });
     const roles = (request.body.messages as WireMessage[]).map((message) => message.role);
-    expect(roles.slice(-5)).toEqual(['tool', 'tool', 'system', 'user', 'system']);
+    // The results, the new question, its DATA_ADDED event, its context (docs/agent.md, "Prompt levels").
+    expect(roles.slice(-5)).toEqual(['tool', 'tool', 'user', 'system', 'system']);
     expect(await harness.graph().getNodeByKey(GRAPH, 'log-errors')).toBeNull();
     await expect(
       harness.service.resume(editor, { threadId: interrupted.threadId, approved: true }, new RecordingSink(), signal()),

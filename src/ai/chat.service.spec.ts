@@ -48,14 +48,17 @@ describe(ChatService.name, () => {
     expect(sink.completed).toEqual(result);
     expect(result.usage).toMatchObject({ promptTokens: 900, completionTokens: 9, llmCalls: 1 });
 
+    // The three stable prompt levels (instructions, workspace types, graph state), the question, its DATA_ADDED event as a
+    // [SYSTEM] line (docs/policy.md), then its context (docs/agent.md, "Prompt levels").
     const sent = messagesOf(server.requests[0]);
-    // The question's DATA_ADDED event follows it, as a [SYSTEM] line (docs/policy.md).
-    expect(sent.map((message) => message.role)).toEqual(['system', 'system', 'user', 'system']);
-    expect(String(sent[3].content)).toMatch(/^\[SYSTEM\] Loaded \d+ nodes? and \d+ edges? into the context/);
-    expect(sent[0].content).toContain('NBA stats workflow');
-    expect(String(sent[1].content)).toMatch(/^\[RAG context for this question\]/);
-    expect(String(sent[1].content)).toContain('fetch-api');
-    expect(sent[2].content).toBe('What does fetch-api do?');
+    expect(sent.map((message) => message.role)).toEqual(['system', 'system', 'system', 'user', 'system', 'system']);
+    expect(sent[0].content).toMatch(/^You are an AI assistant/);
+    expect(sent[1].content).toContain('Custom types of this workspace:');
+    expect(sent[2].content).toContain('NBA stats workflow');
+    expect(sent[3].content).toBe('What does fetch-api do?');
+    expect(String(sent[4].content)).toMatch(/^\[SYSTEM\] Loaded \d+ nodes? and \d+ edges? into the context/);
+    expect(String(sent[5].content)).toMatch(/^\[RAG context for this question\]/);
+    expect(String(sent[5].content)).toContain('fetch-api');
 
     const thread = await harness.threadStore.load(editor, result.threadId);
     expect(thread.title).toBe('What does fetch-api do?');
@@ -65,7 +68,7 @@ describe(ChatService.name, () => {
     expect(await harness.threadStore.getWorkspaceUsage('default')).toMatchObject({ promptTokens: 900, llmCalls: 1 });
   });
 
-  it('puts the system prompt on the first message only and keeps the history, with the current context before the new question', async () => {
+  it('stores the startup prompt on the first message only and keeps the history, with the current context after the new question', async () => {
     server.enqueue({ text: 'It fetches players.' }, { text: 'It keeps active players.' });
     const first = await harness.service.chat(editor, { graphKey: GRAPH, message: 'What does fetch-api do?' }, new RecordingSink(), signal());
     await harness.service.chat(
@@ -76,19 +79,19 @@ describe(ChatService.name, () => {
     );
 
     const second = messagesOf(server.requests[1]);
-    expect(second.map((message) => message.role)).toEqual(['system', 'user', 'system', 'assistant', 'system', 'user', 'system']);
-    expect(second[0].content).toBe(messagesOf(server.requests[0])[0].content);
-    expect(second[1].content).toBe('What does fetch-api do?');
-    expect(second[3].content).toBe('It fetches players.');
-    expect(String(second[4].content)).toContain('filter-active');
-    expect(second[5].content).toBe('And filter-active?');
+    expect(second.map((message) => message.role)).toEqual(['system', 'system', 'system', 'user', 'system', 'assistant', 'user', 'system', 'system']);
+    expect(second.slice(0, 3)).toEqual(messagesOf(server.requests[0]).slice(0, 3));
+    expect(second[3].content).toBe('What does fetch-api do?');
+    expect(second[5].content).toBe('It fetches players.');
+    expect(second[6].content).toBe('And filter-active?');
+    expect(String(second[8].content)).toContain('filter-active');
 
     const thread = await harness.threadStore.load(editor, first.threadId);
     expect(thread.messages.filter((message) => message.kind === 'system_prompt')).toHaveLength(1);
     expect(thread.messages.filter((message) => message.role === 'user')).toHaveLength(2);
   });
 
-  it('gives a new thread the system prompt of the graph as it is now, also after the graph changed', async () => {
+  it('sends the stable levels of the graph as it is now, also after the graph changed', async () => {
     server.enqueue({ text: 'one' }, { text: 'two' }, { text: 'three' });
     const ask = () => harness.service.chat(editor, { graphKey: GRAPH, message: 'What does fetch-api do?' }, new RecordingSink(), signal());
     await ask();
@@ -96,7 +99,7 @@ describe(ChatService.name, () => {
     await harness.graphStore.importGraph('default', { ...nbaWorkflowDemo, graph: { ...nbaWorkflowDemo.graph, name: 'Renamed NBA flow' } });
     await ask();
 
-    const prompts = server.requests.map((request) => String(messagesOf(request)[0].content));
+    const prompts = server.requests.map((request) => messagesOf(request).slice(0, 3).map((message) => String(message.content)).join('\n\n'));
     expect(prompts[1]).toBe(prompts[0]);
     expect(prompts[0]).not.toContain('Renamed NBA flow');
     expect(prompts[2]).toContain('Renamed NBA flow');
@@ -304,7 +307,7 @@ describe(ChatService.name, () => {
     server.enqueue({ text: 'Second try works.' });
     const retry = await harness.service.chat(editor, { graphKey: GRAPH, message: 'Explain again', threadId }, new RecordingSink(), signal());
     expect(retry.message).toBe('Second try works.');
-    expect(messagesOf(server.requests[1]).map((message) => message.role)).toEqual(['system', 'user', 'system', 'system', 'user', 'system']);
+    expect(messagesOf(server.requests[1]).map((message) => message.role)).toEqual(['system', 'system', 'system', 'user', 'system', 'user', 'system', 'system']);
   });
 
   it('refuses to call the model once the token budget is spent (budget_exceeded)', async () => {

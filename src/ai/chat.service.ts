@@ -10,9 +10,13 @@ import type { ThreadEvent } from '../conversation/thread-event';
 import { LlmMessage, LlmToolMessage } from '../conversation/llm-message';
 import { ProposedAction } from '../conversation/proposed-action';
 import { AppError } from '../errors/app-error';
+import { GraphChangeNotifier } from '../graph/graph-change.notifier';
 import { GraphDataSourceFactory } from '../graph/graph-data-source.factory';
 import { Graph } from '../graph/graph.types';
 import { MutableGraphDataSource } from '../graph/mutable-graph-data-source';
+import { MemoryContextBuilder } from '../memory/memory-context.builder';
+import { MemoryService } from '../memory/memory.service';
+import type { RecalledMemory } from '../memory/recall/memory.recaller';
 import { AiEventLogger } from '../observability/ai-event.logger';
 import { Logger } from '../observability/logger';
 import { ActionPolicyService } from '../policy/action-policy.service';
@@ -25,8 +29,8 @@ import { approximateTokens } from '../providers/token-estimate';
 import { DEFAULT_GRAPH_RAG_OPTIONS } from '../rag/graph-rag-options';
 import { GraphRagRetriever } from '../rag/graph-rag.retriever';
 import { TokenCounter } from '../rag/token-counter';
-import { buildLlmHistory } from '../threads/history/llm-history.builder';
 import { generateMessageId } from '../threads/sortable-id.generator';
+import { renderThreadEvent } from '../threads/history/thread-event.renderer';
 import { toEventMessage, toThreadMessage } from '../threads/thread-message.factory';
 import { deriveThreadTitle } from '../threads/thread-title';
 import { ThreadStore } from '../threads/thread.store';
@@ -41,12 +45,15 @@ import { AgentCommit, AgentCommitRequest, AgentRunOutcome, AgentRunRequest, Shri
 import { AgentLoop } from './agent/agent.loop';
 import { UsageAccumulator } from './agent/usage.accumulator';
 import { AutomationRunInput, ChatInput, MENTION_MAX_CHARS, MENTIONS_MAX, ResumeInput } from './chat-input';
-import { dataAddedEvent } from './events/data-added.event';
+import { ContextPart, dataAddedEvent } from './events/data-added.event';
+import { plural } from './events/event-wording';
 import { HitlObserver } from './hitl.observer';
 import { HITL_OBSERVER } from './hitl-observer.token';
 import { PendingInterruptSettler, supersededResults } from './interrupts/pending-interrupt.settler';
+import { ContextAssembler } from './context/context.assembler';
+import { PromptLevelsCache } from './prompts/prompt-levels.cache';
+import { joinPromptLevels, PromptLevels } from './prompts/system-prompt.builder';
 import { RunPolicy, withoutAutonomous } from './policy/run-policy';
-import { SystemPromptCache } from './prompts/system-prompt.cache';
 import { HistoryStrategy, SmallerContextBuilder } from './recovery/smaller-context.builder';
 import { AgentRunObserver } from './runs/agent-run.observer';
 import { AGENT_RUN_OBSERVER } from './runs/agent-run-observer.token';
@@ -132,7 +139,8 @@ export class ChatService {
   private readonly events = new AiEventLogger('agent');
   private readonly loop: AgentLoop;
   private readonly skeleton: ThreadRunSkeleton;
-  private readonly systemPrompts = new SystemPromptCache();
+  private readonly promptLevels: PromptLevelsCache;
+  private readonly context: ContextAssembler;
   private readonly settler: PendingInterruptSettler;
   private readonly applier: ActionApplier;
   private readonly smallerContext: SmallerContextBuilder;
@@ -150,6 +158,10 @@ export class ChatService {
     @Optional() @Inject(HITL_OBSERVER) private readonly hitl?: HitlObserver,
     @Optional() @Inject(AGENT_RUN_OBSERVER) runs?: AgentRunObserver,
     @Optional() @Inject(LLM_PROVIDER_RESOLVER) private readonly providers?: LlmProviderResolver,
+    // Conversation memory (docs/memory.md): absent in harnesses that assemble the agent without it.
+    @Optional() memoryContext?: MemoryContextBuilder,
+    @Optional() private readonly memory?: MemoryService,
+    @Optional() notifier?: GraphChangeNotifier,
   ) {
     this.loop = new AgentLoop(
       { provider, tokenTracker, tokenCounter, classifier, events: this.events },
@@ -166,7 +178,10 @@ export class ChatService {
       graphChanged: (graphKey, workspace) => retriever.clearCache(graphKey, workspace),
     });
     this.settler = new PendingInterruptSettler(hitl, config.locale);
-    this.skeleton = new ThreadRunSkeleton(threads, new Logger('agent'), runs);
+    // A run's committed rounds update its thread's memory, in the background, once the run is over.
+    this.skeleton = new ThreadRunSkeleton(threads, new Logger('agent'), runs, (principal, threadId) => memory?.noteRun(principal, threadId));
+    this.promptLevels = new PromptLevelsCache({ graphStateTtlMs: config.rag.cacheTtlMs, notifier });
+    this.context = new ContextAssembler(memoryContext ?? null, { maxTokens: config.agent.historyMaxTokens, countTokens: approximateTokens });
     this.smallerContext = new SmallerContextBuilder(retriever, this.history, {
       locale: config.locale,
       maxNodes: config.rag.maxNodes,
@@ -281,14 +296,24 @@ export class ChatService {
       mentions,
       locale: this.config.locale,
     });
+    const promptLevels = await this.promptLevels.levelsFor(dataSource, graph, principal.role, this.config.locale);
     const now = Date.now();
     const contextMessage: ThreadMessage = { id: generateMessageId(now), role: 'system', kind: 'rag_context', content: contextContent, createdTime: now };
+    // Assembled before the context's commit, so that what memory recalls for this message is in its DATA_ADDED event.
+    const assembled = await this.context.assemble({ levels: promptLevels, thread, currentContext: contextMessage, signal: run.signal });
     // What the context of this message held (docs/policy.md "Thread events"), stored right after it.
-    const dataAdded = dataAddedEvent({ context, mentions, tokens: approximateTokens(contextContent) });
+    const dataAdded = dataAddedEvent({
+      context,
+      mentions,
+      tokens: approximateTokens(contextContent) + assembled.tokens.recalled,
+      parts: recalledPart(assembled.recalled),
+    });
     thread = (await run.commit(thread, { operationId: `${runId}:context`, append: [contextMessage, toEventMessage(dataAdded, now)] })).record;
     sink.event(dataAdded);
 
-    const history = await this.history(thread, contextMessage, this.config.agent.historyMaxTokens);
+    // The event follows its question, as the history shows stored events (a [SYSTEM] line).
+    const history: LlmMessage[] = [...assembled.messages];
+    history.splice(assembled.afterQuestion, 0, { role: 'system', content: renderThreadEvent(dataAdded), threadId: thread.threadId });
     const asked = thread;
     await run.handOver();
     const outcome = await this.execute({
@@ -305,7 +330,7 @@ export class ChatService {
       retrievedContext: context,
       policy,
       actions: new AppliedActionRecorder(this.applier, dataSource, thread.graphKey, graph.sheetsList ?? {}),
-      shrinkContext: () => this.smallerContext.build({ dataSource, thread: asked, question: message, mentions }),
+      shrinkContext: () => this.smallerContext.build({ dataSource, thread: asked, question: message, mentions, levels: promptLevels }),
     });
     if (outcome.type === 'interrupt') this.hitl?.interrupt('proposed');
     return this.toOutcome(thread.threadId, outcome, run.usage, [dataAdded]);
@@ -334,7 +359,8 @@ export class ChatService {
     const now = Date.now();
     const append: ThreadMessage[] = thread.pendingInterrupt ? supersededResults(thread.pendingInterrupt, now, this.config.locale) : [];
     if (thread.messages.length === 0) {
-      const prompt = this.systemPrompts.promptFor(graph, await dataSource.getNodeConfigs(), principal.role, this.config.locale);
+      // What the thread started with (each request sends the levels as they are then).
+      const prompt = joinPromptLevels(await this.promptLevels.levelsFor(dataSource, graph, principal.role, this.config.locale));
       append.push({ id: generateMessageId(now), role: 'system', kind: 'system_prompt', content: prompt, createdTime: now });
     }
     append.push({ id: generateMessageId(now), role: 'user', content: message, createdTime: now });
@@ -379,6 +405,7 @@ export class ChatService {
 
       const dataSource = this.graphs.forWorkspace(principal.workspace);
       const graph = await dataSource.getGraph(thread.graphKey);
+      const levels: PromptLevels | null = graph ? await this.promptLevels.levelsFor(dataSource, graph, principal.role, this.config.locale) : null;
       // The run goes on with the policy it stopped under (a pending interrupt made under it stays resolvable).
       const policy = pending.policy
         ? RunPolicy.restore(canEdit(principal), pending.policy, this.config.locale)
@@ -398,7 +425,8 @@ export class ChatService {
         durationMs: Math.round(performance.now() - startedAt),
       };
 
-      const history = withoutPendingResults(await this.history(thread, undefined, this.config.agent.historyMaxTokens), pending);
+      const { messages } = await this.context.assemble({ levels, thread, signal: run.signal });
+      const history = withoutPendingResults(messages, pending);
       const question = thread.messages.findLast((message) => message.role === 'user')?.content ?? '';
       await run.handOver();
       const outcome = await this.execute({
@@ -414,7 +442,7 @@ export class ChatService {
         continuation: { results: [decided], remainingToolCalls: pending.remainingToolCalls },
         policy,
         actions,
-        shrinkContext: async () => withoutPendingResults(await this.smallerContext.build({ dataSource, thread, question }), pending),
+        shrinkContext: async () => withoutPendingResults(await this.smallerContext.build({ dataSource, thread, question, levels }), pending),
       });
       if (outcome.type === 'interrupt') this.hitl?.interrupt('proposed');
       const { result, stats } = this.toOutcome(thread.threadId, outcome, run.usage);
@@ -432,9 +460,10 @@ export class ChatService {
     return toThreadView(await this.threads.load(principal, threadId));
   }
 
-  /** DELETE /api/ai/thread/:threadId; not_found when not the principal's. */
-  deleteThread(principal: Principal, threadId: string): Promise<void> {
-    return this.threads.delete(principal, threadId);
+  /** DELETE /api/ai/thread/:threadId, with its memory; not_found when not the principal's. */
+  async deleteThread(principal: Principal, threadId: string): Promise<void> {
+    await this.threads.delete(principal, threadId);
+    await this.memory?.forget(principal.workspace, threadId);
   }
 
   /** Runs the loop on a thread whose lease is held, committing each round through the run's commit path. */
@@ -487,12 +516,12 @@ export class ChatService {
   }
 
   /**
-   * What the model is sent (the HistoryStrategy of every request, and of a context-length retry with a
-   * smaller budget): prompt first, current context before the last question, tool calls paired with
-   * results, every message checked to be of the thread, oldest whole blocks pruned to `maxTokens`.
+   * What the model is sent on a context-length retry with a smaller budget (the HistoryStrategy of
+   * SmallerContextBuilder): the same assembly as every request (ContextAssembler: prompt levels,
+   * memory's summaries and recall, history, the current context), within `maxTokens`.
    */
-  private readonly history: HistoryStrategy = async (thread, currentContext, maxTokens) =>
-    buildLlmHistory({ threadId: thread.threadId, messages: thread.messages, currentContext, maxTokens, countTokens: approximateTokens }).messages;
+  private readonly history: HistoryStrategy = async (thread, currentContext, maxTokens, levels) =>
+    (await this.context.assemble({ levels: levels ?? null, thread, currentContext, maxTokens })).messages;
 
   /** The answer and how the run went. `earlier`: events the request wrote before the loop (the question's DATA_ADDED). */
   private toOutcome(threadId: string, outcome: AgentRunOutcome, usage: UsageAccumulator, earlier: ThreadEvent[] = []): RunOutcome {
@@ -525,6 +554,13 @@ export class ChatService {
     if (value.length > max) throw new AppError('payload_too_large', `${field} is longer than ${max} characters`);
     return value;
   }
+}
+
+/** The recalled memory of a message, as a part of its DATA_ADDED event (none when nothing was recalled). */
+function recalledPart(recalled: readonly RecalledMemory[]): ContextPart[] {
+  if (recalled.length === 0) return [];
+  const records = recalled.map(({ record, score }) => `${record.level === 0 ? 'turn' : `level-${record.level} summary`} of ${record.createdAt} (similarity ${score.toFixed(2)})`);
+  return [{ summary: plural(recalled.length, 'recalled memory record'), label: 'recalled memory', detail: records.join('; ') }];
 }
 
 function checkMentions(mentions: string[] | undefined): string[] {

@@ -1,5 +1,6 @@
 import 'reflect-metadata';
-import { buildSystemPrompt } from '../ai/prompts/system-prompt.builder';
+import { ContextAssembler } from '../ai/context/context.assembler';
+import { buildPromptLevels, joinPromptLevels } from '../ai/prompts/system-prompt.builder';
 import { loadSystemPromptContext } from '../ai/prompts/system-prompt-context';
 import { AgentToolbox } from '../ai/tools/agent.toolbox';
 import { ReadToolExecutor } from '../ai/tools/read/read-tool.executor';
@@ -7,8 +8,7 @@ import { Role } from '../auth/principal';
 import { LlmMessage } from '../conversation/llm-message';
 import { TokenCounter } from '../rag/token-counter';
 import { buildContextMessage } from '../rag/toon-context.encoder';
-import { buildLlmHistory } from '../threads/history/llm-history.builder';
-import { ThreadMessage } from '../threads/thread.types';
+import { EMPTY_USAGE, ThreadMessage, ThreadRecord } from '../threads/thread.types';
 import { CliIo, openCliContext, runCli } from './cli-context';
 import { runPolicyFor } from './cli-run-policy';
 import { GraphQuestion, parseGraphQuestion, retrieveQuestionContext } from './graph-question';
@@ -18,9 +18,11 @@ const ROLES: readonly Role[] = ['viewer', 'editor', 'admin'];
 
 /**
  * `npm run ai:dump-prompt` (docs/protocol.md §7): the whole message list the first round of a new
- * conversation sends — the stable system prompt for the role, the RAG context message, the user's
- * question — built as ChatService builds it, with a token estimate per message and in total
- * (TokenCounter, o200k), and the tools offered to that role under the workspace's action policy with their own estimate.
+ * conversation sends, assembled as ChatService assembles it (ContextAssembler), level by level
+ * (docs/agent.md, "Prompt levels"): 1 instructions, 2 the workspace's node types, 3 the graph's state
+ * — each closed by a cache breakpoint — then 4 the message's own data (the retrieved context) and the
+ * question; each with a token estimate (TokenCounter, o200k), then the tools offered to that role
+ * with their own estimate, and the total.
  */
 export async function dumpPrompt(argv: string[], env: Record<string, string | undefined>, io: CliIo): Promise<number> {
   let question: GraphQuestion;
@@ -41,13 +43,34 @@ export async function dumpPrompt(argv: string[], env: Record<string, string | un
     const counter = cli.app.get(TokenCounter, { strict: false });
     const { source, context } = await retrieveQuestionContext(cli.app, question);
     const locale = cli.config.locale;
+    const levels = buildPromptLevels(await loadSystemPromptContext(source, graphKey), role, locale);
     const now = Date.now();
-    const thread: ThreadMessage[] = [
-      { id: 'm1', role: 'system', kind: 'system_prompt', content: buildSystemPrompt(await loadSystemPromptContext(source, graphKey), role, locale), createdTime: now },
-      { id: 'm2', role: 'system', kind: 'rag_context', content: buildContextMessage(context, locale), createdTime: now },
-      { id: 'm3', role: 'user', content: question.text, createdTime: now },
-    ];
-    const { messages } = buildLlmHistory({ threadId: 'dump-prompt', messages: thread, maxTokens: cli.config.agent.historyMaxTokens, countTokens: (text) => counter.count(text) });
+    const contextMessage: ThreadMessage = { id: 'm2', role: 'system', kind: 'rag_context', content: buildContextMessage(context, locale), createdTime: now };
+    const thread: ThreadRecord = {
+      threadId: 'ai_dump',
+      type: 'chat',
+      workspace,
+      userId: 'cli',
+      graphKey,
+      title: question.text,
+      messages: [
+        { id: 'm1', role: 'system', kind: 'system_prompt', content: joinPromptLevels(levels), createdTime: now },
+        contextMessage,
+        { id: 'm3', role: 'user', content: question.text, createdTime: now },
+      ],
+      pendingInterrupt: null,
+      revision: 1,
+      usage: { ...EMPTY_USAGE },
+      createdTime: now,
+      lastUpdatedTime: now,
+    };
+    const count = (text: string) => counter.count(text);
+    const assembled = await new ContextAssembler(null, { maxTokens: cli.config.agent.historyMaxTokens, countTokens: count }).assemble({
+      levels,
+      thread,
+      currentContext: contextMessage,
+    });
+    const { messages } = assembled;
     const policy = await runPolicyFor(cli.app, workspace, role);
     const tools = new AgentToolbox({ policy, readTools: new ReadToolExecutor(source, graphKey) }).definitions;
     const toolTokens = counter.count(JSON.stringify(tools));
@@ -55,11 +78,12 @@ export async function dumpPrompt(argv: string[], env: Record<string, string | un
 
     const lines = [`Graph ${workspace}/${graphKey}, role ${role}, locale ${locale}, search mode ${context.retrieval.searchMode}`, ''];
     messages.forEach((message, index) => {
-      lines.push(`=== [${index + 1}] ${describe(message)} — ~${counter.count(message.content ?? '')} tokens ===`, message.content ?? '', '');
+      lines.push(`=== [${index + 1}] ${describe(message, index)} — ~${counter.count(message.content ?? '')} tokens ===`, message.content ?? '', '');
     });
     lines.push(
       `Tools offered: ${tools.length} (${tools.map((tool) => tool.function.name).join(', ')}) — ~${toolTokens} tokens`,
       `Estimated prompt: ~${messageTokens} tokens of messages + ~${toolTokens} tokens of tools = ~${messageTokens + toolTokens} tokens (o200k; other vendors tokenise differently)`,
+      `Stable prefix (tools and levels 1-3, cached by providers across questions): ~${toolTokens + assembled.tokens.instructions + assembled.tokens.workspace + assembled.tokens.graphState} tokens`,
       '',
     );
     io.stdout.write(lines.join('\n'));
@@ -69,9 +93,14 @@ export async function dumpPrompt(argv: string[], env: Record<string, string | un
   }
 }
 
-function describe(message: LlmMessage): string {
-  if (message.role === 'system') return message.cacheBreakpoint ? 'system (stable prompt, cache breakpoint after it)' : 'system (RAG context for this question)';
-  return message.role;
+/** Where a message of the assembled prompt belongs (the first three are the stable levels). */
+function describe(message: LlmMessage, index: number): string {
+  const breakpoint = message.cacheBreakpoint ? ', cache breakpoint after it' : '';
+  if (index < STABLE_LEVELS.length) return `level ${index + 1}: ${STABLE_LEVELS[index]}${breakpoint}`;
+  if (message.role === 'system') return `level 4: per-message data (the retrieved context for this question)${breakpoint}`;
+  return `${message.role === 'user' ? 'the question' : message.role}${breakpoint}`;
 }
+
+const STABLE_LEVELS = ['instructions and rules (per role and locale)', "the workspace's node types", "the graph's state (sheets, size)"];
 
 if (require.main === module) runCli(dumpPrompt);

@@ -114,6 +114,27 @@ export interface AppConfig {
     readonly batchSize: number;
     readonly concurrency: number;
   };
+  /** Conversation memory (docs/memory.md): turn embeddings, summaries, recall, retention. */
+  readonly memory: {
+    readonly enabled: boolean;
+    /** A level-1 summary each time this many characters of conversation (turn texts) accumulated. */
+    readonly level1EveryChars: number;
+    /** A level-2 summary each time this many characters of level-1 summaries accumulated. */
+    readonly level2EveryChars: number;
+    /** Cosine similarity a recalled record must exceed; undefined: the default for the embedding model (docs/memory.md). */
+    readonly recallMinScore: number | undefined;
+    /** Hits kept per level (by default 3 turns, 5 short-term, 3 long-term summaries). */
+    readonly recallLimits: Readonly<Record<0 | 1 | 2, number>>;
+    /** Tokens of the recalled-memory block of a request. */
+    readonly recallMaxTokens: number;
+    /** Tokens of the block of summaries that stands for the pruned part of the history. */
+    readonly summaryMaxTokens: number;
+    /** Level-1 / level-2 records older than this many days are trimmed; 0 keeps them. */
+    readonly level1RetentionDays: number;
+    readonly level2RetentionDays: number;
+    /** Cron pattern of the retention job (croner syntax, the process's time zone). */
+    readonly trimSchedule: string;
+  };
   /**
    * The raw environment, frozen. Only for lookups whose names come from config/providers.json
    * (an entry's apiKeyEnvVar, its `<NAME>_BASE_URL` override); everything else uses the sections above.

@@ -228,4 +228,41 @@ export class EnvironmentVariables {
 
   @Transform(toNumber) @IsInt() @Min(1) @Max(32)
   EMBEDDING_CONCURRENCY = 2;
+
+  // Conversation memory (docs/memory.md)
+  @Transform(toBoolean) @IsBoolean()
+  MEMORY_ENABLED = true;
+
+  @Transform(toNumber) @IsInt() @Min(1000) @Max(200000)
+  MEMORY_L1_EVERY_CHARS = 8000;
+
+  @Transform(toNumber) @IsInt() @Min(1000) @Max(200000)
+  MEMORY_L2_EVERY_CHARS = 4000;
+
+  @IsOptional() @Transform(toNumber) @IsNumber() @Min(0) @Max(1)
+  MEMORY_RECALL_MIN_SCORE?: number;
+
+  @Transform(toNumber) @IsInt() @Min(0) @Max(20)
+  MEMORY_RECALL_L0_LIMIT = 3;
+
+  @Transform(toNumber) @IsInt() @Min(0) @Max(20)
+  MEMORY_RECALL_L1_LIMIT = 5;
+
+  @Transform(toNumber) @IsInt() @Min(0) @Max(20)
+  MEMORY_RECALL_L2_LIMIT = 3;
+
+  @Transform(toNumber) @IsInt() @Min(0) @Max(100000)
+  MEMORY_RECALL_MAX_TOKENS = 1500;
+
+  @Transform(toNumber) @IsInt() @Min(0) @Max(100000)
+  MEMORY_SUMMARY_MAX_TOKENS = 2000;
+
+  @Transform(toNumber) @IsInt() @Min(0)
+  MEMORY_L1_RETENTION_DAYS = 30;
+
+  @Transform(toNumber) @IsInt() @Min(0)
+  MEMORY_L2_RETENTION_DAYS = 90;
+
+  @IsString() @MinLength(1)
+  MEMORY_TRIM_SCHEDULE = '0 3 * * *';
 }

@@ -54,6 +54,27 @@ describe(loadAppConfig.name, () => {
     expect(config.store.kind).toBe('arango');
     expect(config.agent.hitlApply).toBe('client');
   });
+
+  it('reads the memory settings with their defaults and refuses a bad retention schedule', () => {
+    expect(loadAppConfig({}).memory).toEqual({
+      enabled: true,
+      level1EveryChars: 8000,
+      level2EveryChars: 4000,
+      recallMinScore: undefined,
+      recallLimits: { 0: 3, 1: 5, 2: 3 },
+      recallMaxTokens: 1500,
+      summaryMaxTokens: 2000,
+      level1RetentionDays: 30,
+      level2RetentionDays: 90,
+      trimSchedule: '0 3 * * *',
+    });
+    const custom = loadAppConfig({ MEMORY_ENABLED: 'false', MEMORY_RECALL_MIN_SCORE: '0.25', MEMORY_RECALL_L1_LIMIT: '0', MEMORY_TRIM_SCHEDULE: '*/5 * * * *' });
+    expect(custom.memory).toMatchObject({ enabled: false, recallMinScore: 0.25, recallLimits: { 0: 3, 1: 0, 2: 3 }, trimSchedule: '*/5 * * * *' });
+    expect(() => loadAppConfig({ MEMORY_TRIM_SCHEDULE: 'every day' })).toThrow(/MEMORY_TRIM_SCHEDULE: not a valid cron pattern/);
+    expect(() => loadAppConfig({ MEMORY_RECALL_MIN_SCORE: '1.5' })).toThrow(/MEMORY_RECALL_MIN_SCORE/);
+    expect(() => loadAppConfig({ MEMORY_L1_EVERY_CHARS: '10' })).toThrow(/MEMORY_L1_EVERY_CHARS/);
+  });
+
   it('serves the playground outside production, and in production only when PLAYGROUND_ENABLED says so', () => {
     const production = { NODE_ENV: 'production', JWT_SECRET: 'a-long-enough-secret' };
     expect(loadAppConfig({}).playground).toEqual({ enabled: true, assetsDir: path.resolve('dist/playground') });

@@ -1,5 +1,6 @@
 import { plainToInstance } from 'class-transformer';
 import { validateSync, ValidationError } from 'class-validator';
+import { Cron } from 'croner';
 import * as path from 'node:path';
 import { AppConfig } from './app-config';
 import { ConfigValidationError } from './config-validation.error';
@@ -41,6 +42,8 @@ function crossFieldProblems(vars: EnvironmentVariables, authMode: 'jwt' | 'none'
   if (vars.EMBEDDING_PROVIDER === 'openai-compatible' && !vars.EMBEDDING_BASE_URL) {
     problems.push('EMBEDDING_BASE_URL: required when EMBEDDING_PROVIDER=openai-compatible');
   }
+  const schedule = cronProblem(vars.MEMORY_TRIM_SCHEDULE);
+  if (schedule) problems.push(`MEMORY_TRIM_SCHEDULE: ${schedule}`);
   for (const name of ['AI_SECRETS_KEY', 'AI_SECRETS_KEY_PREVIOUS'] as const) {
     if (vars[name] !== undefined && !decodeSecretsKey(vars[name])) {
       // Never the value: it is a secret (a near miss still is).
@@ -51,6 +54,16 @@ function crossFieldProblems(vars: EnvironmentVariables, authMode: 'jwt' | 'none'
     problems.push('AI_SECRETS_KEY_PREVIOUS: only read beside AI_SECRETS_KEY (the key that replaces it)');
   }
   return problems;
+}
+
+/** Why a cron pattern is refused (croner parses it as the retention job will), or null when it is valid. */
+function cronProblem(pattern: string): string | null {
+  try {
+    new Cron(pattern, { paused: true }).stop();
+    return null;
+  } catch (error) {
+    return `not a valid cron pattern (${error instanceof Error ? error.message : String(error)})`;
+  }
 }
 
 /**
@@ -140,6 +153,18 @@ export function loadAppConfig(env: Record<string, string | undefined>): AppConfi
       apiKey: vars.EMBEDDING_API_KEY,
       batchSize: vars.EMBEDDING_BATCH_SIZE,
       concurrency: vars.EMBEDDING_CONCURRENCY,
+    },
+    memory: {
+      enabled: vars.MEMORY_ENABLED,
+      level1EveryChars: vars.MEMORY_L1_EVERY_CHARS,
+      level2EveryChars: vars.MEMORY_L2_EVERY_CHARS,
+      recallMinScore: vars.MEMORY_RECALL_MIN_SCORE,
+      recallLimits: { 0: vars.MEMORY_RECALL_L0_LIMIT, 1: vars.MEMORY_RECALL_L1_LIMIT, 2: vars.MEMORY_RECALL_L2_LIMIT },
+      recallMaxTokens: vars.MEMORY_RECALL_MAX_TOKENS,
+      summaryMaxTokens: vars.MEMORY_SUMMARY_MAX_TOKENS,
+      level1RetentionDays: vars.MEMORY_L1_RETENTION_DAYS,
+      level2RetentionDays: vars.MEMORY_L2_RETENTION_DAYS,
+      trimSchedule: vars.MEMORY_TRIM_SCHEDULE,
     },
     rawEnv: Object.freeze({ ...env }),
   });

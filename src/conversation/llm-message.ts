@@ -14,33 +14,34 @@ export interface LlmToolCall {
  * from the store when a history is built and by the loop for what a run adds; checked before every
  * upstream call, never sent upstream. System messages built for one call (notes, recalled memory)
  * may carry none.
+ *
+ * `cacheBreakpoint` marks the end of a stable prefix of the prompt (the stable prompt levels, the
+ * end of the history: docs/agent.md, "Prompt levels"): providers with explicit prompt caching put a
+ * cache breakpoint after that message (Anthropic cache_control, at most 4 per request); providers
+ * that cache prefixes on their own (OpenAI, DeepSeek) ignore it. Neither is sent upstream as such.
  */
-interface ThreadScoped {
+interface MessageMarkers {
   threadId?: string;
-}
-
-export interface LlmSystemMessage extends ThreadScoped {
-  role: 'system';
-  content: string;
-  /**
-   * Marks the end of the stable prefix (system prompt): providers with prompt caching put a cache
-   * breakpoint after it (Anthropic cache_control); others ignore it.
-   */
   cacheBreakpoint?: boolean;
 }
 
-export interface LlmUserMessage extends ThreadScoped {
+export interface LlmSystemMessage extends MessageMarkers {
+  role: 'system';
+  content: string;
+}
+
+export interface LlmUserMessage extends MessageMarkers {
   role: 'user';
   content: string;
 }
 
-export interface LlmAssistantMessage extends ThreadScoped {
+export interface LlmAssistantMessage extends MessageMarkers {
   role: 'assistant';
   content: string | null;
   tool_calls?: LlmToolCall[];
 }
 
-export interface LlmToolMessage extends ThreadScoped {
+export interface LlmToolMessage extends MessageMarkers {
   role: 'tool';
   content: string;
   tool_call_id: string;

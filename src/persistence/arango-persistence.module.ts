@@ -7,6 +7,8 @@ import { ArangoConnectionSettings, ArangoConnector } from '../database/arango/ar
 import { ARANGO_DATABASE } from '../database/arango/arango-database.token';
 import { ArangoGraphStore } from '../graph/arango/arango-graph.store';
 import { GRAPH_STORE } from '../graph/graph-store.token';
+import { ArangoMemoryRepository } from '../memory/arango/arango-memory.repository';
+import { MEMORY_REPOSITORY } from '../memory/memory-repository.token';
 import { ArangoActionPolicyRepository } from '../policy/arango/arango-action-policy.repository';
 import { ACTION_POLICY_REPOSITORY } from '../policy/action-policy-repository.token';
 import { ArangoProviderConfigRepository } from '../providers/configs/arango/arango-provider-config.repository';
@@ -31,6 +33,7 @@ export class ArangoPersistenceModule implements OnApplicationShutdown {
         { provide: ARANGO_DATABASE, useFactory: (): Promise<Database> => new ArangoConnector(settings).connect() },
         { provide: GRAPH_STORE, inject: [ARANGO_DATABASE], useFactory: (db: Database) => ArangoGraphStore.open(db) },
         { provide: THREAD_REPOSITORY, inject: [ARANGO_DATABASE], useFactory: (db: Database) => ArangoThreadRepository.open(db) },
+        { provide: MEMORY_REPOSITORY, inject: [ARANGO_DATABASE], useFactory: (db: Database) => ArangoMemoryRepository.open(db) },
         { provide: ACTION_POLICY_REPOSITORY, inject: [ARANGO_DATABASE], useFactory: (db: Database) => ArangoActionPolicyRepository.open(db) },
         { provide: PROVIDER_CONFIG_REPOSITORY, inject: [ARANGO_DATABASE], useFactory: (db: Database) => ArangoProviderConfigRepository.open(db) },
         { provide: AUTOMATION_REPOSITORY, inject: [ARANGO_DATABASE], useFactory: (db: Database) => ArangoAutomationRepository.open(db) },

@@ -1,6 +1,7 @@
 import type { ModuleRef } from '@nestjs/core';
 import { AUTOMATION_REPOSITORY } from '../automations/automation-repository.token';
 import { GRAPH_STORE } from '../graph/graph-store.token';
+import { MEMORY_REPOSITORY } from '../memory/memory-repository.token';
 import { PROVIDER_CONFIG_REPOSITORY } from '../providers/configs/provider-config-repository.token';
 import { ACTION_POLICY_REPOSITORY } from '../policy/action-policy-repository.token';
 import { THREAD_REPOSITORY } from '../threads/thread-repository.token';
@@ -10,7 +11,7 @@ import { THREAD_REPOSITORY } from '../threads/thread-repository.token';
  * (docs/persistence.md). A store of the second wave adds its token here and one provider to each
  * persistence module; persistence.module.spec.ts checks that both provide every token.
  */
-export const PERSISTED_STORES = [GRAPH_STORE, THREAD_REPOSITORY, ACTION_POLICY_REPOSITORY, PROVIDER_CONFIG_REPOSITORY, AUTOMATION_REPOSITORY] as const;
+export const PERSISTED_STORES = [GRAPH_STORE, THREAD_REPOSITORY, ACTION_POLICY_REPOSITORY, PROVIDER_CONFIG_REPOSITORY, AUTOMATION_REPOSITORY, MEMORY_REPOSITORY] as const;
 
 /** A store may hold something to release (in-memory indexes, timers); its connection is not its to close. */
 interface ClosableStore {

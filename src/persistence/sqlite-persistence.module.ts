@@ -7,6 +7,8 @@ import { openSqliteDatabase } from '../database/sqlite/sqlite-database.opener';
 import { SQLITE_DATABASE } from '../database/sqlite/sqlite-database.token';
 import { GRAPH_STORE } from '../graph/graph-store.token';
 import { SqliteGraphStore } from '../graph/sqlite/sqlite-graph.store';
+import { MEMORY_REPOSITORY } from '../memory/memory-repository.token';
+import { SqliteMemoryRepository } from '../memory/sqlite/sqlite-memory.repository';
 import { Logger } from '../observability/logger';
 import { ACTION_POLICY_REPOSITORY } from '../policy/action-policy-repository.token';
 import { SqliteActionPolicyRepository } from '../policy/sqlite/sqlite-action-policy.repository';
@@ -44,6 +46,7 @@ export class SqlitePersistenceModule implements OnApplicationShutdown {
         },
         { provide: GRAPH_STORE, inject: [SQLITE_DATABASE], useFactory: (db: Database) => new SqliteGraphStore(db) },
         { provide: THREAD_REPOSITORY, inject: [SQLITE_DATABASE], useFactory: (db: Database) => new SqliteThreadRepository(db) },
+        { provide: MEMORY_REPOSITORY, inject: [SQLITE_DATABASE], useFactory: (db: Database) => new SqliteMemoryRepository(db) },
         { provide: ACTION_POLICY_REPOSITORY, inject: [SQLITE_DATABASE], useFactory: (db: Database) => new SqliteActionPolicyRepository(db) },
         { provide: PROVIDER_CONFIG_REPOSITORY, inject: [SQLITE_DATABASE], useFactory: (db: Database) => new SqliteProviderConfigRepository(db) },
         { provide: AUTOMATION_REPOSITORY, inject: [SQLITE_DATABASE], useFactory: (db: Database) => new SqliteAutomationRepository(db) },

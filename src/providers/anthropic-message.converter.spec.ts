@@ -39,6 +39,58 @@ describe(convertMessagesToAnthropic.name, () => {
     ]);
   });
 
+  it('keeps the root system to the system messages that open the list: a later one becomes text of its user turn', () => {
+    const result = convertMessagesToAnthropic([
+      { role: 'system', content: 'Stable rules.', cacheBreakpoint: true },
+      { role: 'user', content: 'Q1' },
+      { role: 'assistant', content: 'A1' },
+      { role: 'system', content: 'Recalled: the token is T42.' },
+      { role: 'system', content: 'Context for Q2.' },
+      { role: 'user', content: 'Q2' },
+    ]);
+    expect(result.system).toEqual([{ type: 'text', text: 'Stable rules.', cache_control: { type: 'ephemeral' } }]);
+    expect(result.messages).toEqual([
+      { role: 'user', content: 'Q1' },
+      { role: 'assistant', content: 'A1' },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'Recalled: the token is T42.' },
+          { type: 'text', text: 'Context for Q2.' },
+          { type: 'text', text: 'Q2' },
+        ],
+      },
+    ]);
+  });
+
+  it('puts cache_control on the last block of a marked message, and sends at most four breakpoints: the first three and the last', () => {
+    const call = { id: 'toolu_1', type: 'function' as const, function: { name: 'search_nodes', arguments: '{"query":"api"}' } };
+    const result = convertMessagesToAnthropic([
+      { role: 'system', content: 'Level 1', cacheBreakpoint: true },
+      { role: 'system', content: 'Level 2', cacheBreakpoint: true },
+      { role: 'system', content: 'Level 3', cacheBreakpoint: true },
+      { role: 'user', content: 'Q1', cacheBreakpoint: true },
+      { role: 'assistant', content: 'Looking.', tool_calls: [call] },
+      { role: 'tool', tool_call_id: 'toolu_1', content: '[]', cacheBreakpoint: true },
+      { role: 'assistant', content: 'Nothing found.', cacheBreakpoint: true },
+      { role: 'user', content: 'Q2' },
+    ]);
+    expect(result.system).toEqual([
+      { type: 'text', text: 'Level 1', cache_control: { type: 'ephemeral' } },
+      { type: 'text', text: 'Level 2', cache_control: { type: 'ephemeral' } },
+      { type: 'text', text: 'Level 3', cache_control: { type: 'ephemeral' } },
+    ]);
+    expect(result.messages).toEqual([
+      { role: 'user', content: 'Q1' },
+      { role: 'assistant', content: [{ type: 'text', text: 'Looking.' }, { type: 'tool_use', id: 'toolu_1', name: 'search_nodes', input: { query: 'api' } }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: '[]' }] },
+      { role: 'assistant', content: [{ type: 'text', text: 'Nothing found.', cache_control: { type: 'ephemeral' } }] },
+      { role: 'user', content: 'Q2' },
+    ]);
+    const sent = JSON.stringify(result).match(/cache_control/g) ?? [];
+    expect(sent).toHaveLength(4);
+  });
+
   it('turns tool_calls into tool_use blocks and merges consecutive tool results into one user message', () => {
     const messages: LlmMessage[] = [
       { role: 'system', content: 'S' },

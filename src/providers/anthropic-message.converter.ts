@@ -10,7 +10,7 @@ import type {
 } from '@anthropic-ai/sdk/resources/messages/messages';
 import { AiEventLogger } from '../observability/ai-event.logger';
 import { LlmCompletion } from './llm-provider';
-import { LlmAssistantMessage, LlmMessage, LlmToolCall, LlmToolDefinition } from '../conversation/llm-message';
+import { LlmAssistantMessage, LlmMessage, LlmSystemMessage, LlmToolCall, LlmToolDefinition } from '../conversation/llm-message';
 import { LlmUsage } from './llm-usage';
 
 const defaultEvents = new AiEventLogger('anthropic');
@@ -39,22 +39,43 @@ function parseToolInput(call: LlmToolCall, events: AiEventLogger): Record<string
   return {};
 }
 
-function systemBlocks(messages: LlmMessage[]): string | TextBlockParam[] | undefined {
-  const systems = messages.filter((message): message is Extract<LlmMessage, { role: 'system' }> => message.role === 'system');
+/** Anthropic accepts at most four cache_control breakpoints per request. */
+export const MAX_CACHE_BREAKPOINTS = 4;
+
+const EPHEMERAL = { type: 'ephemeral' } as const;
+
+function systemBlocks(systems: LlmSystemMessage[], breakpoints: ReadonlySet<LlmMessage>): string | TextBlockParam[] | undefined {
   const texts = systems.filter((message) => message.content.trim() !== '');
   if (texts.length === 0) return undefined;
-  if (!texts.some((message) => message.cacheBreakpoint)) return texts.map((message) => message.content).join('\n\n');
+  if (!texts.some((message) => breakpoints.has(message))) return texts.map((message) => message.content).join('\n\n');
   const blocks: TextBlockParam[] = [];
   let pending: string[] = [];
   for (const message of texts) {
     pending.push(message.content);
-    if (message.cacheBreakpoint) {
-      blocks.push({ type: 'text', text: pending.join('\n\n'), cache_control: { type: 'ephemeral' } });
+    if (breakpoints.has(message)) {
+      blocks.push({ type: 'text', text: pending.join('\n\n'), cache_control: EPHEMERAL });
       pending = [];
     }
   }
   if (pending.length > 0) blocks.push({ type: 'text', text: pending.join('\n\n') });
   return blocks;
+}
+
+/**
+ * The breakpoints sent: every marked message up to four; beyond, the first three (the stable prompt
+ * levels) and the last one (the end of the history).
+ */
+function keptBreakpoints(messages: LlmMessage[]): Set<LlmMessage> {
+  const marked = messages.filter((message) => message.cacheBreakpoint);
+  if (marked.length <= MAX_CACHE_BREAKPOINTS) return new Set(marked);
+  return new Set([...marked.slice(0, MAX_CACHE_BREAKPOINTS - 1), marked[marked.length - 1]]);
+}
+
+/** The content of a converted message with cache_control on its last block. */
+function withBreakpoint(content: MessageParam['content']): ContentBlockParam[] {
+  const blocks = toBlocks(content);
+  if (blocks.length === 0) return blocks;
+  return [...blocks.slice(0, -1), { ...blocks[blocks.length - 1], cache_control: EPHEMERAL } as ContentBlockParam];
 }
 
 function toBlocks(content: MessageParam['content']): ContentBlockParam[] {
@@ -78,19 +99,30 @@ function pushMerged(out: MessageParam[], next: MessageParam): void {
 }
 
 /**
- * The Messages API's shape of our messages (docs/llm-providers.md): system messages extracted into the root `system` (joined
- * with "\n\n"), assistant tool_calls turned into tool_use blocks, tool messages into tool_result
- * blocks of user messages, consecutive results (and any same-role neighbours) merged so that two
- * user messages never follow each other.
+ * The Messages API's shape of our messages (docs/llm-providers.md): the system messages that open
+ * the list (the stable prompt levels) become the root `system` (joined with "\n\n", or text blocks
+ * when they carry cache breakpoints); a system message further down (the per-message context,
+ * recalled memory, thread events) becomes text of the user turn it sits in, so that it does not
+ * change the root `system` — which Anthropic reads before every message, and whose change would
+ * make the whole history uncacheable. Assistant tool_calls become tool_use blocks, tool messages
+ * tool_result blocks of user messages; same-role neighbours are merged so that two user messages
+ * never follow each other. A message marked `cacheBreakpoint` gets `cache_control` on its last
+ * block (at most four: keptBreakpoints).
  */
 export function convertMessagesToAnthropic(messages: LlmMessage[], events: AiEventLogger = defaultEvents): AnthropicRequestMessages {
+  const breakpoints = keptBreakpoints(messages);
+  let leading = 0;
+  while (leading < messages.length && messages[leading].role === 'system') leading += 1;
   const out: MessageParam[] = [];
-  for (const message of messages) {
+  const push = (message: LlmMessage, converted: MessageParam) =>
+    pushMerged(out, breakpoints.has(message) ? ({ role: converted.role, content: withBreakpoint(converted.content) } as MessageParam) : converted);
+  messages.forEach((message, index) => {
     switch (message.role) {
       case 'system':
+        if (index >= leading && message.content.trim() !== '') push(message, { role: 'user', content: [{ type: 'text', text: message.content }] });
         break;
       case 'user':
-        pushMerged(out, { role: 'user', content: message.content });
+        push(message, { role: 'user', content: message.content });
         break;
       case 'assistant': {
         const blocks: Array<TextBlockParam | ToolUseBlockParam> = [];
@@ -101,17 +133,17 @@ export function convertMessagesToAnthropic(messages: LlmMessage[], events: AiEve
         // An empty assistant turn is refused by the API and carries nothing.
         if (blocks.length === 0) break;
         const onlyText = blocks.length === 1 && blocks[0].type === 'text';
-        pushMerged(out, { role: 'assistant', content: onlyText ? (blocks[0] as TextBlockParam).text : blocks });
+        push(message, { role: 'assistant', content: onlyText ? (blocks[0] as TextBlockParam).text : blocks });
         break;
       }
       case 'tool': {
         const result: ToolResultBlockParam = { type: 'tool_result', tool_use_id: message.tool_call_id, content: message.content };
-        pushMerged(out, { role: 'user', content: [result] });
+        push(message, { role: 'user', content: [result] });
         break;
       }
     }
-  }
-  return { system: systemBlocks(messages), messages: out };
+  });
+  return { system: systemBlocks(messages.slice(0, leading) as LlmSystemMessage[], breakpoints), messages: out };
 }
 
 /**

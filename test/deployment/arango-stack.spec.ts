@@ -79,6 +79,7 @@ describe('npm run test:arango', () => {
         'arango-action-policy-repository.contract.spec.ts',
         'arango-automation-repository.contract.spec.ts',
         'arango-graph-store.contract.spec.ts',
+        'arango-memory-repository.contract.spec.ts',
         'arango-provider-config-repository.contract.spec.ts',
         'arango-thread-repository.contract.spec.ts',
       ]),

@@ -350,10 +350,20 @@ describe(`Action policy, questions and thread events (${ActionPolicyController.n
         (server.requests[index].body.messages as Message[]).map((message) =>
           message.role === 'system' && message.content?.startsWith('[SYSTEM]') ? message.content.split('\n')[0] : message.role,
         );
-      expect(roles(1).slice(-6)).toEqual(['user', expect.stringMatching(/^\[SYSTEM\] Loaded /), 'assistant', 'tool', 'tool', '[SYSTEM] Deleted 1 node on sheet data-processing']);
+      // The question, its DATA_ADDED event, the retrieved context (a system message of level 4), then the run's rounds.
+      expect(roles(1).slice(-7)).toEqual([
+        'user',
+        expect.stringMatching(/^\[SYSTEM\] Loaded /),
+        'system',
+        'assistant',
+        'tool',
+        'tool',
+        '[SYSTEM] Deleted 1 node on sheet data-processing',
+      ]);
       server.enqueue({ text: 'Nothing else.' });
       await request(app.url).post('/api/ai/chat').set(as(editor)).send({ graphKey: GRAPH, threadId: asked.body.threadId, message: 'Anything else?' }).expect(200);
-      expect(roles(2).slice(2, 9)).toEqual([
+      // After the three stable prompt levels (docs/agent.md, "Prompt levels") and the first question.
+      expect(roles(2).slice(4, 11)).toEqual([
         expect.stringMatching(/^\[SYSTEM\] Loaded /),
         'assistant',
         'tool',

@@ -39,14 +39,18 @@ describe('Introspection commands (ai:dump-context, ai:dump-prompt, ai:dump-tools
     expect(io.out).toMatch(/Tokens \(o200k\): context message \d+; the same nodes and edges as JSON \d+ \(TOON saves \d+ %\)/);
   });
 
-  it('dump-prompt prints system prompt, context and question for the role, with token estimates', async () => {
+  it('dump-prompt prints the prompt levels, the context and the question for the role, with token estimates', async () => {
     const io = new CapturedIo();
     expect(await dumpPrompt(['--graph', 'nba-workflow', '--role', 'editor', 'What does fetch-api do?'], env, io)).toBe(0);
     const headers = io.out.match(/^=== \[\d\] .*$/gm) ?? [];
-    expect(headers).toHaveLength(3);
-    expect(headers[0]).toContain('system (stable prompt');
-    expect(headers[1]).toContain('system (RAG context for this question)');
-    expect(headers[2]).toContain('user');
+    expect(headers).toHaveLength(5);
+    expect(headers[0]).toMatch(/level 1: instructions and rules .*, cache breakpoint after it — ~\d+ tokens/);
+    expect(headers[1]).toMatch(/level 2: the workspace's node types, cache breakpoint after it — ~\d+ tokens/);
+    expect(headers[2]).toMatch(/level 3: the graph's state \(sheets, size\), cache breakpoint after it — ~\d+ tokens/);
+    expect(headers[3]).toContain('the question');
+    expect(headers[4]).toContain('level 4: per-message data (the retrieved context for this question)');
+    expect(io.out).toContain('- Size: 9 nodes');
+    expect(io.out).toMatch(/Stable prefix \(tools and levels 1-3, cached by providers across questions\): ~\d+ tokens/);
     expect(io.out).toContain('What does fetch-api do?');
     expect(io.out).toMatch(/Tools offered: 15 .*propose_batch, ask_user/);
     expect(io.out).toMatch(/Estimated prompt: ~\d+ tokens of messages \+ ~\d+ tokens of tools = ~\d+ tokens/);

@@ -6,14 +6,17 @@ import { startTestApp, TestApp } from '../support/test-app';
 const GRAPH = 'nba-workflow';
 
 /** The text of every user turn the upstream request carried, in order (OpenAI strings, Anthropic text blocks). */
+/** What the user wrote: on Anthropic, the per-message context and thread events are text of the user turn too (docs/llm-providers.md). */
 function userTexts(body: { messages: Array<{ role: string; content: unknown }> }): string[] {
+  const written = (text: string) => !text.startsWith('[SYSTEM]') && !text.startsWith('[RAG context');
   return body.messages
     .filter((message) => message.role === 'user')
     .flatMap((message) =>
       typeof message.content === 'string'
         ? [message.content]
         : (message.content as Array<{ type: string; text?: string }>).filter((block) => block.type === 'text').map((block) => block.text ?? ''),
-    );
+    )
+    .filter(written);
 }
 
 /**

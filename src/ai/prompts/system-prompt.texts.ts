@@ -12,6 +12,9 @@ export interface SystemPromptTexts {
   name: string;
   description: string;
   sheets: string;
+  size: string;
+  /** "9 nodes, 8 edges" */
+  counts: (nodes: number, edges: number) => string;
   permissionsTitle: (role: string) => string;
   viewerPermissions: string;
   editorPermissions: string;
@@ -42,6 +45,8 @@ export const SYSTEM_PROMPT_TEXTS: Readonly<Record<Locale, SystemPromptTexts>> = 
     name: 'Name',
     description: 'Description',
     sheets: 'Sheets (id: name)',
+    size: 'Size',
+    counts: (nodes, edges) => `${nodes} node${nodes === 1 ? '' : 's'}, ${edges} edge${edges === 1 ? '' : 's'}`,
     permissionsTitle: (role) => `# Your permissions (role: ${role})`,
     viewerPermissions:
       'READ-ONLY. You can explore and explain the graph with the read tools, but you cannot change it and you have no ' +
@@ -101,6 +106,8 @@ export const SYSTEM_PROMPT_TEXTS: Readonly<Record<Locale, SystemPromptTexts>> = 
     name: 'Nom',
     description: 'Description',
     sheets: 'Sheets (id : nom)',
+    size: 'Taille',
+    counts: (nodes, edges) => `${nodes} node${nodes === 1 ? '' : 's'}, ${edges} edge${edges === 1 ? '' : 's'}`,
     permissionsTitle: (role) => `# Tes permissions (rôle : ${role})`,
     viewerPermissions:
       "LECTURE SEULE. Tu peux explorer et expliquer le graph avec les outils de lecture, mais tu ne peux pas le modifier " +

@@ -4,6 +4,7 @@ import type { GraphDataSource } from '../../graph/graph-data-source';
 import type { GraphRagRetriever } from '../../rag/graph-rag.retriever';
 import { generateMessageId } from '../../threads/sortable-id.generator';
 import type { ThreadMessage, ThreadRecord } from '../../threads/thread.types';
+import type { PromptLevels } from '../prompts/system-prompt.builder';
 
 /**
  * What the model is sent first for a thread, within a token budget: the history (turns that do not
@@ -11,7 +12,13 @@ import type { ThreadMessage, ThreadRecord } from '../../threads/thread.types';
  * context. ChatService builds every request with it, and a context-length retry with half the
  * budget: the pluggable "shrink history" step (docs/agent.md, "Context-length recovery").
  */
-export type HistoryStrategy = (thread: ThreadRecord, currentContext: ThreadMessage | undefined, maxTokens: number) => Promise<LlmMessage[]>;
+export type HistoryStrategy = (
+  thread: ThreadRecord,
+  currentContext: ThreadMessage | undefined,
+  maxTokens: number,
+  /** The stable prompt levels of the request (docs/agent.md, "Prompt levels"); null: the thread's stored prompt. */
+  levels?: PromptLevels | null,
+) => Promise<LlmMessage[]>;
 
 /** How much smaller the retry's context is than the first attempt's: half of each. */
 export const CONTEXT_SHRINK_FACTOR = 0.5;
@@ -32,6 +39,8 @@ export interface SmallerContextRequest {
   /** The question the context is retrieved for (a resume: the thread's last user message). */
   question: string;
   mentions?: string[];
+  /** The request's prompt levels, handed to the HistoryStrategy. */
+  levels?: PromptLevels | null;
 }
 
 /**
@@ -59,6 +68,6 @@ export class SmallerContextBuilder {
     });
     const now = Date.now();
     const context: ThreadMessage = { id: generateMessageId(now), role: 'system', kind: 'rag_context', content: message, createdTime: now, threadId: thread.threadId };
-    return this.history(thread, context, shrink(this.options.historyMaxTokens));
+    return this.history(thread, context, shrink(this.options.historyMaxTokens), request.levels);
   }
 }

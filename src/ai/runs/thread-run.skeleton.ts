@@ -91,6 +91,8 @@ export class ThreadRunSkeleton {
     private readonly threads: ThreadStore,
     private readonly logger: Logger,
     private readonly observer?: AgentRunObserver,
+    /** Told once a run is over (its lease released), whatever its outcome: its thread may have new rounds. */
+    private readonly ended?: (principal: Principal, threadId: string) => void,
   ) {
     this.commits = new RoundCommitReplayer(threads, { observer });
   }
@@ -151,6 +153,7 @@ export class ThreadRunSkeleton {
       setup.release();
       await this.recordUsage(request.principal, threadId, usage);
       await lease.release();
+      this.ended?.(request.principal, threadId);
     }
     const ending = { kind, thread: started.thread, ranLoop, usage: usage.totals() };
     if ('error' in outcome) {

@@ -3,6 +3,7 @@ import { ACTION_POLICIES_MIGRATION } from '../../policy/sqlite/action-policies.s
 import { GRAPH_EMBEDDING_CHANGES_MIGRATION } from '../../graph/sqlite/graph-embedding-changes.sqlite-migration';
 import { GRAPH_NODE_CHANGES_MIGRATION } from '../../graph/sqlite/graph-node-changes.sqlite-migration';
 import { NODE_CONFIG_REVISIONS_MIGRATION } from '../../graph/sqlite/node-config-revisions.sqlite-migration';
+import { MEMORY_TABLES_MIGRATION } from '../../memory/sqlite/memory-tables.sqlite-migration';
 import { PROVIDER_CONFIGS_MIGRATION } from '../../providers/configs/sqlite/provider-configs.sqlite-migration';
 import { IDEMPOTENCY_RESERVATION_TOKEN_MIGRATION } from '../../threads/sqlite/idempotency-reservation-token.sqlite-migration';
 import { THREAD_TABLES_MIGRATION } from '../../threads/sqlite/thread-tables.sqlite-migration';
@@ -96,5 +97,6 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
   THREAD_TYPE_MIGRATION,
   PROVIDER_CONFIGS_MIGRATION,
   AUTOMATIONS_MIGRATION,
+  MEMORY_TABLES_MIGRATION,
   IDEMPOTENCY_RESERVATION_TOKEN_MIGRATION,
 ];

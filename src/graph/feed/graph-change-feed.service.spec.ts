@@ -82,7 +82,7 @@ describe(GraphChangeFeedService.name, () => {
     expect([...(overlays.get(WS, DEMO)?.nodes.keys() ?? [])]).toEqual(['root']);
     expect(outcome.overlayEntries).toBe(1);
     expect(outcome.embeddingCandidates).toBe(2);
-    expect(events.at(-1)).toEqual({ kind: 'stored', workspace: WS, graphKey: DEMO, nodeKeys: ['filter-active', 'notify'] });
+    expect(events.at(-1)).toEqual({ kind: 'stored', workspace: WS, graphKey: DEMO, nodeKeys: ['filter-active', 'notify'], deletedNodeKeys: ['disconnected-note'] });
   });
 
   it('changes nothing when a saved change is invalid (an edge to a node that does not exist)', async () => {
@@ -113,7 +113,7 @@ describe(GraphChangeFeedService.name, () => {
     expect(applyChanges).not.toHaveBeenCalled();
     expect(overlays.get(WS, DEMO)).toBeUndefined();
     expect(outcome.embeddingCandidates).toBe(1);
-    expect(events.at(-1)).toEqual({ kind: 'stored', workspace: WS, graphKey: DEMO, nodeKeys: ['root'] });
+    expect(events.at(-1)).toEqual({ kind: 'stored', workspace: WS, graphKey: DEMO, nodeKeys: ['root'], deletedNodeKeys: ['return'] });
   });
 
   it('answers not_found for a graph of another workspace, saved or not', async () => {

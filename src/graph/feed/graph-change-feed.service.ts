@@ -79,7 +79,13 @@ export class GraphChangeFeedService {
         [...changes.upsertNodes.map((node) => node._key), ...changes.deleteNodes],
         [...changes.upsertEdges.map((edge) => edge._key), ...changes.deleteEdges],
       );
-      this.notifier.notify({ kind: 'stored', workspace, graphKey, nodeKeys: changedNodeKeys });
+      this.notifier.notify({
+        kind: 'stored',
+        workspace,
+        graphKey,
+        nodeKeys: changedNodeKeys,
+        ...(changes.deleteNodes.length > 0 ? { deletedNodeKeys: [...changes.deleteNodes] } : {}),
+      });
     }
 
     const outcome: GraphChangesOutcome = {

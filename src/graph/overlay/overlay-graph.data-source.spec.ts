@@ -217,7 +217,7 @@ describe(OverlayGraphDataSource.name, () => {
     expect(await store.forWorkspace(WS).getNodeByKey(DEMO, 'n1')).toEqual(created);
     expect(events).toEqual([
       { kind: 'stored', workspace: WS, graphKey: DEMO, nodeKeys: ['n1', 'root'] },
-      { kind: 'stored', workspace: WS, graphKey: DEMO, nodeKeys: [] },
+      { kind: 'stored', workspace: WS, graphKey: DEMO, nodeKeys: [], deletedNodeKeys: ['disconnected-note'] },
     ]);
   });
 

@@ -119,7 +119,7 @@ export class OverlayGraphDataSource implements MutableGraphDataSource {
 
   async deleteNode(graphKey: string, nodeKey: string): Promise<void> {
     await this.store.deleteNode(graphKey, nodeKey);
-    this.stored(graphKey, []);
+    this.stored(graphKey, [], [nodeKey]);
   }
 
   async createEdge(graphKey: string, edge: GraphEdge): Promise<void> {
@@ -140,15 +140,21 @@ export class OverlayGraphDataSource implements MutableGraphDataSource {
   async applyChanges(graphKey: string, changes: GraphChangeSet): Promise<void> {
     await this.store.applyChanges(graphKey, changes);
     const touched = [...(changes.nodesToCreate ?? []).map((node) => node._key), ...(changes.instructions ?? []).map((instruction) => instruction.nodeKey)];
-    this.stored(graphKey, [...new Set(touched)]);
+    this.stored(graphKey, [...new Set(touched)], changes.nodeKeysToDelete ?? []);
   }
 
   private overlayOf(graphKey: string): GraphOverlay | undefined {
     return this.overlays.get(this.store.workspace, graphKey);
   }
 
-  private stored(graphKey: string, nodeKeys: string[]): void {
-    this.notifier.notify({ kind: 'stored', workspace: this.store.workspace, graphKey, nodeKeys });
+  private stored(graphKey: string, nodeKeys: string[], deletedNodeKeys: string[] = []): void {
+    this.notifier.notify({
+      kind: 'stored',
+      workspace: this.store.workspace,
+      graphKey,
+      nodeKeys,
+      ...(deletedNodeKeys.length > 0 ? { deletedNodeKeys } : {}),
+    });
   }
 }
 

@@ -2,7 +2,6 @@ import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { LlmErrorClassifier } from '../../../src/providers/llm-error.classifier';
 import { ScriptedLlmServer } from '../scripted-llm-server';
-import { PromptCacheSimulator } from './prompt-cache';
 
 const LONG = 'stable instructions and tool documentation. '.repeat(200); // ~9,000 characters, ~2,250 tokens
 
@@ -34,20 +33,6 @@ describe('ScriptedLlmServer prompt cache and context window', () => {
     expect(short.usage?.prompt_tokens_details?.cached_tokens).toBe(0);
   });
 
-  it('finds the longest prefix shared with any earlier prompt, not only the last one, and counts a repeated prompt whole', () => {
-    const simulator = new PromptCacheSimulator();
-    const body = (system: string, question: string) => ({ messages: [{ role: 'system', content: system }, { role: 'user', content: question }] });
-    const other = 'other instructions. '.repeat(400);
-    simulator.observe('openai.chat', body(LONG, 'first'));
-    simulator.observe('openai.chat', body(other, 'second'));
-    simulator.observe('openai.chat', body('zzz', 'third'));
-    const back = simulator.observe('openai.chat', body(LONG, 'fourth'));
-    expect(back.cachedTokens).toBeGreaterThanOrEqual(Math.floor(LONG.length / 4 / 128) * 128);
-    expect(back.sharedPrefixChars).toBeLessThan(100); // with the previous prompt only: the JSON of the role
-    const again = simulator.observe('openai.chat', body(LONG, 'fourth'));
-    expect(again.cachedTokens).toBe(Math.floor(again.tokens / 128) * 128);
-  });
-
   it('counts, as Anthropic does, what an earlier request wrote at a cache_control breakpoint', async () => {
     server.enqueue({ text: 'a' }, { text: 'b' }, { text: 'c' });
     const ask = (system: string, question: string) =>
@@ -65,6 +50,31 @@ describe('ScriptedLlmServer prompt cache and context window', () => {
     expect(second.usage.cache_read_input_tokens).toBe(first.usage.cache_creation_input_tokens);
     expect(second.usage.cache_creation_input_tokens).toBe(0);
     expect(other.usage.cache_read_input_tokens).toBe(0);
+  });
+
+  it('finds, as Anthropic does, an earlier breakpoint’s prefix within the 20 blocks before a later breakpoint', async () => {
+    server.enqueue({ text: 'a' }, { text: 'b' });
+    const system = [{ type: 'text' as const, text: LONG, cache_control: { type: 'ephemeral' as const } }];
+    const first = await anthropic.messages.create({
+      model: 'm',
+      max_tokens: 10,
+      system,
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'Q1 '.repeat(400), cache_control: { type: 'ephemeral' } }] }],
+    });
+    const second = await anthropic.messages.create({
+      model: 'm',
+      max_tokens: 10,
+      system,
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'Q1 '.repeat(400) }] },
+        { role: 'assistant', content: 'A1' },
+        { role: 'user', content: [{ type: 'text', text: 'Q2', cache_control: { type: 'ephemeral' } }] },
+      ],
+    });
+    // The first request wrote the prefix up to Q1; the second, whose breakpoint is two blocks further, reads it.
+    const throughQ1 = (first.usage.cache_creation_input_tokens ?? 0) + (first.usage.cache_read_input_tokens ?? 0);
+    expect(first.usage.cache_creation_input_tokens).toBeGreaterThan(Math.floor(LONG.length / 4));
+    expect(second.usage.cache_read_input_tokens).toBe(throughQ1);
   });
 
   it('refuses a prompt larger than the context window with each provider’s error, which the service classifies as context_length', async () => {

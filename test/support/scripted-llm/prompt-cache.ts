@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+
 /**
  * What the scripted server knows about a chat request's prompt, as the providers count it: its size in
  * tokens (4 characters each, as the derived usage of scripted turns), how much of it is a
@@ -7,7 +9,11 @@ export interface PromptStats {
   /** Characters of the canonical prompt text (tools, then system, then messages, as the provider reads them). */
   chars: number;
   tokens: number;
-  /** Characters shared with the previous chat request's prompt on the same endpoint, from the start. */
+  /**
+   * Characters shared, from the start, with the previous prompt of the same conversation on this
+   * endpoint (prompts whose first piece — the first tool, or the system text — is the same: a
+   * summary call between two questions of a thread is another conversation).
+   */
   sharedPrefixChars: number;
   /** Tokens a provider cache would serve (OpenAI automatic prefix cache; Anthropic cache_control breakpoints). */
   cachedTokens: number;
@@ -24,6 +30,8 @@ interface PromptPiece {
 const CHARS_PER_TOKEN = 4;
 /** Below this, neither provider caches a prefix (OpenAI: 1,024 tokens; Anthropic Sonnet/Opus: 1,024). */
 export const MIN_CACHEABLE_TOKENS = 1024;
+/** Anthropic looks for an earlier cache entry at the block boundaries up to about 20 blocks before each breakpoint. */
+const ANTHROPIC_LOOKBACK_BLOCKS = 20;
 /** OpenAI caches in 128-token increments beyond the first 1,024. */
 const OPENAI_CACHE_INCREMENT = 128;
 
@@ -35,30 +43,30 @@ export const tokensOf = (chars: number): number => Math.max(1, Math.ceil(chars /
  *  - OpenAI (automatic): the longest prefix this prompt shares with any earlier prompt, in tokens,
  *    rounded down to a multiple of 128 once it reaches 1,024; nothing below 1,024.
  *  - Anthropic (explicit): the prefix up to a `cache_control` breakpoint is written to the cache
- *    (when it reaches 1,024 tokens); a later prompt reads the longest prefix ending at one of its own
- *    breakpoints that was written before, and writes the prefixes past it.
+ *    (when it reaches 1,024 tokens); a later prompt reads the longest prefix written before that ends
+ *    at a block boundary within the 20 blocks up to one of its breakpoints, and writes the rest.
  */
 export class PromptCacheSimulator {
-  /** Every prompt seen, sorted and without repeats: the longest prefix shared with any is shared with a neighbour. */
-  private readonly seen: string[] = [];
-  private readonly written = new Set<string>();
-  private previous: string | null = null;
+  /** Hashes of every cached prefix: chained block hashes, so a lookup costs one pass over the new prompt. */
+  private readonly cached = new Set<string>();
+  /** The last prompt of each conversation, by the hash of its first piece. */
+  private readonly previous = new Map<string, string>();
 
   /** Counts a request that reached the model (a refused one is not cached and is not "the previous request"). */
   observe(endpoint: 'openai.chat' | 'anthropic.messages', body: any): PromptStats {
     return endpoint === 'anthropic.messages' ? this.anthropic(body) : this.openAi(body);
   }
 
+  /** OpenAI caches prefixes in 128-token blocks: the longest run of leading blocks some earlier prompt also had. */
   private openAi(body: any): PromptStats {
     const text = openAiPieces(body).map((piece) => piece.text).join('');
-    // Binary search, not a scan of every earlier prompt: a burst of 1,000 requests compared each with all before it.
-    const index = lowerBound(this.seen, text);
-    const after = this.seen[index];
-    const longest = Math.max(after === undefined ? 0 : commonPrefix(after, text), index > 0 ? commonPrefix(this.seen[index - 1], text) : 0);
-    if (after !== text) this.seen.splice(index, 0, text);
-    const sharedTokens = Math.floor(longest / CHARS_PER_TOKEN);
-    const cachedTokens = sharedTokens < MIN_CACHEABLE_TOKENS ? 0 : Math.floor(sharedTokens / OPENAI_CACHE_INCREMENT) * OPENAI_CACHE_INCREMENT;
-    return this.stats(text, cachedTokens, 0);
+    const blockChars = OPENAI_CACHE_INCREMENT * CHARS_PER_TOKEN;
+    const hashes = chainedHashes(text, Array.from({ length: Math.floor(text.length / blockChars) }, (_, index) => (index + 1) * blockChars));
+    let blocks = 0;
+    while (blocks < hashes.length && this.cached.has(hashes[blocks])) blocks += 1;
+    for (const hash of hashes) this.cached.add(hash);
+    const sharedTokens = blocks * OPENAI_CACHE_INCREMENT;
+    return this.stats(openAiPieces(body), text, sharedTokens < MIN_CACHEABLE_TOKENS ? 0 : sharedTokens, 0);
   }
 
   private anthropic(body: any): PromptStats {
@@ -66,21 +74,28 @@ export class PromptCacheSimulator {
     const text = pieces.map((piece) => piece.text).join('');
     const ends: number[] = [];
     let offset = 0;
-    for (const piece of pieces) {
-      offset += piece.text.length;
-      if (piece.breakpoint) ends.push(offset);
+    for (const piece of pieces) ends.push((offset += piece.text.length));
+    const hashes = chainedHashes(text, ends);
+    const cacheable = (end: number) => Math.floor(end / CHARS_PER_TOKEN) >= MIN_CACHEABLE_TOKENS;
+    const breakpoints = pieces.flatMap((piece, index) => (piece.breakpoint && cacheable(ends[index]) ? [index] : []));
+    // A breakpoint reads the longest prefix written before that ends at one of the 20 blocks up to it.
+    let read = 0;
+    for (const index of breakpoints) {
+      for (let candidate = index; candidate >= Math.max(0, index - ANTHROPIC_LOOKBACK_BLOCKS + 1); candidate -= 1) {
+        if (ends[candidate] > read && this.cached.has(hashes[candidate])) read = ends[candidate];
+      }
     }
-    const cacheable = ends.filter((end) => Math.floor(end / CHARS_PER_TOKEN) >= MIN_CACHEABLE_TOKENS);
-    const read = [...cacheable].reverse().find((end) => this.written.has(text.slice(0, end))) ?? 0;
-    const last = cacheable.length > 0 ? cacheable[cacheable.length - 1] : 0;
-    for (const end of cacheable) this.written.add(text.slice(0, end));
+    for (const index of breakpoints) this.cached.add(hashes[index]);
+    const last = breakpoints.length > 0 ? ends[breakpoints[breakpoints.length - 1]] : 0;
     const cachedTokens = Math.floor(read / CHARS_PER_TOKEN);
-    return this.stats(text, cachedTokens, last > read ? Math.floor(last / CHARS_PER_TOKEN) - cachedTokens : 0);
+    return this.stats(pieces, text, cachedTokens, last > read ? Math.floor(last / CHARS_PER_TOKEN) - cachedTokens : 0);
   }
 
-  private stats(text: string, cachedTokens: number, cacheWriteTokens: number): PromptStats {
-    const sharedPrefixChars = this.previous === null ? 0 : commonPrefix(this.previous, text);
-    this.previous = text;
+  private stats(pieces: readonly PromptPiece[], text: string, cachedTokens: number, cacheWriteTokens: number): PromptStats {
+    const conversation = createHash('sha1').update(pieces[0]?.text ?? '').digest('hex');
+    const previous = this.previous.get(conversation);
+    const sharedPrefixChars = previous === undefined ? 0 : commonPrefix(previous, text);
+    this.previous.set(conversation, text);
     return { chars: text.length, tokens: tokensOf(text.length), sharedPrefixChars, cachedTokens, cacheWriteTokens };
   }
 }
@@ -91,16 +106,17 @@ export function promptTokens(endpoint: 'openai.chat' | 'anthropic.messages', bod
   return tokensOf(pieces.reduce((sum, piece) => sum + piece.text.length, 0));
 }
 
-/** The first index of `sorted` whose string is not below `value`. */
-function lowerBound(sorted: string[], value: string): number {
-  let low = 0;
-  let high = sorted.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if (sorted[middle] < value) low = middle + 1;
-    else high = middle;
+/** For each end (ascending), a hash of text[0, end): each chains the previous one with the text since it. */
+function chainedHashes(text: string, ends: readonly number[]): string[] {
+  const hashes: string[] = [];
+  let previous = '';
+  let start = 0;
+  for (const end of ends) {
+    previous = createHash('sha1').update(previous).update(text.slice(start, end)).digest('hex');
+    hashes.push(previous);
+    start = end;
   }
-  return low;
+  return hashes;
 }
 
 function commonPrefix(a: string, b: string): number {
@@ -119,15 +135,22 @@ function openAiPieces(body: any): PromptPiece[] {
   return [...tools.map((tool) => piece(tool)), ...messages.map((message) => piece(message))];
 }
 
-/** Anthropic reads tools, then system blocks, then messages; any of them may carry cache_control. */
+/**
+ * Anthropic reads tools, then system blocks, then messages; any of them may carry cache_control, which
+ * marks a breakpoint and is not part of the cached content.
+ */
 function anthropicPieces(body: any): PromptPiece[] {
   const marked = (value: any) => Boolean(value?.cache_control);
+  const piece = (value: any, breakpoint: boolean): PromptPiece => {
+    const { cache_control: _marker, ...content } = value ?? {};
+    return { text: JSON.stringify(content), breakpoint };
+  };
   const tools: any[] = Array.isArray(body?.tools) ? body.tools : [];
   const system: any[] = typeof body?.system === 'string' ? [{ type: 'text', text: body.system }] : Array.isArray(body?.system) ? body.system : [];
   const pieces: PromptPiece[] = [...tools.map((tool) => piece(tool, marked(tool))), ...system.map((block) => piece(block, marked(block)))];
   for (const message of Array.isArray(body?.messages) ? body.messages : []) {
     const blocks: any[] = typeof message?.content === 'string' ? [{ type: 'text', text: message.content }] : (message?.content ?? []);
-    pieces.push(piece({ role: message?.role }));
+    pieces.push(piece({ role: message?.role }, false));
     for (const block of blocks) pieces.push(piece(block, marked(block)));
   }
   return pieces;

@@ -1,0 +1,99 @@
+import { LRUCache } from 'lru-cache';
+import { Role } from '../../auth/principal';
+import type { Locale } from '../../config/app-config';
+import { GraphChangeNotifier } from '../../graph/graph-change.notifier';
+import { GraphDataSource } from '../../graph/graph-data-source';
+import { Graph, NodeTypeConfig } from '../../graph/graph.types';
+import { summarizeGraph } from '../../rag/graph-summary';
+import { summarizeNodeTypeConfig } from '../../rag/node-type-config-summary';
+import { countGraph } from './system-prompt-context';
+import { buildGraphState, buildStaticInstructions, buildWorkspaceData, PromptLevels } from './system-prompt.builder';
+
+export interface PromptLevelsCacheOptions {
+  /** How long a graph's state (level 3) is reused when no change was heard (another instance may change the graph); 0 rebuilds it for every request. */
+  graphStateTtlMs: number;
+  /** Graphs whose state is kept (least recently used dropped first). Default 1,000. */
+  maxGraphs?: number;
+  /** Changes heard here drop the graph's state at once. */
+  notifier?: GraphChangeNotifier;
+}
+
+/**
+ * The stable prompt levels of each request (docs/agent.md, "Prompt levels"), built once and reused,
+ * because every request sends them:
+ *  - level 1 per role and locale (a handful of texts);
+ *  - level 2 per node-config list, for frozen lists only (the embedded store hands out one frozen list
+ *    per configs revision, so a change is a new list; other lists are summarized every time);
+ *  - level 3 per graph and locale, which needs the graph's nodes and edges to count them: kept until
+ *    a change of that graph is heard (GraphChangeNotifier: the change feed, imports, applied actions,
+ *    live edits) and at most `graphStateTtlMs` (the retrieval cache's lifetime: a change made through
+ *    another instance is seen as soon as a cached retrieval would be).
+ */
+export class PromptLevelsCache {
+  private readonly instructions = new Map<string, string>();
+  private readonly workspaces = new WeakMap<readonly NodeTypeConfig[], Map<Locale, string>>();
+  private readonly graphStates: LRUCache<string, { summary: string; text: string }> | null;
+  private readonly unsubscribe: () => void;
+
+  constructor(options: PromptLevelsCacheOptions) {
+    this.graphStates = options.graphStateTtlMs > 0 ? new LRUCache({ max: options.maxGraphs ?? 1000, ttl: options.graphStateTtlMs }) : null;
+    this.unsubscribe = options.notifier?.subscribe((event) => this.forget(event.workspace, event.graphKey)) ?? (() => undefined);
+  }
+
+  async levelsFor(dataSource: GraphDataSource, graph: Graph, role: Role, locale: Locale): Promise<PromptLevels> {
+    const [configs, graphState] = await Promise.all([dataSource.getNodeConfigs(), this.graphStateOf(dataSource, graph, locale)]);
+    return { instructions: this.instructionsFor(role, locale), workspace: this.workspaceFor(configs, locale), graphState };
+  }
+
+  /** Drops a graph's state (every locale). */
+  forget(workspace: string, graphKey: string): void {
+    if (!this.graphStates) return;
+    for (const key of [...this.graphStates.keys()]) if (key.startsWith(scope(workspace, graphKey))) this.graphStates.delete(key);
+  }
+
+  onModuleDestroy(): void {
+    this.unsubscribe();
+  }
+
+  private instructionsFor(role: Role, locale: Locale): string {
+    const key = `${role}:${locale}`;
+    let text = this.instructions.get(key);
+    if (text === undefined) {
+      text = buildStaticInstructions(role, locale);
+      this.instructions.set(key, text);
+    }
+    return text;
+  }
+
+  private workspaceFor(configs: readonly NodeTypeConfig[], locale: Locale): string {
+    if (!Object.isFrozen(configs)) return buildWorkspaceData(configs.map(summarizeNodeTypeConfig), locale);
+    let byLocale = this.workspaces.get(configs);
+    if (!byLocale) {
+      byLocale = new Map();
+      this.workspaces.set(configs, byLocale);
+    }
+    let text = byLocale.get(locale);
+    if (text === undefined) {
+      text = buildWorkspaceData(configs.map(summarizeNodeTypeConfig), locale);
+      byLocale.set(locale, text);
+    }
+    return text;
+  }
+
+  private async graphStateOf(dataSource: GraphDataSource, graph: Graph, locale: Locale): Promise<string> {
+    const key = `${scope(dataSource.workspace, graph._key)}${locale}`;
+    const summarized = summarizeGraph(graph);
+    const summary = JSON.stringify(summarized);
+    const cached = this.graphStates?.get(key);
+    // A changed graph document (renamed, sheets changed) is a new state even before its change is heard.
+    if (cached && cached.summary === summary) return cached.text;
+    const [nodes, edges] = await Promise.all([dataSource.getNodes(graph._key), dataSource.getEdges(graph._key)]);
+    const text = buildGraphState(summarized, countGraph(graph, nodes, edges), locale);
+    this.graphStates?.set(key, { summary, text });
+    return text;
+  }
+}
+
+function scope(workspace: string, graphKey: string): string {
+  return `${workspace}\u0000${graphKey}\u0000`;
+}

@@ -1,0 +1,110 @@
+import { LogEntry } from '../observability/log-entry';
+import { resetLogSink, setLogSink } from '../observability/logger';
+import { Principal } from '../auth/principal';
+import { MemoryUpdateQueue } from './memory-update.queue';
+import { MemoryUpdateReport } from './thread-memory.writer';
+
+const alice: Principal = { userId: 'alice', workspace: 'w', role: 'editor' };
+const written: MemoryUpdateReport = { turns: 1, summaries: { 1: 0, 2: 0 }, embedded: 1, summaryCalls: 0 };
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Polls (the machine may be busy: no fixed waits) until the condition holds, failing after 5 s. */
+async function until(condition: () => boolean): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met within 5 s');
+    await sleep(5);
+  }
+}
+
+describe(MemoryUpdateQueue.name, () => {
+  let logs: LogEntry[];
+  beforeEach(() => {
+    logs = [];
+    setLogSink((entry) => logs.push(entry));
+  });
+  afterEach(() => resetLogSink());
+
+  it('runs updates after the caller’s turn, and coalesces requests for one thread', async () => {
+    const calls: string[] = [];
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const queue = new MemoryUpdateQueue(async (_principal, threadId) => {
+      calls.push(threadId);
+      await gate;
+      return written;
+    });
+    queue.enqueue(alice, 't1');
+    expect(calls).toEqual([]); // nothing in the caller's turn
+    await until(() => calls.length === 1);
+    queue.enqueue(alice, 't1');
+    queue.enqueue(alice, 't1');
+    queue.enqueue(alice, 't2');
+    release();
+    await until(() => calls.length === 3);
+    await queue.whenIdle();
+    expect(calls.sort()).toEqual(['t1', 't1', 't2']);
+    expect(logs.filter((entry) => entry.event === 'memory_updated')).toHaveLength(3);
+  });
+
+  it('retries a failed update after its delay, logging each failure, and gives up until the next turn after the last retry', async () => {
+    let attempts = 0;
+    const queue = new MemoryUpdateQueue(
+      async () => {
+        attempts += 1;
+        throw new Error('upstream down');
+      },
+      { retryDelaysMs: [10, 10] },
+    );
+    queue.enqueue(alice, 't1');
+    await until(() => logs.some((entry) => entry.event === 'memory_update_failed' && entry.level === 'error'));
+    expect(attempts).toBe(3);
+    const failures = logs.filter((entry) => entry.event === 'memory_update_failed');
+    expect(failures.map((entry) => [entry.level, entry.attempts])).toEqual([
+      ['warn', 1],
+      ['warn', 2],
+      ['error', 3],
+    ]);
+    expect(failures[2]).toMatchObject({ threadId: 't1', error: 'Error: upstream down', next: 'at the thread’s next turn' });
+    expect(queue.size).toEqual({ pending: 0, running: 0, retrying: 0 });
+    queue.enqueue(alice, 't1');
+    await until(() => attempts === 4);
+  });
+
+  it('runs a waiting retry at once when the thread has a new turn', async () => {
+    let attempts = 0;
+    const queue = new MemoryUpdateQueue(
+      async () => {
+        attempts += 1;
+        if (attempts === 1) throw new Error('flaky');
+        return written;
+      },
+      { retryDelaysMs: [60_000] },
+    );
+    queue.enqueue(alice, 't1');
+    await until(() => queue.size.retrying === 1);
+    queue.enqueue(alice, 't1');
+    await until(() => attempts === 2);
+    await queue.whenIdle();
+    expect(queue.size).toEqual({ pending: 0, running: 0, retrying: 0 });
+  });
+
+  it('on shutdown, says what it leaves for later, and aborts an update that outlives the timeout', async () => {
+    let aborted = false;
+    const queue = new MemoryUpdateQueue(
+      (_principal, threadId, signal) =>
+        threadId === 'slow'
+          ? new Promise((_resolve, reject) => signal.addEventListener('abort', () => ((aborted = true), reject(signal.reason))))
+          : Promise.reject(new Error('down')),
+      { retryDelaysMs: [60_000], concurrency: 2 },
+    );
+    queue.enqueue(alice, 'slow');
+    queue.enqueue(alice, 'failing');
+    await until(() => queue.size.running === 1 && queue.size.retrying === 1);
+    await queue.shutdown(20);
+    expect(aborted).toBe(true);
+    expect(logs.find((entry) => entry.event === 'memory_updates_deferred')).toMatchObject({ threads: 1 });
+    expect(logs.find((entry) => entry.event === 'memory_updates_aborted')).toMatchObject({ running: 1 });
+    queue.enqueue(alice, 'later');
+    expect(queue.size).toEqual({ pending: 0, running: 0, retrying: 0 });
+  });
+});

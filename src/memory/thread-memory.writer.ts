@@ -1,0 +1,238 @@
+import type { Principal } from '../auth/principal';
+import type { EmbeddingProvider } from '../embeddings/embedding-provider';
+import { AppError } from '../errors/app-error';
+import type { GraphDataSourceFactory } from '../graph/graph-data-source.factory';
+import type { TokenTracker } from '../providers/token.tracker';
+import type { ThreadStore } from '../threads/thread.store';
+import type { ThreadRecord } from '../threads/thread.types';
+import { formatLocalDate } from './local-date.format';
+import { summaryMemoryId } from './memory-id';
+import { MemoryRecord, NodeMention } from './memory-record';
+import type { MemoryRepository } from './memory.repository';
+import { checkNodeMentions, keyCandidatesIn, stringsInJson } from './node-mention.checker';
+import { planSummaryBatches } from './summary-batch.planner';
+import type { ConversationSummarizer, SummaryResult, SummarySource } from './summaries/conversation-summary';
+import { splitConversationTurns } from './turns/conversation-turn.splitter';
+import { MeasuredTurn, measureClosedTurns } from './turns/measured-turn';
+import { buildTurnMemoryText } from './turns/turn-memory-text.builder';
+
+export interface ThreadMemoryWriterOptions {
+  level1EveryChars: number;
+  level2EveryChars: number;
+  clock?: () => number;
+}
+
+export interface ThreadMemoryWriterDependencies {
+  repository: MemoryRepository;
+  threads: ThreadStore;
+  graphs: GraphDataSourceFactory;
+  /** Null when embeddings are off: records are written without vectors and recall finds nothing. */
+  embeddings: EmbeddingProvider | null;
+  summarizer: ConversationSummarizer;
+  tokenTracker: TokenTracker;
+}
+
+/** What one update wrote. */
+export interface MemoryUpdateReport {
+  turns: number;
+  summaries: { 1: number; 2: number };
+  embedded: number;
+  /** Upstream summary calls made (0 with the extractive summarizer). */
+  summaryCalls: number;
+}
+
+/**
+ * Brings a thread's memory up to date with its stored messages (docs/memory.md). Everything it writes is
+ * derived from what is stored, so an update that fails, or never ran (the process stopped), is
+ * simply done by the next one: nothing is lost, and nothing is written twice (record ids are derived
+ * from what they cover).
+ *  1. a level-0 record for each closed turn that has none (its text, and the graph nodes it mentions);
+ *  2. a level-1 summary for each run of turns past the thread's level-1 cursor holding at least
+ *     MEMORY_L1_EVERY_CHARS characters; a level-2 summary for each run of level-1 summaries past the
+ *     level-2 cursor holding at least MEMORY_L2_EVERY_CHARS characters of text;
+ *  3. the embedding of the new turns at once, then of every other record without one (the new
+ *     summaries, a record an earlier update failed to embed, one embedded with another model).
+ * A summary call's usage is added to the thread's usage and to the budgets (TokenTracker); a spent
+ * budget stops the update before the call (retried later like any failure).
+ */
+export class ThreadMemoryWriter {
+  private readonly clock: () => number;
+
+  constructor(
+    private readonly deps: ThreadMemoryWriterDependencies,
+    private readonly options: ThreadMemoryWriterOptions,
+  ) {
+    this.clock = options.clock ?? Date.now;
+  }
+
+  /** Updates the principal's thread; a thread that no longer exists has nothing to update. */
+  async update(principal: Principal, threadId: string, signal?: AbortSignal): Promise<MemoryUpdateReport> {
+    const report: MemoryUpdateReport = { turns: 0, summaries: { 1: 0, 2: 0 }, embedded: 0, summaryCalls: 0 };
+    let thread: ThreadRecord;
+    try {
+      thread = await this.deps.threads.load(principal, threadId);
+    } catch (error) {
+      if (error instanceof AppError && error.code === 'not_found') return report;
+      throw error;
+    }
+    const turns = measureClosedTurns(threadId, splitConversationTurns(thread.messages));
+    const cursor = await this.deps.repository.cursor(thread.workspace, threadId);
+    // Turns a level-1 summary covers were stored before it was written (and turns are never removed
+    // before their thread): only the later ones are looked up.
+    const recent = turns.filter((turn) => turn.charRange[1] > cursor.level1End);
+    const stored = recent.length === 0 ? [] : await this.deps.repository.list(thread.workspace, threadId, { memoryIds: recent.map((turn) => turn.memoryId), vectors: false });
+    const storedIds = new Set(stored.map((record) => record.memoryId));
+
+    const written: MemoryRecord[] = [];
+    for (const turn of recent) {
+      if (storedIds.has(turn.memoryId)) continue;
+      signal?.throwIfAborted();
+      const record = await this.turnRecord(thread, turn);
+      if (await this.deps.repository.insert(record)) written.push(record);
+    }
+    report.turns = written.length;
+    // The new turns are recallable at once, before the summaries' slower calls.
+    await this.embed(thread, written, report, signal);
+
+    for (const batch of planSummaryBatches(turns.map((turn) => ({ ...turn, size: turn.charRange[1] - turn.charRange[0] })), cursor.level1End, this.options.level1EveryChars)) {
+      await this.summarize(thread, 1, batch.map(turnSource), batch.map((turn) => turn.memoryId), batch, report, signal);
+    }
+
+    const level1 = (await this.deps.repository.list(thread.workspace, threadId, { level: 1, vectors: false }))
+      .map((record) => ({ ...record, size: record.text.length }))
+      .sort((a, b) => a.charRange[0] - b.charRange[0]);
+    for (const batch of planSummaryBatches(level1, cursor.level2End, this.options.level2EveryChars)) {
+      await this.summarize(thread, 2, batch.map(summarySource), batch.map((record) => record.memoryId), batch, report, signal);
+    }
+    // Summaries just written, and anything an earlier update could not embed (or embedded with another model).
+    const model = this.deps.embeddings?.modelName;
+    if (model) {
+      const embedded = new Set(written.map((record) => record.memoryId));
+      const missing = await this.deps.repository.list(thread.workspace, threadId, { needingEmbeddingBy: model, vectors: false });
+      await this.embed(thread, missing.filter((record) => !embedded.has(record.memoryId)), report, signal);
+    }
+    return report;
+  }
+
+  private async turnRecord(thread: ThreadRecord, measured: MeasuredTurn): Promise<MemoryRecord> {
+    const { turn } = measured;
+    const candidates = [
+      ...turn.tools.flatMap((tool) => stringsInJson(tool.arguments)),
+      ...keyCandidatesIn([turn.userMessage, ...turn.assistantTexts].join('\n')),
+    ];
+    return this.newRecord(thread, {
+      level: 0,
+      createdTime: turn.createdTime,
+      text: buildTurnMemoryText(turn),
+      turnId: turn.turnId,
+      memoryId: measured.memoryId,
+      charRange: measured.charRange,
+      parentIds: [],
+      mentions: await checkNodeMentions(this.deps.graphs.forWorkspace(thread.workspace), thread.graphKey, candidates),
+      keyFindings: [],
+      toolsUsed: [...new Set(turn.tools.map((tool) => tool.name))],
+      topics: [],
+      author: null,
+    });
+  }
+
+  private async summarize(
+    thread: ThreadRecord,
+    level: 1 | 2,
+    sources: SummarySource[],
+    parentIds: string[],
+    covered: ReadonlyArray<{ charRange: readonly [number, number] }>,
+    report: MemoryUpdateReport,
+    signal: AbortSignal | undefined,
+  ): Promise<void> {
+    signal?.throwIfAborted();
+    this.deps.tokenTracker.assertWithinBudget();
+    const result = await this.deps.summarizer.summarize({ workspace: thread.workspace, level, sources, signal });
+    await this.recordUsage(thread, result);
+    if (result.usage) report.summaryCalls += 1;
+    const charRange: [number, number] = [covered[0].charRange[0], covered[covered.length - 1].charRange[1]];
+    const record = this.newRecord(thread, {
+      level,
+      createdTime: this.clock(),
+      text: result.summary.summary,
+      turnId: null,
+      memoryId: summaryMemoryId(level, thread.threadId, charRange),
+      charRange,
+      parentIds,
+      mentions: await checkNodeMentions(this.deps.graphs.forWorkspace(thread.workspace), thread.graphKey, result.summary.nodesMentioned),
+      keyFindings: result.summary.keyFindings,
+      toolsUsed: result.summary.toolsUsed,
+      topics: result.summary.topics,
+      author: result.author,
+    });
+    if (await this.deps.repository.insert(record)) report.summaries[level] += 1;
+  }
+
+  /** The call's tokens and cost go to the thread's usage and to the process-wide budgets, like the agent's own calls. */
+  private async recordUsage(thread: ThreadRecord, result: SummaryResult): Promise<void> {
+    if (!result.usage) return;
+    const entry = this.deps.tokenTracker.record(result.usage, {
+      provider: result.provider,
+      model: result.model,
+      threadId: thread.threadId,
+      workspace: thread.workspace,
+    });
+    await this.deps.threads.addUsage(thread.workspace, thread.threadId, {
+      promptTokens: entry.promptTokens,
+      completionTokens: entry.completionTokens,
+      cachedTokens: entry.cachedTokens,
+      totalTokens: entry.totalTokens,
+      costUsd: entry.costUsd,
+      llmCalls: 1,
+    });
+  }
+
+  private async embed(thread: ThreadRecord, records: readonly MemoryRecord[], report: MemoryUpdateReport, signal: AbortSignal | undefined): Promise<void> {
+    const provider = this.deps.embeddings;
+    if (!provider || records.length === 0) return;
+    const vectors = await provider.embed(records.map(embeddingTextOf), signal);
+    for (let index = 0; index < records.length; index += 1) {
+      await this.deps.repository.setEmbedding(thread.workspace, records[index].memoryId, vectors[index], provider.modelName);
+    }
+    report.embedded += records.length;
+  }
+
+  private newRecord(
+    thread: ThreadRecord,
+    fields: Pick<MemoryRecord, 'level' | 'createdTime' | 'text' | 'turnId' | 'memoryId' | 'charRange' | 'parentIds' | 'keyFindings' | 'toolsUsed' | 'topics' | 'author'> & {
+      mentions: NodeMention[];
+    },
+  ): MemoryRecord {
+    return {
+      ...fields,
+      workspace: thread.workspace,
+      threadId: thread.threadId,
+      graphKey: thread.graphKey,
+      createdAt: formatLocalDate(new Date(fields.createdTime)),
+      embedding: null,
+      embeddingModel: null,
+      stale: false,
+      staleTime: null,
+    };
+  }
+}
+
+function turnSource(turn: MeasuredTurn): SummarySource {
+  return { text: buildTurnMemoryText(turn.turn), toolsUsed: [...new Set(turn.turn.tools.map((tool) => tool.name))], nodesMentioned: [], keyFindings: [] };
+}
+
+function summarySource(record: MemoryRecord): SummarySource {
+  return { text: record.text, toolsUsed: record.toolsUsed, nodesMentioned: record.mentions.map((mention) => mention.key), keyFindings: record.keyFindings };
+}
+
+/**
+ * What a record's vector is computed from: a turn's text as is; a summary's text followed
+ * by the nodes it mentions and its findings, which recall should match too.
+ */
+export function embeddingTextOf(record: Pick<MemoryRecord, 'level' | 'text' | 'mentions' | 'keyFindings'>): string {
+  if (record.level === 0) return record.text;
+  const parts = [record.text];
+  if (record.mentions.length > 0) parts.push(`Nodes: ${record.mentions.map((mention) => mention.key).join(', ')}`);
+  if (record.keyFindings.length > 0) parts.push(`Findings: ${record.keyFindings.join('; ')}`);
+  return parts.join('\n\n');
+}
