@@ -14,6 +14,7 @@ import { repositoryPath } from './repository-path';
 import { retrievalTable, RetrievalRow, runRetrievalBench } from './retrieval.bench';
 import { runScaleOutBench, ScaleOutResult, scaleOutTable } from './scale-out.bench';
 import { RelayConfig, RelayRow, runSocketRelayBench, socketRelayTable } from './socket-relay.bench';
+import { runServiceVsBareRelayBench, serviceVsBareTable, VersusBareResult, VersusBareRow } from './service-vs-bare-relay.bench';
 import { runThreadCacheMemoryBench, ThreadCacheMemoryResult } from './thread-cache-memory.bench';
 
 /**
@@ -24,15 +25,15 @@ import { runThreadCacheMemoryBench, ThreadCacheMemoryResult } from './thread-cac
  * writes everything (raw figures, machine, load) to bench/results.json.
  *
  *   npm run bench                      (= npm run build && node --expose-gc dist/bench/run-bench.js)
- *   node --expose-gc dist/bench/run-bench.js [--only threads,overhead,retrieval,relay,concurrency,context,import,libraries,scale-out,memory,prefix] [--out FILE]
+ *   node --expose-gc dist/bench/run-bench.js [--only threads,overhead,retrieval,relay,bare-relay,concurrency,context,import,libraries,scale-out,memory,prefix] [--out FILE]
  *
  * Exit code 1 when a section crashed; a budget that fails is reported, not an error.
  */
 
-const SECTIONS = ['threads', 'overhead', 'retrieval', 'relay', 'concurrency', 'context', 'import', 'libraries', 'scale-out', 'memory', 'prefix'] as const;
+const SECTIONS = ['threads', 'overhead', 'retrieval', 'relay', 'bare-relay', 'concurrency', 'context', 'import', 'libraries', 'scale-out', 'memory', 'prefix'] as const;
 type SectionName = (typeof SECTIONS)[number];
 /** The summary follows the budgets' order in DESIGN.md, then the issues' targets. */
-const SUMMARY_ORDER: SectionName[] = ['retrieval', 'overhead', 'relay', 'concurrency', 'threads', 'context', 'import', 'libraries', 'scale-out', 'memory', 'prefix'];
+const SUMMARY_ORDER: SectionName[] = ['retrieval', 'overhead', 'relay', 'bare-relay', 'concurrency', 'threads', 'context', 'import', 'libraries', 'scale-out', 'memory', 'prefix'];
 
 /**
  * Long enough to measure, short enough for the whole run to stay under 5 minutes on 2 cores. With
@@ -49,6 +50,16 @@ const RETRIEVAL_BUDGET_MS = 25;
 const OVERHEAD_BUDGET_MS = 10;
 const RELAY_BUDGET_RATIO = 0.9;
 const THREAD_BUDGET_KB = 50;
+/** Issue 18: the service against a bare relay of the same shape (bench/service-vs-bare-relay.bench.ts). */
+const BARE_RELAY_BUDGET = {
+  ratioOneStream: 0.95,
+  ratioConcurrent: 0.9,
+  emitToUpstreamOneStreamExtraMs: 1,
+  emitToUpstreamBurstFactor: 2,
+  cpuFactor: 2,
+  peakRssMB: 400,
+  eventLoopDelayMaxMs: 100,
+};
 const TOON_BUDGET_SAVING = 0.3;
 /** Issue 15: the Redis adapter and the event log cost at most 10 % of the relay's throughput at 100 streams. */
 const SCALE_OUT_BUDGET_RATIO = 0.9;
@@ -124,6 +135,78 @@ function relayFigures(rows: RelayRow[], notes: string): Figure[] {
       `${count(row.relay.tokensPerSecond)} vs ${count(row.bare.tokensPerSecond)} tokens/s; ai:token events/stream ${row.relay.eventsPerStream.toFixed(0)} vs ` +
       `${row.bare.eventsPerStream.toFixed(0)}; median of ${row.rounds}; ${notes}`,
   }));
+}
+
+function bareRelayFigures(result: VersusBareResult, notes: string): Figure[] {
+  const figures: Figure[] = [];
+  const int = (value: number) => Math.round(value).toLocaleString('en-US');
+  const label = (row: VersusBareRow) => `${row.streams === 1 ? '1 stream' : `${count(row.streams)} streams`}${row.case === 'tool' ? ', tool round' : ''}`;
+  const largest = Math.max(...result.rows.map((row) => row.streams));
+  for (const kind of ['plain', 'tool'] as const) {
+    const rows = result.rows.filter((row) => row.case === kind);
+    if (rows.length === 0) continue;
+    for (const row of rows) {
+      const budget = row.streams === 1 ? BARE_RELAY_BUDGET.ratioOneStream : BARE_RELAY_BUDGET.ratioConcurrent;
+      figures.push({
+        section: 'bare-relay',
+        figure: `service / bare relay throughput, ${label(row)}, ${result.answerTokens}-token answers`,
+        value: row.ratio.toFixed(2),
+        budget: `≥ ${budget.toFixed(2)}`,
+        pass: row.ratio >= budget,
+        notes:
+          `${int(row.service.tokensPerSecond)} vs ${int(row.bare.tokensPerSecond)} tokens/s; first token p50 ${ms(row.service.firstTokenMs.p50, 1)} vs ${ms(row.bare.firstTokenMs.p50, 1)}; ` +
+          `median of ${row.rounds} rounds of ${count(row.conversations)}; ${notes}`,
+      });
+    }
+    for (const row of rows.filter((candidate) => candidate.streams === 1 || candidate.streams === largest)) {
+      const one = row.streams === 1;
+      const service = row.service.emitToUpstreamMs;
+      const bare = row.bare.emitToUpstreamMs;
+      const limit = one ? bare.p50 + BARE_RELAY_BUDGET.emitToUpstreamOneStreamExtraMs : bare.p50 * BARE_RELAY_BUDGET.emitToUpstreamBurstFactor;
+      figures.push({
+        section: 'bare-relay',
+        figure: `emit → upstream request, ${one ? '1 stream' : `${count(row.streams)}-conversation burst`}${row.case === 'tool' ? ', tool round' : ''}: p50 / p99`,
+        value: pair(service.p50, service.p99),
+        budget: one ? `p50 ≤ bare + ${BARE_RELAY_BUDGET.emitToUpstreamOneStreamExtraMs} ms` : `p50 ≤ ${BARE_RELAY_BUDGET.emitToUpstreamBurstFactor} × bare`,
+        pass: service.p50 <= limit,
+        notes: `bare relay ${pair(bare.p50, bare.p99)}${one ? '' : `; emits spread over ${ms(row.service.emitSpreadMs, 0)}`}`,
+      });
+    }
+    const factors = rows.map((row) => row.service.cpuMsPerConversation / row.bare.cpuMsPerConversation);
+    figures.push({
+      section: 'bare-relay',
+      figure: `service CPU per conversation / bare relay's, ${rows.map((row) => count(row.streams)).join(' / ')} stream(s)${kind === 'tool' ? ', tool round' : ''}`,
+      value: factors.map((factor) => factor.toFixed(2)).join(' / '),
+      budget: `≤ ${BARE_RELAY_BUDGET.cpuFactor.toFixed(1)}`,
+      pass: factors.every((factor) => factor <= BARE_RELAY_BUDGET.cpuFactor),
+      notes: `service ${rows.map((row) => row.service.cpuMsPerConversation.toFixed(2)).join(' / ')} ms, bare ${rows.map((row) => row.bare.cpuMsPerConversation.toFixed(2)).join(' / ')} ms`,
+    });
+    const burst = rows.find((row) => row.streams === largest);
+    const peak = result.peakRssBytes[kind];
+    if (burst && peak) {
+      figures.push({
+        section: 'bare-relay',
+        figure: `${count(largest)}-conversation burst${kind === 'tool' ? ', tool round' : ''}: service event-loop max delay / peak RSS`,
+        value: `${int(burst.service.eventLoopDelayMaxMs.median)} ms / ${int(peak.service / 1024 / 1024)} MB`,
+        budget: `≤ ${BARE_RELAY_BUDGET.eventLoopDelayMaxMs} ms / ≤ ${BARE_RELAY_BUDGET.peakRssMB} MB`,
+        pass: burst.service.eventLoopDelayMaxMs.median <= BARE_RELAY_BUDGET.eventLoopDelayMaxMs && peak.service <= BARE_RELAY_BUDGET.peakRssMB * 1024 * 1024,
+        notes:
+          `median of the rounds' maxima (worst ${int(burst.service.eventLoopDelayMaxMs.worst)} ms); bare relay ${int(burst.bare.eventLoopDelayMaxMs.median)} ms / ` +
+          `${int(peak.bare / 1024 / 1024)} MB`,
+      });
+    }
+  }
+  const errors = result.rows.reduce((sum, row) => sum + row.service.errors + row.bare.errors, 0);
+  const samples = [...new Set(result.rows.flatMap((row) => [...row.service.errorSamples, ...row.bare.errorSamples]))];
+  figures.push({
+    section: 'bare-relay',
+    figure: 'service vs bare relay: errors (wrong tokens or fullText, second terminal event, ai:error, no answer)',
+    value: String(errors),
+    budget: '0',
+    pass: errors === 0,
+    notes: samples.slice(0, 3).join('; ') || 'every token of every conversation checked',
+  });
+  return figures;
 }
 
 function concurrencyFigures(result: ConcurrencyResult, notes: string): Figure[] {
@@ -421,6 +504,7 @@ async function main(): Promise<void> {
   if (selected.has('overhead')) add('overhead', await runSection('overhead', () => runAgentOverheadBench(), agentOverheadTable), overheadFigures);
   if (selected.has('retrieval')) add('retrieval', await runSection('retrieval', () => runRetrievalBench(), retrievalTable), retrievalFigures);
   if (selected.has('relay')) add('relay', await runSection('relay', () => runSocketRelayBench({ configs: RELAY_CONFIGS, rounds: 3 }), socketRelayTable), relayFigures);
+  if (selected.has('bare-relay')) add('bare-relay', await runSection('bare-relay', () => runServiceVsBareRelayBench(), serviceVsBareTable), bareRelayFigures);
   if (selected.has('concurrency')) {
     add('concurrency', await runSection('concurrency', () => runConcurrencyBench({ conversations: CONVERSATIONS }), concurrencySummary), concurrencyFigures);
   }

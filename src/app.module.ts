@@ -16,7 +16,6 @@ import { PlaygroundModule } from './playground/playground.module';
 import { ProvidersModule } from './providers/providers.module';
 import { RagModule } from './rag/rag.module';
 import { RedisModule } from './redis/redis.module';
-import { TokenizerPreloader } from './rag/tokenizer.preloader';
 import { ThreadsModule } from './threads/threads.module';
 
 /** What tests may replace in the application (the service uses the defaults). */
@@ -49,8 +48,6 @@ export class AppModule {
         // The playground page is served only when enabled (off in production by default).
         ...(config.playground.enabled ? [PlaygroundModule] : []),
       ],
-      // The service, not the command-line tools (CliModule), pays the tokenizer's load at start.
-      providers: [TokenizerPreloader],
     };
   }
 }

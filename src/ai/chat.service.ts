@@ -89,8 +89,13 @@ interface Question {
   principal: Principal;
   dataSource: MutableGraphDataSource;
   graph: Graph;
-  /** The thread as loaded before the lease (it is loaded again under it). */
+  /** The thread as loaded before the lease (it is loaded again under it, unless `created`). */
   thread: ThreadRecord;
+  /**
+   * This request created the thread: no one else knows its id before `ai:thread`, so nothing else can
+   * have written it and it is not re-read under the lease (one store read less per new conversation).
+   */
+  created?: boolean;
   message: string;
   mentions: string[];
   sink: AgentEventSink;
@@ -212,7 +217,7 @@ export class ChatService {
     };
     const announce = (threadId: string) => sink.thread(threadId);
     return this.skeleton.run('chat', { principal, sink, signal, refused: announce }, start, ({ thread, graph }, run) =>
-      this.ask({ principal, dataSource, graph, thread, message, mentions, sink, announce }, run),
+      this.ask({ principal, dataSource, graph, thread, created: !input.threadId, message, mentions, sink, announce }, run),
     );
   }
 
@@ -241,6 +246,7 @@ export class ChatService {
           dataSource,
           graph,
           thread,
+          created: true,
           message: input.prompt,
           mentions: [],
           sink,
@@ -270,8 +276,8 @@ export class ChatService {
     let thread: ThreadRecord;
     let provider: LlmProvider;
     try {
-      // Fresh under the lease: the run starts from what is stored now.
-      thread = await this.threads.load(principal, question.thread.threadId, question.thread.graphKey);
+      // Fresh under the lease: the run starts from what is stored now (a thread it just created is as stored).
+      thread = question.created ? question.thread : await this.threads.load(principal, question.thread.threadId, question.thread.graphKey);
       this.tokenTracker.assertWithinBudget();
       question.assertBudget?.(run.usage.totals());
       provider = await this.providerFor(principal, question.providerConfigId);

@@ -9,7 +9,7 @@ import { GraphDataSourceFactory } from '../graph/graph-data-source.factory';
 import { RagContextRequestDto } from './dto/rag-context-request.dto';
 import { GraphRAGContext } from '../conversation/graph-rag-context';
 import { GraphRagRetriever } from './graph-rag.retriever';
-import { TokenCounter } from './token-counter';
+import { TokenCountWorker } from './token-count.worker';
 import { buildContextMessage, buildContextSummary } from './toon-context.encoder';
 
 export interface RagContextResponse {
@@ -56,7 +56,7 @@ const RESPONSE_EXAMPLE = {
 export class RagController {
   constructor(
     private readonly retriever: GraphRagRetriever,
-    private readonly tokenCounter: TokenCounter,
+    private readonly tokenCount: TokenCountWorker,
     private readonly dataSources: GraphDataSourceFactory,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -93,7 +93,7 @@ export class RagController {
     return {
       context,
       toon: buildContextSummary(context, locale),
-      tokenEstimate: this.tokenCounter.count(buildContextMessage(context, locale)),
+      tokenEstimate: await this.tokenCount.count(buildContextMessage(context, locale)),
     };
   }
 }

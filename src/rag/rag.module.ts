@@ -13,13 +13,15 @@ import { RagController } from './rag.controller';
 import { RetrievalCacheInvalidator } from './retrieval-cache.invalidator';
 import { RetrievalMetrics } from './retrieval.metrics';
 import { TokenCounter } from './token-counter';
+import { TokenCountWorker } from './token-count.worker';
 
 /**
  * GraphRAG: one retriever per process (its cache is shared by every workspace, keyed by workspace),
  * hybrid when an embedding provider is configured, BM25 only otherwise; its cache forgets a graph
  * whenever GraphModule reports a change; its latency and cache hits are RetrievalMetrics, on the
- * application's registry. Exports the retriever and the token counter for the agent
- * (the HTTP application loads the tokenizer at start: TokenizerPreloader).
+ * application's registry. Exports the retriever and the token counter for the agent and the
+ * command-line tools (the service never loads the tokenizer in its own thread: POST /api/rag/context
+ * counts in TokenCountWorker's thread, and the agent estimates: docs/retrieval.md).
  */
 @Module({
   imports: [GraphModule, EmbeddingsModule, ObservabilityModule],
@@ -39,6 +41,7 @@ import { TokenCounter } from './token-counter';
         }),
     },
     { provide: TokenCounter, useFactory: () => new TokenCounter() },
+    { provide: TokenCountWorker, useFactory: () => new TokenCountWorker() },
     {
       provide: RetrievalCacheInvalidator,
       inject: [GraphRagRetriever, GraphChangeNotifier],

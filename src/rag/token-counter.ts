@@ -27,8 +27,8 @@ function encoder(): Tiktoken {
  *
  * Loading the encoder blocks the process for 1.5-4 s and counting costs ~1-5 ms per 1,000 characters,
  * so the request path never counts a whole prompt (it uses approximateTokens, providers/token-estimate.ts)
- * and never loads the encoder: the HTTP application loads it at start (TokenizerPreloader); code on the
- * request path checks `loaded` before counting anything.
+ * and never loads the encoder: the service counts in a worker thread (TokenCountWorker) and never loads it
+ * in its own; code on the request path checks `loaded` before counting anything.
  */
 export class TokenCounter {
   /** True once the encoder is in memory (shared by every counter of the process). */

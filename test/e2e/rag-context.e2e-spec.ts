@@ -1,6 +1,7 @@
 import { decode } from '@toon-format/toon';
 import jwt from 'jsonwebtoken';
 import request from 'supertest';
+import { buildContextMessage } from '../../src/rag/toon-context.encoder';
 import { TokenCounter } from '../../src/rag/token-counter';
 import { TestApp, startTestApp } from '../support/test-app';
 
@@ -11,8 +12,11 @@ describe('POST /api/rag/context', () => {
   });
   afterAll(() => app.close());
 
-  it('has loaded the tokenizer at start, so no request pays its load', () => {
-    expect(new TokenCounter().loaded).toBe(true);
+  it('never loads the tokenizer in its own thread: tokenEstimate is counted by a worker thread, with the o200k_base count', async () => {
+    const response = await request(app.url).post('/api/rag/context').send({ graphKey: 'nba-workflow', query: 'filter active players' }).expect(200);
+    const counter = new TokenCounter();
+    expect(counter.loaded).toBe(false);
+    expect(response.body.tokenEstimate).toBe(counter.count(buildContextMessage(response.body.context, app.config.locale)));
   });
 
   it('returns what the AI would see: fetch-api with its neighbours, the edges between them, and their TOON form', async () => {

@@ -3,12 +3,14 @@ import { validateSync } from 'class-validator';
 import { AppError } from '../../errors/app-error';
 import { validationExceptionFactory } from '../../errors/validation-exception.factory';
 import { findJsonShapeProblem } from '../../validation/json-shape.check';
+import { SOCKET_PAYLOAD_CHECKS } from './socket-payload.schemas';
 
 /**
  * Validates a socket message against its DTO class with the rules of the HTTP ValidationPipe
  * (whitelist + forbidNonWhitelisted: unknown keys are rejected, never ignored; no implicit type
  * conversion), after the shape check of REST bodies (nesting depth, `__proto__` / `constructor` keys:
- * docs/reliability.md). Throws AppError bad_request naming every bad or unknown field.
+ * docs/reliability.md). Throws AppError bad_request naming every bad or unknown field. `ai:chat` and
+ * `ai:resume` are first checked by a compiled schema; only a payload it refuses is validated reflectively.
  */
 export function validateSocketPayload<T extends object>(dtoClass: ClassConstructor<T>, payload: unknown): T {
   if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) {
@@ -17,6 +19,8 @@ export function validateSocketPayload<T extends object>(dtoClass: ClassConstruct
   // Before class-transformer, whose recursion a deep payload overflows and which drops these keys silently.
   const problem = findJsonShapeProblem(payload);
   if (problem) throw AppError.badRequest(`Invalid message: ${problem.field}: ${problem.problems.join(', ')}`, [problem]);
+  // A payload the compiled check accepts is valid for the DTO too (socket-payload.schemas.ts): no reflection.
+  if (SOCKET_PAYLOAD_CHECKS.get(dtoClass)?.(payload)) return Object.assign(new dtoClass(), payload);
   const instance = plainToInstance(dtoClass, payload);
   const errors = validateSync(instance, { whitelist: true, forbidNonWhitelisted: true });
   if (errors.length > 0) throw validationExceptionFactory(errors);
