@@ -3,21 +3,14 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import request from 'supertest';
 import { AiSocketClient } from '../test/support/ai-socket.client';
-import { RecordedRequest, ScriptedLlmServer, ScriptedTurn } from '../test/support/scripted-llm-server';
+import { RecordedRequest, ScriptedLlmServer } from '../test/support/scripted-llm-server';
 import { TestAppProcess } from '../test/support/test-app.process';
+import { isMemorySummaryCall, MEMORY_SUMMARY } from './memory-summary.answer';
 import { threadProblems } from './thread-validity';
 
 const GRAPH = 'nba-workflow';
 /** Each answer's length: the history outgrows the window after a few questions. */
 const ANSWER_CHARS = 6_000;
-/** What the model answers memory's summary calls (the record_summary tool). */
-const SUMMARY: ScriptedTurn = {
-  toolCalls: [
-    { name: 'record_summary', arguments: { summary: 'The user asked what fetch-api does, again and again.', nodesMentioned: ['fetch-api'], keyFindings: [], toolsUsed: [], topics: ['fetch-api'] } },
-  ],
-};
-const isSummaryCall = (recorded: RecordedRequest) => JSON.stringify(recorded.body?.tools ?? []).includes('record_summary');
-
 export interface ContextLengthOptions {
   /** Questions asked one after the other on one thread. */
   questions: number;
@@ -78,7 +71,7 @@ export async function runContextLengthScenario(options: ContextLengthOptions): P
       const answer = `Answer ${turn}: ${'fetch-api calls the NBA stats API, then sorts and filters. '.repeat(ANSWER_CHARS / 60)}`;
       // Conversation memory's summary calls (docs/memory.md) go to the same model in the background: whichever
       // request comes gets its own kind of answer, and there are enough for them and the question.
-      server.enqueue(...Array.from({ length: 4 }, () => (recorded: RecordedRequest) => (isSummaryCall(recorded) ? SUMMARY : { text: answer })));
+      server.enqueue(...Array.from({ length: 4 }, () => (recorded: RecordedRequest) => (isMemorySummaryCall(recorded) ? MEMORY_SUMMARY : { text: answer })));
       const message = `Question ${turn}: what does fetch-api do?`;
       asked.push(message);
       const done = await client.chat({ _id: turn + 1, graphKey: GRAPH, message, ...(threadId ? { threadId } : {}) }, 60_000);

@@ -5,6 +5,7 @@ import request from 'supertest';
 import { AiSocketClient } from '../test/support/ai-socket.client';
 import { RecordedRequest, ScriptedLlmServer, ScriptedTurn } from '../test/support/scripted-llm-server';
 import { TestAppProcess } from '../test/support/test-app.process';
+import { isMemorySummaryCall, MEMORY_SUMMARY } from './memory-summary.answer';
 import { threadProblems } from './thread-validity';
 
 const GRAPH = 'nba-workflow';
@@ -44,8 +45,9 @@ function conversationsIn(recorded: RecordedRequest): Set<string> {
   return found;
 }
 
-/** Answers from what the request carries: a read-tool round first, then an answer quoting the question. */
+/** Answers from what the request carries: a read-tool round first, then an answer quoting the question (or memory's summary). */
 function answerFrom(recorded: RecordedRequest): ScriptedTurn {
+  if (isMemorySummaryCall(recorded)) return MEMORY_SUMMARY;
   const messages = recorded.body.messages as Array<{ role: string; content: string }>;
   const question = messages.findLast((message) => message.role === 'user')?.content ?? '';
   if (messages.at(-1)?.role !== 'tool') {
@@ -81,7 +83,8 @@ export async function runIsolationScenario(options: IsolationScenarioOptions): P
   };
   const started = Date.now();
   try {
-    server.enqueue(...Array.from({ length: options.conversations * options.questions * 2 }, () => answerFrom));
+    // Two requests per question, and memory's background summaries beside them.
+    server.enqueue(...Array.from({ length: options.conversations * options.questions * 3 }, () => answerFrom));
     const threads = await Promise.all(
       names.map(async (name) => {
         const client = await AiSocketClient.connect(service.url);
