@@ -88,6 +88,68 @@ describe(MemoryUpdateQueue.name, () => {
     expect(queue.size).toEqual({ pending: 0, running: 0, retrying: 0 });
   });
 
+  it('waits for the runs in progress to be over (and idleMs more) before it starts an update', async () => {
+    const calls: string[] = [];
+    const queue = new MemoryUpdateQueue(
+      async (_principal, threadId) => {
+        calls.push(threadId);
+        return written;
+      },
+      { idleMs: 30, maxDeferMs: 60_000 },
+    );
+    queue.runStarted();
+    queue.runStarted();
+    queue.enqueue(alice, 't1');
+    queue.runSettled();
+    await sleep(80);
+    expect(calls).toEqual([]); // one run still in progress
+    queue.runSettled();
+    expect(queue.size.pending).toBe(1);
+    await until(() => calls.length === 1);
+    await queue.whenIdle();
+    expect(calls).toEqual(['t1']);
+  });
+
+  it('runs an update that waited maxDeferMs even while runs keep the service busy', async () => {
+    const calls: string[] = [];
+    const queue = new MemoryUpdateQueue(
+      async (_principal, threadId) => {
+        calls.push(threadId);
+        return written;
+      },
+      { idleMs: 10, maxDeferMs: 50 },
+    );
+    queue.runStarted();
+    queue.enqueue(alice, 't1');
+    await sleep(20);
+    expect(calls).toEqual([]);
+    await until(() => calls.length === 1);
+    await queue.whenIdle();
+    queue.runSettled();
+  });
+
+  it('starts a waiting update at once when its own thread has a run again', async () => {
+    const calls: string[] = [];
+    const queue = new MemoryUpdateQueue(
+      async (_principal, threadId) => {
+        calls.push(threadId);
+        return written;
+      },
+      { idleMs: 10, maxDeferMs: 60_000 },
+    );
+    queue.runStarted();
+    queue.enqueue(alice, 't1');
+    queue.enqueue(alice, 't2');
+    await sleep(30);
+    expect(calls).toEqual([]);
+    queue.threadResumed(alice, 't2');
+    await until(() => calls.length === 1);
+    expect(calls).toEqual(['t2']); // t1 still waits for the run to be over
+    queue.runSettled();
+    await queue.whenIdle();
+    expect(calls).toEqual(['t2', 't1']);
+  });
+
   it('on shutdown, says what it leaves for later, and aborts an update that outlives the timeout', async () => {
     let aborted = false;
     const queue = new MemoryUpdateQueue(
