@@ -1,7 +1,7 @@
 import { LogEntry } from '../observability/log-entry';
 import { resetLogSink, setLogSink } from '../observability/logger';
 import { Principal } from '../auth/principal';
-import { MemoryUpdateQueue } from './memory-update.queue';
+import { MemoryUpdateQueue, MemoryUpdateQueueOptions } from './memory-update.queue';
 import { MemoryUpdateReport } from './thread-memory.writer';
 
 const alice: Principal = { userId: 'alice', workspace: 'w', role: 'editor' };
@@ -14,6 +14,16 @@ async function until(condition: () => boolean): Promise<void> {
     if (Date.now() > deadline) throw new Error('condition not met within 5 s');
     await sleep(5);
   }
+}
+
+/** A queue whose updates only record which thread they were for. */
+function recordingQueue(options: MemoryUpdateQueueOptions): { queue: MemoryUpdateQueue; calls: string[] } {
+  const calls: string[] = [];
+  const queue = new MemoryUpdateQueue(async (_principal, threadId) => {
+    calls.push(threadId);
+    return written;
+  }, options);
+  return { queue, calls };
 }
 
 describe(MemoryUpdateQueue.name, () => {
@@ -89,14 +99,7 @@ describe(MemoryUpdateQueue.name, () => {
   });
 
   it('waits for the runs in progress to be over (and idleMs more) before it starts an update', async () => {
-    const calls: string[] = [];
-    const queue = new MemoryUpdateQueue(
-      async (_principal, threadId) => {
-        calls.push(threadId);
-        return written;
-      },
-      { idleMs: 30, maxDeferMs: 60_000 },
-    );
+    const { queue, calls } = recordingQueue({ idleMs: 30, maxDeferMs: 60_000 });
     queue.runStarted();
     queue.runStarted();
     queue.enqueue(alice, 't1');
@@ -111,14 +114,7 @@ describe(MemoryUpdateQueue.name, () => {
   });
 
   it('runs an update that waited maxDeferMs even while runs keep the service busy', async () => {
-    const calls: string[] = [];
-    const queue = new MemoryUpdateQueue(
-      async (_principal, threadId) => {
-        calls.push(threadId);
-        return written;
-      },
-      { idleMs: 10, maxDeferMs: 50 },
-    );
+    const { queue, calls } = recordingQueue({ idleMs: 10, maxDeferMs: 50 });
     queue.runStarted();
     queue.enqueue(alice, 't1');
     await sleep(20);
@@ -129,14 +125,7 @@ describe(MemoryUpdateQueue.name, () => {
   });
 
   it('starts a waiting update at once when its own thread has a run again', async () => {
-    const calls: string[] = [];
-    const queue = new MemoryUpdateQueue(
-      async (_principal, threadId) => {
-        calls.push(threadId);
-        return written;
-      },
-      { idleMs: 10, maxDeferMs: 60_000 },
-    );
+    const { queue, calls } = recordingQueue({ idleMs: 10, maxDeferMs: 60_000 });
     queue.runStarted();
     queue.enqueue(alice, 't1');
     queue.enqueue(alice, 't2');
