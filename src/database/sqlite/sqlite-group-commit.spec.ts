@@ -70,6 +70,14 @@ describe(SqliteGroupCommit.name, () => {
     expect(rows(other)).toEqual(['a', 'b', 'c']);
   });
 
+  it('commits the queued writes at once when flushed (a connection about to close)', async () => {
+    const first = group.run(insert('a'));
+    const queued = group.run(insert('b'));
+    group.flush();
+    expect(rows(other)).toEqual(['a', 'b']);
+    await Promise.all([first, queued]);
+  });
+
   it('rejects a lone failing write in its caller’s turn and goes on', async () => {
     await group.run(insert('a'));
     await new Promise((resolve) => setImmediate(resolve));

@@ -47,7 +47,7 @@ export class SqliteGroupCommit {
         return;
       }
       this.turnStarted = true;
-      setImmediate(() => this.endTurn());
+      setImmediate(() => this.flush());
       // Alone: as it would run without grouping (a statement commits on its own, a transaction is its own).
       try {
         resolve(write());
@@ -57,7 +57,8 @@ export class SqliteGroupCommit {
     });
   }
 
-  private endTurn(): void {
+  /** Commits the writes queued so far now (the turn's end does it otherwise; a closing connection cannot wait for it). */
+  flush(): void {
     this.turnStarted = false;
     const writes = this.queue;
     if (writes.length === 0) return;

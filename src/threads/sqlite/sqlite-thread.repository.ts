@@ -100,6 +100,11 @@ export class SqliteThreadRepository implements ThreadRepository {
     };
   }
 
+  /** At shutdown, before the connection closes: the writes still queued for this turn's group are committed. */
+  async close(): Promise<void> {
+    this.group.flush();
+  }
+
   async get(threadId: string): Promise<ThreadRecord | null> {
     // One read transaction: the row and its messages are of the same revision.
     return this.readRecord(threadId);
