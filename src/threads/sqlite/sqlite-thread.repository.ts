@@ -51,8 +51,9 @@ const USAGE_COLUMNS = 'prompt_tokens, completion_tokens, cached_tokens, total_to
 
 /**
  * ThreadRepository on the embedded SQLite file (tables of THREAD_TABLES_MIGRATION). Every method is
- * one statement or one `BEGIN IMMEDIATE` transaction, so it is atomic across processes sharing the
- * file (the write lock is taken before anything is read; busy_timeout makes the other side wait).
+ * one statement or one `BEGIN IMMEDIATE` transaction (or one savepoint of a group commit's
+ * transaction, docs/threads.md), so it is atomic across processes sharing the file (the write lock is
+ * taken before anything is read; busy_timeout makes the other side wait).
  * The connection belongs to SqlitePersistenceModule: this class never closes it.
  */
 export class SqliteThreadRepository implements ThreadRepository {
