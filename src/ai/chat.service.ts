@@ -178,8 +178,12 @@ export class ChatService {
       graphChanged: (graphKey, workspace) => retriever.clearCache(graphKey, workspace),
     });
     this.settler = new PendingInterruptSettler(hitl, config.locale);
-    // A run's committed rounds update its thread's memory, in the background, once the run is over.
-    this.skeleton = new ThreadRunSkeleton(threads, new Logger('agent'), runs, (principal, threadId) => memory?.noteRun(principal, threadId));
+    // A run's committed rounds update its thread's memory, in the background, when no run is in progress.
+    this.skeleton = new ThreadRunSkeleton(threads, new Logger('agent'), runs, memory && {
+      started: () => memory.runStarted(),
+      leased: (principal, threadId) => memory.threadResumed(principal, threadId),
+      settled: (principal, threadId) => memory.runSettled(principal, threadId),
+    });
     this.promptLevels = new PromptLevelsCache({ graphStateTtlMs: config.rag.cacheTtlMs, notifier });
     this.context = new ContextAssembler(memoryContext ?? null, { maxTokens: config.agent.historyMaxTokens, countTokens: approximateTokens });
     this.smallerContext = new SmallerContextBuilder(retriever, this.history, {

@@ -1,7 +1,7 @@
 import { LogEntry } from '../observability/log-entry';
 import { resetLogSink, setLogSink } from '../observability/logger';
 import { Principal } from '../auth/principal';
-import { MemoryUpdateQueue } from './memory-update.queue';
+import { MemoryUpdateQueue, MemoryUpdateQueueOptions } from './memory-update.queue';
 import { MemoryUpdateReport } from './thread-memory.writer';
 
 const alice: Principal = { userId: 'alice', workspace: 'w', role: 'editor' };
@@ -14,6 +14,16 @@ async function until(condition: () => boolean): Promise<void> {
     if (Date.now() > deadline) throw new Error('condition not met within 5 s');
     await sleep(5);
   }
+}
+
+/** A queue whose updates only record which thread they were for. */
+function recordingQueue(options: MemoryUpdateQueueOptions): { queue: MemoryUpdateQueue; calls: string[] } {
+  const calls: string[] = [];
+  const queue = new MemoryUpdateQueue(async (_principal, threadId) => {
+    calls.push(threadId);
+    return written;
+  }, options);
+  return { queue, calls };
 }
 
 describe(MemoryUpdateQueue.name, () => {
@@ -86,6 +96,47 @@ describe(MemoryUpdateQueue.name, () => {
     await until(() => attempts === 2);
     await queue.whenIdle();
     expect(queue.size).toEqual({ pending: 0, running: 0, retrying: 0 });
+  });
+
+  it('waits for the runs in progress to be over (and idleMs more) before it starts an update', async () => {
+    const { queue, calls } = recordingQueue({ idleMs: 30, maxDeferMs: 60_000 });
+    queue.runStarted();
+    queue.runStarted();
+    queue.enqueue(alice, 't1');
+    queue.runSettled();
+    await sleep(80);
+    expect(calls).toEqual([]); // one run still in progress
+    queue.runSettled();
+    expect(queue.size.pending).toBe(1);
+    await until(() => calls.length === 1);
+    await queue.whenIdle();
+    expect(calls).toEqual(['t1']);
+  });
+
+  it('runs an update that waited maxDeferMs even while runs keep the service busy', async () => {
+    const { queue, calls } = recordingQueue({ idleMs: 10, maxDeferMs: 50 });
+    queue.runStarted();
+    queue.enqueue(alice, 't1');
+    await sleep(20);
+    expect(calls).toEqual([]);
+    await until(() => calls.length === 1);
+    await queue.whenIdle();
+    queue.runSettled();
+  });
+
+  it('starts a waiting update at once when its own thread has a run again', async () => {
+    const { queue, calls } = recordingQueue({ idleMs: 10, maxDeferMs: 60_000 });
+    queue.runStarted();
+    queue.enqueue(alice, 't1');
+    queue.enqueue(alice, 't2');
+    await sleep(30);
+    expect(calls).toEqual([]);
+    queue.threadResumed(alice, 't2');
+    await until(() => calls.length === 1);
+    expect(calls).toEqual(['t2']); // t1 still waits for the run to be over
+    queue.runSettled();
+    await queue.whenIdle();
+    expect(calls).toEqual(['t2', 't1']);
   });
 
   it('on shutdown, says what it leaves for later, and aborts an update that outlives the timeout', async () => {

@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import type { Principal } from '../auth/principal';
 import { Logger } from '../observability/logger';
 import type { MemoryUpdateReport } from './thread-memory.writer';
@@ -11,6 +12,10 @@ export interface MemoryUpdateQueueOptions {
   retryDelaysMs?: readonly number[];
   /** What updates in flight get at shutdown (onModuleDestroy) before they are aborted. Default 5 s. */
   shutdownTimeoutMs?: number;
+  /** How long no run must have been in progress before updates start. Default 20 ms. */
+  idleMs?: number;
+  /** The longest an update waits for the service to be idle; past it, it runs among the runs. Default 5 s. */
+  maxDeferMs?: number;
 }
 
 /** 5 s, 30 s, 2 min, 10 min: a provider outage of a few minutes loses nothing. */
@@ -21,6 +26,8 @@ interface Entry {
   threadId: string;
   /** Failed attempts so far. */
   failures: number;
+  /** performance.now() when it was first queued (the deferral's clock). */
+  queuedAt: number;
 }
 
 const logger = new Logger('memory');
@@ -32,9 +39,16 @@ const logger = new Logger('memory');
  * update is logged and retried after DEFAULT_RETRY_DELAYS_MS; after the last retry it is logged as an
  * error and waits for the thread's next turn, which updates everything missing (updates are derived
  * from the stored thread, so a late one catches up fully). Never throws to its callers.
+ *
+ * Updates yield to runs (docs/memory.md, "When memory is updated"): they start once no run has been
+ * in progress for `idleMs` (runStarted / runSettled), or, under a load that never pauses, once they
+ * have waited `maxDeferMs`; so a conversation's setup and stream never wait behind the previous
+ * answer's update.
  */
 export class MemoryUpdateQueue {
   private readonly pending = new Map<string, Entry>();
+  /** Pending updates whose thread has a run again: they start without waiting for an idle service. */
+  private readonly due = new Map<string, Entry>();
   private readonly running = new Map<string, Promise<void>>();
   private readonly again = new Set<string>();
   private readonly retries = new Map<string, NodeJS.Timeout>();
@@ -43,6 +57,12 @@ export class MemoryUpdateQueue {
   private readonly concurrency: number;
   private readonly retryDelaysMs: readonly number[];
   private readonly shutdownTimeoutMs: number;
+  private readonly idleMs: number;
+  private readonly maxDeferMs: number;
+  private activeRuns = 0;
+  private lastRunSettledAt = -Infinity;
+  private wake: NodeJS.Timeout | undefined;
+  private wakeAt = Infinity;
   private closed = false;
 
   constructor(
@@ -52,21 +72,48 @@ export class MemoryUpdateQueue {
     this.concurrency = Math.max(1, options.concurrency ?? 2);
     this.retryDelaysMs = options.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS;
     this.shutdownTimeoutMs = options.shutdownTimeoutMs ?? 5_000;
+    this.idleMs = options.idleMs ?? 20;
+    this.maxDeferMs = options.maxDeferMs ?? 5_000;
   }
 
   /** Threads waiting, being updated, and waiting for a retry. */
   get size(): { pending: number; running: number; retrying: number } {
-    return { pending: this.pending.size, running: this.running.size, retrying: this.retries.size };
+    return { pending: this.pending.size + this.due.size, running: this.running.size, retrying: this.retries.size };
   }
 
   /** Queues an update of the thread (a retry waiting for it runs now instead). Ignored once shut down. */
   enqueue(principal: Principal, threadId: string): void {
-    this.schedule({ principal, threadId, failures: 0 });
+    this.schedule({ principal, threadId, failures: 0, queuedAt: performance.now() });
+  }
+
+  /** A run began (it asked for its setup slot): updates not yet started wait until it is over. */
+  runStarted(): void {
+    this.activeRuns += 1;
+  }
+
+  /**
+   * A run holds the thread: the thread's update still waiting for an idle service is due now (its
+   * recall should see its earlier turns; a conversation's turns back to back must not starve it).
+   */
+  threadResumed(principal: Principal, threadId: string): void {
+    const id = `${principal.workspace}\u0000${threadId}`;
+    const entry = this.pending.get(id);
+    if (entry === undefined || this.closed) return;
+    this.pending.delete(id);
+    this.due.set(id, entry);
+    setImmediate(() => this.pump());
+  }
+
+  /** A run is over (once per runStarted, whatever its outcome). */
+  runSettled(): void {
+    this.activeRuns = Math.max(0, this.activeRuns - 1);
+    this.lastRunSettledAt = performance.now();
+    if (this.activeRuns === 0 && this.pending.size > 0) this.wakeIn(this.idleMs);
   }
 
   /** Resolves once nothing is pending or running (retries waiting for their delay do not count). */
   whenIdle(): Promise<void> {
-    if (this.pending.size === 0 && this.running.size === 0) return Promise.resolve();
+    if (this.pending.size === 0 && this.due.size === 0 && this.running.size === 0) return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
@@ -82,10 +129,12 @@ export class MemoryUpdateQueue {
   async shutdown(timeoutMs: number): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    clearTimeout(this.wake);
     for (const timer of this.retries.values()) clearTimeout(timer);
-    const deferred = this.pending.size + this.retries.size;
+    const deferred = this.pending.size + this.due.size + this.retries.size;
     if (deferred > 0) logger.warn('memory_updates_deferred', { threads: deferred, reason: 'shutdown; done at each thread’s next turn' });
     this.pending.clear();
+    this.due.clear();
     this.retries.clear();
     if (this.running.size === 0) return;
     let timer: NodeJS.Timeout | undefined;
@@ -108,24 +157,58 @@ export class MemoryUpdateQueue {
       this.retries.delete(id);
     }
     if (this.running.has(id)) this.again.add(id);
-    else this.pending.set(id, entry);
+    else if (!this.due.has(id)) this.pending.set(id, { ...entry, queuedAt: this.pending.get(id)?.queuedAt ?? entry.queuedAt });
     // Not in the caller's turn: the caller is answering a user.
     setImmediate(() => this.pump());
   }
 
   private pump(): void {
+    if (this.closed) return;
+    const now = performance.now();
+    const idleFor = this.activeRuns > 0 ? -Infinity : now - this.lastRunSettledAt;
+    let wakeIn = Infinity;
+    for (const [id, entry] of this.due) {
+      if (this.running.size >= this.concurrency) break;
+      if (this.running.has(id)) continue;
+      this.due.delete(id);
+      this.start(id, entry);
+    }
     for (const [id, entry] of this.pending) {
       if (this.running.size >= this.concurrency) break;
       if (this.running.has(id)) continue;
+      const deferredFor = now - entry.queuedAt;
+      if (idleFor < this.idleMs && deferredFor < this.maxDeferMs) {
+        // Oldest first (insertion order): the first one waiting decides when to look again.
+        wakeIn = Math.min(this.maxDeferMs - deferredFor, this.activeRuns > 0 ? Infinity : this.idleMs - idleFor);
+        break;
+      }
       this.pending.delete(id);
-      const run = this.run(id, entry).finally(() => {
-        this.running.delete(id);
-        if (this.again.delete(id)) this.schedule({ ...entry, failures: 0 });
-        this.pump();
-        if (this.pending.size === 0 && this.running.size === 0) this.idleWaiters.splice(0).forEach((resolve) => resolve());
-      });
-      this.running.set(id, run);
+      this.start(id, entry);
     }
+    if (wakeIn < Infinity) this.wakeIn(wakeIn);
+  }
+
+  private start(id: string, entry: Entry): void {
+    const run = this.run(id, entry).finally(() => {
+      this.running.delete(id);
+      if (this.again.delete(id)) this.schedule({ ...entry, failures: 0, queuedAt: performance.now() });
+      this.pump();
+      if (this.pending.size === 0 && this.due.size === 0 && this.running.size === 0) this.idleWaiters.splice(0).forEach((resolve) => resolve());
+    });
+    this.running.set(id, run);
+  }
+
+  /** Looks at the pending updates again in `ms` (or sooner, if already due sooner). */
+  private wakeIn(ms: number): void {
+    const at = performance.now() + ms;
+    if (this.wake !== undefined && this.wakeAt <= at) return;
+    clearTimeout(this.wake);
+    this.wakeAt = at;
+    this.wake = setTimeout(() => {
+      this.wake = undefined;
+      this.wakeAt = Infinity;
+      this.pump();
+    }, Math.ceil(ms));
   }
 
   private async run(id: string, entry: Entry): Promise<void> {
@@ -152,7 +235,7 @@ export class MemoryUpdateQueue {
       logger.warn('memory_update_failed', { threadId, workspace: principal.workspace, attempts: failures, error: reason, retryInMs: delay });
       const timer = setTimeout(() => {
         this.retries.delete(id);
-        this.schedule({ ...entry, failures });
+        this.schedule({ ...entry, failures, queuedAt: performance.now() });
       }, delay);
       timer.unref();
       this.retries.set(id, timer);

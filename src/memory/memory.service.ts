@@ -10,8 +10,8 @@ import type { MemoryUpdateQueue } from './memory-update.queue';
 const logger = new Logger('memory');
 
 /**
- * What the rest of the service asks of conversation memory: note that a run ended on a thread (its
- * memory is then updated in the background), list a thread's memory for its owner, forget a deleted
+ * What the rest of the service asks of conversation memory: note that runs start and end on threads
+ * (their memory is then updated in the background, when no run is in progress), list a thread's memory for its owner, forget a deleted
  * thread's memory. With MEMORY_ENABLED=false nothing is written (the queue is absent).
  */
 export class MemoryService {
@@ -21,9 +21,23 @@ export class MemoryService {
     private readonly queue: MemoryUpdateQueue | null,
   ) {}
 
-  /** A run on the thread ended (its rounds are committed): update its memory, later, without waiting. */
-  noteRun(principal: Principal, threadId: string): void {
-    this.queue?.enqueue(principal, threadId);
+  /** A run began: memory updates wait until no run is in progress (docs/memory.md). */
+  runStarted(): void {
+    this.queue?.runStarted();
+  }
+
+  /** A run holds the thread's lease: its memory update, if one is still waiting, is done now. */
+  threadResumed(principal: Principal, threadId: string): void {
+    this.queue?.threadResumed(principal, threadId);
+  }
+
+  /**
+   * A run is over (once per runStarted). When it held a thread (`threadId`), its rounds are committed:
+   * update its memory, later, without waiting.
+   */
+  runSettled(principal: Principal, threadId: string | null): void {
+    if (threadId !== null) this.queue?.enqueue(principal, threadId);
+    this.queue?.runSettled();
   }
 
   /**

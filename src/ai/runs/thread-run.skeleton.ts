@@ -65,6 +65,19 @@ export interface RunOutcome {
   stats: AgentRunStats;
 }
 
+/** Told of each run's life: background work that yields to runs (conversation memory, docs/memory.md). */
+export interface ThreadRunLifecycle {
+  /** A run began (before its setup slot). */
+  started(): void;
+  /** The run holds the thread's lease (its recall should see the thread's earlier turns). */
+  leased(principal: Principal, threadId: string): void;
+  /**
+   * The run is over, whatever its outcome (once per `started`, after its terminal event). `threadId`
+   * is the thread it held the lease of (it may have new rounds), null when it never got one.
+   */
+  settled(principal: Principal, threadId: string | null): void;
+}
+
 export interface RunRequest {
   principal: Principal;
   sink: AgentEventSink;
@@ -91,8 +104,7 @@ export class ThreadRunSkeleton {
     private readonly threads: ThreadStore,
     private readonly logger: Logger,
     private readonly observer?: AgentRunObserver,
-    /** Told once a run is over (its lease released), whatever its outcome: its thread may have new rounds. */
-    private readonly ended?: (principal: Principal, threadId: string) => void,
+    private readonly lifecycle?: ThreadRunLifecycle,
   ) {
     this.commits = new RoundCommitReplayer(threads, { observer });
   }
@@ -110,6 +122,22 @@ export class ThreadRunSkeleton {
     request: RunRequest,
     start: () => Promise<Start>,
     body: (started: Start, run: ThreadRun) => Promise<RunOutcome>,
+  ): Promise<AgentResult> {
+    this.lifecycle?.started();
+    const leased: { threadId: string | null } = { threadId: null };
+    try {
+      return await this.runToEnd(kind, request, start, body, leased);
+    } finally {
+      this.lifecycle?.settled(request.principal, leased.threadId);
+    }
+  }
+
+  private async runToEnd<Start extends RunStart>(
+    kind: RunKind,
+    request: RunRequest,
+    start: () => Promise<Start>,
+    body: (started: Start, run: ThreadRun) => Promise<RunOutcome>,
+    leased: { threadId: string | null },
   ): Promise<AgentResult> {
     const startedAt = performance.now();
     const setup = await this.setupGate.enter();
@@ -129,6 +157,8 @@ export class ThreadRunSkeleton {
       throw error;
     }
     const threadId = started.thread.threadId;
+    leased.threadId = threadId;
+    this.lifecycle?.leased(request.principal, threadId);
     request.sink.leased?.(threadId);
     const usage = new UsageAccumulator();
     const hold = { principal: request.principal, confirmLease: () => lease.renew() };
@@ -153,7 +183,6 @@ export class ThreadRunSkeleton {
       setup.release();
       await this.recordUsage(request.principal, threadId, usage);
       await lease.release();
-      this.ended?.(request.principal, threadId);
     }
     const ending = { kind, thread: started.thread, ranLoop, usage: usage.totals() };
     if ('error' in outcome) {

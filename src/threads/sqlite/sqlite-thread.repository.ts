@@ -1,3 +1,4 @@
+import { SqliteGroupCommit } from '../../database/sqlite/sqlite-group-commit';
 import type { Database, Statement } from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
 import { AppError } from '../../errors/app-error';
@@ -50,8 +51,9 @@ const USAGE_COLUMNS = 'prompt_tokens, completion_tokens, cached_tokens, total_to
 
 /**
  * ThreadRepository on the embedded SQLite file (tables of THREAD_TABLES_MIGRATION). Every method is
- * one statement or one `BEGIN IMMEDIATE` transaction, so it is atomic across processes sharing the
- * file (the write lock is taken before anything is read; busy_timeout makes the other side wait).
+ * one statement or one `BEGIN IMMEDIATE` transaction (or one savepoint of a group commit's
+ * transaction, docs/threads.md), so it is atomic across processes sharing the file (the write lock is
+ * taken before anything is read; busy_timeout makes the other side wait).
  * The connection belongs to SqlitePersistenceModule: this class never closes it.
  */
 export class SqliteThreadRepository implements ThreadRepository {
@@ -61,9 +63,13 @@ export class SqliteThreadRepository implements ThreadRepository {
   private readonly readRecord: (threadId: string) => ThreadRecord | null;
   private readonly commitRound: (threadId: string, commit: ThreadCommit, now: number) => ThreadCommitResult;
   private readonly addUsageRows: (threadId: string | null, params: Record<string, unknown>) => void;
+  // The run's writes (thread creation, lease, round commits, usage) of concurrent conversations share
+  // one transaction per event-loop turn (SqliteGroupCommit; each still atomic and durable when done).
+  private readonly group: SqliteGroupCommit;
 
   constructor(private readonly db: Database) {
     this.statements = prepare(db);
+    this.group = new SqliteGroupCommit(db);
     this.readRecord = db.transaction((threadId: string) => this.readRecordIn(threadId));
     this.commitRound = db.transaction((threadId: string, commit: ThreadCommit, now: number) => this.commitRoundIn(threadId, commit, now)).immediate;
     this.addUsageRows = db.transaction((threadId: string | null, params: Record<string, unknown>) => {
@@ -73,7 +79,7 @@ export class SqliteThreadRepository implements ThreadRepository {
   }
 
   async create(thread: NewThread): Promise<ThreadRecord> {
-    this.statements.insertThread.run({
+    const row = {
       thread_id: thread.threadId,
       workspace: thread.workspace,
       user_id: thread.userId,
@@ -82,7 +88,8 @@ export class SqliteThreadRepository implements ThreadRepository {
       type: thread.type ?? 'chat',
       automation_id: thread.automationId ?? null,
       created_time: thread.createdTime,
-    });
+    };
+    await this.group.run(() => this.statements.insertThread.run(row));
     return {
       ...thread,
       type: thread.type ?? 'chat',
@@ -92,6 +99,11 @@ export class SqliteThreadRepository implements ThreadRepository {
       usage: { ...EMPTY_USAGE },
       lastUpdatedTime: thread.createdTime,
     };
+  }
+
+  /** At shutdown, before the connection closes: the writes still queued for this turn's group are committed. */
+  async close(): Promise<void> {
+    this.group.flush();
   }
 
   async get(threadId: string): Promise<ThreadRecord | null> {
@@ -146,20 +158,21 @@ export class SqliteThreadRepository implements ThreadRepository {
   }
 
   async commit(threadId: string, commit: ThreadCommit): Promise<ThreadCommitResult> {
-    return this.commitRound(threadId, commit, Date.now());
+    return this.group.run(() => this.commitRound(threadId, commit, Date.now()));
   }
 
   async acquireLease(threadId: string, holder: string, ttlMs: number, now: number): Promise<boolean> {
     // One conditional UPSERT: atomic across processes without a transaction around a read.
-    return this.statements.acquireLease.run({ thread_id: threadId, holder, expires_at: now + ttlMs, now }).changes === 1;
+    const params = { thread_id: threadId, holder, expires_at: now + ttlMs, now };
+    return this.group.run(() => this.statements.acquireLease.run(params).changes === 1);
   }
 
   async renewLease(threadId: string, holder: string, ttlMs: number, now: number): Promise<boolean> {
-    return this.statements.renewLease.run(now + ttlMs, threadId, holder).changes === 1;
+    return this.group.run(() => this.statements.renewLease.run(now + ttlMs, threadId, holder).changes === 1);
   }
 
   async releaseLease(threadId: string, holder: string): Promise<void> {
-    this.statements.releaseLease.run(threadId, holder);
+    await this.group.run(() => this.statements.releaseLease.run(threadId, holder));
   }
 
   async addUsage(workspace: string, threadId: string | null, usage: UsageTotals, now: number): Promise<void> {
@@ -174,7 +187,7 @@ export class SqliteThreadRepository implements ThreadRepository {
       llm_calls: usage.llmCalls,
       now,
     };
-    this.addUsageRows(threadId, params);
+    await this.group.run(() => this.addUsageRows(threadId, params));
   }
 
   async getWorkspaceUsage(workspace: string): Promise<UsageTotals> {
