@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { existsSync } from 'node:fs';
 import { createApp } from './app.factory';
 import { ConfigValidationError } from './config/config-validation.error';
+import { applyHeapGrowth } from './config/heap-growth';
 import { loadAppConfig } from './config/load-app-config';
 import { Logger } from './observability/logger';
 
@@ -10,6 +11,7 @@ const logger = new Logger('main');
 async function bootstrap(): Promise<void> {
   if (existsSync('.env')) process.loadEnvFile('.env');
   const config = loadAppConfig(process.env);
+  applyHeapGrowth(config.server.heapGrowingPercent);
   const app = await createApp(config);
 
   let shuttingDown = false;

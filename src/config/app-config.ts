@@ -13,6 +13,8 @@ export interface AppConfig {
     readonly bodyMaxBytes: number;
     readonly graphImportMaxBytes: number;
     readonly shutdownTimeoutMs: number;
+    /** HEAP_GROWING_PERCENT: the old generation grows to at most (1 + it / 100) × its live size; 0 leaves V8's factor. */
+    readonly heapGrowingPercent: number;
     /** SOCKET_CORS_ORIGINS: origins allowed on the Socket.IO namespace; ['*'] any; [] same origin only. */
     readonly socketCorsOrigins: readonly string[];
   };

@@ -119,6 +119,10 @@ export class EnvironmentVariables {
   @Transform(toNumber) @IsInt() @Min(0)
   SHUTDOWN_TIMEOUT_MS = 10000;
 
+  /** How far the V8 heap may grow past its live size, in percent (0: V8's own factor); src/config/heap-growth.ts. */
+  @Transform(toNumber) @IsInt() @Min(0) @Max(300)
+  HEAP_GROWING_PERCENT = 50;
+
   /** Origins allowed to open the Socket.IO namespace from a browser page (comma-separated, or "*"); unset: same origin only. */
   @IsOptional() @IsString()
   SOCKET_CORS_ORIGINS?: string;

@@ -42,6 +42,13 @@ describe(loadAppConfig.name, () => {
     expect(() => loadAppConfig({ AI_NO_PROGRESS_ROUNDS: '0' })).toThrow(/AI_NO_PROGRESS_ROUNDS/);
   });
 
+  it('caps the heap growth at 50 % by default; 0 leaves V8 its own factor; a bad value is refused', () => {
+    expect(loadAppConfig({}).server.heapGrowingPercent).toBe(50);
+    expect(loadAppConfig({ HEAP_GROWING_PERCENT: '0' }).server.heapGrowingPercent).toBe(0);
+    expect(() => loadAppConfig({ HEAP_GROWING_PERCENT: '301' })).toThrow(/HEAP_GROWING_PERCENT/);
+    expect(() => loadAppConfig({ HEAP_GROWING_PERCENT: '-1' })).toThrow(/HEAP_GROWING_PERCENT/);
+  });
+
   it('refuses AUTH_MODE=none in production and requires a key for jwt', () => {
     expect(() => loadAppConfig({ NODE_ENV: 'production', AUTH_MODE: 'none' })).toThrow(/AUTH_MODE/);
     expect(() => loadAppConfig({ NODE_ENV: 'production' })).toThrow(/JWT_SECRET/);

@@ -88,6 +88,7 @@ export function loadAppConfig(env: Record<string, string | undefined>): AppConfi
       bodyMaxBytes: vars.BODY_MAX_BYTES,
       graphImportMaxBytes: vars.GRAPH_IMPORT_MAX_BYTES,
       shutdownTimeoutMs: vars.SHUTDOWN_TIMEOUT_MS,
+      heapGrowingPercent: vars.HEAP_GROWING_PERCENT,
       socketCorsOrigins: (vars.SOCKET_CORS_ORIGINS ?? '').split(',').map((origin) => origin.trim()).filter((origin) => origin.length > 0),
     },
     log: { level: vars.LOG_LEVEL, aiDebug: vars.AI_DEBUG },

@@ -8,6 +8,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { applyHeapGrowth } from '../../src/config/heap-growth';
 import { startTestApp } from './test-app';
 
 export interface TestAppProcessStats {
@@ -60,6 +61,8 @@ process.once('message', (env: Record<string, string>) => {
   void (async () => {
     const setupModule = process.argv[2] ? (require(process.argv[2]) as SetupModule) : {};
     const app = await startTestApp(env, { beforeListen: setupModule.beforeListen });
+    // A serving process, as main.ts: the heap's growth capped the same way.
+    applyHeapGrowth(app.config.server.heapGrowingPercent);
     process.on('message', (message: unknown) => {
       if (message === 'stats') void stats().then((result) => process.send?.({ stats: result }));
       else if (message === 'close') void app.close({ keepData: true }).then(() => process.exit(0));
