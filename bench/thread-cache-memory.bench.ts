@@ -108,7 +108,10 @@ export async function runThreadCacheMemoryBench(options: { threads?: number; exc
           message('system', text(SIZES.ragContext), { kind: 'rag_context' }),
           message('user', text(SIZES.question)),
           message('assistant', null, { toolCalls: calls }),
-          ...calls.map((call) => message('tool', text(SIZES.toolResult), { toolCallId: call.id })),
+          // A tool result as the agent stores it (docs/threads.md): a JSON object, named after its call, with its outcome and time.
+          ...calls.map((call) =>
+            message('tool', JSON.stringify({ result: text(SIZES.toolResult - 13) }), { toolCallId: call.id, toolName: call.function.name, success: true, durationMs: 3 }),
+          ),
         ];
         thread = await writer.commit(thread, { append: round });
         thread = await writer.commit(thread, { append: [message('assistant', text(SIZES.answer))] });
