@@ -37,7 +37,7 @@ const CODE_BY_STATUS: Record<number, ErrorCode> = { 400: 'bad_request', 403: 'fo
 const CLIENT_GONE_TYPES: ReadonlySet<string> = new Set(['request.aborted']);
 
 /**
- * A body-parser / raw-body error recognised by its `type`, in PROTOCOL.md's error shape; null for
+ * A body-parser / raw-body error recognised by its `type`, in the error shape of docs/protocol.md §3; null for
  * anything else (raw-body's `stream.*` types are programming errors: left to the caller, which logs
  * them as `internal`). Safe on any thrown value: only those types are matched.
  */
@@ -55,7 +55,7 @@ export function typedBodyErrorBody(error: unknown): ErrorBody | null {
 }
 
 /**
- * Every failure of reading a request body that a client can cause, in PROTOCOL.md's error shape, so
+ * Every failure of reading a request body that a client can cause, in the error shape of docs/protocol.md §3, so
  * none of them becomes a 500 with an error log (docs/reliability.md); null for the service's own
  * failures. Only for errors the body parser raised: an untyped 400 there is a decompression failure.
  */

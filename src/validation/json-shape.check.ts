@@ -11,7 +11,7 @@ export const JSON_MAX_DEPTH = 64;
 /**
  * Keys refused anywhere in a payload. JSON.parse makes them ordinary own properties, but the
  * recursive copies downstream (class-transformer, object spreads, `data` merges) either drop them
- * silently or set a prototype with them: an unknown field like any other, so 400 (PROTOCOL.md §3),
+ * silently or set a prototype with them: an unknown field like any other, so 400 (docs/protocol.md §3),
  * never stripped.
  */
 export const FORBIDDEN_JSON_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor']);
