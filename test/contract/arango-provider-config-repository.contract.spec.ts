@@ -33,7 +33,8 @@ if (arango) {
   }));
 } else {
   describe(`${ArangoProviderConfigRepository.name} (ProviderConfigRepository contract) [skipped: ARANGO_URL not set]`, () => {
-    // Skipped on purpose: the contract needs a real ArangoDB server (ARANGO_URL); jest's summary lists it by name.
+    // Skipped on purpose: the contract needs a real ArangoDB server (ARANGO_URL), which CI machines do not have;
+    // jest's summary then lists this test by name (test/support/skipped-tests.reporter.js).
     it.skip('runs the ProviderConfigRepository contract against ArangoDB when ARANGO_URL is set', () => undefined);
 
     it('ensures its collection, a unique (workspace, name) index and a unique sparse index of the active configuration when opened', async () => {
