@@ -134,6 +134,25 @@ describe(`${AiGateway.name} (Socket.IO /ai, end to end)`, () => {
     expect(answer.tokenEvents).toBeLessThan(text.length / 4);
   });
 
+  it('sets a burst of new conversations up before relaying the streams already running (docs/agent.md, "A burst of new conversations")', async () => {
+    const text = 'The graph calls the NBA stats API, filters the active players and renders them.';
+    const burst = 40;
+    for (let index = 0; index < burst; index++) server.enqueue({ text, chunkSize: 1 });
+    const client = await connect();
+    const answers = await Promise.all(Array.from({ length: burst }, (_, index) => client.chat({ _id: 100 + index, graphKey: GRAPH, message: 'Summarize the graph' }, 20_000)));
+    for (const answer of answers) {
+      expect(answer.error).toBeUndefined();
+      expect(answer.text).toBe(text);
+      expect(answer.complete!.fullText).toBe(text);
+    }
+    expect(server.requests).toHaveLength(burst);
+    // While conversations waited for their setup, the ones set up before relayed only their first chunk:
+    // (nearly) every conversation of the burst had its thread before the first one ended.
+    const names = client.received.map((event) => event.event);
+    const firstEnd = names.indexOf('ai:complete');
+    expect(names.slice(0, firstEnd).filter((name) => name === 'ai:thread').length).toBeGreaterThanOrEqual(burst - 4);
+  });
+
   it('streams over the polling transport alone', async () => {
     server.enqueue({ text: 'Polling works too.', chunkSize: 2 });
     const client = await connect({ transports: ['polling'] });

@@ -92,6 +92,27 @@ describe(RunSetupGate.name, () => {
     expect(perTurn.size).toBeGreaterThanOrEqual(10);
   });
 
+  it('tells when no run waits any more: at once when none does, else once the last waiting run has its slot', async () => {
+    const gate = new RunSetupGate(1);
+    await expect(gate.noneWaiting()).resolves.toBeUndefined();
+    const first = await gate.enter();
+    const second = gate.enter();
+    const third = gate.enter();
+    let noneWaiting = false;
+    void gate.noneWaiting().then(() => (noneWaiting = true));
+    expect(gate.queued).toBe(2);
+    first.release();
+    const secondSlot = await second;
+    await nextTurn();
+    expect(noneWaiting).toBe(false);
+    secondSlot.release();
+    await nextTurn();
+    expect(noneWaiting).toBe(true);
+    expect(gate.queued).toBe(0);
+    (await third).release();
+    await expect(gate.noneWaiting()).resolves.toBeUndefined();
+  });
+
   it('refuses a number of slots that is not a positive integer', () => {
     expect(() => new RunSetupGate(0)).toThrow(RangeError);
     expect(() => new RunSetupGate(1.5)).toThrow(RangeError);

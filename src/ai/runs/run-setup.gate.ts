@@ -28,6 +28,7 @@ export const DEFAULT_RUN_SETUP_SLOTS = 4;
 export class RunSetupGate {
   private active = 0;
   private readonly waiting: Array<(slot: RunSetupSlot) => void> = [];
+  private emptied: { promise: Promise<void>; resolve: () => void } | null = null;
 
   constructor(private readonly slots = DEFAULT_RUN_SETUP_SLOTS) {
     if (!Number.isInteger(slots) || slots < 1) throw new RangeError(`RunSetupGate: slots must be a positive integer, got ${slots}`);
@@ -41,6 +42,17 @@ export class RunSetupGate {
   /** Runs waiting for a slot. */
   get queued(): number {
     return this.waiting.length;
+  }
+
+  /** Resolves once no run waits for a slot (at once when none does). */
+  noneWaiting(): Promise<void> {
+    if (this.waiting.length === 0) return Promise.resolve();
+    if (!this.emptied) {
+      let resolve!: () => void;
+      const promise = new Promise<void>((done) => (resolve = done));
+      this.emptied = { promise, resolve };
+    }
+    return this.emptied.promise;
   }
 
   /** Resolves, in a later turn of the event loop, once this run may set up; release the slot in every case. */
@@ -65,6 +77,10 @@ export class RunSetupGate {
         const next = this.waiting.shift();
         if (next) this.grant(next);
         else this.active--;
+        if (this.waiting.length === 0 && this.emptied) {
+          this.emptied.resolve();
+          this.emptied = null;
+        }
       },
     };
     setImmediate(() => resolve(slot));
