@@ -188,7 +188,7 @@ export class ChatService {
         leased: (principal, threadId) => memory.threadResumed(principal, threadId),
         settled: (principal, threadId) => memory.runSettled(principal, threadId),
       },
-      { setupFirstMaxMs: config.agent.setupFirstMaxMs },
+      { setupFirstMaxMs: config.agent.setupFirstMaxMs, setupFirstMinWaiting: config.agent.setupFirstMinWaiting },
     );
     this.promptLevels = new PromptLevelsCache({ graphStateTtlMs: config.rag.cacheTtlMs, notifier });
     this.context = new ContextAssembler(memoryContext ?? null, { maxTokens: config.agent.historyMaxTokens, countTokens: approximateTokens });

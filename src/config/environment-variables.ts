@@ -178,6 +178,10 @@ export class EnvironmentVariables {
   @Transform(toNumber) @IsInt() @Min(0) @Max(60_000)
   AI_SETUP_FIRST_MAX_MS = 2000;
 
+  /** Runs waiting for their setup beyond which running streams give way (docs/agent.md, "A burst of new conversations"). */
+  @Transform(toNumber) @IsInt() @Min(0) @Max(100_000)
+  AI_SETUP_FIRST_MIN_WAITING = 128;
+
   // Automations (docs/automations.md)
   /** This instance starts the automations that are due (several instances may: each slot runs once). */
   @Transform(toBoolean) @IsBoolean()

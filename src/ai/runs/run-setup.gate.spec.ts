@@ -92,25 +92,28 @@ describe(RunSetupGate.name, () => {
     expect(perTurn.size).toBeGreaterThanOrEqual(10);
   });
 
-  it('tells when no run waits any more: at once when none does, else once the last waiting run has its slot', async () => {
+  it('tells when at most a number of runs wait: at once when no more do, else once enough have had their slot', async () => {
     const gate = new RunSetupGate(1);
-    await expect(gate.noneWaiting()).resolves.toBeUndefined();
+    await expect(gate.waitingAtMost(0)).resolves.toBeUndefined();
     const first = await gate.enter();
-    const second = gate.enter();
-    const third = gate.enter();
-    let noneWaiting = false;
-    void gate.noneWaiting().then(() => (noneWaiting = true));
-    expect(gate.queued).toBe(2);
+    const queued = [gate.enter(), gate.enter(), gate.enter()];
+    let atMostOne = false;
+    let none = false;
+    void gate.waitingAtMost(1).then(() => (atMostOne = true));
+    void gate.waitingAtMost(0).then(() => (none = true));
+    await expect(gate.waitingAtMost(3)).resolves.toBeUndefined();
     first.release();
-    const secondSlot = await second;
+    const second = await queued[0];
     await nextTurn();
-    expect(noneWaiting).toBe(false);
-    secondSlot.release();
+    expect([atMostOne, none]).toEqual([false, false]);
+    second.release();
+    const third = await queued[1];
     await nextTurn();
-    expect(noneWaiting).toBe(true);
-    expect(gate.queued).toBe(0);
-    (await third).release();
-    await expect(gate.noneWaiting()).resolves.toBeUndefined();
+    expect([atMostOne, none]).toEqual([true, false]);
+    third.release();
+    (await queued[2]).release();
+    await nextTurn();
+    expect(none).toBe(true);
   });
 
   it('refuses a number of slots that is not a positive integer', () => {

@@ -28,7 +28,8 @@ export const DEFAULT_RUN_SETUP_SLOTS = 4;
 export class RunSetupGate {
   private active = 0;
   private readonly waiting: Array<(slot: RunSetupSlot) => void> = [];
-  private emptied: { promise: Promise<void>; resolve: () => void } | null = null;
+  /** Promises of waitingAtMost(count), by count. */
+  private readonly shrinking = new Map<number, { promise: Promise<void>; resolve: () => void }>();
 
   constructor(private readonly slots = DEFAULT_RUN_SETUP_SLOTS) {
     if (!Number.isInteger(slots) || slots < 1) throw new RangeError(`RunSetupGate: slots must be a positive integer, got ${slots}`);
@@ -44,15 +45,17 @@ export class RunSetupGate {
     return this.waiting.length;
   }
 
-  /** Resolves once no run waits for a slot (at once when none does). */
-  noneWaiting(): Promise<void> {
-    if (this.waiting.length === 0) return Promise.resolve();
-    if (!this.emptied) {
+  /** Resolves once at most `count` runs wait for a slot (at once when no more do). */
+  waitingAtMost(count: number): Promise<void> {
+    if (this.waiting.length <= count) return Promise.resolve();
+    let pending = this.shrinking.get(count);
+    if (!pending) {
       let resolve!: () => void;
       const promise = new Promise<void>((done) => (resolve = done));
-      this.emptied = { promise, resolve };
+      pending = { promise, resolve };
+      this.shrinking.set(count, pending);
     }
-    return this.emptied.promise;
+    return pending.promise;
   }
 
   /** Resolves, in a later turn of the event loop, once this run may set up; release the slot in every case. */
@@ -77,9 +80,11 @@ export class RunSetupGate {
         const next = this.waiting.shift();
         if (next) this.grant(next);
         else this.active--;
-        if (this.waiting.length === 0 && this.emptied) {
-          this.emptied.resolve();
-          this.emptied = null;
+        const left = this.waiting.length;
+        for (const [count, pending] of this.shrinking) {
+          if (left > count) continue;
+          pending.resolve();
+          this.shrinking.delete(count);
         }
       },
     };

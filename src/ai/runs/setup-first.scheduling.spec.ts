@@ -33,7 +33,7 @@ describe(SetupFirstScheduling.name, () => {
 
   it('relays the first chunk at once, then holds the stream until no run waits for its setup', async () => {
     const { gate, admitAll } = await gateWithWaitingRuns(2);
-    const pacer = new SetupFirstScheduling(gate).pacer(new AbortController().signal);
+    const pacer = new SetupFirstScheduling(gate, { minWaiting: 0 }).pacer(new AbortController().signal);
     expect(pacer.beforeChunk()).toBeNull();
     const wait = pacer.beforeChunk() as Promise<void>;
     expect(wait).toBeInstanceOf(Promise);
@@ -46,13 +46,13 @@ describe(SetupFirstScheduling.name, () => {
 
   it('gives way for at most maxMs per upstream call in all, then relays even while runs still wait', async () => {
     const { gate, admitAll } = await gateWithWaitingRuns(1);
-    const pacer = new SetupFirstScheduling(gate, 40).pacer(new AbortController().signal);
+    const pacer = new SetupFirstScheduling(gate, { maxMs: 40, minWaiting: 0 }).pacer(new AbortController().signal);
     pacer.beforeChunk();
     await pacer.beforeChunk();
     expect(gate.queued).toBe(1);
     expect(pacer.beforeChunk()).toBeNull();
     // Another call of the same run has its own budget.
-    const next = new SetupFirstScheduling(gate, 40).pacer(new AbortController().signal);
+    const next = new SetupFirstScheduling(gate, { maxMs: 40, minWaiting: 0 }).pacer(new AbortController().signal);
     next.beforeChunk();
     expect(next.beforeChunk()).toBeInstanceOf(Promise);
     await admitAll();
@@ -61,7 +61,7 @@ describe(SetupFirstScheduling.name, () => {
   it('lets a stopped run go on at once', async () => {
     const { gate, admitAll } = await gateWithWaitingRuns(1);
     const stop = new AbortController();
-    const pacer = new SetupFirstScheduling(gate).pacer(stop.signal);
+    const pacer = new SetupFirstScheduling(gate, { minWaiting: 0 }).pacer(stop.signal);
     pacer.beforeChunk();
     const wait = pacer.beforeChunk() as Promise<void>;
     stop.abort();
@@ -72,7 +72,7 @@ describe(SetupFirstScheduling.name, () => {
 
   it('lets at most resumedPerTurn streams go on per turn of the event loop', async () => {
     const { gate, admitAll } = await gateWithWaitingRuns(1);
-    const scheduling = new SetupFirstScheduling(gate, 10_000, 3);
+    const scheduling = new SetupFirstScheduling(gate, { maxMs: 10_000, minWaiting: 0, resumedPerTurn: 3 });
     const resumed: number[] = [];
     let turn = 0;
     const waits = Array.from({ length: 8 }, (_, index) => {
@@ -92,15 +92,31 @@ describe(SetupFirstScheduling.name, () => {
     expect(perTurn.size).toBeGreaterThanOrEqual(3);
   });
 
+  it('gives way only while more than minWaiting runs wait, and goes on once no more do', async () => {
+    const { gate, admitAll } = await gateWithWaitingRuns(3);
+    const pacer = new SetupFirstScheduling(gate, { minWaiting: 3 }).pacer(new AbortController().signal);
+    pacer.beforeChunk();
+    expect(pacer.beforeChunk()).toBeNull();
+    const longer = await gateWithWaitingRuns(3);
+    const patient = new SetupFirstScheduling(longer.gate, { minWaiting: 2 }).pacer(new AbortController().signal);
+    patient.beforeChunk();
+    const wait = patient.beforeChunk() as Promise<void>;
+    expect(wait).toBeInstanceOf(Promise);
+    await admitAll();
+    await longer.admitAll();
+    await expect(wait).resolves.toBeUndefined();
+  });
+
   it('never gives way with maxMs 0 (AI_SETUP_FIRST_MAX_MS=0)', async () => {
     const { gate, admitAll } = await gateWithWaitingRuns(3);
-    const pacer = new SetupFirstScheduling(gate, 0).pacer(new AbortController().signal);
+    const pacer = new SetupFirstScheduling(gate, { maxMs: 0, minWaiting: 0 }).pacer(new AbortController().signal);
     for (let chunk = 0; chunk < 5; chunk++) expect(pacer.beforeChunk()).toBeNull();
     await admitAll();
   });
 
   it('refuses a negative budget and a number of streams per turn that is not a positive integer', () => {
-    expect(() => new SetupFirstScheduling(new RunSetupGate(), -1)).toThrow(RangeError);
-    expect(() => new SetupFirstScheduling(new RunSetupGate(), 100, 0)).toThrow(RangeError);
+    expect(() => new SetupFirstScheduling(new RunSetupGate(), { maxMs: -1 })).toThrow(RangeError);
+    expect(() => new SetupFirstScheduling(new RunSetupGate(), { resumedPerTurn: 0 })).toThrow(RangeError);
+    expect(() => new SetupFirstScheduling(new RunSetupGate(), { minWaiting: -1 })).toThrow(RangeError);
   });
 });

@@ -84,6 +84,8 @@ export interface ThreadRunLifecycle {
 export interface ThreadRunSkeletonOptions {
   /** Longest a run's stream gives way, per upstream call, to runs waiting for their setup (SetupFirstScheduling; 0: never). */
   setupFirstMaxMs?: number;
+  /** Runs waiting for their setup beyond which running streams give way (SetupFirstScheduling). */
+  setupFirstMinWaiting?: number;
 }
 
 export interface RunRequest {
@@ -117,7 +119,10 @@ export class ThreadRunSkeleton {
     options: ThreadRunSkeletonOptions = {},
   ) {
     this.commits = new RoundCommitReplayer(threads, { observer });
-    this.setupFirst = new SetupFirstScheduling(this.setupGate, options.setupFirstMaxMs);
+    this.setupFirst = new SetupFirstScheduling(this.setupGate, {
+      maxMs: options.setupFirstMaxMs,
+      minWaiting: options.setupFirstMinWaiting,
+    });
   }
 
   observe(observer: ThreadRunObserver): void {
