@@ -107,6 +107,19 @@ describe(SetupFirstScheduling.name, () => {
     await expect(wait).resolves.toBeUndefined();
   });
 
+  it('holds at most maxHeld streams at once; the others are relayed as they come', async () => {
+    const { gate, admitAll } = await gateWithWaitingRuns(1);
+    const scheduling = new SetupFirstScheduling(gate, { minWaiting: 0, maxHeld: 2 });
+    const pacers = Array.from({ length: 3 }, () => scheduling.pacer(new AbortController().signal));
+    for (const pacer of pacers) pacer.beforeChunk();
+    const first = pacers[0].beforeChunk() as Promise<void>;
+    const second = pacers[1].beforeChunk() as Promise<void>;
+    expect([first, second].every((wait) => wait instanceof Promise)).toBe(true);
+    expect(pacers[2].beforeChunk()).toBeNull();
+    await admitAll();
+    await Promise.all([first, second]);
+  });
+
   it('never gives way with maxMs 0 (AI_SETUP_FIRST_MAX_MS=0)', async () => {
     const { gate, admitAll } = await gateWithWaitingRuns(3);
     const pacer = new SetupFirstScheduling(gate, { maxMs: 0, minWaiting: 0 }).pacer(new AbortController().signal);
@@ -118,5 +131,6 @@ describe(SetupFirstScheduling.name, () => {
     expect(() => new SetupFirstScheduling(new RunSetupGate(), { maxMs: -1 })).toThrow(RangeError);
     expect(() => new SetupFirstScheduling(new RunSetupGate(), { resumedPerTurn: 0 })).toThrow(RangeError);
     expect(() => new SetupFirstScheduling(new RunSetupGate(), { minWaiting: -1 })).toThrow(RangeError);
+    expect(() => new SetupFirstScheduling(new RunSetupGate(), { maxHeld: 1.5 })).toThrow(RangeError);
   });
 });
