@@ -179,11 +179,17 @@ export class ChatService {
     });
     this.settler = new PendingInterruptSettler(hitl, config.locale);
     // A run's committed rounds update its thread's memory, in the background, when no run is in progress.
-    this.skeleton = new ThreadRunSkeleton(threads, new Logger('agent'), runs, memory && {
-      started: () => memory.runStarted(),
-      leased: (principal, threadId) => memory.threadResumed(principal, threadId),
-      settled: (principal, threadId) => memory.runSettled(principal, threadId),
-    });
+    this.skeleton = new ThreadRunSkeleton(
+      threads,
+      new Logger('agent'),
+      runs,
+      memory && {
+        started: () => memory.runStarted(),
+        leased: (principal, threadId) => memory.threadResumed(principal, threadId),
+        settled: (principal, threadId) => memory.runSettled(principal, threadId),
+      },
+      { setupFirstMaxMs: config.agent.setupFirstMaxMs, setupFirstMinWaiting: config.agent.setupFirstMinWaiting },
+    );
     this.promptLevels = new PromptLevelsCache({ graphStateTtlMs: config.rag.cacheTtlMs, notifier });
     this.context = new ContextAssembler(memoryContext ?? null, { maxTokens: config.agent.historyMaxTokens, countTokens: approximateTokens });
     this.smallerContext = new SmallerContextBuilder(retriever, this.history, {
@@ -490,6 +496,7 @@ export class ChatService {
       tools: toolbox,
       events: plan.sink,
       signal: run.signal,
+      streamPacer: () => run.streamPacer(),
       usage: run.usage,
       threadId: thread.threadId,
       workspace: thread.workspace,

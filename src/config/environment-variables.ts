@@ -121,7 +121,7 @@ export class EnvironmentVariables {
 
   /** How far the V8 heap may grow past its live size, in percent (0: V8's own factor); src/config/heap-growth.ts. */
   @Transform(toNumber) @IsInt() @Min(0) @Max(300)
-  HEAP_GROWING_PERCENT = 50;
+  HEAP_GROWING_PERCENT = 35;
 
   /** Origins allowed to open the Socket.IO namespace from a browser page (comma-separated, or "*"); unset: same origin only. */
   @IsOptional() @IsString()
@@ -170,6 +170,17 @@ export class EnvironmentVariables {
   /** Tool rounds in a row that bring nothing new before the run stops calling tools (smart stopping): docs/agent.md. */
   @Transform(toNumber) @IsInt() @Min(1) @Max(50)
   AI_NO_PROGRESS_ROUNDS = 3;
+
+  /**
+   * Longest a running stream gives way, per upstream call, to new conversations waiting for their setup
+   * (docs/agent.md, "A burst of new conversations"); 0: streams never give way.
+   */
+  @Transform(toNumber) @IsInt() @Min(0) @Max(60_000)
+  AI_SETUP_FIRST_MAX_MS = 2000;
+
+  /** Runs waiting for their setup beyond which running streams give way (docs/agent.md, "A burst of new conversations"). */
+  @Transform(toNumber) @IsInt() @Min(0) @Max(100_000)
+  AI_SETUP_FIRST_MIN_WAITING = 128;
 
   // Automations (docs/automations.md)
   /** This instance starts the automations that are due (several instances may: each slot runs once). */

@@ -37,13 +37,19 @@ describe(loadAppConfig.name, () => {
   it('bounds the agent loop: tool calls per reply (10) and rounds without progress (3), validated', () => {
     expect(loadAppConfig({}).agent).toMatchObject({ maxToolCallsPerReply: 10, noProgressRounds: 3 });
     expect(loadAppConfig({ AI_MAX_TOOL_CALLS_PER_REPLY: '4', AI_NO_PROGRESS_ROUNDS: '2' }).agent).toMatchObject({ maxToolCallsPerReply: 4, noProgressRounds: 2 });
+    expect(loadAppConfig({}).agent.setupFirstMaxMs).toBe(2000);
+    expect(loadAppConfig({ AI_SETUP_FIRST_MAX_MS: '0' }).agent.setupFirstMaxMs).toBe(0);
+    expect(() => loadAppConfig({ AI_SETUP_FIRST_MAX_MS: '-5' })).toThrow(/AI_SETUP_FIRST_MAX_MS/);
+    expect(loadAppConfig({}).agent.setupFirstMinWaiting).toBe(128);
+    expect(loadAppConfig({ AI_SETUP_FIRST_MIN_WAITING: '8' }).agent.setupFirstMinWaiting).toBe(8);
+    expect(() => loadAppConfig({ AI_SETUP_FIRST_MIN_WAITING: 'some' })).toThrow(/AI_SETUP_FIRST_MIN_WAITING/);
     expect(() => loadAppConfig({ AI_MAX_TOOL_CALLS_PER_REPLY: '0' })).toThrow(/AI_MAX_TOOL_CALLS_PER_REPLY/);
     expect(() => loadAppConfig({ AI_MAX_TOOL_CALLS_PER_REPLY: 'many' })).toThrow(/AI_MAX_TOOL_CALLS_PER_REPLY/);
     expect(() => loadAppConfig({ AI_NO_PROGRESS_ROUNDS: '0' })).toThrow(/AI_NO_PROGRESS_ROUNDS/);
   });
 
   it('caps the heap growth at 50 % by default; 0 leaves V8 its own factor; a bad value is refused', () => {
-    expect(loadAppConfig({}).server.heapGrowingPercent).toBe(50);
+    expect(loadAppConfig({}).server.heapGrowingPercent).toBe(35);
     expect(loadAppConfig({ HEAP_GROWING_PERCENT: '0' }).server.heapGrowingPercent).toBe(0);
     expect(() => loadAppConfig({ HEAP_GROWING_PERCENT: '301' })).toThrow(/HEAP_GROWING_PERCENT/);
     expect(() => loadAppConfig({ HEAP_GROWING_PERCENT: '-1' })).toThrow(/HEAP_GROWING_PERCENT/);

@@ -136,6 +136,8 @@ export function loadAppConfig(env: Record<string, string | undefined>): AppConfi
       historyMaxTokens: vars.AI_HISTORY_MAX_TOKENS,
       maxToolCallsPerReply: vars.AI_MAX_TOOL_CALLS_PER_REPLY,
       noProgressRounds: vars.AI_NO_PROGRESS_ROUNDS,
+      setupFirstMaxMs: vars.AI_SETUP_FIRST_MAX_MS,
+      setupFirstMinWaiting: vars.AI_SETUP_FIRST_MIN_WAITING,
     },
     llm: {
       provider: vars.LLM_PROVIDER,

@@ -106,6 +106,32 @@ describe(OpenAiCompatibleProvider.name, () => {
     expect(request.body.messages[0]).toEqual({ role: 'system', content: 'You are a graph assistant.' });
   });
 
+  it('sends a body with characters beyond Latin-1 as its UTF-8 bytes, with its length (encodedBodyFetch)', async () => {
+    server.enqueue({ text: 'ok' });
+    const content = '[SYSTEM] 2 nodes added\n  ✓ create_node log-errors: café 😀';
+    await collectLlmStream(provider.stream([...messages, { role: 'user', content }]));
+    const request = server.requests[0];
+    expect(request.body.messages[2]).toEqual({ role: 'user', content });
+    expect(request.headers['transfer-encoding']).toBeUndefined();
+    expect(Number(request.headers['content-length'])).toBe(Buffer.byteLength(JSON.stringify(request.body)));
+  });
+
+  it('does not count the time its consumer holds a chunk as upstream silence (a stream giving way to setups)', async () => {
+    const patient = new OpenAiCompatibleProvider({ providerName: 'openai', baseURL: server.openAiBaseUrl, apiKey: 'sk-test', model: 'gpt-4o', streamIdleTimeoutMs: 50 });
+    server.enqueue({ text: 'The graph fetches NBA stats.', chunkSize: 3 });
+    let text = '';
+    let held = false;
+    for await (const chunk of patient.stream(messages)) {
+      if (chunk.type !== 'token') continue;
+      text += chunk.token;
+      if (!held) {
+        held = true;
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+    }
+    expect(text).toBe('The graph fetches NBA stats.');
+  });
+
   it('streams text in order and reports cached tokens', async () => {
     server.enqueue({ text: 'The graph fetches NBA stats.', chunkSize: 3, usage: { prompt: 1200, completion: 9, cached: 1024 } });
     const result = await collectLlmStream(provider.stream(messages));

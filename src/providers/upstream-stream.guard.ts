@@ -16,6 +16,7 @@ export class UpstreamStreamGuard {
   private readonly controller = new AbortController();
   private readonly timer: NodeJS.Timeout;
   private idle = false;
+  private held = false;
   private readonly onCallerAbort = () => this.controller.abort();
 
   constructor(
@@ -25,6 +26,11 @@ export class UpstreamStreamGuard {
   ) {
     callerSignal?.addEventListener('abort', this.onCallerAbort, { once: true });
     this.timer = setTimeout(() => {
+      // The consumer holding a chunk is not the upstream being silent: the timer starts again.
+      if (this.held) {
+        this.timer.refresh();
+        return;
+      }
       this.idle = true;
       this.controller.abort();
     }, idleTimeoutMs);
@@ -39,6 +45,14 @@ export class UpstreamStreamGuard {
 
   touch(): void {
     this.timer.refresh();
+  }
+
+  /**
+   * The consumer has a chunk (true) or asks for the next one (false). Between the two, silence is the
+   * consumer's, not the upstream's (a run's stream may give way to new runs' setups: docs/agent.md).
+   */
+  hold(held: boolean): void {
+    this.held = held;
   }
 
   /** Throws if the request was cut by the caller or by the idle timer (the SDKs end quietly on abort). */

@@ -37,7 +37,9 @@ export async function* relayUpstreamStream<TEvent>(request: UpstreamStreamReques
       guard.touch();
       assembler.push(event, out);
       if (out.length === 0) continue;
+      guard.hold(true);
       for (const item of out) yield item;
+      guard.hold(false);
       out.length = 0;
     }
   } catch (error) {

@@ -37,7 +37,8 @@ describe(`${AiGateway.name} (Socket.IO /ai, end to end)`, () => {
 
   beforeAll(async () => {
     server = await ScriptedLlmServer.start();
-    app = await startTestApp({ ...server.providerEnv('openai'), EMBEDDING_PROVIDER: 'local' });
+    // Streams give way from 8 runs waiting (128 by default), so a burst of 40 shows it.
+    app = await startTestApp({ ...server.providerEnv('openai'), EMBEDDING_PROVIDER: 'local', AI_SETUP_FIRST_MIN_WAITING: '8' });
   });
   afterAll(async () => {
     await app.close();
@@ -132,6 +133,25 @@ describe(`${AiGateway.name} (Socket.IO /ai, end to end)`, () => {
     expect(answer.complete!.fullText).toBe(text);
     expect(answer.tokenEvents).toBeGreaterThan(0);
     expect(answer.tokenEvents).toBeLessThan(text.length / 4);
+  });
+
+  it('sets a burst of new conversations up before relaying the streams already running (docs/agent.md, "A burst of new conversations")', async () => {
+    const text = 'The graph calls the NBA stats API, filters the active players and renders them.';
+    const burst = 40;
+    for (let index = 0; index < burst; index++) server.enqueue({ text, chunkSize: 1 });
+    const client = await connect();
+    const answers = await Promise.all(Array.from({ length: burst }, (_, index) => client.chat({ _id: 100 + index, graphKey: GRAPH, message: 'Summarize the graph' }, 20_000)));
+    for (const answer of answers) {
+      expect(answer.error).toBeUndefined();
+      expect(answer.text).toBe(text);
+      expect(answer.complete!.fullText).toBe(text);
+    }
+    expect(server.requests).toHaveLength(burst);
+    // While more than 8 conversations waited for their setup, the ones set up before relayed only their
+    // first chunk: all but the last few of the burst had their thread before the first one ended.
+    const names = client.received.map((event) => event.event);
+    const firstEnd = names.indexOf('ai:complete');
+    expect(names.slice(0, firstEnd).filter((name) => name === 'ai:thread').length).toBeGreaterThanOrEqual(burst - 8 - 4);
   });
 
   it('streams over the polling transport alone', async () => {

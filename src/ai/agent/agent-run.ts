@@ -65,6 +65,15 @@ export interface RunActions {
   takeEvents(): ThreadEvent[];
 }
 
+/**
+ * Paces one upstream call's stream: a run's stream may give way to other work of the process
+ * (new conversations' setups: SetupFirstScheduling).
+ */
+export interface StreamPacer {
+  /** Null: relay the next chunk now; a promise: relay it once settled (it never rejects). */
+  beforeChunk(): Promise<void> | null;
+}
+
 export interface AgentRunRequest {
   /** What the model is sent first (history, current context, question), already sanitized. Not mutated. */
   messages: LlmMessage[];
@@ -105,6 +114,11 @@ export interface AgentRunRequest {
   workspace: string;
   /** Handed to the provider (the offline provider answers from it). */
   retrievedContext?: GraphRAGContext;
+  /**
+   * The pacer of each upstream call's stream (one per call): asked before each chunk is relayed.
+   * Absent: the stream is relayed as it comes.
+   */
+  streamPacer?(): StreamPacer;
   /**
    * Resume: the results that close the interrupted call (and anything already decided), then the
    * calls that followed it in the same assistant message, processed before the next upstream call.

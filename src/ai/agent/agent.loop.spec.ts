@@ -1,6 +1,7 @@
 import { ScriptedLlmServer } from '../../../test/support/scripted-llm-server';
 import { RunPolicy } from '../policy/run-policy';
 import { InMemoryGraphDataSource } from '../../../test/support/in-memory-graph-data-source';
+import { waitUntil } from '../../../test/support/wait-until';
 import { AppError } from '../../errors/app-error';
 import { nbaWorkflowDemo } from '../../graph/demo/nba-workflow.demo';
 import { LogEntry } from '../../observability/log-entry';
@@ -145,6 +146,28 @@ describe(AgentLoop.name, () => {
     expect(request.usage.report().costUsd).toBeGreaterThan(0);
     expect(server.requests).toHaveLength(1);
     expect(server.requests[0].body.tools.map((tool: { function: { name: string } }) => tool.function.name)).toContain('propose_batch');
+  });
+
+  it("asks the call's pacer before relaying each chunk, and relays nothing more while it holds the stream", async () => {
+    server.enqueue({ text: 'It fetches the NBA players.', chunkSize: 5 });
+    const { request, events } = harness();
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let asked = 0;
+    let pacers = 0;
+    request.streamPacer = () => {
+      pacers++;
+      return { beforeChunk: () => (++asked === 2 ? held : null) };
+    };
+    const run = loopWith(openAi()).run(request);
+    await waitUntil(() => asked === 2);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(events).toEqual(['token:It fe']);
+    release();
+    await run;
+    expect(events).toEqual(['token:It fe', 'token:tches', 'token: the ', 'token:NBA p', 'token:layer', 'token:s.']);
+    expect(pacers).toBe(1);
+    expect(asked).toBeGreaterThanOrEqual(6);
   });
 
   it('runs read tools with the model ids, sends their results back, and separates the rounds text', async () => {

@@ -515,8 +515,11 @@ export class AgentLoop {
     let failure: unknown = null;
     try {
       const stream = provider.stream(sent, toolList, { signal: request.signal, retrievedContext: request.retrievedContext, threadId: request.threadId });
+      const pacer = request.streamPacer?.();
       for await (const chunk of stream) {
         received = true;
+        const wait = pacer?.beforeChunk();
+        if (wait) await wait;
         switch (chunk.type) {
           case 'token':
             callText += chunk.token;

@@ -92,6 +92,30 @@ describe(RunSetupGate.name, () => {
     expect(perTurn.size).toBeGreaterThanOrEqual(10);
   });
 
+  it('tells when at most a number of runs wait: at once when no more do, else once enough have had their slot', async () => {
+    const gate = new RunSetupGate(1);
+    await expect(gate.waitingAtMost(0)).resolves.toBeUndefined();
+    const first = await gate.enter();
+    const queued = [gate.enter(), gate.enter(), gate.enter()];
+    let atMostOne = false;
+    let none = false;
+    void gate.waitingAtMost(1).then(() => (atMostOne = true));
+    void gate.waitingAtMost(0).then(() => (none = true));
+    await expect(gate.waitingAtMost(3)).resolves.toBeUndefined();
+    first.release();
+    const second = await queued[0];
+    await nextTurn();
+    expect([atMostOne, none]).toEqual([false, false]);
+    second.release();
+    const third = await queued[1];
+    await nextTurn();
+    expect([atMostOne, none]).toEqual([true, false]);
+    third.release();
+    (await queued[2]).release();
+    await nextTurn();
+    expect(none).toBe(true);
+  });
+
   it('refuses a number of slots that is not a positive integer', () => {
     expect(() => new RunSetupGate(0)).toThrow(RangeError);
     expect(() => new RunSetupGate(1.5)).toThrow(RangeError);

@@ -28,6 +28,8 @@ export const DEFAULT_RUN_SETUP_SLOTS = 4;
 export class RunSetupGate {
   private active = 0;
   private readonly waiting: Array<(slot: RunSetupSlot) => void> = [];
+  /** Promises of waitingAtMost(count), by count. */
+  private readonly shrinking = new Map<number, { promise: Promise<void>; resolve: () => void }>();
 
   constructor(private readonly slots = DEFAULT_RUN_SETUP_SLOTS) {
     if (!Number.isInteger(slots) || slots < 1) throw new RangeError(`RunSetupGate: slots must be a positive integer, got ${slots}`);
@@ -41,6 +43,19 @@ export class RunSetupGate {
   /** Runs waiting for a slot. */
   get queued(): number {
     return this.waiting.length;
+  }
+
+  /** Resolves once at most `count` runs wait for a slot (at once when no more do). */
+  waitingAtMost(count: number): Promise<void> {
+    if (this.waiting.length <= count) return Promise.resolve();
+    let pending = this.shrinking.get(count);
+    if (!pending) {
+      let resolve!: () => void;
+      const promise = new Promise<void>((done) => (resolve = done));
+      pending = { promise, resolve };
+      this.shrinking.set(count, pending);
+    }
+    return pending.promise;
   }
 
   /** Resolves, in a later turn of the event loop, once this run may set up; release the slot in every case. */
@@ -65,6 +80,12 @@ export class RunSetupGate {
         const next = this.waiting.shift();
         if (next) this.grant(next);
         else this.active--;
+        const left = this.waiting.length;
+        for (const [count, pending] of this.shrinking) {
+          if (left > count) continue;
+          pending.resolve();
+          this.shrinking.delete(count);
+        }
       },
     };
     setImmediate(() => resolve(slot));

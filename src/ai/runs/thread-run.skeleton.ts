@@ -8,11 +8,12 @@ import { ThreadRoundCommit, ThreadStore } from '../../threads/thread.store';
 import { ThreadRecord, UsageTotals } from '../../threads/thread.types';
 import { AgentEventSink } from '../agent/agent-event.sink';
 import { AgentResult } from '../agent/agent-result';
-import { AgentRunStats } from '../agent/agent-run';
+import { AgentRunStats, StreamPacer } from '../agent/agent-run';
 import { UsageAccumulator } from '../agent/usage.accumulator';
 import { AgentRunObserver, RunKind } from './agent-run.observer';
 import { RoundCommitReceipt, RoundCommitReplayer } from './round-commit.replayer';
 import { RunSetupGate, RunSetupSlot } from './run-setup.gate';
+import { SetupFirstScheduling } from './setup-first.scheduling';
 
 export type { RunKind } from './agent-run.observer';
 
@@ -47,6 +48,8 @@ export interface ThreadRun {
   pause(): Promise<void>;
   /** The setup is over: the next waiting run may start its own, and what follows (the upstream request) gets a turn of its own. */
   handOver(): Promise<void>;
+  /** The pacer of one upstream call's stream: it gives way to runs waiting for their setup (SetupFirstScheduling). */
+  streamPacer(): StreamPacer;
   /**
    * Commits a round of the run: a revision conflict is re-read and replayed (RoundCommitReplayer),
    * a lease held elsewhere is thread_busy at once.
@@ -78,6 +81,13 @@ export interface ThreadRunLifecycle {
   settled(principal: Principal, threadId: string | null): void;
 }
 
+export interface ThreadRunSkeletonOptions {
+  /** Longest a run's stream gives way, per upstream call, to runs waiting for their setup (SetupFirstScheduling; 0: never). */
+  setupFirstMaxMs?: number;
+  /** Runs waiting for their setup beyond which running streams give way (SetupFirstScheduling). */
+  setupFirstMinWaiting?: number;
+}
+
 export interface RunRequest {
   principal: Principal;
   sink: AgentEventSink;
@@ -97,6 +107,7 @@ export interface RunRequest {
  */
 export class ThreadRunSkeleton {
   private readonly setupGate = new RunSetupGate();
+  private readonly setupFirst: SetupFirstScheduling;
   private readonly commits: RoundCommitReplayer;
   private readonly observers: ThreadRunObserver[] = [];
 
@@ -105,8 +116,13 @@ export class ThreadRunSkeleton {
     private readonly logger: Logger,
     private readonly observer?: AgentRunObserver,
     private readonly lifecycle?: ThreadRunLifecycle,
+    options: ThreadRunSkeletonOptions = {},
   ) {
     this.commits = new RoundCommitReplayer(threads, { observer });
+    this.setupFirst = new SetupFirstScheduling(this.setupGate, {
+      maxMs: options.setupFirstMaxMs,
+      minWaiting: options.setupFirstMinWaiting,
+    });
   }
 
   observe(observer: ThreadRunObserver): void {
@@ -161,18 +177,20 @@ export class ThreadRunSkeleton {
     this.lifecycle?.leased(request.principal, threadId);
     request.sink.leased?.(threadId);
     const usage = new UsageAccumulator();
+    const signal = AbortSignal.any([request.signal, lease.signal]);
     const hold = { principal: request.principal, confirmLease: () => lease.renew() };
     let ranLoop = false;
     let outcome: RunOutcome | { error: unknown };
     try {
       outcome = await body(started, {
         usage,
-        signal: AbortSignal.any([request.signal, lease.signal]),
+        signal,
         pause: () => setup.pause(),
         handOver: () => {
           ranLoop = true;
           return handOver(setup);
         },
+        streamPacer: () => this.setupFirst.pacer(signal),
         commit: (thread, round) => this.commits.commit(thread, round, hold),
       });
     } catch (error) {
