@@ -95,6 +95,16 @@ describe(AnthropicProvider.name, () => {
     });
   });
 
+  it('sends a body with characters beyond Latin-1 as its UTF-8 bytes, with its length (encodedBodyFetch)', async () => {
+    server.enqueue({ text: 'ok' });
+    const content = '[SYSTEM] 2 nodes added\n  ✓ create_node log-errors: café 😀';
+    await collectLlmStream(provider.stream([{ role: 'user', content }]));
+    const request = server.requests[0];
+    expect(request.body.messages).toEqual([{ role: 'user', content }]);
+    expect(request.headers['transfer-encoding']).toBeUndefined();
+    expect(Number(request.headers['content-length'])).toBe(Buffer.byteLength(JSON.stringify(request.body)));
+  });
+
   it('omits an empty tools list and honours maxTokens and model overrides', async () => {
     server.enqueue({ text: 'ok' });
     await provider.complete([{ role: 'user', content: 'hi' }], [], { maxTokens: 100, model: 'claude-3-5-haiku-latest' });
