@@ -20,6 +20,7 @@ import { AiController } from './http/ai.controller';
 import { AgentRunMetrics } from './runs/agent-run.metrics';
 import { AGENT_RUN_OBSERVER } from './runs/agent-run-observer.token';
 import { ActiveGenerationsMetrics } from './runs/active-generations.metrics';
+import { RunSchedulingMetrics } from './runs/run-scheduling.metrics';
 import { ActiveRunRegistry } from './runs/active-run.registry';
 import { DegradableRunEventLog } from './runs/degradable-run-event.log';
 import { InMemoryRunEventLog } from './runs/in-memory-run-event.log';
@@ -77,7 +78,8 @@ import { SocketMetrics } from './socket/socket.metrics';
   exports: [ChatService, ActiveRunRegistry, ApprovalPendingNotifier],
 })
 export class AiModule {
-  constructor(metrics: MetricsService, runs: ActiveRunRegistry) {
+  constructor(metrics: MetricsService, runs: ActiveRunRegistry, chat: ChatService) {
     new ActiveGenerationsMetrics(metrics.registry).track(() => runs.size);
+    new RunSchedulingMetrics(metrics.registry).track(() => chat.schedulingState());
   }
 }

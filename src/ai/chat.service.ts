@@ -58,6 +58,7 @@ import { HistoryStrategy, SmallerContextBuilder } from './recovery/smaller-conte
 import { AgentRunObserver } from './runs/agent-run.observer';
 import { AGENT_RUN_OBSERVER } from './runs/agent-run-observer.token';
 import { RunOutcome, ThreadRun, ThreadRunObserver, ThreadRunSkeleton } from './runs/thread-run.skeleton';
+import { RunSchedulingState } from './runs/run-scheduling.metrics';
 import { AgentToolbox } from './tools/agent.toolbox';
 import { ReadToolExecutor } from './tools/read/read-tool.executor';
 import { ThreadView, toThreadView } from './thread.view';
@@ -268,6 +269,11 @@ export class ChatService {
         run,
       ),
     );
+  }
+
+  /** Runs waiting for their setup, and running streams giving way to them (the metrics read it at each scrape). */
+  schedulingState(): RunSchedulingState {
+    return this.skeleton.schedulingState();
   }
 
   /** Told when each run ends (chat, resume, automation), with its thread, result or failure, and usage. */

@@ -95,6 +95,11 @@ export class SetupFirstScheduling {
     }
   }
 
+  /** Streams giving way now. */
+  get streamsGivingWay(): number {
+    return this.held;
+  }
+
   /** The pacer of one upstream call's stream, aborted with `signal`. */
   pacer(signal: AbortSignal): StreamPacer {
     if (this.maxMs === 0) return NEVER;

@@ -12,6 +12,7 @@ import { AgentRunStats, StreamPacer } from '../agent/agent-run';
 import { UsageAccumulator } from '../agent/usage.accumulator';
 import { AgentRunObserver, RunKind } from './agent-run.observer';
 import { RoundCommitReceipt, RoundCommitReplayer } from './round-commit.replayer';
+import { RunSchedulingState } from './run-scheduling.metrics';
 import { RunSetupGate, RunSetupSlot } from './run-setup.gate';
 import { SetupFirstScheduling } from './setup-first.scheduling';
 
@@ -123,6 +124,11 @@ export class ThreadRunSkeleton {
       maxMs: options.setupFirstMaxMs,
       minWaiting: options.setupFirstMinWaiting,
     });
+  }
+
+  /** Runs waiting for their setup, and running streams giving way to them (RunSchedulingMetrics). */
+  schedulingState(): RunSchedulingState {
+    return { waitingForSetup: this.setupGate.queued, streamsGivingWay: this.setupFirst.streamsGivingWay };
   }
 
   observe(observer: ThreadRunObserver): void {
