@@ -17,15 +17,15 @@ export const SETUP_FIRST_MIN_WAITING = 128;
 /**
  * Streams giving way at once, at most. Each keeps its request and what the upstream sent meanwhile
  * (a whole answer from a fast upstream: ~80 KB, read once by the socket and once more into the
- * body's stream); all 1,000 of a burst held at once peaked at 379–405 MB of RSS, 512 at 367–377 MB,
- * with the burst's median wait for its request 1.39–1.46 s against 1.28–1.31 s.
+ * body's stream); all 1,000 of a burst held at once peaked at 379–405 MB of RSS, 512 at 348–377 MB,
+ * with the burst's median wait for its request 1.32–1.46 s against 1.28–1.31 s.
  */
 export const SETUP_FIRST_MAX_HELD = 512;
 
 /**
  * Streams that go on per turn of the event loop once they stop giving way. Each relays at once what
- * it buffered meanwhile (a whole answer from a fast upstream: ~1-3 ms of CPU); 3 kept the longest
- * stall of a 1,000-conversation burst at 37-50 ms, where 8 let it reach 98-151 ms.
+ * it buffered meanwhile (a whole answer from a fast upstream: ~1-3 ms of CPU); with 3 the longest
+ * stall of a 1,000-conversation burst stayed at 37-95 ms, where 8 let it reach 98-151 ms.
  */
 export const STREAMS_RESUMED_PER_TURN = 3;
 
