@@ -7,6 +7,7 @@ import type { AutomationChanges, AutomationRun, StoredAutomation } from '../auto
 import type { AutomationRepository, ClaimResult, DueAutomation, RunClaim, RunOutcomeUpdate } from '../automation.repository';
 import { LOST_RUN_MESSAGE } from '../automation-run.messages';
 import { ArangoAutomationDocument, ArangoAutomationQueries, ArangoRunDocument } from './arango-automation.queries';
+import { runArangoSchemaSetup } from '../../database/arango/arango-schema.setup';
 
 /** The collections of this store, beside Nodius's own (docs/protocol.md §2). */
 export const ARANGO_AUTOMATION_NAMES = {
@@ -36,7 +37,7 @@ export class ArangoAutomationRepository implements AutomationRepository {
 
   /** Ensures the collections and indexes (idempotent, safe when several instances start at once). */
   static async open(db: Database): Promise<ArangoAutomationRepository> {
-    try {
+    await runArangoSchemaSetup(db, 'automation schema', async () => {
       for (const name of Object.values(ARANGO_AUTOMATION_NAMES)) await ensureDocumentCollection(db, name);
       const automations = db.collection(ARANGO_AUTOMATION_NAMES.automations);
       const runs = db.collection(ARANGO_AUTOMATION_NAMES.runs);
@@ -45,11 +46,7 @@ export class ArangoAutomationRepository implements AutomationRepository {
       await automations.ensureIndex({ type: 'persistent', fields: ['runLeaseExpiresAt'], sparse: true, inBackground: true });
       await runs.ensureIndex({ type: 'persistent', fields: ['workspace', 'automationId', 'startedTime'], inBackground: true });
       await runs.ensureIndex({ type: 'persistent', fields: ['workspace', 'threadId'], sparse: true, inBackground: true });
-    } catch (error) {
-      throw new Error(`ArangoDB automation schema setup failed in database "${db.name}": ${error instanceof Error ? error.message : String(error)}`, {
-        cause: error,
-      });
-    }
+    });
     return new ArangoAutomationRepository(db);
   }
 

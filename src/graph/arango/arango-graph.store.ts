@@ -16,6 +16,7 @@ import { ARANGO_NAMES, EMBEDDING_FIELDS } from './arango-names';
 import { ArangoQueryExecutor } from '../../database/arango/arango-query.executor';
 import { ArangoSchema } from './arango-schema';
 import { DEFAULT_VECTOR_EXACT_SCAN_BELOW } from './arango-vector-search.plan';
+import { runArangoSchemaSetup } from '../../database/arango/arango-schema.setup';
 
 const logger = new Logger('arango-store');
 
@@ -190,14 +191,8 @@ export class ArangoGraphStore implements GraphStore {
   }
 }
 
-async function ensureSchema(db: Database): Promise<ArangoCapabilities> {
-  try {
-    return await new ArangoSchema(db).ensure();
-  } catch (error) {
-    throw new Error(`ArangoDB schema setup failed in database "${db.name}": ${error instanceof Error ? error.message : String(error)}`, {
-      cause: error,
-    });
-  }
+function ensureSchema(db: Database): Promise<ArangoCapabilities> {
+  return runArangoSchemaSetup(db, 'schema', () => new ArangoSchema(db).ensure());
 }
 
 function pick(source: StoredDocument, fields: readonly string[]): StoredDocument {

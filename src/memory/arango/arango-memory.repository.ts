@@ -7,6 +7,7 @@ import { ArangoMemoryDocument, ArangoMemoryDocumentMapper } from './arango-memor
 import { ARANGO_MEMORY_NAMES } from './arango-memory.names';
 import { ArangoMemoryQueries } from './arango-memory.queries';
 import { ArangoMemorySchema } from './arango-memory.schema';
+import { runArangoSchemaSetup } from '../../database/arango/arango-schema.setup';
 
 /** Node keys per query when listing mentions of many nodes (bind variables stay small). */
 const KEYS_PER_QUERY = 1000;
@@ -32,13 +33,7 @@ export class ArangoMemoryRepository implements MemoryRepository {
 
   /** Ensures the collections and indexes (idempotent, race-safe), then returns the repository. */
   static async open(db: Database): Promise<ArangoMemoryRepository> {
-    try {
-      await new ArangoMemorySchema(db).ensure();
-    } catch (error) {
-      throw new Error(`ArangoDB memory schema setup failed in database "${db.name}": ${error instanceof Error ? error.message : String(error)}`, {
-        cause: error,
-      });
-    }
+    await runArangoSchemaSetup(db, 'memory schema', () => new ArangoMemorySchema(db).ensure());
     return new ArangoMemoryRepository(db);
   }
 

@@ -6,6 +6,7 @@ import { hashedDocumentKey } from '../../database/arango/arango-hashed.key';
 import { ActionPolicy, toActionPolicy } from '../action-policy';
 import { ActionPolicyDocument, ActionPolicyRepository } from '../action-policy.repository';
 import { ArangoActionPolicyQueries } from './arango-action-policy.queries';
+import { runArangoSchemaSetup } from '../../database/arango/arango-schema.setup';
 
 const logger = new Logger('arango-policy');
 
@@ -29,12 +30,9 @@ export class ArangoActionPolicyRepository implements ActionPolicyRepository {
 
   /** Creates the collection when missing (idempotent, safe when several instances start at once), then returns the repository. */
   static async open(db: Database): Promise<ArangoActionPolicyRepository> {
-    try {
+    await runArangoSchemaSetup(db, 'policy collection', async () => {
       if (await ensureDocumentCollection(db, ARANGO_ACTION_POLICIES)) logger.info('arango_collection_created', { collection: ARANGO_ACTION_POLICIES });
-    } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
-      throw new Error(`ArangoDB policy collection setup failed in database "${db.name}": ${reason}`, { cause: error });
-    }
+    });
     return new ArangoActionPolicyRepository(db);
   }
 

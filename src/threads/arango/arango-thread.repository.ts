@@ -17,6 +17,7 @@ import {
   WriteConflictRetryPolicy,
 } from './arango-thread-query.runner';
 import { ArangoThreadSchema } from './arango-thread.schema';
+import { runArangoSchemaSetup } from '../../database/arango/arango-schema.setup';
 
 /**
  * Operation ids a thread document keeps. Replaying an older one still changes nothing: its expected
@@ -76,13 +77,7 @@ export class ArangoThreadRepository implements ThreadRepository {
 
   /** Ensures the collections and indexes (idempotent, race-safe), then returns the repository. */
   static async open(db: Database, options: ArangoThreadRepositoryOptions = {}): Promise<ArangoThreadRepository> {
-    try {
-      await new ArangoThreadSchema(db).ensure();
-    } catch (error) {
-      throw new Error(`ArangoDB thread schema setup failed in database "${db.name}": ${error instanceof Error ? error.message : String(error)}`, {
-        cause: error,
-      });
-    }
+    await runArangoSchemaSetup(db, 'thread schema', () => new ArangoThreadSchema(db).ensure());
     return new ArangoThreadRepository(db, options);
   }
 

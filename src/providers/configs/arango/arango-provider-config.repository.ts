@@ -6,6 +6,7 @@ import { AppError } from '../../../errors/app-error';
 import type { ProviderConfigChanges, StoredProviderConfig } from '../provider-config';
 import type { ProviderConfigRepository, SealedProviderConfig } from '../provider-config.repository';
 import { ArangoProviderConfigDocument, ArangoProviderConfigQueries } from './arango-provider-config.queries';
+import { runArangoSchemaSetup } from '../../../database/arango/arango-schema.setup';
 
 /** The collection of this store, beside Nodius's own (docs/protocol.md §2). */
 export const ARANGO_PROVIDER_CONFIGS = 'nodius_ai_provider_configs';
@@ -27,16 +28,12 @@ export class ArangoProviderConfigRepository implements ProviderConfigRepository 
 
   /** Ensures the collection and its indexes (idempotent, safe when several instances start at once). */
   static async open(db: Database): Promise<ArangoProviderConfigRepository> {
-    try {
+    await runArangoSchemaSetup(db, 'provider-config schema', async () => {
       await ensureDocumentCollection(db, ARANGO_PROVIDER_CONFIGS);
       const collection = db.collection(ARANGO_PROVIDER_CONFIGS);
       await collection.ensureIndex({ type: 'persistent', fields: ['workspace', 'name'], unique: true, inBackground: true });
       await collection.ensureIndex({ type: 'persistent', fields: ['activeWorkspace'], unique: true, sparse: true, inBackground: true });
-    } catch (error) {
-      throw new Error(`ArangoDB provider-config schema setup failed in database "${db.name}": ${error instanceof Error ? error.message : String(error)}`, {
-        cause: error,
-      });
-    }
+    });
     return new ArangoProviderConfigRepository(db);
   }
 
