@@ -15,6 +15,7 @@ import { LlmStreamChunk } from './llm-stream-chunk';
 import { sdkLogger } from './sdk.logger';
 import { DEFAULT_STREAM_IDLE_TIMEOUT_MS, DEFAULT_UPSTREAM_RESPONSE_TIMEOUT_MS } from './upstream-stream.guard';
 import { encodedBodyFetch } from './encoded-body.fetch';
+import { undiciRequestFetch } from './undici-request.fetch';
 import { relayUpstreamStream } from './upstream-stream.relay';
 
 export interface AnthropicProviderOptions {
@@ -56,7 +57,7 @@ export class AnthropicProvider implements LlmProvider {
       maxRetries: 0,
       timeout: options.timeoutMs ?? DEFAULT_UPSTREAM_RESPONSE_TIMEOUT_MS,
       logger: sdkLogger(this.providerName),
-      fetch: encodedBodyFetch(),
+      fetch: encodedBodyFetch(undiciRequestFetch()),
     });
   }
 

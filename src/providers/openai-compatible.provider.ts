@@ -2,6 +2,7 @@ import OpenAI from 'openai';
 import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions/completions';
 import { boundedEventStreamFetch } from './bounded-event-stream.fetch';
 import { encodedBodyFetch } from './encoded-body.fetch';
+import { undiciRequestFetch } from './undici-request.fetch';
 import { asLlmAbortError, throwIfAborted } from './llm-abort.error';
 import { LlmMessage, LlmToolDefinition } from '../conversation/llm-message';
 import { LlmCallOptions, LlmCompletion, LlmProvider } from './llm-provider';
@@ -47,7 +48,7 @@ export class OpenAiCompatibleProvider implements LlmProvider {
       maxRetries: 0,
       timeout: options.timeoutMs ?? DEFAULT_UPSTREAM_RESPONSE_TIMEOUT_MS,
       logger: sdkLogger(options.providerName),
-      fetch: boundedEventStreamFetch(encodedBodyFetch()),
+      fetch: boundedEventStreamFetch(encodedBodyFetch(undiciRequestFetch())),
     });
   }
 
