@@ -95,7 +95,7 @@ describe(AnthropicProvider.name, () => {
     });
   });
 
-  it('sends a body with characters beyond Latin-1 as its UTF-8 bytes, with its length (encodedBodyFetch)', async () => {
+  it('sends a body with characters beyond Latin-1 as its UTF-8 bytes, with its length (undiciRequestFetch)', async () => {
     server.enqueue({ text: 'ok' });
     const content = '[SYSTEM] 2 nodes added\n  ✓ create_node log-errors: café 😀';
     await collectLlmStream(provider.stream([{ role: 'user', content }]));

@@ -14,7 +14,6 @@ import { LlmCallOptions, LlmCompletion, LlmProvider } from './llm-provider';
 import { LlmStreamChunk } from './llm-stream-chunk';
 import { sdkLogger } from './sdk.logger';
 import { DEFAULT_STREAM_IDLE_TIMEOUT_MS, DEFAULT_UPSTREAM_RESPONSE_TIMEOUT_MS } from './upstream-stream.guard';
-import { encodedBodyFetch } from './encoded-body.fetch';
 import { undiciRequestFetch } from './undici-request.fetch';
 import { relayUpstreamStream } from './upstream-stream.relay';
 
@@ -57,7 +56,7 @@ export class AnthropicProvider implements LlmProvider {
       maxRetries: 0,
       timeout: options.timeoutMs ?? DEFAULT_UPSTREAM_RESPONSE_TIMEOUT_MS,
       logger: sdkLogger(this.providerName),
-      fetch: encodedBodyFetch(undiciRequestFetch()),
+      fetch: undiciRequestFetch(),
     });
   }
 

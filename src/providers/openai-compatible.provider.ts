@@ -1,8 +1,6 @@
 import OpenAI from 'openai';
 import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions/completions';
-import { boundedEventStreamFetch } from './bounded-event-stream.fetch';
-import { encodedBodyFetch } from './encoded-body.fetch';
-import { undiciRequestFetch } from './undici-request.fetch';
+import { EVENT_STREAM_PIECE_BYTES, undiciRequestFetch } from './undici-request.fetch';
 import { asLlmAbortError, throwIfAborted } from './llm-abort.error';
 import { LlmMessage, LlmToolDefinition } from '../conversation/llm-message';
 import { LlmCallOptions, LlmCompletion, LlmProvider } from './llm-provider';
@@ -48,7 +46,7 @@ export class OpenAiCompatibleProvider implements LlmProvider {
       maxRetries: 0,
       timeout: options.timeoutMs ?? DEFAULT_UPSTREAM_RESPONSE_TIMEOUT_MS,
       logger: sdkLogger(options.providerName),
-      fetch: boundedEventStreamFetch(encodedBodyFetch(undiciRequestFetch())),
+      fetch: undiciRequestFetch({ eventStreamPieceBytes: EVENT_STREAM_PIECE_BYTES }),
     });
   }
 

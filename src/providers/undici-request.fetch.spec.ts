@@ -146,6 +146,38 @@ describe(undiciRequestFetch.name, () => {
     expect(failure).toMatchObject({ message: 'terminated', cause: { code: 'UND_ERR_SOCKET' } });
   });
 
+  it('hands a successful event-stream body over in pieces of at most the bound, bytes and order unchanged; other bodies as received', async () => {
+    const events = Array.from({ length: 200 }, (_, i) => `data: {"i":${i},"text":"é${'x'.repeat(40)}"}\n\n`).join('');
+    const answers = [
+      { status: 200, type: 'text/event-stream; charset=utf-8', body: events },
+      { status: 200, type: 'application/json', body: JSON.stringify({ text: 'y'.repeat(5_000) }) },
+      { status: 429, type: 'text/event-stream', body: `data: ${'z'.repeat(3_000)}\n\n` },
+    ];
+    const { url } = await serve((_request, _body, response) => {
+      const answer = answers.shift() as (typeof answers)[number];
+      response.writeHead(answer.status, { 'content-type': answer.type, 'content-length': Buffer.byteLength(answer.body) });
+      response.end(answer.body); // one write: undici reads it in a few large chunks
+    });
+    const fetchUpstream = undiciRequestFetch({ dispatcher: agent, eventStreamPieceBytes: 100 });
+    const read = async () => {
+      const pieces: Uint8Array[] = [];
+      for await (const piece of (await fetchUpstream(url, { method: 'POST', body: '{}' })).body as ReadableStream<Uint8Array>) pieces.push(piece);
+      return pieces;
+    };
+    const streamed = await read();
+    expect(Math.max(...streamed.map((piece) => piece.byteLength))).toBeLessThanOrEqual(100);
+    expect(Buffer.concat(streamed).toString('utf8')).toBe(events);
+    const json = await read();
+    expect(Math.max(...json.map((piece) => piece.byteLength))).toBeGreaterThan(100);
+    const refused = await read();
+    expect(Math.max(...refused.map((piece) => piece.byteLength))).toBeGreaterThan(100);
+  });
+
+  it('refuses a piece bound that is not a positive integer', () => {
+    expect(() => undiciRequestFetch({ eventStreamPieceBytes: 0 })).toThrow(RangeError);
+    expect(() => undiciRequestFetch({ eventStreamPieceBytes: 1.5 })).toThrow(RangeError);
+  });
+
   it('hands requests it does not handle (a FormData body, a Request) to the fallback', async () => {
     const seen: unknown[] = [];
     const fallback = (async (input: unknown) => {

@@ -3,11 +3,25 @@ import type { Dispatcher } from 'undici';
 
 type Fetch = typeof fetch;
 
+/**
+ * Largest piece of an event-stream body handed to the openai SDK. Its SSE splitter (openai 6.x
+ * `iterSSEChunks`) copies everything still buffered after each event it cuts off: a network read
+ * holding n events costs O(n²) bytes copied (a 200-token answer read at once: ~3 MB copied and
+ * allocated instead of 30 KB). In pieces of at most this size the copies stay below one piece per
+ * event. docs/llm-providers.md "Reading event streams".
+ */
+export const EVENT_STREAM_PIECE_BYTES = 1024;
+
 export interface UndiciRequestFetchOptions {
   /** Where the requests go (tests: an Agent of their own). Default: undici's global Agent (keep-alive, no limit per origin). */
   dispatcher?: Dispatcher;
   /** What a request this fetch does not handle goes to (a FormData or stream body, a Request object). Default: Node's fetch. */
   fallback?: Fetch;
+  /**
+   * A successful `text/event-stream` body is handed over in pieces of at most this many bytes (views
+   * of the bytes received, never copies). Default: as received.
+   */
+  eventStreamPieceBytes?: number;
 }
 
 /**
@@ -21,13 +35,18 @@ export interface UndiciRequestFetchOptions {
  * a web stream; a stopped request rejects with its signal's reason (an abort before the headers, and
  * the body's read after them); a failure to connect rejects `TypeError: fetch failed` and a body
  * cut off errors `TypeError: terminated`, each with undici's error as its cause (what
- * LlmErrorClassifier and the SDKs' retry logic read). Differences, none of which the providers use:
+ * LlmErrorClassifier and the SDKs' retry logic read). A string body is kept as its UTF-8 bytes until
+ * the response ends (undici encodes it once), not as the string Node's `fetch` keeps: at two bytes per
+ * character as soon as one is above U+00FF, ~55 MB with 1,000 streams in flight (round four). Differences, none of which the providers use:
  * no redirects are followed (a 3xx is returned as it is), no `accept-encoding` is added and nothing
  * is decompressed (the upstream answers uncompressed), and requests with a body other than a string
  * or bytes go to `fallback`.
  */
 export function undiciRequestFetch(options: UndiciRequestFetchOptions = {}): Fetch {
-  const { dispatcher, fallback = fetch } = options;
+  const { dispatcher, fallback = fetch, eventStreamPieceBytes = Infinity } = options;
+  if (eventStreamPieceBytes !== Infinity && !(Number.isInteger(eventStreamPieceBytes) && eventStreamPieceBytes >= 1)) {
+    throw new RangeError(`eventStreamPieceBytes must be a positive integer, got ${eventStreamPieceBytes}`);
+  }
   return async (input, init) => {
     const body = init?.body;
     const url = typeof input === 'string' ? input : input instanceof URL ? input.href : null;
@@ -59,14 +78,22 @@ export function undiciRequestFetch(options: UndiciRequestFetchOptions = {}): Fet
       received.resume();
       return new Response(null, { status: statusCode, headers: responseHeaders });
     }
-    return new Response(ReadableStream.from(bytesOf(received, signal)), { status: statusCode, headers: responseHeaders });
+    const eventStream = statusCode >= 200 && statusCode < 300 && responseHeaders.get('content-type')?.startsWith('text/event-stream') === true;
+    const pieceBytes = eventStream ? eventStreamPieceBytes : Infinity;
+    return new Response(ReadableStream.from(bytesOf(received, pieceBytes, signal)), { status: statusCode, headers: responseHeaders });
   };
 }
 
-/** The body's chunks; an error as `fetch` reports it (the signal's reason when stopped, else `terminated`). */
-async function* bytesOf(received: Dispatcher.ResponseData['body'], signal: AbortSignal | undefined): AsyncGenerator<Uint8Array> {
+/** The body's chunks (cut in pieces of at most `pieceBytes`); an error as `fetch` reports it (the signal's reason when stopped, else `terminated`). */
+async function* bytesOf(received: Dispatcher.ResponseData['body'], pieceBytes: number, signal: AbortSignal | undefined): AsyncGenerator<Uint8Array> {
   try {
-    for await (const chunk of received) yield chunk as Buffer;
+    for await (const chunk of received as AsyncIterable<Buffer>) {
+      if (chunk.byteLength <= pieceBytes) {
+        yield chunk;
+        continue;
+      }
+      for (let start = 0; start < chunk.byteLength; start += pieceBytes) yield chunk.subarray(start, start + pieceBytes);
+    }
   } catch (error) {
     if (signal?.aborted) throw signal.reason;
     throw new TypeError('terminated', { cause: error });
