@@ -68,6 +68,42 @@ describe(ChatService.name, () => {
     expect(await harness.threadStore.getWorkspaceUsage('default')).toMatchObject({ promptTokens: 900, llmCalls: 1 });
   });
 
+  it('opens a new conversation in one store write: the thread created with its lease held and the question stored, before ai:thread', async () => {
+    server.enqueue({ text: 'It fetches.' });
+    const create = jest.spyOn(harness.threadStore, 'create');
+    const acquireRun = jest.spyOn(harness.threadStore, 'acquireRun');
+    const createForRun = jest.spyOn(harness.threadStore, 'createForRun');
+    const atAnnounce: Array<{ revision: number; kinds: string[]; leased: boolean }> = [];
+    const sink = new RecordingSink();
+    const announce = sink.thread.bind(sink);
+    sink.thread = (threadId: string) => {
+      // What another connection sees the moment ai:thread is sent.
+      const row = harness.db.prepare('SELECT revision FROM ai_threads WHERE thread_id = ?').get(threadId) as { revision: number };
+      const kinds = harness.db.prepare('SELECT role, message FROM ai_thread_messages WHERE thread_id = ? ORDER BY seq').all(threadId) as Array<{ role: string; message: string }>;
+      const leased = harness.db.prepare('SELECT 1 FROM ai_thread_leases WHERE thread_id = ?').get(threadId) !== undefined;
+      atAnnounce.push({ revision: row.revision, kinds: kinds.map(({ role, message }) => (JSON.parse(message) as { kind?: string }).kind ?? role), leased });
+      announce(threadId);
+    };
+    await harness.service.chat(editor, { graphKey: GRAPH, message: 'What does fetch-api do?' }, sink, signal());
+
+    expect(createForRun).toHaveBeenCalledTimes(1);
+    expect(create).not.toHaveBeenCalled();
+    expect(acquireRun).not.toHaveBeenCalled();
+    expect(atAnnounce).toEqual([{ revision: 1, kinds: ['system_prompt', 'user'], leased: true }]);
+  });
+
+  it('tells a new conversation refused by the budget its thread, created empty, before the error', async () => {
+    await harness.close();
+    harness = await ChatServiceHarness.create({ env: { ...server.providerEnv('openai'), AI_MAX_TOTAL_TOKENS: '1000' } });
+    server.enqueue({ text: 'expensive', usage: { prompt: 1500, completion: 10 } });
+    await harness.service.chat(editor, { graphKey: GRAPH, message: 'first' }, new RecordingSink(), signal());
+    const sink = new RecordingSink();
+    await expect(harness.service.chat(editor, { graphKey: GRAPH, message: 'second' }, sink, signal())).rejects.toMatchObject({ code: 'budget_exceeded' });
+    expect(sink.types).toEqual(['thread']);
+    const refused = await harness.threadStore.load(editor, (sink.events[0] as { threadId: string }).threadId);
+    expect(refused.messages).toEqual([]);
+  });
+
   it('stores the startup prompt on the first message only and keeps the history, with the current context after the new question', async () => {
     server.enqueue({ text: 'It fetches players.' }, { text: 'It keeps active players.' });
     const first = await harness.service.chat(editor, { graphKey: GRAPH, message: 'What does fetch-api do?' }, new RecordingSink(), signal());

@@ -33,8 +33,8 @@ import { generateMessageId } from '../threads/sortable-id.generator';
 import { renderThreadEvent } from '../threads/history/thread-event.renderer';
 import { toEventMessage, toThreadMessage } from '../threads/thread-message.factory';
 import { deriveThreadTitle } from '../threads/thread-title';
-import { ThreadStore } from '../threads/thread.store';
-import { PendingInterrupt, ThreadMessage, ThreadRecord, ThreadSummary, UsageTotals } from '../threads/thread.types';
+import { ThreadOrigin, ThreadStore } from '../threads/thread.store';
+import { EMPTY_USAGE, PendingInterrupt, ThreadMessage, ThreadRecord, ThreadSummary, UsageTotals } from '../threads/thread.types';
 import { ActionApplier } from './actions/action.applier';
 import { AppliedActionRecorder } from './actions/applied-action.recorder';
 import { ActionConverter } from './actions/action.converter';
@@ -57,7 +57,7 @@ import { RunPolicy, withoutAutonomous } from './policy/run-policy';
 import { HistoryStrategy, SmallerContextBuilder } from './recovery/smaller-context.builder';
 import { AgentRunObserver } from './runs/agent-run.observer';
 import { AGENT_RUN_OBSERVER } from './runs/agent-run-observer.token';
-import { RunOutcome, ThreadRun, ThreadRunObserver, ThreadRunSkeleton } from './runs/thread-run.skeleton';
+import { RunOutcome, RunStart, ThreadRun, ThreadRunObserver, ThreadRunSkeleton } from './runs/thread-run.skeleton';
 import { RunSchedulingState } from './runs/run-scheduling.metrics';
 import { AgentToolbox } from './tools/agent.toolbox';
 import { ReadToolExecutor } from './tools/read/read-tool.executor';
@@ -86,17 +86,40 @@ interface RunPlan {
 }
 
 /** A question asked on a thread (chat, automation run), with what the run needs besides the thread's lease. */
+/** A question stored with the thread created for it, and what its run was given then. */
+interface StoredQuestion {
+  runId: string;
+  provider: LlmProvider;
+}
+
+/** What a question's run starts from (ThreadRunSkeleton's `start`). */
+interface QuestionStart extends RunStart {
+  graph: Graph;
+  stored?: StoredQuestion;
+}
+
+/** How a new conversation is opened (startConversation). */
+interface NewConversation {
+  graphKey: string;
+  title: string;
+  origin?: ThreadOrigin;
+  message: string;
+  providerConfigId?: string;
+  assertBudget?: (usage: UsageTotals) => void;
+  announce: (threadId: string) => void;
+}
+
 interface Question {
   principal: Principal;
   dataSource: MutableGraphDataSource;
   graph: Graph;
-  /** The thread as loaded before the lease (it is loaded again under it, unless `created`). */
+  /** The thread as loaded before the lease (it is loaded again under it, unless `stored`). */
   thread: ThreadRecord;
   /**
-   * This request created the thread: no one else knows its id before `ai:thread`, so nothing else can
-   * have written it and it is not re-read under the lease (one store read less per new conversation).
+   * This request created the thread with the question in it (startConversation): no one else knows its
+   * id before `ai:thread`, so it is neither re-read under the lease nor written again.
    */
-  created?: boolean;
+  stored?: StoredQuestion;
   message: string;
   mentions: string[];
   sink: AgentEventSink;
@@ -217,18 +240,18 @@ export class ChatService {
     const message = this.checkText(input.message, 'message', true);
     const mentions = checkMentions(input.mentions);
     const dataSource = this.graphs.forWorkspace(principal.workspace);
-    const start = async () => {
+    const announce = (threadId: string) => sink.thread(threadId);
+    const start = async (): Promise<QuestionStart> => {
       const graph = await dataSource.getGraph(input.graphKey);
       if (!graph) throw AppError.notFound(`Graph "${input.graphKey}" not found`);
-      const thread = input.threadId
-        ? await this.threads.load(principal, input.threadId, input.graphKey)
-        : await this.threads.create(principal, input.graphKey, deriveThreadTitle(message));
-      this.events.debug('agent_chat_start', { graphKey: input.graphKey, messageLength: message.length, threadId: thread.threadId });
-      return { thread, graph };
+      const started: QuestionStart = input.threadId
+        ? { thread: await this.threads.load(principal, input.threadId, input.graphKey), graph }
+        : await this.startConversation(principal, dataSource, graph, { graphKey: input.graphKey, title: deriveThreadTitle(message), message, announce });
+      this.events.debug('agent_chat_start', { graphKey: input.graphKey, messageLength: message.length, threadId: started.thread.threadId });
+      return started;
     };
-    const announce = (threadId: string) => sink.thread(threadId);
-    return this.skeleton.run('chat', { principal, sink, signal, refused: announce }, start, ({ thread, graph }, run) =>
-      this.ask({ principal, dataSource, graph, thread, created: !input.threadId, message, mentions, sink, announce }, run),
+    return this.skeleton.run('chat', { principal, sink, signal, refused: announce }, start, ({ thread, graph, stored }, run) =>
+      this.ask({ principal, dataSource, graph, thread, stored, message, mentions, sink, announce }, run),
     );
   }
 
@@ -242,22 +265,30 @@ export class ChatService {
   async runAutomation(input: AutomationRunInput, sink: AgentEventSink, signal: AbortSignal): Promise<AgentResult> {
     const { principal } = input;
     const dataSource = this.graphs.forWorkspace(principal.workspace);
-    const start = async () => {
+    const announce = (threadId: string) => sink.thread(threadId);
+    const start = async (): Promise<QuestionStart> => {
       const graph = await dataSource.getGraph(input.graphKey);
       if (!graph) throw AppError.notFound(`Graph "${input.graphKey}" not found`);
-      const thread = await this.threads.create(principal, input.graphKey, input.title, { type: 'automation', automationId: input.automationId });
-      this.events.debug('agent_automation_start', { graphKey: input.graphKey, automationId: input.automationId, threadId: thread.threadId });
-      return { thread, graph };
+      const started = await this.startConversation(principal, dataSource, graph, {
+        graphKey: input.graphKey,
+        title: input.title,
+        origin: { type: 'automation', automationId: input.automationId },
+        message: input.prompt,
+        providerConfigId: input.providerConfigId,
+        assertBudget: input.assertBudget,
+        announce,
+      });
+      this.events.debug('agent_automation_start', { graphKey: input.graphKey, automationId: input.automationId, threadId: started.thread.threadId });
+      return started;
     };
-    const announce = (threadId: string) => sink.thread(threadId);
-    return this.skeleton.run('automation', { principal, sink, signal, refused: announce }, start, ({ thread, graph }, run) =>
+    return this.skeleton.run('automation', { principal, sink, signal, refused: announce }, start, ({ thread, graph, stored }, run) =>
       this.ask(
         {
           principal,
           dataSource,
           graph,
           thread,
-          created: true,
+          stored,
           message: input.prompt,
           mentions: [],
           sink,
@@ -288,19 +319,23 @@ export class ChatService {
    */
   private async ask(question: Question, run: ThreadRun): Promise<RunOutcome> {
     const { principal, dataSource, graph, message, mentions, sink, announce } = question;
-    const runId = randomUUID();
-    let thread: ThreadRecord;
+    const runId = question.stored?.runId ?? randomUUID();
+    let thread = question.thread;
     let provider: LlmProvider;
-    try {
-      // Fresh under the lease: the run starts from what is stored now (a thread it just created is as stored).
-      thread = question.created ? question.thread : await this.threads.load(principal, question.thread.threadId, question.thread.graphKey);
-      this.tokenTracker.assertWithinBudget();
-      question.assertBudget?.(run.usage.totals());
-      provider = await this.providerFor(principal, question.providerConfigId);
-      thread = await this.storeQuestion(thread, graph, dataSource, principal, message, runId, run);
-    } catch (error) {
-      announce(question.thread.threadId);
-      throw error;
+    if (question.stored) {
+      provider = question.stored.provider;
+    } else {
+      try {
+        // Fresh under the lease: the run starts from what is stored now.
+        thread = await this.threads.load(principal, question.thread.threadId, question.thread.graphKey);
+        this.tokenTracker.assertWithinBudget();
+        question.assertBudget?.(run.usage.totals());
+        provider = await this.providerFor(principal, question.providerConfigId);
+        thread = await this.storeQuestion(thread, graph, dataSource, principal, message, runId, run);
+      } catch (error) {
+        announce(question.thread.threadId);
+        throw error;
+      }
     }
     // The message is stored: the client may now know the thread.
     announce(thread.threadId);
@@ -358,6 +393,36 @@ export class ChatService {
   }
 
   /**
+   * A new conversation (chat, automation), inside its setup slot: the budgets and the provider are
+   * checked, then ONE write creates the thread with the run's lease held and the question stored (the
+   * system prompt and the user message: ThreadStore.createForRun; on the embedded store one
+   * transaction instead of three). A refusal by the budgets or the provider still creates the thread,
+   * empty, and announces it before the error, as it does on an existing thread (docs/protocol-notes.md,
+   * "When ai:thread comes").
+   */
+  private async startConversation(
+    principal: Principal,
+    dataSource: MutableGraphDataSource,
+    graph: Graph,
+    conversation: NewConversation,
+  ): Promise<QuestionStart> {
+    const { graphKey, title, origin, announce } = conversation;
+    let provider: LlmProvider;
+    try {
+      this.tokenTracker.assertWithinBudget();
+      conversation.assertBudget?.(EMPTY_USAGE);
+      provider = await this.providerFor(principal, conversation.providerConfigId);
+    } catch (error) {
+      announce((await this.threads.create(principal, graphKey, title, origin)).threadId);
+      throw error;
+    }
+    const runId = randomUUID();
+    const append = await this.questionMessages(null, graph, dataSource, principal, conversation.message);
+    const { thread, lease } = await this.threads.createForRun(principal, graphKey, title, { operationId: `${runId}:input`, append }, origin);
+    return { thread, graph, lease, stored: { runId, provider } };
+  }
+
+  /**
    * The question, stored under the lease before anything else (docs/reliability.md, "Crash"): one
    * commit of the tool results that settle a pending interrupt it supersedes, the system prompt (a
    * thread's first message only) and the user message. Its retrieved context follows in a commit of
@@ -372,14 +437,7 @@ export class ChatService {
     runId: string,
     run: ThreadRun,
   ): Promise<ThreadRecord> {
-    const now = Date.now();
-    const append: ThreadMessage[] = thread.pendingInterrupt ? supersededResults(thread.pendingInterrupt, now, this.config.locale) : [];
-    if (thread.messages.length === 0) {
-      // What the thread started with (each request sends the levels as they are then).
-      const prompt = joinPromptLevels(await this.promptLevels.levelsFor(dataSource, graph, principal.role, this.config.locale));
-      append.push({ id: generateMessageId(now), role: 'system', kind: 'system_prompt', content: prompt, createdTime: now });
-    }
-    append.push({ id: generateMessageId(now), role: 'user', content: message, createdTime: now });
+    const append = await this.questionMessages(thread, graph, dataSource, principal, message);
     const superseded = Boolean(thread.pendingInterrupt);
     const { record } = await run.commit(thread, {
       operationId: `${runId}:input`,
@@ -388,6 +446,28 @@ export class ChatService {
     });
     if (superseded) this.hitl?.interrupt('superseded');
     return record;
+  }
+
+  /**
+   * What storing a question appends to `thread` (null: a thread created for it): the results that
+   * supersede its pending interrupt, the system prompt when it is the thread's first message (the
+   * levels as they are now), and the user message.
+   */
+  private async questionMessages(
+    thread: ThreadRecord | null,
+    graph: Graph,
+    dataSource: MutableGraphDataSource,
+    principal: Principal,
+    message: string,
+  ): Promise<ThreadMessage[]> {
+    const now = Date.now();
+    const append: ThreadMessage[] = thread?.pendingInterrupt ? supersededResults(thread.pendingInterrupt, now, this.config.locale) : [];
+    if (!thread || thread.messages.length === 0) {
+      const prompt = joinPromptLevels(await this.promptLevels.levelsFor(dataSource, graph, principal.role, this.config.locale));
+      append.push({ id: generateMessageId(now), role: 'system', kind: 'system_prompt', content: prompt, createdTime: now });
+    }
+    append.push({ id: generateMessageId(now), role: 'user', content: message, createdTime: now });
+    return append;
   }
 
   /**

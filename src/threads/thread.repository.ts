@@ -13,6 +13,15 @@ export interface NewThread {
   automationId?: string;
 }
 
+/**
+ * What a run creating a thread writes with it (ThreadRepository.create): its run lease, taken for
+ * `holder` until `now + ttlMs`, and its first round (the question, revision 0 → 1).
+ */
+export interface ThreadStart {
+  lease: { holder: string; ttlMs: number; now: number };
+  firstRound: ThreadCommit;
+}
+
 export interface IdempotencyScope {
   workspace: string;
   userId: string;
@@ -36,7 +45,13 @@ export type IdempotencyClaim = { state: 'reserved'; token: string } | Exclude<Id
  * written by one process continues in another (roaming). Ownership is checked by ThreadStore.
  */
 export interface ThreadRepository {
-  create(thread: NewThread): Promise<ThreadRecord>;
+  /**
+   * A new thread. With `start`, also its run lease and its first round: the record returned is then
+   * at revision 1 with those messages. The embedded store writes all of it in one transaction (a new
+   * conversation's setup is one write instead of three: docs/threads.md); ArangoDB in three queries,
+   * in that order (create, lease, commit), as before.
+   */
+  create(thread: NewThread, start?: ThreadStart): Promise<ThreadRecord>;
   get(threadId: string): Promise<ThreadRecord | null>;
   /**
    * Revision and usage only: the cheap freshness check of the cache. Usage is part of it because

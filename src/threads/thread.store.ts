@@ -15,7 +15,7 @@ import { ThreadRecordCache } from './thread-record.cache';
 import { THREAD_REPOSITORY } from './thread-repository.token';
 import { ThreadRevisionConflictError } from './thread-revision-conflict.error';
 import { ThreadRunLease } from './thread-run.lease';
-import type { IdempotencyReservation, IdempotencyScope, ThreadRepository } from './thread.repository';
+import type { IdempotencyReservation, IdempotencyScope, NewThread, ThreadRepository } from './thread.repository';
 import type { PendingInterrupt, PendingThread, ThreadMessage, ThreadRecord, ThreadSummary, ThreadType, UsageTotals } from './thread.types';
 
 /** docs/protocol.md §3: the same Idempotency-Key from the same principal within 24 h returns the first answer. */
@@ -90,19 +90,39 @@ export class ThreadStore implements BeforeApplicationShutdown {
   /** A new, empty thread owned by the principal (a chat unless `origin` says otherwise). `title`: see deriveThreadTitle. */
   async create(principal: Principal, graphKey: string, title: string, origin?: ThreadOrigin): Promise<ThreadRecord> {
     const now = Date.now();
-    const record = await this.repository.create({
-      threadId: generateThreadId(now),
-      workspace: principal.workspace,
-      userId: principal.userId,
-      graphKey,
-      title,
-      createdTime: now,
-      ...(origin ? { type: origin.type, ...(origin.automationId ? { automationId: origin.automationId } : {}) } : {}),
-    });
+    const record = await this.repository.create(this.newThread(principal, generateThreadId(now), graphKey, title, now, origin));
     const frozen = this.compact(record);
     this.cache.set(frozen);
     logger.info('thread_created', { threadId: record.threadId, workspace: principal.workspace, graphKey });
     return frozen;
+  }
+
+  /**
+   * A new thread for a run (chat, automation), owned by the principal: created with the run's lease
+   * held and its first round committed (`round`: the question), in one write on the embedded store.
+   * The round is validated first as any commit (nothing is written when it is refused). The lease
+   * renews itself until released, as acquireRun's.
+   */
+  async createForRun(
+    principal: Principal,
+    graphKey: string,
+    title: string,
+    round: ThreadRoundCommit,
+    origin?: ThreadOrigin,
+  ): Promise<{ thread: ThreadRecord; lease: ThreadRunLease }> {
+    const now = Date.now();
+    const threadId = generateThreadId(now);
+    const append = this.validated(threadId, [], round.append);
+    const holder = this.newLeaseHolder();
+    const record = await this.repository.create(this.newThread(principal, threadId, graphKey, title, now, origin), {
+      lease: { holder, ttlMs: this.leaseTtlMs, now },
+      firstRound: { operationId: round.operationId ?? randomUUID(), expectedRevision: 0, append, pendingInterrupt: round.pendingInterrupt, title: round.title },
+    });
+    const lease = this.startLease(threadId, holder);
+    const frozen = this.compact(record);
+    this.cache.set(frozen);
+    logger.info('thread_created', { threadId, workspace: principal.workspace, graphKey });
+    return { thread: frozen, lease };
   }
 
   /**
@@ -155,13 +175,7 @@ export class ThreadStore implements BeforeApplicationShutdown {
 
   /** commit(), also saying whether it wrote (false: a replay of an operation already applied). */
   async commitRound(thread: ThreadRecord, round: ThreadRoundCommit): Promise<ThreadCommitReceipt> {
-    const append = round.append.map((message) => (message.threadId === undefined ? { ...message, threadId: thread.threadId } : message));
-    try {
-      validateThreadCommit(thread.threadId, thread.messages, append);
-    } catch (error) {
-      if (error instanceof ThreadCommitValidationError) logger.error('thread_commit_refused', { threadId: thread.threadId, problem: error.problem });
-      throw error;
-    }
+    const append = this.validated(thread.threadId, thread.messages, round.append);
     let result;
     try {
       result = await this.repository.commit(thread.threadId, {
@@ -203,15 +217,12 @@ export class ThreadStore implements BeforeApplicationShutdown {
    * Check ownership BEFORE calling this (a stranger must get not_found, not thread_busy): see beginRun.
    */
   async acquireRun(threadId: string): Promise<ThreadRunLease> {
-    const holder = `${this.instanceId}:${randomUUID()}`;
+    const holder = this.newLeaseHolder();
     if (!(await this.repository.acquireLease(threadId, holder, this.leaseTtlMs, Date.now()))) {
       logger.info('thread_busy', { threadId });
       throw new AppError('thread_busy', 'Another request is running on this thread', { threadId });
     }
-    const lease = new ThreadRunLease(this.repository, threadId, holder, this.leaseTtlMs, (ended) => this.activeLeases.delete(ended));
-    this.activeLeases.add(lease);
-    lease.start();
-    return lease;
+    return this.startLease(threadId, holder);
   }
 
   /**
@@ -286,6 +297,43 @@ export class ThreadStore implements BeforeApplicationShutdown {
   }
 
   /** Cache first, validated against the stored head; the stored record otherwise. */
+  /** A lease holder id: this instance, and the request. */
+  private newLeaseHolder(): string {
+    return `${this.instanceId}:${randomUUID()}`;
+  }
+
+  /** A lease just taken for `holder`: renewed until released, released at shutdown. */
+  private startLease(threadId: string, holder: string): ThreadRunLease {
+    const lease = new ThreadRunLease(this.repository, threadId, holder, this.leaseTtlMs, (ended) => this.activeLeases.delete(ended));
+    this.activeLeases.add(lease);
+    lease.start();
+    return lease;
+  }
+
+  private newThread(principal: Principal, threadId: string, graphKey: string, title: string, now: number, origin?: ThreadOrigin): NewThread {
+    return {
+      threadId,
+      workspace: principal.workspace,
+      userId: principal.userId,
+      graphKey,
+      title,
+      createdTime: now,
+      ...(origin ? { type: origin.type, ...(origin.automationId ? { automationId: origin.automationId } : {}) } : {}),
+    };
+  }
+
+  /** The round's messages stamped with the thread's id, validated against what it follows (logged when refused). */
+  private validated(threadId: string, messages: readonly ThreadMessage[], append: ThreadMessage[]): ThreadMessage[] {
+    const stamped = append.map((message) => (message.threadId === undefined ? { ...message, threadId } : message));
+    try {
+      validateThreadCommit(threadId, messages, stamped);
+    } catch (error) {
+      if (error instanceof ThreadCommitValidationError) logger.error('thread_commit_refused', { threadId, problem: error.problem });
+      throw error;
+    }
+    return stamped;
+  }
+
   private async fresh(threadId: string): Promise<ThreadRecord | null> {
     const cached = this.cache.get(threadId);
     if (cached) {

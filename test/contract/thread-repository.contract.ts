@@ -93,6 +93,26 @@ export function describeThreadRepositoryContract(name: string, create: () => Pro
         expect(await repository.getHead(thread.threadId)).toEqual({ revision: 0, usage: created.usage });
       });
 
+      it('creates a thread for a run with its lease held and its first round committed', async () => {
+        const thread = newThread();
+        const now = thread.createdTime + 5;
+        const append = [systemPrompt('You are the assistant.'), userMessage('What does fetch-api do?')].map((message) => ({ ...message, threadId: thread.threadId }));
+        const created = await repository.create(thread, { lease: { holder: 'run-a', ttlMs: 60_000, now }, firstRound: { operationId: 'op-input', expectedRevision: 0, append } });
+
+        expect(created).toMatchObject({ ...thread, type: 'chat', messages: append, pendingInterrupt: null, revision: 1 });
+        expect(await repository.get(thread.threadId)).toMatchObject({ threadId: thread.threadId, messages: append, revision: 1, lastUpdatedTime: created.lastUpdatedTime });
+        expect((await repository.list(workspace, 'alice', 'nba-workflow')).find((summary) => summary.threadId === thread.threadId)).toMatchObject({ messageCount: 1 });
+        // The lease is run-a's: another holder is refused until it expires, run-a renews it.
+        expect(await repository.acquireLease(thread.threadId, 'run-b', 60_000, now + 1)).toBe(false);
+        expect(await repository.renewLease(thread.threadId, 'run-a', 60_000, now + 2)).toBe(true);
+        // The first round is applied once: its operation id replays, the next commit follows revision 1.
+        expect(await repository.commit(thread.threadId, { operationId: 'op-input', expectedRevision: 0, append })).toMatchObject({ applied: false, revision: 1 });
+        await expect(repository.commit(thread.threadId, { operationId: randomUUID(), expectedRevision: 0, append: [userMessage('again')] })).rejects.toBeInstanceOf(ThreadRevisionConflictError);
+        expect(await repository.commit(thread.threadId, { operationId: randomUUID(), expectedRevision: 1, append: [assistantMessage('It fetches.')] })).toMatchObject({ applied: true, revision: 2 });
+        await repository.releaseLease(thread.threadId, 'run-a');
+        expect(await repository.acquireLease(thread.threadId, 'run-b', 60_000, now + 3)).toBe(true);
+      });
+
       it('answers null for an unknown thread', async () => {
         expect(await repository.get(generateThreadId())).toBeNull();
         expect(await repository.getHead(generateThreadId())).toBeNull();

@@ -61,6 +61,8 @@ export interface ThreadRun {
 /** The start of a run: at least the thread, as loaded before its lease. */
 export interface RunStart {
   thread: ThreadRecord;
+  /** The thread's run lease when the start took it already (a thread created for the run: ThreadStore.createForRun). */
+  lease?: ThreadRunLease;
 }
 
 /** What a run's body ends with: the answer, and how the run went (its log line, the metrics). */
@@ -137,7 +139,8 @@ export class ThreadRunSkeleton {
 
   /**
    * `start` finds the thread (and whatever else the body needs) inside the setup slot, before the
-   * lease; `body` runs under the lease and returns the result and how the run went.
+   * lease (or with it, when it created the thread for the run); `body` runs under the lease and
+   * returns the result and how the run went.
    */
   async run<Start extends RunStart>(
     kind: RunKind,
@@ -172,7 +175,7 @@ export class ThreadRunSkeleton {
       throw error;
     }
     try {
-      lease = await this.threads.acquireRun(started.thread.threadId);
+      lease = started.lease ?? (await this.threads.acquireRun(started.thread.threadId));
     } catch (error) {
       setup.release();
       request.refused?.(started.thread.threadId);

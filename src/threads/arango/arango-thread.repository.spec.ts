@@ -156,6 +156,16 @@ describe(ArangoThreadRepository.name, () => {
         expect(Object.values(bindVarsOf(0))).toContainEqual(ArangoThreadDocumentMapper.toNewDocument(thread));
       });
 
+      it('creates a thread for a run in three queries, in order: insert, lease, first round; and answers it at revision 1', async () => {
+        scriptQueues({ acquireLease: [arangoCursorReply([true])], commit: [arangoCursorReply([{ revision: 1, lastUpdatedTime: 1_700_000_000_123 }])] });
+        const thread = { threadId: 'ai_1', workspace: 'w', userId: 'u', graphKey: 'g', title: 'Hello', createdTime: 42 };
+        const append = [{ ...userMessage('Q'), threadId: 'ai_1' }];
+        const record = await repository.create(thread, { lease: { holder: 'run-a', ttlMs: 60_000, now: 50 }, firstRound: { operationId: 'op', expectedRevision: 0, append } });
+        expect(record).toEqual({ ...thread, type: 'chat', messages: append, pendingInterrupt: null, revision: 1, usage: EMPTY_USAGE, lastUpdatedTime: 1_700_000_000_123 });
+        expect(sent()).toEqual(['insertThread', 'acquireLease', 'commit']);
+        expect(Object.values(bindVarsOf(1))).toEqual(expect.arrayContaining(['ai_1', 'run-a', 60_050]));
+      });
+
       it('refuses a thread id that is already used with a conflict', async () => {
         scriptQueues({ insertThread: [UNIQUE_VIOLATION] });
         const error = await appErrorOf(repository.create({ threadId: 'ai_1', workspace: 'w', userId: 'u', graphKey: 'g', title: 't', createdTime: 1 }));

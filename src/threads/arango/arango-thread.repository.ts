@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Database } from 'arangojs';
 import { ARANGO_ERROR_NUM } from '../../database/arango/arango-error.translator';
 import { AppError } from '../../errors/app-error';
-import { IdempotencyClaim, IdempotencyScope, NewThread, ThreadRepository } from '../thread.repository';
+import { IdempotencyClaim, IdempotencyScope, NewThread, ThreadRepository, ThreadStart } from '../thread.repository';
 import { ThreadRevisionConflictError } from '../thread-revision-conflict.error';
 import { EMPTY_USAGE, PendingThread, ThreadCommit, ThreadCommitResult, ThreadHead, ThreadRecord, ThreadSummary, UsageTotals } from '../thread.types';
 import { hashedDocumentKey } from '../../database/arango/arango-hashed.key';
@@ -81,7 +81,7 @@ export class ArangoThreadRepository implements ThreadRepository {
     return new ArangoThreadRepository(db, options);
   }
 
-  async create(thread: NewThread): Promise<ThreadRecord> {
+  async create(thread: NewThread, start?: ThreadStart): Promise<ThreadRecord> {
     const document = ArangoThreadDocumentMapper.toNewDocument(thread);
     try {
       await this.runner.query(this.queries.insertThread(document));
@@ -89,7 +89,16 @@ export class ArangoThreadRepository implements ThreadRepository {
       if (isArangoErrorNum(error, ARANGO_ERROR_NUM.uniqueConstraintViolated)) throw AppError.conflict('A thread with this id already exists');
       throw this.runner.translate(error, 'threads.create');
     }
-    return ArangoThreadDocumentMapper.toRecord(document);
+    const created = ArangoThreadDocumentMapper.toRecord(document);
+    if (!start) return created;
+    // Three queries in the order a run used to make them (the lease of a new id is free).
+    const { holder, ttlMs, now } = start.lease;
+    if (!(await this.acquireLease(thread.threadId, holder, ttlMs, now))) {
+      throw new AppError('thread_busy', 'Another request is running on this thread', { threadId: thread.threadId });
+    }
+    const { revision, lastUpdatedTime } = await this.commit(thread.threadId, start.firstRound);
+    const { append, pendingInterrupt, title } = start.firstRound;
+    return { ...created, messages: append, pendingInterrupt: pendingInterrupt ?? null, title: title ?? created.title, revision, lastUpdatedTime };
   }
 
   async get(threadId: string): Promise<ThreadRecord | null> {

@@ -7,6 +7,7 @@ import {
   IdempotencyScope,
   NewThread,
   ThreadRepository,
+  ThreadStart,
 } from '../thread.repository';
 import { ThreadRevisionConflictError } from '../thread-revision-conflict.error';
 import {
@@ -63,6 +64,7 @@ export class SqliteThreadRepository implements ThreadRepository {
   private readonly readRecord: (threadId: string) => ThreadRecord | null;
   private readonly commitRound: (threadId: string, commit: ThreadCommit, now: number) => ThreadCommitResult;
   private readonly addUsageRows: (threadId: string | null, params: Record<string, unknown>) => void;
+  private readonly insertStarted: (row: Record<string, unknown>, threadId: string, start: ThreadStart) => ThreadCommitResult;
   // The run's writes (thread creation, lease, round commits, usage) of concurrent conversations share
   // one transaction per event-loop turn (SqliteGroupCommit; each still atomic and durable when done).
   private readonly group: SqliteGroupCommit;
@@ -72,13 +74,19 @@ export class SqliteThreadRepository implements ThreadRepository {
     this.group = new SqliteGroupCommit(db);
     this.readRecord = db.transaction((threadId: string) => this.readRecordIn(threadId));
     this.commitRound = db.transaction((threadId: string, commit: ThreadCommit, now: number) => this.commitRoundIn(threadId, commit, now)).immediate;
+    this.insertStarted = db.transaction((row: Record<string, unknown>, threadId: string, start: ThreadStart) => {
+      this.statements.insertThread.run(row);
+      const { holder, ttlMs, now } = start.lease;
+      this.statements.acquireLease.run({ thread_id: threadId, holder, expires_at: now + ttlMs, now });
+      return this.commitRoundIn(threadId, start.firstRound, now);
+    }).immediate;
     this.addUsageRows = db.transaction((threadId: string | null, params: Record<string, unknown>) => {
       if (threadId !== null) this.statements.addThreadUsage.run(params);
       this.statements.addWorkspaceUsage.run(params);
     }).immediate;
   }
 
-  async create(thread: NewThread): Promise<ThreadRecord> {
+  async create(thread: NewThread, start?: ThreadStart): Promise<ThreadRecord> {
     const row = {
       thread_id: thread.threadId,
       workspace: thread.workspace,
@@ -89,8 +97,7 @@ export class SqliteThreadRepository implements ThreadRepository {
       automation_id: thread.automationId ?? null,
       created_time: thread.createdTime,
     };
-    await this.group.run(() => this.statements.insertThread.run(row));
-    return {
+    const created: ThreadRecord = {
       ...thread,
       type: thread.type ?? 'chat',
       messages: [],
@@ -99,6 +106,14 @@ export class SqliteThreadRepository implements ThreadRepository {
       usage: { ...EMPTY_USAGE },
       lastUpdatedTime: thread.createdTime,
     };
+    if (!start) {
+      await this.group.run(() => this.statements.insertThread.run(row));
+      return created;
+    }
+    // One transaction: the thread, its lease and its first round (the lease of a new id is free).
+    const { revision, lastUpdatedTime } = await this.group.run(() => this.insertStarted(row, thread.threadId, start));
+    const { pendingInterrupt, title } = start.firstRound;
+    return { ...created, messages: start.firstRound.append, pendingInterrupt: pendingInterrupt ?? null, title: title ?? created.title, revision, lastUpdatedTime };
   }
 
   /** At shutdown, before the connection closes: the writes still queued for this turn's group are committed. */
