@@ -1,6 +1,6 @@
 import { AppError } from '../errors/app-error';
 import { Logger } from '../observability/logger';
-import type { ThreadRepository } from './thread.repository';
+import type { RunUsageRecord, ThreadRepository } from './thread.repository';
 
 const logger = new Logger('threads');
 
@@ -62,16 +62,23 @@ export class ThreadRunLease {
     return false;
   }
 
-  /** Ends the run's hold on the thread. Idempotent; never throws (a failed release just expires). */
-  async release(): Promise<void> {
-    if (this.released) return;
+  /**
+   * Ends the run's hold on the thread; with `usage`, the run's usage is recorded in the same write
+   * (ThreadRepository.releaseLease). Idempotent; never throws (a failed release just expires).
+   * Resolves whether `usage` was recorded: false when the write failed or the lease was released
+   * already (the caller then records it on its own).
+   */
+  async release(usage?: RunUsageRecord): Promise<boolean> {
+    if (this.released) return usage === undefined;
     this.released = true;
     this.stopTimer();
     this.onEnd(this);
     try {
-      await this.repository.releaseLease(this.threadId, this.holder);
+      await this.repository.releaseLease(this.threadId, this.holder, usage);
+      return true;
     } catch (error) {
       logger.warn('thread_lease_release_failed', { threadId: this.threadId, error: (error as Error).message });
+      return usage === undefined;
     }
   }
 

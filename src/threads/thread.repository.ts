@@ -22,6 +22,13 @@ export interface ThreadStart {
   firstRound: ThreadCommit;
 }
 
+/** A run's usage, recorded as its lease is released (ThreadRepository.releaseLease). */
+export interface RunUsageRecord {
+  workspace: string;
+  usage: UsageTotals;
+  now: number;
+}
+
 export interface IdempotencyScope {
   workspace: string;
   userId: string;
@@ -74,7 +81,12 @@ export interface ThreadRepository {
   /** Run lease: one run per thread at a time, across processes. True when `holder` now holds it. */
   acquireLease(threadId: string, holder: string, ttlMs: number, now: number): Promise<boolean>;
   renewLease(threadId: string, holder: string, ttlMs: number, now: number): Promise<boolean>;
-  releaseLease(threadId: string, holder: string): Promise<void>;
+  /**
+   * Releases the lease when `holder` holds it. With `usage`, also adds it as addUsage does, whoever
+   * holds the lease: the end of a run is one write on the embedded store (one transaction), two queries
+   * on ArangoDB (usage, then the release, as before).
+   */
+  releaseLease(threadId: string, holder: string, usage?: RunUsageRecord): Promise<void>;
 
   /** Adds usage to the thread (when given) and to the workspace totals; never lost, even for failed runs. */
   addUsage(workspace: string, threadId: string | null, usage: UsageTotals, now: number): Promise<void>;

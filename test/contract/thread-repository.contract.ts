@@ -341,6 +341,19 @@ export function describeThreadRepositoryContract(name: string, create: () => Pro
         expect(await repository.acquireLease(threadId, 'run-b', 60_000, now + 3)).toBe(true);
       });
 
+      it('records a run’s usage with the release of its lease, and records it even when another holder has the lease', async () => {
+        const thread = await repository.create(newThread());
+        expect(await repository.acquireLease(thread.threadId, 'run-a', 60_000, now)).toBe(true);
+        await repository.releaseLease(thread.threadId, 'run-a', { workspace, usage: usage(10, 0.25), now: now + 1 });
+        expect((await repository.getHead(thread.threadId))?.usage).toEqual(usage(10, 0.25));
+        expect(await repository.getWorkspaceUsage(workspace)).toEqual(usage(10, 0.25));
+        expect(await repository.acquireLease(thread.threadId, 'run-b', 60_000, now + 2)).toBe(true);
+        await repository.releaseLease(thread.threadId, 'run-a', { workspace, usage: usage(1, 0.25), now: now + 3 }); // run-a lost it: usage kept, lease untouched
+        expect(await repository.acquireLease(thread.threadId, 'run-c', 60_000, now + 4)).toBe(false);
+        expect((await repository.getHead(thread.threadId))?.usage).toMatchObject({ promptTokens: 11, llmCalls: 2, costUsd: 0.5 });
+        expect(await repository.getWorkspaceUsage(workspace)).toMatchObject({ promptTokens: 11, llmCalls: 2 });
+      });
+
       it('lets the same holder acquire again (a retried acquire)', async () => {
         const threadId = generateThreadId();
         expect(await repository.acquireLease(threadId, 'run-a', 60_000, now)).toBe(true);

@@ -77,6 +77,18 @@ describe(ThreadRunSkeleton.name, () => {
     await (await instance.store.acquireRun(thread.threadId)).release();
   });
 
+  it('records the usage on its own when the write that records it with the lease’s release fails', async () => {
+    const release = jest.spyOn(instance.repository, 'releaseLease').mockRejectedValueOnce(new Error('database is locked'));
+    await skeleton.run('chat', request(), async () => ({ thread }), async ({ thread: started }, run) => {
+      run.usage.add({ promptTokens: 9, completionTokens: 1, cachedTokens: 0, totalTokens: 10 }, 0);
+      return answer(started.threadId);
+    });
+    expect(release).toHaveBeenCalledWith(thread.threadId, expect.any(String), expect.objectContaining({ workspace: 'default' }));
+    expect((await instance.store.load(alice, thread.threadId)).usage).toMatchObject({ promptTokens: 9, llmCalls: 1 });
+    expect(logs).toContainEqual(expect.objectContaining({ event: 'thread_lease_release_failed', threadId: thread.threadId }));
+    release.mockRestore();
+  });
+
   it('refuses a thread another run holds (thread_busy) without running the body, and frees its setup slot', async () => {
     const held = await instance.store.acquireRun(thread.threadId);
     const body = jest.fn();

@@ -208,8 +208,7 @@ export class ThreadRunSkeleton {
       outcome = { error };
     } finally {
       setup.release();
-      await this.recordUsage(request.principal, threadId, usage);
-      await lease.release();
+      await this.endHold(request.principal, threadId, usage, lease);
     }
     const ending = { kind, thread: started.thread, ranLoop, usage: usage.totals() };
     if ('error' in outcome) {
@@ -231,6 +230,20 @@ export class ThreadRunSkeleton {
       } catch (error) {
         this.logger.error('run_observer_failed', { threadId: end.thread.threadId, error: describe(error) });
       }
+    }
+  }
+
+  /**
+   * The run's usage recorded and its lease released, in one write (ThreadRunLease.release); when that
+   * write fails, the usage is recorded on its own (the lease then expires).
+   */
+  private async endHold(principal: Principal, threadId: string, usage: UsageAccumulator, lease: ThreadRunLease): Promise<void> {
+    if (usage.isEmpty) {
+      await lease.release();
+      return;
+    }
+    if (!(await lease.release({ workspace: principal.workspace, usage: usage.totals(), now: Date.now() }))) {
+      await this.recordUsage(principal, threadId, usage);
     }
   }
 

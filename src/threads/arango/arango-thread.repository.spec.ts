@@ -284,6 +284,13 @@ describe(ArangoThreadRepository.name, () => {
         expect(Object.values(bindVarsOf(0))).toEqual(expect.arrayContaining([usage, 'ai_1', 'w']));
       });
 
+      it('records a run’s usage, then releases its lease, when both are asked at once', async () => {
+        await repository.releaseLease('ai_1', 'run-a', { workspace: 'w', usage, now: 5 });
+        expect(sent()).toEqual(['addUsageToThread', 'releaseLease']);
+        expect(Object.values(bindVarsOf(0))).toEqual(expect.arrayContaining([usage, 'ai_1', 'w']));
+        expect(Object.values(bindVarsOf(1))).toEqual(expect.arrayContaining(['ai_1', 'run-a']));
+      });
+
       it('runs again after a write conflict, so no usage is lost, and gives up with a retryable conflict', async () => {
         scriptQueues({ addUsageToThread: [WRITE_CONFLICT, arangoCursorReply([{}])] });
         await repository.addUsage('w', 'ai_1', usage, 5);

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Database } from 'arangojs';
 import { ARANGO_ERROR_NUM } from '../../database/arango/arango-error.translator';
 import { AppError } from '../../errors/app-error';
-import { IdempotencyClaim, IdempotencyScope, NewThread, ThreadRepository, ThreadStart } from '../thread.repository';
+import { IdempotencyClaim, IdempotencyScope, NewThread, RunUsageRecord, ThreadRepository, ThreadStart } from '../thread.repository';
 import { ThreadRevisionConflictError } from '../thread-revision-conflict.error';
 import { EMPTY_USAGE, PendingThread, ThreadCommit, ThreadCommitResult, ThreadHead, ThreadRecord, ThreadSummary, UsageTotals } from '../thread.types';
 import { hashedDocumentKey } from '../../database/arango/arango-hashed.key';
@@ -170,7 +170,8 @@ export class ArangoThreadRepository implements ThreadRepository {
     return this.runner.withRetries('threads.renewLease', async (query) => (await query(this.queries.renewLease(params))).length > 0);
   }
 
-  async releaseLease(threadId: string, holder: string): Promise<void> {
+  async releaseLease(threadId: string, holder: string, usage?: RunUsageRecord): Promise<void> {
+    if (usage) await this.addUsage(usage.workspace, threadId, usage.usage, usage.now);
     await this.runner.withRetries('threads.releaseLease', async (query) => {
       await ignoreDocumentNotFound(query(this.queries.releaseLease(threadId, holder)));
     });

@@ -6,6 +6,7 @@ import {
   IdempotencyClaim,
   IdempotencyScope,
   NewThread,
+  RunUsageRecord,
   ThreadRepository,
   ThreadStart,
 } from '../thread.repository';
@@ -64,6 +65,7 @@ export class SqliteThreadRepository implements ThreadRepository {
   private readonly readRecord: (threadId: string) => ThreadRecord | null;
   private readonly commitRound: (threadId: string, commit: ThreadCommit, now: number) => ThreadCommitResult;
   private readonly addUsageRows: (threadId: string | null, params: Record<string, unknown>) => void;
+  private readonly releaseWithUsage: (threadId: string, holder: string, params: Record<string, unknown>) => void;
   private readonly insertStarted: (row: Record<string, unknown>, threadId: string, start: ThreadStart) => ThreadCommitResult;
   // The run's writes (thread creation, lease, round commits, usage) of concurrent conversations share
   // one transaction per event-loop turn (SqliteGroupCommit; each still atomic and durable when done).
@@ -83,6 +85,11 @@ export class SqliteThreadRepository implements ThreadRepository {
     this.addUsageRows = db.transaction((threadId: string | null, params: Record<string, unknown>) => {
       if (threadId !== null) this.statements.addThreadUsage.run(params);
       this.statements.addWorkspaceUsage.run(params);
+    }).immediate;
+    this.releaseWithUsage = db.transaction((threadId: string, holder: string, params: Record<string, unknown>) => {
+      this.statements.addThreadUsage.run(params);
+      this.statements.addWorkspaceUsage.run(params);
+      this.statements.releaseLease.run(threadId, holder);
     }).immediate;
   }
 
@@ -186,22 +193,17 @@ export class SqliteThreadRepository implements ThreadRepository {
     return this.group.run(() => this.statements.renewLease.run(now + ttlMs, threadId, holder).changes === 1);
   }
 
-  async releaseLease(threadId: string, holder: string): Promise<void> {
-    await this.group.run(() => this.statements.releaseLease.run(threadId, holder));
+  async releaseLease(threadId: string, holder: string, usage?: RunUsageRecord): Promise<void> {
+    if (!usage) {
+      await this.group.run(() => this.statements.releaseLease.run(threadId, holder));
+      return;
+    }
+    const params = usageParams(usage.workspace, threadId, usage.usage, usage.now);
+    await this.group.run(() => this.releaseWithUsage(threadId, holder, params));
   }
 
   async addUsage(workspace: string, threadId: string | null, usage: UsageTotals, now: number): Promise<void> {
-    const params = {
-      workspace,
-      thread_id: threadId,
-      prompt_tokens: usage.promptTokens,
-      completion_tokens: usage.completionTokens,
-      cached_tokens: usage.cachedTokens,
-      total_tokens: usage.totalTokens,
-      cost_usd: usage.costUsd,
-      llm_calls: usage.llmCalls,
-      now,
-    };
+    const params = usageParams(workspace, threadId, usage, now);
     await this.group.run(() => this.addUsageRows(threadId, params));
   }
 
@@ -273,6 +275,21 @@ export class SqliteThreadRepository implements ThreadRepository {
     this.statements.insertOperation.run(threadId, commit.operationId, revision, now);
     return { applied: true, revision, lastUpdatedTime: now };
   }
+}
+
+/** The named parameters of the usage statements. */
+function usageParams(workspace: string, threadId: string | null, usage: UsageTotals, now: number): Record<string, unknown> {
+  return {
+    workspace,
+    thread_id: threadId,
+    prompt_tokens: usage.promptTokens,
+    completion_tokens: usage.completionTokens,
+    cached_tokens: usage.cachedTokens,
+    total_tokens: usage.totalTokens,
+    cost_usd: usage.costUsd,
+    llm_calls: usage.llmCalls,
+    now,
+  };
 }
 
 function prepare(db: Database) {
