@@ -1,3 +1,4 @@
+import * as diagnostics from 'node:diagnostics_channel';
 import { ChatServiceHarness, RecordingSink } from '../../test/support/chat-service.harness';
 import { RecordedRequest, ScriptedLlmServer } from '../../test/support/scripted-llm-server';
 import { Principal } from '../auth/principal';
@@ -68,7 +69,7 @@ describe(ChatService.name, () => {
     expect(await harness.threadStore.getWorkspaceUsage('default')).toMatchObject({ promptTokens: 900, llmCalls: 1 });
   });
 
-  it('opens a new conversation in one store write: the thread created with its lease held and the question stored, before ai:thread', async () => {
+  it('opens a new conversation in one store write: the thread created with its lease held and the question stored', async () => {
     server.enqueue({ text: 'It fetches.' });
     const create = jest.spyOn(harness.threadStore, 'create');
     const acquireRun = jest.spyOn(harness.threadStore, 'acquireRun');
@@ -89,7 +90,35 @@ describe(ChatService.name, () => {
     expect(createForRun).toHaveBeenCalledTimes(1);
     expect(create).not.toHaveBeenCalled();
     expect(acquireRun).not.toHaveBeenCalled();
-    expect(atAnnounce).toEqual([{ revision: 1, kinds: ['system_prompt', 'user'], leased: true }]);
+    // By then the context is stored too (ai:thread waits for the upstream request: HeldEventsSink).
+    expect(atAnnounce).toEqual([{ revision: 2, kinds: ['system_prompt', 'user', 'rag_context', 'event'], leased: true }]);
+  });
+
+  it('sends ai:thread and the DATA_ADDED event once the upstream request is written, still before anything else', async () => {
+    server.enqueue({ text: 'It fetches.' });
+    const order: string[] = [];
+    const created = () => order.push('upstream request');
+    diagnostics.subscribe('undici:request:create', created);
+    const sink = new RecordingSink();
+    const thread = sink.thread.bind(sink);
+    sink.thread = (threadId: string) => {
+      order.push('thread');
+      thread(threadId);
+    };
+    try {
+      await harness.service.chat(editor, { graphKey: GRAPH, message: 'What does fetch-api do?' }, sink, signal());
+    } finally {
+      diagnostics.unsubscribe('undici:request:create', created);
+    }
+    expect(order).toEqual(['upstream request', 'thread']);
+    expect(sink.types.slice(0, 3)).toEqual(['thread', 'event', 'token']);
+  });
+
+  it('sends ai:thread and the DATA_ADDED event before the error of an upstream that refuses at once', async () => {
+    server.enqueue({ error: { status: 401 } });
+    const sink = new RecordingSink();
+    await expect(harness.service.chat(editor, { graphKey: GRAPH, message: 'What does fetch-api do?' }, sink, signal())).rejects.toMatchObject({ code: 'auth_error' });
+    expect(sink.types).toEqual(['thread', 'event']);
   });
 
   it('tells a new conversation refused by the budget its thread, created empty, before the error', async () => {

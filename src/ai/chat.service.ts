@@ -40,6 +40,7 @@ import { AppliedActionRecorder } from './actions/applied-action.recorder';
 import { ActionConverter } from './actions/action.converter';
 import { ProposalReferenceValidator } from './actions/proposal-reference.validator';
 import { AgentEventSink } from './agent/agent-event.sink';
+import { HeldEventsSink } from './agent/held-events.sink';
 import { AgentResult, RunRecords } from './agent/agent-result';
 import { AgentCommit, AgentCommitRequest, AgentRunOutcome, AgentRunRequest, ShrinkContext } from './agent/agent-run';
 import { AgentLoop } from './agent/agent.loop';
@@ -96,6 +97,15 @@ interface StoredQuestion {
 interface QuestionStart extends RunStart {
   graph: Graph;
   stored?: StoredQuestion;
+}
+
+/** A question stored under the lease, as its answer starts (ChatService.answer). */
+interface AnsweredQuestion {
+  thread: ThreadRecord;
+  provider: LlmProvider;
+  runId: string;
+  /** The run's sink, holding `ai:thread` and the DATA_ADDED event until the upstream request is written. */
+  events: HeldEventsSink;
 }
 
 /** How a new conversation is opened (startConversation). */
@@ -318,7 +328,7 @@ export class ChatService {
    * as stored now and the provider of the run.
    */
   private async ask(question: Question, run: ThreadRun): Promise<RunOutcome> {
-    const { principal, dataSource, graph, message, mentions, sink, announce } = question;
+    const { principal, graph, dataSource, message, sink, announce } = question;
     const runId = question.stored?.runId ?? randomUUID();
     let thread = question.thread;
     let provider: LlmProvider;
@@ -337,8 +347,22 @@ export class ChatService {
         throw error;
       }
     }
-    // The message is stored: the client may now know the thread.
-    announce(thread.threadId);
+    // The message is stored: the client may now know the thread. Its first events are held until the
+    // upstream request is written (HeldEventsSink), and sent before anything else in every case.
+    const events = new HeldEventsSink(sink);
+    events.thread(thread.threadId);
+    try {
+      return await this.answer(question, run, { thread, provider, runId, events });
+    } finally {
+      events.release();
+    }
+  }
+
+  /** The rest of a stored question's run: its context and DATA_ADDED event, then the loop. */
+  private async answer(question: Question, run: ThreadRun, asked: AnsweredQuestion): Promise<RunOutcome> {
+    const { principal, dataSource, graph, message, mentions } = question;
+    const { provider, runId, events } = asked;
+    let { thread } = asked;
     await run.pause();
     const levels = await this.policies.levelsFor(principal);
     const unattendedClientApply = question.unattended === true && this.config.agent.hitlApply === 'client';
@@ -360,13 +384,15 @@ export class ChatService {
       parts: recalledPart(assembled.recalled),
     });
     thread = (await run.commit(thread, { operationId: `${runId}:context`, append: [contextMessage, toEventMessage(dataAdded, now)] })).record;
-    sink.event(dataAdded);
+    events.event(dataAdded);
 
     // The event follows its question, as the history shows stored events (a [SYSTEM] line).
     const history: LlmMessage[] = [...assembled.messages];
     history.splice(assembled.afterQuestion, 0, { role: 'system', content: renderThreadEvent(dataAdded), threadId: thread.threadId });
-    const asked = thread;
+    const withContext = thread;
     await run.handOver();
+    // This turn builds and writes the upstream request; the held events go out in the next one.
+    setImmediate(() => events.release());
     const outcome = await this.execute({
       principal,
       provider,
@@ -375,13 +401,13 @@ export class ChatService {
       dataSource,
       graph,
       messages: history,
-      sink,
+      sink: events,
       run,
       runId,
       retrievedContext: context,
       policy,
       actions: new AppliedActionRecorder(this.applier, dataSource, thread.graphKey, graph.sheetsList ?? {}),
-      shrinkContext: () => this.smallerContext.build({ dataSource, thread: asked, question: message, mentions, levels: promptLevels }),
+      shrinkContext: () => this.smallerContext.build({ dataSource, thread: withContext, question: message, mentions, levels: promptLevels }),
     });
     if (outcome.type === 'interrupt') this.hitl?.interrupt('proposed');
     return this.toOutcome(thread.threadId, outcome, run.usage, [dataAdded]);
