@@ -391,8 +391,9 @@ export class ChatService {
     history.splice(assembled.afterQuestion, 0, { role: 'system', content: renderThreadEvent(dataAdded), threadId: thread.threadId });
     const withContext = thread;
     await run.handOver();
-    // This turn builds and writes the upstream request; the held events go out in the next one.
-    setImmediate(() => events.release());
+    // This turn builds the upstream request; undici writes it on a kept-alive connection in the next one
+    // (it first lets the socket's pending events through); the held events go out in the turn after that.
+    setImmediate(() => setImmediate(() => events.release()));
     const outcome = await this.execute({
       principal,
       provider,

@@ -6,8 +6,8 @@ import type { AgentResult } from './agent-result';
 /**
  * A sink that holds a question's first events (`thread`, then its DATA_ADDED `event`) until
  * `release()`, and always sends them, in order, before anything else it is given (a token, a tool
- * event, the end). ChatService releases them in the turn of the event loop after the one that wrote
- * the upstream request: sending them (two socket writes, ~0.17 ms of CPU at one conversation) then
+ * event, the end). ChatService releases them in the turn of the event loop after the one in which
+ * undici writes the upstream request: sending them (two socket writes, ~0.1 ms at one conversation) then
  * no longer delays the request, and the client still gets `ai:thread` first and the event before the
  * first token (docs/protocol-notes.md, "When ai:thread comes").
  */
