@@ -56,6 +56,22 @@ describe(MemoryUpdateQueue.name, () => {
     expect(logs.filter((entry) => entry.event === 'memory_updated')).toHaveLength(3);
   });
 
+  it('starts at most `concurrency` updates per turn of the event loop, so a long queue of quick updates never blocks I/O', async () => {
+    const { queue, calls } = recordingQueue({ concurrency: 2 });
+    for (let index = 0; index < 6; index++) queue.enqueue(alice, `t${index}`);
+    const doneAtTurn: number[] = [];
+    const watch = () => {
+      doneAtTurn.push(calls.length);
+      if (calls.length < 6) setImmediate(watch);
+    };
+    setImmediate(watch);
+    await queue.whenIdle();
+    expect(calls).toHaveLength(6);
+    // Two more in each turn, never all at once (with a synchronous store they would all run in the first).
+    expect(doneAtTurn[0]).toBe(2);
+    expect(doneAtTurn.every((done, turn) => turn === 0 || done - doneAtTurn[turn - 1] <= 2)).toBe(true);
+  });
+
   it('retries a failed update after its delay, logging each failure, and gives up until the next turn after the last retry', async () => {
     let attempts = 0;
     const queue = new MemoryUpdateQueue(
