@@ -1,9 +1,9 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { Role } from '../../auth/principal';
-import type { UsageTotals } from '../../threads/thread.types';
 import type { AutomationChanges, AutomationRun, AutomationRunOutcome, StoredAutomation } from '../automation';
 import type { AutomationRepository, ClaimResult, DueAutomation, RunClaim, RunOutcomeUpdate } from '../automation.repository';
 import { LOST_RUN_MESSAGE } from '../automation-run.messages';
+import { usageColumns } from '../../threads/sqlite/usage-columns';
 
 interface AutomationRow {
   workspace: string;
@@ -155,7 +155,7 @@ export class SqliteAutomationRepository implements AutomationRepository {
       thread_id: update.threadId ?? null,
       error_code: update.error?.code ?? null,
       error_message: update.error?.message ?? null,
-      ...usageParams(update.usage),
+      ...usageColumns(update.usage),
     });
   }
 
@@ -330,16 +330,5 @@ function toRun(row: RunRow): AutomationRun {
       llmCalls: row.llm_calls,
     },
     error: row.error_code !== null ? { code: row.error_code, message: row.error_message ?? '' } : null,
-  };
-}
-
-function usageParams(usage: UsageTotals): Record<string, number> {
-  return {
-    prompt_tokens: usage.promptTokens,
-    completion_tokens: usage.completionTokens,
-    cached_tokens: usage.cachedTokens,
-    total_tokens: usage.totalTokens,
-    cost_usd: usage.costUsd,
-    llm_calls: usage.llmCalls,
   };
 }

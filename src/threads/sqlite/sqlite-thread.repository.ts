@@ -11,6 +11,7 @@ import {
   ThreadStart,
 } from '../thread.repository';
 import { ThreadRevisionConflictError } from '../thread-revision-conflict.error';
+import { usageColumns } from './usage-columns';
 import {
   EMPTY_USAGE,
   PendingInterrupt,
@@ -279,17 +280,7 @@ export class SqliteThreadRepository implements ThreadRepository {
 
 /** The named parameters of the usage statements. */
 function usageParams(workspace: string, threadId: string | null, usage: UsageTotals, now: number): Record<string, unknown> {
-  return {
-    workspace,
-    thread_id: threadId,
-    prompt_tokens: usage.promptTokens,
-    completion_tokens: usage.completionTokens,
-    cached_tokens: usage.cachedTokens,
-    total_tokens: usage.totalTokens,
-    cost_usd: usage.costUsd,
-    llm_calls: usage.llmCalls,
-    now,
-  };
+  return { workspace, thread_id: threadId, ...usageColumns(usage), now };
 }
 
 function prepare(db: Database) {
