@@ -86,7 +86,6 @@ interface RunPlan {
   actions: AppliedActionRecorder;
 }
 
-/** A question asked on a thread (chat, automation run), with what the run needs besides the thread's lease. */
 /** A question stored with the thread created for it, and what its run was given then. */
 interface StoredQuestion {
   runId: string;
@@ -119,6 +118,7 @@ interface NewConversation {
   announce: (threadId: string) => void;
 }
 
+/** A question asked on a thread (chat, automation run), with what the run needs besides the thread's lease. */
 interface Question {
   principal: Principal;
   dataSource: MutableGraphDataSource;
