@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { StreamPacer } from '../agent/agent-run';
 import { RunSetupGate } from './run-setup.gate';
+import { TurnPacedQueue } from './turn-paced.queue';
 
 /** Longest a stream of one upstream call gives way to waiting setups, in all (AI_SETUP_FIRST_MAX_MS). */
 export const DEFAULT_SETUP_FIRST_MAX_MS = 2_000;
@@ -63,14 +64,13 @@ const NEVER: StreamPacer = { beforeChunk: () => null };
  * chunk.
  */
 export class SetupFirstScheduling {
-  private readonly resumable: Array<() => void> = [];
-  private resuming = false;
+  /** Streams that may go on, a few per turn of the event loop. */
+  private readonly resumable: TurnPacedQueue;
   /** Streams giving way now. */
   private held = 0;
 
   private readonly maxMs: number;
   private readonly minWaiting: number;
-  private readonly resumedPerTurn: number;
   private readonly maxHeld: number;
 
   constructor(
@@ -85,7 +85,6 @@ export class SetupFirstScheduling {
     } = options;
     this.maxMs = maxMs;
     this.minWaiting = minWaiting;
-    this.resumedPerTurn = resumedPerTurn;
     this.maxHeld = maxHeld;
     if (!Number.isFinite(maxMs) || maxMs < 0) throw new RangeError(`SetupFirstScheduling: maxMs must be >= 0, got ${maxMs}`);
     if (!Number.isInteger(minWaiting) || minWaiting < 0) throw new RangeError(`SetupFirstScheduling: minWaiting must be a non-negative integer, got ${minWaiting}`);
@@ -93,6 +92,8 @@ export class SetupFirstScheduling {
     if (!Number.isInteger(resumedPerTurn) || resumedPerTurn < 1) {
       throw new RangeError(`SetupFirstScheduling: resumedPerTurn must be a positive integer, got ${resumedPerTurn}`);
     }
+    // Each task resolves a stream's wait: it cannot throw.
+    this.resumable = new TurnPacedQueue(resumedPerTurn, () => undefined);
   }
 
   /** Streams giving way now. */
@@ -136,8 +137,7 @@ export class SetupFirstScheduling {
       };
       const goOn = (budgetSpent: boolean): void => {
         if (!settle()) return;
-        this.resumable.push(() => resolve(budgetSpent));
-        this.scheduleResume();
+        this.resumable.post(() => resolve(budgetSpent));
       };
       const onAbort = (): void => {
         if (settle()) resolve(false);
@@ -148,17 +148,4 @@ export class SetupFirstScheduling {
     });
   }
 
-  private scheduleResume(): void {
-    if (this.resuming) return;
-    this.resuming = true;
-    setImmediate(this.resumeSome);
-  }
-
-  private readonly resumeSome = (): void => {
-    this.resuming = false;
-    for (let resumed = 0; resumed < this.resumedPerTurn && this.resumable.length > 0; resumed++) {
-      (this.resumable.shift() as () => void)();
-    }
-    if (this.resumable.length > 0) this.scheduleResume();
-  };
 }

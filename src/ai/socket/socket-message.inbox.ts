@@ -1,4 +1,5 @@
 import { Logger } from '../../observability/logger';
+import { TurnPacedQueue } from '../runs/turn-paced.queue';
 
 /**
  * Messages handled per turn of the event loop. Handling one (validation of its DTO, then the start
@@ -18,40 +19,22 @@ const logger = new Logger('gateway');
  * still finds the ai:chat it follows running).
  */
 export class SocketMessageInbox {
-  private readonly queue: Array<() => void> = [];
-  private scheduled = false;
+  private readonly queue: TurnPacedQueue;
 
-  constructor(private readonly perTurn = SOCKET_MESSAGES_PER_TURN) {
+  constructor(perTurn = SOCKET_MESSAGES_PER_TURN) {
     if (!Number.isInteger(perTurn) || perTurn < 1) throw new RangeError(`SocketMessageInbox: perTurn must be a positive integer, got ${perTurn}`);
+    this.queue = new TurnPacedQueue(perTurn, (error) =>
+      logger.error('socket_message_failed', { error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) }),
+    );
   }
 
   /** Messages waiting. */
   get size(): number {
-    return this.queue.length;
+    return this.queue.size;
   }
 
   /** `handle` runs in a later turn, after every message posted before it. It should not throw (a throw is logged). */
   post(handle: () => void): void {
-    this.queue.push(handle);
-    this.schedule();
+    this.queue.post(handle);
   }
-
-  private schedule(): void {
-    if (this.scheduled) return;
-    this.scheduled = true;
-    setImmediate(this.drain);
-  }
-
-  private readonly drain = (): void => {
-    this.scheduled = false;
-    for (let handled = 0; handled < this.perTurn && this.queue.length > 0; handled++) {
-      const handle = this.queue.shift() as () => void;
-      try {
-        handle();
-      } catch (error) {
-        logger.error('socket_message_failed', { error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) });
-      }
-    }
-    if (this.queue.length > 0) this.schedule();
-  };
 }
