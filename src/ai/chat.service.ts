@@ -222,7 +222,11 @@ export class ChatService {
         leased: (principal, threadId) => memory.threadResumed(principal, threadId),
         settled: (principal, threadId) => memory.runSettled(principal, threadId),
       },
-      { setupFirstMaxMs: config.agent.setupFirstMaxMs, setupFirstMinWaiting: config.agent.setupFirstMinWaiting },
+      {
+        setupFirstMaxMs: config.agent.setupFirstMaxMs,
+        setupFirstMinWaiting: config.agent.setupFirstMinWaiting,
+        streamTurnBudgetMs: config.agent.streamTurnBudgetMs,
+      },
     );
     this.promptLevels = new PromptLevelsCache({ graphStateTtlMs: config.rag.cacheTtlMs, notifier });
     this.context = new ContextAssembler(memoryContext ?? null, { maxTokens: config.agent.historyMaxTokens, countTokens: approximateTokens });

@@ -83,6 +83,8 @@ export interface AppConfig {
     readonly setupFirstMaxMs: number;
     /** AI_SETUP_FIRST_MIN_WAITING: runs waiting for their setup beyond which running streams give way. */
     readonly setupFirstMinWaiting: number;
+    /** AI_STREAM_TURN_BUDGET_MS: time per turn of the event loop after which no more streams start relaying (0: no limit). */
+    readonly streamTurnBudgetMs: number;
   };
   readonly llm: {
     readonly provider: string | undefined;

@@ -182,6 +182,13 @@ export class EnvironmentVariables {
   @Transform(toNumber) @IsInt() @Min(0) @Max(100_000)
   AI_SETUP_FIRST_MIN_WAITING = 128;
 
+  /**
+   * Time after which, in one turn of the event loop, no more streams start relaying their chunks: the
+   * others go on in a later turn (docs/agent.md, "A share of each turn for the streams"); 0: no limit.
+   */
+  @Transform(toNumber) @IsInt() @Min(0) @Max(1_000)
+  AI_STREAM_TURN_BUDGET_MS = 5;
+
   // Automations (docs/automations.md)
   /** This instance starts the automations that are due (several instances may: each slot runs once). */
   @Transform(toBoolean) @IsBoolean()

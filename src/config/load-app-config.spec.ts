@@ -40,6 +40,9 @@ describe(loadAppConfig.name, () => {
     expect(loadAppConfig({}).agent.setupFirstMaxMs).toBe(2000);
     expect(loadAppConfig({ AI_SETUP_FIRST_MAX_MS: '0' }).agent.setupFirstMaxMs).toBe(0);
     expect(() => loadAppConfig({ AI_SETUP_FIRST_MAX_MS: '-5' })).toThrow(/AI_SETUP_FIRST_MAX_MS/);
+    expect(loadAppConfig({}).agent.streamTurnBudgetMs).toBe(5);
+    expect(loadAppConfig({ AI_STREAM_TURN_BUDGET_MS: '0' }).agent.streamTurnBudgetMs).toBe(0);
+    expect(() => loadAppConfig({ AI_STREAM_TURN_BUDGET_MS: '2.5' })).toThrow(/AI_STREAM_TURN_BUDGET_MS/);
     expect(loadAppConfig({}).agent.setupFirstMinWaiting).toBe(128);
     expect(loadAppConfig({ AI_SETUP_FIRST_MIN_WAITING: '8' }).agent.setupFirstMinWaiting).toBe(8);
     expect(() => loadAppConfig({ AI_SETUP_FIRST_MIN_WAITING: 'some' })).toThrow(/AI_SETUP_FIRST_MIN_WAITING/);

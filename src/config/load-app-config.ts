@@ -138,6 +138,7 @@ export function loadAppConfig(env: Record<string, string | undefined>): AppConfi
       noProgressRounds: vars.AI_NO_PROGRESS_ROUNDS,
       setupFirstMaxMs: vars.AI_SETUP_FIRST_MAX_MS,
       setupFirstMinWaiting: vars.AI_SETUP_FIRST_MIN_WAITING,
+      streamTurnBudgetMs: vars.AI_STREAM_TURN_BUDGET_MS,
     },
     llm: {
       provider: vars.LLM_PROVIDER,

@@ -139,4 +139,24 @@ describe(ThreadRunSkeleton.name, () => {
       { kind: 'resume', stopReason: 'error', rounds: 0, toolCalls: 0, toolResults: 0 },
     ]);
   });
+
+  it('paces each stream within the streams’ share of a turn (AI_STREAM_TURN_BUDGET_MS)', async () => {
+    const spendTheTurn = (ms: number): void => {
+      const from = performance.now();
+      while (performance.now() - from < ms) {
+        // the turn's share goes by
+      }
+    };
+    for (const [budgetMs, putOff] of [[1, true], [0, false]] as const) {
+      const paced = new ThreadRunSkeleton(instance.store, new Logger('agent'), undefined, undefined, { streamTurnBudgetMs: budgetMs });
+      await paced.run('chat', request(), async () => ({ thread }), async ({ thread: started }, run) => {
+        expect(run.streamPacer().beforeChunk()).toBeNull();
+        spendTheTurn(2);
+        const wait = run.streamPacer().beforeChunk();
+        expect(wait instanceof Promise).toBe(putOff);
+        await wait;
+        return answer(started.threadId);
+      });
+    }
+  });
 });

@@ -15,6 +15,7 @@ import { RoundCommitReceipt, RoundCommitReplayer } from './round-commit.replayer
 import { RunSchedulingState } from './run-scheduling.metrics';
 import { RunSetupGate, RunSetupSlot } from './run-setup.gate';
 import { SetupFirstScheduling } from './setup-first.scheduling';
+import { TurnBudget } from './turn-budget';
 
 export type { RunKind } from './agent-run.observer';
 
@@ -49,7 +50,10 @@ export interface ThreadRun {
   pause(): Promise<void>;
   /** The setup is over: the next waiting run may start its own, and what follows (the upstream request) gets a turn of its own. */
   handOver(): Promise<void>;
-  /** The pacer of one upstream call's stream: it gives way to runs waiting for their setup (SetupFirstScheduling). */
+  /**
+   * The pacer of one upstream call's stream: it gives way to runs waiting for their setup
+   * (SetupFirstScheduling), and relays within the streams' share of each turn (TurnBudget).
+   */
   streamPacer(): StreamPacer;
   /**
    * Commits a round of the run: a revision conflict is re-read and replayed (RoundCommitReplayer),
@@ -89,6 +93,8 @@ export interface ThreadRunSkeletonOptions {
   setupFirstMaxMs?: number;
   /** Runs waiting for their setup beyond which running streams give way (SetupFirstScheduling). */
   setupFirstMinWaiting?: number;
+  /** Time per turn of the event loop after which no more streams start relaying (TurnBudget; 0: no limit). */
+  streamTurnBudgetMs?: number;
 }
 
 export interface RunRequest {
@@ -111,6 +117,7 @@ export interface RunRequest {
 export class ThreadRunSkeleton {
   private readonly setupGate = new RunSetupGate();
   private readonly setupFirst: SetupFirstScheduling;
+  private readonly turnBudget: TurnBudget;
   private readonly commits: RoundCommitReplayer;
   private readonly observers: ThreadRunObserver[] = [];
 
@@ -126,6 +133,14 @@ export class ThreadRunSkeleton {
       maxMs: options.setupFirstMaxMs,
       minWaiting: options.setupFirstMinWaiting,
     });
+    this.turnBudget = new TurnBudget(options.streamTurnBudgetMs);
+  }
+
+  /** Gives way to waiting setups first; then, or when it need not, waits for a turn with time left. */
+  private streamPacer(signal: AbortSignal): StreamPacer {
+    const setupFirst = this.setupFirst.pacer(signal);
+    const turn = this.turnBudget.pacer();
+    return { beforeChunk: () => setupFirst.beforeChunk() ?? turn.beforeChunk() };
   }
 
   /** Runs waiting for their setup, and running streams giving way to them (RunSchedulingMetrics). */
@@ -199,7 +214,7 @@ export class ThreadRunSkeleton {
           ranLoop = true;
           return handOver(setup);
         },
-        streamPacer: () => this.setupFirst.pacer(signal),
+        streamPacer: () => this.streamPacer(signal),
         commit: (thread, round) => this.commits.commit(thread, round, hold),
       });
     } catch (error) {
