@@ -118,11 +118,13 @@ describe(`${MetricsController.name} (GET /metrics, end to end)`, () => {
     expect(delta('graph_ai_socket_events_total', { event: 'ai:chat', outcome: 'aborted' })).toBe(1);
     expect(delta('graph_ai_socket_events_total', { event: 'ai:interrupt', outcome: 'ok' })).toBe(1);
     expect(after.sum('graph_ai_active_generations')).toBe(0);
-    // The run scheduling (docs/agent.md, "A burst of new conversations"): exposed, and empty once the runs are over.
+    // The run scheduling (docs/agent.md, "A burst of new conversations", "A share of each turn for the streams"): exposed, and empty once the runs are over.
     expect(after.typeOf('graph_ai_runs_waiting_for_setup')).toBe('gauge');
     expect(after.typeOf('graph_ai_streams_giving_way')).toBe('gauge');
     expect(after.sum('graph_ai_runs_waiting_for_setup')).toBe(0);
     expect(after.sum('graph_ai_streams_giving_way')).toBe(0);
+    expect(after.typeOf('graph_ai_streams_put_off')).toBe('gauge');
+    expect(after.sum('graph_ai_streams_put_off')).toBe(0);
 
     // Tokens and cost: the reported usage of the REST chat at least, chat and embeddings.
     expect(delta('graph_ai_llm_tokens_total', { ...OPENAI, kind: 'chat', type: 'prompt' })).toBeGreaterThanOrEqual(1200);

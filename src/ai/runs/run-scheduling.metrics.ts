@@ -6,14 +6,17 @@ export interface RunSchedulingState {
   waitingForSetup: number;
   /** Running streams giving way to them (SetupFirstScheduling). */
   streamsGivingWay: number;
+  /** Running streams put off to a later turn of the event loop (TurnBudget). */
+  streamsPutOff: number;
 }
 
 /**
  * The run scheduling's queue and the streams giving way to it, read at each scrape (docs/agent.md,
- * "A burst of new conversations"): a burst shows as a queue, and as streams held while it lasts.
+ * "A burst of new conversations"): a burst shows as a queue, and as streams held while it lasts; and
+ * the streams put off to a later turn (docs/agent.md, "A share of each turn for the streams").
  */
 export class RunSchedulingMetrics {
-  private source: () => RunSchedulingState = () => ({ waitingForSetup: 0, streamsGivingWay: 0 });
+  private source: () => RunSchedulingState = () => ({ waitingForSetup: 0, streamsGivingWay: 0, streamsPutOff: 0 });
 
   constructor(registry: Registry) {
     const read = () => this.source();
@@ -34,6 +37,16 @@ export class RunSchedulingMetrics {
         registers: [],
         collect() {
           this.set(read().streamsGivingWay);
+        },
+      }),
+    );
+    registry.registerMetric(
+      new Gauge({
+        name: 'graph_ai_streams_put_off',
+        help: 'Running streams waiting for a later turn of the event loop, this one\'s share being spent (AI_STREAM_TURN_BUDGET_MS).',
+        registers: [],
+        collect() {
+          this.set(read().streamsPutOff);
         },
       }),
     );

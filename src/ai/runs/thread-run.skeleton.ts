@@ -136,16 +136,23 @@ export class ThreadRunSkeleton {
     this.turnBudget = new TurnBudget(options.streamTurnBudgetMs);
   }
 
-  /** Gives way to waiting setups first; then, or when it need not, waits for a turn with time left. */
+  /**
+   * Before each chunk: a stream giving way to waiting setups goes on in a turn of its own (a few per
+   * turn); any other waits, when this turn's share is spent, for a turn with time left.
+   */
   private streamPacer(signal: AbortSignal): StreamPacer {
     const setupFirst = this.setupFirst.pacer(signal);
     const turn = this.turnBudget.pacer();
     return { beforeChunk: () => setupFirst.beforeChunk() ?? turn.beforeChunk() };
   }
 
-  /** Runs waiting for their setup, and running streams giving way to them (RunSchedulingMetrics). */
+  /** Runs waiting for their setup, running streams giving way to them, and streams put off (RunSchedulingMetrics). */
   schedulingState(): RunSchedulingState {
-    return { waitingForSetup: this.setupGate.queued, streamsGivingWay: this.setupFirst.streamsGivingWay };
+    return {
+      waitingForSetup: this.setupGate.queued,
+      streamsGivingWay: this.setupFirst.streamsGivingWay,
+      streamsPutOff: this.turnBudget.waiting,
+    };
   }
 
   observe(observer: ThreadRunObserver): void {

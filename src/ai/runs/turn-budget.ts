@@ -69,8 +69,8 @@ export class TurnBudget {
     if (this.turnStartedAt === null) {
       this.turnStartedAt = now;
       const turn = ++this.turn;
-      // Runs in this turn's check phase, or in the next one's when asked from a check phase: the
-      // resume's own end closes the turn it started then.
+      // The turn's check phase; asked from a check phase (a resume), the next turn's: the resume
+      // ends the turn itself then.
       setImmediate(() => this.endTurn(turn));
       return false;
     }
@@ -97,9 +97,10 @@ export class TurnBudget {
     this.resumeScheduled = false;
     const count = Math.min(this.putOff.length, MAX_RESUMED_PER_TURN);
     for (let i = 0; i < count; i++) setImmediate(this.resumeOne);
-    const turnOfResume = (): void => this.endTurn(this.turn);
+    // After them: the turn ends here (a clock started by the first of them would run into the next
+    // turn otherwise), and what is still put off waits for a later one.
     setImmediate(() => {
-      turnOfResume();
+      this.endTurn(this.turn);
       if (this.putOff.length > 0) this.scheduleResume();
     });
   };
