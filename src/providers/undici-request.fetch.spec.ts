@@ -1,7 +1,15 @@
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { Agent } from 'undici';
-import { undiciRequestFetch } from './undici-request.fetch';
+import { handedOnce, undiciRequestFetch } from './undici-request.fetch';
+
+/** A full garbage collection, in a test process started without --expose-gc. */
+function collectGarbage(): void {
+  setFlagsFromString('--expose_gc');
+  (runInNewContext('gc') as () => void)();
+}
 
 type Handler = (request: IncomingMessage, body: Buffer, response: ServerResponse) => void;
 
@@ -60,6 +68,31 @@ describe(undiciRequestFetch.name, () => {
     expect(received[0].headers).toMatchObject({ 'content-type': 'application/json', authorization: 'Bearer k', 'content-length': String(Buffer.byteLength(body)) });
     expect(received[0].headers['accept-encoding']).toBeUndefined();
     expect(received[0].body.toString('utf8')).toBe(body);
+  });
+
+  it('sends an empty string body as an empty body with content-length 0', async () => {
+    const { url, received } = await serve((_request, _body, response) => response.end('ok'));
+    const response = await undiciRequestFetch({ dispatcher: agent })(url, { method: 'POST', body: '' });
+    expect(await response.text()).toBe('ok');
+    expect(received[0].headers['content-length']).toBe('0');
+    expect(received[0].body.byteLength).toBe(0);
+  });
+
+  it('hands a body’s bytes over once and keeps no reference to them (undici keeps the request until its response ends)', async () => {
+    let bytesRef: WeakRef<Uint8Array> | undefined;
+    const body = ((): Iterable<Uint8Array> => {
+      const bytes = new Uint8Array(64 * 1024);
+      bytesRef = new WeakRef(bytes);
+      return handedOnce(bytes);
+    })();
+    const pieces = body[Symbol.iterator]();
+    expect(pieces.next().value?.byteLength).toBe(64 * 1024);
+    expect(pieces.next()).toEqual({ done: true, value: undefined });
+    // A WeakRef's target stays alive until the current job ends.
+    await new Promise((resolve) => setImmediate(resolve));
+    collectGarbage();
+    expect(bytesRef?.deref()).toBeUndefined();
+    expect(body).toBeDefined(); // the iterable itself is still reachable here
   });
 
   it('streams the body as it arrives and keeps the connection for the next request', async () => {

@@ -35,9 +35,10 @@ export interface UndiciRequestFetchOptions {
  * a web stream; a stopped request rejects with its signal's reason (an abort before the headers, and
  * the body's read after them); a failure to connect rejects `TypeError: fetch failed` and a body
  * cut off errors `TypeError: terminated`, each with undici's error as its cause (what
- * LlmErrorClassifier and the SDKs' retry logic read). A string body is kept as its UTF-8 bytes until
- * the response ends (undici encodes it once), not as the string Node's `fetch` keeps: at two bytes per
- * character as soon as one is above U+00FF, ~55 MB with 1,000 streams in flight (round four). Differences, none of which the providers use:
+ * LlmErrorClassifier and the SDKs' retry logic read). A string body is encoded once and not kept once
+ * written (handedOnce), where Node's `fetch` keeps the string until the response ends (at two bytes per
+ * character as soon as one is above U+00FF, ~55 MB with 1,000 streams in flight: round four) and
+ * undici a Buffer body. Differences, none of which the providers use:
  * no redirects are followed (a 3xx is returned as it is), no `accept-encoding` is added and nothing
  * is decompressed (the upstream answers uncompressed), and requests with a body other than a string
  * or bytes go to `fallback`.
@@ -55,12 +56,20 @@ export function undiciRequestFetch(options: UndiciRequestFetchOptions = {}): Fet
     }
     const signal = init?.signal ?? undefined;
     signal?.throwIfAborted();
+    const requestHeaders = headersOf(init?.headers);
+    let sent: string | Uint8Array | Iterable<Uint8Array> | undefined = body ?? undefined;
+    if (typeof body === 'string' && body.length > 0) {
+      const bytes = encoder.encode(body);
+      sent = handedOnce(bytes);
+      requestHeaders['content-length'] = String(bytes.byteLength);
+    }
     let answer: Dispatcher.ResponseData;
     try {
       answer = await request(url, {
         method: (init?.method ?? 'GET').toUpperCase() as Dispatcher.HttpMethod,
-        headers: headersOf(init?.headers),
-        body: body ?? undefined,
+        headers: requestHeaders,
+        // undici takes an Iterable body (its docs' `body` option); its types leave it out.
+        body: sent as Dispatcher.DispatchOptions['body'],
         signal,
         ...(dispatcher ? { dispatcher } : {}),
       });
@@ -100,10 +109,32 @@ async function* bytesOf(received: Dispatcher.ResponseData['body'], pieceBytes: n
   }
 }
 
+const encoder = new TextEncoder();
+
+/**
+ * The body's bytes, handed over once and not kept. undici keeps a request, its body included, until
+ * the response ends: a Buffer body for a stream's whole length (~30 KB per request in flight), where
+ * it lets a body read from an iterator go once written. The 1,000-conversation burst with a tool
+ * round peaked 60-75 MB lower (docs/benchmarks.md, round six).
+ */
+export function handedOnce(bytes: Uint8Array): Iterable<Uint8Array> {
+  let held: Uint8Array | null = bytes;
+  return {
+    [Symbol.iterator]: () => ({
+      next: (): IteratorResult<Uint8Array> => {
+        if (held === null) return { done: true, value: undefined };
+        const value = held;
+        held = null;
+        return { done: false, value };
+      },
+    }),
+  };
+}
+
 /** The request's headers as undici takes them (what the SDKs pass: a Headers, an object or pairs). */
-function headersOf(init: RequestInit['headers']): Record<string, string> | undefined {
-  if (init === undefined) return undefined;
+function headersOf(init: RequestInit['headers']): Record<string, string> {
   const headers: Record<string, string> = {};
+  if (init === undefined) return headers;
   (init instanceof Headers ? init : new Headers(init)).forEach((value, name) => {
     headers[name] = value;
   });
