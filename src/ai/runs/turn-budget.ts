@@ -14,9 +14,9 @@ const MAX_RESUMED_PER_TURN = 64;
  * each stream relays what it got (SSE parsing, socket writes), so one turn could last 50-150 ms, and
  * timers, health checks and new messages waited as long. Here a stream asks before its first chunk
  * in a turn: once `budgetMs` went by since the turn's first stream started, it is put off to a later
- * turn (its bytes wait in the upstream's socket). A stream that started relaying in a turn relays
- * all it has in it (its tokens leave in one socket event), so a turn lasts at most the share plus
- * one stream's work.
+ * turn (its bytes wait in undici's buffer, then in the upstream's socket). A stream that started
+ * relaying in a turn relays all it has in it (its tokens leave in one socket event), so the streams'
+ * part of a turn lasts at most the share plus one stream's work.
  *
  * The streams put off go on in the next turns, first put off first, each in its own immediate so
  * that one relays what it has before the next is let in, while the turn's share lasts.
