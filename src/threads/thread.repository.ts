@@ -22,6 +22,18 @@ export interface ThreadStart {
   firstRound: ThreadCommit;
 }
 
+/** The record `create` returns with a ThreadStart: the new thread with its first round committed. */
+export function withFirstRound(created: ThreadRecord, firstRound: ThreadCommit, committed: ThreadCommitResult): ThreadRecord {
+  return {
+    ...created,
+    messages: firstRound.append,
+    pendingInterrupt: firstRound.pendingInterrupt ?? null,
+    title: firstRound.title ?? created.title,
+    revision: committed.revision,
+    lastUpdatedTime: committed.lastUpdatedTime,
+  };
+}
+
 /** A run's usage, recorded as its lease is released (ThreadRepository.releaseLease). */
 export interface RunUsageRecord {
   workspace: string;

@@ -91,10 +91,7 @@ export class ThreadStore implements BeforeApplicationShutdown {
   async create(principal: Principal, graphKey: string, title: string, origin?: ThreadOrigin): Promise<ThreadRecord> {
     const now = Date.now();
     const record = await this.repository.create(this.newThread(principal, generateThreadId(now), graphKey, title, now, origin));
-    const frozen = this.compact(record);
-    this.cache.set(frozen);
-    logger.info('thread_created', { threadId: record.threadId, workspace: principal.workspace, graphKey });
-    return frozen;
+    return this.created(principal, record);
   }
 
   /**
@@ -118,11 +115,7 @@ export class ThreadStore implements BeforeApplicationShutdown {
       lease: { holder, ttlMs: this.leaseTtlMs, now },
       firstRound: { operationId: round.operationId ?? randomUUID(), expectedRevision: 0, append, pendingInterrupt: round.pendingInterrupt, title: round.title },
     });
-    const lease = this.startLease(threadId, holder);
-    const frozen = this.compact(record);
-    this.cache.set(frozen);
-    logger.info('thread_created', { threadId, workspace: principal.workspace, graphKey });
-    return { thread: frozen, lease };
+    return { thread: this.created(principal, record), lease: this.startLease(threadId, holder) };
   }
 
   /**
@@ -296,7 +289,14 @@ export class ThreadStore implements BeforeApplicationShutdown {
     return Object.freeze({ ...record, messages: Object.freeze(messages) as ThreadMessage[] });
   }
 
-  /** Cache first, validated against the stored head; the stored record otherwise. */
+  /** A thread just created: cached as stored, and logged. */
+  private created(principal: Principal, record: ThreadRecord): ThreadRecord {
+    const frozen = this.compact(record);
+    this.cache.set(frozen);
+    logger.info('thread_created', { threadId: record.threadId, workspace: principal.workspace, graphKey: record.graphKey });
+    return frozen;
+  }
+
   /** A lease holder id: this instance, and the request. */
   private newLeaseHolder(): string {
     return `${this.instanceId}:${randomUUID()}`;
@@ -334,6 +334,7 @@ export class ThreadStore implements BeforeApplicationShutdown {
     return stamped;
   }
 
+  /** Cache first, validated against the stored head; the stored record otherwise. */
   private async fresh(threadId: string): Promise<ThreadRecord | null> {
     const cached = this.cache.get(threadId);
     if (cached) {

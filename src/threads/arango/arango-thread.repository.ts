@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Database } from 'arangojs';
 import { ARANGO_ERROR_NUM } from '../../database/arango/arango-error.translator';
 import { AppError } from '../../errors/app-error';
-import { IdempotencyClaim, IdempotencyScope, NewThread, RunUsageRecord, ThreadRepository, ThreadStart } from '../thread.repository';
+import { IdempotencyClaim, IdempotencyScope, NewThread, RunUsageRecord, ThreadRepository, ThreadStart, withFirstRound } from '../thread.repository';
 import { ThreadRevisionConflictError } from '../thread-revision-conflict.error';
 import { EMPTY_USAGE, PendingThread, ThreadCommit, ThreadCommitResult, ThreadHead, ThreadRecord, ThreadSummary, UsageTotals } from '../thread.types';
 import { hashedDocumentKey } from '../../database/arango/arango-hashed.key';
@@ -96,9 +96,7 @@ export class ArangoThreadRepository implements ThreadRepository {
     if (!(await this.acquireLease(thread.threadId, holder, ttlMs, now))) {
       throw new AppError('thread_busy', 'Another request is running on this thread', { threadId: thread.threadId });
     }
-    const { revision, lastUpdatedTime } = await this.commit(thread.threadId, start.firstRound);
-    const { append, pendingInterrupt, title } = start.firstRound;
-    return { ...created, messages: append, pendingInterrupt: pendingInterrupt ?? null, title: title ?? created.title, revision, lastUpdatedTime };
+    return withFirstRound(created, start.firstRound, await this.commit(thread.threadId, start.firstRound));
   }
 
   async get(threadId: string): Promise<ThreadRecord | null> {

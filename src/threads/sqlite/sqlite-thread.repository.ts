@@ -9,6 +9,7 @@ import {
   RunUsageRecord,
   ThreadRepository,
   ThreadStart,
+  withFirstRound,
 } from '../thread.repository';
 import { ThreadRevisionConflictError } from '../thread-revision-conflict.error';
 import { usageColumns } from './usage-columns';
@@ -83,13 +84,9 @@ export class SqliteThreadRepository implements ThreadRepository {
       this.statements.acquireLease.run({ thread_id: threadId, holder, expires_at: now + ttlMs, now });
       return this.commitRoundIn(threadId, start.firstRound, now);
     }).immediate;
-    this.addUsageRows = db.transaction((threadId: string | null, params: Record<string, unknown>) => {
-      if (threadId !== null) this.statements.addThreadUsage.run(params);
-      this.statements.addWorkspaceUsage.run(params);
-    }).immediate;
+    this.addUsageRows = db.transaction((threadId: string | null, params: Record<string, unknown>) => this.addUsageIn(threadId, params)).immediate;
     this.releaseWithUsage = db.transaction((threadId: string, holder: string, params: Record<string, unknown>) => {
-      this.statements.addThreadUsage.run(params);
-      this.statements.addWorkspaceUsage.run(params);
+      this.addUsageIn(threadId, params);
       this.statements.releaseLease.run(threadId, holder);
     }).immediate;
   }
@@ -119,9 +116,7 @@ export class SqliteThreadRepository implements ThreadRepository {
       return created;
     }
     // One transaction: the thread, its lease and its first round (the lease of a new id is free).
-    const { revision, lastUpdatedTime } = await this.group.run(() => this.insertStarted(row, thread.threadId, start));
-    const { pendingInterrupt, title } = start.firstRound;
-    return { ...created, messages: start.firstRound.append, pendingInterrupt: pendingInterrupt ?? null, title: title ?? created.title, revision, lastUpdatedTime };
+    return withFirstRound(created, start.firstRound, await this.group.run(() => this.insertStarted(row, thread.threadId, start)));
   }
 
   /** At shutdown, before the connection closes: the writes still queued for this turn's group are committed. */
@@ -238,6 +233,12 @@ export class SqliteThreadRepository implements ThreadRepository {
 
   async releaseIdempotencyKey(scope: IdempotencyScope, token: string): Promise<boolean> {
     return this.statements.releaseIdempotencyKey.run(scope.workspace, scope.userId, scope.key, token).changes === 1;
+  }
+
+  /** Usage added to the thread (when given) and to the workspace totals, inside the caller's transaction. */
+  private addUsageIn(threadId: string | null, params: Record<string, unknown>): void {
+    if (threadId !== null) this.statements.addThreadUsage.run(params);
+    this.statements.addWorkspaceUsage.run(params);
   }
 
   private readRecordIn(threadId: string): ThreadRecord | null {
