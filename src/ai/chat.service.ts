@@ -342,9 +342,7 @@ export class ChatService {
       try {
         // Fresh under the lease: the run starts from what is stored now.
         thread = await this.threads.load(principal, question.thread.threadId, question.thread.graphKey);
-        this.tokenTracker.assertWithinBudget();
-        question.assertBudget?.(run.usage.totals());
-        provider = await this.providerFor(principal, question.providerConfigId);
+        provider = await this.checkedProvider(principal, question, run.usage.totals());
         thread = await this.storeQuestion(thread, graph, dataSource, principal, message, runId, run);
       } catch (error) {
         announce(question.thread.threadId);
@@ -424,6 +422,20 @@ export class ChatService {
   }
 
   /**
+   * What a question needs before it is stored: the process's budget and the run's own (`usage`: the
+   * run's so far) allow it, and its provider (the workspace's configuration, resolved now).
+   */
+  private async checkedProvider(
+    principal: Principal,
+    run: { assertBudget?: (usage: UsageTotals) => void; providerConfigId?: string },
+    usage: UsageTotals,
+  ): Promise<LlmProvider> {
+    this.tokenTracker.assertWithinBudget();
+    run.assertBudget?.(usage);
+    return this.providerFor(principal, run.providerConfigId);
+  }
+
+  /**
    * A new conversation (chat, automation), inside its setup slot: the budgets and the provider are
    * checked, then ONE write creates the thread with the run's lease held and the question stored (the
    * system prompt and the user message: ThreadStore.createForRun; on the embedded store one
@@ -440,9 +452,7 @@ export class ChatService {
     const { graphKey, title, origin, announce } = conversation;
     let provider: LlmProvider;
     try {
-      this.tokenTracker.assertWithinBudget();
-      conversation.assertBudget?.(EMPTY_USAGE);
-      provider = await this.providerFor(principal, conversation.providerConfigId);
+      provider = await this.checkedProvider(principal, conversation, EMPTY_USAGE);
     } catch (error) {
       announce((await this.threads.create(principal, graphKey, title, origin)).threadId);
       throw error;
