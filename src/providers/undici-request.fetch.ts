@@ -57,6 +57,7 @@ export function undiciRequestFetch(options: UndiciRequestFetchOptions = {}): Fet
     const signal = init?.signal ?? undefined;
     signal?.throwIfAborted();
     const requestHeaders = headersOf(init?.headers);
+    // A string body: its bytes, handed over once (handedOnce) with their length.
     let sent: string | Uint8Array | Iterable<Uint8Array> | undefined = body ?? undefined;
     if (typeof body === 'string' && body.length > 0) {
       const bytes = encoder.encode(body);

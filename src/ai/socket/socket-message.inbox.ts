@@ -21,8 +21,8 @@ const logger = new Logger('gateway');
 export class SocketMessageInbox {
   private readonly queue: TurnPacedQueue;
 
+  /** `perTurn` must be a positive integer (a RangeError otherwise, from TurnPacedQueue). */
   constructor(perTurn = SOCKET_MESSAGES_PER_TURN) {
-    if (!Number.isInteger(perTurn) || perTurn < 1) throw new RangeError(`SocketMessageInbox: perTurn must be a positive integer, got ${perTurn}`);
     this.queue = new TurnPacedQueue(perTurn, (error) =>
       logger.error('socket_message_failed', { error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) }),
     );
