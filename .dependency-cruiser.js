@@ -36,7 +36,9 @@ const alternatives = (names) => names.join('|');
 
 const layerRules = LAYERS.flatMap((layer, index) =>
   layer.map((module) => {
-    const notBelow = LAYERS.slice(index).flat().filter((other) => other !== module);
+    const notBelow = LAYERS.slice(index)
+      .flat()
+      .filter((other) => other !== module);
     return {
       name: `layers:${module}`,
       comment: `src/${module} imports only modules of lower layers (docs/architecture.md), not ${notBelow.join(', ')}, nor the wiring.`,
@@ -61,14 +63,19 @@ module.exports = {
     },
     {
       name: 'module-in-a-layer',
-      comment: 'Every module of src/ has its place in LAYERS (or is wiring): add a new one to .dependency-cruiser.js and docs/architecture.md.',
+      comment:
+        'Every module of src/ has its place in LAYERS (or is wiring): add a new one to .dependency-cruiser.js and docs/architecture.md.',
       severity: 'error',
-      from: { path: '^src/', pathNot: `^src/(${alternatives([...LAYERS.flat().map((name) => `${name}/`), ...WIRING])})` },
+      from: {
+        path: '^src/',
+        pathNot: `^src/(${alternatives([...LAYERS.flat().map((name) => `${name}/`), ...WIRING])})`,
+      },
       to: { path: '^src/' },
     },
     {
       name: 'observability-imports-no-module',
-      comment: 'Observability (logger, metrics registry) imports no module of ours: each module registers its own metrics on its registry.',
+      comment:
+        'Observability (logger, metrics registry) imports no module of ours: each module registers its own metrics on its registry.',
       severity: 'error',
       from: { path: '^src/observability/' },
       to: { path: '^src/', pathNot: '^src/observability/' },
@@ -89,14 +96,16 @@ module.exports = {
     },
     {
       name: 'only-wiring-imports-ai',
-      comment: 'Nothing imports the agent (src/ai) but the application wiring (app.module.ts, cli/) and the automations, whose runs it runs.',
+      comment:
+        'Nothing imports the agent (src/ai) but the application wiring (app.module.ts, cli/) and the automations, whose runs it runs.',
       severity: 'error',
       from: { path: '^src/', pathNot: `^src/(${alternatives(['ai/', 'automations/', ...WIRING])})` },
       to: { path: '^src/ai/' },
     },
     {
       name: 'sqlite-migrations-are-leaves',
-      comment: 'A *.sqlite-migration.ts imports only the migration type: the schema history may import it from any module.',
+      comment:
+        'A *.sqlite-migration.ts imports only the migration type: the schema history may import it from any module.',
       severity: 'error',
       from: { path: SQLITE_MIGRATION_FILE },
       to: { path: '^src/', pathNot: '^src/database/sqlite/sqlite-migration\\.ts$' },

@@ -2,7 +2,11 @@
 const swcTsx = [
   '@swc/jest',
   {
-    jsc: { parser: { syntax: 'typescript', tsx: true }, transform: { react: { runtime: 'automatic' } }, target: 'es2022' },
+    jsc: {
+      parser: { syntax: 'typescript', tsx: true },
+      transform: { react: { runtime: 'automatic' } },
+      target: 'es2022',
+    },
     module: { type: 'commonjs' },
   },
 ];

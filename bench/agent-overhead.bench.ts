@@ -42,7 +42,11 @@ import type { ServiceTiming } from './service-timing.child-setup';
 
 const GRAPH = 'nba-workflow';
 const QUESTION = 'What does the fetch-api node do with errors?';
-const ANSWER: ScriptedTurn = { text: 'It logs them through error-handler.', chunkSize: 64, usage: { prompt: 1800, completion: 9, cached: 1500 } };
+const ANSWER: ScriptedTurn = {
+  text: 'It logs them through error-handler.',
+  chunkSize: 64,
+  usage: { prompt: 1800, completion: 9, cached: 1500 },
+};
 const principal: Principal = { userId: 'bench', workspace: 'default', role: 'editor' };
 
 export interface OverheadCase {
@@ -92,14 +96,20 @@ export interface AgentOverheadOptions {
 type Ask = (threadId?: string) => Promise<{ threadId: string; sample: Record<string, number> }>;
 
 /** A new thread's first message, then follow-ups on 20 threads that hold `history` exchanges. */
-async function measureCases(ask: Ask, options: Required<Pick<AgentOverheadOptions, 'iterations' | 'history' | 'warmup'>>): Promise<OverheadCase[]> {
+async function measureCases(
+  ask: Ask,
+  options: Required<Pick<AgentOverheadOptions, 'iterations' | 'history' | 'warmup'>>,
+): Promise<OverheadCase[]> {
   const collect = async (label: string, threadFor: (index: number) => string | undefined): Promise<OverheadCase> => {
     const samples: Record<string, number[]> = {};
     for (let index = 0; index < options.iterations; index++) {
       const { sample } = await ask(threadFor(index));
       for (const [name, value] of Object.entries(sample)) (samples[name] ??= []).push(value);
     }
-    return { label, measures: Object.fromEntries(Object.entries(samples).map(([name, values]) => [name, distribution(values)])) };
+    return {
+      label,
+      measures: Object.fromEntries(Object.entries(samples).map(([name, values]) => [name, distribution(values)])),
+    };
   };
   for (let index = 0; index < options.warmup; index++) await ask();
   const first = await collect('new thread, first message', () => undefined);
@@ -109,7 +119,10 @@ async function measureCases(ask: Ask, options: Required<Pick<AgentOverheadOption
     for (let turn = 1; turn < options.history; turn++) threadId = (await ask(threadId)).threadId;
     threads.push(threadId);
   }
-  const followUp = await collect(`follow-up (${options.history}+ exchanges of history)`, (index) => threads[index % threads.length]);
+  const followUp = await collect(
+    `follow-up (${options.history}+ exchanges of history)`,
+    (index) => threads[index % threads.length],
+  );
   return [first, followUp];
 }
 
@@ -143,13 +156,17 @@ async function checkClock(service: TestAppProcess): Promise<ClockCheck> {
     if (child < before || child > after) violations += 1;
     maxRoundTripMs = Math.max(maxRoundTripMs, after - before);
   }
-  if (violations > 0) throw new Error(`the service process's monotonic clock is not this process's (${violations} of ${roundTrips} readings outside the round trip)`);
+  if (violations > 0)
+    throw new Error(
+      `the service process's monotonic clock is not this process's (${violations} of ${roundTrips} readings outside the round trip)`,
+    );
   return { roundTrips, violations, maxRoundTripMs };
 }
 
 async function measureSocket(
   server: ScriptedLlmServer,
-  options: Required<Pick<AgentOverheadOptions, 'iterations' | 'history' | 'warmup'>> & Pick<AgentOverheadOptions, 'cpuProfileDir'>,
+  options: Required<Pick<AgentOverheadOptions, 'iterations' | 'history' | 'warmup'>> &
+    Pick<AgentOverheadOptions, 'cpuProfileDir'>,
 ) {
   const upstream = new UpstreamClock();
   const service = await TestAppProcess.start(
@@ -169,14 +186,23 @@ async function measureSocket(
     const connected = client;
     const ask: Ask = async (threadId) => {
       upstream.enqueue(server);
-      const recording = await connected.chat({ _id: ++requestId, graphKey: GRAPH, message: QUESTION, ...(threadId ? { threadId } : {}) });
+      const recording = await connected.chat({
+        _id: ++requestId,
+        graphKey: GRAPH,
+        message: QUESTION,
+        ...(threadId ? { threadId } : {}),
+      });
       if (!recording.complete) throw new Error(`ai:chat failed: ${JSON.stringify(recording.error)}`);
       connected.received.length = 0;
       bodies[threadId ? 'followUp' : 'first'] = server.lastRequest?.body;
       // Asked after the answer, so the IPC is outside the window.
-      const timings = await service.request({ serviceTimings: true }, (reply) => (reply as { serviceTimings?: ServiceTiming[] }).serviceTimings);
+      const timings = await service.request(
+        { serviceTimings: true },
+        (reply) => (reply as { serviceTimings?: ServiceTiming[] }).serviceTimings,
+      );
       const timing = timings[0];
-      if (timings.length !== 1 || timing.sentAt === undefined || !timing.sentCpu) throw new Error(`expected one ai:chat and its upstream request, got ${JSON.stringify(timings)}`);
+      if (timings.length !== 1 || timing.sentAt === undefined || !timing.sentCpu)
+        throw new Error(`expected one ai:chat and its upstream request, got ${JSON.stringify(timings)}`);
       return {
         threadId: recording.complete.threadId,
         sample: {
@@ -195,7 +221,12 @@ async function measureSocket(
 }
 
 /** The bare SDK in a child process of its own (bare-sdk.child.ts), sending the service's bodies. */
-async function measureSdk(server: ScriptedLlmServer, labels: string[], bodies: RecordedRequest['body'][], iterations: number): Promise<OverheadCase[]> {
+async function measureSdk(
+  server: ScriptedLlmServer,
+  labels: string[],
+  bodies: RecordedRequest['body'][],
+  iterations: number,
+): Promise<OverheadCase[]> {
   const upstream = new UpstreamClock();
   const child = fork(path.join(__dirname, 'bare-sdk.child.js'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const reply = <T>(pick: (message: Record<string, unknown>) => T | undefined): Promise<T> =>
@@ -225,7 +256,10 @@ async function measureSdk(server: ScriptedLlmServer, labels: string[], bodies: R
         samples.sdkToUpstream.push(upstream.at - startedAt);
         samples.sdkCpu.push(cpuMs);
       }
-      cases.push({ label: labels[index], measures: { sdkToUpstream: distribution(samples.sdkToUpstream), sdkCpu: distribution(samples.sdkCpu) } });
+      cases.push({
+        label: labels[index],
+        measures: { sdkToUpstream: distribution(samples.sdkToUpstream), sdkCpu: distribution(samples.sdkCpu) },
+      });
     }
     return cases;
   } finally {
@@ -263,7 +297,10 @@ class TimedProvider implements LlmProvider {
   }
 }
 
-async function measureChatService(server: ScriptedLlmServer, options: Required<Pick<AgentOverheadOptions, 'iterations' | 'history' | 'warmup'>>): Promise<OverheadCase[]> {
+async function measureChatService(
+  server: ScriptedLlmServer,
+  options: Required<Pick<AgentOverheadOptions, 'iterations' | 'history' | 'warmup'>>,
+): Promise<OverheadCase[]> {
   const upstream = new UpstreamClock();
   let timed: TimedProvider | undefined;
   const harness = await ChatServiceHarness.create({
@@ -298,7 +335,11 @@ async function measureChatService(server: ScriptedLlmServer, options: Required<P
 
 export async function runAgentOverheadBench(options: AgentOverheadOptions = {}): Promise<AgentOverheadResult> {
   configureLogging({ level: 'error' });
-  const settings = { iterations: options.iterations ?? 300, history: options.history ?? 5, warmup: options.warmup ?? 300 };
+  const settings = {
+    iterations: options.iterations ?? 300,
+    history: options.history ?? 5,
+    warmup: options.warmup ?? 300,
+  };
   const server = await ScriptedLlmServer.start();
   try {
     const socket = await measureSocket(server, { ...settings, cpuProfileDir: options.cpuProfileDir });
@@ -309,7 +350,14 @@ export async function runAgentOverheadBench(options: AgentOverheadOptions = {}):
       settings.iterations,
     );
     const chatService = options.socketOnly ? [] : await measureChatService(server, settings);
-    return { iterations: settings.iterations, historyTurns: settings.history, socket: socket.cases, sdk, chatService, clock: socket.clock };
+    return {
+      iterations: settings.iterations,
+      historyTurns: settings.history,
+      socket: socket.cases,
+      sdk,
+      chatService,
+      clock: socket.clock,
+    };
   } finally {
     await server.close();
   }
@@ -336,11 +384,18 @@ export function agentOverheadTable(result: AgentOverheadResult): string[] {
   result.socket.forEach((socketCase, index) => {
     for (const entry of [socketCase, result.sdk[index], result.chatService[index]]) {
       for (const [name, measure] of Object.entries(entry?.measures ?? {})) {
-        rows.push([socketCase.label, MEASURE_TITLES[name] ?? name, ...[measure.p50, measure.p95, measure.p99, measure.max].map((value) => value.toFixed(2))]);
+        rows.push([
+          socketCase.label,
+          MEASURE_TITLES[name] ?? name,
+          ...[measure.p50, measure.p95, measure.p99, measure.max].map((value) => value.toFixed(2)),
+        ]);
       }
     }
   });
-  return [agentOverheadClockLine(result), ...formatTable(['case', 'window', 'p50 ms', 'p95 ms', 'p99 ms', 'max ms'], rows, [0, 1])];
+  return [
+    agentOverheadClockLine(result),
+    ...formatTable(['case', 'window', 'p50 ms', 'p95 ms', 'p99 ms', 'max ms'], rows, [0, 1]),
+  ];
 }
 
 if (require.main === module) {
@@ -352,7 +407,9 @@ if (require.main === module) {
     cpuProfileDir: argumentValue('cpu-prof'),
   })
     .then((result) => {
-      console.log(`Service overhead, ${result.iterations} requests per case, warm retrieval cache, SQLite store, demo graph`);
+      console.log(
+        `Service overhead, ${result.iterations} requests per case, warm retrieval cache, SQLite store, demo graph`,
+      );
       for (const line of agentOverheadTable(result)) console.log(line);
     })
     .catch((error: unknown) => {

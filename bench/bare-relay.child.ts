@@ -78,7 +78,11 @@ async function start(baseURL: string, template: BareRelayTemplate): Promise<stri
           messages.push({
             role: 'assistant',
             content: null,
-            tool_calls: calls.map((tool) => ({ id: tool.id, type: 'function', function: { name: tool.name, arguments: tool.arguments } })),
+            tool_calls: calls.map((tool) => ({
+              id: tool.id,
+              type: 'function',
+              function: { name: tool.name, arguments: tool.arguments },
+            })),
           });
           for (const tool of calls) {
             socket.emit('ai:tool_start', { _id: id, toolCallId: tool.id, toolName: tool.name });
@@ -97,15 +101,18 @@ async function start(baseURL: string, template: BareRelayTemplate): Promise<stri
   return `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
 }
 
-process.on('message', (message: { baseURL?: string; template?: BareRelayTemplate; stats?: boolean; exit?: boolean }) => {
-  if (message.baseURL && message.template) {
-    void start(message.baseURL, message.template).then(
-      (url) => process.send?.({ url }),
-      (error: unknown) => process.send?.({ error: String(error) }),
-    );
-  } else if (message.stats) {
-    process.send?.({ stats: probe.read() });
-  } else if (message.exit) {
-    process.exit(0);
-  }
-});
+process.on(
+  'message',
+  (message: { baseURL?: string; template?: BareRelayTemplate; stats?: boolean; exit?: boolean }) => {
+    if (message.baseURL && message.template) {
+      void start(message.baseURL, message.template).then(
+        (url) => process.send?.({ url }),
+        (error: unknown) => process.send?.({ error: String(error) }),
+      );
+    } else if (message.stats) {
+      process.send?.({ stats: probe.read() });
+    } else if (message.exit) {
+      process.exit(0);
+    }
+  },
+);

@@ -25,7 +25,9 @@ async function send(index: number): Promise<{ startedAt: number; cpuMs: number }
   cpuMs = Number.NaN;
   startedCpu = process.cpuUsage();
   const startedAt = monotonicMs();
-  const stream = await (client as OpenAI).chat.completions.create(bodies[index] as OpenAI.Chat.ChatCompletionCreateParamsStreaming);
+  const stream = await (client as OpenAI).chat.completions.create(
+    bodies[index] as OpenAI.Chat.ChatCompletionCreateParamsStreaming,
+  );
   for await (const chunk of stream) void chunk;
   return { startedAt, cpuMs };
 }

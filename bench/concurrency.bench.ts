@@ -27,7 +27,8 @@ import { peakRss } from './process-peak-rss';
 
 const GRAPH = 'nba-workflow';
 const QUESTION = 'What does the fetch-api node do with errors?';
-const ANSWER = 'The fetch-api node sends its errors to error-handler, which logs them and returns an empty list of players.';
+const ANSWER =
+  'The fetch-api node sends its errors to error-handler, which logs them and returns an empty list of players.';
 const CHUNK_SIZE = 4;
 
 export interface ConcurrencyResult {
@@ -76,7 +77,11 @@ async function connectAll(url: string, count: number): Promise<AiSocketClient[]>
   const clients: AiSocketClient[] = [];
   // In batches: a thousand handshakes at once only queue up behind each other.
   while (clients.length < count) {
-    clients.push(...(await Promise.all(Array.from({ length: Math.min(100, count - clients.length) }, () => AiSocketClient.connect(url)))));
+    clients.push(
+      ...(await Promise.all(
+        Array.from({ length: Math.min(100, count - clients.length) }, () => AiSocketClient.connect(url)),
+      )),
+    );
   }
   return clients;
 }
@@ -87,7 +92,11 @@ export async function runConcurrencyBench(options: ConcurrencyOptions = {}): Pro
   const timeoutMs = options.timeoutMs ?? 120_000;
   const dataDir = mkdtempSync(path.join(tmpdir(), 'concurrency-bench-'));
   const server = await ScriptedLlmServer.start();
-  const turn = { text: ANSWER, chunkSize: CHUNK_SIZE, usage: { prompt: 1800, completion: Math.ceil(ANSWER.length / CHUNK_SIZE) } };
+  const turn = {
+    text: ANSWER,
+    chunkSize: CHUNK_SIZE,
+    usage: { prompt: 1800, completion: Math.ceil(ANSWER.length / CHUNK_SIZE) },
+  };
   const service = await TestAppProcess.start(
     {
       ...server.providerEnv('openai'),
@@ -97,7 +106,12 @@ export async function runConcurrencyBench(options: ConcurrencyOptions = {}): Pro
       LOG_LEVEL: 'error',
       DATA_DIR: dataDir,
     },
-    { execArgv: ['--expose-gc', ...(options.cpuProfileDir ? ['--cpu-prof', '--cpu-prof-dir', options.cpuProfileDir] : [])] },
+    {
+      execArgv: [
+        '--expose-gc',
+        ...(options.cpuProfileDir ? ['--cpu-prof', '--cpu-prof-dir', options.cpuProfileDir] : []),
+      ],
+    },
   );
   let clients: AiSocketClient[] = [];
   try {
@@ -122,7 +136,10 @@ export async function runConcurrencyBench(options: ConcurrencyOptions = {}): Pro
     await Promise.all(
       clients.map(async (client) => {
         const emitted = performance.now();
-        const firstTokenAt = client.firstToken(1, timeoutMs).then(() => performance.now(), () => Number.NaN);
+        const firstTokenAt = client.firstToken(1, timeoutMs).then(
+          () => performance.now(),
+          () => Number.NaN,
+        );
         try {
           const recording = await client.chat({ _id: 1, graphKey: GRAPH, message: QUESTION }, timeoutMs);
           if (recording.error || recording.complete?.fullText !== ANSWER) {

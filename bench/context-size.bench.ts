@@ -45,7 +45,12 @@ interface EvalQuestion {
   question: string;
 }
 
-export const JSON_FORMATS = ['rows, pretty JSON', 'rows, compact JSON', 'GraphRAGContext, pretty JSON', 'GraphRAGContext, compact JSON'] as const;
+export const JSON_FORMATS = [
+  'rows, pretty JSON',
+  'rows, compact JSON',
+  'GraphRAGContext, pretty JSON',
+  'GraphRAGContext, compact JSON',
+] as const;
 export type JsonFormat = (typeof JSON_FORMATS)[number];
 
 export interface ContextSizeComparison {
@@ -95,7 +100,10 @@ const SERIALIZERS: Record<JsonFormat, (context: GraphRAGContext) => string> = {
 
 export async function runContextSizeBench(): Promise<ContextSizeResult> {
   configureLogging({ level: 'error' });
-  const set = JSON.parse(readFileSync(repositoryPath('test', 'retrieval-eval', 'questions.json'), 'utf8')) as { fixturesDir: string; questions: EvalQuestion[] };
+  const set = JSON.parse(readFileSync(repositoryPath('test', 'retrieval-eval', 'questions.json'), 'utf8')) as {
+    fixturesDir: string;
+    questions: EvalQuestion[];
+  };
   const dataDir = mkdtempSync(path.join(tmpdir(), 'context-size-bench-'));
   const db = openSqliteDatabase(dataDir);
   const store = new SqliteGraphStore(db);
@@ -106,11 +114,16 @@ export async function runContextSizeBench(): Promise<ContextSizeResult> {
   const counter = new TokenCounter();
   const graphs = [...new Set(set.questions.map((question) => question.graph))];
   const toon: number[] = [];
-  const json: Record<JsonFormat, number[]> = Object.fromEntries(JSON_FORMATS.map((format) => [format, []])) as unknown as Record<JsonFormat, number[]>;
+  const json: Record<JsonFormat, number[]> = Object.fromEntries(
+    JSON_FORMATS.map((format) => [format, []]),
+  ) as unknown as Record<JsonFormat, number[]>;
   let contextNodes = 0;
   try {
     for (const graphKey of graphs) {
-      await store.importGraph(WORKSPACE, loadGraph(sharedFixturePath(...set.fixturesDir.split('/'), `${graphKey}.json`)));
+      await store.importGraph(
+        WORKSPACE,
+        loadGraph(sharedFixturePath(...set.fixturesDir.split('/'), `${graphKey}.json`)),
+      );
       await embedder.embedGraph(WORKSPACE, graphKey, 'all');
       for (const { question } of set.questions.filter((entry) => entry.graph === graphKey)) {
         const context = await retriever.retrieve(source, graphKey, question);
@@ -148,7 +161,15 @@ export async function runContextSizeBench(): Promise<ContextSizeResult> {
 export function contextSizeTable(result: ContextSizeResult): string[] {
   const percent = (value: number) => `${(value * 100).toFixed(1)} %`;
   return formatTable(
-    ['TOON compared with', 'JSON tokens', 'TOON tokens', 'saving (sum)', 'median saving', 'min saving', `questions ≥ 30 %`],
+    [
+      'TOON compared with',
+      'JSON tokens',
+      'TOON tokens',
+      'saving (sum)',
+      'median saving',
+      'min saving',
+      `questions ≥ 30 %`,
+    ],
     result.comparisons.map((row) => [
       row.format,
       String(row.jsonTokens),

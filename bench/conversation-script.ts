@@ -5,7 +5,8 @@ import type { RecordedRequest, ScriptedTurn } from '../test/support/scripted-llm
  * nodes (so retrieval finds something), a fact stated early and asked about much later, and a model
  * that answers chat requests with a paragraph and summary requests with a structured summary.
  */
-export const FACT = 'Before we go on: the staging API token for the NBA feed is called NBA_STAGING_TOKEN_42, please remember it.';
+export const FACT =
+  'Before we go on: the staging API token for the NBA feed is called NBA_STAGING_TOKEN_42, please remember it.';
 export const FACT_MARKER = 'NBA_STAGING_TOKEN_42';
 export const FACT_QUESTION = 'What was the name of the staging token I gave you at the beginning?';
 
@@ -42,7 +43,8 @@ export function benchModel(request: RecordedRequest): ScriptedTurn {
         {
           name: 'record_summary',
           arguments: {
-            summary: 'The user went through the NBA workflow node by node: what each node does with the players and how errors are handled.',
+            summary:
+              'The user went through the NBA workflow node by node: what each node does with the players and how errors are handled.',
             nodesMentioned: NODES,
             keyFindings: ['errors go to error-handler'],
             toolsUsed: [],
@@ -57,7 +59,10 @@ export function benchModel(request: RecordedRequest): ScriptedTurn {
   const messages: Array<{ role: string; content?: unknown }> = request.body?.messages ?? [];
   const last = messages.findLast((message) => message.role !== 'system');
   const isQuestion = (message: { role: string; content?: unknown } | undefined) =>
-    message?.role === 'user' && !(Array.isArray(message.content) && message.content.some((block: { type?: string }) => block.type === 'tool_result'));
+    message?.role === 'user' &&
+    !(
+      Array.isArray(message.content) && message.content.some((block: { type?: string }) => block.type === 'tool_result')
+    );
   const asking = isQuestion(last);
   const questions = messages.filter(isQuestion).length;
   if (asking && questions % 2 === 0) {
@@ -81,6 +86,7 @@ export const ACKNOWLEDGEMENT = 'Noted, I will keep it in mind for the rest of ou
 function textOf(message: { content?: unknown } | undefined): string {
   const content = message?.content;
   if (typeof content === 'string') return content;
-  if (Array.isArray(content)) return content.find((block: { type?: string; text?: string }) => block.type === 'text')?.text ?? '';
+  if (Array.isArray(content))
+    return content.find((block: { type?: string; text?: string }) => block.type === 'text')?.text ?? '';
   return '';
 }

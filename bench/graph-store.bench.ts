@@ -99,7 +99,9 @@ function printTable(title: string, rows: Row[]): void {
   for (const line of formatTable(header, lines, [0, 6])) console.log(line);
 }
 
-export async function runGraphStoreBench(options: { nodes?: number; runs?: number; dims?: number[] } = {}): Promise<Row[]> {
+export async function runGraphStoreBench(
+  options: { nodes?: number; runs?: number; dims?: number[] } = {},
+): Promise<Row[]> {
   configureLogging({ level: 'error' });
   const nodeCount = options.nodes ?? 20_000;
   const runs = options.runs ?? 300;
@@ -112,9 +114,13 @@ export async function runGraphStoreBench(options: { nodes?: number; runs?: numbe
   const setup: string[] = [];
   try {
     const document = buildPoolGraph(nodeCount, GRAPH_KEY, WORKSPACE);
-    setup.push(`graph: ${document.nodes.length} nodes, ${document.edges.length} edges, ${Object.keys(document.graph.sheetsList).length} sheets`);
+    setup.push(
+      `graph: ${document.nodes.length} nodes, ${document.edges.length} edges, ${Object.keys(document.graph.sheetsList).length} sheets`,
+    );
     setup.push(`import: ${await timeOnce(() => store.importGraph(WORKSPACE, document))}`);
-    setup.push(`BM25 index build (first search): ${await timeOnce(() => source.searchNodes(GRAPH_KEY, 'warm up', 10))}`);
+    setup.push(
+      `BM25 index build (first search): ${await timeOnce(() => source.searchNodes(GRAPH_KEY, 'warm up', 10))}`,
+    );
 
     const queries = poolQuestions(document, runs * 2, 42);
     let hitTotal = 0;
@@ -127,7 +133,12 @@ export async function runGraphStoreBench(options: { nodes?: number; runs?: numbe
 
     const next = seededRandom(7);
     const keyAt = () => document.nodes[Math.floor(next() * document.nodes.length)]._key;
-    for (const [depth, direction] of [[1, 'any'], [2, 'any'], [3, 'any'], [2, 'out']] as Array<[number, EdgeDirection]>) {
+    for (const [depth, direction] of [
+      [1, 'any'],
+      [2, 'any'],
+      [3, 'any'],
+      [2, 'out'],
+    ] as Array<[number, EdgeDirection]>) {
       let reached = 0;
       const row = await timeRuns(`getNeighborhood (depth ${depth}, ${direction})`, runs, async () => {
         reached += (await source.getNeighborhood(GRAPH_KEY, keyAt(), depth, direction)).nodes.length;
@@ -135,23 +146,46 @@ export async function runGraphStoreBench(options: { nodes?: number; runs?: numbe
       row.note = `${(reached / (runs + Math.min(20, runs))).toFixed(1)} nodes reached`;
       rows.push(row);
     }
-    rows.push(await timeRuns('getNodesByKeys (20 keys)', runs, async () => void (await source.getNodesByKeys(GRAPH_KEY, Array.from({ length: 20 }, keyAt)))));
+    rows.push(
+      await timeRuns(
+        'getNodesByKeys (20 keys)',
+        runs,
+        async () => void (await source.getNodesByKeys(GRAPH_KEY, Array.from({ length: 20 }, keyAt))),
+      ),
+    );
     rows.push(await timeRuns('getNodeByKey', runs, async () => void (await source.getNodeByKey(GRAPH_KEY, keyAt()))));
-    rows.push(await timeRuns('getEdgesOfNode (any)', runs, async () => void (await source.getEdgesOfNode(GRAPH_KEY, keyAt(), 'any'))));
+    rows.push(
+      await timeRuns(
+        'getEdgesOfNode (any)',
+        runs,
+        async () => void (await source.getEdgesOfNode(GRAPH_KEY, keyAt(), 'any')),
+      ),
+    );
 
     // A node keeps ONE vector (one model): each dimension replaces the previous one's, then is measured.
     for (const dimension of dims) {
       const model = `bench-${dimension}`;
       const vectorRandom = seededRandom(dimension);
       const vectors = document.nodes.map(() => unitVector(dimension, vectorRandom));
-      const entries = document.nodes.map((node, index) => ({ nodeKey: node._key, vector: vectors[index], model, hash: 'bench' }));
-      setup.push(`saveEmbeddings ${dimension}d × ${entries.length}: ${await timeOnce(() => store.saveEmbeddings(WORKSPACE, GRAPH_KEY, entries))}`);
+      const entries = document.nodes.map((node, index) => ({
+        nodeKey: node._key,
+        vector: vectors[index],
+        model,
+        hash: 'bench',
+      }));
+      setup.push(
+        `saveEmbeddings ${dimension}d × ${entries.length}: ${await timeOnce(() => store.saveEmbeddings(WORKSPACE, GRAPH_KEY, entries))}`,
+      );
       const query = { vector: vectors[0], model, minScore: 0.3 };
-      setup.push(`vector index build ${dimension}d (first vector search): ${await timeOnce(() => source.searchNodesByVector(GRAPH_KEY, query, 10))}`);
+      setup.push(
+        `vector index build ${dimension}d (first vector search): ${await timeOnce(() => source.searchNodesByVector(GRAPH_KEY, query, 10))}`,
+      );
       let hits = 0;
       const row = await timeRuns(`searchNodesByVector (${dimension}d, k=10)`, runs, async () => {
         const target = vectors[Math.floor(next() * vectors.length)];
-        hits += (await source.searchNodesByVector(GRAPH_KEY, { vector: nearby(target, next), model, minScore: 0.3 }, 10)).length;
+        hits += (
+          await source.searchNodesByVector(GRAPH_KEY, { vector: nearby(target, next), model, minScore: 0.3 }, 10)
+        ).length;
       });
       row.note = `exact, ${vectors.length} rows (int8 pre-scan + exact rescoring), ${(hits / (runs + Math.min(20, runs))).toFixed(1)} hits/query`;
       rows.push(row);
@@ -159,11 +193,17 @@ export async function runGraphStoreBench(options: { nodes?: number; runs?: numbe
       // Retrieval-shaped: what GraphRagRetriever asks of the store for one question (no embedding call).
       const sequence = await timeRuns(`retrieval sequence (BM25 + ${dimension}d vector)`, runs, async (run) => {
         const lexical = await source.searchNodes(GRAPH_KEY, queries[run % queries.length], 10);
-        const semantic = await source.searchNodesByVector(GRAPH_KEY, { vector: nearby(vectors[run % vectors.length], next), model, minScore: 0.3 }, 10);
-        if (semantic.length === 0) throw new Error('the vector search found nothing: the sequence would not measure it');
+        const semantic = await source.searchNodesByVector(
+          GRAPH_KEY,
+          { vector: nearby(vectors[run % vectors.length], next), model, minScore: 0.3 },
+          10,
+        );
+        if (semantic.length === 0)
+          throw new Error('the vector search found nothing: the sequence would not measure it');
         const seeds = [...new Set([...lexical, ...semantic].map((hit) => hit.node._key))].slice(0, 5);
         const reached = new Set<string>(seeds);
-        for (const seed of seeds) for (const node of (await source.getNeighborhood(GRAPH_KEY, seed, 2, 'any')).nodes) reached.add(node._key);
+        for (const seed of seeds)
+          for (const node of (await source.getNeighborhood(GRAPH_KEY, seed, 2, 'any')).nodes) reached.add(node._key);
         await source.getNodesByKeys(GRAPH_KEY, [...reached].slice(0, 20));
       });
       sequence.note = 'search + vector + 5 × BFS(2, any) + fetch 20';
@@ -190,7 +230,11 @@ export async function runGraphStoreBench(options: { nodes?: number; runs?: numbe
 }
 
 if (require.main === module) {
-  runGraphStoreBench({ nodes: numberArgument('nodes'), runs: numberArgument('runs'), dims: numberListArgument('dims') }).catch((error: unknown) => {
+  runGraphStoreBench({
+    nodes: numberArgument('nodes'),
+    runs: numberArgument('runs'),
+    dims: numberListArgument('dims'),
+  }).catch((error: unknown) => {
     console.error(error);
     process.exit(1);
   });

@@ -31,7 +31,6 @@ export interface HotPathResult {
 
 const ROUNDS = 5;
 
-
 function timeCalls(name: string, calls: number, call: (index: number) => void): HotPathRow {
   for (let index = 0; index < Math.min(calls, 5_000); index += 1) call(index);
   const walls: number[] = [];
@@ -47,7 +46,9 @@ function timeCalls(name: string, calls: number, call: (index: number) => void): 
 }
 
 function schemaOf(name: string): JsonSchema {
-  const definition = [searchNodesTool.definition, ...WRITE_TOOL_DEFINITIONS].find((tool) => tool.function.name === name);
+  const definition = [searchNodesTool.definition, ...WRITE_TOOL_DEFINITIONS].find(
+    (tool) => tool.function.name === name,
+  );
   if (!definition) throw new Error(`no tool ${name}`);
   return definition.function.parameters as JsonSchema;
 }
@@ -59,7 +60,10 @@ const CREATE_NODE = {
   posY: 300,
   nodeKey: 'log-errors',
   process: 'console.log(input.errors)',
-  handles: { L: { position: 'fix', point: [{ id: 'L-0', type: 'in', accept: 'any' }] }, R: { position: 'fix', point: [{ id: 'R-0', type: 'out', accept: 'any' }] } },
+  handles: {
+    L: { position: 'fix', point: [{ id: 'L-0', type: 'in', accept: 'any' }] },
+    R: { position: 'fix', point: [{ id: 'R-0', type: 'out', accept: 'any' }] },
+  },
   data: { level: 'warn' },
   reason: 'Log the errors the API returns',
 };
@@ -69,12 +73,22 @@ function validationRows(calls: number): HotPathRow[] {
   const batch = new JsonSchemaValidator(schemaOf('propose_batch'));
   const search = new JsonSchemaValidator(schemaOf(searchNodesTool.name));
   const searchArguments = Object.fromEntries(
-    Object.entries((schemaOf(searchNodesTool.name).properties ?? {})).map(([key, property]) => [key, property.type === 'integer' ? 5 : 'fetch-api']),
+    Object.entries(schemaOf(searchNodesTool.name).properties ?? {}).map(([key, property]) => [
+      key,
+      property.type === 'integer' ? 5 : 'fetch-api',
+    ]),
   );
   const batchArguments = {
     actions: [
       { type: 'create_node', nodeKey: 'log-errors', typeKey: 'log-node', sheet: '0', posX: 800, posY: 300 },
-      { type: 'create_edge', sourceKey: 'fetch-api', sourceHandle: 'R-1', targetKey: 'log-errors', targetHandle: 'L-0', sheet: '0' },
+      {
+        type: 'create_edge',
+        sourceKey: 'fetch-api',
+        sourceHandle: 'R-1',
+        targetKey: 'log-errors',
+        targetHandle: 'L-0',
+        sheet: '0',
+      },
       { type: 'move_node', nodeKey: 'fetch-api', posX: 10, posY: 20 },
     ],
     reason: 'Log the errors',
@@ -82,11 +96,14 @@ function validationRows(calls: number): HotPathRow[] {
   const rows = [
     timeCalls(`validate ${searchNodesTool.name}, valid`, calls, () => search.validate(searchArguments)),
     timeCalls('validate propose_create_node with handles, valid', calls, () => createNode.validate(CREATE_NODE)),
-    timeCalls('validate propose_create_node, 2 problems', calls, () => createNode.validate({ ...CREATE_NODE, posX: 'left', colour: 'red' })),
+    timeCalls('validate propose_create_node, 2 problems', calls, () =>
+      createNode.validate({ ...CREATE_NODE, posX: 'left', colour: 'red' }),
+    ),
     timeCalls('validate propose_batch (top level), valid', calls, () => batch.validate(batchArguments)),
   ];
   const problems = createNode.validate({ ...CREATE_NODE, posX: 'left', colour: 'red' });
-  if (problems.length !== 2 || search.validate(searchArguments).length > 0) throw new Error(`unexpected validation results: ${JSON.stringify(problems)}`);
+  if (problems.length !== 2 || search.validate(searchArguments).length > 0)
+    throw new Error(`unexpected validation results: ${JSON.stringify(problems)}`);
   return rows;
 }
 
@@ -134,7 +151,14 @@ async function timeLogCalls(name: string, calls: number, call: () => void): Prom
 async function logChild(calls: number): Promise<void> {
   configureLogging({ level: 'info' });
   const logger = new Logger('bench');
-  const fields = { threadId: 'ai_01JD8X3K5N', graphKey: 'nba-workflow', provider: 'openai', model: 'gpt-4o-mini', promptTokens: 1_234, durationMs: 87 };
+  const fields = {
+    threadId: 'ai_01JD8X3K5N',
+    graphKey: 'nba-workflow',
+    provider: 'openai',
+    model: 'gpt-4o-mini',
+    promptTokens: 1_234,
+    durationMs: 87,
+  };
   const rows = [
     await timeLogCalls('log a line (info, 6 fields) to a pipe', calls, () => logger.info('token_usage', fields)),
     await timeLogCalls('log call below LOG_LEVEL (debug at info)', calls, () => logger.debug('rag_retrieve', fields)),

@@ -30,7 +30,20 @@ import { peakRss } from './process-peak-rss';
  *   npx tsc -p tsconfig.build.json && node dist/bench/large-import.bench.js [--nodes 50000]
  */
 
-const WORDS = ['invoice', 'customer', 'refund', 'shipment', 'ledger', 'payroll', 'webhook', 'retry', 'archive', 'report', 'quota', 'audit'];
+const WORDS = [
+  'invoice',
+  'customer',
+  'refund',
+  'shipment',
+  'ledger',
+  'payroll',
+  'webhook',
+  'retry',
+  'archive',
+  'report',
+  'quota',
+  'audit',
+];
 
 export interface ImportStep {
   name: string;
@@ -79,15 +92,27 @@ function graphOf(graphKey: string, count: number, danglingEdges = false): GraphD
     target: danglingEdges ? `missing-${index}` : nodes[index * 20 + 1]._key,
     targetHandle: 'L-0',
   }));
-  return { graph: { _key: graphKey, workspace: 'default', name: graphKey, sheetsList: { '0': 'main' } }, nodes, edges, nodeConfigs: [] } as unknown as GraphDocument;
+  return {
+    graph: { _key: graphKey, workspace: 'default', name: graphKey, sheetsList: { '0': 'main' } },
+    nodes,
+    edges,
+    nodeConfigs: [],
+  } as unknown as GraphDocument;
 }
 
 function send(url: string, method: string, route: string, body?: string): Promise<number> {
   return new Promise((resolve, reject) => {
-    const call = httpRequest(new URL(route, url), { method, headers: body ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } : {} }, (response) => {
-      response.resume();
-      response.on('end', () => resolve(response.statusCode ?? 0));
-    });
+    const call = httpRequest(
+      new URL(route, url),
+      {
+        method,
+        headers: body ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } : {},
+      },
+      (response) => {
+        response.resume();
+        response.on('end', () => resolve(response.statusCode ?? 0));
+      },
+    );
     call.on('error', reject);
     call.end(body);
   });
@@ -111,7 +136,14 @@ async function step(service: TestAppProcess, name: string, work: () => Promise<n
   done = true;
   await probing;
   const stats = await service.stats();
-  return { name, status, durationMs, eventLoopDelayMaxMs: stats.eventLoopDelayMaxMs, eventLoopDelayP99Ms: stats.eventLoopDelayP99Ms, health: distribution(health) };
+  return {
+    name,
+    status,
+    durationMs,
+    eventLoopDelayMaxMs: stats.eventLoopDelayMaxMs,
+    eventLoopDelayP99Ms: stats.eventLoopDelayP99Ms,
+    health: distribution(health),
+  };
 }
 
 /** Waits until the service is idle (its background embeddings done): under 5 % of a core over a second. */
@@ -128,24 +160,50 @@ export async function runLargeImportBench(options: { nodes?: number } = {}): Pro
   configureLogging({ level: 'error' });
   const nodes = options.nodes ?? 50_000;
   const dataDir = mkdtempSync(path.join(tmpdir(), 'large-import-bench-'));
-  const service = await TestAppProcess.start({ DATA_DIR: dataDir, LOG_LEVEL: 'error', EMBEDDING_PROVIDER: 'local' }, { execArgv: ['--expose-gc'], timeoutMs: 60_000 });
+  const service = await TestAppProcess.start(
+    { DATA_DIR: dataDir, LOG_LEVEL: 'error', EMBEDDING_PROVIDER: 'local' },
+    { execArgv: ['--expose-gc'], timeoutMs: 60_000 },
+  );
   try {
     // Warm-up: routes, JIT, tokenizer, a first retrieval.
-    for (let index = 0; index < 20; index += 1) await send(service.url, 'POST', '/api/rag/context', JSON.stringify({ graphKey: 'nba-workflow', query: 'fetch api' }));
+    for (let index = 0; index < 20; index += 1)
+      await send(
+        service.url,
+        'POST',
+        '/api/rag/context',
+        JSON.stringify({ graphKey: 'nba-workflow', query: 'fetch api' }),
+      );
     const before = await untilIdle(service);
 
     const body = JSON.stringify(graphOf('large-a', nodes));
     const steps: ImportStep[] = [];
-    const context = (graphKey: string) => send(service.url, 'POST', '/api/rag/context', JSON.stringify({ graphKey, query: 'refund ledger' }));
+    const context = (graphKey: string) =>
+      send(service.url, 'POST', '/api/rag/context', JSON.stringify({ graphKey, query: 'refund ledger' }));
     const refused = JSON.stringify(graphOf('large-a', nodes, true));
-    steps.push(await step(service, `refused import, ${nodes.toLocaleString('en-US')} nodes`, () => send(service.url, 'PUT', '/api/graphs/large-a', refused)));
-    steps.push(await step(service, `accepted import, ${nodes.toLocaleString('en-US')} nodes`, () => send(service.url, 'PUT', '/api/graphs/large-a', body)));
+    steps.push(
+      await step(service, `refused import, ${nodes.toLocaleString('en-US')} nodes`, () =>
+        send(service.url, 'PUT', '/api/graphs/large-a', refused),
+      ),
+    );
+    steps.push(
+      await step(service, `accepted import, ${nodes.toLocaleString('en-US')} nodes`, () =>
+        send(service.url, 'PUT', '/api/graphs/large-a', body),
+      ),
+    );
     steps.push(await step(service, 'first context on it', () => context('large-a')));
     const second = JSON.stringify(graphOf('large-b', nodes));
-    steps.push(await step(service, `second import, ${nodes.toLocaleString('en-US')} nodes`, () => send(service.url, 'PUT', '/api/graphs/large-b', second)));
+    steps.push(
+      await step(service, `second import, ${nodes.toLocaleString('en-US')} nodes`, () =>
+        send(service.url, 'PUT', '/api/graphs/large-b', second),
+      ),
+    );
     steps.push(await step(service, 'first context on it', () => context('large-b')));
     const third = JSON.stringify(graphOf('large-c', Math.round(nodes / 5)));
-    steps.push(await step(service, `third import, ${Math.round(nodes / 5).toLocaleString('en-US')} nodes`, () => send(service.url, 'PUT', '/api/graphs/large-c', third)));
+    steps.push(
+      await step(service, `third import, ${Math.round(nodes / 5).toLocaleString('en-US')} nodes`, () =>
+        send(service.url, 'PUT', '/api/graphs/large-c', third),
+      ),
+    );
     steps.push(await step(service, 'first context on it', () => context('large-c')));
     const peak = peakRss(service.pid);
     const after = await untilIdle(service);

@@ -33,7 +33,11 @@ function queriesFor(document: GraphDocument, count: number, next: () => number):
   const queries: string[] = [];
   while (queries.length < count) {
     const node = document.nodes[Math.floor(next() * document.nodes.length)];
-    const words = node._key.replace(/^s\d+-/, '').replace(/[-_.]+/g, ' ').replace(/\d+/g, ' ').trim();
+    const words = node._key
+      .replace(/^s\d+-/, '')
+      .replace(/[-_.]+/g, ' ')
+      .replace(/\d+/g, ' ')
+      .trim();
     if (words) queries.push(queries.length % 2 ? words : `what does the ${words} node do?`);
   }
   return queries;
@@ -44,7 +48,10 @@ function liveChanges(document: GraphDocument, size: number, next: () => number):
   const pick = () => document.nodes[Math.floor(next() * document.nodes.length)];
   const third = Math.floor(size / 3);
   const moved = Array.from({ length: third }, () => ({ ...pick(), posX: Math.round(next() * 5000) }));
-  const edited = Array.from({ length: third }, (_, index) => ({ ...pick(), data: { note: `edited live ${index}: send the quarterly invoice reminder` } }));
+  const edited = Array.from({ length: third }, (_, index) => ({
+    ...pick(),
+    data: { note: `edited live ${index}: send the quarterly invoice reminder` },
+  }));
   const created: GraphNode[] = Array.from({ length: size - 2 * third }, (_, index) => ({
     _key: `live-node-${index}`,
     graphKey: document.graph._key,
@@ -56,11 +63,28 @@ function liveChanges(document: GraphDocument, size: number, next: () => number):
   }));
   const upsertEdges: GraphEdge[] = created.map((node, index) => {
     const target = pick();
-    return { _key: `live-edge-${index}`, graphKey: document.graph._key, sheet: target.sheet, source: node._key, sourceHandle: '0', target: target._key, targetHandle: '0' };
+    return {
+      _key: `live-edge-${index}`,
+      graphKey: document.graph._key,
+      sheet: target.sheet,
+      source: node._key,
+      sourceHandle: '0',
+      target: target._key,
+      targetHandle: '0',
+    };
   });
   const upserted = new Set([...moved, ...edited].map((node) => node._key));
-  const deleteNodes = [...new Set(Array.from({ length: Math.ceil(size / 10) }, () => pick()._key))].filter((key) => !upserted.has(key));
-  const deleteEdges = [...new Set(Array.from({ length: Math.ceil(size / 10) }, () => document.edges[Math.floor(next() * document.edges.length)]._key))];
+  const deleteNodes = [...new Set(Array.from({ length: Math.ceil(size / 10) }, () => pick()._key))].filter(
+    (key) => !upserted.has(key),
+  );
+  const deleteEdges = [
+    ...new Set(
+      Array.from(
+        { length: Math.ceil(size / 10) },
+        () => document.edges[Math.floor(next() * document.edges.length)]._key,
+      ),
+    ),
+  ];
   const unique = new Map([...moved, ...edited].map((node) => [node._key, node]));
   return { upsertNodes: [...unique.values(), ...created], deleteNodes, upsertEdges, deleteEdges };
 }
@@ -95,11 +119,19 @@ async function main(): Promise<void> {
     const document = buildPoolGraph(size, graphKey, WORKSPACE);
     await store.importGraph(WORKSPACE, document);
     const provider = hybrid ? new LocalHashEmbeddingProvider() : null;
-    if (provider) await new GraphNodeEmbedder(store, provider, { batchSize: 256, limiter: pLimit(1) }).embedGraph(WORKSPACE, graphKey, 'all');
+    if (provider)
+      await new GraphNodeEmbedder(store, provider, { batchSize: 256, limiter: pLimit(1) }).embedGraph(
+        WORKSPACE,
+        graphKey,
+        'all',
+      );
 
     const next = seededRandom(42);
     const queries = queriesFor(document, queryCount, next);
-    const seeds = Array.from({ length: queryCount }, () => document.nodes[Math.floor(next() * document.nodes.length)]._key);
+    const seeds = Array.from(
+      { length: queryCount },
+      () => document.nodes[Math.floor(next() * document.nodes.length)]._key,
+    );
     const changes = liveChanges(document, overlaySize, next);
     const raw = store.forWorkspace(WORKSPACE);
     const emptyRegistry = new LiveOverlayRegistry();
@@ -111,7 +143,10 @@ async function main(): Promise<void> {
     const sources: Array<[string, GraphDataSource]> = [
       ['store data source', raw],
       ['overlay, no unsaved change', new OverlayGraphDataSource(raw, emptyRegistry, notifier)],
-      [`overlay, ${liveRegistry.get(WORKSPACE, graphKey)?.entryCount} unsaved entries`, new OverlayGraphDataSource(raw, liveRegistry, notifier)],
+      [
+        `overlay, ${liveRegistry.get(WORKSPACE, graphKey)?.entryCount} unsaved entries`,
+        new OverlayGraphDataSource(raw, liveRegistry, notifier),
+      ],
     ];
 
     // Warm-up: the store's search index first (built once per graph revision), then the overlay's
@@ -120,7 +155,8 @@ async function main(): Promise<void> {
     started = performance.now();
     await sources[2][1].searchNodes(graphKey, 'warm up', 10);
     const firstLiveSearchMs = performance.now() - started;
-    for (const [, source] of sources) for (const query of queries.slice(0, 20)) await source.searchNodes(graphKey, query, 40);
+    for (const [, source] of sources)
+      for (const query of queries.slice(0, 20)) await source.searchNodes(graphKey, query, 40);
 
     const retriever = new GraphRagRetriever({ cacheTTLMs: 0, embeddingProvider: provider });
     const rows: string[][] = [];
@@ -129,14 +165,24 @@ async function main(): Promise<void> {
       let index = 0;
       const search = await time(() => source.searchNodes(graphKey, queries[index++ % queries.length], 40), queryCount);
       index = 0;
-      const walk = await time(() => source.getNeighborhood(graphKey, seeds[index++ % seeds.length], 2, 'any'), queryCount);
+      const walk = await time(
+        () => source.getNeighborhood(graphKey, seeds[index++ % seeds.length], 2, 'any'),
+        queryCount,
+      );
       index = 0;
       const edges = await time(() => source.getEdgesOfNode(graphKey, seeds[index++ % seeds.length], 'any'), queryCount);
       index = 0;
-      const retrieve = await time(() => retriever.retrieve(source, graphKey, queries[index++ % queries.length]), queryCount);
+      const retrieve = await time(
+        () => retriever.retrieve(source, graphKey, queries[index++ % queries.length]),
+        queryCount,
+      );
       const all = await time(() => source.getNodes(graphKey), 3);
       if (rows.length >= sources.length) rows.shift();
-      rows.push([label, ...[search, walk, edges, retrieve].flatMap((entry) => [entry.p50, entry.p95]).map((value) => value.toFixed(2)), all.p50.toFixed(0)]);
+      rows.push([
+        label,
+        ...[search, walk, edges, retrieve].flatMap((entry) => [entry.p50, entry.p95]).map((value) => value.toFixed(2)),
+        all.p50.toFixed(0),
+      ]);
     }
 
     console.log(
@@ -144,9 +190,21 @@ async function main(): Promise<void> {
         `Applying ${changes.upsertNodes.length} node upserts, ${changes.deleteNodes.length} node deletions, ${changes.upsertEdges.length} edge upserts, ` +
         `${changes.deleteEdges.length} edge deletions: ${applyMs.toFixed(1)} ms; first search after it (overlay index built): ${firstLiveSearchMs.toFixed(1)} ms.`,
     );
-    const header = ['data source', 'search p50', 'search p95', 'nbhd(2) p50', 'nbhd(2) p95', 'edgesOf p50', 'edgesOf p95', 'retrieve p50', 'retrieve p95', 'getNodes'];
+    const header = [
+      'data source',
+      'search p50',
+      'search p95',
+      'nbhd(2) p50',
+      'nbhd(2) p95',
+      'edgesOf p50',
+      'edgesOf p95',
+      'retrieve p50',
+      'retrieve p95',
+      'getNodes',
+    ];
     const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column].length)));
-    const format = (cells: string[]) => `| ${cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]) : cell.padStart(widths[column]))).join(' | ')} |`;
+    const format = (cells: string[]) =>
+      `| ${cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]) : cell.padStart(widths[column]))).join(' | ')} |`;
     console.log(format(header));
     console.log(`|${widths.map((width) => '-'.repeat(width + 2)).join('|')}|`);
     for (const row of rows) console.log(format(row));

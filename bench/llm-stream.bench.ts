@@ -38,9 +38,18 @@ async function viaRawSse(server: ScriptedLlmServer, wire: Wire): Promise<number>
   const url = wire === 'openai' ? `${server.openAiBaseUrl}/chat/completions` : `${server.url}/v1/messages`;
   const body =
     wire === 'openai'
-      ? { model: 'bench', stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'bench' }] }
+      ? {
+          model: 'bench',
+          stream: true,
+          stream_options: { include_usage: true },
+          messages: [{ role: 'user', content: 'bench' }],
+        }
       : { model: 'bench', stream: true, max_tokens: 4096, messages: [{ role: 'user', content: 'bench' }] };
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   const reader = response.body!.getReader();
   const decoder = new TextDecoder();
   let buffer = '';
@@ -67,12 +76,22 @@ async function viaSdk(server: ScriptedLlmServer, wire: Wire): Promise<number> {
   let tokens = 0;
   if (wire === 'openai') {
     const client = new OpenAI({ apiKey: 'bench', baseURL: server.openAiBaseUrl, maxRetries: 0 });
-    const stream = await client.chat.completions.create({ model: 'bench', stream: true, messages: [{ role: 'user', content: 'bench' }] });
+    const stream = await client.chat.completions.create({
+      model: 'bench',
+      stream: true,
+      messages: [{ role: 'user', content: 'bench' }],
+    });
     for await (const chunk of stream) if (chunk.choices[0]?.delta?.content) tokens++;
   } else {
     const client = new Anthropic({ apiKey: 'bench', baseURL: server.anthropicBaseUrl, maxRetries: 0 });
-    const stream = await client.messages.create({ model: 'bench', max_tokens: 4096, stream: true, messages: [{ role: 'user', content: 'bench' }] });
-    for await (const event of stream) if (event.type === 'content_block_delta' && event.delta.type === 'text_delta') tokens++;
+    const stream = await client.messages.create({
+      model: 'bench',
+      max_tokens: 4096,
+      stream: true,
+      messages: [{ role: 'user', content: 'bench' }],
+    });
+    for await (const event of stream)
+      if (event.type === 'content_block_delta' && event.delta.type === 'text_delta') tokens++;
   }
   return tokens;
 }
@@ -85,7 +104,11 @@ async function timed(run: () => Promise<number>): Promise<number> {
   return tokens / seconds;
 }
 
-async function measure(server: ScriptedLlmServer, wire: Wire, provider: LlmProvider): Promise<{ stream: number; raw: number; sdk: number }> {
+async function measure(
+  server: ScriptedLlmServer,
+  wire: Wire,
+  provider: LlmProvider,
+): Promise<{ stream: number; raw: number; sdk: number }> {
   const runners = {
     stream: () => viaProvider(provider),
     raw: () => viaRawSse(server, wire),
@@ -114,17 +137,27 @@ async function main(): Promise<void> {
   const server = await ScriptedLlmServer.start();
   try {
     const openai = new RetryingLlmProvider(
-      new OpenAiCompatibleProvider({ providerName: 'openai', baseURL: server.openAiBaseUrl, apiKey: 'bench', model: 'bench' }),
+      new OpenAiCompatibleProvider({
+        providerName: 'openai',
+        baseURL: server.openAiBaseUrl,
+        apiKey: 'bench',
+        model: 'bench',
+      }),
       { maxRetries: 0 },
     );
     const anthropic = new RetryingLlmProvider(
       new AnthropicProvider({ baseURL: server.anthropicBaseUrl, apiKey: 'bench', model: 'bench' }),
       { maxRetries: 0 },
     );
-    console.log(`LLM stream throughput: ${CHUNKS} text chunks per stream, median of ${ROUNDS} alternated rounds, node ${process.version}`);
+    console.log(
+      `LLM stream throughput: ${CHUNKS} text chunks per stream, median of ${ROUNDS} alternated rounds, node ${process.version}`,
+    );
     console.log('wire       stream() chunks/s   raw SSE chunks/s   stream/raw   bare SDK chunks/s   stream/SDK');
     const format = (value: number) => Math.round(value).toLocaleString('en-US');
-    for (const [wire, provider] of [['openai', openai], ['anthropic', anthropic]] as const) {
+    for (const [wire, provider] of [
+      ['openai', openai],
+      ['anthropic', anthropic],
+    ] as const) {
       const { stream, raw, sdk } = await measure(server, wire, provider);
       console.log(
         `${wire.padEnd(10)} ${format(stream).padStart(17)}   ${format(raw).padStart(16)}   ${(stream / raw).toFixed(2).padStart(10)}` +

@@ -64,7 +64,12 @@ interface Run {
 async function startRun(env: Record<string, string>): Promise<Run> {
   const server = await ScriptedLlmServer.start();
   server.enqueue(...Array.from({ length: 2000 }, () => benchModel));
-  const app = await startTestApp({ ...server.providerEnv('openai'), EMBEDDING_PROVIDER: 'local', RATE_LIMIT_PER_MINUTE: '0', ...env });
+  const app = await startTestApp({
+    ...server.providerEnv('openai'),
+    EMBEDDING_PROVIDER: 'local',
+    RATE_LIMIT_PER_MINUTE: '0',
+    ...env,
+  });
   return { app, server, threadId: '' };
 }
 
@@ -73,7 +78,8 @@ async function converse(run: Run, turns: number): Promise<void> {
     const answer = await request(run.app.url)
       .post('/api/ai/chat')
       .send({ graphKey: GRAPH, message: benchQuestion(turn), ...(run.threadId ? { threadId: run.threadId } : {}) });
-    if (answer.status !== 200) throw new Error(`turn ${turn} answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+    if (answer.status !== 200)
+      throw new Error(`turn ${turn} answered ${answer.status}: ${JSON.stringify(answer.body)}`);
     run.threadId ||= answer.body.threadId;
   }
 }
@@ -88,7 +94,11 @@ async function stop(run: Run): Promise<void> {
 }
 
 /** Time from ai:chat to its first ai:token, for `count` follow-ups on each run, the runs alternating. */
-async function timeToFirstToken(runs: Run[], count: number, thinkMs: number): Promise<{ firstToken: number[][]; upstream: number[][] }> {
+async function timeToFirstToken(
+  runs: Run[],
+  count: number,
+  thinkMs: number,
+): Promise<{ firstToken: number[][]; upstream: number[][] }> {
   const clients = await Promise.all(runs.map((run) => AiSocketClient.connect(run.app.url)));
   const samples: number[][] = runs.map(() => []);
   const upstream: number[][] = runs.map(() => []);
@@ -102,7 +112,12 @@ async function timeToFirstToken(runs: Run[], count: number, thinkMs: number): Pr
         const started = performance.now();
         const startedAt = Date.now();
         const sentBefore = runs[which].server.requests.length;
-        clients[which].socket.emit('ai:chat', { _id: id, graphKey: GRAPH, threadId: runs[which].threadId, message: benchQuestion(1000 + index) });
+        clients[which].socket.emit('ai:chat', {
+          _id: id,
+          graphKey: GRAPH,
+          threadId: runs[which].threadId,
+          message: benchQuestion(1000 + index),
+        });
         await clients[which].firstToken(id, 30_000);
         samples[which].push(performance.now() - started);
         // Until the question's upstream request arrived (ms clock): the app's side of the figure.
@@ -117,7 +132,9 @@ async function timeToFirstToken(runs: Run[], count: number, thinkMs: number): Pr
   return { firstToken: samples, upstream };
 }
 
-export async function runLongConversationBench(options: { turns?: number; ttftRequests?: number; thinkMs?: number } = {}): Promise<LongConversationResult> {
+export async function runLongConversationBench(
+  options: { turns?: number; ttftRequests?: number; thinkMs?: number } = {},
+): Promise<LongConversationResult> {
   configureLogging({ level: 'error' });
   const turns = options.turns ?? 100;
   const ttftRequests = options.ttftRequests ?? 60;
@@ -134,11 +151,16 @@ export async function runLongConversationBench(options: { turns?: number; ttftRe
     const withMemory = sent(memory);
     const fullHistory = sent(full);
     const everyRequest = (run: Run) =>
-      sum(run.server.requests.filter((recorded) => recorded.endpoint === 'openai.chat' && !isSummaryRequest(recorded)).map((recorded) => recorded.prompt?.tokens ?? 0));
+      sum(
+        run.server.requests
+          .filter((recorded) => recorded.endpoint === 'openai.chat' && !isSummaryRequest(recorded))
+          .map((recorded) => recorded.prompt?.tokens ?? 0),
+      );
     const totals = { withMemory: everyRequest(memory), fullHistory: everyRequest(full) };
 
     const asked: Array<{ role: string; content: string }> = questionRequests(memory.server)[askTurn - 1].body.messages;
-    const holds = (predicate: (message: { role: string; content: string }) => boolean) => asked.some((message) => predicate(message) && String(message.content).includes(FACT_MARKER));
+    const holds = (predicate: (message: { role: string; content: string }) => boolean) =>
+      asked.some((message) => predicate(message) && String(message.content).includes(FACT_MARKER));
     const viaRecall = holds((message) => String(message.content).startsWith('[Recalled from earlier'));
     const viaSummaries = holds((message) => String(message.content).startsWith('[Conversation so far'));
     const viaHistory = holds((message) => message.role === 'user' || message.role === 'assistant');
@@ -150,16 +172,29 @@ export async function runLongConversationBench(options: { turns?: number; ttftRe
     const ttft = await timeToFirstToken([memory, plain], ttftRequests, thinkMs);
     return {
       turns,
-      curve: CURVE.filter((turn) => turn <= turns).map((turn) => ({ turn, withMemory: withMemory[turn - 1], fullHistory: fullHistory[turn - 1] })),
+      curve: CURVE.filter((turn) => turn <= turns).map((turn) => ({
+        turn,
+        withMemory: withMemory[turn - 1],
+        fullHistory: fullHistory[turn - 1],
+      })),
       totals,
       recall: { askTurn, inContext: viaRecall || viaSummaries || viaHistory, viaRecall, viaSummaries, viaHistory },
       cost: {
         summaryCalls: summaries.length,
         summaryTokens: summaries.reduce((total, recorded) => total + (recorded.prompt?.tokens ?? 0), 0),
         textsEmbedded: records.length,
-        records: { turns: records.filter((level) => level === 0).length, level1: records.filter((level) => level === 1).length, level2: records.filter((level) => level === 2).length },
+        records: {
+          turns: records.filter((level) => level === 0).length,
+          level1: records.filter((level) => level === 1).length,
+          level2: records.filter((level) => level === 2).length,
+        },
       },
-      ttft: { withMemory: distribution(ttft.firstToken[0]), withoutMemory: distribution(ttft.firstToken[1]), requests: ttftRequests, thinkMs },
+      ttft: {
+        withMemory: distribution(ttft.firstToken[0]),
+        withoutMemory: distribution(ttft.firstToken[1]),
+        requests: ttftRequests,
+        thinkMs,
+      },
       untilUpstream: { withMemory: distribution(ttft.upstream[0]), withoutMemory: distribution(ttft.upstream[1]) },
       requestPath,
     };
@@ -176,7 +211,14 @@ async function timeRequestPath(run: Run, count: number): Promise<Distribution> {
   const samples: number[] = [];
   for (let index = 0; index < count; index += 1) {
     const started = performance.now();
-    await builder.build({ workspace: thread.workspace, threadId: thread.threadId, messages, question: benchQuestion(3000 + index), budget: 20_000, currentContextTokens: 1_000 });
+    await builder.build({
+      workspace: thread.workspace,
+      threadId: thread.threadId,
+      messages,
+      question: benchQuestion(3000 + index),
+      budget: 20_000,
+      currentContextTokens: 1_000,
+    });
     samples.push(performance.now() - started);
   }
   return distribution(samples);
@@ -186,8 +228,10 @@ async function timeRequestPath(run: Run, count: number): Promise<Distribution> {
 async function settledMemory(run: Run, turns: number): Promise<number[]> {
   const deadline = Date.now() + 60_000;
   for (;;) {
-    const records: Array<{ level: number }> = (await request(run.app.url).get(`/api/ai/thread/${run.threadId}/memory`)).body;
-    if (records.filter((record) => record.level === 0).length >= turns || Date.now() > deadline) return records.map((record) => record.level);
+    const records: Array<{ level: number }> = (await request(run.app.url).get(`/api/ai/thread/${run.threadId}/memory`))
+      .body;
+    if (records.filter((record) => record.level === 0).length >= turns || Date.now() > deadline)
+      return records.map((record) => record.level);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
@@ -198,8 +242,18 @@ function sum(values: number[]): number {
 
 export function longConversationTable(result: LongConversationResult): string[] {
   const count = (value: number) => Math.round(value).toLocaleString('en-US');
-  const rows = result.curve.map((point) => [String(point.turn), count(point.withMemory), count(point.fullHistory), `${((point.withMemory / point.fullHistory) * 100).toFixed(0)} %`]);
-  rows.push(['all turns', count(result.totals.withMemory), count(result.totals.fullHistory), `${((result.totals.withMemory / result.totals.fullHistory) * 100).toFixed(0)} %`]);
+  const rows = result.curve.map((point) => [
+    String(point.turn),
+    count(point.withMemory),
+    count(point.fullHistory),
+    `${((point.withMemory / point.fullHistory) * 100).toFixed(0)} %`,
+  ]);
+  rows.push([
+    'all turns',
+    count(result.totals.withMemory),
+    count(result.totals.fullHistory),
+    `${((result.totals.withMemory / result.totals.fullHistory) * 100).toFixed(0)} %`,
+  ]);
   const { recall, cost, ttft, turns } = result;
   return [
     ...formatTable(['turn', 'tokens sent, memory', 'full history', 'ratio'], rows),
@@ -215,7 +269,11 @@ export function longConversationTable(result: LongConversationResult): string[] 
 }
 
 if (require.main === module) {
-  runLongConversationBench({ turns: numberArgument('turns'), ttftRequests: numberArgument('ttft'), thinkMs: numberArgument('think') })
+  runLongConversationBench({
+    turns: numberArgument('turns'),
+    ttftRequests: numberArgument('ttft'),
+    thinkMs: numberArgument('think'),
+  })
     .then((result) => {
       for (const line of longConversationTable(result)) console.log(line);
     })

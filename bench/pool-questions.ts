@@ -1,7 +1,11 @@
 import { GraphDocument } from '../src/graph/graph.types';
 import { seededRandom } from '../test/support/seeded-random';
 
-const TEMPLATES = [(words: string) => words, (words: string) => `what does the ${words} node do?`, (words: string) => `${words} error handling`];
+const TEMPLATES = [
+  (words: string) => words,
+  (words: string) => `what does the ${words} node do?`,
+  (words: string) => `${words} error handling`,
+];
 
 /**
  * Questions about a pool graph (bench/workflow-pool.graph-builder.ts): the words of randomly chosen
@@ -12,7 +16,11 @@ export function poolQuestions(document: GraphDocument, count: number, seed: numb
   const questions: string[] = [];
   while (questions.length < count) {
     const node = document.nodes[Math.floor(next() * document.nodes.length)];
-    const words = node._key.replace(/^s\d+-/, '').replace(/[-_.]+/g, ' ').replace(/\d+/g, ' ').trim();
+    const words = node._key
+      .replace(/^s\d+-/, '')
+      .replace(/[-_.]+/g, ' ')
+      .replace(/\d+/g, ' ')
+      .trim();
     if (words) questions.push(TEMPLATES[questions.length % TEMPLATES.length](words));
   }
   return questions;

@@ -42,16 +42,27 @@ export interface PromptPrefixResult {
 async function measure(provider: (typeof PREFIX_PROVIDERS)[number], turns: number): Promise<PromptPrefixRow> {
   const server = await ScriptedLlmServer.start({ promptCache: true });
   server.enqueue(...Array.from({ length: turns * 4 }, () => benchModel));
-  const app = await startTestApp({ ...server.providerEnv(provider), EMBEDDING_PROVIDER: 'local', RATE_LIMIT_PER_MINUTE: '0' });
+  const app = await startTestApp({
+    ...server.providerEnv(provider),
+    EMBEDDING_PROVIDER: 'local',
+    RATE_LIMIT_PER_MINUTE: '0',
+  });
   try {
     let threadId = '';
     for (let turn = 1; turn <= turns; turn += 1) {
-      const answer = await request(app.url).post('/api/ai/chat').send({ graphKey: GRAPH, message: benchQuestion(turn), ...(threadId ? { threadId } : {}) });
-      if (answer.status !== 200) throw new Error(`${provider} turn ${turn}: ${answer.status} ${JSON.stringify(answer.body)}`);
+      const answer = await request(app.url)
+        .post('/api/ai/chat')
+        .send({ graphKey: GRAPH, message: benchQuestion(turn), ...(threadId ? { threadId } : {}) });
+      if (answer.status !== 200)
+        throw new Error(`${provider} turn ${turn}: ${answer.status} ${JSON.stringify(answer.body)}`);
       threadId ||= answer.body.threadId;
     }
-    const chats = server.requests.filter((recorded: RecordedRequest) => recorded.endpoint !== 'openai.embeddings' && !isSummaryRequest(recorded)).slice(1);
-    const prefixShares = chats.map((recorded) => (recorded.prompt ? recorded.prompt.sharedPrefixChars / recorded.prompt.chars : 0));
+    const chats = server.requests
+      .filter((recorded: RecordedRequest) => recorded.endpoint !== 'openai.embeddings' && !isSummaryRequest(recorded))
+      .slice(1);
+    const prefixShares = chats.map((recorded) =>
+      recorded.prompt ? recorded.prompt.sharedPrefixChars / recorded.prompt.chars : 0,
+    );
     const cachedTokens = chats.reduce((sum, recorded) => sum + (recorded.prompt?.cachedTokens ?? 0), 0);
     const promptTokens = chats.reduce((sum, recorded) => sum + (recorded.prompt?.tokens ?? 0), 0);
     return {

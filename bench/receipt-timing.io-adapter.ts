@@ -17,7 +17,10 @@ export class ReceiptTimingIoAdapter extends IoAdapter {
     super(app);
   }
 
-  override create(port: number, options?: ServerOptions & { namespace?: string; server?: unknown }): ReturnType<IoAdapter['create']> {
+  override create(
+    port: number,
+    options?: ServerOptions & { namespace?: string; server?: unknown },
+  ): ReturnType<IoAdapter['create']> {
     const created = super.create(port, options);
     // With a namespace option this is the gateway's Namespace; both kinds take connection middleware.
     (created as unknown as { use(middleware: SocketMiddleware): void }).use((socket, next) => {

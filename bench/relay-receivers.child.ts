@@ -53,27 +53,32 @@ let lateEvents: string[] = [];
 let tokenEvents = 0;
 
 function listen(socket: Socket): void {
-  socket.onAny((event: string, payload: { _id?: number; token?: string; fullText?: string; code?: string; error?: string }) => {
-    const key = `${socket.id}:${payload?._id}`;
-    if (finished.has(key)) {
-      lateEvents.push(`${event} after the terminal event of _id ${payload._id}`);
-      return;
-    }
-    const request = pending.get(key);
-    if (!request) return;
-    if (event === 'ai:token') {
-      tokenEvents += 1;
-      if (request.text.length === 0) request.firstToken = monotonicMs();
-      request.text += payload.token ?? '';
-    } else if (event === 'ai:complete' || event === 'ai:error') {
-      const end = monotonicMs();
-      pending.delete(key);
-      finished.add(key);
-      if (event === 'ai:error') request.reject(new Error(`ai:error ${payload.code}: ${payload.error}`));
-      else if (payload.fullText !== request.text) request.reject(new Error(`fullText (${payload.fullText?.length} chars) is not the tokens (${request.text.length} chars)`));
-      else request.resolve(end);
-    }
-  });
+  socket.onAny(
+    (event: string, payload: { _id?: number; token?: string; fullText?: string; code?: string; error?: string }) => {
+      const key = `${socket.id}:${payload?._id}`;
+      if (finished.has(key)) {
+        lateEvents.push(`${event} after the terminal event of _id ${payload._id}`);
+        return;
+      }
+      const request = pending.get(key);
+      if (!request) return;
+      if (event === 'ai:token') {
+        tokenEvents += 1;
+        if (request.text.length === 0) request.firstToken = monotonicMs();
+        request.text += payload.token ?? '';
+      } else if (event === 'ai:complete' || event === 'ai:error') {
+        const end = monotonicMs();
+        pending.delete(key);
+        finished.add(key);
+        if (event === 'ai:error') request.reject(new Error(`ai:error ${payload.code}: ${payload.error}`));
+        else if (payload.fullText !== request.text)
+          request.reject(
+            new Error(`fullText (${payload.fullText?.length} chars) is not the tokens (${request.text.length} chars)`),
+          );
+        else request.resolve(end);
+      }
+    },
+  );
 }
 
 async function connect(url: string): Promise<Socket> {
@@ -87,14 +92,21 @@ async function connect(url: string): Promise<Socket> {
 }
 
 /** One conversation: emit, then the recorded times once its terminal event has come. */
-function converse(socket: Socket, id: number, round: RoundRequest): { emitted: number; done: Promise<{ firstToken: number; end: number; text: string }> } {
+function converse(
+  socket: Socket,
+  id: number,
+  round: RoundRequest,
+): { emitted: number; done: Promise<{ firstToken: number; end: number; text: string }> } {
   const key = `${socket.id}:${id}`;
   let request!: Pending;
   const done = new Promise<number>((resolve, reject) => {
     request = { text: '', firstToken: Number.NaN, resolve, reject };
   });
   pending.set(key, request);
-  const timer = setTimeout(() => request.reject(new Error(`no terminal event within ${round.timeoutMs} ms`)), round.timeoutMs);
+  const timer = setTimeout(
+    () => request.reject(new Error(`no terminal event within ${round.timeoutMs} ms`)),
+    round.timeoutMs,
+  );
   const emitted = monotonicMs();
   socket.emit('ai:chat', { _id: id, graphKey: round.graphKey, message: round.question });
   return {
@@ -110,7 +122,8 @@ function converse(socket: Socket, id: number, round: RoundRequest): { emitted: n
 
 async function runRound(round: RoundRequest): Promise<RoundRecord> {
   const sockets = (pools.get(round.target) ?? []).slice(0, round.streams);
-  if (sockets.length < round.streams) throw new Error(`${round.target}: ${sockets.length} sockets for ${round.streams} streams`);
+  if (sockets.length < round.streams)
+    throw new Error(`${round.target}: ${sockets.length} sockets for ${round.streams} streams`);
   const record: RoundRecord = { emits: [], firstTokens: [], ends: [], tokenEvents: 0, errors: [] };
   tokenEvents = 0;
   const sequential = round.sequential ?? 1;
@@ -157,7 +170,9 @@ process.on('message', (message: { connect?: { target: string; url: string; count
       const sockets = pools.get(target) ?? [];
       // In batches: a thousand handshakes at once only queue up behind each other.
       while (sockets.length < count) {
-        sockets.push(...(await Promise.all(Array.from({ length: Math.min(100, count - sockets.length) }, () => connect(url)))));
+        sockets.push(
+          ...(await Promise.all(Array.from({ length: Math.min(100, count - sockets.length) }, () => connect(url)))),
+        );
       }
       pools.set(target, sockets);
       process.send?.({ connected: target });

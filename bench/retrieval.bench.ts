@@ -62,7 +62,11 @@ export interface RetrievalBenchOptions {
 }
 
 /** Wall and CPU ms of each call, in order. */
-async function timeEach<T>(inputs: string[], call: (input: string) => Promise<T>, check: (result: T) => void): Promise<{ wall: number[]; cpu: number[] }> {
+async function timeEach<T>(
+  inputs: string[],
+  call: (input: string) => Promise<T>,
+  check: (result: T) => void,
+): Promise<{ wall: number[]; cpu: number[] }> {
   const wall: number[] = [];
   const cpu: number[] = [];
   for (const input of inputs) {
@@ -152,7 +156,12 @@ export async function runRetrievalBench(options: RetrievalBenchOptions = {}): Pr
       started = performance.now();
       await embedder.embedGraph(WORKSPACE, graphKey, 'all');
       const embedMs = performance.now() - started;
-      rows.push({ ...shape, setupMs: embedMs, model: provider.modelName, ...(await measure(source, graphKey, queries, warmUp, provider)) });
+      rows.push({
+        ...shape,
+        setupMs: embedMs,
+        model: provider.modelName,
+        ...(await measure(source, graphKey, queries, warmUp, provider)),
+      });
     }
   } finally {
     await store.close();
@@ -163,7 +172,20 @@ export async function runRetrievalBench(options: RetrievalBenchOptions = {}): Pr
 }
 
 export function retrievalTable(rows: RetrievalRow[]): string[] {
-  const header = ['nodes', 'mode', 'setup ms', '1st query ms', 'miss p50', 'miss p95', 'miss cpu p95', 'miss max', 'hit p50', 'hit p95', 'hit cpu p95', 'ctx nodes'];
+  const header = [
+    'nodes',
+    'mode',
+    'setup ms',
+    '1st query ms',
+    'miss p50',
+    'miss p95',
+    'miss cpu p95',
+    'miss max',
+    'hit p50',
+    'hit p95',
+    'hit cpu p95',
+    'ctx nodes',
+  ];
   return formatTable(
     header,
     rows.map((row) => [
@@ -188,9 +210,16 @@ if (require.main === module) {
   const queries = numberArgument('queries');
   const localModel = argumentValue('local-model') ?? 'words';
   if (localModel !== 'words' && localModel !== 'hash') throw new Error('--local-model must be words or hash');
-  runRetrievalBench({ sizes: numberListArgument('sizes'), queries, hybrid: !process.argv.includes('--bm25-only'), localModel })
+  runRetrievalBench({
+    sizes: numberListArgument('sizes'),
+    queries,
+    hybrid: !process.argv.includes('--bm25-only'),
+    localModel,
+  })
     .then((rows) => {
-      console.log(`Retrieval on the embedded SQLite store, ${queries ?? 200} queries per size (times in ms; setup = import for bm25, embedding for hybrid; budget: miss p95 < 25 ms at 20,000 nodes)`);
+      console.log(
+        `Retrieval on the embedded SQLite store, ${queries ?? 200} queries per size (times in ms; setup = import for bm25, embedding for hybrid; budget: miss p95 < 25 ms at 20,000 nodes)`,
+      );
       for (const line of retrievalTable(rows)) console.log(line);
     })
     .catch((error: unknown) => {

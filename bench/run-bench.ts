@@ -14,7 +14,12 @@ import { repositoryPath } from './repository-path';
 import { retrievalTable, RetrievalRow, runRetrievalBench } from './retrieval.bench';
 import { runScaleOutBench, ScaleOutResult, scaleOutTable } from './scale-out.bench';
 import { RelayConfig, RelayRow, runSocketRelayBench, socketRelayTable } from './socket-relay.bench';
-import { runServiceVsBareRelayBench, serviceVsBareTable, VersusBareResult, VersusBareRow } from './service-vs-bare-relay.bench';
+import {
+  runServiceVsBareRelayBench,
+  serviceVsBareTable,
+  VersusBareResult,
+  VersusBareRow,
+} from './service-vs-bare-relay.bench';
 import { runThreadCacheMemoryBench, ThreadCacheMemoryResult } from './thread-cache-memory.bench';
 
 /**
@@ -30,10 +35,36 @@ import { runThreadCacheMemoryBench, ThreadCacheMemoryResult } from './thread-cac
  * Exit code 1 when a section crashed; a budget that fails is reported, not an error.
  */
 
-const SECTIONS = ['threads', 'overhead', 'retrieval', 'relay', 'bare-relay', 'concurrency', 'context', 'import', 'libraries', 'scale-out', 'memory', 'prefix'] as const;
+const SECTIONS = [
+  'threads',
+  'overhead',
+  'retrieval',
+  'relay',
+  'bare-relay',
+  'concurrency',
+  'context',
+  'import',
+  'libraries',
+  'scale-out',
+  'memory',
+  'prefix',
+] as const;
 type SectionName = (typeof SECTIONS)[number];
 /** The summary follows the budgets' order in DESIGN.md, then the issues' targets. */
-const SUMMARY_ORDER: SectionName[] = ['retrieval', 'overhead', 'relay', 'bare-relay', 'concurrency', 'threads', 'context', 'import', 'libraries', 'scale-out', 'memory', 'prefix'];
+const SUMMARY_ORDER: SectionName[] = [
+  'retrieval',
+  'overhead',
+  'relay',
+  'bare-relay',
+  'concurrency',
+  'threads',
+  'context',
+  'import',
+  'libraries',
+  'scale-out',
+  'memory',
+  'prefix',
+];
 
 /**
  * Long enough to measure, short enough for the whole run to stay under 5 minutes on 2 cores. With
@@ -92,7 +123,10 @@ const load = (values: number[]) => values.map((value) => value.toFixed(2)).join(
 function retrievalFigures(rows: RetrievalRow[], notes: string): Figure[] {
   return rows.map((row) => {
     const budgeted = row.nodes >= 20_000;
-    const waiting = budgeted && row.missMs.p95 >= RETRIEVAL_BUDGET_MS && row.missCpuMs.p95 < RETRIEVAL_BUDGET_MS ? ' (CPU within budget: waiting for a core)' : '';
+    const waiting =
+      budgeted && row.missMs.p95 >= RETRIEVAL_BUDGET_MS && row.missCpuMs.p95 < RETRIEVAL_BUDGET_MS
+        ? ' (CPU within budget: waiting for a core)'
+        : '';
     return {
       section: 'retrieval',
       figure: `retrieval, ${count(row.nodes)} nodes, ${row.mode === 'hybrid' ? 'hybrid' : 'BM25'}: cache miss p50 / p95`,
@@ -140,7 +174,8 @@ function relayFigures(rows: RelayRow[], notes: string): Figure[] {
 function bareRelayFigures(result: VersusBareResult, notes: string): Figure[] {
   const figures: Figure[] = [];
   const int = (value: number) => Math.round(value).toLocaleString('en-US');
-  const label = (row: VersusBareRow) => `${row.streams === 1 ? '1 stream' : `${count(row.streams)} streams`}${row.case === 'tool' ? ', tool round' : ''}`;
+  const label = (row: VersusBareRow) =>
+    `${row.streams === 1 ? '1 stream' : `${count(row.streams)} streams`}${row.case === 'tool' ? ', tool round' : ''}`;
   const largest = Math.max(...result.rows.map((row) => row.streams));
   for (const kind of ['plain', 'tool'] as const) {
     const rows = result.rows.filter((row) => row.case === kind);
@@ -162,12 +197,16 @@ function bareRelayFigures(result: VersusBareResult, notes: string): Figure[] {
       const one = row.streams === 1;
       const service = row.service.emitToUpstreamMs;
       const bare = row.bare.emitToUpstreamMs;
-      const limit = one ? bare.p50 + BARE_RELAY_BUDGET.emitToUpstreamOneStreamExtraMs : bare.p50 * BARE_RELAY_BUDGET.emitToUpstreamBurstFactor;
+      const limit = one
+        ? bare.p50 + BARE_RELAY_BUDGET.emitToUpstreamOneStreamExtraMs
+        : bare.p50 * BARE_RELAY_BUDGET.emitToUpstreamBurstFactor;
       figures.push({
         section: 'bare-relay',
         figure: `emit → upstream request, ${one ? '1 stream' : `${count(row.streams)}-conversation burst`}${row.case === 'tool' ? ', tool round' : ''}: p50 / p99`,
         value: pair(service.p50, service.p99),
-        budget: one ? `p50 ≤ bare + ${BARE_RELAY_BUDGET.emitToUpstreamOneStreamExtraMs} ms` : `p50 ≤ ${BARE_RELAY_BUDGET.emitToUpstreamBurstFactor} × bare`,
+        budget: one
+          ? `p50 ≤ bare + ${BARE_RELAY_BUDGET.emitToUpstreamOneStreamExtraMs} ms`
+          : `p50 ≤ ${BARE_RELAY_BUDGET.emitToUpstreamBurstFactor} × bare`,
         pass: service.p50 <= limit,
         notes: `bare relay ${pair(bare.p50, bare.p99)}${one ? '' : `; emits spread over ${ms(row.service.emitSpreadMs, 0)}`}`,
       });
@@ -189,7 +228,9 @@ function bareRelayFigures(result: VersusBareResult, notes: string): Figure[] {
         figure: `${count(largest)}-conversation burst${kind === 'tool' ? ', tool round' : ''}: service event-loop max delay / peak RSS`,
         value: `${int(burst.service.eventLoopDelayMaxMs.median)} ms / ${int(peak.service / 1024 / 1024)} MB`,
         budget: `≤ ${BARE_RELAY_BUDGET.eventLoopDelayMaxMs} ms / ≤ ${BARE_RELAY_BUDGET.peakRssMB} MB`,
-        pass: burst.service.eventLoopDelayMaxMs.median <= BARE_RELAY_BUDGET.eventLoopDelayMaxMs && peak.service <= BARE_RELAY_BUDGET.peakRssMB * 1024 * 1024,
+        pass:
+          burst.service.eventLoopDelayMaxMs.median <= BARE_RELAY_BUDGET.eventLoopDelayMaxMs &&
+          peak.service <= BARE_RELAY_BUDGET.peakRssMB * 1024 * 1024,
         notes:
           `median of the rounds' maxima (worst ${int(burst.service.eventLoopDelayMaxMs.worst)} ms); bare relay ${int(burst.bare.eventLoopDelayMaxMs.median)} ms / ` +
           `${int(peak.bare / 1024 / 1024)} MB`,
@@ -343,9 +384,9 @@ function libraryFigures(result: HotPathResult, notes: string): Figure[] {
       budget: '—',
       pass: null,
       notes: `CPU includes the asynchronous write; a call below LOG_LEVEL ${us(filtered.microsPerCall)}; ${notes}`,
-      },
-    ];
-  }
+    },
+  ];
+}
 
 function memoryFigures(result: LongConversationResult, notes: string): Figure[] {
   const tokens = (values: number[]) => values.map(count).join(' / ');
@@ -446,10 +487,21 @@ function scaleOutFigures(result: Partial<ScaleOutResult>, notes: string): Figure
 }
 
 function errorFigure(section: SectionName, error: string): Figure {
-  return { section, figure: `${section}: the section crashed`, value: 'error', budget: '—', pass: false, notes: error.split('\n')[0] };
+  return {
+    section,
+    figure: `${section}: the section crashed`,
+    value: 'error',
+    budget: '—',
+    pass: false,
+    notes: error.split('\n')[0],
+  };
 }
 
-async function runSection<T>(name: SectionName, run: () => Promise<T>, detail: (result: T) => string[]): Promise<SectionRun<T>> {
+async function runSection<T>(
+  name: SectionName,
+  run: () => Promise<T>,
+  detail: (result: T) => string[],
+): Promise<SectionRun<T>> {
   const start = os.loadavg();
   const started = performance.now();
   console.log(`\n## ${name} (load average ${load(start)})`);
@@ -485,41 +537,85 @@ async function main(): Promise<void> {
   const timestamp = new Date().toISOString();
   const startLoad = os.loadavg();
   const started = performance.now();
-  console.log(`npm run bench: ${os.cpus().length} CPUs (${os.cpus()[0]?.model}), node ${process.version}, load average ${load(startLoad)} (1 / 5 / 15 min)`);
+  console.log(
+    `npm run bench: ${os.cpus().length} CPUs (${os.cpus()[0]?.model}), node ${process.version}, load average ${load(startLoad)} (1 / 5 / 15 min)`,
+  );
 
   const runs: Partial<Record<SectionName, SectionRun<unknown>>> = {};
   const figures: Figure[] = [];
   const add = <T>(name: SectionName, run: SectionRun<T>, toFigures: (result: T, notes: string) => Figure[]) => {
     runs[name] = run;
     const notes = `load ${run.loadAverage.start[0].toFixed(1)}→${run.loadAverage.end[0].toFixed(1)}`;
-    figures.push(...(run.result !== undefined ? toFigures(run.result, notes) : [errorFigure(name, run.error ?? 'unknown error')]));
+    figures.push(
+      ...(run.result !== undefined ? toFigures(run.result, notes) : [errorFigure(name, run.error ?? 'unknown error')]),
+    );
   };
 
   // First, on a clean heap: it measures retained memory with full GCs.
   if (selected.has('threads')) {
-    add('threads', await runSection('threads', () => runThreadCacheMemoryBench(), (result) => [JSON.stringify(result)]), threadFigures);
+    add(
+      'threads',
+      await runSection(
+        'threads',
+        () => runThreadCacheMemoryBench(),
+        (result) => [JSON.stringify(result)],
+      ),
+      threadFigures,
+    );
   } else if (!(globalThis as { gc?: unknown }).gc) {
     console.log('\n(threads skipped: run node with --expose-gc)');
   }
-  if (selected.has('overhead')) add('overhead', await runSection('overhead', () => runAgentOverheadBench(), agentOverheadTable), overheadFigures);
-  if (selected.has('retrieval')) add('retrieval', await runSection('retrieval', () => runRetrievalBench(), retrievalTable), retrievalFigures);
-  if (selected.has('relay')) add('relay', await runSection('relay', () => runSocketRelayBench({ configs: RELAY_CONFIGS, rounds: 3 }), socketRelayTable), relayFigures);
-  if (selected.has('bare-relay')) add('bare-relay', await runSection('bare-relay', () => runServiceVsBareRelayBench(), serviceVsBareTable), bareRelayFigures);
+  if (selected.has('overhead'))
+    add('overhead', await runSection('overhead', () => runAgentOverheadBench(), agentOverheadTable), overheadFigures);
+  if (selected.has('retrieval'))
+    add('retrieval', await runSection('retrieval', () => runRetrievalBench(), retrievalTable), retrievalFigures);
+  if (selected.has('relay'))
+    add(
+      'relay',
+      await runSection('relay', () => runSocketRelayBench({ configs: RELAY_CONFIGS, rounds: 3 }), socketRelayTable),
+      relayFigures,
+    );
+  if (selected.has('bare-relay'))
+    add(
+      'bare-relay',
+      await runSection('bare-relay', () => runServiceVsBareRelayBench(), serviceVsBareTable),
+      bareRelayFigures,
+    );
   if (selected.has('concurrency')) {
-    add('concurrency', await runSection('concurrency', () => runConcurrencyBench({ conversations: CONVERSATIONS }), concurrencySummary), concurrencyFigures);
+    add(
+      'concurrency',
+      await runSection('concurrency', () => runConcurrencyBench({ conversations: CONVERSATIONS }), concurrencySummary),
+      concurrencyFigures,
+    );
   }
-  if (selected.has('context')) add('context', await runSection('context', () => runContextSizeBench(), contextSizeTable), contextFigures);
-  if (selected.has('import')) add('import', await runSection('import', () => runLargeImportBench(), largeImportTable), importFigures);
-  if (selected.has('libraries')) add('libraries', await runSection('libraries', () => runHotPathLibrariesBench(), hotPathLibrariesTable), libraryFigures);
-  if (selected.has('scale-out')) add('scale-out', await runSection('scale-out', () => runScaleOutBench({ rounds: 3, rejoins: 100 }), scaleOutTable), scaleOutFigures);
-  if (selected.has('memory')) add('memory', await runSection('memory', () => runLongConversationBench(), longConversationTable), memoryFigures);
-  if (selected.has('prefix')) add('prefix', await runSection('prefix', () => runPromptPrefixBench(), promptPrefixTable), prefixFigures);
+  if (selected.has('context'))
+    add('context', await runSection('context', () => runContextSizeBench(), contextSizeTable), contextFigures);
+  if (selected.has('import'))
+    add('import', await runSection('import', () => runLargeImportBench(), largeImportTable), importFigures);
+  if (selected.has('libraries'))
+    add(
+      'libraries',
+      await runSection('libraries', () => runHotPathLibrariesBench(), hotPathLibrariesTable),
+      libraryFigures,
+    );
+  if (selected.has('scale-out'))
+    add(
+      'scale-out',
+      await runSection('scale-out', () => runScaleOutBench({ rounds: 3, rejoins: 100 }), scaleOutTable),
+      scaleOutFigures,
+    );
+  if (selected.has('memory'))
+    add('memory', await runSection('memory', () => runLongConversationBench(), longConversationTable), memoryFigures);
+  if (selected.has('prefix'))
+    add('prefix', await runSection('prefix', () => runPromptPrefixBench(), promptPrefixTable), prefixFigures);
 
   figures.sort((a, b) => SUMMARY_ORDER.indexOf(a.section) - SUMMARY_ORDER.indexOf(b.section));
   const endLoad = os.loadavg();
   const durationMs = performance.now() - started;
   const verdict = (pass: boolean | null) => (pass === null ? 'info' : pass ? 'PASS' : 'FAIL');
-  console.log(`\n## Summary (${(durationMs / 1000).toFixed(0)} s after the build; load average ${load(startLoad)} at start, ${load(endLoad)} at end)`);
+  console.log(
+    `\n## Summary (${(durationMs / 1000).toFixed(0)} s after the build; load average ${load(startLoad)} at start, ${load(endLoad)} at end)`,
+  );
   for (const line of formatTable(
     ['figure', 'value', 'budget', 'result', 'notes'],
     figures.map((figure) => [figure.figure, figure.value, figure.budget, verdict(figure.pass), figure.notes]),
@@ -533,7 +629,9 @@ async function main(): Promise<void> {
       'bare SDK: the openai SDK in a process of its own sending the same request body to the same server, in this run. chat() → stream(): ChatService entry to the provider call (in the bench process).',
   );
   const failed = figures.filter((figure) => figure.pass === false);
-  console.log(`\n${figures.filter((figure) => figure.pass === true).length} passed, ${failed.length} failed, ${figures.filter((figure) => figure.pass === null).length} reported without a budget`);
+  console.log(
+    `\n${figures.filter((figure) => figure.pass === true).length} passed, ${failed.length} failed, ${figures.filter((figure) => figure.pass === null).length} reported without a budget`,
+  );
 
   const sections: Record<string, unknown> = {};
   for (const [name, run] of Object.entries(runs)) sections[name] = run?.result ?? { error: run?.error };
@@ -542,7 +640,12 @@ async function main(): Promise<void> {
     durationMs: Math.round(durationMs),
     command: only ? `run-bench --only ${only.join(',')}` : 'npm run bench',
     machine: { ...machine(), loadAverageAtStart: startLoad, loadAverageAtEnd: endLoad },
-    sectionRuns: Object.fromEntries(Object.entries(runs).map(([name, run]) => [name, { durationMs: Math.round(run?.durationMs ?? 0), loadAverage: run?.loadAverage }])),
+    sectionRuns: Object.fromEntries(
+      Object.entries(runs).map(([name, run]) => [
+        name,
+        { durationMs: Math.round(run?.durationMs ?? 0), loadAverage: run?.loadAverage },
+      ]),
+    ),
     figures,
     sections,
   };

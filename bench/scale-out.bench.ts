@@ -62,7 +62,13 @@ export interface ScaleOutResult {
     redis: { firstEventMs: { p50: number; p95: number }; terminalMs: { p50: number; p95: number } };
     memory: { firstEventMs: { p50: number; p95: number }; terminalMs: { p50: number; p95: number } };
   };
-  memory: { streams: number; eventsPerStream: number; bytesPerStream: number; bytesPerEvent: number; usedMemoryGrowthPerStream: number };
+  memory: {
+    streams: number;
+    eventsPerStream: number;
+    bytesPerStream: number;
+    bytesPerEvent: number;
+    usedMemoryGrowthPerStream: number;
+  };
 }
 
 function connect(url: string): Promise<Socket> {
@@ -74,7 +80,11 @@ function connect(url: string): Promise<Socket> {
 }
 
 /** Sends ai:chat and resolves with every event of the request once it ended. */
-function chat(socket: Socket, id: number, message = 'bench'): Promise<Array<{ event: string; payload: { seq: number; threadId?: string } }>> {
+function chat(
+  socket: Socket,
+  id: number,
+  message = 'bench',
+): Promise<Array<{ event: string; payload: { seq: number; threadId?: string } }>> {
   return new Promise((resolve, reject) => {
     const events: Array<{ event: string; payload: { seq: number; threadId?: string } }> = [];
     const listener = (event: string, payload: { _id: number; seq: number; error?: string }) => {
@@ -92,7 +102,11 @@ function chat(socket: Socket, id: number, message = 'bench'): Promise<Array<{ ev
 }
 
 /** Time from ai:rejoin to the first event and to the terminal event. */
-function rejoin(socket: Socket, id: number, threadId: string): Promise<{ firstEventMs: number; terminalMs: number; events: number }> {
+function rejoin(
+  socket: Socket,
+  id: number,
+  threadId: string,
+): Promise<{ firstEventMs: number; terminalMs: number; events: number }> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     let first = 0;
@@ -118,7 +132,10 @@ const summary = (values: number[]) => {
 };
 
 async function pacedRounds(llm: ScriptedLlmServer, apps: { redis: TestApp; plain: TestApp }, rounds: number) {
-  const sockets = { redis: await Promise.all(Array.from({ length: PACED_STREAMS }, () => connect(apps.redis.url))), plain: await Promise.all(Array.from({ length: PACED_STREAMS }, () => connect(apps.plain.url))) };
+  const sockets = {
+    redis: await Promise.all(Array.from({ length: PACED_STREAMS }, () => connect(apps.redis.url))),
+    plain: await Promise.all(Array.from({ length: PACED_STREAMS }, () => connect(apps.plain.url))),
+  };
   const cpu: Record<'redis' | 'plain', number[]> = { redis: [], plain: [] };
   const events: Record<'redis' | 'plain', number[]> = { redis: [], plain: [] };
   const text = 'abcd'.repeat(PACED_PIECES);
@@ -145,7 +162,11 @@ async function pacedRounds(llm: ScriptedLlmServer, apps: { redis: TestApp; plain
   };
 }
 
-async function rejoinLatency(llm: ScriptedLlmServer, apps: { a: TestApp; b: TestApp; plain: TestApp }, rejoins: number) {
+async function rejoinLatency(
+  llm: ScriptedLlmServer,
+  apps: { a: TestApp; b: TestApp; plain: TestApp },
+  rejoins: number,
+) {
   const measure = async (runOn: TestApp, rejoinOn: TestApp) => {
     const runner = await connect(runOn.url);
     const rejoiner = await connect(rejoinOn.url);
@@ -169,20 +190,27 @@ async function rejoinLatency(llm: ScriptedLlmServer, apps: { a: TestApp; b: Test
   };
   const redis = await measure(apps.a, apps.b);
   const memory = await measure(apps.plain, apps.plain);
-  return { rejoins, eventsReplayed: redis.replayed, redis: { firstEventMs: redis.firstEventMs, terminalMs: redis.terminalMs }, memory: { firstEventMs: memory.firstEventMs, terminalMs: memory.terminalMs } };
+  return {
+    rejoins,
+    eventsReplayed: redis.replayed,
+    redis: { firstEventMs: redis.firstEventMs, terminalMs: redis.terminalMs },
+    memory: { firstEventMs: memory.firstEventMs, terminalMs: memory.terminalMs },
+  };
 }
 
 async function streamMemory(llm: ScriptedLlmServer, app: TestApp, redis: TestRedisServer) {
   const usedBefore = Number(/used_memory:(\d+)/.exec(redis.cli('INFO', 'memory'))?.[1]);
   const sockets = await Promise.all(Array.from({ length: MEMORY_STREAMS }, () => connect(app.url)));
   const pieces = 200;
-  for (let index = 0; index < MEMORY_STREAMS; index++) llm.enqueue({ text: 'abcd'.repeat(pieces + 10), chunkSize: 4, delayMs: PACE_MS, hangAfterChunks: pieces });
+  for (let index = 0; index < MEMORY_STREAMS; index++)
+    llm.enqueue({ text: 'abcd'.repeat(pieces + 10), chunkSize: 4, delayMs: PACE_MS, hangAfterChunks: pieces });
   const counts = sockets.map(() => 0);
   sockets.forEach((socket, index) => socket.on('ai:token', () => (counts[index] += 1)));
   sockets.forEach((socket) => socket.emit('ai:chat', { _id: 1, graphKey: 'nba-workflow', message: 'bench' }));
   // Every stream is active and has sent its pieces (then its upstream hangs): measure once they are all logged.
   const deadline = Date.now() + 60_000;
-  while (llm.requests.filter((entry) => entry.chunksSent >= pieces).length < MEMORY_STREAMS && Date.now() < deadline) await sleep(50);
+  while (llm.requests.filter((entry) => entry.chunksSent >= pieces).length < MEMORY_STREAMS && Date.now() < deadline)
+    await sleep(50);
   await sleep(500);
   const keys = redis.cli('--scan', '--pattern', 'graph-ai:run:*').split('\n').filter(Boolean);
   const sizes = keys.map((key) => Number(redis.cli('MEMORY', 'USAGE', key, 'SAMPLES', '0')));
@@ -205,14 +233,21 @@ async function streamMemory(llm: ScriptedLlmServer, app: TestApp, redis: TestRed
 
 export type ScaleOutPart = 'relay' | 'paced' | 'rejoin' | 'memory';
 
-export async function runScaleOutBench(options: { rounds?: number; rejoins?: number; only?: ScaleOutPart[] } = {}): Promise<Partial<ScaleOutResult>> {
+export async function runScaleOutBench(
+  options: { rounds?: number; rejoins?: number; only?: ScaleOutPart[] } = {},
+): Promise<Partial<ScaleOutResult>> {
   const parts = new Set<ScaleOutPart>(options.only ?? ['relay', 'paced', 'rejoin', 'memory']);
   configureLogging({ level: 'error', aiDebug: false });
   const rounds = options.rounds ?? 3;
   const llm = await ScriptedLlmServer.start();
   const redis = await TestRedisServer.start();
   const shared = mkdtempSync(path.join(tmpdir(), 'bench-scale-out-'));
-  const base = { ...llm.providerEnv('openai'), EMBEDDING_PROVIDER: 'local', RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'error' };
+  const base = {
+    ...llm.providerEnv('openai'),
+    EMBEDDING_PROVIDER: 'local',
+    RATE_LIMIT_PER_MINUTE: '0',
+    LOG_LEVEL: 'error',
+  };
   const plain = await startTestApp(base);
   const withRedis = await startTestApp({ ...base, REDIS_URL: redis.url, DATA_DIR: shared });
   const result: Partial<ScaleOutResult> = {};
@@ -263,7 +298,16 @@ export function scaleOutTable(result: Partial<ScaleOutResult>): string[] {
   return [
     ...(result.relay
       ? formatTable(
-          ['streams', 'tokens/stream', 'rounds', 'Redis tokens/s', 'no Redis tokens/s', 'Redis / no Redis (paired rounds)', 'CPU ms / 1,000 tokens, Redis / no Redis', 'events/stream'],
+          [
+            'streams',
+            'tokens/stream',
+            'rounds',
+            'Redis tokens/s',
+            'no Redis tokens/s',
+            'Redis / no Redis (paired rounds)',
+            'CPU ms / 1,000 tokens, Redis / no Redis',
+            'events/stream',
+          ],
           result.relay.map((row) => [
             String(row.streams),
             String(row.chunks),
@@ -277,12 +321,24 @@ export function scaleOutTable(result: Partial<ScaleOutResult>): string[] {
           [],
         )
       : []),
-    ...(result.paced ? [`paced (${result.paced.streams} streams, a piece every ${PACE_MS} ms): events/stream ${result.paced.eventsPerStream.redis.toFixed(0)} vs ${result.paced.eventsPerStream.plain.toFixed(0)}; ` +
-      `CPU per 1,000 events ${result.paced.cpuMsPerThousandEvents.redis.toFixed(1)} ms with Redis vs ${result.paced.cpuMsPerThousandEvents.plain.toFixed(1)} ms without`] : []),
-    ...(result.rejoin ? [`rejoin of a finished request (${result.rejoin.eventsReplayed} events, ${result.rejoin.rejoins} times): first event / terminal p50 / p95: ` +
-      `other instance (Redis) ${ms(result.rejoin.redis.firstEventMs)}, ${ms(result.rejoin.redis.terminalMs)}; same instance (memory) ${ms(result.rejoin.memory.firstEventMs)}, ${ms(result.rejoin.memory.terminalMs)}`] : []),
-    ...(result.memory ? [`Redis memory per active stream: ${rate(result.memory.bytesPerStream)} bytes for ${result.memory.eventsPerStream} events (${result.memory.bytesPerEvent.toFixed(0)} bytes/event; ` +
-      `used_memory grew ${rate(result.memory.usedMemoryGrowthPerStream)} bytes per stream, ${result.memory.streams} streams)`] : []),
+    ...(result.paced
+      ? [
+          `paced (${result.paced.streams} streams, a piece every ${PACE_MS} ms): events/stream ${result.paced.eventsPerStream.redis.toFixed(0)} vs ${result.paced.eventsPerStream.plain.toFixed(0)}; ` +
+            `CPU per 1,000 events ${result.paced.cpuMsPerThousandEvents.redis.toFixed(1)} ms with Redis vs ${result.paced.cpuMsPerThousandEvents.plain.toFixed(1)} ms without`,
+        ]
+      : []),
+    ...(result.rejoin
+      ? [
+          `rejoin of a finished request (${result.rejoin.eventsReplayed} events, ${result.rejoin.rejoins} times): first event / terminal p50 / p95: ` +
+            `other instance (Redis) ${ms(result.rejoin.redis.firstEventMs)}, ${ms(result.rejoin.redis.terminalMs)}; same instance (memory) ${ms(result.rejoin.memory.firstEventMs)}, ${ms(result.rejoin.memory.terminalMs)}`,
+        ]
+      : []),
+    ...(result.memory
+      ? [
+          `Redis memory per active stream: ${rate(result.memory.bytesPerStream)} bytes for ${result.memory.eventsPerStream} events (${result.memory.bytesPerEvent.toFixed(0)} bytes/event; ` +
+            `used_memory grew ${rate(result.memory.usedMemoryGrowthPerStream)} bytes per stream, ${result.memory.streams} streams)`,
+        ]
+      : []),
   ];
 }
 

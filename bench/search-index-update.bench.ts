@@ -74,8 +74,22 @@ export async function runSearchIndexUpdateBench(options: { nodes?: number; round
       const stored = (await target.getNodeByKey(GRAPH_KEY, node._key)) as GraphNode;
       await target.updateNode(GRAPH_KEY, { ...stored, process: `${stored.process ?? ''}\n// reviewed ${round}` });
     };
-    rows.push(await measure('one-node content write, this process', rounds, (round) => edit(source, nodeFor(round, 0), round), source));
-    rows.push(await measure('one-node content write, another process', rounds, (round) => edit(other, nodeFor(round, 1), round), source));
+    rows.push(
+      await measure(
+        'one-node content write, this process',
+        rounds,
+        (round) => edit(source, nodeFor(round, 0), round),
+        source,
+      ),
+    );
+    rows.push(
+      await measure(
+        'one-node content write, another process',
+        rounds,
+        (round) => edit(other, nodeFor(round, 1), round),
+        source,
+      ),
+    );
     rows.push(
       await measure(
         'one-node move, this process',
@@ -93,10 +107,18 @@ export async function runSearchIndexUpdateBench(options: { nodes?: number; round
         source,
       ),
     );
-    console.log(`First lexical search after a small write, ${document.nodes.length} nodes, ${rounds} rounds per case (ms; full index build: ${buildMs.toFixed(0)} ms)`);
+    console.log(
+      `First lexical search after a small write, ${document.nodes.length} nodes, ${rounds} rounds per case (ms; full index build: ${buildMs.toFixed(0)} ms)`,
+    );
     const lines = formatTable(
       ['case', 'p50', 'p95', 'max', 'cpu p50'],
-      rows.map((row) => [row.case, row.wall.p50.toFixed(1), row.wall.p95.toFixed(1), row.wall.max.toFixed(1), row.cpu.p50.toFixed(1)]),
+      rows.map((row) => [
+        row.case,
+        row.wall.p50.toFixed(1),
+        row.wall.p95.toFixed(1),
+        row.wall.max.toFixed(1),
+        row.cpu.p50.toFixed(1),
+      ]),
     );
     for (const line of lines) console.log(line);
   } finally {

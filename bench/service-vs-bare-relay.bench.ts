@@ -43,9 +43,10 @@ const QUESTION = 'What does the fetch-api node do with errors?';
 export const ANSWER_TOKENS = 200;
 const CHUNK_SIZE = 4;
 /** 200 deltas of 4 characters. */
-const ANSWER = 'The fetch-api node sends its errors to error-handler, which logs them and returns an empty list of players. '
-  .repeat(10)
-  .slice(0, ANSWER_TOKENS * CHUNK_SIZE);
+const ANSWER =
+  'The fetch-api node sends its errors to error-handler, which logs them and returns an empty list of players. '
+    .repeat(10)
+    .slice(0, ANSWER_TOKENS * CHUNK_SIZE);
 const TOOL_CALL = { name: 'read_node_detail', arguments: { nodeKey: 'fetch-api' } };
 const ROUND_TIMEOUT_MS = 180_000;
 
@@ -150,7 +151,8 @@ class FakeUpstream {
         this.receipts.push(monotonicMs());
         this.lastFirstBody = request.body;
       }
-      if (toolRound && !afterTool) return { toolCalls: [{ ...TOOL_CALL, fragments: 1 }], usage: { prompt: 1800, completion: 12 } };
+      if (toolRound && !afterTool)
+        return { toolCalls: [{ ...TOOL_CALL, fragments: 1 }], usage: { prompt: 1800, completion: 12 } };
       return { text: ANSWER, chunkSize: CHUNK_SIZE, usage: { prompt: 1800, completion: ANSWER_TOKENS } };
     };
     for (let index = 0; index < conversations * (toolRound ? 2 : 1); index++) this.server.enqueue(turn);
@@ -174,7 +176,11 @@ function waitFor<T>(child: ChildProcess, pick: (message: Record<string, unknown>
   });
 }
 
-function ask<T>(child: ChildProcess, message: unknown, pick: (message: Record<string, unknown>) => T | undefined): Promise<T> {
+function ask<T>(
+  child: ChildProcess,
+  message: unknown,
+  pick: (message: Record<string, unknown>) => T | undefined,
+): Promise<T> {
   const reply = waitFor(child, pick);
   child.send(message as object);
   return reply;
@@ -227,7 +233,8 @@ function summarize(rounds: MeasuredRound[]): TargetFigures {
     const emits = [...record.emits].sort((a, b) => a - b);
     const received = [...receipts].sort((a, b) => a - b);
     // The k-th request received paired with the k-th emit (exact one at a time; in a burst within the emits' spread).
-    for (let index = 0; index < Math.min(emits.length, received.length); index++) waits.push(received[index] - emits[index]);
+    for (let index = 0; index < Math.min(emits.length, received.length); index++)
+      waits.push(received[index] - emits[index]);
     spread = Math.max(spread, emits[emits.length - 1] - emits[0]);
     record.emits.forEach((emit, index) => {
       if (Number.isFinite(record.firstTokens[index])) firstTokens.push(record.firstTokens[index] - emit);
@@ -238,7 +245,8 @@ function summarize(rounds: MeasuredRound[]): TargetFigures {
     errors.push(...record.errors);
     tokenEvents += record.tokenEvents;
     conversations += record.emits.length;
-    if (received.length !== record.emits.length) errors.push(`${received.length} upstream requests for ${record.emits.length} conversations`);
+    if (received.length !== record.emits.length)
+      errors.push(`${received.length} upstream requests for ${record.emits.length} conversations`);
   }
   const loopMaxima = rounds.map((round) => round.stats.eventLoopDelayMaxMs);
   return {
@@ -265,14 +273,28 @@ export async function runServiceVsBareRelayBench(options: VersusBareOptions = {}
   const server = await ScriptedLlmServer.start();
   const upstream = new FakeUpstream(server);
   const serviceProcess = await TestAppProcess.start(
-    { ...server.providerEnv('openai'), EMBEDDING_PROVIDER: 'local', RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'error', DATA_DIR: dataDir },
+    {
+      ...server.providerEnv('openai'),
+      EMBEDDING_PROVIDER: 'local',
+      RATE_LIMIT_PER_MINUTE: '0',
+      LOG_LEVEL: 'error',
+      DATA_DIR: dataDir,
+    },
     {
       execArgv: options.cpuProfileDir
-        ? ['--cpu-prof', '--cpu-prof-dir', options.cpuProfileDir, ...(options.cpuProfileIntervalUs ? ['--cpu-prof-interval', String(options.cpuProfileIntervalUs)] : [])]
+        ? [
+            '--cpu-prof',
+            '--cpu-prof-dir',
+            options.cpuProfileDir,
+            ...(options.cpuProfileIntervalUs ? ['--cpu-prof-interval', String(options.cpuProfileIntervalUs)] : []),
+          ]
         : [],
     },
   );
-  const receivers = fork(path.join(__dirname, `relay-receivers.child${path.extname(__filename)}`), [], { execArgv: process.execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const receivers = fork(path.join(__dirname, `relay-receivers.child${path.extname(__filename)}`), [], {
+    execArgv: process.execArgv,
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   let bareProcess: ChildProcess | undefined;
   try {
     const bench = new Bench(upstream, receivers);
@@ -281,19 +303,35 @@ export async function runServiceVsBareRelayBench(options: VersusBareOptions = {}
       pid: serviceProcess.pid,
       stats: async () => {
         const stats = await serviceProcess.stats();
-        return { cpuMs: stats.cpuMs, eventLoopDelayMaxMs: stats.eventLoopDelayMaxMs, eventLoopDelayP99Ms: stats.eventLoopDelayP99Ms, rss: stats.rss };
+        return {
+          cpuMs: stats.cpuMs,
+          eventLoopDelayMaxMs: stats.eventLoopDelayMaxMs,
+          eventLoopDelayP99Ms: stats.eventLoopDelayP99Ms,
+          rss: stats.rss,
+        };
       },
     };
     await bench.connect('service', serviceProcess.url, maxStreams);
     // One conversation with a tool round gives the bare relay the service's own request: messages and tools.
     const probe = await bench.round(service, true, 1);
     if (probe.record.errors.length > 0) throw new Error(`service: ${probe.record.errors[0]}`);
-    const body = upstream.lastFirstBody as { model: string; messages: BareRelayTemplate['messages']; tools?: BareRelayTemplate['tools'] };
+    const body = upstream.lastFirstBody as {
+      model: string;
+      messages: BareRelayTemplate['messages'];
+      tools?: BareRelayTemplate['tools'];
+    };
     const template: BareRelayTemplate = { model: body.model, messages: body.messages, tools: body.tools };
 
-    const bareChild = fork(path.join(__dirname, `bare-relay.child${path.extname(__filename)}`), [], { execArgv: process.execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const bareChild = fork(path.join(__dirname, `bare-relay.child${path.extname(__filename)}`), [], {
+      execArgv: process.execArgv,
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
     bareProcess = bareChild;
-    const bareUrl = await ask(bareChild, { baseURL: server.openAiBaseUrl, template }, (message) => message.url as string | undefined);
+    const bareUrl = await ask(
+      bareChild,
+      { baseURL: server.openAiBaseUrl, template },
+      (message) => message.url as string | undefined,
+    );
     const bare: Target = {
       name: 'bare',
       pid: bareChild.pid as number,
@@ -318,7 +356,8 @@ export async function runServiceVsBareRelayBench(options: VersusBareOptions = {}
         for (let index = 0; index < config.rounds; index++) {
           // Alternated, so neither target always runs right after the other's burst.
           const order = index % 2 === 0 ? targets : [...targets].reverse();
-          for (const target of order) measured[target.name].push(await bench.round(target, toolRound, config.streams, config.sequential ?? 1));
+          for (const target of order)
+            measured[target.name].push(await bench.round(target, toolRound, config.streams, config.sequential ?? 1));
         }
         if (config.streams === largest) peakRssBytes[kind] = { service: peakRss(service.pid), bare: peakRss(bare.pid) };
         const serviceFigures = summarize(measured.service);
@@ -382,10 +421,14 @@ export function serviceVsBareTable(result: VersusBareResult): string[] {
   );
   const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
   for (const [kind, peak] of Object.entries(result.peakRssBytes)) {
-    lines.push(`peak RSS over the largest bursts, ${CASE_LABEL[kind as VersusBareCase]}: service ${mb(peak.service)}, bare relay ${mb(peak.bare)}`);
+    lines.push(
+      `peak RSS over the largest bursts, ${CASE_LABEL[kind as VersusBareCase]}: service ${mb(peak.service)}, bare relay ${mb(peak.bare)}`,
+    );
   }
   const spreads = result.rows.map((row) => row.service.emitSpreadMs);
-  lines.push(`emit spread of a round (bound of the burst pairing's error): up to ${Math.max(...spreads).toFixed(1)} ms`);
+  lines.push(
+    `emit spread of a round (bound of the burst pairing's error): up to ${Math.max(...spreads).toFixed(1)} ms`,
+  );
   return lines;
 }
 
@@ -394,7 +437,11 @@ if (require.main === module) {
   const rounds = numberListArgument('rounds');
   const sequential = numberArgument('sequential') ?? 100;
   const configs = streams
-    ? streams.map((count, index) => ({ streams: count, rounds: rounds?.[Math.min(index, rounds.length - 1)] ?? 3, ...(count === 1 ? { sequential } : {}) }))
+    ? streams.map((count, index) => ({
+        streams: count,
+        rounds: rounds?.[Math.min(index, rounds.length - 1)] ?? 3,
+        ...(count === 1 ? { sequential } : {}),
+      }))
     : undefined;
   runServiceVsBareRelayBench({
     configs,

@@ -90,7 +90,11 @@ async function startPassThrough(server: ScriptedLlmServer): Promise<{ url: strin
     socket.on('ai:chat', async (message: { _id: number; message: string }) => {
       let fullText = '';
       try {
-        const stream = await client.chat.completions.create({ model: 'bench', stream: true, messages: [{ role: 'user', content: message.message }] });
+        const stream = await client.chat.completions.create({
+          model: 'bench',
+          stream: true,
+          messages: [{ role: 'user', content: message.message }],
+        });
         for await (const chunk of stream) {
           const token = chunk.choices[0]?.delta?.content;
           if (!token) continue;
@@ -131,7 +135,11 @@ function runReceivers(): void {
           const sockets: Socket[] = [];
           // In batches: a thousand handshakes at once only queue up behind each other.
           while (sockets.length < (message.count ?? 1)) {
-            sockets.push(...(await Promise.all(Array.from({ length: Math.min(100, (message.count ?? 1) - sockets.length) }, () => connect(url)))));
+            sockets.push(
+              ...(await Promise.all(
+                Array.from({ length: Math.min(100, (message.count ?? 1) - sockets.length) }, () => connect(url)),
+              )),
+            );
           }
           pools.set(url, sockets);
         }
@@ -170,7 +178,8 @@ async function receive(receivers: Socket[], round: RoundRequest): Promise<RoundR
           socket.off('ai:complete', finish);
           socket.off('ai:error', finish);
           if (event.error) reject(new Error(event.error));
-          else if (chars !== expectedChars || event.fullText?.length !== expectedChars) reject(new Error(`got ${chars} characters`));
+          else if (chars !== expectedChars || event.fullText?.length !== expectedChars)
+            reject(new Error(`got ${chars} characters`));
           else resolve(performance.now());
         };
         socket.on('ai:token', onToken);
@@ -180,20 +189,33 @@ async function receive(receivers: Socket[], round: RoundRequest): Promise<RoundR
       }),
   );
   const ended = Math.max(...(await Promise.all(done)));
-  return { tokensPerSecond: (round.chunks * receivers.length) / ((ended - started) / 1000), eventsPerStream: events / receivers.length };
+  return {
+    tokensPerSecond: (round.chunks * receivers.length) / ((ended - started) / 1000),
+    eventsPerStream: events / receivers.length,
+  };
 }
 
 /** Asks the receiver process for one round; the upstream turns are queued here first. */
-function round(server: ScriptedLlmServer, child: ChildProcess, request: RoundRequest, turn: Omit<ScriptedTurn, 'text' | 'chunkSize'>): Promise<RoundResult> {
+function round(
+  server: ScriptedLlmServer,
+  child: ChildProcess,
+  request: RoundRequest,
+  turn: Omit<ScriptedTurn, 'text' | 'chunkSize'>,
+): Promise<RoundResult> {
   const text = CHUNK.repeat(request.chunks);
   for (let i = 0; i < request.streams; i++) server.enqueue({ ...turn, text, chunkSize: CHUNK.length });
   const cpuBefore = process.cpuUsage();
   return new Promise<RoundResult>((resolve, reject) => {
-    child.once('message', (message: { result?: RoundResult; error?: string }) => (message.result ? resolve(message.result) : reject(new Error(message.error))));
+    child.once('message', (message: { result?: RoundResult; error?: string }) =>
+      message.result ? resolve(message.result) : reject(new Error(message.error)),
+    );
     child.send(request);
   }).then((result) => {
     const cpu = process.cpuUsage(cpuBefore);
-    return { ...result, cpuMsPerThousandTokens: (cpu.user + cpu.system) / 1000 / ((request.streams * request.chunks) / 1000) };
+    return {
+      ...result,
+      cpuMsPerThousandTokens: (cpu.user + cpu.system) / 1000 / ((request.streams * request.chunks) / 1000),
+    };
   });
 }
 
@@ -207,10 +229,15 @@ export async function compareRelayTargets<Name extends string>(
   targets: Record<Name, string>,
   configs: RelayConfig[],
   rounds: number,
-  turn: (chunks: number) => Omit<ScriptedTurn, 'text' | 'chunkSize'> = (chunks) => ({ usage: { prompt: 10, completion: chunks } }),
+  turn: (chunks: number) => Omit<ScriptedTurn, 'text' | 'chunkSize'> = (chunks) => ({
+    usage: { prompt: 10, completion: chunks },
+  }),
 ): Promise<Array<{ config: RelayConfig; rounds: number; results: Record<Name, RelayTargetResult> }>> {
   const names = Object.keys(targets) as Name[];
-  const child = fork(__filename, ['--receiver-process'], { execArgv: process.execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(__filename, ['--receiver-process'], {
+    execArgv: process.execArgv,
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   const rows: Array<{ config: RelayConfig; rounds: number; results: Record<Name, RelayTargetResult> }> = [];
   try {
     await new Promise<void>((resolve) => {
@@ -219,9 +246,17 @@ export async function compareRelayTargets<Name extends string>(
     });
     let requestId = 0;
     for (const config of configs) {
-      const results = Object.fromEntries(names.map((name) => [name, [] as RoundResult[]])) as Record<Name, RoundResult[]>;
+      const results = Object.fromEntries(names.map((name) => [name, [] as RoundResult[]])) as Record<
+        Name,
+        RoundResult[]
+      >;
       const run = async (name: Name) => {
-        const result = await round(server, child, { target: targets[name], requestId: ++requestId, streams: config.streams, chunks: config.chunks }, turn(config.chunks));
+        const result = await round(
+          server,
+          child,
+          { target: targets[name], requestId: ++requestId, streams: config.streams, chunks: config.chunks },
+          turn(config.chunks),
+        );
         server.reset();
         return result;
       };
@@ -239,7 +274,11 @@ export async function compareRelayTargets<Name extends string>(
         eventsPerStream: median(results[name].map((result) => result.eventsPerStream)),
         cpuMsPerThousandTokens: median(results[name].map((result) => result.cpuMsPerThousandTokens ?? Number.NaN)),
       });
-      rows.push({ config, rounds: measured, results: Object.fromEntries(names.map((name) => [name, summary(name)])) as Record<Name, RelayTargetResult> });
+      rows.push({
+        config,
+        rounds: measured,
+        results: Object.fromEntries(names.map((name) => [name, summary(name)])) as Record<Name, RelayTargetResult>,
+      });
     }
   } finally {
     child.disconnect();
@@ -247,12 +286,19 @@ export async function compareRelayTargets<Name extends string>(
   return rows;
 }
 
-export async function runSocketRelayBench(options: { configs?: RelayConfig[]; rounds?: number } = {}): Promise<RelayRow[]> {
+export async function runSocketRelayBench(
+  options: { configs?: RelayConfig[]; rounds?: number } = {},
+): Promise<RelayRow[]> {
   configureLogging({ level: 'error', aiDebug: false });
   const configs = options.configs ?? [{ streams: 1, chunks: 10_000 }];
   const rounds = options.rounds ?? 3;
   const server = await ScriptedLlmServer.start();
-  const app = await startTestApp({ ...server.providerEnv('openai'), EMBEDDING_PROVIDER: 'local', RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'error' });
+  const app = await startTestApp({
+    ...server.providerEnv('openai'),
+    EMBEDDING_PROVIDER: 'local',
+    RATE_LIMIT_PER_MINUTE: '0',
+    LOG_LEVEL: 'error',
+  });
   const bare = await startPassThrough(server);
   try {
     const rows = await compareRelayTargets(server, { relay: app.url, bare: bare.url }, configs, rounds);
@@ -274,7 +320,16 @@ export async function runSocketRelayBench(options: { configs?: RelayConfig[]; ro
 export function socketRelayTable(rows: RelayRow[]): string[] {
   const rate = (value: number) => Math.round(value).toLocaleString('en-US');
   return formatTable(
-    ['streams', 'tokens/stream', 'rounds', 'relay tokens/s', 'bare tokens/s', 'relay / bare', 'relay events/stream', 'bare events/stream'],
+    [
+      'streams',
+      'tokens/stream',
+      'rounds',
+      'relay tokens/s',
+      'bare tokens/s',
+      'relay / bare',
+      'relay events/stream',
+      'bare events/stream',
+    ],
     rows.map((row) => [
       String(row.streams),
       String(row.chunks),
@@ -294,10 +349,15 @@ if (process.argv.includes('--receiver-process')) {
 } else if (require.main === module) {
   const rounds = numberArgument('rounds') ?? 3;
   const chunks = numberListArgument('chunks') ?? [10_000];
-  const configs = (numberListArgument('streams') ?? [1]).map((streams, index) => ({ streams, chunks: chunks[Math.min(index, chunks.length - 1)] }));
+  const configs = (numberListArgument('streams') ?? [1]).map((streams, index) => ({
+    streams,
+    chunks: chunks[Math.min(index, chunks.length - 1)],
+  }));
   runSocketRelayBench({ configs, rounds })
     .then((rows) => {
-      console.log(`Socket relay: ${CHUNK.length}-character tokens, median of ${rounds} alternated rounds, node ${process.version}`);
+      console.log(
+        `Socket relay: ${CHUNK.length}-character tokens, median of ${rounds} alternated rounds, node ${process.version}`,
+      );
       for (const line of socketRelayTable(rows)) console.log(line);
     })
     .catch((error: unknown) => {

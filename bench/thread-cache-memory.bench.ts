@@ -66,7 +66,11 @@ function text(length: number): string {
   return words.join(' ').slice(0, length);
 }
 
-const message = (role: ThreadMessage['role'], content: string | null, extra: Partial<ThreadMessage> = {}): ThreadMessage => ({
+const message = (
+  role: ThreadMessage['role'],
+  content: string | null,
+  extra: Partial<ThreadMessage> = {},
+): ThreadMessage => ({
   id: generateMessageId(),
   role,
   content,
@@ -82,12 +86,19 @@ function heapUsed(): number {
   return usage.heapUsed + usage.external; // deflated messages are Buffers: outside the V8 heap
 }
 
-export async function runThreadCacheMemoryBench(options: { threads?: number; exchanges?: number } = {}): Promise<ThreadCacheMemoryResult> {
+export async function runThreadCacheMemoryBench(
+  options: { threads?: number; exchanges?: number } = {},
+): Promise<ThreadCacheMemoryResult> {
   configureLogging({ level: 'error' });
   const THREADS = options.threads ?? 200;
   const EXCHANGES = options.exchanges ?? 10;
   const dataDir = mkdtempSync(path.join(tmpdir(), 'thread-cache-memory-'));
-  const config = loadAppConfig({ NODE_ENV: 'test', AUTH_MODE: 'none', DATA_DIR: dataDir, THREAD_CACHE_SIZE: String(THREADS) });
+  const config = loadAppConfig({
+    NODE_ENV: 'test',
+    AUTH_MODE: 'none',
+    DATA_DIR: dataDir,
+    THREAD_CACHE_SIZE: String(THREADS),
+  });
   const db = openSqliteDatabase(dataDir);
   const principal = { userId: 'alice', workspace: 'acme', role: 'editor' as const };
   try {
@@ -110,7 +121,12 @@ export async function runThreadCacheMemoryBench(options: { threads?: number; exc
           message('assistant', null, { toolCalls: calls }),
           // A tool result as the agent stores it (docs/threads.md): a JSON object, named after its call, with its outcome and time.
           ...calls.map((call) =>
-            message('tool', JSON.stringify({ result: text(SIZES.toolResult - 13) }), { toolCallId: call.id, toolName: call.function.name, success: true, durationMs: 3 }),
+            message('tool', JSON.stringify({ result: text(SIZES.toolResult - 13) }), {
+              toolCallId: call.id,
+              toolName: call.function.name,
+              success: true,
+              durationMs: 3,
+            }),
           ),
         ];
         thread = await writer.commit(thread, { append: round });

@@ -38,11 +38,29 @@ function runEngine(request: EngineRunRequest): Promise<EngineRun> {
   });
 }
 
-const fixed = (value: number, digits: number) => value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+const fixed = (value: number, digits: number) =>
+  value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 
 function tableOf(runs: EngineRun[]): string[] {
   return formatTable(
-    ['nodes', 'dim', 'engine', 'exact', 'start-up ms', 'query p50 ms', 'query p95 ms', 'query cpu p50 ms', 'recall', 'RSS MB', 'heap+buf MB', 'persist ms', 'file MB', 'update ms', 'search after ms', 'seen'],
+    [
+      'nodes',
+      'dim',
+      'engine',
+      'exact',
+      'start-up ms',
+      'query p50 ms',
+      'query p95 ms',
+      'query cpu p50 ms',
+      'recall',
+      'RSS MB',
+      'heap+buf MB',
+      'persist ms',
+      'file MB',
+      'update ms',
+      'search after ms',
+      'seen',
+    ],
     runs.map((run) => [
       fixed(run.size, 0),
       String(run.dimension),
@@ -66,7 +84,14 @@ function tableOf(runs: EngineRun[]): string[] {
 }
 
 export async function runVectorScanBench(
-  options: { sizes?: number[]; dims?: number[]; queries?: number; k?: number; minScore?: number; engines?: string[] } = {},
+  options: {
+    sizes?: number[];
+    dims?: number[];
+    queries?: number;
+    k?: number;
+    minScore?: number;
+    engines?: string[];
+  } = {},
 ): Promise<EngineRun[]> {
   const sizes = options.sizes ?? [1_000, 5_000, 20_000];
   const dims = options.dims ?? [384, 512, 1_536];
@@ -75,7 +100,8 @@ export async function runVectorScanBench(
   const minScore = options.minScore ?? 0.1;
   const engines = options.engines ?? Object.keys(SCAN_ENGINES);
   const unknown = engines.filter((engine) => !(engine in SCAN_ENGINES));
-  if (unknown.length > 0) throw new Error(`Unknown engine(s): ${unknown.join(', ')}; known: ${Object.keys(SCAN_ENGINES).join(', ')}`);
+  if (unknown.length > 0)
+    throw new Error(`Unknown engine(s): ${unknown.join(', ')}; known: ${Object.keys(SCAN_ENGINES).join(', ')}`);
   const dir = mkdtempSync(path.join(tmpdir(), 'vector-scan-bench-'));
   const runs: EngineRun[] = [];
   try {
@@ -112,10 +138,20 @@ if (require.main === module) {
   }).then(
     (runs) => {
       const end = loadavg();
-      console.log(`\n## vector scan (k ${numberArgument('k') ?? 40}, load average ${load[0].toFixed(2)} → ${end[0].toFixed(2)})`);
+      console.log(
+        `\n## vector scan (k ${numberArgument('k') ?? 40}, load average ${load[0].toFixed(2)} → ${end[0].toFixed(2)})`,
+      );
       console.log(tableOf(runs).join('\n'));
       const out = argumentValue('out');
-      if (out) writeFileSync(out, JSON.stringify({ timestamp: new Date().toISOString(), load: { start: load, end }, node: process.version, runs }, null, 2));
+      if (out)
+        writeFileSync(
+          out,
+          JSON.stringify(
+            { timestamp: new Date().toISOString(), load: { start: load, end }, node: process.version, runs },
+            null,
+            2,
+          ),
+        );
     },
     (error: unknown) => {
       console.error(error);

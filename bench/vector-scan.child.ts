@@ -90,7 +90,8 @@ async function run(request: EngineRunRequest): Promise<EngineRun> {
     const latencies: number[] = [];
     const cpuTimes: number[] = [];
     let recallSum = 0;
-    for (let query = 0; query < Math.min(20, dataset.queryCount); query += 1) engine.search(queryOf(dataset, query), request.k, request.minScore);
+    for (let query = 0; query < Math.min(20, dataset.queryCount); query += 1)
+      engine.search(queryOf(dataset, query), request.k, request.minScore);
     for (let query = 0; query < dataset.queryCount; query += 1) {
       const usage = process.cpuUsage();
       const queryStarted = performance.now();
@@ -98,7 +99,8 @@ async function run(request: EngineRunRequest): Promise<EngineRun> {
       latencies.push(performance.now() - queryStarted);
       cpuTimes.push(cpuMsSince(usage));
       const exact = new Set(truth[query]);
-      recallSum += exact.size === 0 ? (hits.length === 0 ? 1 : 0) : hits.filter((hit) => exact.has(hit.id)).length / exact.size;
+      recallSum +=
+        exact.size === 0 ? (hits.length === 0 ? 1 : 0) : hits.filter((hit) => exact.has(hit.id)).length / exact.size;
     }
     const after = await memory();
 
@@ -146,6 +148,10 @@ async function run(request: EngineRunRequest): Promise<EngineRun> {
 process.once('message', (request: EngineRunRequest) => {
   run(request).then(
     (result) => process.send?.({ ok: true, run: result }, () => process.exit(0)),
-    (error: unknown) => process.send?.({ ok: false, error: error instanceof Error ? (error.stack ?? error.message) : String(error) }, () => process.exit(1)),
+    (error: unknown) =>
+      process.send?.(
+        { ok: false, error: error instanceof Error ? (error.stack ?? error.message) : String(error) },
+        () => process.exit(1),
+      ),
   );
 });

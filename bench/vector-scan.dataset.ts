@@ -21,7 +21,13 @@ function gaussian(next: () => number): number {
 }
 
 /** Writes center + spread × (a random unit direction), normalized, at `offset`. */
-function writeNear(target: Float32Array, offset: number, center: Float32Array, spread: number, next: () => number): void {
+function writeNear(
+  target: Float32Array,
+  offset: number,
+  center: Float32Array,
+  spread: number,
+  next: () => number,
+): void {
   const dimension = center.length;
   const noise = new Float64Array(dimension);
   let noiseNorm = 0;
@@ -54,9 +60,11 @@ export function syntheticDataset(size: number, dimension: number, queryCount: nu
     return center;
   });
   const vectors = new Float32Array(size * dimension);
-  for (let row = 0; row < size; row += 1) writeNear(vectors, row * dimension, centers[Math.floor(next() * topics)], 0.9, next);
+  for (let row = 0; row < size; row += 1)
+    writeNear(vectors, row * dimension, centers[Math.floor(next() * topics)], 0.9, next);
   const queries = new Float32Array(queryCount * dimension);
-  for (let row = 0; row < queryCount; row += 1) writeNear(queries, row * dimension, centers[Math.floor(next() * topics)], 1, next);
+  for (let row = 0; row < queryCount; row += 1)
+    writeNear(queries, row * dimension, centers[Math.floor(next() * topics)], 1, next);
   return { size, dimension, vectors, queryCount, queries };
 }
 
@@ -93,12 +101,21 @@ export function writeStoreFile(file: string, dataset: VectorDataset): void {
     );
     CREATE INDEX nodes_by_graph ON nodes (graph_id, embedding_model);
   `);
-  const insert = db.prepare('INSERT INTO nodes (id, graph_id, key, document, embedding, embedding_model) VALUES (?, ?, ?, ?, ?, ?)');
+  const insert = db.prepare(
+    'INSERT INTO nodes (id, graph_id, key, document, embedding, embedding_model) VALUES (?, ?, ?, ?, ?, ?)',
+  );
   const filler = 'x'.repeat(900);
   db.transaction(() => {
     for (let row = 0; row < dataset.size; row += 1) {
       const document = JSON.stringify({ _key: `node-${row}`, type: 'bench', process: filler });
-      insert.run(row + 1, GRAPH_ID, `node-${row}`, document, encodeVector(Float32Array.from(rowOf(dataset, row))), MODEL);
+      insert.run(
+        row + 1,
+        GRAPH_ID,
+        `node-${row}`,
+        document,
+        encodeVector(Float32Array.from(rowOf(dataset, row))),
+        MODEL,
+      );
     }
   })();
   db.pragma('wal_checkpoint(TRUNCATE)');

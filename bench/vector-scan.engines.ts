@@ -33,7 +33,9 @@ interface StoredVector {
 }
 
 function storedVectors(db: Database): StoredVector[] {
-  return db.prepare('SELECT id, embedding FROM nodes WHERE graph_id = ? AND embedding_model = ? ORDER BY id').all(GRAPH_ID, MODEL) as StoredVector[];
+  return db
+    .prepare('SELECT id, embedding FROM nodes WHERE graph_id = ? AND embedding_model = ? ORDER BY id')
+    .all(GRAPH_ID, MODEL) as StoredVector[];
 }
 
 /** The project's VectorIndex (src/graph/search), built from the stored blobs as SqliteVectorIndexUpdater builds it. */
@@ -44,9 +46,13 @@ function vectorIndexEngine(name: string, description: string, options: VectorInd
     exact: true,
     description,
     start: (db) => {
-      index = VectorIndex.build(storedVectors(db).map((row) => ({ key: String(row.id), vector: decodeVector(row.embedding), order: row.id })), options);
+      index = VectorIndex.build(
+        storedVectors(db).map((row) => ({ key: String(row.id), vector: decodeVector(row.embedding), order: row.id })),
+        options,
+      );
     },
-    search: (query, k, minScore) => index.search(query, minScore, k).map((hit) => ({ id: Number(hit.key), score: hit.score })),
+    search: (query, k, minScore) =>
+      index.search(query, minScore, k).map((hit) => ({ id: Number(hit.key), score: hit.score })),
     update: (_db, id, vector) => {
       index.set(String(id), vector, id);
     },
@@ -64,7 +70,8 @@ function int8Of(vector: Float32Array): Buffer {
   let maxAbs = 0;
   for (const value of vector) maxAbs = Math.max(maxAbs, Math.abs(value));
   const quantized = new Int8Array(vector.length);
-  for (let index = 0; index < vector.length; index += 1) quantized[index] = maxAbs === 0 ? 0 : Math.round((vector[index] / maxAbs) * 127);
+  for (let index = 0; index < vector.length; index += 1)
+    quantized[index] = maxAbs === 0 ? 0 : Math.round((vector[index] / maxAbs) * 127);
   return Buffer.from(quantized.buffer);
 }
 
@@ -81,9 +88,12 @@ function vec0Engine(name: string, description: string, element: 'float' | 'int8'
       db.exec(
         `CREATE VIRTUAL TABLE node_vectors USING vec0(graph_id INTEGER PARTITION KEY, embedding_model TEXT, embedding ${element}[${dataset.dimension}] distance_metric=cosine)`,
       );
-      const insert = db.prepare(`INSERT INTO node_vectors (rowid, graph_id, embedding_model, embedding) VALUES (?, ?, ?, ${cast})`);
+      const insert = db.prepare(
+        `INSERT INTO node_vectors (rowid, graph_id, embedding_model, embedding) VALUES (?, ?, ?, ${cast})`,
+      );
       db.transaction(() => {
-        for (const row of storedVectors(db)) insert.run(BigInt(row.id), BigInt(GRAPH_ID), MODEL, blobOf(decodeVector(row.embedding)));
+        for (const row of storedVectors(db))
+          insert.run(BigInt(row.id), BigInt(GRAPH_ID), MODEL, blobOf(decodeVector(row.embedding)));
       })();
     },
     start: (db) => {
@@ -104,7 +114,9 @@ function vec0Engine(name: string, description: string, element: 'float' | 'int8'
       // vec0 refuses an UPDATE of an int8 column (0.1.9 reads the new value as float32): delete and insert again.
       db.transaction(() => {
         db.prepare('DELETE FROM node_vectors WHERE rowid = ?').run(BigInt(id));
-        db.prepare(`INSERT INTO node_vectors (rowid, graph_id, embedding_model, embedding) VALUES (?, ?, ?, ${cast})`).run(BigInt(id), BigInt(GRAPH_ID), MODEL, blobOf(vector));
+        db.prepare(
+          `INSERT INTO node_vectors (rowid, graph_id, embedding_model, embedding) VALUES (?, ?, ?, ${cast})`,
+        ).run(BigInt(id), BigInt(GRAPH_ID), MODEL, blobOf(vector));
       })();
     },
   };
@@ -136,7 +148,14 @@ interface Usearch {
     remove(keys: bigint): number;
     search(vector: Float32Array, k: number, threads?: number): { keys: BigUint64Array; distances: Float32Array };
   };
-  exactSearch(dataset: Float32Array, queries: Float32Array, dimensions: number, count: number, metric: string, threads?: number): { keys: BigUint64Array; distances: Float32Array };
+  exactSearch(
+    dataset: Float32Array,
+    queries: Float32Array,
+    dimensions: number,
+    count: number,
+    metric: string,
+    threads?: number,
+  ): { keys: BigUint64Array; distances: Float32Array };
 }
 
 function usearch(): Usearch {
@@ -151,8 +170,15 @@ function matrixOf(db: Database, dimension: number): { ids: number[]; matrix: Flo
   return { ids: rows.map((row) => row.id), matrix };
 }
 
-const hitsOf = (keys: BigUint64Array, distances: Float32Array, idOf: (key: number) => number, minScore: number): ScoredId[] =>
-  Array.from(keys, (key, position) => ({ id: idOf(Number(key)), score: 1 - distances[position] })).filter((hit) => hit.score > minScore);
+const hitsOf = (
+  keys: BigUint64Array,
+  distances: Float32Array,
+  idOf: (key: number) => number,
+  minScore: number,
+): ScoredId[] =>
+  Array.from(keys, (key, position) => ({ id: idOf(Number(key)), score: 1 - distances[position] })).filter(
+    (hit) => hit.score > minScore,
+  );
 
 function usearchExactEngine(): ScanEngine {
   let ids: number[] = [];
@@ -170,7 +196,14 @@ function usearchExactEngine(): ScanEngine {
     },
     search: (query, k, minScore) => {
       // exactSearch reads a view from the start of its buffer: hand it a query of its own.
-      const { keys, distances } = usearch().exactSearch(matrix, query.byteOffset === 0 ? query : query.slice(), dimension, k, 'cos', 1);
+      const { keys, distances } = usearch().exactSearch(
+        matrix,
+        query.byteOffset === 0 ? query : query.slice(),
+        dimension,
+        k,
+        'cos',
+        1,
+      );
       return hitsOf(keys, distances, (row) => ids[row], minScore);
     },
     update: (_db, id, vector) => {
@@ -188,7 +221,11 @@ function usearchHnswEngine(name: string, quantization: 'f32' | 'i8'): ScanEngine
     start: (db, dataset) => {
       const { ids, matrix } = matrixOf(db, dataset.dimension);
       index = new (usearch().Index)({ dimensions: dataset.dimension, metric: 'cos', quantization, connectivity: 16 });
-      index.add(BigUint64Array.from(ids, (id) => BigInt(id)), matrix, 1);
+      index.add(
+        BigUint64Array.from(ids, (id) => BigInt(id)),
+        matrix,
+        1,
+      );
     },
     search: (query, k, minScore) => {
       const { keys, distances } = index.search(query, k, 1);
@@ -204,16 +241,28 @@ function usearchHnswEngine(name: string, quantization: 'f32' | 'i8'): ScanEngine
 /** Every engine the bench compares, by name. */
 export const SCAN_ENGINES: Record<string, () => ScanEngine> = {
   kernels: () =>
-    vectorIndexEngine('kernels', 'VectorIndex as shipped: float32 WebAssembly SIMD scan, int8 SIMD pre-scan with exact rescoring from 1,024 rows', {}),
+    vectorIndexEngine(
+      'kernels',
+      'VectorIndex as shipped: float32 WebAssembly SIMD scan, int8 SIMD pre-scan with exact rescoring from 1,024 rows',
+      {},
+    ),
   'kernels-f32': () =>
-    vectorIndexEngine('kernels-f32', 'VectorIndex, float32 WebAssembly SIMD scan only (no int8 pre-scan)', { minRowsForPrescan: Number.POSITIVE_INFINITY }),
+    vectorIndexEngine('kernels-f32', 'VectorIndex, float32 WebAssembly SIMD scan only (no int8 pre-scan)', {
+      minRowsForPrescan: Number.POSITIVE_INFINITY,
+    }),
   'kernels-js': () =>
     vectorIndexEngine('kernels-js', 'VectorIndex with the plain JavaScript dot product (no WebAssembly, no pre-scan)', {
       minRowsForPrescan: Number.POSITIVE_INFINITY,
       createKernel: (rows, dimension) => new JsDotProductKernel(rows, paddedWidth(dimension)),
     }),
-  'sqlite-vec': () => vec0Engine('sqlite-vec', 'sqlite-vec vec0 table, float[D], cosine, graph as partition key, model as metadata column', 'float'),
-  'sqlite-vec-int8': () => vec0Engine('sqlite-vec-int8', 'sqlite-vec vec0 table, int8[D] (per-vector scale), cosine (approximate)', 'int8'),
+  'sqlite-vec': () =>
+    vec0Engine(
+      'sqlite-vec',
+      'sqlite-vec vec0 table, float[D], cosine, graph as partition key, model as metadata column',
+      'float',
+    ),
+  'sqlite-vec-int8': () =>
+    vec0Engine('sqlite-vec-int8', 'sqlite-vec vec0 table, int8[D] (per-vector scale), cosine (approximate)', 'int8'),
   'sqlite-vec-scan': scalarScanEngine,
   'usearch-exact': usearchExactEngine,
   'usearch-hnsw': () => usearchHnswEngine('usearch-hnsw', 'f32'),

@@ -43,20 +43,44 @@ export interface CommitConflictResult {
 export async function runCommitConflictScenario(options: CommitConflictOptions): Promise<CommitConflictResult> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'faults-conflicts-'));
   const server = await ScriptedLlmServer.start();
-  const env = { ...server.providerEnv('openai'), DATA_DIR: dataDir, EMBEDDING_PROVIDER: 'local', RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'error' };
+  const env = {
+    ...server.providerEnv('openai'),
+    DATA_DIR: dataDir,
+    EMBEDDING_PROVIDER: 'local',
+    RATE_LIMIT_PER_MINUTE: '0',
+    LOG_LEVEL: 'error',
+  };
   const service = await TestAppProcess.start(env, { timeoutMs: 60_000 });
   const db = openSqliteDatabase(dataDir);
   const elsewhere = new ThreadStore(new SqliteThreadRepository(db), loadAppConfig({ NODE_ENV: 'test', ...env }));
   const client = await AiSocketClient.connect(service.url);
-  const result: CommitConflictResult = { runs: options.runs, answered: 0, replayed: 0, failed: 0, invalidThreads: 0, problems: [] };
+  const result: CommitConflictResult = {
+    runs: options.runs,
+    answered: 0,
+    replayed: 0,
+    failed: 0,
+    invalidThreads: 0,
+    problems: [],
+  };
   const conflicts = async (outcome: string) =>
-    new PrometheusSamples((await request(service.url).get('/metrics')).text).sum('graph_ai_thread_commit_conflicts_total', { outcome });
+    new PrometheusSamples((await request(service.url).get('/metrics')).text).sum(
+      'graph_ai_thread_commit_conflicts_total',
+      { outcome },
+    );
   try {
-    const before = { replayed: await conflicts('replayed'), failed: (await conflicts('failed')) + (await conflicts('lease_lost')) };
+    const before = {
+      replayed: await conflicts('replayed'),
+      failed: (await conflicts('failed')) + (await conflicts('lease_lost')),
+    };
     for (let run = 0; run < options.runs; run += 1) {
       server.reset();
       server.enqueue(
-        { text: 'Let me read fetch-api first.', chunkSize: 3, delayMs: 10, toolCalls: [{ name: 'read_node_detail', arguments: { nodeKey: 'fetch-api' } }] },
+        {
+          text: 'Let me read fetch-api first.',
+          chunkSize: 3,
+          delayMs: 10,
+          toolCalls: [{ name: 'read_node_detail', arguments: { nodeKey: 'fetch-api' } }],
+        },
         { text: 'It calls the NBA stats API.' },
       );
       const message = `Question ${run}: what does fetch-api do?`;

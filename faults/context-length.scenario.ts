@@ -49,7 +49,13 @@ export async function runContextLengthScenario(options: ContextLengthOptions): P
   const dataDir = mkdtempSync(path.join(tmpdir(), 'faults-context-length-'));
   const server = await ScriptedLlmServer.start({ contextLength: contextWindow });
   const service = await TestAppProcess.start(
-    { ...server.providerEnv('openai'), DATA_DIR: dataDir, EMBEDDING_PROVIDER: 'local', RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'error' },
+    {
+      ...server.providerEnv('openai'),
+      DATA_DIR: dataDir,
+      EMBEDDING_PROVIDER: 'local',
+      RATE_LIMIT_PER_MINUTE: '0',
+      LOG_LEVEL: 'error',
+    },
     { timeoutMs: 60_000 },
   );
   const result: ContextLengthResult = {
@@ -71,10 +77,18 @@ export async function runContextLengthScenario(options: ContextLengthOptions): P
       const answer = `Answer ${turn}: ${'fetch-api calls the NBA stats API, then sorts and filters. '.repeat(ANSWER_CHARS / 60)}`;
       // Conversation memory's summary calls (docs/memory.md) go to the same model in the background: whichever
       // request comes gets its own kind of answer, and there are enough for them and the question.
-      server.enqueue(...Array.from({ length: 4 }, () => (recorded: RecordedRequest) => (isMemorySummaryCall(recorded) ? MEMORY_SUMMARY : { text: answer })));
+      server.enqueue(
+        ...Array.from(
+          { length: 4 },
+          () => (recorded: RecordedRequest) => (isMemorySummaryCall(recorded) ? MEMORY_SUMMARY : { text: answer }),
+        ),
+      );
       const message = `Question ${turn}: what does fetch-api do?`;
       asked.push(message);
-      const done = await client.chat({ _id: turn + 1, graphKey: GRAPH, message, ...(threadId ? { threadId } : {}) }, 60_000);
+      const done = await client.chat(
+        { _id: turn + 1, graphKey: GRAPH, message, ...(threadId ? { threadId } : {}) },
+        60_000,
+      );
       threadId = (done.events[0]?.payload as { threadId?: string } | undefined)?.threadId ?? threadId;
       const refused = server.requests.filter((recorded) => recorded.status === 400).length;
       result.refusedPrompts += refused;

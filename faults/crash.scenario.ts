@@ -62,10 +62,32 @@ interface TrackedThread {
 function conversationTurns(random: () => number): ScriptedTurn[] {
   const proposes = random() < 0.3;
   const call = proposes
-    ? { name: 'propose_create_node', arguments: { nodeKey: `log-${Math.floor(random() * 1e9)}`, typeKey: 'log-node', sheet: '0', posX: 820, posY: 300, reason: 'Log the errors' } }
+    ? {
+        name: 'propose_create_node',
+        arguments: {
+          nodeKey: `log-${Math.floor(random() * 1e9)}`,
+          typeKey: 'log-node',
+          sheet: '0',
+          posX: 820,
+          posY: 300,
+          reason: 'Log the errors',
+        },
+      }
     : { name: 'read_node_detail', arguments: { nodeKey: 'fetch-api' } };
-  const turns: ScriptedTurn[] = [{ text: 'Let me look at the node first, then I will answer.', chunkSize: 3, delayMs: CHUNK_DELAY_MS, toolCalls: [call] }];
-  if (!proposes) turns.push({ text: 'The fetch-api node calls the NBA stats API and sends failures to error-handler.', chunkSize: 3, delayMs: CHUNK_DELAY_MS });
+  const turns: ScriptedTurn[] = [
+    {
+      text: 'Let me look at the node first, then I will answer.',
+      chunkSize: 3,
+      delayMs: CHUNK_DELAY_MS,
+      toolCalls: [call],
+    },
+  ];
+  if (!proposes)
+    turns.push({
+      text: 'The fetch-api node calls the NBA stats API and sends failures to error-handler.',
+      chunkSize: 3,
+      delayMs: CHUNK_DELAY_MS,
+    });
   return turns;
 }
 
@@ -131,7 +153,9 @@ export async function runCrashScenario(options: CrashScenarioOptions): Promise<C
   const threads: TrackedThread[] = [];
   const killsAtThread = Math.min(options.kills, options.killsAtThread ?? Math.ceil(options.kills / 5));
   // Spread over the run: every n-th kill is aimed at ai:thread.
-  const atThread = new Set(Array.from({ length: killsAtThread }, (_, index) => Math.floor(((index + 0.5) * options.kills) / killsAtThread)));
+  const atThread = new Set(
+    Array.from({ length: killsAtThread }, (_, index) => Math.floor(((index + 0.5) * options.kills) / killsAtThread)),
+  );
   let service = await TestAppProcess.start(env, { timeoutMs: 60_000 });
   let id = 0;
   try {
@@ -144,7 +168,12 @@ export async function runCrashScenario(options: CrashScenarioOptions): Promise<C
       const requestId = ++id;
       const aimed = atThread.has(kill);
       const killed = aimed ? killOnThreadEvent(client, requestId, service) : null;
-      client.socket.emit('ai:chat', { _id: requestId, graphKey: GRAPH, message, ...(thread ? { threadId: thread.threadId } : {}) });
+      client.socket.emit('ai:chat', {
+        _id: requestId,
+        graphKey: GRAPH,
+        message,
+        ...(thread ? { threadId: thread.threadId } : {}),
+      });
       if (killed) {
         // The kill goes out from the event handler of ai:thread itself: no other event of the request is read first.
         await killed;
@@ -161,8 +190,11 @@ export async function runCrashScenario(options: CrashScenarioOptions): Promise<C
       const names = events.map((event) => event.event);
       const point = aimed ? 'the moment ai:thread arrived' : killPoint(names);
       result.killPoints[point] = (result.killPoints[point] ?? 0) + 1;
-      const threadId = (events.find((event) => event.event === 'ai:thread')?.payload as { threadId?: string } | undefined)?.threadId;
-      const refusal = (events.find((event) => event.event === 'ai:error')?.payload as { code?: string } | undefined)?.code;
+      const threadId = (
+        events.find((event) => event.event === 'ai:thread')?.payload as { threadId?: string } | undefined
+      )?.threadId;
+      const refusal = (events.find((event) => event.event === 'ai:error')?.payload as { code?: string } | undefined)
+        ?.code;
       const acknowledged = threadId !== undefined && refusal !== 'thread_busy' && refusal !== 'budget_exceeded';
       let tracked = thread;
       if (threadId && !tracked) {
@@ -177,19 +209,34 @@ export async function runCrashScenario(options: CrashScenarioOptions): Promise<C
       for (const known of threads) {
         const view = (await request(service.url).get(`/api/ai/thread/${known.threadId}`)).body;
         if (!Array.isArray(view.messages)) {
-          result.problems.push(`kill ${kill}: thread ${known.threadId} unreadable: ${JSON.stringify(view).slice(0, 200)}`);
+          result.problems.push(
+            `kill ${kill}: thread ${known.threadId} unreadable: ${JSON.stringify(view).slice(0, 200)}`,
+          );
           continue;
         }
-        if (known === tracked && aimed && acknowledged && !view.messages.some((item: { role: string; content: string }) => item.role === 'user' && item.content === message)) {
+        if (
+          known === tracked &&
+          aimed &&
+          acknowledged &&
+          !view.messages.some(
+            (item: { role: string; content: string }) => item.role === 'user' && item.content === message,
+          )
+        ) {
           result.lostAtThread += 1;
         }
         const problems = threadProblems(view, known.acknowledged);
-        if (problems.length > 0) result.problems.push(`kill ${kill} (${point}): thread ${known.threadId}: ${problems.join('; ')}`);
+        if (problems.length > 0)
+          result.problems.push(`kill ${kill} (${point}): thread ${known.threadId}: ${problems.join('; ')}`);
       }
       // A message it holds without an acknowledgement counts from now on: it must not go away either.
       if (tracked) {
         const view = (await request(service.url).get(`/api/ai/thread/${tracked.threadId}`)).body;
-        if (!tracked.acknowledged.includes(message) && view.messages?.some((item: { role: string; content: string }) => item.role === 'user' && item.content === message)) {
+        if (
+          !tracked.acknowledged.includes(message) &&
+          view.messages?.some(
+            (item: { role: string; content: string }) => item.role === 'user' && item.content === message,
+          )
+        ) {
           tracked.acknowledged.push(message);
         }
       }
@@ -203,10 +250,15 @@ export async function runCrashScenario(options: CrashScenarioOptions): Promise<C
         server.reset();
         server.enqueue({ text: 'Still here.' });
         const next = `Still there? (${known.threadId})`;
-        const answer = await client.chat({ _id: ++id, graphKey: GRAPH, threadId: known.threadId, message: next }, 30_000);
+        const answer = await client.chat(
+          { _id: ++id, graphKey: GRAPH, threadId: known.threadId, message: next },
+          30_000,
+        );
         if (answer.complete?.fullText !== 'Still here.') {
           result.notResumable += 1;
-          result.problems.push(`thread ${known.threadId} did not resume: ${JSON.stringify(answer.error ?? answer.names)}`);
+          result.problems.push(
+            `thread ${known.threadId} did not resume: ${JSON.stringify(answer.error ?? answer.names)}`,
+          );
           continue;
         }
         known.acknowledged.push(next);
@@ -226,7 +278,12 @@ export async function runCrashScenario(options: CrashScenarioOptions): Promise<C
         invalid.add(known.threadId);
         result.problems.push(`at the end: thread ${known.threadId}: ${problems.join('; ')}`);
       }
-      result.lostMessages += known.acknowledged.filter((text) => !view.messages?.some((item: { role: string; content: string }) => item.role === 'user' && item.content === text)).length;
+      result.lostMessages += known.acknowledged.filter(
+        (text) =>
+          !view.messages?.some(
+            (item: { role: string; content: string }) => item.role === 'user' && item.content === text,
+          ),
+      ).length;
       result.acknowledgedMessages += known.acknowledged.length;
     }
     result.threads = threads.length;

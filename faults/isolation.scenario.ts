@@ -51,7 +51,12 @@ function answerFrom(recorded: RecordedRequest): ScriptedTurn {
   const messages = recorded.body.messages as Array<{ role: string; content: string }>;
   const question = messages.findLast((message) => message.role === 'user')?.content ?? '';
   if (messages.at(-1)?.role !== 'tool') {
-    return { text: `Looking into ${question}.`, chunkSize: 7, delayMs: 2, toolCalls: [{ name: 'read_node_detail', arguments: { nodeKey: 'fetch-api' } }] };
+    return {
+      text: `Looking into ${question}.`,
+      chunkSize: 7,
+      delayMs: 2,
+      toolCalls: [{ name: 'read_node_detail', arguments: { nodeKey: 'fetch-api' } }],
+    };
   }
   return { text: `Answer to ${question}`, chunkSize: 5, delayMs: 2 };
 }
@@ -66,7 +71,13 @@ export async function runIsolationScenario(options: IsolationScenarioOptions): P
   const dataDir = mkdtempSync(path.join(tmpdir(), 'faults-isolation-'));
   const server = await ScriptedLlmServer.start();
   const service = await TestAppProcess.start(
-    { ...server.providerEnv('openai'), DATA_DIR: dataDir, EMBEDDING_PROVIDER: 'local', RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'error' },
+    {
+      ...server.providerEnv('openai'),
+      DATA_DIR: dataDir,
+      EMBEDDING_PROVIDER: 'local',
+      RATE_LIMIT_PER_MINUTE: '0',
+      LOG_LEVEL: 'error',
+    },
     { timeoutMs: 60_000 },
   );
   const names = Array.from({ length: options.conversations }, (_, index) => `c${index}`);
@@ -91,8 +102,17 @@ export async function runIsolationScenario(options: IsolationScenarioOptions): P
         let threadId: string | undefined;
         try {
           for (let turn = 0; turn < options.questions; turn += 1) {
-            const done = await client.chat({ _id: turn + 1, graphKey: GRAPH, message: `[${name} ${turn}] what does fetch-api do?`, ...(threadId ? { threadId } : {}) }, 60_000);
-            if (!done.complete) result.problems.push(`${name} question ${turn}: ${JSON.stringify(done.error ?? done.names)}`);
+            const done = await client.chat(
+              {
+                _id: turn + 1,
+                graphKey: GRAPH,
+                message: `[${name} ${turn}] what does fetch-api do?`,
+                ...(threadId ? { threadId } : {}),
+              },
+              60_000,
+            );
+            if (!done.complete)
+              result.problems.push(`${name} question ${turn}: ${JSON.stringify(done.error ?? done.names)}`);
             threadId = done.complete?.threadId ?? threadId;
           }
         } finally {
@@ -103,7 +123,9 @@ export async function runIsolationScenario(options: IsolationScenarioOptions): P
     );
     result.durationMs = Date.now() - started;
 
-    const owners = server.requests.filter((recorded) => recorded.endpoint === 'openai.chat').map((recorded) => [...conversationsIn(recorded)]);
+    const owners = server.requests
+      .filter((recorded) => recorded.endpoint === 'openai.chat')
+      .map((recorded) => [...conversationsIn(recorded)]);
     result.upstreamRequests = owners.length;
     result.mixedRequests = owners.filter((found) => found.length !== 1).length;
     result.interleavings = owners.slice(1).filter((found, index) => found[0] !== owners[index][0]).length;
@@ -113,13 +135,18 @@ export async function runIsolationScenario(options: IsolationScenarioOptions): P
         continue;
       }
       const view = (await request(service.url).get(`/api/ai/thread/${threadId}`)).body;
-      const questions = Array.from({ length: options.questions }, (_, turn) => `[${name} ${turn}] what does fetch-api do?`);
+      const questions = Array.from(
+        { length: options.questions },
+        (_, turn) => `[${name} ${turn}] what does fetch-api do?`,
+      );
       const problems = threadProblems(view, questions);
       if (problems.length > 0) {
         result.invalidThreads += 1;
         result.problems.push(`thread ${threadId} (${name}): ${problems.join('; ')}`);
       }
-      const foreign = (view.messages as Array<{ content: string }>).filter((message) => names.some((other) => other !== name && message.content.includes(`[${other} `)));
+      const foreign = (view.messages as Array<{ content: string }>).filter((message) =>
+        names.some((other) => other !== name && message.content.includes(`[${other} `)),
+      );
       if (foreign.length > 0) {
         result.contaminatedThreads += 1;
         result.problems.push(`thread ${threadId} (${name}) holds ${foreign.length} message(s) of another conversation`);

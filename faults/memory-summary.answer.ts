@@ -7,8 +7,18 @@ import { RecordedRequest, ScriptedTurn } from '../test/support/scripted-llm-serv
  */
 export const MEMORY_SUMMARY: ScriptedTurn = {
   toolCalls: [
-    { name: 'record_summary', arguments: { summary: 'The user asked what fetch-api does, again and again.', nodesMentioned: ['fetch-api'], keyFindings: [], toolsUsed: [], topics: ['fetch-api'] } },
+    {
+      name: 'record_summary',
+      arguments: {
+        summary: 'The user asked what fetch-api does, again and again.',
+        nodesMentioned: ['fetch-api'],
+        keyFindings: [],
+        toolsUsed: [],
+        topics: ['fetch-api'],
+      },
+    },
   ],
 };
 
-export const isMemorySummaryCall = (recorded: RecordedRequest): boolean => JSON.stringify(recorded.body?.tools ?? []).includes('record_summary');
+export const isMemorySummaryCall = (recorded: RecordedRequest): boolean =>
+  JSON.stringify(recorded.body?.tools ?? []).includes('record_summary');

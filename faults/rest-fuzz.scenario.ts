@@ -44,24 +44,38 @@ interface Operation {
 }
 
 /** Every operation of the service's OpenAPI document (/docs-json): routes added later are fuzzed too. */
-export function operationsOf(document: { paths: Record<string, Record<string, { requestBody?: { content?: Record<string, { schema?: OpenApiSchema }> } }>> }): Operation[] {
+export function operationsOf(document: {
+  paths: Record<string, Record<string, { requestBody?: { content?: Record<string, { schema?: OpenApiSchema }> } }>>;
+}): Operation[] {
   const operations: Operation[] = [];
   for (const [route, methods] of Object.entries(document.paths)) {
     for (const [method, operation] of Object.entries(methods)) {
       if (!['get', 'post', 'put', 'patch', 'delete'].includes(method)) continue;
-      operations.push({ method: method.toUpperCase(), path: route, bodySchema: operation.requestBody?.content?.['application/json']?.schema });
+      operations.push({
+        method: method.toUpperCase(),
+        path: route,
+        bodySchema: operation.requestBody?.content?.['application/json']?.schema,
+      });
     }
   }
   return operations;
 }
 
-function send(baseUrl: string, method: string, route: string, body: string | undefined): Promise<{ status: number; text: string }> {
+function send(
+  baseUrl: string,
+  method: string,
+  route: string,
+  body: string | undefined,
+): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const headers: Record<string, string | number> = body === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) };
+    const headers: Record<string, string | number> =
+      body === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) };
     const call = httpRequest(new URL(route, baseUrl), { method, headers }, (response) => {
       const parts: Buffer[] = [];
       response.on('data', (part: Buffer) => parts.push(part));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(parts).toString('utf8') }));
+      response.on('end', () =>
+        resolve({ status: response.statusCode ?? 0, text: Buffer.concat(parts).toString('utf8') }),
+      );
     });
     call.on('error', reject);
     call.end(body);
@@ -83,26 +97,45 @@ export async function runRestFuzzScenario(options: FuzzOptions): Promise<FuzzRes
     { execArgv: ['--expose-gc'], timeoutMs: 60_000 },
   );
   try {
-    const document = JSON.parse((await send(service.url, 'GET', '/docs-json', undefined)).text) as Parameters<typeof operationsOf>[0] & { components?: { schemas?: SchemaComponents } };
+    const document = JSON.parse((await send(service.url, 'GET', '/docs-json', undefined)).text) as Parameters<
+      typeof operationsOf
+    >[0] & { components?: { schemas?: SchemaComponents } };
     const components = document.components?.schemas ?? {};
     const operations = operationsOf(document);
     // Warm-up: every route once with its example-free shape, so the baseline includes what a first call loads.
-    for (const operation of operations) await send(service.url, operation.method, operation.path.replace(/\{[^}]+\}/g, 'nba-workflow'), operation.bodySchema ? '{}' : undefined);
+    for (const operation of operations)
+      await send(
+        service.url,
+        operation.method,
+        operation.path.replace(/\{[^}]+\}/g, 'nba-workflow'),
+        operation.bodySchema ? '{}' : undefined,
+      );
     const before = await service.stats();
 
     const targets: FuzzTargetResult[] = [];
     for (const [index, operation] of operations.entries()) {
-      const target: FuzzTargetResult = { target: `${operation.method} ${operation.path}`, cases: 0, answers: {}, serverErrors: 0, badShapes: 0 };
+      const target: FuzzTargetResult = {
+        target: `${operation.method} ${operation.path}`,
+        cases: 0,
+        answers: {},
+        serverErrors: 0,
+        badShapes: 0,
+      };
       const parameters = [...operation.path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]);
       const caseArbitrary = fc.record({
         parameters: fc.tuple(...parameters.map(() => pathParameter)),
-        body: operation.method === 'GET' || operation.method === 'DELETE' ? fc.constant(undefined) : requestBodyText(operation.bodySchema, components),
+        body:
+          operation.method === 'GET' || operation.method === 'DELETE'
+            ? fc.constant(undefined)
+            : requestBodyText(operation.bodySchema, components),
       });
       try {
         await fc.assert(
           fc.asyncProperty(caseArbitrary, async ({ parameters: values, body }) => {
             let route = operation.path;
-            parameters.forEach((name, position) => (route = route.replace(`{${name}}`, encodeURIComponent(values[position] ?? ''))));
+            parameters.forEach(
+              (name, position) => (route = route.replace(`{${name}}`, encodeURIComponent(values[position] ?? ''))),
+            );
             const answer = await send(service.url, operation.method, route, body);
             target.cases += 1;
             let parsed: unknown = null;
@@ -111,7 +144,10 @@ export async function runRestFuzzScenario(options: FuzzOptions): Promise<FuzzRes
             } catch {
               parsed = answer.text;
             }
-            const code = answer.status >= 400 && typeof parsed === 'object' && parsed !== null ? ` ${String((parsed as { code?: unknown }).code)}` : '';
+            const code =
+              answer.status >= 400 && typeof parsed === 'object' && parsed !== null
+                ? ` ${String((parsed as { code?: unknown }).code)}`
+                : '';
             target.answers[`${answer.status}${code}`] = (target.answers[`${answer.status}${code}`] ?? 0) + 1;
             if (answer.status >= 500) target.serverErrors += 1;
             const shape = answer.status >= 400 ? errorShapeProblem(parsed, answer.status) : null;
@@ -134,7 +170,12 @@ export async function runRestFuzzScenario(options: FuzzOptions): Promise<FuzzRes
       crashes: health.status === 200 ? 0 : 1,
       serverErrors: targets.reduce((sum, target) => sum + target.serverErrors, 0),
       badShapes: targets.reduce((sum, target) => sum + target.badShapes, 0),
-      memory: { heapBeforeBytes: before.heapUsed, heapAfterBytes: after.heapUsed, rssBeforeBytes: before.rss, rssAfterBytes: after.rss },
+      memory: {
+        heapBeforeBytes: before.heapUsed,
+        heapAfterBytes: after.heapUsed,
+        rssBeforeBytes: before.rss,
+        rssAfterBytes: after.rss,
+      },
     };
   } finally {
     await service.close();

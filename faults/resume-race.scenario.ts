@@ -41,20 +41,43 @@ export async function runResumeRaceScenario(options: ResumeRaceOptions): Promise
   const rounds = options.rounds ?? 1;
   const dataDir = mkdtempSync(path.join(tmpdir(), 'faults-resume-race-'));
   const server = await ScriptedLlmServer.start();
-  const env = { ...server.providerEnv('openai'), DATA_DIR: dataDir, EMBEDDING_PROVIDER: 'local', RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'error' };
+  const env = {
+    ...server.providerEnv('openai'),
+    DATA_DIR: dataDir,
+    EMBEDDING_PROVIDER: 'local',
+    RATE_LIMIT_PER_MINUTE: '0',
+    LOG_LEVEL: 'error',
+  };
   const first = await TestAppProcess.start(env, { timeoutMs: 60_000 });
   const second = await TestAppProcess.start(env, { timeoutMs: 60_000 });
-  const result: ResumeRaceResult = { rounds, resumesPerRound: options.resumes, applied: [], nodesCreated: [], unexpected: [], invalidThreads: 0, continuations: 0 };
+  const result: ResumeRaceResult = {
+    rounds,
+    resumesPerRound: options.resumes,
+    applied: [],
+    nodesCreated: [],
+    unexpected: [],
+    invalidThreads: 0,
+    continuations: 0,
+  };
   try {
     for (let round = 0; round < rounds; round += 1) {
       const nodeKey = `raced-${round}`;
       server.reset();
       server.enqueue({
         text: 'I propose a logging node.',
-        toolCalls: [{ id: `call_race_${round}`, name: 'propose_create_node', arguments: { nodeKey, typeKey: 'log-node', sheet: '0', posX: 820, posY: 300, reason: 'Log the errors' } }],
+        toolCalls: [
+          {
+            id: `call_race_${round}`,
+            name: 'propose_create_node',
+            arguments: { nodeKey, typeKey: 'log-node', sheet: '0', posX: 820, posY: 300, reason: 'Log the errors' },
+          },
+        ],
       });
-      const proposed = await request(first.url).post('/api/ai/chat').send({ graphKey: GRAPH, message: `Add a logging node (${round})` });
-      if (proposed.body.type !== 'interrupt') throw new Error(`round ${round}: no interrupt: ${JSON.stringify(proposed.body).slice(0, 300)}`);
+      const proposed = await request(first.url)
+        .post('/api/ai/chat')
+        .send({ graphKey: GRAPH, message: `Add a logging node (${round})` });
+      if (proposed.body.type !== 'interrupt')
+        throw new Error(`round ${round}: no interrupt: ${JSON.stringify(proposed.body).slice(0, 300)}`);
       const threadId = proposed.body.threadId as string;
       // As many continuations as resumes: a double apply would show as a second upstream call, not as an exhausted script.
       for (let index = 0; index < options.resumes; index += 1) server.enqueue({ text: 'Added the logging node.' });
@@ -62,19 +85,27 @@ export async function runResumeRaceScenario(options: ResumeRaceOptions): Promise
 
       const answers = await Promise.all(
         Array.from({ length: options.resumes }, (_, index) =>
-          request((index % 2 === 0 ? first : second).url).post('/api/ai/resume').send({ threadId, approved: true }),
+          request((index % 2 === 0 ? first : second).url)
+            .post('/api/ai/resume')
+            .send({ threadId, approved: true }),
         ),
       );
-      result.continuations += server.requests.filter((item, index) => index >= before && item.endpoint === 'openai.chat').length;
+      result.continuations += server.requests.filter(
+        (item, index) => index >= before && item.endpoint === 'openai.chat',
+      ).length;
       result.applied.push(answers.filter((answer) => answer.status === 200).length);
       for (const answer of answers) {
         const refused = answer.status === 409 && ['thread_busy', 'conflict'].includes(answer.body.code);
-        if (answer.status !== 200 && !refused) result.unexpected.push(`${answer.status} ${JSON.stringify(answer.body).slice(0, 200)}`);
+        if (answer.status !== 200 && !refused)
+          result.unexpected.push(`${answer.status} ${JSON.stringify(answer.body).slice(0, 200)}`);
       }
-      const exported = (await request(second.url).get(`/api/graphs/${GRAPH}`)).body as { nodes: Array<{ _key: string }> };
+      const exported = (await request(second.url).get(`/api/graphs/${GRAPH}`)).body as {
+        nodes: Array<{ _key: string }>;
+      };
       result.nodesCreated.push(exported.nodes.filter((node) => node._key === nodeKey).length);
       const view = (await request(second.url).get(`/api/ai/thread/${threadId}`)).body;
-      if (threadProblems(view, [`Add a logging node (${round})`]).length > 0 || view.pendingInterrupt !== null) result.invalidThreads += 1;
+      if (threadProblems(view, [`Add a logging node (${round})`]).length > 0 || view.pendingInterrupt !== null)
+        result.invalidThreads += 1;
     }
     return result;
   } finally {

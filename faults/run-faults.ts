@@ -36,7 +36,16 @@ import { runUpstreamFaultsScenario, UpstreamFaultsResult } from './upstream-faul
  * Exit code 1 when a section misses its bar (docs/reliability.md) or crashed.
  */
 
-const SECTIONS = ['crash', 'race', 'upstream', 'fuzz-rest', 'fuzz-socket', 'isolation', 'conflicts', 'context-length'] as const;
+const SECTIONS = [
+  'crash',
+  'race',
+  'upstream',
+  'fuzz-rest',
+  'fuzz-socket',
+  'isolation',
+  'conflicts',
+  'context-length',
+] as const;
 type SectionName = (typeof SECTIONS)[number];
 
 interface Figure {
@@ -52,9 +61,27 @@ const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 
 function crashFigures(result: CrashScenarioResult): Figure[] {
   return [
-    { section: 'crash', figure: 'kill -9 survived (restarts on the same data)', value: `${count(result.restarts)} / ${count(result.kills)}`, bar: 'all', pass: result.restarts === result.kills },
-    { section: 'crash', figure: 'invalid threads after a restart', value: `${count(result.invalidThreads)} of ${count(result.threads)}`, bar: '0', pass: result.invalidThreads === 0 },
-    { section: 'crash', figure: 'acknowledged user messages lost', value: `${count(result.lostMessages)} of ${count(result.acknowledgedMessages)}`, bar: '0', pass: result.lostMessages === 0 },
+    {
+      section: 'crash',
+      figure: 'kill -9 survived (restarts on the same data)',
+      value: `${count(result.restarts)} / ${count(result.kills)}`,
+      bar: 'all',
+      pass: result.restarts === result.kills,
+    },
+    {
+      section: 'crash',
+      figure: 'invalid threads after a restart',
+      value: `${count(result.invalidThreads)} of ${count(result.threads)}`,
+      bar: '0',
+      pass: result.invalidThreads === 0,
+    },
+    {
+      section: 'crash',
+      figure: 'acknowledged user messages lost',
+      value: `${count(result.lostMessages)} of ${count(result.acknowledgedMessages)}`,
+      bar: '0',
+      pass: result.lostMessages === 0,
+    },
     {
       section: 'crash',
       figure: 'killed the moment ai:thread arrived: messages lost',
@@ -62,12 +89,20 @@ function crashFigures(result: CrashScenarioResult): Figure[] {
       bar: '0',
       pass: result.lostAtThread === 0 && result.killsAtThread > 0,
     },
-    { section: 'crash', figure: 'threads that did not resume', value: count(result.notResumable), bar: '0', pass: result.notResumable === 0 },
+    {
+      section: 'crash',
+      figure: 'threads that did not resume',
+      value: count(result.notResumable),
+      bar: '0',
+      pass: result.notResumable === 0,
+    },
   ];
 }
 
 function raceFigures(result: ResumeRaceResult): Figure[] {
-  const doubles = result.nodesCreated.filter((nodes) => nodes !== 1).length + result.applied.filter((applied) => applied !== 1).length;
+  const doubles =
+    result.nodesCreated.filter((nodes) => nodes !== 1).length +
+    result.applied.filter((applied) => applied !== 1).length;
   return [
     {
       section: 'race',
@@ -76,18 +111,37 @@ function raceFigures(result: ResumeRaceResult): Figure[] {
       bar: 'exactly 1 each',
       pass: doubles === 0 && result.continuations === result.rounds,
     },
-    { section: 'race', figure: 'racing resumes: double applies / other answers / invalid threads', value: `${doubles} / ${result.unexpected.length} / ${result.invalidThreads}`, bar: '0 / 0 / 0', pass: doubles === 0 && result.unexpected.length === 0 && result.invalidThreads === 0 },
+    {
+      section: 'race',
+      figure: 'racing resumes: double applies / other answers / invalid threads',
+      value: `${doubles} / ${result.unexpected.length} / ${result.invalidThreads}`,
+      bar: '0 / 0 / 0',
+      pass: doubles === 0 && result.unexpected.length === 0 && result.invalidThreads === 0,
+    },
   ];
 }
 
 function upstreamFigures(result: UpstreamFaultsResult): Figure[] {
   const byFault = new Map<string, UpstreamFaultsResult['outcomes']>();
-  for (const outcome of result.outcomes) byFault.set(`${outcome.name} (${outcome.provider})`, [...(byFault.get(`${outcome.name} (${outcome.provider})`) ?? []), outcome]);
+  for (const outcome of result.outcomes)
+    byFault.set(`${outcome.name} (${outcome.provider})`, [
+      ...(byFault.get(`${outcome.name} (${outcome.provider})`) ?? []),
+      outcome,
+    ]);
   return [...byFault].map(([name, outcomes]) => {
     const worst = Math.max(...outcomes.map((outcome) => outcome.msToError));
     const codes = [...new Set(outcomes.map((outcome) => outcome.code))].join(', ');
-    const pass = outcomes.every((outcome) => outcome.withinBound && outcome.code !== 'internal' && outcome.threadProblems.length === 0 && outcome.resumed);
-    return { section: 'upstream' as const, figure: `upstream: ${name}`, value: `ai:error ${codes} in ≤ ${count(worst)} ms; thread valid, resumed`, bar: `≤ ${count(outcomes[0].boundMs)} ms`, pass };
+    const pass = outcomes.every(
+      (outcome) =>
+        outcome.withinBound && outcome.code !== 'internal' && outcome.threadProblems.length === 0 && outcome.resumed,
+    );
+    return {
+      section: 'upstream' as const,
+      figure: `upstream: ${name}`,
+      value: `ai:error ${codes} in ≤ ${count(worst)} ms; thread valid, resumed`,
+      bar: `≤ ${count(outcomes[0].boundMs)} ms`,
+      pass,
+    };
   });
 }
 
@@ -118,7 +172,11 @@ function isolationFigures(result: IsolationScenarioResult): Figure[] {
       figure: `isolation: ${result.conversations} conversations × ${result.questions} questions at once (${count(result.upstreamRequests)} upstream requests, ${count(result.interleavings)} switches between conversations)`,
       value: `${result.mixedRequests} requests mixing conversations, ${result.contaminatedThreads} threads holding another's message, ${result.invalidThreads} invalid; ${(result.durationMs / 1000).toFixed(1)} s`,
       bar: '0 / 0 / 0',
-      pass: result.mixedRequests === 0 && result.contaminatedThreads === 0 && result.invalidThreads === 0 && result.problems.length === 0,
+      pass:
+        result.mixedRequests === 0 &&
+        result.contaminatedThreads === 0 &&
+        result.invalidThreads === 0 &&
+        result.problems.length === 0,
     },
   ];
 }
@@ -130,7 +188,11 @@ function conflictFigures(result: CommitConflictResult): Figure[] {
       figure: `revision conflict on a round commit (another writer mid-run) × ${result.runs}`,
       value: `${result.answered} answered, ${result.replayed} replayed, ${result.failed} failed, ${result.invalidThreads} invalid threads`,
       bar: `${result.runs} / ${result.runs} / 0 / 0`,
-      pass: result.answered === result.runs && result.replayed === result.runs && result.failed === 0 && result.invalidThreads === 0,
+      pass:
+        result.answered === result.runs &&
+        result.replayed === result.runs &&
+        result.failed === 0 &&
+        result.invalidThreads === 0,
     },
   ];
 }
@@ -156,7 +218,9 @@ async function main(): Promise<void> {
   const seed = numberArgument('seed') ?? 1;
   const started = performance.now();
   const startLoad = os.loadavg();
-  console.log(`npm run faults: ${os.cpus().length} CPUs, node ${process.version}, load average ${startLoad.map((value) => value.toFixed(2)).join(' / ')}, seed ${seed}`);
+  console.log(
+    `npm run faults: ${os.cpus().length} CPUs, node ${process.version}, load average ${startLoad.map((value) => value.toFixed(2)).join(' / ')}, seed ${seed}`,
+  );
 
   const figures: Figure[] = [];
   const results: Record<string, unknown> = {};
@@ -176,24 +240,73 @@ async function main(): Promise<void> {
     } catch (error) {
       const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
       results[name] = { error: message };
-      figures.push({ section: name, figure: `${name}: the section crashed`, value: message.split('\n')[0], bar: 'runs', pass: false });
+      figures.push({
+        section: name,
+        figure: `${name}: the section crashed`,
+        value: message.split('\n')[0],
+        bar: 'runs',
+        pass: false,
+      });
       console.log(`FAILED: ${message}`);
     }
   };
 
-  await run('crash', () => runCrashScenario({ kills: numberArgument('kills') ?? 50, killsAtThread: numberArgument('kills-at-thread'), seed }), crashFigures);
-  await run('race', () => runResumeRaceScenario({ resumes: numberArgument('resumes') ?? 100, rounds: numberArgument('rounds') ?? 3 }), raceFigures);
+  await run(
+    'crash',
+    () =>
+      runCrashScenario({
+        kills: numberArgument('kills') ?? 50,
+        killsAtThread: numberArgument('kills-at-thread'),
+        seed,
+      }),
+    crashFigures,
+  );
+  await run(
+    'race',
+    () => runResumeRaceScenario({ resumes: numberArgument('resumes') ?? 100, rounds: numberArgument('rounds') ?? 3 }),
+    raceFigures,
+  );
   await run('upstream', () => runUpstreamFaultsScenario({ repeat: numberArgument('repeat') ?? 3 }), upstreamFigures);
-  await run('fuzz-rest', () => runRestFuzzScenario({ runs: numberArgument('runs') ?? 1_000, seed }), (result) => fuzzFigures('fuzz-rest', result));
-  await run('fuzz-socket', () => runSocketFuzzScenario({ runs: numberArgument('runs') ?? 1_000, seed }), (result) => fuzzFigures('fuzz-socket', result));
-  await run('isolation', () => runIsolationScenario({ conversations: numberArgument('conversations') ?? 8, questions: numberArgument('questions') ?? 25 }), isolationFigures);
-  await run('conflicts', () => runCommitConflictScenario({ runs: numberArgument('conflict-runs') ?? 30 }), conflictFigures);
-  await run('context-length', () => runContextLengthScenario({ questions: numberArgument('context-questions') ?? 30 }), contextLengthFigures);
+  await run(
+    'fuzz-rest',
+    () => runRestFuzzScenario({ runs: numberArgument('runs') ?? 1_000, seed }),
+    (result) => fuzzFigures('fuzz-rest', result),
+  );
+  await run(
+    'fuzz-socket',
+    () => runSocketFuzzScenario({ runs: numberArgument('runs') ?? 1_000, seed }),
+    (result) => fuzzFigures('fuzz-socket', result),
+  );
+  await run(
+    'isolation',
+    () =>
+      runIsolationScenario({
+        conversations: numberArgument('conversations') ?? 8,
+        questions: numberArgument('questions') ?? 25,
+      }),
+    isolationFigures,
+  );
+  await run(
+    'conflicts',
+    () => runCommitConflictScenario({ runs: numberArgument('conflict-runs') ?? 30 }),
+    conflictFigures,
+  );
+  await run(
+    'context-length',
+    () => runContextLengthScenario({ questions: numberArgument('context-questions') ?? 30 }),
+    contextLengthFigures,
+  );
 
   const durationMs = performance.now() - started;
   const endLoad = os.loadavg();
-  console.log(`\n## Summary (${(durationMs / 1000).toFixed(0)} s; load average ${startLoad[0].toFixed(2)} at start, ${endLoad[0].toFixed(2)} at end)`);
-  for (const line of formatTable(['figure', 'value', 'bar', 'result'], figures.map((figure) => [figure.figure, figure.value, figure.bar, figure.pass ? 'PASS' : 'FAIL']), [0, 1, 2])) {
+  console.log(
+    `\n## Summary (${(durationMs / 1000).toFixed(0)} s; load average ${startLoad[0].toFixed(2)} at start, ${endLoad[0].toFixed(2)} at end)`,
+  );
+  for (const line of formatTable(
+    ['figure', 'value', 'bar', 'result'],
+    figures.map((figure) => [figure.figure, figure.value, figure.bar, figure.pass ? 'PASS' : 'FAIL']),
+    [0, 1, 2],
+  )) {
     console.log(line);
   }
   const failed = figures.filter((figure) => !figure.pass);
@@ -203,7 +316,12 @@ async function main(): Promise<void> {
     durationMs: Math.round(durationMs),
     command: process.argv.slice(2).length ? `run-faults ${process.argv.slice(2).join(' ')}` : 'npm run faults',
     seed,
-    machine: { cpus: os.cpus().length, node: process.version, loadAverageAtStart: startLoad, loadAverageAtEnd: endLoad },
+    machine: {
+      cpus: os.cpus().length,
+      node: process.version,
+      loadAverageAtStart: startLoad,
+      loadAverageAtEnd: endLoad,
+    },
     figures,
     sections: results,
   };

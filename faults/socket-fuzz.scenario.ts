@@ -21,7 +21,21 @@ export function gatewayEvents(gateway: Function = AiGateway): string[] {
 }
 
 /** Field names of the `ai:*` payloads (PROTOCOL.md §4 and §8), mixed with values of any type. */
-const FIELDS = ['_id', 'graphKey', 'message', 'threadId', 'mentions', 'approved', 'feedback', 'answer', 'token', 'lastSeq', '__proto__', 'constructor', 'extra'];
+const FIELDS = [
+  '_id',
+  'graphKey',
+  'message',
+  'threadId',
+  'mentions',
+  'approved',
+  'feedback',
+  'answer',
+  'token',
+  'lastSeq',
+  '__proto__',
+  'constructor',
+  'extra',
+];
 const anyValue = fc.oneof(
   fc.constantFrom('nba-workflow', 'What does fetch-api do?', 'ai_0', true, false, null, 0, -1, 1.5, '', '..'),
   fc.string({ maxLength: 40, unit: 'grapheme' }),
@@ -32,12 +46,47 @@ const anyValue = fc.oneof(
 
 /** A payload: a plausible one of the event (so handlers run), a random mix of its fields, any JSON, or a hostile one. */
 const payload: fc.Arbitrary<unknown> = fc.oneof(
-  { weight: 3, arbitrary: fc.record({ graphKey: fc.constantFrom('nba-workflow', 'missing'), message: fc.string({ minLength: 1, maxLength: 60 }), threadId: fc.option(fc.constantFrom('ai_0', 'x'), { nil: undefined }) }, { requiredKeys: ['graphKey', 'message'] }) },
-  { weight: 2, arbitrary: fc.record({ threadId: fc.constantFrom('ai_0', 'missing'), approved: fc.boolean(), feedback: fc.option(fc.string({ maxLength: 30 }), { nil: undefined }) }, { requiredKeys: ['threadId', 'approved'] }) },
+  {
+    weight: 3,
+    arbitrary: fc.record(
+      {
+        graphKey: fc.constantFrom('nba-workflow', 'missing'),
+        message: fc.string({ minLength: 1, maxLength: 60 }),
+        threadId: fc.option(fc.constantFrom('ai_0', 'x'), { nil: undefined }),
+      },
+      { requiredKeys: ['graphKey', 'message'] },
+    ),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record(
+      {
+        threadId: fc.constantFrom('ai_0', 'missing'),
+        approved: fc.boolean(),
+        feedback: fc.option(fc.string({ maxLength: 30 }), { nil: undefined }),
+      },
+      { requiredKeys: ['threadId', 'approved'] },
+    ),
+  },
   { weight: 4, arbitrary: fc.dictionary(fc.constantFrom(...FIELDS), anyValue, { maxKeys: 6 }) },
   { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 3 }) },
-  { weight: 1, arbitrary: fc.integer({ min: 65, max: 3_000 }).map((levels) => ({ graphKey: 'nba-workflow', message: 'hi', mentions: JSON.parse(`${'['.repeat(levels)}${']'.repeat(levels)}`) })) },
-  { weight: 1, arbitrary: fc.constantFrom(JSON.parse('{"graphKey":"nba-workflow","message":"hi","__proto__":{"admin":true}}'), { message: 'x'.repeat(120_000), graphKey: 'nba-workflow' }) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .integer({ min: 65, max: 3_000 })
+      .map((levels) => ({
+        graphKey: 'nba-workflow',
+        message: 'hi',
+        mentions: JSON.parse(`${'['.repeat(levels)}${']'.repeat(levels)}`),
+      })),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(JSON.parse('{"graphKey":"nba-workflow","message":"hi","__proto__":{"admin":true}}'), {
+      message: 'x'.repeat(120_000),
+      graphKey: 'nba-workflow',
+    }),
+  },
 );
 
 /**
@@ -67,13 +116,20 @@ export async function runSocketFuzzScenario(options: FuzzOptions): Promise<FuzzR
         await fc.assert(
           fc.asyncProperty(caseArbitrary, async ({ payload: raw, ownId }) => {
             const id = nextId++;
-            const sent = typeof raw === 'object' && raw !== null && !Array.isArray(raw) && ownId ? { ...(raw as object), _id: id } : raw;
+            const sent =
+              typeof raw === 'object' && raw !== null && !Array.isArray(raw) && ownId
+                ? { ...(raw as object), _id: id }
+                : raw;
             const from = client.received.length;
             client.emitRaw(event, sent);
             // A marker behind it: requests are handled in arrival order, so its error means the case was handled.
             const marker = nextId++;
             client.emitRaw('ai:chat', { _id: marker });
-            await client.waitUntil(() => client.eventsOf(marker).some((item) => item.event === 'ai:error'), 30_000, `marker ${marker}`);
+            await client.waitUntil(
+              () => client.eventsOf(marker).some((item) => item.event === 'ai:error'),
+              30_000,
+              `marker ${marker}`,
+            );
             // A request the case started (ai:thread) must end with its terminal event.
             if (client.eventsOf(id).some((item) => item.event === 'ai:thread')) await client.terminalOf(id, 30_000);
             target.cases += 1;
@@ -89,7 +145,11 @@ export async function runSocketFuzzScenario(options: FuzzOptions): Promise<FuzzR
                 ok = false;
               }
             }
-            if (!client.received.slice(from).some((item) => item.event === 'ai:error' && (item.payload as { _id?: unknown })._id !== marker)) {
+            if (
+              !client.received
+                .slice(from)
+                .some((item) => item.event === 'ai:error' && (item.payload as { _id?: unknown })._id !== marker)
+            ) {
               target.answers['(no error)'] = (target.answers['(no error)'] ?? 0) + 1;
             }
             return ok;
@@ -116,7 +176,12 @@ export async function runSocketFuzzScenario(options: FuzzOptions): Promise<FuzzR
       crashes: alive && client.socket.connected ? 0 : 1,
       serverErrors: targets.reduce((sum, target) => sum + target.serverErrors, 0),
       badShapes: targets.reduce((sum, target) => sum + target.badShapes, 0),
-      memory: { heapBeforeBytes: before.heapUsed, heapAfterBytes: after.heapUsed, rssBeforeBytes: before.rss, rssAfterBytes: after.rss },
+      memory: {
+        heapBeforeBytes: before.heapUsed,
+        heapAfterBytes: after.heapUsed,
+        rssBeforeBytes: before.rss,
+        rssAfterBytes: after.rss,
+      },
     };
   } finally {
     client.close();

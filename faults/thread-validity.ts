@@ -3,7 +3,12 @@
  * fault checks need it. Roles other than user / assistant / tool (thread events) are ignored.
  */
 export interface ThreadViewForCheck {
-  messages: Array<{ role: string; content: string; toolCalls?: Array<{ id: string; name: string }>; toolCallId?: string }>;
+  messages: Array<{
+    role: string;
+    content: string;
+    toolCalls?: Array<{ id: string; name: string }>;
+    toolCallId?: string;
+  }>;
   pendingInterrupt: { toolCallId: string } | null;
 }
 
@@ -17,7 +22,9 @@ export interface ThreadViewForCheck {
  */
 export function threadProblems(thread: ThreadViewForCheck, userMessages: readonly string[] = []): string[] {
   const problems: string[] = [];
-  const messages = thread.messages.filter((message) => message.role === 'user' || message.role === 'assistant' || message.role === 'tool');
+  const messages = thread.messages.filter(
+    (message) => message.role === 'user' || message.role === 'assistant' || message.role === 'tool',
+  );
   const callIndex = new Map<string, number>();
   const resultsOf = new Map<string, number>();
   let lastCalls: string[] = [];
@@ -25,11 +32,13 @@ export function threadProblems(thread: ThreadViewForCheck, userMessages: readonl
   messages.forEach((message, index) => {
     if (message.role === 'assistant') {
       const signature = JSON.stringify([message.content, message.toolCalls?.map((call) => [call.id, call.name])]);
-      if (signature === previousAssistant && message.toolCalls?.length) problems.push(`message ${index}: the round before it is repeated`);
+      if (signature === previousAssistant && message.toolCalls?.length)
+        problems.push(`message ${index}: the round before it is repeated`);
       previousAssistant = signature;
       lastCalls = [];
       for (const call of message.toolCalls ?? []) {
-        if (callIndex.has(call.id)) problems.push(`message ${index}: tool call id ${call.id} used twice (a duplicated round)`);
+        if (callIndex.has(call.id))
+          problems.push(`message ${index}: tool call id ${call.id} used twice (a duplicated round)`);
         callIndex.set(call.id, index);
         lastCalls.push(call.id);
       }
@@ -42,7 +51,8 @@ export function threadProblems(thread: ThreadViewForCheck, userMessages: readonl
     resultsOf.set(id, (resultsOf.get(id) ?? 0) + 1);
   });
   const pendingFrom = thread.pendingInterrupt ? lastCalls.indexOf(thread.pendingInterrupt.toolCallId) : -1;
-  if (thread.pendingInterrupt && pendingFrom < 0) problems.push(`the pending interrupt's call ${thread.pendingInterrupt.toolCallId} is not in the last round`);
+  if (thread.pendingInterrupt && pendingFrom < 0)
+    problems.push(`the pending interrupt's call ${thread.pendingInterrupt.toolCallId} is not in the last round`);
   const mayWait = new Set(pendingFrom >= 0 ? lastCalls.slice(pendingFrom) : []);
   for (const id of callIndex.keys()) {
     const results = resultsOf.get(id) ?? 0;

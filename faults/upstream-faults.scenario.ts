@@ -14,7 +14,8 @@ const MAX_RETRIES = 2;
 const GRAPH = 'nba-workflow';
 /** Between two upstream events of the mid-stream faults: the first tokens reach the client before the fault. */
 const MID_STREAM_DELAY_MS = 10;
-const HTML_PAGE = '<!DOCTYPE html>\n<html><head><title>502 Bad Gateway</title></head><body><h1>Bad Gateway</h1><p>nginx</p></body></html>\n';
+const HTML_PAGE =
+  '<!DOCTYPE html>\n<html><head><title>502 Bad Gateway</title></head><body><h1>Bad Gateway</h1><p>nginx</p></body></html>\n';
 
 export interface UpstreamFault {
   name: string;
@@ -32,63 +33,128 @@ const BACKOFF_ALLOWANCE_MS = 1_500 + 1_000;
 export function upstreamFaults(): UpstreamFault[] {
   const retried = (turn: ScriptedTurn) => Array.from({ length: MAX_RETRIES + 1 }, () => structuredClone(turn));
   return [
-    { name: 'disconnect mid-stream', provider: 'openai', turns: [{ text: 'The fetch-api node calls the stats', delayMs: MID_STREAM_DELAY_MS, disconnectAfterChunks: 4 }], boundMs: 1_000 },
-    { name: 'disconnect mid-stream', provider: 'anthropic', turns: [{ text: 'The fetch-api node calls the stats', delayMs: MID_STREAM_DELAY_MS, disconnectAfterChunks: 5 }], boundMs: 1_000 },
+    {
+      name: 'disconnect mid-stream',
+      provider: 'openai',
+      turns: [{ text: 'The fetch-api node calls the stats', delayMs: MID_STREAM_DELAY_MS, disconnectAfterChunks: 4 }],
+      boundMs: 1_000,
+    },
+    {
+      name: 'disconnect mid-stream',
+      provider: 'anthropic',
+      turns: [{ text: 'The fetch-api node calls the stats', delayMs: MID_STREAM_DELAY_MS, disconnectAfterChunks: 5 }],
+      boundMs: 1_000,
+    },
     {
       name: 'garbage SSE mid-stream',
       provider: 'openai',
-      turns: [{ text: 'The fetch-api node calls the stats', delayMs: MID_STREAM_DELAY_MS, corruptAfterChunks: { chunks: 4, data: 'data: {"choices":[{"delta":{"content":"trunc\n\ndata: \u0000\u0007<<garbage>>\n\n' } }],
+      turns: [
+        {
+          text: 'The fetch-api node calls the stats',
+          delayMs: MID_STREAM_DELAY_MS,
+          corruptAfterChunks: {
+            chunks: 4,
+            data: 'data: {"choices":[{"delta":{"content":"trunc\n\ndata: \u0000\u0007<<garbage>>\n\n',
+          },
+        },
+      ],
       boundMs: 1_000,
     },
     {
       name: 'garbage SSE mid-stream',
       provider: 'anthropic',
-      turns: [{ text: 'The fetch-api node calls the stats', delayMs: MID_STREAM_DELAY_MS, corruptAfterChunks: { chunks: 5, data: 'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{\n\n' } }],
+      turns: [
+        {
+          text: 'The fetch-api node calls the stats',
+          delayMs: MID_STREAM_DELAY_MS,
+          corruptAfterChunks: {
+            chunks: 5,
+            data: 'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{\n\n',
+          },
+        },
+      ],
       boundMs: 1_000,
     },
     {
       name: 'HTML error page with status 200',
       provider: 'openai',
-      turns: retried({ raw: { status: 200, headers: { 'content-type': 'text/html; charset=utf-8' }, chunks: [HTML_PAGE] } }),
+      turns: retried({
+        raw: { status: 200, headers: { 'content-type': 'text/html; charset=utf-8' }, chunks: [HTML_PAGE] },
+      }),
       boundMs: BACKOFF_ALLOWANCE_MS,
     },
     {
       name: 'HTML error page with status 200',
       provider: 'anthropic',
-      turns: retried({ raw: { status: 200, headers: { 'content-type': 'text/html; charset=utf-8' }, chunks: [HTML_PAGE] } }),
+      turns: retried({
+        raw: { status: 200, headers: { 'content-type': 'text/html; charset=utf-8' }, chunks: [HTML_PAGE] },
+      }),
       boundMs: BACKOFF_ALLOWANCE_MS,
     },
-    { name: 'stream stalls (idle timeout)', provider: 'openai', turns: [{ text: 'The fetch-api node calls the stats', delayMs: MID_STREAM_DELAY_MS, hangAfterChunks: 4 }], boundMs: FAULT_IDLE_TIMEOUT_MS + 1_000 },
-    { name: 'stream stalls (idle timeout)', provider: 'anthropic', turns: [{ text: 'The fetch-api node calls the stats', delayMs: MID_STREAM_DELAY_MS, hangAfterChunks: 5 }], boundMs: FAULT_IDLE_TIMEOUT_MS + 1_000 },
+    {
+      name: 'stream stalls (idle timeout)',
+      provider: 'openai',
+      turns: [{ text: 'The fetch-api node calls the stats', delayMs: MID_STREAM_DELAY_MS, hangAfterChunks: 4 }],
+      boundMs: FAULT_IDLE_TIMEOUT_MS + 1_000,
+    },
+    {
+      name: 'stream stalls (idle timeout)',
+      provider: 'anthropic',
+      turns: [{ text: 'The fetch-api node calls the stats', delayMs: MID_STREAM_DELAY_MS, hangAfterChunks: 5 }],
+      boundMs: FAULT_IDLE_TIMEOUT_MS + 1_000,
+    },
     {
       name: '529 overloaded with Retry-After',
       provider: 'anthropic',
-      turns: retried({ error: { status: 529, type: 'overloaded_error', message: 'Overloaded', headers: { 'retry-after': String(RETRY_AFTER_S) } } }),
+      turns: retried({
+        error: {
+          status: 529,
+          type: 'overloaded_error',
+          message: 'Overloaded',
+          headers: { 'retry-after': String(RETRY_AFTER_S) },
+        },
+      }),
       boundMs: MAX_RETRIES * RETRY_AFTER_S * 1_000 + 1_000,
     },
     {
       name: '529 overloaded with Retry-After',
       provider: 'openai',
-      turns: retried({ error: { status: 529, message: 'Overloaded', headers: { 'retry-after': String(RETRY_AFTER_S) } } }),
+      turns: retried({
+        error: { status: 529, message: 'Overloaded', headers: { 'retry-after': String(RETRY_AFTER_S) } },
+      }),
       boundMs: MAX_RETRIES * RETRY_AFTER_S * 1_000 + 1_000,
     },
     {
       name: '503 with Retry-After',
       provider: 'openai',
-      turns: retried({ error: { status: 503, message: 'Service Unavailable', headers: { 'retry-after': String(RETRY_AFTER_S) } } }),
+      turns: retried({
+        error: { status: 503, message: 'Service Unavailable', headers: { 'retry-after': String(RETRY_AFTER_S) } },
+      }),
       boundMs: MAX_RETRIES * RETRY_AFTER_S * 1_000 + 1_000,
     },
     {
       name: 'tool call whose arguments never close',
       provider: 'openai',
       // role + 3 text deltas + the call's opening + 3 argument fragments, then the stream ends: no closing brace, no finish reason.
-      turns: [{ text: 'Let me look.', toolCalls: [{ name: 'read_node_detail', arguments: '{"nodeKey": "fetch-api', fragments: 3 }], endAfterChunks: 8 }],
+      turns: [
+        {
+          text: 'Let me look.',
+          toolCalls: [{ name: 'read_node_detail', arguments: '{"nodeKey": "fetch-api', fragments: 3 }],
+          endAfterChunks: 8,
+        },
+      ],
       boundMs: 1_000,
     },
     {
       name: 'tool call whose arguments never close, stream stalls',
       provider: 'openai',
-      turns: [{ text: 'Let me look.', toolCalls: [{ name: 'read_node_detail', arguments: '{"nodeKey": "fetch-api', fragments: 3 }], hangAfterChunks: 8 }],
+      turns: [
+        {
+          text: 'Let me look.',
+          toolCalls: [{ name: 'read_node_detail', arguments: '{"nodeKey": "fetch-api', fragments: 3 }],
+          hangAfterChunks: 8,
+        },
+      ],
       boundMs: FAULT_IDLE_TIMEOUT_MS + 1_000,
     },
   ];
@@ -145,7 +211,9 @@ export async function runUpstreamFaultsScenario(options: { repeat?: number } = {
           const started = performance.now();
           const failed = await client.chat({ _id: ++id, graphKey: GRAPH, message: question }, fault.boundMs + 30_000);
           const msToError = performance.now() - started;
-          const threadId = (failed.events.find((event) => event.event === 'ai:thread')?.payload as { threadId?: string } | undefined)?.threadId;
+          const threadId = (
+            failed.events.find((event) => event.event === 'ai:thread')?.payload as { threadId?: string } | undefined
+          )?.threadId;
           const outcome: UpstreamFaultOutcome = {
             name: fault.name,
             provider,
@@ -158,12 +226,19 @@ export async function runUpstreamFaultsScenario(options: { repeat?: number } = {
             resumed: false,
           };
           if (threadId) {
-            outcome.threadProblems = threadProblems((await request(app.url).get(`/api/ai/thread/${threadId}`)).body, [question]);
+            outcome.threadProblems = threadProblems((await request(app.url).get(`/api/ai/thread/${threadId}`)).body, [
+              question,
+            ]);
             server.reset();
             server.enqueue({ text: 'fetch-api calls the NBA stats API.' });
-            const next = await client.chat({ _id: ++id, graphKey: GRAPH, threadId, message: `And now? (${round})` }, 30_000);
+            const next = await client.chat(
+              { _id: ++id, graphKey: GRAPH, threadId, message: `And now? (${round})` },
+              30_000,
+            );
             const after = (await request(app.url).get(`/api/ai/thread/${threadId}`)).body;
-            outcome.resumed = next.complete?.fullText === 'fetch-api calls the NBA stats API.' && threadProblems(after, [question, `And now? (${round})`]).length === 0;
+            outcome.resumed =
+              next.complete?.fullText === 'fetch-api calls the NBA stats API.' &&
+              threadProblems(after, [question, `And now? (${round})`]).length === 0;
           }
           outcomes.push(outcome);
         }

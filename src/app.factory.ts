@@ -32,7 +32,9 @@ export async function createApp(config: AppConfig, options: AppModuleOptions = {
   // Graph import and the sync server's change feed may carry large graphs; everything else stays small (first matching parser wins).
   const graphBody = jsonBodyParser(config.server.graphImportMaxBytes);
   app.use('/api/graphs/:graphKey', (req: Request, res: Response, next: NextFunction) =>
-    req.method === 'PUT' || (req.method === 'POST' && /^\/changes\/?$/.test(req.path)) ? graphBody(req, res, next) : next(),
+    req.method === 'PUT' || (req.method === 'POST' && /^\/changes\/?$/.test(req.path))
+      ? graphBody(req, res, next)
+      : next(),
   );
   app.use(jsonBodyParser(config.server.bodyMaxBytes));
   app.setGlobalPrefix('api', { exclude: ['health', 'metrics'] });

@@ -1,7 +1,8 @@
 /** Small persisted preferences of the page (the token only for the tab's session). */
 export const storedToken = {
   read: (): string => sessionStorage.getItem('gai.token') ?? '',
-  write: (token: string) => (token ? sessionStorage.setItem('gai.token', token) : sessionStorage.removeItem('gai.token')),
+  write: (token: string) =>
+    token ? sessionStorage.setItem('gai.token', token) : sessionStorage.removeItem('gai.token'),
 };
 
 const RECENT_KEY = 'gai.recentGraphs';

@@ -29,9 +29,10 @@ export function ContextDrawer({ question, context, loading, error, onClose }: Co
       {context && (
         <>
           <p>
-            <strong>{context.tokenEstimate.toLocaleString()}</strong> tokens · {context.context.relevantNodes.length} nodes ·{' '}
-            {context.context.relevantEdges.length} edges · {context.context.retrieval.searchMode} search
-            {context.context.retrieval.cacheHit ? ' (cached)' : ''} · {context.context.retrieval.durationMs.toFixed(1)} ms
+            <strong>{context.tokenEstimate.toLocaleString()}</strong> tokens · {context.context.relevantNodes.length}{' '}
+            nodes · {context.context.relevantEdges.length} edges · {context.context.retrieval.searchMode} search
+            {context.context.retrieval.cacheHit ? ' (cached)' : ''} · {context.context.retrieval.durationMs.toFixed(1)}{' '}
+            ms
           </p>
           <table className="pg-table">
             <thead>

@@ -23,7 +23,13 @@ export function GraphPicker({ graphKey, graph, error, recent, onPick }: GraphPic
           if (draft.trim()) onPick(draft.trim());
         }}
       >
-        <input list="pg-graphs" value={draft} onChange={(event) => setDraft(event.target.value)} aria-label="Graph key" placeholder="graph key" />
+        <input
+          list="pg-graphs"
+          value={draft}
+          onChange={(event) => setDraft(event.target.value)}
+          aria-label="Graph key"
+          placeholder="graph key"
+        />
         <datalist id="pg-graphs">
           {options.map((key) => (
             <option key={key} value={key} />
@@ -37,7 +43,8 @@ export function GraphPicker({ graphKey, graph, error, recent, onPick }: GraphPic
           <strong>{graph.graph.name}</strong>
           {graph.graph.description && <p>{graph.graph.description}</p>}
           <p className="pg-muted">
-            {graph.nodes.length} nodes · {graph.edges.length} edges · sheets {Object.values(graph.graph.sheetsList).join(', ')}
+            {graph.nodes.length} nodes · {graph.edges.length} edges · sheets{' '}
+            {Object.values(graph.graph.sheetsList).join(', ')}
           </p>
         </div>
       )}

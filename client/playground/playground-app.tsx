@@ -1,6 +1,12 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { AiApiError, AiRestClient } from '../src/ai-rest.client';
-import type { GraphDocument, PlaygroundSettings, RagContextResponse, ThreadSummary, UsageReport } from '../src/protocol';
+import type {
+  GraphDocument,
+  PlaygroundSettings,
+  RagContextResponse,
+  ThreadSummary,
+  UsageReport,
+} from '../src/protocol';
 import { AIChatPanel } from '../src/react/ai-chat-panel';
 import { useAIChat } from '../src/react/use-ai-chat';
 import { formatUsage } from '../src/usage-format';
@@ -31,7 +37,11 @@ export function PlaygroundApp() {
   const [threads, setThreads] = useState<ThreadSummary[]>([]);
   const [threadUsage, setThreadUsage] = useState<UsageReport | null>(null);
   const [drawerOpen, setDrawerOpen] = useState(false);
-  const [context, setContext] = useState<{ question: string; value: RagContextResponse | null; error: string | null } | null>(null);
+  const [context, setContext] = useState<{
+    question: string;
+    value: RagContextResponse | null;
+    error: string | null;
+  } | null>(null);
 
   const rest = useMemo(() => new AiRestClient({ url: window.location.origin, token: () => tokenRef.current }), []);
   const ready = settings !== null && (settings.auth === 'none' || token !== '');
@@ -57,7 +67,12 @@ export function PlaygroundApp() {
         setGraph(document);
         setRecent(recentGraphs.remember(graphKey));
       },
-      (error: unknown) => setGraphError(error instanceof AiApiError && error.statusCode === 404 ? `No graph "${graphKey}" in your workspace.` : messageOf(error)),
+      (error: unknown) =>
+        setGraphError(
+          error instanceof AiApiError && error.statusCode === 404
+            ? `No graph "${graphKey}" in your workspace.`
+            : messageOf(error),
+        ),
     );
     refreshThreads();
     const url = new URL(window.location.href);
@@ -70,12 +85,19 @@ export function PlaygroundApp() {
   useEffect(() => {
     if (wasTyping.current && !chat.isTyping) {
       refreshThreads();
-      if (chat.threadId) rest.getThread(chat.threadId).then((thread) => setThreadUsage(thread.usage), () => undefined);
+      if (chat.threadId)
+        rest.getThread(chat.threadId).then(
+          (thread) => setThreadUsage(thread.usage),
+          () => undefined,
+        );
     }
     wasTyping.current = chat.isTyping;
   }, [chat.isTyping, chat.threadId, refreshThreads, rest]);
 
-  const lastQuestion = useMemo(() => [...chat.messages].reverse().find((message) => message.role === 'user')?.content ?? null, [chat.messages]);
+  const lastQuestion = useMemo(
+    () => [...chat.messages].reverse().find((message) => message.role === 'user')?.content ?? null,
+    [chat.messages],
+  );
   useEffect(() => {
     if (!drawerOpen || !lastQuestion || context?.question === lastQuestion) return;
     setContext({ question: lastQuestion, value: null, error: null });
@@ -108,7 +130,9 @@ export function PlaygroundApp() {
       <aside className="pg-sidebar">
         <h1>Graph AI assistant</h1>
         <p className="pg-muted">Playground</p>
-        {settings?.auth === 'jwt' && <TokenField token={token} refused={chat.connectionError === 'unauthorized'} onApply={applyToken} />}
+        {settings?.auth === 'jwt' && (
+          <TokenField token={token} refused={chat.connectionError === 'unauthorized'} onApply={applyToken} />
+        )}
         <GraphPicker
           graphKey={graphKey}
           graph={graph}

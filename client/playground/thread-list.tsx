@@ -29,7 +29,8 @@ export function ThreadList({ threads, currentThreadId, onContinue, onNew }: Thre
             >
               <span className="pg-thread__title">{thread.title || thread.threadId}</span>
               <span className="pg-muted">
-                {new Date(thread.lastUpdatedTime).toLocaleString()} · {thread.messageCount} message{thread.messageCount === 1 ? '' : 's'}
+                {new Date(thread.lastUpdatedTime).toLocaleString()} · {thread.messageCount} message
+                {thread.messageCount === 1 ? '' : 's'}
                 {thread.pendingInterrupt ? ' · waiting for you' : ''}
               </span>
             </button>

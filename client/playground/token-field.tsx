@@ -19,7 +19,14 @@ export function TokenField({ token, refused, onApply }: TokenFieldProps) {
           onApply(draft.trim());
         }}
       >
-        <input type="password" value={draft} onChange={(event) => setDraft(event.target.value)} aria-label="JWT" placeholder="paste a JWT" autoComplete="off" />
+        <input
+          type="password"
+          value={draft}
+          onChange={(event) => setDraft(event.target.value)}
+          aria-label="JWT"
+          placeholder="paste a JWT"
+          autoComplete="off"
+        />
         <button type="submit">Use</button>
       </form>
       {!token && <p className="pg-muted">This service requires a token (AUTH_MODE=jwt).</p>}

@@ -3,7 +3,14 @@ import type { AiRequestHandlers } from './ai-request';
 import type { UsageReport } from './protocol';
 import { SocketTestServer } from '../test/socket-test.server';
 
-const usage: UsageReport = { promptTokens: 120, completionTokens: 8, cachedTokens: 0, totalTokens: 128, costUsd: 0.0002, llmCalls: 1 };
+const usage: UsageReport = {
+  promptTokens: 120,
+  completionTokens: 8,
+  cachedTokens: 0,
+  totalTokens: 128,
+  costUsd: 0.0002,
+  llmCalls: 1,
+};
 
 /** Every callback of a request, recorded in order as [name, argument]. */
 function recorder(): { calls: Array<[string, unknown]>; handlers: Required<AiRequestHandlers> } {
@@ -57,7 +64,11 @@ describe(AiChatClient.name, () => {
     server.on('ai:chat', (socket, message) => {
       const _id = message._id;
       socket.emit('ai:thread', { _id, threadId: 'ai_t1' });
-      socket.emit('ai:event', { _id, threadId: 'ai_t1', event: { type: 'DATA_ADDED', summary: 'Loaded 3 nodes', results: [] } });
+      socket.emit('ai:event', {
+        _id,
+        threadId: 'ai_t1',
+        event: { type: 'DATA_ADDED', summary: 'Loaded 3 nodes', results: [] },
+      });
       socket.emit('ai:token', { _id, token: 'Reading ' });
       socket.emit('ai:tool_start', { _id, toolCallId: 'c1', toolName: 'read_node_detail' });
       socket.emit('ai:tool_result', { _id, toolCallId: 'c1', result: '{"_key":"root"}' });
@@ -66,7 +77,14 @@ describe(AiChatClient.name, () => {
         threadId: 'ai_t1',
         toolCallId: 'c2',
         proposedAction: { type: 'delete_edge', payload: { edgeKey: 'e1' }, reason: 'unused' },
-        preview: { instructions: [], nodesToCreate: [], edgesToCreate: [], nodeKeysToDelete: [], edgeKeysToDelete: ['e1'], sheetId: '0' },
+        preview: {
+          instructions: [],
+          nodesToCreate: [],
+          edgesToCreate: [],
+          nodeKeysToDelete: [],
+          edgeKeysToDelete: ['e1'],
+          sheetId: '0',
+        },
       });
       socket.emit('ai:token', { _id, token: 'done.' });
       socket.emit('ai:complete', { _id, threadId: 'ai_t1', fullText: 'Reading done.', usage });
@@ -76,7 +94,10 @@ describe(AiChatClient.name, () => {
     const request = client.chat({ graphKey: 'nba-workflow', message: 'What does root do?' }, handlers);
     const outcome = await request.done;
 
-    expect(outcome).toEqual({ type: 'complete', event: { _id: request.id, threadId: 'ai_t1', fullText: 'Reading done.', usage } });
+    expect(outcome).toEqual({
+      type: 'complete',
+      event: { _id: request.id, threadId: 'ai_t1', fullText: 'Reading done.', usage },
+    });
     expect(server.received[0]).toEqual({
       event: 'ai:chat',
       message: { _id: request.id, graphKey: 'nba-workflow', message: 'What does root do?', token: 'jwt-1' },
@@ -109,7 +130,10 @@ describe(AiChatClient.name, () => {
     const client = open();
     const deltas: string[] = [];
     let tokens = 0;
-    await client.chat({ graphKey: 'g', message: 'go' }, { onToken: () => tokens++, onText: (delta) => deltas.push(delta) }).done;
+    await client.chat(
+      { graphKey: 'g', message: 'go' },
+      { onToken: () => tokens++, onText: (delta) => deltas.push(delta) },
+    ).done;
 
     expect(tokens).toBe(300);
     expect(deltas.join('')).toBe(fragments.join(''));
@@ -122,16 +146,20 @@ describe(AiChatClient.name, () => {
       socket.emit('ai:complete', { _id, threadId: 'ai_t', fullText: 'abc', usage });
     });
     const deltas: string[] = [];
-    await open({ coalesceMs: 0 }).chat({ graphKey: 'g', message: 'go' }, { onText: (delta) => deltas.push(delta) }).done;
+    await open({ coalesceMs: 0 }).chat({ graphKey: 'g', message: 'go' }, { onText: (delta) => deltas.push(delta) })
+      .done;
     expect(deltas).toEqual(['a', 'b', 'c']);
   });
 
   it('keeps two concurrent requests apart by _id', async () => {
     server.on('ai:chat', (socket, { _id, message }) => {
-      setTimeout(() => {
-        socket.emit('ai:token', { _id, token: message.toUpperCase() });
-        socket.emit('ai:complete', { _id, threadId: `ai_${message}`, fullText: message.toUpperCase(), usage });
-      }, message === 'first' ? 30 : 5);
+      setTimeout(
+        () => {
+          socket.emit('ai:token', { _id, token: message.toUpperCase() });
+          socket.emit('ai:complete', { _id, threadId: `ai_${message}`, fullText: message.toUpperCase(), usage });
+        },
+        message === 'first' ? 30 : 5,
+      );
     });
     const client = open({ coalesceMs: 0 });
     const first = client.chat({ graphKey: 'g', message: 'first' });
@@ -148,14 +176,22 @@ describe(AiChatClient.name, () => {
       socket.emit('ai:thread', { _id, threadId });
       socket.emit('ai:token', { _id, token: 'Applying' });
     });
-    server.on('ai:interrupt', (socket, { _id }) => socket.emit('ai:complete', { _id, threadId: 'ai_t', fullText: 'Applying', usage, aborted: true }));
+    server.on('ai:interrupt', (socket, { _id }) =>
+      socket.emit('ai:complete', { _id, threadId: 'ai_t', fullText: 'Applying', usage, aborted: true }),
+    );
     const client = open({ token: () => 'fresh' });
     const request = client.resume({ threadId: 'ai_t', approved: true, answer: 'main' });
     await server.waitFor('ai:resume');
     request.stop();
     const outcome = await request.done;
 
-    expect(server.messages('ai:resume')[0]).toEqual({ _id: request.id, threadId: 'ai_t', approved: true, answer: 'main', token: 'fresh' });
+    expect(server.messages('ai:resume')[0]).toEqual({
+      _id: request.id,
+      threadId: 'ai_t',
+      approved: true,
+      answer: 'main',
+      token: 'fresh',
+    });
     expect(server.messages('ai:interrupt')).toEqual([{ _id: request.id, token: 'fresh' }]);
     expect(outcome).toMatchObject({ type: 'complete', event: { aborted: true, fullText: 'Applying' } });
   });
@@ -171,7 +207,10 @@ describe(AiChatClient.name, () => {
     client.on('orphan_error', (event) => orphans.push(event));
     const request = client.chat({ graphKey: 'g', message: 'hi' });
     const outcome = await request.done;
-    expect(outcome).toEqual({ type: 'error', error: { code: 'server_error', error: 'The provider is overloaded', retryable: true, fromServer: true } });
+    expect(outcome).toEqual({
+      type: 'error',
+      error: { code: 'server_error', error: 'The provider is overloaded', retryable: true, fromServer: true },
+    });
     expect(orphans).toEqual([{ _id: null, error: 'Bad packet', code: 'bad_request', retryable: false }]);
     expect(request.status).toBe('failed');
   });
@@ -180,7 +219,12 @@ describe(AiChatClient.name, () => {
     const client = open();
     await connected(client);
     const pending = new Promise((resolve) => client.on('approval_pending', resolve));
-    const interrupt = { kind: 'question' as const, toolCallId: 'q1', questionKind: 'confirm' as const, question: 'Delete it?' };
+    const interrupt = {
+      kind: 'question' as const,
+      toolCallId: 'q1',
+      questionKind: 'confirm' as const,
+      question: 'Delete it?',
+    };
     server.connections[0].emit('ai:approval_pending', { threadId: 'ai_auto', automationId: 'au_1', interrupt });
     await expect(pending).resolves.toEqual({ threadId: 'ai_auto', automationId: 'au_1', interrupt });
   });

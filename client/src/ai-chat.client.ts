@@ -144,7 +144,12 @@ export class AiChatClient {
    */
   rejoin(input: { threadId: string; lastSeq: number }, handlers: AiRequestHandlers = {}): AiRequest {
     const request = this.begin('rejoin', handlers, input);
-    this.socket.emit('ai:rejoin', { _id: request.id, threadId: input.threadId, lastSeq: input.lastSeq, ...this.tokenField() });
+    this.socket.emit('ai:rejoin', {
+      _id: request.id,
+      threadId: input.threadId,
+      lastSeq: input.lastSeq,
+      ...this.tokenField(),
+    });
     request.awaitRejoin(this.rejoinTimeoutMs, {
       code: 'timeout',
       error: 'The assistant did not answer the rejoin.',
@@ -160,7 +165,11 @@ export class AiChatClient {
     this.socket.removeAllListeners();
   }
 
-  private begin(kind: AiRequest['kind'], handlers: AiRequestHandlers, start: { threadId?: string; lastSeq?: number }): AiRequest {
+  private begin(
+    kind: AiRequest['kind'],
+    handlers: AiRequestHandlers,
+    start: { threadId?: string; lastSeq?: number },
+  ): AiRequest {
     const id = this.nextId++;
     const request = new AiRequest(id, kind, handlers, this.coalesceMs, (stopped) => this.stop(stopped), start);
     this.requests.set(id, request);
@@ -170,7 +179,12 @@ export class AiChatClient {
 
   private stop(request: AiRequest): void {
     if (request.status === 'rejoining') {
-      request.fail({ code: 'network', error: 'Stopped while the connection was lost.', retryable: true, fromServer: false });
+      request.fail({
+        code: 'network',
+        error: 'Stopped while the connection was lost.',
+        retryable: true,
+        fromServer: false,
+      });
       return;
     }
     this.socket.emit('ai:interrupt', { _id: request.id, ...this.tokenField() });
@@ -187,7 +201,12 @@ export class AiChatClient {
   private onConnect(): void {
     for (const request of this.toRejoin) {
       if (request.status !== 'rejoining' || request.threadId === null) continue;
-      this.socket.emit('ai:rejoin', { _id: request.id, threadId: request.threadId, lastSeq: request.lastSeq, ...this.tokenField() });
+      this.socket.emit('ai:rejoin', {
+        _id: request.id,
+        threadId: request.threadId,
+        lastSeq: request.lastSeq,
+        ...this.tokenField(),
+      });
     }
     this.toRejoin.clear();
     this.listeners.emit('connect');
@@ -206,7 +225,12 @@ export class AiChatClient {
         });
         this.toRejoin.add(request);
       } else {
-        request.fail({ code: 'network', error: `The connection to the assistant was lost (${reason}).`, retryable: true, fromServer: false });
+        request.fail({
+          code: 'network',
+          error: `The connection to the assistant was lost (${reason}).`,
+          retryable: true,
+          fromServer: false,
+        });
       }
     }
     this.listeners.emit('disconnect', reason);

@@ -1,5 +1,14 @@
 import type { TokenSource } from './ai-chat.client';
-import type { ErrorBody, ErrorCode, GraphDocument, MemoryEntryView, MemoryQuery, RagContextResponse, ThreadSummary, ThreadView } from './protocol';
+import type {
+  ErrorBody,
+  ErrorCode,
+  GraphDocument,
+  MemoryEntryView,
+  MemoryQuery,
+  RagContextResponse,
+  ThreadSummary,
+  ThreadView,
+} from './protocol';
 
 /** A REST answer in docs/protocol.md §3's error shape (or a network failure: statusCode 0, code `network`). */
 export class AiApiError extends Error {
@@ -67,7 +76,11 @@ export class AiRestClient {
   }
 
   /** POST /api/rag/context: what the AI would see for this question. */
-  ragContext(graphKey: string, query: string, options?: { maxNodes?: number; maxDepth?: number }): Promise<RagContextResponse> {
+  ragContext(
+    graphKey: string,
+    query: string,
+    options?: { maxNodes?: number; maxDepth?: number },
+  ): Promise<RagContextResponse> {
     return this.request('POST', '/api/rag/context', { graphKey, query, ...(options ? { options } : {}) });
   }
 
@@ -84,9 +97,18 @@ export class AiRestClient {
     if (token) headers.authorization = `Bearer ${token}`;
     let response: Response;
     try {
-      response = await this.fetcher(`${this.base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+      response = await this.fetcher(`${this.base}${path}`, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
     } catch (error) {
-      throw new AiApiError(0, 'network', `The service cannot be reached (${error instanceof Error ? error.message : String(error)})`, true);
+      throw new AiApiError(
+        0,
+        'network',
+        `The service cannot be reached (${error instanceof Error ? error.message : String(error)})`,
+        true,
+      );
     }
     if (response.status === 204) return undefined as T;
     const text = await response.text();

@@ -58,9 +58,16 @@ function sheetName(id: string, sheets: Record<string, string> | undefined): stri
 function describeCreatedNode(node: GraphNode, mainSheet: string, sheets?: Record<string, string>): ChangeItem {
   const where = node.sheet !== mainSheet ? ` on sheet ${sheetName(node.sheet, sheets)}` : '';
   const details = [`type: ${node.type}`, `position: (${node.posX}, ${node.posY})`];
-  if (node.process) details.push(`process (${plural(node.process.split('\n').length, 'line')}):`, ...codeExcerpt(node.process));
+  if (node.process)
+    details.push(`process (${plural(node.process.split('\n').length, 'line')}):`, ...codeExcerpt(node.process));
   if (node.data !== undefined) details.push(`data: ${formatValue(node.data)}`);
-  return { effect: 'create', subject: 'node', key: node._key, summary: `New ${node.type} node "${node._key}"${where}`, details };
+  return {
+    effect: 'create',
+    subject: 'node',
+    key: node._key,
+    summary: `New ${node.type} node "${node._key}"${where}`,
+    details,
+  };
 }
 
 function describeCreatedEdge(edge: GraphEdge, mainSheet: string, sheets?: Record<string, string>): ChangeItem {
@@ -85,23 +92,41 @@ function describeInstructions(instructions: NodeFieldInstruction[]): ChangeItem[
   }
   const items: ChangeItem[] = [];
   for (const [nodeKey, list] of byNode) {
-    const position = list.filter((instruction) => instruction.path.length === 1 && (instruction.path[0] === 'posX' || instruction.path[0] === 'posY'));
+    const position = list.filter(
+      (instruction) =>
+        instruction.path.length === 1 && (instruction.path[0] === 'posX' || instruction.path[0] === 'posY'),
+    );
     const fields = list.filter((instruction) => !position.includes(instruction));
     if (position.length > 0) {
       const x = position.find((instruction) => instruction.path[0] === 'posX')?.value;
       const y = position.find((instruction) => instruction.path[0] === 'posY')?.value;
-      items.push({ effect: 'move', subject: 'node', key: nodeKey, summary: `Node "${nodeKey}" moves to (${x ?? '…'}, ${y ?? '…'})`, details: [] });
+      items.push({
+        effect: 'move',
+        subject: 'node',
+        key: nodeKey,
+        summary: `Node "${nodeKey}" moves to (${x ?? '…'}, ${y ?? '…'})`,
+        details: [],
+      });
     }
     if (fields.length > 0) {
       const details = fields.flatMap((instruction) => {
         const path = instruction.path.join('.');
         if (path === 'process' && typeof instruction.value === 'string') {
-          return [`process → new code (${plural(instruction.value.split('\n').length, 'line')}):`, ...codeExcerpt(instruction.value)];
+          return [
+            `process → new code (${plural(instruction.value.split('\n').length, 'line')}):`,
+            ...codeExcerpt(instruction.value),
+          ];
         }
         return [`${path} → ${formatValue(instruction.value)}`];
       });
       const names = fields.map((instruction) => instruction.path.join('.'));
-      items.push({ effect: 'update', subject: 'node', key: nodeKey, summary: `Node "${nodeKey}": ${listing(names)} changed`, details });
+      items.push({
+        effect: 'update',
+        subject: 'node',
+        key: nodeKey,
+        summary: `Node "${nodeKey}": ${listing(names)} changed`,
+        details,
+      });
     }
   }
   return items;
@@ -144,13 +169,21 @@ export function describeProposal(interrupt: ApprovalInterrupt, sheets?: Record<s
       summary: `Node "${key}" is deleted, with its edges`,
       details: [],
     })),
-    ...preview.edgeKeysToDelete.map((key): ChangeItem => ({ effect: 'delete', subject: 'edge', key, summary: `Edge "${key}" is deleted`, details: [] })),
+    ...preview.edgeKeysToDelete.map((key): ChangeItem => ({
+      effect: 'delete',
+      subject: 'edge',
+      key,
+      summary: `Edge "${key}" is deleted`,
+      details: [],
+    })),
   ];
   const count = (effect: ChangeItem['effect'], subject: ChangeItem['subject']) =>
     changes.filter((change) => change.effect === effect && change.subject === subject).length;
   const verbs: string[] = [];
   const phrase = (verb: string, effect: ChangeItem['effect']) => {
-    const parts = (['node', 'edge'] as const).map((subject) => count(effect, subject)).flatMap((n, i) => (n > 0 ? [plural(n, i === 0 ? 'node' : 'edge')] : []));
+    const parts = (['node', 'edge'] as const)
+      .map((subject) => count(effect, subject))
+      .flatMap((n, i) => (n > 0 ? [plural(n, i === 0 ? 'node' : 'edge')] : []));
     if (parts.length > 0) verbs.push(`${verb} ${listing(parts)}`);
   };
   phrase('creates', 'create');

@@ -5,7 +5,10 @@ import type { AiClientToServerEvents, AiServerToClientEvents } from '../src/prot
 
 export type TestServerSocket = Socket<AiClientToServerEvents, AiServerToClientEvents>;
 type ClientEventName = keyof AiClientToServerEvents;
-type Handler<E extends ClientEventName> = (socket: TestServerSocket, message: Parameters<AiClientToServerEvents[E]>[0]) => void;
+type Handler<E extends ClientEventName> = (
+  socket: TestServerSocket,
+  message: Parameters<AiClientToServerEvents[E]>[0],
+) => void;
 
 /**
  * A real Socket.IO server on a random port with namespace `/ai`, typed with the shared event maps, whose
@@ -30,15 +33,25 @@ export class SocketTestServer {
     const io = new Server(http);
     const namespace = io.of('/ai') as Namespace<AiClientToServerEvents, AiServerToClientEvents>;
     await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-    const server = new SocketTestServer(http, io, namespace, `http://127.0.0.1:${(http.address() as AddressInfo).port}`);
-    namespace.use((socket, next) => (options.refuse?.(socket.handshake.auth.token) ? next(new Error('unauthorized')) : next()));
+    const server = new SocketTestServer(
+      http,
+      io,
+      namespace,
+      `http://127.0.0.1:${(http.address() as AddressInfo).port}`,
+    );
+    namespace.use((socket, next) =>
+      options.refuse?.(socket.handshake.auth.token) ? next(new Error('unauthorized')) : next(),
+    );
     namespace.on('connection', (socket) => {
       server.connections.push(socket);
       for (const event of ['ai:chat', 'ai:resume', 'ai:interrupt', 'ai:rejoin'] as const) {
-        (socket as unknown as { on(event: string, listener: (message: unknown) => void): void }).on(event, (message) => {
-          server.received.push({ event, message, handshakeToken: socket.handshake.auth.token });
-          server.handlers.get(event)?.(socket, message as never);
-        });
+        (socket as unknown as { on(event: string, listener: (message: unknown) => void): void }).on(
+          event,
+          (message) => {
+            server.received.push({ event, message, handshakeToken: socket.handshake.auth.token });
+            server.handlers.get(event)?.(socket, message as never);
+          },
+        );
       }
     });
     return server;
@@ -49,14 +62,17 @@ export class SocketTestServer {
   }
 
   messages<E extends ClientEventName>(event: E): Array<Parameters<AiClientToServerEvents[E]>[0]> {
-    return this.received.filter((entry) => entry.event === event).map((entry) => entry.message as Parameters<AiClientToServerEvents[E]>[0]);
+    return this.received
+      .filter((entry) => entry.event === event)
+      .map((entry) => entry.message as Parameters<AiClientToServerEvents[E]>[0]);
   }
 
   /** Resolves once `count` messages of `event` arrived. */
   async waitFor(event: ClientEventName, count = 1, timeoutMs = 3000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (this.received.filter((entry) => entry.event === event).length < count) {
-      if (Date.now() > deadline) throw new Error(`SocketTestServer: fewer than ${count} ${event} within ${timeoutMs} ms`);
+      if (Date.now() > deadline)
+        throw new Error(`SocketTestServer: fewer than ${count} ${event} within ${timeoutMs} ms`);
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
   }

@@ -28,7 +28,11 @@ const INDEX_NAME = 'nodius_ai_embedding_cosine';
 
 /** Dotted versions compared numerically: "3.12.10" is after "3.12.6". */
 function atLeast(version, wanted) {
-  const parse = (text) => text.split('-')[0].split('.').map((part) => Number.parseInt(part, 10) || 0);
+  const parse = (text) =>
+    text
+      .split('-')[0]
+      .split('.')
+      .map((part) => Number.parseInt(part, 10) || 0);
   const have = parse(version);
   const need = parse(wanted);
   for (let index = 0; index < need.length; index += 1) {
@@ -49,7 +53,10 @@ const nodes = db._collection('nodius_nodes');
 if (!nodes) throw new Error('collection nodius_nodes not found in database ' + db._name());
 
 const embedded = db
-  ._query('FOR n IN nodius_nodes FILTER IS_ARRAY(n.embedding) AND LENGTH(n.embedding) == @dimension COLLECT WITH COUNT INTO c RETURN c', { dimension })
+  ._query(
+    'FOR n IN nodius_nodes FILTER IS_ARRAY(n.embedding) AND LENGTH(n.embedding) == @dimension COLLECT WITH COUNT INTO c RETURN c',
+    { dimension },
+  )
   .toArray()[0];
 if (embedded === 0) throw new Error('no node has a vector of dimension ' + dimension + ': embed the nodes first');
 
@@ -77,8 +84,16 @@ if (atLeast(version, '3.12.7')) definition.storedValues = ['graphKey', 'embeddin
 
 const index = nodes.ensureIndex(definition);
 print(
-  'vector index ' + index.name + ': ' + embedded + ' vectors, dimension ' + dimension + ', nLists ' + nLists +
-    ', defaultNProbe ' + definition.params.defaultNProbe +
+  'vector index ' +
+    index.name +
+    ': ' +
+    embedded +
+    ' vectors, dimension ' +
+    dimension +
+    ', nLists ' +
+    nLists +
+    ', defaultNProbe ' +
+    definition.params.defaultNProbe +
     (definition.storedValues ? ', storedValues ' + definition.storedValues.join(', ') : '') +
     (index.trainingState ? ', trainingState ' + index.trainingState : '') +
     (index.errorMessage ? ' (' + index.errorMessage + ')' : ''),

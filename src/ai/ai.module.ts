@@ -46,7 +46,17 @@ import { SocketMetrics } from './socket/socket.metrics';
  * RunControl are per instance without REDIS_URL, shared through Redis with it (docs/protocol.md §8.7).
  */
 @Module({
-  imports: [GraphModule, RagModule, ProvidersModule, ProviderConfigsModule, ThreadsModule, PolicyModule, MemoryModule, AuthModule, ObservabilityModule],
+  imports: [
+    GraphModule,
+    RagModule,
+    ProvidersModule,
+    ProviderConfigsModule,
+    ThreadsModule,
+    PolicyModule,
+    MemoryModule,
+    AuthModule,
+    ObservabilityModule,
+  ],
   controllers: [AiController],
   providers: [
     ChatService,
@@ -67,13 +77,22 @@ import { SocketMetrics } from './socket/socket.metrics';
       inject: [ActiveRunRegistry, { token: REDIS_CONNECTION, optional: true }],
       useFactory: (runs: ActiveRunRegistry, redis: RedisConnection | null) => new RunControl(runs, redis ?? null),
     },
-    { provide: HITL_OBSERVER, inject: [MetricsService], useFactory: (metrics: MetricsService) => new HitlMetrics(metrics.registry) },
+    {
+      provide: HITL_OBSERVER,
+      inject: [MetricsService],
+      useFactory: (metrics: MetricsService) => new HitlMetrics(metrics.registry),
+    },
     {
       provide: AGENT_RUN_OBSERVER,
       inject: [MetricsService, APP_CONFIG],
-      useFactory: (metrics: MetricsService, config: AppConfig) => new AgentRunMetrics(metrics.registry, config.agent.maxToolRounds),
+      useFactory: (metrics: MetricsService, config: AppConfig) =>
+        new AgentRunMetrics(metrics.registry, config.agent.maxToolRounds),
     },
-    { provide: SocketMetrics, inject: [MetricsService], useFactory: (metrics: MetricsService) => new SocketMetrics(metrics.registry) },
+    {
+      provide: SocketMetrics,
+      inject: [MetricsService],
+      useFactory: (metrics: MetricsService) => new SocketMetrics(metrics.registry),
+    },
   ],
   exports: [ChatService, ActiveRunRegistry, ApprovalPendingNotifier],
 })

@@ -46,7 +46,12 @@ export interface AutomationRunInput {
 
 /** The ChatInput fields of a validated transport message (REST body, `ai:chat`): never its `_id` or `token`. */
 export function chatInputOf(request: ChatInput): ChatInput {
-  return { graphKey: request.graphKey, message: request.message, threadId: request.threadId, mentions: request.mentions };
+  return {
+    graphKey: request.graphKey,
+    message: request.message,
+    threadId: request.threadId,
+    mentions: request.mentions,
+  };
 }
 
 /** The ResumeInput fields of a validated transport message (REST body, `ai:resume`): never its `_id` or `token`. */

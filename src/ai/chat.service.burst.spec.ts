@@ -71,7 +71,12 @@ describe(`${ChatService.name} under a burst`, () => {
     });
     // Warm: retrieval cache, JIT, prepared statements (the burst then only hits caches).
     server.enqueue({ text: 'warm' });
-    await harness.service.chat(editor, { graphKey: GRAPH, message: 'What does fetch-api do?' }, new RecordingSink(), signal());
+    await harness.service.chat(
+      editor,
+      { graphKey: GRAPH, message: 'What does fetch-api do?' },
+      new RecordingSink(),
+      signal(),
+    );
     timeline.length = 0;
     upstreamTurns.length = 0;
   });
@@ -86,7 +91,9 @@ describe(`${ChatService.name} under a burst`, () => {
     counter.start();
     const sinks = Array.from({ length: BURST }, () => new RecordingSink());
     const results = await Promise.all(
-      sinks.map((sink) => harness.service.chat(editor, { graphKey: GRAPH, message: 'What does fetch-api do?' }, sink, signal())),
+      sinks.map((sink) =>
+        harness.service.chat(editor, { graphKey: GRAPH, message: 'What does fetch-api do?' }, sink, signal()),
+      ),
     );
 
     expect(timeline.filter((entry) => entry === 'upstream')).toHaveLength(BURST);
@@ -106,7 +113,9 @@ describe(`${ChatService.name} under a burst`, () => {
       expect(sink.completed).toEqual(results[index]);
     }
     expect(new Set(results.map((result) => result.threadId)).size).toBe(BURST);
-    expect(results.map((result) => result.message).sort()).toEqual(Array.from({ length: BURST }, (_, index) => `answer ${index}`).sort());
+    expect(results.map((result) => result.message).sort()).toEqual(
+      Array.from({ length: BURST }, (_, index) => `answer ${index}`).sort(),
+    );
   });
 
   it('starts the first runs upstream before the last ones are set up (first come, first served)', async () => {
@@ -126,7 +135,9 @@ describe(`${ChatService.name} under a burst`, () => {
       poll();
     });
     await Promise.all(runs);
-    expect(order.slice(0, DEFAULT_RUN_SETUP_SLOTS)).toEqual(Array.from({ length: DEFAULT_RUN_SETUP_SLOTS }, (_, index) => `thread ${index}`));
+    expect(order.slice(0, DEFAULT_RUN_SETUP_SLOTS)).toEqual(
+      Array.from({ length: DEFAULT_RUN_SETUP_SLOTS }, (_, index) => `thread ${index}`),
+    );
     expect(order).toEqual([...order].sort((a, b) => Number(a.split(' ')[1]) - Number(b.split(' ')[1])));
     expect(await firstUpstream).toBeLessThan(BURST);
   });
@@ -135,20 +146,34 @@ describe(`${ChatService.name} under a burst`, () => {
     const failing = Array.from({ length: 2 * DEFAULT_RUN_SETUP_SLOTS }, (_, index) =>
       index % 2 === 0
         ? harness.service.chat(editor, { graphKey: 'no-such-graph', message: 'hello' }, new RecordingSink(), signal())
-        : harness.service.chat(editor, { graphKey: GRAPH, message: 'hello', threadId: 'ai_unknown0000000000000000' }, new RecordingSink(), signal()),
+        : harness.service.chat(
+            editor,
+            { graphKey: GRAPH, message: 'hello', threadId: 'ai_unknown0000000000000000' },
+            new RecordingSink(),
+            signal(),
+          ),
     );
     const outcomes = await Promise.allSettled(failing);
-    expect(outcomes.map((outcome) => (outcome.status === 'rejected' ? (outcome.reason as { code: string }).code : 'resolved'))).toEqual(
-      Array.from({ length: 2 * DEFAULT_RUN_SETUP_SLOTS }, () => 'not_found'),
-    );
+    expect(
+      outcomes.map((outcome) =>
+        outcome.status === 'rejected' ? (outcome.reason as { code: string }).code : 'resolved',
+      ),
+    ).toEqual(Array.from({ length: 2 * DEFAULT_RUN_SETUP_SLOTS }, () => 'not_found'));
     server.enqueue({ text: 'still served' });
-    const result = await harness.service.chat(editor, { graphKey: GRAPH, message: 'hello' }, new RecordingSink(), signal());
+    const result = await harness.service.chat(
+      editor,
+      { graphKey: GRAPH, message: 'hello' },
+      new RecordingSink(),
+      signal(),
+    );
     expect(result.message).toBe('still served');
   });
 
   it('gives the setup slot back when a run fails under its lease (budget spent): every run of a burst larger than the slots ends', async () => {
     await harness.close();
-    harness = await ChatServiceHarness.create({ env: { ...server.providerEnv('openai'), AI_MAX_TOTAL_TOKENS: '1000' } });
+    harness = await ChatServiceHarness.create({
+      env: { ...server.providerEnv('openai'), AI_MAX_TOTAL_TOKENS: '1000' },
+    });
     server.enqueue({ text: 'expensive', usage: { prompt: 1500, completion: 10 } });
     await harness.service.chat(editor, { graphKey: GRAPH, message: 'first' }, new RecordingSink(), signal());
     const outcomes = await Promise.allSettled(
@@ -156,9 +181,11 @@ describe(`${ChatService.name} under a burst`, () => {
         harness.service.chat(editor, { graphKey: GRAPH, message: 'again' }, new RecordingSink(), signal()),
       ),
     );
-    expect(outcomes.map((outcome) => (outcome.status === 'rejected' ? (outcome.reason as { code: string }).code : 'resolved'))).toEqual(
-      Array.from({ length: 2 * DEFAULT_RUN_SETUP_SLOTS }, () => 'budget_exceeded'),
-    );
+    expect(
+      outcomes.map((outcome) =>
+        outcome.status === 'rejected' ? (outcome.reason as { code: string }).code : 'resolved',
+      ),
+    ).toEqual(Array.from({ length: 2 * DEFAULT_RUN_SETUP_SLOTS }, () => 'budget_exceeded'));
     expect(server.requests).toHaveLength(2);
   });
 });

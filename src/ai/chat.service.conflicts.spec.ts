@@ -27,7 +27,8 @@ function conflicting(times: number, options: { leaseTaken?: boolean } = {}) {
         }
         return repository.commit(threadId, commit);
       },
-      renewLease: async (...args: Parameters<ThreadRepository['renewLease']>) => (options.leaseTaken ? false : repository.renewLease(...args)),
+      renewLease: async (...args: Parameters<ThreadRepository['renewLease']>) =>
+        options.leaseTaken ? false : repository.renewLease(...args),
     });
   return { wrap, attempts };
 }
@@ -56,7 +57,10 @@ describe(`${ChatService.name} (revision conflicts on a round commit)`, () => {
   });
   afterEach(() => resetLogSink());
 
-  const observer = { runEnded: (end: RunEnd) => ends.push(end), conflict: (outcome: string) => conflicts.push(outcome) };
+  const observer = {
+    runEnded: (end: RunEnd) => ends.push(end),
+    conflict: (outcome: string) => conflicts.push(outcome),
+  };
   const listen = () => {
     configureLogging({ level: 'info' });
     setLogSink((entry) => logs.push(entry));
@@ -69,13 +73,28 @@ describe(`${ChatService.name} (revision conflicts on a round commit)`, () => {
     const elsewhere = new ThreadStore(new SqliteThreadRepository(otherDb), harness.config);
     try {
       server.enqueue({ text: 'Hi.' });
-      const first = await harness.service.chat(editor, { graphKey: GRAPH, message: 'First question' }, new RecordingSink(), signal());
+      const first = await harness.service.chat(
+        editor,
+        { graphKey: GRAPH, message: 'First question' },
+        new RecordingSink(),
+        signal(),
+      );
       server.enqueue(
-        { text: 'Reading fetch-api.', toolCalls: [{ id: 'c1', name: 'read_node_detail', arguments: { nodeKey: 'fetch-api' } }], delayMs: 60, chunkSize: 4 },
+        {
+          text: 'Reading fetch-api.',
+          toolCalls: [{ id: 'c1', name: 'read_node_detail', arguments: { nodeKey: 'fetch-api' } }],
+          delayMs: 60,
+          chunkSize: 4,
+        },
         { text: 'It calls the stats API.' },
       );
       listen();
-      const running = harness.service.chat(editor, { graphKey: GRAPH, message: 'What does fetch-api do?', threadId: first.threadId }, new RecordingSink(), signal());
+      const running = harness.service.chat(
+        editor,
+        { graphKey: GRAPH, message: 'What does fetch-api do?', threadId: first.threadId },
+        new RecordingSink(),
+        signal(),
+      );
       // While round 1 streams, another instance on the same file renames the thread (a commit: the revision moves on).
       await server.waitForRequests(2);
       await elsewhere.commit(await elsewhere.load(editor, first.threadId), { append: [], title: 'Renamed elsewhere' });
@@ -85,9 +104,23 @@ describe(`${ChatService.name} (revision conflicts on a round commit)`, () => {
       const stored = await harness.threadStore.load(editor, first.threadId);
       expect(stored.title).toBe('Renamed elsewhere');
       expect(stored.messages.filter((message) => message.role !== 'system').map((message) => message.role)).toEqual([
-        'user', 'event', 'assistant', 'user', 'event', 'assistant', 'tool', 'assistant',
+        'user',
+        'event',
+        'assistant',
+        'user',
+        'event',
+        'assistant',
+        'tool',
+        'assistant',
       ]);
-      expect(logs).toContainEqual(expect.objectContaining({ event: 'thread_commit_replayed_after_conflict', threadId: first.threadId, replays: 1, applied: true }));
+      expect(logs).toContainEqual(
+        expect.objectContaining({
+          event: 'thread_commit_replayed_after_conflict',
+          threadId: first.threadId,
+          replays: 1,
+          applied: true,
+        }),
+      );
       expect(conflicts).toEqual(['replayed']);
     } finally {
       await elsewhere.beforeApplicationShutdown();
@@ -98,27 +131,45 @@ describe(`${ChatService.name} (revision conflicts on a round commit)`, () => {
 
   it('gives up after 3 replays with backoff: thread_busy, and the thread keeps its question, valid', async () => {
     const conflict = conflicting(4);
-    const harness = await ChatServiceHarness.create({ env: server.providerEnv('openai'), wrapRepository: conflict.wrap, runs: observer });
+    const harness = await ChatServiceHarness.create({
+      env: server.providerEnv('openai'),
+      wrapRepository: conflict.wrap,
+      runs: observer,
+    });
     try {
       server.enqueue({ text: 'An answer that cannot be stored.' });
       listen();
       const sink = new RecordingSink();
       const started = Date.now();
-      const failure = await harness.service.chat(editor, { graphKey: GRAPH, message: 'Hello?' }, sink, signal()).catch((error: unknown) => error);
+      const failure = await harness.service
+        .chat(editor, { graphKey: GRAPH, message: 'Hello?' }, sink, signal())
+        .catch((error: unknown) => error);
       expect(failure).toMatchObject({ code: 'thread_busy', retryable: true });
       // One first attempt and 3 replays, waiting 12.5-25, 25-50 and 50-100 ms between them.
       expect(conflict.attempts).toHaveLength(4);
       expect(Date.now() - started).toBeGreaterThanOrEqual(85);
       const threadId = (sink.events[0] as { threadId: string }).threadId;
       const stored = await harness.threadStore.load(editor, threadId);
-      expect(stored.messages.map((message) => message.kind ?? message.role)).toEqual(['system_prompt', 'user', 'rag_context', 'event']);
-      expect(logs).toContainEqual(expect.objectContaining({ event: 'thread_commit_conflict', outcome: 'failed', replays: 3 }));
+      expect(stored.messages.map((message) => message.kind ?? message.role)).toEqual([
+        'system_prompt',
+        'user',
+        'rag_context',
+        'event',
+      ]);
+      expect(logs).toContainEqual(
+        expect.objectContaining({ event: 'thread_commit_conflict', outcome: 'failed', replays: 3 }),
+      );
       expect(conflicts).toEqual(['failed']);
       expect(ends).toEqual([expect.objectContaining({ kind: 'chat', stopReason: 'error' })]);
 
       // The next message continues the thread.
       server.enqueue({ text: 'Now it is stored.' });
-      const next = await harness.service.chat(editor, { graphKey: GRAPH, message: 'Again?', threadId }, new RecordingSink(), signal());
+      const next = await harness.service.chat(
+        editor,
+        { graphKey: GRAPH, message: 'Again?', threadId },
+        new RecordingSink(),
+        signal(),
+      );
       expect(next.message).toBe('Now it is stored.');
     } finally {
       await harness.close();
@@ -127,17 +178,25 @@ describe(`${ChatService.name} (revision conflicts on a round commit)`, () => {
 
   it('fails at once with thread_busy when the lease is held elsewhere: no replay over another run', async () => {
     const conflict = conflicting(10, { leaseTaken: true });
-    const harness = await ChatServiceHarness.create({ env: server.providerEnv('openai'), wrapRepository: conflict.wrap, runs: observer });
+    const harness = await ChatServiceHarness.create({
+      env: server.providerEnv('openai'),
+      wrapRepository: conflict.wrap,
+      runs: observer,
+    });
     try {
       server.enqueue({ text: 'Too late.' });
       listen();
-      await expect(harness.service.chat(editor, { graphKey: GRAPH, message: 'Hello?' }, new RecordingSink(), signal())).rejects.toMatchObject({
+      await expect(
+        harness.service.chat(editor, { graphKey: GRAPH, message: 'Hello?' }, new RecordingSink(), signal()),
+      ).rejects.toMatchObject({
         code: 'thread_busy',
         message: 'Another request holds this thread',
       });
       expect(conflict.attempts).toHaveLength(1);
       expect(conflicts).toEqual(['lease_lost']);
-      expect(logs).toContainEqual(expect.objectContaining({ event: 'thread_commit_conflict', outcome: 'lease_lost', replays: 0 }));
+      expect(logs).toContainEqual(
+        expect.objectContaining({ event: 'thread_commit_conflict', outcome: 'lease_lost', replays: 0 }),
+      );
     } finally {
       await harness.close();
     }

@@ -15,8 +15,12 @@ const CONTEXT_WINDOW = 20_000;
 
 const tokensOf = (request: RecordedRequest) => promptTokens('openai.chat', request.body);
 const contextOf = (request: RecordedRequest): string =>
-  request.body.messages.find((message: { role: string; content: string }) => message.role === 'system' && message.content.startsWith('[RAG context'))?.content ?? '';
-const userTurns = (request: RecordedRequest) => request.body.messages.filter((message: { role: string }) => message.role === 'user').length;
+  request.body.messages.find(
+    (message: { role: string; content: string }) =>
+      message.role === 'system' && message.content.startsWith('[RAG context'),
+  )?.content ?? '';
+const userTurns = (request: RecordedRequest) =>
+  request.body.messages.filter((message: { role: string }) => message.role === 'user').length;
 
 /**
  * Context-length recovery (docs/agent.md): the scripted server refuses, with OpenAI's own
@@ -36,7 +40,9 @@ describe(`${ChatService.name} (context-length recovery on the scripted server)`,
   });
   beforeEach(async () => {
     server.reset();
-    harness = await ChatServiceHarness.create({ env: { ...server.providerEnv('openai'), AI_HISTORY_MAX_TOKENS: '40000' } });
+    harness = await ChatServiceHarness.create({
+      env: { ...server.providerEnv('openai'), AI_HISTORY_MAX_TOKENS: '40000' },
+    });
     logs = [];
     configureLogging({ level: 'info' });
     setLogSink((entry) => logs.push(entry));
@@ -52,7 +58,12 @@ describe(`${ChatService.name} (context-length recovery on the scripted server)`,
     const first = await harness.service.chat(editor, { graphKey: GRAPH, message: 'Hi' }, new RecordingSink(), signal());
     let thread = await harness.threadStore.load(editor, first.threadId);
     for (let turn = 0; turn < turns; turn += 1) {
-      thread = await harness.threadStore.commit(thread, { append: exchangeOf(`Question ${turn} about fetch-api`, `Answer ${turn}: ${'the fetch-api node calls the stats API. '.repeat(250)}`) });
+      thread = await harness.threadStore.commit(thread, {
+        append: exchangeOf(
+          `Question ${turn} about fetch-api`,
+          `Answer ${turn}: ${'the fetch-api node calls the stats API. '.repeat(250)}`,
+        ),
+      });
     }
     server.reset();
     return first.threadId;
@@ -62,7 +73,12 @@ describe(`${ChatService.name} (context-length recovery on the scripted server)`,
     const threadId = await longThread(6);
     server.enqueue({ text: 'fetch-api calls the NBA stats API.' });
     const sink = new RecordingSink();
-    const result = await harness.service.chat(editor, { graphKey: GRAPH, message: 'What does fetch-api do?', threadId }, sink, signal());
+    const result = await harness.service.chat(
+      editor,
+      { graphKey: GRAPH, message: 'What does fetch-api do?', threadId },
+      sink,
+      signal(),
+    );
 
     expect(result.message).toBe('fetch-api calls the NBA stats API.');
     expect(server.requests).toHaveLength(2);
@@ -71,20 +87,30 @@ describe(`${ChatService.name} (context-length recovery on the scripted server)`,
     expect(tokensOf(retried)).toBeLessThanOrEqual(CONTEXT_WINDOW);
     expect(contextOf(retried).length).toBeLessThan(contextOf(refused).length);
     expect(userTurns(retried)).toBeLessThan(userTurns(refused));
-    expect(retried.body.messages.findLast((message: { role: string }) => message.role === 'user')).toEqual({ role: 'user', content: 'What does fetch-api do?' });
+    expect(retried.body.messages.findLast((message: { role: string }) => message.role === 'user')).toEqual({
+      role: 'user',
+      content: 'What does fetch-api do?',
+    });
     expect(logs).toContainEqual(expect.objectContaining({ level: 'warn', event: 'context_length_retry', threadId }));
     expect(result.usage.llmCalls).toBe(2);
 
     // Nothing of the smaller context is stored: the thread keeps the context it was first given.
     const stored = await harness.threadStore.load(editor, threadId);
     expect(stored.messages.at(-1)).toMatchObject({ role: 'assistant', content: 'fetch-api calls the NBA stats API.' });
-    expect(stored.messages.filter((message) => message.kind === 'rag_context').at(-1)?.content).toBe(contextOf(refused));
+    expect(stored.messages.filter((message) => message.kind === 'rag_context').at(-1)?.content).toBe(
+      contextOf(refused),
+    );
   });
 
   it('assembles the retry like every request: the three stable prompt levels first, unchanged, then the history', async () => {
     const threadId = await longThread(6);
     server.enqueue({ text: 'Done.' });
-    await harness.service.chat(editor, { graphKey: GRAPH, message: 'What does fetch-api do?', threadId }, new RecordingSink(), signal());
+    await harness.service.chat(
+      editor,
+      { graphKey: GRAPH, message: 'What does fetch-api do?', threadId },
+      new RecordingSink(),
+      signal(),
+    );
 
     const [refused, retried] = server.requests;
     const levels = (request: RecordedRequest) => request.body.messages.slice(0, 3);
@@ -92,16 +118,24 @@ describe(`${ChatService.name} (context-length recovery on the scripted server)`,
     expect(levels(retried)).toEqual(levels(refused));
     // The stored startup prompt is not sent a second time.
     const levelTexts = new Set(levels(refused).map((level: { content: string }) => level.content));
-    expect(retried.body.messages.filter((message: { role: string; content: string }) => message.role === 'system' && levelTexts.has(message.content))).toHaveLength(3);
+    expect(
+      retried.body.messages.filter(
+        (message: { role: string; content: string }) => message.role === 'system' && levelTexts.has(message.content),
+      ),
+    ).toHaveLength(3);
   });
 
   it('fails with context_length when even the smaller context does not fit, leaving the thread valid with the question', async () => {
     // A history budget so large that half of it is still over the window.
     await harness.close();
-    harness = await ChatServiceHarness.create({ env: { ...server.providerEnv('openai'), AI_HISTORY_MAX_TOKENS: '80000' } });
+    harness = await ChatServiceHarness.create({
+      env: { ...server.providerEnv('openai'), AI_HISTORY_MAX_TOKENS: '80000' },
+    });
     const threadId = await longThread(14);
     const sink = new RecordingSink();
-    const failure = await harness.service.chat(editor, { graphKey: GRAPH, message: 'And now?', threadId }, sink, signal()).catch((error: unknown) => error);
+    const failure = await harness.service
+      .chat(editor, { graphKey: GRAPH, message: 'And now?', threadId }, sink, signal())
+      .catch((error: unknown) => error);
 
     expect(failure).toMatchObject({ code: 'context_length', statusCode: 422 });
     expect(server.requests).toHaveLength(2);

@@ -45,9 +45,18 @@ describe(`${ChatService.name} (crash mid-round)`, () => {
     const env = { ...server.providerEnv('openai'), THREAD_LEASE_MS: '1000' };
     // Seed the store from this process, then let another process crash on it.
     await (await ChatServiceHarness.create({ dataDir, env })).close({ keepData: true });
-    server.enqueue({ text: 'Let me read it.', toolCalls: [{ id: 'call_lost', name: 'read_node_detail', arguments: { nodeKey: 'fetch-api' } }] });
+    server.enqueue({
+      text: 'Let me read it.',
+      toolCalls: [{ id: 'call_lost', name: 'read_node_detail', arguments: { nodeKey: 'fetch-api' } }],
+    });
 
-    const crash = await runCrashingInstance({ dataDir, env, principal: editor, graphKey: GRAPH, message: 'What does fetch-api do?' });
+    const crash = await runCrashingInstance({
+      dataDir,
+      env,
+      principal: editor,
+      graphKey: GRAPH,
+      message: 'What does fetch-api do?',
+    });
     expect(crash.signal).toBe('SIGKILL');
     expect(crash.threadId).toMatch(/^ai_/);
     expect(server.requests).toHaveLength(1);
@@ -55,7 +64,12 @@ describe(`${ChatService.name} (crash mid-round)`, () => {
     const survivor = await ChatServiceHarness.create({ dataDir, env });
     try {
       const stored = await survivor.threadStore.load(editor, crash.threadId);
-      expect(stored.messages.map((message) => message.kind ?? message.role)).toEqual(['system_prompt', 'user', 'rag_context', 'event']);
+      expect(stored.messages.map((message) => message.kind ?? message.role)).toEqual([
+        'system_prompt',
+        'user',
+        'rag_context',
+        'event',
+      ]);
 
       // The dead process's lease expires (THREAD_LEASE_MS); then the conversation goes on here.
       await new Promise((resolve) => setTimeout(resolve, 1100));
@@ -70,7 +84,16 @@ describe(`${ChatService.name} (crash mid-round)`, () => {
       expect(result).toMatchObject({ type: 'message', message: 'fetch-api calls the stats API.' });
 
       const sent = server.requests[1].body.messages as Array<{ role: string; content: string; tool_calls?: unknown }>;
-      expect(sent.map((message) => message.role)).toEqual(['system', 'system', 'system', 'user', 'system', 'user', 'system', 'system']);
+      expect(sent.map((message) => message.role)).toEqual([
+        'system',
+        'system',
+        'system',
+        'user',
+        'system',
+        'user',
+        'system',
+        'system',
+      ]);
       expect(sent[3].content).toBe('What does fetch-api do?');
       expect(sent.some((message) => message.tool_calls)).toBe(false);
       const after = await survivor.threadStore.load(editor, crash.threadId);

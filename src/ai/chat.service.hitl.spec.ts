@@ -16,7 +16,14 @@ const toolResultOf = (request: RecordedRequest, toolCallId: string): Record<stri
 };
 const signal = () => new AbortController().signal;
 
-const logNodeArguments = { nodeKey: 'log-errors', typeKey: 'log-node', sheet: '0', posX: 820, posY: 300, reason: 'Log the fetch errors' };
+const logNodeArguments = {
+  nodeKey: 'log-errors',
+  typeKey: 'log-node',
+  sheet: '0',
+  posX: 820,
+  posY: 300,
+  reason: 'Log the fetch errors',
+};
 const createLogNode: ScriptedToolCall = { id: 'call_create', name: 'propose_create_node', arguments: logNodeArguments };
 
 describe(`${ChatService.name} (human in the loop)`, () => {
@@ -44,7 +51,8 @@ describe(`${ChatService.name} (human in the loop)`, () => {
     harness.service.chat(editor, { graphKey: GRAPH, message, ...(threadId ? { threadId } : {}) }, sink, signal());
 
   const interruptOf = (result: AgentResult) => {
-    if (result.type !== 'interrupt' || result.interrupt.kind !== 'approval') throw new Error(`expected an approval, got ${result.type}`);
+    if (result.type !== 'interrupt' || result.interrupt.kind !== 'approval')
+      throw new Error(`expected an approval, got ${result.type}`);
     return result.interrupt;
   };
 
@@ -59,7 +67,11 @@ describe(`${ChatService.name} (human in the loop)`, () => {
     expect(interrupt).toMatchObject({
       kind: 'approval',
       toolCallId: 'call_create',
-      proposedAction: { type: 'create_node', payload: { nodeKey: 'log-errors', typeKey: 'log-node' }, reason: 'Log the fetch errors' },
+      proposedAction: {
+        type: 'create_node',
+        payload: { nodeKey: 'log-errors', typeKey: 'log-node' },
+        reason: 'Log the fetch errors',
+      },
       preview: { sheetId: '0', nodesToCreate: [{ _key: 'log-errors', type: 'log-node', graphKey: GRAPH }] },
     });
     expect(sink.completed).toEqual(interrupted);
@@ -71,34 +83,53 @@ describe(`${ChatService.name} (human in the loop)`, () => {
     expect((await harness.threadStore.load(editor, interrupted.threadId)).usage.llmCalls).toBe(1);
 
     const resumeSink = new RecordingSink();
-    const resumed = await harness.service.resume(editor, { threadId: interrupted.threadId, approved: true }, resumeSink, signal());
+    const resumed = await harness.service.resume(
+      editor,
+      { threadId: interrupted.threadId, approved: true },
+      resumeSink,
+      signal(),
+    );
 
     expect(resumed).toMatchObject({
       type: 'message',
       message: 'Added the log node.',
       resolution: { toolCallId: 'call_create', status: 'approved', appliedBy: 'server', changes: interrupt.preview },
     });
-    expect(await harness.graph().getNodeByKey(GRAPH, 'log-errors')).toMatchObject({ type: 'log-node', posX: 820, sheet: '0' });
+    expect(await harness.graph().getNodeByKey(GRAPH, 'log-errors')).toMatchObject({
+      type: 'log-node',
+      posX: 820,
+      sheet: '0',
+    });
     expect(toolResultOf(server.requests[1], 'call_create')).toEqual({
       status: 'approved',
       message: 'The user approved the proposal and it was applied to the graph.',
     });
     expect(resumeSink.types[0]).toBe('thread');
-    expect(resumeSink.events[1]).toEqual({ type: 'tool_start', toolCallId: 'call_create', toolName: 'propose_create_node' });
+    expect(resumeSink.events[1]).toEqual({
+      type: 'tool_start',
+      toolCallId: 'call_create',
+      toolName: 'propose_create_node',
+    });
     expect(resumeSink.types.at(-1)).toBe('complete');
     expect((await harness.service.getThread(editor, interrupted.threadId)).pendingInterrupt).toBeNull();
   });
 
   it('sends a proposal on a sheet that does not exist back to the model as an error; the corrected one (sheet by name) interrupts', async () => {
     await start();
-    const onSheet = (id: string, sheet: string): ScriptedToolCall => ({ ...createLogNode, id, arguments: { ...logNodeArguments, sheet } });
+    const onSheet = (id: string, sheet: string): ScriptedToolCall => ({
+      ...createLogNode,
+      id,
+      arguments: { ...logNodeArguments, sheet },
+    });
     server.enqueue({ toolCalls: [onSheet('call_bad', 'errors')] }, { toolCalls: [onSheet('call_fixed', 'main')] });
     const sink = new RecordingSink();
     const interrupted = await ask('Add a node that logs fetch errors', undefined, sink);
 
     const refusal = toolResultOf(server.requests[1], 'call_bad');
     expect(refusal).toMatchObject({ status: 'error' });
-    expect(refusal.message).toContain('Sheet "errors" does not exist. Valid sheets (id and name): "0" (main), "1" (data-processing)');
+    expect(refusal.message).toContain(
+      'Sheet "errors" does not exist. Valid sheets (id and name): "0" (main), "1" (data-processing)',
+    );
     expect(interrupted.toolCalls.map((call) => [call.id, call.status])).toEqual([
       ['call_bad', 'error'],
       ['call_fixed', 'proposed'],
@@ -117,7 +148,12 @@ describe(`${ChatService.name} (human in the loop)`, () => {
     await start({ HITL_APPLY: 'client' });
     server.enqueue({ toolCalls: [createLogNode] }, { text: 'Your editor will add it.' });
     const interrupted = await ask('Add a log node');
-    const resumed = await harness.service.resume(editor, { threadId: interrupted.threadId, approved: true }, new RecordingSink(), signal());
+    const resumed = await harness.service.resume(
+      editor,
+      { threadId: interrupted.threadId, approved: true },
+      new RecordingSink(),
+      signal(),
+    );
 
     expect(resumed.resolution).toEqual({
       toolCallId: 'call_create',
@@ -133,7 +169,15 @@ describe(`${ChatService.name} (human in the loop)`, () => {
   it('passes a rejection and its feedback to the model, and changes nothing', async () => {
     await start();
     server.enqueue(
-      { toolCalls: [{ id: 'call_del', name: 'propose_delete_node', arguments: { nodeKey: 'disconnected-note', reason: 'unused' } }] },
+      {
+        toolCalls: [
+          {
+            id: 'call_del',
+            name: 'propose_delete_node',
+            arguments: { nodeKey: 'disconnected-note', reason: 'unused' },
+          },
+        ],
+      },
       { text: 'Understood, I keep it.' },
     );
     const interrupted = await ask('Clean up the graph');
@@ -143,7 +187,10 @@ describe(`${ChatService.name} (human in the loop)`, () => {
       new RecordingSink(),
       signal(),
     );
-    expect(resumed).toMatchObject({ message: 'Understood, I keep it.', resolution: { status: 'rejected', appliedBy: null } });
+    expect(resumed).toMatchObject({
+      message: 'Understood, I keep it.',
+      resolution: { status: 'rejected', appliedBy: null },
+    });
     expect(resumed.resolution?.changes).toBeUndefined();
     expect(toolResultOf(server.requests[1], 'call_del')).toEqual({
       status: 'rejected',
@@ -164,7 +211,14 @@ describe(`${ChatService.name} (human in the loop)`, () => {
           {
             id: 'c4',
             name: 'propose_create_edge',
-            arguments: { sourceKey: 'fetch-api', sourceHandle: 'R-1', targetKey: 'log-errors', targetHandle: 'L-0', sheet: '0', reason: 'wire it' },
+            arguments: {
+              sourceKey: 'fetch-api',
+              sourceHandle: 'R-1',
+              targetKey: 'log-errors',
+              targetHandle: 'L-0',
+              sheet: '0',
+              reason: 'wire it',
+            },
           },
         ],
       },
@@ -178,20 +232,31 @@ describe(`${ChatService.name} (human in the loop)`, () => {
     ]);
 
     const secondSink = new RecordingSink();
-    const second = await harness.service.resume(editor, { threadId: first.threadId, approved: true }, secondSink, signal());
+    const second = await harness.service.resume(
+      editor,
+      { threadId: first.threadId, approved: true },
+      secondSink,
+      signal(),
+    );
     expect(interruptOf(second)).toMatchObject({ toolCallId: 'c4', proposedAction: { type: 'create_edge' } });
     expect(second.toolCalls.map((call) => [call.id, call.status])).toEqual([
       ['c3', 'executed'],
       ['c4', 'proposed'],
     ]);
-    expect(secondSink.events.filter((event) => event.type === 'tool_start').map((event) => (event as { toolCallId: string }).toolCallId)).toEqual([
-      'call_create',
-      'c3',
-    ]);
+    expect(
+      secondSink.events
+        .filter((event) => event.type === 'tool_start')
+        .map((event) => (event as { toolCallId: string }).toolCallId),
+    ).toEqual(['call_create', 'c3']);
     expect(server.requests).toHaveLength(1);
     expect(second.usage.llmCalls).toBe(0);
 
-    const third = await harness.service.resume(editor, { threadId: first.threadId, approved: true }, new RecordingSink(), signal());
+    const third = await harness.service.resume(
+      editor,
+      { threadId: first.threadId, approved: true },
+      new RecordingSink(),
+      signal(),
+    );
     expect(third).toMatchObject({ type: 'message', message: 'Node and edge are in place.' });
     expect(server.requests).toHaveLength(2);
     const results = (server.requests[1].body.messages as WireMessage[]).filter((message) => message.role === 'tool');
@@ -205,10 +270,7 @@ describe(`${ChatService.name} (human in the loop)`, () => {
     await start();
     server.enqueue(
       {
-        toolCalls: [
-          createLogNode,
-          { id: 'c_after', name: 'read_node_detail', arguments: { nodeKey: 'root' } },
-        ],
+        toolCalls: [createLogNode, { id: 'c_after', name: 'read_node_detail', arguments: { nodeKey: 'root' } }],
       },
       { text: 'OK, forget the log node.' },
     );
@@ -222,7 +284,10 @@ describe(`${ChatService.name} (human in the loop)`, () => {
       message: 'The proposal was not applied: the user sent a new message instead of answering it.',
       feedback: 'superseded by a new message',
     });
-    expect(toolResultOf(request, 'c_after')).toMatchObject({ status: 'rejected', feedback: 'superseded by a new message' });
+    expect(toolResultOf(request, 'c_after')).toMatchObject({
+      status: 'rejected',
+      feedback: 'superseded by a new message',
+    });
     const roles = (request.body.messages as WireMessage[]).map((message) => message.role);
     // The results, the new question, its DATA_ADDED event, its context (docs/agent.md, "Prompt levels").
     expect(roles.slice(-5)).toEqual(['tool', 'tool', 'user', 'system', 'system']);
@@ -235,14 +300,27 @@ describe(`${ChatService.name} (human in the loop)`, () => {
   it('turns an apply that fails (node deleted meanwhile) into a failed tool result with the reason', async () => {
     await start();
     server.enqueue(
-      { toolCalls: [{ id: 'c_upd', name: 'propose_update_node', arguments: { nodeKey: 'sort-stats', changes: { 'data.top': 5 }, reason: 'top 5' } }] },
+      {
+        toolCalls: [
+          {
+            id: 'c_upd',
+            name: 'propose_update_node',
+            arguments: { nodeKey: 'sort-stats', changes: { 'data.top': 5 }, reason: 'top 5' },
+          },
+        ],
+      },
       { text: 'The node is gone, nothing changed.' },
     );
     const interrupted = await ask('Keep only the top 5 players');
     expect(interruptOf(interrupted).preview.sheetId).toBe('1');
     await harness.graph().deleteNode(GRAPH, 'sort-stats');
 
-    const resumed = await harness.service.resume(editor, { threadId: interrupted.threadId, approved: true }, new RecordingSink(), signal());
+    const resumed = await harness.service.resume(
+      editor,
+      { threadId: interrupted.threadId, approved: true },
+      new RecordingSink(),
+      signal(),
+    );
     expect(resumed).toMatchObject({ type: 'message', resolution: { status: 'failed', appliedBy: null } });
     const result = toolResultOf(server.requests[1], 'c_upd');
     expect(result.status).toBe('failed');
@@ -252,18 +330,34 @@ describe(`${ChatService.name} (human in the loop)`, () => {
 
   it('reports every step of an interrupt to the HITL observer: proposed, then approved, rejected, failed or superseded', async () => {
     const outcomes: HitlOutcome[] = [];
-    harness = await ChatServiceHarness.create({ env: server.providerEnv('openai'), hitl: { interrupt: (outcome) => outcomes.push(outcome) } });
-    const resume = (threadId: string, approved: boolean) => harness.service.resume(editor, { threadId, approved }, new RecordingSink(), signal());
-    const updateSortStats = { id: 'c_upd', name: 'propose_update_node', arguments: { nodeKey: 'sort-stats', changes: { 'data.top': 5 }, reason: 'top 5' } };
+    harness = await ChatServiceHarness.create({
+      env: server.providerEnv('openai'),
+      hitl: { interrupt: (outcome) => outcomes.push(outcome) },
+    });
+    const resume = (threadId: string, approved: boolean) =>
+      harness.service.resume(editor, { threadId, approved }, new RecordingSink(), signal());
+    const updateSortStats = {
+      id: 'c_upd',
+      name: 'propose_update_node',
+      arguments: { nodeKey: 'sort-stats', changes: { 'data.top': 5 }, reason: 'top 5' },
+    };
     server.enqueue(
       { toolCalls: [createLogNode] },
       { text: 'Added.' },
       // The first one exists by then: each later proposal names a new key (an existing one is refused before any interrupt).
-      { toolCalls: [{ ...createLogNode, id: 'call_second', arguments: { ...logNodeArguments, nodeKey: 'log-errors-2' } }] },
+      {
+        toolCalls: [
+          { ...createLogNode, id: 'call_second', arguments: { ...logNodeArguments, nodeKey: 'log-errors-2' } },
+        ],
+      },
       { text: 'Not added.' },
       { toolCalls: [updateSortStats] },
       { text: 'It was gone.' },
-      { toolCalls: [{ ...createLogNode, id: 'call_third', arguments: { ...logNodeArguments, nodeKey: 'log-errors-3' } }] },
+      {
+        toolCalls: [
+          { ...createLogNode, id: 'call_third', arguments: { ...logNodeArguments, nodeKey: 'log-errors-3' } },
+        ],
+      },
       { text: 'Something else then.' },
     );
 
@@ -299,7 +393,9 @@ describe(`${ChatService.name} (human in the loop)`, () => {
     const nodes = await harness.graph().getNodes(GRAPH);
     expect(nodes.filter((node) => node._key === 'log-errors')).toHaveLength(1);
     const thread = await harness.threadStore.load(editor, interrupted.threadId);
-    expect(thread.messages.filter((message) => message.role === 'tool' && message.toolCallId === 'call_create')).toHaveLength(1);
+    expect(
+      thread.messages.filter((message) => message.role === 'tool' && message.toolCallId === 'call_create'),
+    ).toHaveLength(1);
 
     await expect(
       harness.service.resume(editor, { threadId: interrupted.threadId, approved: true }, new RecordingSink(), signal()),
@@ -309,7 +405,16 @@ describe(`${ChatService.name} (human in the loop)`, () => {
   it('runs the whole round trip over the Anthropic wire', async () => {
     await start({}, 'anthropic');
     server.enqueue(
-      { text: 'Proposing a move.', toolCalls: [{ id: 'toolu_move', name: 'propose_move_node', arguments: { nodeKey: 'return', posX: 1500, posY: 100, reason: 'align' } }] },
+      {
+        text: 'Proposing a move.',
+        toolCalls: [
+          {
+            id: 'toolu_move',
+            name: 'propose_move_node',
+            arguments: { nodeKey: 'return', posX: 1500, posY: 100, reason: 'align' },
+          },
+        ],
+      },
       { text: 'Moved.' },
     );
     const interrupted = await ask('Align the return node');
@@ -317,11 +422,18 @@ describe(`${ChatService.name} (human in the loop)`, () => {
       { nodeKey: 'return', op: 'set', path: ['posX'], value: 1500, animatePos: true },
       { nodeKey: 'return', op: 'set', path: ['posY'], value: 100, animatePos: true },
     ]);
-    const resumed = await harness.service.resume(editor, { threadId: interrupted.threadId, approved: true }, new RecordingSink(), signal());
+    const resumed = await harness.service.resume(
+      editor,
+      { threadId: interrupted.threadId, approved: true },
+      new RecordingSink(),
+      signal(),
+    );
     expect(resumed.message).toBe('Moved.');
     expect(await harness.graph().getNodeByKey(GRAPH, 'return')).toMatchObject({ posX: 1500, posY: 100 });
     const blocks = (server.requests[1].body.messages as Array<{ content: unknown }>).flatMap((message) =>
-      Array.isArray(message.content) ? (message.content as Array<{ type: string; tool_use_id?: string; content?: unknown }>) : [],
+      Array.isArray(message.content)
+        ? (message.content as Array<{ type: string; tool_use_id?: string; content?: unknown }>)
+        : [],
     );
     const result = blocks.find((block) => block.type === 'tool_result' && block.tool_use_id === 'toolu_move');
     expect(JSON.stringify(result?.content)).toContain('approved');

@@ -36,9 +36,18 @@ describe(ChatService.name, () => {
   });
 
   it('answers a question: ai:thread first, tokens in order, one complete; stores prompt, context, question and answer', async () => {
-    server.enqueue({ text: 'fetch-api calls the NBA stats API.', chunkSize: 6, usage: { prompt: 900, completion: 9, cached: 0 } });
+    server.enqueue({
+      text: 'fetch-api calls the NBA stats API.',
+      chunkSize: 6,
+      usage: { prompt: 900, completion: 9, cached: 0 },
+    });
     const sink = new RecordingSink();
-    const result = await harness.service.chat(editor, { graphKey: GRAPH, message: 'What does fetch-api do?' }, sink, signal());
+    const result = await harness.service.chat(
+      editor,
+      { graphKey: GRAPH, message: 'What does fetch-api do?' },
+      sink,
+      signal(),
+    );
 
     expect(result).toMatchObject({ type: 'message', message: 'fetch-api calls the NBA stats API.', toolCalls: [] });
     expect(result.threadId).toMatch(/^ai_/);
@@ -64,7 +73,13 @@ describe(ChatService.name, () => {
     const thread = await harness.threadStore.load(editor, result.threadId);
     expect(thread.title).toBe('What does fetch-api do?');
     // The question is stored first (before ai:thread), its context and DATA_ADDED event right after it (docs/protocol-notes.md, "When ai:thread comes").
-    expect(thread.messages.map((message) => message.kind ?? message.role)).toEqual(['system_prompt', 'user', 'rag_context', 'event', 'assistant']);
+    expect(thread.messages.map((message) => message.kind ?? message.role)).toEqual([
+      'system_prompt',
+      'user',
+      'rag_context',
+      'event',
+      'assistant',
+    ]);
     expect(thread.usage).toMatchObject({ promptTokens: 900, completionTokens: 9, llmCalls: 1 });
     expect(await harness.threadStore.getWorkspaceUsage('default')).toMatchObject({ promptTokens: 900, llmCalls: 1 });
   });
@@ -79,10 +94,19 @@ describe(ChatService.name, () => {
     const announce = sink.thread.bind(sink);
     sink.thread = (threadId: string) => {
       // What another connection sees the moment ai:thread is sent.
-      const row = harness.db.prepare('SELECT revision FROM ai_threads WHERE thread_id = ?').get(threadId) as { revision: number };
-      const kinds = harness.db.prepare('SELECT role, message FROM ai_thread_messages WHERE thread_id = ? ORDER BY seq').all(threadId) as Array<{ role: string; message: string }>;
-      const leased = harness.db.prepare('SELECT 1 FROM ai_thread_leases WHERE thread_id = ?').get(threadId) !== undefined;
-      atAnnounce.push({ revision: row.revision, kinds: kinds.map(({ role, message }) => (JSON.parse(message) as { kind?: string }).kind ?? role), leased });
+      const row = harness.db.prepare('SELECT revision FROM ai_threads WHERE thread_id = ?').get(threadId) as {
+        revision: number;
+      };
+      const kinds = harness.db
+        .prepare('SELECT role, message FROM ai_thread_messages WHERE thread_id = ? ORDER BY seq')
+        .all(threadId) as Array<{ role: string; message: string }>;
+      const leased =
+        harness.db.prepare('SELECT 1 FROM ai_thread_leases WHERE thread_id = ?').get(threadId) !== undefined;
+      atAnnounce.push({
+        revision: row.revision,
+        kinds: kinds.map(({ role, message }) => (JSON.parse(message) as { kind?: string }).kind ?? role),
+        leased,
+      });
       announce(threadId);
     };
     await harness.service.chat(editor, { graphKey: GRAPH, message: 'What does fetch-api do?' }, sink, signal());
@@ -91,7 +115,9 @@ describe(ChatService.name, () => {
     expect(create).not.toHaveBeenCalled();
     expect(acquireRun).not.toHaveBeenCalled();
     // By then the context is stored too (ai:thread waits for the upstream request: HeldEventsSink).
-    expect(atAnnounce).toEqual([{ revision: 2, kinds: ['system_prompt', 'user', 'rag_context', 'event'], leased: true }]);
+    expect(atAnnounce).toEqual([
+      { revision: 2, kinds: ['system_prompt', 'user', 'rag_context', 'event'], leased: true },
+    ]);
   });
 
   it('sends ai:thread and the DATA_ADDED event once the upstream request is written, still before anything else', async () => {
@@ -117,17 +143,23 @@ describe(ChatService.name, () => {
   it('sends ai:thread and the DATA_ADDED event before the error of an upstream that refuses at once', async () => {
     server.enqueue({ error: { status: 401 } });
     const sink = new RecordingSink();
-    await expect(harness.service.chat(editor, { graphKey: GRAPH, message: 'What does fetch-api do?' }, sink, signal())).rejects.toMatchObject({ code: 'auth_error' });
+    await expect(
+      harness.service.chat(editor, { graphKey: GRAPH, message: 'What does fetch-api do?' }, sink, signal()),
+    ).rejects.toMatchObject({ code: 'auth_error' });
     expect(sink.types).toEqual(['thread', 'event']);
   });
 
   it('tells a new conversation refused by the budget its thread, created empty, before the error', async () => {
     await harness.close();
-    harness = await ChatServiceHarness.create({ env: { ...server.providerEnv('openai'), AI_MAX_TOTAL_TOKENS: '1000' } });
+    harness = await ChatServiceHarness.create({
+      env: { ...server.providerEnv('openai'), AI_MAX_TOTAL_TOKENS: '1000' },
+    });
     server.enqueue({ text: 'expensive', usage: { prompt: 1500, completion: 10 } });
     await harness.service.chat(editor, { graphKey: GRAPH, message: 'first' }, new RecordingSink(), signal());
     const sink = new RecordingSink();
-    await expect(harness.service.chat(editor, { graphKey: GRAPH, message: 'second' }, sink, signal())).rejects.toMatchObject({ code: 'budget_exceeded' });
+    await expect(
+      harness.service.chat(editor, { graphKey: GRAPH, message: 'second' }, sink, signal()),
+    ).rejects.toMatchObject({ code: 'budget_exceeded' });
     expect(sink.types).toEqual(['thread']);
     const refused = await harness.threadStore.load(editor, (sink.events[0] as { threadId: string }).threadId);
     expect(refused.messages).toEqual([]);
@@ -135,7 +167,12 @@ describe(ChatService.name, () => {
 
   it('stores the startup prompt on the first message only and keeps the history, with the current context after the new question', async () => {
     server.enqueue({ text: 'It fetches players.' }, { text: 'It keeps active players.' });
-    const first = await harness.service.chat(editor, { graphKey: GRAPH, message: 'What does fetch-api do?' }, new RecordingSink(), signal());
+    const first = await harness.service.chat(
+      editor,
+      { graphKey: GRAPH, message: 'What does fetch-api do?' },
+      new RecordingSink(),
+      signal(),
+    );
     await harness.service.chat(
       editor,
       { graphKey: GRAPH, message: 'And filter-active?', threadId: first.threadId },
@@ -144,7 +181,17 @@ describe(ChatService.name, () => {
     );
 
     const second = messagesOf(server.requests[1]);
-    expect(second.map((message) => message.role)).toEqual(['system', 'system', 'system', 'user', 'system', 'assistant', 'user', 'system', 'system']);
+    expect(second.map((message) => message.role)).toEqual([
+      'system',
+      'system',
+      'system',
+      'user',
+      'system',
+      'assistant',
+      'user',
+      'system',
+      'system',
+    ]);
     expect(second.slice(0, 3)).toEqual(messagesOf(server.requests[0]).slice(0, 3));
     expect(second[3].content).toBe('What does fetch-api do?');
     expect(second[5].content).toBe('It fetches players.');
@@ -158,13 +205,27 @@ describe(ChatService.name, () => {
 
   it('sends the stable levels of the graph as it is now, also after the graph changed', async () => {
     server.enqueue({ text: 'one' }, { text: 'two' }, { text: 'three' });
-    const ask = () => harness.service.chat(editor, { graphKey: GRAPH, message: 'What does fetch-api do?' }, new RecordingSink(), signal());
+    const ask = () =>
+      harness.service.chat(
+        editor,
+        { graphKey: GRAPH, message: 'What does fetch-api do?' },
+        new RecordingSink(),
+        signal(),
+      );
     await ask();
     await ask();
-    await harness.graphStore.importGraph('default', { ...nbaWorkflowDemo, graph: { ...nbaWorkflowDemo.graph, name: 'Renamed NBA flow' } });
+    await harness.graphStore.importGraph('default', {
+      ...nbaWorkflowDemo,
+      graph: { ...nbaWorkflowDemo.graph, name: 'Renamed NBA flow' },
+    });
     await ask();
 
-    const prompts = server.requests.map((request) => messagesOf(request).slice(0, 3).map((message) => String(message.content)).join('\n\n'));
+    const prompts = server.requests.map((request) =>
+      messagesOf(request)
+        .slice(0, 3)
+        .map((message) => String(message.content))
+        .join('\n\n'),
+    );
     expect(prompts[1]).toBe(prompts[0]);
     expect(prompts[0]).not.toContain('Renamed NBA flow');
     expect(prompts[2]).toContain('Renamed NBA flow');
@@ -172,11 +233,19 @@ describe(ChatService.name, () => {
 
   it('runs read tools: tool_start/tool_result with the model ids, results in the next request, rounds stored', async () => {
     server.enqueue(
-      { text: 'Checking.', toolCalls: [{ id: 'call_read', name: 'read_node_detail', arguments: { nodeKey: 'filter-active' } }] },
+      {
+        text: 'Checking.',
+        toolCalls: [{ id: 'call_read', name: 'read_node_detail', arguments: { nodeKey: 'filter-active' } }],
+      },
       { text: 'It keeps players with at least 10 games.' },
     );
     const sink = new RecordingSink();
-    const result = await harness.service.chat(editor, { graphKey: GRAPH, message: 'How does the filter work?' }, sink, signal());
+    const result = await harness.service.chat(
+      editor,
+      { graphKey: GRAPH, message: 'How does the filter work?' },
+      sink,
+      signal(),
+    );
 
     const start = sink.types.indexOf('tool_start');
     expect(sink.types.slice(0, start)).toEqual(['thread', 'event', 'token', 'token', 'token']);
@@ -193,28 +262,54 @@ describe(ChatService.name, () => {
     expect(JSON.parse(String(toolMessage?.content))).toMatchObject({ key: 'filter-active', data: { minGames: 10 } });
 
     const thread = await harness.threadStore.load(editor, result.threadId);
-    expect(thread.messages.slice(3).map((message) => message.role)).toEqual(['event', 'assistant', 'tool', 'assistant']);
+    expect(thread.messages.slice(3).map((message) => message.role)).toEqual([
+      'event',
+      'assistant',
+      'tool',
+      'assistant',
+    ]);
   });
 
   it('offers write tools to editors only; a viewer gets the read tools and cannot answer a proposal', async () => {
     server.enqueue({ text: 'Hi editor.' }, { text: 'Hi viewer.' });
     await harness.service.chat(editor, { graphKey: GRAPH, message: 'hello' }, new RecordingSink(), signal());
-    const viewerResult = await harness.service.chat(viewer, { graphKey: GRAPH, message: 'hello' }, new RecordingSink(), signal());
+    const viewerResult = await harness.service.chat(
+      viewer,
+      { graphKey: GRAPH, message: 'hello' },
+      new RecordingSink(),
+      signal(),
+    );
 
-    expect(toolNamesOf(server.requests[0])).toEqual(expect.arrayContaining(['search_nodes', 'propose_create_node', 'propose_batch']));
+    expect(toolNamesOf(server.requests[0])).toEqual(
+      expect.arrayContaining(['search_nodes', 'propose_create_node', 'propose_batch']),
+    );
     expect(toolNamesOf(server.requests[1])).toHaveLength(8);
     expect(toolNamesOf(server.requests[1])).toContain('ask_user');
     expect(toolNamesOf(server.requests[1]).some((name) => name.startsWith('propose_'))).toBe(false);
     expect(messagesOf(server.requests[1])[0].content).not.toBe(messagesOf(server.requests[0])[0].content);
 
     await expect(
-      harness.service.resume(viewer, { threadId: viewerResult.threadId, approved: true }, new RecordingSink(), signal()),
+      harness.service.resume(
+        viewer,
+        { threadId: viewerResult.threadId, approved: true },
+        new RecordingSink(),
+        signal(),
+      ),
     ).rejects.toMatchObject({ code: 'conflict', statusCode: 409 });
 
     // A proposal made while the owner was an editor, answered once their role is viewer: refused, still pending.
-    server.enqueue({ toolCalls: [{ id: 'c_w', name: 'propose_delete_node', arguments: { nodeKey: 'disconnected-note', reason: 'unused' } }] });
+    server.enqueue({
+      toolCalls: [
+        { id: 'c_w', name: 'propose_delete_node', arguments: { nodeKey: 'disconnected-note', reason: 'unused' } },
+      ],
+    });
     const demoted: Principal = { ...editor, role: 'viewer' };
-    const proposal = await harness.service.chat(editor, { graphKey: GRAPH, message: 'Delete it' }, new RecordingSink(), signal());
+    const proposal = await harness.service.chat(
+      editor,
+      { graphKey: GRAPH, message: 'Delete it' },
+      new RecordingSink(),
+      signal(),
+    );
     await expect(
       harness.service.resume(demoted, { threadId: proposal.threadId, approved: true }, new RecordingSink(), signal()),
     ).rejects.toMatchObject({ code: 'forbidden', statusCode: 403 });
@@ -226,7 +321,12 @@ describe(ChatService.name, () => {
     harness = await ChatServiceHarness.create({ env: { ...server.providerEnv('openai'), AI_MAX_TOOL_ROUNDS: '2' } });
     const overview = (id: string) => ({ toolCalls: [{ id, name: 'read_graph_overview', arguments: {} }] });
     server.enqueue(overview('o1'), overview('o2'), { text: 'The graph has 9 nodes.' });
-    const result = await harness.service.chat(editor, { graphKey: GRAPH, message: 'Describe the graph' }, new RecordingSink(), signal());
+    const result = await harness.service.chat(
+      editor,
+      { graphKey: GRAPH, message: 'Describe the graph' },
+      new RecordingSink(),
+      signal(),
+    );
 
     expect(result).toMatchObject({ type: 'message', message: 'The graph has 9 nodes.' });
     expect(server.requests).toHaveLength(3);
@@ -245,7 +345,12 @@ describe(ChatService.name, () => {
       },
       { text: 'Found filter-active.' },
     );
-    const result = await harness.service.chat(editor, { graphKey: GRAPH, message: 'Find the filter' }, new RecordingSink(), signal());
+    const result = await harness.service.chat(
+      editor,
+      { graphKey: GRAPH, message: 'Find the filter' },
+      new RecordingSink(),
+      signal(),
+    );
     expect(result.toolCalls.map((call) => [call.id, call.status])).toEqual([
       ['bad', 'error'],
       ['good', 'executed'],
@@ -257,11 +362,19 @@ describe(ChatService.name, () => {
     await harness.close();
     harness = await ChatServiceHarness.create({ env: server.providerEnv('anthropic') });
     server.enqueue(
-      { toolCalls: [{ id: 'toolu_1', name: 'list_node_edges', arguments: { nodeKey: 'fetch-api' } }], usage: { prompt: 1200, completion: 30, cached: 1000 } },
+      {
+        toolCalls: [{ id: 'toolu_1', name: 'list_node_edges', arguments: { nodeKey: 'fetch-api' } }],
+        usage: { prompt: 1200, completion: 30, cached: 1000 },
+      },
       { text: 'fetch-api has a success and an error output.', usage: { prompt: 1300, completion: 12, cached: 1000 } },
     );
     const sink = new RecordingSink();
-    const result = await harness.service.chat(editor, { graphKey: GRAPH, message: 'Where does fetch-api go?' }, sink, signal());
+    const result = await harness.service.chat(
+      editor,
+      { graphKey: GRAPH, message: 'Where does fetch-api go?' },
+      sink,
+      signal(),
+    );
 
     expect(server.requests[0].endpoint).toBe('anthropic.messages');
     expect(server.requests[0].body.system).toBeDefined();
@@ -275,7 +388,12 @@ describe(ChatService.name, () => {
     await harness.close();
     harness = await ChatServiceHarness.create();
     const sink = new RecordingSink();
-    const result = await harness.service.chat(editor, { graphKey: GRAPH, message: 'fetch-api', mentions: ['fetch-api'] }, sink, signal());
+    const result = await harness.service.chat(
+      editor,
+      { graphKey: GRAPH, message: 'fetch-api', mentions: ['fetch-api'] },
+      sink,
+      signal(),
+    );
     expect(result.type).toBe('message');
     expect(result.message).toContain('fetch-api');
     expect(sink.text).toBe(result.message);
@@ -283,13 +401,22 @@ describe(ChatService.name, () => {
     expect(server.requests).toHaveLength(0);
   });
 
-  it('refuses bad input before doing anything: empty or too long message, unknown graph, someone else\'s thread', async () => {
+  it("refuses bad input before doing anything: empty or too long message, unknown graph, someone else's thread", async () => {
     const sink = new RecordingSink();
-    await expect(harness.service.chat(editor, { graphKey: GRAPH, message: '   ' }, sink, signal())).rejects.toMatchObject({ code: 'bad_request' });
     await expect(
-      harness.service.chat(editor, { graphKey: GRAPH, message: 'x'.repeat(harness.config.limits.messageMaxChars + 1) }, sink, signal()),
+      harness.service.chat(editor, { graphKey: GRAPH, message: '   ' }, sink, signal()),
+    ).rejects.toMatchObject({ code: 'bad_request' });
+    await expect(
+      harness.service.chat(
+        editor,
+        { graphKey: GRAPH, message: 'x'.repeat(harness.config.limits.messageMaxChars + 1) },
+        sink,
+        signal(),
+      ),
     ).rejects.toMatchObject({ code: 'payload_too_large' });
-    await expect(harness.service.chat(editor, { graphKey: 'nope', message: 'hi' }, sink, signal())).rejects.toMatchObject({
+    await expect(
+      harness.service.chat(editor, { graphKey: 'nope', message: 'hi' }, sink, signal()),
+    ).rejects.toMatchObject({
       code: 'not_found',
       statusCode: 404,
     });
@@ -302,7 +429,12 @@ describe(ChatService.name, () => {
     const mine = await harness.service.chat(editor, { graphKey: GRAPH, message: 'hi' }, new RecordingSink(), signal());
     const stranger: Principal = { userId: 'mallory', workspace: 'default', role: 'admin' };
     await expect(
-      harness.service.chat(stranger, { graphKey: GRAPH, message: 'hi', threadId: mine.threadId }, new RecordingSink(), signal()),
+      harness.service.chat(
+        stranger,
+        { graphKey: GRAPH, message: 'hi', threadId: mine.threadId },
+        new RecordingSink(),
+        signal(),
+      ),
     ).rejects.toMatchObject({ code: 'not_found' });
     await expect(harness.service.getThread(stranger, mine.threadId)).rejects.toMatchObject({ code: 'not_found' });
     await expect(
@@ -314,7 +446,12 @@ describe(ChatService.name, () => {
   it('answers thread_busy to a second request while a run holds the thread, after telling it the thread', async () => {
     server.enqueue({ text: 'slow answer', hangAfterChunks: 2 });
     const controller = new AbortController();
-    const first = harness.service.chat(editor, { graphKey: GRAPH, message: 'first' }, new RecordingSink(), controller.signal);
+    const first = harness.service.chat(
+      editor,
+      { graphKey: GRAPH, message: 'first' },
+      new RecordingSink(),
+      controller.signal,
+    );
     await server.waitForRequests(1);
     const threadId = (await harness.service.listThreads(editor, GRAPH))[0].threadId;
 
@@ -338,7 +475,12 @@ describe(ChatService.name, () => {
     server.enqueue({ text: 'The fetch-api node requests the stats API and then', chunkSize: 5, hangAfterChunks: 4 });
     const controller = new AbortController();
     const sink = new RecordingSink();
-    const running = harness.service.chat(editor, { graphKey: GRAPH, message: 'Explain fetch-api' }, sink, controller.signal);
+    const running = harness.service.chat(
+      editor,
+      { graphKey: GRAPH, message: 'Explain fetch-api' },
+      sink,
+      controller.signal,
+    );
     await server.waitForRequests(1);
     while (sink.text.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
     controller.abort();
@@ -370,26 +512,49 @@ describe(ChatService.name, () => {
     expect(usage.completionTokens).toBeGreaterThan(0);
 
     server.enqueue({ text: 'Second try works.' });
-    const retry = await harness.service.chat(editor, { graphKey: GRAPH, message: 'Explain again', threadId }, new RecordingSink(), signal());
+    const retry = await harness.service.chat(
+      editor,
+      { graphKey: GRAPH, message: 'Explain again', threadId },
+      new RecordingSink(),
+      signal(),
+    );
     expect(retry.message).toBe('Second try works.');
-    expect(messagesOf(server.requests[1]).map((message) => message.role)).toEqual(['system', 'system', 'system', 'user', 'system', 'user', 'system', 'system']);
+    expect(messagesOf(server.requests[1]).map((message) => message.role)).toEqual([
+      'system',
+      'system',
+      'system',
+      'user',
+      'system',
+      'user',
+      'system',
+      'system',
+    ]);
   });
 
   it('refuses to call the model once the token budget is spent (budget_exceeded)', async () => {
     await harness.close();
-    harness = await ChatServiceHarness.create({ env: { ...server.providerEnv('openai'), AI_MAX_TOTAL_TOKENS: '1000' } });
+    harness = await ChatServiceHarness.create({
+      env: { ...server.providerEnv('openai'), AI_MAX_TOTAL_TOKENS: '1000' },
+    });
     server.enqueue({ text: 'expensive', usage: { prompt: 1500, completion: 10 } });
     await harness.service.chat(editor, { graphKey: GRAPH, message: 'first' }, new RecordingSink(), signal());
-    await expect(harness.service.chat(editor, { graphKey: GRAPH, message: 'second' }, new RecordingSink(), signal())).rejects.toMatchObject({
+    await expect(
+      harness.service.chat(editor, { graphKey: GRAPH, message: 'second' }, new RecordingSink(), signal()),
+    ).rejects.toMatchObject({
       code: 'budget_exceeded',
       statusCode: 402,
     });
     expect(server.requests).toHaveLength(1);
   });
 
-  it('lists, shows (without system messages) and deletes the principal\'s threads', async () => {
+  it("lists, shows (without system messages) and deletes the principal's threads", async () => {
     server.enqueue({ text: 'one' });
-    const result = await harness.service.chat(editor, { graphKey: GRAPH, message: 'first question' }, new RecordingSink(), signal());
+    const result = await harness.service.chat(
+      editor,
+      { graphKey: GRAPH, message: 'first question' },
+      new RecordingSink(),
+      signal(),
+    );
     expect(await harness.service.listThreads(editor, GRAPH)).toEqual([
       expect.objectContaining({ threadId: result.threadId, title: 'first question', pendingInterrupt: false }),
     ]);

@@ -34,7 +34,14 @@ import { renderThreadEvent } from '../threads/history/thread-event.renderer';
 import { toEventMessage, toThreadMessage } from '../threads/thread-message.factory';
 import { deriveThreadTitle } from '../threads/thread-title';
 import { ThreadOrigin, ThreadStore } from '../threads/thread.store';
-import { EMPTY_USAGE, PendingInterrupt, ThreadMessage, ThreadRecord, ThreadSummary, UsageTotals } from '../threads/thread.types';
+import {
+  EMPTY_USAGE,
+  PendingInterrupt,
+  ThreadMessage,
+  ThreadRecord,
+  ThreadSummary,
+  UsageTotals,
+} from '../threads/thread.types';
 import { ActionApplier } from './actions/action.applier';
 import { AppliedActionRecorder } from './actions/applied-action.recorder';
 import { ActionConverter } from './actions/action.converter';
@@ -229,7 +236,10 @@ export class ChatService {
       },
     );
     this.promptLevels = new PromptLevelsCache({ graphStateTtlMs: config.rag.cacheTtlMs, notifier });
-    this.context = new ContextAssembler(memoryContext ?? null, { maxTokens: config.agent.historyMaxTokens, countTokens: approximateTokens });
+    this.context = new ContextAssembler(memoryContext ?? null, {
+      maxTokens: config.agent.historyMaxTokens,
+      countTokens: approximateTokens,
+    });
     this.smallerContext = new SmallerContextBuilder(retriever, this.history, {
       locale: config.locale,
       maxNodes: config.rag.maxNodes,
@@ -260,12 +270,25 @@ export class ChatService {
       if (!graph) throw AppError.notFound(`Graph "${input.graphKey}" not found`);
       const started: QuestionStart = input.threadId
         ? { thread: await this.threads.load(principal, input.threadId, input.graphKey), graph }
-        : await this.startConversation(principal, dataSource, graph, { graphKey: input.graphKey, title: deriveThreadTitle(message), message, announce });
-      this.events.debug('agent_chat_start', { graphKey: input.graphKey, messageLength: message.length, threadId: started.thread.threadId });
+        : await this.startConversation(principal, dataSource, graph, {
+            graphKey: input.graphKey,
+            title: deriveThreadTitle(message),
+            message,
+            announce,
+          });
+      this.events.debug('agent_chat_start', {
+        graphKey: input.graphKey,
+        messageLength: message.length,
+        threadId: started.thread.threadId,
+      });
       return started;
     };
-    return this.skeleton.run('chat', { principal, sink, signal, refused: announce }, start, ({ thread, graph, stored }, run) =>
-      this.ask({ principal, dataSource, graph, thread, stored, message, mentions, sink, announce }, run),
+    return this.skeleton.run(
+      'chat',
+      { principal, sink, signal, refused: announce },
+      start,
+      ({ thread, graph, stored }, run) =>
+        this.ask({ principal, dataSource, graph, thread, stored, message, mentions, sink, announce }, run),
     );
   }
 
@@ -292,27 +315,35 @@ export class ChatService {
         assertBudget: input.assertBudget,
         announce,
       });
-      this.events.debug('agent_automation_start', { graphKey: input.graphKey, automationId: input.automationId, threadId: started.thread.threadId });
+      this.events.debug('agent_automation_start', {
+        graphKey: input.graphKey,
+        automationId: input.automationId,
+        threadId: started.thread.threadId,
+      });
       return started;
     };
-    return this.skeleton.run('automation', { principal, sink, signal, refused: announce }, start, ({ thread, graph, stored }, run) =>
-      this.ask(
-        {
-          principal,
-          dataSource,
-          graph,
-          thread,
-          stored,
-          message: input.prompt,
-          mentions: [],
-          sink,
-          announce,
-          providerConfigId: input.providerConfigId,
-          assertBudget: input.assertBudget,
-          unattended: true,
-        },
-        run,
-      ),
+    return this.skeleton.run(
+      'automation',
+      { principal, sink, signal, refused: announce },
+      start,
+      ({ thread, graph, stored }, run) =>
+        this.ask(
+          {
+            principal,
+            dataSource,
+            graph,
+            thread,
+            stored,
+            message: input.prompt,
+            mentions: [],
+            sink,
+            announce,
+            providerConfigId: input.providerConfigId,
+            assertBudget: input.assertBudget,
+            unattended: true,
+          },
+          run,
+        ),
     );
   }
 
@@ -368,16 +399,37 @@ export class ChatService {
     await run.pause();
     const levels = await this.policies.levelsFor(principal);
     const unattendedClientApply = question.unattended === true && this.config.agent.hitlApply === 'client';
-    const policy = new RunPolicy(canEdit(principal), unattendedClientApply ? withoutAutonomous(levels) : levels, false, this.config.locale);
-    const { context, message: contextContent } = await this.retriever.retrieveWithMessage(dataSource, thread.graphKey, message, {
-      mentions,
-      locale: this.config.locale,
-    });
+    const policy = new RunPolicy(
+      canEdit(principal),
+      unattendedClientApply ? withoutAutonomous(levels) : levels,
+      false,
+      this.config.locale,
+    );
+    const { context, message: contextContent } = await this.retriever.retrieveWithMessage(
+      dataSource,
+      thread.graphKey,
+      message,
+      {
+        mentions,
+        locale: this.config.locale,
+      },
+    );
     const promptLevels = await this.promptLevels.levelsFor(dataSource, graph, principal.role, this.config.locale);
     const now = Date.now();
-    const contextMessage: ThreadMessage = { id: generateMessageId(now), role: 'system', kind: 'rag_context', content: contextContent, createdTime: now };
+    const contextMessage: ThreadMessage = {
+      id: generateMessageId(now),
+      role: 'system',
+      kind: 'rag_context',
+      content: contextContent,
+      createdTime: now,
+    };
     // Assembled before the context's commit, so that what memory recalls for this message is in its DATA_ADDED event.
-    const assembled = await this.context.assemble({ levels: promptLevels, thread, currentContext: contextMessage, signal: run.signal });
+    const assembled = await this.context.assemble({
+      levels: promptLevels,
+      thread,
+      currentContext: contextMessage,
+      signal: run.signal,
+    });
     // What the context of this message held (docs/policy.md "Thread events"), stored right after it.
     const dataAdded = dataAddedEvent({
       context,
@@ -385,12 +437,21 @@ export class ChatService {
       tokens: approximateTokens(contextContent) + assembled.tokens.recalled,
       parts: recalledPart(assembled.recalled),
     });
-    thread = (await run.commit(thread, { operationId: `${runId}:context`, append: [contextMessage, toEventMessage(dataAdded, now)] })).record;
+    thread = (
+      await run.commit(thread, {
+        operationId: `${runId}:context`,
+        append: [contextMessage, toEventMessage(dataAdded, now)],
+      })
+    ).record;
     events.event(dataAdded);
 
     // The event follows its question, as the history shows stored events (a [SYSTEM] line).
     const history: LlmMessage[] = [...assembled.messages];
-    history.splice(assembled.afterQuestion, 0, { role: 'system', content: renderThreadEvent(dataAdded), threadId: thread.threadId });
+    history.splice(assembled.afterQuestion, 0, {
+      role: 'system',
+      content: renderThreadEvent(dataAdded),
+      threadId: thread.threadId,
+    });
     const withContext = thread;
     await run.handOver();
     // This turn builds the upstream request; undici writes it on a kept-alive connection in the next one
@@ -410,7 +471,14 @@ export class ChatService {
       retrievedContext: context,
       policy,
       actions: new AppliedActionRecorder(this.applier, dataSource, thread.graphKey, graph.sheetsList ?? {}),
-      shrinkContext: () => this.smallerContext.build({ dataSource, thread: withContext, question: message, mentions, levels: promptLevels }),
+      shrinkContext: () =>
+        this.smallerContext.build({
+          dataSource,
+          thread: withContext,
+          question: message,
+          mentions,
+          levels: promptLevels,
+        }),
     });
     if (outcome.type === 'interrupt') this.hitl?.interrupt('proposed');
     return this.toOutcome(thread.threadId, outcome, run.usage, [dataAdded]);
@@ -459,7 +527,13 @@ export class ChatService {
     }
     const runId = randomUUID();
     const append = await this.questionMessages(null, graph, dataSource, principal, conversation.message);
-    const { thread, lease } = await this.threads.createForRun(principal, graphKey, title, { operationId: `${runId}:input`, append }, origin);
+    const { thread, lease } = await this.threads.createForRun(
+      principal,
+      graphKey,
+      title,
+      { operationId: `${runId}:input`, append },
+      origin,
+    );
     return { thread, graph, lease, stored: { runId, provider } };
   }
 
@@ -502,10 +576,20 @@ export class ChatService {
     message: string,
   ): Promise<ThreadMessage[]> {
     const now = Date.now();
-    const append: ThreadMessage[] = thread?.pendingInterrupt ? supersededResults(thread.pendingInterrupt, now, this.config.locale) : [];
+    const append: ThreadMessage[] = thread?.pendingInterrupt
+      ? supersededResults(thread.pendingInterrupt, now, this.config.locale)
+      : [];
     if (!thread || thread.messages.length === 0) {
-      const prompt = joinPromptLevels(await this.promptLevels.levelsFor(dataSource, graph, principal.role, this.config.locale));
-      append.push({ id: generateMessageId(now), role: 'system', kind: 'system_prompt', content: prompt, createdTime: now });
+      const prompt = joinPromptLevels(
+        await this.promptLevels.levelsFor(dataSource, graph, principal.role, this.config.locale),
+      );
+      append.push({
+        id: generateMessageId(now),
+        role: 'system',
+        kind: 'system_prompt',
+        content: prompt,
+        createdTime: now,
+      });
     }
     append.push({ id: generateMessageId(now), role: 'user', content: message, createdTime: now });
     return append;
@@ -522,7 +606,12 @@ export class ChatService {
    * commit clears the pending interrupt under the lease), then the rest of the model's batch runs and
    * the conversation continues, under the action policy the run started with.
    */
-  async resume(principal: Principal, input: ResumeInput, sink: AgentEventSink, signal: AbortSignal): Promise<AgentResult> {
+  async resume(
+    principal: Principal,
+    input: ResumeInput,
+    sink: AgentEventSink,
+    signal: AbortSignal,
+  ): Promise<AgentResult> {
     // The request names its thread: ai:thread comes first whatever follows (docs/protocol.md §4 "always for ai:resume");
     // an unknown and someone else's thread both get it, so it tells nothing.
     sink.thread(input.threadId);
@@ -542,13 +631,19 @@ export class ChatService {
 
       const dataSource = this.graphs.forWorkspace(principal.workspace);
       const graph = await dataSource.getGraph(thread.graphKey);
-      const levels: PromptLevels | null = graph ? await this.promptLevels.levelsFor(dataSource, graph, principal.role, this.config.locale) : null;
+      const levels: PromptLevels | null = graph
+        ? await this.promptLevels.levelsFor(dataSource, graph, principal.role, this.config.locale)
+        : null;
       // The run goes on with the policy it stopped under (a pending interrupt made under it stays resolvable).
       const policy = pending.policy
         ? RunPolicy.restore(canEdit(principal), pending.policy, this.config.locale)
         : new RunPolicy(canEdit(principal), await this.policies.levelsFor(principal), false, this.config.locale);
       const actions = new AppliedActionRecorder(this.applier, dataSource, thread.graphKey, graph?.sheetsList ?? {});
-      const { content, resolution, confirmed, success } = await this.settler.settle(pending, { approved: input.approved, feedback, answer }, actions);
+      const { content, resolution, confirmed, success } = await this.settler.settle(
+        pending,
+        { approved: input.approved, feedback, answer },
+        actions,
+      );
       if (confirmed) policy.grantAskFirst();
       const toolCallId = pending.interrupt.toolCallId;
       sink.toolStart(toolCallId, pending.toolName);
@@ -579,7 +674,8 @@ export class ChatService {
         continuation: { results: [decided], remainingToolCalls: pending.remainingToolCalls },
         policy,
         actions,
-        shrinkContext: async () => withoutPendingResults(await this.smallerContext.build({ dataSource, thread, question, levels }), pending),
+        shrinkContext: async () =>
+          withoutPendingResults(await this.smallerContext.build({ dataSource, thread, question, levels }), pending),
       });
       if (outcome.type === 'interrupt') this.hitl?.interrupt('proposed');
       const { result, stats } = this.toOutcome(thread.threadId, outcome, run.usage);
@@ -633,7 +729,9 @@ export class ChatService {
       shrinkContext: plan.shrinkContext,
       commit: async (commit: AgentCommitRequest) => {
         // An interrupt keeps the run's policy, so its resume goes on under it.
-        const pendingInterrupt = commit.pendingInterrupt ? { ...commit.pendingInterrupt, policy: plan.policy.snapshot() } : commit.pendingInterrupt;
+        const pendingInterrupt = commit.pendingInterrupt
+          ? { ...commit.pendingInterrupt, policy: plan.policy.snapshot() }
+          : commit.pendingInterrupt;
         const receipt = await run.commit(current, {
           operationId: commit.operationId,
           append: toThreadMessages(commit),
@@ -662,7 +760,12 @@ export class ChatService {
     (await this.context.assemble({ levels: levels ?? null, thread, currentContext, maxTokens })).messages;
 
   /** The answer and how the run went. `earlier`: events the request wrote before the loop (the question's DATA_ADDED). */
-  private toOutcome(threadId: string, outcome: AgentRunOutcome, usage: UsageAccumulator, earlier: ThreadEvent[] = []): RunOutcome {
+  private toOutcome(
+    threadId: string,
+    outcome: AgentRunOutcome,
+    usage: UsageAccumulator,
+    earlier: ThreadEvent[] = [],
+  ): RunOutcome {
     const events = [...earlier, ...outcome.events];
     const records: RunRecords = {
       ...(events.length > 0 ? { events } : {}),
@@ -670,7 +773,15 @@ export class ChatService {
     };
     const stats = outcome.stats;
     if (outcome.type === 'interrupt') {
-      const result: AgentResult = { threadId, type: 'interrupt', message: outcome.text, interrupt: outcome.interrupt, toolCalls: outcome.toolCalls, usage: usage.report(), ...records };
+      const result: AgentResult = {
+        threadId,
+        type: 'interrupt',
+        message: outcome.text,
+        interrupt: outcome.interrupt,
+        toolCalls: outcome.toolCalls,
+        usage: usage.report(),
+        ...records,
+      };
       return { result, stats };
     }
     const result: AgentResult = {
@@ -697,8 +808,17 @@ export class ChatService {
 /** The recalled memory of a message, as a part of its DATA_ADDED event (none when nothing was recalled). */
 function recalledPart(recalled: readonly RecalledMemory[]): ContextPart[] {
   if (recalled.length === 0) return [];
-  const records = recalled.map(({ record, score }) => `${record.level === 0 ? 'turn' : `level-${record.level} summary`} of ${record.createdAt} (similarity ${score.toFixed(2)})`);
-  return [{ summary: plural(recalled.length, 'recalled memory record'), label: 'recalled memory', detail: records.join('; ') }];
+  const records = recalled.map(
+    ({ record, score }) =>
+      `${record.level === 0 ? 'turn' : `level-${record.level} summary`} of ${record.createdAt} (similarity ${score.toFixed(2)})`,
+  );
+  return [
+    {
+      summary: plural(recalled.length, 'recalled memory record'),
+      label: 'recalled memory',
+      detail: records.join('; '),
+    },
+  ];
 }
 
 function checkMentions(mentions: string[] | undefined): string[] {
@@ -733,7 +853,9 @@ function withoutPendingResults(messages: LlmMessage[], pending: PendingInterrupt
 function toThreadMessages(commit: AgentCommit): ThreadMessage[] {
   const createdTime = Date.now();
   return [
-    ...commit.messages.map((message) => toThreadMessage(message, { createdTime, aborted: commit.aborted === true && message.role === 'assistant' })),
+    ...commit.messages.map((message) =>
+      toThreadMessage(message, { createdTime, aborted: commit.aborted === true && message.role === 'assistant' }),
+    ),
     ...(commit.events ?? []).map((event) => toEventMessage(event, createdTime)),
   ];
 }

@@ -31,9 +31,17 @@ export function toThreadView(record: ThreadRecord): ThreadView {
   const messages: ChatMessageView[] = [];
   for (const message of record.messages) {
     if (message.role === 'system') continue;
-    const view: ChatMessageView = { role: message.role, content: message.content ?? '', createdTime: message.createdTime };
+    const view: ChatMessageView = {
+      role: message.role,
+      content: message.content ?? '',
+      createdTime: message.createdTime,
+    };
     if (message.toolCalls?.length) {
-      view.toolCalls = message.toolCalls.map((call) => ({ id: call.id, name: call.function.name, arguments: call.function.arguments }));
+      view.toolCalls = message.toolCalls.map((call) => ({
+        id: call.id,
+        name: call.function.name,
+        arguments: call.function.arguments,
+      }));
     }
     if (message.toolCallId) view.toolCallId = message.toolCallId;
     if (message.aborted) view.aborted = true;

@@ -88,11 +88,31 @@ describe(AuthModule.name, () => {
         ['no Authorization header', undefined, 'Missing bearer token'],
         ['a Basic header', 'Basic dXNlcjpwYXNz', 'Missing bearer token'],
         ['a malformed token', 'Bearer not.a.jwt', 'Invalid token'],
-        ['a forged token', bearer({ sub: 'u', workspace: 'w' }, 'another-secret-of-32-characters!', { issuer: 'nodius' }), 'Invalid token'],
-        ['an expired token', bearer({ sub: 'u', workspace: 'w' }, SECRET, { issuer: 'nodius', expiresIn: -5 }), 'Token expired'],
-        ['a token from another issuer', bearer({ sub: 'u', workspace: 'w' }, SECRET, { issuer: 'elsewhere' }), 'Invalid token'],
-        ['a token without workspace', bearer({ sub: 'u' }, SECRET, { issuer: 'nodius' }), 'Token lacks the sub or workspace claim'],
-        ['an unknown role', bearer({ sub: 'u', workspace: 'w', role: 'root' }, SECRET, { issuer: 'nodius' }), 'Token role is not recognised'],
+        [
+          'a forged token',
+          bearer({ sub: 'u', workspace: 'w' }, 'another-secret-of-32-characters!', { issuer: 'nodius' }),
+          'Invalid token',
+        ],
+        [
+          'an expired token',
+          bearer({ sub: 'u', workspace: 'w' }, SECRET, { issuer: 'nodius', expiresIn: -5 }),
+          'Token expired',
+        ],
+        [
+          'a token from another issuer',
+          bearer({ sub: 'u', workspace: 'w' }, SECRET, { issuer: 'elsewhere' }),
+          'Invalid token',
+        ],
+        [
+          'a token without workspace',
+          bearer({ sub: 'u' }, SECRET, { issuer: 'nodius' }),
+          'Token lacks the sub or workspace claim',
+        ],
+        [
+          'an unknown role',
+          bearer({ sub: 'u', workspace: 'w', role: 'root' }, SECRET, { issuer: 'nodius' }),
+          'Token role is not recognised',
+        ],
       ])('answers 401 unauthorized to %s', async (_name, authorization, message) => {
         const call = request(app.getHttpServer()).get('/probe/me');
         if (authorization) call.set('Authorization', authorization);
@@ -115,8 +135,15 @@ describe(AuthModule.name, () => {
 
       it('enforces @RequireRole with 403 forbidden', async () => {
         const viewer = bearer({ sub: 'u', workspace: 'w' }, SECRET, { issuer: 'nodius' });
-        const response = await request(app.getHttpServer()).put('/probe/admin').set('Authorization', viewer).expect(403);
-        expect(response.body).toEqual({ statusCode: 403, code: 'forbidden', message: 'This action requires the role admin' });
+        const response = await request(app.getHttpServer())
+          .put('/probe/admin')
+          .set('Authorization', viewer)
+          .expect(403);
+        expect(response.body).toEqual({
+          statusCode: 403,
+          code: 'forbidden',
+          message: 'This action requires the role admin',
+        });
         const admin = bearer({ sub: 'u', workspace: 'w', role: 'admin' }, SECRET, { issuer: 'nodius' });
         await request(app.getHttpServer()).put('/probe/admin').set('Authorization', admin).expect(200, { ok: true });
       });
@@ -190,7 +217,10 @@ describe(AuthModule.name, () => {
       it('treats every caller as the anonymous admin, token or not', async () => {
         const anonymous = { userId: 'anonymous', workspace: 'default', role: 'admin' };
         await request(app.getHttpServer()).get('/probe/me').expect(200, anonymous);
-        await request(app.getHttpServer()).get('/probe/me').set('Authorization', 'Bearer garbage').expect(200, anonymous);
+        await request(app.getHttpServer())
+          .get('/probe/me')
+          .set('Authorization', 'Bearer garbage')
+          .expect(200, anonymous);
         await request(app.getHttpServer()).put('/probe/admin').expect(200);
       });
     });
@@ -211,8 +241,14 @@ describe(AuthModule.name, () => {
         expect(refused.headers['retry-after']).toBe('30');
 
         // Another user of the same workspace, the same user in another workspace, and unlimited routes are unaffected.
-        await request(server).post('/probe/limited').set('Authorization', bearer({ sub: 'bob', workspace: 'acme' })).expect(200);
-        await request(server).post('/probe/limited').set('Authorization', bearer({ sub: 'alice', workspace: 'beta' })).expect(200);
+        await request(server)
+          .post('/probe/limited')
+          .set('Authorization', bearer({ sub: 'bob', workspace: 'acme' }))
+          .expect(200);
+        await request(server)
+          .post('/probe/limited')
+          .set('Authorization', bearer({ sub: 'alice', workspace: 'beta' }))
+          .expect(200);
         await request(server).get('/probe/me').set('Authorization', alice).expect(200);
       } finally {
         await app.close();

@@ -41,7 +41,8 @@ const logger = new Logger('auth');
     {
       provide: RATE_LIMITER_BACKEND,
       inject: [{ token: REDIS_CONNECTION, optional: true }],
-      useFactory: (redis: RedisConnection | null): RateLimiterBackend => (redis ? redisRateLimiterBackend(redis.commands) : memoryRateLimiterBackend),
+      useFactory: (redis: RedisConnection | null): RateLimiterBackend =>
+        redis ? redisRateLimiterBackend(redis.commands) : memoryRateLimiterBackend,
     },
     RequestRateLimiter,
     { provide: APP_GUARD, useClass: HttpAuthGuard },

@@ -21,6 +21,8 @@ describe(bearerTokenOf.name, () => {
   it('requires one, saying whether it is missing or malformed', () => {
     expect(requireBearerToken('Bearer t')).toBe('t');
     expect(() => requireBearerToken(undefined)).toThrow(new AppError('unauthorized', 'Missing bearer token'));
-    expect(() => requireBearerToken('Bearer t junk')).toThrow('Malformed Authorization header: expected "Bearer <token>"');
+    expect(() => requireBearerToken('Bearer t junk')).toThrow(
+      'Malformed Authorization header: expected "Bearer <token>"',
+    );
   });
 });

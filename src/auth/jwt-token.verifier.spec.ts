@@ -85,7 +85,10 @@ describe(JwtTokenVerifier.name, () => {
 
     it('refuses a token before its not-before time', () => {
       const token = jwt.sign(claims, SECRET, { notBefore: 120 });
-      expect(failure(() => verifier.verify(token))).toMatchObject({ code: 'unauthorized', message: 'Token not yet valid' });
+      expect(failure(() => verifier.verify(token))).toMatchObject({
+        code: 'unauthorized',
+        message: 'Token not yet valid',
+      });
     });
 
     it('refuses a token signed with another secret', () => {
@@ -147,7 +150,10 @@ describe(JwtTokenVerifier.name, () => {
     it('refuses an HS256 token signed with the public key as the secret (alg confusion)', () => {
       const verifier = new JwtTokenVerifier({ publicKey: rsa.publicKey });
       const confused = handmadeHs256(claims, rsa.publicKey);
-      expect(failure(() => verifier.verify(confused))).toMatchObject({ code: 'unauthorized', message: 'Invalid token' });
+      expect(failure(() => verifier.verify(confused))).toMatchObject({
+        code: 'unauthorized',
+        message: 'Invalid token',
+      });
     });
 
     it('with a secret and a public key, verifies each token with the key of its algorithm only', () => {
@@ -160,7 +166,9 @@ describe(JwtTokenVerifier.name, () => {
     it('refuses to start with a key that is not a PEM public key, or of an unsupported type', () => {
       expect(() => new JwtTokenVerifier({ publicKey: 'not a key' })).toThrow(/JWT_PUBLIC_KEY/);
       const ed = generateKeyPairSync('ed25519', { publicKeyEncoding: { type: 'spki', format: 'pem' } });
-      expect(() => new JwtTokenVerifier({ publicKey: ed.publicKey as unknown as string })).toThrow(/RSA key or an EC key/);
+      expect(() => new JwtTokenVerifier({ publicKey: ed.publicKey as unknown as string })).toThrow(
+        /RSA key or an EC key/,
+      );
     });
   });
 

@@ -31,7 +31,9 @@ describe(`${redisRateLimiterBackend.name} (a real redis-server)`, () => {
 
   it('holds one budget per key across instances, atomically under concurrent requests', async () => {
     const instances = await Promise.all([instance(5), instance(5), instance(5)]);
-    const decisions = await Promise.all(Array.from({ length: 12 }, (_, index) => instances[index % 3].take('["default","ada"]')));
+    const decisions = await Promise.all(
+      Array.from({ length: 12 }, (_, index) => instances[index % 3].take('["default","ada"]')),
+    );
     expect(decisions.filter((decision) => decision.allowed)).toHaveLength(5);
     const refused = decisions.find((decision) => !decision.allowed) as { retryAfterMs: number };
     expect(refused.retryAfterMs).toBeGreaterThan(0);

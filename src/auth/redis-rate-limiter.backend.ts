@@ -26,7 +26,10 @@ export function redisRateLimiterBackend(redis: QuietRedis): RateLimiterBackend {
  * becomes 1 s holding the whole requests that fit in it (above 60 per minute), so the rate never exceeds
  * the limit.
  */
-export function wholeSecondWindow({ points, duration }: WindowLimiterOptions): Pick<WindowLimiterOptions, 'points' | 'duration'> {
+export function wholeSecondWindow({
+  points,
+  duration,
+}: WindowLimiterOptions): Pick<WindowLimiterOptions, 'points' | 'duration'> {
   if (duration >= 1) return { points, duration: Math.ceil(duration) };
   return { points: Math.max(1, Math.floor(points / duration)), duration: 1 };
 }

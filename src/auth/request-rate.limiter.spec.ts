@@ -5,7 +5,10 @@ import { RequestRateLimiter } from './request-rate.limiter';
 
 const MINUTE = 60_000;
 const limiterOf = (limit: number) =>
-  new RequestRateLimiter(loadAppConfig({ NODE_ENV: 'test', AUTH_MODE: 'none', RATE_LIMIT_PER_MINUTE: String(limit) }), memoryRateLimiterBackend);
+  new RequestRateLimiter(
+    loadAppConfig({ NODE_ENV: 'test', AUTH_MODE: 'none', RATE_LIMIT_PER_MINUTE: String(limit) }),
+    memoryRateLimiterBackend,
+  );
 
 describe(RequestRateLimiter.name, () => {
   beforeEach(() => jest.useFakeTimers({ now: 1_000_000 }));
@@ -66,7 +69,11 @@ describe(RequestRateLimiter.name, () => {
     await limiter.consume(alice);
     const refusal = await limiter.consume(alice).catch((error: unknown) => error);
     expect(refusal).toBeInstanceOf(AppError);
-    expect(refusal).toMatchObject({ code: 'rate_limit', message: 'Too many requests: the limit is 2 per minute; retry in 30 s', details: { retryAfterMs: 30_000 } });
+    expect(refusal).toMatchObject({
+      code: 'rate_limit',
+      message: 'Too many requests: the limit is 2 per minute; retry in 30 s',
+      details: { retryAfterMs: 30_000 },
+    });
     await limiter.consume({ ...alice, workspace: 'beta' });
   });
 });

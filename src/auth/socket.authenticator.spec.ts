@@ -22,7 +22,10 @@ function sign(claims: object, options: jwt.SignOptions = {}): string {
 }
 
 /** Runs the middleware and returns what it passed to next(). */
-function runMiddleware(auth: SocketAuthenticator, target: AuthenticatableSocket): (Error & { data?: unknown }) | undefined {
+function runMiddleware(
+  auth: SocketAuthenticator,
+  target: AuthenticatableSocket,
+): (Error & { data?: unknown }) | undefined {
   let outcome: { error?: Error & { data?: unknown } } | undefined;
   auth.middleware()(target, (error) => {
     outcome = { error };
@@ -82,7 +85,11 @@ describe(SocketAuthenticator.name, () => {
       ['a non-Bearer header', socket({}, { authorization: 'Basic dXNlcjpwYXNz' }), 'Missing token'],
       ['an empty token', socket({ token: '' }), 'Invalid token'],
       ['a non-string token', socket({ token: 42 }), 'Invalid token'],
-      ['a forged token', socket({ token: jwt.sign({ sub: 'u', workspace: 'w' }, 'other-secret-of-32-characters!!!') }), 'Invalid token'],
+      [
+        'a forged token',
+        socket({ token: jwt.sign({ sub: 'u', workspace: 'w' }, 'other-secret-of-32-characters!!!') }),
+        'Invalid token',
+      ],
       ['an expired token', socket({ token: sign({ sub: 'u', workspace: 'w' }, { expiresIn: -10 }) }), 'Token expired'],
       ['a token without workspace', socket({ token: sign({ sub: 'u' }) }), 'Token lacks the sub or workspace claim'],
     ])('refuses %s with next(Error("unauthorized"))', (_name, target, reason) => {
@@ -138,7 +145,10 @@ describe(SocketAuthenticator.name, () => {
       jest.setSystemTime(new Date('2030-01-01T00:00:59Z'));
       expect(auth.principalForMessage(target).userId).toBe('u1');
       jest.setSystemTime(new Date('2030-01-01T00:01:00Z'));
-      expect(thrown(() => auth.principalForMessage(target))).toMatchObject({ code: 'unauthorized', message: 'Token expired' });
+      expect(thrown(() => auth.principalForMessage(target))).toMatchObject({
+        code: 'unauthorized',
+        message: 'Token expired',
+      });
       // A fresh per-message token still works on that socket.
       expect(auth.principalForMessage(target, sign({ sub: 'u1', workspace: 'acme' })).userId).toBe('u1');
     });

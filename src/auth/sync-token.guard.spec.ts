@@ -16,11 +16,17 @@ interface FakeRequest {
   [PRINCIPAL_REQUEST_KEY]?: Principal;
 }
 
-function call(guard: SyncTokenGuard, headers: Record<string, string>): { request: FakeRequest; responseHeaders: Record<string, string>; error?: AppError } {
+function call(
+  guard: SyncTokenGuard,
+  headers: Record<string, string>,
+): { request: FakeRequest; responseHeaders: Record<string, string>; error?: AppError } {
   const request: FakeRequest = { headers };
   const responseHeaders: Record<string, string> = {};
   const context = {
-    switchToHttp: () => ({ getRequest: () => request, getResponse: () => ({ setHeader: (name: string, value: string) => (responseHeaders[name] = value) }) }),
+    switchToHttp: () => ({
+      getRequest: () => request,
+      getResponse: () => ({ setHeader: (name: string, value: string) => (responseHeaders[name] = value) }),
+    }),
   } as unknown as ExecutionContext;
   try {
     guard.canActivate(context);
@@ -49,7 +55,9 @@ describe(SyncTokenGuard.name, () => {
 
   it('refuses the sync token without a usable X-Workspace (400)', () => {
     expect(call(guard, { authorization: `Bearer ${SYNC_TOKEN}` }).error).toMatchObject({ code: 'bad_request' });
-    expect(call(guard, { authorization: `Bearer ${SYNC_TOKEN}`, 'x-workspace': 'a\u0001b' }).error).toMatchObject({ code: 'bad_request' });
+    expect(call(guard, { authorization: `Bearer ${SYNC_TOKEN}`, 'x-workspace': 'a\u0001b' }).error).toMatchObject({
+      code: 'bad_request',
+    });
   });
 
   it('answers 401 with WWW-Authenticate to a wrong sync token or no token', () => {
@@ -60,19 +68,28 @@ describe(SyncTokenGuard.name, () => {
   });
 
   it('accepts an admin JWT (its own workspace, X-Workspace ignored) and refuses other roles with 403', () => {
-    const admin = call(guard, { authorization: token({ sub: 'boss', workspace: 'acme', role: 'admin' }), 'x-workspace': 'globex' });
+    const admin = call(guard, {
+      authorization: token({ sub: 'boss', workspace: 'acme', role: 'admin' }),
+      'x-workspace': 'globex',
+    });
     expect(admin.request[PRINCIPAL_REQUEST_KEY]).toEqual({ userId: 'boss', workspace: 'acme', role: 'admin' });
-    expect(call(guard, { authorization: token({ sub: 'e', workspace: 'acme', role: 'editor' }) }).error).toMatchObject({ code: 'forbidden' });
+    expect(call(guard, { authorization: token({ sub: 'e', workspace: 'acme', role: 'editor' }) }).error).toMatchObject({
+      code: 'forbidden',
+    });
   });
 
   it('never takes a JWT for the sync token when none is configured', () => {
     const withoutSync = guardWith({ AUTH_MODE: 'jwt', JWT_SECRET: SECRET });
-    expect(call(withoutSync, { authorization: `Bearer ${SYNC_TOKEN}`, 'x-workspace': 'acme' }).error).toMatchObject({ code: 'unauthorized' });
+    expect(call(withoutSync, { authorization: `Bearer ${SYNC_TOKEN}`, 'x-workspace': 'acme' }).error).toMatchObject({
+      code: 'unauthorized',
+    });
   });
 
   it('with AUTH_MODE=none, is the anonymous admin unless the sync token names a workspace', () => {
     const open = guardWith({ AUTH_MODE: 'none', SYNC_TOKEN });
     expect(call(open, {}).request[PRINCIPAL_REQUEST_KEY]).toEqual(ANONYMOUS_PRINCIPAL);
-    expect(call(open, { authorization: `Bearer ${SYNC_TOKEN}`, 'x-workspace': 'acme' }).request[PRINCIPAL_REQUEST_KEY]).toMatchObject({ workspace: 'acme' });
+    expect(
+      call(open, { authorization: `Bearer ${SYNC_TOKEN}`, 'x-workspace': 'acme' }).request[PRINCIPAL_REQUEST_KEY],
+    ).toMatchObject({ workspace: 'acme' });
   });
 });

@@ -46,7 +46,8 @@ export class SyncTokenGuard implements CanActivate {
     try {
       request[PRINCIPAL_REQUEST_KEY] = this.principalFor(request, bearerTokenOf(request.headers.authorization));
     } catch (error) {
-      if (error instanceof AppError && error.code === 'unauthorized') http.getResponse<Response>().setHeader('WWW-Authenticate', 'Bearer');
+      if (error instanceof AppError && error.code === 'unauthorized')
+        http.getResponse<Response>().setHeader('WWW-Authenticate', 'Bearer');
       throw error;
     }
     return true;

@@ -39,24 +39,35 @@ const cost = (costUsd: number) => ({ ...EMPTY_USAGE, costUsd });
 describe(AutomationBudget.name, () => {
   const now = Date.parse('2026-03-15T10:00:00Z');
 
-  it('counts the month of the automation\'s time zone', async () => {
+  it("counts the month of the automation's time zone", async () => {
     const runs = runsCosting(0);
     await AutomationBudget.of(automation({ maxCostUsdPerMonth: 1 }), runs, Date.parse('2026-03-31T22:30:00Z'), 'en');
     // 00:30 on April 1st in Paris: April's budget.
     expect(runs.since).toBe(Date.parse('2026-03-31T22:00:00Z'));
   });
 
-  it('refuses a run when the month is spent, the per-run cap is 0, or the service\'s budget is spent', async () => {
+  it("refuses a run when the month is spent, the per-run cap is 0, or the service's budget is spent", async () => {
     const tokens = new TokenTracker();
-    expect((await AutomationBudget.of(automation({ maxCostUsdPerMonth: 1 }), runsCosting(0.99), now, 'en')).refusal(tokens)).toBeNull();
-    expect((await AutomationBudget.of(automation({ maxCostUsdPerMonth: 1 }), runsCosting(1), now, 'en')).refusal(tokens)).toMatchObject({
+    expect(
+      (await AutomationBudget.of(automation({ maxCostUsdPerMonth: 1 }), runsCosting(0.99), now, 'en')).refusal(tokens),
+    ).toBeNull();
+    expect(
+      (await AutomationBudget.of(automation({ maxCostUsdPerMonth: 1 }), runsCosting(1), now, 'en')).refusal(tokens),
+    ).toMatchObject({
       code: 'budget_exceeded',
       message: expect.stringMatching(/monthly budget is spent/),
     });
-    expect((await AutomationBudget.of(automation({ maxCostUsdPerRun: 0 }), runsCosting(0), now, 'en')).refusal(tokens)).toMatchObject({ message: expect.stringMatching(/maxCostUsdPerRun is 0/) });
+    expect(
+      (await AutomationBudget.of(automation({ maxCostUsdPerRun: 0 }), runsCosting(0), now, 'en')).refusal(tokens),
+    ).toMatchObject({ message: expect.stringMatching(/maxCostUsdPerRun is 0/) });
     const spentService = new TokenTracker({ limits: { maxTotalTokens: 10 } });
-    spentService.record({ promptTokens: 10, completionTokens: 1, cachedTokens: 0, totalTokens: 11 }, { provider: 'openai', model: 'm' });
-    expect((await AutomationBudget.of(automation(), runsCosting(0), now, 'en')).refusal(spentService)).toMatchObject({ message: expect.stringMatching(/service's budget is spent/) });
+    spentService.record(
+      { promptTokens: 10, completionTokens: 1, cachedTokens: 0, totalTokens: 11 },
+      { provider: 'openai', model: 'm' },
+    );
+    expect((await AutomationBudget.of(automation(), runsCosting(0), now, 'en')).refusal(spentService)).toMatchObject({
+      message: expect.stringMatching(/service's budget is spent/),
+    });
   });
 
   it('stops a run before a call once the run or the month reached its cap', async () => {

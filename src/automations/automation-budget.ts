@@ -29,9 +29,17 @@ export class AutomationBudget {
   ) {}
 
   /** The budget of a run starting at `now`, read from the runs of the automation's current month. */
-  static async of(automation: StoredAutomation, runs: AutomationRepository, now: number, locale: Locale): Promise<AutomationBudget> {
+  static async of(
+    automation: StoredAutomation,
+    runs: AutomationRepository,
+    now: number,
+    locale: Locale,
+  ): Promise<AutomationBudget> {
     const month = zonedPeriod(now, automation.schedule.timezone, 'MONTH', 0);
-    const spent = automation.maxCostUsdPerMonth === undefined ? 0 : await runs.costSince(automation.workspace, automation.automationId, month.startTime);
+    const spent =
+      automation.maxCostUsdPerMonth === undefined
+        ? 0
+        : await runs.costSince(automation.workspace, automation.automationId, month.startTime);
     return new AutomationBudget(automation, spent, locale);
   }
 
@@ -40,13 +48,18 @@ export class AutomationBudget {
     try {
       tokens.assertWithinBudget();
     } catch (error) {
-      if (error instanceof AppError && error.code === 'budget_exceeded') return { code: 'budget_exceeded', message: `The service's budget is spent: ${error.message}` };
+      if (error instanceof AppError && error.code === 'budget_exceeded')
+        return { code: 'budget_exceeded', message: `The service's budget is spent: ${error.message}` };
       throw error;
     }
     const { maxCostUsdPerRun, maxCostUsdPerMonth } = this.automation;
-    if (maxCostUsdPerRun === 0) return { code: 'budget_exceeded', message: 'maxCostUsdPerRun is 0: no run may spend anything' };
+    if (maxCostUsdPerRun === 0)
+      return { code: 'budget_exceeded', message: 'maxCostUsdPerRun is 0: no run may spend anything' };
     if (maxCostUsdPerMonth !== undefined && this.spentThisMonth >= maxCostUsdPerMonth) {
-      return { code: 'budget_exceeded', message: `The monthly budget is spent: $${round(this.spentThisMonth)} of $${maxCostUsdPerMonth} this month` };
+      return {
+        code: 'budget_exceeded',
+        message: `The monthly budget is spent: $${round(this.spentThisMonth)} of $${maxCostUsdPerMonth} this month`,
+      };
     }
     return null;
   }

@@ -37,12 +37,24 @@ export class AutomationRunRecorder implements OnModuleInit {
     if (thread.type !== 'automation' || !thread.automationId) return;
     const update = runOutcomeOf(end, this.clock.now());
     if (!update) return;
-    const runId = this.runner.runOnThread(thread.threadId) ?? (await this.automations.findRunByThread(thread.workspace, thread.threadId))?.runId;
+    const runId =
+      this.runner.runOnThread(thread.threadId) ??
+      (await this.automations.findRunByThread(thread.workspace, thread.threadId))?.runId;
     if (!runId) return; // the automation (and its runs) was deleted; the thread stays its creator's
     await this.automations.recordOutcome(thread.workspace, runId, update);
-    logger.info('automation_run_recorded', { workspace: thread.workspace, automationId: thread.automationId, runId, kind: end.kind, outcome: update.outcome });
+    logger.info('automation_run_recorded', {
+      workspace: thread.workspace,
+      automationId: thread.automationId,
+      runId,
+      kind: end.kind,
+      outcome: update.outcome,
+    });
     if (end.result?.type === 'interrupt') {
-      this.notifier.approvalPending(thread.workspace, { threadId: thread.threadId, automationId: thread.automationId, interrupt: end.result.interrupt });
+      this.notifier.approvalPending(thread.workspace, {
+        threadId: thread.threadId,
+        automationId: thread.automationId,
+        interrupt: end.result.interrupt,
+      });
     }
   }
 }

@@ -1,5 +1,11 @@
 import type { UsageTotals } from '../threads/thread.types';
-import type { AutomationChanges, AutomationRun, AutomationRunError, AutomationRunOutcome, StoredAutomation } from './automation';
+import type {
+  AutomationChanges,
+  AutomationRun,
+  AutomationRunError,
+  AutomationRunOutcome,
+  StoredAutomation,
+} from './automation';
 
 /** A due automation, as the scheduler sees it. */
 export interface DueAutomation {
@@ -52,7 +58,12 @@ export interface AutomationRepository {
   /** Oldest first. */
   list(workspace: string): Promise<StoredAutomation[]>;
   count(workspace: string): Promise<number>;
-  update(workspace: string, automationId: string, changes: AutomationChanges, updatedTime: number): Promise<StoredAutomation | null>;
+  update(
+    workspace: string,
+    automationId: string,
+    changes: AutomationChanges,
+    updatedTime: number,
+  ): Promise<StoredAutomation | null>;
   /** Deletes the automation and its runs (their threads stay). */
   delete(workspace: string, automationId: string): Promise<boolean>;
 

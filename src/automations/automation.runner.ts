@@ -81,7 +81,11 @@ export class AutomationRunner implements OnModuleDestroy, BeforeApplicationShutd
       startedTime,
     );
     if (!claim.claimed) {
-      logger.debug('automation_slot_not_claimed', { workspace: due.workspace, automationId: due.automationId, reason: claim.reason });
+      logger.debug('automation_slot_not_claimed', {
+        workspace: due.workspace,
+        automationId: due.automationId,
+        reason: claim.reason,
+      });
       return null;
     }
     this.launch({ automation: claim.automation, runId, trigger: 'schedule', startedTime });
@@ -94,7 +98,10 @@ export class AutomationRunner implements OnModuleDestroy, BeforeApplicationShutd
    * conflict (409) while another run of the automation is in progress.
    */
   async runNow(workspace: string, automationId: string): Promise<{ runId: string; threadId: string | null }> {
-    if (this.stopping) throw new AppError('server_error', 'The service is shutting down; retry on another instance', undefined, { retryable: true });
+    if (this.stopping)
+      throw new AppError('server_error', 'The service is shutting down; retry on another instance', undefined, {
+        retryable: true,
+      });
     const startedTime = this.clock.now();
     const runId = newRunId(startedTime);
     const claim = await this.automations.claimRun(
@@ -141,7 +148,11 @@ export class AutomationRunner implements OnModuleDestroy, BeforeApplicationShutd
   private launch(run: StartedRun, threadKnown?: (threadId: string | null) => void): Promise<void> {
     const execution = this.execute(run, threadKnown)
       .catch((error: unknown) => {
-        logger.error('automation_run_crashed', { automationId: run.automation.automationId, runId: run.runId, error: describe(error) });
+        logger.error('automation_run_crashed', {
+          automationId: run.automation.automationId,
+          runId: run.runId,
+          error: describe(error),
+        });
       })
       .finally(() => {
         this.executions.delete(run.runId);
@@ -159,7 +170,12 @@ export class AutomationRunner implements OnModuleDestroy, BeforeApplicationShutd
       const budget = await AutomationBudget.of(automation, this.automations, run.startedTime, locale);
       const refusal = budget.refusal(this.tokens);
       if (refusal) {
-        await this.automations.recordOutcome(workspace, runId, { outcome: 'skipped_budget', finishedTime: this.clock.now(), usage: EMPTY_USAGE, error: refusal });
+        await this.automations.recordOutcome(workspace, runId, {
+          outcome: 'skipped_budget',
+          finishedTime: this.clock.now(),
+          usage: EMPTY_USAGE,
+          error: refusal,
+        });
         logger.info('automation_run_skipped_budget', { workspace, automationId, runId });
         return;
       }
@@ -175,7 +191,12 @@ export class AutomationRunner implements OnModuleDestroy, BeforeApplicationShutd
   }
 
   /** The run itself: ChatService.runAutomation under the registry and the automation's lease. */
-  private async converse(run: StartedRun, prompt: string, budget: AutomationBudget, threadKnown?: (threadId: string | null) => void): Promise<void> {
+  private async converse(
+    run: StartedRun,
+    prompt: string,
+    budget: AutomationBudget,
+    threadKnown?: (threadId: string | null) => void,
+  ): Promise<void> {
     const { automation, runId } = run;
     const { workspace, automationId } = automation;
     const sink = new AutomationRunSink((threadId) => {
@@ -184,15 +205,19 @@ export class AutomationRunner implements OnModuleDestroy, BeforeApplicationShutd
     });
     const active = this.runs.begin(RUN_OWNER, runId, sink);
     if (!active) throw new Error(`Run ${runId} is already registered`);
-    const renewal = setInterval(() => {
-      void this.automations.renewRunLease(workspace, automationId, runId, this.clock.now() + this.leaseMs).then(
-        (held) => {
-          // Another instance took the automation over (this one stalled past the lease): stop, do not run twice.
-          if (!held) active.stop('interrupt');
-        },
-        (error: unknown) => logger.warn('automation_lease_renewal_failed', { automationId, runId, error: describe(error) }),
-      );
-    }, Math.max(1_000, Math.floor(this.leaseMs / 3)));
+    const renewal = setInterval(
+      () => {
+        void this.automations.renewRunLease(workspace, automationId, runId, this.clock.now() + this.leaseMs).then(
+          (held) => {
+            // Another instance took the automation over (this one stalled past the lease): stop, do not run twice.
+            if (!held) active.stop('interrupt');
+          },
+          (error: unknown) =>
+            logger.warn('automation_lease_renewal_failed', { automationId, runId, error: describe(error) }),
+        );
+      },
+      Math.max(1_000, Math.floor(this.leaseMs / 3)),
+    );
     renewal.unref();
     logger.info('automation_run_started', { workspace, automationId, runId, trigger: run.trigger });
     try {
@@ -212,7 +237,12 @@ export class AutomationRunner implements OnModuleDestroy, BeforeApplicationShutd
     } catch (error) {
       // With a thread, the run's end was recorded by AutomationRunRecorder; before one, it is recorded here.
       if (sink.threadId === null) {
-        await this.automations.recordOutcome(workspace, runId, { outcome: 'failed', finishedTime: this.clock.now(), usage: EMPTY_USAGE, error: runErrorOf(error) });
+        await this.automations.recordOutcome(workspace, runId, {
+          outcome: 'failed',
+          finishedTime: this.clock.now(),
+          usage: EMPTY_USAGE,
+          error: runErrorOf(error),
+        });
       }
       logger.info('automation_run_failed', { workspace, automationId, runId, code: runErrorOf(error).code });
     } finally {
@@ -224,7 +254,11 @@ export class AutomationRunner implements OnModuleDestroy, BeforeApplicationShutd
 
   /** The start of the automation's previous run that ran ({{lastRunTime}}); null before the first. */
   private async previousRunStart(automation: StoredAutomation, runId: string): Promise<number | null> {
-    const runs: AutomationRun[] = await this.automations.listRuns(automation.workspace, automation.automationId, PREVIOUS_RUNS_SCANNED);
+    const runs: AutomationRun[] = await this.automations.listRuns(
+      automation.workspace,
+      automation.automationId,
+      PREVIOUS_RUNS_SCANNED,
+    );
     return runs.find((run) => run.runId !== runId && run.outcome !== 'skipped_budget')?.startedTime ?? null;
   }
 }

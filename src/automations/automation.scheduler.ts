@@ -81,7 +81,11 @@ export class AutomationScheduler implements OnApplicationBootstrap, OnModuleDest
       next = CronSchedule.parse(automation.schedule).nextAfter(now);
     } catch (error) {
       // Stored valid; a zone the runtime no longer knows disables it rather than firing every tick.
-      logger.error('automation_schedule_unusable', { workspace: due.workspace, automationId: due.automationId, error: error instanceof Error ? error.message : String(error) });
+      logger.error('automation_schedule_unusable', {
+        workspace: due.workspace,
+        automationId: due.automationId,
+        error: error instanceof Error ? error.message : String(error),
+      });
       next = null;
     }
     return this.runner.startScheduled(due, next);

@@ -56,9 +56,18 @@ export class AutomationService {
 
   async list(principal: Principal): Promise<AutomationView[]> {
     const automations = await this.automations.list(principal.workspace);
-    const latest = new Map((await this.automations.latestRuns(principal.workspace, automations.map((item) => item.automationId))).map((run) => [run.automationId, run]));
+    const latest = new Map(
+      (
+        await this.automations.latestRuns(
+          principal.workspace,
+          automations.map((item) => item.automationId),
+        )
+      ).map((run) => [run.automationId, run]),
+    );
     const now = this.clock.now();
-    return automations.map((automation) => toAutomationView(automation, latest.get(automation.automationId) ?? null, now));
+    return automations.map((automation) =>
+      toAutomationView(automation, latest.get(automation.automationId) ?? null, now),
+    );
   }
 
   async get(principal: Principal, automationId: string): Promise<AutomationView> {
@@ -95,7 +104,11 @@ export class AutomationService {
       updatedTime: now,
     };
     await this.automations.insert(automation);
-    logger.info('automation_created', { workspace: principal.workspace, automationId: automation.automationId, nextRunTime: automation.nextRunTime });
+    logger.info('automation_created', {
+      workspace: principal.workspace,
+      automationId: automation.automationId,
+      nextRunTime: automation.nextRunTime,
+    });
     return toAutomationView(automation, null, now);
   }
 
@@ -109,11 +122,18 @@ export class AutomationService {
     const enabled = patch.enabled ?? current.enabled;
     if (schedule || patch.enabled !== undefined) {
       // A new schedule, or a re-enabled one, starts from now: no catching up on slots from before.
-      changes.nextRunTime = enabled ? (schedule ?? CronSchedule.parse(current.schedule)).nextAfter(this.clock.now()) : null;
+      changes.nextRunTime = enabled
+        ? (schedule ?? CronSchedule.parse(current.schedule)).nextAfter(this.clock.now())
+        : null;
     }
     const updated = await this.automations.update(principal.workspace, automationId, changes, this.clock.now());
     if (!updated) throw notFound();
-    logger.info('automation_updated', { workspace: principal.workspace, automationId, fields: Object.keys(patch), nextRunTime: updated.nextRunTime });
+    logger.info('automation_updated', {
+      workspace: principal.workspace,
+      automationId,
+      fields: Object.keys(patch),
+      nextRunTime: updated.nextRunTime,
+    });
     return this.view(updated);
   }
 
@@ -132,7 +152,9 @@ export class AutomationService {
 
   async runs(principal: Principal, automationId: string, limit: number): Promise<AutomationRunView[]> {
     await this.stored(principal, automationId);
-    return (await this.automations.listRuns(principal.workspace, automationId, Math.min(limit, RUNS_LISTED_MAX))).map(toAutomationRunView);
+    return (await this.automations.listRuns(principal.workspace, automationId, Math.min(limit, RUNS_LISTED_MAX))).map(
+      toAutomationRunView,
+    );
   }
 
   private async view(automation: StoredAutomation): Promise<AutomationView> {
@@ -154,11 +176,13 @@ export class AutomationService {
   }
 
   private async checkGraph(principal: Principal, graphKey: string): Promise<void> {
-    if (!(await this.graphs.forWorkspace(principal.workspace).getGraph(graphKey))) throw AppError.notFound(`Graph "${graphKey}" not found`);
+    if (!(await this.graphs.forWorkspace(principal.workspace).getGraph(graphKey)))
+      throw AppError.notFound(`Graph "${graphKey}" not found`);
   }
 
   private async checkProviderConfig(principal: Principal, configId: string): Promise<void> {
-    if (!(await this.providerConfigs.get(principal.workspace, configId))) throw AppError.notFound(`Provider configuration "${configId}" not found`);
+    if (!(await this.providerConfigs.get(principal.workspace, configId)))
+      throw AppError.notFound(`Provider configuration "${configId}" not found`);
   }
 }
 

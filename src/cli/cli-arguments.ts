@@ -59,7 +59,8 @@ export class CliArguments {
         positionals.push(token.value);
       }
     }
-    if (positionals.length > (spec.maxPositionals ?? 0)) throw new Error(`Unexpected argument "${positionals[spec.maxPositionals ?? 0]}"`);
+    if (positionals.length > (spec.maxPositionals ?? 0))
+      throw new Error(`Unexpected argument "${positionals[spec.maxPositionals ?? 0]}"`);
     return new CliArguments(flags, options, settings, positionals);
   }
 

@@ -32,17 +32,29 @@ export interface CliContextOptions {
  * stderr at warn level unless LOG_LEVEL=debug. When the demo is seeded, its embedding finishes
  * before the context is returned.
  */
-export async function openCliContext(env: Record<string, string | undefined>, options: CliContextOptions = {}): Promise<CliContext> {
+export async function openCliContext(
+  env: Record<string, string | undefined>,
+  options: CliContextOptions = {},
+): Promise<CliContext> {
   const config = loadAppConfig({ ...env, SEED_DEMO: options.seedDemo ? (env.SEED_DEMO ?? 'true') : 'false' });
-  configureLogging({ level: config.log.level === 'debug' ? 'debug' : 'warn', aiDebug: config.log.aiDebug, pretty: config.env === 'development' });
+  configureLogging({
+    level: config.log.level === 'debug' ? 'debug' : 'warn',
+    aiDebug: config.log.aiDebug,
+    pretty: config.env === 'development',
+  });
   // abortOnError false: a store or provider that cannot be opened is an error message and exit code 1 (runCli), not an abort.
-  const app = await NestFactory.createApplicationContext(CliModule.forRoot(config), { logger: createNestLogger(), abortOnError: false });
+  const app = await NestFactory.createApplicationContext(CliModule.forRoot(config), {
+    logger: createNestLogger(),
+    abortOnError: false,
+  });
   await app.get(NodeEmbeddingQueue, { strict: false })?.whenIdle();
   return { config, app, close: () => app.close() };
 }
 
 /** Runs a command's main function from its entry point: `.env` first, exit code from the result. */
-export function runCli(main: (argv: string[], env: Record<string, string | undefined>, io: CliIo) => Promise<number>): void {
+export function runCli(
+  main: (argv: string[], env: Record<string, string | undefined>, io: CliIo) => Promise<number>,
+): void {
   if (existsSync('.env')) process.loadEnvFile('.env');
   main(process.argv.slice(2), process.env, { stdout: process.stdout, stderr: process.stderr }).then(
     (code) => process.exit(code),

@@ -8,5 +8,8 @@ import { ACTION_POLICY_REPOSITORY } from '../policy/action-policy-repository.tok
 /** The action policy a run of `role` in `workspace` starts with: the workspace's stored one, as the service reads it (docs/policy.md). */
 export async function runPolicyFor(app: INestApplicationContext, workspace: string, role: Role): Promise<RunPolicy> {
   const stored = await app.get<ActionPolicyRepository>(ACTION_POLICY_REPOSITORY, { strict: false }).get(workspace);
-  return new RunPolicy(canEdit({ userId: 'cli', workspace, role }), effectiveLevels(stored ?? EMPTY_ACTION_POLICY, role));
+  return new RunPolicy(
+    canEdit({ userId: 'cli', workspace, role }),
+    effectiveLevels(stored ?? EMPTY_ACTION_POLICY, role),
+  );
 }

@@ -16,7 +16,14 @@ export class CliModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: CliModule,
-      imports: [AppConfigModule.forRoot(config), PersistenceModule.forRoot(config), GraphModule, EmbeddingsModule, ProvidersModule, RagModule],
+      imports: [
+        AppConfigModule.forRoot(config),
+        PersistenceModule.forRoot(config),
+        GraphModule,
+        EmbeddingsModule,
+        ProvidersModule,
+        RagModule,
+      ],
     };
   }
 }

@@ -45,7 +45,13 @@ export async function dumpPrompt(argv: string[], env: Record<string, string | un
     const locale = cli.config.locale;
     const levels = buildPromptLevels(await loadSystemPromptContext(source, graphKey), role, locale);
     const now = Date.now();
-    const contextMessage: ThreadMessage = { id: 'm2', role: 'system', kind: 'rag_context', content: buildContextMessage(context, locale), createdTime: now };
+    const contextMessage: ThreadMessage = {
+      id: 'm2',
+      role: 'system',
+      kind: 'rag_context',
+      content: buildContextMessage(context, locale),
+      createdTime: now,
+    };
     const thread: ThreadRecord = {
       threadId: 'ai_dump',
       type: 'chat',
@@ -65,7 +71,10 @@ export async function dumpPrompt(argv: string[], env: Record<string, string | un
       lastUpdatedTime: now,
     };
     const count = (text: string) => counter.count(text);
-    const assembled = await new ContextAssembler(null, { maxTokens: cli.config.agent.historyMaxTokens, countTokens: count }).assemble({
+    const assembled = await new ContextAssembler(null, {
+      maxTokens: cli.config.agent.historyMaxTokens,
+      countTokens: count,
+    }).assemble({
       levels,
       thread,
       currentContext: contextMessage,
@@ -76,9 +85,16 @@ export async function dumpPrompt(argv: string[], env: Record<string, string | un
     const toolTokens = counter.count(JSON.stringify(tools));
     const messageTokens = counter.countMessages(messages);
 
-    const lines = [`Graph ${workspace}/${graphKey}, role ${role}, locale ${locale}, search mode ${context.retrieval.searchMode}`, ''];
+    const lines = [
+      `Graph ${workspace}/${graphKey}, role ${role}, locale ${locale}, search mode ${context.retrieval.searchMode}`,
+      '',
+    ];
     messages.forEach((message, index) => {
-      lines.push(`=== [${index + 1}] ${describe(message, index)} — ~${counter.count(message.content ?? '')} tokens ===`, message.content ?? '', '');
+      lines.push(
+        `=== [${index + 1}] ${describe(message, index)} — ~${counter.count(message.content ?? '')} tokens ===`,
+        message.content ?? '',
+        '',
+      );
     });
     lines.push(
       `Tools offered: ${tools.length} (${tools.map((tool) => tool.function.name).join(', ')}) — ~${toolTokens} tokens`,
@@ -97,10 +113,15 @@ export async function dumpPrompt(argv: string[], env: Record<string, string | un
 function describe(message: LlmMessage, index: number): string {
   const breakpoint = message.cacheBreakpoint ? ', cache breakpoint after it' : '';
   if (index < STABLE_LEVELS.length) return `level ${index + 1}: ${STABLE_LEVELS[index]}${breakpoint}`;
-  if (message.role === 'system') return `level 4: per-message data (the retrieved context for this question)${breakpoint}`;
+  if (message.role === 'system')
+    return `level 4: per-message data (the retrieved context for this question)${breakpoint}`;
   return `${message.role === 'user' ? 'the question' : message.role}${breakpoint}`;
 }
 
-const STABLE_LEVELS = ['instructions and rules (per role and locale)', "the workspace's node types", "the graph's state (sheets, size)"];
+const STABLE_LEVELS = [
+  'instructions and rules (per role and locale)',
+  "the workspace's node types",
+  "the graph's state (sheets, size)",
+];
 
 if (require.main === module) runCli(dumpPrompt);

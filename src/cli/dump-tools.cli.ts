@@ -47,22 +47,37 @@ export async function dumpTools(argv: string[], env: Record<string, string | und
     const counter = cli.app.get(TokenCounter, { strict: false });
     const source = cli.app.get(GraphDataSourceFactory, { strict: false }).forWorkspace(DEMO_WORKSPACE);
     const executor = new ReadToolExecutor(source, DEMO_GRAPH_KEY);
-    const toolbox = new AgentToolbox({ policy: await runPolicyFor(cli.app, DEMO_WORKSPACE, role), readTools: executor });
+    const toolbox = new AgentToolbox({
+      policy: await runPolicyFor(cli.app, DEMO_WORKSPACE, role),
+      readTools: executor,
+    });
     const lines = [
       `Tools offered to role ${role}: ${toolbox.definitions.length} — ~${counter.count(JSON.stringify(toolbox.definitions))} tokens as sent`,
       '',
     ];
     for (const definition of toolbox.definitions) {
-      lines.push(`=== ${definition.function.name} (~${counter.count(JSON.stringify(definition))} tokens) ===`, JSON.stringify(definition.function, null, 2), '');
+      lines.push(
+        `=== ${definition.function.name} (~${counter.count(JSON.stringify(definition))} tokens) ===`,
+        JSON.stringify(definition.function, null, 2),
+        '',
+      );
     }
     if (!(await source.getGraph(DEMO_GRAPH_KEY))) {
-      lines.push(`The demo graph "${DEMO_GRAPH_KEY}" is not in workspace "${DEMO_WORKSPACE}": no example calls (npm run seed loads it).`, '');
+      lines.push(
+        `The demo graph "${DEMO_GRAPH_KEY}" is not in workspace "${DEMO_WORKSPACE}": no example calls (npm run seed loads it).`,
+        '',
+      );
     } else {
       lines.push(`=== Example read tool calls on ${DEMO_WORKSPACE}/${DEMO_GRAPH_KEY} ===`, '');
       for (const [name, example] of Object.entries(READ_TOOL_EXAMPLES)) {
-        const call = { id: `example-${name}`, type: 'function' as const, function: { name, arguments: JSON.stringify(example) } };
+        const call = {
+          id: `example-${name}`,
+          type: 'function' as const,
+          function: { name, arguments: JSON.stringify(example) },
+        };
         const route = toolbox.route(call);
-        const result = route.kind === 'read' ? await toolbox.executeRead(name, call.function.arguments) : JSON.stringify(route);
+        const result =
+          route.kind === 'read' ? await toolbox.executeRead(name, call.function.arguments) : JSON.stringify(route);
         lines.push(`--- ${name}(${call.function.arguments}) → ~${counter.count(result)} tokens`, result, '');
       }
     }

@@ -28,7 +28,11 @@ export async function embedNodes(argv: string[], env: Record<string, string | un
   let batchSize: number;
   let delayMs: number;
   try {
-    args = CliArguments.parse(argv, { flags: ['force'], options: ['graph', 'workspace'], settings: ['batch', 'delay'] });
+    args = CliArguments.parse(argv, {
+      flags: ['force'],
+      options: ['graph', 'workspace'],
+      settings: ['batch', 'delay'],
+    });
     batchSize = args.integerSetting('batch', DEFAULT_BATCH);
     delayMs = args.integerSetting('delay', DEFAULT_DELAY_MS);
     if (batchSize < 1) throw new Error('batch= must be at least 1');
@@ -48,10 +52,13 @@ export async function embedNodes(argv: string[], env: Record<string, string | un
     const graphFilter = args.option('graph');
     const workspaceFilter = args.option('workspace');
     const graphs = (await store.listGraphs()).filter(
-      (graph) => (!graphFilter || graph.graphKey === graphFilter) && (!workspaceFilter || graph.workspace === workspaceFilter),
+      (graph) =>
+        (!graphFilter || graph.graphKey === graphFilter) && (!workspaceFilter || graph.workspace === workspaceFilter),
     );
     if (graphFilter && graphs.length === 0) {
-      io.stderr.write(`No graph "${graphFilter}"${workspaceFilter ? ` in workspace "${workspaceFilter}"` : ''} in the ${store.kind} store.\n`);
+      io.stderr.write(
+        `No graph "${graphFilter}"${workspaceFilter ? ` in workspace "${workspaceFilter}"` : ''} in the ${store.kind} store.\n`,
+      );
       return 1;
     }
 

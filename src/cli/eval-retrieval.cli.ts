@@ -22,21 +22,29 @@ const DEFAULT_UNION_NODES = 5_000;
  * the service's defaults and the configured embedding provider (the local one by default, no key,
  * no network). See docs/retrieval.md "Measuring retrieval".
  */
-export async function evalRetrieval(argv: string[], env: Record<string, string | undefined>, io: CliIo): Promise<number> {
+export async function evalRetrieval(
+  argv: string[],
+  env: Record<string, string | undefined>,
+  io: CliIo,
+): Promise<number> {
   let args: CliArguments;
   let questionsFile: string;
   let fixturesDir: string;
   let halves: EvalHalf[];
   let unionNodes: number;
   try {
-    args = CliArguments.parse(argv, { flags: ['verbose', 'bm25'], options: ['questions', 'fixtures', 'half', 'union-nodes'] });
+    args = CliArguments.parse(argv, {
+      flags: ['verbose', 'bm25'],
+      options: ['questions', 'fixtures', 'half', 'union-nodes'],
+    });
     questionsFile = args.option('questions') ?? locate(path.join('test', 'retrieval-eval', 'questions.json'));
     fixturesDir = args.option('fixtures') ?? env.SHARED_FIXTURES_DIR ?? locate(path.join('..', 'shared', 'fixtures'));
     const half = args.option('half');
     if (half !== undefined && half !== 'tune' && half !== 'test') throw new Error('--half must be tune or test');
     halves = half ? [half] : ['tune', 'test'];
     unionNodes = Number(args.option('union-nodes') ?? DEFAULT_UNION_NODES);
-    if (!Number.isInteger(unionNodes) || unionNodes < 0) throw new Error('--union-nodes must be a whole number (0: no union)');
+    if (!Number.isInteger(unionNodes) || unionNodes < 0)
+      throw new Error('--union-nodes must be a whole number (0: no union)');
   } catch (error) {
     io.stderr.write(`${(error as Error).message}\n${USAGE}\n`);
     return 2;

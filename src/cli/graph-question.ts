@@ -18,11 +18,17 @@ export interface GraphQuestion {
  * workspace defaults to the demo's. Throws an Error naming what is wrong (the command prints it
  * with its usage).
  */
-export function parseGraphQuestion(argv: readonly string[], options: string[] = []): { args: CliArguments; question: GraphQuestion } {
+export function parseGraphQuestion(
+  argv: readonly string[],
+  options: string[] = [],
+): { args: CliArguments; question: GraphQuestion } {
   const args = CliArguments.parse(argv, { options: ['graph', 'workspace', ...options], maxPositionals: 100 });
   const graphKey = args.option('graph');
   if (!graphKey || args.positionals.length === 0) throw new Error('A graph (--graph KEY) and a question are required');
-  return { args, question: { graphKey, workspace: args.option('workspace') ?? DEMO_WORKSPACE, text: args.positionals.join(' ') } };
+  return {
+    args,
+    question: { graphKey, workspace: args.option('workspace') ?? DEMO_WORKSPACE, text: args.positionals.join(' ') },
+  };
 }
 
 /** The workspace's data source and the context the retriever builds for the question, as ChatService gets them. */
@@ -31,6 +37,8 @@ export async function retrieveQuestionContext(
   question: GraphQuestion,
 ): Promise<{ source: GraphDataSource; context: GraphRAGContext }> {
   const source = app.get(GraphDataSourceFactory, { strict: false }).forWorkspace(question.workspace);
-  const context = await app.get(GraphRagRetriever, { strict: false }).retrieve(source, question.graphKey, question.text);
+  const context = await app
+    .get(GraphRagRetriever, { strict: false })
+    .retrieve(source, question.graphKey, question.text);
   return { source, context };
 }

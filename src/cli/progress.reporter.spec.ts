@@ -2,7 +2,13 @@ import { ProgressReporter } from './progress.reporter';
 
 function capture(isTTY: boolean) {
   const writes: string[] = [];
-  return { writes, io: { stdout: { write: (text: string) => writes.push(text), isTTY, columns: 80 }, stderr: { write: () => undefined } } };
+  return {
+    writes,
+    io: {
+      stdout: { write: (text: string) => writes.push(text), isTTY, columns: 80 },
+      stderr: { write: () => undefined },
+    },
+  };
 }
 
 describe(ProgressReporter.name, () => {

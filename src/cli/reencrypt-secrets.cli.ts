@@ -16,23 +16,37 @@ import { CliIo, runCli } from './cli-context';
  * store (docs/provider-configs.md, "Rotating AI_SECRETS_KEY"). Prints counts, never a key. Exit code 0
  * when every key is sealed with AI_SECRETS_KEY, 2 when some could be opened by neither key, 1 on error.
  */
-export async function reencryptSecrets(_argv: string[], env: Record<string, string | undefined>, io: CliIo): Promise<number> {
+export async function reencryptSecrets(
+  _argv: string[],
+  env: Record<string, string | undefined>,
+  io: CliIo,
+): Promise<number> {
   const config = loadAppConfig(env);
   if (!config.secrets.key) {
-    io.stderr.write('AI_SECRETS_KEY is not set: set the new key (and the old one as AI_SECRETS_KEY_PREVIOUS), then run this again.\n');
+    io.stderr.write(
+      'AI_SECRETS_KEY is not set: set the new key (and the old one as AI_SECRETS_KEY_PREVIOUS), then run this again.\n',
+    );
     return 1;
   }
   configureLogging({ level: 'warn' });
-  const app = await NestFactory.createApplicationContext(PersistenceModule.forRoot(config), { logger: createNestLogger(), abortOnError: false });
+  const app = await NestFactory.createApplicationContext(PersistenceModule.forRoot(config), {
+    logger: createNestLogger(),
+    abortOnError: false,
+  });
   try {
     const configs = app.get<ProviderConfigRepository>(PROVIDER_CONFIG_REPOSITORY);
-    const report = await resealProviderConfigKeys(configs, new SecretCipher(config.secrets.key, config.secrets.previousKey));
+    const report = await resealProviderConfigKeys(
+      configs,
+      new SecretCipher(config.secrets.key, config.secrets.previousKey),
+    );
     io.stdout.write(
       `Provider API keys: ${report.resealed} re-encrypted with AI_SECRETS_KEY, ${report.current} already current, ` +
         `${report.changedMeanwhile} changed meanwhile, ${report.unusable.length} unreadable.\n`,
     );
     for (const config of report.unusable) {
-      io.stdout.write(`  unreadable: workspace "${config.workspace}", configuration "${config.name}" (${config.configId}): an admin must set its apiKey again\n`);
+      io.stdout.write(
+        `  unreadable: workspace "${config.workspace}", configuration "${config.name}" (${config.configId}): an admin must set its apiKey again\n`,
+      );
     }
     if (report.unusable.length === 0 && report.resealed + report.changedMeanwhile > 0) {
       io.stdout.write('Every key is sealed with AI_SECRETS_KEY: AI_SECRETS_KEY_PREVIOUS can be removed.\n');

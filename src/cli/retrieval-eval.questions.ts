@@ -47,7 +47,9 @@ export const SIZE_BANDS: ReadonlyArray<{ label: string; min: number; max: number
 ];
 
 export function sizeBandOf(nodeCount: number): string {
-  return SIZE_BANDS.find((band) => nodeCount >= band.min && nodeCount <= band.max)?.label ?? `graphs of ${nodeCount} nodes`;
+  return (
+    SIZE_BANDS.find((band) => nodeCount >= band.min && nodeCount <= band.max)?.label ?? `graphs of ${nodeCount} nodes`
+  );
 }
 
 /** A question asked on a union of workflows: it names its workflow, as a user of a whole workspace would. */

@@ -27,7 +27,10 @@ const ranked12 = ['x1', 'x2', 'x3', 'x4', 'x5', 'x6', 'x7', 'x8', 'x9', 'x10', '
 
 describe('retrieval evaluation report', () => {
   it('scores recall among the first 10 and over the whole context', () => {
-    const scores = scoreGroup([result(question('q001'), ['a', ...ranked12.slice(0, 11)]), result(question('q003'), ranked12)]);
+    const scores = scoreGroup([
+      result(question('q001'), ['a', ...ranked12.slice(0, 11)]),
+      result(question('q003'), ranked12),
+    ]);
     expect(scores).toEqual({ count: 2, recallAt10: 0.25, recallAtContext: 1 });
   });
 
@@ -35,7 +38,12 @@ describe('retrieval evaluation report', () => {
     const results = [
       result(question('q001', { lang: 'fr' }), ['a', 'b']),
       result(question('q002'), ['a']),
-      result(question('q001', { lang: 'fr' }), ['s1-a'], { scope: 'union', relevant: ['s1-a', 's1-b'], workflowNodes: 30, graphNodes: 5000 }),
+      result(question('q001', { lang: 'fr' }), ['s1-a'], {
+        scope: 'union',
+        relevant: ['s1-a', 's1-b'],
+        workflowNodes: 30,
+        graphNodes: 5000,
+      }),
     ];
     const rows = reportTable(results, ['tune', 'test']);
     expect(rows[0]).toEqual(['group', 'tune n', 'tune R@10', 'tune R@ctx', 'test n', 'test R@10', 'test R@ctx']);

@@ -29,17 +29,28 @@ const KIND_LABELS: Record<(typeof QUESTION_KINDS)[number], string> = {
 
 /** The groups of the report: per graph (all, kinds, languages, size bands, misspelt), then the union. */
 export function reportGroups(): ReportGroup[] {
-  const onGraph = (select: (result: QuestionResult) => boolean) => (result: QuestionResult) => result.scope === 'graph' && select(result);
-  const onUnion = (select: (result: QuestionResult) => boolean) => (result: QuestionResult) => result.scope === 'union' && select(result);
+  const onGraph = (select: (result: QuestionResult) => boolean) => (result: QuestionResult) =>
+    result.scope === 'graph' && select(result);
+  const onUnion = (select: (result: QuestionResult) => boolean) => (result: QuestionResult) =>
+    result.scope === 'union' && select(result);
   return [
     { label: 'all', select: onGraph(() => true) },
-    ...QUESTION_KINDS.map((kind) => ({ label: KIND_LABELS[kind], select: onGraph((result) => result.question.kind === kind) })),
+    ...QUESTION_KINDS.map((kind) => ({
+      label: KIND_LABELS[kind],
+      select: onGraph((result) => result.question.kind === kind),
+    })),
     { label: 'English', select: onGraph((result) => result.question.lang === 'en') },
     { label: 'French', select: onGraph((result) => result.question.lang === 'fr') },
     { label: 'misspelt', select: onGraph((result) => result.question.typo === true) },
-    ...SIZE_BANDS.map((band) => ({ label: band.label, select: onGraph((result) => sizeBandOf(result.workflowNodes) === band.label) })),
+    ...SIZE_BANDS.map((band) => ({
+      label: band.label,
+      select: onGraph((result) => sizeBandOf(result.workflowNodes) === band.label),
+    })),
     { label: 'union, all', select: onUnion(() => true) },
-    ...QUESTION_KINDS.map((kind) => ({ label: `union, ${KIND_LABELS[kind]}`, select: onUnion((result) => result.question.kind === kind) })),
+    ...QUESTION_KINDS.map((kind) => ({
+      label: `union, ${KIND_LABELS[kind]}`,
+      select: onUnion((result) => result.question.kind === kind),
+    })),
     { label: 'union, English', select: onUnion((result) => result.question.lang === 'en') },
     { label: 'union, French', select: onUnion((result) => result.question.lang === 'fr') },
   ];
@@ -74,7 +85,12 @@ export function reportTable(results: readonly QuestionResult[], halves: readonly
 export function formatTable(rows: readonly string[][]): string {
   const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)));
   return rows
-    .map((row) => row.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]) : cell.padStart(widths[column]))).join('  ').trimEnd())
+    .map((row) =>
+      row
+        .map((cell, column) => (column === 0 ? cell.padEnd(widths[column]) : cell.padStart(widths[column])))
+        .join('  ')
+        .trimEnd(),
+    )
     .join('\n');
 }
 

@@ -49,7 +49,10 @@ export interface RetrievalEvalOptions {
  * every graph of the set, then a union of all of them with pool workflows as distractors, where
  * each question names its workflow. Labels are only used to score, after the contexts are built.
  */
-export async function runRetrievalEval(questions: readonly EvalQuestion[], options: RetrievalEvalOptions): Promise<QuestionResult[]> {
+export async function runRetrievalEval(
+  questions: readonly EvalQuestion[],
+  options: RetrievalEvalOptions,
+): Promise<QuestionResult[]> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'eval-retrieval-'));
   const db = openSqliteDatabase(dataDir);
   const store = new SqliteGraphStore(db);
@@ -62,11 +65,14 @@ export async function runRetrievalEval(questions: readonly EvalQuestion[], optio
     const prepare = async (document: GraphDocument) => {
       await store.importGraph(WORKSPACE, document);
       const report = await embedder?.embedGraph(WORKSPACE, document.graph._key, 'all');
-      if (report && report.failed > 0) throw new Error(`${report.failed} node(s) of ${document.graph._key} could not be embedded`);
+      if (report && report.failed > 0)
+        throw new Error(`${report.failed} node(s) of ${document.graph._key} could not be embedded`);
     };
 
     const graphKeys = [...new Set(questions.map((question) => question.graph))];
-    const workflows = graphKeys.map((graphKey) => loadWorkflow(path.join(options.fixturesDir, options.questionsFixturesDir, `${graphKey}.json`)));
+    const workflows = graphKeys.map((graphKey) =>
+      loadWorkflow(path.join(options.fixturesDir, options.questionsFixturesDir, `${graphKey}.json`)),
+    );
     const sizes = new Map(workflows.map((workflow) => [workflow.graph._key, workflow.nodes.length]));
     const results: QuestionResult[] = [];
 
@@ -76,7 +82,15 @@ export async function runRetrievalEval(questions: readonly EvalQuestion[], optio
       await prepare(workflow);
       for (const question of questions.filter((candidate) => candidate.graph === graphKey)) {
         const size = sizes.get(graphKey) as number;
-        results.push(await ask(retriever, source, graphKey, question.question, { question, scope: 'graph', graphNodes: size, workflowNodes: size, relevant: question.relevant }));
+        results.push(
+          await ask(retriever, source, graphKey, question.question, {
+            question,
+            scope: 'graph',
+            graphNodes: size,
+            workflowNodes: size,
+            relevant: question.relevant,
+          }),
+        );
       }
     }
 
@@ -89,10 +103,15 @@ export async function runRetrievalEval(questions: readonly EvalQuestion[], optio
         workspace: WORKSPACE,
         name: `Workspace union (${options.unionNodes} nodes)`,
       });
-      const sheetOf = new Map(union.sheets.filter((sheet) => sizes.has(sheet.workflowKey)).map((sheet) => [sheet.workflowKey, sheet]));
+      const sheetOf = new Map(
+        union.sheets.filter((sheet) => sizes.has(sheet.workflowKey)).map((sheet) => [sheet.workflowKey, sheet]),
+      );
       const nodesPerSheet = countBy(union.document.nodes.map((node) => node.sheet));
-      const cut = graphKeys.filter((graphKey) => nodesPerSheet.get(sheetOf.get(graphKey)?.sheet ?? '') !== sizes.get(graphKey));
-      if (cut.length > 0) throw new Error(`The union is too small to hold every graph of the set whole (${cut.join(', ')})`);
+      const cut = graphKeys.filter(
+        (graphKey) => nodesPerSheet.get(sheetOf.get(graphKey)?.sheet ?? '') !== sizes.get(graphKey),
+      );
+      if (cut.length > 0)
+        throw new Error(`The union is too small to hold every graph of the set whole (${cut.join(', ')})`);
       await prepare(union.document);
       for (const question of questions) {
         const sheet = sheetOf.get(question.graph) as (typeof union.sheets)[number];
@@ -134,7 +153,12 @@ async function ask(
 /** A fixture graph as an importer takes it (its provenance blocks are left out). */
 function loadWorkflow(file: string): GraphDocument {
   const raw = JSON.parse(readFileSync(file, 'utf8')) as GraphDocument;
-  return { graph: { ...raw.graph, workspace: WORKSPACE }, nodes: raw.nodes, edges: raw.edges, nodeConfigs: raw.nodeConfigs ?? [] };
+  return {
+    graph: { ...raw.graph, workspace: WORKSPACE },
+    nodes: raw.nodes,
+    edges: raw.edges,
+    nodeConfigs: raw.nodeConfigs ?? [],
+  };
 }
 
 /**
@@ -142,7 +166,11 @@ function loadWorkflow(file: string): GraphDocument {
  * each), so they are neither all first (they would win every tie of insertion order) nor cut off
  * by the node count; the pool fills the rest.
  */
-function interleave(workflows: readonly WorkflowFixture[], pool: readonly WorkflowFixture[], nodeCount: number): WorkflowFixture[] {
+function interleave(
+  workflows: readonly WorkflowFixture[],
+  pool: readonly WorkflowFixture[],
+  nodeCount: number,
+): WorkflowFixture[] {
   const ownNodes = workflows.reduce((sum, workflow) => sum + workflow.nodes.length, 0);
   const poolAverage = pool.reduce((sum, workflow) => sum + workflow.nodes.length, 0) / Math.max(1, pool.length);
   // 90 % of the room for distractors, so the last workflow of the set is never the one cut.

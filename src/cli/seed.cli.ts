@@ -22,7 +22,10 @@ async function main(): Promise<void> {
   const config = loadAppConfig(process.env);
   configureLogging({ level: 'warn' });
   // abortOnError false: a store that cannot be opened is a clear message and exit code 1, not an abort.
-  const app = await NestFactory.createApplicationContext(PersistenceModule.forRoot(config), { logger: createNestLogger(), abortOnError: false });
+  const app = await NestFactory.createApplicationContext(PersistenceModule.forRoot(config), {
+    logger: createNestLogger(),
+    abortOnError: false,
+  });
   try {
     const store = app.get<GraphStore>(GRAPH_STORE);
     const counts = await store.importGraph(DEMO_WORKSPACE, nbaWorkflowDemo);

@@ -23,7 +23,10 @@ export async function trimMemory(argv: string[], env: Record<string, string | un
   const context = await openCliContext(env);
   try {
     const { level1RetentionDays, level2RetentionDays } = context.config.memory;
-    const trimmed = await memoryRetentionOf(context.config, context.app.get<MemoryRepository>(MEMORY_REPOSITORY, { strict: false })).trim();
+    const trimmed = await memoryRetentionOf(
+      context.config,
+      context.app.get<MemoryRepository>(MEMORY_REPOSITORY, { strict: false }),
+    ).trim();
     const policy = (days: number) => (days > 0 ? `older than ${days} days` : 'kept (retention 0)');
     io.stdout.write(
       [

@@ -19,14 +19,22 @@ const workflow = (key: string, name: string, keys: string[]): WorkflowFixture =>
 
 describe(buildWorkflowUnion.name, () => {
   it('puts each workflow on its own sheet named after it, keys prefixed, until the node count, cutting the last one and its edges', () => {
-    const union = buildWorkflowUnion([workflow('a', 'Alpha', ['n1', 'n2']), workflow('b', 'Beta', ['m1', 'm2', 'm3'])], {
-      nodeCount: 4,
-      graphKey: 'u',
+    const union = buildWorkflowUnion(
+      [workflow('a', 'Alpha', ['n1', 'n2']), workflow('b', 'Beta', ['m1', 'm2', 'm3'])],
+      {
+        nodeCount: 4,
+        graphKey: 'u',
+        workspace: 'ws',
+        name: 'Union',
+      },
+    );
+    const { graph, nodes, edges, nodeConfigs } = union.document;
+    expect(graph).toMatchObject({
+      _key: 'u',
       workspace: 'ws',
       name: 'Union',
+      sheetsList: { '0': 'Alpha', '1': 'Beta' },
     });
-    const { graph, nodes, edges, nodeConfigs } = union.document;
-    expect(graph).toMatchObject({ _key: 'u', workspace: 'ws', name: 'Union', sheetsList: { '0': 'Alpha', '1': 'Beta' } });
     expect(nodes.map((entry) => `${entry.sheet}:${entry._key}`)).toEqual(['0:s0-n1', '0:s0-n2', '1:s1-m1', '1:s1-m2']);
     expect(nodes.every((entry) => entry.graphKey === 'u')).toBe(true);
     expect(edges.map((edge) => `${edge.source}>${edge.target}`)).toEqual(['s0-n1>s0-n2', 's1-m1>s1-m2']);
@@ -38,7 +46,12 @@ describe(buildWorkflowUnion.name, () => {
   });
 
   it('reuses the workflows with new prefixes when they hold fewer nodes than asked', () => {
-    const union = buildWorkflowUnion([workflow('a', 'Alpha', ['n1', 'n2'])], { nodeCount: 5, graphKey: 'u', workspace: 'ws', name: 'U' });
+    const union = buildWorkflowUnion([workflow('a', 'Alpha', ['n1', 'n2'])], {
+      nodeCount: 5,
+      graphKey: 'u',
+      workspace: 'ws',
+      name: 'U',
+    });
     expect(union.document.nodes.map((entry) => entry._key)).toEqual(['s0-n1', 's0-n2', 's1-n1', 's1-n2', 's2-n1']);
   });
 });

@@ -48,7 +48,10 @@ export function readWorkflowLines(file: string): WorkflowFixture[] {
  * is cut to land exactly on `nodeCount`; edges to cut nodes are dropped. Node type configs are
  * merged by type key (the workspace has one config per type).
  */
-export function buildWorkflowUnion(workflows: readonly WorkflowFixture[], options: WorkflowUnionOptions): WorkflowUnion {
+export function buildWorkflowUnion(
+  workflows: readonly WorkflowFixture[],
+  options: WorkflowUnionOptions,
+): WorkflowUnion {
   const { nodeCount, graphKey, workspace } = options;
   const nodes: GraphNode[] = [];
   const edges: GraphEdge[] = [];
@@ -69,7 +72,14 @@ export function buildWorkflowUnion(workflows: readonly WorkflowFixture[], option
     }
     for (const edge of workflow.edges) {
       if (!kept.has(edge.source) || !kept.has(edge.target)) continue;
-      edges.push({ ...edge, _key: prefix + edge._key, graphKey, sheet, source: prefix + edge.source, target: prefix + edge.target });
+      edges.push({
+        ...edge,
+        _key: prefix + edge._key,
+        graphKey,
+        sheet,
+        source: prefix + edge.source,
+        target: prefix + edge.target,
+      });
     }
     for (const config of workflow.nodeConfigs ?? []) configs.set(config._key, { ...config, workspace });
   }

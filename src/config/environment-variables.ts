@@ -28,7 +28,10 @@ export class EnvironmentVariables {
   @IsIn(['development', 'production', 'test'])
   NODE_ENV: 'development' | 'production' | 'test' = 'development';
 
-  @Transform(toNumber) @IsInt() @Min(0) @Max(65535)
+  @Transform(toNumber)
+  @IsInt()
+  @Min(0)
+  @Max(65535)
   PORT = 3000;
 
   @IsString()
@@ -37,7 +40,8 @@ export class EnvironmentVariables {
   @IsIn(['debug', 'info', 'warn', 'error'])
   LOG_LEVEL: 'debug' | 'info' | 'warn' | 'error' = 'info';
 
-  @Transform(toBoolean) @IsBoolean()
+  @Transform(toBoolean)
+  @IsBoolean()
   AI_DEBUG = false;
 
   @IsIn(['en', 'fr'])
@@ -47,13 +51,16 @@ export class EnvironmentVariables {
   @IsIn(['sqlite', 'arango'])
   STORE: 'sqlite' | 'arango' = 'sqlite';
 
-  @IsString() @MinLength(1)
+  @IsString()
+  @MinLength(1)
   DATA_DIR = './data';
 
-  @Transform(toBoolean) @IsBoolean()
+  @Transform(toBoolean)
+  @IsBoolean()
   SEED_DEMO = true;
 
-  @IsOptional() @IsUrl(urlOptions)
+  @IsOptional()
+  @IsUrl(urlOptions)
   ARANGO_URL?: string;
 
   @IsString()
@@ -62,11 +69,13 @@ export class EnvironmentVariables {
   @IsString()
   ARANGO_USER = 'root';
 
-  @IsOptional() @IsString()
+  @IsOptional()
+  @IsString()
   ARANGO_PASSWORD?: string;
 
   /** Redis for several instances (docs/deployment.md): redis://[user:password@]host:port[/db], or rediss:// for TLS. */
-  @IsOptional() @IsUrl({ require_tld: false, require_protocol: true, protocols: ['redis', 'rediss'] })
+  @IsOptional()
+  @IsUrl({ require_tld: false, require_protocol: true, protocols: ['redis', 'rediss'] })
   REDIS_URL?: string;
 
   /** What a socket disconnect does to its running generations (docs/protocol.md §8.7). */
@@ -74,217 +83,348 @@ export class EnvironmentVariables {
   AI_DISCONNECT_POLICY: 'abort' | 'continue' = 'abort';
 
   /** How long a disconnected generation waits for a rejoin (continue), and how long a finished request can still be rejoined. */
-  @Transform(toNumber) @IsInt() @Min(1000) @Max(3_600_000)
+  @Transform(toNumber)
+  @IsInt()
+  @Min(1000)
+  @Max(3_600_000)
   AI_REJOIN_GRACE_MS = 60000;
 
   // Auth
-  @IsOptional() @IsIn(['jwt', 'none'])
+  @IsOptional()
+  @IsIn(['jwt', 'none'])
   AUTH_MODE?: 'jwt' | 'none';
 
-  @IsOptional() @IsString() @MinLength(16, { message: 'JWT_SECRET must be at least 16 characters' })
+  @IsOptional()
+  @IsString()
+  @MinLength(16, { message: 'JWT_SECRET must be at least 16 characters' })
   JWT_SECRET?: string;
 
-  @IsOptional() @IsString()
+  @IsOptional()
+  @IsString()
   JWT_PUBLIC_KEY?: string;
 
-  @IsOptional() @IsString()
+  @IsOptional()
+  @IsString()
   JWT_ISSUER?: string;
 
-  @IsOptional() @IsString()
+  @IsOptional()
+  @IsString()
   JWT_AUDIENCE?: string;
 
-  @IsOptional() @IsString() @MinLength(16, { message: 'SYNC_TOKEN must be at least 16 characters' })
+  @IsOptional()
+  @IsString()
+  @MinLength(16, { message: 'SYNC_TOKEN must be at least 16 characters' })
   SYNC_TOKEN?: string;
 
   // Limits
-  @Transform(toNumber) @IsInt() @Min(0)
+  @Transform(toNumber)
+  @IsInt()
+  @Min(0)
   RATE_LIMIT_PER_MINUTE = 60;
 
-  @Transform(toNumber) @IsInt() @Min(1024)
+  @Transform(toNumber)
+  @IsInt()
+  @Min(1024)
   BODY_MAX_BYTES = 64 * 1024;
 
-  @Transform(toNumber) @IsInt() @Min(1024)
+  @Transform(toNumber)
+  @IsInt()
+  @Min(1024)
   GRAPH_IMPORT_MAX_BYTES = 5 * 1024 * 1024;
 
-  @Transform(toNumber) @IsInt() @Min(1) @Max(100000)
+  @Transform(toNumber)
+  @IsInt()
+  @Min(1)
+  @Max(100000)
   MESSAGE_MAX_CHARS = 16000;
 
   /** Most nodes one graph import may hold (413 beyond): docs/reliability.md. */
-  @Transform(toNumber) @IsInt() @Min(1)
+  @Transform(toNumber)
+  @IsInt()
+  @Min(1)
   GRAPH_MAX_NODES = 50000;
 
-  @Transform(toNumber) @IsInt() @Min(1)
+  @Transform(toNumber)
+  @IsInt()
+  @Min(1)
   GRAPH_MAX_EDGES = 100000;
 
-  @Transform(toNumber) @IsInt() @Min(0)
+  @Transform(toNumber)
+  @IsInt()
+  @Min(0)
   SHUTDOWN_TIMEOUT_MS = 10000;
 
   /** How far the V8 heap may grow past its live size, in percent (0: V8's own factor); src/config/heap-growth.ts. */
-  @Transform(toNumber) @IsInt() @Min(0) @Max(300)
+  @Transform(toNumber)
+  @IsInt()
+  @Min(0)
+  @Max(300)
   HEAP_GROWING_PERCENT = 35;
 
   /** Origins allowed to open the Socket.IO namespace from a browser page (comma-separated, or "*"); unset: same origin only. */
-  @IsOptional() @IsString()
+  @IsOptional()
+  @IsString()
   SOCKET_CORS_ORIGINS?: string;
 
   /** Serve the playground page at /playground; unset: on outside production, off with NODE_ENV=production. */
-  @IsOptional() @Transform(toBoolean) @IsBoolean()
+  @IsOptional()
+  @Transform(toBoolean)
+  @IsBoolean()
   PLAYGROUND_ENABLED?: boolean;
 
   /** Where the built playground page is (npm run build writes it there). */
-  @IsString() @MinLength(1)
+  @IsString()
+  @MinLength(1)
   PLAYGROUND_DIR = './dist/playground';
 
   // Agent
-  @Transform(toNumber) @IsInt() @Min(0) @Max(50)
+  @Transform(toNumber)
+  @IsInt()
+  @Min(0)
+  @Max(50)
   AI_MAX_TOOL_ROUNDS = 5;
 
-  @Transform(toNumber) @IsInt() @Min(0) @Max(10)
+  @Transform(toNumber)
+  @IsInt()
+  @Min(0)
+  @Max(10)
   AI_MAX_RETRIES = 2;
 
-  @IsOptional() @IsIn(['server', 'client'])
+  @IsOptional()
+  @IsIn(['server', 'client'])
   HITL_APPLY?: 'server' | 'client';
 
-  @Transform(toNumber) @IsInt() @Min(0)
+  @Transform(toNumber)
+  @IsInt()
+  @Min(0)
   AI_MAX_TOKENS_PER_CALL = 0;
 
-  @Transform(toNumber) @IsInt() @Min(0)
+  @Transform(toNumber)
+  @IsInt()
+  @Min(0)
   AI_MAX_TOTAL_TOKENS = 0;
 
-  @Transform(toNumber) @IsNumber() @Min(0)
+  @Transform(toNumber)
+  @IsNumber()
+  @Min(0)
   AI_MAX_COST_USD = 0;
 
-  @Transform(toNumber) @IsInt() @Min(1)
+  @Transform(toNumber)
+  @IsInt()
+  @Min(1)
   THREAD_CACHE_SIZE = 500;
 
-  @Transform(toNumber) @IsInt() @Min(1000)
+  @Transform(toNumber)
+  @IsInt()
+  @Min(1000)
   THREAD_LEASE_MS = 120000;
 
-  @Transform(toNumber) @IsInt() @Min(1000)
+  @Transform(toNumber)
+  @IsInt()
+  @Min(1000)
   AI_HISTORY_MAX_TOKENS = 24000;
 
   /** Tool calls run per model reply (seed 003's maxToolCalls); the calls beyond get an error result: docs/agent.md. */
-  @Transform(toNumber) @IsInt() @Min(1) @Max(100)
+  @Transform(toNumber)
+  @IsInt()
+  @Min(1)
+  @Max(100)
   AI_MAX_TOOL_CALLS_PER_REPLY = 10;
 
   /** Tool rounds in a row that bring nothing new before the run stops calling tools (smart stopping): docs/agent.md. */
-  @Transform(toNumber) @IsInt() @Min(1) @Max(50)
+  @Transform(toNumber)
+  @IsInt()
+  @Min(1)
+  @Max(50)
   AI_NO_PROGRESS_ROUNDS = 3;
 
   /**
    * Longest a running stream gives way, per upstream call, to new conversations waiting for their setup
    * (docs/agent.md, "A burst of new conversations"); 0: streams never give way.
    */
-  @Transform(toNumber) @IsInt() @Min(0) @Max(60_000)
+  @Transform(toNumber)
+  @IsInt()
+  @Min(0)
+  @Max(60_000)
   AI_SETUP_FIRST_MAX_MS = 2000;
 
   /** Runs waiting for their setup beyond which running streams give way (docs/agent.md, "A burst of new conversations"). */
-  @Transform(toNumber) @IsInt() @Min(0) @Max(100_000)
+  @Transform(toNumber)
+  @IsInt()
+  @Min(0)
+  @Max(100_000)
   AI_SETUP_FIRST_MIN_WAITING = 128;
 
   /**
    * Time after which, in one turn of the event loop, no more streams start relaying their chunks: the
    * others go on in a later turn (docs/agent.md, "A share of each turn for the streams"); 0: no limit.
    */
-  @Transform(toNumber) @IsInt() @Min(0) @Max(1_000)
+  @Transform(toNumber)
+  @IsInt()
+  @Min(0)
+  @Max(1_000)
   AI_STREAM_TURN_BUDGET_MS = 5;
 
   // Automations (docs/automations.md)
   /** This instance starts the automations that are due (several instances may: each slot runs once). */
-  @Transform(toBoolean) @IsBoolean()
+  @Transform(toBoolean)
+  @IsBoolean()
   AUTOMATIONS_ENABLED = true;
 
   /** How often the scheduler looks for due automations, in ms. */
-  @Transform(toNumber) @IsInt() @Min(100) @Max(60000)
+  @Transform(toNumber)
+  @IsInt()
+  @Min(100)
+  @Max(60000)
   AUTOMATION_POLL_MS = 1000;
 
   // Secrets of the provider configurations (docs/provider-configs.md): checked by loadAppConfig, never echoed.
-  @IsOptional() @IsString()
+  @IsOptional()
+  @IsString()
   AI_SECRETS_KEY?: string;
 
-  @IsOptional() @IsString()
+  @IsOptional()
+  @IsString()
   AI_SECRETS_KEY_PREVIOUS?: string;
 
   // LLM endpoint (provider keys and base URLs are looked up through config/providers.json)
-  @IsOptional() @IsString() @MinLength(1)
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
   LLM_PROVIDER?: string;
 
-  @IsOptional() @IsString() @MinLength(1)
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
   LLM_MODEL?: string;
 
-  @IsOptional() @IsUrl(urlOptions)
+  @IsOptional()
+  @IsUrl(urlOptions)
   LLM_BASE_URL?: string;
 
-  @IsOptional() @IsString()
+  @IsOptional()
+  @IsString()
   LLM_API_KEY?: string;
 
   /** Silence allowed between two events of an upstream stream before it is cancelled (timeout): docs/reliability.md. */
-  @Transform(toNumber) @IsInt() @Min(100)
+  @Transform(toNumber)
+  @IsInt()
+  @Min(100)
   LLM_STREAM_IDLE_TIMEOUT_MS = 90000;
 
   // Retrieval
-  @Transform(toNumber) @IsInt() @Min(0)
+  @Transform(toNumber)
+  @IsInt()
+  @Min(0)
   RAG_CACHE_TTL_MS = 120000;
 
-  @Transform(toNumber) @IsInt() @Min(1) @Max(200)
+  @Transform(toNumber)
+  @IsInt()
+  @Min(1)
+  @Max(200)
   RAG_MAX_NODES = 20;
 
-  @Transform(toNumber) @IsInt() @Min(1) @Max(3)
+  @Transform(toNumber)
+  @IsInt()
+  @Min(1)
+  @Max(3)
   RAG_MAX_DEPTH = 2;
 
   // Embeddings
-  @IsOptional() @IsIn(['local', 'openai', 'openai-compatible', 'ollama', 'none'])
+  @IsOptional()
+  @IsIn(['local', 'openai', 'openai-compatible', 'ollama', 'none'])
   EMBEDDING_PROVIDER?: 'local' | 'openai' | 'openai-compatible' | 'ollama' | 'none';
 
-  @IsOptional() @IsString() @MinLength(1)
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
   EMBEDDING_MODEL?: string;
 
-  @IsOptional() @IsUrl(urlOptions)
+  @IsOptional()
+  @IsUrl(urlOptions)
   EMBEDDING_BASE_URL?: string;
 
-  @IsOptional() @IsString()
+  @IsOptional()
+  @IsString()
   EMBEDDING_API_KEY?: string;
 
-  @Transform(toNumber) @IsInt() @Min(1) @Max(2048)
+  @Transform(toNumber)
+  @IsInt()
+  @Min(1)
+  @Max(2048)
   EMBEDDING_BATCH_SIZE = 64;
 
-  @Transform(toNumber) @IsInt() @Min(1) @Max(32)
+  @Transform(toNumber)
+  @IsInt()
+  @Min(1)
+  @Max(32)
   EMBEDDING_CONCURRENCY = 2;
 
   // Conversation memory (docs/memory.md)
-  @Transform(toBoolean) @IsBoolean()
+  @Transform(toBoolean)
+  @IsBoolean()
   MEMORY_ENABLED = true;
 
-  @Transform(toNumber) @IsInt() @Min(1000) @Max(200000)
+  @Transform(toNumber)
+  @IsInt()
+  @Min(1000)
+  @Max(200000)
   MEMORY_L1_EVERY_CHARS = 8000;
 
-  @Transform(toNumber) @IsInt() @Min(1000) @Max(200000)
+  @Transform(toNumber)
+  @IsInt()
+  @Min(1000)
+  @Max(200000)
   MEMORY_L2_EVERY_CHARS = 4000;
 
-  @IsOptional() @Transform(toNumber) @IsNumber() @Min(0) @Max(1)
+  @IsOptional()
+  @Transform(toNumber)
+  @IsNumber()
+  @Min(0)
+  @Max(1)
   MEMORY_RECALL_MIN_SCORE?: number;
 
-  @Transform(toNumber) @IsInt() @Min(0) @Max(20)
+  @Transform(toNumber)
+  @IsInt()
+  @Min(0)
+  @Max(20)
   MEMORY_RECALL_L0_LIMIT = 3;
 
-  @Transform(toNumber) @IsInt() @Min(0) @Max(20)
+  @Transform(toNumber)
+  @IsInt()
+  @Min(0)
+  @Max(20)
   MEMORY_RECALL_L1_LIMIT = 5;
 
-  @Transform(toNumber) @IsInt() @Min(0) @Max(20)
+  @Transform(toNumber)
+  @IsInt()
+  @Min(0)
+  @Max(20)
   MEMORY_RECALL_L2_LIMIT = 3;
 
-  @Transform(toNumber) @IsInt() @Min(0) @Max(100000)
+  @Transform(toNumber)
+  @IsInt()
+  @Min(0)
+  @Max(100000)
   MEMORY_RECALL_MAX_TOKENS = 1500;
 
-  @Transform(toNumber) @IsInt() @Min(0) @Max(100000)
+  @Transform(toNumber)
+  @IsInt()
+  @Min(0)
+  @Max(100000)
   MEMORY_SUMMARY_MAX_TOKENS = 2000;
 
-  @Transform(toNumber) @IsInt() @Min(0)
+  @Transform(toNumber)
+  @IsInt()
+  @Min(0)
   MEMORY_L1_RETENTION_DAYS = 30;
 
-  @Transform(toNumber) @IsInt() @Min(0)
+  @Transform(toNumber)
+  @IsInt()
+  @Min(0)
   MEMORY_L2_RETENTION_DAYS = 90;
 
-  @IsString() @MinLength(1)
+  @IsString()
+  @MinLength(1)
   MEMORY_TRIM_SCHEDULE = '0 3 * * *';
 }

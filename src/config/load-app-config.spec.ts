@@ -36,7 +36,10 @@ describe(loadAppConfig.name, () => {
 
   it('bounds the agent loop: tool calls per reply (10) and rounds without progress (3), validated', () => {
     expect(loadAppConfig({}).agent).toMatchObject({ maxToolCallsPerReply: 10, noProgressRounds: 3 });
-    expect(loadAppConfig({ AI_MAX_TOOL_CALLS_PER_REPLY: '4', AI_NO_PROGRESS_ROUNDS: '2' }).agent).toMatchObject({ maxToolCallsPerReply: 4, noProgressRounds: 2 });
+    expect(loadAppConfig({ AI_MAX_TOOL_CALLS_PER_REPLY: '4', AI_NO_PROGRESS_ROUNDS: '2' }).agent).toMatchObject({
+      maxToolCallsPerReply: 4,
+      noProgressRounds: 2,
+    });
     expect(loadAppConfig({}).agent.setupFirstMaxMs).toBe(2000);
     expect(loadAppConfig({ AI_SETUP_FIRST_MAX_MS: '0' }).agent.setupFirstMaxMs).toBe(0);
     expect(() => loadAppConfig({ AI_SETUP_FIRST_MAX_MS: '-5' })).toThrow(/AI_SETUP_FIRST_MAX_MS/);
@@ -84,9 +87,21 @@ describe(loadAppConfig.name, () => {
       level2RetentionDays: 90,
       trimSchedule: '0 3 * * *',
     });
-    const custom = loadAppConfig({ MEMORY_ENABLED: 'false', MEMORY_RECALL_MIN_SCORE: '0.25', MEMORY_RECALL_L1_LIMIT: '0', MEMORY_TRIM_SCHEDULE: '*/5 * * * *' });
-    expect(custom.memory).toMatchObject({ enabled: false, recallMinScore: 0.25, recallLimits: { 0: 3, 1: 0, 2: 3 }, trimSchedule: '*/5 * * * *' });
-    expect(() => loadAppConfig({ MEMORY_TRIM_SCHEDULE: 'every day' })).toThrow(/MEMORY_TRIM_SCHEDULE: not a valid cron pattern/);
+    const custom = loadAppConfig({
+      MEMORY_ENABLED: 'false',
+      MEMORY_RECALL_MIN_SCORE: '0.25',
+      MEMORY_RECALL_L1_LIMIT: '0',
+      MEMORY_TRIM_SCHEDULE: '*/5 * * * *',
+    });
+    expect(custom.memory).toMatchObject({
+      enabled: false,
+      recallMinScore: 0.25,
+      recallLimits: { 0: 3, 1: 0, 2: 3 },
+      trimSchedule: '*/5 * * * *',
+    });
+    expect(() => loadAppConfig({ MEMORY_TRIM_SCHEDULE: 'every day' })).toThrow(
+      /MEMORY_TRIM_SCHEDULE: not a valid cron pattern/,
+    );
     expect(() => loadAppConfig({ MEMORY_RECALL_MIN_SCORE: '1.5' })).toThrow(/MEMORY_RECALL_MIN_SCORE/);
     expect(() => loadAppConfig({ MEMORY_L1_EVERY_CHARS: '10' })).toThrow(/MEMORY_L1_EVERY_CHARS/);
   });
@@ -96,7 +111,9 @@ describe(loadAppConfig.name, () => {
     expect(loadAppConfig({}).playground).toEqual({ enabled: true, assetsDir: path.resolve('dist/playground') });
     expect(loadAppConfig({ PLAYGROUND_ENABLED: 'false' }).playground.enabled).toBe(false);
     expect(loadAppConfig(production).playground.enabled).toBe(false);
-    expect(loadAppConfig({ ...production, PLAYGROUND_ENABLED: 'true', PLAYGROUND_DIR: '/srv/page' }).playground).toEqual({ enabled: true, assetsDir: '/srv/page' });
+    expect(
+      loadAppConfig({ ...production, PLAYGROUND_ENABLED: 'true', PLAYGROUND_DIR: '/srv/page' }).playground,
+    ).toEqual({ enabled: true, assetsDir: '/srv/page' });
     expect(() => loadAppConfig({ PLAYGROUND_ENABLED: 'perhaps' })).toThrow(/PLAYGROUND_ENABLED/);
   });
 
@@ -107,7 +124,13 @@ describe(loadAppConfig.name, () => {
     const config = loadAppConfig({ AI_SECRETS_KEY: key, AI_SECRETS_KEY_PREVIOUS: previous });
     expect(config.secrets.key?.equals(Buffer.alloc(32, 7))).toBe(true);
     expect(config.secrets.previousKey?.equals(Buffer.alloc(32, 9))).toBe(true);
-    for (const bad of [Buffer.alloc(16, 7).toString('base64'), `${key.slice(0, -2)}!=`, 'not base64 at all', key.slice(0, -1), '']) {
+    for (const bad of [
+      Buffer.alloc(16, 7).toString('base64'),
+      `${key.slice(0, -2)}!=`,
+      'not base64 at all',
+      key.slice(0, -1),
+      '',
+    ]) {
       let message = '';
       try {
         loadAppConfig({ AI_SECRETS_KEY: bad });
@@ -117,12 +140,17 @@ describe(loadAppConfig.name, () => {
       expect(message).toMatch(/AI_SECRETS_KEY: must be 32 random bytes encoded in base64/);
       if (bad.length > 0) expect(message).not.toContain(bad);
     }
-    expect(() => loadAppConfig({ AI_SECRETS_KEY_PREVIOUS: previous })).toThrow(/AI_SECRETS_KEY_PREVIOUS: only read beside AI_SECRETS_KEY/);
+    expect(() => loadAppConfig({ AI_SECRETS_KEY_PREVIOUS: previous })).toThrow(
+      /AI_SECRETS_KEY_PREVIOUS: only read beside AI_SECRETS_KEY/,
+    );
   });
 
   it('schedules automations on every instance by default, every second', () => {
     expect(loadAppConfig({}).automations).toEqual({ schedulerEnabled: true, pollMs: 1000 });
-    expect(loadAppConfig({ AUTOMATIONS_ENABLED: 'false', AUTOMATION_POLL_MS: '250' }).automations).toEqual({ schedulerEnabled: false, pollMs: 250 });
+    expect(loadAppConfig({ AUTOMATIONS_ENABLED: 'false', AUTOMATION_POLL_MS: '250' }).automations).toEqual({
+      schedulerEnabled: false,
+      pollMs: 250,
+    });
     expect(() => loadAppConfig({ AUTOMATION_POLL_MS: '10' })).toThrow(/AUTOMATION_POLL_MS/);
   });
 });

@@ -47,7 +47,9 @@ function crossFieldProblems(vars: EnvironmentVariables, authMode: 'jwt' | 'none'
   for (const name of ['AI_SECRETS_KEY', 'AI_SECRETS_KEY_PREVIOUS'] as const) {
     if (vars[name] !== undefined && !decodeSecretsKey(vars[name])) {
       // Never the value: it is a secret (a near miss still is).
-      problems.push(`${name}: must be 32 random bytes encoded in base64, as \`openssl rand -base64 32\` prints (44 characters)`);
+      problems.push(
+        `${name}: must be 32 random bytes encoded in base64, as \`openssl rand -base64 32\` prints (44 characters)`,
+      );
     }
   }
   if (vars.AI_SECRETS_KEY_PREVIOUS !== undefined && vars.AI_SECRETS_KEY === undefined) {
@@ -89,12 +91,18 @@ export function loadAppConfig(env: Record<string, string | undefined>): AppConfi
       graphImportMaxBytes: vars.GRAPH_IMPORT_MAX_BYTES,
       shutdownTimeoutMs: vars.SHUTDOWN_TIMEOUT_MS,
       heapGrowingPercent: vars.HEAP_GROWING_PERCENT,
-      socketCorsOrigins: (vars.SOCKET_CORS_ORIGINS ?? '').split(',').map((origin) => origin.trim()).filter((origin) => origin.length > 0),
+      socketCorsOrigins: (vars.SOCKET_CORS_ORIGINS ?? '')
+        .split(',')
+        .map((origin) => origin.trim())
+        .filter((origin) => origin.length > 0),
     },
     log: { level: vars.LOG_LEVEL, aiDebug: vars.AI_DEBUG },
     locale: vars.AI_LOCALE,
     // A page that chats as its visitor: opt-in in production.
-    playground: { enabled: vars.PLAYGROUND_ENABLED ?? vars.NODE_ENV !== 'production', assetsDir: path.resolve(vars.PLAYGROUND_DIR) },
+    playground: {
+      enabled: vars.PLAYGROUND_ENABLED ?? vars.NODE_ENV !== 'production',
+      assetsDir: path.resolve(vars.PLAYGROUND_DIR),
+    },
     store:
       vars.STORE === 'arango'
         ? {
@@ -148,7 +156,10 @@ export function loadAppConfig(env: Record<string, string | undefined>): AppConfi
       streamIdleTimeoutMs: vars.LLM_STREAM_IDLE_TIMEOUT_MS,
     },
     automations: { schedulerEnabled: vars.AUTOMATIONS_ENABLED, pollMs: vars.AUTOMATION_POLL_MS },
-    secrets: { key: decodeSecretsKey(vars.AI_SECRETS_KEY), previousKey: decodeSecretsKey(vars.AI_SECRETS_KEY_PREVIOUS) },
+    secrets: {
+      key: decodeSecretsKey(vars.AI_SECRETS_KEY),
+      previousKey: decodeSecretsKey(vars.AI_SECRETS_KEY_PREVIOUS),
+    },
     rag: { cacheTtlMs: vars.RAG_CACHE_TTL_MS, maxNodes: vars.RAG_MAX_NODES, maxDepth: vars.RAG_MAX_DEPTH },
     embeddings: {
       provider: vars.EMBEDDING_PROVIDER,

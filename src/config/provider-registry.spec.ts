@@ -27,10 +27,27 @@ function problemsOf(document: unknown): string[] {
 describe(ProviderRegistry.name, () => {
   it('loads the repository registry with every documented provider', () => {
     const registry = ProviderRegistry.load(defaultRegistryPath());
-    expect(registry.names().sort()).toEqual(['anthropic', 'deepseek', 'ollama', 'openai', 'openai-compatible', 'openai-mini', 'qwen']);
-    expect(registry.get('anthropic')).toMatchObject({ type: 'anthropic', apiKeyEnvVar: 'ANTHROPIC_API_KEY', defaultModel: 'claude-sonnet-4-20250514' });
+    expect(registry.names().sort()).toEqual([
+      'anthropic',
+      'deepseek',
+      'ollama',
+      'openai',
+      'openai-compatible',
+      'openai-mini',
+      'qwen',
+    ]);
+    expect(registry.get('anthropic')).toMatchObject({
+      type: 'anthropic',
+      apiKeyEnvVar: 'ANTHROPIC_API_KEY',
+      defaultModel: 'claude-sonnet-4-20250514',
+    });
     expect(registry.get('ollama')).toMatchObject({ apiKeyEnvVar: null, baseURL: 'http://localhost:11434/v1' });
-    expect(registry.get('openai-compatible')).toMatchObject({ baseURL: null, baseUrlEnvVar: 'LLM_BASE_URL', apiKeyEnvVar: 'LLM_API_KEY', defaultModel: null });
+    expect(registry.get('openai-compatible')).toMatchObject({
+      baseURL: null,
+      baseUrlEnvVar: 'LLM_BASE_URL',
+      apiKeyEnvVar: 'LLM_API_KEY',
+      defaultModel: null,
+    });
     for (const entry of registry.entries()) {
       expect(entry.pricing.inputCacheHitPerMillion).toBeLessThanOrEqual(entry.pricing.inputPerMillion);
       expect(entry.contextWindow).toBeGreaterThan(0);
@@ -68,9 +85,9 @@ describe(ProviderRegistry.name, () => {
   it('refuses a document without providers, duplicate detection orders, unreadable and invalid files', () => {
     expect(problemsOf([])).toEqual(['test.json: expected an object with a "providers" map']);
     expect(problemsOf({ providers: {} })).toEqual(['test.json: providers: at least one entry is required']);
-    expect(problemsOf({ providers: { a: { ...validEntry, detectionOrder: 1 }, b: { ...validEntry, detectionOrder: 1 } } })).toEqual([
-      'test.json: providers: detectionOrder values must be unique',
-    ]);
+    expect(
+      problemsOf({ providers: { a: { ...validEntry, detectionOrder: 1 }, b: { ...validEntry, detectionOrder: 1 } } }),
+    ).toEqual(['test.json: providers: detectionOrder values must be unique']);
     const dir = mkdtempSync(path.join(tmpdir(), 'registry-'));
     try {
       const file = path.join(dir, 'providers.json');
@@ -91,7 +108,9 @@ describe(ProviderRegistry.name, () => {
     expect(registry.resolveBaseUrl(openai, { OPENAI_BASE_URL: 'http://proxy:8080/v1' })).toBe('http://proxy:8080/v1');
     expect(registry.resolveBaseUrl(openai, { OPENAI_BASE_URL: '   ' })).toBe('https://api.openai.com/v1');
     expect(registry.resolveBaseUrl(mini, { OPENAI_BASE_URL: 'http://proxy/v1' })).toBe('http://proxy/v1');
-    expect(registry.resolveBaseUrl(mini, { OPENAI_BASE_URL: 'http://proxy/v1', OPENAI_MINI_BASE_URL: 'http://mini/v1' })).toBe('http://mini/v1');
+    expect(
+      registry.resolveBaseUrl(mini, { OPENAI_BASE_URL: 'http://proxy/v1', OPENAI_MINI_BASE_URL: 'http://mini/v1' }),
+    ).toBe('http://mini/v1');
     expect(registry.resolveBaseUrl(generic, {})).toBeNull();
     expect(registry.resolveBaseUrl(generic, { LLM_BASE_URL: 'http://vllm:8000/v1' })).toBe('http://vllm:8000/v1');
     expect(registry.resolveApiKey(registry.get('ollama')!, { OLLAMA_API_KEY: 'x' })).toBeUndefined();

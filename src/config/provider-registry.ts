@@ -79,7 +79,10 @@ function isHttpUrl(value: string): boolean {
 export class ProviderRegistry {
   private readonly byName: ReadonlyMap<string, ProviderRegistryEntry>;
 
-  constructor(entries: ProviderRegistryEntry[], readonly source: string) {
+  constructor(
+    entries: ProviderRegistryEntry[],
+    readonly source: string,
+  ) {
     this.byName = new Map(entries.map((entry) => [entry.name, entry]));
   }
 
@@ -88,7 +91,13 @@ export class ProviderRegistry {
     const problems: string[] = [];
     const entries: ProviderRegistryEntry[] = [];
     const providers = (document as { providers?: unknown } | null)?.providers;
-    if (typeof document !== 'object' || document === null || typeof providers !== 'object' || providers === null || Array.isArray(providers)) {
+    if (
+      typeof document !== 'object' ||
+      document === null ||
+      typeof providers !== 'object' ||
+      providers === null ||
+      Array.isArray(providers)
+    ) {
       throw new ConfigValidationError([`${source}: expected an object with a "providers" map`]);
     }
     for (const [name, raw] of Object.entries(providers as Record<string, unknown>)) {
@@ -159,7 +168,8 @@ function validateEntry(name: string, raw: unknown, problems: string[]): Provider
   const where = `providers.${name}`;
   const before = problems.length;
   if (!NAME_PATTERN.test(name)) problems.push(`${where}: name must be lower-case letters, digits and dashes`);
-  if (name === OFFLINE_PROVIDER_NAME) problems.push(`${where}: "${OFFLINE_PROVIDER_NAME}" is reserved for the built-in offline provider`);
+  if (name === OFFLINE_PROVIDER_NAME)
+    problems.push(`${where}: "${OFFLINE_PROVIDER_NAME}" is reserved for the built-in offline provider`);
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
     problems.push(`${where}: must be an object`);
     return null;
@@ -183,7 +193,10 @@ function validateEntry(name: string, raw: unknown, problems: string[]): Provider
   if (entry.defaultModel !== null && (typeof entry.defaultModel !== 'string' || entry.defaultModel.trim() === '')) {
     problems.push(`${where}.defaultModel: must be a non-empty string or null (then LLM_MODEL is required)`);
   }
-  if (entry.apiKeyEnvVar !== null && (typeof entry.apiKeyEnvVar !== 'string' || !ENV_VAR_PATTERN.test(entry.apiKeyEnvVar))) {
+  if (
+    entry.apiKeyEnvVar !== null &&
+    (typeof entry.apiKeyEnvVar !== 'string' || !ENV_VAR_PATTERN.test(entry.apiKeyEnvVar))
+  ) {
     problems.push(`${where}.apiKeyEnvVar: must be an environment variable name or null`);
   }
   if (entry.apiKeyOptional !== undefined && typeof entry.apiKeyOptional !== 'boolean') {
@@ -208,7 +221,10 @@ function validateEntry(name: string, raw: unknown, problems: string[]): Provider
     }
   }
   const detectionOrder = entry.detectionOrder ?? null;
-  if (detectionOrder !== null && (typeof detectionOrder !== 'number' || !Number.isInteger(detectionOrder) || detectionOrder < 1)) {
+  if (
+    detectionOrder !== null &&
+    (typeof detectionOrder !== 'number' || !Number.isInteger(detectionOrder) || detectionOrder < 1)
+  ) {
     problems.push(`${where}.detectionOrder: must be a positive integer`);
   }
   if (problems.length > before) return null;

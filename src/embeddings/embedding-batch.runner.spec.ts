@@ -34,15 +34,27 @@ describe(EmbeddingBatchRunner.name, () => {
     const provider = new FlakyProvider(() => new AppError('server_error', 'down'));
     const runner = new EmbeddingBatchRunner(provider, { backoff: instantBackoff, maxRetries: 1 });
     const outcomes = await runner.embed(['a', 'b', 'c']);
-    expect(outcomes).toEqual([{ error: 'server_error: down' }, { error: 'server_error: down' }, { error: 'server_error: down' }]);
+    expect(outcomes).toEqual([
+      { error: 'server_error: down' },
+      { error: 'server_error: down' },
+      { error: 'server_error: down' },
+    ]);
     expect(provider.calls).toHaveLength(2);
   });
 
   it('splits a batch refused for one input down to that input: the others get their vector', async () => {
-    const provider = new FlakyProvider((texts) => (texts.includes('poison') ? new AppError('bad_request', 'input refused') : null));
+    const provider = new FlakyProvider((texts) =>
+      texts.includes('poison') ? new AppError('bad_request', 'input refused') : null,
+    );
     const runner = new EmbeddingBatchRunner(provider, { backoff: instantBackoff });
     const outcomes = await runner.embed(['a', 'bb', 'poison', 'dddd', 'eeeee']);
-    expect(outcomes.map((outcome) => ('vector' in outcome ? outcome.vector[0] : outcome.error))).toEqual([1, 2, 'bad_request: input refused', 4, 5]);
+    expect(outcomes.map((outcome) => ('vector' in outcome ? outcome.vector[0] : outcome.error))).toEqual([
+      1,
+      2,
+      'bad_request: input refused',
+      4,
+      5,
+    ]);
   });
 
   it('lets an abort through instead of counting it as a failure', async () => {

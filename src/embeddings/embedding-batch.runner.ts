@@ -44,7 +44,10 @@ export class EmbeddingBatchRunner {
       if (isAbortError(error)) throw error;
       if (isRetryable(error) || texts.length === 1) return texts.map(() => ({ error: describe(error) }));
       const middle = Math.ceil(texts.length / 2);
-      return [...(await this.embed(texts.slice(0, middle), signal)), ...(await this.embed(texts.slice(middle), signal))];
+      return [
+        ...(await this.embed(texts.slice(0, middle), signal)),
+        ...(await this.embed(texts.slice(middle), signal)),
+      ];
     }
   }
 
@@ -54,7 +57,8 @@ export class EmbeddingBatchRunner {
         await this.options.beforeCall?.(signal);
         this.calls += 1;
         const vectors = await this.provider.embed(texts, signal);
-        if (vectors.length !== texts.length) throw new AppError('server_error', `Expected ${texts.length} vectors, got ${vectors.length}`);
+        if (vectors.length !== texts.length)
+          throw new AppError('server_error', `Expected ${texts.length} vectors, got ${vectors.length}`);
         return vectors;
       } catch (error) {
         if (isAbortError(error) || !isRetryable(error) || attempt >= this.maxRetries) throw error;

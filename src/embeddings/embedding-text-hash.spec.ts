@@ -10,7 +10,15 @@ describe(embeddingTextHash.name, () => {
   });
 
   it('stays the same for a moved node and changes with its content', () => {
-    const original: GraphNode = { _key: 'n1', graphKey: 'g', type: 'code', sheet: '0', posX: 0, posY: 0, process: 'next(0, 1)' };
+    const original: GraphNode = {
+      _key: 'n1',
+      graphKey: 'g',
+      type: 'code',
+      sheet: '0',
+      posX: 0,
+      posY: 0,
+      process: 'next(0, 1)',
+    };
     const hashOf = (node: GraphNode) => embeddingTextHash(createNodeEmbeddingText(node));
     expect(hashOf({ ...original, posX: 300, posY: 40, size: { width: 10, height: 10 } })).toBe(hashOf(original));
     expect(hashOf({ ...original, process: 'next(0, 2)' })).not.toBe(hashOf(original));

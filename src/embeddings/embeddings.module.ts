@@ -34,14 +34,21 @@ import { NodeEmbeddingQueue } from './node-embedding.queue';
       useFactory: (config: AppConfig, tracker?: TokenTracker): EmbeddingProvider | null =>
         detectEmbeddingProvider(config, {
           onUsage: tracker
-            ? (usage) => tracker.recordEmbedding(usage.inputTokens, usage.model, usage.pricePerMillion, { provider: usage.provider })
+            ? (usage) =>
+                tracker.recordEmbedding(usage.inputTokens, usage.model, usage.pricePerMillion, {
+                  provider: usage.provider,
+                })
             : undefined,
         }),
     },
     {
       provide: NodeEmbeddingQueue,
       inject: [APP_CONFIG, GRAPH_STORE, EMBEDDING_PROVIDER],
-      useFactory: (config: AppConfig, store: GraphStore, provider: EmbeddingProvider | null): NodeEmbeddingQueue | null => {
+      useFactory: (
+        config: AppConfig,
+        store: GraphStore,
+        provider: EmbeddingProvider | null,
+      ): NodeEmbeddingQueue | null => {
         if (!provider) return null;
         const { batchSize, concurrency } = config.embeddings;
         const embedder = new GraphNodeEmbedder(store, provider, { batchSize, limiter: pLimit(concurrency) });

@@ -21,7 +21,8 @@ const WS = 'default';
 const DEMO = nbaWorkflowDemo.graph._key;
 /** The demo nodes that have an embedding text (every one of them: each has a type). */
 const DEMO_NODE_COUNT = nbaWorkflowDemo.nodes.length;
-const demoNode = (key: string): GraphNode => structuredClone(nbaWorkflowDemo.nodes.find((node) => node._key === key) as GraphNode);
+const demoNode = (key: string): GraphNode =>
+  structuredClone(nbaWorkflowDemo.nodes.find((node) => node._key === key) as GraphNode);
 
 describe(GraphNodeEmbedder.name, () => {
   let dataDir: string;
@@ -50,20 +51,43 @@ describe(GraphNodeEmbedder.name, () => {
   });
 
   const embedderWith = (provider: EmbeddingProvider, batchSize = 4, concurrency = 2) =>
-    new GraphNodeEmbedder(store, provider, { batchSize, limiter: pLimit(concurrency), backoff: { baseDelayMs: 1, maxDelayMs: 1, maxRetryAfterMs: 10, random: () => 0 } });
+    new GraphNodeEmbedder(store, provider, {
+      batchSize,
+      limiter: pLimit(concurrency),
+      backoff: { baseDelayMs: 1, maxDelayMs: 1, maxRetryAfterMs: 10, random: () => 0 },
+    });
   const states = async () => new Map((await store.getEmbeddingStates(WS, DEMO)).map((state) => [state.nodeKey, state]));
 
   it('embeds every node of a new graph, stores model and text hash, and skips them all the second time', async () => {
     const local = new LocalHashEmbeddingProvider();
     const embedder = embedderWith(local);
     const first = await embedder.embedGraph(WS, DEMO, 'all');
-    expect(first).toEqual({ processed: DEMO_NODE_COUNT, embedded: DEMO_NODE_COUNT, skippedEmpty: 0, skippedUnchanged: 0, failed: 0, upstreamCalls: 3 });
-    for (const state of (await states()).values()) expect(state).toMatchObject({ model: local.modelName, hash: expect.stringMatching(/^[0-9a-f]{64}$/) });
-    const hits = await store.forWorkspace(WS).searchNodesByVector(DEMO, { vector: await local.embedOne('fetch players from the NBA stats API'), model: local.modelName, minScore: 0.1 }, 3);
+    expect(first).toEqual({
+      processed: DEMO_NODE_COUNT,
+      embedded: DEMO_NODE_COUNT,
+      skippedEmpty: 0,
+      skippedUnchanged: 0,
+      failed: 0,
+      upstreamCalls: 3,
+    });
+    for (const state of (await states()).values())
+      expect(state).toMatchObject({ model: local.modelName, hash: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    const hits = await store
+      .forWorkspace(WS)
+      .searchNodesByVector(
+        DEMO,
+        { vector: await local.embedOne('fetch players from the NBA stats API'), model: local.modelName, minScore: 0.1 },
+        3,
+      );
     expect(hits[0].node._key).toBe('fetch-api');
 
     const second = await embedder.embedGraph(WS, DEMO, 'all');
-    expect(second).toMatchObject({ processed: DEMO_NODE_COUNT, embedded: 0, skippedUnchanged: DEMO_NODE_COUNT, upstreamCalls: 0 });
+    expect(second).toMatchObject({
+      processed: DEMO_NODE_COUNT,
+      embedded: 0,
+      skippedUnchanged: DEMO_NODE_COUNT,
+      upstreamCalls: 0,
+    });
     const batchLogs = logs.filter((entry) => entry.event === 'embedding_batch');
     expect(batchLogs).toHaveLength(3);
     expect(JSON.stringify(batchLogs)).not.toContain('NBA');
@@ -92,7 +116,10 @@ describe(GraphNodeEmbedder.name, () => {
   it('embeds everything again with force', async () => {
     const local = new LocalHashEmbeddingProvider();
     await embedderWith(local).embedGraph(WS, DEMO, 'all');
-    expect(await embedderWith(local).embedGraph(WS, DEMO, 'all', { force: true })).toMatchObject({ embedded: DEMO_NODE_COUNT, skippedUnchanged: 0 });
+    expect(await embedderWith(local).embedGraph(WS, DEMO, 'all', { force: true })).toMatchObject({
+      embedded: DEMO_NODE_COUNT,
+      skippedUnchanged: 0,
+    });
   });
 
   describe('concurrency', () => {
@@ -132,7 +159,12 @@ describe(GraphNodeEmbedder.name, () => {
       const run = embedderWith(held, 2, 2).embedGraph(WS, DEMO, 'all');
       const releaser = setInterval(() => held.releaseAll(), 5);
       try {
-        expect(await run).toMatchObject({ processed: DEMO_NODE_COUNT, embedded: DEMO_NODE_COUNT, failed: 0, upstreamCalls: Math.ceil(DEMO_NODE_COUNT / 2) });
+        expect(await run).toMatchObject({
+          processed: DEMO_NODE_COUNT,
+          embedded: DEMO_NODE_COUNT,
+          failed: 0,
+          upstreamCalls: Math.ceil(DEMO_NODE_COUNT / 2),
+        });
       } finally {
         clearInterval(releaser);
       }
@@ -146,12 +178,22 @@ describe(GraphNodeEmbedder.name, () => {
       await settle(() => held.inFlight === 2);
       controller.abort();
       // Two batches were running, a third waited for a slot; the nodes after it were never read.
-      expect(await run).toEqual({ processed: 6, embedded: 0, skippedEmpty: 0, skippedUnchanged: 0, failed: 6, upstreamCalls: 2 });
+      expect(await run).toEqual({
+        processed: 6,
+        embedded: 0,
+        skippedEmpty: 0,
+        skippedUnchanged: 0,
+        failed: 6,
+        upstreamCalls: 2,
+      });
     });
   });
 
   it('returns an empty report for a graph that does not exist in the workspace', async () => {
-    expect(await embedderWith(new LocalHashEmbeddingProvider()).embedGraph('globex', DEMO, 'all')).toMatchObject({ processed: 0, embedded: 0 });
+    expect(await embedderWith(new LocalHashEmbeddingProvider()).embedGraph('globex', DEMO, 'all')).toMatchObject({
+      processed: 0,
+      embedded: 0,
+    });
   });
 
   describe('against the scripted /v1/embeddings', () => {
@@ -163,22 +205,42 @@ describe(GraphNodeEmbedder.name, () => {
     beforeEach(() => server.reset());
 
     const remote = () =>
-      new OpenAiEmbeddingProvider({ model: 'scripted-embedding', apiKey: 'sk-test', baseURL: server.openAiBaseUrl, providerName: 'openai-compatible', maxRetries: 0, batchSize: 3 });
+      new OpenAiEmbeddingProvider({
+        model: 'scripted-embedding',
+        apiKey: 'sk-test',
+        baseURL: server.openAiBaseUrl,
+        providerName: 'openai-compatible',
+        maxRetries: 0,
+        batchSize: 3,
+      });
 
     it('keeps embedding the other batches when the upstream fails one batch, and the failed nodes get a vector next run', async () => {
       // Batches of 3 one after the other; the second fails for good (a 500 survives the retries).
       const failing = { error: { status: 500, message: 'upstream exploded' } };
       server.enqueueEmbeddings({}, failing, failing, failing);
       const report = await embedderWith(remote(), 3, 1).embedGraph(WS, DEMO, 'all');
-      expect(report).toEqual({ processed: DEMO_NODE_COUNT, embedded: DEMO_NODE_COUNT - 3, skippedEmpty: 0, skippedUnchanged: 0, failed: 3, upstreamCalls: 5 });
-      expect([...(await states()).values()].filter((state) => state.model === 'scripted-embedding')).toHaveLength(DEMO_NODE_COUNT - 3);
+      expect(report).toEqual({
+        processed: DEMO_NODE_COUNT,
+        embedded: DEMO_NODE_COUNT - 3,
+        skippedEmpty: 0,
+        skippedUnchanged: 0,
+        failed: 3,
+        upstreamCalls: 5,
+      });
+      expect([...(await states()).values()].filter((state) => state.model === 'scripted-embedding')).toHaveLength(
+        DEMO_NODE_COUNT - 3,
+      );
 
       const retry = await embedderWith(remote(), 3, 1).embedGraph(WS, DEMO, 'all');
       expect(retry).toMatchObject({ embedded: 3, skippedUnchanged: DEMO_NODE_COUNT - 3, failed: 0 });
     });
 
     it('isolates the one input the upstream refuses (400) and embeds the rest of its batch', async () => {
-      server.enqueueEmbeddings({ error: { status: 400, message: 'bad input' } }, {}, { error: { status: 400, message: 'bad input' } });
+      server.enqueueEmbeddings(
+        { error: { status: 400, message: 'bad input' } },
+        {},
+        { error: { status: 400, message: 'bad input' } },
+      );
       const report = await embedderWith(remote(), 3, 1).embedGraph(WS, DEMO, ['entry-form', 'root', 'fetch-api']);
       // [a b c] refused → [a b] ok, [c] refused → only fetch-api is left without a vector.
       expect(report).toMatchObject({ processed: 3, embedded: 2, failed: 1 });

@@ -54,7 +54,12 @@ export class GraphNodeEmbedder {
     this.runner = new EmbeddingBatchRunner(provider, options);
   }
 
-  async embedGraph(workspace: string, graphKey: string, selection: NodeSelection, options: EmbedGraphOptions = {}): Promise<EmbeddingRunReport> {
+  async embedGraph(
+    workspace: string,
+    graphKey: string,
+    selection: NodeSelection,
+    options: EmbedGraphOptions = {},
+  ): Promise<EmbeddingRunReport> {
     const report = emptyEmbeddingRunReport();
     const callsBefore = this.runner.calls;
     const source = this.store.forWorkspace(workspace);
@@ -67,7 +72,8 @@ export class GraphNodeEmbedder {
     const configByType = new Map<string, NodeTypeConfig>(configs.map((config) => [config._key, config]));
     const stateByKey = new Map<string, StoredEmbeddingState>(states.map((state) => [state.nodeKey, state]));
     const model = this.provider.modelName;
-    const progress = () => options.onProgress?.({ ...report, upstreamCalls: this.runner.calls - callsBefore }, nodes.length);
+    const progress = () =>
+      options.onProgress?.({ ...report, upstreamCalls: this.runner.calls - callsBefore }, nodes.length);
 
     const queued: Array<Promise<void>> = [];
     let batch: PendingText[] = [];
@@ -86,7 +92,13 @@ export class GraphNodeEmbedder {
     try {
       for (const node of nodes as GraphNode[]) {
         if (options.signal?.aborted) break;
-        const decision = planNodeEmbedding(node, configByType.get(node.type), stateByKey.get(node._key), model, options.force);
+        const decision = planNodeEmbedding(
+          node,
+          configByType.get(node.type),
+          stateByKey.get(node._key),
+          model,
+          options.force,
+        );
         report.processed += 1;
         if (decision.action === 'skip') {
           if (decision.reason === 'empty') report.skippedEmpty += 1;
@@ -112,16 +124,30 @@ export class GraphNodeEmbedder {
     return report;
   }
 
-  private async embedBatch(workspace: string, graphKey: string, texts: PendingText[], report: EmbeddingRunReport, signal?: AbortSignal): Promise<void> {
+  private async embedBatch(
+    workspace: string,
+    graphKey: string,
+    texts: PendingText[],
+    report: EmbeddingRunReport,
+    signal?: AbortSignal,
+  ): Promise<void> {
     const started = performance.now();
     let entries: NodeEmbeddingWrite[] = [];
     let failed = 0;
     let aborted = false;
     try {
-      const outcomes = await this.runner.embed(texts.map((item) => item.text), signal);
+      const outcomes = await this.runner.embed(
+        texts.map((item) => item.text),
+        signal,
+      );
       outcomes.forEach((outcome, index) => {
         if ('vector' in outcome && outcome.vector.length > 0) {
-          entries.push({ nodeKey: texts[index].nodeKey, vector: outcome.vector, model: this.provider.modelName, hash: texts[index].hash });
+          entries.push({
+            nodeKey: texts[index].nodeKey,
+            vector: outcome.vector,
+            model: this.provider.modelName,
+            hash: texts[index].hash,
+          });
         } else {
           failed += 1;
         }

@@ -14,7 +14,8 @@ function norm(vector: Float32Array): number {
 
 describe(LocalHashEmbeddingProvider.name, () => {
   const provider = new LocalHashEmbeddingProvider();
-  const similarity = (left: string, right: string): number => cosine(provider.vectorize(left), provider.vectorize(right));
+  const similarity = (left: string, right: string): number =>
+    cosine(provider.vectorize(left), provider.vectorize(right));
 
   it('names its version and dimension, 512 by default', () => {
     expect(provider.dimension).toBe(512);
@@ -45,8 +46,10 @@ describe(LocalHashEmbeddingProvider.name, () => {
   });
 
   it('puts related texts closer than unrelated ones', () => {
-    const fetchNode = 'type: httpRequest\nnode: fetch-api\n// Fetch the active NBA players from the stats API.\nconst response = await fetch(url);';
-    const renderNode = 'type: html\nnode: display-html\n// Render the players as a table.\nrender(`<table class="nba-players">`);';
+    const fetchNode =
+      'type: httpRequest\nnode: fetch-api\n// Fetch the active NBA players from the stats API.\nconst response = await fetch(url);';
+    const renderNode =
+      'type: html\nnode: display-html\n// Render the players as a table.\nrender(`<table class="nba-players">`);';
     const question = 'where do we fetch the players from the api';
     expect(similarity(question, fetchNode)).toBeGreaterThan(similarity(question, renderNode) + 0.15);
     expect(similarity('check the DMARC record', 'check-dmarc1: resolve _dmarc TXT record')).toBeGreaterThan(
@@ -62,17 +65,23 @@ describe(LocalHashEmbeddingProvider.name, () => {
   });
 
   it('embeds batches in order, identical to one-by-one', async () => {
-    const texts = Array.from({ length: 40 }, (_, index) => `node ${index} computes total ${index % 3 === 0 ? 'carbon' : 'revenue'}`);
+    const texts = Array.from(
+      { length: 40 },
+      (_, index) => `node ${index} computes total ${index % 3 === 0 ? 'carbon' : 'revenue'}`,
+    );
     const batch = await provider.embed(texts);
     expect(batch).toHaveLength(40);
-    for (const [index, text] of texts.entries()) expect(Array.from(batch[index])).toEqual(Array.from(await provider.embedOne(text)));
+    for (const [index, text] of texts.entries())
+      expect(Array.from(batch[index])).toEqual(Array.from(await provider.embedOne(text)));
     expect(await provider.embed([])).toEqual([]);
   });
 
   it('stops when the signal is aborted', async () => {
     const controller = new AbortController();
     controller.abort();
-    await expect(provider.embed(['a text', 'another'], controller.signal)).rejects.toMatchObject({ name: 'AbortError' });
+    await expect(provider.embed(['a text', 'another'], controller.signal)).rejects.toMatchObject({
+      name: 'AbortError',
+    });
     await expect(provider.embedOne('a text', controller.signal)).rejects.toBeInstanceOf(LlmAbortError);
   });
 
@@ -80,7 +89,9 @@ describe(LocalHashEmbeddingProvider.name, () => {
   // stemmer, stop words, hash or weights changed, so bump LocalHashEmbeddingProvider.VERSION and
   // update the fingerprint (the old vectors then get re-embedded as outdated, never compared).
   it('keeps the vectors of version 1 (fingerprint of a fixed text)', () => {
-    const vector = provider.vectorize('fetchPlayers: Fetch the active NBA players from the stats API (données, café, 2024).');
+    const vector = provider.vectorize(
+      'fetchPlayers: Fetch the active NBA players from the stats API (données, café, 2024).',
+    );
     const rounded = Array.from(vector, (value) => value.toFixed(5)).join(',');
     expect(createHash('sha256').update(rounded).digest('hex').slice(0, 16)).toBe('f9a02bca3ce24420');
   });

@@ -42,7 +42,9 @@ export class LocalWordsEmbeddingProvider extends SynchronousEmbeddingProvider {
   constructor(private readonly file: string = defaultWordVectorsFile()) {
     super();
     if (!existsSync(file)) {
-      throw new Error(`Word-vector table not found: ${file} (it ships in config/word-vectors/; npm run ai:build-word-vectors rebuilds it)`);
+      throw new Error(
+        `Word-vector table not found: ${file} (it ships in config/word-vectors/; npm run ai:build-word-vectors rebuilds it)`,
+      );
     }
   }
 
@@ -75,7 +77,9 @@ export class LocalWordsEmbeddingProvider extends SynchronousEmbeddingProvider {
     if (!this.encoder) {
       const vectors = WordVectors.load(this.file);
       if (vectors.dimension !== WORD_VECTOR_DIMENSION) {
-        throw new Error(`Word-vector table ${this.file} has ${vectors.dimension} dimensions, ${this.modelName} needs ${WORD_VECTOR_DIMENSION}`);
+        throw new Error(
+          `Word-vector table ${this.file} has ${vectors.dimension} dimensions, ${this.modelName} needs ${WORD_VECTOR_DIMENSION}`,
+        );
       }
       this.encoder = new SifSentenceEncoder(vectors);
     }

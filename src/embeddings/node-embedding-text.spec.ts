@@ -16,7 +16,10 @@ describe(createNodeEmbeddingText.name, () => {
 
   it('joins type (with its display name, category and description), key, process and data', () => {
     const text = createNodeEmbeddingText(
-      node({ process: '  const players = await fetch(url);  ', data: { url: 'https://api.example/players', pageSize: 100 } }),
+      node({
+        process: '  const players = await fetch(url);  ',
+        data: { url: 'https://api.example/players', pageSize: 100 },
+      }),
       config,
     );
     expect(text).toBe(
@@ -37,22 +40,40 @@ describe(createNodeEmbeddingText.name, () => {
   it('lists nested data values by their own key, whatever the key order, without booleans, nulls or opaque ids', () => {
     const data = {
       options: { retry: true, note: null },
-      rules: [{ operation: 'equals', value: 'PASS' }, { operation: 'gt', value: 20 }],
+      rules: [
+        { operation: 'equals', value: 'PASS' },
+        { operation: 'gt', value: 20 },
+      ],
       id: '547e8934-e6f2-47f0-b8a0-c60bd9d8a0c3',
       tableId: 'yOfWQK9CB3soT3Ai',
       model: 'text-embedding-3-small',
       empty: '   ',
     };
-    const reordered = { model: data.model, empty: data.empty, tableId: data.tableId, id: data.id, rules: data.rules, options: data.options };
+    const reordered = {
+      model: data.model,
+      empty: data.empty,
+      tableId: data.tableId,
+      id: data.id,
+      rules: data.rules,
+      options: data.options,
+    };
     const text = createNodeEmbeddingText(node({ data }));
-    expect(text).toBe('type: httpRequest\nnode: fetch-api\ndata:\nmodel: text-embedding-3-small\noperation: equals\nvalue: PASS\noperation: gt\nvalue: 20');
+    expect(text).toBe(
+      'type: httpRequest\nnode: fetch-api\ndata:\nmodel: text-embedding-3-small\noperation: equals\nvalue: PASS\noperation: gt\nvalue: 20',
+    );
     expect(createNodeEmbeddingText(node({ data: reordered }))).toBe(text);
     expect(createNodeEmbeddingText(node({ data: 'a plain string' }))).toContain('data:\ndata: a plain string');
   });
 
   it('does not depend on position, size or handles', () => {
     const original = node({ data: { url: 'https://x' } });
-    const moved = { ...original, posX: 999, posY: -5, size: { width: 400, height: 90 }, handles: { L: { position: 'fix' as const, point: [] } } };
+    const moved = {
+      ...original,
+      posX: 999,
+      posY: -5,
+      size: { width: 400, height: 90 },
+      handles: { L: { position: 'fix' as const, point: [] } },
+    };
     expect(createNodeEmbeddingText(moved)).toBe(createNodeEmbeddingText(original));
   });
 
@@ -69,7 +90,9 @@ describe(createNodeEmbeddingText.name, () => {
   });
 
   it("gives '' for a node with nothing to embed", () => {
-    expect(createNodeEmbeddingText(node({ type: '', process: '  ', data: { flag: true, nothing: null, list: [] } }))).toBe('');
+    expect(
+      createNodeEmbeddingText(node({ type: '', process: '  ', data: { flag: true, nothing: null, list: [] } })),
+    ).toBe('');
     expect(createNodeEmbeddingText(node({ type: '' }))).toBe('');
     expect(createNodeEmbeddingText(node({ type: '', process: 'next(0)' }))).toBe('node: fetch-api\nprocess:\nnext(0)');
   });

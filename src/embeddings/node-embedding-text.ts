@@ -44,7 +44,8 @@ function describeType(type: string, config: NodeTypeConfig | undefined): string 
 
 /** Depth-first, keys sorted; stops collecting once the text would be cut anyway. */
 function collectDataLines(value: unknown, key: string, depth: number, lines: string[], size: { chars: number }): void {
-  if (size.chars > NODE_EMBEDDING_TEXT_MAX_CHARS || depth > MAX_DATA_DEPTH || value === null || value === undefined) return;
+  if (size.chars > NODE_EMBEDDING_TEXT_MAX_CHARS || depth > MAX_DATA_DEPTH || value === null || value === undefined)
+    return;
   if (typeof value === 'string') {
     const text = value.trim();
     if (text && !isOpaqueId(text)) push(`${key}: ${text}`);

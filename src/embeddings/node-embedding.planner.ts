@@ -24,6 +24,7 @@ export function planNodeEmbedding(
   const text = createNodeEmbeddingText(node, typeConfig);
   if (!text) return { action: 'skip', nodeKey: node._key, reason: 'empty' };
   const hash = embeddingTextHash(text);
-  if (!force && stored?.model === model && stored.hash === hash) return { action: 'skip', nodeKey: node._key, reason: 'unchanged' };
+  if (!force && stored?.model === model && stored.hash === hash)
+    return { action: 'skip', nodeKey: node._key, reason: 'unchanged' };
   return { action: 'embed', nodeKey: node._key, text, hash };
 }

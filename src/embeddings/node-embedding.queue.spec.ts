@@ -18,7 +18,12 @@ class ControlledEmbedder {
   readonly calls: Call[] = [];
   failWith: Error | null = null;
 
-  async embedGraph(workspace: string, graphKey: string, selection: NodeSelection, options: EmbedGraphOptions = {}): Promise<EmbeddingRunReport> {
+  async embedGraph(
+    workspace: string,
+    graphKey: string,
+    selection: NodeSelection,
+    options: EmbedGraphOptions = {},
+  ): Promise<EmbeddingRunReport> {
     if (this.failWith) throw this.failWith;
     await new Promise<void>((resolve) => {
       this.calls.push({ workspace, graphKey, selection, signal: options.signal, finish: resolve });
@@ -93,7 +98,10 @@ describe(NodeEmbeddingQueue.name, () => {
     const queue = queueWith(embedder);
     queue.enqueue('ws', 'g1', ['a']);
     await queue.whenIdle();
-    expect(logs.find((entry) => entry.event === 'embedding_run_failed')).toMatchObject({ graphKey: 'g1', error: 'Error: store down' });
+    expect(logs.find((entry) => entry.event === 'embedding_run_failed')).toMatchObject({
+      graphKey: 'g1',
+      error: 'Error: store down',
+    });
     embedder.failWith = null;
     queue.enqueue('ws', 'g2', ['a']);
     await tick();

@@ -97,7 +97,8 @@ export class NodeEmbeddingQueue {
       const run = this.run(entry).finally(() => {
         this.running.delete(id);
         this.pump();
-        if (this.pending.size === 0 && this.running.size === 0) this.idleWaiters.splice(0).forEach((resolve) => resolve());
+        if (this.pending.size === 0 && this.running.size === 0)
+          this.idleWaiters.splice(0).forEach((resolve) => resolve());
       });
       this.running.set(id, run);
     }
@@ -107,9 +108,17 @@ export class NodeEmbeddingQueue {
     const { workspace, graphKey } = entry;
     const selection = entry.keys === 'all' ? 'all' : [...entry.keys];
     try {
-      const report: EmbeddingRunReport = await this.embedder.embedGraph(workspace, graphKey, selection, { signal: this.abort.signal });
+      const report: EmbeddingRunReport = await this.embedder.embedGraph(workspace, graphKey, selection, {
+        signal: this.abort.signal,
+      });
       if (report.processed > 0) {
-        logger.info('embedding_run', { workspace, graphKey, model: this.embedder.provider.modelName, selection: selection === 'all' ? 'all' : 'changed', ...report });
+        logger.info('embedding_run', {
+          workspace,
+          graphKey,
+          model: this.embedder.provider.modelName,
+          selection: selection === 'all' ? 'all' : 'changed',
+          ...report,
+        });
       }
     } catch (error) {
       logger.error('embedding_run_failed', {

@@ -94,12 +94,17 @@ describe(OpenAiEmbeddingProvider.name, () => {
     const vector = await unknown.embedOne('fetch players');
     expect(vector).toHaveLength(DIMENSION);
     expect(unknown.dimension).toBe(DIMENSION);
-    expect(usage).toEqual([{ provider: 'openai-compatible', model: 'nomic-embed-text', inputTokens: 4, pricePerMillion: 0 }]);
+    expect(usage).toEqual([
+      { provider: 'openai-compatible', model: 'nomic-embed-text', inputTokens: 4, pricePerMillion: 0 },
+    ]);
   });
 
   it('refuses an answer whose dimension differs from the model’s', async () => {
     const known = provider({ model: 'text-embedding-3-large' });
-    await expect(known.embedOne('fetch players')).rejects.toMatchObject({ code: 'server_error', message: expect.stringContaining('3072') });
+    await expect(known.embedOne('fetch players')).rejects.toMatchObject({
+      code: 'server_error',
+      message: expect.stringContaining('3072'),
+    });
   });
 
   it('never sends blank texts: they get the zero vector', async () => {
@@ -119,7 +124,9 @@ describe(OpenAiEmbeddingProvider.name, () => {
   });
 
   it('throws classified errors: 401 as auth_error, 429 as a retryable rate_limit', async () => {
-    server.enqueueEmbeddings({ error: { status: 401, type: 'invalid_request_error', code: 'invalid_api_key', message: 'Incorrect API key' } });
+    server.enqueueEmbeddings({
+      error: { status: 401, type: 'invalid_request_error', code: 'invalid_api_key', message: 'Incorrect API key' },
+    });
     const authFailure = provider().embedOne('fetch players');
     await expect(authFailure).rejects.toBeInstanceOf(AppError);
     await expect(authFailure).rejects.toMatchObject({ code: 'auth_error', retryable: false });
@@ -134,5 +141,4 @@ describe(OpenAiEmbeddingProvider.name, () => {
     expect(Array.from(vector)).toEqual(expected('fetch players'));
     expect(server.requests).toHaveLength(2);
   });
-
 });

@@ -96,7 +96,9 @@ export class OpenAiEmbeddingProvider implements EmbeddingProvider {
       batch.forEach((textIndex, position) => (vectors[textIndex] = batchVectors[position]));
     }
     // Blank texts met before the dimension was learned get their zero vector at the right size.
-    return vectors.map((vector) => (vector.length === 0 && this.knownDimension > 0 ? new Float32Array(this.knownDimension) : vector));
+    return vectors.map((vector) =>
+      vector.length === 0 && this.knownDimension > 0 ? new Float32Array(this.knownDimension) : vector,
+    );
   }
 
   async embedOne(text: string, signal?: AbortSignal): Promise<Float32Array> {
@@ -122,7 +124,12 @@ export class OpenAiEmbeddingProvider implements EmbeddingProvider {
     const vectors = this.decode(response, inputs.length);
     const inputTokens = response.usage?.prompt_tokens;
     if (typeof inputTokens === 'number' && this.options.onUsage) {
-      this.options.onUsage({ provider: this.providerName, model: this.modelName, inputTokens, pricePerMillion: this.pricePerMillion });
+      this.options.onUsage({
+        provider: this.providerName,
+        model: this.modelName,
+        inputTokens,
+        pricePerMillion: this.pricePerMillion,
+      });
     }
     return vectors;
   }

@@ -20,7 +20,9 @@ describe(SifSentenceEncoder.name, () => {
   });
 
   it('puts texts of the same meaning closer than texts that share no meaning, without shared words', () => {
-    expect(similarity('upload the picture', 'image hosting')).toBeGreaterThan(similarity('upload the picture', 'invoice total') + 0.2);
+    expect(similarity('upload the picture', 'image hosting')).toBeGreaterThan(
+      similarity('upload the picture', 'invoice total') + 0.2,
+    );
     expect(similarity('staff sick leave and vacation', 'employees illness holidays')).toBeGreaterThan(
       similarity('staff sick leave and vacation', 'convert html to pdf') + 0.2,
     );
@@ -32,6 +34,8 @@ describe(SifSentenceEncoder.name, () => {
   });
 
   it('reads a French text through the domain lexicon’s English words', () => {
-    expect(similarity('Où envoie-t-on le courriel ?', 'send email')).toBeGreaterThan(similarity('Où envoie-t-on le courriel ?', 'resize image') + 0.2);
+    expect(similarity('Où envoie-t-on le courriel ?', 'send email')).toBeGreaterThan(
+      similarity('Où envoie-t-on le courriel ?', 'resize image') + 0.2,
+    );
   });
 });

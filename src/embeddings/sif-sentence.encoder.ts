@@ -11,7 +11,10 @@ const EULER_GAMMA = 0.5772;
 const MIN_COMPOUND_PART = 3;
 
 /** Words as written (split, folded, no stemming): the table has inflected forms, not stems. */
-const WORD_TOKENIZER = new SearchTextTokenizer({ stem: (token: string) => token } as LightStemmer, EMBEDDING_STOP_WORDS);
+const WORD_TOKENIZER = new SearchTextTokenizer(
+  { stem: (token: string) => token } as LightStemmer,
+  EMBEDDING_STOP_WORDS,
+);
 
 /**
  * A sentence vector from static word vectors: the SIF-weighted average of the unit vectors of its

@@ -1,6 +1,7 @@
 import { encodeWordVectors, WordVectorEntry, WordVectors } from './word-vectors';
 
-const norm = (vector: ArrayLike<number>) => Math.sqrt(Array.from(vector).reduce((sum, value) => sum + value * value, 0));
+const norm = (vector: ArrayLike<number>) =>
+  Math.sqrt(Array.from(vector).reduce((sum, value) => sum + value * value, 0));
 
 describe(WordVectors.name, () => {
   // Every vector leans along the first axis (a shared component), as real word vectors do.
@@ -43,8 +44,14 @@ describe(WordVectors.name, () => {
     const headerLength = bytes.readUInt32LE(4);
     const header = JSON.parse(bytes.toString('utf8', 8, 8 + headerLength)) as Record<string, unknown>;
     const other = Buffer.from(JSON.stringify({ ...header, version: 2 }).padEnd(headerLength, ' '));
-    expect(() => WordVectors.decode(Buffer.concat([bytes.subarray(0, 8), other, bytes.subarray(8 + headerLength)]))).toThrow(/version 2/);
-    expect(() => encodeWordVectors([{ word: 'a\nb', rank: 1, vector: [1] }], { sourceWords: 1, source: 's' })).toThrow(/Invalid word/);
-    expect(() => encodeWordVectors([entries[0], { word: 'x', rank: 2, vector: [1] }], { sourceWords: 1, source: 's' })).toThrow(/components/);
+    expect(() =>
+      WordVectors.decode(Buffer.concat([bytes.subarray(0, 8), other, bytes.subarray(8 + headerLength)])),
+    ).toThrow(/version 2/);
+    expect(() => encodeWordVectors([{ word: 'a\nb', rank: 1, vector: [1] }], { sourceWords: 1, source: 's' })).toThrow(
+      /Invalid word/,
+    );
+    expect(() =>
+      encodeWordVectors([entries[0], { word: 'x', rank: 2, vector: [1] }], { sourceWords: 1, source: 's' }),
+    ).toThrow(/components/);
   });
 });

@@ -63,7 +63,8 @@ export class WordVectors {
     this.inverseNorms = new Float64Array(this.count);
     for (let index = 0; index < this.count; index++) {
       let squares = 0;
-      for (let offset = index * this.dimension; offset < (index + 1) * this.dimension; offset++) squares += components[offset] ** 2;
+      for (let offset = index * this.dimension; offset < (index + 1) * this.dimension; offset++)
+        squares += components[offset] ** 2;
       this.inverseNorms[index] = squares > 0 ? 1 / Math.sqrt(squares) : 0;
     }
     this.commonDirection = unit(Float64Array.from(header.commonDirection));
@@ -75,16 +76,24 @@ export class WordVectors {
 
   /** Throws a clear error when the bytes are not a word-vector table this version reads. */
   static decode(bytes: Buffer): WordVectors {
-    if (bytes.length < 8 || bytes.toString('latin1', 0, 4) !== MAGIC) throw new Error('Not a word-vector file (no WVEC signature)');
+    if (bytes.length < 8 || bytes.toString('latin1', 0, 4) !== MAGIC)
+      throw new Error('Not a word-vector file (no WVEC signature)');
     const headerLength = bytes.readUInt32LE(4);
     let offset = 8;
     const header = JSON.parse(bytes.toString('utf8', offset, offset + headerLength)) as WordVectorsHeader;
-    if (header.version !== FORMAT_VERSION) throw new Error(`Word-vector file version ${String(header.version)} is not supported (expected ${FORMAT_VERSION})`);
+    if (header.version !== FORMAT_VERSION)
+      throw new Error(
+        `Word-vector file version ${String(header.version)} is not supported (expected ${FORMAT_VERSION})`,
+      );
     offset += headerLength;
     const words = bytes.toString('utf8', offset, offset + header.wordsBytes).split('\n');
     offset += header.wordsBytes;
     const expected = offset + 4 * header.count + header.count * header.dimension;
-    if (words.length !== header.count || bytes.length !== expected || header.commonDirection.length !== header.dimension) {
+    if (
+      words.length !== header.count ||
+      bytes.length !== expected ||
+      header.commonDirection.length !== header.dimension
+    ) {
       throw new Error(`Word-vector file is truncated or inconsistent (${bytes.length} bytes, expected ${expected})`);
     }
     // Copies: typed arrays need aligned offsets, and the file buffer can then be collected.
@@ -109,7 +118,8 @@ export class WordVectors {
   addUnitVector(target: Float64Array, index: number, weight: number): void {
     const scale = weight * this.inverseNorms[index];
     const base = index * this.dimension;
-    for (let component = 0; component < this.dimension; component++) target[component] += this.components[base + component] * scale;
+    for (let component = 0; component < this.dimension; component++)
+      target[component] += this.components[base + component] * scale;
   }
 }
 
@@ -117,16 +127,22 @@ export class WordVectors {
  * The file bytes of a table (entries most frequent first): each vector quantized to int8 along its
  * unit direction, and the common direction computed from the quantized vectors (what readers see).
  */
-export function encodeWordVectors(entries: readonly WordVectorEntry[], meta: { sourceWords: number; source: string }): Buffer {
+export function encodeWordVectors(
+  entries: readonly WordVectorEntry[],
+  meta: { sourceWords: number; source: string },
+): Buffer {
   const dimension = entries[0]?.vector.length ?? 0;
   const components = new Int8Array(entries.length * dimension);
   entries.forEach((entry, index) => {
-    if (entry.vector.length !== dimension) throw new Error(`"${entry.word}" has ${entry.vector.length} components, not ${dimension}`);
+    if (entry.vector.length !== dimension)
+      throw new Error(`"${entry.word}" has ${entry.vector.length} components, not ${dimension}`);
     if (!entry.word || /\n/.test(entry.word)) throw new Error(`Invalid word ${JSON.stringify(entry.word)}`);
     let largest = 0;
-    for (let component = 0; component < dimension; component++) largest = Math.max(largest, Math.abs(entry.vector[component]));
+    for (let component = 0; component < dimension; component++)
+      largest = Math.max(largest, Math.abs(entry.vector[component]));
     const scale = largest > 0 ? 127 / largest : 0;
-    for (let component = 0; component < dimension; component++) components[index * dimension + component] = Math.round(entry.vector[component] * scale);
+    for (let component = 0; component < dimension; component++)
+      components[index * dimension + component] = Math.round(entry.vector[component] * scale);
   });
   const words = Buffer.from(entries.map((entry) => entry.word).join('\n'), 'utf8');
   const header: WordVectorsHeader = {
@@ -136,9 +152,9 @@ export function encodeWordVectors(entries: readonly WordVectorEntry[], meta: { s
     sourceWords: meta.sourceWords,
     source: meta.source,
     wordsBytes: words.length,
-    commonDirection: [...principalDirection(components, dimension, Math.min(entries.length, COMMON_DIRECTION_WORDS))].map(
-      (value) => Math.round(value * 1e6) / 1e6,
-    ),
+    commonDirection: [
+      ...principalDirection(components, dimension, Math.min(entries.length, COMMON_DIRECTION_WORDS)),
+    ].map((value) => Math.round(value * 1e6) / 1e6),
   };
   const headerBytes = Buffer.from(JSON.stringify(header), 'utf8');
   const prefix = Buffer.alloc(8);
@@ -146,7 +162,13 @@ export function encodeWordVectors(entries: readonly WordVectorEntry[], meta: { s
   prefix.writeUInt32LE(headerBytes.length, 4);
   const ranks = Buffer.alloc(4 * entries.length);
   entries.forEach((entry, index) => ranks.writeUInt32LE(entry.rank, 4 * index));
-  return Buffer.concat([prefix, headerBytes, words, ranks, Buffer.from(components.buffer, components.byteOffset, components.byteLength)]);
+  return Buffer.concat([
+    prefix,
+    headerBytes,
+    words,
+    ranks,
+    Buffer.from(components.buffer, components.byteOffset, components.byteLength),
+  ]);
 }
 
 /**
@@ -160,15 +182,18 @@ function principalDirection(components: Int8Array, dimension: number, rows: numb
     let squares = 0;
     for (let component = 0; component < dimension; component++) squares += components[row * dimension + component] ** 2;
     const inverse = squares > 0 ? 1 / Math.sqrt(squares) : 0;
-    for (let component = 0; component < dimension; component++) units[row * dimension + component] = components[row * dimension + component] * inverse;
+    for (let component = 0; component < dimension; component++)
+      units[row * dimension + component] = components[row * dimension + component] * inverse;
   }
   let direction: Float64Array = new Float64Array(dimension).fill(1 / Math.sqrt(Math.max(1, dimension)));
   for (let iteration = 0; iteration < POWER_ITERATIONS; iteration++) {
     const next = new Float64Array(dimension);
     for (let row = 0; row < rows; row++) {
       let dot = 0;
-      for (let component = 0; component < dimension; component++) dot += units[row * dimension + component] * direction[component];
-      for (let component = 0; component < dimension; component++) next[component] += dot * units[row * dimension + component];
+      for (let component = 0; component < dimension; component++)
+        dot += units[row * dimension + component] * direction[component];
+      for (let component = 0; component < dimension; component++)
+        next[component] += dot * units[row * dimension + component];
     }
     direction = unit(next);
   }

@@ -27,11 +27,24 @@ const BY_TYPE: Record<string, (error: BodyReadError) => ErrorBody> = {
     code: 'unsupported_media_type',
     message: `Unsupported Content-Encoding "${String(error.encoding ?? '')}": send identity, gzip, deflate or br`,
   }),
-  'request.size.invalid': () => ({ statusCode: 400, code: 'bad_request', message: 'The body does not match its Content-Length' }),
-  'request.aborted': () => ({ statusCode: 400, code: 'bad_request', message: 'The client closed the connection before the whole body was sent' }),
+  'request.size.invalid': () => ({
+    statusCode: 400,
+    code: 'bad_request',
+    message: 'The body does not match its Content-Length',
+  }),
+  'request.aborted': () => ({
+    statusCode: 400,
+    code: 'bad_request',
+    message: 'The client closed the connection before the whole body was sent',
+  }),
 };
 
-const CODE_BY_STATUS: Record<number, ErrorCode> = { 400: 'bad_request', 403: 'forbidden', 413: 'payload_too_large', 415: 'unsupported_media_type' };
+const CODE_BY_STATUS: Record<number, ErrorCode> = {
+  400: 'bad_request',
+  403: 'forbidden',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+};
 
 /** Types that mean the client went away: nobody reads the answer, and it is not the service's failure to log. */
 const CLIENT_GONE_TYPES: ReadonlySet<string> = new Set(['request.aborted']);
@@ -49,7 +62,11 @@ export function typedBodyErrorBody(error: unknown): ErrorBody | null {
   if (mapped) return mapped(readError);
   // Any other `entity.*` refusal (a `verify` hook's 403...) keeps its status.
   if (readError.type.startsWith('entity.') && typeof readError.status === 'number') {
-    return { statusCode: readError.status, code: CODE_BY_STATUS[readError.status] ?? 'bad_request', message: String(readError.message) };
+    return {
+      statusCode: readError.status,
+      code: CODE_BY_STATUS[readError.status] ?? 'bad_request',
+      message: String(readError.message),
+    };
   }
   return null;
 }

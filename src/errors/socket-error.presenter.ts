@@ -25,7 +25,10 @@ const WIRE_CODE: Partial<Record<ErrorCode, ErrorCode>> = {
 };
 
 /** The user text of each code: the service's own table, then the LLM error classifier's. */
-const USER_TEXTS: Partial<Record<ErrorCode, Record<Locale, string>>> = { ...LLM_ERROR_MESSAGES, ...USER_ERROR_MESSAGES };
+const USER_TEXTS: Partial<Record<ErrorCode, Record<Locale, string>>> = {
+  ...LLM_ERROR_MESSAGES,
+  ...USER_ERROR_MESSAGES,
+};
 
 /** Codes whose user text gets the technical detail appended (the client developer needs it). */
 const WITH_DETAIL: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['bad_request', 'payload_too_large']);

@@ -36,7 +36,11 @@ export function declaredHandles(handles: NodeHandles | undefined): DeclaredHandl
  * exists (a key of `handlesByNode`), and when it declares handles, the edge names one of them of the
  * right direction (`out` where the edge leaves, `in` where it enters). Null when that end is sound.
  */
-export function edgeEndpointProblem(edge: GraphEdge, end: 'source' | 'target', handlesByNode: ReadonlyMap<string, DeclaredHandles>): EdgeEndpointProblem | null {
+export function edgeEndpointProblem(
+  edge: GraphEdge,
+  end: 'source' | 'target',
+  handlesByNode: ReadonlyMap<string, DeclaredHandles>,
+): EdgeEndpointProblem | null {
   const nodeKey = edge[end];
   if (typeof nodeKey !== 'string') return null;
   if (!handlesByNode.has(nodeKey)) return { field: end, problem: `${end} node "${nodeKey}" does not exist` };
@@ -47,6 +51,7 @@ export function edgeEndpointProblem(edge: GraphEdge, end: 'source' | 'target', h
   const expected = end === 'source' ? 'out' : 'in';
   const directions = handles.get(handleId);
   if (!directions) return { field: handleField, problem: `node "${nodeKey}" has no handle "${handleId}"` };
-  if (!directions.has(expected)) return { field: handleField, problem: `handle "${handleId}" of node "${nodeKey}" is not an "${expected}" handle` };
+  if (!directions.has(expected))
+    return { field: handleField, problem: `handle "${handleId}" of node "${nodeKey}" is not an "${expected}" handle` };
   return null;
 }

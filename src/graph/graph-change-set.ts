@@ -25,5 +25,12 @@ export interface GraphChangeSet {
 
 /** A change set holding only the given parts (the others empty). */
 export function graphChangeSet(parts: Partial<GraphChangeSet> = {}): GraphChangeSet {
-  return { instructions: [], nodesToCreate: [], edgesToCreate: [], nodeKeysToDelete: [], edgeKeysToDelete: [], ...parts };
+  return {
+    instructions: [],
+    nodesToCreate: [],
+    edgesToCreate: [],
+    nodeKeysToDelete: [],
+    edgeKeysToDelete: [],
+    ...parts,
+  };
 }

@@ -3,7 +3,15 @@ import { GraphChangeSet } from './graph-change-set';
 import { GraphChangeLookup, GraphChangePlanner } from './graph-change.planner';
 import { GraphEdge, GraphNode } from './graph.types';
 
-const node = (key: string, extra: Partial<GraphNode> = {}): GraphNode => ({ _key: key, graphKey: 'g', type: 't', sheet: '0', posX: 0, posY: 0, ...extra });
+const node = (key: string, extra: Partial<GraphNode> = {}): GraphNode => ({
+  _key: key,
+  graphKey: 'g',
+  type: 't',
+  sheet: '0',
+  posX: 0,
+  posY: 0,
+  ...extra,
+});
 const edge = (key: string, source: string, target: string): GraphEdge => ({
   _key: key,
   graphKey: 'g',
@@ -68,25 +76,45 @@ describe(GraphChangePlanner.name, () => {
   });
 
   it('names the missing node or edge', () => {
-    expect(errorOf(() => planner.plan('g', changes({ nodeKeysToDelete: ['ghost'] }), lookup))).toMatchObject({ code: 'not_found', message: expect.stringContaining('"ghost"') });
-    expect(errorOf(() => planner.plan('g', changes({ edgeKeysToDelete: ['nope'] }), lookup))).toMatchObject({ code: 'not_found', message: expect.stringContaining('"nope"') });
+    expect(errorOf(() => planner.plan('g', changes({ nodeKeysToDelete: ['ghost'] }), lookup))).toMatchObject({
+      code: 'not_found',
+      message: expect.stringContaining('"ghost"'),
+    });
+    expect(errorOf(() => planner.plan('g', changes({ edgeKeysToDelete: ['nope'] }), lookup))).toMatchObject({
+      code: 'not_found',
+      message: expect.stringContaining('"nope"'),
+    });
     const instruction = { nodeKey: 'ghost', op: 'set' as const, path: ['posX'], value: 1 };
     expect(errorOf(() => planner.plan('g', changes({ instructions: [instruction] }), lookup)).code).toBe('not_found');
   });
 
   it('refuses an instruction on a node the same set deletes', () => {
-    const set = changes({ nodeKeysToDelete: ['a'], instructions: [{ nodeKey: 'a', op: 'set', path: ['posX'], value: 1 }] });
+    const set = changes({
+      nodeKeysToDelete: ['a'],
+      instructions: [{ nodeKey: 'a', op: 'set', path: ['posX'], value: 1 }],
+    });
     expect(errorOf(() => planner.plan('g', set, lookup)).code).toBe('not_found');
   });
 
   it('reports duplicate creations as conflicts, but allows delete-then-recreate', () => {
     expect(errorOf(() => planner.plan('g', changes({ nodesToCreate: [node('a')] }), lookup)).code).toBe('conflict');
-    expect(errorOf(() => planner.plan('g', changes({ nodesToCreate: [node('c'), node('c')] }), lookup)).code).toBe('conflict');
-    expect(errorOf(() => planner.plan('g', changes({ edgesToCreate: [edge('a-b', 'a', 'b')] }), lookup)).code).toBe('conflict');
-    expect(planner.plan('g', changes({ nodeKeysToDelete: ['a'], nodesToCreate: [node('a', { type: 'new' })] }), lookup).nodesToCreate).toHaveLength(1);
+    expect(errorOf(() => planner.plan('g', changes({ nodesToCreate: [node('c'), node('c')] }), lookup)).code).toBe(
+      'conflict',
+    );
+    expect(errorOf(() => planner.plan('g', changes({ edgesToCreate: [edge('a-b', 'a', 'b')] }), lookup)).code).toBe(
+      'conflict',
+    );
+    expect(
+      planner.plan('g', changes({ nodeKeysToDelete: ['a'], nodesToCreate: [node('a', { type: 'new' })] }), lookup)
+        .nodesToCreate,
+    ).toHaveLength(1);
     // The existing a-b edge goes with node a, so its key is free again.
     expect(
-      planner.plan('g', changes({ nodeKeysToDelete: ['a'], nodesToCreate: [node('a2')], edgesToCreate: [edge('a-b', 'a2', 'b')] }), lookup).edgesToCreate,
+      planner.plan(
+        'g',
+        changes({ nodeKeysToDelete: ['a'], nodesToCreate: [node('a2')], edgesToCreate: [edge('a-b', 'a2', 'b')] }),
+        lookup,
+      ).edgesToCreate,
     ).toHaveLength(1);
   });
 
@@ -98,8 +126,18 @@ describe(GraphChangePlanner.name, () => {
   });
 
   it('refuses changes to identity fields and nodes left without type or sheet', () => {
-    expect(errorOf(() => planner.plan('g', changes({ instructions: [{ nodeKey: 'a', op: 'set', path: ['_key'], value: 'z' }] }), lookup)).code).toBe('bad_request');
-    expect(errorOf(() => planner.plan('g', changes({ instructions: [{ nodeKey: 'a', op: 'set', path: ['type'], value: 3 }] }), lookup)).code).toBe('bad_request');
-    expect(errorOf(() => planner.plan('g', changes({ nodesToCreate: [node('c', { sheet: '' })] }), lookup)).code).toBe('bad_request');
+    expect(
+      errorOf(() =>
+        planner.plan('g', changes({ instructions: [{ nodeKey: 'a', op: 'set', path: ['_key'], value: 'z' }] }), lookup),
+      ).code,
+    ).toBe('bad_request');
+    expect(
+      errorOf(() =>
+        planner.plan('g', changes({ instructions: [{ nodeKey: 'a', op: 'set', path: ['type'], value: 3 }] }), lookup),
+      ).code,
+    ).toBe('bad_request');
+    expect(errorOf(() => planner.plan('g', changes({ nodesToCreate: [node('c', { sheet: '' })] }), lookup)).code).toBe(
+      'bad_request',
+    );
   });
 });

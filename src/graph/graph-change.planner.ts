@@ -33,18 +33,21 @@ export class GraphChangePlanner {
   plan(graphKey: string, changes: GraphChangeSet, lookup: GraphChangeLookup): GraphChangePlan {
     const edgeKeysToDelete = unique(changes.edgeKeysToDelete ?? []);
     for (const edgeKey of edgeKeysToDelete) {
-      if (!lookup.getEdge(edgeKey)) throw new AppError('not_found', `Edge "${edgeKey}" does not exist in graph "${graphKey}"`, { edgeKey });
+      if (!lookup.getEdge(edgeKey))
+        throw new AppError('not_found', `Edge "${edgeKey}" does not exist in graph "${graphKey}"`, { edgeKey });
     }
     const nodeKeysToDelete = unique(changes.nodeKeysToDelete ?? []);
     const deletedNodes = new Set(nodeKeysToDelete);
     for (const nodeKey of nodeKeysToDelete) {
-      if (!lookup.getNode(nodeKey)) throw new AppError('not_found', `Node "${nodeKey}" does not exist in graph "${graphKey}"`, { nodeKey });
+      if (!lookup.getNode(nodeKey))
+        throw new AppError('not_found', `Node "${nodeKey}" does not exist in graph "${graphKey}"`, { nodeKey });
     }
 
     const created = new Map<string, GraphNode>();
     for (const node of changes.nodesToCreate ?? []) {
       const key = node._key;
-      if (typeof key !== 'string' || key.length === 0) throw AppError.badRequest('A created node needs a non-empty _key');
+      if (typeof key !== 'string' || key.length === 0)
+        throw AppError.badRequest('A created node needs a non-empty _key');
       if (created.has(key) || (!deletedNodes.has(key) && lookup.getNode(key))) {
         throw AppError.conflict(`Node "${key}" already exists in graph "${graphKey}"`, { nodeKey: key });
       }
@@ -54,7 +57,8 @@ export class GraphChangePlanner {
     const updated = new Map<string, { before: GraphNode; after: GraphNode }>();
     for (const instruction of changes.instructions ?? []) {
       const key = instruction.nodeKey;
-      if (instruction.op !== 'set') throw AppError.badRequest(`Unsupported instruction "${String(instruction.op)}" on node "${key}"`);
+      if (instruction.op !== 'set')
+        throw AppError.badRequest(`Unsupported instruction "${String(instruction.op)}" on node "${key}"`);
       const fresh = created.get(key);
       if (fresh) {
         created.set(key, setNodeField(fresh, instruction.path, instruction.value));
@@ -62,24 +66,36 @@ export class GraphChangePlanner {
       }
       const pending = updated.get(key);
       const current = pending?.after ?? (deletedNodes.has(key) ? null : lookup.getNode(key));
-      if (!current) throw new AppError('not_found', `Node "${key}" does not exist in graph "${graphKey}"`, { nodeKey: key });
-      updated.set(key, { before: pending?.before ?? current, after: setNodeField(current, instruction.path, instruction.value) });
+      if (!current)
+        throw new AppError('not_found', `Node "${key}" does not exist in graph "${graphKey}"`, { nodeKey: key });
+      updated.set(key, {
+        before: pending?.before ?? current,
+        after: setNodeField(current, instruction.path, instruction.value),
+      });
     }
-    for (const node of [...created.values(), ...[...updated.values()].map((entry) => entry.after)]) assertStorable(node);
+    for (const node of [...created.values(), ...[...updated.values()].map((entry) => entry.after)])
+      assertStorable(node);
 
-    const nodeExistsAfter = (nodeKey: string): boolean => created.has(nodeKey) || (!deletedNodes.has(nodeKey) && lookup.getNode(nodeKey) !== null);
+    const nodeExistsAfter = (nodeKey: string): boolean =>
+      created.has(nodeKey) || (!deletedNodes.has(nodeKey) && lookup.getNode(nodeKey) !== null);
     const explicitlyDeletedEdges = new Set(edgeKeysToDelete);
     const createdEdges = new Map<string, GraphEdge>();
     for (const edge of changes.edgesToCreate ?? []) {
       const key = edge._key;
-      if (typeof key !== 'string' || key.length === 0) throw AppError.badRequest('A created edge needs a non-empty _key');
-      if (typeof edge.sheet !== 'string' || edge.sheet.length === 0) throw AppError.badRequest(`Edge "${key}" needs a non-empty string sheet`, { edgeKey: key });
+      if (typeof key !== 'string' || key.length === 0)
+        throw AppError.badRequest('A created edge needs a non-empty _key');
+      if (typeof edge.sheet !== 'string' || edge.sheet.length === 0)
+        throw AppError.badRequest(`Edge "${key}" needs a non-empty string sheet`, { edgeKey: key });
       const existing = explicitlyDeletedEdges.has(key) ? null : lookup.getEdge(key);
       const survives = existing !== null && !deletedNodes.has(existing.source) && !deletedNodes.has(existing.target);
-      if (createdEdges.has(key) || survives) throw AppError.conflict(`Edge "${key}" already exists in graph "${graphKey}"`, { edgeKey: key });
+      if (createdEdges.has(key) || survives)
+        throw AppError.conflict(`Edge "${key}" already exists in graph "${graphKey}"`, { edgeKey: key });
       for (const end of ['source', 'target'] as const) {
         if (!nodeExistsAfter(edge[end])) {
-          throw AppError.badRequest(`Edge "${key}" would dangle: its ${end} node "${edge[end]}" does not exist`, { edgeKey: key, [end]: edge[end] });
+          throw AppError.badRequest(`Edge "${key}" would dangle: its ${end} node "${edge[end]}" does not exist`, {
+            edgeKey: key,
+            [end]: edge[end],
+          });
         }
       }
       createdEdges.set(key, { ...edge, graphKey });

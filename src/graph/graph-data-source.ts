@@ -52,5 +52,10 @@ export interface GraphDataSource {
   /** Cosine similarity over stored vectors of `query.model`, best first, above `query.minScore`. */
   searchNodesByVector(graphKey: string, query: VectorQuery, maxResults: number): Promise<ScoredNode[]>;
   /** BFS from `nodeKey` up to `depth` (1-3) hops following `direction`; empty when the node is unknown. */
-  getNeighborhood(graphKey: string, nodeKey: string, depth: number, direction: EdgeDirection): Promise<NodeNeighborhood>;
+  getNeighborhood(
+    graphKey: string,
+    nodeKey: string,
+    depth: number,
+    direction: EdgeDirection,
+  ): Promise<NodeNeighborhood>;
 }

@@ -8,7 +8,12 @@ describe(exportGraphDocument.name, () => {
   const embedded: GraphDocument = {
     ...structuredClone(nbaWorkflowDemo),
     graph: { ...nbaWorkflowDemo.graph, workspace: 'default' },
-    nodes: nbaWorkflowDemo.nodes.map((node) => ({ ...node, embedding: [0.1, 0.2], embeddingModel: 'local-hash-v1-2', embeddingHash: 'abc' })),
+    nodes: nbaWorkflowDemo.nodes.map((node) => ({
+      ...node,
+      embedding: [0.1, 0.2],
+      embeddingModel: 'local-hash-v1-2',
+      embeddingHash: 'abc',
+    })),
   };
 
   it('leaves the embedding fields out of every node (docs/protocol.md §3 GET /graphs/:graphKey) and keeps the rest as stored', async () => {

@@ -10,7 +10,11 @@ import { GraphDocument, GraphNode } from './graph.types';
 export async function exportGraphDocument(source: GraphDataSource, graphKey: string): Promise<GraphDocument | null> {
   const graph = await source.getGraph(graphKey);
   if (!graph) return null;
-  const [nodes, edges, configs] = await Promise.all([source.getNodes(graphKey), source.getEdges(graphKey), source.getNodeConfigs()]);
+  const [nodes, edges, configs] = await Promise.all([
+    source.getNodes(graphKey),
+    source.getEdges(graphKey),
+    source.getNodeConfigs(),
+  ]);
   const usedTypes = new Set(nodes.map((node) => node.type));
   return {
     graph,

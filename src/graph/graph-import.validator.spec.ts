@@ -5,7 +5,8 @@ import { validateGraphImport } from './graph-import.validator';
 import { GraphDocument } from './graph.types';
 
 const demo = (): GraphDocument => structuredClone(nbaWorkflowDemo);
-const fields = (document: GraphDocument, key = 'nba-workflow') => validateGraphImport(key, document).problems.map((problem) => problem.field);
+const fields = (document: GraphDocument, key = 'nba-workflow') =>
+  validateGraphImport(key, document).problems.map((problem) => problem.field);
 
 describe(validateGraphImport.name, () => {
   it('accepts the demo graph', () => {
@@ -62,7 +63,13 @@ describe(validateGraphImport.name, () => {
 
   it('accepts any handle id on a node that declares no handles', () => {
     const document = demo();
-    document.edges.push({ ...document.edges[0], _key: 'to-note', target: 'disconnected-note', targetHandle: 'anything', sheet: '1' });
+    document.edges.push({
+      ...document.edges[0],
+      _key: 'to-note',
+      target: 'disconnected-note',
+      targetHandle: 'anything',
+      sheet: '1',
+    });
     expect(validateGraphImport('nba-workflow', document).problems).toEqual([]);
   });
 
@@ -70,7 +77,9 @@ describe(validateGraphImport.name, () => {
     const document = demo() as unknown as { nodes: Array<Record<string, unknown>>; graph: Record<string, unknown> };
     delete document.nodes[0].type;
     document.graph.sheetsList = null;
-    expect(fields(document as unknown as GraphDocument)).toEqual(expect.arrayContaining(['graph.sheetsList', 'nodes[0].type']));
+    expect(fields(document as unknown as GraphDocument)).toEqual(
+      expect.arrayContaining(['graph.sheetsList', 'nodes[0].type']),
+    );
   });
 });
 
@@ -79,7 +88,10 @@ describeWithSharedFixtures(`${validateGraphImport.name} on the real workflows`, 
     const directory = sharedFixturePath('workflows', 'graphs');
     for (const file of readdirSync(directory).filter((name) => name.endsWith('.json'))) {
       const document = JSON.parse(readFileSync(`${directory}/${file}`, 'utf8')) as GraphDocument;
-      expect({ file, problems: validateGraphImport(document.graph._key, document).problems }).toEqual({ file, problems: [] });
+      expect({ file, problems: validateGraphImport(document.graph._key, document).problems }).toEqual({
+        file,
+        problems: [],
+      });
     }
   });
 });

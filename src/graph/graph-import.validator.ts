@@ -23,9 +23,13 @@ export interface GraphImportValidation {
 export function validateGraphImport(graphKey: string, input: GraphDocument): GraphImportValidation {
   const problems = new ProblemList();
   const sheets = isRecord(input.graph?.sheetsList) ? input.graph.sheetsList : {};
-  if (!isRecord(input.graph?.sheetsList)) problems.add('graph.sheetsList', 'sheetsList must be an object of sheetId → name');
+  if (!isRecord(input.graph?.sheetsList))
+    problems.add('graph.sheetsList', 'sheetsList must be an object of sheetId → name');
   if (input.graph?._key !== graphKey) {
-    problems.add('graph._key', `graph._key "${String(input.graph?._key)}" must equal the graph key of the path "${graphKey}"`);
+    problems.add(
+      'graph._key',
+      `graph._key "${String(input.graph?._key)}" must equal the graph key of the path "${graphKey}"`,
+    );
   }
 
   const nodes = (input.nodes ?? []).map((node) => ({ ...node, graphKey: node.graphKey ?? graphKey }));
@@ -90,7 +94,8 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 function checkStrings(problems: ProblemList, at: string, item: object, fields: string[]): void {
   for (const field of fields) {
     const value = (item as Record<string, unknown>)[field];
-    if (typeof value !== 'string' || value.length === 0) problems.add(`${at}.${field}`, `${field} must be a non-empty string`);
+    if (typeof value !== 'string' || value.length === 0)
+      problems.add(`${at}.${field}`, `${field} must be a non-empty string`);
   }
 }
 
@@ -102,7 +107,10 @@ function checkOwnership(
   sheets: Record<string, unknown>,
 ): void {
   if (item.graphKey !== graphKey) {
-    problems.add(`${at}.graphKey`, `graphKey "${String(item.graphKey)}" must equal the graph key of the path "${graphKey}"`);
+    problems.add(
+      `${at}.graphKey`,
+      `graphKey "${String(item.graphKey)}" must equal the graph key of the path "${graphKey}"`,
+    );
   }
   if (typeof item.sheet === 'string' && !Object.prototype.hasOwnProperty.call(sheets, item.sheet)) {
     problems.add(`${at}.sheet`, `sheet "${item.sheet}" is not in graph.sheetsList`);

@@ -7,7 +7,10 @@ import { graphKeyProblem } from './graph-key.rule';
 export class GraphKeyPipe implements PipeTransform<unknown, string> {
   transform(value: unknown): string {
     const problem = graphKeyProblem(value);
-    if (problem) throw AppError.badRequest(`Invalid graph key in the path: graphKey ${problem}`, [{ field: 'graphKey', problems: [`graphKey ${problem}`] }]);
+    if (problem)
+      throw AppError.badRequest(`Invalid graph key in the path: graphKey ${problem}`, [
+        { field: 'graphKey', problems: [`graphKey ${problem}`] },
+      ]);
     return value as string;
   }
 }

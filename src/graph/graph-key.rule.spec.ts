@@ -1,9 +1,12 @@
 import { GRAPH_KEY_MAX_LENGTH, graphKeyProblem } from './graph-key.rule';
 
 describe(graphKeyProblem.name, () => {
-  it.each(['nba-workflow', 'a', 'team graph:v1.2', 'k'.repeat(GRAPH_KEY_MAX_LENGTH), '...', 'ünïcode-グラフ', 'a..b'])('accepts %s', (key) => {
-    expect(graphKeyProblem(key)).toBeNull();
-  });
+  it.each(['nba-workflow', 'a', 'team graph:v1.2', 'k'.repeat(GRAPH_KEY_MAX_LENGTH), '...', 'ünïcode-グラフ', 'a..b'])(
+    'accepts %s',
+    (key) => {
+      expect(graphKeyProblem(key)).toBeNull();
+    },
+  );
 
   it.each([
     ['', 'must be a non-empty string'],

@@ -18,7 +18,10 @@ describe(GraphController.name, () => {
   it('answers read_only_store (409) on a store the service does not own, without importing', async () => {
     const importGraph = jest.fn();
     const controller = controllerOver({ kind: 'arango', supportsImport: false, importGraph });
-    await expect(controller.importGraph(admin, 'nba-workflow', body)).rejects.toMatchObject({ code: 'read_only_store', statusCode: 409 });
+    await expect(controller.importGraph(admin, 'nba-workflow', body)).rejects.toMatchObject({
+      code: 'read_only_store',
+      statusCode: 409,
+    });
     expect(importGraph).not.toHaveBeenCalled();
   });
 
@@ -26,13 +29,20 @@ describe(GraphController.name, () => {
     const importGraph = jest.fn().mockResolvedValue({ nodes: 9, edges: 6 });
     const controller = controllerOver({ kind: 'sqlite', supportsImport: true, importGraph });
     const withoutConfigs = { ...body, nodeConfigs: undefined };
-    await expect(controller.importGraph(admin, 'nba-workflow', withoutConfigs)).resolves.toEqual({ nodes: 9, edges: 6 });
+    await expect(controller.importGraph(admin, 'nba-workflow', withoutConfigs)).resolves.toEqual({
+      nodes: 9,
+      edges: 6,
+    });
     expect(importGraph).toHaveBeenCalledWith('acme', expect.objectContaining({ nodeConfigs: [] }));
   });
 
   it('answers not_found for a graph absent from the workspace', async () => {
     const source = { getGraph: jest.fn().mockResolvedValue(null) };
-    const controller = controllerOver({ kind: 'sqlite', supportsImport: true, forWorkspace: jest.fn().mockReturnValue(source) });
+    const controller = controllerOver({
+      kind: 'sqlite',
+      supportsImport: true,
+      forWorkspace: jest.fn().mockReturnValue(source),
+    });
     const error = await controller.exportGraph(admin, 'ghost').catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(AppError);
     expect(error).toMatchObject({ code: 'not_found' });

@@ -19,13 +19,19 @@ import { GraphStore } from './graph-store';
 import { GRAPH_STORE } from './graph-store.token';
 import { GraphDocument } from './graph.types';
 
-const GRAPH_KEY_PARAM = { name: 'graphKey', description: 'Key of the graph in your workspace', example: 'nba-workflow' };
+const GRAPH_KEY_PARAM = {
+  name: 'graphKey',
+  description: 'Key of the graph in your workspace',
+  example: 'nba-workflow',
+};
 
 /** A small but complete import body for the Swagger examples. */
 const IMPORT_EXAMPLE: GraphDocument = {
   graph: { ...nbaWorkflowDemo.graph, workspace: 'default' },
   nodes: nbaWorkflowDemo.nodes.filter((node) => ['root', 'fetch-api', 'error-handler'].includes(node._key)),
-  edges: nbaWorkflowDemo.edges.filter((edge) => ['root-to-fetch-api', 'fetch-api-to-error-handler'].includes(edge._key)),
+  edges: nbaWorkflowDemo.edges.filter((edge) =>
+    ['root-to-fetch-api', 'fetch-api-to-error-handler'].includes(edge._key),
+  ),
   nodeConfigs: nbaWorkflowDemo.nodeConfigs.filter((config) => ['api-call', 'log-node'].includes(config._key)),
 };
 
@@ -59,24 +65,46 @@ export class GraphController {
     description:
       "Replaces the graph, its nodes and edges in one transaction, and upserts the node configs into your workspace (the graph's " +
       '`workspace` is always yours). The document is checked first: unique keys, edges between existing nodes, sheets from ' +
-      "sheetsList, handles of the right direction; every problem is listed and the previous graph stays as it was. Nodes whose " +
+      'sheetsList, handles of the right direction; every problem is listed and the previous graph stays as it was. Nodes whose ' +
       'content did not change keep their stored embedding. Admin only; body up to GRAPH_IMPORT_MAX_BYTES (5 MB by default).',
   })
   @ApiParam(GRAPH_KEY_PARAM)
   @ApiBody({ type: GraphDocumentDto, examples: { demo: { summary: 'Part of the demo graph', value: IMPORT_EXAMPLE } } })
-  @ApiOkResponse({ type: GraphImportResultDto, description: 'Stored counts.', schema: { example: { nodes: 3, edges: 2 } } })
-  @ApiResponse({ status: 400, description: 'Invalid body, or integrity problems (all listed in `details`).', schema: { example: INTEGRITY_ERROR_EXAMPLE } })
+  @ApiOkResponse({
+    type: GraphImportResultDto,
+    description: 'Stored counts.',
+    schema: { example: { nodes: 3, edges: 2 } },
+  })
+  @ApiResponse({
+    status: 400,
+    description: 'Invalid body, or integrity problems (all listed in `details`).',
+    schema: { example: INTEGRITY_ERROR_EXAMPLE },
+  })
   @ApiResponse({ status: 401, description: 'Missing or invalid token.' })
   @ApiResponse({ status: 403, description: 'Not an admin.' })
   @ApiResponse({
     status: 409,
     description: 'The configured store is not owned by this service (ArangoDB): import through Nodius.',
-    schema: { example: { statusCode: 409, code: 'read_only_store', message: 'The arango store is read-only for this service: import graphs through Nodius' } },
+    schema: {
+      example: {
+        statusCode: 409,
+        code: 'read_only_store',
+        message: 'The arango store is read-only for this service: import graphs through Nodius',
+      },
+    },
   })
   @ApiResponse({
     status: 413,
-    description: 'Body larger than GRAPH_IMPORT_MAX_BYTES, or more nodes than GRAPH_MAX_NODES (50,000) or edges than GRAPH_MAX_EDGES (100,000).',
-    schema: { example: { statusCode: 413, code: 'payload_too_large', message: 'The graph has 60000 nodes: at most 50000 can be imported', details: { nodes: 60000, limit: 50000 } } },
+    description:
+      'Body larger than GRAPH_IMPORT_MAX_BYTES, or more nodes than GRAPH_MAX_NODES (50,000) or edges than GRAPH_MAX_EDGES (100,000).',
+    schema: {
+      example: {
+        statusCode: 413,
+        code: 'payload_too_large',
+        message: 'The graph has 60000 nodes: at most 50000 can be imported',
+        details: { nodes: 60000, limit: 50000 },
+      },
+    },
   })
   async importGraph(
     @CurrentPrincipal() principal: Principal,
@@ -85,7 +113,10 @@ export class GraphController {
     @Body() body: unknown,
   ): Promise<GraphImportResultDto> {
     if (!this.store.supportsImport) {
-      throw new AppError('read_only_store', `The ${this.store.kind} store is read-only for this service: import graphs through Nodius`);
+      throw new AppError(
+        'read_only_store',
+        `The ${this.store.kind} store is read-only for this service: import graphs through Nodius`,
+      );
     }
     const limits = this.config?.limits;
     const validated = await validateGraphDocumentBody(body, {
@@ -96,9 +127,15 @@ export class GraphController {
     // The store validates again, but only against the document's own key: the path key is checked here, with every other problem.
     const { problems } = validateGraphImport(graphKey, document);
     if (problems.length > 0) {
-      throw AppError.badRequest(`The graph "${graphKey}" cannot be imported: ${problems.length} integrity problem(s)`, problems);
+      throw AppError.badRequest(
+        `The graph "${graphKey}" cannot be imported: ${problems.length} integrity problem(s)`,
+        problems,
+      );
     }
-    const counts = await this.store.importGraph(principal.workspace, { ...document, nodeConfigs: document.nodeConfigs ?? [] });
+    const counts = await this.store.importGraph(principal.workspace, {
+      ...document,
+      nodeConfigs: document.nodeConfigs ?? [],
+    });
     // Unsaved live state of the old graph is void; new and changed nodes get vectors in the background.
     this.notifier.notify({ kind: 'imported', workspace: principal.workspace, graphKey });
     return counts;
@@ -119,7 +156,10 @@ export class GraphController {
     description: 'No such graph in your workspace.',
     schema: { example: { statusCode: 404, code: 'not_found', message: 'Graph "nba-workflow" does not exist' } },
   })
-  async exportGraph(@CurrentPrincipal() principal: Principal, @Param('graphKey', GraphKeyPipe) graphKey: string): Promise<GraphDocument> {
+  async exportGraph(
+    @CurrentPrincipal() principal: Principal,
+    @Param('graphKey', GraphKeyPipe) graphKey: string,
+  ): Promise<GraphDocument> {
     const document = await exportGraphDocument(this.dataSources.forWorkspace(principal.workspace), graphKey);
     if (!document) throw AppError.notFound(`Graph "${graphKey}" does not exist`);
     return document;

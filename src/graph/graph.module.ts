@@ -34,13 +34,18 @@ const logger = new Logger('graph');
     {
       provide: LIVE_OVERLAY_WRITER,
       inject: [LiveOverlayRegistry, GraphChangeNotifier, { token: REDIS_CONNECTION, optional: true }],
-      useFactory: (overlays: LiveOverlayRegistry, notifier: GraphChangeNotifier, redis: RedisConnection | null): LiveOverlayWriter =>
+      useFactory: (
+        overlays: LiveOverlayRegistry,
+        notifier: GraphChangeNotifier,
+        redis: RedisConnection | null,
+      ): LiveOverlayWriter =>
         redis ? new RedisLiveOverlayWriter(redis, overlays, notifier) : new LocalLiveOverlayWriter(overlays),
     },
     {
       provide: RedisGraphChangeRelay,
       inject: [GraphChangeNotifier, { token: REDIS_CONNECTION, optional: true }],
-      useFactory: (notifier: GraphChangeNotifier, redis: RedisConnection | null) => (redis ? new RedisGraphChangeRelay(redis, notifier) : null),
+      useFactory: (notifier: GraphChangeNotifier, redis: RedisConnection | null) =>
+        redis ? new RedisGraphChangeRelay(redis, notifier) : null,
     },
   ],
   exports: [GraphDataSourceFactory, GraphChangeNotifier, LiveOverlayRegistry, LIVE_OVERLAY_WRITER],

@@ -3,10 +3,14 @@ import { GraphNode } from './graph.types';
 import { hasNodeContentChanged } from './node-content';
 
 describe(hasNodeContentChanged.name, () => {
-  const original: GraphNode = structuredClone(nbaWorkflowDemo.nodes.find((node) => node._key === 'fetch-api') as GraphNode);
+  const original: GraphNode = structuredClone(
+    nbaWorkflowDemo.nodes.find((node) => node._key === 'fetch-api') as GraphNode,
+  );
 
   it('ignores moves and resizes', () => {
-    expect(hasNodeContentChanged(original, { ...original, posX: 9999, posY: -5, size: { width: 1, height: 1 } })).toBe(false);
+    expect(hasNodeContentChanged(original, { ...original, posX: 9999, posY: -5, size: { width: 1, height: 1 } })).toBe(
+      false,
+    );
   });
 
   it('ignores key order inside data and handles', () => {
@@ -17,7 +21,9 @@ describe(hasNodeContentChanged.name, () => {
   it('detects a changed type, process, data value or handle', () => {
     expect(hasNodeContentChanged(original, { ...original, type: 'http' })).toBe(true);
     expect(hasNodeContentChanged(original, { ...original, process: `${original.process}\n// more` })).toBe(true);
-    expect(hasNodeContentChanged(original, { ...original, data: { ...(original.data as object), timeoutMs: 1 } })).toBe(true);
+    expect(hasNodeContentChanged(original, { ...original, data: { ...(original.data as object), timeoutMs: 1 } })).toBe(
+      true,
+    );
     const handles = structuredClone(original.handles!);
     handles.R!.point[1].accept = 'string';
     expect(hasNodeContentChanged(original, { ...original, handles })).toBe(true);

@@ -24,5 +24,7 @@ function isSameValue(left: unknown, right: unknown): boolean {
   const rightRecord = right as Record<string, unknown>;
   const leftKeys = Object.keys(leftRecord).filter((key) => leftRecord[key] !== undefined);
   const rightKeys = Object.keys(rightRecord).filter((key) => rightRecord[key] !== undefined);
-  return leftKeys.length === rightKeys.length && leftKeys.every((key) => isSameValue(leftRecord[key], rightRecord[key]));
+  return (
+    leftKeys.length === rightKeys.length && leftKeys.every((key) => isSameValue(leftRecord[key], rightRecord[key]))
+  );
 }

@@ -3,7 +3,15 @@ import { GraphNode } from './graph.types';
 import { setNodeField } from './node-field.setter';
 
 describe(setNodeField.name, () => {
-  const node: GraphNode = { _key: 'n', graphKey: 'g', type: 't', sheet: '0', posX: 1, posY: 2, data: { a: { keep: true }, list: [1, 2] } };
+  const node: GraphNode = {
+    _key: 'n',
+    graphKey: 'g',
+    type: 't',
+    sheet: '0',
+    posX: 1,
+    posY: 2,
+    data: { a: { keep: true }, list: [1, 2] },
+  };
 
   it('sets a top-level field without touching the original', () => {
     const moved = setNodeField(node, ['posX'], 50);
@@ -23,7 +31,15 @@ describe(setNodeField.name, () => {
   });
 
   it('refuses identity, embedding and prototype paths, and an empty path', () => {
-    for (const path of [['_key'], ['graphKey'], ['embedding'], ['embeddingModel'], ['data', '__proto__', 'x'], ['constructor'], []]) {
+    for (const path of [
+      ['_key'],
+      ['graphKey'],
+      ['embedding'],
+      ['embeddingModel'],
+      ['data', '__proto__', 'x'],
+      ['constructor'],
+      [],
+    ]) {
       expect(() => setNodeField(node, path, 'x')).toThrow(AppError);
     }
     expect(({} as Record<string, unknown>).x).toBeUndefined();

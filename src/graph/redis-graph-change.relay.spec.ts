@@ -21,7 +21,11 @@ describe(`${RedisGraphChangeRelay.name} (a real redis-server)`, () => {
     new RedisGraphChangeRelay(connection, notifier);
     // Subscribed once Redis counts this instance's subscriber (a fixed pause is too short on a loaded machine).
     const subscribers = connections.length;
-    await waitUntil(() => Number(redis.cli('PUBSUB', 'NUMSUB', GRAPH_CHANGES_CHANNEL).split('\n')[1]) >= subscribers, 5_000, 'subscribed');
+    await waitUntil(
+      () => Number(redis.cli('PUBSUB', 'NUMSUB', GRAPH_CHANGES_CHANNEL).split('\n')[1]) >= subscribers,
+      5_000,
+      'subscribed',
+    );
     return { notifier, events };
   };
 

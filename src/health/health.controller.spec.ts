@@ -12,10 +12,30 @@ describe(HealthController.name, () => {
   }
 
   it('answers 200 when ready, also degraded (Redis down), and 503 when the store is down', async () => {
-    const providers = { llm: { provider: 'offline', model: 'offline' }, embeddings: { provider: 'local', model: 'local-hash-v1-512' } };
-    expect(await statusFor({ status: 'ok', store: { status: 'up', kind: 'sqlite' }, uptimeSeconds: 1, ...providers })).toBe(200);
+    const providers = {
+      llm: { provider: 'offline', model: 'offline' },
+      embeddings: { provider: 'local', model: 'local-hash-v1-512' },
+    };
+    expect(
+      await statusFor({ status: 'ok', store: { status: 'up', kind: 'sqlite' }, uptimeSeconds: 1, ...providers }),
+    ).toBe(200);
     const redisDown = { status: 'down' as const, detail: 'connect ECONNREFUSED' };
-    expect(await statusFor({ status: 'degraded', store: { status: 'up', kind: 'sqlite' }, uptimeSeconds: 1, ...providers, redis: redisDown })).toBe(200);
-    expect(await statusFor({ status: 'unavailable', store: { status: 'down', kind: 'sqlite' }, uptimeSeconds: 1, ...providers })).toBe(503);
+    expect(
+      await statusFor({
+        status: 'degraded',
+        store: { status: 'up', kind: 'sqlite' },
+        uptimeSeconds: 1,
+        ...providers,
+        redis: redisDown,
+      }),
+    ).toBe(200);
+    expect(
+      await statusFor({
+        status: 'unavailable',
+        store: { status: 'down', kind: 'sqlite' },
+        uptimeSeconds: 1,
+        ...providers,
+      }),
+    ).toBe(503);
   });
 });

@@ -29,7 +29,11 @@ export class MetricsController {
       'interrupts, and the process metrics. Per instance; no authentication (keep it off the public gateway).',
   })
   @ApiProduces('text/plain')
-  @ApiResponse({ status: 200, description: 'The metrics.', content: { 'text/plain': { schema: { type: 'string', example: SCRAPE_EXAMPLE } } } })
+  @ApiResponse({
+    status: 200,
+    description: 'The metrics.',
+    content: { 'text/plain': { schema: { type: 'string', example: SCRAPE_EXAMPLE } } },
+  })
   async scrape(@Res() response: Response): Promise<void> {
     const text = await this.metrics.scrape();
     // Written as is: Express's send() would reorder the media-type parameters.

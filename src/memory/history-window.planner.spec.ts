@@ -4,7 +4,10 @@ import { MemoryRecord } from './memory-record';
 
 const countTokens = (text: string) => text.length;
 /** Ten closed turns of 100 tokens and 1,000 characters each, then the current question (50 tokens). */
-const turns = [...Array.from({ length: 10 }, (_, index) => ({ turnId: `t${index}`, tokens: 100 })), { turnId: 'current', tokens: 50 }];
+const turns = [
+  ...Array.from({ length: 10 }, (_, index) => ({ turnId: `t${index}`, tokens: 100 })),
+  { turnId: 'current', tokens: 50 },
+];
 const turnEnds = new Map(Array.from({ length: 10 }, (_, index) => [`t${index}`, (index + 1) * 1000]));
 const summary = (level: 1 | 2, start: number, end: number, text = 'x'.repeat(34)): MemoryRecord =>
   memoryRecord({ workspace: 'w', threadId: 't', level, charRange: [start, end], text });

@@ -57,7 +57,9 @@ export function planHistoryWindow(request: HistoryWindowRequest): HistoryWindow 
     return suffix[index] + blockTokens(shown, request.countTokens) <= request.budget ? shown : null;
   };
 
-  const boundaries = new Set(request.summaries.filter((record) => record.level === 1).map((record) => record.charRange[1]));
+  const boundaries = new Set(
+    request.summaries.filter((record) => record.level === 1).map((record) => record.charRange[1]),
+  );
   for (let index = 1; index < turns.length; index += 1) {
     const end = request.turnEnds.get(turns[index - 1].turnId);
     if (end === undefined || !boundaries.has(end)) continue;
@@ -70,7 +72,11 @@ export function planHistoryWindow(request: HistoryWindowRequest): HistoryWindow 
   }
   const last = Math.max(0, turns.length - 1);
   const end = last === 0 ? 0 : (request.turnEnds.get(turns[last - 1].turnId) ?? 0);
-  return { firstKept: last, summaries: summariesUpTo(request.summaries, end, request.summaryMaxTokens, request.countTokens), fits: false };
+  return {
+    firstKept: last,
+    summaries: summariesUpTo(request.summaries, end, request.summaryMaxTokens, request.countTokens),
+    fits: false,
+  };
 }
 
 function suffixSums(values: number[]): number[] {
@@ -79,11 +85,18 @@ function suffixSums(values: number[]): number[] {
   return sums;
 }
 
-function summariesUpTo(summaries: readonly MemoryRecord[], end: number, maxTokens: number, countTokens: CountTokens): MemoryRecord[] {
+function summariesUpTo(
+  summaries: readonly MemoryRecord[],
+  end: number,
+  maxTokens: number,
+  countTokens: CountTokens,
+): MemoryRecord[] {
   const byStart = (a: MemoryRecord, b: MemoryRecord) => a.charRange[0] - b.charRange[0] || a.level - b.level;
   const level2 = summaries.filter((record) => record.level === 2 && record.charRange[1] <= end).sort(byStart);
   const covered = level2.length > 0 ? level2[level2.length - 1].charRange[1] : 0;
-  const level1 = summaries.filter((record) => record.level === 1 && record.charRange[0] >= covered && record.charRange[1] <= end).sort(byStart);
+  const level1 = summaries
+    .filter((record) => record.level === 1 && record.charRange[0] >= covered && record.charRange[1] <= end)
+    .sort(byStart);
   const shown = [...level2, ...level1];
   while (shown.length > 0 && blockTokens(shown, countTokens) > maxTokens) shown.shift();
   return shown;

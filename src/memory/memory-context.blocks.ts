@@ -7,7 +7,9 @@ import type { RecalledMemory } from './recall/memory.recaller';
 export function buildRecallBlock(recalled: readonly RecalledMemory[], locale: Locale = 'en'): string | null {
   if (recalled.length === 0) return null;
   const texts = MEMORY_CONTEXT_TEXTS[locale] ?? MEMORY_CONTEXT_TEXTS.en;
-  return [texts.recallTitle, ...recalled.map(({ record, score }) => entry(record, texts, texts.score(score)))].join('\n\n');
+  return [texts.recallTitle, ...recalled.map(({ record, score }) => entry(record, texts, texts.score(score)))].join(
+    '\n\n',
+  );
 }
 
 /** The summaries standing for the pruned part of a history, oldest first; null when there are none. */

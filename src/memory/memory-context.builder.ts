@@ -65,14 +65,25 @@ export class MemoryContextBuilder {
   ) {}
 
   async build(request: MemoryContextRequest): Promise<MemoryContext> {
-    const untouched: MemoryContext = { messages: [...request.messages], summariesBlock: null, recallBlock: null, summaries: [], recalled: [], turnsLeftOut: 0 };
+    const untouched: MemoryContext = {
+      messages: [...request.messages],
+      summariesBlock: null,
+      recallBlock: null,
+      summaries: [],
+      recalled: [],
+      turnsLeftOut: 0,
+    };
     if (!this.options.enabled) return untouched;
     const costs = turnCosts(request.messages, this.options.countTokens);
     if (costs.length > 0) costs[costs.length - 1].tokens += request.currentContextTokens;
     const total = costs.reduce((sum, turn) => sum + turn.tokens, 0);
     if (total <= request.budget) return untouched;
 
-    const [level1, level2] = await Promise.all([1, 2].map((level) => this.repository.list(request.workspace, request.threadId, { level: level as 1 | 2, vectors: false })));
+    const [level1, level2] = await Promise.all(
+      [1, 2].map((level) =>
+        this.repository.list(request.workspace, request.threadId, { level: level as 1 | 2, vectors: false }),
+      ),
+    );
     const summaries = [...level1, ...level2];
     const window = planHistoryWindow({
       turns: costs,
@@ -84,8 +95,17 @@ export class MemoryContextBuilder {
     });
     const kept = costs.slice(window.firstKept).map((turn) => turn.turnId);
     const firstKeptIndex = request.messages.findIndex((message) => message.id === kept[0]);
-    const exclude = new Set([...kept.map((turnId) => turnMemoryId(request.threadId, turnId)), ...window.summaries.map((record) => record.memoryId)]);
-    const recalled = await this.recaller.recall({ workspace: request.workspace, threadId: request.threadId, query: request.question, exclude, signal: request.signal });
+    const exclude = new Set([
+      ...kept.map((turnId) => turnMemoryId(request.threadId, turnId)),
+      ...window.summaries.map((record) => record.memoryId),
+    ]);
+    const recalled = await this.recaller.recall({
+      workspace: request.workspace,
+      threadId: request.threadId,
+      query: request.question,
+      exclude,
+      signal: request.signal,
+    });
     return {
       messages: firstKeptIndex <= 0 ? [...request.messages] : request.messages.slice(firstKeptIndex),
       summariesBlock: buildSummariesBlock(window.summaries, this.options.locale),
@@ -108,7 +128,8 @@ function turnCosts(messages: readonly ThreadMessage[], countTokens: CountTokens)
   for (const message of messages) {
     if (message.role === 'system') continue;
     let tokens = MESSAGE_TOKENS + countTokens(message.content ?? '');
-    for (const call of message.toolCalls ?? []) tokens += MESSAGE_TOKENS + countTokens(call.function.name) + countTokens(call.function.arguments);
+    for (const call of message.toolCalls ?? [])
+      tokens += MESSAGE_TOKENS + countTokens(call.function.name) + countTokens(call.function.arguments);
     if (message.role === 'user') turns.push({ turnId: message.id, tokens: tokens + before });
     else if (turns.length === 0) before += tokens;
     else turns[turns.length - 1].tokens += tokens;

@@ -10,7 +10,11 @@ export function turnMemoryId(threadId: string, turnId: string): string {
   return `mem0_${digest([threadId, turnId])}`;
 }
 
-export function summaryMemoryId(level: Exclude<MemoryLevel, 0>, threadId: string, charRange: readonly [number, number]): string {
+export function summaryMemoryId(
+  level: Exclude<MemoryLevel, 0>,
+  threadId: string,
+  charRange: readonly [number, number],
+): string {
   return `mem${level}_${digest([threadId, String(level), String(charRange[0]), String(charRange[1])])}`;
 }
 

@@ -90,7 +90,11 @@ describe(MemoryUpdateQueue.name, () => {
       ['warn', 2],
       ['error', 3],
     ]);
-    expect(failures[2]).toMatchObject({ threadId: 't1', error: 'Error: upstream down', next: 'at the thread’s next turn' });
+    expect(failures[2]).toMatchObject({
+      threadId: 't1',
+      error: 'Error: upstream down',
+      next: 'at the thread’s next turn',
+    });
     expect(queue.size).toEqual({ pending: 0, running: 0, retrying: 0 });
     queue.enqueue(alice, 't1');
     await until(() => attempts === 4);
@@ -160,7 +164,9 @@ describe(MemoryUpdateQueue.name, () => {
     const queue = new MemoryUpdateQueue(
       (_principal, threadId, signal) =>
         threadId === 'slow'
-          ? new Promise((_resolve, reject) => signal.addEventListener('abort', () => ((aborted = true), reject(signal.reason))))
+          ? new Promise((_resolve, reject) =>
+              signal.addEventListener('abort', () => ((aborted = true), reject(signal.reason))),
+            )
           : Promise.reject(new Error('down')),
       { retryDelaysMs: [60_000], concurrency: 2 },
     );

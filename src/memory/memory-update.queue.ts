@@ -133,7 +133,11 @@ export class MemoryUpdateQueue {
     clearTimeout(this.wake);
     for (const timer of this.retries.values()) clearTimeout(timer);
     const deferred = this.pending.size + this.due.size + this.retries.size;
-    if (deferred > 0) logger.warn('memory_updates_deferred', { threads: deferred, reason: 'shutdown; done at each thread’s next turn' });
+    if (deferred > 0)
+      logger.warn('memory_updates_deferred', {
+        threads: deferred,
+        reason: 'shutdown; done at each thread’s next turn',
+      });
     this.pending.clear();
     this.due.clear();
     this.retries.clear();
@@ -158,7 +162,8 @@ export class MemoryUpdateQueue {
       this.retries.delete(id);
     }
     if (this.running.has(id)) this.again.add(id);
-    else if (!this.due.has(id)) this.pending.set(id, { ...entry, queuedAt: this.pending.get(id)?.queuedAt ?? entry.queuedAt });
+    else if (!this.due.has(id))
+      this.pending.set(id, { ...entry, queuedAt: this.pending.get(id)?.queuedAt ?? entry.queuedAt });
     // Not in the caller's turn: the caller is answering a user.
     this.pumpSoon();
   }
@@ -209,7 +214,8 @@ export class MemoryUpdateQueue {
       this.running.delete(id);
       if (this.again.delete(id)) this.schedule({ ...entry, failures: 0, queuedAt: performance.now() });
       this.pumpSoon();
-      if (this.pending.size === 0 && this.due.size === 0 && this.running.size === 0) this.idleWaiters.splice(0).forEach((resolve) => resolve());
+      if (this.pending.size === 0 && this.due.size === 0 && this.running.size === 0)
+        this.idleWaiters.splice(0).forEach((resolve) => resolve());
     });
     this.running.set(id, run);
   }
@@ -237,7 +243,15 @@ export class MemoryUpdateQueue {
       const report = await this.update(principal, threadId, run.signal);
       if (report.turns + report.summaries[1] + report.summaries[2] + report.embedded > 0) {
         const { turns, embedded, summaryCalls } = report;
-        logger.info('memory_updated', { threadId, workspace: principal.workspace, turns, level1: report.summaries[1], level2: report.summaries[2], embedded, summaryCalls });
+        logger.info('memory_updated', {
+          threadId,
+          workspace: principal.workspace,
+          turns,
+          level1: report.summaries[1],
+          level2: report.summaries[2],
+          embedded,
+          summaryCalls,
+        });
       }
     } catch (error) {
       const failures = entry.failures + 1;
@@ -245,10 +259,22 @@ export class MemoryUpdateQueue {
       const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
       if (this.closed) return;
       if (delay === undefined) {
-        logger.error('memory_update_failed', { threadId, workspace: principal.workspace, attempts: failures, error: reason, next: 'at the thread’s next turn' });
+        logger.error('memory_update_failed', {
+          threadId,
+          workspace: principal.workspace,
+          attempts: failures,
+          error: reason,
+          next: 'at the thread’s next turn',
+        });
         return;
       }
-      logger.warn('memory_update_failed', { threadId, workspace: principal.workspace, attempts: failures, error: reason, retryInMs: delay });
+      logger.warn('memory_update_failed', {
+        threadId,
+        workspace: principal.workspace,
+        attempts: failures,
+        error: reason,
+        retryInMs: delay,
+      });
       const timer = setTimeout(() => {
         this.retries.delete(id);
         this.schedule({ ...entry, failures, queuedAt: performance.now() });

@@ -45,7 +45,16 @@ import { ThreadMemoryWriter } from './thread-memory.writer';
   providers: [
     {
       provide: ThreadMemoryWriter,
-      inject: [APP_CONFIG, MEMORY_REPOSITORY, ThreadStore, GraphDataSourceFactory, EMBEDDING_PROVIDER, LLM_PROVIDER, TokenTracker, { token: LLM_PROVIDER_RESOLVER, optional: true }],
+      inject: [
+        APP_CONFIG,
+        MEMORY_REPOSITORY,
+        ThreadStore,
+        GraphDataSourceFactory,
+        EMBEDDING_PROVIDER,
+        LLM_PROVIDER,
+        TokenTracker,
+        { token: LLM_PROVIDER_RESOLVER, optional: true },
+      ],
       useFactory: (
         config: AppConfig,
         repository: MemoryRepository,
@@ -110,7 +119,8 @@ import { ThreadMemoryWriter } from './thread-memory.writer';
     {
       provide: MemoryService,
       inject: [ThreadStore, MEMORY_REPOSITORY, MemoryUpdateQueue],
-      useFactory: (threads: ThreadStore, repository: MemoryRepository, queue: MemoryUpdateQueue | null) => new MemoryService(threads, repository, queue),
+      useFactory: (threads: ThreadStore, repository: MemoryRepository, queue: MemoryUpdateQueue | null) =>
+        new MemoryService(threads, repository, queue),
     },
     {
       provide: MemoryRetention,
@@ -120,7 +130,8 @@ import { ThreadMemoryWriter } from './thread-memory.writer';
     {
       provide: MemoryRetentionJob,
       inject: [APP_CONFIG, MemoryRetention],
-      useFactory: (config: AppConfig, retention: MemoryRetention) => new MemoryRetentionJob(retention, config.memory.trimSchedule),
+      useFactory: (config: AppConfig, retention: MemoryRetention) =>
+        new MemoryRetentionJob(retention, config.memory.trimSchedule),
     },
   ],
   exports: [MemoryService, MemoryContextBuilder],

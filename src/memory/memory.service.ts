@@ -49,7 +49,9 @@ export class MemoryService {
       throw AppError.badRequest('since must not be after until', { since: filter.since, until: filter.until });
     }
     const thread = await this.threads.load(principal, threadId);
-    return (await this.repository.list(thread.workspace, thread.threadId, { ...filter, vectors: false })).map(toMemoryEntryView);
+    return (await this.repository.list(thread.workspace, thread.threadId, { ...filter, vectors: false })).map(
+      toMemoryEntryView,
+    );
   }
 
   /** The thread was deleted: its memory goes too (the embedded store also cascades on its own). */

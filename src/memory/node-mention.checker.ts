@@ -11,7 +11,11 @@ const KEY_MAX_CHARS = 200;
  * is only a mention when a node has that key), each once, sorted, with the fingerprint of the node's
  * content now. Reading the nodes is one batched lookup; nothing else.
  */
-export async function checkNodeMentions(source: GraphDataSource, graphKey: string, candidates: Iterable<string>): Promise<NodeMention[]> {
+export async function checkNodeMentions(
+  source: GraphDataSource,
+  graphKey: string,
+  candidates: Iterable<string>,
+): Promise<NodeMention[]> {
   const keys = new Set<string>();
   for (const candidate of candidates) {
     const key = candidate.trim();

@@ -12,7 +12,11 @@ export interface SummarizableItem {
  * waits for more. Pure: the same items and cursor always give the same batches, so two instances
  * plan the same summaries (and their ids collide on purpose).
  */
-export function planSummaryBatches<T extends SummarizableItem>(items: readonly T[], coveredUpTo: number, everyChars: number): T[][] {
+export function planSummaryBatches<T extends SummarizableItem>(
+  items: readonly T[],
+  coveredUpTo: number,
+  everyChars: number,
+): T[][] {
   const batches: T[][] = [];
   let batch: T[] = [];
   let size = 0;

@@ -39,7 +39,9 @@ describe(ThreadMemoryWriter.name, () => {
       },
       { user: 'And root?', answer: 'Root starts the flow.' },
     ]);
-    thread = await bed.threads.commit(thread, { append: exchangeMessages({ user: 'Still open', answer: '' }).slice(0, 1) });
+    thread = await bed.threads.commit(thread, {
+      append: exchangeMessages({ user: 'Still open', answer: '' }).slice(0, 1),
+    });
 
     const report = await bed.writer.update(bed.principal, thread.threadId);
     expect(report).toMatchObject({ turns: 2, summaries: { 1: 0, 2: 0 }, embedded: 2, summaryCalls: 0 });
@@ -66,7 +68,10 @@ describe(ThreadMemoryWriter.name, () => {
 
   it('summarizes every N characters of turns (level 1) and every M characters of level-1 summaries (level 2), each once', async () => {
     const summarizer = new CountingSummarizer();
-    bed = await MemoryTestbed.create({ env: { MEMORY_L1_EVERY_CHARS: '1000', MEMORY_L2_EVERY_CHARS: '1000' }, summarizer });
+    bed = await MemoryTestbed.create({
+      env: { MEMORY_L1_EVERY_CHARS: '1000', MEMORY_L2_EVERY_CHARS: '1000' },
+      summarizer,
+    });
     const thread = await bed.conversation(Array.from({ length: 12 }, (_, index) => exchange(index + 1)));
 
     const report = await bed.writer.update(bed.principal, thread.threadId);
@@ -92,16 +97,27 @@ describe(ThreadMemoryWriter.name, () => {
     }
     expect(level2.length).toBeGreaterThanOrEqual(1);
     expect(level2[0].parentIds).toEqual(level1.slice(0, level2[0].parentIds.length).map((summary) => summary.memoryId));
-    expect(await bed.repository.cursor('default', thread.threadId)).toEqual({ level1End: next, level2End: level2[level2.length - 1].charRange[1] });
+    expect(await bed.repository.cursor('default', thread.threadId)).toEqual({
+      level1End: next,
+      level2End: level2[level2.length - 1].charRange[1],
+    });
 
     const asked = summarizer.requests.length;
-    expect(await bed.writer.update(bed.principal, thread.threadId)).toEqual({ turns: 0, summaries: { 1: 0, 2: 0 }, embedded: 0, summaryCalls: 0 });
+    expect(await bed.writer.update(bed.principal, thread.threadId)).toEqual({
+      turns: 0,
+      summaries: { 1: 0, 2: 0 },
+      embedded: 0,
+      summaryCalls: 0,
+    });
     expect(summarizer.requests).toHaveLength(asked);
   });
 
   it('never summarizes again what retention trimmed', async () => {
     const summarizer = new CountingSummarizer();
-    bed = await MemoryTestbed.create({ env: { MEMORY_L1_EVERY_CHARS: '1000', MEMORY_L2_EVERY_CHARS: '100000' }, summarizer });
+    bed = await MemoryTestbed.create({
+      env: { MEMORY_L1_EVERY_CHARS: '1000', MEMORY_L2_EVERY_CHARS: '100000' },
+      summarizer,
+    });
     const thread = await bed.conversation(Array.from({ length: 6 }, (_, index) => exchange(index + 1)));
     await bed.writer.update(bed.principal, thread.threadId);
     const asked = summarizer.requests.length;
@@ -115,7 +131,12 @@ describe(ThreadMemoryWriter.name, () => {
     bed = await MemoryTestbed.create();
     const thread = await bed.conversation([exchange(1)]);
     await bed.threads.delete(bed.principal, thread.threadId);
-    expect(await bed.writer.update(bed.principal, thread.threadId)).toEqual({ turns: 0, summaries: { 1: 0, 2: 0 }, embedded: 0, summaryCalls: 0 });
+    expect(await bed.writer.update(bed.principal, thread.threadId)).toEqual({
+      turns: 0,
+      summaries: { 1: 0, 2: 0 },
+      embedded: 0,
+      summaryCalls: 0,
+    });
   });
 
   describe('with a model', () => {
@@ -160,10 +181,16 @@ describe(ThreadMemoryWriter.name, () => {
       expect(report.summaryCalls).toBe(1);
 
       const request = server.requests.find((recorded) => recorded.endpoint === 'openai.chat');
-      expect(request?.body.tools.map((tool: { function: { name: string } }) => tool.function.name)).toEqual(['record_summary']);
+      expect(request?.body.tools.map((tool: { function: { name: string } }) => tool.function.name)).toEqual([
+        'record_summary',
+      ]);
       expect(request?.body.messages[1].content).toContain('--- Turn 1 ---\nUser: Question 1');
       const [summary] = await bed.repository.list('default', thread.threadId, { level: 1 });
-      expect(summary).toMatchObject({ author: 'llm', text: 'The user studied fetch-api; the favourite season is 2003.', keyFindings: ['favourite season: 2003'] });
+      expect(summary).toMatchObject({
+        author: 'llm',
+        text: 'The user studied fetch-api; the favourite season is 2003.',
+        keyFindings: ['favourite season: 2003'],
+      });
       expect(summary.mentions.map((mention) => mention.key)).toEqual(['fetch-api']);
       const stored = await bed.threads.load(bed.principal, thread.threadId);
       expect(stored.usage).toMatchObject({ promptTokens: 900, completionTokens: 60, llmCalls: 1 });
@@ -173,7 +200,10 @@ describe(ThreadMemoryWriter.name, () => {
 
     it('stops before the call when the budget is spent, and writes the summary on a later update', async () => {
       bed = await bedWithModel({ maxTotalTokens: 1 });
-      bed.tokenTracker.record({ promptTokens: 5, completionTokens: 0, cachedTokens: 0, totalTokens: 5 }, { provider: 'openai', model: 'm' });
+      bed.tokenTracker.record(
+        { promptTokens: 5, completionTokens: 0, cachedTokens: 0, totalTokens: 5 },
+        { provider: 'openai', model: 'm' },
+      );
       const thread = await bed.conversation([exchange(1), exchange(2), exchange(3)]);
       await expect(bed.writer.update(bed.principal, thread.threadId)).rejects.toBeInstanceOf(TokenLimitError);
       expect(server.requests.filter((recorded) => recorded.endpoint === 'openai.chat')).toHaveLength(0);
@@ -184,9 +214,13 @@ describe(ThreadMemoryWriter.name, () => {
       bed = await bedWithModel();
       server.enqueue({ text: 'Sure! Here is a summary of the conversation.' });
       const thread = await bed.conversation([exchange(1), exchange(2), exchange(3)]);
-      await expect(bed.writer.update(bed.principal, thread.threadId)).rejects.toThrow(/neither called record_summary nor answered JSON/);
+      await expect(bed.writer.update(bed.principal, thread.threadId)).rejects.toThrow(
+        /neither called record_summary nor answered JSON/,
+      );
       expect(await bed.repository.cursor('default', thread.threadId)).toEqual({ level1End: 0, level2End: 0 });
-      server.enqueue({ text: '```json\n{"summary":"Recovered.","nodesMentioned":[],"keyFindings":[],"toolsUsed":[],"topics":[]}\n```' });
+      server.enqueue({
+        text: '```json\n{"summary":"Recovered.","nodesMentioned":[],"keyFindings":[],"toolsUsed":[],"topics":[]}\n```',
+      });
       expect((await bed.writer.update(bed.principal, thread.threadId)).summaries[1]).toBe(1);
     });
   });

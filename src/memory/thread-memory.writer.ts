@@ -80,7 +80,13 @@ export class ThreadMemoryWriter {
     // Turns a level-1 summary covers were stored before it was written (and turns are never removed
     // before their thread): only the later ones are looked up.
     const recent = turns.filter((turn) => turn.charRange[1] > cursor.level1End);
-    const stored = recent.length === 0 ? [] : await this.deps.repository.list(thread.workspace, threadId, { memoryIds: recent.map((turn) => turn.memoryId), vectors: false });
+    const stored =
+      recent.length === 0
+        ? []
+        : await this.deps.repository.list(thread.workspace, threadId, {
+            memoryIds: recent.map((turn) => turn.memoryId),
+            vectors: false,
+          });
     const storedIds = new Set(stored.map((record) => record.memoryId));
 
     const written: MemoryRecord[] = [];
@@ -94,22 +100,50 @@ export class ThreadMemoryWriter {
     // The new turns are recallable at once, before the summaries' slower calls.
     await this.embed(thread, written, report, signal);
 
-    for (const batch of planSummaryBatches(turns.map((turn) => ({ ...turn, size: turn.charRange[1] - turn.charRange[0] })), cursor.level1End, this.options.level1EveryChars)) {
-      await this.summarize(thread, 1, batch.map(turnSource), batch.map((turn) => turn.memoryId), batch, report, signal);
+    for (const batch of planSummaryBatches(
+      turns.map((turn) => ({ ...turn, size: turn.charRange[1] - turn.charRange[0] })),
+      cursor.level1End,
+      this.options.level1EveryChars,
+    )) {
+      await this.summarize(
+        thread,
+        1,
+        batch.map(turnSource),
+        batch.map((turn) => turn.memoryId),
+        batch,
+        report,
+        signal,
+      );
     }
 
     const level1 = (await this.deps.repository.list(thread.workspace, threadId, { level: 1, vectors: false }))
       .map((record) => ({ ...record, size: record.text.length }))
       .sort((a, b) => a.charRange[0] - b.charRange[0]);
     for (const batch of planSummaryBatches(level1, cursor.level2End, this.options.level2EveryChars)) {
-      await this.summarize(thread, 2, batch.map(summarySource), batch.map((record) => record.memoryId), batch, report, signal);
+      await this.summarize(
+        thread,
+        2,
+        batch.map(summarySource),
+        batch.map((record) => record.memoryId),
+        batch,
+        report,
+        signal,
+      );
     }
     // Summaries just written, and anything an earlier update could not embed (or embedded with another model).
     const model = this.deps.embeddings?.modelName;
     if (model) {
       const embedded = new Set(written.map((record) => record.memoryId));
-      const missing = await this.deps.repository.list(thread.workspace, threadId, { needingEmbeddingBy: model, vectors: false });
-      await this.embed(thread, missing.filter((record) => !embedded.has(record.memoryId)), report, signal);
+      const missing = await this.deps.repository.list(thread.workspace, threadId, {
+        needingEmbeddingBy: model,
+        vectors: false,
+      });
+      await this.embed(
+        thread,
+        missing.filter((record) => !embedded.has(record.memoryId)),
+        report,
+        signal,
+      );
     }
     return report;
   }
@@ -159,7 +193,11 @@ export class ThreadMemoryWriter {
       memoryId: summaryMemoryId(level, thread.threadId, charRange),
       charRange,
       parentIds,
-      mentions: await checkNodeMentions(this.deps.graphs.forWorkspace(thread.workspace), thread.graphKey, result.summary.nodesMentioned),
+      mentions: await checkNodeMentions(
+        this.deps.graphs.forWorkspace(thread.workspace),
+        thread.graphKey,
+        result.summary.nodesMentioned,
+      ),
       keyFindings: result.summary.keyFindings,
       toolsUsed: result.summary.toolsUsed,
       topics: result.summary.topics,
@@ -187,19 +225,42 @@ export class ThreadMemoryWriter {
     });
   }
 
-  private async embed(thread: ThreadRecord, records: readonly MemoryRecord[], report: MemoryUpdateReport, signal: AbortSignal | undefined): Promise<void> {
+  private async embed(
+    thread: ThreadRecord,
+    records: readonly MemoryRecord[],
+    report: MemoryUpdateReport,
+    signal: AbortSignal | undefined,
+  ): Promise<void> {
     const provider = this.deps.embeddings;
     if (!provider || records.length === 0) return;
     const vectors = await provider.embed(records.map(embeddingTextOf), signal);
     for (let index = 0; index < records.length; index += 1) {
-      await this.deps.repository.setEmbedding(thread.workspace, records[index].memoryId, vectors[index], provider.modelName);
+      await this.deps.repository.setEmbedding(
+        thread.workspace,
+        records[index].memoryId,
+        vectors[index],
+        provider.modelName,
+      );
     }
     report.embedded += records.length;
   }
 
   private newRecord(
     thread: ThreadRecord,
-    fields: Pick<MemoryRecord, 'level' | 'createdTime' | 'text' | 'turnId' | 'memoryId' | 'charRange' | 'parentIds' | 'keyFindings' | 'toolsUsed' | 'topics' | 'author'> & {
+    fields: Pick<
+      MemoryRecord,
+      | 'level'
+      | 'createdTime'
+      | 'text'
+      | 'turnId'
+      | 'memoryId'
+      | 'charRange'
+      | 'parentIds'
+      | 'keyFindings'
+      | 'toolsUsed'
+      | 'topics'
+      | 'author'
+    > & {
       mentions: NodeMention[];
     },
   ): MemoryRecord {
@@ -218,11 +279,21 @@ export class ThreadMemoryWriter {
 }
 
 function turnSource(turn: MeasuredTurn): SummarySource {
-  return { text: buildTurnMemoryText(turn.turn), toolsUsed: [...new Set(turn.turn.tools.map((tool) => tool.name))], nodesMentioned: [], keyFindings: [] };
+  return {
+    text: buildTurnMemoryText(turn.turn),
+    toolsUsed: [...new Set(turn.turn.tools.map((tool) => tool.name))],
+    nodesMentioned: [],
+    keyFindings: [],
+  };
 }
 
 function summarySource(record: MemoryRecord): SummarySource {
-  return { text: record.text, toolsUsed: record.toolsUsed, nodesMentioned: record.mentions.map((mention) => mention.key), keyFindings: record.keyFindings };
+  return {
+    text: record.text,
+    toolsUsed: record.toolsUsed,
+    nodesMentioned: record.mentions.map((mention) => mention.key),
+    keyFindings: record.keyFindings,
+  };
 }
 
 /**

@@ -17,16 +17,37 @@ describe(AiEventLogger.name, () => {
   });
 
   it('logs llm_error with provider, model, status and a bounded error message', () => {
-    events.llmError({ provider: 'deepseek', model: 'deepseek-chat', code: 'rate_limit', statusCode: 429, threadId: 'ai_1', error: new Error('x'.repeat(1000)) });
+    events.llmError({
+      provider: 'deepseek',
+      model: 'deepseek-chat',
+      code: 'rate_limit',
+      statusCode: 429,
+      threadId: 'ai_1',
+      error: new Error('x'.repeat(1000)),
+    });
     expect(entries).toHaveLength(1);
-    expect(entries[0]).toMatchObject({ level: 'error', event: 'llm_error', provider: 'deepseek', model: 'deepseek-chat', statusCode: 429, threadId: 'ai_1', errorName: 'Error' });
+    expect(entries[0]).toMatchObject({
+      level: 'error',
+      event: 'llm_error',
+      provider: 'deepseek',
+      model: 'deepseek-chat',
+      statusCode: 429,
+      threadId: 'ai_1',
+      errorName: 'Error',
+    });
     expect((entries[0].errorMessage as string).length).toBe(300);
   });
 
   it('logs malformed_json with the length only, and the raw text (500 chars max) only under AI_DEBUG', () => {
     const raw = `{"secret plan": ${'y'.repeat(900)}`;
     events.malformedJson({ raw, context: 'tool:search_nodes', corrected: '{}' });
-    expect(entries[0]).toMatchObject({ level: 'warn', event: 'malformed_json', rawLength: raw.length, context: 'tool:search_nodes', corrected: '{}' });
+    expect(entries[0]).toMatchObject({
+      level: 'warn',
+      event: 'malformed_json',
+      rawLength: raw.length,
+      context: 'tool:search_nodes',
+      corrected: '{}',
+    });
     expect(entries[0]).not.toHaveProperty('raw');
 
     configureLogging({ aiDebug: true });
@@ -36,9 +57,29 @@ describe(AiEventLogger.name, () => {
 
   it('logs client_disconnect_abort and token_usage with their counts', () => {
     events.clientDisconnectAbort({ sessionId: 7, threadId: 'ai_2', tokensStreamed: 42 });
-    events.tokenUsage({ provider: 'openai', model: 'gpt-4o', promptTokens: 100, completionTokens: 20, cachedTokens: 50, costUsd: 0.0004 });
-    expect(entries[0]).toMatchObject({ level: 'warn', event: 'client_disconnect_abort', sessionId: 7, threadId: 'ai_2', tokensStreamed: 42 });
-    expect(entries[1]).toMatchObject({ level: 'info', event: 'token_usage', promptTokens: 100, completionTokens: 20, cachedTokens: 50, costUsd: 0.0004 });
+    events.tokenUsage({
+      provider: 'openai',
+      model: 'gpt-4o',
+      promptTokens: 100,
+      completionTokens: 20,
+      cachedTokens: 50,
+      costUsd: 0.0004,
+    });
+    expect(entries[0]).toMatchObject({
+      level: 'warn',
+      event: 'client_disconnect_abort',
+      sessionId: 7,
+      threadId: 'ai_2',
+      tokensStreamed: 42,
+    });
+    expect(entries[1]).toMatchObject({
+      level: 'info',
+      event: 'token_usage',
+      promptTokens: 100,
+      completionTokens: 20,
+      cachedTokens: 50,
+      costUsd: 0.0004,
+    });
   });
 
   it('emits the debug-mode events only with AI_DEBUG, whatever LOG_LEVEL says', () => {

@@ -47,7 +47,10 @@ export interface TokenUsageEvent {
 }
 
 function withoutSecrets(text: string, secrets: readonly string[] | undefined): string {
-  return (secrets ?? []).reduce((scrubbed, secret) => (secret.length > 0 ? scrubbed.split(secret).join('[redacted]') : scrubbed), text);
+  return (secrets ?? []).reduce(
+    (scrubbed, secret) => (secret.length > 0 ? scrubbed.split(secret).join('[redacted]') : scrubbed),
+    text,
+  );
 }
 
 /**
@@ -68,7 +71,8 @@ export class AiEventLogger {
       ...fields,
       errorName: error instanceof Error ? error.name : error === undefined ? undefined : typeof error,
       // Upstream error messages name limits, models and tools, not the conversation; a key they echo is cut out.
-      errorMessage: error instanceof Error ? withoutSecrets(error.message, secrets).slice(0, ERROR_MESSAGE_MAX_CHARS) : undefined,
+      errorMessage:
+        error instanceof Error ? withoutSecrets(error.message, secrets).slice(0, ERROR_MESSAGE_MAX_CHARS) : undefined,
     });
   }
 

@@ -15,7 +15,9 @@ describe(Logger.name, () => {
 
   it('writes one JSON entry per call: ISO time, level name, scope, event, then the fields', () => {
     logger.info('thing_done', { count: 3, nested: { ok: true } });
-    expect(entries).toEqual([{ time: expect.any(String), level: 'info', scope: 'spec', event: 'thing_done', count: 3, nested: { ok: true } }]);
+    expect(entries).toEqual([
+      { time: expect.any(String), level: 'info', scope: 'spec', event: 'thing_done', count: 3, nested: { ok: true } },
+    ]);
     expect(new Date(entries[0].time).toISOString()).toBe(entries[0].time);
   });
 
@@ -42,7 +44,9 @@ describe(Logger.name, () => {
     configureLogging({ aiDebug: true });
     logger.debugEvent('rag_retrieve', { nodeCount: 2 });
     logger.info('not_this');
-    expect(entries).toEqual([expect.objectContaining({ level: 'debug', scope: 'spec', event: 'rag_retrieve', nodeCount: 2 })]);
+    expect(entries).toEqual([
+      expect.objectContaining({ level: 'debug', scope: 'spec', event: 'rag_retrieve', nodeCount: 2 }),
+    ]);
   });
 
   it('redacts secrets at the top level and in headers (of the entry, of a request, of a response), and keeps token counts', () => {
@@ -71,7 +75,9 @@ describe(Logger.name, () => {
     const cyclic: Record<string, unknown> = { name: 'loop' };
     cyclic.self = cyclic;
     logger.info('odd_values', { cyclic, big: BigInt(2) ** BigInt(70) });
-    expect(entries).toEqual([expect.objectContaining({ event: 'odd_values', cyclic: expect.objectContaining({ name: 'loop' }) })]);
+    expect(entries).toEqual([
+      expect.objectContaining({ event: 'odd_values', cyclic: expect.objectContaining({ name: 'loop' }) }),
+    ]);
     expect(JSON.stringify(entries[0].cyclic)).toContain('"[Circular]"');
     expect(entries[0].big).toBeCloseTo(2 ** 70);
   });

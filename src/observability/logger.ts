@@ -8,13 +8,32 @@ import { LogEntry, LogLevel, LogSink } from './log-entry';
  * field of every line (~5x the cost of the line itself, measured in bench/hot-path-libraries.bench.ts).
  */
 const SECRET_FIELDS = [
-  'authorization', 'Authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key', 'api-key',
-  'apiKey', 'api_key', 'apikey', 'password', 'secret', 'clientSecret', 'jwt', 'token', 'accessToken', 'refreshToken',
-  'idToken', 'syncToken', 'x-sync-token',
+  'authorization',
+  'Authorization',
+  'proxy-authorization',
+  'cookie',
+  'set-cookie',
+  'x-api-key',
+  'api-key',
+  'apiKey',
+  'api_key',
+  'apikey',
+  'password',
+  'secret',
+  'clientSecret',
+  'jwt',
+  'token',
+  'accessToken',
+  'refreshToken',
+  'idToken',
+  'syncToken',
+  'x-sync-token',
 ];
 export const REDACTED_PATHS: readonly string[] = [
   ...SECRET_FIELDS.map((field) => `["${field}"]`),
-  ...['headers', 'req.headers', 'res.headers'].flatMap((parent) => SECRET_FIELDS.map((field) => `${parent}["${field}"]`)),
+  ...['headers', 'req.headers', 'res.headers'].flatMap((parent) =>
+    SECRET_FIELDS.map((field) => `${parent}["${field}"]`),
+  ),
 ];
 
 /** One JSON object per line: `level` as its name, ISO `time`, the scope bound by a child logger, then the fields. */
@@ -106,7 +125,12 @@ function prettyStream(): LineStream | null {
   try {
     // A dev dependency, absent from production images: required only here, and only when asked for.
     const build = require('pino-pretty') as (options: object) => LineStream;
-    pretty = build({ destination: 2, messageKey: 'message', ignore: 'scope,event', messageFormat: '{scope} {event}{if message} {message}{end}' });
+    pretty = build({
+      destination: 2,
+      messageKey: 'message',
+      ignore: 'scope,event',
+      messageFormat: '{scope} {event}{if message} {message}{end}',
+    });
   } catch {
     // Not installed (production dependencies only): JSON lines it is.
   }

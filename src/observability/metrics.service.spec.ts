@@ -14,7 +14,7 @@ describe(MetricsService.name, () => {
     expect(samples.samples.every((sample) => sample.name.startsWith('graph_ai_'))).toBe(true);
   });
 
-  it('gives each instance its own counters, outside prom-client\'s global registry', async () => {
+  it("gives each instance its own counters, outside prom-client's global registry", async () => {
     const first = new MetricsService();
     const second = new MetricsService();
     first.http.record({ method: 'POST', route: '/api/ai/chat', statusCode: 200, seconds: 0.5 });

@@ -43,20 +43,38 @@ describe('nest-logger', () => {
     logger.log('Mapped {/probe, GET} route', 'RouterExplorer');
     logger.error('boom', 'Error: boom\n    at somewhere (file.ts:1:1)', 'ExceptionsHandler');
     expect(entries).toEqual([
-      expect.objectContaining({ level: 'info', scope: 'nest', context: 'RouterExplorer', message: 'Mapped {/probe, GET} route' }),
-      expect.objectContaining({ level: 'error', scope: 'nest', context: 'ExceptionsHandler', err: expect.objectContaining({ message: 'boom' }) }),
+      expect.objectContaining({
+        level: 'info',
+        scope: 'nest',
+        context: 'RouterExplorer',
+        message: 'Mapped {/probe, GET} route',
+      }),
+      expect.objectContaining({
+        level: 'error',
+        scope: 'nest',
+        context: 'ExceptionsHandler',
+        err: expect.objectContaining({ message: 'boom' }),
+      }),
     ]);
   });
 
   it('logs each HTTP answer once, with its status and the secrets of its headers redacted', async () => {
-    await request(app.getHttpServer()).get('/probe?x=1').set('Authorization', 'Bearer secret-token').set('Cookie', 'sid=1').expect(200);
+    await request(app.getHttpServer())
+      .get('/probe?x=1')
+      .set('Authorization', 'Bearer secret-token')
+      .set('Cookie', 'sid=1')
+      .expect(200);
     const lines = entries.filter((entry) => entry.event === 'http_request');
     expect(lines).toEqual([
       expect.objectContaining({
         level: 'info',
         scope: 'nest',
         message: 'request completed',
-        req: expect.objectContaining({ method: 'GET', url: '/probe?x=1', headers: expect.objectContaining({ authorization: '[redacted]', cookie: '[redacted]' }) }),
+        req: expect.objectContaining({
+          method: 'GET',
+          url: '/probe?x=1',
+          headers: expect.objectContaining({ authorization: '[redacted]', cookie: '[redacted]' }),
+        }),
         res: expect.objectContaining({ statusCode: 200 }),
         responseTime: expect.any(Number),
       }),
@@ -67,7 +85,10 @@ describe('nest-logger', () => {
   it('logs an answer that no route gave too', async () => {
     await request(app.getHttpServer()).get('/nowhere').expect(404);
     expect(entries.filter((entry) => entry.event === 'http_request')).toEqual([
-      expect.objectContaining({ req: expect.objectContaining({ url: '/nowhere' }), res: expect.objectContaining({ statusCode: 404 }) }),
+      expect.objectContaining({
+        req: expect.objectContaining({ url: '/nowhere' }),
+        res: expect.objectContaining({ statusCode: 404 }),
+      }),
     ]);
   });
 

@@ -31,7 +31,10 @@ export function httpRequestLogger(): RequestHandler {
     logger: nestLogger,
     autoLogging: { ignore: (req: IncomingMessage) => UNLOGGED_PATHS.has((req.url ?? '').split('?')[0]) },
     customSuccessObject: (_req: unknown, _res: unknown, fields: object) => ({ ...fields, event: 'http_request' }),
-    customErrorObject: (_req: unknown, _res: unknown, _error: Error, fields: object) => ({ ...fields, event: 'http_request' }),
+    customErrorObject: (_req: unknown, _res: unknown, _error: Error, fields: object) => ({
+      ...fields,
+      event: 'http_request',
+    }),
     // Lines written while a request runs carry its id only, not the whole request again.
     quietReqLogger: true,
   }) as unknown as RequestHandler;

@@ -23,7 +23,8 @@ describe(maskPersonalData.name, () => {
   });
 
   it('leaves ordinary graph content alone: node keys, code, numbers, short words', () => {
-    const text = 'read_node_detail {"nodeKey":"fetch-api"} → const url = `https://stats.nba.com/players?season=2024`; retry 3 times';
+    const text =
+      'read_node_detail {"nodeKey":"fetch-api"} → const url = `https://stats.nba.com/players?season=2024`; retry 3 times';
     expect(maskPersonalData(text)).toBe(text);
   });
 });

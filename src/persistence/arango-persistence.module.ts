@@ -32,11 +32,31 @@ export class ArangoPersistenceModule implements OnApplicationShutdown {
       providers: [
         { provide: ARANGO_DATABASE, useFactory: (): Promise<Database> => new ArangoConnector(settings).connect() },
         { provide: GRAPH_STORE, inject: [ARANGO_DATABASE], useFactory: (db: Database) => ArangoGraphStore.open(db) },
-        { provide: THREAD_REPOSITORY, inject: [ARANGO_DATABASE], useFactory: (db: Database) => ArangoThreadRepository.open(db) },
-        { provide: MEMORY_REPOSITORY, inject: [ARANGO_DATABASE], useFactory: (db: Database) => ArangoMemoryRepository.open(db) },
-        { provide: ACTION_POLICY_REPOSITORY, inject: [ARANGO_DATABASE], useFactory: (db: Database) => ArangoActionPolicyRepository.open(db) },
-        { provide: PROVIDER_CONFIG_REPOSITORY, inject: [ARANGO_DATABASE], useFactory: (db: Database) => ArangoProviderConfigRepository.open(db) },
-        { provide: AUTOMATION_REPOSITORY, inject: [ARANGO_DATABASE], useFactory: (db: Database) => ArangoAutomationRepository.open(db) },
+        {
+          provide: THREAD_REPOSITORY,
+          inject: [ARANGO_DATABASE],
+          useFactory: (db: Database) => ArangoThreadRepository.open(db),
+        },
+        {
+          provide: MEMORY_REPOSITORY,
+          inject: [ARANGO_DATABASE],
+          useFactory: (db: Database) => ArangoMemoryRepository.open(db),
+        },
+        {
+          provide: ACTION_POLICY_REPOSITORY,
+          inject: [ARANGO_DATABASE],
+          useFactory: (db: Database) => ArangoActionPolicyRepository.open(db),
+        },
+        {
+          provide: PROVIDER_CONFIG_REPOSITORY,
+          inject: [ARANGO_DATABASE],
+          useFactory: (db: Database) => ArangoProviderConfigRepository.open(db),
+        },
+        {
+          provide: AUTOMATION_REPOSITORY,
+          inject: [ARANGO_DATABASE],
+          useFactory: (db: Database) => ArangoAutomationRepository.open(db),
+        },
       ],
       exports: [...PERSISTED_STORES],
     };

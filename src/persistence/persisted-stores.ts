@@ -11,7 +11,14 @@ import { THREAD_REPOSITORY } from '../threads/thread-repository.token';
  * (docs/persistence.md). A store of the second wave adds its token here and one provider to each
  * persistence module; persistence.module.spec.ts checks that both provide every token.
  */
-export const PERSISTED_STORES = [GRAPH_STORE, THREAD_REPOSITORY, ACTION_POLICY_REPOSITORY, PROVIDER_CONFIG_REPOSITORY, AUTOMATION_REPOSITORY, MEMORY_REPOSITORY] as const;
+export const PERSISTED_STORES = [
+  GRAPH_STORE,
+  THREAD_REPOSITORY,
+  ACTION_POLICY_REPOSITORY,
+  PROVIDER_CONFIG_REPOSITORY,
+  AUTOMATION_REPOSITORY,
+  MEMORY_REPOSITORY,
+] as const;
 
 /** A store may hold something to release (in-memory indexes, timers); its connection is not its to close. */
 interface ClosableStore {

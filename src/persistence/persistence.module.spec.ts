@@ -114,9 +114,11 @@ describe(PersistenceModule.name, () => {
     try {
       const moduleRef = await boot({ STORE: 'arango', ARANGO_URL: server.url });
       const order: string[] = [];
-      jest.spyOn(moduleRef.get<ArangoGraphStore>(GRAPH_STORE, { strict: false }), 'close').mockImplementation(async () => {
-        order.push('close graph store');
-      });
+      jest
+        .spyOn(moduleRef.get<ArangoGraphStore>(GRAPH_STORE, { strict: false }), 'close')
+        .mockImplementation(async () => {
+          order.push('close graph store');
+        });
       const connection = moduleRef.get<ArangoDatabase>(ARANGO_DATABASE, { strict: false });
       const closeConnection = connection.close.bind(connection);
       jest.spyOn(connection, 'close').mockImplementation(() => {

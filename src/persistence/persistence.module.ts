@@ -17,7 +17,12 @@ export class PersistenceModule {
     const { store } = config;
     const backend =
       store.kind === 'arango'
-        ? ArangoPersistenceModule.forRoot({ url: store.url, database: store.database, user: store.user, password: store.password })
+        ? ArangoPersistenceModule.forRoot({
+            url: store.url,
+            database: store.database,
+            user: store.user,
+            password: store.password,
+          })
         : SqlitePersistenceModule.forRoot({ dataDir: store.dataDir });
     return { module: PersistenceModule, global: true, imports: [backend], exports: [backend] };
   }

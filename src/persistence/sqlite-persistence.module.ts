@@ -45,11 +45,31 @@ export class SqlitePersistenceModule implements OnApplicationShutdown {
           },
         },
         { provide: GRAPH_STORE, inject: [SQLITE_DATABASE], useFactory: (db: Database) => new SqliteGraphStore(db) },
-        { provide: THREAD_REPOSITORY, inject: [SQLITE_DATABASE], useFactory: (db: Database) => new SqliteThreadRepository(db) },
-        { provide: MEMORY_REPOSITORY, inject: [SQLITE_DATABASE], useFactory: (db: Database) => new SqliteMemoryRepository(db) },
-        { provide: ACTION_POLICY_REPOSITORY, inject: [SQLITE_DATABASE], useFactory: (db: Database) => new SqliteActionPolicyRepository(db) },
-        { provide: PROVIDER_CONFIG_REPOSITORY, inject: [SQLITE_DATABASE], useFactory: (db: Database) => new SqliteProviderConfigRepository(db) },
-        { provide: AUTOMATION_REPOSITORY, inject: [SQLITE_DATABASE], useFactory: (db: Database) => new SqliteAutomationRepository(db) },
+        {
+          provide: THREAD_REPOSITORY,
+          inject: [SQLITE_DATABASE],
+          useFactory: (db: Database) => new SqliteThreadRepository(db),
+        },
+        {
+          provide: MEMORY_REPOSITORY,
+          inject: [SQLITE_DATABASE],
+          useFactory: (db: Database) => new SqliteMemoryRepository(db),
+        },
+        {
+          provide: ACTION_POLICY_REPOSITORY,
+          inject: [SQLITE_DATABASE],
+          useFactory: (db: Database) => new SqliteActionPolicyRepository(db),
+        },
+        {
+          provide: PROVIDER_CONFIG_REPOSITORY,
+          inject: [SQLITE_DATABASE],
+          useFactory: (db: Database) => new SqliteProviderConfigRepository(db),
+        },
+        {
+          provide: AUTOMATION_REPOSITORY,
+          inject: [SQLITE_DATABASE],
+          useFactory: (db: Database) => new SqliteAutomationRepository(db),
+        },
       ],
       exports: [...PERSISTED_STORES],
     };

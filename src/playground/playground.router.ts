@@ -33,6 +33,14 @@ export function playgroundRouter(options: { assetsDir: string; authMode: 'jwt' |
     res.json(settings);
   });
   // Bundles keep their names across builds: revalidate each time (ETag) rather than cache stale code.
-  router.use(express.static(options.assetsDir, { index: 'index.html', redirect: true, fallthrough: true, cacheControl: true, maxAge: 0 }));
+  router.use(
+    express.static(options.assetsDir, {
+      index: 'index.html',
+      redirect: true,
+      fallthrough: true,
+      cacheControl: true,
+      maxAge: 0,
+    }),
+  );
   return router;
 }

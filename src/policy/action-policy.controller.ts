@@ -8,14 +8,20 @@ import { ActionPolicyService } from './action-policy.service';
 import { ActionPolicyDto } from './dto/action-policy.dto';
 
 const POLICY_EXAMPLE: ActionPolicy = {
-  default: { create_node: 'autonomous', create_edge: 'autonomous', move_node: 'autonomous', delete_node: 'ask_first', delete_edge: 'forbidden' },
+  default: {
+    create_node: 'autonomous',
+    create_edge: 'autonomous',
+    move_node: 'autonomous',
+    delete_node: 'ask_first',
+    delete_edge: 'forbidden',
+  },
   roles: { admin: { delete_edge: 'validation_required' } },
   updatedTime: 1764086400000,
 };
 
 const LEVELS_DESCRIPTION =
   'Levels: `autonomous` (checked, then applied without a human; the client sees the tool result `applied` and an ' +
-  'ACTIONS_EXECUTED event), `validation_required` (the approval interrupt: today\'s behaviour, and the level of any kind ' +
+  "ACTIONS_EXECUTED event), `validation_required` (the approval interrupt: today's behaviour, and the level of any kind " +
   'not listed), `ask_first` (refused until the user answered yes to a confirm question of the same run, then applied as ' +
   'autonomous), `forbidden` (not offered to the model; a call anyway is refused and nothing is applied). A batch takes ' +
   'the strictest level of `batch` and of its parts. `roles.editor` / `roles.admin` replace the default for that role, kind ' +
@@ -29,7 +35,10 @@ export class ActionPolicyController {
   constructor(private readonly policies: ActionPolicyService) {}
 
   @Get('policy')
-  @ApiOperation({ summary: "Your workspace's action policy", description: `What the assistant may do with each kind of change. ${LEVELS_DESCRIPTION}` })
+  @ApiOperation({
+    summary: "Your workspace's action policy",
+    description: `What the assistant may do with each kind of change. ${LEVELS_DESCRIPTION}`,
+  })
   @ApiResponse({
     status: 200,
     description: 'The stored policy; `{ "default": {}, "roles": {} }` (no `updatedTime`) when none was ever stored.',
@@ -48,8 +57,15 @@ export class ActionPolicyController {
     summary: "Replace your workspace's action policy (admin)",
     description: `Replaces the whole policy: kinds and roles left out are validation_required again. \`{}\` restores the default. ${LEVELS_DESCRIPTION}`,
   })
-  @ApiBody({ type: ActionPolicyDto, examples: { policy: { value: { default: POLICY_EXAMPLE.default, roles: POLICY_EXAMPLE.roles } } } })
-  @ApiResponse({ status: 200, description: 'The policy as stored, with its `updatedTime`.', schema: { example: POLICY_EXAMPLE } })
+  @ApiBody({
+    type: ActionPolicyDto,
+    examples: { policy: { value: { default: POLICY_EXAMPLE.default, roles: POLICY_EXAMPLE.roles } } },
+  })
+  @ApiResponse({
+    status: 200,
+    description: 'The policy as stored, with its `updatedTime`.',
+    schema: { example: POLICY_EXAMPLE },
+  })
   @ApiResponse({
     status: 400,
     description: 'An unknown kind, role, level or field.',
@@ -63,7 +79,11 @@ export class ActionPolicyController {
     },
   })
   @ApiResponse({ status: 401, description: 'Missing, expired or invalid token.' })
-  @ApiResponse({ status: 403, description: 'Not an admin.', schema: { example: { statusCode: 403, code: 'forbidden', message: 'This action requires the role admin' } } })
+  @ApiResponse({
+    status: 403,
+    description: 'Not an admin.',
+    schema: { example: { statusCode: 403, code: 'forbidden', message: 'This action requires the role admin' } },
+  })
   put(@CurrentPrincipal() principal: Principal, @Body() body: ActionPolicyDto): Promise<ActionPolicy> {
     return this.policies.put(principal, body as Partial<ActionPolicy>);
   }

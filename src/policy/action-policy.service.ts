@@ -25,7 +25,11 @@ export class ActionPolicyService {
   async put(principal: Principal, policy: Partial<ActionPolicyDocument>): Promise<ActionPolicy> {
     const { default: levels, roles } = toActionPolicy(policy);
     const stored = await this.repository.put(principal.workspace, { default: levels, roles }, Date.now());
-    this.logger.info('action_policy_updated', { workspace: principal.workspace, userId: principal.userId, policy: { default: levels, roles } });
+    this.logger.info('action_policy_updated', {
+      workspace: principal.workspace,
+      userId: principal.userId,
+      policy: { default: levels, roles },
+    });
     return stored;
   }
 

@@ -1,9 +1,11 @@
 import { ACTION_KINDS, ActionPolicy, effectiveLevels, EMPTY_ACTION_POLICY, strictestLevel } from './action-policy';
 
 describe('action policy', () => {
-  it('gives every kind validation_required when no policy is stored (today\'s behaviour)', () => {
+  it("gives every kind validation_required when no policy is stored (today's behaviour)", () => {
     for (const role of ['viewer', 'editor', 'admin']) {
-      expect(effectiveLevels(EMPTY_ACTION_POLICY, role)).toEqual(Object.fromEntries(ACTION_KINDS.map((kind) => [kind, 'validation_required'])));
+      expect(effectiveLevels(EMPTY_ACTION_POLICY, role)).toEqual(
+        Object.fromEntries(ACTION_KINDS.map((kind) => [kind, 'validation_required'])),
+      );
     }
   });
 
@@ -12,10 +14,23 @@ describe('action policy', () => {
       default: { create_node: 'autonomous', delete_node: 'forbidden' },
       roles: { admin: { delete_node: 'ask_first' }, editor: { move_node: 'autonomous' } },
     };
-    expect(effectiveLevels(policy, 'editor')).toMatchObject({ create_node: 'autonomous', delete_node: 'forbidden', move_node: 'autonomous', update_node: 'validation_required' });
-    expect(effectiveLevels(policy, 'admin')).toMatchObject({ create_node: 'autonomous', delete_node: 'ask_first', move_node: 'validation_required' });
+    expect(effectiveLevels(policy, 'editor')).toMatchObject({
+      create_node: 'autonomous',
+      delete_node: 'forbidden',
+      move_node: 'autonomous',
+      update_node: 'validation_required',
+    });
+    expect(effectiveLevels(policy, 'admin')).toMatchObject({
+      create_node: 'autonomous',
+      delete_node: 'ask_first',
+      move_node: 'validation_required',
+    });
     // Viewers have no override of their own (and are offered no write tool anyway).
-    expect(effectiveLevels(policy, 'viewer')).toMatchObject({ create_node: 'autonomous', delete_node: 'forbidden', move_node: 'validation_required' });
+    expect(effectiveLevels(policy, 'viewer')).toMatchObject({
+      create_node: 'autonomous',
+      delete_node: 'forbidden',
+      move_node: 'validation_required',
+    });
   });
 
   it('orders levels forbidden > ask_first > validation_required > autonomous', () => {
@@ -24,5 +39,4 @@ describe('action policy', () => {
     expect(strictestLevel(['validation_required', 'ask_first', 'autonomous'])).toBe('ask_first');
     expect(strictestLevel(['ask_first', 'forbidden', 'autonomous'])).toBe('forbidden');
   });
-
 });

@@ -1,5 +1,13 @@
 /** The kinds of change a policy rules on (docs/protocol.md §8.1): one per propose_* tool. */
-export const ACTION_KINDS = ['create_node', 'update_node', 'move_node', 'delete_node', 'create_edge', 'delete_edge', 'batch'] as const;
+export const ACTION_KINDS = [
+  'create_node',
+  'update_node',
+  'move_node',
+  'delete_node',
+  'create_edge',
+  'delete_edge',
+  'batch',
+] as const;
 export type ActionKind = (typeof ACTION_KINDS)[number];
 
 /**
@@ -28,7 +36,10 @@ export interface ActionPolicy {
 }
 
 /** The policy of a workspace that never stored one. */
-export const EMPTY_ACTION_POLICY: ActionPolicy = Object.freeze({ default: Object.freeze({}), roles: Object.freeze({}) });
+export const EMPTY_ACTION_POLICY: ActionPolicy = Object.freeze({
+  default: Object.freeze({}),
+  roles: Object.freeze({}),
+});
 
 /** The level of every kind for one principal: what a run decides with. */
 export type EffectiveLevels = Readonly<Record<ActionKind, PolicyLevel>>;
@@ -57,7 +68,6 @@ export function effectiveLevels(policy: ActionPolicy, role: string): EffectiveLe
   for (const kind of ACTION_KINDS) levels[kind] = override?.[kind] ?? policy.default[kind] ?? DEFAULT_POLICY_LEVEL;
   return Object.freeze(levels);
 }
-
 
 /**
  * A stored policy as this service reads it back: kinds, roles and levels it knows kept, anything else

@@ -23,7 +23,12 @@ describe(convertMessagesToAnthropic.name, () => {
 
   it('leaves system undefined rather than empty', () => {
     expect(convertMessagesToAnthropic([{ role: 'user', content: 'Hi' }]).system).toBeUndefined();
-    expect(convertMessagesToAnthropic([{ role: 'system', content: '  ' }, { role: 'user', content: 'Hi' }]).system).toBeUndefined();
+    expect(
+      convertMessagesToAnthropic([
+        { role: 'system', content: '  ' },
+        { role: 'user', content: 'Hi' },
+      ]).system,
+    ).toBeUndefined();
   });
 
   it('puts an ephemeral cache breakpoint after the stable system prompt', () => {
@@ -64,7 +69,11 @@ describe(convertMessagesToAnthropic.name, () => {
   });
 
   it('puts cache_control on the last block of a marked message, and sends at most four breakpoints: the first three and the last', () => {
-    const call = { id: 'toolu_1', type: 'function' as const, function: { name: 'search_nodes', arguments: '{"query":"api"}' } };
+    const call = {
+      id: 'toolu_1',
+      type: 'function' as const,
+      function: { name: 'search_nodes', arguments: '{"query":"api"}' },
+    };
     const result = convertMessagesToAnthropic([
       { role: 'system', content: 'Level 1', cacheBreakpoint: true },
       { role: 'system', content: 'Level 2', cacheBreakpoint: true },
@@ -82,7 +91,13 @@ describe(convertMessagesToAnthropic.name, () => {
     ]);
     expect(result.messages).toEqual([
       { role: 'user', content: 'Q1' },
-      { role: 'assistant', content: [{ type: 'text', text: 'Looking.' }, { type: 'tool_use', id: 'toolu_1', name: 'search_nodes', input: { query: 'api' } }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'text', text: 'Looking.' },
+          { type: 'tool_use', id: 'toolu_1', name: 'search_nodes', input: { query: 'api' } },
+        ],
+      },
       { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: '[]' }] },
       { role: 'assistant', content: [{ type: 'text', text: 'Nothing found.', cache_control: { type: 'ephemeral' } }] },
       { role: 'user', content: 'Q2' },
@@ -100,7 +115,11 @@ describe(convertMessagesToAnthropic.name, () => {
         content: 'Searching.',
         tool_calls: [
           { id: 'toolu_1', type: 'function', function: { name: 'search_nodes', arguments: '{"query":"api"}' } },
-          { id: 'toolu_2', type: 'function', function: { name: 'read_node_detail', arguments: '{"nodeKey":"fetch-api"}' } },
+          {
+            id: 'toolu_2',
+            type: 'function',
+            function: { name: 'read_node_detail', arguments: '{"nodeKey":"fetch-api"}' },
+          },
         ],
       },
       { role: 'tool', tool_call_id: 'toolu_1', content: '[{"key":"fetch-api"}]' },
@@ -134,14 +153,21 @@ describe(convertMessagesToAnthropic.name, () => {
   it('never leaves two user messages in a row: a user message after tool results joins them, results first', () => {
     const result = convertMessagesToAnthropic([
       { role: 'user', content: 'Go' },
-      { role: 'assistant', content: null, tool_calls: [{ id: 't1', type: 'function', function: { name: 'propose_create_node', arguments: '{}' } }] },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 't1', type: 'function', function: { name: 'propose_create_node', arguments: '{}' } }],
+      },
       { role: 'tool', tool_call_id: 't1', content: '{"status":"rejected"}' },
       { role: 'user', content: 'Do something else' },
       { role: 'user', content: 'and quickly' },
     ]);
     const roles = result.messages.map((message) => message.role);
     expect(roles).toEqual(['user', 'assistant', 'user']);
-    expect(result.messages[1]).toEqual({ role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'propose_create_node', input: {} }] });
+    expect(result.messages[1]).toEqual({
+      role: 'assistant',
+      content: [{ type: 'tool_use', id: 't1', name: 'propose_create_node', input: {} }],
+    });
     expect(result.messages[2].content).toEqual([
       { type: 'tool_result', tool_use_id: 't1', content: '{"status":"rejected"}' },
       { type: 'text', text: 'Do something else' },
@@ -156,7 +182,15 @@ describe(convertMessagesToAnthropic.name, () => {
       { role: 'assistant', content: '' },
       { role: 'user', content: 'b' },
     ]);
-    expect(result.messages).toEqual([{ role: 'user', content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }] }]);
+    expect(result.messages).toEqual([
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'a' },
+          { type: 'text', text: 'b' },
+        ],
+      },
+    ]);
   });
 
   it('replaces bad JSON arguments by {} and logs malformed_json', () => {
@@ -185,7 +219,11 @@ describe(convertMessagesToAnthropic.name, () => {
       ]);
       const malformed = logs.filter((log) => log.event === 'malformed_json');
       expect(malformed).toHaveLength(2);
-      expect(malformed[0]).toMatchObject({ context: 'anthropic_tool_use:search_nodes', corrected: '{}', rawLength: 23 });
+      expect(malformed[0]).toMatchObject({
+        context: 'anthropic_tool_use:search_nodes',
+        corrected: '{}',
+        rawLength: 23,
+      });
       expect(malformed[0]).not.toHaveProperty('raw');
     } finally {
       resetLogSink();
@@ -200,7 +238,13 @@ describe(describeToolBlocksAsText.name, () => {
       {
         role: 'assistant',
         content: 'Let me look.',
-        tool_calls: [{ id: 'toolu_1', type: 'function', function: { name: 'read_node_detail', arguments: '{"nodeKey":"fetch-api"}' } }],
+        tool_calls: [
+          {
+            id: 'toolu_1',
+            type: 'function',
+            function: { name: 'read_node_detail', arguments: '{"nodeKey":"fetch-api"}' },
+          },
+        ],
       },
       { role: 'tool', tool_call_id: 'toolu_1', content: '{"key":"fetch-api"}' },
       { role: 'tool', tool_call_id: 'toolu_unknown', content: 'orphan' },
@@ -229,11 +273,25 @@ describe(convertToolsToAnthropic.name, () => {
   it('maps function name/description/parameters to name/description/input_schema', () => {
     expect(
       convertToolsToAnthropic([
-        { type: 'function', function: { name: 'search_nodes', description: 'Search', parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] } } },
-        { type: 'function', function: { name: 'read_graph_overview', description: '', parameters: { properties: {} } } },
+        {
+          type: 'function',
+          function: {
+            name: 'search_nodes',
+            description: 'Search',
+            parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] },
+          },
+        },
+        {
+          type: 'function',
+          function: { name: 'read_graph_overview', description: '', parameters: { properties: {} } },
+        },
       ]),
     ).toEqual([
-      { name: 'search_nodes', description: 'Search', input_schema: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] } },
+      {
+        name: 'search_nodes',
+        description: 'Search',
+        input_schema: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] },
+      },
       { name: 'read_graph_overview', input_schema: { type: 'object', properties: {} } },
     ]);
   });
@@ -247,15 +305,28 @@ describe(convertAnthropicResponse.name, () => {
       content: [
         { type: 'text', text: 'Let me check. ', citations: null },
         { type: 'text', text: 'One moment.', citations: null },
-        { type: 'tool_use', id: 'toolu_9', name: 'search_nodes', input: { query: 'api' }, caller: { type: 'direct' } } as never,
+        {
+          type: 'tool_use',
+          id: 'toolu_9',
+          name: 'search_nodes',
+          input: { query: 'api' },
+          caller: { type: 'direct' },
+        } as never,
       ],
-      usage: { input_tokens: 20, output_tokens: 30, cache_read_input_tokens: 1000, cache_creation_input_tokens: 5 } as never,
+      usage: {
+        input_tokens: 20,
+        output_tokens: 30,
+        cache_read_input_tokens: 1000,
+        cache_creation_input_tokens: 5,
+      } as never,
     });
     expect(completion).toEqual({
       message: {
         role: 'assistant',
         content: 'Let me check. One moment.',
-        tool_calls: [{ id: 'toolu_9', type: 'function', function: { name: 'search_nodes', arguments: '{"query":"api"}' } }],
+        tool_calls: [
+          { id: 'toolu_9', type: 'function', function: { name: 'search_nodes', arguments: '{"query":"api"}' } },
+        ],
       },
       usage: { promptTokens: 1025, completionTokens: 30, cachedTokens: 1000, totalTokens: 1055 },
       model: 'claude-sonnet-4-20250514',
@@ -264,7 +335,14 @@ describe(convertAnthropicResponse.name, () => {
   });
 
   it('counts the prompt as input + cache creation + cache read', () => {
-    expect(convertAnthropicUsage({ input_tokens: 11, output_tokens: 100, cache_read_input_tokens: 2055, cache_creation_input_tokens: 0 })).toEqual({
+    expect(
+      convertAnthropicUsage({
+        input_tokens: 11,
+        output_tokens: 100,
+        cache_read_input_tokens: 2055,
+        cache_creation_input_tokens: 0,
+      }),
+    ).toEqual({
       promptTokens: 2066,
       completionTokens: 100,
       cachedTokens: 2055,

@@ -10,7 +10,13 @@ import type {
 } from '@anthropic-ai/sdk/resources/messages/messages';
 import { AiEventLogger } from '../observability/ai-event.logger';
 import { LlmCompletion } from './llm-provider';
-import { LlmAssistantMessage, LlmMessage, LlmSystemMessage, LlmToolCall, LlmToolDefinition } from '../conversation/llm-message';
+import {
+  LlmAssistantMessage,
+  LlmMessage,
+  LlmSystemMessage,
+  LlmToolCall,
+  LlmToolDefinition,
+} from '../conversation/llm-message';
 import { LlmUsage } from './llm-usage';
 
 const defaultEvents = new AiEventLogger('anthropic');
@@ -31,7 +37,8 @@ function parseToolInput(call: LlmToolCall, events: AiEventLogger): Record<string
   if (raw.trim() === '') return {};
   try {
     const parsed: unknown = JSON.parse(raw);
-    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed))
+      return parsed as Record<string, unknown>;
   } catch {
     // fall through to the log below
   }
@@ -44,7 +51,10 @@ export const MAX_CACHE_BREAKPOINTS = 4;
 
 const EPHEMERAL = { type: 'ephemeral' } as const;
 
-function systemBlocks(systems: LlmSystemMessage[], breakpoints: ReadonlySet<LlmMessage>): string | TextBlockParam[] | undefined {
+function systemBlocks(
+  systems: LlmSystemMessage[],
+  breakpoints: ReadonlySet<LlmMessage>,
+): string | TextBlockParam[] | undefined {
   const texts = systems.filter((message) => message.content.trim() !== '');
   if (texts.length === 0) return undefined;
   if (!texts.some((message) => breakpoints.has(message))) return texts.map((message) => message.content).join('\n\n');
@@ -109,17 +119,26 @@ function pushMerged(out: MessageParam[], next: MessageParam): void {
  * never follow each other. A message marked `cacheBreakpoint` gets `cache_control` on its last
  * block (at most four: keptBreakpoints).
  */
-export function convertMessagesToAnthropic(messages: LlmMessage[], events: AiEventLogger = defaultEvents): AnthropicRequestMessages {
+export function convertMessagesToAnthropic(
+  messages: LlmMessage[],
+  events: AiEventLogger = defaultEvents,
+): AnthropicRequestMessages {
   const breakpoints = keptBreakpoints(messages);
   let leading = 0;
   while (leading < messages.length && messages[leading].role === 'system') leading += 1;
   const out: MessageParam[] = [];
   const push = (message: LlmMessage, converted: MessageParam) =>
-    pushMerged(out, breakpoints.has(message) ? ({ role: converted.role, content: withBreakpoint(converted.content) } as MessageParam) : converted);
+    pushMerged(
+      out,
+      breakpoints.has(message)
+        ? ({ role: converted.role, content: withBreakpoint(converted.content) } as MessageParam)
+        : converted,
+    );
   messages.forEach((message, index) => {
     switch (message.role) {
       case 'system':
-        if (index >= leading && message.content.trim() !== '') push(message, { role: 'user', content: [{ type: 'text', text: message.content }] });
+        if (index >= leading && message.content.trim() !== '')
+          push(message, { role: 'user', content: [{ type: 'text', text: message.content }] });
         break;
       case 'user':
         push(message, { role: 'user', content: message.content });
@@ -137,7 +156,11 @@ export function convertMessagesToAnthropic(messages: LlmMessage[], events: AiEve
         break;
       }
       case 'tool': {
-        const result: ToolResultBlockParam = { type: 'tool_result', tool_use_id: message.tool_call_id, content: message.content };
+        const result: ToolResultBlockParam = {
+          type: 'tool_result',
+          tool_use_id: message.tool_call_id,
+          content: message.content,
+        };
         push(message, { role: 'user', content: [result] });
         break;
       }
@@ -225,16 +248,25 @@ export function normalizeAnthropicStopReason(reason: string | null | undefined):
  * A Messages API answer in our shape: text of the text blocks, tool_use blocks as OpenAI tool_calls
  * (input JSON-stringified), usage with cache reads as cachedTokens.
  */
-export function convertAnthropicResponse(response: Pick<Message, 'content' | 'usage' | 'model' | 'stop_reason'>): LlmCompletion {
+export function convertAnthropicResponse(
+  response: Pick<Message, 'content' | 'usage' | 'model' | 'stop_reason'>,
+): LlmCompletion {
   let text = '';
   const toolCalls: LlmToolCall[] = [];
   for (const block of response.content) {
     if (block.type === 'text') text += block.text;
     else if (block.type === 'tool_use') {
-      toolCalls.push({ id: block.id, type: 'function', function: { name: block.name, arguments: JSON.stringify(block.input ?? {}) } });
+      toolCalls.push({
+        id: block.id,
+        type: 'function',
+        function: { name: block.name, arguments: JSON.stringify(block.input ?? {}) },
+      });
     }
   }
-  const message: LlmAssistantMessage = { role: 'assistant', content: text === '' && toolCalls.length > 0 ? null : text };
+  const message: LlmAssistantMessage = {
+    role: 'assistant',
+    content: text === '' && toolCalls.length > 0 ? null : text,
+  };
   if (toolCalls.length > 0) message.tool_calls = toolCalls;
   return {
     message,

@@ -37,7 +37,13 @@ export class AnthropicStreamAssembler implements UpstreamStreamAssembler<RawMess
         const block = event.content_block;
         if (block.type === 'text' && block.text) out.push({ type: 'token', token: block.text });
         if (block.type === 'tool_use') {
-          const state: ToolUseState = { ordinal: this.toolCount++, id: block.id, name: block.name, fragments: [], input: block.input };
+          const state: ToolUseState = {
+            ordinal: this.toolCount++,
+            id: block.id,
+            name: block.name,
+            fragments: [],
+            input: block.input,
+          };
           this.toolsByBlock.set(event.index, state);
           out.push({ type: 'tool_call_start', toolCall: { index: state.ordinal, id: state.id, name: state.name } });
         }
@@ -57,7 +63,10 @@ export class AnthropicStreamAssembler implements UpstreamStreamAssembler<RawMess
         if (state) {
           const streamed = state.fragments.join('');
           const args = streamed !== '' ? streamed : JSON.stringify(state.input ?? {});
-          out.push({ type: 'tool_call_done', toolCall: { index: state.ordinal, id: state.id, name: state.name, arguments: args } });
+          out.push({
+            type: 'tool_call_done',
+            toolCall: { index: state.ordinal, id: state.id, name: state.name, arguments: args },
+          });
         }
         break;
       }

@@ -12,14 +12,26 @@ const messages: LlmMessage[] = [
 ];
 
 const tools: LlmToolDefinition[] = [
-  { type: 'function', function: { name: 'get_weather', description: 'Weather', parameters: { type: 'object', properties: { location: { type: 'string' } } } } },
+  {
+    type: 'function',
+    function: {
+      name: 'get_weather',
+      description: 'Weather',
+      parameters: { type: 'object', properties: { location: { type: 'string' } } },
+    },
+  },
 ];
 
 /** The manifest's Anthropic usage in our terms: the prompt includes cache reads and writes. */
 function expectedUsage(usage: any) {
   const cacheRead = usage.cache_read_input_tokens ?? 0;
   const prompt = usage.input_tokens + (usage.cache_creation_input_tokens ?? 0) + cacheRead;
-  return { promptTokens: prompt, completionTokens: usage.output_tokens, cachedTokens: cacheRead, totalTokens: prompt + usage.output_tokens };
+  return {
+    promptTokens: prompt,
+    completionTokens: usage.output_tokens,
+    cachedTokens: cacheRead,
+    totalTokens: prompt + usage.output_tokens,
+  };
 }
 
 const STOP_REASONS: Record<string, string> = { end_turn: 'stop', tool_use: 'tool_calls', max_tokens: 'length' };
@@ -36,7 +48,11 @@ describe(AnthropicProvider.name, () => {
   });
   beforeEach(() => {
     server.reset();
-    provider = new AnthropicProvider({ baseURL: server.anthropicBaseUrl, apiKey: 'sk-ant-test', model: 'claude-sonnet-4-20250514' });
+    provider = new AnthropicProvider({
+      baseURL: server.anthropicBaseUrl,
+      apiKey: 'sk-ant-test',
+      model: 'claude-sonnet-4-20250514',
+    });
   });
 
   describeWithSharedFixtures('replaying the recorded Anthropic responses', () => {
@@ -48,11 +64,23 @@ describe(AnthropicProvider.name, () => {
         server.enqueue({ fixture: file });
         const result = await collectLlmStream(provider.stream(messages, tools));
         const blocks: any[] = entry.expected.content;
-        expect(result.text).toBe(blocks.filter((block) => block.type === 'text').map((block) => block.text).join(''));
+        expect(result.text).toBe(
+          blocks
+            .filter((block) => block.type === 'text')
+            .map((block) => block.text)
+            .join(''),
+        );
         const toolUses = blocks.filter((block) => block.type === 'tool_use');
-        expect(result.toolCallStarts).toEqual(toolUses.map((block, index) => ({ index, id: block.id, name: block.name })));
+        expect(result.toolCallStarts).toEqual(
+          toolUses.map((block, index) => ({ index, id: block.id, name: block.name })),
+        );
         expect(result.toolCalls).toEqual(
-          toolUses.map((block, index) => ({ index, id: block.id, name: block.name, arguments: block.partial_json_concat })),
+          toolUses.map((block, index) => ({
+            index,
+            id: block.id,
+            name: block.name,
+            arguments: block.partial_json_concat,
+          })),
         );
         for (const call of result.toolCalls) expect(JSON.parse(call.arguments)).toEqual(toolUses[call.index].input);
         expect(result.usage).toEqual(expectedUsage(entry.expected.usage_merged_message_start_then_message_delta));
@@ -60,19 +88,31 @@ describe(AnthropicProvider.name, () => {
       },
     );
 
-    it.each(anthropic.filter((entry) => !entry.stream).map((entry) => [entry.file, entry] as const))('complete() parses %s', async (file, entry) => {
-      server.enqueue({ fixture: file });
-      const completion = await provider.complete(messages, tools);
-      const blocks: any[] = entry.expected.content;
-      expect(completion.message.content).toBe(blocks.filter((block) => block.type === 'text').map((block) => block.text).join(''));
-      expect(completion.message.tool_calls ?? []).toEqual(
-        blocks
-          .filter((block) => block.type === 'tool_use')
-          .map((block) => ({ id: block.id, type: 'function', function: { name: block.name, arguments: JSON.stringify(block.input) } })),
-      );
-      expect(completion.usage).toEqual(expectedUsage(entry.expected.usage));
-      expect(completion.finishReason).toBe(STOP_REASONS[entry.expected.stop_reason]);
-    });
+    it.each(anthropic.filter((entry) => !entry.stream).map((entry) => [entry.file, entry] as const))(
+      'complete() parses %s',
+      async (file, entry) => {
+        server.enqueue({ fixture: file });
+        const completion = await provider.complete(messages, tools);
+        const blocks: any[] = entry.expected.content;
+        expect(completion.message.content).toBe(
+          blocks
+            .filter((block) => block.type === 'text')
+            .map((block) => block.text)
+            .join(''),
+        );
+        expect(completion.message.tool_calls ?? []).toEqual(
+          blocks
+            .filter((block) => block.type === 'tool_use')
+            .map((block) => ({
+              id: block.id,
+              type: 'function',
+              function: { name: block.name, arguments: JSON.stringify(block.input) },
+            })),
+        );
+        expect(completion.usage).toEqual(expectedUsage(entry.expected.usage));
+        expect(completion.finishReason).toBe(STOP_REASONS[entry.expected.stop_reason]);
+      },
+    );
   });
 
   it('sends system blocks with the cache breakpoint, converted tools, max_tokens 4096 and the key', async () => {
@@ -91,7 +131,13 @@ describe(AnthropicProvider.name, () => {
         { type: 'text', text: 'Graph context (TOON): ...' },
       ],
       messages: [{ role: 'user', content: 'What is the weather?' }],
-      tools: [{ name: 'get_weather', description: 'Weather', input_schema: { type: 'object', properties: { location: { type: 'string' } } } }],
+      tools: [
+        {
+          name: 'get_weather',
+          description: 'Weather',
+          input_schema: { type: 'object', properties: { location: { type: 'string' } } },
+        },
+      ],
     });
   });
 
@@ -107,8 +153,16 @@ describe(AnthropicProvider.name, () => {
 
   it('omits an empty tools list and honours maxTokens and model overrides', async () => {
     server.enqueue({ text: 'ok' });
-    await provider.complete([{ role: 'user', content: 'hi' }], [], { maxTokens: 100, model: 'claude-3-5-haiku-latest' });
-    expect(server.requests[0].body).toEqual({ model: 'claude-3-5-haiku-latest', max_tokens: 100, stream: false, messages: [{ role: 'user', content: 'hi' }] });
+    await provider.complete([{ role: 'user', content: 'hi' }], [], {
+      maxTokens: 100,
+      model: 'claude-3-5-haiku-latest',
+    });
+    expect(server.requests[0].body).toEqual({
+      model: 'claude-3-5-haiku-latest',
+      max_tokens: 100,
+      stream: false,
+      messages: [{ role: 'user', content: 'hi' }],
+    });
   });
 
   it('streams text, parallel fragmented tool_use blocks and cache-read usage', async () => {

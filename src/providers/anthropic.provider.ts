@@ -60,23 +60,35 @@ export class AnthropicProvider implements LlmProvider {
     });
   }
 
-  async complete(messages: LlmMessage[], tools: LlmToolDefinition[] = [], options: LlmCallOptions = {}): Promise<LlmCompletion> {
+  async complete(
+    messages: LlmMessage[],
+    tools: LlmToolDefinition[] = [],
+    options: LlmCallOptions = {},
+  ): Promise<LlmCompletion> {
     throwIfAborted(options.signal);
     try {
-      const response = await this.client.messages.create({ ...this.body(messages, tools, options), stream: false }, { signal: options.signal });
+      const response = await this.client.messages.create(
+        { ...this.body(messages, tools, options), stream: false },
+        { signal: options.signal },
+      );
       return convertAnthropicResponse(response);
     } catch (error) {
       throw asLlmAbortError(error, options.signal);
     }
   }
 
-  async *stream(messages: LlmMessage[], tools: LlmToolDefinition[] = [], options: LlmCallOptions = {}): AsyncGenerator<LlmStreamChunk> {
+  async *stream(
+    messages: LlmMessage[],
+    tools: LlmToolDefinition[] = [],
+    options: LlmCallOptions = {},
+  ): AsyncGenerator<LlmStreamChunk> {
     yield* relayUpstreamStream({
       provider: this.providerName,
       signal: options.signal,
       idleTimeoutMs: this.streamIdleTimeoutMs,
       assembler: new AnthropicStreamAssembler(),
-      open: (signal) => this.client.messages.create({ ...this.body(messages, tools, options), stream: true }, { signal }),
+      open: (signal) =>
+        this.client.messages.create({ ...this.body(messages, tools, options), stream: true }, { signal }),
     });
   }
 

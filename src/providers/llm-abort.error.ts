@@ -18,7 +18,11 @@ export class LlmAbortError extends Error {
  * and the SDKs' APIUserAbortError (openai and @anthropic-ai/sdk).
  */
 export function isAbortError(error: unknown): boolean {
-  if (error instanceof LlmAbortError || error instanceof OpenAiUserAbortError || error instanceof AnthropicUserAbortError) {
+  if (
+    error instanceof LlmAbortError ||
+    error instanceof OpenAiUserAbortError ||
+    error instanceof AnthropicUserAbortError
+  ) {
     return true;
   }
   if (typeof error !== 'object' || error === null) return false;

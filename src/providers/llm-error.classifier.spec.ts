@@ -30,8 +30,17 @@ describe(classifyLLMError.name, () => {
 
     beforeAll(async () => {
       server = await ScriptedLlmServer.start();
-      openai = new OpenAiCompatibleProvider({ providerName: 'openai', baseURL: server.openAiBaseUrl, apiKey: 'sk-test', model: 'gpt-4o' });
-      anthropic = new AnthropicProvider({ baseURL: server.anthropicBaseUrl, apiKey: 'sk-ant-test', model: 'claude-sonnet-4-20250514' });
+      openai = new OpenAiCompatibleProvider({
+        providerName: 'openai',
+        baseURL: server.openAiBaseUrl,
+        apiKey: 'sk-test',
+        model: 'gpt-4o',
+      });
+      anthropic = new AnthropicProvider({
+        baseURL: server.anthropicBaseUrl,
+        apiKey: 'sk-ant-test',
+        model: 'claude-sonnet-4-20250514',
+      });
     });
     afterAll(async () => {
       await server.close();
@@ -75,7 +84,10 @@ describe(classifyLLMError.name, () => {
     it('reads Retry-After from the real response headers', async () => {
       server.enqueue({ fixture: 'errors/openai-429-rate-limit.json', headers: { 'retry-after': '3' } });
       expect(classifyLLMError(await caught(openai.complete(messages))).retryAfterMs).toBe(3000);
-      server.enqueue({ fixture: 'errors/anthropic-529-overloaded-error.json', headers: { 'retry-after-ms': '250', 'retry-after': '9' } });
+      server.enqueue({
+        fixture: 'errors/anthropic-529-overloaded-error.json',
+        headers: { 'retry-after-ms': '250', 'retry-after': '9' },
+      });
       expect(classifyLLMError(await caught(anthropic.complete(messages))).retryAfterMs).toBe(250);
     });
 
@@ -91,41 +103,83 @@ describe(classifyLLMError.name, () => {
 
   it('uses SDK classes and HTTP status before messages', () => {
     expect(classifyLLMError(new APIConnectionTimeoutError()).code).toBe('timeout');
-    expect(classifyLLMError(new APIConnectionError({ cause: Object.assign(new Error('x'), { code: 'ECONNREFUSED' }) })).code).toBe('network');
-    expect(classifyLLMError(new APIConnectionError({ cause: Object.assign(new Error('x'), { code: 'ETIMEDOUT' }) })).code).toBe('timeout');
+    expect(
+      classifyLLMError(new APIConnectionError({ cause: Object.assign(new Error('x'), { code: 'ECONNREFUSED' }) })).code,
+    ).toBe('network');
+    expect(
+      classifyLLMError(new APIConnectionError({ cause: Object.assign(new Error('x'), { code: 'ETIMEDOUT' }) })).code,
+    ).toBe('timeout');
     for (const status of [500, 502, 503, 504]) {
-      expect(classifyLLMError(OpenAiApiError.generate(status, { error: { message: 'rate limit' } }, undefined, new Headers()))).toMatchObject({
+      expect(
+        classifyLLMError(
+          OpenAiApiError.generate(status, { error: { message: 'rate limit' } }, undefined, new Headers()),
+        ),
+      ).toMatchObject({
         code: 'server_error',
         retryable: true,
         statusCode: status,
       });
     }
-    expect(classifyLLMError(OpenAiApiError.generate(403, { error: { message: 'nope' } }, undefined, new Headers())).code).toBe('auth_error');
+    expect(
+      classifyLLMError(OpenAiApiError.generate(403, { error: { message: 'nope' } }, undefined, new Headers())).code,
+    ).toBe('auth_error');
     expect(classifyLLMError(OpenAiApiError.generate(408, undefined, 'timeout', new Headers())).code).toBe('timeout');
-    expect(classifyLLMError(OpenAiApiError.generate(404, { error: { message: 'model not found' } }, undefined, new Headers())).code).toBe('internal');
+    expect(
+      classifyLLMError(
+        OpenAiApiError.generate(404, { error: { message: 'model not found' } }, undefined, new Headers()),
+      ).code,
+    ).toBe('internal');
   });
 
   it('reads the body code and type: quota, content filter, overloaded in a stream', () => {
     // An exhausted quota is no rate limit: docs/protocol.md §4 makes every rate_limit retryable, and waiting will not help.
-    const quota = OpenAiApiError.generate(429, { error: { type: 'insufficient_quota', code: 'insufficient_quota', message: 'You exceeded your current quota' } }, undefined, new Headers());
+    const quota = OpenAiApiError.generate(
+      429,
+      { error: { type: 'insufficient_quota', code: 'insufficient_quota', message: 'You exceeded your current quota' } },
+      undefined,
+      new Headers(),
+    );
     expect(classifyLLMError(quota)).toMatchObject({ code: 'budget_exceeded', retryable: false, statusCode: 429 });
-    const filtered = OpenAiApiError.generate(400, { error: { code: 'content_filter', message: 'The response was filtered' } }, undefined, new Headers());
+    const filtered = OpenAiApiError.generate(
+      400,
+      { error: { code: 'content_filter', message: 'The response was filtered' } },
+      undefined,
+      new Headers(),
+    );
     expect(classifyLLMError(filtered).code).toBe('content_filter');
-    const overloadedMidStream = new AnthropicApiError(undefined, { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }, undefined, undefined);
-    expect(classifyLLMError(overloadedMidStream)).toMatchObject({ code: 'server_error', retryable: true, statusCode: null, provider: 'anthropic' });
+    const overloadedMidStream = new AnthropicApiError(
+      undefined,
+      { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } },
+      undefined,
+      undefined,
+    );
+    expect(classifyLLMError(overloadedMidStream)).toMatchObject({
+      code: 'server_error',
+      retryable: true,
+      statusCode: null,
+      provider: 'anthropic',
+    });
   });
 
   it('falls back on socket codes, then message patterns', () => {
-    const terminated = new TypeError('terminated', { cause: Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }) });
+    const terminated = new TypeError('terminated', {
+      cause: Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }),
+    });
     expect(classifyLLMError(terminated)).toMatchObject({ code: 'network', retryable: true });
     expect(classifyLLMError(Object.assign(new Error('connect'), { code: 'ENOTFOUND' })).code).toBe('network');
     expect(classifyLLMError(new IncompleteStreamError('deepseek')).code).toBe('network');
     expect(classifyLLMError(new Error('429 Too Many Requests')).code).toBe('rate_limit');
     expect(classifyLLMError(new Error('Request timed out')).code).toBe('timeout');
     expect(classifyLLMError(new Error('Your message was flagged by the content filter')).code).toBe('content_filter');
-    expect(classifyLLMError(new Error("This model's maximum context length is 8192 tokens")).code).toBe('context_length');
+    expect(classifyLLMError(new Error("This model's maximum context length is 8192 tokens")).code).toBe(
+      'context_length',
+    );
     expect(classifyLLMError(new Error('Invalid API key')).code).toBe('auth_error');
-    expect(classifyLLMError(new Error('something odd'))).toMatchObject({ code: 'internal', retryable: false, provider: 'unknown' });
+    expect(classifyLLMError(new Error('something odd'))).toMatchObject({
+      code: 'internal',
+      retryable: false,
+      provider: 'unknown',
+    });
     expect(classifyLLMError('a string')).toMatchObject({ code: 'internal', statusCode: null });
     expect(classifyLLMError(null).code).toBe('internal');
     expect(classifyLLMError(new Error('deepseek API error')).provider).toBe('deepseek');
@@ -141,8 +195,14 @@ describe(classifyLLMError.name, () => {
   });
 
   it('gives the thrown errors their localized text as the user message, which the transports show as is', () => {
-    const upstream = new LlmErrorClassifier('fr').toAppError(Object.assign(new Error('429 Too Many Requests'), { status: 429 }));
-    expect(upstream).toMatchObject({ code: 'rate_limit', retryable: true, userMessage: LLM_ERROR_MESSAGES.rate_limit.fr });
+    const upstream = new LlmErrorClassifier('fr').toAppError(
+      Object.assign(new Error('429 Too Many Requests'), { status: 429 }),
+    );
+    expect(upstream).toMatchObject({
+      code: 'rate_limit',
+      retryable: true,
+      userMessage: LLM_ERROR_MESSAGES.rate_limit.fr,
+    });
     expect(new TokenLimitError('total_tokens', 10, 20, 'fr')).toMatchObject({
       code: 'budget_exceeded',
       retryable: false,
@@ -155,8 +215,12 @@ describe(retryAfterMsFromError.name, () => {
   it('reads seconds, HTTP dates and milliseconds; ignores garbage', () => {
     const now = Date.parse('2025-01-01T00:00:00Z');
     expect(retryAfterMsFromError({ headers: new Headers({ 'retry-after': '2.5' }) }, now)).toBe(2500);
-    expect(retryAfterMsFromError({ headers: new Headers({ 'retry-after': 'Wed, 01 Jan 2025 00:00:04 GMT' }) }, now)).toBe(4000);
-    expect(retryAfterMsFromError({ headers: new Headers({ 'retry-after': 'Tue, 31 Dec 2024 00:00:00 GMT' }) }, now)).toBe(0);
+    expect(
+      retryAfterMsFromError({ headers: new Headers({ 'retry-after': 'Wed, 01 Jan 2025 00:00:04 GMT' }) }, now),
+    ).toBe(4000);
+    expect(
+      retryAfterMsFromError({ headers: new Headers({ 'retry-after': 'Tue, 31 Dec 2024 00:00:00 GMT' }) }, now),
+    ).toBe(0);
     expect(retryAfterMsFromError({ headers: { 'Retry-After-Ms': '120' } }, now)).toBe(120);
     expect(retryAfterMsFromError({ headers: new Headers({ 'retry-after': 'soon' }) }, now)).toBeNull();
     expect(retryAfterMsFromError(new Error('no headers'))).toBeNull();

@@ -29,7 +29,13 @@ interface UpstreamDetails {
   apiMessage: string;
 }
 
-const TIMEOUT_CODES = new Set(['ETIMEDOUT', 'ESOCKETTIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+const TIMEOUT_CODES = new Set([
+  'ETIMEDOUT',
+  'ESOCKETTIMEDOUT',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+]);
 const NETWORK_CODES = new Set([
   'ECONNREFUSED',
   'ECONNRESET',
@@ -49,7 +55,8 @@ const AUTH_TYPES = new Set(['authentication_error', 'permission_error', 'invalid
 const SERVER_TYPES = new Set(['overloaded_error', 'api_error', 'server_error', 'service_unavailable']);
 const RATE_LIMIT_TYPES = new Set(['rate_limit_error', 'rate_limit_exceeded', 'requests', 'tokens']);
 
-const CONTEXT_LENGTH_MESSAGE = /maximum context length|context length|context window|prompt is too long|too many tokens|reduce the length/;
+const CONTEXT_LENGTH_MESSAGE =
+  /maximum context length|context length|context window|prompt is too long|too many tokens|reduce the length/;
 const CONTENT_FILTER_MESSAGE = /content[ _-]?filter|flagged|content management policy|safety system/;
 
 function asRecord(value: unknown): Record<string, unknown> | null {
@@ -67,13 +74,17 @@ function upstreamDetails(error: unknown): UpstreamDetails {
   const inner = asRecord(body?.error) ?? body ?? {};
   const statusFromBody = typeof inner.status_code === 'number' ? inner.status_code : null;
   const status =
-    typeof record.status === 'number' ? record.status
-    : typeof record.statusCode === 'number' ? record.statusCode
-    : statusFromBody;
+    typeof record.status === 'number'
+      ? record.status
+      : typeof record.statusCode === 'number'
+        ? record.statusCode
+        : statusFromBody;
   return {
     status,
     type: (str(inner.type) || str(record.type)).toLowerCase(),
-    code: (str(inner.code) || (typeof record.code === 'string' && !/^E[A-Z]|^UND_/.test(record.code) ? record.code : '')).toLowerCase(),
+    code: (
+      str(inner.code) || (typeof record.code === 'string' && !/^E[A-Z]|^UND_/.test(record.code) ? record.code : '')
+    ).toLowerCase(),
     apiMessage: str(inner.message).toLowerCase(),
   };
 }
@@ -130,7 +141,11 @@ export function retryAfterMsFromError(error: unknown, now: number = Date.now()):
   return Number.isNaN(date) ? null : Math.max(0, date - now);
 }
 
-function decide(error: unknown, details: UpstreamDetails, chain: ReturnType<typeof causeChain>): { code: LlmErrorCode; retryable?: boolean } {
+function decide(
+  error: unknown,
+  details: UpstreamDetails,
+  chain: ReturnType<typeof causeChain>,
+): { code: LlmErrorCode; retryable?: boolean } {
   // 1. SDK classes that carry no status: connection failures and timeouts.
   if (error instanceof OpenAiConnectionTimeoutError || error instanceof AnthropicConnectionTimeoutError) {
     return { code: 'timeout' };
@@ -173,11 +188,16 @@ function decide(error: unknown, details: UpstreamDetails, chain: ReturnType<type
   if (codes.some((value) => NETWORK_CODES.has(value))) return { code: 'network' };
 
   // 5. Message patterns, last.
-  const text = chain.map((link) => `${link.name} ${link.message}`).join(' | ').toLowerCase() + ` | ${apiMessage}`;
+  const text =
+    chain
+      .map((link) => `${link.name} ${link.message}`)
+      .join(' | ')
+      .toLowerCase() + ` | ${apiMessage}`;
   if (/too many requests|rate limit/.test(text)) return { code: 'rate_limit' };
   if (CONTEXT_LENGTH_MESSAGE.test(text)) return { code: 'context_length' };
   if (CONTENT_FILTER_MESSAGE.test(text)) return { code: 'content_filter' };
-  if (/invalid api key|incorrect api key|invalid x-api-key|unauthorized|authentication/.test(text)) return { code: 'auth_error' };
+  if (/invalid api key|incorrect api key|invalid x-api-key|unauthorized|authentication/.test(text))
+    return { code: 'auth_error' };
   if (/timed? ?out|timeout/.test(text)) return { code: 'timeout' };
   if (/econnrefused|enotfound|econnreset|socket hang up|fetch failed|terminated|other side closed|network/.test(text)) {
     return { code: 'network' };
@@ -195,7 +215,14 @@ function decide(error: unknown, details: UpstreamDetails, chain: ReturnType<type
 export function classifyLLMError(error: unknown, locale: Locale = 'en', providerHint?: string): ClassifiedLlmError {
   const chain = causeChain(error);
   const details = upstreamDetails(error);
-  const provider = providerOf(error, providerHint, chain.map((link) => link.message).join(' ').toLowerCase());
+  const provider = providerOf(
+    error,
+    providerHint,
+    chain
+      .map((link) => link.message)
+      .join(' ')
+      .toLowerCase(),
+  );
   if (error instanceof AppError) {
     const known = (LLM_ERROR_MESSAGES as Partial<Record<ErrorCode, Record<Locale, string>>>)[error.code];
     const upstream = asRecord(error)?.upstreamStatus;

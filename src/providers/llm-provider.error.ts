@@ -13,7 +13,10 @@ export class LlmProviderError extends AppError {
   readonly upstreamStatus: number | null;
   readonly retryAfterMs: number | null;
 
-  constructor(readonly classified: ClassifiedLlmError, cause: unknown) {
+  constructor(
+    readonly classified: ClassifiedLlmError,
+    cause: unknown,
+  ) {
     super(
       classified.code,
       classified.userMessage,

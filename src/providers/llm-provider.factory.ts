@@ -29,10 +29,20 @@ export interface LlmProviderFactoryOptions {
  */
 export function createLlmProvider(selection: LlmProviderSelection, options: LlmProviderFactoryOptions): LlmProvider {
   if (selection.kind === 'offline') return new OfflineLlmProvider({ locale: options.locale });
-  const common = { baseURL: selection.baseURL, model: selection.model, timeoutMs: options.timeoutMs, streamIdleTimeoutMs: options.streamIdleTimeoutMs };
+  const common = {
+    baseURL: selection.baseURL,
+    model: selection.model,
+    timeoutMs: options.timeoutMs,
+    streamIdleTimeoutMs: options.streamIdleTimeoutMs,
+  };
   const adapter: LlmProvider =
     selection.entry.type === 'anthropic'
-      ? new AnthropicProvider({ ...common, providerName: selection.providerName, apiKey: selection.apiKey ?? '', events: options.events })
+      ? new AnthropicProvider({
+          ...common,
+          providerName: selection.providerName,
+          apiKey: selection.apiKey ?? '',
+          events: options.events,
+        })
       : new OpenAiCompatibleProvider({ ...common, providerName: selection.providerName, apiKey: selection.apiKey });
   return new RetryingLlmProvider(adapter, {
     maxRetries: options.maxRetries,
@@ -46,7 +56,8 @@ export function createLlmProvider(selection: LlmProviderSelection, options: LlmP
 
 /** The start-up log fields of a selection: provider, model, base URL host; never the key. */
 export function describeLlmSelection(selection: LlmProviderSelection): Record<string, unknown> {
-  if (selection.kind === 'offline') return { provider: 'offline', model: 'offline', offline: true, source: selection.source };
+  if (selection.kind === 'offline')
+    return { provider: 'offline', model: 'offline', offline: true, source: selection.source };
   let baseUrlHost: string;
   try {
     baseUrlHost = new URL(selection.baseURL).host;

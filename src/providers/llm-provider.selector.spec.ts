@@ -22,9 +22,24 @@ function refusal(env: Record<string, string>): string[] {
 describe(selectLlmProvider.name, () => {
   it.each([
     [{}, 'offline', 'offline', 'default'],
-    [{ DEEPSEEK_API_KEY: 'd', OPENAI_API_KEY: 'o', ANTHROPIC_API_KEY: 'a', OLLAMA_BASE_URL: 'http://ollama:11434/v1' }, 'deepseek', 'deepseek-chat', 'detected'],
-    [{ OPENAI_API_KEY: 'o', ANTHROPIC_API_KEY: 'a', OLLAMA_BASE_URL: 'http://ollama:11434/v1' }, 'openai', 'gpt-4o', 'detected'],
-    [{ ANTHROPIC_API_KEY: 'a', OLLAMA_BASE_URL: 'http://ollama:11434/v1' }, 'anthropic', 'claude-sonnet-4-20250514', 'detected'],
+    [
+      { DEEPSEEK_API_KEY: 'd', OPENAI_API_KEY: 'o', ANTHROPIC_API_KEY: 'a', OLLAMA_BASE_URL: 'http://ollama:11434/v1' },
+      'deepseek',
+      'deepseek-chat',
+      'detected',
+    ],
+    [
+      { OPENAI_API_KEY: 'o', ANTHROPIC_API_KEY: 'a', OLLAMA_BASE_URL: 'http://ollama:11434/v1' },
+      'openai',
+      'gpt-4o',
+      'detected',
+    ],
+    [
+      { ANTHROPIC_API_KEY: 'a', OLLAMA_BASE_URL: 'http://ollama:11434/v1' },
+      'anthropic',
+      'claude-sonnet-4-20250514',
+      'detected',
+    ],
     [{ OLLAMA_BASE_URL: 'http://ollama:11434/v1' }, 'ollama', 'llama3.1', 'detected'],
     [{ QWEN_API_KEY: 'q' }, 'offline', 'offline', 'default'],
     [{ DEEPSEEK_API_KEY: '  ' }, 'offline', 'offline', 'default'],
@@ -33,28 +48,57 @@ describe(selectLlmProvider.name, () => {
     [{ LLM_PROVIDER: 'openai-mini', OPENAI_API_KEY: 'o' }, 'openai-mini', 'gpt-4o-mini', 'LLM_PROVIDER'],
     [{ LLM_PROVIDER: 'offline', DEEPSEEK_API_KEY: 'd' }, 'offline', 'offline', 'LLM_PROVIDER'],
     [{ LLM_PROVIDER: 'ollama' }, 'ollama', 'llama3.1', 'LLM_PROVIDER'],
-    [{ LLM_BASE_URL: 'http://vllm:8000/v1', LLM_MODEL: 'qwen2.5-7b', DEEPSEEK_API_KEY: 'd' }, 'openai-compatible', 'qwen2.5-7b', 'LLM_BASE_URL'],
+    [
+      { LLM_BASE_URL: 'http://vllm:8000/v1', LLM_MODEL: 'qwen2.5-7b', DEEPSEEK_API_KEY: 'd' },
+      'openai-compatible',
+      'qwen2.5-7b',
+      'LLM_BASE_URL',
+    ],
   ] as const)('%j → %s / %s (%s)', (env, provider, model, source) => {
     const selection = select(env);
     expect(selection).toMatchObject({ providerName: provider, model, source });
   });
 
   it('resolves the key and the base URL, overrides included, for the chosen entry', () => {
-    expect(select({ DEEPSEEK_API_KEY: 'sk-d' })).toMatchObject({ kind: 'remote', apiKey: 'sk-d', baseURL: 'https://api.deepseek.com', detectedBy: 'DEEPSEEK_API_KEY' });
-    expect(select({ ANTHROPIC_API_KEY: 'sk-a', ANTHROPIC_BASE_URL: 'http://gateway:9000/' })).toMatchObject({ baseURL: 'http://gateway:9000' });
-    expect(select({ OLLAMA_BASE_URL: 'http://gpu:11434/v1' })).toMatchObject({ apiKey: undefined, baseURL: 'http://gpu:11434/v1', detectedBy: 'OLLAMA_BASE_URL' });
-    expect(select({ LLM_PROVIDER: 'openai-compatible', LLM_BASE_URL: 'http://vllm:8000/v1', LLM_MODEL: 'm' })).toMatchObject({ apiKey: undefined });
-    expect(select({ LLM_PROVIDER: 'openai-compatible', LLM_BASE_URL: 'http://vllm:8000/v1', LLM_MODEL: 'm', LLM_API_KEY: 'k' })).toMatchObject({ apiKey: 'k' });
+    expect(select({ DEEPSEEK_API_KEY: 'sk-d' })).toMatchObject({
+      kind: 'remote',
+      apiKey: 'sk-d',
+      baseURL: 'https://api.deepseek.com',
+      detectedBy: 'DEEPSEEK_API_KEY',
+    });
+    expect(select({ ANTHROPIC_API_KEY: 'sk-a', ANTHROPIC_BASE_URL: 'http://gateway:9000/' })).toMatchObject({
+      baseURL: 'http://gateway:9000',
+    });
+    expect(select({ OLLAMA_BASE_URL: 'http://gpu:11434/v1' })).toMatchObject({
+      apiKey: undefined,
+      baseURL: 'http://gpu:11434/v1',
+      detectedBy: 'OLLAMA_BASE_URL',
+    });
+    expect(
+      select({ LLM_PROVIDER: 'openai-compatible', LLM_BASE_URL: 'http://vllm:8000/v1', LLM_MODEL: 'm' }),
+    ).toMatchObject({ apiKey: undefined });
+    expect(
+      select({
+        LLM_PROVIDER: 'openai-compatible',
+        LLM_BASE_URL: 'http://vllm:8000/v1',
+        LLM_MODEL: 'm',
+        LLM_API_KEY: 'k',
+      }),
+    ).toMatchObject({ apiKey: 'k' });
   });
 
   it('refuses to start with an unknown LLM_PROVIDER, naming the known ones', () => {
     expect(refusal({ LLM_PROVIDER: 'mistral' })).toEqual([
-      expect.stringMatching(/^LLM_PROVIDER: unknown provider "mistral" \(known: deepseek, openai, openai-mini, anthropic, qwen, ollama, openai-compatible, offline;/),
+      expect.stringMatching(
+        /^LLM_PROVIDER: unknown provider "mistral" \(known: deepseek, openai, openai-mini, anthropic, qwen, ollama, openai-compatible, offline;/,
+      ),
     ]);
   });
 
   it('refuses to start when the chosen provider misses its key, model or base URL', () => {
-    expect(refusal({ LLM_PROVIDER: 'anthropic' })).toEqual(['ANTHROPIC_API_KEY: required for provider "anthropic" (LLM_PROVIDER=anthropic)']);
+    expect(refusal({ LLM_PROVIDER: 'anthropic' })).toEqual([
+      'ANTHROPIC_API_KEY: required for provider "anthropic" (LLM_PROVIDER=anthropic)',
+    ]);
     expect(refusal({ LLM_PROVIDER: 'openai-compatible', LLM_BASE_URL: 'http://vllm:8000/v1' })).toEqual([
       'LLM_MODEL: required for provider "openai-compatible", which has no default model',
     ]);

@@ -1,6 +1,11 @@
 import type { AppConfig } from '../config/app-config';
 import { ConfigValidationError } from '../config/config-validation.error';
-import { baseUrlOverrideVariable, OFFLINE_PROVIDER_NAME, ProviderRegistry, ProviderRegistryEntry } from '../config/provider-registry';
+import {
+  baseUrlOverrideVariable,
+  OFFLINE_PROVIDER_NAME,
+  ProviderRegistry,
+  ProviderRegistryEntry,
+} from '../config/provider-registry';
 
 /** How the provider was chosen, for the start-up log line. */
 export type LlmSelectionSource = 'LLM_PROVIDER' | 'LLM_BASE_URL' | 'detected' | 'default';
@@ -43,13 +48,16 @@ function resolve(
   const env = config.rawEnv;
   const problems: string[] = [];
   const why =
-    source === 'detected' ? `detected from ${detectedBy}`
-    : source === 'LLM_PROVIDER' ? `LLM_PROVIDER=${entry.name}`
-    : 'selected by LLM_BASE_URL';
+    source === 'detected'
+      ? `detected from ${detectedBy}`
+      : source === 'LLM_PROVIDER'
+        ? `LLM_PROVIDER=${entry.name}`
+        : 'selected by LLM_BASE_URL';
   const baseURL = registry.resolveBaseUrl(entry, env);
   const baseVariables = [baseUrlOverrideVariable(entry.name), entry.baseUrlEnvVar].filter(Boolean).join(' or ');
   if (!baseURL) problems.push(`${baseVariables}: required for provider "${entry.name}" (${why})`);
-  else if (!isHttpUrl(baseURL)) problems.push(`${baseVariables}: "${baseURL}" is not an http(s) URL (provider "${entry.name}")`);
+  else if (!isHttpUrl(baseURL))
+    problems.push(`${baseVariables}: "${baseURL}" is not an http(s) URL (provider "${entry.name}")`);
   const apiKey = registry.resolveApiKey(entry, env);
   if (entry.apiKeyEnvVar && !apiKey && !entry.apiKeyOptional) {
     problems.push(`${entry.apiKeyEnvVar}: required for provider "${entry.name}" (${why})`);
@@ -85,10 +93,14 @@ function detectionTrigger(entry: ProviderRegistryEntry, registry: ProviderRegist
  * An unknown LLM_PROVIDER, or a chosen provider without its key / base URL / model, throws
  * ConfigValidationError naming the variable: the service refuses to start rather than fail later.
  */
-export function selectLlmProvider(config: Pick<AppConfig, 'llm' | 'rawEnv'>, registry: ProviderRegistry): LlmProviderSelection {
+export function selectLlmProvider(
+  config: Pick<AppConfig, 'llm' | 'rawEnv'>,
+  registry: ProviderRegistry,
+): LlmProviderSelection {
   const requested = config.llm.provider?.trim();
   if (requested) {
-    if (requested === OFFLINE_PROVIDER_NAME) return { kind: 'offline', providerName: OFFLINE_PROVIDER_NAME, model: 'offline', source: 'LLM_PROVIDER' };
+    if (requested === OFFLINE_PROVIDER_NAME)
+      return { kind: 'offline', providerName: OFFLINE_PROVIDER_NAME, model: 'offline', source: 'LLM_PROVIDER' };
     const entry = registry.get(requested);
     if (!entry) {
       throw new ConfigValidationError([

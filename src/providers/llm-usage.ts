@@ -7,4 +7,9 @@ export interface LlmUsage {
 }
 
 /** A call that used nothing (the offline provider, a request the upstream refused outright). */
-export const ZERO_LLM_USAGE: Readonly<LlmUsage> = Object.freeze({ promptTokens: 0, completionTokens: 0, cachedTokens: 0, totalTokens: 0 });
+export const ZERO_LLM_USAGE: Readonly<LlmUsage> = Object.freeze({
+  promptTokens: 0,
+  completionTokens: 0,
+  cachedTokens: 0,
+  totalTokens: 0,
+});

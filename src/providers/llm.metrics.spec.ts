@@ -20,6 +20,8 @@ describe(LlmMetrics.name, () => {
     expect(samples.sum('graph_ai_llm_request_duration_seconds_count', { ...call, outcome: 'ok' })).toBe(1);
     expect(samples.sum('graph_ai_llm_request_duration_seconds_sum', { ...call, outcome: 'error' })).toBe(30);
     expect(samples.sum('graph_ai_llm_upstream_errors_total', { ...call, code: 'rate_limit', retried: 'true' })).toBe(2);
-    expect(samples.sum('graph_ai_llm_upstream_errors_total', { ...call, code: 'rate_limit', retried: 'false' })).toBe(1);
+    expect(samples.sum('graph_ai_llm_upstream_errors_total', { ...call, code: 'rate_limit', retried: 'false' })).toBe(
+      1,
+    );
   });
 });

@@ -23,7 +23,8 @@ interface OfflineTexts {
 
 const TEXTS: Record<Locale, OfflineTexts> = {
   en: {
-    notice: 'No language model is configured on this service, so this answer was extracted directly from the graph, without AI.',
+    notice:
+      'No language model is configured on this service, so this answer was extracted directly from the graph, without AI.',
     howTo:
       'To get real answers, set DEEPSEEK_API_KEY, OPENAI_API_KEY or ANTHROPIC_API_KEY (or OLLAMA_BASE_URL for a local Ollama, ' +
       'or LLM_PROVIDER=openai-compatible with LLM_BASE_URL and LLM_MODEL) and restart the service.',
@@ -40,7 +41,8 @@ const TEXTS: Record<Locale, OfflineTexts> = {
     moreEdges: (count) => `(${count} more connection${count === 1 ? '' : 's'} not shown)`,
   },
   fr: {
-    notice: "Aucun modèle de langage n'est configuré sur ce service : cette réponse est extraite directement du graphe, sans IA.",
+    notice:
+      "Aucun modèle de langage n'est configuré sur ce service : cette réponse est extraite directement du graphe, sans IA.",
     howTo:
       'Pour obtenir de vraies réponses, définissez DEEPSEEK_API_KEY, OPENAI_API_KEY ou ANTHROPIC_API_KEY (ou OLLAMA_BASE_URL pour un Ollama local, ' +
       'ou LLM_PROVIDER=openai-compatible avec LLM_BASE_URL et LLM_MODEL) puis redémarrez le service.',
@@ -51,10 +53,12 @@ const TEXTS: Record<Locale, OfflineTexts> = {
     sheet: 'feuille',
     process: 'traitement',
     data: 'données',
-    moreNodes: (count) => `(${count} autre${count === 1 ? '' : 's'} nœud${count === 1 ? '' : 's'} non affiché${count === 1 ? '' : 's'})`,
+    moreNodes: (count) =>
+      `(${count} autre${count === 1 ? '' : 's'} nœud${count === 1 ? '' : 's'} non affiché${count === 1 ? '' : 's'})`,
     connections: 'Comment ils sont reliés :',
     noConnections: 'Ces nœuds ne sont pas reliés entre eux.',
-    moreEdges: (count) => `(${count} autre${count === 1 ? '' : 's'} liaison${count === 1 ? '' : 's'} non affichée${count === 1 ? '' : 's'})`,
+    moreEdges: (count) =>
+      `(${count} autre${count === 1 ? '' : 's'} liaison${count === 1 ? '' : 's'} non affichée${count === 1 ? '' : 's'})`,
   },
 };
 
@@ -73,7 +77,10 @@ function processLine(process: string): string {
 }
 
 function describeNode(node: RelevantNode, texts: OfflineTexts): string {
-  const label = node.typeName && node.typeName !== node.type ? `${node.typeName} (${texts.type} ${node.type})` : `${texts.type} ${node.type}`;
+  const label =
+    node.typeName && node.typeName !== node.type
+      ? `${node.typeName} (${texts.type} ${node.type})`
+      : `${texts.type} ${node.type}`;
   const lines = [`- ${node._key}: ${label}, ${texts.sheet} "${node.sheetName || node.sheet}"`];
   const code = processLine(node.process ?? '');
   if (code) lines.push(`  ${texts.process}: ${code}`);

@@ -28,13 +28,26 @@ export class OfflineLlmProvider implements LlmProvider {
 
   constructor(private readonly options: { locale?: Locale } = {}) {}
 
-  async complete(_messages: LlmMessage[], _tools?: LlmToolDefinition[], options: LlmCallOptions = {}): Promise<LlmCompletion> {
+  async complete(
+    _messages: LlmMessage[],
+    _tools?: LlmToolDefinition[],
+    options: LlmCallOptions = {},
+  ): Promise<LlmCompletion> {
     throwIfAborted(options.signal);
     const text = this.answer(options);
-    return { message: { role: 'assistant', content: text }, usage: { ...ZERO_LLM_USAGE }, model: OFFLINE_MODEL, finishReason: 'stop' };
+    return {
+      message: { role: 'assistant', content: text },
+      usage: { ...ZERO_LLM_USAGE },
+      model: OFFLINE_MODEL,
+      finishReason: 'stop',
+    };
   }
 
-  async *stream(_messages: LlmMessage[], _tools?: LlmToolDefinition[], options: LlmCallOptions = {}): AsyncGenerator<LlmStreamChunk> {
+  async *stream(
+    _messages: LlmMessage[],
+    _tools?: LlmToolDefinition[],
+    options: LlmCallOptions = {},
+  ): AsyncGenerator<LlmStreamChunk> {
     const signal = options.signal;
     throwIfAborted(signal);
     const all = pieces(this.answer(options));

@@ -13,7 +13,11 @@ const messages: LlmMessage[] = [
 const tools: LlmToolDefinition[] = [
   {
     type: 'function',
-    function: { name: 'search_nodes', description: 'Search nodes', parameters: { type: 'object', properties: { query: { type: 'string' } } } },
+    function: {
+      name: 'search_nodes',
+      description: 'Search nodes',
+      parameters: { type: 'object', properties: { query: { type: 'string' } } },
+    },
   },
 ];
 
@@ -40,7 +44,12 @@ describe(OpenAiCompatibleProvider.name, () => {
   });
   beforeEach(() => {
     server.reset();
-    provider = new OpenAiCompatibleProvider({ providerName: 'openai', baseURL: server.openAiBaseUrl, apiKey: 'sk-test', model: 'gpt-4o' });
+    provider = new OpenAiCompatibleProvider({
+      providerName: 'openai',
+      baseURL: server.openAiBaseUrl,
+      apiKey: 'sk-test',
+      model: 'gpt-4o',
+    });
   });
 
   describeWithSharedFixtures('replaying the recorded provider streams', () => {
@@ -48,21 +57,31 @@ describe(OpenAiCompatibleProvider.name, () => {
       (entry) => entry.stream && entry.endpoint.includes('chat/completions') && !entry.file.startsWith('errors/'),
     );
 
-    it.each(streams.map((entry) => [entry.file, entry] as const))('%s gives the manifest text, tool calls and usage', async (file, entry) => {
-      server.enqueue({ fixture: file });
-      const result = await collectLlmStream(provider.stream(messages, tools));
-      const expected = entry.expected;
-      expect(result.text).toBe(expected.text ?? '');
-      expect(result.toolCalls).toEqual(
-        (expected.tool_calls ?? []).map((call: any) => ({ index: call.index, id: call.id, name: call.name, arguments: call.arguments })),
-      );
-      expect(result.toolCallStarts.map((start) => start.id)).toEqual((expected.tool_calls ?? []).map((call: any) => call.id));
-      expect(result.usage).toEqual(expectedUsage(expected.usage));
-      expect(result.finishReason).toBe(expected.finish_reason);
-      // Reasoning is never part of the answer.
-      if (expected.reasoning) expect(result.text).not.toContain(expected.reasoning.slice(0, 20));
-      expect(result.chunks[result.chunks.length - 1].type).toBe('done');
-    });
+    it.each(streams.map((entry) => [entry.file, entry] as const))(
+      '%s gives the manifest text, tool calls and usage',
+      async (file, entry) => {
+        server.enqueue({ fixture: file });
+        const result = await collectLlmStream(provider.stream(messages, tools));
+        const expected = entry.expected;
+        expect(result.text).toBe(expected.text ?? '');
+        expect(result.toolCalls).toEqual(
+          (expected.tool_calls ?? []).map((call: any) => ({
+            index: call.index,
+            id: call.id,
+            name: call.name,
+            arguments: call.arguments,
+          })),
+        );
+        expect(result.toolCallStarts.map((start) => start.id)).toEqual(
+          (expected.tool_calls ?? []).map((call: any) => call.id),
+        );
+        expect(result.usage).toEqual(expectedUsage(expected.usage));
+        expect(result.finishReason).toBe(expected.finish_reason);
+        // Reasoning is never part of the answer.
+        if (expected.reasoning) expect(result.text).not.toContain(expected.reasoning.slice(0, 20));
+        expect(result.chunks[result.chunks.length - 1].type).toBe('done');
+      },
+    );
 
     const completions = llmFixtureManifest().filter(
       (entry) => !entry.stream && entry.endpoint.includes('chat/completions') && !entry.file.startsWith('errors/'),
@@ -74,7 +93,11 @@ describe(OpenAiCompatibleProvider.name, () => {
       const expected = entry.expected;
       expect(completion.message.content).toBe(expected.text);
       expect(completion.message.tool_calls ?? null).toEqual(
-        expected.tool_calls?.map((call: any) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } })) ?? null,
+        expected.tool_calls?.map((call: any) => ({
+          id: call.id,
+          type: 'function',
+          function: { name: call.name, arguments: call.arguments },
+        })) ?? null,
       );
       expect(completion.usage).toEqual(expectedUsage(expected.usage));
       expect(completion.finishReason).toBe(expected.finish_reason);
@@ -91,7 +114,9 @@ describe(OpenAiCompatibleProvider.name, () => {
 
   it('sends the OpenAI request shape: stream_options.include_usage, tools, our markers stripped, the key as bearer', async () => {
     server.enqueue({ text: 'ok' });
-    await collectLlmStream(provider.stream(messages, tools, { maxTokens: 300, temperature: 0.2, model: 'gpt-4o-mini' }));
+    await collectLlmStream(
+      provider.stream(messages, tools, { maxTokens: 300, temperature: 0.2, model: 'gpt-4o-mini' }),
+    );
     const request = server.requests[0];
     expect(request.path).toBe('/v1/chat/completions');
     expect(request.headers.authorization).toBe('[redacted]');
@@ -117,7 +142,13 @@ describe(OpenAiCompatibleProvider.name, () => {
   });
 
   it('does not count the time its consumer holds a chunk as upstream silence (a stream giving way to setups)', async () => {
-    const patient = new OpenAiCompatibleProvider({ providerName: 'openai', baseURL: server.openAiBaseUrl, apiKey: 'sk-test', model: 'gpt-4o', streamIdleTimeoutMs: 50 });
+    const patient = new OpenAiCompatibleProvider({
+      providerName: 'openai',
+      baseURL: server.openAiBaseUrl,
+      apiKey: 'sk-test',
+      model: 'gpt-4o',
+      streamIdleTimeoutMs: 50,
+    });
     server.enqueue({ text: 'The graph fetches NBA stats.', chunkSize: 3 });
     let text = '';
     let held = false;
@@ -133,7 +164,11 @@ describe(OpenAiCompatibleProvider.name, () => {
   });
 
   it('streams text in order and reports cached tokens', async () => {
-    server.enqueue({ text: 'The graph fetches NBA stats.', chunkSize: 3, usage: { prompt: 1200, completion: 9, cached: 1024 } });
+    server.enqueue({
+      text: 'The graph fetches NBA stats.',
+      chunkSize: 3,
+      usage: { prompt: 1200, completion: 9, cached: 1024 },
+    });
     const result = await collectLlmStream(provider.stream(messages));
     expect(result.text).toBe('The graph fetches NBA stats.');
     expect(result.tokenCount).toBe(Math.ceil('The graph fetches NBA stats.'.length / 3));
@@ -147,7 +182,12 @@ describe(OpenAiCompatibleProvider.name, () => {
       interleaveToolCalls: true,
       toolCalls: [
         { id: 'call_a', name: 'search_nodes', arguments: { query: 'fetch api', limit: 5 }, fragments: 7 },
-        { id: 'call_b', name: 'read_node_detail', arguments: '{"nodeKey":"root"}', fragments: ['{"node', 'Key":', '"root"}'] },
+        {
+          id: 'call_b',
+          name: 'read_node_detail',
+          arguments: '{"nodeKey":"root"}',
+          fragments: ['{"node', 'Key":', '"root"}'],
+        },
       ],
     });
     const result = await collectLlmStream(provider.stream(messages, tools));
@@ -167,7 +207,13 @@ describe(OpenAiCompatibleProvider.name, () => {
   });
 
   it('generates stable ids when the server omits them, the same in start and done', async () => {
-    server.enqueue({ omitToolCallIds: true, toolCalls: [{ name: 'search_nodes', arguments: { query: 'x' } }, { name: 'search_nodes', arguments: {} }] });
+    server.enqueue({
+      omitToolCallIds: true,
+      toolCalls: [
+        { name: 'search_nodes', arguments: { query: 'x' } },
+        { name: 'search_nodes', arguments: {} },
+      ],
+    });
     const result = await collectLlmStream(provider.stream(messages, tools));
     const ids = result.toolCalls.map((call) => call.id);
     expect(ids[0]).toMatch(/^call_/);
@@ -200,14 +246,20 @@ describe(OpenAiCompatibleProvider.name, () => {
   });
 
   it('complete() returns text, tool calls and usage from a JSON answer', async () => {
-    server.enqueue({ text: 'Done.', toolCalls: [{ id: 'call_1', name: 'search_nodes', arguments: { query: 'a' } }], usage: { prompt: 10, completion: 4, cached: 2 } });
+    server.enqueue({
+      text: 'Done.',
+      toolCalls: [{ id: 'call_1', name: 'search_nodes', arguments: { query: 'a' } }],
+      usage: { prompt: 10, completion: 4, cached: 2 },
+    });
     const completion = await provider.complete(messages, tools);
     expect(server.requests[0].body.stream).toBe(false);
     expect(completion).toEqual({
       message: {
         role: 'assistant',
         content: 'Done.',
-        tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'search_nodes', arguments: '{"query":"a"}' } }],
+        tool_calls: [
+          { id: 'call_1', type: 'function', function: { name: 'search_nodes', arguments: '{"query":"a"}' } },
+        ],
       },
       usage: { promptTokens: 10, completionTokens: 4, cachedTokens: 2, totalTokens: 14 },
       model: 'gpt-4o',

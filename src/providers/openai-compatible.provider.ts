@@ -50,7 +50,11 @@ export class OpenAiCompatibleProvider implements LlmProvider {
     });
   }
 
-  async complete(messages: LlmMessage[], tools: LlmToolDefinition[] = [], options: LlmCallOptions = {}): Promise<LlmCompletion> {
+  async complete(
+    messages: LlmMessage[],
+    tools: LlmToolDefinition[] = [],
+    options: LlmCallOptions = {},
+  ): Promise<LlmCompletion> {
     throwIfAborted(options.signal);
     try {
       const response = await this.client.chat.completions.create(
@@ -63,7 +67,11 @@ export class OpenAiCompatibleProvider implements LlmProvider {
     }
   }
 
-  async *stream(messages: LlmMessage[], tools: LlmToolDefinition[] = [], options: LlmCallOptions = {}): AsyncGenerator<LlmStreamChunk> {
+  async *stream(
+    messages: LlmMessage[],
+    tools: LlmToolDefinition[] = [],
+    options: LlmCallOptions = {},
+  ): AsyncGenerator<LlmStreamChunk> {
     yield* relayUpstreamStream({
       provider: this.providerName,
       signal: options.signal,
@@ -77,8 +85,15 @@ export class OpenAiCompatibleProvider implements LlmProvider {
     });
   }
 
-  private body(messages: LlmMessage[], tools: LlmToolDefinition[], options: LlmCallOptions): ChatCompletionCreateParamsBase {
-    const body: ChatCompletionCreateParamsBase = { model: options.model ?? this.model, messages: toOpenAiMessages(messages) };
+  private body(
+    messages: LlmMessage[],
+    tools: LlmToolDefinition[],
+    options: LlmCallOptions,
+  ): ChatCompletionCreateParamsBase {
+    const body: ChatCompletionCreateParamsBase = {
+      model: options.model ?? this.model,
+      messages: toOpenAiMessages(messages),
+    };
     if (tools.length > 0) body.tools = toOpenAiTools(tools);
     if (options.maxTokens !== undefined) body.max_tokens = options.maxTokens;
     if (options.temperature !== undefined) body.temperature = options.temperature;

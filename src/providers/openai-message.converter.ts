@@ -16,7 +16,12 @@ export function convertOpenAiUsage(usage: OpenAiWireUsage): LlmUsage {
   const promptTokens = usage.prompt_tokens ?? 0;
   const completionTokens = usage.completion_tokens ?? 0;
   const cachedTokens = usage.prompt_tokens_details?.cached_tokens || usage.prompt_cache_hit_tokens || 0;
-  return { promptTokens, completionTokens, cachedTokens, totalTokens: usage.total_tokens ?? promptTokens + completionTokens };
+  return {
+    promptTokens,
+    completionTokens,
+    cachedTokens,
+    totalTokens: usage.total_tokens ?? promptTokens + completionTokens,
+  };
 }
 
 /** Some compatible servers omit tool-call ids; the generated one is stable for the whole response. */

@@ -42,8 +42,10 @@ export class OpenAiStreamAssembler implements UpstreamStreamAssembler<ChatComple
       if ((choice.index ?? 0) !== 0) continue;
       const delta = choice.delta;
       if (delta) {
-        if (typeof delta.content === 'string' && delta.content !== '') out.push({ type: 'token', token: delta.content });
-        else if (typeof delta.refusal === 'string' && delta.refusal !== '') out.push({ type: 'token', token: delta.refusal });
+        if (typeof delta.content === 'string' && delta.content !== '')
+          out.push({ type: 'token', token: delta.content });
+        else if (typeof delta.refusal === 'string' && delta.refusal !== '')
+          out.push({ type: 'token', token: delta.refusal });
         if (delta.tool_calls) for (const call of delta.tool_calls) this.pushToolCall(call, out);
       }
       if (choice.finish_reason) this.finishReason = choice.finish_reason;

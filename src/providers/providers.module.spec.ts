@@ -45,18 +45,30 @@ describe(ProvidersModule.name, () => {
   afterEach(() => resetLogSink());
 
   it('provides the detected provider, pointed at OPENAI_BASE_URL, with one start-up line that never shows the key', async () => {
-    const moduleRef = await compile({ OPENAI_API_KEY: 'sk-very-secret-key', OPENAI_BASE_URL: server.openAiBaseUrl, AI_MAX_RETRIES: '1' });
+    const moduleRef = await compile({
+      OPENAI_API_KEY: 'sk-very-secret-key',
+      OPENAI_BASE_URL: server.openAiBaseUrl,
+      AI_MAX_RETRIES: '1',
+    });
     const provider = moduleRef.get<LlmProvider>(LLM_PROVIDER);
     expect(provider).toBeInstanceOf(RetryingLlmProvider);
     expect(provider).toMatchObject({ providerName: 'openai', model: 'gpt-4o', offline: false });
 
     server.enqueue({ error: { status: 500 } }, { text: 'Hi from the scripted server.' });
-    expect((await collectLlmStream(provider.stream([{ role: 'user', content: 'hi' }]))).text).toBe('Hi from the scripted server.');
+    expect((await collectLlmStream(provider.stream([{ role: 'user', content: 'hi' }]))).text).toBe(
+      'Hi from the scripted server.',
+    );
     expect(server.requests.map((request) => request.body.model)).toEqual(['gpt-4o', 'gpt-4o']);
 
     const selected = logs.filter((log) => log.event === 'llm_provider_selected');
     expect(selected).toEqual([
-      expect.objectContaining({ provider: 'openai', model: 'gpt-4o', baseUrlHost: `127.0.0.1:${server.port}`, source: 'detected', detectedBy: 'OPENAI_API_KEY' }),
+      expect.objectContaining({
+        provider: 'openai',
+        model: 'gpt-4o',
+        baseUrlHost: `127.0.0.1:${server.port}`,
+        source: 'detected',
+        detectedBy: 'OPENAI_API_KEY',
+      }),
     ]);
     expect(JSON.stringify(logs)).not.toContain('sk-very-secret-key');
     await moduleRef.close();
@@ -65,11 +77,18 @@ describe(ProvidersModule.name, () => {
   it('falls back on the offline provider and exports the tracker, classifier and registry', async () => {
     const moduleRef = await compile({ AI_LOCALE: 'fr', AI_MAX_COST_USD: '1' });
     expect(moduleRef.get(LLM_PROVIDER)).toBeInstanceOf(OfflineLlmProvider);
-    expect(logs.find((log) => log.event === 'llm_provider_selected')).toMatchObject({ provider: 'offline', offline: true, source: 'default' });
+    expect(logs.find((log) => log.event === 'llm_provider_selected')).toMatchObject({
+      provider: 'offline',
+      offline: true,
+      source: 'default',
+    });
     expect(moduleRef.get(LlmErrorClassifier).locale).toBe('fr');
     expect(moduleRef.get<ProviderRegistry>(PROVIDER_REGISTRY).get('deepseek')).toBeDefined();
     const tracker = moduleRef.get(TokenTracker);
-    const entry = tracker.record({ promptTokens: 1_000_000, completionTokens: 0, cachedTokens: 0, totalTokens: 1_000_000 }, { provider: 'openai', model: 'gpt-4o' });
+    const entry = tracker.record(
+      { promptTokens: 1_000_000, completionTokens: 0, cachedTokens: 0, totalTokens: 1_000_000 },
+      { provider: 'openai', model: 'gpt-4o' },
+    );
     expect(entry.costUsd).toBeCloseTo(2.5, 10);
     expect(() => tracker.assertWithinBudget()).toThrow("Le budget d'utilisation de l'IA est atteint.");
     expect(logs.find((log) => log.event === 'token_limit_exceeded')).toMatchObject({ kind: 'cost', limit: 1 });
@@ -78,13 +97,17 @@ describe(ProvidersModule.name, () => {
 
   it('refuses to start on an unknown LLM_PROVIDER or a missing key', async () => {
     await expect(compile({ LLM_PROVIDER: 'nope' })).rejects.toBeInstanceOf(ConfigValidationError);
-    await expect(compile({ LLM_PROVIDER: 'deepseek' })).rejects.toThrow(/DEEPSEEK_API_KEY: required for provider "deepseek"/);
+    await expect(compile({ LLM_PROVIDER: 'deepseek' })).rejects.toThrow(
+      /DEEPSEEK_API_KEY: required for provider "deepseek"/,
+    );
   });
 
   it('points an Anthropic selection at ANTHROPIC_BASE_URL', async () => {
     const moduleRef = await compile(server.providerEnv('anthropic'));
     server.enqueue({ text: 'Bonjour', toolCalls: [{ name: 'search_nodes', arguments: { query: 'x' } }] });
-    const result = await collectLlmStream(moduleRef.get<LlmProvider>(LLM_PROVIDER).stream([{ role: 'user', content: 'hi' }]));
+    const result = await collectLlmStream(
+      moduleRef.get<LlmProvider>(LLM_PROVIDER).stream([{ role: 'user', content: 'hi' }]),
+    );
     expect(result).toMatchObject({ text: 'Bonjour', finishReason: 'tool_calls' });
     expect(server.requests[0].path).toBe('/v1/messages');
     await moduleRef.close();
@@ -113,12 +136,20 @@ describe(ProvidersModule.name, () => {
       server.enqueue({ text: 'Bonjour from Mistral.', usage: { prompt: 100, completion: 5 } });
       const result = await collectLlmStream(provider.stream([{ role: 'user', content: 'hi' }]));
       expect(result.text).toBe('Bonjour from Mistral.');
-      expect(server.requests[0]).toMatchObject({ path: '/v1/chat/completions', body: expect.objectContaining({ model: 'mistral-small-latest' }) });
+      expect(server.requests[0]).toMatchObject({
+        path: '/v1/chat/completions',
+        body: expect.objectContaining({ model: 'mistral-small-latest' }),
+      });
 
       // Through the module, pricing included.
       const moduleRef = await compile(env, registry);
-      expect(moduleRef.get<LlmProvider>(LLM_PROVIDER)).toMatchObject({ providerName: 'mistral', model: 'mistral-small-latest' });
-      const entry = moduleRef.get(TokenTracker).record(result.usage!, { provider: 'mistral', model: 'mistral-small-latest' });
+      expect(moduleRef.get<LlmProvider>(LLM_PROVIDER)).toMatchObject({
+        providerName: 'mistral',
+        model: 'mistral-small-latest',
+      });
+      const entry = moduleRef
+        .get(TokenTracker)
+        .record(result.usage!, { provider: 'mistral', model: 'mistral-small-latest' });
       expect(entry.costUsd).toBeCloseTo((100 * 0.1 + 5 * 0.3) / 1e6, 12);
       await moduleRef.close();
     } finally {

@@ -28,8 +28,16 @@ const logger = new Logger('providers');
   imports: [ObservabilityModule],
   providers: [
     { provide: PROVIDER_REGISTRY, useFactory: (): ProviderRegistry => ProviderRegistry.load() },
-    { provide: LlmMetrics, inject: [MetricsService], useFactory: (metrics: MetricsService) => new LlmMetrics(metrics.registry) },
-    { provide: TokenUsageMetrics, inject: [MetricsService], useFactory: (metrics: MetricsService) => new TokenUsageMetrics(metrics.registry) },
+    {
+      provide: LlmMetrics,
+      inject: [MetricsService],
+      useFactory: (metrics: MetricsService) => new LlmMetrics(metrics.registry),
+    },
+    {
+      provide: TokenUsageMetrics,
+      inject: [MetricsService],
+      useFactory: (metrics: MetricsService) => new TokenUsageMetrics(metrics.registry),
+    },
     {
       provide: LLM_PROVIDER,
       inject: [APP_CONFIG, PROVIDER_REGISTRY, LlmMetrics],
@@ -58,12 +66,17 @@ const logger = new Logger('providers');
             maxCostUsd: config.agent.maxCostUsd,
           },
           locale: config.locale,
-          onLimitExceeded: ({ kind, limit, actual }) => limitLogger.warn('token_limit_exceeded', { kind, limit, actual }),
+          onLimitExceeded: ({ kind, limit, actual }) =>
+            limitLogger.warn('token_limit_exceeded', { kind, limit, actual }),
           onRecord: (entry) => usageMetrics.record(entry),
         });
       },
     },
-    { provide: LlmErrorClassifier, inject: [APP_CONFIG], useFactory: (config: AppConfig) => new LlmErrorClassifier(config.locale) },
+    {
+      provide: LlmErrorClassifier,
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig) => new LlmErrorClassifier(config.locale),
+    },
   ],
   exports: [LLM_PROVIDER, TokenTracker, LlmErrorClassifier, PROVIDER_REGISTRY, LlmMetrics],
 })

@@ -23,7 +23,11 @@ export const DEFAULT_RETRY_BACKOFF: RetryBackoffOptions = {
  * one (null when it exceeds maxRetryAfterMs: not worth holding the request), else exponential
  * backoff with "equal jitter" (half fixed, half random) so clients that failed together spread out.
  */
-export function retryDelayMs(attempt: number, retryAfterMs: number | null, options: RetryBackoffOptions = DEFAULT_RETRY_BACKOFF): number | null {
+export function retryDelayMs(
+  attempt: number,
+  retryAfterMs: number | null,
+  options: RetryBackoffOptions = DEFAULT_RETRY_BACKOFF,
+): number | null {
   if (retryAfterMs !== null) return retryAfterMs <= options.maxRetryAfterMs ? retryAfterMs : null;
   const exponential = Math.min(options.maxDelayMs, options.baseDelayMs * 2 ** attempt);
   return Math.round(exponential / 2 + options.random() * (exponential / 2));

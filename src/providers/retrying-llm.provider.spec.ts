@@ -42,7 +42,11 @@ describe(RetryingLlmProvider.name, () => {
   }
 
   function anthropic(maxRetries = 2): LlmProvider {
-    const inner = new AnthropicProvider({ baseURL: server.anthropicBaseUrl, apiKey: 'sk-ant-test', model: 'claude-sonnet-4-20250514' });
+    const inner = new AnthropicProvider({
+      baseURL: server.anthropicBaseUrl,
+      apiKey: 'sk-ant-test',
+      model: 'claude-sonnet-4-20250514',
+    });
     return new RetryingLlmProvider(inner, { maxRetries, backoff: FAST_BACKOFF, locale: 'fr' });
   }
 
@@ -74,12 +78,22 @@ describe(RetryingLlmProvider.name, () => {
       expect(server.requests).toHaveLength(2);
       expect(server.requests[1].receivedAt - server.requests[0].receivedAt).toBeGreaterThanOrEqual(950);
       expect(logs.filter((log) => log.event === 'llm_retry')).toEqual([
-        expect.objectContaining({ provider: 'deepseek', code: 'rate_limit', statusCode: 429, attempt: 1, delayMs: 1000 }),
+        expect.objectContaining({
+          provider: 'deepseek',
+          code: 'rate_limit',
+          statusCode: 429,
+          attempt: 1,
+          delayMs: 1000,
+        }),
       ]);
     });
 
     it('retries 500 and a connection cut before the first chunk, with backoff', async () => {
-      server.enqueue({ error: { status: 500 } }, { text: 'never seen', disconnectAfterChunks: 1 }, { text: 'Third time lucky.' });
+      server.enqueue(
+        { error: { status: 500 } },
+        { text: 'never seen', disconnectAfterChunks: 1 },
+        { text: 'Third time lucky.' },
+      );
       const result = await collectLlmStream(openai().stream(messages));
       expect(result.text).toBe('Third time lucky.');
       expect(server.requests).toHaveLength(3);
@@ -96,16 +110,33 @@ describe(RetryingLlmProvider.name, () => {
       server.enqueue({ error: { status: 401 } }, { text: 'unused' });
       const error = await failure(collectLlmStream(openai().stream(messages)));
       expect(error).toBeInstanceOf(LlmProviderError);
-      expect(error).toMatchObject({ code: 'auth_error', retryable: false, statusCode: 502, provider: 'deepseek', upstreamStatus: 401 });
+      expect(error).toMatchObject({
+        code: 'auth_error',
+        retryable: false,
+        statusCode: 502,
+        provider: 'deepseek',
+        upstreamStatus: 401,
+      });
       expect(server.requests).toHaveLength(1);
       expect(server.pendingTurns).toBe(1);
       expect(logs.filter((log) => log.event === 'llm_error')).toEqual([
-        expect.objectContaining({ provider: 'deepseek', model: 'deepseek-chat', code: 'auth_error', statusCode: 401, attempt: 0 }),
+        expect.objectContaining({
+          provider: 'deepseek',
+          model: 'deepseek-chat',
+          code: 'auth_error',
+          statusCode: 401,
+          attempt: 0,
+        }),
       ]);
     });
 
     it('gives up after AI_MAX_RETRIES with the classified error', async () => {
-      server.enqueue({ error: { status: 503 } }, { error: { status: 503 } }, { error: { status: 503 } }, { text: 'unused' });
+      server.enqueue(
+        { error: { status: 503 } },
+        { error: { status: 503 } },
+        { error: { status: 503 } },
+        { text: 'unused' },
+      );
       const error = await failure(openai(2).complete(messages));
       expect(error).toMatchObject({ code: 'server_error', retryable: true, upstreamStatus: 503 });
       expect(error.message).toBe('The AI service is temporarily unavailable. Please try again in a few moments.');
@@ -118,7 +149,9 @@ describe(RetryingLlmProvider.name, () => {
       server.enqueue({ error: { status: 400, message: 'prompt is too long: 200251 tokens > 200000 maximum' } });
       const error = await failure(anthropic().complete(messages));
       expect(error).toMatchObject({ code: 'context_length', statusCode: 422 });
-      expect(error.message).toBe('La conversation est trop longue pour le modèle. Commencez une nouvelle conversation ou posez une question plus courte.');
+      expect(error.message).toBe(
+        'La conversation est trop longue pour le modèle. Commencez une nouvelle conversation ou posez une question plus courte.',
+      );
     });
 
     it('does not wait for a Retry-After longer than 10 s', async () => {
@@ -131,7 +164,10 @@ describe(RetryingLlmProvider.name, () => {
     });
 
     it('never retries once a token was emitted: a mid-stream disconnect is thrown after the tokens', async () => {
-      server.enqueue({ text: 'Hello world, this will be cut', chunkSize: 5, delayMs: 20, disconnectAfterChunks: 3 }, { text: 'unused' });
+      server.enqueue(
+        { text: 'Hello world, this will be cut', chunkSize: 5, delayMs: 20, disconnectAfterChunks: 3 },
+        { text: 'unused' },
+      );
       const tokens: string[] = [];
       const error = await failure(
         (async () => {
@@ -154,7 +190,8 @@ describe(RetryingLlmProvider.name, () => {
       const tokens: string[] = [];
       const error = await failure(
         (async () => {
-          for await (const chunk of openai(2, FAST_BACKOFF, 150).stream(messages)) if (chunk.type === 'token') tokens.push(chunk.token);
+          for await (const chunk of openai(2, FAST_BACKOFF, 150).stream(messages))
+            if (chunk.type === 'token') tokens.push(chunk.token);
         })(),
       );
       expect(tokens).toEqual(['stalls']);
@@ -181,8 +218,21 @@ describe(RetryingLlmProvider.name, () => {
       configureLogging({ aiDebug: false });
     }
     expect(logs.filter((log) => log.event.startsWith('llm_call_'))).toEqual([
-      expect.objectContaining({ event: 'llm_call_start', provider: 'deepseek', model: 'deepseek-chat', mode: 'stream', attempt: 0, messageCount: 1 }),
-      expect.objectContaining({ event: 'llm_call_done', provider: 'deepseek', promptTokens: 12, completionTokens: 3, cachedTokens: 4 }),
+      expect.objectContaining({
+        event: 'llm_call_start',
+        provider: 'deepseek',
+        model: 'deepseek-chat',
+        mode: 'stream',
+        attempt: 0,
+        messageCount: 1,
+      }),
+      expect.objectContaining({
+        event: 'llm_call_done',
+        provider: 'deepseek',
+        promptTokens: 12,
+        completionTokens: 3,
+        cachedTokens: 4,
+      }),
     ]);
   });
 
@@ -255,8 +305,12 @@ describe(RetryingLlmProvider.name, () => {
     it('sends nothing when the signal is already aborted', async () => {
       const controller = new AbortController();
       controller.abort();
-      await expect(collectLlmStream(openai().stream(messages, [], { signal: controller.signal }))).rejects.toBeInstanceOf(LlmAbortError);
-      await expect(anthropic().complete(messages, [], { signal: controller.signal })).rejects.toBeInstanceOf(LlmAbortError);
+      await expect(
+        collectLlmStream(openai().stream(messages, [], { signal: controller.signal })),
+      ).rejects.toBeInstanceOf(LlmAbortError);
+      await expect(anthropic().complete(messages, [], { signal: controller.signal })).rejects.toBeInstanceOf(
+        LlmAbortError,
+      );
       expect(server.requests).toHaveLength(0);
     });
 
@@ -283,7 +337,12 @@ describe(RetryingLlmProvider.name, () => {
         ended: (call, outcome, seconds) => (labels.push(call), observed.push({ type: 'ended', outcome, seconds })),
         upstreamError: (call, code, retried) => (labels.push(call), observed.push({ type: 'error', code, retried })),
       };
-      const inner = new OpenAiCompatibleProvider({ providerName: 'deepseek', baseURL: server.openAiBaseUrl, apiKey: 'sk-test', model: 'deepseek-chat' });
+      const inner = new OpenAiCompatibleProvider({
+        providerName: 'deepseek',
+        baseURL: server.openAiBaseUrl,
+        apiKey: 'sk-test',
+        model: 'deepseek-chat',
+      });
       return new RetryingLlmProvider(inner, { maxRetries, backoff: FAST_BACKOFF, observer });
     }
 
@@ -300,7 +359,9 @@ describe(RetryingLlmProvider.name, () => {
       expect(ended.outcome).toBe('ok');
       expect(first.seconds).toBeGreaterThan(0);
       expect(ended.seconds).toBeGreaterThanOrEqual(first.seconds + 0.03);
-      expect(new Set(labels.map((call) => `${call.provider}/${call.model}`))).toEqual(new Set(['deepseek/deepseek-chat']));
+      expect(new Set(labels.map((call) => `${call.provider}/${call.model}`))).toEqual(
+        new Set(['deepseek/deepseek-chat']),
+      );
     });
 
     it('reports each upstream error (retried or not) and times the call from its first attempt', async () => {
@@ -333,14 +394,20 @@ describe(RetryingLlmProvider.name, () => {
           }
         })(),
       );
-      expect(observed.map((event) => (event.type === 'ended' ? event.outcome : event.type))).toEqual(['first', 'aborted']);
+      expect(observed.map((event) => (event.type === 'ended' ? event.outcome : event.type))).toEqual([
+        'first',
+        'aborted',
+      ]);
 
       observed = [];
       server.enqueue({ text: 'one two three four five six', chunkSize: 4, hangAfterChunks: 5 });
       for await (const chunk of observedOpenai().stream(messages)) {
         if (chunk.type === 'token') break;
       }
-      expect(observed.map((event) => (event.type === 'ended' ? event.outcome : event.type))).toEqual(['first', 'aborted']);
+      expect(observed.map((event) => (event.type === 'ended' ? event.outcome : event.type))).toEqual([
+        'first',
+        'aborted',
+      ]);
       await server.waitForClientClose(1);
     });
   });

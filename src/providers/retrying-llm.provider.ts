@@ -67,15 +67,32 @@ export class RetryingLlmProvider implements LlmProvider {
     return this.inner.offline;
   }
 
-  async complete(messages: LlmMessage[], tools: LlmToolDefinition[] = [], options: LlmCallOptions = {}): Promise<LlmCompletion> {
+  async complete(
+    messages: LlmMessage[],
+    tools: LlmToolDefinition[] = [],
+    options: LlmCallOptions = {},
+  ): Promise<LlmCompletion> {
     const model = options.model ?? this.model;
     const call = this.callTimer(model);
     for (let attempt = 0; ; attempt++) {
       const startedAt = Date.now();
-      this.events.debug('llm_call_start', { provider: this.providerName, model, mode: 'complete', attempt, messageCount: messages.length, toolCount: tools.length });
+      this.events.debug('llm_call_start', {
+        provider: this.providerName,
+        model,
+        mode: 'complete',
+        attempt,
+        messageCount: messages.length,
+        toolCount: tools.length,
+      });
       try {
         const completion = await this.inner.complete(messages, tools, options);
-        this.events.debug('llm_call_done', { provider: this.providerName, model, mode: 'complete', durationMs: Date.now() - startedAt, ...completion.usage });
+        this.events.debug('llm_call_done', {
+          provider: this.providerName,
+          model,
+          mode: 'complete',
+          durationMs: Date.now() - startedAt,
+          ...completion.usage,
+        });
         call.end('ok');
         return completion;
       } catch (error) {
@@ -93,7 +110,11 @@ export class RetryingLlmProvider implements LlmProvider {
    * A hand-written iterator rather than an async generator: after the first chunk every next() is
    * a direct call to the adapter's iterator, so the policy costs one async hop per chunk, not two.
    */
-  stream(messages: LlmMessage[], tools: LlmToolDefinition[] = [], options: LlmCallOptions = {}): AsyncIterable<LlmStreamChunk> {
+  stream(
+    messages: LlmMessage[],
+    tools: LlmToolDefinition[] = [],
+    options: LlmCallOptions = {},
+  ): AsyncIterable<LlmStreamChunk> {
     const model = options.model ?? this.model;
     const call = this.callTimer(model);
     let inner: AsyncIterator<LlmStreamChunk> | null = null;
@@ -103,7 +124,14 @@ export class RetryingLlmProvider implements LlmProvider {
     let startedAt = 0;
     const open = (): AsyncIterator<LlmStreamChunk> => {
       startedAt = Date.now();
-      this.events.debug('llm_call_start', { provider: this.providerName, model, mode: 'stream', attempt, messageCount: messages.length, toolCount: tools.length });
+      this.events.debug('llm_call_start', {
+        provider: this.providerName,
+        model,
+        mode: 'stream',
+        attempt,
+        messageCount: messages.length,
+        toolCount: tools.length,
+      });
       return this.inner.stream(messages, tools, options)[Symbol.asyncIterator]();
     };
     const iterator: AsyncIterator<LlmStreamChunk> = {
@@ -120,7 +148,13 @@ export class RetryingLlmProvider implements LlmProvider {
             if (!emitted) call.firstChunk();
             emitted = true;
             if (result.value.type === 'usage') {
-              this.events.debug('llm_call_done', { provider: this.providerName, model, mode: 'stream', durationMs: Date.now() - startedAt, ...result.value.usage });
+              this.events.debug('llm_call_done', {
+                provider: this.providerName,
+                model,
+                mode: 'stream',
+                durationMs: Date.now() - startedAt,
+                ...result.value.usage,
+              });
             }
             return result;
           } catch (error) {
@@ -152,13 +186,22 @@ export class RetryingLlmProvider implements LlmProvider {
   }
 
   /** Returns after the backoff wait when the attempt may be retried; throws otherwise. */
-  private async handleFailure(error: unknown, attempt: number, emitted: boolean, model: string, options: LlmCallOptions): Promise<void> {
+  private async handleFailure(
+    error: unknown,
+    attempt: number,
+    emitted: boolean,
+    model: string,
+    options: LlmCallOptions,
+  ): Promise<void> {
     const { signal, threadId } = options;
     if (isAbortError(error) || signal?.aborted) {
       throw error instanceof LlmAbortError ? error : new LlmAbortError(undefined, { cause: error });
     }
     const classified = classifyLLMError(error, this.locale, this.providerName);
-    const delayMs = !emitted && classified.retryable && attempt < this.maxRetries ? retryDelayMs(attempt, classified.retryAfterMs, this.backoff) : null;
+    const delayMs =
+      !emitted && classified.retryable && attempt < this.maxRetries
+        ? retryDelayMs(attempt, classified.retryAfterMs, this.backoff)
+        : null;
     this.observer?.upstreamError({ provider: this.providerName, model }, classified.code, delayMs !== null);
     if (delayMs === null) throw this.fail(classified, error, attempt, emitted, model, threadId);
     logger.warn('llm_retry', {
@@ -192,7 +235,14 @@ export class RetryingLlmProvider implements LlmProvider {
     };
   }
 
-  private fail(classified: ClassifiedLlmError, error: unknown, attempt: number, emitted: boolean, model: string, threadId: string | undefined): LlmProviderError {
+  private fail(
+    classified: ClassifiedLlmError,
+    error: unknown,
+    attempt: number,
+    emitted: boolean,
+    model: string,
+    threadId: string | undefined,
+  ): LlmProviderError {
     this.events.llmError({
       provider: classified.provider,
       model,

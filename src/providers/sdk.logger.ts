@@ -16,6 +16,7 @@ export interface SdkLogger {
  */
 export function sdkLogger(provider: string): SdkLogger {
   const logger = new Logger('llm');
-  const write = (level: 'warn' | 'debug') => (message: string) => logger[level]('llm_sdk_message', { provider, message: String(message).slice(0, 200) });
+  const write = (level: 'warn' | 'debug') => (message: string) =>
+    logger[level]('llm_sdk_message', { provider, message: String(message).slice(0, 200) });
   return { error: write('warn'), warn: write('warn'), info: write('debug'), debug: write('debug') };
 }

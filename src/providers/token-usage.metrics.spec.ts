@@ -9,7 +9,15 @@ describe(TokenUsageMetrics.name, () => {
     const chat = { provider: 'openai', model: 'gpt-4o', kind: 'chat' as const };
     metrics.record({ ...chat, promptTokens: 1000, completionTokens: 50, cachedTokens: 400, costUsd: 0.002 });
     metrics.record({ ...chat, promptTokens: 500, completionTokens: 10, cachedTokens: 0, costUsd: 0.001 });
-    metrics.record({ provider: 'openai', model: 'text-embedding-3-small', kind: 'embedding', promptTokens: 80, completionTokens: 0, cachedTokens: 0, costUsd: 0.0000016 });
+    metrics.record({
+      provider: 'openai',
+      model: 'text-embedding-3-small',
+      kind: 'embedding',
+      promptTokens: 80,
+      completionTokens: 0,
+      cachedTokens: 0,
+      costUsd: 0.0000016,
+    });
     const samples = new PrometheusSamples(await registry.metrics());
     expect(samples.sum('graph_ai_llm_tokens_total', { ...chat, type: 'prompt' })).toBe(1500);
     expect(samples.sum('graph_ai_llm_tokens_total', { ...chat, type: 'completion' })).toBe(60);
@@ -23,7 +31,15 @@ describe(TokenUsageMetrics.name, () => {
     const registry = new Registry();
     const metrics = new TokenUsageMetrics(registry);
     expect(() =>
-      metrics.record({ provider: 'p', model: 'm', kind: 'chat', promptTokens: -1, completionTokens: Number.NaN, cachedTokens: 0, costUsd: Infinity }),
+      metrics.record({
+        provider: 'p',
+        model: 'm',
+        kind: 'chat',
+        promptTokens: -1,
+        completionTokens: Number.NaN,
+        cachedTokens: 0,
+        costUsd: Infinity,
+      }),
     ).not.toThrow();
     const samples = new PrometheusSamples(await registry.metrics());
     expect(samples.sum('graph_ai_llm_tokens_total')).toBe(0);

@@ -110,11 +110,16 @@ export class TokenTracker {
   }
 
   /** Cost in USD: (prompt − cached) × input + cached × cache-hit + completion × output, per million. */
-  static computeCost(usage: Pick<LlmUsage, 'promptTokens' | 'completionTokens' | 'cachedTokens'>, pricing: ProviderPricing): number {
+  static computeCost(
+    usage: Pick<LlmUsage, 'promptTokens' | 'completionTokens' | 'cachedTokens'>,
+    pricing: ProviderPricing,
+  ): number {
     const cached = Math.min(Math.max(usage.cachedTokens, 0), usage.promptTokens);
     const uncached = usage.promptTokens - cached;
     return (
-      (uncached * pricing.inputPerMillion + cached * pricing.inputCacheHitPerMillion + usage.completionTokens * pricing.outputPerMillion) /
+      (uncached * pricing.inputPerMillion +
+        cached * pricing.inputCacheHitPerMillion +
+        usage.completionTokens * pricing.outputPerMillion) /
       MILLION
     );
   }
@@ -142,7 +147,12 @@ export class TokenTracker {
   }
 
   /** Records an embedding call: input tokens only, at the embedding model's price per million. */
-  recordEmbedding(inputTokens: number, model: string, pricePerMillion: number, meta: Partial<TokenUsageMeta> = {}): TokenCostEntry {
+  recordEmbedding(
+    inputTokens: number,
+    model: string,
+    pricePerMillion: number,
+    meta: Partial<TokenUsageMeta> = {},
+  ): TokenCostEntry {
     const entry: TokenCostEntry = {
       provider: meta.provider ?? 'embedding',
       ...meta,

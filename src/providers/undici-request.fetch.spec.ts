@@ -14,7 +14,11 @@ function collectGarbage(): void {
 type Handler = (request: IncomingMessage, body: Buffer, response: ServerResponse) => void;
 
 /** A local HTTP server whose answer each test scripts; it records what it received. */
-async function startServer(handler: Handler): Promise<{ url: string; received: Array<{ method: string; url: string; headers: IncomingMessage['headers']; body: Buffer }>; server: Server }> {
+async function startServer(handler: Handler): Promise<{
+  url: string;
+  received: Array<{ method: string; url: string; headers: IncomingMessage['headers']; body: Buffer }>;
+  server: Server;
+}> {
   const received: Array<{ method: string; url: string; headers: IncomingMessage['headers']; body: Buffer }> = [];
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
@@ -57,7 +61,11 @@ describe(undiciRequestFetch.name, () => {
     });
     const body = JSON.stringify({ content: '[SYSTEM] ✓ café 😀' });
     const headers = new Headers({ 'content-type': 'application/json', authorization: 'Bearer k' });
-    const response = await undiciRequestFetch({ dispatcher: agent })(`${url}/v1/chat/completions`, { method: 'post', headers, body });
+    const response = await undiciRequestFetch({ dispatcher: agent })(`${url}/v1/chat/completions`, {
+      method: 'post',
+      headers,
+      body,
+    });
     expect(response.status).toBe(201);
     expect(response.ok).toBe(true);
     expect(response.headers.get('x-request-id')).toBe('req_1');
@@ -65,7 +73,11 @@ describe(undiciRequestFetch.name, () => {
     expect(await response.json()).toEqual({ ok: '✓' });
     expect(received).toHaveLength(1);
     expect(received[0]).toMatchObject({ method: 'POST', url: '/v1/chat/completions' });
-    expect(received[0].headers).toMatchObject({ 'content-type': 'application/json', authorization: 'Bearer k', 'content-length': String(Buffer.byteLength(body)) });
+    expect(received[0].headers).toMatchObject({
+      'content-type': 'application/json',
+      authorization: 'Bearer k',
+      'content-length': String(Buffer.byteLength(body)),
+    });
     expect(received[0].headers['accept-encoding']).toBeUndefined();
     expect(received[0].body.toString('utf8')).toBe(body);
   });
@@ -112,7 +124,8 @@ describe(undiciRequestFetch.name, () => {
     expect(Buffer.from(first.value as Uint8Array).toString()).toBe('data: 1\n\n');
     release();
     let rest = '';
-    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) rest += Buffer.from(chunk.value).toString();
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read())
+      rest += Buffer.from(chunk.value).toString();
     expect(rest).toBe('data: [DONE]\n\n');
     await new Promise((resolve) => setImmediate(resolve)); // undici puts the socket back in the pool once the body's end was read
     const second = await fetchUpstream(url, { method: 'POST', body: '{}' });
@@ -136,7 +149,9 @@ describe(undiciRequestFetch.name, () => {
     const fetchUpstream = undiciRequestFetch({ dispatcher: agent });
     const stopped = new AbortController();
     stopped.abort(new Error('stopped early'));
-    await expect(fetchUpstream(url, { method: 'POST', body: '{}', signal: stopped.signal })).rejects.toThrow('stopped early');
+    await expect(fetchUpstream(url, { method: 'POST', body: '{}', signal: stopped.signal })).rejects.toThrow(
+      'stopped early',
+    );
     const controller = new AbortController();
     const pending = fetchUpstream(url, { method: 'POST', body: '{}', signal: controller.signal });
     while (received.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
@@ -151,7 +166,11 @@ describe(undiciRequestFetch.name, () => {
       response.write('data: 1\n\n');
     });
     const controller = new AbortController();
-    const response = await undiciRequestFetch({ dispatcher: agent })(url, { method: 'POST', body: '{}', signal: controller.signal });
+    const response = await undiciRequestFetch({ dispatcher: agent })(url, {
+      method: 'POST',
+      body: '{}',
+      signal: controller.signal,
+    });
     const reader = (response.body as ReadableStream<Uint8Array>).getReader();
     await reader.read();
     const reason = new Error('client stopped');
@@ -163,7 +182,9 @@ describe(undiciRequestFetch.name, () => {
     const { url, server } = await serve(() => undefined);
     servers.splice(servers.indexOf(server), 1);
     await new Promise((resolve) => server.close(resolve));
-    const failure = await undiciRequestFetch({ dispatcher: agent })(url, { method: 'POST', body: '{}' }).catch((error: unknown) => error);
+    const failure = await undiciRequestFetch({ dispatcher: agent })(url, { method: 'POST', body: '{}' }).catch(
+      (error: unknown) => error,
+    );
     expect(failure).toBeInstanceOf(TypeError);
     expect(failure).toMatchObject({ message: 'fetch failed', cause: { code: 'ECONNREFUSED' } });
   });
@@ -188,13 +209,18 @@ describe(undiciRequestFetch.name, () => {
     ];
     const { url } = await serve((_request, _body, response) => {
       const answer = answers.shift() as (typeof answers)[number];
-      response.writeHead(answer.status, { 'content-type': answer.type, 'content-length': Buffer.byteLength(answer.body) });
+      response.writeHead(answer.status, {
+        'content-type': answer.type,
+        'content-length': Buffer.byteLength(answer.body),
+      });
       response.end(answer.body); // one write: undici reads it in a few large chunks
     });
     const fetchUpstream = undiciRequestFetch({ dispatcher: agent, eventStreamPieceBytes: 100 });
     const read = async () => {
       const pieces: Uint8Array[] = [];
-      for await (const piece of (await fetchUpstream(url, { method: 'POST', body: '{}' })).body as ReadableStream<Uint8Array>) pieces.push(piece);
+      for await (const piece of (await fetchUpstream(url, { method: 'POST', body: '{}' }))
+        .body as ReadableStream<Uint8Array>)
+        pieces.push(piece);
       return pieces;
     };
     const streamed = await read();
@@ -220,7 +246,9 @@ describe(undiciRequestFetch.name, () => {
     const fetchUpstream = undiciRequestFetch({ dispatcher: agent, fallback });
     const form = new FormData();
     form.set('file', 'x');
-    expect(await (await fetchUpstream('http://127.0.0.1:1/upload', { method: 'POST', body: form })).text()).toBe('fallback');
+    expect(await (await fetchUpstream('http://127.0.0.1:1/upload', { method: 'POST', body: form })).text()).toBe(
+      'fallback',
+    );
     const request = new Request('http://127.0.0.1:1/r');
     expect(await (await fetchUpstream(request)).text()).toBe('fallback');
     expect(seen).toEqual(['http://127.0.0.1:1/upload', request]);

@@ -51,7 +51,10 @@ export function undiciRequestFetch(options: UndiciRequestFetchOptions = {}): Fet
   return async (input, init) => {
     const body = init?.body;
     const url = typeof input === 'string' ? input : input instanceof URL ? input.href : null;
-    if (url === null || !(body === undefined || body === null || typeof body === 'string' || body instanceof Uint8Array)) {
+    if (
+      url === null ||
+      !(body === undefined || body === null || typeof body === 'string' || body instanceof Uint8Array)
+    ) {
       return fallback(input, init);
     }
     const signal = init?.signal ?? undefined;
@@ -88,21 +91,32 @@ export function undiciRequestFetch(options: UndiciRequestFetchOptions = {}): Fet
       received.resume();
       return new Response(null, { status: statusCode, headers: responseHeaders });
     }
-    const eventStream = statusCode >= 200 && statusCode < 300 && responseHeaders.get('content-type')?.startsWith('text/event-stream') === true;
+    const eventStream =
+      statusCode >= 200 &&
+      statusCode < 300 &&
+      responseHeaders.get('content-type')?.startsWith('text/event-stream') === true;
     const pieceBytes = eventStream ? eventStreamPieceBytes : Infinity;
-    return new Response(ReadableStream.from(bytesOf(received, pieceBytes, signal)), { status: statusCode, headers: responseHeaders });
+    return new Response(ReadableStream.from(bytesOf(received, pieceBytes, signal)), {
+      status: statusCode,
+      headers: responseHeaders,
+    });
   };
 }
 
 /** The body's chunks (cut in pieces of at most `pieceBytes`); an error as `fetch` reports it (the signal's reason when stopped, else `terminated`). */
-async function* bytesOf(received: Dispatcher.ResponseData['body'], pieceBytes: number, signal: AbortSignal | undefined): AsyncGenerator<Uint8Array> {
+async function* bytesOf(
+  received: Dispatcher.ResponseData['body'],
+  pieceBytes: number,
+  signal: AbortSignal | undefined,
+): AsyncGenerator<Uint8Array> {
   try {
     for await (const chunk of received as AsyncIterable<Buffer>) {
       if (chunk.byteLength <= pieceBytes) {
         yield chunk;
         continue;
       }
-      for (let start = 0; start < chunk.byteLength; start += pieceBytes) yield chunk.subarray(start, start + pieceBytes);
+      for (let start = 0; start < chunk.byteLength; start += pieceBytes)
+        yield chunk.subarray(start, start + pieceBytes);
     }
   } catch (error) {
     if (signal?.aborted) throw signal.reason;

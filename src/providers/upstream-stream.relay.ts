@@ -26,7 +26,9 @@ export interface UpstreamStreamRequest<TEvent> {
  * (the caller's abort and the idle timer cancel it), each upstream event is assembled into chunks as
  * it arrives, and a stream the SDK ended quietly because it was cut says why.
  */
-export async function* relayUpstreamStream<TEvent>(request: UpstreamStreamRequest<TEvent>): AsyncGenerator<LlmStreamChunk> {
+export async function* relayUpstreamStream<TEvent>(
+  request: UpstreamStreamRequest<TEvent>,
+): AsyncGenerator<LlmStreamChunk> {
   throwIfAborted(request.signal);
   const guard = new UpstreamStreamGuard(request.provider, request.signal, request.idleTimeoutMs);
   const { assembler } = request;
@@ -44,7 +46,9 @@ export async function* relayUpstreamStream<TEvent>(request: UpstreamStreamReques
     }
   } catch (error) {
     // The SDKs parse each SSE event's data with JSON.parse (the assemblers parse nothing): a SyntaxError is the upstream's garbage.
-    throw guard.failure(error instanceof SyntaxError ? new MalformedStreamError(request.provider, { cause: error }) : error);
+    throw guard.failure(
+      error instanceof SyntaxError ? new MalformedStreamError(request.provider, { cause: error }) : error,
+    );
   } finally {
     guard.dispose();
   }

@@ -3,7 +3,8 @@ import { selectContextNodes } from './context-node.selector';
 
 const node = (key: string): GraphNode => ({ _key: key, graphKey: 'g', type: 'filter', sheet: '0', posX: 0, posY: 0 });
 const hit = (key: string, score = 1) => ({ node: node(key), score });
-const picked = (result: ReturnType<typeof selectContextNodes>) => result.map((entry) => `${entry.origin}:${entry.node._key}`);
+const picked = (result: ReturnType<typeof selectContextNodes>) =>
+  result.map((entry) => `${entry.origin}:${entry.node._key}`);
 
 describe(selectContextNodes.name, () => {
   it('ranks mentions, then hits best first, then neighbours nearest first', () => {
@@ -20,7 +21,13 @@ describe(selectContextNodes.name, () => {
 
   it('keeps slots for neighbours when hits alone would fill the context', () => {
     const hits = ['h1', 'h2', 'h3', 'h4', 'h5', 'h6'].map((key) => hit(key));
-    const result = selectContextNodes({ mentions: [], hits, neighbors: [node('n1'), node('n2'), node('n3')], maxNodes: 5, neighborSlots: 2 });
+    const result = selectContextNodes({
+      mentions: [],
+      hits,
+      neighbors: [node('n1'), node('n2'), node('n3')],
+      maxNodes: 5,
+      neighborSlots: 2,
+    });
     expect(picked(result)).toEqual(['search:h1', 'search:h2', 'search:h3', 'neighbor:n1', 'neighbor:n2']);
   });
 
@@ -32,23 +39,24 @@ describe(selectContextNodes.name, () => {
 
   it('counts a neighbour that is also a hit as a hit, without reserving a slot for it', () => {
     const hits = ['h1', 'h2', 'h3', 'h4'].map((key) => hit(key));
-    const result = selectContextNodes({ mentions: [], hits, neighbors: [node('h4'), node('n1')], maxNodes: 3, neighborSlots: 2 });
+    const result = selectContextNodes({
+      mentions: [],
+      hits,
+      neighbors: [node('h4'), node('n1')],
+      maxNodes: 3,
+      neighborSlots: 2,
+    });
     expect(picked(result)).toEqual(['search:h1', 'search:h4', 'neighbor:n1']);
   });
 
   it('reserves nothing with zero slots: hits first, neighbours only in what is left', () => {
     const hits = ['h1', 'h2', 'h3'].map((key) => hit(key));
-    expect(picked(selectContextNodes({ mentions: [], hits, neighbors: [node('n1')], maxNodes: 3, neighborSlots: 0 }))).toEqual([
-      'search:h1',
-      'search:h2',
-      'search:h3',
-    ]);
-    expect(picked(selectContextNodes({ mentions: [], hits, neighbors: [node('n1')], maxNodes: 4, neighborSlots: 0 }))).toEqual([
-      'search:h1',
-      'search:h2',
-      'search:h3',
-      'neighbor:n1',
-    ]);
+    expect(
+      picked(selectContextNodes({ mentions: [], hits, neighbors: [node('n1')], maxNodes: 3, neighborSlots: 0 })),
+    ).toEqual(['search:h1', 'search:h2', 'search:h3']);
+    expect(
+      picked(selectContextNodes({ mentions: [], hits, neighbors: [node('n1')], maxNodes: 4, neighborSlots: 0 })),
+    ).toEqual(['search:h1', 'search:h2', 'search:h3', 'neighbor:n1']);
   });
 
   it('never exceeds maxNodes, never repeats a node, and lets mentions take precedence', () => {

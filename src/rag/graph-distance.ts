@@ -6,7 +6,11 @@ import { GraphEdge } from '../graph/graph.types';
  * neighbourhood): `out` follows edges from source to target, `in` backwards, `any` both ways.
  * `start` is at 0; unreachable nodes are absent.
  */
-export function distancesFrom(start: string, edges: GraphEdge[], direction: EdgeDirection = 'any'): Map<string, number> {
+export function distancesFrom(
+  start: string,
+  edges: GraphEdge[],
+  direction: EdgeDirection = 'any',
+): Map<string, number> {
   const adjacency = new Map<string, string[]>();
   const link = (from: string, to: string) => {
     const list = adjacency.get(from);

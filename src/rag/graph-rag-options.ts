@@ -40,7 +40,8 @@ export interface GraphRagOptions {
   observer?: RetrievalObserver;
 }
 
-export type ResolvedGraphRagOptions = Required<Omit<GraphRagOptions, 'clock' | 'observer'>> & Pick<GraphRagOptions, 'clock' | 'observer'>;
+export type ResolvedGraphRagOptions = Required<Omit<GraphRagOptions, 'clock' | 'observer'>> &
+  Pick<GraphRagOptions, 'clock' | 'observer'>;
 
 export const DEFAULT_GRAPH_RAG_OPTIONS: Readonly<ResolvedGraphRagOptions> = Object.freeze({
   maxNodes: 20,

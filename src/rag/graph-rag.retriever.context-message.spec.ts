@@ -34,7 +34,9 @@ describe(`${GraphRagRetriever.name} context message`, () => {
     expect(french.context.retrieval.cacheHit).toBe(true);
     expect(french.message).toBe(buildContextMessage(french.context, 'fr'));
     expect(french.message).not.toBe(english.message);
-    expect(english.context.relevantNodes).toEqual((await retriever.retrieve(source, DEMO_GRAPH_KEY, 'fetch api')).relevantNodes);
+    expect(english.context.relevantNodes).toEqual(
+      (await retriever.retrieve(source, DEMO_GRAPH_KEY, 'fetch api')).relevantNodes,
+    );
   });
 
   it('is encoded once per cached retrieval and locale, again after the cache was cleared', async () => {
@@ -97,7 +99,10 @@ describe(`${GraphRagRetriever.name} context message`, () => {
         expect(before.message).not.toContain('savedMarker');
 
         const node = (await source.getNodeByKey(DEMO_GRAPH_KEY, 'fetch-api'))!;
-        await source.updateNode(DEMO_GRAPH_KEY, { ...node, process: 'const savedMarker = await fetch(url); return savedMarker;' });
+        await source.updateNode(DEMO_GRAPH_KEY, {
+          ...node,
+          process: 'const savedMarker = await fetch(url); return savedMarker;',
+        });
         const saved = await retriever.retrieveWithMessage(source, DEMO_GRAPH_KEY, 'fetch api');
         expect(saved.context.retrieval.cacheHit).toBe(false);
         expect(saved.message).toContain('savedMarker');

@@ -29,8 +29,18 @@ const document: GraphDocument = {
   nodes: [
     node('schedule', 'starter', { cron: '0 8 * * 1', label: 'every Monday morning' }),
     node('load-subscribers', 'database', { table: 'subscribers', where: 'active = true' }),
-    node('render-digest', 'transform', { template: 'weekly digest of articles' }, 'next(0, renderDigest(incoming[0].data.articles));'),
-    node('send-notifications', 'messaging', { channel: 'push', title: 'Your weekly digest' }, 'await push.sendNotifications(incoming[0].data.subscribers);'),
+    node(
+      'render-digest',
+      'transform',
+      { template: 'weekly digest of articles' },
+      'next(0, renderDigest(incoming[0].data.articles));',
+    ),
+    node(
+      'send-notifications',
+      'messaging',
+      { channel: 'push', title: 'Your weekly digest' },
+      'await push.sendNotifications(incoming[0].data.subscribers);',
+    ),
     node('archive-run', 'storage', { bucket: 'newsletter-runs' }),
   ],
   edges: [],
@@ -49,7 +59,11 @@ describe(`${GraphRagRetriever.name} (hybrid, embedded store, local embeddings)`,
     db = openSqliteDatabase(dataDir);
     store = new SqliteGraphStore(db);
     await store.importGraph(WS, document);
-    const report = await new GraphNodeEmbedder(store, provider, { batchSize: 16, limiter: pLimit(1) }).embedGraph(WS, GRAPH, 'all');
+    const report = await new GraphNodeEmbedder(store, provider, { batchSize: 16, limiter: pLimit(1) }).embedGraph(
+      WS,
+      GRAPH,
+      'all',
+    );
     expect(report.embedded).toBe(document.nodes.length);
   });
   afterAll(() => {
@@ -60,8 +74,18 @@ describe(`${GraphRagRetriever.name} (hybrid, embedded store, local embeddings)`,
 
   it('finds through vectors a node that BM25 alone misses (misspelt words)', async () => {
     const question = 'notifcations to subscrbers';
-    const lexicalOnly = await new GraphRagRetriever({ cacheTTLMs: 0, embeddingProvider: null }).retrieve(store.forWorkspace(WS), GRAPH, question, { maxDepth: 0 });
-    const hybrid = await new GraphRagRetriever({ cacheTTLMs: 0, embeddingProvider: provider }).retrieve(store.forWorkspace(WS), GRAPH, question, { maxDepth: 0 });
+    const lexicalOnly = await new GraphRagRetriever({ cacheTTLMs: 0, embeddingProvider: null }).retrieve(
+      store.forWorkspace(WS),
+      GRAPH,
+      question,
+      { maxDepth: 0 },
+    );
+    const hybrid = await new GraphRagRetriever({ cacheTTLMs: 0, embeddingProvider: provider }).retrieve(
+      store.forWorkspace(WS),
+      GRAPH,
+      question,
+      { maxDepth: 0 },
+    );
 
     // BM25 has no token in common with any node: it falls back to the first nodes of the graph.
     expect(lexicalOnly.retrieval.searchMode).toBe('fallback');
@@ -72,7 +96,12 @@ describe(`${GraphRagRetriever.name} (hybrid, embedded store, local embeddings)`,
   });
 
   it('keeps BM25 hits first when both rankings agree', async () => {
-    const hybrid = await new GraphRagRetriever({ cacheTTLMs: 0, embeddingProvider: provider }).retrieve(store.forWorkspace(WS), GRAPH, 'load the active subscribers', { maxDepth: 0 });
+    const hybrid = await new GraphRagRetriever({ cacheTTLMs: 0, embeddingProvider: provider }).retrieve(
+      store.forWorkspace(WS),
+      GRAPH,
+      'load the active subscribers',
+      { maxDepth: 0 },
+    );
     expect(hybrid.retrieval.searchMode).toBe('hybrid');
     expect(hybrid.relevantNodes[0]._key).toBe('load-subscribers');
   });

@@ -46,7 +46,8 @@ function embeddedDemo(): GraphDocument {
     'display-html': [0, 0, 1],
   };
   for (const node of document.nodes) {
-    if (vectors[node._key]) Object.assign(node, { embedding: vectors[node._key], embeddingModel: 'keyword-test-model' });
+    if (vectors[node._key])
+      Object.assign(node, { embedding: vectors[node._key], embeddingModel: 'keyword-test-model' });
   }
   return document;
 }
@@ -113,29 +114,54 @@ describe(GraphRagRetriever.name, () => {
     it('keeps the default of 20 nodes and expands the 5 best hits, 2 hops in any direction (docs/retrieval.md)', async () => {
       const document = structuredClone(nbaWorkflowDemo);
       for (let index = 0; index < 30; index++) {
-        document.nodes.push({ _key: `api-note-${index}`, graphKey: DEMO_GRAPH_KEY, type: 'html', sheet: '1', posX: 0, posY: 0, process: '// fetch api' });
+        document.nodes.push({
+          _key: `api-note-${index}`,
+          graphKey: DEMO_GRAPH_KEY,
+          type: 'html',
+          sheet: '1',
+          posX: 0,
+          posY: 0,
+          process: '// fetch api',
+        });
       }
       const source = demoSource(document);
       const neighborhood = jest.spyOn(source, 'getNeighborhood');
       const context = await new GraphRagRetriever().retrieve(source, DEMO_GRAPH_KEY, 'fetch api');
       expect(context.relevantNodes).toHaveLength(20);
-      expect(neighborhood.mock.calls.map(([, , depth, direction]) => [depth, direction])).toEqual(Array(5).fill([2, 'any']));
+      expect(neighborhood.mock.calls.map(([, , depth, direction]) => [depth, direction])).toEqual(
+        Array(5).fill([2, 'any']),
+      );
     });
 
     it('keeps a quarter of the context for the neighbourhood when many nodes match', async () => {
       const document = structuredClone(nbaWorkflowDemo);
       for (let index = 0; index < 30; index++) {
-        document.nodes.push({ _key: `note-${index}`, graphKey: DEMO_GRAPH_KEY, type: 'html', sheet: '1', posX: 0, posY: 0, process: '// calls the api' });
+        document.nodes.push({
+          _key: `note-${index}`,
+          graphKey: DEMO_GRAPH_KEY,
+          type: 'html',
+          sheet: '1',
+          posX: 0,
+          posY: 0,
+          process: '// calls the api',
+        });
       }
-      const withExpansion = await new GraphRagRetriever().retrieve(demoSource(document), DEMO_GRAPH_KEY, 'fetch api', { maxNodes: 8 });
+      const withExpansion = await new GraphRagRetriever().retrieve(demoSource(document), DEMO_GRAPH_KEY, 'fetch api', {
+        maxNodes: 8,
+      });
       expect(withExpansion.relevantNodes[0]._key).toBe('fetch-api');
       expect(withExpansion.relevantNodes.filter((node) => node.origin === 'neighbor')).toHaveLength(2);
       expect(withExpansion.relevantNodes.slice(-2).every((node) => node.origin === 'neighbor')).toBe(true);
       expect(withExpansion.relevantEdges.length).toBeGreaterThanOrEqual(2);
 
-      const hitsOnly = await new GraphRagRetriever({ expansionShare: 0 }).retrieve(demoSource(document), DEMO_GRAPH_KEY, 'fetch api', {
-        maxNodes: 8,
-      });
+      const hitsOnly = await new GraphRagRetriever({ expansionShare: 0 }).retrieve(
+        demoSource(document),
+        DEMO_GRAPH_KEY,
+        'fetch api',
+        {
+          maxNodes: 8,
+        },
+      );
       expect(hitsOnly.relevantNodes.every((node) => node.origin === 'search')).toBe(true);
     });
 
@@ -162,7 +188,15 @@ describe(GraphRagRetriever.name, () => {
       union.graph.sheetsList = { '0': 'NBA players leaderboard', '1': 'Basketball scores archive' };
       const copy = structuredClone(nbaWorkflowDemo);
       union.nodes.push(...copy.nodes.map((node) => ({ ...node, _key: `b-${node._key}`, sheet: '1' })));
-      union.edges.push(...copy.edges.map((edge) => ({ ...edge, _key: `b-${edge._key}`, sheet: '1', source: `b-${edge.source}`, target: `b-${edge.target}` })));
+      union.edges.push(
+        ...copy.edges.map((edge) => ({
+          ...edge,
+          _key: `b-${edge._key}`,
+          sheet: '1',
+          source: `b-${edge.source}`,
+          target: `b-${edge.target}`,
+        })),
+      );
       const source = demoSource(union);
       const retriever = new GraphRagRetriever({ cacheTTLMs: 0 });
 
@@ -172,7 +206,11 @@ describe(GraphRagRetriever.name, () => {
       const unnamed = await retriever.retrieve(source, DEMO_GRAPH_KEY, 'fetch api');
       expect(new Set(unnamed.relevantNodes.map((node) => node.sheet))).toEqual(new Set(['0', '1']));
       // Nothing matches in the named sheet: its own nodes, not the graph's first ones.
-      const nothing = await retriever.retrieve(source, DEMO_GRAPH_KEY, 'Basketball scores archive: quantum chromodynamics');
+      const nothing = await retriever.retrieve(
+        source,
+        DEMO_GRAPH_KEY,
+        'Basketball scores archive: quantum chromodynamics',
+      );
       expect(nothing.retrieval.searchMode).toBe('fallback');
       expect(nothing.relevantNodes.every((node) => node.sheet === '1')).toBe(true);
     });
@@ -210,11 +248,21 @@ describe(GraphRagRetriever.name, () => {
     it('resolves sheet names, type display names and configs of the used types', async () => {
       const context = await new GraphRagRetriever().retrieve(demoSource(), DEMO_GRAPH_KEY, 'sort players points');
       const sortStats = context.relevantNodes.find((node) => node._key === 'sort-stats');
-      expect(sortStats).toMatchObject({ sheet: '1', sheetName: 'data-processing', type: 'transform', typeName: 'Transform' });
-      const fetchApi = (await new GraphRagRetriever().retrieve(demoSource(), DEMO_GRAPH_KEY, 'fetch api')).relevantNodes[0];
+      expect(sortStats).toMatchObject({
+        sheet: '1',
+        sheetName: 'data-processing',
+        type: 'transform',
+        typeName: 'Transform',
+      });
+      const fetchApi = (await new GraphRagRetriever().retrieve(demoSource(), DEMO_GRAPH_KEY, 'fetch api'))
+        .relevantNodes[0];
       expect(fetchApi).toMatchObject({ sheetName: 'main', typeName: 'API Call' });
       expect(fetchApi.handles.map((handle) => handle.side)).toEqual(['L', 'R']);
-      expect(context.graph).toMatchObject({ _key: DEMO_GRAPH_KEY, name: 'NBA stats workflow', sheets: { '0': 'main', '1': 'data-processing' } });
+      expect(context.graph).toMatchObject({
+        _key: DEMO_GRAPH_KEY,
+        name: 'NBA stats workflow',
+        sheets: { '0': 'main', '1': 'data-processing' },
+      });
       const usedTypes = new Set(context.relevantNodes.map((node) => node.type));
       expect(context.nodeTypeConfigs.length).toBeGreaterThan(0);
       expect(context.nodeTypeConfigs.every((config) => usedTypes.has(config._key))).toBe(true);
@@ -248,7 +296,11 @@ describe(GraphRagRetriever.name, () => {
       expect(keysOf(lexicalOnly)).not.toContain('sort-stats');
 
       const provider = new KeywordEmbeddingProvider();
-      const hybrid = await new GraphRagRetriever({ embeddingProvider: provider }).retrieve(source, DEMO_GRAPH_KEY, 'leaderboard table');
+      const hybrid = await new GraphRagRetriever({ embeddingProvider: provider }).retrieve(
+        source,
+        DEMO_GRAPH_KEY,
+        'leaderboard table',
+      );
       expect(hybrid.retrieval.searchMode).toBe('hybrid');
       expect(hybrid.relevantNodes.find((node) => node._key === 'sort-stats')).toMatchObject({ origin: 'search' });
       expect(provider.calls).toEqual(['leaderboard table']);
@@ -272,7 +324,11 @@ describe(GraphRagRetriever.name, () => {
     it('searches vectors of the provider model only, above the 0.3 threshold', async () => {
       const source = demoSource(embeddedDemo());
       const vectorSearch = jest.spyOn(source, 'searchNodesByVector');
-      await new GraphRagRetriever({ embeddingProvider: new KeywordEmbeddingProvider() }).retrieve(source, DEMO_GRAPH_KEY, 'best');
+      await new GraphRagRetriever({ embeddingProvider: new KeywordEmbeddingProvider() }).retrieve(
+        source,
+        DEMO_GRAPH_KEY,
+        'best',
+      );
       expect(vectorSearch).toHaveBeenCalledWith(
         DEMO_GRAPH_KEY,
         expect.objectContaining({ model: 'keyword-test-model', minScore: 0.3 }),
@@ -291,14 +347,22 @@ describe(GraphRagRetriever.name, () => {
     it('uses BM25 alone when the provider is null', async () => {
       const source = demoSource(embeddedDemo());
       const vectorSearch = jest.spyOn(source, 'searchNodesByVector');
-      const context = await new GraphRagRetriever({ embeddingProvider: null }).retrieve(source, DEMO_GRAPH_KEY, 'fetch');
+      const context = await new GraphRagRetriever({ embeddingProvider: null }).retrieve(
+        source,
+        DEMO_GRAPH_KEY,
+        'fetch',
+      );
       expect(context.retrieval.searchMode).toBe('bm25');
       expect(vectorSearch).not.toHaveBeenCalled();
     });
 
     it('continues with BM25 when the embedding fails', async () => {
       const provider = new FailingEmbeddingProvider();
-      const context = await new GraphRagRetriever({ embeddingProvider: provider }).retrieve(demoSource(), DEMO_GRAPH_KEY, 'fetch api');
+      const context = await new GraphRagRetriever({ embeddingProvider: provider }).retrieve(
+        demoSource(),
+        DEMO_GRAPH_KEY,
+        'fetch api',
+      );
       expect(provider.calls).toHaveLength(1);
       expect(context.retrieval.searchMode).toBe('bm25');
       expect(context.relevantNodes[0]._key).toBe('fetch-api');
@@ -321,7 +385,11 @@ describe(GraphRagRetriever.name, () => {
 
     it('does not embed an empty query, and falls back to the graph nodes', async () => {
       const provider = new KeywordEmbeddingProvider();
-      const context = await new GraphRagRetriever({ embeddingProvider: provider }).retrieve(demoSource(), DEMO_GRAPH_KEY, '   ');
+      const context = await new GraphRagRetriever({ embeddingProvider: provider }).retrieve(
+        demoSource(),
+        DEMO_GRAPH_KEY,
+        '   ',
+      );
       expect(provider.calls).toEqual([]);
       expect(context.retrieval.searchMode).toBe('fallback');
     });
@@ -329,7 +397,11 @@ describe(GraphRagRetriever.name, () => {
     it('ignores an empty vector', async () => {
       const provider = new KeywordEmbeddingProvider();
       jest.spyOn(provider, 'embedOne').mockResolvedValue(new Float32Array(0));
-      const context = await new GraphRagRetriever({ embeddingProvider: provider }).retrieve(demoSource(), DEMO_GRAPH_KEY, 'fetch');
+      const context = await new GraphRagRetriever({ embeddingProvider: provider }).retrieve(
+        demoSource(),
+        DEMO_GRAPH_KEY,
+        'fetch',
+      );
       expect(context.retrieval.searchMode).toBe('bm25');
     });
   });
@@ -437,7 +509,10 @@ describe(GraphRagRetriever.name, () => {
   describe('observer', () => {
     it('reports each retrieval with its search mode, cache result and duration; nothing for a failed one', async () => {
       const events: RetrievalEvent[] = [];
-      const retriever = new GraphRagRetriever({ embeddingProvider: new KeywordEmbeddingProvider(), observer: { retrieved: (event) => events.push(event) } });
+      const retriever = new GraphRagRetriever({
+        embeddingProvider: new KeywordEmbeddingProvider(),
+        observer: { retrieved: (event) => events.push(event) },
+      });
       const source = new InMemoryGraphDataSource(DEMO_WORKSPACE, [embeddedDemo()]);
       const miss = await retriever.retrieve(source, DEMO_GRAPH_KEY, 'leaderboard ranking');
       await retriever.retrieve(source, DEMO_GRAPH_KEY, 'leaderboard ranking');

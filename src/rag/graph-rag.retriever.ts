@@ -144,13 +144,28 @@ export class GraphRagRetriever {
       truncateProcess: Math.max(0, options.truncateProcess ?? this.options.truncateProcess),
       truncateData: Math.max(0, options.truncateData ?? this.options.truncateData),
     };
-    const cacheKey = JSON.stringify([dataSource.workspace, graphKey, query, mentions, maxNodes, maxDepth, truncation.truncateProcess, truncation.truncateData]);
+    const cacheKey = JSON.stringify([
+      dataSource.workspace,
+      graphKey,
+      query,
+      mentions,
+      maxNodes,
+      maxDepth,
+      truncation.truncateProcess,
+      truncation.truncateData,
+    ]);
 
     const entry = this.cache.get(cacheKey);
     if (entry) {
       const cached = entry.context;
       const durationMs = elapsed(started);
-      this.logger.debugEvent('rag_retrieve', { graphKey, query, nodeCount: cached.relevantNodes.length, cacheHit: true, durationMs });
+      this.logger.debugEvent('rag_retrieve', {
+        graphKey,
+        query,
+        nodeCount: cached.relevantNodes.length,
+        cacheHit: true,
+        durationMs,
+      });
       this.options.observer?.retrieved({ searchMode: cached.retrieval.searchMode, cacheHit: true, durationMs });
       return { entry, context: { ...cached, retrieval: { ...cached.retrieval, cacheHit: true, durationMs } } };
     }
@@ -179,7 +194,9 @@ export class GraphRagRetriever {
     let selected: SelectedNode[];
     if (mentioned.length === 0 && hits.length === 0) {
       searchMode = 'fallback';
-      selected = (await dataSource.getNodes(graphKey, named?.sheet)).slice(0, maxNodes).map((node) => ({ node, origin: 'search' as const }));
+      selected = (await dataSource.getNodes(graphKey, named?.sheet))
+        .slice(0, maxNodes)
+        .map((node) => ({ node, origin: 'search' as const }));
     } else {
       const seeds = [...new Set([...mentioned.map((node) => node._key), ...hits.map((hit) => hit.node._key)])].slice(
         0,
@@ -202,7 +219,11 @@ export class GraphRagRetriever {
     }
 
     const [edges, configs] = await Promise.all([
-      this.edgesWithin(dataSource, graphKey, selected.map((entry) => entry.node._key)),
+      this.edgesWithin(
+        dataSource,
+        graphKey,
+        selected.map((entry) => entry.node._key),
+      ),
       dataSource.getNodeConfigs(),
     ]);
     const context = this.assemble(graph, selected, edges, configs, truncation, {
@@ -255,7 +276,11 @@ export class GraphRagRetriever {
     try {
       if (!named) return await dataSource.searchNodesByVector(graphKey, { vector, model, minScore }, maxResults);
       // The vector port has no sheet scope: a deeper list, then the named sheet's hits.
-      const hits = await dataSource.searchNodesByVector(graphKey, { vector, model, minScore }, maxResults * SHEET_VECTOR_DEPTH);
+      const hits = await dataSource.searchNodesByVector(
+        graphKey,
+        { vector, model, minScore },
+        maxResults * SHEET_VECTOR_DEPTH,
+      );
       return hits.filter((hit) => hit.node.sheet === named.sheet).slice(0, maxResults);
     } catch (error) {
       this.logger.warn('rag_vector_search_failed', { graphKey, model, error: describeError(error) });

@@ -17,20 +17,25 @@ const scores = (hits: ScoredNode[]) => hits.map((entry) => [entry.node._key, Num
 
 describe(boostHitsLinkedToSeeds.name, () => {
   // a → e, d → a (a's neighbours, e and d); b → c; c is two hops from a; x is a neighbour but no hit.
-  const aHood: NodeNeighborhood = { nodes: ['a', 'e', 'd', 'x'].map(node), edges: [edge('a', 'e'), edge('d', 'a'), edge('e', 'x')] };
+  const aHood: NodeNeighborhood = {
+    nodes: ['a', 'e', 'd', 'x'].map(node),
+    edges: [edge('a', 'e'), edge('d', 'a'), edge('e', 'x')],
+  };
   const bHood: NodeNeighborhood = { nodes: ['b', 'c', 'd'].map(node), edges: [edge('b', 'c'), edge('c', 'd')] };
 
   it('gives each hit one edge from a seed, in either direction, a share of that seed’s score, and re-sorts', () => {
     const hits = [hit('a', 1), hit('b', 0.8), hit('c', 0.3), hit('d', 0.25), hit('e', 0.2)];
     const boosted = boostHitsLinkedToSeeds(hits, ['a', 'b'], [aHood, bHood], 0.5);
     // d and e gain 0.5 × a's 1; c gains 0.5 × b's 0.8; c is two hops from a and gains nothing from it; x is no hit.
-    expect(scores(boosted)).toEqual([
-      ['a', 1],
-      ['b', 0.8],
-      ['c', 0.7],
-      ['d', 0.75],
-      ['e', 0.7],
-    ].sort((left, right) => (right[1] as number) - (left[1] as number)));
+    expect(scores(boosted)).toEqual(
+      [
+        ['a', 1],
+        ['b', 0.8],
+        ['c', 0.7],
+        ['d', 0.75],
+        ['e', 0.7],
+      ].sort((left, right) => (right[1] as number) - (left[1] as number)),
+    );
   });
 
   it('adds once per neighbouring seed, so a hit between two good ones rises most', () => {

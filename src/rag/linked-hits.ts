@@ -32,5 +32,7 @@ export function boostHitsLinkedToSeeds(
       boosted.set(key, current + factor * share * seedScore);
     }
   });
-  return hits.map((hit) => ({ node: hit.node, score: boosted.get(hit.node._key) as number })).sort((a, b) => b.score - a.score);
+  return hits
+    .map((hit) => ({ node: hit.node, score: boosted.get(hit.node._key) as number }))
+    .sort((a, b) => b.score - a.score);
 }

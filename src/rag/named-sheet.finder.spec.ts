@@ -22,8 +22,14 @@ describe(NamedSheetFinder.name, () => {
       sheet: '0',
       residualQuery: 'in the workflow, which node reads the inbox?',
     });
-    const reordered = finder.find(sheets, 'which node of the patients medication reminders sends to multiple channels?');
-    expect(reordered).toMatchObject({ sheet: '1', residualQuery: 'which node of the patients medication reminders sends to multiple channels?' });
+    const reordered = finder.find(
+      sheets,
+      'which node of the patients medication reminders sends to multiple channels?',
+    );
+    expect(reordered).toMatchObject({
+      sheet: '1',
+      residualQuery: 'which node of the patients medication reminders sends to multiple channels?',
+    });
   });
 
   it('names no sheet for one shared word, a one-word name, a tie, or a graph of one sheet', () => {

@@ -30,18 +30,43 @@ const RESPONSE_EXAMPLE = {
         typeName: 'API Call',
         sheet: '0',
         sheetName: 'main',
-        process: '// Fetch the active NBA players from the stats API; errors go to the second output.\nconst season = ...',
+        process:
+          '// Fetch the active NBA players from the stats API; errors go to the second output.\nconst season = ...',
         handles: [{ side: 'L', points: [{ id: 'L-0', type: 'in', accept: 'any' }] }],
         dataSummary: '{"url":"https://api.nba-stats.example/v1/players","method":"GET","timeoutMs":5000}',
         origin: 'search',
         score: 0.0328,
       },
-      { _key: 'root', type: 'starter', typeName: 'starter', sheet: '0', sheetName: 'main', process: '', handles: [], dataSummary: '', origin: 'neighbor' },
+      {
+        _key: 'root',
+        type: 'starter',
+        typeName: 'starter',
+        sheet: '0',
+        sheetName: 'main',
+        process: '',
+        handles: [],
+        dataSummary: '',
+        origin: 'neighbor',
+      },
     ],
     relevantEdges: [
-      { _key: 'root-to-fetch-api', sheet: '0', source: 'root', sourceHandle: 'R-0', target: 'fetch-api', targetHandle: 'L-0' },
+      {
+        _key: 'root-to-fetch-api',
+        sheet: '0',
+        source: 'root',
+        sourceHandle: 'R-0',
+        target: 'fetch-api',
+        targetHandle: 'L-0',
+      },
     ],
-    nodeTypeConfigs: [{ _key: 'api-call', displayName: 'API Call', category: 'network', handlesSummary: 'L:in(any), R:out(object), R:out(error)' }],
+    nodeTypeConfigs: [
+      {
+        _key: 'api-call',
+        displayName: 'API Call',
+        category: 'network',
+        handlesSummary: 'L:in(any), R:out(object), R:out(error)',
+      },
+    ],
     retrieval: { query: 'fetch api NBA', searchMode: 'bm25', cacheHit: false, durationMs: 1.8 },
   },
   toon:
@@ -70,25 +95,43 @@ export class RagController {
       'the context, its TOON encoding and its token count. Nodes are ranked: search hits best first, then the neighbours ' +
       'added by the expansion.',
   })
-  @ApiBody({ type: RagContextRequestDto, examples: { nba: { value: { graphKey: 'nba-workflow', query: 'fetch api NBA', options: { maxNodes: 20, maxDepth: 2 } } } } })
+  @ApiBody({
+    type: RagContextRequestDto,
+    examples: {
+      nba: { value: { graphKey: 'nba-workflow', query: 'fetch api NBA', options: { maxNodes: 20, maxDepth: 2 } } },
+    },
+  })
   @ApiOkResponse({ description: 'The retrieved context.', schema: { example: RESPONSE_EXAMPLE } })
-  @ApiResponse({ status: 400, description: 'Invalid body (unknown field, maxNodes outside 1-100, maxDepth outside 1-3, ...).' })
+  @ApiResponse({
+    status: 400,
+    description: 'Invalid body (unknown field, maxNodes outside 1-100, maxDepth outside 1-3, ...).',
+  })
   @ApiResponse({ status: 401, description: 'Missing or invalid token.' })
   @ApiResponse({ status: 404, description: 'No such graph in your workspace.' })
   @ApiResponse({
     status: 413,
     description: '`query` longer than MESSAGE_MAX_CHARS (as a chat message).',
-    schema: { example: { statusCode: 413, code: 'payload_too_large', message: 'query is longer than 16000 characters' } },
+    schema: {
+      example: { statusCode: 413, code: 'payload_too_large', message: 'query is longer than 16000 characters' },
+    },
   })
-  async context(@CurrentPrincipal() principal: Principal, @Body() body: RagContextRequestDto): Promise<RagContextResponse> {
+  async context(
+    @CurrentPrincipal() principal: Principal,
+    @Body() body: RagContextRequestDto,
+  ): Promise<RagContextResponse> {
     if (body.query.length > this.config.limits.messageMaxChars) {
       // As chat's message (ChatService): the same limit, the same 413.
       throw new AppError('payload_too_large', `query is longer than ${this.config.limits.messageMaxChars} characters`);
     }
-    const context = await this.retriever.retrieve(this.dataSources.forWorkspace(principal.workspace), body.graphKey, body.query, {
-      maxNodes: body.options?.maxNodes,
-      maxDepth: body.options?.maxDepth,
-    });
+    const context = await this.retriever.retrieve(
+      this.dataSources.forWorkspace(principal.workspace),
+      body.graphKey,
+      body.query,
+      {
+        maxNodes: body.options?.maxNodes,
+        maxDepth: body.options?.maxDepth,
+      },
+    );
     const locale = this.config.locale;
     return {
       context,

@@ -27,7 +27,11 @@ import { TokenCountWorker } from './token-count.worker';
   imports: [GraphModule, EmbeddingsModule, ObservabilityModule],
   controllers: [RagController],
   providers: [
-    { provide: RetrievalMetrics, inject: [MetricsService], useFactory: (metrics: MetricsService) => new RetrievalMetrics(metrics.registry) },
+    {
+      provide: RetrievalMetrics,
+      inject: [MetricsService],
+      useFactory: (metrics: MetricsService) => new RetrievalMetrics(metrics.registry),
+    },
     {
       provide: GraphRagRetriever,
       inject: [APP_CONFIG, RetrievalMetrics, { token: EMBEDDING_PROVIDER, optional: true }],
@@ -45,7 +49,8 @@ import { TokenCountWorker } from './token-count.worker';
     {
       provide: RetrievalCacheInvalidator,
       inject: [GraphRagRetriever, GraphChangeNotifier],
-      useFactory: (retriever: GraphRagRetriever, notifier: GraphChangeNotifier) => new RetrievalCacheInvalidator(retriever, notifier),
+      useFactory: (retriever: GraphRagRetriever, notifier: GraphChangeNotifier) =>
+        new RetrievalCacheInvalidator(retriever, notifier),
     },
   ],
   exports: [GraphRagRetriever, TokenCounter],

@@ -12,9 +12,15 @@ describe(RetrievalMetrics.name, () => {
     const samples = new PrometheusSamples(await registry.metrics());
     expect(samples.sum('graph_ai_retrieval_cache_hits_total')).toBe(2);
     expect(samples.sum('graph_ai_retrieval_cache_misses_total')).toBe(1);
-    expect(samples.sum('graph_ai_retrieval_duration_seconds_sum', { search_mode: 'hybrid', cache: 'miss' })).toBeCloseTo(0.012);
-    expect(samples.sum('graph_ai_retrieval_duration_seconds_bucket', { search_mode: 'hybrid', cache: 'miss', le: '0.01' })).toBe(0);
-    expect(samples.sum('graph_ai_retrieval_duration_seconds_bucket', { search_mode: 'hybrid', cache: 'miss', le: '0.025' })).toBe(1);
+    expect(
+      samples.sum('graph_ai_retrieval_duration_seconds_sum', { search_mode: 'hybrid', cache: 'miss' }),
+    ).toBeCloseTo(0.012);
+    expect(
+      samples.sum('graph_ai_retrieval_duration_seconds_bucket', { search_mode: 'hybrid', cache: 'miss', le: '0.01' }),
+    ).toBe(0);
+    expect(
+      samples.sum('graph_ai_retrieval_duration_seconds_bucket', { search_mode: 'hybrid', cache: 'miss', le: '0.025' }),
+    ).toBe(1);
     expect(samples.sum('graph_ai_retrieval_duration_seconds_count', { cache: 'hit' })).toBe(2);
   });
 });

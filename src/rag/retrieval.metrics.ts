@@ -31,7 +31,10 @@ export class RetrievalMetrics implements RetrievalObserver {
   }
 
   retrieved(observation: RetrievalEvent): void {
-    this.duration.observe({ search_mode: observation.searchMode, cache: observation.cacheHit ? 'hit' : 'miss' }, observation.durationMs / 1000);
+    this.duration.observe(
+      { search_mode: observation.searchMode, cache: observation.cacheHit ? 'hit' : 'miss' },
+      observation.durationMs / 1000,
+    );
     (observation.cacheHit ? this.hits : this.misses).inc();
   }
 }

@@ -8,7 +8,11 @@ describe(TokenCountWorker.name, () => {
   it('counts as TokenCounter does, in a thread started on the first count', async () => {
     worker = new TokenCountWorker();
     expect(worker.running).toBe(false);
-    const texts = ['RELEVANT NODES:\n[2]{key,type}:\n  fetch-api,api-call', 'Les nœuds « filtre » reçoivent des données.', 'x'.repeat(5000)];
+    const texts = [
+      'RELEVANT NODES:\n[2]{key,type}:\n  fetch-api,api-call',
+      'Les nœuds « filtre » reçoivent des données.',
+      'x'.repeat(5000),
+    ];
     const counts = await Promise.all(texts.map((text) => worker.count(text)));
     expect(worker.running).toBe(true);
     const counter = new TokenCounter();

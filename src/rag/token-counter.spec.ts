@@ -21,12 +21,13 @@ describe(TokenCounter.name, () => {
       {
         role: 'assistant',
         content: null,
-        tool_calls: [{ id: 'c1', type: 'function', function: { name: 'read_node_detail', arguments: '{"nodeKey":"root"}' } }],
+        tool_calls: [
+          { id: 'c1', type: 'function', function: { name: 'read_node_detail', arguments: '{"nodeKey":"root"}' } },
+        ],
       },
       { role: 'tool', tool_call_id: 'c1', content: '{"key":"root"}' },
     ];
-    const contents =
-      counter.count('You are helpful.') + counter.count('hello world') + counter.count('{"key":"root"}');
+    const contents = counter.count('You are helpful.') + counter.count('hello world') + counter.count('{"key":"root"}');
     const call = counter.count('read_node_detail') + counter.count('{"nodeKey":"root"}');
     const total = counter.countMessages(messages);
     expect(total).toBeGreaterThan(contents + call);

@@ -12,7 +12,10 @@ async function demoContext(query = 'fetch api NBA'): Promise<GraphRAGContext> {
 }
 
 /** Splits the summary into its two TOON blocks and decodes them. */
-function decodeBlocks(summary: string): { nodes: Array<Record<string, unknown>>; edges: Array<Record<string, unknown>> } {
+function decodeBlocks(summary: string): {
+  nodes: Array<Record<string, unknown>>;
+  edges: Array<Record<string, unknown>>;
+} {
   const [nodesBlock, edgesBlock] = summary.split('\n\n');
   return {
     nodes: decode(nodesBlock.split('\n').slice(1).join('\n')) as Array<Record<string, unknown>>,
@@ -26,7 +29,9 @@ describe(buildContextSummary.name, () => {
     const summary = buildContextSummary(context);
     expect(summary.startsWith('RELEVANT NODES:\n')).toBe(true);
     expect(summary).toContain('\n\nRELEVANT EDGES:\n');
-    expect(summary).toMatch(new RegExp(`^\\[${context.relevantNodes.length}\\]\\{key,type,sheet,process,data\\}:$`, 'm'));
+    expect(summary).toMatch(
+      new RegExp(`^\\[${context.relevantNodes.length}\\]\\{key,type,sheet,process,data\\}:$`, 'm'),
+    );
     expect(summary).toMatch(new RegExp(`^\\[${context.relevantEdges.length}\\]\\{from,to,label\\}:$`, 'm'));
     expect(summary).toMatch(/^ {2}fetch-api,api-call \(API Call\),main,/m);
     expect(summary).toMatch(/^ {2}root,starter,main,"",""$/m);
@@ -57,7 +62,10 @@ describe(buildContextSummary.name, () => {
 
   it('shows the sheet name, not its id', async () => {
     const { nodes } = decodeBlocks(buildContextSummary(await demoContext('sort players points')));
-    expect(nodes.find((node) => node.key === 'sort-stats')).toMatchObject({ sheet: 'data-processing', type: 'transform (Transform)' });
+    expect(nodes.find((node) => node.key === 'sort-stats')).toMatchObject({
+      sheet: 'data-processing',
+      type: 'transform (Transform)',
+    });
   });
 
   it('encodes an empty context', async () => {
@@ -70,8 +78,13 @@ describe(buildContextSummary.name, () => {
 describe(buildContextMessage.name, () => {
   it('starts with the locale prefix, then the summary', async () => {
     const context = await demoContext();
-    expect(RAG_CONTEXT_PREFIX).toEqual({ en: '[RAG context for this question]', fr: '[Contexte RAG pour cette question]' });
+    expect(RAG_CONTEXT_PREFIX).toEqual({
+      en: '[RAG context for this question]',
+      fr: '[Contexte RAG pour cette question]',
+    });
     expect(buildContextMessage(context)).toBe(`[RAG context for this question]\n${buildContextSummary(context)}`);
-    expect(buildContextMessage(context, 'fr')).toBe(`[Contexte RAG pour cette question]\n${buildContextSummary(context, 'fr')}`);
+    expect(buildContextMessage(context, 'fr')).toBe(
+      `[Contexte RAG pour cette question]\n${buildContextSummary(context, 'fr')}`,
+    );
   });
 });

@@ -122,7 +122,9 @@ export class RedisConnection {
       try {
         listener(up);
       } catch (error) {
-        logger.error('redis_state_listener_failed', { error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) });
+        logger.error('redis_state_listener_failed', {
+          error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+        });
       }
     }
   }

@@ -36,7 +36,8 @@ export class RedisModule implements OnApplicationShutdown {
             if (!redisUrl) return null;
             const connection = new RedisConnection(redisUrl);
             new RedisMetrics(metrics.registry, () => connection.isUp);
-            if (!(await connection.ready(REDIS_START_WAIT_MS))) logger.warn('redis_unavailable_at_start', { waitedMs: REDIS_START_WAIT_MS });
+            if (!(await connection.ready(REDIS_START_WAIT_MS)))
+              logger.warn('redis_unavailable_at_start', { waitedMs: REDIS_START_WAIT_MS });
             return connection;
           },
         },

@@ -14,7 +14,11 @@ describe(IdempotencyReservationKeeper.name, () => {
   afterEach(() => resetLogSink());
 
   function keeperWith(renew: jest.Mock): IdempotencyReservationKeeper {
-    return new IdempotencyReservationKeeper({ renewIdempotencyKey: renew } as unknown as ThreadRepository, 120_000, () => 5_000);
+    return new IdempotencyReservationKeeper(
+      { renewIdempotencyKey: renew } as unknown as ThreadRepository,
+      120_000,
+      () => 5_000,
+    );
   }
 
   it('renews with its token for another hold from now, and stops renewing a reservation that is gone', async () => {

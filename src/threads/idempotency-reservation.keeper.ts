@@ -72,7 +72,10 @@ export class IdempotencyReservationKeeper {
       reservation.timer = null;
     } catch (error) {
       // A store hiccup: the next tick tries again before the reservation would expire.
-      logger.warn('idempotency_reservation_renew_failed', { workspace: scope.workspace, error: (error as Error).message });
+      logger.warn('idempotency_reservation_renew_failed', {
+        workspace: scope.workspace,
+        error: (error as Error).message,
+      });
     }
     return false;
   }

@@ -23,7 +23,11 @@ describe(generateSortableId.name, () => {
   });
 
   it('sorts by creation time as plain strings', () => {
-    const ids = [generateThreadId(1_700_000_000_000), generateThreadId(1_700_000_000_001), generateThreadId(1_800_000_000_000)];
+    const ids = [
+      generateThreadId(1_700_000_000_000),
+      generateThreadId(1_700_000_000_001),
+      generateThreadId(1_800_000_000_000),
+    ];
     expect([...ids].reverse().sort()).toEqual(ids);
   });
 
@@ -36,7 +40,9 @@ describe(generateSortableId.name, () => {
     const ids = Array.from({ length: 200_000 }, (_, index) => generateMessageId(1_700_000_000_000 + (index % 3)));
     expect(new Set(ids).size).toBe(ids.length);
     expect(new Set(ids.map((id) => id.slice(-16))).size).toBe(ids.length);
-    expect(ids.every((id, index) => id.startsWith(`msg_${(1_700_000_000_000 + (index % 3)).toString(36).padStart(9, '0')}`))).toBe(true);
+    expect(
+      ids.every((id, index) => id.startsWith(`msg_${(1_700_000_000_000 + (index % 3)).toString(36).padStart(9, '0')}`)),
+    ).toBe(true);
     expect(ids.every((id) => /^msg_[0-9a-z]{9}[0-9a-f]{16}$/.test(id))).toBe(true);
   });
 

@@ -10,9 +10,13 @@ export class ThreadCommitValidationError extends AppError {
     readonly threadId: string,
     readonly problem: string,
   ) {
-    super('internal', `Refused an invalid round for thread ${threadId}: ${problem}. Nothing of it was stored; the thread keeps its earlier rounds.`, {
-      threadId,
-    });
+    super(
+      'internal',
+      `Refused an invalid round for thread ${threadId}: ${problem}. Nothing of it was stored; the thread keeps its earlier rounds.`,
+      {
+        threadId,
+      },
+    );
     this.name = 'ThreadCommitValidationError';
   }
 }

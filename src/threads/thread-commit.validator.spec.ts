@@ -1,28 +1,58 @@
-import { assistantMessage, eventMessage, ragContext, systemPrompt, toolCall, toolResult, userMessage } from '../../test/support/thread-messages';
+import {
+  assistantMessage,
+  eventMessage,
+  ragContext,
+  systemPrompt,
+  toolCall,
+  toolResult,
+  userMessage,
+} from '../../test/support/thread-messages';
 import { ThreadCommitValidationError } from './thread-commit-validation.error';
 import { validateThreadCommit } from './thread-commit.validator';
 import { ThreadMessage } from './thread.types';
 
-const validate = (stored: ThreadMessage[], append: ThreadMessage[]) => () => validateThreadCommit('ai_t', stored, append);
+const validate = (stored: ThreadMessage[], append: ThreadMessage[]) => () =>
+  validateThreadCommit('ai_t', stored, append);
 
 describe(validateThreadCommit.name, () => {
   it('accepts a first round with parallel tool calls and their results in any order', () => {
     expect(
-      validate([], [systemPrompt(), ragContext('c'), userMessage('Q'), assistantMessage(null, [toolCall('a'), toolCall('b')]), toolResult('b', '{"rb":1}'), toolResult('a', '{"ra":1}')]),
+      validate(
+        [],
+        [
+          systemPrompt(),
+          ragContext('c'),
+          userMessage('Q'),
+          assistantMessage(null, [toolCall('a'), toolCall('b')]),
+          toolResult('b', '{"rb":1}'),
+          toolResult('a', '{"ra":1}'),
+        ],
+      ),
     ).not.toThrow();
   });
 
   it('accepts results committed later for calls left open by an interrupt (resume)', () => {
-    const stored = [userMessage('Q'), assistantMessage(null, [toolCall('r1'), toolCall('w1', 'propose_create_node'), toolCall('r2')]), toolResult('r1', '{}')];
+    const stored = [
+      userMessage('Q'),
+      assistantMessage(null, [toolCall('r1'), toolCall('w1', 'propose_create_node'), toolCall('r2')]),
+      toolResult('r1', '{}'),
+    ];
     const approved = toolResult('w1', '{"status":"approved"}', 'propose_create_node');
     expect(validate(stored, [approved, toolResult('r2', '{"y":1}'), assistantMessage('Done')])).not.toThrow();
-    expect(validate(stored, [toolResult('w1', '{"status":"rejected"}', 'propose_create_node', false), userMessage('new question')])).not.toThrow();
+    expect(
+      validate(stored, [
+        toolResult('w1', '{"status":"rejected"}', 'propose_create_node', false),
+        userMessage('new question'),
+      ]),
+    ).not.toThrow();
   });
 
   it('refuses a result for a call that was already answered', () => {
     const stored = [userMessage('Q'), assistantMessage(null, [toolCall('a')]), toolResult('a', '{}')];
     expect(validate(stored, [toolResult('a', '{}')])).toThrow(ThreadCommitValidationError);
-    expect(validate([], [assistantMessage(null, [toolCall('a')]), toolResult('a', '{}'), toolResult('a', '{}')])).toThrow(/already has a result/);
+    expect(
+      validate([], [assistantMessage(null, [toolCall('a')]), toolResult('a', '{}'), toolResult('a', '{}')]),
+    ).toThrow(/already has a result/);
   });
 
   it('refuses a result separated from its call, or for an unknown call', () => {
@@ -37,7 +67,9 @@ describe(validateThreadCommit.name, () => {
     const result = toolResult('a', '{"nodes":[]}', 'search_nodes');
     expect(validate(stored, [result])).not.toThrow();
     expect(validate(stored, [{ ...result, toolName: undefined }])).toThrow(/call a\) has no toolName/);
-    expect(validate(stored, [{ ...result, toolName: 'read_node_detail' }])).toThrow(/is named read_node_detail but its call is search_nodes/);
+    expect(validate(stored, [{ ...result, toolName: 'read_node_detail' }])).toThrow(
+      /is named read_node_detail but its call is search_nodes/,
+    );
     for (const content of ['not json', '[1,2]', '"text"', 'null', '{"cut": "mid-str', null]) {
       expect(validate(stored, [{ ...result, content }])).toThrow(/does not hold a JSON object/);
     }
@@ -64,13 +96,29 @@ describe(validateThreadCommit.name, () => {
   });
 
   it('accepts events anywhere, also between the results of one assistant message, without closing their run', () => {
-    const stored = [userMessage('Q'), eventMessage('Loaded 2 nodes', 'DATA_ADDED'), assistantMessage(null, [toolCall('auto'), toolCall('wait')]), toolResult('auto', '{"status":"applied"}'), eventMessage('Created 1 node')];
-    expect(validate(stored, [toolResult('wait', '{"status":"approved"}'), eventMessage('Deleted 1 node'), assistantMessage('Done')])).not.toThrow();
-    expect(validate([userMessage('Q'), assistantMessage(null, [toolCall('a')])], [eventMessage('x'), toolResult('a', '{}')])).not.toThrow();
+    const stored = [
+      userMessage('Q'),
+      eventMessage('Loaded 2 nodes', 'DATA_ADDED'),
+      assistantMessage(null, [toolCall('auto'), toolCall('wait')]),
+      toolResult('auto', '{"status":"applied"}'),
+      eventMessage('Created 1 node'),
+    ];
+    expect(
+      validate(stored, [
+        toolResult('wait', '{"status":"approved"}'),
+        eventMessage('Deleted 1 node'),
+        assistantMessage('Done'),
+      ]),
+    ).not.toThrow();
+    expect(
+      validate([userMessage('Q'), assistantMessage(null, [toolCall('a')])], [eventMessage('x'), toolResult('a', '{}')]),
+    ).not.toThrow();
   });
 
   it('refuses an event message without a valid event', () => {
     expect(validate([], [{ ...eventMessage('x'), event: undefined }])).toThrow(/no valid event/);
-    expect(validate([], [{ ...eventMessage('x'), event: { type: 'SOMETHING', summary: 'x', results: [] } as never }])).toThrow(/no valid event/);
+    expect(
+      validate([], [{ ...eventMessage('x'), event: { type: 'SOMETHING', summary: 'x', results: [] } as never }]),
+    ).toThrow(/no valid event/);
   });
 });

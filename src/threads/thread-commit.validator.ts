@@ -20,7 +20,11 @@ const EVENT_TYPES: ReadonlySet<string> = new Set(['DATA_ADDED', 'ACTIONS_EXECUTE
  * A call may still lack its result (an interrupt waiting, a crash): history building covers that.
  * Throws ThreadCommitValidationError; returns nothing.
  */
-export function validateThreadCommit(threadId: string, stored: readonly ThreadMessage[], append: readonly ThreadMessage[]): void {
+export function validateThreadCommit(
+  threadId: string,
+  stored: readonly ThreadMessage[],
+  append: readonly ThreadMessage[],
+): void {
   const fail = (problem: string): never => {
     throw new ThreadCommitValidationError(threadId, problem);
   };
@@ -33,11 +37,13 @@ export function validateThreadCommit(threadId: string, stored: readonly ThreadMe
     ids.add(message.id);
     if (!ROLES.has(message.role)) fail(`message ${message.id} has an unknown role`);
     if (!Number.isFinite(message.createdTime)) fail(`message ${message.id} has no createdTime`);
-    if (message.threadId !== undefined && message.threadId !== threadId) fail(`message ${message.id} belongs to another thread`);
+    if (message.threadId !== undefined && message.threadId !== threadId)
+      fail(`message ${message.id} belongs to another thread`);
 
     switch (message.role) {
       case 'system':
-        if (message.kind !== 'system_prompt' && message.kind !== 'rag_context') fail(`system message ${message.id} has no kind`);
+        if (message.kind !== 'system_prompt' && message.kind !== 'rag_context')
+          fail(`system message ${message.id} has no kind`);
         run = null;
         break;
       case 'user':
@@ -45,15 +51,22 @@ export function validateThreadCommit(threadId: string, stored: readonly ThreadMe
         break;
       case 'assistant': {
         const callIds = (message.toolCalls ?? []).map((call) => call.id);
-        if (callIds.some((id) => typeof id !== 'string' || id.length === 0)) fail(`assistant message ${message.id} has a tool call without id`);
+        if (callIds.some((id) => typeof id !== 'string' || id.length === 0))
+          fail(`assistant message ${message.id} has a tool call without id`);
         if (new Set(callIds).size !== callIds.length) fail(`assistant message ${message.id} repeats a tool-call id`);
-        if ((message.toolCalls ?? []).some((call) => !call.function?.name)) fail(`assistant message ${message.id} has a tool call without name`);
+        if ((message.toolCalls ?? []).some((call) => !call.function?.name))
+          fail(`assistant message ${message.id} has a tool call without name`);
         run = callIds.length > 0 ? { calls: callNames(message), answered: new Set() } : null;
         break;
       }
       case 'event': {
         const event = message.event;
-        if (!event || !EVENT_TYPES.has(event.type) || typeof event.summary !== 'string' || !Array.isArray(event.results)) {
+        if (
+          !event ||
+          !EVENT_TYPES.has(event.type) ||
+          typeof event.summary !== 'string' ||
+          !Array.isArray(event.results)
+        ) {
           fail(`event message ${message.id} has no valid event`);
         }
         break;
@@ -62,7 +75,8 @@ export function validateThreadCommit(threadId: string, stored: readonly ThreadMe
         const callId = message.toolCallId;
         if (!callId) fail(`tool message ${message.id} has no toolCallId`);
         const callName = run?.calls.get(callId as string);
-        if (!run || callName === undefined) fail(`tool message ${message.id} answers no call of the assistant message before it`);
+        if (!run || callName === undefined)
+          fail(`tool message ${message.id} answers no call of the assistant message before it`);
         if (run?.answered.has(callId as string)) fail(`tool call ${callId} already has a result`);
         run?.answered.add(callId as string);
         const problem = toolResultProblem(message, callName as string);
@@ -79,7 +93,8 @@ function toolResultProblem(message: ThreadMessage, callName: string): string | n
   if (message.toolName !== callName) return `is named ${message.toolName} but its call is ${callName}`;
   if (typeof message.content !== 'string' || !isJsonObjectText(message.content)) return 'does not hold a JSON object';
   if (typeof message.success !== 'boolean') return 'does not say whether it succeeded';
-  if (typeof message.durationMs !== 'number' || !Number.isFinite(message.durationMs) || message.durationMs < 0) return 'has no durationMs';
+  if (typeof message.durationMs !== 'number' || !Number.isFinite(message.durationMs) || message.durationMs < 0)
+    return 'has no durationMs';
   return null;
 }
 

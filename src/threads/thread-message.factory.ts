@@ -22,11 +22,21 @@ export function toThreadMessage(message: LlmMessage, options: ThreadMessageOptio
   const base = { id: generateMessageId(createdTime), createdTime };
   switch (message.role) {
     case 'system':
-      return { ...base, role: 'system', kind: options.kind ?? (message.cacheBreakpoint ? 'system_prompt' : 'rag_context'), content: message.content };
+      return {
+        ...base,
+        role: 'system',
+        kind: options.kind ?? (message.cacheBreakpoint ? 'system_prompt' : 'rag_context'),
+        content: message.content,
+      };
     case 'user':
       return { ...base, role: 'user', content: message.content };
     case 'tool': {
-      const stored: ThreadMessage = { ...base, role: 'tool', content: message.content, toolCallId: message.tool_call_id };
+      const stored: ThreadMessage = {
+        ...base,
+        role: 'tool',
+        content: message.content,
+        toolCallId: message.tool_call_id,
+      };
       if (message.name !== undefined) stored.toolName = message.name;
       if (message.success !== undefined) stored.success = message.success;
       if (message.durationMs !== undefined) stored.durationMs = message.durationMs;

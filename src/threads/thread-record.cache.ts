@@ -93,7 +93,9 @@ export class ThreadRecordCache {
   /** Deflates the messages of every record unused for packAfterIdleMs. Resolves when done. */
   async packIdle(): Promise<void> {
     const idleSince = this.clock() - this.options.packAfterIdleMs;
-    const idle = [...(this.entries?.values() ?? [])].filter((entry) => entry.record && !entry.packing && entry.lastUsedAt <= idleSince);
+    const idle = [...(this.entries?.values() ?? [])].filter(
+      (entry) => entry.record && !entry.packing && entry.lastUsedAt <= idleSince,
+    );
     await Promise.all(idle.map((entry) => this.pack(entry, idleSince)));
   }
 
@@ -103,7 +105,8 @@ export class ThreadRecordCache {
     try {
       const messages = await deflate(Buffer.from(JSON.stringify(record.messages), 'utf8'), { level: 1 });
       // Replaced, evicted or used again while deflating: leave it as it is now.
-      if (this.entries?.peek(entry.threadId) !== entry || entry.record !== record || entry.lastUsedAt > idleSince) return;
+      if (this.entries?.peek(entry.threadId) !== entry || entry.record !== record || entry.lastUsedAt > idleSince)
+        return;
       const { messages: _objects, ...head } = record;
       entry.packed = { head, messages };
       entry.record = null;

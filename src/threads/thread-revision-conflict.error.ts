@@ -14,5 +14,7 @@ export class ThreadRevisionConflictError extends Error {
 
 /** The thread_busy ThreadStore.commit throws for a revision conflict (re-read and replay may help; docs/threads.md). */
 export function isRevisionConflict(error: unknown): boolean {
-  return error instanceof AppError && error.code === 'thread_busy' && error.cause instanceof ThreadRevisionConflictError;
+  return (
+    error instanceof AppError && error.code === 'thread_busy' && error.cause instanceof ThreadRevisionConflictError
+  );
 }

@@ -58,12 +58,20 @@ describe(ThreadRunLease.name, () => {
   });
   it('records the run’s usage with its release and says whether it did: not twice, not when the write fails', async () => {
     const { repository } = fixture.instance();
-    const usage = { workspace: 'w-lease', usage: { promptTokens: 7, completionTokens: 3, cachedTokens: 0, totalTokens: 10, costUsd: 0.5, llmCalls: 1 }, now: Date.now() };
+    const usage = {
+      workspace: 'w-lease',
+      usage: { promptTokens: 7, completionTokens: 3, cachedTokens: 0, totalTokens: 10, costUsd: 0.5, llmCalls: 1 },
+      now: Date.now(),
+    };
     await repository.acquireLease('ai_t', 'run-a', 1_000, Date.now());
     const lease = new ThreadRunLease(repository, 'ai_t', 'run-a', 1_000);
     expect(await lease.release(usage)).toBe(true);
     expect(await lease.release(usage)).toBe(false);
-    expect(await repository.getWorkspaceUsage('w-lease')).toMatchObject({ promptTokens: 7, totalTokens: 10, llmCalls: 1 });
+    expect(await repository.getWorkspaceUsage('w-lease')).toMatchObject({
+      promptTokens: 7,
+      totalTokens: 10,
+      llmCalls: 1,
+    });
     expect(await repository.acquireLease('ai_t', 'run-b', 1_000, Date.now())).toBe(true);
 
     const failing = new ThreadRunLease(repository, 'ai_t', 'run-b', 1_000);

@@ -85,7 +85,9 @@ export class ThreadRunLease {
   private lose(reason: 'taken_over' | 'expired'): void {
     this.stopTimer();
     logger.warn('thread_lease_lost', { threadId: this.threadId, reason });
-    this.controller.abort(new AppError('thread_busy', 'This request lost its hold on the thread', { threadId: this.threadId }));
+    this.controller.abort(
+      new AppError('thread_busy', 'This request lost its hold on the thread', { threadId: this.threadId }),
+    );
   }
 
   private stopTimer(): void {

@@ -1,4 +1,13 @@
-import { PendingThread, ThreadCommit, ThreadCommitResult, ThreadHead, ThreadRecord, ThreadSummary, ThreadType, UsageTotals } from './thread.types';
+import {
+  PendingThread,
+  ThreadCommit,
+  ThreadCommitResult,
+  ThreadHead,
+  ThreadRecord,
+  ThreadSummary,
+  ThreadType,
+  UsageTotals,
+} from './thread.types';
 
 export interface NewThread {
   threadId: string;
@@ -23,7 +32,11 @@ export interface ThreadStart {
 }
 
 /** The record `create` returns with a ThreadStart: the new thread with its first round committed. */
-export function withFirstRound(created: ThreadRecord, firstRound: ThreadCommit, committed: ThreadCommitResult): ThreadRecord {
+export function withFirstRound(
+  created: ThreadRecord,
+  firstRound: ThreadCommit,
+  committed: ThreadCommitResult,
+): ThreadRecord {
   return {
     ...created,
     messages: firstRound.append,
@@ -48,16 +61,15 @@ export interface IdempotencyScope {
 }
 
 export type IdempotencyReservation =
-  | { state: 'reserved' }
-  | { state: 'in_progress' }
-  | { state: 'completed'; response: unknown };
+  { state: 'reserved' } | { state: 'in_progress' } | { state: 'completed'; response: unknown };
 
 /**
  * A repository's answer to a reservation: when it is the caller's, the token that proves it. Renew,
  * complete and release act only on the reservation holding that token, so a holder whose reservation
  * lapsed (and was taken over by a retry) can never touch the newer one.
  */
-export type IdempotencyClaim = { state: 'reserved'; token: string } | Exclude<IdempotencyReservation, { state: 'reserved' }>;
+export type IdempotencyClaim =
+  { state: 'reserved'; token: string } | Exclude<IdempotencyReservation, { state: 'reserved' }>;
 
 /**
  * Persistence of threads (port; adapters: SQLite, ArangoDB). Shared by every instance: a thread

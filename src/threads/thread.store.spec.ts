@@ -1,6 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { ThreadStoreFixture } from '../../test/support/thread-store-fixture';
-import { assistantMessage, ragContext, systemPrompt, toolCall, toolResult, userMessage } from '../../test/support/thread-messages';
+import {
+  assistantMessage,
+  ragContext,
+  systemPrompt,
+  toolCall,
+  toolResult,
+  userMessage,
+} from '../../test/support/thread-messages';
 import type { Principal } from '../auth/principal';
 import { AppError } from '../errors/app-error';
 import { LogEntry } from '../observability/log-entry';
@@ -40,7 +47,11 @@ describe(ThreadStore.name, () => {
       const { store } = fixture.instance();
       const thread = await store.create(alice, 'nba-workflow', 'First question');
       expect(thread.threadId).toMatch(/^ai_/);
-      expect(await store.load(alice, thread.threadId)).toMatchObject({ threadId: thread.threadId, title: 'First question', revision: 0 });
+      expect(await store.load(alice, thread.threadId)).toMatchObject({
+        threadId: thread.threadId,
+        title: 'First question',
+        revision: 0,
+      });
       expect(await store.load({ ...alice, role: 'viewer' }, thread.threadId, 'nba-workflow')).toBeDefined();
 
       const strangers: Array<[Principal, string | undefined]> = [
@@ -68,7 +79,9 @@ describe(ThreadStore.name, () => {
       const mine = await store.create(alice, 'g', 'mine');
       await store.create({ ...alice, userId: 'bob' }, 'g', 'bob');
       expect((await store.list(alice, 'g')).map((summary) => summary.threadId)).toEqual([mine.threadId]);
-      await expect(store.delete({ ...alice, userId: 'bob' }, mine.threadId)).rejects.toEqual(expectAppError('not_found'));
+      await expect(store.delete({ ...alice, userId: 'bob' }, mine.threadId)).rejects.toEqual(
+        expectAppError('not_found'),
+      );
       await store.delete(alice, mine.threadId);
       await expect(store.load(alice, mine.threadId)).rejects.toEqual(expectAppError('not_found'));
       expect(await store.list(alice, 'g')).toEqual([]);
@@ -79,7 +92,13 @@ describe(ThreadStore.name, () => {
     it('appends rounds, returns frozen records and serves later loads from the cache after a revision check', async () => {
       const { store, repository } = fixture.instance();
       let thread = await store.create(alice, 'g', 't');
-      const round = [systemPrompt(), ragContext('ctx'), userMessage('Q'), assistantMessage(null, [toolCall('c1')]), toolResult('c1', '{"r":1}')];
+      const round = [
+        systemPrompt(),
+        ragContext('ctx'),
+        userMessage('Q'),
+        assistantMessage(null, [toolCall('c1')]),
+        toolResult('c1', '{"r":1}'),
+      ];
       thread = await store.commit(thread, { append: round });
       thread = await store.commit(thread, { append: [assistantMessage('A')] });
       expect(thread.revision).toBe(2);
@@ -96,13 +115,20 @@ describe(ThreadStore.name, () => {
     it('hands out records without the contexts of earlier questions, which stay stored', async () => {
       const { store, repository } = fixture.instance();
       let thread = await store.create(alice, 'g', 't');
-      thread = await store.commit(thread, { append: [systemPrompt('P'), ragContext('C1'), userMessage('Q1'), assistantMessage('A1')] });
+      thread = await store.commit(thread, {
+        append: [systemPrompt('P'), ragContext('C1'), userMessage('Q1'), assistantMessage('A1')],
+      });
       thread = await store.commit(thread, { append: [ragContext('C2'), userMessage('Q2')] });
       expect(thread.messages.map((message) => message.content)).toEqual(['P', 'Q1', 'A1', 'C2', 'Q2']);
       const fromAnotherInstance = await fixture.instance().store.load(alice, thread.threadId);
       expect(fromAnotherInstance.messages).toEqual(thread.messages);
       expect((await repository.get(thread.threadId))?.messages.map((message) => message.content)).toEqual([
-        'P', 'C1', 'Q1', 'A1', 'C2', 'Q2',
+        'P',
+        'C1',
+        'Q1',
+        'A1',
+        'C2',
+        'Q2',
       ]);
     });
 
@@ -117,14 +143,28 @@ describe(ThreadStore.name, () => {
         code: 'internal',
         message: expect.stringMatching(/answers no call of the assistant message before it\. Nothing of it was stored/),
       });
-      const round = [userMessage('Q'), assistantMessage(null, [toolCall('c1', 'search_nodes')]), toolResult('c1', 'cut as tex', 'search_nodes')];
-      await expect(store.commit(thread, { append: round })).rejects.toMatchObject({ message: expect.stringMatching(/does not hold a JSON object/) });
+      const round = [
+        userMessage('Q'),
+        assistantMessage(null, [toolCall('c1', 'search_nodes')]),
+        toolResult('c1', 'cut as tex', 'search_nodes'),
+      ];
+      await expect(store.commit(thread, { append: round })).rejects.toMatchObject({
+        message: expect.stringMatching(/does not hold a JSON object/),
+      });
       resetLogSink();
       expect((await store.load(alice, thread.threadId)).revision).toBe(0);
       expect((await store.load(alice, thread.threadId)).messages).toEqual([]);
       expect(logs.filter((entry) => entry.event === 'thread_commit_refused')).toEqual([
-        expect.objectContaining({ level: 'error', threadId: thread.threadId, problem: expect.stringContaining('answers no call') }),
-        expect.objectContaining({ level: 'error', threadId: thread.threadId, problem: expect.stringContaining('does not hold a JSON object') }),
+        expect.objectContaining({
+          level: 'error',
+          threadId: thread.threadId,
+          problem: expect.stringContaining('answers no call'),
+        }),
+        expect.objectContaining({
+          level: 'error',
+          threadId: thread.threadId,
+          problem: expect.stringContaining('does not hold a JSON object'),
+        }),
       ]);
     });
 
@@ -133,8 +173,13 @@ describe(ThreadStore.name, () => {
       const thread = await store.create(alice, 'g', 't');
       const committed = await store.commit(thread, { append: [userMessage('Q'), assistantMessage('A')] });
       expect(committed.messages.map((message) => message.threadId)).toEqual([thread.threadId, thread.threadId]);
-      expect((await repository.get(thread.threadId))?.messages.map((message) => message.threadId)).toEqual([thread.threadId, thread.threadId]);
-      await expect(store.commit(committed, { append: [{ ...userMessage('x'), threadId: 'ai_someone_else' }] })).rejects.toMatchObject({
+      expect((await repository.get(thread.threadId))?.messages.map((message) => message.threadId)).toEqual([
+        thread.threadId,
+        thread.threadId,
+      ]);
+      await expect(
+        store.commit(committed, { append: [{ ...userMessage('x'), threadId: 'ai_someone_else' }] }),
+      ).rejects.toMatchObject({
         message: expect.stringMatching(/belongs to another thread/),
       });
     });
@@ -179,7 +224,10 @@ describe(ThreadStore.name, () => {
       expect(thread).toMatchObject({ pendingInterrupt: pending, title: 'Renamed' });
       thread = await store.commit(thread, { append: [] });
       expect(thread.pendingInterrupt).toEqual(pending);
-      thread = await store.commit(thread, { append: [toolResult('w1', '{"status":"rejected"}', 'propose_create_node', false)], pendingInterrupt: null });
+      thread = await store.commit(thread, {
+        append: [toolResult('w1', '{"status":"rejected"}', 'propose_create_node', false)],
+        pendingInterrupt: null,
+      });
       expect(thread.pendingInterrupt).toBeNull();
       expect(await fixture.instance().store.load(alice, thread.threadId)).toEqual(thread);
     });
@@ -218,7 +266,12 @@ describe(ThreadStore.name, () => {
       const b = fixture.instance().store;
       const thread = await a.store.create(alice, 'g', 't');
       await b.addUsage(alice.workspace, thread.threadId, {
-        promptTokens: 10, completionTokens: 5, cachedTokens: 0, totalTokens: 15, costUsd: 0.01, llmCalls: 1,
+        promptTokens: 10,
+        completionTokens: 5,
+        cachedTokens: 0,
+        totalTokens: 15,
+        costUsd: 0.01,
+        llmCalls: 1,
       });
       const get = jest.spyOn(a.repository, 'get');
       const loaded = await a.store.load(alice, thread.threadId);
@@ -243,7 +296,11 @@ describe(ThreadStore.name, () => {
       const b = fixture.instance().store;
       const thread = await a.create(alice, 'g', 't');
       const lease = await a.acquireRun(thread.threadId);
-      await expect(a.acquireRun(thread.threadId)).rejects.toMatchObject({ code: 'thread_busy', statusCode: 409, retryable: true });
+      await expect(a.acquireRun(thread.threadId)).rejects.toMatchObject({
+        code: 'thread_busy',
+        statusCode: 409,
+        retryable: true,
+      });
       await expect(b.acquireRun(thread.threadId)).rejects.toMatchObject({ code: 'thread_busy' });
       await lease.release();
       await lease.release(); // idempotent
@@ -268,7 +325,9 @@ describe(ThreadStore.name, () => {
       const thread = await store.create(alice, 'g', 't');
       const { thread: loaded, lease } = await store.beginRun(alice, thread.threadId, 'g');
       expect(loaded.threadId).toBe(thread.threadId);
-      await expect(store.beginRun({ ...alice, userId: 'mallory' }, thread.threadId)).rejects.toEqual(expectAppError('not_found'));
+      await expect(store.beginRun({ ...alice, userId: 'mallory' }, thread.threadId)).rejects.toEqual(
+        expectAppError('not_found'),
+      );
       await expect(store.beginRun(alice, thread.threadId)).rejects.toEqual(expectAppError('thread_busy'));
       await lease.release();
     });
@@ -302,13 +361,16 @@ describe(ThreadStore.name, () => {
       expect(await store.reserveIdempotencyKey(alice, 'key-1')).toEqual({ state: 'in_progress' });
       expect(await store.reserveIdempotencyKey({ ...alice, userId: 'bob' }, 'key-1')).toEqual({ state: 'reserved' });
       await store.completeIdempotencyKey(alice, 'key-1', { message: 'first answer' });
-      expect(await store.reserveIdempotencyKey(alice, 'key-1')).toEqual({ state: 'completed', response: { message: 'first answer' } });
+      expect(await store.reserveIdempotencyKey(alice, 'key-1')).toEqual({
+        state: 'completed',
+        response: { message: 'first answer' },
+      });
       await store.releaseIdempotencyKey({ ...alice, userId: 'bob' }, 'key-1');
       expect(await store.reserveIdempotencyKey({ ...alice, userId: 'bob' }, 'key-1')).toEqual({ state: 'reserved' });
       expect(IDEMPOTENCY_TTL_MS).toBe(86_400_000);
     });
 
-    it('keeps a running request\'s key reserved beyond the lease time to live, and stops once it completes', async () => {
+    it("keeps a running request's key reserved beyond the lease time to live, and stops once it completes", async () => {
       const a = fixture.instance().store;
       const b = fixture.instance().store;
       expect(await a.reserveIdempotencyKey(alice, 'long-run')).toEqual({ state: 'reserved' });
@@ -316,10 +378,13 @@ describe(ThreadStore.name, () => {
       expect(await b.reserveIdempotencyKey(alice, 'long-run')).toEqual({ state: 'in_progress' });
       await a.completeIdempotencyKey(alice, 'long-run', { message: 'done' });
       await new Promise((resolve) => setTimeout(resolve, 1_100));
-      expect(await b.reserveIdempotencyKey(alice, 'long-run')).toEqual({ state: 'completed', response: { message: 'done' } });
+      expect(await b.reserveIdempotencyKey(alice, 'long-run')).toEqual({
+        state: 'completed',
+        response: { message: 'done' },
+      });
     });
 
-    it('lets a retry run once a crashed process\'s reservation has outlived the lease time to live', async () => {
+    it("lets a retry run once a crashed process's reservation has outlived the lease time to live", async () => {
       const crashed = fixture.instance();
       const survivor = fixture.instance().store;
       expect(await crashed.store.reserveIdempotencyKey(alice, 'orphan')).toEqual({ state: 'reserved' });
@@ -341,7 +406,10 @@ describe(ThreadStore.name, () => {
       await stalled.releaseIdempotencyKey(alice, 'stalled');
       expect(await retry.reserveIdempotencyKey(alice, 'stalled')).toEqual({ state: 'in_progress' });
       await retry.completeIdempotencyKey(alice, 'stalled', { message: 'fresh' });
-      expect(await stalled.reserveIdempotencyKey(alice, 'stalled')).toEqual({ state: 'completed', response: { message: 'fresh' } });
+      expect(await stalled.reserveIdempotencyKey(alice, 'stalled')).toEqual({
+        state: 'completed',
+        response: { message: 'fresh' },
+      });
     });
 
     it('refuses an empty or oversized key', async () => {

@@ -16,7 +16,15 @@ import { THREAD_REPOSITORY } from './thread-repository.token';
 import { ThreadRevisionConflictError } from './thread-revision-conflict.error';
 import { ThreadRunLease } from './thread-run.lease';
 import type { IdempotencyReservation, IdempotencyScope, NewThread, ThreadRepository } from './thread.repository';
-import type { PendingInterrupt, PendingThread, ThreadMessage, ThreadRecord, ThreadSummary, ThreadType, UsageTotals } from './thread.types';
+import type {
+  PendingInterrupt,
+  PendingThread,
+  ThreadMessage,
+  ThreadRecord,
+  ThreadSummary,
+  ThreadType,
+  UsageTotals,
+} from './thread.types';
 
 /** docs/protocol.md §3: the same Idempotency-Key from the same principal within 24 h returns the first answer. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -81,7 +89,10 @@ export class ThreadStore implements BeforeApplicationShutdown {
     @Inject(THREAD_REPOSITORY) private readonly repository: ThreadRepository,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
-    this.cache = new ThreadRecordCache({ maxEntries: config.agent.threadCacheSize, packAfterIdleMs: PACK_AFTER_IDLE_MS });
+    this.cache = new ThreadRecordCache({
+      maxEntries: config.agent.threadCacheSize,
+      packAfterIdleMs: PACK_AFTER_IDLE_MS,
+    });
     this.cache.start();
     this.leaseTtlMs = config.agent.threadLeaseMs;
     this.idempotencyReservations = new IdempotencyReservationKeeper(repository, this.leaseTtlMs);
@@ -90,7 +101,9 @@ export class ThreadStore implements BeforeApplicationShutdown {
   /** A new, empty thread owned by the principal (a chat unless `origin` says otherwise). `title`: see deriveThreadTitle. */
   async create(principal: Principal, graphKey: string, title: string, origin?: ThreadOrigin): Promise<ThreadRecord> {
     const now = Date.now();
-    const record = await this.repository.create(this.newThread(principal, generateThreadId(now), graphKey, title, now, origin));
+    const record = await this.repository.create(
+      this.newThread(principal, generateThreadId(now), graphKey, title, now, origin),
+    );
     return this.created(principal, record);
   }
 
@@ -113,7 +126,13 @@ export class ThreadStore implements BeforeApplicationShutdown {
     const holder = this.newLeaseHolder();
     const record = await this.repository.create(this.newThread(principal, threadId, graphKey, title, now, origin), {
       lease: { holder, ttlMs: this.leaseTtlMs, now },
-      firstRound: { operationId: round.operationId ?? randomUUID(), expectedRevision: 0, append, pendingInterrupt: round.pendingInterrupt, title: round.title },
+      firstRound: {
+        operationId: round.operationId ?? randomUUID(),
+        expectedRevision: 0,
+        append,
+        pendingInterrupt: round.pendingInterrupt,
+        title: round.title,
+      },
     });
     return { thread: this.created(principal, record), lease: this.startLease(threadId, holder) };
   }
@@ -181,8 +200,17 @@ export class ThreadStore implements BeforeApplicationShutdown {
     } catch (error) {
       this.cache.delete(thread.threadId);
       if (error instanceof ThreadRevisionConflictError) {
-        logger.warn('thread_revision_conflict', { threadId: thread.threadId, expected: error.expectedRevision, actual: error.actualRevision });
-        throw new AppError('thread_busy', 'The thread was changed by another request', { threadId: thread.threadId }, { cause: error });
+        logger.warn('thread_revision_conflict', {
+          threadId: thread.threadId,
+          expected: error.expectedRevision,
+          actual: error.actualRevision,
+        });
+        throw new AppError(
+          'thread_busy',
+          'The thread was changed by another request',
+          { threadId: thread.threadId },
+          { cause: error },
+        );
       }
       throw error;
     }
@@ -222,7 +250,11 @@ export class ThreadStore implements BeforeApplicationShutdown {
    * load (ownership → not_found) → acquireRun (→ thread_busy) → load again, so the run starts from
    * the revision stored once it holds the thread. On failure nothing is held.
    */
-  async beginRun(principal: Principal, threadId: string, graphKey?: string): Promise<{ thread: ThreadRecord; lease: ThreadRunLease }> {
+  async beginRun(
+    principal: Principal,
+    threadId: string,
+    graphKey?: string,
+  ): Promise<{ thread: ThreadRecord; lease: ThreadRunLease }> {
     await this.load(principal, threadId, graphKey);
     const lease = await this.acquireRun(threadId);
     try {
@@ -261,9 +293,14 @@ export class ThreadStore implements BeforeApplicationShutdown {
   async completeIdempotencyKey(principal: Principal, key: string, response: unknown): Promise<void> {
     const scope = idempotencyScope(principal, key);
     const token = this.idempotencyReservations.take(scope);
-    const stored = token !== undefined && (await this.repository.completeIdempotencyKey(scope, token, response, IDEMPOTENCY_TTL_MS));
+    const stored =
+      token !== undefined && (await this.repository.completeIdempotencyKey(scope, token, response, IDEMPOTENCY_TTL_MS));
     // The reservation lapsed and a retry holds the key now: its answer is the one kept.
-    if (!stored) logger.warn('idempotency_answer_not_kept', { workspace: scope.workspace, reason: token === undefined ? 'not reserved here' : 'reservation lost' });
+    if (!stored)
+      logger.warn('idempotency_answer_not_kept', {
+        workspace: scope.workspace,
+        reason: token === undefined ? 'not reserved here' : 'reservation lost',
+      });
   }
 
   async releaseIdempotencyKey(principal: Principal, key: string): Promise<void> {
@@ -293,7 +330,11 @@ export class ThreadStore implements BeforeApplicationShutdown {
   private created(principal: Principal, record: ThreadRecord): ThreadRecord {
     const frozen = this.compact(record);
     this.cache.set(frozen);
-    logger.info('thread_created', { threadId: record.threadId, workspace: principal.workspace, graphKey: record.graphKey });
+    logger.info('thread_created', {
+      threadId: record.threadId,
+      workspace: principal.workspace,
+      graphKey: record.graphKey,
+    });
     return frozen;
   }
 
@@ -304,13 +345,22 @@ export class ThreadStore implements BeforeApplicationShutdown {
 
   /** A lease just taken for `holder`: renewed until released, released at shutdown. */
   private startLease(threadId: string, holder: string): ThreadRunLease {
-    const lease = new ThreadRunLease(this.repository, threadId, holder, this.leaseTtlMs, (ended) => this.activeLeases.delete(ended));
+    const lease = new ThreadRunLease(this.repository, threadId, holder, this.leaseTtlMs, (ended) =>
+      this.activeLeases.delete(ended),
+    );
     this.activeLeases.add(lease);
     lease.start();
     return lease;
   }
 
-  private newThread(principal: Principal, threadId: string, graphKey: string, title: string, now: number, origin?: ThreadOrigin): NewThread {
+  private newThread(
+    principal: Principal,
+    threadId: string,
+    graphKey: string,
+    title: string,
+    now: number,
+    origin?: ThreadOrigin,
+  ): NewThread {
     return {
       threadId,
       workspace: principal.workspace,
@@ -328,7 +378,8 @@ export class ThreadStore implements BeforeApplicationShutdown {
     try {
       validateThreadCommit(threadId, messages, stamped);
     } catch (error) {
-      if (error instanceof ThreadCommitValidationError) logger.error('thread_commit_refused', { threadId, problem: error.problem });
+      if (error instanceof ThreadCommitValidationError)
+        logger.error('thread_commit_refused', { threadId, problem: error.problem });
       throw error;
     }
     return stamped;
@@ -390,4 +441,3 @@ function sameUsage(a: UsageTotals, b: UsageTotals): boolean {
     a.llmCalls === b.llmCalls
   );
 }
-

@@ -29,7 +29,12 @@ export function jsonBodyParser(limit: number): RequestHandler {
     parsedRequests.add(req);
     if (carriesBody(req) && !req.is(JSON_TYPES)) {
       const contentType = req.headers['content-type'] ?? '(none)';
-      return answer(res, toErrorBody(new AppError('unsupported_media_type', `Content-Type ${contentType} is not supported: send application/json`)));
+      return answer(
+        res,
+        toErrorBody(
+          new AppError('unsupported_media_type', `Content-Type ${contentType} is not supported: send application/json`),
+        ),
+      );
     }
     parse(req, res, (error?: unknown) => {
       if (error) {
@@ -40,7 +45,13 @@ export function jsonBodyParser(limit: number): RequestHandler {
         return answer(res, bodyReadErrorBody(error) ?? toErrorBody(error));
       }
       const problem = req.body === undefined ? null : findJsonShapeProblem(req.body);
-      if (problem) return answer(res, toErrorBody(AppError.badRequest(`Invalid request: ${problem.field}: ${problem.problems.join(', ')}`, [problem])));
+      if (problem)
+        return answer(
+          res,
+          toErrorBody(
+            AppError.badRequest(`Invalid request: ${problem.field}: ${problem.problems.join(', ')}`, [problem]),
+          ),
+        );
       next();
     });
   };

@@ -28,7 +28,8 @@ describe(findJsonShapeProblem.name, () => {
   });
 
   it('accepts primitives, empty containers and keys that merely contain the words', () => {
-    for (const value of [null, 1, 'x', [], {}, { prototype: 1, constructorName: 'x', proto: {} }]) expect(findJsonShapeProblem(value)).toBeNull();
+    for (const value of [null, 1, 'x', [], {}, { prototype: 1, constructorName: 'x', proto: {} }])
+      expect(findJsonShapeProblem(value)).toBeNull();
   });
 
   it('cuts a long reported path', () => {

@@ -32,15 +32,21 @@ export function findJsonShapeProblem(value: unknown, maxDepth = JSON_MAX_DEPTH):
     if (Array.isArray(current)) {
       for (let index = 0; index < current.length; index += 1) {
         const item: unknown = current[index];
-        if (typeof item === 'object' && item !== null) stack.push({ value: item, key: String(index), parent: visit, depth: visit.depth + 1 });
+        if (typeof item === 'object' && item !== null)
+          stack.push({ value: item, key: String(index), parent: visit, depth: visit.depth + 1 });
       }
       continue;
     }
     for (const key in current) {
       if (!Object.prototype.hasOwnProperty.call(current, key)) continue;
-      if (FORBIDDEN_JSON_KEYS.has(key)) return { field: pathOf({ value: current, key, parent: visit, depth: visit.depth + 1 }), problems: [`property ${key} should not exist`] };
+      if (FORBIDDEN_JSON_KEYS.has(key))
+        return {
+          field: pathOf({ value: current, key, parent: visit, depth: visit.depth + 1 }),
+          problems: [`property ${key} should not exist`],
+        };
       const item: unknown = (current as Record<string, unknown>)[key];
-      if (typeof item === 'object' && item !== null) stack.push({ value: item, key, parent: visit, depth: visit.depth + 1 });
+      if (typeof item === 'object' && item !== null)
+        stack.push({ value: item, key, parent: visit, depth: visit.depth + 1 });
     }
   }
   return null;

@@ -13,7 +13,10 @@ export interface ActionPolicyRepositoryFixture {
  * The behaviour every ActionPolicyRepository adapter must have (SQLite, ArangoDB). Each test works in
  * its own workspaces, so adapters need no cleaning between tests.
  */
-export function describeActionPolicyRepositoryContract(name: string, create: () => Promise<ActionPolicyRepositoryFixture>): void {
+export function describeActionPolicyRepositoryContract(
+  name: string,
+  create: () => Promise<ActionPolicyRepositoryFixture>,
+): void {
   describe(`ActionPolicyRepository contract: ${name}`, () => {
     let fixture: ActionPolicyRepositoryFixture;
     let repository: ActionPolicyRepository;
@@ -38,14 +41,25 @@ export function describeActionPolicyRepositoryContract(name: string, create: () 
         default: { create_node: 'autonomous' as const, delete_node: 'forbidden' as const },
         roles: { admin: { delete_node: 'ask_first' as const }, editor: {} },
       };
-      await expect(repository.put(workspace, policy, 1_700_000_000_000)).resolves.toEqual({ ...policy, updatedTime: 1_700_000_000_000 });
+      await expect(repository.put(workspace, policy, 1_700_000_000_000)).resolves.toEqual({
+        ...policy,
+        updatedTime: 1_700_000_000_000,
+      });
       await expect(repository.get(workspace)).resolves.toEqual({ ...policy, updatedTime: 1_700_000_000_000 });
     });
 
     it('replaces the whole policy: kinds and roles left out of the new one are gone', async () => {
-      await repository.put(workspace, { default: { create_node: 'autonomous', move_node: 'autonomous' }, roles: { admin: { batch: 'forbidden' } } }, 1);
+      await repository.put(
+        workspace,
+        { default: { create_node: 'autonomous', move_node: 'autonomous' }, roles: { admin: { batch: 'forbidden' } } },
+        1,
+      );
       await repository.put(workspace, { default: { move_node: 'ask_first' }, roles: {} }, 2);
-      await expect(repository.get(workspace)).resolves.toEqual({ default: { move_node: 'ask_first' }, roles: {}, updatedTime: 2 });
+      await expect(repository.get(workspace)).resolves.toEqual({
+        default: { move_node: 'ask_first' },
+        roles: {},
+        updatedTime: 2,
+      });
     });
 
     it('never mixes two workspaces, even ones whose names differ only in case or hold quotes', async () => {
@@ -55,14 +69,26 @@ export function describeActionPolicyRepositoryContract(name: string, create: () 
         await expect(repository.get(other)).resolves.toBeNull();
         await repository.put(other, { default: { delete_edge: 'autonomous' }, roles: {} }, 10 + index);
       }
-      await expect(repository.get(workspace)).resolves.toEqual({ default: { delete_edge: 'forbidden' }, roles: {}, updatedTime: 1 });
+      await expect(repository.get(workspace)).resolves.toEqual({
+        default: { delete_edge: 'forbidden' },
+        roles: {},
+        updatedTime: 1,
+      });
       for (const [index, other] of others.entries()) {
-        await expect(repository.get(other)).resolves.toEqual({ default: { delete_edge: 'autonomous' }, roles: {}, updatedTime: 10 + index });
+        await expect(repository.get(other)).resolves.toEqual({
+          default: { delete_edge: 'autonomous' },
+          roles: {},
+          updatedTime: 10 + index,
+        });
       }
     });
 
     it('keeps a policy across a restart', async () => {
-      await repository.put(workspace, { default: { update_node: 'autonomous' }, roles: { editor: { update_node: 'ask_first' } } }, 5);
+      await repository.put(
+        workspace,
+        { default: { update_node: 'autonomous' }, roles: { editor: { update_node: 'ask_first' } } },
+        5,
+      );
       const reopened = await fixture.reopen();
       await expect(reopened.get(workspace)).resolves.toEqual({
         default: { update_node: 'autonomous' },

@@ -41,7 +41,9 @@ if (arango) {
       setLogSink(() => undefined);
       const db = new Database({ url: await closedPortUrl(), databaseName: 'nodius' });
       try {
-        await expect(ArangoActionPolicyRepository.open(db)).rejects.toThrow('ArangoDB policy collection setup failed in database "nodius"');
+        await expect(ArangoActionPolicyRepository.open(db)).rejects.toThrow(
+          'ArangoDB policy collection setup failed in database "nodius"',
+        );
       } finally {
         db.close();
         resetLogSink();

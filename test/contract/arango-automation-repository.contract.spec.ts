@@ -1,5 +1,8 @@
 import { Database } from 'arangojs';
-import { ARANGO_AUTOMATION_NAMES, ArangoAutomationRepository } from '../../src/automations/arango/arango-automation.repository';
+import {
+  ARANGO_AUTOMATION_NAMES,
+  ArangoAutomationRepository,
+} from '../../src/automations/arango/arango-automation.repository';
 import { resetLogSink, setLogSink } from '../../src/observability/logger';
 import { arangoTestConnection } from '../support/arango-test.connection';
 import { ArangoTestDatabase, openArangoTestDatabase } from '../support/arango-test.database';
@@ -15,12 +18,28 @@ import { describeAutomationRepositoryContract } from './automation-repository.co
 const arango = arangoTestConnection();
 
 if (arango) {
-  let opened: Promise<{ database: ArangoTestDatabase; repository: ArangoAutomationRepository; another: ArangoAutomationRepository; second: Database }> | undefined;
+  let opened:
+    | Promise<{
+        database: ArangoTestDatabase;
+        repository: ArangoAutomationRepository;
+        another: ArangoAutomationRepository;
+        second: Database;
+      }>
+    | undefined;
   const open = () =>
     (opened ??= (async () => {
       const database = await openArangoTestDatabase(arango, 'automation_contract');
-      const second = new Database({ url: arango.url, databaseName: database.db.name, auth: { username: arango.user, password: arango.password ?? '' } });
-      return { database, second, repository: await ArangoAutomationRepository.open(database.db), another: new ArangoAutomationRepository(second) };
+      const second = new Database({
+        url: arango.url,
+        databaseName: database.db.name,
+        auth: { username: arango.user, password: arango.password ?? '' },
+      });
+      return {
+        database,
+        second,
+        repository: await ArangoAutomationRepository.open(database.db),
+        another: new ArangoAutomationRepository(second),
+      };
     })());
 
   beforeAll(() => setLogSink(() => undefined));
@@ -46,15 +65,34 @@ if (arango) {
       const db = new Database({ url: server.url, databaseName: 'nodius' });
       try {
         await ArangoAutomationRepository.open(db);
-        const checked = server.requests.filter((request) => /\/_api\/collection\/[^/]+$/.test(request.path)).map((request) => request.path.split('/').pop());
+        const checked = server.requests
+          .filter((request) => /\/_api\/collection\/[^/]+$/.test(request.path))
+          .map((request) => request.path.split('/').pop());
         expect(checked).toEqual(Object.values(ARANGO_AUTOMATION_NAMES));
-        const indexes = server.requests.filter((request) => request.path.endsWith('/_api/index')).map((request) => [request.query.collection, request.body]);
+        const indexes = server.requests
+          .filter((request) => request.path.endsWith('/_api/index'))
+          .map((request) => [request.query.collection, request.body]);
         expect(indexes).toEqual([
-          [ARANGO_AUTOMATION_NAMES.automations, { type: 'persistent', fields: ['workspace', 'createdTime'], inBackground: true }],
-          [ARANGO_AUTOMATION_NAMES.automations, { type: 'persistent', fields: ['enabled', 'nextRunTime'], inBackground: true }],
-          [ARANGO_AUTOMATION_NAMES.automations, { type: 'persistent', fields: ['runLeaseExpiresAt'], sparse: true, inBackground: true }],
-          [ARANGO_AUTOMATION_NAMES.runs, { type: 'persistent', fields: ['workspace', 'automationId', 'startedTime'], inBackground: true }],
-          [ARANGO_AUTOMATION_NAMES.runs, { type: 'persistent', fields: ['workspace', 'threadId'], sparse: true, inBackground: true }],
+          [
+            ARANGO_AUTOMATION_NAMES.automations,
+            { type: 'persistent', fields: ['workspace', 'createdTime'], inBackground: true },
+          ],
+          [
+            ARANGO_AUTOMATION_NAMES.automations,
+            { type: 'persistent', fields: ['enabled', 'nextRunTime'], inBackground: true },
+          ],
+          [
+            ARANGO_AUTOMATION_NAMES.automations,
+            { type: 'persistent', fields: ['runLeaseExpiresAt'], sparse: true, inBackground: true },
+          ],
+          [
+            ARANGO_AUTOMATION_NAMES.runs,
+            { type: 'persistent', fields: ['workspace', 'automationId', 'startedTime'], inBackground: true },
+          ],
+          [
+            ARANGO_AUTOMATION_NAMES.runs,
+            { type: 'persistent', fields: ['workspace', 'threadId'], sparse: true, inBackground: true },
+          ],
         ]);
       } finally {
         db.close();
@@ -63,6 +101,9 @@ if (arango) {
     });
 
     it('without a reachable server, opening fails with a clear error instead of hanging', () =>
-      expectOpenToFailWithoutServer((db) => ArangoAutomationRepository.open(db), 'ArangoDB automation schema setup failed in database "nodius"'));
+      expectOpenToFailWithoutServer(
+        (db) => ArangoAutomationRepository.open(db),
+        'ArangoDB automation schema setup failed in database "nodius"',
+      ));
   });
 }

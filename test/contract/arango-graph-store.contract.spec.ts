@@ -24,11 +24,19 @@ if (arango) {
   beforeAll(() => setLogSink(() => undefined));
   afterAll(() => resetLogSink());
 
-  describeGraphStoreContract(ArangoGraphStore.name, async () => {
-    const runPrefix = `graph_ai_contract_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
-    const store = new PerTestArangoGraphStore({ url, user, password, database: runPrefix }, runPrefix, () => expect.getState().currentTestName);
-    return { store, cleanup: () => store.dropDatabases() };
-  }, { graphKeysScopedPerWorkspace: false }); // a _key is unique per collection: one graph or config key per store
+  describeGraphStoreContract(
+    ArangoGraphStore.name,
+    async () => {
+      const runPrefix = `graph_ai_contract_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
+      const store = new PerTestArangoGraphStore(
+        { url, user, password, database: runPrefix },
+        runPrefix,
+        () => expect.getState().currentTestName,
+      );
+      return { store, cleanup: () => store.dropDatabases() };
+    },
+    { graphKeysScopedPerWorkspace: false },
+  ); // a _key is unique per collection: one graph or config key per store
 
   describeArangoServerBehaviour({ url, user, password });
 } else {
@@ -43,7 +51,10 @@ if (arango) {
       setLogSink(() => undefined);
       try {
         const url = await closedPortUrl();
-        const connecting = new ArangoConnector({ url, database: 'nodius', user: 'root', password: undefined }, { attempts: 2, initialDelayMs: 10, maxDelayMs: 10 }).connect();
+        const connecting = new ArangoConnector(
+          { url, database: 'nodius', user: 'root', password: undefined },
+          { attempts: 2, initialDelayMs: 10, maxDelayMs: 10 },
+        ).connect();
         await expect(connecting).rejects.toThrow(`ArangoDB at ${url} is unreachable after 2 attempts`);
       } finally {
         resetLogSink();

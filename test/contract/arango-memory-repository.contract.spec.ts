@@ -22,7 +22,10 @@ if (arango) {
 
   const open = () =>
     (opened ??= (async () => {
-      const db = await new ArangoConnector({ url, user, password, database }, { attempts: 3, initialDelayMs: 200, maxDelayMs: 1000 }).connect();
+      const db = await new ArangoConnector(
+        { url, user, password, database },
+        { attempts: 3, initialDelayMs: 200, maxDelayMs: 1000 },
+      ).connect();
       return { db, repository: await ArangoMemoryRepository.open(db) };
     })());
 
@@ -53,7 +56,9 @@ if (arango) {
       setLogSink(() => undefined);
       const db = new Database({ url: await closedPortUrl(), databaseName: 'nodius' });
       try {
-        await expect(ArangoMemoryRepository.open(db)).rejects.toThrow('ArangoDB memory schema setup failed in database "nodius"');
+        await expect(ArangoMemoryRepository.open(db)).rejects.toThrow(
+          'ArangoDB memory schema setup failed in database "nodius"',
+        );
       } finally {
         db.close();
         resetLogSink();

@@ -42,7 +42,9 @@ if (arango) {
       const db = new Database({ url: server.url, databaseName: 'nodius' });
       try {
         await ArangoProviderConfigRepository.open(db);
-        const indexes = server.requests.filter((request) => request.path.endsWith('/_api/index')).map((request) => request.body);
+        const indexes = server.requests
+          .filter((request) => request.path.endsWith('/_api/index'))
+          .map((request) => request.body);
         expect(indexes).toEqual([
           { type: 'persistent', fields: ['workspace', 'name'], unique: true, inBackground: true },
           { type: 'persistent', fields: ['activeWorkspace'], unique: true, sparse: true, inBackground: true },
@@ -54,6 +56,9 @@ if (arango) {
     });
 
     it('without a reachable server, opening fails with a clear error instead of hanging', () =>
-      expectOpenToFailWithoutServer((db) => ArangoProviderConfigRepository.open(db), 'ArangoDB provider-config schema setup failed in database "nodius"'));
+      expectOpenToFailWithoutServer(
+        (db) => ArangoProviderConfigRepository.open(db),
+        'ArangoDB provider-config schema setup failed in database "nodius"',
+      ));
   });
 }

@@ -53,7 +53,10 @@ export function describeArangoServerBehaviour(settings: Settings): void {
         const store = await ArangoGraphStore.open(database.db, { searchWaitForSync: true });
         const process = `function computeZebraHistogram(rows) { return rows.length; }\n// ${'filler text '.repeat(90_000)}`;
         expect(process.length).toBeGreaterThan(1_000_000);
-        await store.importGraph('ws-analyzer', singleSheetGraph('analyzer', [node('analyzer', 'huge', { process }), node('analyzer', 'small')]));
+        await store.importGraph(
+          'ws-analyzer',
+          singleSheetGraph('analyzer', [node('analyzer', 'huge', { process }), node('analyzer', 'small')]),
+        );
         const hits = await store.forWorkspace('ws-analyzer').searchNodes('analyzer', 'zebra histogram', 5);
         // Only the identifier analyzer splits computeZebraHistogram into words: the prose one keeps it whole.
         expect(hits.map((hit) => hit.node._key)).toEqual(['huge']);
@@ -75,23 +78,32 @@ export function describeArangoServerBehaviour(settings: Settings): void {
         const longest = 'x'.repeat(254 - 'keys-'.length);
         await store.importGraph('ws-keys', singleSheetGraph('keys', [node('keys', punctuated), node('keys', longest)]));
         const source = store.forWorkspace('ws-keys');
-        expect((await source.getNodesByKeys('keys', [punctuated, longest])).map((found) => found._key)).toEqual([punctuated, longest]);
+        expect((await source.getNodesByKeys('keys', [punctuated, longest])).map((found) => found._key)).toEqual([
+          punctuated,
+          longest,
+        ]);
       });
 
       it('refuses a key the server would refuse with a 400 naming it, and writes nothing of the change set', async () => {
         const source = store.forWorkspace('ws-keys');
         const error = await appErrorOf(
-          source.applyChanges('keys', graphChangeSet({ nodesToCreate: [node('keys', 'fine'), node('keys', 'my node')] })),
+          source.applyChanges(
+            'keys',
+            graphChangeSet({ nodesToCreate: [node('keys', 'fine'), node('keys', 'my node')] }),
+          ),
         );
         expect({ code: error.code, statusCode: error.statusCode }).toEqual({ code: 'bad_request', statusCode: 400 });
         expect(error.message).toContain('"my node"');
         expect(await source.getNodeByKey('keys', 'fine')).toBeNull();
       });
 
-      it('answers the server\'s own refusal of a key (error 1221) as bad_request', async () => {
+      it("answers the server's own refusal of a key (error 1221) as bad_request", async () => {
         const executor = new ArangoQueryExecutor(database.db);
         const insert = aql`INSERT { _key: ${'has space'} } INTO ${database.db.collection(ARANGO_NAMES.nodes)}`;
-        expect(await appErrorOf(executor.all(insert, 'insert'))).toMatchObject({ code: 'bad_request', statusCode: 400 });
+        expect(await appErrorOf(executor.all(insert, 'insert'))).toMatchObject({
+          code: 'bad_request',
+          statusCode: 400,
+        });
       });
 
       it('refuses a graph key that another graph key extends with "-", or that extends one, so node keys cannot collide', async () => {
@@ -99,7 +111,9 @@ export function describeArangoServerBehaviour(settings: Settings): void {
         await store.importGraph('ws-keys', singleSheetGraph('team', [node('team', 'b-c')]));
         await store.importGraph('ws-keys', singleSheetGraph('north-east', [node('north-east', 'c')]));
         for (const clashing of ['team-b', 'north']) {
-          const error = await appErrorOf(store.importGraph('ws-keys', singleSheetGraph(clashing, [node(clashing, 'c')])));
+          const error = await appErrorOf(
+            store.importGraph('ws-keys', singleSheetGraph(clashing, [node(clashing, 'c')])),
+          );
           expect({ graphKey: clashing, code: error.code }).toEqual({ graphKey: clashing, code: 'conflict' });
           expect(await store.forWorkspace('ws-keys').getGraph(clashing)).toBeNull();
         }
@@ -122,7 +136,8 @@ export function describeArangoServerBehaviour(settings: Settings): void {
       beforeAll(async () => {
         database = await openArangoTestDatabase(settings, 'graph_ai_server_vectors');
         const { version } = await database.db.version();
-        if (compareVersions(version, '3.12.7') < 0) throw new Error(`the vector index tests need ArangoDB 3.12.7+, the server is ${version}`);
+        if (compareVersions(version, '3.12.7') < 0)
+          throw new Error(`the vector index tests need ArangoDB 3.12.7+, the server is ${version}`);
         const writer = await ArangoGraphStore.open(database.db);
         vectors = await embedClusteredGraphs(writer, DIMENSION, CLUSTERS);
         // The index docker/arangodb/create-vector-index.js builds for this collection, as the script defines it.
@@ -132,7 +147,9 @@ export function describeArangoServerBehaviour(settings: Settings): void {
           .collection(ARANGO_NAMES.nodes)
           .ensureIndex(definition)
           .catch((error: unknown) => {
-            throw new Error(`creating the vector index failed: start ArangoDB with --vector-index=true (docker-compose.yml does): ${String(error)}`);
+            throw new Error(
+              `creating the vector index failed: start ArangoDB with --vector-index=true (docker-compose.yml does): ${String(error)}`,
+            );
           });
         await waitUntilTrained(database, definition.name, vectors.get('large:b0') as Float32Array);
         // A store opened after the index exists detects it; large graphs from 100 nodes use it.
@@ -145,7 +162,9 @@ export function describeArangoServerBehaviour(settings: Settings): void {
         const source = store.forWorkspace('ws-vectors');
         const query = vectors.get('small:s3') as Float32Array;
         const hits = await source.searchNodesByVector('small', { vector: query, model: 'm', minScore: -1 }, 20);
-        expect(hits.map((hit) => hit.node._key).sort()).toEqual(Array.from({ length: 12 }, (_, index) => `s${index}`).sort());
+        expect(hits.map((hit) => hit.node._key).sort()).toEqual(
+          Array.from({ length: 12 }, (_, index) => `s${index}`).sort(),
+        );
         expect(hits[0]).toMatchObject({ node: { _key: 's3' }, score: expect.closeTo(1, 4) });
       });
 
@@ -157,15 +176,21 @@ export function describeArangoServerBehaviour(settings: Settings): void {
           ),
         });
         const indexed = reopened.forWorkspace('ws-vectors');
-        const exact = (await ArangoGraphStore.open(database.db, { vectorExactScanBelow: Number.MAX_SAFE_INTEGER })).forWorkspace('ws-vectors');
+        const exact = (
+          await ArangoGraphStore.open(database.db, { vectorExactScanBelow: Number.MAX_SAFE_INTEGER })
+        ).forWorkspace('ws-vectors');
         const random = seededRandom(7);
         let overlap = 0;
         const queries = 10;
         for (let round = 0; round < queries; round += 1) {
           const target = `b${Math.floor(random() * 600)}`;
           const query = jitter(vectors.get(`large:${target}`) as Float32Array, random, 0.02);
-          const viaIndex = (await indexed.searchNodesByVector('large', { vector: query, model: 'm', minScore: -1 }, 10)).map((hit) => hit.node._key);
-          const viaScan = (await exact.searchNodesByVector('large', { vector: query, model: 'm', minScore: -1 }, 10)).map((hit) => hit.node._key);
+          const viaIndex = (
+            await indexed.searchNodesByVector('large', { vector: query, model: 'm', minScore: -1 }, 10)
+          ).map((hit) => hit.node._key);
+          const viaScan = (
+            await exact.searchNodesByVector('large', { vector: query, model: 'm', minScore: -1 }, 10)
+          ).map((hit) => hit.node._key);
           expect(viaIndex[0]).toBe(viaScan[0]);
           overlap += viaIndex.filter((key) => viaScan.includes(key)).length / viaScan.length;
         }
@@ -181,7 +206,12 @@ function node(graphKey: string, key: string, extra: Partial<GraphNode> = {}): Gr
 }
 
 function singleSheetGraph(graphKey: string, nodes: GraphNode[]): GraphDocument {
-  return { graph: { _key: graphKey, workspace: '', name: graphKey, sheetsList: { '0': 'main' } }, nodes, edges: [], nodeConfigs: [] };
+  return {
+    graph: { _key: graphKey, workspace: '', name: graphKey, sheetsList: { '0': 'main' } },
+    nodes,
+    edges: [],
+    nodeConfigs: [],
+  };
 }
 
 function unit(vector: Float32Array): Float32Array {
@@ -198,13 +228,28 @@ function jitter(vector: Float32Array, random: () => number, amount: number): Flo
  * each vector is one of `clusters` random directions plus a little noise, so the index's clusters
  * are well defined and an exact ranking is reachable by probing the nearest ones.
  */
-async function embedClusteredGraphs(store: ArangoGraphStore, dimension: number, clusters: number): Promise<Map<string, Float32Array>> {
+async function embedClusteredGraphs(
+  store: ArangoGraphStore,
+  dimension: number,
+  clusters: number,
+): Promise<Map<string, Float32Array>> {
   const random = seededRandom(2024);
-  const centers = Array.from({ length: clusters }, () => unit(Float32Array.from({ length: dimension }, () => random() - 0.5)));
+  const centers = Array.from({ length: clusters }, () =>
+    unit(Float32Array.from({ length: dimension }, () => random() - 0.5)),
+  );
   const vectors = new Map<string, Float32Array>();
-  for (const [graphKey, prefix, count] of [['large', 'b', 600], ['small', 's', 12]] as const) {
+  for (const [graphKey, prefix, count] of [
+    ['large', 'b', 600],
+    ['small', 's', 12],
+  ] as const) {
     const keys = Array.from({ length: count }, (_, index) => `${prefix}${index}`);
-    await store.importGraph('ws-vectors', singleSheetGraph(graphKey, keys.map((key) => node(graphKey, key))));
+    await store.importGraph(
+      'ws-vectors',
+      singleSheetGraph(
+        graphKey,
+        keys.map((key) => node(graphKey, key)),
+      ),
+    );
     const entries = keys.map((key) => {
       const vector = jitter(centers[Math.floor(random() * clusters)], random, 0.3);
       vectors.set(`${graphKey}:${key}`, vector);
@@ -225,24 +270,28 @@ async function waitUntilTrained(database: ArangoTestDatabase, name: string, prob
   const deadline = Date.now() + 60_000;
   let last: unknown = 'not listed';
   while (Date.now() < deadline) {
-    const indexes: Array<{ name?: string; progress?: number; trainingState?: string }> = await nodes.indexes<HiddenIndexDescription>({ withHidden: true });
+    const indexes: Array<{ name?: string; progress?: number; trainingState?: string }> =
+      await nodes.indexes<HiddenIndexDescription>({ withHidden: true });
     const listed = indexes.find((index) => index.name === name);
     if (listed && listed.progress === undefined && (listed.trainingState ?? 'ready') === 'ready') {
       try {
-        await (await database.db.query(aql`
+        await (
+          await database.db.query(aql`
           FOR n IN ${nodes}
             SORT APPROX_NEAR_COSINE(n.embedding, ${Array.from(probe)}) DESC
             LIMIT 1
-            RETURN n._key`)).all();
+            RETURN n._key`)
+        ).all();
         return;
       } catch (error) {
         last = error;
       }
     } else {
-      last = listed ? `progress ${String(listed.progress)}, trainingState ${String(listed.trainingState)}` : 'not listed';
+      last = listed
+        ? `progress ${String(listed.progress)}, trainingState ${String(listed.trainingState)}`
+        : 'not listed';
     }
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
   throw new Error(`the vector index ${name} was not usable within 60 s: ${String(last)}`);
 }
-

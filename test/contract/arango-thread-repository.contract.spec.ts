@@ -47,7 +47,9 @@ if (arango) {
       setLogSink(() => undefined);
       const db = new Database({ url: await closedPortUrl(), databaseName: 'nodius' });
       try {
-        await expect(ArangoThreadRepository.open(db)).rejects.toThrow('ArangoDB thread schema setup failed in database "nodius"');
+        await expect(ArangoThreadRepository.open(db)).rejects.toThrow(
+          'ArangoDB thread schema setup failed in database "nodius"',
+        );
       } finally {
         db.close();
         resetLogSink();

@@ -26,7 +26,10 @@ const usage = (costUsd: number, tokens = 100) => ({
  * atomic claims (one winner per slot), one run at a time with a lease, lost runs, run records. Each
  * test works in workspaces of its own.
  */
-export function describeAutomationRepositoryContract(name: string, create: () => Promise<AutomationRepositoryFixture>): void {
+export function describeAutomationRepositoryContract(
+  name: string,
+  create: () => Promise<AutomationRepositoryFixture>,
+): void {
   describe(`AutomationRepository contract: ${name}`, () => {
     let fixture: AutomationRepositoryFixture;
     let repository: AutomationRepository;
@@ -60,7 +63,12 @@ export function describeAutomationRepositoryContract(name: string, create: () =>
     const scheduled = (stored: StoredAutomation, overrides: Partial<RunClaim> = {}): RunClaim => ({
       workspace: stored.workspace,
       automationId: stored.automationId,
-      run: { runId: `run_${randomUUID().replace(/-/g, '')}`, trigger: 'schedule', slotTime: stored.nextRunTime, startedTime: T0 + 1_000 },
+      run: {
+        runId: `run_${randomUUID().replace(/-/g, '')}`,
+        trigger: 'schedule',
+        slotTime: stored.nextRunTime,
+        startedTime: T0 + 1_000,
+      },
       expectedNextRunTime: stored.nextRunTime as number,
       nextRunTime: T0 + 7 * 24 * 60 * MINUTE,
       leaseExpiresAt: T0 + 2 * MINUTE,
@@ -84,7 +92,10 @@ export function describeAutomationRepositoryContract(name: string, create: () =>
         expect(await repository.get(`${workspace}-other`, stored.automationId)).toBeNull();
         const plain = automation({ createdTime: T0 });
         await repository.insert(plain);
-        expect((await repository.list(workspace)).map((item) => item.automationId)).toEqual([stored.automationId, plain.automationId]);
+        expect((await repository.list(workspace)).map((item) => item.automationId)).toEqual([
+          stored.automationId,
+          plain.automationId,
+        ]);
         expect(await repository.list(`${workspace}-other`)).toEqual([]);
         expect(await repository.count(workspace)).toBe(2);
         const read = await repository.get(workspace, plain.automationId);
@@ -98,16 +109,30 @@ export function describeAutomationRepositoryContract(name: string, create: () =>
         const changed = await repository.update(
           workspace,
           stored.automationId,
-          { name: 'Daily', schedule: { cron: '0 8 * * *', timezone: 'UTC' }, enabled: false, nextRunTime: null, maxCostUsdPerRun: null, providerConfigId: null },
+          {
+            name: 'Daily',
+            schedule: { cron: '0 8 * * *', timezone: 'UTC' },
+            enabled: false,
+            nextRunTime: null,
+            maxCostUsdPerRun: null,
+            providerConfigId: null,
+          },
           stored.updatedTime,
         );
-        expect(changed).toMatchObject({ name: 'Daily', schedule: { cron: '0 8 * * *', timezone: 'UTC' }, enabled: false, nextRunTime: null });
+        expect(changed).toMatchObject({
+          name: 'Daily',
+          schedule: { cron: '0 8 * * *', timezone: 'UTC' },
+          enabled: false,
+          nextRunTime: null,
+        });
         expect(changed).not.toHaveProperty('maxCostUsdPerRun');
         expect(changed).not.toHaveProperty('providerConfigId');
         expect(changed!.updatedTime).toBeGreaterThan(stored.updatedTime);
         expect(await repository.get(workspace, stored.automationId)).toEqual(changed);
         expect(await repository.update(`${workspace}-other`, stored.automationId, { name: 'x' }, T0)).toBeNull();
-        expect(await repository.listDue(T0 + 1_000, 1000)).not.toContainEqual(expect.objectContaining({ automationId: stored.automationId }));
+        expect(await repository.listDue(T0 + 1_000, 1000)).not.toContainEqual(
+          expect.objectContaining({ automationId: stored.automationId }),
+        );
       });
 
       it('deletes an automation with its runs, in its workspace only', async () => {
@@ -166,14 +191,19 @@ export function describeAutomationRepositoryContract(name: string, create: () =>
         });
         // The same slot again (another instance that saw it due): not due any more.
         expect(await repository.claimRun(scheduled(stored), T0 + 1_500)).toEqual({ claimed: false, reason: 'not_due' });
-        expect(await repository.claimRun(scheduled({ ...stored, automationId: 'aut_missing' }), T0 + 1_500)).toEqual({ claimed: false, reason: 'gone' });
+        expect(await repository.claimRun(scheduled({ ...stored, automationId: 'aut_missing' }), T0 + 1_500)).toEqual({
+          claimed: false,
+          reason: 'gone',
+        });
       });
 
       it('gives a slot claimed by several instances at once to exactly one', async () => {
         const stored = automation();
         await repository.insert(stored);
         const other = fixture.another ?? repository;
-        const claims = Array.from({ length: 6 }, (_, index) => (index % 2 === 0 ? repository : other).claimRun(scheduled(stored), T0 + 1_000));
+        const claims = Array.from({ length: 6 }, (_, index) =>
+          (index % 2 === 0 ? repository : other).claimRun(scheduled(stored), T0 + 1_000),
+        );
         const results = await Promise.all(claims);
         expect(results.filter((result) => result.claimed)).toHaveLength(1);
         const runs = await repository.listRuns(workspace, stored.automationId, 10);
@@ -187,18 +217,28 @@ export function describeAutomationRepositoryContract(name: string, create: () =>
         expect((await repository.claimRun(first, T0 + 1_000)).claimed).toBe(true);
         expect(await repository.claimRun(manual(stored), T0 + 2_000)).toEqual({ claimed: false, reason: 'busy' });
         expect(await repository.claimRun(scheduled(stored), T0 + 2_000)).toEqual({ claimed: false, reason: 'busy' });
-        expect(await repository.renewRunLease(workspace, stored.automationId, first.run.runId, T0 + 10 * MINUTE)).toBe(true);
-        expect(await repository.renewRunLease(workspace, stored.automationId, 'run_other', T0 + 10 * MINUTE)).toBe(false);
+        expect(await repository.renewRunLease(workspace, stored.automationId, first.run.runId, T0 + 10 * MINUTE)).toBe(
+          true,
+        );
+        expect(await repository.renewRunLease(workspace, stored.automationId, 'run_other', T0 + 10 * MINUTE)).toBe(
+          false,
+        );
         expect(await repository.claimRun(manual(stored), T0 + 5 * MINUTE)).toEqual({ claimed: false, reason: 'busy' });
         await repository.releaseRun(workspace, stored.automationId, 'run_other');
         expect((await repository.get(workspace, stored.automationId))?.runningRunId).toBe(first.run.runId);
         await repository.releaseRun(workspace, stored.automationId, first.run.runId);
-        expect(await repository.get(workspace, stored.automationId)).toMatchObject({ runningRunId: null, runLeaseExpiresAt: null });
+        expect(await repository.get(workspace, stored.automationId)).toMatchObject({
+          runningRunId: null,
+          runLeaseExpiresAt: null,
+        });
         const second = manual(stored, T0 + 6 * MINUTE);
         expect((await repository.claimRun(second, T0 + 6 * MINUTE)).claimed).toBe(true);
         // A manual run leaves the schedule as it was.
         expect((await repository.get(workspace, stored.automationId))?.nextRunTime).toBe(T0);
-        expect((await repository.listRuns(workspace, stored.automationId, 10)).map((run) => run.runId)).toEqual([second.run.runId, first.run.runId]);
+        expect((await repository.listRuns(workspace, stored.automationId, 10)).map((run) => run.runId)).toEqual([
+          second.run.runId,
+          first.run.runId,
+        ]);
       });
 
       it('does not claim a disabled automation on schedule, but a manual run still may', async () => {
@@ -227,7 +267,10 @@ export function describeAutomationRepositoryContract(name: string, create: () =>
         await repository.claimRun(abandoned, T0 + 1_000);
         expect(await repository.releaseLostRuns(T0 + MINUTE)).toBe(0);
         expect(await repository.releaseLostRuns(T0 + 10 * MINUTE)).toBeGreaterThanOrEqual(2);
-        expect(await repository.getRun(workspace, abandoned.run.runId)).toMatchObject({ outcome: 'failed', error: { code: 'lost' } });
+        expect(await repository.getRun(workspace, abandoned.run.runId)).toMatchObject({
+          outcome: 'failed',
+          error: { code: 'lost' },
+        });
         expect(await repository.get(workspace, swept.automationId)).toMatchObject({ runningRunId: null });
         expect(await repository.getRun(workspace, next.run.runId)).toMatchObject({ outcome: 'failed' });
       });
@@ -242,7 +285,9 @@ export function describeAutomationRepositoryContract(name: string, create: () =>
           await repository.claimRun(claim, T0 + index * MINUTE);
           await repository.releaseRun(workspace, stored.automationId, claim.run.runId);
         }
-        expect((await repository.listRuns(workspace, stored.automationId, 10)).map((run) => run.runId)).toEqual(ids.slice(1).reverse());
+        expect((await repository.listRuns(workspace, stored.automationId, 10)).map((run) => run.runId)).toEqual(
+          ids.slice(1).reverse(),
+        );
       });
     });
 
@@ -252,14 +297,35 @@ export function describeAutomationRepositoryContract(name: string, create: () =>
         await repository.insert(stored);
         const claim = manual(stored);
         await repository.claimRun(claim, T0 + 1_000);
-        await repository.recordOutcome(workspace, claim.run.runId, { outcome: 'interrupted', finishedTime: null, usage: usage(0.01), error: null, threadId: 'ai_thread1' });
-        expect(await repository.getRun(workspace, claim.run.runId)).toMatchObject({ outcome: 'interrupted', threadId: 'ai_thread1', finishedTime: null, usage: usage(0.01) });
+        await repository.recordOutcome(workspace, claim.run.runId, {
+          outcome: 'interrupted',
+          finishedTime: null,
+          usage: usage(0.01),
+          error: null,
+          threadId: 'ai_thread1',
+        });
+        expect(await repository.getRun(workspace, claim.run.runId)).toMatchObject({
+          outcome: 'interrupted',
+          threadId: 'ai_thread1',
+          finishedTime: null,
+          usage: usage(0.01),
+        });
         expect((await repository.findRunByThread(workspace, 'ai_thread1'))?.runId).toBe(claim.run.runId);
         expect(await repository.findRunByThread(`${workspace}-other`, 'ai_thread1')).toBeNull();
 
-        await repository.recordOutcome(workspace, claim.run.runId, { outcome: 'completed', finishedTime: T0 + 5 * MINUTE, usage: usage(0.02, 200), error: null });
+        await repository.recordOutcome(workspace, claim.run.runId, {
+          outcome: 'completed',
+          finishedTime: T0 + 5 * MINUTE,
+          usage: usage(0.02, 200),
+          error: null,
+        });
         const run = await repository.getRun(workspace, claim.run.runId);
-        expect(run).toMatchObject({ outcome: 'completed', threadId: 'ai_thread1', finishedTime: T0 + 5 * MINUTE, error: null });
+        expect(run).toMatchObject({
+          outcome: 'completed',
+          threadId: 'ai_thread1',
+          finishedTime: T0 + 5 * MINUTE,
+          error: null,
+        });
         expect(run?.usage.promptTokens).toBe(300);
         expect(run?.usage.llmCalls).toBe(2);
         expect(run?.usage.costUsd).toBeCloseTo(0.03, 10);
@@ -286,12 +352,26 @@ export function describeAutomationRepositoryContract(name: string, create: () =>
           const claim = manual(owner, T0 + index * MINUTE);
           runs.push(claim);
           await repository.claimRun(claim, T0 + index * MINUTE);
-          await repository.recordOutcome(workspace, claim.run.runId, { outcome: 'completed', finishedTime: T0 + index * MINUTE + 1, usage: usage(0.25 * (index + 1)), error: null });
+          await repository.recordOutcome(workspace, claim.run.runId, {
+            outcome: 'completed',
+            finishedTime: T0 + index * MINUTE + 1,
+            usage: usage(0.25 * (index + 1)),
+            error: null,
+          });
           await repository.releaseRun(workspace, owner.automationId, claim.run.runId);
         }
-        expect((await repository.listRuns(workspace, first.automationId, 10)).map((run) => run.runId)).toEqual([runs[1].run.runId, runs[0].run.runId]);
-        expect((await repository.listRuns(workspace, first.automationId, 1)).map((run) => run.runId)).toEqual([runs[1].run.runId]);
-        const latest = await repository.latestRuns(workspace, [first.automationId, second.automationId, idle.automationId]);
+        expect((await repository.listRuns(workspace, first.automationId, 10)).map((run) => run.runId)).toEqual([
+          runs[1].run.runId,
+          runs[0].run.runId,
+        ]);
+        expect((await repository.listRuns(workspace, first.automationId, 1)).map((run) => run.runId)).toEqual([
+          runs[1].run.runId,
+        ]);
+        const latest = await repository.latestRuns(workspace, [
+          first.automationId,
+          second.automationId,
+          idle.automationId,
+        ]);
         expect(latest.map((run) => run.runId).sort()).toEqual([runs[1].run.runId, runs[2].run.runId].sort());
         expect(await repository.latestRuns(workspace, [])).toEqual([]);
         expect(await repository.costSince(workspace, first.automationId, T0)).toBeCloseTo(0.75, 10);

@@ -47,7 +47,12 @@ function unitVector(dimension: number, ...hot: Array<[number, number]>): Float32
 }
 
 /** Reference BFS over a document's edges: node key → distance from the start. */
-function referenceDistances(document: GraphDocument, start: string, depth: number, direction: EdgeDirection): Map<string, number> {
+function referenceDistances(
+  document: GraphDocument,
+  start: string,
+  depth: number,
+  direction: EdgeDirection,
+): Map<string, number> {
   const distances = new Map([[start, 0]]);
   let frontier = [start];
   for (let level = 1; level <= depth && frontier.length > 0; level += 1) {
@@ -89,7 +94,8 @@ export function describeGraphStoreContract(
     let harness: GraphStoreHarness;
     let store: GraphStore;
     let workspaceCounter = 0;
-    const newWorkspace = (label = 'ws'): string => `contract-${label}-${Date.now().toString(36)}-${(workspaceCounter += 1)}`;
+    const newWorkspace = (label = 'ws'): string =>
+      `contract-${label}-${Date.now().toString(36)}-${(workspaceCounter += 1)}`;
 
     beforeAll(async () => {
       harness = await createStore();
@@ -121,7 +127,9 @@ export function describeGraphStoreContract(
       expect(await stranger.getEdgesOfNode(DEMO, 'root', 'any')).toEqual([]);
       expect(await stranger.getNodeConfigs()).toEqual([]);
       expect(await stranger.searchNodes(DEMO, 'root', 5)).toEqual([]);
-      expect(await stranger.searchNodesByVector(DEMO, { vector: unitVector(4, [0, 1]), model: 'm', minScore: -1 }, 5)).toEqual([]);
+      expect(
+        await stranger.searchNodesByVector(DEMO, { vector: unitVector(4, [0, 1]), model: 'm', minScore: -1 }, 5),
+      ).toEqual([]);
       expect(await stranger.getNeighborhood(DEMO, 'root', 2, 'any')).toEqual({ nodes: [], edges: [] });
       expect(await store.exportGraph(stranger.workspace, DEMO)).toBeNull();
       expect(await store.getEmbeddingStates(stranger.workspace, DEMO)).toEqual([]);
@@ -164,13 +172,20 @@ export function describeGraphStoreContract(
         document.edges[0].style = 'dashed';
         await store.importGraph(workspace, document);
         const source = store.forWorkspace(workspace);
-        expect((await source.getNodeByKey(DEMO, document.nodes[0]._key))?.nodiusInternal).toEqual({ revision: 7, tags: ['a'] });
-        expect((await source.getEdges(DEMO)).find((edge) => edge._key === document.edges[0]._key)?.style).toBe('dashed');
+        expect((await source.getNodeByKey(DEMO, document.nodes[0]._key))?.nodiusInternal).toEqual({
+          revision: 7,
+          tags: ['a'],
+        });
+        expect((await source.getEdges(DEMO)).find((edge) => edge._key === document.edges[0]._key)?.style).toBe(
+          'dashed',
+        );
       });
 
       it('gets one node by key, or null', async () => {
         const { source } = await demoSource();
-        expect(await source.getNodeByKey(DEMO, 'fetch-api')).toEqual(nbaWorkflowDemo.nodes.find((node) => node._key === 'fetch-api'));
+        expect(await source.getNodeByKey(DEMO, 'fetch-api')).toEqual(
+          nbaWorkflowDemo.nodes.find((node) => node._key === 'fetch-api'),
+        );
         expect(await source.getNodeByKey(DEMO, 'ghost')).toBeNull();
         expect(await source.getNodeByKey('no-such-graph', 'fetch-api')).toBeNull();
       });
@@ -185,7 +200,10 @@ export function describeGraphStoreContract(
 
       it('gets the edges of a node by direction', async () => {
         const { source } = await demoSource();
-        expect(sortedKeys(await source.getEdgesOfNode(DEMO, 'fetch-api', 'out'))).toEqual(['fetch-api-to-error-handler', 'fetch-api-to-filter-active']);
+        expect(sortedKeys(await source.getEdgesOfNode(DEMO, 'fetch-api', 'out'))).toEqual([
+          'fetch-api-to-error-handler',
+          'fetch-api-to-filter-active',
+        ]);
         expect(sortedKeys(await source.getEdgesOfNode(DEMO, 'fetch-api', 'in'))).toEqual(['root-to-fetch-api']);
         expect(sortedKeys(await source.getEdgesOfNode(DEMO, 'fetch-api', 'any'))).toEqual([
           'fetch-api-to-error-handler',
@@ -249,7 +267,10 @@ export function describeGraphStoreContract(
           expect((await store.forWorkspace(alice).getNodes(DEMO)).length).toBe(9);
           expect((await store.forWorkspace(bob).getNodes(DEMO)).length).toBe(2);
           expect(await store.forWorkspace(bob).getNodeByKey(DEMO, 'fetch-api')).toBeNull();
-          expect((await store.forWorkspace(alice).getNodeConfigs()).find((config) => config._key === 'transform')?.displayName).toBe('Transform');
+          expect(
+            (await store.forWorkspace(alice).getNodeConfigs()).find((config) => config._key === 'transform')
+              ?.displayName,
+          ).toBe('Transform');
           expect(await store.forWorkspace(bob).searchNodes(DEMO, 'fetch api', 5)).toEqual([]);
 
           await expectHiddenFrom(stranger);
@@ -272,7 +293,10 @@ export function describeGraphStoreContract(
           expect(await store.forWorkspace(bob).getNodeConfigs()).toEqual([]);
           expect((await store.forWorkspace(alice).getGraph(DEMO))?.name).toBe('NBA stats workflow');
           expect((await store.forWorkspace(alice).getNodes(DEMO)).length).toBe(9);
-          expect((await store.forWorkspace(alice).getNodeConfigs()).find((config) => config._key === 'transform')?.displayName).toBe('Transform');
+          expect(
+            (await store.forWorkspace(alice).getNodeConfigs()).find((config) => config._key === 'transform')
+              ?.displayName,
+          ).toBe('Transform');
 
           const bobKey = `${DEMO}-bob`;
           await store.importGraph(bob, bobsGraph(bob, bobKey, 'bob-transform'));
@@ -282,7 +306,9 @@ export function describeGraphStoreContract(
           expect(await store.forWorkspace(bob).searchNodes(bobKey, 'fetch api', 5)).toEqual([]);
           expect(await store.forWorkspace(alice).getGraph(bobKey)).toBeNull();
           expect(await store.forWorkspace(alice).getNodes(bobKey)).toEqual([]);
-          expect((await store.forWorkspace(alice).getNodeConfigs()).map((config) => config._key)).not.toContain('bob-transform');
+          expect((await store.forWorkspace(alice).getNodeConfigs()).map((config) => config._key)).not.toContain(
+            'bob-transform',
+          );
 
           await expectHiddenFrom(stranger);
           expect(await stranger.getGraph(bobKey)).toBeNull();
@@ -297,9 +323,13 @@ export function describeGraphStoreContract(
         const node = { ...nbaWorkflowDemo.nodes[0], _key: 'intruder-node' };
         expect((await appErrorOf(intruder.createNode(DEMO, node))).code).toBe('not_found');
         expect((await appErrorOf(intruder.deleteNode(DEMO, 'root'))).code).toBe('not_found');
-        expect((await appErrorOf(intruder.updateNode(DEMO, { ...nbaWorkflowDemo.nodes[1], type: 'hacked' }))).code).toBe('not_found');
+        expect(
+          (await appErrorOf(intruder.updateNode(DEMO, { ...nbaWorkflowDemo.nodes[1], type: 'hacked' }))).code,
+        ).toBe('not_found');
         expect((await appErrorOf(intruder.deleteEdge(DEMO, 'root-to-fetch-api'))).code).toBe('not_found');
-        expect((await appErrorOf(intruder.applyChanges(DEMO, graphChangeSet({ nodeKeysToDelete: ['root'] })))).code).toBe('not_found');
+        expect(
+          (await appErrorOf(intruder.applyChanges(DEMO, graphChangeSet({ nodeKeysToDelete: ['root'] })))).code,
+        ).toBe('not_found');
         const vector = { nodeKey: 'root', vector: unitVector(4, [0, 1]), model: 'm', hash: 'h' };
         expect((await appErrorOf(store.saveEmbeddings(intruder.workspace, DEMO, [vector]))).code).toBe('not_found');
         const ownerSource = store.forWorkspace(owner);
@@ -315,7 +345,11 @@ export function describeGraphStoreContract(
         const depthOne = await source.getNeighborhood(DEMO, 'fetch-api', 1, 'any');
         expect(depthOne.nodes[0]._key).toBe('fetch-api');
         expect(sortedKeys(depthOne.nodes)).toEqual(['error-handler', 'fetch-api', 'filter-active', 'root']);
-        expect(sortedKeys(depthOne.edges)).toEqual(['fetch-api-to-error-handler', 'fetch-api-to-filter-active', 'root-to-fetch-api']);
+        expect(sortedKeys(depthOne.edges)).toEqual([
+          'fetch-api-to-error-handler',
+          'fetch-api-to-filter-active',
+          'root-to-fetch-api',
+        ]);
 
         const outward = await source.getNeighborhood(DEMO, 'root', 2, 'out');
         expect(keysOf(outward.nodes).slice(0, 2)).toEqual(['root', 'fetch-api']);
@@ -323,7 +357,11 @@ export function describeGraphStoreContract(
 
         const inward = await source.getNeighborhood(DEMO, 'display-html', 3, 'in');
         expect(keysOf(inward.nodes)).toEqual(['display-html', 'filter-active', 'fetch-api', 'root']);
-        expect(sortedKeys(inward.edges)).toEqual(['fetch-api-to-filter-active', 'filter-active-to-display-html', 'root-to-fetch-api']);
+        expect(sortedKeys(inward.edges)).toEqual([
+          'fetch-api-to-filter-active',
+          'filter-active-to-display-html',
+          'root-to-fetch-api',
+        ]);
       });
 
       it('returns the start alone for an isolated node, and nothing for an unknown node or graph', async () => {
@@ -338,7 +376,14 @@ export function describeGraphStoreContract(
 
       it('visits each node of a cycle once and returns the edges that join them', async () => {
         const workspace = newWorkspace();
-        const node = (key: string): GraphNode => ({ _key: key, graphKey: 'cycle', type: 'step', sheet: '0', posX: 0, posY: 0 });
+        const node = (key: string): GraphNode => ({
+          _key: key,
+          graphKey: 'cycle',
+          type: 'step',
+          sheet: '0',
+          posX: 0,
+          posY: 0,
+        });
         const edge = (source: string, target: string): GraphEdge => ({
           _key: `${source}-${target}`,
           graphKey: 'cycle',
@@ -374,7 +419,9 @@ export function describeGraphStoreContract(
         for (const query of ['fetch-api', 'fetchApi', 'fetch api', 'FETCH_API']) {
           expect((await source.searchNodes(DEMO, query, 5))[0]?.node._key).toBe('fetch-api');
         }
-        expect((await source.searchNodes(DEMO, 'what does the error handler do?', 5))[0]?.node._key).toBe('error-handler');
+        expect((await source.searchNodes(DEMO, 'what does the error handler do?', 5))[0]?.node._key).toBe(
+          'error-handler',
+        );
       });
 
       it('ranks nodes of the type a query names first, by type key or display name', async () => {
@@ -410,7 +457,9 @@ export function describeGraphStoreContract(
         });
         await store.importGraph(workspace, document);
         const source = store.forWorkspace(workspace);
-        expect((await source.searchNodes(DEMO, 'quelles sont les données des équipes ?', 5))[0]?.node._key).toBe('recuperer-joueurs');
+        expect((await source.searchNodes(DEMO, 'quelles sont les données des équipes ?', 5))[0]?.node._key).toBe(
+          'recuperer-joueurs',
+        );
         expect((await source.searchNodes(DEMO, 'EQUIPES', 5))[0]?.node._key).toBe('recuperer-joueurs');
       });
 
@@ -428,7 +477,14 @@ export function describeGraphStoreContract(
         const sort = (await source.getNodeByKey(DEMO, 'sort-stats')) as GraphNode;
         await source.updateNode(DEMO, { ...sort, data: { ...(sort.data as object), note: 'zebra stripes' } });
         expect((await source.searchNodes(DEMO, 'zebra', 5)).map((hit) => hit.node._key)).toEqual(['sort-stats']);
-        await source.createNode(DEMO, { _key: 'zebra-counter', graphKey: DEMO, type: 'transform', sheet: '1', posX: 0, posY: 0 });
+        await source.createNode(DEMO, {
+          _key: 'zebra-counter',
+          graphKey: DEMO,
+          type: 'transform',
+          sheet: '1',
+          posX: 0,
+          posY: 0,
+        });
         expect((await source.searchNodes(DEMO, 'zebra', 5))[0].node._key).toBe('zebra-counter');
         await source.deleteNode(DEMO, 'zebra-counter');
         await source.deleteNode(DEMO, 'sort-stats');
@@ -451,7 +507,11 @@ export function describeGraphStoreContract(
 
       it('ranks by cosine similarity above the threshold, best first, without vectors in the nodes', async () => {
         const { source } = await withVectors();
-        const hits = await source.searchNodesByVector(DEMO, { vector: unitVector(4, [0, 2]), model: 'model-a', minScore: 0.3 }, 10);
+        const hits = await source.searchNodesByVector(
+          DEMO,
+          { vector: unitVector(4, [0, 2]), model: 'model-a', minScore: 0.3 },
+          10,
+        );
         expect(keysOf(hits.map((hit) => hit.node))).toEqual(['fetch-api', 'filter-active']);
         expect(hits[0].score).toBeCloseTo(1, 5);
         expect(hits[1].score).toBeCloseTo(0.8, 5);
@@ -460,18 +520,38 @@ export function describeGraphStoreContract(
 
       it('keeps top-k and compares only vectors of the query model', async () => {
         const { source } = await withVectors();
-        const top1 = await source.searchNodesByVector(DEMO, { vector: unitVector(4, [0, 1]), model: 'model-a', minScore: -1 }, 1);
+        const top1 = await source.searchNodesByVector(
+          DEMO,
+          { vector: unitVector(4, [0, 1]), model: 'model-a', minScore: -1 },
+          1,
+        );
         expect(keysOf(top1.map((hit) => hit.node))).toEqual(['fetch-api']);
-        const modelB = await source.searchNodesByVector(DEMO, { vector: unitVector(4, [0, 1]), model: 'model-b', minScore: 0.3 }, 10);
+        const modelB = await source.searchNodesByVector(
+          DEMO,
+          { vector: unitVector(4, [0, 1]), model: 'model-b', minScore: 0.3 },
+          10,
+        );
         expect(keysOf(modelB.map((hit) => hit.node))).toEqual(['display-html']);
-        expect(await source.searchNodesByVector(DEMO, { vector: unitVector(4, [0, 1]), model: 'model-c', minScore: 0.3 }, 10)).toEqual([]);
+        expect(
+          await source.searchNodesByVector(
+            DEMO,
+            { vector: unitVector(4, [0, 1]), model: 'model-c', minScore: 0.3 },
+            10,
+          ),
+        ).toEqual([]);
       });
 
       it('drops deleted nodes and sees new vectors at once', async () => {
         const { workspace, source } = await withVectors();
         await source.deleteNode(DEMO, 'fetch-api');
-        await store.saveEmbeddings(workspace, DEMO, [{ nodeKey: 'root', vector: unitVector(4, [0, 1], [2, 0.01]), model: 'model-a', hash: 'h6' }]);
-        const hits = await source.searchNodesByVector(DEMO, { vector: unitVector(4, [0, 1]), model: 'model-a', minScore: 0.3 }, 10);
+        await store.saveEmbeddings(workspace, DEMO, [
+          { nodeKey: 'root', vector: unitVector(4, [0, 1], [2, 0.01]), model: 'model-a', hash: 'h6' },
+        ]);
+        const hits = await source.searchNodesByVector(
+          DEMO,
+          { vector: unitVector(4, [0, 1]), model: 'model-a', minScore: 0.3 },
+          10,
+        );
         expect(keysOf(hits.map((hit) => hit.node))).toEqual(['root', 'filter-active']);
       });
 
@@ -479,7 +559,11 @@ export function describeGraphStoreContract(
         const { workspace } = await withVectors();
         const states = await store.getEmbeddingStates(workspace, DEMO);
         expect(states).toHaveLength(9);
-        expect(states.find((state) => state.nodeKey === 'fetch-api')).toEqual({ nodeKey: 'fetch-api', model: 'model-a', hash: 'h1' });
+        expect(states.find((state) => state.nodeKey === 'fetch-api')).toEqual({
+          nodeKey: 'fetch-api',
+          model: 'model-a',
+          hash: 'h1',
+        });
         expect(states.find((state) => state.nodeKey === 'root')).toEqual({ nodeKey: 'root', model: null, hash: null });
         expect(states.some((state) => state.nodeKey === 'ghost-node')).toBe(false);
       });
@@ -512,7 +596,9 @@ export function describeGraphStoreContract(
         expect((await appErrorOf(source.createNode(DEMO, newNode('averages')))).code).toBe('conflict');
 
         await source.updateNode(DEMO, { ...newNode('averages'), graphKey: 'other-graph', posX: 99, data: { top: 9 } });
-        expect(await source.getNodeByKey(DEMO, 'averages')).toEqual(newNode('averages', { posX: 99, data: { top: 9 } }));
+        expect(await source.getNodeByKey(DEMO, 'averages')).toEqual(
+          newNode('averages', { posX: 99, data: { top: 9 } }),
+        );
         expect((await appErrorOf(source.updateNode(DEMO, newNode('ghost')))).code).toBe('not_found');
 
         await source.deleteNode(DEMO, 'averages');
@@ -526,7 +612,11 @@ export function describeGraphStoreContract(
       it('deletes the edges of a deleted node', async () => {
         const { source } = await demoSource();
         await source.deleteNode(DEMO, 'fetch-api');
-        expect(sortedKeys(await source.getEdges(DEMO))).toEqual(['display-html-to-return', 'entry-form-to-root', 'filter-active-to-display-html']);
+        expect(sortedKeys(await source.getEdges(DEMO))).toEqual([
+          'display-html-to-return',
+          'entry-form-to-root',
+          'filter-active-to-display-html',
+        ]);
         expect(await source.getEdgesOfNode(DEMO, 'root', 'out')).toEqual([]);
       });
 
@@ -534,16 +624,30 @@ export function describeGraphStoreContract(
         const { source } = await demoSource();
         await source.createEdge(DEMO, newEdge('sort-to-note', 'sort-stats', 'disconnected-note'));
         expect(sortedKeys(await source.getEdgesOfNode(DEMO, 'sort-stats', 'out'))).toEqual(['sort-to-note']);
-        expect((await appErrorOf(source.createEdge(DEMO, newEdge('sort-to-note', 'sort-stats', 'disconnected-note')))).code).toBe('conflict');
+        expect(
+          (await appErrorOf(source.createEdge(DEMO, newEdge('sort-to-note', 'sort-stats', 'disconnected-note')))).code,
+        ).toBe('conflict');
         const dangling = await appErrorOf(source.createEdge(DEMO, newEdge('to-ghost', 'sort-stats', 'ghost')));
         expect(dangling.code).toBe('bad_request');
         expect(dangling.message).toContain('ghost');
 
-        await source.updateEdge(DEMO, { ...newEdge('sort-to-note', 'disconnected-note', 'sort-stats'), label: 'reversed' });
+        await source.updateEdge(DEMO, {
+          ...newEdge('sort-to-note', 'disconnected-note', 'sort-stats'),
+          label: 'reversed',
+        });
         const [updated] = await source.getEdgesOfNode(DEMO, 'disconnected-note', 'out');
-        expect(updated).toMatchObject({ _key: 'sort-to-note', graphKey: DEMO, source: 'disconnected-note', label: 'reversed' });
-        expect((await appErrorOf(source.updateEdge(DEMO, newEdge('ghost-edge', 'root', 'return')))).code).toBe('not_found');
-        expect((await appErrorOf(source.updateEdge(DEMO, newEdge('sort-to-note', 'root', 'ghost')))).code).toBe('bad_request');
+        expect(updated).toMatchObject({
+          _key: 'sort-to-note',
+          graphKey: DEMO,
+          source: 'disconnected-note',
+          label: 'reversed',
+        });
+        expect((await appErrorOf(source.updateEdge(DEMO, newEdge('ghost-edge', 'root', 'return')))).code).toBe(
+          'not_found',
+        );
+        expect((await appErrorOf(source.updateEdge(DEMO, newEdge('sort-to-note', 'root', 'ghost')))).code).toBe(
+          'bad_request',
+        );
 
         await source.deleteEdge(DEMO, 'sort-to-note');
         expect(await source.getEdgesOfNode(DEMO, 'sort-stats', 'any')).toEqual([]);
@@ -558,7 +662,13 @@ export function describeGraphStoreContract(
             nodesToCreate: [newNode('averages', { sheet: '0' })],
             edgesToCreate: [{ ...newEdge('filter-to-averages', 'filter-active', 'averages'), sheet: '0' }],
             instructions: [
-              { nodeKey: 'filter-active', op: 'set', path: ['data', 'criteria', 'minutes', 'min'], value: 20, triggerHtmlRender: true },
+              {
+                nodeKey: 'filter-active',
+                op: 'set',
+                path: ['data', 'criteria', 'minutes', 'min'],
+                value: 20,
+                triggerHtmlRender: true,
+              },
               { nodeKey: 'filter-active', op: 'set', path: ['posX'], value: 900, animatePos: true },
               { nodeKey: 'averages', op: 'set', path: ['data', 'label'], value: 'Team averages' },
             ],
@@ -567,7 +677,12 @@ export function describeGraphStoreContract(
           }),
         );
         const filter = await source.getNodeByKey(DEMO, 'filter-active');
-        expect(filter).toMatchObject({ _key: 'filter-active', graphKey: DEMO, posX: 900, data: { minGames: 10, criteria: { minutes: { min: 20 } } } });
+        expect(filter).toMatchObject({
+          _key: 'filter-active',
+          graphKey: DEMO,
+          posX: 900,
+          data: { minGames: 10, criteria: { minutes: { min: 20 } } },
+        });
         expect((await source.getNodeByKey(DEMO, 'averages'))?.data).toEqual({ label: 'Team averages' });
         expect(await source.getNodeByKey(DEMO, 'error-handler')).toBeNull();
         const edges = sortedKeys(await source.getEdges(DEMO));
@@ -605,8 +720,14 @@ export function describeGraphStoreContract(
           });
         }
         for (const [nodeKey, node] of after) if (!edited.includes(nodeKey)) expect(node).toEqual(before.get(nodeKey));
-        expect(byKey(await source.getEdges(DEMO))).toEqual(byKey(edges.map((edge) => ({ ...edge, label: `relabelled ${edge._key}` }))));
-        expect(sortedKeys(await source.getEdgesOfNode(DEMO, 'fetch-api', 'any'))).toEqual(['fetch-api-to-error-handler', 'fetch-api-to-filter-active', 'root-to-fetch-api']);
+        expect(byKey(await source.getEdges(DEMO))).toEqual(
+          byKey(edges.map((edge) => ({ ...edge, label: `relabelled ${edge._key}` }))),
+        );
+        expect(sortedKeys(await source.getEdgesOfNode(DEMO, 'fetch-api', 'any'))).toEqual([
+          'fetch-api-to-error-handler',
+          'fetch-api-to-filter-active',
+          'root-to-fetch-api',
+        ]);
       });
 
       it('keeps the vectors of every moved node and drops those of every changed one, in one change set', async () => {
@@ -616,7 +737,12 @@ export function describeGraphStoreContract(
         await store.saveEmbeddings(
           workspace,
           DEMO,
-          [...moved, ...changed].map((nodeKey) => ({ nodeKey, vector: unitVector(2, [0, 1]), model: 'm', hash: `hash-${nodeKey}` })),
+          [...moved, ...changed].map((nodeKey) => ({
+            nodeKey,
+            vector: unitVector(2, [0, 1]),
+            model: 'm',
+            hash: `hash-${nodeKey}`,
+          })),
         );
         await source.applyChanges(
           DEMO,
@@ -627,11 +753,19 @@ export function describeGraphStoreContract(
             ],
           }),
         );
-        const states = new Map((await store.getEmbeddingStates(workspace, DEMO)).map((state) => [state.nodeKey, state]));
-        for (const nodeKey of moved) expect(states.get(nodeKey)).toEqual({ nodeKey, model: 'm', hash: `hash-${nodeKey}` });
+        const states = new Map(
+          (await store.getEmbeddingStates(workspace, DEMO)).map((state) => [state.nodeKey, state]),
+        );
+        for (const nodeKey of moved)
+          expect(states.get(nodeKey)).toEqual({ nodeKey, model: 'm', hash: `hash-${nodeKey}` });
         for (const nodeKey of changed) expect(states.get(nodeKey)).toEqual({ nodeKey, model: null, hash: null });
-        for (const nodeKey of [...moved, ...changed]) expect((await source.getNodeByKey(DEMO, nodeKey))?.posY === 777).toBe(moved.includes(nodeKey));
-        const hits = await source.searchNodesByVector(DEMO, { vector: unitVector(2, [0, 1]), model: 'm', minScore: 0.5 }, 10);
+        for (const nodeKey of [...moved, ...changed])
+          expect((await source.getNodeByKey(DEMO, nodeKey))?.posY === 777).toBe(moved.includes(nodeKey));
+        const hits = await source.searchNodesByVector(
+          DEMO,
+          { vector: unitVector(2, [0, 1]), model: 'm', minScore: 0.5 },
+          10,
+        );
         expect(sortedKeys(hits.map((hit) => hit.node))).toEqual([...moved].sort());
       });
 
@@ -646,15 +780,33 @@ export function describeGraphStoreContract(
         const failures: Array<[Partial<GraphChangeSet>, string, string]> = [
           [{ ...valid, nodeKeysToDelete: ['sort-stats', 'ghost-node'] }, 'not_found', 'ghost-node'],
           [{ ...valid, edgeKeysToDelete: ['ghost-edge'] }, 'not_found', 'ghost-edge'],
-          [{ ...valid, instructions: [...valid.instructions, { nodeKey: 'ghost-target', op: 'set', path: ['posX'], value: 1 }] }, 'not_found', 'ghost-target'],
+          [
+            {
+              ...valid,
+              instructions: [...valid.instructions, { nodeKey: 'ghost-target', op: 'set', path: ['posX'], value: 1 }],
+            },
+            'not_found',
+            'ghost-target',
+          ],
           [{ ...valid, nodesToCreate: [newNode('averages'), newNode('root')] }, 'conflict', 'root'],
-          [{ ...valid, edgesToCreate: [newEdge('entry-form-to-root', 'root', 'averages')] }, 'conflict', 'entry-form-to-root'],
+          [
+            { ...valid, edgesToCreate: [newEdge('entry-form-to-root', 'root', 'averages')] },
+            'conflict',
+            'entry-form-to-root',
+          ],
           [{ ...valid, edgesToCreate: [newEdge('to-deleted', 'averages', 'sort-stats')] }, 'bad_request', 'sort-stats'],
-          [{ ...valid, instructions: [{ nodeKey: 'root', op: 'set', path: ['_key'], value: 'renamed' }] }, 'bad_request', '_key'],
+          [
+            { ...valid, instructions: [{ nodeKey: 'root', op: 'set', path: ['_key'], value: 'renamed' }] },
+            'bad_request',
+            '_key',
+          ],
         ];
         for (const [partial, code, culprit] of failures) {
           const error = await appErrorOf(source.applyChanges(DEMO, graphChangeSet(partial)));
-          expect({ code: error.code, namesCulprit: error.message.includes(culprit) }).toEqual({ code, namesCulprit: true });
+          expect({ code: error.code, namesCulprit: error.message.includes(culprit) }).toEqual({
+            code,
+            namesCulprit: true,
+          });
         }
         expect(await store.exportGraph(workspace, DEMO)).toEqual(before);
         expect((await appErrorOf(source.applyChanges('no-such-graph', graphChangeSet()))).code).toBe('not_found');
@@ -708,7 +860,9 @@ export function describeGraphStoreContract(
         const document = demoCopy();
         document.nodeConfigs.push({ _key: 'unused-type', workspace, displayName: 'Unused' });
         await store.importGraph(workspace, document);
-        await store.saveEmbeddings(workspace, DEMO, [{ nodeKey: 'root', vector: unitVector(3, [0, 1]), model: 'm', hash: 'h' }]);
+        await store.saveEmbeddings(workspace, DEMO, [
+          { nodeKey: 'root', vector: unitVector(3, [0, 1]), model: 'm', hash: 'h' },
+        ]);
         const exported = await store.exportGraph(workspace, DEMO);
         expect(exported?.graph).toEqual({ ...nbaWorkflowDemo.graph, workspace });
         expect(byKey(exported?.nodes ?? [])).toEqual(byKey(nbaWorkflowDemo.nodes));
@@ -724,7 +878,9 @@ export function describeGraphStoreContract(
         expect(again.graph).toEqual({ ...exported?.graph, workspace: elsewhere });
         expect(byKey(again.nodes)).toEqual(byKey(exported?.nodes ?? []));
         expect(byKey(again.edges)).toEqual(byKey(exported?.edges ?? []));
-        expect(byKey(again.nodeConfigs)).toEqual(byKey((exported?.nodeConfigs ?? []).map((config) => ({ ...config, workspace: elsewhere }))));
+        expect(byKey(again.nodeConfigs)).toEqual(
+          byKey((exported?.nodeConfigs ?? []).map((config) => ({ ...config, workspace: elsewhere }))),
+        );
       });
 
       it('keeps stored vectors of nodes whose content did not change across a re-import', async () => {
@@ -740,11 +896,17 @@ export function describeGraphStoreContract(
         find('fetch-api').size = { width: 1, height: 1 };
         find('filter-active').data = { minGames: 20 }; // content changed
         await store.importGraph(workspace, next);
-        const states = new Map((await store.getEmbeddingStates(workspace, DEMO)).map((state) => [state.nodeKey, state]));
+        const states = new Map(
+          (await store.getEmbeddingStates(workspace, DEMO)).map((state) => [state.nodeKey, state]),
+        );
         expect(states.get('fetch-api')).toEqual({ nodeKey: 'fetch-api', model: 'm', hash: 'fetch-hash' });
         expect(states.get('sort-stats')).toEqual({ nodeKey: 'sort-stats', model: 'm', hash: 'sort-hash' });
         expect(states.get('filter-active')).toEqual({ nodeKey: 'filter-active', model: null, hash: null });
-        const hits = await source.searchNodesByVector(DEMO, { vector: unitVector(2, [0, 1]), model: 'm', minScore: 0.3 }, 5);
+        const hits = await source.searchNodesByVector(
+          DEMO,
+          { vector: unitVector(2, [0, 1]), model: 'm', minScore: 0.3 },
+          5,
+        );
         expect(keysOf(hits.map((hit) => hit.node))).toEqual(['fetch-api', 'sort-stats']);
       });
     });
@@ -761,13 +923,18 @@ export function describeGraphStoreContract(
         for (const file of files) {
           const document = loadWorkflowFixture(file);
           const key = document.graph._key;
-          expect(await store.importGraph(workspace, document)).toEqual({ nodes: document.nodes.length, edges: document.edges.length });
+          expect(await store.importGraph(workspace, document)).toEqual({
+            nodes: document.nodes.length,
+            edges: document.edges.length,
+          });
           const exported = (await store.exportGraph(workspace, key)) as GraphDocument;
           expect(exported.graph).toEqual({ ...document.graph, workspace });
           expect(byKey(exported.nodes)).toEqual(byKey(document.nodes));
           expect(byKey(exported.edges)).toEqual(byKey(document.edges));
           const usedTypes = new Set(document.nodes.map((node) => node.type));
-          expect(sortedKeys(exported.nodeConfigs)).toEqual(sortedKeys(document.nodeConfigs.filter((config) => usedTypes.has(config._key))));
+          expect(sortedKeys(exported.nodeConfigs)).toEqual(
+            sortedKeys(document.nodeConfigs.filter((config) => usedTypes.has(config._key))),
+          );
         }
       });
 
@@ -783,7 +950,12 @@ export function describeGraphStoreContract(
               const expected = referenceDistances(document, start, depth, direction);
               const result = await source.getNeighborhood(document.graph._key, start, depth, direction);
               const keys = keysOf(result.nodes);
-              expect({ start, direction, depth, keys: [...keys].sort() }).toEqual({ start, direction, depth, keys: [...expected.keys()].sort() });
+              expect({ start, direction, depth, keys: [...keys].sort() }).toEqual({
+                start,
+                direction,
+                depth,
+                keys: [...expected.keys()].sort(),
+              });
               expect(keys[0]).toBe(start);
               const distances = keys.map((key) => expected.get(key) as number);
               expect(distances).toEqual([...distances].sort((a, b) => a - b));
@@ -806,7 +978,12 @@ export function describeGraphStoreContract(
           (await source.searchNodes(graphKey, query, 10)).slice(0, count).map((hit) => hit.node._key);
         expect(await top(gdpr.graph._key, 'Zendesk data deletion', 1)).toEqual(['zendesk-data-deletion']);
         expect(await top(gdpr.graph._key, 'receiveSlashCommand', 1)).toEqual(['receive-slash-command']);
-        expect((await top(gdpr.graph._key, 'Respond to Webhook', 4)).sort()).toEqual(['acknowledge', 'missing-email-error', 'reject', 'wrong-command-error']);
+        expect((await top(gdpr.graph._key, 'Respond to Webhook', 4)).sort()).toEqual([
+          'acknowledge',
+          'missing-email-error',
+          'reject',
+          'wrong-command-error',
+        ]);
         expect((await top(redis.graph._key, 'redis', 2)).sort()).toEqual(['redis', 'redis1']);
         expect(await source.searchNodes(gdpr.graph._key, 'pokemon', 5)).toEqual([]);
         expect(await top(redis.graph._key, 'pokemon', 1)).toEqual(['airtable']);

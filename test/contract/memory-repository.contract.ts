@@ -38,7 +38,8 @@ export function describeMemoryRepositoryContract(name: string, create: () => Pro
       return threadId;
     }
 
-    const withoutVectors = (records: MemoryRecord[]) => records.map(({ embedding, ...rest }) => ({ ...rest, hasEmbedding: embedding !== null }));
+    const withoutVectors = (records: MemoryRecord[]) =>
+      records.map(({ embedding, ...rest }) => ({ ...rest, hasEmbedding: embedding !== null }));
 
     it('stores a record with every field and reads it back', async () => {
       const threadId = await newThread();
@@ -78,16 +79,25 @@ export function describeMemoryRepositoryContract(name: string, create: () => Pro
       const threadId = await newThread();
       const other = await newThread();
       const at = (createdTime: number, level: 0 | 1 | 2) => memoryRecord({ workspace, threadId, createdTime, level });
-      const records = [at(1_700_000_003_000, 0), at(1_700_000_001_000, 0), at(1_700_000_002_000, 1), at(1_700_000_004_000, 2)];
+      const records = [
+        at(1_700_000_003_000, 0),
+        at(1_700_000_001_000, 0),
+        at(1_700_000_002_000, 1),
+        at(1_700_000_004_000, 2),
+      ];
       for (const record of records) await repository.insert(record);
       await repository.insert(memoryRecord({ workspace, threadId: other }));
 
       const times = (list: MemoryRecord[]) => list.map((record) => record.createdTime);
-      expect(times(await repository.list(workspace, threadId))).toEqual([1_700_000_001_000, 1_700_000_002_000, 1_700_000_003_000, 1_700_000_004_000]);
-      expect(times(await repository.list(workspace, threadId, { level: 0 }))).toEqual([1_700_000_001_000, 1_700_000_003_000]);
-      expect(times(await repository.list(workspace, threadId, { since: 1_700_000_002_000, until: 1_700_000_003_000 }))).toEqual([
-        1_700_000_002_000, 1_700_000_003_000,
+      expect(times(await repository.list(workspace, threadId))).toEqual([
+        1_700_000_001_000, 1_700_000_002_000, 1_700_000_003_000, 1_700_000_004_000,
       ]);
+      expect(times(await repository.list(workspace, threadId, { level: 0 }))).toEqual([
+        1_700_000_001_000, 1_700_000_003_000,
+      ]);
+      expect(
+        times(await repository.list(workspace, threadId, { since: 1_700_000_002_000, until: 1_700_000_003_000 })),
+      ).toEqual([1_700_000_002_000, 1_700_000_003_000]);
       expect(times(await repository.list(workspace, threadId, { level: 2, until: 1_700_000_003_999 }))).toEqual([]);
       expect(await repository.list(workspace, generateThreadId())).toEqual([]);
     });
@@ -113,26 +123,61 @@ export function describeMemoryRepositoryContract(name: string, create: () => Pro
       const [stored] = await repository.list(workspace, threadId);
       expect(Array.from(stored.embedding ?? [])).toEqual([0.5, 0.5]);
       expect(stored.embeddingModel).toBe('scripted-embedding');
-      await expect(repository.setEmbedding(workspace, 'mem0_gone', Float32Array.from([1]), 'm')).resolves.toBeUndefined();
+      await expect(
+        repository.setEmbedding(workspace, 'mem0_gone', Float32Array.from([1]), 'm'),
+      ).resolves.toBeUndefined();
     });
 
     it('reads without vectors when asked, and only the records lacking an embedding of a model', async () => {
       const threadId = await newThread();
       const none = memoryRecord({ workspace, threadId, createdTime: 1_700_000_000_001 });
-      const other = memoryRecord({ workspace, threadId, createdTime: 1_700_000_000_002, embedding: Float32Array.from([1, 0]), embeddingModel: 'old-model' });
-      const current = memoryRecord({ workspace, threadId, createdTime: 1_700_000_000_003, embedding: Float32Array.from([0, 1]), embeddingModel: 'model-b' });
+      const other = memoryRecord({
+        workspace,
+        threadId,
+        createdTime: 1_700_000_000_002,
+        embedding: Float32Array.from([1, 0]),
+        embeddingModel: 'old-model',
+      });
+      const current = memoryRecord({
+        workspace,
+        threadId,
+        createdTime: 1_700_000_000_003,
+        embedding: Float32Array.from([0, 1]),
+        embeddingModel: 'model-b',
+      });
       for (const record of [none, other, current]) await repository.insert(record);
       const light = await repository.list(workspace, threadId, { vectors: false });
-      expect(light.map((record) => [record.memoryId, record.embedding, record.text])).toEqual([none, other, current].map((record) => [record.memoryId, null, record.text]));
+      expect(light.map((record) => [record.memoryId, record.embedding, record.text])).toEqual(
+        [none, other, current].map((record) => [record.memoryId, null, record.text]),
+      );
       const missing = await repository.list(workspace, threadId, { needingEmbeddingBy: 'model-b', vectors: false });
       expect(missing.map((record) => record.memoryId)).toEqual([none.memoryId, other.memoryId]);
     });
 
     it('lists the vectors of one model for recall, and reads chosen records by id', async () => {
       const threadId = await newThread();
-      const first = memoryRecord({ workspace, threadId, createdTime: 1_700_000_000_001, embedding: Float32Array.from([1, 0]), embeddingModel: 'model-b' });
-      const summary = memoryRecord({ workspace, threadId, level: 1, createdTime: 1_700_000_000_002, embedding: Float32Array.from([0, 1]), embeddingModel: 'model-b' });
-      const older = memoryRecord({ workspace, threadId, createdTime: 1_700_000_000_003, embedding: Float32Array.from([1, 1]), embeddingModel: 'old-model' });
+      const first = memoryRecord({
+        workspace,
+        threadId,
+        createdTime: 1_700_000_000_001,
+        embedding: Float32Array.from([1, 0]),
+        embeddingModel: 'model-b',
+      });
+      const summary = memoryRecord({
+        workspace,
+        threadId,
+        level: 1,
+        createdTime: 1_700_000_000_002,
+        embedding: Float32Array.from([0, 1]),
+        embeddingModel: 'model-b',
+      });
+      const older = memoryRecord({
+        workspace,
+        threadId,
+        createdTime: 1_700_000_000_003,
+        embedding: Float32Array.from([1, 1]),
+        embeddingModel: 'old-model',
+      });
       const bare = memoryRecord({ workspace, threadId, createdTime: 1_700_000_000_004 });
       for (const record of [first, summary, older, bare]) await repository.insert(record);
       const vectors = await repository.vectors(workspace, threadId, 'model-b');
@@ -141,7 +186,10 @@ export function describeMemoryRepositoryContract(name: string, create: () => Pro
         [summary.memoryId, 1, [0, 1]],
       ]);
       expect(await repository.vectors(`${workspace}-other`, threadId, 'model-b')).toEqual([]);
-      const chosen = await repository.list(workspace, threadId, { memoryIds: [bare.memoryId, summary.memoryId], vectors: false });
+      const chosen = await repository.list(workspace, threadId, {
+        memoryIds: [bare.memoryId, summary.memoryId],
+        vectors: false,
+      });
       expect(chosen.map((record) => record.memoryId)).toEqual([summary.memoryId, bare.memoryId]);
     });
 
@@ -161,22 +209,58 @@ export function describeMemoryRepositoryContract(name: string, create: () => Pro
     it('lists the mentions of records that are not stale, all or for some nodes, each pair once', async () => {
       const threadId = await newThread();
       const otherGraphThread = await newThread(workspace, 'other-graph');
-      await repository.insert(memoryRecord({ workspace, threadId, mentions: [{ key: 'root', fingerprint: 'r1' }, { key: 'fetch-api', fingerprint: 'f1' }] }));
-      await repository.insert(memoryRecord({ workspace, threadId, level: 1, mentions: [{ key: 'root', fingerprint: 'r1' }] }));
-      await repository.insert(memoryRecord({ workspace, threadId, mentions: [{ key: 'return', fingerprint: 'x1' }], stale: true, staleTime: 1 }));
-      await repository.insert(memoryRecord({ workspace, threadId: otherGraphThread, graphKey: 'other-graph', mentions: [{ key: 'root', fingerprint: 'o1' }] }));
-      const sorted = (mentions: Array<{ key: string; fingerprint: string }>) => [...mentions].sort((a, b) => a.key.localeCompare(b.key));
+      await repository.insert(
+        memoryRecord({
+          workspace,
+          threadId,
+          mentions: [
+            { key: 'root', fingerprint: 'r1' },
+            { key: 'fetch-api', fingerprint: 'f1' },
+          ],
+        }),
+      );
+      await repository.insert(
+        memoryRecord({ workspace, threadId, level: 1, mentions: [{ key: 'root', fingerprint: 'r1' }] }),
+      );
+      await repository.insert(
+        memoryRecord({
+          workspace,
+          threadId,
+          mentions: [{ key: 'return', fingerprint: 'x1' }],
+          stale: true,
+          staleTime: 1,
+        }),
+      );
+      await repository.insert(
+        memoryRecord({
+          workspace,
+          threadId: otherGraphThread,
+          graphKey: 'other-graph',
+          mentions: [{ key: 'root', fingerprint: 'o1' }],
+        }),
+      );
+      const sorted = (mentions: Array<{ key: string; fingerprint: string }>) =>
+        [...mentions].sort((a, b) => a.key.localeCompare(b.key));
       expect(sorted(await repository.mentions(workspace, 'nba-workflow', 'all'))).toEqual([
         { key: 'fetch-api', fingerprint: 'f1' },
         { key: 'root', fingerprint: 'r1' },
       ]);
-      expect(await repository.mentions(workspace, 'nba-workflow', ['root', 'unknown'])).toEqual([{ key: 'root', fingerprint: 'r1' }]);
+      expect(await repository.mentions(workspace, 'nba-workflow', ['root', 'unknown'])).toEqual([
+        { key: 'root', fingerprint: 'r1' },
+      ]);
       expect(await repository.mentions(workspace, 'nba-workflow', [])).toEqual([]);
     });
 
     it('marks stale the records mentioning an outdated (node, fingerprint), once each, with the time', async () => {
       const threadId = await newThread();
-      const both = memoryRecord({ workspace, threadId, mentions: [{ key: 'root', fingerprint: 'r1' }, { key: 'fetch-api', fingerprint: 'f1' }] });
+      const both = memoryRecord({
+        workspace,
+        threadId,
+        mentions: [
+          { key: 'root', fingerprint: 'r1' },
+          { key: 'fetch-api', fingerprint: 'f1' },
+        ],
+      });
       const newer = memoryRecord({ workspace, threadId, level: 1, mentions: [{ key: 'root', fingerprint: 'r2' }] });
       const unrelated = memoryRecord({ workspace, threadId, mentions: [{ key: 'return', fingerprint: 'x1' }] });
       for (const record of [both, newer, unrelated]) await repository.insert(record);
@@ -189,8 +273,17 @@ export function describeMemoryRepositoryContract(name: string, create: () => Pro
       expect(await repository.markStale(workspace, 'nba-workflow', outdated, 7_000)).toBe(1);
       expect(await repository.markStale(workspace, 'nba-workflow', outdated, 8_000)).toBe(0);
       expect(await repository.markStale(workspace, 'nba-workflow', [], 8_000)).toBe(0);
-      const state = Object.fromEntries((await repository.list(workspace, threadId)).map((record) => [record.memoryId, [record.stale, record.staleTime]]));
-      expect(state).toEqual({ [both.memoryId]: [true, 7_000], [newer.memoryId]: [false, null], [unrelated.memoryId]: [false, null] });
+      const state = Object.fromEntries(
+        (await repository.list(workspace, threadId)).map((record) => [
+          record.memoryId,
+          [record.stale, record.staleTime],
+        ]),
+      );
+      expect(state).toEqual({
+        [both.memoryId]: [true, 7_000],
+        [newer.memoryId]: [false, null],
+        [unrelated.memoryId]: [false, null],
+      });
     });
 
     it("deletes a thread's records and cursor, leaving other threads alone", async () => {
@@ -211,14 +304,23 @@ export function describeMemoryRepositoryContract(name: string, create: () => Pro
       const threadId = await newThread();
       const elsewhere = `${workspace}-b`;
       const otherThread = await newThread(elsewhere);
-      const old1 = memoryRecord({ workspace, threadId, level: 1, createdTime: 1_000, charRange: [0, 8000], mentions: [{ key: 'root', fingerprint: 'r1' }] });
+      const old1 = memoryRecord({
+        workspace,
+        threadId,
+        level: 1,
+        createdTime: 1_000,
+        charRange: [0, 8000],
+        mentions: [{ key: 'root', fingerprint: 'r1' }],
+      });
       const recent1 = memoryRecord({ workspace, threadId, level: 1, createdTime: 3_000, charRange: [8000, 16000] });
       const old0 = memoryRecord({ workspace, threadId, level: 0, createdTime: 1_000 });
       const oldElsewhere = memoryRecord({ workspace: elsewhere, threadId: otherThread, level: 1, createdTime: 1_500 });
       for (const record of [old1, recent1, old0, oldElsewhere]) await repository.insert(record);
 
       expect(await repository.trim(1, 2_000)).toBe(2);
-      expect((await repository.list(workspace, threadId)).map((record) => record.memoryId).sort()).toEqual([old0.memoryId, recent1.memoryId].sort());
+      expect((await repository.list(workspace, threadId)).map((record) => record.memoryId).sort()).toEqual(
+        [old0.memoryId, recent1.memoryId].sort(),
+      );
       expect(await repository.list(elsewhere, otherThread)).toEqual([]);
       expect(await repository.mentions(workspace, 'nba-workflow', 'all')).toEqual([]);
       expect(await repository.cursor(workspace, threadId)).toEqual({ level1End: 16000, level2End: 0 });

@@ -12,7 +12,10 @@ export interface ProviderConfigRepositoryFixture {
  * The behaviour every ProviderConfigRepository adapter must have (SQLite, ArangoDB). Each test works
  * in workspaces of its own, so adapters need no cleaning between tests.
  */
-export function describeProviderConfigRepositoryContract(name: string, create: () => Promise<ProviderConfigRepositoryFixture>): void {
+export function describeProviderConfigRepositoryContract(
+  name: string,
+  create: () => Promise<ProviderConfigRepositoryFixture>,
+): void {
   describe(`ProviderConfigRepository contract: ${name}`, () => {
     let fixture: ProviderConfigRepositoryFixture;
     let repository: ProviderConfigRepository;
@@ -49,7 +52,12 @@ export function describeProviderConfigRepositoryContract(name: string, create: (
       expect(await repository.list(other)).toEqual([]);
       expect(await repository.count(workspace)).toBe(1);
       expect(await repository.count(other)).toBe(0);
-      const keyless = config({ provider: 'ollama', apiKeySecret: undefined, apiKeyLast4: undefined, createdTime: 1_700_000_000_001 });
+      const keyless = config({
+        provider: 'ollama',
+        apiKeySecret: undefined,
+        apiKeyLast4: undefined,
+        createdTime: 1_700_000_000_001,
+      });
       await repository.insert(keyless);
       const listed = await repository.list(workspace);
       expect(listed.map((item) => item.configId)).toEqual([stored.configId, keyless.configId]);
@@ -71,11 +79,21 @@ export function describeProviderConfigRepositoryContract(name: string, create: (
     it('updates the given fields, removes those set to null, and moves updatedTime forward even within one millisecond', async () => {
       const stored = config({ baseUrl: 'https://a.example.com' });
       await repository.insert(stored);
-      const changed = await repository.update(workspace, stored.configId, { model: 'deepseek-reasoner', baseUrl: null }, stored.updatedTime);
+      const changed = await repository.update(
+        workspace,
+        stored.configId,
+        { model: 'deepseek-reasoner', baseUrl: null },
+        stored.updatedTime,
+      );
       expect(changed).toMatchObject({ model: 'deepseek-reasoner', name: stored.name, apiKeyLast4: 'abcd' });
       expect(changed).not.toHaveProperty('baseUrl');
       expect(changed!.updatedTime).toBeGreaterThan(stored.updatedTime);
-      const keyless = await repository.update(workspace, stored.configId, { apiKeySecret: null, apiKeyLast4: null }, stored.updatedTime);
+      const keyless = await repository.update(
+        workspace,
+        stored.configId,
+        { apiKeySecret: null, apiKeyLast4: null },
+        stored.updatedTime,
+      );
       expect(keyless).not.toHaveProperty('apiKeySecret');
       expect(keyless).not.toHaveProperty('apiKeyLast4');
       expect(keyless!.updatedTime).toBeGreaterThan(changed!.updatedTime);
@@ -90,7 +108,10 @@ export function describeProviderConfigRepositoryContract(name: string, create: (
       for (const item of [first, second, elsewhere]) await repository.insert(item);
       expect(await repository.getActive(workspace)).toBeNull();
 
-      expect(await repository.activate(workspace, first.configId, 1_700_000_001_000)).toMatchObject({ configId: first.configId, active: true });
+      expect(await repository.activate(workspace, first.configId, 1_700_000_001_000)).toMatchObject({
+        configId: first.configId,
+        active: true,
+      });
       expect(await repository.activate(other, elsewhere.configId, 1_700_000_001_000)).toMatchObject({ active: true });
       expect(await repository.getActive(workspace)).toMatchObject({ configId: first.configId });
 
@@ -107,7 +128,7 @@ export function describeProviderConfigRepositoryContract(name: string, create: (
       expect(await repository.getActive(workspace)).toMatchObject({ configId: second.configId });
     });
 
-    it('deactivates the workspace\'s active configuration, and says when there was none', async () => {
+    it("deactivates the workspace's active configuration, and says when there was none", async () => {
       const stored = config();
       await repository.insert(stored);
       expect(await repository.deactivate(workspace, 1_700_000_001_000)).toBe(false);
@@ -135,7 +156,12 @@ export function describeProviderConfigRepositoryContract(name: string, create: (
       await repository.insert(config({ apiKeySecret: undefined, apiKeyLast4: undefined, provider: 'ollama' }));
       const sealed = (await repository.listSealed()).filter((item) => [workspace, other].includes(item.workspace));
       expect(sealed).toHaveLength(2);
-      expect(sealed).toContainEqual({ workspace, configId: mine.configId, name: mine.name, apiKeySecret: mine.apiKeySecret });
+      expect(sealed).toContainEqual({
+        workspace,
+        configId: mine.configId,
+        name: mine.name,
+        apiKeySecret: mine.apiKeySecret,
+      });
 
       expect(await repository.replaceSealed(workspace, mine.configId, 'v1.stale', 'v1.new')).toBe(false);
       expect(await repository.replaceSealed(other, mine.configId, mine.apiKeySecret!, 'v1.new')).toBe(false);

@@ -9,14 +9,18 @@ import { describeGraphStoreContract } from './graph-store.contract';
 beforeAll(() => setLogSink(() => undefined));
 afterAll(() => resetLogSink());
 
-describeGraphStoreContract(SqliteGraphStore.name, async () => {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'graph-store-contract-'));
-  const db = openSqliteDatabase(dataDir);
-  return {
-    store: new SqliteGraphStore(db),
-    async cleanup() {
-      db.close();
-      rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
-}, { graphKeysScopedPerWorkspace: true });
+describeGraphStoreContract(
+  SqliteGraphStore.name,
+  async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'graph-store-contract-'));
+    const db = openSqliteDatabase(dataDir);
+    return {
+      store: new SqliteGraphStore(db),
+      async cleanup() {
+        db.close();
+        rmSync(dataDir, { recursive: true, force: true });
+      },
+    };
+  },
+  { graphKeysScopedPerWorkspace: true },
+);

@@ -37,7 +37,9 @@ describe(`${SqliteMemoryRepository.name} and threads`, () => {
     try {
       const threadId = generateThreadId();
       await store.createThread('ws', threadId, 'nba-workflow');
-      await store.repository.insert(memoryRecord({ workspace: 'ws', threadId, mentions: [{ key: 'root', fingerprint: 'r' }] }));
+      await store.repository.insert(
+        memoryRecord({ workspace: 'ws', threadId, mentions: [{ key: 'root', fingerprint: 'r' }] }),
+      );
       await store.repository.insert(memoryRecord({ workspace: 'ws', threadId, level: 1, charRange: [0, 100] }));
       expect(await store.threads.delete(threadId)).toBe(true);
       expect(await store.repository.list('ws', threadId)).toEqual([]);
@@ -52,7 +54,9 @@ describe(`${SqliteMemoryRepository.name} and threads`, () => {
     const store = openStore();
     try {
       // Matched on the code: jest workers share better-sqlite3's error class across module registries, so instanceof Error may not hold.
-      await expect(store.repository.insert(memoryRecord({ workspace: 'ws', threadId: generateThreadId() }))).rejects.toMatchObject({
+      await expect(
+        store.repository.insert(memoryRecord({ workspace: 'ws', threadId: generateThreadId() })),
+      ).rejects.toMatchObject({
         code: 'SQLITE_CONSTRAINT_FOREIGNKEY',
       });
     } finally {

@@ -39,7 +39,14 @@ describe(`${SqliteThreadRepository.name} across processes`, () => {
     const repository = new SqliteThreadRepository(db);
     const threadIds = Array.from({ length: 40 }, () => generateThreadId());
     for (const threadId of threadIds) {
-      await repository.create({ threadId, workspace: 'race', userId: 'alice', graphKey: 'g', title: 't', createdTime: Date.now() });
+      await repository.create({
+        threadId,
+        workspace: 'race',
+        userId: 'alice',
+        graphKey: 'g',
+        title: 't',
+        createdTime: Date.now(),
+      });
     }
 
     const racers = ['p1', 'p2', 'p3'].map((holder) => startRacer({ dataDir, threadIds, holder }));
@@ -70,7 +77,9 @@ function startRacer(request: RaceRequest): { ready: Promise<void>; go(): void; r
     child.once('error', reject);
   });
   const ready = new Promise<void>((resolve) => child.once('message', () => resolve()));
-  const report = ready.then(() => new Promise<RaceReport>((resolve) => child.once('message', (message) => resolve(message as RaceReport))));
+  const report = ready.then(
+    () => new Promise<RaceReport>((resolve) => child.once('message', (message) => resolve(message as RaceReport))),
+  );
   child.send(request);
   return {
     ready: Promise.race([ready, exited]),

@@ -96,19 +96,53 @@ export function describeThreadRepositoryContract(name: string, create: () => Pro
       it('creates a thread for a run with its lease held and its first round committed', async () => {
         const thread = newThread();
         const now = thread.createdTime + 5;
-        const append = [systemPrompt('You are the assistant.'), userMessage('What does fetch-api do?')].map((message) => ({ ...message, threadId: thread.threadId }));
-        const created = await repository.create(thread, { lease: { holder: 'run-a', ttlMs: 60_000, now }, firstRound: { operationId: 'op-input', expectedRevision: 0, append } });
+        const append = [systemPrompt('You are the assistant.'), userMessage('What does fetch-api do?')].map(
+          (message) => ({ ...message, threadId: thread.threadId }),
+        );
+        const created = await repository.create(thread, {
+          lease: { holder: 'run-a', ttlMs: 60_000, now },
+          firstRound: { operationId: 'op-input', expectedRevision: 0, append },
+        });
 
-        expect(created).toMatchObject({ ...thread, type: 'chat', messages: append, pendingInterrupt: null, revision: 1 });
-        expect(await repository.get(thread.threadId)).toMatchObject({ threadId: thread.threadId, messages: append, revision: 1, lastUpdatedTime: created.lastUpdatedTime });
-        expect((await repository.list(workspace, 'alice', 'nba-workflow')).find((summary) => summary.threadId === thread.threadId)).toMatchObject({ messageCount: 1 });
+        expect(created).toMatchObject({
+          ...thread,
+          type: 'chat',
+          messages: append,
+          pendingInterrupt: null,
+          revision: 1,
+        });
+        expect(await repository.get(thread.threadId)).toMatchObject({
+          threadId: thread.threadId,
+          messages: append,
+          revision: 1,
+          lastUpdatedTime: created.lastUpdatedTime,
+        });
+        expect(
+          (await repository.list(workspace, 'alice', 'nba-workflow')).find(
+            (summary) => summary.threadId === thread.threadId,
+          ),
+        ).toMatchObject({ messageCount: 1 });
         // The lease is run-a's: another holder is refused until it expires, run-a renews it.
         expect(await repository.acquireLease(thread.threadId, 'run-b', 60_000, now + 1)).toBe(false);
         expect(await repository.renewLease(thread.threadId, 'run-a', 60_000, now + 2)).toBe(true);
         // The first round is applied once: its operation id replays, the next commit follows revision 1.
-        expect(await repository.commit(thread.threadId, { operationId: 'op-input', expectedRevision: 0, append })).toMatchObject({ applied: false, revision: 1 });
-        await expect(repository.commit(thread.threadId, { operationId: randomUUID(), expectedRevision: 0, append: [userMessage('again')] })).rejects.toBeInstanceOf(ThreadRevisionConflictError);
-        expect(await repository.commit(thread.threadId, { operationId: randomUUID(), expectedRevision: 1, append: [assistantMessage('It fetches.')] })).toMatchObject({ applied: true, revision: 2 });
+        expect(
+          await repository.commit(thread.threadId, { operationId: 'op-input', expectedRevision: 0, append }),
+        ).toMatchObject({ applied: false, revision: 1 });
+        await expect(
+          repository.commit(thread.threadId, {
+            operationId: randomUUID(),
+            expectedRevision: 0,
+            append: [userMessage('again')],
+          }),
+        ).rejects.toBeInstanceOf(ThreadRevisionConflictError);
+        expect(
+          await repository.commit(thread.threadId, {
+            operationId: randomUUID(),
+            expectedRevision: 1,
+            append: [assistantMessage('It fetches.')],
+          }),
+        ).toMatchObject({ applied: true, revision: 2 });
         await repository.releaseLease(thread.threadId, 'run-a');
         expect(await repository.acquireLease(thread.threadId, 'run-b', 60_000, now + 3)).toBe(true);
       });
@@ -130,7 +164,13 @@ export function describeThreadRepositoryContract(name: string, create: () => Pro
         await repository.commit(newer.threadId, {
           operationId: randomUUID(),
           expectedRevision: 0,
-          append: [systemPrompt(), ragContext('ctx'), userMessage('Q'), eventMessage('Loaded 1 node', 'DATA_ADDED'), assistantMessage('A')],
+          append: [
+            systemPrompt(),
+            ragContext('ctx'),
+            userMessage('Q'),
+            eventMessage('Loaded 1 node', 'DATA_ADDED'),
+            assistantMessage('A'),
+          ],
         });
         await new Promise((resolve) => setTimeout(resolve, 5));
         await repository.commit(older.threadId, {
@@ -167,7 +207,10 @@ export function describeThreadRepositoryContract(name: string, create: () => Pro
         expect(await repository.get(chat.threadId)).not.toHaveProperty('automationId');
         expect(await repository.get(run.threadId)).toMatchObject({ type: 'automation', automationId: 'aut_1' });
         const summaries = await repository.list(workspace, 'alice', 'nba-workflow');
-        expect(summaries.find((summary) => summary.threadId === run.threadId)).toMatchObject({ type: 'automation', automationId: 'aut_1' });
+        expect(summaries.find((summary) => summary.threadId === run.threadId)).toMatchObject({
+          type: 'automation',
+          automationId: 'aut_1',
+        });
         expect(summaries.find((summary) => summary.threadId === chat.threadId)).toMatchObject({ type: 'chat' });
       });
 
@@ -183,10 +226,18 @@ export function describeThreadRepositoryContract(name: string, create: () => Pro
           return thread.threadId;
         };
         const aliceChat = await waiting(newThread(), 'a1', 1_000);
-        const bobRun = await waiting(newThread({ userId: 'bob', type: 'automation', automationId: 'aut_b' }), 'b1', 3_000);
+        const bobRun = await waiting(
+          newThread({ userId: 'bob', type: 'automation', automationId: 'aut_b' }),
+          'b1',
+          3_000,
+        );
         const aliceRun = await waiting(newThread({ type: 'automation', automationId: 'aut_a' }), 'a2', 2_000);
         await waiting(newThread({ userId: 'bob' }), 'b2', 4_000); // bob's own chat
-        await waiting(newThread({ workspace: `${workspace}-other`, type: 'automation', automationId: 'aut_x' }), 'x1', 5_000);
+        await waiting(
+          newThread({ workspace: `${workspace}-other`, type: 'automation', automationId: 'aut_x' }),
+          'x1',
+          5_000,
+        );
         await repository.create(newThread()); // nothing pending
 
         const forEditor = await repository.listPending(workspace, 'alice', true, 50);
@@ -201,17 +252,34 @@ export function describeThreadRepositoryContract(name: string, create: () => Pro
         });
         expect(forEditor[2]).toMatchObject({ type: 'chat', userId: 'alice' });
         expect(forEditor[2]).not.toHaveProperty('automationId');
-        expect((await repository.listPending(workspace, 'alice', false, 50)).map((entry) => entry.threadId)).toEqual([aliceChat]);
-        expect((await repository.listPending(workspace, 'alice', true, 2)).map((entry) => entry.threadId)).toEqual([bobRun, aliceRun]);
+        expect((await repository.listPending(workspace, 'alice', false, 50)).map((entry) => entry.threadId)).toEqual([
+          aliceChat,
+        ]);
+        expect((await repository.listPending(workspace, 'alice', true, 2)).map((entry) => entry.threadId)).toEqual([
+          bobRun,
+          aliceRun,
+        ]);
 
-        await repository.commit(bobRun, { operationId: randomUUID(), expectedRevision: 1, append: [], pendingInterrupt: null });
-        expect((await repository.listPending(workspace, 'alice', true, 50)).map((entry) => entry.threadId)).toEqual([aliceRun, aliceChat]);
+        await repository.commit(bobRun, {
+          operationId: randomUUID(),
+          expectedRevision: 1,
+          append: [],
+          pendingInterrupt: null,
+        });
+        expect((await repository.listPending(workspace, 'alice', true, 50)).map((entry) => entry.threadId)).toEqual([
+          aliceRun,
+          aliceChat,
+        ]);
       });
 
       it('deletes a thread with its messages', async () => {
         const thread = newThread();
         await repository.create(thread);
-        await repository.commit(thread.threadId, { operationId: randomUUID(), expectedRevision: 0, append: [userMessage('Q')] });
+        await repository.commit(thread.threadId, {
+          operationId: randomUUID(),
+          expectedRevision: 0,
+          append: [userMessage('Q')],
+        });
         expect(await repository.delete(thread.threadId)).toBe(true);
         expect(await repository.get(thread.threadId)).toBeNull();
         expect(await repository.list(workspace, 'alice', 'nba-workflow')).toEqual([]);
@@ -231,25 +299,42 @@ export function describeThreadRepositoryContract(name: string, create: () => Pro
           toolResult('c1', '[{"key":"fetch-api"}]'),
           toolResult('c2', '{"key":"root"}'),
         ];
-        const round2: ThreadMessage[] = [eventMessage('Created 1 node'), assistantMessage('fetch-api fetches the data.')];
+        const round2: ThreadMessage[] = [
+          eventMessage('Created 1 node'),
+          assistantMessage('fetch-api fetches the data.'),
+        ];
         const round3: ThreadMessage[] = [userMessage('Thanks'), assistantMessage('You are wel', undefined, true)];
 
-        const first = await repository.commit(thread.threadId, { operationId: randomUUID(), expectedRevision: 0, append: round1 });
+        const first = await repository.commit(thread.threadId, {
+          operationId: randomUUID(),
+          expectedRevision: 0,
+          append: round1,
+        });
         expect(first).toEqual({ applied: true, revision: 1, lastUpdatedTime: expect.any(Number) });
         await repository.commit(thread.threadId, { operationId: randomUUID(), expectedRevision: 1, append: round2 });
-        const third = await repository.commit(thread.threadId, { operationId: randomUUID(), expectedRevision: 2, append: round3 });
+        const third = await repository.commit(thread.threadId, {
+          operationId: randomUUID(),
+          expectedRevision: 2,
+          append: round3,
+        });
 
         const stored = await repository.get(thread.threadId);
         expect(stored?.revision).toBe(3);
         // Each message is read back with the thread it belongs to (docs/threads.md, "Isolation").
-        expect(stored?.messages).toEqual([...round1, ...round2, ...round3].map((message) => ({ ...message, threadId: thread.threadId })));
+        expect(stored?.messages).toEqual(
+          [...round1, ...round2, ...round3].map((message) => ({ ...message, threadId: thread.threadId })),
+        );
         expect(stored?.lastUpdatedTime).toBe(third.lastUpdatedTime);
       });
 
       it('refuses a commit against a stale revision and changes nothing', async () => {
         const thread = newThread();
         await repository.create(thread);
-        await repository.commit(thread.threadId, { operationId: randomUUID(), expectedRevision: 0, append: [userMessage('Q1')] });
+        await repository.commit(thread.threadId, {
+          operationId: randomUUID(),
+          expectedRevision: 0,
+          append: [userMessage('Q1')],
+        });
         const before = await repository.get(thread.threadId);
 
         const stale = repository.commit(thread.threadId, {
@@ -260,7 +345,11 @@ export function describeThreadRepositoryContract(name: string, create: () => Pro
           title: 'changed',
         });
         await expect(stale).rejects.toBeInstanceOf(ThreadRevisionConflictError);
-        await expect(stale).rejects.toMatchObject({ threadId: thread.threadId, expectedRevision: 0, actualRevision: 1 });
+        await expect(stale).rejects.toMatchObject({
+          threadId: thread.threadId,
+          expectedRevision: 0,
+          actualRevision: 1,
+        });
         expect(await repository.get(thread.threadId)).toEqual(before);
       });
 
@@ -273,7 +362,11 @@ export function describeThreadRepositoryContract(name: string, create: () => Pro
         const replay = await repository.commit(thread.threadId, commit);
         expect(replay).toEqual({ applied: false, revision: 1, lastUpdatedTime: expect.any(Number) });
 
-        await repository.commit(thread.threadId, { operationId: randomUUID(), expectedRevision: 1, append: [userMessage('Q2')] });
+        await repository.commit(thread.threadId, {
+          operationId: randomUUID(),
+          expectedRevision: 1,
+          append: [userMessage('Q2')],
+        });
         const before = await repository.get(thread.threadId);
         expect(await repository.commit(thread.threadId, commit)).toMatchObject({ applied: false, revision: 2 });
         expect(await repository.get(thread.threadId)).toEqual(before);
@@ -291,7 +384,10 @@ export function describeThreadRepositoryContract(name: string, create: () => Pro
           pendingInterrupt: interrupt,
           title: 'Add a node',
         });
-        expect(await repository.get(thread.threadId)).toMatchObject({ pendingInterrupt: interrupt, title: 'Add a node' });
+        expect(await repository.get(thread.threadId)).toMatchObject({
+          pendingInterrupt: interrupt,
+          title: 'Add a node',
+        });
 
         await repository.commit(thread.threadId, { operationId: randomUUID(), expectedRevision: 1, append: [] });
         expect((await repository.get(thread.threadId))?.pendingInterrupt).toEqual(interrupt);
@@ -308,7 +404,11 @@ export function describeThreadRepositoryContract(name: string, create: () => Pro
       });
 
       it('refuses a commit to a thread that does not exist', async () => {
-        const commit = repository.commit(generateThreadId(), { operationId: randomUUID(), expectedRevision: 0, append: [userMessage('Q')] });
+        const commit = repository.commit(generateThreadId(), {
+          operationId: randomUUID(),
+          expectedRevision: 0,
+          append: [userMessage('Q')],
+        });
         await expect(commit).rejects.toBeInstanceOf(AppError);
         await expect(commit).rejects.toMatchObject({ code: 'not_found' });
       });
@@ -318,7 +418,11 @@ export function describeThreadRepositoryContract(name: string, create: () => Pro
         await repository.create(thread);
         const outcomes = await Promise.allSettled(
           ['first', 'second'].map((text) =>
-            repository.commit(thread.threadId, { operationId: randomUUID(), expectedRevision: 0, append: [userMessage(text)] }),
+            repository.commit(thread.threadId, {
+              operationId: randomUUID(),
+              expectedRevision: 0,
+              append: [userMessage(text)],
+            }),
           ),
         );
         expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1);
@@ -350,7 +454,11 @@ export function describeThreadRepositoryContract(name: string, create: () => Pro
         expect(await repository.acquireLease(thread.threadId, 'run-b', 60_000, now + 2)).toBe(true);
         await repository.releaseLease(thread.threadId, 'run-a', { workspace, usage: usage(1, 0.25), now: now + 3 }); // run-a lost it: usage kept, lease untouched
         expect(await repository.acquireLease(thread.threadId, 'run-c', 60_000, now + 4)).toBe(false);
-        expect((await repository.getHead(thread.threadId))?.usage).toMatchObject({ promptTokens: 11, llmCalls: 2, costUsd: 0.5 });
+        expect((await repository.getHead(thread.threadId))?.usage).toMatchObject({
+          promptTokens: 11,
+          llmCalls: 2,
+          costUsd: 0.5,
+        });
         expect(await repository.getWorkspaceUsage(workspace)).toMatchObject({ promptTokens: 11, llmCalls: 2 });
       });
 
@@ -400,7 +508,13 @@ export function describeThreadRepositoryContract(name: string, create: () => Pro
         await repository.addUsage(workspace, thread.threadId, usage(10, 0.002), 2);
         await repository.addUsage(workspace, null, usage(1, 0.0005), 3); // usage outside any thread
 
-        const expectedThread = { promptTokens: 110, completionTokens: 220, cachedTokens: 55, totalTokens: 330, llmCalls: 2 };
+        const expectedThread = {
+          promptTokens: 110,
+          completionTokens: 220,
+          cachedTokens: 55,
+          totalTokens: 330,
+          llmCalls: 2,
+        };
         const stored = await repository.get(thread.threadId);
         expect(stored?.usage).toMatchObject(expectedThread);
         expect(stored?.usage.costUsd).toBeCloseTo(0.012, 9);
@@ -408,10 +522,21 @@ export function describeThreadRepositoryContract(name: string, create: () => Pro
         expect(stored?.revision).toBe(0); // usage does not move the revision a run commits against
 
         const totals = await repository.getWorkspaceUsage(workspace);
-        expect(totals).toMatchObject({ promptTokens: 111, completionTokens: 222, cachedTokens: 55, totalTokens: 333, llmCalls: 3 });
+        expect(totals).toMatchObject({
+          promptTokens: 111,
+          completionTokens: 222,
+          cachedTokens: 55,
+          totalTokens: 333,
+          llmCalls: 3,
+        });
         expect(totals.costUsd).toBeCloseTo(0.0125, 9);
         expect(await repository.getWorkspaceUsage(`${workspace}-other`)).toEqual({
-          promptTokens: 0, completionTokens: 0, cachedTokens: 0, totalTokens: 0, costUsd: 0, llmCalls: 0,
+          promptTokens: 0,
+          completionTokens: 0,
+          cachedTokens: 0,
+          totalTokens: 0,
+          costUsd: 0,
+          llmCalls: 0,
         });
       });
 
@@ -436,9 +561,18 @@ export function describeThreadRepositoryContract(name: string, create: () => Pro
       it('reserves a key once, then reports it in progress, then returns the completed answer', async () => {
         const token = await reserved(scope('k1'));
         expect(await repository.reserveIdempotencyKey(scope('k1'), HOLD, now + 1)).toEqual({ state: 'in_progress' });
-        const answer = { threadId: 'ai_x', type: 'message', message: 'Hello', toolCalls: [], usage: { totalTokens: 3 } };
+        const answer = {
+          threadId: 'ai_x',
+          type: 'message',
+          message: 'Hello',
+          toolCalls: [],
+          usage: { totalTokens: 3 },
+        };
         expect(await repository.completeIdempotencyKey(scope('k1'), token, answer, 24 * HOUR)).toBe(true);
-        expect(await repository.reserveIdempotencyKey(scope('k1'), HOLD, now + 2)).toEqual({ state: 'completed', response: answer });
+        expect(await repository.reserveIdempotencyKey(scope('k1'), HOLD, now + 2)).toEqual({
+          state: 'completed',
+          response: answer,
+        });
       });
 
       it('scopes keys by workspace and user, each reservation with a token of its own', async () => {
@@ -454,18 +588,26 @@ export function describeThreadRepositoryContract(name: string, create: () => Pro
         const token = await reserved(scope('k1'));
         await repository.completeIdempotencyKey(scope('k1'), token, { first: true }, HOUR);
         // Long after the reservation's short hold, the answer is still there.
-        expect(await repository.reserveIdempotencyKey(scope('k1'), HOLD, now + HOLD + 1)).toEqual({ state: 'completed', response: { first: true } });
+        expect(await repository.reserveIdempotencyKey(scope('k1'), HOLD, now + HOLD + 1)).toEqual({
+          state: 'completed',
+          response: { first: true },
+        });
         expect((await repository.reserveIdempotencyKey(scope('k1'), HOLD, now + HOUR - 1)).state).toBe('completed');
         await reserved(scope('k1'), now + HOUR);
       });
 
       it('frees a reservation its process never completed (it crashed) once the hold has passed, not 24 h later', async () => {
         await reserved(scope('k1'));
-        expect(await repository.reserveIdempotencyKey(scope('k1'), HOLD, now + HOLD - 1)).toEqual({ state: 'in_progress' });
+        expect(await repository.reserveIdempotencyKey(scope('k1'), HOLD, now + HOLD - 1)).toEqual({
+          state: 'in_progress',
+        });
         const retry = await reserved(scope('k1'), now + HOLD);
         // The retry that took it over answers for good.
         await repository.completeIdempotencyKey(scope('k1'), retry, 'retried', 24 * HOUR);
-        expect(await repository.reserveIdempotencyKey(scope('k1'), HOLD, now + 2 * HOLD)).toEqual({ state: 'completed', response: 'retried' });
+        expect(await repository.reserveIdempotencyKey(scope('k1'), HOLD, now + 2 * HOLD)).toEqual({
+          state: 'completed',
+          response: 'retried',
+        });
       });
 
       it('lets a holder whose reservation lapsed and was taken over touch nothing of the newer one', async () => {
@@ -476,33 +618,48 @@ export function describeThreadRepositoryContract(name: string, create: () => Pro
         expect(await repository.renewIdempotencyKey(scope('k1'), lapsed, HOLD, now + HOLD + 2)).toBe(false);
         expect(await repository.completeIdempotencyKey(scope('k1'), lapsed, 'stale answer', 24 * HOUR)).toBe(false);
         expect(await repository.releaseIdempotencyKey(scope('k1'), lapsed)).toBe(false);
-        expect(await repository.reserveIdempotencyKey(scope('k1'), HOLD, now + HOLD + 3)).toEqual({ state: 'in_progress' });
+        expect(await repository.reserveIdempotencyKey(scope('k1'), HOLD, now + HOLD + 3)).toEqual({
+          state: 'in_progress',
+        });
         // The newer holder still owns it: renews past the lapsed one's attempts, then answers.
         expect(await repository.renewIdempotencyKey(scope('k1'), newer, HOLD, now + 2 * HOLD)).toBe(true);
-        expect(await repository.reserveIdempotencyKey(scope('k1'), HOLD, now + 3 * HOLD - 1)).toEqual({ state: 'in_progress' });
+        expect(await repository.reserveIdempotencyKey(scope('k1'), HOLD, now + 3 * HOLD - 1)).toEqual({
+          state: 'in_progress',
+        });
         expect(await repository.completeIdempotencyKey(scope('k1'), newer, 'fresh answer', 24 * HOUR)).toBe(true);
-        expect(await repository.reserveIdempotencyKey(scope('k1'), HOLD, now + 3 * HOLD + 1)).toEqual({ state: 'completed', response: 'fresh answer' });
+        expect(await repository.reserveIdempotencyKey(scope('k1'), HOLD, now + 3 * HOLD + 1)).toEqual({
+          state: 'completed',
+          response: 'fresh answer',
+        });
       });
 
       it('lets a holder complete its own reservation after its hold passed, as long as no retry took the key', async () => {
         const token = await reserved(scope('k1'));
         expect(await repository.renewIdempotencyKey(scope('k1'), token, HOLD, now + HOLD + 1)).toBe(false);
         expect(await repository.completeIdempotencyKey(scope('k1'), token, 'late answer', 24 * HOUR)).toBe(true);
-        expect(await repository.reserveIdempotencyKey(scope('k1'), HOLD, now + HOLD + 2)).toEqual({ state: 'completed', response: 'late answer' });
+        expect(await repository.reserveIdempotencyKey(scope('k1'), HOLD, now + HOLD + 2)).toEqual({
+          state: 'completed',
+          response: 'late answer',
+        });
       });
 
       it('renews a live reservation for another hold, but neither an expired nor a completed one', async () => {
         const token = await reserved(scope('k1'));
         expect(await repository.renewIdempotencyKey(scope('k1'), token, HOLD, now + HOLD / 2)).toBe(true);
         // Past the first hold, within the renewed one: still running.
-        expect(await repository.reserveIdempotencyKey(scope('k1'), HOLD, now + HOLD + 1)).toEqual({ state: 'in_progress' });
+        expect(await repository.reserveIdempotencyKey(scope('k1'), HOLD, now + HOLD + 1)).toEqual({
+          state: 'in_progress',
+        });
         expect(await repository.renewIdempotencyKey(scope('k1'), token, HOLD, now + 2 * HOLD)).toBe(false);
         expect(await repository.renewIdempotencyKey(scope('never-reserved'), token, HOLD, now)).toBe(false);
 
         const second = await reserved(scope('k2'));
         await repository.completeIdempotencyKey(scope('k2'), second, 'done', HOUR);
         expect(await repository.renewIdempotencyKey(scope('k2'), second, HOLD, now + 1)).toBe(false);
-        expect(await repository.reserveIdempotencyKey(scope('k2'), HOLD, now + HOUR - 1)).toEqual({ state: 'completed', response: 'done' });
+        expect(await repository.reserveIdempotencyKey(scope('k2'), HOLD, now + HOUR - 1)).toEqual({
+          state: 'completed',
+          response: 'done',
+        });
       });
 
       it('frees a reservation that is released (failed run) but never a completed answer', async () => {
@@ -511,11 +668,16 @@ export function describeThreadRepositoryContract(name: string, create: () => Pro
         const second = await reserved(scope('k1'));
         await repository.completeIdempotencyKey(scope('k1'), second, 'answer', HOUR);
         expect(await repository.releaseIdempotencyKey(scope('k1'), second)).toBe(false);
-        expect(await repository.reserveIdempotencyKey(scope('k1'), HOLD, now)).toEqual({ state: 'completed', response: 'answer' });
+        expect(await repository.reserveIdempotencyKey(scope('k1'), HOLD, now)).toEqual({
+          state: 'completed',
+          response: 'answer',
+        });
       });
 
       it('gives a concurrently reserved key to exactly one request', async () => {
-        const results = await Promise.all(Array.from({ length: 6 }, () => repository.reserveIdempotencyKey(scope('race'), HOLD, now)));
+        const results = await Promise.all(
+          Array.from({ length: 6 }, () => repository.reserveIdempotencyKey(scope('race'), HOLD, now)),
+        );
         expect(results.filter((result) => result.state === 'reserved')).toHaveLength(1);
         expect(results.filter((result) => result.state === 'in_progress')).toHaveLength(5);
       });

@@ -66,9 +66,11 @@ describe('docker/arangodb/create-vector-index.js', () => {
 });
 
 describe('npm run test:arango', () => {
-  const script = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts['test:arango'];
+  const script = (
+    JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
+  ).scripts['test:arango'];
 
-  it('runs every ArangoDB contract suite (each store\'s arango-*.contract.spec.ts), and nothing else', () => {
+  it("runs every ArangoDB contract suite (each store's arango-*.contract.spec.ts), and nothing else", () => {
     const [check, jest] = script.split(' && ');
     expect(check).toBe('node test/support/arango-url.check.js');
     const pattern = new RegExp(jest.split(' ').at(-1) as string);
@@ -94,7 +96,10 @@ describe('npm run test:arango', () => {
     expect(without.status).toBe(1);
     expect(without.stderr).toContain('set ARANGO_URL');
     expect(without.stderr).toContain('docker compose up -d arangodb');
-    const withUrl = spawnSync(process.execPath, [checkFile], { env: { ...environment, ARANGO_URL: 'http://user:secret@127.0.0.1:8529' }, encoding: 'utf8' });
+    const withUrl = spawnSync(process.execPath, [checkFile], {
+      env: { ...environment, ARANGO_URL: 'http://user:secret@127.0.0.1:8529' },
+      encoding: 'utf8',
+    });
     expect(withUrl.status).toBe(0);
     expect(withUrl.stdout).toContain('http://127.0.0.1:8529');
     expect(withUrl.stdout).not.toContain('secret');

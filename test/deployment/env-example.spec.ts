@@ -28,11 +28,17 @@ describe('.env.example', () => {
   });
 
   it('documents every provider key and base URL override of config/providers.json', () => {
-    const registry = ProviderRegistry.fromJson(JSON.parse(readFileSync(path.join(root, 'config/providers.json'), 'utf8')));
+    const registry = ProviderRegistry.fromJson(
+      JSON.parse(readFileSync(path.join(root, 'config/providers.json'), 'utf8')),
+    );
     const names = documentedNames(example);
     for (const entry of registry.names().map((name) => registry.get(name))) {
       if (!entry) continue;
-      if (entry.apiKeyEnvVar) expect({ key: entry.apiKeyEnvVar, documented: names.has(entry.apiKeyEnvVar) }).toEqual({ key: entry.apiKeyEnvVar, documented: true });
+      if (entry.apiKeyEnvVar)
+        expect({ key: entry.apiKeyEnvVar, documented: names.has(entry.apiKeyEnvVar) }).toEqual({
+          key: entry.apiKeyEnvVar,
+          documented: true,
+        });
       const override = `${entry.name.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_BASE_URL`;
       expect({ override, documented: names.has(override) }).toEqual({ override, documented: true });
     }
@@ -42,6 +48,8 @@ describe('.env.example', () => {
     const values = parseEnv(example) as Record<string, string>;
     expect(Object.values(values).every((value) => value !== '')).toBe(true);
     expect(() => loadAppConfig({ ...values, DATA_DIR: '/tmp/unused' })).not.toThrow();
-    expect(() => loadAppConfig({ ...values, NODE_ENV: 'production', STORE: 'arango', ARANGO_URL: 'http://arangodb:8529' })).not.toThrow();
+    expect(() =>
+      loadAppConfig({ ...values, NODE_ENV: 'production', STORE: 'arango', ARANGO_URL: 'http://arangodb:8529' }),
+    ).not.toThrow();
   });
 });

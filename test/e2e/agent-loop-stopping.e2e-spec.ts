@@ -28,7 +28,12 @@ describe('The agent loop end to end: smart stopping, limits, stop reasons and th
 
   beforeAll(async () => {
     server = await ScriptedLlmServer.start();
-    app = await startTestApp({ ...server.providerEnv('openai'), EMBEDDING_PROVIDER: 'local', RATE_LIMIT_PER_MINUTE: '0', AI_MAX_TOOL_CALLS_PER_REPLY: '2' });
+    app = await startTestApp({
+      ...server.providerEnv('openai'),
+      EMBEDDING_PROVIDER: 'local',
+      RATE_LIMIT_PER_MINUTE: '0',
+      AI_MAX_TOOL_CALLS_PER_REPLY: '2',
+    });
     client = await AiSocketClient.connect(app.url);
   });
   afterAll(async () => {
@@ -58,7 +63,8 @@ describe('The agent loop end to end: smart stopping, limits, stop reasons and th
     expect(server.requests[2].body.tools).toBeUndefined();
 
     const after = await scrape(app);
-    const delta = (name: string, labels: Record<string, string> = {}) => after.sum(name, labels) - before.sum(name, labels);
+    const delta = (name: string, labels: Record<string, string> = {}) =>
+      after.sum(name, labels) - before.sum(name, labels);
     expect(delta('graph_ai_agent_runs_total', { kind: 'chat', stop_reason: 'no_progress' })).toBe(1);
     expect(delta('graph_ai_agent_answer_rounds_count')).toBe(1);
     expect(delta('graph_ai_agent_answer_rounds_sum')).toBe(2);
@@ -69,12 +75,20 @@ describe('The agent loop end to end: smart stopping, limits, stop reasons and th
   });
 
   it('runs at most AI_MAX_TOOL_CALLS_PER_REPLY calls of a reply: the others come back to the model as errors', async () => {
-    server.enqueue({ toolCalls: [detail('c1', 'fetch-api'), detail('c2', 'root'), detail('c3', 'return')] }, { text: 'Read two of them.' });
+    server.enqueue(
+      { toolCalls: [detail('c1', 'fetch-api'), detail('c2', 'root'), detail('c3', 'return')] },
+      { text: 'Read two of them.' },
+    );
     const answer = await client.chat({ _id: ++id, graphKey: GRAPH, message: 'Read three nodes' });
 
     expect(answer.names.filter((name) => name === 'ai:tool_start')).toHaveLength(2);
-    const third = server.requests[1].body.messages.find((message: { tool_call_id?: string }) => message.tool_call_id === 'c3');
-    expect(JSON.parse(third.content)).toEqual({ status: 'error', message: expect.stringContaining('at most 2 tool calls') });
+    const third = server.requests[1].body.messages.find(
+      (message: { tool_call_id?: string }) => message.tool_call_id === 'c3',
+    );
+    expect(JSON.parse(third.content)).toEqual({
+      status: 'error',
+      message: expect.stringContaining('at most 2 tool calls'),
+    });
     const thread = (await request(app.url).get(`/api/ai/thread/${answer.complete!.threadId}`).expect(200)).body;
     expect(thread.messages.filter((message: { role: string }) => message.role === 'tool')).toHaveLength(3);
   });
@@ -90,7 +104,9 @@ describe('The agent loop end to end: smart stopping, limits, stop reasons and th
     expect(stored.messages.filter((message: { role: string }) => message.role !== 'event')).toEqual([
       { role: 'user', content: 'Is my question kept?', createdTime: expect.any(Number) },
     ]);
-    expect((await client.terminalOf(requestId)).complete?.fullText).toBe('A slow answer that takes its time to stream.');
+    expect((await client.terminalOf(requestId)).complete?.fullText).toBe(
+      'A slow answer that takes its time to stream.',
+    );
   });
 
   it('answers a busy thread with ai:thread then thread_busy, and stores nothing of the refused question', async () => {
@@ -105,7 +121,9 @@ describe('The agent loop end to end: smart stopping, limits, stop reasons and th
     expect(second.error).toMatchObject({ code: 'thread_busy', retryable: true });
     await client.terminalOf(first);
     const stored = (await request(app.url).get(`/api/ai/thread/${threadId}`).expect(200)).body;
-    const said = stored.messages.filter((message: { role: string }) => message.role !== 'event').map((message: { content: string }) => message.content);
+    const said = stored.messages
+      .filter((message: { role: string }) => message.role !== 'event')
+      .map((message: { content: string }) => message.content);
     expect(said).toEqual(['First', 'Holding the thread for a while.']);
   });
 
@@ -114,6 +132,8 @@ describe('The agent loop end to end: smart stopping, limits, stop reasons and th
     const failed = await client.chat({ _id: ++id, graphKey: GRAPH, message: 'Hello?' });
     expect(failed.error).toMatchObject({ code: 'auth_error' });
     const threadId = (failed.events[0].payload as { threadId: string }).threadId;
-    expect(logs).toContainEqual(expect.objectContaining({ level: 'error', event: 'llm_error', code: 'auth_error', threadId }));
+    expect(logs).toContainEqual(
+      expect.objectContaining({ level: 'error', event: 'llm_error', code: 'auth_error', threadId }),
+    );
   });
 });

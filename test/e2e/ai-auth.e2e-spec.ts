@@ -8,7 +8,8 @@ import { startTestApp, TestApp } from '../support/test-app';
 const SECRET = 'ai-e2e-secret-of-at-least-32-chars!';
 const GRAPH = 'nba-workflow';
 
-const sign = (claims: object, options: jwt.SignOptions = {}, key = SECRET) => jwt.sign(claims, key, { expiresIn: 600, ...options });
+const sign = (claims: object, options: jwt.SignOptions = {}, key = SECRET) =>
+  jwt.sign(claims, key, { expiresIn: 600, ...options });
 const alice = sign({ sub: 'alice', workspace: 'default', role: 'editor' });
 const bob = sign({ sub: 'bob', workspace: 'default', role: 'editor' });
 const viewer = sign({ sub: 'vera', workspace: 'default' });
@@ -31,9 +32,18 @@ describe(`${AiGateway.name} and the REST routes with AUTH_MODE=jwt`, () => {
 
   beforeAll(async () => {
     server = await ScriptedLlmServer.start();
-    app = await startTestApp({ ...server.providerEnv('openai'), EMBEDDING_PROVIDER: 'local', AUTH_MODE: 'jwt', JWT_SECRET: SECRET });
+    app = await startTestApp({
+      ...server.providerEnv('openai'),
+      EMBEDDING_PROVIDER: 'local',
+      AUTH_MODE: 'jwt',
+      JWT_SECRET: SECRET,
+    });
     server.enqueue({ text: "Bob's answer." });
-    const created = await request(app.url).post('/api/ai/chat').set(as(bob)).send({ graphKey: GRAPH, message: "Bob's question" }).expect(200);
+    const created = await request(app.url)
+      .post('/api/ai/chat')
+      .set(as(bob))
+      .send({ graphKey: GRAPH, message: "Bob's question" })
+      .expect(200);
     bobsThread = created.body.threadId;
   });
   afterAll(async () => {
@@ -70,14 +80,25 @@ describe(`${AiGateway.name} and the REST routes with AUTH_MODE=jwt`, () => {
     ['an expired token', expired],
     ['a forged token', forged],
   ])('refuses a socket with %s at connection: connect_error "unauthorized"', async (_name, token) => {
-    await expect(AiSocketClient.connect(app.url, { token })).rejects.toMatchObject({ message: 'unauthorized', data: { code: 'unauthorized' } });
+    await expect(AiSocketClient.connect(app.url, { token })).rejects.toMatchObject({
+      message: 'unauthorized',
+      data: { code: 'unauthorized' },
+    });
   });
 
   it("hides another user's thread: 404 over HTTP, not_found over the socket, and nothing runs", async () => {
     await request(app.url).get(`/api/ai/thread/${bobsThread}`).set(as(alice)).expect(404);
     await request(app.url).delete(`/api/ai/thread/${bobsThread}`).set(as(alice)).expect(404);
-    await request(app.url).post('/api/ai/chat').set(as(alice)).send({ graphKey: GRAPH, message: 'hi', threadId: bobsThread }).expect(404);
-    await request(app.url).post('/api/ai/resume').set(as(alice)).send({ threadId: bobsThread, approved: true }).expect(404);
+    await request(app.url)
+      .post('/api/ai/chat')
+      .set(as(alice))
+      .send({ graphKey: GRAPH, message: 'hi', threadId: bobsThread })
+      .expect(404);
+    await request(app.url)
+      .post('/api/ai/resume')
+      .set(as(alice))
+      .send({ threadId: bobsThread, approved: true })
+      .expect(404);
     const listed = await request(app.url).post('/api/ai/threads').set(as(alice)).send({ graphKey: GRAPH }).expect(200);
     expect(listed.body.map((thread: { threadId: string }) => thread.threadId)).not.toContain(bobsThread);
 
@@ -103,7 +124,10 @@ describe(`${AiGateway.name} and the REST routes with AUTH_MODE=jwt`, () => {
     await request(app.url).get(`/api/ai/thread/${forBob.complete!.threadId}`).set(as(alice)).expect(404);
     await request(app.url).get(`/api/ai/thread/${forAlice.complete!.threadId}`).set(as(alice)).expect(200);
 
-    for (const [id, token] of [[3, expired], [4, forged]] as const) {
+    for (const [id, token] of [
+      [3, expired],
+      [4, forged],
+    ] as const) {
       const failed = await client.chat({ _id: id, graphKey: GRAPH, message: 'hi', token });
       expect(failed.names).toEqual(['ai:error']);
       expect(failed.error).toMatchObject({ _id: id, code: 'unauthorized', retryable: false });
@@ -114,17 +138,37 @@ describe(`${AiGateway.name} and the REST routes with AUTH_MODE=jwt`, () => {
 
   it('refuses a viewer the approval of a proposal: 403 over HTTP, forbidden over the socket', async () => {
     server.enqueue({ text: 'Read-only answer.' });
-    const answered = await request(app.url).post('/api/ai/chat').set(as(viewer)).send({ graphKey: GRAPH, message: 'What is root?' }).expect(200);
+    const answered = await request(app.url)
+      .post('/api/ai/chat')
+      .set(as(viewer))
+      .send({ graphKey: GRAPH, message: 'What is root?' })
+      .expect(200);
     const tools = server.requests[0].body.tools.map((tool: { function: { name: string } }) => tool.function.name);
     expect(tools.some((name: string) => name.startsWith('propose_'))).toBe(false);
     // Nothing waits on that thread (a viewer may answer the questions of their own threads: docs/policy.md).
-    await request(app.url).post('/api/ai/resume').set(as(viewer)).send({ threadId: answered.body.threadId, approved: true }).expect(409);
+    await request(app.url)
+      .post('/api/ai/resume')
+      .set(as(viewer))
+      .send({ threadId: answered.body.threadId, approved: true })
+      .expect(409);
 
     // A proposal made while the same user was an editor, answered with their viewer token.
-    server.enqueue({ toolCalls: [{ id: 'call_w', name: 'propose_delete_node', arguments: { nodeKey: 'disconnected-note', reason: 'unused' } }] });
-    const asked = await request(app.url).post('/api/ai/chat').set(as(viewerAsEditor)).send({ graphKey: GRAPH, message: 'Delete it' }).expect(200);
+    server.enqueue({
+      toolCalls: [
+        { id: 'call_w', name: 'propose_delete_node', arguments: { nodeKey: 'disconnected-note', reason: 'unused' } },
+      ],
+    });
+    const asked = await request(app.url)
+      .post('/api/ai/chat')
+      .set(as(viewerAsEditor))
+      .send({ graphKey: GRAPH, message: 'Delete it' })
+      .expect(200);
     expect(asked.body).toMatchObject({ type: 'interrupt', interrupt: { kind: 'approval' } });
-    const response = await request(app.url).post('/api/ai/resume').set(as(viewer)).send({ threadId: asked.body.threadId, approved: true }).expect(403);
+    const response = await request(app.url)
+      .post('/api/ai/resume')
+      .set(as(viewer))
+      .send({ threadId: asked.body.threadId, approved: true })
+      .expect(403);
     expect(response.body.code).toBe('forbidden');
     const client = await connect(viewer);
     const resumed = await client.resume({ _id: 1, threadId: asked.body.threadId, approved: true });

@@ -10,7 +10,14 @@ const readFetchApi = { id: 'call_read', name: 'read_node_detail', arguments: { n
 const proposeLogNode = {
   id: 'call_create',
   name: 'propose_create_node',
-  arguments: { nodeKey: 'log-errors', typeKey: 'log-node', sheet: '0', posX: 820, posY: 300, reason: 'Log the fetch errors' },
+  arguments: {
+    nodeKey: 'log-errors',
+    typeKey: 'log-node',
+    sheet: '0',
+    posX: 820,
+    posY: 300,
+    reason: 'Log the fetch errors',
+  },
 };
 
 /** The terminal chat (client/src/cli/ai-chat.cli.ts, compiled on the fly) in a child process, driven through its stdin. */
@@ -125,7 +132,10 @@ describe('npm run ai:chat (terminal chat, end to end)', () => {
 
   it('rejects a proposal with feedback, which reaches the model', async () => {
     server.enqueue(
-      { text: 'I propose a log node.', toolCalls: [{ ...proposeLogNode, arguments: { ...proposeLogNode.arguments, nodeKey: 'log-other' } }] },
+      {
+        text: 'I propose a log node.',
+        toolCalls: [{ ...proposeLogNode, arguments: { ...proposeLogNode.arguments, nodeKey: 'log-other' } }],
+      },
       { text: 'Understood, no node then.' },
     );
     const cli = chat('--graph', GRAPH);
@@ -139,8 +149,13 @@ describe('npm run ai:chat (terminal chat, end to end)', () => {
     cli.type('n');
     await cli.waitFor(/Understood, no node then\.[\s\S]*you › $/);
 
-    const toolResult = (server.requests[1].body.messages as Array<{ tool_call_id?: string; content: string }>).find((message) => message.tool_call_id === 'call_create');
-    expect(JSON.parse(toolResult!.content)).toMatchObject({ status: 'rejected', feedback: 'not now, the API is being replaced' });
+    const toolResult = (server.requests[1].body.messages as Array<{ tool_call_id?: string; content: string }>).find(
+      (message) => message.tool_call_id === 'call_create',
+    );
+    expect(JSON.parse(toolResult!.content)).toMatchObject({
+      status: 'rejected',
+      feedback: 'not now, the API is being replaced',
+    });
     await cli.end();
   });
 

@@ -55,12 +55,17 @@ describe(`Several service instances on one store (${ActiveRunRegistry.name}, lea
   });
 
   it('continues a thread, and approves its pending proposal, after a restart on the same data directory', async () => {
-    server.enqueue({ text: 'fetch-api calls the API.' }, { text: 'I suggest a log node.', toolCalls: [proposeNode('log-restart')] }, { text: 'Added after the restart.' });
+    server.enqueue(
+      { text: 'fetch-api calls the API.' },
+      { text: 'I suggest a log node.', toolCalls: [proposeNode('log-restart')] },
+      { text: 'Added after the restart.' },
+    );
     const before = await startTestApp(env);
     let threadId: string;
     try {
       const client = await connect(before.url);
-      threadId = (await client.chat({ _id: 1, graphKey: GRAPH, message: 'What does fetch-api do?' })).complete!.threadId;
+      threadId = (await client.chat({ _id: 1, graphKey: GRAPH, message: 'What does fetch-api do?' })).complete!
+        .threadId;
       const proposal = await client.chat({ _id: 2, graphKey: GRAPH, message: 'Log its errors', threadId });
       expect(proposal.complete!.interrupt).toMatchObject({ kind: 'approval', toolCallId: 'call_log-restart' });
     } finally {
@@ -100,7 +105,12 @@ describe(`Several service instances on one store (${ActiveRunRegistry.name}, lea
     const restarted = await startTestApp(env);
     try {
       const thread = await request(restarted.url).get(`/api/ai/thread/${stopped.complete!.threadId}`).expect(200);
-      expect(thread.body.messages.at(-1)).toEqual({ role: 'assistant', content: stopped.text, aborted: true, createdTime: expect.any(Number) });
+      expect(thread.body.messages.at(-1)).toEqual({
+        role: 'assistant',
+        content: stopped.text,
+        aborted: true,
+        createdTime: expect.any(Number),
+      });
     } finally {
       await restarted.close({ keepData: true });
     }
@@ -126,12 +136,19 @@ describe(`Several service instances on one store (${ActiveRunRegistry.name}, lea
 
     it('roams: a thread started on A continues on B (socket) and back on A (REST)', async () => {
       server.enqueue({ text: 'A answered.' }, { text: 'B answered.' }, { text: 'A again.' });
-      const started = await request(a.url).post('/api/ai/chat').send({ graphKey: GRAPH, message: 'Question on A' }).expect(200);
+      const started = await request(a.url)
+        .post('/api/ai/chat')
+        .send({ graphKey: GRAPH, message: 'Question on A' })
+        .expect(200);
       const threadId = started.body.threadId;
 
       const onB = await (await connect(b.url)).chat({ _id: 1, graphKey: GRAPH, message: 'Question on B', threadId });
       expect(onB.complete).toMatchObject({ threadId, fullText: 'B answered.' });
-      expect(conversationSent(server.requests[1])).toEqual(['user: Question on A', 'assistant: A answered.', 'user: Question on B']);
+      expect(conversationSent(server.requests[1])).toEqual([
+        'user: Question on A',
+        'assistant: A answered.',
+        'user: Question on B',
+      ]);
 
       await request(a.url).post('/api/ai/chat').send({ graphKey: GRAPH, message: 'Back on A', threadId }).expect(200);
       expect(conversationSent(server.requests[2])).toEqual([
@@ -146,13 +163,20 @@ describe(`Several service instances on one store (${ActiveRunRegistry.name}, lea
     });
 
     it('answers thread_busy on B while A streams on the thread (HTTP 409 and ai:error), and lets B in once A is done', async () => {
-      server.enqueue({ text: 'Hello from A.' }, { text: 'A is streaming forever', chunkSize: 3, hangAfterChunks: 3 }, { text: 'B got in.' });
+      server.enqueue(
+        { text: 'Hello from A.' },
+        { text: 'A is streaming forever', chunkSize: 3, hangAfterChunks: 3 },
+        { text: 'B got in.' },
+      );
       const clientA = await connect(a.url);
       const threadId = (await clientA.chat({ _id: 1, graphKey: GRAPH, message: 'Hello' })).complete!.threadId;
       clientA.socket.emit('ai:chat', { _id: 2, graphKey: GRAPH, message: 'Stream something long', threadId });
       await clientA.firstToken(2);
 
-      const http = await request(b.url).post('/api/ai/chat').send({ graphKey: GRAPH, message: 'Me too', threadId }).expect(409);
+      const http = await request(b.url)
+        .post('/api/ai/chat')
+        .send({ graphKey: GRAPH, message: 'Me too', threadId })
+        .expect(409);
       expect(http.body).toMatchObject({ code: 'thread_busy', retryable: true });
       const socketB = await (await connect(b.url)).chat({ _id: 1, graphKey: GRAPH, message: 'Me too', threadId });
       expect(socketB.names).toEqual(['ai:thread', 'ai:error']);
@@ -162,15 +186,27 @@ describe(`Several service instances on one store (${ActiveRunRegistry.name}, lea
       clientA.interrupt(2);
       expect((await clientA.terminalOf(2)).complete).toMatchObject({ aborted: true });
       await server.waitForClientClose(1);
-      const after = await request(b.url).post('/api/ai/chat').send({ graphKey: GRAPH, message: 'Now?', threadId }).expect(200);
+      const after = await request(b.url)
+        .post('/api/ai/chat')
+        .send({ graphKey: GRAPH, message: 'Now?', threadId })
+        .expect(200);
       expect(after.body.message).toBe('B got in.');
     });
 
     it('applies a proposal once when A and B resume it at the same time: the other gets 409', async () => {
-      server.enqueue({ text: 'Proposal.', toolCalls: [proposeNode('log-race')] }, { text: 'Applied.', chunkSize: 2, delayMs: 20 });
-      const asked = await request(a.url).post('/api/ai/chat').send({ graphKey: GRAPH, message: 'Add a log node' }).expect(200);
+      server.enqueue(
+        { text: 'Proposal.', toolCalls: [proposeNode('log-race')] },
+        { text: 'Applied.', chunkSize: 2, delayMs: 20 },
+      );
+      const asked = await request(a.url)
+        .post('/api/ai/chat')
+        .send({ graphKey: GRAPH, message: 'Add a log node' })
+        .expect(200);
       const body = { threadId: asked.body.threadId, approved: true };
-      const answers = await Promise.all([request(a.url).post('/api/ai/resume').send(body), request(b.url).post('/api/ai/resume').send(body)]);
+      const answers = await Promise.all([
+        request(a.url).post('/api/ai/resume').send(body),
+        request(b.url).post('/api/ai/resume').send(body),
+      ]);
 
       expect(answers.map((answer) => answer.status).sort()).toEqual([200, 409]);
       expect(['thread_busy', 'conflict']).toContain(answers.find((answer) => answer.status === 409)!.body.code);

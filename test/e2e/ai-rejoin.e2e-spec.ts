@@ -20,7 +20,13 @@ describe('ai:rejoin on one instance without Redis (docs/protocol.md §8.7)', () 
   const clients: Array<{ close(): void }> = [];
 
   const start = async (env: Record<string, string> = {}) => {
-    const app = await startTestApp({ ...llm.providerEnv('openai'), EMBEDDING_PROVIDER: 'none', AUTH_MODE: 'jwt', JWT_SECRET: SECRET, ...env });
+    const app = await startTestApp({
+      ...llm.providerEnv('openai'),
+      EMBEDDING_PROVIDER: 'none',
+      AUTH_MODE: 'jwt',
+      JWT_SECRET: SECRET,
+      ...env,
+    });
     apps.push(app);
     return app;
   };
@@ -73,7 +79,10 @@ describe('ai:rejoin on one instance without Redis (docs/protocol.md §8.7)', () 
       const upstream = await llm.waitForClientClose(0, 5_000);
       expect(upstream.closedAt! - closedAt).toBeGreaterThanOrEqual(900);
       await sleep(200);
-      const thread = await request(app.url).get(`/api/ai/thread/${threadId}`).set('Authorization', `Bearer ${tokenOf('bea')}`).expect(200);
+      const thread = await request(app.url)
+        .get(`/api/ai/thread/${threadId}`)
+        .set('Authorization', `Bearer ${tokenOf('bea')}`)
+        .expect(200);
       expect(thread.body.messages.at(-1)).toMatchObject({ role: 'assistant', aborted: true });
     });
 
@@ -158,7 +167,12 @@ describe('ai:rejoin on one instance without Redis (docs/protocol.md §8.7)', () 
     const app = await start({ AI_DISCONNECT_POLICY: 'continue' });
     llm.enqueue({ text: SLOW_ANSWER, chunkSize: 4, delayMs: 20 });
     const gateway = await TcpSwitchProxy.start(app.url);
-    const client = new AiChatClient({ url: gateway.url, token: tokenOf('gina'), transports: ['websocket'], coalesceMs: 0 });
+    const client = new AiChatClient({
+      url: gateway.url,
+      token: tokenOf('gina'),
+      transports: ['websocket'],
+      coalesceMs: 0,
+    });
     clients.push(client);
     try {
       const answer = client.chat({ graphKey: GRAPH, message: 'Walk me through it' });

@@ -19,7 +19,6 @@ const SECRET = 'scale-out-e2e-secret-of-32-chars-at-least';
 const SYNC_TOKEN = 'scale-out-sync-token-0123456789';
 const GRAPH = 'nba-workflow';
 
-
 /** A long answer, streamed slowly in the tests below. */
 const SLOW_ANSWER = longAnswer(80, 'w');
 const tokenOf = (user: string) => editorToken(SECRET, user);
@@ -36,13 +35,15 @@ describe('Three instances behind a gateway on one SQLite file and one Redis (doc
     clients.push(client);
     return client;
   };
-  const health = async (instance: TestAppProcess) => (await request(instance.url).get('/health')).body as { status: string; redis?: { status: string } };
+  const health = async (instance: TestAppProcess) =>
+    (await request(instance.url).get('/health')).body as { status: string; redis?: { status: string } };
   const waitForHealth = async (status: string, timeoutMs = 15_000) => {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const reports = await Promise.all(instances.map(health));
       if (reports.every((report) => report.status === status)) return reports;
-      if (Date.now() > deadline) throw new Error(`instances not ${status} within ${timeoutMs} ms: ${JSON.stringify(reports)}`);
+      if (Date.now() > deadline)
+        throw new Error(`instances not ${status} within ${timeoutMs} ms: ${JSON.stringify(reports)}`);
       await sleep(100);
     }
   };
@@ -65,7 +66,12 @@ describe('Three instances behind a gateway on one SQLite file and one Redis (doc
     };
     // The first one creates the SQLite file and seeds the demo graph; then the two others join.
     instances = [await TestAppProcess.start(env, { timeoutMs: 60_000 })];
-    instances.push(...(await Promise.all([TestAppProcess.start(env, { timeoutMs: 60_000 }), TestAppProcess.start(env, { timeoutMs: 60_000 })])));
+    instances.push(
+      ...(await Promise.all([
+        TestAppProcess.start(env, { timeoutMs: 60_000 }),
+        TestAppProcess.start(env, { timeoutMs: 60_000 }),
+      ])),
+    );
   }, 120_000);
 
   afterAll(async () => {
@@ -80,7 +86,9 @@ describe('Three instances behind a gateway on one SQLite file and one Redis (doc
   });
 
   it('reports Redis up on every instance', async () => {
-    expect(await waitForHealth('ok')).toEqual(instances.map(() => expect.objectContaining({ status: 'ok', redis: { status: 'up' } })));
+    expect(await waitForHealth('ok')).toEqual(
+      instances.map(() => expect.objectContaining({ status: 'ok', redis: { status: 'up' } })),
+    );
   });
 
   it('stops a generation running on A with an ai:interrupt sent to B: the stream ends there and A cancels the upstream request', async () => {
@@ -127,7 +135,10 @@ describe('Three instances behind a gateway on one SQLite file and one Redis (doc
     expect(rest.complete!.fullText).toBe(SLOW_ANSWER);
     expect(textOf(seen) + rest.text).toBe(rest.complete!.fullText);
     expect(rest.complete).toMatchObject({ _id: 1, threadId });
-    const thread = await request(c.url).get(`/api/ai/thread/${threadId}`).set('Authorization', `Bearer ${tokenOf('jonas')}`).expect(200);
+    const thread = await request(c.url)
+      .get(`/api/ai/thread/${threadId}`)
+      .set('Authorization', `Bearer ${tokenOf('jonas')}`)
+      .expect(200);
     expect(thread.body.messages.at(-1)).toMatchObject({ role: 'assistant', content: SLOW_ANSWER });
   });
 
@@ -146,7 +157,12 @@ describe('Three instances behind a gateway on one SQLite file and one Redis (doc
 
     const stranger = await connect(b, 'mallory');
     stranger.socket.emit('ai:rejoin', { _id: 3, threadId, lastSeq: 0 });
-    expect((await stranger.terminalOf(3)).error).toEqual({ _id: 3, code: 'not_found', error: expect.any(String), retryable: false });
+    expect((await stranger.terminalOf(3)).error).toEqual({
+      _id: 3,
+      code: 'not_found',
+      error: expect.any(String),
+      retryable: false,
+    });
     onB.socket.emit('ai:rejoin', { _id: 4, threadId: 'ai_0000000000000000000000000', lastSeq: 0 });
     expect((await onB.terminalOf(4)).error).toMatchObject({ code: 'not_found' });
   });
@@ -155,11 +171,19 @@ describe('Three instances behind a gateway on one SQLite file and one Redis (doc
     const [a, b] = instances;
     llm.enqueue({ text: SLOW_ANSWER, chunkSize: 4, delayMs: 25 });
     const gateway = await TcpSwitchProxy.start(a.url);
-    const client = new AiChatClient({ url: gateway.url, token: tokenOf('lena'), transports: ['websocket'], coalesceMs: 0 });
+    const client = new AiChatClient({
+      url: gateway.url,
+      token: tokenOf('lena'),
+      transports: ['websocket'],
+      coalesceMs: 0,
+    });
     clients.push(client);
     try {
       let rendered = '';
-      const answer = client.chat({ graphKey: GRAPH, message: 'Walk me through the workflow' }, { onText: (_delta, text) => (rendered = text) });
+      const answer = client.chat(
+        { graphKey: GRAPH, message: 'Walk me through the workflow' },
+        { onText: (_delta, text) => (rendered = text) },
+      );
       while (answer.text.length < 40) await sleep(20);
       gateway.switchTo(b.url);
       gateway.dropAll(); // socket.io-client reconnects (through the gateway, now to B) and sends ai:rejoin itself
@@ -178,10 +202,22 @@ describe('Three instances behind a gateway on one SQLite file and one Redis (doc
 
   it('builds the context on one instance with an unsaved change pushed to another', async () => {
     const [a, b, c] = instances;
-    const ticketing: GraphNode = { _key: 'arena-ticketing', graphKey: GRAPH, type: 'api-call', sheet: '0', posX: 700, posY: 500, data: { description: 'Poll the arena ticketing turnstiles' } };
+    const ticketing: GraphNode = {
+      _key: 'arena-ticketing',
+      graphKey: GRAPH,
+      type: 'api-call',
+      sheet: '0',
+      posX: 700,
+      posY: 500,
+      data: { description: 'Poll the arena ticketing turnstiles' },
+    };
     const editor = { Authorization: `Bearer ${tokenOf('nora')}` };
     // B caches the context of this question first: the change must clear it there too.
-    const before = await request(b.url).post('/api/rag/context').set(editor).send({ graphKey: GRAPH, query: 'arena ticketing turnstiles' }).expect(200);
+    const before = await request(b.url)
+      .post('/api/rag/context')
+      .set(editor)
+      .send({ graphKey: GRAPH, query: 'arena ticketing turnstiles' })
+      .expect(200);
     expect(before.body.context.relevantNodes.map((node: GraphNode) => node._key)).not.toContain('arena-ticketing');
 
     await request(a.url)
@@ -192,16 +228,29 @@ describe('Three instances behind a gateway on one SQLite file and one Redis (doc
 
     // The other instances' replicas follow by pub/sub: within milliseconds, not within A's 202.
     const firstNodeOn = async (url: string) => {
-      const after = await request(url).post('/api/rag/context').set(editor).send({ graphKey: GRAPH, query: 'arena ticketing turnstiles' }).expect(200);
+      const after = await request(url)
+        .post('/api/rag/context')
+        .set(editor)
+        .send({ graphKey: GRAPH, query: 'arena ticketing turnstiles' })
+        .expect(200);
       return after.body.context.relevantNodes[0]?._key as string | undefined;
     };
     for (const url of [b.url, c.url]) {
       let first = await firstNodeOn(url);
-      for (const deadline = Date.now() + 5_000; first !== 'arena-ticketing' && Date.now() < deadline; first = await firstNodeOn(url)) await sleep(25);
+      for (
+        const deadline = Date.now() + 5_000;
+        first !== 'arena-ticketing' && Date.now() < deadline;
+        first = await firstNodeOn(url)
+      )
+        await sleep(25);
       expect(first).toBe('arena-ticketing');
     }
     llm.enqueue({ text: 'It polls the turnstiles.' });
-    await request(c.url).post('/api/ai/chat').set(editor).send({ graphKey: GRAPH, message: 'What about the arena ticketing turnstiles?' }).expect(200);
+    await request(c.url)
+      .post('/api/ai/chat')
+      .set(editor)
+      .send({ graphKey: GRAPH, message: 'What about the arena ticketing turnstiles?' })
+      .expect(200);
     expect(JSON.stringify(llm.requests[0].body.messages)).toContain('arena-ticketing');
   });
 
@@ -209,29 +258,49 @@ describe('Three instances behind a gateway on one SQLite file and one Redis (doc
     const [a, b, c] = instances;
     const as = { Authorization: `Bearer ${tokenOf('rita')}` };
     // Refused after the budget is spent (a graph that does not exist: no model call, the budget still counts).
-    const ask = (instance: TestAppProcess) => request(instance.url).post('/api/ai/chat').set(as).send({ graphKey: 'no-such-graph', message: 'Hi' });
+    const ask = (instance: TestAppProcess) =>
+      request(instance.url).post('/api/ai/chat').set(as).send({ graphKey: 'no-such-graph', message: 'Hi' });
     expect((await ask(a)).status).toBe(404);
     expect((await ask(b)).status).toBe(404);
     expect((await ask(c)).status).toBe(404);
     const onA = await connect(a, 'rita');
-    expect((await onA.chat({ _id: 1, graphKey: 'no-such-graph', message: 'Hi' })).error).toMatchObject({ code: 'not_found' });
+    expect((await onA.chat({ _id: 1, graphKey: 'no-such-graph', message: 'Hi' })).error).toMatchObject({
+      code: 'not_found',
+    });
     expect((await ask(b)).status).toBe(404);
     // 5 per minute spent, on three instances: the sixth is refused wherever it goes.
     const refused = await ask(c);
     expect(refused.status).toBe(429);
     expect(refused.body).toMatchObject({ code: 'rate_limit', retryable: true });
     expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
-    expect((await onA.chat({ _id: 2, graphKey: 'no-such-graph', message: 'Hi' })).error).toMatchObject({ code: 'rate_limit' });
+    expect((await onA.chat({ _id: 2, graphKey: 'no-such-graph', message: 'Hi' })).error).toMatchObject({
+      code: 'rate_limit',
+    });
     // Another principal still has its own budget.
-    expect((await request(c.url).post('/api/ai/chat').set({ Authorization: `Bearer ${tokenOf('sven')}` }).send({ graphKey: 'no-such-graph', message: 'Hi' })).status).toBe(404);
+    expect(
+      (
+        await request(c.url)
+          .post('/api/ai/chat')
+          .set({ Authorization: `Bearer ${tokenOf('sven')}` })
+          .send({ graphKey: 'no-such-graph', message: 'Hi' })
+      ).status,
+    ).toBe(404);
   });
 
   it('answers a repeated Idempotency-Key on another instance with the first answer, without a second LLM call', async () => {
     const [a, b] = instances;
     const editor = { Authorization: `Bearer ${tokenOf('olga')}`, 'Idempotency-Key': 'scale-out-key-1' };
     llm.enqueue({ text: 'Only once.' });
-    const first = await request(a.url).post('/api/ai/chat').set(editor).send({ graphKey: GRAPH, message: 'Once' }).expect(200);
-    const again = await request(b.url).post('/api/ai/chat').set(editor).send({ graphKey: GRAPH, message: 'Once' }).expect(200);
+    const first = await request(a.url)
+      .post('/api/ai/chat')
+      .set(editor)
+      .send({ graphKey: GRAPH, message: 'Once' })
+      .expect(200);
+    const again = await request(b.url)
+      .post('/api/ai/chat')
+      .set(editor)
+      .send({ graphKey: GRAPH, message: 'Once' })
+      .expect(200);
     expect(again.headers['idempotent-replayed']).toBe('true');
     expect(again.body).toEqual(first.body);
     expect(llm.requests).toHaveLength(1);
@@ -243,44 +312,96 @@ describe('Three instances behind a gateway on one SQLite file and one Redis (doc
       await request(a.url)
         .post('/api/ai/automations')
         .set('Authorization', `Bearer ${tokenOf('petra')}`)
-        .send({ name: 'Log errors', graphKey: GRAPH, prompt: 'Log the fetch errors.', schedule: { cron: '0 9 * * 1', timezone: 'Europe/Paris' } })
+        .send({
+          name: 'Log errors',
+          graphKey: GRAPH,
+          prompt: 'Log the fetch errors.',
+          schedule: { cron: '0 9 * * 1', timezone: 'Europe/Paris' },
+        })
         .expect(200)
     ).body as { automationId: string };
     const onB = await connect(b, 'quinn');
     const onC = await connect(c, 'rosa');
-    const viewer = await AiSocketClient.connect(b.url, { token: jwt.sign({ sub: 'sven', workspace: 'default', role: 'viewer' }, SECRET, { expiresIn: 600 }) });
+    const viewer = await AiSocketClient.connect(b.url, {
+      token: jwt.sign({ sub: 'sven', workspace: 'default', role: 'viewer' }, SECRET, { expiresIn: 600 }),
+    });
     clients.push(viewer);
     llm.enqueue({
       text: 'fetch-api needs a log node.',
-      toolCalls: [{ id: 'call_scale-out-log', name: 'propose_create_node', arguments: { nodeKey: 'scale-out-log', typeKey: 'log-node', sheet: '0', posX: 900, posY: 320, reason: 'Log the fetch errors' } }],
+      toolCalls: [
+        {
+          id: 'call_scale-out-log',
+          name: 'propose_create_node',
+          arguments: {
+            nodeKey: 'scale-out-log',
+            typeKey: 'log-node',
+            sheet: '0',
+            posX: 900,
+            posY: 320,
+            reason: 'Log the fetch errors',
+          },
+        },
+      ],
     });
-    const started = (await request(a.url).post(`/api/ai/automations/${automation.automationId}/run`).set('Authorization', `Bearer ${tokenOf('petra')}`).expect(200)).body as {
+    const started = (
+      await request(a.url)
+        .post(`/api/ai/automations/${automation.automationId}/run`)
+        .set('Authorization', `Bearer ${tokenOf('petra')}`)
+        .expect(200)
+    ).body as {
       threadId: string;
     };
 
     const pendingOn = async (client: AiSocketClient) => {
-      await client.waitUntil(() => client.received.some((event) => event.event === 'ai:approval_pending'), 10_000, 'ai:approval_pending');
-      return client.received.filter((event) => event.event === 'ai:approval_pending').map((event) => event.payload as AiApprovalPendingEvent);
+      await client.waitUntil(
+        () => client.received.some((event) => event.event === 'ai:approval_pending'),
+        10_000,
+        'ai:approval_pending',
+      );
+      return client.received
+        .filter((event) => event.event === 'ai:approval_pending')
+        .map((event) => event.payload as AiApprovalPendingEvent);
     };
     const [onBPending, onCPending] = await Promise.all([pendingOn(onB), pendingOn(onC)]);
-    expect(onBPending).toEqual([{ threadId: started.threadId, automationId: automation.automationId, interrupt: expect.objectContaining({ kind: 'approval', toolCallId: 'call_scale-out-log' }) }]);
+    expect(onBPending).toEqual([
+      {
+        threadId: started.threadId,
+        automationId: automation.automationId,
+        interrupt: expect.objectContaining({ kind: 'approval', toolCallId: 'call_scale-out-log' }),
+      },
+    ]);
     expect(onCPending).toEqual(onBPending);
     expect(viewer.received.some((event) => event.event === 'ai:approval_pending')).toBe(false);
 
     llm.enqueue({ text: 'Added scale-out-log.' });
-    await request(c.url).post('/api/ai/resume').set('Authorization', `Bearer ${tokenOf('rosa')}`).send({ threadId: started.threadId, approved: true }).expect(200);
-    const runs = (await request(b.url).get(`/api/ai/automations/${automation.automationId}/runs`).set('Authorization', `Bearer ${tokenOf('quinn')}`).expect(200)).body;
+    await request(c.url)
+      .post('/api/ai/resume')
+      .set('Authorization', `Bearer ${tokenOf('rosa')}`)
+      .send({ threadId: started.threadId, approved: true })
+      .expect(200);
+    const runs = (
+      await request(b.url)
+        .get(`/api/ai/automations/${automation.automationId}/runs`)
+        .set('Authorization', `Bearer ${tokenOf('quinn')}`)
+        .expect(200)
+    ).body;
     expect(runs[0]).toMatchObject({ threadId: started.threadId, outcome: 'completed' });
   });
 
-  it('serves through the compose gateway (docker/nginx/graph-ai.conf in Debian\'s nginx): REST, Socket.IO over websocket and over long-polling, no /metrics', async () => {
+  it("serves through the compose gateway (docker/nginx/graph-ai.conf in Debian's nginx): REST, Socket.IO over websocket and over long-polling, no /metrics", async () => {
     const gateway = await TestNginxGateway.start(instances.map((instance) => instance.url));
     try {
-      expect((await request(gateway.url).get('/health').expect(200)).body).toMatchObject({ status: 'ok', redis: { status: 'up' } });
+      expect((await request(gateway.url).get('/health').expect(200)).body).toMatchObject({
+        status: 'ok',
+        redis: { status: 'up' },
+      });
       await request(gateway.url).get('/metrics').expect(404);
       for (const transports of [['websocket'], ['polling']] as const) {
         llm.enqueue({ text: `Through the gateway (${transports[0]}).`, chunkSize: 3 });
-        const client = await AiSocketClient.connect(gateway.url, { token: tokenOf('quentin'), transports: [...transports] });
+        const client = await AiSocketClient.connect(gateway.url, {
+          token: tokenOf('quentin'),
+          transports: [...transports],
+        });
         clients.push(client);
         const answer = await client.chat({ _id: 1, graphKey: GRAPH, message: 'Hello' }, 10_000);
         expect(answer.complete).toMatchObject({ fullText: `Through the gateway (${transports[0]}).` });
@@ -303,11 +424,18 @@ describe('Three instances behind a gateway on one SQLite file and one Redis (doc
     expect(ended.complete!.fullText).toBe(ended.text);
     await llm.waitForClientClose(0, 5_000);
     const threadId = ended.complete!.threadId;
-    const thread = await request(a.url).get(`/api/ai/thread/${threadId}`).set('Authorization', `Bearer ${tokenOf('petra')}`).expect(200);
+    const thread = await request(a.url)
+      .get(`/api/ai/thread/${threadId}`)
+      .set('Authorization', `Bearer ${tokenOf('petra')}`)
+      .expect(200);
     expect(thread.body.messages.at(-1)).toMatchObject({ role: 'assistant', content: ended.text, aborted: true });
 
     const degraded = await waitForHealth('degraded');
-    expect(degraded[0]).toMatchObject({ status: 'degraded', store: { status: 'up' }, redis: { status: 'down', detail: expect.any(String) } });
+    expect(degraded[0]).toMatchObject({
+      status: 'degraded',
+      store: { status: 'up' },
+      redis: { status: 'down', detail: expect.any(String) },
+    });
     expect((await request(a.url).get('/metrics').expect(200)).text).toMatch(/^graph_ai_redis_up 0$/m);
     llm.enqueue({ text: 'Still here, alone.' });
     const alone = await onA.chat({ _id: 2, graphKey: GRAPH, message: 'Are you there?', threadId }, 10_000);
@@ -318,9 +446,25 @@ describe('Three instances behind a gateway on one SQLite file and one Redis (doc
     await waitForHealth('ok', 20_000);
     expect((await request(a.url).get('/metrics').expect(200)).text).toMatch(/^graph_ai_redis_up 1$/m);
     // Shared again: an unsaved change pushed to B is seen by A.
-    const scout: GraphNode = { _key: 'shot-clock-scout', graphKey: GRAPH, type: 'api-call', sheet: '0', posX: 100, posY: 900, data: { description: 'Scout the shot clock violations' } };
-    await request(b.url).post(`/api/graphs/${GRAPH}/changes`).set({ Authorization: `Bearer ${SYNC_TOKEN}`, 'X-Workspace': 'default' }).send({ upsertNodes: [scout], saved: false }).expect(202);
-    const seenOnA = await request(a.url).post('/api/rag/context').set('Authorization', `Bearer ${tokenOf('petra')}`).send({ graphKey: GRAPH, query: 'shot clock violations' }).expect(200);
+    const scout: GraphNode = {
+      _key: 'shot-clock-scout',
+      graphKey: GRAPH,
+      type: 'api-call',
+      sheet: '0',
+      posX: 100,
+      posY: 900,
+      data: { description: 'Scout the shot clock violations' },
+    };
+    await request(b.url)
+      .post(`/api/graphs/${GRAPH}/changes`)
+      .set({ Authorization: `Bearer ${SYNC_TOKEN}`, 'X-Workspace': 'default' })
+      .send({ upsertNodes: [scout], saved: false })
+      .expect(202);
+    const seenOnA = await request(a.url)
+      .post('/api/rag/context')
+      .set('Authorization', `Bearer ${tokenOf('petra')}`)
+      .send({ graphKey: GRAPH, query: 'shot clock violations' })
+      .expect(200);
     expect(seenOnA.body.context.relevantNodes[0]).toMatchObject({ _key: 'shot-clock-scout' });
     // ... and a request running on A can be rejoined on B again.
     llm.enqueue({ text: 'Back to sharing.', chunkSize: 4 });

@@ -10,7 +10,14 @@ const readFetchApi = { id: 'call_read', name: 'read_node_detail', arguments: { n
 const proposeLogNode = {
   id: 'call_create',
   name: 'propose_create_node',
-  arguments: { nodeKey: 'log-errors', typeKey: 'log-node', sheet: '0', posX: 820, posY: 300, reason: 'Log the fetch errors' },
+  arguments: {
+    nodeKey: 'log-errors',
+    typeKey: 'log-node',
+    sheet: '0',
+    posX: 820,
+    posY: 300,
+    reason: 'Log the fetch errors',
+  },
 };
 
 /** Polls GET /api/ai/thread/:id until `check` holds (the run commits its partial text as it unwinds). */
@@ -19,7 +26,8 @@ async function threadWhen(app: TestApp, threadId: string, check: (thread: any) =
   for (;;) {
     const response = await request(app.url).get(`/api/ai/thread/${threadId}`).expect(200);
     if (check(response.body)) return response.body;
-    if (Date.now() > deadline) throw new Error(`thread ${threadId} never matched: ${JSON.stringify(response.body.messages)}`);
+    if (Date.now() > deadline)
+      throw new Error(`thread ${threadId} never matched: ${JSON.stringify(response.body.messages)}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
@@ -38,7 +46,11 @@ describe(`${AiGateway.name} (Socket.IO /ai, end to end)`, () => {
   beforeAll(async () => {
     server = await ScriptedLlmServer.start();
     // Streams give way from 8 runs waiting (128 by default), so a burst of 40 shows it.
-    app = await startTestApp({ ...server.providerEnv('openai'), EMBEDDING_PROVIDER: 'local', AI_SETUP_FIRST_MIN_WAITING: '8' });
+    app = await startTestApp({
+      ...server.providerEnv('openai'),
+      EMBEDDING_PROVIDER: 'local',
+      AI_SETUP_FIRST_MIN_WAITING: '8',
+    });
   });
   afterAll(async () => {
     await app.close();
@@ -57,7 +69,11 @@ describe(`${AiGateway.name} (Socket.IO /ai, end to end)`, () => {
     );
     const client = await connect({ transports: ['polling', 'websocket'] });
 
-    const asked = await client.chat({ _id: 1, graphKey: GRAPH, message: 'Does fetch-api log its errors? If not, add a node for it.' });
+    const asked = await client.chat({
+      _id: 1,
+      graphKey: GRAPH,
+      message: 'Does fetch-api log its errors? If not, add a node for it.',
+    });
     expect(asked.names[0]).toBe('ai:thread');
     expect(asked.names.at(-1)).toBe('ai:complete');
     expect(asked.names.filter((name) => name === 'ai:complete' || name === 'ai:error')).toHaveLength(1);
@@ -66,9 +82,16 @@ describe(`${AiGateway.name} (Socket.IO /ai, end to end)`, () => {
     expect(asked.names.slice(1, toolStart)).toContain('ai:token');
     expect(toolResult).toBeGreaterThan(toolStart);
     expect(asked.names.slice(toolResult)).toContain('ai:token');
-    expect(asked.events[toolStart].payload).toEqual({ _id: 1, seq: toolStart + 1, toolCallId: 'call_read', toolName: 'read_node_detail' });
+    expect(asked.events[toolStart].payload).toEqual({
+      _id: 1,
+      seq: toolStart + 1,
+      toolCallId: 'call_read',
+      toolName: 'read_node_detail',
+    });
     // docs/protocol.md §8.7: every event of the request carries seq 1, 2, 3, …
-    expect(asked.events.map((event) => (event.payload as { seq?: number }).seq)).toEqual(asked.events.map((_, index) => index + 1));
+    expect(asked.events.map((event) => (event.payload as { seq?: number }).seq)).toEqual(
+      asked.events.map((_, index) => index + 1),
+    );
     expect((asked.events[toolResult].payload as { result: string }).result).toContain('fetch-api');
 
     const complete = asked.complete!;
@@ -89,7 +112,12 @@ describe(`${AiGateway.name} (Socket.IO /ai, end to end)`, () => {
     const resumed = await client.resume({ _id: 2, threadId, approved: true });
     expect(resumed.names[0]).toBe('ai:thread');
     expect(resumed.events[0].payload).toEqual({ _id: 2, seq: 1, threadId });
-    expect(resumed.events[1].payload).toEqual({ _id: 2, seq: 2, toolCallId: 'call_create', toolName: 'propose_create_node' });
+    expect(resumed.events[1].payload).toEqual({
+      _id: 2,
+      seq: 2,
+      toolCallId: 'call_create',
+      toolName: 'propose_create_node',
+    });
     expect(JSON.parse((resumed.events[2].payload as { result: string }).result)).toMatchObject({ status: 'approved' });
     expect(resumed.complete).toMatchObject({ _id: 2, threadId, fullText: 'Done: log-errors now exists.' });
     expect(resumed.complete!.interrupt).toBeUndefined();
@@ -103,7 +131,11 @@ describe(`${AiGateway.name} (Socket.IO /ai, end to end)`, () => {
   });
 
   it('checks a proposal against the graph before asking: an unknown sheet goes back to the model, a sheet named as in the context is applied on its id', async () => {
-    const onSheet = (id: string, sheet: string) => ({ ...proposeLogNode, id, arguments: { ...proposeLogNode.arguments, nodeKey: 'log-sorted', sheet } });
+    const onSheet = (id: string, sheet: string) => ({
+      ...proposeLogNode,
+      id,
+      arguments: { ...proposeLogNode.arguments, nodeKey: 'log-sorted', sheet },
+    });
     server.enqueue(
       { toolCalls: [onSheet('call_bad', 'errors')] },
       { text: 'On data-processing then.', toolCalls: [onSheet('call_fixed', 'data-processing')] },
@@ -114,9 +146,16 @@ describe(`${AiGateway.name} (Socket.IO /ai, end to end)`, () => {
     const asked = await client.chat({ _id: 1, graphKey: GRAPH, message: 'Add a node that logs the sorted stats' });
     // The refused call is not shown: no tool events, and the model got the valid sheets to correct it.
     expect(asked.names).not.toContain('ai:tool_start');
-    const refusal = (server.requests[1].body.messages as Array<{ tool_call_id?: string; content: string }>).find((message) => message.tool_call_id === 'call_bad');
-    expect(JSON.parse(refusal!.content).message).toContain('Valid sheets (id and name): "0" (main), "1" (data-processing)');
-    expect(asked.complete!.interrupt).toMatchObject({ toolCallId: 'call_fixed', proposedAction: { payload: { sheet: '1' } } });
+    const refusal = (server.requests[1].body.messages as Array<{ tool_call_id?: string; content: string }>).find(
+      (message) => message.tool_call_id === 'call_bad',
+    );
+    expect(JSON.parse(refusal!.content).message).toContain(
+      'Valid sheets (id and name): "0" (main), "1" (data-processing)',
+    );
+    expect(asked.complete!.interrupt).toMatchObject({
+      toolCallId: 'call_fixed',
+      proposedAction: { payload: { sheet: '1' } },
+    });
 
     const resumed = await client.resume({ _id: 2, threadId: asked.complete!.threadId, approved: true });
     expect(resumed.complete!.fullText).toBe('Added.');
@@ -125,7 +164,10 @@ describe(`${AiGateway.name} (Socket.IO /ai, end to end)`, () => {
   });
 
   it('coalesces fragments: fewer ai:token events than upstream deltas, and together exactly the text', async () => {
-    const text = 'The graph starts at root, calls the NBA stats API in fetch-api, filters active players and renders them. '.repeat(5);
+    const text =
+      'The graph starts at root, calls the NBA stats API in fetch-api, filters active players and renders them. '.repeat(
+        5,
+      );
     server.enqueue({ text, chunkSize: 1 });
     const client = await connect();
     const answer = await client.chat({ _id: 7, graphKey: GRAPH, message: 'Summarize the graph' });
@@ -144,7 +186,11 @@ describe(`${AiGateway.name} (Socket.IO /ai, end to end)`, () => {
     client.socket.on('ai:complete', () => {
       askedAtFirstEnd ??= server.requests.length;
     });
-    const answers = await Promise.all(Array.from({ length: burst }, (_, index) => client.chat({ _id: 100 + index, graphKey: GRAPH, message: 'Summarize the graph' }, 20_000)));
+    const answers = await Promise.all(
+      Array.from({ length: burst }, (_, index) =>
+        client.chat({ _id: 100 + index, graphKey: GRAPH, message: 'Summarize the graph' }, 20_000),
+      ),
+    );
     for (const answer of answers) {
       expect(answer.error).toBeUndefined();
       expect(answer.text).toBe(text);
@@ -167,7 +213,11 @@ describe(`${AiGateway.name} (Socket.IO /ai, end to end)`, () => {
   });
 
   it('stops a generation on ai:interrupt: the upstream request is cancelled and the partial text is kept in the thread', async () => {
-    server.enqueue({ text: 'fetch-api calls the NBA stats API and then it goes on and on', chunkSize: 5, hangAfterChunks: 4 });
+    server.enqueue({
+      text: 'fetch-api calls the NBA stats API and then it goes on and on',
+      chunkSize: 5,
+      hangAfterChunks: 4,
+    });
     const client = await connect();
     client.socket.emit('ai:chat', { _id: 3, graphKey: GRAPH, message: 'Explain fetch-api at length' });
     await client.firstToken(3);
@@ -197,7 +247,11 @@ describe(`${AiGateway.name} (Socket.IO /ai, end to end)`, () => {
   });
 
   it('stops every running generation of a socket that disconnects, cancelling upstream and keeping the partial text', async () => {
-    server.enqueue({ text: 'The error-handler node receives the failures of fetch-api', chunkSize: 6, hangAfterChunks: 3 });
+    server.enqueue({
+      text: 'The error-handler node receives the failures of fetch-api',
+      chunkSize: 6,
+      hangAfterChunks: 3,
+    });
     const client = await connect();
     client.socket.emit('ai:chat', { _id: 1, graphKey: GRAPH, message: 'What handles errors?' });
     await client.firstToken(1);
@@ -207,7 +261,9 @@ describe(`${AiGateway.name} (Socket.IO /ai, end to end)`, () => {
     await server.waitForClientClose(0);
     const thread = await threadWhen(app, threadId, (body) => body.messages.at(-1)?.aborted === true);
     expect(thread.messages.at(-1).role).toBe('assistant');
-    expect('The error-handler node receives the failures of fetch-api'.startsWith(thread.messages.at(-1).content)).toBe(true);
+    expect('The error-handler node receives the failures of fetch-api'.startsWith(thread.messages.at(-1).content)).toBe(
+      true,
+    );
     expect(thread.messages.at(-1).content.length).toBeGreaterThan(0);
   });
 
@@ -270,13 +326,23 @@ describe(`${AiGateway.name} (Socket.IO /ai, end to end)`, () => {
 
   it('answers an unknown or foreign thread with ai:error not_found (an ai:resume after its ai:thread, as always)', async () => {
     const client = await connect();
-    const chat = await client.chat({ _id: 1, graphKey: GRAPH, message: 'hi', threadId: 'ai_doesnotexist0000000000000' });
+    const chat = await client.chat({
+      _id: 1,
+      graphKey: GRAPH,
+      message: 'hi',
+      threadId: 'ai_doesnotexist0000000000000',
+    });
     expect(chat.error).toMatchObject({ _id: 1, code: 'not_found', retryable: false });
     const resume = await client.resume({ _id: 2, threadId: 'ai_doesnotexist0000000000000', approved: true });
     expect(resume.names).toEqual(['ai:thread', 'ai:error']);
     expect(resume.events[0].payload).toEqual({ _id: 2, seq: 1, threadId: 'ai_doesnotexist0000000000000' });
     expect(resume.error).toMatchObject({ _id: 2, code: 'not_found' });
-    const tooLong = await client.resume({ _id: 4, threadId: 'ai_doesnotexist0000000000000', approved: false, feedback: 'x'.repeat(16_001) });
+    const tooLong = await client.resume({
+      _id: 4,
+      threadId: 'ai_doesnotexist0000000000000',
+      approved: false,
+      feedback: 'x'.repeat(16_001),
+    });
     expect(tooLong.names).toEqual(['ai:thread', 'ai:error']);
     expect(tooLong.error).toMatchObject({ _id: 4, code: 'payload_too_large' });
     const graph = await client.chat({ _id: 3, graphKey: 'no-such-graph', message: 'hi' });
@@ -289,6 +355,8 @@ describe(`${AiGateway.name} (Socket.IO /ai, end to end)`, () => {
     const failed = await client.chat({ _id: 4, graphKey: GRAPH, message: 'hi' });
     expect(failed.names).toEqual(['ai:thread', 'ai:event', 'ai:error']);
     expect(failed.error).toMatchObject({ _id: 4, code: 'auth_error', retryable: false });
-    expect(failed.error!.error).toBe('The AI service rejected our credentials. An administrator needs to check the API key.');
+    expect(failed.error!.error).toBe(
+      'The AI service rejected our credentials. An administrator needs to check the API key.',
+    );
   });
 });

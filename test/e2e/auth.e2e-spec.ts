@@ -30,7 +30,11 @@ describe('HTTP authentication (AUTH_MODE=jwt)', () => {
   it.each([
     ['no token', undefined, 'Missing bearer token'],
     ['an expired token', bearer({ sub: 'u', workspace: 'default' }, { expiresIn: -5 }), 'Token expired'],
-    ['a forged token', bearer({ sub: 'u', workspace: 'default' }, {}, 'forged-secret-of-at-least-32-chars'), 'Invalid token'],
+    [
+      'a forged token',
+      bearer({ sub: 'u', workspace: 'default' }, {}, 'forged-secret-of-at-least-32-chars'),
+      'Invalid token',
+    ],
     ['a token without workspace', bearer({ sub: 'u' }), 'Token lacks the sub or workspace claim'],
   ])('answers 401 to GET /api/graphs/:key with %s', async (_name, authorization, message) => {
     const call = request(app.url).get('/api/graphs/nba-workflow');
@@ -61,16 +65,27 @@ describe('HTTP authentication (AUTH_MODE=jwt)', () => {
       .set('Authorization', authorization)
       .send({ graph: {}, nodes: [], edges: [] })
       .expect(403);
-    expect(response.body).toEqual({ statusCode: 403, code: 'forbidden', message: 'This action requires the role admin' });
+    expect(response.body).toEqual({
+      statusCode: 403,
+      code: 'forbidden',
+      message: 'This action requires the role admin',
+    });
   });
 
   it("lets an admin import, into the admin's own workspace only", async () => {
     const exported = await request(app.url).get('/api/graphs/nba-workflow').set('Authorization', viewer).expect(200);
     const acmeAdmin = bearer({ sub: 'admin-1', workspace: 'acme', role: 'admin' });
-    await request(app.url).put('/api/graphs/nba-workflow').set('Authorization', acmeAdmin).send(exported.body).expect(200);
+    await request(app.url)
+      .put('/api/graphs/nba-workflow')
+      .set('Authorization', acmeAdmin)
+      .send(exported.body)
+      .expect(200);
 
     const acmeViewer = bearer({ sub: 'viewer-2', workspace: 'acme' });
-    const imported = await request(app.url).get('/api/graphs/nba-workflow').set('Authorization', acmeViewer).expect(200);
+    const imported = await request(app.url)
+      .get('/api/graphs/nba-workflow')
+      .set('Authorization', acmeViewer)
+      .expect(200);
     expect(imported.body.graph.workspace).toBe('acme');
     expect(imported.body.nodes).toHaveLength(exported.body.nodes.length);
     const original = await request(app.url).get('/api/graphs/nba-workflow').set('Authorization', viewer).expect(200);

@@ -20,7 +20,11 @@ const proposeNode = (nodeKey: string) => ({
   name: 'propose_create_node',
   arguments: { nodeKey, typeKey: 'log-node', sheet: '0', posX: 900, posY: 320, reason: 'Log the fetch errors' },
 });
-const askWhichSheet = { id: 'call_ask', name: 'ask_user', arguments: { kind: 'choice', question: 'Which sheet?', options: ['main', 'data-processing'] } };
+const askWhichSheet = {
+  id: 'call_ask',
+  name: 'ask_user',
+  arguments: { kind: 'choice', question: 'Which sheet?', options: ['main', 'data-processing'] },
+};
 
 interface RunView {
   runId: string;
@@ -39,7 +43,8 @@ describe(`Automation runs under the action policy (${AutomationRunRecorder.name}
   const settled = async (automationId: string): Promise<RunView> => {
     const deadline = Date.now() + 10_000;
     for (;;) {
-      const [latest] = (await api().get(`/api/ai/automations/${automationId}/runs`).set(as(alice)).expect(200)).body as RunView[];
+      const [latest] = (await api().get(`/api/ai/automations/${automationId}/runs`).set(as(alice)).expect(200))
+        .body as RunView[];
       if (latest && latest.outcome !== 'running') return latest;
       if (Date.now() > deadline) throw new Error(`run not settled: ${JSON.stringify(latest)}`);
       await new Promise((resolve) => setTimeout(resolve, 20));
@@ -50,7 +55,12 @@ describe(`Automation runs under the action policy (${AutomationRunRecorder.name}
       await api()
         .post('/api/ai/automations')
         .set(as(alice))
-        .send({ name, graphKey: GRAPH, prompt: 'Make fetch-api errors visible.', schedule: { cron: '0 9 * * 1', timezone: 'UTC' } })
+        .send({
+          name,
+          graphKey: GRAPH,
+          prompt: 'Make fetch-api errors visible.',
+          schedule: { cron: '0 9 * * 1', timezone: 'UTC' },
+        })
         .expect(200)
     ).body;
     await api().post(`/api/ai/automations/${automation.automationId}/run`).set(as(alice)).expect(200);
@@ -59,7 +69,13 @@ describe(`Automation runs under the action policy (${AutomationRunRecorder.name}
 
   beforeAll(async () => {
     server = await ScriptedLlmServer.start();
-    app = await startTestApp({ ...server.providerEnv('openai'), EMBEDDING_PROVIDER: 'local', AUTH_MODE: 'jwt', JWT_SECRET: SECRET, AUTOMATIONS_ENABLED: 'false' });
+    app = await startTestApp({
+      ...server.providerEnv('openai'),
+      EMBEDDING_PROVIDER: 'local',
+      AUTH_MODE: 'jwt',
+      JWT_SECRET: SECRET,
+      AUTOMATIONS_ENABLED: 'false',
+    });
   });
   afterAll(async () => {
     await app.close();
@@ -71,8 +87,12 @@ describe(`Automation runs under the action policy (${AutomationRunRecorder.name}
     await api().put('/api/ai/policy').set(as(admin)).send({ default: {}, roles: {} }).expect(200);
   });
 
-  it('applies what the creator\'s role may do alone, records ACTIONS_EXECUTED and completes without anyone', async () => {
-    await api().put('/api/ai/policy').set(as(admin)).send({ default: {}, roles: { editor: { create_node: 'autonomous' } } }).expect(200);
+  it("applies what the creator's role may do alone, records ACTIONS_EXECUTED and completes without anyone", async () => {
+    await api()
+      .put('/api/ai/policy')
+      .set(as(admin))
+      .send({ default: {}, roles: { editor: { create_node: 'autonomous' } } })
+      .expect(200);
     const editor = await AiSocketClient.connect(app.url, { token: bob });
     clients.push(editor);
     server.enqueue({ toolCalls: [proposeNode('log-autonomous')] }, { text: 'Added a log node.' });
@@ -81,9 +101,15 @@ describe(`Automation runs under the action policy (${AutomationRunRecorder.name}
     const graph = (await api().get(`/api/graphs/${GRAPH}`).set(as(alice)).expect(200)).body;
     expect(graph.nodes.map((node: { _key: string }) => node._key)).toContain('log-autonomous');
     const thread = (await api().get(`/api/ai/thread/${run.threadId}`).set(as(alice)).expect(200)).body;
-    const events = thread.messages.filter((message: { role: string }) => message.role === 'event').map((message: { event: { type: string } }) => message.event.type);
+    const events = thread.messages
+      .filter((message: { role: string }) => message.role === 'event')
+      .map((message: { event: { type: string } }) => message.event.type);
     expect(events).toEqual(['DATA_ADDED', 'ACTIONS_EXECUTED']);
-    expect((await api().get('/api/ai/approvals').set(as(bob)).expect(200)).body.map((item: { threadId: string }) => item.threadId)).not.toContain(run.threadId);
+    expect(
+      (await api().get('/api/ai/approvals').set(as(bob)).expect(200)).body.map(
+        (item: { threadId: string }) => item.threadId,
+      ),
+    ).not.toContain(run.threadId);
     expect(editor.received.some((event) => event.event === 'ai:approval_pending')).toBe(false);
   });
 
@@ -93,19 +119,41 @@ describe(`Automation runs under the action policy (${AutomationRunRecorder.name}
     server.enqueue({ text: 'I need to know where.', toolCalls: [askWhichSheet] });
     const { automationId, run } = await runNow('Question');
     expect(run.outcome).toBe('interrupted');
-    await editor.waitUntil(() => editor.received.some((event) => event.event === 'ai:approval_pending'), 5000, 'ai:approval_pending');
-    const pending = editor.received.find((event) => event.event === 'ai:approval_pending')!.payload as AiApprovalPendingEvent;
+    await editor.waitUntil(
+      () => editor.received.some((event) => event.event === 'ai:approval_pending'),
+      5000,
+      'ai:approval_pending',
+    );
+    const pending = editor.received.find((event) => event.event === 'ai:approval_pending')!
+      .payload as AiApprovalPendingEvent;
     expect(pending).toEqual({
       threadId: run.threadId,
       automationId,
-      interrupt: { kind: 'question', toolCallId: 'call_ask', questionKind: 'choice', question: 'Which sheet?', options: ['main', 'data-processing'] },
+      interrupt: {
+        kind: 'question',
+        toolCallId: 'call_ask',
+        questionKind: 'choice',
+        question: 'Which sheet?',
+        options: ['main', 'data-processing'],
+      },
     });
-    expect((await api().get('/api/ai/approvals').set(as(bob)).expect(200)).body[0]).toMatchObject({ threadId: run.threadId, interrupt: { kind: 'question' } });
+    expect((await api().get('/api/ai/approvals').set(as(bob)).expect(200)).body[0]).toMatchObject({
+      threadId: run.threadId,
+      interrupt: { kind: 'question' },
+    });
 
     server.enqueue({ text: 'On main, then.' });
-    const answered = await api().post('/api/ai/resume').set(as(bob)).send({ threadId: run.threadId, approved: true, answer: 'main' }).expect(200);
+    const answered = await api()
+      .post('/api/ai/resume')
+      .set(as(bob))
+      .send({ threadId: run.threadId, approved: true, answer: 'main' })
+      .expect(200);
     expect(answered.body).toMatchObject({ type: 'message', message: 'On main, then.' });
-    expect(await settled(automationId)).toMatchObject({ runId: run.runId, outcome: 'completed', usage: { llmCalls: 2 } });
+    expect(await settled(automationId)).toMatchObject({
+      runId: run.runId,
+      outcome: 'completed',
+      usage: { llmCalls: 2 },
+    });
   });
 
   it('a second resume, refused because the interrupt was answered already, leaves the run as the first one recorded it', async () => {
@@ -113,7 +161,11 @@ describe(`Automation runs under the action policy (${AutomationRunRecorder.name}
     const { automationId, run } = await runNow('Race');
     expect(run.outcome).toBe('interrupted');
     server.enqueue({ text: 'Done.' });
-    await api().post('/api/ai/resume').set(as(bob)).send({ threadId: run.threadId, approved: false, feedback: 'Not now' }).expect(200);
+    await api()
+      .post('/api/ai/resume')
+      .set(as(bob))
+      .send({ threadId: run.threadId, approved: false, feedback: 'Not now' })
+      .expect(200);
     await api().post('/api/ai/resume').set(as(alice)).send({ threadId: run.threadId, approved: true }).expect(409);
     expect(await settled(automationId)).toMatchObject({ outcome: 'completed' });
   });
@@ -125,7 +177,12 @@ describe('Automation runs with HITL_APPLY=client', () => {
 
   beforeAll(async () => {
     server = await ScriptedLlmServer.start();
-    app = await startTestApp({ ...server.providerEnv('openai'), EMBEDDING_PROVIDER: 'local', HITL_APPLY: 'client', AUTOMATIONS_ENABLED: 'false' });
+    app = await startTestApp({
+      ...server.providerEnv('openai'),
+      EMBEDDING_PROVIDER: 'local',
+      HITL_APPLY: 'client',
+      AUTOMATIONS_ENABLED: 'false',
+    });
   });
   afterAll(async () => {
     await app.close();
@@ -133,12 +190,20 @@ describe('Automation runs with HITL_APPLY=client', () => {
   });
 
   it('keeps an autonomous action for a human, since no client is there to apply it', async () => {
-    await request(app.url).put('/api/ai/policy').send({ default: { create_node: 'autonomous' } }).expect(200);
+    await request(app.url)
+      .put('/api/ai/policy')
+      .send({ default: { create_node: 'autonomous' } })
+      .expect(200);
     server.enqueue({ toolCalls: [proposeNode('log-client')] });
     const automation = (
       await request(app.url)
         .post('/api/ai/automations')
-        .send({ name: 'Client apply', graphKey: GRAPH, prompt: 'Add a log node.', schedule: { cron: '0 9 * * 1', timezone: 'UTC' } })
+        .send({
+          name: 'Client apply',
+          graphKey: GRAPH,
+          prompt: 'Add a log node.',
+          schedule: { cron: '0 9 * * 1', timezone: 'UTC' },
+        })
         .expect(200)
     ).body;
     const started = await request(app.url).post(`/api/ai/automations/${automation.automationId}/run`).expect(200);
@@ -151,6 +216,9 @@ describe('Automation runs with HITL_APPLY=client', () => {
     }
     expect(runs[0]).toMatchObject({ outcome: 'interrupted' });
     const queue = (await request(app.url).get('/api/ai/approvals').expect(200)).body;
-    expect(queue[0]).toMatchObject({ threadId: started.body.threadId, interrupt: { kind: 'approval', proposedAction: { type: 'create_node' } } });
+    expect(queue[0]).toMatchObject({
+      threadId: started.body.threadId,
+      interrupt: { kind: 'approval', proposedAction: { type: 'create_node' } },
+    });
   });
 });

@@ -48,7 +48,12 @@ describe(`${AutomationScheduler.name} (docs/automations.md, scheduling)`, () => 
   describe('with a controllable clock and real restarts on one data directory', () => {
     const clock = new ManualClock(at('2031-01-06T09:30:00Z'));
     // The scheduler looks at start, then not for a minute: each look below is the test's own tick().
-    const env = () => ({ ...server.providerEnv('openai'), EMBEDDING_PROVIDER: 'local', DATA_DIR: dataDir, AUTOMATION_POLL_MS: '60000' });
+    const env = () => ({
+      ...server.providerEnv('openai'),
+      EMBEDDING_PROVIDER: 'local',
+      DATA_DIR: dataDir,
+      AUTOMATION_POLL_MS: '60000',
+    });
     const boot = () => startTestApp(env(), { clock });
     /** One look at the store (besides the one at start), then every run of the automation once settled. */
     const tick = async (app: TestApp, automationId: string, expectedRuns: number) => {
@@ -63,7 +68,12 @@ describe(`${AutomationScheduler.name} (docs/automations.md, scheduling)`, () => 
       try {
         const created = await request(app.url)
           .post('/api/ai/automations')
-          .send({ name: 'Hourly', graphKey: GRAPH, prompt: 'Hourly check at {{now}}', schedule: { cron: '0 * * * *', timezone: 'UTC' } })
+          .send({
+            name: 'Hourly',
+            graphKey: GRAPH,
+            prompt: 'Hourly check at {{now}}',
+            schedule: { cron: '0 * * * *', timezone: 'UTC' },
+          })
           .expect(200);
         automationId = created.body.automationId;
         expect(created.body.nextRunTime).toBe(at('2031-01-06T10:00:00Z'));
@@ -72,7 +82,9 @@ describe(`${AutomationScheduler.name} (docs/automations.md, scheduling)`, () => 
         server.enqueue({ text: 'Run of 10:00.' });
         clock.set(at('2031-01-06T10:00:05Z'));
         const first = await tick(app, automationId, 1);
-        expect(first.map((run) => [run.trigger, run.slotTime, run.outcome])).toEqual([['schedule', at('2031-01-06T10:00:00Z'), 'completed']]);
+        expect(first.map((run) => [run.trigger, run.slotTime, run.outcome])).toEqual([
+          ['schedule', at('2031-01-06T10:00:00Z'), 'completed'],
+        ]);
       } finally {
         await app.close({ keepData: true });
       }
@@ -85,7 +97,10 @@ describe(`${AutomationScheduler.name} (docs/automations.md, scheduling)`, () => 
         // The 11:00 slot comes while it runs: one run.
         server.enqueue({ text: 'Run of 11:00.' });
         clock.set(at('2031-01-06T11:00:01Z'));
-        expect((await tick(app, automationId, 2))[0]).toMatchObject({ slotTime: at('2031-01-06T11:00:00Z'), outcome: 'completed' });
+        expect((await tick(app, automationId, 2))[0]).toMatchObject({
+          slotTime: at('2031-01-06T11:00:00Z'),
+          outcome: 'completed',
+        });
       } finally {
         await app.close({ keepData: true });
       }
@@ -95,7 +110,9 @@ describe(`${AutomationScheduler.name} (docs/automations.md, scheduling)`, () => 
       app = await boot();
       try {
         expect(await tick(app, automationId, 2)).toHaveLength(2);
-        expect((await request(app.url).get(`/api/ai/automations/${automationId}`).expect(200)).body.nextRunTime).toBe(at('2031-01-06T12:00:00Z'));
+        expect((await request(app.url).get(`/api/ai/automations/${automationId}`).expect(200)).body.nextRunTime).toBe(
+          at('2031-01-06T12:00:00Z'),
+        );
       } finally {
         await app.close({ keepData: true });
       }
@@ -107,8 +124,14 @@ describe(`${AutomationScheduler.name} (docs/automations.md, scheduling)`, () => 
       try {
         const runs = await settledRuns(app.url, automationId, 3);
         expect(await tick(app, automationId, 3)).toHaveLength(3);
-        expect(runs[0]).toMatchObject({ trigger: 'schedule', slotTime: at('2031-01-06T12:00:00Z'), outcome: 'completed' });
-        expect((await request(app.url).get(`/api/ai/automations/${automationId}`).expect(200)).body.nextRunTime).toBe(at('2031-01-06T15:00:00Z'));
+        expect(runs[0]).toMatchObject({
+          trigger: 'schedule',
+          slotTime: at('2031-01-06T12:00:00Z'),
+          outcome: 'completed',
+        });
+        expect((await request(app.url).get(`/api/ai/automations/${automationId}`).expect(200)).body.nextRunTime).toBe(
+          at('2031-01-06T15:00:00Z'),
+        );
         expect(server.requests).toHaveLength(3);
         // {{now}} is the run's time in the automation's zone, from the clock.
         const thread = (await request(app.url).get(`/api/ai/thread/${runs[0].threadId}`).expect(200)).body;
@@ -126,7 +149,12 @@ describe(`${AutomationScheduler.name} (docs/automations.md, scheduling)`, () => 
         automationId = (
           await request(app.url)
             .post('/api/ai/automations')
-            .send({ name: 'Long', graphKey: GRAPH, prompt: 'Walk me through the workflow', schedule: { cron: '0 9 * * *', timezone: 'Europe/Paris' } })
+            .send({
+              name: 'Long',
+              graphKey: GRAPH,
+              prompt: 'Walk me through the workflow',
+              schedule: { cron: '0 9 * * *', timezone: 'Europe/Paris' },
+            })
             .expect(200)
         ).body.automationId;
         server.enqueue({ text: 'The workflow starts at root and then', chunkSize: 4, hangAfterChunks: 3 });
@@ -146,7 +174,11 @@ describe(`${AutomationScheduler.name} (docs/automations.md, scheduling)`, () => 
         expect(runs).toHaveLength(1);
         expect(runs[0]).toMatchObject({ outcome: 'failed', error: { code: 'aborted' } });
         const thread = (await request(app.url).get(`/api/ai/thread/${runs[0].threadId}`).expect(200)).body;
-        expect(thread.messages.at(-1)).toMatchObject({ role: 'assistant', aborted: true, content: expect.stringMatching(/^The work/) });
+        expect(thread.messages.at(-1)).toMatchObject({
+          role: 'assistant',
+          aborted: true,
+          content: expect.stringMatching(/^The work/),
+        });
         expect(server.requests).toHaveLength(1);
       } finally {
         await app.close();
@@ -156,7 +188,12 @@ describe(`${AutomationScheduler.name} (docs/automations.md, scheduling)`, () => 
 
   describe('two service processes on one SQLite file, in real time', () => {
     it('runs an automation whose cron expression is a few seconds ahead by itself, once', async () => {
-      const env = { ...server.providerEnv('openai'), EMBEDDING_PROVIDER: 'local', DATA_DIR: dataDir, AUTOMATION_POLL_MS: '200' };
+      const env = {
+        ...server.providerEnv('openai'),
+        EMBEDDING_PROVIDER: 'local',
+        DATA_DIR: dataDir,
+        AUTOMATION_POLL_MS: '200',
+      };
       const first = await startTestApp(env);
       const second = await TestAppProcess.start(env);
       try {

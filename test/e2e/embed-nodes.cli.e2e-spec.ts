@@ -16,8 +16,24 @@ const WS = 'default';
 const small: GraphDocument = {
   graph: { _key: 'small', workspace: WS, name: 'Small', sheetsList: { '0': 'main' } },
   nodes: [
-    { _key: 'send-invoice', graphKey: 'small', type: 'email', sheet: '0', posX: 0, posY: 0, data: { to: 'billing@example.com', subject: 'Invoice' } },
-    { _key: 'archive', graphKey: 'small', type: 'storage', sheet: '0', posX: 0, posY: 0, process: 'next(0, save(incoming));' },
+    {
+      _key: 'send-invoice',
+      graphKey: 'small',
+      type: 'email',
+      sheet: '0',
+      posX: 0,
+      posY: 0,
+      data: { to: 'billing@example.com', subject: 'Invoice' },
+    },
+    {
+      _key: 'archive',
+      graphKey: 'small',
+      type: 'storage',
+      sheet: '0',
+      posX: 0,
+      posY: 0,
+      process: 'next(0, save(incoming));',
+    },
     { _key: 'blank', graphKey: 'small', type: ' ', sheet: '0', posX: 0, posY: 0 },
   ],
   edges: [],
@@ -35,7 +51,12 @@ class CapturedIo implements CliIo {
 /** The final report's numbers, read from what the command printed. */
 function reported(out: string): Record<string, number> {
   const number = (label: string) => Number(new RegExp(`^  ${label}\\s+(\\d+)`, 'm').exec(out)?.[1]);
-  return { processed: number('processed'), embedded: number('embedded'), skipped: number('skipped'), failed: number('failed') };
+  return {
+    processed: number('processed'),
+    embedded: number('embedded'),
+    skipped: number('skipped'),
+    failed: number('failed'),
+  };
 }
 
 describe('npm run ai:embed-nodes', () => {
@@ -97,7 +118,12 @@ describe('npm run ai:embed-nodes', () => {
   it('exits non-zero and reports the failed nodes when the provider fails for a batch; the next run finishes the job', async () => {
     const server = await ScriptedLlmServer.start({ embeddingDimension: 8 });
     try {
-      env = { ...env, EMBEDDING_PROVIDER: 'openai-compatible', EMBEDDING_BASE_URL: server.openAiBaseUrl, EMBEDDING_MODEL: 'scripted-embedding' };
+      env = {
+        ...env,
+        EMBEDDING_PROVIDER: 'openai-compatible',
+        EMBEDDING_BASE_URL: server.openAiBaseUrl,
+        EMBEDDING_MODEL: 'scripted-embedding',
+      };
       // The second batch is refused for good (the adapter and the runner retry a 503; every try fails).
       const refused = { error: { status: 503, message: 'overloaded' } };
       server.enqueueEmbeddings({}, ...Array.from({ length: 9 }, () => refused));

@@ -12,7 +12,8 @@ import { TestApp, startTestApp } from '../support/test-app';
 const WS = 'default';
 const DEMO = nbaWorkflowDemo.graph._key;
 const LOCAL_MODEL = LocalWordsEmbeddingProvider.MODEL_NAME;
-const demoNode = (key: string): GraphNode => structuredClone(nbaWorkflowDemo.nodes.find((node) => node._key === key) as GraphNode);
+const demoNode = (key: string): GraphNode =>
+  structuredClone(nbaWorkflowDemo.nodes.find((node) => node._key === key) as GraphNode);
 
 describe('Embedding write path (default local provider, no key, no network)', () => {
   let app: TestApp;
@@ -26,7 +27,8 @@ describe('Embedding write path (default local provider, no key, no network)', ()
   });
   afterAll(() => app.close());
 
-  const states = async (graphKey = DEMO) => new Map((await store.getEmbeddingStates(WS, graphKey)).map((state) => [state.nodeKey, state]));
+  const states = async (graphKey = DEMO) =>
+    new Map((await store.getEmbeddingStates(WS, graphKey)).map((state) => [state.nodeKey, state]));
   const changes = (body: object) => request(app.url).post(`/api/graphs/${DEMO}/changes`).send(body).expect(202);
 
   it('embeds the demo graph seeded at first start, so retrieval is hybrid out of the box', async () => {
@@ -34,14 +36,25 @@ describe('Embedding write path (default local provider, no key, no network)', ()
     const stored = await states();
     expect(stored.size).toBe(nbaWorkflowDemo.nodes.length);
     for (const state of stored.values()) expect(state.model).toBe(LOCAL_MODEL);
-    const response = await request(app.url).post('/api/rag/context').send({ graphKey: DEMO, query: 'which players are kept?' }).expect(200);
+    const response = await request(app.url)
+      .post('/api/rag/context')
+      .send({ graphKey: DEMO, query: 'which players are kept?' })
+      .expect(200);
     expect(response.body.context.retrieval.searchMode).toBe('hybrid');
   });
 
   it('embeds saved nodes in the background: created and changed ones, never a node that only moved', async () => {
     await queue.whenIdle();
     const before = await states();
-    const created: GraphNode = { _key: 'injury-report', graphKey: DEMO, type: 'api-call', sheet: '0', posX: 0, posY: 0, data: { url: 'https://injuries.example' } };
+    const created: GraphNode = {
+      _key: 'injury-report',
+      graphKey: DEMO,
+      type: 'api-call',
+      sheet: '0',
+      posX: 0,
+      posY: 0,
+      data: { url: 'https://injuries.example' },
+    };
     const changed = { ...demoNode('filter-active'), data: { minGames: 50 } };
     const moved = { ...demoNode('sort-stats'), posX: 4_242 };
 
@@ -70,7 +83,15 @@ describe('Embedding write path (default local provider, no key, no network)', ()
     const document: GraphDocument = {
       graph: { _key: 'tiny', workspace: WS, name: 'Tiny', sheetsList: { '0': 'main' } },
       nodes: [
-        { _key: 'a', graphKey: 'tiny', type: 'starter', sheet: '0', posX: 0, posY: 0, data: { label: 'start the nightly export' } },
+        {
+          _key: 'a',
+          graphKey: 'tiny',
+          type: 'starter',
+          sheet: '0',
+          posX: 0,
+          posY: 0,
+          data: { label: 'start the nightly export' },
+        },
         { _key: 'b', graphKey: 'tiny', type: 'return', sheet: '0', posX: 100, posY: 0, process: 'next(0, incoming);' },
       ],
       edges: [],
@@ -81,7 +102,13 @@ describe('Embedding write path (default local provider, no key, no network)', ()
     const first = await states('tiny');
     expect([...first.values()].map((state: StoredEmbeddingState) => state.model)).toEqual([LOCAL_MODEL, LOCAL_MODEL]);
 
-    const moved = { ...document, nodes: [{ ...document.nodes[0], posX: 50 }, { ...document.nodes[1], process: 'next(0, []);' }] };
+    const moved = {
+      ...document,
+      nodes: [
+        { ...document.nodes[0], posX: 50 },
+        { ...document.nodes[1], process: 'next(0, []);' },
+      ],
+    };
     await request(app.url).put('/api/graphs/tiny').send(moved).expect(200);
     await queue.whenIdle();
     const second = await states('tiny');
@@ -97,7 +124,10 @@ describe('Embedding write path with EMBEDDING_PROVIDER=none', () => {
       expect(app.app.get(NodeEmbeddingQueue, { strict: false })).toBeNull();
       const stored = await app.app.get<GraphStore>(GRAPH_STORE).getEmbeddingStates(WS, DEMO);
       expect(stored.every((state) => state.model === null)).toBe(true);
-      const response = await request(app.url).post('/api/rag/context').send({ graphKey: DEMO, query: 'players' }).expect(200);
+      const response = await request(app.url)
+        .post('/api/rag/context')
+        .send({ graphKey: DEMO, query: 'players' })
+        .expect(200);
       expect(response.body.context.retrieval.searchMode).toBe('bm25');
     } finally {
       await app.close();

@@ -21,7 +21,10 @@ const referee: GraphNode = {
   sheet: '0',
   posX: 900,
   posY: 300,
-  data: { url: 'https://api.nba-stats.example/v1/referees', description: 'Download the referee crew assignments for tonight' },
+  data: {
+    url: 'https://api.nba-stats.example/v1/referees',
+    description: 'Download the referee crew assignments for tonight',
+  },
 };
 
 describe('POST /api/graphs/:graphKey/changes', () => {
@@ -42,9 +45,13 @@ describe('POST /api/graphs/:graphKey/changes', () => {
 
   it('shows unsaved state (saved:false) to the AI and in the export, without touching the store, then persists it on save', async () => {
     const before = await ragContext('referee crew assignments');
-    expect(before.body.context.relevantNodes.map((node: { _key: string }) => node._key)).not.toContain('referee-assignments');
+    expect(before.body.context.relevantNodes.map((node: { _key: string }) => node._key)).not.toContain(
+      'referee-assignments',
+    );
 
-    const live = await changes({ upsertNodes: [referee], deleteNodes: ['disconnected-note'], saved: false }).expect(202);
+    const live = await changes({ upsertNodes: [referee], deleteNodes: ['disconnected-note'], saved: false }).expect(
+      202,
+    );
     expect(live.body).toEqual({
       accepted: true,
       saved: false,
@@ -61,12 +68,20 @@ describe('POST /api/graphs/:graphKey/changes', () => {
     expect(document.body.nodes.map((node: GraphNode) => node._key)).toContain('referee-assignments');
     expect(document.body.nodes.map((node: GraphNode) => node._key)).not.toContain('disconnected-note');
 
-    const saved = await changes({ upsertNodes: [referee], deleteNodes: ['disconnected-note'], saved: true }).expect(202);
+    const saved = await changes({ upsertNodes: [referee], deleteNodes: ['disconnected-note'], saved: true }).expect(
+      202,
+    );
     expect(saved.body).toMatchObject({ accepted: true, saved: true, overlayEntries: 0, embeddingCandidates: 1 });
 
     // Persisted: a fresh instance on the same data directory (with no overlay) sees it.
     await app.close({ keepData: true });
-    app = await startTestApp({ AUTH_MODE: 'jwt', JWT_SECRET: SECRET, SYNC_TOKEN, EMBEDDING_PROVIDER: 'none', DATA_DIR: app.dataDir });
+    app = await startTestApp({
+      AUTH_MODE: 'jwt',
+      JWT_SECRET: SECRET,
+      SYNC_TOKEN,
+      EMBEDDING_PROVIDER: 'none',
+      DATA_DIR: app.dataDir,
+    });
     const reloaded = await exported();
     expect(reloaded.body.nodes.find((node: GraphNode) => node._key === 'referee-assignments')).toEqual(referee);
     expect(reloaded.body.nodes.map((node: GraphNode) => node._key)).not.toContain('disconnected-note');
@@ -93,12 +108,24 @@ describe('POST /api/graphs/:graphKey/changes', () => {
 
   it.each([
     ['no token', {}, 401, 'unauthorized'],
-    ['a wrong sync token', { Authorization: `Bearer ${SYNC_TOKEN}-wrong`, 'X-Workspace': 'default' }, 401, 'unauthorized'],
+    [
+      'a wrong sync token',
+      { Authorization: `Bearer ${SYNC_TOKEN}-wrong`, 'X-Workspace': 'default' },
+      401,
+      'unauthorized',
+    ],
     ['the sync token without X-Workspace', { Authorization: `Bearer ${SYNC_TOKEN}` }, 400, 'bad_request'],
     ['an editor JWT', { Authorization: editor }, 403, 'forbidden'],
-    ['the sync token for a workspace without this graph', { Authorization: `Bearer ${SYNC_TOKEN}`, 'X-Workspace': 'globex' }, 404, 'not_found'],
+    [
+      'the sync token for a workspace without this graph',
+      { Authorization: `Bearer ${SYNC_TOKEN}`, 'X-Workspace': 'globex' },
+      404,
+      'not_found',
+    ],
   ])('refuses %s', async (_name, headers, status, code) => {
-    const response = await changes({ deleteNodes: ['root'], saved: false }, headers as Record<string, string>).expect(status);
+    const response = await changes({ deleteNodes: ['root'], saved: false }, headers as Record<string, string>).expect(
+      status,
+    );
     expect(response.body).toMatchObject({ statusCode: status, code });
     const root = (await exported()).body.nodes.map((node: GraphNode) => node._key);
     expect(root).toContain('root');

@@ -35,7 +35,11 @@ describeWithSharedFixtures('Graph import and export (HTTP)', () => {
     expect(byKey(exported.edges)).toEqual(byKey(workflow.edges));
     const usedTypes = new Set(workflow.nodes.map((node) => node.type));
     expect(byKey(exported.nodeConfigs)).toEqual(
-      byKey(workflow.nodeConfigs.filter((config) => usedTypes.has(config._key)).map((config) => ({ ...config, workspace: 'default' }))),
+      byKey(
+        workflow.nodeConfigs
+          .filter((config) => usedTypes.has(config._key))
+          .map((config) => ({ ...config, workspace: 'default' })),
+      ),
     );
   });
 
@@ -78,13 +82,22 @@ describeWithSharedFixtures('Graph import and export (HTTP)', () => {
       ['source', (document) => (document.source = { url: 'x' })],
       ['graph.owner', (document) => (document.graph.owner = 'me')],
       ['nodes.0.color', (document) => (document.nodes[0].color = 'red')],
-      ['nodes.0.handles.R.point.0.extra', (document) => ((document.nodes[0].handles!.R!.point[0] as Record<string, unknown>).extra = 1)],
+      [
+        'nodes.0.handles.R.point.0.extra',
+        (document) => ((document.nodes[0].handles!.R!.point[0] as Record<string, unknown>).extra = 1),
+      ],
       ['edges.0.weight', (document) => (document.edges[0].weight = 2)],
-      ['nodeConfigs.0.node.color', (document) => ((document.nodeConfigs[0].node as Record<string, unknown>).color = 'blue')],
+      [
+        'nodeConfigs.0.node.color',
+        (document) => ((document.nodeConfigs[0].node as Record<string, unknown>).color = 'blue'),
+      ],
     ];
     for (const [field, mutate] of cases) {
       const response = await withExtra(mutate).expect(400);
-      expect({ field, message: response.body.message }).toEqual({ field, message: expect.stringContaining('should not exist') });
+      expect({ field, message: response.body.message }).toEqual({
+        field,
+        message: expect.stringContaining('should not exist'),
+      });
     }
     const accepted = await withExtra((document) => {
       document.nodes[2].data = { anything: { goes: ['here', 1] } };
@@ -94,13 +107,19 @@ describeWithSharedFixtures('Graph import and export (HTTP)', () => {
     expect(accepted.body).toEqual({ nodes: 9, edges: 6 });
     const stored = (await request(app.url).get(`/api/graphs/${DEMO}`).expect(200)).body as GraphDocument;
     expect(stored.graph.version).toBe('2.1.0');
-    expect(stored.nodes.find((node) => node._key === nbaWorkflowDemo.nodes[2]._key)?.data).toEqual({ anything: { goes: ['here', 1] } });
+    expect(stored.nodes.find((node) => node._key === nbaWorkflowDemo.nodes[2]._key)?.data).toEqual({
+      anything: { goes: ['here', 1] },
+    });
   });
 
   it('answers 413 above the import limit and above 64 KB elsewhere', async () => {
     const huge = structuredClone(nbaWorkflowDemo);
     huge.nodes[0].data = { blob: 'x'.repeat(5 * 1024 * 1024 + 10) };
-    const tooLarge = await request(app.url).put(`/api/graphs/${DEMO}`).set('Content-Type', 'application/json').send(JSON.stringify(huge)).expect(413);
+    const tooLarge = await request(app.url)
+      .put(`/api/graphs/${DEMO}`)
+      .set('Content-Type', 'application/json')
+      .send(JSON.stringify(huge))
+      .expect(413);
     expect(tooLarge.body).toEqual({ statusCode: 413, code: 'payload_too_large', message: 'Request body is too large' });
 
     const underImportLimit = structuredClone(nbaWorkflowDemo);
@@ -115,7 +134,11 @@ describeWithSharedFixtures('Graph import and export (HTTP)', () => {
   });
 
   it('answers 400 to malformed JSON, 404 to an unknown route and an unknown graph, in the error shape', async () => {
-    const malformed = await request(app.url).put(`/api/graphs/${DEMO}`).set('Content-Type', 'application/json').send('{"graph": ').expect(400);
+    const malformed = await request(app.url)
+      .put(`/api/graphs/${DEMO}`)
+      .set('Content-Type', 'application/json')
+      .send('{"graph": ')
+      .expect(400);
     expect(malformed.body).toEqual({ statusCode: 400, code: 'bad_request', message: 'Malformed JSON body' });
     const route = await request(app.url).get('/api/no-such-route').expect(404);
     expect(route.body).toMatchObject({ statusCode: 404, code: 'not_found' });
@@ -185,7 +208,10 @@ describe('Graph store lifecycle (HTTP)', () => {
       await request(app.url).put(`/api/graphs/${DEMO}`).set('Authorization', acmeAdmin).send(other).expect(200);
       const acme = await request(app.url).get(`/api/graphs/${DEMO}`).set('Authorization', acmeAdmin).expect(200);
       expect(acme.body.graph).toMatchObject({ name: 'Acme copy', workspace: 'acme' });
-      const original = await request(app.url).get(`/api/graphs/${DEMO}`).set('Authorization', defaultEditor).expect(200);
+      const original = await request(app.url)
+        .get(`/api/graphs/${DEMO}`)
+        .set('Authorization', defaultEditor)
+        .expect(200);
       expect(original.body.graph).toMatchObject({ name: 'NBA stats workflow', workspace: 'default' });
     } finally {
       await app.close();

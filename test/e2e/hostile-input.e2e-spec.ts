@@ -17,14 +17,25 @@ const deepArray = (levels: number): string => `${'['.repeat(levels)}${']'.repeat
 const deepObject = (levels: number): string => `${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}`;
 
 /** POSTs the bytes as they are (supertest would re-encode a Buffer), with exactly these headers. */
-function rawPost(url: string, path: string, headers: Record<string, string>, body: Buffer | string): Promise<{ status: number; body: any }> {
+function rawPost(
+  url: string,
+  path: string,
+  headers: Record<string, string>,
+  body: Buffer | string,
+): Promise<{ status: number; body: any }> {
   return new Promise((resolve, reject) => {
     const bytes = typeof body === 'string' ? Buffer.from(body) : body;
-    const call = httpRequest(new URL(path, url), { method: 'POST', headers: { ...headers, 'Content-Length': String(bytes.length) } }, (response) => {
-      const parts: Buffer[] = [];
-      response.on('data', (part: Buffer) => parts.push(part));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: JSON.parse(Buffer.concat(parts).toString('utf8')) }));
-    });
+    const call = httpRequest(
+      new URL(path, url),
+      { method: 'POST', headers: { ...headers, 'Content-Length': String(bytes.length) } },
+      (response) => {
+        const parts: Buffer[] = [];
+        response.on('data', (part: Buffer) => parts.push(part));
+        response.on('end', () =>
+          resolve({ status: response.statusCode ?? 0, body: JSON.parse(Buffer.concat(parts).toString('utf8')) }),
+        );
+      },
+    );
     call.on('error', reject);
     call.end(bytes);
   });
@@ -59,8 +70,16 @@ describe('Hostile input (REST and Socket.IO)', () => {
 
   describe('nesting depth', () => {
     it.each([
-      ['POST /api/ai/chat', '/api/ai/chat', `{"graphKey":"${GRAPH}","message":"hi","mentions":${deepArray(DEEP_LEVELS)}}`],
-      ['POST /api/rag/context', '/api/rag/context', `{"graphKey":"${GRAPH}","query":"x","options":${deepObject(DEEP_LEVELS)}}`],
+      [
+        'POST /api/ai/chat',
+        '/api/ai/chat',
+        `{"graphKey":"${GRAPH}","message":"hi","mentions":${deepArray(DEEP_LEVELS)}}`,
+      ],
+      [
+        'POST /api/rag/context',
+        '/api/rag/context',
+        `{"graphKey":"${GRAPH}","query":"x","options":${deepObject(DEEP_LEVELS)}}`,
+      ],
       ['POST /api/ai/threads', '/api/ai/threads', deepArray(DEEP_LEVELS)],
     ])('refuses %s nested 2,400 levels with 400 bad_request before validation', async (_name, path, body) => {
       const response = await rawPost(app.url, path, { 'Content-Type': 'application/json' }, body);
@@ -69,8 +88,15 @@ describe('Hostile input (REST and Socket.IO)', () => {
     });
 
     it('refuses a graph import whose node data nests too deep, and keeps the graph', async () => {
-      const document = JSON.stringify(nbaWorkflowDemo).replace('"data":{', `"data":{"deep":${deepObject(DEEP_LEVELS)},`);
-      const response = await request(app.url).put(`/api/graphs/${GRAPH}`).set('Content-Type', 'application/json').send(document).expect(400);
+      const document = JSON.stringify(nbaWorkflowDemo).replace(
+        '"data":{',
+        `"data":{"deep":${deepObject(DEEP_LEVELS)},`,
+      );
+      const response = await request(app.url)
+        .put(`/api/graphs/${GRAPH}`)
+        .set('Content-Type', 'application/json')
+        .send(document)
+        .expect(400);
       expect(response.body.details[0]).toMatchObject({ problems: [`nesting deeper than ${JSON_MAX_DEPTH} levels`] });
       expect(response.body.details[0].field).toMatch(/^nodes\.\d+\.data\.deep\.a\.a/);
       await request(app.url).get(`/api/graphs/${GRAPH}`).expect(200);
@@ -87,7 +113,12 @@ describe('Hostile input (REST and Socket.IO)', () => {
 
     it('answers a deep socket payload with ai:error bad_request for its _id', async () => {
       const client = await socket();
-      client.emitRaw('ai:chat', { _id: 7, graphKey: GRAPH, message: 'hi', mentions: JSON.parse(deepArray(DEEP_LEVELS)) });
+      client.emitRaw('ai:chat', {
+        _id: 7,
+        graphKey: GRAPH,
+        message: 'hi',
+        mentions: JSON.parse(deepArray(DEEP_LEVELS)),
+      });
       const answer = await client.terminalOf(7);
       expect(answer.error).toMatchObject({ _id: 7, code: 'bad_request', retryable: false });
       expect(answer.error?.error).toContain(`nesting deeper than ${JSON_MAX_DEPTH} levels`);
@@ -96,20 +127,54 @@ describe('Hostile input (REST and Socket.IO)', () => {
 
   describe('__proto__ and constructor keys', () => {
     it.each([
-      ['a top-level __proto__', '/api/rag/context', `{"graphKey":"${GRAPH}","query":"x","__proto__":{"polluted":true}}`, '__proto__'],
-      ['a top-level constructor', '/api/rag/context', `{"graphKey":"${GRAPH}","query":"x","constructor":{"name":"x"}}`, 'constructor'],
-      ['a nested constructor', '/api/rag/context', `{"graphKey":"${GRAPH}","query":"x","options":{"constructor":1}}`, 'options.constructor'],
-      ['__proto__ in chat', '/api/ai/chat', `{"graphKey":"${GRAPH}","message":"hi","__proto__":{"role":"admin"}}`, '__proto__'],
+      [
+        'a top-level __proto__',
+        '/api/rag/context',
+        `{"graphKey":"${GRAPH}","query":"x","__proto__":{"polluted":true}}`,
+        '__proto__',
+      ],
+      [
+        'a top-level constructor',
+        '/api/rag/context',
+        `{"graphKey":"${GRAPH}","query":"x","constructor":{"name":"x"}}`,
+        'constructor',
+      ],
+      [
+        'a nested constructor',
+        '/api/rag/context',
+        `{"graphKey":"${GRAPH}","query":"x","options":{"constructor":1}}`,
+        'options.constructor',
+      ],
+      [
+        '__proto__ in chat',
+        '/api/ai/chat',
+        `{"graphKey":"${GRAPH}","message":"hi","__proto__":{"role":"admin"}}`,
+        '__proto__',
+      ],
     ])('refuses %s with 400 like any unknown field', async (_name, path, body, field) => {
       const response = await rawPost(app.url, path, { 'Content-Type': 'application/json' }, body);
       const key = field.split('.').pop();
-      expect(response.body).toMatchObject({ statusCode: 400, code: 'bad_request', details: [{ field, problems: [`property ${key} should not exist`] }] });
+      expect(response.body).toMatchObject({
+        statusCode: 400,
+        code: 'bad_request',
+        details: [{ field, problems: [`property ${key} should not exist`] }],
+      });
     });
 
     it('refuses them inside free-form node data too, where they were silently dropped', async () => {
-      const node = JSON.stringify({ ...nbaWorkflowDemo.nodes[1], data: { ok: 1 } }).replace('"ok":1', '"ok":1,"__proto__":{"x":1}');
-      const response = await rawPost(app.url, `/api/graphs/${GRAPH}/changes`, { 'Content-Type': 'application/json' }, `{"upsertNodes":[${node}],"saved":false}`);
-      expect(response.body.details).toEqual([{ field: 'upsertNodes.0.data.__proto__', problems: ['property __proto__ should not exist'] }]);
+      const node = JSON.stringify({ ...nbaWorkflowDemo.nodes[1], data: { ok: 1 } }).replace(
+        '"ok":1',
+        '"ok":1,"__proto__":{"x":1}',
+      );
+      const response = await rawPost(
+        app.url,
+        `/api/graphs/${GRAPH}/changes`,
+        { 'Content-Type': 'application/json' },
+        `{"upsertNodes":[${node}],"saved":false}`,
+      );
+      expect(response.body.details).toEqual([
+        { field: 'upsertNodes.0.data.__proto__', problems: ['property __proto__ should not exist'] },
+      ]);
     });
 
     it.each([
@@ -130,11 +195,35 @@ describe('Hostile input (REST and Socket.IO)', () => {
     const contextBody = JSON.stringify({ graphKey: GRAPH, query: 'fetch api' });
 
     it.each([
-      ['an unsupported charset', { 'Content-Type': 'application/json; charset=latin-9' }, contextBody, 415, 'unsupported_media_type'],
-      ['an unknown Content-Encoding', { 'Content-Type': 'application/json', 'Content-Encoding': 'br2' }, contextBody, 415, 'unsupported_media_type'],
-      ['a body that is not the gzip it claims', { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' }, contextBody, 400, 'bad_request'],
+      [
+        'an unsupported charset',
+        { 'Content-Type': 'application/json; charset=latin-9' },
+        contextBody,
+        415,
+        'unsupported_media_type',
+      ],
+      [
+        'an unknown Content-Encoding',
+        { 'Content-Type': 'application/json', 'Content-Encoding': 'br2' },
+        contextBody,
+        415,
+        'unsupported_media_type',
+      ],
+      [
+        'a body that is not the gzip it claims',
+        { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' },
+        contextBody,
+        400,
+        'bad_request',
+      ],
       ['a body that is not JSON', { 'Content-Type': 'text/plain' }, contextBody, 415, 'unsupported_media_type'],
-      ['a form body', { 'Content-Type': 'application/x-www-form-urlencoded' }, 'graphKey=nba-workflow&query=x', 415, 'unsupported_media_type'],
+      [
+        'a form body',
+        { 'Content-Type': 'application/x-www-form-urlencoded' },
+        'graphKey=nba-workflow&query=x',
+        415,
+        'unsupported_media_type',
+      ],
       ['malformed JSON', { 'Content-Type': 'application/json' }, '{"graphKey":', 400, 'bad_request'],
       ['a JSON primitive', { 'Content-Type': 'application/json' }, '"just a string"', 400, 'bad_request'],
     ])('answers %s in the error shape', async (_name, headers, body, status, code) => {
@@ -144,7 +233,12 @@ describe('Hostile input (REST and Socket.IO)', () => {
     });
 
     it('reads a gzip-encoded JSON body', async () => {
-      const response = await rawPost(app.url, '/api/rag/context', { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' }, gzipSync(contextBody));
+      const response = await rawPost(
+        app.url,
+        '/api/rag/context',
+        { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' },
+        gzipSync(contextBody),
+      );
       expect(response.status).toBe(200);
       expect(response.body.context.relevantNodes.length).toBeGreaterThan(0);
     });
@@ -158,7 +252,9 @@ describe('Hostile input (REST and Socket.IO)', () => {
       const { port, hostname } = new URL(app.url);
       await new Promise<void>((resolve, reject) => {
         const tcp = connectTcp(Number(port), hostname, () => {
-          tcp.write(`POST /api/rag/context HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: application/json\r\nContent-Length: 5000\r\n\r\n{"graphKey":"nba`);
+          tcp.write(
+            `POST /api/rag/context HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: application/json\r\nContent-Length: 5000\r\n\r\n{"graphKey":"nba`,
+          );
           setTimeout(() => {
             tcp.destroy();
             resolve();
@@ -194,7 +290,10 @@ describe('Hostile input (REST and Socket.IO)', () => {
           continue;
         }
         expect(answer.status).toBe(400);
-        expect(answer.body).toMatchObject({ code: 'bad_request', details: [{ field: 'graphKey', problems: [problem] }] });
+        expect(answer.body).toMatchObject({
+          code: 'bad_request',
+          details: [{ field: 'graphKey', problems: [problem] }],
+        });
       }
     });
 
@@ -214,8 +313,13 @@ describe('Hostile input (REST and Socket.IO)', () => {
       const document = structuredClone(nbaWorkflowDemo);
       document.graph._key = key;
       for (const item of [...document.nodes, ...document.edges]) item.graphKey = key;
-      await request(app.url).put(`/api/graphs/${encodeURIComponent(key)}`).send(document).expect(200);
-      await request(app.url).get(`/api/graphs/${encodeURIComponent(key)}`).expect(200);
+      await request(app.url)
+        .put(`/api/graphs/${encodeURIComponent(key)}`)
+        .send(document)
+        .expect(200);
+      await request(app.url)
+        .get(`/api/graphs/${encodeURIComponent(key)}`)
+        .expect(200);
       await request(app.url).post('/api/rag/context').send({ graphKey: key, query: 'fetch' }).expect(200);
       await request(app.url).post('/api/ai/threads').send({ graphKey: key }).expect(200);
     });
@@ -225,7 +329,11 @@ describe('Hostile input (REST and Socket.IO)', () => {
     const query = 'x'.repeat(app.config.limits.messageMaxChars + 1);
     const context = await request(app.url).post('/api/rag/context').send({ graphKey: GRAPH, query }).expect(413);
     const chat = await request(app.url).post('/api/ai/chat').send({ graphKey: GRAPH, message: query }).expect(413);
-    expect(context.body).toEqual({ statusCode: 413, code: 'payload_too_large', message: `query is longer than ${app.config.limits.messageMaxChars} characters` });
+    expect(context.body).toEqual({
+      statusCode: 413,
+      code: 'payload_too_large',
+      message: `query is longer than ${app.config.limits.messageMaxChars} characters`,
+    });
     expect(chat.body.code).toBe(context.body.code);
   });
 });
@@ -250,17 +358,30 @@ describe('Hostile Authorization headers (AUTH_MODE=jwt)', () => {
     ['the scheme alone', 'Bearer'],
   ])('refuses %s with 401', async (_name, header) => {
     const response = await request(app.url).get(`/api/graphs/${GRAPH}`).set('Authorization', header).expect(401);
-    expect(response.body).toEqual({ statusCode: 401, code: 'unauthorized', message: 'Malformed Authorization header: expected "Bearer <token>"' });
+    expect(response.body).toEqual({
+      statusCode: 401,
+      code: 'unauthorized',
+      message: 'Malformed Authorization header: expected "Bearer <token>"',
+    });
     expect(response.headers['www-authenticate']).toBe('Bearer');
   });
 
   it('refuses a malformed header on the change feed too', async () => {
-    await request(app.url).post(`/api/graphs/${GRAPH}/changes`).set('Authorization', `Bearer ${token} junk`).send({ saved: false }).expect(401);
+    await request(app.url)
+      .post(`/api/graphs/${GRAPH}/changes`)
+      .set('Authorization', `Bearer ${token} junk`)
+      .send({ saved: false })
+      .expect(401);
   });
 
   it('refuses a socket whose handshake header carries junk after the token', async () => {
     const { io } = await import('socket.io-client');
-    const socket = io(`${app.url}/ai`, { transports: ['polling'], reconnection: false, forceNew: true, extraHeaders: { Authorization: `Bearer ${token} junk` } });
+    const socket = io(`${app.url}/ai`, {
+      transports: ['polling'],
+      reconnection: false,
+      forceNew: true,
+      extraHeaders: { Authorization: `Bearer ${token} junk` },
+    });
     const error = await new Promise<Error>((resolve) => socket.once('connect_error', resolve));
     socket.close();
     expect(error.message).toBe('unauthorized');

@@ -36,12 +36,16 @@ describe('Introspection commands (ai:dump-context, ai:dump-prompt, ai:dump-tools
     expect(io.out).toContain('=== GraphRAGContext (JSON) ===');
     expect(io.out).toContain('[RAG context for this question]\nRELEVANT NODES:');
     expect(io.out).toMatch(/\n {2}filter-active,filter \(Filter\),main,/);
-    expect(io.out).toMatch(/Tokens \(o200k\): context message \d+; the same nodes and edges as JSON \d+ \(TOON saves \d+ %\)/);
+    expect(io.out).toMatch(
+      /Tokens \(o200k\): context message \d+; the same nodes and edges as JSON \d+ \(TOON saves \d+ %\)/,
+    );
   });
 
   it('dump-prompt prints the prompt levels, the context and the question for the role, with token estimates', async () => {
     const io = new CapturedIo();
-    expect(await dumpPrompt(['--graph', 'nba-workflow', '--role', 'editor', 'What does fetch-api do?'], env, io)).toBe(0);
+    expect(await dumpPrompt(['--graph', 'nba-workflow', '--role', 'editor', 'What does fetch-api do?'], env, io)).toBe(
+      0,
+    );
     const headers = io.out.match(/^=== \[\d\] .*$/gm) ?? [];
     expect(headers).toHaveLength(5);
     expect(headers[0]).toMatch(/level 1: instructions and rules .*, cache breakpoint after it — ~\d+ tokens/);

@@ -5,16 +5,32 @@ import { startTestApp, TestApp } from '../support/test-app';
 
 const GRAPH = 'nba-workflow';
 const SECRET = 'memory-provider-e2e-secret-of-enough-length';
-const as = (sub: string, role: string) => ({ authorization: `Bearer ${jwt.sign({ sub, workspace: 'default', role }, SECRET, { expiresIn: 600 })}` });
+const as = (sub: string, role: string) => ({
+  authorization: `Bearer ${jwt.sign({ sub, workspace: 'default', role }, SECRET, { expiresIn: 600 })}`,
+});
 const admin = as('ada', 'admin');
 const alice = as('alice', 'editor');
 const MODEL_SUMMARY = 'The user reviewed fetch-api with the workspace model.';
 
-const isSummaryCall = (recorded: RecordedRequest) => JSON.stringify(recorded.body?.tools ?? []).includes('record_summary');
+const isSummaryCall = (recorded: RecordedRequest) =>
+  JSON.stringify(recorded.body?.tools ?? []).includes('record_summary');
 
 function scripted(recorded: RecordedRequest): ScriptedTurn {
   if (isSummaryCall(recorded)) {
-    return { toolCalls: [{ name: 'record_summary', arguments: { summary: MODEL_SUMMARY, nodesMentioned: ['fetch-api'], keyFindings: [], toolsUsed: [], topics: ['fetch-api'] } }] };
+    return {
+      toolCalls: [
+        {
+          name: 'record_summary',
+          arguments: {
+            summary: MODEL_SUMMARY,
+            nodesMentioned: ['fetch-api'],
+            keyFindings: [],
+            toolsUsed: [],
+            topics: ['fetch-api'],
+          },
+        },
+      ],
+    };
   }
   return { text: `fetch-api calls the NBA stats API and hands the players on. ${'It is solid. '.repeat(30)}` };
 }
@@ -24,7 +40,8 @@ async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, tim
   for (;;) {
     const value = await read();
     if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`not reached within ${timeoutMs} ms: ${JSON.stringify(value).slice(0, 400)}`);
+    if (Date.now() > deadline)
+      throw new Error(`not reached within ${timeoutMs} ms: ${JSON.stringify(value).slice(0, 400)}`);
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }
@@ -41,7 +58,13 @@ describe('Memory summaries with a workspace provider configuration (end to end)'
   beforeAll(async () => {
     upstream = await ScriptedLlmServer.start();
     upstream.enqueue(...Array.from({ length: 20 }, () => scripted));
-    app = await startTestApp({ LLM_PROVIDER: 'offline', AUTH_MODE: 'jwt', JWT_SECRET: SECRET, EMBEDDING_PROVIDER: 'local', MEMORY_L1_EVERY_CHARS: '1000' });
+    app = await startTestApp({
+      LLM_PROVIDER: 'offline',
+      AUTH_MODE: 'jwt',
+      JWT_SECRET: SECRET,
+      EMBEDDING_PROVIDER: 'local',
+      MEMORY_L1_EVERY_CHARS: '1000',
+    });
   });
 
   afterAll(async () => {
@@ -64,7 +87,10 @@ describe('Memory summaries with a workspace provider configuration (end to end)'
 
   const summaryOf = (threadId: string) =>
     until(
-      async () => (await request(app.url).get(`/api/ai/thread/${threadId}/memory?level=1`).set(alice).expect(200)).body as Array<{ text: string }>,
+      async () =>
+        (await request(app.url).get(`/api/ai/thread/${threadId}/memory?level=1`).set(alice).expect(200)).body as Array<{
+          text: string;
+        }>,
       (records) => records.length > 0,
     );
 
@@ -72,7 +98,12 @@ describe('Memory summaries with a workspace provider configuration (end to end)'
     const config = await request(app.url)
       .post('/api/ai/provider-configs')
       .set(admin)
-      .send({ name: 'Scripted', provider: 'openai-compatible', model: 'scripted-model', baseUrl: upstream.openAiBaseUrl })
+      .send({
+        name: 'Scripted',
+        provider: 'openai-compatible',
+        model: 'scripted-model',
+        baseUrl: upstream.openAiBaseUrl,
+      })
       .expect(200);
     await request(app.url).post(`/api/ai/provider-configs/${config.body.configId}/activate`).set(admin).expect(200);
 

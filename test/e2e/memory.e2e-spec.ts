@@ -9,7 +9,8 @@ import { startTestApp, TestApp } from '../support/test-app';
 
 const GRAPH = 'nba-workflow';
 const SECRET = 'memory-e2e-secret-of-enough-length';
-const bearer = (sub: string, workspace = 'default', role = 'editor') => `Bearer ${jwt.sign({ sub, workspace, role }, SECRET, { expiresIn: 600 })}`;
+const bearer = (sub: string, workspace = 'default', role = 'editor') =>
+  `Bearer ${jwt.sign({ sub, workspace, role }, SECRET, { expiresIn: 600 })}`;
 const alice = bearer('alice');
 /** What the Nodius sync server posts the change feed with here (an admin JWT). */
 const syncServer = bearer('sync', 'default', 'admin');
@@ -22,13 +23,22 @@ function scripted(request: RecordedRequest): ScriptedTurn {
       toolCalls: [
         {
           name: 'record_summary',
-          arguments: { summary: 'The user reviewed how fetch-api feeds filter-active.', nodesMentioned: ['fetch-api', 'filter-active', 'ghost-node'], keyFindings: ['fetch-api has no retry'], toolsUsed: [], topics: ['nba api'] },
+          arguments: {
+            summary: 'The user reviewed how fetch-api feeds filter-active.',
+            nodesMentioned: ['fetch-api', 'filter-active', 'ghost-node'],
+            keyFindings: ['fetch-api has no retry'],
+            toolsUsed: [],
+            topics: ['nba api'],
+          },
         },
       ],
     };
   }
-  const question = [...request.body.messages].reverse().find((message: { role: string }) => message.role === 'user')?.content ?? '';
-  return { text: `About "${question}": fetch-api calls the NBA stats API and filter-active keeps the active players. ${'It is solid. '.repeat(20)}` };
+  const question =
+    [...request.body.messages].reverse().find((message: { role: string }) => message.role === 'user')?.content ?? '';
+  return {
+    text: `About "${question}": fetch-api calls the NBA stats API and filter-active keeps the active players. ${'It is solid. '.repeat(20)}`,
+  };
 }
 
 async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
@@ -36,7 +46,8 @@ async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, tim
   for (;;) {
     const value = await read();
     if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`not reached within ${timeoutMs} ms: ${JSON.stringify(value).slice(0, 400)}`);
+    if (Date.now() > deadline)
+      throw new Error(`not reached within ${timeoutMs} ms: ${JSON.stringify(value).slice(0, 400)}`);
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }
@@ -46,7 +57,8 @@ describe(`${MemoryController.name} (GET /api/ai/thread/:threadId/memory, end to 
   let app: TestApp;
   let threadId: string;
 
-  const memoryOf = (query = '', token = alice) => request(app.url).get(`/api/ai/thread/${threadId}/memory${query}`).set('authorization', token);
+  const memoryOf = (query = '', token = alice) =>
+    request(app.url).get(`/api/ai/thread/${threadId}/memory${query}`).set('authorization', token);
   const chatCalls = () => server.requests.filter((recorded) => recorded.endpoint === 'openai.chat');
 
   beforeAll(async () => {
@@ -59,7 +71,11 @@ describe(`${MemoryController.name} (GET /api/ai/thread/:threadId/memory, end to 
       EMBEDDING_PROVIDER: 'local',
       MEMORY_L1_EVERY_CHARS: '1000',
     });
-    for (const message of ['What does fetch-api do?', 'And filter-active, what does it keep?', 'Does fetch-api retry on errors?']) {
+    for (const message of [
+      'What does fetch-api do?',
+      'And filter-active, what does it keep?',
+      'Does fetch-api retry on errors?',
+    ]) {
       const answer = await request(app.url)
         .post('/api/ai/chat')
         .set('authorization', alice)
@@ -70,7 +86,8 @@ describe(`${MemoryController.name} (GET /api/ai/thread/:threadId/memory, end to 
     // Written in the background after each answer: three turns, and a summary of them (over 1,000 characters).
     await until(
       async () => (await memoryOf()).body as Array<{ level: number }>,
-      (records) => records.filter((record) => record.level === 0).length === 3 && records.some((record) => record.level === 1),
+      (records) =>
+        records.filter((record) => record.level === 0).length === 3 && records.some((record) => record.level === 1),
     );
   });
 
@@ -113,31 +130,61 @@ describe(`${MemoryController.name} (GET /api/ai/thread/:threadId/memory, end to 
   it('filters by level and by an inclusive time window, in epoch milliseconds or ISO 8601', async () => {
     const all = (await memoryOf().expect(200)).body as Array<{ level: number; createdTime: number; createdAt: string }>;
     expect((await memoryOf('?level=0').expect(200)).body).toHaveLength(3);
-    expect((await memoryOf('?level=1').expect(200)).body.every((record: { level: number }) => record.level === 1)).toBe(true);
+    expect((await memoryOf('?level=1').expect(200)).body.every((record: { level: number }) => record.level === 1)).toBe(
+      true,
+    );
     expect((await memoryOf('?level=2').expect(200)).body).toEqual([]);
     const second = all.filter((record) => record.level === 0)[1];
     const since = (await memoryOf(`?level=0&since=${second.createdTime}`).expect(200)).body;
-    expect(since.map((record: { createdTime: number }) => record.createdTime)).toEqual(all.filter((record) => record.level === 0).slice(1).map((record) => record.createdTime));
-    const iso = (await memoryOf(`?level=0&since=${encodeURIComponent(second.createdAt)}&until=${encodeURIComponent(second.createdAt)}`).expect(200)).body;
+    expect(since.map((record: { createdTime: number }) => record.createdTime)).toEqual(
+      all
+        .filter((record) => record.level === 0)
+        .slice(1)
+        .map((record) => record.createdTime),
+    );
+    const iso = (
+      await memoryOf(
+        `?level=0&since=${encodeURIComponent(second.createdAt)}&until=${encodeURIComponent(second.createdAt)}`,
+      ).expect(200)
+    ).body;
     expect(iso).toEqual([expect.objectContaining({ createdTime: second.createdTime })]);
     expect((await memoryOf('?until=1000').expect(200)).body).toEqual([]);
   });
 
   it('is read with the same filters through the client package (AiRestClient.getMemory)', async () => {
     const client = new AiRestClient({ url: app.url, token: alice.slice('Bearer '.length) });
-    const all = (await memoryOf().expect(200)).body as Array<{ memoryId: string; level: number; createdTime: number; createdAt: string }>;
-    expect((await client.getMemory(threadId)).map((record) => record.memoryId)).toEqual(all.map((record) => record.memoryId));
+    const all = (await memoryOf().expect(200)).body as Array<{
+      memoryId: string;
+      level: number;
+      createdTime: number;
+      createdAt: string;
+    }>;
+    expect((await client.getMemory(threadId)).map((record) => record.memoryId)).toEqual(
+      all.map((record) => record.memoryId),
+    );
     const turns = all.filter((record) => record.level === 0);
     const second = turns[1];
-    expect((await client.getMemory(threadId, { level: 0, since: second.createdTime })).map((record) => record.createdTime)).toEqual(turns.slice(1).map((record) => record.createdTime));
-    expect(await client.getMemory(threadId, { level: 0, since: new Date(second.createdTime), until: second.createdAt })).toEqual([expect.objectContaining({ memoryId: second.memoryId })]);
+    expect(
+      (await client.getMemory(threadId, { level: 0, since: second.createdTime })).map((record) => record.createdTime),
+    ).toEqual(turns.slice(1).map((record) => record.createdTime));
+    expect(
+      await client.getMemory(threadId, { level: 0, since: new Date(second.createdTime), until: second.createdAt }),
+    ).toEqual([expect.objectContaining({ memoryId: second.memoryId })]);
     const refused = await client.getMemory(threadId, { since: 2000, until: 1000 }).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(AiApiError);
     expect(refused).toMatchObject({ statusCode: 400, code: 'bad_request' });
   });
 
   it('refuses unknown parameters and bad values, and hides the thread from anyone but its owner', async () => {
-    for (const query of ['?level=3', '?level=one', '?since=yesterday', '?since=2025-13-45', '?until=-5', '?since=2000&until=1000', '?page=2']) {
+    for (const query of [
+      '?level=3',
+      '?level=one',
+      '?since=yesterday',
+      '?since=2025-13-45',
+      '?until=-5',
+      '?since=2000&until=1000',
+      '?page=2',
+    ]) {
       const response = await memoryOf(query).expect(400);
       expect(response.body).toMatchObject({ statusCode: 400, code: 'bad_request' });
     }
@@ -159,7 +206,9 @@ describe(`${MemoryController.name} (GET /api/ai/thread/:threadId/memory, end to 
       async () => (await memoryOf()).body as Array<{ nodesMentioned: string[]; stale: boolean }>,
       (list) => list.filter((record) => record.nodesMentioned.includes('fetch-api')).every((record) => record.stale),
     );
-    expect(records.filter((record) => !record.nodesMentioned.includes('fetch-api')).every((record) => !record.stale)).toBe(true);
+    expect(
+      records.filter((record) => !record.nodesMentioned.includes('fetch-api')).every((record) => !record.stale),
+    ).toBe(true);
     expect(chatCalls()).toHaveLength(calls);
   });
 

@@ -9,7 +9,14 @@ const GRAPH = 'nba-workflow';
 const proposeLogNode = {
   id: 'call_create',
   name: 'propose_create_node',
-  arguments: { nodeKey: 'log-errors', typeKey: 'log-node', sheet: '0', posX: 820, posY: 300, reason: 'Log the fetch errors' },
+  arguments: {
+    nodeKey: 'log-errors',
+    typeKey: 'log-node',
+    sheet: '0',
+    posX: 820,
+    posY: 300,
+    reason: 'Log the fetch errors',
+  },
 };
 const OPENAI = { provider: 'openai', model: 'gpt-4o' };
 
@@ -48,7 +55,10 @@ describe(`${MetricsController.name} (GET /metrics, end to end)`, () => {
 
     // REST chat, with the usage the provider reports.
     server.enqueue({ text: 'Hello over REST.', usage: { prompt: 1200, completion: 8, cached: 1000 } });
-    const rest = await request(app.url).post('/api/ai/chat').send({ graphKey: GRAPH, message: 'What does fetch-api do?' }).expect(200);
+    const rest = await request(app.url)
+      .post('/api/ai/chat')
+      .send({ graphKey: GRAPH, message: 'What does fetch-api do?' })
+      .expect(200);
     threadIds.push(rest.body.threadId);
 
     // Socket chat, a socket request that fails, and one stopped by ai:interrupt while it streams.
@@ -61,7 +71,11 @@ describe(`${MetricsController.name} (GET /metrics, end to end)`, () => {
       const failed = await client.chat({ _id: 2, graphKey: 'no-such-graph', message: 'Hello?' });
       expect(failed.error).toMatchObject({ code: 'not_found' });
 
-      server.enqueue({ text: 'fetch-api calls the NBA stats API and then it goes on and on', chunkSize: 5, hangAfterChunks: 4 });
+      server.enqueue({
+        text: 'fetch-api calls the NBA stats API and then it goes on and on',
+        chunkSize: 5,
+        hangAfterChunks: 4,
+      });
       client.socket.emit('ai:chat', { _id: 3, graphKey: GRAPH, message: 'Explain fetch-api at length' });
       await client.firstToken(3);
       expect((await scrape(app)).sum('graph_ai_active_generations')).toBe(1);
@@ -83,34 +97,55 @@ describe(`${MetricsController.name} (GET /metrics, end to end)`, () => {
 
     // A proposal, rejected.
     server.enqueue({ text: 'I propose a log node.', toolCalls: [proposeLogNode] }, { text: 'Fine, nothing added.' });
-    const interrupted = await request(app.url).post('/api/ai/chat').send({ graphKey: GRAPH, message: 'Log the errors of fetch-api' }).expect(200);
+    const interrupted = await request(app.url)
+      .post('/api/ai/chat')
+      .send({ graphKey: GRAPH, message: 'Log the errors of fetch-api' })
+      .expect(200);
     expect(interrupted.body.type).toBe('interrupt');
     threadIds.push(interrupted.body.threadId);
-    await request(app.url).post('/api/ai/resume').send({ threadId: interrupted.body.threadId, approved: false }).expect(200);
+    await request(app.url)
+      .post('/api/ai/resume')
+      .send({ threadId: interrupted.body.threadId, approved: false })
+      .expect(200);
 
     // Errors: the upstream refuses the key; a thread that does not exist; a route that does not exist.
     server.enqueue({ error: { status: 401 } });
     await request(app.url).post('/api/ai/chat').send({ graphKey: GRAPH, message: 'Hello?' }).expect(502);
     await request(app.url).get('/api/ai/thread/ai_0000000000000000000000nope').expect(404);
     await request(app.url).get('/api/no/such/route/42').expect(404);
-    await request(app.url).post('/api/ai/chat').set('Content-Type', 'application/json').send('{"graphKey":').expect(400);
+    await request(app.url)
+      .post('/api/ai/chat')
+      .set('Content-Type', 'application/json')
+      .send('{"graphKey":')
+      .expect(400);
 
     const after = await scrape(app);
-    const delta = (name: string, labels: Record<string, string> = {}) => after.sum(name, labels) - before.sum(name, labels);
+    const delta = (name: string, labels: Record<string, string> = {}) =>
+      after.sum(name, labels) - before.sum(name, labels);
 
     // HTTP: route templates and status codes, never raw paths.
     const chatRoute = { method: 'POST', route: '/api/ai/chat' };
     expect(delta('graph_ai_http_requests_total', { ...chatRoute, status_code: '200', status_class: '2xx' })).toBe(2);
     expect(delta('graph_ai_http_requests_total', { ...chatRoute, status_code: '502', status_class: '5xx' })).toBe(1);
-    expect(delta('graph_ai_http_requests_total', { method: 'POST', route: '/api/ai/resume', status_code: '200' })).toBe(1);
-    expect(delta('graph_ai_http_requests_total', { method: 'POST', route: '/api/rag/context', status_code: '200' })).toBe(2);
-    expect(delta('graph_ai_http_requests_total', { method: 'GET', route: '/api/ai/thread/:threadId', status_code: '404' })).toBe(1);
+    expect(delta('graph_ai_http_requests_total', { method: 'POST', route: '/api/ai/resume', status_code: '200' })).toBe(
+      1,
+    );
+    expect(
+      delta('graph_ai_http_requests_total', { method: 'POST', route: '/api/rag/context', status_code: '200' }),
+    ).toBe(2);
+    expect(
+      delta('graph_ai_http_requests_total', { method: 'GET', route: '/api/ai/thread/:threadId', status_code: '404' }),
+    ).toBe(1);
     expect(delta('graph_ai_http_requests_total', { method: 'GET', route: 'unmatched', status_code: '404' })).toBe(1);
     // Refused by the body parser, before any route: counted all the same.
     expect(delta('graph_ai_http_requests_total', { method: 'POST', route: 'unmatched', status_code: '400' })).toBe(1);
     expect(delta('graph_ai_http_request_duration_seconds_count', { ...chatRoute, status_class: '2xx' })).toBe(2);
-    expect(delta('graph_ai_http_request_duration_seconds_bucket', { ...chatRoute, status_class: '2xx', le: '+Inf' })).toBe(2);
-    expect(delta('graph_ai_http_request_duration_seconds_sum', { ...chatRoute, status_class: '2xx' })).toBeGreaterThan(0);
+    expect(
+      delta('graph_ai_http_request_duration_seconds_bucket', { ...chatRoute, status_class: '2xx', le: '+Inf' }),
+    ).toBe(2);
+    expect(delta('graph_ai_http_request_duration_seconds_sum', { ...chatRoute, status_class: '2xx' })).toBeGreaterThan(
+      0,
+    );
 
     // Socket.IO: by event and outcome.
     expect(delta('graph_ai_socket_events_total', { event: 'ai:chat', outcome: 'ok' })).toBe(1);
@@ -127,11 +162,19 @@ describe(`${MetricsController.name} (GET /metrics, end to end)`, () => {
     expect(after.sum('graph_ai_streams_put_off')).toBe(0);
 
     // Tokens and cost: the reported usage of the REST chat at least, chat and embeddings.
-    expect(delta('graph_ai_llm_tokens_total', { ...OPENAI, kind: 'chat', type: 'prompt' })).toBeGreaterThanOrEqual(1200);
-    expect(delta('graph_ai_llm_tokens_total', { ...OPENAI, kind: 'chat', type: 'cached' })).toBeGreaterThanOrEqual(1000);
-    expect(delta('graph_ai_llm_tokens_total', { ...OPENAI, kind: 'chat', type: 'completion' })).toBeGreaterThanOrEqual(8);
+    expect(delta('graph_ai_llm_tokens_total', { ...OPENAI, kind: 'chat', type: 'prompt' })).toBeGreaterThanOrEqual(
+      1200,
+    );
+    expect(delta('graph_ai_llm_tokens_total', { ...OPENAI, kind: 'chat', type: 'cached' })).toBeGreaterThanOrEqual(
+      1000,
+    );
+    expect(delta('graph_ai_llm_tokens_total', { ...OPENAI, kind: 'chat', type: 'completion' })).toBeGreaterThanOrEqual(
+      8,
+    );
     // gpt-4o: 200 × 2.5 + 1000 × 1.25 + 8 × 10 per million, for the REST chat alone.
-    expect(delta('graph_ai_llm_cost_usd_total', { ...OPENAI, kind: 'chat' })).toBeGreaterThanOrEqual((200 * 2.5 + 1000 * 1.25 + 8 * 10) / 1e6);
+    expect(delta('graph_ai_llm_cost_usd_total', { ...OPENAI, kind: 'chat' })).toBeGreaterThanOrEqual(
+      (200 * 2.5 + 1000 * 1.25 + 8 * 10) / 1e6,
+    );
     const embedding = { provider: 'openai', model: 'text-embedding-3-small', kind: 'embedding' };
     expect(delta('graph_ai_llm_tokens_total', { ...embedding, type: 'prompt' })).toBeGreaterThan(0);
     expect(delta('graph_ai_llm_cost_usd_total', embedding)).toBeGreaterThan(0);
@@ -157,7 +200,14 @@ describe(`${MetricsController.name} (GET /metrics, end to end)`, () => {
 
     // Bounded labels: no thread id, graph key, user or raw path anywhere.
     const labelValues = new Set(after.samples.flatMap((sample) => Object.values(sample.labels)));
-    for (const forbidden of [...threadIds, 'ai_0000000000000000000000nope', GRAPH, 'no-such-graph', 'anonymous', '/api/no/such/route/42']) {
+    for (const forbidden of [
+      ...threadIds,
+      'ai_0000000000000000000000nope',
+      GRAPH,
+      'no-such-graph',
+      'anonymous',
+      '/api/no/such/route/42',
+    ]) {
       expect([...labelValues].filter((value) => value.includes(forbidden))).toEqual([]);
     }
   });

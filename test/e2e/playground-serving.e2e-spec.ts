@@ -17,7 +17,10 @@ describe(`${PlaygroundModule.name} (serving /playground)`, () => {
   beforeAll(() => {
     // A stand-in for the built page: serving is tested here, the real bundle in the Chromium suite.
     assetsDir = mkdtempSync(path.join(tmpdir(), 'playground-assets-'));
-    writeFileSync(path.join(assetsDir, 'index.html'), '<!doctype html><title>Playground</title><script src="./playground.js"></script>');
+    writeFileSync(
+      path.join(assetsDir, 'index.html'),
+      '<!doctype html><title>Playground</title><script src="./playground.js"></script>',
+    );
     writeFileSync(path.join(assetsDir, 'playground.js'), 'console.log("playground")');
   });
   afterEach(async () => {
@@ -28,16 +31,25 @@ describe(`${PlaygroundModule.name} (serving /playground)`, () => {
   it('serves the page outside production, same-origin only, with its settings; unknown files and paths keep the JSON 404, Swagger stays', async () => {
     const app = await start();
     await request(app.url).get('/playground').expect(301).expect('location', '/playground/');
-    const page = await request(app.url).get('/playground/').expect(200).expect('content-type', /text\/html/);
+    const page = await request(app.url)
+      .get('/playground/')
+      .expect(200)
+      .expect('content-type', /text\/html/);
     expect(page.text).toContain('<title>Playground</title>');
     expect(page.headers['content-security-policy']).toContain("connect-src 'self'");
     expect(page.headers['x-content-type-options']).toBe('nosniff');
-    await request(app.url).get('/playground/playground.js').expect(200).expect('content-type', /javascript/);
+    await request(app.url)
+      .get('/playground/playground.js')
+      .expect(200)
+      .expect('content-type', /javascript/);
     expect((await request(app.url).get('/playground/config.json').expect(200)).body).toEqual({ auth: 'none' });
 
     const missing = await request(app.url).get('/playground/nothing.js').expect(404);
     expect(missing.body).toMatchObject({ statusCode: 404, code: 'not_found' });
-    expect((await request(app.url).get('/nowhere').expect(404)).body).toMatchObject({ statusCode: 404, code: 'not_found' });
+    expect((await request(app.url).get('/nowhere').expect(404)).body).toMatchObject({
+      statusCode: 404,
+      code: 'not_found',
+    });
     await request(app.url).get('/docs-json').expect(200);
     await request(app.url).get('/health').expect(200);
   });

@@ -19,7 +19,14 @@ const GRAPH = 'nba-workflow';
 const proposeLogNode = {
   id: 'call_create',
   name: 'propose_create_node',
-  arguments: { nodeKey: 'log-errors', typeKey: 'log-node', sheet: '0', posX: 820, posY: 300, reason: 'Log the failures of fetch-api' },
+  arguments: {
+    nodeKey: 'log-errors',
+    typeKey: 'log-node',
+    sheet: '0',
+    posX: 820,
+    posY: 300,
+    reason: 'Log the failures of fetch-api',
+  },
 };
 
 type PageDocument = { querySelector(selector: string): { textContent: string | null } | null };
@@ -39,17 +46,37 @@ describe('Playground (headless Chromium, end to end)', () => {
   let page: Page;
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`No Chromium at ${CHROMIUM}: apt-get install -y chromium (or set CHROMIUM_PATH)`);
+    if (!existsSync(CHROMIUM))
+      throw new Error(`No Chromium at ${CHROMIUM}: apt-get install -y chromium (or set CHROMIUM_PATH)`);
     // The page as `npm run build` makes it, into a directory of this run.
     assetsDir = mkdtempSync(path.join(tmpdir(), 'playground-build-'));
-    execFileSync(process.execPath, [path.join(ROOT, 'client/scripts/build.mjs'), '--only', 'playground', '--playground-out', assetsDir]);
+    execFileSync(process.execPath, [
+      path.join(ROOT, 'client/scripts/build.mjs'),
+      '--only',
+      'playground',
+      '--playground-out',
+      assetsDir,
+    ]);
     server = await ScriptedLlmServer.start();
-    app = await startTestApp({ ...server.providerEnv('openai'), EMBEDDING_PROVIDER: 'local', AI_MAX_RETRIES: '0', PLAYGROUND_DIR: assetsDir });
+    app = await startTestApp({
+      ...server.providerEnv('openai'),
+      EMBEDDING_PROVIDER: 'local',
+      AI_MAX_RETRIES: '0',
+      PLAYGROUND_DIR: assetsDir,
+    });
     profileDir = mkdtempSync(path.join(tmpdir(), 'chromium-profile-'));
     browser = await chromium.launchPersistentContext(profileDir, {
       executablePath: CHROMIUM,
       headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
       viewport: { width: 1280, height: 800 },
     });
     mkdirSync(ARTIFACTS, { recursive: true });
@@ -71,7 +98,15 @@ describe('Playground (headless Chromium, end to end)', () => {
     expect(failures).toEqual([]);
   });
   afterEach(async () => {
-    await page.screenshot({ path: path.join(ARTIFACTS, `${expect.getState().currentTestName?.replace(/[^a-z0-9]+/gi, '-').slice(0, 80)}.png`) });
+    await page.screenshot({
+      path: path.join(
+        ARTIFACTS,
+        `${expect
+          .getState()
+          .currentTestName?.replace(/[^a-z0-9]+/gi, '-')
+          .slice(0, 80)}.png`,
+      ),
+    });
     await page.close();
   });
 
@@ -82,7 +117,8 @@ describe('Playground (headless Chromium, end to end)', () => {
   const assistant = () => page.locator('.gai-message--assistant').last();
 
   it('streams a question into the panel with its tool badge and usage, lists the thread, and shows what the AI sees', async () => {
-    const answer = 'fetch-api calls the NBA stats API for the active players of the season; its errors go to error-handler.';
+    const answer =
+      'fetch-api calls the NBA stats API for the active players of the season; its errors go to error-handler.';
     server.enqueue(
       { toolCalls: [{ id: 'call_read', name: 'read_node_detail', arguments: { nodeKey: 'fetch-api' } }] },
       { text: answer, chunkSize: 4, delayMs: 15 },
@@ -95,7 +131,9 @@ describe('Playground (headless Chromium, end to end)', () => {
     expect(answer.startsWith(partial!.replace(/^\n+/, ''))).toBe(true);
     expect(partial!.length).toBeLessThan(answer.length);
 
-    await assistant().getByText(/tokens \(.* in, .* out\) · \$/).waitFor();
+    await assistant()
+      .getByText(/tokens \(.* in, .* out\) · \$/)
+      .waitFor();
     expect((await assistant().locator('.gai-message__text').textContent())?.trim()).toBe(answer);
     await expect(assistant().locator('.gai-tool').textContent()).resolves.toContain('read_node_detail');
     await page.getByRole('button', { name: 'Send' }).waitFor();
@@ -108,13 +146,18 @@ describe('Playground (headless Chromium, end to end)', () => {
   });
 
   it('shows a proposed node readably in the modal; Approve applies it, and it is in GET /api/graphs/:graphKey', async () => {
-    server.enqueue({ text: 'Failures are not logged; I propose a log node.', toolCalls: [proposeLogNode] }, { text: 'Done: log-errors now logs the failures.' });
+    server.enqueue(
+      { text: 'Failures are not logged; I propose a log node.', toolCalls: [proposeLogNode] },
+      { text: 'Done: log-errors now logs the failures.' },
+    );
     await ask('Does fetch-api log its errors? If not, add a node for it.');
     const dialog = page.getByRole('dialog');
     await dialog.waitFor();
     await expect(dialog.textContent()).resolves.toContain('Creates 1 node on sheet main');
     await dialog.getByText('New log-node node "log-errors"').waitFor();
-    await expect(dialog.locator('.gai-preview__reason').textContent()).resolves.toBe('Why: Log the failures of fetch-api');
+    await expect(dialog.locator('.gai-preview__reason').textContent()).resolves.toBe(
+      'Why: Log the failures of fetch-api',
+    );
     await page.screenshot({ path: path.join(ARTIFACTS, 'approval-modal.png') });
 
     await dialog.getByRole('button', { name: 'Approve' }).click();
@@ -122,12 +165,24 @@ describe('Playground (headless Chromium, end to end)', () => {
     await expect(dialog.count()).resolves.toBe(0);
     await page.getByText(/propose_create_node · approved/).waitFor();
     const graph = await request(app.url).get(`/api/graphs/${GRAPH}`).expect(200);
-    expect(graph.body.nodes.find((node: { _key: string }) => node._key === 'log-errors')).toMatchObject({ type: 'log-node', sheet: '0' });
+    expect(graph.body.nodes.find((node: { _key: string }) => node._key === 'log-errors')).toMatchObject({
+      type: 'log-node',
+      sheet: '0',
+    });
   });
 
   it("shows the model's question with its options; clicking one answers it, and the model receives that answer", async () => {
     server.enqueue(
-      { text: 'Which season?', toolCalls: [{ id: 'call_ask', name: 'ask_user', arguments: { kind: 'choice', question: 'Which season should I keep?', options: ['2023-24', '2024-25'] } }] },
+      {
+        text: 'Which season?',
+        toolCalls: [
+          {
+            id: 'call_ask',
+            name: 'ask_user',
+            arguments: { kind: 'choice', question: 'Which season should I keep?', options: ['2023-24', '2024-25'] },
+          },
+        ],
+      },
       { text: 'Keeping the 2024-25 season.' },
     );
     await ask('Filter the players of one season');
@@ -139,7 +194,10 @@ describe('Playground (headless Chromium, end to end)', () => {
     await page.getByText('Keeping the 2024-25 season.').waitFor();
     await expect(dialog.count()).resolves.toBe(0);
     const sent = server.requests[1].body.messages as Array<{ role: string; tool_call_id?: string; content: string }>;
-    expect(JSON.parse(sent.find((message) => message.tool_call_id === 'call_ask')!.content)).toEqual({ status: 'answered', answer: '2024-25' });
+    expect(JSON.parse(sent.find((message) => message.tool_call_id === 'call_ask')!.content)).toEqual({
+      status: 'answered',
+      answer: '2024-25',
+    });
   });
 
   it('Stop ends a long stream and keeps the partial text, in the panel and in the thread', async () => {
@@ -157,7 +215,11 @@ describe('Playground (headless Chromium, end to end)', () => {
 
     const threads = await request(app.url).post('/api/ai/threads').send({ graphKey: GRAPH }).expect(200);
     const thread = await request(app.url).get(`/api/ai/thread/${threads.body[0].threadId}`).expect(200);
-    expect(thread.body.messages[thread.body.messages.length - 1]).toMatchObject({ role: 'assistant', content: shown, aborted: true });
+    expect(thread.body.messages[thread.body.messages.length - 1]).toMatchObject({
+      role: 'assistant',
+      content: shown,
+      aborted: true,
+    });
   });
 
   it('shows Retry on a retryable error, and Retry gets the answer', async () => {

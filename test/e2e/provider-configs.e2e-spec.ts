@@ -17,7 +17,8 @@ const KEY_A = 'sk-workspace-a-0123456789-AAAA';
 const KEY_B = 'sk-workspace-b-9876543210-BBBB';
 const ENV_KEY = 'sk-scripted-test';
 
-const sign = (sub: string, workspace: string, role: string) => jwt.sign({ sub, workspace, role }, SECRET, { expiresIn: 600 });
+const sign = (sub: string, workspace: string, role: string) =>
+  jwt.sign({ sub, workspace, role }, SECRET, { expiresIn: 600 });
 const as = (token: string) => ({ Authorization: `Bearer ${token}` });
 const secretsKey = () => randomBytes(32).toString('base64');
 
@@ -38,7 +39,11 @@ describe(`${ProviderConfigsController.name} (docs/protocol.md §8.5)`, () => {
 
   beforeAll(async () => {
     setLogSink((entry) => entries.push(entry));
-    [environment, upstreamA, upstreamB] = await Promise.all([ScriptedLlmServer.start(), ScriptedLlmServer.start(), ScriptedLlmServer.start()]);
+    [environment, upstreamA, upstreamB] = await Promise.all([
+      ScriptedLlmServer.start(),
+      ScriptedLlmServer.start(),
+      ScriptedLlmServer.start(),
+    ]);
   });
   afterAll(async () => {
     await Promise.all([environment.close(), upstreamA.close(), upstreamB.close()]);
@@ -64,7 +69,10 @@ describe(`${ProviderConfigsController.name} (docs/protocol.md §8.5)`, () => {
 
   /** The demo graph, copied into another workspace by its admin. */
   async function importDemo(app: TestApp, admin: string): Promise<void> {
-    const demo = await request(app.url).get(`/api/graphs/${GRAPH}`).set(as(sign('root', 'default', 'admin'))).expect(200);
+    const demo = await request(app.url)
+      .get(`/api/graphs/${GRAPH}`)
+      .set(as(sign('root', 'default', 'admin')))
+      .expect(200);
     await request(app.url).put(`/api/graphs/${GRAPH}`).set(as(admin)).send(demo.body).expect(200);
   }
 
@@ -81,7 +89,10 @@ describe(`${ProviderConfigsController.name} (docs/protocol.md §8.5)`, () => {
         .set(as(adminA))
         .send({ name: 'Team', provider: 'deepseek', model: 'deepseek-chat', apiKey: KEY_A })
         .expect(400);
-      expect(refused.body).toMatchObject({ code: 'bad_request', message: expect.stringContaining('AI_SECRETS_KEY is not set') });
+      expect(refused.body).toMatchObject({
+        code: 'bad_request',
+        message: expect.stringContaining('AI_SECRETS_KEY is not set'),
+      });
       expect(JSON.stringify(refused.body)).not.toContain(KEY_A);
 
       const keyless = await request(app.url)
@@ -113,17 +124,32 @@ describe(`${ProviderConfigsController.name} (docs/protocol.md §8.5)`, () => {
     });
     afterAll(() => app.close());
 
-    const create = (token: string, body: object) => request(app.url).post('/api/ai/provider-configs').set(as(token)).send(body);
+    const create = (token: string, body: object) =>
+      request(app.url).post('/api/ai/provider-configs').set(as(token)).send(body);
 
     it('lets admins write and editors read, never viewers; the key is write-only (last four characters shown)', async () => {
-      const created = await create(adminA, { name: 'Team DeepSeek', provider: 'deepseek', model: 'deepseek-chat', apiKey: KEY_A }).expect(200);
-      expect(created.body).toMatchObject({ name: 'Team DeepSeek', provider: 'deepseek', apiKeyLast4: 'AAAA', active: false });
+      const created = await create(adminA, {
+        name: 'Team DeepSeek',
+        provider: 'deepseek',
+        model: 'deepseek-chat',
+        apiKey: KEY_A,
+      }).expect(200);
+      expect(created.body).toMatchObject({
+        name: 'Team DeepSeek',
+        provider: 'deepseek',
+        apiKeyLast4: 'AAAA',
+        active: false,
+      });
       expect(created.body).not.toHaveProperty('apiKey');
       const { configId } = created.body;
 
       await create(editorA, { name: 'Nope', provider: 'ollama', model: 'llama3.1' }).expect(403);
       await request(app.url).get('/api/ai/provider-configs').set(as(viewerA)).expect(403);
-      await request(app.url).patch(`/api/ai/provider-configs/${configId}`).set(as(editorA)).send({ model: 'x' }).expect(403);
+      await request(app.url)
+        .patch(`/api/ai/provider-configs/${configId}`)
+        .set(as(editorA))
+        .send({ model: 'x' })
+        .expect(403);
       await request(app.url).post(`/api/ai/provider-configs/${configId}/activate`).set(as(editorA)).expect(403);
       await request(app.url).delete(`/api/ai/provider-configs/${configId}`).set(as(editorA)).expect(403);
 
@@ -141,7 +167,10 @@ describe(`${ProviderConfigsController.name} (docs/protocol.md §8.5)`, () => {
 
     it.each([
       [{ name: 'X', provider: 'mistral', model: 'm', apiKey: KEY_A }, /provider must be one of deepseek, openai/],
-      [{ name: 'X', provider: 'openai-compatible', model: 'm' }, /baseUrl is required with provider "openai-compatible"/],
+      [
+        { name: 'X', provider: 'openai-compatible', model: 'm' },
+        /baseUrl is required with provider "openai-compatible"/,
+      ],
       [{ name: 'X', provider: 'deepseek', model: 'deepseek-chat' }, /apiKey is required with provider "deepseek"/],
       [{ name: 'X', provider: 'ollama', model: 'm', baseUrl: 'ftp://example.com' }, /baseUrl/],
       [{ name: 'X', provider: 'ollama', model: 'm', apiKey: 'short' }, /apiKey/],
@@ -158,54 +187,99 @@ describe(`${ProviderConfigsController.name} (docs/protocol.md §8.5)`, () => {
       expect(conflict.body).toMatchObject({ code: 'conflict' });
       await create(adminB, { name: 'Unique', provider: 'ollama', model: 'llama3.1' }).expect(200);
       const id = first.body.configId;
-      await request(app.url).patch(`/api/ai/provider-configs/${id}`).set(as(adminA)).send({ provider: 'openai-compatible' }).expect(400);
+      await request(app.url)
+        .patch(`/api/ai/provider-configs/${id}`)
+        .set(as(adminA))
+        .send({ provider: 'openai-compatible' })
+        .expect(400);
       const patched = await request(app.url)
         .patch(`/api/ai/provider-configs/${id}`)
         .set(as(adminA))
         .send({ provider: 'openai-compatible', baseUrl: upstreamA.openAiBaseUrl, apiKey: 'sk-patched-key-5678' })
         .expect(200);
-      expect(patched.body).toMatchObject({ provider: 'openai-compatible', baseUrl: upstreamA.openAiBaseUrl, apiKeyLast4: '5678' });
+      expect(patched.body).toMatchObject({
+        provider: 'openai-compatible',
+        baseUrl: upstreamA.openAiBaseUrl,
+        apiKeyLast4: '5678',
+      });
       expect(patched.body.updatedTime).toBeGreaterThan(first.body.updatedTime);
-      const keyless = await request(app.url).patch(`/api/ai/provider-configs/${id}`).set(as(adminA)).send({ apiKey: null }).expect(200);
+      const keyless = await request(app.url)
+        .patch(`/api/ai/provider-configs/${id}`)
+        .set(as(adminA))
+        .send({ apiKey: null })
+        .expect(200);
       expect(keyless.body).not.toHaveProperty('apiKeyLast4');
       await request(app.url).delete(`/api/ai/provider-configs/${id}`).set(as(adminA)).expect(204);
     });
 
-    it('sends each workspace\'s runs to its active configuration\'s base URL with its own key; a workspace without one uses the environment\'s', async () => {
-      const a = await create(adminA, { name: 'A', provider: 'openai-compatible', model: 'model-a', baseUrl: upstreamA.openAiBaseUrl, apiKey: KEY_A }).expect(200);
-      const b = await create(adminB, { name: 'B', provider: 'openai-compatible', model: 'model-b', baseUrl: upstreamB.openAiBaseUrl, apiKey: KEY_B }).expect(200);
+    it("sends each workspace's runs to its active configuration's base URL with its own key; a workspace without one uses the environment's", async () => {
+      const a = await create(adminA, {
+        name: 'A',
+        provider: 'openai-compatible',
+        model: 'model-a',
+        baseUrl: upstreamA.openAiBaseUrl,
+        apiKey: KEY_A,
+      }).expect(200);
+      const b = await create(adminB, {
+        name: 'B',
+        provider: 'openai-compatible',
+        model: 'model-b',
+        baseUrl: upstreamB.openAiBaseUrl,
+        apiKey: KEY_B,
+      }).expect(200);
       await request(app.url).get('/api/ai/provider-configs/active').set(as(adminA)).expect(404);
-      const activated = await request(app.url).post(`/api/ai/provider-configs/${a.body.configId}/activate`).set(as(adminA)).expect(200);
+      const activated = await request(app.url)
+        .post(`/api/ai/provider-configs/${a.body.configId}/activate`)
+        .set(as(adminA))
+        .expect(200);
       expect(activated.body).toMatchObject({ configId: a.body.configId, active: true });
       await request(app.url).post(`/api/ai/provider-configs/${b.body.configId}/activate`).set(as(adminB)).expect(200);
-      expect((await request(app.url).get('/api/ai/provider-configs/active').set(as(editorA)).expect(200)).body.configId).toBe(a.body.configId);
+      expect(
+        (await request(app.url).get('/api/ai/provider-configs/active').set(as(editorA)).expect(200)).body.configId,
+      ).toBe(a.body.configId);
 
       upstreamA.enqueue({ text: 'Answer from A.' });
       upstreamB.enqueue({ text: 'Answer from B.' });
       environment.enqueue({ text: 'Answer from the environment.' });
-      const chat = (token: string) => request(app.url).post('/api/ai/chat').set(as(token)).send({ graphKey: GRAPH, message: 'What does fetch-api do?' }).expect(200);
+      const chat = (token: string) =>
+        request(app.url)
+          .post('/api/ai/chat')
+          .set(as(token))
+          .send({ graphKey: GRAPH, message: 'What does fetch-api do?' })
+          .expect(200);
       expect((await chat(adminA)).body.message).toBe('Answer from A.');
       expect((await chat(adminB)).body.message).toBe('Answer from B.');
       expect((await chat(adminC)).body.message).toBe('Answer from the environment.');
 
       expect(upstreamA.requests).toHaveLength(1);
-      expect(upstreamA.requests[0]).toMatchObject({ apiKeySha256: apiKeySha256(KEY_A), body: expect.objectContaining({ model: 'model-a' }) });
+      expect(upstreamA.requests[0]).toMatchObject({
+        apiKeySha256: apiKeySha256(KEY_A),
+        body: expect.objectContaining({ model: 'model-a' }),
+      });
       expect(upstreamB.requests).toHaveLength(1);
-      expect(upstreamB.requests[0]).toMatchObject({ apiKeySha256: apiKeySha256(KEY_B), body: expect.objectContaining({ model: 'model-b' }) });
+      expect(upstreamB.requests[0]).toMatchObject({
+        apiKeySha256: apiKeySha256(KEY_B),
+        body: expect.objectContaining({ model: 'model-b' }),
+      });
       expect(environment.requests).toHaveLength(1);
       expect(environment.requests[0].apiKeySha256).toBe(apiKeySha256(ENV_KEY));
 
       // The stored row holds no clear-text key, anywhere.
       const db = new Database(path.join(app.dataDir, SQLITE_FILE_NAME), { readonly: true });
       try {
-        const rows = db.prepare('SELECT * FROM ai_provider_configs WHERE config_id IN (?, ?)').all(a.body.configId, b.body.configId) as Array<Record<string, unknown>>;
+        const rows = db
+          .prepare('SELECT * FROM ai_provider_configs WHERE config_id IN (?, ?)')
+          .all(a.body.configId, b.body.configId) as Array<Record<string, unknown>>;
         expect(rows).toHaveLength(2);
         const raw = JSON.stringify(rows);
         for (const key of [KEY_A, KEY_B]) {
           expect(raw).not.toContain(key);
           expect(raw).not.toContain(Buffer.from(key).toString('base64'));
         }
-        expect(rows.map((row) => row.api_key_secret)).toEqual([expect.stringMatching(/^v1\./), expect.stringMatching(/^v1\./)]);
+        expect(rows.map((row) => row.api_key_secret)).toEqual([
+          expect.stringMatching(/^v1\./),
+          expect.stringMatching(/^v1\./),
+        ]);
         const threads = JSON.stringify(db.prepare('SELECT message FROM ai_thread_messages').all());
         expect(threads).not.toContain(KEY_A);
       } finally {
@@ -224,20 +298,44 @@ describe(`${ProviderConfigsController.name} (docs/protocol.md §8.5)`, () => {
       await request(app.url).delete(`/api/ai/provider-configs/${b.body.configId}`).set(as(adminB)).expect(204);
     });
 
-    it('runs an automation on the workspace\'s active configuration, or on the one it names', async () => {
-      const a = await create(adminA, { name: 'Auto A', provider: 'openai-compatible', model: 'model-a', baseUrl: upstreamA.openAiBaseUrl, apiKey: KEY_A }).expect(200);
-      const b = await create(adminA, { name: 'Auto B', provider: 'openai-compatible', model: 'model-b', baseUrl: upstreamB.openAiBaseUrl, apiKey: KEY_B }).expect(200);
+    it("runs an automation on the workspace's active configuration, or on the one it names", async () => {
+      const a = await create(adminA, {
+        name: 'Auto A',
+        provider: 'openai-compatible',
+        model: 'model-a',
+        baseUrl: upstreamA.openAiBaseUrl,
+        apiKey: KEY_A,
+      }).expect(200);
+      const b = await create(adminA, {
+        name: 'Auto B',
+        provider: 'openai-compatible',
+        model: 'model-b',
+        baseUrl: upstreamB.openAiBaseUrl,
+        apiKey: KEY_B,
+      }).expect(200);
       await request(app.url).post(`/api/ai/provider-configs/${a.body.configId}/activate`).set(as(adminA)).expect(200);
       const automation = (overrides: object) =>
         request(app.url)
           .post('/api/ai/automations')
           .set(as(editorA))
-          .send({ name: `Review ${Object.keys(overrides).length}`, graphKey: GRAPH, prompt: 'Review the graph.', schedule: { cron: '0 9 * * 1', timezone: 'UTC' }, ...overrides })
+          .send({
+            name: `Review ${Object.keys(overrides).length}`,
+            graphKey: GRAPH,
+            prompt: 'Review the graph.',
+            schedule: { cron: '0 9 * * 1', timezone: 'UTC' },
+            ...overrides,
+          })
           .expect(200);
       const runToEnd = async (automationId: string) => {
         await request(app.url).post(`/api/ai/automations/${automationId}/run`).set(as(editorA)).expect(200);
-        for (const deadline = Date.now() + 10_000; Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 20))) {
-          const [latest] = (await request(app.url).get(`/api/ai/automations/${automationId}/runs`).set(as(editorA)).expect(200)).body;
+        for (
+          const deadline = Date.now() + 10_000;
+          Date.now() < deadline;
+          await new Promise((resolve) => setTimeout(resolve, 20))
+        ) {
+          const [latest] = (
+            await request(app.url).get(`/api/ai/automations/${automationId}/runs`).set(as(editorA)).expect(200)
+          ).body;
           if (latest && latest.outcome !== 'running') return latest as { outcome: string };
         }
         throw new Error('the run did not end');
@@ -251,23 +349,48 @@ describe(`${ProviderConfigsController.name} (docs/protocol.md §8.5)`, () => {
       expect(await runToEnd(onB.automationId)).toMatchObject({ outcome: 'completed' });
 
       expect(upstreamA.requests).toHaveLength(1);
-      expect(upstreamA.requests[0]).toMatchObject({ apiKeySha256: apiKeySha256(KEY_A), body: expect.objectContaining({ model: 'model-a' }) });
+      expect(upstreamA.requests[0]).toMatchObject({
+        apiKeySha256: apiKeySha256(KEY_A),
+        body: expect.objectContaining({ model: 'model-a' }),
+      });
       expect(upstreamB.requests).toHaveLength(1);
-      expect(upstreamB.requests[0]).toMatchObject({ apiKeySha256: apiKeySha256(KEY_B), body: expect.objectContaining({ model: 'model-b' }) });
+      expect(upstreamB.requests[0]).toMatchObject({
+        apiKeySha256: apiKeySha256(KEY_B),
+        body: expect.objectContaining({ model: 'model-b' }),
+      });
       expect(environment.requests).toHaveLength(0);
-      for (const { automationId } of [onActive, onB]) await request(app.url).delete(`/api/ai/automations/${automationId}`).set(as(editorA)).expect(204);
+      for (const { automationId } of [onActive, onB])
+        await request(app.url).delete(`/api/ai/automations/${automationId}`).set(as(editorA)).expect(204);
       await request(app.url).delete('/api/ai/provider-configs/active').set(as(adminA)).expect(204);
     });
 
     it('keeps a run in progress on the provider it started with when the active configuration changes', async () => {
-      const a = await create(adminA, { name: 'Run A', provider: 'openai-compatible', model: 'model-a', baseUrl: upstreamA.openAiBaseUrl, apiKey: KEY_A }).expect(200);
-      const b = await create(adminA, { name: 'Run B', provider: 'openai-compatible', model: 'model-b', baseUrl: upstreamB.openAiBaseUrl, apiKey: KEY_B }).expect(200);
+      const a = await create(adminA, {
+        name: 'Run A',
+        provider: 'openai-compatible',
+        model: 'model-a',
+        baseUrl: upstreamA.openAiBaseUrl,
+        apiKey: KEY_A,
+      }).expect(200);
+      const b = await create(adminA, {
+        name: 'Run B',
+        provider: 'openai-compatible',
+        model: 'model-b',
+        baseUrl: upstreamB.openAiBaseUrl,
+        apiKey: KEY_B,
+      }).expect(200);
       await request(app.url).post(`/api/ai/provider-configs/${a.body.configId}/activate`).set(as(adminA)).expect(200);
       upstreamA.enqueue(
-        { toolCalls: [{ id: 'call_read', name: 'read_node_detail', arguments: { nodeKey: 'fetch-api' } }], delayMs: 150 },
+        {
+          toolCalls: [{ id: 'call_read', name: 'read_node_detail', arguments: { nodeKey: 'fetch-api' } }],
+          delayMs: 150,
+        },
         { text: 'Still on A after the switch.' },
       );
-      const running = request(app.url).post('/api/ai/chat').set(as(adminA)).send({ graphKey: GRAPH, message: 'Read fetch-api' });
+      const running = request(app.url)
+        .post('/api/ai/chat')
+        .set(as(adminA))
+        .send({ graphKey: GRAPH, message: 'Read fetch-api' });
       const pending = running.then((response) => response);
       await upstreamA.waitForRequests(1);
       await request(app.url).post(`/api/ai/provider-configs/${b.body.configId}/activate`).set(as(adminA)).expect(200);
@@ -278,17 +401,37 @@ describe(`${ProviderConfigsController.name} (docs/protocol.md §8.5)`, () => {
       expect(upstreamB.requests).toHaveLength(0);
 
       upstreamB.enqueue({ text: 'The next run is on B.' });
-      const next = await request(app.url).post('/api/ai/chat').set(as(adminA)).send({ graphKey: GRAPH, message: 'Again' }).expect(200);
+      const next = await request(app.url)
+        .post('/api/ai/chat')
+        .set(as(adminA))
+        .send({ graphKey: GRAPH, message: 'Again' })
+        .expect(200);
       expect(next.body.message).toBe('The next run is on B.');
       expect(upstreamB.requests[0].apiKeySha256).toBe(apiKeySha256(KEY_B));
       await request(app.url).delete('/api/ai/provider-configs/active').set(as(adminA)).expect(204);
     });
 
     it('never puts the key in an error, even when the upstream echoes it', async () => {
-      const a = await create(adminA, { name: 'Echo', provider: 'openai-compatible', model: 'model-a', baseUrl: upstreamA.openAiBaseUrl, apiKey: KEY_A }).expect(200);
+      const a = await create(adminA, {
+        name: 'Echo',
+        provider: 'openai-compatible',
+        model: 'model-a',
+        baseUrl: upstreamA.openAiBaseUrl,
+        apiKey: KEY_A,
+      }).expect(200);
       await request(app.url).post(`/api/ai/provider-configs/${a.body.configId}/activate`).set(as(adminA)).expect(200);
-      upstreamA.enqueue({ error: { status: 401, type: 'invalid_request_error', code: 'invalid_api_key', message: `Incorrect API key provided: ${KEY_A}` } });
-      const failed = await request(app.url).post('/api/ai/chat').set(as(adminA)).send({ graphKey: GRAPH, message: 'Hello' });
+      upstreamA.enqueue({
+        error: {
+          status: 401,
+          type: 'invalid_request_error',
+          code: 'invalid_api_key',
+          message: `Incorrect API key provided: ${KEY_A}`,
+        },
+      });
+      const failed = await request(app.url)
+        .post('/api/ai/chat')
+        .set(as(adminA))
+        .send({ graphKey: GRAPH, message: 'Hello' });
       expect(failed.body).toMatchObject({ code: 'auth_error' });
       expect(JSON.stringify(failed.body)).not.toContain(KEY_A);
       expect(logged(entries)).not.toContain(KEY_A);
@@ -307,9 +450,18 @@ describe(`${ProviderConfigsController.name} (docs/protocol.md §8.5)`, () => {
         const a = await request(first.url)
           .post('/api/ai/provider-configs')
           .set(as(adminA))
-          .send({ name: 'A', provider: 'openai-compatible', model: 'model-a', baseUrl: upstreamA.openAiBaseUrl, apiKey: KEY_A })
+          .send({
+            name: 'A',
+            provider: 'openai-compatible',
+            model: 'model-a',
+            baseUrl: upstreamA.openAiBaseUrl,
+            apiKey: KEY_A,
+          })
           .expect(200);
-        await request(first.url).post(`/api/ai/provider-configs/${a.body.configId}/activate`).set(as(adminA)).expect(200);
+        await request(first.url)
+          .post(`/api/ai/provider-configs/${a.body.configId}/activate`)
+          .set(as(adminA))
+          .expect(200);
       } finally {
         await first.close({ keepData: true });
       }
@@ -319,9 +471,19 @@ describe(`${ProviderConfigsController.name} (docs/protocol.md §8.5)`, () => {
       entries.length = 0;
       const keyless = await boot({}, dataDir);
       try {
-        expect(entries.find((entry) => entry.event === 'provider_config_keys_without_secrets_key')).toMatchObject({ level: 'warn', configs: 1 });
-        const refused = await request(keyless.url).post('/api/ai/chat').set(as(adminA)).send({ graphKey: GRAPH, message: 'Hello' }).expect(503);
-        expect(refused.body).toMatchObject({ code: 'provider_not_configured', message: expect.stringContaining('cannot be decrypted') });
+        expect(entries.find((entry) => entry.event === 'provider_config_keys_without_secrets_key')).toMatchObject({
+          level: 'warn',
+          configs: 1,
+        });
+        const refused = await request(keyless.url)
+          .post('/api/ai/chat')
+          .set(as(adminA))
+          .send({ graphKey: GRAPH, message: 'Hello' })
+          .expect(503);
+        expect(refused.body).toMatchObject({
+          code: 'provider_not_configured',
+          message: expect.stringContaining('cannot be decrypted'),
+        });
         expect(upstreamA.requests).toHaveLength(0);
       } finally {
         await keyless.close({ keepData: true });
@@ -333,15 +495,28 @@ describe(`${ProviderConfigsController.name} (docs/protocol.md §8.5)`, () => {
       try {
         expect(entries.find((entry) => entry.event === 'provider_config_keys_stale')).toMatchObject({ configs: 1 });
         upstreamA.enqueue({ text: 'During the rotation.' });
-        await request(rotating.url).post('/api/ai/chat').set(as(adminA)).send({ graphKey: GRAPH, message: 'Hello' }).expect(200);
+        await request(rotating.url)
+          .post('/api/ai/chat')
+          .set(as(adminA))
+          .send({ graphKey: GRAPH, message: 'Hello' })
+          .expect(200);
         expect(upstreamA.requests[0].apiKeySha256).toBe(apiKeySha256(KEY_A));
       } finally {
         await rotating.close({ keepData: true });
       }
 
       const out: string[] = [];
-      const io = { stdout: { write: (text: string) => out.push(text) }, stderr: { write: (text: string) => out.push(text) } };
-      const env = { NODE_ENV: 'test', DATA_DIR: dataDir, AI_SECRETS_KEY: newKey, AI_SECRETS_KEY_PREVIOUS: oldKey, SEED_DEMO: 'false' };
+      const io = {
+        stdout: { write: (text: string) => out.push(text) },
+        stderr: { write: (text: string) => out.push(text) },
+      };
+      const env = {
+        NODE_ENV: 'test',
+        DATA_DIR: dataDir,
+        AI_SECRETS_KEY: newKey,
+        AI_SECRETS_KEY_PREVIOUS: oldKey,
+        SEED_DEMO: 'false',
+      };
       expect(await reencryptSecrets([], env, io)).toBe(0);
       expect(out.join('')).toContain('1 re-encrypted with AI_SECRETS_KEY');
       expect(await reencryptSecrets([], env, io)).toBe(0);
@@ -356,7 +531,11 @@ describe(`${ProviderConfigsController.name} (docs/protocol.md §8.5)`, () => {
       try {
         expect(entries.some((entry) => String(entry.event).startsWith('provider_config_keys_'))).toBe(false);
         upstreamA.enqueue({ text: 'After the rotation.' });
-        await request(rotated.url).post('/api/ai/chat').set(as(adminA)).send({ graphKey: GRAPH, message: 'Hello' }).expect(200);
+        await request(rotated.url)
+          .post('/api/ai/chat')
+          .set(as(adminA))
+          .send({ graphKey: GRAPH, message: 'Hello' })
+          .expect(200);
         expect(upstreamA.requests[0].apiKeySha256).toBe(apiKeySha256(KEY_A));
       } finally {
         await rotated.close();
@@ -368,7 +547,8 @@ describe(`${ProviderConfigsController.name} (docs/protocol.md §8.5)`, () => {
 function readSealed(dataDir: string): string {
   const db = new Database(path.join(dataDir, SQLITE_FILE_NAME), { readonly: true });
   try {
-    return (db.prepare('SELECT api_key_secret FROM ai_provider_configs').get() as { api_key_secret: string }).api_key_secret;
+    return (db.prepare('SELECT api_key_secret FROM ai_provider_configs').get() as { api_key_secret: string })
+      .api_key_secret;
   } finally {
     db.close();
   }

@@ -13,10 +13,15 @@ describe('POST /api/rag/context', () => {
   afterAll(() => app.close());
 
   it('never loads the tokenizer in its own thread: tokenEstimate is counted by a worker thread, with the o200k_base count', async () => {
-    const response = await request(app.url).post('/api/rag/context').send({ graphKey: 'nba-workflow', query: 'filter active players' }).expect(200);
+    const response = await request(app.url)
+      .post('/api/rag/context')
+      .send({ graphKey: 'nba-workflow', query: 'filter active players' })
+      .expect(200);
     const counter = new TokenCounter();
     expect(counter.loaded).toBe(false);
-    expect(response.body.tokenEstimate).toBe(counter.count(buildContextMessage(response.body.context, app.config.locale)));
+    expect(response.body.tokenEstimate).toBe(
+      counter.count(buildContextMessage(response.body.context, app.config.locale)),
+    );
   });
 
   it('returns what the AI would see: fetch-api with its neighbours, the edges between them, and their TOON form', async () => {
@@ -27,7 +32,12 @@ describe('POST /api/rag/context', () => {
     const { context, toon, tokenEstimate } = response.body;
 
     const keys = context.relevantNodes.map((node: { _key: string }) => node._key);
-    expect(context.relevantNodes[0]).toMatchObject({ _key: 'fetch-api', typeName: 'API Call', sheetName: 'main', origin: 'search' });
+    expect(context.relevantNodes[0]).toMatchObject({
+      _key: 'fetch-api',
+      typeName: 'API Call',
+      sheetName: 'main',
+      origin: 'search',
+    });
     expect(keys).toEqual(expect.arrayContaining(['fetch-api', 'root', 'filter-active', 'error-handler']));
     const edgeKeys = context.relevantEdges.map((edge: { _key: string }) => edge._key);
     expect(edgeKeys).toEqual(
@@ -38,7 +48,8 @@ describe('POST /api/rag/context', () => {
     expect(['bm25', 'hybrid']).toContain(context.retrieval.searchMode);
 
     expect(toon.startsWith('RELEVANT NODES:\n')).toBe(true);
-    for (const key of ['fetch-api', 'root', 'filter-active', 'error-handler']) expect(toon).toMatch(new RegExp(`^  ${key},`, 'm'));
+    for (const key of ['fetch-api', 'root', 'filter-active', 'error-handler'])
+      expect(toon).toMatch(new RegExp(`^  ${key},`, 'm'));
     expect(toon).toContain('fetch-api,api-call (API Call),main,');
     const edgesBlock = toon.split('RELEVANT EDGES:\n')[1];
     expect(decode(edgesBlock)).toContainEqual({ from: 'fetch-api:R-0', to: 'filter-active:L-0', label: 'success' });
@@ -49,13 +60,20 @@ describe('POST /api/rag/context', () => {
   it('honours maxNodes and maxDepth, and serves a repeated question from the cache', async () => {
     const body = { graphKey: 'nba-workflow', query: 'root', options: { maxNodes: 3, maxDepth: 1 } };
     const first = await request(app.url).post('/api/rag/context').send(body).expect(200);
-    expect(first.body.context.relevantNodes.map((node: { _key: string }) => node._key)).toEqual(['root', 'entry-form', 'fetch-api']);
+    expect(first.body.context.relevantNodes.map((node: { _key: string }) => node._key)).toEqual([
+      'root',
+      'entry-form',
+      'fetch-api',
+    ]);
     const second = await request(app.url).post('/api/rag/context').send(body).expect(200);
     expect(second.body.context.retrieval.cacheHit).toBe(true);
   });
 
   it('answers 404 for an unknown graph', async () => {
-    const response = await request(app.url).post('/api/rag/context').send({ graphKey: 'no-such-graph', query: 'x' }).expect(404);
+    const response = await request(app.url)
+      .post('/api/rag/context')
+      .send({ graphKey: 'no-such-graph', query: 'x' })
+      .expect(404);
     expect(response.body).toMatchObject({ statusCode: 404, code: 'not_found' });
   });
 

@@ -14,7 +14,9 @@ function userTexts(body: { messages: Array<{ role: string; content: unknown }> }
     .flatMap((message) =>
       typeof message.content === 'string'
         ? [message.content]
-        : (message.content as Array<{ type: string; text?: string }>).filter((block) => block.type === 'text').map((block) => block.text ?? ''),
+        : (message.content as Array<{ type: string; text?: string }>)
+            .filter((block) => block.type === 'text')
+            .map((block) => block.text ?? ''),
     )
     .filter(written);
 }
@@ -31,7 +33,11 @@ describe.each(['openai', 'anthropic'])('A socket run stopped before it starts (%
 
   beforeAll(async () => {
     server = await ScriptedLlmServer.start();
-    app = await startTestApp({ ...server.providerEnv(provider), EMBEDDING_PROVIDER: 'local', RATE_LIMIT_PER_MINUTE: '0' });
+    app = await startTestApp({
+      ...server.providerEnv(provider),
+      EMBEDDING_PROVIDER: 'local',
+      RATE_LIMIT_PER_MINUTE: '0',
+    });
     client = await AiSocketClient.connect(app.url);
   });
   afterAll(async () => {
@@ -56,13 +62,21 @@ describe.each(['openai', 'anthropic'])('A socket run stopped before it starts (%
       expect.objectContaining({ role: 'event', event: expect.objectContaining({ type: 'DATA_ADDED' }) }),
     ]);
     const listed = (await request(app.url).post('/api/ai/threads').send({ graphKey: GRAPH }).expect(200)).body;
-    expect(listed).toContainEqual(expect.objectContaining({ threadId, title: 'What does fetch-api do?', messageCount: 1, pendingInterrupt: false }));
+    expect(listed).toContainEqual(
+      expect.objectContaining({ threadId, title: 'What does fetch-api do?', messageCount: 1, pendingInterrupt: false }),
+    );
 
     server.enqueue({ text: 'fetch-api calls the stats API; error-handler logs its failures.' });
     const next = await client.chat({ _id: 2, graphKey: GRAPH, threadId, message: 'And error-handler?' });
     expect(next.complete?.fullText).toBe('fetch-api calls the stats API; error-handler logs its failures.');
     expect(userTexts(server.requests[0].body)).toEqual(['What does fetch-api do?', 'And error-handler?']);
     const after = (await request(app.url).get(`/api/ai/thread/${threadId}`).expect(200)).body;
-    expect(after.messages.map((message: { role: string }) => message.role)).toEqual(['user', 'event', 'user', 'event', 'assistant']);
+    expect(after.messages.map((message: { role: string }) => message.role)).toEqual([
+      'user',
+      'event',
+      'user',
+      'event',
+      'assistant',
+    ]);
   });
 });

@@ -14,7 +14,10 @@ const REGISTER = path.join(__dirname, '../support/swc-register.js');
 /** Runs `npm run seed`'s entry point on the TypeScript sources, in a working directory without a .env. */
 async function seed(env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, ['--require', REGISTER, CLI], { env: { PATH: process.env.PATH ?? '', ...env }, cwd: tmpdir() });
+    const { stdout, stderr } = await run(process.execPath, ['--require', REGISTER, CLI], {
+      env: { PATH: process.env.PATH ?? '', ...env },
+      cwd: tmpdir(),
+    });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failed = error as { code: number; stdout: string; stderr: string };
@@ -37,7 +40,10 @@ describe('npm run seed (src/cli/seed.cli.ts)', () => {
     const source = store.forWorkspace('default');
     try {
       const first = await seed({ DATA_DIR: dataDir });
-      expect(first).toMatchObject({ code: 0, stdout: expect.stringContaining('Seeded graph "nba-workflow" in workspace "default"') });
+      expect(first).toMatchObject({
+        code: 0,
+        stdout: expect.stringContaining('Seeded graph "nba-workflow" in workspace "default"'),
+      });
       expect(first.stdout).toContain('9 nodes, 6 edges, 4 node configs');
       await source.deleteNode('nba-workflow', 'fetch-api');
 

@@ -14,10 +14,18 @@ const DEMO = nbaWorkflowDemo.graph._key;
  * The real OpenAI SDK talks to a local server that speaks the /v1/embeddings wire format.
  */
 describe.each([
-  { name: 'Ollama', env: (server: ScriptedLlmServer) => ({ EMBEDDING_PROVIDER: 'ollama', EMBEDDING_BASE_URL: server.url }), model: 'nomic-embed-text' },
+  {
+    name: 'Ollama',
+    env: (server: ScriptedLlmServer) => ({ EMBEDDING_PROVIDER: 'ollama', EMBEDDING_BASE_URL: server.url }),
+    model: 'nomic-embed-text',
+  },
   {
     name: 'an OpenAI-compatible server',
-    env: (server: ScriptedLlmServer) => ({ EMBEDDING_PROVIDER: 'openai-compatible', EMBEDDING_BASE_URL: server.openAiBaseUrl, EMBEDDING_MODEL: 'bge-m3' }),
+    env: (server: ScriptedLlmServer) => ({
+      EMBEDDING_PROVIDER: 'openai-compatible',
+      EMBEDDING_BASE_URL: server.openAiBaseUrl,
+      EMBEDDING_MODEL: 'bge-m3',
+    }),
     model: 'bge-m3',
   },
 ])('Semantic embeddings through $name', ({ env, model }) => {
@@ -43,7 +51,10 @@ describe.each([
     expect(states).toHaveLength(nbaWorkflowDemo.nodes.length);
     expect(states.every((state) => state.model === model)).toBe(true);
 
-    const response = await request(app.url).post('/api/rag/context').send({ graphKey: DEMO, query: 'which players are ranked?' }).expect(200);
+    const response = await request(app.url)
+      .post('/api/rag/context')
+      .send({ graphKey: DEMO, query: 'which players are ranked?' })
+      .expect(200);
     expect(response.body.context.retrieval.searchMode).toBe('hybrid');
     const queryCall = embeddingCalls().at(-1);
     expect(queryCall?.body).toMatchObject({ model, input: ['which players are ranked?'] });

@@ -25,7 +25,9 @@ interface WhoamiAnswer {
  */
 async function startProbeServer(env: Record<string, string>): Promise<{ url: string; close: () => Promise<void> }> {
   const config = loadAppConfig({ NODE_ENV: 'test', LOG_LEVEL: 'error', ...env });
-  const moduleRef = await Test.createTestingModule({ imports: [AppConfigModule.forRoot(config), AuthModule] }).compile();
+  const moduleRef = await Test.createTestingModule({
+    imports: [AppConfigModule.forRoot(config), AuthModule],
+  }).compile();
   const authenticator = moduleRef.get(SocketAuthenticator);
   const httpServer: HttpServer = createServer();
   const server = new Server(httpServer);
@@ -94,7 +96,11 @@ describe(`${SocketAuthenticator.name} on a Socket.IO namespace`, () => {
 
     it.each([
       ['no token', {}, 'Missing token'],
-      ['an expired token', { auth: { token: token({ sub: 'u', workspace: 'w' }, { expiresIn: -5 }) } }, 'Token expired'],
+      [
+        'an expired token',
+        { auth: { token: token({ sub: 'u', workspace: 'w' }, { expiresIn: -5 }) } },
+        'Token expired',
+      ],
       [
         'a forged token',
         { auth: { token: jwt.sign({ sub: 'u', workspace: 'w' }, 'forged-secret-of-32-characters!!') } },

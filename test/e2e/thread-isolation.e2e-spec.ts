@@ -20,7 +20,8 @@ function textsOf(recorded: RecordedRequest): string[] {
 /** The conversation markers ("[alpha 3]") a request carried. */
 function markersOf(recorded: RecordedRequest): Set<string> {
   const found = new Set<string>();
-  for (const text of textsOf(recorded)) for (const match of text.matchAll(/\[(alpha|bravo|charlie|delta) \d+\]/g)) found.add(match[1]);
+  for (const text of textsOf(recorded))
+    for (const match of text.matchAll(/\[(alpha|bravo|charlie|delta) \d+\]/g)) found.add(match[1]);
   return found;
 }
 
@@ -37,7 +38,11 @@ describe('Threads interleaved under load never see each other’s messages', () 
 
   beforeAll(async () => {
     server = await ScriptedLlmServer.start();
-    app = await startTestApp({ ...server.providerEnv('openai'), EMBEDDING_PROVIDER: 'local', RATE_LIMIT_PER_MINUTE: '0' });
+    app = await startTestApp({
+      ...server.providerEnv('openai'),
+      EMBEDDING_PROVIDER: 'local',
+      RATE_LIMIT_PER_MINUTE: '0',
+    });
     logs = [];
     setLogSink((entry) => logs.push(entry));
   });
@@ -53,7 +58,12 @@ describe('Threads interleaved under load never see each other’s messages', () 
       const messages = recorded.body.messages as Array<{ role: string; content: string }>;
       const question = [...messages].reverse().find((message) => message.role === 'user')?.content ?? '';
       if (messages.at(-1)?.role !== 'tool') {
-        return { text: `Looking into ${question}.`, chunkSize: 7, delayMs: 2, toolCalls: [{ name: 'read_node_detail', arguments: { nodeKey: 'fetch-api' } }] };
+        return {
+          text: `Looking into ${question}.`,
+          chunkSize: 7,
+          delayMs: 2,
+          toolCalls: [{ name: 'read_node_detail', arguments: { nodeKey: 'fetch-api' } }],
+        };
       }
       return { text: `Answer to ${question}`, chunkSize: 5, delayMs: 2 };
     };
@@ -66,7 +76,12 @@ describe('Threads interleaved under load never see each other’s messages', () 
         try {
           for (let turn = 0; turn < QUESTIONS; turn += 1) {
             const done = await client.chat(
-              { _id: turn + 1, graphKey: GRAPH, message: `[${name} ${turn}] what does fetch-api do?`, ...(threadId ? { threadId } : {}) },
+              {
+                _id: turn + 1,
+                graphKey: GRAPH,
+                message: `[${name} ${turn}] what does fetch-api do?`,
+                ...(threadId ? { threadId } : {}),
+              },
               30_000,
             );
             expect(done.complete?.fullText).toContain(`Answer to [${name} ${turn}]`);
@@ -90,8 +105,12 @@ describe('Threads interleaved under load never see each other’s messages', () 
     // Every thread holds its own questions and answers, in order, and nothing else.
     for (const { name, threadId } of conversations) {
       const thread = (await request(app.url).get(`/api/ai/thread/${threadId}`).expect(200)).body;
-      const questions = thread.messages.filter((message: { role: string }) => message.role === 'user').map((message: { content: string }) => message.content);
-      expect(questions).toEqual(Array.from({ length: QUESTIONS }, (_, turn) => `[${name} ${turn}] what does fetch-api do?`));
+      const questions = thread.messages
+        .filter((message: { role: string }) => message.role === 'user')
+        .map((message: { content: string }) => message.content);
+      expect(questions).toEqual(
+        Array.from({ length: QUESTIONS }, (_, turn) => `[${name} ${turn}] what does fetch-api do?`),
+      );
       const others = CONVERSATIONS.filter((other) => other !== name);
       for (const message of thread.messages as Array<{ content: string }>) {
         for (const other of others) expect(message.content).not.toContain(`[${other} `);

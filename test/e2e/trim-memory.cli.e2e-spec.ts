@@ -30,10 +30,24 @@ describe('npm run ai:trim-memory', () => {
     dataDir = mkdtempSync(path.join(tmpdir(), 'trim-memory-cli-'));
     const db = openSqliteDatabase(dataDir);
     threadId = generateThreadId();
-    await new SqliteThreadRepository(db).create({ threadId, workspace: 'default', userId: 'alice', graphKey: 'nba-workflow', title: 't', createdTime: 1 });
+    await new SqliteThreadRepository(db).create({
+      threadId,
+      workspace: 'default',
+      userId: 'alice',
+      graphKey: 'nba-workflow',
+      title: 't',
+      createdTime: 1,
+    });
     const repository = new SqliteMemoryRepository(db);
     const now = Date.now();
-    const at = (level: 0 | 1 | 2, daysAgo: number) => memoryRecord({ workspace: 'default', threadId, level, createdTime: now - daysAgo * DAY, charRange: [daysAgo, daysAgo + 1] });
+    const at = (level: 0 | 1 | 2, daysAgo: number) =>
+      memoryRecord({
+        workspace: 'default',
+        threadId,
+        level,
+        createdTime: now - daysAgo * DAY,
+        charRange: [daysAgo, daysAgo + 1],
+      });
     for (const record of [at(0, 200), at(1, 45), at(1, 10), at(2, 120), at(2, 45)]) await repository.insert(record);
     db.close();
   });
@@ -59,7 +73,19 @@ describe('npm run ai:trim-memory', () => {
 
   it('follows the configured retention, 0 keeping a level', async () => {
     const io = new CapturedIo();
-    expect(await trimMemory([], { NODE_ENV: 'test', DATA_DIR: dataDir, LOG_LEVEL: 'error', MEMORY_L1_RETENTION_DAYS: '0', MEMORY_L2_RETENTION_DAYS: '30' }, io)).toBe(0);
+    expect(
+      await trimMemory(
+        [],
+        {
+          NODE_ENV: 'test',
+          DATA_DIR: dataDir,
+          LOG_LEVEL: 'error',
+          MEMORY_L1_RETENTION_DAYS: '0',
+          MEMORY_L2_RETENTION_DAYS: '30',
+        },
+        io,
+      ),
+    ).toBe(0);
     expect(io.out).toContain('level 1 (short-term summaries) kept (retention 0): 0 removed');
     expect(io.out).toContain('level 2 (long-term summaries)  older than 30 days: 2 removed');
     expect(await levelsLeft()).toEqual([0, 1, 1]);

@@ -10,7 +10,13 @@ const HEAP_GROWTH_LIMIT_BYTES = 24 * 1024 * 1024;
 
 function expectClean(result: FuzzResult): void {
   for (const target of result.targets) {
-    expect({ target: target.target, cases: target.cases, serverErrors: target.serverErrors, badShapes: target.badShapes, counterexample: target.counterexample }).toEqual({
+    expect({
+      target: target.target,
+      cases: target.cases,
+      serverErrors: target.serverErrors,
+      badShapes: target.badShapes,
+      counterexample: target.counterexample,
+    }).toEqual({
       target: target.target,
       cases: RUNS,
       serverErrors: 0,
@@ -25,7 +31,13 @@ function expectClean(result: FuzzResult): void {
 describe('Fuzzing every REST route of the OpenAPI document and every socket event (CI sample)', () => {
   it('answers every generated REST body without a 5xx, in the error shape, and keeps its memory', async () => {
     const result = await runRestFuzzScenario({ runs: RUNS, seed: SEED });
-    expect(result.targets.map((target) => target.target)).toEqual(expect.arrayContaining(['POST /api/ai/chat', 'PUT /api/graphs/{graphKey}', 'POST /api/graphs/{graphKey}/changes']));
+    expect(result.targets.map((target) => target.target)).toEqual(
+      expect.arrayContaining([
+        'POST /api/ai/chat',
+        'PUT /api/graphs/{graphKey}',
+        'POST /api/graphs/{graphKey}/changes',
+      ]),
+    );
     expectClean(result);
   }, 180_000);
 

@@ -15,7 +15,14 @@ describe('Upstream faults mid-conversation (Socket.IO, OpenAI and Anthropic wire
     const result = await runUpstreamFaultsScenario();
     expect(result.outcomes).toHaveLength(upstreamFaults().length);
     for (const outcome of result.outcomes) {
-      expect({ fault: `${outcome.name} (${outcome.provider})`, code: outcome.code, retryable: outcome.retryable, withinBound: outcome.withinBound, problems: outcome.threadProblems, resumed: outcome.resumed }).toEqual({
+      expect({
+        fault: `${outcome.name} (${outcome.provider})`,
+        code: outcome.code,
+        retryable: outcome.retryable,
+        withinBound: outcome.withinBound,
+        problems: outcome.threadProblems,
+        resumed: outcome.resumed,
+      }).toEqual({
         fault: `${outcome.name} (${outcome.provider})`,
         code: expect.stringMatching(/^(network|timeout|server_error)$/),
         retryable: true,

@@ -17,8 +17,16 @@ describe(AiModule.name, () => {
     configureLogging({ level: 'error' });
     const server = await ScriptedLlmServer.start();
     const dataDir = mkdtempSync(path.join(tmpdir(), 'ai-module-'));
-    const config = loadAppConfig({ NODE_ENV: 'test', AUTH_MODE: 'none', LOG_LEVEL: 'error', DATA_DIR: dataDir, ...server.providerEnv('deepseek') });
-    const moduleRef = await Test.createTestingModule({ imports: [AppConfigModule.forRoot(config), PersistenceModule.forRoot(config), AiModule] }).compile();
+    const config = loadAppConfig({
+      NODE_ENV: 'test',
+      AUTH_MODE: 'none',
+      LOG_LEVEL: 'error',
+      DATA_DIR: dataDir,
+      ...server.providerEnv('deepseek'),
+    });
+    const moduleRef = await Test.createTestingModule({
+      imports: [AppConfigModule.forRoot(config), PersistenceModule.forRoot(config), AiModule],
+    }).compile();
     const app = moduleRef.createNestApplication({ logger: false });
     await app.init();
     try {
@@ -26,7 +34,12 @@ describe(AiModule.name, () => {
       const sink = new RecordingSink();
       const result = await app
         .get(ChatService)
-        .chat({ userId: 'u', workspace: 'default', role: 'admin' }, { graphKey: 'nba-workflow', message: 'hello' }, sink, new AbortController().signal);
+        .chat(
+          { userId: 'u', workspace: 'default', role: 'admin' },
+          { graphKey: 'nba-workflow', message: 'hello' },
+          sink,
+          new AbortController().signal,
+        );
       expect(result).toMatchObject({ type: 'message', message: 'Wired.' });
       expect(server.requests[0].path).toBe('/v1/chat/completions');
       expect(server.requests[0].body.model).toBe(ProviderRegistry.load().get('deepseek')?.defaultModel);

@@ -12,7 +12,9 @@ import { LocalWordsEmbeddingProvider } from '../../src/embeddings/local-words-em
 
 async function boot(env: Record<string, string>) {
   const config = loadAppConfig({ NODE_ENV: 'test', ...env });
-  return Test.createTestingModule({ imports: [AppConfigModule.forRoot(config), PersistenceModule.forRoot(config), EmbeddingsModule] }).compile();
+  return Test.createTestingModule({
+    imports: [AppConfigModule.forRoot(config), PersistenceModule.forRoot(config), EmbeddingsModule],
+  }).compile();
 }
 
 describe(EmbeddingsModule.name, () => {
@@ -41,7 +43,12 @@ describe(EmbeddingsModule.name, () => {
       await provider.embed(['fetch the active players', 'sort them by points']);
       const tracker = moduleRef.get(TokenTracker);
       expect(tracker.getEntries()).toEqual([
-        expect.objectContaining({ kind: 'embedding', provider: 'openai', model: 'text-embedding-3-small', promptTokens: 11 }),
+        expect.objectContaining({
+          kind: 'embedding',
+          provider: 'openai',
+          model: 'text-embedding-3-small',
+          promptTokens: 11,
+        }),
       ]);
       expect(tracker.getTotals().costUsd).toBeCloseTo((11 * 0.02) / 1_000_000, 12);
       await moduleRef.close();

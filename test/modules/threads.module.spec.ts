@@ -46,7 +46,7 @@ describe(ThreadsModule.name, () => {
     await second.close();
   });
 
-  it('wires ThreadStore to the ArangoDB repository on the persistence module\'s connection with STORE=arango', async () => {
+  it("wires ThreadStore to the ArangoDB repository on the persistence module's connection with STORE=arango", async () => {
     const server = await startFakeArango(preparedArangoReply);
     try {
       const config = loadAppConfig({ NODE_ENV: 'test', AUTH_MODE: 'none', STORE: 'arango', ARANGO_URL: server.url });

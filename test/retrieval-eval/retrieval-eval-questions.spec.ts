@@ -1,6 +1,12 @@
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { halfOf, QUESTION_KINDS, sizeBandOf, SIZE_BANDS, loadQuestionSet } from '../../src/cli/retrieval-eval.questions';
+import {
+  halfOf,
+  QUESTION_KINDS,
+  sizeBandOf,
+  SIZE_BANDS,
+  loadQuestionSet,
+} from '../../src/cli/retrieval-eval.questions';
 import { GraphDocument } from '../../src/graph/graph.types';
 import { SearchTextTokenizer } from '../../src/graph/search/search-text.tokenizer';
 import { describeWithSharedFixtures, sharedFixturePath } from '../support/shared-fixtures';
@@ -9,7 +15,9 @@ const questionSet = loadQuestionSet(path.join(__dirname, 'questions.json'));
 const { questions } = questionSet;
 
 function loadGraph(graphKey: string): GraphDocument {
-  return JSON.parse(readFileSync(sharedFixturePath(questionSet.fixturesDir, `${graphKey}.json`), 'utf8')) as GraphDocument;
+  return JSON.parse(
+    readFileSync(sharedFixturePath(questionSet.fixturesDir, `${graphKey}.json`), 'utf8'),
+  ) as GraphDocument;
 }
 
 describe('retrieval evaluation questions (the set itself)', () => {
@@ -22,8 +30,11 @@ describe('retrieval evaluation questions (the set itself)', () => {
       expect(question.relevant.length).toBeGreaterThan(0);
       expect(new Set(question.relevant).size).toBe(question.relevant.length);
     }
-    for (const kind of QUESTION_KINDS) expect(questions.filter((question) => question.kind === kind).length).toBeGreaterThanOrEqual(30);
-    expect(questions.filter((question) => question.lang === 'fr').length / questions.length).toBeGreaterThanOrEqual(0.2);
+    for (const kind of QUESTION_KINDS)
+      expect(questions.filter((question) => question.kind === kind).length).toBeGreaterThanOrEqual(30);
+    expect(questions.filter((question) => question.lang === 'fr').length / questions.length).toBeGreaterThanOrEqual(
+      0.2,
+    );
   });
 
   it('splits by question id into two halves of similar size, each with every kind and both languages', () => {
@@ -59,7 +70,9 @@ describeWithSharedFixtures('retrieval evaluation questions (against the workflow
   it('covers every size band with at least 40 questions, and most of the real workflows', () => {
     expect(graphKeys.length).toBeGreaterThanOrEqual(60);
     for (const band of SIZE_BANDS) {
-      const inBand = questions.filter((question) => sizeBandOf((graphs.get(question.graph) as GraphDocument).nodes.length) === band.label);
+      const inBand = questions.filter(
+        (question) => sizeBandOf((graphs.get(question.graph) as GraphDocument).nodes.length) === band.label,
+      );
       expect({ band: band.label, enough: inBand.length >= 40 }).toEqual({ band: band.label, enough: true });
     }
   });

@@ -50,7 +50,10 @@ export class AiSocketClient {
   }
 
   /** Connects to `<baseUrl>/ai`; rejects with the connect_error (message "unauthorized" when refused). */
-  static connect(baseUrl: string, options: { token?: string; transports?: Array<'websocket' | 'polling'> } = {}): Promise<AiSocketClient> {
+  static connect(
+    baseUrl: string,
+    options: { token?: string; transports?: Array<'websocket' | 'polling'> } = {},
+  ): Promise<AiSocketClient> {
     const socket: ClientSocket = io(`${baseUrl}/ai`, {
       reconnection: false,
       forceNew: true,
@@ -87,7 +90,11 @@ export class AiSocketClient {
 
   /** Resolves with everything received for `_id` once its ai:complete or ai:error arrived. */
   async terminalOf(id: number | null, timeoutMs = 5000): Promise<RequestRecording> {
-    await this.waitUntil(() => this.eventsOf(id).some((event) => isTerminal(event.event)), timeoutMs, `terminal event of _id ${id}`);
+    await this.waitUntil(
+      () => this.eventsOf(id).some((event) => isTerminal(event.event)),
+      timeoutMs,
+      `terminal event of _id ${id}`,
+    );
     return this.recordingOf(id);
   }
 
@@ -104,7 +111,11 @@ export class AiSocketClient {
       };
       const timer = setTimeout(() => {
         this.waiters.splice(this.waiters.indexOf(waiter), 1);
-        reject(new Error(`AiSocketClient: no ${what} within ${timeoutMs} ms; received ${JSON.stringify(this.received.map((e) => e.event))}`));
+        reject(
+          new Error(
+            `AiSocketClient: no ${what} within ${timeoutMs} ms; received ${JSON.stringify(this.received.map((e) => e.event))}`,
+          ),
+        );
       }, timeoutMs);
       this.waiters.push(waiter);
     });
@@ -112,7 +123,11 @@ export class AiSocketClient {
 
   /** Resolves with the first ai:token of `_id`. */
   async firstToken(id: number, timeoutMs = 5000): Promise<string> {
-    await this.waitUntil(() => this.eventsOf(id).some((event) => event.event === 'ai:token'), timeoutMs, `ai:token of _id ${id}`);
+    await this.waitUntil(
+      () => this.eventsOf(id).some((event) => event.event === 'ai:token'),
+      timeoutMs,
+      `ai:token of _id ${id}`,
+    );
     return (this.eventsOf(id).find((event) => event.event === 'ai:token')!.payload as { token: string }).token;
   }
 
@@ -122,10 +137,19 @@ export class AiSocketClient {
 
   recordingOf(id: number | null): RequestRecording {
     const events = this.eventsOf(id);
-    const tokens = events.filter((event) => event.event === 'ai:token').map((event) => (event.payload as { token: string }).token);
+    const tokens = events
+      .filter((event) => event.event === 'ai:token')
+      .map((event) => (event.payload as { token: string }).token);
     const complete = events.find((event) => event.event === 'ai:complete')?.payload as AiCompleteEvent | undefined;
     const error = events.find((event) => event.event === 'ai:error')?.payload as AiErrorEvent | undefined;
-    return { events, names: events.map((event) => event.event), text: tokens.join(''), tokenEvents: tokens.length, complete, error };
+    return {
+      events,
+      names: events.map((event) => event.event),
+      text: tokens.join(''),
+      tokenEvents: tokens.length,
+      complete,
+      error,
+    };
   }
 
   close(): void {

@@ -15,12 +15,19 @@ export async function openArangoTestDatabase(
   prefix: string,
 ): Promise<ArangoTestDatabase> {
   const database = `${prefix}_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
-  const db = await new ArangoConnector({ ...settings, database }, { attempts: 3, initialDelayMs: 200, maxDelayMs: 1000 }).connect();
+  const db = await new ArangoConnector(
+    { ...settings, database },
+    { attempts: 3, initialDelayMs: 200, maxDelayMs: 1000 },
+  ).connect();
   return {
     db,
     async drop() {
       db.close();
-      const system = new Database({ url: settings.url, databaseName: '_system', auth: { username: settings.user, password: settings.password ?? '' } });
+      const system = new Database({
+        url: settings.url,
+        databaseName: '_system',
+        auth: { username: settings.user, password: settings.password ?? '' },
+      });
       try {
         await system.dropDatabase(database).catch(() => false);
       } finally {

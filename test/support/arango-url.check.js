@@ -14,4 +14,6 @@ if (!process.env.ARANGO_URL) {
   );
   process.exit(1);
 }
-process.stdout.write(`ArangoDB suites against ${process.env.ARANGO_URL.replace(/\/\/[^/@]*@/, '//')} (user ${process.env.ARANGO_USER || 'root'})\n`);
+process.stdout.write(
+  `ArangoDB suites against ${process.env.ARANGO_URL.replace(/\/\/[^/@]*@/, '//')} (user ${process.env.ARANGO_USER || 'root'})\n`,
+);

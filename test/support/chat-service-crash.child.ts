@@ -21,7 +21,8 @@ function dyingOnRoundCommit(repository: ThreadRepository): ThreadRepository {
   return new Proxy(repository, {
     get(target, property, receiver) {
       const value = Reflect.get(target, property, receiver) as unknown;
-      if (property !== 'commit' || typeof value !== 'function') return typeof value === 'function' ? value.bind(target) : value;
+      if (property !== 'commit' || typeof value !== 'function')
+        return typeof value === 'function' ? value.bind(target) : value;
       return (threadId: string, commit: { operationId: string }) => {
         if (/:\d+$/.test(commit.operationId)) process.kill(process.pid, 'SIGKILL');
         return (value as ThreadRepository['commit']).call(target, threadId, commit as never);
@@ -32,14 +33,23 @@ function dyingOnRoundCommit(repository: ThreadRepository): ThreadRepository {
 
 process.once('message', (request: CrashRequest) => {
   void (async () => {
-    const harness = await ChatServiceHarness.create({ dataDir: request.dataDir, env: request.env, wrapRepository: dyingOnRoundCommit });
+    const harness = await ChatServiceHarness.create({
+      dataDir: request.dataDir,
+      env: request.env,
+      wrapRepository: dyingOnRoundCommit,
+    });
     const sink = new RecordingSink();
     const originalThread = sink.thread.bind(sink);
     sink.thread = (threadId: string) => {
       originalThread(threadId);
       process.send?.({ threadId });
     };
-    await harness.service.chat(request.principal, { graphKey: request.graphKey, message: request.message }, sink, new AbortController().signal);
+    await harness.service.chat(
+      request.principal,
+      { graphKey: request.graphKey, message: request.message },
+      sink,
+      new AbortController().signal,
+    );
     process.send?.({ survived: true });
   })();
 });

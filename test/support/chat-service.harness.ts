@@ -71,14 +71,23 @@ export class ChatServiceHarness {
   static async create(options: ChatServiceHarnessOptions = {}): Promise<ChatServiceHarness> {
     configureLogging({ level: 'error' });
     const dataDir = options.dataDir ?? mkdtempSync(path.join(tmpdir(), 'chat-service-'));
-    const config = loadAppConfig({ NODE_ENV: 'test', AUTH_MODE: 'none', LOG_LEVEL: 'error', ...options.env, DATA_DIR: dataDir });
+    const config = loadAppConfig({
+      NODE_ENV: 'test',
+      AUTH_MODE: 'none',
+      LOG_LEVEL: 'error',
+      ...options.env,
+      DATA_DIR: dataDir,
+    });
     const db = openSqliteDatabase(dataDir);
     const graphStore = new SqliteGraphStore(db);
     if ((options.seedDemo ?? true) && !(await graphStore.exportGraph('default', nbaWorkflowDemo.graph._key))) {
       await graphStore.importGraph('default', nbaWorkflowDemo);
     }
     const repository = new SqliteThreadRepository(db);
-    const threadStore = new ThreadStore(options.wrapRepository ? options.wrapRepository(repository) : repository, config);
+    const threadStore = new ThreadStore(
+      options.wrapRepository ? options.wrapRepository(repository) : repository,
+      config,
+    );
     const registry = ProviderRegistry.load();
     const selected = createLlmProvider(selectLlmProvider(config, registry), {
       locale: config.locale,
@@ -114,7 +123,17 @@ export class ChatServiceHarness {
       options.hitl,
       options.runs,
     );
-    return new ChatServiceHarness(config, service, db, graphStore, threadStore, retriever, provider, tokenTracker, !options.dataDir);
+    return new ChatServiceHarness(
+      config,
+      service,
+      db,
+      graphStore,
+      threadStore,
+      retriever,
+      provider,
+      tokenTracker,
+      !options.dataDir,
+    );
   }
 
   get dataDir(): string {

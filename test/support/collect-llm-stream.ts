@@ -16,7 +16,15 @@ export interface CollectedLlmStream {
 
 /** Drains an LlmProvider stream into what tests assert on. Throws what the stream throws. */
 export async function collectLlmStream(stream: AsyncIterable<LlmStreamChunk>): Promise<CollectedLlmStream> {
-  const result: CollectedLlmStream = { chunks: [], text: '', tokenCount: 0, toolCallStarts: [], toolCalls: [], usage: null, finishReason: undefined };
+  const result: CollectedLlmStream = {
+    chunks: [],
+    text: '',
+    tokenCount: 0,
+    toolCallStarts: [],
+    toolCalls: [],
+    usage: null,
+    finishReason: undefined,
+  };
   for await (const chunk of stream) {
     result.chunks.push(chunk);
     if (chunk.type === 'token') {

@@ -31,7 +31,9 @@ export interface FakeArangoServer {
  * (version probe, database creation, errors): start-up and failure paths run the real arangojs
  * driver over a real socket without an ArangoDB server.
  */
-export async function startFakeArango(reply: (request: FakeArangoRequest) => FakeArangoReply): Promise<FakeArangoServer> {
+export async function startFakeArango(
+  reply: (request: FakeArangoRequest) => FakeArangoReply,
+): Promise<FakeArangoServer> {
   const requests: FakeArangoRequest[] = [];
   const server = createServer((req, res) => {
     void readBody(req).then((raw) => {
@@ -89,12 +91,17 @@ export interface FakeArangoCollections {
  * Answers the collection calls arangojs makes (GET /_api/collection/:name[/properties], POST /_api/collection)
  * from `collections`, creations included; null for any other request.
  */
-export function fakeCollectionReply(collections: FakeArangoCollections, request: FakeArangoRequest): FakeArangoReply | null {
+export function fakeCollectionReply(
+  collections: FakeArangoCollections,
+  request: FakeArangoRequest,
+): FakeArangoReply | null {
   const path = apiPathOf(request);
   const match = path.match(/^\/_api\/collection\/([^/]+)(\/properties)?$/);
   if (match) {
     const type = collections.types.get(match[1]);
-    return type === undefined ? arangoErrorReply(404, 1203, 'collection not found') : arangoOkReply({ name: match[1], type });
+    return type === undefined
+      ? arangoErrorReply(404, 1203, 'collection not found')
+      : arangoOkReply({ name: match[1], type });
   }
   if (path === '/_api/collection' && request.method === 'POST') {
     const { name, type } = request.body as { name: string; type: number };
@@ -115,7 +122,9 @@ export function preparedArangoReply(request: FakeArangoRequest): FakeArangoReply
   const collection = path.match(/^\/_api\/collection\/([^/]+)/);
   if (collection) return arangoOkReply({ name: collection[1], type: collection[1] === ARANGO_NAMES.edges ? 3 : 2 });
   if (path === '/_api/index') {
-    return request.method === 'GET' ? arangoOkReply({ indexes: [] }) : arangoOkReply({ isNewlyCreated: false, ...(request.body as object) });
+    return request.method === 'GET'
+      ? arangoOkReply({ indexes: [] })
+      : arangoOkReply({ isNewlyCreated: false, ...(request.body as object) });
   }
   const named = path.match(/^\/_api\/(analyzer|view)\/([^/]+)/);
   if (named) return arangoOkReply({ name: decodeURIComponent(named[2]), type: 'arangosearch', links: {} });

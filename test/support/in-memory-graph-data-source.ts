@@ -71,7 +71,12 @@ export class InMemoryGraphDataSource implements GraphDataSource {
     return this.configs;
   }
 
-  async searchNodes(graphKey: string, query: string, maxResults: number, scope: SearchScope = {}): Promise<ScoredNode[]> {
+  async searchNodes(
+    graphKey: string,
+    query: string,
+    maxResults: number,
+    scope: SearchScope = {},
+  ): Promise<ScoredNode[]> {
     const terms = tokenize(query);
     const nodes = this.nodesOf(graphKey);
     const inScope = (node: GraphNode) => scope.sheet === undefined || node.sheet === scope.sheet;

@@ -4,7 +4,9 @@ import { MemoryRecord } from '../../src/memory/memory-record';
 let counter = 0;
 
 /** A memory record with every field set; overrides win. Ids are unique per call unless given. */
-export function memoryRecord(overrides: Partial<MemoryRecord> & Pick<MemoryRecord, 'workspace' | 'threadId'>): MemoryRecord {
+export function memoryRecord(
+  overrides: Partial<MemoryRecord> & Pick<MemoryRecord, 'workspace' | 'threadId'>,
+): MemoryRecord {
   counter += 1;
   const createdTime = overrides.createdTime ?? 1_700_000_000_000 + counter;
   const level = overrides.level ?? 0;

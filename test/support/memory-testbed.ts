@@ -66,7 +66,13 @@ export class MemoryTestbed {
   static async create(options: MemoryTestbedOptions = {}): Promise<MemoryTestbed> {
     configureLogging({ level: 'error' });
     const dataDir = mkdtempSync(path.join(tmpdir(), 'memory-'));
-    const config = loadAppConfig({ NODE_ENV: 'test', AUTH_MODE: 'none', LOG_LEVEL: 'error', ...options.env, DATA_DIR: dataDir });
+    const config = loadAppConfig({
+      NODE_ENV: 'test',
+      AUTH_MODE: 'none',
+      LOG_LEVEL: 'error',
+      ...options.env,
+      DATA_DIR: dataDir,
+    });
     const db = openSqliteDatabase(dataDir);
     const graphStore = new SqliteGraphStore(db);
     await graphStore.importGraph('default', nbaWorkflowDemo);
@@ -77,10 +83,33 @@ export class MemoryTestbed {
     const embeddings = options.embeddings === undefined ? new LocalHashEmbeddingProvider() : options.embeddings;
     const tokenTracker = new TokenTracker(options.tracker);
     const writer = new ThreadMemoryWriter(
-      { repository, threads, graphs, embeddings, summarizer: options.summarizer ?? new ExtractiveConversationSummarizer(config.locale), tokenTracker },
-      { level1EveryChars: config.memory.level1EveryChars, level2EveryChars: config.memory.level2EveryChars, clock: options.clock },
+      {
+        repository,
+        threads,
+        graphs,
+        embeddings,
+        summarizer: options.summarizer ?? new ExtractiveConversationSummarizer(config.locale),
+        tokenTracker,
+      },
+      {
+        level1EveryChars: config.memory.level1EveryChars,
+        level2EveryChars: config.memory.level2EveryChars,
+        clock: options.clock,
+      },
     );
-    return new MemoryTestbed(dataDir, notifier, config, db, graphStore, graphs, threads, repository, embeddings, tokenTracker, writer);
+    return new MemoryTestbed(
+      dataDir,
+      notifier,
+      config,
+      db,
+      graphStore,
+      graphs,
+      threads,
+      repository,
+      embeddings,
+      tokenTracker,
+      writer,
+    );
   }
 
   /** A new thread of the principal on the demo graph holding these exchanges (each a closed turn). */
@@ -92,7 +121,8 @@ export class MemoryTestbed {
   /** Appends exchanges to a thread, one commit each, as the agent does. */
   async append(thread: ThreadRecord, exchanges: ScriptedExchange[]): Promise<ThreadRecord> {
     let current = thread;
-    for (const exchange of exchanges) current = await this.threads.commit(current, { append: exchangeMessages(exchange) });
+    for (const exchange of exchanges)
+      current = await this.threads.commit(current, { append: exchangeMessages(exchange) });
     return current;
   }
 
@@ -108,7 +138,9 @@ let calls = 0;
 
 /** The stored messages of one exchange: the question, the tool calls with their results, the answer. */
 export function exchangeMessages(exchange: ScriptedExchange, now = Date.now()): ThreadMessage[] {
-  const messages: ThreadMessage[] = [{ id: generateMessageId(now), role: 'user', content: exchange.user, createdTime: now }];
+  const messages: ThreadMessage[] = [
+    { id: generateMessageId(now), role: 'user', content: exchange.user, createdTime: now },
+  ];
   if (exchange.tools?.length) {
     const ids = exchange.tools.map(() => `call_${(calls += 1)}`);
     messages.push({
@@ -119,7 +151,16 @@ export function exchangeMessages(exchange: ScriptedExchange, now = Date.now()): 
       createdTime: now,
     });
     exchange.tools.forEach((tool, index) =>
-      messages.push({ id: generateMessageId(now), role: 'tool', toolCallId: ids[index], toolName: tool.name, content: tool.result, success: true, durationMs: 3, createdTime: now }),
+      messages.push({
+        id: generateMessageId(now),
+        role: 'tool',
+        toolCallId: ids[index],
+        toolName: tool.name,
+        content: tool.result,
+        success: true,
+        durationMs: 3,
+        createdTime: now,
+      }),
     );
   }
   messages.push({ id: generateMessageId(now), role: 'assistant', content: exchange.answer, createdTime: now });

@@ -39,7 +39,10 @@ export class PerTestArangoGraphStore implements GraphStore {
         property === 'workspace'
           ? target.workspace
           : async (...args: unknown[]) => {
-              const source = (await this.current()).forWorkspace(workspace) as unknown as Record<PropertyKey, (...a: unknown[]) => unknown>;
+              const source = (await this.current()).forWorkspace(workspace) as unknown as Record<
+                PropertyKey,
+                (...a: unknown[]) => unknown
+              >;
               return source[property](...args);
             },
     });
@@ -103,7 +106,10 @@ export class PerTestArangoGraphStore implements GraphStore {
 
   /** As the service opens it (ArangoPersistenceModule): connect (the database is created), then the store on that connection. */
   private async open(database: string): Promise<ArangoGraphStore> {
-    const db = await new ArangoConnector({ ...this.settings, database }, { attempts: 3, initialDelayMs: 200, maxDelayMs: 1000 }).connect();
+    const db = await new ArangoConnector(
+      { ...this.settings, database },
+      { attempts: 3, initialDelayMs: 200, maxDelayMs: 1000 },
+    ).connect();
     this.connections.push(db);
     return ArangoGraphStore.open(db, { searchWaitForSync: true });
   }

@@ -23,14 +23,17 @@ export class PrometheusSamples {
         const match = SAMPLE_LINE.exec(line);
         if (!match) throw new Error(`Not a Prometheus sample line: ${line}`);
         const labels: Record<string, string> = {};
-        for (const [, key, raw] of (match[2] ?? '').matchAll(LABEL_PAIR)) labels[key] = raw.replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c));
+        for (const [, key, raw] of (match[2] ?? '').matchAll(LABEL_PAIR))
+          labels[key] = raw.replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c));
         return { name: match[1], labels, value: Number(match[3]) };
       });
   }
 
   /** Samples of `name` whose labels include `labels`. */
   find(name: string, labels: Record<string, string> = {}): PrometheusSample[] {
-    return this.samples.filter((sample) => sample.name === name && Object.entries(labels).every(([key, value]) => sample.labels[key] === value));
+    return this.samples.filter(
+      (sample) => sample.name === name && Object.entries(labels).every(([key, value]) => sample.labels[key] === value),
+    );
   }
 
   /** Sum of the matching samples' values (0 when none). */
@@ -45,6 +48,12 @@ export class PrometheusSamples {
 
   /** Every value one label takes across the samples of `name`. */
   labelValues(name: string, label: string): string[] {
-    return [...new Set(this.find(name).map((sample) => sample.labels[label]).filter((value) => value !== undefined))].sort();
+    return [
+      ...new Set(
+        this.find(name)
+          .map((sample) => sample.labels[label])
+          .filter((value) => value !== undefined),
+      ),
+    ].sort();
   }
 }

@@ -12,7 +12,9 @@ export const textOf = (events: ReceivedEvent[]): string =>
     .join('');
 
 /** A JWT of an editor of workspace `default`, signed with `secret`: one user per test keeps budgets and threads apart. */
-export const editorToken = (secret: string, user: string): string => jwt.sign({ sub: user, workspace: 'default', role: 'editor' }, secret, { expiresIn: 600 });
+export const editorToken = (secret: string, user: string): string =>
+  jwt.sign({ sub: user, workspace: 'default', role: 'editor' }, secret, { expiresIn: 600 });
 
 /** A long answer for streams that must still run while a test acts: `pieces` words of 4 characters. */
-export const longAnswer = (pieces: number, letter = 'w'): string => Array.from({ length: pieces }, (_, index) => `${letter}${String(index).padStart(2, '0')} `).join('');
+export const longAnswer = (pieces: number, letter = 'w'): string =>
+  Array.from({ length: pieces }, (_, index) => `${letter}${String(index).padStart(2, '0')} `).join('');

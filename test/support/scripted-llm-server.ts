@@ -1,7 +1,12 @@
 import { createHash } from 'node:crypto';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
-import { anthropicErrorBody, anthropicRequestRefusal, renderAnthropicJson, renderAnthropicStream } from './scripted-llm/anthropic-wire';
+import {
+  anthropicErrorBody,
+  anthropicRequestRefusal,
+  renderAnthropicJson,
+  renderAnthropicStream,
+} from './scripted-llm/anthropic-wire';
 import { deterministicVector, embeddingInputs, renderEmbeddings } from './scripted-llm/embeddings-wire';
 import { loadFixtureResponse } from './scripted-llm/fixture-replay';
 import { openAiErrorBody, renderOpenAiJson, renderOpenAiStream } from './scripted-llm/openai-wire';
@@ -71,7 +76,8 @@ const BATCH_BYTES = 64 * 1024;
 function batchEnd(chunks: string[], from: number, limit: number): number {
   let size = 0;
   let index = from;
-  while (index < limit && (index === from || size + chunks[index].length <= BATCH_BYTES)) size += chunks[index++].length;
+  while (index < limit && (index === from || size + chunks[index].length <= BATCH_BYTES))
+    size += chunks[index++].length;
   return index;
 }
 
@@ -148,7 +154,10 @@ export class ScriptedLlmServer {
   private readonly closeWaiters = new Map<number, Array<() => void>>();
   /** Requests whose connection the script itself cut (disconnectAfterChunks): not a client close. */
   private readonly cutByServer = new WeakSet<RecordedRequest>();
-  private readonly promptCaches = { 'openai.chat': new PromptCacheSimulator(), 'anthropic.messages': new PromptCacheSimulator() };
+  private readonly promptCaches = {
+    'openai.chat': new PromptCacheSimulator(),
+    'anthropic.messages': new PromptCacheSimulator(),
+  };
   private turnCounter = 0;
 
   private constructor(
@@ -222,7 +231,12 @@ export class ScriptedLlmServer {
    */
   providerEnv(provider: string, model?: string): Record<string, string> {
     if (provider === 'openai-compatible') {
-      return { LLM_PROVIDER: provider, LLM_BASE_URL: this.openAiBaseUrl, LLM_API_KEY: 'sk-scripted-test', LLM_MODEL: model ?? 'scripted-model' };
+      return {
+        LLM_PROVIDER: provider,
+        LLM_BASE_URL: this.openAiBaseUrl,
+        LLM_API_KEY: 'sk-scripted-test',
+        LLM_MODEL: model ?? 'scripted-model',
+      };
     }
     const name = provider.toUpperCase().replace(/[^A-Z0-9]/g, '_');
     const keyName = provider === 'openai-mini' ? 'OPENAI' : name;
@@ -238,7 +252,8 @@ export class ScriptedLlmServer {
   async waitForRequests(count: number, timeoutMs = 5000): Promise<RecordedRequest[]> {
     const deadline = Date.now() + timeoutMs;
     while (this.requests.length < count) {
-      if (Date.now() > deadline) throw new Error(`scripted-llm-server: ${this.requests.length}/${count} requests after ${timeoutMs} ms`);
+      if (Date.now() > deadline)
+        throw new Error(`scripted-llm-server: ${this.requests.length}/${count} requests after ${timeoutMs} ms`);
       await sleep(5);
     }
     return this.requests.slice(0, count);
@@ -252,7 +267,13 @@ export class ScriptedLlmServer {
     const record = this.requests[index];
     if (record?.closedEarly) return Promise.resolve(record);
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`scripted-llm-server: request ${index} was not closed by the client within ${timeoutMs} ms`)), timeoutMs);
+      const timer = setTimeout(
+        () =>
+          reject(
+            new Error(`scripted-llm-server: request ${index} was not closed by the client within ${timeoutMs} ms`),
+          ),
+        timeoutMs,
+      );
       const waiters = this.closeWaiters.get(index) ?? [];
       waiters.push(() => {
         clearTimeout(timer);
@@ -278,7 +299,11 @@ export class ScriptedLlmServer {
     }
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(req.headers)) {
-      headers[name] = SECRET_HEADER.test(name) ? '[redacted]' : Array.isArray(value) ? value.join(', ') : String(value ?? '');
+      headers[name] = SECRET_HEADER.test(name)
+        ? '[redacted]'
+        : Array.isArray(value)
+          ? value.join(', ')
+          : String(value ?? '');
     }
     const record: RecordedRequest = {
       index: this.requests.length,
@@ -315,12 +340,18 @@ export class ScriptedLlmServer {
 
   private plan(record: RecordedRequest): PlannedResponse {
     if (record.method !== 'POST' || record.endpoint === 'unknown') {
-      return this.errorResponse(record, { status: 404, message: `scripted-llm-server: no route for ${record.method} ${record.path}` }, {});
+      return this.errorResponse(
+        record,
+        { status: 404, message: `scripted-llm-server: no route for ${record.method} ${record.path}` },
+        {},
+      );
     }
     if (record.endpoint === 'openai.embeddings') return this.planEmbeddings(record);
     // Refused as the real API does, before any generation: no scripted turn is used.
     const endpoint = record.endpoint;
-    const refusal = (endpoint === 'anthropic.messages' ? anthropicRequestRefusal(record.body) : null) ?? this.contextLengthRefusal(endpoint, record.body);
+    const refusal =
+      (endpoint === 'anthropic.messages' ? anthropicRequestRefusal(record.body) : null) ??
+      this.contextLengthRefusal(endpoint, record.body);
     if (refusal) return this.errorResponse(record, refusal, {});
     record.prompt = this.promptCaches[endpoint].observe(endpoint, record.body);
     const input = this.turns.shift();
@@ -328,7 +359,11 @@ export class ScriptedLlmServer {
       record.exhausted = true;
       return this.errorResponse(
         record,
-        { status: 500, type: 'script_exhausted', message: `scripted-llm-server: script exhausted: no turn queued for ${record.method} ${record.path}` },
+        {
+          status: 500,
+          type: 'script_exhausted',
+          message: `scripted-llm-server: script exhausted: no turn queued for ${record.method} ${record.path}`,
+        },
         {},
       );
     }
@@ -337,13 +372,26 @@ export class ScriptedLlmServer {
     const extraHeaders = turn.headers ?? {};
     if (turn.fixture) {
       const fixture = loadFixtureResponse(turn.fixture);
-      return { status: fixture.status, headers: { 'content-type': fixture.contentType, ...extraHeaders }, chunks: fixture.chunks, turn };
+      return {
+        status: fixture.status,
+        headers: { 'content-type': fixture.contentType, ...extraHeaders },
+        chunks: fixture.chunks,
+        turn,
+      };
     }
     if (turn.error) return this.errorResponse(record, turn.error, turn);
-    if (turn.raw) return { status: turn.raw.status, headers: { ...(turn.raw.headers ?? {}), ...extraHeaders }, chunks: turn.raw.chunks, turn };
+    if (turn.raw)
+      return {
+        status: turn.raw.status,
+        headers: { ...(turn.raw.headers ?? {}), ...extraHeaders },
+        chunks: turn.raw.chunks,
+        turn,
+      };
     const anthropic = record.endpoint === 'anthropic.messages';
     if (record.stream) {
-      const rendered = anthropic ? renderAnthropicStream(turn, record, turnNumber) : renderOpenAiStream(turn, record, turnNumber);
+      const rendered = anthropic
+        ? renderAnthropicStream(turn, record, turnNumber)
+        : renderOpenAiStream(turn, record, turnNumber);
       const corrupt = turn.corruptAfterChunks;
       const chunks = corrupt ? [...rendered.slice(0, corrupt.chunks), corrupt.data] : rendered;
       return { status: 200, headers: { ...SSE_HEADERS, ...extraHeaders }, chunks, turn };
@@ -359,7 +407,11 @@ export class ScriptedLlmServer {
     const tokens = promptTokens(endpoint, body);
     if (tokens <= limit) return null;
     return endpoint === 'anthropic.messages'
-      ? { status: 400, type: 'invalid_request_error', message: `prompt is too long: ${tokens} tokens > ${limit} maximum` }
+      ? {
+          status: 400,
+          type: 'invalid_request_error',
+          message: `prompt is too long: ${tokens} tokens > ${limit} maximum`,
+        }
       : {
           status: 400,
           type: 'invalid_request_error',
@@ -373,11 +425,23 @@ export class ScriptedLlmServer {
     if (scripted?.error) return this.errorResponse(record, scripted.error, scripted);
     if (scripted?.fixture) {
       const fixture = loadFixtureResponse(scripted.fixture);
-      return { status: fixture.status, headers: { 'content-type': fixture.contentType }, chunks: fixture.chunks, turn: scripted };
+      return {
+        status: fixture.status,
+        headers: { 'content-type': fixture.contentType },
+        chunks: fixture.chunks,
+        turn: scripted,
+      };
     }
-    const dimension = typeof record.body?.dimensions === 'number' ? record.body.dimensions : (this.options.embeddingDimension ?? 16);
-    const vectors = scripted?.vectors ?? embeddingInputs(record.body).map((text) => deterministicVector(text, dimension));
-    return { status: 200, headers: JSON_HEADERS, chunks: [JSON.stringify(renderEmbeddings(vectors, record.body))], turn: scripted ?? {} };
+    const dimension =
+      typeof record.body?.dimensions === 'number' ? record.body.dimensions : (this.options.embeddingDimension ?? 16);
+    const vectors =
+      scripted?.vectors ?? embeddingInputs(record.body).map((text) => deterministicVector(text, dimension));
+    return {
+      status: 200,
+      headers: JSON_HEADERS,
+      chunks: [JSON.stringify(renderEmbeddings(vectors, record.body))],
+      turn: scripted ?? {},
+    };
   }
 
   private errorResponse(record: RecordedRequest, error: ScriptedError, turn: PlannedResponse['turn']): PlannedResponse {
@@ -392,7 +456,8 @@ export class ScriptedLlmServer {
 
   private async send(res: ServerResponse, record: RecordedRequest, planned: PlannedResponse): Promise<void> {
     const { delayMs = 0, disconnectAfterChunks, hangAfterChunks, endAfterChunks } = planned.turn;
-    const streaming = planned.headers['content-type']?.startsWith('text/event-stream') || planned.turn.raw !== undefined;
+    const streaming =
+      planned.headers['content-type']?.startsWith('text/event-stream') || planned.turn.raw !== undefined;
     // A JSON answer that hangs or disconnects does so before its headers.
     if (!streaming && (hangAfterChunks === 0 || disconnectAfterChunks === 0)) {
       if (disconnectAfterChunks === 0) this.cut(res, record);
@@ -401,7 +466,9 @@ export class ScriptedLlmServer {
     res.writeHead(planned.status, planned.headers);
     if (streaming) res.flushHeaders();
     const { chunks } = planned;
-    const stops = [hangAfterChunks, disconnectAfterChunks, endAfterChunks].filter((stop): stop is number => stop !== undefined);
+    const stops = [hangAfterChunks, disconnectAfterChunks, endAfterChunks].filter(
+      (stop): stop is number => stop !== undefined,
+    );
     const count = Math.min(chunks.length, ...stops);
     let index = 0;
     while (index < count) {

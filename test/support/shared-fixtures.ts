@@ -9,9 +9,10 @@ import type { GraphDocument } from '../../src/graph/graph.types';
  * (../shared/fixtures from its root, never copied in). SHARED_FIXTURES_DIR overrides the location.
  */
 function locateSharedFixtures(): string | null {
-  const candidates = [process.env.SHARED_FIXTURES_DIR, path.resolve(repositoryRoot(), '..', 'shared', 'fixtures')].filter(
-    (candidate): candidate is string => Boolean(candidate),
-  );
+  const candidates = [
+    process.env.SHARED_FIXTURES_DIR,
+    path.resolve(repositoryRoot(), '..', 'shared', 'fixtures'),
+  ].filter((candidate): candidate is string => Boolean(candidate));
   return candidates.find((candidate) => existsSync(path.join(candidate, 'llm', 'manifest.json'))) ?? null;
 }
 

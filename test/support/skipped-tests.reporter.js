@@ -8,7 +8,8 @@ class SkippedTestsReporter {
     const skipped = [];
     for (const file of results.testResults) {
       for (const test of file.testResults) {
-        if (test.status === 'pending' || test.status === 'skipped' || test.status === 'todo') skipped.push(test.fullName);
+        if (test.status === 'pending' || test.status === 'skipped' || test.status === 'todo')
+          skipped.push(test.fullName);
       }
     }
     if (skipped.length === 0) return;

@@ -38,7 +38,13 @@ process.once('message', (request: RaceRequest) => {
 });
 
 async function race(repository: SqliteThreadRepository, request: RaceRequest): Promise<RaceReport> {
-  const report: RaceReport = { holder: request.holder, leasesWon: [], commitsWon: [], conflicts: 0, reservationsWon: [] };
+  const report: RaceReport = {
+    holder: request.holder,
+    leasesWon: [],
+    commitsWon: [],
+    conflicts: 0,
+    reservationsWon: [],
+  };
   for (const threadId of request.threadIds) {
     if (await repository.acquireLease(threadId, request.holder, 60_000, Date.now())) report.leasesWon.push(threadId);
     try {
@@ -52,7 +58,11 @@ async function race(repository: SqliteThreadRepository, request: RaceRequest): P
       if (!(error instanceof ThreadRevisionConflictError)) throw error;
       report.conflicts += 1;
     }
-    const reservation = await repository.reserveIdempotencyKey({ workspace: 'race', userId: 'alice', key: threadId }, 60_000, Date.now());
+    const reservation = await repository.reserveIdempotencyKey(
+      { workspace: 'race', userId: 'alice', key: threadId },
+      60_000,
+      Date.now(),
+    );
     if (reservation.state === 'reserved') report.reservationsWon.push(threadId);
   }
   return report;

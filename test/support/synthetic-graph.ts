@@ -1,7 +1,20 @@
 import type { GraphDocument, GraphNode } from '../../src/graph/graph.types';
 
 /** The words of synthetic nodes: a search for a few of them ranks many nodes. */
-export const SYNTHETIC_WORDS = ['invoice', 'customer', 'refund', 'shipment', 'ledger', 'payroll', 'webhook', 'retry', 'archive', 'report', 'quota', 'audit'];
+export const SYNTHETIC_WORDS = [
+  'invoice',
+  'customer',
+  'refund',
+  'shipment',
+  'ledger',
+  'payroll',
+  'webhook',
+  'retry',
+  'archive',
+  'report',
+  'quota',
+  'audit',
+];
 
 /**
  * A graph of `count` nodes `n0`, `n1`… (type `code`, sheet `0`) whose process text mixes two words
@@ -28,5 +41,10 @@ export function syntheticGraph(graphKey: string, count: number, edges = 0): Grap
     target: node._key,
     targetHandle: 'L-0',
   }));
-  return { graph: { _key: graphKey, workspace: 'default', name: graphKey, sheetsList: { '0': 'main' } }, nodes, edges: chained, nodeConfigs: [] };
+  return {
+    graph: { _key: graphKey, workspace: 'default', name: graphKey, sheetsList: { '0': 'main' } },
+    nodes,
+    edges: chained,
+    nodeConfigs: [],
+  };
 }

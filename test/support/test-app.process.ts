@@ -32,10 +32,17 @@ export class TestAppProcess {
   static start(env: Record<string, string>, options: TestAppProcessOptions = {}): Promise<TestAppProcess> {
     const timeoutMs = options.timeoutMs ?? 20_000;
     const extension = path.extname(__filename);
-    const child = fork(path.join(__dirname, `test-app.child${extension}`), options.setupModule ? [options.setupModule] : [], {
-      execArgv: [...(extension === '.ts' ? ['--require', path.join(__dirname, 'swc-register.js')] : []), ...(options.execArgv ?? [])],
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    });
+    const child = fork(
+      path.join(__dirname, `test-app.child${extension}`),
+      options.setupModule ? [options.setupModule] : [],
+      {
+        execArgv: [
+          ...(extension === '.ts' ? ['--require', path.join(__dirname, 'swc-register.js')] : []),
+          ...(options.execArgv ?? []),
+        ],
+        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      },
+    );
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         child.kill('SIGKILL');

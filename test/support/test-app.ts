@@ -28,7 +28,10 @@ export interface StartTestAppOptions {
  * Boots the real application on a random port with an explicit environment (never process.env,
  * so a developer's API keys cannot leak into a test) and a fresh data directory unless one is given.
  */
-export async function startTestApp(env: Record<string, string> = {}, options: StartTestAppOptions = {}): Promise<TestApp> {
+export async function startTestApp(
+  env: Record<string, string> = {},
+  options: StartTestAppOptions = {},
+): Promise<TestApp> {
   const dataDir = env.DATA_DIR ?? mkdtempSync(path.join(tmpdir(), 'graph-ai-test-'));
   const config = loadAppConfig({
     NODE_ENV: 'test',

@@ -8,7 +8,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 const NGINX = process.env.NGINX_PATH ?? '/usr/sbin/nginx';
 const GATEWAY_CONFIG = path.resolve(__dirname, '../../docker/nginx/graph-ai.conf');
 
-
 /**
  * The docker-compose gateway (docker/nginx/graph-ai.conf, unchanged but for its addresses) run by Debian's
  * nginx (`apt-get install -y nginx`; `.ci/run` installs it) in front of instances on loopback: each upstream's
@@ -27,7 +26,9 @@ export class TestNginxGateway {
     const dir = mkdtempSync(path.join(tmpdir(), 'test-nginx-'));
     const port = await freePort();
     const servers = instanceUrls.map((url) => `server ${new URL(url).host};`).join('\n  ');
-    const site = readFileSync(GATEWAY_CONFIG, 'utf8').replace(/server graph-ai:3000;/g, servers).replace(/listen 80;/, `listen 127.0.0.1:${port};`);
+    const site = readFileSync(GATEWAY_CONFIG, 'utf8')
+      .replace(/server graph-ai:3000;/g, servers)
+      .replace(/listen 80;/, `listen 127.0.0.1:${port};`);
     writeFileSync(path.join(dir, 'graph-ai.conf'), site);
     writeFileSync(
       path.join(dir, 'nginx.conf'),
@@ -44,7 +45,9 @@ export class TestNginxGateway {
         '}',
       ].join('\n'),
     );
-    const child = spawn(NGINX, ['-p', dir, '-c', path.join(dir, 'nginx.conf')], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(NGINX, ['-p', dir, '-c', path.join(dir, 'nginx.conf')], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let stderr = '';
     child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const gateway = new TestNginxGateway(child, dir, `http://127.0.0.1:${port}`);

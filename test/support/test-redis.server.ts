@@ -6,7 +6,6 @@ import { freePort } from './free-port';
 
 const REDIS_SERVER = process.env.REDIS_SERVER_PATH ?? '/usr/bin/redis-server';
 
-
 /**
  * A real `redis-server` (Debian's, `apt-get install -y redis-server`; `.ci/run` installs it) for one
  * suite: loopback only, on a free port, in a temporary directory, without persistence. `kill()` stops
@@ -22,7 +21,8 @@ export class TestRedisServer {
   ) {}
 
   static async start(): Promise<TestRedisServer> {
-    if (!existsSync(REDIS_SERVER)) throw new Error(`No redis-server at ${REDIS_SERVER}: apt-get install -y redis-server (or set REDIS_SERVER_PATH)`);
+    if (!existsSync(REDIS_SERVER))
+      throw new Error(`No redis-server at ${REDIS_SERVER}: apt-get install -y redis-server (or set REDIS_SERVER_PATH)`);
     const server = new TestRedisServer(await freePort(), mkdtempSync(path.join(tmpdir(), 'test-redis-')));
     await server.launch();
     return server;
@@ -57,9 +57,13 @@ export class TestRedisServer {
   }
 
   private async launch(): Promise<void> {
-    const child = spawn(REDIS_SERVER, ['--port', String(this.port), '--bind', '127.0.0.1', '--dir', this.dir, '--save', '', '--appendonly', 'no'], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    const child = spawn(
+      REDIS_SERVER,
+      ['--port', String(this.port), '--bind', '127.0.0.1', '--dir', this.dir, '--save', '', '--appendonly', 'no'],
+      {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
     this.process = child;
     await new Promise<void>((resolve, reject) => {
       let output = '';

@@ -28,12 +28,21 @@ export function assistantMessage(content: string | null, toolCalls?: LlmToolCall
   return message;
 }
 
-export function toolCall(id: string, name = 'read_node_detail', args: Record<string, unknown> = { nodeKey: 'root' }): LlmToolCall {
+export function toolCall(
+  id: string,
+  name = 'read_node_detail',
+  args: Record<string, unknown> = { nodeKey: 'root' },
+): LlmToolCall {
   return { id, type: 'function', function: { name, arguments: JSON.stringify(args) } };
 }
 
 /** A tool result as the agent commits it: the call's tool name, its success and duration (docs/threads.md). */
-export function toolResult(toolCallId: string, content: string, toolName = 'read_node_detail', success = true): ThreadMessage {
+export function toolResult(
+  toolCallId: string,
+  content: string,
+  toolName = 'read_node_detail',
+  success = true,
+): ThreadMessage {
   return { ...base('tool', content), toolCallId, toolName, success, durationMs: 3 };
 }
 
@@ -42,6 +51,9 @@ export function exchangeOf(question: string, answer: string): ThreadMessage[] {
   return [userMessage(question), assistantMessage(answer)];
 }
 
-export function eventMessage(summary: string, type: 'DATA_ADDED' | 'ACTIONS_EXECUTED' = 'ACTIONS_EXECUTED'): ThreadMessage {
+export function eventMessage(
+  summary: string,
+  type: 'DATA_ADDED' | 'ACTIONS_EXECUTED' = 'ACTIONS_EXECUTED',
+): ThreadMessage {
   return { ...base('event', summary), event: { type, summary, results: [{ ok: true, label: summary.toLowerCase() }] } };
 }

@@ -21,7 +21,11 @@ const SCRIPT = readFileSync(path.join(__dirname, '../../docker/arangodb/create-v
  * the index definition it creates (what it prints too). Tests check the definition, and the ArangoDB
  * suite builds exactly this index on a real server.
  */
-export function runVectorIndexScript(version: string, embedded: number, dimension: string): { definition: VectorIndexDefinition; printed: string[] } {
+export function runVectorIndexScript(
+  version: string,
+  embedded: number,
+  dimension: string,
+): { definition: VectorIndexDefinition; printed: string[] } {
   let definition: VectorIndexDefinition | undefined;
   const printed: string[] = [];
   const db = {

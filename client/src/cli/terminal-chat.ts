@@ -39,7 +39,8 @@ export class TerminalChat {
 
   constructor(private readonly options: TerminalChatOptions) {
     this.threadId = options.threadId ?? null;
-    const style = (code: string): Style => (options.color ? (text) => `\u001b[${code}m${text}\u001b[0m` : (text) => text);
+    const style = (code: string): Style =>
+      options.color ? (text) => `\u001b[${code}m${text}\u001b[0m` : (text) => text;
     this.dim = style('2');
     this.bold = style('1');
     this.red = style('31');
@@ -57,7 +58,11 @@ export class TerminalChat {
 
   /** Runs until /quit or the end of input. */
   async run(): Promise<void> {
-    this.write(this.dim(`Graph "${this.options.graphKey}". Ask a question; /new starts a new conversation, /quit leaves, Ctrl+C stops an answer.\n`));
+    this.write(
+      this.dim(
+        `Graph "${this.options.graphKey}". Ask a question; /new starts a new conversation, /quit leaves, Ctrl+C stops an answer.\n`,
+      ),
+    );
     for (;;) {
       const line = await this.ask(this.bold('you › '));
       if (line === null || line.trim() === '/quit') return;
@@ -69,7 +74,10 @@ export class TerminalChat {
         continue;
       }
       const send = () =>
-        this.options.client.chat({ graphKey: this.options.graphKey, message: text, ...(this.threadId ? { threadId: this.threadId } : {}) }, this.handlers());
+        this.options.client.chat(
+          { graphKey: this.options.graphKey, message: text, ...(this.threadId ? { threadId: this.threadId } : {}) },
+          this.handlers(),
+        );
       if (!(await this.converse(send))) return;
     }
   }
@@ -113,8 +121,10 @@ export class TerminalChat {
 
   /** Asks the user about an interrupt; returns the resume to send, or null at the end of input. */
   private async decide(interrupt: Interrupt, threadId: string): Promise<(() => AiRequest) | null> {
-    const resume = (approved: boolean, extra: { feedback?: string; answer?: string } = {}) => () =>
-      this.options.client.resume({ threadId, approved, ...extra }, this.handlers());
+    const resume =
+      (approved: boolean, extra: { feedback?: string; answer?: string } = {}) =>
+      () =>
+        this.options.client.resume({ threadId, approved, ...extra }, this.handlers());
     if (interrupt.kind === 'approval') return this.decideApproval(interrupt, resume);
     return this.answerQuestion(interrupt, resume);
   }

@@ -5,7 +5,13 @@ import type { ApprovalInterrupt } from '../protocol';
 const EFFECT_LABEL = { create: 'Create', update: 'Change', move: 'Move', delete: 'Delete' } as const;
 
 /** A proposal in words: the headline (what, on which sheet), the reason, then each change with its details. */
-export const ActionPreview = memo(function ActionPreview({ interrupt, sheets }: { interrupt: ApprovalInterrupt; sheets?: Record<string, string> }) {
+export const ActionPreview = memo(function ActionPreview({
+  interrupt,
+  sheets,
+}: {
+  interrupt: ApprovalInterrupt;
+  sheets?: Record<string, string>;
+}) {
   const description = describeProposal(interrupt, sheets);
   return (
     <div className="gai-preview">
@@ -18,7 +24,10 @@ export const ActionPreview = memo(function ActionPreview({ interrupt, sheets }: 
       )}
       <ul className="gai-preview__changes">
         {description.changes.map((change, index) => (
-          <li key={`${change.effect}:${change.subject}:${change.key}:${index}`} className={`gai-change gai-change--${change.effect}`}>
+          <li
+            key={`${change.effect}:${change.subject}:${change.key}:${index}`}
+            className={`gai-change gai-change--${change.effect}`}
+          >
             <span className="gai-change__effect">{EFFECT_LABEL[change.effect]}</span>
             <span className="gai-change__summary">{change.summary}</span>
             {change.details.length > 0 && <pre className="gai-change__details">{change.details.join('\n')}</pre>}

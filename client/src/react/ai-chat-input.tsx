@@ -18,7 +18,13 @@ const MAX_HEIGHT_PX = 120;
  * Seed 000 AIChatInput: a textarea that grows with its text; Enter sends, Shift+Enter makes a new line
  * (never while an input method composes); the Send button becomes Stop while the answer streams.
  */
-export const AIChatInput = memo(function AIChatInput({ onSend, onStop, isTyping, disabled = false, placeholder }: AIChatInputProps) {
+export const AIChatInput = memo(function AIChatInput({
+  onSend,
+  onStop,
+  isTyping,
+  disabled = false,
+  placeholder,
+}: AIChatInputProps) {
   const [text, setText] = useState('');
   const textarea = useRef<HTMLTextAreaElement>(null);
 
@@ -57,12 +63,25 @@ export const AIChatInput = memo(function AIChatInput({ onSend, onStop, isTyping,
         onKeyDown={onKeyDown}
       />
       {isTyping ? (
-        <button type="button" className="gai-button gai-button--stop" onClick={onStop} aria-label="Stop" title="Stop the answer">
+        <button
+          type="button"
+          className="gai-button gai-button--stop"
+          onClick={onStop}
+          aria-label="Stop"
+          title="Stop the answer"
+        >
           <StopIcon />
           <span>Stop</span>
         </button>
       ) : (
-        <button type="button" className="gai-button gai-button--send" onClick={send} disabled={!canSend} aria-label="Send" title="Send (Enter)">
+        <button
+          type="button"
+          className="gai-button gai-button--send"
+          onClick={send}
+          disabled={!canSend}
+          aria-label="Send"
+          title="Send (Enter)"
+        >
           <SendIcon />
           <span>Send</span>
         </button>

@@ -33,7 +33,19 @@ const STICK_THRESHOLD_PX = 48;
  * state, Retry on retryable errors, usage per answer, and the interrupt modal for a pending proposal or question.
  */
 export const AIChatPanel = memo(function AIChatPanel(props: AIChatPanelProps) {
-  const { messages, isTyping, isConnected, threadId, onSend, onStop, onResume, onRetry, sheets, showUsage = true, title } = props;
+  const {
+    messages,
+    isTyping,
+    isConnected,
+    threadId,
+    onSend,
+    onStop,
+    onResume,
+    onRetry,
+    sheets,
+    showUsage = true,
+    title,
+  } = props;
   const list = useRef<HTMLDivElement>(null);
   const stick = useRef(true);
   const [dismissed, setDismissed] = useState<string | null>(null);
@@ -51,14 +63,21 @@ export const AIChatPanel = memo(function AIChatPanel(props: AIChatPanelProps) {
   }, [pending]);
 
   const last = messages[messages.length - 1];
-  const thinking = isTyping && (!last || last.role !== 'assistant' || (last.content === '' && !(last.toolCalls?.some((call) => call.status === 'running'))));
+  const thinking =
+    isTyping &&
+    (!last ||
+      last.role !== 'assistant' ||
+      (last.content === '' && !last.toolCalls?.some((call) => call.status === 'running')));
 
   return (
     <section className={`gai-panel ${props.className ?? ''}`} aria-label={title ?? 'AI assistant'}>
       <header className="gai-panel__header">
         <BotIcon size={18} />
         <span className="gai-panel__title">{title ?? 'AI assistant'}</span>
-        <span className={`gai-status ${isConnected ? 'gai-status--on' : ''}`} title={isConnected ? 'Connected' : 'Not connected'}>
+        <span
+          className={`gai-status ${isConnected ? 'gai-status--on' : ''}`}
+          title={isConnected ? 'Connected' : 'Not connected'}
+        >
           <span className="gai-status__dot" />
           {isConnected ? 'Connected' : 'Offline'}
         </span>
@@ -99,7 +118,13 @@ export const AIChatPanel = memo(function AIChatPanel(props: AIChatPanelProps) {
       <AIChatInput onSend={onSend} onStop={onStop} isTyping={isTyping} disabled={!isConnected && !isTyping} />
 
       {modalOpen && pending && threadId && (
-        <AIInterruptModal interrupt={pending} threadId={threadId} onResume={onResume} onDismiss={() => setDismissed(pending.toolCallId)} sheets={sheets} />
+        <AIInterruptModal
+          interrupt={pending}
+          threadId={threadId}
+          onResume={onResume}
+          onDismiss={() => setDismissed(pending.toolCallId)}
+          sheets={sheets}
+        />
       )}
     </section>
   );
@@ -130,7 +155,10 @@ const MessageItem = memo(function MessageItem({
   }
   const isUser = message.role === 'user';
   return (
-    <div className={`gai-message ${isUser ? 'gai-message--user' : 'gai-message--assistant'}`} data-streaming={message.streaming ? 'true' : undefined}>
+    <div
+      className={`gai-message ${isUser ? 'gai-message--user' : 'gai-message--assistant'}`}
+      data-streaming={message.streaming ? 'true' : undefined}
+    >
       {message.toolCalls && message.toolCalls.length > 0 && (
         <div className="gai-tools">
           {message.toolCalls.map((call) => (

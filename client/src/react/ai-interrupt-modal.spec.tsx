@@ -11,9 +11,27 @@ const batch: ApprovalInterrupt = {
     reason: 'Log the fetch errors and drop the stale note',
     payload: {
       actions: [
-        { type: 'create_node', payload: { nodeKey: 'log-errors', typeKey: 'log-node', sheet: '0', posX: 820, posY: 300 }, reason: 'log' },
-        { type: 'create_edge', payload: { sourceKey: 'fetch-api', sourceHandle: 'R-1', targetKey: 'log-errors', targetHandle: 'L-0', sheet: '0' }, reason: 'wire' },
-        { type: 'update_node', payload: { nodeKey: 'fetch-api', changes: { 'data.timeoutMs': 10000 } }, reason: 'slow API' },
+        {
+          type: 'create_node',
+          payload: { nodeKey: 'log-errors', typeKey: 'log-node', sheet: '0', posX: 820, posY: 300 },
+          reason: 'log',
+        },
+        {
+          type: 'create_edge',
+          payload: {
+            sourceKey: 'fetch-api',
+            sourceHandle: 'R-1',
+            targetKey: 'log-errors',
+            targetHandle: 'L-0',
+            sheet: '0',
+          },
+          reason: 'wire',
+        },
+        {
+          type: 'update_node',
+          payload: { nodeKey: 'fetch-api', changes: { 'data.timeoutMs': 10000 } },
+          reason: 'slow API',
+        },
         { type: 'delete_node', payload: { nodeKey: 'disconnected-note' }, reason: 'stale' },
       ],
     },
@@ -21,12 +39,30 @@ const batch: ApprovalInterrupt = {
   preview: {
     sheetId: '0',
     nodesToCreate: [
-      { _key: 'log-errors', graphKey: 'nba-workflow', type: 'log-node', sheet: '0', posX: 820, posY: 300, process: 'console.error(input);\nreturn input;' },
+      {
+        _key: 'log-errors',
+        graphKey: 'nba-workflow',
+        type: 'log-node',
+        sheet: '0',
+        posX: 820,
+        posY: 300,
+        process: 'console.error(input);\nreturn input;',
+      },
     ],
     edgesToCreate: [
-      { _key: 'ai_1', graphKey: 'nba-workflow', sheet: '0', source: 'fetch-api', sourceHandle: 'R-1', target: 'log-errors', targetHandle: 'L-0' },
+      {
+        _key: 'ai_1',
+        graphKey: 'nba-workflow',
+        sheet: '0',
+        source: 'fetch-api',
+        sourceHandle: 'R-1',
+        target: 'log-errors',
+        targetHandle: 'L-0',
+      },
     ],
-    instructions: [{ nodeKey: 'fetch-api', op: 'set', path: ['data', 'timeoutMs'], value: 10000, triggerHtmlRender: true }],
+    instructions: [
+      { nodeKey: 'fetch-api', op: 'set', path: ['data', 'timeoutMs'], value: 10000, triggerHtmlRender: true },
+    ],
     nodeKeysToDelete: ['disconnected-note'],
     edgeKeysToDelete: [],
   },
@@ -34,7 +70,14 @@ const batch: ApprovalInterrupt = {
 
 describe(AIInterruptModal.name, () => {
   it('shows the proposal readably: what is created, changed and deleted, on which sheet, with the reason', () => {
-    render(<AIInterruptModal interrupt={batch} threadId="ai_t" onResume={jest.fn()} sheets={{ '0': 'main', '1': 'data-processing' }} />);
+    render(
+      <AIInterruptModal
+        interrupt={batch}
+        threadId="ai_t"
+        onResume={jest.fn()}
+        sheets={{ '0': 'main', '1': 'data-processing' }}
+      />,
+    );
     const dialog = screen.getByRole('dialog');
     expect(dialog.textContent).toContain('Creates 1 node and 1 edge, changes 1 node and deletes 1 node on sheet main');
     expect(dialog.textContent).toContain('Log the fetch errors and drop the stale note');
@@ -80,7 +123,12 @@ describe(AIInterruptModal.name, () => {
   });
 
   it('answers a confirm question with Yes (approved) or No', () => {
-    const question: QuestionInterrupt = { kind: 'question', toolCallId: 'q2', questionKind: 'confirm', question: 'Delete the stale note?' };
+    const question: QuestionInterrupt = {
+      kind: 'question',
+      toolCallId: 'q2',
+      questionKind: 'confirm',
+      question: 'Delete the stale note?',
+    };
     const onResume = jest.fn();
     render(<AIInterruptModal interrupt={question} threadId="ai_q" onResume={onResume} />);
     expect(screen.queryByRole('button', { name: 'Approve' })).toBeNull();

@@ -20,7 +20,13 @@ export interface AIInterruptModalProps {
  * sheet; the raw JSON folded below) with Approve, Reject and a feedback field; or a question (8.2) whose
  * options are buttons (confirm: Yes / No).
  */
-export const AIInterruptModal = memo(function AIInterruptModal({ interrupt, threadId, onResume, onDismiss, sheets }: AIInterruptModalProps) {
+export const AIInterruptModal = memo(function AIInterruptModal({
+  interrupt,
+  threadId,
+  onResume,
+  onDismiss,
+  sheets,
+}: AIInterruptModalProps) {
   const titleId = useId();
   const dialog = useRef<HTMLDivElement>(null);
 
@@ -32,7 +38,13 @@ export const AIInterruptModal = memo(function AIInterruptModal({ interrupt, thre
     <div className="gai-modal" role="presentation" onKeyDown={(event) => event.key === 'Escape' && onDismiss?.()}>
       <div className="gai-modal__card" role="dialog" aria-modal="true" aria-labelledby={titleId} ref={dialog}>
         {interrupt.kind === 'approval' ? (
-          <ApprovalBody interrupt={interrupt} threadId={threadId} onResume={onResume} sheets={sheets} titleId={titleId} />
+          <ApprovalBody
+            interrupt={interrupt}
+            threadId={threadId}
+            onResume={onResume}
+            sheets={sheets}
+            titleId={titleId}
+          />
         ) : (
           <QuestionBody interrupt={interrupt} threadId={threadId} onResume={onResume} titleId={titleId} />
         )}
@@ -70,7 +82,12 @@ function ApprovalBody({
         </details>
         <label className="gai-modal__feedback">
           <span>Feedback for the assistant (optional)</span>
-          <textarea value={feedback} rows={2} onChange={(event) => setFeedback(event.target.value)} placeholder="e.g. put it on the data-processing sheet instead" />
+          <textarea
+            value={feedback}
+            rows={2}
+            onChange={(event) => setFeedback(event.target.value)}
+            placeholder="e.g. put it on the data-processing sheet instead"
+          />
         </label>
       </div>
       <footer className="gai-modal__footer">
@@ -111,7 +128,12 @@ function QuestionBody({
             <button type="button" className="gai-button gai-button--reject" onClick={() => onResume(threadId, false)}>
               No
             </button>
-            <button type="button" className="gai-button gai-button--approve" onClick={() => onResume(threadId, true)} data-autofocus>
+            <button
+              type="button"
+              className="gai-button gai-button--approve"
+              onClick={() => onResume(threadId, true)}
+              data-autofocus
+            >
               Yes
             </button>
           </>

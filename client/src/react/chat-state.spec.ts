@@ -5,7 +5,12 @@ const usage = { promptTokens: 0, completionTokens: 0, cachedTokens: 0, totalToke
 
 describe(messagesOfThread.name, () => {
   it('shows a stored thread as it streamed: tool results on their badges, rounds of one answer together, the pending interrupt on the last answer', () => {
-    const interrupt = { kind: 'question' as const, toolCallId: 'q1', questionKind: 'confirm' as const, question: 'Go on?' };
+    const interrupt = {
+      kind: 'question' as const,
+      toolCallId: 'q1',
+      questionKind: 'confirm' as const,
+      question: 'Go on?',
+    };
     const thread: ThreadView = {
       threadId: 'ai_t',
       graphKey: 'nba-workflow',
@@ -15,7 +20,12 @@ describe(messagesOfThread.name, () => {
       pendingInterrupt: interrupt,
       messages: [
         { role: 'user', content: 'What does fetch-api do?', createdTime: 1 },
-        { role: 'assistant', content: 'Let me look.', toolCalls: [{ id: 'c1', name: 'read_node_detail', arguments: '{}' }], createdTime: 2 },
+        {
+          role: 'assistant',
+          content: 'Let me look.',
+          toolCalls: [{ id: 'c1', name: 'read_node_detail', arguments: '{}' }],
+          createdTime: 2,
+        },
         { role: 'tool', content: '{"_key":"fetch-api"}', toolCallId: 'c1', createdTime: 3 },
         { role: 'assistant', content: 'It calls the API.', createdTime: 4 },
         { role: 'user', content: 'Remove the note', createdTime: 5 },
@@ -29,7 +39,9 @@ describe(messagesOfThread.name, () => {
       ['user', 'Remove the note'],
       ['assistant', 'Partial'],
     ]);
-    expect(messages[1].toolCalls).toEqual([{ toolCallId: 'c1', toolName: 'read_node_detail', status: 'done', result: '{"_key":"fetch-api"}' }]);
+    expect(messages[1].toolCalls).toEqual([
+      { toolCallId: 'c1', toolName: 'read_node_detail', status: 'done', result: '{"_key":"fetch-api"}' },
+    ]);
     expect(messages[3]).toMatchObject({ aborted: true, interrupt });
     expect(chatReducer(initialChatState, { type: 'loaded', thread }).threadId).toBe('ai_t');
   });

@@ -32,11 +32,20 @@ function updateMessage(state: ChatState, id: string, update: (message: AIChatMes
 export function chatReducer(state: ChatState, action: ChatAction): ChatState {
   switch (action.type) {
     case 'user_message':
-      return { ...state, messages: [...state.messages, { id: action.id, role: 'user', content: action.text, createdTime: action.createdTime }] };
+      return {
+        ...state,
+        messages: [
+          ...state.messages,
+          { id: action.id, role: 'user', content: action.text, createdTime: action.createdTime },
+        ],
+      };
     case 'request_started':
       return {
         ...state,
-        messages: [...state.messages, { id: action.assistantId, role: 'assistant', content: '', createdTime: action.createdTime, streaming: true }],
+        messages: [
+          ...state.messages,
+          { id: action.assistantId, role: 'assistant', content: '', createdTime: action.createdTime, streaming: true },
+        ],
       };
     case 'retry_started':
       return updateMessage(state, action.assistantId, (message) => ({
@@ -49,11 +58,17 @@ export function chatReducer(state: ChatState, action: ChatAction): ChatState {
     case 'thread':
       return state.threadId === action.threadId ? state : { ...state, threadId: action.threadId };
     case 'text':
-      return updateMessage(state, action.assistantId, (message) => ({ ...message, content: message.content + action.delta }));
+      return updateMessage(state, action.assistantId, (message) => ({
+        ...message,
+        content: message.content + action.delta,
+      }));
     case 'tool_start':
       return updateMessage(state, action.assistantId, (message) => ({
         ...message,
-        toolCalls: [...(message.toolCalls ?? []), { toolCallId: action.toolCallId, toolName: action.toolName, status: 'running' }],
+        toolCalls: [
+          ...(message.toolCalls ?? []),
+          { toolCallId: action.toolCallId, toolName: action.toolName, status: 'running' },
+        ],
       }));
     case 'tool_result':
       return updateMessage(state, action.assistantId, (message) => ({
@@ -65,7 +80,13 @@ export function chatReducer(state: ChatState, action: ChatAction): ChatState {
     case 'event': {
       // Shown before the answer it belongs to (DATA_ADDED is what the question loaded).
       const index = state.messages.findIndex((message) => message.id === action.assistantId);
-      const line: AIChatMessage = { id: action.id, role: 'event', content: action.event.summary, event: action.event, createdTime: action.createdTime };
+      const line: AIChatMessage = {
+        id: action.id,
+        role: 'event',
+        content: action.event.summary,
+        event: action.event,
+        createdTime: action.createdTime,
+      };
       const messages = [...state.messages];
       messages.splice(index < 0 ? messages.length : index, 0, line);
       return { ...state, messages };
@@ -92,7 +113,9 @@ export function chatReducer(state: ChatState, action: ChatAction): ChatState {
     case 'interrupt_answered':
       return {
         ...state,
-        messages: state.messages.map((message) => (message.interrupt && !message.interruptAnswered ? { ...message, interruptAnswered: true } : message)),
+        messages: state.messages.map((message) =>
+          message.interrupt && !message.interruptAnswered ? { ...message, interruptAnswered: true } : message,
+        ),
       };
     case 'loaded':
       return { threadId: action.thread.threadId, messages: messagesOfThread(action.thread) };
@@ -110,7 +133,8 @@ export function pendingInterruptOf(messages: AIChatMessage[], isTyping: boolean)
 /** A stored thread (GET /api/ai/thread/:id) as chat messages: tool results on their badges, the pending interrupt on the last answer. */
 export function messagesOfThread(thread: ThreadView): AIChatMessage[] {
   const results = new Map<string, string>();
-  for (const message of thread.messages) if (message.role === 'tool' && message.toolCallId) results.set(message.toolCallId, message.content);
+  for (const message of thread.messages)
+    if (message.role === 'tool' && message.toolCallId) results.set(message.toolCallId, message.content);
   const messages: AIChatMessage[] = [];
   thread.messages.forEach((view: ChatMessageView, index) => {
     const id = `${thread.threadId}:${index}`;
@@ -134,7 +158,10 @@ export function messagesOfThread(thread: ThreadView): AIChatMessage[] {
     if (previous?.role === 'assistant' && !previous.aborted) {
       messages[messages.length - 1] = {
         ...previous,
-        content: previous.content && view.content ? `${previous.content}\n\n${view.content}` : previous.content || view.content,
+        content:
+          previous.content && view.content
+            ? `${previous.content}\n\n${view.content}`
+            : previous.content || view.content,
         toolCalls: [...(previous.toolCalls ?? []), ...(toolCalls ?? [])],
         ...(view.aborted ? { aborted: true } : {}),
       };
@@ -152,7 +179,14 @@ export function messagesOfThread(thread: ThreadView): AIChatMessage[] {
   const last = messages[messages.length - 1];
   if (thread.pendingInterrupt) {
     if (last?.role === 'assistant') messages[messages.length - 1] = { ...last, interrupt: thread.pendingInterrupt };
-    else messages.push({ id: `${thread.threadId}:pending`, role: 'assistant', content: '', createdTime: Date.now(), interrupt: thread.pendingInterrupt });
+    else
+      messages.push({
+        id: `${thread.threadId}:pending`,
+        role: 'assistant',
+        content: '',
+        createdTime: Date.now(),
+        interrupt: thread.pendingInterrupt,
+      });
   }
   return messages;
 }

@@ -15,7 +15,14 @@ import { useAIChat, type UseAIChatOptions, type UseAIChatReturn } from './use-ai
 configure({ asyncUtilTimeout: 10_000 });
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = false;
 
-const usage: UsageReport = { promptTokens: 900, completionTokens: 40, cachedTokens: 600, totalTokens: 940, costUsd: 0.0012, llmCalls: 1 };
+const usage: UsageReport = {
+  promptTokens: 900,
+  completionTokens: 40,
+  cachedTokens: 600,
+  totalTokens: 940,
+  costUsd: 0.0012,
+  llmCalls: 1,
+};
 
 /** The hook in a panel, as an application would wire it; `onChat` exposes the hook's state to the test. */
 function ChatHarness(props: UseAIChatOptions & { onChat?: (chat: UseAIChatReturn) => void }) {
@@ -85,7 +92,12 @@ describe(useAIChat.name, () => {
     await screen.findByText(/940 tokens/);
     const elapsed = Date.now() - started;
 
-    expect(screen.getByText((_, element) => element?.className === 'gai-message__text' && element.textContent === fragments.join('').trimEnd() + ' ')).toBeTruthy();
+    expect(
+      screen.getByText(
+        (_, element) =>
+          element?.className === 'gai-message__text' && element.textContent === fragments.join('').trimEnd() + ' ',
+      ),
+    ).toBeTruthy();
     // 400 tokens arrive in 100 bursts over 100+ ms: unthrottled, about one render per burst (~100); throttled, one per
     // 32 ms window, plus the renders of sending, ai:thread, connection and ai:complete.
     expect(commits - before).toBeLessThanOrEqual(Math.ceil(elapsed / 32) + 6);
@@ -109,7 +121,11 @@ describe(useAIChat.name, () => {
 
     send('And root?');
     await waitFor(() => expect(server.messages('ai:chat')).toHaveLength(2));
-    expect(server.messages('ai:chat')[1]).toMatchObject({ graphKey: 'nba-workflow', message: 'And root?', threadId: 'ai_new' });
+    expect(server.messages('ai:chat')[1]).toMatchObject({
+      graphKey: 'nba-workflow',
+      message: 'And root?',
+      threadId: 'ai_new',
+    });
   });
 
   it('shows Retry on a retryable error, and Retry sends the same message again in the same thread, in the same bubble', async () => {
@@ -118,7 +134,12 @@ describe(useAIChat.name, () => {
       calls += 1;
       socket.emit('ai:thread', { _id, threadId: threadId ?? 'ai_r' });
       if (calls === 1) {
-        socket.emit('ai:error', { _id, error: 'The AI provider is temporarily unavailable.', code: 'server_error', retryable: true });
+        socket.emit('ai:error', {
+          _id,
+          error: 'The AI provider is temporarily unavailable.',
+          code: 'server_error',
+          retryable: true,
+        });
         return;
       }
       socket.emit('ai:token', { _id, token: 'Recovered answer' });
@@ -165,7 +186,9 @@ describe(useAIChat.name, () => {
           },
           preview: {
             instructions: [],
-            nodesToCreate: [{ _key: 'log-errors', graphKey: 'nba-workflow', type: 'log-node', sheet: '0', posX: 820, posY: 300 }],
+            nodesToCreate: [
+              { _key: 'log-errors', graphKey: 'nba-workflow', type: 'log-node', sheet: '0', posX: 820, posY: 300 },
+            ],
             edgesToCreate: [],
             nodeKeysToDelete: [],
             edgeKeysToDelete: [],
@@ -177,7 +200,11 @@ describe(useAIChat.name, () => {
     server.on('ai:resume', (socket, { _id, threadId }) => {
       socket.emit('ai:thread', { _id, threadId });
       socket.emit('ai:tool_start', { _id, toolCallId: 'call_create', toolName: 'propose_create_node' });
-      socket.emit('ai:tool_result', { _id, toolCallId: 'call_create', result: '{"status":"approved","message":"Applied"}' });
+      socket.emit('ai:tool_result', {
+        _id,
+        toolCallId: 'call_create',
+        result: '{"status":"approved","message":"Applied"}',
+      });
       socket.emit('ai:token', { _id, token: 'Done.' });
       socket.emit('ai:complete', { _id, threadId, fullText: 'Done.', usage });
     });

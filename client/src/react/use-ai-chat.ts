@@ -81,7 +81,14 @@ export function useAIChat(options: UseAIChatOptions): UseAIChatReturn {
   const ensureClient = useCallback((): AiChatClient => {
     if (clientRef.current) return clientRef.current;
     const client =
-      injected ?? new AiChatClient({ url: serverUrl, path, coalesceMs, autoConnect: false, token: () => tokenRef.current ?? undefined });
+      injected ??
+      new AiChatClient({
+        url: serverUrl,
+        path,
+        coalesceMs,
+        autoConnect: false,
+        token: () => tokenRef.current ?? undefined,
+      });
     unsubscribeRef.current = [
       client.on('connect', () => {
         setConnected(true);
@@ -137,7 +144,11 @@ export function useAIChat(options: UseAIChatOptions): UseAIChatReturn {
       const client = ensureClient();
       if (!injected && !client.connected) client.connect();
       const assistantId = retryOf ?? nextLocalId();
-      dispatch(retryOf ? { type: 'retry_started', assistantId } : { type: 'request_started', assistantId, createdTime: Date.now() });
+      dispatch(
+        retryOf
+          ? { type: 'retry_started', assistantId }
+          : { type: 'request_started', assistantId, createdTime: Date.now() },
+      );
       lastSendRef.current = send;
       const conversation = conversationRef.current;
       const deliver = (action: ChatAction) => {
@@ -146,16 +157,22 @@ export function useAIChat(options: UseAIChatOptions): UseAIChatReturn {
       const handlers: AiRequestHandlers = {
         onThread: (event) => deliver({ type: 'thread', threadId: event.threadId }),
         onText: (delta) => deliver({ type: 'text', assistantId, delta }),
-        onToolStart: (event) => deliver({ type: 'tool_start', assistantId, toolCallId: event.toolCallId, toolName: event.toolName }),
-        onToolResult: (event) => deliver({ type: 'tool_result', assistantId, toolCallId: event.toolCallId, result: event.result }),
-        onEvent: (event) => deliver({ type: 'event', assistantId, id: nextLocalId(), event: event.event, createdTime: Date.now() }),
+        onToolStart: (event) =>
+          deliver({ type: 'tool_start', assistantId, toolCallId: event.toolCallId, toolName: event.toolName }),
+        onToolResult: (event) =>
+          deliver({ type: 'tool_result', assistantId, toolCallId: event.toolCallId, result: event.result }),
+        onEvent: (event) =>
+          deliver({ type: 'event', assistantId, id: nextLocalId(), event: event.event, createdTime: Date.now() }),
         onComplete: (event) => deliver({ type: 'complete', assistantId, event }),
         onError: (error) => deliver({ type: 'error', assistantId, error }),
       };
       let request: AiRequest;
       if (send.kind === 'chat') {
         const threadId = stateRef.current.threadId;
-        request = client.chat({ graphKey: graphRef.current, message: send.message, ...(threadId ? { threadId } : {}) }, handlers);
+        request = client.chat(
+          { graphKey: graphRef.current, message: send.message, ...(threadId ? { threadId } : {}) },
+          handlers,
+        );
       } else {
         const { threadId, approved, feedback, answer } = send;
         request = client.resume(

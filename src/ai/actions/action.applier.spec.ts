@@ -48,24 +48,48 @@ describe(ActionApplier.name, () => {
   });
 
   it('applies the preview to the graph with HITL_APPLY=server, and says the graph changed', async () => {
-    await expect(applier('server').apply(createLogNode, graph, DEMO_GRAPH_KEY)).resolves.toEqual({ status: 'applied', appliedBy: 'server' });
-    expect(await graph.getNodeByKey(DEMO_GRAPH_KEY, 'log-errors')).toMatchObject({ type: 'log-node', posX: 820, posY: 300 });
+    await expect(applier('server').apply(createLogNode, graph, DEMO_GRAPH_KEY)).resolves.toEqual({
+      status: 'applied',
+      appliedBy: 'server',
+    });
+    expect(await graph.getNodeByKey(DEMO_GRAPH_KEY, 'log-errors')).toMatchObject({
+      type: 'log-node',
+      posX: 820,
+      posY: 300,
+    });
     expect(changed).toEqual([[DEMO_GRAPH_KEY, DEMO_WORKSPACE]]);
   });
 
   it('changes nothing here with HITL_APPLY=client: the caller applies it', async () => {
-    await expect(applier('client').apply(createLogNode, graph, DEMO_GRAPH_KEY)).resolves.toEqual({ status: 'applied', appliedBy: 'client' });
+    await expect(applier('client').apply(createLogNode, graph, DEMO_GRAPH_KEY)).resolves.toEqual({
+      status: 'applied',
+      appliedBy: 'client',
+    });
     expect(await graph.getNodeByKey(DEMO_GRAPH_KEY, 'log-errors')).toBeNull();
     expect(changed).toEqual([[DEMO_GRAPH_KEY, DEMO_WORKSPACE]]);
   });
 
   it('reports a proposal the graph has moved on from as failed, with the reason, and changes nothing', async () => {
     await graph.deleteNode(DEMO_GRAPH_KEY, 'filter-active');
-    const moveGone = checked({ type: 'move_node', payload: { nodeKey: 'filter-active', posX: 1, posY: 2 }, reason: 'tidy' }, 'call_2');
+    const moveGone = checked(
+      { type: 'move_node', payload: { nodeKey: 'filter-active', posX: 1, posY: 2 }, reason: 'tidy' },
+      'call_2',
+    );
     const application = await applier('server').apply(moveGone, graph, DEMO_GRAPH_KEY);
     expect(application).toEqual({ status: 'failed', reason: expect.stringContaining('filter-active') });
-    expect(logged).toContainEqual(expect.objectContaining({ event: 'proposal_apply_failed', graphKey: DEMO_GRAPH_KEY, code: 'not_found', toolCallId: 'call_2' }));
-    const taken = checked({ type: 'create_node', payload: { nodeKey: 'root', typeKey: 'log-node', sheet: '0', posX: 0, posY: 0 }, reason: 'again' });
+    expect(logged).toContainEqual(
+      expect.objectContaining({
+        event: 'proposal_apply_failed',
+        graphKey: DEMO_GRAPH_KEY,
+        code: 'not_found',
+        toolCallId: 'call_2',
+      }),
+    );
+    const taken = checked({
+      type: 'create_node',
+      payload: { nodeKey: 'root', typeKey: 'log-node', sheet: '0', posX: 0, posY: 0 },
+      reason: 'again',
+    });
     await expect(applier('server').apply(taken, graph, DEMO_GRAPH_KEY)).resolves.toMatchObject({ status: 'failed' });
     expect(await graph.getNodeByKey(DEMO_GRAPH_KEY, 'root')).toMatchObject({ type: 'starter' });
   });

@@ -17,8 +17,7 @@ export interface CheckedAction {
 
 /** What became of an action: applied here, handed to the client to apply, or not applicable any more (and why). */
 export type ActionApplication =
-  | { status: 'applied'; appliedBy: 'server' | 'client' }
-  | { status: 'failed'; reason: string };
+  { status: 'applied'; appliedBy: 'server' | 'client' } | { status: 'failed'; reason: string };
 
 export interface ActionApplierOptions {
   /** HITL_APPLY: `server` applies the change set to the graph; `client` leaves it to the caller's editor (Nodius's sync pipeline). */

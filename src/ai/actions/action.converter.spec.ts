@@ -31,7 +31,10 @@ describe(ActionConverter.name, () => {
     const result = converter.convert(
       {
         type: 'update_node',
-        payload: { nodeKey: 'filter-active', changes: { 'data.minGames': 5, process: 'next(0, {});', 'data.a.b': [1] } },
+        payload: {
+          nodeKey: 'filter-active',
+          changes: { 'data.minGames': 5, process: 'next(0, {});', 'data.a.b': [1] },
+        },
         reason: 'lower the threshold',
       },
       GRAPH,
@@ -50,7 +53,14 @@ describe(ActionConverter.name, () => {
     const result = converter.convert(
       {
         type: 'create_node',
-        payload: { typeKey: 'filter', sheet: '1', posX: 10, posY: 20, process: 'next(0, incoming[0].data);', data: { top: 3 } },
+        payload: {
+          typeKey: 'filter',
+          sheet: '1',
+          posX: 10,
+          posY: 20,
+          process: 'next(0, incoming[0].data);',
+          data: { top: 3 },
+        },
         reason: 'filter step',
       },
       GRAPH,
@@ -77,7 +87,11 @@ describe(ActionConverter.name, () => {
   it('keeps the model-chosen nodeKey and explicit handles, and omits what a built-in type does not define', () => {
     const handles = { L: { position: 'fix' as const, point: [{ id: 'L-0', type: 'in' as const, accept: 'any' }] } };
     const result = converter.convert(
-      { type: 'create_node', payload: { nodeKey: 'my-return', typeKey: 'return', sheet: '0', posX: 0, posY: 0, handles }, reason: 'end' },
+      {
+        type: 'create_node',
+        payload: { nodeKey: 'my-return', typeKey: 'return', sheet: '0', posX: 0, posY: 0, handles },
+        reason: 'end',
+      },
       GRAPH,
       '0',
       'call_4',
@@ -97,7 +111,14 @@ describe(ActionConverter.name, () => {
     const result = converter.convert(
       {
         type: 'create_edge',
-        payload: { sourceKey: 'filter-active', sourceHandle: 'R-0', targetKey: 'sort-stats', targetHandle: 'L-0', sheet: '1', label: 'ok' },
+        payload: {
+          sourceKey: 'filter-active',
+          sourceHandle: 'R-0',
+          targetKey: 'sort-stats',
+          targetHandle: 'L-0',
+          sheet: '1',
+          label: 'ok',
+        },
         reason: 'connect',
       },
       GRAPH,
@@ -120,8 +141,18 @@ describe(ActionConverter.name, () => {
   });
 
   it('lists keys to delete for delete_node and delete_edge, on the default sheet', () => {
-    const nodeResult = converter.convert({ type: 'delete_node', payload: { nodeKey: 'disconnected-note' }, reason: 'unused' }, GRAPH, '1', 'c');
-    const edgeResult = converter.convert({ type: 'delete_edge', payload: { edgeKey: 'e-1' }, reason: 'wrong' }, GRAPH, '0', 'c');
+    const nodeResult = converter.convert(
+      { type: 'delete_node', payload: { nodeKey: 'disconnected-note' }, reason: 'unused' },
+      GRAPH,
+      '1',
+      'c',
+    );
+    const edgeResult = converter.convert(
+      { type: 'delete_edge', payload: { edgeKey: 'e-1' }, reason: 'wrong' },
+      GRAPH,
+      '0',
+      'c',
+    );
     expect(nodeResult).toMatchObject({ nodeKeysToDelete: ['disconnected-note'], edgeKeysToDelete: [], sheetId: '1' });
     expect(edgeResult).toMatchObject({ edgeKeysToDelete: ['e-1'], nodeKeysToDelete: [], sheetId: '0' });
   });
@@ -132,7 +163,11 @@ describe(ActionConverter.name, () => {
       reason: 'add a logging branch',
       payload: {
         actions: [
-          { type: 'create_node', payload: { nodeKey: 'logger', typeKey: 'log-node', sheet: '0', posX: 1, posY: 2 }, reason: 'a' },
+          {
+            type: 'create_node',
+            payload: { nodeKey: 'logger', typeKey: 'log-node', sheet: '0', posX: 1, posY: 2 },
+            reason: 'a',
+          },
           {
             type: 'batch',
             reason: 'wire it',
@@ -140,7 +175,13 @@ describe(ActionConverter.name, () => {
               actions: [
                 {
                   type: 'create_edge',
-                  payload: { sourceKey: 'fetch-api', sourceHandle: 'R-1', targetKey: 'logger', targetHandle: 'L-0', sheet: '0' },
+                  payload: {
+                    sourceKey: 'fetch-api',
+                    sourceHandle: 'R-1',
+                    targetKey: 'logger',
+                    targetHandle: 'L-0',
+                    sheet: '0',
+                  },
                   reason: 'b',
                 },
                 { type: 'create_node', payload: { typeKey: 'transform', sheet: '0', posX: 5, posY: 6 }, reason: 'c' },

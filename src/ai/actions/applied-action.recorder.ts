@@ -42,7 +42,9 @@ export class AppliedActionRecorder implements RunActions {
   }
 
   private eventOf(series: ReadonlyArray<{ executed: ExecutedAction; application: ActionApplication }>): ThreadEvent {
-    const byClient = series.some(({ application }) => application.status === 'applied' && application.appliedBy === 'client');
+    const byClient = series.some(
+      ({ application }) => application.status === 'applied' && application.appliedBy === 'client',
+    );
     return actionsExecutedEvent({
       appliedBy: byClient ? 'client' : 'server',
       sheetNames: this.sheetNames,
@@ -52,5 +54,7 @@ export class AppliedActionRecorder implements RunActions {
 }
 
 function executedOf(action: CheckedAction, application: ActionApplication): ExecutedAction {
-  return application.status === 'failed' ? { preview: action.preview, error: application.reason } : { preview: action.preview };
+  return application.status === 'failed'
+    ? { preview: action.preview, error: application.reason }
+    : { preview: action.preview };
 }

@@ -4,7 +4,14 @@ import { ProposalReferenceCheck, ProposalReferenceValidator } from './proposal-r
 import { ProposedAction } from '../../conversation/proposed-action';
 
 const GRAPH = 'g';
-const node = (key: string, sheet = '0'): GraphNode => ({ _key: key, graphKey: GRAPH, type: 'html', sheet, posX: 0, posY: 0 });
+const node = (key: string, sheet = '0'): GraphNode => ({
+  _key: key,
+  graphKey: GRAPH,
+  type: 'html',
+  sheet,
+  posX: 0,
+  posY: 0,
+});
 const edge = (key: string, source: string, target: string): GraphEdge => ({
   _key: key,
   graphKey: GRAPH,
@@ -33,8 +40,16 @@ const createEdge = (sourceKey: string, targetKey: string, sheet = '0', edgeKey?:
   reason: 'r',
 });
 const batch = (...actions: ProposedAction[]): ProposedAction => ({ type: 'batch', payload: { actions }, reason: 'r' });
-const update = (nodeKey: string): ProposedAction => ({ type: 'update_node', payload: { nodeKey, changes: { process: 'x' } }, reason: 'r' });
-const move = (nodeKey: string): ProposedAction => ({ type: 'move_node', payload: { nodeKey, posX: 1, posY: 1 }, reason: 'r' });
+const update = (nodeKey: string): ProposedAction => ({
+  type: 'update_node',
+  payload: { nodeKey, changes: { process: 'x' } },
+  reason: 'r',
+});
+const move = (nodeKey: string): ProposedAction => ({
+  type: 'move_node',
+  payload: { nodeKey, posX: 1, posY: 1 },
+  reason: 'r',
+});
 const deleteNode = (nodeKey: string): ProposedAction => ({ type: 'delete_node', payload: { nodeKey }, reason: 'r' });
 const deleteEdge = (edgeKey: string): ProposedAction => ({ type: 'delete_edge', payload: { edgeKey }, reason: 'r' });
 
@@ -53,14 +68,19 @@ describe(ProposalReferenceValidator.name, () => {
   });
 
   it('resolves a sheet given by its name to its id, in nested batches too', async () => {
-    const check = await validatorFor().validate(batch(createNode('main'), batch(createEdge('a', 'b', 'data-processing'))));
+    const check = await validatorFor().validate(
+      batch(createNode('main'), batch(createEdge('a', 'b', 'data-processing'))),
+    );
     expect(check).toEqual({ ok: true, action: batch(createNode('0'), batch(createEdge('a', 'b', '1'))) });
   });
 
   it('falls back to a case-insensitive name, and prefers an id over a name', async () => {
     expect(await validatorFor().validate(createNode(' Main'))).toEqual({ ok: true, action: createNode('0') });
     // Sheet "1" is named "0": the id "0" still means sheet "0".
-    expect(await validatorFor({ '0': 'main', '1': '0' }).validate(createNode('0'))).toEqual({ ok: true, action: createNode('0') });
+    expect(await validatorFor({ '0': 'main', '1': '0' }).validate(createNode('0'))).toEqual({
+      ok: true,
+      action: createNode('0'),
+    });
   });
 
   it('refuses an unknown sheet, listing the valid ones', async () => {
@@ -70,7 +90,9 @@ describe(ProposalReferenceValidator.name, () => {
   });
 
   it('refuses a sheet name two sheets share', async () => {
-    const message = messageOf(await validatorFor({ '0': 'main', '1': 'draft', '2': 'draft' }).validate(createEdge('a', 'b', 'draft')));
+    const message = messageOf(
+      await validatorFor({ '0': 'main', '1': 'draft', '2': 'draft' }).validate(createEdge('a', 'b', 'draft')),
+    );
     expect(message).toContain('The sheet name "draft" is ambiguous (sheets "1", "2")');
   });
 
@@ -90,18 +112,30 @@ describe(ProposalReferenceValidator.name, () => {
 
   it('refuses keys the model chose that are already taken or repeated', async () => {
     expect(messageOf(await validatorFor().validate(createNode('0', 'a')))).toContain('A node "a" already exists');
-    expect(messageOf(await validatorFor().validate(createEdge('a', 'b', '0', 'a-b')))).toContain('An edge "a-b" already exists');
-    expect(messageOf(await validatorFor().validate(batch(createNode('0', 'n'), createNode('0', 'n'))))).toContain('"n" is created twice');
+    expect(messageOf(await validatorFor().validate(createEdge('a', 'b', '0', 'a-b')))).toContain(
+      'An edge "a-b" already exists',
+    );
+    expect(messageOf(await validatorFor().validate(batch(createNode('0', 'n'), createNode('0', 'n'))))).toContain(
+      '"n" is created twice',
+    );
   });
 
   it('counts what the batch creates and deletes, as the planner applies it (deletions first)', async () => {
     const validator = validatorFor();
-    expect(await validator.validate(batch(createNode('0', 'new'), createEdge('a', 'new'), update('new'), move('new')))).toMatchObject({ ok: true });
+    expect(
+      await validator.validate(batch(createNode('0', 'new'), createEdge('a', 'new'), update('new'), move('new'))),
+    ).toMatchObject({ ok: true });
     // Replacing a node: its key is free once the batch deleted it.
     expect(await validator.validate(batch(createNode('0', 'a'), deleteNode('a')))).toMatchObject({ ok: true });
-    expect(await validator.validate(batch(deleteEdge('a-b'), createEdge('a', 'b', '0', 'a-b')))).toMatchObject({ ok: true });
-    expect(messageOf(await validator.validate(batch(deleteNode('a'), update('a'))))).toContain('Node "a" is deleted by this same proposal');
-    expect(messageOf(await validator.validate(batch(createEdge('c', 'b'), deleteNode('c'))))).toContain('Node "c" is deleted by this same proposal');
+    expect(await validator.validate(batch(deleteEdge('a-b'), createEdge('a', 'b', '0', 'a-b')))).toMatchObject({
+      ok: true,
+    });
+    expect(messageOf(await validator.validate(batch(deleteNode('a'), update('a'))))).toContain(
+      'Node "a" is deleted by this same proposal',
+    );
+    expect(messageOf(await validator.validate(batch(createEdge('c', 'b'), deleteNode('c'))))).toContain(
+      'Node "c" is deleted by this same proposal',
+    );
   });
 
   it('lists every problem at once, each once, asking for a corrected call', async () => {
@@ -117,7 +151,11 @@ describe(ProposalReferenceValidator.name, () => {
   });
 
   it('explains a refusal in the AI_LOCALE language', async () => {
-    const french = new ProposalReferenceValidator(new InMemoryGraphDataSource('ws', [document({ '0': 'main' })]), GRAPH, 'fr');
+    const french = new ProposalReferenceValidator(
+      new InMemoryGraphDataSource('ws', [document({ '0': 'main' })]),
+      GRAPH,
+      'fr',
+    );
     const message = messageOf(await french.validate(batch(update('ghost'), createNode('nowhere'))));
     expect(message).toMatch(/^La proposition n'a pas été montrée à l'utilisateur/);
     expect(message).toContain('Le node "ghost" n\'existe pas');

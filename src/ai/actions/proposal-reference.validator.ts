@@ -53,7 +53,9 @@ export class ProposalReferenceValidator {
   }
 
   private async existingEdgeKeys(leaves: LeafAction[]): Promise<Set<string>> {
-    const needed = leaves.some((leaf) => leaf.type === 'delete_edge' || (leaf.type === 'create_edge' && leaf.payload.edgeKey !== undefined));
+    const needed = leaves.some(
+      (leaf) => leaf.type === 'delete_edge' || (leaf.type === 'create_edge' && leaf.payload.edgeKey !== undefined),
+    );
     if (!needed) return new Set();
     // The port has no edge-by-key lookup; a proposal naming an edge is rare enough to read them all.
     return new Set((await this.dataSource.getEdges(this.graphKey)).map((edge) => edge._key));
@@ -74,8 +76,10 @@ class BatchScope {
     private readonly texts: ToolResultTexts,
   ) {
     for (const leaf of leaves) {
-      if (leaf.type === 'create_node' && leaf.payload.nodeKey !== undefined) count(this.createdNodes, leaf.payload.nodeKey);
-      if (leaf.type === 'create_edge' && leaf.payload.edgeKey !== undefined) count(this.createdEdges, leaf.payload.edgeKey);
+      if (leaf.type === 'create_node' && leaf.payload.nodeKey !== undefined)
+        count(this.createdNodes, leaf.payload.nodeKey);
+      if (leaf.type === 'create_edge' && leaf.payload.edgeKey !== undefined)
+        count(this.createdEdges, leaf.payload.edgeKey);
       if (leaf.type === 'delete_node') this.deletedNodes.add(leaf.payload.nodeKey);
       if (leaf.type === 'delete_edge') this.deletedEdges.add(leaf.payload.edgeKey);
     }
@@ -126,13 +130,20 @@ class SheetResolver {
     const valid = entries.map(([id, name]) => `"${id}" (${name})`).join(', ');
     const known = valid.length > 0 ? this.texts.validSheets(valid) : this.texts.noSheets;
     const problem =
-      matches.length > 1 ? this.texts.ambiguousSheet(sheet, matches.map(([id]) => `"${id}"`).join(', ')) : this.texts.missingSheet(sheet);
+      matches.length > 1
+        ? this.texts.ambiguousSheet(sheet, matches.map(([id]) => `"${id}"`).join(', '))
+        : this.texts.missingSheet(sheet);
     problems.push(`${problem} ${known}`);
     return sheet;
   }
 }
 
-function resolveAction(action: ProposedAction, sheets: SheetResolver, scope: BatchScope, problems: string[]): ProposedAction {
+function resolveAction(
+  action: ProposedAction,
+  sheets: SheetResolver,
+  scope: BatchScope,
+  problems: string[],
+): ProposedAction {
   const note = (problem: string | null) => {
     if (problem) problems.push(problem);
   };
@@ -159,7 +170,10 @@ function resolveAction(action: ProposedAction, sheets: SheetResolver, scope: Bat
       note(scope.existingEdgeProblem(action.payload.edgeKey));
       return action;
     case 'batch':
-      return { ...action, payload: { actions: action.payload.actions.map((sub) => resolveAction(sub, sheets, scope, problems)) } };
+      return {
+        ...action,
+        payload: { actions: action.payload.actions.map((sub) => resolveAction(sub, sheets, scope, problems)) },
+      };
   }
 }
 

@@ -154,5 +154,12 @@ export interface RunWrites {
 export type AgentRunOutcome = RunWrites &
   (
     | { type: 'message'; text: string; toolCalls: ToolCallSummary[]; aborted: boolean; stats: AgentRunStats }
-    | { type: 'interrupt'; text: string; toolCalls: ToolCallSummary[]; interrupt: Interrupt; pending: PendingInterrupt; stats: AgentRunStats }
+    | {
+        type: 'interrupt';
+        text: string;
+        toolCalls: ToolCallSummary[];
+        interrupt: Interrupt;
+        pending: PendingInterrupt;
+        stats: AgentRunStats;
+      }
   );

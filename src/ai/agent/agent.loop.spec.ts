@@ -52,7 +52,8 @@ function fakeActions(applied: CheckedAction[], application: ActionApplication): 
       return application;
     },
     takeEvents: () => {
-      const events: ThreadEvent[] = round.length > 0 ? [{ type: 'ACTIONS_EXECUTED', summary: `Applied ${round.length}`, results: [] }] : [];
+      const events: ThreadEvent[] =
+        round.length > 0 ? [{ type: 'ACTIONS_EXECUTED', summary: `Applied ${round.length}`, results: [] }] : [];
       round = [];
       return events;
     },
@@ -79,10 +80,17 @@ describe(AgentLoop.name, () => {
   afterEach(() => resetLogSink());
 
   const openAi = (): LlmProvider =>
-    new OpenAiCompatibleProvider({ providerName: 'openai', baseURL: server.openAiBaseUrl, apiKey: 'sk-test', model: 'gpt-4o' });
+    new OpenAiCompatibleProvider({
+      providerName: 'openai',
+      baseURL: server.openAiBaseUrl,
+      apiKey: 'sk-test',
+      model: 'gpt-4o',
+    });
 
   const pricedTracker = () =>
-    new TokenTracker({ pricingFor: () => ({ inputPerMillion: 2.5, inputCacheHitPerMillion: 1.25, outputPerMillion: 10 }) });
+    new TokenTracker({
+      pricingFor: () => ({ inputPerMillion: 2.5, inputCacheHitPerMillion: 1.25, outputPerMillion: 10 }),
+    });
 
   const loopWith = (provider: LlmProvider, maxToolRounds = 5, tracker = pricedTracker()) =>
     new AgentLoop(
@@ -91,7 +99,12 @@ describe(AgentLoop.name, () => {
     );
 
   function harness(
-    options: { canPropose?: boolean; toolsSupported?: boolean; policy?: RunPolicy; application?: ActionApplication } = {},
+    options: {
+      canPropose?: boolean;
+      toolsSupported?: boolean;
+      policy?: RunPolicy;
+      application?: ActionApplication;
+    } = {},
   ): Harness {
     const commits: AgentCommitRequest[] = [];
     const events: string[] = [];
@@ -126,7 +139,11 @@ describe(AgentLoop.name, () => {
   }
 
   it('streams a direct answer token by token, commits it and reports the provider usage', async () => {
-    server.enqueue({ text: 'It fetches the NBA players.', chunkSize: 5, usage: { prompt: 120, completion: 7, cached: 100 } });
+    server.enqueue({
+      text: 'It fetches the NBA players.',
+      chunkSize: 5,
+      usage: { prompt: 120, completion: 7, cached: 100 },
+    });
     const { request, commits, events } = harness();
     const outcome = await loopWith(openAi()).run(request);
 
@@ -140,12 +157,24 @@ describe(AgentLoop.name, () => {
       actions: [],
     });
     expect(events).toEqual(['token:It fe', 'token:tches', 'token: the ', 'token:NBA p', 'token:layer', 'token:s.']);
-    expect(commits).toEqual([{ messages: [{ role: 'assistant', content: 'It fetches the NBA players.', threadId: 'ai_test' }], operationId: 'run1:0' }]);
-    expect(request.usage.report()).toMatchObject({ promptTokens: 120, completionTokens: 7, cachedTokens: 100, llmCalls: 1 });
+    expect(commits).toEqual([
+      {
+        messages: [{ role: 'assistant', content: 'It fetches the NBA players.', threadId: 'ai_test' }],
+        operationId: 'run1:0',
+      },
+    ]);
+    expect(request.usage.report()).toMatchObject({
+      promptTokens: 120,
+      completionTokens: 7,
+      cachedTokens: 100,
+      llmCalls: 1,
+    });
     expect(request.usage.report().estimated).toBeUndefined();
     expect(request.usage.report().costUsd).toBeGreaterThan(0);
     expect(server.requests).toHaveLength(1);
-    expect(server.requests[0].body.tools.map((tool: { function: { name: string } }) => tool.function.name)).toContain('propose_batch');
+    expect(server.requests[0].body.tools.map((tool: { function: { name: string } }) => tool.function.name)).toContain(
+      'propose_batch',
+    );
   });
 
   it("asks the call's pacer before relaying each chunk, and relays nothing more while it holds the stream", async () => {
@@ -172,7 +201,10 @@ describe(AgentLoop.name, () => {
 
   it('runs read tools with the model ids, sends their results back, and separates the rounds text', async () => {
     server.enqueue(
-      { text: 'Let me look.', toolCalls: [{ id: 'call_a', name: 'read_node_detail', arguments: { nodeKey: 'fetch-api' }, fragments: 4 }] },
+      {
+        text: 'Let me look.',
+        toolCalls: [{ id: 'call_a', name: 'read_node_detail', arguments: { nodeKey: 'fetch-api' }, fragments: 4 }],
+      },
       { text: 'It calls the stats API.' },
     );
     const { request, commits, events } = harness();
@@ -218,12 +250,17 @@ describe(AgentLoop.name, () => {
     expect(events.filter((event) => event.startsWith('tool_start'))).toEqual(['tool_start:call_1:search_nodes']);
     expect(commits).toHaveLength(1);
     expect(commits[0].messages.map((message) => message.role)).toEqual(['assistant', 'tool']);
-    expect(commits[0].pendingInterrupt).toMatchObject({ toolName: 'propose_delete_node', interrupt: { toolCallId: 'call_2' } });
+    expect(commits[0].pendingInterrupt).toMatchObject({
+      toolName: 'propose_delete_node',
+      interrupt: { toolCallId: 'call_2' },
+    });
     expect(server.requests).toHaveLength(1);
   });
 
   it('after maxToolRounds executed rounds makes one final call without tools (rounds + 1 requests)', async () => {
-    const read = (id: string, nodeKey: string) => ({ toolCalls: [{ id, name: 'read_node_detail', arguments: { nodeKey } }] });
+    const read = (id: string, nodeKey: string) => ({
+      toolCalls: [{ id, name: 'read_node_detail', arguments: { nodeKey } }],
+    });
     server.enqueue(read('r1', 'fetch-api'), read('r2', 'root'), { text: 'Here is what I found.' });
     const { request, commits } = harness();
     const outcome = await loopWith(openAi(), 2).run(request);
@@ -247,15 +284,24 @@ describe(AgentLoop.name, () => {
   });
 
   it('makes the final call without tools over the Anthropic wire too, the tool blocks told as text', async () => {
-    server.enqueue({ toolCalls: [{ id: 'toolu_1', name: 'read_node_detail', arguments: { nodeKey: 'fetch-api' } }] }, { text: 'It calls the stats API.' });
-    const provider = new AnthropicProvider({ apiKey: 'sk-ant', baseURL: server.anthropicBaseUrl, model: 'claude-sonnet-4-20250514' });
+    server.enqueue(
+      { toolCalls: [{ id: 'toolu_1', name: 'read_node_detail', arguments: { nodeKey: 'fetch-api' } }] },
+      { text: 'It calls the stats API.' },
+    );
+    const provider = new AnthropicProvider({
+      apiKey: 'sk-ant',
+      baseURL: server.anthropicBaseUrl,
+      model: 'claude-sonnet-4-20250514',
+    });
     const { request } = harness();
     const outcome = await loopWith(provider, 1).run(request);
 
     expect(outcome).toMatchObject({ type: 'message', text: 'It calls the stats API.', aborted: false });
     const final = server.requests[1].body;
     expect(final.tools).toBeUndefined();
-    const blocks = final.messages.flatMap((message: { content: unknown }) => (Array.isArray(message.content) ? message.content : []));
+    const blocks = final.messages.flatMap((message: { content: unknown }) =>
+      Array.isArray(message.content) ? message.content : [],
+    );
     expect(blocks.every((block: { type: string }) => block.type === 'text')).toBe(true);
     expect(blocks.map((block: { text: string }) => block.text).join('\n')).toMatch(
       /\[tool call read_node_detail \{"nodeKey":"fetch-api"\}\][\s\S]*\[result of read_node_detail\]\n\{"key":"fetch-api"/,
@@ -278,21 +324,39 @@ describe(AgentLoop.name, () => {
         { id: 'good', status: 'executed' },
       ],
     });
-    const errorResult = server.requests[1].body.messages.find((message: { tool_call_id?: string }) => message.tool_call_id === 'bad');
-    expect(JSON.parse(errorResult.content)).toMatchObject({ status: 'error', message: expect.stringContaining('not valid JSON') });
+    const errorResult = server.requests[1].body.messages.find(
+      (message: { tool_call_id?: string }) => message.tool_call_id === 'bad',
+    );
+    expect(JSON.parse(errorResult.content)).toMatchObject({
+      status: 'error',
+      message: expect.stringContaining('not valid JSON'),
+    });
     expect(events).toContain('tool_result:bad');
-    expect(logs.find((entry) => entry.event === 'malformed_json')).toMatchObject({ context: 'read_node_detail', level: 'warn' });
+    expect(logs.find((entry) => entry.event === 'malformed_json')).toMatchObject({
+      context: 'read_node_detail',
+      level: 'warn',
+    });
   });
 
   it('sends an invalid write call back to the model as an error, never as an interrupt', async () => {
     server.enqueue(
-      { toolCalls: [{ id: 'w1', name: 'propose_create_node', arguments: { typeKey: 'filter', sheet: '0', posX: 1, posY: 1, reason: 'x', colour: 'red' } }] },
+      {
+        toolCalls: [
+          {
+            id: 'w1',
+            name: 'propose_create_node',
+            arguments: { typeKey: 'filter', sheet: '0', posX: 1, posY: 1, reason: 'x', colour: 'red' },
+          },
+        ],
+      },
       { text: 'Sorry, I cannot add that.' },
     );
     const { request } = harness();
     const outcome = await loopWith(openAi()).run(request);
     expect(outcome).toMatchObject({ type: 'message', toolCalls: [{ id: 'w1', status: 'error' }] });
-    const result = server.requests[1].body.messages.find((message: { tool_call_id?: string }) => message.tool_call_id === 'w1');
+    const result = server.requests[1].body.messages.find(
+      (message: { tool_call_id?: string }) => message.tool_call_id === 'w1',
+    );
     expect(result.content).toContain('colour is not an allowed property');
   });
 
@@ -300,7 +364,11 @@ describe(AgentLoop.name, () => {
     server.enqueue({
       toolCalls: [
         { id: 'w1', name: 'propose_move_node', arguments: { nodeKey: 'ghost', posX: 1, posY: 2, reason: 'tidy' } },
-        { id: 'w2', name: 'propose_create_node', arguments: { typeKey: 'filter', sheet: 'data-processing', posX: 1, posY: 1, reason: 'x' } },
+        {
+          id: 'w2',
+          name: 'propose_create_node',
+          arguments: { typeKey: 'filter', sheet: 'data-processing', posX: 1, posY: 1, reason: 'x' },
+        },
       ],
     });
     const { request, commits, events } = harness();
@@ -317,7 +385,10 @@ describe(AgentLoop.name, () => {
       interrupt: { toolCallId: 'w2', proposedAction: { payload: { sheet: '1' } }, preview: { sheetId: '1' } },
     });
     const refusal = commits[0].messages.find((message) => message.role === 'tool' && message.tool_call_id === 'w1');
-    expect(JSON.parse(String(refusal?.content))).toMatchObject({ status: 'error', message: expect.stringContaining('Node "ghost" does not exist') });
+    expect(JSON.parse(String(refusal?.content))).toMatchObject({
+      status: 'error',
+      message: expect.stringContaining('Node "ghost" does not exist'),
+    });
     expect(events.filter((event) => event.startsWith('tool_'))).toEqual([]);
   });
 
@@ -328,14 +399,24 @@ describe(AgentLoop.name, () => {
       results: [{ role: 'tool', tool_call_id: 'call_2', content: '{"status":"approved","message":"ok"}' }],
       remainingToolCalls: [
         { id: 'call_3', type: 'function', function: { name: 'read_node_detail', arguments: '{"nodeKey":"root"}' } },
-        { id: 'call_4', type: 'function', function: { name: 'propose_move_node', arguments: '{"nodeKey":"root","posX":5,"posY":6,"reason":"tidy"}' } },
+        {
+          id: 'call_4',
+          type: 'function',
+          function: { name: 'propose_move_node', arguments: '{"nodeKey":"root","posX":5,"posY":6,"reason":"tidy"}' },
+        },
       ],
     };
     const outcome = await loopWith(openAi()).run(request);
-    expect(outcome).toMatchObject({ type: 'interrupt', interrupt: { toolCallId: 'call_4', proposedAction: { type: 'move_node' } } });
+    expect(outcome).toMatchObject({
+      type: 'interrupt',
+      interrupt: { toolCallId: 'call_4', proposedAction: { type: 'move_node' } },
+    });
     expect(events).toEqual(['tool_start:call_3:read_node_detail', 'tool_result:call_3']);
     expect(commits).toHaveLength(1);
-    expect(commits[0].messages.map((message) => (message as { tool_call_id: string }).tool_call_id)).toEqual(['call_2', 'call_3']);
+    expect(commits[0].messages.map((message) => (message as { tool_call_id: string }).tool_call_id)).toEqual([
+      'call_2',
+      'call_3',
+    ]);
     expect(commits[0].pendingInterrupt).toMatchObject({ interrupt: { toolCallId: 'call_4' }, remainingToolCalls: [] });
     expect(server.requests).toHaveLength(0);
   });
@@ -352,7 +433,13 @@ describe(AgentLoop.name, () => {
     expect(outcome.type).toBe('message');
     expect(outcome).toMatchObject({ aborted: true });
     expect(outcome.text.length).toBeGreaterThan(0);
-    expect(commits).toEqual([{ messages: [{ role: 'assistant', content: outcome.text, threadId: 'ai_test' }], aborted: true, operationId: 'run1:0' }]);
+    expect(commits).toEqual([
+      {
+        messages: [{ role: 'assistant', content: outcome.text, threadId: 'ai_test' }],
+        aborted: true,
+        operationId: 'run1:0',
+      },
+    ]);
     expect(outcome).toMatchObject({ stats: { stopReason: 'aborted' } });
     await server.waitForClientClose(0);
     const usage = request.usage.report();
@@ -362,7 +449,10 @@ describe(AgentLoop.name, () => {
   });
 
   it('estimates an aborted call without tokenizing the prompt: prompt from its length, short completion with the loaded tokenizer', async () => {
-    const bigPrompt: LlmMessage[] = [question[0], { role: 'user', content: `${'const value = compute(input); '.repeat(800)}What does it do?` }];
+    const bigPrompt: LlmMessage[] = [
+      question[0],
+      { role: 'user', content: `${'const value = compute(input); '.repeat(800)}What does it do?` },
+    ];
     const counted: string[] = [];
     const counter = new TokenCounter();
     jest.spyOn(counter, 'loaded', 'get').mockReturnValue(true);
@@ -373,7 +463,15 @@ describe(AgentLoop.name, () => {
     server.enqueue({ text: 'It computes a value from', chunkSize: 6, hangAfterChunks: 3 });
     const { request, events, controller } = harness();
     request.messages = bigPrompt;
-    const loop = new AgentLoop({ provider: openAi(), tokenTracker: pricedTracker(), tokenCounter: counter, classifier: new LlmErrorClassifier('en') }, { maxToolRounds: 5 });
+    const loop = new AgentLoop(
+      {
+        provider: openAi(),
+        tokenTracker: pricedTracker(),
+        tokenCounter: counter,
+        classifier: new LlmErrorClassifier('en'),
+      },
+      { maxToolRounds: 5 },
+    );
     const running = loop.run(request);
     await server.waitForRequests(1);
     while (events.length < 2) await new Promise((resolve) => setTimeout(resolve, 5));
@@ -396,7 +494,15 @@ describe(AgentLoop.name, () => {
     const count = jest.spyOn(counter, 'count');
     server.enqueue({ text: 'Partial answer that gets cut', chunkSize: 4, disconnectAfterChunks: 4, delayMs: 10 });
     const { request, events } = harness();
-    const loop = new AgentLoop({ provider: openAi(), tokenTracker: pricedTracker(), tokenCounter: counter, classifier: new LlmErrorClassifier('en') }, { maxToolRounds: 5 });
+    const loop = new AgentLoop(
+      {
+        provider: openAi(),
+        tokenTracker: pricedTracker(),
+        tokenCounter: counter,
+        classifier: new LlmErrorClassifier('en'),
+      },
+      { maxToolRounds: 5 },
+    );
     await expect(loop.run(request)).rejects.toMatchObject({ code: 'network' });
     const streamed = events.map((event) => event.replace(/^token:/, '')).join('');
     expect(streamed.length).toBeGreaterThan(0);
@@ -410,10 +516,18 @@ describe(AgentLoop.name, () => {
     const { request } = harness();
     request.messages = [question[0], { role: 'user', content: 'x'.repeat(30_000) }];
     const loop = new AgentLoop(
-      { provider: openAi(), tokenTracker: pricedTracker(), tokenCounter: counter, classifier: new LlmErrorClassifier('en') },
+      {
+        provider: openAi(),
+        tokenTracker: pricedTracker(),
+        tokenCounter: counter,
+        classifier: new LlmErrorClassifier('en'),
+      },
       { maxToolRounds: 5, maxTokensPerCall: 10_000 },
     );
-    await expect(loop.run(request)).rejects.toMatchObject({ code: 'budget_exceeded', details: expect.objectContaining({ kind: 'per_call' }) });
+    await expect(loop.run(request)).rejects.toMatchObject({
+      code: 'budget_exceeded',
+      details: expect.objectContaining({ kind: 'per_call' }),
+    });
     expect(count).not.toHaveBeenCalled();
     expect(server.requests).toHaveLength(0);
   });
@@ -421,7 +535,9 @@ describe(AgentLoop.name, () => {
   it('throws a classified AppError when the provider refuses the call, counting the call without tokens', async () => {
     server.enqueue({ error: { status: 401, message: 'bad key' } });
     const { request, commits } = harness();
-    const failure = await loopWith(openAi()).run(request).catch((error: unknown) => error);
+    const failure = await loopWith(openAi())
+      .run(request)
+      .catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(AppError);
     expect(failure).toMatchObject({ code: 'auth_error', retryable: false });
     expect(commits).toEqual([]);
@@ -432,7 +548,9 @@ describe(AgentLoop.name, () => {
   it('estimates the usage of a stream that fails midway (tokens already generated) and throws network', async () => {
     server.enqueue({ text: 'Partial answer that gets cut', chunkSize: 4, disconnectAfterChunks: 4, delayMs: 10 });
     const { request, commits, events } = harness();
-    const failure = await loopWith(openAi()).run(request).catch((error: unknown) => error);
+    const failure = await loopWith(openAi())
+      .run(request)
+      .catch((error: unknown) => error);
     expect(failure).toMatchObject({ code: 'network', retryable: true });
     expect(events.length).toBeGreaterThan(0);
     expect(commits).toEqual([]);
@@ -442,7 +560,10 @@ describe(AgentLoop.name, () => {
 
   it('stops before calling the model when the token budget is spent', async () => {
     const tracker = new TokenTracker({ limits: { maxTotalTokens: 10 } });
-    tracker.record({ promptTokens: 20, completionTokens: 0, cachedTokens: 0, totalTokens: 20 }, { provider: 'openai', model: 'x' });
+    tracker.record(
+      { promptTokens: 20, completionTokens: 0, cachedTokens: 0, totalTokens: 20 },
+      { provider: 'openai', model: 'x' },
+    );
     const { request } = harness();
     await expect(loopWith(openAi(), 5, tracker).run(request)).rejects.toMatchObject({ code: 'budget_exceeded' });
     expect(server.requests).toHaveLength(0);
@@ -450,10 +571,18 @@ describe(AgentLoop.name, () => {
 
   it('works the same over the Anthropic wire: tool_use blocks, tool results, usage with cache reads', async () => {
     server.enqueue(
-      { text: 'Checking.', toolCalls: [{ id: 'toolu_1', name: 'list_node_edges', arguments: { nodeKey: 'fetch-api' } }], usage: { prompt: 300, completion: 20, cached: 200 } },
+      {
+        text: 'Checking.',
+        toolCalls: [{ id: 'toolu_1', name: 'list_node_edges', arguments: { nodeKey: 'fetch-api' } }],
+        usage: { prompt: 300, completion: 20, cached: 200 },
+      },
       { text: 'It has two outputs.', usage: { prompt: 400, completion: 10 } },
     );
-    const provider = new AnthropicProvider({ apiKey: 'sk-ant', baseURL: server.anthropicBaseUrl, model: 'claude-sonnet-4-20250514' });
+    const provider = new AnthropicProvider({
+      apiKey: 'sk-ant',
+      baseURL: server.anthropicBaseUrl,
+      model: 'claude-sonnet-4-20250514',
+    });
     const { request, events } = harness();
     const outcome = await loopWith(provider).run(request);
 
@@ -464,7 +593,12 @@ describe(AgentLoop.name, () => {
       .flatMap((message: { content: unknown }) => (Array.isArray(message.content) ? message.content : []))
       .find((block: { type: string }) => block.type === 'tool_result');
     expect(toolResultBlock.tool_use_id).toBe('toolu_1');
-    expect(request.usage.report()).toMatchObject({ promptTokens: 700, completionTokens: 30, cachedTokens: 200, llmCalls: 2 });
+    expect(request.usage.report()).toMatchObject({
+      promptTokens: 700,
+      completionTokens: 30,
+      cachedTokens: 200,
+      llmCalls: 2,
+    });
   });
 
   it('with the offline provider passes the retrieved context, offers no tools and records zero usage', async () => {
@@ -485,22 +619,47 @@ describe(AgentLoop.name, () => {
   });
 
   describe('with an action policy', () => {
-    const policyOf = (levels: Parameters<typeof effectiveLevels>[0]['default']) => new RunPolicy(true, effectiveLevels({ default: levels, roles: {} }, 'editor'));
-    const createLogNode = { id: 'call_auto', name: 'propose_create_node', arguments: { nodeKey: 'log-errors', typeKey: 'log-node', sheet: '0', posX: 1, posY: 2, reason: 'log' } };
-    const toolNames = (index: number) => server.requests[index].body.tools.map((tool: { function: { name: string } }) => tool.function.name);
+    const policyOf = (levels: Parameters<typeof effectiveLevels>[0]['default']) =>
+      new RunPolicy(true, effectiveLevels({ default: levels, roles: {} }, 'editor'));
+    const createLogNode = {
+      id: 'call_auto',
+      name: 'propose_create_node',
+      arguments: { nodeKey: 'log-errors', typeKey: 'log-node', sheet: '0', posX: 1, posY: 2, reason: 'log' },
+    };
+    const toolNames = (index: number) =>
+      server.requests[index].body.tools.map((tool: { function: { name: string } }) => tool.function.name);
 
     it('applies an autonomous proposal without stopping, commits its event after the round and shows it to the model', async () => {
       server.enqueue({ toolCalls: [createLogNode] }, { text: 'Added.' });
       const { request, commits, events, applied } = harness({ policy: policyOf({ create_node: 'autonomous' }) });
       const outcome = await loopWith(openAi()).run(request);
 
-      expect(outcome).toMatchObject({ type: 'message', text: 'Added.', toolCalls: [{ id: 'call_auto', status: 'applied' }] });
+      expect(outcome).toMatchObject({
+        type: 'message',
+        text: 'Added.',
+        toolCalls: [{ id: 'call_auto', status: 'applied' }],
+      });
       expect(outcome.events).toEqual([{ type: 'ACTIONS_EXECUTED', summary: 'Applied 1', results: [] }]);
-      expect(applied).toEqual([expect.objectContaining({ toolCallId: 'call_auto', proposedAction: expect.objectContaining({ type: 'create_node' }) })]);
+      expect(applied).toEqual([
+        expect.objectContaining({
+          toolCallId: 'call_auto',
+          proposedAction: expect.objectContaining({ type: 'create_node' }),
+        }),
+      ]);
       expect(applied[0].preview.nodesToCreate).toEqual([expect.objectContaining({ _key: 'log-errors' })]);
-      expect(events.filter((event) => !event.startsWith('token:'))).toEqual(['tool_start:call_auto:propose_create_node', 'tool_result:call_auto', 'event:Applied 1']);
-      expect(commits[0]).toMatchObject({ messages: [{ role: 'assistant' }, { role: 'tool', tool_call_id: 'call_auto' }], events: [{ summary: 'Applied 1' }] });
-      expect(JSON.parse(commits[0].messages[1].content as string)).toMatchObject({ status: 'applied', appliedBy: 'server' });
+      expect(events.filter((event) => !event.startsWith('token:'))).toEqual([
+        'tool_start:call_auto:propose_create_node',
+        'tool_result:call_auto',
+        'event:Applied 1',
+      ]);
+      expect(commits[0]).toMatchObject({
+        messages: [{ role: 'assistant' }, { role: 'tool', tool_call_id: 'call_auto' }],
+        events: [{ summary: 'Applied 1' }],
+      });
+      expect(JSON.parse(commits[0].messages[1].content as string)).toMatchObject({
+        status: 'applied',
+        appliedBy: 'server',
+      });
       expect(server.requests[1].body.messages.slice(-2)).toEqual([
         expect.objectContaining({ role: 'tool', tool_call_id: 'call_auto' }),
         { role: 'system', content: '[SYSTEM] Applied 1' },
@@ -509,14 +668,20 @@ describe(AgentLoop.name, () => {
 
     it('hands an autonomous action to the client with HITL_APPLY=client, and reports one the graph refused as failed', async () => {
       server.enqueue({ toolCalls: [createLogNode] }, { text: 'Sent.' });
-      const client = harness({ policy: policyOf({ create_node: 'autonomous' }), application: { status: 'applied', appliedBy: 'client' } });
+      const client = harness({
+        policy: policyOf({ create_node: 'autonomous' }),
+        application: { status: 'applied', appliedBy: 'client' },
+      });
       const sent = await loopWith(openAi()).run(client.request);
       expect(sent.actions).toEqual([expect.objectContaining({ toolCallId: 'call_auto' })]);
       expect(client.events).toContain('apply:call_auto');
 
       server.reset();
       server.enqueue({ toolCalls: [createLogNode] }, { text: 'It failed.' });
-      const refused = harness({ policy: policyOf({ create_node: 'autonomous' }), application: { status: 'failed', reason: 'Node "log-errors" already exists' } });
+      const refused = harness({
+        policy: policyOf({ create_node: 'autonomous' }),
+        application: { status: 'failed', reason: 'Node "log-errors" already exists' },
+      });
       const outcome = await loopWith(openAi()).run(refused.request);
       expect(outcome).toMatchObject({ toolCalls: [{ id: 'call_auto', status: 'error' }], actions: [] });
       expect(JSON.parse(refused.commits[0].messages[1].content as string)).toEqual({
@@ -526,22 +691,36 @@ describe(AgentLoop.name, () => {
     });
 
     it('offers no tool of a forbidden kind and refuses a call to one without applying or asking', async () => {
-      server.enqueue({ toolCalls: [{ id: 'call_forced', name: 'propose_delete_node', arguments: { nodeKey: 'root', reason: 'x' } }] }, { text: 'Not allowed.' });
+      server.enqueue(
+        {
+          toolCalls: [{ id: 'call_forced', name: 'propose_delete_node', arguments: { nodeKey: 'root', reason: 'x' } }],
+        },
+        { text: 'Not allowed.' },
+      );
       const { request, applied, events } = harness({ policy: policyOf({ delete_node: 'forbidden' }) });
       const outcome = await loopWith(openAi()).run(request);
       expect(toolNames(0)).not.toContain('propose_delete_node');
       expect(outcome).toMatchObject({ type: 'message', toolCalls: [{ id: 'call_forced', status: 'error' }] });
       expect(applied).toEqual([]);
       expect(events.some((event) => event.startsWith('tool_start'))).toBe(false);
-      const refusal = server.requests[1].body.messages.find((message: { tool_call_id?: string }) => message.tool_call_id === 'call_forced');
-      expect(JSON.parse(refusal.content)).toMatchObject({ status: 'error', message: expect.stringContaining('forbids delete_node') });
+      const refusal = server.requests[1].body.messages.find(
+        (message: { tool_call_id?: string }) => message.tool_call_id === 'call_forced',
+      );
+      expect(JSON.parse(refusal.content)).toMatchObject({
+        status: 'error',
+        message: expect.stringContaining('forbids delete_node'),
+      });
     });
 
     it('stops on a valid ask_user call with a question interrupt that keeps the calls after it', async () => {
       server.enqueue({
         toolCalls: [
           { id: 'call_bad', name: 'ask_user', arguments: { kind: 'choice', question: 'Which?', options: ['one'] } },
-          { id: 'call_q', name: 'ask_user', arguments: { kind: 'choice', question: 'Which sheet?', options: ['main', 'data-processing'] } },
+          {
+            id: 'call_q',
+            name: 'ask_user',
+            arguments: { kind: 'choice', question: 'Which sheet?', options: ['main', 'data-processing'] },
+          },
           { id: 'call_after', name: 'read_node_detail', arguments: { nodeKey: 'root' } },
         ],
       });
@@ -550,11 +729,26 @@ describe(AgentLoop.name, () => {
       expect(toolNames(0)).toContain('ask_user');
       expect(outcome).toMatchObject({
         type: 'interrupt',
-        interrupt: { kind: 'question', toolCallId: 'call_q', questionKind: 'choice', question: 'Which sheet?', options: ['main', 'data-processing'] },
-        toolCalls: [{ id: 'call_bad', status: 'error' }, { id: 'call_q', status: 'asked' }],
+        interrupt: {
+          kind: 'question',
+          toolCallId: 'call_q',
+          questionKind: 'choice',
+          question: 'Which sheet?',
+          options: ['main', 'data-processing'],
+        },
+        toolCalls: [
+          { id: 'call_bad', status: 'error' },
+          { id: 'call_q', status: 'asked' },
+        ],
       });
-      expect(outcome.type === 'interrupt' && outcome.pending).toMatchObject({ toolName: 'ask_user', remainingToolCalls: [{ id: 'call_after' }] });
-      expect(JSON.parse(commits[0].messages[1].content as string)).toMatchObject({ status: 'error', message: expect.stringContaining('at least 2') });
+      expect(outcome.type === 'interrupt' && outcome.pending).toMatchObject({
+        toolName: 'ask_user',
+        remainingToolCalls: [{ id: 'call_after' }],
+      });
+      expect(JSON.parse(commits[0].messages[1].content as string)).toMatchObject({
+        status: 'error',
+        message: expect.stringContaining('at least 2'),
+      });
     });
   });
 
@@ -567,7 +761,13 @@ describe(AgentLoop.name, () => {
       const outcome = await loopWith(openAi()).run(request);
       const results = commits[0].messages.filter((message) => message.role === 'tool');
       expect(results).toEqual([
-        expect.objectContaining({ tool_call_id: 'c1', name: 'read_node_detail', success: true, durationMs: expect.any(Number), threadId: 'ai_test' }),
+        expect.objectContaining({
+          tool_call_id: 'c1',
+          name: 'read_node_detail',
+          success: true,
+          durationMs: expect.any(Number),
+          threadId: 'ai_test',
+        }),
         expect.objectContaining({ tool_call_id: 'c2', name: 'read_node_detail', success: false, threadId: 'ai_test' }),
       ]);
       expect(commits.map((commit) => commit.operationId)).toEqual(['run1:0', 'run1:1']);
@@ -587,14 +787,24 @@ describe(AgentLoop.name, () => {
       const { request, events } = harness();
       const outcome = await loopWith(openAi()).run(request);
 
-      expect(outcome).toMatchObject({ type: 'message', stats: { stopReason: 'no_progress', rounds: 2, toolResults: 1 } });
+      expect(outcome).toMatchObject({
+        type: 'message',
+        stats: { stopReason: 'no_progress', rounds: 2, toolResults: 1 },
+      });
       expect(events.filter((event) => event.startsWith('tool_start'))).toEqual(['tool_start:c1:read_node_detail']);
-      const repeat = server.requests[2].body.messages.find((message: { tool_call_id?: string }) => message.tool_call_id === 'c2');
-      expect(JSON.parse(repeat.content)).toEqual({ status: 'error', message: expect.stringContaining('repeats call c1') });
+      const repeat = server.requests[2].body.messages.find(
+        (message: { tool_call_id?: string }) => message.tool_call_id === 'c2',
+      );
+      expect(JSON.parse(repeat.content)).toEqual({
+        status: 'error',
+        message: expect.stringContaining('repeats call c1'),
+      });
       expect(server.requests).toHaveLength(3);
       expect(server.requests[2].body.tools).toBeUndefined();
       expect(server.requests[2].body.messages.at(-1)).toEqual({ role: 'system', content: NO_PROGRESS_NOTE });
-      expect(logs).toContainEqual(expect.objectContaining({ event: 'agent_no_progress', threadId: 'ai_test', repeatedCalls: 1 }));
+      expect(logs).toContainEqual(
+        expect.objectContaining({ event: 'agent_no_progress', threadId: 'ai_test', repeatedCalls: 1 }),
+      );
     });
 
     it('stops after AI_NO_PROGRESS_ROUNDS rounds that discover nothing new, long before AI_MAX_TOOL_ROUNDS', async () => {
@@ -629,10 +839,18 @@ describe(AgentLoop.name, () => {
 
     it('runs at most AI_MAX_TOOL_CALLS_PER_REPLY calls of one reply; the others get an error result', async () => {
       const nodes = ['entry-form', 'root', 'fetch-api', 'filter-active', 'display-html', 'return'];
-      server.enqueue({ toolCalls: nodes.map((nodeKey, index) => detail(`c${index}`, nodeKey)) }, { text: 'Read four.' });
+      server.enqueue(
+        { toolCalls: nodes.map((nodeKey, index) => detail(`c${index}`, nodeKey)) },
+        { text: 'Read four.' },
+      );
       const { request, events, commits } = harness();
       const loop = new AgentLoop(
-        { provider: openAi(), tokenTracker: pricedTracker(), tokenCounter: new TokenCounter(), classifier: new LlmErrorClassifier('en') },
+        {
+          provider: openAi(),
+          tokenTracker: pricedTracker(),
+          tokenCounter: new TokenCounter(),
+          classifier: new LlmErrorClassifier('en'),
+        },
         { maxToolRounds: 5, maxToolCallsPerReply: 4 },
       );
       const outcome = await loop.run(request);
@@ -640,11 +858,20 @@ describe(AgentLoop.name, () => {
       expect(events.filter((event) => event.startsWith('tool_start'))).toHaveLength(4);
       const results = commits[0].messages.filter((message) => message.role === 'tool') as LlmToolMessage[];
       expect(results).toHaveLength(6);
-      expect(results.slice(4).map((result) => [result.tool_call_id, result.success, JSON.parse(result.content).message])).toEqual([
+      expect(
+        results.slice(4).map((result) => [result.tool_call_id, result.success, JSON.parse(result.content).message]),
+      ).toEqual([
         ['c4', false, expect.stringContaining('at most 4 tool calls')],
         ['c5', false, expect.stringContaining('at most 4 tool calls')],
       ]);
-      expect(outcome.toolCalls.map((call) => call.status)).toEqual(['executed', 'executed', 'executed', 'executed', 'error', 'error']);
+      expect(outcome.toolCalls.map((call) => call.status)).toEqual([
+        'executed',
+        'executed',
+        'executed',
+        'executed',
+        'error',
+        'error',
+      ]);
       expect(logs).toContainEqual(expect.objectContaining({ event: 'tool_calls_capped', calls: 6, limit: 4 }));
     });
 
@@ -652,7 +879,12 @@ describe(AgentLoop.name, () => {
       server.enqueue({ toolCalls: [detail('c1', 'fetch-api'), detail('c2', 'fetch-api')] }, { text: 'Réponse.' });
       const { request } = harness();
       const loop = new AgentLoop(
-        { provider: openAi(), tokenTracker: pricedTracker(), tokenCounter: new TokenCounter(), classifier: new LlmErrorClassifier('fr') },
+        {
+          provider: openAi(),
+          tokenTracker: pricedTracker(),
+          tokenCounter: new TokenCounter(),
+          classifier: new LlmErrorClassifier('fr'),
+        },
         { maxToolRounds: 1, locale: 'fr' },
       );
       await loop.run(request);
@@ -673,7 +905,13 @@ describe(AgentLoop.name, () => {
       await expect(loopWith(openAi()).run(request)).rejects.toMatchObject({ code: 'internal' });
       expect(server.requests).toHaveLength(0);
       expect(logs).toContainEqual(
-        expect.objectContaining({ level: 'error', event: 'thread_isolation_violation', threadId: 'ai_test', where: 'upstream_call', foreignThreadIds: ['ai_other'] }),
+        expect.objectContaining({
+          level: 'error',
+          event: 'thread_isolation_violation',
+          threadId: 'ai_test',
+          where: 'upstream_call',
+          foreignThreadIds: ['ai_other'],
+        }),
       );
     });
 
@@ -684,8 +922,16 @@ describe(AgentLoop.name, () => {
         const { request } = harness();
         request.messages = [
           question[0],
-          ...Array.from({ length: 6 }, (_, index): LlmMessage => ({ role: index % 2 ? 'assistant' : 'user', content: `turn ${index}`, threadId: 'ai_test' })),
-          { role: 'user', content: 'Mail alice@example.com my key sk-proj-abcdefghijklmnop1234 please', threadId: 'ai_test' },
+          ...Array.from({ length: 6 }, (_, index): LlmMessage => ({
+            role: index % 2 ? 'assistant' : 'user',
+            content: `turn ${index}`,
+            threadId: 'ai_test',
+          })),
+          {
+            role: 'user',
+            content: 'Mail alice@example.com my key sk-proj-abcdefghijklmnop1234 please',
+            threadId: 'ai_test',
+          },
         ];
         let commits = 0;
         request.commit = async () => ({ applied: commits++ === 0, replays: commits === 1 ? 2 : 0 });
@@ -693,16 +939,40 @@ describe(AgentLoop.name, () => {
 
         const rounds = logs.filter((entry) => entry.event === 'llm_round');
         expect(rounds).toEqual([
-          expect.objectContaining({ level: 'debug', threadId: 'ai_test', runId: 'run1', round: 0, operationId: 'run1:0', replayIndex: 2, committed: true, applied: true, toolCalls: 1 }),
-          expect.objectContaining({ level: 'debug', round: 1, operationId: 'run1:1', replayIndex: 0, committed: true, applied: false, toolCalls: 0 }),
+          expect.objectContaining({
+            level: 'debug',
+            threadId: 'ai_test',
+            runId: 'run1',
+            round: 0,
+            operationId: 'run1:0',
+            replayIndex: 2,
+            committed: true,
+            applied: true,
+            toolCalls: 1,
+          }),
+          expect.objectContaining({
+            level: 'debug',
+            round: 1,
+            operationId: 'run1:1',
+            replayIndex: 0,
+            committed: true,
+            applied: false,
+            toolCalls: 0,
+          }),
         ]);
         const starts = logs.filter((entry) => entry.event === 'llm_call_start' && entry.round !== undefined);
-        expect(starts.map((entry) => [entry.round, entry.operationId])).toEqual([[0, 'run1:0'], [1, 'run1:1']]);
+        expect(starts.map((entry) => [entry.round, entry.operationId])).toEqual([
+          [0, 'run1:0'],
+          [1, 'run1:1'],
+        ]);
         const traced = starts[0].recentMessages as Array<{ role: string; content: string }>;
         expect(traced).toHaveLength(8);
         expect(traced.at(-1)?.content).toBe('Mail [email] my key [key] please');
         expect(JSON.stringify(logs)).not.toMatch(/alice@example\.com|sk-proj/);
-        expect((starts[1].recentMessages as Array<{ role: string }>).at(-1)).toMatchObject({ role: 'tool', toolCallId: 'c1' });
+        expect((starts[1].recentMessages as Array<{ role: string }>).at(-1)).toMatchObject({
+          role: 'tool',
+          toolCallId: 'c1',
+        });
       } finally {
         configureLogging({ level: 'info', aiDebug: false });
       }
@@ -715,7 +985,13 @@ describe(AgentLoop.name, () => {
         const { request } = harness();
         await expect(loopWith(openAi()).run(request)).rejects.toMatchObject({ code: 'auth_error' });
         expect(logs.filter((entry) => entry.event === 'llm_round')).toEqual([
-          expect.objectContaining({ round: 0, operationId: 'run1:0', committed: false, applied: false, error: 'auth_error' }),
+          expect.objectContaining({
+            round: 0,
+            operationId: 'run1:0',
+            committed: false,
+            applied: false,
+            error: 'auth_error',
+          }),
         ]);
       } finally {
         configureLogging({ level: 'info' });
@@ -727,7 +1003,10 @@ describe(AgentLoop.name, () => {
     let small: ScriptedLlmServer;
     // The 14 tool definitions alone are ~4,400 tokens as the scripted server counts them.
     const LIMIT = 8_000;
-    const bigContext = (chars: number): LlmMessage => ({ role: 'system', content: `[RAG context] ${'node fetch-api calls the API; '.repeat(chars / 30)}` });
+    const bigContext = (chars: number): LlmMessage => ({
+      role: 'system',
+      content: `[RAG context] ${'node fetch-api calls the API; '.repeat(chars / 30)}`,
+    });
 
     beforeAll(async () => {
       small = await ScriptedLlmServer.start({ contextLength: LIMIT });
@@ -740,7 +1019,12 @@ describe(AgentLoop.name, () => {
     const loopOn = () =>
       new AgentLoop(
         {
-          provider: new OpenAiCompatibleProvider({ providerName: 'openai', baseURL: small.openAiBaseUrl, apiKey: 'sk-test', model: 'gpt-4o' }),
+          provider: new OpenAiCompatibleProvider({
+            providerName: 'openai',
+            baseURL: small.openAiBaseUrl,
+            apiKey: 'sk-test',
+            model: 'gpt-4o',
+          }),
           tokenTracker: pricedTracker(),
           tokenCounter: new TokenCounter(),
           classifier: new LlmErrorClassifier('en'),
@@ -756,17 +1040,27 @@ describe(AgentLoop.name, () => {
       request.shrinkContext = shrink;
       const outcome = await loopOn().run(request);
 
-      expect(outcome).toMatchObject({ type: 'message', text: 'Answered from a smaller context.', stats: { stopReason: 'answer' } });
+      expect(outcome).toMatchObject({
+        type: 'message',
+        text: 'Answered from a smaller context.',
+        stats: { stopReason: 'answer' },
+      });
       expect(shrink).toHaveBeenCalledTimes(1);
       expect(small.requests).toHaveLength(2);
-      expect(JSON.stringify(small.requests[1].body.messages).length).toBeLessThan(JSON.stringify(small.requests[0].body.messages).length / 4);
+      expect(JSON.stringify(small.requests[1].body.messages).length).toBeLessThan(
+        JSON.stringify(small.requests[0].body.messages).length / 4,
+      );
       expect(commits).toHaveLength(1);
-      expect(logs).toContainEqual(expect.objectContaining({ level: 'warn', event: 'context_length_retry', threadId: 'ai_test' }));
+      expect(logs).toContainEqual(
+        expect.objectContaining({ level: 'warn', event: 'context_length_retry', threadId: 'ai_test' }),
+      );
       expect(request.usage.report()).toMatchObject({ llmCalls: 2 });
     });
 
     it('cuts the run’s own tool results shorter once it recovered, and keeps them whole in the commits', async () => {
-      small.enqueue({ toolCalls: [{ id: 'c1', name: 'explore_neighborhood', arguments: { nodeKey: 'root', maxDepth: 3 } }] });
+      small.enqueue({
+        toolCalls: [{ id: 'c1', name: 'explore_neighborhood', arguments: { nodeKey: 'root', maxDepth: 3 } }],
+      });
       const { request, commits } = harness();
       request.messages = [question[0], question[1]];
       // The first call fits; its tool result makes the second too long, which the retry's cut results fix.
@@ -778,7 +1072,11 @@ describe(AgentLoop.name, () => {
         definitions: toolbox.definitions,
         route: (call) => toolbox.route(call),
         // A read result far above what a read tool sends (a large graph's neighbourhood).
-        executeRead: async () => JSON.stringify({ key: 'root', nodes: Array.from({ length: 40 }, (_, index) => ({ key: `n${index}`, note: tooLong.slice(0, 400) })) }),
+        executeRead: async () =>
+          JSON.stringify({
+            key: 'root',
+            nodes: Array.from({ length: 40 }, (_, index) => ({ key: `n${index}`, note: tooLong.slice(0, 400) })),
+          }),
       };
       const outcome = await loopOn().run(request);
       expect(outcome.type).toBe('message');

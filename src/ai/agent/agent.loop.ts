@@ -6,7 +6,13 @@ import { AiEventLogger } from '../../observability/ai-event.logger';
 import { isAiDebugEnabled, Logger } from '../../observability/logger';
 import { isAbortError } from '../../providers/llm-abort.error';
 import { LlmErrorClassifier } from '../../providers/llm-error.classifier';
-import { LlmAssistantMessage, LlmMessage, LlmToolCall, LlmToolDefinition, LlmToolMessage } from '../../conversation/llm-message';
+import {
+  LlmAssistantMessage,
+  LlmMessage,
+  LlmToolCall,
+  LlmToolDefinition,
+  LlmToolMessage,
+} from '../../conversation/llm-message';
 import { LlmProvider } from '../../providers/llm-provider';
 import { LlmUsage, ZERO_LLM_USAGE } from '../../providers/llm-usage';
 import { TokenTracker } from '../../providers/token.tracker';
@@ -17,7 +23,14 @@ import { renderThreadEvent } from '../../threads/history/thread-event.renderer';
 import { assertThreadIsolation } from '../../threads/history/thread-isolation.guard';
 import type { PendingInterrupt } from '../../threads/thread.types';
 import { ToolCallSummary } from './agent-result';
-import { AgentCommit, AgentCommitReceipt, AgentRunOutcome, AgentRunRequest, AgentRunStats, RunWrites } from './agent-run';
+import {
+  AgentCommit,
+  AgentCommitReceipt,
+  AgentRunOutcome,
+  AgentRunRequest,
+  AgentRunStats,
+  RunWrites,
+} from './agent-run';
 import { LOOP_NOTES, LoopNotes } from './loop-notes.texts';
 import { RunConversation } from './run-conversation';
 import { RoundReport, RunProgress } from './run-progress';
@@ -164,7 +177,10 @@ export class AgentLoop {
 
     if (request.continuation) {
       const batch = await this.processToolCalls(request.continuation.remainingToolCalls, state);
-      const appended = [...request.continuation.results.map((result) => state.conversation.own(result)), ...batch.results];
+      const appended = [
+        ...request.continuation.results.map((result) => state.conversation.own(result)),
+        ...batch.results,
+      ];
       state.toolResults += request.continuation.results.filter((result) => result.success).length;
       await this.commit(state, { messages: appended, pendingInterrupt: batch.pending });
       if (batch.pending) return this.interrupted(state, batch.pending);
@@ -177,13 +193,17 @@ export class AgentLoop {
       const spent = round >= this.options.maxToolRounds;
       const withTools = canUseTools && !spent && !state.progress.shouldStop;
       // The last call is told why it has no tools; the note is sent, never stored.
-      const note = canUseTools && !withTools ? (state.progress.shouldStop ? this.notes.noProgress : this.notes.roundsSpent) : null;
+      const note =
+        canUseTools && !withTools ? (state.progress.shouldStop ? this.notes.noProgress : this.notes.roundsSpent) : null;
       const operationId = this.nextOperationId(state);
       const call = await this.callWithRecovery(state, round, operationId, note, withTools ? offered : undefined);
 
       if (call.aborted) {
         if (call.text.length > 0) {
-          const receipt = await this.commit(state, { messages: [state.conversation.own({ role: 'assistant', content: call.text })], aborted: true });
+          const receipt = await this.commit(state, {
+            messages: [state.conversation.own({ role: 'assistant', content: call.text })],
+            aborted: true,
+          });
           this.traceRound(state, round, operationId, receipt, 0);
         }
         return this.finished(state, 'aborted');
@@ -192,9 +212,18 @@ export class AgentLoop {
         if (call.toolCalls.length > 0) {
           this.events.debug('llm_call_done', { ignoredToolCalls: call.toolCalls.length, reason: 'no tools offered' });
         }
-        const receipt = await this.commit(state, { messages: [state.conversation.own({ role: 'assistant', content: call.text })] });
+        const receipt = await this.commit(state, {
+          messages: [state.conversation.own({ role: 'assistant', content: call.text })],
+        });
         this.traceRound(state, round, operationId, receipt, 0);
-        const reason = !canUseTools || withTools ? 'answer' : state.progress.shouldStop ? 'no_progress' : round > 0 ? 'rounds_spent' : 'answer';
+        const reason =
+          !canUseTools || withTools
+            ? 'answer'
+            : state.progress.shouldStop
+              ? 'no_progress'
+              : round > 0
+                ? 'rounds_spent'
+                : 'answer';
         return this.finished(state, reason);
       }
 
@@ -206,7 +235,10 @@ export class AgentLoop {
       const batch = await this.processToolCalls(call.toolCalls, state);
       state.rounds += 1;
       const appended: LlmMessage[] = [assistant, ...batch.results];
-      const receipt = await this.commit(state, batch.pending ? { messages: appended, pendingInterrupt: batch.pending } : { messages: appended });
+      const receipt = await this.commit(
+        state,
+        batch.pending ? { messages: appended, pendingInterrupt: batch.pending } : { messages: appended },
+      );
       this.traceRound(state, round, operationId, receipt, call.toolCalls.length);
       if (batch.pending) return this.interrupted(state, batch.pending);
       if (state.progress.endRound(batch.progress)) {
@@ -246,7 +278,8 @@ export class AgentLoop {
     for (const event of events) {
       writes.events.push(event);
       request.events.event(event);
-      if (!round.pendingInterrupt) conversation.add([conversation.own({ role: 'system', content: renderThreadEvent(event) })]);
+      if (!round.pendingInterrupt)
+        conversation.add([conversation.own({ role: 'system', content: renderThreadEvent(event) })]);
     }
     return receipt ?? { applied: true, replays: 0 };
   }
@@ -256,7 +289,14 @@ export class AgentLoop {
    * round, the operation id its round was committed under, how often that commit was replayed after
    * a revision conflict, and whether it applied (false: an idempotent replay wrote nothing twice).
    */
-  private traceRound(state: RunState, round: number, operationId: string, receipt: AgentCommitReceipt | null, toolCalls: number, error?: string): void {
+  private traceRound(
+    state: RunState,
+    round: number,
+    operationId: string,
+    receipt: AgentCommitReceipt | null,
+    toolCalls: number,
+    error?: string,
+  ): void {
     this.logger.debug('llm_round', {
       threadId: state.request.threadId,
       runId: state.request.runId,
@@ -318,7 +358,8 @@ export class AgentLoop {
     try {
       return await this.callModel(state.conversation.forCall(note), tools, state, round, operationId);
     } catch (error) {
-      const recoverable = error instanceof AppError && error.code === 'context_length' && !state.shrunk && request.shrinkContext;
+      const recoverable =
+        error instanceof AppError && error.code === 'context_length' && !state.shrunk && request.shrinkContext;
       if (!recoverable) throw failed(error);
       state.shrunk = true;
       const before = estimateTokens(state.conversation.forCall(note));
@@ -326,7 +367,13 @@ export class AgentLoop {
       if (!smaller) throw failed(error);
       state.conversation.shrink(smaller);
       const after = estimateTokens(state.conversation.forCall(note));
-      this.logger.warn('context_length_retry', { threadId: request.threadId, runId: request.runId, round, estimatedTokensBefore: before, estimatedTokensAfter: after });
+      this.logger.warn('context_length_retry', {
+        threadId: request.threadId,
+        runId: request.runId,
+        round,
+        estimatedTokensBefore: before,
+        estimatedTokensAfter: after,
+      });
       try {
         return await this.callModel(state.conversation.forCall(note), tools, state, round, operationId);
       } catch (retryError) {
@@ -349,7 +396,8 @@ export class AgentLoop {
     for (let index = 0; index < calls.length; index += 1) {
       const call = calls[index];
       const name = call.function.name;
-      const summary = (status: ToolCallSummary['status']) => summaries.push({ id: call.id, name, arguments: call.function.arguments, status });
+      const summary = (status: ToolCallSummary['status']) =>
+        summaries.push({ id: call.id, name, arguments: call.function.arguments, status });
       const answer = (content: string, success: boolean, durationMs = 0) => {
         results.push(conversation.own({ role: 'tool', tool_call_id: call.id, name, content, success, durationMs }));
         if (success) state.toolResults += 1;
@@ -368,7 +416,11 @@ export class AgentLoop {
       }
       if (index >= this.maxToolCallsPerReply) {
         if (index === this.maxToolCallsPerReply) {
-          this.logger.info('tool_calls_capped', { threadId: request.threadId, calls: calls.length, limit: this.maxToolCallsPerReply });
+          this.logger.info('tool_calls_capped', {
+            threadId: request.threadId,
+            calls: calls.length,
+            limit: this.maxToolCallsPerReply,
+          });
         }
         answer(toolErrorContent(this.notes.overCallLimit(this.maxToolCallsPerReply)), false);
         summary('error');
@@ -398,10 +450,19 @@ export class AgentLoop {
         }
         case 'error': {
           if (route.malformed) {
-            this.events.malformedJson({ raw: call.function.arguments, context: route.name, threadId: request.threadId });
+            this.events.malformedJson({
+              raw: call.function.arguments,
+              context: route.name,
+              threadId: request.threadId,
+            });
           }
           const content = toolErrorContent(route.message);
-          if (route.refusedBy) this.events.debug('tool_result', { toolName: route.name, status: `refused_${route.refusedBy}`, threadId: request.threadId });
+          if (route.refusedBy)
+            this.events.debug('tool_result', {
+              toolName: route.name,
+              status: `refused_${route.refusedBy}`,
+              threadId: request.threadId,
+            });
           if (route.announce) {
             request.events.toolStart(call.id, route.name);
             request.events.toolResult(call.id, content);
@@ -413,10 +474,16 @@ export class AgentLoop {
         case 'propose':
         case 'apply': {
           const started = performance.now();
-          const checked = request.checkProposal ? await request.checkProposal(route.action) : { ok: true as const, action: route.action };
+          const checked = request.checkProposal
+            ? await request.checkProposal(route.action)
+            : { ok: true as const, action: route.action };
           if (!checked.ok) {
             // Like any refused call: the model corrects it in its next round, the user never sees it.
-            this.events.debug('tool_result', { toolName: route.name, status: 'invalid_references', threadId: request.threadId });
+            this.events.debug('tool_result', {
+              toolName: route.name,
+              status: 'invalid_references',
+              threadId: request.threadId,
+            });
             answerFresh(toolErrorContent(checked.message), false, Math.round(performance.now() - started));
             summary('error');
             break;
@@ -433,13 +500,21 @@ export class AgentLoop {
               request.events.apply(checkedAction);
             }
             request.events.toolResult(call.id, content);
-            this.events.debug('tool_result', { toolName: route.name, status: application.status, threadId: request.threadId });
+            this.events.debug('tool_result', {
+              toolName: route.name,
+              status: application.status,
+              threadId: request.threadId,
+            });
             answerFresh(content, application.status === 'applied', Math.round(performance.now() - started));
             summary(application.status === 'applied' ? 'applied' : 'error');
             break;
           }
           summary('proposed');
-          this.events.debug('hitl_interrupt', { toolName: route.name, actionType: action.type, threadId: request.threadId });
+          this.events.debug('hitl_interrupt', {
+            toolName: route.name,
+            actionType: action.type,
+            threadId: request.threadId,
+          });
           return {
             results,
             progress,
@@ -453,7 +528,11 @@ export class AgentLoop {
         }
         case 'ask': {
           summary('asked');
-          this.events.debug('hitl_interrupt', { toolName: route.name, questionKind: route.question.questionKind, threadId: request.threadId });
+          this.events.debug('hitl_interrupt', {
+            toolName: route.name,
+            questionKind: route.question.questionKind,
+            threadId: request.threadId,
+          });
           return {
             results,
             progress,
@@ -514,7 +593,11 @@ export class AgentLoop {
 
     let failure: unknown = null;
     try {
-      const stream = provider.stream(sent, toolList, { signal: request.signal, retrievedContext: request.retrievedContext, threadId: request.threadId });
+      const stream = provider.stream(sent, toolList, {
+        signal: request.signal,
+        retrievedContext: request.retrievedContext,
+        threadId: request.threadId,
+      });
       const pacer = request.streamPacer?.();
       for await (const chunk of stream) {
         received = true;
@@ -582,7 +665,10 @@ export class AgentLoop {
       } else {
         // Never the tokenizer over the prompt: a mass disconnect would stall the process (see approximateTokens).
         const promptTokens = estimateTokens(sent) + estimateToolTokens(tools);
-        const completionTokens = this.completionTokens([text, ...toolCalls.flatMap((call) => [call.function.name, call.function.arguments])]);
+        const completionTokens = this.completionTokens([
+          text,
+          ...toolCalls.flatMap((call) => [call.function.name, call.function.arguments]),
+        ]);
         usage = { promptTokens, completionTokens, cachedTokens: 0, totalTokens: promptTokens + completionTokens };
         estimated = true;
       }
@@ -600,7 +686,10 @@ export class AgentLoop {
   private completionTokens(parts: string[]): number {
     const { tokenCounter } = this.deps;
     const chars = parts.reduce((sum, part) => sum + part.length, 0);
-    const count = tokenCounter.loaded && chars <= COMPLETION_COUNT_MAX_CHARS ? (part: string) => tokenCounter.count(part) : approximateTokens;
+    const count =
+      tokenCounter.loaded && chars <= COMPLETION_COUNT_MAX_CHARS
+        ? (part: string) => tokenCounter.count(part)
+        : approximateTokens;
     return parts.reduce((sum, part) => sum + count(part), 0);
   }
 

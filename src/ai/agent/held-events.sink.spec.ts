@@ -3,7 +3,11 @@ import type { ThreadEvent } from '../../conversation/thread-event';
 import { HeldEventsSink } from './held-events.sink';
 
 describe(HeldEventsSink.name, () => {
-  const dataAdded = (): ThreadEvent => ({ type: 'DATA_ADDED', summary: 'Loaded 2 nodes and 1 edge into the context', results: [] });
+  const dataAdded = (): ThreadEvent => ({
+    type: 'DATA_ADDED',
+    summary: 'Loaded 2 nodes and 1 edge into the context',
+    results: [],
+  });
 
   it('holds the thread and its event until released, then sends them in order', () => {
     const target = new RecordingSink();
@@ -22,7 +26,17 @@ describe(HeldEventsSink.name, () => {
     ['token', (sink: HeldEventsSink) => sink.token('Hi')],
     ['tool_start', (sink: HeldEventsSink) => sink.toolStart('t1', 'search_nodes')],
     ['tool_result', (sink: HeldEventsSink) => sink.toolResult('t1', '{}')],
-    ['complete', (sink: HeldEventsSink) => sink.complete({ threadId: 'ai_1', type: 'message', message: 'Hi', toolCalls: [], usage: { promptTokens: 0, completionTokens: 0, cachedTokens: 0, totalTokens: 0, costUsd: 0, llmCalls: 0 } })],
+    [
+      'complete',
+      (sink: HeldEventsSink) =>
+        sink.complete({
+          threadId: 'ai_1',
+          type: 'message',
+          message: 'Hi',
+          toolCalls: [],
+          usage: { promptTokens: 0, completionTokens: 0, cachedTokens: 0, totalTokens: 0, costUsd: 0, llmCalls: 0 },
+        }),
+    ],
   ])('sends what it holds before a %s', (_name, send) => {
     const target = new RecordingSink();
     const held = new HeldEventsSink(target);

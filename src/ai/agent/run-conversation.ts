@@ -38,7 +38,9 @@ export class RunConversation {
 
   /** What the next call is sent; `note` (the loop's, never stored) closes it. */
   forCall(note: string | null): LlmMessage[] {
-    const added = this.compact ? this.added.map((message) => (message.role === 'tool' ? this.shorter(message) : message)) : this.added;
+    const added = this.compact
+      ? this.added.map((message) => (message.role === 'tool' ? this.shorter(message) : message))
+      : this.added;
     return note === null ? [...this.base, ...added] : [...this.base, ...added, { role: 'system', content: note }];
   }
 

@@ -36,7 +36,8 @@ export function toolErrorContent(message: string): string {
  */
 export function autonomousResultContent(application: ActionApplication, locale: Locale = 'en'): string {
   const messages = AUTONOMOUS_MESSAGES[locale] ?? AUTONOMOUS_MESSAGES.en;
-  if (application.status === 'failed') return JSON.stringify({ status: 'failed', message: messages.failed(application.reason) });
+  if (application.status === 'failed')
+    return JSON.stringify({ status: 'failed', message: messages.failed(application.reason) });
   const message = application.appliedBy === 'server' ? messages.appliedOnServer : messages.sentToClient;
   return JSON.stringify({ status: 'applied', appliedBy: application.appliedBy, message });
 }
@@ -50,12 +51,14 @@ interface AutonomousMessages {
 const AUTONOMOUS_MESSAGES: Readonly<Record<Locale, AutonomousMessages>> = Object.freeze({
   en: {
     appliedOnServer: 'Applied to the graph without approval, as the policy of this workspace allows.',
-    sentToClient: "Sent to the user's editor, which applies it without approval, as the policy of this workspace allows.",
+    sentToClient:
+      "Sent to the user's editor, which applies it without approval, as the policy of this workspace allows.",
     failed: (reason) => `It could not be applied: ${reason}. Nothing was changed.`,
   },
   fr: {
     appliedOnServer: 'Appliqué au graph sans approbation, comme la politique de ce workspace le permet.',
-    sentToClient: "Envoyé à l'éditeur de l'utilisateur, qui l'applique sans approbation, comme la politique de ce workspace le permet.",
+    sentToClient:
+      "Envoyé à l'éditeur de l'utilisateur, qui l'applique sans approbation, comme la politique de ce workspace le permet.",
     failed: (reason) => `Cela n'a pas pu être appliqué : ${reason}. Rien n'a été modifié.`,
   },
 });
@@ -83,8 +86,11 @@ export const PROPOSAL_MESSAGES: Readonly<Record<Locale, ProposalMessages>> = Obj
     appliedOnServer: "L'utilisateur a approuvé la proposition et elle a été appliquée au graph.",
     approvedForClient: "L'utilisateur a approuvé la proposition ; elle est appliquée par l'éditeur de l'utilisateur.",
     rejected: "L'utilisateur a refusé la proposition. Rien n'a été modifié.",
-    superseded: "La proposition n'a pas été appliquée : l'utilisateur a envoyé un nouveau message au lieu d'y répondre.",
-    notReached: "Non traité : une proposition précédente du même lot a été remplacée par un nouveau message de l'utilisateur.",
-    failed: (reason) => `L'utilisateur a approuvé la proposition mais elle n'a pas pu être appliquée : ${reason}. Rien n'a été modifié.`,
+    superseded:
+      "La proposition n'a pas été appliquée : l'utilisateur a envoyé un nouveau message au lieu d'y répondre.",
+    notReached:
+      "Non traité : une proposition précédente du même lot a été remplacée par un nouveau message de l'utilisateur.",
+    failed: (reason) =>
+      `L'utilisateur a approuvé la proposition mais elle n'a pas pu être appliquée : ${reason}. Rien n'a été modifié.`,
   },
 });

@@ -29,17 +29,39 @@ describe(ContextAssembler.name, () => {
 
   beforeEach(async () => {
     bed = await MemoryTestbed.create({ env: { MEMORY_L1_EVERY_CHARS: '1500', MEMORY_L2_EVERY_CHARS: '100000' } });
-    const recaller = new MemoryRecaller(bed.repository, bed.embeddings, { minScore: undefined, limits: { 0: 3, 1: 5, 2: 3 }, maxTokens: 400, countTokens: approximateTokens });
-    const memory = new MemoryContextBuilder(bed.repository, recaller, { enabled: true, recallMaxTokens: 400, summaryMaxTokens: 600, countTokens: approximateTokens, locale: 'en' });
+    const recaller = new MemoryRecaller(bed.repository, bed.embeddings, {
+      minScore: undefined,
+      limits: { 0: 3, 1: 5, 2: 3 },
+      maxTokens: 400,
+      countTokens: approximateTokens,
+    });
+    const memory = new MemoryContextBuilder(bed.repository, recaller, {
+      enabled: true,
+      recallMaxTokens: 400,
+      summaryMaxTokens: 600,
+      countTokens: approximateTokens,
+      locale: 'en',
+    });
     assembler = new ContextAssembler(memory, { maxTokens, countTokens: approximateTokens });
   });
   afterEach(async () => bed.close());
 
   /** The thread plus the current question with its retrieved context, committed as the agent commits them. */
-  async function ask(thread: ThreadRecord, question: string): Promise<{ thread: ThreadRecord; context: ThreadMessage }> {
+  async function ask(
+    thread: ThreadRecord,
+    question: string,
+  ): Promise<{ thread: ThreadRecord; context: ThreadMessage }> {
     const now = Date.now();
-    const context: ThreadMessage = { id: generateMessageId(now), role: 'system', kind: 'rag_context', content: '[RAG context for this question]\nRELEVANT NODES: fetch-api', createdTime: now };
-    const next = await bed.threads.commit(thread, { append: [context, { id: generateMessageId(now), role: 'user', content: question, createdTime: now }] });
+    const context: ThreadMessage = {
+      id: generateMessageId(now),
+      role: 'system',
+      kind: 'rag_context',
+      content: '[RAG context for this question]\nRELEVANT NODES: fetch-api',
+      createdTime: now,
+    };
+    const next = await bed.threads.commit(thread, {
+      append: [context, { id: generateMessageId(now), role: 'user', content: question, createdTime: now }],
+    });
     return { thread: next, context };
   }
 
@@ -47,8 +69,22 @@ describe(ContextAssembler.name, () => {
     const { thread, context } = await ask(await bed.conversation([filler(1), filler(2)]), 'And root?');
     const assembled = await assembler.assemble({ levels: LEVELS, thread, currentContext: context });
     const roles = assembled.messages.map((message) => `${message.role}${message.cacheBreakpoint ? '*' : ''}`);
-    expect(roles).toEqual(['system*', 'system*', 'system*', 'user', 'assistant', 'user', 'assistant*', 'user', 'system']);
-    expect(assembled.messages.slice(0, 3).map((message) => message.content)).toEqual([LEVELS.instructions, LEVELS.workspace, LEVELS.graphState]);
+    expect(roles).toEqual([
+      'system*',
+      'system*',
+      'system*',
+      'user',
+      'assistant',
+      'user',
+      'assistant*',
+      'user',
+      'system',
+    ]);
+    expect(assembled.messages.slice(0, 3).map((message) => message.content)).toEqual([
+      LEVELS.instructions,
+      LEVELS.workspace,
+      LEVELS.graphState,
+    ]);
     expect(assembled.messages.at(-1)?.content).toBe(context.content);
     expect(assembled.afterQuestion).toBe(8);
     expect(assembled.turnsLeftOut).toBe(0);
@@ -57,7 +93,12 @@ describe(ContextAssembler.name, () => {
   });
 
   it('cuts a long history at a summary’s end, shows the summaries, recalls the fact asked about, stays in budget, and repeats nothing', async () => {
-    const long = await bed.conversation([filler(1), filler(2), FACT, ...Array.from({ length: 30 }, (_, index) => filler(index + 3))]);
+    const long = await bed.conversation([
+      filler(1),
+      filler(2),
+      FACT,
+      ...Array.from({ length: 30 }, (_, index) => filler(index + 3)),
+    ]);
     await bed.writer.update(bed.principal, long.threadId);
     const { thread, context } = await ask(long, QUESTION);
     const assembled = await assembler.assemble({ levels: LEVELS, thread, currentContext: context });
@@ -81,19 +122,33 @@ describe(ContextAssembler.name, () => {
     await bed.writer.update(bed.principal, long.threadId);
     const first = await ask(long, 'What does root do?');
     const a = await assembler.assemble({ levels: LEVELS, thread: first.thread, currentContext: first.context });
-    const answered = await bed.threads.commit(first.thread, { append: [{ id: generateMessageId(), role: 'assistant', content: 'Root starts it.', createdTime: Date.now() }] });
+    const answered = await bed.threads.commit(first.thread, {
+      append: [{ id: generateMessageId(), role: 'assistant', content: 'Root starts it.', createdTime: Date.now() }],
+    });
     const second = await ask(answered, 'And return?');
     const b = await assembler.assemble({ levels: LEVELS, thread: second.thread, currentContext: second.context });
     expect(a.turnsLeftOut).toBeGreaterThan(0);
     expect(b.turnsLeftOut).toBe(a.turnsLeftOut);
-    const stable = (assembled: typeof a) => assembled.messages.slice(0, assembled.messages.findIndex((message) => message.cacheBreakpoint && message.role !== 'system') + 1);
+    const stable = (assembled: typeof a) =>
+      assembled.messages.slice(
+        0,
+        assembled.messages.findIndex((message) => message.cacheBreakpoint && message.role !== 'system') + 1,
+      );
     const prefix = stable(a).map(({ cacheBreakpoint: _marker, ...message }) => message);
-    expect(b.messages.slice(0, prefix.length).map(({ cacheBreakpoint: _marker, ...message }) => message)).toEqual(prefix);
+    expect(b.messages.slice(0, prefix.length).map(({ cacheBreakpoint: _marker, ...message }) => message)).toEqual(
+      prefix,
+    );
   });
 
   it('without memory, leaves the history to the plain pruning and the thread’s graph-less prompt to the stored one', async () => {
     const plain = new ContextAssembler(null, { maxTokens, countTokens: approximateTokens });
-    const stored: ThreadMessage = { id: generateMessageId(), role: 'system', kind: 'system_prompt', content: 'STARTUP PROMPT', createdTime: Date.now() };
+    const stored: ThreadMessage = {
+      id: generateMessageId(),
+      role: 'system',
+      kind: 'system_prompt',
+      content: 'STARTUP PROMPT',
+      createdTime: Date.now(),
+    };
     const created = await bed.threads.create(bed.principal, 'nba-workflow', 't');
     const withPrompt = await bed.threads.commit(created, { append: [stored] });
     const { thread, context } = await ask(await bed.append(withPrompt, [filler(1)]), 'Next?');

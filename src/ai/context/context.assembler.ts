@@ -30,7 +30,15 @@ export interface AssembledContext {
   /** Where the question's events end in `messages` (an event written after assembling goes there). */
   afterQuestion: number;
   /** Estimated tokens per part of the prompt. */
-  tokens: { instructions: number; workspace: number; graphState: number; summaries: number; history: number; recalled: number; perMessage: number };
+  tokens: {
+    instructions: number;
+    workspace: number;
+    graphState: number;
+    summaries: number;
+    history: number;
+    recalled: number;
+    perMessage: number;
+  };
   turnsLeftOut: number;
   recalled: RecalledMemory[];
 }
@@ -66,7 +74,11 @@ export class ContextAssembler {
     const maxTokens = request.maxTokens ?? this.options.maxTokens;
     const stored = thread.messages.filter((message, index) => !isSystemPrompt(message, index));
     const head: LlmSystemMessage[] = levels
-      ? [levels.instructions, levels.workspace, levels.graphState].map((content) => ({ role: 'system', content, cacheBreakpoint: true }))
+      ? [levels.instructions, levels.workspace, levels.graphState].map((content) => ({
+          role: 'system',
+          content,
+          cacheBreakpoint: true,
+        }))
       : startupPrompt(thread.messages);
     const headTokens = estimateTokens(head, countTokens);
     const storedContext = currentContextIndex(thread.messages);
@@ -85,7 +97,9 @@ export class ContextAssembler {
           signal: request.signal,
         })
       : null;
-    const summaries: LlmSystemMessage[] = memory?.summariesBlock ? [{ role: 'system', content: memory.summariesBlock }] : [];
+    const summaries: LlmSystemMessage[] = memory?.summariesBlock
+      ? [{ role: 'system', content: memory.summariesBlock }]
+      : [];
     const recall: LlmSystemMessage[] = memory?.recallBlock ? [{ role: 'system', content: memory.recallBlock }] : [];
     const extras = estimateTokens([...summaries, ...recall], countTokens);
     const history = buildLlmHistory({
@@ -99,7 +113,8 @@ export class ContextAssembler {
     // The question and the events that follow it (its DATA_ADDED), then level 4: recalled memory and the retrieved
     // context (which the history places right before the question), then this run's rounds.
     const question = history.findLastIndex((message) => message.role === 'user');
-    const hasContext = question > 0 && history[question - 1].role === 'system' && history[question - 1].content === context?.content;
+    const hasContext =
+      question > 0 && history[question - 1].role === 'system' && history[question - 1].content === context?.content;
     const earlier = history.slice(0, question === -1 ? history.length : hasContext ? question - 1 : question);
     if (earlier.length > 0) earlier[earlier.length - 1] = { ...earlier[earlier.length - 1], cacheBreakpoint: true };
     let afterEvents = question + 1;
@@ -107,7 +122,9 @@ export class ContextAssembler {
     const asked = question === -1 ? [] : history.slice(question, afterEvents);
     const level4 = [...recall, ...(hasContext ? [history[question - 1]] : [])];
     const rounds = question === -1 ? [] : history.slice(afterEvents);
-    const [instructions, workspace, graphState] = levels ? head.map((message) => estimateTokens([message], countTokens)) : [headTokens, 0, 0];
+    const [instructions, workspace, graphState] = levels
+      ? head.map((message) => estimateTokens([message], countTokens))
+      : [headTokens, 0, 0];
     const messages = [...head, ...summaries, ...earlier, ...asked, ...level4, ...rounds];
     return {
       messages,

@@ -9,7 +9,11 @@ export const TEXT_MAX_CHARS = 100_000;
 
 /** Body of POST /api/ai/chat (docs/protocol.md §3); also the fields of the socket's `ai:chat`. */
 export class ChatRequestDto {
-  @ApiProperty({ description: 'Local key of a graph of your workspace.', example: 'nba-workflow', maxLength: GRAPH_KEY_MAX_LENGTH })
+  @ApiProperty({
+    description: 'Local key of a graph of your workspace.',
+    example: 'nba-workflow',
+    maxLength: GRAPH_KEY_MAX_LENGTH,
+  })
   @IsGraphKey()
   graphKey: string;
 
@@ -23,7 +27,8 @@ export class ChatRequestDto {
   message: string;
 
   @ApiPropertyOptional({
-    description: 'Continue this thread (yours, of the same graph). Absent: a new thread is created, titled from the message.',
+    description:
+      'Continue this thread (yours, of the same graph). Absent: a new thread is created, titled from the message.',
     example: 'ai_mhx2k3l0a9f3c1e2b4d5f6a7',
     maxLength: 100,
   })

@@ -4,7 +4,11 @@ import { TEXT_MAX_CHARS } from './chat-request.dto';
 
 /** Body of POST /api/ai/resume (docs/protocol.md §3); also the fields of the socket's `ai:resume`. */
 export class ResumeRequestDto {
-  @ApiProperty({ description: 'The thread with the pending proposal or question.', example: 'ai_mhx2k3l0a9f3c1e2b4d5f6a7', maxLength: 100 })
+  @ApiProperty({
+    description: 'The thread with the pending proposal or question.',
+    example: 'ai_mhx2k3l0a9f3c1e2b4d5f6a7',
+    maxLength: 100,
+  })
   @IsString()
   @IsNotEmpty()
   @MaxLength(100)
@@ -19,14 +23,18 @@ export class ResumeRequestDto {
   @IsBoolean()
   approved: boolean;
 
-  @ApiPropertyOptional({ description: 'Told to the model with the decision (e.g. why it was rejected).', example: 'Put it on the data-processing sheet instead.' })
+  @ApiPropertyOptional({
+    description: 'Told to the model with the decision (e.g. why it was rejected).',
+    example: 'Put it on the data-processing sheet instead.',
+  })
   @IsOptional()
   @IsString()
   @MaxLength(TEXT_MAX_CHARS)
   feedback?: string;
 
   @ApiPropertyOptional({
-    description: 'The answer to a `choice` question, exactly one of its options (required then); absent otherwise. Approvals ignore it.',
+    description:
+      'The answer to a `choice` question, exactly one of its options (required then); absent otherwise. Approvals ignore it.',
     example: '2024-25',
   })
   @IsOptional()

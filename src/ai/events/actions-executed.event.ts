@@ -39,7 +39,9 @@ export function actionsExecutedEvent(series: ExecutedActionSeries): ThreadEvent 
   const items = series.actions.flatMap((action) => itemsOf(action));
   const done = items.filter((item) => item.error === undefined);
   const failed = items.length - done.length;
-  const sheets = [...new Set(series.actions.map((action) => series.sheetNames[action.preview.sheetId] ?? action.preview.sheetId))];
+  const sheets = [
+    ...new Set(series.actions.map((action) => series.sheetNames[action.preview.sheetId] ?? action.preview.sheetId)),
+  ];
   const where = sheets.length === 0 ? '' : ` on sheet${sheets.length > 1 ? 's' : ''} ${joinWords(sheets)}`;
 
   let summary: string;
@@ -63,9 +65,15 @@ export function actionsExecutedEvent(series: ExecutedActionSeries): ThreadEvent 
 function itemsOf(action: ExecutedAction): Item[] {
   const { preview, error } = action;
   const items: Item[] = [];
-  for (const node of preview.nodesToCreate) items.push({ verb: 'create', noun: 'node', key: node._key, detail: `type ${node.type}` });
+  for (const node of preview.nodesToCreate)
+    items.push({ verb: 'create', noun: 'node', key: node._key, detail: `type ${node.type}` });
   for (const edge of preview.edgesToCreate) {
-    items.push({ verb: 'create', noun: 'edge', key: edge._key, detail: `${edge.source}:${edge.sourceHandle} → ${edge.target}:${edge.targetHandle}` });
+    items.push({
+      verb: 'create',
+      noun: 'edge',
+      key: edge._key,
+      detail: `${edge.source}:${edge.sourceHandle} → ${edge.target}:${edge.targetHandle}`,
+    });
   }
   const paths = new Map<string, string[]>();
   for (const instruction of preview.instructions) {
@@ -75,7 +83,9 @@ function itemsOf(action: ExecutedAction): Item[] {
   }
   for (const [key, changed] of paths) {
     const moved = changed.every((path) => path === 'posX' || path === 'posY');
-    items.push(moved ? { verb: 'move', noun: 'node', key } : { verb: 'update', noun: 'node', key, detail: changed.join(', ') });
+    items.push(
+      moved ? { verb: 'move', noun: 'node', key } : { verb: 'update', noun: 'node', key, detail: changed.join(', ') },
+    );
   }
   for (const key of preview.nodeKeysToDelete) items.push({ verb: 'delete', noun: 'node', key });
   for (const key of preview.edgeKeysToDelete) items.push({ verb: 'delete', noun: 'edge', key });

@@ -49,7 +49,11 @@ describe(dataAddedEvent.name, () => {
       { ok: true, label: 'mention n0' },
       { ok: false, label: 'mention ghost', detail: 'not in the graph' },
     ]);
-    expect(dataAddedEvent({ context: context([], 0), mentions: [], tokens: 5 }).results[0]).toEqual({ ok: true, label: 'nodes', detail: 'none' });
+    expect(dataAddedEvent({ context: context([], 0), mentions: [], tokens: 5 }).results[0]).toEqual({
+      ok: true,
+      label: 'nodes',
+      detail: 'none',
+    });
   });
 
   it('adds the parts other context sources report (e.g. recalled memory) to the summary and the results', () => {

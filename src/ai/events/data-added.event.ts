@@ -43,12 +43,22 @@ export function dataAddedEvent(load: ContextLoad): ThreadEvent {
 
   const listed = nodes.slice(0, LISTED_NODES_MAX).join(', ');
   const results: ThreadEventResult[] = [
-    { ok: true, label: 'nodes', detail: nodes.length > LISTED_NODES_MAX ? `${listed} (+${nodes.length - LISTED_NODES_MAX} more)` : listed || 'none' },
+    {
+      ok: true,
+      label: 'nodes',
+      detail:
+        nodes.length > LISTED_NODES_MAX ? `${listed} (+${nodes.length - LISTED_NODES_MAX} more)` : listed || 'none',
+    },
     { ok: true, label: 'edges', detail: String(edges) },
   ];
   for (const mention of load.mentions) {
-    results.push(found.has(mention) ? { ok: true, label: `mention ${mention}` } : { ok: false, label: `mention ${mention}`, detail: 'not in the graph' });
+    results.push(
+      found.has(mention)
+        ? { ok: true, label: `mention ${mention}` }
+        : { ok: false, label: `mention ${mention}`, detail: 'not in the graph' },
+    );
   }
-  for (const part of parts) results.push({ ok: part.ok ?? true, label: part.label, ...(part.detail ? { detail: part.detail } : {}) });
+  for (const part of parts)
+    results.push({ ok: part.ok ?? true, label: part.label, ...(part.detail ? { detail: part.detail } : {}) });
   return { type: 'DATA_ADDED', summary, results };
 }

@@ -2,7 +2,14 @@
 
 const THREAD_ID = 'ai_mhx2k3l0a9f3c1e2b4d5f6a7';
 
-const USAGE = { promptTokens: 2841, completionTokens: 96, cachedTokens: 1920, totalTokens: 2937, costUsd: 0.00041, llmCalls: 2 };
+const USAGE = {
+  promptTokens: 2841,
+  completionTokens: 96,
+  cachedTokens: 1920,
+  totalTokens: 2937,
+  costUsd: 0.00041,
+  llmCalls: 2,
+};
 
 export const MESSAGE_RESULT_EXAMPLE = {
   threadId: THREAD_ID,
@@ -10,7 +17,9 @@ export const MESSAGE_RESULT_EXAMPLE = {
   message:
     'fetch-api calls the NBA stats API (GET https://api.nba-stats.example/v1/players, 5 s timeout). Its first output ' +
     'goes to filter-active on success; its second output sends failures to error-handler.',
-  toolCalls: [{ id: 'call_0_read', name: 'read_node_detail', arguments: '{"nodeKey":"fetch-api"}', status: 'executed' }],
+  toolCalls: [
+    { id: 'call_0_read', name: 'read_node_detail', arguments: '{"nodeKey":"fetch-api"}', status: 'executed' },
+  ],
   usage: USAGE,
   events: [
     {
@@ -33,13 +42,18 @@ export const AUTONOMOUS_RESULT_EXAMPLE = {
     {
       id: 'call_1_create',
       name: 'propose_create_node',
-      arguments: '{"nodeKey":"log-errors","typeKey":"log-node","sheet":"0","posX":820,"posY":300,"reason":"Log the errors of fetch-api."}',
+      arguments:
+        '{"nodeKey":"log-errors","typeKey":"log-node","sheet":"0","posX":820,"posY":300,"reason":"Log the errors of fetch-api."}',
       status: 'applied',
     },
   ],
   usage: USAGE,
   events: [
-    { type: 'DATA_ADDED', summary: 'Loaded 6 nodes and 5 edges into the context (~717 tokens)', results: [{ ok: true, label: 'edges', detail: '5' }] },
+    {
+      type: 'DATA_ADDED',
+      summary: 'Loaded 6 nodes and 5 edges into the context (~717 tokens)',
+      results: [{ ok: true, label: 'edges', detail: '5' }],
+    },
     {
       type: 'ACTIONS_EXECUTED',
       summary: 'Created 1 node on sheet main',
@@ -53,8 +67,21 @@ export const QUESTION_RESULT_EXAMPLE = {
   threadId: THREAD_ID,
   type: 'interrupt',
   message: 'Which season should the filter keep?',
-  interrupt: { kind: 'question', toolCallId: 'call_2_ask', questionKind: 'choice', question: 'Which season?', options: ['2023-24', '2024-25'] },
-  toolCalls: [{ id: 'call_2_ask', name: 'ask_user', arguments: '{"kind":"choice","question":"Which season?","options":["2023-24","2024-25"]}', status: 'asked' }],
+  interrupt: {
+    kind: 'question',
+    toolCallId: 'call_2_ask',
+    questionKind: 'choice',
+    question: 'Which season?',
+    options: ['2023-24', '2024-25'],
+  },
+  toolCalls: [
+    {
+      id: 'call_2_ask',
+      name: 'ask_user',
+      arguments: '{"kind":"choice","question":"Which season?","options":["2023-24","2024-25"]}',
+      status: 'asked',
+    },
+  ],
   usage: USAGE,
 };
 
@@ -92,7 +119,15 @@ export const INTERRUPT_RESULT_EXAMPLE = {
       sheetId: '0',
     },
   },
-  toolCalls: [{ id: 'call_1_create', name: 'propose_create_node', arguments: '{"nodeKey":"log-errors","typeKey":"log-node","sheet":"0","posX":820,"posY":300,"reason":"Log the errors of fetch-api so failed calls can be diagnosed."}', status: 'proposed' }],
+  toolCalls: [
+    {
+      id: 'call_1_create',
+      name: 'propose_create_node',
+      arguments:
+        '{"nodeKey":"log-errors","typeKey":"log-node","sheet":"0","posX":820,"posY":300,"reason":"Log the errors of fetch-api so failed calls can be diagnosed."}',
+      status: 'proposed',
+    },
+  ],
   usage: USAGE,
 };
 
@@ -130,10 +165,18 @@ export const THREAD_EXAMPLE = {
   title: 'What does fetch-api do, and can you add a node that logs…',
   type: 'chat',
   messages: [
-    { role: 'user', content: 'What does fetch-api do, and can you add a node that logs its errors?', createdTime: 1767225600000 },
+    {
+      role: 'user',
+      content: 'What does fetch-api do, and can you add a node that logs its errors?',
+      createdTime: 1767225600000,
+    },
     {
       role: 'event',
-      event: { type: 'DATA_ADDED', summary: 'Loaded 6 nodes and 5 edges into the context (~717 tokens)', results: [{ ok: true, label: 'edges', detail: '5' }] },
+      event: {
+        type: 'DATA_ADDED',
+        summary: 'Loaded 6 nodes and 5 edges into the context (~717 tokens)',
+        results: [{ ok: true, label: 'edges', detail: '5' }],
+      },
       content: 'Loaded 6 nodes and 5 edges into the context (~717 tokens)',
       createdTime: 1767225600000,
     },
@@ -143,7 +186,12 @@ export const THREAD_EXAMPLE = {
       toolCalls: [{ id: 'call_0_read', name: 'read_node_detail', arguments: '{"nodeKey":"fetch-api"}' }],
       createdTime: 1767225601200,
     },
-    { role: 'tool', content: '{"_key":"fetch-api","type":"api-call","sheet":"0", …}', toolCallId: 'call_0_read', createdTime: 1767225601210 },
+    {
+      role: 'tool',
+      content: '{"_key":"fetch-api","type":"api-call","sheet":"0", …}',
+      toolCallId: 'call_0_read',
+      createdTime: 1767225601210,
+    },
     {
       role: 'assistant',
       content: 'I can add a log node after the error output of fetch-api. Shall I?',
@@ -192,7 +240,12 @@ export const ERROR_EXAMPLES = {
     details: { options: ['2023-24', '2024-25'] },
   },
   payloadTooLarge: { statusCode: 413, code: 'payload_too_large', message: 'message is longer than 16000 characters' },
-  budgetExceeded: { statusCode: 402, code: 'budget_exceeded', message: 'The AI usage budget has been reached.', details: { kind: 'cost', limit: 50, actual: 50.02 } },
+  budgetExceeded: {
+    statusCode: 402,
+    code: 'budget_exceeded',
+    message: 'The AI usage budget has been reached.',
+    details: { kind: 'cost', limit: 50, actual: 50.02 },
+  },
   upstream: {
     statusCode: 502,
     code: 'server_error',

@@ -33,10 +33,14 @@ import { CollectingSink } from './collecting.sink';
 /** Owner of REST runs in the ActiveRunRegistry (sockets use their socket id). */
 const HTTP_OWNER = 'http';
 
-const errorResponse = (status: number, description: string, example: object) => ApiResponse({ status, description, schema: { example } });
+const errorResponse = (status: number, description: string, example: object) =>
+  ApiResponse({ status, description, schema: { example } });
 /** A response documented by several named examples. */
-const examplesResponse = (status: number, description: string, examples: Record<string, { summary?: string; value: object }>) =>
-  ApiResponse({ status, description, content: { 'application/json': { examples } } });
+const examplesResponse = (
+  status: number,
+  description: string,
+  examples: Record<string, { summary?: string; value: object }>,
+) => ApiResponse({ status, description, content: { 'application/json': { examples } } });
 
 /**
  * The agent over REST (docs/protocol.md §3): the same ChatService as the Socket.IO gateway, collected
@@ -60,7 +64,7 @@ export class AiController {
     summary: 'Ask the assistant about a graph',
     description:
       'Retrieves the relevant part of the graph, lets the model read it with tools and answers. Creates a thread when ' +
-      '`threadId` is absent. What becomes of a change the model proposes follows the workspace\'s action policy (GET ' +
+      "`threadId` is absent. What becomes of a change the model proposes follows the workspace's action policy (GET " +
       '/api/ai/policy): applied at once (tool call `status: "applied"`, an ACTIONS_EXECUTED event), or an `interrupt` to ' +
       'approve or reject with POST /api/ai/resume; the model may also ask a question (`interrupt.kind: "question"`), ' +
       'answered the same way. A new message on a thread with a pending interrupt settles it first (a proposal rejected, a ' +
@@ -78,26 +82,58 @@ export class AiController {
   @ApiBody({
     type: ChatRequestDto,
     examples: {
-      newThread: { summary: 'New conversation', value: { graphKey: 'nba-workflow', message: 'What does fetch-api do?' } },
+      newThread: {
+        summary: 'New conversation',
+        value: { graphKey: 'nba-workflow', message: 'What does fetch-api do?' },
+      },
       followUp: {
         summary: 'Follow-up with a pinned node',
-        value: { graphKey: 'nba-workflow', message: 'Add a node that logs its errors.', threadId: THREAD_EXAMPLE.threadId, mentions: ['fetch-api'] },
+        value: {
+          graphKey: 'nba-workflow',
+          message: 'Add a node that logs its errors.',
+          threadId: THREAD_EXAMPLE.threadId,
+          mentions: ['fetch-api'],
+        },
       },
     },
   })
-  @examplesResponse(200, 'The answer (`type: "message"`), or a proposal or question waiting for the user (`type: "interrupt"`).', {
-    message: { summary: 'Answer', value: MESSAGE_RESULT_EXAMPLE },
-    autonomous: { summary: 'A change the policy applied at once', value: AUTONOMOUS_RESULT_EXAMPLE },
-    interrupt: { summary: 'Proposal to approve', value: INTERRUPT_RESULT_EXAMPLE },
-    question: { summary: 'Question to answer', value: QUESTION_RESULT_EXAMPLE },
-  })
-  @errorResponse(400, 'Invalid body (unknown field, empty message, more than 50 mentions…) or Idempotency-Key.', ERROR_EXAMPLES.badRequest)
+  @examplesResponse(
+    200,
+    'The answer (`type: "message"`), or a proposal or question waiting for the user (`type: "interrupt"`).',
+    {
+      message: { summary: 'Answer', value: MESSAGE_RESULT_EXAMPLE },
+      autonomous: { summary: 'A change the policy applied at once', value: AUTONOMOUS_RESULT_EXAMPLE },
+      interrupt: { summary: 'Proposal to approve', value: INTERRUPT_RESULT_EXAMPLE },
+      question: { summary: 'Question to answer', value: QUESTION_RESULT_EXAMPLE },
+    },
+  )
+  @errorResponse(
+    400,
+    'Invalid body (unknown field, empty message, more than 50 mentions…) or Idempotency-Key.',
+    ERROR_EXAMPLES.badRequest,
+  )
   @errorResponse(401, 'Missing, expired or invalid token.', ERROR_EXAMPLES.unauthorized)
-  @errorResponse(404, 'No such graph in your workspace, or the thread is not yours / not of this graph.', ERROR_EXAMPLES.notFound)
-  @errorResponse(409, 'Another request runs on this thread (or with this Idempotency-Key), on any instance.', ERROR_EXAMPLES.threadBusy)
-  @errorResponse(402, 'A usage limit is reached (AI_MAX_TOTAL_TOKENS, AI_MAX_COST_USD), or the provider account has no quota left.', ERROR_EXAMPLES.budgetExceeded)
+  @errorResponse(
+    404,
+    'No such graph in your workspace, or the thread is not yours / not of this graph.',
+    ERROR_EXAMPLES.notFound,
+  )
+  @errorResponse(
+    409,
+    'Another request runs on this thread (or with this Idempotency-Key), on any instance.',
+    ERROR_EXAMPLES.threadBusy,
+  )
+  @errorResponse(
+    402,
+    'A usage limit is reached (AI_MAX_TOTAL_TOKENS, AI_MAX_COST_USD), or the provider account has no quota left.',
+    ERROR_EXAMPLES.budgetExceeded,
+  )
   @errorResponse(413, 'Message longer than MESSAGE_MAX_CHARS.', ERROR_EXAMPLES.payloadTooLarge)
-  @errorResponse(502, 'The LLM provider failed (rate_limit 429, server_error, auth_error, timeout 504, network…), after retries.', ERROR_EXAMPLES.upstream)
+  @errorResponse(
+    502,
+    'The LLM provider failed (rate_limit 429, server_error, auth_error, timeout 504, network…), after retries.',
+    ERROR_EXAMPLES.upstream,
+  )
   async chat(
     @CurrentPrincipal() principal: Principal,
     @Body() body: ChatRequestDto,
@@ -124,7 +160,8 @@ export class AiController {
       throw failure;
     }
     // A stopped run never answered its client: the key stays usable for a retry.
-    if (result.type === 'message' && result.aborted) await this.threads.releaseIdempotencyKey(principal, idempotencyKey);
+    if (result.type === 'message' && result.aborted)
+      await this.threads.releaseIdempotencyKey(principal, idempotencyKey);
     else await this.threads.completeIdempotencyKey(principal, idempotencyKey, result);
     return result;
   }
@@ -137,7 +174,7 @@ export class AiController {
     description:
       'A proposal (editors and admins only): approved, the change is applied (HITL_APPLY=server) or handed back in ' +
       '`resolution.changes` for your editor to apply (HITL_APPLY=client); rejected, the model is told, with your feedback. ' +
-      'A question (the thread\'s owner, whatever their role): a `choice` is answered with `approved: true` and `answer`, one ' +
+      "A question (the thread's owner, whatever their role): a `choice` is answered with `approved: true` and `answer`, one " +
       'of its options exactly (else 400, and it stays pending), or declined with `approved: false`; a `confirm` question ' +
       'is answered by `approved` alone (yes / no). Then the model continues. Two racing resumes: exactly one is applied, ' +
       'the other gets 409.',
@@ -146,42 +183,78 @@ export class AiController {
     type: ResumeRequestDto,
     examples: {
       approve: { summary: 'Approve', value: { threadId: THREAD_EXAMPLE.threadId, approved: true } },
-      reject: { summary: 'Reject with feedback', value: { threadId: THREAD_EXAMPLE.threadId, approved: false, feedback: 'Put it on the data-processing sheet.' } },
-      answer: { summary: 'Answer a choice question', value: { threadId: THREAD_EXAMPLE.threadId, approved: true, answer: '2024-25' } },
-      confirm: { summary: 'Say yes to a confirm question', value: { threadId: THREAD_EXAMPLE.threadId, approved: true } },
+      reject: {
+        summary: 'Reject with feedback',
+        value: { threadId: THREAD_EXAMPLE.threadId, approved: false, feedback: 'Put it on the data-processing sheet.' },
+      },
+      answer: {
+        summary: 'Answer a choice question',
+        value: { threadId: THREAD_EXAMPLE.threadId, approved: true, answer: '2024-25' },
+      },
+      confirm: {
+        summary: 'Say yes to a confirm question',
+        value: { threadId: THREAD_EXAMPLE.threadId, approved: true },
+      },
     },
   })
-  @examplesResponse(200, 'The continued conversation: an answer, or the next proposal. `resolution` says how the proposal was settled.', {
-    message: { summary: 'Applied, then answered', value: RESUMED_RESULT_EXAMPLE },
-    interrupt: { summary: 'Next proposal', value: INTERRUPT_RESULT_EXAMPLE },
-  })
+  @examplesResponse(
+    200,
+    'The continued conversation: an answer, or the next proposal. `resolution` says how the proposal was settled.',
+    {
+      message: { summary: 'Applied, then answered', value: RESUMED_RESULT_EXAMPLE },
+      interrupt: { summary: 'Next proposal', value: INTERRUPT_RESULT_EXAMPLE },
+    },
+  )
   @examplesResponse(400, 'Invalid body, or an answer the pending question does not accept (it stays pending).', {
     invalidBody: { value: ERROR_EXAMPLES.badRequest },
     answerNotAnOption: { value: ERROR_EXAMPLES.answerNotAnOption },
   })
   @errorResponse(401, 'Missing, expired or invalid token.', ERROR_EXAMPLES.unauthorized)
-  @errorResponse(403, 'Viewers cannot answer proposals (they answer the questions of their own threads).', ERROR_EXAMPLES.forbidden)
+  @errorResponse(
+    403,
+    'Viewers cannot answer proposals (they answer the questions of their own threads).',
+    ERROR_EXAMPLES.forbidden,
+  )
   @errorResponse(404, 'No such thread of yours.', ERROR_EXAMPLES.notFound)
-  @examplesResponse(409, 'A run holds the thread (thread_busy, retryable), or there is no pending proposal any more (conflict: a racing resume won).', {
-    busy: { value: ERROR_EXAMPLES.threadBusy },
-    noPendingInterrupt: { value: ERROR_EXAMPLES.noPendingInterrupt },
-  })
+  @examplesResponse(
+    409,
+    'A run holds the thread (thread_busy, retryable), or there is no pending proposal any more (conflict: a racing resume won).',
+    {
+      busy: { value: ERROR_EXAMPLES.threadBusy },
+      noPendingInterrupt: { value: ERROR_EXAMPLES.noPendingInterrupt },
+    },
+  )
   @errorResponse(413, '`feedback` or `answer` longer than MESSAGE_MAX_CHARS.', {
     ...ERROR_EXAMPLES.payloadTooLarge,
     message: 'feedback is longer than 16000 characters',
   })
-  @errorResponse(402, 'A usage limit is reached, or the provider account has no quota left.', ERROR_EXAMPLES.budgetExceeded)
+  @errorResponse(
+    402,
+    'A usage limit is reached, or the provider account has no quota left.',
+    ERROR_EXAMPLES.budgetExceeded,
+  )
   @errorResponse(502, 'The LLM provider failed while continuing.', ERROR_EXAMPLES.upstream)
-  resume(@CurrentPrincipal() principal: Principal, @Body() body: ResumeRequestDto, @Res({ passthrough: true }) res: Response): Promise<AgentResult> {
+  resume(
+    @CurrentPrincipal() principal: Principal,
+    @Body() body: ResumeRequestDto,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<AgentResult> {
     const input = resumeInputOf(body);
     return this.collect(res, (sink, signal) => this.chatService.resume(principal, input, sink, signal));
   }
 
   @Post('threads')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Your threads of a graph', description: 'Most recently updated first. `messageCount` counts user, assistant and tool messages.' })
+  @ApiOperation({
+    summary: 'Your threads of a graph',
+    description: 'Most recently updated first. `messageCount` counts user, assistant and tool messages.',
+  })
   @ApiBody({ type: ThreadsRequestDto, examples: { nba: { value: { graphKey: 'nba-workflow' } } } })
-  @ApiResponse({ status: 200, description: 'Thread summaries, newest first (empty for a graph without threads).', schema: { example: THREADS_EXAMPLE } })
+  @ApiResponse({
+    status: 200,
+    description: 'Thread summaries, newest first (empty for a graph without threads).',
+    schema: { example: THREADS_EXAMPLE },
+  })
   @errorResponse(400, 'Invalid body.', ERROR_EXAMPLES.badRequest)
   @errorResponse(401, 'Missing, expired or invalid token.', ERROR_EXAMPLES.unauthorized)
   threadsOf(@CurrentPrincipal() principal: Principal, @Body() body: ThreadsRequestDto): Promise<ThreadSummary[]> {
@@ -197,16 +270,23 @@ export class AiController {
       `message with its partial text and \`aborted: true\`, e.g. ${JSON.stringify(ABORTED_THREAD_MESSAGE_EXAMPLE)}.`,
   })
   @ApiParam({ name: 'threadId', example: THREAD_EXAMPLE.threadId })
-  @ApiResponse({ status: 200, description: 'The thread, with the pending proposal (or null) and its usage totals.', schema: { example: THREAD_EXAMPLE } })
+  @ApiResponse({
+    status: 200,
+    description: 'The thread, with the pending proposal (or null) and its usage totals.',
+    schema: { example: THREAD_EXAMPLE },
+  })
   @errorResponse(401, 'Missing, expired or invalid token.', ERROR_EXAMPLES.unauthorized)
-  @errorResponse(404, 'No such thread of yours (also for another user\'s thread).', ERROR_EXAMPLES.notFound)
+  @errorResponse(404, "No such thread of yours (also for another user's thread).", ERROR_EXAMPLES.notFound)
   thread(@CurrentPrincipal() principal: Principal, @Param('threadId') threadId: string): Promise<ThreadView> {
     return this.chatService.getThread(principal, threadId);
   }
 
   @Delete('thread/:threadId')
   @HttpCode(204)
-  @ApiOperation({ summary: 'Delete one of your threads', description: 'Its usage stays counted in the workspace totals.' })
+  @ApiOperation({
+    summary: 'Delete one of your threads',
+    description: 'Its usage stays counted in the workspace totals.',
+  })
   @ApiParam({ name: 'threadId', example: THREAD_EXAMPLE.threadId })
   @ApiResponse({ status: 204, description: 'Deleted.' })
   @errorResponse(401, 'Missing, expired or invalid token.', ERROR_EXAMPLES.unauthorized)
@@ -219,7 +299,10 @@ export class AiController {
    * Runs with a CollectingSink under the registry (so shutdown stops it too); the HTTP client going
    * away before the answer stops it like a socket disconnect.
    */
-  private async collect(res: Response, run: (sink: AgentEventSink, signal: AbortSignal) => Promise<unknown>): Promise<AgentResult> {
+  private async collect(
+    res: Response,
+    run: (sink: AgentEventSink, signal: AbortSignal) => Promise<unknown>,
+  ): Promise<AgentResult> {
     const sink = new CollectingSink();
     const active = this.runs.begin(HTTP_OWNER, randomUUID(), sink);
     if (!active) throw new AppError('internal', 'Run id collision');

@@ -3,7 +3,13 @@ import { PendingInterrupt, ThreadMessage } from '../../threads/thread.types';
 import { ActionApplication, CheckedAction } from '../actions/action.applier';
 import { ProposalResolution } from '../agent/agent-result';
 import type { Locale } from '../../config/app-config';
-import { PROPOSAL_MESSAGES, ProposalMessages, ProposalOutcome, proposalResultContent, SUPERSEDED_FEEDBACK } from '../agent/tool-result.message';
+import {
+  PROPOSAL_MESSAGES,
+  ProposalMessages,
+  ProposalOutcome,
+  proposalResultContent,
+  SUPERSEDED_FEEDBACK,
+} from '../agent/tool-result.message';
 import { HitlObserver } from '../hitl.observer';
 import { declinedContent, settleQuestion } from '../tools/ask-user.answer';
 
@@ -47,7 +53,11 @@ export class PendingInterruptSettler {
     this.messages = PROPOSAL_MESSAGES[locale] ?? PROPOSAL_MESSAGES.en;
   }
 
-  async settle(pending: PendingInterrupt, decision: InterruptDecision, actions: ApprovedActions): Promise<InterruptSettlement> {
+  async settle(
+    pending: PendingInterrupt,
+    decision: InterruptDecision,
+    actions: ApprovedActions,
+  ): Promise<InterruptSettlement> {
     const interrupt = pending.interrupt;
     const { approved, feedback } = decision;
     if (interrupt.kind === 'question') {
@@ -109,5 +119,8 @@ export function supersededResults(pending: PendingInterrupt, now: number, locale
     interrupt.kind === 'question'
       ? result(interrupt.toolCallId, toolName, declinedContent(SUPERSEDED_FEEDBACK))
       : reject(interrupt.toolCallId, toolName, messages.superseded);
-  return [settled, ...pending.remainingToolCalls.map((call) => reject(call.id, call.function.name, messages.notReached))];
+  return [
+    settled,
+    ...pending.remainingToolCalls.map((call) => reject(call.id, call.function.name, messages.notReached)),
+  ];
 }

@@ -9,10 +9,20 @@ const createNode: ProposedAction = {
 };
 const deleteNode: ProposedAction = { type: 'delete_node', payload: { nodeKey: 'root' }, reason: 'unused' };
 const deleteEdge: ProposedAction = { type: 'delete_edge', payload: { edgeKey: 'e1' }, reason: 'unused' };
-const batch = (...actions: ProposedAction[]): ProposedAction => ({ type: 'batch', payload: { actions }, reason: 'together' });
+const batch = (...actions: ProposedAction[]): ProposedAction => ({
+  type: 'batch',
+  payload: { actions },
+  reason: 'together',
+});
 
 const policy: ActionPolicy = {
-  default: { create_node: 'autonomous', create_edge: 'autonomous', delete_node: 'ask_first', delete_edge: 'forbidden', batch: 'autonomous' },
+  default: {
+    create_node: 'autonomous',
+    create_edge: 'autonomous',
+    delete_node: 'ask_first',
+    delete_edge: 'forbidden',
+    batch: 'autonomous',
+  },
   roles: { admin: { delete_edge: 'validation_required' } },
 };
 const editorRun = () => new RunPolicy(true, effectiveLevels(policy, 'editor'));
@@ -20,7 +30,15 @@ const editorRun = () => new RunPolicy(true, effectiveLevels(policy, 'editor'));
 describe(RunPolicy.name, () => {
   it('interrupts every proposal and offers every kind by default', () => {
     const run = new RunPolicy(true, effectiveLevels(EMPTY_ACTION_POLICY, 'editor'));
-    expect(run.offeredKinds()).toEqual(['create_node', 'update_node', 'move_node', 'delete_node', 'create_edge', 'delete_edge', 'batch']);
+    expect(run.offeredKinds()).toEqual([
+      'create_node',
+      'update_node',
+      'move_node',
+      'delete_node',
+      'create_edge',
+      'delete_edge',
+      'batch',
+    ]);
     expect(run.decide(createNode)).toEqual({ outcome: 'interrupt' });
     expect(run.decide(batch(createNode, deleteNode))).toEqual({ outcome: 'interrupt' });
   });
@@ -29,7 +47,11 @@ describe(RunPolicy.name, () => {
     const run = editorRun();
     expect(run.decide(createNode)).toEqual({ outcome: 'apply' });
     expect(run.offeredKinds()).not.toContain('delete_edge');
-    expect(run.decide(deleteEdge)).toEqual({ outcome: 'refuse', level: 'forbidden', message: expect.stringContaining('forbids delete_edge') });
+    expect(run.decide(deleteEdge)).toEqual({
+      outcome: 'refuse',
+      level: 'forbidden',
+      message: expect.stringContaining('forbids delete_edge'),
+    });
   });
 
   it('follows the role override: an admin may have delete_edge approved where an editor may not', () => {
@@ -46,7 +68,10 @@ describe(RunPolicy.name, () => {
     expect(refused).toMatchObject({ outcome: 'refuse', level: 'forbidden' });
     expect(refused).toMatchObject({ message: expect.not.stringContaining('create_node') });
     // The batch kind itself counts: left at its default, it makes any batch wait for approval.
-    const strictBatch = new RunPolicy(true, effectiveLevels({ default: { create_node: 'autonomous' }, roles: {} }, 'editor'));
+    const strictBatch = new RunPolicy(
+      true,
+      effectiveLevels({ default: { create_node: 'autonomous' }, roles: {} }, 'editor'),
+    );
     expect(strictBatch.decide(createNode)).toEqual({ outcome: 'apply' });
     expect(strictBatch.decide(batch(createNode))).toEqual({ outcome: 'interrupt' });
   });
@@ -72,13 +97,19 @@ describe(RunPolicy.name, () => {
     const restored = RunPolicy.restore(true, stored);
     expect(restored.decide(deleteNode)).toEqual({ outcome: 'apply' });
     expect(restored.decide(createNode)).toEqual({ outcome: 'apply' });
-    expect(RunPolicy.restore(true, { ...stored, askFirstGranted: false }).decide(deleteNode)).toMatchObject({ outcome: 'refuse' });
+    expect(RunPolicy.restore(true, { ...stored, askFirstGranted: false }).decide(deleteNode)).toMatchObject({
+      outcome: 'refuse',
+    });
   });
 
   it('offers nothing to a viewer and refuses any proposal, whatever the policy', () => {
     const viewer = new RunPolicy(false, effectiveLevels(policy, 'viewer'));
     expect(viewer.offeredKinds()).toEqual([]);
-    expect(viewer.decide(createNode)).toEqual({ outcome: 'refuse', level: 'forbidden', message: expect.stringContaining('only read') });
+    expect(viewer.decide(createNode)).toEqual({
+      outcome: 'refuse',
+      level: 'forbidden',
+      message: expect.stringContaining('only read'),
+    });
   });
 
   describe(kindsOf.name, () => {
@@ -87,16 +118,31 @@ describe(RunPolicy.name, () => {
       const nested: ProposedAction = {
         type: 'batch',
         reason: 'clean up',
-        payload: { actions: [{ type: 'move_node', payload: { nodeKey: 'root', posX: 1, posY: 2 }, reason: 'tidy' }, { type: 'batch', reason: '', payload: { actions: [deleteEdge] } }] },
+        payload: {
+          actions: [
+            { type: 'move_node', payload: { nodeKey: 'root', posX: 1, posY: 2 }, reason: 'tidy' },
+            { type: 'batch', reason: '', payload: { actions: [deleteEdge] } },
+          ],
+        },
       };
       expect([...kindsOf(nested)].sort()).toEqual(['batch', 'delete_edge', 'move_node']);
     });
   });
 
   it('tells the model its refusals in the AI_LOCALE language', () => {
-    const french = new RunPolicy(true, effectiveLevels({ default: { delete_edge: 'forbidden', delete_node: 'ask_first' }, roles: {} }, 'editor'), false, 'fr');
-    expect(french.decide(deleteEdge)).toMatchObject({ outcome: 'refuse', message: expect.stringMatching(/^La politique de ce workspace interdit delete_edge/) });
+    const french = new RunPolicy(
+      true,
+      effectiveLevels({ default: { delete_edge: 'forbidden', delete_node: 'ask_first' }, roles: {} }, 'editor'),
+      false,
+      'fr',
+    );
+    expect(french.decide(deleteEdge)).toMatchObject({
+      outcome: 'refuse',
+      message: expect.stringMatching(/^La politique de ce workspace interdit delete_edge/),
+    });
     const viewer = new RunPolicy(false, effectiveLevels({ default: {}, roles: {} }, 'viewer'), false, 'fr');
-    expect(viewer.decide(deleteEdge)).toMatchObject({ message: expect.stringMatching(/^Cet utilisateur ne peut que lire le graph/) });
+    expect(viewer.decide(deleteEdge)).toMatchObject({
+      message: expect.stringMatching(/^Cet utilisateur ne peut que lire le graph/),
+    });
   });
 });

@@ -124,6 +124,7 @@ export class RunPolicy {
  */
 export function kindsOf(action: ProposedAction): Set<ActionKind> {
   const kinds = new Set<ActionKind>([action.type]);
-  if (action.type === 'batch') for (const part of action.payload.actions) for (const kind of kindsOf(part)) kinds.add(kind);
+  if (action.type === 'batch')
+    for (const part of action.payload.actions) for (const kind of kindsOf(part)) kinds.add(kind);
   return kinds;
 }

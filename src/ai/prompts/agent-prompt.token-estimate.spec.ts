@@ -18,17 +18,30 @@ describe(`${estimateTokens.name} on the agent's prompt`, () => {
     const graphKey = nbaWorkflowDemo.graph._key;
     const context = await new GraphRagRetriever().retrieve(dataSource, graphKey, 'fetch api NBA players');
     const messages: LlmMessage[] = [
-      { role: 'system', content: buildSystemPrompt(await loadSystemPromptContext(dataSource, graphKey), 'editor'), cacheBreakpoint: true },
+      {
+        role: 'system',
+        content: buildSystemPrompt(await loadSystemPromptContext(dataSource, graphKey), 'editor'),
+        cacheBreakpoint: true,
+      },
       { role: 'system', content: buildContextMessage(context) },
       { role: 'user', content: 'What does fetch-api do when the stats API times out?' },
       {
         role: 'assistant',
         content: null,
-        tool_calls: [{ id: 'c1', type: 'function', function: { name: 'read_node_detail', arguments: '{"nodeKey":"fetch-api"}' } }],
+        tool_calls: [
+          { id: 'c1', type: 'function', function: { name: 'read_node_detail', arguments: '{"nodeKey":"fetch-api"}' } },
+        ],
       },
-      { role: 'tool', tool_call_id: 'c1', content: JSON.stringify(nbaWorkflowDemo.nodes.find((node) => node._key === 'fetch-api')) },
+      {
+        role: 'tool',
+        tool_call_id: 'c1',
+        content: JSON.stringify(nbaWorkflowDemo.nodes.find((node) => node._key === 'fetch-api')),
+      },
     ];
-    const tools = new AgentToolbox({ policy: RunPolicy.withDefaultLevels(true), readTools: new ReadToolExecutor(dataSource, graphKey) }).definitions;
+    const tools = new AgentToolbox({
+      policy: RunPolicy.withDefaultLevels(true),
+      readTools: new ReadToolExecutor(dataSource, graphKey),
+    }).definitions;
 
     const counter = new TokenCounter();
     const real = counter.countMessages(messages) + counter.count(JSON.stringify(tools));

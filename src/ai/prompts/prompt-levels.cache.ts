@@ -36,19 +36,31 @@ export class PromptLevelsCache {
   private readonly unsubscribe: () => void;
 
   constructor(options: PromptLevelsCacheOptions) {
-    this.graphStates = options.graphStateTtlMs > 0 ? new LRUCache({ max: options.maxGraphs ?? 1000, ttl: options.graphStateTtlMs }) : null;
-    this.unsubscribe = options.notifier?.subscribe((event) => this.forget(event.workspace, event.graphKey)) ?? (() => undefined);
+    this.graphStates =
+      options.graphStateTtlMs > 0
+        ? new LRUCache({ max: options.maxGraphs ?? 1000, ttl: options.graphStateTtlMs })
+        : null;
+    this.unsubscribe =
+      options.notifier?.subscribe((event) => this.forget(event.workspace, event.graphKey)) ?? (() => undefined);
   }
 
   async levelsFor(dataSource: GraphDataSource, graph: Graph, role: Role, locale: Locale): Promise<PromptLevels> {
-    const [configs, graphState] = await Promise.all([dataSource.getNodeConfigs(), this.graphStateOf(dataSource, graph, locale)]);
-    return { instructions: this.instructionsFor(role, locale), workspace: this.workspaceFor(configs, locale), graphState };
+    const [configs, graphState] = await Promise.all([
+      dataSource.getNodeConfigs(),
+      this.graphStateOf(dataSource, graph, locale),
+    ]);
+    return {
+      instructions: this.instructionsFor(role, locale),
+      workspace: this.workspaceFor(configs, locale),
+      graphState,
+    };
   }
 
   /** Drops a graph's state (every locale). */
   forget(workspace: string, graphKey: string): void {
     if (!this.graphStates) return;
-    for (const key of [...this.graphStates.keys()]) if (key.startsWith(scope(workspace, graphKey))) this.graphStates.delete(key);
+    for (const key of [...this.graphStates.keys()])
+      if (key.startsWith(scope(workspace, graphKey))) this.graphStates.delete(key);
   }
 
   onModuleDestroy(): void {

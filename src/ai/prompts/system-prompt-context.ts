@@ -27,7 +27,10 @@ export interface SystemPromptContext {
 }
 
 /** Loads the graph, its size and every custom type of the workspace; not_found when the graph is absent. */
-export async function loadSystemPromptContext(dataSource: GraphDataSource, graphKey: string): Promise<SystemPromptContext> {
+export async function loadSystemPromptContext(
+  dataSource: GraphDataSource,
+  graphKey: string,
+): Promise<SystemPromptContext> {
   const [graph, configs, nodes, edges] = await Promise.all([
     dataSource.getGraph(graphKey),
     dataSource.getNodeConfigs(),
@@ -47,7 +50,11 @@ export function systemPromptContextOf(graph: Graph, configs: readonly NodeTypeCo
 }
 
 /** Nodes and edges in all and per sheet (the graph's sheets first, in their order, then any other sheet a node names). */
-export function countGraph(graph: Graph, nodes: readonly Pick<GraphNode, 'sheet'>[], edges: readonly Pick<GraphEdge, 'sheet'>[]): GraphCounts {
+export function countGraph(
+  graph: Graph,
+  nodes: readonly Pick<GraphNode, 'sheet'>[],
+  edges: readonly Pick<GraphEdge, 'sheet'>[],
+): GraphCounts {
   const sheets: GraphCounts['sheets'] = {};
   for (const id of Object.keys(graph.sheetsList ?? {})) sheets[id] = { nodes: 0, edges: 0 };
   for (const node of nodes) (sheets[node.sheet] ??= { nodes: 0, edges: 0 }).nodes += 1;

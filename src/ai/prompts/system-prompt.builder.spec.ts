@@ -22,7 +22,8 @@ describe(buildSystemPrompt.name, () => {
 
   it('documents the 4 built-in types and lists the custom types with their handles, sorted', async () => {
     const prompt = buildSystemPrompt(await demoPromptContext(), 'viewer');
-    for (const type of ['starter', 'return', 'html', 'entryType']) expect(prompt).toMatch(new RegExp(`^- ${type}: `, 'm'));
+    for (const type of ['starter', 'return', 'html', 'entryType'])
+      expect(prompt).toMatch(new RegExp(`^- ${type}: `, 'm'));
     expect(prompt).toContain(
       '- api-call "API Call" [network]: Calls an HTTP API and outputs the JSON response; failures go to the error output. (handles: L:in(any), R:out(object), R:out(error))',
     );
@@ -79,7 +80,9 @@ describe(buildSystemPrompt.name, () => {
     const english = buildSystemPrompt(context, 'viewer');
     expect(english).toContain('# When to use tools, and when to stop');
     expect(english).toContain('If you can answer directly and completely from the context, do it without tools.');
-    expect(english).toContain('1. "Do I really need this tool to answer?" 2. "Is my current answer already complete?" 3. "Does this tool bring real added value?"');
+    expect(english).toContain(
+      '1. "Do I really need this tool to answer?" 2. "Is my current answer already complete?" 3. "Does this tool bring real added value?"',
+    );
     expect(english).toContain('Never call the same tool with the same arguments twice');
     const french = buildSystemPrompt(context, 'viewer', 'fr');
     expect(french).toContain("# Quand utiliser les outils, et quand s'arrêter");
@@ -112,7 +115,10 @@ describe(buildSystemPrompt.name, () => {
 
   it('bounds a long graph description', async () => {
     const context = await demoPromptContext();
-    const prompt = buildSystemPrompt({ ...context, graph: { ...context.graph, description: 'x'.repeat(5000) } }, 'viewer');
+    const prompt = buildSystemPrompt(
+      { ...context, graph: { ...context.graph, description: 'x'.repeat(5000) } },
+      'viewer',
+    );
     expect(prompt).toContain(`${'x'.repeat(1000)}...`);
     expect(prompt).not.toContain('x'.repeat(1001));
   });
@@ -127,7 +133,12 @@ describe(loadSystemPromptContext.name, () => {
       description: nbaWorkflowDemo.graph.description,
       sheets: { '0': 'main', '1': 'data-processing' },
     });
-    expect(context.nodeTypeConfigs.map((config) => config._key).sort()).toEqual(['api-call', 'filter', 'log-node', 'transform']);
+    expect(context.nodeTypeConfigs.map((config) => config._key).sort()).toEqual([
+      'api-call',
+      'filter',
+      'log-node',
+      'transform',
+    ]);
   });
 
   it('throws not_found for an unknown graph', async () => {

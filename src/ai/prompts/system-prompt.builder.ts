@@ -82,7 +82,11 @@ export function buildWorkspaceData(configs: readonly NodeTypeConfigSummary[], lo
 }
 
 /** Level 3: the graph and, when known, its size in all and per sheet. */
-export function buildGraphState(graph: GraphRAGContext['graph'], counts: GraphCounts | undefined, locale: Locale = 'en'): string {
+export function buildGraphState(
+  graph: GraphRAGContext['graph'],
+  counts: GraphCounts | undefined,
+  locale: Locale = 'en',
+): string {
   const texts = textsOf(locale);
   const colon = texts.colon;
   const sheets = Object.entries(graph.sheets ?? {})
@@ -92,12 +96,18 @@ export function buildGraphState(graph: GraphRAGContext['graph'], counts: GraphCo
     texts.graphTitle,
     `- ${texts.key}${colon}${graph._key}`,
     `- ${texts.name}${colon}${graph.name}`,
-    ...(graph.description ? [`- ${texts.description}${colon}${truncate(graph.description, DESCRIPTION_MAX_CHARS)}`] : []),
+    ...(graph.description
+      ? [`- ${texts.description}${colon}${truncate(graph.description, DESCRIPTION_MAX_CHARS)}`]
+      : []),
     `- ${texts.sheets}${colon}${sheets}`,
   ];
   if (counts) {
-    const perSheet = Object.entries(counts.sheets).map(([id, sheet]) => `${id} ${graph.sheets?.[id] ?? id}${colon}${texts.counts(sheet.nodes, sheet.edges)}`);
-    lines.push(`- ${texts.size}${colon}${texts.counts(counts.nodes, counts.edges)}${perSheet.length > 0 ? ` (${perSheet.join('; ')})` : ''}`);
+    const perSheet = Object.entries(counts.sheets).map(
+      ([id, sheet]) => `${id} ${graph.sheets?.[id] ?? id}${colon}${texts.counts(sheet.nodes, sheet.edges)}`,
+    );
+    lines.push(
+      `- ${texts.size}${colon}${texts.counts(counts.nodes, counts.edges)}${perSheet.length > 0 ? ` (${perSheet.join('; ')})` : ''}`,
+    );
   }
   return lines.join('\n');
 }

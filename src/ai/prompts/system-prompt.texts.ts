@@ -56,7 +56,7 @@ export const SYSTEM_PROMPT_TEXTS: Readonly<Record<Locale, SystemPromptTexts>> = 
       'You can read the graph and PROPOSE changes with the write tools you are offered (their names start with propose_). ' +
       "What happens to a proposal depends on this workspace's policy, and each write tool's description says which: " +
       'some are applied at once, most are shown to the user, who approves or rejects them (nothing changes until a ' +
-      'human approves), and some need the user\'s yes to an ask_user question first. Never say that a change is done ' +
+      "human approves), and some need the user's yes to an ask_user question first. Never say that a change is done " +
       'before its tool result says "approved" or "applied". After "rejected", take the feedback into account and do ' +
       'not propose the same change again unchanged. When you cannot go on without a decision of the user, ask them ' +
       'with ask_user.',
@@ -110,13 +110,13 @@ export const SYSTEM_PROMPT_TEXTS: Readonly<Record<Locale, SystemPromptTexts>> = 
     counts: (nodes, edges) => `${nodes} node${nodes === 1 ? '' : 's'}, ${edges} edge${edges === 1 ? '' : 's'}`,
     permissionsTitle: (role) => `# Tes permissions (rôle : ${role})`,
     viewerPermissions:
-      "LECTURE SEULE. Tu peux explorer et expliquer le graph avec les outils de lecture, mais tu ne peux pas le modifier " +
+      'LECTURE SEULE. Tu peux explorer et expliquer le graph avec les outils de lecture, mais tu ne peux pas le modifier ' +
       "et tu n'as aucun outil d'écriture. Quand l'utilisateur demande une modification, décris précisément ce qu'il " +
       "faudrait changer (nodes, edges, code) pour qu'un éditeur puisse le faire. Quand tu ne peux pas continuer sans " +
       "une décision de l'utilisateur, pose-lui la question avec ask_user.",
     editorPermissions:
       "Tu peux lire le graph et PROPOSER des modifications avec les outils d'écriture qui te sont offerts (leur nom " +
-      "commence par propose_). Ce que devient une proposition dépend de la politique de ce workspace, et la description " +
+      'commence par propose_). Ce que devient une proposition dépend de la politique de ce workspace, et la description ' +
       "de chaque outil d'écriture le précise : certaines sont appliquées aussitôt, la plupart sont montrées à " +
       "l'utilisateur, qui les approuve ou les refuse (rien ne change tant qu'un humain n'a pas approuvé), et certaines " +
       "demandent d'abord son accord à une question ask_user. Ne dis jamais qu'une modification est faite avant que son " +
@@ -144,7 +144,7 @@ export const SYSTEM_PROMPT_TEXTS: Readonly<Record<Locale, SystemPromptTexts>> = 
     conventionsTitle: '# Conventions Nodius',
     conventions: [
       'Un node a une clé locale, un type, une sheet, une position (posX, posY), un process et des data.',
-      "process : le code JavaScript exécuté par le node ; il reçoit les données de ses edges entrantes et envoie ses résultats par ses sorties.",
+      'process : le code JavaScript exécuté par le node ; il reçoit les données de ses edges entrantes et envoie ses résultats par ses sorties.',
       'data : les réglages et valeurs propres au node (JSON), par ex. une URL, un seuil, des champs de formulaire.',
       'handles : points de connexion écrits côté:type(accept), ex. "R:out(any), L:in(string)" : côté T (haut), D (bas), R (droite), L (gauche) ou 0 ; type in ou out ; accept le type de données accepté. Chaque point a un id comme "R-0".',
       'Une edge relie un handle out de son node source (sourceHandle) à un handle in de son node cible (targetHandle), sur une sheet, avec un label facultatif comme "success" ou "error". Le contexte écrit ses extrémités "node:handle".',
@@ -154,7 +154,7 @@ export const SYSTEM_PROMPT_TEXTS: Readonly<Record<Locale, SystemPromptTexts>> = 
     stopping: [
       "Avant d'appeler un outil, évalue si ta réponse est déjà COMPLÈTE et SATISFAISANTE. Si tu peux répondre directement et complètement à partir du contexte, fais-le sans outils.",
       "N'utilise un outil que s'il est vraiment nécessaire pour répondre. Arrête-toi dès que tu as une réponse satisfaisante, même si des outils sont encore disponibles.",
-      'Avant chaque appel d\'outil, pose-toi ces questions : 1. « Ai-je vraiment besoin de cet outil pour répondre ? » 2. « Ma réponse actuelle est-elle déjà complète ? » 3. « Cet outil apporte-t-il une valeur ajoutée réelle ? »',
+      "Avant chaque appel d'outil, pose-toi ces questions : 1. « Ai-je vraiment besoin de cet outil pour répondre ? » 2. « Ma réponse actuelle est-elle déjà complète ? » 3. « Cet outil apporte-t-il une valeur ajoutée réelle ? »",
       "N'appelle jamais deux fois le même outil avec les mêmes arguments : son résultat est déjà plus haut. Quand tes appels n'apportent plus rien de nouveau, réponds avec ce que tu as et dis ce que tu n'as pas trouvé.",
     ],
   },

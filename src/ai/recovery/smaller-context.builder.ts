@@ -59,15 +59,27 @@ export class SmallerContextBuilder {
   async build(request: SmallerContextRequest): Promise<LlmMessage[]> {
     const { thread } = request;
     const shrink = (value: number) => Math.max(1, Math.floor(value * CONTEXT_SHRINK_FACTOR));
-    const { message } = await this.retriever.retrieveWithMessage(request.dataSource, thread.graphKey, request.question, {
-      mentions: request.mentions,
-      locale: this.options.locale,
-      maxNodes: shrink(this.options.maxNodes),
-      truncateProcess: shrink(this.options.truncateProcess),
-      truncateData: shrink(this.options.truncateData),
-    });
+    const { message } = await this.retriever.retrieveWithMessage(
+      request.dataSource,
+      thread.graphKey,
+      request.question,
+      {
+        mentions: request.mentions,
+        locale: this.options.locale,
+        maxNodes: shrink(this.options.maxNodes),
+        truncateProcess: shrink(this.options.truncateProcess),
+        truncateData: shrink(this.options.truncateData),
+      },
+    );
     const now = Date.now();
-    const context: ThreadMessage = { id: generateMessageId(now), role: 'system', kind: 'rag_context', content: message, createdTime: now, threadId: thread.threadId };
+    const context: ThreadMessage = {
+      id: generateMessageId(now),
+      role: 'system',
+      kind: 'rag_context',
+      content: message,
+      createdTime: now,
+      threadId: thread.threadId,
+    };
     return this.history(thread, context, shrink(this.options.historyMaxTokens), request.levels);
   }
 }

@@ -37,7 +37,14 @@ describe(ActiveRunRegistry.name, () => {
     expect(one.signal.reason).toBe('interrupt');
     expect(one.stopReason).toBe('interrupt');
     expect(two.signal.aborted).toBe(false);
-    expect(logged).toEqual([expect.objectContaining({ event: 'generation_interrupted', sessionId: 's/1', threadId: 'ai_1', tokensStreamed: 4 })]);
+    expect(logged).toEqual([
+      expect.objectContaining({
+        event: 'generation_interrupted',
+        sessionId: 's/1',
+        threadId: 'ai_1',
+        tokensStreamed: 4,
+      }),
+    ]);
   });
 
   it('stops every run of a disconnected owner and logs client_disconnect_abort for each (AI_DISCONNECT_POLICY=abort)', () => {
@@ -74,7 +81,12 @@ describe(ActiveRunRegistry.name, () => {
   });
 
   describe('AI_DISCONNECT_POLICY=continue', () => {
-    const continuing = loadAppConfig({ NODE_ENV: 'test', AUTH_MODE: 'none', AI_DISCONNECT_POLICY: 'continue', AI_REJOIN_GRACE_MS: '1000' });
+    const continuing = loadAppConfig({
+      NODE_ENV: 'test',
+      AUTH_MODE: 'none',
+      AI_DISCONNECT_POLICY: 'continue',
+      AI_REJOIN_GRACE_MS: '1000',
+    });
     beforeEach(() => jest.useFakeTimers());
     afterEach(() => jest.useRealTimers());
 

@@ -72,7 +72,12 @@ export class ActiveRunRegistry implements OnModuleDestroy {
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
 
   /** Registers a run (watched by its owner); null when this owner already runs a request with this id. */
-  begin(owner: string, requestId: string | number, progress: RunProgress, runKey = generateSortableId('run_')): ActiveRun | null {
+  begin(
+    owner: string,
+    requestId: string | number,
+    progress: RunProgress,
+    runKey = generateSortableId('run_'),
+  ): ActiveRun | null {
     let owned = this.runs.get(owner);
     if (owned?.has(requestId)) return null;
     if (!owned) {
@@ -180,7 +185,10 @@ export class ActiveRunRegistry implements OnModuleDestroy {
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)));
     try {
-      return await Promise.race([Promise.all(entries.map((entry) => entry.settled)).then(() => true as const), timedOut]);
+      return await Promise.race([
+        Promise.all(entries.map((entry) => entry.settled)).then(() => true as const),
+        timedOut,
+      ]);
     } finally {
       clearTimeout(timer);
     }
@@ -226,7 +234,11 @@ export class ActiveRunRegistry implements OnModuleDestroy {
       return;
     }
     if (entry.graceTimer) return;
-    logger.info('generation_awaiting_rejoin', { sessionId: `${entry.owner}/${entry.requestId}`, threadId: entry.progress.threadId ?? undefined, graceMs });
+    logger.info('generation_awaiting_rejoin', {
+      sessionId: `${entry.owner}/${entry.requestId}`,
+      threadId: entry.progress.threadId ?? undefined,
+      graceMs,
+    });
     entry.graceTimer = setTimeout(() => entry.stop('client_disconnect'), graceMs);
     entry.graceTimer.unref();
   }
@@ -238,7 +250,11 @@ export class ActiveRunRegistry implements OnModuleDestroy {
   }
 
   private logStop(entry: RunEntry, reason: RunStopReason): void {
-    const fields = { sessionId: `${entry.owner}/${entry.requestId}`, threadId: entry.progress.threadId ?? undefined, tokensStreamed: entry.progress.tokensStreamed };
+    const fields = {
+      sessionId: `${entry.owner}/${entry.requestId}`,
+      threadId: entry.progress.threadId ?? undefined,
+      tokensStreamed: entry.progress.tokensStreamed,
+    };
     if (reason === 'client_disconnect') this.events.clientDisconnectAbort(fields);
     else if (reason === 'log_lost') logger.warn('generation_stopped_log_lost', fields);
     else logger.info(reason === 'interrupt' ? 'generation_interrupted' : 'generation_stopped_for_shutdown', fields);

@@ -49,5 +49,8 @@ export class DegradableRunEventLog implements RunEventLog {
 }
 
 function sharedLogUnavailable(error: unknown): AppError {
-  return new AppError('store_unavailable', `The shared request log is unavailable: ${error instanceof Error ? error.message : String(error)}`);
+  return new AppError(
+    'store_unavailable',
+    `The shared request log is unavailable: ${error instanceof Error ? error.message : String(error)}`,
+  );
 }

@@ -3,11 +3,20 @@ import { LoggedRunEvent, RunEventListener } from './run-event.log';
 
 const owner = { workspace: 'default', userId: 'ada' };
 const token = (seq: number, text = `t${seq}`): LoggedRunEvent => ({ seq, event: 'ai:token', payload: { token: text } });
-const complete = (seq: number): LoggedRunEvent => ({ seq, event: 'ai:complete', payload: { threadId: 'ai_t', fullText: '', usage: {} } });
+const complete = (seq: number): LoggedRunEvent => ({
+  seq,
+  event: 'ai:complete',
+  payload: { threadId: 'ai_t', fullText: '', usage: {} },
+});
 
 function recorder(): RunEventListener & { seqs: number[]; lostCount: number } {
   const seqs: number[] = [];
-  const listener = { seqs, lostCount: 0, events: (events: LoggedRunEvent[]) => seqs.push(...events.map((event) => event.seq)), lost: () => listener.lostCount++ };
+  const listener = {
+    seqs,
+    lostCount: 0,
+    events: (events: LoggedRunEvent[]) => seqs.push(...events.map((event) => event.seq)),
+    lost: () => listener.lostCount++,
+  };
   return listener;
 }
 

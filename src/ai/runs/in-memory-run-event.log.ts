@@ -82,22 +82,31 @@ export class InMemoryRunEventLog implements RunEventLog {
     if (run.finished) return;
     run.events.push(event);
     // A tenth at once, so a request past the limit does not shift the whole array per event.
-    if (run.events.length > this.limits.maxEventsPerRun) run.events.splice(0, run.events.length - Math.floor(this.limits.maxEventsPerRun * 0.9));
+    if (run.events.length > this.limits.maxEventsPerRun)
+      run.events.splice(0, run.events.length - Math.floor(this.limits.maxEventsPerRun * 0.9));
     for (const listener of [...run.listeners]) listener.events([event]);
     if (!TERMINAL_RUN_EVENTS.has(event.event)) return;
     run.finished = true;
     run.listeners.clear();
-    this.finishedQueue.push({ runKey, threadId: this.threadOfRun.get(runKey) ?? null, dropAt: this.clock() + this.limits.retentionMs });
+    this.finishedQueue.push({
+      runKey,
+      threadId: this.threadOfRun.get(runKey) ?? null,
+      dropAt: this.clock() + this.limits.retentionMs,
+    });
   }
 
   /** Drops the finished requests whose retention is over, and the oldest beyond MAX_FINISHED_RUNS. */
   private sweep(): void {
     const now = this.clock();
-    while (this.finishedQueue.length > 0 && (this.finishedQueue[0].dropAt <= now || this.finishedQueue.length > MAX_FINISHED_RUNS)) {
+    while (
+      this.finishedQueue.length > 0 &&
+      (this.finishedQueue[0].dropAt <= now || this.finishedQueue.length > MAX_FINISHED_RUNS)
+    ) {
       const { runKey, threadId } = this.finishedQueue.shift() as (typeof this.finishedQueue)[number];
       this.runs.delete(runKey);
       this.threadOfRun.delete(runKey);
-      if (threadId !== null && this.latestOfThread.get(threadId)?.runKey === runKey) this.latestOfThread.delete(threadId);
+      if (threadId !== null && this.latestOfThread.get(threadId)?.runKey === runKey)
+        this.latestOfThread.delete(threadId);
     }
   }
 }

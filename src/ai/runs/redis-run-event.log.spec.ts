@@ -9,14 +9,22 @@ import { LoggedRunEvent, RunEventListener } from './run-event.log';
 
 const owner = { workspace: 'default', userId: 'ada' };
 const token = (seq: number): LoggedRunEvent => ({ seq, event: 'ai:token', payload: { token: `t${seq}` } });
-const complete = (seq: number): LoggedRunEvent => ({ seq, event: 'ai:complete', payload: { threadId: 'ai_t', fullText: 'full', usage: { totalTokens: 3 } } });
+const complete = (seq: number): LoggedRunEvent => ({
+  seq,
+  event: 'ai:complete',
+  payload: { threadId: 'ai_t', fullText: 'full', usage: { totalTokens: 3 } },
+});
 
 function recorder(): RunEventListener & { received: LoggedRunEvent[]; lostCount: number } {
   const received: LoggedRunEvent[] = [];
-  const listener = { received, lostCount: 0, events: (events: LoggedRunEvent[]) => received.push(...events), lost: () => listener.lostCount++ };
+  const listener = {
+    received,
+    lostCount: 0,
+    events: (events: LoggedRunEvent[]) => received.push(...events),
+    lost: () => listener.lostCount++,
+  };
   return listener;
 }
-
 
 describe(`${RedisRunEventLog.name} (a real redis-server)`, () => {
   let redis: TestRedisServer;
@@ -82,7 +90,7 @@ describe(`${RedisRunEventLog.name} (a real redis-server)`, () => {
     }
   });
 
-  it('names a request as its thread\'s latest only once its first event is written (a run takes the lease before its ai:thread)', async () => {
+  it("names a request as its thread's latest only once its first event is written (a run takes the lease before its ai:thread)", async () => {
     const log = await instance();
     const writer = log.open('run_early', owner, () => undefined);
     writer.markLatest('ai_early');
@@ -111,7 +119,7 @@ describe(`${RedisRunEventLog.name} (a real redis-server)`, () => {
     expect(log.runningCount).toBe(0);
   });
 
-  it("does not shorten the pointer of a newer request of the thread when an older one finishes", async () => {
+  it('does not shorten the pointer of a newer request of the thread when an older one finishes', async () => {
     const log = await instance();
     const older = log.open('run_old', owner, () => undefined);
     older.markLatest('ai_two');
@@ -189,7 +197,9 @@ describe(`${RedisRunEventLog.name} (a real redis-server)`, () => {
       writer.append(token(2)); // ignored: the request is lost
       await sleep(50);
       expect(lost).toBe(1);
-      expect(logged.map((entry) => entry.event)).toEqual(expect.arrayContaining(['run_log_write_failed', 'run_log_follow_failed']));
+      expect(logged.map((entry) => entry.event)).toEqual(
+        expect.arrayContaining(['run_log_write_failed', 'run_log_follow_failed']),
+      );
     } finally {
       await redis.restart();
     }

@@ -168,7 +168,12 @@ export class RedisRunEventLog implements RunEventLog {
 
   async follow(runKey: string, afterSeq: number, listener: RunEventListener): Promise<FollowOutcome> {
     const key = streamKey(runKey);
-    const results = await this.redis.pipeline().exists(key).xrange(key, '-', '+', 'COUNT', 1).xrange(key, `(${entryIdOf(afterSeq)}`, '+').exec();
+    const results = await this.redis
+      .pipeline()
+      .exists(key)
+      .xrange(key, '-', '+', 'COUNT', 1)
+      .xrange(key, `(${entryIdOf(afterSeq)}`, '+')
+      .exec();
     const [exists, first, after] = (results ?? []).map(([error, value]) => {
       if (error) throw error;
       return value;
@@ -178,7 +183,8 @@ export class RedisRunEventLog implements RunEventLog {
     if (firstKept > afterSeq + 1) return { kind: 'trimmed', firstKeptSeq: firstKept };
     const replay = parseStreamEntries(after);
     if (replay.length > 0) listener.events(replay);
-    if (replay.some((event) => TERMINAL_RUN_EVENTS.has(event.event))) return { kind: 'following', stop: () => undefined };
+    if (replay.some((event) => TERMINAL_RUN_EVENTS.has(event.event)))
+      return { kind: 'following', stop: () => undefined };
     return { kind: 'following', stop: this.follower.add(key, replay.at(-1)?.seq ?? afterSeq, listener) };
   }
 
@@ -215,7 +221,14 @@ export class RedisRunEventLog implements RunEventLog {
       const { run } = item;
       runs.add(run);
       if ('event' in item) {
-        add('x', run.key, this.limits.maxEventsPerRun, entryIdOf(item.event.seq), item.event.event, JSON.stringify(item.event.payload));
+        add(
+          'x',
+          run.key,
+          this.limits.maxEventsPerRun,
+          entryIdOf(item.event.seq),
+          item.event.event,
+          JSON.stringify(item.event.payload),
+        );
         if (!run.written) {
           run.written = true;
           add('t', run.key, RUNNING_LOG_TTL_MS);
@@ -226,7 +239,10 @@ export class RedisRunEventLog implements RunEventLog {
           if (run.pointer) add('q', run.pointer.key, run.pointer.value, this.limits.retentionMs);
         }
       } else {
-        run.pointer = { key: pointerKey(item.latest), value: JSON.stringify({ runKey: run.runKey, owner: run.owner } satisfies LatestRun) };
+        run.pointer = {
+          key: pointerKey(item.latest),
+          value: JSON.stringify({ runKey: run.runKey, owner: run.owner } satisfies LatestRun),
+        };
         add('s', run.pointer.key, run.pointer.value, POINTER_TTL_MS);
       }
     }
@@ -234,7 +250,9 @@ export class RedisRunEventLog implements RunEventLog {
       if (calls.length === 1) {
         await this.redis.writeRunLogs(...calls[0]);
       } else {
-        const pipeline = this.redis.pipeline() as ChainableCommander & { writeRunLogs(...args: Array<string | number>): ChainableCommander };
+        const pipeline = this.redis.pipeline() as ChainableCommander & {
+          writeRunLogs(...args: Array<string | number>): ChainableCommander;
+        };
         for (const call of calls) pipeline.writeRunLogs(...call);
         for (const [error] of (await pipeline.exec()) ?? []) if (error) throw error;
       }

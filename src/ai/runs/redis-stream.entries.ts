@@ -12,6 +12,10 @@ export function entryIdOf(seq: number): string {
 export function parseStreamEntries(entries: Array<[string, string[]]>): StreamEntry[] {
   return entries.map(([id, fields]) => {
     const field = (name: string) => fields[fields.indexOf(name) + 1];
-    return { seq: Number(id.slice(0, id.indexOf('-'))), event: field('e') as RunEventName, payload: JSON.parse(field('p')) as Record<string, unknown> };
+    return {
+      seq: Number(id.slice(0, id.indexOf('-'))),
+      event: field('e') as RunEventName,
+      payload: JSON.parse(field('p')) as Record<string, unknown>,
+    };
   });
 }

@@ -11,11 +11,16 @@ describe(`${RedisStreamFollower.name} (a real redis-server)`, () => {
   const clients: QuietRedis[] = [];
   /** A client like the service's (no offline queue); `lazy`: not connected until told. */
   const client = (lazy = false) => {
-    const created = new QuietRedis(redis.url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: lazy });
+    const created = new QuietRedis(redis.url, {
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 1,
+      lazyConnect: lazy,
+    });
     clients.push(created);
     return created;
   };
-  const ready = (created: QuietRedis) => (created.status === 'ready' ? Promise.resolve() : new Promise((resolve) => created.once('ready', resolve)));
+  const ready = (created: QuietRedis) =>
+    created.status === 'ready' ? Promise.resolve() : new Promise((resolve) => created.once('ready', resolve));
 
   const logged: LogEntry[] = [];
 

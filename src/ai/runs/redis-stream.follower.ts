@@ -89,7 +89,9 @@ export class RedisStreamFollower {
     try {
       while (!this.closed && this.cursors.size > 0) {
         const keys = [...this.cursors.keys()];
-        const ids = keys.map((key) => `${Math.min(...[...(this.cursors.get(key) ?? [])].map((cursor) => cursor.seq))}-0`);
+        const ids = keys.map(
+          (key) => `${Math.min(...[...(this.cursors.get(key) ?? [])].map((cursor) => cursor.seq))}-0`,
+        );
         await this.whenReady();
         this.blocked = true;
         let answer: Array<[string, Array<[string, string[]]>]> | null;
@@ -156,7 +158,10 @@ export class RedisStreamFollower {
   private loseAll(error: unknown): void {
     const cursors = [...this.cursors.values()].flatMap((set) => [...set]);
     this.cursors.clear();
-    logger.warn('run_log_follow_failed', { followers: cursors.length, error: error instanceof Error ? error.message : String(error) });
+    logger.warn('run_log_follow_failed', {
+      followers: cursors.length,
+      error: error instanceof Error ? error.message : String(error),
+    });
     for (const cursor of cursors) cursor.listener.lost();
   }
 

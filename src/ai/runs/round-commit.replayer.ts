@@ -10,7 +10,11 @@ import type { ThreadRecord } from '../../threads/thread.types';
 /** Replays of a commit after a revision conflict, before the run fails (docs/threads.md, "Conflicts"). */
 export const MAX_COMMIT_REPLAYS = 3;
 /** 25 ms, then 50, then 100 (each with equal jitter): a conflicting writer under the lease is short-lived. */
-export const COMMIT_REPLAY_BACKOFF: RetryBackoffOptions = { ...DEFAULT_RETRY_BACKOFF, baseDelayMs: 25, maxDelayMs: 400 };
+export const COMMIT_REPLAY_BACKOFF: RetryBackoffOptions = {
+  ...DEFAULT_RETRY_BACKOFF,
+  baseDelayMs: 25,
+  maxDelayMs: 400,
+};
 
 /** What became of a run's commit. */
 export interface RoundCommitReceipt {
@@ -47,7 +51,11 @@ const logger = new Logger('agent');
 export class RoundCommitReplayer {
   constructor(
     private readonly threads: ThreadStore,
-    private readonly options: { maxReplays?: number; backoff?: RetryBackoffOptions; observer?: CommitConflictObserver } = {},
+    private readonly options: {
+      maxReplays?: number;
+      backoff?: RetryBackoffOptions;
+      observer?: CommitConflictObserver;
+    } = {},
   ) {}
 
   async commit(thread: ThreadRecord, round: ThreadRoundCommit, hold: CommitHold): Promise<RoundCommitReceipt> {
@@ -57,19 +65,39 @@ export class RoundCommitReplayer {
       try {
         const { record, applied } = await this.threads.commitRound(current, round);
         if (replays > 0) {
-          logger.info('thread_commit_replayed_after_conflict', { threadId: thread.threadId, operationId: round.operationId, replays, applied });
+          logger.info('thread_commit_replayed_after_conflict', {
+            threadId: thread.threadId,
+            operationId: round.operationId,
+            replays,
+            applied,
+          });
           this.options.observer?.conflict('replayed');
         }
         return { record, applied, replays };
       } catch (error) {
         if (!isRevisionConflict(error)) throw error;
         if (!(await hold.confirmLease())) {
-          logger.warn('thread_commit_conflict', { threadId: thread.threadId, operationId: round.operationId, replays, outcome: 'lease_lost' });
+          logger.warn('thread_commit_conflict', {
+            threadId: thread.threadId,
+            operationId: round.operationId,
+            replays,
+            outcome: 'lease_lost',
+          });
           this.options.observer?.conflict('lease_lost');
-          throw new AppError('thread_busy', 'Another request holds this thread', { threadId: thread.threadId }, { cause: error });
+          throw new AppError(
+            'thread_busy',
+            'Another request holds this thread',
+            { threadId: thread.threadId },
+            { cause: error },
+          );
         }
         if (replays >= maxReplays) {
-          logger.warn('thread_commit_conflict', { threadId: thread.threadId, operationId: round.operationId, replays, outcome: 'failed' });
+          logger.warn('thread_commit_conflict', {
+            threadId: thread.threadId,
+            operationId: round.operationId,
+            replays,
+            outcome: 'failed',
+          });
           this.options.observer?.conflict('failed');
           throw error;
         }

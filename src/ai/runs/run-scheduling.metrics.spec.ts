@@ -8,7 +8,11 @@ describe(RunSchedulingMetrics.name, () => {
     const metrics = new RunSchedulingMetrics(registry);
     const values = async () => {
       const samples = new PrometheusSamples(await registry.metrics());
-      return [samples.sum('graph_ai_runs_waiting_for_setup'), samples.sum('graph_ai_streams_giving_way'), samples.sum('graph_ai_streams_put_off')];
+      return [
+        samples.sum('graph_ai_runs_waiting_for_setup'),
+        samples.sum('graph_ai_streams_giving_way'),
+        samples.sum('graph_ai_streams_put_off'),
+      ];
     };
     expect(await values()).toEqual([0, 0, 0]);
     const state = { waitingForSetup: 300, streamsGivingWay: 512, streamsPutOff: 40 };

@@ -43,7 +43,7 @@ export class RunSchedulingMetrics {
     registry.registerMetric(
       new Gauge({
         name: 'graph_ai_streams_put_off',
-        help: 'Running streams waiting for a later turn of the event loop, this one\'s share being spent (AI_STREAM_TURN_BUDGET_MS).',
+        help: "Running streams waiting for a later turn of the event loop, this one's share being spent (AI_STREAM_TURN_BUDGET_MS).",
         registers: [],
         collect() {
           this.set(read().streamsPutOff);

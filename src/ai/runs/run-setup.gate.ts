@@ -32,7 +32,8 @@ export class RunSetupGate {
   private readonly shrinking = new Map<number, { promise: Promise<void>; resolve: () => void }>();
 
   constructor(private readonly slots = DEFAULT_RUN_SETUP_SLOTS) {
-    if (!Number.isInteger(slots) || slots < 1) throw new RangeError(`RunSetupGate: slots must be a positive integer, got ${slots}`);
+    if (!Number.isInteger(slots) || slots < 1)
+      throw new RangeError(`RunSetupGate: slots must be a positive integer, got ${slots}`);
   }
 
   /** Runs holding a slot. */

@@ -86,9 +86,12 @@ export class SetupFirstScheduling {
     this.maxMs = maxMs;
     this.minWaiting = minWaiting;
     this.maxHeld = maxHeld;
-    if (!Number.isFinite(maxMs) || maxMs < 0) throw new RangeError(`SetupFirstScheduling: maxMs must be >= 0, got ${maxMs}`);
-    if (!Number.isInteger(minWaiting) || minWaiting < 0) throw new RangeError(`SetupFirstScheduling: minWaiting must be a non-negative integer, got ${minWaiting}`);
-    if (!Number.isInteger(maxHeld) || maxHeld < 0) throw new RangeError(`SetupFirstScheduling: maxHeld must be a non-negative integer, got ${maxHeld}`);
+    if (!Number.isFinite(maxMs) || maxMs < 0)
+      throw new RangeError(`SetupFirstScheduling: maxMs must be >= 0, got ${maxMs}`);
+    if (!Number.isInteger(minWaiting) || minWaiting < 0)
+      throw new RangeError(`SetupFirstScheduling: minWaiting must be a non-negative integer, got ${minWaiting}`);
+    if (!Number.isInteger(maxHeld) || maxHeld < 0)
+      throw new RangeError(`SetupFirstScheduling: maxHeld must be a non-negative integer, got ${maxHeld}`);
     if (!Number.isInteger(resumedPerTurn) || resumedPerTurn < 1) {
       throw new RangeError(`SetupFirstScheduling: resumedPerTurn must be a positive integer, got ${resumedPerTurn}`);
     }
@@ -112,7 +115,8 @@ export class SetupFirstScheduling {
           first = false;
           return null;
         }
-        if (this.gate.queued <= this.minWaiting || spentMs >= this.maxMs || signal.aborted || this.held >= this.maxHeld) return null;
+        if (this.gate.queued <= this.minWaiting || spentMs >= this.maxMs || signal.aborted || this.held >= this.maxHeld)
+          return null;
         this.held++;
         const since = performance.now();
         return this.giveWay(this.maxMs - spentMs, signal).then((budgetSpent) => {
@@ -147,5 +151,4 @@ export class SetupFirstScheduling {
       void this.gate.waitingAtMost(this.minWaiting).then(() => goOn(false));
     });
   }
-
 }

@@ -41,51 +41,96 @@ describe(ThreadRunSkeleton.name, () => {
     toolCalls: [],
     usage: { promptTokens: 10, completionTokens: 2, cachedTokens: 0, totalTokens: 12, costUsd: 0.001, llmCalls: 1 },
   });
-  const answer = (threadId: string): RunOutcome => ({ result: result(threadId), stats: { stopReason: 'answer', rounds: 0, toolResults: 0 } });
+  const answer = (threadId: string): RunOutcome => ({
+    result: result(threadId),
+    stats: { stopReason: 'answer', rounds: 0, toolResults: 0 },
+  });
 
   it('runs the body under the lease, records its usage, and completes after the lease is released', async () => {
     const sink = new RecordingSink();
     let leaseHeldDuringBody = false;
-    const completed = await skeleton.run('chat', request(sink), async () => ({ thread }), async ({ thread: started }, run) => {
-      await expect(instance.store.acquireRun(started.threadId)).rejects.toMatchObject({ code: 'thread_busy' });
-      leaseHeldDuringBody = true;
-      await run.pause();
-      run.usage.add({ promptTokens: 10, completionTokens: 2, cachedTokens: 0, totalTokens: 12 }, 0.001);
-      await run.handOver();
-      return answer(started.threadId);
-    });
+    const completed = await skeleton.run(
+      'chat',
+      request(sink),
+      async () => ({ thread }),
+      async ({ thread: started }, run) => {
+        await expect(instance.store.acquireRun(started.threadId)).rejects.toMatchObject({ code: 'thread_busy' });
+        leaseHeldDuringBody = true;
+        await run.pause();
+        run.usage.add({ promptTokens: 10, completionTokens: 2, cachedTokens: 0, totalTokens: 12 }, 0.001);
+        await run.handOver();
+        return answer(started.threadId);
+      },
+    );
     expect(leaseHeldDuringBody).toBe(true);
     expect(sink.events).toEqual([{ type: 'complete', result: completed }]);
     const lease = await instance.store.acquireRun(thread.threadId);
     await lease.release();
-    expect((await instance.store.load(alice, thread.threadId)).usage).toMatchObject({ promptTokens: 10, completionTokens: 2, llmCalls: 1 });
+    expect((await instance.store.load(alice, thread.threadId)).usage).toMatchObject({
+      promptTokens: 10,
+      completionTokens: 2,
+      llmCalls: 1,
+    });
     expect(logs).toContainEqual(
-      expect.objectContaining({ event: 'agent_run_done', kind: 'chat', threadId: thread.threadId, outcome: 'message', stopReason: 'answer', rounds: 0 }),
+      expect.objectContaining({
+        event: 'agent_run_done',
+        kind: 'chat',
+        threadId: thread.threadId,
+        outcome: 'message',
+        stopReason: 'answer',
+        rounds: 0,
+      }),
     );
   });
 
   it('on a failure: logs it, records the usage so far, releases the lease, rethrows, and never completes', async () => {
     const sink = new RecordingSink();
-    const failing = skeleton.run('resume', request(sink), async () => ({ thread }), async (_started, run) => {
-      run.usage.add({ promptTokens: 5, completionTokens: 0, cachedTokens: 0, totalTokens: 5 }, 0);
-      throw AppError.conflict('No pending interrupt on this thread');
-    });
+    const failing = skeleton.run(
+      'resume',
+      request(sink),
+      async () => ({ thread }),
+      async (_started, run) => {
+        run.usage.add({ promptTokens: 5, completionTokens: 0, cachedTokens: 0, totalTokens: 5 }, 0);
+        throw AppError.conflict('No pending interrupt on this thread');
+      },
+    );
     await expect(failing).rejects.toMatchObject({ code: 'conflict' });
     expect(sink.events).toEqual([]);
-    expect(logs).toContainEqual(expect.objectContaining({ level: 'info', event: 'agent_run_failed', kind: 'resume', code: 'conflict', stopReason: 'error' }));
+    expect(logs).toContainEqual(
+      expect.objectContaining({
+        level: 'info',
+        event: 'agent_run_failed',
+        kind: 'resume',
+        code: 'conflict',
+        stopReason: 'error',
+      }),
+    );
     expect((await instance.store.load(alice, thread.threadId)).usage.promptTokens).toBe(5);
     await (await instance.store.acquireRun(thread.threadId)).release();
   });
 
   it('records the usage on its own when the write that records it with the lease’s release fails', async () => {
-    const release = jest.spyOn(instance.repository, 'releaseLease').mockRejectedValueOnce(new Error('database is locked'));
-    await skeleton.run('chat', request(), async () => ({ thread }), async ({ thread: started }, run) => {
-      run.usage.add({ promptTokens: 9, completionTokens: 1, cachedTokens: 0, totalTokens: 10 }, 0);
-      return answer(started.threadId);
-    });
-    expect(release).toHaveBeenCalledWith(thread.threadId, expect.any(String), expect.objectContaining({ workspace: 'default' }));
+    const release = jest
+      .spyOn(instance.repository, 'releaseLease')
+      .mockRejectedValueOnce(new Error('database is locked'));
+    await skeleton.run(
+      'chat',
+      request(),
+      async () => ({ thread }),
+      async ({ thread: started }, run) => {
+        run.usage.add({ promptTokens: 9, completionTokens: 1, cachedTokens: 0, totalTokens: 10 }, 0);
+        return answer(started.threadId);
+      },
+    );
+    expect(release).toHaveBeenCalledWith(
+      thread.threadId,
+      expect.any(String),
+      expect.objectContaining({ workspace: 'default' }),
+    );
     expect((await instance.store.load(alice, thread.threadId)).usage).toMatchObject({ promptTokens: 9, llmCalls: 1 });
-    expect(logs).toContainEqual(expect.objectContaining({ event: 'thread_lease_release_failed', threadId: thread.threadId }));
+    expect(logs).toContainEqual(
+      expect.objectContaining({ event: 'thread_lease_release_failed', threadId: thread.threadId }),
+    );
     release.mockRestore();
   });
 
@@ -94,11 +139,20 @@ describe(ThreadRunSkeleton.name, () => {
     const body = jest.fn();
     // More refusals than the gate has slots (DEFAULT_RUN_SETUP_SLOTS): a slot kept by any of them would hang the last run.
     for (let attempt = 0; attempt < DEFAULT_RUN_SETUP_SLOTS + 1; attempt++) {
-      await expect(skeleton.run('chat', request(), async () => ({ thread }), body)).rejects.toMatchObject({ code: 'thread_busy' });
+      await expect(skeleton.run('chat', request(), async () => ({ thread }), body)).rejects.toMatchObject({
+        code: 'thread_busy',
+      });
     }
     expect(body).not.toHaveBeenCalled();
     await held.release();
-    await expect(skeleton.run('chat', request(), async () => ({ thread }), async () => answer(thread.threadId))).resolves.toMatchObject({ type: 'message' });
+    await expect(
+      skeleton.run(
+        'chat',
+        request(),
+        async () => ({ thread }),
+        async () => answer(thread.threadId),
+      ),
+    ).resolves.toMatchObject({ type: 'message' });
   });
 
   it('frees the setup slot when the start fails (thread not found)', async () => {
@@ -106,34 +160,66 @@ describe(ThreadRunSkeleton.name, () => {
       const start = async () => ({ thread: await instance.store.load(alice, 'ai_unknown') });
       await expect(skeleton.run('resume', request(), start, jest.fn())).rejects.toMatchObject({ code: 'not_found' });
     }
-    await expect(skeleton.run('chat', request(), async () => ({ thread }), async () => answer(thread.threadId))).resolves.toMatchObject({ type: 'message' });
+    await expect(
+      skeleton.run(
+        'chat',
+        request(),
+        async () => ({ thread }),
+        async () => answer(thread.threadId),
+      ),
+    ).resolves.toMatchObject({ type: 'message' });
   });
 
   it('aborts the run signal with the request', async () => {
     const controller = new AbortController();
-    const running = skeleton.run('chat', { ...request(), signal: controller.signal }, async () => ({ thread }), async (_started, run) => {
-      controller.abort();
-      expect(run.signal.aborted).toBe(true);
-      return answer(thread.threadId);
-    });
+    const running = skeleton.run(
+      'chat',
+      { ...request(), signal: controller.signal },
+      async () => ({ thread }),
+      async (_started, run) => {
+        controller.abort();
+        expect(run.signal.aborted).toBe(true);
+        return answer(thread.threadId);
+      },
+    );
     await expect(running).resolves.toMatchObject({ type: 'message' });
   });
 
   it('tells the request the lease was refused before throwing thread_busy, and reports every end to the observer', async () => {
     const ends: RunEnd[] = [];
-    const observed = new ThreadRunSkeleton(instance.store, new Logger('agent'), { runEnded: (end) => ends.push(end), conflict: () => undefined });
+    const observed = new ThreadRunSkeleton(instance.store, new Logger('agent'), {
+      runEnded: (end) => ends.push(end),
+      conflict: () => undefined,
+    });
     const held = await instance.store.acquireRun(thread.threadId);
     const refused: string[] = [];
-    await expect(observed.run('chat', { ...request(), refused: (id) => refused.push(id) }, async () => ({ thread }), jest.fn())).rejects.toMatchObject({
+    await expect(
+      observed.run('chat', { ...request(), refused: (id) => refused.push(id) }, async () => ({ thread }), jest.fn()),
+    ).rejects.toMatchObject({
       code: 'thread_busy',
     });
     expect(refused).toEqual([thread.threadId]);
     await held.release();
-    await observed.run('chat', request(), async () => ({ thread }), async () => ({
-      result: { ...result(thread.threadId), toolCalls: [{ id: 'c1', name: 'search_nodes', arguments: '{}', status: 'executed' }] },
-      stats: { stopReason: 'no_progress', rounds: 3, toolResults: 1 },
-    }));
-    await expect(observed.run('resume', request(), async () => ({ thread }), async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
+    await observed.run(
+      'chat',
+      request(),
+      async () => ({ thread }),
+      async () => ({
+        result: {
+          ...result(thread.threadId),
+          toolCalls: [{ id: 'c1', name: 'search_nodes', arguments: '{}', status: 'executed' }],
+        },
+        stats: { stopReason: 'no_progress', rounds: 3, toolResults: 1 },
+      }),
+    );
+    await expect(
+      observed.run(
+        'resume',
+        request(),
+        async () => ({ thread }),
+        async () => Promise.reject(new Error('boom')),
+      ),
+    ).rejects.toThrow('boom');
     expect(ends).toEqual([
       { kind: 'chat', stopReason: 'no_progress', rounds: 3, toolCalls: 1, toolResults: 1 },
       { kind: 'resume', stopReason: 'error', rounds: 0, toolCalls: 0, toolResults: 0 },
@@ -147,16 +233,26 @@ describe(ThreadRunSkeleton.name, () => {
         // the turn's share goes by
       }
     };
-    for (const [budgetMs, putOff] of [[1, true], [0, false]] as const) {
-      const paced = new ThreadRunSkeleton(instance.store, new Logger('agent'), undefined, undefined, { streamTurnBudgetMs: budgetMs });
-      await paced.run('chat', request(), async () => ({ thread }), async ({ thread: started }, run) => {
-        expect(run.streamPacer().beforeChunk()).toBeNull();
-        spendTheTurn(2);
-        const wait = run.streamPacer().beforeChunk();
-        expect(wait instanceof Promise).toBe(putOff);
-        await wait;
-        return answer(started.threadId);
+    for (const [budgetMs, putOff] of [
+      [1, true],
+      [0, false],
+    ] as const) {
+      const paced = new ThreadRunSkeleton(instance.store, new Logger('agent'), undefined, undefined, {
+        streamTurnBudgetMs: budgetMs,
       });
+      await paced.run(
+        'chat',
+        request(),
+        async () => ({ thread }),
+        async ({ thread: started }, run) => {
+          expect(run.streamPacer().beforeChunk()).toBeNull();
+          spendTheTurn(2);
+          const wait = run.streamPacer().beforeChunk();
+          expect(wait instanceof Promise).toBe(putOff);
+          await wait;
+          return answer(started.threadId);
+        },
+      );
     }
   });
 });

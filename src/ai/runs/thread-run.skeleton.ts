@@ -240,7 +240,13 @@ export class ThreadRunSkeleton {
     await this.tellObservers({ ...ending, result: outcome.result });
     const { result, stats } = outcome;
     this.logDone(kind, outcome, startedAt);
-    this.observer?.runEnded({ kind, stopReason: stats.stopReason, rounds: stats.rounds, toolCalls: result.toolCalls.length, toolResults: stats.toolResults });
+    this.observer?.runEnded({
+      kind,
+      stopReason: stats.stopReason,
+      rounds: stats.rounds,
+      toolCalls: result.toolCalls.length,
+      toolResults: stats.toolResults,
+    });
     request.sink.complete(result);
     return result;
   }
@@ -259,7 +265,12 @@ export class ThreadRunSkeleton {
    * The run's usage recorded and its lease released, in one write (ThreadRunLease.release); when that
    * write fails, the usage is recorded on its own (the lease then expires).
    */
-  private async endHold(principal: Principal, threadId: string, usage: UsageAccumulator, lease: ThreadRunLease): Promise<void> {
+  private async endHold(
+    principal: Principal,
+    threadId: string,
+    usage: UsageAccumulator,
+    lease: ThreadRunLease,
+  ): Promise<void> {
     if (usage.isEmpty) {
       await lease.release();
       return;
@@ -283,7 +294,8 @@ export class ThreadRunSkeleton {
     this.logger.info('agent_run_done', {
       kind,
       threadId: result.threadId,
-      outcome: result.type === 'interrupt' ? 'interrupt' : result.type === 'message' && result.aborted ? 'aborted' : 'message',
+      outcome:
+        result.type === 'interrupt' ? 'interrupt' : result.type === 'message' && result.aborted ? 'aborted' : 'message',
       stopReason: stats.stopReason,
       rounds: stats.rounds,
       toolCalls: result.toolCalls.length,

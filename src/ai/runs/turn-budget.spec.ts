@@ -65,11 +65,17 @@ describe(TurnBudget.name, () => {
         setImmediate(() => order.push('turn after b'));
         expect(b.beforeChunk()).toBeNull(); // let in for the rest of its turn
       }),
-      budget.pacer().beforeChunk()?.then(() => {
-        order.push('c');
-        now += 1;
-      }),
-      budget.pacer().beforeChunk()?.then(() => order.push('d')),
+      budget
+        .pacer()
+        .beforeChunk()
+        ?.then(() => {
+          order.push('c');
+          now += 1;
+        }),
+      budget
+        .pacer()
+        .beforeChunk()
+        ?.then(() => order.push('d')),
     ];
     expect(budget.waiting).toBe(3);
     await Promise.all(waits);

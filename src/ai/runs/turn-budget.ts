@@ -33,7 +33,8 @@ export class TurnBudget {
     private readonly budgetMs: number = DEFAULT_STREAM_TURN_BUDGET_MS,
     private readonly now: () => number = () => performance.now(),
   ) {
-    if (!Number.isFinite(budgetMs) || budgetMs < 0) throw new RangeError(`TurnBudget: budgetMs must be >= 0, got ${budgetMs}`);
+    if (!Number.isFinite(budgetMs) || budgetMs < 0)
+      throw new RangeError(`TurnBudget: budgetMs must be >= 0, got ${budgetMs}`);
   }
 
   /** Streams put off to a later turn now. */

@@ -13,7 +13,8 @@ export class TurnPacedQueue {
     private readonly perTurn: number,
     private readonly onError: (error: unknown) => void,
   ) {
-    if (!Number.isInteger(perTurn) || perTurn < 1) throw new RangeError(`perTurn must be a positive integer, got ${perTurn}`);
+    if (!Number.isInteger(perTurn) || perTurn < 1)
+      throw new RangeError(`perTurn must be a positive integer, got ${perTurn}`);
   }
 
   /** Tasks waiting. */

@@ -14,9 +14,19 @@ export interface AiServerSideEvents {
 }
 
 /** A server-side socket of the `/ai` namespace, typed with the shared event maps (ai-socket.events.ts). */
-export type AiServerSocket = Socket<AiClientToServerEvents, AiServerToClientEvents, AiServerSideEvents, AuthenticatedSocketData>;
+export type AiServerSocket = Socket<
+  AiClientToServerEvents,
+  AiServerToClientEvents,
+  AiServerSideEvents,
+  AuthenticatedSocketData
+>;
 
-export type AiNamespace = Namespace<AiClientToServerEvents, AiServerToClientEvents, AiServerSideEvents, AuthenticatedSocketData>;
+export type AiNamespace = Namespace<
+  AiClientToServerEvents,
+  AiServerToClientEvents,
+  AiServerSideEvents,
+  AuthenticatedSocketData
+>;
 
 /** What a run's sink needs of its socket. */
 export type AiEventTarget = Pick<AiServerSocket, 'emit' | 'connected'>;

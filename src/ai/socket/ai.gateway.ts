@@ -47,7 +47,12 @@ export const TOKEN_FLUSH_INTERVAL_MS = 10;
 /** ...or at once when this much text is buffered. */
 export const TOKEN_FLUSH_MAX_CHARS = 4096;
 
-type RunStarter<T> = (principal: Principal, message: T, sink: SocketRunSink, signal: AbortSignal) => Promise<AgentResult>;
+type RunStarter<T> = (
+  principal: Principal,
+  message: T,
+  sink: SocketRunSink,
+  signal: AbortSignal,
+) => Promise<AgentResult>;
 
 /**
  * Socket.IO namespace `/ai` (docs/protocol.md §4, §8.7): `ai:chat`, `ai:resume`, `ai:interrupt`, `ai:rejoin`
@@ -63,7 +68,9 @@ type RunStarter<T> = (principal: Principal, message: T, sink: SocketRunSink, sig
  * cannot stall the process.
  */
 @WebSocketGateway({ namespace: '/ai', transports: ['websocket', 'polling'] })
-export class AiGateway implements OnGatewayInit<AiNamespace>, OnGatewayConnection<AiServerSocket>, OnGatewayDisconnect<AiServerSocket> {
+export class AiGateway
+  implements OnGatewayInit<AiNamespace>, OnGatewayConnection<AiServerSocket>, OnGatewayDisconnect<AiServerSocket>
+{
   private readonly events = new AiEventLogger('gateway');
   private readonly scheduler = new TokenFlushScheduler(TOKEN_FLUSH_INTERVAL_MS);
   private readonly presenter: SocketErrorPresenter;
@@ -112,7 +119,11 @@ export class AiGateway implements OnGatewayInit<AiNamespace>, OnGatewayConnectio
   @SubscribeMessage('ai:resume')
   onResume(@ConnectedSocket() socket: AiServerSocket, @MessageBody() payload: unknown): void {
     this.start(socket, payload, 'ai:resume', SocketResumeDto, (principal, message, sink, signal) => {
-      this.events.debug('ws_resume', { requestId: message._id, threadId: message.threadId, approved: message.approved });
+      this.events.debug('ws_resume', {
+        requestId: message._id,
+        threadId: message.threadId,
+        approved: message.approved,
+      });
       return this.chat.resume(principal, resumeInputOf(message), sink, signal);
     });
   }
@@ -210,7 +221,10 @@ export class AiGateway implements OnGatewayInit<AiNamespace>, OnGatewayConnectio
     try {
       message = validateSocketPayload(dtoClass, payload);
     } catch (error) {
-      this.metrics.event(event, this.sendError(socket, this.attributableId(socket, messageIdOf(payload)), error, FIRST_SEQ));
+      this.metrics.event(
+        event,
+        this.sendError(socket, this.attributableId(socket, messageIdOf(payload)), error, FIRST_SEQ),
+      );
       return;
     }
     if (this.isInUse(socket, message._id)) {
@@ -227,7 +241,9 @@ export class AiGateway implements OnGatewayInit<AiNamespace>, OnGatewayConnectio
     if (!socket.connected) return;
 
     const runKey = generateSortableId('run_');
-    const log = this.log.open(runKey, { workspace: principal.workspace, userId: principal.userId }, () => this.runs.stopRun(runKey, 'log_lost'));
+    const log = this.log.open(runKey, { workspace: principal.workspace, userId: principal.userId }, () =>
+      this.runs.stopRun(runKey, 'log_lost'),
+    );
     const sink = new SocketRunSink(socket, message._id, this.scheduler, TOKEN_FLUSH_MAX_CHARS, log);
     const active = this.runs.begin(socket.id, message._id, sink, runKey);
     if (!active) {
@@ -269,7 +285,10 @@ export class AiGateway implements OnGatewayInit<AiNamespace>, OnGatewayConnectio
    */
   private sendError(socket: AiServerSocket, id: number | null, error: unknown, seq?: number): ErrorCode {
     const presented = this.presenter.present(error);
-    socket.emit('ai:error', id !== null && seq !== undefined ? { _id: id, seq, ...presented } : { _id: id, ...presented });
+    socket.emit(
+      'ai:error',
+      id !== null && seq !== undefined ? { _id: id, seq, ...presented } : { _id: id, ...presented },
+    );
     return presented.code;
   }
 }

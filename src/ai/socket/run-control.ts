@@ -39,7 +39,9 @@ export class RunControl {
     let timer: NodeJS.Timeout | undefined;
     try {
       // The adapter's own request timeout does not cover a Redis that fails before publishing: bound it here.
-      const timeout = new Promise<boolean[]>((resolve) => (timer = setTimeout(() => resolve([]), REMOTE_STOP_TIMEOUT_MS)));
+      const timeout = new Promise<boolean[]>(
+        (resolve) => (timer = setTimeout(() => resolve([]), REMOTE_STOP_TIMEOUT_MS)),
+      );
       const answers = await Promise.race([namespace.serverSideEmitWithAck('ai:run_stop', runKey), timeout]);
       return answers.some(Boolean);
     } catch (error) {

@@ -19,12 +19,19 @@ describe(socketCorsMiddleware.name, () => {
     const next = jest.fn();
     socketCorsMiddleware(['https://app.example.com'])(req, res, next);
     expect(next).toHaveBeenCalledTimes(1);
-    expect(set).toEqual({ 'Access-Control-Allow-Origin': 'https://app.example.com', 'Access-Control-Allow-Credentials': 'true', Vary: 'Origin' });
+    expect(set).toEqual({
+      'Access-Control-Allow-Origin': 'https://app.example.com',
+      'Access-Control-Allow-Credentials': 'true',
+      Vary: 'Origin',
+    });
     expect(result().ended).toBe(false);
   });
 
   it('answers a preflight of an allowed origin itself', () => {
-    const { req, res, set, result } = exchange('OPTIONS', { origin: 'https://x.test', 'access-control-request-headers': 'content-type' });
+    const { req, res, set, result } = exchange('OPTIONS', {
+      origin: 'https://x.test',
+      'access-control-request-headers': 'content-type',
+    });
     const next = jest.fn();
     socketCorsMiddleware(['*'])(req, res, next);
     expect(next).not.toHaveBeenCalled();

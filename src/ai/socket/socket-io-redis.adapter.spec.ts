@@ -48,15 +48,24 @@ describe(`${useRedisAdapter.name} (a real redis-server)`, () => {
     const [a, b] = [await instance(redis.url), await instance(redis.url)];
     try {
       const received: string[] = [];
-      for (const [name, server] of [['on A', a], ['on B', b]] as const) {
+      for (const [name, server] of [
+        ['on A', a],
+        ['on B', b],
+      ] as const) {
         const socket = io(`${server.url}/ai`, { transports: ['websocket'], forceNew: true, reconnection: false });
         sockets.push(socket);
         socket.on('ai:approval_pending', (event) => received.push(`${name}: ${event.threadId}`));
         await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
       }
-      await waitUntil(() => a.namespace.adapter.rooms.get('editors')?.size === 1 && b.namespace.adapter.rooms.get('editors')?.size === 1);
+      await waitUntil(
+        () =>
+          a.namespace.adapter.rooms.get('editors')?.size === 1 && b.namespace.adapter.rooms.get('editors')?.size === 1,
+      );
 
-      a.namespace.to('editors').emit('ai:approval_pending', { threadId: 'ai_t', interrupt: { kind: 'question', toolCallId: 'c', questionKind: 'confirm', question: '?' } });
+      a.namespace.to('editors').emit('ai:approval_pending', {
+        threadId: 'ai_t',
+        interrupt: { kind: 'question', toolCallId: 'c', questionKind: 'confirm', question: '?' },
+      });
       await waitUntil(() => received.length === 2);
       expect(received.sort()).toEqual(['on A: ai_t', 'on B: ai_t']);
 

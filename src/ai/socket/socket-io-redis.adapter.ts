@@ -17,5 +17,7 @@ const REQUESTS_TIMEOUT_MS = 2_000;
 export function useRedisAdapter(namespace: AiNamespace, connection: RedisConnection): void {
   const publisher = connection.client({ role: 'socket.io-pub' });
   const subscriber = connection.client({ role: 'socket.io-sub', offlineQueue: true });
-  namespace.server.adapter(createAdapter(publisher, subscriber, { key: SOCKET_IO_REDIS_KEY, requestsTimeout: REQUESTS_TIMEOUT_MS }));
+  namespace.server.adapter(
+    createAdapter(publisher, subscriber, { key: SOCKET_IO_REDIS_KEY, requestsTimeout: REQUESTS_TIMEOUT_MS }),
+  );
 }

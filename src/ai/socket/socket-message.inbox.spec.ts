@@ -50,7 +50,9 @@ describe(SocketMessageInbox.name, () => {
       inbox.post(() => handled.push(3));
       while (handled.length < 2) await nextTurn();
       expect(handled).toEqual([1, 3]);
-      expect(logged).toEqual([expect.objectContaining({ level: 'error', event: 'socket_message_failed', error: 'Error: boom' })]);
+      expect(logged).toEqual([
+        expect.objectContaining({ level: 'error', event: 'socket_message_failed', error: 'Error: boom' }),
+      ]);
     } finally {
       resetLogSink();
     }

@@ -24,7 +24,9 @@ export class SocketMessageInbox {
   /** `perTurn` must be a positive integer (a RangeError otherwise, from TurnPacedQueue). */
   constructor(perTurn = SOCKET_MESSAGES_PER_TURN) {
     this.queue = new TurnPacedQueue(perTurn, (error) =>
-      logger.error('socket_message_failed', { error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) }),
+      logger.error('socket_message_failed', {
+        error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+      }),
     );
   }
 

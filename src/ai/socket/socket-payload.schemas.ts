@@ -14,7 +14,12 @@ import { SocketResumeDto } from './dto/socket-resume.dto';
  * class-validator, which gives the error. Unknown keys are refused here as there (additionalProperties).
  */
 const ajv = new Ajv({ strict: true, allErrors: false });
-ajv.addKeyword({ keyword: 'graphKey', type: 'string', schemaType: 'boolean', validate: (_: boolean, value: string) => graphKeyProblem(value) === null });
+ajv.addKeyword({
+  keyword: 'graphKey',
+  type: 'string',
+  schemaType: 'boolean',
+  validate: (_: boolean, value: string) => graphKeyProblem(value) === null,
+});
 
 const text = (maxLength: number, minLength = 0) => ({ type: 'string', minLength, maxLength });
 const messageId = { type: 'integer' };

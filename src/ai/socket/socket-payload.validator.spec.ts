@@ -33,7 +33,11 @@ describe(validateSocketPayload.name, () => {
     ['a string _id', { _id: '1', graphKey: 'g', message: 'm' }, '_id'],
     ['a fractional _id', { _id: 1.5, graphKey: 'g', message: 'm' }, '_id'],
     ['an empty message', { _id: 1, graphKey: 'g', message: '' }, 'message'],
-    ['51 mentions', { _id: 1, graphKey: 'g', message: 'm', mentions: Array.from({ length: 51 }, (_, i) => `n${i}`) }, 'mentions'],
+    [
+      '51 mentions',
+      { _id: 1, graphKey: 'g', message: 'm', mentions: Array.from({ length: 51 }, (_, i) => `n${i}`) },
+      'mentions',
+    ],
     ['a numeric token', { _id: 1, graphKey: 'g', message: 'm', token: 42 }, 'token'],
   ])('rejects ai:chat with %s as bad_request naming the field', (_name, payload, field) => {
     const error = rejection(() => validateSocketPayload(SocketChatDto, payload));
@@ -42,13 +46,23 @@ describe(validateSocketPayload.name, () => {
   });
 
   it('checks ai:resume and ai:interrupt with their own fields', () => {
-    expect(validateSocketPayload(SocketResumeDto, { _id: 2, threadId: 'ai_x', approved: false, feedback: 'no' })).toMatchObject({ approved: false });
-    expect(rejection(() => validateSocketPayload(SocketResumeDto, { _id: 2, threadId: 'ai_x', approved: 'yes' })).message).toContain('approved');
+    expect(
+      validateSocketPayload(SocketResumeDto, { _id: 2, threadId: 'ai_x', approved: false, feedback: 'no' }),
+    ).toMatchObject({ approved: false });
+    expect(
+      rejection(() => validateSocketPayload(SocketResumeDto, { _id: 2, threadId: 'ai_x', approved: 'yes' })).message,
+    ).toContain('approved');
     expect(validateSocketPayload(SocketInterruptDto, { _id: 2 })).toMatchObject({ _id: 2 });
-    expect(rejection(() => validateSocketPayload(SocketInterruptDto, { _id: 2, threadId: 'ai_x' })).message).toContain('threadId');
+    expect(rejection(() => validateSocketPayload(SocketInterruptDto, { _id: 2, threadId: 'ai_x' })).message).toContain(
+      'threadId',
+    );
   });
 
-  it.each([['a string', 'hi'], ['null', null], ['an array', [1]]])('rejects %s payload', (_name, payload) => {
+  it.each([
+    ['a string', 'hi'],
+    ['null', null],
+    ['an array', [1]],
+  ])('rejects %s payload', (_name, payload) => {
     expect(rejection(() => validateSocketPayload(SocketChatDto, payload)).code).toBe('bad_request');
   });
 });

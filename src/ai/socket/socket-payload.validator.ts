@@ -18,7 +18,8 @@ export function validateSocketPayload<T extends object>(dtoClass: ClassConstruct
   }
   // Before class-transformer, whose recursion a deep payload overflows and which drops these keys silently.
   const problem = findJsonShapeProblem(payload);
-  if (problem) throw AppError.badRequest(`Invalid message: ${problem.field}: ${problem.problems.join(', ')}`, [problem]);
+  if (problem)
+    throw AppError.badRequest(`Invalid message: ${problem.field}: ${problem.problems.join(', ')}`, [problem]);
   // A payload the compiled check accepts is valid for the DTO too (socket-payload.schemas.ts): no reflection.
   if (SOCKET_PAYLOAD_CHECKS.get(dtoClass)?.(payload)) return Object.assign(new dtoClass(), payload);
   const instance = plainToInstance(dtoClass, payload);

@@ -56,7 +56,8 @@ export class SocketRejoins {
       throw AppError.notFound(`No request to rejoin on thread "${message.threadId}"`);
     }
     if (!socket.connected) return;
-    if (this.has(socket.id, message._id)) throw AppError.badRequest(`_id ${message._id} is already in use by a running request of this socket`);
+    if (this.has(socket.id, message._id))
+      throw AppError.badRequest(`_id ${message._id} is already in use by a running request of this socket`);
     if ((this.bySocket.get(socket.id)?.size ?? 0) >= MAX_REJOINS_PER_SOCKET) {
       throw AppError.badRequest(`This socket already follows ${MAX_REJOINS_PER_SOCKET} rejoined requests`);
     }
@@ -70,7 +71,8 @@ export class SocketRejoins {
       this.unbind(socket.id, message._id, rejoin);
       this.control.unwatch(latest.runKey, socket.id);
     };
-    const forward = (event: LoggedRunEvent) => socket.emit(event.event, { _id: message._id, seq: event.seq, ...event.payload } as never);
+    const forward = (event: LoggedRunEvent) =>
+      socket.emit(event.event, { _id: message._id, seq: event.seq, ...event.payload } as never);
     let outcome: Awaited<ReturnType<RunEventLog['follow']>>;
     try {
       outcome = await this.log.follow(latest.runKey, message.lastSeq, {
@@ -82,7 +84,9 @@ export class SocketRejoins {
         lost: () => {
           if (rejoin.ended) return;
           end();
-          const presented = this.presenter.present(new AppError('store_unavailable', 'The request log was lost while following it'));
+          const presented = this.presenter.present(
+            new AppError('store_unavailable', 'The request log was lost while following it'),
+          );
           socket.emit('ai:error', { _id: message._id, ...presented });
         },
       });

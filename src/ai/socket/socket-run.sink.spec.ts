@@ -4,7 +4,14 @@ import type { AiEventTarget } from './ai-server-socket';
 import { SocketRunSink } from './socket-run.sink';
 import { TokenFlushScheduler } from './token-flush.scheduler';
 
-const usage: UsageReport = { promptTokens: 10, completionTokens: 5, cachedTokens: 0, totalTokens: 15, costUsd: 0.001, llmCalls: 1 };
+const usage: UsageReport = {
+  promptTokens: 10,
+  completionTokens: 5,
+  cachedTokens: 0,
+  totalTokens: 15,
+  costUsd: 0.001,
+  llmCalls: 1,
+};
 
 function fakeSocket(): { socket: AiEventTarget; sent: Array<[string, unknown]> } {
   const sent: Array<[string, unknown]> = [];
@@ -67,11 +74,23 @@ describe(SocketRunSink.name, () => {
 
   it('carries the interrupt or the aborted flag of the result', () => {
     const { socket, sent } = fakeSocket();
-    const interrupt = { kind: 'question' as const, toolCallId: 'c', questionKind: 'confirm' as const, question: 'Which season?' };
-    new SocketRunSink(socket, 1, new TokenFlushScheduler(10), 100).complete(
-      { threadId: 'ai_t', type: 'interrupt', message: '', interrupt, toolCalls: [], usage } as AgentResult,
+    const interrupt = {
+      kind: 'question' as const,
+      toolCallId: 'c',
+      questionKind: 'confirm' as const,
+      question: 'Which season?',
+    };
+    new SocketRunSink(socket, 1, new TokenFlushScheduler(10), 100).complete({
+      threadId: 'ai_t',
+      type: 'interrupt',
+      message: '',
+      interrupt,
+      toolCalls: [],
+      usage,
+    } as AgentResult);
+    new SocketRunSink(socket, 2, new TokenFlushScheduler(10), 100).complete(
+      message('part', { aborted: true } as Partial<AgentResult>),
     );
-    new SocketRunSink(socket, 2, new TokenFlushScheduler(10), 100).complete(message('part', { aborted: true } as Partial<AgentResult>));
     expect(sent[0][1]).toEqual({ _id: 1, seq: 1, threadId: 'ai_t', fullText: '', usage, interrupt });
     expect(sent[1][1]).toEqual({ _id: 2, seq: 1, threadId: 'ai_t', fullText: '', usage, aborted: true });
   });
@@ -88,7 +107,10 @@ describe(SocketRunSink.name, () => {
     jest.advanceTimersByTime(20);
     expect(sent).toEqual([
       ['ai:token', { _id: 9, seq: 1, token: 'partial' }],
-      ['ai:error', { _id: 9, seq: 2, error: 'The AI request timed out. Please try again.', code: 'timeout', retryable: true }],
+      [
+        'ai:error',
+        { _id: 9, seq: 2, error: 'The AI request timed out. Please try again.', code: 'timeout', retryable: true },
+      ],
     ]);
     expect(sink.isFinished).toBe(true);
   });
@@ -110,7 +132,10 @@ describe(SocketRunSink.name, () => {
     const { socket, sent } = fakeSocket();
     const logged: LoggedRunEvent[] = [];
     const latest: string[] = [];
-    const log: RunEventWriter = { append: (event) => logged.push(event), markLatest: (threadId) => latest.push(threadId) };
+    const log: RunEventWriter = {
+      append: (event) => logged.push(event),
+      markLatest: (threadId) => latest.push(threadId),
+    };
     const sink = new SocketRunSink(socket, 3, new TokenFlushScheduler(10), 1000, log);
     sink.thread('ai_t');
     sink.leased('ai_t');
@@ -134,11 +159,21 @@ describe(SocketRunSink.name, () => {
   it('numbers and logs the thread events and the actions handed to the client like any other event', () => {
     const { socket, sent } = fakeSocket();
     const logged: LoggedRunEvent[] = [];
-    const sink = new SocketRunSink(socket, 7, new TokenFlushScheduler(10), 1000, { append: (event) => logged.push(event), markLatest: () => undefined });
+    const sink = new SocketRunSink(socket, 7, new TokenFlushScheduler(10), 1000, {
+      append: (event) => logged.push(event),
+      markLatest: () => undefined,
+    });
     sink.thread('ai_t');
     const event = { type: 'DATA_ADDED' as const, summary: 'Loaded 3 nodes', results: [] };
     sink.event(event);
-    const preview = { instructions: [], nodesToCreate: [], edgesToCreate: [], nodeKeysToDelete: [], edgeKeysToDelete: [], sheetId: '0' };
+    const preview = {
+      instructions: [],
+      nodesToCreate: [],
+      edgesToCreate: [],
+      nodeKeysToDelete: [],
+      edgeKeysToDelete: [],
+      sheetId: '0',
+    };
     const proposedAction = { type: 'delete_node' as const, payload: { nodeKey: 'n1' }, reason: 'unused' };
     sink.apply({ toolCallId: 'c1', proposedAction, preview } as never);
     expect(sent.slice(1)).toEqual([

@@ -128,7 +128,8 @@ export class SocketRunSink implements AgentEventSink, Flushable, RunProgress {
   private send<E extends RunEventName>(event: E, payload: RunEventPayload<E>): void {
     const seq = ++this.seq;
     this.log.append({ seq, event, payload });
-    if (this.socket.connected) (this.socket.emit as (event: E, payload: unknown) => void)(event, { _id: this.requestId, seq, ...payload });
+    if (this.socket.connected)
+      (this.socket.emit as (event: E, payload: unknown) => void)(event, { _id: this.requestId, seq, ...payload });
   }
 
   private flushNow(): void {

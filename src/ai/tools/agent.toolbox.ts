@@ -52,12 +52,14 @@ export class AgentToolbox implements AgentTools {
     const raw = call.function.arguments;
     if (READ_TOOL_REGISTRY.has(name)) {
       const parsed = parseJsonArguments(raw, this.texts);
-      if (!parsed.ok) return { kind: 'error', name, message: parsed.error, malformed: parsed.malformed, announce: true };
+      if (!parsed.ok)
+        return { kind: 'error', name, message: parsed.error, malformed: parsed.malformed, announce: true };
       return { kind: 'read', name, rawArguments: raw };
     }
     if (name === ASK_USER_TOOL.name) {
       const parsed = parseJsonArguments(raw, this.texts);
-      if (!parsed.ok) return { kind: 'error', name, message: parsed.error, malformed: parsed.malformed, announce: false };
+      if (!parsed.ok)
+        return { kind: 'error', name, message: parsed.error, malformed: parsed.malformed, announce: false };
       const result = parseAskUserCall(parsed.value);
       if (!result.ok) return { kind: 'error', name, message: result.error, malformed: false, announce: false };
       return { kind: 'ask', name, question: result.question };
@@ -65,13 +67,21 @@ export class AgentToolbox implements AgentTools {
     const { policy } = this.options;
     if (isWriteTool(name) && policy.canPropose) {
       const parsed = parseJsonArguments(raw, this.texts);
-      if (!parsed.ok) return { kind: 'error', name, message: parsed.error, malformed: parsed.malformed, announce: false };
+      if (!parsed.ok)
+        return { kind: 'error', name, message: parsed.error, malformed: parsed.malformed, announce: false };
       const result = parseWriteToolCall(name, parsed.value);
       if (!result.ok) return { kind: 'error', name, message: result.error, malformed: false, announce: false };
       const decision = policy.decide(result.action);
       switch (decision.outcome) {
         case 'refuse':
-          return { kind: 'error', name, message: decision.message, malformed: false, announce: false, refusedBy: decision.level };
+          return {
+            kind: 'error',
+            name,
+            message: decision.message,
+            malformed: false,
+            announce: false,
+            refusedBy: decision.level,
+          };
         case 'interrupt':
           return { kind: 'propose', name, action: result.action };
         case 'apply':
@@ -87,7 +97,10 @@ export class AgentToolbox implements AgentTools {
   }
 }
 
-function parseJsonArguments(raw: string, texts: ToolResultTexts): { ok: true; value: object } | { ok: false; error: string; malformed: boolean } {
+function parseJsonArguments(
+  raw: string,
+  texts: ToolResultTexts,
+): { ok: true; value: object } | { ok: false; error: string; malformed: boolean } {
   // Models send "" for a call without arguments.
   if (raw === undefined || raw === null || raw.trim() === '') return { ok: true, value: {} };
   try {

@@ -12,7 +12,9 @@ describe(settleQuestion.name, () => {
       content: '{"status":"answered","answer":"2024"}',
       confirmed: false,
     });
-    expect(JSON.parse(settleQuestion(choice, { approved: true, answer: '2023', feedback: 'regular season only' }).content)).toEqual({
+    expect(
+      JSON.parse(settleQuestion(choice, { approved: true, answer: '2023', feedback: 'regular season only' }).content),
+    ).toEqual({
       status: 'answered',
       answer: '2023',
       feedback: 'regular season only',
@@ -27,17 +29,36 @@ describe(settleQuestion.name, () => {
   });
 
   it('declines a choice with approved false, which takes no answer', () => {
-    expect(settleQuestion(choice, { approved: false })).toEqual({ status: 'declined', content: '{"status":"declined"}', confirmed: false });
-    expect(appErrorThrownBy(() => settleQuestion(choice, { approved: false, answer: '2024' }))).toMatchObject({ code: 'bad_request' });
+    expect(settleQuestion(choice, { approved: false })).toEqual({
+      status: 'declined',
+      content: '{"status":"declined"}',
+      confirmed: false,
+    });
+    expect(appErrorThrownBy(() => settleQuestion(choice, { approved: false, answer: '2024' }))).toMatchObject({
+      code: 'bad_request',
+    });
   });
 
   it('answers a confirm question with approved: yes confirms (lifts ask_first), no does not', () => {
-    expect(settleQuestion(confirm, { approved: true })).toEqual({ status: 'answered', content: '{"status":"answered","answer":"yes"}', confirmed: true });
-    expect(settleQuestion(confirm, { approved: false })).toEqual({ status: 'answered', content: '{"status":"answered","answer":"no"}', confirmed: false });
-    expect(appErrorThrownBy(() => settleQuestion(confirm, { approved: true, answer: 'yes' }))).toMatchObject({ code: 'bad_request' });
+    expect(settleQuestion(confirm, { approved: true })).toEqual({
+      status: 'answered',
+      content: '{"status":"answered","answer":"yes"}',
+      confirmed: true,
+    });
+    expect(settleQuestion(confirm, { approved: false })).toEqual({
+      status: 'answered',
+      content: '{"status":"answered","answer":"no"}',
+      confirmed: false,
+    });
+    expect(appErrorThrownBy(() => settleQuestion(confirm, { approved: true, answer: 'yes' }))).toMatchObject({
+      code: 'bad_request',
+    });
   });
 
   it('writes the declined result of a question left unanswered', () => {
-    expect(JSON.parse(declinedContent('superseded by a new message'))).toEqual({ status: 'declined', feedback: 'superseded by a new message' });
+    expect(JSON.parse(declinedContent('superseded by a new message'))).toEqual({
+      status: 'declined',
+      feedback: 'superseded by a new message',
+    });
   });
 });

@@ -28,20 +28,33 @@ export function settleQuestion(question: UserQuestion, reply: QuestionReply): Qu
   const feedback = reply.feedback !== undefined && reply.feedback !== '' ? { feedback: reply.feedback } : {};
   if (question.questionKind === 'confirm') {
     if (reply.answer !== undefined) {
-      throw AppError.badRequest('A confirm question is answered by approved alone (true: yes, false: no); answer must be absent');
+      throw AppError.badRequest(
+        'A confirm question is answered by approved alone (true: yes, false: no); answer must be absent',
+      );
     }
     const answer = reply.approved ? 'yes' : 'no';
-    return { status: 'answered', content: JSON.stringify({ status: 'answered', answer, ...feedback }), confirmed: reply.approved };
+    return {
+      status: 'answered',
+      content: JSON.stringify({ status: 'answered', answer, ...feedback }),
+      confirmed: reply.approved,
+    };
   }
   if (!reply.approved) {
-    if (reply.answer !== undefined) throw AppError.badRequest('A declined question takes no answer: send approved true with the answer, or approved false alone');
+    if (reply.answer !== undefined)
+      throw AppError.badRequest(
+        'A declined question takes no answer: send approved true with the answer, or approved false alone',
+      );
     return { status: 'declined', content: declinedContent(reply.feedback), confirmed: false };
   }
   const options = question.options ?? [];
   if (reply.answer === undefined || !options.includes(reply.answer)) {
     throw AppError.badRequest('The answer must be one of the options of the question', { options });
   }
-  return { status: 'answered', content: JSON.stringify({ status: 'answered', answer: reply.answer, ...feedback }), confirmed: false };
+  return {
+    status: 'answered',
+    content: JSON.stringify({ status: 'answered', answer: reply.answer, ...feedback }),
+    confirmed: false,
+  };
 }
 
 /** The tool result of a question left unanswered (declined, or superseded by a new message). */

@@ -12,7 +12,9 @@ describe('ask_user arguments', () => {
     });
     const ten = Array.from({ length: 10 }, (_, index) => `option ${index}`);
     expect(parseAskUserCall({ kind: 'choice', question: 'Which?', options: ten })).toMatchObject({ ok: true });
-    expect(parseAskUserCall({ kind: 'choice', question: 'Which?', options: ['a', 'x'.repeat(200)] })).toMatchObject({ ok: true });
+    expect(parseAskUserCall({ kind: 'choice', question: 'Which?', options: ['a', 'x'.repeat(200)] })).toMatchObject({
+      ok: true,
+    });
   });
 
   it.each([
@@ -20,11 +22,27 @@ describe('ask_user arguments', () => {
     ['an unknown key', { kind: 'confirm', question: 'Ok?', default: 'yes' }, 'default is not an allowed property'],
     ['no question', { kind: 'confirm' }, 'question is required'],
     ['a blank question', { kind: 'confirm', question: '   ' }, 'question must not be blank'],
-    ['options on a confirm', { kind: 'confirm', question: 'Ok?', options: ['yes', 'no'] }, 'options is only for kind "choice"'],
+    [
+      'options on a confirm',
+      { kind: 'confirm', question: 'Ok?', options: ['yes', 'no'] },
+      'options is only for kind "choice"',
+    ],
     ['a choice without options', { kind: 'choice', question: 'Which?' }, 'options is required for kind "choice"'],
-    ['a single option', { kind: 'choice', question: 'Which?', options: ['only'] }, 'options must have at least 2 item(s)'],
-    ['eleven options', { kind: 'choice', question: 'Which?', options: Array.from({ length: 11 }, (_, i) => `o${i}`) }, 'at most 10 item(s)'],
-    ['an option over 200 characters', { kind: 'choice', question: 'Which?', options: ['a', 'x'.repeat(201)] }, 'options[1] must have at most 200 characters'],
+    [
+      'a single option',
+      { kind: 'choice', question: 'Which?', options: ['only'] },
+      'options must have at least 2 item(s)',
+    ],
+    [
+      'eleven options',
+      { kind: 'choice', question: 'Which?', options: Array.from({ length: 11 }, (_, i) => `o${i}`) },
+      'at most 10 item(s)',
+    ],
+    [
+      'an option over 200 characters',
+      { kind: 'choice', question: 'Which?', options: ['a', 'x'.repeat(201)] },
+      'options[1] must have at most 200 characters',
+    ],
     ['a repeated option', { kind: 'choice', question: 'Which?', options: ['a', 'b', 'a'] }, '"a" is given twice'],
     ['a blank option', { kind: 'choice', question: 'Which?', options: ['a', ' '] }, 'options must not be blank'],
     ['a non-string option', { kind: 'choice', question: 'Which?', options: ['a', 2] }, 'options[1] must be a string'],
@@ -37,6 +55,9 @@ describe('ask_user arguments', () => {
 
   it('describes its arguments with a schema the validator enforces', () => {
     expect(ASK_USER_TOOL.definition.function.name).toBe('ask_user');
-    expect(ASK_USER_TOOL.definition.function.parameters).toMatchObject({ required: ['kind', 'question'], additionalProperties: false });
+    expect(ASK_USER_TOOL.definition.function.parameters).toMatchObject({
+      required: ['kind', 'question'],
+      additionalProperties: false,
+    });
   });
 });

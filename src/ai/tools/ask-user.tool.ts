@@ -37,9 +37,15 @@ const ASK_USER_PARAMETERS: ToolParameters<AskUserArguments> = {
     kind: {
       type: 'string',
       enum: ['choice', 'confirm'],
-      description: '"confirm": a yes/no question (e.g. before a change the user must agree to); "choice": the user picks one of `options`.',
+      description:
+        '"confirm": a yes/no question (e.g. before a change the user must agree to); "choice": the user picks one of `options`.',
     },
-    question: { type: 'string', minLength: 1, maxLength: QUESTION_MAX_CHARS, description: 'The question, in the language of the user.' },
+    question: {
+      type: 'string',
+      minLength: 1,
+      maxLength: QUESTION_MAX_CHARS,
+      description: 'The question, in the language of the user.',
+    },
     options: {
       type: 'array',
       minItems: CHOICE_MIN_OPTIONS,
@@ -79,10 +85,12 @@ export function parseAskUserCall(args: object): AskUserParseResult {
   const { kind, question, options } = args;
   if (question.trim() === '') return invalid('question must not be blank');
   if (kind === 'confirm') {
-    if (options !== undefined) return invalid('options is only for kind "choice"; a confirm question is answered yes or no');
+    if (options !== undefined)
+      return invalid('options is only for kind "choice"; a confirm question is answered yes or no');
     return { ok: true, question: { questionKind: 'confirm', question } };
   }
-  if (options === undefined) return invalid(`options is required for kind "choice" (${CHOICE_MIN_OPTIONS} to ${CHOICE_MAX_OPTIONS} answers)`);
+  if (options === undefined)
+    return invalid(`options is required for kind "choice" (${CHOICE_MIN_OPTIONS} to ${CHOICE_MAX_OPTIONS} answers)`);
   if (options.some((option) => option.trim() === '')) return invalid('options must not be blank');
   const repeated = options.find((option, index) => options.indexOf(option) !== index);
   if (repeated !== undefined) return invalid(`options must be distinct ("${repeated}" is given twice)`);
@@ -90,5 +98,8 @@ export function parseAskUserCall(args: object): AskUserParseResult {
 }
 
 function invalid(problem: string): AskUserParseResult {
-  return { ok: false, error: `Invalid arguments for ${ASK_USER_TOOL_NAME}: ${problem}. Call it again with valid arguments.` };
+  return {
+    ok: false,
+    error: `Invalid arguments for ${ASK_USER_TOOL_NAME}: ${problem}. Call it again with valid arguments.`,
+  };
 }

@@ -51,7 +51,9 @@ describe(JsonSchemaValidator.name, () => {
     expect(validator.validate({ nodeKey: 'a', depth: 1.5 })).toEqual([
       { path: 'depth', message: 'must be an integer, got the number 1.5' },
     ]);
-    expect(validator.validate({ nodeKey: 'a', depth: '2' })).toEqual([{ path: 'depth', message: 'must be an integer, got string "2"' }]);
+    expect(validator.validate({ nodeKey: 'a', depth: '2' })).toEqual([
+      { path: 'depth', message: 'must be an integer, got string "2"' },
+    ]);
     expect(validator.validate({ nodeKey: 'a', note: 3 })).toEqual([
       { path: 'note', message: 'must be a string or null, got number 3' },
     ]);
@@ -70,7 +72,9 @@ describe(JsonSchemaValidator.name, () => {
       { path: 'direction', message: 'must be one of "in", "out", "any", got "inbound"' },
     ]);
     expect(validator.validate({ nodeKey: '' })).toEqual([{ path: 'nodeKey', message: 'must not be empty' }]);
-    expect(validator.validate({ nodeKey: 'x'.repeat(21) })).toEqual([{ path: 'nodeKey', message: 'must have at most 20 characters' }]);
+    expect(validator.validate({ nodeKey: 'x'.repeat(21) })).toEqual([
+      { path: 'nodeKey', message: 'must have at most 20 characters' },
+    ]);
     expect(validator.validate({ nodeKey: 'a', tags: ['ok', 'NOT'] })).toEqual([
       { path: 'tags[1]', message: 'must match the pattern ^[a-z]+$' },
     ]);
@@ -84,11 +88,18 @@ describe(JsonSchemaValidator.name, () => {
   });
 
   it('checks array sizes and nested objects with their paths', () => {
-    expect(validator.validate({ nodeKey: 'a', tags: [] })).toEqual([{ path: 'tags', message: 'must have at least 1 item(s)' }]);
+    expect(validator.validate({ nodeKey: 'a', tags: [] })).toEqual([
+      { path: 'tags', message: 'must have at least 1 item(s)' },
+    ]);
     expect(validator.validate({ nodeKey: 'a', tags: ['a', 'b', 'c'] })).toEqual([
       { path: 'tags', message: 'must have at most 2 item(s)' },
     ]);
-    expect(validator.validate({ nodeKey: 'a', handles: { R: [{ id: 'R-0', type: 'sideways', accept: 'any' }], 'my side': 1 } })).toEqual([
+    expect(
+      validator.validate({
+        nodeKey: 'a',
+        handles: { R: [{ id: 'R-0', type: 'sideways', accept: 'any' }], 'my side': 1 },
+      }),
+    ).toEqual([
       { path: 'handles.R[0].type', message: 'must be one of "in", "out", got "sideways"' },
       { path: 'handles.R[0].accept', message: 'is not an allowed property (allowed: id, type)' },
       { path: 'handles["my side"]', message: 'must be an array, got number 1' },
@@ -119,7 +130,12 @@ describe(JsonSchemaValidator.name, () => {
     const actions = new JsonSchemaValidator({ type: 'array', items: action });
 
     it('accepts a value matching one branch', () => {
-      expect(actions.validate([{ type: 'delete_node', nodeKey: 'a' }, { type: 'delete_edge', edgeKey: 'e' }])).toEqual([]);
+      expect(
+        actions.validate([
+          { type: 'delete_node', nodeKey: 'a' },
+          { type: 'delete_edge', edgeKey: 'e' },
+        ]),
+      ).toEqual([]);
     });
 
     it('reports the closest branch when none matches', () => {
@@ -152,25 +168,32 @@ describe(JsonSchemaValidator.name, () => {
   });
 
   it('accepts unknown properties unless additionalProperties is false', () => {
-    expect(new JsonSchemaValidator({ type: 'object', properties: { a: { type: 'string' } } }).validate({ b: 1 })).toEqual([]);
+    expect(
+      new JsonSchemaValidator({ type: 'object', properties: { a: { type: 'string' } } }).validate({ b: 1 }),
+    ).toEqual([]);
     expect(new JsonSchemaValidator({ type: 'object', additionalProperties: false }).validate({ b: 1 })).toEqual([
       { path: 'b', message: 'is not an allowed property (no properties allowed)' },
     ]);
   });
 
   it('refuses a schema with a keyword it would not enforce', () => {
-    expect(() => new JsonSchemaValidator({ type: 'object', properties: { a: { format: 'email' } as JsonSchema } })).toThrow(
-      'Unsupported JSON Schema keyword "format" at #/properties/a',
-    );
+    expect(
+      () => new JsonSchemaValidator({ type: 'object', properties: { a: { format: 'email' } as JsonSchema } }),
+    ).toThrow('Unsupported JSON Schema keyword "format" at #/properties/a');
   });
 
   it("refuses what ajv's strict mode refuses: a required property the schema does not define", () => {
-    expect(() => new JsonSchemaValidator({ type: 'object', properties: { a: { type: 'string' } }, required: ['b'] })).toThrow(/strict mode/);
+    expect(
+      () => new JsonSchemaValidator({ type: 'object', properties: { a: { type: 'string' } }, required: ['b'] }),
+    ).toThrow(/strict mode/);
   });
 
   it('formats violations for the model', () => {
-    expect(describeViolations([{ path: '', message: 'must be an object' }, { path: 'depth', message: 'must be <= 3' }])).toBe(
-      '(arguments) must be an object; depth must be <= 3',
-    );
+    expect(
+      describeViolations([
+        { path: '', message: 'must be an object' },
+        { path: 'depth', message: 'must be <= 3' },
+      ]),
+    ).toBe('(arguments) must be an object; depth must be <= 3');
   });
 });

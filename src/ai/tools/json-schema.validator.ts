@@ -50,9 +50,29 @@ export type JsonSchema = {
 };
 
 const SUPPORTED_KEYWORDS: ReadonlySet<string> = new Set([
-  'type', 'enum', 'const', 'minLength', 'maxLength', 'pattern', 'minimum', 'maximum', 'exclusiveMinimum',
-  'exclusiveMaximum', 'properties', 'required', 'additionalProperties', 'items', 'minItems', 'maxItems', 'anyOf',
-  'oneOf', 'description', 'title', 'default', 'examples', '$comment',
+  'type',
+  'enum',
+  'const',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'properties',
+  'required',
+  'additionalProperties',
+  'items',
+  'minItems',
+  'maxItems',
+  'anyOf',
+  'oneOf',
+  'description',
+  'title',
+  'default',
+  'examples',
+  '$comment',
 ]);
 
 /** One ajv for every tool schema: strict (unknown keywords, ignored defaults and loose types refused), all errors, with the failing data. */
@@ -88,8 +108,10 @@ function checkKeywords(schema: JsonSchema, where: string): void {
   for (const keyword of Object.keys(schema)) {
     if (!SUPPORTED_KEYWORDS.has(keyword)) throw new Error(`Unsupported JSON Schema keyword "${keyword}" at ${where}`);
   }
-  for (const [name, property] of Object.entries(schema.properties ?? {})) checkKeywords(property, `${where}/properties/${name}`);
-  if (typeof schema.additionalProperties === 'object') checkKeywords(schema.additionalProperties, `${where}/additionalProperties`);
+  for (const [name, property] of Object.entries(schema.properties ?? {}))
+    checkKeywords(property, `${where}/properties/${name}`);
+  if (typeof schema.additionalProperties === 'object')
+    checkKeywords(schema.additionalProperties, `${where}/additionalProperties`);
   if (schema.items) checkKeywords(schema.items, `${where}/items`);
   schema.anyOf?.forEach((branch, index) => checkKeywords(branch, `${where}/anyOf/${index}`));
   schema.oneOf?.forEach((branch, index) => checkKeywords(branch, `${where}/oneOf/${index}`));

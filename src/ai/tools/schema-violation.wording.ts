@@ -31,7 +31,18 @@ interface WordedProblem {
 /** Decides the value's type, shape or discriminator: once it fails, nothing else at its schema node is reported. */
 const DECISIVE = ['type', 'const', 'enum'];
 /** Order of a value's own problems, as the model reads them. */
-const OWN_PROBLEM_RANK = [...DECISIVE, 'minLength', 'maxLength', 'pattern', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'minItems', 'maxItems'];
+const OWN_PROBLEM_RANK = [
+  ...DECISIVE,
+  'minLength',
+  'maxLength',
+  'pattern',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'minItems',
+  'maxItems',
+];
 const SELF = -2;
 const REQUIRED = -1;
 const ALTERNATIVES = Number.POSITIVE_INFINITY;
@@ -54,7 +65,8 @@ function isAlternatives(error: ErrorObject): boolean {
 
 /** The schema node of `ancestor` was applied to this error's value or one of its parents (items share their schema path). */
 function under(error: ErrorObject, ancestor: ErrorObject, schemaNode: string): boolean {
-  const sameValue = error.instancePath === ancestor.instancePath || error.instancePath.startsWith(`${ancestor.instancePath}/`);
+  const sameValue =
+    error.instancePath === ancestor.instancePath || error.instancePath.startsWith(`${ancestor.instancePath}/`);
   return sameValue && error.schemaPath.startsWith(`${schemaNode}/`);
 }
 
@@ -63,10 +75,21 @@ function inBranchOf(error: ErrorObject, alternatives: ErrorObject): boolean {
 }
 
 function wordErrors(errors: ErrorObject[], root: unknown): WordedProblem[] {
-  const outermost = errors.filter((error) => isAlternatives(error) && !errors.some((other) => other !== error && isAlternatives(other) && inBranchOf(error, other)));
+  const outermost = errors.filter(
+    (error) =>
+      isAlternatives(error) &&
+      !errors.some((other) => other !== error && isAlternatives(other) && inBranchOf(error, other)),
+  );
   const problems: WordedProblem[] = [];
   for (const error of errors) {
-    if (outermost.includes(error)) problems.push(wordAlternatives(error, errors.filter((other) => inBranchOf(other, error)), root));
+    if (outermost.includes(error))
+      problems.push(
+        wordAlternatives(
+          error,
+          errors.filter((other) => inBranchOf(other, error)),
+          root,
+        ),
+      );
     else if (!outermost.some((alternatives) => inBranchOf(error, alternatives))) problems.push(wordError(error, root));
   }
   return problems.sort((a, b) => compareOrders(a.order, b.order));
@@ -77,13 +100,23 @@ function wordAlternatives(error: ErrorObject, branchErrors: ErrorObject[], root:
   const passing = (error.params as { passingSchemas?: number[] | null }).passingSchemas;
   const at = [...order, ALTERNATIVES, error.keyword === 'anyOf' ? 0 : 1];
   if (passing) {
-    return { violations: [{ path, message: `matches ${passing.length} of the allowed shapes; it must match exactly one` }], order: at, discriminatorFailed: false };
+    return {
+      violations: [{ path, message: `matches ${passing.length} of the allowed shapes; it must match exactly one` }],
+      order: at,
+      discriminatorFailed: false,
+    };
   }
   const branches = error.schema as unknown[];
   const distance = (problems: WordedProblem[]) =>
-    (problems.some((problem) => problem.discriminatorFailed) ? 1_000 : 0) + problems.reduce((sum, problem) => sum + problem.violations.length, 0);
+    (problems.some((problem) => problem.discriminatorFailed) ? 1_000 : 0) +
+    problems.reduce((sum, problem) => sum + problem.violations.length, 0);
   const closest = branches
-    .map((_, index) => wordErrors(branchErrors.filter((branchError) => under(branchError, error, `${error.schemaPath}/${index}`)), root))
+    .map((_, index) =>
+      wordErrors(
+        branchErrors.filter((branchError) => under(branchError, error, `${error.schemaPath}/${index}`)),
+        root,
+      ),
+    )
     .reduce((best, current) => (distance(current) < distance(best) ? current : best));
   return {
     violations: [
@@ -98,7 +131,11 @@ function wordAlternatives(error: ErrorObject, branchErrors: ErrorObject[], root:
 function wordError(error: ErrorObject, root: unknown): WordedProblem {
   const { path, order, value } = locate(error.instancePath, root);
   const params = error.params as Record<string, unknown>;
-  const problem = (message: string, at: number[] = [SELF, OWN_PROBLEM_RANK.indexOf(error.keyword)], where = path): WordedProblem => ({
+  const problem = (
+    message: string,
+    at: number[] = [SELF, OWN_PROBLEM_RANK.indexOf(error.keyword)],
+    where = path,
+  ): WordedProblem => ({
     violations: [{ path: where, message }],
     order: [...order, ...at],
     discriminatorFailed: error.keyword === 'const',
@@ -112,7 +149,9 @@ function wordError(error: ErrorObject, root: unknown): WordedProblem {
     case 'const':
       return problem(`must be ${JSON.stringify(error.schema)}`);
     case 'enum':
-      return problem(`must be one of ${(error.schema as unknown[]).map((allowed) => JSON.stringify(allowed)).join(', ')}, got ${JSON.stringify(error.data)}`);
+      return problem(
+        `must be one of ${(error.schema as unknown[]).map((allowed) => JSON.stringify(allowed)).join(', ')}, got ${JSON.stringify(error.data)}`,
+      );
     case 'minLength':
       return problem(limit === 1 ? 'must not be empty' : `must have at least ${limit} characters`);
     case 'maxLength':
@@ -139,7 +178,11 @@ function wordError(error: ErrorObject, root: unknown): WordedProblem {
       const name = String(params.additionalProperty);
       const known = Object.keys((error.parentSchema as { properties?: object }).properties ?? {});
       const allowed = known.length > 0 ? ` (allowed: ${known.join(', ')})` : ' (no properties allowed)';
-      return problem(`is not an allowed property${allowed}`, [Object.keys(value as object).indexOf(name), SELF, 0], join(path, name));
+      return problem(
+        `is not an allowed property${allowed}`,
+        [Object.keys(value as object).indexOf(name), SELF, 0],
+        join(path, name),
+      );
     }
     default:
       return problem(error.message ?? `fails ${error.keyword}`);

@@ -24,7 +24,9 @@ describe(serializeToolResult.name, () => {
   });
 
   it('trims nested lists too', () => {
-    const result = { edges: { incoming: Array.from({ length: 100 }, (_, index) => `in-${index}`), outgoing: ['out-0'] } };
+    const result = {
+      edges: { incoming: Array.from({ length: 100 }, (_, index) => `in-${index}`), outgoing: ['out-0'] },
+    };
     const parsed = JSON.parse(serializeToolResult(result, 400));
     expect(parsed.edges.outgoing).toEqual(['out-0']);
     expect(parsed._truncated.omittedItems['edges.incoming']).toBeGreaterThan(0);

@@ -23,7 +23,11 @@ interface ArrayLocation {
  * stays valid JSON the model can read; a result dominated by one huge value is cut as text, and that
  * text is sent as a JSON string (`partialResult`): every tool result is a JSON object (docs/threads.md).
  */
-export function serializeToolResult(result: object, maxChars: number, notes: ResultCutNotes = TOOL_RESULT_TEXTS.en): string {
+export function serializeToolResult(
+  result: object,
+  maxChars: number,
+  notes: ResultCutNotes = TOOL_RESULT_TEXTS.en,
+): string {
   const json = JSON.stringify(result);
   if (json.length <= maxChars) return json;
 
@@ -59,7 +63,8 @@ function partialResult(text: string, maxChars: number, note: string): string {
 }
 
 function withMarker(value: Json, omitted: Record<string, number>, note: string): Json {
-  if (Object.keys(omitted).length === 0 || value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+  if (Object.keys(omitted).length === 0 || value === null || typeof value !== 'object' || Array.isArray(value))
+    return value;
   return { ...value, _truncated: { omittedItems: omitted, note } };
 }
 

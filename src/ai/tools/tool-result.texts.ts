@@ -46,12 +46,14 @@ export interface ToolResultTexts {
 
 export const TOOL_RESULT_TEXTS: Readonly<Record<Locale, ToolResultTexts>> = Object.freeze({
   en: {
-    argumentsNotJson: (reason) => `The arguments are not valid JSON (${reason}). Call the tool again with valid JSON arguments.`,
+    argumentsNotJson: (reason) =>
+      `The arguments are not valid JSON (${reason}). Call the tool again with valid JSON arguments.`,
     argumentsNotObject: 'The arguments must be a JSON object. Call the tool again with a JSON object.',
     unknownTool: (name, available) => `Unknown tool "${name}". Available tools: ${available.join(', ')}.`,
     readOnlyUser: (name) =>
       `The tool ${name} is not available: this user can only read the graph, so no change can be proposed. Answer with an explanation instead.`,
-    readFailed: (name) => `The tool ${name} failed while reading the graph; try again later or answer with what you know.`,
+    readFailed: (name) =>
+      `The tool ${name} failed while reading the graph; try again later or answer with what you know.`,
     unknownNode: (nodeKey) => `Node "${nodeKey}" does not exist in this graph.`,
     unknownNodeHint: 'Use search_nodes to find the right node key; keys are case-sensitive local keys.',
     graphGone: (graphKey) => `Graph "${graphKey}" no longer exists.`,
@@ -62,7 +64,8 @@ export const TOOL_RESULT_TEXTS: Readonly<Record<Locale, ToolResultTexts>> = Obje
     noSearchMatch: 'No node matched. Try other or fewer words, or read_graph_overview to see the node types.',
     tooManyNeighbours: 'Lower maxDepth or choose a direction to see fewer, closer nodes.',
     listsCut: 'The result was too long: the last items of these lists were left out. Narrow the request to see them.',
-    textCut: 'The result was too long: partialResult holds the beginning of its JSON text. Narrow the request to see the rest.',
+    textCut:
+      'The result was too long: partialResult holds the beginning of its JSON text. Narrow the request to see the rest.',
     policyReadOnly: 'This user can only read the graph: no change can be proposed. Answer with an explanation instead.',
     policyForbids: (kinds) =>
       `The policy of this workspace forbids ${kinds}: nothing was proposed and nothing changed. ` +
@@ -87,39 +90,49 @@ export const TOOL_RESULT_TEXTS: Readonly<Record<Locale, ToolResultTexts>> = Obje
     missingSheet: (sheet) => `Sheet "${sheet}" does not exist.`,
   },
   fr: {
-    argumentsNotJson: (reason) => `Les arguments ne sont pas du JSON valide (${reason}). Rappelle l'outil avec des arguments JSON valides.`,
+    argumentsNotJson: (reason) =>
+      `Les arguments ne sont pas du JSON valide (${reason}). Rappelle l'outil avec des arguments JSON valides.`,
     argumentsNotObject: "Les arguments doivent être un objet JSON. Rappelle l'outil avec un objet JSON.",
     unknownTool: (name, available) => `Outil inconnu "${name}". Outils disponibles : ${available.join(', ')}.`,
     readOnlyUser: (name) =>
       `L'outil ${name} n'est pas disponible : cet utilisateur ne peut que lire le graph, aucune modification ne peut être proposée. Réponds plutôt par une explication.`,
-    readFailed: (name) => `L'outil ${name} a échoué en lisant le graph ; réessaie plus tard ou réponds avec ce que tu sais.`,
+    readFailed: (name) =>
+      `L'outil ${name} a échoué en lisant le graph ; réessaie plus tard ou réponds avec ce que tu sais.`,
     unknownNode: (nodeKey) => `Le node "${nodeKey}" n'existe pas dans ce graph.`,
-    unknownNodeHint: 'Utilise search_nodes pour trouver la bonne clé de node ; les clés sont des clés locales sensibles à la casse.',
+    unknownNodeHint:
+      'Utilise search_nodes pour trouver la bonne clé de node ; les clés sont des clés locales sensibles à la casse.',
     graphGone: (graphKey) => `Le graph "${graphKey}" n'existe plus.`,
     otherGraph: (graphKey) =>
       `Cette conversation porte uniquement sur le graph "${graphKey}" ; les autres graphs ne peuvent pas être lus. Appelle read_graph_overview sans graphKey.`,
     unknownNodeType: (typeKey) => `Le type de node "${typeKey}" n'existe pas dans ce workspace.`,
     unknownSheet: (sheet) => `La sheet "${sheet}" n'existe pas dans ce graph.`,
-    noSearchMatch: "Aucun node ne correspond. Essaie d'autres mots, ou moins de mots, ou read_graph_overview pour voir les types de nodes.",
+    noSearchMatch:
+      "Aucun node ne correspond. Essaie d'autres mots, ou moins de mots, ou read_graph_overview pour voir les types de nodes.",
     tooManyNeighbours: 'Baisse maxDepth ou choisis une direction pour voir moins de nodes, plus proches.',
-    listsCut: 'Le résultat était trop long : les derniers éléments de ces listes ont été omis. Précise la demande pour les voir.',
-    textCut: 'Le résultat était trop long : partialResult contient le début de son texte JSON. Précise la demande pour voir la suite.',
-    policyReadOnly: "Cet utilisateur ne peut que lire le graph : aucune modification ne peut être proposée. Réponds plutôt par une explication.",
+    listsCut:
+      'Le résultat était trop long : les derniers éléments de ces listes ont été omis. Précise la demande pour les voir.',
+    textCut:
+      'Le résultat était trop long : partialResult contient le début de son texte JSON. Précise la demande pour voir la suite.',
+    policyReadOnly:
+      'Cet utilisateur ne peut que lire le graph : aucune modification ne peut être proposée. Réponds plutôt par une explication.',
     policyForbids: (kinds) =>
       `La politique de ce workspace interdit ${kinds} : rien n'a été proposé et rien n'a changé. ` +
       "N'essaie pas à nouveau ; dis à l'utilisateur que cette modification n'est pas permise ici et ce qu'il pourrait faire à la place.",
     policyAsksFirst: (kinds) =>
       `La politique de ce workspace demande de consulter l'utilisateur avant de proposer ${kinds} : rien n'a été proposé. ` +
-      "Appelle d'abord ask_user avec le kind \"confirm\" et une question qui dit exactement ce que tu veux modifier et pourquoi ; " +
+      'Appelle d\'abord ask_user avec le kind "confirm" et une question qui dit exactement ce que tu veux modifier et pourquoi ; ' +
       "si l'utilisateur répond oui, refais la même proposition.",
-    proposalGraphGone: (graphKey) => `Le graph "${graphKey}" n'existe plus : aucune modification ne peut être proposée.`,
+    proposalGraphGone: (graphKey) =>
+      `Le graph "${graphKey}" n'existe plus : aucune modification ne peut être proposée.`,
     proposalRefused: (problems) =>
       `La proposition n'a pas été montrée à l'utilisateur : ses références ne correspondent pas au graph. ${problems} Corrige-la et rappelle l'outil.`,
-    missingNode: (nodeKey) => `Le node "${nodeKey}" n'existe pas (utilise une _key de node du contexte ou des outils de lecture).`,
+    missingNode: (nodeKey) =>
+      `Le node "${nodeKey}" n'existe pas (utilise une _key de node du contexte ou des outils de lecture).`,
     nodeDeletedByProposal: (nodeKey) => `Le node "${nodeKey}" est supprimé par cette même proposition.`,
     nodeCreatedTwice: (nodeKey) => `La clé de node "${nodeKey}" est créée deux fois.`,
     nodeExists: (nodeKey) => `Un node "${nodeKey}" existe déjà : choisis une autre nodeKey ou omets-la.`,
-    missingEdge: (edgeKey) => `L'edge "${edgeKey}" n'existe pas (utilise une _key d'edge du contexte ou des outils de lecture).`,
+    missingEdge: (edgeKey) =>
+      `L'edge "${edgeKey}" n'existe pas (utilise une _key d'edge du contexte ou des outils de lecture).`,
     edgeCreatedTwice: (edgeKey) => `La clé d'edge "${edgeKey}" est créée deux fois.`,
     edgeExists: (edgeKey) => `Une edge "${edgeKey}" existe déjà : choisis une autre edgeKey ou omets-la.`,
     validSheets: (list) => `Sheets valides (id et nom) : ${list} ; donne l'id de la sheet.`,

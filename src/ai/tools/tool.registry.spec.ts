@@ -1,6 +1,9 @@
 import { ToolRegistry } from './tool.registry';
 
-const tool = (name: string) => ({ name, definition: { type: 'function' as const, function: { name, description: `${name} tool`, parameters: {} } } });
+const tool = (name: string) => ({
+  name,
+  definition: { type: 'function' as const, function: { name, description: `${name} tool`, parameters: {} } },
+});
 
 describe(ToolRegistry.name, () => {
   it('offers the definitions in the order of its tools and finds a tool by name', () => {

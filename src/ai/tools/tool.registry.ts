@@ -18,7 +18,8 @@ export class ToolRegistry<Tool extends RegisteredTool> {
 
   constructor(readonly tools: readonly Tool[]) {
     this.byName = new Map(tools.map((tool) => [tool.name, tool]));
-    if (this.byName.size !== tools.length) throw new Error(`Two tools share a name in ${tools.map((tool) => tool.name).join(', ')}`);
+    if (this.byName.size !== tools.length)
+      throw new Error(`Two tools share a name in ${tools.map((tool) => tool.name).join(', ')}`);
     this.names = Object.freeze(tools.map((tool) => tool.name));
     this.definitions = Object.freeze(tools.map((tool) => tool.definition));
   }

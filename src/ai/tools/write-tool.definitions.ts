@@ -11,7 +11,8 @@ const reason: JsonSchema = {
   type: 'string',
   minLength: 1,
   maxLength: 2000,
-  description: 'Why this change helps the user, in one or two sentences. Shown to the human who approves or rejects it.',
+  description:
+    'Why this change helps the user, in one or two sentences. Shown to the human who approves or rejects it.',
 };
 
 const localKey = (what: string): JsonSchema => ({
@@ -28,16 +29,29 @@ const sheet: JsonSchema = {
   description: 'Sheet id (a key of the graph\'s sheets list, e.g. "0"), not the sheet name.',
 };
 
-const coordinate = (axis: string): JsonSchema => ({ type: 'number', description: `${axis} position on the sheet, in canvas pixels.` });
+const coordinate = (axis: string): JsonSchema => ({
+  type: 'number',
+  description: `${axis} position on the sheet, in canvas pixels.`,
+});
 
 const handlePoint: JsonSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['id', 'type', 'accept'],
   properties: {
-    id: { type: 'string', minLength: 1, maxLength: 100, description: 'Handle id, unique within the node (e.g. "R-0").' },
+    id: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 100,
+      description: 'Handle id, unique within the node (e.g. "R-0").',
+    },
     type: { type: 'string', enum: ['in', 'out'], description: '"in" receives data, "out" sends it.' },
-    accept: { type: 'string', minLength: 1, maxLength: 100, description: 'Accepted data type, e.g. "any", "object", "string".' },
+    accept: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 100,
+      description: 'Accepted data type, e.g. "any", "object", "string".',
+    },
     offset: { type: 'number', description: 'Offset along the side, in pixels (optional).' },
     display: { type: 'string', maxLength: 200, description: 'Label shown next to the handle (optional).' },
   },
@@ -48,7 +62,11 @@ const handleGroup: JsonSchema = {
   additionalProperties: false,
   required: ['position', 'point'],
   properties: {
-    position: { type: 'string', enum: ['separate', 'fix'], description: '"separate" spreads the points along the side, "fix" stacks them.' },
+    position: {
+      type: 'string',
+      enum: ['separate', 'fix'],
+      description: '"separate" spreads the points along the side, "fix" stacks them.',
+    },
     point: { type: 'array', minItems: 1, maxItems: 32, items: handlePoint, description: 'The handles on this side.' },
   },
 };
@@ -57,7 +75,7 @@ const handles: JsonSchema = {
   type: 'object',
   additionalProperties: false,
   description:
-    'Handles by side: T (top), D (down), R (right), L (left), 0 (center). Omit to use the node type\'s default handles.',
+    "Handles by side: T (top), D (down), R (right), L (left), 0 (center). Omit to use the node type's default handles.",
   properties: { T: handleGroup, D: handleGroup, R: handleGroup, L: handleGroup, '0': handleGroup },
 };
 
@@ -74,7 +92,8 @@ const createNodeProperties: Record<string, JsonSchema> = {
     type: 'string',
     minLength: 1,
     maxLength: 200,
-    description: 'Node type: a built-in (starter, return, html, entryType) or a custom type key (see list_available_node_types).',
+    description:
+      'Node type: a built-in (starter, return, html, entryType) or a custom type key (see list_available_node_types).',
   },
   sheet,
   posX: coordinate('Horizontal'),
@@ -93,9 +112,19 @@ const createEdgeProperties: Record<string, JsonSchema> = {
     description: 'Optional local key for the new edge; generated when absent.',
   },
   sourceKey: localKey('source node'),
-  sourceHandle: { type: 'string', minLength: 1, maxLength: 100, description: 'Id of an "out" handle of the source node (e.g. "R-0").' },
+  sourceHandle: {
+    type: 'string',
+    minLength: 1,
+    maxLength: 100,
+    description: 'Id of an "out" handle of the source node (e.g. "R-0").',
+  },
   targetKey: localKey('target node'),
-  targetHandle: { type: 'string', minLength: 1, maxLength: 100, description: 'Id of an "in" handle of the target node (e.g. "L-0").' },
+  targetHandle: {
+    type: 'string',
+    minLength: 1,
+    maxLength: 100,
+    description: 'Id of an "in" handle of the target node (e.g. "L-0").',
+  },
   sheet,
   label: { type: 'string', maxLength: 200, description: 'Label shown on the edge (optional), e.g. "success".' },
 };
@@ -121,7 +150,10 @@ export const ACTION_ARGUMENT_SCHEMAS: Record<
   { properties: Record<string, JsonSchema>; required: readonly string[] }
 > = {
   create_node: { properties: createNodeProperties, required: ['typeKey', 'sheet', 'posX', 'posY'] },
-  create_edge: { properties: createEdgeProperties, required: ['sourceKey', 'sourceHandle', 'targetKey', 'targetHandle', 'sheet'] },
+  create_edge: {
+    properties: createEdgeProperties,
+    required: ['sourceKey', 'sourceHandle', 'targetKey', 'targetHandle', 'sheet'],
+  },
   delete_node: { properties: { nodeKey: localKey('node to delete') }, required: ['nodeKey'] },
   update_node: { properties: updateNodeProperties, required: ['nodeKey', 'changes'] },
   move_node: { properties: moveNodeProperties, required: ['nodeKey', 'posX', 'posY'] },
@@ -191,27 +223,52 @@ export const APPROVAL_NOTE =
   'Nothing changes until a human approves: the conversation pauses, and the tool result tells you whether it was approved, rejected (with feedback) or failed.';
 
 function writeTool(name: WriteToolName, kind: ActionKind, summary: string, parameters: ToolArgumentSchema): WriteTool {
-  return { name, kind, summary, definition: { type: 'function', function: { name, description: `${summary} ${APPROVAL_NOTE}`, parameters } } };
+  return {
+    name,
+    kind,
+    summary,
+    definition: { type: 'function', function: { name, description: `${summary} ${APPROVAL_NOTE}`, parameters } },
+  };
 }
 
 /** The 7 write tools (offered to editors and admins, as the action policy allows: WriteToolOffer), each as offered without a policy. */
 export const WRITE_TOOL_REGISTRY = new ToolRegistry<WriteTool>([
-  writeTool('propose_create_node', 'create_node', 'Propose to add a node to the graph.', actionSchema('create_node', true)),
+  writeTool(
+    'propose_create_node',
+    'create_node',
+    'Propose to add a node to the graph.',
+    actionSchema('create_node', true),
+  ),
   writeTool(
     'propose_create_edge',
     'create_edge',
     'Propose to connect an "out" handle of one node to an "in" handle of another.',
     actionSchema('create_edge', true),
   ),
-  writeTool('propose_delete_node', 'delete_node', 'Propose to delete a node (its edges are deleted with it).', actionSchema('delete_node', true)),
+  writeTool(
+    'propose_delete_node',
+    'delete_node',
+    'Propose to delete a node (its edges are deleted with it).',
+    actionSchema('delete_node', true),
+  ),
   writeTool(
     'propose_update_node',
     'update_node',
     'Propose to change fields of an existing node: its process code, data (nested paths allowed), position, size, handles or type.',
     actionSchema('update_node', true),
   ),
-  writeTool('propose_move_node', 'move_node', 'Propose to move a node to a new position on its sheet.', actionSchema('move_node', true)),
-  writeTool('propose_delete_edge', 'delete_edge', 'Propose to delete an edge, by its key (see list_node_edges).', actionSchema('delete_edge', true)),
+  writeTool(
+    'propose_move_node',
+    'move_node',
+    'Propose to move a node to a new position on its sheet.',
+    actionSchema('move_node', true),
+  ),
+  writeTool(
+    'propose_delete_edge',
+    'delete_edge',
+    'Propose to delete an edge, by its key (see list_node_edges).',
+    actionSchema('delete_edge', true),
+  ),
   writeTool(
     'propose_batch',
     'batch',

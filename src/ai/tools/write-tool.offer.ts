@@ -9,13 +9,13 @@ const LEVEL_NOTES: Readonly<Record<Exclude<PolicyLevel, 'forbidden'>, string>> =
     'This workspace lets it apply at once, without approval: the tool result says whether it was applied or failed. Do not ask for approval first.',
   validation_required: APPROVAL_NOTE,
   ask_first:
-    "This workspace requires the user's agreement first: ask with ask_user (kind \"confirm\"), saying exactly what you intend to change, " +
+    'This workspace requires the user\'s agreement first: ask with ask_user (kind "confirm"), saying exactly what you intend to change, ' +
     'and propose it only after they answer yes; without that yes the proposal is refused.',
 };
 
 const BATCH_NOTE =
   'A batch is handled like the strictest of its actions (and of batches themselves): applied at once only when each of them may be, ' +
-  'otherwise it waits for a human, needs the user\'s yes first, or is refused, as their tools say.';
+  "otherwise it waits for a human, needs the user's yes first, or is refused, as their tools say.";
 
 /**
  * The write tools a run offers (docs/policy.md): only the kinds its policy does not forbid, each
@@ -39,6 +39,10 @@ export function offeredWriteTools(policy: RunPolicy): LlmToolDefinition[] {
     });
 }
 
-function describe(definition: LlmToolDefinition, description: string, parameters = definition.function.parameters): LlmToolDefinition {
+function describe(
+  definition: LlmToolDefinition,
+  description: string,
+  parameters = definition.function.parameters,
+): LlmToolDefinition {
   return { type: 'function', function: { name: definition.function.name, description, parameters } };
 }

@@ -23,12 +23,25 @@ describe(parseWriteToolCall.name, () => {
 
   it('parses propose_create_node into a create_node action (handles and data kept)', () => {
     const handles = { R: { position: 'fix', point: [{ id: 'R-0', type: 'out', accept: 'any' }] } };
-    const result = parseWriteToolCall('propose_create_node', { ...createNodeArgs, nodeKey: 'top-filter', handles, data: { min: 3 } });
+    const result = parseWriteToolCall('propose_create_node', {
+      ...createNodeArgs,
+      nodeKey: 'top-filter',
+      handles,
+      data: { min: 3 },
+    });
     expect(result).toEqual({
       ok: true,
       action: {
         type: 'create_node',
-        payload: { nodeKey: 'top-filter', typeKey: 'filter', sheet: '0', posX: 100, posY: 200, handles, data: { min: 3 } },
+        payload: {
+          nodeKey: 'top-filter',
+          typeKey: 'filter',
+          sheet: '0',
+          posX: 100,
+          posY: 200,
+          handles,
+          data: { min: 3 },
+        },
         reason: 'filter the players',
       },
     });
@@ -38,7 +51,13 @@ describe(parseWriteToolCall.name, () => {
     const unknownKey = parseWriteToolCall('propose_create_node', { ...createNodeArgs, color: 'red' });
     expect(unknownKey).toEqual({ ok: false, error: expect.stringContaining('color is not an allowed property') });
 
-    const missing = parseWriteToolCall('propose_create_edge', { sourceKey: 'a', sourceHandle: 'R-0', targetKey: 'b', sheet: '0', reason: 'x' });
+    const missing = parseWriteToolCall('propose_create_edge', {
+      sourceKey: 'a',
+      sourceHandle: 'R-0',
+      targetKey: 'b',
+      sheet: '0',
+      reason: 'x',
+    });
     expect(missing).toEqual({ ok: false, error: expect.stringContaining('targetHandle is required') });
 
     const wrongType = parseWriteToolCall('propose_move_node', { nodeKey: 'root', posX: '10', posY: 0, reason: 'x' });
@@ -88,7 +107,15 @@ describe(parseWriteToolCall.name, () => {
         {
           type: 'batch',
           actions: [
-            { type: 'create_edge', sourceKey: 'fetch-api', sourceHandle: 'R-1', targetKey: 'log-errors', targetHandle: 'L-0', sheet: '0', reason: 'wire' },
+            {
+              type: 'create_edge',
+              sourceKey: 'fetch-api',
+              sourceHandle: 'R-1',
+              targetKey: 'log-errors',
+              targetHandle: 'L-0',
+              sheet: '0',
+              reason: 'wire',
+            },
           ],
         },
       ],
@@ -112,7 +139,13 @@ describe(parseWriteToolCall.name, () => {
                 actions: [
                   {
                     type: 'create_edge',
-                    payload: { sourceKey: 'fetch-api', sourceHandle: 'R-1', targetKey: 'log-errors', targetHandle: 'L-0', sheet: '0' },
+                    payload: {
+                      sourceKey: 'fetch-api',
+                      sourceHandle: 'R-1',
+                      targetKey: 'log-errors',
+                      targetHandle: 'L-0',
+                      sheet: '0',
+                    },
                     reason: 'wire',
                   },
                 ],
@@ -127,14 +160,23 @@ describe(parseWriteToolCall.name, () => {
   it('rejects invalid batch items with their position, unknown types, empty batches and too deep nesting', () => {
     const badItem = parseWriteToolCall('propose_batch', {
       reason: 'x',
-      actions: [{ type: 'delete_node', nodeKey: 'a' }, { type: 'move_node', nodeKey: 'b', posX: 1 }],
+      actions: [
+        { type: 'delete_node', nodeKey: 'a' },
+        { type: 'move_node', nodeKey: 'b', posX: 1 },
+      ],
     });
     expect(badItem).toEqual({ ok: false, error: expect.stringContaining('actions[1].posY is required') });
 
-    const unknownType = parseWriteToolCall('propose_batch', { reason: 'x', actions: [{ type: 'explode', nodeKey: 'a' }] });
+    const unknownType = parseWriteToolCall('propose_batch', {
+      reason: 'x',
+      actions: [{ type: 'explode', nodeKey: 'a' }],
+    });
     expect(unknownType).toEqual({ ok: false, error: expect.stringContaining('actions[0].type must be one of') });
 
-    const extraKey = parseWriteToolCall('propose_batch', { reason: 'x', actions: [{ type: 'delete_edge', edgeKey: 'e', force: true }] });
+    const extraKey = parseWriteToolCall('propose_batch', {
+      reason: 'x',
+      actions: [{ type: 'delete_edge', edgeKey: 'e', force: true }],
+    });
     expect(extraKey).toEqual({ ok: false, error: expect.stringContaining('force is not an allowed property') });
 
     expect(parseWriteToolCall('propose_batch', { reason: 'x', actions: [] }).ok).toBe(false);
@@ -152,7 +194,10 @@ describe(parseWriteToolCall.name, () => {
     const many = Array.from({ length: 30 }, (_, index) => ({ type: 'delete_node', nodeKey: `n${index}` }));
     const result = parseWriteToolCall('propose_batch', {
       reason: 'x',
-      actions: [{ type: 'batch', actions: many }, { type: 'batch', actions: many }],
+      actions: [
+        { type: 'batch', actions: many },
+        { type: 'batch', actions: many },
+      ],
     });
     expect(result).toEqual({ ok: false, error: expect.stringContaining('more than 50 actions') });
   });

@@ -74,7 +74,8 @@ export function parseWriteToolCall(name: WriteToolName, args: unknown): WriteToo
   try {
     const validator = TOOL_VALIDATORS.get(name) as JsonSchemaValidator;
     const violations = validator.validate(args);
-    if (violations.length > 0) throw new ParseProblem(`Invalid arguments for ${name}: ${describeViolations(violations)}.`);
+    if (violations.length > 0)
+      throw new ParseProblem(`Invalid arguments for ${name}: ${describeViolations(violations)}.`);
     const record = args as Record<string, unknown>;
     const reason = (record.reason as string).trim();
     if (name === 'propose_batch') {
@@ -107,14 +108,19 @@ function parseBatchItems(
     const type = record.type;
     if (type === 'batch') {
       if (depth >= MAX_BATCH_DEPTH) {
-        throw new ParseProblem(`Invalid arguments for propose_batch: ${where} nests batches deeper than ${MAX_BATCH_DEPTH} levels.`);
+        throw new ParseProblem(
+          `Invalid arguments for propose_batch: ${where} nests batches deeper than ${MAX_BATCH_DEPTH} levels.`,
+        );
       }
       const violations = NESTED_BATCH_VALIDATOR.validate(record);
-      if (violations.length > 0) throw new ParseProblem(`Invalid arguments for propose_batch: ${prefix(where, violations)}.`);
+      if (violations.length > 0)
+        throw new ParseProblem(`Invalid arguments for propose_batch: ${prefix(where, violations)}.`);
       const reason = typeof record.reason === 'string' && record.reason.trim() ? record.reason.trim() : inheritedReason;
       return {
         type: 'batch',
-        payload: { actions: parseBatchItems(record.actions as unknown[], `${where}.actions`, depth + 1, reason, counter) },
+        payload: {
+          actions: parseBatchItems(record.actions as unknown[], `${where}.actions`, depth + 1, reason, counter),
+        },
         reason,
       };
     }
@@ -125,14 +131,20 @@ function parseBatchItems(
       );
     }
     const violations = validator.validate(record);
-    if (violations.length > 0) throw new ParseProblem(`Invalid arguments for propose_batch: ${prefix(where, violations)}.`);
+    if (violations.length > 0)
+      throw new ParseProblem(`Invalid arguments for propose_batch: ${prefix(where, violations)}.`);
     const { type: _type, reason, ...payload } = record;
     const ownReason = typeof reason === 'string' && reason.trim() ? reason.trim() : inheritedReason;
     return buildAction(type as SingleActionType, payload, ownReason, `propose_batch ${where}`);
   });
 }
 
-function buildAction(type: SingleActionType, payload: Record<string, unknown>, reason: string, where: string): ProposedAction {
+function buildAction(
+  type: SingleActionType,
+  payload: Record<string, unknown>,
+  reason: string,
+  where: string,
+): ProposedAction {
   if (type === 'update_node') checkChanges(payload.changes as Record<string, unknown>, where);
   // The schema checked every field; the shapes below are exactly those of ProposedAction.
   return { type, payload, reason } as ProposedAction;
@@ -151,11 +163,14 @@ function checkChanges(changes: Record<string, unknown>, where: string): void {
     if (segments.some((segment) => segment.length === 0)) fail(`path "${path}" has an empty segment`);
     if (segments.some((segment) => FORBIDDEN_SEGMENTS.has(segment))) fail(`path "${path}" is not allowed`);
     if (!Object.prototype.hasOwnProperty.call(UPDATABLE_FIELDS, root)) {
-      fail(`path "${path}" is not an updatable field (allowed: ${Object.keys(UPDATABLE_FIELDS).join(', ')}, data.<path>, size.width, size.height)`);
+      fail(
+        `path "${path}" is not an updatable field (allowed: ${Object.keys(UPDATABLE_FIELDS).join(', ')}, data.<path>, size.width, size.height)`,
+      );
     }
     const value = changes[path];
     if (rest.length > 0) {
-      if (!Object.prototype.hasOwnProperty.call(NESTED_PATH_ROOTS, root)) fail(`path "${path}": ${root} has no nested fields`);
+      if (!Object.prototype.hasOwnProperty.call(NESTED_PATH_ROOTS, root))
+        fail(`path "${path}": ${root} has no nested fields`);
       const allowed = NESTED_PATH_ROOTS[root];
       if (allowed && (rest.length !== 1 || !allowed.has(rest[0]))) fail(`path "${path}" is not a field of ${root}`);
       if (root === 'size' && rest[0] !== 'dynamic' && !isFiniteNumber(value)) fail(`"${path}" must be a number`);
@@ -164,7 +179,8 @@ function checkChanges(changes: Record<string, unknown>, where: string): void {
     const expected = UPDATABLE_FIELDS[root];
     if (expected === 'number' && !isFiniteNumber(value)) fail(`"${path}" must be a number`);
     if (expected === 'string' && typeof value !== 'string') fail(`"${path}" must be a string`);
-    if (expected === 'object' && (typeof value !== 'object' || value === null || Array.isArray(value))) fail(`"${path}" must be an object`);
+    if (expected === 'object' && (typeof value !== 'object' || value === null || Array.isArray(value)))
+      fail(`"${path}" must be an object`);
     if (root === 'type' && (value as string).trim() === '') fail('"type" must not be empty');
   }
   const handles = changes.handles;
@@ -183,5 +199,7 @@ function isFiniteNumber(value: unknown): boolean {
 }
 
 function prefix(where: string, violations: ReturnType<JsonSchemaValidator['validate']>): string {
-  return describeViolations(violations.map((violation) => ({ ...violation, path: violation.path ? `${where}.${violation.path}` : where })));
+  return describeViolations(
+    violations.map((violation) => ({ ...violation, path: violation.path ? `${where}.${violation.path}` : where })),
+  );
 }

@@ -54,7 +54,15 @@ function everyQuery(): Record<string, { query: AqlQuery; allWorkspaces?: true }>
     pruneRuns: { query: queries.pruneRuns(workspace, automationId, 500) },
     renewLease: { query: queries.renewLease(workspace, automationId, runId, 5) },
     release: { query: queries.release(workspace, automationId, runId) },
-    recordOutcome: { query: queries.recordOutcome(workspace, runId, { outcome: 'completed', finishedTime: 5, usage, error: null, threadId }) },
+    recordOutcome: {
+      query: queries.recordOutcome(workspace, runId, {
+        outcome: 'completed',
+        finishedTime: 5,
+        usage,
+        error: null,
+        threadId,
+      }),
+    },
     getRun: { query: queries.getRun(workspace, runId) },
     runByThread: { query: queries.runByThread(workspace, threadId) },
     listRuns: { query: queries.listRuns(workspace, automationId, 50) },
@@ -83,7 +91,9 @@ describe(ArangoAutomationQueries.name, () => {
 
   it('modifies each collection at most once per query (ArangoDB refuses more)', () => {
     for (const { query } of Object.values(everyQuery())) {
-      const modified = [...query.query.matchAll(/\b(?:INSERT|UPDATE|REPLACE|REMOVE|UPSERT)\b[\s\S]*?\bIN\s+(@@\w+)/g)].map((match) => match[1]);
+      const modified = [
+        ...query.query.matchAll(/\b(?:INSERT|UPDATE|REPLACE|REMOVE|UPSERT)\b[\s\S]*?\bIN\s+(@@\w+)/g),
+      ].map((match) => match[1]);
       expect(new Set(modified).size).toBe(modified.length);
     }
   });

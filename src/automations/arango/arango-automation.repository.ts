@@ -4,7 +4,13 @@ import { ArangoQueryExecutor } from '../../database/arango/arango-query.executor
 import { AppError } from '../../errors/app-error';
 import { EMPTY_USAGE } from '../../threads/thread.types';
 import type { AutomationChanges, AutomationRun, StoredAutomation } from '../automation';
-import type { AutomationRepository, ClaimResult, DueAutomation, RunClaim, RunOutcomeUpdate } from '../automation.repository';
+import type {
+  AutomationRepository,
+  ClaimResult,
+  DueAutomation,
+  RunClaim,
+  RunOutcomeUpdate,
+} from '../automation.repository';
 import { LOST_RUN_MESSAGE } from '../automation-run.messages';
 import { ArangoAutomationDocument, ArangoAutomationQueries, ArangoRunDocument } from './arango-automation.queries';
 import { runArangoSchemaSetup } from '../../database/arango/arango-schema.setup';
@@ -43,9 +49,23 @@ export class ArangoAutomationRepository implements AutomationRepository {
       const runs = db.collection(ARANGO_AUTOMATION_NAMES.runs);
       await automations.ensureIndex({ type: 'persistent', fields: ['workspace', 'createdTime'], inBackground: true });
       await automations.ensureIndex({ type: 'persistent', fields: ['enabled', 'nextRunTime'], inBackground: true });
-      await automations.ensureIndex({ type: 'persistent', fields: ['runLeaseExpiresAt'], sparse: true, inBackground: true });
-      await runs.ensureIndex({ type: 'persistent', fields: ['workspace', 'automationId', 'startedTime'], inBackground: true });
-      await runs.ensureIndex({ type: 'persistent', fields: ['workspace', 'threadId'], sparse: true, inBackground: true });
+      await automations.ensureIndex({
+        type: 'persistent',
+        fields: ['runLeaseExpiresAt'],
+        sparse: true,
+        inBackground: true,
+      });
+      await runs.ensureIndex({
+        type: 'persistent',
+        fields: ['workspace', 'automationId', 'startedTime'],
+        inBackground: true,
+      });
+      await runs.ensureIndex({
+        type: 'persistent',
+        fields: ['workspace', 'threadId'],
+        sparse: true,
+        inBackground: true,
+      });
     });
     return new ArangoAutomationRepository(db);
   }
@@ -55,27 +75,42 @@ export class ArangoAutomationRepository implements AutomationRepository {
   }
 
   async get(workspace: string, automationId: string): Promise<StoredAutomation | null> {
-    const document = await this.executor.first<ArangoAutomationDocument>(this.queries.get(workspace, automationId), 'automations.get');
+    const document = await this.executor.first<ArangoAutomationDocument>(
+      this.queries.get(workspace, automationId),
+      'automations.get',
+    );
     return document ? toAutomation(document) : null;
   }
 
   async list(workspace: string): Promise<StoredAutomation[]> {
-    return (await this.executor.all<ArangoAutomationDocument>(this.queries.list(workspace), 'automations.list')).map(toAutomation);
+    return (await this.executor.all<ArangoAutomationDocument>(this.queries.list(workspace), 'automations.list')).map(
+      toAutomation,
+    );
   }
 
   async count(workspace: string): Promise<number> {
     return (await this.executor.first<number>(this.queries.count(workspace), 'automations.count')) ?? 0;
   }
 
-  async update(workspace: string, automationId: string, changes: AutomationChanges, updatedTime: number): Promise<StoredAutomation | null> {
+  async update(
+    workspace: string,
+    automationId: string,
+    changes: AutomationChanges,
+    updatedTime: number,
+  ): Promise<StoredAutomation | null> {
     // A null removes the attribute (keepNull: false), which reads back as absent or null (nextRunTime: disabled).
     const defined = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
-    const [document] = await this.executor.all<ArangoAutomationDocument>(this.queries.update(workspace, automationId, defined, updatedTime), 'automations.update');
+    const [document] = await this.executor.all<ArangoAutomationDocument>(
+      this.queries.update(workspace, automationId, defined, updatedTime),
+      'automations.update',
+    );
     return document ? toAutomation(document) : null;
   }
 
   async delete(workspace: string, automationId: string): Promise<boolean> {
-    return (await this.executor.first<boolean>(this.queries.remove(workspace, automationId), 'automations.delete')) === true;
+    return (
+      (await this.executor.first<boolean>(this.queries.remove(workspace, automationId), 'automations.delete')) === true
+    );
   }
 
   async listDue(now: number, limit: number): Promise<DueAutomation[]> {
@@ -85,26 +120,33 @@ export class ArangoAutomationRepository implements AutomationRepository {
   async claimRun(claim: RunClaim, now: number): Promise<ClaimResult> {
     const scheduled = claim.expectedNextRunTime !== undefined;
     try {
-      return await this.executor.transaction(this.collections, 'automations.claimRun', async (step): Promise<ClaimResult> => {
-        const [current] = await step<ArangoAutomationDocument>(this.queries.get(claim.workspace, claim.automationId));
-        if (!current) return { claimed: false, reason: 'gone' };
-        if (scheduled && (current.enabled !== true || current.nextRunTime !== claim.expectedNextRunTime)) return { claimed: false, reason: 'not_due' };
-        if (current.runningRunId && (current.runLeaseExpiresAt ?? 0) > now) return { claimed: false, reason: 'busy' };
-        if (current.runningRunId) await step(this.queries.markLost(claim.workspace, current.runningRunId, now, LOST_RUN_MESSAGE));
-        const [held] = await step<ArangoAutomationDocument>(
-          this.queries.hold(current._key, current._rev as string, {
-            runningRunId: claim.run.runId,
-            runLeaseExpiresAt: claim.leaseExpiresAt,
-            ...(scheduled ? { nextRunTime: claim.nextRunTime ?? null } : {}),
-          }),
-        );
-        await step(this.queries.insertRun(newRun(claim)));
-        await step(this.queries.pruneRuns(claim.workspace, claim.automationId, claim.runsKept));
-        return { claimed: true, automation: toAutomation(held) };
-      });
+      return await this.executor.transaction(
+        this.collections,
+        'automations.claimRun',
+        async (step): Promise<ClaimResult> => {
+          const [current] = await step<ArangoAutomationDocument>(this.queries.get(claim.workspace, claim.automationId));
+          if (!current) return { claimed: false, reason: 'gone' };
+          if (scheduled && (current.enabled !== true || current.nextRunTime !== claim.expectedNextRunTime))
+            return { claimed: false, reason: 'not_due' };
+          if (current.runningRunId && (current.runLeaseExpiresAt ?? 0) > now) return { claimed: false, reason: 'busy' };
+          if (current.runningRunId)
+            await step(this.queries.markLost(claim.workspace, current.runningRunId, now, LOST_RUN_MESSAGE));
+          const [held] = await step<ArangoAutomationDocument>(
+            this.queries.hold(current._key, current._rev as string, {
+              runningRunId: claim.run.runId,
+              runLeaseExpiresAt: claim.leaseExpiresAt,
+              ...(scheduled ? { nextRunTime: claim.nextRunTime ?? null } : {}),
+            }),
+          );
+          await step(this.queries.insertRun(newRun(claim)));
+          await step(this.queries.pruneRuns(claim.workspace, claim.automationId, claim.runsKept));
+          return { claimed: true, automation: toAutomation(held) };
+        },
+      );
     } catch (error) {
       // Another instance changed the automation first (it claimed the slot): nothing was written here.
-      if (error instanceof AppError && error.code === 'conflict') return { claimed: false, reason: scheduled ? 'not_due' : 'busy' };
+      if (error instanceof AppError && error.code === 'conflict')
+        return { claimed: false, reason: scheduled ? 'not_due' : 'busy' };
       throw error;
     }
   }
@@ -130,8 +172,20 @@ export class ArangoAutomationRepository implements AutomationRepository {
     return released;
   }
 
-  async renewRunLease(workspace: string, automationId: string, runId: string, leaseExpiresAt: number): Promise<boolean> {
-    return (await this.executor.all(this.queries.renewLease(workspace, automationId, runId, leaseExpiresAt), 'automations.renewRunLease')).length > 0;
+  async renewRunLease(
+    workspace: string,
+    automationId: string,
+    runId: string,
+    leaseExpiresAt: number,
+  ): Promise<boolean> {
+    return (
+      (
+        await this.executor.all(
+          this.queries.renewLease(workspace, automationId, runId, leaseExpiresAt),
+          'automations.renewRunLease',
+        )
+      ).length > 0
+    );
   }
 
   async releaseRun(workspace: string, automationId: string, runId: string): Promise<void> {
@@ -143,26 +197,47 @@ export class ArangoAutomationRepository implements AutomationRepository {
   }
 
   async getRun(workspace: string, runId: string): Promise<AutomationRun | null> {
-    const document = await this.executor.first<ArangoRunDocument>(this.queries.getRun(workspace, runId), 'automations.getRun');
+    const document = await this.executor.first<ArangoRunDocument>(
+      this.queries.getRun(workspace, runId),
+      'automations.getRun',
+    );
     return document ? toRun(document) : null;
   }
 
   async findRunByThread(workspace: string, threadId: string): Promise<AutomationRun | null> {
-    const document = await this.executor.first<ArangoRunDocument>(this.queries.runByThread(workspace, threadId), 'automations.findRunByThread');
+    const document = await this.executor.first<ArangoRunDocument>(
+      this.queries.runByThread(workspace, threadId),
+      'automations.findRunByThread',
+    );
     return document ? toRun(document) : null;
   }
 
   async listRuns(workspace: string, automationId: string, limit: number): Promise<AutomationRun[]> {
-    return (await this.executor.all<ArangoRunDocument>(this.queries.listRuns(workspace, automationId, limit), 'automations.listRuns')).map(toRun);
+    return (
+      await this.executor.all<ArangoRunDocument>(
+        this.queries.listRuns(workspace, automationId, limit),
+        'automations.listRuns',
+      )
+    ).map(toRun);
   }
 
   async latestRuns(workspace: string, automationIds: readonly string[]): Promise<AutomationRun[]> {
     if (automationIds.length === 0) return [];
-    return (await this.executor.all<ArangoRunDocument>(this.queries.latestRuns(workspace, automationIds), 'automations.latestRuns')).map(toRun);
+    return (
+      await this.executor.all<ArangoRunDocument>(
+        this.queries.latestRuns(workspace, automationIds),
+        'automations.latestRuns',
+      )
+    ).map(toRun);
   }
 
   async costSince(workspace: string, automationId: string, since: number): Promise<number> {
-    return (await this.executor.first<number>(this.queries.costSince(workspace, automationId, since), 'automations.costSince')) ?? 0;
+    return (
+      (await this.executor.first<number>(
+        this.queries.costSince(workspace, automationId, since),
+        'automations.costSince',
+      )) ?? 0
+    );
   }
 }
 

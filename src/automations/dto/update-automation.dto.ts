@@ -1,6 +1,18 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsBoolean, IsNotEmpty, IsNumber, IsObject, IsOptional, IsString, Max, MaxLength, Min, ValidateIf, ValidateNested } from 'class-validator';
+import {
+  IsBoolean,
+  IsNotEmpty,
+  IsNumber,
+  IsObject,
+  IsOptional,
+  IsString,
+  Max,
+  MaxLength,
+  Min,
+  ValidateIf,
+  ValidateNested,
+} from 'class-validator';
 import { AutomationScheduleDto } from './automation-schedule.dto';
 import { BUDGET_MAX_USD, PROMPT_MAX_CHARS } from './create-automation.dto';
 
@@ -55,7 +67,7 @@ export class UpdateAutomationDto {
   @Max(BUDGET_MAX_USD)
   maxCostUsdPerMonth?: number | null;
 
-  @ApiPropertyOptional({ nullable: true, description: 'null: the workspace\'s active configuration.' })
+  @ApiPropertyOptional({ nullable: true, description: "null: the workspace's active configuration." })
   @ValidateIf(present)
   @IsString()
   @IsNotEmpty()

@@ -35,7 +35,11 @@ export class ApprovalsController {
       'The pending interrupts you may resolve in your workspace, newest first (at most 200): proposals and questions of your own chat threads, ' +
       'and, for editors and admins, of every automation run. Answer each with POST /api/ai/resume.',
   })
-  @ApiResponse({ status: 200, description: 'The queue (empty when nothing waits).', schema: { example: APPROVALS_EXAMPLE } })
+  @ApiResponse({
+    status: 200,
+    description: 'The queue (empty when nothing waits).',
+    schema: { example: APPROVALS_EXAMPLE },
+  })
   @ApiResponse({ status: 401, description: 'Missing, expired or invalid token.' })
   async list(@CurrentPrincipal() principal: Principal): Promise<ApprovalView[]> {
     return (await this.threads.listPending(principal)).map((thread) => ({

@@ -1,6 +1,13 @@
 /** Swagger examples of /api/ai/automations and /api/ai/approvals (docs/protocol.md §8.4). */
 
-const USAGE = { promptTokens: 4210, completionTokens: 188, cachedTokens: 2816, totalTokens: 4398, costUsd: 0.00071, llmCalls: 2 };
+const USAGE = {
+  promptTokens: 4210,
+  completionTokens: 188,
+  cachedTokens: 2816,
+  totalTokens: 4398,
+  costUsd: 0.00071,
+  llmCalls: 2,
+};
 
 export const RUN_EXAMPLE = {
   runId: 'run_0mhx2k3l0c1d2e3f4a5b6c7d8',
@@ -30,7 +37,14 @@ export const AUTOMATION_EXAMPLE = {
 };
 
 export const RUNS_EXAMPLE = [
-  { ...RUN_EXAMPLE, runId: 'run_0mhx9a1b2c3d4e5f6a7b8c9d0', startedTime: 1_775_458_800_000, finishedTime: undefined, outcome: 'interrupted', threadId: 'ai_0mhx9a1b2f0e1d2c3b4a59687' },
+  {
+    ...RUN_EXAMPLE,
+    runId: 'run_0mhx9a1b2c3d4e5f6a7b8c9d0',
+    startedTime: 1_775_458_800_000,
+    finishedTime: undefined,
+    outcome: 'interrupted',
+    threadId: 'ai_0mhx9a1b2f0e1d2c3b4a59687',
+  },
   RUN_EXAMPLE,
   {
     runId: 'run_0mhwz01b2c3d4e5f6a7b8c9d0',
@@ -58,23 +72,45 @@ export const APPROVALS_EXAMPLE = [
         payload: { nodeKey: 'log-errors', typeKey: 'log-node', sheet: '0', posX: 820, posY: 300 },
         reason: 'fetch-api has no log on its error output.',
       },
-      preview: { instructions: [], nodesToCreate: [], edgesToCreate: [], nodeKeysToDelete: [], edgeKeysToDelete: [], sheetId: '0' },
+      preview: {
+        instructions: [],
+        nodesToCreate: [],
+        edgesToCreate: [],
+        nodeKeysToDelete: [],
+        edgeKeysToDelete: [],
+        sheetId: '0',
+      },
     },
     createdTime: 1_775_458_806_000,
   },
 ];
 
 export const AUTOMATION_ERRORS = {
-  badCron: { statusCode: 400, code: 'bad_request', message: 'schedule.cron: "61 * * * *" is not a valid cron expression (CronPattern: Invalid value for minute: 61)' },
-  badZone: { statusCode: 400, code: 'bad_request', message: 'schedule.timezone: "Mars/Phobos" is not an IANA time zone (e.g. Europe/Paris, UTC)' },
+  badCron: {
+    statusCode: 400,
+    code: 'bad_request',
+    message: 'schedule.cron: "61 * * * *" is not a valid cron expression (CronPattern: Invalid value for minute: 61)',
+  },
+  badZone: {
+    statusCode: 400,
+    code: 'bad_request',
+    message: 'schedule.timezone: "Mars/Phobos" is not an IANA time zone (e.g. Europe/Paris, UTC)',
+  },
   badPlaceholder: {
     statusCode: 400,
     code: 'bad_request',
-    message: 'prompt: unknown placeholder {{today}} (known: {{now}}, {{lastRunTime}}, {{period:-1_WEEK}} with DAY, WEEK or MONTH, optionally .start or .end)',
+    message:
+      'prompt: unknown placeholder {{today}} (known: {{now}}, {{lastRunTime}}, {{period:-1_WEEK}} with DAY, WEEK or MONTH, optionally .start or .end)',
   },
   forbidden: { statusCode: 403, code: 'forbidden', message: 'This action requires the role editor or admin' },
   notFound: { statusCode: 404, code: 'not_found', message: 'Automation not found' },
   graphNotFound: { statusCode: 404, code: 'not_found', message: 'Graph "billing" not found' },
-  running: { statusCode: 409, code: 'conflict', message: 'A run of this automation is in progress', details: { automationId: AUTOMATION_EXAMPLE.automationId }, retryable: true },
+  running: {
+    statusCode: 409,
+    code: 'conflict',
+    message: 'A run of this automation is in progress',
+    details: { automationId: AUTOMATION_EXAMPLE.automationId },
+    retryable: true,
+  },
   tooLong: { statusCode: 413, code: 'payload_too_large', message: 'prompt is longer than 16000 characters' },
 };

@@ -12,7 +12,7 @@ const messageOf = (run: () => unknown) => {
 };
 
 describe(CronSchedule.name, () => {
-  it('gives the next slot in the automation\'s time zone, across daylight-saving changes', () => {
+  it("gives the next slot in the automation's time zone, across daylight-saving changes", () => {
     const mondays = CronSchedule.parse({ cron: '0 9 * * 1', timezone: 'Europe/Paris' });
     expect(mondays.nextAfter(at('2026-03-28T00:00:00Z'))).toBe(at('2026-03-30T07:00:00Z')); // summer time: 09:00 = 07:00Z
     expect(mondays.nextAfter(at('2026-03-21T00:00:00Z'))).toBe(at('2026-03-23T08:00:00Z')); // winter time: 09:00 = 08:00Z
@@ -32,11 +32,16 @@ describe(CronSchedule.name, () => {
   });
 
   it('accepts a seconds field', () => {
-    expect(CronSchedule.parse({ cron: '15 30 9 * * *', timezone: 'UTC' }).nextAfter(at('2026-01-01T00:00:00Z'))).toBe(at('2026-01-01T09:30:15Z'));
+    expect(CronSchedule.parse({ cron: '15 30 9 * * *', timezone: 'UTC' }).nextAfter(at('2026-01-01T00:00:00Z'))).toBe(
+      at('2026-01-01T09:30:15Z'),
+    );
   });
 
   it.each([
-    [{ cron: '61 * * * *', timezone: 'UTC' }, /bad_request: schedule.cron: "61 \* \* \* \*" is not a valid cron expression/],
+    [
+      { cron: '61 * * * *', timezone: 'UTC' },
+      /bad_request: schedule.cron: "61 \* \* \* \*" is not a valid cron expression/,
+    ],
     [{ cron: '* * *', timezone: 'UTC' }, /must have 5 fields/],
     [{ cron: '0 9 * * 1', timezone: 'Mars/Phobos' }, /schedule.timezone: "Mars\/Phobos" is not an IANA time zone/],
     [{ cron: '0 0 31 2 *', timezone: 'UTC' }, /never fires/],

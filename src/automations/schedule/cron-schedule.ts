@@ -23,17 +23,23 @@ export class CronSchedule {
   /** A valid schedule, or AppError bad_request saying what is wrong. */
   static parse(schedule: AutomationSchedule): CronSchedule {
     if (!isKnownTimeZone(schedule.timezone)) {
-      throw AppError.badRequest(`schedule.timezone: "${schedule.timezone}" is not an IANA time zone (e.g. Europe/Paris, UTC)`);
+      throw AppError.badRequest(
+        `schedule.timezone: "${schedule.timezone}" is not an IANA time zone (e.g. Europe/Paris, UTC)`,
+      );
     }
     const fields = schedule.cron.trim().split(/\s+/).length;
     if (fields !== 5 && fields !== 6) {
-      throw AppError.badRequest(`schedule.cron: "${schedule.cron}" must have 5 fields (minute hour day month weekday) or 6 (seconds first)`);
+      throw AppError.badRequest(
+        `schedule.cron: "${schedule.cron}" must have 5 fields (minute hour day month weekday) or 6 (seconds first)`,
+      );
     }
     let parsed: CronSchedule;
     try {
       parsed = new CronSchedule(schedule);
     } catch (error) {
-      throw AppError.badRequest(`schedule.cron: "${schedule.cron}" is not a valid cron expression (${error instanceof Error ? error.message : String(error)})`);
+      throw AppError.badRequest(
+        `schedule.cron: "${schedule.cron}" is not a valid cron expression (${error instanceof Error ? error.message : String(error)})`,
+      );
     }
     const [first, second] = parsed.cron.nextRuns(2, new Date());
     if (!first) throw AppError.badRequest(`schedule.cron: "${schedule.cron}" never fires`);

@@ -5,9 +5,13 @@ const at = (iso: string) => Date.parse(iso);
 
 describe('prompt placeholders', () => {
   // Monday 2026-03-30, 09:00 in Paris (summer time).
-  const context = { now: at('2026-03-30T07:00:00Z'), lastRunTime: at('2026-03-23T08:00:00Z'), timezone: 'Europe/Paris' };
+  const context = {
+    now: at('2026-03-30T07:00:00Z'),
+    lastRunTime: at('2026-03-23T08:00:00Z'),
+    timezone: 'Europe/Paris',
+  };
 
-  it('resolves now, the last run and relative periods in the automation\'s time zone', () => {
+  it("resolves now, the last run and relative periods in the automation's time zone", () => {
     const prompt =
       'Report at {{now}} on changes since {{lastRunTime}}: last week {{period:-1_WEEK}}, this month {{ period:0_MONTH }}, ' +
       'yesterday {{period:-1_DAY}}, from {{period:-1_MONTH.start}} until {{period:-1_MONTH.end}}, next week starts {{period:+1_WEEK.start}}.';
@@ -18,10 +22,20 @@ describe('prompt placeholders', () => {
   });
 
   it('says so before the first run, and reads the day in the zone, not in UTC', () => {
-    expect(resolvePlaceholders('since {{lastRunTime}}', { ...context, lastRunTime: null })).toBe(`since ${NO_PREVIOUS_RUN}`);
+    expect(resolvePlaceholders('since {{lastRunTime}}', { ...context, lastRunTime: null })).toBe(
+      `since ${NO_PREVIOUS_RUN}`,
+    );
     // 23:30 UTC on Sunday is already Monday in Tokyo.
-    expect(resolvePlaceholders('{{period:0_DAY}}', { now: at('2026-03-29T23:30:00Z'), lastRunTime: null, timezone: 'Asia/Tokyo' })).toBe('2026-03-30');
-    expect(resolvePlaceholders('{{period:0_DAY}}', { now: at('2026-03-29T23:30:00Z'), lastRunTime: null, timezone: 'UTC' })).toBe('2026-03-29');
+    expect(
+      resolvePlaceholders('{{period:0_DAY}}', {
+        now: at('2026-03-29T23:30:00Z'),
+        lastRunTime: null,
+        timezone: 'Asia/Tokyo',
+      }),
+    ).toBe('2026-03-30');
+    expect(
+      resolvePlaceholders('{{period:0_DAY}}', { now: at('2026-03-29T23:30:00Z'), lastRunTime: null, timezone: 'UTC' }),
+    ).toBe('2026-03-29');
   });
 
   it('leaves text without placeholders alone', () => {
@@ -31,6 +45,8 @@ describe('prompt placeholders', () => {
   it('refuses unknown placeholders before anything runs', () => {
     expect(() => checkPlaceholders('ok {{now}} {{period:-2_MONTH.end}}')).not.toThrow();
     expect(() => checkPlaceholders('{{today}} and {{period:-1_YEAR}}')).toThrow(AppError);
-    expect(() => checkPlaceholders('{{today}} and {{period:-1_YEAR}}')).toThrow('prompt: unknown placeholders {{today}}, {{period:-1_YEAR}}');
+    expect(() => checkPlaceholders('{{today}} and {{period:-1_YEAR}}')).toThrow(
+      'prompt: unknown placeholders {{today}}, {{period:-1_YEAR}}',
+    );
   });
 });

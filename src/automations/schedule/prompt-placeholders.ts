@@ -26,7 +26,12 @@ function parse(name: string): Placeholder | null {
   if (name === 'lastRunTime') return { kind: 'lastRunTime' };
   const period = PERIOD.exec(name);
   if (!period) return null;
-  return { kind: 'period', offset: Number(period[1]), unit: period[2] as PeriodUnit, part: (period[3] as 'start' | 'end' | undefined) ?? null };
+  return {
+    kind: 'period',
+    offset: Number(period[1]),
+    unit: period[2] as PeriodUnit,
+    part: (period[3] as 'start' | 'end' | undefined) ?? null,
+  };
 }
 
 /**
@@ -58,7 +63,9 @@ export function resolvePlaceholders(prompt: string, context: PlaceholderContext)
       case 'now':
         return formatZonedDateTime(context.now, context.timezone);
       case 'lastRunTime':
-        return context.lastRunTime === null ? NO_PREVIOUS_RUN : formatZonedDateTime(context.lastRunTime, context.timezone);
+        return context.lastRunTime === null
+          ? NO_PREVIOUS_RUN
+          : formatZonedDateTime(context.lastRunTime, context.timezone);
       case 'period': {
         const period = zonedPeriod(context.now, context.timezone, placeholder.unit, placeholder.offset);
         const first = formatLocalDate(period.first);

@@ -1,4 +1,11 @@
-import { formatLocalDate, formatZonedDateTime, isKnownTimeZone, offsetMinutes, startOfLocalDate, zonedPeriod } from './zoned-calendar';
+import {
+  formatLocalDate,
+  formatZonedDateTime,
+  isKnownTimeZone,
+  offsetMinutes,
+  startOfLocalDate,
+  zonedPeriod,
+} from './zoned-calendar';
 
 const at = (iso: string) => Date.parse(iso);
 
@@ -10,7 +17,7 @@ describe('zoned calendar', () => {
     expect(isKnownTimeZone('')).toBe(false);
   });
 
-  it('formats an instant with the zone\'s offset of that day (daylight-saving time included)', () => {
+  it("formats an instant with the zone's offset of that day (daylight-saving time included)", () => {
     expect(formatZonedDateTime(at('2026-03-30T07:00:00Z'), 'Europe/Paris')).toBe('2026-03-30T09:00:00+02:00');
     expect(formatZonedDateTime(at('2026-01-15T07:00:00Z'), 'Europe/Paris')).toBe('2026-01-15T08:00:00+01:00');
     expect(formatZonedDateTime(at('2026-01-15T07:00:00Z'), 'America/New_York')).toBe('2026-01-15T02:00:00-05:00');
@@ -23,7 +30,9 @@ describe('zoned calendar', () => {
     expect(startOfLocalDate({ year: 2026, month: 3, day: 30 }, 'Europe/Paris')).toBe(at('2026-03-29T22:00:00Z'));
     expect(startOfLocalDate({ year: 2026, month: 10, day: 26 }, 'Europe/Paris')).toBe(at('2026-10-25T23:00:00Z'));
     // Santiago skips 00:00 when summer time starts (2026-09-06): the day starts at 01:00.
-    expect(formatZonedDateTime(startOfLocalDate({ year: 2026, month: 9, day: 6 }, 'America/Santiago'), 'America/Santiago')).toBe('2026-09-06T01:00:00-03:00');
+    expect(
+      formatZonedDateTime(startOfLocalDate({ year: 2026, month: 9, day: 6 }, 'America/Santiago'), 'America/Santiago'),
+    ).toBe('2026-09-06T01:00:00-03:00');
   });
 
   it('gives the previous, current and next day, ISO week and month in the zone', () => {

@@ -53,12 +53,22 @@ export function isKnownTimeZone(timeZone: string): boolean {
 }
 
 /** The wall-clock fields of `time` in the zone. */
-export function wallClock(time: number, timeZone: string): LocalDate & { hour: number; minute: number; second: number } {
+export function wallClock(
+  time: number,
+  timeZone: string,
+): LocalDate & { hour: number; minute: number; second: number } {
   const parts: Record<string, number> = {};
   for (const part of formatterOf(timeZone).formatToParts(new Date(time))) {
     if (part.type !== 'literal') parts[part.type] = Number(part.value);
   }
-  return { year: parts.year, month: parts.month, day: parts.day, hour: parts.hour, minute: parts.minute, second: parts.second };
+  return {
+    year: parts.year,
+    month: parts.month,
+    day: parts.day,
+    hour: parts.hour,
+    minute: parts.minute,
+    second: parts.second,
+  };
 }
 
 /** The zone's offset from UTC at `time`, in minutes (Europe/Paris in summer: 120). */
@@ -105,7 +115,12 @@ export function zonedPeriod(time: number, timeZone: string, unit: PeriodUnit, of
     first = { year: Math.floor(months / 12), month: (months % 12) + 1, day: 1 };
     next = { year: Math.floor((months + 1) / 12), month: ((months + 1) % 12) + 1, day: 1 };
   }
-  return { first, last: addDays(next, -1), startTime: startOfLocalDate(first, timeZone), endTime: startOfLocalDate(next, timeZone) };
+  return {
+    first,
+    last: addDays(next, -1),
+    startTime: startOfLocalDate(first, timeZone),
+    endTime: startOfLocalDate(next, timeZone),
+  };
 }
 
 const pad = (value: number, width = 2) => String(value).padStart(width, '0');

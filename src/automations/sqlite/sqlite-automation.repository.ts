@@ -1,7 +1,13 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { Role } from '../../auth/principal';
 import type { AutomationChanges, AutomationRun, AutomationRunOutcome, StoredAutomation } from '../automation';
-import type { AutomationRepository, ClaimResult, DueAutomation, RunClaim, RunOutcomeUpdate } from '../automation.repository';
+import type {
+  AutomationRepository,
+  ClaimResult,
+  DueAutomation,
+  RunClaim,
+  RunOutcomeUpdate,
+} from '../automation.repository';
 import { LOST_RUN_MESSAGE } from '../automation-run.messages';
 import { usageColumns } from '../../threads/sqlite/usage-columns';
 
@@ -58,7 +64,6 @@ const CHANGE_COLUMNS: Record<Exclude<keyof AutomationChanges, 'schedule'>, strin
   nextRunTime: 'next_run_time',
 };
 
-
 /**
  * AutomationRepository on the embedded SQLite file (tables of AUTOMATIONS_MIGRATION). Claims are one
  * `BEGIN IMMEDIATE` transaction around a guarded UPDATE, so of several processes sharing the file
@@ -95,7 +100,12 @@ export class SqliteAutomationRepository implements AutomationRepository {
     return (this.statements.count.get(workspace) as { count: number }).count;
   }
 
-  async update(workspace: string, automationId: string, changes: AutomationChanges, updatedTime: number): Promise<StoredAutomation | null> {
+  async update(
+    workspace: string,
+    automationId: string,
+    changes: AutomationChanges,
+    updatedTime: number,
+  ): Promise<StoredAutomation | null> {
     const params: Record<string, unknown> = { workspace, automationId, now: updatedTime };
     const assignments: string[] = [];
     for (const [field, column] of Object.entries(CHANGE_COLUMNS) as Array<[keyof typeof CHANGE_COLUMNS, string]>) {
@@ -109,21 +119,28 @@ export class SqliteAutomationRepository implements AutomationRepository {
       params.cron = changes.schedule.cron;
       params.timezone = changes.schedule.timezone;
     }
-    const statement = this.db.prepare(`UPDATE ai_automations SET ${[...assignments, 'updated_time = MAX(@now, updated_time + 1)'].join(', ')}
+    const statement = this.db
+      .prepare(`UPDATE ai_automations SET ${[...assignments, 'updated_time = MAX(@now, updated_time + 1)'].join(', ')}
       WHERE workspace = @workspace AND automation_id = @automationId`);
     if (statement.run(params).changes === 0) return null;
     return this.get(workspace, automationId);
   }
 
   async delete(workspace: string, automationId: string): Promise<boolean> {
-    return this.db.transaction(() => {
-      this.statements.deleteRuns.run(workspace, automationId);
-      return this.statements.delete.run(workspace, automationId).changes > 0;
-    }).immediate();
+    return this.db
+      .transaction(() => {
+        this.statements.deleteRuns.run(workspace, automationId);
+        return this.statements.delete.run(workspace, automationId).changes > 0;
+      })
+      .immediate();
   }
 
   async listDue(now: number, limit: number): Promise<DueAutomation[]> {
-    return (this.statements.listDue.all(now, limit) as Array<Pick<AutomationRow, 'workspace' | 'automation_id' | 'next_run_time'>>).map((row) => ({
+    return (
+      this.statements.listDue.all(now, limit) as Array<
+        Pick<AutomationRow, 'workspace' | 'automation_id' | 'next_run_time'>
+      >
+    ).map((row) => ({
       workspace: row.workspace,
       automationId: row.automation_id,
       nextRunTime: row.next_run_time as number,
@@ -138,7 +155,12 @@ export class SqliteAutomationRepository implements AutomationRepository {
     return this.releaseLost(now);
   }
 
-  async renewRunLease(workspace: string, automationId: string, runId: string, leaseExpiresAt: number): Promise<boolean> {
+  async renewRunLease(
+    workspace: string,
+    automationId: string,
+    runId: string,
+    leaseExpiresAt: number,
+  ): Promise<boolean> {
     return this.statements.renewLease.run(leaseExpiresAt, workspace, automationId, runId).changes === 1;
   }
 
@@ -186,10 +208,16 @@ export class SqliteAutomationRepository implements AutomationRepository {
     const row = this.statements.get.get(claim.workspace, claim.automationId) as AutomationRow | undefined;
     if (!row) return { claimed: false, reason: 'gone' };
     const scheduled = claim.expectedNextRunTime !== undefined;
-    if (scheduled && (row.enabled !== 1 || row.next_run_time !== claim.expectedNextRunTime)) return { claimed: false, reason: 'not_due' };
+    if (scheduled && (row.enabled !== 1 || row.next_run_time !== claim.expectedNextRunTime))
+      return { claimed: false, reason: 'not_due' };
     if (row.running_run_id !== null && (row.run_lease_expires_at ?? 0) > now) return { claimed: false, reason: 'busy' };
     if (row.running_run_id !== null) {
-      this.statements.markLost.run({ workspace: claim.workspace, run_id: row.running_run_id, finished_time: now, message: LOST_RUN_MESSAGE });
+      this.statements.markLost.run({
+        workspace: claim.workspace,
+        run_id: row.running_run_id,
+        finished_time: now,
+        message: LOST_RUN_MESSAGE,
+      });
     }
     this.statements.claim.run({
       workspace: claim.workspace,
@@ -207,15 +235,23 @@ export class SqliteAutomationRepository implements AutomationRepository {
       slot_time: claim.run.slotTime,
       started_time: claim.run.startedTime,
     });
-    this.statements.pruneRuns.run({ workspace: claim.workspace, automation_id: claim.automationId, kept: claim.runsKept });
-    return { claimed: true, automation: toAutomation(this.statements.get.get(claim.workspace, claim.automationId) as AutomationRow) };
+    this.statements.pruneRuns.run({
+      workspace: claim.workspace,
+      automation_id: claim.automationId,
+      kept: claim.runsKept,
+    });
+    return {
+      claimed: true,
+      automation: toAutomation(this.statements.get.get(claim.workspace, claim.automationId) as AutomationRow),
+    };
   }
 }
 
 function prepare(db: Database) {
   const statement = (sql: string): Statement => db.prepare(sql);
   return {
-    insert: statement(`INSERT INTO ai_automations (workspace, automation_id, user_id, user_role, name, graph_key, prompt, cron, timezone, enabled,
+    insert:
+      statement(`INSERT INTO ai_automations (workspace, automation_id, user_id, user_role, name, graph_key, prompt, cron, timezone, enabled,
         max_cost_usd_per_run, max_cost_usd_per_month, provider_config_id, next_run_time, running_run_id, run_lease_expires_at,
         created_time, updated_time)
       VALUES (@workspace, @automation_id, @user_id, @user_role, @name, @graph_key, @prompt, @cron, @timezone, @enabled,
@@ -232,19 +268,25 @@ function prepare(db: Database) {
         running_run_id = @run_id, run_lease_expires_at = @lease,
         next_run_time = CASE WHEN @set_next = 1 THEN @next_run_time ELSE next_run_time END
       WHERE workspace = @workspace AND automation_id = @automation_id`),
-    markLost: statement(`UPDATE ai_automation_runs SET outcome = 'failed', finished_time = @finished_time, error_code = 'lost', error_message = @message
+    markLost:
+      statement(`UPDATE ai_automation_runs SET outcome = 'failed', finished_time = @finished_time, error_code = 'lost', error_message = @message
       WHERE workspace = @workspace AND run_id = @run_id AND outcome = 'running'`),
-    insertRun: statement(`INSERT INTO ai_automation_runs (workspace, run_id, automation_id, trigger, slot_time, started_time, outcome)
+    insertRun:
+      statement(`INSERT INTO ai_automation_runs (workspace, run_id, automation_id, trigger, slot_time, started_time, outcome)
       VALUES (@workspace, @run_id, @automation_id, @trigger, @slot_time, @started_time, 'running')`),
-    pruneRuns: statement(`DELETE FROM ai_automation_runs WHERE workspace = @workspace AND automation_id = @automation_id AND run_id NOT IN (
+    pruneRuns:
+      statement(`DELETE FROM ai_automation_runs WHERE workspace = @workspace AND automation_id = @automation_id AND run_id NOT IN (
         SELECT run_id FROM ai_automation_runs WHERE workspace = @workspace AND automation_id = @automation_id
         ORDER BY started_time DESC, run_id DESC LIMIT @kept)`),
-    markAllLost: statement(`UPDATE ai_automation_runs SET outcome = 'failed', finished_time = @now, error_code = 'lost', error_message = @message
+    markAllLost:
+      statement(`UPDATE ai_automation_runs SET outcome = 'failed', finished_time = @now, error_code = 'lost', error_message = @message
       WHERE outcome = 'running' AND (workspace, run_id) IN (
         SELECT workspace, running_run_id FROM ai_automations WHERE running_run_id IS NOT NULL AND run_lease_expires_at <= @now)`),
     releaseExpired: statement(`UPDATE ai_automations SET running_run_id = NULL, run_lease_expires_at = NULL
       WHERE running_run_id IS NOT NULL AND run_lease_expires_at <= ?`),
-    renewLease: statement('UPDATE ai_automations SET run_lease_expires_at = ? WHERE workspace = ? AND automation_id = ? AND running_run_id = ?'),
+    renewLease: statement(
+      'UPDATE ai_automations SET run_lease_expires_at = ? WHERE workspace = ? AND automation_id = ? AND running_run_id = ?',
+    ),
     release: statement(`UPDATE ai_automations SET running_run_id = NULL, run_lease_expires_at = NULL
       WHERE workspace = ? AND automation_id = ? AND running_run_id = ?`),
     recordOutcome: statement(`UPDATE ai_automation_runs SET
@@ -256,12 +298,16 @@ function prepare(db: Database) {
       WHERE workspace = @workspace AND run_id = @run_id`),
     getRun: statement('SELECT * FROM ai_automation_runs WHERE workspace = ? AND run_id = ?'),
     runByThread: statement('SELECT * FROM ai_automation_runs WHERE workspace = ? AND thread_id = ? LIMIT 1'),
-    listRuns: statement('SELECT * FROM ai_automation_runs WHERE workspace = ? AND automation_id = ? ORDER BY started_time DESC, run_id DESC LIMIT ?'),
+    listRuns: statement(
+      'SELECT * FROM ai_automation_runs WHERE workspace = ? AND automation_id = ? ORDER BY started_time DESC, run_id DESC LIMIT ?',
+    ),
     latestRuns: statement(`SELECT * FROM (
         SELECT r.*, ROW_NUMBER() OVER (PARTITION BY r.automation_id ORDER BY r.started_time DESC, r.run_id DESC) AS position
         FROM ai_automation_runs r WHERE r.workspace = ? AND r.automation_id IN (SELECT value FROM json_each(?))
       ) WHERE position = 1`),
-    costSince: statement('SELECT COALESCE(SUM(cost_usd), 0) AS cost FROM ai_automation_runs WHERE workspace = ? AND automation_id = ? AND started_time >= ?'),
+    costSince: statement(
+      'SELECT COALESCE(SUM(cost_usd), 0) AS cost FROM ai_automation_runs WHERE workspace = ? AND automation_id = ? AND started_time >= ?',
+    ),
   };
 }
 

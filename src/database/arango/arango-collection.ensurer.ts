@@ -15,7 +15,8 @@ export async function ensureDocumentCollection(db: Database, name: string): Prom
   const collection = db.collection(name);
   if (await collection.exists()) {
     const properties = await collection.properties();
-    if (properties.type !== CollectionType.DOCUMENT_COLLECTION) throw new Error(`Collection ${name} exists but is not a document collection`);
+    if (properties.type !== CollectionType.DOCUMENT_COLLECTION)
+      throw new Error(`Collection ${name} exists but is not a document collection`);
     return false;
   }
   try {

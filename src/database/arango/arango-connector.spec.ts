@@ -1,4 +1,9 @@
-import { arangoErrorReply, closedPortUrl, FakeArangoServer, startFakeArango } from '../../../test/support/fake-arango.server';
+import {
+  arangoErrorReply,
+  closedPortUrl,
+  FakeArangoServer,
+  startFakeArango,
+} from '../../../test/support/fake-arango.server';
 import { resetLogSink, setLogSink } from '../../observability/logger';
 import { ArangoConnectionError } from './arango-connection.error';
 import { ArangoConnector, DEFAULT_ARANGO_RETRY } from './arango-connector';
@@ -70,7 +75,9 @@ describe(ArangoConnector.name, () => {
 
   it('fails at once on a server error (500): only an unreachable or starting server is waited for', async () => {
     server = await startFakeArango(() => arangoErrorReply(500, 4, 'out of memory'));
-    await expect(new ArangoConnector(settings(server.url), FAST_RETRY, sleep).connect()).rejects.toThrow(/answered unexpectedly: out of memory/);
+    await expect(new ArangoConnector(settings(server.url), FAST_RETRY, sleep).connect()).rejects.toThrow(
+      /answered unexpectedly: out of memory/,
+    );
     expect(server.requests).toHaveLength(1);
     expect(slept).toEqual([]);
   });
@@ -93,7 +100,9 @@ describe(ArangoConnector.name, () => {
 
   it('fails clearly when the database is missing and the user may not create it', async () => {
     server = await startFakeArango((request) =>
-      request.method === 'POST' ? arangoErrorReply(403, 11, 'forbidden') : arangoErrorReply(404, 1228, 'database not found'),
+      request.method === 'POST'
+        ? arangoErrorReply(403, 11, 'forbidden')
+        : arangoErrorReply(404, 1228, 'database not found'),
     );
     await expect(new ArangoConnector(settings(server.url), FAST_RETRY, sleep).connect()).rejects.toThrow(
       /Database "nodius" does not exist and user "root" cannot create it/,

@@ -63,11 +63,18 @@ export class ArangoConnector {
         if (!isStoreUnavailable(error)) {
           db.close();
           if (error instanceof ArangoConnectionError) throw error;
-          throw new ArangoConnectionError(`ArangoDB at ${this.safeUrl()} answered unexpectedly: ${describe(error)}`, { cause: error });
+          throw new ArangoConnectionError(`ArangoDB at ${this.safeUrl()} answered unexpectedly: ${describe(error)}`, {
+            cause: error,
+          });
         }
         lastError = error;
         const delay = delays[attempt - 1];
-        logger.warn('arango_connect_retry', { url: this.safeUrl(), attempt, attempts: this.retry.attempts, nextDelayMs: delay ?? null });
+        logger.warn('arango_connect_retry', {
+          url: this.safeUrl(),
+          attempt,
+          attempts: this.retry.attempts,
+          nextDelayMs: delay ?? null,
+        });
         if (delay !== undefined) await this.sleep(delay);
       }
     }

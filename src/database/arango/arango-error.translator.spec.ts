@@ -10,12 +10,22 @@ function arangoError(errorNum: number, code: number): ArangoError {
 }
 
 function httpError(status: number): HttpError {
-  return new HttpError({ status, headers: new Headers(), request: new Request('http://db.internal:8529/_api/version') } as never);
+  return new HttpError({
+    status,
+    headers: new Headers(),
+    request: new Request('http://db.internal:8529/_api/version'),
+  } as never);
 }
 
 function connectionRefused(): FetchFailedError {
-  const system = Object.assign(new Error('connect ECONNREFUSED 10.0.0.5:8529'), { code: 'ECONNREFUSED', errno: -111, syscall: 'connect' });
-  return new FetchFailedError('Fetch failed', new Request('http://10.0.0.5:8529/_api/cursor'), { cause: new TypeError('fetch failed', { cause: system }) });
+  const system = Object.assign(new Error('connect ECONNREFUSED 10.0.0.5:8529'), {
+    code: 'ECONNREFUSED',
+    errno: -111,
+    syscall: 'connect',
+  });
+  return new FetchFailedError('Fetch failed', new Request('http://10.0.0.5:8529/_api/cursor'), {
+    cause: new TypeError('fetch failed', { cause: system }),
+  });
 }
 
 describe('toStoreError', () => {
@@ -28,9 +38,20 @@ describe('toStoreError', () => {
 
   it.each([
     ['a refused connection', connectionRefused()],
-    ['a bare system error', Object.assign(new Error('socket hang up'), { code: 'ECONNRESET', errno: -104, syscall: 'read' })],
-    ['fetch failing with a system cause', new TypeError('fetch failed', { cause: Object.assign(new Error('x'), { code: 'ENOTFOUND', errno: -3008, syscall: 'getaddrinfo' }) })],
-    ['a response that never came', new ResponseTimeoutError('timed out', new Request('http://10.0.0.5:8529/_api/cursor'))],
+    [
+      'a bare system error',
+      Object.assign(new Error('socket hang up'), { code: 'ECONNRESET', errno: -104, syscall: 'read' }),
+    ],
+    [
+      'fetch failing with a system cause',
+      new TypeError('fetch failed', {
+        cause: Object.assign(new Error('x'), { code: 'ENOTFOUND', errno: -3008, syscall: 'getaddrinfo' }),
+      }),
+    ],
+    [
+      'a response that never came',
+      new ResponseTimeoutError('timed out', new Request('http://10.0.0.5:8529/_api/cursor')),
+    ],
     ['a 503 from the server (starting, shutting down)', arangoError(503, 503)],
     ['a gateway answering 502 for the server behind it', httpError(502)],
     ['a gateway timing out (504)', httpError(504)],
@@ -40,7 +61,9 @@ describe('toStoreError', () => {
     expect(translated).toMatchObject({ code: 'store_unavailable', statusCode: 503, retryable: true });
     expect((translated as AppError).message).not.toMatch(/10\.0\.0\.5|db\.internal/);
     expect(isStoreUnavailable(error)).toBe(true);
-    expect(logs).toEqual([expect.objectContaining({ level: 'warn', event: 'arango_unavailable', operation: 'getNodes' })]);
+    expect(logs).toEqual([
+      expect.objectContaining({ level: 'warn', event: 'arango_unavailable', operation: 'getNodes' }),
+    ]);
   });
 
   it.each([
@@ -50,25 +73,33 @@ describe('toStoreError', () => {
     ['a proxy refusing the request (HTTP 403)', httpError(403), true],
     ['a missing collection (1203)', arangoError(1203, 404), false],
     ['a missing database (1228)', arangoError(1228, 404), false],
-  ])('reports %s as a configuration error: internal, not retryable, logged once at error level with the fix', (_case, error, permission) => {
-    const translated = toStoreError(error, 'applyChanges') as AppError;
-    expect(translated).toMatchObject({ code: 'internal', statusCode: 500, retryable: false });
-    expect(isStoreUnavailable(error)).toBe(false);
-    expect(isPermissionDenied(error)).toBe(permission);
-    expect(logs).toEqual([expect.objectContaining({ level: 'error', event: 'arango_misconfigured', operation: 'applyChanges' })]);
-    const { correlationId, hint } = logs[0] as unknown as { correlationId: string; hint: string };
-    expect(hint).toMatch(permission ? /ARANGO_USER/ : /restart/);
-    expect(translated.message).toContain(`correlation id ${correlationId}`);
-    expect(translated.message).not.toMatch(/db\.internal|error 1[12]/);
-    expect(toErrorBody(translated)).toEqual({ statusCode: 500, code: 'internal', message: translated.message });
-  });
+  ])(
+    'reports %s as a configuration error: internal, not retryable, logged once at error level with the fix',
+    (_case, error, permission) => {
+      const translated = toStoreError(error, 'applyChanges') as AppError;
+      expect(translated).toMatchObject({ code: 'internal', statusCode: 500, retryable: false });
+      expect(isStoreUnavailable(error)).toBe(false);
+      expect(isPermissionDenied(error)).toBe(permission);
+      expect(logs).toEqual([
+        expect.objectContaining({ level: 'error', event: 'arango_misconfigured', operation: 'applyChanges' }),
+      ]);
+      const { correlationId, hint } = logs[0] as unknown as { correlationId: string; hint: string };
+      expect(hint).toMatch(permission ? /ARANGO_USER/ : /restart/);
+      expect(translated.message).toContain(`correlation id ${correlationId}`);
+      expect(translated.message).not.toMatch(/db\.internal|error 1[12]/);
+      expect(toErrorBody(translated)).toEqual({ statusCode: 500, code: 'internal', message: translated.message });
+    },
+  );
 
   it('leaves server errors (500) to become internal errors, never a retryable store_unavailable', () => {
     for (const error of [arangoError(4, 500), arangoError(32, 500), httpError(500)]) {
       expect(toStoreError(error, 'searchNodes')).toBe(error);
       expect(isStoreUnavailable(error)).toBe(false);
     }
-    expect(toErrorBody(toStoreError(arangoError(4, 500), 'searchNodes'))).toMatchObject({ statusCode: 500, code: 'internal' });
+    expect(toErrorBody(toStoreError(arangoError(4, 500), 'searchNodes'))).toMatchObject({
+      statusCode: 500,
+      code: 'internal',
+    });
     expect(toErrorBody(toStoreError(arangoError(4, 500), 'searchNodes'))).not.toHaveProperty('retryable');
   });
 
@@ -79,9 +110,16 @@ describe('toStoreError', () => {
   });
 
   it('turns a unique-key violation into conflict, and contention that wrote nothing into a retryable conflict', () => {
-    expect(toStoreError(arangoError(1210, 409), 'createNode')).toMatchObject({ code: 'conflict', statusCode: 409, retryable: false });
+    expect(toStoreError(arangoError(1210, 409), 'createNode')).toMatchObject({
+      code: 'conflict',
+      statusCode: 409,
+      retryable: false,
+    });
     for (const errorNum of [1200, 18, 1655]) {
-      expect(toStoreError(arangoError(errorNum, 409), 'applyChanges')).toMatchObject({ code: 'conflict', retryable: true });
+      expect(toStoreError(arangoError(errorNum, 409), 'applyChanges')).toMatchObject({
+        code: 'conflict',
+        retryable: true,
+      });
     }
   });
 

@@ -52,12 +52,17 @@ export function toStoreError(error: unknown, operation: string): unknown {
       case ARANGO_ERROR_NUM.writeConflict:
       case ARANGO_ERROR_NUM.lockTimeout:
       case ARANGO_ERROR_NUM.transactionNotFound:
-        return new AppError('conflict', 'The store was busy with a concurrent change and wrote nothing; retry', undefined, { retryable: true, cause: error });
+        return new AppError(
+          'conflict',
+          'The store was busy with a concurrent change and wrote nothing; retry',
+          undefined,
+          { retryable: true, cause: error },
+        );
       case ARANGO_ERROR_NUM.documentNotFound:
         return AppError.notFound('The document was not found in the store');
       case ARANGO_ERROR_NUM.illegalDocumentKey:
         return AppError.badRequest(
-          'A key cannot be stored in ArangoDB: keys use letters, digits and _-.@()+,=;$!*\'%: only, at most 254 bytes (docs/graph-store.md)',
+          "A key cannot be stored in ArangoDB: keys use letters, digits and _-.@()+,=;$!*'%: only, at most 254 bytes (docs/graph-store.md)",
         );
     }
   }
@@ -75,12 +80,16 @@ export function isStoreUnavailable(error: unknown): boolean {
 
 /** Credentials or permissions refused: HTTP 401 or 403, or ArangoDB's ERROR_FORBIDDEN (11). */
 export function isPermissionDenied(error: unknown): boolean {
-  if (isArangoError(error)) return error.errorNum === ARANGO_ERROR_NUM.forbidden || error.code === 401 || error.code === 403;
+  if (isArangoError(error))
+    return error.errorNum === ARANGO_ERROR_NUM.forbidden || error.code === 401 || error.code === 403;
   return error instanceof HttpError && (error.code === 401 || error.code === 403);
 }
 
 function isMissingDataSource(error: unknown): boolean {
-  return isArangoError(error) && (error.errorNum === ARANGO_ERROR_NUM.databaseNotFound || error.errorNum === ARANGO_ERROR_NUM.dataSourceNotFound);
+  return (
+    isArangoError(error) &&
+    (error.errorNum === ARANGO_ERROR_NUM.databaseNotFound || error.errorNum === ARANGO_ERROR_NUM.dataSourceNotFound)
+  );
 }
 
 function misconfigured(error: unknown, operation: string): AppError {
@@ -89,9 +98,14 @@ function misconfigured(error: unknown, operation: string): AppError {
     ? 'the ArangoDB user (ARANGO_USER) lacks a permission on the database (ARANGO_DB): grant it read-write access'
     : 'the database or a collection is missing (dropped while the service ran?): restart the service to recreate it';
   logger.error('arango_misconfigured', { operation, correlationId, hint, ...describeFailure(error) });
-  return new AppError('internal', `The store refused this request because of its configuration; an operator must fix it (correlation id ${correlationId})`, undefined, {
-    cause: error,
-  });
+  return new AppError(
+    'internal',
+    `The store refused this request because of its configuration; an operator must fix it (correlation id ${correlationId})`,
+    undefined,
+    {
+      cause: error,
+    },
+  );
 }
 
 function describeFailure(error: unknown): Record<string, unknown> {

@@ -46,7 +46,11 @@ export class ArangoQueryExecutor {
    * a validation error thrown by `work` between steps). Steps return small results (one state document
    * or nothing), so each fits in the first cursor batch, which is fetched inside the transaction.
    */
-  async transaction<T>(collections: TransactionCollectionOptions, operation: string, work: (step: TransactionStep) => Promise<T>): Promise<T> {
+  async transaction<T>(
+    collections: TransactionCollectionOptions,
+    operation: string,
+    work: (step: TransactionStep) => Promise<T>,
+  ): Promise<T> {
     try {
       return await this.db.withTransaction(collections, (step) =>
         work(async <R>(query: AqlQuery) => {

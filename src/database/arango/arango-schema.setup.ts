@@ -9,6 +9,9 @@ export async function runArangoSchemaSetup<T>(db: Database, what: string, setup:
   try {
     return await setup();
   } catch (error) {
-    throw new Error(`ArangoDB ${what} setup failed in database "${db.name}": ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    throw new Error(
+      `ArangoDB ${what} setup failed in database "${db.name}": ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    );
   }
 }

@@ -12,7 +12,10 @@ export const SQLITE_FILE_NAME = 'ai.sqlite';
  * pragmas and applies pending migrations. Used by SqlitePersistenceModule (service and CLIs) and by
  * tests, so all see the same schema. The caller owns the connection and closes it.
  */
-export function openSqliteDatabase(dataDir: string, migrations: readonly SqliteMigration[] = SQLITE_MIGRATIONS): Database {
+export function openSqliteDatabase(
+  dataDir: string,
+  migrations: readonly SqliteMigration[] = SQLITE_MIGRATIONS,
+): Database {
   mkdirSync(dataDir, { recursive: true });
   const db = new BetterSqlite3(path.join(dataDir, SQLITE_FILE_NAME));
   try {

@@ -16,7 +16,8 @@ describe(SqliteGroupCommit.name, () => {
   let db: Database;
   let other: Database;
   let group: SqliteGroupCommit;
-  const rows = (connection: Database) => (connection.prepare('SELECT v FROM t ORDER BY rowid').all() as Array<{ v: string }>).map((row) => row.v);
+  const rows = (connection: Database) =>
+    (connection.prepare('SELECT v FROM t ORDER BY rowid').all() as Array<{ v: string }>).map((row) => row.v);
 
   beforeEach(() => {
     dir = mkdtempSync(path.join(tmpdir(), 'group-commit-'));

@@ -24,7 +24,9 @@ export class SqliteGroupCommit {
   /** A write already ran in this turn: the next ones wait for the turn's group. */
   private turnStarted = false;
   private readonly inSavepoint: (write: () => unknown) => unknown;
-  private readonly commitGroup: (writes: QueuedWrite[]) => Array<{ ok: true; value: unknown } | { ok: false; error: unknown }>;
+  private readonly commitGroup: (
+    writes: QueuedWrite[],
+  ) => Array<{ ok: true; value: unknown } | { ok: false; error: unknown }>;
 
   constructor(db: Database) {
     this.inSavepoint = db.transaction((write: () => unknown) => write());
@@ -74,6 +76,8 @@ export class SqliteGroupCommit {
       for (const { reject } of writes) reject(error);
       return;
     }
-    outcomes.forEach((outcome, index) => (outcome.ok ? writes[index].resolve(outcome.value) : writes[index].reject(outcome.error)));
+    outcomes.forEach((outcome, index) =>
+      outcome.ok ? writes[index].resolve(outcome.value) : writes[index].reject(outcome.error),
+    );
   }
 }

@@ -16,7 +16,9 @@ function openConnection(file: string): Database {
 }
 
 const tableNames = (db: Database): string[] =>
-  (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as Array<{ name: string }>).map((row) => row.name);
+  (
+    db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as Array<{ name: string }>
+  ).map((row) => row.name);
 
 /**
  * A worker thread that loads the runner from its TypeScript source (compiled on the fly by SWC, as
@@ -85,8 +87,16 @@ describe(SqliteMigrationRunner.name, () => {
 
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-  const first: SqliteMigration = { version: 1, name: 'first', up: (db) => db.exec('CREATE TABLE first (id INTEGER PRIMARY KEY)') };
-  const second: SqliteMigration = { version: 2, name: 'second', up: (db) => db.exec('CREATE TABLE second (id INTEGER PRIMARY KEY)') };
+  const first: SqliteMigration = {
+    version: 1,
+    name: 'first',
+    up: (db) => db.exec('CREATE TABLE first (id INTEGER PRIMARY KEY)'),
+  };
+  const second: SqliteMigration = {
+    version: 2,
+    name: 'second',
+    up: (db) => db.exec('CREATE TABLE second (id INTEGER PRIMARY KEY)'),
+  };
 
   it('applies pending migrations in order and records them', () => {
     const db = openConnection(file);
@@ -156,7 +166,10 @@ describe(SqliteMigrationRunner.name, () => {
     // One runner did the work, the other waited for the lock and found nothing left to do.
     expect(applied.map((versions) => versions.length).sort()).toEqual([0, 2]);
     const db = openConnection(file);
-    expect(db.prepare('SELECT version FROM schema_migrations ORDER BY version').all()).toEqual([{ version: 1 }, { version: 2 }]);
+    expect(db.prepare('SELECT version FROM schema_migrations ORDER BY version').all()).toEqual([
+      { version: 1 },
+      { version: 2 },
+    ]);
     expect(db.prepare('SELECT COUNT(*) AS count FROM slow').get()).toEqual({ count: 20000 });
     db.close();
   });

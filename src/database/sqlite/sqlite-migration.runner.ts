@@ -36,9 +36,9 @@ export class SqliteMigrationRunner {
         applied_at INTEGER NOT NULL
       )`);
       const recorded = new Map<number, string>(
-        (db.prepare('SELECT version, name FROM schema_migrations').all() as Array<{ version: number; name: string }>).map(
-          (row) => [row.version, row.name],
-        ),
+        (
+          db.prepare('SELECT version, name FROM schema_migrations').all() as Array<{ version: number; name: string }>
+        ).map((row) => [row.version, row.name]),
       );
       const record = db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)');
       const applied: number[] = [];

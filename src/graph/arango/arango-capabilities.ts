@@ -27,7 +27,11 @@ export const VECTOR_PREFILTER_VERSION = '3.12.6';
 
 /** Compares dotted versions numerically ("3.12.10" > "3.12.6"); suffixes such as "-rc1" are ignored. */
 export function compareVersions(left: string, right: string): number {
-  const parse = (version: string): number[] => version.split('-')[0].split('.').map((part) => Number.parseInt(part, 10) || 0);
+  const parse = (version: string): number[] =>
+    version
+      .split('-')[0]
+      .split('.')
+      .map((part) => Number.parseInt(part, 10) || 0);
   const a = parse(left);
   const b = parse(right);
   for (let index = 0; index < Math.max(a.length, b.length); index += 1) {
@@ -79,11 +83,17 @@ export function detectVectorIndex(version: string, indexes: readonly IndexLike[]
     if (!isCandidate) continue;
     const name = index.name ?? 'vector';
     if (compareVersions(version, VECTOR_PREFILTER_VERSION) < 0) {
-      ignored.push({ name, reason: `ArangoDB ${version} cannot filter by graph inside the index lookup (${VECTOR_PREFILTER_VERSION}+ needed)` });
+      ignored.push({
+        name,
+        reason: `ArangoDB ${version} cannot filter by graph inside the index lookup (${VECTOR_PREFILTER_VERSION}+ needed)`,
+      });
     } else if (index.progress !== undefined) {
       ignored.push({ name, reason: `still being built (${index.progress} %)` });
     } else if (index.trainingState !== undefined && index.trainingState !== 'ready') {
-      ignored.push({ name, reason: `trainingState ${index.trainingState}${index.errorMessage ? `: ${index.errorMessage}` : ''}` });
+      ignored.push({
+        name,
+        reason: `trainingState ${index.trainingState}${index.errorMessage ? `: ${index.errorMessage}` : ''}`,
+      });
     } else {
       return {
         vectorIndex: {
@@ -91,7 +101,9 @@ export function detectVectorIndex(version: string, indexes: readonly IndexLike[]
           dimension: index.params?.dimension as number,
           nLists: trainedLists(index),
           defaultNProbe: typeof index.params?.defaultNProbe === 'number' ? index.params.defaultNProbe : 1,
-          storedValues: Array.isArray(index.storedValues) ? index.storedValues.filter((value): value is string => typeof value === 'string') : [],
+          storedValues: Array.isArray(index.storedValues)
+            ? index.storedValues.filter((value): value is string => typeof value === 'string')
+            : [],
         },
         ignored,
       };

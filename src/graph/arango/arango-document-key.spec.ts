@@ -1,17 +1,29 @@
 import { nbaWorkflowDemo } from '../demo/nba-workflow.demo';
 import { GraphDocument } from '../graph.types';
-import { documentKeyProblem, documentKeyProblems, localKeyProblem, MAX_DOCUMENT_KEY_BYTES } from './arango-document-key';
+import {
+  documentKeyProblem,
+  documentKeyProblems,
+  localKeyProblem,
+  MAX_DOCUMENT_KEY_BYTES,
+} from './arango-document-key';
 
 describe('ArangoDB document keys', () => {
   it('accepts letters, digits and the punctuation ArangoDB allows, up to 254 bytes', () => {
-    for (const key of ['nba-workflow', 'fetch-api', 'ai_3f9c0a1b2c3d4e5f', "a_b-c.d@e(f)g+h,i=j;k$l!m*n'o%p:q", 'x'.repeat(254)]) {
+    for (const key of [
+      'nba-workflow',
+      'fetch-api',
+      'ai_3f9c0a1b2c3d4e5f',
+      "a_b-c.d@e(f)g+h,i=j;k$l!m*n'o%p:q",
+      'x'.repeat(254),
+    ]) {
       expect({ key, problem: documentKeyProblem(key) }).toEqual({ key, problem: null });
     }
   });
 
   it('names why ArangoDB would refuse a key (error 1221)', () => {
     expect(documentKeyProblem('my node')).toMatch(/characters ArangoDB does not allow/);
-    for (const key of ['a/b', 'a#b', 'équipe', 'tab\tkey', 'a"b', 'a?b', 'a[b]', 'a&b']) expect({ key, problem: documentKeyProblem(key) }).toEqual({ key, problem: expect.any(String) });
+    for (const key of ['a/b', 'a#b', 'équipe', 'tab\tkey', 'a"b', 'a?b', 'a[b]', 'a&b'])
+      expect({ key, problem: documentKeyProblem(key) }).toEqual({ key, problem: expect.any(String) });
     expect(documentKeyProblem('')).toBe('is empty');
     expect(documentKeyProblem('x'.repeat(255))).toBe(`is 255 bytes long, over ArangoDB's ${MAX_DOCUMENT_KEY_BYTES}`);
   });
@@ -31,7 +43,10 @@ describe('ArangoDB document keys', () => {
     expect(documentKeyProblems('nba workflow', document)).toEqual([
       { field: 'graph._key', problems: [expect.stringMatching(/^key "nba workflow" holds characters/)] },
       { field: 'nodes[1]._key', problems: [expect.stringMatching(/^key "fetch api" holds characters/)] },
-      { field: 'edges[2]._key', problems: [expect.stringMatching(/makes the document key "nba workflow-…" 263 bytes long/)] },
+      {
+        field: 'edges[2]._key',
+        problems: [expect.stringMatching(/makes the document key "nba workflow-…" 263 bytes long/)],
+      },
       { field: 'nodeConfigs[0]._key', problems: [expect.stringMatching(/^key "api\/call" holds characters/)] },
     ]);
   });

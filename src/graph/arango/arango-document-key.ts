@@ -49,7 +49,8 @@ export function documentKeyProblems(graphKey: string, document: GraphDocument): 
     if (typeof edge._key === 'string') add(`edges[${index}]._key`, localKeyProblem(graphKey, edge._key), edge._key);
   });
   document.nodeConfigs.forEach((config, index) => {
-    if (typeof config._key === 'string') add(`nodeConfigs[${index}]._key`, documentKeyProblem(config._key), config._key);
+    if (typeof config._key === 'string')
+      add(`nodeConfigs[${index}]._key`, documentKeyProblem(config._key), config._key);
   });
   return problems;
 }

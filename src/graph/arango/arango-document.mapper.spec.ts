@@ -46,7 +46,8 @@ describe(ArangoDocumentMapper.name, () => {
       expect(node.graphKey).toBe(graphKey);
       expect(node.nodiusOnlyField).toEqual({ kept: true });
       expect(node.typeVersion).toBe(3);
-      for (const field of ['_id', '_rev', 'embedding', 'embeddingModel', 'embeddingHash', 'aiSearchData']) expect(node).not.toHaveProperty(field);
+      for (const field of ['_id', '_rev', 'embedding', 'embeddingModel', 'embeddingHash', 'aiSearchData'])
+        expect(node).not.toHaveProperty(field);
     });
 
     it('can keep the embedding model and hash (never the vector)', () => {
@@ -89,13 +90,30 @@ describe(ArangoDocumentMapper.name, () => {
     });
 
     it('round-trips: what is written reads back as the same node', () => {
-      const node: GraphNode = { _key: 'k', graphKey, type: 't', sheet: '0', posX: 5, posY: 6, process: 'x', data: { a: 'b' }, extra: [1] };
-      const stored = { ...ArangoDocumentMapper.toNodeDocument(graphKey, node), _id: 'nodius_nodes/nba-workflow-k', _rev: '1' };
+      const node: GraphNode = {
+        _key: 'k',
+        graphKey,
+        type: 't',
+        sheet: '0',
+        posX: 5,
+        posY: 6,
+        process: 'x',
+        data: { a: 'b' },
+        extra: [1],
+      };
+      const stored = {
+        ...ArangoDocumentMapper.toNodeDocument(graphKey, node),
+        _id: 'nodius_nodes/nba-workflow-k',
+        _rev: '1',
+      };
       expect(ArangoDocumentMapper.toNode(stored, graphKey)).toEqual(node);
     });
 
     it('leaves the vector and what it was computed from out of an export', () => {
-      const exported = ArangoDocumentMapper.toExportedNode({ ...ArangoDocumentMapper.toNode(stored, graphKey, { keepEmbeddingState: true }), embedding: [1] });
+      const exported = ArangoDocumentMapper.toExportedNode({
+        ...ArangoDocumentMapper.toNode(stored, graphKey, { keepEmbeddingState: true }),
+        embedding: [1],
+      });
       for (const field of ['embedding', 'embeddingModel', 'embeddingHash']) expect(exported).not.toHaveProperty(field);
       expect(exported.nodiusOnlyField).toEqual({ kept: true });
     });
@@ -134,7 +152,15 @@ describe(ArangoDocumentMapper.name, () => {
 
     it('falls back to stored source/target, composite or local, when _from/_to do not carry the graph prefix', () => {
       const edge = ArangoDocumentMapper.toEdge(
-        { _key: 'nba-workflow-e2', _from: 'other/x', _to: 'other/y', source: 'nba-workflow-a', target: 'b', graphKey, sheet: '0' },
+        {
+          _key: 'nba-workflow-e2',
+          _from: 'other/x',
+          _to: 'other/y',
+          source: 'nba-workflow-a',
+          target: 'b',
+          graphKey,
+          sheet: '0',
+        },
         graphKey,
       );
       expect(edge.source).toBe('a');
@@ -142,7 +168,16 @@ describe(ArangoDocumentMapper.name, () => {
     });
 
     it('writes an edge under its composite key with _from/_to built from the composite node keys', () => {
-      const edge: GraphEdge = { _key: 'e', graphKey, sheet: '0', source: 'a', sourceHandle: 'R-0', target: 'b', targetHandle: 'L-0', weight: 2 };
+      const edge: GraphEdge = {
+        _key: 'e',
+        graphKey,
+        sheet: '0',
+        source: 'a',
+        sourceHandle: 'R-0',
+        target: 'b',
+        targetHandle: 'L-0',
+        weight: 2,
+      };
       const doc = ArangoDocumentMapper.toEdgeDocument(graphKey, edge);
       expect(doc).toMatchObject({
         _key: 'nba-workflow-e',
@@ -158,10 +193,24 @@ describe(ArangoDocumentMapper.name, () => {
 
   describe('graphs and node configs', () => {
     it('drops Arango metadata on read and stamps the workspace on write', () => {
-      const graph = ArangoDocumentMapper.toGraph({ _key: 'g', _id: 'nodius_graphs/g', _rev: 'r', workspace: 'w', name: 'G', sheetsList: {}, permission: 1 });
+      const graph = ArangoDocumentMapper.toGraph({
+        _key: 'g',
+        _id: 'nodius_graphs/g',
+        _rev: 'r',
+        workspace: 'w',
+        name: 'G',
+        sheetsList: {},
+        permission: 1,
+      });
       expect(graph).toEqual({ _key: 'g', workspace: 'w', name: 'G', sheetsList: {}, permission: 1 });
       expect(ArangoDocumentMapper.toGraphDocument('mine', { ...graph, workspace: 'theirs' }).workspace).toBe('mine');
-      const config = ArangoDocumentMapper.toNodeConfig({ _key: 'c', _rev: 'r', workspace: 'w', displayName: 'C', border: {} });
+      const config = ArangoDocumentMapper.toNodeConfig({
+        _key: 'c',
+        _rev: 'r',
+        workspace: 'w',
+        displayName: 'C',
+        border: {},
+      });
       expect(config).toEqual({ _key: 'c', workspace: 'w', displayName: 'C', border: {} });
       expect(ArangoDocumentMapper.toNodeConfigDocument('mine', config).workspace).toBe('mine');
     });

@@ -108,7 +108,12 @@ export class ArangoDocumentMapper {
 }
 
 function carriesVector(node: GraphNode): boolean {
-  return Array.isArray(node.embedding) && node.embedding.length > 0 && typeof node.embeddingModel === 'string' && node.embeddingModel.length > 0;
+  return (
+    Array.isArray(node.embedding) &&
+    node.embedding.length > 0 &&
+    typeof node.embeddingModel === 'string' &&
+    node.embeddingModel.length > 0
+  );
 }
 
 function withoutFields(source: object, fields: readonly string[]): StoredDocument {

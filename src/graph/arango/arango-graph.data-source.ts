@@ -55,12 +55,18 @@ export class ArangoGraphDataSource implements MutableGraphDataSource {
   }
 
   async getNodes(graphKey: string, sheetId?: string): Promise<GraphNode[]> {
-    const docs = await this.executor.all<StoredDocument>(this.queries.nodes(this.workspace, graphKey, sheetId), 'getNodes');
+    const docs = await this.executor.all<StoredDocument>(
+      this.queries.nodes(this.workspace, graphKey, sheetId),
+      'getNodes',
+    );
     return docs.map((doc) => ArangoDocumentMapper.toNode(doc, graphKey));
   }
 
   async getEdges(graphKey: string, sheetId?: string): Promise<GraphEdge[]> {
-    const docs = await this.executor.all<StoredDocument>(this.queries.edges(this.workspace, graphKey, sheetId), 'getEdges');
+    const docs = await this.executor.all<StoredDocument>(
+      this.queries.edges(this.workspace, graphKey, sheetId),
+      'getEdges',
+    );
     return docs.map((doc) => ArangoDocumentMapper.toEdge(doc, graphKey));
   }
 
@@ -73,7 +79,10 @@ export class ArangoGraphDataSource implements MutableGraphDataSource {
     const keys = [...new Set(nodeKeys)];
     if (keys.length === 0) return [];
     const composite = keys.map((key) => ArangoDocumentMapper.compositeKey(graphKey, key));
-    const docs = await this.executor.all<StoredDocument>(this.queries.nodesByKeys(this.workspace, graphKey, composite), 'getNodesByKeys');
+    const docs = await this.executor.all<StoredDocument>(
+      this.queries.nodesByKeys(this.workspace, graphKey, composite),
+      'getNodesByKeys',
+    );
     const byKey = new Map(docs.map((doc) => [ArangoDocumentMapper.localKey(graphKey, String(doc._key)), doc]));
     return keys.flatMap((key) => {
       const doc = byKey.get(key);
@@ -100,7 +109,12 @@ export class ArangoGraphDataSource implements MutableGraphDataSource {
    * local key the query names (tier 2), or whose type / type display name it names (tier 1), ranks
    * first; its score becomes `bm25 + tier × (best bm25 + 1)` so scores stay > 0 and best first.
    */
-  async searchNodes(graphKey: string, query: string, maxResults: number, scope: SearchScope = {}): Promise<ScoredNode[]> {
+  async searchNodes(
+    graphKey: string,
+    query: string,
+    maxResults: number,
+    scope: SearchScope = {},
+  ): Promise<ScoredNode[]> {
     if (maxResults <= 0 || query.trim() === '') return [];
     const candidates = Math.min(MAX_SEARCH_CANDIDATES, Math.max(MIN_SEARCH_CANDIDATES, maxResults * 3));
     // The domain lexicon's English words for a French question (docs/retrieval.md); the view's analyzers do the rest.
@@ -118,7 +132,10 @@ export class ArangoGraphDataSource implements MutableGraphDataSource {
     );
     const best = hits.reduce((max, hit) => Math.max(max, hit.score), 0);
     return hits
-      .map((hit) => ({ node: ArangoDocumentMapper.toNode(hit.node, graphKey), score: hit.score + hit.tier * (best + 1) }))
+      .map((hit) => ({
+        node: ArangoDocumentMapper.toNode(hit.node, graphKey),
+        score: hit.score + hit.tier * (best + 1),
+      }))
       .filter((hit) => hit.score > 0)
       .sort((a, b) => b.score - a.score || a.node._key.localeCompare(b.node._key))
       .slice(0, maxResults);
@@ -144,12 +161,18 @@ export class ArangoGraphDataSource implements MutableGraphDataSource {
     const index = this.capabilities.vectorIndex;
     let hits: Array<{ node: StoredDocument; score: number }> | undefined;
     if (index && index.dimension === query.vector.length) {
-      const graphNodes = await this.executor.first<number>(this.queries.graphNodeCount(this.workspace, graphKey), 'searchNodesByVector');
+      const graphNodes = await this.executor.first<number>(
+        this.queries.graphNodeCount(this.workspace, graphKey),
+        'searchNodesByVector',
+      );
       if (graphNodes === undefined) return []; // not a graph of this workspace
       const plan = planVectorSearch(index, graphNodes, maxResults, this.options.vectorExactScanBelow);
       if (plan.mode === 'indexed') {
         try {
-          hits = await this.executor.all(this.queries.vectorSearchIndexed({ ...params, nProbe: plan.nProbe }), 'searchNodesByVector');
+          hits = await this.executor.all(
+            this.queries.vectorSearchIndexed({ ...params, nProbe: plan.nProbe }),
+            'searchNodesByVector',
+          );
         } catch (error) {
           if (error instanceof AppError && error.code === 'store_unavailable') throw error;
           logger.warn('arango_vector_index_failed', {
@@ -164,7 +187,12 @@ export class ArangoGraphDataSource implements MutableGraphDataSource {
     return hits.map((hit) => ({ node: ArangoDocumentMapper.toNode(hit.node, graphKey), score: hit.score }));
   }
 
-  async getNeighborhood(graphKey: string, nodeKey: string, depth: number, direction: EdgeDirection): Promise<NodeNeighborhood> {
+  async getNeighborhood(
+    graphKey: string,
+    nodeKey: string,
+    depth: number,
+    direction: EdgeDirection,
+  ): Promise<NodeNeighborhood> {
     const maxDepth = Math.min(MAX_DEPTH, Math.max(1, Math.floor(depth) || 1));
     const startKey = ArangoDocumentMapper.compositeKey(graphKey, nodeKey);
     const result = await this.executor.first<{
@@ -176,7 +204,9 @@ export class ArangoGraphDataSource implements MutableGraphDataSource {
     // BFS already emits by depth; the stable sort only guards that order.
     const reached = [...result.reached].sort((a, b) => a.depth - b.depth);
     return {
-      nodes: [result.start, ...reached.map((entry) => entry.node)].map((doc) => ArangoDocumentMapper.toNode(doc, graphKey)),
+      nodes: [result.start, ...reached.map((entry) => entry.node)].map((doc) =>
+        ArangoDocumentMapper.toNode(doc, graphKey),
+      ),
       edges: result.edges.map((doc) => ArangoDocumentMapper.toEdge(doc, graphKey)),
     };
   }
@@ -202,11 +232,17 @@ export class ArangoGraphDataSource implements MutableGraphDataSource {
     await this.inTransaction('updateNode', async (step) => {
       const state = await this.readState(step, graphKey, [node._key], []);
       const before = state.getNode(node._key);
-      if (!before) throw new AppError('not_found', `Node "${node._key}" does not exist in graph "${graphKey}"`, { nodeKey: node._key });
+      if (!before)
+        throw new AppError('not_found', `Node "${node._key}" does not exist in graph "${graphKey}"`, {
+          nodeKey: node._key,
+        });
       const after: GraphNode = { ...node, _key: before._key, graphKey };
       for (const field of ['type', 'sheet'] as const) {
         if (typeof after[field] !== 'string' || after[field].length === 0) {
-          throw AppError.badRequest(`Node "${after._key}" needs a non-empty string ${field}`, { nodeKey: after._key, field });
+          throw AppError.badRequest(`Node "${after._key}" needs a non-empty string ${field}`, {
+            nodeKey: after._key,
+            field,
+          });
         }
       }
       await step(this.queries.replaceNodes(graphKey, [this.replacement(graphKey, before, after)]));
@@ -216,15 +252,30 @@ export class ArangoGraphDataSource implements MutableGraphDataSource {
   /** Replaces the edge's document (key and graphKey kept); both ends must exist. */
   async updateEdge(graphKey: string, edge: GraphEdge): Promise<void> {
     await this.inTransaction('updateEdge', async (step) => {
-      const state = await this.readState(step, graphKey, [edge.source, edge.target].filter((end) => typeof end === 'string'), [edge._key]);
-      if (!state.getEdge(edge._key)) throw new AppError('not_found', `Edge "${edge._key}" does not exist in graph "${graphKey}"`, { edgeKey: edge._key });
+      const state = await this.readState(
+        step,
+        graphKey,
+        [edge.source, edge.target].filter((end) => typeof end === 'string'),
+        [edge._key],
+      );
+      if (!state.getEdge(edge._key))
+        throw new AppError('not_found', `Edge "${edge._key}" does not exist in graph "${graphKey}"`, {
+          edgeKey: edge._key,
+        });
       for (const end of ['source', 'target'] as const) {
         if (typeof edge[end] !== 'string' || !state.getNode(edge[end])) {
-          throw AppError.badRequest(`Edge "${edge._key}" would dangle: its ${end} node "${edge[end]}" does not exist`, { edgeKey: edge._key });
+          throw AppError.badRequest(`Edge "${edge._key}" would dangle: its ${end} node "${edge[end]}" does not exist`, {
+            edgeKey: edge._key,
+          });
         }
       }
-      if (typeof edge.sheet !== 'string' || edge.sheet.length === 0) throw AppError.badRequest(`Edge "${edge._key}" needs a non-empty string sheet`);
-      await step(this.queries.replaceEdge(ArangoDocumentMapper.toEdgeDocument(graphKey, { ...edge, graphKey }) as { _key: string }));
+      if (typeof edge.sheet !== 'string' || edge.sheet.length === 0)
+        throw AppError.badRequest(`Edge "${edge._key}" needs a non-empty string sheet`);
+      await step(
+        this.queries.replaceEdge(
+          ArangoDocumentMapper.toEdgeDocument(graphKey, { ...edge, graphKey }) as { _key: string },
+        ),
+      );
     });
   }
 
@@ -254,13 +305,26 @@ export class ArangoGraphDataSource implements MutableGraphDataSource {
       }
       if (plan.nodeKeysToDelete.length > 0) await step(this.queries.removeNodes(plan.nodeKeysToDelete.map(composite)));
       if (plan.nodesToCreate.length > 0) {
-        await step(this.queries.insertNodes(plan.nodesToCreate.map((node) => ArangoDocumentMapper.toNodeDocument(graphKey, node))));
+        await step(
+          this.queries.insertNodes(
+            plan.nodesToCreate.map((node) => ArangoDocumentMapper.toNodeDocument(graphKey, node)),
+          ),
+        );
       }
       if (plan.nodesToUpdate.length > 0) {
-        await step(this.queries.replaceNodes(graphKey, plan.nodesToUpdate.map(({ before, after }) => this.replacement(graphKey, before, after))));
+        await step(
+          this.queries.replaceNodes(
+            graphKey,
+            plan.nodesToUpdate.map(({ before, after }) => this.replacement(graphKey, before, after)),
+          ),
+        );
       }
       if (plan.edgesToCreate.length > 0) {
-        await step(this.queries.insertEdges(plan.edgesToCreate.map((edge) => ArangoDocumentMapper.toEdgeDocument(graphKey, edge))));
+        await step(
+          this.queries.insertEdges(
+            plan.edgesToCreate.map((edge) => ArangoDocumentMapper.toEdgeDocument(graphKey, edge)),
+          ),
+        );
       }
     });
   }
@@ -274,14 +338,29 @@ export class ArangoGraphDataSource implements MutableGraphDataSource {
   }
 
   /** The graph's ownership (not_found otherwise) and the named nodes/edges that exist, as a planner lookup. */
-  private async readState(step: TransactionStep, graphKey: string, nodeKeys: string[], edgeKeys: string[]): Promise<GraphChangeLookup> {
-    const composite = (keys: string[]): string[] => [...new Set(keys)].map((key) => ArangoDocumentMapper.compositeKey(graphKey, key));
+  private async readState(
+    step: TransactionStep,
+    graphKey: string,
+    nodeKeys: string[],
+    edgeKeys: string[],
+  ): Promise<GraphChangeLookup> {
+    const composite = (keys: string[]): string[] =>
+      [...new Set(keys)].map((key) => ArangoDocumentMapper.compositeKey(graphKey, key));
     const [state] = await step<{ owned: boolean; nodes: StoredDocument[]; edges: StoredDocument[] }>(
-      this.queries.changeSetState({ workspace: this.workspace, graphKey, nodeKeys: composite(nodeKeys), edgeKeys: composite(edgeKeys) }),
+      this.queries.changeSetState({
+        workspace: this.workspace,
+        graphKey,
+        nodeKeys: composite(nodeKeys),
+        edgeKeys: composite(edgeKeys),
+      }),
     );
     if (!state.owned) throw new AppError('not_found', `Graph "${graphKey}" does not exist`, { graphKey });
-    const nodes = new Map(state.nodes.map((doc) => ArangoDocumentMapper.toNode(doc, graphKey)).map((node) => [node._key, node]));
-    const edges = new Map(state.edges.map((doc) => ArangoDocumentMapper.toEdge(doc, graphKey)).map((edge) => [edge._key, edge]));
+    const nodes = new Map(
+      state.nodes.map((doc) => ArangoDocumentMapper.toNode(doc, graphKey)).map((node) => [node._key, node]),
+    );
+    const edges = new Map(
+      state.edges.map((doc) => ArangoDocumentMapper.toEdge(doc, graphKey)).map((edge) => [edge._key, edge]),
+    );
     return { getNode: (key) => nodes.get(key) ?? null, getEdge: (key) => edges.get(key) ?? null };
   }
 
@@ -300,6 +379,10 @@ function assertStorableKeys(graphKey: string, changes: GraphChangeSet): void {
   for (const { kind, field, key } of created) {
     if (typeof key !== 'string') continue; // the planner refuses it
     const problem = localKeyProblem(graphKey, key);
-    if (problem) throw AppError.badRequest(`${kind} key "${key}" cannot be stored: it ${problem}`, { [field]: key, rule: DOCUMENT_KEY_RULE });
+    if (problem)
+      throw AppError.badRequest(`${kind} key "${key}" cannot be stored: it ${problem}`, {
+        [field]: key,
+        rule: DOCUMENT_KEY_RULE,
+      });
   }
 }

@@ -50,13 +50,22 @@ function everyQuery(): Record<string, AqlQuery> {
     neighborhoodAny: queries.neighborhood(workspace, graphKey, compositeKey, 2, 'any'),
     lexicalSearch: queries.lexicalSearch({ workspace, graphKey, query, candidates: 50, waitForSync: false }),
     lexicalSearchSynced: queries.lexicalSearch({ workspace, graphKey, query, candidates: 50, waitForSync: true }),
-    lexicalSearchOfSheet: queries.lexicalSearch({ workspace, graphKey, query, candidates: 50, waitForSync: false, sheet }),
+    lexicalSearchOfSheet: queries.lexicalSearch({
+      workspace,
+      graphKey,
+      query,
+      candidates: 50,
+      waitForSync: false,
+      sheet,
+    }),
     vectorSearchExact: queries.vectorSearchExact(vectorParams),
     vectorSearchIndexed: queries.vectorSearchIndexed({ ...vectorParams, nProbe: 12 }),
     graphNodeCount: queries.graphNodeCount(workspace, graphKey),
     listGraphs: queries.listGraphs(),
     embeddingStates: queries.embeddingStates(workspace, graphKey),
-    saveEmbeddings: queries.saveEmbeddings(workspace, graphKey, [{ key: compositeKey, embedding: [1, 0], model, hash: 'h"' }]),
+    saveEmbeddings: queries.saveEmbeddings(workspace, graphKey, [
+      { key: compositeKey, embedding: [1, 0], model, hash: 'h"' },
+    ]),
     changeSetState: queries.changeSetState({
       workspace,
       graphKey,
@@ -67,7 +76,9 @@ function everyQuery(): Record<string, AqlQuery> {
     removeEdges: queries.removeEdges(graphKey, [compositeKey], [nodeId]),
     insertNodes: queries.insertNodes([{ _key: compositeKey, graphKey }]),
     insertEdges: queries.insertEdges([{ _key: compositeKey, _from: nodeId, _to: nodeId }]),
-    replaceNodes: queries.replaceNodes(graphKey, [{ document: { _key: compositeKey, data: { text: HOSTILE.query } }, keepVector: true }]),
+    replaceNodes: queries.replaceNodes(graphKey, [
+      { document: { _key: compositeKey, data: { text: HOSTILE.query } }, keepVector: true },
+    ]),
     replaceEdge: queries.replaceEdge({ _key: compositeKey }),
     importState: queries.importState(workspace, graphKey, [HOSTILE.nodeKey]),
     removeGraphEdges: queries.removeGraphEdges(graphKey),
@@ -119,10 +130,24 @@ describe(ArangoGraphQueries.name, () => {
 
   it('starts every node and edge read with the workspace guard on the graph', () => {
     const all = everyQuery();
-    const guarded = ['nodes', 'nodesByKeys', 'edges', 'edgesOut', 'neighborhoodAny', 'lexicalSearch', 'vectorSearchExact', 'vectorSearchIndexed', 'graphNodeCount', 'embeddingStates', 'saveEmbeddings'];
+    const guarded = [
+      'nodes',
+      'nodesByKeys',
+      'edges',
+      'edgesOut',
+      'neighborhoodAny',
+      'lexicalSearch',
+      'vectorSearchExact',
+      'vectorSearchIndexed',
+      'graphNodeCount',
+      'embeddingStates',
+      'saveEmbeddings',
+    ];
     for (const name of guarded) {
       const query = all[name];
-      expect(query.query).toMatch(/FOR g IN @@\w+\s+FILTER g\._key == @\w+ AND g\.workspace == @\w+[\s\S]*FILTER owner != null/);
+      expect(query.query).toMatch(
+        /FOR g IN @@\w+\s+FILTER g\._key == @\w+ AND g\.workspace == @\w+[\s\S]*FILTER owner != null/,
+      );
       expect(Object.values(query.bindVars)).toContain(HOSTILE.workspace);
     }
   });
@@ -161,27 +186,54 @@ describe(ArangoGraphQueries.name, () => {
   });
 
   it('searches through the view with BM25, analyzing the query with the index analyzers', () => {
-    const query = queries.lexicalSearch({ workspace: 'ws', graphKey: 'g', query: 'fetchPlayers', candidates: 50, waitForSync: false });
-    expect(query.bindVars[Object.keys(query.bindVars).find((name) => query.bindVars[name] === ARANGO_NAMES.searchView) as string]).toBe(
-      ARANGO_NAMES.searchView,
-    );
+    const query = queries.lexicalSearch({
+      workspace: 'ws',
+      graphKey: 'g',
+      query: 'fetchPlayers',
+      candidates: 50,
+      waitForSync: false,
+    });
+    expect(
+      query.bindVars[
+        Object.keys(query.bindVars).find((name) => query.bindVars[name] === ARANGO_NAMES.searchView) as string
+      ],
+    ).toBe(ARANGO_NAMES.searchView);
     expect(query.query).toMatch(/FOR n IN @@\w+\s+SEARCH n\.graphKey == @\w+ AND/);
     expect(query.query).toContain('LET score = BM25(n)');
     expect(query.query).toContain('FILTER score > 0');
-    expect(Object.values(query.bindVars)).toEqual(expect.arrayContaining([ARANGO_NAMES.identifierAnalyzer, ARANGO_NAMES.proseAnalyzer]));
+    expect(Object.values(query.bindVars)).toEqual(
+      expect.arrayContaining([ARANGO_NAMES.identifierAnalyzer, ARANGO_NAMES.proseAnalyzer]),
+    );
   });
 
   it('compares vectors of the requested model only, with a threshold and a limit', () => {
-    const params = { workspace: 'ws', graphKey: 'g', vector: [0.5, 0.5], model: 'text-embedding-3-small', minScore: 0.3, limit: 7 };
+    const params = {
+      workspace: 'ws',
+      graphKey: 'g',
+      vector: [0.5, 0.5],
+      model: 'text-embedding-3-small',
+      minScore: 0.3,
+      limit: 7,
+    };
     const exact = queries.vectorSearchExact(params);
     expect(exact.query).toMatch(/n\.embeddingModel == @\w+/);
     expect(exact.query).toMatch(/COSINE_SIMILARITY\(n\.embedding, @\w+\)/);
     expect(exact.query).toMatch(/FILTER score > @\w+/);
-    expect(Object.values(exact.bindVars)).toEqual(expect.arrayContaining(['text-embedding-3-small', 0.3, 7, [0.5, 0.5]]));
+    expect(Object.values(exact.bindVars)).toEqual(
+      expect.arrayContaining(['text-embedding-3-small', 0.3, 7, [0.5, 0.5]]),
+    );
   });
 
   it('searches through the vector index probing nProbe clusters, in the documented FOR, FILTER, SORT, LIMIT form', () => {
-    const params = { workspace: 'ws', graphKey: 'g', vector: [0.5, 0.5], model: 'text-embedding-3-small', minScore: 0.3, limit: 7, nProbe: 23 };
+    const params = {
+      workspace: 'ws',
+      graphKey: 'g',
+      vector: [0.5, 0.5],
+      model: 'text-embedding-3-small',
+      minScore: 0.3,
+      limit: 7,
+      nProbe: 23,
+    };
     const indexed = queries.vectorSearchIndexed(params);
     const text = indexed.query.replace(/\s+/g, ' ');
     // One FILTER between FOR and SORT (applied inside the index lookup, 3.12.6+), then SORT by the similarity and LIMIT.
@@ -193,23 +245,38 @@ describe(ArangoGraphQueries.name, () => {
     const search = text.slice(text.indexOf('LET hits = ('), text.indexOf('FOR hit IN hits'));
     expect(search.match(/\bFILTER\b/g)).toHaveLength(1);
     expect(text).toMatch(/FOR hit IN hits FILTER hit\.score > @\w+ RETURN hit$/);
-    expect(Object.values(indexed.bindVars)).toEqual(expect.arrayContaining(['text-embedding-3-small', 0.3, 7, [0.5, 0.5]]));
+    expect(Object.values(indexed.bindVars)).toEqual(
+      expect.arrayContaining(['text-embedding-3-small', 0.3, 7, [0.5, 0.5]]),
+    );
   });
 
   it('counts the nodes of the graph, for the choice between the exact scan and the index', () => {
     const count = queries.graphNodeCount('ws', 'g');
-    expect(count.query.replace(/\s+/g, ' ')).toMatch(/RETURN COUNT\(FOR n IN @@\w+ FILTER n\.graphKey == @\w+ RETURN 1\)$/);
+    expect(count.query.replace(/\s+/g, ' ')).toMatch(
+      /RETURN COUNT\(FOR n IN @@\w+ FILTER n\.graphKey == @\w+ RETURN 1\)$/,
+    );
   });
 
   it('replaces every node a change set updates: each matched by key within the graph, no LIMIT across the loops', () => {
-    const replacements = ['a', 'b', 'c'].map((key) => ({ document: { _key: `g-${key}`, graphKey: 'g' }, keepVector: key !== 'b' }));
+    const replacements = ['a', 'b', 'c'].map((key) => ({
+      document: { _key: `g-${key}`, graphKey: 'g' },
+      keepVector: key !== 'b',
+    }));
     const query = queries.replaceNodes('g', replacements);
-    expect(query.query).toMatch(/FOR replacement IN @\w+\s+FOR old IN @@\w+\s+FILTER old\._key == replacement\.document\._key AND old\.graphKey == @\w+\s+REPLACE old/);
+    expect(query.query).toMatch(
+      /FOR replacement IN @\w+\s+FOR old IN @@\w+\s+FILTER old\._key == replacement\.document\._key AND old\.graphKey == @\w+\s+REPLACE old/,
+    );
     expect(query.query).not.toContain('LIMIT');
     expect(Object.values(query.bindVars)).toContainEqual(replacements);
     // The helper that guards every query above does see the defect this query had.
-    expect(limitsNestedLoops('FOR r IN @r FOR old IN @@nodes FILTER old._key == r._key LIMIT 1 REPLACE old WITH r IN @@nodes')).toBe(true);
-    expect(limitsNestedLoops('FOR r IN @r LET old = FIRST(FOR o IN @@nodes FILTER o._key == r LIMIT 1 RETURN o) RETURN old')).toBe(false);
+    expect(
+      limitsNestedLoops(
+        'FOR r IN @r FOR old IN @@nodes FILTER old._key == r._key LIMIT 1 REPLACE old WITH r IN @@nodes',
+      ),
+    ).toBe(true);
+    expect(
+      limitsNestedLoops('FOR r IN @r LET old = FIRST(FOR o IN @@nodes FILTER o._key == r LIMIT 1 RETURN o) RETURN old'),
+    ).toBe(false);
   });
 
   it('never returns the stored vector from a read', () => {

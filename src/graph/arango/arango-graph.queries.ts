@@ -133,7 +133,13 @@ export class ArangoGraphQueries {
    * whose both ends were reached (the edges walked and those joining reached nodes). The direction
    * keyword cannot be a bind variable, so each direction is its own fixed query text.
    */
-  neighborhood(workspace: string, graphKey: string, startKey: string, depth: number, direction: EdgeDirection): AqlQuery {
+  neighborhood(
+    workspace: string,
+    graphKey: string,
+    startKey: string,
+    depth: number,
+    direction: EdgeDirection,
+  ): AqlQuery {
     const edges = this.c.edges;
     const traversal =
       direction === 'out'
@@ -286,7 +292,11 @@ export class ArangoGraphQueries {
   // ── writes (each runs as one step of a stream transaction, or alone) ─────────────
 
   /** Stores vectors on existing nodes of the graph; nodes deleted in the meantime are skipped. */
-  saveEmbeddings(workspace: string, graphKey: string, entries: Array<{ key: string; embedding: number[]; model: string; hash: string }>): AqlQuery {
+  saveEmbeddings(
+    workspace: string,
+    graphKey: string,
+    entries: Array<{ key: string; embedding: number[]; model: string; hash: string }>,
+  ): AqlQuery {
     return aql`
       ${this.ownerGuard(workspace, graphKey)}
       FOR entry IN ${entries}

@@ -29,7 +29,6 @@ interface CursorBody {
   bindVars: Record<string, unknown>;
 }
 
-
 function transactionReply(status: 'running' | 'committed' | 'aborted'): FakeArangoReply {
   return arangoOkReply({ result: { id: 'trx-1', status } });
 }
@@ -88,7 +87,12 @@ describe(ArangoGraphStore.name, () => {
         source.getGraph('g'),
         source.searchNodes('g', 'fetch players', 5),
         source.applyChanges('g', graphChangeSet({ nodeKeysToDelete: ['a'] })),
-        store.importGraph('default', { graph: { _key: 'g', workspace: 'default', name: 'G', sheetsList: {} }, nodes: [], edges: [], nodeConfigs: [] }),
+        store.importGraph('default', {
+          graph: { _key: 'g', workspace: 'default', name: 'G', sheetsList: {} },
+          nodes: [],
+          edges: [],
+          nodeConfigs: [],
+        }),
         store.listGraphs(),
       ]) {
         const error = await expectAppError(call, 'store_unavailable');
@@ -104,10 +108,13 @@ describe(ArangoGraphStore.name, () => {
 
     beforeAll(async () => {
       server = await startFakeArango((request) => {
-        if (request.path.endsWith('/_api/version')) return { status: 200, body: { server: 'arango', version: '3.12.4', license: 'community' } };
+        if (request.path.endsWith('/_api/version'))
+          return { status: 200, body: { server: 'arango', version: '3.12.4', license: 'community' } };
         if (request.path.endsWith('/_api/transaction/begin')) return transactionReply('running');
-        if (request.method === 'PUT' && request.path.endsWith('/_api/transaction/trx-1')) return transactionReply('committed');
-        if (request.method === 'DELETE' && request.path.endsWith('/_api/transaction/trx-1')) return transactionReply('aborted');
+        if (request.method === 'PUT' && request.path.endsWith('/_api/transaction/trx-1'))
+          return transactionReply('committed');
+        if (request.method === 'DELETE' && request.path.endsWith('/_api/transaction/trx-1'))
+          return transactionReply('aborted');
         return script(request) ?? arangoCursorReply([]);
       });
     });
@@ -124,22 +131,32 @@ describe(ArangoGraphStore.name, () => {
       db.close();
     });
 
-    const cursorRequests = (): FakeArangoRequest[] => server.requests.filter((request) => request.path.endsWith('/_api/cursor'));
+    const cursorRequests = (): FakeArangoRequest[] =>
+      server.requests.filter((request) => request.path.endsWith('/_api/cursor'));
 
     it('reports itself up with the server version', async () => {
       await expect(store.health()).resolves.toEqual({ status: 'up', kind: 'arango', detail: 'ArangoDB 3.12.4' });
     });
 
     it('reads nodes with local keys, sending the workspace and graph key as bind variables', async () => {
-      script = () => arangoCursorReply([{ _key: 'g-1-fetch-api', graphKey: 'g-1', type: 'api-call', sheet: '0', posX: 0, posY: 0, extra: 1 }]);
+      script = () =>
+        arangoCursorReply([
+          { _key: 'g-1-fetch-api', graphKey: 'g-1', type: 'api-call', sheet: '0', posX: 0, posY: 0, extra: 1 },
+        ]);
       const nodes = await store.forWorkspace('acme').getNodes('g-1');
-      expect(nodes).toEqual([{ _key: 'fetch-api', graphKey: 'g-1', type: 'api-call', sheet: '0', posX: 0, posY: 0, extra: 1 }]);
+      expect(nodes).toEqual([
+        { _key: 'fetch-api', graphKey: 'g-1', type: 'api-call', sheet: '0', posX: 0, posY: 0, extra: 1 },
+      ]);
       const { bindVars } = cursorRequests()[0].body as CursorBody;
       expect(Object.values(bindVars)).toEqual(expect.arrayContaining(['acme', 'g-1', 'nodius_nodes', 'nodius_graphs']));
     });
 
     it('returns batch lookups in the order asked, skipping unknown keys, in one query', async () => {
-      script = () => arangoCursorReply([{ _key: 'g-b', graphKey: 'g' }, { _key: 'g-a', graphKey: 'g' }]);
+      script = () =>
+        arangoCursorReply([
+          { _key: 'g-b', graphKey: 'g' },
+          { _key: 'g-a', graphKey: 'g' },
+        ]);
       const nodes = await store.forWorkspace('w').getNodesByKeys('g', ['a', 'ghost', 'b', 'a']);
       expect(nodes.map((node) => node._key)).toEqual(['a', 'b']);
       expect(cursorRequests()).toHaveLength(1);
@@ -172,7 +189,9 @@ describe(ArangoGraphStore.name, () => {
               { node: { _key: 'g-far', graphKey: 'g' }, depth: 2 },
               { node: { _key: 'g-near', graphKey: 'g' }, depth: 1 },
             ],
-            edges: [{ _key: 'g-e', graphKey: 'g', _from: 'nodius_nodes/g-root', _to: 'nodius_nodes/g-near', sheet: '0' }],
+            edges: [
+              { _key: 'g-e', graphKey: 'g', _from: 'nodius_nodes/g-root', _to: 'nodius_nodes/g-near', sheet: '0' },
+            ],
           },
         ]);
       const neighborhood = await store.forWorkspace('w').getNeighborhood('g', 'root', 2, 'out');
@@ -200,7 +219,17 @@ describe(ArangoGraphStore.name, () => {
         graphChangeSet({
           nodeKeysToDelete: ['old'],
           nodesToCreate: [{ _key: 'new', graphKey: 'g', type: 't', sheet: '0', posX: 0, posY: 0 }],
-          edgesToCreate: [{ _key: 'e', graphKey: 'g', sheet: '0', source: 'new', sourceHandle: 'R', target: 'kept', targetHandle: 'L' }],
+          edgesToCreate: [
+            {
+              _key: 'e',
+              graphKey: 'g',
+              sheet: '0',
+              source: 'new',
+              sourceHandle: 'R',
+              target: 'kept',
+              targetHandle: 'L',
+            },
+          ],
           instructions: [
             { nodeKey: 'kept', op: 'set', path: ['data', 'x'], value: 1 },
             { nodeKey: 'kept', op: 'set', path: ['posX'], value: 5 },
@@ -209,7 +238,9 @@ describe(ArangoGraphStore.name, () => {
       );
       const begin = server.requests[0];
       expect(begin.path).toBe('/_db/nodius/_api/transaction/begin');
-      expect(begin.body).toMatchObject({ collections: { read: ['nodius_graphs'], write: ['nodius_nodes', 'nodius_edges'] } });
+      expect(begin.body).toMatchObject({
+        collections: { read: ['nodius_graphs'], write: ['nodius_nodes', 'nodius_edges'] },
+      });
       const steps = cursorRequests();
       expect(steps.every((request) => request.transactionId === 'trx-1')).toBe(true);
       expect(steps.map(describeWrite)).toEqual([
@@ -220,28 +251,59 @@ describe(ArangoGraphStore.name, () => {
         'REPLACE nodius_nodes',
         'INSERT nodius_edges',
       ]);
-      const [replacement] = Object.values((steps[4].body as CursorBody).bindVars).find(Array.isArray) as Array<{ document: object; keepVector: boolean }>;
+      const [replacement] = Object.values((steps[4].body as CursorBody).bindVars).find(Array.isArray) as Array<{
+        document: object;
+        keepVector: boolean;
+      }>;
       // data changed: the stored vector is dropped with the old content.
-      expect(replacement).toEqual({ document: expect.objectContaining({ _key: 'g-kept', posX: 5, data: { y: 2, x: 1 } }), keepVector: false });
-      expect(Object.values((steps[1].body as CursorBody).bindVars)).toEqual(expect.arrayContaining([['nodius_nodes/g-old']]));
+      expect(replacement).toEqual({
+        document: expect.objectContaining({ _key: 'g-kept', posX: 5, data: { y: 2, x: 1 } }),
+        keepVector: false,
+      });
+      expect(Object.values((steps[1].body as CursorBody).bindVars)).toEqual(
+        expect.arrayContaining([['nodius_nodes/g-old']]),
+      );
       expect(server.requests.at(-1)).toMatchObject({ method: 'PUT', path: '/_db/nodius/_api/transaction/trx-1' });
     });
 
     it('keeps the stored vector of a node that was only moved', async () => {
       script = (request) =>
         queryOf(request).includes('owned: owner != null')
-          ? arangoCursorReply([{ owned: true, nodes: [{ _key: 'g-a', graphKey: 'g', type: 't', sheet: '0', posX: 0, posY: 0, process: 'x()' }], edges: [] }])
+          ? arangoCursorReply([
+              {
+                owned: true,
+                nodes: [{ _key: 'g-a', graphKey: 'g', type: 't', sheet: '0', posX: 0, posY: 0, process: 'x()' }],
+                edges: [],
+              },
+            ])
           : undefined;
-      await store.forWorkspace('w').updateNode('g', { _key: 'a', graphKey: 'g', type: 't', sheet: '0', posX: 40, posY: 0, process: 'x()' });
-      const replace = cursorRequests().find((request) => describeWrite(request) === 'REPLACE nodius_nodes') as FakeArangoRequest;
-      const [replacement] = Object.values((replace.body as CursorBody).bindVars).find(Array.isArray) as Array<{ keepVector: boolean }>;
+      await store
+        .forWorkspace('w')
+        .updateNode('g', { _key: 'a', graphKey: 'g', type: 't', sheet: '0', posX: 40, posY: 0, process: 'x()' });
+      const replace = cursorRequests().find(
+        (request) => describeWrite(request) === 'REPLACE nodius_nodes',
+      ) as FakeArangoRequest;
+      const [replacement] = Object.values((replace.body as CursorBody).bindVars).find(Array.isArray) as Array<{
+        keepVector: boolean;
+      }>;
       expect(replacement.keepVector).toBe(true);
     });
 
     it('aborts the transaction and writes nothing when the change set is invalid', async () => {
-      script = () => arangoCursorReply([{ owned: true, nodes: [{ _key: 'g-a', graphKey: 'g', type: 't', sheet: '0', posX: 0, posY: 0 }], edges: [] }]);
+      script = () =>
+        arangoCursorReply([
+          { owned: true, nodes: [{ _key: 'g-a', graphKey: 'g', type: 't', sheet: '0', posX: 0, posY: 0 }], edges: [] },
+        ]);
       const error = await expectAppError(
-        store.forWorkspace('w').createEdge('g', { _key: 'e', graphKey: 'g', sheet: '0', source: 'a', sourceHandle: 'R', target: 'ghost', targetHandle: 'L' }),
+        store.forWorkspace('w').createEdge('g', {
+          _key: 'e',
+          graphKey: 'g',
+          sheet: '0',
+          source: 'a',
+          sourceHandle: 'R',
+          target: 'ghost',
+          targetHandle: 'L',
+        }),
         'bad_request',
       );
       expect(error.message).toMatch(/would dangle: its target node "ghost"/);
@@ -263,7 +325,10 @@ describe(ArangoGraphStore.name, () => {
         queryOf(request).includes('owned: owner != null')
           ? arangoCursorReply([{ owned: true, nodes: [], edges: [] }])
           : arangoErrorReply(409, 1210, 'unique constraint violated');
-      await expectAppError(store.forWorkspace('w').createNode('g', { _key: 'a', graphKey: 'g', type: 't', sheet: '0', posX: 0, posY: 0 }), 'conflict');
+      await expectAppError(
+        store.forWorkspace('w').createNode('g', { _key: 'a', graphKey: 'g', type: 't', sheet: '0', posX: 0, posY: 0 }),
+        'conflict',
+      );
       expect(server.requests.at(-1)?.method).toBe('DELETE');
     });
 
@@ -277,12 +342,27 @@ describe(ArangoGraphStore.name, () => {
     it('refuses a created node or edge key ArangoDB could not store with bad_request naming it, before any request', async () => {
       const node = { _key: 'my node', graphKey: 'g', type: 't', sheet: '0', posX: 0, posY: 0 };
       const error = await expectAppError(store.forWorkspace('w').createNode('g', node), 'bad_request');
-      expect(error.message).toMatch(/^Node key "my node" cannot be stored: it holds characters ArangoDB does not allow/);
-      expect(error.details).toMatchObject({ nodeKey: 'my node', rule: expect.stringContaining('254 bytes') });
-      const edge = { _key: 'e'.repeat(260), graphKey: 'g', sheet: '0', source: 'a', sourceHandle: 'R', target: 'b', targetHandle: 'L' };
-      expect((await expectAppError(store.forWorkspace('w').applyChanges('g', graphChangeSet({ edgesToCreate: [edge] })), 'bad_request')).message).toMatch(
-        /^Edge key "e+" cannot be stored: it is 260 bytes long/,
+      expect(error.message).toMatch(
+        /^Node key "my node" cannot be stored: it holds characters ArangoDB does not allow/,
       );
+      expect(error.details).toMatchObject({ nodeKey: 'my node', rule: expect.stringContaining('254 bytes') });
+      const edge = {
+        _key: 'e'.repeat(260),
+        graphKey: 'g',
+        sheet: '0',
+        source: 'a',
+        sourceHandle: 'R',
+        target: 'b',
+        targetHandle: 'L',
+      };
+      expect(
+        (
+          await expectAppError(
+            store.forWorkspace('w').applyChanges('g', graphChangeSet({ edgesToCreate: [edge] })),
+            'bad_request',
+          )
+        ).message,
+      ).toMatch(/^Edge key "e+" cannot be stored: it is 260 bytes long/);
       expect(server.requests).toEqual([]);
     });
 
@@ -291,23 +371,43 @@ describe(ArangoGraphStore.name, () => {
         queryOf(request).includes('owned: owner != null')
           ? arangoCursorReply([{ owned: true, nodes: [], edges: [] }])
           : arangoErrorReply(400, 1221, 'illegal document key');
-      await expectAppError(store.forWorkspace('w').createNode('g', { _key: 'a', graphKey: 'g', type: 't', sheet: '0', posX: 0, posY: 0 }), 'bad_request');
+      await expectAppError(
+        store.forWorkspace('w').createNode('g', { _key: 'a', graphKey: 'g', type: 't', sheet: '0', posX: 0, posY: 0 }),
+        'bad_request',
+      );
       expect(server.requests.at(-1)?.method).toBe('DELETE');
     });
 
     it('lists keys ArangoDB could not store among the import problems, before any request', async () => {
       const graph = { _key: 'g', workspace: 'mine', name: 'G', sheetsList: { '0': 'main' } };
       const nodes = [{ _key: 'a b', graphKey: 'g', type: 't', sheet: '0', posX: 0, posY: 0 }];
-      const error = await expectAppError(store.importGraph('mine', { graph, nodes, edges: [], nodeConfigs: [{ _key: 'c#1', workspace: 'mine', displayName: 'C' }] }), 'bad_request');
-      expect((error.details as Array<{ field: string }>).map((problem) => problem.field)).toEqual(['nodes[0]._key', 'nodeConfigs[0]._key']);
+      const error = await expectAppError(
+        store.importGraph('mine', {
+          graph,
+          nodes,
+          edges: [],
+          nodeConfigs: [{ _key: 'c#1', workspace: 'mine', displayName: 'C' }],
+        }),
+        'bad_request',
+      );
+      expect((error.details as Array<{ field: string }>).map((problem) => problem.field)).toEqual([
+        'nodes[0]._key',
+        'nodeConfigs[0]._key',
+      ]);
       expect(server.requests).toEqual([]);
     });
 
     it('refuses to import a graph key that another graph key extends with "-", or that extends one: their node keys could collide', async () => {
-      script = () => arangoCursorReply([{ graphWorkspace: null, clashingGraph: true, foreignConfigs: [], vectors: [] }]);
+      script = () =>
+        arangoCursorReply([{ graphWorkspace: null, clashingGraph: true, foreignConfigs: [], vectors: [] }]);
       const graph = { _key: 'a-b', workspace: 'mine', name: 'G', sheetsList: {} };
-      const error = await expectAppError(store.importGraph('mine', { graph, nodes: [], edges: [], nodeConfigs: [] }), 'conflict');
-      expect(error.message).toMatch(/^Graph key "a-b" cannot be used: another graph's key extends it, or is extended by it, with "-"/);
+      const error = await expectAppError(
+        store.importGraph('mine', { graph, nodes: [], edges: [], nodeConfigs: [] }),
+        'conflict',
+      );
+      expect(error.message).toMatch(
+        /^Graph key "a-b" cannot be used: another graph's key extends it, or is extended by it, with "-"/,
+      );
       expect(server.requests.at(-1)?.method).toBe('DELETE');
       const importState = cursorRequests()[0].body as CursorBody;
       expect(importState.query).toMatch(/STARTS_WITH\(g\._key, @\w+\) OR STARTS_WITH\(@\w+, CONCAT\(g\._key, @\w+\)\)/);
@@ -322,8 +422,22 @@ describe(ArangoGraphStore.name, () => {
                 graphWorkspace: 'default',
                 foreignConfigs: [],
                 vectors: [
-                  { _key: 'g-a', type: 't', process: 'same()', embedding: [1, 0], embeddingModel: 'm', embeddingHash: 'ha' },
-                  { _key: 'g-b', type: 't', process: 'old()', embedding: [0, 1], embeddingModel: 'm', embeddingHash: 'hb' },
+                  {
+                    _key: 'g-a',
+                    type: 't',
+                    process: 'same()',
+                    embedding: [1, 0],
+                    embeddingModel: 'm',
+                    embeddingHash: 'ha',
+                  },
+                  {
+                    _key: 'g-b',
+                    type: 't',
+                    process: 'old()',
+                    embedding: [0, 1],
+                    embeddingModel: 'm',
+                    embeddingHash: 'hb',
+                  },
                 ],
               },
             ])
@@ -334,11 +448,15 @@ describe(ArangoGraphStore.name, () => {
           { _key: 'a', graphKey: 'g', type: 't', sheet: '0', posX: 99, posY: 0, process: 'same()' },
           { _key: 'b', graphKey: 'g', type: 't', sheet: '0', posX: 0, posY: 0, process: 'new()' },
         ],
-        edges: [{ _key: 'e', graphKey: 'g', sheet: '0', source: 'a', sourceHandle: 'R', target: 'b', targetHandle: 'L' }],
+        edges: [
+          { _key: 'e', graphKey: 'g', sheet: '0', source: 'a', sourceHandle: 'R', target: 'b', targetHandle: 'L' },
+        ],
         nodeConfigs: [{ _key: 't', workspace: 'ignored', displayName: 'T' }],
       });
       expect(result).toEqual({ nodes: 2, edges: 1 });
-      expect(server.requests[0].body).toMatchObject({ collections: { write: ['nodius_graphs', 'nodius_nodes', 'nodius_edges', 'nodius_node_config'] } });
+      expect(server.requests[0].body).toMatchObject({
+        collections: { write: ['nodius_graphs', 'nodius_nodes', 'nodius_edges', 'nodius_node_config'] },
+      });
       const steps = cursorRequests();
       expect(steps.map(describeWrite)).toEqual([
         'read',
@@ -352,7 +470,13 @@ describe(ArangoGraphStore.name, () => {
       const bindValues = (index: number) => Object.values((steps[index].body as CursorBody).bindVars);
       expect(bindValues(3)).toContainEqual(expect.objectContaining({ _key: 'g', workspace: 'default' }));
       const nodeDocs = bindValues(4).find(Array.isArray) as Array<Record<string, unknown>>;
-      expect(nodeDocs[0]).toMatchObject({ _key: 'g-a', posX: 99, embedding: [1, 0], embeddingModel: 'm', embeddingHash: 'ha' });
+      expect(nodeDocs[0]).toMatchObject({
+        _key: 'g-a',
+        posX: 99,
+        embedding: [1, 0],
+        embeddingModel: 'm',
+        embeddingHash: 'ha',
+      });
       expect(nodeDocs[1]).not.toHaveProperty('embedding');
       const edgeDocs = bindValues(5).find(Array.isArray) as Array<Record<string, unknown>>;
       expect(edgeDocs[0]).toMatchObject({ _key: 'g-e', _from: 'nodius_nodes/g-a', _to: 'nodius_nodes/g-b' });
@@ -365,19 +489,38 @@ describe(ArangoGraphStore.name, () => {
         store.importGraph('default', {
           graph: { _key: 'g', workspace: 'default', name: 'G', sheetsList: { '0': 'main' } },
           nodes: [{ _key: 'a', graphKey: 'g', type: 't', sheet: 'nope', posX: 0, posY: 0 }],
-          edges: [{ _key: 'e', graphKey: 'g', sheet: '0', source: 'a', sourceHandle: 'R', target: 'ghost', targetHandle: 'L' }],
+          edges: [
+            {
+              _key: 'e',
+              graphKey: 'g',
+              sheet: '0',
+              source: 'a',
+              sourceHandle: 'R',
+              target: 'ghost',
+              targetHandle: 'L',
+            },
+          ],
           nodeConfigs: [],
         }),
         'bad_request',
       );
-      expect((error.details as Array<{ field: string }>).map((problem) => problem.field)).toEqual(['nodes[0].sheet', 'edges[0].target']);
+      expect((error.details as Array<{ field: string }>).map((problem) => problem.field)).toEqual([
+        'nodes[0].sheet',
+        'edges[0].target',
+      ]);
       expect(server.requests).toEqual([]);
     });
 
     describe('vector search with a vector index', () => {
       const INDEXED: ArangoCapabilities = {
         version: '3.12.7',
-        vectorIndex: { name: 'vec', dimension: 2, nLists: 100, defaultNProbe: 1, storedValues: ['graphKey', 'embeddingModel'] },
+        vectorIndex: {
+          name: 'vec',
+          dimension: 2,
+          nLists: 100,
+          defaultNProbe: 1,
+          storedValues: ['graphKey', 'embeddingModel'],
+        },
       };
       const kindOf = (request: FakeArangoRequest): string => {
         const text = queryOf(request);
@@ -387,10 +530,16 @@ describe(ArangoGraphStore.name, () => {
       };
       const bindVarsOf = (request: FakeArangoRequest): Record<string, unknown> => (request.body as CursorBody).bindVars;
       const search = (vector = [1, 0]) =>
-        store.forWorkspace('w').searchNodesByVector('g', { vector: new Float32Array(vector), model: 'm', minScore: 0.3 }, 3);
+        store
+          .forWorkspace('w')
+          .searchNodesByVector('g', { vector: new Float32Array(vector), model: 'm', minScore: 0.3 }, 3);
 
       /** Answers the count with `graphNodes`, the indexed search with `indexed`, the exact scan with one hit. */
-      function serve(graphNodes: number | null, indexed: () => FakeArangoReply = () => arangoCursorReply([{ node: { _key: 'g-i', graphKey: 'g' }, score: 0.8 }])): void {
+      function serve(
+        graphNodes: number | null,
+        indexed: () => FakeArangoReply = () =>
+          arangoCursorReply([{ node: { _key: 'g-i', graphKey: 'g' }, score: 0.8 }]),
+      ): void {
         script = (request) => {
           const kind = kindOf(request);
           if (kind === 'count') return arangoCursorReply(graphNodes === null ? [] : [graphNodes]);

@@ -98,14 +98,20 @@ export class ArangoGraphStore implements GraphStore {
     const { document, problems } = validateGraphImport(typeof graphKey === 'string' ? graphKey : '', input);
     if (typeof graphKey === 'string') problems.push(...documentKeyProblems(graphKey, document));
     if (problems.length > 0) {
-      throw AppError.badRequest(`The graph "${String(graphKey)}" cannot be imported: ${problems.length} integrity problem(s)`, problems);
+      throw AppError.badRequest(
+        `The graph "${String(graphKey)}" cannot be imported: ${problems.length} integrity problem(s)`,
+        problems,
+      );
     }
     const configKeys = document.nodeConfigs.map((config) => config._key);
     const { graphs, nodes, edges, nodeConfigs } = this.collections;
     await this.executor.transaction({ write: [graphs, nodes, edges, nodeConfigs] }, 'importGraph', async (step) => {
-      const [state] = await step<{ graphWorkspace: string | null; clashingGraph: boolean; foreignConfigs: string[]; vectors: StoredDocument[] }>(
-        this.queries.importState(workspace, graphKey, configKeys),
-      );
+      const [state] = await step<{
+        graphWorkspace: string | null;
+        clashingGraph: boolean;
+        foreignConfigs: string[];
+        vectors: StoredDocument[];
+      }>(this.queries.importState(workspace, graphKey, configKeys));
       if (state.graphWorkspace !== null && state.graphWorkspace !== workspace) {
         throw AppError.conflict(`Graph key "${graphKey}" is already used in the graph store`, { graphKey });
       }
@@ -117,29 +123,50 @@ export class ArangoGraphStore implements GraphStore {
         );
       }
       if (state.foreignConfigs.length > 0) {
-        throw AppError.conflict(`Node config keys already used by another workspace: ${state.foreignConfigs.join(', ')}`, {
-          configKeys: state.foreignConfigs,
-        });
+        throw AppError.conflict(
+          `Node config keys already used by another workspace: ${state.foreignConfigs.join(', ')}`,
+          {
+            configKeys: state.foreignConfigs,
+          },
+        );
       }
-      const previous = new Map(state.vectors.map((doc) => [ArangoDocumentMapper.localKey(graphKey, String(doc._key)), doc]));
+      const previous = new Map(
+        state.vectors.map((doc) => [ArangoDocumentMapper.localKey(graphKey, String(doc._key)), doc]),
+      );
       const nodeDocs = document.nodes.map((node) => {
         const doc = ArangoDocumentMapper.toNodeDocument(graphKey, node);
         const before = previous.get(node._key);
-        const keep = doc.embedding === undefined && before !== undefined && !hasNodeContentChanged(before as GraphNode, node);
+        const keep =
+          doc.embedding === undefined && before !== undefined && !hasNodeContentChanged(before as GraphNode, node);
         return keep ? { ...doc, ...pick(before, EMBEDDING_FIELDS) } : doc;
       });
       await step(this.queries.removeGraphEdges(graphKey));
       await step(this.queries.removeGraphNodes(graphKey));
-      await step(this.queries.upsertGraph(ArangoDocumentMapper.toGraphDocument(workspace, { ...document.graph, _key: graphKey })));
+      await step(
+        this.queries.upsertGraph(
+          ArangoDocumentMapper.toGraphDocument(workspace, { ...document.graph, _key: graphKey }),
+        ),
+      );
       if (nodeDocs.length > 0) await step(this.queries.insertNodes(nodeDocs));
       if (document.edges.length > 0) {
-        await step(this.queries.insertEdges(document.edges.map((edge) => ArangoDocumentMapper.toEdgeDocument(graphKey, edge))));
+        await step(
+          this.queries.insertEdges(document.edges.map((edge) => ArangoDocumentMapper.toEdgeDocument(graphKey, edge))),
+        );
       }
       if (document.nodeConfigs.length > 0) {
-        await step(this.queries.upsertNodeConfigs(document.nodeConfigs.map((config) => ArangoDocumentMapper.toNodeConfigDocument(workspace, config))));
+        await step(
+          this.queries.upsertNodeConfigs(
+            document.nodeConfigs.map((config) => ArangoDocumentMapper.toNodeConfigDocument(workspace, config)),
+          ),
+        );
       }
     });
-    logger.info('arango_graph_imported', { workspace, graphKey, nodes: document.nodes.length, edges: document.edges.length });
+    logger.info('arango_graph_imported', {
+      workspace,
+      graphKey,
+      nodes: document.nodes.length,
+      edges: document.edges.length,
+    });
     return { nodes: document.nodes.length, edges: document.edges.length };
   }
 
@@ -153,7 +180,11 @@ export class ArangoGraphStore implements GraphStore {
       this.queries.embeddingStates(workspace, graphKey),
       'getEmbeddingStates',
     );
-    return rows.map((row) => ({ nodeKey: ArangoDocumentMapper.localKey(graphKey, row.key), model: row.model ?? null, hash: row.hash ?? null }));
+    return rows.map((row) => ({
+      nodeKey: ArangoDocumentMapper.localKey(graphKey, row.key),
+      model: row.model ?? null,
+      hash: row.hash ?? null,
+    }));
   }
 
   /** Writes vectors onto the node documents (`embedding`, `embeddingModel`, `embeddingHash`); deleted nodes are skipped. */
@@ -179,7 +210,11 @@ export class ArangoGraphStore implements GraphStore {
       const { version } = await Promise.race([this.db.version(), timeout]);
       return { status: 'up', kind: 'arango', detail: `ArangoDB ${version}` };
     } catch (error) {
-      return { status: 'down', kind: 'arango', detail: `ArangoDB unreachable: ${error instanceof Error ? error.message : String(error)}` };
+      return {
+        status: 'down',
+        kind: 'arango',
+        detail: `ArangoDB unreachable: ${error instanceof Error ? error.message : String(error)}`,
+      };
     } finally {
       clearTimeout(timer);
     }
@@ -196,5 +231,7 @@ function ensureSchema(db: Database): Promise<ArangoCapabilities> {
 }
 
 function pick(source: StoredDocument, fields: readonly string[]): StoredDocument {
-  return Object.fromEntries(fields.filter((field) => source[field] !== undefined).map((field) => [field, source[field]]));
+  return Object.fromEntries(
+    fields.filter((field) => source[field] !== undefined).map((field) => [field, source[field]]),
+  );
 }

@@ -26,7 +26,8 @@ interface FakeSchema extends FakeArangoCollections {
 function serve(schema: FakeSchema, request: FakeArangoRequest): FakeArangoReply {
   const path = apiPathOf(request);
   let match: RegExpMatchArray | null;
-  if (path === '/_api/version') return arangoOkReply({ server: 'arango', version: schema.version, license: 'community' });
+  if (path === '/_api/version')
+    return arangoOkReply({ server: 'arango', version: schema.version, license: 'community' });
   const collectionReply = fakeCollectionReply(schema, request);
   if (collectionReply) return collectionReply;
   if (path === '/_api/index') {
@@ -34,7 +35,9 @@ function serve(schema: FakeSchema, request: FakeArangoRequest): FakeArangoReply 
     return arangoOkReply({ indexes: request.query.collection === ARANGO_NAMES.nodes ? schema.indexes : [] });
   }
   if ((match = path.match(/^\/_api\/analyzer\/(.+)$/))) {
-    return schema.analyzers.has(decodeURIComponent(match[1])) ? arangoOkReply({ name: match[1] }) : arangoErrorReply(404, 1202, 'analyzer not found');
+    return schema.analyzers.has(decodeURIComponent(match[1]))
+      ? arangoOkReply({ name: match[1] })
+      : arangoErrorReply(404, 1202, 'analyzer not found');
   }
   if (path === '/_api/analyzer' && request.method === 'POST') {
     schema.analyzers.add((request.body as { name: string }).name);
@@ -81,7 +84,11 @@ function preparedSchema(version = '3.12.4'): FakeSchema {
               fields: Object.fromEntries(
                 Object.entries(NODE_SEARCH_LINK.fields ?? {}).map(([field, options]) => [
                   field,
-                  { analyzers: (options.analyzers ?? []).map((name) => (name === 'identity' ? name : `nodius::${name}`)) },
+                  {
+                    analyzers: (options.analyzers ?? []).map((name) =>
+                      name === 'identity' ? name : `nodius::${name}`,
+                    ),
+                  },
                 ]),
               ),
             },
@@ -113,7 +120,9 @@ describe(ArangoSchema.name, () => {
   });
 
   const writes = (): string[] =>
-    server.requests.filter((request) => request.method !== 'GET').map((request) => `${request.method} ${request.path.replace('/_db/nodius', '')}`);
+    server.requests
+      .filter((request) => request.method !== 'GET')
+      .map((request) => `${request.method} ${request.path.replace('/_db/nodius', '')}`);
 
   it('creates what an empty database lacks: collections (nodius_edges as an edge collection), indexes, analyzers, view', async () => {
     schema = emptySchema();
@@ -126,7 +135,9 @@ describe(ArangoSchema.name, () => {
       [ARANGO_NAMES.threads]: 2,
       [ARANGO_NAMES.edges]: 3,
     });
-    const indexes = server.requests.filter((request) => request.method === 'POST' && request.path.endsWith('/_api/index'));
+    const indexes = server.requests.filter(
+      (request) => request.method === 'POST' && request.path.endsWith('/_api/index'),
+    );
     expect(indexes.map((request) => [request.query.collection, request.body])).toEqual([
       [ARANGO_NAMES.nodes, { type: 'persistent', fields: ['graphKey'], inBackground: true }],
       [ARANGO_NAMES.edges, { type: 'persistent', fields: ['graphKey'], inBackground: true }],
@@ -146,7 +157,9 @@ describe(ArangoSchema.name, () => {
 
   it('repairs the view link when its fields or analyzers differ, without recreating the view', async () => {
     schema = preparedSchema();
-    const view = schema.views.get(ARANGO_NAMES.searchView) as { links: Record<string, { fields: Record<string, unknown> }> };
+    const view = schema.views.get(ARANGO_NAMES.searchView) as {
+      links: Record<string, { fields: Record<string, unknown> }>;
+    };
     delete view.links[ARANGO_NAMES.nodes].fields.aiSearchData;
     await new ArangoSchema(db).ensure();
     expect(writes()).toContain(`PATCH /_api/view/${ARANGO_NAMES.searchView}/properties`);
@@ -156,9 +169,11 @@ describe(ArangoSchema.name, () => {
 
   it('leaves the link alone as the server reports it: default analyzers left out, custom ones prefixed with the database', async () => {
     schema = preparedSchema();
-    const link = (schema.views.get(ARANGO_NAMES.searchView) as { links: Record<string, { fields: Record<string, { analyzers?: string[] }> }> }).links[
-      ARANGO_NAMES.nodes
-    ];
+    const link = (
+      schema.views.get(ARANGO_NAMES.searchView) as {
+        links: Record<string, { fields: Record<string, { analyzers?: string[] }> }>;
+      }
+    ).links[ARANGO_NAMES.nodes];
     // graphKey wants ["identity"], which is the default: ArangoDB answers the field without analyzers.
     link.fields.graphKey = {};
     await new ArangoSchema(db).ensure();
@@ -167,9 +182,11 @@ describe(ArangoSchema.name, () => {
 
   it('repairs the link when a field without analyzers inherits a link default other than identity', async () => {
     schema = preparedSchema();
-    const link = (schema.views.get(ARANGO_NAMES.searchView) as { links: Record<string, { analyzers?: string[]; fields: Record<string, object> }> }).links[
-      ARANGO_NAMES.nodes
-    ];
+    const link = (
+      schema.views.get(ARANGO_NAMES.searchView) as {
+        links: Record<string, { analyzers?: string[]; fields: Record<string, object> }>;
+      }
+    ).links[ARANGO_NAMES.nodes];
     link.analyzers = [`nodius::${ARANGO_NAMES.proseAnalyzer}`];
     link.fields.graphKey = {};
     await new ArangoSchema(db).ensure();
@@ -180,13 +197,23 @@ describe(ArangoSchema.name, () => {
     schema = preparedSchema();
     schema.analyzers.delete(ARANGO_NAMES.identifierAnalyzer);
     schema.analyzers.add('nodius_ai_identifier_v1');
-    const view = schema.views.get(ARANGO_NAMES.searchView) as { links: Record<string, { fields: Record<string, { analyzers?: string[] }> }> };
+    const view = schema.views.get(ARANGO_NAMES.searchView) as {
+      links: Record<string, { fields: Record<string, { analyzers?: string[] }> }>;
+    };
     for (const field of Object.values(view.links[ARANGO_NAMES.nodes].fields)) {
-      field.analyzers = field.analyzers?.map((name) => name.replace(ARANGO_NAMES.identifierAnalyzer, 'nodius_ai_identifier_v1'));
+      field.analyzers = field.analyzers?.map((name) =>
+        name.replace(ARANGO_NAMES.identifierAnalyzer, 'nodius_ai_identifier_v1'),
+      );
     }
     await new ArangoSchema(db).ensure();
-    expect(writes()).toEqual([...Array(4).fill('POST /_api/index'), 'POST /_api/analyzer', `PATCH /_api/view/${ARANGO_NAMES.searchView}/properties`]);
-    const patch = server.requests.find((request) => request.method === 'PATCH')?.body as { links: Record<string, { inBackground: boolean }> };
+    expect(writes()).toEqual([
+      ...Array(4).fill('POST /_api/index'),
+      'POST /_api/analyzer',
+      `PATCH /_api/view/${ARANGO_NAMES.searchView}/properties`,
+    ]);
+    const patch = server.requests.find((request) => request.method === 'PATCH')?.body as {
+      links: Record<string, { inBackground: boolean }>;
+    };
     expect(patch.links[ARANGO_NAMES.nodes]).toEqual(NODE_SEARCH_LINK);
     expect(patch.links[ARANGO_NAMES.nodes].inBackground).toBe(true);
   });
@@ -194,7 +221,9 @@ describe(ArangoSchema.name, () => {
   it('refuses to run on a nodius_edges that is not an edge collection', async () => {
     schema = preparedSchema();
     schema.types.set(ARANGO_NAMES.edges, 2);
-    await expect(new ArangoSchema(db).ensure()).rejects.toThrow(`Collection ${ARANGO_NAMES.edges} exists but is not an edge collection`);
+    await expect(new ArangoSchema(db).ensure()).rejects.toThrow(
+      `Collection ${ARANGO_NAMES.edges} exists but is not an edge collection`,
+    );
   });
 
   it('accepts losing a creation race to another instance starting at the same time', async () => {
@@ -213,7 +242,13 @@ describe(ArangoSchema.name, () => {
     });
     await expect(new ArangoSchema(db).ensure()).resolves.toEqual({
       version: '3.12.7',
-      vectorIndex: { name: 'nodius_ai_embedding_cosine', dimension: 1536, nLists: 40, defaultNProbe: 7, storedValues: ['graphKey', 'embeddingModel'] },
+      vectorIndex: {
+        name: 'nodius_ai_embedding_cosine',
+        dimension: 1536,
+        nLists: 40,
+        defaultNProbe: 7,
+        storedValues: ['graphKey', 'embeddingModel'],
+      },
     });
     const listing = server.requests.find((request) => request.method === 'GET' && request.path.endsWith('/_api/index'));
     expect(listing?.query).toMatchObject({ collection: ARANGO_NAMES.nodes, withHidden: 'true' });
@@ -233,7 +268,11 @@ describe(ArangoSchema.name, () => {
     setLogSink((entry) => logs.push(entry as unknown as Record<string, unknown>));
     await expect(new ArangoSchema(db).ensure()).resolves.toEqual({ version: '3.12.9', vectorIndex: null });
     expect(logs).toContainEqual(
-      expect.objectContaining({ event: 'arango_vector_index_ignored', index: 'nodius_ai_embedding_cosine', reason: expect.stringContaining('not enough training data') }),
+      expect.objectContaining({
+        event: 'arango_vector_index_ignored',
+        index: 'nodius_ai_embedding_cosine',
+        reason: expect.stringContaining('not enough training data'),
+      }),
     );
   });
 });

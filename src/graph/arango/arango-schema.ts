@@ -43,9 +43,12 @@ export class ArangoSchema {
     await this.ensureSearchView();
     // withHidden: indexes still being built are listed (with their progress), and from 3.12.10 the
     // number of centroids each shard was trained with.
-    const indexes: IndexLike[] = await this.db.collection(ARANGO_NAMES.nodes).indexes<HiddenIndexDescription>({ withHidden: true });
+    const indexes: IndexLike[] = await this.db
+      .collection(ARANGO_NAMES.nodes)
+      .indexes<HiddenIndexDescription>({ withHidden: true });
     const { vectorIndex, ignored } = detectVectorIndex(version, indexes);
-    for (const index of ignored) logger.warn('arango_vector_index_ignored', { index: index.name, reason: index.reason });
+    for (const index of ignored)
+      logger.warn('arango_vector_index_ignored', { index: index.name, reason: index.reason });
     logger.info('arango_schema_ready', {
       version,
       vectorIndex: vectorIndex
@@ -65,7 +68,9 @@ export class ArangoSchema {
     if (await collection.exists()) {
       const properties = await collection.properties();
       if (properties.type !== type) {
-        throw new Error(`Collection ${name} exists but is not ${type === CollectionType.EDGE_COLLECTION ? 'an edge' : 'a document'} collection`);
+        throw new Error(
+          `Collection ${name} exists but is not ${type === CollectionType.EDGE_COLLECTION ? 'an edge' : 'a document'} collection`,
+        );
       }
       return;
     }
@@ -95,7 +100,9 @@ export class ArangoSchema {
   private async ensureSearchView(): Promise<void> {
     const view = this.db.view(ARANGO_NAMES.searchView);
     if (!(await view.exists())) {
-      await ignoreDuplicate(() => view.create({ type: 'arangosearch', links: { [ARANGO_NAMES.nodes]: NODE_SEARCH_LINK } }));
+      await ignoreDuplicate(() =>
+        view.create({ type: 'arangosearch', links: { [ARANGO_NAMES.nodes]: NODE_SEARCH_LINK } }),
+      );
       logger.info('arango_view_created', { view: ARANGO_NAMES.searchView });
       return;
     }
@@ -113,15 +120,24 @@ export class ArangoSchema {
  * analyzers default to its link's, which default to ["identity"], and are then often left out; custom
  * analyzer names may carry their database's prefix (`nodius::nodius_ai_prose_v1`).
  */
-function isSameLink(current: Partial<ArangoSearchViewLink> | undefined, wanted: ArangoSearchViewLinkOptions = NODE_SEARCH_LINK): boolean {
+function isSameLink(
+  current: Partial<ArangoSearchViewLink> | undefined,
+  wanted: ArangoSearchViewLinkOptions = NODE_SEARCH_LINK,
+): boolean {
   if (!current?.fields) return false;
   const effective = (analyzers: string[] | undefined, inherited: string[]): string =>
-    (analyzers ?? inherited).map((name) => name.replace(/^.*::/, '')).sort().join(',');
+    (analyzers ?? inherited)
+      .map((name) => name.replace(/^.*::/, ''))
+      .sort()
+      .join(',');
   const currentDefault = current.analyzers ?? DEFAULT_ANALYZERS;
   const wantedDefault = wanted.analyzers ?? DEFAULT_ANALYZERS;
   return Object.entries(wanted.fields ?? {}).every(([field, options]) => {
     const existing = current.fields?.[field];
-    return existing !== undefined && effective(existing.analyzers, currentDefault) === effective(options.analyzers, wantedDefault);
+    return (
+      existing !== undefined &&
+      effective(existing.analyzers, currentDefault) === effective(options.analyzers, wantedDefault)
+    );
   });
 }
 

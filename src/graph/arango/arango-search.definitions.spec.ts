@@ -1,6 +1,11 @@
 import { createHash } from 'node:crypto';
 import { ARANGO_NAMES } from './arango-names';
-import { IDENTIFIER_INPUT_MAX_CHARS, IDENTIFIER_SPLIT_QUERY, NODE_SEARCH_LINK, SEARCH_ANALYZERS } from './arango-search.definitions';
+import {
+  IDENTIFIER_INPUT_MAX_CHARS,
+  IDENTIFIER_SPLIT_QUERY,
+  NODE_SEARCH_LINK,
+  SEARCH_ANALYZERS,
+} from './arango-search.definitions';
 
 /**
  * Runs the analyzer's query text as the server would, with JavaScript regexes (the patterns use ASCII
@@ -10,7 +15,10 @@ function splitLikeTheServer(input: string): string {
   const cap = IDENTIFIER_SPLIT_QUERY.match(/LEFT\(@param, (\d+)\)/);
   const steps = [...IDENTIFIER_SPLIT_QUERY.matchAll(/, "([^"]+)", "([^"]*)"\)/g)];
   expect(steps).toHaveLength(5);
-  return steps.reduce((text, [, pattern, replacement]) => text.replace(new RegExp(pattern, 'g'), replacement), input.slice(0, Number(cap?.[1])));
+  return steps.reduce(
+    (text, [, pattern, replacement]) => text.replace(new RegExp(pattern, 'g'), replacement),
+    input.slice(0, Number(cap?.[1])),
+  );
 }
 
 describe('search definitions', () => {
@@ -43,11 +51,21 @@ describe('search definitions', () => {
 
   it('defines both analyzers with the features BM25 needs, the identifier one as aql → text pipeline', () => {
     const byName = new Map(SEARCH_ANALYZERS.map((analyzer) => [analyzer.name, analyzer.options]));
-    for (const options of byName.values()) expect(options.features).toEqual(expect.arrayContaining(['frequency', 'norm']));
-    const prose = byName.get(ARANGO_NAMES.proseAnalyzer) as { type: string; properties: { stopwords: string[]; accent: boolean; stemming: boolean } };
-    expect(prose).toMatchObject({ type: 'text', properties: { locale: 'en', case: 'lower', accent: false, stemming: true } });
+    for (const options of byName.values())
+      expect(options.features).toEqual(expect.arrayContaining(['frequency', 'norm']));
+    const prose = byName.get(ARANGO_NAMES.proseAnalyzer) as {
+      type: string;
+      properties: { stopwords: string[]; accent: boolean; stemming: boolean };
+    };
+    expect(prose).toMatchObject({
+      type: 'text',
+      properties: { locale: 'en', case: 'lower', accent: false, stemming: true },
+    });
     expect(prose.properties.stopwords).toEqual(expect.arrayContaining(['the', 'which', 'les']));
-    const identifier = byName.get(ARANGO_NAMES.identifierAnalyzer) as { type: string; properties: { pipeline: Array<{ type: string }> } };
+    const identifier = byName.get(ARANGO_NAMES.identifierAnalyzer) as {
+      type: string;
+      properties: { pipeline: Array<{ type: string }> };
+    };
     expect(identifier.type).toBe('pipeline');
     expect(identifier.properties.pipeline.map((stage) => stage.type)).toEqual(['aql', 'text']);
   });
@@ -59,7 +77,9 @@ describe('search definitions', () => {
     expect(Object.keys(fields).sort()).toEqual(['_key', 'aiSearchData', 'graphKey', 'process', 'type']);
     expect(fields.graphKey.analyzers).toEqual(['identity']);
     expect(fields.type.analyzers).toContain('identity');
-    expect(fields.process.analyzers).toEqual(expect.arrayContaining([ARANGO_NAMES.identifierAnalyzer, ARANGO_NAMES.proseAnalyzer]));
+    expect(fields.process.analyzers).toEqual(
+      expect.arrayContaining([ARANGO_NAMES.identifierAnalyzer, ARANGO_NAMES.proseAnalyzer]),
+    );
   });
 });
 

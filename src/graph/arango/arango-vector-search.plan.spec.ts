@@ -2,7 +2,13 @@ import { VectorIndexInfo } from './arango-capabilities';
 import { DEFAULT_VECTOR_EXACT_SCAN_BELOW, planVectorSearch } from './arango-vector-search.plan';
 
 describe(planVectorSearch.name, () => {
-  const index: VectorIndexInfo = { name: 'v', dimension: 1536, nLists: 400, defaultNProbe: 1, storedValues: ['graphKey', 'embeddingModel'] };
+  const index: VectorIndexInfo = {
+    name: 'v',
+    dimension: 1536,
+    nLists: 400,
+    defaultNProbe: 1,
+    storedValues: ['graphKey', 'embeddingModel'],
+  };
 
   it('scans a graph below the size exactly, whatever the index', () => {
     expect(DEFAULT_VECTOR_EXACT_SCAN_BELOW).toBe(5_000);
@@ -27,6 +33,9 @@ describe(planVectorSearch.name, () => {
 
   it('probes a generous fixed number when the index does not say how many clusters it has', () => {
     expect(planVectorSearch({ ...index, nLists: null }, 10_000, 20)).toEqual({ mode: 'indexed', nProbe: 32 });
-    expect(planVectorSearch({ ...index, nLists: null, defaultNProbe: 50 }, 10_000, 20)).toEqual({ mode: 'indexed', nProbe: 50 });
+    expect(planVectorSearch({ ...index, nLists: null, defaultNProbe: 50 }, 10_000, 20)).toEqual({
+      mode: 'indexed',
+      nProbe: 50,
+    });
   });
 });

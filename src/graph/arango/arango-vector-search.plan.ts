@@ -24,9 +24,15 @@ export type VectorSearchPlan = { mode: 'exact' } | { mode: 'indexed'; nProbe: nu
  * this is CANDIDATES_PER_RESULT × limit, at least √nLists (the usual recall floor of IVF indexes) and
  * the index's own default, at most nLists (every cluster: exact over the index).
  */
-export function planVectorSearch(index: VectorIndexInfo, graphNodes: number, limit: number, exactScanBelow = DEFAULT_VECTOR_EXACT_SCAN_BELOW): VectorSearchPlan {
+export function planVectorSearch(
+  index: VectorIndexInfo,
+  graphNodes: number,
+  limit: number,
+  exactScanBelow = DEFAULT_VECTOR_EXACT_SCAN_BELOW,
+): VectorSearchPlan {
   if (graphNodes < exactScanBelow) return { mode: 'exact' };
-  if (index.nLists === null) return { mode: 'indexed', nProbe: Math.max(index.defaultNProbe, PROBES_WHEN_LISTS_UNKNOWN) };
+  if (index.nLists === null)
+    return { mode: 'indexed', nProbe: Math.max(index.defaultNProbe, PROBES_WHEN_LISTS_UNKNOWN) };
   const wanted = Math.ceil((index.nLists * CANDIDATES_PER_RESULT * limit) / Math.max(1, graphNodes));
   const floor = Math.max(index.defaultNProbe, Math.ceil(Math.sqrt(index.nLists)));
   return { mode: 'indexed', nProbe: Math.min(index.nLists, Math.max(floor, wanted)) };

@@ -12,11 +12,15 @@ export class GraphChangesAcceptedDto {
   @ApiProperty({ type: GraphChangeCountsDto, description: 'What the change carried (duplicate keys counted once)' })
   changes: GraphChangeCountsDto;
 
-  @ApiProperty({ description: "Entries (upserts + deletions) left in the graph's live overlay on this instance", example: 1 })
+  @ApiProperty({
+    description: "Entries (upserts + deletions) left in the graph's live overlay on this instance",
+    example: 1,
+  })
   overlayEntries: number;
 
   @ApiProperty({
-    description: 'Saved nodes handed to the background embedding write path (created, or whose content changed); 0 for live state',
+    description:
+      'Saved nodes handed to the background embedding write path (created, or whose content changed); 0 for live state',
     example: 0,
   })
   embeddingCandidates: number;

@@ -17,7 +17,11 @@ export class GraphChangesDto {
   @Type(() => GraphNodeDto)
   upsertNodes?: GraphNodeDto[];
 
-  @ApiPropertyOptional({ type: [String], description: 'Keys of deleted nodes (their edges go with them)', example: ['disconnected-note'] })
+  @ApiPropertyOptional({
+    type: [String],
+    description: 'Keys of deleted nodes (their edges go with them)',
+    example: ['disconnected-note'],
+  })
   @IsOptional()
   @IsArray()
   @ArrayMaxSize(MAX_CHANGES_PER_LIST)
@@ -33,7 +37,11 @@ export class GraphChangesDto {
   @Type(() => GraphEdgeDto)
   upsertEdges?: GraphEdgeDto[];
 
-  @ApiPropertyOptional({ type: [String], description: 'Keys of deleted edges', example: ['fetch-api-to-error-handler'] })
+  @ApiPropertyOptional({
+    type: [String],
+    description: 'Keys of deleted edges',
+    example: ['fetch-api-to-error-handler'],
+  })
   @IsOptional()
   @IsArray()
   @ArrayMaxSize(MAX_CHANGES_PER_LIST)

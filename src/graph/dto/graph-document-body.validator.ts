@@ -26,17 +26,30 @@ const VALIDATOR_OPTIONS: ValidatorOptions = { whitelist: true, forbidNonWhitelis
  */
 export async function validateGraphDocumentBody(body: unknown, limits: GraphSizeLimits): Promise<GraphDocumentDto> {
   // Not an object (an array, since the body parser only gives objects and arrays): every field is then missing.
-  const raw = (typeof body === 'object' && body !== null && !Array.isArray(body) ? body : {}) as Record<string, unknown>;
+  const raw = (typeof body === 'object' && body !== null && !Array.isArray(body) ? body : {}) as Record<
+    string,
+    unknown
+  >;
   const nodes = Array.isArray(raw.nodes) ? (raw.nodes as unknown[]) : null;
   const edges = Array.isArray(raw.edges) ? (raw.edges as unknown[]) : null;
-  for (const [list, name, max] of [[nodes, 'nodes', limits.maxNodes], [edges, 'edges', limits.maxEdges]] as const) {
+  for (const [list, name, max] of [
+    [nodes, 'nodes', limits.maxNodes],
+    [edges, 'edges', limits.maxEdges],
+  ] as const) {
     if (list && list.length > max) {
-      throw new AppError('payload_too_large', `The graph has ${list.length} ${name}: at most ${max} can be imported`, { [name]: list.length, limit: max });
+      throw new AppError('payload_too_large', `The graph has ${list.length} ${name}: at most ${max} can be imported`, {
+        [name]: list.length,
+        limit: max,
+      });
     }
   }
 
   // The document without its lists first (graph, node configs, unknown top-level keys), then each item.
-  const shell = plainToInstance(GraphDocumentDto, { ...raw, nodes: nodes ? [] : raw.nodes, edges: edges ? [] : raw.edges });
+  const shell = plainToInstance(GraphDocumentDto, {
+    ...raw,
+    nodes: nodes ? [] : raw.nodes,
+    edges: edges ? [] : raw.edges,
+  });
   const problems = toFieldProblems(validateSync(shell, VALIDATOR_OPTIONS));
   const slicer = new EventLoopSlicer();
   const validNodes = await validateItems(GraphNodeDto, 'nodes', nodes ?? [], problems, slicer);
@@ -58,7 +71,10 @@ async function validateItems<T extends object>(
   for (let index = 0; index < items.length; index += 1) {
     const item = items[index];
     if (typeof item !== 'object' || item === null || Array.isArray(item)) {
-      problems.push({ field: `${name}.${index}`, problems: [`each value in nested property ${name} must be either object or array`] });
+      problems.push({
+        field: `${name}.${index}`,
+        problems: [`each value in nested property ${name} must be either object or array`],
+      });
       continue;
     }
     const instance = plainToInstance(dtoClass, item);

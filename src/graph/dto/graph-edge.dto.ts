@@ -7,7 +7,10 @@ export class GraphEdgeDto {
   @IsNotEmpty()
   _key: string;
 
-  @ApiPropertyOptional({ description: 'Must equal the graph key of the path; filled when absent', example: 'nba-workflow' })
+  @ApiPropertyOptional({
+    description: 'Must equal the graph key of the path; filled when absent',
+    example: 'nba-workflow',
+  })
   @IsOptional()
   @IsString()
   graphKey?: string;

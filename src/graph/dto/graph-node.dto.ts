@@ -11,7 +11,10 @@ export class GraphNodeDto {
   @IsNotEmpty()
   _key: string;
 
-  @ApiPropertyOptional({ description: 'Must equal the graph key of the path; filled when absent', example: 'nba-workflow' })
+  @ApiPropertyOptional({
+    description: 'Must equal the graph key of the path; filled when absent',
+    example: 'nba-workflow',
+  })
   @IsOptional()
   @IsString()
   graphKey?: string;
@@ -50,7 +53,10 @@ export class GraphNodeDto {
   @IsString()
   process?: string;
 
-  @ApiPropertyOptional({ description: 'Free-form node data (any JSON)', example: { url: 'https://api.example.com', method: 'GET' } })
+  @ApiPropertyOptional({
+    description: 'Free-form node data (any JSON)',
+    example: { url: 'https://api.example.com', method: 'GET' },
+  })
   @IsOptional()
   data?: unknown;
 

@@ -6,7 +6,11 @@ import { IsNumberOrString } from './is-number-or-string.validator';
 import { IsStringRecord } from './is-string-record.validator';
 
 export class GraphDto {
-  @ApiProperty({ description: 'Must equal the graph key of the path', example: 'nba-workflow', maxLength: GRAPH_KEY_MAX_LENGTH })
+  @ApiProperty({
+    description: 'Must equal the graph key of the path',
+    example: 'nba-workflow',
+    maxLength: GRAPH_KEY_MAX_LENGTH,
+  })
   @IsGraphKey()
   _key: string;
 

@@ -6,7 +6,8 @@ export function IsNumberOrString(options?: ValidationOptions): PropertyDecorator
     {
       name: 'isNumberOrString',
       validator: {
-        validate: (value: unknown) => (typeof value === 'number' && Number.isFinite(value)) || typeof value === 'string',
+        validate: (value: unknown) =>
+          (typeof value === 'number' && Number.isFinite(value)) || typeof value === 'string',
         defaultMessage: buildMessage((prefix) => `${prefix}$property must be a number or a string`, options),
       },
     },

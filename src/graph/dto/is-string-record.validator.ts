@@ -7,7 +7,10 @@ export function IsStringRecord(options?: ValidationOptions): PropertyDecorator {
       name: 'isStringRecord',
       validator: {
         validate: (value: unknown) =>
-          typeof value === 'object' && value !== null && !Array.isArray(value) && Object.values(value).every((item) => typeof item === 'string'),
+          typeof value === 'object' &&
+          value !== null &&
+          !Array.isArray(value) &&
+          Object.values(value).every((item) => typeof item === 'string'),
         defaultMessage: buildMessage((prefix) => `${prefix}$property must be an object of string values`, options),
       },
     },

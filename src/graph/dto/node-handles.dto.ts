@@ -17,13 +17,19 @@ export class NodeHandlesDto {
   @Type(() => HandleGroupDto)
   D?: HandleGroupDto;
 
-  @ApiPropertyOptional({ type: HandleGroupDto, example: { position: 'fix', point: [{ id: 'R-0', type: 'out', accept: 'any' }] } })
+  @ApiPropertyOptional({
+    type: HandleGroupDto,
+    example: { position: 'fix', point: [{ id: 'R-0', type: 'out', accept: 'any' }] },
+  })
   @IsOptional()
   @ValidateNested()
   @Type(() => HandleGroupDto)
   R?: HandleGroupDto;
 
-  @ApiPropertyOptional({ type: HandleGroupDto, example: { position: 'fix', point: [{ id: 'L-0', type: 'in', accept: 'any' }] } })
+  @ApiPropertyOptional({
+    type: HandleGroupDto,
+    example: { position: 'fix', point: [{ id: 'L-0', type: 'in', accept: 'any' }] },
+  })
   @IsOptional()
   @ValidateNested()
   @Type(() => HandleGroupDto)

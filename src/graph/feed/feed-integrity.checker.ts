@@ -32,14 +32,18 @@ export async function checkFeedIntegrity(
 
   for (const node of changes.upsertNodes) {
     if (!Object.prototype.hasOwnProperty.call(sheets, node.sheet)) {
-      add(`upsertNodes.${positions.upsertNodes.get(node._key)}.sheet`, `sheet "${node.sheet}" is not in graph.sheetsList`);
+      add(
+        `upsertNodes.${positions.upsertNodes.get(node._key)}.sheet`,
+        `sheet "${node.sheet}" is not in graph.sheetsList`,
+      );
     }
   }
 
   const handlesByNode = await endpointsAfter(source, graph._key, changes);
   for (const edge of changes.upsertEdges) {
     const at = `upsertEdges.${positions.upsertEdges.get(edge._key)}`;
-    if (!Object.prototype.hasOwnProperty.call(sheets, edge.sheet)) add(`${at}.sheet`, `sheet "${edge.sheet}" is not in graph.sheetsList`);
+    if (!Object.prototype.hasOwnProperty.call(sheets, edge.sheet))
+      add(`${at}.sheet`, `sheet "${edge.sheet}" is not in graph.sheetsList`);
     for (const end of ['source', 'target'] as const) {
       const broken = edgeEndpointProblem(edge, end, handlesByNode);
       if (broken) add(`${at}.${broken.field}`, broken.problem);
@@ -49,7 +53,11 @@ export async function checkFeedIntegrity(
 }
 
 /** The declared handles of every node the batch's edges touch, as they will be after the batch; absent nodes are left out. */
-async function endpointsAfter(source: GraphDataSource, graphKey: string, changes: LiveGraphChanges): Promise<Map<string, DeclaredHandles>> {
+async function endpointsAfter(
+  source: GraphDataSource,
+  graphKey: string,
+  changes: LiveGraphChanges,
+): Promise<Map<string, DeclaredHandles>> {
   const upserted = new Map<string, GraphNode>(changes.upsertNodes.map((node) => [node._key, node]));
   const deleted = new Set(changes.deleteNodes);
   const wanted = new Set<string>();

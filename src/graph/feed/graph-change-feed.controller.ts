@@ -40,7 +40,12 @@ export class GraphChangeFeedController {
       'with `Authorization: Bearer <SYNC_TOKEN>` and `X-Workspace`.',
   })
   @ApiParam({ name: 'graphKey', description: 'Key of the graph in the workspace', example: 'nba-workflow' })
-  @ApiHeader({ name: 'X-Workspace', required: false, description: 'Required with the sync token: the workspace of the graph', example: 'default' })
+  @ApiHeader({
+    name: 'X-Workspace',
+    required: false,
+    description: 'Required with the sync token: the workspace of the graph',
+    example: 'default',
+  })
   @ApiBody({
     type: GraphChangesDto,
     examples: {
@@ -53,12 +58,19 @@ export class GraphChangeFeedController {
     type: GraphChangesAcceptedDto,
     description: 'Accepted; embeddings follow in the background.',
     schema: {
-      example: { accepted: true, saved: false, changes: { upsertNodes: 1, deleteNodes: 1, upsertEdges: 0, deleteEdges: 0 }, overlayEntries: 2, embeddingCandidates: 0 },
+      example: {
+        accepted: true,
+        saved: false,
+        changes: { upsertNodes: 1, deleteNodes: 1, upsertEdges: 0, deleteEdges: 0 },
+        overlayEntries: 2,
+        embeddingCandidates: 0,
+      },
     },
   })
   @ApiResponse({
     status: 400,
-    description: 'Invalid body, a key both upserted and deleted, a missing X-Workspace with the sync token, or (saved) an edge that would dangle.',
+    description:
+      'Invalid body, a key both upserted and deleted, a missing X-Workspace with the sync token, or (saved) an edge that would dangle.',
   })
   @ApiResponse({ status: 401, description: 'Missing or invalid token (a wrong sync token included).' })
   @ApiResponse({ status: 403, description: 'A JWT without the admin role.' })
@@ -67,7 +79,10 @@ export class GraphChangeFeedController {
     description: 'No such graph in the workspace.',
     schema: { example: { statusCode: 404, code: 'not_found', message: 'Graph "nba-workflow" does not exist' } },
   })
-  @ApiResponse({ status: 413, description: "Body too large, or the graph's live overlay would exceed 5,000 unsaved entries." })
+  @ApiResponse({
+    status: 413,
+    description: "Body too large, or the graph's live overlay would exceed 5,000 unsaved entries.",
+  })
   async changes(
     @CurrentPrincipal() principal: Principal,
     @Param('graphKey', GraphKeyPipe) graphKey: string,

@@ -16,7 +16,8 @@ import { GraphChangeFeedService } from './graph-change-feed.service';
 
 const WS = 'default';
 const DEMO = nbaWorkflowDemo.graph._key;
-const demoNode = (key: string): GraphNode => structuredClone(nbaWorkflowDemo.nodes.find((node) => node._key === key) as GraphNode);
+const demoNode = (key: string): GraphNode =>
+  structuredClone(nbaWorkflowDemo.nodes.find((node) => node._key === key) as GraphNode);
 
 describe(GraphChangeFeedService.name, () => {
   let dataDir: string;
@@ -48,7 +49,11 @@ describe(GraphChangeFeedService.name, () => {
   it('keeps live state in the overlay only, and says so', async () => {
     const feed = new GraphChangeFeedService(store, overlays, notifier, new LocalLiveOverlayWriter(overlays));
     const moved = { ...demoNode('root'), posX: 1 };
-    const outcome = await feed.accept(WS, DEMO, { upsertNodes: [moved], deleteEdges: ['root-to-fetch-api'], saved: false });
+    const outcome = await feed.accept(WS, DEMO, {
+      upsertNodes: [moved],
+      deleteEdges: ['root-to-fetch-api'],
+      saved: false,
+    });
     expect(outcome).toEqual({
       accepted: true,
       saved: false,
@@ -65,8 +70,31 @@ describe(GraphChangeFeedService.name, () => {
     const feed = new GraphChangeFeedService(store, overlays, notifier, new LocalLiveOverlayWriter(overlays));
     const edited = { ...demoNode('filter-active'), data: { minGames: 30 } };
     const moved = { ...demoNode('sort-stats'), posY: 999 };
-    const created: GraphNode = { _key: 'notify', graphKey: DEMO, type: 'log-node', sheet: '0', posX: 0, posY: 0, process: 'console.log(1);' };
-    const live = { upsertNodes: [edited, moved, created], deleteNodes: ['disconnected-note'], upsertEdges: [{ _key: 'errors-to-notify', graphKey: DEMO, sheet: '0', source: 'error-handler', sourceHandle: 'R-0', target: 'notify', targetHandle: 'L-0' }], deleteEdges: [] };
+    const created: GraphNode = {
+      _key: 'notify',
+      graphKey: DEMO,
+      type: 'log-node',
+      sheet: '0',
+      posX: 0,
+      posY: 0,
+      process: 'console.log(1);',
+    };
+    const live = {
+      upsertNodes: [edited, moved, created],
+      deleteNodes: ['disconnected-note'],
+      upsertEdges: [
+        {
+          _key: 'errors-to-notify',
+          graphKey: DEMO,
+          sheet: '0',
+          source: 'error-handler',
+          sourceHandle: 'R-0',
+          target: 'notify',
+          targetHandle: 'L-0',
+        },
+      ],
+      deleteEdges: [],
+    };
     await feed.accept(WS, DEMO, { ...live, saved: false });
     await feed.accept(WS, DEMO, { upsertNodes: [{ ...demoNode('root'), posX: 3 }], saved: false });
 
@@ -82,7 +110,13 @@ describe(GraphChangeFeedService.name, () => {
     expect([...(overlays.get(WS, DEMO)?.nodes.keys() ?? [])]).toEqual(['root']);
     expect(outcome.overlayEntries).toBe(1);
     expect(outcome.embeddingCandidates).toBe(2);
-    expect(events.at(-1)).toEqual({ kind: 'stored', workspace: WS, graphKey: DEMO, nodeKeys: ['filter-active', 'notify'], deletedNodeKeys: ['disconnected-note'] });
+    expect(events.at(-1)).toEqual({
+      kind: 'stored',
+      workspace: WS,
+      graphKey: DEMO,
+      nodeKeys: ['filter-active', 'notify'],
+      deletedNodeKeys: ['disconnected-note'],
+    });
   });
 
   it('changes nothing when a saved change is invalid (an edge to a node that does not exist)', async () => {
@@ -91,7 +125,17 @@ describe(GraphChangeFeedService.name, () => {
     await expect(
       feed.accept(WS, DEMO, {
         upsertNodes: [{ ...demoNode('root'), posX: 1 }],
-        upsertEdges: [{ _key: 'dangling', graphKey: DEMO, sheet: '0', source: 'root', sourceHandle: 'R-0', target: 'ghost', targetHandle: 'L-0' }],
+        upsertEdges: [
+          {
+            _key: 'dangling',
+            graphKey: DEMO,
+            sheet: '0',
+            source: 'root',
+            sourceHandle: 'R-0',
+            target: 'ghost',
+            targetHandle: 'L-0',
+          },
+        ],
         saved: true,
       }),
     ).rejects.toMatchObject({ code: 'bad_request' });
@@ -105,21 +149,36 @@ describe(GraphChangeFeedService.name, () => {
     const readOnly: GraphStore = Object.assign(Object.create(store) as GraphStore, {
       kind: 'arango',
       supportsImport: false,
-      forWorkspace: (workspace: string) => Object.assign(Object.create(store.forWorkspace(workspace)), { applyChanges }),
+      forWorkspace: (workspace: string) =>
+        Object.assign(Object.create(store.forWorkspace(workspace)), { applyChanges }),
     });
     const feed = new GraphChangeFeedService(readOnly, overlays, notifier, new LocalLiveOverlayWriter(overlays));
     await feed.accept(WS, DEMO, { upsertNodes: [demoNode('root')], deleteNodes: ['return'], saved: false });
-    const outcome = await feed.accept(WS, DEMO, { upsertNodes: [demoNode('root')], deleteNodes: ['return'], saved: true });
+    const outcome = await feed.accept(WS, DEMO, {
+      upsertNodes: [demoNode('root')],
+      deleteNodes: ['return'],
+      saved: true,
+    });
     expect(applyChanges).not.toHaveBeenCalled();
     expect(overlays.get(WS, DEMO)).toBeUndefined();
     expect(outcome.embeddingCandidates).toBe(1);
-    expect(events.at(-1)).toEqual({ kind: 'stored', workspace: WS, graphKey: DEMO, nodeKeys: ['root'], deletedNodeKeys: ['return'] });
+    expect(events.at(-1)).toEqual({
+      kind: 'stored',
+      workspace: WS,
+      graphKey: DEMO,
+      nodeKeys: ['root'],
+      deletedNodeKeys: ['return'],
+    });
   });
 
   it('answers not_found for a graph of another workspace, saved or not', async () => {
     const feed = new GraphChangeFeedService(store, overlays, notifier, new LocalLiveOverlayWriter(overlays));
-    await expect(feed.accept('globex', DEMO, { deleteNodes: ['root'], saved: false })).rejects.toMatchObject({ code: 'not_found' });
-    await expect(feed.accept(WS, 'ghost', { deleteNodes: ['root'], saved: true })).rejects.toMatchObject({ code: 'not_found' });
+    await expect(feed.accept('globex', DEMO, { deleteNodes: ['root'], saved: false })).rejects.toMatchObject({
+      code: 'not_found',
+    });
+    await expect(feed.accept(WS, 'ghost', { deleteNodes: ['root'], saved: true })).rejects.toMatchObject({
+      code: 'not_found',
+    });
     expect(overlays.stats().graphs).toBe(0);
   });
 

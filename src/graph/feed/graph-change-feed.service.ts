@@ -49,7 +49,11 @@ export class GraphChangeFeedService {
     this.dataSources = new GraphDataSourceFactory(store, replicas, notifier);
   }
 
-  async accept(workspace: string, graphKey: string, body: RawGraphChanges & { saved: boolean }): Promise<GraphChangesOutcome> {
+  async accept(
+    workspace: string,
+    graphKey: string,
+    body: RawGraphChanges & { saved: boolean },
+  ): Promise<GraphChangesOutcome> {
     const changes = normalizeLiveChanges(graphKey, body);
     const source = this.store.forWorkspace(workspace);
     const graph = await source.getGraph(graphKey);
@@ -59,7 +63,10 @@ export class GraphChangeFeedService {
       const view = body.saved ? source : this.dataSources.forWorkspace(workspace);
       const problems = await checkFeedIntegrity(view, graph, changes, bodyPositions(body));
       if (problems.length > 0) {
-        throw AppError.badRequest(`The changes to graph "${graphKey}" break its integrity: ${problems.length} problem(s)`, problems);
+        throw AppError.badRequest(
+          `The changes to graph "${graphKey}" break its integrity: ${problems.length} problem(s)`,
+          problems,
+        );
       }
     }
 
@@ -100,17 +107,31 @@ export class GraphChangeFeedService {
       overlayEntries,
       embeddingCandidates: changedNodeKeys.length,
     };
-    logger.info('graph_changes_accepted', { workspace, graphKey, saved: body.saved, ...outcome.changes, overlayEntries: outcome.overlayEntries });
+    logger.info('graph_changes_accepted', {
+      workspace,
+      graphKey,
+      saved: body.saved,
+      ...outcome.changes,
+      overlayEntries: outcome.overlayEntries,
+    });
     return outcome;
   }
 
   /** Reads the stored state of the touched keys, plans, applies; retried once if another writer got in between. */
-  private async saveToStore(source: MutableGraphDataSource, graphKey: string, changes: LiveGraphChanges): Promise<string[]> {
+  private async saveToStore(
+    source: MutableGraphDataSource,
+    graphKey: string,
+    changes: LiveGraphChanges,
+  ): Promise<string[]> {
     for (let attempt = 0; ; attempt += 1) {
       const nodeKeys = [...changes.upsertNodes.map((node) => node._key), ...changes.deleteNodes];
-      const storedNodes = new Map<string, GraphNode>((await source.getNodesByKeys(graphKey, nodeKeys)).map((node) => [node._key, node]));
+      const storedNodes = new Map<string, GraphNode>(
+        (await source.getNodesByKeys(graphKey, nodeKeys)).map((node) => [node._key, node]),
+      );
       const touchesEdges = changes.upsertEdges.length > 0 || changes.deleteEdges.length > 0;
-      const storedEdges = new Map<string, GraphEdge>(touchesEdges ? (await source.getEdges(graphKey)).map((edge) => [edge._key, edge]) : []);
+      const storedEdges = new Map<string, GraphEdge>(
+        touchesEdges ? (await source.getEdges(graphKey)).map((edge) => [edge._key, edge]) : [],
+      );
       const plan = planSavedChanges(changes, storedNodes, storedEdges);
       try {
         await source.applyChanges(graphKey, plan.changes);
@@ -136,6 +157,7 @@ export class GraphChangeFeedService {
 
 /** The index of each upserted key's last occurrence in the body (the one normalizeLiveChanges keeps). */
 function bodyPositions(body: RawGraphChanges): FeedBodyPositions {
-  const positions = (items: object[] | undefined) => new Map((items ?? []).map((item, index) => [(item as { _key: string })._key, index]));
+  const positions = (items: object[] | undefined) =>
+    new Map((items ?? []).map((item, index) => [(item as { _key: string })._key, index]));
   return { upsertNodes: positions(body.upsertNodes), upsertEdges: positions(body.upsertEdges) };
 }

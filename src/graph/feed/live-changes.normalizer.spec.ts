@@ -2,7 +2,11 @@ import { AppError } from '../../errors/app-error';
 import { normalizeLiveChanges } from './live-changes.normalizer';
 
 class NodeLike {
-  constructor(readonly _key: string, readonly type = 'filter', readonly graphKey?: string) {}
+  constructor(
+    readonly _key: string,
+    readonly type = 'filter',
+    readonly graphKey?: string,
+  ) {}
   readonly sheet = '0';
   readonly posX = 0;
   readonly posY = 0;
@@ -28,7 +32,9 @@ describe(normalizeLiveChanges.name, () => {
   });
 
   it('refuses a document of another graph and a key both upserted and deleted', () => {
-    expect(() => normalizeLiveChanges('g', { upsertNodes: [new NodeLike('a', 'filter', 'other')] })).toThrow(/differs from the graph of the path/);
+    expect(() => normalizeLiveChanges('g', { upsertNodes: [new NodeLike('a', 'filter', 'other')] })).toThrow(
+      /differs from the graph of the path/,
+    );
     let error: unknown;
     try {
       normalizeLiveChanges('g', { upsertNodes: [new NodeLike('a')], deleteNodes: ['a'] });

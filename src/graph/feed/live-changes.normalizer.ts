@@ -19,8 +19,12 @@ const EMBEDDING_FIELDS = ['embedding', 'embeddingModel', 'embeddingHash'] as con
  * key both upserted and deleted (bad request).
  */
 export function normalizeLiveChanges(graphKey: string, raw: RawGraphChanges): LiveGraphChanges {
-  const upsertNodes = lastByKey((raw.upsertNodes ?? []).map((dto, index) => toDocument<GraphNode>(dto, graphKey, `upsertNodes[${index}]`)));
-  const upsertEdges = lastByKey((raw.upsertEdges ?? []).map((dto, index) => toDocument<GraphEdge>(dto, graphKey, `upsertEdges[${index}]`)));
+  const upsertNodes = lastByKey(
+    (raw.upsertNodes ?? []).map((dto, index) => toDocument<GraphNode>(dto, graphKey, `upsertNodes[${index}]`)),
+  );
+  const upsertEdges = lastByKey(
+    (raw.upsertEdges ?? []).map((dto, index) => toDocument<GraphEdge>(dto, graphKey, `upsertEdges[${index}]`)),
+  );
   for (const node of upsertNodes) for (const field of EMBEDDING_FIELDS) delete node[field];
   const deleteNodes = [...new Set(raw.deleteNodes ?? [])];
   const deleteEdges = [...new Set(raw.deleteEdges ?? [])];
@@ -28,9 +32,11 @@ export function normalizeLiveChanges(graphKey: string, raw: RawGraphChanges): Li
   const deletedNodes = new Set(deleteNodes);
   const deletedEdges = new Set(deleteEdges);
   const node = upsertNodes.find((candidate) => deletedNodes.has(candidate._key));
-  if (node) throw AppError.badRequest(`Node "${node._key}" is both upserted and deleted in one change`, { nodeKey: node._key });
+  if (node)
+    throw AppError.badRequest(`Node "${node._key}" is both upserted and deleted in one change`, { nodeKey: node._key });
   const edge = upsertEdges.find((candidate) => deletedEdges.has(candidate._key));
-  if (edge) throw AppError.badRequest(`Edge "${edge._key}" is both upserted and deleted in one change`, { edgeKey: edge._key });
+  if (edge)
+    throw AppError.badRequest(`Edge "${edge._key}" is both upserted and deleted in one change`, { edgeKey: edge._key });
   return { upsertNodes, deleteNodes, upsertEdges, deleteEdges };
 }
 
@@ -38,9 +44,12 @@ export function normalizeLiveChanges(graphKey: string, raw: RawGraphChanges): Li
 function toDocument<T extends { _key: string; graphKey: string }>(dto: object, graphKey: string, field: string): T {
   const document = JSON.parse(JSON.stringify(dto)) as T;
   if (document.graphKey !== undefined && document.graphKey !== graphKey) {
-    throw AppError.badRequest(`${field}.graphKey "${document.graphKey}" differs from the graph of the path "${graphKey}"`, {
-      field: `${field}.graphKey`,
-    });
+    throw AppError.badRequest(
+      `${field}.graphKey "${document.graphKey}" differs from the graph of the path "${graphKey}"`,
+      {
+        field: `${field}.graphKey`,
+      },
+    );
   }
   document.graphKey = graphKey;
   return document;

@@ -1,8 +1,24 @@
 import { GraphEdge, GraphNode } from '../graph.types';
 import { planSavedChanges } from './saved-changes.planner';
 
-const node = (key: string, extra: Partial<GraphNode> = {}): GraphNode => ({ _key: key, graphKey: 'g', type: 'filter', sheet: '0', posX: 0, posY: 0, ...extra });
-const edge = (key: string, source: string, target: string): GraphEdge => ({ _key: key, graphKey: 'g', sheet: '0', source, sourceHandle: 'R-0', target, targetHandle: 'L-0' });
+const node = (key: string, extra: Partial<GraphNode> = {}): GraphNode => ({
+  _key: key,
+  graphKey: 'g',
+  type: 'filter',
+  sheet: '0',
+  posX: 0,
+  posY: 0,
+  ...extra,
+});
+const edge = (key: string, source: string, target: string): GraphEdge => ({
+  _key: key,
+  graphKey: 'g',
+  sheet: '0',
+  source,
+  sourceHandle: 'R-0',
+  target,
+  targetHandle: 'L-0',
+});
 
 describe(planSavedChanges.name, () => {
   it('creates new nodes and replaces existing ones field by field, removing fields they no longer have', () => {
@@ -25,7 +41,12 @@ describe(planSavedChanges.name, () => {
   it('does not count a moved or resized node as changed content', () => {
     const before = node('a', { process: 'same()' });
     const plan = planSavedChanges(
-      { upsertNodes: [{ ...before, posX: 10, size: { width: 1, height: 2 } }], deleteNodes: [], upsertEdges: [], deleteEdges: [] },
+      {
+        upsertNodes: [{ ...before, posX: 10, size: { width: 1, height: 2 } }],
+        deleteNodes: [],
+        upsertEdges: [],
+        deleteEdges: [],
+      },
       new Map([['a', before]]),
       new Map(),
     );
@@ -36,7 +57,12 @@ describe(planSavedChanges.name, () => {
   it('deletes then re-creates an existing upserted edge, and skips deletions of keys the store never had', () => {
     const stored = edge('e1', 'a', 'b');
     const plan = planSavedChanges(
-      { upsertNodes: [], deleteNodes: ['ghost', 'a'], upsertEdges: [{ ...stored, target: 'c' }, edge('e2', 'b', 'c')], deleteEdges: ['never'] },
+      {
+        upsertNodes: [],
+        deleteNodes: ['ghost', 'a'],
+        upsertEdges: [{ ...stored, target: 'c' }, edge('e2', 'b', 'c')],
+        deleteEdges: ['never'],
+      },
       new Map([['a', node('a')]]),
       new Map([['e1', stored]]),
     );

@@ -3,15 +3,53 @@ import { GraphEdge, GraphNode } from '../graph.types';
 import { GraphOverlay } from './graph-overlay';
 import { LiveGraphChanges } from './live-graph-changes';
 
-const node = (key: string, extra: Partial<GraphNode> = {}): GraphNode => ({ _key: key, graphKey: 'g', type: 'filter', sheet: '0', posX: 0, posY: 0, ...extra });
-const edge = (key: string, source: string, target: string): GraphEdge => ({ _key: key, graphKey: 'g', sheet: '0', source, sourceHandle: 'R-0', target, targetHandle: 'L-0' });
-const changes = (partial: Partial<LiveGraphChanges>): LiveGraphChanges => ({ upsertNodes: [], deleteNodes: [], upsertEdges: [], deleteEdges: [], ...partial });
+const node = (key: string, extra: Partial<GraphNode> = {}): GraphNode => ({
+  _key: key,
+  graphKey: 'g',
+  type: 'filter',
+  sheet: '0',
+  posX: 0,
+  posY: 0,
+  ...extra,
+});
+const edge = (key: string, source: string, target: string): GraphEdge => ({
+  _key: key,
+  graphKey: 'g',
+  sheet: '0',
+  source,
+  sourceHandle: 'R-0',
+  target,
+  targetHandle: 'L-0',
+});
+const changes = (partial: Partial<LiveGraphChanges>): LiveGraphChanges => ({
+  upsertNodes: [],
+  deleteNodes: [],
+  upsertEdges: [],
+  deleteEdges: [],
+  ...partial,
+});
 
 describe(GraphOverlay.name, () => {
   it('keeps the latest state of each key: an upsert after a delete revives it, a delete after an upsert hides it', () => {
     const overlay = new GraphOverlay(0);
-    overlay.apply(changes({ upsertNodes: [node('a')], deleteNodes: ['b'], upsertEdges: [edge('e1', 'a', 'c')], deleteEdges: ['e2'] }), 1);
-    overlay.apply(changes({ upsertNodes: [node('b')], deleteNodes: ['a'], upsertEdges: [edge('e2', 'b', 'c')], deleteEdges: ['e1'] }), 2);
+    overlay.apply(
+      changes({
+        upsertNodes: [node('a')],
+        deleteNodes: ['b'],
+        upsertEdges: [edge('e1', 'a', 'c')],
+        deleteEdges: ['e2'],
+      }),
+      1,
+    );
+    overlay.apply(
+      changes({
+        upsertNodes: [node('b')],
+        deleteNodes: ['a'],
+        upsertEdges: [edge('e2', 'b', 'c')],
+        deleteEdges: ['e1'],
+      }),
+      2,
+    );
 
     expect([...overlay.nodes.keys()]).toEqual(['b']);
     expect([...overlay.deletedNodes]).toEqual(['a']);
@@ -25,7 +63,9 @@ describe(GraphOverlay.name, () => {
   it('refuses a key both upserted and deleted in one change, and applies nothing', () => {
     const overlay = new GraphOverlay(0);
     expect(() => overlay.apply(changes({ upsertNodes: [node('a')], deleteNodes: ['a'] }), 1)).toThrow(AppError);
-    expect(() => overlay.apply(changes({ upsertEdges: [edge('e', 'a', 'b')], deleteEdges: ['e'] }), 1)).toThrow(/both upserted and deleted/);
+    expect(() => overlay.apply(changes({ upsertEdges: [edge('e', 'a', 'b')], deleteEdges: ['e'] }), 1)).toThrow(
+      /both upserted and deleted/,
+    );
     expect(overlay.isEmpty).toBe(true);
     expect(overlay.version).toBe(0);
   });
@@ -56,7 +96,11 @@ describe(GraphOverlay.name, () => {
   it('counts the entries a change would add without applying it', () => {
     const overlay = new GraphOverlay(0);
     overlay.apply(changes({ upsertNodes: [node('a')], deleteEdges: ['e'] }), 1);
-    expect(overlay.entryCountAfter(changes({ upsertNodes: [node('a'), node('b')], deleteNodes: ['c'], upsertEdges: [edge('e', 'a', 'b')] }))).toBe(4);
+    expect(
+      overlay.entryCountAfter(
+        changes({ upsertNodes: [node('a'), node('b')], deleteNodes: ['c'], upsertEdges: [edge('e', 'a', 'b')] }),
+      ),
+    ).toBe(4);
     expect(overlay.entryCount).toBe(2);
   });
 

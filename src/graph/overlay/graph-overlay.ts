@@ -45,9 +45,11 @@ export class GraphOverlay {
   /** Entries the overlay would hold after `changes` (without applying them). */
   entryCountAfter(changes: LiveGraphChanges): number {
     let added = 0;
-    for (const node of changes.upsertNodes) if (!this.nodes.has(node._key) && !this.deletedNodes.has(node._key)) added += 1;
+    for (const node of changes.upsertNodes)
+      if (!this.nodes.has(node._key) && !this.deletedNodes.has(node._key)) added += 1;
     for (const key of changes.deleteNodes) if (!this.nodes.has(key) && !this.deletedNodes.has(key)) added += 1;
-    for (const edge of changes.upsertEdges) if (!this.edges.has(edge._key) && !this.deletedEdges.has(edge._key)) added += 1;
+    for (const edge of changes.upsertEdges)
+      if (!this.edges.has(edge._key) && !this.deletedEdges.has(edge._key)) added += 1;
     for (const key of changes.deleteEdges) if (!this.edges.has(key) && !this.deletedEdges.has(key)) added += 1;
     return this.entryCount + added;
   }
@@ -85,7 +87,9 @@ export class GraphOverlay {
 
   /** False for an edge the overlay deleted, or one whose source or target it deleted. */
   isEdgeVisible(edge: GraphEdge): boolean {
-    return !this.deletedEdges.has(edge._key) && !this.deletedNodes.has(edge.source) && !this.deletedNodes.has(edge.target);
+    return (
+      !this.deletedEdges.has(edge._key) && !this.deletedNodes.has(edge.source) && !this.deletedNodes.has(edge.target)
+    );
   }
 }
 
@@ -93,7 +97,9 @@ function assertDisjoint(changes: LiveGraphChanges): void {
   const deletedNodes = new Set(changes.deleteNodes);
   const deletedEdges = new Set(changes.deleteEdges);
   const node = changes.upsertNodes.find((candidate) => deletedNodes.has(candidate._key));
-  if (node) throw AppError.badRequest(`Node "${node._key}" is both upserted and deleted in one change`, { nodeKey: node._key });
+  if (node)
+    throw AppError.badRequest(`Node "${node._key}" is both upserted and deleted in one change`, { nodeKey: node._key });
   const edge = changes.upsertEdges.find((candidate) => deletedEdges.has(candidate._key));
-  if (edge) throw AppError.badRequest(`Edge "${edge._key}" is both upserted and deleted in one change`, { edgeKey: edge._key });
+  if (edge)
+    throw AppError.badRequest(`Edge "${edge._key}" is both upserted and deleted in one change`, { edgeKey: edge._key });
 }

@@ -6,7 +6,12 @@ import { LiveGraphChanges } from './live-graph-changes';
 import { LiveOverlayRegistry } from './live-overlay.registry';
 
 const node = (key: string): GraphNode => ({ _key: key, graphKey: 'g', type: 'filter', sheet: '0', posX: 0, posY: 0 });
-const upsert = (...keys: string[]): LiveGraphChanges => ({ upsertNodes: keys.map(node), deleteNodes: [], upsertEdges: [], deleteEdges: [] });
+const upsert = (...keys: string[]): LiveGraphChanges => ({
+  upsertNodes: keys.map(node),
+  deleteNodes: [],
+  upsertEdges: [],
+  deleteEdges: [],
+});
 
 describe(LiveOverlayRegistry.name, () => {
   const logs: LogEntry[] = [];

@@ -46,7 +46,12 @@ export class LiveOverlayRegistry {
     const overlay = this.byWorkspace.get(workspace)?.get(graphKey);
     if (!overlay) return undefined;
     if (this.clock() - overlay.touchedAt > this.limits.idleTtlMs) {
-      logger.warn('live_overlay_expired', { workspace, graphKey, entries: overlay.entryCount, idleTtlMs: this.limits.idleTtlMs });
+      logger.warn('live_overlay_expired', {
+        workspace,
+        graphKey,
+        entries: overlay.entryCount,
+        idleTtlMs: this.limits.idleTtlMs,
+      });
       this.remove(workspace, graphKey);
       return undefined;
     }
@@ -95,7 +100,9 @@ export class LiveOverlayRegistry {
 
   /** The graphs holding an overlay. */
   graphs(): Array<{ workspace: string; graphKey: string }> {
-    return [...this.byWorkspace].flatMap(([workspace, graphs]) => [...graphs.keys()].map((graphKey) => ({ workspace, graphKey })));
+    return [...this.byWorkspace].flatMap(([workspace, graphs]) =>
+      [...graphs.keys()].map((graphKey) => ({ workspace, graphKey })),
+    );
   }
 
   /** Overlays and entries held (for logs and tests). */
@@ -126,7 +133,12 @@ export class LiveOverlayRegistry {
     candidates.sort((left, right) => left.overlay.touchedAt - right.overlay.touchedAt);
     for (const { workspace, graphKey, overlay } of candidates) {
       if (this.totalEntries <= this.limits.maxTotalEntries) break;
-      logger.warn('live_overlay_evicted', { workspace, graphKey, entries: overlay.entryCount, maxTotalEntries: this.limits.maxTotalEntries });
+      logger.warn('live_overlay_evicted', {
+        workspace,
+        graphKey,
+        entries: overlay.entryCount,
+        maxTotalEntries: this.limits.maxTotalEntries,
+      });
       this.remove(workspace, graphKey);
     }
   }

@@ -3,15 +3,34 @@ import { GraphNode } from '../graph.types';
 import { GraphOverlay } from './graph-overlay';
 import { changedNodesOf, searchPastHidden } from './overlay-changed-nodes';
 
-const node = (key: string, extra: Partial<GraphNode> = {}): GraphNode => ({ _key: key, graphKey: 'g', type: 'filter', sheet: '0', posX: 0, posY: 0, ...extra });
-const hits = (count: number): ScoredNode[] => Array.from({ length: count }, (_, index) => ({ node: node(`n${index}`), score: count - index }));
+const node = (key: string, extra: Partial<GraphNode> = {}): GraphNode => ({
+  _key: key,
+  graphKey: 'g',
+  type: 'filter',
+  sheet: '0',
+  posX: 0,
+  posY: 0,
+  ...extra,
+});
+const hits = (count: number): ScoredNode[] =>
+  Array.from({ length: count }, (_, index) => ({ node: node(`n${index}`), score: count - index }));
 
 describe(changedNodesOf.name, () => {
   it('tells new and changed upserts from moved ones, counts what the store must hide, and reads the store once per version', async () => {
     const stored = [node('moved'), node('edited', { process: 'old()' })];
-    const getNodesByKeys = jest.fn(async (_graphKey: string, keys: string[]) => stored.filter((candidate) => keys.includes(candidate._key)));
+    const getNodesByKeys = jest.fn(async (_graphKey: string, keys: string[]) =>
+      stored.filter((candidate) => keys.includes(candidate._key)),
+    );
     const overlay = new GraphOverlay(0);
-    overlay.apply({ upsertNodes: [node('moved', { posX: 9 }), node('edited', { process: 'new()' }), node('created')], deleteNodes: ['gone'], upsertEdges: [], deleteEdges: [] }, 1);
+    overlay.apply(
+      {
+        upsertNodes: [node('moved', { posX: 9 }), node('edited', { process: 'new()' }), node('created')],
+        deleteNodes: ['gone'],
+        upsertEdges: [],
+        deleteEdges: [],
+      },
+      1,
+    );
 
     const changes = await changedNodesOf({ getNodesByKeys }, overlay, 'g');
     expect([...changes.changed].sort()).toEqual(['created', 'edited']);

@@ -26,7 +26,9 @@ export async function changedNodesOf(
   const cached = cache.get(overlay);
   if (cached && cached.version === overlay.version) return cached;
   const version = overlay.version;
-  const stored = new Map((await base.getNodesByKeys(graphKey, [...overlay.nodes.keys()])).map((node) => [node._key, node]));
+  const stored = new Map(
+    (await base.getNodesByKeys(graphKey, [...overlay.nodes.keys()])).map((node) => [node._key, node]),
+  );
   const changed = new Set<string>();
   let hiddenInStore = overlay.deletedNodes.size;
   for (const [key, live] of overlay.nodes) {

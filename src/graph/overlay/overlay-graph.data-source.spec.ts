@@ -18,9 +18,24 @@ import { OverlayGraphDataSource } from './overlay-graph.data-source';
 
 const WS = 'default';
 const DEMO = nbaWorkflowDemo.graph._key;
-const changes = (partial: Partial<LiveGraphChanges>): LiveGraphChanges => ({ upsertNodes: [], deleteNodes: [], upsertEdges: [], deleteEdges: [], ...partial });
-const demoNode = (key: string): GraphNode => structuredClone(nbaWorkflowDemo.nodes.find((node) => node._key === key) as GraphNode);
-const edge = (key: string, source: string, target: string, graphKey = DEMO): GraphEdge => ({ _key: key, graphKey, sheet: '0', source, sourceHandle: 'R-0', target, targetHandle: 'L-0' });
+const changes = (partial: Partial<LiveGraphChanges>): LiveGraphChanges => ({
+  upsertNodes: [],
+  deleteNodes: [],
+  upsertEdges: [],
+  deleteEdges: [],
+  ...partial,
+});
+const demoNode = (key: string): GraphNode =>
+  structuredClone(nbaWorkflowDemo.nodes.find((node) => node._key === key) as GraphNode);
+const edge = (key: string, source: string, target: string, graphKey = DEMO): GraphEdge => ({
+  _key: key,
+  graphKey,
+  sheet: '0',
+  source,
+  sourceHandle: 'R-0',
+  target,
+  targetHandle: 'L-0',
+});
 const keys = (items: Array<{ _key: string }>) => items.map((item) => item._key);
 
 describe(OverlayGraphDataSource.name, () => {
@@ -54,8 +69,12 @@ describe(OverlayGraphDataSource.name, () => {
     overlays.apply(WS, 'another-graph', changes({ deleteNodes: ['fetch-api'] }));
     expect(await source.getNodes(DEMO)).toEqual(await plain.getNodes(DEMO));
     expect(await source.getEdges(DEMO)).toEqual(await plain.getEdges(DEMO));
-    expect(await source.searchNodes(DEMO, 'fetch players api', 5)).toEqual(await plain.searchNodes(DEMO, 'fetch players api', 5));
-    expect(await source.getNeighborhood(DEMO, 'root', 2, 'any')).toEqual(await plain.getNeighborhood(DEMO, 'root', 2, 'any'));
+    expect(await source.searchNodes(DEMO, 'fetch players api', 5)).toEqual(
+      await plain.searchNodes(DEMO, 'fetch players api', 5),
+    );
+    expect(await source.getNeighborhood(DEMO, 'root', 2, 'any')).toEqual(
+      await plain.getNeighborhood(DEMO, 'root', 2, 'any'),
+    );
   });
 
   it('lets an upserted node win over the stored one, everywhere', async () => {
@@ -71,7 +90,15 @@ describe(OverlayGraphDataSource.name, () => {
   });
 
   it('adds upserted nodes that the store does not have, in their sheet', async () => {
-    const created: GraphNode = { _key: 'notify-slack', graphKey: DEMO, type: 'api-call', sheet: '1', posX: 0, posY: 0, data: { url: 'https://hooks.slack.example' } };
+    const created: GraphNode = {
+      _key: 'notify-slack',
+      graphKey: DEMO,
+      type: 'api-call',
+      sheet: '1',
+      posX: 0,
+      posY: 0,
+      data: { url: 'https://hooks.slack.example' },
+    };
     overlays.apply(WS, DEMO, changes({ upsertNodes: [created] }));
     expect(keys(await source.getNodes(DEMO, '1'))).toEqual(['sort-stats', 'disconnected-note', 'notify-slack']);
     expect(keys(await source.getNodes(DEMO, '0'))).not.toContain('notify-slack');
@@ -92,12 +119,18 @@ describe(OverlayGraphDataSource.name, () => {
     expect(keys(await source.getNodes(DEMO))).not.toContain('fetch-api');
     expect(await source.getNodesByKeys(DEMO, ['fetch-api', 'root'])).toEqual([demoNode('root')]);
     const edges = await source.getEdges(DEMO);
-    expect(edges.filter((candidate) => candidate.source === 'fetch-api' || candidate.target === 'fetch-api')).toEqual([]);
+    expect(edges.filter((candidate) => candidate.source === 'fetch-api' || candidate.target === 'fetch-api')).toEqual(
+      [],
+    );
     expect(await source.getEdgesOfNode(DEMO, 'root', 'any')).toEqual(
-      (await store.forWorkspace(WS).getEdgesOfNode(DEMO, 'root', 'any')).filter((candidate) => candidate.target !== 'fetch-api'),
+      (await store.forWorkspace(WS).getEdgesOfNode(DEMO, 'root', 'any')).filter(
+        (candidate) => candidate.target !== 'fetch-api',
+      ),
     );
     expect(await source.getEdgesOfNode(DEMO, 'fetch-api', 'any')).toEqual([]);
-    expect(keys((await source.searchNodes(DEMO, 'fetch api nba players', 20)).map((hit) => hit.node))).not.toContain('fetch-api');
+    expect(keys((await source.searchNodes(DEMO, 'fetch api nba players', 20)).map((hit) => hit.node))).not.toContain(
+      'fetch-api',
+    );
     // root's only way to the rest of the flow went through fetch-api.
     const walk = await source.getNeighborhood(DEMO, 'root', 3, 'out');
     expect(keys(walk.nodes)).toEqual(['root']);
@@ -106,7 +139,12 @@ describe(OverlayGraphDataSource.name, () => {
 
   it('hides deleted edges and walks upserted ones, de-duplicating edges by key', async () => {
     const shortcut = edge('root-to-display', 'root', 'display-html');
-    const rewired = { ...(nbaWorkflowDemo.edges.find((candidate) => candidate.source === 'fetch-api' && candidate.target === 'error-handler') as GraphEdge), target: 'return' };
+    const rewired = {
+      ...(nbaWorkflowDemo.edges.find(
+        (candidate) => candidate.source === 'fetch-api' && candidate.target === 'error-handler',
+      ) as GraphEdge),
+      target: 'return',
+    };
     const deleted = nbaWorkflowDemo.edges.find((candidate) => candidate.source === 'entry-form') as GraphEdge;
     overlays.apply(WS, DEMO, changes({ upsertEdges: [shortcut, rewired], deleteEdges: [deleted._key] }));
 
@@ -155,12 +193,20 @@ describe(OverlayGraphDataSource.name, () => {
       data: { description: 'Quarantine injured players' },
     });
     const moved = { ...((await store.forWorkspace(WS).getNodeByKey(DEMO, 'filter-active')) as GraphNode), sheet: '7' };
-    overlays.apply(WS, DEMO, changes({ upsertNodes: [onSheet('quarantine-a', '0'), onSheet('quarantine-b', '9'), moved] }));
-    const inSheet0 = keys((await source.searchNodes(DEMO, 'quarantine injured players filter', 20, { sheet: '0' })).map((hit) => hit.node));
+    overlays.apply(
+      WS,
+      DEMO,
+      changes({ upsertNodes: [onSheet('quarantine-a', '0'), onSheet('quarantine-b', '9'), moved] }),
+    );
+    const inSheet0 = keys(
+      (await source.searchNodes(DEMO, 'quarantine injured players filter', 20, { sheet: '0' })).map((hit) => hit.node),
+    );
     expect(inSheet0).toContain('quarantine-a');
     expect(inSheet0).not.toContain('quarantine-b');
     expect(inSheet0).not.toContain('filter-active');
-    const inSheet9 = keys((await source.searchNodes(DEMO, 'quarantine injured players', 20, { sheet: '9' })).map((hit) => hit.node));
+    const inSheet9 = keys(
+      (await source.searchNodes(DEMO, 'quarantine injured players', 20, { sheet: '9' })).map((hit) => hit.node),
+    );
     expect(inSheet9).toEqual(['quarantine-b']);
   });
 
@@ -181,9 +227,15 @@ describe(OverlayGraphDataSource.name, () => {
     const afterMove = await source.searchNodes(DEMO, 'sort points assists', 5);
     expect(afterMove[0]).toEqual({ node: moved, score: before[0].score });
 
-    const rewritten = { ...demoNode('sort-stats'), process: 'next(0, { rebounds: incoming[0].data.rebounds });', data: { top: 3 } };
+    const rewritten = {
+      ...demoNode('sort-stats'),
+      process: 'next(0, { rebounds: incoming[0].data.rebounds });',
+      data: { top: 3 },
+    };
     overlays.apply(WS, DEMO, changes({ upsertNodes: [rewritten] }));
-    expect(keys((await source.searchNodes(DEMO, 'points assists', 5)).map((hit) => hit.node))).not.toContain('sort-stats');
+    expect(keys((await source.searchNodes(DEMO, 'points assists', 5)).map((hit) => hit.node))).not.toContain(
+      'sort-stats',
+    );
     expect((await source.searchNodes(DEMO, 'rebounds', 5))[0].node).toEqual(rewritten);
   });
 
@@ -196,7 +248,14 @@ describe(OverlayGraphDataSource.name, () => {
       { nodeKey: 'sort-stats', vector: unit(0), model, hash: 'h3' },
     ]);
     const moved = { ...demoNode('sort-stats'), posY: 77 };
-    overlays.apply(WS, DEMO, changes({ deleteNodes: ['fetch-api'], upsertNodes: [{ ...demoNode('filter-active'), data: { minGames: 1 } }, moved] }));
+    overlays.apply(
+      WS,
+      DEMO,
+      changes({
+        deleteNodes: ['fetch-api'],
+        upsertNodes: [{ ...demoNode('filter-active'), data: { minGames: 1 } }, moved],
+      }),
+    );
     const hits = await source.searchNodesByVector(DEMO, { vector: unit(0), model, minScore: 0.1 }, 2);
     expect(hits).toHaveLength(1);
     expect(hits[0].node).toEqual(moved);
@@ -205,7 +264,15 @@ describe(OverlayGraphDataSource.name, () => {
   it('writes through to the store and tells the notifier which nodes changed', async () => {
     const events: GraphChangeEvent[] = [];
     notifier.subscribe((event) => events.push(event));
-    const created: GraphNode = { _key: 'n1', graphKey: DEMO, type: 'filter', sheet: '0', posX: 0, posY: 0, process: 'next(0, 1);' };
+    const created: GraphNode = {
+      _key: 'n1',
+      graphKey: DEMO,
+      type: 'filter',
+      sheet: '0',
+      posX: 0,
+      posY: 0,
+      process: 'next(0, 1);',
+    };
     await source.applyChanges(DEMO, {
       instructions: [{ nodeKey: 'root', op: 'set', path: ['data', 'label'], value: 'Start' }],
       nodesToCreate: [created],
@@ -227,19 +294,40 @@ describe(OverlayGraphDataSource.name, () => {
     function randomCase(seed: number): { stored: GraphDocument; live: LiveGraphChanges; merged: GraphDocument } {
       const next = seededRandom(seed);
       const pick = <T>(items: T[]): T => items[Math.floor(next() * items.length)];
-      const node = (key: string): GraphNode => ({ _key: key, graphKey: GRAPH, type: 'filter', sheet: next() < 0.5 ? '0' : '1', posX: 0, posY: 0, data: { word: `w${key}` } });
+      const node = (key: string): GraphNode => ({
+        _key: key,
+        graphKey: GRAPH,
+        type: 'filter',
+        sheet: next() < 0.5 ? '0' : '1',
+        posX: 0,
+        posY: 0,
+        data: { word: `w${key}` },
+      });
       const nodes = Array.from({ length: 30 }, (_, index) => node(`n${index}`));
-      const edges: GraphEdge[] = Array.from({ length: 55 }, (_, index) => ({ ...edge(`e${index}`, pick(nodes)._key, pick(nodes)._key, GRAPH), sheet: '0' }));
-      const stored: GraphDocument = { graph: { _key: GRAPH, workspace: WS, name: 'random', sheetsList: { '0': 'a', '1': 'b' } }, nodes, edges, nodeConfigs: [] };
+      const edges: GraphEdge[] = Array.from({ length: 55 }, (_, index) => ({
+        ...edge(`e${index}`, pick(nodes)._key, pick(nodes)._key, GRAPH),
+        sheet: '0',
+      }));
+      const stored: GraphDocument = {
+        graph: { _key: GRAPH, workspace: WS, name: 'random', sheetsList: { '0': 'a', '1': 'b' } },
+        nodes,
+        edges,
+        nodeConfigs: [],
+      };
 
       const deleteNodes = [...new Set(Array.from({ length: 4 }, () => pick(nodes)._key))];
       const alive = nodes.filter((candidate) => !deleteNodes.includes(candidate._key));
       const created = Array.from({ length: 4 }, (_, index) => node(`new${index}`));
-      const upsertNodes = [...created, ...alive.slice(0, 3).map((candidate) => ({ ...candidate, posX: 1, data: { word: 'changed' } }))];
+      const upsertNodes = [
+        ...created,
+        ...alive.slice(0, 3).map((candidate) => ({ ...candidate, posX: 1, data: { word: 'changed' } })),
+      ];
       const targets = [...alive, ...created];
       const deleteEdges = [...new Set(Array.from({ length: 8 }, () => pick(edges)._key))];
       const upsertEdges = [
-        ...Array.from({ length: 10 }, (_, index) => ({ ...edge(`live${index}`, pick(targets)._key, pick(targets)._key, GRAPH) })),
+        ...Array.from({ length: 10 }, (_, index) => ({
+          ...edge(`live${index}`, pick(targets)._key, pick(targets)._key, GRAPH),
+        })),
         ...edges
           .filter((candidate) => !deleteEdges.includes(candidate._key))
           .slice(0, 5)
@@ -253,37 +341,46 @@ describe(OverlayGraphDataSource.name, () => {
       const edgesByKey = new Map(edges.map((candidate) => [candidate._key, candidate]));
       for (const key of deleteEdges) edgesByKey.delete(key);
       for (const candidate of upsertEdges) edgesByKey.set(candidate._key, candidate);
-      const mergedEdges = [...edgesByKey.values()].filter((candidate) => nodesByKey.has(candidate.source) && nodesByKey.has(candidate.target));
+      const mergedEdges = [...edgesByKey.values()].filter(
+        (candidate) => nodesByKey.has(candidate.source) && nodesByKey.has(candidate.target),
+      );
       return { stored, live, merged: { ...stored, nodes: [...nodesByKey.values()], edges: mergedEdges } };
     }
 
-    it.each([1, 2, 3, 4, 5])('matches the reference for nodes, edges and every neighbourhood (seed %i)', async (seed) => {
-      const { stored, live, merged } = randomCase(seed);
-      await store.importGraph(WS, stored);
-      overlays.apply(WS, GRAPH, live);
-      const reference = new InMemoryGraphDataSource(WS, [merged]);
-      const sorted = (items: Array<{ _key: string }>) => keys(items).sort();
+    it.each([1, 2, 3, 4, 5])(
+      'matches the reference for nodes, edges and every neighbourhood (seed %i)',
+      async (seed) => {
+        const { stored, live, merged } = randomCase(seed);
+        await store.importGraph(WS, stored);
+        overlays.apply(WS, GRAPH, live);
+        const reference = new InMemoryGraphDataSource(WS, [merged]);
+        const sorted = (items: Array<{ _key: string }>) => keys(items).sort();
 
-      expect(sorted(await source.getNodes(GRAPH))).toEqual(sorted(await reference.getNodes(GRAPH)));
-      expect(sorted(await source.getNodes(GRAPH, '1'))).toEqual(sorted(await reference.getNodes(GRAPH, '1')));
-      expect(sorted(await source.getEdges(GRAPH))).toEqual(sorted(await reference.getEdges(GRAPH)));
-      for (const candidate of [...stored.nodes, ...live.upsertNodes]) {
-        for (const direction of ['in', 'out', 'any'] as EdgeDirection[]) {
-          expect(sorted(await source.getEdgesOfNode(GRAPH, candidate._key, direction))).toEqual(
-            sorted(await reference.getEdgesOfNode(GRAPH, candidate._key, direction)),
-          );
-          for (const depth of [1, 2, 3]) {
-            const actual = await source.getNeighborhood(GRAPH, candidate._key, depth, direction);
-            const expected = await reference.getNeighborhood(GRAPH, candidate._key, depth, direction);
-            const inside = new Set(keys(expected.nodes));
-            const joining = merged.edges.filter((candidateEdge) => inside.has(candidateEdge.source) && inside.has(candidateEdge.target));
-            expect(keys(actual.nodes)[0]).toEqual(keys(expected.nodes)[0]);
-            expect(sorted(actual.nodes)).toEqual(sorted(expected.nodes));
-            expect(sorted(actual.edges)).toEqual(sorted(joining));
-            expect(actual.nodes).toEqual(actual.nodes.map((found) => merged.nodes.find((mergedNode) => mergedNode._key === found._key)));
+        expect(sorted(await source.getNodes(GRAPH))).toEqual(sorted(await reference.getNodes(GRAPH)));
+        expect(sorted(await source.getNodes(GRAPH, '1'))).toEqual(sorted(await reference.getNodes(GRAPH, '1')));
+        expect(sorted(await source.getEdges(GRAPH))).toEqual(sorted(await reference.getEdges(GRAPH)));
+        for (const candidate of [...stored.nodes, ...live.upsertNodes]) {
+          for (const direction of ['in', 'out', 'any'] as EdgeDirection[]) {
+            expect(sorted(await source.getEdgesOfNode(GRAPH, candidate._key, direction))).toEqual(
+              sorted(await reference.getEdgesOfNode(GRAPH, candidate._key, direction)),
+            );
+            for (const depth of [1, 2, 3]) {
+              const actual = await source.getNeighborhood(GRAPH, candidate._key, depth, direction);
+              const expected = await reference.getNeighborhood(GRAPH, candidate._key, depth, direction);
+              const inside = new Set(keys(expected.nodes));
+              const joining = merged.edges.filter(
+                (candidateEdge) => inside.has(candidateEdge.source) && inside.has(candidateEdge.target),
+              );
+              expect(keys(actual.nodes)[0]).toEqual(keys(expected.nodes)[0]);
+              expect(sorted(actual.nodes)).toEqual(sorted(expected.nodes));
+              expect(sorted(actual.edges)).toEqual(sorted(joining));
+              expect(actual.nodes).toEqual(
+                actual.nodes.map((found) => merged.nodes.find((mergedNode) => mergedNode._key === found._key)),
+              );
+            }
           }
         }
-      }
-    });
+      },
+    );
   });
 });

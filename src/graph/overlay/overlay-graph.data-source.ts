@@ -44,7 +44,12 @@ export class OverlayGraphDataSource implements MutableGraphDataSource {
     const overlay = this.overlayOf(graphKey);
     const stored = await this.store.getNodes(graphKey, sheetId);
     if (!overlay?.changesNodes) return stored;
-    return mergeDocuments(stored, overlay.nodes, overlay.deletedNodes, (node) => sheetId === undefined || node.sheet === sheetId);
+    return mergeDocuments(
+      stored,
+      overlay.nodes,
+      overlay.deletedNodes,
+      (node) => sheetId === undefined || node.sheet === sheetId,
+    );
   }
 
   async getEdges(graphKey: string, sheetId?: string): Promise<GraphEdge[]> {
@@ -52,7 +57,12 @@ export class OverlayGraphDataSource implements MutableGraphDataSource {
     const stored = await this.store.getEdges(graphKey, sheetId);
     if (!overlay?.changesStructure) return stored;
     const visible = stored.filter((edge) => overlay.isEdgeVisible(edge));
-    return mergeDocuments(visible, overlay.edges, overlay.deletedEdges, (edge) => (sheetId === undefined || edge.sheet === sheetId) && overlay.isEdgeVisible(edge));
+    return mergeDocuments(
+      visible,
+      overlay.edges,
+      overlay.deletedEdges,
+      (edge) => (sheetId === undefined || edge.sheet === sheetId) && overlay.isEdgeVisible(edge),
+    );
   }
 
   async getNodeByKey(graphKey: string, nodeKey: string): Promise<GraphNode | null> {
@@ -66,7 +76,12 @@ export class OverlayGraphDataSource implements MutableGraphDataSource {
     if (!overlay?.changesNodes) return this.store.getNodesByKeys(graphKey, nodeKeys);
     const keys = [...new Set(nodeKeys)].filter((key) => !overlay.deletedNodes.has(key));
     const fromStore = keys.filter((key) => !overlay.nodes.has(key));
-    const stored = new Map((fromStore.length > 0 ? await this.store.getNodesByKeys(graphKey, fromStore) : []).map((node) => [node._key, node]));
+    const stored = new Map(
+      (fromStore.length > 0 ? await this.store.getNodesByKeys(graphKey, fromStore) : []).map((node) => [
+        node._key,
+        node,
+      ]),
+    );
     return keys.flatMap((key) => {
       const node = overlay.nodes.get(key) ?? stored.get(key);
       return node ? [node] : [];
@@ -78,7 +93,8 @@ export class OverlayGraphDataSource implements MutableGraphDataSource {
     if (!overlay?.changesStructure) return this.store.getEdgesOfNode(graphKey, nodeKey, direction);
     if (overlay.deletedNodes.has(nodeKey)) return [];
     const touches = (edge: GraphEdge) =>
-      ((direction !== 'in' && edge.source === nodeKey) || (direction !== 'out' && edge.target === nodeKey)) && overlay.isEdgeVisible(edge);
+      ((direction !== 'in' && edge.source === nodeKey) || (direction !== 'out' && edge.target === nodeKey)) &&
+      overlay.isEdgeVisible(edge);
     const stored = (await this.store.getEdgesOfNode(graphKey, nodeKey, direction)).filter(
       (edge) => !overlay.edges.has(edge._key) && overlay.isEdgeVisible(edge),
     );
@@ -86,7 +102,12 @@ export class OverlayGraphDataSource implements MutableGraphDataSource {
     return stored;
   }
 
-  async searchNodes(graphKey: string, query: string, maxResults: number, scope: SearchScope = {}): Promise<ScoredNode[]> {
+  async searchNodes(
+    graphKey: string,
+    query: string,
+    maxResults: number,
+    scope: SearchScope = {},
+  ): Promise<ScoredNode[]> {
     const overlay = this.overlayOf(graphKey);
     if (!overlay?.changesNodes) return this.store.searchNodes(graphKey, query, maxResults, scope);
     return searchNodesWithOverlay(this.store, overlay, graphKey, query, maxResults, scope);
@@ -97,11 +118,21 @@ export class OverlayGraphDataSource implements MutableGraphDataSource {
     if (!overlay?.changesNodes) return this.store.searchNodesByVector(graphKey, query, maxResults);
     const changes = await changedNodesOf(this.store, overlay, graphKey);
     const visible = (hits: ScoredNode[]) => visibleVectorHits(hits, overlay);
-    const hits = await searchPastHidden(changes.hiddenInStore, maxResults, (limit) => this.store.searchNodesByVector(graphKey, query, limit), (found) => visible(found).length);
+    const hits = await searchPastHidden(
+      changes.hiddenInStore,
+      maxResults,
+      (limit) => this.store.searchNodesByVector(graphKey, query, limit),
+      (found) => visible(found).length,
+    );
     return visible(hits).slice(0, maxResults);
   }
 
-  async getNeighborhood(graphKey: string, nodeKey: string, depth: number, direction: EdgeDirection): Promise<NodeNeighborhood> {
+  async getNeighborhood(
+    graphKey: string,
+    nodeKey: string,
+    depth: number,
+    direction: EdgeDirection,
+  ): Promise<NodeNeighborhood> {
     const overlay = this.overlayOf(graphKey);
     if (!overlay) return this.store.getNeighborhood(graphKey, nodeKey, depth, direction);
     return neighborhoodWithOverlay(this.store, overlay, graphKey, nodeKey, depth, direction);
@@ -139,7 +170,10 @@ export class OverlayGraphDataSource implements MutableGraphDataSource {
 
   async applyChanges(graphKey: string, changes: GraphChangeSet): Promise<void> {
     await this.store.applyChanges(graphKey, changes);
-    const touched = [...(changes.nodesToCreate ?? []).map((node) => node._key), ...(changes.instructions ?? []).map((instruction) => instruction.nodeKey)];
+    const touched = [
+      ...(changes.nodesToCreate ?? []).map((node) => node._key),
+      ...(changes.instructions ?? []).map((instruction) => instruction.nodeKey),
+    ];
     this.stored(graphKey, [...new Set(touched)], changes.nodeKeysToDelete ?? []);
   }
 

@@ -49,7 +49,12 @@ export async function searchNodesWithOverlay(
 ): Promise<ScoredNode[]> {
   if (maxResults <= 0) return [];
   const [configs, changes] = await Promise.all([base.getNodeConfigs(), changedNodesOf(base, overlay, graphKey)]);
-  const storeHits = await searchPastHidden(changes.hiddenInStore, maxResults, (limit) => base.searchNodes(graphKey, query, limit, scope), (hits) => keepVisible(hits, overlay).kept.length);
+  const storeHits = await searchPastHidden(
+    changes.hiddenInStore,
+    maxResults,
+    (limit) => base.searchNodes(graphKey, query, limit, scope),
+    (hits) => keepVisible(hits, overlay).kept.length,
+  );
   const visible = keepVisible(storeHits, overlay);
   const { dropped } = visible;
   // A node the overlay moved to another sheet has left the scope.
@@ -67,7 +72,9 @@ export async function searchNodesWithOverlay(
   // Only the store hits that can still be returned compete with the overlay's candidates.
   const competitors = kept.slice(0, maxResults);
   const union = NodeSearchIndex.build([...competitors.map((hit) => hit.node), ...candidates], configs);
-  const localScore = new Map(union.search(query, competitors.length + candidates.length).map((hit) => [hit.nodeKey, hit.score]));
+  const localScore = new Map(
+    union.search(query, competitors.length + candidates.length).map((hit) => [hit.nodeKey, hit.score]),
+  );
   return placeAmong(competitors, candidates, localScore, maxResults);
 }
 
@@ -111,7 +118,8 @@ function placeAmong(
   let next = 0;
   for (let index = 0; index <= ranked.length && result.length < maxResults; index += 1) {
     while (next < placed.length && placed[next].rank === index && result.length < maxResults) {
-      const score = index < ranked.length ? ranked[index].score : index > 0 ? ranked[index - 1].score : placed[next].local;
+      const score =
+        index < ranked.length ? ranked[index].score : index > 0 ? ranked[index - 1].score : placed[next].local;
       result.push({ node: placed[next].node, score });
       next += 1;
     }
@@ -122,9 +130,12 @@ function placeAmong(
 
 /** The overlay's own index (which overlay nodes match a query at all), rebuilt when the overlay or the configs change. */
 function indexOfOverlay(overlay: GraphOverlay, configs: NodeTypeConfig[]): NodeSearchIndex {
-  const configsFingerprint = configs.map((config) => `${config._key}\u0001${config.displayName ?? ''}\u0001${config.description ?? ''}`).join('\u0002');
+  const configsFingerprint = configs
+    .map((config) => `${config._key}\u0001${config.displayName ?? ''}\u0001${config.description ?? ''}`)
+    .join('\u0002');
   const cached = overlayIndexes.get(overlay);
-  if (cached && cached.version === overlay.version && cached.configsFingerprint === configsFingerprint) return cached.index;
+  if (cached && cached.version === overlay.version && cached.configsFingerprint === configsFingerprint)
+    return cached.index;
   const index = NodeSearchIndex.build(overlay.nodes.values(), configs);
   overlayIndexes.set(overlay, { version: overlay.version, configsFingerprint, index });
   return index;

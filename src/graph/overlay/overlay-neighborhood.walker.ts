@@ -4,7 +4,12 @@ import { GraphOverlay } from './graph-overlay';
 
 /** What the walk needs from the store. */
 export interface NeighborhoodBase {
-  getNeighborhood(graphKey: string, nodeKey: string, depth: number, direction: EdgeDirection): Promise<NodeNeighborhood>;
+  getNeighborhood(
+    graphKey: string,
+    nodeKey: string,
+    depth: number,
+    direction: EdgeDirection,
+  ): Promise<NodeNeighborhood>;
   getEdgesOfNode(graphKey: string, nodeKey: string, direction: EdgeDirection): Promise<GraphEdge[]>;
   getNodesByKeys(graphKey: string, nodeKeys: string[]): Promise<GraphNode[]>;
 }
@@ -91,7 +96,8 @@ class OverlayWalk {
       if (inside.has(edge.source) && inside.has(edge.target) && !edges.has(edge._key)) edges.set(edge._key, edge);
     };
     for (const edge of this.stored.edges) if (this.isStoreEdgeVisible(edge)) offer(edge);
-    for (const list of this.fetchedEdges.values()) for (const edge of list) if (this.isStoreEdgeVisible(edge)) offer(edge);
+    for (const list of this.fetchedEdges.values())
+      for (const edge of list) if (this.isStoreEdgeVisible(edge)) offer(edge);
     for (const list of this.liveEdgesOf.values()) for (const edge of list) offer(edge);
     return { nodes: reached.map((key) => this.documentOf(key) as GraphNode), edges: [...edges.values()] };
   }
@@ -103,7 +109,8 @@ class OverlayWalk {
 
   /** Visible edges touching `key`: the store's first (as the store ordered them), then the overlay's. */
   private edgesOf(key: string, maxDepth: number): GraphEdge[] {
-    const storeEdges = this.fetchedEdges.get(key) ?? (this.isExplored(key, maxDepth) ? (this.storedEdgesOf.get(key) ?? []) : []);
+    const storeEdges =
+      this.fetchedEdges.get(key) ?? (this.isExplored(key, maxDepth) ? (this.storedEdgesOf.get(key) ?? []) : []);
     return [...storeEdges.filter((edge) => this.isStoreEdgeVisible(edge)), ...(this.liveEdgesOf.get(key) ?? [])];
   }
 

@@ -13,8 +13,22 @@ import { RedisLiveOverlayWriter } from './redis-live-overlay.writer';
 
 const WS = 'default';
 const GRAPH = 'g1';
-const node = (key: string, extra: Partial<GraphNode> = {}): GraphNode => ({ _key: key, graphKey: GRAPH, type: 'api-call', sheet: '0', posX: 0, posY: 0, ...extra });
-const changes = (partial: Partial<LiveGraphChanges>): LiveGraphChanges => ({ upsertNodes: [], deleteNodes: [], upsertEdges: [], deleteEdges: [], ...partial });
+const node = (key: string, extra: Partial<GraphNode> = {}): GraphNode => ({
+  _key: key,
+  graphKey: GRAPH,
+  type: 'api-call',
+  sheet: '0',
+  posX: 0,
+  posY: 0,
+  ...extra,
+});
+const changes = (partial: Partial<LiveGraphChanges>): LiveGraphChanges => ({
+  upsertNodes: [],
+  deleteNodes: [],
+  upsertEdges: [],
+  deleteEdges: [],
+  ...partial,
+});
 
 /** What a replica shows of a graph, in a comparable form. */
 function stateOf(registry: LiveOverlayRegistry, graphKey = GRAPH): object {
@@ -27,7 +41,6 @@ function stateOf(registry: LiveOverlayRegistry, graphKey = GRAPH): object {
     deletedEdges: [...overlay.deletedEdges].sort(),
   };
 }
-
 
 describe(`${RedisLiveOverlayWriter.name} (a real redis-server)`, () => {
   let redis: TestRedisServer;
@@ -98,7 +111,11 @@ describe(`${RedisLiveOverlayWriter.name} (a real redis-server)`, () => {
     const [a, b] = [await instance(), await instance()];
     await Promise.all(
       Array.from({ length: 20 }, (_, index) =>
-        (index % 2 === 0 ? a : b).writer.apply(WS, GRAPH, changes({ upsertNodes: [node(`n${index % 7}`, { posX: index })], deleteNodes: [`d${index}`] })),
+        (index % 2 === 0 ? a : b).writer.apply(
+          WS,
+          GRAPH,
+          changes({ upsertNodes: [node(`n${index % 7}`, { posX: index })], deleteNodes: [`d${index}`] }),
+        ),
       ),
     );
     const late = await instance();

@@ -97,7 +97,14 @@ interface OverlayMessage {
 }
 
 interface OverlayScripts {
-  overlayApply(key: string, maxEntries: number, ttlMs: number, channel: string, header: string, ...changes: Array<string | number>): Promise<[number, number]>;
+  overlayApply(
+    key: string,
+    maxEntries: number,
+    ttlMs: number,
+    channel: string,
+    header: string,
+    ...changes: Array<string | number>
+  ): Promise<[number, number]>;
   overlayForget(key: string, ttlMs: number, channel: string, header: string, keys: string): Promise<[number, number]>;
   overlayClear(key: string, ttlMs: number, channel: string, header: string): Promise<number>;
 }
@@ -140,7 +147,10 @@ export class RedisLiveOverlayWriter implements LiveOverlayWriter {
     // is acknowledged again (from then on no change is missed) and every connection is back.
     const resync = () => {
       if (subscriber.status !== 'ready' || !connection.isUp) return;
-      subscriber.subscribe(OVERLAY_CHANNEL).then(() => this.reloadAll(), () => undefined);
+      subscriber.subscribe(OVERLAY_CHANNEL).then(
+        () => this.reloadAll(),
+        () => undefined,
+      );
     };
     subscriber.on('ready', resync);
     connection.onStateChange((up) => up && resync());
@@ -169,19 +179,31 @@ export class RedisLiveOverlayWriter implements LiveOverlayWriter {
     }
     const [version, entries] = answer.map(Number);
     if (version < 0) {
-      throw new AppError('payload_too_large', `The live overlay of graph "${graphKey}" would hold ${entries} unsaved entries (limit ${maxEntriesPerGraph}): save first`, {
-        limit: maxEntriesPerGraph,
-        entries,
-      });
+      throw new AppError(
+        'payload_too_large',
+        `The live overlay of graph "${graphKey}" would hold ${entries} unsaved entries (limit ${maxEntriesPerGraph}): save first`,
+        {
+          limit: maxEntriesPerGraph,
+          entries,
+        },
+      );
     }
-    await this.applyOwn({ version, op: 'apply', workspace, graphKey, body: '' }, () => this.overlays.apply(workspace, graphKey, changes));
+    await this.applyOwn({ version, op: 'apply', workspace, graphKey, body: '' }, () =>
+      this.overlays.apply(workspace, graphKey, changes),
+    );
     return entries;
   }
 
   async forget(workspace: string, graphKey: string, nodeKeys: string[], edgeKeys: string[]): Promise<number> {
     let answer: [number, number];
     try {
-      answer = await this.redis.overlayForget(hashKey(workspace, graphKey), this.overlays.limits.idleTtlMs, OVERLAY_CHANNEL, header('forget', workspace, graphKey), JSON.stringify({ nodeKeys, edgeKeys }));
+      answer = await this.redis.overlayForget(
+        hashKey(workspace, graphKey),
+        this.overlays.limits.idleTtlMs,
+        OVERLAY_CHANNEL,
+        header('forget', workspace, graphKey),
+        JSON.stringify({ nodeKeys, edgeKeys }),
+      );
     } catch (error) {
       this.degrade(error);
       this.overlays.forget(workspace, graphKey, nodeKeys, edgeKeys);
@@ -190,20 +212,32 @@ export class RedisLiveOverlayWriter implements LiveOverlayWriter {
     const [version, entries] = answer.map(Number);
     // Nothing removed in Redis: nothing published either; this replica may still hold the keys (degraded earlier).
     if (version === 0) this.overlays.forget(workspace, graphKey, nodeKeys, edgeKeys);
-    else await this.applyOwn({ version, op: 'forget', workspace, graphKey, body: '' }, () => this.overlays.forget(workspace, graphKey, nodeKeys, edgeKeys));
+    else
+      await this.applyOwn({ version, op: 'forget', workspace, graphKey, body: '' }, () =>
+        this.overlays.forget(workspace, graphKey, nodeKeys, edgeKeys),
+      );
     return entries;
   }
 
   async clear(workspace: string, graphKey: string): Promise<void> {
     let version: number;
     try {
-      version = Number(await this.redis.overlayClear(hashKey(workspace, graphKey), this.overlays.limits.idleTtlMs, OVERLAY_CHANNEL, header('clear', workspace, graphKey)));
+      version = Number(
+        await this.redis.overlayClear(
+          hashKey(workspace, graphKey),
+          this.overlays.limits.idleTtlMs,
+          OVERLAY_CHANNEL,
+          header('clear', workspace, graphKey),
+        ),
+      );
     } catch (error) {
       this.degrade(error);
       this.overlays.clear(workspace, graphKey);
       return;
     }
-    await this.applyOwn({ version, op: 'clear', workspace, graphKey, body: '' }, () => this.overlays.clear(workspace, graphKey));
+    await this.applyOwn({ version, op: 'clear', workspace, graphKey, body: '' }, () =>
+      this.overlays.clear(workspace, graphKey),
+    );
   }
 
   /**
@@ -259,13 +293,18 @@ export class RedisLiveOverlayWriter implements LiveOverlayWriter {
   private applyMessage(id: string, message: OverlayMessage): void {
     const { workspace, graphKey } = message;
     try {
-      if (message.op === 'apply') this.overlays.apply(workspace, graphKey, JSON.parse(message.body) as LiveGraphChanges);
+      if (message.op === 'apply')
+        this.overlays.apply(workspace, graphKey, JSON.parse(message.body) as LiveGraphChanges);
       else if (message.op === 'forget') {
         const { nodeKeys, edgeKeys } = JSON.parse(message.body) as { nodeKeys: string[]; edgeKeys: string[] };
         this.overlays.forget(workspace, graphKey, nodeKeys, edgeKeys);
       } else this.overlays.clear(workspace, graphKey);
     } catch (error) {
-      logger.warn('live_overlay_replica_diverged', { workspace, graphKey, error: error instanceof Error ? error.message : String(error) });
+      logger.warn('live_overlay_replica_diverged', {
+        workspace,
+        graphKey,
+        error: error instanceof Error ? error.message : String(error),
+      });
       void this.reload(workspace, graphKey);
       return;
     }
@@ -290,7 +329,13 @@ export class RedisLiveOverlayWriter implements LiveOverlayWriter {
       const version = Number(fields._v ?? 0);
       this.overlays.clear(workspace, graphKey);
       const changes = changesOf(fields);
-      if (changes.upsertNodes.length + changes.deleteNodes.length + changes.upsertEdges.length + changes.deleteEdges.length > 0) {
+      if (
+        changes.upsertNodes.length +
+          changes.deleteNodes.length +
+          changes.upsertEdges.length +
+          changes.deleteEdges.length >
+        0
+      ) {
         this.overlays.apply(workspace, graphKey, changes);
       }
       this.versions.set(id, version);
@@ -298,7 +343,11 @@ export class RedisLiveOverlayWriter implements LiveOverlayWriter {
     } catch (error) {
       // Redis unreachable: the replica stays as it is; the next (re)subscription reloads everything.
       this.versions.delete(id);
-      logger.warn('live_overlay_reload_failed', { workspace, graphKey, error: error instanceof Error ? error.message : String(error) });
+      logger.warn('live_overlay_reload_failed', {
+        workspace,
+        graphKey,
+        error: error instanceof Error ? error.message : String(error),
+      });
     } finally {
       const buffered = this.reloading.get(id) ?? [];
       this.reloading.delete(id);
@@ -310,7 +359,9 @@ export class RedisLiveOverlayWriter implements LiveOverlayWriter {
   private async reloadAll(): Promise<void> {
     const graphs = new Map<string, { workspace: string; graphKey: string }>();
     try {
-      for await (const keys of this.redis.scanStream({ match: `${KEY_PREFIX}*`, count: 200 }) as AsyncIterable<string[]>) {
+      for await (const keys of this.redis.scanStream({ match: `${KEY_PREFIX}*`, count: 200 }) as AsyncIterable<
+        string[]
+      >) {
         for (const key of keys) {
           const parsed = parseHashKey(key);
           if (parsed) graphs.set(graphId(parsed.workspace, parsed.graphKey), parsed);
@@ -328,7 +379,8 @@ export class RedisLiveOverlayWriter implements LiveOverlayWriter {
   }
 
   private degrade(error: unknown): void {
-    if (!this.degraded) logger.warn('live_overlay_not_shared', { reason: error instanceof Error ? error.message : String(error) });
+    if (!this.degraded)
+      logger.warn('live_overlay_not_shared', { reason: error instanceof Error ? error.message : String(error) });
     this.degraded = true;
   }
 }
@@ -343,7 +395,9 @@ function hashKey(workspace: string, graphKey: string): string {
 
 function parseHashKey(key: string): { workspace: string; graphKey: string } | null {
   const parts = key.slice(KEY_PREFIX.length).split(':');
-  return parts.length === 2 ? { workspace: decodeURIComponent(parts[0]), graphKey: decodeURIComponent(parts[1]) } : null;
+  return parts.length === 2
+    ? { workspace: decodeURIComponent(parts[0]), graphKey: decodeURIComponent(parts[1]) }
+    : null;
 }
 
 function header(op: Operation, workspace: string, graphKey: string): string {
@@ -354,7 +408,11 @@ function parseMessage(raw: string): OverlayMessage | null {
   const first = raw.indexOf('\n');
   const second = raw.indexOf('\n', first + 1);
   if (first < 0 || second < 0) return null;
-  const { op, workspace, graphKey } = JSON.parse(raw.slice(first + 1, second)) as { op: Operation; workspace: string; graphKey: string };
+  const { op, workspace, graphKey } = JSON.parse(raw.slice(first + 1, second)) as {
+    op: Operation;
+    workspace: string;
+    graphKey: string;
+  };
   return { version: Number(raw.slice(0, first)), op, workspace, graphKey, body: raw.slice(second + 1) };
 }
 

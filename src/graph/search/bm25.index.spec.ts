@@ -30,8 +30,14 @@ describe(Bm25Index.name, () => {
 
   it('counts an occurrence by its field weight', () => {
     const index = new Bm25Index();
-    index.addDocument([{ tokens: ['alpha'], weight: 1 }, { tokens: ['filler', 'words'], weight: 1 }]);
-    index.addDocument([{ tokens: ['alpha'], weight: 3 }, { tokens: ['filler', 'words'], weight: 1 }]);
+    index.addDocument([
+      { tokens: ['alpha'], weight: 1 },
+      { tokens: ['filler', 'words'], weight: 1 },
+    ]);
+    index.addDocument([
+      { tokens: ['alpha'], weight: 3 },
+      { tokens: ['filler', 'words'], weight: 1 },
+    ]);
     expect(index.search(['alpha'], 2).map((hit) => hit.doc)).toEqual([1, 0]);
   });
 
@@ -59,12 +65,28 @@ describe(Bm25Index.name, () => {
   });
 
   it('answers exactly as a fresh build after replacing and removing documents (random edits)', () => {
-    const vocabulary = ['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'eta', 'theta', 'iota', 'kappa', 'lambda', 'mu'];
+    const vocabulary = [
+      'alpha',
+      'beta',
+      'gamma',
+      'delta',
+      'epsilon',
+      'zeta',
+      'eta',
+      'theta',
+      'iota',
+      'kappa',
+      'lambda',
+      'mu',
+    ];
     for (let seed = 1; seed <= 20; seed += 1) {
       const random = seededRandom(seed);
       const pick = <T>(values: readonly T[]): T => values[Math.floor(random() * values.length)];
       const randomFields = (): Bm25Field[] =>
-        [3, 1.5, 1, 0.75].map((weight) => ({ weight, tokens: Array.from({ length: Math.floor(random() * 6) }, () => pick(vocabulary)) }));
+        [3, 1.5, 1, 0.75].map((weight) => ({
+          weight,
+          tokens: Array.from({ length: Math.floor(random() * 6) }, () => pick(vocabulary)),
+        }));
 
       const index = new Bm25Index();
       const live = new Map<number, Bm25Field[]>();
@@ -105,10 +127,15 @@ describe(Bm25Index.name, () => {
     index.addDocument([{ tokens: ['other'], weight: 1 }]);
     const plain = index.search(['email', 'mail'], 3);
     expect(plain[0].score).toBeCloseTo(plain[1].score);
-    const weighted = index.search(new Map([['email', 1], ['mail', 0.5]]), 3);
+    const weighted = index.search(
+      new Map([
+        ['email', 1],
+        ['mail', 0.5],
+      ]),
+      3,
+    );
     expect(weighted.map((hit) => hit.doc)).toEqual([0, 1]);
     expect(weighted[1].score).toBeCloseTo(plain[1].score / 2);
     expect(index.search(['send'], 3, undefined, (doc) => doc !== 0).map((hit) => hit.doc)).toEqual([1]);
   });
 });
-

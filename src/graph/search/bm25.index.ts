@@ -107,7 +107,9 @@ export class Bm25Index {
     const norms = this.lengthNormsOf(count);
     const scores = new Float64Array(this.lengths.length);
     const touched: number[] = [];
-    const weighted = Array.isArray(queryTerms) ? new Map([...new Set(queryTerms)].map((term) => [term, 1])) : (queryTerms as ReadonlyMap<string, number>);
+    const weighted = Array.isArray(queryTerms)
+      ? new Map([...new Set(queryTerms)].map((term) => [term, 1]))
+      : (queryTerms as ReadonlyMap<string, number>);
     for (const [term, weight] of weighted) {
       const posting = this.postings.get(term);
       if (!posting || weight <= 0) continue;

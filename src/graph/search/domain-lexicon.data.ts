@@ -174,7 +174,7 @@ export const CONCEPTS: ReadonlyArray<readonly [string, string]> = [
   ['week weekly', 'semaine hebdomadaire'],
   ['month monthly', 'mois mensuel mensuelle'],
   ['year yearly', 'année an annuel'],
-  ['today', "aujourd_hui"],
+  ['today', 'aujourd_hui'],
   ['date', 'date dates'],
   ['night', 'nuit soir nocturne'],
   ['morning', 'matin'],

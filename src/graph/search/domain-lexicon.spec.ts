@@ -10,13 +10,14 @@ describe(DomainLexicon.name, () => {
 
   it('reads a question as French only when it holds a French function word', () => {
     expect(lexicon.isFrench('Où est envoyé le courriel ?')).toBe(true);
-    expect(lexicon.isFrench("Quel nœud crée le dossier ?")).toBe(true);
+    expect(lexicon.isFrench('Quel nœud crée le dossier ?')).toBe(true);
     expect(lexicon.isFrench('which node sends the email on a schedule?')).toBe(false);
   });
 
   it('leads the words of a French question to their English equivalents, conjugated verbs and phrases included', () => {
     const weights = expand('Où envoie-t-on le courriel de rappel après la mise à jour ?');
-    for (const english of ['send', 'email', 'mail', 'reminder', 'after', 'next', 'update']) expect(weights.get(term(english))).toBe(TRANSLATION_WEIGHT);
+    for (const english of ['send', 'email', 'mail', 'reminder', 'after', 'next', 'update'])
+      expect(weights.get(term(english))).toBe(TRANSLATION_WEIGHT);
     // Regular forms of an infinitive of the lexicon (planifier → planifié, planifiée...).
     expect(expand('Quelle tâche est planifiée ?').get(term('schedule'))).toBe(TRANSLATION_WEIGHT);
     // The question's own terms keep weight 1.
@@ -36,7 +37,9 @@ describe(DomainLexicon.name, () => {
   });
 
   it('gives a store that analyses text itself the English words of a French question, and nothing for an English one', () => {
-    expect(lexicon.translationText('Où supprime-t-on le fichier ?').split(' ')).toEqual(expect.arrayContaining(['delete', 'remove', 'file']));
+    expect(lexicon.translationText('Où supprime-t-on le fichier ?').split(' ')).toEqual(
+      expect.arrayContaining(['delete', 'remove', 'file']),
+    );
     expect(lexicon.translationText('where is the file deleted?')).toBe('');
   });
 

@@ -73,7 +73,8 @@ export class DomainLexicon {
     };
     for (const term of terms) raise(term, 1);
     if (this.isFrench(text)) {
-      for (const english of this.phrasesOf(terms, this.translations)) for (const term of english) raise(term, TRANSLATION_WEIGHT);
+      for (const english of this.phrasesOf(terms, this.translations))
+        for (const term of english) raise(term, TRANSLATION_WEIGHT);
     }
     for (const [term, weight] of [...weights]) {
       for (const synonym of this.synonyms.get(term) ?? []) raise(synonym, weight * SYNONYM_WEIGHT);
@@ -88,7 +89,8 @@ export class DomainLexicon {
   translationText(text: string): string {
     if (!this.isFrench(text)) return '';
     const words = new Set<string>();
-    for (const english of this.phrasesOf(this.tokenizer.tokenize(text), this.translationWords)) for (const word of english) words.add(word);
+    for (const english of this.phrasesOf(this.tokenizer.tokenize(text), this.translationWords))
+      for (const word of english) words.add(word);
     return [...words].join(' ');
   }
 

@@ -9,7 +9,8 @@ describe(WasmDotProductKernel.name, () => {
     const width = 24;
     const simd = new WasmDotProductKernel(rows, width);
     const reference = new JsDotProductKernel(rows, width);
-    for (let index = 0; index < rows * width; index += 1) simd.matrix[index] = reference.matrix[index] = Math.sin(index * 0.37);
+    for (let index = 0; index < rows * width; index += 1)
+      simd.matrix[index] = reference.matrix[index] = Math.sin(index * 0.37);
     for (let index = 0; index < width; index += 1) simd.query[index] = reference.query[index] = Math.cos(index * 1.3);
     simd.run();
     reference.run();

@@ -20,7 +20,8 @@ describe(LightStemmer.name, () => {
   });
 
   it('leaves short words, words ending in -ss/-us/-is and words with digits alone', () => {
-    for (const word of ['api', 'use', 'status', 'class', 'analysis', 'oauth2', '2024']) expect(stemmer.stem(word)).toBe(word);
+    for (const word of ['api', 'use', 'status', 'class', 'analysis', 'oauth2', '2024'])
+      expect(stemmer.stem(word)).toBe(word);
   });
 
   it('does not strip -ing or -ed when too little would remain', () => {

@@ -40,7 +40,10 @@ describe(NodeSearchIndex.name, () => {
 
   it('weighs a key or type occurrence more than one in code', () => {
     const index = NodeSearchIndex.build(
-      [node('notifier', 'custom', { process: 'send slack message to channel' }), node('slack', 'custom', { process: 'noop()' })],
+      [
+        node('notifier', 'custom', { process: 'send slack message to channel' }),
+        node('slack', 'custom', { process: 'noop()' }),
+      ],
       [],
     );
     expect(index.search('slack', 2).map((hit) => hit.nodeKey)).toEqual(['slack', 'notifier']);
@@ -48,7 +51,10 @@ describe(NodeSearchIndex.name, () => {
 
   it('matches across accents, plurals and French stop words', () => {
     const index = NodeSearchIndex.build(
-      [node('n1', 'custom', { data: { label: 'Filtrer les données des joueurs' } }), node('n2', 'custom', { data: { label: 'autre' } })],
+      [
+        node('n1', 'custom', { data: { label: 'Filtrer les données des joueurs' } }),
+        node('n2', 'custom', { data: { label: 'autre' } }),
+      ],
       [],
     );
     expect(index.search('donnée joueur', 5).map((hit) => hit.nodeKey)).toEqual(['n1']);
@@ -93,14 +99,33 @@ describe(NodeSearchIndex.name, () => {
     expect(() => index.append(added, undefined)).toThrow(/already indexed/);
     expect(() => index.replace(node('absent', 'x'), undefined)).toThrow(/not indexed/);
 
-    const order = [...nbaWorkflowDemo.nodes.map((entry) => entry._key).filter((key) => key !== 'error-handler'), 'error-handler'];
-    const fresh = NodeSearchIndex.build(order.map((key) => current.get(key) as GraphNode), configs);
+    const order = [
+      ...nbaWorkflowDemo.nodes.map((entry) => entry._key).filter((key) => key !== 'error-handler'),
+      'error-handler',
+    ];
+    const fresh = NodeSearchIndex.build(
+      order.map((key) => current.get(key) as GraphNode),
+      configs,
+    );
     expect(index.size).toBe(fresh.size);
     expect(index.removedCount).toBe(1);
-    for (const query of ['fetch-api', 'filter', 'okapi', 'error handler', 'log node', 'API Call', 'players sorted by points']) {
+    for (const query of [
+      'fetch-api',
+      'filter',
+      'okapi',
+      'error handler',
+      'log node',
+      'API Call',
+      'players sorted by points',
+    ]) {
       expect(index.search(query, 20)).toEqual(fresh.search(query, 20));
     }
-    expect(index.search('okapi', 20).map((hit) => hit.nodeKey).sort()).toEqual(['error-handler', 'fetch-api']);
+    expect(
+      index
+        .search('okapi', 20)
+        .map((hit) => hit.nodeKey)
+        .sort(),
+    ).toEqual(['error-handler', 'fetch-api']);
   });
 
   it('ranks one sheet only when asked, with the whole graph as corpus, and follows a node moved to another sheet', () => {
@@ -113,10 +138,17 @@ describe(NodeSearchIndex.name, () => {
       [],
     );
     expect(index.search('mailer', 5, '1').map((hit) => hit.nodeKey)).toEqual(['b', 'c']);
-    expect(index.search('mailer', 5, '1')[0].score).toBe(index.search('mailer', 5).find((hit) => hit.nodeKey === 'b')?.score);
+    expect(index.search('mailer', 5, '1')[0].score).toBe(
+      index.search('mailer', 5).find((hit) => hit.nodeKey === 'b')?.score,
+    );
     expect(index.search('mailer', 5, 'absent')).toEqual([]);
     index.replace(node('a', 'mailer', { sheet: '1' }), undefined);
     expect(index.search('mailer', 5, '0')).toEqual([]);
-    expect(index.search('mailer', 5, '1').map((hit) => hit.nodeKey).sort()).toEqual(['a', 'b', 'c']);
+    expect(
+      index
+        .search('mailer', 5, '1')
+        .map((hit) => hit.nodeKey)
+        .sort(),
+    ).toEqual(['a', 'b', 'c']);
   });
 });

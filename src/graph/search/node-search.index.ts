@@ -55,7 +55,11 @@ export class NodeSearchIndex {
     tokenizer: SearchTextTokenizer = SHARED_TOKENIZER,
     options: Bm25Options = { k1: 1.2, b: 0.75 },
   ): NodeSearchIndex {
-    const index = new NodeSearchIndex(tokenizer, tokenizer === SHARED_TOKENIZER ? SHARED_LEXICON : new DomainLexicon(tokenizer), options);
+    const index = new NodeSearchIndex(
+      tokenizer,
+      tokenizer === SHARED_TOKENIZER ? SHARED_LEXICON : new DomainLexicon(tokenizer),
+      options,
+    );
     const configByType = new Map<string, NodeTypeConfig>();
     for (const config of configs) configByType.set(config._key, config);
     for (const node of nodes) index.append(node, configByType.get(node.type));
@@ -127,11 +131,18 @@ export class NodeSearchIndex {
     return true;
   }
 
-  private analyse(node: GraphNode, config: NodeTypeConfig | undefined): { fields: Bm25Field[]; tiers: Array<[string[], number]> } {
+  private analyse(
+    node: GraphNode,
+    config: NodeTypeConfig | undefined,
+  ): { fields: Bm25Field[]; tiers: Array<[string[], number]> } {
     const text = nodeSearchText(node, config);
     const tokens = {} as Record<NodeSearchField, string[]>;
-    for (const field of Object.keys(NODE_SEARCH_FIELD_WEIGHTS) as NodeSearchField[]) tokens[field] = this.tokenizer.tokenize(text[field]);
-    const fields = (Object.keys(tokens) as NodeSearchField[]).map((field) => ({ tokens: tokens[field], weight: NODE_SEARCH_FIELD_WEIGHTS[field] }));
+    for (const field of Object.keys(NODE_SEARCH_FIELD_WEIGHTS) as NodeSearchField[])
+      tokens[field] = this.tokenizer.tokenize(text[field]);
+    const fields = (Object.keys(tokens) as NodeSearchField[]).map((field) => ({
+      tokens: tokens[field],
+      weight: NODE_SEARCH_FIELD_WEIGHTS[field],
+    }));
     return {
       fields,
       tiers: [

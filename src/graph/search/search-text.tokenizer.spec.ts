@@ -18,11 +18,20 @@ describe(SearchTextTokenizer.name, () => {
 
   it('gives the same tokens for every spelling of one identifier', () => {
     const expected = tokenize('fetch api');
-    for (const spelling of ['fetchApi', 'FetchAPI', 'fetch_api', 'FETCH-API', 'Fetch Api']) expect(tokenize(spelling)).toEqual(expected);
+    for (const spelling of ['fetchApi', 'FetchAPI', 'fetch_api', 'FETCH-API', 'Fetch Api'])
+      expect(tokenize(spelling)).toEqual(expected);
   });
 
   it('splits identifiers the same way whether they need accent folding or not', () => {
-    for (const identifier of ['getHTTPResponse2024Data', 'splitter1Node', 'oauth2Token', 'ABCdef', 'v2Api', 'x9Y', 'parseJSON']) {
+    for (const identifier of [
+      'getHTTPResponse2024Data',
+      'splitter1Node',
+      'oauth2Token',
+      'ABCdef',
+      'v2Api',
+      'x9Y',
+      'parseJSON',
+    ]) {
       const accented = identifier.replace(/e/, 'é');
       expect({ identifier, tokens: tokenize(accented) }).toEqual({ identifier, tokens: tokenize(identifier) });
     }

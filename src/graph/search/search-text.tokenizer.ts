@@ -92,9 +92,12 @@ function splitAsciiIdentifier(word: string): string[] {
     const code = word.charCodeAt(index);
     const previous = word.charCodeAt(index - 1);
     if (isUpper(code) && (isLower(previous) || isDigit(previous))) cut(index);
-    else if (isLower(code) && isUpper(previous) && index - 1 > start && isUpper(word.charCodeAt(index - 2))) cut(index - 1);
-    else if (isDigit(code) && !isDigit(previous) && index - start >= 2 && !isDigit(word.charCodeAt(index - 2))) cut(index);
-    else if (!isDigit(code) && isDigit(previous) && index + 1 < word.length && !isDigit(word.charCodeAt(index + 1))) cut(index);
+    else if (isLower(code) && isUpper(previous) && index - 1 > start && isUpper(word.charCodeAt(index - 2)))
+      cut(index - 1);
+    else if (isDigit(code) && !isDigit(previous) && index - start >= 2 && !isDigit(word.charCodeAt(index - 2)))
+      cut(index);
+    else if (!isDigit(code) && isDigit(previous) && index + 1 < word.length && !isDigit(word.charCodeAt(index + 1)))
+      cut(index);
   }
   parts.push(word.slice(start));
   return parts;

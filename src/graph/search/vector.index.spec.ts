@@ -32,7 +32,10 @@ describe(VectorIndex.name, () => {
   });
 
   it.each([
-    ['WebAssembly SIMD', (rows: number, dimension: number) => new WasmDotProductKernel(rows, Math.ceil(dimension / 8) * 8)],
+    [
+      'WebAssembly SIMD',
+      (rows: number, dimension: number) => new WasmDotProductKernel(rows, Math.ceil(dimension / 8) * 8),
+    ],
     ['JavaScript', (rows: number, dimension: number) => new JsDotProductKernel(rows, Math.ceil(dimension / 8) * 8)],
   ])('matches a brute-force cosine on a dimension that needs padding (%s kernel)', (_name, createKernel) => {
     const dimension = 13;
@@ -91,10 +94,18 @@ describe(VectorIndex.name, () => {
      * tie); after each few, the index must answer exactly as a fresh build over the same entries: same
      * keys, same scores to the bit, same order among ties.
      */
-    function checkRandomUpdates(options: { rows: number; dimension: number; minRowsForPrescan: number; seed: number }): VectorIndex {
+    function checkRandomUpdates(options: {
+      rows: number;
+      dimension: number;
+      minRowsForPrescan: number;
+      seed: number;
+    }): VectorIndex {
       const random = seededRandom(options.seed);
-      const centres = Array.from({ length: 6 }, () => Float32Array.from({ length: options.dimension }, () => random() - 0.5));
-      const fresh = () => Float32Array.from(centres[Math.floor(random() * centres.length)], (value) => value + (random() - 0.5) * 0.6);
+      const centres = Array.from({ length: 6 }, () =>
+        Float32Array.from({ length: options.dimension }, () => random() - 0.5),
+      );
+      const fresh = () =>
+        Float32Array.from(centres[Math.floor(random() * centres.length)], (value) => value + (random() - 0.5) * 0.6);
       const current = new Map<string, { vector: Float32Array; order: number }>();
       let nextOrder = 0;
       for (let row = 0; row < options.rows; row += 1) current.set(`n${row}`, { vector: fresh(), order: nextOrder++ });
@@ -172,13 +183,23 @@ describe(VectorIndex.name, () => {
 
     it('grows past its first size, and takes up the int8 pre-scan once large enough, still answering as a fresh build', () => {
       const random = seededRandom(8);
-      const entries = Array.from({ length: 300 }, (_, row) => ({ key: `n${row}`, vector: Float32Array.from({ length: 16 }, () => random() - 0.5), order: row }));
-      const options = { minRowsForPrescan: 80, createKernel: (rows: number, dimension: number) => new JsDotProductKernel(rows, Math.ceil(dimension / 8) * 8) };
+      const entries = Array.from({ length: 300 }, (_, row) => ({
+        key: `n${row}`,
+        vector: Float32Array.from({ length: 16 }, () => random() - 0.5),
+        order: row,
+      }));
+      const options = {
+        minRowsForPrescan: 80,
+        createKernel: (rows: number, dimension: number) => new JsDotProductKernel(rows, Math.ceil(dimension / 8) * 8),
+      };
       const index = VectorIndex.build(entries.slice(0, 60), options);
       const query = entries[7].vector;
       for (const [count, entry] of entries.slice(60).entries()) {
         expect(index.set(entry.key, entry.vector, entry.order)).toBe(true);
-        if (count % 40 === 0) expect(index.search(query, -1, 25)).toEqual(VectorIndex.build(entries.slice(0, 61 + count), options).search(query, -1, 25));
+        if (count % 40 === 0)
+          expect(index.search(query, -1, 25)).toEqual(
+            VectorIndex.build(entries.slice(0, 61 + count), options).search(query, -1, 25),
+          );
       }
       expect(index.size).toBe(300);
       // Past 80 rows the int8 pre-scan answers: the full float32 scan no longer runs.
@@ -218,14 +239,25 @@ describe(VectorIndex.name, () => {
         key: `n${row}`,
         vector: Float32Array.from(centres[row % 8], (value) => value + next() * 0.8),
       }));
-      const queries = Array.from({ length: 12 }, (_, index) => Float32Array.from(entries[(index * 97) % rows].vector, (value) => value + next() * 0.3));
+      const queries = Array.from({ length: 12 }, (_, index) =>
+        Float32Array.from(entries[(index * 97) % rows].vector, (value) => value + next() * 0.3),
+      );
       return { entries, queries };
     }
 
-    function bruteForce(entries: Array<{ key: string; vector: Float32Array }>, query: Float32Array, minScore: number, limit: number) {
+    function bruteForce(
+      entries: Array<{ key: string; vector: Float32Array }>,
+      query: Float32Array,
+      minScore: number,
+      limit: number,
+    ) {
       const norm = (v: Float32Array) => Math.sqrt(v.reduce((sum, value) => sum + value * value, 0));
       return entries
-        .map((entry, row) => ({ row, key: entry.key, score: entry.vector.reduce((sum, value, i) => sum + value * query[i], 0) / (norm(entry.vector) * norm(query)) }))
+        .map((entry, row) => ({
+          row,
+          key: entry.key,
+          score: entry.vector.reduce((sum, value, i) => sum + value * query[i], 0) / (norm(entry.vector) * norm(query)),
+        }))
         .filter((hit) => hit.score > minScore)
         .sort((a, b) => b.score - a.score || a.row - b.row)
         .slice(0, limit);
@@ -249,23 +281,26 @@ describe(VectorIndex.name, () => {
       [0.3, 10],
       [0.5, 3],
       [0.8, 50],
-    ])('returns exactly the brute-force answer (minScore %s, top %s) without a full float32 scan', (minScore, limit) => {
-      const { entries, queries } = dataset(3000, 60);
-      const { runs, createKernel } = countingKernel();
-      const index = VectorIndex.build(entries, { createKernel, minRowsForPrescan: 0 });
-      let found = 0;
-      for (const query of queries) {
-        const expected = bruteForce(entries, query, minScore, limit);
-        found += expected.length;
-        const hits = index.search(query, minScore, limit);
-        expect(hits.map((hit) => hit.key)).toEqual(expected.map((hit) => hit.key));
-        hits.forEach((hit, position) => expect(hit.score).toBeCloseTo(expected[position].score, 5));
-      }
-      expect(found).toBeGreaterThanOrEqual(queries.length);
-      expect(runs.count).toBe(0);
-    });
+    ])(
+      'returns exactly the brute-force answer (minScore %s, top %s) without a full float32 scan',
+      (minScore, limit) => {
+        const { entries, queries } = dataset(3000, 60);
+        const { runs, createKernel } = countingKernel();
+        const index = VectorIndex.build(entries, { createKernel, minRowsForPrescan: 0 });
+        let found = 0;
+        for (const query of queries) {
+          const expected = bruteForce(entries, query, minScore, limit);
+          found += expected.length;
+          const hits = index.search(query, minScore, limit);
+          expect(hits.map((hit) => hit.key)).toEqual(expected.map((hit) => hit.key));
+          hits.forEach((hit, position) => expect(hit.score).toBeCloseTo(expected[position].score, 5));
+        }
+        expect(found).toBeGreaterThanOrEqual(queries.length);
+        expect(runs.count).toBe(0);
+      },
+    );
 
-    it('gives the full float32 scan\'s answer to the bit, scores included (the rows it keeps are scored by the same kernel)', () => {
+    it("gives the full float32 scan's answer to the bit, scores included (the rows it keeps are scored by the same kernel)", () => {
       const { entries, queries } = dataset(3000, 60);
       const prescanned = VectorIndex.build(entries, { minRowsForPrescan: 0 });
       const scanned = VectorIndex.build(entries, { minRowsForPrescan: Number.MAX_SAFE_INTEGER });

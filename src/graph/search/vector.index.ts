@@ -172,7 +172,9 @@ export class VectorIndex {
     if (norm === 0) return [];
     for (let index = 0; index < dimension; index += 1) exact.query[index] = query[index] / norm;
     const collector = this.coarse ? this.prescanned(this.coarse, exact, minScore, limit) : null;
-    return (collector ?? this.fullScan(exact, minScore, limit)).result().map(({ item, score }) => ({ key: this.keys[item], score: Math.min(1, score) }));
+    return (collector ?? this.fullScan(exact, minScore, limit))
+      .result()
+      .map(({ item, score }) => ({ key: this.keys[item], score: Math.min(1, score) }));
   }
 
   private fullScan(exact: DotProductKernel, minScore: number, limit: number): TopKCollector {
@@ -192,7 +194,11 @@ export class VectorIndex {
   private prescanned(coarse: Int8Rows, exact: DotProductKernel, minScore: number, limit: number): TopKCollector | null {
     const { dimension } = this;
     const rows = this.size;
-    const { scale: queryScale, residual: queryResidual, quantizedNorm } = quantize(exact.query, 0, dimension, coarse.kernel.query, 0);
+    const {
+      scale: queryScale,
+      residual: queryResidual,
+      quantizedNorm,
+    } = quantize(exact.query, 0, dimension, coarse.kernel.query, 0);
     coarse.kernel.run(rows);
     const dots = coarse.kernel.scores;
     const lowerBounds = new TopKCollector(limit);
@@ -223,7 +229,13 @@ export class VectorIndex {
     writeUnitRow(exact, row, vector, norm, this.dimension);
     const { coarse } = this;
     if (!coarse) return;
-    const { scale, residual } = quantize(exact.matrix, row * exact.width, this.dimension, coarse.kernel.matrix, row * coarse.kernel.width);
+    const { scale, residual } = quantize(
+      exact.matrix,
+      row * exact.width,
+      this.dimension,
+      coarse.kernel.matrix,
+      row * coarse.kernel.width,
+    );
     coarse.scales[row] = scale;
     coarse.residuals[row] = residual;
   }
@@ -269,7 +281,13 @@ export class VectorIndex {
   }
 }
 
-function writeUnitRow(exact: DotProductKernel, row: number, vector: Float32Array, norm: number, dimension: number): void {
+function writeUnitRow(
+  exact: DotProductKernel,
+  row: number,
+  vector: Float32Array,
+  norm: number,
+  dimension: number,
+): void {
   const offset = row * exact.width;
   for (let index = 0; index < dimension; index += 1) exact.matrix[offset + index] = vector[index] / norm;
 }

@@ -6,8 +6,10 @@ describe(WasmInt8DotProductKernel.name, () => {
     const rows = 9;
     const width = 48;
     const kernel = new WasmInt8DotProductKernel(rows, width);
-    for (let index = 0; index < rows * width; index += 1) kernel.matrix[index] = index % 7 === 0 ? -127 : Math.round(Math.sin(index) * 127);
-    for (let index = 0; index < width; index += 1) kernel.query[index] = index % 5 === 0 ? 127 : Math.round(Math.cos(index * 3) * 127);
+    for (let index = 0; index < rows * width; index += 1)
+      kernel.matrix[index] = index % 7 === 0 ? -127 : Math.round(Math.sin(index) * 127);
+    for (let index = 0; index < width; index += 1)
+      kernel.query[index] = index % 5 === 0 ? 127 : Math.round(Math.cos(index * 3) * 127);
     kernel.run();
     const expected = Array.from({ length: rows }, (_, row) => {
       let sum = 0;

@@ -64,7 +64,14 @@ const name = (value: string) => [value.length, ...Buffer.from(value, 'ascii')];
 /** A module importing `env.memory` and exporting `dots` with the given body (locals declaration included). */
 function kernelModuleBytes(body: number[]): Uint8Array {
   return Uint8Array.from([
-    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, // "\0asm", version 1
+    0x00,
+    0x61,
+    0x73,
+    0x6d,
+    0x01,
+    0x00,
+    0x00,
+    0x00, // "\0asm", version 1
     ...section(1, [0x01, 0x60, 0x05, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x00]), // type: (i32 × 5) → ()
     ...section(2, [0x01, ...name('env'), ...name('memory'), 0x02, 0x00, 0x01]), // import env.memory, min 1 page
     ...section(3, [0x01, 0x00]), // one function of type 0

@@ -11,7 +11,10 @@ import { SqliteGraphStore } from './sqlite-graph.store';
 const WS = 'default';
 const MODEL = 'local-test';
 const WORDS = SYNTHETIC_WORDS;
-const graphOf = (graphKey: string, count: number): GraphDocument => ({ ...syntheticGraph(graphKey, count), graph: { _key: graphKey, workspace: WS, name: graphKey, sheetsList: { '0': 'main' } } });
+const graphOf = (graphKey: string, count: number): GraphDocument => ({
+  ...syntheticGraph(graphKey, count),
+  graph: { _key: graphKey, workspace: WS, name: graphKey, sheetsList: { '0': 'main' } },
+});
 
 /** Counts the turns of the event loop (setImmediate) that ran until stop(). */
 function turnCounter(): { stop(): number } {
@@ -79,7 +82,8 @@ describe(`${SqliteGraphIndexCache.name} (rebuilds in pages, one at a time, bound
 
   async function textHits(source: MutableGraphDataSource, graphKey: string): Promise<Array<Array<[string, number]>>> {
     const hits: Array<Array<[string, number]>> = [];
-    for (const query of QUERIES) hits.push((await source.searchNodes(graphKey, query, 30)).map((hit) => [hit.node._key, hit.score]));
+    for (const query of QUERIES)
+      hits.push((await source.searchNodes(graphKey, query, 30)).map((hit) => [hit.node._key, hit.score]));
     return hits;
   }
 
@@ -87,12 +91,17 @@ describe(`${SqliteGraphIndexCache.name} (rebuilds in pages, one at a time, bound
     const hits: Array<Array<[string, number]>> = [];
     for (const query of QUERIES) {
       const vector = await embedder.embedOne(query);
-      hits.push((await source.searchNodesByVector(graphKey, { vector, model: MODEL, minScore: 0 }, 30)).map((hit) => [hit.node._key, hit.score]));
+      hits.push(
+        (await source.searchNodesByVector(graphKey, { vector, model: MODEL, minScore: 0 }, 30)).map((hit) => [
+          hit.node._key,
+          hit.score,
+        ]),
+      );
     }
     return hits;
   }
 
-  it('builds a large graph\'s indexes in pages, giving the event loop turns, and answers as the indexes it replaces did', async () => {
+  it("builds a large graph's indexes in pages, giving the event loop turns, and answers as the indexes it replaces did", async () => {
     const store = file.openStore();
     await importWithVectors(store, graphOf('big', 4_000));
     const source = store.forWorkspace(WS);
@@ -101,8 +110,12 @@ describe(`${SqliteGraphIndexCache.name} (rebuilds in pages, one at a time, bound
     const text = await textHits(source, 'big');
     const vectors = await vectorHits(source, 'big');
     expect(turns.stop()).toBeGreaterThan(2);
-    expect(built('search_index_built')).toEqual([expect.objectContaining({ graphKey: 'big', nodes: 4_000, reason: 'first_use', pages: 5 })]);
-    expect(built('vector_index_built')).toEqual([expect.objectContaining({ graphKey: 'big', nodes: 4_000, reason: 'first_use' })]);
+    expect(built('search_index_built')).toEqual([
+      expect.objectContaining({ graphKey: 'big', nodes: 4_000, reason: 'first_use', pages: 5 }),
+    ]);
+    expect(built('vector_index_built')).toEqual([
+      expect.objectContaining({ graphKey: 'big', nodes: 4_000, reason: 'first_use' }),
+    ]);
     expect(text[0].length).toBe(30);
 
     // The same ranking, scores included, as a store that builds again from the file.
@@ -135,8 +148,17 @@ describe(`${SqliteGraphIndexCache.name} (rebuilds in pages, one at a time, bound
     // Between two pages of the build: content changes, a deletion, a creation, and new vectors.
     await new Promise((resolve) => setImmediate(resolve));
     const otherSource = other.forWorkspace(WS);
-    await otherSource.updateNode('big', { ...graphOf('big', 3_000).nodes[5], process: 'invoice invoice invoice refund' });
-    await otherSource.applyChanges('big', graphChangeSet({ nodeKeysToDelete: ['n1'], nodesToCreate: [{ ...graphOf('big', 1).nodes[0], _key: 'late', process: 'customer audit' }] }));
+    await otherSource.updateNode('big', {
+      ...graphOf('big', 3_000).nodes[5],
+      process: 'invoice invoice invoice refund',
+    });
+    await otherSource.applyChanges(
+      'big',
+      graphChangeSet({
+        nodeKeysToDelete: ['n1'],
+        nodesToCreate: [{ ...graphOf('big', 1).nodes[0], _key: 'late', process: 'customer audit' }],
+      }),
+    );
     const [n5, late] = await embedder.embed(['invoice invoice invoice refund', 'customer audit']);
     await other.saveEmbeddings(WS, 'big', [
       { nodeKey: 'n5', vector: n5, model: MODEL, hash: 'h2' },

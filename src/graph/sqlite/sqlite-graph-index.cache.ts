@@ -106,7 +106,8 @@ export class SqliteGraphIndexCache {
     if (tracked && isCurrent(tracked, ref)) return tracked.index;
     let pending = entry.vectorUpdates.get(model);
     if (!pending) {
-      for (const [other, index] of entry.vectors) if (other !== model && !isCurrent(index, ref)) entry.vectors.delete(other);
+      for (const [other, index] of entry.vectors)
+        if (other !== model && !isCurrent(index, ref)) entry.vectors.delete(other);
       pending = update(tracked ?? null)
         .then((updated) => {
           entry.vectors.set(model, updated);
@@ -147,7 +148,15 @@ export class SqliteGraphIndexCache {
     this.dropIdle();
     let entry = this.entries.get(cacheKey);
     if (entry && entry.graphId !== ref.id) entry = undefined;
-    if (!entry) entry = { graphId: ref.id, lastUsed: 0, search: null, searchUpdate: null, vectors: new Map(), vectorUpdates: new Map() };
+    if (!entry)
+      entry = {
+        graphId: ref.id,
+        lastUsed: 0,
+        search: null,
+        searchUpdate: null,
+        vectors: new Map(),
+        vectorUpdates: new Map(),
+      };
     entry.lastUsed = this.clock();
     // Re-inserting moves the entry to the end: Map order is the recency order.
     this.entries.delete(cacheKey);

@@ -27,8 +27,18 @@ export function decodeDocument<T>(document: string): T {
 /** The vector a node document carries itself (an export from Nodius), when it names its model. */
 export function vectorCarriedBy(node: GraphNode): StoredVector | null {
   const { embedding, embeddingModel, embeddingHash } = node;
-  if (!Array.isArray(embedding) || embedding.length === 0 || typeof embeddingModel !== 'string' || embeddingModel.length === 0) return null;
-  return { blob: encodeVector(Float32Array.from(embedding)), model: embeddingModel, hash: typeof embeddingHash === 'string' ? embeddingHash : null };
+  if (
+    !Array.isArray(embedding) ||
+    embedding.length === 0 ||
+    typeof embeddingModel !== 'string' ||
+    embeddingModel.length === 0
+  )
+    return null;
+  return {
+    blob: encodeVector(Float32Array.from(embedding)),
+    model: embeddingModel,
+    hash: typeof embeddingHash === 'string' ? embeddingHash : null,
+  };
 }
 
 /** Float32 little-endian bytes (the platform order: every supported platform is little-endian). */

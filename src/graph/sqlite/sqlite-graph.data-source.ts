@@ -85,13 +85,21 @@ export class SqliteGraphDataSource implements MutableGraphDataSource {
     return this.nodeConfigs();
   }
 
-  async searchNodes(graphKey: string, query: string, maxResults: number, scope: SearchScope = {}): Promise<ScoredNode[]> {
+  async searchNodes(
+    graphKey: string,
+    query: string,
+    maxResults: number,
+    scope: SearchScope = {},
+  ): Promise<ScoredNode[]> {
     const ref = this.statements.graphRef.get(this.workspace, graphKey);
     if (!ref || maxResults <= 0) return [];
     const index = await this.indexes.searchIndex(this.workspace, graphKey, ref, (current) =>
       this.searchIndexes.update(ref.id, graphKey, current, () => this.nodeConfigs()),
     );
-    return this.withDocuments(ref.id, index.search(query, maxResults, scope.sheet).map((hit) => ({ key: hit.nodeKey, score: hit.score })));
+    return this.withDocuments(
+      ref.id,
+      index.search(query, maxResults, scope.sheet).map((hit) => ({ key: hit.nodeKey, score: hit.score })),
+    );
   }
 
   async searchNodesByVector(graphKey: string, query: VectorQuery, maxResults: number): Promise<ScoredNode[]> {
@@ -103,7 +111,12 @@ export class SqliteGraphDataSource implements MutableGraphDataSource {
     return this.withDocuments(ref.id, index.search(query.vector, query.minScore, maxResults));
   }
 
-  async getNeighborhood(graphKey: string, nodeKey: string, depth: number, direction: EdgeDirection): Promise<NodeNeighborhood> {
+  async getNeighborhood(
+    graphKey: string,
+    nodeKey: string,
+    depth: number,
+    direction: EdgeDirection,
+  ): Promise<NodeNeighborhood> {
     const ref = this.statements.graphRef.get(this.workspace, graphKey);
     if (!ref || !this.statements.nodeDocumentById.get(ref.id, nodeKey)) return { nodes: [], edges: [] };
     const maxDepth = Math.min(3, Math.max(1, Math.floor(depth) || 1));
@@ -157,7 +170,9 @@ export class SqliteGraphDataSource implements MutableGraphDataSource {
 
   private nodeConfigs(): NodeTypeConfig[] {
     const revision = this.statements.nodeConfigsRevision.get(this.workspace)?.revision ?? 0;
-    return this.documents.nodeConfigs(this.workspace, revision, () => decodeAll<NodeTypeConfig>(this.statements.nodeConfigs.all(this.workspace)));
+    return this.documents.nodeConfigs(this.workspace, revision, () =>
+      decodeAll<NodeTypeConfig>(this.statements.nodeConfigs.all(this.workspace)),
+    );
   }
 
   /** Neighbours one hop from the frontier, in frontier order, then in edge (insertion) order whatever their direction. */

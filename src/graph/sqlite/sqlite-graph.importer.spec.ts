@@ -8,9 +8,30 @@ import { ABANDONED_STAGING_MS, SqliteGraphImporter } from './sqlite-graph.import
 const WS = 'default';
 
 function graphOf(graphKey: string, count: number, text = 'step'): GraphDocument {
-  const nodes: GraphNode[] = Array.from({ length: count }, (_, index) => ({ _key: `n${index}`, graphKey, type: 'code', sheet: '0', posX: index, posY: 0, process: `${text} ${index}` }));
-  const edges = nodes.slice(1).map((node, index) => ({ _key: `e${index}`, graphKey, sheet: '0', source: `n${index}`, sourceHandle: 'R-0', target: node._key, targetHandle: 'L-0' }));
-  return { graph: { _key: graphKey, workspace: WS, name: graphKey, sheetsList: { '0': 'main' } }, nodes, edges, nodeConfigs: [] };
+  const nodes: GraphNode[] = Array.from({ length: count }, (_, index) => ({
+    _key: `n${index}`,
+    graphKey,
+    type: 'code',
+    sheet: '0',
+    posX: index,
+    posY: 0,
+    process: `${text} ${index}`,
+  }));
+  const edges = nodes.slice(1).map((node, index) => ({
+    _key: `e${index}`,
+    graphKey,
+    sheet: '0',
+    source: `n${index}`,
+    sourceHandle: 'R-0',
+    target: node._key,
+    targetHandle: 'L-0',
+  }));
+  return {
+    graph: { _key: graphKey, workspace: WS, name: graphKey, sheetsList: { '0': 'main' } },
+    nodes,
+    edges,
+    nodeConfigs: [],
+  };
 }
 
 const countRows = (file: SharedSqliteFile, table: string): number => {
@@ -70,9 +91,13 @@ describe(SqliteGraphImporter.name, () => {
       { nodeKey: 'fetch-api', vector: Float32Array.of(0, 1), model: 'm', hash: 'h' },
     ]);
     const next = structuredClone(nbaWorkflowDemo);
-    next.nodes = next.nodes.map((node) => (node._key === 'fetch-api' ? { ...node, process: '// rewritten' } : { ...node, posX: node.posX + 1 }));
+    next.nodes = next.nodes.map((node) =>
+      node._key === 'fetch-api' ? { ...node, process: '// rewritten' } : { ...node, posX: node.posX + 1 },
+    );
     await store.importGraph(WS, next);
-    const states = new Map((await store.getEmbeddingStates(WS, 'nba-workflow')).map((state) => [state.nodeKey, state.model]));
+    const states = new Map(
+      (await store.getEmbeddingStates(WS, 'nba-workflow')).map((state) => [state.nodeKey, state.model]),
+    );
     expect(states.get('root')).toBe('m');
     expect(states.get('fetch-api')).toBeNull();
   });
@@ -90,8 +115,12 @@ describe(SqliteGraphImporter.name, () => {
   it('removes what a dead process left (a stale staged graph, a retired one) when a store opens the file, not a live import', () => {
     file.openStore();
     const db = openSqliteDatabase(file.dataDir);
-    const insert = db.prepare('INSERT INTO graphs (workspace, graph_key, document, created_at, updated_at) VALUES (?, ?, ?, ?, ?)');
-    const node = db.prepare("INSERT INTO graph_nodes (graph_id, node_key, type, sheet, document) VALUES (?, ?, 'code', '0', '{}')");
+    const insert = db.prepare(
+      'INSERT INTO graphs (workspace, graph_key, document, created_at, updated_at) VALUES (?, ?, ?, ?, ?)',
+    );
+    const node = db.prepare(
+      "INSERT INTO graph_nodes (graph_id, node_key, type, sheet, document) VALUES (?, ?, 'code', '0', '{}')",
+    );
     const stale = Date.now() - ABANDONED_STAGING_MS - 1_000;
     const ids = [
       Number(insert.run(WS, '/import/dead', '{}', stale, stale).lastInsertRowid),

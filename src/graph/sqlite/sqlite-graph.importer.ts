@@ -47,12 +47,23 @@ export class SqliteGraphImporter {
     const graphKey = input.graph?._key;
     const { document, problems } = validateGraphImport(typeof graphKey === 'string' ? graphKey : '', input);
     if (problems.length > 0) {
-      throw AppError.badRequest(`The graph "${String(graphKey)}" cannot be imported: ${problems.length} integrity problem(s)`, problems);
+      throw AppError.badRequest(
+        `The graph "${String(graphKey)}" cannot be imported: ${problems.length} integrity problem(s)`,
+        problems,
+      );
     }
     const started = performance.now();
     const graph = { ...document.graph, _key: graphKey, workspace };
     const stagingId = this.write(() =>
-      Number(this.statements.insertGraph.run(workspace, `${STAGING_PREFIX}${randomUUID()}`, JSON.stringify(graph), Date.now(), Date.now()).lastInsertRowid),
+      Number(
+        this.statements.insertGraph.run(
+          workspace,
+          `${STAGING_PREFIX}${randomUUID()}`,
+          JSON.stringify(graph),
+          Date.now(),
+          Date.now(),
+        ).lastInsertRowid,
+      ),
     );
     let retiredId: number | null;
     try {
@@ -63,7 +74,10 @@ export class SqliteGraphImporter {
       throw error;
     }
     // The import is done; a failure to clean up is removed when a store next opens the file.
-    if (retiredId !== null) await this.removeGraph(retiredId).catch((error: unknown) => logger.warn('graph_import_cleanup_failed', { graphKey, error: String(error) }));
+    if (retiredId !== null)
+      await this.removeGraph(retiredId).catch((error: unknown) =>
+        logger.warn('graph_import_cleanup_failed', { graphKey, error: String(error) }),
+      );
     logger.info('graph_imported', {
       workspace,
       graphKey,
@@ -97,12 +111,19 @@ export class SqliteGraphImporter {
         // Read in the same transaction as the writes: the vectors kept are those of the graph as it is now.
         const live = this.statements.graphRef.get(workspace, graphKey);
         const previous = new Map(
-          (live ? this.statements.storedNodesByKeys.all(live.id, JSON.stringify(nodes.map((node) => node._key))) : []).map((row) => [row.key, row]),
+          (live
+            ? this.statements.storedNodesByKeys.all(live.id, JSON.stringify(nodes.map((node) => node._key)))
+            : []
+          ).map((row) => [row.key, row]),
         );
         for (const node of nodes) {
           const before = previous.get(node._key);
-          const vector = before?.embedding && before.model ? { blob: before.embedding, model: before.model, hash: before.hash } : null;
-          const kept = vector && !hasNodeContentChanged(decodeDocument<GraphNode>(before!.document), node) ? vector : null;
+          const vector =
+            before?.embedding && before.model
+              ? { blob: before.embedding, model: before.model, hash: before.hash }
+              : null;
+          const kept =
+            vector && !hasNodeContentChanged(decodeDocument<GraphNode>(before!.document), node) ? vector : null;
           insertNodeRow(this.statements, stagingId, node, vectorCarriedBy(node) ?? kept);
         }
         // Alive: a store opening the file now does not take this import for a dead process's leftover.
@@ -121,7 +142,13 @@ export class SqliteGraphImporter {
   }
 
   /** The swap, in one transaction: the staged row becomes the graph, the old one (if any) is renamed away. Returns the old row's id. */
-  private swapIn(workspace: string, graphKey: string, stagingId: number, graphDocument: string, document: GraphDocument): number | null {
+  private swapIn(
+    workspace: string,
+    graphKey: string,
+    stagingId: number,
+    graphDocument: string,
+    document: GraphDocument,
+  ): number | null {
     const statements = this.statements;
     const now = Date.now();
     const live = statements.graphRef.get(workspace, graphKey);

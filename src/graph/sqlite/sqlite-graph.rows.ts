@@ -3,8 +3,22 @@ import { encodeEdgeDocument, encodeNodeDocument, StoredVector } from './sqlite-g
 import { SqliteGraphStatements } from './sqlite-graph.statements';
 
 /** Inserts a node row (its document without embedding fields, and its vector when it has one), inside the caller's transaction. */
-export function insertNodeRow(statements: SqliteGraphStatements, graphId: number, node: GraphNode, vector: StoredVector | null): void {
-  statements.insertNode.run(graphId, node._key, node.type, node.sheet, encodeNodeDocument(node), vector?.blob ?? null, vector?.model ?? null, vector?.hash ?? null);
+export function insertNodeRow(
+  statements: SqliteGraphStatements,
+  graphId: number,
+  node: GraphNode,
+  vector: StoredVector | null,
+): void {
+  statements.insertNode.run(
+    graphId,
+    node._key,
+    node.type,
+    node.sheet,
+    encodeNodeDocument(node),
+    vector?.blob ?? null,
+    vector?.model ?? null,
+    vector?.hash ?? null,
+  );
 }
 
 /** Inserts an edge row, inside the caller's transaction. */

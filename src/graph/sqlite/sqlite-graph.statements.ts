@@ -139,20 +139,32 @@ export class SqliteGraphStatements {
       'SELECT id, revision, embedding_revision AS embeddingRevision FROM graphs WHERE workspace = ? AND graph_key = ?',
     );
     this.graphDocumentById = db.prepare('SELECT document FROM graphs WHERE id = ?');
-    this.graphRevisionsById = db.prepare('SELECT revision, embedding_revision AS embeddingRevision FROM graphs WHERE id = ?');
+    this.graphRevisionsById = db.prepare(
+      'SELECT revision, embedding_revision AS embeddingRevision FROM graphs WHERE id = ?',
+    );
     this.insertGraph = db.prepare(
       'INSERT INTO graphs (workspace, graph_key, document, created_at, updated_at) VALUES (?, ?, ?, ?, ?)',
     );
-    this.promoteStagedGraph = db.prepare('UPDATE graphs SET graph_key = ?, document = ?, revision = ?, updated_at = ? WHERE id = ?');
+    this.promoteStagedGraph = db.prepare(
+      'UPDATE graphs SET graph_key = ?, document = ?, revision = ?, updated_at = ? WHERE id = ?',
+    );
     this.renameGraph = db.prepare('UPDATE graphs SET graph_key = ?, updated_at = ? WHERE id = ?');
     this.touchGraph = db.prepare('UPDATE graphs SET updated_at = ? WHERE id = ?');
     // Staged and retired rows have keys starting with "/", which no graph key may hold (graph-key.rule.ts).
-    this.stagedGraphs = db.prepare("SELECT id, graph_key AS graphKey, updated_at AS updatedAt FROM graphs WHERE graph_key LIKE '/%'");
+    this.stagedGraphs = db.prepare(
+      "SELECT id, graph_key AS graphKey, updated_at AS updatedAt FROM graphs WHERE graph_key LIKE '/%'",
+    );
     this.deleteGraphRow = db.prepare('DELETE FROM graphs WHERE id = ?');
     this.bumpRevision = db.prepare('UPDATE graphs SET revision = revision + 1, updated_at = ? WHERE id = ?');
-    this.bumpWorkspaceRevisions = db.prepare('UPDATE graphs SET revision = revision + 1, updated_at = ? WHERE workspace = ?');
-    this.bumpEmbeddingRevision = db.prepare('UPDATE graphs SET embedding_revision = embedding_revision + 1 WHERE id = ?');
-    this.listGraphs = db.prepare("SELECT workspace, graph_key AS graphKey FROM graphs WHERE graph_key NOT LIKE '/%' ORDER BY workspace, graph_key");
+    this.bumpWorkspaceRevisions = db.prepare(
+      'UPDATE graphs SET revision = revision + 1, updated_at = ? WHERE workspace = ?',
+    );
+    this.bumpEmbeddingRevision = db.prepare(
+      'UPDATE graphs SET embedding_revision = embedding_revision + 1 WHERE id = ?',
+    );
+    this.listGraphs = db.prepare(
+      "SELECT workspace, graph_key AS graphKey FROM graphs WHERE graph_key NOT LIKE '/%' ORDER BY workspace, graph_key",
+    );
 
     this.nodes = db.prepare(`SELECT n.document FROM ${NODES_OF} ORDER BY n.id`);
     this.nodesOfSheet = db.prepare(`SELECT n.document FROM ${NODES_OF} AND n.sheet = ? ORDER BY n.id`);
@@ -173,7 +185,9 @@ export class SqliteGraphStatements {
       `SELECT e.id, e.document FROM ${EDGES_OF} AND e.source = ? UNION SELECT e.id, e.document FROM ${EDGES_OF} AND e.target = ? ORDER BY 1`,
     );
 
-    this.nodeRowsPage = db.prepare('SELECT id, node_key AS key, document FROM graph_nodes WHERE graph_id = ? AND id > ? ORDER BY id LIMIT ?');
+    this.nodeRowsPage = db.prepare(
+      'SELECT id, node_key AS key, document FROM graph_nodes WHERE graph_id = ? AND id > ? ORDER BY id LIMIT ?',
+    );
     this.nodeRowsByKeys = db.prepare(
       'SELECT id, node_key AS key, document FROM graph_nodes WHERE graph_id = ? AND node_key IN (SELECT value FROM json_each(?))',
     );
@@ -233,12 +247,22 @@ export class SqliteGraphStatements {
       'UPDATE graph_edges SET sheet = ?, source = ?, target = ?, document = ? WHERE graph_id = ? AND edge_key = ?',
     );
     this.deleteEdge = db.prepare('DELETE FROM graph_edges WHERE graph_id = ? AND edge_key = ?');
-    this.deleteEdgesPage = db.prepare('DELETE FROM graph_edges WHERE id IN (SELECT id FROM graph_edges WHERE graph_id = ? LIMIT ?)');
-    this.deleteNodesPage = db.prepare('DELETE FROM graph_nodes WHERE id IN (SELECT id FROM graph_nodes WHERE graph_id = ? LIMIT ?)');
-    this.recordNodeChanges = db.prepare('INSERT INTO graph_node_changes (graph_id, revision, node_keys) VALUES (?, ?, ?)');
+    this.deleteEdgesPage = db.prepare(
+      'DELETE FROM graph_edges WHERE id IN (SELECT id FROM graph_edges WHERE graph_id = ? LIMIT ?)',
+    );
+    this.deleteNodesPage = db.prepare(
+      'DELETE FROM graph_nodes WHERE id IN (SELECT id FROM graph_nodes WHERE graph_id = ? LIMIT ?)',
+    );
+    this.recordNodeChanges = db.prepare(
+      'INSERT INTO graph_node_changes (graph_id, revision, node_keys) VALUES (?, ?, ?)',
+    );
     this.pruneNodeChanges = db.prepare('DELETE FROM graph_node_changes WHERE graph_id = ? AND revision <= ?');
-    this.recordEmbeddingChanges = db.prepare('INSERT INTO graph_embedding_changes (graph_id, embedding_revision, node_keys) VALUES (?, ?, ?)');
-    this.pruneEmbeddingChanges = db.prepare('DELETE FROM graph_embedding_changes WHERE graph_id = ? AND embedding_revision <= ?');
+    this.recordEmbeddingChanges = db.prepare(
+      'INSERT INTO graph_embedding_changes (graph_id, embedding_revision, node_keys) VALUES (?, ?, ?)',
+    );
+    this.pruneEmbeddingChanges = db.prepare(
+      'DELETE FROM graph_embedding_changes WHERE graph_id = ? AND embedding_revision <= ?',
+    );
 
     this.nodeConfigs = db.prepare('SELECT document FROM node_configs WHERE workspace = ? ORDER BY config_key');
     this.upsertNodeConfig = db.prepare(

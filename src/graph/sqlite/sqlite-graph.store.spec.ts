@@ -73,10 +73,16 @@ describe(SqliteGraphStore.name, () => {
     Object.assign(document.nodes[2], { embedding: [0, 1, 0], embeddingModel: 'nodius-model', embeddingHash: 'abc' });
     await store.importGraph(WS, document);
     const source = store.forWorkspace(WS);
-    const hits = await source.searchNodesByVector(DEMO, { vector: vector(0, 2, 0), model: 'nodius-model', minScore: 0.3 }, 5);
+    const hits = await source.searchNodesByVector(
+      DEMO,
+      { vector: vector(0, 2, 0), model: 'nodius-model', minScore: 0.3 },
+      5,
+    );
     expect(hits.map((hit) => hit.node._key)).toEqual([document.nodes[2]._key]);
     expect(hits[0].node).not.toHaveProperty('embedding');
-    expect((await store.getEmbeddingStates(WS, DEMO)).find((state) => state.nodeKey === document.nodes[2]._key)).toMatchObject({
+    expect(
+      (await store.getEmbeddingStates(WS, DEMO)).find((state) => state.nodeKey === document.nodes[2]._key),
+    ).toMatchObject({
       model: 'nodius-model',
       hash: 'abc',
     });
@@ -127,7 +133,9 @@ describe(SqliteGraphStore.name, () => {
     expect(await store.forWorkspace(WS).getGraph(DEMO)).toBe(graph);
     expect(await source.getNodeConfigs()).toBe(configs);
     expect(graph).toMatchObject({ _key: DEMO, sheetsList: nbaWorkflowDemo.graph.sheetsList });
-    expect(configs.map((config) => config._key)).toEqual(nbaWorkflowDemo.nodeConfigs.map((config) => config._key).sort());
+    expect(configs.map((config) => config._key)).toEqual(
+      nbaWorkflowDemo.nodeConfigs.map((config) => config._key).sort(),
+    );
     expect(() => {
       (graph as { name: string }).name = 'changed';
     }).toThrow(/read.only/);
@@ -158,7 +166,9 @@ describe(SqliteGraphStore.name, () => {
     expect((await source.getGraph(DEMO))?.name).toBe('Renamed elsewhere');
     const after = await source.getNodeConfigs();
     expect(after).not.toBe(before);
-    expect(after.find((config) => config._key === nbaWorkflowDemo.nodeConfigs[0]._key)?.displayName).toBe('Renamed type');
+    expect(after.find((config) => config._key === nbaWorkflowDemo.nodeConfigs[0]._key)?.displayName).toBe(
+      'Renamed type',
+    );
   });
 
   it('answers store_unavailable (retryable) when another process holds the write lock too long', async () => {

@@ -38,10 +38,7 @@ export class SqliteGraphStore implements GraphStore {
   private readonly vectorIndexes: SqliteVectorIndexUpdater;
   private readonly ping: Statement<[], { ok: number }>;
 
-  constructor(
-    db: Database,
-    options: SqliteGraphStoreOptions = {},
-  ) {
+  constructor(db: Database, options: SqliteGraphStoreOptions = {}) {
     this.statements = new SqliteGraphStatements(db);
     this.writer = new SqliteGraphWriter(db, this.statements);
     this.importer = new SqliteGraphImporter(db, this.statements, options.importSliceMs);
@@ -54,7 +51,15 @@ export class SqliteGraphStore implements GraphStore {
   }
 
   forWorkspace(workspace: string): MutableGraphDataSource {
-    return new SqliteGraphDataSource(workspace, this.statements, this.writer, this.indexes, this.documents, this.searchIndexes, this.vectorIndexes);
+    return new SqliteGraphDataSource(
+      workspace,
+      this.statements,
+      this.writer,
+      this.indexes,
+      this.documents,
+      this.searchIndexes,
+      this.vectorIndexes,
+    );
   }
 
   async listGraphs(): Promise<Array<{ workspace: string; graphKey: string }>> {

@@ -5,7 +5,13 @@ import { GraphChangeLookup, GraphChangePlan, GraphChangePlanner } from '../graph
 import { NodeEmbeddingWrite } from '../graph-store';
 import { GraphEdge, GraphNode } from '../graph.types';
 import { hasNodeContentChanged } from '../node-content';
-import { decodeDocument, encodeEdgeDocument, encodeNodeDocument, encodeVector, vectorCarriedBy } from './sqlite-graph.codec';
+import {
+  decodeDocument,
+  encodeEdgeDocument,
+  encodeNodeDocument,
+  encodeVector,
+  vectorCarriedBy,
+} from './sqlite-graph.codec';
 import { insertEdgeRow, insertNodeRow } from './sqlite-graph.rows';
 import { GraphRef, SqliteGraphStatements } from './sqlite-graph.statements';
 import { inImmediateTransaction } from './sqlite-immediate.transaction';
@@ -45,11 +51,17 @@ export class SqliteGraphWriter {
     this.inTransaction(() => {
       const ref = this.requireGraph(workspace, graphKey);
       const before = this.lookup(ref.id).getNode(node._key);
-      if (!before) throw new AppError('not_found', `Node "${node._key}" does not exist in graph "${graphKey}"`, { nodeKey: node._key });
+      if (!before)
+        throw new AppError('not_found', `Node "${node._key}" does not exist in graph "${graphKey}"`, {
+          nodeKey: node._key,
+        });
       const after: GraphNode = { ...node, _key: before._key, graphKey };
       for (const field of ['type', 'sheet'] as const) {
         if (typeof after[field] !== 'string' || after[field].length === 0) {
-          throw AppError.badRequest(`Node "${after._key}" needs a non-empty string ${field}`, { nodeKey: after._key, field });
+          throw AppError.badRequest(`Node "${after._key}" needs a non-empty string ${field}`, {
+            nodeKey: after._key,
+            field,
+          });
         }
       }
       this.writeNodeUpdate(ref.id, before, after);
@@ -62,15 +74,28 @@ export class SqliteGraphWriter {
     this.inTransaction(() => {
       const ref = this.requireGraph(workspace, graphKey);
       const lookup = this.lookup(ref.id);
-      if (!lookup.getEdge(edge._key)) throw new AppError('not_found', `Edge "${edge._key}" does not exist in graph "${graphKey}"`, { edgeKey: edge._key });
+      if (!lookup.getEdge(edge._key))
+        throw new AppError('not_found', `Edge "${edge._key}" does not exist in graph "${graphKey}"`, {
+          edgeKey: edge._key,
+        });
       for (const end of ['source', 'target'] as const) {
         if (typeof edge[end] !== 'string' || !lookup.getNode(edge[end])) {
-          throw AppError.badRequest(`Edge "${edge._key}" would dangle: its ${end} node "${edge[end]}" does not exist`, { edgeKey: edge._key });
+          throw AppError.badRequest(`Edge "${edge._key}" would dangle: its ${end} node "${edge[end]}" does not exist`, {
+            edgeKey: edge._key,
+          });
         }
       }
-      if (typeof edge.sheet !== 'string' || edge.sheet.length === 0) throw AppError.badRequest(`Edge "${edge._key}" needs a non-empty string sheet`);
+      if (typeof edge.sheet !== 'string' || edge.sheet.length === 0)
+        throw AppError.badRequest(`Edge "${edge._key}" needs a non-empty string sheet`);
       const stored: GraphEdge = { ...edge, graphKey };
-      this.statements.updateEdge.run(stored.sheet, stored.source, stored.target, encodeEdgeDocument(stored), ref.id, stored._key);
+      this.statements.updateEdge.run(
+        stored.sheet,
+        stored.source,
+        stored.target,
+        encodeEdgeDocument(stored),
+        ref.id,
+        stored._key,
+      );
       this.bumpRevision(ref, []);
     });
   }
@@ -86,13 +111,18 @@ export class SqliteGraphWriter {
       const ref = this.requireGraph(workspace, graphKey);
       const keys = new Set<string>();
       for (const entry of entries) {
-        if (statements.setNodeVector.run(encodeVector(entry.vector), entry.model, entry.hash, ref.id, entry.nodeKey).changes > 0) keys.add(entry.nodeKey);
+        if (
+          statements.setNodeVector.run(encodeVector(entry.vector), entry.model, entry.hash, ref.id, entry.nodeKey)
+            .changes > 0
+        )
+          keys.add(entry.nodeKey);
       }
       if (keys.size === 0) return;
       statements.bumpEmbeddingRevision.run(ref.id);
       // The write lock was taken before `ref` was read: the embedding revision is exactly the next one.
       const embeddingRevision = ref.embeddingRevision + 1;
-      if (keys.size <= NODE_CHANGES_MAX_KEYS) statements.recordEmbeddingChanges.run(ref.id, embeddingRevision, JSON.stringify([...keys]));
+      if (keys.size <= NODE_CHANGES_MAX_KEYS)
+        statements.recordEmbeddingChanges.run(ref.id, embeddingRevision, JSON.stringify([...keys]));
       statements.pruneEmbeddingChanges.run(ref.id, embeddingRevision - NODE_CHANGES_KEPT);
     });
   }

@@ -10,12 +10,15 @@ export function inImmediateTransaction<T>(db: Database, work: () => T): T {
   try {
     return db.transaction(work).immediate();
   } catch (error) {
-    if (isBusyError(error)) throw new AppError('store_unavailable', 'The embedded store is busy; retry shortly', undefined, { cause: error });
+    if (isBusyError(error))
+      throw new AppError('store_unavailable', 'The embedded store is busy; retry shortly', undefined, { cause: error });
     throw error;
   }
 }
 
 function isBusyError(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && (code === 'SQLITE_BUSY' || code.startsWith('SQLITE_BUSY_') || code === 'SQLITE_LOCKED');
+  return (
+    typeof code === 'string' && (code === 'SQLITE_BUSY' || code.startsWith('SQLITE_BUSY_') || code === 'SQLITE_LOCKED')
+  );
 }

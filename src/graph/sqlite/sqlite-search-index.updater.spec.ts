@@ -37,12 +37,21 @@ describe(SqliteSearchIndexUpdater.name, () => {
   const builds = () => logs.filter((entry) => entry.event === 'search_index_built');
   const updates = () => logs.filter((entry) => entry.event === 'search_index_updated');
 
-  async function results(source: MutableGraphDataSource, graphKey: string, queries: string[]): Promise<Array<Array<[string, number]>>> {
-    return Promise.all(queries.map(async (query) => (await source.searchNodes(graphKey, query, 40)).map((hit) => [hit.node._key, hit.score] as [string, number])));
+  async function results(
+    source: MutableGraphDataSource,
+    graphKey: string,
+    queries: string[],
+  ): Promise<Array<Array<[string, number]>>> {
+    return Promise.all(
+      queries.map(async (query) =>
+        (await source.searchNodes(graphKey, query, 40)).map((hit) => [hit.node._key, hit.score] as [string, number]),
+      ),
+    );
   }
 
   /** The hits (keys and exact scores) of a store that has just built its index from the file. */
-  const freshResults = (graphKey: string, queries: string[]) => results(openStore().forWorkspace(WS), graphKey, queries);
+  const freshResults = (graphKey: string, queries: string[]) =>
+    results(openStore().forWorkspace(WS), graphKey, queries);
 
   /**
    * Random edits through two processes sharing the file (content, type, moves, deletions, creations,
@@ -58,12 +67,20 @@ describe(SqliteSearchIndexUpdater.name, () => {
     const other = openStore().forWorkspace(WS);
     const random = seededRandom(seed);
     const pick = <T>(values: readonly T[]): T => values[Math.floor(random() * values.length)];
-    const words = [...new Set(document.nodes.flatMap((node) => `${node._key} ${node.type} ${typeof node.process === 'string' ? node.process : ''}`.split(/[^A-Za-z]+/)))]
+    const words = [
+      ...new Set(
+        document.nodes.flatMap((node) =>
+          `${node._key} ${node.type} ${typeof node.process === 'string' ? node.process : ''}`.split(/[^A-Za-z]+/),
+        ),
+      ),
+    ]
       .filter((word) => word.length > 3)
       .slice(0, 400);
     const types = [...new Set(document.nodes.map((node) => node.type))];
     const phrase = (count: number) => Array.from({ length: count }, () => pick(words)).join(' ');
-    const queries = Array.from({ length: 12 }, (_, index) => (index % 3 === 0 ? pick(document.nodes)._key : phrase(1 + (index % 3))));
+    const queries = Array.from({ length: 12 }, (_, index) =>
+      index % 3 === 0 ? pick(document.nodes)._key : phrase(1 + (index % 3)),
+    );
 
     expect(await results(mine, graphKey, queries)).toEqual(await freshResults(graphKey, queries));
     let created = 0;
@@ -77,7 +94,10 @@ describe(SqliteSearchIndexUpdater.name, () => {
       } else if (action < 0.4) {
         await writer.updateNode(graphKey, { ...target, type: pick(types) });
       } else if (action < 0.5) {
-        await writer.applyChanges(graphKey, graphChangeSet({ instructions: [{ nodeKey: target._key, op: 'set', path: ['posX'], value: step }] }));
+        await writer.applyChanges(
+          graphKey,
+          graphChangeSet({ instructions: [{ nodeKey: target._key, op: 'set', path: ['posX'], value: step }] }),
+        );
       } else if (action < 0.62) {
         await writer.deleteNode(graphKey, target._key);
       } else if (action < 0.8) {
@@ -85,7 +105,10 @@ describe(SqliteSearchIndexUpdater.name, () => {
         await writer.createNode(graphKey, { ...target, _key: `added-${created}`, process: phrase(6) });
       } else if (action < 0.9) {
         // Deleted and created again in one write: same key, new row (it now lists, and ties, last).
-        await writer.applyChanges(graphKey, graphChangeSet({ nodeKeysToDelete: [target._key], nodesToCreate: [{ ...target, process: phrase(5) }] }));
+        await writer.applyChanges(
+          graphKey,
+          graphChangeSet({ nodeKeysToDelete: [target._key], nodesToCreate: [{ ...target, process: phrase(5) }] }),
+        );
       } else {
         const edges = await writer.getEdges(graphKey);
         if (edges.length > 0) await writer.deleteEdge(graphKey, pick(edges)._key);
@@ -123,7 +146,9 @@ describe(SqliteSearchIndexUpdater.name, () => {
     const note = (await other.getNodeByKey('nba-workflow', 'disconnected-note')) as GraphNode;
     await other.updateNode('nba-workflow', { ...note, data: { note: 'okapi sightings' } });
 
-    expect((await mine.searchNodes('nba-workflow', 'okapi', 5)).map((hit) => hit.node._key)).toEqual(['disconnected-note']);
+    expect((await mine.searchNodes('nba-workflow', 'okapi', 5)).map((hit) => hit.node._key)).toEqual([
+      'disconnected-note',
+    ]);
     expect(updates()).toEqual([expect.objectContaining({ graphKey: 'nba-workflow', nodes: 1 })]);
     expect(builds()).toHaveLength(1);
   });
@@ -151,15 +176,23 @@ describe(SqliteSearchIndexUpdater.name, () => {
 
   it('rebuilds when one write changes many nodes, and compacts after many removals', async () => {
     const document = structuredClone(nbaWorkflowDemo);
-    const extra = Array.from({ length: 200 }, (_, index): GraphNode => ({ ...document.nodes[0], _key: `extra-${index}` }));
+    const extra = Array.from({ length: 200 }, (_, index): GraphNode => ({
+      ...document.nodes[0],
+      _key: `extra-${index}`,
+    }));
     document.nodes.push(...extra);
     const local = openStore();
     await local.importGraph(WS, document);
     const mine = local.forWorkspace(WS);
     await mine.searchNodes('nba-workflow', 'extra', 5);
 
-    await mine.applyChanges('nba-workflow', graphChangeSet({ nodeKeysToDelete: extra.slice(0, 70).map((node) => node._key) }));
-    expect((await mine.searchNodes('nba-workflow', 'extra 5', 300)).map((hit) => hit.node._key)).not.toContain('extra-5');
+    await mine.applyChanges(
+      'nba-workflow',
+      graphChangeSet({ nodeKeysToDelete: extra.slice(0, 70).map((node) => node._key) }),
+    );
+    expect((await mine.searchNodes('nba-workflow', 'extra 5', 300)).map((hit) => hit.node._key)).not.toContain(
+      'extra-5',
+    );
     expect(builds().map((entry) => entry.reason)).toEqual(['first_use', 'many_changes']);
 
     for (const node of extra.slice(70, 140)) {
@@ -167,6 +200,8 @@ describe(SqliteSearchIndexUpdater.name, () => {
       await mine.searchNodes('nba-workflow', 'extra', 5);
     }
     expect(builds().map((entry) => entry.reason)).toEqual(['first_use', 'many_changes', 'compaction']);
-    expect(await results(mine, 'nba-workflow', ['extra', 'fetch api'])).toEqual(await freshResults('nba-workflow', ['extra', 'fetch api']));
+    expect(await results(mine, 'nba-workflow', ['extra', 'fetch api'])).toEqual(
+      await freshResults('nba-workflow', ['extra', 'fetch api']),
+    );
   });
 });

@@ -48,7 +48,12 @@ export class SqliteSearchIndexUpdater {
    * them (rebuildInPages), then brought up to date with what changed meanwhile. `configs` gives the
    * workspace's node configs (type names, descriptions).
    */
-  async update(graphId: number, graphKey: string, current: TrackedSearchIndex | null, configs: () => NodeTypeConfig[]): Promise<TrackedSearchIndex> {
+  async update(
+    graphId: number,
+    graphKey: string,
+    current: TrackedSearchIndex | null,
+    configs: () => NodeTypeConfig[],
+  ): Promise<TrackedSearchIndex> {
     let tracked = current;
     for (let rebuilds = 0; ; rebuilds += 1) {
       const outcome = this.catchUp(graphId, graphKey, tracked, configs);
@@ -79,10 +84,14 @@ export class SqliteSearchIndexUpdater {
         this.apply(current, graphId, changed, configs());
       } catch (error) {
         // Half-applied: never serve it. A build from the file is the state of truth.
-        logger.warn('search_index_update_failed', { graphKey, error: error instanceof Error ? error.message : String(error) });
+        logger.warn('search_index_update_failed', {
+          graphKey,
+          error: error instanceof Error ? error.message : String(error),
+        });
         return { rebuild: 'unrecorded_changes' };
       }
-      if (current.index.removedCount > Math.max(INCREMENTAL_MIN_NODES, current.index.size / 4)) return { rebuild: 'compaction' };
+      if (current.index.removedCount > Math.max(INCREMENTAL_MIN_NODES, current.index.size / 4))
+        return { rebuild: 'compaction' };
       logger.debug('search_index_updated', {
         graphKey,
         fromRevision: current.revision,
@@ -103,7 +112,9 @@ export class SqliteSearchIndexUpdater {
    */
   private apply(tracked: TrackedSearchIndex, graphId: number, changed: Set<string>, configs: NodeTypeConfig[]): void {
     const configByType = new Map(configs.map((config) => [config._key, config]));
-    const rows = new Map(this.statements.nodeRowsByKeys.all(graphId, JSON.stringify([...changed])).map((row) => [row.key, row]));
+    const rows = new Map(
+      this.statements.nodeRowsByKeys.all(graphId, JSON.stringify([...changed])).map((row) => [row.key, row]),
+    );
     const created: NodeRow[] = [];
     for (const key of changed) {
       const row = rows.get(key);
@@ -134,7 +145,12 @@ export class SqliteSearchIndexUpdater {
    * page, so what changed while it was being built is applied afterwards from the change log (a
    * node seen in its new state is then simply re-indexed as it is).
    */
-  private async rebuildInPages(graphId: number, graphKey: string, configs: NodeTypeConfig[], reason: SearchIndexBuildReason): Promise<TrackedSearchIndex> {
+  private async rebuildInPages(
+    graphId: number,
+    graphKey: string,
+    configs: NodeTypeConfig[],
+    reason: SearchIndexBuildReason,
+  ): Promise<TrackedSearchIndex> {
     const started = performance.now();
     const revision = this.statements.graphRevisionsById.get(graphId)?.revision ?? 0;
     const configByType = new Map(configs.map((config) => [config._key, config]));
@@ -155,7 +171,13 @@ export class SqliteSearchIndexUpdater {
       if (rows.length < PAGE_ROWS) break;
       after = rows[rows.length - 1].id;
     }
-    logger.info('search_index_built', { graphKey, nodes: index.size, reason, pages: pages + 1, durationMs: Math.round(performance.now() - started) });
+    logger.info('search_index_built', {
+      graphKey,
+      nodes: index.size,
+      reason,
+      pages: pages + 1,
+      durationMs: Math.round(performance.now() - started),
+    });
     return { index, revision, rowIds };
   }
 }

@@ -21,7 +21,9 @@ type Hits = Array<[string, number]>;
 /** The demo graph with `extra` more nodes (copies of its first one under new keys). */
 function demoWith(extra: number): GraphDocument {
   const document = structuredClone(nbaWorkflowDemo);
-  document.nodes.push(...Array.from({ length: extra }, (_, index): GraphNode => ({ ...document.nodes[0], _key: `extra-${index}` })));
+  document.nodes.push(
+    ...Array.from({ length: extra }, (_, index): GraphNode => ({ ...document.nodes[0], _key: `extra-${index}` })),
+  );
   return document;
 }
 
@@ -52,15 +54,16 @@ describe(SqliteVectorIndexUpdater.name, () => {
   async function results(source: MutableGraphDataSource, graphKey: string, queries: Float32Array[]): Promise<Hits[]> {
     return Promise.all(
       queries.map(async (vector, index) =>
-        (await source.searchNodesByVector(graphKey, { vector, model: MODEL, minScore: index % 2 === 0 ? -1 : 0.2 }, 40)).map(
-          (hit) => [hit.node._key, hit.score] as [string, number],
-        ),
+        (
+          await source.searchNodesByVector(graphKey, { vector, model: MODEL, minScore: index % 2 === 0 ? -1 : 0.2 }, 40)
+        ).map((hit) => [hit.node._key, hit.score] as [string, number]),
       ),
     );
   }
 
   /** The hits (keys and exact scores) of a store that has just built its index from the file. */
-  const freshResults = (graphKey: string, queries: Float32Array[]) => results(openStore().forWorkspace(WS), graphKey, queries);
+  const freshResults = (graphKey: string, queries: Float32Array[]) =>
+    results(openStore().forWorkspace(WS), graphKey, queries);
 
   /**
    * Random writes through two processes sharing the file: re-embeddings (some with another node's
@@ -78,11 +81,16 @@ describe(SqliteVectorIndexUpdater.name, () => {
     const otherStore = openStore();
     const random = seededRandom(seed);
     const centres = Array.from({ length: 5 }, () => Float32Array.from({ length: DIMENSION }, () => random() - 0.5));
-    const vector = () => Float32Array.from(centres[Math.floor(random() * centres.length)], (value) => value + (random() - 0.5) * 0.7);
+    const vector = () =>
+      Float32Array.from(centres[Math.floor(random() * centres.length)], (value) => value + (random() - 0.5) * 0.7);
     const pick = <T>(values: readonly T[]): T => values[Math.floor(random() * values.length)];
     const embed = (store: SqliteGraphStore, nodeKey: string, value: Float32Array, model = MODEL) =>
       store.saveEmbeddings(WS, graphKey, [{ nodeKey, vector: value, model, hash: `h${random()}` }]);
-    await local.saveEmbeddings(WS, graphKey, document.nodes.map((node) => ({ nodeKey: node._key, vector: vector(), model: MODEL, hash: 'h' })));
+    await local.saveEmbeddings(
+      WS,
+      graphKey,
+      document.nodes.map((node) => ({ nodeKey: node._key, vector: vector(), model: MODEL, hash: 'h' })),
+    );
     const queries = Array.from({ length: 6 }, vector);
 
     expect(await results(mine, graphKey, queries)).toEqual(await freshResults(graphKey, queries));
@@ -106,7 +114,10 @@ describe(SqliteVectorIndexUpdater.name, () => {
         await source.updateNode(graphKey, { ...target, process: `// changed at step ${step}` });
         if (random() < 0.6) await embed(store, target._key, vector());
       } else if (action < 0.6) {
-        await source.applyChanges(graphKey, graphChangeSet({ instructions: [{ nodeKey: target._key, op: 'set', path: ['posX'], value: step }] }));
+        await source.applyChanges(
+          graphKey,
+          graphChangeSet({ instructions: [{ nodeKey: target._key, op: 'set', path: ['posX'], value: step }] }),
+        );
       } else if (action < 0.7) {
         await source.deleteNode(graphKey, target._key);
       } else if (action < 0.8) {
@@ -115,10 +126,21 @@ describe(SqliteVectorIndexUpdater.name, () => {
         if (random() < 0.7) await embed(store, `added-${created}`, vector());
       } else if (action < 0.85) {
         created += 1;
-        await source.createNode(graphKey, { ...target, _key: `added-${created}`, embedding: Array.from(vector()), embeddingModel: MODEL });
+        await source.createNode(graphKey, {
+          ...target,
+          _key: `added-${created}`,
+          embedding: Array.from(vector()),
+          embeddingModel: MODEL,
+        });
       } else if (action < 0.93) {
         // Deleted and created again in one write: same key, new row (it now ties last).
-        await source.applyChanges(graphKey, graphChangeSet({ nodeKeysToDelete: [target._key], nodesToCreate: [{ ...target, process: `// again ${step}` }] }));
+        await source.applyChanges(
+          graphKey,
+          graphChangeSet({
+            nodeKeysToDelete: [target._key],
+            nodesToCreate: [{ ...target, process: `// again ${step}` }],
+          }),
+        );
         await embed(store, target._key, vector());
       } else {
         const edges = await source.getEdges(graphKey);
@@ -158,12 +180,18 @@ describe(SqliteVectorIndexUpdater.name, () => {
     await local.importGraph(WS, structuredClone(nbaWorkflowDemo));
     const keys = nbaWorkflowDemo.nodes.map((node) => node._key);
     const unit = (hot: number) => Float32Array.from({ length: 4 }, (_, index) => (index === hot ? 1 : 0.1));
-    await local.saveEmbeddings(WS, 'nba-workflow', keys.map((nodeKey, index) => ({ nodeKey, vector: unit(index % 3), model: MODEL, hash: 'h' })));
+    await local.saveEmbeddings(
+      WS,
+      'nba-workflow',
+      keys.map((nodeKey, index) => ({ nodeKey, vector: unit(index % 3), model: MODEL, hash: 'h' })),
+    );
     const mine = local.forWorkspace(WS);
     const query = { vector: unit(3), model: MODEL, minScore: 0.9 };
     expect(await mine.searchNodesByVector('nba-workflow', query, 5)).toEqual([]);
 
-    await openStore().saveEmbeddings(WS, 'nba-workflow', [{ nodeKey: 'disconnected-note', vector: unit(3), model: MODEL, hash: 'h2' }]);
+    await openStore().saveEmbeddings(WS, 'nba-workflow', [
+      { nodeKey: 'disconnected-note', vector: unit(3), model: MODEL, hash: 'h2' },
+    ]);
     const hits = await mine.searchNodesByVector('nba-workflow', query, 5);
     expect(hits.map((hit) => hit.node._key)).toEqual(['disconnected-note']);
     expect(hits[0].score).toBeCloseTo(1, 6);
@@ -178,23 +206,40 @@ describe(SqliteVectorIndexUpdater.name, () => {
     await local.importGraph(WS, structuredClone(nbaWorkflowDemo));
     expect(await mine.searchNodesByVector('nba-workflow', query, 5)).toEqual([]);
     const other = openStore();
-    await other.saveEmbeddings(WS, 'nba-workflow', [{ nodeKey: 'root', vector: Float32Array.of(1, 0, 0), model: MODEL, hash: 'h' }]);
+    await other.saveEmbeddings(WS, 'nba-workflow', [
+      { nodeKey: 'root', vector: Float32Array.of(1, 0, 0), model: MODEL, hash: 'h' },
+    ]);
     expect((await mine.searchNodesByVector('nba-workflow', query, 5)).map((hit) => hit.node._key)).toEqual(['root']);
 
     const imported = structuredClone(nbaWorkflowDemo);
     // fetch-api carries its own vector; root's content changed, so its vector is dropped.
     imported.nodes = imported.nodes.map((node) =>
-      node._key === 'fetch-api' ? { ...node, embedding: [1, 0, 0], embeddingModel: MODEL } : node._key === 'root' ? { ...node, process: '// new' } : node,
+      node._key === 'fetch-api'
+        ? { ...node, embedding: [1, 0, 0], embeddingModel: MODEL }
+        : node._key === 'root'
+          ? { ...node, process: '// new' }
+          : node,
     );
     await other.importGraph(WS, imported);
-    expect((await mine.searchNodesByVector('nba-workflow', query, 5)).map((hit) => hit.node._key)).toEqual(['fetch-api']);
+    expect((await mine.searchNodesByVector('nba-workflow', query, 5)).map((hit) => hit.node._key)).toEqual([
+      'fetch-api',
+    ]);
 
     for (let index = 0; index <= NODE_CHANGES_KEPT; index += 1) {
-      await other.saveEmbeddings(WS, 'nba-workflow', [{ nodeKey: 'root', vector: Float32Array.of(1, index, 0), model: MODEL, hash: `h${index}` }]);
+      await other.saveEmbeddings(WS, 'nba-workflow', [
+        { nodeKey: 'root', vector: Float32Array.of(1, index, 0), model: MODEL, hash: `h${index}` },
+      ]);
     }
-    expect((await mine.searchNodesByVector('nba-workflow', query, 5)).map((hit) => hit.node._key)).toEqual(['fetch-api']);
+    expect((await mine.searchNodesByVector('nba-workflow', query, 5)).map((hit) => hit.node._key)).toEqual([
+      'fetch-api',
+    ]);
     // An import stages the new graph under a new row (SqliteGraphImporter): its index is built as on first use.
-    expect(builds().map((entry) => entry.reason)).toEqual(['first_use', 'not_updatable', 'first_use', 'unrecorded_changes']);
+    expect(builds().map((entry) => entry.reason)).toEqual([
+      'first_use',
+      'not_updatable',
+      'first_use',
+      'unrecorded_changes',
+    ]);
   });
 
   it('rebuilds when one write changes many vectors, and when a vector of another dimension arrives', async () => {
@@ -204,16 +249,26 @@ describe(SqliteVectorIndexUpdater.name, () => {
     const keys = document.nodes.map((node) => node._key);
     const random = seededRandom(3);
     const vector = (dimension = 8) => Float32Array.from({ length: dimension }, () => random() - 0.5);
-    await local.saveEmbeddings(WS, 'nba-workflow', keys.map((nodeKey) => ({ nodeKey, vector: vector(), model: MODEL, hash: 'h' })));
+    await local.saveEmbeddings(
+      WS,
+      'nba-workflow',
+      keys.map((nodeKey) => ({ nodeKey, vector: vector(), model: MODEL, hash: 'h' })),
+    );
     const mine = local.forWorkspace(WS);
     const query = { vector: vector(), model: MODEL, minScore: -1 };
     await mine.searchNodesByVector('nba-workflow', query, 5);
 
-    await local.saveEmbeddings(WS, 'nba-workflow', keys.slice(0, 70).map((nodeKey) => ({ nodeKey, vector: vector(), model: MODEL, hash: 'h2' })));
+    await local.saveEmbeddings(
+      WS,
+      'nba-workflow',
+      keys.slice(0, 70).map((nodeKey) => ({ nodeKey, vector: vector(), model: MODEL, hash: 'h2' })),
+    );
     await mine.searchNodesByVector('nba-workflow', query, 5);
     await local.saveEmbeddings(WS, 'nba-workflow', [{ nodeKey: 'root', vector: vector(12), model: MODEL, hash: 'h3' }]);
     await mine.searchNodesByVector('nba-workflow', query, 5);
     expect(builds().map((entry) => entry.reason)).toEqual(['first_use', 'many_changes', 'not_updatable']);
-    expect(await results(mine, 'nba-workflow', [query.vector])).toEqual(await freshResults('nba-workflow', [query.vector]));
+    expect(await results(mine, 'nba-workflow', [query.vector])).toEqual(
+      await freshResults('nba-workflow', [query.vector]),
+    );
   });
 });

@@ -47,7 +47,12 @@ export class SqliteVectorIndexUpdater {
    * vectors are of one state of the file); otherwise the index is rebuilt in pages with turns of the
    * event loop between them (rebuildInPages), then brought up to date with what changed meanwhile.
    */
-  async update(graphId: number, graphKey: string, model: string, current: TrackedVectorIndex | null): Promise<TrackedVectorIndex> {
+  async update(
+    graphId: number,
+    graphKey: string,
+    model: string,
+    current: TrackedVectorIndex | null,
+  ): Promise<TrackedVectorIndex> {
     let tracked = current;
     for (let rebuilds = 0; ; rebuilds += 1) {
       const outcome = this.catchUp(graphId, graphKey, model, tracked);
@@ -59,10 +64,16 @@ export class SqliteVectorIndexUpdater {
   }
 
   /** Brings `current` up to the graph's state in place, or says why it must be rebuilt. Synchronous, in one read transaction. */
-  private catchUp(graphId: number, graphKey: string, model: string, current: TrackedVectorIndex | null): TrackedVectorIndex | { rebuild: VectorIndexBuildReason } {
+  private catchUp(
+    graphId: number,
+    graphKey: string,
+    model: string,
+    current: TrackedVectorIndex | null,
+  ): TrackedVectorIndex | { rebuild: VectorIndexBuildReason } {
     return this.db.transaction((): TrackedVectorIndex | { rebuild: VectorIndexBuildReason } => {
       const state = this.statements.graphRevisionsById.get(graphId) ?? { revision: 0, embeddingRevision: 0 };
-      if (current && current.revision === state.revision && current.embeddingRevision === state.embeddingRevision) return current;
+      if (current && current.revision === state.revision && current.embeddingRevision === state.embeddingRevision)
+        return current;
       if (!current) return { rebuild: 'first_use' };
       if (!current.index.updatable) return { rebuild: 'not_updatable' };
 
@@ -78,7 +89,11 @@ export class SqliteVectorIndexUpdater {
         applied = this.apply(current.index, graphId, model, changed);
       } catch (error) {
         // Half-applied: never serve it. A build from the file is the state of truth.
-        logger.warn('vector_index_update_failed', { graphKey, model, error: error instanceof Error ? error.message : String(error) });
+        logger.warn('vector_index_update_failed', {
+          graphKey,
+          model,
+          error: error instanceof Error ? error.message : String(error),
+        });
         return { rebuild: 'unrecorded_changes' };
       }
       if (!applied) return { rebuild: 'not_updatable' };
@@ -104,7 +119,11 @@ export class SqliteVectorIndexUpdater {
    * False when a vector does not fit the index (another dimension): the caller rebuilds.
    */
   private apply(index: VectorIndex, graphId: number, model: string, changed: Set<string>): boolean {
-    const rows = new Map(this.statements.vectorsOfModelByKeys.all(graphId, model, JSON.stringify([...changed])).map((row) => [row.key, row]));
+    const rows = new Map(
+      this.statements.vectorsOfModelByKeys
+        .all(graphId, model, JSON.stringify([...changed]))
+        .map((row) => [row.key, row]),
+    );
     for (const key of changed) {
       const row = rows.get(key);
       if (!row) index.remove(key);
@@ -121,7 +140,12 @@ export class SqliteVectorIndexUpdater {
    * dimension), the rest is built in one go as a plain build would. It carries the revisions read
    * before the first page: what changed meanwhile is applied afterwards from the change logs.
    */
-  private async rebuildInPages(graphId: number, graphKey: string, model: string, reason: VectorIndexBuildReason): Promise<TrackedVectorIndex> {
+  private async rebuildInPages(
+    graphId: number,
+    graphKey: string,
+    model: string,
+    reason: VectorIndexBuildReason,
+  ): Promise<TrackedVectorIndex> {
     const started = performance.now();
     const state = this.statements.graphRevisionsById.get(graphId) ?? { revision: 0, embeddingRevision: 0 };
     const slicer = new EventLoopSlicer();
@@ -129,7 +153,7 @@ export class SqliteVectorIndexUpdater {
     let index: VectorIndex | null = null;
     let first: VectorEntry[] = [];
     let settable = true;
-    for (let after = 0; settable; ) {
+    for (let after = 0; settable;) {
       const rows = this.statements.vectorsOfModelPage.all(graphId, model, after, PAGE_ROWS);
       for (const row of rows) {
         // Deleted and created again between two pages: the catch-up that follows settles it.
@@ -155,16 +179,24 @@ export class SqliteVectorIndexUpdater {
     if (!index) index = VectorIndex.build(first);
     // Vectors of several dimensions: which one wins depends on the first entry, so only a plain build over all of them is exact.
     else if (!settable) index = VectorIndex.build(await this.allEntries(graphId, model, slicer));
-    logger.info('vector_index_built', { graphKey, model, nodes: index.size, reason, durationMs: Math.round(performance.now() - started) });
+    logger.info('vector_index_built', {
+      graphKey,
+      model,
+      nodes: index.size,
+      reason,
+      durationMs: Math.round(performance.now() - started),
+    });
     return { index, revision: state.revision, embeddingRevision: state.embeddingRevision };
   }
 
   /** Every stored vector of the model, read in pages with turns of the event loop between them. */
   private async allEntries(graphId: number, model: string, slicer: EventLoopSlicer): Promise<VectorEntry[]> {
     const entries = new Map<string, VectorEntry>();
-    for (let after = 0; ; ) {
+    for (let after = 0; ;) {
       const rows = this.statements.vectorsOfModelPage.all(graphId, model, after, PAGE_ROWS);
-      for (const row of rows) if (!entries.has(row.key)) entries.set(row.key, { key: row.key, vector: decodeVector(row.embedding), order: row.id });
+      for (const row of rows)
+        if (!entries.has(row.key))
+          entries.set(row.key, { key: row.key, vector: decodeVector(row.embedding), order: row.id });
       if (rows.length < PAGE_ROWS) return [...entries.values()];
       after = rows[rows.length - 1].id;
       await slicer.maybeYield();

@@ -43,7 +43,13 @@ function scopedQueries(): Record<string, AqlQuery> {
   return {
     insert: queries.insert(document, 'mc_1'),
     setEmbedding: queries.setEmbedding(workspace, memoryId, [0.5], HOSTILE.model),
-    list: queries.list(workspace, threadId, { level: 1, since: 1, until: 2, memoryIds: [memoryId], needingEmbeddingBy: HOSTILE.model }),
+    list: queries.list(workspace, threadId, {
+      level: 1,
+      since: 1,
+      until: 2,
+      memoryIds: [memoryId],
+      needingEmbeddingBy: HOSTILE.model,
+    }),
     vectors: queries.vectors(workspace, threadId, HOSTILE.model),
     cursor: queries.cursor(workspace, 'mc_1'),
     allMentions: queries.allMentions(workspace, graphKey),

@@ -1,7 +1,15 @@
 import { Database } from 'arangojs';
 import { ArangoThreadQueryRunner } from '../../threads/arango/arango-thread-query.runner';
 import { hashedDocumentKey } from '../../database/arango/arango-hashed.key';
-import { EMPTY_MEMORY_CURSOR, MemoryCursor, MemoryFilter, MemoryLevel, MemoryRecord, MemoryVector, NodeMention } from '../memory-record';
+import {
+  EMPTY_MEMORY_CURSOR,
+  MemoryCursor,
+  MemoryFilter,
+  MemoryLevel,
+  MemoryRecord,
+  MemoryVector,
+  NodeMention,
+} from '../memory-record';
 import { MemoryRepository } from '../memory.repository';
 import { ArangoMemoryDocument, ArangoMemoryDocumentMapper } from './arango-memory-document.mapper';
 import { ARANGO_MEMORY_NAMES } from './arango-memory.names';
@@ -38,7 +46,10 @@ export class ArangoMemoryRepository implements MemoryRepository {
   }
 
   async insert(record: MemoryRecord): Promise<boolean> {
-    const query = this.queries.insert(ArangoMemoryDocumentMapper.toDocument(record), cursorKey(record.workspace, record.threadId));
+    const query = this.queries.insert(
+      ArangoMemoryDocumentMapper.toDocument(record),
+      cursorKey(record.workspace, record.threadId),
+    );
     return this.runner.withRetries('memory.insert', async (run) => (await run<boolean>(query))[0] === true);
   }
 
@@ -50,22 +61,36 @@ export class ArangoMemoryRepository implements MemoryRepository {
   }
 
   async list(workspace: string, threadId: string, filter: MemoryFilter = {}): Promise<MemoryRecord[]> {
-    const documents = await this.runner.all<ArangoMemoryDocument>('memory.list', this.queries.list(workspace, threadId, filter));
+    const documents = await this.runner.all<ArangoMemoryDocument>(
+      'memory.list',
+      this.queries.list(workspace, threadId, filter),
+    );
     return documents.map((document) => ArangoMemoryDocumentMapper.toRecord(document));
   }
 
   async vectors(workspace: string, threadId: string, model: string): Promise<MemoryVector[]> {
-    const rows = await this.runner.all<{ memoryId: string; level: MemoryLevel; embedding: number[] }>('memory.vectors', this.queries.vectors(workspace, threadId, model));
-    return rows.map((row) => ({ memoryId: row.memoryId, level: row.level, embedding: Float32Array.from(row.embedding) }));
+    const rows = await this.runner.all<{ memoryId: string; level: MemoryLevel; embedding: number[] }>(
+      'memory.vectors',
+      this.queries.vectors(workspace, threadId, model),
+    );
+    return rows.map((row) => ({
+      memoryId: row.memoryId,
+      level: row.level,
+      embedding: Float32Array.from(row.embedding),
+    }));
   }
 
   async cursor(workspace: string, threadId: string): Promise<MemoryCursor> {
-    const [cursor] = await this.runner.all<MemoryCursor>('memory.cursor', this.queries.cursor(workspace, cursorKey(workspace, threadId)));
+    const [cursor] = await this.runner.all<MemoryCursor>(
+      'memory.cursor',
+      this.queries.cursor(workspace, cursorKey(workspace, threadId)),
+    );
     return cursor ? { level1End: cursor.level1End ?? 0, level2End: cursor.level2End ?? 0 } : { ...EMPTY_MEMORY_CURSOR };
   }
 
   async mentions(workspace: string, graphKey: string, nodeKeys: readonly string[] | 'all'): Promise<NodeMention[]> {
-    if (nodeKeys === 'all') return this.runner.all<NodeMention>('memory.mentions', this.queries.allMentions(workspace, graphKey));
+    if (nodeKeys === 'all')
+      return this.runner.all<NodeMention>('memory.mentions', this.queries.allMentions(workspace, graphKey));
     const result: NodeMention[] = [];
     for (let start = 0; start < nodeKeys.length; start += KEYS_PER_QUERY) {
       const query = this.queries.mentionsOf(workspace, graphKey, nodeKeys.slice(start, start + KEYS_PER_QUERY));

@@ -8,9 +8,15 @@ const logger = new Logger('arango-memory');
 
 const INDEXES: ReadonlyArray<{ collection: string; index: EnsureIndexOptions }> = [
   // A thread's records, oldest first (the memory endpoint, recall, reconciliation).
-  { collection: ARANGO_MEMORY_NAMES.records, index: { type: 'persistent', fields: ['workspace', 'threadId', 'createdTime'] } },
+  {
+    collection: ARANGO_MEMORY_NAMES.records,
+    index: { type: 'persistent', fields: ['workspace', 'threadId', 'createdTime'] },
+  },
   // Records mentioning a node of a graph (staleness).
-  { collection: ARANGO_MEMORY_NAMES.records, index: { type: 'persistent', fields: ['workspace', 'graphKey', 'nodesMentioned[*]'] } },
+  {
+    collection: ARANGO_MEMORY_NAMES.records,
+    index: { type: 'persistent', fields: ['workspace', 'graphKey', 'nodesMentioned[*]'] },
+  },
   // Retention: records of a level older than a date.
   { collection: ARANGO_MEMORY_NAMES.records, index: { type: 'persistent', fields: ['level', 'createdTime'] } },
 ];

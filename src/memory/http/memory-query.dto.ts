@@ -22,14 +22,18 @@ function toLevel({ value }: { value: unknown }): unknown {
 
 /** Query of GET /api/ai/thread/:threadId/memory (docs/protocol.md §8.6); unknown parameters are refused. */
 export class MemoryQueryDto {
-  @ApiPropertyOptional({ description: '0: turns, 1: short-term summaries, 2: long-term summaries. All levels when absent.', enum: [0, 1, 2] })
+  @ApiPropertyOptional({
+    description: '0: turns, 1: short-term summaries, 2: long-term summaries. All levels when absent.',
+    enum: [0, 1, 2],
+  })
   @IsOptional()
   @Transform(toLevel)
   @IsIn([0, 1, 2], { message: 'level must be 0, 1 or 2' })
   level?: MemoryLevel;
 
   @ApiPropertyOptional({
-    description: 'Records created at or after this instant: epoch milliseconds, or an ISO 8601 date-time (a date alone is midnight UTC).',
+    description:
+      'Records created at or after this instant: epoch milliseconds, or an ISO 8601 date-time (a date alone is midnight UTC).',
     example: '2025-12-09T00:00:00+01:00',
   })
   @IsOptional()
@@ -38,7 +42,10 @@ export class MemoryQueryDto {
   @Min(0, { message: INSTANT_MESSAGE })
   since?: number;
 
-  @ApiPropertyOptional({ description: 'Records created at or before this instant (same forms as since).', example: 1765321800000 })
+  @ApiPropertyOptional({
+    description: 'Records created at or before this instant (same forms as since).',
+    example: 1765321800000,
+  })
   @IsOptional()
   @Transform(toInstant)
   @IsInt({ message: INSTANT_MESSAGE })

@@ -33,7 +33,9 @@ const MEMORY_EXAMPLE: MemoryEntryView[] = [
   },
 ];
 
-const error = (statusCode: number, code: string, message: string) => ({ schema: { example: { statusCode, code, message } } });
+const error = (statusCode: number, code: string, message: string) => ({
+  schema: { example: { statusCode, code, message } },
+});
 
 /** docs/protocol.md §8.6: a thread's conversation memory, for its owner. */
 @ApiTags('ai')
@@ -51,11 +53,31 @@ export class MemoryController {
       'so the latest turn may appear a moment later. See docs/memory.md.',
   })
   @ApiParam({ name: 'threadId', example: 'ai_mhx2k3l0a9f3c1e2b4d5f6a7' })
-  @ApiResponse({ status: 200, description: 'The records, oldest first (empty when nothing is remembered yet).', schema: { example: MEMORY_EXAMPLE } })
-  @ApiResponse({ status: 400, description: 'A bad or unknown query parameter, or since after until.', ...error(400, 'bad_request', 'level must be 0, 1 or 2') })
-  @ApiResponse({ status: 401, description: 'Missing, expired or invalid token.', ...error(401, 'unauthorized', 'Token expired') })
-  @ApiResponse({ status: 404, description: "No such thread of yours (also for another user's thread).", ...error(404, 'not_found', 'Thread not found') })
-  list(@CurrentPrincipal() principal: Principal, @Param('threadId') threadId: string, @Query() query: MemoryQueryDto): Promise<MemoryEntryView[]> {
+  @ApiResponse({
+    status: 200,
+    description: 'The records, oldest first (empty when nothing is remembered yet).',
+    schema: { example: MEMORY_EXAMPLE },
+  })
+  @ApiResponse({
+    status: 400,
+    description: 'A bad or unknown query parameter, or since after until.',
+    ...error(400, 'bad_request', 'level must be 0, 1 or 2'),
+  })
+  @ApiResponse({
+    status: 401,
+    description: 'Missing, expired or invalid token.',
+    ...error(401, 'unauthorized', 'Token expired'),
+  })
+  @ApiResponse({
+    status: 404,
+    description: "No such thread of yours (also for another user's thread).",
+    ...error(404, 'not_found', 'Thread not found'),
+  })
+  list(
+    @CurrentPrincipal() principal: Principal,
+    @Param('threadId') threadId: string,
+    @Query() query: MemoryQueryDto,
+  ): Promise<MemoryEntryView[]> {
     return this.memory.list(principal, threadId, { level: query.level, since: query.since, until: query.until });
   }
 }

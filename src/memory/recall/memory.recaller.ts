@@ -64,7 +64,12 @@ export class MemoryRecaller {
     const best = scored.filter((hit) => ++perLevel[hit.vector.level] <= limits[hit.vector.level] * 2);
     if (best.length === 0) return [];
     const records = new Map(
-      (await this.repository.list(request.workspace, request.threadId, { memoryIds: best.map((hit) => hit.vector.memoryId), vectors: false })).map((record) => [record.memoryId, record]),
+      (
+        await this.repository.list(request.workspace, request.threadId, {
+          memoryIds: best.map((hit) => hit.vector.memoryId),
+          vectors: false,
+        })
+      ).map((record) => [record.memoryId, record]),
     );
     const chosen: Record<MemoryLevel, number> = { 0: 0, 1: 0, 2: 0 };
     const recalled: RecalledMemory[] = [];

@@ -18,7 +18,9 @@ export class MemoryRetentionJob {
         const trimmed = await retention.trim();
         logger.info('memory_trimmed', { ...trimmed, trigger: 'schedule' });
       } catch (error) {
-        logger.error('memory_trim_failed', { error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) });
+        logger.error('memory_trim_failed', {
+          error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+        });
       }
     });
   }

@@ -26,8 +26,22 @@ describe(MemoryRetention.name, () => {
     db = openSqliteDatabase(dataDir);
     repository = new SqliteMemoryRepository(db);
     threadId = generateThreadId();
-    await new SqliteThreadRepository(db).create({ threadId, workspace: 'w', userId: 'u', graphKey: 'g', title: 't', createdTime: 1 });
-    const at = (level: 0 | 1 | 2, daysAgo: number) => memoryRecord({ workspace: 'w', threadId, level, createdTime: NOW - daysAgo * DAY, charRange: [daysAgo, daysAgo + 1] });
+    await new SqliteThreadRepository(db).create({
+      threadId,
+      workspace: 'w',
+      userId: 'u',
+      graphKey: 'g',
+      title: 't',
+      createdTime: 1,
+    });
+    const at = (level: 0 | 1 | 2, daysAgo: number) =>
+      memoryRecord({
+        workspace: 'w',
+        threadId,
+        level,
+        createdTime: NOW - daysAgo * DAY,
+        charRange: [daysAgo, daysAgo + 1],
+      });
     for (const record of [at(0, 400), at(1, 31), at(1, 29), at(2, 91), at(2, 89)]) await repository.insert(record);
   });
 
@@ -39,12 +53,18 @@ describe(MemoryRetention.name, () => {
   const levelsLeft = async () => (await repository.list('w', threadId)).map((record) => record.level).sort();
 
   it('trims short-term summaries after 30 days and long-term ones after 90, and keeps turns', async () => {
-    expect(await new MemoryRetention(repository, { level1Days: 30, level2Days: 90 }).trim(NOW)).toEqual({ level1: 1, level2: 1 });
+    expect(await new MemoryRetention(repository, { level1Days: 30, level2Days: 90 }).trim(NOW)).toEqual({
+      level1: 1,
+      level2: 1,
+    });
     expect(await levelsLeft()).toEqual([0, 1, 2]);
   });
 
   it('keeps a level whose retention is 0', async () => {
-    expect(await new MemoryRetention(repository, { level1Days: 0, level2Days: 1 }).trim(NOW)).toEqual({ level1: 0, level2: 2 });
+    expect(await new MemoryRetention(repository, { level1Days: 0, level2Days: 1 }).trim(NOW)).toEqual({
+      level1: 0,
+      level2: 2,
+    });
     expect(await levelsLeft()).toEqual([0, 1, 1]);
   });
 
@@ -52,11 +72,15 @@ describe(MemoryRetention.name, () => {
     const logs: LogEntry[] = [];
     configureLogging({ level: 'info' });
     setLogSink((entry) => logs.push(entry));
-    const job = new MemoryRetentionJob(new MemoryRetention(repository, { level1Days: 30, level2Days: 90 }), '* * * * * *');
+    const job = new MemoryRetentionJob(
+      new MemoryRetention(repository, { level1Days: 30, level2Days: 90 }),
+      '* * * * * *',
+    );
     try {
       expect(job.nextRun()).toBeInstanceOf(Date);
       const deadline = Date.now() + 3000;
-      while (!logs.some((entry) => entry.event === 'memory_trimmed') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      while (!logs.some((entry) => entry.event === 'memory_trimmed') && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 50));
       expect(logs.find((entry) => entry.event === 'memory_trimmed')).toMatchObject({ trigger: 'schedule' });
     } finally {
       job.onModuleDestroy();

@@ -37,5 +37,8 @@ export class MemoryRetention {
 
 /** The retention the configuration asks for (MEMORY_L1_RETENTION_DAYS, MEMORY_L2_RETENTION_DAYS). */
 export function memoryRetentionOf(config: AppConfig, repository: MemoryRepository): MemoryRetention {
-  return new MemoryRetention(repository, { level1Days: config.memory.level1RetentionDays, level2Days: config.memory.level2RetentionDays });
+  return new MemoryRetention(repository, {
+    level1Days: config.memory.level1RetentionDays,
+    level2Days: config.memory.level2RetentionDays,
+  });
 }

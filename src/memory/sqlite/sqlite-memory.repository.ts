@@ -1,6 +1,15 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { decodeVector, encodeVector } from '../../graph/sqlite/sqlite-graph.codec';
-import { EMPTY_MEMORY_CURSOR, MemoryCursor, MemoryFilter, MemoryLevel, MemoryRecord, MemoryVector, NodeMention, SummaryAuthor } from '../memory-record';
+import {
+  EMPTY_MEMORY_CURSOR,
+  MemoryCursor,
+  MemoryFilter,
+  MemoryLevel,
+  MemoryRecord,
+  MemoryVector,
+  NodeMention,
+  SummaryAuthor,
+} from '../memory-record';
 import { MemoryRepository } from '../memory.repository';
 
 interface MemoryRow {
@@ -36,7 +45,12 @@ const KEYS_PER_STATEMENT = 500;
 export class SqliteMemoryRepository implements MemoryRepository {
   private readonly statements: ReturnType<typeof prepare>;
   private readonly insertRecord: (record: MemoryRecord) => boolean;
-  private readonly markStaleIn: (workspace: string, graphKey: string, outdated: readonly NodeMention[], now: number) => number;
+  private readonly markStaleIn: (
+    workspace: string,
+    graphKey: string,
+    outdated: readonly NodeMention[],
+    now: number,
+  ) => number;
   private readonly readList: (params: Record<string, unknown>, vectors: boolean) => MemoryRecord[];
 
   constructor(private readonly db: Database) {
@@ -45,7 +59,11 @@ export class SqliteMemoryRepository implements MemoryRepository {
     // One read transaction: the records and their mentions (one query each, grouped here) are of the same state.
     this.readList = db.transaction((params: Record<string, unknown>, vectors: boolean) => {
       const mentions = new Map<string, NodeMention[]>();
-      for (const row of this.statements.threadMentions.all(params) as Array<{ memory_id: string; node_key: string; fingerprint: string }>) {
+      for (const row of this.statements.threadMentions.all(params) as Array<{
+        memory_id: string;
+        node_key: string;
+        fingerprint: string;
+      }>) {
         const list = mentions.get(row.memory_id) ?? [];
         list.push({ key: row.node_key, fingerprint: row.fingerprint });
         mentions.set(row.memory_id, list);
@@ -53,13 +71,21 @@ export class SqliteMemoryRepository implements MemoryRepository {
       const rows = (vectors ? this.statements.list : this.statements.listWithoutVectors).all(params) as MemoryRow[];
       return rows.map((row) => toRecord(row, mentions.get(row.memory_id) ?? []));
     });
-    this.markStaleIn = db.transaction((workspace: string, graphKey: string, outdated: readonly NodeMention[], now: number) => {
-      let marked = 0;
-      for (const mention of outdated) {
-        marked += this.statements.markStale.run({ workspace, graph_key: graphKey, node_key: mention.key, fingerprint: mention.fingerprint, now }).changes;
-      }
-      return marked;
-    }).immediate;
+    this.markStaleIn = db.transaction(
+      (workspace: string, graphKey: string, outdated: readonly NodeMention[], now: number) => {
+        let marked = 0;
+        for (const mention of outdated) {
+          marked += this.statements.markStale.run({
+            workspace,
+            graph_key: graphKey,
+            node_key: mention.key,
+            fingerprint: mention.fingerprint,
+            now,
+          }).changes;
+        }
+        return marked;
+      },
+    ).immediate;
   }
 
   async insert(record: MemoryRecord): Promise<boolean> {
@@ -84,24 +110,35 @@ export class SqliteMemoryRepository implements MemoryRepository {
   }
 
   async vectors(workspace: string, threadId: string, model: string): Promise<MemoryVector[]> {
-    const rows = this.statements.vectors.all(workspace, threadId, model) as Array<{ memory_id: string; level: MemoryLevel; embedding: Buffer }>;
+    const rows = this.statements.vectors.all(workspace, threadId, model) as Array<{
+      memory_id: string;
+      level: MemoryLevel;
+      embedding: Buffer;
+    }>;
     return rows.map((row) => ({ memoryId: row.memory_id, level: row.level, embedding: decodeVector(row.embedding) }));
   }
 
   async cursor(workspace: string, threadId: string): Promise<MemoryCursor> {
-    const row = this.statements.cursor.get(threadId, workspace) as { level1_end: number; level2_end: number } | undefined;
+    const row = this.statements.cursor.get(threadId, workspace) as
+      { level1_end: number; level2_end: number } | undefined;
     return row ? { level1End: row.level1_end, level2End: row.level2_end } : { ...EMPTY_MEMORY_CURSOR };
   }
 
   async mentions(workspace: string, graphKey: string, nodeKeys: readonly string[] | 'all'): Promise<NodeMention[]> {
     if (nodeKeys === 'all') {
-      const rows = this.statements.allMentions.all(workspace, graphKey) as Array<{ node_key: string; fingerprint: string }>;
+      const rows = this.statements.allMentions.all(workspace, graphKey) as Array<{
+        node_key: string;
+        fingerprint: string;
+      }>;
       return rows.map((row) => ({ key: row.node_key, fingerprint: row.fingerprint }));
     }
     const result: NodeMention[] = [];
     for (let start = 0; start < nodeKeys.length; start += KEYS_PER_STATEMENT) {
       const keys = nodeKeys.slice(start, start + KEYS_PER_STATEMENT);
-      const rows = this.statements.mentionsOf.all(workspace, graphKey, JSON.stringify(keys)) as Array<{ node_key: string; fingerprint: string }>;
+      const rows = this.statements.mentionsOf.all(workspace, graphKey, JSON.stringify(keys)) as Array<{
+        node_key: string;
+        fingerprint: string;
+      }>;
       result.push(...rows.map((row) => ({ key: row.node_key, fingerprint: row.fingerprint })));
     }
     return result;
@@ -112,19 +149,23 @@ export class SqliteMemoryRepository implements MemoryRepository {
   }
 
   async deleteThread(workspace: string, threadId: string): Promise<number> {
-    return this.db.transaction(() => {
-      // Children first, explicitly: correct even on a connection without foreign_keys=ON.
-      this.statements.deleteThreadMentions.run(threadId, workspace);
-      this.statements.deleteCursor.run(threadId, workspace);
-      return this.statements.deleteThreadRecords.run(threadId, workspace).changes;
-    }).immediate();
+    return this.db
+      .transaction(() => {
+        // Children first, explicitly: correct even on a connection without foreign_keys=ON.
+        this.statements.deleteThreadMentions.run(threadId, workspace);
+        this.statements.deleteCursor.run(threadId, workspace);
+        return this.statements.deleteThreadRecords.run(threadId, workspace).changes;
+      })
+      .immediate();
   }
 
   async trim(level: MemoryLevel, before: number): Promise<number> {
-    return this.db.transaction(() => {
-      this.statements.trimMentions.run(level, before);
-      return this.statements.trimRecords.run(level, before).changes;
-    }).immediate();
+    return this.db
+      .transaction(() => {
+        this.statements.trimMentions.run(level, before);
+        return this.statements.trimRecords.run(level, before).changes;
+      })
+      .immediate();
   }
 
   private insertIn(record: MemoryRecord): boolean {
@@ -152,7 +193,13 @@ export class SqliteMemoryRepository implements MemoryRepository {
     });
     if (inserted.changes === 0) return false;
     for (const mention of record.mentions) {
-      this.statements.insertMention.run(record.memoryId, record.workspace, record.graphKey, mention.key, mention.fingerprint);
+      this.statements.insertMention.run(
+        record.memoryId,
+        record.workspace,
+        record.graphKey,
+        mention.key,
+        mention.fingerprint,
+      );
     }
     if (record.level > 0) {
       this.statements.advanceCursor.run({
@@ -180,28 +227,35 @@ function prepare(db: Database) {
     m.stale, m.stale_time`;
   const order = 'ORDER BY m.created_time, m.char_start, m.level, m.memory_id';
   return {
-    insert: statement(`INSERT INTO ai_memory (memory_id, workspace, thread_id, graph_key, level, created_time, created_at, text, turn_id,
+    insert:
+      statement(`INSERT INTO ai_memory (memory_id, workspace, thread_id, graph_key, level, created_time, created_at, text, turn_id,
         char_start, char_end, parent_ids, key_findings, tools_used, topics, author, embedding, embedding_model, stale, stale_time)
       VALUES (@memory_id, @workspace, @thread_id, @graph_key, @level, @created_time, @created_at, @text, @turn_id,
         @char_start, @char_end, @parent_ids, @key_findings, @tools_used, @topics, @author, @embedding, @embedding_model, @stale, @stale_time)
       ON CONFLICT (memory_id) DO NOTHING`),
-    insertMention: statement(`INSERT OR IGNORE INTO ai_memory_mentions (memory_id, workspace, graph_key, node_key, fingerprint)
+    insertMention:
+      statement(`INSERT OR IGNORE INTO ai_memory_mentions (memory_id, workspace, graph_key, node_key, fingerprint)
       VALUES (?, ?, ?, ?, ?)`),
     advanceCursor: statement(`INSERT INTO ai_memory_cursors (thread_id, workspace, level1_end, level2_end)
       VALUES (@thread_id, @workspace, @level1_end, @level2_end)
       ON CONFLICT (thread_id) DO UPDATE SET
         level1_end = MAX(level1_end, excluded.level1_end), level2_end = MAX(level2_end, excluded.level2_end)`),
-    setEmbedding: statement('UPDATE ai_memory SET embedding = ?, embedding_model = ? WHERE memory_id = ? AND workspace = ?'),
+    setEmbedding: statement(
+      'UPDATE ai_memory SET embedding = ?, embedding_model = ? WHERE memory_id = ? AND workspace = ?',
+    ),
     list: statement(`SELECT m.* FROM ai_memory m WHERE ${filters} ${order}`),
     listWithoutVectors: statement(`SELECT ${withoutVector} FROM ai_memory m WHERE ${filters} ${order}`),
-    threadMentions: statement(`SELECT n.memory_id, n.node_key, n.fingerprint FROM ai_memory_mentions n JOIN ai_memory m ON m.memory_id = n.memory_id
+    threadMentions:
+      statement(`SELECT n.memory_id, n.node_key, n.fingerprint FROM ai_memory_mentions n JOIN ai_memory m ON m.memory_id = n.memory_id
       WHERE ${filters} ORDER BY n.memory_id, n.node_key`),
     vectors: statement(`SELECT m.memory_id, m.level, m.embedding FROM ai_memory m
       WHERE m.workspace = ? AND m.thread_id = ? AND m.embedding_model = ? AND m.embedding IS NOT NULL ${order}`),
     cursor: statement('SELECT level1_end, level2_end FROM ai_memory_cursors WHERE thread_id = ? AND workspace = ?'),
-    allMentions: statement(`SELECT DISTINCT n.node_key, n.fingerprint FROM ai_memory_mentions n JOIN ai_memory m ON m.memory_id = n.memory_id
+    allMentions:
+      statement(`SELECT DISTINCT n.node_key, n.fingerprint FROM ai_memory_mentions n JOIN ai_memory m ON m.memory_id = n.memory_id
       WHERE n.workspace = ? AND n.graph_key = ? AND m.stale = 0`),
-    mentionsOf: statement(`SELECT DISTINCT n.node_key, n.fingerprint FROM ai_memory_mentions n JOIN ai_memory m ON m.memory_id = n.memory_id
+    mentionsOf:
+      statement(`SELECT DISTINCT n.node_key, n.fingerprint FROM ai_memory_mentions n JOIN ai_memory m ON m.memory_id = n.memory_id
       WHERE n.workspace = ? AND n.graph_key = ? AND n.node_key IN (SELECT value FROM json_each(?)) AND m.stale = 0`),
     markStale: statement(`UPDATE ai_memory SET stale = 1, stale_time = @now
       WHERE stale = 0 AND memory_id IN (SELECT memory_id FROM ai_memory_mentions

@@ -11,7 +11,10 @@ describe(MemoryStalenessListener.name, () => {
 
   const staleness = async () =>
     Object.fromEntries(
-      (await bed.repository.list('default', threadId, { level: 0 })).map((record) => [record.mentions.map((mention) => mention.key).join('+'), record.stale]),
+      (await bed.repository.list('default', threadId, { level: 0 })).map((record) => [
+        record.mentions.map((mention) => mention.key).join('+'),
+        record.stale,
+      ]),
     );
 
   beforeEach(async () => {
@@ -46,7 +49,9 @@ describe(MemoryStalenessListener.name, () => {
   });
 
   it('marks stale the records mentioning a node deleted by an applied change set', async () => {
-    await bed.graphs.forWorkspace('default').applyChanges('nba-workflow', graphChangeSet({ nodeKeysToDelete: ['filter-active'] }));
+    await bed.graphs
+      .forWorkspace('default')
+      .applyChanges('nba-workflow', graphChangeSet({ nodeKeysToDelete: ['filter-active'] }));
     await listener.whenIdle();
     expect(await staleness()).toEqual({ 'fetch-api': false, 'filter-active': true, root: false });
   });
@@ -65,7 +70,9 @@ describe(MemoryStalenessListener.name, () => {
 
   it('leaves a change relayed from another instance (remote) to the instance that made it', async () => {
     const document = structuredClone(nbaWorkflowDemo);
-    document.nodes = document.nodes.map((node) => (node._key === 'root' ? { ...node, data: { replaced: true } } : node));
+    document.nodes = document.nodes.map((node) =>
+      node._key === 'root' ? { ...node, data: { replaced: true } } : node,
+    );
     await bed.graphStore.importGraph('default', document);
     bed.notifier.notify({ kind: 'imported', workspace: 'default', graphKey: 'nba-workflow', remote: true });
     await listener.whenIdle();
@@ -74,7 +81,13 @@ describe(MemoryStalenessListener.name, () => {
 
   it('ignores unsaved (live) changes and changes of another workspace', async () => {
     bed.notifier.notify({ kind: 'live', workspace: 'default', graphKey: 'nba-workflow' });
-    bed.notifier.notify({ kind: 'stored', workspace: 'globex', graphKey: 'nba-workflow', nodeKeys: [], deletedNodeKeys: ['root'] });
+    bed.notifier.notify({
+      kind: 'stored',
+      workspace: 'globex',
+      graphKey: 'nba-workflow',
+      nodeKeys: [],
+      deletedNodeKeys: ['root'],
+    });
     await listener.whenIdle();
     expect(await staleness()).toEqual({ 'fetch-api': false, 'filter-active': false, root: false });
   });

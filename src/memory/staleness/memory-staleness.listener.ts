@@ -46,7 +46,13 @@ export class MemoryStalenessListener {
   private async check(event: Exclude<GraphChangeEvent, { kind: 'live' }>): Promise<void> {
     try {
       const marked = await this.marker.apply(event);
-      if (marked > 0) logger.info('memory_marked_stale', { workspace: event.workspace, graphKey: event.graphKey, change: event.kind, records: marked });
+      if (marked > 0)
+        logger.info('memory_marked_stale', {
+          workspace: event.workspace,
+          graphKey: event.graphKey,
+          change: event.kind,
+          records: marked,
+        });
     } catch (error) {
       logger.error('memory_staleness_check_failed', {
         workspace: event.workspace,

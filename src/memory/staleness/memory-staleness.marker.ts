@@ -24,11 +24,14 @@ export class MemoryStalenessMarker {
   /** The records marked stale by this change (0 when it touches nothing remembered). */
   async apply(event: GraphChangeEvent): Promise<number> {
     if (event.kind === 'live') return 0;
-    const keys = event.kind === 'imported' ? 'all' : [...new Set([...event.nodeKeys, ...(event.deletedNodeKeys ?? [])])];
+    const keys =
+      event.kind === 'imported' ? 'all' : [...new Set([...event.nodeKeys, ...(event.deletedNodeKeys ?? [])])];
     if (keys !== 'all' && keys.length === 0) return 0;
     const mentioned = await this.repository.mentions(event.workspace, event.graphKey, keys);
     if (mentioned.length === 0) return 0;
-    const nodes = await this.graphs.forWorkspace(event.workspace).getNodesByKeys(event.graphKey, [...new Set(mentioned.map((mention) => mention.key))]);
+    const nodes = await this.graphs
+      .forWorkspace(event.workspace)
+      .getNodesByKeys(event.graphKey, [...new Set(mentioned.map((mention) => mention.key))]);
     const current = new Map(nodes.map((node) => [node._key, nodeContentFingerprint(node)]));
     const outdated: NodeMention[] = mentioned.filter((mention) => current.get(mention.key) !== mention.fingerprint);
     return this.repository.markStale(event.workspace, event.graphKey, outdated, this.clock());

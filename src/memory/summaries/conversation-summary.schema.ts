@@ -15,8 +15,14 @@ export const CONVERSATION_SUMMARY_SCHEMA = {
   required: ['summary', 'nodesMentioned', 'keyFindings', 'toolsUsed', 'topics'],
   properties: {
     summary: { ...text(4000), description: 'The summary itself, at most about 150 words.' },
-    nodesMentioned: { ...list(50, 200), description: 'Keys of the graph nodes the conversation talks about, exactly as written.' },
-    keyFindings: { ...list(20, 500), description: 'Short facts established or stated (values, names, decisions, problems found).' },
+    nodesMentioned: {
+      ...list(50, 200),
+      description: 'Keys of the graph nodes the conversation talks about, exactly as written.',
+    },
+    keyFindings: {
+      ...list(20, 500),
+      description: 'Short facts established or stated (values, names, decisions, problems found).',
+    },
     toolsUsed: { ...list(30, 100), description: 'Names of the tools the assistant used.' },
     topics: { ...list(10, 100), description: 'A few topics, a few words each.' },
   },
@@ -37,7 +43,8 @@ export class SummaryOutputError extends Error {
 
 /** Checks a parsed value against the schema; returns it with strings trimmed and list items deduplicated. */
 export function parseConversationSummary(value: unknown): ConversationSummary {
-  if (!validate(value)) throw new SummaryOutputError('The summary does not match its schema', describe(validate.errors ?? []));
+  if (!validate(value))
+    throw new SummaryOutputError('The summary does not match its schema', describe(validate.errors ?? []));
   const unique = (items: string[]) => [...new Set(items.map((item) => item.trim()).filter((item) => item.length > 0))];
   return {
     summary: value.summary.trim(),

@@ -8,7 +8,10 @@ describe(ExtractiveConversationSummarizer.name, () => {
       workspace: 'default',
       level: 1,
       sources: [
-        turn('User: What does fetch-api do? I need details.\nAssistant: It fetches the NBA players. Then it retries.\nTools used:\n- read_node_detail: {"a":1}', ['read_node_detail']),
+        turn(
+          'User: What does fetch-api do? I need details.\nAssistant: It fetches the NBA players. Then it retries.\nTools used:\n- read_node_detail: {"a":1}',
+          ['read_node_detail'],
+        ),
         turn('User: Remember that the staging token is NBA_TOKEN_42.\nAssistant: Noted.'),
       ],
     });
@@ -31,11 +34,22 @@ describe(ExtractiveConversationSummarizer.name, () => {
 
   it('merges level-1 summaries without repeating their labels, in French when asked', async () => {
     const french = new ExtractiveConversationSummarizer('fr');
-    const level1 = await french.summarize({ workspace: 'default', level: 1, sources: [turn('User: Bonjour.\nAssistant: Salut.')] });
+    const level1 = await french.summarize({
+      workspace: 'default',
+      level: 1,
+      sources: [turn('User: Bonjour.\nAssistant: Salut.')],
+    });
     const level2 = await french.summarize({
       workspace: 'default',
       level: 2,
-      sources: [{ text: level1.summary.summary, toolsUsed: ['search_nodes'], nodesMentioned: ['root'], keyFindings: ['root démarre le flux'] }],
+      sources: [
+        {
+          text: level1.summary.summary,
+          toolsUsed: ['search_nodes'],
+          nodesMentioned: ['root'],
+          keyFindings: ['root démarre le flux'],
+        },
+      ],
     });
     expect(level2.summary.summary).toBe(
       'Résumé extractif (aucun modèle de langage n’est configuré ; phrases reprises de la conversation) :\nUser: Bonjour.\nAssistant: Salut.',

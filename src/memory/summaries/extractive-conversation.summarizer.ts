@@ -30,7 +30,9 @@ export class ExtractiveConversationSummarizer implements ConversationSummarizer 
       length += line.length + 1;
     }
     const allText = request.sources.map((source) => source.text).join('\n');
-    const union = (pick: (source: SummaryRequest['sources'][number]) => readonly string[]) => [...new Set(request.sources.flatMap(pick))];
+    const union = (pick: (source: SummaryRequest['sources'][number]) => readonly string[]) => [
+      ...new Set(request.sources.flatMap(pick)),
+    ];
     return {
       summary: {
         summary: [texts.extractiveLabel, ...quotes].join('\n'),
@@ -65,7 +67,8 @@ function firstSentence(line: string): string {
 function frequentWords(text: string): string[] {
   const counts = new Map<string, number>();
   for (const word of text.toLowerCase().match(/\p{L}[\p{L}\p{N}_-]*/gu) ?? []) {
-    if (word.length < TOPIC_MIN_LETTERS || EMBEDDING_STOP_WORDS.has(word) || word === 'user' || word === 'assistant') continue;
+    if (word.length < TOPIC_MIN_LETTERS || EMBEDDING_STOP_WORDS.has(word) || word === 'user' || word === 'assistant')
+      continue;
     counts.set(word, (counts.get(word) ?? 0) + 1);
   }
   return [...counts.entries()]

@@ -2,7 +2,11 @@ import type { Locale } from '../../config/app-config';
 import type { LlmMessage, LlmToolDefinition } from '../../conversation/llm-message';
 import type { LlmProvider } from '../../providers/llm-provider';
 import { ConversationSummarizer, SummaryRequest, SummaryResult } from './conversation-summary';
-import { CONVERSATION_SUMMARY_SCHEMA, parseConversationSummary, SummaryOutputError } from './conversation-summary.schema';
+import {
+  CONVERSATION_SUMMARY_SCHEMA,
+  parseConversationSummary,
+  SummaryOutputError,
+} from './conversation-summary.schema';
 import { RECORD_SUMMARY_TOOL, SUMMARY_PROMPT_TEXTS } from './summary-prompt.texts';
 
 /** Enough for a 200-word summary and its lists, as tool-call JSON. */
@@ -25,7 +29,11 @@ export class LlmConversationSummarizer implements ConversationSummarizer {
     const texts = SUMMARY_PROMPT_TEXTS[locale] ?? SUMMARY_PROMPT_TEXTS.en;
     this.tool = {
       type: 'function',
-      function: { name: RECORD_SUMMARY_TOOL, description: texts.toolDescription, parameters: structuredClone(CONVERSATION_SUMMARY_SCHEMA) as Record<string, unknown> },
+      function: {
+        name: RECORD_SUMMARY_TOOL,
+        description: texts.toolDescription,
+        parameters: structuredClone(CONVERSATION_SUMMARY_SCHEMA) as Record<string, unknown>,
+      },
     };
   }
 
@@ -33,11 +41,22 @@ export class LlmConversationSummarizer implements ConversationSummarizer {
     const texts = SUMMARY_PROMPT_TEXTS[this.locale] ?? SUMMARY_PROMPT_TEXTS.en;
     const messages: LlmMessage[] = [
       { role: 'system', content: texts.instructions[request.level] },
-      { role: 'user', content: request.sources.map((source, index) => `${texts.sourceTitle[request.level](index + 1)}\n${describeSource(source)}`).join('\n\n') },
+      {
+        role: 'user',
+        content: request.sources
+          .map((source, index) => `${texts.sourceTitle[request.level](index + 1)}\n${describeSource(source)}`)
+          .join('\n\n'),
+      },
     ];
-    const completion = await this.provider.complete(messages, [this.tool], { maxTokens: SUMMARY_MAX_TOKENS, temperature: 0, signal: request.signal });
+    const completion = await this.provider.complete(messages, [this.tool], {
+      maxTokens: SUMMARY_MAX_TOKENS,
+      temperature: 0,
+      signal: request.signal,
+    });
     return {
-      summary: parseConversationSummary(structuredOutputOf(completion.message.tool_calls ?? [], completion.message.content)),
+      summary: parseConversationSummary(
+        structuredOutputOf(completion.message.tool_calls ?? [], completion.message.content),
+      ),
       author: 'llm',
       usage: completion.usage,
       provider: this.provider.providerName,
@@ -54,10 +73,14 @@ function describeSource(source: SummaryRequest['sources'][number]): string {
 }
 
 /** The arguments of the record_summary call, else JSON written as the answer's text (fenced or not). */
-function structuredOutputOf(calls: ReadonlyArray<{ function: { name: string; arguments: string } }>, content: string | null): unknown {
+function structuredOutputOf(
+  calls: ReadonlyArray<{ function: { name: string; arguments: string } }>,
+  content: string | null,
+): unknown {
   const call = calls.find((candidate) => candidate.function.name === RECORD_SUMMARY_TOOL);
   const raw = call ? call.function.arguments : jsonInText(content ?? '');
-  if (raw === null) throw new SummaryOutputError(`The model neither called ${RECORD_SUMMARY_TOOL} nor answered JSON`, []);
+  if (raw === null)
+    throw new SummaryOutputError(`The model neither called ${RECORD_SUMMARY_TOOL} nor answered JSON`, []);
   try {
     return JSON.parse(raw) as unknown;
   } catch {

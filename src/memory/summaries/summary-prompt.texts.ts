@@ -54,7 +54,8 @@ export const SUMMARY_PROMPT_TEXTS: Readonly<Record<Locale, SummaryPromptTexts>> 
     },
     toolDescription: 'Enregistre le résumé de la partie de conversation fournie.',
     sourceTitle: { 1: (index) => `--- Tour ${index} ---`, 2: (index) => `--- Résumé ${index} ---` },
-    extractiveLabel: 'Résumé extractif (aucun modèle de langage n’est configuré ; phrases reprises de la conversation) :',
+    extractiveLabel:
+      'Résumé extractif (aucun modèle de langage n’est configuré ; phrases reprises de la conversation) :',
     asked: 'Utilisateur',
     answered: 'Assistant',
   },

@@ -1,4 +1,11 @@
-import { assistantMessage, ragContext, systemPrompt, toolCall, toolResult, userMessage } from '../../../test/support/thread-messages';
+import {
+  assistantMessage,
+  ragContext,
+  systemPrompt,
+  toolCall,
+  toolResult,
+  userMessage,
+} from '../../../test/support/thread-messages';
 import { splitConversationTurns } from './conversation-turn.splitter';
 import { closedTurnEnds, measureClosedTurns } from './measured-turn';
 import { buildTurnMemoryText, TURN_TEXT_MAX_CHARS, turnMemoryTextLength } from './turn-memory-text.builder';
@@ -27,7 +34,14 @@ describe(splitConversationTurns.name, () => {
         tools: [{ name: 'read_node_detail', arguments: '{"nodeKey":"fetch-api"}', result: '{"key":"fetch-api"}' }],
         closed: true,
       },
-      { turnId: q2.id, createdTime: q2.createdTime, userMessage: 'And root?', assistantTexts: ['Root starts the flow.'], tools: [], closed: true },
+      {
+        turnId: q2.id,
+        createdTime: q2.createdTime,
+        userMessage: 'And root?',
+        assistantTexts: ['Root starts the flow.'],
+        tools: [],
+        closed: true,
+      },
     ]);
   });
 
@@ -35,14 +49,24 @@ describe(splitConversationTurns.name, () => {
     const waiting = [userMessage('Add a node'), assistantMessage(null, [toolCall('w1', 'propose_create_node')])];
     expect(splitConversationTurns(waiting)[0].closed).toBe(false);
     expect(splitConversationTurns([userMessage('Q')])[0].closed).toBe(false);
-    expect(splitConversationTurns([userMessage('Q'), assistantMessage(null, [toolCall('r1')]), toolResult('r1', 'x')])[0].closed).toBe(false);
-    const superseded = splitConversationTurns([...waiting, toolResult('w1', '{"status":"rejected"}'), userMessage('Something else')]);
+    expect(
+      splitConversationTurns([userMessage('Q'), assistantMessage(null, [toolCall('r1')]), toolResult('r1', 'x')])[0]
+        .closed,
+    ).toBe(false);
+    const superseded = splitConversationTurns([
+      ...waiting,
+      toolResult('w1', '{"status":"rejected"}'),
+      userMessage('Something else'),
+    ]);
     expect(superseded.map((turn) => turn.closed)).toEqual([true, false]);
     expect(superseded[0].tools[0].result).toBe('{"status":"rejected"}');
   });
 
   it('closes a turn stopped by the user with its partial answer', () => {
-    expect(splitConversationTurns([userMessage('Q'), assistantMessage('Partial', undefined, true)])[0]).toMatchObject({ closed: true, assistantTexts: ['Partial'] });
+    expect(splitConversationTurns([userMessage('Q'), assistantMessage('Partial', undefined, true)])[0]).toMatchObject({
+      closed: true,
+      assistantTexts: ['Partial'],
+    });
   });
 });
 
@@ -61,7 +85,13 @@ describe(buildTurnMemoryText.name, () => {
 
   it('writes the question, the answer and the tools with results cut to 200 characters', () => {
     expect(buildTurnMemoryText(turn)).toBe(
-      ['User: What does fetch-api do?', 'Assistant: It fetches.\nDone.', 'Tools used:', `- read_node_detail: ${'r'.repeat(200)}`, '- search_nodes: '].join('\n'),
+      [
+        'User: What does fetch-api do?',
+        'Assistant: It fetches.\nDone.',
+        'Tools used:',
+        `- read_node_detail: ${'r'.repeat(200)}`,
+        '- search_nodes: ',
+      ].join('\n'),
     );
   });
 
@@ -86,9 +116,15 @@ describe(turnMemoryTextLength.name, () => {
         { name: 'x', arguments: '{}', result: null },
       ],
     },
-    'a surrogate pair cut at 200': { ...base, tools: [{ name: 'n', arguments: '{}', result: `${'a'.repeat(199)}😀😀` }] },
+    'a surrogate pair cut at 200': {
+      ...base,
+      tools: [{ name: 'n', arguments: '{}', result: `${'a'.repeat(199)}😀😀` }],
+    },
     'over 4,000 characters': { ...base, userMessage: 'x'.repeat(10_000) },
-    'exactly 4,000 characters': { ...base, userMessage: 'x'.repeat(TURN_TEXT_MAX_CHARS - 'User: \nAssistant: Hello.'.length) },
+    'exactly 4,000 characters': {
+      ...base,
+      userMessage: 'x'.repeat(TURN_TEXT_MAX_CHARS - 'User: \nAssistant: Hello.'.length),
+    },
   };
 
   it.each(Object.entries(cases))('is the length of the built text: %s', (_, turn) => {
@@ -98,8 +134,12 @@ describe(turnMemoryTextLength.name, () => {
   it('gives measured turns ranges that add up to their texts', () => {
     const turns = Object.values(cases).map((turn, index) => ({ ...turn, turnId: `t${index}` }));
     const measured = measureClosedTurns('th', turns);
-    expect(measured.map((turn) => turn.charRange[1] - turn.charRange[0])).toEqual(turns.map((turn) => buildTurnMemoryText(turn).length));
-    expect(measured.every((turn, index) => index === 0 || turn.charRange[0] === measured[index - 1].charRange[1])).toBe(true);
+    expect(measured.map((turn) => turn.charRange[1] - turn.charRange[0])).toEqual(
+      turns.map((turn) => buildTurnMemoryText(turn).length),
+    );
+    expect(measured.every((turn, index) => index === 0 || turn.charRange[0] === measured[index - 1].charRange[1])).toBe(
+      true,
+    );
     expect(closedTurnEnds(turns)).toEqual(new Map(measured.map((turn) => [turn.turn.turnId, turn.charRange[1]])));
   });
 });

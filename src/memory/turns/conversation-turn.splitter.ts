@@ -15,7 +15,14 @@ export function splitConversationTurns(messages: readonly ThreadMessage[]): Conv
   for (const message of messages) {
     if (message.role === 'user') {
       if (current) current.closed = true;
-      current = { turnId: message.id, createdTime: message.createdTime, userMessage: message.content ?? '', assistantTexts: [], tools: [], closed: false };
+      current = {
+        turnId: message.id,
+        createdTime: message.createdTime,
+        userMessage: message.content ?? '',
+        assistantTexts: [],
+        tools: [],
+        closed: false,
+      };
       turns.push(current);
       pending.clear();
       last = message;

@@ -20,7 +20,8 @@ export function buildTurnMemoryText(turn: ConversationTurn): string {
   const lines = [USER + turn.userMessage, ASSISTANT + turn.assistantTexts.join('\n')];
   if (turn.tools.length > 0) {
     lines.push(TOOLS_USED);
-    for (const tool of turn.tools) lines.push(TOOL_LINE(tool.name) + (tool.result ?? '').slice(0, TOOL_RESULT_MAX_CHARS));
+    for (const tool of turn.tools)
+      lines.push(TOOL_LINE(tool.name) + (tool.result ?? '').slice(0, TOOL_RESULT_MAX_CHARS));
   }
   const text = lines.join('\n');
   return text.length <= TURN_TEXT_MAX_CHARS ? text : `${text.slice(0, TURN_TEXT_MAX_CHARS - 1)}…`;
@@ -34,7 +35,8 @@ export function turnMemoryTextLength(turn: ConversationTurn): number {
   const lines = [USER.length + turn.userMessage.length, ASSISTANT.length + joinedLength(turn.assistantTexts)];
   if (turn.tools.length > 0) {
     lines.push(TOOLS_USED.length);
-    for (const tool of turn.tools) lines.push(TOOL_LINE(tool.name).length + Math.min((tool.result ?? '').length, TOOL_RESULT_MAX_CHARS));
+    for (const tool of turn.tools)
+      lines.push(TOOL_LINE(tool.name).length + Math.min((tool.result ?? '').length, TOOL_RESULT_MAX_CHARS));
   }
   return Math.min(joinedLength(lines), TURN_TEXT_MAX_CHARS);
 }

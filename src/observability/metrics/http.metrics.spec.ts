@@ -21,9 +21,15 @@ describe(HttpMetrics.name, () => {
     expect(samples.sum('graph_ai_http_requests_total', { ...route, status_code: '404', status_class: '4xx' })).toBe(2);
     expect(samples.sum('graph_ai_http_requests_total', { ...route, status_code: '200', status_class: '2xx' })).toBe(1);
     expect(samples.sum('graph_ai_http_request_duration_seconds_count', { ...route, status_class: '4xx' })).toBe(2);
-    expect(samples.sum('graph_ai_http_request_duration_seconds_sum', { ...route, status_class: '4xx' })).toBeCloseTo(0.007);
-    expect(samples.sum('graph_ai_http_request_duration_seconds_bucket', { ...route, status_class: '2xx', le: '0.01' })).toBe(0);
-    expect(samples.sum('graph_ai_http_request_duration_seconds_bucket', { ...route, status_class: '2xx', le: '0.025' })).toBe(1);
+    expect(samples.sum('graph_ai_http_request_duration_seconds_sum', { ...route, status_class: '4xx' })).toBeCloseTo(
+      0.007,
+    );
+    expect(
+      samples.sum('graph_ai_http_request_duration_seconds_bucket', { ...route, status_class: '2xx', le: '0.01' }),
+    ).toBe(0);
+    expect(
+      samples.sum('graph_ai_http_request_duration_seconds_bucket', { ...route, status_class: '2xx', le: '0.025' }),
+    ).toBe(1);
   });
 
   it('keeps labels bounded: no route becomes "unmatched", unknown methods become OTHER', async () => {

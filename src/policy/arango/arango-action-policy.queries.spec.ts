@@ -7,10 +7,18 @@ import { ARANGO_ACTION_POLICIES } from './arango-action-policy.repository';
 const HOSTILE = { key: 'policy_x" || true || "', workspace: 'ws" || true || "' };
 
 // Building queries needs only a collection handle: no request is made, no server is needed.
-const queries = new ArangoActionPolicyQueries(new Database({ url: 'http://127.0.0.1:1', databaseName: 'unused' }).collection(ARANGO_ACTION_POLICIES));
+const queries = new ArangoActionPolicyQueries(
+  new Database({ url: 'http://127.0.0.1:1', databaseName: 'unused' }).collection(ARANGO_ACTION_POLICIES),
+);
 const every = {
   policy: queries.policy(HOSTILE.key, HOSTILE.workspace),
-  replace: queries.replace({ _key: HOSTILE.key, workspace: HOSTILE.workspace, default: { create_node: 'autonomous' }, roles: {}, updatedTime: 1 }),
+  replace: queries.replace({
+    _key: HOSTILE.key,
+    workspace: HOSTILE.workspace,
+    default: { create_node: 'autonomous' },
+    roles: {},
+    updatedTime: 1,
+  }),
 };
 
 describe(ArangoActionPolicyQueries.name, () => {

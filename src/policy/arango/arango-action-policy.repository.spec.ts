@@ -42,11 +42,14 @@ describe(ArangoActionPolicyRepository.name, () => {
     resetLogSink();
   });
 
-  const creations = () => server.requests.filter((request) => request.method === 'POST' && apiPathOf(request) === '/_api/collection');
+  const creations = () =>
+    server.requests.filter((request) => request.method === 'POST' && apiPathOf(request) === '/_api/collection');
 
   it('creates its document collection when missing, and leaves an existing one (or one another instance just created) alone', async () => {
     await ArangoActionPolicyRepository.open(db);
-    expect(creations().map((request) => request.body)).toEqual([expect.objectContaining({ name: ARANGO_ACTION_POLICIES, type: 2 })]);
+    expect(creations().map((request) => request.body)).toEqual([
+      expect.objectContaining({ name: ARANGO_ACTION_POLICIES, type: 2 }),
+    ]);
     await ArangoActionPolicyRepository.open(db);
     expect(creations()).toHaveLength(1);
 
@@ -57,8 +60,18 @@ describe(ArangoActionPolicyRepository.name, () => {
 
   it('reads a stored document, keeping only the kinds, roles and levels it knows', async () => {
     const repository = await ArangoActionPolicyRepository.open(db);
-    cursorResult = [{ default: { create_node: 'autonomous', teleport_node: 'autonomous', delete_node: 'sometimes' }, roles: { viewer: {}, admin: { batch: 'forbidden' } }, updatedTime: 7 }];
-    await expect(repository.get('ws')).resolves.toEqual({ default: { create_node: 'autonomous' }, roles: { admin: { batch: 'forbidden' } }, updatedTime: 7 });
+    cursorResult = [
+      {
+        default: { create_node: 'autonomous', teleport_node: 'autonomous', delete_node: 'sometimes' },
+        roles: { viewer: {}, admin: { batch: 'forbidden' } },
+        updatedTime: 7,
+      },
+    ];
+    await expect(repository.get('ws')).resolves.toEqual({
+      default: { create_node: 'autonomous' },
+      roles: { admin: { batch: 'forbidden' } },
+      updatedTime: 7,
+    });
     cursorResult = [];
     await expect(repository.get('ws')).resolves.toBeNull();
   });
@@ -72,12 +85,19 @@ describe(ArangoActionPolicyRepository.name, () => {
     expect(cursors).toHaveLength(2);
     for (const request of cursors) {
       const bindVars = (request.body as { bindVars: Record<string, unknown> }).bindVars;
-      expect(Object.values(bindVars)).toEqual(expect.arrayContaining(['ws "quoted"', expect.stringMatching(/^policy_[0-9a-f]{64}$/)]));
+      expect(Object.values(bindVars)).toEqual(
+        expect.arrayContaining(['ws "quoted"', expect.stringMatching(/^policy_[0-9a-f]{64}$/)]),
+      );
     }
   });
 
   it('answers store_unavailable (503) when the server cannot be reached', async () => {
-    const repository = new ArangoActionPolicyRepository(new Database({ url: await closedPortUrl(), databaseName: 'nodius' }));
-    await expect(appErrorOf(repository.get('ws'))).resolves.toMatchObject({ code: 'store_unavailable', statusCode: 503 });
+    const repository = new ArangoActionPolicyRepository(
+      new Database({ url: await closedPortUrl(), databaseName: 'nodius' }),
+    );
+    await expect(appErrorOf(repository.get('ws'))).resolves.toMatchObject({
+      code: 'store_unavailable',
+      statusCode: 503,
+    });
   });
 });

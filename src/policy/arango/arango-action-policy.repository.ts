@@ -31,18 +31,28 @@ export class ArangoActionPolicyRepository implements ActionPolicyRepository {
   /** Creates the collection when missing (idempotent, safe when several instances start at once), then returns the repository. */
   static async open(db: Database): Promise<ArangoActionPolicyRepository> {
     await runArangoSchemaSetup(db, 'policy collection', async () => {
-      if (await ensureDocumentCollection(db, ARANGO_ACTION_POLICIES)) logger.info('arango_collection_created', { collection: ARANGO_ACTION_POLICIES });
+      if (await ensureDocumentCollection(db, ARANGO_ACTION_POLICIES))
+        logger.info('arango_collection_created', { collection: ARANGO_ACTION_POLICIES });
     });
     return new ArangoActionPolicyRepository(db);
   }
 
   async get(workspace: string): Promise<ActionPolicy | null> {
-    const stored = await this.executor.first<Record<string, unknown>>(this.queries.policy(keyOf(workspace), workspace), 'policy_get');
+    const stored = await this.executor.first<Record<string, unknown>>(
+      this.queries.policy(keyOf(workspace), workspace),
+      'policy_get',
+    );
     return stored ? toActionPolicy(stored) : null;
   }
 
   async put(workspace: string, policy: ActionPolicyDocument, now: number): Promise<ActionPolicy> {
-    const document = { _key: keyOf(workspace), workspace, default: policy.default, roles: policy.roles, updatedTime: now };
+    const document = {
+      _key: keyOf(workspace),
+      workspace,
+      default: policy.default,
+      roles: policy.roles,
+      updatedTime: now,
+    };
     const stored = await this.executor.first<Record<string, unknown>>(this.queries.replace(document), 'policy_put');
     return toActionPolicy(stored ?? document);
   }

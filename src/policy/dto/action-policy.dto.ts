@@ -40,7 +40,8 @@ export class ActionPolicyDto {
   roles?: PolicyRolesDto;
 
   @ApiPropertyOptional({
-    description: 'When the policy was stored (answers only). Accepted and ignored in a PUT, so a GET answer can be sent back as it is.',
+    description:
+      'When the policy was stored (answers only). Accepted and ignored in a PUT, so a GET answer can be sent back as it is.',
     example: 1764086400000,
   })
   @presentOnly()

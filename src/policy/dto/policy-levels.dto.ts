@@ -16,7 +16,10 @@ const KIND_DESCRIPTIONS: Record<ActionKind, string> = {
 /** One kind's level: optional, but when present one of the four levels (null refused too). */
 function LevelOf(kind: ActionKind) {
   return applyDecorators(
-    ApiPropertyOptional({ enum: POLICY_LEVELS, description: `Level of ${KIND_DESCRIPTIONS[kind]}. Absent: validation_required.` }),
+    ApiPropertyOptional({
+      enum: POLICY_LEVELS,
+      description: `Level of ${KIND_DESCRIPTIONS[kind]}. Absent: validation_required.`,
+    }),
     ValidateIf((_object, value) => value !== undefined),
     IsIn(POLICY_LEVELS),
   );

@@ -18,7 +18,10 @@ export interface ResealReport {
  * stored API key sealed with AI_SECRETS_KEY_PREVIOUS is opened and sealed again with AI_SECRETS_KEY,
  * each replaced only if nobody changed it meanwhile. Safe to run again, and while the service runs.
  */
-export async function resealProviderConfigKeys(configs: ProviderConfigRepository, cipher: SecretCipher): Promise<ResealReport> {
+export async function resealProviderConfigKeys(
+  configs: ProviderConfigRepository,
+  cipher: SecretCipher,
+): Promise<ResealReport> {
   const report: ResealReport = { resealed: 0, current: 0, unusable: [], changedMeanwhile: 0 };
   for (const config of await configs.listSealed()) {
     const context = sealContext(config.workspace, config.configId);
@@ -33,7 +36,10 @@ export async function resealProviderConfigKeys(configs: ProviderConfigRepository
       report.current += 1;
       continue;
     }
-    if (await configs.replaceSealed(config.workspace, config.configId, config.apiKeySecret, cipher.seal(plain, context))) report.resealed += 1;
+    if (
+      await configs.replaceSealed(config.workspace, config.configId, config.apiKeySecret, cipher.seal(plain, context))
+    )
+      report.resealed += 1;
     else report.changedMeanwhile += 1;
   }
   return report;

@@ -34,7 +34,9 @@ export class ProviderConfigSecretsCheck implements OnApplicationBootstrap {
     try {
       report = await this.inspect();
     } catch (error) {
-      logger.warn('provider_config_keys_not_checked', { error: error instanceof Error ? error.message : String(error) });
+      logger.warn('provider_config_keys_not_checked', {
+        error: error instanceof Error ? error.message : String(error),
+      });
       return;
     }
     if (report.sealed === 0) return;
@@ -46,7 +48,10 @@ export class ProviderConfigSecretsCheck implements OnApplicationBootstrap {
       return;
     }
     if (report.stale > 0) {
-      logger.warn('provider_config_keys_stale', { configs: report.stale, hint: 'sealed with AI_SECRETS_KEY_PREVIOUS: run npm run ai:reencrypt-secrets' });
+      logger.warn('provider_config_keys_stale', {
+        configs: report.stale,
+        hint: 'sealed with AI_SECRETS_KEY_PREVIOUS: run npm run ai:reencrypt-secrets',
+      });
     }
     if (report.unusable > 0) {
       logger.error('provider_config_keys_unusable', {

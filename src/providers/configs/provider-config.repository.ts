@@ -23,7 +23,12 @@ export interface ProviderConfigRepository {
   /** Throws AppError conflict when the workspace already has a configuration of that name. */
   insert(config: StoredProviderConfig): Promise<void>;
   /** The changed configuration, or null when there is none (conflict on a taken name). */
-  update(workspace: string, configId: string, changes: ProviderConfigChanges, updatedTime: number): Promise<StoredProviderConfig | null>;
+  update(
+    workspace: string,
+    configId: string,
+    changes: ProviderConfigChanges,
+    updatedTime: number,
+  ): Promise<StoredProviderConfig | null>;
   delete(workspace: string, configId: string): Promise<boolean>;
   /** Makes this configuration the workspace's active one (and no other), atomically; null when there is none. */
   activate(workspace: string, configId: string, updatedTime: number): Promise<StoredProviderConfig | null>;

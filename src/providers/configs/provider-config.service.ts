@@ -69,13 +69,16 @@ export class ProviderConfigService {
   /** not_found when the workspace uses the service's own provider. */
   async getActive(workspace: string): Promise<ProviderConfigView> {
     const active = await this.configs.getActive(workspace);
-    if (!active) throw AppError.notFound('No active provider configuration: the workspace uses the service\'s own provider');
+    if (!active)
+      throw AppError.notFound("No active provider configuration: the workspace uses the service's own provider");
     return toProviderConfigView(active);
   }
 
   async create(workspace: string, input: NewProviderConfig): Promise<ProviderConfigView> {
     if ((await this.configs.count(workspace)) >= PROVIDER_CONFIGS_PER_WORKSPACE_MAX) {
-      throw AppError.badRequest(`A workspace holds at most ${PROVIDER_CONFIGS_PER_WORKSPACE_MAX} provider configurations`);
+      throw AppError.badRequest(
+        `A workspace holds at most ${PROVIDER_CONFIGS_PER_WORKSPACE_MAX} provider configurations`,
+      );
     }
     this.checkUsable(input.provider, input.baseUrl, input.apiKey !== undefined);
     const now = Date.now();
@@ -93,7 +96,13 @@ export class ProviderConfigService {
       updatedTime: now,
     };
     await this.configs.insert(config);
-    logger.info('provider_config_created', { workspace, configId, provider: config.provider, model: config.model, withKey: input.apiKey !== undefined });
+    logger.info('provider_config_created', {
+      workspace,
+      configId,
+      provider: config.provider,
+      model: config.model,
+      withKey: input.apiKey !== undefined,
+    });
     return toProviderConfigView(config);
   }
 
@@ -135,7 +144,9 @@ export class ProviderConfigService {
   /** The workspace goes back to the service's own provider; not_found when no configuration was active. */
   async deactivate(workspace: string): Promise<void> {
     if (!(await this.configs.deactivate(workspace, Date.now()))) {
-      throw AppError.notFound('No active provider configuration: the workspace already uses the service\'s own provider');
+      throw AppError.notFound(
+        "No active provider configuration: the workspace already uses the service's own provider",
+      );
     }
     logger.info('provider_config_deactivated', { workspace });
   }
@@ -150,16 +161,22 @@ export class ProviderConfigService {
   private checkUsable(provider: string, baseUrl: string | undefined, withKey: boolean): void {
     const entry = this.registry.get(provider);
     if (!entry) {
-      throw AppError.badRequest(`provider must be one of ${this.registry.names().join(', ')} (config/providers.json); got "${provider}"`);
+      throw AppError.badRequest(
+        `provider must be one of ${this.registry.names().join(', ')} (config/providers.json); got "${provider}"`,
+      );
     }
     if (provider === GENERIC_OPENAI_COMPATIBLE && baseUrl === undefined) {
       throw AppError.badRequest(`baseUrl is required with provider "${GENERIC_OPENAI_COMPATIBLE}"`);
     }
     if (entry.apiKeyEnvVar !== null && !entry.apiKeyOptional && !withKey) {
-      throw AppError.badRequest(`apiKey is required with provider "${provider}" (a configuration never uses the service's own keys)`);
+      throw AppError.badRequest(
+        `apiKey is required with provider "${provider}" (a configuration never uses the service's own keys)`,
+      );
     }
     if (withKey && !this.cipher.canSeal) {
-      throw AppError.badRequest('AI_SECRETS_KEY is not set on this service: a configuration with an API key cannot be stored (docs/provider-configs.md)');
+      throw AppError.badRequest(
+        'AI_SECRETS_KEY is not set on this service: a configuration with an API key cannot be stored (docs/provider-configs.md)',
+      );
     }
   }
 

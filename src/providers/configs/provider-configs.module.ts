@@ -18,7 +18,11 @@ import { WorkspaceLlmProviders } from './workspace-llm-providers';
   imports: [ProvidersModule],
   controllers: [ProviderConfigsController],
   providers: [
-    { provide: SecretCipher, inject: [APP_CONFIG], useFactory: (config: AppConfig) => new SecretCipher(config.secrets.key, config.secrets.previousKey) },
+    {
+      provide: SecretCipher,
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig) => new SecretCipher(config.secrets.key, config.secrets.previousKey),
+    },
     WorkspaceLlmProviders,
     { provide: LLM_PROVIDER_RESOLVER, useExisting: WorkspaceLlmProviders },
     ProviderConfigService,

@@ -59,7 +59,13 @@ export class SecretCipher {
     const cipher = createCipheriv(ALGORITHM, this.current.key, nonce, { authTagLength: TAG_BYTES });
     cipher.setAAD(Buffer.from(context, 'utf8'));
     const ciphertext = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
-    return [FORMAT, this.current.id, nonce.toString('base64url'), ciphertext.toString('base64url'), cipher.getAuthTag().toString('base64url')].join('.');
+    return [
+      FORMAT,
+      this.current.id,
+      nonce.toString('base64url'),
+      ciphertext.toString('base64url'),
+      cipher.getAuthTag().toString('base64url'),
+    ].join('.');
   }
 
   /** The clear text; throws SecretUnsealError (never with the secret or the key in it). */
@@ -71,7 +77,9 @@ export class SecretCipher {
     const entry = [this.current, this.previous].find((candidate) => candidate?.id === keyId);
     if (!entry) throw new SecretUnsealError('unknown_key');
     try {
-      const decipher = createDecipheriv(ALGORITHM, entry.key, Buffer.from(nonce, 'base64url'), { authTagLength: TAG_BYTES });
+      const decipher = createDecipheriv(ALGORITHM, entry.key, Buffer.from(nonce, 'base64url'), {
+        authTagLength: TAG_BYTES,
+      });
       decipher.setAAD(Buffer.from(context, 'utf8'));
       decipher.setAuthTag(Buffer.from(tag, 'base64url'));
       return Buffer.concat([decipher.update(Buffer.from(ciphertext, 'base64url')), decipher.final()]).toString('utf8');
@@ -88,5 +96,13 @@ export class SecretCipher {
 
 function keyEntry(key: Buffer): KeyEntry {
   if (key.length !== 32) throw new Error('A secrets key must be 32 bytes');
-  return { id: createHash('sha256').update('graph-ai secrets key id\0').update(key).digest().subarray(0, 8).toString('base64url'), key };
+  return {
+    id: createHash('sha256')
+      .update('graph-ai secrets key id\0')
+      .update(key)
+      .digest()
+      .subarray(0, 8)
+      .toString('base64url'),
+    key,
+  };
 }

@@ -39,7 +39,9 @@ const logger = new Logger('providers');
 @Injectable()
 export class WorkspaceLlmProviders implements LlmProviderResolver {
   /** Built providers by configuration, least recently used dropped first. */
-  private readonly built = new LRUCache<string, { updatedTime: number; provider: LlmProvider }>({ max: CACHED_PROVIDERS_MAX });
+  private readonly built = new LRUCache<string, { updatedTime: number; provider: LlmProvider }>({
+    max: CACHED_PROVIDERS_MAX,
+  });
   private readonly events = new AiEventLogger('llm');
 
   constructor(
@@ -54,7 +56,11 @@ export class WorkspaceLlmProviders implements LlmProviderResolver {
   async forRun(workspace: string, configId?: string): Promise<LlmProvider> {
     if (configId !== undefined) {
       const named = await this.configs.get(workspace, configId);
-      if (!named) throw new AppError('provider_not_configured', `The provider configuration "${configId}" no longer exists in this workspace`);
+      if (!named)
+        throw new AppError(
+          'provider_not_configured',
+          `The provider configuration "${configId}" no longer exists in this workspace`,
+        );
       return this.providerOf(named);
     }
     const active = await this.configs.getActive(workspace);
@@ -77,15 +83,39 @@ export class WorkspaceLlmProviders implements LlmProviderResolver {
   private build(config: StoredProviderConfig): LlmProvider {
     const entry = this.registry.get(config.provider);
     if (!entry) {
-      throw new AppError('provider_not_configured', `The provider configuration "${config.name}" names "${config.provider}", which config/providers.json no longer has`);
+      throw new AppError(
+        'provider_not_configured',
+        `The provider configuration "${config.name}" names "${config.provider}", which config/providers.json no longer has`,
+      );
     }
-    const baseURL = config.baseUrl ?? (entry.name === GENERIC_OPENAI_COMPATIBLE ? null : this.registry.resolveBaseUrl(entry, this.config.rawEnv));
-    if (!baseURL) throw new AppError('provider_not_configured', `The provider configuration "${config.name}" has no base URL`);
+    const baseURL =
+      config.baseUrl ??
+      (entry.name === GENERIC_OPENAI_COMPATIBLE ? null : this.registry.resolveBaseUrl(entry, this.config.rawEnv));
+    if (!baseURL)
+      throw new AppError('provider_not_configured', `The provider configuration "${config.name}" has no base URL`);
     const provider = createLlmProvider(
-      { kind: 'remote', providerName: entry.name, entry, baseURL: baseURL.replace(/\/+$/, ''), apiKey: this.apiKeyOf(config), model: config.model, source: 'LLM_PROVIDER' },
-      { locale: this.config.locale, maxRetries: this.config.agent.maxRetries, events: this.events, observer: this.metrics },
+      {
+        kind: 'remote',
+        providerName: entry.name,
+        entry,
+        baseURL: baseURL.replace(/\/+$/, ''),
+        apiKey: this.apiKeyOf(config),
+        model: config.model,
+        source: 'LLM_PROVIDER',
+      },
+      {
+        locale: this.config.locale,
+        maxRetries: this.config.agent.maxRetries,
+        events: this.events,
+        observer: this.metrics,
+      },
     );
-    logger.info('workspace_llm_provider_built', { workspace: config.workspace, configId: config.configId, provider: entry.name, model: config.model });
+    logger.info('workspace_llm_provider_built', {
+      workspace: config.workspace,
+      configId: config.configId,
+      provider: entry.name,
+      model: config.model,
+    });
     return provider;
   }
 

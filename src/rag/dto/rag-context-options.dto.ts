@@ -10,7 +10,12 @@ export class RagContextOptionsDto {
   @Max(100)
   maxNodes?: number;
 
-  @ApiPropertyOptional({ description: 'Hops of the neighbourhood expansion (1-3).', minimum: 1, maximum: 3, example: 2 })
+  @ApiPropertyOptional({
+    description: 'Hops of the neighbourhood expansion (1-3).',
+    minimum: 1,
+    maximum: 3,
+    example: 2,
+  })
   @IsOptional()
   @IsInt()
   @Min(1)

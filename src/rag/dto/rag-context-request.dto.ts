@@ -7,7 +7,11 @@ import { RagContextOptionsDto } from './rag-context-options.dto';
 
 /** Body of POST /api/rag/context (docs/protocol.md §3). */
 export class RagContextRequestDto {
-  @ApiProperty({ description: 'Local key of a graph of your workspace.', example: 'nba-workflow', maxLength: GRAPH_KEY_MAX_LENGTH })
+  @ApiProperty({
+    description: 'Local key of a graph of your workspace.',
+    example: 'nba-workflow',
+    maxLength: GRAPH_KEY_MAX_LENGTH,
+  })
   @IsGraphKey()
   graphKey: string;
 

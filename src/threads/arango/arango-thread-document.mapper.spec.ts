@@ -1,16 +1,36 @@
-import { assistantMessage, ragContext, systemPrompt, toolCall, toolResult, userMessage } from '../../../test/support/thread-messages';
+import {
+  assistantMessage,
+  ragContext,
+  systemPrompt,
+  toolCall,
+  toolResult,
+  userMessage,
+} from '../../../test/support/thread-messages';
 import { EMPTY_USAGE, PendingInterrupt, ThreadRecord } from '../thread.types';
 import { ArangoThreadDocumentMapper } from './arango-thread-document.mapper';
 
 const pending: PendingInterrupt = {
-  interrupt: { kind: 'question', toolCallId: 'w1', questionKind: 'choice', question: 'Which sheet?', options: ['main'] },
+  interrupt: {
+    kind: 'question',
+    toolCallId: 'w1',
+    questionKind: 'choice',
+    question: 'Which sheet?',
+    options: ['main'],
+  },
   toolName: 'propose_create_node',
   remainingToolCalls: [toolCall('r1', 'search_nodes', { query: 'html' })],
   createdTime: 1_700_000_000_500,
 };
 
 describe(ArangoThreadDocumentMapper.name, () => {
-  const newThread = { threadId: 'ai_0abc', workspace: 'ws', userId: 'alice', graphKey: 'nba-workflow', title: 'Q?', createdTime: 1_700_000_000_000 };
+  const newThread = {
+    threadId: 'ai_0abc',
+    workspace: 'ws',
+    userId: 'alice',
+    graphKey: 'nba-workflow',
+    title: 'Q?',
+    createdTime: 1_700_000_000_000,
+  };
 
   it('writes a new thread in the seed document shape, keyed by its id, at revision 0', () => {
     expect(ArangoThreadDocumentMapper.toNewDocument(newThread)).toEqual({
@@ -39,7 +59,14 @@ describe(ArangoThreadDocumentMapper.name, () => {
       toolResult('c1', '[]'),
       assistantMessage('Partial', undefined, true),
     ];
-    const usage = { promptTokens: 10, completionTokens: 20, cachedTokens: 5, totalTokens: 30, costUsd: 0.012, llmCalls: 2 };
+    const usage = {
+      promptTokens: 10,
+      completionTokens: 20,
+      cachedTokens: 5,
+      totalTokens: 30,
+      costUsd: 0.012,
+      llmCalls: 2,
+    };
     const record: ThreadRecord = {
       threadId: 'ai_0abc',
       workspace: 'ws',
@@ -105,26 +132,78 @@ describe(ArangoThreadDocumentMapper.name, () => {
     // Each message belongs to the document it is in.
     const threadId = 'ai_1709123456_1';
     expect(record.messages).toEqual([
-      { id: 'msg_stored_0', role: 'system', kind: 'system_prompt', content: 'Tu es un assistant IA...', createdTime: 1709123456000, threadId },
-      { id: 'msg_stored_1', role: 'system', kind: 'rag_context', content: '[Contexte RAG pour cette question]...', createdTime: 1709123456000, threadId },
-      { id: 'msg_stored_2', role: 'user', content: 'Que fait le node fetch-api ?', createdTime: 1709123456000, threadId },
-      { id: 'msg_stored_3', role: 'assistant', content: null, toolCalls: [toolCall('t1')], createdTime: 1709123456000, threadId },
-      { id: 'msg_stored_4', role: 'tool', content: '{}', toolCallId: 't1', toolName: 'read_node_detail', createdTime: 1709123456000, threadId },
-      { id: 'msg_stored_5', role: 'assistant', content: 'Le node fetch-api est de type api-call...', createdTime: 1709123456000, threadId },
+      {
+        id: 'msg_stored_0',
+        role: 'system',
+        kind: 'system_prompt',
+        content: 'Tu es un assistant IA...',
+        createdTime: 1709123456000,
+        threadId,
+      },
+      {
+        id: 'msg_stored_1',
+        role: 'system',
+        kind: 'rag_context',
+        content: '[Contexte RAG pour cette question]...',
+        createdTime: 1709123456000,
+        threadId,
+      },
+      {
+        id: 'msg_stored_2',
+        role: 'user',
+        content: 'Que fait le node fetch-api ?',
+        createdTime: 1709123456000,
+        threadId,
+      },
+      {
+        id: 'msg_stored_3',
+        role: 'assistant',
+        content: null,
+        toolCalls: [toolCall('t1')],
+        createdTime: 1709123456000,
+        threadId,
+      },
+      {
+        id: 'msg_stored_4',
+        role: 'tool',
+        content: '{}',
+        toolCallId: 't1',
+        toolName: 'read_node_detail',
+        createdTime: 1709123456000,
+        threadId,
+      },
+      {
+        id: 'msg_stored_5',
+        role: 'assistant',
+        content: 'Le node fetch-api est de type api-call...',
+        createdTime: 1709123456000,
+        threadId,
+      },
     ]);
   });
 
   it('fills missing usage fields with 0 and ignores values that are not numbers', () => {
-    expect(ArangoThreadDocumentMapper.toUsage({ promptTokens: 4, costUsd: 'x', llmCalls: null })).toEqual({ ...EMPTY_USAGE, promptTokens: 4 });
+    expect(ArangoThreadDocumentMapper.toUsage({ promptTokens: 4, costUsd: 'x', llmCalls: null })).toEqual({
+      ...EMPTY_USAGE,
+      promptTokens: 4,
+    });
     expect(ArangoThreadDocumentMapper.toUsage(null)).toEqual(EMPTY_USAGE);
-    expect(ArangoThreadDocumentMapper.toHead({ revision: null, usage: undefined })).toEqual({ revision: 0, usage: EMPTY_USAGE });
+    expect(ArangoThreadDocumentMapper.toHead({ revision: null, usage: undefined })).toEqual({
+      revision: 0,
+      usage: EMPTY_USAGE,
+    });
   });
 
   it('patches only what a commit sets: an absent interrupt or title stays, null clears the interrupt', () => {
     const base = { operationId: 'op', expectedRevision: 0, append: [] };
     expect(ArangoThreadDocumentMapper.toCommitPatch(base)).toEqual({});
-    expect(ArangoThreadDocumentMapper.toCommitPatch({ ...base, pendingInterrupt: null })).toEqual({ pendingInterrupt: null });
-    expect(ArangoThreadDocumentMapper.toCommitPatch({ ...base, pendingInterrupt: pending, title: 'T' })).toEqual({ pendingInterrupt: pending, title: 'T' });
+    expect(ArangoThreadDocumentMapper.toCommitPatch({ ...base, pendingInterrupt: null })).toEqual({
+      pendingInterrupt: null,
+    });
+    expect(ArangoThreadDocumentMapper.toCommitPatch({ ...base, pendingInterrupt: pending, title: 'T' })).toEqual({
+      pendingInterrupt: pending,
+      title: 'T',
+    });
   });
 
   it('maps a thread list row, deriving a missing title from the first question', () => {
@@ -150,20 +229,44 @@ describe(ArangoThreadDocumentMapper.name, () => {
       messageCount: 3,
       pendingInterrupt: true,
     });
-    expect(ArangoThreadDocumentMapper.toSummary({ ...row, title: 'Kept', lastUpdatedTime: 9 })).toMatchObject({ title: 'Kept', lastUpdatedTime: 9 });
+    expect(ArangoThreadDocumentMapper.toSummary({ ...row, title: 'Kept', lastUpdatedTime: 9 })).toMatchObject({
+      title: 'Kept',
+      lastUpdatedTime: 9,
+    });
   });
 
-  it('keeps the type of an automation run and reads a document without a type (Nodius\'s own) as a chat', () => {
-    const automation = ArangoThreadDocumentMapper.toNewDocument({ ...newThread, type: 'automation', automationId: 'aut_1' });
-    expect(ArangoThreadDocumentMapper.toRecord(automation)).toMatchObject({ type: 'automation', automationId: 'aut_1' });
+  it("keeps the type of an automation run and reads a document without a type (Nodius's own) as a chat", () => {
+    const automation = ArangoThreadDocumentMapper.toNewDocument({
+      ...newThread,
+      type: 'automation',
+      automationId: 'aut_1',
+    });
+    expect(ArangoThreadDocumentMapper.toRecord(automation)).toMatchObject({
+      type: 'automation',
+      automationId: 'aut_1',
+    });
     const { type: _type, ...untyped } = ArangoThreadDocumentMapper.toNewDocument(newThread);
     expect(ArangoThreadDocumentMapper.toRecord(untyped)).toMatchObject({ type: 'chat' });
     expect(ArangoThreadDocumentMapper.toRecord(untyped)).not.toHaveProperty('automationId');
   });
 
   it('maps an approval queue row, and leaves out an interrupt it could not resume', () => {
-    const row = { threadId: 'ai_2', type: 'automation' as const, automationId: 'aut_1', userId: 'alice', graphKey: 'g', pendingInterrupt: pending };
-    expect(ArangoThreadDocumentMapper.toPendingThread(row)).toEqual({ threadId: 'ai_2', type: 'automation', automationId: 'aut_1', userId: 'alice', graphKey: 'g', pendingInterrupt: pending });
+    const row = {
+      threadId: 'ai_2',
+      type: 'automation' as const,
+      automationId: 'aut_1',
+      userId: 'alice',
+      graphKey: 'g',
+      pendingInterrupt: pending,
+    };
+    expect(ArangoThreadDocumentMapper.toPendingThread(row)).toEqual({
+      threadId: 'ai_2',
+      type: 'automation',
+      automationId: 'aut_1',
+      userId: 'alice',
+      graphKey: 'g',
+      pendingInterrupt: pending,
+    });
     expect(ArangoThreadDocumentMapper.toPendingThread({ ...row, pendingInterrupt: { something: 'else' } })).toBeNull();
   });
 });

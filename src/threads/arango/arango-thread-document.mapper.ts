@@ -106,7 +106,9 @@ export class ArangoThreadDocumentMapper {
     const createdTime = doc.createdTime ?? 0;
     const raw = Array.isArray(doc.conversationHistory) ? doc.conversationHistory : [];
     const firstSystem = raw.findIndex((message) => isObject(message) && message.role === 'system');
-    const messages = raw.map((message, index) => withThread(toMessage(message, index, createdTime, index === firstSystem), doc._key));
+    const messages = raw.map((message, index) =>
+      withThread(toMessage(message, index, createdTime, index === firstSystem), doc._key),
+    );
     return {
       threadId: doc._key,
       workspace: doc.workspace ?? '',
@@ -140,7 +142,13 @@ export class ArangoThreadDocumentMapper {
   static toPendingThread(row: PendingThreadRow): PendingThread | null {
     const pendingInterrupt = ArangoThreadDocumentMapper.toPendingInterrupt(row.pendingInterrupt);
     if (!pendingInterrupt) return null;
-    return { threadId: row.threadId, ...origin(row.type, row.automationId), userId: row.userId, graphKey: row.graphKey, pendingInterrupt };
+    return {
+      threadId: row.threadId,
+      ...origin(row.type, row.automationId),
+      userId: row.userId,
+      graphKey: row.graphKey,
+      pendingInterrupt,
+    };
   }
 
   static toHead(row: { revision: number | null; usage: unknown }): ThreadHead {
@@ -162,7 +170,10 @@ export class ArangoThreadDocumentMapper {
   static toPendingInterrupt(value: unknown): PendingInterrupt | null {
     if (!isObject(value) || !isObject(value.interrupt) || typeof value.toolName !== 'string') return null;
     if (typeof value.interrupt.kind !== 'string' || typeof value.interrupt.toolCallId !== 'string') return null;
-    return { ...(value as unknown as PendingInterrupt), remainingToolCalls: Array.isArray(value.remainingToolCalls) ? value.remainingToolCalls : [] };
+    return {
+      ...(value as unknown as PendingInterrupt),
+      remainingToolCalls: Array.isArray(value.remainingToolCalls) ? value.remainingToolCalls : [],
+    };
   }
 
   /**
@@ -179,7 +190,8 @@ export class ArangoThreadDocumentMapper {
 
 function toMessage(raw: unknown, index: number, fallbackTime: number, isFirstSystem: boolean): ThreadMessage {
   const stored = isObject(raw) ? raw : {};
-  if (typeof stored.id === 'string' && typeof stored.createdTime === 'number') return stored as unknown as ThreadMessage;
+  if (typeof stored.id === 'string' && typeof stored.createdTime === 'number')
+    return stored as unknown as ThreadMessage;
 
   // Nodius's OpenAI-shaped message (or a damaged one): rebuilt field by field.
   const role = (['system', 'user', 'assistant', 'tool'] as const).find((known) => known === stored.role) ?? 'user';
@@ -191,7 +203,8 @@ function toMessage(raw: unknown, index: number, fallbackTime: number, isFirstSys
   };
   if (role === 'system') message.kind = isFirstSystem ? 'system_prompt' : 'rag_context';
   const toolCalls = stored.toolCalls ?? stored.tool_calls;
-  if (role === 'assistant' && Array.isArray(toolCalls) && toolCalls.length > 0) message.toolCalls = toolCalls as LlmToolCall[];
+  if (role === 'assistant' && Array.isArray(toolCalls) && toolCalls.length > 0)
+    message.toolCalls = toolCalls as LlmToolCall[];
   const toolCallId = stored.toolCallId ?? stored.tool_call_id;
   if (role === 'tool' && typeof toolCallId === 'string') message.toolCallId = toolCallId;
   const toolName = stored.toolName ?? stored.name;
@@ -201,7 +214,10 @@ function toMessage(raw: unknown, index: number, fallbackTime: number, isFirstSys
 }
 
 /** Nodius's own documents have no type: they are chats. */
-function origin(type: ThreadType | null | undefined, automationId: string | null | undefined): { type: ThreadType; automationId?: string } {
+function origin(
+  type: ThreadType | null | undefined,
+  automationId: string | null | undefined,
+): { type: ThreadType; automationId?: string } {
   return type === 'automation' && automationId ? { type, automationId } : { type: 'chat' };
 }
 

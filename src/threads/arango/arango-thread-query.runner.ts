@@ -8,9 +8,12 @@ import { Logger } from '../../observability/logger';
 
 const logger = new Logger('arango-threads');
 
-
 /** A query that failed with one of these changed nothing and may simply run again. */
-const RUN_AGAIN_ERRORS: ReadonlySet<number> = new Set([ARANGO_ERROR_NUM.deadlock, ARANGO_ERROR_NUM.writeConflict, ARANGO_ERROR_NUM.uniqueConstraintViolated]);
+const RUN_AGAIN_ERRORS: ReadonlySet<number> = new Set([
+  ARANGO_ERROR_NUM.deadlock,
+  ARANGO_ERROR_NUM.writeConflict,
+  ARANGO_ERROR_NUM.uniqueConstraintViolated,
+]);
 
 export interface WriteConflictRetryPolicy {
   attempts: number;
@@ -68,7 +71,11 @@ export class ArangoThreadQueryRunner {
    * RUN_AGAIN, up to the policy's attempts. Other failures are translated at once. When the attempts
    * run out, `exhausted()` answers if given; otherwise a retryable `conflict` (409) is thrown.
    */
-  async withRetries<T>(operation: string, attempt: (query: AttemptQuery) => Promise<T | typeof RUN_AGAIN>, exhausted?: () => T): Promise<T> {
+  async withRetries<T>(
+    operation: string,
+    attempt: (query: AttemptQuery) => Promise<T | typeof RUN_AGAIN>,
+    exhausted?: () => T,
+  ): Promise<T> {
     for (let index = 0; index < this.retry.attempts; index += 1) {
       if (index > 0) await this.sleep(Math.random() * this.retry.baseDelayMs * 2 ** (index - 1));
       try {
@@ -80,6 +87,8 @@ export class ArangoThreadQueryRunner {
     }
     logger.warn('arango_write_contention', { operation, attempts: this.retry.attempts });
     if (exhausted) return exhausted();
-    throw new AppError('conflict', 'The thread store is busy with concurrent writes; retry', undefined, { retryable: true });
+    throw new AppError('conflict', 'The thread store is busy with concurrent writes; retry', undefined, {
+      retryable: true,
+    });
   }
 }

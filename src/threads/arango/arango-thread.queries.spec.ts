@@ -44,7 +44,13 @@ function commitParams(overrides: Partial<CommitParams> = {}): CommitParams {
   };
 }
 
-const lease = { threadId: HOSTILE.threadId, holder: HOSTILE.holder, now: 1_000, expiresAt: 61_000, retentionSeconds: 3_660 };
+const lease = {
+  threadId: HOSTILE.threadId,
+  holder: HOSTILE.holder,
+  now: 1_000,
+  expiresAt: 61_000,
+  retentionSeconds: 3_660,
+};
 const entry: IdempotencyEntry = {
   _key: 'idem_abc',
   workspace: HOSTILE.workspace,
@@ -63,7 +69,14 @@ function everyQuery(): Record<string, AqlQuery> {
   const usage = { workspaceKey: 'ws_abc', workspace, usage: { ...EMPTY_USAGE, promptTokens: 3 }, now: 5 };
   return {
     insertThread: queries.insertThread(
-      ArangoThreadDocumentMapper.toNewDocument({ threadId, workspace, userId, graphKey, title: HOSTILE.title, createdTime: 1 }),
+      ArangoThreadDocumentMapper.toNewDocument({
+        threadId,
+        workspace,
+        userId,
+        graphKey,
+        title: HOSTILE.title,
+        createdTime: 1,
+      }),
     ),
     thread: queries.thread(threadId),
     head: queries.head(threadId),
@@ -81,7 +94,13 @@ function everyQuery(): Record<string, AqlQuery> {
     reserveIdempotencyKey: queries.reserveIdempotencyKey(entry, 1, 90_000),
     idempotencyState: queries.idempotencyState(entry._key, 1),
     renewIdempotencyKey: queries.renewIdempotencyKey(entry._key, HOSTILE.holder, 1, 120_001, 3_720),
-    completeIdempotencyKey: queries.completeIdempotencyKey(entry._key, HOSTILE.holder, { message: HOSTILE.content }, 86_400_000, 90_000),
+    completeIdempotencyKey: queries.completeIdempotencyKey(
+      entry._key,
+      HOSTILE.holder,
+      { message: HOSTILE.content },
+      86_400_000,
+      90_000,
+    ),
     releaseIdempotencyKey: queries.releaseIdempotencyKey(entry._key, HOSTILE.holder),
   };
 }
@@ -135,7 +154,9 @@ describe(ArangoThreadQueries.name, () => {
       const query = queries.commit(commitParams());
       const text = squash(query);
       expect(text).toContain(`FILTER NOT_NULL(t.revision, 0) == ${bindVarOf(query, 4)}`);
-      expect(text).toContain(`FILTER ${bindVarOf(query, HOSTILE.operationId)} NOT IN NOT_NULL(t.appliedOperationIds, [])`);
+      expect(text).toContain(
+        `FILTER ${bindVarOf(query, HOSTILE.operationId)} NOT IN NOT_NULL(t.appliedOperationIds, [])`,
+      );
       expect(text).toMatch(/UPDATE t WITH MERGE\(@\w+, \{/);
       expect(text).toContain('OPTIONS { ignoreRevs: false, mergeObjects: false, keepNull: true }');
       expect(text).toContain('RETURN { revision: NEW.revision, lastUpdatedTime: NEW.lastUpdatedTime }');
@@ -148,9 +169,13 @@ describe(ArangoThreadQueries.name, () => {
       ];
       const query = queries.commit(commitParams({ append, expectedRevision: 7, operationsKept: 100 }));
       const text = squash(query);
-      expect(text).toContain(`conversationHistory: APPEND(NOT_NULL(t.conversationHistory, []), ${bindVarOf(query, append)})`);
+      expect(text).toContain(
+        `conversationHistory: APPEND(NOT_NULL(t.conversationHistory, []), ${bindVarOf(query, append)})`,
+      );
       expect(text).toContain(`revision: ${bindVarOf(query, 8)}`);
-      expect(text).toMatch(/appliedOperationIds: SLICE\(APPEND\(NOT_NULL\(t\.appliedOperationIds, \[\]\), \[@\w+\]\), @\w+\)/);
+      expect(text).toMatch(
+        /appliedOperationIds: SLICE\(APPEND\(NOT_NULL\(t\.appliedOperationIds, \[\]\), \[@\w+\]\), @\w+\)/,
+      );
       expect(Object.values(query.bindVars)).toContain(-100);
       expect(query.bindVars[bindVarOf(query, append).slice(1)]).toEqual(append);
     });
@@ -176,7 +201,9 @@ describe(ArangoThreadQueries.name, () => {
 
   it('renews and releases a lease for its holder only, _rev-checked', () => {
     for (const query of [queries.renewLease(lease), queries.releaseLease(lease.threadId, lease.holder)]) {
-      expect(squash(query)).toContain(`FILTER l._key == ${bindVarOf(query, lease.threadId)} AND l.holder == ${bindVarOf(query, lease.holder)}`);
+      expect(squash(query)).toContain(
+        `FILTER l._key == ${bindVarOf(query, lease.threadId)} AND l.holder == ${bindVarOf(query, lease.holder)}`,
+      );
       expect(squash(query)).toContain('OPTIONS { ignoreRevs: false }');
     }
   });
@@ -184,9 +211,13 @@ describe(ArangoThreadQueries.name, () => {
   it('adds usage to the thread without touching its revision, and to the workspace, in one query', () => {
     const usage = { workspaceKey: 'ws_abc', workspace: 'w', usage: { ...EMPTY_USAGE, promptTokens: 3 }, now: 5 };
     const both = squash(queries.addUsage({ ...usage, threadId: 'ai_1' }));
-    expect(both).toMatch(/UPDATE t WITH \{ usage: \{ promptTokens: NOT_NULL\(t\.usage\.promptTokens, 0\) \+ delta\.promptTokens,/);
+    expect(both).toMatch(
+      /UPDATE t WITH \{ usage: \{ promptTokens: NOT_NULL\(t\.usage\.promptTokens, 0\) \+ delta\.promptTokens,/,
+    );
     expect(both).not.toContain('revision');
-    expect(both).toMatch(/UPSERT \{ _key: @\w+ \} INSERT .* UPDATE \{ usage: \{ promptTokens: NOT_NULL\(OLD\.usage\.promptTokens, 0\) \+ delta\.promptTokens,/);
+    expect(both).toMatch(
+      /UPSERT \{ _key: @\w+ \} INSERT .* UPDATE \{ usage: \{ promptTokens: NOT_NULL\(OLD\.usage\.promptTokens, 0\) \+ delta\.promptTokens,/,
+    );
     const workspaceOnly = squash(queries.addUsage({ ...usage, threadId: null }));
     expect(workspaceOnly).not.toContain('UPDATE t');
     expect(workspaceOnly).toContain('UPSERT');
@@ -200,7 +231,7 @@ describe(ArangoThreadQueries.name, () => {
     expect(text).toContain(`RETURN NEW.reservation == ${bindVarOf(query, 'r-1')}`);
   });
 
-  it('renews, completes and releases an Idempotency-Key only while it is in progress, and only the reservation of the caller\'s token', () => {
+  it("renews, completes and releases an Idempotency-Key only while it is in progress, and only the reservation of the caller's token", () => {
     const queriesInProgress = [
       queries.renewIdempotencyKey('idem_1', 'token-1', 1_000, 121_000, 3_720),
       queries.completeIdempotencyKey('idem_1', 'token-1', 'answer', 86_400_000, 90_000),
@@ -208,22 +239,28 @@ describe(ArangoThreadQueries.name, () => {
     ];
     for (const query of queriesInProgress) {
       const text = squash(query);
-      expect(text).toContain(`FILTER k._key == ${bindVarOf(query, 'idem_1')} AND k.reservation == ${bindVarOf(query, 'token-1')} AND k.state == ${bindVarOf(query, 'in_progress')}`);
+      expect(text).toContain(
+        `FILTER k._key == ${bindVarOf(query, 'idem_1')} AND k.reservation == ${bindVarOf(query, 'token-1')} AND k.state == ${bindVarOf(query, 'in_progress')}`,
+      );
       // Each answers whether it acted, so a lapsed holder learns it did not.
       expect(text).toMatch(/RETURN true$/);
     }
-    expect(Object.values(queries.completeIdempotencyKey('idem_1', 'token-1', undefined, 1, 1).bindVars)).toContain(null);
+    expect(Object.values(queries.completeIdempotencyKey('idem_1', 'token-1', undefined, 1, 1).bindVars)).toContain(
+      null,
+    );
   });
 
   it('renews only a live reservation, moving its expiry and its cleanup time', () => {
     const query = queries.renewIdempotencyKey('idem_1', 'token-1', 1_000, 121_000, 3_720);
     const text = squash(query);
     expect(text).toContain(`k.expiresAt > ${bindVarOf(query, 1_000)}`);
-    expect(text).toContain(`UPDATE k WITH { expiresAt: ${bindVarOf(query, 121_000)}, removeAt: DATE_NOW() / 1000 + ${bindVarOf(query, 3_720)} }`);
+    expect(text).toContain(
+      `UPDATE k WITH { expiresAt: ${bindVarOf(query, 121_000)}, removeAt: DATE_NOW() / 1000 + ${bindVarOf(query, 3_720)} }`,
+    );
     expect(text).toMatch(/RETURN true$/);
   });
 
-  it('keeps a completed answer from the reservation\'s creation time, not from the short hold', () => {
+  it("keeps a completed answer from the reservation's creation time, not from the short hold", () => {
     const query = queries.completeIdempotencyKey('idem_1', 'token-1', 'answer', 86_400_000, 90_000);
     const text = squash(query);
     expect(text).toContain(`expiresAt: k.createdTime + ${bindVarOf(query, 86_400_000)}`);

@@ -320,7 +320,13 @@ export class ArangoThreadQueries {
    * The first answer, on the in-progress reservation holding `token`, kept `keepMs` from its creation
    * (the short hold of the reservation ends): `[true]` when stored.
    */
-  completeIdempotencyKey(id: string, token: string, response: unknown, keepMs: number, retentionSeconds: number): AqlQuery {
+  completeIdempotencyKey(
+    id: string,
+    token: string,
+    response: unknown,
+    keepMs: number,
+    retentionSeconds: number,
+  ): AqlQuery {
     return aql`
       FOR k IN ${this.c.idempotencyKeys}
         FILTER k._key == ${id} AND k.reservation == ${token} AND k.state == ${'in_progress'}

@@ -43,14 +43,41 @@ function sampleQueries() {
   });
   const lease = { threadId: 't', holder: 'h', now: 1, expiresAt: 2, retentionSeconds: 3 };
   const usage = { workspaceKey: 'k', workspace: 'w', usage: EMPTY_USAGE, now: 1 };
-  const entry = { _key: 'k', workspace: 'w', userId: 'u', key: 'x', state: 'in_progress' as const, response: null, reservation: 'r', createdTime: 1, expiresAt: 2 };
+  const entry = {
+    _key: 'k',
+    workspace: 'w',
+    userId: 'u',
+    key: 'x',
+    state: 'in_progress' as const,
+    response: null,
+    reservation: 'r',
+    createdTime: 1,
+    expiresAt: 2,
+  };
   return {
-    insertThread: queries.insertThread(ArangoThreadDocumentMapper.toNewDocument({ threadId: 't', workspace: 'w', userId: 'u', graphKey: 'g', title: 't', createdTime: 1 })),
+    insertThread: queries.insertThread(
+      ArangoThreadDocumentMapper.toNewDocument({
+        threadId: 't',
+        workspace: 'w',
+        userId: 'u',
+        graphKey: 'g',
+        title: 't',
+        createdTime: 1,
+      }),
+    ),
     thread: queries.thread('t'),
     head: queries.head('t'),
     summaries: queries.summaries('w', 'u', 'g'),
     removeThread: queries.removeThread('t'),
-    commit: queries.commit({ threadId: 't', operationId: 'o', expectedRevision: 0, append: [], patch: {}, now: 1, operationsKept: 1 }),
+    commit: queries.commit({
+      threadId: 't',
+      operationId: 'o',
+      expectedRevision: 0,
+      append: [],
+      patch: {},
+      now: 1,
+      operationsKept: 1,
+    }),
     commitState: queries.commitState('t', 'o'),
     acquireLease: queries.acquireLease(lease),
     renewLease: queries.renewLease(lease),
@@ -68,9 +95,11 @@ function sampleQueries() {
 
 /** The query text with bind variable names blanked: arangojs numbers them, and reuses one for equal values. */
 const shape = (text: string): string => text.replace(/@@?value\d+/g, '@_');
-const KIND_BY_SHAPE = new Map(Object.entries(sampleQueries()).map(([kind, query]) => [shape(query.query), kind as QueryKind]));
-const kindOf = (request: FakeArangoRequest): QueryKind | undefined => KIND_BY_SHAPE.get(shape((request.body as CursorBody).query));
-
+const KIND_BY_SHAPE = new Map(
+  Object.entries(sampleQueries()).map(([kind, query]) => [shape(query.query), kind as QueryKind]),
+);
+const kindOf = (request: FakeArangoRequest): QueryKind | undefined =>
+  KIND_BY_SHAPE.get(shape((request.body as CursorBody).query));
 
 const WRITE_CONFLICT = arangoErrorReply(409, 1200, 'write-write conflict');
 const UNIQUE_VIOLATION = arangoErrorReply(409, 1210, 'unique constraint violated');
@@ -109,7 +138,8 @@ describe(ArangoThreadRepository.name, () => {
         repository.completeIdempotencyKey(scope, 'token', {}, 1000),
         repository.releaseIdempotencyKey(scope, 'token'),
       ];
-      for (const call of calls) expect(await appErrorOf(call)).toMatchObject({ code: 'store_unavailable', statusCode: 503, retryable: true });
+      for (const call of calls)
+        expect(await appErrorOf(call)).toMatchObject({ code: 'store_unavailable', statusCode: 503, retryable: true });
     });
   });
 
@@ -121,7 +151,8 @@ describe(ArangoThreadRepository.name, () => {
 
     beforeAll(async () => {
       server = await startFakeArango((request) => {
-        if (!request.path.endsWith('/_api/cursor')) return arangoErrorReply(501, 9, `unscripted ${request.method} ${request.path}`);
+        if (!request.path.endsWith('/_api/cursor'))
+          return arangoErrorReply(501, 9, `unscripted ${request.method} ${request.path}`);
         return script(kindOf(request), (request.body as CursorBody).bindVars) ?? arangoCursorReply([]);
       });
     });
@@ -149,42 +180,103 @@ describe(ArangoThreadRepository.name, () => {
 
     describe('threads', () => {
       it('creates a thread as one insert of the seed-shaped document and answers the record', async () => {
-        const thread = { threadId: 'ai_1', workspace: 'w', userId: 'u', graphKey: 'g', title: 'Hello', createdTime: 42 };
+        const thread = {
+          threadId: 'ai_1',
+          workspace: 'w',
+          userId: 'u',
+          graphKey: 'g',
+          title: 'Hello',
+          createdTime: 42,
+        };
         const record = await repository.create(thread);
-        expect(record).toEqual({ ...thread, type: 'chat', messages: [], pendingInterrupt: null, revision: 0, usage: EMPTY_USAGE, lastUpdatedTime: 42 });
+        expect(record).toEqual({
+          ...thread,
+          type: 'chat',
+          messages: [],
+          pendingInterrupt: null,
+          revision: 0,
+          usage: EMPTY_USAGE,
+          lastUpdatedTime: 42,
+        });
         expect(sent()).toEqual(['insertThread']);
         expect(Object.values(bindVarsOf(0))).toContainEqual(ArangoThreadDocumentMapper.toNewDocument(thread));
       });
 
       it('creates a thread for a run in three queries, in order: insert, lease, first round; and answers it at revision 1', async () => {
-        scriptQueues({ acquireLease: [arangoCursorReply([true])], commit: [arangoCursorReply([{ revision: 1, lastUpdatedTime: 1_700_000_000_123 }])] });
-        const thread = { threadId: 'ai_1', workspace: 'w', userId: 'u', graphKey: 'g', title: 'Hello', createdTime: 42 };
+        scriptQueues({
+          acquireLease: [arangoCursorReply([true])],
+          commit: [arangoCursorReply([{ revision: 1, lastUpdatedTime: 1_700_000_000_123 }])],
+        });
+        const thread = {
+          threadId: 'ai_1',
+          workspace: 'w',
+          userId: 'u',
+          graphKey: 'g',
+          title: 'Hello',
+          createdTime: 42,
+        };
         const append = [{ ...userMessage('Q'), threadId: 'ai_1' }];
-        const record = await repository.create(thread, { lease: { holder: 'run-a', ttlMs: 60_000, now: 50 }, firstRound: { operationId: 'op', expectedRevision: 0, append } });
-        expect(record).toEqual({ ...thread, type: 'chat', messages: append, pendingInterrupt: null, revision: 1, usage: EMPTY_USAGE, lastUpdatedTime: 1_700_000_000_123 });
+        const record = await repository.create(thread, {
+          lease: { holder: 'run-a', ttlMs: 60_000, now: 50 },
+          firstRound: { operationId: 'op', expectedRevision: 0, append },
+        });
+        expect(record).toEqual({
+          ...thread,
+          type: 'chat',
+          messages: append,
+          pendingInterrupt: null,
+          revision: 1,
+          usage: EMPTY_USAGE,
+          lastUpdatedTime: 1_700_000_000_123,
+        });
         expect(sent()).toEqual(['insertThread', 'acquireLease', 'commit']);
         expect(Object.values(bindVarsOf(1))).toEqual(expect.arrayContaining(['ai_1', 'run-a', 60_050]));
       });
 
       it('refuses a thread id that is already used with a conflict', async () => {
         scriptQueues({ insertThread: [UNIQUE_VIOLATION] });
-        const error = await appErrorOf(repository.create({ threadId: 'ai_1', workspace: 'w', userId: 'u', graphKey: 'g', title: 't', createdTime: 1 }));
+        const error = await appErrorOf(
+          repository.create({
+            threadId: 'ai_1',
+            workspace: 'w',
+            userId: 'u',
+            graphKey: 'g',
+            title: 't',
+            createdTime: 1,
+          }),
+        );
         expect(error).toMatchObject({ code: 'conflict', message: 'A thread with this id already exists' });
       });
 
       it('reads a thread document into a record, and null when there is none', async () => {
         const document = {
-          ...ArangoThreadDocumentMapper.toNewDocument({ threadId: 'ai_1', workspace: 'w', userId: 'u', graphKey: 'g', title: 'T', createdTime: 1 }),
+          ...ArangoThreadDocumentMapper.toNewDocument({
+            threadId: 'ai_1',
+            workspace: 'w',
+            userId: 'u',
+            graphKey: 'g',
+            title: 'T',
+            createdTime: 1,
+          }),
           conversationHistory: [userMessage('Q')],
           revision: 1,
         };
         scriptQueues({ thread: [arangoCursorReply([document]), arangoCursorReply([])] });
-        expect(await repository.get('ai_1')).toMatchObject({ threadId: 'ai_1', revision: 1, messages: document.conversationHistory });
+        expect(await repository.get('ai_1')).toMatchObject({
+          threadId: 'ai_1',
+          revision: 1,
+          messages: document.conversationHistory,
+        });
         expect(await repository.get('ai_2')).toBeNull();
       });
 
       it('answers whether delete removed a thread', async () => {
-        scriptQueues({ removeThread: [arangoCursorReply([{ removed: true, released: true }]), arangoCursorReply([{ removed: false, released: false }])] });
+        scriptQueues({
+          removeThread: [
+            arangoCursorReply([{ removed: true, released: true }]),
+            arangoCursorReply([{ removed: false, released: false }]),
+          ],
+        });
         expect(await repository.delete('ai_1')).toBe(true);
         expect(await repository.delete('ai_1')).toBe(false);
       });
@@ -195,21 +287,33 @@ describe(ArangoThreadRepository.name, () => {
 
       it('applies in one compare-and-set query, stamped with the clock', async () => {
         scriptQueues({ commit: [arangoCursorReply([{ revision: 3, lastUpdatedTime: 1_700_000_000_123 }])] });
-        expect(await repository.commit('ai_1', commit)).toEqual({ applied: true, revision: 3, lastUpdatedTime: 1_700_000_000_123 });
+        expect(await repository.commit('ai_1', commit)).toEqual({
+          applied: true,
+          revision: 3,
+          lastUpdatedTime: 1_700_000_000_123,
+        });
         expect(sent()).toEqual(['commit']);
         const values = Object.values(bindVarsOf(0));
-        expect(values).toEqual(expect.arrayContaining(['ai_1', 'op-1', 2, 3, 1_700_000_000_123, -APPLIED_OPERATIONS_KEPT, commit.append]));
+        expect(values).toEqual(
+          expect.arrayContaining(['ai_1', 'op-1', 2, 3, 1_700_000_000_123, -APPLIED_OPERATIONS_KEPT, commit.append]),
+        );
         expect(values).toContainEqual({ pendingInterrupt: null });
       });
 
       it('answers applied: false for a replayed operation, with the stored revision, and writes nothing more', async () => {
-        scriptQueues({ commit: [arangoCursorReply([])], commitState: [arangoCursorReply([{ revision: 5, lastUpdatedTime: 77, replayed: true }])] });
+        scriptQueues({
+          commit: [arangoCursorReply([])],
+          commitState: [arangoCursorReply([{ revision: 5, lastUpdatedTime: 77, replayed: true }])],
+        });
         expect(await repository.commit('ai_1', commit)).toEqual({ applied: false, revision: 5, lastUpdatedTime: 77 });
         expect(sent()).toEqual(['commit', 'commitState']);
       });
 
       it('throws ThreadRevisionConflictError with the stored revision when it moved on', async () => {
-        scriptQueues({ commit: [arangoCursorReply([])], commitState: [arangoCursorReply([{ revision: 4, lastUpdatedTime: 77, replayed: false }])] });
+        scriptQueues({
+          commit: [arangoCursorReply([])],
+          commitState: [arangoCursorReply([{ revision: 4, lastUpdatedTime: 77, replayed: false }])],
+        });
         const error = await repository.commit('ai_1', commit).catch((caught: unknown) => caught);
         expect(error).toBeInstanceOf(ThreadRevisionConflictError);
         expect(error).toMatchObject({ threadId: 'ai_1', expectedRevision: 2, actualRevision: 4 });
@@ -230,18 +334,33 @@ describe(ArangoThreadRepository.name, () => {
       });
 
       it('refuses as a revision conflict when another commit won the race', async () => {
-        scriptQueues({ commit: [WRITE_CONFLICT], commitState: [arangoCursorReply([{ revision: 3, lastUpdatedTime: 8, replayed: false }])] });
-        await expect(repository.commit('ai_1', commit)).rejects.toMatchObject({ name: 'ThreadRevisionConflictError', actualRevision: 3 });
+        scriptQueues({
+          commit: [WRITE_CONFLICT],
+          commitState: [arangoCursorReply([{ revision: 3, lastUpdatedTime: 8, replayed: false }])],
+        });
+        await expect(repository.commit('ai_1', commit)).rejects.toMatchObject({
+          name: 'ThreadRevisionConflictError',
+          actualRevision: 3,
+        });
       });
 
       it('answers applied: false when the same operation, retried concurrently, won the race', async () => {
-        scriptQueues({ commit: [WRITE_CONFLICT], commitState: [arangoCursorReply([{ revision: 3, lastUpdatedTime: 8, replayed: true }])] });
+        scriptQueues({
+          commit: [WRITE_CONFLICT],
+          commitState: [arangoCursorReply([{ revision: 3, lastUpdatedTime: 8, replayed: true }])],
+        });
         expect(await repository.commit('ai_1', commit)).toEqual({ applied: false, revision: 3, lastUpdatedTime: 8 });
       });
 
       it('gives up with a retryable conflict when the document keeps changing under it', async () => {
-        scriptQueues({ commit: [WRITE_CONFLICT], commitState: [arangoCursorReply([{ revision: 2, lastUpdatedTime: 8, replayed: false }])] });
-        expect(await appErrorOf(repository.commit('ai_1', commit))).toMatchObject({ code: 'conflict', retryable: true });
+        scriptQueues({
+          commit: [WRITE_CONFLICT],
+          commitState: [arangoCursorReply([{ revision: 2, lastUpdatedTime: 8, replayed: false }])],
+        });
+        expect(await appErrorOf(repository.commit('ai_1', commit))).toMatchObject({
+          code: 'conflict',
+          retryable: true,
+        });
         expect(sent().filter((kind) => kind === 'commit')).toHaveLength(FAST_RETRY.attempts);
       });
     });
@@ -250,7 +369,9 @@ describe(ArangoThreadRepository.name, () => {
       it('answers whether the holder got it, with expiry and cleanup time derived from the ttl', async () => {
         scriptQueues({ acquireLease: [arangoCursorReply([true]), arangoCursorReply([])] });
         expect(await repository.acquireLease('ai_1', 'run-a', 60_000, 1_000)).toBe(true);
-        expect(Object.values(bindVarsOf(0))).toEqual(expect.arrayContaining(['ai_1', 'run-a', 1_000, 61_000, 60 + CLEANUP_GRACE_SECONDS]));
+        expect(Object.values(bindVarsOf(0))).toEqual(
+          expect.arrayContaining(['ai_1', 'run-a', 1_000, 61_000, 60 + CLEANUP_GRACE_SECONDS]),
+        );
         expect(await repository.acquireLease('ai_1', 'run-b', 60_000, 1_000)).toBe(false);
       });
 
@@ -267,7 +388,10 @@ describe(ArangoThreadRepository.name, () => {
       });
 
       it('renews for the holder only and releases quietly when the lease is already gone', async () => {
-        scriptQueues({ renewLease: [arangoCursorReply([true]), arangoCursorReply([])], releaseLease: [arangoErrorReply(404, 1202, 'document not found')] });
+        scriptQueues({
+          renewLease: [arangoCursorReply([true]), arangoCursorReply([])],
+          releaseLease: [arangoErrorReply(404, 1202, 'document not found')],
+        });
         expect(await repository.renewLease('ai_1', 'run-a', 1_000, 5)).toBe(true);
         expect(await repository.renewLease('ai_1', 'run-b', 1_000, 5)).toBe(false);
         await expect(repository.releaseLease('ai_1', 'run-a')).resolves.toBeUndefined();
@@ -275,7 +399,14 @@ describe(ArangoThreadRepository.name, () => {
     });
 
     describe('usage', () => {
-      const usage = { promptTokens: 1, completionTokens: 2, cachedTokens: 0, totalTokens: 3, costUsd: 0.5, llmCalls: 1 };
+      const usage = {
+        promptTokens: 1,
+        completionTokens: 2,
+        cachedTokens: 0,
+        totalTokens: 3,
+        costUsd: 0.5,
+        llmCalls: 1,
+      };
 
       it('adds to the thread and the workspace in one query, to the workspace alone without a thread', async () => {
         await repository.addUsage('w', 'ai_1', usage, 5);
@@ -298,7 +429,10 @@ describe(ArangoThreadRepository.name, () => {
 
         server.requests.length = 0;
         scriptQueues({ addUsageToThread: [WRITE_CONFLICT] });
-        expect(await appErrorOf(repository.addUsage('w', 'ai_1', usage, 5))).toMatchObject({ code: 'conflict', retryable: true });
+        expect(await appErrorOf(repository.addUsage('w', 'ai_1', usage, 5))).toMatchObject({
+          code: 'conflict',
+          retryable: true,
+        });
         expect(sent()).toHaveLength(FAST_RETRY.attempts);
       });
 
@@ -306,7 +440,9 @@ describe(ArangoThreadRepository.name, () => {
         scriptQueues({ workspaceUsage: [arangoCursorReply([usage]), arangoCursorReply([])] });
         expect(await repository.getWorkspaceUsage('a/b c')).toEqual(usage);
         expect(await repository.getWorkspaceUsage('a/b c')).toEqual(EMPTY_USAGE);
-        const [first, second] = [bindVarsOf(0), bindVarsOf(1)].map((vars) => Object.values(vars).find((value) => String(value).startsWith('ws_')));
+        const [first, second] = [bindVarsOf(0), bindVarsOf(1)].map((vars) =>
+          Object.values(vars).find((value) => String(value).startsWith('ws_')),
+        );
         expect(first).toMatch(/^ws_[0-9a-f]{64}$/);
         expect(second).toBe(first);
       });
@@ -318,8 +454,18 @@ describe(ArangoThreadRepository.name, () => {
       it('reserves with a record that names the principal and the key, under a hashed document key', async () => {
         scriptQueues({ reserveIdempotencyKey: [arangoCursorReply([true])] });
         const claim = await repository.reserveIdempotencyKey(scope, 86_400_000, 1_000);
-        const entry = Object.values(bindVarsOf(0)).find((value) => typeof value === 'object' && value !== null && 'reservation' in value);
-        expect(entry).toMatchObject({ workspace: 'w', userId: 'u', key: scope.key, state: 'in_progress', response: null, createdTime: 1_000, expiresAt: 86_401_000 });
+        const entry = Object.values(bindVarsOf(0)).find(
+          (value) => typeof value === 'object' && value !== null && 'reservation' in value,
+        );
+        expect(entry).toMatchObject({
+          workspace: 'w',
+          userId: 'u',
+          key: scope.key,
+          state: 'in_progress',
+          response: null,
+          createdTime: 1_000,
+          expiresAt: 86_401_000,
+        });
         expect((entry as unknown as { _key: string })._key).toMatch(/^idem_[0-9a-f]{64}$/);
         // The token handed back is the one written on the record.
         expect(claim).toEqual({ state: 'reserved', token: (entry as unknown as { reservation: string }).reservation });
@@ -328,60 +474,100 @@ describe(ArangoThreadRepository.name, () => {
       it('answers the live record when the key is taken: in progress, or completed with the first answer', async () => {
         scriptQueues({
           reserveIdempotencyKey: [arangoCursorReply([])],
-          idempotencyState: [arangoCursorReply([{ state: 'in_progress', response: null }]), arangoCursorReply([{ state: 'completed', response: { message: 'Hi' } }])],
+          idempotencyState: [
+            arangoCursorReply([{ state: 'in_progress', response: null }]),
+            arangoCursorReply([{ state: 'completed', response: { message: 'Hi' } }]),
+          ],
         });
         expect(await repository.reserveIdempotencyKey(scope, 1_000, 1)).toEqual({ state: 'in_progress' });
-        expect(await repository.reserveIdempotencyKey(scope, 1_000, 1)).toEqual({ state: 'completed', response: { message: 'Hi' } });
+        expect(await repository.reserveIdempotencyKey(scope, 1_000, 1)).toEqual({
+          state: 'completed',
+          response: { message: 'Hi' },
+        });
       });
 
       it('tries again when the record that held the key went away in between', async () => {
-        scriptQueues({ reserveIdempotencyKey: [arangoCursorReply([false]), arangoCursorReply([true])], idempotencyState: [arangoCursorReply([])] });
-        expect(await repository.reserveIdempotencyKey(scope, 1_000, 1)).toEqual({ state: 'reserved', token: expect.any(String) });
+        scriptQueues({
+          reserveIdempotencyKey: [arangoCursorReply([false]), arangoCursorReply([true])],
+          idempotencyState: [arangoCursorReply([])],
+        });
+        expect(await repository.reserveIdempotencyKey(scope, 1_000, 1)).toEqual({
+          state: 'reserved',
+          token: expect.any(String),
+        });
         expect(sent()).toEqual(['reserveIdempotencyKey', 'idempotencyState', 'reserveIdempotencyKey']);
       });
 
-      it('completes with the answer (null for none) on the token\'s reservation, kept from its creation for the given time, and releases quietly', async () => {
+      it("completes with the answer (null for none) on the token's reservation, kept from its creation for the given time, and releases quietly", async () => {
         scriptQueues({
           completeIdempotencyKey: [arangoCursorReply([true]), arangoCursorReply([])],
           releaseIdempotencyKey: [arangoErrorReply(404, 1202, 'document not found'), arangoCursorReply([true])],
         });
         expect(await repository.completeIdempotencyKey(scope, 'token-1', undefined, 86_400_000)).toBe(true);
-        expect(Object.values(bindVarsOf(0))).toEqual(expect.arrayContaining(['token-1', null, 86_400_000, 86_400 + CLEANUP_GRACE_SECONDS]));
+        expect(Object.values(bindVarsOf(0))).toEqual(
+          expect.arrayContaining(['token-1', null, 86_400_000, 86_400 + CLEANUP_GRACE_SECONDS]),
+        );
         // Another reservation holds the key now: nothing is stored.
         expect(await repository.completeIdempotencyKey(scope, 'lapsed-token', 'late', 86_400_000)).toBe(false);
         expect(await repository.releaseIdempotencyKey(scope, 'token-1')).toBe(false);
         expect(await repository.releaseIdempotencyKey(scope, 'token-1')).toBe(true);
         expect(Object.values(bindVarsOf(3))).toContain('token-1');
-        expect(sent()).toEqual(['completeIdempotencyKey', 'completeIdempotencyKey', 'releaseIdempotencyKey', 'releaseIdempotencyKey']);
+        expect(sent()).toEqual([
+          'completeIdempotencyKey',
+          'completeIdempotencyKey',
+          'releaseIdempotencyKey',
+          'releaseIdempotencyKey',
+        ]);
       });
 
       it('reserves for the short hold, and renews only while the reservation is live', async () => {
-        scriptQueues({ reserveIdempotencyKey: [arangoCursorReply([true])], renewIdempotencyKey: [arangoCursorReply([true]), arangoCursorReply([]), WRITE_CONFLICT, arangoCursorReply([true])] });
+        scriptQueues({
+          reserveIdempotencyKey: [arangoCursorReply([true])],
+          renewIdempotencyKey: [
+            arangoCursorReply([true]),
+            arangoCursorReply([]),
+            WRITE_CONFLICT,
+            arangoCursorReply([true]),
+          ],
+        });
         const claim = await repository.reserveIdempotencyKey(scope, 120_000, 1_000);
         const token = (claim as { token: string }).token;
-        const entry = Object.values(bindVarsOf(0)).find((value) => typeof value === 'object' && value !== null && 'reservation' in value);
+        const entry = Object.values(bindVarsOf(0)).find(
+          (value) => typeof value === 'object' && value !== null && 'reservation' in value,
+        );
         expect(entry).toMatchObject({ createdTime: 1_000, expiresAt: 121_000 });
         expect(Object.values(bindVarsOf(0))).toContain(120 + CLEANUP_GRACE_SECONDS);
 
         expect(await repository.renewIdempotencyKey(scope, token, 120_000, 41_000)).toBe(true);
-        expect(Object.values(bindVarsOf(1))).toEqual(expect.arrayContaining([token, 41_000, 161_000, 120 + CLEANUP_GRACE_SECONDS]));
+        expect(Object.values(bindVarsOf(1))).toEqual(
+          expect.arrayContaining([token, 41_000, 161_000, 120 + CLEANUP_GRACE_SECONDS]),
+        );
         expect(await repository.renewIdempotencyKey(scope, token, 120_000, 200_000)).toBe(false);
         // A write conflict (a concurrent complete or renew) runs it again.
         expect(await repository.renewIdempotencyKey(scope, token, 120_000, 81_000)).toBe(true);
-        expect(sent()).toEqual(['reserveIdempotencyKey', 'renewIdempotencyKey', 'renewIdempotencyKey', 'renewIdempotencyKey', 'renewIdempotencyKey']);
+        expect(sent()).toEqual([
+          'reserveIdempotencyKey',
+          'renewIdempotencyKey',
+          'renewIdempotencyKey',
+          'renewIdempotencyKey',
+          'renewIdempotencyKey',
+        ]);
       });
     });
 
     it('translates an unavailable server (503) into store_unavailable', async () => {
       script = () => arangoErrorReply(503, 503, 'service unavailable');
       expect(await appErrorOf(repository.get('ai_1'))).toMatchObject({ code: 'store_unavailable' });
-      expect(await appErrorOf(repository.commit('ai_1', { operationId: 'o', expectedRevision: 0, append: [] }))).toMatchObject({ code: 'store_unavailable' });
+      expect(
+        await appErrorOf(repository.commit('ai_1', { operationId: 'o', expectedRevision: 0, append: [] })),
+      ).toMatchObject({ code: 'store_unavailable' });
     });
   });
 
   it('sets its collections and indexes up when opened', async () => {
     const server = await startFakeArango((request: FakeArangoRequest) => {
-      if (request.path.includes('/_api/collection/')) return { status: 200, body: { error: false, code: 200, name: 'x', type: 2 } };
+      if (request.path.includes('/_api/collection/'))
+        return { status: 200, body: { error: false, code: 200, name: 'x', type: 2 } };
       return { status: 201, body: { error: false, code: 201, isNewlyCreated: false } };
     });
     const db = new Database({ url: server.url, databaseName: 'nodius' });

@@ -2,11 +2,33 @@ import { randomUUID } from 'node:crypto';
 import { Database } from 'arangojs';
 import { ARANGO_ERROR_NUM } from '../../database/arango/arango-error.translator';
 import { AppError } from '../../errors/app-error';
-import { IdempotencyClaim, IdempotencyScope, NewThread, RunUsageRecord, ThreadRepository, ThreadStart, withFirstRound } from '../thread.repository';
+import {
+  IdempotencyClaim,
+  IdempotencyScope,
+  NewThread,
+  RunUsageRecord,
+  ThreadRepository,
+  ThreadStart,
+  withFirstRound,
+} from '../thread.repository';
 import { ThreadRevisionConflictError } from '../thread-revision-conflict.error';
-import { EMPTY_USAGE, PendingThread, ThreadCommit, ThreadCommitResult, ThreadHead, ThreadRecord, ThreadSummary, UsageTotals } from '../thread.types';
+import {
+  EMPTY_USAGE,
+  PendingThread,
+  ThreadCommit,
+  ThreadCommitResult,
+  ThreadHead,
+  ThreadRecord,
+  ThreadSummary,
+  UsageTotals,
+} from '../thread.types';
 import { hashedDocumentKey } from '../../database/arango/arango-hashed.key';
-import { ArangoThreadDocumentMapper, PendingThreadRow, StoredThreadDocument, ThreadSummaryRow } from './arango-thread-document.mapper';
+import {
+  ArangoThreadDocumentMapper,
+  PendingThreadRow,
+  StoredThreadDocument,
+  ThreadSummaryRow,
+} from './arango-thread-document.mapper';
 import { ARANGO_THREAD_NAMES } from './arango-thread.names';
 import { ArangoThreadQueries, IdempotencyEntry, LeaseParams } from './arango-thread.queries';
 import {
@@ -86,7 +108,8 @@ export class ArangoThreadRepository implements ThreadRepository {
     try {
       await this.runner.query(this.queries.insertThread(document));
     } catch (error) {
-      if (isArangoErrorNum(error, ARANGO_ERROR_NUM.uniqueConstraintViolated)) throw AppError.conflict('A thread with this id already exists');
+      if (isArangoErrorNum(error, ARANGO_ERROR_NUM.uniqueConstraintViolated))
+        throw AppError.conflict('A thread with this id already exists');
       throw this.runner.translate(error, 'threads.create');
     }
     const created = ArangoThreadDocumentMapper.toRecord(document);
@@ -105,18 +128,34 @@ export class ArangoThreadRepository implements ThreadRepository {
   }
 
   async getHead(threadId: string): Promise<ThreadHead | null> {
-    const [head] = await this.runner.all<{ revision: number | null; usage: unknown }>('threads.getHead', this.queries.head(threadId));
+    const [head] = await this.runner.all<{ revision: number | null; usage: unknown }>(
+      'threads.getHead',
+      this.queries.head(threadId),
+    );
     return head ? ArangoThreadDocumentMapper.toHead(head) : null;
   }
 
   async list(workspace: string, userId: string, graphKey: string): Promise<ThreadSummary[]> {
-    const rows = await this.runner.all<ThreadSummaryRow>('threads.list', this.queries.summaries(workspace, userId, graphKey));
+    const rows = await this.runner.all<ThreadSummaryRow>(
+      'threads.list',
+      this.queries.summaries(workspace, userId, graphKey),
+    );
     return rows.map((row) => ArangoThreadDocumentMapper.toSummary(row));
   }
 
-  async listPending(workspace: string, userId: string, includeAutomations: boolean, limit: number): Promise<PendingThread[]> {
-    const rows = await this.runner.all<PendingThreadRow>('threads.listPending', this.queries.pending(workspace, userId, includeAutomations, limit));
-    return rows.map((row) => ArangoThreadDocumentMapper.toPendingThread(row)).filter((row): row is PendingThread => row !== null);
+  async listPending(
+    workspace: string,
+    userId: string,
+    includeAutomations: boolean,
+    limit: number,
+  ): Promise<PendingThread[]> {
+    const rows = await this.runner.all<PendingThreadRow>(
+      'threads.listPending',
+      this.queries.pending(workspace, userId, includeAutomations, limit),
+    );
+    return rows
+      .map((row) => ArangoThreadDocumentMapper.toPendingThread(row))
+      .filter((row): row is PendingThread => row !== null);
   }
 
   async delete(threadId: string): Promise<boolean> {
@@ -142,14 +181,20 @@ export class ArangoThreadRepository implements ThreadRepository {
         written = await query<{ revision: number; lastUpdatedTime: number }>(this.queries.commit(params));
       } catch (error) {
         // Lost to a concurrent writer (or the thread went away) between its read and its write: classify below.
-        if (!isArangoErrorNum(error, ARANGO_ERROR_NUM.writeConflict) && !isArangoErrorNum(error, ARANGO_ERROR_NUM.documentNotFound)) throw error;
+        if (
+          !isArangoErrorNum(error, ARANGO_ERROR_NUM.writeConflict) &&
+          !isArangoErrorNum(error, ARANGO_ERROR_NUM.documentNotFound)
+        )
+          throw error;
       }
-      if (written.length > 0) return { applied: true, revision: written[0].revision, lastUpdatedTime: written[0].lastUpdatedTime };
+      if (written.length > 0)
+        return { applied: true, revision: written[0].revision, lastUpdatedTime: written[0].lastUpdatedTime };
 
       const [state] = await query<CommitState>(this.queries.commitState(threadId, commit.operationId));
       if (!state) throw AppError.notFound('Thread not found');
       if (state.replayed) return { applied: false, revision: state.revision, lastUpdatedTime: state.lastUpdatedTime };
-      if (state.revision !== commit.expectedRevision) throw new ThreadRevisionConflictError(threadId, commit.expectedRevision, state.revision);
+      if (state.revision !== commit.expectedRevision)
+        throw new ThreadRevisionConflictError(threadId, commit.expectedRevision, state.revision);
       return RUN_AGAIN; // same revision: a usage write changed the document meanwhile
     });
   }
@@ -165,7 +210,10 @@ export class ArangoThreadRepository implements ThreadRepository {
 
   async renewLease(threadId: string, holder: string, ttlMs: number, now: number): Promise<boolean> {
     const params = leaseParams(threadId, holder, ttlMs, now);
-    return this.runner.withRetries('threads.renewLease', async (query) => (await query(this.queries.renewLease(params))).length > 0);
+    return this.runner.withRetries(
+      'threads.renewLease',
+      async (query) => (await query(this.queries.renewLease(params))).length > 0,
+    );
   }
 
   async releaseLease(threadId: string, holder: string, usage?: RunUsageRecord): Promise<void> {
@@ -176,14 +224,23 @@ export class ArangoThreadRepository implements ThreadRepository {
   }
 
   async addUsage(workspace: string, threadId: string | null, usage: UsageTotals, now: number): Promise<void> {
-    const params = { workspaceKey: workspaceKey(workspace), workspace, threadId, usage: ArangoThreadDocumentMapper.toUsage(usage), now };
+    const params = {
+      workspaceKey: workspaceKey(workspace),
+      workspace,
+      threadId,
+      usage: ArangoThreadDocumentMapper.toUsage(usage),
+      now,
+    };
     await this.runner.withRetries('threads.addUsage', async (query) => {
       await query(this.queries.addUsage(params));
     });
   }
 
   async getWorkspaceUsage(workspace: string): Promise<UsageTotals> {
-    const [usage] = await this.runner.all<unknown>('threads.getWorkspaceUsage', this.queries.workspaceUsage(workspaceKey(workspace)));
+    const [usage] = await this.runner.all<unknown>(
+      'threads.getWorkspaceUsage',
+      this.queries.workspaceUsage(workspaceKey(workspace)),
+    );
     return usage === undefined ? { ...EMPTY_USAGE } : ArangoThreadDocumentMapper.toUsage(usage);
   }
 
@@ -205,7 +262,9 @@ export class ArangoThreadRepository implements ThreadRepository {
       if (reserved === true) return { state: 'reserved', token: entry.reservation };
       const [live] = await query<{ state: string; response: unknown }>(this.queries.idempotencyState(entry._key, now));
       if (!live) return RUN_AGAIN; // released or expired in between: try to reserve it again
-      return live.state === 'completed' ? { state: 'completed', response: live.response ?? null } : { state: 'in_progress' };
+      return live.state === 'completed'
+        ? { state: 'completed', response: live.response ?? null }
+        : { state: 'in_progress' };
     });
   }
 
@@ -214,9 +273,23 @@ export class ArangoThreadRepository implements ThreadRepository {
     return this.runner.withRetries('threads.renewIdempotencyKey', async (query) => (await query(renew)).length > 0);
   }
 
-  async completeIdempotencyKey(scope: IdempotencyScope, token: string, response: unknown, keepMs: number): Promise<boolean> {
-    const complete = this.queries.completeIdempotencyKey(idempotencyKey(scope), token, response, keepMs, retention(keepMs));
-    return this.runner.withRetries('threads.completeIdempotencyKey', async (query) => (await query(complete)).length > 0);
+  async completeIdempotencyKey(
+    scope: IdempotencyScope,
+    token: string,
+    response: unknown,
+    keepMs: number,
+  ): Promise<boolean> {
+    const complete = this.queries.completeIdempotencyKey(
+      idempotencyKey(scope),
+      token,
+      response,
+      keepMs,
+      retention(keepMs),
+    );
+    return this.runner.withRetries(
+      'threads.completeIdempotencyKey',
+      async (query) => (await query(complete)).length > 0,
+    );
   }
 
   async releaseIdempotencyKey(scope: IdempotencyScope, token: string): Promise<boolean> {

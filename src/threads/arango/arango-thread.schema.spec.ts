@@ -45,8 +45,11 @@ describe(ArangoThreadSchema.name, () => {
   });
 
   const indexRequests = () =>
-    server.requests.filter((request) => request.method === 'POST' && request.path.endsWith('/_api/index')).map((request) => [request.query.collection, request.body]);
-  const creations = () => server.requests.filter((request) => request.method === 'POST' && request.path.endsWith('/_api/collection'));
+    server.requests
+      .filter((request) => request.method === 'POST' && request.path.endsWith('/_api/index'))
+      .map((request) => [request.query.collection, request.body]);
+  const creations = () =>
+    server.requests.filter((request) => request.method === 'POST' && request.path.endsWith('/_api/collection'));
 
   it('creates the four document collections, the owner index and the TTL cleanup indexes on an empty database', async () => {
     state = { types: new Map() };
@@ -58,8 +61,14 @@ describe(ArangoThreadSchema.name, () => {
       [ARANGO_THREAD_NAMES.idempotencyKeys]: 2,
     });
     expect(indexRequests()).toEqual([
-      [ARANGO_THREAD_NAMES.threads, { type: 'persistent', fields: ['workspace', 'userId', 'graphKey', 'lastUpdatedTime'], inBackground: true }],
-      [ARANGO_THREAD_NAMES.threads, { type: 'persistent', fields: ['workspace', 'pendingInterrupt.createdTime'], sparse: true, inBackground: true }],
+      [
+        ARANGO_THREAD_NAMES.threads,
+        { type: 'persistent', fields: ['workspace', 'userId', 'graphKey', 'lastUpdatedTime'], inBackground: true },
+      ],
+      [
+        ARANGO_THREAD_NAMES.threads,
+        { type: 'persistent', fields: ['workspace', 'pendingInterrupt.createdTime'], sparse: true, inBackground: true },
+      ],
       [ARANGO_THREAD_NAMES.leases, { type: 'ttl', fields: [TTL_FIELD], expireAfter: 0, inBackground: true }],
       [ARANGO_THREAD_NAMES.idempotencyKeys, { type: 'ttl', fields: [TTL_FIELD], expireAfter: 0, inBackground: true }],
     ]);
@@ -82,6 +91,8 @@ describe(ArangoThreadSchema.name, () => {
 
   it('refuses to run on a thread collection that is an edge collection', async () => {
     state = { types: new Map([[ARANGO_THREAD_NAMES.leases, 3]]) };
-    await expect(new ArangoThreadSchema(db).ensure()).rejects.toThrow(`Collection ${ARANGO_THREAD_NAMES.leases} exists but is not a document collection`);
+    await expect(new ArangoThreadSchema(db).ensure()).rejects.toThrow(
+      `Collection ${ARANGO_THREAD_NAMES.leases} exists but is not a document collection`,
+    );
   });
 });

@@ -22,11 +22,22 @@ const INDEXES: ReadonlyArray<{ collection: string; index: EnsureIndexOptions }> 
   // GET /api/ai/approvals: the workspace's threads waiting for a human, newest interrupt first (sparse: only those).
   {
     collection: ARANGO_THREAD_NAMES.threads,
-    index: { type: 'persistent', fields: ['workspace', 'pendingInterrupt.createdTime'], sparse: true, inBackground: true },
+    index: {
+      type: 'persistent',
+      fields: ['workspace', 'pendingInterrupt.createdTime'],
+      sparse: true,
+      inBackground: true,
+    },
   },
   // Cleanup only: leases of crashed runs and expired Idempotency-Keys (the queries check expiry themselves).
-  { collection: ARANGO_THREAD_NAMES.leases, index: { type: 'ttl', fields: [TTL_FIELD], expireAfter: 0, inBackground: true } },
-  { collection: ARANGO_THREAD_NAMES.idempotencyKeys, index: { type: 'ttl', fields: [TTL_FIELD], expireAfter: 0, inBackground: true } },
+  {
+    collection: ARANGO_THREAD_NAMES.leases,
+    index: { type: 'ttl', fields: [TTL_FIELD], expireAfter: 0, inBackground: true },
+  },
+  {
+    collection: ARANGO_THREAD_NAMES.idempotencyKeys,
+    index: { type: 'ttl', fields: [TTL_FIELD], expireAfter: 0, inBackground: true },
+  },
 ];
 
 /**

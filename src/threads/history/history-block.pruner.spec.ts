@@ -4,13 +4,21 @@ import { pruneHistoryBlocks } from './history-block.pruner';
 import { sanitizeToolCallPairing } from './tool-call-pairing.sanitizer';
 
 const countTokens = (text: string): number => Math.ceil(text.length / 4);
-const system = (content: string, cacheBreakpoint?: true): LlmMessage => ({ role: 'system', content, ...(cacheBreakpoint ? { cacheBreakpoint } : {}) });
+const system = (content: string, cacheBreakpoint?: true): LlmMessage => ({
+  role: 'system',
+  content,
+  ...(cacheBreakpoint ? { cacheBreakpoint } : {}),
+});
 const user = (content: string): LlmMessage => ({ role: 'user', content });
 const answer = (content: string): LlmMessage => ({ role: 'assistant', content });
 const calls = (...ids: string[]): LlmMessage => ({
   role: 'assistant',
   content: null,
-  tool_calls: ids.map((id) => ({ id, type: 'function', function: { name: 'read_node_detail', arguments: `{"nodeKey":"${id}"}` } })),
+  tool_calls: ids.map((id) => ({
+    id,
+    type: 'function',
+    function: { name: 'read_node_detail', arguments: `{"nodeKey":"${id}"}` },
+  })),
 });
 const result = (id: string, size = 400): LlmMessage => ({ role: 'tool', tool_call_id: id, content: 'r'.repeat(size) });
 
@@ -18,10 +26,23 @@ const result = (id: string, size = 400): LlmMessage => ({ role: 'tool', tool_cal
 function conversation(): LlmMessage[] {
   return [
     system('PROMPT '.repeat(50), true),
-    user('Q1'), calls('a', 'b'), result('a'), result('b'), answer('A1'),
-    user('Q2'), calls('c'), result('c'), calls('d'), result('d'), answer('A2'),
-    user('Q3'), answer('A3 '.repeat(100)),
-    system('CONTEXT '.repeat(100)), user('Q4'), calls('e'), result('e'),
+    user('Q1'),
+    calls('a', 'b'),
+    result('a'),
+    result('b'),
+    answer('A1'),
+    user('Q2'),
+    calls('c'),
+    result('c'),
+    calls('d'),
+    result('d'),
+    answer('A2'),
+    user('Q3'),
+    answer('A3 '.repeat(100)),
+    system('CONTEXT '.repeat(100)),
+    user('Q4'),
+    calls('e'),
+    result('e'),
   ];
 }
 

@@ -25,7 +25,10 @@ export interface HistoryPruningResult {
  * (the system prompt) and the current (last) block, even when they alone exceed the budget — the
  * provider then answers `context_length`, which is the truthful outcome.
  */
-export function pruneHistoryBlocks(messages: readonly LlmMessage[], options: HistoryPruningOptions): HistoryPruningResult {
+export function pruneHistoryBlocks(
+  messages: readonly LlmMessage[],
+  options: HistoryPruningOptions,
+): HistoryPruningResult {
   const headLength = leadingSystemCount(messages);
   const head = messages.slice(0, headLength);
   const blocks = splitIntoBlocks(messages.slice(headLength));

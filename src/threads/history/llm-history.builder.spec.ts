@@ -28,7 +28,11 @@ describe(buildLlmHistory.name, () => {
       { role: 'system', content: 'PROMPT', cacheBreakpoint: true },
       { role: 'system', content: 'C2' },
       { role: 'user', content: 'Q2' },
-      { role: 'assistant', content: null, tool_calls: [toolCall('t1'), toolCall('t2', 'search_nodes', { query: 'fetch' })] },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [toolCall('t1'), toolCall('t2', 'search_nodes', { query: 'fetch' })],
+      },
       { role: 'tool', tool_call_id: 't1', content: '{"key":"root"}', name: 'read_node_detail' },
       { role: 'tool', tool_call_id: 't2', content: MISSING_TOOL_RESULT_CONTENT, name: 'search_nodes' },
     ]);

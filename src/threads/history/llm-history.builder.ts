@@ -32,10 +32,17 @@ export interface LlmHistory {
  * thread_isolation_violation, internal).
  */
 export function buildLlmHistory(request: LlmHistoryRequest): LlmHistory {
-  assertThreadIsolation(request.currentContext ? [...request.messages, request.currentContext] : request.messages, request.threadId, 'history');
+  assertThreadIsolation(
+    request.currentContext ? [...request.messages, request.currentContext] : request.messages,
+    request.threadId,
+    'history',
+  );
   const converted = toLlmMessages(request.messages, request.currentContext);
   const paired = sanitizeToolCallPairing(converted);
-  const pruned = pruneHistoryBlocks(paired.messages, { maxTokens: request.maxTokens, countTokens: request.countTokens });
+  const pruned = pruneHistoryBlocks(paired.messages, {
+    maxTokens: request.maxTokens,
+    countTokens: request.countTokens,
+  });
   return {
     messages: pruned.messages,
     estimatedTokens: pruned.estimatedTokens,

@@ -30,13 +30,25 @@ describe(toLlmMessages.name, () => {
   });
 
   it('uses the context passed for the current question instead of the stored one', () => {
-    const stored = [systemPrompt('PROMPT'), ragContext('OLD'), userMessage('Q1'), assistantMessage('A1'), userMessage('Q2')];
+    const stored = [
+      systemPrompt('PROMPT'),
+      ragContext('OLD'),
+      userMessage('Q1'),
+      assistantMessage('A1'),
+      userMessage('Q2'),
+    ];
     const messages = toLlmMessages(stored, ragContext('FRESH'));
     expect(messages.map((message) => message.content)).toEqual(['PROMPT', 'Q1', 'A1', 'FRESH', 'Q2']);
   });
 
   it('does not reuse an earlier question context for a question stored without one', () => {
-    const stored = [systemPrompt('PROMPT'), ragContext('C1'), userMessage('Q1'), assistantMessage('A1'), userMessage('Q2')];
+    const stored = [
+      systemPrompt('PROMPT'),
+      ragContext('C1'),
+      userMessage('Q1'),
+      assistantMessage('A1'),
+      userMessage('Q2'),
+    ];
     expect(toLlmMessages(stored).map((message) => message.content)).toEqual(['PROMPT', 'Q1', 'A1', 'Q2']);
   });
 
@@ -76,7 +88,14 @@ describe(toLlmMessages.name, () => {
 
   it('treats unmarked system messages as the prompt when first and as contexts after (threads Nodius stored)', () => {
     const legacy = (content: string): ThreadMessage => ({ ...systemPrompt(content), kind: undefined });
-    const stored = [legacy('PROMPT'), legacy('C1'), userMessage('Q1'), assistantMessage('A1'), legacy('C2'), userMessage('Q2')];
+    const stored = [
+      legacy('PROMPT'),
+      legacy('C1'),
+      userMessage('Q1'),
+      assistantMessage('A1'),
+      legacy('C2'),
+      userMessage('Q2'),
+    ];
     expect(toLlmMessages(stored).map((message) => [message.role, message.content])).toEqual([
       ['system', 'PROMPT'],
       ['user', 'Q1'],
@@ -88,7 +107,12 @@ describe(toLlmMessages.name, () => {
 
   it('drops a tool message that names no call and does not share tool-call objects with the stored record', () => {
     const call = toolCall('c1');
-    const stored = [systemPrompt(), userMessage('Q'), assistantMessage('', [call]), { ...toolResult('x', 'r'), toolCallId: undefined }];
+    const stored = [
+      systemPrompt(),
+      userMessage('Q'),
+      assistantMessage('', [call]),
+      { ...toolResult('x', 'r'), toolCallId: undefined },
+    ];
     const messages = toLlmMessages(stored);
     expect(messages.map((message) => message.role)).toEqual(['system', 'user', 'assistant']);
     const assistant = messages[2];
@@ -107,7 +131,10 @@ describe(toLlmMessages.name, () => {
   });
 
   describe('thread events', () => {
-    const render = (summary: string) => ({ role: 'system', content: `[SYSTEM] ${summary}\n  ✓ ${summary.toLowerCase()}` });
+    const render = (summary: string) => ({
+      role: 'system',
+      content: `[SYSTEM] ${summary}\n  ✓ ${summary.toLowerCase()}`,
+    });
 
     it('are [SYSTEM] system messages where they happened: DATA_ADDED after its question, ACTIONS_EXECUTED after the results', () => {
       const stored: ThreadMessage[] = [
@@ -141,10 +168,19 @@ describe(toLlmMessages.name, () => {
       ];
       expect(toLlmMessages(open).map((message) => message.role)).toEqual(['user', 'assistant', 'tool']);
 
-      const closed = [...open, toolResult('wait', 'approved'), eventMessage('Deleted 1 node'), assistantMessage('Done')];
+      const closed = [
+        ...open,
+        toolResult('wait', 'approved'),
+        eventMessage('Deleted 1 node'),
+        assistantMessage('Done'),
+      ];
       expect(toLlmMessages(closed)).toEqual([
         { role: 'user', content: 'Q' },
-        { role: 'assistant', content: null, tool_calls: [toolCall('auto', 'propose_create_node'), toolCall('wait', 'propose_delete_node')] },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [toolCall('auto', 'propose_create_node'), toolCall('wait', 'propose_delete_node')],
+        },
         { role: 'tool', content: 'applied', tool_call_id: 'auto', name: 'read_node_detail' },
         { role: 'tool', content: 'approved', tool_call_id: 'wait', name: 'read_node_detail' },
         render('Created 1 node'),

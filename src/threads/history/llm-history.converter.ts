@@ -85,7 +85,8 @@ function convert(message: ThreadMessage): LlmMessage | null {
       // An answer aborted before its first token carries nothing the model could use.
       if (toolCalls.length === 0 && text.length === 0) return null;
       const assistant: LlmAssistantMessage = { role: 'assistant', content: text.length > 0 ? text : null, ...scope };
-      if (toolCalls.length > 0) assistant.tool_calls = toolCalls.map((call) => ({ ...call, function: { ...call.function } }));
+      if (toolCalls.length > 0)
+        assistant.tool_calls = toolCalls.map((call) => ({ ...call, function: { ...call.function } }));
       return assistant;
     }
   }

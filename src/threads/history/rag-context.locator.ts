@@ -34,6 +34,7 @@ export function withoutSupersededContexts(messages: readonly ThreadMessage[]): T
   const current = currentContextIndex(messages);
   const lastUser = messages.findLastIndex((message) => message.role === 'user');
   return messages.filter(
-    (message, index) => message.role !== 'system' || index === current || index > lastUser || isSystemPrompt(message, index),
+    (message, index) =>
+      message.role !== 'system' || index === current || index > lastUser || isSystemPrompt(message, index),
   );
 }

@@ -14,7 +14,10 @@ interface ThreadScopedMessage {
  * counted: system messages built for one call (the loop's notes, recalled memory, summaries) carry
  * none, and threads stored before messages carried one are read as their own.
  */
-export function foreignMessages<Message extends ThreadScopedMessage>(messages: readonly Message[], threadId: string): Message[] {
+export function foreignMessages<Message extends ThreadScopedMessage>(
+  messages: readonly Message[],
+  threadId: string,
+): Message[] {
   return messages.filter((message) => message.threadId !== undefined && message.threadId !== threadId);
 }
 
@@ -34,7 +37,11 @@ export function assertThreadIsolation(messages: readonly ThreadScopedMessage[], 
     foreignThreadIds: [...new Set(foreign.map((message) => message.threadId))],
     roles: [...new Set(foreign.map((message) => message.role))],
   });
-  throw new AppError('internal', `Refused to use a history of thread ${threadId} that holds ${foreign.length} message(s) of another thread`, {
-    threadId,
-  });
+  throw new AppError(
+    'internal',
+    `Refused to use a history of thread ${threadId} that holds ${foreign.length} message(s) of another thread`,
+    {
+      threadId,
+    },
+  );
 }

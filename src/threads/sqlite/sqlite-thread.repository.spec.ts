@@ -29,12 +29,22 @@ describe(SqliteThreadRepository.name, () => {
       await repository.create({ threadId, workspace: 'w', userId: 'u', graphKey: 'g', title: 't', createdTime: 1 });
       const message = { id: generateMessageId(), role: 'user' as const, content: 'hello', createdTime: 2 };
       const first = await repository.commit(threadId, { operationId: 'op-1', expectedRevision: 0, append: [message] });
-      await expect(repository.commit(threadId, { operationId: 'op-2', expectedRevision: 0, append: [] })).rejects.toThrow();
-      await repository.addUsage('w', threadId, { promptTokens: 1, completionTokens: 1, cachedTokens: 0, totalTokens: 2, costUsd: 0, llmCalls: 1 }, 3);
+      await expect(
+        repository.commit(threadId, { operationId: 'op-2', expectedRevision: 0, append: [] }),
+      ).rejects.toThrow();
+      await repository.addUsage(
+        'w',
+        threadId,
+        { promptTokens: 1, completionTokens: 1, cachedTokens: 0, totalTokens: 2, costUsd: 0, llmCalls: 1 },
+        3,
+      );
       const stored = await repository.get(threadId);
       const started = generateThreadId();
       const lease = { holder: 'run-a', ttlMs: 60_000, now: 4 };
-      await repository.create({ threadId: started, workspace: 'w', userId: 'u', graphKey: 'g', title: 't', createdTime: 4 }, { lease, firstRound: { operationId: 'op-3', expectedRevision: 0, append: [message] } });
+      await repository.create(
+        { threadId: started, workspace: 'w', userId: 'u', graphKey: 'g', title: 't', createdTime: 4 },
+        { lease, firstRound: { operationId: 'op-3', expectedRevision: 0, append: [message] } },
+      );
 
       expect(first).toMatchObject({ applied: true, revision: 1 });
       expect(stored).toMatchObject({ revision: 1, messages: [message], usage: { totalTokens: 2, llmCalls: 1 } });
@@ -51,7 +61,10 @@ describe(SqliteThreadRepository.name, () => {
       const message = { id: generateMessageId(), role: 'user' as const, content: 'hello', createdTime: 2 };
       const refused = repository.create(
         { threadId, workspace: 'w', userId: 'u', graphKey: 'g', title: 't', createdTime: 1 },
-        { lease: { holder: 'run-a', ttlMs: 60_000, now: 1 }, firstRound: { operationId: 'op-1', expectedRevision: 3, append: [message] } },
+        {
+          lease: { holder: 'run-a', ttlMs: 60_000, now: 1 },
+          firstRound: { operationId: 'op-1', expectedRevision: 3, append: [message] },
+        },
       );
       await expect(refused).rejects.toBeInstanceOf(ThreadRevisionConflictError);
       expect(await repository.get(threadId)).toBeNull();

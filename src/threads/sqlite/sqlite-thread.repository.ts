@@ -49,7 +49,10 @@ interface ThreadRow {
   updated_time: number;
 }
 
-type UsageRow = Pick<ThreadRow, 'prompt_tokens' | 'completion_tokens' | 'cached_tokens' | 'total_tokens' | 'cost_usd' | 'llm_calls'>;
+type UsageRow = Pick<
+  ThreadRow,
+  'prompt_tokens' | 'completion_tokens' | 'cached_tokens' | 'total_tokens' | 'cost_usd' | 'llm_calls'
+>;
 
 const USAGE_COLUMNS = 'prompt_tokens, completion_tokens, cached_tokens, total_tokens, cost_usd, llm_calls';
 
@@ -68,7 +71,11 @@ export class SqliteThreadRepository implements ThreadRepository {
   private readonly commitRound: (threadId: string, commit: ThreadCommit, now: number) => ThreadCommitResult;
   private readonly addUsageRows: (threadId: string | null, params: Record<string, unknown>) => void;
   private readonly releaseWithUsage: (threadId: string, holder: string, params: Record<string, unknown>) => void;
-  private readonly insertStarted: (row: Record<string, unknown>, threadId: string, start: ThreadStart) => ThreadCommitResult;
+  private readonly insertStarted: (
+    row: Record<string, unknown>,
+    threadId: string,
+    start: ThreadStart,
+  ) => ThreadCommitResult;
   // The run's writes (thread creation, lease, round commits, usage) of concurrent conversations share
   // one transaction per event-loop turn (SqliteGroupCommit; each still atomic and durable when done).
   private readonly group: SqliteGroupCommit;
@@ -77,14 +84,18 @@ export class SqliteThreadRepository implements ThreadRepository {
     this.statements = prepare(db);
     this.group = new SqliteGroupCommit(db);
     this.readRecord = db.transaction((threadId: string) => this.readRecordIn(threadId));
-    this.commitRound = db.transaction((threadId: string, commit: ThreadCommit, now: number) => this.commitRoundIn(threadId, commit, now)).immediate;
+    this.commitRound = db.transaction((threadId: string, commit: ThreadCommit, now: number) =>
+      this.commitRoundIn(threadId, commit, now),
+    ).immediate;
     this.insertStarted = db.transaction((row: Record<string, unknown>, threadId: string, start: ThreadStart) => {
       this.statements.insertThread.run(row);
       const { holder, ttlMs, now } = start.lease;
       this.statements.acquireLease.run({ thread_id: threadId, holder, expires_at: now + ttlMs, now });
       return this.commitRoundIn(threadId, start.firstRound, now);
     }).immediate;
-    this.addUsageRows = db.transaction((threadId: string | null, params: Record<string, unknown>) => this.addUsageIn(threadId, params)).immediate;
+    this.addUsageRows = db.transaction((threadId: string | null, params: Record<string, unknown>) =>
+      this.addUsageIn(threadId, params),
+    ).immediate;
     this.releaseWithUsage = db.transaction((threadId: string, holder: string, params: Record<string, unknown>) => {
       this.addUsageIn(threadId, params);
       this.statements.releaseLease.run(threadId, holder);
@@ -116,7 +127,11 @@ export class SqliteThreadRepository implements ThreadRepository {
       return created;
     }
     // One transaction: the thread, its lease and its first round (the lease of a new id is free).
-    return withFirstRound(created, start.firstRound, await this.group.run(() => this.insertStarted(row, thread.threadId, start)));
+    return withFirstRound(
+      created,
+      start.firstRound,
+      await this.group.run(() => this.insertStarted(row, thread.threadId, start)),
+    );
   }
 
   /** At shutdown, before the connection closes: the writes still queued for this turn's group are committed. */
@@ -136,7 +151,17 @@ export class SqliteThreadRepository implements ThreadRepository {
 
   async list(workspace: string, userId: string, graphKey: string): Promise<ThreadSummary[]> {
     const rows = this.statements.selectSummaries.all(workspace, userId, graphKey) as Array<
-      Pick<ThreadRow, 'thread_id' | 'graph_key' | 'title' | 'type' | 'automation_id' | 'created_time' | 'updated_time' | 'visible_message_count'> & {
+      Pick<
+        ThreadRow,
+        | 'thread_id'
+        | 'graph_key'
+        | 'title'
+        | 'type'
+        | 'automation_id'
+        | 'created_time'
+        | 'updated_time'
+        | 'visible_message_count'
+      > & {
         has_interrupt: number;
       }
     >;
@@ -152,8 +177,18 @@ export class SqliteThreadRepository implements ThreadRepository {
     }));
   }
 
-  async listPending(workspace: string, userId: string, includeAutomations: boolean, limit: number): Promise<PendingThread[]> {
-    const rows = this.statements.selectPending.all({ workspace, user_id: userId, automations: includeAutomations ? 1 : 0, limit }) as Array<
+  async listPending(
+    workspace: string,
+    userId: string,
+    includeAutomations: boolean,
+    limit: number,
+  ): Promise<PendingThread[]> {
+    const rows = this.statements.selectPending.all({
+      workspace,
+      user_id: userId,
+      automations: includeAutomations ? 1 : 0,
+      limit,
+    }) as Array<
       Pick<ThreadRow, 'thread_id' | 'type' | 'automation_id' | 'user_id' | 'graph_key'> & { pending_interrupt: string }
     >;
     return rows.map((row) => ({
@@ -166,13 +201,15 @@ export class SqliteThreadRepository implements ThreadRepository {
   }
 
   async delete(threadId: string): Promise<boolean> {
-    return this.db.transaction(() => {
-      // Children first, explicitly: correct even on a connection without foreign_keys=ON.
-      this.statements.deleteMessages.run(threadId);
-      this.statements.deleteOperations.run(threadId);
-      this.statements.deleteLease.run(threadId);
-      return this.statements.deleteThread.run(threadId).changes > 0;
-    }).immediate();
+    return this.db
+      .transaction(() => {
+        // Children first, explicitly: correct even on a connection without foreign_keys=ON.
+        this.statements.deleteMessages.run(threadId);
+        this.statements.deleteOperations.run(threadId);
+        this.statements.deleteLease.run(threadId);
+        return this.statements.deleteThread.run(threadId).changes > 0;
+      })
+      .immediate();
   }
 
   async commit(threadId: string, commit: ThreadCommit): Promise<ThreadCommitResult> {
@@ -209,25 +246,42 @@ export class SqliteThreadRepository implements ThreadRepository {
   }
 
   async reserveIdempotencyKey(scope: IdempotencyScope, holdMs: number, now: number): Promise<IdempotencyClaim> {
-    return this.db.transaction((): IdempotencyClaim => {
-      this.statements.purgeIdempotencyKeys.run(now);
-      const row = this.statements.selectIdempotencyKey.get(scope.workspace, scope.userId, scope.key) as
-        | { state: 'in_progress' | 'completed'; response: string | null }
-        | undefined;
-      if (row?.state === 'completed') return { state: 'completed', response: JSON.parse(row.response ?? 'null') as unknown };
-      if (row) return { state: 'in_progress' };
-      const token = randomUUID();
-      this.statements.insertIdempotencyKey.run(scope.workspace, scope.userId, scope.key, token, now, now + holdMs);
-      return { state: 'reserved', token };
-    }).immediate();
+    return this.db
+      .transaction((): IdempotencyClaim => {
+        this.statements.purgeIdempotencyKeys.run(now);
+        const row = this.statements.selectIdempotencyKey.get(scope.workspace, scope.userId, scope.key) as
+          { state: 'in_progress' | 'completed'; response: string | null } | undefined;
+        if (row?.state === 'completed')
+          return { state: 'completed', response: JSON.parse(row.response ?? 'null') as unknown };
+        if (row) return { state: 'in_progress' };
+        const token = randomUUID();
+        this.statements.insertIdempotencyKey.run(scope.workspace, scope.userId, scope.key, token, now, now + holdMs);
+        return { state: 'reserved', token };
+      })
+      .immediate();
   }
 
   async renewIdempotencyKey(scope: IdempotencyScope, token: string, holdMs: number, now: number): Promise<boolean> {
-    return this.statements.renewIdempotencyKey.run(now + holdMs, scope.workspace, scope.userId, scope.key, token, now).changes === 1;
+    return (
+      this.statements.renewIdempotencyKey.run(now + holdMs, scope.workspace, scope.userId, scope.key, token, now)
+        .changes === 1
+    );
   }
 
-  async completeIdempotencyKey(scope: IdempotencyScope, token: string, response: unknown, keepMs: number): Promise<boolean> {
-    const { changes } = this.statements.completeIdempotencyKey.run(JSON.stringify(response ?? null), keepMs, scope.workspace, scope.userId, scope.key, token);
+  async completeIdempotencyKey(
+    scope: IdempotencyScope,
+    token: string,
+    response: unknown,
+    keepMs: number,
+  ): Promise<boolean> {
+    const { changes } = this.statements.completeIdempotencyKey.run(
+      JSON.stringify(response ?? null),
+      keepMs,
+      scope.workspace,
+      scope.userId,
+      scope.key,
+      token,
+    );
     return changes === 1;
   }
 
@@ -245,14 +299,15 @@ export class SqliteThreadRepository implements ThreadRepository {
     const row = this.statements.selectThread.get(threadId) as ThreadRow | undefined;
     if (!row) return null;
     // Each message carries the thread of its row (docs/threads.md, "Isolation"), whatever its JSON says.
-    const messages = (this.statements.selectMessages.all(threadId) as Array<{ thread_id: string; message: string }>).map(
-      (row) => ({ ...(JSON.parse(row.message) as ThreadMessage), threadId: row.thread_id }),
-    );
+    const messages = (
+      this.statements.selectMessages.all(threadId) as Array<{ thread_id: string; message: string }>
+    ).map((row) => ({ ...(JSON.parse(row.message) as ThreadMessage), threadId: row.thread_id }));
     return toRecord(row, messages);
   }
 
   private commitRoundIn(threadId: string, commit: ThreadCommit, now: number): ThreadCommitResult {
-    const row = this.statements.selectCommitState.get(threadId) as Pick<ThreadRow, 'revision' | 'message_count' | 'updated_time'> | undefined;
+    const row = this.statements.selectCommitState.get(threadId) as
+      Pick<ThreadRow, 'revision' | 'message_count' | 'updated_time'> | undefined;
     if (!row) throw AppError.notFound('Thread not found');
     const replayed = this.statements.selectOperation.get(threadId, commit.operationId);
     if (replayed) return { applied: false, revision: row.revision, lastUpdatedTime: row.updated_time };
@@ -280,24 +335,32 @@ export class SqliteThreadRepository implements ThreadRepository {
 }
 
 /** The named parameters of the usage statements. */
-function usageParams(workspace: string, threadId: string | null, usage: UsageTotals, now: number): Record<string, unknown> {
+function usageParams(
+  workspace: string,
+  threadId: string | null,
+  usage: UsageTotals,
+  now: number,
+): Record<string, unknown> {
   return { workspace, thread_id: threadId, ...usageColumns(usage), now };
 }
 
 function prepare(db: Database) {
   const statement = (sql: string): Statement => db.prepare(sql);
   return {
-    insertThread: statement(`INSERT INTO ai_threads (thread_id, workspace, user_id, graph_key, title, type, automation_id, created_time, updated_time)
+    insertThread:
+      statement(`INSERT INTO ai_threads (thread_id, workspace, user_id, graph_key, title, type, automation_id, created_time, updated_time)
       VALUES (@thread_id, @workspace, @user_id, @graph_key, @title, @type, @automation_id, @created_time, @created_time)`),
     selectThread: statement('SELECT * FROM ai_threads WHERE thread_id = ?'),
     selectMessages: statement('SELECT thread_id, message FROM ai_thread_messages WHERE thread_id = ? ORDER BY seq'),
     selectHead: statement(`SELECT revision, ${USAGE_COLUMNS} FROM ai_threads WHERE thread_id = ?`),
-    selectSummaries: statement(`SELECT thread_id, graph_key, title, type, automation_id, created_time, updated_time, visible_message_count,
+    selectSummaries:
+      statement(`SELECT thread_id, graph_key, title, type, automation_id, created_time, updated_time, visible_message_count,
         pending_interrupt IS NOT NULL AS has_interrupt
       FROM ai_threads WHERE workspace = ? AND user_id = ? AND graph_key = ?
       ORDER BY updated_time DESC, thread_id DESC`),
     // The interrupt's own time orders the queue; both branches use the partial index ai_threads_waiting.
-    selectPending: statement(`SELECT thread_id, type, automation_id, user_id, graph_key, pending_interrupt FROM ai_threads
+    selectPending:
+      statement(`SELECT thread_id, type, automation_id, user_id, graph_key, pending_interrupt FROM ai_threads
       WHERE workspace = @workspace AND pending_interrupt IS NOT NULL
         AND ((type = 'chat' AND user_id = @user_id) OR (type = 'automation' AND @automations = 1))
       ORDER BY json_extract(pending_interrupt, '$.createdTime') DESC, thread_id DESC
@@ -317,8 +380,11 @@ function prepare(db: Database) {
         updated_time = @now
       WHERE thread_id = @thread_id AND revision = @expected`),
     insertMessage: statement('INSERT INTO ai_thread_messages (thread_id, seq, role, message) VALUES (?, ?, ?, ?)'),
-    insertOperation: statement('INSERT INTO ai_thread_operations (thread_id, operation_id, revision, applied_time) VALUES (?, ?, ?, ?)'),
-    acquireLease: statement(`INSERT INTO ai_thread_leases (thread_id, holder, expires_at) VALUES (@thread_id, @holder, @expires_at)
+    insertOperation: statement(
+      'INSERT INTO ai_thread_operations (thread_id, operation_id, revision, applied_time) VALUES (?, ?, ?, ?)',
+    ),
+    acquireLease:
+      statement(`INSERT INTO ai_thread_leases (thread_id, holder, expires_at) VALUES (@thread_id, @holder, @expires_at)
       ON CONFLICT (thread_id) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
       WHERE ai_thread_leases.holder = excluded.holder OR ai_thread_leases.expires_at <= @now`),
     renewLease: statement('UPDATE ai_thread_leases SET expires_at = ? WHERE thread_id = ? AND holder = ?'),
@@ -336,13 +402,17 @@ function prepare(db: Database) {
         cost_usd = cost_usd + excluded.cost_usd, llm_calls = llm_calls + excluded.llm_calls, updated_time = excluded.updated_time`),
     selectWorkspaceUsage: statement(`SELECT ${USAGE_COLUMNS} FROM ai_workspace_usage WHERE workspace = ?`),
     purgeIdempotencyKeys: statement('DELETE FROM ai_idempotency_keys WHERE expires_at <= ?'),
-    selectIdempotencyKey: statement('SELECT state, response FROM ai_idempotency_keys WHERE workspace = ? AND user_id = ? AND idem_key = ?'),
-    insertIdempotencyKey: statement(`INSERT INTO ai_idempotency_keys (workspace, user_id, idem_key, state, reservation, created_time, expires_at)
+    selectIdempotencyKey: statement(
+      'SELECT state, response FROM ai_idempotency_keys WHERE workspace = ? AND user_id = ? AND idem_key = ?',
+    ),
+    insertIdempotencyKey:
+      statement(`INSERT INTO ai_idempotency_keys (workspace, user_id, idem_key, state, reservation, created_time, expires_at)
       VALUES (?, ?, ?, 'in_progress', ?, ?, ?)`),
     // Renew, complete and release touch only the reservation of the caller's token (migration 80).
     renewIdempotencyKey: statement(`UPDATE ai_idempotency_keys SET expires_at = ?
       WHERE workspace = ? AND user_id = ? AND idem_key = ? AND reservation = ? AND state = 'in_progress' AND expires_at > ?`),
-    completeIdempotencyKey: statement(`UPDATE ai_idempotency_keys SET state = 'completed', response = ?, expires_at = created_time + ?
+    completeIdempotencyKey:
+      statement(`UPDATE ai_idempotency_keys SET state = 'completed', response = ?, expires_at = created_time + ?
       WHERE workspace = ? AND user_id = ? AND idem_key = ? AND reservation = ? AND state = 'in_progress'`),
     releaseIdempotencyKey: statement(`DELETE FROM ai_idempotency_keys
       WHERE workspace = ? AND user_id = ? AND idem_key = ? AND reservation = ? AND state = 'in_progress'`),

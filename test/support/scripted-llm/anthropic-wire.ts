@@ -19,10 +19,16 @@ const DEFAULT_ERRORS: Record<number, { type: string; message: string }> = {
 export function anthropicRequestRefusal(body: any): ScriptedError | null {
   const messages: any[] = Array.isArray(body?.messages) ? body.messages : [];
   const hasToolBlocks = messages.some(
-    (message) => Array.isArray(message?.content) && message.content.some((block: any) => block?.type === 'tool_use' || block?.type === 'tool_result'),
+    (message) =>
+      Array.isArray(message?.content) &&
+      message.content.some((block: any) => block?.type === 'tool_use' || block?.type === 'tool_result'),
   );
   if (hasToolBlocks && !(Array.isArray(body?.tools) && body.tools.length > 0)) {
-    return { status: 400, type: 'invalid_request_error', message: 'Requests which include `tool_use` or `tool_result` blocks must define tools.' };
+    return {
+      status: 400,
+      type: 'invalid_request_error',
+      message: 'Requests which include `tool_use` or `tool_result` blocks must define tools.',
+    };
   }
   return null;
 }
@@ -73,20 +79,36 @@ export function renderAnthropicStream(turn: ScriptedTurn, request: RecordedReque
   ];
   let index = 0;
   if (turn.text) {
-    events.push(sse({ type: 'content_block_start', index, content_block: { type: 'text', text: '' } }, 'content_block_start'));
+    events.push(
+      sse({ type: 'content_block_start', index, content_block: { type: 'text', text: '' } }, 'content_block_start'),
+    );
     for (const piece of slices(turn.text, turn.chunkSize ?? 4)) {
-      events.push(sse({ type: 'content_block_delta', index, delta: { type: 'text_delta', text: piece } }, 'content_block_delta'));
+      events.push(
+        sse({ type: 'content_block_delta', index, delta: { type: 'text_delta', text: piece } }, 'content_block_delta'),
+      );
     }
     events.push(sse({ type: 'content_block_stop', index }, 'content_block_stop'));
     index++;
   }
   for (const call of calls) {
     events.push(
-      sse({ type: 'content_block_start', index, content_block: { type: 'tool_use', id: call.id, name: call.name, input: {} } }, 'content_block_start'),
+      sse(
+        {
+          type: 'content_block_start',
+          index,
+          content_block: { type: 'tool_use', id: call.id, name: call.name, input: {} },
+        },
+        'content_block_start',
+      ),
     );
     // Anthropic's first input_json_delta is an empty string.
     for (const fragment of ['', ...call.fragments]) {
-      events.push(sse({ type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: fragment } }, 'content_block_delta'));
+      events.push(
+        sse(
+          { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: fragment } },
+          'content_block_delta',
+        ),
+      );
     }
     events.push(sse({ type: 'content_block_stop', index }, 'content_block_stop'));
     index++;
@@ -99,7 +121,10 @@ export function renderAnthropicStream(turn: ScriptedTurn, request: RecordedReque
       sse(
         {
           type: 'message_delta',
-          delta: { stop_reason: turn.finishReason ?? (calls.length > 0 ? 'tool_use' : 'end_turn'), stop_sequence: null },
+          delta: {
+            stop_reason: turn.finishReason ?? (calls.length > 0 ? 'tool_use' : 'end_turn'),
+            stop_sequence: null,
+          },
           usage: { output_tokens: reported ? usage.completion : 0 },
         },
         'message_delta',
@@ -107,7 +132,9 @@ export function renderAnthropicStream(turn: ScriptedTurn, request: RecordedReque
       sse({ type: 'message_stop' }, 'message_stop'),
     );
   }
-  return turn.comments ? events.flatMap((event, position) => (position === 0 ? [event] : [SSE_COMMENT, event])) : events;
+  return turn.comments
+    ? events.flatMap((event, position) => (position === 0 ? [event] : [SSE_COMMENT, event]))
+    : events;
 }
 
 /** A non-streaming Messages answer for this turn. */
@@ -116,7 +143,8 @@ export function renderAnthropicJson(turn: ScriptedTurn, request: RecordedRequest
   const usage = resolveUsage(turn, request, calls);
   const content: unknown[] = [];
   if (turn.text) content.push({ type: 'text', text: turn.text });
-  for (const call of calls) content.push({ type: 'tool_use', id: call.id, name: call.name, input: parseInput(call.arguments) });
+  for (const call of calls)
+    content.push({ type: 'tool_use', id: call.id, name: call.name, input: parseInput(call.arguments) });
   return {
     id: `msg_scripted_${turnNumber}`,
     type: 'message',

@@ -31,10 +31,17 @@ function encode(vector: number[], format: unknown): number[] | string {
 /** An OpenAI /embeddings answer for these vectors. */
 export function renderEmbeddings(vectors: number[][], body: any): unknown {
   const inputs: unknown[] = Array.isArray(body?.input) ? body.input : [body?.input];
-  const promptTokens = inputs.reduce<number>((sum, input) => sum + Math.max(1, Math.ceil(String(input ?? '').length / 4)), 0);
+  const promptTokens = inputs.reduce<number>(
+    (sum, input) => sum + Math.max(1, Math.ceil(String(input ?? '').length / 4)),
+    0,
+  );
   return {
     object: 'list',
-    data: vectors.map((vector, index) => ({ object: 'embedding', index, embedding: encode(vector, body?.encoding_format) })),
+    data: vectors.map((vector, index) => ({
+      object: 'embedding',
+      index,
+      embedding: encode(vector, body?.encoding_format),
+    })),
     model: typeof body?.model === 'string' ? body.model : 'scripted-embedding',
     usage: { prompt_tokens: promptTokens, total_tokens: promptTokens },
   };
@@ -42,5 +49,7 @@ export function renderEmbeddings(vectors: number[][], body: any): unknown {
 
 export function embeddingInputs(body: any): string[] {
   const input = body?.input;
-  return (Array.isArray(input) ? input : [input]).map((item) => (typeof item === 'string' ? item : JSON.stringify(item)));
+  return (Array.isArray(input) ? input : [input]).map((item) =>
+    typeof item === 'string' ? item : JSON.stringify(item),
+  );
 }

@@ -14,7 +14,9 @@ export interface LlmFixtureManifestEntry {
 let manifest: LlmFixtureManifestEntry[] | null = null;
 
 export function llmFixtureManifest(): LlmFixtureManifestEntry[] {
-  manifest ??= (JSON.parse(readFileSync(sharedFixturePath('llm', 'manifest.json'), 'utf8')) as { files: LlmFixtureManifestEntry[] }).files;
+  manifest ??= (
+    JSON.parse(readFileSync(sharedFixturePath('llm', 'manifest.json'), 'utf8')) as { files: LlmFixtureManifestEntry[] }
+  ).files;
   return manifest;
 }
 
@@ -32,5 +34,10 @@ export function loadFixtureResponse(file: string): FixtureResponse {
   if (!entry) throw new Error(`scripted-llm-server: fixture "${file}" is not in the llm manifest`);
   const body = readFileSync(sharedFixturePath('llm', file), 'utf8');
   const stream = entry.content_type.startsWith('text/event-stream');
-  return { status: entry.status, contentType: entry.content_type, chunks: stream ? body.split(/(?<=\n\n)/) : [body], stream };
+  return {
+    status: entry.status,
+    contentType: entry.content_type,
+    chunks: stream ? body.split(/(?<=\n\n)/) : [body],
+    stream,
+  };
 }

@@ -6,12 +6,29 @@ const DEFAULT_ERRORS: Record<number, { type: string; code: string | null; messag
   401: {
     type: 'invalid_request_error',
     code: 'invalid_api_key',
-    message: 'Incorrect API key provided: sk-test. You can find your API key at https://platform.openai.com/account/api-keys.',
+    message:
+      'Incorrect API key provided: sk-test. You can find your API key at https://platform.openai.com/account/api-keys.',
   },
-  403: { type: 'invalid_request_error', code: 'unsupported_country_region_territory', message: 'Country, region, or territory not supported' },
-  404: { type: 'invalid_request_error', code: 'model_not_found', message: 'The model `scripted` does not exist or you do not have access to it.' },
-  429: { type: 'requests', code: 'rate_limit_exceeded', message: 'Rate limit reached for requests. Please try again in 1s.' },
-  500: { type: 'server_error', code: null, message: 'The server had an error while processing your request. Sorry about that!' },
+  403: {
+    type: 'invalid_request_error',
+    code: 'unsupported_country_region_territory',
+    message: 'Country, region, or territory not supported',
+  },
+  404: {
+    type: 'invalid_request_error',
+    code: 'model_not_found',
+    message: 'The model `scripted` does not exist or you do not have access to it.',
+  },
+  429: {
+    type: 'requests',
+    code: 'rate_limit_exceeded',
+    message: 'Rate limit reached for requests. Please try again in 1s.',
+  },
+  500: {
+    type: 'server_error',
+    code: null,
+    message: 'The server had an error while processing your request. Sorry about that!',
+  },
   503: { type: 'server_error', code: null, message: 'The server is overloaded or not ready yet.' },
 };
 
@@ -34,8 +51,19 @@ export function renderOpenAiStream(turn: ScriptedTurn, request: RecordedRequest,
   const id = `chatcmpl-scripted-${turnNumber}`;
   const model = modelOf(turn, request);
   const created = Math.floor(Date.now() / 1000);
-  const chunk = (delta: Record<string, unknown>, finishReason: string | null = null, extra: Record<string, unknown> = {}) =>
-    sse({ id, object: 'chat.completion.chunk', created, model, choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }], ...extra });
+  const chunk = (
+    delta: Record<string, unknown>,
+    finishReason: string | null = null,
+    extra: Record<string, unknown> = {},
+  ) =>
+    sse({
+      id,
+      object: 'chat.completion.chunk',
+      created,
+      model,
+      choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
+      ...extra,
+    });
   const calls = resolveToolCalls(turn, turnNumber, 'call');
   const events: string[] = [chunk({ role: 'assistant', content: '' })];
 
@@ -56,7 +84,8 @@ export function renderOpenAiStream(turn: ScriptedTurn, request: RecordedRequest,
     const longest = Math.max(0, ...calls.map((call) => call.fragments.length));
     for (let step = 0; step < longest; step++) {
       calls.forEach((call, index) => {
-        if (step < call.fragments.length) events.push(callDelta(index, { function: { arguments: call.fragments[step] } }));
+        if (step < call.fragments.length)
+          events.push(callDelta(index, { function: { arguments: call.fragments[step] } }));
       });
     }
   } else {
@@ -68,12 +97,15 @@ export function renderOpenAiStream(turn: ScriptedTurn, request: RecordedRequest,
 
   if (turn.streamError) {
     const { type = 'server_error', code = null, message = 'The stream failed.', status } = turn.streamError;
-    events.push(sse({ error: { message, type, code, ...(status !== undefined ? { status_code: status } : {}) } }, 'error'));
+    events.push(
+      sse({ error: { message, type, code, ...(status !== undefined ? { status_code: status } : {}) } }, 'error'),
+    );
     return turn.comments ? withComments(events) : events;
   }
 
   const finishReason = turn.finishReason ?? (calls.length > 0 ? 'tool_calls' : 'stop');
-  const wantsUsage = turn.usage === null ? false : turn.usage !== undefined || request.body?.stream_options?.include_usage === true;
+  const wantsUsage =
+    turn.usage === null ? false : turn.usage !== undefined || request.body?.stream_options?.include_usage === true;
   const usage = resolveUsage(turn, request, calls);
   const wireUsage = {
     prompt_tokens: usage.prompt,
@@ -85,7 +117,8 @@ export function renderOpenAiStream(turn: ScriptedTurn, request: RecordedRequest,
     events.push(chunk({}, finishReason, { usage: wireUsage }));
   } else {
     events.push(chunk({}, finishReason));
-    if (wantsUsage) events.push(sse({ id, object: 'chat.completion.chunk', created, model, choices: [], usage: wireUsage }));
+    if (wantsUsage)
+      events.push(sse({ id, object: 'chat.completion.chunk', created, model, choices: [], usage: wireUsage }));
   }
   events.push('data: [DONE]\n\n');
   return turn.comments ? withComments(events) : events;
@@ -99,7 +132,11 @@ function withComments(events: string[]): string[] {
 export function renderOpenAiJson(turn: ScriptedTurn, request: RecordedRequest, turnNumber: number): unknown {
   const calls = resolveToolCalls(turn, turnNumber, 'call');
   const usage = resolveUsage(turn, request, calls);
-  const message: Record<string, unknown> = { role: 'assistant', content: turn.text ?? (calls.length > 0 ? null : ''), refusal: null };
+  const message: Record<string, unknown> = {
+    role: 'assistant',
+    content: turn.text ?? (calls.length > 0 ? null : ''),
+    refusal: null,
+  };
   if (calls.length > 0) {
     message.tool_calls = calls.map((call) => ({
       ...(turn.omitToolCallIds ? {} : { id: call.id }),
@@ -112,7 +149,14 @@ export function renderOpenAiJson(turn: ScriptedTurn, request: RecordedRequest, t
     object: 'chat.completion',
     created: Math.floor(Date.now() / 1000),
     model: modelOf(turn, request),
-    choices: [{ index: 0, message, logprobs: null, finish_reason: turn.finishReason ?? (calls.length > 0 ? 'tool_calls' : 'stop') }],
+    choices: [
+      {
+        index: 0,
+        message,
+        logprobs: null,
+        finish_reason: turn.finishReason ?? (calls.length > 0 ? 'tool_calls' : 'stop'),
+      },
+    ],
     ...(turn.usage === null
       ? {}
       : {

@@ -20,7 +20,14 @@ describe('ScriptedLlmServer prompt cache and context window', () => {
 
   it('counts, as OpenAI does, the longest prefix already seen once it reaches 1,024 tokens, in steps of 128', async () => {
     server.enqueue({ text: 'a' }, { text: 'b' }, { text: 'c' });
-    const ask = (question: string) => openai.chat.completions.create({ model: 'm', messages: [{ role: 'system', content: LONG }, { role: 'user', content: question }] });
+    const ask = (question: string) =>
+      openai.chat.completions.create({
+        model: 'm',
+        messages: [
+          { role: 'system', content: LONG },
+          { role: 'user', content: question },
+        ],
+      });
     const first = await ask('first question');
     const second = await ask('second question');
     const short = await openai.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }] });
@@ -59,7 +66,9 @@ describe('ScriptedLlmServer prompt cache and context window', () => {
       model: 'm',
       max_tokens: 10,
       system,
-      messages: [{ role: 'user', content: [{ type: 'text', text: 'Q1 '.repeat(400), cache_control: { type: 'ephemeral' } }] }],
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'Q1 '.repeat(400), cache_control: { type: 'ephemeral' } }] },
+      ],
     });
     const second = await anthropic.messages.create({
       model: 'm',
@@ -80,10 +89,14 @@ describe('ScriptedLlmServer prompt cache and context window', () => {
   it('refuses a prompt larger than the context window with each provider’s error, which the service classifies as context_length', async () => {
     const huge = 'x'.repeat(20_000);
     const classifier = new LlmErrorClassifier('en');
-    const openAiError = await openai.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: huge }] }).catch((error: unknown) => error);
+    const openAiError = await openai.chat.completions
+      .create({ model: 'm', messages: [{ role: 'user', content: huge }] })
+      .catch((error: unknown) => error);
     expect(openAiError).toMatchObject({ status: 400, code: 'context_length_exceeded' });
     expect(classifier.classify(openAiError).code).toBe('context_length');
-    const anthropicError = await anthropic.messages.create({ model: 'm', max_tokens: 5, messages: [{ role: 'user', content: huge }] }).catch((error: unknown) => error);
+    const anthropicError = await anthropic.messages
+      .create({ model: 'm', max_tokens: 5, messages: [{ role: 'user', content: huge }] })
+      .catch((error: unknown) => error);
     expect(anthropicError).toMatchObject({ status: 400 });
     expect(String((anthropicError as Error).message)).toMatch(/prompt is too long: \d+ tokens > 4000 maximum/);
     expect(classifier.classify(anthropicError).code).toBe('context_length');

@@ -59,9 +59,14 @@ export class PromptCacheSimulator {
 
   /** OpenAI caches prefixes in 128-token blocks: the longest run of leading blocks some earlier prompt also had. */
   private openAi(body: any): PromptStats {
-    const text = openAiPieces(body).map((piece) => piece.text).join('');
+    const text = openAiPieces(body)
+      .map((piece) => piece.text)
+      .join('');
     const blockChars = OPENAI_CACHE_INCREMENT * CHARS_PER_TOKEN;
-    const hashes = chainedHashes(text, Array.from({ length: Math.floor(text.length / blockChars) }, (_, index) => (index + 1) * blockChars));
+    const hashes = chainedHashes(
+      text,
+      Array.from({ length: Math.floor(text.length / blockChars) }, (_, index) => (index + 1) * blockChars),
+    );
     let blocks = 0;
     while (blocks < hashes.length && this.cached.has(hashes[blocks])) blocks += 1;
     for (const hash of hashes) this.cached.add(hash);
@@ -91,8 +96,15 @@ export class PromptCacheSimulator {
     return this.stats(pieces, text, cachedTokens, last > read ? Math.floor(last / CHARS_PER_TOKEN) - cachedTokens : 0);
   }
 
-  private stats(pieces: readonly PromptPiece[], text: string, cachedTokens: number, cacheWriteTokens: number): PromptStats {
-    const conversation = createHash('sha1').update(pieces[0]?.text ?? '').digest('hex');
+  private stats(
+    pieces: readonly PromptPiece[],
+    text: string,
+    cachedTokens: number,
+    cacheWriteTokens: number,
+  ): PromptStats {
+    const conversation = createHash('sha1')
+      .update(pieces[0]?.text ?? '')
+      .digest('hex');
     const previous = this.previous.get(conversation);
     const sharedPrefixChars = previous === undefined ? 0 : commonPrefix(previous, text);
     this.previous.set(conversation, text);
@@ -146,10 +158,19 @@ function anthropicPieces(body: any): PromptPiece[] {
     return { text: JSON.stringify(content), breakpoint };
   };
   const tools: any[] = Array.isArray(body?.tools) ? body.tools : [];
-  const system: any[] = typeof body?.system === 'string' ? [{ type: 'text', text: body.system }] : Array.isArray(body?.system) ? body.system : [];
-  const pieces: PromptPiece[] = [...tools.map((tool) => piece(tool, marked(tool))), ...system.map((block) => piece(block, marked(block)))];
+  const system: any[] =
+    typeof body?.system === 'string'
+      ? [{ type: 'text', text: body.system }]
+      : Array.isArray(body?.system)
+        ? body.system
+        : [];
+  const pieces: PromptPiece[] = [
+    ...tools.map((tool) => piece(tool, marked(tool))),
+    ...system.map((block) => piece(block, marked(block))),
+  ];
   for (const message of Array.isArray(body?.messages) ? body.messages : []) {
-    const blocks: any[] = typeof message?.content === 'string' ? [{ type: 'text', text: message.content }] : (message?.content ?? []);
+    const blocks: any[] =
+      typeof message?.content === 'string' ? [{ type: 'text', text: message.content }] : (message?.content ?? []);
     pieces.push(piece({ role: message?.role }, false));
     for (const block of blocks) pieces.push(piece(block, marked(block)));
   }

@@ -30,7 +30,11 @@ function splitFragments(text: string, fragments: ScriptedToolCall['fragments']):
   return text === '' ? [''] : slices(text, size);
 }
 
-export function resolveToolCalls(turn: ScriptedTurn, turnNumber: number, idPrefix: 'call' | 'toolu'): ResolvedToolCall[] {
+export function resolveToolCalls(
+  turn: ScriptedTurn,
+  turnNumber: number,
+  idPrefix: 'call' | 'toolu',
+): ResolvedToolCall[] {
   return (turn.toolCalls ?? []).map((call, index) => {
     const args = Array.isArray(call.fragments)
       ? call.fragments.join('')
@@ -47,13 +51,23 @@ export function resolveToolCalls(turn: ScriptedTurn, turnNumber: number, idPrefi
 }
 
 /** The turn's usage, or a plausible one derived from the sizes of the request and the answer. */
-export function resolveUsage(turn: ScriptedTurn, request: RecordedRequest, calls: ResolvedToolCall[]): Required<ScriptedUsage> & { cacheWrite: number } {
+export function resolveUsage(
+  turn: ScriptedTurn,
+  request: RecordedRequest,
+  calls: ResolvedToolCall[],
+): Required<ScriptedUsage> & { cacheWrite: number } {
   if (turn.usage) return { cached: 0, cacheWrite: 0, ...turn.usage };
-  const answerChars = (turn.text ?? '').length + calls.reduce((sum, call) => sum + call.name.length + call.arguments.length, 0);
+  const answerChars =
+    (turn.text ?? '').length + calls.reduce((sum, call) => sum + call.name.length + call.arguments.length, 0);
   const completion = Math.max(1, Math.ceil(answerChars / 4));
   // With the prompt cache on, the prompt as the provider counts it (ScriptedLlmServerOptions.promptCache).
   if (request.prompt && request.promptCacheReported) {
-    return { prompt: request.prompt.tokens, completion, cached: request.prompt.cachedTokens, cacheWrite: request.prompt.cacheWriteTokens };
+    return {
+      prompt: request.prompt.tokens,
+      completion,
+      cached: request.prompt.cachedTokens,
+      cacheWrite: request.prompt.cacheWriteTokens,
+    };
   }
   const requestChars = JSON.stringify(request.body?.messages ?? request.body ?? '').length;
   return { prompt: Math.max(1, Math.ceil(requestChars / 4)), completion, cached: 0, cacheWrite: 0 };

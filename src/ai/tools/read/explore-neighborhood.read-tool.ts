@@ -14,7 +14,7 @@ interface ExploreNeighborhoodArguments {
 export const exploreNeighborhoodTool = defineReadTool<ExploreNeighborhoodArguments>()({
   name: 'explore_neighborhood',
   description:
-    'The nodes around a node, up to maxDepth hops (1-3), following edges in the given direction, with the edges between them and each node\'s distance. Use it to follow the data flow.',
+    "The nodes around a node, up to maxDepth hops (1-3), following edges in the given direction, with the edges between them and each node's distance. Use it to follow the data flow.",
   parameters: {
     type: 'object',
     additionalProperties: false,

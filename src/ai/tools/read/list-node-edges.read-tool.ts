@@ -11,7 +11,8 @@ interface ListNodeEdgesArguments {
 
 export const listNodeEdgesTool = defineReadTool<ListNodeEdgesArguments>()({
   name: 'list_node_edges',
-  description: 'The edges of one node (incoming, outgoing or both), each written "node:handle" to "node:handle" with its label.',
+  description:
+    'The edges of one node (incoming, outgoing or both), each written "node:handle" to "node:handle" with its label.',
   parameters: {
     type: 'object',
     additionalProperties: false,

@@ -22,14 +22,20 @@ export const readNodeConfigTool = defineReadTool<ReadNodeConfigArguments>()({
         type: 'string',
         minLength: 1,
         maxLength: 200,
-        description: 'A node type, as in a node\'s "type" (e.g. "api-call", or a built-in: starter, return, html, entryType).',
+        description:
+          'A node type, as in a node\'s "type" (e.g. "api-call", or a built-in: starter, return, html, entryType).',
       },
     },
   },
   async execute({ typeKey }, context) {
     if (isBuiltInNodeType(typeKey)) {
       const description = BUILT_IN_NODE_TYPE_DESCRIPTIONS[typeKey];
-      return { key: typeKey, builtIn: true, description: description[context.locale] ?? description.en, handles: description.handles };
+      return {
+        key: typeKey,
+        builtIn: true,
+        description: description[context.locale] ?? description.en,
+        handles: description.handles,
+      };
     }
     const configs = await context.dataSource.getNodeConfigs();
     const config = configs.find((candidate) => candidate._key === typeKey);

@@ -47,7 +47,9 @@ describe(ReadToolExecutor.name, () => {
     });
 
     it('requires the arguments docs/retrieval.md lists as required, and only those', () => {
-      const required = Object.fromEntries(READ_TOOL_REGISTRY.definitions.map((tool) => [tool.function.name, tool.function.parameters.required ?? []]));
+      const required = Object.fromEntries(
+        READ_TOOL_REGISTRY.definitions.map((tool) => [tool.function.name, tool.function.parameters.required ?? []]),
+      );
       expect(required).toEqual({
         read_graph_overview: [],
         search_nodes: ['query'],
@@ -84,7 +86,12 @@ describe(ReadToolExecutor.name, () => {
   describe('search_nodes', () => {
     it('returns the best matches first with previews', async () => {
       const result = await run('search_nodes', { query: 'fetch api' });
-      expect(result.results[0]).toMatchObject({ key: 'fetch-api', type: 'api-call', typeName: 'API Call', sheet: 'main' });
+      expect(result.results[0]).toMatchObject({
+        key: 'fetch-api',
+        type: 'api-call',
+        typeName: 'API Call',
+        sheet: 'main',
+      });
       expect(result.results[0].score).toBeGreaterThan(0);
       expect(result.results[0].process.length).toBeLessThanOrEqual(203);
       expect(result.results[0].data).toContain('api.nba-stats.example');
@@ -103,7 +110,10 @@ describe(ReadToolExecutor.name, () => {
     it('reports an unknown sheet with the existing ones, and no match with a hint', async () => {
       const sheet = await run('search_nodes', { query: 'x', sheetId: '9' });
       expect(sheet.error).toBe('Sheet "9" does not exist in this graph.');
-      expect(sheet.sheets).toEqual([{ id: '0', name: 'main' }, { id: '1', name: 'data-processing' }]);
+      expect(sheet.sheets).toEqual([
+        { id: '0', name: 'main' },
+        { id: '1', name: 'data-processing' },
+      ]);
       const none = await run('search_nodes', { query: 'quantum' });
       expect(none).toMatchObject({ count: 0, results: [] });
       expect(none.hint).toBeDefined();
@@ -113,8 +123,19 @@ describe(ReadToolExecutor.name, () => {
   describe('explore_neighborhood', () => {
     it('lists the nodes around a node with their distance, and the edges between them', async () => {
       const result = await run('explore_neighborhood', { nodeKey: 'fetch-api', maxDepth: 1 });
-      expect(result.nodes[0]).toEqual({ key: 'fetch-api', type: 'api-call', typeName: 'API Call', sheet: 'main', distance: 0 });
-      expect(result.nodes.slice(1).map((node: Result) => [node.key, node.distance]).sort()).toEqual([
+      expect(result.nodes[0]).toEqual({
+        key: 'fetch-api',
+        type: 'api-call',
+        typeName: 'API Call',
+        sheet: 'main',
+        distance: 0,
+      });
+      expect(
+        result.nodes
+          .slice(1)
+          .map((node: Result) => [node.key, node.distance])
+          .sort(),
+      ).toEqual([
         ['error-handler', 1],
         ['filter-active', 1],
         ['root', 1],
@@ -131,7 +152,12 @@ describe(ReadToolExecutor.name, () => {
     it('follows the direction and depth (default depth 2)', async () => {
       const downstream = await run('explore_neighborhood', { nodeKey: 'fetch-api', direction: 'out' });
       expect(downstream.maxDepth).toBe(2);
-      expect(downstream.nodes.map((node: Result) => node.key).sort()).toEqual(['display-html', 'error-handler', 'fetch-api', 'filter-active']);
+      expect(downstream.nodes.map((node: Result) => node.key).sort()).toEqual([
+        'display-html',
+        'error-handler',
+        'fetch-api',
+        'filter-active',
+      ]);
       const upstream = await run('explore_neighborhood', { nodeKey: 'fetch-api', direction: 'in', maxDepth: 3 });
       expect(upstream.nodes.map((node: Result) => [node.key, node.distance])).toEqual([
         ['fetch-api', 0],
@@ -189,7 +215,9 @@ describe(ReadToolExecutor.name, () => {
     });
 
     it('reports an unknown node', async () => {
-      expect((await run('read_node_detail', { nodeKey: 'nope' })).error).toBe('Node "nope" does not exist in this graph.');
+      expect((await run('read_node_detail', { nodeKey: 'nope' })).error).toBe(
+        'Node "nope" does not exist in this graph.',
+      );
     });
   });
 
@@ -207,13 +235,26 @@ describe(ReadToolExecutor.name, () => {
     });
 
     it('describes a built-in type', async () => {
-      expect(await run('read_node_config', { typeKey: 'starter' })).toMatchObject({ key: 'starter', builtIn: true, handles: 'L:in(any), R:out(any)' });
+      expect(await run('read_node_config', { typeKey: 'starter' })).toMatchObject({
+        key: 'starter',
+        builtIn: true,
+        handles: 'L:in(any), R:out(any)',
+      });
     });
 
     it('reports an unknown type with the available ones', async () => {
       const result = await run('read_node_config', { typeKey: 'http-request' });
       expect(result.error).toBe('Node type "http-request" does not exist in this workspace.');
-      expect(result.availableTypes).toEqual(['starter', 'return', 'html', 'entryType', 'api-call', 'filter', 'log-node', 'transform']);
+      expect(result.availableTypes).toEqual([
+        'starter',
+        'return',
+        'html',
+        'entryType',
+        'api-call',
+        'filter',
+        'log-node',
+        'transform',
+      ]);
     });
   });
 
@@ -264,7 +305,9 @@ describe(ReadToolExecutor.name, () => {
     it('malformed JSON arguments', async () => {
       const result = await run('read_node_detail', '{"nodeKey": "root"');
       expect(result.error).toMatch(/^The arguments are not valid JSON/);
-      expect((await run('read_node_detail', '["root"]')).error).toBe('The arguments must be a JSON object. Call the tool again with a JSON object.');
+      expect((await run('read_node_detail', '["root"]')).error).toBe(
+        'The arguments must be a JSON object. Call the tool again with a JSON object.',
+      );
     });
 
     it('missing or mistyped arguments', async () => {
@@ -277,7 +320,9 @@ describe(ReadToolExecutor.name, () => {
         { path: 'direction', message: 'must be one of "in", "out", "any", got "up"' },
       ]);
       expect((await run('search_nodes', { query: '' })).error).toMatch(/query must not be empty/);
-      expect((await run('search_nodes', { query: 'x', maxResults: 2.5 })).error).toMatch(/maxResults must be an integer/);
+      expect((await run('search_nodes', { query: 'x', maxResults: 2.5 })).error).toMatch(
+        /maxResults must be an integer/,
+      );
     });
 
     it('ignores unknown arguments and names them: read schemas are not strict (docs/retrieval.md)', async () => {
@@ -298,7 +343,9 @@ describe(ReadToolExecutor.name, () => {
       const result = await run('read_node_detail', { nodeKey: 'root' }, executor);
       expect(result.error).toMatch(/failed while reading the graph/);
       expect(JSON.stringify(result)).not.toContain('disk I/O');
-      expect(logs).toEqual([expect.objectContaining({ level: 'warn', event: 'read_tool_failed', toolName: 'read_node_detail' })]);
+      expect(logs).toEqual([
+        expect.objectContaining({ level: 'warn', event: 'read_tool_failed', toolName: 'read_node_detail' }),
+      ]);
     });
 
     it('a graph deleted since the conversation started', async () => {
@@ -311,8 +358,16 @@ describe(ReadToolExecutor.name, () => {
 
   it('caps every result to the configured size, keeping valid JSON', async () => {
     const { executor } = executorFor(nbaWorkflowDemo, { resultMaxChars: 600 });
-    for (const tool of ['read_graph_overview', 'list_available_node_types', 'read_node_detail', 'explore_neighborhood']) {
-      const raw = await executor.execute(tool, JSON.stringify(tool.includes('node_detail') || tool.includes('explore') ? { nodeKey: 'fetch-api' } : {}));
+    for (const tool of [
+      'read_graph_overview',
+      'list_available_node_types',
+      'read_node_detail',
+      'explore_neighborhood',
+    ]) {
+      const raw = await executor.execute(
+        tool,
+        JSON.stringify(tool.includes('node_detail') || tool.includes('explore') ? { nodeKey: 'fetch-api' } : {}),
+      );
       expect(raw.length).toBeLessThanOrEqual(600);
     }
     const overview = JSON.parse(await executor.execute('list_available_node_types', '{}'));
@@ -320,7 +375,8 @@ describe(ReadToolExecutor.name, () => {
   });
 
   describe('in French (AI_LOCALE=fr)', () => {
-    const french = () => new ReadToolExecutor(new InMemoryGraphDataSource(DEMO_WORKSPACE, [nbaWorkflowDemo]), DEMO_GRAPH_KEY, {}, 'fr');
+    const french = () =>
+      new ReadToolExecutor(new InMemoryGraphDataSource(DEMO_WORKSPACE, [nbaWorkflowDemo]), DEMO_GRAPH_KEY, {}, 'fr');
 
     it('tells the model what went wrong in French; keys, fields and tool names stay as they are', async () => {
       const unknownNode = await run('read_node_detail', { nodeKey: 'ghost' }, french());
@@ -330,18 +386,32 @@ describe(ReadToolExecutor.name, () => {
         hint: expect.stringMatching(/^Utilise search_nodes pour trouver/),
       });
       expect((await run('search_nodes', { query: 'zzqqxx' }, french())).hint).toMatch(/^Aucun node ne correspond/);
-      expect((await run('read_node_detail', '["root"]', french())).error).toMatch(/^Les arguments doivent être un objet JSON/);
-      expect((await run('read_node_config', { typeKey: 'nope' }, french())).error).toBe('Le type de node "nope" n\'existe pas dans ce workspace.');
-      expect((await run('read_graph_overview', { graphKey: 'other' }, french())).error).toMatch(/^Cette conversation porte uniquement sur le graph "nba-workflow"/);
+      expect((await run('read_node_detail', '["root"]', french())).error).toMatch(
+        /^Les arguments doivent être un objet JSON/,
+      );
+      expect((await run('read_node_config', { typeKey: 'nope' }, french())).error).toBe(
+        'Le type de node "nope" n\'existe pas dans ce workspace.',
+      );
+      expect((await run('read_graph_overview', { graphKey: 'other' }, french())).error).toMatch(
+        /^Cette conversation porte uniquement sur le graph "nba-workflow"/,
+      );
     });
 
     it('describes the built-in node types in French, and says so in French when it cuts a result', async () => {
       const types = await run('list_available_node_types', {}, french());
       expect(types.builtIn.find((type: { key: string }) => type.key === 'starter').description).not.toBe(
-        (await run('list_available_node_types', {})).builtIn.find((type: { key: string }) => type.key === 'starter').description,
+        (await run('list_available_node_types', {})).builtIn.find((type: { key: string }) => type.key === 'starter')
+          .description,
       );
-      const small = new ReadToolExecutor(new InMemoryGraphDataSource(DEMO_WORKSPACE, [nbaWorkflowDemo]), DEMO_GRAPH_KEY, { resultMaxChars: 600 }, 'fr');
-      expect(JSON.parse(await small.execute('list_available_node_types', '{}'))._truncated.note).toMatch(/^Le résultat était trop long/);
+      const small = new ReadToolExecutor(
+        new InMemoryGraphDataSource(DEMO_WORKSPACE, [nbaWorkflowDemo]),
+        DEMO_GRAPH_KEY,
+        { resultMaxChars: 600 },
+        'fr',
+      );
+      expect(JSON.parse(await small.execute('list_available_node_types', '{}'))._truncated.note).toMatch(
+        /^Le résultat était trop long/,
+      );
     });
   });
 });

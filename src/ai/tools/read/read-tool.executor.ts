@@ -41,7 +41,10 @@ export class ReadToolExecutor {
     let ignored: ReadToolResult = {};
     try {
       const tool = READ_TOOL_REGISTRY.get(toolName);
-      if (!tool) throw new ToolInputError(texts.unknownTool(toolName, READ_TOOL_REGISTRY.names), { availableTools: [...READ_TOOL_REGISTRY.names] });
+      if (!tool)
+        throw new ToolInputError(texts.unknownTool(toolName, READ_TOOL_REGISTRY.names), {
+          availableTools: [...READ_TOOL_REGISTRY.names],
+        });
       const { known, unknown } = splitArguments(parseArguments(rawArguments, texts), tool.argumentNames);
       if (unknown.length > 0) ignored = { ignoredArguments: unknown };
       const result = await tool.run(known, this.context);
@@ -81,7 +84,10 @@ function isJsonObject(value: unknown): value is ToolArguments {
 }
 
 /** The arguments the tool's schema declares, and the names of the others. */
-function splitArguments(args: ToolArguments, declared: ReadonlySet<string>): { known: ToolArguments; unknown: string[] } {
+function splitArguments(
+  args: ToolArguments,
+  declared: ReadonlySet<string>,
+): { known: ToolArguments; unknown: string[] } {
   const known: ToolArguments = {};
   const unknown: string[] = [];
   for (const [name, value] of Object.entries(args)) {

@@ -28,7 +28,11 @@ describe(defineReadTool.name, () => {
   it('offers the strict schema to the model and declares its argument names', () => {
     expect(echo.definition).toEqual({
       type: 'function',
-      function: { name: 'echo', description: 'Repeats a text.', parameters: expect.objectContaining({ additionalProperties: false, required: ['text'] }) },
+      function: {
+        name: 'echo',
+        description: 'Repeats a text.',
+        parameters: expect.objectContaining({ additionalProperties: false, required: ['text'] }),
+      },
     });
     expect([...echo.argumentNames]).toEqual(['text', 'times']);
   });
@@ -43,7 +47,12 @@ describe(defineReadTool.name, () => {
     await expect(refused).rejects.toBeInstanceOf(ToolInputError);
     await expect(refused).rejects.toMatchObject({
       message: 'Invalid arguments for echo: text is required; times must be <= 3',
-      extra: { problems: [{ path: 'text', message: 'is required' }, { path: 'times', message: 'must be <= 3' }] },
+      extra: {
+        problems: [
+          { path: 'text', message: 'is required' },
+          { path: 'times', message: 'must be <= 3' },
+        ],
+      },
     });
   });
 });

@@ -31,7 +31,9 @@ export interface ReadTool<Name extends string = string> {
  * arguments, is given first, so the compiler checks `parameters` against it (ToolParameters) and
  * types `execute`'s arguments with it; the tool's name is inferred from the spec.
  */
-export function defineReadTool<Args extends object>(): <Name extends string>(spec: ReadToolSpec<Name, Args>) => ReadTool<Name> {
+export function defineReadTool<Args extends object>(): <Name extends string>(
+  spec: ReadToolSpec<Name, Args>,
+) => ReadTool<Name> {
   return (spec) => toReadTool(spec);
 }
 
@@ -41,12 +43,17 @@ function toReadTool<Name extends string, Args extends object>(spec: ReadToolSpec
   const validator = new JsonSchemaValidator({ ...spec.parameters, additionalProperties: true });
   return {
     name: spec.name,
-    definition: { type: 'function', function: { name: spec.name, description: spec.description, parameters: spec.parameters } },
+    definition: {
+      type: 'function',
+      function: { name: spec.name, description: spec.description, parameters: spec.parameters },
+    },
     argumentNames: new Set(Object.keys(spec.parameters.properties)),
     run: async (args, context) => {
       const violations = validator.validate(args);
       if (!conforms<Args>(args, violations)) {
-        throw new ToolInputError(`Invalid arguments for ${spec.name}: ${describeViolations(violations)}`, { problems: violations });
+        throw new ToolInputError(`Invalid arguments for ${spec.name}: ${describeViolations(violations)}`, {
+          problems: violations,
+        });
       }
       return spec.execute(args, context);
     },

@@ -26,8 +26,17 @@ export const searchNodesTool = defineReadTool<SearchNodesArguments>()({
         maxLength: 500,
         description: 'Words to look for in node keys, types, code (process) and data, e.g. "fetch players api".',
       },
-      sheetId: { type: 'string', minLength: 1, description: 'Only nodes of this sheet (its id, e.g. "0", or its name).' },
-      maxResults: { type: 'integer', minimum: 1, maximum: 50, description: 'How many nodes to return, best first. Default 10.' },
+      sheetId: {
+        type: 'string',
+        minLength: 1,
+        description: 'Only nodes of this sheet (its id, e.g. "0", or its name).',
+      },
+      maxResults: {
+        type: 'integer',
+        minimum: 1,
+        maximum: 50,
+        description: 'How many nodes to return, best first. Default 10.',
+      },
     },
   },
   async execute({ query, sheetId: sheet, maxResults = 10 }, context) {

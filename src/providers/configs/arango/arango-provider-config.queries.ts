@@ -8,7 +8,10 @@ import type { ProviderConfigChanges, StoredProviderConfig } from '../provider-co
  * while the configuration is active and absent otherwise: a unique sparse index on it keeps one active
  * configuration per workspace, as SQLite's partial unique index does.
  */
-export type ArangoProviderConfigDocument = Omit<StoredProviderConfig, 'configId'> & { _key: string; activeWorkspace?: string };
+export type ArangoProviderConfigDocument = Omit<StoredProviderConfig, 'configId'> & {
+  _key: string;
+  activeWorkspace?: string;
+};
 
 /**
  * Every AQL query of the ArangoDB provider-config repository, built with the `aql` template only (values

@@ -31,23 +31,42 @@ export class ArangoProviderConfigRepository implements ProviderConfigRepository 
     await runArangoSchemaSetup(db, 'provider-config schema', async () => {
       await ensureDocumentCollection(db, ARANGO_PROVIDER_CONFIGS);
       const collection = db.collection(ARANGO_PROVIDER_CONFIGS);
-      await collection.ensureIndex({ type: 'persistent', fields: ['workspace', 'name'], unique: true, inBackground: true });
-      await collection.ensureIndex({ type: 'persistent', fields: ['activeWorkspace'], unique: true, sparse: true, inBackground: true });
+      await collection.ensureIndex({
+        type: 'persistent',
+        fields: ['workspace', 'name'],
+        unique: true,
+        inBackground: true,
+      });
+      await collection.ensureIndex({
+        type: 'persistent',
+        fields: ['activeWorkspace'],
+        unique: true,
+        sparse: true,
+        inBackground: true,
+      });
     });
     return new ArangoProviderConfigRepository(db);
   }
 
   async list(workspace: string): Promise<StoredProviderConfig[]> {
-    return (await this.executor.all<ArangoProviderConfigDocument>(this.queries.list(workspace), 'providerConfigs.list')).map(toConfig);
+    return (
+      await this.executor.all<ArangoProviderConfigDocument>(this.queries.list(workspace), 'providerConfigs.list')
+    ).map(toConfig);
   }
 
   async get(workspace: string, configId: string): Promise<StoredProviderConfig | null> {
-    const document = await this.executor.first<ArangoProviderConfigDocument>(this.queries.get(workspace, configId), 'providerConfigs.get');
+    const document = await this.executor.first<ArangoProviderConfigDocument>(
+      this.queries.get(workspace, configId),
+      'providerConfigs.get',
+    );
     return document ? toConfig(document) : null;
   }
 
   async getActive(workspace: string): Promise<StoredProviderConfig | null> {
-    const document = await this.executor.first<ArangoProviderConfigDocument>(this.queries.getActive(workspace), 'providerConfigs.getActive');
+    const document = await this.executor.first<ArangoProviderConfigDocument>(
+      this.queries.getActive(workspace),
+      'providerConfigs.getActive',
+    );
     return document ? toConfig(document) : null;
   }
 
@@ -59,8 +78,15 @@ export class ArangoProviderConfigRepository implements ProviderConfigRepository 
     await this.write('providerConfigs.insert', () => this.executor.run(this.queries.insert(toDocument(config))));
   }
 
-  async update(workspace: string, configId: string, changes: ProviderConfigChanges, updatedTime: number): Promise<StoredProviderConfig | null> {
-    const defined = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined)) as ProviderConfigChanges;
+  async update(
+    workspace: string,
+    configId: string,
+    changes: ProviderConfigChanges,
+    updatedTime: number,
+  ): Promise<StoredProviderConfig | null> {
+    const defined = Object.fromEntries(
+      Object.entries(changes).filter(([, value]) => value !== undefined),
+    ) as ProviderConfigChanges;
     const [document] = await this.write('providerConfigs.update', () =>
       this.executor.run<ArangoProviderConfigDocument>(this.queries.update(workspace, configId, defined, updatedTime)),
     );
@@ -72,13 +98,19 @@ export class ArangoProviderConfigRepository implements ProviderConfigRepository 
   }
 
   async activate(workspace: string, configId: string, updatedTime: number): Promise<StoredProviderConfig | null> {
-    const written = await this.executor.all<ArangoProviderConfigDocument>(this.queries.activate(workspace, configId, updatedTime), 'providerConfigs.activate');
+    const written = await this.executor.all<ArangoProviderConfigDocument>(
+      this.queries.activate(workspace, configId, updatedTime),
+      'providerConfigs.activate',
+    );
     const activated = written.find((document) => document._key === configId);
     return activated ? toConfig(activated) : null;
   }
 
   async deactivate(workspace: string, updatedTime: number): Promise<boolean> {
-    return (await this.executor.all(this.queries.deactivate(workspace, updatedTime), 'providerConfigs.deactivate')).length > 0;
+    return (
+      (await this.executor.all(this.queries.deactivate(workspace, updatedTime), 'providerConfigs.deactivate')).length >
+      0
+    );
   }
 
   async listSealed(): Promise<SealedProviderConfig[]> {
@@ -86,7 +118,14 @@ export class ArangoProviderConfigRepository implements ProviderConfigRepository 
   }
 
   async replaceSealed(workspace: string, configId: string, expected: string, resealed: string): Promise<boolean> {
-    return (await this.executor.all(this.queries.replaceSealed(workspace, configId, expected, resealed), 'providerConfigs.replaceSealed')).length > 0;
+    return (
+      (
+        await this.executor.all(
+          this.queries.replaceSealed(workspace, configId, expected, resealed),
+          'providerConfigs.replaceSealed',
+        )
+      ).length > 0
+    );
   }
 
   /** A write whose unique-name violation is the API's conflict, other failures translated as usual. */

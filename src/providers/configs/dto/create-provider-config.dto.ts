@@ -15,7 +15,8 @@ export class CreateProviderConfigDto {
   name: string;
 
   @ApiProperty({
-    description: 'An entry of config/providers.json (deepseek, openai, openai-mini, anthropic, qwen, ollama) or `openai-compatible` (then `baseUrl` is required).',
+    description:
+      'An entry of config/providers.json (deepseek, openai, openai-mini, anthropic, qwen, ollama) or `openai-compatible` (then `baseUrl` is required).',
     example: 'deepseek',
     maxLength: 100,
   })
@@ -24,20 +25,25 @@ export class CreateProviderConfigDto {
   @MaxLength(100)
   provider: string;
 
-  @ApiProperty({ description: 'The model the workspace\'s runs use.', example: 'deepseek-chat', maxLength: 200 })
+  @ApiProperty({ description: "The model the workspace's runs use.", example: 'deepseek-chat', maxLength: 200 })
   @IsString()
   @IsNotEmpty()
   @MaxLength(200)
   model: string;
 
-  @ApiPropertyOptional({ description: 'Overrides the entry\'s base URL (http or https).', example: 'https://api.deepseek.com', maxLength: 2048 })
+  @ApiPropertyOptional({
+    description: "Overrides the entry's base URL (http or https).",
+    example: 'https://api.deepseek.com',
+    maxLength: 2048,
+  })
   @IsOptional()
   @IsUrl(BASE_URL_OPTIONS)
   @MaxLength(2048)
   baseUrl?: string;
 
   @ApiPropertyOptional({
-    description: 'Write-only: stored encrypted (AES-256-GCM, AI_SECRETS_KEY), never returned; answers show its last four characters. Required by entries that need a key.',
+    description:
+      'Write-only: stored encrypted (AES-256-GCM, AI_SECRETS_KEY), never returned; answers show its last four characters. Required by entries that need a key.',
     example: 'sk-0123456789abcdef',
     minLength: API_KEY_MIN_CHARS,
     maxLength: API_KEY_MAX_CHARS,

@@ -25,13 +25,24 @@ export class UpdateProviderConfigDto {
   @MaxLength(200)
   model?: string;
 
-  @ApiPropertyOptional({ description: 'null: back to the entry\'s base URL.', example: 'https://gateway.example.com/deepseek', nullable: true, maxLength: 2048 })
+  @ApiPropertyOptional({
+    description: "null: back to the entry's base URL.",
+    example: 'https://gateway.example.com/deepseek',
+    nullable: true,
+    maxLength: 2048,
+  })
   @ValidateIf((_, value) => value !== undefined && value !== null)
   @IsUrl(BASE_URL_OPTIONS)
   @MaxLength(2048)
   baseUrl?: string | null;
 
-  @ApiPropertyOptional({ description: 'Write-only; null removes the key.', example: 'sk-fedcba9876543210', nullable: true, minLength: API_KEY_MIN_CHARS, maxLength: API_KEY_MAX_CHARS })
+  @ApiPropertyOptional({
+    description: 'Write-only; null removes the key.',
+    example: 'sk-fedcba9876543210',
+    nullable: true,
+    minLength: API_KEY_MIN_CHARS,
+    maxLength: API_KEY_MAX_CHARS,
+  })
   @ValidateIf((_, value) => value !== undefined && value !== null)
   @IsString()
   @MinLength(API_KEY_MIN_CHARS)

@@ -26,15 +26,25 @@ export const PROVIDER_CONFIG_ERRORS = {
   badRequest: {
     statusCode: 400,
     code: 'bad_request',
-    message: 'AI_SECRETS_KEY is not set on this service: a configuration with an API key cannot be stored (docs/provider-configs.md)',
+    message:
+      'AI_SECRETS_KEY is not set on this service: a configuration with an API key cannot be stored (docs/provider-configs.md)',
   },
   unknownProvider: {
     statusCode: 400,
     code: 'bad_request',
-    message: 'provider must be one of deepseek, openai, openai-mini, anthropic, qwen, ollama, openai-compatible (config/providers.json); got "mistral"',
+    message:
+      'provider must be one of deepseek, openai, openai-mini, anthropic, qwen, ollama, openai-compatible (config/providers.json); got "mistral"',
   },
   forbidden: { statusCode: 403, code: 'forbidden', message: 'This action requires the role admin' },
   notFound: { statusCode: 404, code: 'not_found', message: 'Provider configuration not found' },
-  noActive: { statusCode: 404, code: 'not_found', message: "No active provider configuration: the workspace uses the service's own provider" },
-  nameTaken: { statusCode: 409, code: 'conflict', message: 'A provider configuration with this name already exists in the workspace' },
+  noActive: {
+    statusCode: 404,
+    code: 'not_found',
+    message: "No active provider configuration: the workspace uses the service's own provider",
+  },
+  nameTaken: {
+    statusCode: 409,
+    code: 'conflict',
+    message: 'A provider configuration with this name already exists in the workspace',
+  },
 };

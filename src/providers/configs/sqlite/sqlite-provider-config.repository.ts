@@ -78,11 +78,19 @@ export class SqliteProviderConfigRepository implements ProviderConfigRepository 
     }
   }
 
-  async update(workspace: string, configId: string, changes: ProviderConfigChanges, updatedTime: number): Promise<StoredProviderConfig | null> {
-    const fields = (Object.keys(changes) as Array<keyof ProviderConfigChanges>).filter((field) => changes[field] !== undefined);
+  async update(
+    workspace: string,
+    configId: string,
+    changes: ProviderConfigChanges,
+    updatedTime: number,
+  ): Promise<StoredProviderConfig | null> {
+    const fields = (Object.keys(changes) as Array<keyof ProviderConfigChanges>).filter(
+      (field) => changes[field] !== undefined,
+    );
     // Column names come from CHANGE_COLUMNS only; values are bound.
     const assignments = fields.map((field) => `${CHANGE_COLUMNS[field]} = @${field}`);
-    const statement = this.db.prepare(`UPDATE ai_provider_configs SET ${[...assignments, 'updated_time = MAX(@now, updated_time + 1)'].join(', ')}
+    const statement = this.db
+      .prepare(`UPDATE ai_provider_configs SET ${[...assignments, 'updated_time = MAX(@now, updated_time + 1)'].join(', ')}
       WHERE workspace = @workspace AND config_id = @configId`);
     const params: Record<string, unknown> = { workspace, configId, now: updatedTime };
     for (const field of fields) params[field] = changes[field];
@@ -99,12 +107,14 @@ export class SqliteProviderConfigRepository implements ProviderConfigRepository 
   }
 
   async activate(workspace: string, configId: string, updatedTime: number): Promise<StoredProviderConfig | null> {
-    return this.db.transaction(() => {
-      if (!this.statements.get.get(workspace, configId)) return null;
-      this.statements.deactivate.run(updatedTime, workspace);
-      this.statements.activate.run(updatedTime, workspace, configId);
-      return toConfig(this.statements.get.get(workspace, configId) as ConfigRow);
-    }).immediate();
+    return this.db
+      .transaction(() => {
+        if (!this.statements.get.get(workspace, configId)) return null;
+        this.statements.deactivate.run(updatedTime, workspace);
+        this.statements.activate.run(updatedTime, workspace, configId);
+        return toConfig(this.statements.get.get(workspace, configId) as ConfigRow);
+      })
+      .immediate();
   }
 
   async deactivate(workspace: string, updatedTime: number): Promise<boolean> {
@@ -112,7 +122,9 @@ export class SqliteProviderConfigRepository implements ProviderConfigRepository 
   }
 
   async listSealed(): Promise<SealedProviderConfig[]> {
-    return (this.statements.listSealed.all() as Array<Pick<ConfigRow, 'workspace' | 'config_id' | 'name' | 'api_key_secret'>>).map((row) => ({
+    return (
+      this.statements.listSealed.all() as Array<Pick<ConfigRow, 'workspace' | 'config_id' | 'name' | 'api_key_secret'>>
+    ).map((row) => ({
       workspace: row.workspace,
       configId: row.config_id,
       name: row.name,
@@ -137,10 +149,18 @@ function prepare(db: Database) {
       VALUES (@workspace, @config_id, @name, @provider, @model, @base_url, @api_key_secret, @api_key_last4, @active, @created_time, @updated_time)`),
     delete: statement('DELETE FROM ai_provider_configs WHERE workspace = ? AND config_id = ?'),
     // The one active row first, then the new one: the partial unique index never sees two.
-    deactivate: statement('UPDATE ai_provider_configs SET active = 0, updated_time = MAX(?, updated_time + 1) WHERE workspace = ? AND active = 1'),
-    activate: statement('UPDATE ai_provider_configs SET active = 1, updated_time = MAX(?, updated_time + 1) WHERE workspace = ? AND config_id = ?'),
-    listSealed: statement('SELECT workspace, config_id, name, api_key_secret FROM ai_provider_configs WHERE api_key_secret IS NOT NULL ORDER BY workspace, config_id'),
-    replaceSealed: statement('UPDATE ai_provider_configs SET api_key_secret = ? WHERE workspace = ? AND config_id = ? AND api_key_secret = ?'),
+    deactivate: statement(
+      'UPDATE ai_provider_configs SET active = 0, updated_time = MAX(?, updated_time + 1) WHERE workspace = ? AND active = 1',
+    ),
+    activate: statement(
+      'UPDATE ai_provider_configs SET active = 1, updated_time = MAX(?, updated_time + 1) WHERE workspace = ? AND config_id = ?',
+    ),
+    listSealed: statement(
+      'SELECT workspace, config_id, name, api_key_secret FROM ai_provider_configs WHERE api_key_secret IS NOT NULL ORDER BY workspace, config_id',
+    ),
+    replaceSealed: statement(
+      'UPDATE ai_provider_configs SET api_key_secret = ? WHERE workspace = ? AND config_id = ? AND api_key_secret = ?',
+    ),
   };
 }
 
