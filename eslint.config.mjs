@@ -5,7 +5,7 @@ import tseslint from 'typescript-eslint';
 
 /**
  * Type-aware lint for a streaming service: a promise nobody awaits or catches is a lost error or an unhandled
- * rejection that kills the process, so those rules are errors. Formatting is Prettier's job (`npm run format:check`).
+ * rejection that kills the process, so those rules are errors. Formatting is Prettier's job; `npm run lint` runs both.
  */
 export default tseslint.config(
   {
@@ -33,6 +33,8 @@ export default tseslint.config(
       },
     },
     rules: {
+      // A variable read by a closure before its one assignment cannot be const.
+      'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/no-misused-promises': 'error',
       '@typescript-eslint/await-thenable': 'error',
@@ -41,5 +43,10 @@ export default tseslint.config(
         { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_', ignoreRestSiblings: true },
       ],
     },
+  },
+  {
+    // Tests read untyped wire bodies and recorded fixtures; typing each would restate the SDKs' own types.
+    files: ['test/**/*.ts', 'faults/**/*.ts', '**/*.spec.ts', '**/*.spec.tsx', '**/*.e2e-spec.ts'],
+    rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
 );

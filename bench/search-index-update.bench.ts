@@ -64,7 +64,7 @@ export async function runSearchIndexUpdateBench(options: { nodes?: number; round
     await store.importGraph(WORKSPACE, document);
     const source = store.forWorkspace(WORKSPACE);
     const other = new SqliteGraphStore(otherDb).forWorkspace(WORKSPACE);
-    let started = performance.now();
+    const started = performance.now();
     await source.searchNodes(GRAPH_KEY, 'warm up', 20);
     const buildMs = performance.now() - started;
 

@@ -62,6 +62,7 @@ function vectorIndexEngine(name: string, description: string, options: VectorInd
 /** sqlite-vec's scalar functions and vec0 tables, in the connection of the store. */
 function loadSqliteVec(db: Database): void {
   // Required lazily: a dev dependency, for this bench only.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- a dev dependency, loaded only by this bench
   (require('sqlite-vec') as { load(db: Database): void }).load(db);
 }
 
@@ -160,6 +161,7 @@ interface Usearch {
 
 function usearch(): Usearch {
   // Required lazily: a dev dependency, for this bench only.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- a dev dependency, loaded only by this bench
   return require('usearch') as Usearch;
 }
 

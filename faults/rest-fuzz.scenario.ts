@@ -138,7 +138,7 @@ export async function runRestFuzzScenario(options: FuzzOptions): Promise<FuzzRes
             );
             const answer = await send(service.url, operation.method, route, body);
             target.cases += 1;
-            let parsed: unknown = null;
+            let parsed: unknown;
             try {
               parsed = answer.text ? JSON.parse(answer.text) : null;
             } catch {

@@ -11,11 +11,11 @@ import { socketErrorShapeProblem } from './error-shape';
 import { FuzzOptions, FuzzResult, FuzzTargetResult } from './rest-fuzz.scenario';
 
 /** Every client → server event the gateway subscribes to (its @SubscribeMessage metadata): events added later are fuzzed too. */
-export function gatewayEvents(gateway: Function = AiGateway): string[] {
+export function gatewayEvents(gateway: abstract new (...args: never[]) => unknown = AiGateway): string[] {
   const prototype = gateway.prototype as Record<string, unknown>;
   return Object.getOwnPropertyNames(prototype)
     .map((name) => prototype[name])
-    .filter((method): method is Function => typeof method === 'function')
+    .filter((method): method is (...args: unknown[]) => unknown => typeof method === 'function')
     .map((method) => Reflect.getMetadata(MESSAGE_METADATA, method) as unknown)
     .filter((event): event is string => typeof event === 'string');
 }
@@ -72,13 +72,11 @@ const payload: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 3 }) },
   {
     weight: 1,
-    arbitrary: fc
-      .integer({ min: 65, max: 3_000 })
-      .map((levels) => ({
-        graphKey: 'nba-workflow',
-        message: 'hi',
-        mentions: JSON.parse(`${'['.repeat(levels)}${']'.repeat(levels)}`),
-      })),
+    arbitrary: fc.integer({ min: 65, max: 3_000 }).map((levels) => ({
+      graphKey: 'nba-workflow',
+      message: 'hi',
+      mentions: JSON.parse(`${'['.repeat(levels)}${']'.repeat(levels)}`),
+    })),
   },
   {
     weight: 1,

@@ -1,5 +1,5 @@
-// `any`: each event has its own listener signature.
-type EventMap<Events> = { [K in keyof Events]: (...args: any[]) => void };
+// `never[]`: each event has its own listener signature, and any function type is assignable to this one.
+type EventMap<Events> = { [K in keyof Events]: (...args: never[]) => void };
 
 /** Typed listeners by event name: what AiChatClient.on() registers. */
 export class ListenerSet<Events extends EventMap<Events>> {

@@ -78,7 +78,7 @@ export class SocketTestServer {
   }
 
   async close(): Promise<void> {
-    await new Promise<void>((resolve) => this.io.close(() => resolve()));
+    await this.io.close();
     this.http.closeAllConnections();
   }
 }

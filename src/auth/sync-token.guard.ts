@@ -16,6 +16,7 @@ export const SYNC_WORKSPACE_HEADER = 'x-workspace';
 /** The principal of a request authenticated with SYNC_TOKEN. */
 export const SYNC_SERVER_USER_ID = 'sync-server';
 
+// eslint-disable-next-line no-control-regex -- control characters are what this pattern refuses
 const WORKSPACE_PATTERN = /^[^\u0000-\u001f\u007f]{1,200}$/;
 
 type AuthenticatedRequest = Request & { [PRINCIPAL_REQUEST_KEY]?: Principal };

@@ -88,7 +88,8 @@ export class AutomationRunner implements OnModuleDestroy, BeforeApplicationShutd
       });
       return null;
     }
-    this.launch({ automation: claim.automation, runId, trigger: 'schedule', startedTime });
+    // launch() catches and logs its own failures: the scheduler's tick does not wait for the run.
+    void this.launch({ automation: claim.automation, runId, trigger: 'schedule', startedTime });
     return runId;
   }
 

@@ -24,7 +24,7 @@ describe(ProgressReporter.name, () => {
     progress.update('g', 4, 4, 'embedded 4');
     progress.finish();
     expect(writes).toHaveLength(4);
-    expect(writes[0]).toMatch(/^\rg \[#{7}\.{21}\]  25% 1\/4 embedded 0/);
+    expect(writes[0]).toMatch(/^\rg \[#{7}\.{21}\] {2}25% 1\/4 embedded 0/);
     expect(writes[2]).toMatch(/^\rg \[#{28}\] 100% 4\/4 embedded 4/);
     expect(writes[3]).toBe('\n');
   });

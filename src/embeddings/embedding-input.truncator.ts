@@ -5,9 +5,9 @@ let sharedEncoder: Tiktoken | null = null;
 /** OpenAI's embedding models tokenise with cl100k_base; its ranks (~1.7 MB) load on first need only. */
 function cl100k(): Tiktoken {
   if (!sharedEncoder) {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use, not at start
     const { Tiktoken: TiktokenClass } = require('js-tiktoken/lite') as typeof import('js-tiktoken/lite');
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use, not at start
     const ranks = require('js-tiktoken/ranks/cl100k_base') as { default: ConstructorParameters<typeof Tiktoken>[0] };
     sharedEncoder = new TiktokenClass(ranks.default ?? ranks);
   }

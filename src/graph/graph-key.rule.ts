@@ -1,6 +1,7 @@
 /** Longest graph key accepted anywhere (path or body). */
 export const GRAPH_KEY_MAX_LENGTH = 256;
 
+// eslint-disable-next-line no-control-regex -- control characters are what this pattern finds
 const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
 
 /**

@@ -124,6 +124,7 @@ function prettyStream(): LineStream | null {
   if (!process.stderr.isTTY) return pretty;
   try {
     // A dev dependency, absent from production images: required only here, and only when asked for.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- optional: an import would fail where it is absent
     const build = require('pino-pretty') as (options: object) => LineStream;
     pretty = build({
       destination: 2,

@@ -12,9 +12,9 @@ let sharedEncoder: Tiktoken | null = null;
 /** The o200k_base ranks are ~2 MB: loaded on the first count, once per process, shared by every counter. */
 function encoder(): Tiktoken {
   if (!sharedEncoder) {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use, not at start
     const { Tiktoken: TiktokenClass } = require('js-tiktoken/lite') as typeof import('js-tiktoken/lite');
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use, not at start
     const ranks = require('js-tiktoken/ranks/o200k_base') as { default: ConstructorParameters<typeof Tiktoken>[0] };
     sharedEncoder = new TiktokenClass(ranks.default ?? ranks);
   }

@@ -59,6 +59,7 @@ interface SetupModule {
 
 process.once('message', (env: Record<string, string>) => {
   void (async () => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- a module named at run time, loaded synchronously
     const setupModule = process.argv[2] ? (require(process.argv[2]) as SetupModule) : {};
     const app = await startTestApp(env, { beforeListen: setupModule.beforeListen });
     // A serving process, as main.ts: the heap's growth capped the same way.

@@ -59,7 +59,7 @@ export class TestNginxGateway {
       } catch (error) {
         if (attempt > 100) {
           await gateway.stop();
-          throw new Error(`nginx did not answer on ${gateway.url}: ${stderr} ${String(error)}`);
+          throw new Error(`nginx did not answer on ${gateway.url}: ${stderr} ${String(error)}`, { cause: error });
         }
         await sleep(50);
       }

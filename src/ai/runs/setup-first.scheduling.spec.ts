@@ -47,13 +47,13 @@ describe(SetupFirstScheduling.name, () => {
   it('gives way for at most maxMs per upstream call in all, then relays even while runs still wait', async () => {
     const { gate, admitAll } = await gateWithWaitingRuns(1);
     const pacer = new SetupFirstScheduling(gate, { maxMs: 40, minWaiting: 0 }).pacer(new AbortController().signal);
-    pacer.beforeChunk();
+    void pacer.beforeChunk();
     await pacer.beforeChunk();
     expect(gate.queued).toBe(1);
     expect(pacer.beforeChunk()).toBeNull();
     // Another call of the same run has its own budget.
     const next = new SetupFirstScheduling(gate, { maxMs: 40, minWaiting: 0 }).pacer(new AbortController().signal);
-    next.beforeChunk();
+    void next.beforeChunk();
     expect(next.beforeChunk()).toBeInstanceOf(Promise);
     await admitAll();
   });
@@ -62,7 +62,7 @@ describe(SetupFirstScheduling.name, () => {
     const { gate, admitAll } = await gateWithWaitingRuns(1);
     const stop = new AbortController();
     const pacer = new SetupFirstScheduling(gate, { minWaiting: 0 }).pacer(stop.signal);
-    pacer.beforeChunk();
+    void pacer.beforeChunk();
     const wait = pacer.beforeChunk() as Promise<void>;
     stop.abort();
     await expect(wait).resolves.toBeUndefined();
@@ -75,9 +75,9 @@ describe(SetupFirstScheduling.name, () => {
     const scheduling = new SetupFirstScheduling(gate, { maxMs: 10_000, minWaiting: 0, resumedPerTurn: 3 });
     const resumed: number[] = [];
     let turn = 0;
-    const waits = Array.from({ length: 8 }, (_, index) => {
+    const waits = Array.from({ length: 8 }, () => {
       const pacer = scheduling.pacer(new AbortController().signal);
-      pacer.beforeChunk();
+      void pacer.beforeChunk();
       return (pacer.beforeChunk() as Promise<void>).then(() => resumed.push(turn));
     });
     await admitAll();
@@ -95,11 +95,11 @@ describe(SetupFirstScheduling.name, () => {
   it('gives way only while more than minWaiting runs wait, and goes on once no more do', async () => {
     const { gate, admitAll } = await gateWithWaitingRuns(3);
     const pacer = new SetupFirstScheduling(gate, { minWaiting: 3 }).pacer(new AbortController().signal);
-    pacer.beforeChunk();
+    void pacer.beforeChunk();
     expect(pacer.beforeChunk()).toBeNull();
     const longer = await gateWithWaitingRuns(3);
     const patient = new SetupFirstScheduling(longer.gate, { minWaiting: 2 }).pacer(new AbortController().signal);
-    patient.beforeChunk();
+    void patient.beforeChunk();
     const wait = patient.beforeChunk() as Promise<void>;
     expect(wait).toBeInstanceOf(Promise);
     await admitAll();
@@ -111,7 +111,7 @@ describe(SetupFirstScheduling.name, () => {
     const { gate, admitAll } = await gateWithWaitingRuns(1);
     const scheduling = new SetupFirstScheduling(gate, { minWaiting: 0, maxHeld: 2 });
     const pacers = Array.from({ length: 3 }, () => scheduling.pacer(new AbortController().signal));
-    for (const pacer of pacers) pacer.beforeChunk();
+    for (const pacer of pacers) void pacer.beforeChunk();
     const first = pacers[0].beforeChunk() as Promise<void>;
     const second = pacers[1].beforeChunk() as Promise<void>;
     expect([first, second].every((wait) => wait instanceof Promise)).toBe(true);

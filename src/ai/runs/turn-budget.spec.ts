@@ -78,7 +78,8 @@ describe(TurnBudget.name, () => {
         ?.then(() => order.push('d')),
     ];
     expect(budget.waiting).toBe(3);
-    await Promise.all(waits);
+    expect(waits.every((wait) => wait instanceof Promise)).toBe(true);
+    await Promise.all(waits as Promise<unknown>[]);
     expect(order).toEqual(['b', 'turn after b', 'c', 'd']);
     expect(budget.waiting).toBe(0);
   });

@@ -4,6 +4,7 @@ import { SEARCH_STOP_WORDS } from './search-stop-words';
 /** Tokens longer than this are hashes, base64 or minified code: noise for search. */
 const MAX_TOKEN_LENGTH = 40;
 
+// eslint-disable-next-line no-control-regex -- the ASCII range starts at \x00
 const ASCII_ONLY = /^[\x00-\x7f]*$/;
 // Runs of letters and digits; combining marks stay inside words so decomposed accents (e + \u0301) fold
 // like composed ones. Matched with a global regex: String.split(regex) is several times slower in V8.

@@ -7,7 +7,7 @@ import { JsonSchemaValidator } from '../json-schema.validator';
 import { ReadToolExecutor } from './read-tool.executor';
 import { READ_TOOL_REGISTRY } from './read-tool.registry';
 
-type Result = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Result = Record<string, any>;
 
 function executorFor(document: GraphDocument = nbaWorkflowDemo, limits = {}) {
   const source = new InMemoryGraphDataSource(DEMO_WORKSPACE, [document]);
