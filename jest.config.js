@@ -26,7 +26,7 @@ module.exports = {
   testEnvironment: 'node',
   // client/: the client package (an npm workspace); its component specs pick the jsdom environment in their docblock.
   roots: ['<rootDir>/src', '<rootDir>/test', '<rootDir>/faults', '<rootDir>/client/src', '<rootDir>/client/playground'],
-  testMatch: ['**/*.spec.ts', '**/*.spec.tsx', '**/*.e2e-spec.ts'],
+  testMatch: ['**/*.spec.ts', '**/*.spec.tsx', '**/*.e2e-spec.ts', '**/*.fault-spec.ts'],
   // @toon-format/toon and p-limit (with its yocto-queue) ship ESM only: let SWC turn them into CommonJS for
   // Jest's module loader (Node itself requires them as ES modules, see docs/dependencies.md).
   transform: { '^.+\\.tsx$': swcTsx, '^.+\\.(ts|mjs|js)$': swc },

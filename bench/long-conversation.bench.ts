@@ -3,7 +3,7 @@ import request from 'supertest';
 import { Principal } from '../src/auth/principal';
 import { MemoryContextBuilder } from '../src/memory/memory-context.builder';
 import { configureLogging } from '../src/observability/logger';
-import { ThreadStore } from '../src/threads/thread.store';
+import { ThreadService } from '../src/threads/thread.service';
 import { AiSocketClient } from '../test/support/ai-socket.client';
 import { RecordedRequest, ScriptedLlmServer } from '../test/support/scripted-llm-server';
 import { startTestApp, TestApp } from '../test/support/test-app';
@@ -206,7 +206,7 @@ export async function runLongConversationBench(
 /** Memory's part of a request on the long thread (cut, summaries, recall), timed alone `count` times. */
 async function timeRequestPath(run: Run, count: number): Promise<Distribution> {
   const builder = run.app.app.get(MemoryContextBuilder, { strict: false });
-  const thread = await run.app.app.get(ThreadStore, { strict: false }).load(BENCH_PRINCIPAL, run.threadId);
+  const thread = await run.app.app.get(ThreadService, { strict: false }).load(BENCH_PRINCIPAL, run.threadId);
   const messages = thread.messages.filter((message) => message.role !== 'system');
   const samples: number[] = [];
   for (let index = 0; index < count; index += 1) {

@@ -1,11 +1,11 @@
 /**
- * Memory of idle threads in ThreadStore's cache (DESIGN.md budget: < 50 KB per idle cached thread).
+ * Memory of idle threads in ThreadService's cache (DESIGN.md budget: < 50 KB per idle cached thread).
  *
  *   node --expose-gc --require ./test/support/swc-register.js bench/thread-cache-memory.bench.ts [--threads 200] [--exchanges 10]
  *
  * Builds THREADS threads of EXCHANGES exchanges each on a temp SQLite file, the way a run commits
  * them (per question: RAG context + question + assistant tool calls + their results, then the answer),
- * then loads them all into a fresh ThreadStore (so every string comes from JSON.parse, as in
+ * then loads them all into a fresh ThreadService (so every string comes from JSON.parse, as in
  * production) and reports the retained heap per cached thread. Sizes are those measured on the demo
  * graph scaled to a 20-node context (system prompt ~4.3 KB, TOON context ~2.2-2.7 KB for 9 nodes).
  */
@@ -18,7 +18,7 @@ import { configureLogging } from '../src/observability/logger';
 import { generateMessageId } from '../src/threads/sortable-id.generator';
 import { SqliteThreadRepository } from '../src/threads/sqlite/sqlite-thread.repository';
 import { ThreadRecordCache } from '../src/threads/thread-record.cache';
-import { ThreadStore } from '../src/threads/thread.store';
+import { ThreadService } from '../src/threads/thread.service';
 import type { ThreadMessage, ThreadRecord } from '../src/threads/thread.types';
 import { numberArgument } from './bench-arguments';
 
@@ -103,7 +103,7 @@ export async function runThreadCacheMemoryBench(
   const principal = { userId: 'alice', workspace: 'acme', role: 'editor' as const };
   try {
     const repository = new SqliteThreadRepository(db);
-    const writer = new ThreadStore(repository, config);
+    const writer = new ThreadService(repository, config);
     const threadIds: string[] = [];
     let storedChars = 0;
     for (let index = 0; index < THREADS; index += 1) {
@@ -136,14 +136,14 @@ export async function runThreadCacheMemoryBench(
       threadIds.push(thread.threadId);
     }
 
-    // Hot: records just loaded by a ThreadStore (as during a run), held only by its cache.
+    // Hot: records just loaded by a ThreadService (as during a run), held only by its cache.
     const baseline = heapUsed();
-    let reader: ThreadStore | null = new ThreadStore(new SqliteThreadRepository(db), config);
+    let reader: ThreadService | null = new ThreadService(new SqliteThreadRepository(db), config);
     const records: ThreadRecord[] = [];
     for (const threadId of threadIds) records.push(await reader.load(principal, threadId));
     const hotBytes = heapUsed() - baseline;
 
-    // Idle: the same records in a ThreadRecordCache after its idle packing (ThreadStore packs after 30 s).
+    // Idle: the same records in a ThreadRecordCache after its idle packing (ThreadService packs after 30 s).
     let now = 0;
     const idleCache = new ThreadRecordCache({ maxEntries: THREADS, packAfterIdleMs: 1, clock: () => now });
     for (const record of records) idleCache.set(record);
@@ -156,7 +156,7 @@ export async function runThreadCacheMemoryBench(
     if (idleCache.size !== THREADS) throw new Error('the idle cache lost entries');
 
     const stored = await new SqliteThreadRepository(db).get(threadIds[0]);
-    const inspector = new ThreadStore(new SqliteThreadRepository(db), config);
+    const inspector = new ThreadService(new SqliteThreadRepository(db), config);
     const cached = await inspector.load(principal, threadIds[0]);
     await inspector.beforeApplicationShutdown();
     await writer.beforeApplicationShutdown();

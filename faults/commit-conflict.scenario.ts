@@ -6,7 +6,7 @@ import { ANONYMOUS_PRINCIPAL } from '../src/auth/anonymous-principal';
 import { loadAppConfig } from '../src/config/load-app-config';
 import { openSqliteDatabase } from '../src/database/sqlite/sqlite-database.opener';
 import { SqliteThreadRepository } from '../src/threads/sqlite/sqlite-thread.repository';
-import { ThreadStore } from '../src/threads/thread.store';
+import { ThreadService } from '../src/threads/thread.service';
 import { AiSocketClient } from '../test/support/ai-socket.client';
 import { PrometheusSamples } from '../test/support/prometheus-samples';
 import { ScriptedLlmServer } from '../test/support/scripted-llm-server';
@@ -36,7 +36,7 @@ export interface CommitConflictResult {
 /**
  * Revision conflicts on round commits (docs/threads.md, "Conflicts"): the service runs in a child
  * process; while each run streams its read-tool round, another writer on the same SQLite file (a
- * ThreadStore of this process, as a second instance would) renames the thread, so the run's round
+ * ThreadService of this process, as a second instance would) renames the thread, so the run's round
  * commit meets a revision it did not read. Bars: every run answers (the round re-read and replayed),
  * the replays are counted on /metrics, no thread is invalid and the rename is kept.
  */
@@ -52,7 +52,7 @@ export async function runCommitConflictScenario(options: CommitConflictOptions):
   };
   const service = await TestAppProcess.start(env, { timeoutMs: 60_000 });
   const db = openSqliteDatabase(dataDir);
-  const elsewhere = new ThreadStore(new SqliteThreadRepository(db), loadAppConfig({ NODE_ENV: 'test', ...env }));
+  const elsewhere = new ThreadService(new SqliteThreadRepository(db), loadAppConfig({ NODE_ENV: 'test', ...env }));
   const client = await AiSocketClient.connect(service.url);
   const result: CommitConflictResult = {
     runs: options.runs,

@@ -6,7 +6,7 @@ import { configureLogging, resetLogSink, setLogSink } from '../observability/log
 import { openSqliteDatabase } from '../database/sqlite/sqlite-database.opener';
 import { SqliteThreadRepository } from '../threads/sqlite/sqlite-thread.repository';
 import { ThreadRevisionConflictError } from '../threads/thread-revision-conflict.error';
-import { ThreadStore } from '../threads/thread.store';
+import { ThreadService } from '../threads/thread.service';
 import { ThreadRepository } from '../threads/thread.repository';
 import { ChatService } from './chat.service';
 import { RunEnd } from './runs/agent-run.observer';
@@ -68,9 +68,9 @@ describe(`${ChatService.name} (revision conflicts on a round commit)`, () => {
 
   it('re-reads and replays a round when another instance wrote the thread meanwhile, and the run answers', async () => {
     const harness = await ChatServiceHarness.create({ env: server.providerEnv('openai'), runs: observer });
-    // Another service instance on the same file: its own connection and ThreadStore.
+    // Another service instance on the same file: its own connection and ThreadService.
     const otherDb = openSqliteDatabase(harness.dataDir);
-    const elsewhere = new ThreadStore(new SqliteThreadRepository(otherDb), harness.config);
+    const elsewhere = new ThreadService(new SqliteThreadRepository(otherDb), harness.config);
     try {
       server.enqueue({ text: 'Hi.' });
       const first = await harness.service.chat(
@@ -101,7 +101,7 @@ describe(`${ChatService.name} (revision conflicts on a round commit)`, () => {
       const result = await running;
 
       expect(result.message).toBe('Reading fetch-api.\n\nIt calls the stats API.');
-      const stored = await harness.threadStore.load(editor, first.threadId);
+      const stored = await harness.threadService.load(editor, first.threadId);
       expect(stored.title).toBe('Renamed elsewhere');
       expect(stored.messages.filter((message) => message.role !== 'system').map((message) => message.role)).toEqual([
         'user',
@@ -149,7 +149,7 @@ describe(`${ChatService.name} (revision conflicts on a round commit)`, () => {
       expect(conflict.attempts).toHaveLength(4);
       expect(Date.now() - started).toBeGreaterThanOrEqual(85);
       const threadId = (sink.events[0] as { threadId: string }).threadId;
-      const stored = await harness.threadStore.load(editor, threadId);
+      const stored = await harness.threadService.load(editor, threadId);
       expect(stored.messages.map((message) => message.kind ?? message.role)).toEqual([
         'system_prompt',
         'user',

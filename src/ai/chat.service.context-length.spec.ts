@@ -56,9 +56,9 @@ describe(`${ChatService.name} (context-length recovery on the scripted server)`,
   async function longThread(turns: number): Promise<string> {
     server.enqueue({ text: 'Hello.' });
     const first = await harness.service.chat(editor, { graphKey: GRAPH, message: 'Hi' }, new RecordingSink(), signal());
-    let thread = await harness.threadStore.load(editor, first.threadId);
+    let thread = await harness.threadService.load(editor, first.threadId);
     for (let turn = 0; turn < turns; turn += 1) {
-      thread = await harness.threadStore.commit(thread, {
+      thread = await harness.threadService.commit(thread, {
         append: exchangeOf(
           `Question ${turn} about fetch-api`,
           `Answer ${turn}: ${'the fetch-api node calls the stats API. '.repeat(250)}`,
@@ -95,7 +95,7 @@ describe(`${ChatService.name} (context-length recovery on the scripted server)`,
     expect(result.usage.llmCalls).toBe(2);
 
     // Nothing of the smaller context is stored: the thread keeps the context it was first given.
-    const stored = await harness.threadStore.load(editor, threadId);
+    const stored = await harness.threadService.load(editor, threadId);
     expect(stored.messages.at(-1)).toMatchObject({ role: 'assistant', content: 'fetch-api calls the NBA stats API.' });
     expect(stored.messages.filter((message) => message.kind === 'rag_context').at(-1)?.content).toBe(
       contextOf(refused),
@@ -140,7 +140,7 @@ describe(`${ChatService.name} (context-length recovery on the scripted server)`,
     expect(failure).toMatchObject({ code: 'context_length', statusCode: 422 });
     expect(server.requests).toHaveLength(2);
     expect(server.requests.every((request) => tokensOf(request) > CONTEXT_WINDOW)).toBe(true);
-    const stored = await harness.threadStore.load(editor, threadId);
+    const stored = await harness.threadService.load(editor, threadId);
     expect(stored.messages.filter((message) => message.role === 'user').at(-1)?.content).toBe('And now?');
     expect(logs).toContainEqual(expect.objectContaining({ event: 'llm_error', code: 'context_length', threadId }));
   });

@@ -63,7 +63,7 @@ describe(`${ChatService.name} (crash mid-round)`, () => {
 
     const survivor = await ChatServiceHarness.create({ dataDir, env });
     try {
-      const stored = await survivor.threadStore.load(editor, crash.threadId);
+      const stored = await survivor.threadService.load(editor, crash.threadId);
       expect(stored.messages.map((message) => message.kind ?? message.role)).toEqual([
         'system_prompt',
         'user',
@@ -96,7 +96,7 @@ describe(`${ChatService.name} (crash mid-round)`, () => {
       ]);
       expect(sent[3].content).toBe('What does fetch-api do?');
       expect(sent.some((message) => message.tool_calls)).toBe(false);
-      const after = await survivor.threadStore.load(editor, crash.threadId);
+      const after = await survivor.threadService.load(editor, crash.threadId);
       expect(after.messages.at(-1)).toMatchObject({ role: 'assistant', content: 'fetch-api calls the stats API.' });
     } finally {
       await survivor.close({ keepData: true });

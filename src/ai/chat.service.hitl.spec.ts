@@ -80,7 +80,7 @@ describe(`${ChatService.name} (human in the loop)`, () => {
     expect((await harness.service.getThread(editor, interrupted.threadId)).pendingInterrupt).toEqual(interrupt);
     expect((await harness.service.listThreads(editor, GRAPH))[0].pendingInterrupt).toBe(true);
     expect(interrupted.usage.llmCalls).toBe(1);
-    expect((await harness.threadStore.load(editor, interrupted.threadId)).usage.llmCalls).toBe(1);
+    expect((await harness.threadService.load(editor, interrupted.threadId)).usage.llmCalls).toBe(1);
 
     const resumeSink = new RecordingSink();
     const resumed = await harness.service.resume(
@@ -392,7 +392,7 @@ describe(`${ChatService.name} (human in the loop)`, () => {
 
     const nodes = await harness.graph().getNodes(GRAPH);
     expect(nodes.filter((node) => node._key === 'log-errors')).toHaveLength(1);
-    const thread = await harness.threadStore.load(editor, interrupted.threadId);
+    const thread = await harness.threadService.load(editor, interrupted.threadId);
     expect(
       thread.messages.filter((message) => message.role === 'tool' && message.toolCallId === 'call_create'),
     ).toHaveLength(1);

@@ -70,7 +70,7 @@ describe(ChatService.name, () => {
     expect(String(sent[5].content)).toMatch(/^\[RAG context for this question\]/);
     expect(String(sent[5].content)).toContain('fetch-api');
 
-    const thread = await harness.threadStore.load(editor, result.threadId);
+    const thread = await harness.threadService.load(editor, result.threadId);
     expect(thread.title).toBe('What does fetch-api do?');
     // The question is stored first (before ai:thread), its context and DATA_ADDED event right after it (docs/protocol-notes.md, "When ai:thread comes").
     expect(thread.messages.map((message) => message.kind ?? message.role)).toEqual([
@@ -81,14 +81,14 @@ describe(ChatService.name, () => {
       'assistant',
     ]);
     expect(thread.usage).toMatchObject({ promptTokens: 900, completionTokens: 9, llmCalls: 1 });
-    expect(await harness.threadStore.getWorkspaceUsage('default')).toMatchObject({ promptTokens: 900, llmCalls: 1 });
+    expect(await harness.threadService.getWorkspaceUsage('default')).toMatchObject({ promptTokens: 900, llmCalls: 1 });
   });
 
   it('opens a new conversation in one store write: the thread created with its lease held and the question stored', async () => {
     server.enqueue({ text: 'It fetches.' });
-    const create = jest.spyOn(harness.threadStore, 'create');
-    const acquireRun = jest.spyOn(harness.threadStore, 'acquireRun');
-    const createForRun = jest.spyOn(harness.threadStore, 'createForRun');
+    const create = jest.spyOn(harness.threadService, 'create');
+    const acquireRun = jest.spyOn(harness.threadService, 'acquireRun');
+    const createForRun = jest.spyOn(harness.threadService, 'createForRun');
     const atAnnounce: Array<{ revision: number; kinds: string[]; leased: boolean }> = [];
     const sink = new RecordingSink();
     const announce = sink.thread.bind(sink);
@@ -161,7 +161,7 @@ describe(ChatService.name, () => {
       harness.service.chat(editor, { graphKey: GRAPH, message: 'second' }, sink, signal()),
     ).rejects.toMatchObject({ code: 'budget_exceeded' });
     expect(sink.types).toEqual(['thread']);
-    const refused = await harness.threadStore.load(editor, (sink.events[0] as { threadId: string }).threadId);
+    const refused = await harness.threadService.load(editor, (sink.events[0] as { threadId: string }).threadId);
     expect(refused.messages).toEqual([]);
   });
 
@@ -198,7 +198,7 @@ describe(ChatService.name, () => {
     expect(second[6].content).toBe('And filter-active?');
     expect(String(second[8].content)).toContain('filter-active');
 
-    const thread = await harness.threadStore.load(editor, first.threadId);
+    const thread = await harness.threadService.load(editor, first.threadId);
     expect(thread.messages.filter((message) => message.kind === 'system_prompt')).toHaveLength(1);
     expect(thread.messages.filter((message) => message.role === 'user')).toHaveLength(2);
   });
@@ -261,7 +261,7 @@ describe(ChatService.name, () => {
     expect(toolMessage?.tool_call_id).toBe('call_read');
     expect(JSON.parse(String(toolMessage?.content))).toMatchObject({ key: 'filter-active', data: { minGames: 10 } });
 
-    const thread = await harness.threadStore.load(editor, result.threadId);
+    const thread = await harness.threadService.load(editor, result.threadId);
     expect(thread.messages.slice(3).map((message) => message.role)).toEqual([
       'event',
       'assistant',
@@ -313,7 +313,7 @@ describe(ChatService.name, () => {
     await expect(
       harness.service.resume(demoted, { threadId: proposal.threadId, approved: true }, new RecordingSink(), signal()),
     ).rejects.toMatchObject({ code: 'forbidden', statusCode: 403 });
-    expect((await harness.threadStore.load(editor, proposal.threadId)).pendingInterrupt).not.toBeNull();
+    expect((await harness.threadService.load(editor, proposal.threadId)).pendingInterrupt).not.toBeNull();
   });
 
   it('makes at most maxToolRounds + 1 upstream calls, the last one without tools', async () => {
@@ -507,7 +507,7 @@ describe(ChatService.name, () => {
     expect(failure).toMatchObject({ code: 'network', retryable: true });
     expect(sink.completed).toBeUndefined();
     const threadId = (sink.events[0] as { threadId: string }).threadId;
-    const usage = (await harness.threadStore.load(editor, threadId)).usage;
+    const usage = (await harness.threadService.load(editor, threadId)).usage;
     expect(usage.llmCalls).toBe(1);
     expect(usage.completionTokens).toBeGreaterThan(0);
 

@@ -33,7 +33,7 @@ import { generateMessageId } from '../threads/sortable-id.generator';
 import { renderThreadEvent } from '../threads/history/thread-event.renderer';
 import { toEventMessage, toThreadMessage } from '../threads/thread-message.factory';
 import { deriveThreadTitle } from '../threads/thread-title';
-import { ThreadOrigin, ThreadStore } from '../threads/thread.store';
+import { ThreadOrigin, ThreadService } from '../threads/thread.service';
 import {
   EMPTY_USAGE,
   PendingInterrupt,
@@ -193,7 +193,7 @@ export class ChatService {
     @Inject(LLM_PROVIDER) private readonly provider: LlmProvider,
     private readonly tokenTracker: TokenTracker,
     classifier: LlmErrorClassifier,
-    private readonly threads: ThreadStore,
+    private readonly threads: ThreadService,
     tokenCounter: TokenCounter,
     private readonly policies: ActionPolicyService,
     @Optional() @Inject(HITL_OBSERVER) private readonly hitl?: HitlObserver,
@@ -506,7 +506,7 @@ export class ChatService {
   /**
    * A new conversation (chat, automation), inside its setup slot: the budgets and the provider are
    * checked, then ONE write creates the thread with the run's lease held and the question stored (the
-   * system prompt and the user message: ThreadStore.createForRun; on the embedded store one
+   * system prompt and the user message: ThreadService.createForRun; on the embedded store one
    * transaction instead of three). A refusal by the budgets or the provider still creates the thread,
    * empty, and announces it before the error, as it does on an existing thread (docs/protocol-notes.md,
    * "When ai:thread comes").

@@ -14,7 +14,7 @@ import { ProviderConfigsModule } from '../providers/configs/provider-configs.mod
 import { ProvidersModule } from '../providers/providers.module';
 import { TokenTracker } from '../providers/token.tracker';
 import { approximateTokens } from '../providers/token-estimate';
-import { ThreadStore } from '../threads/thread.store';
+import { ThreadService } from '../threads/thread.service';
 import { ThreadsModule } from '../threads/threads.module';
 import { MemoryController } from './http/memory.controller';
 import { MemoryContextBuilder } from './memory-context.builder';
@@ -48,7 +48,7 @@ import { ThreadMemoryWriter } from './thread-memory.writer';
       inject: [
         APP_CONFIG,
         MEMORY_REPOSITORY,
-        ThreadStore,
+        ThreadService,
         GraphDataSourceFactory,
         EMBEDDING_PROVIDER,
         LLM_PROVIDER,
@@ -58,7 +58,7 @@ import { ThreadMemoryWriter } from './thread-memory.writer';
       useFactory: (
         config: AppConfig,
         repository: MemoryRepository,
-        threads: ThreadStore,
+        threads: ThreadService,
         graphs: GraphDataSourceFactory,
         embeddings: EmbeddingProvider | null,
         provider: LlmProvider,
@@ -118,8 +118,8 @@ import { ThreadMemoryWriter } from './thread-memory.writer';
     },
     {
       provide: MemoryService,
-      inject: [ThreadStore, MEMORY_REPOSITORY, MemoryUpdateQueue],
-      useFactory: (threads: ThreadStore, repository: MemoryRepository, queue: MemoryUpdateQueue | null) =>
+      inject: [ThreadService, MEMORY_REPOSITORY, MemoryUpdateQueue],
+      useFactory: (threads: ThreadService, repository: MemoryRepository, queue: MemoryUpdateQueue | null) =>
         new MemoryService(threads, repository, queue),
     },
     {

@@ -1,7 +1,7 @@
 import type { Principal } from '../auth/principal';
 import { AppError } from '../errors/app-error';
 import { Logger } from '../observability/logger';
-import type { ThreadStore } from '../threads/thread.store';
+import type { ThreadService } from '../threads/thread.service';
 import { MemoryEntryView, toMemoryEntryView } from './http/memory-entry.view';
 import type { MemoryFilter } from './memory-record';
 import type { MemoryRepository } from './memory.repository';
@@ -16,7 +16,7 @@ const logger = new Logger('memory');
  */
 export class MemoryService {
   constructor(
-    private readonly threads: ThreadStore,
+    private readonly threads: ThreadService,
     private readonly repository: MemoryRepository,
     private readonly queue: MemoryUpdateQueue | null,
   ) {}

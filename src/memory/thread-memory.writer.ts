@@ -3,7 +3,7 @@ import type { EmbeddingProvider } from '../embeddings/embedding-provider';
 import { AppError } from '../errors/app-error';
 import type { GraphDataSourceFactory } from '../graph/graph-data-source.factory';
 import type { TokenTracker } from '../providers/token.tracker';
-import type { ThreadStore } from '../threads/thread.store';
+import type { ThreadService } from '../threads/thread.service';
 import type { ThreadRecord } from '../threads/thread.types';
 import { formatLocalDate } from './local-date.format';
 import { summaryMemoryId } from './memory-id';
@@ -24,7 +24,7 @@ export interface ThreadMemoryWriterOptions {
 
 export interface ThreadMemoryWriterDependencies {
   repository: MemoryRepository;
-  threads: ThreadStore;
+  threads: ThreadService;
   graphs: GraphDataSourceFactory;
   /** Null when embeddings are off: records are written without vectors and recall finds nothing. */
   embeddings: EmbeddingProvider | null;

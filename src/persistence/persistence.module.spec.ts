@@ -18,7 +18,7 @@ import { configureLogging } from '../observability/logger';
 import { ArangoThreadRepository } from '../threads/arango/arango-thread.repository';
 import { SqliteThreadRepository } from '../threads/sqlite/sqlite-thread.repository';
 import { THREAD_REPOSITORY } from '../threads/thread-repository.token';
-import { ThreadStore } from '../threads/thread.store';
+import { ThreadService } from '../threads/thread.service';
 import { ThreadsModule } from '../threads/threads.module';
 import { PERSISTED_STORES } from './persisted-stores';
 import { PersistenceModule } from './persistence.module';
@@ -102,7 +102,7 @@ describe(PersistenceModule.name, () => {
       return closeDb();
     });
 
-    const store = moduleRef.get(ThreadStore);
+    const store = moduleRef.get(ThreadService);
     const thread = await store.create({ userId: 'u', workspace: 'w', role: 'editor' }, 'g', 'held');
     await store.acquireRun(thread.threadId);
     await moduleRef.close();

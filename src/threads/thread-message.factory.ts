@@ -15,7 +15,7 @@ export interface ThreadMessageOptions {
  * A model-format message (what the loop produced) → a message to commit: a stable sortable id, a
  * timestamp, tool calls and tool-call ids in the stored shape, a tool result's name, success and
  * duration. `cacheBreakpoint` is a sending concern and is not stored; the thread id is stamped by
- * ThreadStore.commit.
+ * ThreadService.commit.
  */
 export function toThreadMessage(message: LlmMessage, options: ThreadMessageOptions = {}): ThreadMessage {
   const createdTime = options.createdTime ?? Date.now();

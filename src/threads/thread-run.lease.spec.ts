@@ -1,12 +1,12 @@
-import { ThreadStoreFixture } from '../../test/support/thread-store-fixture';
+import { ThreadServiceFixture } from '../../test/support/thread-store-fixture';
 import { AppError } from '../errors/app-error';
 import { ThreadRunLease } from './thread-run.lease';
 
 describe(ThreadRunLease.name, () => {
-  let fixture: ThreadStoreFixture;
+  let fixture: ThreadServiceFixture;
 
   beforeEach(() => {
-    fixture = new ThreadStoreFixture();
+    fixture = new ThreadServiceFixture();
   });
 
   afterEach(async () => {

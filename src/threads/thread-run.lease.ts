@@ -6,7 +6,7 @@ const logger = new Logger('threads');
 
 /**
  * The right to run on one thread (one run per thread at a time, on any instance), held from
- * ThreadStore.acquireRun until release(). Renewed every third of its time to live while held, so a
+ * ThreadService.acquireRun until release(). Renewed every third of its time to live while held, so a
  * long run keeps it and a crashed process loses it after at most `ttlMs`.
  *
  * `signal` aborts when the lease is lost (someone took it over after it expired, or the thread was
@@ -37,7 +37,7 @@ export class ThreadRunLease {
     return this.controller.signal.aborted;
   }
 
-  /** Starts the periodic renewal (called by ThreadStore once the lease is acquired). */
+  /** Starts the periodic renewal (called by ThreadService once the lease is acquired). */
   start(): void {
     if (this.timer || this.released) return;
     this.timer = setInterval(() => void this.renew(), Math.max(1, Math.floor(this.ttlMs / 3)));

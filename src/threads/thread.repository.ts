@@ -73,7 +73,7 @@ export type IdempotencyClaim =
 
 /**
  * Persistence of threads (port; adapters: SQLite, ArangoDB). Shared by every instance: a thread
- * written by one process continues in another (roaming). Ownership is checked by ThreadStore.
+ * written by one process continues in another (roaming). Ownership is checked by ThreadService.
  */
 export interface ThreadRepository {
   /**

@@ -10,7 +10,7 @@ import type { PolicySnapshot } from '../policy/action-policy';
 export interface ThreadMessage {
   id: string;
   /**
-   * The thread it belongs to (docs/threads.md, "Isolation"): set by ThreadStore on every message it
+   * The thread it belongs to (docs/threads.md, "Isolation"): set by ThreadService on every message it
    * commits and by the repositories on every message they read (SQLite: from the row's thread column).
    */
   threadId?: string;

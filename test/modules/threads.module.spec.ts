@@ -10,7 +10,7 @@ import { PersistenceModule } from '../../src/persistence/persistence.module';
 import { ArangoThreadRepository } from '../../src/threads/arango/arango-thread.repository';
 import { SqliteThreadRepository } from '../../src/threads/sqlite/sqlite-thread.repository';
 import { THREAD_REPOSITORY } from '../../src/threads/thread-repository.token';
-import { ThreadStore } from '../../src/threads/thread.store';
+import { ThreadService } from '../../src/threads/thread.service';
 import { ThreadsModule } from '../../src/threads/threads.module';
 
 describe(ThreadsModule.name, () => {
@@ -25,7 +25,7 @@ describe(ThreadsModule.name, () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('wires ThreadStore to the SQLite repository on the embedded store, and threads survive a restart', async () => {
+  it('wires ThreadService to the SQLite repository on the embedded store, and threads survive a restart', async () => {
     const boot = async () => {
       const config = loadAppConfig({ NODE_ENV: 'test', AUTH_MODE: 'none', DATA_DIR: dataDir });
       const moduleRef = await Test.createTestingModule({
@@ -38,15 +38,15 @@ describe(ThreadsModule.name, () => {
 
     const first = await boot();
     expect(first.get(THREAD_REPOSITORY, { strict: false })).toBeInstanceOf(SqliteThreadRepository);
-    const thread = await first.get(ThreadStore).create(principal, 'g', 'kept');
+    const thread = await first.get(ThreadService).create(principal, 'g', 'kept');
     await first.close();
 
     const second = await boot();
-    expect((await second.get(ThreadStore).load(principal, thread.threadId)).title).toBe('kept');
+    expect((await second.get(ThreadService).load(principal, thread.threadId)).title).toBe('kept');
     await second.close();
   });
 
-  it("wires ThreadStore to the ArangoDB repository on the persistence module's connection with STORE=arango", async () => {
+  it("wires ThreadService to the ArangoDB repository on the persistence module's connection with STORE=arango", async () => {
     const server = await startFakeArango(preparedArangoReply);
     try {
       const config = loadAppConfig({ NODE_ENV: 'test', AUTH_MODE: 'none', STORE: 'arango', ARANGO_URL: server.url });
@@ -55,7 +55,7 @@ describe(ThreadsModule.name, () => {
       }).compile();
       await moduleRef.init();
       expect(moduleRef.get(THREAD_REPOSITORY, { strict: false })).toBeInstanceOf(ArangoThreadRepository);
-      await moduleRef.get(ThreadStore).create({ userId: 'u', workspace: 'w', role: 'editor' }, 'g', 'stored');
+      await moduleRef.get(ThreadService).create({ userId: 'u', workspace: 'w', role: 'editor' }, 'g', 'stored');
       const insert = server.requests.find((request) => request.path === '/_db/nodius/_api/cursor');
       expect((insert?.body as { query: string }).query).toMatch(/^INSERT @\w+ INTO @@\w+$/);
       expect(Object.values((insert?.body as { bindVars: object }).bindVars)).toContain('nodius_ai_threads');

@@ -29,7 +29,7 @@ import { GraphRagRetriever } from '../../src/rag/graph-rag.retriever';
 import { TokenCounter } from '../../src/rag/token-counter';
 import { SqliteThreadRepository } from '../../src/threads/sqlite/sqlite-thread.repository';
 import { ThreadRepository } from '../../src/threads/thread.repository';
-import { ThreadStore } from '../../src/threads/thread.store';
+import { ThreadService } from '../../src/threads/thread.service';
 
 export interface ChatServiceHarnessOptions {
   /** Environment on top of NODE_ENV=test, AUTH_MODE=none, LOG_LEVEL=error (e.g. a scripted server's providerEnv). */
@@ -61,7 +61,7 @@ export class ChatServiceHarness {
     readonly service: ChatService,
     readonly db: Database,
     readonly graphStore: SqliteGraphStore,
-    readonly threadStore: ThreadStore,
+    readonly threadService: ThreadService,
     readonly retriever: GraphRagRetriever,
     readonly provider: LlmProvider,
     readonly tokenTracker: TokenTracker,
@@ -84,7 +84,7 @@ export class ChatServiceHarness {
       await graphStore.importGraph('default', nbaWorkflowDemo);
     }
     const repository = new SqliteThreadRepository(db);
-    const threadStore = new ThreadStore(
+    const threadService = new ThreadService(
       options.wrapRepository ? options.wrapRepository(repository) : repository,
       config,
     );
@@ -117,7 +117,7 @@ export class ChatServiceHarness {
       provider,
       tokenTracker,
       new LlmErrorClassifier(config.locale),
-      threadStore,
+      threadService,
       new TokenCounter(),
       new ActionPolicyService(new SqliteActionPolicyRepository(db)),
       options.hitl,
@@ -128,7 +128,7 @@ export class ChatServiceHarness {
       service,
       db,
       graphStore,
-      threadStore,
+      threadService,
       retriever,
       provider,
       tokenTracker,
@@ -146,7 +146,7 @@ export class ChatServiceHarness {
 
   /** Closes this instance (releasing its leases); removes the data directory when it created it, unless keepData. */
   async close(options: { keepData?: boolean } = {}): Promise<void> {
-    await this.threadStore.beforeApplicationShutdown();
+    await this.threadService.beforeApplicationShutdown();
     await this.graphStore.close();
     if (this.db.open) this.db.close();
     if (this.ownsDataDir && !options.keepData) rmSync(this.dataDir, { recursive: true, force: true });

@@ -21,7 +21,7 @@ import { configureLogging } from '../../src/observability/logger';
 import { TokenTracker, TokenTrackerOptions } from '../../src/providers/token.tracker';
 import { generateMessageId } from '../../src/threads/sortable-id.generator';
 import { SqliteThreadRepository } from '../../src/threads/sqlite/sqlite-thread.repository';
-import { ThreadStore } from '../../src/threads/thread.store';
+import { ThreadService } from '../../src/threads/thread.service';
 import { ThreadMessage, ThreadRecord } from '../../src/threads/thread.types';
 import { toolCall } from './thread-messages';
 
@@ -44,7 +44,7 @@ export interface MemoryTestbedOptions {
  * The parts of conversation memory on a real SQLite file, as one service process has them: the demo
  * graph in the graph store, threads, memory records, the local embedding and a summarizer (extractive
  * unless given: e.g. the LLM one pointed at a ScriptedLlmServer). Threads are written through
- * ThreadStore commits, as the agent writes them.
+ * ThreadService commits, as the agent writes them.
  */
 export class MemoryTestbed {
   readonly principal: Principal = { userId: 'alice', workspace: 'default', role: 'editor' };
@@ -56,7 +56,7 @@ export class MemoryTestbed {
     readonly db: Database,
     readonly graphStore: SqliteGraphStore,
     readonly graphs: GraphDataSourceFactory,
-    readonly threads: ThreadStore,
+    readonly threads: ThreadService,
     readonly repository: SqliteMemoryRepository,
     readonly embeddings: EmbeddingProvider | null,
     readonly tokenTracker: TokenTracker,
@@ -78,7 +78,7 @@ export class MemoryTestbed {
     await graphStore.importGraph('default', nbaWorkflowDemo);
     const notifier = new GraphChangeNotifier();
     const graphs = new GraphDataSourceFactory(graphStore, new LiveOverlayRegistry(), notifier);
-    const threads = new ThreadStore(new SqliteThreadRepository(db), config);
+    const threads = new ThreadService(new SqliteThreadRepository(db), config);
     const repository = new SqliteMemoryRepository(db);
     const embeddings = options.embeddings === undefined ? new LocalHashEmbeddingProvider() : options.embeddings;
     const tokenTracker = new TokenTracker(options.tracker);

@@ -7,32 +7,32 @@ import { loadAppConfig } from '../../src/config/load-app-config';
 import { openSqliteDatabase } from '../../src/database/sqlite/sqlite-database.opener';
 import { configureLogging } from '../../src/observability/logger';
 import { SqliteThreadRepository } from '../../src/threads/sqlite/sqlite-thread.repository';
-import { ThreadStore } from '../../src/threads/thread.store';
+import { ThreadService } from '../../src/threads/thread.service';
 
-export interface ThreadStoreInstance {
-  store: ThreadStore;
+export interface ThreadServiceInstance {
+  store: ThreadService;
   repository: SqliteThreadRepository;
   db: Database;
 }
 
 /**
- * ThreadStores on one temp SQLite file, each with its own connection: `instance()` plays one more
+ * ThreadServices on one temp SQLite file, each with its own connection: `instance()` plays one more
  * service process sharing the store (roaming, leases).
  */
-export class ThreadStoreFixture {
+export class ThreadServiceFixture {
   readonly dataDir = mkdtempSync(path.join(tmpdir(), 'thread-store-'));
   readonly config: AppConfig;
-  private readonly instances: ThreadStoreInstance[] = [];
+  private readonly instances: ThreadServiceInstance[] = [];
 
   constructor(env: Record<string, string> = {}) {
     configureLogging({ level: 'error' });
     this.config = loadAppConfig({ NODE_ENV: 'test', AUTH_MODE: 'none', DATA_DIR: this.dataDir, ...env });
   }
 
-  instance(): ThreadStoreInstance {
+  instance(): ThreadServiceInstance {
     const db = openSqliteDatabase(this.dataDir);
     const repository = new SqliteThreadRepository(db);
-    const instance = { store: new ThreadStore(repository, this.config), repository, db };
+    const instance = { store: new ThreadService(repository, this.config), repository, db };
     this.instances.push(instance);
     return instance;
   }

@@ -6,7 +6,7 @@ import { CurrentPrincipal } from '../../auth/current-principal.decorator';
 import { Principal } from '../../auth/principal';
 import { RateLimited } from '../../auth/rate-limited.decorator';
 import { AppError } from '../../errors/app-error';
-import { ThreadStore } from '../../threads/thread.store';
+import { ThreadService } from '../../threads/thread.service';
 import { ThreadSummary } from '../../threads/thread.types';
 import { AgentEventSink } from '../agent/agent-event.sink';
 import { AgentResult } from '../agent/agent-result';
@@ -53,7 +53,7 @@ const examplesResponse = (
 export class AiController {
   constructor(
     private readonly chatService: ChatService,
-    private readonly threads: ThreadStore,
+    private readonly threads: ThreadService,
     private readonly runs: ActiveRunRegistry,
   ) {}
 

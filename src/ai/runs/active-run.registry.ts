@@ -56,7 +56,7 @@ const logger = new Logger('runs');
  * stops the run at once (docs/protocol.md §4), `continue` lets it run for AI_REJOIN_GRACE_MS and stops
  * it then, unless a rejoin brought a watcher back.
  *
- * At shutdown (onModuleDestroy, before ThreadStore releases leases and closes the store) every run
+ * At shutdown (onModuleDestroy, before ThreadService releases leases and closes the store) every run
  * is stopped and awaited, so ChatService commits each partial answer and the clients get their
  * `aborted` terminal answer while the sockets are still open.
  */

@@ -4,7 +4,7 @@ import { AppError } from '../../errors/app-error';
 import { Logger } from '../../observability/logger';
 import { DEFAULT_RETRY_BACKOFF, RetryBackoffOptions, retryDelayMs } from '../../providers/retry-backoff';
 import { isRevisionConflict } from '../../threads/thread-revision-conflict.error';
-import { ThreadRoundCommit, ThreadStore } from '../../threads/thread.store';
+import { ThreadRoundCommit, ThreadService } from '../../threads/thread.service';
 import type { ThreadRecord } from '../../threads/thread.types';
 
 /** Replays of a commit after a revision conflict, before the run fails (docs/threads.md, "Conflicts"). */
@@ -50,7 +50,7 @@ const logger = new Logger('agent');
  */
 export class RoundCommitReplayer {
   constructor(
-    private readonly threads: ThreadStore,
+    private readonly threads: ThreadService,
     private readonly options: {
       maxReplays?: number;
       backoff?: RetryBackoffOptions;

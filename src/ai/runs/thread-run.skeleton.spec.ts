@@ -1,5 +1,5 @@
 import { RecordingSink } from '../../../test/support/chat-service.harness';
-import { ThreadStoreFixture, ThreadStoreInstance } from '../../../test/support/thread-store-fixture';
+import { ThreadServiceFixture, ThreadServiceInstance } from '../../../test/support/thread-store-fixture';
 import { Principal } from '../../auth/principal';
 import { AppError } from '../../errors/app-error';
 import { LogEntry } from '../../observability/log-entry';
@@ -13,14 +13,14 @@ import { RunOutcome, ThreadRunSkeleton } from './thread-run.skeleton';
 const alice: Principal = { userId: 'alice', workspace: 'default', role: 'editor' };
 
 describe(ThreadRunSkeleton.name, () => {
-  let fixture: ThreadStoreFixture;
-  let instance: ThreadStoreInstance;
+  let fixture: ThreadServiceFixture;
+  let instance: ThreadServiceInstance;
   let skeleton: ThreadRunSkeleton;
   let thread: ThreadRecord;
   let logs: LogEntry[];
 
   beforeEach(async () => {
-    fixture = new ThreadStoreFixture();
+    fixture = new ThreadServiceFixture();
     instance = fixture.instance();
     skeleton = new ThreadRunSkeleton(instance.store, new Logger('agent'));
     thread = await instance.store.create(alice, 'nba-workflow', 'A thread');

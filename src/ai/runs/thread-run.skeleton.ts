@@ -4,7 +4,7 @@ import { Principal } from '../../auth/principal';
 import { AppError } from '../../errors/app-error';
 import { Logger } from '../../observability/logger';
 import { ThreadRunLease } from '../../threads/thread-run.lease';
-import { ThreadRoundCommit, ThreadStore } from '../../threads/thread.store';
+import { ThreadRoundCommit, ThreadService } from '../../threads/thread.service';
 import { ThreadRecord, UsageTotals } from '../../threads/thread.types';
 import { AgentEventSink } from '../agent/agent-event.sink';
 import { AgentResult } from '../agent/agent-result';
@@ -65,7 +65,7 @@ export interface ThreadRun {
 /** The start of a run: at least the thread, as loaded before its lease. */
 export interface RunStart {
   thread: ThreadRecord;
-  /** The thread's run lease when the start took it already (a thread created for the run: ThreadStore.createForRun). */
+  /** The thread's run lease when the start took it already (a thread created for the run: ThreadService.createForRun). */
   lease?: ThreadRunLease;
 }
 
@@ -122,7 +122,7 @@ export class ThreadRunSkeleton {
   private readonly observers: ThreadRunObserver[] = [];
 
   constructor(
-    private readonly threads: ThreadStore,
+    private readonly threads: ThreadService,
     private readonly logger: Logger,
     private readonly observer?: AgentRunObserver,
     private readonly lifecycle?: ThreadRunLifecycle,

@@ -3,7 +3,7 @@ import { ApiBearerAuth, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagg
 import { CurrentPrincipal } from '../../auth/current-principal.decorator';
 import { Principal } from '../../auth/principal';
 import type { Interrupt } from '../../conversation/interrupt';
-import { ThreadStore } from '../../threads/thread.store';
+import { ThreadService } from '../../threads/thread.service';
 import type { ThreadType } from '../../threads/thread.types';
 import { APPROVALS_EXAMPLE } from './automation-api.examples';
 
@@ -26,7 +26,7 @@ export interface ApprovalView {
 @ApiBearerAuth()
 @Controller('ai/approvals')
 export class ApprovalsController {
-  constructor(private readonly threads: ThreadStore) {}
+  constructor(private readonly threads: ThreadService) {}
 
   @Get()
   @ApiOperation({

@@ -1,4 +1,4 @@
-import { runCrashScenario } from '../../faults/crash.scenario';
+import { runCrashScenario } from './crash.scenario';
 
 /**
  * The CI-sized run of `npm run faults`'s crash section (faults/crash.scenario.ts: 50 kills there): the

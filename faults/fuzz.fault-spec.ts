@@ -1,6 +1,6 @@
-import { runRestFuzzScenario } from '../../faults/rest-fuzz.scenario';
-import { gatewayEvents, runSocketFuzzScenario } from '../../faults/socket-fuzz.scenario';
-import { FuzzResult } from '../../faults/rest-fuzz.scenario';
+import { runRestFuzzScenario } from './rest-fuzz.scenario';
+import { gatewayEvents, runSocketFuzzScenario } from './socket-fuzz.scenario';
+import { FuzzResult } from './rest-fuzz.scenario';
 
 /** A seeded sample of `npm run faults`'s fuzzing (1,000 cases per route or event there). */
 const RUNS = 40;

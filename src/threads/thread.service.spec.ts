@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ThreadStoreFixture } from '../../test/support/thread-store-fixture';
+import { ThreadServiceFixture } from '../../test/support/thread-store-fixture';
 import {
   assistantMessage,
   ragContext,
@@ -13,7 +13,7 @@ import { AppError } from '../errors/app-error';
 import { LogEntry } from '../observability/log-entry';
 import { resetLogSink, setLogSink } from '../observability/logger';
 import { ThreadCommitValidationError } from './thread-commit-validation.error';
-import { IDEMPOTENCY_TTL_MS, ThreadStore } from './thread.store';
+import { IDEMPOTENCY_TTL_MS, ThreadService } from './thread.service';
 import { PendingInterrupt } from './thread.types';
 
 const alice: Principal = { userId: 'alice', workspace: 'acme', role: 'editor' };
@@ -31,11 +31,11 @@ function expectAppError(code: string) {
   return expect.objectContaining({ code, name: 'AppError' });
 }
 
-describe(ThreadStore.name, () => {
-  let fixture: ThreadStoreFixture;
+describe(ThreadService.name, () => {
+  let fixture: ThreadServiceFixture;
 
   beforeEach(() => {
-    fixture = new ThreadStoreFixture({ THREAD_CACHE_SIZE: '3', THREAD_LEASE_MS: '1000' });
+    fixture = new ThreadServiceFixture({ THREAD_CACHE_SIZE: '3', THREAD_LEASE_MS: '1000' });
   });
 
   afterEach(async () => {

@@ -1,4 +1,4 @@
-import { runResumeRaceScenario } from '../../faults/resume-race.scenario';
+import { runResumeRaceScenario } from './resume-race.scenario';
 
 /**
  * The CI-sized run of `npm run faults`'s racing resumes (faults/resume-race.scenario.ts: 100 resumes

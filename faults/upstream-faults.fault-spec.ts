@@ -1,6 +1,6 @@
-import { resetLogSink, setLogSink } from '../../src/observability/logger';
-import { LogEntry } from '../../src/observability/log-entry';
-import { runUpstreamFaultsScenario, upstreamFaults } from '../../faults/upstream-faults.scenario';
+import { resetLogSink, setLogSink } from '../src/observability/logger';
+import { LogEntry } from '../src/observability/log-entry';
+import { runUpstreamFaultsScenario, upstreamFaults } from './upstream-faults.scenario';
 
 /**
  * The CI-sized run of `npm run faults`'s upstream section (faults/upstream-faults.scenario.ts): every

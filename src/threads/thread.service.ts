@@ -45,7 +45,7 @@ export interface ThreadOrigin {
   automationId?: string;
 }
 
-/** One atomic write of a run: a round's messages and/or the interrupt state (see ThreadStore.commit). */
+/** One atomic write of a run: a round's messages and/or the interrupt state (see ThreadService.commit). */
 export interface ThreadRoundCommit {
   /**
    * Idempotency of the write (docs/threads.md): committing again with the same id changes nothing. Give the
@@ -76,7 +76,7 @@ export interface ThreadCommitReceipt {
  * and share one instance of each distinct system prompt.
  */
 @Injectable()
-export class ThreadStore implements BeforeApplicationShutdown {
+export class ThreadService implements BeforeApplicationShutdown {
   private readonly cache: ThreadRecordCache;
   private readonly leaseTtlMs: number;
   /** Identifies this process in lease holders (`<instance>:<run>`), which helps when reading the table. */
@@ -316,7 +316,7 @@ export class ThreadStore implements BeforeApplicationShutdown {
     await Promise.all([...this.activeLeases].map((lease) => lease.release()));
   }
 
-  /** The record as ThreadStore hands it out and caches it: compact and frozen. */
+  /** The record as ThreadService hands it out and caches it: compact and frozen. */
   private compact(record: ThreadRecord): ThreadRecord {
     const messages = withoutSupersededContexts(record.messages).map((message) =>
       message.kind === 'system_prompt' && message.content !== null

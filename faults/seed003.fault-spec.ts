@@ -1,6 +1,6 @@
-import { runCommitConflictScenario } from '../../faults/commit-conflict.scenario';
-import { runContextLengthScenario } from '../../faults/context-length.scenario';
-import { runIsolationScenario } from '../../faults/isolation.scenario';
+import { runCommitConflictScenario } from './commit-conflict.scenario';
+import { runContextLengthScenario } from './context-length.scenario';
+import { runIsolationScenario } from './isolation.scenario';
 
 /**
  * The CI-sized runs of `npm run faults`' sections for what seed 003 guarantees (docs/reliability.md):
