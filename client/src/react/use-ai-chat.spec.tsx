@@ -168,6 +168,61 @@ describe(useAIChat.name, () => {
     expect(screen.queryByRole('button', { name: /Retry/ })).toBeNull();
   });
 
+  it('hands each ai:event and ai:apply to onEvent and onApply, and still shows the event in the chat', async () => {
+    const created = {
+      _key: 'log-errors',
+      graphKey: 'nba-workflow',
+      type: 'log-node',
+      sheet: '0',
+      posX: 820,
+      posY: 300,
+    };
+    const executed = {
+      type: 'ACTIONS_EXECUTED' as const,
+      summary: 'Sent to the editor to apply: 1 node',
+      results: [{ ok: true, label: 'create_node log-errors' }],
+    };
+    server.on('ai:chat', (socket, { _id }) => {
+      socket.emit('ai:thread', { _id, threadId: 'ai_a' });
+      socket.emit('ai:tool_start', { _id, toolCallId: 'call_auto', toolName: 'propose_create_node' });
+      socket.emit('ai:apply', {
+        _id,
+        threadId: 'ai_a',
+        toolCallId: 'call_auto',
+        proposedAction: {
+          type: 'create_node',
+          payload: { nodeKey: 'log-errors', typeKey: 'log-node', sheet: '0', posX: 820, posY: 300 },
+          reason: 'Log the fetch errors',
+        },
+        preview: {
+          instructions: [],
+          nodesToCreate: [created],
+          edgesToCreate: [],
+          nodeKeysToDelete: [],
+          edgeKeysToDelete: [],
+          sheetId: '0',
+        },
+      });
+      socket.emit('ai:tool_result', {
+        _id,
+        toolCallId: 'call_auto',
+        result: '{"status":"applied","appliedBy":"client"}',
+      });
+      socket.emit('ai:event', { _id, threadId: 'ai_a', event: executed });
+      socket.emit('ai:complete', { _id, threadId: 'ai_a', fullText: 'Sent.', usage });
+    });
+    const onEvent = jest.fn();
+    const onApply = jest.fn();
+    await connectedHarness({ onEvent, onApply });
+    send('Log the errors');
+    await screen.findByText('Sent.');
+    expect(onApply).toHaveBeenCalledTimes(1);
+    expect(onApply.mock.calls[0][0]).toMatchObject({ threadId: 'ai_a', toolCallId: 'call_auto' });
+    expect(onApply.mock.calls[0][0].preview.nodesToCreate).toEqual([created]);
+    expect(onEvent.mock.calls).toEqual([[executed]]);
+    expect(screen.getByText('Sent to the editor to apply: 1 node')).toBeTruthy();
+  });
+
   it('opens the modal on a proposal, and Approve resumes the thread with the decision and the feedback', async () => {
     server.on('ai:chat', (socket, { _id }) => {
       socket.emit('ai:thread', { _id, threadId: 'ai_h' });

@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from 'react';
 import { AiChatClient } from '../ai-chat.client';
 import type { AiRequest, AiRequestHandlers } from '../ai-request';
-import type { Interrupt, ThreadView } from '../protocol';
+import type { AiApplyEvent, Interrupt, ThreadEvent, ThreadView } from '../protocol';
 import type { AIChatMessage } from './ai-chat-message';
 import { type ChatAction, chatReducer, initialChatState, pendingInterruptOf } from './chat-state';
 
@@ -20,6 +20,16 @@ export interface UseAIChatOptions {
   coalesceMs?: number;
   /** Use this client instead of creating one (it is then neither connected nor closed by the hook). */
   client?: AiChatClient;
+  /**
+   * Each `ai:event` (docs/protocol.md §8.3) as it arrives, e.g. to reload the graph after `ACTIONS_EXECUTED`. Called
+   * for every request of the hook, also one whose conversation was replaced meanwhile: the event happened anyway.
+   */
+  onEvent?: (event: ThreadEvent) => void;
+  /**
+   * Each `ai:apply` (HITL_APPLY=client, docs/protocol.md §8.1): an action the policy let through without a human, for
+   * the application to apply. Called even when its conversation was replaced meanwhile: the model was told it was sent.
+   */
+  onApply?: (event: AiApplyEvent) => void;
 }
 
 /** Seed 000's interface, plus what a complete chat needs (pending interrupt, retry, loading a thread). */
@@ -72,6 +82,10 @@ export function useAIChat(options: UseAIChatOptions): UseAIChatReturn {
   const lastSendRef = useRef<Send | null>(null);
   const tokenRef = useRef(options.token);
   tokenRef.current = options.token;
+  const onEventRef = useRef(options.onEvent);
+  onEventRef.current = options.onEvent;
+  const onApplyRef = useRef(options.onApply);
+  onApplyRef.current = options.onApply;
   const stateRef = useRef(state);
   stateRef.current = state;
   const graphRef = useRef(graphKey);
@@ -161,8 +175,11 @@ export function useAIChat(options: UseAIChatOptions): UseAIChatReturn {
           deliver({ type: 'tool_start', assistantId, toolCallId: event.toolCallId, toolName: event.toolName }),
         onToolResult: (event) =>
           deliver({ type: 'tool_result', assistantId, toolCallId: event.toolCallId, result: event.result }),
-        onEvent: (event) =>
-          deliver({ type: 'event', assistantId, id: nextLocalId(), event: event.event, createdTime: Date.now() }),
+        onEvent: (event) => {
+          deliver({ type: 'event', assistantId, id: nextLocalId(), event: event.event, createdTime: Date.now() });
+          onEventRef.current?.(event.event);
+        },
+        onApply: (event) => onApplyRef.current?.(event),
         onComplete: (event) => deliver({ type: 'complete', assistantId, event }),
         onError: (error) => deliver({ type: 'error', assistantId, error }),
       };
