@@ -4,6 +4,7 @@ import type {
   GraphDocument,
   PlaygroundSettings,
   RagContextResponse,
+  ThreadEvent,
   ThreadSummary,
   UsageReport,
 } from '../src/protocol';
@@ -13,15 +14,18 @@ import { formatUsage } from '../src/usage-format';
 import { recentGraphs, storedToken } from './browser-storage';
 import { ContextDrawer } from './context-drawer';
 import { GraphPicker } from './graph-picker';
+import { GraphView } from './graph/graph-view';
 import { ThreadList } from './thread-list';
 import { TokenField } from './token-field';
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+/** Every thread event but DATA_ADDED (what a question loaded) reports a change to the graph. */
+const changesGraph = (event: ThreadEvent) => event.type !== 'DATA_ADDED';
 
 /**
- * The playground (docs/client.md): pick a graph, chat with the assistant through the same hook and
- * components an application embeds, continue earlier threads, see each answer's usage and cost, and
- * open "what the AI sees" for the last question.
+ * The playground (docs/client.md): pick a graph and see it, chat with the assistant through the same hook and
+ * components an application embeds, see a pending proposal on the graph, continue earlier threads, see each
+ * answer's usage and cost, and open "what the AI sees" for the last question.
  */
 export function PlaygroundApp() {
   const [settings, setSettings] = useState<PlaygroundSettings | null>(null);
@@ -45,7 +49,39 @@ export function PlaygroundApp() {
 
   const rest = useMemo(() => new AiRestClient({ url: window.location.origin, token: () => tokenRef.current }), []);
   const ready = settings !== null && (settings.auth === 'none' || token !== '');
-  const chat = useAIChat({ graphKey, token, autoConnect: ready });
+
+  // The graph, loaded again after each change; an answer that comes after a newer request is dropped.
+  const graphRequest = useRef(0);
+  const loadGraph = useCallback(() => {
+    const request = ++graphRequest.current;
+    rest.getGraph(graphKey).then(
+      (document) => {
+        if (request !== graphRequest.current) return;
+        setGraph(document);
+        setGraphError(null);
+        setRecent(recentGraphs.remember(graphKey));
+      },
+      (error: unknown) => {
+        if (request !== graphRequest.current) return;
+        setGraphError(
+          error instanceof AiApiError && error.statusCode === 404
+            ? `No graph "${graphKey}" in your workspace.`
+            : messageOf(error),
+        );
+      },
+    );
+  }, [rest, graphKey]);
+
+  const chat = useAIChat({
+    graphKey,
+    token,
+    autoConnect: ready,
+    onEvent: (event) => {
+      if (changesGraph(event)) loadGraph();
+    },
+    // HITL_APPLY=client: the editor applies it; the service has it once the editor's sync reached it.
+    onApply: loadGraph,
+  });
 
   useEffect(() => {
     fetch('./config.json')
@@ -62,23 +98,12 @@ export function PlaygroundApp() {
     if (!ready) return;
     setGraph(null);
     setGraphError(null);
-    rest.getGraph(graphKey).then(
-      (document) => {
-        setGraph(document);
-        setRecent(recentGraphs.remember(graphKey));
-      },
-      (error: unknown) =>
-        setGraphError(
-          error instanceof AiApiError && error.statusCode === 404
-            ? `No graph "${graphKey}" in your workspace.`
-            : messageOf(error),
-        ),
-    );
+    loadGraph();
     refreshThreads();
     const url = new URL(window.location.href);
     url.searchParams.set('graph', graphKey);
     window.history.replaceState(null, '', url);
-  }, [ready, rest, graphKey, refreshThreads]);
+  }, [ready, graphKey, loadGraph, refreshThreads]);
 
   // After each answer: the thread list (titles, counts) and the conversation's total usage.
   const wasTyping = useRef(false);
@@ -126,7 +151,7 @@ export function PlaygroundApp() {
   };
 
   return (
-    <div className={`pg-layout ${drawerOpen ? 'pg-layout--drawer' : ''}`}>
+    <div className="pg-layout">
       <aside className="pg-sidebar">
         <h1>Graph AI assistant</h1>
         <p className="pg-muted">Playground</p>
@@ -157,6 +182,14 @@ export function PlaygroundApp() {
           <a href="../docs">API documentation (Swagger)</a>
         </p>
       </aside>
+
+      <GraphView
+        key={graphKey}
+        graph={graph}
+        error={graphError}
+        proposal={chat.pendingInterrupt?.kind === 'approval' ? chat.pendingInterrupt : null}
+        onReload={loadGraph}
+      />
 
       <main className="pg-main">
         <div className="pg-toolbar">

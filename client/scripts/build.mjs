@@ -1,6 +1,6 @@
 // Builds the client package with esbuild (docs/client.md):
 //   library  → client/dist/index.mjs, core.mjs, index.css (React, react-dom and socket.io-client left to the app)
-//   playground → <repo>/dist/playground/ (index.html, playground.js, playground.css), served by the service
+//   playground → <repo>/dist/playground/ (index.html, playground.js, playground.css, chunks/), served by the service
 //   cli      → client/dist/ai-chat.cjs (the terminal chat, one file for Node)
 // Usage: node client/scripts/build.mjs [--only library|playground|cli] [--playground-out DIR]
 import { build } from 'esbuild';
@@ -45,6 +45,9 @@ async function playground() {
     outdir: playgroundOut,
     bundle: true,
     format: 'esm',
+    // The automatic graph layout (dagre) is imported on demand: a chunk loaded only by a sheet without positions.
+    splitting: true,
+    chunkNames: 'chunks/[name]-[hash]',
     platform: 'browser',
     target: ['es2020', 'chrome100', 'firefox100', 'safari15'],
     jsx: 'automatic',
