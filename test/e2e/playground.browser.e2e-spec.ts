@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
@@ -10,7 +10,8 @@ import { startTestApp, TestApp } from '../support/test-app';
 /**
  * The playground in Debian's Chromium (playwright-core, no downloaded browser) against the real service
  * and the scripted LLM server: what a person sees and clicks. Each test leaves a screenshot in
- * test-artifacts/playground/.
+ * test-artifacts/playground/; with UPDATE_DOCS_SCREENSHOT=1 the one of a highlighted proposal becomes
+ * docs/playground.png (the README's).
  */
 const ROOT = path.resolve(__dirname, '../..');
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -29,7 +30,33 @@ const proposeLogNode = {
   },
 };
 
+/** A batch that adds a node and its edge, changes a node, moves one and deletes one (its edge goes with it). */
+const proposeBatch = {
+  id: 'call_batch',
+  name: 'propose_batch',
+  arguments: {
+    reason: 'Send the failures of fetch-api to a dedicated log node, keep only regular players, tidy the end',
+    actions: [
+      { type: 'create_node', nodeKey: 'log-failures', typeKey: 'log-node', sheet: '0', posX: 820, posY: 420 },
+      {
+        type: 'create_edge',
+        edgeKey: 'fetch-api-to-log-failures',
+        sourceKey: 'fetch-api',
+        sourceHandle: 'R-1',
+        targetKey: 'log-failures',
+        targetHandle: 'L-0',
+        sheet: '0',
+      },
+      { type: 'update_node', nodeKey: 'filter-active', changes: { 'data.minGames': 20 } },
+      { type: 'move_node', nodeKey: 'return', posX: 1480, posY: 340 },
+      { type: 'delete_node', nodeKey: 'error-handler' },
+    ],
+  },
+};
+
 type PageDocument = { querySelector(selector: string): { textContent: string | null } | null };
+/** The page's getComputedStyle (this program is compiled without the DOM library). */
+type PageWindow = { getComputedStyle(element: unknown): { stroke: string; borderTopColor: string } };
 
 /** Runs in the page (a function, not a string: the page's CSP forbids eval): the answer shows at least `min` characters. */
 function answerHasAtLeast(min: number): boolean {
@@ -143,6 +170,190 @@ describe('Playground (headless Chromium, end to end)', () => {
     const drawer = page.getByRole('complementary', { name: 'What the AI sees' });
     await drawer.getByRole('cell', { name: 'fetch-api', exact: true }).waitFor();
     await expect(drawer.locator('.pg-toon').textContent()).resolves.toContain('RELEVANT NODES');
+  });
+
+  const graphNode = (key: string) => page.locator(`.react-flow__node[data-id="${key}"]`);
+  const graphEdge = (key: string) => page.locator(`.react-flow__edge[data-id="${key}"]`);
+  const storedGraph = async () =>
+    (await request(app.url).get(`/api/graphs/${GRAPH}`).expect(200)).body as {
+      nodes: Array<{ _key: string; sheet: string; posX: number; posY: number }>;
+      edges: Array<{ _key: string; sheet: string }>;
+    };
+
+  it("shows the demo graph's main sheet with every node at its stored position and every edge, and the other sheet on demand", async () => {
+    const stored = await storedGraph();
+    const main = stored.nodes.filter((node) => node.sheet === '0');
+    await graphNode('fetch-api').waitFor();
+    await expect(page.locator('.react-flow__node').count()).resolves.toBe(main.length);
+    for (const edge of stored.edges.filter((edge) => edge.sheet === '0')) await graphEdge(edge._key).waitFor();
+    await expect(page.locator('.react-flow__edge').count()).resolves.toBe(
+      stored.edges.filter((edge) => edge.sheet === '0').length,
+    );
+    // Drawn at its stored position: every node is where posX/posY put it, at the view's one zoom.
+    const box = async (key: string) => (await graphNode(key).boundingBox())!;
+    const origin = main.find((node) => node._key === 'fetch-api')!;
+    const originBox = await box('fetch-api');
+    const rootNode = main.find((node) => node._key === 'root')!;
+    const zoom = ((await box('root')).x - originBox.x) / (rootNode.posX - origin.posX);
+    expect(zoom).toBeGreaterThan(0.1);
+    for (const node of main) {
+      const drawn = await box(node._key);
+      expect([node._key, Math.round(drawn.x - originBox.x), Math.round(drawn.y - originBox.y)]).toEqual([
+        node._key,
+        Math.round(zoom * (node.posX - origin.posX)),
+        Math.round(zoom * (node.posY - origin.posY)),
+      ]);
+    }
+    await expect(graphNode('fetch-api').getAttribute('aria-label')).resolves.toBe('Node fetch-api (API Call)');
+    await expect(graphEdge('fetch-api-to-error-handler').getAttribute('aria-label')).resolves.toBe(
+      'Edge fetch-api → error-handler "error"',
+    );
+
+    // Keyboard: a node takes the focus and Enter selects it; its details show below the graph.
+    await graphNode('fetch-api').focus();
+    await page.keyboard.press('Enter');
+    await page.locator('.pg-details').getByText('fetch-api').waitFor();
+    await expect(page.locator('.pg-details').textContent()).resolves.toContain('API Call');
+
+    const sheets = page.getByRole('group', { name: 'Sheets' });
+    await expect(sheets.getByRole('button', { name: 'main' }).getAttribute('aria-pressed')).resolves.toBe('true');
+    await sheets.getByRole('button', { name: 'data-processing' }).click();
+    await graphNode('sort-stats').waitFor();
+    await graphNode('disconnected-note').waitFor();
+    await expect(page.locator('.react-flow__node').count()).resolves.toBe(
+      stored.nodes.filter((node) => node.sheet === '1').length,
+    );
+    await expect(graphNode('fetch-api').count()).resolves.toBe(0);
+  });
+
+  it('highlights a proposed batch on the graph (added, changed, deleted, with a legend); after Approve the graph shows the change', async () => {
+    server.enqueue(
+      { text: 'Here is a plan in one batch.', toolCalls: [proposeBatch] },
+      { text: 'Done: failures now go to log-failures.' },
+    );
+    // Wide enough for the graph to be read in the README's screenshot.
+    await page.setViewportSize({ width: 1600, height: 900 });
+    await ask('Replace error-handler by a proper log node and keep only regular players');
+    const dialog = page.getByRole('dialog');
+    await dialog.waitFor();
+
+    const legend = page.getByRole('group', { name: 'Proposed changes' });
+    await legend.waitFor();
+    await expect(legend.textContent()).resolves.toContain(
+      'Proposal: Creates 1 node and 1 edge, changes 1 node, moves 1 node and deletes 1 node on sheet main',
+    );
+    const count = async (name: string) => legend.locator(`.pg-legend__item--${name} strong`).textContent();
+    await expect(count('added')).resolves.toBe('2');
+    await expect(count('changed')).resolves.toBe('2');
+    await expect(count('deleted')).resolves.toBe('2');
+    await expect(
+      page.getByRole('group', { name: 'Sheets' }).getByRole('button', { name: 'main, 6 proposed changes' }).count(),
+    ).resolves.toBe(1);
+
+    const classes = async (locator: ReturnType<typeof graphNode>) => (await locator.getAttribute('class'))!.split(' ');
+    // Created: a ghost at its proposed position, and its edge.
+    await graphNode('log-failures').waitFor();
+    await expect(classes(graphNode('log-failures'))).resolves.toEqual(
+      expect.arrayContaining(['pg-node--added', 'pg-node--ghost']),
+    );
+    await expect(graphNode('log-failures').textContent()).resolves.toContain('New');
+    await expect(classes(graphEdge('fetch-api-to-log-failures'))).resolves.toContain('pg-edge--added');
+    // Changed, moved (a ghost where it would go), deleted (with its edge).
+    await expect(classes(graphNode('filter-active'))).resolves.toContain('pg-node--changed');
+    await expect(classes(graphNode('return'))).resolves.toContain('pg-node--changed');
+    await expect(classes(graphNode('moved:return'))).resolves.toEqual(
+      expect.arrayContaining(['pg-node--changed', 'pg-node--ghost']),
+    );
+    await expect(classes(graphNode('error-handler'))).resolves.toContain('pg-node--deleted');
+    await expect(classes(graphEdge('fetch-api-to-error-handler'))).resolves.toContain('pg-edge--deleted');
+    await expect(classes(graphEdge('root-to-fetch-api'))).resolves.not.toEqual(
+      expect.arrayContaining([expect.stringMatching(/^pg-edge--/)]),
+    );
+    // The colours are really drawn: three distinct ones, and none of them the plain edge's grey.
+    const stroke = (key: string) =>
+      graphEdge(key)
+        .locator('.react-flow__edge-path')
+        .evaluate((path) => (globalThis as unknown as PageWindow).getComputedStyle(path).stroke);
+    const border = (key: string) =>
+      graphNode(key).evaluate(
+        (element) => (globalThis as unknown as PageWindow).getComputedStyle(element).borderTopColor,
+      );
+    await expect(stroke('fetch-api-to-log-failures')).resolves.toBe('rgb(26, 127, 55)');
+    await expect(stroke('fetch-api-to-error-handler')).resolves.toBe('rgb(207, 34, 46)');
+    await expect(stroke('root-to-fetch-api')).resolves.toBe('rgb(140, 149, 159)');
+    await expect(border('log-failures')).resolves.toBe('rgb(26, 127, 55)');
+    await expect(border('filter-active')).resolves.toBe('rgb(154, 103, 0)');
+    await expect(border('error-handler')).resolves.toBe('rgb(207, 34, 46)');
+
+    const screenshot = path.join(ARTIFACTS, 'proposal-on-graph.png');
+    await page.screenshot({ path: screenshot });
+    if (process.env.UPDATE_DOCS_SCREENSHOT === '1') copyFileSync(screenshot, path.join(ROOT, 'docs/playground.png'));
+
+    // What the proposal does to one node, read from the keyboard.
+    await page.keyboard.press('Escape');
+    await expect(dialog.count()).resolves.toBe(0);
+    await graphNode('filter-active').focus();
+    await page.keyboard.press('Enter');
+    await page.locator('.pg-details').getByText('data.minGames → 20').waitFor();
+
+    await page.getByRole('button', { name: 'Review' }).click();
+    await dialog.getByRole('button', { name: 'Approve' }).click();
+    await page.getByText('Done: failures now go to log-failures.').waitFor();
+    // The graph is loaded again after ACTIONS_EXECUTED: the new node is a plain node, the deleted one is gone.
+    await graphNode('error-handler').waitFor({ state: 'detached' });
+    await expect(classes(graphNode('log-failures'))).resolves.not.toContain('pg-node--ghost');
+    await expect(classes(graphEdge('fetch-api-to-log-failures'))).resolves.not.toContain('pg-edge--added');
+    await expect(graphNode('moved:return').count()).resolves.toBe(0);
+    await expect(legend.count()).resolves.toBe(0);
+    const stored = await storedGraph();
+    const returnNode = stored.nodes.find((node) => node._key === 'return')!;
+    expect([returnNode.posX, returnNode.posY]).toEqual([1480, 340]);
+  });
+
+  it('lays out a sheet whose nodes have no positions of their own, with the layout module loaded on demand', async () => {
+    const handles = {
+      L: { position: 'fix', point: [{ id: 'L-0', type: 'in', accept: 'any' }] },
+      R: { position: 'fix', point: [{ id: 'R-0', type: 'out', accept: 'any' }] },
+    };
+    const unplaced = (key: string) => ({
+      _key: key,
+      graphKey: 'unplaced',
+      type: 'html',
+      sheet: '0',
+      posX: 0,
+      posY: 0,
+      handles,
+    });
+    const link = (source: string, target: string) => ({
+      _key: `${source}-to-${target}`,
+      graphKey: 'unplaced',
+      sheet: '0',
+      source,
+      sourceHandle: 'R-0',
+      target,
+      targetHandle: 'L-0',
+    });
+    await request(app.url)
+      .put('/api/graphs/unplaced')
+      .send({
+        graph: { _key: 'unplaced', workspace: 'default', name: 'Never laid out', sheetsList: { '0': 'main' } },
+        nodes: ['start', 'middle', 'end', 'aside'].map(unplaced),
+        edges: [link('start', 'middle'), link('middle', 'end'), link('start', 'aside')],
+        nodeConfigs: [],
+      })
+      .expect(200);
+    const chunk = page.waitForRequest((sent) => /\/playground\/chunks\/auto-layout-[^/]+\.js$/.test(sent.url()));
+    await page.goto(`${app.url}/playground/?graph=unplaced`);
+    await chunk;
+    await graphNode('end').waitFor();
+    await expect(page.locator('.react-flow__edge').count()).resolves.toBe(3);
+    const x = async (key: string) => (await graphNode(key).boundingBox())!.x;
+    expect(await x('start')).toBeLessThan(await x('middle'));
+    expect(await x('middle')).toBeLessThan(await x('end'));
+    const corners = await Promise.all(
+      ['start', 'middle', 'end', 'aside'].map(async (key) => JSON.stringify(await graphNode(key).boundingBox())),
+    );
+    expect(new Set(corners).size).toBe(4);
   });
 
   it('shows a proposed node readably in the modal; Approve applies it, and it is in GET /api/graphs/:graphKey', async () => {
