@@ -68,8 +68,7 @@ export function benchModel(request: RecordedRequest): ScriptedTurn {
   if (asking && questions % 2 === 0) {
     return { toolCalls: [{ name: 'read_node_detail', arguments: { nodeKey: NODES[questions % NODES.length] } }] };
   }
-  // Asked to remember something, a model says so in a sentence (an unrelated paragraph would dilute the turn's vector:
-  // docs/memory.md, "Recall").
+  // Asked to remember something, a model says so in a sentence (an unrelated paragraph would dilute the turn's vector).
   if (asking && textOf(last).includes(FACT_MARKER)) return { text: ACKNOWLEDGEMENT, chunkSize: 64 };
   return {
     text:

@@ -12,10 +12,9 @@ import { distribution, Distribution } from './bench-statistics';
 import { peakRss } from './process-peak-rss';
 
 /**
- * A large graph import on a running service (docs/reliability.md, hostile-input finding 1: a
- * 50,000-node import of 3.4 MB blocked the event loop for 4.7 s when refused and 6.9 s when accepted,
- * the first context request on that graph for another 2.4 s, and RSS stayed near 750 MB after about
- * 110,000 imported nodes). The service runs alone in a child process (TestAppProcess) with its
+ * A large graph import on a running service: what a 50,000-node import of ~3.5 MB costs the event loop when
+ * refused and when accepted, what the first context request on that graph costs, and the RSS left after about
+ * 110,000 imported nodes. The service runs alone in a child process (TestAppProcess) with its
  * defaults (local embeddings computed in the background after each import); this process sends:
  *   1. a refused import (every edge points to a missing node): time to the 400;
  *   2. the same graph, valid: time to accept (200);

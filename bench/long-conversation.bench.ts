@@ -13,7 +13,7 @@ import { formatTable } from './bench-table';
 import { benchModel, benchQuestion, FACT_MARKER, isQuestionRequest, isSummaryRequest } from './conversation-script';
 
 /**
- * Conversation memory on a long thread (docs/memory.md), on the scripted server, the real app in this
+ * Conversation memory on a long thread, on the scripted server, the real app in this
  * process, default settings (AI_HISTORY_MAX_TOKENS 24,000, summaries every 8,000 / 4,000 characters,
  * local embeddings), the demo graph:
  *

@@ -7,8 +7,8 @@ import { formatTable } from './bench-table';
 import { benchModel, benchQuestion, isSummaryRequest } from './conversation-script';
 
 /**
- * How much of each request providers can serve from their prompt cache (docs/agent.md, "Prompt
- * levels"): a `--turns`-turn thread (default 10) on the demo graph, through the real app, once
+ * How much of each request providers can serve from their prompt cache: a `--turns`-turn thread
+ * (default 10) on the demo graph, through the real app, once
  * against the scripted OpenAI endpoint and once against the scripted Anthropic one, both counting
  * as the real services do (PromptCacheSimulator: OpenAI's automatic prefix cache in 128-token blocks
  * from 1,024 tokens; Anthropic's cache_control breakpoints with its 20-block lookback).

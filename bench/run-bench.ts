@@ -50,7 +50,7 @@ const SECTIONS = [
   'prefix',
 ] as const;
 type SectionName = (typeof SECTIONS)[number];
-/** The summary follows the budgets' order in DESIGN.md, then the issues' targets. */
+/** The summary follows the budgets' order in DESIGN.md, then the other targets. */
 const SUMMARY_ORDER: SectionName[] = [
   'retrieval',
   'overhead',
@@ -81,7 +81,7 @@ const RETRIEVAL_BUDGET_MS = 25;
 const OVERHEAD_BUDGET_MS = 10;
 const RELAY_BUDGET_RATIO = 0.9;
 const THREAD_BUDGET_KB = 50;
-/** Issue 18: the service against a bare relay of the same shape (bench/service-vs-bare-relay.bench.ts). */
+/** Targets of the service against a bare relay of the same shape (bench/service-vs-bare-relay.bench.ts). */
 const BARE_RELAY_BUDGET = {
   ratioOneStream: 0.95,
   ratioConcurrent: 0.9,
@@ -92,9 +92,9 @@ const BARE_RELAY_BUDGET = {
   eventLoopDelayMaxMs: 100,
 };
 const TOON_BUDGET_SAVING = 0.3;
-/** Issue 15: the Redis adapter and the event log cost at most 10 % of the relay's throughput at 100 streams. */
+/** Several instances: the Redis adapter and the event log may cost at most 10 % of the relay's throughput at 100 streams. */
 const SCALE_OUT_BUDGET_RATIO = 0.9;
-/** docs/agent.md, "Prompt levels": each request's prompt is mostly the previous one's, byte for byte. */
+/** Each request's prompt is mostly the previous one's, byte for byte (what prompt caches serve). */
 const PREFIX_TARGET_SHARE = 0.9;
 
 export interface Figure {

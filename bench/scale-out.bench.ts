@@ -14,7 +14,7 @@ import { formatTable } from './bench-table';
 import { compareRelayTargets, RelayConfig, RelayTargetResult } from './socket-relay.bench';
 
 /**
- * What several instances on Redis cost (docs/benchmarks.md, "Scale-out"): the same app with and without
+ * What several instances on Redis cost: the same app with and without
  * REDIS_URL (Socket.IO Redis adapter + request event log in Redis Streams) in one run, alternated.
  *  - relay: tokens per second delivered to socket.io-client receivers in a child process (socket-relay
  *    bench's method), unpaced upstream streams (the fastest the relay can go);

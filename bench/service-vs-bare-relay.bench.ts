@@ -16,7 +16,7 @@ import type { RoundRecord, RoundRequest } from './relay-receivers.child';
 
 /**
  * The service against a bare relay of the same shape, in one run on the same fake OpenAI-compatible
- * server (docs/benchmarks.md, issue 18). Four processes: this one holds the scripted LLM server
+ * server. Four processes: this one holds the scripted LLM server
  * (test/support, real SSE wire format, each answer written as fast as the socket takes it); the
  * service runs alone in one (TestAppProcess, SQLite, the demo graph); the bare relay in another
  * (bare-relay.child.ts: the openai SDK streaming into Socket.IO, nothing else, sending the service's

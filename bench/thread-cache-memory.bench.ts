@@ -119,7 +119,7 @@ export async function runThreadCacheMemoryBench(
           message('system', text(SIZES.ragContext), { kind: 'rag_context' }),
           message('user', text(SIZES.question)),
           message('assistant', null, { toolCalls: calls }),
-          // A tool result as the agent stores it (docs/threads.md): a JSON object, named after its call, with its outcome and time.
+          // A tool result as the agent stores it: a JSON object, named after its call, with its outcome and time.
           ...calls.map((call) =>
             message('tool', JSON.stringify({ result: text(SIZES.toolResult - 13) }), {
               toolCallId: call.id,

@@ -14,7 +14,6 @@ import { SCAN_ENGINES } from './vector-scan.engines';
  * and its scalar distance over the nodes table as it is) and usearch (exact brute force, and HNSW).
  * For each graph size and dimension: start-up (from the open store to the first answer), query
  * latency, recall against the exact answers, memory, and what one node's new vector costs.
- * docs/dependencies.md ("The vector scan") holds the figures and the decision.
  *
  *   npx tsc -p tsconfig.build.json && node --expose-gc dist/bench/vector-scan.bench.js \
  *     [--sizes 1000,5000,20000] [--dims 384,512,1536] [--queries 200] [--k 40] [--min-score 0.1] \

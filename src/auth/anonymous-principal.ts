@@ -1,6 +1,6 @@
 import { Principal } from './principal';
 
-/** Every caller when AUTH_MODE=none (development only, docs/protocol.md §1). */
+/** Every caller when AUTH_MODE=none (development only). */
 export const ANONYMOUS_PRINCIPAL: Principal = Object.freeze({
   userId: 'anonymous',
   workspace: 'default',

@@ -29,7 +29,7 @@ const EC_ALGORITHM_BY_CURVE: Record<string, Algorithm> = {
 const ROLES: ReadonlySet<string> = new Set<Role>(['viewer', 'editor', 'admin']);
 
 /**
- * Verifies a JWT and maps its claims to a Principal (docs/protocol.md §1). No Nest in here: the HTTP
+ * Verifies a JWT and maps its claims to a Principal. No Nest in here: the HTTP
  * strategy and the Socket.IO authenticator both build on it.
  *
  * The algorithm decides which key verifies the token, and each key only accepts the algorithms of its

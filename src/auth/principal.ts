@@ -1,6 +1,6 @@
 export type Role = 'viewer' | 'editor' | 'admin';
 
-/** Who is calling (docs/protocol.md §1): from the JWT claims sub, workspace and role. */
+/** Who is calling: from the JWT claims sub, workspace and role. */
 export interface Principal {
   userId: string;
   workspace: string;

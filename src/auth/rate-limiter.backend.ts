@@ -11,8 +11,7 @@ export interface WindowLimiterOptions {
 /**
  * Where rate-limit counters live: builds the rate-limiter-flexible limiters RequestRateLimiter
  * combines. Memory (the default) counts per instance; with REDIS_URL, AuthModule binds the backend
- * shared by the instances (redis-rate-limiter.backend.ts) to RATE_LIMITER_BACKEND instead
- * (docs/auth.md, "Rate limiting").
+ * shared by the instances (redis-rate-limiter.backend.ts) to RATE_LIMITER_BACKEND instead.
  */
 export type RateLimiterBackend = (options: WindowLimiterOptions) => RateLimiterAbstract;
 

@@ -3,7 +3,7 @@ import type { QuietRedis } from '../redis/redis-client';
 import { RateLimiterBackend, WindowLimiterOptions } from './rate-limiter.backend';
 
 /**
- * With REDIS_URL, the rate-limit counters of every instance are the same (docs/auth.md, "Rate limiting"):
+ * With REDIS_URL, the rate-limit counters of every instance are the same:
  * rate-limiter-flexible's RateLimiterRedis, which counts each window with one atomic Lua script (SET NX EX,
  * INCRBY, PTTL), on the instance's command connection. While Redis is down (the connection not ready, or a
  * command failing) its insurance limiter counts in this instance's memory instead: each instance then

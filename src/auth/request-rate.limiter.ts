@@ -9,12 +9,12 @@ import { RATE_LIMITER_BACKEND, RateLimiterBackend } from './rate-limiter.backend
 export type RateLimitDecision = { allowed: true } | { allowed: false; retryAfterMs: number };
 
 /**
- * RATE_LIMIT_PER_MINUTE per principal (docs/protocol.md §6), shared by HTTP (@RateLimited routes) and the
+ * RATE_LIMIT_PER_MINUTE per principal, shared by HTTP (@RateLimited routes) and the
  * Socket.IO gateway, so a principal has one budget across both transports. rate-limiter-flexible's
  * BurstyRateLimiter over two fixed windows: one request every 60/limit s (the rate), and when that
  * one is spent, a burst of limit − 1 more that comes back every `limit` minutes. So the limit passes
  * at once, then the limit per minute, plus at most limit − 1 once per `limit` minutes under
- * constant pressure (docs/auth.md). Counters live in the RATE_LIMITER_BACKEND: per instance in
+ * constant pressure. Counters live in the RATE_LIMITER_BACKEND: per instance in
  * memory, shared once it is Redis.
  */
 @Injectable()

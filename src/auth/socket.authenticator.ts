@@ -28,7 +28,7 @@ export type SocketMiddleware = (socket: AuthenticatableSocket, next: (error?: Ex
 const logger = new Logger('auth');
 
 /**
- * Socket.IO authentication (docs/protocol.md §1, §4). The handshake is checked by a namespace middleware,
+ * Socket.IO authentication. The handshake is checked by a namespace middleware,
  * so a socket without a valid token never connects (`connect_error` "unauthorized"); a `token` field on
  * a message overrides the handshake principal for that message.
  */

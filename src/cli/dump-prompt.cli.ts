@@ -17,9 +17,9 @@ const USAGE = 'Usage: npm run ai:dump-prompt -- --graph KEY [--workspace NAME] [
 const ROLES: readonly Role[] = ['viewer', 'editor', 'admin'];
 
 /**
- * `npm run ai:dump-prompt` (docs/protocol.md §7): the whole message list the first round of a new
- * conversation sends, assembled as ChatService assembles it (ContextAssembler), level by level
- * (docs/agent.md, "Prompt levels"): 1 instructions, 2 the workspace's node types, 3 the graph's state
+ * `npm run ai:dump-prompt`: the whole message list the first round of a new
+ * conversation sends, assembled as ChatService assembles it (ContextAssembler), level by level:
+ * 1 instructions, 2 the workspace's node types, 3 the graph's state
  * — each closed by a cache breakpoint — then 4 the message's own data (the retrieved context) and the
  * question; each with a token estimate (TokenCounter, o200k), then the tools offered to that role
  * with their own estimate, and the total.

@@ -13,7 +13,7 @@ import { CliIo, openCliContext, runCli } from './cli-context';
 const USAGE = 'Usage: npm run ai:dump-tools [-- --role viewer|editor|admin]';
 const ROLES: readonly Role[] = ['viewer', 'editor', 'admin'];
 
-/** One example call of each read tool on the demo graph (docs/protocol.md §2). */
+/** One example call of each read tool on the demo graph. */
 const READ_TOOL_EXAMPLES: Readonly<Record<ReadToolName, Record<string, unknown>>> = {
   read_graph_overview: {},
   search_nodes: { query: 'fetch players api', maxResults: 3 },
@@ -25,9 +25,9 @@ const READ_TOOL_EXAMPLES: Readonly<Record<ReadToolName, Record<string, unknown>>
 };
 
 /**
- * `npm run ai:dump-tools` (docs/protocol.md §7): every tool definition offered to a role in the demo
+ * `npm run ai:dump-tools`: every tool definition offered to a role in the demo
  * workspace (viewer: the 7 read tools and ask_user; editor and admin: also the propose_* tools its
- * action policy offers, docs/policy.md), with a token estimate, then one
+ * action policy offers), with a token estimate, then one
  * example call of each read tool run against the demo graph with the real executor, and its result
  * as the model receives it. An empty store gets the demo graph first.
  */

@@ -12,12 +12,12 @@ import { CliIo, openCliContext, runCli } from './cli-context';
 import { ProgressReporter } from './progress.reporter';
 
 const USAGE = 'Usage: npm run ai:embed-nodes -- [--force] [--graph KEY] [--workspace NAME] [batch=N] [delay=MS]';
-/** Defaults: 100 nodes per batch, 100 ms between upstream calls (docs/embeddings.md). */
+/** Defaults: 100 nodes per batch, 100 ms between upstream calls. */
 const DEFAULT_BATCH = 100;
 const DEFAULT_DELAY_MS = 100;
 
 /**
- * `npm run ai:embed-nodes` (docs/embeddings.md, on whichever store STORE selects): gives
+ * `npm run ai:embed-nodes` (on whichever store STORE selects): gives
  * every node a current vector — only nodes whose vector is missing or outdated (another model,
  * another text), or all of them with --force — in batches of `batch` texts, `delay` ms between
  * upstream calls, one batch at a time. Prints progress, then processed / embedded / skipped /

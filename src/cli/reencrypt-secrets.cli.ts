@@ -13,7 +13,7 @@ import { CliIo, runCli } from './cli-context';
 /**
  * `npm run ai:reencrypt-secrets`: after AI_SECRETS_KEY was replaced (the old one moved to
  * AI_SECRETS_KEY_PREVIOUS), seals every stored provider API key with the new key, in the configured
- * store (docs/provider-configs.md, "Rotating AI_SECRETS_KEY"). Prints counts, never a key. Exit code 0
+ * store. Prints counts, never a key. Exit code 0
  * when every key is sealed with AI_SECRETS_KEY, 2 when some could be opened by neither key, 1 on error.
  */
 export async function reencryptSecrets(

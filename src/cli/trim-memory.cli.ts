@@ -8,7 +8,7 @@ import { CliIo, openCliContext, runCli } from './cli-context';
 const USAGE = 'Usage: npm run ai:trim-memory';
 
 /**
- * `npm run ai:trim-memory` (docs/memory.md, "Retention"): removes, in every workspace of the
+ * `npm run ai:trim-memory`: removes, in every workspace of the
  * configured store, the short-term summaries older than MEMORY_L1_RETENTION_DAYS (30) and the
  * long-term ones older than MEMORY_L2_RETENTION_DAYS (90) — what the service's daily job does — and
  * prints how many went. Exit code 0, or 2 on a usage error.

@@ -22,7 +22,7 @@ export interface DistilOptions {
 const PLAIN_WORD = /^(?=[a-z0-9]*[a-z]{2})[a-z][a-z0-9]*$/;
 
 /**
- * The entries of the compact table (docs/embeddings.md, "The local embedding"): the `frequentWords`
+ * The entries of the compact table: the `frequentWords`
  * most frequent plain words of the source, in its own frequency order, plus the extra words it has,
  * all sorted by rank. Deterministic: the same source and options give the same entries.
  */

@@ -24,7 +24,7 @@ export interface AppConfig {
     readonly aiDebug: boolean;
   };
   readonly locale: Locale;
-  /** The playground page at /playground (docs/client.md). */
+  /** The playground page at /playground. */
   readonly playground: {
     readonly enabled: boolean;
     /** The built page (index.html and its bundle), absolute. */
@@ -40,9 +40,9 @@ export interface AppConfig {
         readonly password: string | undefined;
         readonly seedDemo: boolean;
       };
-  /** REDIS_URL: several instances share rooms, limits, overlay and request event logs through it (docs/deployment.md). */
+  /** REDIS_URL: several instances share rooms, limits, overlay and request event logs through it. */
   readonly redisUrl: string | undefined;
-  /** A request's events after a dropped connection (docs/protocol.md §8.7). */
+  /** A request's events after a dropped connection. */
   readonly rejoin: {
     /** AI_DISCONNECT_POLICY: `abort` stops a generation whose socket disconnected; `continue` lets it run for `graceMs`. */
     readonly disconnectPolicy: 'abort' | 'continue';
@@ -75,7 +75,7 @@ export interface AppConfig {
     readonly threadCacheSize: number;
     readonly threadLeaseMs: number;
     readonly historyMaxTokens: number;
-    /** AI_MAX_TOOL_CALLS_PER_REPLY: tool calls run per model reply; the rest get an error result (docs/agent.md). */
+    /** AI_MAX_TOOL_CALLS_PER_REPLY: tool calls run per model reply; the rest get an error result. */
     readonly maxToolCallsPerReply: number;
     /** AI_NO_PROGRESS_ROUNDS: tool rounds in a row bringing nothing new before the run stops calling tools. */
     readonly noProgressRounds: number;
@@ -94,7 +94,7 @@ export interface AppConfig {
     /** LLM_STREAM_IDLE_TIMEOUT_MS: silence allowed between two upstream stream events. */
     readonly streamIdleTimeoutMs: number;
   };
-  /** docs/automations.md */
+  /** The automations' scheduler on this instance. */
   readonly automations: {
     /** AUTOMATIONS_ENABLED: this instance starts due automations. */
     readonly schedulerEnabled: boolean;
@@ -102,7 +102,7 @@ export interface AppConfig {
     readonly pollMs: number;
   };
   /**
-   * AES-256-GCM keys of the provider configurations' API keys (docs/provider-configs.md): AI_SECRETS_KEY
+   * AES-256-GCM keys of the provider configurations' API keys: AI_SECRETS_KEY
    * encrypts and decrypts, AI_SECRETS_KEY_PREVIOUS only decrypts (rotation). 32 bytes each; never logged.
    */
   readonly secrets: {
@@ -122,14 +122,14 @@ export interface AppConfig {
     readonly batchSize: number;
     readonly concurrency: number;
   };
-  /** Conversation memory (docs/memory.md): turn embeddings, summaries, recall, retention. */
+  /** Conversation memory: turn embeddings, summaries, recall, retention. */
   readonly memory: {
     readonly enabled: boolean;
     /** A level-1 summary each time this many characters of conversation (turn texts) accumulated. */
     readonly level1EveryChars: number;
     /** A level-2 summary each time this many characters of level-1 summaries accumulated. */
     readonly level2EveryChars: number;
-    /** Cosine similarity a recalled record must exceed; undefined: the default for the embedding model (docs/memory.md). */
+    /** Cosine similarity a recalled record must exceed; undefined: the default for the embedding model. */
     readonly recallMinScore: number | undefined;
     /** Hits kept per level (by default 3 turns, 5 short-term, 3 long-term summaries). */
     readonly recallLimits: Readonly<Record<0 | 1 | 2, number>>;

@@ -73,12 +73,12 @@ export class EnvironmentVariables {
   @IsString()
   ARANGO_PASSWORD?: string;
 
-  /** Redis for several instances (docs/deployment.md): redis://[user:password@]host:port[/db], or rediss:// for TLS. */
+  /** Redis for several instances: redis://[user:password@]host:port[/db], or rediss:// for TLS. */
   @IsOptional()
   @IsUrl({ require_tld: false, require_protocol: true, protocols: ['redis', 'rediss'] })
   REDIS_URL?: string;
 
-  /** What a socket disconnect does to its running generations (docs/protocol.md §8.7). */
+  /** What a socket disconnect does to its running generations. */
   @IsIn(['abort', 'continue'])
   AI_DISCONNECT_POLICY: 'abort' | 'continue' = 'abort';
 
@@ -138,7 +138,7 @@ export class EnvironmentVariables {
   @Max(100000)
   MESSAGE_MAX_CHARS = 16000;
 
-  /** Most nodes one graph import may hold (413 beyond): docs/reliability.md. */
+  /** Most nodes one graph import may hold (413 beyond). */
   @Transform(toNumber)
   @IsInt()
   @Min(1)
@@ -224,14 +224,14 @@ export class EnvironmentVariables {
   @Min(1000)
   AI_HISTORY_MAX_TOKENS = 24000;
 
-  /** Tool calls run per model reply (seed 003's maxToolCalls); the calls beyond get an error result: docs/agent.md. */
+  /** Tool calls run per model reply; the calls beyond get an error result. */
   @Transform(toNumber)
   @IsInt()
   @Min(1)
   @Max(100)
   AI_MAX_TOOL_CALLS_PER_REPLY = 10;
 
-  /** Tool rounds in a row that bring nothing new before the run stops calling tools (smart stopping): docs/agent.md. */
+  /** Tool rounds in a row that bring nothing new before the run stops calling tools (smart stopping). */
   @Transform(toNumber)
   @IsInt()
   @Min(1)
@@ -239,8 +239,8 @@ export class EnvironmentVariables {
   AI_NO_PROGRESS_ROUNDS = 3;
 
   /**
-   * Longest a running stream gives way, per upstream call, to new conversations waiting for their setup
-   * (docs/agent.md, "A burst of new conversations"); 0: streams never give way.
+   * Longest a running stream gives way, per upstream call, to new conversations waiting for their setup;
+   * 0: streams never give way.
    */
   @Transform(toNumber)
   @IsInt()
@@ -248,7 +248,7 @@ export class EnvironmentVariables {
   @Max(60_000)
   AI_SETUP_FIRST_MAX_MS = 2000;
 
-  /** Runs waiting for their setup beyond which running streams give way (docs/agent.md, "A burst of new conversations"). */
+  /** Runs waiting for their setup beyond which running streams give way. */
   @Transform(toNumber)
   @IsInt()
   @Min(0)
@@ -257,7 +257,7 @@ export class EnvironmentVariables {
 
   /**
    * Time after which, in one turn of the event loop, no more streams start relaying their chunks: the
-   * others go on in a later turn (docs/agent.md, "A share of each turn for the streams"); 0: no limit.
+   * others go on in a later turn; 0: no limit.
    */
   @Transform(toNumber)
   @IsInt()
@@ -265,7 +265,7 @@ export class EnvironmentVariables {
   @Max(1_000)
   AI_STREAM_TURN_BUDGET_MS = 5;
 
-  // Automations (docs/automations.md)
+  // Automations
   /** This instance starts the automations that are due (several instances may: each slot runs once). */
   @Transform(toBoolean)
   @IsBoolean()
@@ -278,7 +278,7 @@ export class EnvironmentVariables {
   @Max(60000)
   AUTOMATION_POLL_MS = 1000;
 
-  // Secrets of the provider configurations (docs/provider-configs.md): checked by loadAppConfig, never echoed.
+  // Secrets of the provider configurations: checked by loadAppConfig, never echoed.
   @IsOptional()
   @IsString()
   AI_SECRETS_KEY?: string;
@@ -306,7 +306,7 @@ export class EnvironmentVariables {
   @IsString()
   LLM_API_KEY?: string;
 
-  /** Silence allowed between two events of an upstream stream before it is cancelled (timeout): docs/reliability.md. */
+  /** Silence allowed between two events of an upstream stream before it is cancelled (timeout). */
   @Transform(toNumber)
   @IsInt()
   @Min(100)
@@ -360,7 +360,7 @@ export class EnvironmentVariables {
   @Max(32)
   EMBEDDING_CONCURRENCY = 2;
 
-  // Conversation memory (docs/memory.md)
+  // Conversation memory
   @Transform(toBoolean)
   @IsBoolean()
   MEMORY_ENABLED = true;

@@ -1,4 +1,4 @@
-/** The compact sub-graph handed to the model (docs/retrieval.md). */
+/** The compact sub-graph handed to the model. */
 
 export interface HandleSummary {
   side: string;

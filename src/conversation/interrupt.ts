@@ -2,7 +2,7 @@ import type { ActionConversionResult } from './action-conversion-result';
 import type { ProposedAction } from './proposed-action';
 
 /**
- * Why a run stopped to wait for a human (docs/protocol.md §3, §8.2). `question` is asked by the ask_user
+ * Why a run stopped to wait for a human. `question` is asked by the ask_user
  * tool: `choice` offers `options`, `confirm` is answered yes (approved) or no.
  */
 export type Interrupt =

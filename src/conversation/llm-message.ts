@@ -1,5 +1,5 @@
 /**
- * The internal message format: the OpenAI chat shape (docs/llm-providers.md). Adapters convert from it
+ * The internal message format: the OpenAI chat shape. Adapters convert from it
  * (Anthropic) or pass it through (OpenAI-compatible).
  */
 
@@ -10,13 +10,13 @@ export interface LlmToolCall {
 }
 
 /**
- * Every message of a conversation names the thread it belongs to (docs/threads.md, "Isolation"): set
+ * Every message of a conversation names the thread it belongs to: set
  * from the store when a history is built and by the loop for what a run adds; checked before every
  * upstream call, never sent upstream. System messages built for one call (notes, recalled memory)
  * may carry none.
  *
  * `cacheBreakpoint` marks the end of a stable prefix of the prompt (the stable prompt levels, the
- * end of the history: docs/agent.md, "Prompt levels"): providers with explicit prompt caching put a
+ * end of the history): providers with explicit prompt caching put a
  * cache breakpoint after that message (Anthropic cache_control, at most 4 per request); providers
  * that cache prefixes on their own (OpenAI, DeepSeek) ignore it. Neither is sent upstream as such.
  */
@@ -45,7 +45,7 @@ export interface LlmToolMessage extends MessageMarkers {
   role: 'tool';
   content: string;
   tool_call_id: string;
-  /** The tool the call named; stored with the result (docs/threads.md), not sent (the wire pairs by id). */
+  /** The tool the call named; stored with the result, not sent (the wire pairs by id). */
   name?: string;
   /** The call did what it was asked (a read ran, a decision was applied); false for an error result. Stored, not sent. */
   success?: boolean;

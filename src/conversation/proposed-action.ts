@@ -1,7 +1,7 @@
 import { NodeHandles } from '../graph/graph.types';
 
 /**
- * A change the model proposes through a propose_* tool (docs/protocol.md §5). Never applied by the loop:
+ * A change the model proposes through a propose_* tool. Never applied by the loop:
  * a human approves or rejects it. Discriminated by `type`; every action carries the model's `reason`.
  */
 

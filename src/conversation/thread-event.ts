@@ -1,5 +1,5 @@
 /**
- * A system note in a thread (docs/protocol.md §8.3): what was loaded into the
+ * A system note in a thread: what was loaded into the
  * context of a user message (DATA_ADDED), or what a series of actions did to the graph
  * (ACTIONS_EXECUTED), one item per part with its outcome.
  */

@@ -1,7 +1,7 @@
 import { ERROR_HTTP_STATUS, ErrorCode, RETRYABLE_CODES } from './error-code';
 
 /**
- * A domain error carrying a docs/protocol.md code. Thrown anywhere; mapped once to the HTTP error shape
+ * A domain error carrying one of the protocol's codes (ErrorCode). Thrown anywhere; mapped once to the HTTP error shape
  * by HttpErrorFilter and to `ai:error` by the Socket.IO gateway.
  */
 export class AppError extends Error {

@@ -50,7 +50,7 @@ const CODE_BY_STATUS: Record<number, ErrorCode> = {
 const CLIENT_GONE_TYPES: ReadonlySet<string> = new Set(['request.aborted']);
 
 /**
- * A body-parser / raw-body error recognised by its `type`, in the error shape of docs/protocol.md §3; null for
+ * A body-parser / raw-body error recognised by its `type`, in the error shape (ErrorBody); null for
  * anything else (raw-body's `stream.*` types are programming errors: left to the caller, which logs
  * them as `internal`). Safe on any thrown value: only those types are matched.
  */
@@ -72,8 +72,8 @@ export function typedBodyErrorBody(error: unknown): ErrorBody | null {
 }
 
 /**
- * Every failure of reading a request body that a client can cause, in the error shape of docs/protocol.md §3, so
- * none of them becomes a 500 with an error log (docs/reliability.md); null for the service's own
+ * Every failure of reading a request body that a client can cause, in the error shape (ErrorBody), so
+ * none of them becomes a 500 with an error log; null for the service's own
  * failures. Only for errors the body parser raised: an untyped 400 there is a decompression failure.
  */
 export function bodyReadErrorBody(error: unknown): ErrorBody | null {

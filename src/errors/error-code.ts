@@ -45,7 +45,7 @@ export const ERROR_HTTP_STATUS: Record<ErrorCode, number> = {
   internal: 500,
 };
 
-/** Codes a client may retry as is (docs/protocol.md §4), plus a store that is momentarily unreachable. */
+/** Codes a client may retry as is, plus a store that is momentarily unreachable. */
 export const RETRYABLE_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'thread_busy',
   'rate_limit',

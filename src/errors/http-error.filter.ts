@@ -2,7 +2,7 @@ import { ArgumentsHost, Catch, ExceptionFilter } from '@nestjs/common';
 import type { Response } from 'express';
 import { toErrorBody } from './to-error-body';
 
-/** The one HTTP exception filter: every error answer has docs/protocol.md's shape. */
+/** The one HTTP exception filter: every error answer has the error shape (ErrorBody). */
 @Catch()
 export class HttpErrorFilter implements ExceptionFilter {
   catch(exception: unknown, host: ArgumentsHost): void {

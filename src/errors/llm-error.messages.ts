@@ -1,7 +1,7 @@
 import type { Locale } from '../config/app-config';
 import { ErrorCode } from './error-code';
 
-/** Codes the LLM error classifier produces (docs/protocol.md §4). */
+/** Codes the LLM error classifier produces. */
 export type LlmErrorCode = Extract<
   ErrorCode,
   | 'rate_limit'
@@ -16,7 +16,7 @@ export type LlmErrorCode = Extract<
   | 'internal'
 >;
 
-/** What the user reads in ai:error / the HTTP error body for an LLM failure (docs/protocol-notes.md "Error texts"). */
+/** What the user reads in ai:error / the HTTP error body for an LLM failure. */
 export const LLM_ERROR_MESSAGES: Record<LlmErrorCode, Record<Locale, string>> = {
   rate_limit: {
     en: 'The AI service is receiving too many requests right now. Please try again in a moment.',

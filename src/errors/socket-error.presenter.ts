@@ -6,7 +6,7 @@ import { LLM_ERROR_MESSAGES } from './llm-error.messages';
 import { logUnhandledError } from './unhandled-error.logger';
 import { USER_ERROR_MESSAGES } from './user-error.messages';
 
-/** The fields of `ai:error` besides its `_id` (docs/protocol.md §4). */
+/** The fields of `ai:error` besides its `_id`. */
 export interface SocketErrorFields {
   /** User-facing text in the AI_LOCALE language. */
   error: string;
@@ -15,7 +15,7 @@ export interface SocketErrorFields {
 }
 
 /**
- * Internal codes outside docs/protocol.md §4's list, and the listed code a socket client gets instead
+ * Internal codes outside the protocol's list, and the listed code a socket client gets instead
  * (HTTP keeps the precise code: 409 conflict, 409 read_only_store, 503 store_unavailable).
  */
 const WIRE_CODE: Partial<Record<ErrorCode, ErrorCode>> = {
@@ -36,7 +36,7 @@ const WITH_DETAIL: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['bad_request', '
 const logger = new Logger('gateway');
 
 /**
- * Turns anything a socket request failed with into the `ai:error` fields: a docs/protocol.md code, its
+ * Turns anything a socket request failed with into the `ai:error` fields: a protocol code, its
  * retryable flag and a user-facing text in the AI_LOCALE language — the error's own user message
  * when it has one (LLM failures and budgets, already localized), the message tables otherwise.
  * Unknown errors become `internal` with a correlation id, logged once with the stack. Pure: no Nest.
@@ -46,7 +46,7 @@ export class SocketErrorPresenter {
   constructor(private readonly locale: Locale) {}
 
   present(error: unknown): SocketErrorFields {
-    // `retryable` follows the code sent (docs/protocol.md §4), whatever the error says: a client decides on the pair.
+    // `retryable` follows the code sent, whatever the error says: a client decides on the pair.
     if (error instanceof AppError && error.userMessage !== undefined) {
       const wireCode = WIRE_CODE[error.code] ?? error.code;
       return { error: error.userMessage, code: wireCode, retryable: RETRYABLE_CODES.has(wireCode) };

@@ -23,7 +23,7 @@ function withRetryable(body: Omit<ErrorBody, 'retryable'>): ErrorBody {
 }
 
 /**
- * Maps any thrown value to docs/protocol.md's error shape. Unknown errors become `internal` with a
+ * Maps any thrown value to the error shape (ErrorBody). Unknown errors become `internal` with a
  * correlation id that is logged once with the stack, so the answer leaks nothing.
  */
 export function toErrorBody(error: unknown): ErrorBody {

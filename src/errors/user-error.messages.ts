@@ -20,8 +20,8 @@ export type ServiceErrorCode = Extract<
 >;
 
 /**
- * The `error` text of `ai:error` for the service's own codes, in the AI_LOCALE languages (docs/protocol.md
- * §4). LLM failures use the classifier's messages instead (LLM_ERROR_MESSAGES). Texts are for the end
+ * The `error` text of `ai:error` for the service's own codes, in the AI_LOCALE languages.
+ * LLM failures use the classifier's messages instead (LLM_ERROR_MESSAGES). Texts are for the end
  * user: short, no internals; `bad_request` and `payload_too_large` get the technical detail appended.
  */
 export const USER_ERROR_MESSAGES: Record<ServiceErrorCode, Record<Locale, string>> = {

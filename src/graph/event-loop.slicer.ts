@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 
-/** Longest stretch of synchronous work between two turns of the event loop (docs/reliability.md). */
+/** Longest stretch of synchronous work between two turns of the event loop. */
 export const DEFAULT_SLICE_MS = 10;
 
 /**

@@ -23,12 +23,12 @@ export interface VectorQuery {
   vector: Float32Array;
   /** Only vectors produced by this model are compared (different models live in different spaces). */
   model: string;
-  /** Cosine similarity threshold; hits at or below it are dropped (default 0.3, docs/retrieval.md). */
+  /** Cosine similarity threshold; hits at or below it are dropped (default 0.3). */
   minScore: number;
 }
 
 /**
- * Read access to the graphs of ONE workspace (docs/graph-store.md). Every method is scoped to that
+ * Read access to the graphs of ONE workspace. Every method is scoped to that
  * workspace by construction: a graph of another workspace does not exist here (null / empty).
  * Nodes are returned without their `embedding` vector.
  */

@@ -8,7 +8,7 @@ const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
  * The one rule for a graph key, wherever a request carries one (a path like PUT /api/graphs/:graphKey,
  * a body field like `graphKey` of chat), so a key one route accepts is never refused by another:
  * 1 to 256 characters, no control character (NUL included), no `/` or `\`, not `.` or `..`. The key
- * is a name, never a path; ArangoDB keys (docs/protocol.md §2) fit it. Returns why `value` breaks it
+ * is a name, never a path; ArangoDB keys fit it. Returns why `value` breaks it
  * ("must be at most 256 characters"), or null when it is a valid key.
  */
 export function graphKeyProblem(value: unknown): string | null {

@@ -94,5 +94,5 @@ export interface GraphDocument {
   nodeConfigs: NodeTypeConfig[];
 }
 
-/** Built-in node types need no NodeTypeConfig (docs/protocol.md §2). */
+/** Built-in node types need no NodeTypeConfig. */
 export const BUILT_IN_NODE_TYPES = ['starter', 'return', 'html', 'entryType'] as const;

@@ -4,8 +4,8 @@ import { GraphNode } from './graph.types';
 const CONTENT_FIELDS = ['type', 'process', 'data', 'handles'] as const;
 
 /**
- * True only when the node's semantic content changed: `type`, `process`, `data` or `handles`
- * (docs/embeddings.md). Moving (posX, posY) or resizing (size) a node returns false, so its stored
+ * True only when the node's semantic content changed: `type`, `process`, `data` or `handles`.
+ * Moving (posX, posY) or resizing (size) a node returns false, so its stored
  * embedding stays valid. Objects compare by value whatever their key order; an absent field equals
  * `undefined`.
  */

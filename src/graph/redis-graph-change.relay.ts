@@ -13,7 +13,7 @@ const logger = new Logger('graph');
 /**
  * With REDIS_URL: the saved changes and imports made on one instance (`stored`, `imported` events) are
  * published, and every other instance notifies them again as `remote` events, so its retrieval cache
- * forgets that graph as the instance that made the change did (docs/retrieval.md). Live changes travel
+ * forgets that graph as the instance that made the change did. Live changes travel
  * with the shared overlay (RedisLiveOverlayWriter), not here. While Redis is down nothing is relayed:
  * the other instances' caches keep a changed graph's contexts until RAG_CACHE_TTL_MS.
  */

@@ -13,7 +13,7 @@ const SCRAPE_EXAMPLE = [
   'graph_ai_retrieval_cache_hits_total 5',
 ].join('\n');
 
-/** GET /metrics (public, outside /api): Prometheus text of this instance, documented in docs/observability.md. */
+/** GET /metrics (public, outside /api): Prometheus text of this instance. */
 @ApiTags('observability')
 @Controller('metrics')
 export class MetricsController {

@@ -1,6 +1,6 @@
 import { isAiDebugEnabled, Logger } from './logger';
 
-/** The debug events (docs/llm-providers.md, "Logs"); emitted only when AI_DEBUG is on. */
+/** The debug events; emitted only when AI_DEBUG is on. */
 export type AiDebugEvent =
   | 'agent_chat_start'
   | 'agent_automation_start'
@@ -54,7 +54,7 @@ function withoutSecrets(text: string, secrets: readonly string[] | undefined): s
 }
 
 /**
- * The AI events on top of the JSON Logger (same sink: setLogSink; docs/observability.md): llm_error,
+ * The AI events on top of the JSON Logger (same sink: setLogSink): llm_error,
  * malformed_json, client_disconnect_abort, token_usage, and the AI_DEBUG-only debug events. Never
  * logs message content, except the malformed JSON itself when AI_DEBUG is on.
  */

@@ -3,8 +3,8 @@ import { LogEntry, LogLevel, LogSink } from './log-entry';
 
 /**
  * Field paths whose values never reach a log line, whatever the caller passes: at the top level of
- * an entry, and in the headers of an entry, of the HTTP log's request and of its response
- * (docs/observability.md, "Logs"). Explicit paths only: a wildcard (`*.apiKey`) makes pino walk every
+ * an entry, and in the headers of an entry, of the HTTP log's request and of its response.
+ * Explicit paths only: a wildcard (`*.apiKey`) makes pino walk every
  * field of every line (~5x the cost of the line itself, measured in bench/hot-path-libraries.bench.ts).
  */
 const SECRET_FIELDS = [
@@ -167,7 +167,7 @@ export class Logger {
     if (this.pino.isLevelEnabled('error')) this.pino.error({ event, ...fields });
   }
 
-  /** Emitted only when AI_DEBUG is on, whatever LOG_LEVEL says (docs/observability.md). */
+  /** Emitted only when AI_DEBUG is on, whatever LOG_LEVEL says. */
   debugEvent(event: string, fields: Record<string, unknown> = {}): void {
     if (!state.aiDebug) return;
     this.aiDebugPino ??= aiDebugRoot.child({ scope: this.scope });

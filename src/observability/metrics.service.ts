@@ -3,7 +3,7 @@ import { HttpMetrics } from './metrics/http.metrics';
 import { processMetricsRegistry } from './metrics/process-metrics.registry';
 
 /**
- * The Prometheus registry of one application (docs/observability.md). Each app owns its registry,
+ * The Prometheus registry of one application. Each app owns its registry,
  * never prom-client's global one, so two apps in one process (tests) never share a counter; the
  * process metrics come from the one per-process registry. Each module registers the metrics of
  * what it measures on `registry` (providers/llm.metrics.ts, rag/retrieval.metrics.ts, ...) and hands

@@ -20,7 +20,7 @@ export function createNestLogger(): LoggerService {
 
 /**
  * pino-http's request log: one line per HTTP answer (method, url, headers with secrets redacted,
- * status, responseTime), `event: "http_request"` (docs/observability.md, "Logs"). A plain Express
+ * status, responseTime), `event: "http_request"`. A plain Express
  * middleware installed by app.factory right after the metrics one, so that it also logs what never
  * reaches a route (404, bodies the parser refused). Not nestjs-pino's LoggerModule: it mounts the
  * middleware as a catch-all route, which would become the route template of every unmatched request

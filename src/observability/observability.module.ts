@@ -3,7 +3,7 @@ import { MetricsService } from './metrics.service';
 
 /**
  * Prometheus metrics: one MetricsService per application (its own registry), on which each module
- * registers the metrics of what it measures. Imports no other module of ours (docs/architecture.md):
+ * registers the metrics of what it measures. Imports no other module of ours:
  * GET /metrics is served by HealthModule, beside /health; the JSON logger needs no module
  * (src/observability/logger.ts).
  */

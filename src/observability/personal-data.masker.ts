@@ -1,6 +1,5 @@
 /**
- * Masks the personal data and secrets a conversation may hold before a trace logs it (docs/observability.md,
- * "Traces of the agent"): e-mail addresses, bearer tokens and JWTs, API keys and other long secrets
+ * Masks the personal data and secrets a conversation may hold before a trace logs it: e-mail addresses, bearer tokens and JWTs, API keys and other long secrets
  * (sk-… keys, key=… / token=… / password=… assignments, long hexadecimal or base64 runs). The rest of
  * the text is kept, so a trace still shows what the conversation was about.
  */

@@ -20,7 +20,7 @@ import { closePersistence, PERSISTED_STORES } from './persisted-stores';
 /**
  * ArangoDB (STORE=arango): one connection per instance (ArangoConnector: waits for the server with
  * retries, creates the database when missing), and every store adapter on it, each ensuring its own
- * collections, indexes and views at start (docs/protocol.md §2; docs/deployment.md). The connection stays
+ * collections, indexes and views at start. The connection stays
  * inside this module; it exports the stores only (PERSISTED_STORES). At shutdown the stores close,
  * then the connection.
  */

@@ -7,8 +7,8 @@ import { ACTION_POLICY_REPOSITORY } from '../policy/action-policy-repository.tok
 import { THREAD_REPOSITORY } from '../threads/thread-repository.token';
 
 /**
- * The injection tokens every persistence module provides, one adapter each, on its own connection
- * (docs/persistence.md). A store of the second wave adds its token here and one provider to each
+ * The injection tokens every persistence module provides, one adapter each, on its own connection.
+ * A new store adds its token here and one provider to each
  * persistence module; persistence.module.spec.ts checks that both provide every token.
  */
 export const PERSISTED_STORES = [

@@ -9,7 +9,7 @@ import { SqlitePersistenceModule } from './sqlite-persistence.module';
  * tokens of PERSISTED_STORES (GRAPH_STORE, THREAD_REPOSITORY, …); nothing else in the service knows
  * which store runs. Global, so GraphModule, ThreadsModule and the rest inject the tokens without
  * importing it (and never import their provider's module). The service (AppModule) and the
- * command-line tools (CliModule, `npm run seed`) both go through here. docs/persistence.md.
+ * command-line tools (CliModule, `npm run seed`) both go through here.
  */
 @Module({})
 export class PersistenceModule {

@@ -12,9 +12,9 @@ const logger = new Logger('playground');
 
 /**
  * Serves the playground page (client/playground, built into PLAYGROUND_DIR by `npm run build`) at
- * /playground. AppModule imports it only when the playground is enabled (docs/client.md), so nothing
+ * /playground. AppModule imports it only when the playground is enabled, so nothing
  * is served otherwise. Mounted once Nest's routes are registered and before its not-found handler,
- * so unknown paths (and unknown files under /playground) keep their 404 in the error shape of docs/protocol.md §3.
+ * so unknown paths (and unknown files under /playground) keep their 404 in the error shape.
  */
 @Module({})
 export class PlaygroundModule implements OnModuleInit {

@@ -1,4 +1,4 @@
-/** The kinds of change a policy rules on (docs/protocol.md §8.1): one per propose_* tool. */
+/** The kinds of change a policy rules on: one per propose_* tool. */
 export const ACTION_KINDS = [
   'create_node',
   'update_node',
@@ -11,7 +11,7 @@ export const ACTION_KINDS = [
 export type ActionKind = (typeof ACTION_KINDS)[number];
 
 /**
- * What happens to a proposal of a kind (docs/policy.md), from the least to the
+ * What happens to a proposal of a kind, from the least to the
  * most strict for a batch: applied without a human, approved by a human first, allowed once the user
  * said yes to a question, never offered.
  */

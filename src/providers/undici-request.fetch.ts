@@ -8,7 +8,7 @@ type Fetch = typeof fetch;
  * `iterSSEChunks`) copies everything still buffered after each event it cuts off: a network read
  * holding n events costs O(n²) bytes copied (a 200-token answer read at once: ~3 MB copied and
  * allocated instead of 30 KB). In pieces of at most this size the copies stay below one piece per
- * event. docs/llm-providers.md "Reading event streams".
+ * event.
  */
 export const EVENT_STREAM_PIECE_BYTES = 1024;
 
@@ -25,23 +25,17 @@ export interface UndiciRequestFetchOptions {
 }
 
 /**
- * `fetch` for the SDKs (ClientOptions.fetch) on undici's `request` instead of Node's WHATWG `fetch`.
- * Both are undici underneath; `fetch` adds, per request, a Request object, a web stream for the body
- * sent, the spec's fetch algorithm (a dozen promise hops) and AbortSignal plumbing: ~0.3 ms of CPU
- * before the request leaves, the largest part of the time between a question and its upstream
- * request after the service's own setup (docs/benchmarks.md, round five).
+ * `fetch` for the SDKs (ClientOptions.fetch) on undici's `request`, without the WHATWG layer of Node's `fetch`
+ * (a Request object, a web stream for the body, the fetch algorithm's promise steps: ~0.3 ms of CPU per request).
  *
  * What the SDKs see stays what `fetch` gives them: a `Response` with status, headers and the body as
  * a web stream; a stopped request rejects with its signal's reason (an abort before the headers, and
  * the body's read after them); a failure to connect rejects `TypeError: fetch failed` and a body
  * cut off errors `TypeError: terminated`, each with undici's error as its cause (what
  * LlmErrorClassifier and the SDKs' retry logic read). A string body is encoded once and not kept once
- * written (handedOnce), where Node's `fetch` keeps the string until the response ends (at two bytes per
- * character as soon as one is above U+00FF, ~55 MB with 1,000 streams in flight: round four) and
- * undici a Buffer body. Differences, none of which the providers use:
- * no redirects are followed (a 3xx is returned as it is), no `accept-encoding` is added and nothing
- * is decompressed (the upstream answers uncompressed), and requests with a body other than a string
- * or bytes go to `fallback`.
+ * written (handedOnce). Differences, none of which the providers use: no redirects are followed (a 3xx
+ * is returned as it is), no `accept-encoding` is added and nothing is decompressed (the upstream answers
+ * uncompressed), and requests with a body other than a string or bytes go to `fallback`.
  */
 export function undiciRequestFetch(options: UndiciRequestFetchOptions = {}): Fetch {
   const { dispatcher, fallback = fetch, eventStreamPieceBytes = Infinity } = options;
@@ -129,8 +123,7 @@ const encoder = new TextEncoder();
 /**
  * The body's bytes, handed over once and not kept. undici keeps a request, its body included, until
  * the response ends: a Buffer body for a stream's whole length (~30 KB per request in flight), where
- * it lets a body read from an iterator go once written. The 1,000-conversation burst with a tool
- * round peaked 60-75 MB lower (docs/benchmarks.md, round six).
+ * it lets a body read from an iterator go once written.
  */
 export function handedOnce(bytes: Uint8Array): Iterable<Uint8Array> {
   let held: Uint8Array | null = bytes;

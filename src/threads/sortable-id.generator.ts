@@ -35,7 +35,7 @@ export function generateSortableId(prefix: string, now: number = Date.now()): st
   return prefix + lastTimeText + random;
 }
 
-/** Thread ids are `ai_` followed by a unique suffix (docs/protocol.md §3). */
+/** Thread ids are `ai_` followed by a unique suffix. */
 export function generateThreadId(now?: number): string {
   return generateSortableId('ai_', now);
 }
@@ -45,7 +45,7 @@ export function generateMessageId(now?: number): string {
   return generateSortableId('msg_', now);
 }
 
-/** Also accepts Nodius's `ai_<timestamp>_<counter>` ids, so threads it already stored stay reachable (docs/threads.md). */
+/** Also accepts Nodius's `ai_<timestamp>_<counter>` ids, so threads it already stored stay reachable. */
 const THREAD_ID_PATTERN = /^ai_[0-9A-Za-z_-]{1,100}$/;
 
 /** Cheap shape check: anything else cannot be a thread, so it is not found without a store read. */

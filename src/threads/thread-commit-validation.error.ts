@@ -1,7 +1,7 @@
 import { AppError } from '../errors/app-error';
 
 /**
- * A commit would store a malformed conversation (docs/threads.md, strict tool messages): nothing was
+ * A commit would store a malformed conversation: nothing was
  * written, the thread keeps its earlier rounds. A bug of whoever built the round, so `internal`; the
  * message names the problem (never content), for the log and the answer.
  */

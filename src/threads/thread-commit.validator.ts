@@ -5,8 +5,7 @@ const ROLES: ReadonlySet<string> = new Set(['system', 'user', 'assistant', 'tool
 const EVENT_TYPES: ReadonlySet<string> = new Set(['DATA_ADDED', 'ACTIONS_EXECUTED']);
 
 /**
- * Checks the messages of a commit against the stored conversation (docs/threads.md, strict tool
- * messages), so the store only ever holds a well-formed history:
+ * Checks the messages of a commit against the stored conversation, so the store only ever holds a well-formed history:
  *   - every message has a unique non-empty id, a known role and a timestamp, and belongs to this thread;
  *   - a new system message says what it is (`kind`: system prompt or RAG context);
  *   - an assistant's tool calls have unique non-empty ids and a function name;

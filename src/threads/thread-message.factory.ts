@@ -53,7 +53,7 @@ export function toThreadMessage(message: LlmMessage, options: ThreadMessageOptio
   }
 }
 
-/** A thread event → the message that stores it (docs/protocol.md §8.3): its summary as content. */
+/** A thread event → the message that stores it: its summary as content. */
 export function toEventMessage(event: ThreadEvent, createdTime = Date.now()): ThreadMessage {
   return { id: generateMessageId(createdTime), role: 'event', content: event.summary, event, createdTime };
 }

@@ -12,7 +12,7 @@ export class ThreadRevisionConflictError extends Error {
   }
 }
 
-/** The thread_busy ThreadService.commit throws for a revision conflict (re-read and replay may help; docs/threads.md). */
+/** The thread_busy ThreadService.commit throws for a revision conflict (re-read and replay may help). */
 export function isRevisionConflict(error: unknown): boolean {
   return (
     error instanceof AppError && error.code === 'thread_busy' && error.cause instanceof ThreadRevisionConflictError

@@ -4,8 +4,8 @@ export const THREAD_TITLE_MAX_CHARS = 60;
 const FALLBACK_TITLE = 'New conversation';
 
 /**
- * The title of a thread, from its first user message, without any LLM call (docs/protocol.md §3: one
- * upstream call per round, nothing hidden): whitespace collapsed, cut at a word boundary when one is
+ * The title of a thread, from its first user message, without any LLM call (one upstream call per
+ * round, nothing hidden): whitespace collapsed, cut at a word boundary when one is
  * near, with an ellipsis when cut.
  */
 export function deriveThreadTitle(firstUserMessage: string): string {

@@ -79,7 +79,7 @@ export interface ThreadRepository {
   /**
    * A new thread. With `start`, also its run lease and its first round: the record returned is then
    * at revision 1 with those messages. The embedded store writes all of it in one transaction (a new
-   * conversation's setup is one write instead of three: docs/threads.md); ArangoDB in three queries,
+   * conversation's setup is one write instead of three); ArangoDB in three queries,
    * in that order (create, lease, commit), as before.
    */
   create(thread: NewThread, start?: ThreadStart): Promise<ThreadRecord>;
@@ -108,7 +108,7 @@ export interface ThreadRepository {
   /**
    * Releases the lease when `holder` holds it. With `usage`, also adds it as addUsage does, whoever
    * holds the lease: the end of a run is one write on the embedded store (one transaction), two queries
-   * on ArangoDB (usage, then the release, as before).
+   * on ArangoDB (usage, then the release).
    */
   releaseLease(threadId: string, holder: string, usage?: RunUsageRecord): Promise<void>;
 

@@ -26,7 +26,7 @@ import type {
   UsageTotals,
 } from './thread.types';
 
-/** docs/protocol.md §3: the same Idempotency-Key from the same principal within 24 h returns the first answer. */
+/** The same Idempotency-Key from the same principal within 24 h returns the first answer. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 const IDEMPOTENCY_KEY_MAX_CHARS = 255;
 /** Distinct system prompts shared between cached threads (one per graph, role and locale in use). */
@@ -39,7 +39,7 @@ export const APPROVAL_QUEUE_MAX = 200;
 
 const logger = new Logger('threads');
 
-/** What a thread is for (docs/protocol.md §8.4): absent, a chat. */
+/** What a thread is for: absent, a chat. */
 export interface ThreadOrigin {
   type: ThreadType;
   automationId?: string;
@@ -48,7 +48,7 @@ export interface ThreadOrigin {
 /** One atomic write of a run: a round's messages and/or the interrupt state (see ThreadService.commit). */
 export interface ThreadRoundCommit {
   /**
-   * Idempotency of the write (docs/threads.md): committing again with the same id changes nothing. Give the
+   * Idempotency of the write: committing again with the same id changes nothing. Give the
    * same id when retrying a commit whose outcome is unknown; omitted, a fresh one is used.
    */
   operationId?: string;
@@ -413,13 +413,13 @@ export class ThreadService implements BeforeApplicationShutdown {
   }
 }
 
-/** docs/protocol.md §1 and §8.4: a chat is its owner's; an automation run is every editor's and admin's of its workspace. */
+/** A chat is its owner's; an automation run is every editor's and admin's of its workspace. */
 function owns(principal: Principal, record: ThreadRecord): boolean {
   if (record.workspace !== principal.workspace) return false;
   return record.userId === principal.userId || (record.type === 'automation' && canEdit(principal));
 }
 
-/** The same answer for "does not exist" and "not yours" (docs/protocol.md §1: no existence leak). */
+/** The same answer for "does not exist" and "not yours" (no existence leak). */
 function threadNotFound(): AppError {
   return AppError.notFound('Thread not found');
 }

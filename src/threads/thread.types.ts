@@ -10,7 +10,7 @@ import type { PolicySnapshot } from '../policy/action-policy';
 export interface ThreadMessage {
   id: string;
   /**
-   * The thread it belongs to (docs/threads.md, "Isolation"): set by ThreadService on every message it
+   * The thread it belongs to: set by ThreadService on every message it
    * commits and by the repositories on every message they read (SQLite: from the row's thread column).
    */
   threadId?: string;
@@ -22,7 +22,7 @@ export interface ThreadMessage {
   toolCalls?: LlmToolCall[];
   /** tool: the call this message answers. */
   toolCallId?: string;
-  /** tool: the name of the tool that call named (required on every result committed since; docs/threads.md). */
+  /** tool: the name of the tool that call named (the agent commits it with every result; older stored results may lack it). */
   toolName?: string;
   /** tool: the call did what it asked (a read ran, a decision was applied), false for an error result. */
   success?: boolean;
@@ -31,7 +31,7 @@ export interface ThreadMessage {
   createdTime: number;
   /** assistant: generation stopped by the user or a disconnect; content is the partial text. */
   aborted?: true;
-  /** event: what was loaded or applied (content is its summary; docs/protocol.md §8.3). */
+  /** event: what was loaded or applied (content is its summary). */
   event?: ThreadEvent;
 }
 
@@ -42,7 +42,7 @@ export interface PendingInterrupt {
   /** Tool calls of the same assistant message that come after the interrupting one. */
   remainingToolCalls: LlmToolCall[];
   createdTime: number;
-  /** The action policy of the run that stopped here: its resume continues with it (docs/policy.md). */
+  /** The action policy of the run that stopped here: its resume continues with it. */
   policy?: PolicySnapshot;
 }
 
@@ -58,12 +58,12 @@ export interface UsageTotals {
 }
 
 /**
- * docs/protocol.md §8.4: a person's conversation, or the run of an automation (no socket; its owner
+ * A person's conversation, or the run of an automation (no socket; its owner
  * is the automation's creator, and every editor and admin of the workspace may answer its interrupts).
  */
 export type ThreadType = 'chat' | 'automation';
 
-/** The thread document (Nodius's AIThreadDocument plus title, revision and usage; docs/threads.md). */
+/** The thread document (Nodius's AIThreadDocument plus title, revision and usage). */
 export interface ThreadRecord {
   threadId: string;
   workspace: string;
@@ -106,7 +106,7 @@ export interface PendingThread {
 }
 
 /**
- * One atomic write to a thread (docs/threads.md): a round's messages (the assistant message with its tool
+ * One atomic write to a thread: a round's messages (the assistant message with its tool
  * calls and all their results) plus the interrupt state, checked against `expectedRevision` and
  * idempotent by `operationId` (a replay changes nothing).
  */

@@ -17,9 +17,9 @@ const parsedRequests = new WeakSet<Request>();
 /**
  * The request body parser of every route: JSON only, up to `limit` bytes, in UTF-8, and of a sane
  * shape (nesting at most JSON_MAX_DEPTH levels, no `__proto__` / `constructor` keys) before any
- * route, pipe or DTO sees it. Every failure answers in the error shape of docs/protocol.md §3 with a 4xx:
+ * route, pipe or DTO sees it. Every failure answers in the error shape with a 4xx:
  * 400 malformed, undecodable or badly shaped, 413 too large, 415 not JSON or an unsupported charset
- * or Content-Encoding (docs/reliability.md). A client that closes the connection mid-body gets
+ * or Content-Encoding. A client that closes the connection mid-body gets
  * nothing (it is gone) and leaves a debug line, not an error log.
  */
 export function jsonBodyParser(limit: number): RequestHandler {

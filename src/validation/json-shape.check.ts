@@ -4,14 +4,14 @@ import { FieldProblem } from '../errors/validation-problems';
  * Deepest nesting of objects and arrays accepted in a request body or socket payload. The real
  * workflows of the shared pool nest 12 levels at most (node `data` included); 64 leaves room and
  * stops bodies built to overflow the stack of recursive code downstream (class-transformer,
- * class-validator, structuredClone) before any of it runs. docs/reliability.md.
+ * class-validator, structuredClone) before any of it runs.
  */
 export const JSON_MAX_DEPTH = 64;
 
 /**
  * Keys refused anywhere in a payload. JSON.parse makes them ordinary own properties, but the
  * recursive copies downstream (class-transformer, object spreads, `data` merges) either drop them
- * silently or set a prototype with them: an unknown field like any other, so 400 (docs/protocol.md §3),
+ * silently or set a prototype with them: an unknown field like any other, so 400,
  * never stripped.
  */
 export const FORBIDDEN_JSON_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor']);

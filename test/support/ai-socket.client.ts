@@ -30,7 +30,7 @@ type ClientSocket = Socket<AiServerToClientEvents, AiClientToServerEvents>;
 
 /**
  * A socket.io-client on namespace `/ai` that records every `ai:*` event, typed with the gateway's
- * event maps (so tests emit exactly what docs/protocol.md §4 allows), and resolves a request's recording
+ * event maps (so tests emit exactly what the contract allows), and resolves a request's recording
  * when its terminal event arrives.
  */
 export class AiSocketClient {

@@ -1,7 +1,7 @@
 import jwt from 'jsonwebtoken';
 import type { ReceivedEvent } from './ai-socket.client';
 
-/** The `seq` of a received event (docs/protocol.md §8.7). */
+/** The `seq` of a received event. */
 export const seqOf = (event: ReceivedEvent): number | undefined => (event.payload as { seq?: number }).seq;
 
 /** The text of the `ai:token` events among `events`, concatenated. */

@@ -36,7 +36,7 @@ export function toolCall(
   return { id, type: 'function', function: { name, arguments: JSON.stringify(args) } };
 }
 
-/** A tool result as the agent commits it: the call's tool name, its success and duration (docs/threads.md). */
+/** A tool result as the agent commits it: the call's tool name, its success and duration. */
 export function toolResult(
   toolCallId: string,
   content: string,

@@ -1,22 +1,17 @@
 import { Logger } from '../../observability/logger';
 import { TurnPacedQueue } from '../runs/turn-paced.queue';
 
-/**
- * Messages handled per turn of the event loop. Handling one (validation of its DTO, then the start
- * of its run up to the setup gate) is ~0.1-0.4 ms.
- */
+/** Messages handled per turn of the event loop; handling one (its DTO's validation, its run's start) is ~0.1-0.4 ms. */
 export const SOCKET_MESSAGES_PER_TURN = 8;
 
 const logger = new Logger('gateway');
 
 /**
- * The gateway's incoming requests (ai:chat, ai:resume, ai:interrupt of every socket), handled in
- * arrival order, at most `perTurn` per turn of the event loop (setImmediate), never dropped.
- *
- * Every packet read in one poll phase is decoded in that phase: 1,000 clients sending at once
- * meant 1,000 DTO validations back to back (~300 ms) before any timer or write got a turn. Queued,
- * the poll phase only decodes and posts; a socket's messages keep their order (an ai:interrupt
- * still finds the ai:chat it follows running).
+ * The gateway's incoming requests (ai:chat, ai:resume, ai:interrupt of every socket), handled in arrival order, at
+ * most `perTurn` per turn of the event loop, never dropped. Every packet read in one poll phase is decoded in that
+ * phase, so 1,000 clients sending at once would run 1,000 validations back to back (~300 ms) before any timer or
+ * write; queued, the poll phase only decodes and posts. A socket's messages keep their order (an ai:interrupt finds
+ * the ai:chat it follows running).
  */
 export class SocketMessageInbox {
   private readonly queue: TurnPacedQueue;

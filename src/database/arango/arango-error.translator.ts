@@ -30,7 +30,7 @@ export const ARANGO_ERROR_NUM = {
 const UNAVAILABLE_STATUSES: ReadonlySet<number> = new Set([502, 503, 504]);
 
 /**
- * Maps what arangojs throws to the service's errors (docs/deployment.md, *Failures*):
+ * Maps what arangojs throws to the service's errors:
  *  - no usable server (network errors, 503; a gateway's 502/504) → `store_unavailable` (503, retryable):
  *    the request fails cleanly, the process keeps running, a retry later succeeds;
  *  - refused credentials or permissions (HTTP 401/403, error 11) and a database or collection that is

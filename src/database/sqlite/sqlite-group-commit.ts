@@ -7,7 +7,7 @@ interface QueuedWrite {
 }
 
 /**
- * Group commit (docs/benchmarks.md, "Service vs bare relay"): the first write of a turn of the event
+ * Group commit: the first write of a turn of the event
  * loop runs at once, in its own transaction (a lone conversation waits for nothing); the writes queued
  * after it in the same turn run, in the order they were queued, at the end of the turn (setImmediate)
  * in ONE `BEGIN IMMEDIATE` transaction, each inside its

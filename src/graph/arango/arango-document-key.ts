@@ -11,7 +11,7 @@ export const DOCUMENT_KEY_RULE = "letters, digits and _ - . @ ( ) + , = ; $ ! * 
 
 /**
  * Why `key` cannot be an ArangoDB document key, or null. Checked before writing, so a key the server
- * would refuse (error 1221, which used to surface as a 500) is a clear 400 naming it instead.
+ * would refuse (error 1221, a 500 otherwise) is a clear 400 naming it instead.
  */
 export function documentKeyProblem(key: string): string | null {
   if (key.length === 0) return 'is empty';

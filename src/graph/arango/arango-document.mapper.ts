@@ -11,7 +11,7 @@ const ARANGO_META_FIELDS = ['_id', '_rev', '_from', '_to'] as const;
 type StoredDocument = Record<string, unknown>;
 
 /**
- * Conversion between the canonical shapes of docs/protocol.md §2 and the documents Nodius keeps in ArangoDB.
+ * Conversion between the canonical shapes of graph.types.ts and the documents Nodius keeps in ArangoDB.
  * Node and edge documents live under the composite key `{graphKey}-{localKey}` (Nodius's layout) and
  * edges point at `nodius_nodes/{graphKey}-{localKey}`; callers only ever see local keys. Unknown extra
  * fields are kept both ways: Nodius stores more than this service reads.

@@ -34,7 +34,7 @@ const MAX_DEPTH = 3;
 const ARANGO_LEXICON = new DomainLexicon();
 
 /**
- * The graphs of one workspace in ArangoDB (docs/protocol.md §2 layout). Reads are single AQL queries that
+ * The graphs of one workspace in ArangoDB (Nodius's layout). Reads are single AQL queries that
  * begin with the workspace guard; every mutation runs in a stream transaction (all or nothing);
  * callers see local keys only (arango-document.mapper.ts).
  */
@@ -117,7 +117,7 @@ export class ArangoGraphDataSource implements MutableGraphDataSource {
   ): Promise<ScoredNode[]> {
     if (maxResults <= 0 || query.trim() === '') return [];
     const candidates = Math.min(MAX_SEARCH_CANDIDATES, Math.max(MIN_SEARCH_CANDIDATES, maxResults * 3));
-    // The domain lexicon's English words for a French question (docs/retrieval.md); the view's analyzers do the rest.
+    // The domain lexicon's English words for a French question; the view's analyzers do the rest.
     const translated = ARANGO_LEXICON.translationText(query);
     const hits = await this.executor.all<{ node: StoredDocument; score: number; tier: number }>(
       this.queries.lexicalSearch({

@@ -33,7 +33,7 @@ export interface ArangoGraphStoreOptions {
 type StoredDocument = Record<string, unknown>;
 
 /**
- * The production GraphStore: the graphs Nodius keeps in ArangoDB (docs/protocol.md §2). Opened once at
+ * The production GraphStore: the graphs Nodius keeps in ArangoDB. Opened once at
  * start by `ArangoGraphStore.open()` on the instance's connection (ArangoPersistenceModule, which
  * connects with retries and closes the connection last): schema ensured, capabilities detected.
  * After that a lost server never crashes the process: each call fails with `store_unavailable` (503,

@@ -1,6 +1,6 @@
 /**
- * Names of everything this service uses in an ArangoDB database. The collections are Nodius's own
- * (docs/protocol.md §2); the view and analyzers are added by this service (arango-schema.ts) and carry a
+ * Names of everything this service uses in an ArangoDB database. The collections are Nodius's own;
+ * the view and analyzers are added by this service (arango-schema.ts) and carry a
  * version suffix, because an analyzer cannot be redefined in place: a changed definition gets a new name.
  */
 export const ARANGO_NAMES = {
@@ -27,5 +27,5 @@ export const ARANGO_NAMES = {
  */
 export const SEARCH_DATA_FIELD = 'aiSearchData';
 
-/** Node attributes holding the stored vector and what it was computed from (docs/protocol.md §2). */
+/** Node attributes holding the stored vector and what it was computed from. */
 export const EMBEDDING_FIELDS = ['embedding', 'embeddingModel', 'embeddingHash'] as const;

@@ -1,7 +1,7 @@
 import { GraphDocument, NodeHandles } from '../graph.types';
 
 /**
- * The demo graph (docs/protocol.md §2): an NBA stats workflow, 9 nodes and 6 edges on two sheets,
+ * The demo graph: an NBA stats workflow, 9 nodes and 6 edges on two sheets,
  * 4 custom node types, and one disconnected note for edge cases. Loaded by `npm run seed` and on the
  * first start of an empty store (SEED_DEMO=false turns that off).
  *

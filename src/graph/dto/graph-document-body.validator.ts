@@ -20,8 +20,8 @@ const VALIDATOR_OPTIONS: ValidatorOptions = { whitelist: true, forbidNonWhitelis
  * Validates the body of PUT /api/graphs/:graphKey exactly as the global ValidationPipe would
  * (GraphDocumentDto, class-transformer then class-validator, the same field paths and messages), but
  * node by node and edge by edge in slices of the event loop (EventLoopSlicer): a 50,000-node
- * document took 1.5 s of CPU in one piece, during which every other request and stream stalled
- * (docs/reliability.md). A graph over the size limits is refused first, with 413 payload_too_large.
+ * document took 1.5 s of CPU in one piece, during which every other request and stream stalled.
+ * A graph over the size limits is refused first, with 413 payload_too_large.
  * Resolves with the transformed document; throws AppError bad_request naming every bad or unknown field.
  */
 export async function validateGraphDocumentBody(body: unknown, limits: GraphSizeLimits): Promise<GraphDocumentDto> {

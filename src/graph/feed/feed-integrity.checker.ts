@@ -17,8 +17,8 @@ export interface FeedBodyPositions {
  *  - every upserted node's and edge's sheet is a key of the graph's sheetsList;
  *  - every upserted edge's source and target exist, and when such a node declares handles, the
  *    edge names one of its handles of the right direction.
- * So the overlay never holds an edge that an import of the exported graph would refuse
- * (docs/live-overlay.md). Lists every problem, as the import does; empty when the batch is sound.
+ * So the overlay never holds an edge that an import of the exported graph would refuse.
+ * Lists every problem, as the import does; empty when the batch is sound.
  */
 export async function checkFeedIntegrity(
   source: GraphDataSource,

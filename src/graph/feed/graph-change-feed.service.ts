@@ -26,7 +26,7 @@ export interface GraphChangesOutcome {
 const logger = new Logger('graph');
 
 /**
- * The sync server's change feed (docs/protocol.md §3). Live state (`saved:false`) goes to the graph's
+ * The sync server's change feed. Live state (`saved:false`) goes to the graph's
  * live overlay. Saved changes (`saved:true`) are applied to a store this service owns (SQLite) in
  * one transaction — on a store it does not own (ArangoDB) Nodius already saved them — and the
  * overlay forgets their keys. Either way a GraphChangeEvent tells the retrieval cache and the

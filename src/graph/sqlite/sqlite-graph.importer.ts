@@ -25,8 +25,8 @@ const logger = new Logger('graph');
 
 /**
  * Imports (replaces) a graph of the embedded store without holding the event loop or the write lock
- * for the whole graph: 50,000 nodes written in one transaction held both for most of a second
- * (docs/reliability.md). The new graph is staged under a row of its own, invisible to readers (its
+ * for the whole graph: 50,000 nodes written in one transaction held both for most of a second.
+ * The new graph is staged under a row of its own, invisible to readers (its
  * key starts with "/"), in transactions of ROWS_PER_TRANSACTION rows with turns of the event loop in
  * between; then ONE short transaction swaps it in (the old row is renamed away, the staged row takes
  * the key, node configs are upserted); then the old graph's rows are deleted the same way, page by

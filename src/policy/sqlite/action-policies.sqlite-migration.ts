@@ -1,6 +1,6 @@
 import type { SqliteMigration } from '../../database/sqlite/sqlite-migration';
 
-/** One action policy per workspace (docs/policy.md): the levels and role overrides as JSON. */
+/** One action policy per workspace: the levels and role overrides as JSON. */
 export const ACTION_POLICIES_MIGRATION: SqliteMigration = {
   version: 10,
   name: 'ai_action_policies',

@@ -25,7 +25,7 @@ export interface ArangoThreadDocument {
   workspace: string;
   userId: string;
   title: string;
-  /** docs/protocol.md §8.4; absent on Nodius's own documents (chats). */
+  /** Absent on Nodius's own documents (chats). */
   type: ThreadType;
   automationId?: string;
   /** Every message, in conversation order (ThreadMessage objects). */

@@ -2,7 +2,7 @@ import { ARANGO_NAMES } from '../../graph/arango/arango-names';
 
 /**
  * Collections of the ArangoDB thread repository. Threads are Nodius's `nodius_ai_threads` documents
- * (docs/protocol.md §2, shared with Nodius); the other three belong to this service alone and are kept
+ * (shared with Nodius); the other three belong to this service alone and are kept
  * apart so that a lease renewal, a usage total or an Idempotency-Key never rewrites a thread document.
  */
 export const ARANGO_THREAD_NAMES = {

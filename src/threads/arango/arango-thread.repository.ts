@@ -114,7 +114,7 @@ export class ArangoThreadRepository implements ThreadRepository {
     }
     const created = ArangoThreadDocumentMapper.toRecord(document);
     if (!start) return created;
-    // Three queries in the order a run used to make them (the lease of a new id is free).
+    // Three queries: the thread, its lease (free: no one else knows the new id), its first round.
     const { holder, ttlMs, now } = start.lease;
     if (!(await this.acquireLease(thread.threadId, holder, ttlMs, now))) {
       throw new AppError('thread_busy', 'Another request is running on this thread', { threadId: thread.threadId });

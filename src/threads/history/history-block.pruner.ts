@@ -16,7 +16,7 @@ export interface HistoryPruningResult {
 }
 
 /**
- * Drops the oldest conversation blocks until the estimate fits `maxTokens` (docs/threads.md).
+ * Drops the oldest conversation blocks until the estimate fits `maxTokens`.
  *
  * A block is a user message and everything up to the next user message (the assistant answers,
  * their tool calls and all their results), plus a context system message placed right before that

@@ -7,7 +7,7 @@ import { assertThreadIsolation } from './thread-isolation.guard';
 import { sanitizeToolCallPairing } from './tool-call-pairing.sanitizer';
 
 export interface LlmHistoryRequest {
-  /** The thread the history is built for: a message of another one is refused (docs/threads.md, "Isolation"). */
+  /** The thread the history is built for: a message of another one is refused. */
   threadId: string;
   messages: readonly ThreadMessage[];
   /** The context retrieved for the current question (default: the one stored with it). */

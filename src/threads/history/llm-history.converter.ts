@@ -92,7 +92,7 @@ function convert(message: ThreadMessage): LlmMessage | null {
   }
 }
 
-/** The thread a stored message belongs to, carried into what the model is sent (docs/threads.md, "Isolation"). */
+/** The thread a stored message belongs to, carried into what the model is sent. */
 function scopeOf(message: ThreadMessage): { threadId?: string } {
   return message.threadId === undefined ? {} : { threadId: message.threadId };
 }

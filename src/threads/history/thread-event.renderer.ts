@@ -1,7 +1,7 @@
 import type { ThreadEvent } from '../../conversation/thread-event';
 
 /**
- * How an event is shown to the model (docs/policy.md, "Thread events"):
+ * How an event is shown to the model:
  *
  *     [SYSTEM] Created 1 node on sheet main
  *       ✓ create_node log-errors: on sheet main

@@ -22,7 +22,7 @@ export function foreignMessages<Message extends ThreadScopedMessage>(
 }
 
 /**
- * Refuses a history that holds a message of another thread (docs/threads.md, "Isolation"): logs
+ * Refuses a history that holds a message of another thread: logs
  * `thread_isolation_violation` (error: which threads, how many messages, of which roles, where it
  * was caught; never their content) and throws `internal`. Called when a history is built from the
  * store and before every upstream call of a run, so no conversation is ever sent another's messages.

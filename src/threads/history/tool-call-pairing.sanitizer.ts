@@ -12,7 +12,7 @@ export interface ToolCallPairingResult {
 }
 
 /**
- * Guarantees the invariant every provider enforces (docs/threads.md): each assistant tool
+ * Guarantees the invariant every provider enforces: each assistant tool
  * call is followed by its tool result, and each tool message answers a call of the assistant
  * message right before its run of tool messages.
  *

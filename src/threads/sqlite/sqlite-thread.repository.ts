@@ -59,7 +59,7 @@ const USAGE_COLUMNS = 'prompt_tokens, completion_tokens, cached_tokens, total_to
 /**
  * ThreadRepository on the embedded SQLite file (tables of THREAD_TABLES_MIGRATION). Every method is
  * one statement or one `BEGIN IMMEDIATE` transaction (or one savepoint of a group commit's
- * transaction, docs/threads.md), so it is atomic across processes sharing the file (the write lock is
+ * transaction), so it is atomic across processes sharing the file (the write lock is
  * taken before anything is read; busy_timeout makes the other side wait).
  * The connection belongs to SqlitePersistenceModule: this class never closes it.
  */
@@ -298,7 +298,7 @@ export class SqliteThreadRepository implements ThreadRepository {
   private readRecordIn(threadId: string): ThreadRecord | null {
     const row = this.statements.selectThread.get(threadId) as ThreadRow | undefined;
     if (!row) return null;
-    // Each message carries the thread of its row (docs/threads.md, "Isolation"), whatever its JSON says.
+    // Each message carries the thread of its row, whatever its JSON says.
     const messages = (
       this.statements.selectMessages.all(threadId) as Array<{ thread_id: string; message: string }>
     ).map((row) => ({ ...(JSON.parse(row.message) as ThreadMessage), threadId: row.thread_id }));

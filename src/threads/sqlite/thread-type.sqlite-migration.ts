@@ -1,7 +1,7 @@
 import type { SqliteMigration } from '../../database/sqlite/sqlite-migration';
 
 /**
- * Thread types (docs/protocol.md §8.4): a chat, or the run of an automation. Existing threads are chats.
+ * Thread types: a chat, or the run of an automation. Existing threads are chats.
  * The partial index serves the approval queue (GET /api/ai/approvals): only threads waiting for a human.
  */
 export const THREAD_TYPE_MIGRATION: SqliteMigration = {
