@@ -102,9 +102,9 @@ describe(PersistenceModule.name, () => {
       return closeDb();
     });
 
-    const store = moduleRef.get(ThreadService);
-    const thread = await store.create({ userId: 'u', workspace: 'w', role: 'editor' }, 'g', 'held');
-    await store.acquireRun(thread.threadId);
+    const threads = moduleRef.get(ThreadService);
+    const thread = await threads.create({ userId: 'u', workspace: 'w', role: 'editor' }, 'g', 'held');
+    await threads.acquireRun(thread.threadId);
     await moduleRef.close();
     expect(order).toEqual(['release lease (file open: true)', 'close graph store (file open: true)', 'close file']);
   });

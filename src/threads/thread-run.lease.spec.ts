@@ -1,4 +1,4 @@
-import { ThreadServiceFixture } from '../../test/support/thread-store-fixture';
+import { ThreadServiceFixture } from '../../test/support/thread-service.fixture';
 import { AppError } from '../errors/app-error';
 import { ThreadRunLease } from './thread-run.lease';
 

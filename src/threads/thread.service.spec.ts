@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ThreadServiceFixture } from '../../test/support/thread-store-fixture';
+import { ThreadServiceFixture } from '../../test/support/thread-service.fixture';
 import {
   assistantMessage,
   ragContext,
@@ -44,15 +44,15 @@ describe(ThreadService.name, () => {
 
   describe('ownership', () => {
     it('loads a thread for its owner and answers not_found to everyone else, the same way as for no thread', async () => {
-      const { store } = fixture.instance();
-      const thread = await store.create(alice, 'nba-workflow', 'First question');
+      const { service } = fixture.instance();
+      const thread = await service.create(alice, 'nba-workflow', 'First question');
       expect(thread.threadId).toMatch(/^ai_/);
-      expect(await store.load(alice, thread.threadId)).toMatchObject({
+      expect(await service.load(alice, thread.threadId)).toMatchObject({
         threadId: thread.threadId,
         title: 'First question',
         revision: 0,
       });
-      expect(await store.load({ ...alice, role: 'viewer' }, thread.threadId, 'nba-workflow')).toBeDefined();
+      expect(await service.load({ ...alice, role: 'viewer' }, thread.threadId, 'nba-workflow')).toBeDefined();
 
       const strangers: Array<[Principal, string | undefined]> = [
         [{ ...alice, userId: 'bob' }, undefined],
@@ -60,12 +60,12 @@ describe(ThreadService.name, () => {
         [alice, 'another-graph'],
       ];
       for (const [principal, graphKey] of strangers) {
-        await expect(store.load(principal, thread.threadId, graphKey)).rejects.toEqual(expectAppError('not_found'));
+        await expect(service.load(principal, thread.threadId, graphKey)).rejects.toEqual(expectAppError('not_found'));
       }
       const [a, b, c] = await Promise.all([
-        rejection(store.load(alice, 'ai_0000000000000000000000000')),
-        rejection(store.load(alice, '../etc/passwd')),
-        rejection(store.load({ ...alice, userId: 'bob' }, thread.threadId)),
+        rejection(service.load(alice, 'ai_0000000000000000000000000')),
+        rejection(service.load(alice, '../etc/passwd')),
+        rejection(service.load({ ...alice, userId: 'bob' }, thread.threadId)),
       ]);
       expect([a, b, c].map((error) => [error.statusCode, error.message])).toEqual([
         [404, 'Thread not found'],
@@ -75,23 +75,23 @@ describe(ThreadService.name, () => {
     });
 
     it('lists and deletes only the principal threads', async () => {
-      const { store } = fixture.instance();
-      const mine = await store.create(alice, 'g', 'mine');
-      await store.create({ ...alice, userId: 'bob' }, 'g', 'bob');
-      expect((await store.list(alice, 'g')).map((summary) => summary.threadId)).toEqual([mine.threadId]);
-      await expect(store.delete({ ...alice, userId: 'bob' }, mine.threadId)).rejects.toEqual(
+      const { service } = fixture.instance();
+      const mine = await service.create(alice, 'g', 'mine');
+      await service.create({ ...alice, userId: 'bob' }, 'g', 'bob');
+      expect((await service.list(alice, 'g')).map((summary) => summary.threadId)).toEqual([mine.threadId]);
+      await expect(service.delete({ ...alice, userId: 'bob' }, mine.threadId)).rejects.toEqual(
         expectAppError('not_found'),
       );
-      await store.delete(alice, mine.threadId);
-      await expect(store.load(alice, mine.threadId)).rejects.toEqual(expectAppError('not_found'));
-      expect(await store.list(alice, 'g')).toEqual([]);
+      await service.delete(alice, mine.threadId);
+      await expect(service.load(alice, mine.threadId)).rejects.toEqual(expectAppError('not_found'));
+      expect(await service.list(alice, 'g')).toEqual([]);
     });
   });
 
   describe('commits and the cache', () => {
     it('appends rounds, returns frozen records and serves later loads from the cache after a revision check', async () => {
-      const { store, repository } = fixture.instance();
-      let thread = await store.create(alice, 'g', 't');
+      const { service, repository } = fixture.instance();
+      let thread = await service.create(alice, 'g', 't');
       const round = [
         systemPrompt(),
         ragContext('ctx'),
@@ -99,28 +99,28 @@ describe(ThreadService.name, () => {
         assistantMessage(null, [toolCall('c1')]),
         toolResult('c1', '{"r":1}'),
       ];
-      thread = await store.commit(thread, { append: round });
-      thread = await store.commit(thread, { append: [assistantMessage('A')] });
+      thread = await service.commit(thread, { append: round });
+      thread = await service.commit(thread, { append: [assistantMessage('A')] });
       expect(thread.revision).toBe(2);
       expect(thread.messages).toHaveLength(6);
       expect(Object.isFrozen(thread)).toBe(true);
       expect(Object.isFrozen(thread.messages)).toBe(true);
 
       const get = jest.spyOn(repository, 'get');
-      const loaded = await store.load(alice, thread.threadId);
+      const loaded = await service.load(alice, thread.threadId);
       expect(loaded).toBe(thread);
       expect(get).not.toHaveBeenCalled();
     });
 
     it('hands out records without the contexts of earlier questions, which stay stored', async () => {
-      const { store, repository } = fixture.instance();
-      let thread = await store.create(alice, 'g', 't');
-      thread = await store.commit(thread, {
+      const { service, repository } = fixture.instance();
+      let thread = await service.create(alice, 'g', 't');
+      thread = await service.commit(thread, {
         append: [systemPrompt('P'), ragContext('C1'), userMessage('Q1'), assistantMessage('A1')],
       });
-      thread = await store.commit(thread, { append: [ragContext('C2'), userMessage('Q2')] });
+      thread = await service.commit(thread, { append: [ragContext('C2'), userMessage('Q2')] });
       expect(thread.messages.map((message) => message.content)).toEqual(['P', 'Q1', 'A1', 'C2', 'Q2']);
-      const fromAnotherInstance = await fixture.instance().store.load(alice, thread.threadId);
+      const fromAnotherInstance = await fixture.instance().service.load(alice, thread.threadId);
       expect(fromAnotherInstance.messages).toEqual(thread.messages);
       expect((await repository.get(thread.threadId))?.messages.map((message) => message.content)).toEqual([
         'P',
@@ -133,11 +133,11 @@ describe(ThreadService.name, () => {
     });
 
     it('refuses a malformed round before writing anything, with a clear error and an error log', async () => {
-      const { store } = fixture.instance();
+      const { service } = fixture.instance();
       const logs: LogEntry[] = [];
       setLogSink((entry) => logs.push(entry));
-      const thread = await store.create(alice, 'g', 't');
-      const refused = store.commit(thread, { append: [userMessage('Q'), toolResult('nope', '{}')] });
+      const thread = await service.create(alice, 'g', 't');
+      const refused = service.commit(thread, { append: [userMessage('Q'), toolResult('nope', '{}')] });
       await expect(refused).rejects.toBeInstanceOf(ThreadCommitValidationError);
       await expect(refused).rejects.toMatchObject({
         code: 'internal',
@@ -148,12 +148,12 @@ describe(ThreadService.name, () => {
         assistantMessage(null, [toolCall('c1', 'search_nodes')]),
         toolResult('c1', 'cut as tex', 'search_nodes'),
       ];
-      await expect(store.commit(thread, { append: round })).rejects.toMatchObject({
+      await expect(service.commit(thread, { append: round })).rejects.toMatchObject({
         message: expect.stringMatching(/does not hold a JSON object/),
       });
       resetLogSink();
-      expect((await store.load(alice, thread.threadId)).revision).toBe(0);
-      expect((await store.load(alice, thread.threadId)).messages).toEqual([]);
+      expect((await service.load(alice, thread.threadId)).revision).toBe(0);
+      expect((await service.load(alice, thread.threadId)).messages).toEqual([]);
       expect(logs.filter((entry) => entry.event === 'thread_commit_refused')).toEqual([
         expect.objectContaining({
           level: 'error',
@@ -169,85 +169,85 @@ describe(ThreadService.name, () => {
     });
 
     it('stamps every committed message with its thread, and reads it back from the store', async () => {
-      const { store, repository } = fixture.instance();
-      const thread = await store.create(alice, 'g', 't');
-      const committed = await store.commit(thread, { append: [userMessage('Q'), assistantMessage('A')] });
+      const { service, repository } = fixture.instance();
+      const thread = await service.create(alice, 'g', 't');
+      const committed = await service.commit(thread, { append: [userMessage('Q'), assistantMessage('A')] });
       expect(committed.messages.map((message) => message.threadId)).toEqual([thread.threadId, thread.threadId]);
       expect((await repository.get(thread.threadId))?.messages.map((message) => message.threadId)).toEqual([
         thread.threadId,
         thread.threadId,
       ]);
       await expect(
-        store.commit(committed, { append: [{ ...userMessage('x'), threadId: 'ai_someone_else' }] }),
+        service.commit(committed, { append: [{ ...userMessage('x'), threadId: 'ai_someone_else' }] }),
       ).rejects.toMatchObject({
         message: expect.stringMatching(/belongs to another thread/),
       });
     });
 
     it('turns a commit from a stale record into thread_busy, writes nothing, and reloads fresh afterwards', async () => {
-      const { store } = fixture.instance();
-      const thread = await store.create(alice, 'g', 't');
-      const current = await store.commit(thread, { append: [userMessage('Q1')] });
-      const stale = store.commit(thread, { append: [userMessage('Q from the past')] });
+      const { service } = fixture.instance();
+      const thread = await service.create(alice, 'g', 't');
+      const current = await service.commit(thread, { append: [userMessage('Q1')] });
+      const stale = service.commit(thread, { append: [userMessage('Q from the past')] });
       await expect(stale).rejects.toEqual(expectAppError('thread_busy'));
       await expect(stale).rejects.toMatchObject({ statusCode: 409, retryable: true });
-      const reloaded = await store.load(alice, thread.threadId);
+      const reloaded = await service.load(alice, thread.threadId);
       expect(reloaded.messages.map((message) => message.content)).toEqual(['Q1']);
       expect(reloaded).toEqual(current);
     });
 
     it('applies a replayed operation once and answers with the stored record', async () => {
-      const { store } = fixture.instance();
-      const thread = await store.create(alice, 'g', 't');
+      const { service } = fixture.instance();
+      const thread = await service.create(alice, 'g', 't');
       const round = { operationId: randomUUID(), append: [userMessage('Q'), assistantMessage('A')] };
-      const first = await store.commit(thread, round);
-      const replay = await store.commit(thread, round);
+      const first = await service.commit(thread, round);
+      const replay = await service.commit(thread, round);
       expect(replay.revision).toBe(1);
       expect(replay.messages).toHaveLength(2);
       expect(replay).toEqual(first);
     });
 
     it('keeps, sets and clears the pending interrupt and the title', async () => {
-      const { store } = fixture.instance();
-      let thread = await store.create(alice, 'g', 't');
+      const { service } = fixture.instance();
+      let thread = await service.create(alice, 'g', 't');
       const pending: PendingInterrupt = {
         interrupt: { kind: 'question', toolCallId: 'w1', questionKind: 'confirm', question: 'Which sheet?' },
         toolName: 'propose_create_node',
         remainingToolCalls: [],
         createdTime: 1,
       };
-      thread = await store.commit(thread, {
+      thread = await service.commit(thread, {
         append: [userMessage('Q'), assistantMessage(null, [toolCall('w1', 'propose_create_node')])],
         pendingInterrupt: pending,
         title: 'Renamed',
       });
       expect(thread).toMatchObject({ pendingInterrupt: pending, title: 'Renamed' });
-      thread = await store.commit(thread, { append: [] });
+      thread = await service.commit(thread, { append: [] });
       expect(thread.pendingInterrupt).toEqual(pending);
-      thread = await store.commit(thread, {
+      thread = await service.commit(thread, {
         append: [toolResult('w1', '{"status":"rejected"}', 'propose_create_node', false)],
         pendingInterrupt: null,
       });
       expect(thread.pendingInterrupt).toBeNull();
-      expect(await fixture.instance().store.load(alice, thread.threadId)).toEqual(thread);
+      expect(await fixture.instance().service.load(alice, thread.threadId)).toEqual(thread);
     });
 
     it('keeps at most THREAD_CACHE_SIZE records', async () => {
-      const { store, repository } = fixture.instance();
+      const { service, repository } = fixture.instance();
       const threads = [];
-      for (let index = 0; index < 4; index += 1) threads.push(await store.create(alice, 'g', `t${index}`));
+      for (let index = 0; index < 4; index += 1) threads.push(await service.create(alice, 'g', `t${index}`));
       const get = jest.spyOn(repository, 'get');
-      await store.load(alice, threads[3].threadId);
+      await service.load(alice, threads[3].threadId);
       expect(get).not.toHaveBeenCalled();
-      await store.load(alice, threads[0].threadId); // evicted by the fourth
+      await service.load(alice, threads[0].threadId); // evicted by the fourth
       expect(get).toHaveBeenCalledTimes(1);
     });
   });
 
   describe('roaming between instances on one store', () => {
     it('continues a thread written by another instance with its fresh content', async () => {
-      const a = fixture.instance().store;
-      const b = fixture.instance().store;
+      const a = fixture.instance().service;
+      const b = fixture.instance().service;
       let onA = await a.create(alice, 'g', 't');
       onA = await a.commit(onA, { append: [userMessage('Q1'), assistantMessage('A1')] });
 
@@ -263,8 +263,8 @@ describe(ThreadService.name, () => {
 
     it('sees usage recorded by another instance without reloading the messages', async () => {
       const a = fixture.instance();
-      const b = fixture.instance().store;
-      const thread = await a.store.create(alice, 'g', 't');
+      const b = fixture.instance().service;
+      const thread = await a.service.create(alice, 'g', 't');
       await b.addUsage(alice.workspace, thread.threadId, {
         promptTokens: 10,
         completionTokens: 5,
@@ -274,15 +274,15 @@ describe(ThreadService.name, () => {
         llmCalls: 1,
       });
       const get = jest.spyOn(a.repository, 'get');
-      const loaded = await a.store.load(alice, thread.threadId);
+      const loaded = await a.service.load(alice, thread.threadId);
       expect(loaded.usage).toMatchObject({ totalTokens: 15, llmCalls: 1 });
       expect(get).not.toHaveBeenCalled();
-      expect(await a.store.getWorkspaceUsage(alice.workspace)).toMatchObject({ totalTokens: 15 });
+      expect(await a.service.getWorkspaceUsage(alice.workspace)).toMatchObject({ totalTokens: 15 });
     });
 
     it('forgets a thread deleted by another instance', async () => {
-      const a = fixture.instance().store;
-      const b = fixture.instance().store;
+      const a = fixture.instance().service;
+      const b = fixture.instance().service;
       const thread = await a.create(alice, 'g', 't');
       await b.delete(alice, thread.threadId);
       await expect(a.load(alice, thread.threadId)).rejects.toEqual(expectAppError('not_found'));
@@ -292,8 +292,8 @@ describe(ThreadService.name, () => {
 
   describe('runs', () => {
     it('lets one run at a time hold a thread, across instances, and answers thread_busy (409, retryable) to the others', async () => {
-      const a = fixture.instance().store;
-      const b = fixture.instance().store;
+      const a = fixture.instance().service;
+      const b = fixture.instance().service;
       const thread = await a.create(alice, 'g', 't');
       const lease = await a.acquireRun(thread.threadId);
       await expect(a.acquireRun(thread.threadId)).rejects.toMatchObject({
@@ -310,8 +310,8 @@ describe(ThreadService.name, () => {
     });
 
     it('keeps a long run holding its thread beyond the lease time to live', async () => {
-      const a = fixture.instance().store;
-      const b = fixture.instance().store;
+      const a = fixture.instance().service;
+      const b = fixture.instance().service;
       const thread = await a.create(alice, 'g', 't');
       const lease = await a.acquireRun(thread.threadId);
       await new Promise((resolve) => setTimeout(resolve, 1_600)); // THREAD_LEASE_MS is 1000
@@ -321,20 +321,20 @@ describe(ThreadService.name, () => {
     });
 
     it('beginRun checks ownership before the lease, so a stranger never learns the thread is busy', async () => {
-      const { store } = fixture.instance();
-      const thread = await store.create(alice, 'g', 't');
-      const { thread: loaded, lease } = await store.beginRun(alice, thread.threadId, 'g');
+      const { service } = fixture.instance();
+      const thread = await service.create(alice, 'g', 't');
+      const { thread: loaded, lease } = await service.beginRun(alice, thread.threadId, 'g');
       expect(loaded.threadId).toBe(thread.threadId);
-      await expect(store.beginRun({ ...alice, userId: 'mallory' }, thread.threadId)).rejects.toEqual(
+      await expect(service.beginRun({ ...alice, userId: 'mallory' }, thread.threadId)).rejects.toEqual(
         expectAppError('not_found'),
       );
-      await expect(store.beginRun(alice, thread.threadId)).rejects.toEqual(expectAppError('thread_busy'));
+      await expect(service.beginRun(alice, thread.threadId)).rejects.toEqual(expectAppError('thread_busy'));
       await lease.release();
     });
 
     it('beginRun returns the revision stored once the lease is held', async () => {
-      const a = fixture.instance().store;
-      const b = fixture.instance().store;
+      const a = fixture.instance().service;
+      const b = fixture.instance().service;
       const thread = await a.create(alice, 'g', 't');
       await a.load(alice, thread.threadId);
       await b.commit(await b.load(alice, thread.threadId), { append: [userMessage('from b')] });
@@ -344,8 +344,8 @@ describe(ThreadService.name, () => {
     });
 
     it('releases the leases of unfinished runs at shutdown', async () => {
-      const a = fixture.instance().store;
-      const b = fixture.instance().store;
+      const a = fixture.instance().service;
+      const b = fixture.instance().service;
       const thread = await a.create(alice, 'g', 't');
       await a.acquireRun(thread.threadId);
       await a.beforeApplicationShutdown();
@@ -356,23 +356,23 @@ describe(ThreadService.name, () => {
 
   describe('idempotency keys', () => {
     it('reserves a key per principal, then returns the completed answer', async () => {
-      const { store } = fixture.instance();
-      expect(await store.reserveIdempotencyKey(alice, 'key-1')).toEqual({ state: 'reserved' });
-      expect(await store.reserveIdempotencyKey(alice, 'key-1')).toEqual({ state: 'in_progress' });
-      expect(await store.reserveIdempotencyKey({ ...alice, userId: 'bob' }, 'key-1')).toEqual({ state: 'reserved' });
-      await store.completeIdempotencyKey(alice, 'key-1', { message: 'first answer' });
-      expect(await store.reserveIdempotencyKey(alice, 'key-1')).toEqual({
+      const { service } = fixture.instance();
+      expect(await service.reserveIdempotencyKey(alice, 'key-1')).toEqual({ state: 'reserved' });
+      expect(await service.reserveIdempotencyKey(alice, 'key-1')).toEqual({ state: 'in_progress' });
+      expect(await service.reserveIdempotencyKey({ ...alice, userId: 'bob' }, 'key-1')).toEqual({ state: 'reserved' });
+      await service.completeIdempotencyKey(alice, 'key-1', { message: 'first answer' });
+      expect(await service.reserveIdempotencyKey(alice, 'key-1')).toEqual({
         state: 'completed',
         response: { message: 'first answer' },
       });
-      await store.releaseIdempotencyKey({ ...alice, userId: 'bob' }, 'key-1');
-      expect(await store.reserveIdempotencyKey({ ...alice, userId: 'bob' }, 'key-1')).toEqual({ state: 'reserved' });
+      await service.releaseIdempotencyKey({ ...alice, userId: 'bob' }, 'key-1');
+      expect(await service.reserveIdempotencyKey({ ...alice, userId: 'bob' }, 'key-1')).toEqual({ state: 'reserved' });
       expect(IDEMPOTENCY_TTL_MS).toBe(86_400_000);
     });
 
     it("keeps a running request's key reserved beyond the lease time to live, and stops once it completes", async () => {
-      const a = fixture.instance().store;
-      const b = fixture.instance().store;
+      const a = fixture.instance().service;
+      const b = fixture.instance().service;
       expect(await a.reserveIdempotencyKey(alice, 'long-run')).toEqual({ state: 'reserved' });
       await new Promise((resolve) => setTimeout(resolve, 1_600)); // THREAD_LEASE_MS is 1000
       expect(await b.reserveIdempotencyKey(alice, 'long-run')).toEqual({ state: 'in_progress' });
@@ -386,17 +386,17 @@ describe(ThreadService.name, () => {
 
     it("lets a retry run once a crashed process's reservation has outlived the lease time to live", async () => {
       const crashed = fixture.instance();
-      const survivor = fixture.instance().store;
-      expect(await crashed.store.reserveIdempotencyKey(alice, 'orphan')).toEqual({ state: 'reserved' });
-      await crashed.store.beforeApplicationShutdown(); // the process dies: nothing renews the reservation any more
+      const survivor = fixture.instance().service;
+      expect(await crashed.service.reserveIdempotencyKey(alice, 'orphan')).toEqual({ state: 'reserved' });
+      await crashed.service.beforeApplicationShutdown(); // the process dies: nothing renews the reservation any more
       expect(await survivor.reserveIdempotencyKey(alice, 'orphan')).toEqual({ state: 'in_progress' });
       await new Promise((resolve) => setTimeout(resolve, 1_100));
       expect(await survivor.reserveIdempotencyKey(alice, 'orphan')).toEqual({ state: 'reserved' });
     });
 
     it('never lets a request whose reservation lapsed overwrite or release the key a retry took over', async () => {
-      const stalled = fixture.instance().store;
-      const retry = fixture.instance().store;
+      const stalled = fixture.instance().service;
+      const retry = fixture.instance().service;
       expect(await stalled.reserveIdempotencyKey(alice, 'stalled')).toEqual({ state: 'reserved' });
       await stalled.beforeApplicationShutdown(); // stops renewing, as a process stalled past the hold would
       await new Promise((resolve) => setTimeout(resolve, 1_100)); // THREAD_LEASE_MS is 1000
@@ -413,9 +413,11 @@ describe(ThreadService.name, () => {
     });
 
     it('refuses an empty or oversized key', async () => {
-      const { store } = fixture.instance();
-      await expect(store.reserveIdempotencyKey(alice, '')).rejects.toEqual(expectAppError('bad_request'));
-      await expect(store.reserveIdempotencyKey(alice, 'k'.repeat(256))).rejects.toEqual(expectAppError('bad_request'));
+      const { service } = fixture.instance();
+      await expect(service.reserveIdempotencyKey(alice, '')).rejects.toEqual(expectAppError('bad_request'));
+      await expect(service.reserveIdempotencyKey(alice, 'k'.repeat(256))).rejects.toEqual(
+        expectAppError('bad_request'),
+      );
     });
   });
 });

@@ -4,7 +4,7 @@ import { bodyReadErrorBody, isClientGoneError } from '../errors/body-parser-erro
 import { ErrorBody } from '../errors/error-body';
 import { toErrorBody } from '../errors/to-error-body';
 import { Logger } from '../observability/logger';
-import { findJsonShapeProblem } from './json-shape.check';
+import { findJsonShapeProblem } from './json-shape.checker';
 
 /** Media types read as JSON; any other body is refused with 415 rather than read as no body at all. */
 const JSON_TYPES = ['application/json', 'application/*+json'];

@@ -4,7 +4,7 @@ import { ArangoGraphStore } from '../../src/graph/arango/arango-graph.store';
 import { resetLogSink, setLogSink } from '../../src/observability/logger';
 import { arangoTestConnection } from '../support/arango-test.connection';
 import { closedPortUrl } from '../support/fake-arango.server';
-import { PerTestArangoGraphStore } from '../support/per-test-arango.graph-store';
+import { PerTestArangoGraphStore } from '../support/per-test-arango-graph.store';
 import { describeArangoServerBehaviour } from './arango-server.behaviour';
 import { describeGraphStoreContract } from './graph-store.contract';
 

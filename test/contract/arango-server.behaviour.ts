@@ -3,7 +3,7 @@ import { HiddenIndexDescription } from 'arangojs/indexes';
 import { ArangoQueryExecutor } from '../../src/database/arango/arango-query.executor';
 import { compareVersions } from '../../src/graph/arango/arango-capabilities';
 import { ArangoGraphStore, ArangoGraphStoreOptions } from '../../src/graph/arango/arango-graph.store';
-import { ARANGO_NAMES } from '../../src/graph/arango/arango-names';
+import { ARANGO_GRAPH_NAMES } from '../../src/graph/arango/arango-graph.names';
 import { graphChangeSet } from '../../src/graph/graph-change-set';
 import { GraphDocument, GraphNode } from '../../src/graph/graph.types';
 import { LogEntry } from '../../src/observability/log-entry';
@@ -99,7 +99,7 @@ export function describeArangoServerBehaviour(settings: Settings): void {
 
       it("answers the server's own refusal of a key (error 1221) as bad_request", async () => {
         const executor = new ArangoQueryExecutor(database.db);
-        const insert = aql`INSERT { _key: ${'has space'} } INTO ${database.db.collection(ARANGO_NAMES.nodes)}`;
+        const insert = aql`INSERT { _key: ${'has space'} } INTO ${database.db.collection(ARANGO_GRAPH_NAMES.nodes)}`;
         expect(await appErrorOf(executor.all(insert, 'insert'))).toMatchObject({
           code: 'bad_request',
           statusCode: 400,
@@ -144,7 +144,7 @@ export function describeArangoServerBehaviour(settings: Settings): void {
         definition = runVectorIndexScript(version, vectors.size, String(DIMENSION)).definition;
         expect(definition.storedValues).toEqual(['graphKey', 'embeddingModel']);
         await database.db
-          .collection(ARANGO_NAMES.nodes)
+          .collection(ARANGO_GRAPH_NAMES.nodes)
           .ensureIndex(definition)
           .catch((error: unknown) => {
             throw new Error(
@@ -266,7 +266,7 @@ async function embedClusteredGraphs(
  * 3.12.9+), and answers a query through it.
  */
 async function waitUntilTrained(database: ArangoTestDatabase, name: string, probe: Float32Array): Promise<void> {
-  const nodes = database.db.collection(ARANGO_NAMES.nodes);
+  const nodes = database.db.collection(ARANGO_GRAPH_NAMES.nodes);
   const deadline = Date.now() + 60_000;
   let last: unknown = 'not listed';
   while (Date.now() < deadline) {

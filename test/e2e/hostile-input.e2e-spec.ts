@@ -6,7 +6,7 @@ import request from 'supertest';
 import { nbaWorkflowDemo } from '../../src/graph/demo/nba-workflow.demo';
 import { LogEntry } from '../../src/observability/log-entry';
 import { resetLogSink, setLogSink } from '../../src/observability/logger';
-import { JSON_MAX_DEPTH } from '../../src/validation/json-shape.check';
+import { JSON_MAX_DEPTH } from '../../src/validation/json-shape.checker';
 import { AiSocketClient } from '../support/ai-socket.client';
 import { startTestApp, TestApp } from '../support/test-app';
 

@@ -1,6 +1,6 @@
 import { createServer, IncomingMessage } from 'node:http';
 import { AddressInfo } from 'node:net';
-import { ARANGO_NAMES } from '../../src/graph/arango/arango-names';
+import { ARANGO_GRAPH_NAMES } from '../../src/graph/arango/arango-graph.names';
 
 export interface FakeArangoRequest {
   method: string;
@@ -120,7 +120,8 @@ export function preparedArangoReply(request: FakeArangoRequest): FakeArangoReply
   const path = apiPathOf(request);
   if (path === '/_api/version') return arangoOkReply({ server: 'arango', version: '3.12.4', license: 'community' });
   const collection = path.match(/^\/_api\/collection\/([^/]+)/);
-  if (collection) return arangoOkReply({ name: collection[1], type: collection[1] === ARANGO_NAMES.edges ? 3 : 2 });
+  if (collection)
+    return arangoOkReply({ name: collection[1], type: collection[1] === ARANGO_GRAPH_NAMES.edges ? 3 : 2 });
   if (path === '/_api/index') {
     return request.method === 'GET'
       ? arangoOkReply({ indexes: [] })

@@ -1,5 +1,5 @@
 import { RecordingSink } from '../../../test/support/chat-service.harness';
-import { ThreadServiceFixture, ThreadServiceInstance } from '../../../test/support/thread-store-fixture';
+import { ThreadServiceFixture, ThreadServiceInstance } from '../../../test/support/thread-service.fixture';
 import { Principal } from '../../auth/principal';
 import { AppError } from '../../errors/app-error';
 import { LogEntry } from '../../observability/log-entry';
@@ -22,8 +22,8 @@ describe(ThreadRunSkeleton.name, () => {
   beforeEach(async () => {
     fixture = new ThreadServiceFixture();
     instance = fixture.instance();
-    skeleton = new ThreadRunSkeleton(instance.store, new Logger('agent'));
-    thread = await instance.store.create(alice, 'nba-workflow', 'A thread');
+    skeleton = new ThreadRunSkeleton(instance.service, new Logger('agent'));
+    thread = await instance.service.create(alice, 'nba-workflow', 'A thread');
     logs = [];
     configureLogging({ level: 'info' });
     setLogSink((entry) => logs.push(entry));
@@ -54,7 +54,7 @@ describe(ThreadRunSkeleton.name, () => {
       request(sink),
       async () => ({ thread }),
       async ({ thread: started }, run) => {
-        await expect(instance.store.acquireRun(started.threadId)).rejects.toMatchObject({ code: 'thread_busy' });
+        await expect(instance.service.acquireRun(started.threadId)).rejects.toMatchObject({ code: 'thread_busy' });
         leaseHeldDuringBody = true;
         await run.pause();
         run.usage.add({ promptTokens: 10, completionTokens: 2, cachedTokens: 0, totalTokens: 12 }, 0.001);
@@ -64,9 +64,9 @@ describe(ThreadRunSkeleton.name, () => {
     );
     expect(leaseHeldDuringBody).toBe(true);
     expect(sink.events).toEqual([{ type: 'complete', result: completed }]);
-    const lease = await instance.store.acquireRun(thread.threadId);
+    const lease = await instance.service.acquireRun(thread.threadId);
     await lease.release();
-    expect((await instance.store.load(alice, thread.threadId)).usage).toMatchObject({
+    expect((await instance.service.load(alice, thread.threadId)).usage).toMatchObject({
       promptTokens: 10,
       completionTokens: 2,
       llmCalls: 1,
@@ -105,8 +105,8 @@ describe(ThreadRunSkeleton.name, () => {
         stopReason: 'error',
       }),
     );
-    expect((await instance.store.load(alice, thread.threadId)).usage.promptTokens).toBe(5);
-    await (await instance.store.acquireRun(thread.threadId)).release();
+    expect((await instance.service.load(alice, thread.threadId)).usage.promptTokens).toBe(5);
+    await (await instance.service.acquireRun(thread.threadId)).release();
   });
 
   it('records the usage on its own when the write that records it with the lease’s release fails', async () => {
@@ -127,7 +127,7 @@ describe(ThreadRunSkeleton.name, () => {
       expect.any(String),
       expect.objectContaining({ workspace: 'default' }),
     );
-    expect((await instance.store.load(alice, thread.threadId)).usage).toMatchObject({ promptTokens: 9, llmCalls: 1 });
+    expect((await instance.service.load(alice, thread.threadId)).usage).toMatchObject({ promptTokens: 9, llmCalls: 1 });
     expect(logs).toContainEqual(
       expect.objectContaining({ event: 'thread_lease_release_failed', threadId: thread.threadId }),
     );
@@ -135,7 +135,7 @@ describe(ThreadRunSkeleton.name, () => {
   });
 
   it('refuses a thread another run holds (thread_busy) without running the body, and frees its setup slot', async () => {
-    const held = await instance.store.acquireRun(thread.threadId);
+    const held = await instance.service.acquireRun(thread.threadId);
     const body = jest.fn();
     // More refusals than the gate has slots (DEFAULT_RUN_SETUP_SLOTS): a slot kept by any of them would hang the last run.
     for (let attempt = 0; attempt < DEFAULT_RUN_SETUP_SLOTS + 1; attempt++) {
@@ -157,7 +157,7 @@ describe(ThreadRunSkeleton.name, () => {
 
   it('frees the setup slot when the start fails (thread not found)', async () => {
     for (let attempt = 0; attempt < DEFAULT_RUN_SETUP_SLOTS + 1; attempt++) {
-      const start = async () => ({ thread: await instance.store.load(alice, 'ai_unknown') });
+      const start = async () => ({ thread: await instance.service.load(alice, 'ai_unknown') });
       await expect(skeleton.run('resume', request(), start, jest.fn())).rejects.toMatchObject({ code: 'not_found' });
     }
     await expect(
@@ -187,11 +187,11 @@ describe(ThreadRunSkeleton.name, () => {
 
   it('tells the request the lease was refused before throwing thread_busy, and reports every end to the observer', async () => {
     const ends: RunEnd[] = [];
-    const observed = new ThreadRunSkeleton(instance.store, new Logger('agent'), {
+    const observed = new ThreadRunSkeleton(instance.service, new Logger('agent'), {
       runEnded: (end) => ends.push(end),
       conflict: () => undefined,
     });
-    const held = await instance.store.acquireRun(thread.threadId);
+    const held = await instance.service.acquireRun(thread.threadId);
     const refused: string[] = [];
     await expect(
       observed.run('chat', { ...request(), refused: (id) => refused.push(id) }, async () => ({ thread }), jest.fn()),
@@ -237,7 +237,7 @@ describe(ThreadRunSkeleton.name, () => {
       [1, true],
       [0, false],
     ] as const) {
-      const paced = new ThreadRunSkeleton(instance.store, new Logger('agent'), undefined, undefined, {
+      const paced = new ThreadRunSkeleton(instance.service, new Logger('agent'), undefined, undefined, {
         streamTurnBudgetMs: budgetMs,
       });
       await paced.run(

@@ -2,7 +2,7 @@ import { ClassConstructor, plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
 import { AppError } from '../../errors/app-error';
 import { validationExceptionFactory } from '../../errors/validation-exception.factory';
-import { findJsonShapeProblem } from '../../validation/json-shape.check';
+import { findJsonShapeProblem } from '../../validation/json-shape.checker';
 import { SOCKET_PAYLOAD_CHECKS } from './socket-payload.schemas';
 
 /**

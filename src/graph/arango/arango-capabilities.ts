@@ -1,4 +1,4 @@
-/** What the connected server can do, detected once at start (arango-schema.ts). */
+/** What the connected server can do, detected once at start (arango-graph.schema.ts). */
 export interface ArangoCapabilities {
   /** e.g. "3.12.4". */
   version: string;

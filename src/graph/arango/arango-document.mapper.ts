@@ -1,6 +1,6 @@
 import { Graph, GraphEdge, GraphNode, NodeTypeConfig } from '../graph.types';
 import { collectStrings } from '../search/node-search-fields';
-import { ARANGO_NAMES, EMBEDDING_FIELDS, SEARCH_DATA_FIELD } from './arango-names';
+import { ARANGO_GRAPH_NAMES, EMBEDDING_FIELDS, SEARCH_DATA_FIELD } from './arango-graph.names';
 
 /** Bound on the flattened `data` text stored for search (same bound as the embedded store's index). */
 const MAX_SEARCH_DATA_CHARS = 10_000;
@@ -22,7 +22,7 @@ export class ArangoDocumentMapper {
   }
 
   static nodeId(graphKey: string, localKey: string): string {
-    return `${ARANGO_NAMES.nodes}/${ArangoDocumentMapper.compositeKey(graphKey, localKey)}`;
+    return `${ARANGO_GRAPH_NAMES.nodes}/${ArangoDocumentMapper.compositeKey(graphKey, localKey)}`;
   }
 
   /** `{graphKey}-{localKey}` → `localKey`; a key without the prefix (not written by Nodius's scheme) is kept as is. */
@@ -123,7 +123,7 @@ function withoutFields(source: object, fields: readonly string[]): StoredDocumen
 }
 
 function endpoint(handle: unknown, stored: unknown, graphKey: string): string {
-  const prefix = `${ARANGO_NAMES.nodes}/${graphKey}-`;
+  const prefix = `${ARANGO_GRAPH_NAMES.nodes}/${graphKey}-`;
   if (typeof handle === 'string' && handle.startsWith(prefix)) return handle.slice(prefix.length);
   return typeof stored === 'string' ? ArangoDocumentMapper.localKey(graphKey, stored) : '';
 }

@@ -2,7 +2,7 @@ import { Database } from 'arangojs';
 import { AqlQuery, isAqlQuery } from 'arangojs/aql';
 import { containsDeep, limitsNestedLoops, referencedBindVars } from '../../../test/support/aql-bind-vars';
 import { ArangoGraphCollections, ArangoGraphQueries } from './arango-graph.queries';
-import { ARANGO_NAMES } from './arango-names';
+import { ARANGO_GRAPH_NAMES } from './arango-graph.names';
 
 /** Values an attacker controls (keys, workspace, query text) crafted to break out of an AQL string. */
 const HOSTILE = {
@@ -20,15 +20,15 @@ const ALLOWED_LITERALS = new Set(['"bfs"', '"global"', '" "', '"replace"']);
 // Building queries needs only collection handles: no request is made, no server is needed.
 const db = new Database({ url: 'http://127.0.0.1:1', databaseName: 'unused' });
 const collections: ArangoGraphCollections = {
-  graphs: db.collection(ARANGO_NAMES.graphs),
-  nodes: db.collection(ARANGO_NAMES.nodes),
-  edges: db.collection(ARANGO_NAMES.edges),
-  nodeConfigs: db.collection(ARANGO_NAMES.nodeConfigs),
-  searchView: db.view(ARANGO_NAMES.searchView),
+  graphs: db.collection(ARANGO_GRAPH_NAMES.graphs),
+  nodes: db.collection(ARANGO_GRAPH_NAMES.nodes),
+  edges: db.collection(ARANGO_GRAPH_NAMES.edges),
+  nodeConfigs: db.collection(ARANGO_GRAPH_NAMES.nodeConfigs),
+  searchView: db.view(ARANGO_GRAPH_NAMES.searchView),
 };
 const queries = new ArangoGraphQueries(collections);
 const compositeKey = `${HOSTILE.graphKey}-${HOSTILE.nodeKey}`;
-const nodeId = `${ARANGO_NAMES.nodes}/${compositeKey}`;
+const nodeId = `${ARANGO_GRAPH_NAMES.nodes}/${compositeKey}`;
 
 /** One of each query the store sends, all built from hostile values. */
 function everyQuery(): Record<string, AqlQuery> {
@@ -107,8 +107,13 @@ describe(ArangoGraphQueries.name, () => {
 
     it('reaches collections and the view through @@ bind variables only', () => {
       const collectionVars = Object.entries(query.bindVars).filter(([name]) => name.startsWith('@'));
-      for (const [, value] of collectionVars) expect(Object.values(ARANGO_NAMES)).toContain(value);
-      for (const name of [ARANGO_NAMES.graphs, ARANGO_NAMES.nodes, ARANGO_NAMES.edges, ARANGO_NAMES.nodeConfigs]) {
+      for (const [, value] of collectionVars) expect(Object.values(ARANGO_GRAPH_NAMES)).toContain(value);
+      for (const name of [
+        ARANGO_GRAPH_NAMES.graphs,
+        ARANGO_GRAPH_NAMES.nodes,
+        ARANGO_GRAPH_NAMES.edges,
+        ARANGO_GRAPH_NAMES.nodeConfigs,
+      ]) {
         expect(query.query).not.toContain(name);
       }
     });
@@ -195,14 +200,14 @@ describe(ArangoGraphQueries.name, () => {
     });
     expect(
       query.bindVars[
-        Object.keys(query.bindVars).find((name) => query.bindVars[name] === ARANGO_NAMES.searchView) as string
+        Object.keys(query.bindVars).find((name) => query.bindVars[name] === ARANGO_GRAPH_NAMES.searchView) as string
       ],
-    ).toBe(ARANGO_NAMES.searchView);
+    ).toBe(ARANGO_GRAPH_NAMES.searchView);
     expect(query.query).toMatch(/FOR n IN @@\w+\s+SEARCH n\.graphKey == @\w+ AND/);
     expect(query.query).toContain('LET score = BM25(n)');
     expect(query.query).toContain('FILTER score > 0');
     expect(Object.values(query.bindVars)).toEqual(
-      expect.arrayContaining([ARANGO_NAMES.identifierAnalyzer, ARANGO_NAMES.proseAnalyzer]),
+      expect.arrayContaining([ARANGO_GRAPH_NAMES.identifierAnalyzer, ARANGO_GRAPH_NAMES.proseAnalyzer]),
     );
   });
 

@@ -3,7 +3,7 @@ import { AqlQuery } from 'arangojs/aql';
 import { DocumentCollection, EdgeCollection } from 'arangojs/collections';
 import { View } from 'arangojs/views';
 import { EdgeDirection } from '../graph-data-source';
-import { ARANGO_NAMES, EMBEDDING_FIELDS, SEARCH_DATA_FIELD } from './arango-names';
+import { ARANGO_GRAPH_NAMES, EMBEDDING_FIELDS, SEARCH_DATA_FIELD } from './arango-graph.names';
 
 /** The collections and view the queries run against (arangojs objects: they become `@@` bind variables). */
 export interface ArangoGraphCollections {
@@ -184,8 +184,8 @@ export class ArangoGraphQueries {
    */
   lexicalSearch(params: LexicalSearchParams): AqlQuery {
     const { workspace, graphKey, query } = params;
-    const identifier = ARANGO_NAMES.identifierAnalyzer;
-    const prose = ARANGO_NAMES.proseAnalyzer;
+    const identifier = ARANGO_GRAPH_NAMES.identifierAnalyzer;
+    const prose = ARANGO_GRAPH_NAMES.proseAnalyzer;
     const searchOptions = params.waitForSync ? aql`OPTIONS { waitForSync: true }` : aql``;
     const sheetFilter = params.sheet === undefined ? aql`` : aql`FILTER n.sheet == ${params.sheet}`;
     return aql`

@@ -12,9 +12,9 @@ import { documentKeyProblems } from './arango-document-key';
 import { ArangoDocumentMapper } from './arango-document.mapper';
 import { ArangoGraphDataSource } from './arango-graph.data-source';
 import { ArangoGraphCollections, ArangoGraphQueries } from './arango-graph.queries';
-import { ARANGO_NAMES, EMBEDDING_FIELDS } from './arango-names';
+import { ARANGO_GRAPH_NAMES, EMBEDDING_FIELDS } from './arango-graph.names';
 import { ArangoQueryExecutor } from '../../database/arango/arango-query.executor';
-import { ArangoSchema } from './arango-schema';
+import { ArangoGraphSchema } from './arango-graph.schema';
 import { DEFAULT_VECTOR_EXACT_SCAN_BELOW } from './arango-vector-search.plan';
 import { runArangoSchemaSetup } from '../../database/arango/arango-schema.setup';
 
@@ -56,11 +56,11 @@ export class ArangoGraphStore implements GraphStore {
     private readonly options: ArangoGraphStoreOptions = {},
   ) {
     this.collections = {
-      graphs: db.collection(ARANGO_NAMES.graphs),
-      nodes: db.collection(ARANGO_NAMES.nodes),
-      edges: db.collection(ARANGO_NAMES.edges),
-      nodeConfigs: db.collection(ARANGO_NAMES.nodeConfigs),
-      searchView: db.view(ARANGO_NAMES.searchView),
+      graphs: db.collection(ARANGO_GRAPH_NAMES.graphs),
+      nodes: db.collection(ARANGO_GRAPH_NAMES.nodes),
+      edges: db.collection(ARANGO_GRAPH_NAMES.edges),
+      nodeConfigs: db.collection(ARANGO_GRAPH_NAMES.nodeConfigs),
+      searchView: db.view(ARANGO_GRAPH_NAMES.searchView),
     };
     this.queries = new ArangoGraphQueries(this.collections);
     this.executor = new ArangoQueryExecutor(db);
@@ -227,7 +227,7 @@ export class ArangoGraphStore implements GraphStore {
 }
 
 function ensureSchema(db: Database): Promise<ArangoCapabilities> {
-  return runArangoSchemaSetup(db, 'schema', () => new ArangoSchema(db).ensure());
+  return runArangoSchemaSetup(db, 'schema', () => new ArangoGraphSchema(db).ensure());
 }
 
 function pick(source: StoredDocument, fields: readonly string[]): StoredDocument {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { ARANGO_NAMES } from './arango-names';
+import { ARANGO_GRAPH_NAMES } from './arango-graph.names';
 import {
   IDENTIFIER_INPUT_MAX_CHARS,
   IDENTIFIER_SPLIT_QUERY,
@@ -53,7 +53,7 @@ describe('search definitions', () => {
     const byName = new Map(SEARCH_ANALYZERS.map((analyzer) => [analyzer.name, analyzer.options]));
     for (const options of byName.values())
       expect(options.features).toEqual(expect.arrayContaining(['frequency', 'norm']));
-    const prose = byName.get(ARANGO_NAMES.proseAnalyzer) as {
+    const prose = byName.get(ARANGO_GRAPH_NAMES.proseAnalyzer) as {
       type: string;
       properties: { stopwords: string[]; accent: boolean; stemming: boolean };
     };
@@ -62,7 +62,7 @@ describe('search definitions', () => {
       properties: { locale: 'en', case: 'lower', accent: false, stemming: true },
     });
     expect(prose.properties.stopwords).toEqual(expect.arrayContaining(['the', 'which', 'les']));
-    const identifier = byName.get(ARANGO_NAMES.identifierAnalyzer) as {
+    const identifier = byName.get(ARANGO_GRAPH_NAMES.identifierAnalyzer) as {
       type: string;
       properties: { pipeline: Array<{ type: string }> };
     };
@@ -78,7 +78,7 @@ describe('search definitions', () => {
     expect(fields.graphKey.analyzers).toEqual(['identity']);
     expect(fields.type.analyzers).toContain('identity');
     expect(fields.process.analyzers).toEqual(
-      expect.arrayContaining([ARANGO_NAMES.identifierAnalyzer, ARANGO_NAMES.proseAnalyzer]),
+      expect.arrayContaining([ARANGO_GRAPH_NAMES.identifierAnalyzer, ARANGO_GRAPH_NAMES.proseAnalyzer]),
     );
   });
 });
@@ -87,7 +87,7 @@ describe('search analyzer versions', () => {
   it('changes analyzer definitions only together with their _vN names (a server keeps the first definition it saw)', () => {
     const fingerprint = createHash('sha256').update(JSON.stringify(SEARCH_ANALYZERS)).digest('hex').slice(0, 16);
     // If this fails, the analyzers changed (e.g. the shared stop words): bump the _vN suffixes in
-    // arango-names.ts (the view's link follows at the next start), then pin the new fingerprint here.
+    // arango-graph.names.ts (the view's link follows at the next start), then pin the new fingerprint here.
     expect({ names: SEARCH_ANALYZERS.map((analyzer) => analyzer.name), fingerprint }).toEqual({
       names: ['nodius_ai_prose_v1', 'nodius_ai_identifier_v2'],
       fingerprint: '9255e51b8fde1b7a',

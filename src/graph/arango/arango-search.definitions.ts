@@ -2,7 +2,7 @@ import { CreateAnalyzerOptions } from 'arangojs/analyzers';
 import { ArangoSearchViewLinkOptions } from 'arangojs/views';
 import { MAX_PROCESS_CHARS } from '../search/node-search-fields';
 import { SEARCH_STOP_WORDS } from '../search/search-stop-words';
-import { ARANGO_NAMES, SEARCH_DATA_FIELD } from './arango-names';
+import { ARANGO_GRAPH_NAMES, SEARCH_DATA_FIELD } from './arango-graph.names';
 
 /**
  * The ArangoSearch side of BM25 search over nodes: two analyzers and the view link over nodius_nodes.
@@ -18,8 +18,8 @@ import { ARANGO_NAMES, SEARCH_DATA_FIELD } from './arango-names';
  * on code and data: it matches a whole identifier as written (`fetchplay`), which rewards exact use.
  * Queries go through the same analyzers server-side (TOKENS), so both sides meet on the same terms.
  *
- * Both analyzers are created at start when missing (arango-schema.ts). Changing a definition means a
- * new name (the `_vN` suffix in arango-names.ts): an analyzer in use by a view cannot be redefined.
+ * Both analyzers are created at start when missing (arango-graph.schema.ts). Changing a definition means a
+ * new name (the `_vN` suffix in arango-graph.names.ts): an analyzer in use by a view cannot be redefined.
  */
 
 const ANALYZER_FEATURES: Array<'frequency' | 'norm' | 'position'> = ['frequency', 'norm', 'position'];
@@ -67,9 +67,9 @@ export const IDENTIFIER_SPLIT_QUERY = `RETURN ${IDENTIFIER_SPLIT_STEPS.reduce(
 )}`;
 
 export const SEARCH_ANALYZERS: ReadonlyArray<{ name: string; options: CreateAnalyzerOptions }> = [
-  { name: ARANGO_NAMES.proseAnalyzer, options: { ...TEXT_STAGE, features: ANALYZER_FEATURES } },
+  { name: ARANGO_GRAPH_NAMES.proseAnalyzer, options: { ...TEXT_STAGE, features: ANALYZER_FEATURES } },
   {
-    name: ARANGO_NAMES.identifierAnalyzer,
+    name: ARANGO_GRAPH_NAMES.identifierAnalyzer,
     options: {
       type: 'pipeline',
       features: ANALYZER_FEATURES,
@@ -96,9 +96,9 @@ export const NODE_SEARCH_LINK: ArangoSearchViewLinkOptions = {
   storeValues: 'none',
   fields: {
     graphKey: { analyzers: ['identity'] },
-    _key: { analyzers: [ARANGO_NAMES.identifierAnalyzer] },
-    type: { analyzers: ['identity', ARANGO_NAMES.identifierAnalyzer] },
-    process: { analyzers: [ARANGO_NAMES.identifierAnalyzer, ARANGO_NAMES.proseAnalyzer] },
-    [SEARCH_DATA_FIELD]: { analyzers: [ARANGO_NAMES.identifierAnalyzer, ARANGO_NAMES.proseAnalyzer] },
+    _key: { analyzers: [ARANGO_GRAPH_NAMES.identifierAnalyzer] },
+    type: { analyzers: ['identity', ARANGO_GRAPH_NAMES.identifierAnalyzer] },
+    process: { analyzers: [ARANGO_GRAPH_NAMES.identifierAnalyzer, ARANGO_GRAPH_NAMES.proseAnalyzer] },
+    [SEARCH_DATA_FIELD]: { analyzers: [ARANGO_GRAPH_NAMES.identifierAnalyzer, ARANGO_GRAPH_NAMES.proseAnalyzer] },
   },
 };

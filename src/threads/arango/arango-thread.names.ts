@@ -1,4 +1,4 @@
-import { ARANGO_NAMES } from '../../graph/arango/arango-names';
+import { ARANGO_GRAPH_NAMES } from '../../graph/arango/arango-graph.names';
 
 /**
  * Collections of the ArangoDB thread repository. Threads are Nodius's `nodius_ai_threads` documents
@@ -6,7 +6,7 @@ import { ARANGO_NAMES } from '../../graph/arango/arango-names';
  * apart so that a lease renewal, a usage total or an Idempotency-Key never rewrites a thread document.
  */
 export const ARANGO_THREAD_NAMES = {
-  threads: ARANGO_NAMES.threads,
+  threads: ARANGO_GRAPH_NAMES.threads,
   /** Run leases, `_key` = thread id. */
   leases: 'nodius_ai_thread_leases',
   /** Usage totals per workspace, `_key` = hashed workspace. */

@@ -10,7 +10,7 @@ import { SqliteThreadRepository } from '../../src/threads/sqlite/sqlite-thread.r
 import { ThreadService } from '../../src/threads/thread.service';
 
 export interface ThreadServiceInstance {
-  store: ThreadService;
+  service: ThreadService;
   repository: SqliteThreadRepository;
   db: Database;
 }
@@ -20,7 +20,7 @@ export interface ThreadServiceInstance {
  * service process sharing the store (roaming, leases).
  */
 export class ThreadServiceFixture {
-  readonly dataDir = mkdtempSync(path.join(tmpdir(), 'thread-store-'));
+  readonly dataDir = mkdtempSync(path.join(tmpdir(), 'thread-service-'));
   readonly config: AppConfig;
   private readonly instances: ThreadServiceInstance[] = [];
 
@@ -32,14 +32,14 @@ export class ThreadServiceFixture {
   instance(): ThreadServiceInstance {
     const db = openSqliteDatabase(this.dataDir);
     const repository = new SqliteThreadRepository(db);
-    const instance = { store: new ThreadService(repository, this.config), repository, db };
+    const instance = { service: new ThreadService(repository, this.config), repository, db };
     this.instances.push(instance);
     return instance;
   }
 
   async close(): Promise<void> {
     for (const instance of this.instances) {
-      await instance.store.beforeApplicationShutdown();
+      await instance.service.beforeApplicationShutdown();
       instance.db.close();
     }
     rmSync(this.dataDir, { recursive: true, force: true });

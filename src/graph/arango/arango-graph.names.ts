@@ -1,9 +1,9 @@
 /**
  * Names of everything this service uses in an ArangoDB database. The collections are Nodius's own;
- * the view and analyzers are added by this service (arango-schema.ts) and carry a
+ * the view and analyzers are added by this service (arango-graph.schema.ts) and carry a
  * version suffix, because an analyzer cannot be redefined in place: a changed definition gets a new name.
  */
-export const ARANGO_NAMES = {
+export const ARANGO_GRAPH_NAMES = {
   graphs: 'nodius_graphs',
   nodes: 'nodius_nodes',
   edges: 'nodius_edges',

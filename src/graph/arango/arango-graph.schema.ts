@@ -5,7 +5,7 @@ import { HiddenIndexDescription } from 'arangojs/indexes';
 import { ArangoSearchViewLink, ArangoSearchViewLinkOptions, ArangoSearchViewProperties } from 'arangojs/views';
 import { Logger } from '../../observability/logger';
 import { ArangoCapabilities, detectVectorIndex, IndexLike } from './arango-capabilities';
-import { ARANGO_NAMES } from './arango-names';
+import { ARANGO_GRAPH_NAMES } from './arango-graph.names';
 import { NODE_SEARCH_LINK, SEARCH_ANALYZERS } from './arango-search.definitions';
 
 const logger = new Logger('arango-store');
@@ -16,14 +16,19 @@ const DUPLICATE_NAME = 1207;
 /** What ArangoSearch applies to a link or field that names no analyzers. */
 const DEFAULT_ANALYZERS = ['identity'];
 
-const DOCUMENT_COLLECTIONS = [ARANGO_NAMES.graphs, ARANGO_NAMES.nodes, ARANGO_NAMES.nodeConfigs, ARANGO_NAMES.threads];
+const DOCUMENT_COLLECTIONS = [
+  ARANGO_GRAPH_NAMES.graphs,
+  ARANGO_GRAPH_NAMES.nodes,
+  ARANGO_GRAPH_NAMES.nodeConfigs,
+  ARANGO_GRAPH_NAMES.threads,
+];
 
 /** Persistent indexes the queries rely on (nodes/edges have no workspace: they are reached through graphKey). */
 const INDEXES: ReadonlyArray<{ collection: string; fields: string[] }> = [
-  { collection: ARANGO_NAMES.nodes, fields: ['graphKey'] },
-  { collection: ARANGO_NAMES.edges, fields: ['graphKey'] },
-  { collection: ARANGO_NAMES.graphs, fields: ['workspace'] },
-  { collection: ARANGO_NAMES.nodeConfigs, fields: ['workspace'] },
+  { collection: ARANGO_GRAPH_NAMES.nodes, fields: ['graphKey'] },
+  { collection: ARANGO_GRAPH_NAMES.edges, fields: ['graphKey'] },
+  { collection: ARANGO_GRAPH_NAMES.graphs, fields: ['workspace'] },
+  { collection: ARANGO_GRAPH_NAMES.nodeConfigs, fields: ['workspace'] },
 ];
 
 /**
@@ -32,7 +37,7 @@ const INDEXES: ReadonlyArray<{ collection: string; fields: string[] }> = [
  * is), the indexes, the search analyzers and the search view. Then detects what the server offers
  * (version, a usable vector index). Never drops or rewrites anything.
  */
-export class ArangoSchema {
+export class ArangoGraphSchema {
   constructor(private readonly db: Database) {}
 
   async ensure(): Promise<ArangoCapabilities> {
@@ -44,7 +49,7 @@ export class ArangoSchema {
     // withHidden: indexes still being built are listed (with their progress), and from 3.12.10 the
     // number of centroids each shard was trained with.
     const indexes: IndexLike[] = await this.db
-      .collection(ARANGO_NAMES.nodes)
+      .collection(ARANGO_GRAPH_NAMES.nodes)
       .indexes<HiddenIndexDescription>({ withHidden: true });
     const { vectorIndex, ignored } = detectVectorIndex(version, indexes);
     for (const index of ignored)
@@ -60,7 +65,7 @@ export class ArangoSchema {
 
   private async ensureCollections(): Promise<void> {
     for (const name of DOCUMENT_COLLECTIONS) await this.ensureCollection(name, CollectionType.DOCUMENT_COLLECTION);
-    await this.ensureCollection(ARANGO_NAMES.edges, CollectionType.EDGE_COLLECTION);
+    await this.ensureCollection(ARANGO_GRAPH_NAMES.edges, CollectionType.EDGE_COLLECTION);
   }
 
   private async ensureCollection(name: string, type: CollectionType): Promise<void> {
@@ -98,18 +103,18 @@ export class ArangoSchema {
 
   /** Creates the view, or adds/repairs its link to nodius_nodes; an unchanged link is left alone (no reindex). */
   private async ensureSearchView(): Promise<void> {
-    const view = this.db.view(ARANGO_NAMES.searchView);
+    const view = this.db.view(ARANGO_GRAPH_NAMES.searchView);
     if (!(await view.exists())) {
       await ignoreDuplicate(() =>
-        view.create({ type: 'arangosearch', links: { [ARANGO_NAMES.nodes]: NODE_SEARCH_LINK } }),
+        view.create({ type: 'arangosearch', links: { [ARANGO_GRAPH_NAMES.nodes]: NODE_SEARCH_LINK } }),
       );
-      logger.info('arango_view_created', { view: ARANGO_NAMES.searchView });
+      logger.info('arango_view_created', { view: ARANGO_GRAPH_NAMES.searchView });
       return;
     }
     const properties = (await view.properties()) as ArangoSearchViewProperties;
-    if (!isSameLink(properties.links?.[ARANGO_NAMES.nodes])) {
-      await view.updateProperties({ links: { [ARANGO_NAMES.nodes]: NODE_SEARCH_LINK } });
-      logger.info('arango_view_link_updated', { view: ARANGO_NAMES.searchView });
+    if (!isSameLink(properties.links?.[ARANGO_GRAPH_NAMES.nodes])) {
+      await view.updateProperties({ links: { [ARANGO_GRAPH_NAMES.nodes]: NODE_SEARCH_LINK } });
+      logger.info('arango_view_link_updated', { view: ARANGO_GRAPH_NAMES.searchView });
     }
   }
 }

@@ -1,4 +1,4 @@
-import { findJsonShapeProblem, JSON_MAX_DEPTH } from './json-shape.check';
+import { findJsonShapeProblem, JSON_MAX_DEPTH } from './json-shape.checker';
 
 describe(findJsonShapeProblem.name, () => {
   const nested = (levels: number): unknown => JSON.parse(`${'{"a":'.repeat(levels - 1)}{}${'}'.repeat(levels - 1)}`);
