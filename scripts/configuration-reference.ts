@@ -120,11 +120,19 @@ const code = (text: string) => (text === '' ? '' : `\`${text.replace(/`/g, "'")}
 /** The tables of docs/configuration.md, between their markers. */
 export function renderConfigurationReference(envExample: string, registry: ProviderRegistry): string {
   const schema = schemaVariables();
-  const providerVariables = new Map<string, string>();
+  const keyOf = new Map<string, string[]>();
+  const baseUrlOf = new Map<string, string[]>();
   for (const entry of registry.entries()) {
-    if (entry.apiKeyEnvVar) providerVariables.set(entry.apiKeyEnvVar, `API key of the \`${entry.name}\` entry`);
-    providerVariables.set(baseUrlOverrideVariable(entry.name), `base URL of the \`${entry.name}\` entry`);
+    if (entry.apiKeyEnvVar) keyOf.set(entry.apiKeyEnvVar, [...(keyOf.get(entry.apiKeyEnvVar) ?? []), entry.name]);
+    const override = baseUrlOverrideVariable(entry.name);
+    baseUrlOf.set(override, [...(baseUrlOf.get(override) ?? []), entry.name]);
   }
+  const entries = (names: string[]) =>
+    `${names.map((name) => `\`${name}\``).join(', ')} ${names.length > 1 ? 'entries' : 'entry'}`;
+  const providerVariables = new Map<string, string>([
+    ...[...keyOf].map(([variable, names]) => [variable, `API key of the ${entries(names)}`] as const),
+    ...[...baseUrlOf].map(([variable, names]) => [variable, `base URL of the ${entries(names)}`] as const),
+  ]);
   const registryBaseUrls = new Map(
     registry.entries().map((entry) => [baseUrlOverrideVariable(entry.name), entry.baseURL ?? '']),
   );
@@ -136,14 +144,20 @@ export function renderConfigurationReference(envExample: string, registry: Provi
       return variable.active || variable.value === '' ? 'unset' : `unset (e.g. ${code(variable.value)})`;
     }
     const fromRegistry = registryBaseUrls.get(variable.name);
-    if (fromRegistry !== undefined) return fromRegistry ? code(fromRegistry) : 'unset';
+    if (fromRegistry !== undefined) {
+      const example = variable.value !== '' && variable.value !== fromRegistry ? ` (e.g. ${code(variable.value)})` : '';
+      return (fromRegistry ? code(fromRegistry) : 'unset') + example;
+    }
     return variable.active || variable.value === '' ? 'unset' : code(variable.value);
   };
-  const acceptedOf = (variable: ExampleVariable): string => {
+  const acceptedOf = (variable: ExampleVariable, section: ExampleSection): string => {
     const declared = schema.get(variable.name);
     if (declared) return acceptedValues(declared.rules);
-    if (providerVariables.has(variable.name)) return providerVariables.get(variable.name)!;
-    return 'read by docker compose or the tests, not the service';
+    const provider = providerVariables.get(variable.name);
+    if (provider) return provider;
+    if (/compose/i.test(section.title)) return 'read by docker compose, not the service';
+    if (/test/i.test(section.title)) return 'read by the tests, not the service';
+    return 'not read by the service';
   };
 
   const lines = [BEGIN_MARKER, ''];
@@ -154,7 +168,7 @@ export function renderConfigurationReference(envExample: string, registry: Provi
     for (const entry of section.entries) {
       const names = entry.variables.map((variable) => code(variable.name)).join('<br>');
       const defaults = entry.variables.map(defaultOf).join('<br>');
-      const accepted = entry.variables.map(acceptedOf).join('<br>');
+      const accepted = entry.variables.map((variable) => acceptedOf(variable, section)).join('<br>');
       const notes = entry.variables
         .filter((variable) => variable.note !== '')
         .map((variable) => `${code(variable.name)}: ${variable.note}`);
