@@ -19,7 +19,7 @@ describe(`${RedisConnection.name} (a real redis-server)`, () => {
     await redis.stop();
   });
 
-  it('is up while every connection is ready, down with the reason while Redis is gone, and up again by itself', async () => {
+  it('is up while the command connection works, down with the reason while Redis is gone, and up again by itself', async () => {
     const connection = new RedisConnection(redis.url);
     const changes: boolean[] = [];
     connection.onStateChange((up) => changes.push(up));
@@ -40,6 +40,57 @@ describe(`${RedisConnection.name} (a real redis-server)`, () => {
       expect(changes).toEqual([true, false, true]);
       expect(logged.filter((entry) => entry.event === 'redis_up')).toHaveLength(2);
     } finally {
+      await connection.close();
+    }
+  });
+
+  it('stays up when the server closes idle connections (`timeout`) or an operator kills one: each reconnects quietly', async () => {
+    const connection = new RedisConnection(redis.url);
+    const changes: boolean[] = [];
+    connection.onStateChange((up) => changes.push(up));
+    const downsBefore = logged.filter((entry) => entry.event === 'redis_down').length;
+    const subscriber = connection.client({ role: 'spec-idle-sub', offlineQueue: true });
+    const idle = connection.client({ role: 'spec-idle' });
+    const received: string[] = [];
+    subscriber.on('message', (_channel: string, message: string) => received.push(message));
+    let closes = 0;
+    for (const client of [connection.commands, idle]) client.on('close', () => closes++);
+    try {
+      expect(await connection.ready(5_000)).toBe(true);
+      await subscriber.subscribe('graph-ai:spec-idle');
+      await waitUntil(() => idle.status === 'ready');
+      redis.cli('CONFIG', 'SET', 'timeout', '1');
+      await waitUntil(() => closes >= 2, 5_000, 'the idle connections closed by the server');
+      redis.cli('CLIENT', 'KILL', 'TYPE', 'pubsub');
+      redis.cli('CLIENT', 'KILL', 'TYPE', 'normal');
+      await waitUntil(() => connection.commands.status === 'ready' && subscriber.status === 'ready');
+      expect(connection.isUp).toBe(true);
+      expect(changes).toEqual([true]);
+      expect(logged.filter((entry) => entry.event === 'redis_down')).toHaveLength(downsBefore);
+      for (let attempt = 0; attempt < 50 && !received.includes('after'); attempt++) {
+        await connection.commands.publish('graph-ai:spec-idle', 'after');
+        await sleep(20);
+      }
+      expect(received).toContain('after');
+    } finally {
+      redis.cli('CONFIG', 'SET', 'timeout', '0');
+      await connection.close();
+    }
+  });
+
+  it('keeps its connections alive with a PING, so an idle timeout longer than the keep-alive never closes them', async () => {
+    const connection = new RedisConnection(redis.url, { keepAliveMs: 300 });
+    const idle = connection.client({ role: 'spec-kept' });
+    let closes = 0;
+    for (const client of [connection.commands, idle]) client.on('close', () => closes++);
+    try {
+      expect(await connection.ready(5_000)).toBe(true);
+      await waitUntil(() => idle.status === 'ready');
+      redis.cli('CONFIG', 'SET', 'timeout', '1');
+      await sleep(2_500);
+      expect(closes).toBe(0);
+    } finally {
+      redis.cli('CONFIG', 'SET', 'timeout', '0');
       await connection.close();
     }
   });

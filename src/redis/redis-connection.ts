@@ -9,6 +9,18 @@ export interface RedisHealth {
 
 export type RedisStateListener = (up: boolean) => void;
 
+export interface RedisConnectionTimings {
+  /** How long the command connection may be away before Redis counts as down (a failed reconnection counts at once). */
+  downAfterMs: number;
+  /** How often every connection that is not a subscriber sends a PING, so a server `timeout` rarely closes it. */
+  keepAliveMs: number;
+}
+
+export const DEFAULT_REDIS_CONNECTION_TIMINGS: RedisConnectionTimings = Object.freeze({
+  downAfterMs: 1_000,
+  keepAliveMs: 10_000,
+});
+
 /** How long a health PING may take before Redis counts as down. */
 const PING_TIMEOUT_MS = 1_000;
 /** How long a connection may take to QUIT at shutdown before it is cut. */
@@ -18,28 +30,46 @@ const logger = new Logger('redis');
 
 /**
  * This instance's connections to REDIS_URL (one per role: commands, pub/sub, blocking stream reads),
- * each reconnecting by itself, forever. It is up while EVERY connection (once opened) is ready: sharing
- * is only whole once the subscribers are back too; down as soon as one is lost; users subscribe to its changes to
- * fall back to their single-instance behaviour while Redis is down and to take up sharing again when it
- * is back (docs/deployment.md, "Redis down"). Every connection is closed at application shutdown, after
- * the transports (the Socket.IO adapter unsubscribes first). Only built when REDIS_URL is set: without
- * it nothing of this module runs.
+ * each reconnecting by itself, forever. Whether Redis is up is decided by the COMMAND connection alone:
+ * it is down once that connection's reconnection fails (an error), or it has not come back within `downAfterMs`
+ * (a Redis gone, or unreachable); a connection the server closed because it was idle (`timeout`), or that
+ * an operator killed, reconnects at once and changes nothing. The other connections reconnect quietly
+ * (subscribers resubscribe; their users resynchronise on their own `ready`). Every connection but the
+ * subscribers PINGs every `keepAliveMs`, so a managed Redis's idle `timeout` seldom closes one. Users
+ * subscribe to the state to fall back to their single-instance behaviour while Redis is down and to take
+ * sharing up again when it is back (docs/deployment.md, "Redis down"). Every connection is closed at
+ * application shutdown, after the transports. Only built when REDIS_URL is set.
  */
 export class RedisConnection {
   /** Commands of every user (offline queue off: a command fails at once while Redis is down). */
   readonly commands: QuietRedis;
   private readonly clients: QuietRedis[] = [];
-  /** The connections that were ready at least once. */
-  private readonly connected = new Set<QuietRedis>();
   private readonly listeners = new Set<RedisStateListener>();
+  private readonly timings: RedisConnectionTimings;
+  private readonly keepAlive: NodeJS.Timeout;
   private up = false;
+  /** The command connection closed while up: Redis is down unless it is back within downAfterMs. */
+  private downTimer: NodeJS.Timeout | undefined;
   private lastError: string | undefined;
+  private closed = false;
 
-  constructor(private readonly url: string) {
+  constructor(
+    private readonly url: string,
+    timings: Partial<RedisConnectionTimings> = {},
+  ) {
+    this.timings = { ...DEFAULT_REDIS_CONNECTION_TIMINGS, ...timings };
     this.commands = this.client({ role: 'commands' });
+    this.commands.on('ready', () => this.setUp(true));
+    this.commands.on('close', () => this.commandConnectionClosed());
+    // A reconnection that cannot connect (refused, unreachable, timed out): Redis is down, no need to wait.
+    this.commands.on('error', (error: Error) => {
+      if (this.downTimer !== undefined && isConnectFailure(error)) this.setUp(false);
+    });
+    this.keepAlive = setInterval(() => this.ping(), this.timings.keepAliveMs);
+    this.keepAlive.unref();
   }
 
-  /** True while every connection is ready. */
+  /** True while the command connection works (or is reconnecting since less than downAfterMs). */
   get isUp(): boolean {
     return this.up;
   }
@@ -51,10 +81,6 @@ export class RedisConnection {
       // ioredis emits an error per failed attempt; the state change is logged once, by setUp.
       this.lastError = error.message;
     });
-    // A connection counts once it was ready a first time: one being opened does not make Redis look down.
-    client.once('ready', () => this.connected.add(client));
-    client.on('ready', () => this.setUp([...this.connected].every((each) => each.status === 'ready')));
-    client.on('close', () => this.setUp(false));
     this.clients.push(client);
     return client;
   }
@@ -82,7 +108,7 @@ export class RedisConnection {
     }
   }
 
-  /** Resolves once every connection is ready, or false after `timeoutMs`. */
+  /** Resolves once the command connection is ready, or false after `timeoutMs`. */
   ready(timeoutMs: number): Promise<boolean> {
     if (this.up) return Promise.resolve(true);
     return new Promise((resolve) => {
@@ -101,7 +127,10 @@ export class RedisConnection {
 
   /** QUIT each connection (what was sent is answered first); one that does not answer in time (a blocked read) is cut. */
   async close(): Promise<void> {
+    this.closed = true;
     this.listeners.clear();
+    clearInterval(this.keepAlive);
+    clearTimeout(this.downTimer);
     await Promise.all(
       this.clients.map(async (client) => {
         let timer: NodeJS.Timeout | undefined;
@@ -113,7 +142,23 @@ export class RedisConnection {
     );
   }
 
+  /** A close of a working connection waits for the reconnection (at once, see reconnectDelayMs) up to downAfterMs. */
+  private commandConnectionClosed(): void {
+    if (!this.up || this.downTimer !== undefined || this.closed) return;
+    this.downTimer = setTimeout(() => this.setUp(false), this.timings.downAfterMs);
+    this.downTimer.unref();
+  }
+
+  /** Connections that are ready and not subscribed (a subscriber is exempt from the server's `timeout`). */
+  private ping(): void {
+    for (const client of this.clients) {
+      if (client.status === 'ready' && client.mode === 'normal') client.ping().catch(() => undefined);
+    }
+  }
+
   private setUp(up: boolean): void {
+    clearTimeout(this.downTimer);
+    this.downTimer = undefined;
     if (this.up === up) return;
     this.up = up;
     if (up) logger.info('redis_up', {});
@@ -128,4 +173,9 @@ export class RedisConnection {
       }
     }
   }
+}
+
+function isConnectFailure(error: Error): boolean {
+  const { code, syscall } = error as NodeJS.ErrnoException;
+  return syscall === 'connect' || syscall === 'getaddrinfo' || code === 'ECONNREFUSED' || code === 'ENOTFOUND';
 }
