@@ -5,12 +5,8 @@ import { AiEventLogger } from '../../observability/ai-event.logger';
 import { Logger } from '../../observability/logger';
 import { generateSortableId } from '../../threads/sortable-id.generator';
 
-/**
- * Why a running generation was stopped before it ended on its own. `log_lost`: its event log could
- * not be written any more (Redis lost mid-stream), so it could neither be rejoined nor stopped from
- * another instance: it ends cleanly instead (docs/deployment.md, "Redis down").
- */
-export type RunStopReason = 'interrupt' | 'client_disconnect' | 'shutdown' | 'log_lost';
+/** Why a running generation was stopped before it ended on its own. */
+export type RunStopReason = 'interrupt' | 'client_disconnect' | 'shutdown';
 
 /** What the transport knows about a run's progress (its sink), reported when the run is stopped. */
 export interface RunProgress {
@@ -256,7 +252,6 @@ export class ActiveRunRegistry implements OnModuleDestroy {
       tokensStreamed: entry.progress.tokensStreamed,
     };
     if (reason === 'client_disconnect') this.events.clientDisconnectAbort(fields);
-    else if (reason === 'log_lost') logger.warn('generation_stopped_log_lost', fields);
     else logger.info(reason === 'interrupt' ? 'generation_interrupted' : 'generation_stopped_for_shutdown', fields);
   }
 }

@@ -1,13 +1,20 @@
 import type { RedisConnection } from '../../redis/redis-connection';
 import { AppError } from '../../errors/app-error';
+import { Logger } from '../../observability/logger';
 import { InMemoryRunEventLog } from './in-memory-run-event.log';
 import { RedisRunEventLog } from './redis-run-event.log';
 import { FollowOutcome, LatestRun, RunEventListener, RunEventLog, RunEventWriter, RunOwner } from './run-event.log';
 
+const logger = new Logger('runs');
+
 /**
- * With REDIS_URL: a request logs to Redis when Redis is up as it starts, else to this instance's
- * memory (degraded: only this instance can rejoin it). A rejoin finds the thread's newest request in
- * either (request keys sort by start time) and follows it where it is logged.
+ * With REDIS_URL. A request started while Redis is down logs to this instance's memory only (degraded:
+ * only this instance can rejoin it). A request started while Redis is up logs to Redis AND keeps a copy
+ * in this instance's memory until its terminal event is written there; if a write is refused on the way
+ * (Redis lost, full under `noeviction`, READONLY after a failover, its stream evicted), the request goes
+ * on, logging to that copy alone, which a rejoin on this instance follows: no request fails for Redis.
+ * A rejoin finds the thread's newest request in either (request keys sort by start time) and follows it
+ * where it is logged, this instance's copy first.
  */
 export class DegradableRunEventLog implements RunEventLog {
   constructor(
@@ -16,8 +23,27 @@ export class DegradableRunEventLog implements RunEventLog {
     private readonly memory: InMemoryRunEventLog,
   ) {}
 
-  open(runKey: string, owner: RunOwner, lost: () => void): RunEventWriter {
-    return this.connection.isUp ? this.redis.open(runKey, owner, lost) : this.memory.open(runKey, owner);
+  open(runKey: string, owner: RunOwner): RunEventWriter {
+    const local = this.memory.open(runKey, owner);
+    if (!this.connection.isUp) return local;
+    let shared = true;
+    const remote = this.redis.open(runKey, owner, {
+      refused: (error) => {
+        shared = false;
+        logger.debug('run_log_kept_locally', { runKey, error: error.message });
+      },
+      finished: () => this.memory.discard(runKey),
+    });
+    return {
+      append: (event) => {
+        local.append(event);
+        if (shared) remote.append(event);
+      },
+      markLatest: (threadId) => {
+        local.markLatest(threadId);
+        if (shared) remote.markLatest(threadId);
+      },
+    };
   }
 
   async latest(threadId: string): Promise<LatestRun | null> {
@@ -30,7 +56,7 @@ export class DegradableRunEventLog implements RunEventLog {
       throw sharedLogUnavailable(error);
     }
     if (!local || !shared) return local ?? shared;
-    return local.runKey > shared.runKey ? local : shared;
+    return local.runKey >= shared.runKey ? local : shared;
   }
 
   async follow(runKey: string, afterSeq: number, listener: RunEventListener): Promise<FollowOutcome> {

@@ -62,6 +62,24 @@ export class InMemoryRunEventLog implements RunEventLog {
     };
   }
 
+  /**
+   * Forgets a request at once (a composite log's local copy of a request whose shared log is complete); a
+   * thread whose latest request it was has none here any more.
+   */
+  discard(runKey: string): void {
+    if (!this.runs.delete(runKey)) return;
+    // It finished moments ago: its place in the queue is at (or near) the end.
+    for (let index = this.finishedQueue.length - 1; index >= 0; index--) {
+      if (this.finishedQueue[index].runKey !== runKey) continue;
+      this.finishedQueue.splice(index, 1);
+      break;
+    }
+    const threadId = this.threadOfRun.get(runKey);
+    this.threadOfRun.delete(runKey);
+    if (threadId !== undefined && this.latestOfThread.get(threadId)?.runKey === runKey)
+      this.latestOfThread.delete(threadId);
+  }
+
   async latest(threadId: string): Promise<LatestRun | null> {
     return this.latestOfThread.get(threadId) ?? null;
   }

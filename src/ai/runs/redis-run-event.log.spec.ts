@@ -58,7 +58,7 @@ describe(`${RedisRunEventLog.name} (a real redis-server)`, () => {
 
   it('lets another instance replay a request after lastSeq and follow the live rest until its terminal event: no gap, no duplicate', async () => {
     const [a, b] = [await instance(), await instance()];
-    const writer = a.open('run_a1', owner, () => undefined);
+    const writer = a.open('run_a1', owner);
     writer.append({ seq: 1, event: 'ai:thread', payload: { threadId: 'ai_t1' } });
     writer.markLatest('ai_t1');
     for (const seq of [2, 3, 4]) writer.append(token(seq));
@@ -79,7 +79,7 @@ describe(`${RedisRunEventLog.name} (a real redis-server)`, () => {
   it('writes a flush larger than one script call (many requests at once) completely and in order', async () => {
     const [a, b] = [await instance(), await instance()];
     const runKeys = Array.from({ length: 300 }, (_, index) => `run_many${index}`);
-    const writers = runKeys.map((runKey) => a.open(runKey, owner, () => undefined));
+    const writers = runKeys.map((runKey) => a.open(runKey, owner));
     for (let seq = 1; seq <= 4; seq++) writers.forEach((writer) => writer.append(token(seq)));
     writers.forEach((writer) => writer.append(complete(5)));
     await waitUntil(() => redis.cli('XLEN', 'graph-ai:run:run_many299') === '5');
@@ -92,7 +92,7 @@ describe(`${RedisRunEventLog.name} (a real redis-server)`, () => {
 
   it("names a request as its thread's latest only once its first event is written (a run takes the lease before its ai:thread)", async () => {
     const log = await instance();
-    const writer = log.open('run_early', owner, () => undefined);
+    const writer = log.open('run_early', owner);
     writer.markLatest('ai_early');
     await sleep(50);
     expect(await log.latest('ai_early')).toBeNull();
@@ -105,7 +105,7 @@ describe(`${RedisRunEventLog.name} (a real redis-server)`, () => {
 
   it('keeps a running request for RUNNING_LOG_TTL_MS past the last heartbeat and a finished one for the retention, its pointer too', async () => {
     const log = await instance();
-    const writer = log.open('run_ttl', owner, () => undefined);
+    const writer = log.open('run_ttl', owner);
     writer.markLatest('ai_ttl');
     writer.append(token(1));
     await waitUntil(() => redis.cli('EXISTS', 'graph-ai:run:run_ttl') === '1');
@@ -121,10 +121,10 @@ describe(`${RedisRunEventLog.name} (a real redis-server)`, () => {
 
   it('does not shorten the pointer of a newer request of the thread when an older one finishes', async () => {
     const log = await instance();
-    const older = log.open('run_old', owner, () => undefined);
+    const older = log.open('run_old', owner);
     older.markLatest('ai_two');
     older.append(token(1));
-    const newer = log.open('run_new', owner, () => undefined);
+    const newer = log.open('run_new', owner);
     newer.markLatest('ai_two');
     newer.append(token(1));
     older.append(complete(2));
@@ -136,7 +136,7 @@ describe(`${RedisRunEventLog.name} (a real redis-server)`, () => {
   it('answers gone for a request whose events are not kept, and trimmed when the events after lastSeq were dropped', async () => {
     const log = await instance(10);
     expect(await log.follow('run_unknown', 0, recorder())).toEqual({ kind: 'gone' });
-    const writer = log.open('run_long', owner, () => undefined);
+    const writer = log.open('run_long', owner);
     for (let seq = 1; seq <= 500; seq++) writer.append(token(seq));
     await waitUntil(() => redis.cli('XRANGE', 'graph-ai:run:run_long', '500-0', '+').length > 0);
     expect(Number(redis.cli('XLEN', 'graph-ai:run:run_long'))).toBeLessThan(500);
@@ -151,7 +151,7 @@ describe(`${RedisRunEventLog.name} (a real redis-server)`, () => {
 
   it('ends a follow whose stream vanished (its instance died and stopped refreshing it)', async () => {
     const [a, b] = [await instance(), await instance()];
-    a.open('run_dead', owner, () => undefined).append(token(1));
+    a.open('run_dead', owner).append(token(1));
     await waitUntil(() => redis.cli('EXISTS', 'graph-ai:run:run_dead') === '1');
     const listener = recorder();
     await b.follow('run_dead', 1, listener);
@@ -161,7 +161,7 @@ describe(`${RedisRunEventLog.name} (a real redis-server)`, () => {
 
   it('follows several requests at once on one blocking connection, each from its own seq', async () => {
     const [a, b] = [await instance(), await instance()];
-    const writers = ['run_m1', 'run_m2', 'run_m3'].map((runKey) => a.open(runKey, owner, () => undefined));
+    const writers = ['run_m1', 'run_m2', 'run_m3'].map((runKey) => a.open(runKey, owner));
     writers.forEach((writer) => writer.append(token(1)));
     await waitUntil(() => redis.cli('EXISTS', 'graph-ai:run:run_m3') === '1');
     const listeners = await Promise.all(
@@ -183,25 +183,124 @@ describe(`${RedisRunEventLog.name} (a real redis-server)`, () => {
     ]);
   });
 
-  it('reports a running request lost when Redis goes away, and its followers too', async () => {
+  /** A request's outcome as the log reports it. */
+  const outcomeRecorder = () => {
+    const outcome = { refused: [] as string[], finished: 0 };
+    return {
+      outcome,
+      handlers: { refused: (error: Error) => outcome.refused.push(error.message), finished: () => outcome.finished++ },
+    };
+  };
+
+  it('reports a request finished once its terminal event is written', async () => {
+    const log = await instance();
+    const { outcome, handlers } = outcomeRecorder();
+    const writer = log.open('run_done', owner, handlers);
+    writer.append(token(1));
+    writer.append(complete(2));
+    await waitUntil(() => outcome.finished === 1);
+    expect(outcome.refused).toEqual([]);
+  });
+
+  it('reports a request refused when Redis goes away, writes nothing more of it, and ends its followers', async () => {
     const [a, b] = [await instance(), await instance()];
-    let lost = 0;
-    const writer = a.open('run_lost', owner, () => lost++);
+    const { outcome, handlers } = outcomeRecorder();
+    const writer = a.open('run_lost', owner, handlers);
     writer.append(token(1));
     await waitUntil(() => redis.cli('EXISTS', 'graph-ai:run:run_lost') === '1');
     const listener = recorder();
     await b.follow('run_lost', 1, listener);
     await redis.kill();
     try {
-      await waitUntil(() => lost === 1 && listener.lostCount === 1);
-      writer.append(token(2)); // ignored: the request is lost
-      await sleep(50);
-      expect(lost).toBe(1);
+      writer.append(token(2));
+      await waitUntil(() => outcome.refused.length === 1);
+      writer.append(token(3)); // not written: the request logs locally now
+      await waitUntil(() => listener.lostCount === 1, 5_000);
+      expect(outcome.refused).toHaveLength(1);
+      expect(a.runningCount).toBe(0);
       expect(logged.map((entry) => entry.event)).toEqual(
-        expect.arrayContaining(['run_log_write_failed', 'run_log_follow_failed']),
+        expect.arrayContaining(['run_log_not_shared', 'run_log_follow_failed']),
       );
     } finally {
       await redis.restart();
     }
+  });
+
+  it('reports a request refused when a full Redis (maxmemory, noeviction) refuses the write, while it stays connected', async () => {
+    const log = await instance();
+    const { outcome, handlers } = outcomeRecorder();
+    const writer = log.open('run_full', owner, handlers);
+    writer.append(token(1));
+    await waitUntil(() => redis.cli('EXISTS', 'graph-ai:run:run_full') === '1');
+    redis.cli('CONFIG', 'SET', 'maxmemory-policy', 'noeviction');
+    redis.cli('CONFIG', 'SET', 'maxmemory', '1'); // below what it holds already: full
+    try {
+      writer.append(token(2));
+      await waitUntil(() => outcome.refused.length === 1);
+      expect(outcome.refused[0]).toMatch(/OOM/);
+      // The stream is deleted (DEL is allowed when full), so a rejoin elsewhere is told at once that it is not kept.
+      await waitUntil(() => redis.cli('EXISTS', 'graph-ai:run:run_full') === '0');
+      expect(await log.follow('run_full', 0, recorder())).toEqual({ kind: 'gone' });
+    } finally {
+      redis.cli('CONFIG', 'SET', 'maxmemory', '0');
+    }
+    writer.append(complete(3));
+    await sleep(50);
+    expect(redis.cli('EXISTS', 'graph-ai:run:run_full')).toBe('0');
+    expect(outcome.finished).toBe(0);
+  });
+
+  it('reports a request refused on READONLY (a replica after a failover), and its connection reconnects once to find the primary', async () => {
+    const log = await instance();
+    const connection = connections.at(-1)!;
+    const { outcome, handlers } = outcomeRecorder();
+    const writer = log.open('run_replica', owner, handlers);
+    writer.append(token(1));
+    await waitUntil(() => redis.cli('EXISTS', 'graph-ai:run:run_replica') === '1');
+    const before = await connection.commands.client('ID');
+    // A replica of a primary that does not exist: it keeps serving reads, and refuses every write.
+    redis.cli('REPLICAOF', '127.0.0.1', '1');
+    try {
+      writer.append(token(2));
+      await waitUntil(() => outcome.refused.length === 1);
+      expect(outcome.refused[0]).toMatch(/^READONLY/);
+      await waitUntil(() => connection.commands.status === 'ready');
+      expect(await connection.commands.client('ID')).not.toBe(before);
+      expect(connection.isUp).toBe(true);
+      const another = log.open('run_replica2', owner, outcomeRecorder().handlers);
+      another.append(token(1));
+      await sleep(100);
+      // Throttled: the second READONLY within READONLY_RECONNECT_INTERVAL_MS does not reconnect again.
+      expect(connection.commands.status).toBe('ready');
+    } finally {
+      redis.cli('REPLICAOF', 'NO', 'ONE');
+    }
+  });
+
+  it('reports a request refused when its stream is gone mid-run (evicted, expired, Redis restarted empty), and never recreates it with a gap', async () => {
+    const log = await instance();
+    const { outcome, handlers } = outcomeRecorder();
+    const writer = log.open('run_gone', owner, handlers);
+    writer.append(token(1));
+    await waitUntil(() => redis.cli('EXISTS', 'graph-ai:run:run_gone') === '1');
+    redis.cli('DEL', 'graph-ai:run:run_gone');
+    writer.append(token(2));
+    await waitUntil(() => outcome.refused.length === 1);
+    expect(redis.cli('EXISTS', 'graph-ai:run:run_gone')).toBe('0');
+  });
+
+  it('skips an entry already written (a write resent after a reconnection) instead of failing the request', async () => {
+    const log = await instance();
+    const { outcome, handlers } = outcomeRecorder();
+    const writer = log.open('run_resent', owner, handlers);
+    writer.append(token(1));
+    await waitUntil(() => redis.cli('EXISTS', 'graph-ai:run:run_resent') === '1');
+    // What a resent script call meets: the entry of seq 2 already there.
+    redis.cli('XADD', 'graph-ai:run:run_resent', '2-0', 'e', 'ai:token', 'p', JSON.stringify({ token: 't2' }));
+    writer.append(token(2));
+    writer.append(complete(3));
+    await waitUntil(() => outcome.finished === 1);
+    expect(outcome.refused).toEqual([]);
+    expect(redis.cli('XLEN', 'graph-ai:run:run_resent')).toBe('3');
   });
 });

@@ -7,6 +7,8 @@ import { parseStreamEntries, StreamEntry } from './redis-stream.entries';
 export const FOLLOW_BLOCK_MS = 5_000;
 /** Entries read per stream and XREAD. */
 const READ_COUNT = 500;
+/** Reads failing in a row (each after waiting up to the block time for the connection) before the followers are lost. */
+const MAX_READ_FAILURES = 3;
 
 interface Cursor {
   /** The last seq delivered. */
@@ -20,9 +22,11 @@ const logger = new Logger('runs');
  * Follows request logs (Redis Streams) live for rejoined requests: ONE blocking connection per
  * instance reads every followed stream with one XREAD BLOCK, from the lowest seq any follower of a
  * stream still needs; each follower gets the entries after its own. A follower added or removed wakes
- * the blocked read (CLIENT UNBLOCK from the command connection) so the next one has the new set. A
- * stream that disappears (its request's instance died: running logs expire unless refreshed) or a
- * Redis that fails ends its followers with `lost`.
+ * the blocked read (CLIENT UNBLOCK from the command connection) so the next one has the new set. The
+ * blocking connection closing (a server `timeout`, a CLIENT KILL) loses nothing: the read is made again
+ * once it is back, from each follower's own seq. A stream that disappears (its request's instance died:
+ * running logs expire unless refreshed) or a Redis that stays unreachable (MAX_READ_FAILURES reads in a
+ * row) ends its followers with `lost`.
  */
 export class RedisStreamFollower {
   private readonly cursors = new Map<string, Set<Cursor>>();
@@ -86,22 +90,20 @@ export class RedisStreamFollower {
 
   private async read(): Promise<void> {
     this.reading = true;
+    let failures = 0;
     try {
       while (!this.closed && this.cursors.size > 0) {
-        const keys = [...this.cursors.keys()];
-        const ids = keys.map(
-          (key) => `${Math.min(...[...(this.cursors.get(key) ?? [])].map((cursor) => cursor.seq))}-0`,
-        );
-        await this.whenReady();
-        this.blocked = true;
-        let answer: Array<[string, Array<[string, string[]]>]> | null;
         try {
-          answer = await this.blocking.xread('COUNT', READ_COUNT, 'BLOCK', this.blockMs, 'STREAMS', ...keys, ...ids);
-        } finally {
-          this.blocked = false;
+          await this.readOnce();
+          failures = 0;
+        } catch (error) {
+          failures += 1;
+          if (this.closed || failures >= MAX_READ_FAILURES) throw error;
+          logger.debug('run_log_follow_retried', {
+            followers: this.cursors.size,
+            error: error instanceof Error ? error.message : String(error),
+          });
         }
-        if (answer) for (const [key, entries] of answer) this.deliver(key, parseStreamEntries(entries));
-        if (Date.now() - this.checkedAt >= this.blockMs) await this.dropVanished();
       }
     } catch (error) {
       if (!this.closed) this.loseAll(error);
@@ -110,6 +112,22 @@ export class RedisStreamFollower {
     }
     // Followers added while the last read was ending.
     if (!this.closed && this.cursors.size > 0) void this.read();
+  }
+
+  /** One XREAD of every followed stream, each from the lowest seq its followers still need. */
+  private async readOnce(): Promise<void> {
+    const keys = [...this.cursors.keys()];
+    const ids = keys.map((key) => `${Math.min(...[...(this.cursors.get(key) ?? [])].map((cursor) => cursor.seq))}-0`);
+    await this.whenReady();
+    this.blocked = true;
+    let answer: Array<[string, Array<[string, string[]]>]> | null;
+    try {
+      answer = await this.blocking.xread('COUNT', READ_COUNT, 'BLOCK', this.blockMs, 'STREAMS', ...keys, ...ids);
+    } finally {
+      this.blocked = false;
+    }
+    if (answer) for (const [key, entries] of answer) this.deliver(key, parseStreamEntries(entries));
+    if (Date.now() - this.checkedAt >= this.blockMs) await this.dropVanished();
   }
 
   /**

@@ -40,7 +40,7 @@ export interface LatestRun {
 
 /** The writing end of one request's log (one per request, held by its sink). */
 export interface RunEventWriter {
-  /** Appends the next event; never throws, never waits (a log that cannot be written calls the request's `lost`). */
+  /** Appends the next event; never throws, never waits, never fails the request (a log that cannot be shared stays local). */
   append(event: LoggedRunEvent): void;
   /** The request holds its thread (its lease): it is now the thread's latest request, the one `ai:rejoin` finds. */
   markLatest(threadId: string): void;
@@ -70,8 +70,8 @@ export type FollowOutcome =
  * running on one instance can be rejoined on any other.
  */
 export interface RunEventLog {
-  /** The log of a new request; `lost` is called (once) if it cannot be written any more. */
-  open(runKey: string, owner: RunOwner, lost: () => void): RunEventWriter;
+  /** The log of a new request. */
+  open(runKey: string, owner: RunOwner): RunEventWriter;
   /** The thread's latest request, or null when none is kept. */
   latest(threadId: string): Promise<LatestRun | null>;
   /** Calls `listener` with the request's events after `afterSeq`, then with the live ones until its terminal event. */

@@ -241,9 +241,7 @@ export class AiGateway
     if (!socket.connected) return;
 
     const runKey = generateSortableId('run_');
-    const log = this.log.open(runKey, { workspace: principal.workspace, userId: principal.userId }, () =>
-      this.runs.stopRun(runKey, 'log_lost'),
-    );
+    const log = this.log.open(runKey, { workspace: principal.workspace, userId: principal.userId });
     const sink = new SocketRunSink(socket, message._id, this.scheduler, TOKEN_FLUSH_MAX_CHARS, log);
     const active = this.runs.begin(socket.id, message._id, sink, runKey);
     if (!active) {
