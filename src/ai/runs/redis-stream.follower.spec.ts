@@ -56,6 +56,33 @@ describe(`${RedisStreamFollower.name} (a real redis-server)`, () => {
     follower.close();
   });
 
+  it('loses nothing when its blocking connection is closed (CLIENT KILL, an idle timeout): it reads on from each seq once reconnected', async () => {
+    const blocking = new QuietRedis(redis.url, {
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 1,
+      retryStrategy: (attempt) => (attempt === 1 ? 300 : 100), // the kill lands while nothing is connected
+    });
+    clients.push(blocking);
+    const commands = client();
+    await Promise.all([ready(blocking), ready(commands)]);
+    const follower = new RedisStreamFollower(blocking, commands, 200);
+    const received: LoggedRunEvent[] = [];
+    let lost = 0;
+    const add = (seq: number, event = 'ai:token') =>
+      commands.xadd('graph-ai:run:killed', `${seq}-0`, 'e', event, 'p', JSON.stringify({ token: `t${seq}` }));
+    await add(1);
+    follower.add('graph-ai:run:killed', 0, { events: (events) => received.push(...events), lost: () => lost++ });
+    await waitUntil(() => received.length === 1);
+    const id = String(await blocking.client('ID'));
+    redis.cli('CLIENT', 'KILL', 'ID', id);
+    for (const seq of [2, 3, 4]) await add(seq);
+    await add(5, 'ai:complete');
+    await waitUntil(() => received.at(-1)?.event === 'ai:complete' || lost > 0, 5_000, 'the follow ended');
+    expect(lost).toBe(0);
+    expect(received.map((event) => event.seq)).toEqual([1, 2, 3, 4, 5]);
+    follower.close();
+  });
+
   it('ends its followers as lost when the connection does not become ready within its block time', async () => {
     const blocking = client(true); // never connected
     const commands = client();

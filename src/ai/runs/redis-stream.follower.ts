@@ -103,6 +103,8 @@ export class RedisStreamFollower {
             followers: this.cursors.size,
             error: error instanceof Error ? error.message : String(error),
           });
+          // Its status may still say ready while the closed socket's events are pending: wait for it to come back.
+          await this.nextReady();
         }
       }
     } catch (error) {
@@ -146,6 +148,19 @@ export class RedisStreamFollower {
         reject(new Error(`the follower's Redis connection is ${this.blocking.status}`));
       }, this.blockMs);
       this.blocking.once('ready', onReady);
+    });
+  }
+
+  /** Resolves on the connection's next `ready`, or after the block time. */
+  private nextReady(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.blocking.off('ready', done);
+        resolve();
+      };
+      const timer = setTimeout(done, this.blockMs);
+      this.blocking.once('ready', done);
     });
   }
 
