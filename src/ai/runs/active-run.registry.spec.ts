@@ -70,6 +70,25 @@ describe(ActiveRunRegistry.name, () => {
     expect(run.stopReason).toBe('client_disconnect');
   });
 
+  it('lets a watcher of another instance lapse unless it is renewed, then applies the policy as if it had disconnected', () => {
+    jest.useFakeTimers();
+    try {
+      const registry = new ActiveRunRegistry(config);
+      const run = registry.begin('s', 1, progress())!;
+      expect(registry.watch(run.runKey, 'socket-elsewhere', 1_000)).toBe(true);
+      registry.leave('s');
+      jest.advanceTimersByTime(900);
+      registry.watch(run.runKey, 'socket-elsewhere', 1_000); // renewed
+      jest.advanceTimersByTime(900);
+      expect(run.signal.aborted).toBe(false);
+      jest.advanceTimersByTime(100); // its instance died: no renewal came
+      expect(run.stopReason).toBe('client_disconnect');
+      expect(logged.map((entry) => entry.event)).toEqual(['run_watcher_expired', 'client_disconnect_abort']);
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
   it('stops a run by its key (a stop from another instance), once', () => {
     const registry = new ActiveRunRegistry(config);
     const run = registry.begin('s', 1, progress())!;

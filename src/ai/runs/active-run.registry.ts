@@ -35,6 +35,8 @@ interface RunEntry extends ActiveRun {
   readonly settled: Promise<void>;
   /** The sockets (any instance) receiving the run's events: its own socket, and those that rejoined it. */
   readonly watchers: Set<string>;
+  /** Watchers of other instances: each expires unless renewed (its instance may have died without a word). */
+  readonly expiries: Map<string, NodeJS.Timeout>;
   /** AI_DISCONNECT_POLICY=continue: the run stops when this fires, unless a watcher comes back first. */
   graceTimer: NodeJS.Timeout | null;
 }
@@ -50,7 +52,9 @@ const logger = new Logger('runs');
  * Watchers (docs/protocol.md §8.7): a socket run is watched by its socket and by every socket that
  * rejoined it, on any instance. When the last watcher leaves, AI_DISCONNECT_POLICY decides: `abort`
  * stops the run at once (docs/protocol.md §4), `continue` lets it run for AI_REJOIN_GRACE_MS and stops
- * it then, unless a rejoin brought a watcher back.
+ * it then, unless a rejoin brought a watcher back. A watcher of another instance is a lease: it leaves
+ * on its own when not renewed within its time to live (RunControl renews them), so an instance that dies
+ * with a rejoined socket does not keep the run alive forever.
  *
  * At shutdown (onModuleDestroy, before ThreadService releases leases and closes the store) every run
  * is stopped and awaited, so ChatService commits each partial answer and the clients get their
@@ -92,6 +96,7 @@ export class ActiveRunRegistry implements OnModuleDestroy {
       progress,
       settled,
       watchers: new Set(),
+      expiries: new Map(),
       graceTimer: null,
       signal: controller.signal,
       get stopReason() {
@@ -146,12 +151,26 @@ export class ActiveRunRegistry implements OnModuleDestroy {
     return true;
   }
 
-  /** A socket rejoined the run (on any instance): it watches it now; false when the run does not run here. */
-  watch(runKey: string, watcher: string): boolean {
+  /**
+   * A socket rejoined the run (on any instance): it watches it now; false when the run does not run here.
+   * With `ttlMs` (a socket of another instance) it stops watching after that long unless watched again.
+   */
+  watch(runKey: string, watcher: string, ttlMs?: number): boolean {
     const entry = this.byKey.get(runKey);
     if (!entry) return false;
     this.cancelGrace(entry);
     this.addWatcher(entry, watcher);
+    clearTimeout(entry.expiries.get(watcher));
+    entry.expiries.delete(watcher);
+    if (ttlMs !== undefined) {
+      const expiry = setTimeout(() => {
+        entry.expiries.delete(watcher);
+        logger.info('run_watcher_expired', { sessionId: `${entry.owner}/${entry.requestId}`, ttlMs });
+        this.leaveRun(entry, watcher);
+      }, ttlMs);
+      expiry.unref();
+      entry.expiries.set(watcher, expiry);
+    }
     return true;
   }
 
@@ -214,6 +233,8 @@ export class ActiveRunRegistry implements OnModuleDestroy {
 
   private unwatch(watcher: string, entry: RunEntry): void {
     entry.watchers.delete(watcher);
+    clearTimeout(entry.expiries.get(watcher));
+    entry.expiries.delete(watcher);
     const watched = this.watching.get(watcher);
     if (!watched) return;
     watched.delete(entry);

@@ -6,6 +6,16 @@ import type { AiNamespace } from './ai-server-socket';
 /** How long a stop sent to the other instances waits for their answers. */
 export const REMOTE_STOP_TIMEOUT_MS = 2_000;
 
+export interface RemoteWatchTimings {
+  /** A socket watching a run of another instance stops watching it after this long unless its instance renews it. */
+  ttlMs: number;
+  /** How often an instance renews the watches of its sockets on runs of other instances. */
+  renewMs: number;
+}
+
+/** A dead instance's watchers leave within 30 s; a Redis outage of up to about 20 s drops none. */
+export const DEFAULT_REMOTE_WATCH_TIMINGS: RemoteWatchTimings = Object.freeze({ ttlMs: 30_000, renewMs: 10_000 });
+
 const logger = new Logger('runs');
 
 /**
@@ -13,21 +23,35 @@ const logger = new Logger('runs');
  * the ActiveRunRegistry; with REDIS_URL, a run of another instance through Socket.IO's serverSideEmit
  * over the Redis adapter, which that instance's RunControl answers from its own registry. While Redis is
  * down nothing is sent (a run of another instance cannot be reached; each instance serves alone).
+ *
+ * A watch sent to another instance is a lease there (`ttlMs`), renewed every `renewMs` (and as soon as
+ * Redis is back) while the socket watches: if this instance dies, its sockets stop watching by themselves
+ * and AI_DISCONNECT_POLICY applies to the run as if they had disconnected.
  */
 export class RunControl {
   private namespace: AiNamespace | null = null;
+  /** Watches of this instance's sockets on runs of other instances: `${runKey} ${watcher}` → both. */
+  private readonly remoteWatches = new Map<string, { runKey: string; watcher: string }>();
+  private readonly renewal: NodeJS.Timeout;
+  private readonly timings: RemoteWatchTimings;
 
   constructor(
     private readonly runs: ActiveRunRegistry,
-    private readonly redis: Pick<RedisConnection, 'isUp'> | null,
-  ) {}
+    private readonly redis: Pick<RedisConnection, 'isUp' | 'onStateChange'> | null,
+    timings: Partial<RemoteWatchTimings> = {},
+  ) {
+    this.timings = { ...DEFAULT_REMOTE_WATCH_TIMINGS, ...timings };
+    this.renewal = setInterval(() => this.renewRemoteWatches(), this.timings.renewMs);
+    this.renewal.unref();
+    redis?.onStateChange((up) => up && this.renewRemoteWatches());
+  }
 
   /** Answers the other instances' messages on the namespace (once its Redis adapter is set). */
   listen(namespace: AiNamespace): void {
     if (!this.redis) return;
     this.namespace = namespace;
     namespace.on('ai:run_stop', (runKey, answer) => answer(this.runs.stopRun(runKey, 'interrupt')));
-    namespace.on('ai:run_watch', (runKey, watcher) => this.runs.watch(runKey, watcher));
+    namespace.on('ai:run_watch', (runKey, watcher) => this.runs.watch(runKey, watcher, this.timings.ttlMs));
     namespace.on('ai:run_unwatch', (runKey, watcher) => this.runs.unwatchRun(runKey, watcher));
   }
 
@@ -56,11 +80,27 @@ export class RunControl {
 
   /** A socket of this instance rejoined the run: while it watches, the run is not stopped for lack of watchers. */
   watch(runKey: string, watcher: string): void {
-    if (!this.runs.watch(runKey, watcher)) this.reachable()?.serverSideEmit('ai:run_watch', runKey, watcher);
+    if (this.runs.watch(runKey, watcher)) return;
+    if (!this.redis) return;
+    this.remoteWatches.set(`${runKey} ${watcher}`, { runKey, watcher });
+    this.reachable()?.serverSideEmit('ai:run_watch', runKey, watcher);
   }
 
   unwatch(runKey: string, watcher: string): void {
+    this.remoteWatches.delete(`${runKey} ${watcher}`);
     if (!this.runs.unwatchRun(runKey, watcher)) this.reachable()?.serverSideEmit('ai:run_unwatch', runKey, watcher);
+  }
+
+  /** Stops renewing at shutdown (Nest lifecycle): the watches of the sockets being closed lapse on the other instances. */
+  onApplicationShutdown(): void {
+    clearInterval(this.renewal);
+  }
+
+  private renewRemoteWatches(): void {
+    const namespace = this.reachable();
+    if (!namespace) return;
+    for (const { runKey, watcher } of this.remoteWatches.values())
+      namespace.serverSideEmit('ai:run_watch', runKey, watcher);
   }
 
   private reachable(): AiNamespace | null {
