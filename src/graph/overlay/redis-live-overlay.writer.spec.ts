@@ -46,19 +46,23 @@ describe(`${RedisLiveOverlayWriter.name} (a real redis-server)`, () => {
   let redis: TestRedisServer;
   const connections: RedisConnection[] = [];
 
-  /** One "instance": its connection, replica, notifier and writer. */
-  const instance = async (maxEntriesPerGraph = 100) => {
+  const writers: RedisLiveOverlayWriter[] = [];
+
+  /** One "instance": its connection, replica, notifier and writer (repairs tried every 100 ms). */
+  const instance = async (maxEntriesPerGraph = 100, idleTtlMs?: number) => {
     const connection = new RedisConnection(redis.url);
     connections.push(connection);
     await connection.ready(5_000);
-    const registry = new LiveOverlayRegistry({ maxEntriesPerGraph });
+    const registry = new LiveOverlayRegistry({ maxEntriesPerGraph, ...(idleTtlMs ? { idleTtlMs } : {}) });
     const notifier = new GraphChangeNotifier();
     const events: GraphChangeEvent[] = [];
     notifier.subscribe((event) => events.push(event));
-    const writer = new RedisLiveOverlayWriter(connection, registry, notifier);
+    const writer = new RedisLiveOverlayWriter(connection, registry, notifier, 100);
+    writers.push(writer);
     await sleep(50); // subscribed
-    return { registry, writer, events };
+    return { registry, writer, events, connection };
   };
+  const hash = `graph-ai:overlay:${WS}:${GRAPH}`;
 
   beforeAll(async () => {
     setLogSink(() => undefined);
@@ -66,6 +70,9 @@ describe(`${RedisLiveOverlayWriter.name} (a real redis-server)`, () => {
   });
   beforeEach(() => redis.cli('FLUSHALL'));
   afterEach(async () => {
+    redis.cli('CONFIG', 'SET', 'maxmemory', '0');
+    redis.cli('REPLICAOF', 'NO', 'ONE');
+    for (const writer of writers.splice(0)) writer.onApplicationShutdown();
     await Promise.all(connections.splice(0).map((connection) => connection.close()));
   });
   afterAll(async () => {
@@ -140,5 +147,82 @@ describe(`${RedisLiveOverlayWriter.name} (a real redis-server)`, () => {
     await waitUntil(() => a.registry.get(WS, GRAPH) === undefined && b.registry.get(WS, GRAPH) === undefined, 10_000);
     await b.writer.apply(WS, GRAPH, changes({ upsertNodes: [node('again')] }));
     await waitUntil(() => a.registry.get(WS, GRAPH)?.nodes.has('again') === true);
+  });
+
+  it('keeps sharing after the overlay expired in Redis while idle: the next change starts a new epoch that every replica takes', async () => {
+    const [a, b] = [await instance(100, 400), await instance(100, 400)];
+    await a.writer.apply(WS, GRAPH, changes({ upsertNodes: [node('before')] }));
+    await waitUntil(() => b.registry.get(WS, GRAPH)?.nodes.has('before') === true);
+    await waitUntil(() => redis.cli('EXISTS', hash) === '0', 5_000, 'the hash expired');
+    await sleep(50); // the replicas expired too (same idle time)
+
+    expect(await a.writer.apply(WS, GRAPH, changes({ upsertNodes: [node('after')] }))).toBe(1);
+    expect(redis.cli('HGET', hash, '_v')).toBe('1');
+    await waitUntil(() => b.registry.get(WS, GRAPH)?.nodes.has('after') === true, 2_000, 'B took the change');
+    expect(stateOf(b.registry)).toEqual(stateOf(a.registry));
+    expect(stateOf(a.registry)).toMatchObject({ nodes: { after: expect.anything() } });
+  });
+
+  it('keeps sharing after the overlay vanished from Redis (evicted, a restart without persistence) while the replicas still hold it', async () => {
+    const [a, b] = [await instance(), await instance()];
+    await a.writer.apply(WS, GRAPH, changes({ upsertNodes: [node('n1'), node('n2')] }));
+    await b.writer.apply(WS, GRAPH, changes({ upsertNodes: [node('n3')] }));
+    await waitUntil(() => a.registry.get(WS, GRAPH)?.entryCount === 3);
+    redis.cli('DEL', hash); // what an eviction does: the replicas still hold n1..n3 at version 2
+
+    await b.writer.apply(WS, GRAPH, changes({ upsertNodes: [node('n4')] }));
+    // Redis's state is now n4 alone (version 1 of a new epoch): every replica shows exactly that.
+    await waitUntil(() => a.registry.get(WS, GRAPH)?.nodes.has('n4') === true, 2_000, 'A took the change');
+    expect(stateOf(a.registry)).toEqual(stateOf(b.registry));
+    expect(Object.keys((stateOf(a.registry) as { nodes: object }).nodes)).toEqual(['n4']);
+    await a.writer.apply(WS, GRAPH, changes({ upsertNodes: [node('n5')] }));
+    await waitUntil(() => b.registry.get(WS, GRAPH)?.entryCount === 2);
+    expect(stateOf(b.registry)).toEqual(stateOf(a.registry));
+  });
+
+  it('repairs a replica that took a change a full Redis refused, once Redis takes writes again (no reconnection happens)', async () => {
+    const [a, b] = [await instance(), await instance()];
+    await a.writer.apply(WS, GRAPH, changes({ upsertNodes: [node('shared')] }));
+    await waitUntil(() => b.registry.get(WS, GRAPH) !== undefined);
+    redis.cli('CONFIG', 'SET', 'maxmemory-policy', 'noeviction');
+    redis.cli('CONFIG', 'SET', 'maxmemory', '1');
+    try {
+      expect(await a.writer.apply(WS, GRAPH, changes({ upsertNodes: [node('alone')] }))).toBe(2);
+      await sleep(300); // still refused: this instance keeps what it took
+      expect(Object.keys((stateOf(a.registry) as { nodes: object }).nodes)).toEqual(['alone', 'shared']);
+      expect(redis.cli('HEXISTS', hash, 'n:alone')).toBe('0');
+    } finally {
+      redis.cli('CONFIG', 'SET', 'maxmemory', '0');
+    }
+    await waitUntil(() => a.registry.get(WS, GRAPH)?.nodes.has('alone') === false, 3_000, 'A repaired');
+    expect(stateOf(a.registry)).toEqual(stateOf(b.registry));
+    expect(Object.keys((stateOf(a.registry) as { nodes: object }).nodes)).toEqual(['shared']);
+  });
+
+  it('repairs a replica that took changes a read-only Redis refused, on its next change that Redis takes', async () => {
+    const [a, b] = [await instance(), await instance()];
+    const other = 'g2';
+    await a.writer.apply(WS, GRAPH, changes({ upsertNodes: [node('shared')] }));
+    await waitUntil(() => b.registry.get(WS, GRAPH) !== undefined);
+    redis.cli('REPLICAOF', '127.0.0.1', '1');
+    try {
+      await a.writer.clear(WS, GRAPH);
+      await a.writer.apply(WS, other, changes({ upsertNodes: [node('lost', { graphKey: other })] }));
+      expect(a.registry.get(WS, GRAPH)).toBeUndefined();
+      expect(b.registry.get(WS, GRAPH)).toBeDefined();
+    } finally {
+      redis.cli('REPLICAOF', 'NO', 'ONE');
+    }
+    // Its command connection reconnected on READONLY: wait until it answers again.
+    for (let answered = false; !answered;)
+      answered = await a.connection.commands.ping().then(
+        () => true,
+        () => sleep(20).then(() => false),
+      );
+    await a.writer.apply(WS, GRAPH, changes({ upsertNodes: [node('next')] }));
+    await waitUntil(() => b.registry.get(WS, GRAPH)?.nodes.has('next') === true);
+    expect(stateOf(a.registry)).toEqual(stateOf(b.registry));
+    expect(Object.keys((stateOf(a.registry) as { nodes: object }).nodes)).toEqual(['next', 'shared']);
+    await waitUntil(() => a.registry.get(WS, other) === undefined, 3_000, 'the other graph repaired too');
   });
 });
