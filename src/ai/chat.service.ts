@@ -693,10 +693,10 @@ export class ChatService {
     return toThreadView(await this.threads.load(principal, threadId));
   }
 
-  /** DELETE /api/ai/thread/:threadId, with its memory; not_found when not the principal's. */
+  /** DELETE /api/ai/thread/:threadId, with its memory (MemoryService deletes that first); not_found when not the principal's. */
   async deleteThread(principal: Principal, threadId: string): Promise<void> {
-    await this.threads.delete(principal, threadId);
-    await this.memory?.forget(principal.workspace, threadId);
+    if (this.memory) await this.memory.deleteThread(principal, threadId);
+    else await this.threads.delete(principal, threadId);
   }
 
   /** Runs the loop on a thread whose lease is held, committing each round through the run's commit path. */

@@ -118,9 +118,13 @@ import { ThreadMemoryWriter } from './thread-memory.writer';
     },
     {
       provide: MemoryService,
-      inject: [ThreadService, MEMORY_REPOSITORY, MemoryUpdateQueue],
-      useFactory: (threads: ThreadService, repository: MemoryRepository, queue: MemoryUpdateQueue | null) =>
-        new MemoryService(threads, repository, queue),
+      inject: [ThreadService, MEMORY_REPOSITORY, MemoryUpdateQueue, ThreadMemoryWriter],
+      useFactory: (
+        threads: ThreadService,
+        repository: MemoryRepository,
+        queue: MemoryUpdateQueue | null,
+        writer: ThreadMemoryWriter,
+      ) => new MemoryService(threads, repository, queue, writer),
     },
     {
       provide: MemoryRetention,

@@ -112,7 +112,7 @@ describe(ThreadMemoryWriter.name, () => {
     expect(summarizer.requests).toHaveLength(asked);
   });
 
-  it('never summarizes again what retention trimmed', async () => {
+  it('keeps through retention the level-1 summaries no level-2 summary covers yet, summarizes them at level 2 later, and never again once trimmed', async () => {
     const summarizer = new CountingSummarizer();
     bed = await MemoryTestbed.create({
       env: { MEMORY_L1_EVERY_CHARS: '1000', MEMORY_L2_EVERY_CHARS: '100000' },
@@ -120,11 +120,63 @@ describe(ThreadMemoryWriter.name, () => {
     });
     const thread = await bed.conversation(Array.from({ length: 6 }, (_, index) => exchange(index + 1)));
     await bed.writer.update(bed.principal, thread.threadId);
+    const level1 = await bed.repository.list('default', thread.threadId, { level: 1 });
+    expect(level1.length).toBeGreaterThan(0);
+
+    // Old enough for retention, but no level-2 summary covers them: they are what the next one is made of.
+    expect(await bed.repository.trim(1, Date.now() + 1000)).toBe(0);
+    expect(await bed.repository.list('default', thread.threadId, { level: 1 })).toHaveLength(level1.length);
+
+    const longTerm = new ThreadMemoryWriter(
+      {
+        repository: bed.repository,
+        threads: bed.threads,
+        graphs: bed.graphs,
+        embeddings: bed.embeddings,
+        summarizer,
+        tokenTracker: bed.tokenTracker,
+      },
+      { level1EveryChars: 1000, level2EveryChars: 100 },
+    );
+    expect((await longTerm.update(bed.principal, thread.threadId)).summaries[2]).toBeGreaterThan(0);
+    const { level2End } = await bed.repository.cursor('default', thread.threadId);
+    const covered = level1.filter((record) => record.charRange[1] <= level2End);
+    expect(covered.length).toBeGreaterThan(0);
+
+    expect(await bed.repository.trim(1, Date.now() + 1000)).toBe(covered.length);
     const asked = summarizer.requests.length;
-    expect(await bed.repository.trim(1, Date.now() + 1000)).toBeGreaterThan(0);
-    await bed.writer.update(bed.principal, thread.threadId);
+    await longTerm.update(bed.principal, thread.threadId);
     expect(summarizer.requests).toHaveLength(asked);
-    expect(await bed.repository.list('default', thread.threadId, { level: 1 })).toEqual([]);
+    expect(
+      (await bed.repository.list('default', thread.threadId, { level: 1 })).map((record) => record.memoryId),
+    ).toEqual(level1.filter((record) => record.charRange[1] > level2End).map((record) => record.memoryId));
+  });
+
+  it('writes a summary stale when one of its sources is, and carries a later mark up to it', async () => {
+    bed = await MemoryTestbed.create({ env: { MEMORY_L1_EVERY_CHARS: '1000', MEMORY_L2_EVERY_CHARS: '1000' } });
+    const thread = await bed.conversation(Array.from({ length: 12 }, (_, index) => exchange(index + 1)));
+    const turns = await bed.writer.recordTurns(bed.principal, thread.threadId);
+    expect(turns).toHaveLength(12);
+    await bed.repository.markRecordsStale('default', [turns[0].memoryId], 1_234);
+
+    await bed.writer.update(bed.principal, thread.threadId);
+    const records = await bed.repository.list('default', thread.threadId);
+    const first1 = records.find((record) => record.level === 1 && record.parentIds.includes(turns[0].memoryId))!;
+    const first2 = records.find((record) => record.level === 2 && record.parentIds.includes(first1.memoryId))!;
+    expect([first1.stale, first1.staleTime, first2.stale, first2.staleTime]).toEqual([true, 1_234, true, 1_234]);
+    const others = records.filter((record) => record.level > 0 && ![first1, first2].includes(record));
+    expect(others.length).toBeGreaterThan(0);
+    expect(others.every((record) => !record.stale)).toBe(true);
+
+    // A turn marked later: the level-1 summary above it and the level-2 summary above that follow.
+    const last1 = others.filter((record) => record.level === 1).at(-1)!;
+    await bed.repository.markRecordsStale('default', [last1.parentIds[0]], 5_678);
+    const after = new Map(
+      (await bed.repository.list('default', thread.threadId)).map((record) => [record.memoryId, record]),
+    );
+    expect(after.get(last1.memoryId)).toMatchObject({ stale: true, staleTime: 5_678 });
+    for (const record of after.values())
+      if (record.level === 2 && record.parentIds.includes(last1.memoryId)) expect(record.stale).toBe(true);
   });
 
   it('has nothing to do for a thread that was deleted', async () => {

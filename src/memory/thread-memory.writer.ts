@@ -9,6 +9,7 @@ import { formatLocalDate } from './local-date.format';
 import { summaryMemoryId } from './memory-id';
 import { MemoryRecord, NodeMention } from './memory-record';
 import type { MemoryRepository } from './memory.repository';
+import { nodeContentFingerprint } from './node-content.fingerprint';
 import { checkNodeMentions, keyCandidatesIn, stringsInJson } from './node-mention.checker';
 import { planSummaryBatches } from './summary-batch.planner';
 import type { ConversationSummarizer, SummaryResult, SummarySource } from './summaries/conversation-summary';
@@ -46,7 +47,9 @@ export interface MemoryUpdateReport {
  * derived from what is stored, so an update that fails, or never ran (the process stopped), is
  * simply done by the next one: nothing is lost, and nothing is written twice (record ids are derived
  * from what they cover).
- *  1. a level-0 record for each closed turn that has none (its text, and the graph nodes it mentions);
+ *  1. a level-0 record for each closed turn that has none (its text, and the graph nodes it mentions,
+ *     each with the fingerprint of its content: recordTurns writes them as the run ends, so the
+ *     fingerprints are the nodes as the turn saw them; `update` writes those still missing);
  *  2. a level-1 summary for each run of turns past the thread's level-1 cursor holding at least
  *     MEMORY_L1_EVERY_CHARS characters; a level-2 summary for each run of level-1 summaries past the
  *     level-2 cursor holding at least MEMORY_L2_EVERY_CHARS characters of text;
@@ -54,6 +57,12 @@ export interface MemoryUpdateReport {
  *     summaries, a record an earlier update failed to embed, one embedded with another model).
  * A summary call's usage is added to the thread's usage and to the budgets (TokenTracker); a spent
  * budget stops the update before the call (retried later like any failure).
+ *
+ * Staleness: a record's mentions are checked against the graph again right after it is stored (a node
+ * changed between the read and the write would otherwise never be seen: the change's own check ran
+ * before the record existed); a summary is stale when one of its sources is, and a mention it shares
+ * with its sources keeps the sources' fingerprint (the content the conversation was about). A thread
+ * deleted meanwhile stops the update (the repository refuses its records).
  */
 export class ThreadMemoryWriter {
   private readonly clock: () => number;
@@ -65,37 +74,45 @@ export class ThreadMemoryWriter {
     this.clock = options.clock ?? Date.now;
   }
 
-  /** Updates the principal's thread; a thread that no longer exists has nothing to update. */
+  /** Updates the principal's thread; a thread that no longer exists (or whose memory was deleted) has nothing to update. */
   async update(principal: Principal, threadId: string, signal?: AbortSignal): Promise<MemoryUpdateReport> {
     const report: MemoryUpdateReport = { turns: 0, summaries: { 1: 0, 2: 0 }, embedded: 0, summaryCalls: 0 };
-    let thread: ThreadRecord;
     try {
-      thread = await this.deps.threads.load(principal, threadId);
+      await this.updateThread(principal, threadId, report, signal);
     } catch (error) {
       if (error instanceof AppError && error.code === 'not_found') return report;
       throw error;
     }
+    return report;
+  }
+
+  /**
+   * Writes the level-0 records of the thread's closed turns that have none (no embedding, no summary: those
+   * are the update's), right after its run: the fingerprints of their mentions are the nodes as the turn saw
+   * them. Returns the records written; a thread that no longer exists has none.
+   */
+  async recordTurns(principal: Principal, threadId: string): Promise<MemoryRecord[]> {
+    try {
+      const thread = await this.deps.threads.load(principal, threadId);
+      const turns = measureClosedTurns(threadId, splitConversationTurns(thread.messages));
+      const cursor = await this.deps.repository.cursor(thread.workspace, threadId);
+      return await this.writeTurns(thread, turns, cursor.level1End);
+    } catch (error) {
+      if (error instanceof AppError && error.code === 'not_found') return [];
+      throw error;
+    }
+  }
+
+  private async updateThread(
+    principal: Principal,
+    threadId: string,
+    report: MemoryUpdateReport,
+    signal: AbortSignal | undefined,
+  ): Promise<void> {
+    const thread = await this.deps.threads.load(principal, threadId);
     const turns = measureClosedTurns(threadId, splitConversationTurns(thread.messages));
     const cursor = await this.deps.repository.cursor(thread.workspace, threadId);
-    // Turns a level-1 summary covers were stored before it was written (and turns are never removed
-    // before their thread): only the later ones are looked up.
-    const recent = turns.filter((turn) => turn.charRange[1] > cursor.level1End);
-    const stored =
-      recent.length === 0
-        ? []
-        : await this.deps.repository.list(thread.workspace, threadId, {
-            memoryIds: recent.map((turn) => turn.memoryId),
-            vectors: false,
-          });
-    const storedIds = new Set(stored.map((record) => record.memoryId));
-
-    const written: MemoryRecord[] = [];
-    for (const turn of recent) {
-      if (storedIds.has(turn.memoryId)) continue;
-      signal?.throwIfAborted();
-      const record = await this.turnRecord(thread, turn);
-      if (await this.deps.repository.insert(record)) written.push(record);
-    }
+    const written = await this.writeTurns(thread, turns, cursor.level1End, signal);
     report.turns = written.length;
     // The new turns are recallable at once, before the summaries' slower calls.
     await this.embed(thread, written, report, signal);
@@ -105,30 +122,18 @@ export class ThreadMemoryWriter {
       cursor.level1End,
       this.options.level1EveryChars,
     )) {
-      await this.summarize(
-        thread,
-        1,
-        batch.map(turnSource),
-        batch.map((turn) => turn.memoryId),
-        batch,
-        report,
-        signal,
-      );
+      const sources = await this.deps.repository.list(thread.workspace, threadId, {
+        memoryIds: batch.map((turn) => turn.memoryId),
+        vectors: false,
+      });
+      await this.summarize(thread, 1, batch.map(turnSource), sources, batch, report, signal);
     }
 
     const level1 = (await this.deps.repository.list(thread.workspace, threadId, { level: 1, vectors: false }))
       .map((record) => ({ ...record, size: record.text.length }))
       .sort((a, b) => a.charRange[0] - b.charRange[0]);
     for (const batch of planSummaryBatches(level1, cursor.level2End, this.options.level2EveryChars)) {
-      await this.summarize(
-        thread,
-        2,
-        batch.map(summarySource),
-        batch.map((record) => record.memoryId),
-        batch,
-        report,
-        signal,
-      );
+      await this.summarize(thread, 2, batch.map(summarySource), batch, batch, report, signal);
     }
     // Summaries just written, and anything an earlier update could not embed (or embedded with another model).
     const model = this.deps.embeddings?.modelName;
@@ -145,7 +150,46 @@ export class ThreadMemoryWriter {
         signal,
       );
     }
-    return report;
+  }
+
+  /** The level-0 records of the turns past `level1End` that have none, written and checked for staleness. */
+  private async writeTurns(
+    thread: ThreadRecord,
+    turns: readonly MeasuredTurn[],
+    level1End: number,
+    signal?: AbortSignal,
+  ): Promise<MemoryRecord[]> {
+    // Turns a level-1 summary covers were stored before it was written (and turns are never removed
+    // before their thread): only the later ones are looked up.
+    const recent = turns.filter((turn) => turn.charRange[1] > level1End);
+    if (recent.length === 0) return [];
+    const stored = await this.deps.repository.list(thread.workspace, thread.threadId, {
+      memoryIds: recent.map((turn) => turn.memoryId),
+      vectors: false,
+    });
+    const storedIds = new Set(stored.map((record) => record.memoryId));
+    const written: MemoryRecord[] = [];
+    for (const turn of recent) {
+      if (storedIds.has(turn.memoryId)) continue;
+      signal?.throwIfAborted();
+      const record = await this.turnRecord(thread, turn);
+      if (!(await this.deps.repository.insert(record))) continue;
+      written.push(record);
+      await this.checkMentionsAgain(thread, record);
+    }
+    return written;
+  }
+
+  /** A node changed between the read of its fingerprint and the record's write: its own check missed the record. */
+  private async checkMentionsAgain(thread: ThreadRecord, record: MemoryRecord): Promise<void> {
+    if (record.mentions.length === 0) return;
+    const nodes = await this.deps.graphs
+      .forWorkspace(thread.workspace)
+      .getNodesByKeys(thread.graphKey, [...new Set(record.mentions.map((mention) => mention.key))]);
+    const current = new Map(nodes.map((node) => [node._key, nodeContentFingerprint(node)]));
+    const outdated = record.mentions.filter((mention) => current.get(mention.key) !== mention.fingerprint);
+    if (outdated.length > 0)
+      await this.deps.repository.markStale(thread.workspace, thread.graphKey, outdated, this.clock());
   }
 
   private async turnRecord(thread: ThreadRecord, measured: MeasuredTurn): Promise<MemoryRecord> {
@@ -170,12 +214,17 @@ export class ThreadMemoryWriter {
     });
   }
 
+  /**
+   * One summary of `parents` (the stored records it covers: level 0 for level 1, level 1 for level 2). It
+   * is stale when one of them is; a node it mentions that they mention keeps their fingerprint (the latest
+   * one: an older one that differs has made its record stale already).
+   */
   private async summarize(
     thread: ThreadRecord,
     level: 1 | 2,
     sources: SummarySource[],
-    parentIds: string[],
-    covered: ReadonlyArray<{ charRange: readonly [number, number] }>,
+    parents: readonly MemoryRecord[],
+    covered: ReadonlyArray<{ memoryId: string; charRange: readonly [number, number] }>,
     report: MemoryUpdateReport,
     signal: AbortSignal | undefined,
   ): Promise<void> {
@@ -185,6 +234,11 @@ export class ThreadMemoryWriter {
     await this.recordUsage(thread, result);
     if (result.usage) report.summaryCalls += 1;
     const charRange: [number, number] = [covered[0].charRange[0], covered[covered.length - 1].charRange[1]];
+    const parentIds = covered.map((record) => record.memoryId);
+    const inherited = new Map<string, string>();
+    for (const parent of [...parents].sort((a, b) => a.charRange[0] - b.charRange[0]))
+      for (const mention of parent.mentions) inherited.set(mention.key, mention.fingerprint);
+    const staleParents = parents.filter((parent) => parent.stale);
     const record = this.newRecord(thread, {
       level,
       createdTime: this.clock(),
@@ -193,17 +247,33 @@ export class ThreadMemoryWriter {
       memoryId: summaryMemoryId(level, thread.threadId, charRange),
       charRange,
       parentIds,
-      mentions: await checkNodeMentions(
-        this.deps.graphs.forWorkspace(thread.workspace),
-        thread.graphKey,
-        result.summary.nodesMentioned,
-      ),
+      mentions: (
+        await checkNodeMentions(
+          this.deps.graphs.forWorkspace(thread.workspace),
+          thread.graphKey,
+          result.summary.nodesMentioned,
+        )
+      ).map((mention) => ({ key: mention.key, fingerprint: inherited.get(mention.key) ?? mention.fingerprint })),
       keyFindings: result.summary.keyFindings,
       toolsUsed: result.summary.toolsUsed,
       topics: result.summary.topics,
       author: result.author,
+      stale: staleParents.length > 0,
+      staleTime:
+        staleParents.length > 0 ? Math.min(...staleParents.map((parent) => parent.staleTime ?? this.clock())) : null,
     });
-    if (await this.deps.repository.insert(record)) report.summaries[level] += 1;
+    if (!(await this.deps.repository.insert(record))) return;
+    report.summaries[level] += 1;
+    await this.checkMentionsAgain(thread, record);
+    // A source marked stale after it was read above: its mark did not reach this summary, not stored yet.
+    if (!record.stale) {
+      const now = await this.deps.repository.list(thread.workspace, thread.threadId, {
+        memoryIds: parentIds,
+        vectors: false,
+      });
+      if (now.some((parent) => parent.stale))
+        await this.deps.repository.markRecordsStale(thread.workspace, [record.memoryId], this.clock());
+    }
   }
 
   /** The call's tokens and cost go to the thread's usage and to the process-wide budgets, like the agent's own calls. */
@@ -262,6 +332,8 @@ export class ThreadMemoryWriter {
       | 'author'
     > & {
       mentions: NodeMention[];
+      stale?: boolean;
+      staleTime?: number | null;
     },
   ): MemoryRecord {
     return {
@@ -272,8 +344,8 @@ export class ThreadMemoryWriter {
       createdAt: formatLocalDate(new Date(fields.createdTime)),
       embedding: null,
       embeddingModel: null,
-      stale: false,
-      staleTime: null,
+      stale: fields.stale ?? false,
+      staleTime: fields.staleTime ?? null,
     };
   }
 }

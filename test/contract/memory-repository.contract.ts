@@ -8,6 +8,8 @@ export interface MemoryRepositoryFixture {
   repository: MemoryRepository;
   /** Makes the thread exist in the store where the adapter needs it (SQLite: records reference their thread). */
   createThread(workspace: string, threadId: string, graphKey: string): Promise<void>;
+  /** Deletes the thread itself where the adapter keeps it (SQLite); the service deletes its memory first. */
+  deleteThread(workspace: string, threadId: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -300,7 +302,53 @@ export function describeMemoryRepositoryContract(name: string, create: () => Pro
       expect(await repository.deleteThread(workspace, threadId)).toBe(0);
     });
 
-    it('trims the records of one level created before a date, in every workspace, and keeps the cursor', async () => {
+    it('carries stale up: the summaries built on a marked record are marked, level 1 then level 2, even without the node', async () => {
+      const threadId = await newThread();
+      const turn = memoryRecord({ workspace, threadId, mentions: [{ key: 'root', fingerprint: 'r1' }] });
+      const sibling = memoryRecord({ workspace, threadId, charRange: [40, 80] });
+      const level1 = memoryRecord({ workspace, threadId, level: 1, parentIds: [turn.memoryId, sibling.memoryId] });
+      const otherLevel1 = memoryRecord({ workspace, threadId, level: 1, parentIds: [sibling.memoryId] });
+      const level2 = memoryRecord({ workspace, threadId, level: 2, parentIds: [level1.memoryId] });
+      for (const record of [turn, sibling, level1, otherLevel1, level2]) await repository.insert(record);
+      const staleOf = async () =>
+        Object.fromEntries(
+          (await repository.list(workspace, threadId)).map((record) => [record.memoryId, record.staleTime]),
+        );
+
+      expect(await repository.markStale(workspace, 'nba-workflow', [{ key: 'root', fingerprint: 'r1' }], 9)).toBe(3);
+      expect(await staleOf()).toEqual({
+        [turn.memoryId]: 9,
+        [sibling.memoryId]: null,
+        [level1.memoryId]: 9,
+        [otherLevel1.memoryId]: null,
+        [level2.memoryId]: 9,
+      });
+      expect(await repository.markRecordsStale(`${workspace}-other`, [sibling.memoryId], 11)).toBe(0);
+      expect(await repository.markRecordsStale(workspace, [sibling.memoryId], 11)).toBe(2);
+      expect(await repository.markRecordsStale(workspace, [sibling.memoryId], 12)).toBe(0);
+      expect(await repository.markRecordsStale(workspace, [], 12)).toBe(0);
+      expect(await staleOf()).toMatchObject({
+        [sibling.memoryId]: 11,
+        [otherLevel1.memoryId]: 11,
+        [level1.memoryId]: 9,
+      });
+    });
+
+    it('refuses the records of a thread whose memory and thread were deleted (an update in flight): nothing comes back', async () => {
+      const threadId = await newThread();
+      await repository.insert(memoryRecord({ workspace, threadId }));
+      await repository.deleteThread(workspace, threadId);
+      await fixture.deleteThread(workspace, threadId);
+      for (const level of [0, 1] as const) {
+        await expect(
+          repository.insert(memoryRecord({ workspace, threadId, level, charRange: [0, 100] })),
+        ).rejects.toMatchObject({ code: 'not_found' });
+      }
+      expect(await repository.list(workspace, threadId)).toEqual([]);
+      expect(await repository.cursor(workspace, threadId)).toEqual({ level1End: 0, level2End: 0 });
+    });
+
+    it('trims the records of one level created before a date in every workspace, level 1 only where level 2 covers it, and keeps the cursor', async () => {
       const threadId = await newThread();
       const elsewhere = `${workspace}-b`;
       const otherThread = await newThread(elsewhere);
@@ -312,18 +360,38 @@ export function describeMemoryRepositoryContract(name: string, create: () => Pro
         charRange: [0, 8000],
         mentions: [{ key: 'root', fingerprint: 'r1' }],
       });
-      const recent1 = memoryRecord({ workspace, threadId, level: 1, createdTime: 3_000, charRange: [8000, 16000] });
+      const uncovered1 = memoryRecord({ workspace, threadId, level: 1, createdTime: 1_100, charRange: [8000, 16000] });
+      const recent1 = memoryRecord({ workspace, threadId, level: 1, createdTime: 3_000, charRange: [16000, 24000] });
+      const old2 = memoryRecord({ workspace, threadId, level: 2, createdTime: 3_000, charRange: [0, 8000] });
       const old0 = memoryRecord({ workspace, threadId, level: 0, createdTime: 1_000 });
-      const oldElsewhere = memoryRecord({ workspace: elsewhere, threadId: otherThread, level: 1, createdTime: 1_500 });
-      for (const record of [old1, recent1, old0, oldElsewhere]) await repository.insert(record);
+      const coveredElsewhere = memoryRecord({
+        workspace: elsewhere,
+        threadId: otherThread,
+        level: 1,
+        createdTime: 1_500,
+        charRange: [0, 500],
+      });
+      const elsewhere2 = memoryRecord({
+        workspace: elsewhere,
+        threadId: otherThread,
+        level: 2,
+        createdTime: 1_500,
+        charRange: [0, 500],
+      });
+      for (const record of [old1, uncovered1, recent1, old2, old0, coveredElsewhere, elsewhere2])
+        await repository.insert(record);
 
       expect(await repository.trim(1, 2_000)).toBe(2);
       expect((await repository.list(workspace, threadId)).map((record) => record.memoryId).sort()).toEqual(
-        [old0.memoryId, recent1.memoryId].sort(),
+        [old0.memoryId, uncovered1.memoryId, recent1.memoryId, old2.memoryId].sort(),
       );
-      expect(await repository.list(elsewhere, otherThread)).toEqual([]);
+      expect((await repository.list(elsewhere, otherThread)).map((record) => record.memoryId)).toEqual([
+        elsewhere2.memoryId,
+      ]);
       expect(await repository.mentions(workspace, 'nba-workflow', 'all')).toEqual([]);
-      expect(await repository.cursor(workspace, threadId)).toEqual({ level1End: 16000, level2End: 0 });
+      expect(await repository.cursor(workspace, threadId)).toEqual({ level1End: 24000, level2End: 8000 });
+      expect(await repository.trim(2, 2_000)).toBe(1);
+      expect((await repository.list(elsewhere, otherThread)).map((record) => record.memoryId)).toEqual([]);
     });
   });
 }

@@ -22,6 +22,9 @@ function openStore() {
     async createThread(workspace: string, threadId: string, graphKey: string) {
       await threads.create({ threadId, workspace, userId: 'alice', graphKey, title: 't', createdTime: Date.now() });
     },
+    async deleteThread(_workspace: string, threadId: string) {
+      await threads.delete(threadId);
+    },
     async close() {
       db.close();
       rmSync(dataDir, { recursive: true, force: true });
@@ -50,14 +53,16 @@ describe(`${SqliteMemoryRepository.name} and threads`, () => {
     }
   });
 
-  it('refuses memory for a thread that does not exist', async () => {
+  it('refuses memory for a thread that does not exist, or exists in another workspace (not_found)', async () => {
     const store = openStore();
     try {
-      // Matched on the code: jest workers share better-sqlite3's error class across module registries, so instanceof Error may not hold.
       await expect(
         store.repository.insert(memoryRecord({ workspace: 'ws', threadId: generateThreadId() })),
-      ).rejects.toMatchObject({
-        code: 'SQLITE_CONSTRAINT_FOREIGNKEY',
+      ).rejects.toMatchObject({ code: 'not_found' });
+      const threadId = generateThreadId();
+      await store.createThread('ws', threadId, 'nba-workflow');
+      await expect(store.repository.insert(memoryRecord({ workspace: 'other', threadId }))).rejects.toMatchObject({
+        code: 'not_found',
       });
     } finally {
       await store.close();

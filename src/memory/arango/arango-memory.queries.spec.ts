@@ -55,11 +55,17 @@ function scopedQueries(): Record<string, AqlQuery> {
     allMentions: queries.allMentions(workspace, graphKey),
     mentionsOf: queries.mentionsOf(workspace, graphKey, [HOSTILE.nodeKey]),
     markStale: queries.markStale(workspace, graphKey, outdated, 5),
-    deleteThread: queries.deleteThread(workspace, threadId, 'mc_1'),
+    markRecordsStale: queries.markRecordsStale(workspace, [memoryId], 5),
+    deleteThread: queries.deleteThread(workspace, threadId, 'mc_1', 5),
   };
 }
 
-const everyQuery = (): Record<string, AqlQuery> => ({ ...scopedQueries(), trim: queries.trim(1, 1_000) });
+const everyQuery = (): Record<string, AqlQuery> => ({
+  ...scopedQueries(),
+  trimLevel1: queries.trim(1, 1_000),
+  trimLevel2: queries.trim(2, 1_000),
+  forgetDeletedThreads: queries.forgetDeletedThreads(1_000),
+});
 const squash = (query: AqlQuery): string => query.query.replace(/\s+/g, ' ').trim();
 
 describe(ArangoMemoryQueries.name, () => {
@@ -92,16 +98,56 @@ describe(ArangoMemoryQueries.name, () => {
   it('writes a record at most once and advances the cursor only for a summary that was written', () => {
     const text = squash(queries.insert(document, 'mc_1'));
     expect(text).toContain('OPTIONS { ignoreErrors: true } RETURN NEW._key');
-    expect(text).toMatch(/FOR written IN \(LENGTH\(inserted\) > 0 AND @\w+ > 0 \? \[1\] : \[\]\) UPSERT/);
-    expect(text).toContain('level1End: MAX([OLD.level1End, ');
+    expect(text).toContain('level1End: MAX([OLD.level1End, written ? ');
     expect(containsDeep(queries.insert(document, 'mc_1').bindVars, HOSTILE.text)).toBe(true);
+  });
+
+  it("writes nothing for a thread whose memory was deleted, and touches the thread's cursor so an insert racing with the delete conflicts", () => {
+    const text = squash(queries.insert(document, 'mc_1'));
+    expect(text).toMatch(
+      /^LET cursor = FIRST\(FOR existing IN @@\w+ FILTER existing._key == @\w+ RETURN existing\) LET accepting = cursor == null OR cursor.deleted != true/,
+    );
+    expect(text).toMatch(/FOR record IN \(accepting \? \[@\w+\] : \[\]\) INSERT record/);
+    expect(text).toMatch(/FOR slot IN \(accepting \? \[1\] : \[\]\) UPSERT \{ _key: @\w+ \}/);
+    expect(text).toMatch(/RETURN \{ written: written, deleted: !accepting \}$/);
+  });
+
+  it("deletes a thread's records and leaves a dated mark on its cursor instead of removing it", () => {
+    const query = queries.deleteThread('w', 't', 'mc_1', 42);
+    const text = squash(query);
+    expect(text).toMatch(/REMOVE record IN @@\w+/);
+    expect(text).toMatch(/UPDATE \{ level1End: 0, level2End: 0, deleted: true, deletedTime: @\w+ \}/);
+    expect(Object.values(query.bindVars)).toContain(42);
+    expect(squash(queries.forgetDeletedThreads(7))).toMatch(
+      /FILTER cursor.deleted == true AND cursor.deletedTime < @\w+ REMOVE cursor/,
+    );
+  });
+
+  it("trims level-1 records only within their thread's level-2 cursor, level-2 records whatever they cover", () => {
+    const level1 = squash(queries.trim(1, 1_000));
+    expect(level1).toMatch(/^FOR cursor IN @@\w+ FILTER cursor.level2End > 0 AND cursor.deleted != true/);
+    expect(level1).toContain('record.workspace == cursor.workspace AND record.threadId == cursor.threadId');
+    expect(level1).toContain('record.charRange[1] <= cursor.level2End');
+    expect(squash(queries.trim(2, 1_000))).not.toContain('cursor');
+  });
+
+  it('carries stale up: the level-1 summaries built on a marked record, then the level-2 ones built on either', () => {
+    for (const query of [queries.markStale('w', 'g', outdated, 1), queries.markRecordsStale('w', ['mem0_a'], 1)]) {
+      const text = squash(query);
+      expect(text).toMatch(/record.level == 1 FILTER LENGTH\(INTERSECTION\(record.parentIds, keys\)\) > 0/);
+      expect(text).toContain('LET belowLevel2 = UNION_DISTINCT(keys, level1)');
+      expect(text).toMatch(/record.level == 2 FILTER LENGTH\(INTERSECTION\(record.parentIds, belowLevel2\)\) > 0/);
+      expect(text).toMatch(
+        /FILTER record._key IN UNION_DISTINCT\(belowLevel2, level2\) AND record.workspace == @\w+ AND record.stale != true UPDATE record/,
+      );
+    }
   });
 
   it('marks each stale record once, reading before writing', () => {
     const text = squash(queries.markStale(HOSTILE.workspace, HOSTILE.graphKey, outdated, 5));
-    expect(text).toMatch(/^LET keys = UNIQUE\( FOR old IN @\w+ FOR record IN @@\w+/);
+    expect(text).toMatch(/^LET direct = UNIQUE\( FOR old IN @\w+ FOR record IN @@\w+/);
     expect(text).toContain('FILTER record.stale != true');
-    expect(text).toMatch(/FOR key IN keys UPDATE key WITH \{ stale: true, staleTime: @\w+ \}/);
+    expect(text).toMatch(/UPDATE record WITH \{ stale: true, staleTime: @\w+ \} IN @@\w+ RETURN 1$/);
   });
 
   it('finds the records of a node through the array index of nodesMentioned', () => {

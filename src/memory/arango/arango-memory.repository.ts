@@ -1,4 +1,5 @@
 import { Database } from 'arangojs';
+import { AppError } from '../../errors/app-error';
 import { ArangoThreadQueryRunner } from '../../threads/arango/arango-thread-query.runner';
 import { hashedDocumentKey } from '../../database/arango/arango-hashed.key';
 import {
@@ -22,8 +23,9 @@ const KEYS_PER_QUERY = 1000;
 
 /**
  * MemoryRepository on ArangoDB (STORE=arango): records in `nodius_ai_memory`, one cursor document per
- * summarized thread in `nodius_ai_memory_cursors`. Each method is one AQL query (a record and its
- * cursor are written by the same query). Writes that lose a race with another instance (write-write
+ * thread with memory in `nodius_ai_memory_cursors` (which, once the thread's memory is deleted, is the
+ * mark that refuses its later inserts). Each method is one AQL query (a record and its cursor are written
+ * by the same query). Writes that lose a race with another instance (write-write
  * conflict on a cursor) run again; an unreachable server is `store_unavailable` (503, retryable).
  * The connection belongs to DatabaseModule.
  */
@@ -50,7 +52,12 @@ export class ArangoMemoryRepository implements MemoryRepository {
       ArangoMemoryDocumentMapper.toDocument(record),
       cursorKey(record.workspace, record.threadId),
     );
-    return this.runner.withRetries('memory.insert', async (run) => (await run<boolean>(query))[0] === true);
+    const [outcome] = await this.runner.withRetries('memory.insert', (run) =>
+      run<{ written: boolean; deleted: boolean }>(query),
+    );
+    if (outcome?.deleted)
+      throw AppError.notFound(`The memory of thread "${record.threadId}" was deleted: the record is not written`);
+    return outcome?.written === true;
   }
 
   async setEmbedding(workspace: string, memoryId: string, embedding: Float32Array, model: string): Promise<void> {
@@ -105,14 +112,25 @@ export class ArangoMemoryRepository implements MemoryRepository {
     return this.runner.withRetries('memory.markStale', async (run) => (await run(query)).length);
   }
 
+  async markRecordsStale(workspace: string, memoryIds: readonly string[], now: number): Promise<number> {
+    if (memoryIds.length === 0) return 0;
+    const query = this.queries.markRecordsStale(workspace, memoryIds, now);
+    return this.runner.withRetries('memory.markStale', async (run) => (await run(query)).length);
+  }
+
   async deleteThread(workspace: string, threadId: string): Promise<number> {
-    const query = this.queries.deleteThread(workspace, threadId, cursorKey(workspace, threadId));
+    const query = this.queries.deleteThread(workspace, threadId, cursorKey(workspace, threadId), Date.now());
     return this.runner.withRetries('memory.deleteThread', async (run) => (await run<number>(query))[0] ?? 0);
   }
 
   async trim(level: MemoryLevel, before: number): Promise<number> {
     const query = this.queries.trim(level, before);
     return this.runner.withRetries('memory.trim', async (run) => (await run(query)).length);
+  }
+
+  async forgetDeletedThreads(before: number): Promise<number> {
+    const query = this.queries.forgetDeletedThreads(before);
+    return this.runner.withRetries('memory.forgetDeletedThreads', async (run) => (await run(query)).length);
   }
 }
 

@@ -56,14 +56,31 @@ describe(MemoryRetention.name, () => {
     expect(await new MemoryRetention(repository, { level1Days: 30, level2Days: 90 }).trim(NOW)).toEqual({
       level1: 1,
       level2: 1,
+      deletedThreadMarks: 0,
     });
     expect(await levelsLeft()).toEqual([0, 1, 2]);
+  });
+
+  it('keeps an old short-term summary that no long-term summary covers yet, whatever its age', async () => {
+    const uncovered = memoryRecord({
+      workspace: 'w',
+      threadId,
+      level: 1,
+      createdTime: NOW - 365 * DAY,
+      charRange: [500, 600], // past the level-2 cursor (92)
+    });
+    await repository.insert(uncovered);
+    expect((await new MemoryRetention(repository, { level1Days: 30, level2Days: 0 }).trim(NOW)).level1).toBe(1);
+    expect((await repository.list('w', threadId, { level: 1 })).map((record) => record.memoryId)).toContain(
+      uncovered.memoryId,
+    );
   });
 
   it('keeps a level whose retention is 0', async () => {
     expect(await new MemoryRetention(repository, { level1Days: 0, level2Days: 1 }).trim(NOW)).toEqual({
       level1: 0,
       level2: 2,
+      deletedThreadMarks: 0,
     });
     expect(await levelsLeft()).toEqual([0, 1, 1]);
   });

@@ -1,4 +1,5 @@
 import type { Database, Statement } from 'better-sqlite3';
+import { AppError } from '../../errors/app-error';
 import { decodeVector, encodeVector } from '../../graph/sqlite/sqlite-graph.codec';
 import {
   EMPTY_MEMORY_CURSOR,
@@ -40,7 +41,9 @@ const KEYS_PER_STATEMENT = 500;
 
 /**
  * MemoryRepository on the embedded SQLite file (tables of MEMORY_TABLES_MIGRATION). Writes that touch
- * several rows are one `BEGIN IMMEDIATE` transaction. The connection belongs to DatabaseModule.
+ * several rows are one `BEGIN IMMEDIATE` transaction. Records belong to their thread (foreign keys): an
+ * insert for a thread that is gone is refused (not_found), and deleting the thread's row deletes whatever
+ * memory it still has, so deleteThread needs no mark of its own. The connection belongs to DatabaseModule.
  */
 export class SqliteMemoryRepository implements MemoryRepository {
   private readonly statements: ReturnType<typeof prepare>;
@@ -51,6 +54,7 @@ export class SqliteMemoryRepository implements MemoryRepository {
     outdated: readonly NodeMention[],
     now: number,
   ) => number;
+  private readonly markRecordsStaleIn: (workspace: string, memoryIds: readonly string[], now: number) => number;
   private readonly readList: (params: Record<string, unknown>, vectors: boolean) => MemoryRecord[];
 
   constructor(private readonly db: Database) {
@@ -73,18 +77,21 @@ export class SqliteMemoryRepository implements MemoryRepository {
     });
     this.markStaleIn = db.transaction(
       (workspace: string, graphKey: string, outdated: readonly NodeMention[], now: number) => {
-        let marked = 0;
+        const memoryIds = new Set<string>();
         for (const mention of outdated) {
-          marked += this.statements.markStale.run({
+          const rows = this.statements.staleCandidates.all({
             workspace,
             graph_key: graphKey,
             node_key: mention.key,
             fingerprint: mention.fingerprint,
-            now,
-          }).changes;
+          }) as Array<{ memory_id: string }>;
+          for (const row of rows) memoryIds.add(row.memory_id);
         }
-        return marked;
+        return this.markWithSummaries(workspace, memoryIds, now);
       },
+    ).immediate;
+    this.markRecordsStaleIn = db.transaction((workspace: string, memoryIds: readonly string[], now: number) =>
+      this.markWithSummaries(workspace, new Set(memoryIds), now),
     ).immediate;
   }
 
@@ -148,6 +155,10 @@ export class SqliteMemoryRepository implements MemoryRepository {
     return outdated.length === 0 ? 0 : this.markStaleIn(workspace, graphKey, outdated, now);
   }
 
+  async markRecordsStale(workspace: string, memoryIds: readonly string[], now: number): Promise<number> {
+    return memoryIds.length === 0 ? 0 : this.markRecordsStaleIn(workspace, memoryIds, now);
+  }
+
   async deleteThread(workspace: string, threadId: string): Promise<number> {
     return this.db
       .transaction(() => {
@@ -160,15 +171,45 @@ export class SqliteMemoryRepository implements MemoryRepository {
   }
 
   async trim(level: MemoryLevel, before: number): Promise<number> {
+    const { trimMentions, trimRecords } =
+      level === 1
+        ? { trimMentions: this.statements.trimCoveredMentions, trimRecords: this.statements.trimCoveredRecords }
+        : this.statements;
     return this.db
       .transaction(() => {
-        this.statements.trimMentions.run(level, before);
-        return this.statements.trimRecords.run(level, before).changes;
+        trimMentions.run(level, before);
+        return trimRecords.run(level, before).changes;
       })
       .immediate();
   }
 
+  /** Nothing to forget: a deleted thread's row is gone, and that is what refuses its inserts. */
+  async forgetDeletedThreads(): Promise<number> {
+    return 0;
+  }
+
+  /** Marks the records and, thread by thread, every summary whose sources are marked (level 1, then level 2). */
+  private markWithSummaries(workspace: string, memoryIds: Set<string>, now: number): number {
+    if (memoryIds.size === 0) return 0;
+    const threads = this.statements.threadsOf.all(workspace, JSON.stringify([...memoryIds])) as Array<{
+      thread_id: string;
+    }>;
+    for (const { thread_id: threadId } of threads) {
+      const summaries = this.statements.summariesOf.all(workspace, threadId) as Array<{
+        memory_id: string;
+        parent_ids: string;
+      }>;
+      for (const summary of summaries) {
+        if ((JSON.parse(summary.parent_ids) as string[]).some((parent) => memoryIds.has(parent)))
+          memoryIds.add(summary.memory_id);
+      }
+    }
+    return this.statements.markRecordsStale.run({ workspace, ids: JSON.stringify([...memoryIds]), now }).changes;
+  }
+
   private insertIn(record: MemoryRecord): boolean {
+    if (!this.statements.threadExists.get(record.threadId, record.workspace))
+      throw AppError.notFound(`Thread "${record.threadId}" no longer exists: its memory is not written`);
     const inserted = this.statements.insert.run({
       memory_id: record.memoryId,
       workspace: record.workspace,
@@ -257,9 +298,18 @@ function prepare(db: Database) {
     mentionsOf:
       statement(`SELECT DISTINCT n.node_key, n.fingerprint FROM ai_memory_mentions n JOIN ai_memory m ON m.memory_id = n.memory_id
       WHERE n.workspace = ? AND n.graph_key = ? AND n.node_key IN (SELECT value FROM json_each(?)) AND m.stale = 0`),
-    markStale: statement(`UPDATE ai_memory SET stale = 1, stale_time = @now
-      WHERE stale = 0 AND memory_id IN (SELECT memory_id FROM ai_memory_mentions
+    staleCandidates:
+      statement(`SELECT memory_id FROM ai_memory WHERE stale = 0 AND memory_id IN (SELECT memory_id FROM ai_memory_mentions
         WHERE workspace = @workspace AND graph_key = @graph_key AND node_key = @node_key AND fingerprint = @fingerprint)`),
+    threadsOf: statement(
+      'SELECT DISTINCT thread_id FROM ai_memory WHERE workspace = ? AND memory_id IN (SELECT value FROM json_each(?))',
+    ),
+    // Level 1 before level 2: a level-2 summary is marked when one of its level-1 sources is.
+    summariesOf: statement(`SELECT memory_id, parent_ids FROM ai_memory
+      WHERE workspace = ? AND thread_id = ? AND level > 0 ORDER BY level`),
+    markRecordsStale: statement(`UPDATE ai_memory SET stale = 1, stale_time = @now
+      WHERE stale = 0 AND workspace = @workspace AND memory_id IN (SELECT value FROM json_each(@ids))`),
+    threadExists: statement('SELECT 1 FROM ai_threads WHERE thread_id = ? AND workspace = ?'),
     deleteThreadMentions: statement(`DELETE FROM ai_memory_mentions WHERE memory_id IN
       (SELECT memory_id FROM ai_memory WHERE thread_id = ? AND workspace = ?)`),
     deleteCursor: statement('DELETE FROM ai_memory_cursors WHERE thread_id = ? AND workspace = ?'),
@@ -267,6 +317,12 @@ function prepare(db: Database) {
     trimMentions: statement(`DELETE FROM ai_memory_mentions WHERE memory_id IN
       (SELECT memory_id FROM ai_memory WHERE level = ? AND created_time < ?)`),
     trimRecords: statement('DELETE FROM ai_memory WHERE level = ? AND created_time < ?'),
+    // What a level-2 summary covers: within the thread's level-2 cursor.
+    trimCoveredMentions: statement(`DELETE FROM ai_memory_mentions WHERE memory_id IN
+      (SELECT m.memory_id FROM ai_memory m JOIN ai_memory_cursors c ON c.thread_id = m.thread_id
+        WHERE m.level = ? AND m.created_time < ? AND m.char_end <= c.level2_end)`),
+    trimCoveredRecords: statement(`DELETE FROM ai_memory WHERE level = ? AND created_time < ?
+      AND char_end <= (SELECT c.level2_end FROM ai_memory_cursors c WHERE c.thread_id = ai_memory.thread_id)`),
   };
 }
 

@@ -1,0 +1,134 @@
+import { MemoryTestbed } from '../../test/support/memory-testbed';
+import { AppError } from '../errors/app-error';
+import { MemoryRecord } from './memory-record';
+import type { MemoryRepository } from './memory.repository';
+import { MemoryService } from './memory.service';
+import { MemoryUpdateQueue } from './memory-update.queue';
+import { MemoryStalenessListener } from './staleness/memory-staleness.listener';
+import { MemoryStalenessMarker } from './staleness/memory-staleness.marker';
+import { ThreadMemoryWriter } from './thread-memory.writer';
+
+const GRAPH = 'nba-workflow';
+
+describe(MemoryService.name, () => {
+  let bed: MemoryTestbed;
+  let listener: MemoryStalenessListener;
+  let queue: MemoryUpdateQueue;
+
+  /** The service as MemoryModule builds it; the background update waits (for a minute): only what runSettled records now counts. */
+  const serviceOf = (repository: MemoryRepository = bed.repository, writer: ThreadMemoryWriter = bed.writer) => {
+    queue = new MemoryUpdateQueue((principal, threadId, signal) => writer.update(principal, threadId, signal), {
+      idleMs: 60_000,
+      maxDeferMs: 60_000,
+    });
+    return new MemoryService(bed.threads, repository, queue, writer);
+  };
+  const writerWith = (repository: MemoryRepository) =>
+    new ThreadMemoryWriter(
+      {
+        repository,
+        threads: bed.threads,
+        graphs: bed.graphs,
+        embeddings: bed.embeddings,
+        summarizer: { summarize: () => Promise.reject(new Error('no summary expected')) },
+        tokenTracker: bed.tokenTracker,
+      },
+      { level1EveryChars: 1_000_000, level2EveryChars: 1_000_000 },
+    );
+  /** The repository, with `before` run ahead of each insert. */
+  const insertingAfter = (before: (record: MemoryRecord) => Promise<void>): MemoryRepository => {
+    const repository = bed.repository;
+    return Object.assign(Object.create(repository) as MemoryRepository, {
+      insert: async (record: MemoryRecord) => {
+        await before(record);
+        return repository.insert(record);
+      },
+    });
+  };
+
+  beforeEach(async () => {
+    bed = await MemoryTestbed.create();
+    listener = new MemoryStalenessListener(bed.notifier, new MemoryStalenessMarker(bed.repository, bed.graphs));
+  });
+  afterEach(async () => {
+    await queue?.shutdown(0);
+    await listener.onModuleDestroy();
+    await bed.close();
+  });
+
+  it("records a run's turns as it settles: a node saved right after, before the background update, makes the turn's record stale", async () => {
+    const memory = serviceOf();
+    const thread = await bed.conversation([{ user: 'What does fetch-api do?', answer: 'It calls the NBA API.' }]);
+    memory.runStarted();
+    memory.runSettled(bed.principal, thread.threadId);
+    await memory.whenTurnsRecorded();
+
+    const source = bed.graphs.forWorkspace('default');
+    const fetchApi = (await source.getNodeByKey(GRAPH, 'fetch-api'))!;
+    await source.updateNode(GRAPH, { ...fetchApi, process: 'return fetch("https://example.org");' });
+    await listener.whenIdle();
+    expect(queue.size.pending).toBe(1); // the background update has not run
+    const [record] = await bed.repository.list('default', thread.threadId);
+    expect(record).toMatchObject({ level: 0, stale: true, staleTime: expect.any(Number) });
+    expect(record.mentions.map((mention) => mention.key)).toEqual(['fetch-api']);
+  });
+
+  it('marks a record stale when its node changed between the read of its fingerprint and its write (the change was checked before the record existed)', async () => {
+    const source = bed.graphs.forWorkspace('default');
+    let edited = false;
+    const writer = writerWith(
+      insertingAfter(async () => {
+        if (edited) return;
+        edited = true;
+        const fetchApi = (await source.getNodeByKey(GRAPH, 'fetch-api'))!;
+        await source.updateNode(GRAPH, { ...fetchApi, data: { changed: true } });
+        await listener.whenIdle(); // its check found no record mentioning fetch-api
+      }),
+    );
+    const thread = await bed.conversation([{ user: 'What does fetch-api do?', answer: 'It calls the NBA API.' }]);
+    expect(await writer.recordTurns(bed.principal, thread.threadId)).toHaveLength(1);
+    const [record] = await bed.repository.list('default', thread.threadId);
+    expect(record.stale).toBe(true);
+  });
+
+  it('deletes the memory first: after a failure in between the thread is still there, and a retry deletes both', async () => {
+    const thread = await bed.conversation([{ user: 'What does root do?', answer: 'It starts everything.' }]);
+    await bed.writer.update(bed.principal, thread.threadId);
+    let failures = 1;
+    const flaky = Object.assign(Object.create(bed.repository) as MemoryRepository, {
+      deleteThread: (workspace: string, threadId: string) =>
+        failures-- > 0
+          ? Promise.reject(new Error('store unreachable'))
+          : bed.repository.deleteThread(workspace, threadId),
+    });
+    const memory = serviceOf(flaky);
+    await expect(memory.deleteThread(bed.principal, thread.threadId)).rejects.toThrow('store unreachable');
+    await expect(bed.threads.load(bed.principal, thread.threadId)).resolves.toMatchObject({
+      threadId: thread.threadId,
+    });
+
+    await memory.deleteThread(bed.principal, thread.threadId);
+    await expect(bed.threads.load(bed.principal, thread.threadId)).rejects.toMatchObject({ code: 'not_found' });
+    expect(await bed.repository.list('default', thread.threadId)).toEqual([]);
+    await expect(memory.deleteThread(bed.principal, thread.threadId)).rejects.toBeInstanceOf(AppError);
+  });
+
+  it('lets an update in flight when its thread is deleted write nothing back, and end quietly', async () => {
+    let memory: MemoryService | undefined;
+    let deleted = false;
+    const writer = writerWith(
+      insertingAfter(async (record) => {
+        if (deleted) return;
+        deleted = true;
+        await memory!.deleteThread(bed.principal, record.threadId);
+      }),
+    );
+    memory = serviceOf(bed.repository, writer);
+    const thread = await bed.conversation([
+      { user: 'What does root do?', answer: 'It starts everything.' },
+      { user: 'And fetch-api?', answer: 'It calls the NBA API.' },
+    ]);
+    await expect(writer.update(bed.principal, thread.threadId)).resolves.toMatchObject({ turns: 0 });
+    expect(await bed.repository.list('default', thread.threadId)).toEqual([]);
+  });
+});
