@@ -10,6 +10,13 @@ import { CommitConflictResult, runCommitConflictScenario } from './commit-confli
 import { ContextLengthResult, runContextLengthScenario } from './context-length.scenario';
 import { CrashScenarioResult, runCrashScenario } from './crash.scenario';
 import { IsolationScenarioResult, runIsolationScenario } from './isolation.scenario';
+import {
+  REDIS_FAULTS,
+  RedisFaultName,
+  RedisFaultsResult,
+  runRedisFaultsScenario,
+  WRITE_LOSING_FAULTS,
+} from './redis-faults.scenario';
 import { ResumeRaceResult, runResumeRaceScenario } from './resume-race.scenario';
 import { FuzzResult, runRestFuzzScenario } from './rest-fuzz.scenario';
 import { runSocketFuzzScenario } from './socket-fuzz.scenario';
@@ -28,10 +35,13 @@ import { runUpstreamFaultsScenario, UpstreamFaultsResult } from './upstream-faul
  *   isolation    8 conversations × 25 questions at once, each on its own thread and socket: never mixed
  *   conflicts    30 runs whose round commit meets a revision conflict (another writer renames the thread): replayed
  *   context-length  30 questions on one thread outgrowing the model's window: each retried once, smaller
+ *   redis        three instances on one redis-server, 9 streams each time: Redis full, READONLY, idle timeout 1 s,
+ *                CLIENT KILL of every connection in turn, a restart without persistence, SIGSTOP 5 s
  *
  *   npm run faults                 (= npm run build && node --expose-gc dist/faults/run-faults.js)
- *   node --expose-gc dist/faults/run-faults.js [--only crash,race,upstream,fuzz-rest,fuzz-socket,isolation,conflicts,context-length]
- *        [--kills 50] [--kills-at-thread 10] [--resumes 100] [--rounds 3] [--repeat 3] [--runs 1000] [--conversations 8] [--questions 25] [--conflict-runs 30] [--context-questions 30] [--seed 1] [--out FILE]
+ *   node --expose-gc dist/faults/run-faults.js [--only crash,race,upstream,fuzz-rest,fuzz-socket,isolation,conflicts,context-length,redis]
+ *        [--kills 50] [--kills-at-thread 10] [--resumes 100] [--rounds 3] [--repeat 3] [--runs 1000] [--conversations 8] [--questions 25] [--conflict-runs 30] [--context-questions 30]
+ *        [--redis-faults full,readonly,idle-timeout,client-kill,restart,sigstop] [--seed 1] [--out FILE]
  *
  * Exit code 1 when a section misses its bar (docs/reliability.md) or crashed.
  */
@@ -45,6 +55,7 @@ const SECTIONS = [
   'isolation',
   'conflicts',
   'context-length',
+  'redis',
 ] as const;
 type SectionName = (typeof SECTIONS)[number];
 
@@ -209,6 +220,47 @@ function contextLengthFigures(result: ContextLengthResult): Figure[] {
   ];
 }
 
+function redisFigures(result: RedisFaultsResult): Figure[] {
+  return result.outcomes.flatMap((outcome) => {
+    const losing = WRITE_LOSING_FAULTS.has(outcome.fault);
+    const refusedElsewhere = outcome.rejoinsRefused['rejoined-elsewhere'];
+    return [
+      {
+        section: 'redis' as const,
+        figure: `redis ${outcome.fault}: where it landed (${outcome.holdMs} ms${outcome.fault === 'client-kill' ? ' between kills' : ''})`,
+        value: `${outcome.streamingAtFault} of ${outcome.streams} streams mid-stream; ${outcome.injectionsWhileStreaming} of ${outcome.injections} injections while streaming; ${outcome.connectionsClosed} connections closed`,
+        bar: 'every stream, every injection',
+        pass:
+          outcome.streamingAtFault === outcome.streams &&
+          outcome.injectionsWhileStreaming === outcome.injections &&
+          outcome.injections > 0,
+      },
+      {
+        section: 'redis' as const,
+        figure: `redis ${outcome.fault}: streams aborted / events lost / duplicated on rejoin / overlay divergences ${5} s after`,
+        value: `${outcome.aborted} / ${outcome.eventsLost} / ${outcome.eventsDuplicated} / ${outcome.overlay.divergences}`,
+        bar: '0 / 0 / 0 / 0',
+        pass:
+          outcome.aborted === 0 &&
+          outcome.eventsLost === 0 &&
+          outcome.eventsDuplicated === 0 &&
+          outcome.overlay.divergences === 0 &&
+          outcome.problems.length === 0,
+      },
+      {
+        section: 'redis' as const,
+        figure: `redis ${outcome.fault}: rejoins refused, same instance / another (${outcome.rejoins['rejoined-here']} + ${outcome.rejoins['rejoined-elsewhere']}); answers whole in their thread`,
+        value: `${outcome.rejoinsRefused['rejoined-here']} / ${refusedElsewhere}${outcome.refusalCodes.length ? ` (${[...new Set(outcome.refusalCodes)].join(', ')})` : ''}; ${outcome.answersStored} of ${outcome.streams}`,
+        bar: losing ? '0 / any (log kept locally); all' : '0 / 0; all',
+        pass:
+          outcome.rejoinsRefused['rejoined-here'] === 0 &&
+          (losing || refusedElsewhere === 0) &&
+          outcome.answersStored === outcome.streams,
+      },
+    ];
+  });
+}
+
 async function main(): Promise<void> {
   configureLogging({ level: 'error' });
   const only = argumentValue('only')?.split(',') as SectionName[] | undefined;
@@ -295,6 +347,15 @@ async function main(): Promise<void> {
     'context-length',
     () => runContextLengthScenario({ questions: numberArgument('context-questions') ?? 30 }),
     contextLengthFigures,
+  );
+
+  await run(
+    'redis',
+    () =>
+      runRedisFaultsScenario({
+        faults: (argumentValue('redis-faults')?.split(',') as RedisFaultName[] | undefined) ?? REDIS_FAULTS,
+      }),
+    redisFigures,
   );
 
   const durationMs = performance.now() - started;

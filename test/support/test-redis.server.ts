@@ -10,6 +10,7 @@ const REDIS_SERVER = process.env.REDIS_SERVER_PATH ?? '/usr/bin/redis-server';
  * A real `redis-server` (Debian's, `apt-get install -y redis-server`; `.ci/run` installs it) for one
  * suite: loopback only, on a free port, in a temporary directory, without persistence. `kill()` stops
  * it the hard way mid-test (SIGKILL, as a crash), `restart()` brings it back on the same port (empty),
+ * `freeze()` / `thaw()` suspend and resume it (SIGSTOP / SIGCONT: connections stay open, nothing answers),
  * `stop()` ends it and removes its directory. No mock: the service's own ioredis clients talk to it.
  */
 export class TestRedisServer {
@@ -44,6 +45,16 @@ export class TestRedisServer {
   /** SIGKILL: the server disappears as in a crash (its clients see their connections reset). */
   async kill(): Promise<void> {
     await this.terminate('SIGKILL');
+  }
+
+  /** SIGSTOP: the server stops answering, its connections stay open (a stalled host, a long fork). Never call cli() meanwhile. */
+  freeze(): void {
+    this.process?.kill('SIGSTOP');
+  }
+
+  /** SIGCONT: it answers again, what was sent meanwhile first. */
+  thaw(): void {
+    this.process?.kill('SIGCONT');
   }
 
   /** Starts it again on the same port, empty. */
