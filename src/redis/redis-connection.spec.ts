@@ -78,6 +78,29 @@ describe(`${RedisConnection.name} (a real redis-server)`, () => {
     }
   });
 
+  it('sends a command again once the command connection is back when it was caught by a reconnection, and throws a refusal at once', async () => {
+    const connection = new RedisConnection(redis.url);
+    try {
+      expect(await connection.ready(5_000)).toBe(true);
+      const id = String(await connection.commands.client('ID'));
+      const closed = new Promise((resolve) => connection.commands.once('close', resolve));
+      redis.cli('CLIENT', 'KILL', 'ID', id);
+      await closed; // reconnecting: a command sent now cannot be written
+      const direct = connection.commands.set('spec:direct', '1');
+      const retried = connection.acrossReconnection(() => connection.commands.set('spec:retried', '1'));
+      await expect(direct).rejects.toThrow(/enableOfflineQueue/);
+      await expect(retried).resolves.toBe('OK');
+      expect(redis.cli('GET', 'spec:retried')).toBe('1');
+      const started = Date.now();
+      await expect(connection.acrossReconnection(() => connection.commands.call('NO-SUCH-COMMAND'))).rejects.toThrow(
+        /unknown command/,
+      );
+      expect(Date.now() - started).toBeLessThan(500);
+    } finally {
+      await connection.close();
+    }
+  });
+
   it('keeps its connections alive with a PING, so an idle timeout longer than the keep-alive never closes them', async () => {
     const connection = new RedisConnection(redis.url, { keepAliveMs: 300 });
     const idle = connection.client({ role: 'spec-kept' });

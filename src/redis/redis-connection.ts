@@ -125,6 +125,24 @@ export class RedisConnection {
     });
   }
 
+  /**
+   * Runs a command of the command connection, and again after a reconnection when it failed on the
+   * connection (closing or reconnecting: an idle `timeout`, a CLIENT KILL, the reconnection on READONLY),
+   * waiting for it at most downAfterMs, twice at most. A refusal by Redis itself (a reply error: OOM,
+   * READONLY, a script error), a Redis already known to be down and a connection that does not come back
+   * are thrown. Only for commands whose
+   * second run changes nothing more than the first (one that failed on the connection may have run).
+   */
+  async acrossReconnection<T>(run: () => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await run();
+      } catch (error) {
+        if (isReplyError(error) || !this.up || attempt > 2 || !(await this.commandConnectionBack())) throw error;
+      }
+    }
+  }
+
   /** QUIT each connection (what was sent is answered first); one that does not answer in time (a blocked read) is cut. */
   async close(): Promise<void> {
     this.closed = true;
@@ -147,6 +165,20 @@ export class RedisConnection {
     if (!this.up || this.downTimer !== undefined || this.closed) return;
     this.downTimer = setTimeout(() => this.setUp(false), this.timings.downAfterMs);
     this.downTimer.unref();
+  }
+
+  /** The command connection's next `ready` (a status still `ready` may be a socket closing: its events are pending). */
+  private commandConnectionBack(): Promise<boolean> {
+    return new Promise((resolve) => {
+      const done = (back: boolean) => {
+        clearTimeout(timer);
+        this.commands.off('ready', onReady);
+        resolve(back);
+      };
+      const onReady = () => done(true);
+      const timer = setTimeout(() => done(false), this.timings.downAfterMs);
+      this.commands.once('ready', onReady);
+    });
   }
 
   /** Connections that are ready and not subscribed (a subscriber is exempt from the server's `timeout`). */
@@ -178,4 +210,8 @@ export class RedisConnection {
 function isConnectFailure(error: Error): boolean {
   const { code, syscall } = error as NodeJS.ErrnoException;
   return syscall === 'connect' || syscall === 'getaddrinfo' || code === 'ECONNREFUSED' || code === 'ENOTFOUND';
+}
+
+function isReplyError(error: unknown): boolean {
+  return error instanceof Error && error.name === 'ReplyError';
 }

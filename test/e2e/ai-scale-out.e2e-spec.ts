@@ -411,24 +411,31 @@ describe('Three instances behind a gateway on one SQLite file and one Redis (doc
     }
   });
 
-  it('ends a stream cleanly when Redis dies mid-stream, keeps serving alone (degraded), and shares again once Redis is back', async () => {
+  it('keeps a stream going when Redis dies mid-stream (its log stays on its instance, rejoinable there), serves alone (degraded), and shares again once Redis is back', async () => {
     const [a, b] = instances;
     llm.enqueue({ text: SLOW_ANSWER, chunkSize: 4, delayMs: 25 });
-    const onA = await connect(a, 'petra');
-    onA.socket.emit('ai:chat', { _id: 1, graphKey: GRAPH, message: 'Walk me through the workflow' });
-    await onA.waitUntil(() => textOf(onA.eventsOf(1)).length >= 40, 10_000, 'some text on A');
+    const first = await connect(a, 'petra');
+    first.socket.emit('ai:chat', { _id: 1, graphKey: GRAPH, message: 'Walk me through the workflow' });
+    await first.waitUntil(() => textOf(first.eventsOf(1)).length >= 40, 10_000, 'some text on A');
+    const threadId = (first.eventsOf(1)[0].payload as { threadId: string }).threadId;
 
     await redis.kill();
-    const ended = await onA.terminalOf(1, 10_000);
-    expect(ended.complete).toMatchObject({ aborted: true });
-    expect(ended.complete!.fullText).toBe(ended.text);
-    await llm.waitForClientClose(0, 5_000);
-    const threadId = ended.complete!.threadId;
+    await sleep(150); // the next events can only be logged on A
+    const seen = first.eventsOf(1);
+    first.close(); // AI_DISCONNECT_POLICY=continue: the generation goes on
+    const lastSeq = seqOf(seen.at(-1)!)!;
+    const onA = await connect(a, 'petra');
+    onA.socket.emit('ai:rejoin', { _id: 1, threadId, lastSeq });
+    const rest = await onA.terminalOf(1, 10_000);
+    expect(rest.complete).toMatchObject({ threadId, fullText: SLOW_ANSWER });
+    expect(rest.complete!.aborted).toBeUndefined();
+    expect(rest.events.map(seqOf)).toEqual(rest.events.map((_, index) => lastSeq + 1 + index));
+    expect(textOf(seen) + rest.text).toBe(SLOW_ANSWER);
     const thread = await request(a.url)
       .get(`/api/ai/thread/${threadId}`)
       .set('Authorization', `Bearer ${tokenOf('petra')}`)
       .expect(200);
-    expect(thread.body.messages.at(-1)).toMatchObject({ role: 'assistant', content: ended.text, aborted: true });
+    expect(thread.body.messages.at(-1)).toMatchObject({ role: 'assistant', content: SLOW_ANSWER });
 
     const degraded = await waitForHealth('degraded');
     expect(degraded[0]).toMatchObject({

@@ -289,6 +289,24 @@ describe(`${RedisRunEventLog.name} (a real redis-server)`, () => {
     expect(redis.cli('EXISTS', 'graph-ai:run:run_gone')).toBe('0');
   });
 
+  it('keeps a request shared when a write is caught by the command connection closing (a kill, an idle timeout): it is sent again', async () => {
+    const log = await instance();
+    const connection = connections.at(-1)!;
+    const { outcome, handlers } = outcomeRecorder();
+    const writer = log.open('run_killed', owner, handlers);
+    writer.append(token(1));
+    await waitUntil(() => redis.cli('EXISTS', 'graph-ai:run:run_killed') === '1');
+    redis.cli('CLIENT', 'KILL', 'ID', String(await connection.commands.client('ID')));
+    for (let seq = 2; seq <= 20; seq++) {
+      writer.append(token(seq));
+      await sleep(1);
+    }
+    writer.append(complete(21));
+    await waitUntil(() => outcome.finished === 1 || outcome.refused.length > 0);
+    expect(outcome.refused).toEqual([]);
+    expect(redis.cli('XLEN', 'graph-ai:run:run_killed')).toBe('21');
+  });
+
   it('skips an entry already written (a write resent after a reconnection) instead of failing the request', async () => {
     const log = await instance();
     const { outcome, handlers } = outcomeRecorder();

@@ -125,6 +125,7 @@ const logger = new Logger('runs');
  */
 export class RedisRunEventLog implements RunEventLog {
   private readonly redis: QuietRedis & WriteScript;
+  private readonly connection: RedisConnection;
   private readonly follower: RedisStreamFollower;
   private readonly running = new Map<string, RedisRun>();
   private pending: Pending[] = [];
@@ -139,6 +140,7 @@ export class RedisRunEventLog implements RunEventLog {
     /** How often followers notice a vanished stream (FOLLOW_BLOCK_MS; specs shorten it). */
     followBlockMs?: number,
   ) {
+    this.connection = connection;
     this.redis = connection.commands as QuietRedis & WriteScript;
     this.redis.defineCommand('writeRunLogs', { numberOfKeys: 0, lua: WRITE_SCRIPT });
     this.follower = new RedisStreamFollower(connection.client({ role: 'run-log-follower' }), this.redis, followBlockMs);
@@ -287,19 +289,20 @@ export class RedisRunEventLog implements RunEventLog {
     if (runs.length === 0) return;
     let missing: number[];
     try {
-      if (calls.length === 1) {
-        missing = await this.redis.writeRunLogs(...calls[0]);
-      } else {
+      // The script may run twice (it skips entries already written): a write caught by a reconnection is sent again.
+      missing = await this.connection.acrossReconnection(async () => {
+        if (calls.length === 1) return this.redis.writeRunLogs(...calls[0]);
         const pipeline = this.redis.pipeline() as ChainableCommander & {
           writeRunLogs(...args: Array<string | number>): ChainableCommander;
         };
         for (const call of calls) pipeline.writeRunLogs(...call);
-        missing = [];
+        const found: number[] = [];
         for (const [error, result] of (await pipeline.exec()) ?? []) {
           if (error) throw error;
-          missing.push(...(result as number[]));
+          found.push(...(result as number[]));
         }
-      }
+        return found;
+      });
     } catch (error) {
       // Written partly or not at all: none of these requests' shared logs can be trusted any more.
       this.refuse(runs, error instanceof Error ? error : new Error(String(error)));

@@ -166,7 +166,9 @@ const logger = new Logger('graph');
  * one (a gap, a reconnection, a start) reloads the graph's hash; a hash created again (expired, evicted,
  * Redis restarted empty) starts a new epoch at version 1, which replicas apply to an empty state.
  *
- * A change Redis does not take (down, full, READONLY, BUSY) goes to this instance's replica only, and
+ * A change caught by a reconnection (an idle `timeout`, a CLIENT KILL) is sent again once the connection is
+ * back (a second run of a script changes nothing more). A change Redis does not take (down, full, READONLY,
+ * BUSY) goes to this instance's replica only, and
  * the graph is marked as diverging: while any graph is, a write probe runs every repairIntervalMs, and
  * once Redis takes writes again (the probe, or any successful change of this instance) those graphs are
  * reloaded from Redis, so every replica holds Redis's state again. A reconnection reloads everything.
@@ -216,18 +218,20 @@ export class RedisLiveOverlayWriter implements LiveOverlayWriter {
     const { maxEntriesPerGraph, idleTtlMs } = this.overlays.limits;
     let answer: ScriptAnswer;
     try {
-      answer = await this.redis.overlayApply(
-        hashKey(workspace, graphKey),
-        maxEntriesPerGraph,
-        idleTtlMs,
-        OVERLAY_CHANNEL,
-        header('apply', workspace, graphKey),
-        newEpoch(),
-        JSON.stringify(changes.deleteNodes),
-        JSON.stringify(changes.deleteEdges),
-        changes.upsertNodes.length,
-        ...changes.upsertNodes.map((node) => JSON.stringify(node)),
-        ...changes.upsertEdges.map((edge) => JSON.stringify(edge)),
+      answer = await this.connection.acrossReconnection(() =>
+        this.redis.overlayApply(
+          hashKey(workspace, graphKey),
+          maxEntriesPerGraph,
+          idleTtlMs,
+          OVERLAY_CHANNEL,
+          header('apply', workspace, graphKey),
+          newEpoch(),
+          JSON.stringify(changes.deleteNodes),
+          JSON.stringify(changes.deleteEdges),
+          changes.upsertNodes.length,
+          ...changes.upsertNodes.map((node) => JSON.stringify(node)),
+          ...changes.upsertEdges.map((edge) => JSON.stringify(edge)),
+        ),
       );
     } catch (error) {
       // Applied here first: past this instance's own limit nothing is applied, and nothing diverges.
@@ -255,13 +259,15 @@ export class RedisLiveOverlayWriter implements LiveOverlayWriter {
   async forget(workspace: string, graphKey: string, nodeKeys: string[], edgeKeys: string[]): Promise<number> {
     let answer: ScriptAnswer;
     try {
-      answer = await this.redis.overlayForget(
-        hashKey(workspace, graphKey),
-        this.overlays.limits.idleTtlMs,
-        OVERLAY_CHANNEL,
-        header('forget', workspace, graphKey),
-        newEpoch(),
-        JSON.stringify({ nodeKeys, edgeKeys }),
+      answer = await this.connection.acrossReconnection(() =>
+        this.redis.overlayForget(
+          hashKey(workspace, graphKey),
+          this.overlays.limits.idleTtlMs,
+          OVERLAY_CHANNEL,
+          header('forget', workspace, graphKey),
+          newEpoch(),
+          JSON.stringify({ nodeKeys, edgeKeys }),
+        ),
       );
     } catch (error) {
       this.overlays.forget(workspace, graphKey, nodeKeys, edgeKeys);
@@ -281,12 +287,14 @@ export class RedisLiveOverlayWriter implements LiveOverlayWriter {
   async clear(workspace: string, graphKey: string): Promise<void> {
     let answer: ScriptAnswer;
     try {
-      answer = await this.redis.overlayClear(
-        hashKey(workspace, graphKey),
-        this.overlays.limits.idleTtlMs,
-        OVERLAY_CHANNEL,
-        header('clear', workspace, graphKey),
-        newEpoch(),
+      answer = await this.connection.acrossReconnection(() =>
+        this.redis.overlayClear(
+          hashKey(workspace, graphKey),
+          this.overlays.limits.idleTtlMs,
+          OVERLAY_CHANNEL,
+          header('clear', workspace, graphKey),
+          newEpoch(),
+        ),
       );
     } catch (error) {
       this.overlays.clear(workspace, graphKey);
