@@ -26,7 +26,7 @@ export class MemoryService {
     private readonly turns: Pick<ThreadMemoryWriter, 'recordTurns'> | null = null,
   ) {}
 
-  /** A run began: memory updates wait until no run is in progress (docs/memory.md). */
+  /** A run began: memory updates wait until no run is in progress. */
   runStarted(): void {
     this.queue?.runStarted();
   }

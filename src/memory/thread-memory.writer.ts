@@ -43,7 +43,7 @@ export interface MemoryUpdateReport {
 }
 
 /**
- * Brings a thread's memory up to date with its stored messages (docs/memory.md). Everything it writes is
+ * Brings a thread's memory up to date with its stored messages. Everything it writes is
  * derived from what is stored, so an update that fails, or never ran (the process stopped), is
  * simply done by the next one: nothing is lost, and nothing is written twice (record ids are derived
  * from what they cover).

@@ -38,7 +38,7 @@ export function readOnlyReconnect(clock: () => number = Date.now): (error: Error
  * refused command with the offline queue off); the same holds for the commands queued when a client
  * quits at shutdown. Marking each command's promise as handled keeps the rejection for whoever awaits it
  * (our own callers always do) and drops it for fire-and-forget callers: while Redis is down, what they
- * publish is lost, which is the degraded single-instance mode (docs/deployment.md, "Redis down").
+ * publish is lost, which is the degraded single-instance mode.
  *
  * ioredis resubscribes by itself after a reconnection, but a connection closed again while that
  * SUBSCRIBE is in flight comes back with no subscription and no error (seen with two CLIENT KILLs in a

@@ -1,7 +1,7 @@
 import { Logger } from '../observability/logger';
 import { createRedisClient, QuietRedis, RedisClientOptions } from './redis-client';
 
-/** What /health reports of Redis (docs/deployment.md, "Health and readiness"). */
+/** What /health reports of Redis. */
 export interface RedisHealth {
   status: 'up' | 'down';
   detail?: string;
@@ -37,7 +37,7 @@ const logger = new Logger('redis');
  * (subscribers resubscribe; their users resynchronise on their own `ready`). Every connection but the
  * subscribers PINGs every `keepAliveMs`, so a managed Redis's idle `timeout` seldom closes one. Users
  * subscribe to the state to fall back to their single-instance behaviour while Redis is down and to take
- * sharing up again when it is back (docs/deployment.md, "Redis down"). Every connection is closed at
+ * sharing up again when it is back. Every connection is closed at
  * application shutdown, after the transports. Only built when REDIS_URL is set.
  */
 export class RedisConnection {

@@ -157,7 +157,7 @@ interface OverlayScripts {
 const logger = new Logger('graph');
 
 /**
- * With REDIS_URL, the live overlay is shared (docs/live-overlay.md, "Several instances"): Redis holds each
+ * With REDIS_URL, the live overlay is shared by every instance: Redis holds each
  * graph's unsaved state (one hash, expiring after the overlay's idle time), and every instance keeps a
  * replica in its LiveOverlayRegistry, so readers never wait for Redis. A change goes to Redis through a
  * script (the per-graph limit checked there, for every instance at once), then into this instance's

@@ -20,7 +20,7 @@ export interface MemoryTrimReport {
 export const DELETED_THREAD_MARK_DAYS = 1;
 
 /**
- * Retention of conversation memory (docs/memory.md, "Retention"): short-term summaries older than
+ * Retention of conversation memory: short-term summaries older than
  * MEMORY_L1_RETENTION_DAYS (30) that a long-term summary already covers, and long-term ones older than
  * MEMORY_L2_RETENTION_DAYS (90), are removed, in every workspace. A short-term summary no long-term one
  * covers yet stays whatever its age: it is what the next long-term summary is made of. Turn records stay
