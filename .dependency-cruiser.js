@@ -13,7 +13,7 @@ const LAYERS = [
   ['auth', 'database', 'validation'],
   ['graph'],
   ['conversation'],
-  ['providers', 'policy'],
+  ['providers', 'policy', 'changes'],
   ['embeddings'],
   ['rag'],
   ['threads'],

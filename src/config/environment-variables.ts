@@ -194,6 +194,13 @@ export class EnvironmentVariables {
   @IsIn(['server', 'client'])
   HITL_APPLY?: 'server' | 'client';
 
+  /** Days the change log keeps an operation (undo needs it); 0 keeps them all. */
+  @Transform(toNumber)
+  @IsInt()
+  @Min(0)
+  @Max(36_500)
+  AI_CHANGE_LOG_RETENTION_DAYS = 90;
+
   @Transform(toNumber)
   @IsInt()
   @Min(0)

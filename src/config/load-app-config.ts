@@ -136,6 +136,7 @@ export function loadAppConfig(env: Record<string, string | undefined>): AppConfi
       // The embedded store belongs to this service, so approved actions are applied here by default;
       // ArangoDB graphs belong to Nodius, whose sync pipeline applies them.
       hitlApply: vars.HITL_APPLY ?? (vars.STORE === 'sqlite' ? 'server' : 'client'),
+      changeLogRetentionDays: vars.AI_CHANGE_LOG_RETENTION_DAYS,
       maxTokensPerCall: vars.AI_MAX_TOKENS_PER_CALL,
       maxTotalTokens: vars.AI_MAX_TOTAL_TOKENS,
       maxCostUsd: vars.AI_MAX_COST_USD,

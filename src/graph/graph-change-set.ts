@@ -1,11 +1,15 @@
 import { GraphEdge, GraphNode } from './graph.types';
 
-/** Sets one field of a node; `path` is split on dots (["data", "a", "b"] for data.a.b). */
+/**
+ * Sets one field of a node (`set`), or removes it (`unset`: the field the node had not before a change, put back
+ * by that change's inverse); `path` is split on dots (["data", "a", "b"] for data.a.b).
+ */
 export interface NodeFieldInstruction {
   nodeKey: string;
-  op: 'set';
+  op: 'set' | 'unset';
   path: string[];
-  value: unknown;
+  /** `set`: the new value; absent for `unset`. */
+  value?: unknown;
   /** Hints for the Nodius editor: animate a position change, re-render a node's HTML. */
   animatePos?: boolean;
   triggerHtmlRender?: boolean;

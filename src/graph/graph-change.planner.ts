@@ -1,7 +1,7 @@
 import { AppError } from '../errors/app-error';
 import { GraphChangeSet } from './graph-change-set';
 import { GraphEdge, GraphNode } from './graph.types';
-import { setNodeField } from './node-field.setter';
+import { setNodeField, unsetNodeField } from './node-field.setter';
 
 /** Read access to the graph's current state, inside the transaction that will apply the plan. */
 export interface GraphChangeLookup {
@@ -57,11 +57,15 @@ export class GraphChangePlanner {
     const updated = new Map<string, { before: GraphNode; after: GraphNode }>();
     for (const instruction of changes.instructions ?? []) {
       const key = instruction.nodeKey;
-      if (instruction.op !== 'set')
+      if (instruction.op !== 'set' && instruction.op !== 'unset')
         throw AppError.badRequest(`Unsupported instruction "${String(instruction.op)}" on node "${key}"`);
+      const change = (node: GraphNode): GraphNode =>
+        instruction.op === 'set'
+          ? setNodeField(node, instruction.path, instruction.value)
+          : unsetNodeField(node, instruction.path);
       const fresh = created.get(key);
       if (fresh) {
-        created.set(key, setNodeField(fresh, instruction.path, instruction.value));
+        created.set(key, change(fresh));
         continue;
       }
       const pending = updated.get(key);
@@ -70,7 +74,7 @@ export class GraphChangePlanner {
         throw new AppError('not_found', `Node "${key}" does not exist in graph "${graphKey}"`, { nodeKey: key });
       updated.set(key, {
         before: pending?.before ?? current,
-        after: setNodeField(current, instruction.path, instruction.value),
+        after: change(current),
       });
     }
     for (const node of [...created.values(), ...[...updated.values()].map((entry) => entry.after)])

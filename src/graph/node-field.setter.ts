@@ -13,15 +13,7 @@ const FORBIDDEN_SEGMENTS = new Set(['__proto__', 'prototype', 'constructor']);
  * (_key, graphKey, embedding*) or a prototype segment.
  */
 export function setNodeField(node: GraphNode, path: readonly string[], value: unknown): GraphNode {
-  if (path.length === 0 || path.some((segment) => typeof segment !== 'string' || segment.length === 0)) {
-    throw AppError.badRequest(`Invalid field path "${path.join('.')}" for node "${node._key}"`);
-  }
-  if (RESERVED_ROOT_FIELDS.has(path[0])) {
-    throw AppError.badRequest(`Field "${path[0]}" of node "${node._key}" cannot be changed`);
-  }
-  if (path.some((segment) => FORBIDDEN_SEGMENTS.has(segment))) {
-    throw AppError.badRequest(`Invalid field path "${path.join('.')}" for node "${node._key}"`);
-  }
+  checkPath(node, path);
   const copy = structuredClone(node);
   let container: Record<string, unknown> = copy;
   for (const segment of path.slice(0, -1)) {
@@ -31,4 +23,33 @@ export function setNodeField(node: GraphNode, path: readonly string[], value: un
   }
   container[path[path.length - 1]] = structuredClone(value);
   return copy;
+}
+
+/**
+ * Returns a copy of `node` without the field at `path` (a missing field, or a missing or non-object parent, changes
+ * nothing). The same paths are refused as by setNodeField.
+ */
+export function unsetNodeField(node: GraphNode, path: readonly string[]): GraphNode {
+  checkPath(node, path);
+  const copy = structuredClone(node);
+  let container: unknown = copy;
+  for (const segment of path.slice(0, -1)) {
+    if (typeof container !== 'object' || container === null) return copy;
+    container = (container as Record<string, unknown>)[segment];
+  }
+  if (typeof container === 'object' && container !== null)
+    delete (container as Record<string, unknown>)[path[path.length - 1]];
+  return copy;
+}
+
+function checkPath(node: GraphNode, path: readonly string[]): void {
+  if (path.length === 0 || path.some((segment) => typeof segment !== 'string' || segment.length === 0)) {
+    throw AppError.badRequest(`Invalid field path "${path.join('.')}" for node "${node._key}"`);
+  }
+  if (RESERVED_ROOT_FIELDS.has(path[0])) {
+    throw AppError.badRequest(`Field "${path[0]}" of node "${node._key}" cannot be changed`);
+  }
+  if (path.some((segment) => FORBIDDEN_SEGMENTS.has(segment))) {
+    throw AppError.badRequest(`Invalid field path "${path.join('.')}" for node "${node._key}"`);
+  }
 }

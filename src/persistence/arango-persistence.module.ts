@@ -3,6 +3,8 @@ import { ModuleRef } from '@nestjs/core';
 import type { Database } from 'arangojs';
 import { ArangoAutomationRepository } from '../automations/arango/arango-automation.repository';
 import { AUTOMATION_REPOSITORY } from '../automations/automation-repository.token';
+import { ArangoChangeLogStore } from '../changes/arango/arango-change-log.store';
+import { CHANGE_LOG_STORE } from '../changes/change-log-store.token';
 import { ArangoConnectionSettings, ArangoConnector } from '../database/arango/arango-connector';
 import { ARANGO_DATABASE } from '../database/arango/arango-database.token';
 import { ArangoGraphStore } from '../graph/arango/arango-graph.store';
@@ -56,6 +58,11 @@ export class ArangoPersistenceModule implements OnApplicationShutdown {
           provide: AUTOMATION_REPOSITORY,
           inject: [ARANGO_DATABASE],
           useFactory: (db: Database) => ArangoAutomationRepository.open(db),
+        },
+        {
+          provide: CHANGE_LOG_STORE,
+          inject: [ARANGO_DATABASE, GRAPH_STORE],
+          useFactory: (db: Database, graphs: ArangoGraphStore) => ArangoChangeLogStore.open(db, graphs),
         },
       ],
       exports: [...PERSISTED_STORES],

@@ -3,6 +3,8 @@ import { ModuleRef } from '@nestjs/core';
 import type { Database } from 'better-sqlite3';
 import { AUTOMATION_REPOSITORY } from '../automations/automation-repository.token';
 import { SqliteAutomationRepository } from '../automations/sqlite/sqlite-automation.repository';
+import { CHANGE_LOG_STORE } from '../changes/change-log-store.token';
+import { SqliteChangeLogStore } from '../changes/sqlite/sqlite-change-log.store';
 import { openSqliteDatabase } from '../database/sqlite/sqlite-database.opener';
 import { SQLITE_DATABASE } from '../database/sqlite/sqlite-database.token';
 import { GRAPH_STORE } from '../graph/graph-store.token';
@@ -69,6 +71,11 @@ export class SqlitePersistenceModule implements OnApplicationShutdown {
           provide: AUTOMATION_REPOSITORY,
           inject: [SQLITE_DATABASE],
           useFactory: (db: Database) => new SqliteAutomationRepository(db),
+        },
+        {
+          provide: CHANGE_LOG_STORE,
+          inject: [SQLITE_DATABASE, GRAPH_STORE],
+          useFactory: (db: Database, graphs: SqliteGraphStore) => new SqliteChangeLogStore(db, graphs),
         },
       ],
       exports: [...PERSISTED_STORES],

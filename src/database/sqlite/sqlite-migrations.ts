@@ -1,3 +1,4 @@
+import { CHANGE_LOG_MIGRATION } from '../../changes/sqlite/change-log.sqlite-migration';
 import { AUTOMATIONS_MIGRATION } from '../../automations/sqlite/automations.sqlite-migration';
 import { ACTION_POLICIES_MIGRATION } from '../../policy/sqlite/action-policies.sqlite-migration';
 import { GRAPH_EMBEDDING_CHANGES_MIGRATION } from '../../graph/sqlite/graph-embedding-changes.sqlite-migration';
@@ -99,4 +100,5 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
   AUTOMATIONS_MIGRATION,
   MEMORY_TABLES_MIGRATION,
   IDEMPOTENCY_RESERVATION_TOKEN_MIGRATION,
+  CHANGE_LOG_MIGRATION,
 ];

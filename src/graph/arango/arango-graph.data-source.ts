@@ -3,7 +3,7 @@ import { ArangoQueryExecutor, TransactionStep } from '../../database/arango/aran
 import { AppError } from '../../errors/app-error';
 import { Logger } from '../../observability/logger';
 import { GraphChangeSet, graphChangeSet } from '../graph-change-set';
-import { GraphChangeLookup, GraphChangePlanner } from '../graph-change.planner';
+import { GraphChangeLookup, GraphChangePlan, GraphChangePlanner } from '../graph-change.planner';
 import { EdgeDirection, NodeNeighborhood, ScoredNode, SearchScope, VectorQuery } from '../graph-data-source';
 import { Graph, GraphEdge, GraphNode, NodeTypeConfig } from '../graph.types';
 import { MutableGraphDataSource } from '../mutable-graph-data-source';
@@ -24,6 +24,23 @@ export interface ArangoDataSourceOptions {
   searchWaitForSync: boolean;
   /** Graphs with fewer nodes are searched by the exact vector scan, even with a vector index. */
   vectorExactScanBelow: number;
+}
+
+/**
+ * One graph inside ArangoGraphDataSource.transaction: its stored nodes and edges as the stream transaction sees them
+ * (its own writes included), change sets applied in order, and `step` for the caller's own queries in the same
+ * transaction (on the collections it named).
+ */
+export interface ArangoGraphTransaction {
+  /** The named nodes that exist (local keys). */
+  nodes(nodeKeys: string[]): Promise<GraphNode[]>;
+  /** The named edges that exist. */
+  edges(edgeKeys: string[]): Promise<GraphEdge[]>;
+  /** Every edge whose source or target is one of the nodes. */
+  edgesOfNodes(nodeKeys: string[]): Promise<GraphEdge[]>;
+  /** Plans (GraphChangePlanner) and writes a change set, as applyChanges does. */
+  apply(changes: GraphChangeSet): Promise<GraphChangePlan>;
+  step: TransactionStep;
 }
 
 /** Hits re-ranked by exact-match tier: enough that the node a query names is among them. */
@@ -288,6 +305,53 @@ export class ArangoGraphDataSource implements MutableGraphDataSource {
    */
   async applyChanges(graphKey: string, changes: GraphChangeSet): Promise<void> {
     assertStorableKeys(graphKey, changes);
+    await this.inTransaction('applyChanges', async (step) => {
+      await this.applyInTransaction(step, graphKey, changes);
+    });
+  }
+
+  /**
+   * `work` in ONE stream transaction on one graph of the workspace, for the change log (src/changes), which writes its
+   * own documents in the same transaction (`collections`: the ones it writes, besides nodes and edges). not_found when
+   * the graph is not the workspace's; a throw aborts everything.
+   */
+  async transaction<T>(
+    graphKey: string,
+    collections: string[],
+    work: (graph: ArangoGraphTransaction) => Promise<T>,
+  ): Promise<T> {
+    const { graphs, nodes, edges } = this.collections;
+    return this.executor.transaction(
+      { read: [graphs], write: [nodes, edges, ...collections] },
+      'graphTransaction',
+      async (step) => {
+        const state = async (nodeKeys: string[], edgeKeys: string[], touching: string[]) =>
+          this.readStateDocuments(step, graphKey, nodeKeys, edgeKeys, touching);
+        await state([], [], []);
+        return work({
+          nodes: async (keys) => [...(await state(keys, [], [])).nodes.values()],
+          edges: async (keys) => [...(await state([], keys, [])).edges.values()],
+          edgesOfNodes: async (keys) => (await state([], [], keys)).touching,
+          apply: async (changes) => {
+            assertStorableKeys(graphKey, changes);
+            return this.applyInTransaction(step, graphKey, changes);
+          },
+          step,
+        });
+      },
+    );
+  }
+
+  /**
+   * Read the named nodes and edges, plan with the shared GraphChangePlanner (which throws not_found / conflict /
+   * bad_request before anything is written), then write in the plan's order: delete edges (with those of deleted
+   * nodes), delete nodes, create nodes, update nodes, create edges.
+   */
+  private async applyInTransaction(
+    step: TransactionStep,
+    graphKey: string,
+    changes: GraphChangeSet,
+  ): Promise<GraphChangePlan> {
     const nodeKeys = [
       ...(changes.nodesToCreate ?? []).map((node) => node._key),
       ...(changes.nodeKeysToDelete ?? []),
@@ -295,38 +359,33 @@ export class ArangoGraphDataSource implements MutableGraphDataSource {
       ...(changes.edgesToCreate ?? []).flatMap((edge) => [edge.source, edge.target]),
     ];
     const edgeKeys = [...(changes.edgesToCreate ?? []).map((edge) => edge._key), ...(changes.edgeKeysToDelete ?? [])];
-    await this.inTransaction('applyChanges', async (step) => {
-      const state = await this.readState(step, graphKey, nodeKeys, edgeKeys);
-      const plan = this.planner.plan(graphKey, changes, state);
-      const composite = (key: string): string => ArangoDocumentMapper.compositeKey(graphKey, key);
-      if (plan.edgeKeysToDelete.length > 0 || plan.nodeKeysToDelete.length > 0) {
-        const touching = plan.nodeKeysToDelete.map((key) => ArangoDocumentMapper.nodeId(graphKey, key));
-        await step(this.queries.removeEdges(graphKey, plan.edgeKeysToDelete.map(composite), touching));
-      }
-      if (plan.nodeKeysToDelete.length > 0) await step(this.queries.removeNodes(plan.nodeKeysToDelete.map(composite)));
-      if (plan.nodesToCreate.length > 0) {
-        await step(
-          this.queries.insertNodes(
-            plan.nodesToCreate.map((node) => ArangoDocumentMapper.toNodeDocument(graphKey, node)),
-          ),
-        );
-      }
-      if (plan.nodesToUpdate.length > 0) {
-        await step(
-          this.queries.replaceNodes(
-            graphKey,
-            plan.nodesToUpdate.map(({ before, after }) => this.replacement(graphKey, before, after)),
-          ),
-        );
-      }
-      if (plan.edgesToCreate.length > 0) {
-        await step(
-          this.queries.insertEdges(
-            plan.edgesToCreate.map((edge) => ArangoDocumentMapper.toEdgeDocument(graphKey, edge)),
-          ),
-        );
-      }
-    });
+    const state = await this.readState(step, graphKey, nodeKeys, edgeKeys);
+    const plan = this.planner.plan(graphKey, changes, state);
+    const composite = (key: string): string => ArangoDocumentMapper.compositeKey(graphKey, key);
+    if (plan.edgeKeysToDelete.length > 0 || plan.nodeKeysToDelete.length > 0) {
+      const touching = plan.nodeKeysToDelete.map((key) => ArangoDocumentMapper.nodeId(graphKey, key));
+      await step(this.queries.removeEdges(graphKey, plan.edgeKeysToDelete.map(composite), touching));
+    }
+    if (plan.nodeKeysToDelete.length > 0) await step(this.queries.removeNodes(plan.nodeKeysToDelete.map(composite)));
+    if (plan.nodesToCreate.length > 0) {
+      await step(
+        this.queries.insertNodes(plan.nodesToCreate.map((node) => ArangoDocumentMapper.toNodeDocument(graphKey, node))),
+      );
+    }
+    if (plan.nodesToUpdate.length > 0) {
+      await step(
+        this.queries.replaceNodes(
+          graphKey,
+          plan.nodesToUpdate.map(({ before, after }) => this.replacement(graphKey, before, after)),
+        ),
+      );
+    }
+    if (plan.edgesToCreate.length > 0) {
+      await step(
+        this.queries.insertEdges(plan.edgesToCreate.map((edge) => ArangoDocumentMapper.toEdgeDocument(graphKey, edge))),
+      );
+    }
+    return plan;
   }
 
   private replacement(graphKey: string, before: GraphNode, after: GraphNode): NodeReplacement {
@@ -344,24 +403,44 @@ export class ArangoGraphDataSource implements MutableGraphDataSource {
     nodeKeys: string[],
     edgeKeys: string[],
   ): Promise<GraphChangeLookup> {
+    const { nodes, edges } = await this.readStateDocuments(step, graphKey, nodeKeys, edgeKeys, []);
+    return { getNode: (key) => nodes.get(key) ?? null, getEdge: (key) => edges.get(key) ?? null };
+  }
+
+  /** The named nodes and edges that exist, and the edges touching `touching` nodes; not_found when the graph is not owned. */
+  private async readStateDocuments(
+    step: TransactionStep,
+    graphKey: string,
+    nodeKeys: string[],
+    edgeKeys: string[],
+    touching: string[],
+  ): Promise<{ nodes: Map<string, GraphNode>; edges: Map<string, GraphEdge>; touching: GraphEdge[] }> {
     const composite = (keys: string[]): string[] =>
       [...new Set(keys)].map((key) => ArangoDocumentMapper.compositeKey(graphKey, key));
-    const [state] = await step<{ owned: boolean; nodes: StoredDocument[]; edges: StoredDocument[] }>(
+    const [state] = await step<{
+      owned: boolean;
+      nodes: StoredDocument[];
+      edges: StoredDocument[];
+      touching: StoredDocument[];
+    }>(
       this.queries.changeSetState({
         workspace: this.workspace,
         graphKey,
         nodeKeys: composite(nodeKeys),
         edgeKeys: composite(edgeKeys),
+        touchingNodeIds: [...new Set(touching)].map((key) => ArangoDocumentMapper.nodeId(graphKey, key)),
       }),
     );
     if (!state.owned) throw new AppError('not_found', `Graph "${graphKey}" does not exist`, { graphKey });
-    const nodes = new Map(
-      state.nodes.map((doc) => ArangoDocumentMapper.toNode(doc, graphKey)).map((node) => [node._key, node]),
-    );
-    const edges = new Map(
-      state.edges.map((doc) => ArangoDocumentMapper.toEdge(doc, graphKey)).map((edge) => [edge._key, edge]),
-    );
-    return { getNode: (key) => nodes.get(key) ?? null, getEdge: (key) => edges.get(key) ?? null };
+    return {
+      nodes: new Map(
+        state.nodes.map((doc) => ArangoDocumentMapper.toNode(doc, graphKey)).map((node) => [node._key, node]),
+      ),
+      edges: new Map(
+        state.edges.map((doc) => ArangoDocumentMapper.toEdge(doc, graphKey)).map((edge) => [edge._key, edge]),
+      ),
+      touching: (state.touching ?? []).map((doc) => ArangoDocumentMapper.toEdge(doc, graphKey)),
+    };
   }
 
   private inTransaction(operation: string, work: (step: TransactionStep) => Promise<void>): Promise<void> {

@@ -48,6 +48,8 @@ export interface ChangeSetStateParams {
   nodeKeys: string[];
   /** Composite keys of every edge the change set names (created, deleted). */
   edgeKeys: string[];
+  /** `nodius_nodes/...` ids whose edges are read too (`touching`): a caller that records what a deletion removes. */
+  touchingNodeIds?: string[];
 }
 
 /** A node document to replace, and whether its stored vector stays (its content did not change). */
@@ -329,6 +331,12 @@ export class ArangoGraphQueries {
         edges: (
           FOR e IN ${this.c.edges}
             FILTER e._key IN ${params.edgeKeys} AND e.graphKey == ${graphKey}
+            RETURN UNSET(e, ${HIDDEN_EDGE_FIELDS})
+        ),
+        touching: (
+          FOR e IN ${this.c.edges}
+            FILTER e._from IN ${params.touchingNodeIds ?? []} OR e._to IN ${params.touchingNodeIds ?? []}
+            FILTER e.graphKey == ${graphKey}
             RETURN UNSET(e, ${HIDDEN_EDGE_FIELDS})
         )
       }`;

@@ -10,7 +10,7 @@ import { MutableGraphDataSource } from '../mutable-graph-data-source';
 import { ArangoCapabilities } from './arango-capabilities';
 import { documentKeyProblems } from './arango-document-key';
 import { ArangoDocumentMapper } from './arango-document.mapper';
-import { ArangoGraphDataSource } from './arango-graph.data-source';
+import { ArangoGraphDataSource, ArangoGraphTransaction } from './arango-graph.data-source';
 import { ArangoGraphCollections, ArangoGraphQueries } from './arango-graph.queries';
 import { ARANGO_GRAPH_NAMES, EMBEDDING_FIELDS } from './arango-graph.names';
 import { ArangoQueryExecutor } from '../../database/arango/arango-query.executor';
@@ -72,6 +72,23 @@ export class ArangoGraphStore implements GraphStore {
   }
 
   forWorkspace(workspace: string): MutableGraphDataSource {
+    return this.dataSource(workspace);
+  }
+
+  /**
+   * `work` in one stream transaction on one graph of the workspace (ArangoGraphDataSource.transaction), for the change
+   * log (src/changes), which writes its own documents in `collections` in the same transaction.
+   */
+  transaction<T>(
+    workspace: string,
+    graphKey: string,
+    collections: string[],
+    work: (graph: ArangoGraphTransaction) => Promise<T>,
+  ): Promise<T> {
+    return this.dataSource(workspace).transaction(graphKey, collections, work);
+  }
+
+  private dataSource(workspace: string): ArangoGraphDataSource {
     return new ArangoGraphDataSource(workspace, this.collections, this.queries, this.executor, this.capabilities, {
       searchWaitForSync: this.options.searchWaitForSync ?? false,
       vectorExactScanBelow: this.options.vectorExactScanBelow ?? DEFAULT_VECTOR_EXACT_SCAN_BELOW,

@@ -8,7 +8,7 @@ import { SqliteGraphIndexCache, SqliteGraphIndexCacheOptions } from './sqlite-gr
 import { SqliteGraphDataSource } from './sqlite-graph.data-source';
 import { SqliteGraphImporter } from './sqlite-graph.importer';
 import { SqliteGraphStatements } from './sqlite-graph.statements';
-import { SqliteGraphWriter } from './sqlite-graph.writer';
+import { SqliteGraphTransaction, SqliteGraphWriter } from './sqlite-graph.writer';
 import { SqliteNodeChangeLog } from './sqlite-node-change.log';
 import { SqliteSearchIndexUpdater } from './sqlite-search-index.updater';
 import { SqliteVectorIndexUpdater } from './sqlite-vector-index.updater';
@@ -60,6 +60,19 @@ export class SqliteGraphStore implements GraphStore {
       this.searchIndexes,
       this.vectorIndexes,
     );
+  }
+
+  /**
+   * `work` in one transaction on one graph of the workspace (SqliteGraphWriter.transaction), for the change log
+   * (src/changes), which writes its own rows on the same connection. not_found when the graph is not the workspace's.
+   */
+  transaction<T>(workspace: string, graphKey: string, work: (graph: SqliteGraphTransaction) => T): T {
+    return this.writer.transaction(workspace, graphKey, work);
+  }
+
+  /** The graph's revision (bumped by every write of its nodes, edges, document or node configs), or null when absent. */
+  revision(workspace: string, graphKey: string): number | null {
+    return this.statements.graphRef.get(workspace, graphKey)?.revision ?? null;
   }
 
   async listGraphs(): Promise<Array<{ workspace: string; graphKey: string }>> {

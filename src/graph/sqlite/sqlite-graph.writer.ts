@@ -16,6 +16,21 @@ import { insertEdgeRow, insertNodeRow } from './sqlite-graph.rows';
 import { GraphRef, SqliteGraphStatements } from './sqlite-graph.statements';
 import { inImmediateTransaction } from './sqlite-immediate.transaction';
 
+/**
+ * One graph inside a SqliteGraphWriter.transaction: its stored nodes and edges as the transaction sees them (its own
+ * writes included), and change sets applied in order, each planned against the state the previous one left.
+ */
+export interface SqliteGraphTransaction {
+  /** The graph's revision when the transaction began (before its own writes). */
+  readonly revision: number;
+  node(nodeKey: string): GraphNode | null;
+  edge(edgeKey: string): GraphEdge | null;
+  /** The edges whose source or target is the node. */
+  edgesOfNode(nodeKey: string): GraphEdge[];
+  /** Plans and writes a change set (GraphChangePlanner's checks first: nothing of it is written when they fail). */
+  apply(changes: GraphChangeSet): GraphChangePlan;
+}
+
 /** Revisions (and embedding revisions) whose node changes are kept per graph: a process further behind rebuilds its indexes. */
 export const NODE_CHANGES_KEPT = 256;
 /** Beyond this many nodes, one write is not worth updating an index node by node: it records nothing. */
@@ -43,6 +58,42 @@ export class SqliteGraphWriter {
         ...plan.nodesToCreate.map((node) => node._key),
         ...plan.nodesToUpdate.map(({ after }) => after._key),
       ]);
+    });
+  }
+
+  /**
+   * `work` on one graph in ONE IMMEDIATE transaction, for a caller that keeps its own record of what it writes beside
+   * the graph (the change log: src/changes) on the same connection: a throw rolls everything back, the caller's rows
+   * included. The revision moves once, at the end, when anything was applied.
+   */
+  transaction<T>(workspace: string, graphKey: string, work: (graph: SqliteGraphTransaction) => T): T {
+    return this.inTransaction(() => {
+      const ref = this.requireGraph(workspace, graphKey);
+      const lookup = this.lookup(ref.id);
+      const touched: string[] = [];
+      let applied = false;
+      const result = work({
+        revision: ref.revision,
+        node: lookup.getNode,
+        edge: lookup.getEdge,
+        edgesOfNode: (nodeKey) =>
+          this.statements.edgesTouching
+            .all(workspace, graphKey, nodeKey, workspace, graphKey, nodeKey)
+            .map((row) => decodeDocument<GraphEdge>(row.document)),
+        apply: (changes) => {
+          const plan = this.planner.plan(graphKey, changes, lookup);
+          this.execute(ref.id, plan);
+          applied = true;
+          touched.push(
+            ...plan.nodeKeysToDelete,
+            ...plan.nodesToCreate.map((node) => node._key),
+            ...plan.nodesToUpdate.map(({ after }) => after._key),
+          );
+          return plan;
+        },
+      });
+      if (applied) this.bumpRevision(ref, touched);
+      return result;
     });
   }
 
