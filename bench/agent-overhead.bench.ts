@@ -6,7 +6,7 @@ import { LlmCallOptions, LlmCompletion, LlmProvider } from '../src/providers/llm
 import { LlmMessage, LlmToolDefinition } from '../src/conversation/llm-message';
 import { LlmStreamChunk } from '../src/providers/llm-stream-chunk';
 import { AiSocketClient } from '../test/support/ai-socket.client';
-import { ChatServiceHarness, RecordingSink } from '../test/support/chat-service.harness';
+import { AgentHarness, RecordingSink } from '../test/support/agent.harness';
 import { RecordedRequest, ScriptedLlmServer, ScriptedTurn } from '../test/support/scripted-llm-server';
 import { TestAppProcess } from '../test/support/test-app.process';
 import { argumentValue, numberArgument } from './bench-arguments';
@@ -32,7 +32,7 @@ import type { ServiceTiming } from './service-timing.child-setup';
  * 2. `sdk`: the bare openai SDK in a child process of its own (bare-sdk.child.ts), sending the very
  *    request bodies the service sent in (1), from `create()` to the same moment on the scripted server:
  *    the floor no service can go under, under the same conditions.
- * 3. `chatService`: ChatService.chat() called directly in this process (ChatServiceHarness, the scripted
+ * 3. `chatService`: AskQuestion.execute() called directly in this process (AgentHarness, the scripted
  *    server beside it), to split our code (chat() → provider.stream()) from the SDK and HTTP.
  *
  *   npx tsc -p tsconfig.build.json && node dist/bench/agent-overhead.bench.js [--iterations 300] [--history 5] [--warmup 300] [--socket-only] [--cpu-prof DIR]
@@ -66,7 +66,7 @@ export interface AgentOverheadResult {
   socket: OverheadCase[];
   /** Bare SDK process: create() → upstream request received (`sdkToUpstream`), CPU time until written (`sdkCpu`); same bodies as `socket`. */
   sdk: OverheadCase[];
-  /** ChatService.chat() → provider.stream() (`chatToStream`, `cpuToStream`) and → upstream received (`chatToUpstream`). */
+  /** AskQuestion.execute() → provider.stream() (`chatToStream`, `cpuToStream`) and → upstream received (`chatToUpstream`). */
   chatService: OverheadCase[];
   clock: ClockCheck;
 }
@@ -87,7 +87,7 @@ export interface AgentOverheadOptions {
    * 400, ~3.6 ms after, in a profiled run of 2,150), which a running service is past.
    */
   warmup?: number;
-  /** Skip the ChatService-direct breakdown (3). */
+  /** Skip the use-case-direct breakdown (3). */
   socketOnly?: boolean;
   /** Write a V8 CPU profile of the service process into this directory. */
   cpuProfileDir?: string;
@@ -303,7 +303,7 @@ async function measureChatService(
 ): Promise<OverheadCase[]> {
   const upstream = new UpstreamClock();
   let timed: TimedProvider | undefined;
-  const harness = await ChatServiceHarness.create({
+  const harness = await AgentHarness.create({
     env: server.providerEnv('openai'),
     wrapProvider: (inner) => (timed = new TimedProvider(inner)),
   });
@@ -313,7 +313,7 @@ async function measureChatService(
       upstream.enqueue(server);
       const startedCpu = process.cpuUsage();
       const started = monotonicMs();
-      const result = await harness.service.chat(
+      const result = await harness.agent.chat(
         principal,
         { graphKey: GRAPH, message: QUESTION, ...(threadId ? { threadId } : {}) },
         new RecordingSink(),
@@ -369,9 +369,9 @@ const MEASURE_TITLES: Record<string, string> = {
   cpu: '  same window, CPU time of the service process',
   sdkToUpstream: 'bare SDK process: create() → upstream request received (same body)',
   sdkCpu: '  create() → request written, CPU time of that process',
-  chatToStream: 'ChatService.chat() → provider.stream()',
+  chatToStream: 'AskQuestion.execute() → provider.stream()',
   cpuToStream: '  same window, CPU time of the process',
-  chatToUpstream: 'ChatService.chat() → upstream request received',
+  chatToUpstream: 'AskQuestion.execute() → upstream request received',
 };
 
 export function agentOverheadClockLine(result: AgentOverheadResult): string {

@@ -626,7 +626,7 @@ async function main(): Promise<void> {
   console.log(
     `load a→b: 1-minute load average at the start and end of the section (${os.cpus().length} CPUs). cpu: CPU time of the measuring process over the same window ` +
       '(overhead: of the service process, which runs alone, until the upstream request is written). ' +
-      'bare SDK: the openai SDK in a process of its own sending the same request body to the same server, in this run. chat() → stream(): ChatService entry to the provider call (in the bench process).',
+      'bare SDK: the openai SDK in a process of its own sending the same request body to the same server, in this run. chat() → stream(): AskQuestion entry to the provider call (in the bench process).',
   );
   const failed = figures.filter((figure) => figure.pass === false);
   console.log(

@@ -15,7 +15,7 @@ import { formatTable } from './bench-table';
 /**
  * Relay throughput of the Socket.IO gateway (DESIGN.md budget: at least 90 % of a bare pass-through):
  * upstream tokens (text deltas of 4 characters) per second delivered to socket.io-client receivers,
- * through the real app (gateway → ChatService → agent loop → OpenAI adapter → scripted server)
+ * through the real app (gateway → AskQuestion → agent loop → OpenAI adapter → scripted server)
  * against a bare Socket.IO server that streams the same scripted SSE turn with the openai SDK and
  * emits one `ai:token` per delta. Same machine, same upstream, rounds alternated; each round runs
  * `streams` concurrent streams (one per receiver socket, all asking at once). The receivers run in a

@@ -6,7 +6,7 @@ export type { AiRequestError, AiRequestHandlers, AiRequestKind, AiRequestOutcome
 export { AiApiError, AiRestClient } from './ai-rest.client';
 export type { AiRestClientOptions } from './ai-rest.client';
 export { DEFAULT_COALESCE_MS, TokenCoalescer } from './token-coalescer';
-export { describeProposal, formatValue } from './proposal-description';
-export type { ChangeItem, ProposalDescription } from './proposal-description';
+export { describeChanges, describeItem, describeProposal, formatValue } from './protocol';
+export type { ChangeItem, ProposalDescription } from './protocol';
 export { formatUsage } from './usage-format';
 export type * from './protocol';

@@ -2,7 +2,9 @@
  * The service's contract as the client sees it: the socket event types are imported (types only, erased
  * at build time) from the one definition the gateway uses, src/ai/socket/ai-socket.events.ts, and the REST
  * shapes from the service's own types, so a change on either side that breaks the other fails
- * `npm run typecheck` (docs/client.md). This file is the client's only door to the service's sources.
+ * `npm run typecheck` (docs/client.md). One module is shared as code, not only as types: the wording of
+ * proposals (src/conversation/proposal-description.ts, pure), so the service's preview items and the client's
+ * dialogs say the same. This file is the client's only door to the service's sources.
  */
 export type {
   AiApplyEvent,
@@ -23,7 +25,20 @@ export type {
   AiToolStartEvent,
   ThreadEvent,
 } from '../../src/ai/socket/ai-socket.events';
-export type { Interrupt } from '../../src/conversation/interrupt';
+export type { ConfirmedAction, Interrupt } from '../../src/conversation/interrupt';
+export type {
+  ChangedDocument,
+  ProposalBasis,
+  ProposalItem,
+  ProposalPreview,
+} from '../../src/conversation/proposal-preview';
+export {
+  describeChanges,
+  describeItem,
+  describeProposal,
+  formatValue,
+} from '../../src/conversation/proposal-description';
+export type { ChangeItem, ProposalDescription } from '../../src/conversation/proposal-description';
 export type { UsageReport } from '../../src/ai/agent/agent-result';
 export type { ProposedAction } from '../../src/conversation/proposed-action';
 export type { ActionConversionResult } from '../../src/conversation/action-conversion-result';

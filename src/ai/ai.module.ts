@@ -1,49 +1,85 @@
 import { Module } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module';
+import { ChangeOperations } from '../changes/change.operations';
+import { ChangesModule } from '../changes/changes.module';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/app-config.token';
+import { GraphChangeNotifier } from '../graph/graph-change.notifier';
+import { GraphDataSourceFactory } from '../graph/graph-data-source.factory';
 import { GraphModule } from '../graph/graph.module';
+import { MemoryContextBuilder } from '../memory/memory-context.builder';
 import { MemoryModule } from '../memory/memory.module';
+import { MemoryService } from '../memory/memory.service';
+import { AiEventLogger } from '../observability/ai-event.logger';
+import { Logger } from '../observability/logger';
 import { MetricsService } from '../observability/metrics.service';
 import { ObservabilityModule } from '../observability/observability.module';
+import { ActionPolicyService } from '../policy/action-policy.service';
 import { PolicyModule } from '../policy/policy.module';
 import { ProviderConfigsModule } from '../providers/configs/provider-configs.module';
+import { LlmErrorClassifier } from '../providers/llm-error.classifier';
+import { LlmProvider } from '../providers/llm-provider';
+import { LLM_PROVIDER_RESOLVER, LlmProviderResolver } from '../providers/llm-provider.resolver';
+import { LLM_PROVIDER } from '../providers/llm-provider.token';
 import { ProvidersModule } from '../providers/providers.module';
+import { TokenTracker } from '../providers/token.tracker';
+import { approximateTokens } from '../providers/token-estimate';
+import { DEFAULT_GRAPH_RAG_OPTIONS } from '../rag/graph-rag-options';
+import { GraphRagRetriever } from '../rag/graph-rag.retriever';
 import { RagModule } from '../rag/rag.module';
+import { TokenCounter } from '../rag/token-counter';
 import { RedisConnection } from '../redis/redis-connection';
 import { REDIS_CONNECTION } from '../redis/redis-connection.token';
+import { ThreadService } from '../threads/thread.service';
 import { ThreadsModule } from '../threads/threads.module';
-import { ChatService } from './chat.service';
+import { AgentLoop } from './agent/agent.loop';
+import { ContextAssembler } from './context/context.assembler';
 import { HitlMetrics } from './hitl.metrics';
+import { HitlObserver } from './hitl.observer';
 import { HITL_OBSERVER } from './hitl-observer.token';
 import { AiController } from './http/ai.controller';
-import { AgentRunMetrics } from './runs/agent-run.metrics';
-import { AGENT_RUN_OBSERVER } from './runs/agent-run-observer.token';
+import { PendingInterruptSettler } from './interrupts/pending-interrupt.settler';
+import { PromptLevelsCache } from './prompts/prompt-levels.cache';
+import { SmallerContextBuilder } from './recovery/smaller-context.builder';
 import { ActiveGenerationsMetrics } from './runs/active-generations.metrics';
-import { RunSchedulingMetrics } from './runs/run-scheduling.metrics';
 import { ActiveRunRegistry } from './runs/active-run.registry';
+import { AgentRunExecutor } from './runs/agent-run.executor';
+import { AgentRunMetrics } from './runs/agent-run.metrics';
+import { AgentRunObserver } from './runs/agent-run.observer';
+import { AGENT_RUN_OBSERVER } from './runs/agent-run-observer.token';
+import { AUTOMATION_RUNS, AutomationRuns } from './runs/automation-runs.port';
 import { DegradableRunEventLog } from './runs/degradable-run-event.log';
 import { InMemoryRunEventLog } from './runs/in-memory-run-event.log';
+import { QuestionRun } from './runs/question.run';
 import { RedisRunEventLog } from './runs/redis-run-event.log';
 import { MAX_EVENTS_PER_RUN, RunEventLog } from './runs/run-event.log';
 import { RUN_EVENT_LOG } from './runs/run-event-log.token';
+import { RunSchedulingMetrics } from './runs/run-scheduling.metrics';
+import { ThreadRunner } from './runs/thread-runner';
 import { AiGateway } from './socket/ai.gateway';
 import { ApprovalPendingNotifier } from './socket/approval-pending.notifier';
 import { RunControl } from './socket/run-control';
 import { SocketMetrics } from './socket/socket.metrics';
+import { AskQuestion } from './use-cases/ask-question.use-case';
+import { ResumeInterrupt } from './use-cases/resume-interrupt.use-case';
+import { RevertChanges } from './use-cases/revert-changes.use-case';
+import { RunAutomation } from './use-cases/run-automation.use-case';
+import { ThreadQueries } from './use-cases/thread-queries.use-case';
 
 /**
- * The agent: ChatService (RAG context, tool loop with human-in-the-loop, thread commits) on top of
- * graph data, retrieval, the LLM provider of each run (the workspace's configuration, else the
- * environment's: ProviderConfigsModule), threads and conversation memory. Exports ChatService for the transports
- * (REST controller, Socket.IO gateway), which authenticate the caller and own per-request state, and
- * for the automations (src/automations: runs without a socket), with the ActiveRunRegistry their runs
- * join and the ApprovalPendingNotifier that tells editors about them.
- * Metrics, registered on the application's registry: interrupts (HitlMetrics, under HITL_OBSERVER),
- * runs by stop reason, answer efficiency and commit conflicts (AgentRunMetrics, under AGENT_RUN_OBSERVER),
- * socket requests (SocketMetrics, in the gateway), and the running generations read from the
- * ActiveRunRegistry at each scrape. The request event log that `ai:rejoin` replays (RUN_EVENT_LOG) and
- * RunControl are per instance without REDIS_URL, shared through Redis with it (docs/protocol.md §8.7).
+ * The agent (docs/architecture.md, "Units inside the agent"): one small class per use case, each a clean entry point
+ * for any transport (the REST controller, the Socket.IO gateway, the automations): AskQuestion (start or continue a
+ * conversation), ResumeInterrupt, RunAutomation, ThreadQueries, RevertChanges (undo, restore). The chat and the
+ * automation run share the QuestionRun; every use case that runs the loop shares the ThreadRunner (setup gate,
+ * leases, commits, usage, the end of a run) and the AgentRunExecutor (tools, actions through THE ChangeOperations,
+ * commits). All plain classes, wired here with factories; nothing is created with `new` inside an injectable.
+ * The automations are told of runs on their threads through AUTOMATION_RUNS (provided by AutomationsModule when it
+ * runs): an injected port, called down; the automations call RunAutomation, never registered from below.
+ * Metrics, registered on the application's registry: interrupts (HitlMetrics, under HITL_OBSERVER), runs by stop
+ * reason, answer efficiency and commit conflicts (AgentRunMetrics, under AGENT_RUN_OBSERVER), socket requests
+ * (SocketMetrics, in the gateway), the running generations and the run scheduling read at each scrape. The request
+ * event log that `ai:rejoin` replays (RUN_EVENT_LOG) and RunControl are per instance without REDIS_URL, shared
+ * through Redis with it (docs/protocol.md §8.7).
  */
 @Module({
   imports: [
@@ -54,15 +90,233 @@ import { SocketMetrics } from './socket/socket.metrics';
     ThreadsModule,
     PolicyModule,
     MemoryModule,
+    ChangesModule,
     AuthModule,
     ObservabilityModule,
   ],
   controllers: [AiController],
   providers: [
-    ChatService,
     ActiveRunRegistry,
     AiGateway,
     ApprovalPendingNotifier,
+    {
+      provide: AgentLoop,
+      inject: [APP_CONFIG, LLM_PROVIDER, TokenTracker, TokenCounter, LlmErrorClassifier],
+      useFactory: (
+        config: AppConfig,
+        provider: LlmProvider,
+        tokenTracker: TokenTracker,
+        tokenCounter: TokenCounter,
+        classifier: LlmErrorClassifier,
+      ) =>
+        new AgentLoop(
+          { provider, tokenTracker, tokenCounter, classifier, events: new AiEventLogger('agent') },
+          {
+            maxToolRounds: config.agent.maxToolRounds,
+            maxTokensPerCall: config.agent.maxTokensPerCall,
+            locale: config.locale,
+            maxToolCallsPerReply: config.agent.maxToolCallsPerReply,
+            noProgressRounds: config.agent.noProgressRounds,
+          },
+        ),
+    },
+    {
+      provide: ThreadRunner,
+      inject: [
+        APP_CONFIG,
+        ThreadService,
+        AGENT_RUN_OBSERVER,
+        MemoryService,
+        { token: AUTOMATION_RUNS, optional: true },
+      ],
+      useFactory: (
+        config: AppConfig,
+        threads: ThreadService,
+        observer: AgentRunObserver,
+        memory: MemoryService,
+        automations: AutomationRuns | null,
+      ) =>
+        new ThreadRunner(
+          threads,
+          new Logger('agent'),
+          observer,
+          // A run's committed rounds update its thread's memory, in the background, when no run is in progress.
+          {
+            started: () => memory.runStarted(),
+            leased: (principal, threadId) => memory.threadResumed(principal, threadId),
+            settled: (principal, threadId) => memory.runSettled(principal, threadId),
+          },
+          automations ? (end) => automations.runEnded(end) : undefined,
+          {
+            setupFirstMaxMs: config.agent.setupFirstMaxMs,
+            setupFirstMinWaiting: config.agent.setupFirstMinWaiting,
+            streamTurnBudgetMs: config.agent.streamTurnBudgetMs,
+          },
+        ),
+    },
+    {
+      provide: PromptLevelsCache,
+      inject: [APP_CONFIG, GraphChangeNotifier],
+      useFactory: (config: AppConfig, notifier: GraphChangeNotifier) =>
+        new PromptLevelsCache({ graphStateTtlMs: config.rag.cacheTtlMs, notifier }),
+    },
+    {
+      provide: ContextAssembler,
+      inject: [APP_CONFIG, MemoryContextBuilder],
+      useFactory: (config: AppConfig, memory: MemoryContextBuilder) =>
+        new ContextAssembler(memory, { maxTokens: config.agent.historyMaxTokens, countTokens: approximateTokens }),
+    },
+    {
+      provide: SmallerContextBuilder,
+      inject: [APP_CONFIG, GraphRagRetriever, ContextAssembler],
+      useFactory: (config: AppConfig, retriever: GraphRagRetriever, context: ContextAssembler) =>
+        new SmallerContextBuilder(retriever, context, {
+          locale: config.locale,
+          maxNodes: config.rag.maxNodes,
+          truncateProcess: DEFAULT_GRAPH_RAG_OPTIONS.truncateProcess,
+          truncateData: DEFAULT_GRAPH_RAG_OPTIONS.truncateData,
+          historyMaxTokens: config.agent.historyMaxTokens,
+        }),
+    },
+    {
+      provide: PendingInterruptSettler,
+      inject: [APP_CONFIG, HITL_OBSERVER],
+      useFactory: (config: AppConfig, hitl: HitlObserver) => new PendingInterruptSettler(hitl, config.locale),
+    },
+    {
+      provide: AgentRunExecutor,
+      inject: [APP_CONFIG, AgentLoop, ChangeOperations, GraphRagRetriever],
+      useFactory: (config: AppConfig, loop: AgentLoop, operations: ChangeOperations, retriever: GraphRagRetriever) =>
+        new AgentRunExecutor(loop, operations, retriever, config),
+    },
+    {
+      provide: QuestionRun,
+      inject: [
+        APP_CONFIG,
+        GraphDataSourceFactory,
+        GraphRagRetriever,
+        ThreadService,
+        ActionPolicyService,
+        TokenTracker,
+        LLM_PROVIDER_RESOLVER,
+        PromptLevelsCache,
+        ContextAssembler,
+        SmallerContextBuilder,
+        ChangeOperations,
+        ThreadRunner,
+        AgentRunExecutor,
+        HITL_OBSERVER,
+      ],
+      useFactory: (
+        config: AppConfig,
+        graphs: GraphDataSourceFactory,
+        retriever: GraphRagRetriever,
+        threads: ThreadService,
+        policies: ActionPolicyService,
+        tokenTracker: TokenTracker,
+        providers: LlmProviderResolver,
+        promptLevels: PromptLevelsCache,
+        context: ContextAssembler,
+        smallerContext: SmallerContextBuilder,
+        operations: ChangeOperations,
+        runner: ThreadRunner,
+        executor: AgentRunExecutor,
+        hitl: HitlObserver,
+      ) =>
+        new QuestionRun({
+          config,
+          graphs,
+          retriever,
+          threads,
+          policies,
+          tokenTracker,
+          providers,
+          promptLevels,
+          context,
+          smallerContext,
+          operations,
+          runner,
+          executor,
+          hitl,
+        }),
+    },
+    {
+      provide: AskQuestion,
+      inject: [QuestionRun, APP_CONFIG],
+      useFactory: (questions: QuestionRun, config: AppConfig) => new AskQuestion(questions, config),
+    },
+    {
+      provide: RunAutomation,
+      inject: [QuestionRun],
+      useFactory: (questions: QuestionRun) => new RunAutomation(questions),
+    },
+    {
+      provide: ResumeInterrupt,
+      inject: [
+        APP_CONFIG,
+        GraphDataSourceFactory,
+        ThreadService,
+        ActionPolicyService,
+        TokenTracker,
+        LLM_PROVIDER_RESOLVER,
+        PromptLevelsCache,
+        ContextAssembler,
+        SmallerContextBuilder,
+        PendingInterruptSettler,
+        ThreadRunner,
+        AgentRunExecutor,
+        HITL_OBSERVER,
+        { token: AUTOMATION_RUNS, optional: true },
+      ],
+      useFactory: (
+        config: AppConfig,
+        graphs: GraphDataSourceFactory,
+        threads: ThreadService,
+        policies: ActionPolicyService,
+        tokenTracker: TokenTracker,
+        providers: LlmProviderResolver,
+        promptLevels: PromptLevelsCache,
+        context: ContextAssembler,
+        smallerContext: SmallerContextBuilder,
+        settler: PendingInterruptSettler,
+        runner: ThreadRunner,
+        executor: AgentRunExecutor,
+        hitl: HitlObserver,
+        automations: AutomationRuns | null,
+      ) =>
+        new ResumeInterrupt({
+          config,
+          graphs,
+          threads,
+          policies,
+          tokenTracker,
+          providers,
+          promptLevels,
+          context,
+          smallerContext,
+          settler,
+          runner,
+          executor,
+          hitl,
+          ...(automations ? { automations } : {}),
+        }),
+    },
+    {
+      provide: ThreadQueries,
+      inject: [ThreadService, ChangeOperations, MemoryService],
+      useFactory: (threads: ThreadService, operations: ChangeOperations, memory: MemoryService) =>
+        new ThreadQueries(threads, operations, memory),
+    },
+    {
+      provide: RevertChanges,
+      inject: [ThreadService, ChangeOperations, GraphRagRetriever, APP_CONFIG],
+      useFactory: (
+        threads: ThreadService,
+        operations: ChangeOperations,
+        retriever: GraphRagRetriever,
+        config: AppConfig,
+      ) => new RevertChanges(threads, operations, retriever, config),
+    },
     {
       provide: RUN_EVENT_LOG,
       inject: [APP_CONFIG, { token: REDIS_CONNECTION, optional: true }],
@@ -94,11 +348,19 @@ import { SocketMetrics } from './socket/socket.metrics';
       useFactory: (metrics: MetricsService) => new SocketMetrics(metrics.registry),
     },
   ],
-  exports: [ChatService, ActiveRunRegistry, ApprovalPendingNotifier],
+  exports: [
+    AskQuestion,
+    ResumeInterrupt,
+    RunAutomation,
+    ThreadQueries,
+    RevertChanges,
+    ActiveRunRegistry,
+    ApprovalPendingNotifier,
+  ],
 })
 export class AiModule {
-  constructor(metrics: MetricsService, runs: ActiveRunRegistry, chat: ChatService) {
+  constructor(metrics: MetricsService, runs: ActiveRunRegistry, runner: ThreadRunner) {
     new ActiveGenerationsMetrics(metrics.registry).track(() => runs.size);
-    new RunSchedulingMetrics(metrics.registry).track(() => chat.schedulingState());
+    new RunSchedulingMetrics(metrics.registry).track(() => runner.schedulingState());
   }
 }

@@ -1,9 +1,9 @@
-import type { Principal } from '../auth/principal';
-import type { UsageTotals } from '../threads/thread.types';
+import type { RunBudget } from './agent/agent-run';
+import type { ActingIdentity } from './authority/acting-identity';
 
 /**
- * What the transports hand to ChatService (validated shapes of POST /api/ai/chat and /api/ai/resume,
- * and of the `ai:chat` / `ai:resume` socket events, without `_id` and `token`).
+ * What the transports hand to the use cases (validated shapes of POST /api/ai/chat, /api/ai/resume and the undo and
+ * restore routes, and of the matching socket events, without `_id` and `token`).
  */
 
 /** Most node keys one message may pin, and the longest key (checked by the DTOs and again by ChatService). */
@@ -16,7 +16,7 @@ export interface ChatInput {
   message: string;
   /** Continue this thread; absent: a new thread is created (title from the message). */
   threadId?: string;
-  /** Node keys pinned by the user: always in the context, ahead of search hits; unknown keys are skipped. */
+  /** Node keys pinned by the user: always in the context, ahead of search hits; unknown keys are listed as not found. */
   mentions?: string[];
 }
 
@@ -25,23 +25,40 @@ export interface ResumeInput {
   approved: boolean;
   /** Told to the model with the decision (a rejection's reason, a remark on an approval). */
   feedback?: string;
-  /** The answer to a `question` interrupt (reserved: today's interrupts are approvals, which ignore it). */
+  /** The answer to a `choice` question (one of its options); absent for a proposal and a confirm question. */
   answer?: string;
+  /** A batch proposal: the items approved, the others declined (docs/protocol.md §9.3); absent: the whole proposal. */
+  approvedItems?: string[];
 }
 
-/** One run of an automation (ChatService.runAutomation, docs/automations.md). */
+/** POST /api/ai/thread/:threadId/undo, `ai:undo` (docs/protocol.md §9.4). */
+export interface UndoInput {
+  threadId: string;
+  /** The message whose changes are reverted; absent: the latest assistant message that applied anything. */
+  messageId?: string;
+}
+
+/** POST /api/ai/thread/:threadId/restore, `ai:restore`: everything the assistant applied after `messageId` reverted. */
+export interface RestoreInput {
+  threadId: string;
+  messageId: string;
+}
+
+/** One run of an automation (RunAutomation, docs/automations.md). */
 export interface AutomationRunInput {
-  /** The automation's creator: the owner of the run's thread, whose role the policy applies. */
-  principal: Principal;
+  /**
+   * Who the run acts as: the automation's creator (the owner of the run's thread) with the run's role (docs/policy.md,
+   * "Who acts"), on behalf of the creator.
+   */
+  acting: ActingIdentity & { automation: NonNullable<ActingIdentity['automation']> };
   graphKey: string;
-  automationId: string;
   /** The prompt with its placeholders resolved: the thread's question. */
   prompt: string;
   title: string;
   /** The automation's own provider configuration; absent: the workspace's active one. */
   providerConfigId?: string;
-  /** Throws budget_exceeded when the run's own budget is spent (given its usage so far); checked before every upstream call. */
-  assertBudget?: (usage: UsageTotals) => void;
+  /** The run's own budget, checked before every upstream call with its usage so far. */
+  budget?: RunBudget;
 }
 
 /** The ChatInput fields of a validated transport message (REST body, `ai:chat`): never its `_id` or `token`. */
@@ -56,5 +73,11 @@ export function chatInputOf(request: ChatInput): ChatInput {
 
 /** The ResumeInput fields of a validated transport message (REST body, `ai:resume`): never its `_id` or `token`. */
 export function resumeInputOf(request: ResumeInput): ResumeInput {
-  return { threadId: request.threadId, approved: request.approved, feedback: request.feedback, answer: request.answer };
+  return {
+    threadId: request.threadId,
+    approved: request.approved,
+    feedback: request.feedback,
+    answer: request.answer,
+    approvedItems: request.approvedItems,
+  };
 }

@@ -8,7 +8,7 @@ export class HitlMetrics implements HitlObserver {
   constructor(registry: Registry) {
     this.interrupts = new Counter({
       name: 'graph_ai_hitl_interrupts_total',
-      help: 'Human-in-the-loop interrupts by outcome (proposed, approved, rejected, failed, superseded, answered, declined).',
+      help: 'Human-in-the-loop interrupts by outcome (proposed, approved, rejected, failed, stale, superseded, answered, declined).',
       labelNames: ['outcome'],
       registers: [registry],
     });

@@ -4,6 +4,8 @@ import { Interrupt } from '../conversation/interrupt';
 
 /** A message as clients see it (docs/protocol.md §3 GET /api/ai/thread/:threadId; events §8.3). */
 export interface ChatMessageView {
+  /** The message's id: what undo and restore name (docs/protocol.md §9.4). */
+  id: string;
   role: 'user' | 'assistant' | 'tool' | 'event';
   content: string;
   event?: ThreadEvent;
@@ -32,6 +34,7 @@ export function toThreadView(record: ThreadRecord): ThreadView {
   for (const message of record.messages) {
     if (message.role === 'system') continue;
     const view: ChatMessageView = {
+      id: message.id,
       role: message.role,
       content: message.content ?? '',
       createdTime: message.createdTime,

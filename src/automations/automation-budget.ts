@@ -26,21 +26,27 @@ export class AutomationBudget {
     /** Spent this month by the automation's earlier runs. */
     private readonly spentThisMonth: number,
     private readonly locale: Locale,
+    /** Spent by this run before (a resume of its interrupt goes on with what it had spent). */
+    private readonly spentByRun = 0,
   ) {}
 
-  /** The budget of a run starting at `now`, read from the runs of the automation's current month. */
+  /**
+   * The budget of a run starting at `now`, read from the runs of the automation's current month; `spentByRun`: what
+   * the run spent before, for the resume of its interrupt (counted in the month already).
+   */
   static async of(
     automation: StoredAutomation,
     runs: AutomationRepository,
     now: number,
     locale: Locale,
+    spentByRun = 0,
   ): Promise<AutomationBudget> {
     const month = zonedPeriod(now, automation.schedule.timezone, 'MONTH', 0);
     const spent =
       automation.maxCostUsdPerMonth === undefined
         ? 0
         : await runs.costSince(automation.workspace, automation.automationId, month.startTime);
-    return new AutomationBudget(automation, spent, locale);
+    return new AutomationBudget(automation, spent, locale, spentByRun);
   }
 
   /** Why the run may not start, or null. */
@@ -67,8 +73,8 @@ export class AutomationBudget {
   /** Throws budget_exceeded when the run, at `usage` so far, may make no further upstream call. */
   readonly assertWithin = (usage: UsageTotals): void => {
     const { maxCostUsdPerRun, maxCostUsdPerMonth } = this.automation;
-    if (maxCostUsdPerRun !== undefined && usage.costUsd >= maxCostUsdPerRun) {
-      throw new TokenLimitError('cost', maxCostUsdPerRun, usage.costUsd, this.locale);
+    if (maxCostUsdPerRun !== undefined && this.spentByRun + usage.costUsd >= maxCostUsdPerRun) {
+      throw new TokenLimitError('cost', maxCostUsdPerRun, this.spentByRun + usage.costUsd, this.locale);
     }
     if (maxCostUsdPerMonth !== undefined && this.spentThisMonth + usage.costUsd >= maxCostUsdPerMonth) {
       throw new TokenLimitError('cost', maxCostUsdPerMonth, this.spentThisMonth + usage.costUsd, this.locale);

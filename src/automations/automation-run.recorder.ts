@@ -1,44 +1,46 @@
-import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
-import { ChatService } from '../ai/chat.service';
-import type { ThreadRunEnd } from '../ai/runs/thread-run.skeleton';
+import { Inject, Injectable } from '@nestjs/common';
+import type { AutomationRuns, AutomationRunSettings } from '../ai/runs/automation-runs.port';
+import type { ThreadRunEnd } from '../ai/runs/thread-runner';
 import { ApprovalPendingNotifier } from '../ai/socket/approval-pending.notifier';
+import { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/app-config.token';
 import { Logger } from '../observability/logger';
+import type { ThreadRecord } from '../threads/thread.types';
+import { AutomationBudget } from './automation-budget';
+import { AutomationRunThreads } from './automation-run.threads';
 import { AUTOMATION_CLOCK, AutomationClock } from './automation-clock';
 import type { AutomationRepository } from './automation.repository';
 import { AUTOMATION_REPOSITORY } from './automation-repository.token';
-import { AutomationRunner } from './automation.runner';
 import { runOutcomeOf } from './run-outcome';
 
 const logger = new Logger('automations');
 
 /**
- * Keeps each automation run's record (docs/automations.md) in step with its thread, whatever runs on
- * it and on whichever instance: the run itself, a resume that answers its interrupt, a chat that
- * continues it. Told by ChatService when each run ends (after its usage was recorded, before its
- * answer), it records the outcome and adds the usage; when a run stops on an interrupt, the
- * workspace's editors and admins connected on `/ai` get `ai:approval_pending`.
+ * The automations as the agent sees them (AUTOMATION_RUNS, docs/automations.md): keeps each automation run's record
+ * in step with what people do on its thread, on whichever instance (a resume that answers its interrupt, a chat that
+ * continues it): told by the agent when such a run ends (after its usage was recorded, before its answer), it
+ * records the outcome and adds the usage; when it stops on an interrupt, the workspace's editors and admins connected
+ * on `/ai` get `ai:approval_pending`. And asked what a resume of the thread keeps of the automation: its provider
+ * configuration and its budgets (what the run spent so far counted in). The automation's own run too (told the same
+ * way, with its usage even when it failed); AutomationRunner records a run that failed before it had a thread.
  */
 @Injectable()
-export class AutomationRunRecorder implements OnModuleInit {
+export class AutomationRunRecorder implements AutomationRuns {
   constructor(
-    private readonly chat: ChatService,
     @Inject(AUTOMATION_REPOSITORY) private readonly automations: AutomationRepository,
-    private readonly runner: AutomationRunner,
+    private readonly threads: AutomationRunThreads,
     private readonly notifier: ApprovalPendingNotifier,
     @Inject(AUTOMATION_CLOCK) private readonly clock: AutomationClock,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  onModuleInit(): void {
-    this.chat.observeRuns((end) => this.record(end));
-  }
-
-  async record(end: ThreadRunEnd): Promise<void> {
+  async runEnded(end: ThreadRunEnd): Promise<void> {
     const { thread } = end;
     if (thread.type !== 'automation' || !thread.automationId) return;
     const update = runOutcomeOf(end, this.clock.now());
     if (!update) return;
     const runId =
-      this.runner.runOnThread(thread.threadId) ??
+      this.threads.runOn(thread.threadId) ??
       (await this.automations.findRunByThread(thread.workspace, thread.threadId))?.runId;
     if (!runId) return; // the automation (and its runs) was deleted; the thread stays its creator's
     await this.automations.recordOutcome(thread.workspace, runId, update);
@@ -56,5 +58,20 @@ export class AutomationRunRecorder implements OnModuleInit {
         interrupt: end.result.interrupt,
       });
     }
+  }
+
+  async settingsOf(thread: ThreadRecord): Promise<AutomationRunSettings | null> {
+    if (!thread.automationId) return null;
+    const automation = await this.automations.get(thread.workspace, thread.automationId);
+    if (!automation) return null;
+    const run = await this.automations.findRunByThread(thread.workspace, thread.threadId);
+    const budget = await AutomationBudget.of(
+      automation,
+      this.automations,
+      this.clock.now(),
+      this.config.locale,
+      run?.usage.costUsd ?? 0,
+    );
+    return { ...(automation.providerConfigId ? { providerConfigId: automation.providerConfigId } : {}), budget };
   }
 }

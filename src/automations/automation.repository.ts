@@ -2,6 +2,7 @@ import type { UsageTotals } from '../threads/thread.types';
 import type {
   AutomationChanges,
   AutomationRun,
+  AutomationRunActing,
   AutomationRunError,
   AutomationRunOutcome,
   StoredAutomation,
@@ -86,6 +87,8 @@ export interface AutomationRepository {
   /** The run no longer holds the automation (ended, stopped on an interrupt, or failed). */
   releaseRun(workspace: string, automationId: string, runId: string): Promise<void>;
   recordOutcome(workspace: string, runId: string, update: RunOutcomeUpdate): Promise<void>;
+  /** Records who the run acts as, when it starts (docs/policy.md, "Who acts"). */
+  recordActing(workspace: string, runId: string, acting: AutomationRunActing): Promise<void>;
   getRun(workspace: string, runId: string): Promise<AutomationRun | null>;
   findRunByThread(workspace: string, threadId: string): Promise<AutomationRun | null>;
   /** Newest first. */

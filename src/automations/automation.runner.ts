@@ -1,10 +1,12 @@
 import { BeforeApplicationShutdown, Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
 import { ActiveRunRegistry } from '../ai/runs/active-run.registry';
-import { ChatService } from '../ai/chat.service';
+import type { Role } from '../auth/principal';
+import { RunAutomation } from '../ai/use-cases/run-automation.use-case';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/app-config.token';
 import { AppError } from '../errors/app-error';
 import { Logger } from '../observability/logger';
+import { lowestRole, MemberRoles } from '../policy/member-roles/member-roles';
 import { TokenTracker } from '../providers/token.tracker';
 import { generateSortableId } from '../threads/sortable-id.generator';
 import { EMPTY_USAGE } from '../threads/thread.types';
@@ -14,6 +16,7 @@ import { AUTOMATION_CLOCK, AutomationClock } from './automation-clock';
 import type { AutomationRepository, DueAutomation } from './automation.repository';
 import { AUTOMATION_REPOSITORY } from './automation-repository.token';
 import { AutomationRunSink } from './automation-run.sink';
+import { AutomationRunThreads } from './automation-run.threads';
 import { runErrorOf } from './run-outcome';
 import { resolvePlaceholders } from './schedule/prompt-placeholders';
 import { formatZonedDateTime } from './schedule/zoned-calendar';
@@ -38,24 +41,25 @@ interface StartedRun {
 /**
  * Starts the runs of automations (docs/automations.md): claims a run in the store (one winner per slot
  * across instances, one run per automation at a time), checks its budget (a spent one: skipped_budget,
- * no upstream call), resolves its prompt's placeholders in the automation's time zone, and runs it
- * through ChatService.runAutomation, the same loop as chat, as the automation's creator, without a
- * socket. The run holds the automation under a lease renewed while it runs, joins the ActiveRunRegistry
- * (so a shutdown stops it like any generation: its partial text kept, its thread valid), and is
+ * no upstream call), resolves its prompt's placeholders in the automation's time zone, computes who it acts
+ * as (docs/policy.md, "Who acts": its creator, with no more than the creator's current role and the role of
+ * whoever last set its prompt or schedule; recorded on the run), and runs it through RunAutomation, the same
+ * loop as chat, without a socket. The run holds the automation under a lease renewed while it runs, joins the
+ * ActiveRunRegistry (so a shutdown stops it like any generation: its partial text kept, its thread valid), and is
  * recorded by AutomationRunRecorder when it ends.
  */
 @Injectable()
 export class AutomationRunner implements OnModuleDestroy, BeforeApplicationShutdown {
   private readonly executions = new Map<string, Promise<void>>();
-  /** Thread → run, for the runs executing here (the recorder finds the others in the store). */
-  private readonly runOfThread = new Map<string, string>();
   private stopping = false;
   private readonly leaseMs: number;
 
   constructor(
     @Inject(AUTOMATION_REPOSITORY) private readonly automations: AutomationRepository,
-    private readonly chat: ChatService,
+    private readonly runAutomation: RunAutomation,
     private readonly runs: ActiveRunRegistry,
+    private readonly runThreads: AutomationRunThreads,
+    private readonly memberRoles: MemberRoles,
     private readonly tokens: TokenTracker,
     @Inject(AUTOMATION_CLOCK) private readonly clock: AutomationClock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -123,11 +127,6 @@ export class AutomationRunner implements OnModuleDestroy, BeforeApplicationShutd
     const thread = new Promise<string | null>((resolve) => (threadKnown = resolve));
     const execution = this.launch({ automation: claim.automation, runId, trigger: 'manual', startedTime }, threadKnown);
     return { runId, threadId: await Promise.race([thread, execution.then(() => null)]) };
-  }
-
-  /** The run executing here on that thread, if any. */
-  runOnThread(threadId: string): string | undefined {
-    return this.runOfThread.get(threadId);
   }
 
   /** Stops a run executing here (its automation was deleted); false when it is not here. */
@@ -201,7 +200,7 @@ export class AutomationRunner implements OnModuleDestroy, BeforeApplicationShutd
     const { automation, runId } = run;
     const { workspace, automationId } = automation;
     const sink = new AutomationRunSink((threadId) => {
-      this.runOfThread.set(threadId, runId);
+      this.runThreads.started(threadId, runId);
       threadKnown?.(threadId);
     });
     const active = this.runs.begin(RUN_OWNER, runId, sink);
@@ -222,15 +221,23 @@ export class AutomationRunner implements OnModuleDestroy, BeforeApplicationShutd
     renewal.unref();
     logger.info('automation_run_started', { workspace, automationId, runId, trigger: run.trigger });
     try {
-      await this.chat.runAutomation(
+      const role = await this.actingRole(automation);
+      await this.automations.recordActing(workspace, runId, {
+        userId: automation.userId,
+        role,
+        onBehalfOf: automation.userId,
+      });
+      await this.runAutomation.execute(
         {
-          principal: { userId: automation.userId, workspace, role: automation.userRole },
+          acting: {
+            principal: { userId: automation.userId, workspace, role },
+            automation: { automationId, onBehalfOf: automation.userId },
+          },
           graphKey: automation.graphKey,
-          automationId,
           prompt,
           title: runTitle(automation, run.startedTime),
           providerConfigId: automation.providerConfigId,
-          assertBudget: budget.assertWithin,
+          budget,
         },
         sink,
         active.signal,
@@ -248,9 +255,19 @@ export class AutomationRunner implements OnModuleDestroy, BeforeApplicationShutd
       logger.info('automation_run_failed', { workspace, automationId, runId, code: runErrorOf(error).code });
     } finally {
       clearInterval(renewal);
-      if (sink.threadId) this.runOfThread.delete(sink.threadId);
+      if (sink.threadId) this.runThreads.ended(sink.threadId);
       active.end();
     }
+  }
+
+  /**
+   * The role a run acts with (docs/policy.md, "Who acts"), checked now: no higher than its creator's current role (as
+   * their latest token showed it) nor than the role of whoever last set its prompt or schedule.
+   */
+  private async actingRole(automation: StoredAutomation): Promise<Role> {
+    const creator = await this.memberRoles.currentRole(automation.workspace, automation.userId, automation.userRole);
+    // An automation from before editors were recorded: its creator set its prompt, with the role it was created with.
+    return lowestRole(creator, automation.promptEditor?.role ?? automation.userRole);
   }
 
   /** The start of the automation's previous run that ran ({{lastRunTime}}); null before the first. */

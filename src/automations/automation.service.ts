@@ -102,6 +102,7 @@ export class AutomationService {
       runLeaseExpiresAt: null,
       createdTime: now,
       updatedTime: now,
+      promptEditor: { userId: principal.userId, role: principal.role },
     };
     await this.automations.insert(automation);
     logger.info('automation_created', {
@@ -115,6 +116,9 @@ export class AutomationService {
   async update(principal: Principal, automationId: string, patch: AutomationPatch): Promise<AutomationView> {
     const current = await this.stored(principal, automationId);
     const changes: AutomationChanges = { ...patch };
+    // Its runs act with no more than the role of whoever last set what they do (docs/policy.md, "Who acts").
+    if (patch.prompt !== undefined || patch.schedule !== undefined)
+      changes.promptEditor = { userId: principal.userId, role: principal.role };
     const schedule = patch.schedule ? CronSchedule.parse(patch.schedule) : null;
     if (patch.prompt !== undefined) this.checkPrompt(patch.prompt);
     if (patch.graphKey !== undefined) await this.checkGraph(principal, patch.graphKey);

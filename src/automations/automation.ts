@@ -27,8 +27,13 @@ export interface StoredAutomation extends AutomationDefinition {
   workspace: string;
   /** The creator: the owner of the runs' threads. */
   userId: string;
-  /** The creator's role when the automation was created: the policy of its runs applies to it. */
+  /** The creator's role when the automation was created (a run acts with no more than the creator's current role). */
   userRole: Role;
+  /**
+   * Who last set its prompt or schedule, with their role then (the creator at creation): a run acts with no more than
+   * that role either (docs/policy.md, "Who acts").
+   */
+  promptEditor?: AutomationEditor;
   /** The next slot (epoch ms), null while disabled. Moved forward by the claim that starts a run. */
   nextRunTime: number | null;
   /** The run holding the automation (one at a time, across instances) and until when its lease lasts. */
@@ -36,6 +41,19 @@ export interface StoredAutomation extends AutomationDefinition {
   runLeaseExpiresAt: number | null;
   createdTime: number;
   updatedTime: number;
+}
+
+/** A person who changed an automation, and the role they had then. */
+export interface AutomationEditor {
+  userId: string;
+  role: Role;
+}
+
+/** Who a run acted as (docs/policy.md, "Who acts"): the creator, on whose behalf it ran, with the run's role. */
+export interface AutomationRunActing {
+  userId: string;
+  role: Role;
+  onBehalfOf: string;
 }
 
 /** A PATCH of the definition: any subset; null removes a budget or the provider configuration. */
@@ -47,9 +65,10 @@ export type AutomationPatch = Partial<
   providerConfigId?: string | null;
 };
 
-/** What an update of the store changes (undefined: unchanged; null: removed): a patch and the next slot. */
+/** What an update of the store changes (undefined: unchanged; null: removed): a patch, the next slot, the editor. */
 export interface AutomationChanges extends AutomationPatch {
   nextRunTime?: number | null;
+  promptEditor?: AutomationEditor;
 }
 
 /** running → completed | interrupted (→ completed once resumed) | failed; skipped_budget never ran. */
@@ -77,6 +96,8 @@ export interface AutomationRun {
   /** Upstream usage and cost of the run, its resumes included. */
   usage: UsageTotals;
   error: AutomationRunError | null;
+  /** Who the run acted as (absent for a run skipped before it started). */
+  acting?: AutomationRunActing;
 }
 
 /** GET /api/ai/automations/:automationId/runs entries. */
@@ -91,6 +112,8 @@ export interface AutomationRunView {
   outcome: AutomationRunOutcome;
   usage: UsageTotals;
   error?: AutomationRunError;
+  /** Who the run acted as (docs/policy.md, "Who acts"). */
+  acting?: AutomationRunActing;
 }
 
 /** The Automation of docs/protocol.md §8.4. */
@@ -116,6 +139,7 @@ export function toAutomationRunView(run: AutomationRun): AutomationRunView {
     outcome: run.outcome,
     usage: run.usage,
     ...(run.error ? { error: run.error } : {}),
+    ...(run.acting ? { acting: run.acting } : {}),
   };
 }
 

@@ -1,4 +1,4 @@
-import type { ThreadRunEnd } from '../ai/runs/thread-run.skeleton';
+import type { ThreadRunEnd } from '../ai/runs/thread-runner';
 import { AppError } from '../errors/app-error';
 import { LlmProviderError } from '../providers/llm-provider.error';
 import { EMPTY_USAGE, ThreadRecord } from '../threads/thread.types';

@@ -1,4 +1,4 @@
-import type { ThreadRunEnd } from '../ai/runs/thread-run.skeleton';
+import type { ThreadRunEnd } from '../ai/runs/thread-runner';
 import { AppError } from '../errors/app-error';
 import type { AutomationRunError } from './automation';
 import type { RunOutcomeUpdate } from './automation.repository';

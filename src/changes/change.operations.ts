@@ -86,14 +86,17 @@ export class ChangeOperations {
     private readonly notifier: GraphChangeNotifier,
   ) {}
 
-  /** The basis of a proposal's change set (docs/protocol.md §9.2), as the user sees the graph now. */
-  async basisOf(workspace: string, graphKey: string, changes: ActionConversionResult): Promise<ProposalBasis> {
-    const keys = keysOfChanges(changes);
+  /**
+   * The basis of each change set (docs/protocol.md §9.2: a proposal's, and each item's of a batch), as the user sees
+   * the graph now, read once.
+   */
+  async basesOf(workspace: string, graphKey: string, changeSets: ActionConversionResult[]): Promise<ProposalBasis[]> {
+    const keys = unionKeys(...changeSets.map((changes) => keysOfChanges(changes)));
     const [view, revision] = await Promise.all([
       this.viewSnapshot(workspace, graphKey, keys),
       this.log.graphRevision(workspace, graphKey),
     ]);
-    return basisOf(changes, view, revision);
+    return changeSets.map((changes) => basisOf(changes, view, revision));
   }
 
   find(workspace: string, operationId: string): Promise<OperationRecord | null> {

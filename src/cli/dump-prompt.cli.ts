@@ -10,7 +10,7 @@ import { TokenCounter } from '../rag/token-counter';
 import { buildContextMessage } from '../rag/toon-context.encoder';
 import { EMPTY_USAGE, ThreadMessage, ThreadRecord } from '../threads/thread.types';
 import { CliIo, openCliContext, runCli } from './cli-context';
-import { runPolicyFor } from './cli-run-policy';
+import { runAuthorityFor } from './cli-run-authority';
 import { GraphQuestion, parseGraphQuestion, retrieveQuestionContext } from './graph-question';
 
 const USAGE = 'Usage: npm run ai:dump-prompt -- --graph KEY [--workspace NAME] [--role viewer|editor|admin] "question"';
@@ -80,8 +80,8 @@ export async function dumpPrompt(argv: string[], env: Record<string, string | un
       currentContext: contextMessage,
     });
     const { messages } = assembled;
-    const policy = await runPolicyFor(cli.app, workspace, role);
-    const tools = new AgentToolbox({ policy, readTools: new ReadToolExecutor(source, graphKey) }).definitions;
+    const authority = await runAuthorityFor(cli.app, workspace, role);
+    const tools = new AgentToolbox({ authority, readTools: new ReadToolExecutor(source, graphKey) }).definitions;
     const toolTokens = counter.count(JSON.stringify(tools));
     const messageTokens = counter.countMessages(messages);
 

@@ -7,7 +7,7 @@ import { DEMO_GRAPH_KEY, DEMO_WORKSPACE } from '../graph/demo/nba-workflow.demo'
 import { GraphDataSourceFactory } from '../graph/graph-data-source.factory';
 import { TokenCounter } from '../rag/token-counter';
 import { CliArguments } from './cli-arguments';
-import { runPolicyFor } from './cli-run-policy';
+import { runAuthorityFor } from './cli-run-authority';
 import { CliIo, openCliContext, runCli } from './cli-context';
 
 const USAGE = 'Usage: npm run ai:dump-tools [-- --role viewer|editor|admin]';
@@ -48,7 +48,7 @@ export async function dumpTools(argv: string[], env: Record<string, string | und
     const source = cli.app.get(GraphDataSourceFactory, { strict: false }).forWorkspace(DEMO_WORKSPACE);
     const executor = new ReadToolExecutor(source, DEMO_GRAPH_KEY);
     const toolbox = new AgentToolbox({
-      policy: await runPolicyFor(cli.app, DEMO_WORKSPACE, role),
+      authority: await runAuthorityFor(cli.app, DEMO_WORKSPACE, role),
       readTools: executor,
     });
     const lines = [

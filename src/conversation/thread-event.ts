@@ -1,9 +1,9 @@
 /**
- * A system note in a thread: what was loaded into the
- * context of a user message (DATA_ADDED), or what a series of actions did to the graph
- * (ACTIONS_EXECUTED), one item per part with its outcome.
+ * A system note in a thread: what was loaded into the context of a user message
+ * (DATA_ADDED), what a series of actions did to the graph (ACTIONS_EXECUTED), or what a revert put back
+ * (ACTIONS_REVERTED), one item per part with its outcome.
  */
-export type ThreadEventType = 'DATA_ADDED' | 'ACTIONS_EXECUTED';
+export type ThreadEventType = 'DATA_ADDED' | 'ACTIONS_EXECUTED' | 'ACTIONS_REVERTED';
 
 export interface ThreadEventResult {
   ok: boolean;
@@ -18,4 +18,6 @@ export interface ThreadEvent {
   /** One line for people and the model, e.g. "Created 2 nodes and 1 edge on sheet main". */
   summary: string;
   results: ThreadEventResult[];
+  /** ACTIONS_EXECUTED and ACTIONS_REVERTED: the operations it records (GET /api/ai/thread/:threadId/changes). */
+  operationIds?: string[];
 }

@@ -13,6 +13,8 @@ import { ArangoMemoryRepository } from '../memory/arango/arango-memory.repositor
 import { MEMORY_REPOSITORY } from '../memory/memory-repository.token';
 import { ArangoActionPolicyRepository } from '../policy/arango/arango-action-policy.repository';
 import { ACTION_POLICY_REPOSITORY } from '../policy/action-policy-repository.token';
+import { ArangoMemberRoleRepository } from '../policy/member-roles/arango/arango-member-role.repository';
+import { MEMBER_ROLE_REPOSITORY } from '../policy/member-roles/member-role-repository.token';
 import { ArangoProviderConfigRepository } from '../providers/configs/arango/arango-provider-config.repository';
 import { PROVIDER_CONFIG_REPOSITORY } from '../providers/configs/provider-config-repository.token';
 import { ArangoThreadRepository } from '../threads/arango/arango-thread.repository';
@@ -63,6 +65,11 @@ export class ArangoPersistenceModule implements OnApplicationShutdown {
           provide: CHANGE_LOG_STORE,
           inject: [ARANGO_DATABASE, GRAPH_STORE],
           useFactory: (db: Database, graphs: ArangoGraphStore) => ArangoChangeLogStore.open(db, graphs),
+        },
+        {
+          provide: MEMBER_ROLE_REPOSITORY,
+          inject: [ARANGO_DATABASE],
+          useFactory: (db: Database) => ArangoMemberRoleRepository.open(db),
         },
       ],
       exports: [...PERSISTED_STORES],

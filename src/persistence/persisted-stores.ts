@@ -5,6 +5,7 @@ import { GRAPH_STORE } from '../graph/graph-store.token';
 import { MEMORY_REPOSITORY } from '../memory/memory-repository.token';
 import { PROVIDER_CONFIG_REPOSITORY } from '../providers/configs/provider-config-repository.token';
 import { ACTION_POLICY_REPOSITORY } from '../policy/action-policy-repository.token';
+import { MEMBER_ROLE_REPOSITORY } from '../policy/member-roles/member-role-repository.token';
 import { THREAD_REPOSITORY } from '../threads/thread-repository.token';
 
 /**
@@ -20,6 +21,7 @@ export const PERSISTED_STORES = [
   AUTOMATION_REPOSITORY,
   MEMORY_REPOSITORY,
   CHANGE_LOG_STORE,
+  MEMBER_ROLE_REPOSITORY,
 ] as const;
 
 /** A store may hold something to release (in-memory indexes, timers); its connection is not its to close. */

@@ -14,6 +14,8 @@ import { SqliteMemoryRepository } from '../memory/sqlite/sqlite-memory.repositor
 import { Logger } from '../observability/logger';
 import { ACTION_POLICY_REPOSITORY } from '../policy/action-policy-repository.token';
 import { SqliteActionPolicyRepository } from '../policy/sqlite/sqlite-action-policy.repository';
+import { MEMBER_ROLE_REPOSITORY } from '../policy/member-roles/member-role-repository.token';
+import { SqliteMemberRoleRepository } from '../policy/member-roles/sqlite/sqlite-member-role.repository';
 import { PROVIDER_CONFIG_REPOSITORY } from '../providers/configs/provider-config-repository.token';
 import { SqliteProviderConfigRepository } from '../providers/configs/sqlite/sqlite-provider-config.repository';
 import { SqliteThreadRepository } from '../threads/sqlite/sqlite-thread.repository';
@@ -76,6 +78,11 @@ export class SqlitePersistenceModule implements OnApplicationShutdown {
           provide: CHANGE_LOG_STORE,
           inject: [SQLITE_DATABASE, GRAPH_STORE],
           useFactory: (db: Database, graphs: SqliteGraphStore) => new SqliteChangeLogStore(db, graphs),
+        },
+        {
+          provide: MEMBER_ROLE_REPOSITORY,
+          inject: [SQLITE_DATABASE],
+          useFactory: (db: Database) => new SqliteMemberRoleRepository(db),
         },
       ],
       exports: [...PERSISTED_STORES],

@@ -45,13 +45,27 @@ export const EMPTY_ACTION_POLICY: ActionPolicy = Object.freeze({
 export type EffectiveLevels = Readonly<Record<ActionKind, PolicyLevel>>;
 
 /**
+ * A yes to a confirm question asked for an action (docs/protocol.md §9.5 `forAction`): from the model's next reply
+ * on, proposals of that kind on that target (any target when absent) are handled as autonomous, for the rest of the
+ * run.
+ */
+export interface AskFirstGrant {
+  kind: ActionKind;
+  target?: string;
+  /** The tool call of the question answered yes. */
+  grantedBy: string;
+}
+
+/**
  * What a run remembers of its policy across interrupts (stored with a pending interrupt, read back on
  * resume): the levels it started with, since a policy stored later applies to the next run only, and
- * whether the user said yes to a confirm question of the run (ask_first kinds are then allowed).
+ * the ask_first actions the user allowed in the run.
  */
 export interface PolicySnapshot {
   levels: EffectiveLevels;
-  askFirstGranted: boolean;
+  grants: AskFirstGrant[];
+  /** Yeses given during the model reply the run stopped in: in effect from its next reply. */
+  waitingGrants?: AskFirstGrant[];
 }
 
 /** The strictest level of several (forbidden > ask_first > validation_required > autonomous). */

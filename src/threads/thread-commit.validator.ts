@@ -2,7 +2,7 @@ import type { ThreadMessage } from './thread.types';
 import { ThreadCommitValidationError } from './thread-commit-validation.error';
 
 const ROLES: ReadonlySet<string> = new Set(['system', 'user', 'assistant', 'tool', 'event']);
-const EVENT_TYPES: ReadonlySet<string> = new Set(['DATA_ADDED', 'ACTIONS_EXECUTED']);
+const EVENT_TYPES: ReadonlySet<string> = new Set(['DATA_ADDED', 'ACTIONS_EXECUTED', 'ACTIONS_REVERTED']);
 
 /**
  * Checks the messages of a commit against the stored conversation, so the store only ever holds a well-formed history:

@@ -1,6 +1,9 @@
+import type { ActionConversionResult } from '../conversation/action-conversion-result';
 import type { Interrupt } from '../conversation/interrupt';
 import type { LlmToolCall } from '../conversation/llm-message';
+import type { ProposalBasis } from '../conversation/proposal-preview';
 import type { ThreadEvent } from '../conversation/thread-event';
+import type { ActingIdentity } from '../policy/acting-identity';
 import type { PolicySnapshot } from '../policy/action-policy';
 
 /**
@@ -44,6 +47,17 @@ export interface PendingInterrupt {
   createdTime: number;
   /** The action policy of the run that stopped here: its resume continues with it. */
   policy?: PolicySnapshot;
+  /** Who the run acts as: its resume continues as it (docs/policy.md, "Who acts"). */
+  acting?: ActingIdentity;
+  /** A batch proposal: each item's change set and basis, for approving some of them (docs/protocol.md §9.3). */
+  items?: PendingItem[];
+}
+
+/** One item of a pending batch proposal: what approving it applies, and what it was made against. */
+export interface PendingItem {
+  itemId: string;
+  changes: ActionConversionResult;
+  basis: ProposalBasis;
 }
 
 /** Accumulated upstream usage (of a request, a thread or a workspace). */

@@ -118,12 +118,10 @@ export function describeChangeLogStoreContract(name: string, create: () => Promi
         instructions: [{ nodeKey: 'b', op: 'set', path: ['posX'], value: 500 }],
       };
       const expected = await stored(changes);
-      await fixture.graphs
-        .forWorkspace(workspace)
-        .applyChanges(graphKey, {
-          ...emptyChanges('0'),
-          instructions: [{ nodeKey: 'b', op: 'set', path: ['posY'], value: 9 }],
-        });
+      await fixture.graphs.forWorkspace(workspace).applyChanges(graphKey, {
+        ...emptyChanges('0'),
+        instructions: [{ nodeKey: 'b', op: 'set', path: ['posY'], value: 9 }],
+      });
       const moved = await store.commit({
         workspace,
         graphKey,

@@ -2,7 +2,7 @@ import { Test } from '@nestjs/testing';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { RecordingSink } from '../support/chat-service.harness';
+import { RecordingSink } from '../support/agent.harness';
 import { ScriptedLlmServer } from '../support/scripted-llm-server';
 import { AppConfigModule } from '../../src/config/app-config.module';
 import { loadAppConfig } from '../../src/config/load-app-config';
@@ -10,10 +10,10 @@ import { ProviderRegistry } from '../../src/config/provider-registry';
 import { configureLogging } from '../../src/observability/logger';
 import { PersistenceModule } from '../../src/persistence/persistence.module';
 import { AiModule } from '../../src/ai/ai.module';
-import { ChatService } from '../../src/ai/chat.service';
+import { AskQuestion } from '../../src/ai/use-cases/ask-question.use-case';
 
 describe(AiModule.name, () => {
-  it('wires ChatService from the real modules (SQLite store with the demo graph, provider from the environment)', async () => {
+  it('wires the use cases from the real modules (SQLite store with the demo graph, provider from the environment)', async () => {
     configureLogging({ level: 'error' });
     const server = await ScriptedLlmServer.start();
     const dataDir = mkdtempSync(path.join(tmpdir(), 'ai-module-'));
@@ -33,8 +33,8 @@ describe(AiModule.name, () => {
       server.enqueue({ text: 'Wired.' });
       const sink = new RecordingSink();
       const result = await app
-        .get(ChatService)
-        .chat(
+        .get(AskQuestion)
+        .execute(
           { userId: 'u', workspace: 'default', role: 'admin' },
           { graphKey: 'nba-workflow', message: 'hello' },
           sink,

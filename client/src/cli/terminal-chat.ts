@@ -2,7 +2,7 @@ import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import type { AiChatClient } from '../ai-chat.client';
 import type { AiRequest, AiRequestHandlers, AiRequestOutcome } from '../ai-request';
-import { describeProposal } from '../proposal-description';
+import { describeProposal } from '../protocol';
 import type { ApprovalInterrupt, Interrupt, QuestionInterrupt } from '../protocol';
 import { formatUsage } from '../usage-format';
 

@@ -1,5 +1,5 @@
 import { memo } from 'react';
-import { describeProposal } from '../proposal-description';
+import { describeProposal } from '../protocol';
 import type { ApprovalInterrupt } from '../protocol';
 
 const EFFECT_LABEL = { create: 'Create', update: 'Change', move: 'Move', delete: 'Delete' } as const;

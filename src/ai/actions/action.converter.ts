@@ -29,6 +29,26 @@ export class ActionConverter {
     return this.convertOne(action, graphKey, defaultSheetId, keys);
   }
 
+  /**
+   * The change set of each action of a batch (nested batches flattened, in order), with the keys convert() generates
+   * for the whole batch: together they are exactly its result, so approving some of them applies what the preview
+   * showed for those. A single action is one item.
+   */
+  convertItems(
+    action: ProposedAction,
+    graphKey: string,
+    defaultSheetId: string,
+    keySeed: string,
+  ): Array<{ action: Exclude<ProposedAction, { type: 'batch' }>; changes: ActionConversionResult }> {
+    const keys = new KeySequence(keySeed);
+    const leaves = (item: ProposedAction): Array<Exclude<ProposedAction, { type: 'batch' }>> =>
+      item.type === 'batch' ? item.payload.actions.flatMap(leaves) : [item];
+    return leaves(action).map((leaf) => ({
+      action: leaf,
+      changes: this.convertOne(leaf, graphKey, defaultSheetId, keys),
+    }));
+  }
+
   private convertOne(
     action: ProposedAction,
     graphKey: string,
@@ -76,17 +96,11 @@ export class ActionConverter {
         return result(defaultSheetId, { nodeKeysToDelete: [action.payload.nodeKey] });
       case 'delete_edge':
         return result(defaultSheetId, { edgeKeysToDelete: [action.payload.edgeKey] });
-      case 'batch': {
-        const parts = action.payload.actions.map((sub) => this.convertOne(sub, graphKey, defaultSheetId, keys));
-        // The batch concerns the sheet of its first action (Nodius's batch calls take one sheet; docs/agent.md).
-        return result(parts[0]?.sheetId ?? defaultSheetId, {
-          instructions: parts.flatMap((part) => part.instructions),
-          nodesToCreate: parts.flatMap((part) => part.nodesToCreate),
-          edgesToCreate: parts.flatMap((part) => part.edgesToCreate),
-          nodeKeysToDelete: unique(parts.flatMap((part) => part.nodeKeysToDelete)),
-          edgeKeysToDelete: unique(parts.flatMap((part) => part.edgeKeysToDelete)),
-        });
-      }
+      case 'batch':
+        return mergeChangeSets(
+          action.payload.actions.map((sub) => this.convertOne(sub, graphKey, defaultSheetId, keys)),
+          defaultSheetId,
+        );
     }
   }
 
@@ -134,6 +148,23 @@ function result(sheetId: string, parts: Partial<Omit<ActionConversionResult, 'sh
     edgeKeysToDelete: parts.edgeKeysToDelete ?? [],
     sheetId,
   };
+}
+
+/**
+ * Several change sets as one, in order: what a batch (or some items of it) becomes. It concerns the sheet of its
+ * first part (Nodius's batch calls take one sheet; docs/agent.md).
+ */
+export function mergeChangeSets(
+  parts: readonly ActionConversionResult[],
+  fallbackSheetId: string,
+): ActionConversionResult {
+  return result(parts[0]?.sheetId ?? fallbackSheetId, {
+    instructions: parts.flatMap((part) => part.instructions),
+    nodesToCreate: parts.flatMap((part) => part.nodesToCreate),
+    edgesToCreate: parts.flatMap((part) => part.edgesToCreate),
+    nodeKeysToDelete: unique(parts.flatMap((part) => part.nodeKeysToDelete)),
+    edgeKeysToDelete: unique(parts.flatMap((part) => part.edgeKeysToDelete)),
+  });
 }
 
 function unique(keys: string[]): string[] {

@@ -1,5 +1,5 @@
 import type { ThreadEvent } from '../../conversation/thread-event';
-import type { CheckedAction } from '../actions/action.applier';
+import type { ApplyRequest } from '../actions/checked-action';
 import { AgentResult } from './agent-result';
 
 /**
@@ -22,6 +22,6 @@ export interface AgentEventSink {
   /** A thread event, once the commit that stored it is done (docs/protocol.md §8.3). */
   event(event: ThreadEvent): void;
   /** HITL_APPLY=client: an action applied without a human, for the caller's editor to apply (§8.1 `ai:apply`). */
-  apply(action: CheckedAction): void;
+  apply(action: ApplyRequest): void;
   complete(result: AgentResult): void;
 }

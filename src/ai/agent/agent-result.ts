@@ -1,8 +1,9 @@
 import type { UsageTotals } from '../../threads/thread.types';
 import { ActionConversionResult } from '../../conversation/action-conversion-result';
 import { Interrupt } from '../../conversation/interrupt';
+import type { ChangedDocument } from '../../conversation/proposal-preview';
 import type { ThreadEvent } from '../../conversation/thread-event';
-import type { CheckedAction } from '../actions/action.applier';
+import type { CheckedAction } from '../actions/checked-action';
 
 /** Usage reported in every terminal answer: this request's upstream tokens, cost and calls (the totals a thread adds up). */
 export interface UsageReport extends UsageTotals {
@@ -23,18 +24,26 @@ export interface ToolCallSummary {
 }
 
 /**
- * How the proposal answered by a resume was settled (resume results only). With HITL_APPLY=client
- * the caller applies `changes` through its own sync pipeline; with server they were applied here.
+ * How the proposal answered by a resume was settled (resume results only; docs/protocol.md §3, §9.1-§9.3). With
+ * HITL_APPLY=client the caller applies `changes` through its own sync pipeline (de-duplicating on `operationId`);
+ * with server they were applied here.
  */
 export interface ProposalResolution {
   toolCallId: string;
-  status: 'approved' | 'rejected' | 'failed';
+  status: 'approved' | 'rejected' | 'failed' | 'stale';
+  /** The decision's operation: the same on every retry of it. */
+  operationId: string;
   /** server: applied by this service; client: to be applied by the caller; null: nothing to apply. */
   appliedBy: 'server' | 'client' | null;
-  /** The change set applied (server) or to apply (client): the interrupt's preview. */
+  /** The change set applied (server) or to apply (client): the interrupt's preview, or the approved items'. */
   changes?: ActionConversionResult;
   /** What the model was told (failed: with the reason). */
   message: string;
+  /** stale: what changed since the proposal. */
+  changed?: ChangedDocument[];
+  /** Part of a batch approved: its items applied and declined. */
+  appliedItems?: string[];
+  declinedItems?: string[];
 }
 
 /** What a request wrote besides its messages (docs/protocol.md §8.1, §8.3): present only when not empty. */

@@ -2,7 +2,7 @@ import { LlmMessage, LlmToolCall, LlmToolMessage } from '../../conversation/llm-
 import type { LlmProvider } from '../../providers/llm-provider';
 import type { GraphRAGContext } from '../../conversation/graph-rag-context';
 import type { PendingInterrupt, UsageTotals } from '../../threads/thread.types';
-import { ActionConversionResult } from '../../conversation/action-conversion-result';
+import type { ProposalPreview } from '../../conversation/proposal-preview';
 import type { ProposalReferenceCheck } from '../actions/proposal-reference.validator';
 import { ProposedAction } from '../../conversation/proposed-action';
 import { AgentTools } from '../tools/agent-tools';
@@ -10,7 +10,7 @@ import { AgentEventSink } from './agent-event.sink';
 import { ToolCallSummary } from './agent-result';
 import { Interrupt } from '../../conversation/interrupt';
 import type { ThreadEvent } from '../../conversation/thread-event';
-import type { ActionApplication, CheckedAction } from '../actions/action.applier';
+import type { ActionApplication, CheckedAction } from '../actions/checked-action';
 import { UsageAccumulator } from './usage.accumulator';
 
 /**
@@ -43,24 +43,46 @@ export interface AgentCommitReceipt {
   replays: number;
 }
 
+/** Where the loop's commits go (the run's ThreadRoundWriter): each persisted before the next upstream call. */
+export interface RoundCommits {
+  /** Persists one commit; a throw ends the run (the thread keeps what was committed before). */
+  commit(commit: AgentCommitRequest): Promise<AgentCommitReceipt | void>;
+}
+
 /**
- * A smaller context for the same request (docs/agent.md, "Context-length recovery"): what the model
- * is sent first, rebuilt with fewer retrieved nodes, shorter texts and less history, or null when it
- * cannot be made smaller. Called at most once per run, after the upstream answered `context_length`.
+ * A smaller context for the same request (docs/agent.md, "Context-length recovery"): what the model is sent first,
+ * rebuilt with fewer retrieved nodes, shorter texts and less history, or null when it cannot be made smaller. Asked
+ * at most once per run, after the upstream answered `context_length`.
  */
-export type ShrinkContext = () => Promise<LlmMessage[] | null>;
+export interface ContextShrinker {
+  shrink(): Promise<LlmMessage[] | null>;
+}
+
+/** A run's own budget (an automation's per-run and monthly budgets, docs/automations.md). */
+export interface RunBudget {
+  /** Throws budget_exceeded when it is spent, given the run's usage so far. */
+  assertWithin(usage: UsageTotals): void;
+}
 
 /** Events of a run (the loop never calls thread() or complete(): the caller owns those). */
 export type AgentRunEvents = Pick<AgentEventSink, 'token' | 'toolStart' | 'toolResult' | 'event' | 'apply'>;
 
 /**
- * Applies the proposals the action policy lets through without a human, and turns each applied
- * series into its ACTIONS_EXECUTED event (AppliedActionRecorder): the one place actions are applied
- * and recorded, for the loop and for an approval alike.
+ * The run's proposals (RunActions): checked against the graph, turned into their preview, applied without a human
+ * when the action policy lets them through (one operation each: ChangeOperations), and each applied series turned
+ * into its ACTIONS_EXECUTED event: the one place actions are applied and recorded, for the loop and an approval alike.
  */
-export interface RunActions {
-  /** Applies one checked proposal (autonomous); part of the current round's series. */
-  applyAutonomous(action: CheckedAction): Promise<ActionApplication>;
+export interface RunProposals {
+  /**
+   * Checks a proposal's references against the graph before it interrupts (ProposalReferenceValidator): a failed
+   * check is an error result the model can correct; the checked action (sheet names resolved to ids) is the one
+   * proposed.
+   */
+  check(action: ProposedAction): Promise<ProposalReferenceCheck>;
+  /** The preview an interrupt carries: the change set, what it was made against, a batch's items. */
+  preview(action: ProposedAction, toolCallId: string): Promise<ProposalPreview>;
+  /** Applies one checked proposal without a human (`via` the policy alone or a yes); part of the current round's series. */
+  applyAutonomous(action: CheckedAction, via: 'autonomous' | 'ask_first'): Promise<ActionApplication>;
   /** The events of the series applied since the last call, in order, to store in the commit being made. */
   takeEvents(): ThreadEvent[];
 }
@@ -83,47 +105,29 @@ export interface AgentRunRequest {
   signal: AbortSignal;
   /** Every upstream call is added here, also when the run fails or is aborted. */
   usage: UsageAccumulator;
-  /** Persists one commit; a throw ends the run (the thread keeps what was committed before). */
-  commit(commit: AgentCommitRequest): Promise<AgentCommitReceipt | void>;
-  /** Names the run's commits (`<runId>:<n>`) and its trace lines. */
-  runId: string;
-  /** Context-length recovery; absent: a `context_length` answer fails the run at once. */
-  shrinkContext?: ShrinkContext;
-  /** Applies and records what the policy lets through (route `apply`). */
-  actions: RunActions;
-  /**
-   * Checks a proposal's references against the graph before it interrupts (ProposalReferenceValidator):
-   * a failed check is an error result the model can correct; the checked action (sheet names
-   * resolved to ids) is the one proposed. Absent: every valid write call interrupts as parsed.
-   */
-  checkProposal?(action: ProposedAction): Promise<ProposalReferenceCheck>;
-  /** The preview carried by an interrupt (ActionConverter output for the proposal). */
-  preview(action: ProposedAction, toolCallId: string): Promise<ActionConversionResult>;
-  /**
-   * The provider of this run, resolved when it started (a workspace's provider configuration,
-   * docs/provider-configs.md); absent: the loop's own.
-   */
-  provider?: LlmProvider;
-  /**
-   * Checked before every upstream call, after the process-wide budget: throws (budget_exceeded) when
-   * the run's own budget is spent (an automation's per-run and monthly budgets, docs/automations.md).
-   */
-  assertBudget?(usage: UsageTotals): void;
-  /** Usage attribution. */
+  /** Names the run's commits (`<agentRunId>:<n>`) and its trace lines. */
+  agentRunId: string;
+  /** Usage attribution and isolation: every message sent must belong to the thread. */
   threadId: string;
   workspace: string;
+  rounds: RoundCommits;
+  proposals: RunProposals;
+  /** Context-length recovery; absent: a `context_length` answer fails the run at once. */
+  shrinker?: ContextShrinker;
+  /** The provider of this run, resolved when it started (docs/provider-configs.md); absent: the loop's own. */
+  provider?: LlmProvider;
+  /** Checked before every upstream call, after the process-wide budget. */
+  budget?: RunBudget;
   /** Handed to the provider (the offline provider answers from it). */
   retrievedContext?: GraphRAGContext;
+  /** Paces each upstream call's stream (the run: ThreadRun.streamPacer); absent: relayed as it comes. */
+  pacing?: { streamPacer(): StreamPacer };
   /**
-   * The pacer of each upstream call's stream (one per call): asked before each chunk is relayed.
-   * Absent: the stream is relayed as it comes.
+   * Resume: the results that close the interrupted call (and anything already decided), then the calls that followed
+   * it in the same assistant message, processed before the next upstream call; `firstCallIndex` is the place of the
+   * first of them in that message (the per-reply cap counts the whole reply).
    */
-  streamPacer?(): StreamPacer;
-  /**
-   * Resume: the results that close the interrupted call (and anything already decided), then the
-   * calls that followed it in the same assistant message, processed before the next upstream call.
-   */
-  continuation?: { results: LlmToolMessage[]; remainingToolCalls: LlmToolCall[] };
+  continuation?: { results: LlmToolMessage[]; remainingToolCalls: LlmToolCall[]; firstCallIndex: number };
 }
 
 /**

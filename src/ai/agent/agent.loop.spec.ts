@@ -1,5 +1,5 @@
 import { ScriptedLlmServer } from '../../../test/support/scripted-llm-server';
-import { RunPolicy } from '../policy/run-policy';
+import { RunAuthority } from '../authority/run-authority';
 import { InMemoryGraphDataSource } from '../../../test/support/in-memory-graph-data-source';
 import { waitUntil } from '../../../test/support/wait-until';
 import { AppError } from '../../errors/app-error';
@@ -24,8 +24,10 @@ import { LOOP_NOTES } from './loop-notes.texts';
 import { COMPACT_TOOL_RESULT_MAX_CHARS } from './run-conversation';
 import { ThreadEvent } from '../../conversation/thread-event';
 import { effectiveLevels } from '../../policy/action-policy';
-import { ActionApplication, CheckedAction } from '../actions/action.applier';
-import { AgentCommitRequest, AgentRunRequest, RunActions } from './agent-run';
+import { ActionApplication, CheckedAction } from '../actions/checked-action';
+import { ProposalReferenceCheck } from '../actions/proposal-reference.validator';
+import { ProposedAction } from '../../conversation/proposed-action';
+import { AgentCommitRequest, AgentRunRequest, RunProposals } from './agent-run';
 import { UsageAccumulator } from './usage.accumulator';
 
 const GRAPH = 'nba-workflow';
@@ -42,10 +44,22 @@ interface Harness {
   applied: CheckedAction[];
 }
 
+/** The run's proposals, as the tests need them: checked as told, previewed by the converter, applied as told. */
+type FakeProposals = RunProposals & { check: (action: ProposedAction) => Promise<ProposalReferenceCheck> };
+
 /** Applies nothing: records what the loop applied and answers as told; each round's series is one event. */
-function fakeActions(applied: CheckedAction[], application: ActionApplication): RunActions {
+function fakeProposals(
+  applied: CheckedAction[],
+  application: ActionApplication,
+  converter: ActionConverter,
+): FakeProposals {
   let round: CheckedAction[] = [];
   return {
+    check: async (action) => ({ ok: true, action }),
+    preview: async (action, toolCallId) => ({
+      ...converter.convert(action, GRAPH, '0', toolCallId),
+      basis: { graphRevision: null, nodes: {}, edges: {} },
+    }),
     applyAutonomous: async (action) => {
       applied.push(action);
       round.push(action);
@@ -102,7 +116,7 @@ describe(AgentLoop.name, () => {
     options: {
       canPropose?: boolean;
       toolsSupported?: boolean;
-      policy?: RunPolicy;
+      policy?: RunAuthority;
       application?: ActionApplication;
     } = {},
   ): Harness {
@@ -113,7 +127,7 @@ describe(AgentLoop.name, () => {
     const request: AgentRunRequest = {
       messages: question,
       tools: new AgentToolbox({
-        policy: options.policy ?? RunPolicy.withDefaultLevels(options.canPropose ?? true),
+        authority: options.policy ?? RunAuthority.withDefaultLevels(options.canPropose ?? true),
         readTools: new ReadToolExecutor(dataSource, GRAPH),
         toolsSupported: options.toolsSupported,
       }),
@@ -124,16 +138,21 @@ describe(AgentLoop.name, () => {
         event: (event) => events.push(`event:${event.summary}`),
         apply: (action) => events.push(`apply:${action.toolCallId}`),
       },
-      actions: fakeActions(applied, options.application ?? { status: 'applied', appliedBy: 'server' }),
+      proposals: fakeProposals(
+        applied,
+        options.application ?? { status: 'applied', appliedBy: 'server', operationId: 'ai_test:op' },
+        converter,
+      ),
       signal: controller.signal,
       usage: new UsageAccumulator(),
-      commit: async (commit) => {
-        commits.push(structuredClone(commit));
+      rounds: {
+        commit: async (commit) => {
+          commits.push(structuredClone(commit));
+        },
       },
-      preview: async (action, toolCallId) => converter.convert(action, GRAPH, '0', toolCallId),
       threadId: 'ai_test',
       workspace: 'default',
-      runId: 'run1',
+      agentRunId: 'run1',
     };
     return { request, commits, events, controller, applied };
   }
@@ -184,9 +203,11 @@ describe(AgentLoop.name, () => {
     const held = new Promise<void>((resolve) => (release = resolve));
     let asked = 0;
     let pacers = 0;
-    request.streamPacer = () => {
-      pacers++;
-      return { beforeChunk: () => (++asked === 2 ? held : null) };
+    request.pacing = {
+      streamPacer: () => {
+        pacers++;
+        return { beforeChunk: () => (++asked === 2 ? held : null) };
+      },
     };
     const run = loopWith(openAi()).run(request);
     await waitUntil(() => asked === 2);
@@ -373,7 +394,7 @@ describe(AgentLoop.name, () => {
     });
     const { request, commits, events } = harness();
     const references = new ProposalReferenceValidator(dataSource, GRAPH);
-    request.checkProposal = (action) => references.validate(action);
+    (request.proposals as FakeProposals).check = (action) => references.validate(action);
     const outcome = await loopWith(openAi()).run(request);
 
     expect(outcome).toMatchObject({
@@ -405,6 +426,7 @@ describe(AgentLoop.name, () => {
           function: { name: 'propose_move_node', arguments: '{"nodeKey":"root","posX":5,"posY":6,"reason":"tidy"}' },
         },
       ],
+      firstCallIndex: 2,
     };
     const outcome = await loopWith(openAi()).run(request);
     expect(outcome).toMatchObject({
@@ -618,9 +640,28 @@ describe(AgentLoop.name, () => {
     expect(request.usage.report().estimated).toBeUndefined();
   });
 
+  it('counts the per-reply cap over the whole reply on resume, not from the first call after the interrupt', async () => {
+    server.enqueue({ text: 'Done.' });
+    const { request, commits } = harness();
+    const read = (id: string) => ({
+      id,
+      type: 'function' as const,
+      function: { name: 'read_node_detail', arguments: `{"nodeKey":"root","n":"${id}"}` },
+    });
+    // The reply had 14 calls; the 3rd interrupted: 11 remain, of which only calls 4 to 10 (7) may run.
+    request.continuation = {
+      results: [{ role: 'tool', tool_call_id: 'call_3', content: '{"status":"approved","message":"ok"}' }],
+      remainingToolCalls: Array.from({ length: 11 }, (_, index) => read(`call_${index + 4}`)),
+      firstCallIndex: 3,
+    };
+    await loopWith(openAi()).run(request);
+    const results = commits[0].messages.slice(1).map((message) => JSON.parse(String(message.content)) as object);
+    expect(results.filter((result) => 'status' in result && result.status === 'error')).toHaveLength(4);
+  });
+
   describe('with an action policy', () => {
     const policyOf = (levels: Parameters<typeof effectiveLevels>[0]['default']) =>
-      new RunPolicy(true, effectiveLevels({ default: levels, roles: {} }, 'editor'));
+      new RunAuthority(true, effectiveLevels({ default: levels, roles: {} }, 'editor'));
     const createLogNode = {
       id: 'call_auto',
       name: 'propose_create_node',
@@ -670,7 +711,7 @@ describe(AgentLoop.name, () => {
       server.enqueue({ toolCalls: [createLogNode] }, { text: 'Sent.' });
       const client = harness({
         policy: policyOf({ create_node: 'autonomous' }),
-        application: { status: 'applied', appliedBy: 'client' },
+        application: { status: 'applied', appliedBy: 'client', operationId: 'ai_test:call_auto' },
       });
       const sent = await loopWith(openAi()).run(client.request);
       expect(sent.actions).toEqual([expect.objectContaining({ toolCallId: 'call_auto' })]);
@@ -680,7 +721,7 @@ describe(AgentLoop.name, () => {
       server.enqueue({ toolCalls: [createLogNode] }, { text: 'It failed.' });
       const refused = harness({
         policy: policyOf({ create_node: 'autonomous' }),
-        application: { status: 'failed', reason: 'Node "log-errors" already exists' },
+        application: { status: 'failed', reason: 'Node "log-errors" already exists', operationId: 'ai_test:call_auto' },
       });
       const outcome = await loopWith(openAi()).run(refused.request);
       expect(outcome).toMatchObject({ toolCalls: [{ id: 'call_auto', status: 'error' }], actions: [] });
@@ -934,7 +975,7 @@ describe(AgentLoop.name, () => {
           },
         ];
         let commits = 0;
-        request.commit = async () => ({ applied: commits++ === 0, replays: commits === 1 ? 2 : 0 });
+        request.rounds = { commit: async () => ({ applied: commits++ === 0, replays: commits === 1 ? 2 : 0 }) };
         await loopWith(openAi()).run(request);
 
         const rounds = logs.filter((entry) => entry.event === 'llm_round');
@@ -942,7 +983,7 @@ describe(AgentLoop.name, () => {
           expect.objectContaining({
             level: 'debug',
             threadId: 'ai_test',
-            runId: 'run1',
+            agentRunId: 'run1',
             round: 0,
             operationId: 'run1:0',
             replayIndex: 2,
@@ -1037,7 +1078,7 @@ describe(AgentLoop.name, () => {
       const { request, commits } = harness();
       request.messages = [question[0], bigContext(20_000), question[1]];
       const shrink = jest.fn(async () => [question[0], bigContext(2_000), question[1]]);
-      request.shrinkContext = shrink;
+      request.shrinker = { shrink };
       const outcome = await loopOn().run(request);
 
       expect(outcome).toMatchObject({
@@ -1064,13 +1105,14 @@ describe(AgentLoop.name, () => {
       const { request, commits } = harness();
       request.messages = [question[0], question[1]];
       // The first call fits; its tool result makes the second too long, which the retry's cut results fix.
-      request.shrinkContext = async () => [question[0], question[1]];
+      request.shrinker = { shrink: async () => [question[0], question[1]] };
       small.enqueue((recorded) => ({ text: `saw ${JSON.stringify(recorded.body.messages).length}` }));
       const tooLong = 'x'.repeat(10_000);
       const toolbox = request.tools;
       request.tools = {
         definitions: toolbox.definitions,
         route: (call) => toolbox.route(call),
+        beginReply: () => toolbox.beginReply(),
         // A read result far above what a read tool sends (a large graph's neighbourhood).
         executeRead: async () =>
           JSON.stringify({
@@ -1090,7 +1132,7 @@ describe(AgentLoop.name, () => {
     it('fails with context_length when the smaller context is still too long, or when there is none', async () => {
       const { request } = harness();
       request.messages = [question[0], bigContext(20_000), question[1]];
-      request.shrinkContext = async () => [question[0], bigContext(18_000), question[1]];
+      request.shrinker = { shrink: async () => [question[0], bigContext(18_000), question[1]] };
       await expect(loopOn().run(request)).rejects.toMatchObject({ code: 'context_length' });
       expect(small.requests).toHaveLength(2);
 

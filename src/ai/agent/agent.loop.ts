@@ -33,7 +33,7 @@ import {
 } from './agent-run';
 import { LOOP_NOTES, LoopNotes } from './loop-notes.texts';
 import { RunConversation } from './run-conversation';
-import { RoundReport, RunProgress } from './run-progress';
+import { RoundReport, SmartStopping } from './smart-stopping';
 import { recentMessagesTrace } from './run-trace';
 import { autonomousResultContent, toolErrorContent } from './tool-result.message';
 
@@ -107,10 +107,10 @@ interface RunState {
   conversation: RunConversation;
   text: RunText;
   summaries: ToolCallSummary[];
-  progress: RunProgress;
+  progress: SmartStopping;
   rounds: number;
   toolResults: number;
-  /** Commits made so far: the next one is `<runId>:<commits>`. */
+  /** Commits made so far: the next one is `<agentRunId>:<commits>`. */
   commits: number;
   /** The one context-length retry of the run was spent. */
   shrunk: boolean;
@@ -167,7 +167,7 @@ export class AgentLoop {
       conversation: new RunConversation(request.messages, request.threadId),
       text: new RunText((token) => request.events.token(token)),
       summaries: [],
-      progress: new RunProgress(this.noProgressRounds),
+      progress: new SmartStopping(this.noProgressRounds),
       rounds: 0,
       toolResults: 0,
       commits: 0,
@@ -176,7 +176,9 @@ export class AgentLoop {
     };
 
     if (request.continuation) {
-      const batch = await this.processToolCalls(request.continuation.remainingToolCalls, state);
+      const { remainingToolCalls, firstCallIndex } = request.continuation;
+      // The calls after the interrupting one belong to its reply: the yes just given does not cover them.
+      const batch = await this.processToolCalls(remainingToolCalls, state, firstCallIndex);
       const appended = [
         ...request.continuation.results.map((result) => state.conversation.own(result)),
         ...batch.results,
@@ -232,7 +234,8 @@ export class AgentLoop {
         content: call.text.length > 0 ? call.text : null,
         tool_calls: call.toolCalls,
       });
-      const batch = await this.processToolCalls(call.toolCalls, state);
+      request.tools.beginReply();
+      const batch = await this.processToolCalls(call.toolCalls, state, 0);
       state.rounds += 1;
       const appended: LlmMessage[] = [assistant, ...batch.results];
       const receipt = await this.commit(
@@ -244,7 +247,7 @@ export class AgentLoop {
       if (state.progress.endRound(batch.progress)) {
         this.logger.info('agent_no_progress', {
           threadId: request.threadId,
-          runId: request.runId,
+          agentRunId: request.agentRunId,
           round,
           repeatedCalls: batch.progress.repeated,
           roundsWithoutProgress: state.progress.roundsWithoutProgress,
@@ -259,7 +262,7 @@ export class AgentLoop {
   }
 
   private nextOperationId(state: RunState): string {
-    return `${state.request.runId}:${state.commits}`;
+    return `${state.request.agentRunId}:${state.commits}`;
   }
 
   /**
@@ -272,8 +275,11 @@ export class AgentLoop {
     const { request, conversation, writes } = state;
     const operationId = this.nextOperationId(state);
     state.commits += 1;
-    const events = request.actions.takeEvents();
-    const receipt = await request.commit({ ...(events.length > 0 ? { ...round, events } : round), operationId });
+    const events = request.proposals.takeEvents();
+    const receipt = await request.rounds.commit({
+      ...(events.length > 0 ? { ...round, events } : round),
+      operationId,
+    });
     conversation.add(round.messages);
     for (const event of events) {
       writes.events.push(event);
@@ -299,7 +305,7 @@ export class AgentLoop {
   ): void {
     this.logger.debug('llm_round', {
       threadId: state.request.threadId,
-      runId: state.request.runId,
+      agentRunId: state.request.agentRunId,
       round,
       operationId,
       replayIndex: receipt?.replays ?? 0,
@@ -359,17 +365,17 @@ export class AgentLoop {
       return await this.callModel(state.conversation.forCall(note), tools, state, round, operationId);
     } catch (error) {
       const recoverable =
-        error instanceof AppError && error.code === 'context_length' && !state.shrunk && request.shrinkContext;
+        error instanceof AppError && error.code === 'context_length' && !state.shrunk && request.shrinker;
       if (!recoverable) throw failed(error);
       state.shrunk = true;
       const before = estimateTokens(state.conversation.forCall(note));
-      const smaller = await request.shrinkContext!();
+      const smaller = await request.shrinker!.shrink();
       if (!smaller) throw failed(error);
       state.conversation.shrink(smaller);
       const after = estimateTokens(state.conversation.forCall(note));
       this.logger.warn('context_length_retry', {
         threadId: request.threadId,
-        runId: request.runId,
+        agentRunId: request.agentRunId,
         round,
         estimatedTokensBefore: before,
         estimatedTokensAfter: after,
@@ -389,12 +395,14 @@ export class AgentLoop {
    * AI_MAX_TOOL_CALLS_PER_REPLY and calls that repeat one of the run's earlier calls are answered
    * with a note instead of being run.
    */
-  private async processToolCalls(calls: LlmToolCall[], state: RunState): Promise<BatchResult> {
+  private async processToolCalls(calls: LlmToolCall[], state: RunState, firstIndex: number): Promise<BatchResult> {
     const { request, summaries, conversation, writes } = state;
     const results: LlmToolMessage[] = [];
     const progress = { repeated: 0, fresh: 0, results: [] as Array<{ toolName: string; content: string }> };
-    for (let index = 0; index < calls.length; index += 1) {
-      const call = calls[index];
+    for (let position = 0; position < calls.length; position += 1) {
+      const call = calls[position];
+      // The call's place in its reply, for the per-reply cap (a resume goes on in the middle of one).
+      const index = firstIndex + position;
       const name = call.function.name;
       const summary = (status: ToolCallSummary['status']) =>
         summaries.push({ id: call.id, name, arguments: call.function.arguments, status });
@@ -474,9 +482,7 @@ export class AgentLoop {
         case 'propose':
         case 'apply': {
           const started = performance.now();
-          const checked = request.checkProposal
-            ? await request.checkProposal(route.action)
-            : { ok: true as const, action: route.action };
+          const checked = await request.proposals.check(route.action);
           if (!checked.ok) {
             // Like any refused call: the model corrects it in its next round, the user never sees it.
             this.events.debug('tool_result', {
@@ -489,15 +495,16 @@ export class AgentLoop {
             break;
           }
           const action = checked.action;
-          const preview = await request.preview(action, call.id);
+          const preview = await request.proposals.preview(action, call.id);
           if (route.kind === 'apply') {
             const checkedAction = { toolCallId: call.id, proposedAction: action, preview };
             request.events.toolStart(call.id, route.name);
-            const application = await request.actions.applyAutonomous(checkedAction);
+            const application = await request.proposals.applyAutonomous(checkedAction, route.via);
             const content = autonomousResultContent(application, this.locale);
             if (application.status === 'applied' && application.appliedBy === 'client') {
-              writes.actions.push(checkedAction);
-              request.events.apply(checkedAction);
+              const sent = { ...checkedAction, operationId: application.operationId };
+              writes.actions.push(sent);
+              request.events.apply(sent);
             }
             request.events.toolResult(call.id, content);
             this.events.debug('tool_result', {
@@ -521,7 +528,7 @@ export class AgentLoop {
             pending: {
               interrupt: { kind: 'approval', toolCallId: call.id, proposedAction: action, preview },
               toolName: route.name,
-              remainingToolCalls: calls.slice(index + 1),
+              remainingToolCalls: calls.slice(position + 1),
               createdTime: this.now(),
             },
           };
@@ -539,7 +546,7 @@ export class AgentLoop {
             pending: {
               interrupt: { kind: 'question', toolCallId: call.id, ...route.question },
               toolName: route.name,
-              remainingToolCalls: calls.slice(index + 1),
+              remainingToolCalls: calls.slice(position + 1),
               createdTime: this.now(),
             },
           };
@@ -567,7 +574,7 @@ export class AgentLoop {
     const provider = this.providerOf(request);
     assertThreadIsolation(messages, request.threadId, 'upstream_call');
     tokenTracker.assertWithinBudget();
-    request.assertBudget?.(request.usage.totals());
+    request.budget?.assertWithin(request.usage.totals());
     this.assertCallLimit(messages, tools);
 
     const sent = [...messages];
@@ -583,7 +590,7 @@ export class AgentLoop {
       messages: sent.length,
       tools: toolList?.length ?? 0,
       threadId: request.threadId,
-      runId: request.runId,
+      agentRunId: request.agentRunId,
       round,
       operationId,
       // The masked messages are built only when the event is logged.
@@ -598,7 +605,7 @@ export class AgentLoop {
         retrievedContext: request.retrievedContext,
         threadId: request.threadId,
       });
-      const pacer = request.streamPacer?.();
+      const pacer = request.pacing?.streamPacer();
       for await (const chunk of stream) {
         received = true;
         const wait = pacer?.beforeChunk();

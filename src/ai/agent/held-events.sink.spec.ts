@@ -1,4 +1,4 @@
-import { RecordingSink } from '../../../test/support/chat-service.harness';
+import { RecordingSink } from '../../../test/support/agent.harness';
 import type { ThreadEvent } from '../../conversation/thread-event';
 import { HeldEventsSink } from './held-events.sink';
 

@@ -1,4 +1,4 @@
-import type { CheckedAction } from '../actions/action.applier';
+import type { ApplyRequest } from '../actions/checked-action';
 import type { ThreadEvent } from '../../conversation/thread-event';
 import type { AgentEventSink } from './agent-event.sink';
 import type { AgentResult } from './agent-result';
@@ -51,7 +51,7 @@ export class HeldEventsSink implements AgentEventSink {
     this.target.toolResult(toolCallId, result);
   }
 
-  apply(action: CheckedAction): void {
+  apply(action: ApplyRequest): void {
     this.release();
     this.target.apply(action);
   }

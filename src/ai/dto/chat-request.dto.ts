@@ -1,11 +1,14 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, IsArray, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsNotEmpty, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 import { IsGraphKey } from '../../graph/dto/is-graph-key.validator';
 import { GRAPH_KEY_MAX_LENGTH } from '../../graph/graph-key.rule';
 import { MENTION_MAX_CHARS, MENTIONS_MAX } from '../chat-input';
 
-/** Hard bounds; the configured MESSAGE_MAX_CHARS (at most this) is checked by ChatService (413 payload_too_large). */
+/** Hard bounds; the configured MESSAGE_MAX_CHARS (at most this) is checked by the use cases (413 payload_too_large). */
 export const TEXT_MAX_CHARS = 100_000;
+
+/** The characters of a node key (ArangoDB's key characters, which Nodius's keys follow): what a mention may hold. */
+export const NODE_KEY_PATTERN = /^[A-Za-z0-9_\-.@()+,=;$!*'%:]+$/;
 
 /** Body of POST /api/ai/chat (docs/protocol.md §3); also the fields of the socket's `ai:chat`. */
 export class ChatRequestDto {
@@ -39,7 +42,7 @@ export class ChatRequestDto {
   threadId?: string;
 
   @ApiPropertyOptional({
-    description: `Node keys the user pinned (@-mentions): always in the context, ahead of search hits; unknown keys are skipped. At most ${MENTIONS_MAX}.`,
+    description: `Node keys the user pinned (@-mentions): always in the context, ahead of search hits; unknown keys are listed as not found. At most ${MENTIONS_MAX}, each of the characters of a node key (letters, digits and _ - . @ ( ) + , = ; $ ! * ' % :).`,
     example: ['fetch-api'],
     type: [String],
   })
@@ -49,5 +52,6 @@ export class ChatRequestDto {
   @IsString({ each: true })
   @IsNotEmpty({ each: true })
   @MaxLength(MENTION_MAX_CHARS, { each: true })
+  @Matches(NODE_KEY_PATTERN, { each: true, message: 'each value in mentions must be a node key' })
   mentions?: string[];
 }

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsBoolean, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
+import { MAX_BATCH_ACTIONS } from '../tools/write-tool.definitions';
 import { TEXT_MAX_CHARS } from './chat-request.dto';
 
 /** Body of POST /api/ai/resume (docs/protocol.md §3); also the fields of the socket's `ai:resume`. */
@@ -41,4 +42,20 @@ export class ResumeRequestDto {
   @IsString()
   @MaxLength(TEXT_MAX_CHARS)
   answer?: string;
+
+  @ApiPropertyOptional({
+    description:
+      'A batch proposal, approved: the ids of the items to apply (`interrupt.preview.items[].itemId`); the others are ' +
+      'declined. They must make sense on their own: an item that needs a node another, declined, item creates is a 400 ' +
+      'naming it, and the proposal stays pending. Absent: the whole proposal.',
+    example: ['i1', 'i3'],
+    type: [String],
+  })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(MAX_BATCH_ACTIONS)
+  @IsString({ each: true })
+  @IsNotEmpty({ each: true })
+  @MaxLength(20, { each: true })
+  approvedItems?: string[];
 }

@@ -14,6 +14,10 @@ export interface ExecutedActionSeries {
   /** The graph's sheets list (id → name), to name sheets as users see them. */
   sheetNames: Readonly<Record<string, string>>;
   actions: readonly ExecutedAction[];
+  /** The operations the series recorded (docs/protocol.md §9.1), listed on the event. */
+  operationIds?: readonly string[];
+  /** Says the series was applied before the service was interrupted (a crash between the apply and the commit). */
+  recovered?: boolean;
 }
 
 type Verb = 'create' | 'update' | 'move' | 'delete';
@@ -54,12 +58,19 @@ export function actionsExecutedEvent(series: ExecutedActionSeries): ThreadEvent 
         : `Sent to the editor to apply: ${describeCounts(done, 'base')}${where}`;
     if (failed > 0) summary += `; ${plural(failed, 'change')} failed`;
   }
+  if (series.recovered)
+    summary = `Applied before an interruption of the service: ${summary.charAt(0).toLowerCase()}${summary.slice(1)}`;
   const results: ThreadEventResult[] = items.map((item) => ({
     ok: item.error === undefined,
     label: `${item.verb}_${item.noun} ${item.key}`,
     ...(item.error !== undefined ? { detail: item.error } : item.detail ? { detail: item.detail } : {}),
   }));
-  return { type: 'ACTIONS_EXECUTED', summary, results };
+  return {
+    type: 'ACTIONS_EXECUTED',
+    summary,
+    results,
+    ...(series.operationIds && series.operationIds.length > 0 ? { operationIds: [...series.operationIds] } : {}),
+  };
 }
 
 function itemsOf(action: ExecutedAction): Item[] {

@@ -117,6 +117,7 @@ export const INTERRUPT_RESULT_EXAMPLE = {
       nodeKeysToDelete: [],
       edgeKeysToDelete: [],
       sheetId: '0',
+      basis: { graphRevision: '42', nodes: { 'log-errors': null }, edges: {} },
     },
   },
   toolCalls: [
@@ -140,6 +141,7 @@ export const RESUMED_RESULT_EXAMPLE = {
   resolution: {
     toolCallId: 'call_1_create',
     status: 'approved',
+    operationId: `${THREAD_ID}:call_1_create`,
     appliedBy: 'server',
     changes: INTERRUPT_RESULT_EXAMPLE.interrupt.preview,
     message: 'The user approved the proposal and it was applied to the graph.',
@@ -166,11 +168,13 @@ export const THREAD_EXAMPLE = {
   type: 'chat',
   messages: [
     {
+      id: 'msg_mhx2k3l0000001',
       role: 'user',
       content: 'What does fetch-api do, and can you add a node that logs its errors?',
       createdTime: 1767225600000,
     },
     {
+      id: 'msg_mhx2k3l0000002',
       role: 'event',
       event: {
         type: 'DATA_ADDED',
@@ -181,18 +185,21 @@ export const THREAD_EXAMPLE = {
       createdTime: 1767225600000,
     },
     {
+      id: 'msg_mhx2k3l0000003',
       role: 'assistant',
       content: 'Let me read it.',
       toolCalls: [{ id: 'call_0_read', name: 'read_node_detail', arguments: '{"nodeKey":"fetch-api"}' }],
       createdTime: 1767225601200,
     },
     {
+      id: 'msg_mhx2k3l0000004',
       role: 'tool',
       content: '{"_key":"fetch-api","type":"api-call","sheet":"0", …}',
       toolCallId: 'call_0_read',
       createdTime: 1767225601210,
     },
     {
+      id: 'msg_mhx2k3l0000005',
       role: 'assistant',
       content: 'I can add a log node after the error output of fetch-api. Shall I?',
       toolCalls: [{ id: 'call_1_create', name: 'propose_create_node', arguments: '{"nodeKey":"log-errors", …}' }],
@@ -204,10 +211,50 @@ export const THREAD_EXAMPLE = {
 };
 
 export const ABORTED_THREAD_MESSAGE_EXAMPLE = {
+  id: 'msg_mhx2k3l0000006',
   role: 'assistant',
   content: 'fetch-api calls the NBA stats',
   createdTime: 1767225601200,
   aborted: true,
+};
+
+const EMPTY_CHANGES = {
+  instructions: [],
+  nodesToCreate: [],
+  edgesToCreate: [],
+  nodeKeysToDelete: [],
+  edgeKeysToDelete: [],
+};
+
+export const CHANGES_EXAMPLE = [
+  {
+    operationId: `${THREAD_ID}:call_1_create`,
+    messageId: 'msg_mhx2k3l0000005',
+    appliedTime: 1767225610000,
+    actor: { userId: 'ada', role: 'editor', via: 'approval' },
+    appliedBy: 'server',
+    changes: {
+      ...EMPTY_CHANGES,
+      nodesToCreate: [
+        { _key: 'log-errors', graphKey: 'nba-workflow', type: 'log-node', sheet: '0', posX: 820, posY: 300 },
+      ],
+      sheetId: '0',
+    },
+    inverse: { ...EMPTY_CHANGES, nodeKeysToDelete: ['log-errors'], sheetId: '0' },
+  },
+];
+
+export const REVERT_EXAMPLE = {
+  threadId: THREAD_ID,
+  operationId: `${THREAD_ID}:undo:rev_mhx2k9a1b2c3d4`,
+  reverted: [`${THREAD_ID}:call_1_create`],
+  refused: [],
+  event: {
+    type: 'ACTIONS_REVERTED',
+    summary: 'Reverted 1 operation: 1 change',
+    results: [{ ok: true, label: 'delete_node log-errors', detail: 'created by the assistant' }],
+    operationIds: [`${THREAD_ID}:undo:rev_mhx2k9a1b2c3d4`, `${THREAD_ID}:call_1_create`],
+  },
 };
 
 export const ERROR_EXAMPLES = {

@@ -11,20 +11,27 @@ import { ThreadSummary } from '../../threads/thread.types';
 import { AgentEventSink } from '../agent/agent-event.sink';
 import { AgentResult } from '../agent/agent-result';
 import { chatInputOf, resumeInputOf } from '../chat-input';
-import { ChatService } from '../chat.service';
 import { ChatRequestDto } from '../dto/chat-request.dto';
 import { ResumeRequestDto } from '../dto/resume-request.dto';
+import { RestoreRequestDto, UndoRequestDto } from '../dto/revert-request.dto';
 import { ThreadsRequestDto } from '../dto/threads-request.dto';
 import { ActiveRunRegistry } from '../runs/active-run.registry';
+import { ThreadChangeView } from '../thread-changes.view';
 import { ThreadView } from '../thread.view';
+import { AskQuestion } from '../use-cases/ask-question.use-case';
+import { ResumeInterrupt } from '../use-cases/resume-interrupt.use-case';
+import { RevertChanges, RevertResult } from '../use-cases/revert-changes.use-case';
+import { ThreadQueries } from '../use-cases/thread-queries.use-case';
 import {
   ABORTED_THREAD_MESSAGE_EXAMPLE,
   AUTONOMOUS_RESULT_EXAMPLE,
+  CHANGES_EXAMPLE,
   ERROR_EXAMPLES,
   INTERRUPT_RESULT_EXAMPLE,
   MESSAGE_RESULT_EXAMPLE,
   QUESTION_RESULT_EXAMPLE,
   RESUMED_RESULT_EXAMPLE,
+  REVERT_EXAMPLE,
   THREAD_EXAMPLE,
   THREADS_EXAMPLE,
 } from './ai-api.examples';
@@ -43,16 +50,19 @@ const examplesResponse = (
 ) => ApiResponse({ status, description, content: { 'application/json': { examples } } });
 
 /**
- * The agent over REST (docs/protocol.md §3): the same ChatService as the Socket.IO gateway, collected
- * into one AgentResult. A client that disconnects before the answer stops the run (the upstream
- * request is cancelled, the partial text is kept in the thread).
+ * The agent over REST (docs/protocol.md §3, §9): the same use cases as the Socket.IO gateway, a run collected into
+ * one AgentResult. A client that disconnects before the answer stops the run (the upstream request is cancelled, the
+ * partial text is kept in the thread).
  */
 @ApiTags('ai')
 @ApiBearerAuth()
 @Controller('ai')
 export class AiController {
   constructor(
-    private readonly chatService: ChatService,
+    private readonly askQuestion: AskQuestion,
+    private readonly resumeInterrupt: ResumeInterrupt,
+    private readonly threadQueries: ThreadQueries,
+    private readonly revertChanges: RevertChanges,
     private readonly threads: ThreadService,
     private readonly runs: ActiveRunRegistry,
   ) {}
@@ -141,7 +151,7 @@ export class AiController {
     @Res({ passthrough: true }) res: Response,
   ): Promise<AgentResult> {
     const input = chatInputOf(body);
-    const run = () => this.collect(res, (sink, signal) => this.chatService.chat(principal, input, sink, signal));
+    const run = () => this.collect(res, (sink, signal) => this.askQuestion.execute(principal, input, sink, signal));
     if (idempotencyKey === undefined) return run();
 
     const reservation = await this.threads.reserveIdempotencyKey(principal, idempotencyKey);
@@ -173,7 +183,10 @@ export class AiController {
     summary: 'Approve or reject the pending proposal, or answer the pending question',
     description:
       'A proposal (editors and admins only): approved, the change is applied (HITL_APPLY=server) or handed back in ' +
-      '`resolution.changes` for your editor to apply (HITL_APPLY=client); rejected, the model is told, with your feedback. ' +
+      '`resolution.changes` for your editor to apply (HITL_APPLY=client), under `resolution.operationId`; a batch may be ' +
+      'approved in part (`approvedItems`); a proposal whose nodes or edges changed since it was made applies nothing ' +
+      '(`resolution.status: "stale"` with `changed`); rejected, the model is told, with your feedback. A retry after a ' +
+      'failure answers what the first attempt did, never applying twice. ' +
       "A question (the thread's owner, whatever their role): a `choice` is answered with `approved: true` and `answer`, one " +
       'of its options exactly (else 400, and it stays pending), or declined with `approved: false`; a `confirm` question ' +
       'is answered by `approved` alone (yes / no). Then the model continues. Two racing resumes: exactly one is applied, ' +
@@ -194,6 +207,10 @@ export class AiController {
       confirm: {
         summary: 'Say yes to a confirm question',
         value: { threadId: THREAD_EXAMPLE.threadId, approved: true },
+      },
+      partly: {
+        summary: 'Approve two items of a batch',
+        value: { threadId: THREAD_EXAMPLE.threadId, approved: true, approvedItems: ['i1', 'i2'] },
       },
     },
   })
@@ -240,7 +257,7 @@ export class AiController {
     @Res({ passthrough: true }) res: Response,
   ): Promise<AgentResult> {
     const input = resumeInputOf(body);
-    return this.collect(res, (sink, signal) => this.chatService.resume(principal, input, sink, signal));
+    return this.collect(res, (sink, signal) => this.resumeInterrupt.execute(principal, input, sink, signal));
   }
 
   @Post('threads')
@@ -258,7 +275,7 @@ export class AiController {
   @errorResponse(400, 'Invalid body.', ERROR_EXAMPLES.badRequest)
   @errorResponse(401, 'Missing, expired or invalid token.', ERROR_EXAMPLES.unauthorized)
   threadsOf(@CurrentPrincipal() principal: Principal, @Body() body: ThreadsRequestDto): Promise<ThreadSummary[]> {
-    return this.chatService.listThreads(principal, body.graphKey);
+    return this.threadQueries.listThreads(principal, body.graphKey);
   }
 
   @Get('thread/:threadId')
@@ -278,7 +295,85 @@ export class AiController {
   @errorResponse(401, 'Missing, expired or invalid token.', ERROR_EXAMPLES.unauthorized)
   @errorResponse(404, "No such thread of yours (also for another user's thread).", ERROR_EXAMPLES.notFound)
   thread(@CurrentPrincipal() principal: Principal, @Param('threadId') threadId: string): Promise<ThreadView> {
-    return this.chatService.getThread(principal, threadId);
+    return this.threadQueries.getThread(principal, threadId);
+  }
+
+  @Get('thread/:threadId/changes')
+  @ApiOperation({
+    summary: 'The changes applied for a thread',
+    description:
+      'Every change applied (or sent to your editor) for the thread, oldest first: its operation, the message it belongs ' +
+      'to, who applied it and how (`actor.via`: approval, autonomous, ask_first, automation, undo), the change set and ' +
+      'its inverse (computed when it was applied), and the revert that reverted it. The owner reads it; an automation ' +
+      "thread's, any editor or admin of its workspace.",
+  })
+  @ApiParam({ name: 'threadId', example: THREAD_EXAMPLE.threadId })
+  @ApiResponse({ status: 200, description: 'Oldest first.', schema: { example: CHANGES_EXAMPLE } })
+  @errorResponse(401, 'Missing, expired or invalid token.', ERROR_EXAMPLES.unauthorized)
+  @errorResponse(404, 'No such thread of yours.', ERROR_EXAMPLES.notFound)
+  changes(@CurrentPrincipal() principal: Principal, @Param('threadId') threadId: string): Promise<ThreadChangeView[]> {
+    return this.threadQueries.listChanges(principal, threadId);
+  }
+
+  @Post('thread/:threadId/undo')
+  @HttpCode(200)
+  @RateLimited()
+  @ApiOperation({
+    summary: 'Undo the changes of a message',
+    description:
+      'Reverts what the assistant applied for a message (default: the latest assistant message that applied anything) as ' +
+      'one operation of its own (`via: "undo"`), which can itself be undone (undo the message of its ACTIONS_REVERTED ' +
+      'event). A node or edge someone changed since is not reverted: it is listed in `refused` (`changed_since`), the ' +
+      'rest is. With HITL_APPLY=client the inverse is in `apply` (and `ai:apply` on a socket) for your editor. Editors ' +
+      'and admins only.',
+  })
+  @ApiParam({ name: 'threadId', example: THREAD_EXAMPLE.threadId })
+  @ApiBody({ type: UndoRequestDto, examples: { latest: { value: {} } } })
+  @ApiResponse({ status: 200, description: 'What was reverted and refused.', schema: { example: REVERT_EXAMPLE } })
+  @errorResponse(400, 'Invalid body.', ERROR_EXAMPLES.badRequest)
+  @errorResponse(401, 'Missing, expired or invalid token.', ERROR_EXAMPLES.unauthorized)
+  @errorResponse(403, 'Viewers cannot undo.', ERROR_EXAMPLES.forbidden)
+  @errorResponse(404, 'No such thread of yours, or no such message in it.', ERROR_EXAMPLES.notFound)
+  @errorResponse(
+    409,
+    'A run holds the thread (thread_busy), or nothing of the assistant is in effect there (conflict).',
+    ERROR_EXAMPLES.threadBusy,
+  )
+  undo(
+    @CurrentPrincipal() principal: Principal,
+    @Param('threadId') threadId: string,
+    @Body() body: UndoRequestDto,
+  ): Promise<RevertResult> {
+    return this.revertChanges.undo(principal, { threadId, ...(body.messageId ? { messageId: body.messageId } : {}) });
+  }
+
+  @Post('thread/:threadId/restore')
+  @HttpCode(200)
+  @RateLimited()
+  @ApiOperation({
+    summary: 'Restore the graph to what it was after a message',
+    description:
+      'Reverts every change the assistant applied after the message, newest first, as one operation (as undo does, with ' +
+      'the same refusals). Editors and admins only.',
+  })
+  @ApiParam({ name: 'threadId', example: THREAD_EXAMPLE.threadId })
+  @ApiBody({ type: RestoreRequestDto })
+  @ApiResponse({ status: 200, description: 'What was reverted and refused.', schema: { example: REVERT_EXAMPLE } })
+  @errorResponse(400, 'Invalid body.', ERROR_EXAMPLES.badRequest)
+  @errorResponse(401, 'Missing, expired or invalid token.', ERROR_EXAMPLES.unauthorized)
+  @errorResponse(403, 'Viewers cannot restore.', ERROR_EXAMPLES.forbidden)
+  @errorResponse(404, 'No such thread of yours, or no such message in it.', ERROR_EXAMPLES.notFound)
+  @errorResponse(
+    409,
+    'A run holds the thread (thread_busy), or nothing of the assistant is in effect there (conflict).',
+    ERROR_EXAMPLES.threadBusy,
+  )
+  restore(
+    @CurrentPrincipal() principal: Principal,
+    @Param('threadId') threadId: string,
+    @Body() body: RestoreRequestDto,
+  ): Promise<RevertResult> {
+    return this.revertChanges.restore(principal, { threadId, messageId: body.messageId });
   }
 
   @Delete('thread/:threadId')
@@ -292,7 +387,7 @@ export class AiController {
   @errorResponse(401, 'Missing, expired or invalid token.', ERROR_EXAMPLES.unauthorized)
   @errorResponse(404, 'No such thread of yours.', ERROR_EXAMPLES.notFound)
   async deleteThread(@CurrentPrincipal() principal: Principal, @Param('threadId') threadId: string): Promise<void> {
-    await this.chatService.deleteThread(principal, threadId);
+    await this.threadQueries.deleteThread(principal, threadId);
   }
 
   /**

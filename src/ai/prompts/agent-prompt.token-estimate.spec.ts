@@ -1,5 +1,5 @@
 import { InMemoryGraphDataSource } from '../../../test/support/in-memory-graph-data-source';
-import { RunPolicy } from '../policy/run-policy';
+import { RunAuthority } from '../authority/run-authority';
 import { LlmMessage } from '../../conversation/llm-message';
 import { nbaWorkflowDemo } from '../../graph/demo/nba-workflow.demo';
 import { estimateTokens, estimateToolTokens } from '../../providers/token-estimate';
@@ -39,7 +39,7 @@ describe(`${estimateTokens.name} on the agent's prompt`, () => {
       },
     ];
     const tools = new AgentToolbox({
-      policy: RunPolicy.withDefaultLevels(true),
+      authority: RunAuthority.withDefaultLevels(true),
       readTools: new ReadToolExecutor(dataSource, graphKey),
     }).definitions;
 

@@ -1,24 +1,12 @@
 import type { Locale } from '../../config/app-config';
-import type { LlmMessage } from '../../conversation/llm-message';
+import type { LlmMessage, LlmToolMessage } from '../../conversation/llm-message';
 import type { GraphDataSource } from '../../graph/graph-data-source';
 import type { GraphRagRetriever } from '../../rag/graph-rag.retriever';
 import { generateMessageId } from '../../threads/sortable-id.generator';
-import type { ThreadMessage, ThreadRecord } from '../../threads/thread.types';
+import type { PendingInterrupt, ThreadMessage, ThreadRecord } from '../../threads/thread.types';
+import type { ContextShrinker } from '../agent/agent-run';
+import type { ContextAssembler } from '../context/context.assembler';
 import type { PromptLevels } from '../prompts/system-prompt.builder';
-
-/**
- * What the model is sent first for a thread, within a token budget: the history (turns that do not
- * fit left out, or replaced by memory summaries where memory exists) and the current question's
- * context. ChatService builds every request with it, and a context-length retry with half the
- * budget: the pluggable "shrink history" step (docs/agent.md, "Context-length recovery").
- */
-export type HistoryStrategy = (
-  thread: ThreadRecord,
-  currentContext: ThreadMessage | undefined,
-  maxTokens: number,
-  /** The stable prompt levels of the request (docs/agent.md, "Prompt levels"); null: the thread's stored prompt. */
-  levels?: PromptLevels | null,
-) => Promise<LlmMessage[]>;
 
 /** How much smaller the retry's context is than the first attempt's: half of each. */
 export const CONTEXT_SHRINK_FACTOR = 0.5;
@@ -52,9 +40,15 @@ export interface SmallerContextRequest {
 export class SmallerContextBuilder {
   constructor(
     private readonly retriever: GraphRagRetriever,
-    private readonly history: HistoryStrategy,
+    /** How every request's messages are assembled (history within a token budget, memory, the current context). */
+    private readonly assembler: ContextAssembler,
     private readonly options: SmallerContextOptions,
   ) {}
+
+  /** The loop's ContextShrinker for one request: the smaller context, without the results a resume answers itself. */
+  shrinkerFor(request: SmallerContextRequest, pending?: PendingInterrupt): ContextShrinker {
+    return new SmallerContextShrinker(this, request, pending);
+  }
 
   async build(request: SmallerContextRequest): Promise<LlmMessage[]> {
     const { thread } = request;
@@ -80,6 +74,41 @@ export class SmallerContextBuilder {
       createdTime: now,
       threadId: thread.threadId,
     };
-    return this.history(thread, context, shrink(this.options.historyMaxTokens), request.levels);
+    const assembled = await this.assembler.assemble({
+      levels: request.levels ?? null,
+      thread,
+      currentContext: context,
+      maxTokens: shrink(this.options.historyMaxTokens),
+    });
+    return assembled.messages;
   }
+}
+
+/** One request's smaller context, asked for by the loop after a `context_length` refusal. */
+class SmallerContextShrinker implements ContextShrinker {
+  constructor(
+    private readonly builder: SmallerContextBuilder,
+    private readonly request: SmallerContextRequest,
+    private readonly pending?: PendingInterrupt,
+  ) {}
+
+  async shrink(): Promise<LlmMessage[]> {
+    const messages = await this.builder.build(this.request);
+    return this.pending ? withoutPendingResults(messages, this.pending) : messages;
+  }
+}
+
+/**
+ * The history sanitizer gives every unanswered call a placeholder result; on resume the pending call and the rest
+ * of its batch are answered by the run itself, so their placeholders (the trailing tool messages) go.
+ */
+export function withoutPendingResults(messages: LlmMessage[], pending: PendingInterrupt): LlmMessage[] {
+  const ids = new Set([pending.interrupt.toolCallId, ...pending.remainingToolCalls.map((call) => call.id)]);
+  const result = [...messages];
+  while (result.length > 0) {
+    const last = result[result.length - 1];
+    if (last.role !== 'tool' || !ids.has((last as LlmToolMessage).tool_call_id)) break;
+    result.pop();
+  }
+  return result;
 }

@@ -4,8 +4,10 @@ import type { ProposedAction } from '../../conversation/proposed-action';
 import type { UsageReport } from '../agent/agent-result';
 import type { Interrupt } from '../../conversation/interrupt';
 import type { ThreadEvent } from '../../conversation/thread-event';
+import type { RefusedRevert } from '../../changes/operation';
 
 export type { ThreadEvent } from '../../conversation/thread-event';
+export type { RefusedRevert } from '../../changes/operation';
 
 /**
  * The Socket.IO contract of namespace `/ai` (docs/protocol.md §4 and §8) as types: the one definition
@@ -32,6 +34,24 @@ export interface AiResumeMessage {
   feedback?: string;
   /** The answer to a question interrupt (docs/protocol.md §8.2). */
   answer?: string;
+  /** A batch proposal: the items approved, the others declined (docs/protocol.md §9.3). */
+  approvedItems?: string[];
+  token?: string;
+}
+
+/** `ai:undo` (docs/protocol.md §9.4): reverts a message's changes (default: the latest assistant message that applied any). */
+export interface AiUndoMessage {
+  _id: number;
+  threadId: string;
+  messageId?: string;
+  token?: string;
+}
+
+/** `ai:restore` (docs/protocol.md §9.4): reverts everything the assistant applied after `messageId`. */
+export interface AiRestoreMessage {
+  _id: number;
+  threadId: string;
+  messageId: string;
   token?: string;
 }
 
@@ -54,6 +74,8 @@ export interface AiClientToServerEvents {
   'ai:resume': (message: AiResumeMessage) => void;
   'ai:interrupt': (message: AiInterruptMessage) => void;
   'ai:rejoin': (message: AiRejoinMessage) => void;
+  'ai:undo': (message: AiUndoMessage) => void;
+  'ai:restore': (message: AiRestoreMessage) => void;
 }
 
 /** What every server → client event of a request carries. */
@@ -107,12 +129,31 @@ export interface AiEventPayload extends AiRequestEvent {
   event: ThreadEvent;
 }
 
-/** `ai:apply` (docs/protocol.md §8.1, HITL_APPLY=client): an autonomous action for the client to apply. */
+/**
+ * `ai:apply` (docs/protocol.md §8.1, §9.1, §9.4; HITL_APPLY=client): a change for the client to apply, under its
+ * operation id (the same on a retry: de-duplicate on it). A proposal applied without a human carries its call and
+ * action; a revert (undo, restore) the operations it reverts.
+ */
 export interface AiApplyEvent extends AiRequestEvent {
   threadId: string;
-  toolCallId: string;
-  proposedAction: ProposedAction;
+  operationId: string;
+  toolCallId?: string;
+  proposedAction?: ProposedAction;
   preview: ActionConversionResult;
+  reverts?: string[];
+}
+
+/** `ai:reverted` (docs/protocol.md §9.4): the terminal event of `ai:undo` and `ai:restore`. */
+export interface AiRevertedEvent extends AiRequestEvent {
+  threadId: string;
+  /** The revert's own operation. */
+  operationId: string;
+  /** The operations it reverted. */
+  reverted: string[];
+  /** What it did not revert, and why. */
+  refused: RefusedRevert[];
+  /** The ACTIONS_REVERTED event it wrote. */
+  event: ThreadEvent;
 }
 
 /** `ai:approval_pending` (docs/protocol.md §8.4): an automation run waits for an editor or admin; not tied to a request. */
@@ -131,5 +172,6 @@ export interface AiServerToClientEvents {
   'ai:error': (event: AiErrorEvent) => void;
   'ai:event': (event: AiEventPayload) => void;
   'ai:apply': (event: AiApplyEvent) => void;
+  'ai:reverted': (event: AiRevertedEvent) => void;
   'ai:approval_pending': (event: AiApprovalPendingEvent) => void;
 }

@@ -18,11 +18,14 @@ import { ErrorCode } from '../../errors/error-code';
 import { AiEventLogger } from '../../observability/ai-event.logger';
 import type { RedisConnection } from '../../redis/redis-connection';
 import { REDIS_CONNECTION } from '../../redis/redis-connection.token';
+import { MemberRoles } from '../../policy/member-roles/member-roles';
 import { generateSortableId } from '../../threads/sortable-id.generator';
 import { SocketEventName, SocketMetrics } from './socket.metrics';
 import { AgentResult } from '../agent/agent-result';
 import { chatInputOf, resumeInputOf } from '../chat-input';
-import { ChatService } from '../chat.service';
+import { AskQuestion } from '../use-cases/ask-question.use-case';
+import { ResumeInterrupt } from '../use-cases/resume-interrupt.use-case';
+import { RevertChanges, RevertResult } from '../use-cases/revert-changes.use-case';
 import { ActiveRunRegistry } from '../runs/active-run.registry';
 import type { RunEventLog } from '../runs/run-event.log';
 import { RUN_EVENT_LOG } from '../runs/run-event-log.token';
@@ -32,6 +35,7 @@ import { SocketChatDto } from './dto/socket-chat.dto';
 import { SocketInterruptDto } from './dto/socket-interrupt.dto';
 import { SocketRejoinDto } from './dto/socket-rejoin.dto';
 import { SocketResumeDto } from './dto/socket-resume.dto';
+import { SocketRestoreDto, SocketUndoDto } from './dto/socket-revert.dto';
 import { RunControl } from './run-control';
 import { socketCorsMiddleware } from './socket-cors.middleware';
 import { SocketErrorPresenter } from '../../errors/socket-error.presenter';
@@ -55,10 +59,10 @@ type RunStarter<T> = (
 ) => Promise<AgentResult>;
 
 /**
- * Socket.IO namespace `/ai` (docs/protocol.md §4, §8.7): `ai:chat`, `ai:resume`, `ai:interrupt`, `ai:rejoin`
- * in; `ai:thread`, `ai:token` (coalesced), `ai:tool_start`, `ai:tool_result`, then exactly one
- * `ai:complete` or `ai:error` per request out, each with its `seq`, each kept in the request's event log
- * (RUN_EVENT_LOG) for `ai:rejoin` (SocketRejoins). Sockets authenticate at connection (namespace
+ * Socket.IO namespace `/ai` (docs/protocol.md §4, §8.7, §9.4): `ai:chat`, `ai:resume`, `ai:interrupt`, `ai:rejoin`,
+ * `ai:undo`, `ai:restore` in; `ai:thread`, `ai:token` (coalesced), `ai:tool_start`, `ai:tool_result`, then exactly one
+ * `ai:complete` or `ai:error` per request out (`ai:reverted` or `ai:error` for an undo or restore), each with its
+ * `seq`, a run's kept in the request's event log (RUN_EVENT_LOG) for `ai:rejoin` (SocketRejoins). Sockets authenticate at connection (namespace
  * middleware); a `token` on a message overrides the handshake principal for that message. Each
  * request's abort controller lives in the ActiveRunRegistry, keyed by socket id and `_id` and by run
  * key: `ai:interrupt` stops the generation upstream (through RunControl for a rejoined request running
@@ -76,9 +80,13 @@ export class AiGateway
   private readonly presenter: SocketErrorPresenter;
   private readonly inbox = new SocketMessageInbox();
   private readonly rejoins: SocketRejoins;
+  /** Undo and restore requests in progress (socket id + `_id`): not generations, but their `_id` is taken meanwhile. */
+  private readonly reverting = new Set<string>();
 
   constructor(
-    private readonly chat: ChatService,
+    private readonly askQuestion: AskQuestion,
+    private readonly resumeInterrupt: ResumeInterrupt,
+    private readonly revertChanges: RevertChanges,
     private readonly authenticator: SocketAuthenticator,
     private readonly limiter: RequestRateLimiter,
     private readonly runs: ActiveRunRegistry,
@@ -87,6 +95,7 @@ export class AiGateway
     private readonly approvals: ApprovalPendingNotifier,
     @Inject(RUN_EVENT_LOG) private readonly log: RunEventLog,
     private readonly control: RunControl,
+    private readonly memberRoles: MemberRoles,
     @Optional() @Inject(REDIS_CONNECTION) private readonly redis: RedisConnection | null = null,
   ) {
     this.presenter = new SocketErrorPresenter(config.locale);
@@ -112,7 +121,7 @@ export class AiGateway
         graphKey: message.graphKey,
         messageLength: message.message.length,
       });
-      return this.chat.chat(principal, chatInputOf(message), sink, signal);
+      return this.askQuestion.execute(principal, chatInputOf(message), sink, signal);
     });
   }
 
@@ -124,8 +133,32 @@ export class AiGateway
         threadId: message.threadId,
         approved: message.approved,
       });
-      return this.chat.resume(principal, resumeInputOf(message), sink, signal);
+      return this.resumeInterrupt.execute(principal, resumeInputOf(message), sink, signal);
     });
+  }
+
+  /** docs/protocol.md §9.4: reverts a message's changes; `ai:event`, `ai:apply` (HITL_APPLY=client), then `ai:reverted`. */
+  @SubscribeMessage('ai:undo')
+  onUndo(@ConnectedSocket() socket: AiServerSocket, @MessageBody() payload: unknown): void {
+    this.inbox.post(() =>
+      this.revert(socket, payload, 'ai:undo', SocketUndoDto, (principal, message, sink) =>
+        this.revertChanges.undo(
+          principal,
+          { threadId: message.threadId, ...(message.messageId ? { messageId: message.messageId } : {}) },
+          sink,
+        ),
+      ),
+    );
+  }
+
+  /** docs/protocol.md §9.4: reverts everything the assistant applied after a message. */
+  @SubscribeMessage('ai:restore')
+  onRestore(@ConnectedSocket() socket: AiServerSocket, @MessageBody() payload: unknown): void {
+    this.inbox.post(() =>
+      this.revert(socket, payload, 'ai:restore', SocketRestoreDto, (principal, message, sink) =>
+        this.revertChanges.restore(principal, { threadId: message.threadId, messageId: message.messageId }, sink),
+      ),
+    );
   }
 
   /**
@@ -238,6 +271,7 @@ export class AiGateway
       this.metrics.event(event, this.sendError(socket, message._id, error, FIRST_SEQ));
       return;
     }
+    void this.memberRoles.seen(principal);
     if (!socket.connected) return;
 
     const runKey = generateSortableId('run_');
@@ -266,9 +300,64 @@ export class AiGateway
       .finally(() => active.end());
   }
 
-  /** A running request (or a rejoined one) of this socket has this `_id`. */
+  /**
+   * An undo or restore: validated and authorized as a run is, rate-limited with the chat and resume requests, its
+   * events numbered like a run's (not logged for rejoin: it ends in a moment), then exactly one `ai:reverted` or
+   * `ai:error`.
+   */
+  private revert<T extends { _id: number; token?: string }>(
+    socket: AiServerSocket,
+    payload: unknown,
+    event: SocketEventName,
+    dtoClass: new () => T,
+    run: (principal: Principal, message: T, sink: SocketRunSink) => Promise<RevertResult>,
+  ): void {
+    let message: T;
+    let principal: Principal;
+    try {
+      message = validateSocketPayload(dtoClass, payload);
+    } catch (error) {
+      this.metrics.event(
+        event,
+        this.sendError(socket, this.attributableId(socket, messageIdOf(payload)), error, FIRST_SEQ),
+      );
+      return;
+    }
+    if (this.isInUse(socket, message._id)) {
+      this.metrics.event(event, this.sendError(socket, null, idInUse(message._id)));
+      return;
+    }
+    try {
+      principal = this.authenticator.principalForMessage(socket, message.token);
+    } catch (error) {
+      this.metrics.event(event, this.sendError(socket, message._id, error, FIRST_SEQ));
+      return;
+    }
+    void this.memberRoles.seen(principal);
+    const key = `${socket.id}:${message._id}`;
+    this.reverting.add(key);
+    const sink = new SocketRunSink(socket, message._id, this.scheduler, TOKEN_FLUSH_MAX_CHARS);
+    this.limiter
+      .consume(principal)
+      .then(() => run(principal, message, sink))
+      .then((result) => {
+        const { threadId, operationId, reverted, refused, event: reverts } = result;
+        sink.reverted({ threadId, operationId, reverted, refused, event: reverts });
+        this.metrics.event(event, 'ok');
+      })
+      .catch((error: unknown) => {
+        const presented = this.presenter.present(error);
+        sink.fail(presented);
+        this.metrics.event(event, presented.code);
+      })
+      .finally(() => this.reverting.delete(key));
+  }
+
+  /** A running request (or a rejoined one, or an undo in progress) of this socket has this `_id`. */
   private isInUse(socket: AiServerSocket, id: number): boolean {
-    return this.runs.isRunning(socket.id, id) || this.rejoins.has(socket.id, id);
+    return (
+      this.runs.isRunning(socket.id, id) || this.rejoins.has(socket.id, id) || this.reverting.has(`${socket.id}:${id}`)
+    );
   }
 
   /** An error about a message's `_id` must not look like the terminal event of a running request with that id. */

@@ -1,7 +1,8 @@
 import Ajv, { ValidateFunction } from 'ajv';
 import { GRAPH_KEY_MAX_LENGTH, graphKeyProblem } from '../../graph/graph-key.rule';
 import { MENTION_MAX_CHARS, MENTIONS_MAX } from '../chat-input';
-import { TEXT_MAX_CHARS } from '../dto/chat-request.dto';
+import { NODE_KEY_PATTERN, TEXT_MAX_CHARS } from '../dto/chat-request.dto';
+import { MAX_BATCH_ACTIONS } from '../tools/write-tool.definitions';
 import { SocketChatDto } from './dto/socket-chat.dto';
 import { SocketResumeDto } from './dto/socket-resume.dto';
 
@@ -32,7 +33,11 @@ const chatSchema = {
     graphKey: { type: 'string', minLength: 1, maxLength: GRAPH_KEY_MAX_LENGTH, graphKey: true },
     message: text(TEXT_MAX_CHARS, 1),
     threadId: text(100, 1),
-    mentions: { type: 'array', maxItems: MENTIONS_MAX, items: text(MENTION_MAX_CHARS, 1) },
+    mentions: {
+      type: 'array',
+      maxItems: MENTIONS_MAX,
+      items: { ...text(MENTION_MAX_CHARS, 1), pattern: NODE_KEY_PATTERN.source },
+    },
   },
   required: ['_id', 'graphKey', 'message'],
   additionalProperties: false,
@@ -47,6 +52,7 @@ const resumeSchema = {
     approved: { type: 'boolean' },
     feedback: text(TEXT_MAX_CHARS),
     answer: text(TEXT_MAX_CHARS),
+    approvedItems: { type: 'array', maxItems: MAX_BATCH_ACTIONS, items: text(20, 1) },
   },
   required: ['_id', 'threadId', 'approved'],
   additionalProperties: false,

@@ -1,11 +1,11 @@
 import type { ThreadEvent } from '../../conversation/thread-event';
-import type { CheckedAction } from '../actions/action.applier';
+import type { ApplyRequest } from '../actions/checked-action';
 import type { AgentEventSink } from '../agent/agent-event.sink';
 import type { AgentResult } from '../agent/agent-result';
 import type { RunProgress } from '../runs/active-run.registry';
 import type { RunEventName, RunEventWriter } from '../runs/run-event.log';
 import type { AiEventTarget } from './ai-server-socket';
-import type { AiErrorEvent, AiServerToClientEvents } from './ai-socket.events';
+import type { AiErrorEvent, AiRevertedEvent, AiServerToClientEvents } from './ai-socket.events';
 import type { Flushable, TokenFlushScheduler } from './token-flush.scheduler';
 
 /** What an event of a request carries besides `_id` and `seq`. */
@@ -19,7 +19,7 @@ const UNLOGGED: RunEventWriter = { append: () => undefined, markLatest: () => un
  * and sent by the shared scheduler (at most its interval later), or at once when the buffer reaches
  * `maxBufferChars`; buffered text always goes out before any other event, so the order of the text
  * and the tool events is kept and `fullText` is exactly the concatenation of the `ai:token`s sent.
- * Exactly one terminal event (`ai:complete` or `ai:error`): after it, everything is ignored.
+ * Exactly one terminal event (`ai:complete`, `ai:reverted` or `ai:error`): after it, everything is ignored.
  *
  * Every event carries `seq` (1, 2, 3, …) and goes to the request's event log, which `ai:rejoin` replays
  * (docs/protocol.md §8.7): also while its socket is disconnected (AI_DISCONNECT_POLICY=continue), when
@@ -87,11 +87,26 @@ export class SocketRunSink implements AgentEventSink, Flushable, RunProgress {
     this.send('ai:event', { threadId: this.threadId, event });
   }
 
-  apply(action: CheckedAction): void {
+  apply(action: ApplyRequest): void {
     if (this.finished || this.threadId === null) return;
     this.flushNow();
-    const { toolCallId, proposedAction, preview } = action;
-    this.send('ai:apply', { threadId: this.threadId, toolCallId, proposedAction, preview });
+    const { operationId, toolCallId, proposedAction, preview, reverts } = action;
+    this.send('ai:apply', {
+      threadId: this.threadId,
+      operationId,
+      ...(toolCallId !== undefined ? { toolCallId } : {}),
+      ...(proposedAction !== undefined ? { proposedAction } : {}),
+      preview,
+      ...(reverts !== undefined ? { reverts } : {}),
+    });
+  }
+
+  /** The terminal event of an undo or restore (`ai:reverted`, docs/protocol.md §9.4). */
+  reverted(result: Omit<AiRevertedEvent, '_id' | 'seq'>): void {
+    if (this.finished) return;
+    this.flushNow();
+    this.finished = true;
+    this.send('ai:reverted', result);
   }
 
   complete(result: AgentResult): void {

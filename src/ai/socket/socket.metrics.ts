@@ -2,7 +2,7 @@ import { Counter, Registry } from 'prom-client';
 import type { ErrorCode } from '../../errors/error-code';
 
 /** The client → server events of namespace `/ai` (docs/protocol.md §4). */
-export type SocketEventName = 'ai:chat' | 'ai:resume' | 'ai:interrupt' | 'ai:rejoin';
+export type SocketEventName = 'ai:chat' | 'ai:resume' | 'ai:interrupt' | 'ai:rejoin' | 'ai:undo' | 'ai:restore';
 
 /**
  * How a socket request ended: `ok` (ai:complete, or an interrupt that stopped a run), `aborted`

@@ -7,6 +7,8 @@ export interface AgentTools {
   readonly definitions: readonly LlmToolDefinition[];
   /** The one decision per tool call: execute, interrupt, or refuse. */
   route(call: LlmToolCall): ToolRoute;
+  /** The model's next reply is about to be processed: the user's yeses given since the last one take effect. */
+  beginReply(): void;
   /** Runs a read tool; never throws (errors come back as the result text). */
   executeRead(name: string, rawArguments: string): Promise<string>;
 }

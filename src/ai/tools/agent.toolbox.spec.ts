@@ -1,6 +1,6 @@
 import { LlmToolCall } from '../../conversation/llm-message';
 import { ActionPolicy, effectiveLevels } from '../../policy/action-policy';
-import { RunPolicy } from '../policy/run-policy';
+import { RunAuthority } from '../authority/run-authority';
 import { AgentToolbox, ReadToolRunner } from './agent.toolbox';
 import { READ_TOOL_REGISTRY } from './read/read-tool.registry';
 import { WRITE_TOOL_DEFINITIONS } from './write-tool.definitions';
@@ -15,8 +15,8 @@ const call = (name: string, args: string): LlmToolCall => ({
 const readTools: ReadToolRunner = { execute: async (name, raw) => `${name}:${raw}` };
 
 describe(AgentToolbox.name, () => {
-  const viewer = new AgentToolbox({ policy: RunPolicy.withDefaultLevels(false), readTools });
-  const editor = new AgentToolbox({ policy: RunPolicy.withDefaultLevels(true), readTools });
+  const viewer = new AgentToolbox({ authority: RunAuthority.withDefaultLevels(false), readTools });
+  const editor = new AgentToolbox({ authority: RunAuthority.withDefaultLevels(true), readTools });
 
   it('offers the read tools and ask_user to viewers, and the write tools too to editors, none without tool support', () => {
     expect(viewer.definitions.map((tool) => tool.function.name)).toEqual([...READ_TOOL_REGISTRY.names, 'ask_user']);
@@ -28,7 +28,8 @@ describe(AgentToolbox.name, () => {
     // Without a policy the write tools are offered exactly as defined: every proposal waits for a human.
     expect(editor.definitions.slice(READ_TOOL_REGISTRY.names.length, -1)).toEqual([...WRITE_TOOL_DEFINITIONS]);
     expect(
-      new AgentToolbox({ policy: RunPolicy.withDefaultLevels(true), readTools, toolsSupported: false }).definitions,
+      new AgentToolbox({ authority: RunAuthority.withDefaultLevels(true), readTools, toolsSupported: false })
+        .definitions,
     ).toEqual([]);
   });
 
@@ -85,7 +86,7 @@ describe(AgentToolbox.name, () => {
   describe('with an action policy', () => {
     const toolbox = (levels: ActionPolicy['default']) =>
       new AgentToolbox({
-        policy: new RunPolicy(true, effectiveLevels({ default: levels, roles: {} }, 'editor')),
+        authority: new RunAuthority(true, effectiveLevels({ default: levels, roles: {} }, 'editor')),
         readTools,
       });
     const names = (box: AgentToolbox) => box.definitions.map((tool) => tool.function.name);
@@ -122,7 +123,9 @@ describe(AgentToolbox.name, () => {
     it("says in each write tool's description what becomes of its proposals", () => {
       const box = toolbox({ create_node: 'autonomous', delete_node: 'ask_first' });
       expect(definitionOf(box, 'propose_create_node').description).toContain('apply at once, without approval');
-      expect(definitionOf(box, 'propose_delete_node').description).toContain('ask with ask_user (kind "confirm")');
+      expect(definitionOf(box, 'propose_delete_node').description).toContain(
+        'ask with ask_user (kind "confirm", with forAction',
+      );
       expect(definitionOf(box, 'propose_move_node').description).toContain('Nothing changes until a human approves');
       expect(definitionOf(box, 'propose_batch').description).toContain('strictest of its actions');
       // Without create_edge the batch example (a node and its edge) is not shown.
@@ -171,7 +174,7 @@ describe(AgentToolbox.name, () => {
   });
 
   it('tells the model its errors in the AI_LOCALE language', () => {
-    const french = new AgentToolbox({ policy: RunPolicy.withDefaultLevels(false), readTools, locale: 'fr' });
+    const french = new AgentToolbox({ authority: RunAuthority.withDefaultLevels(false), readTools, locale: 'fr' });
     expect(french.route(call('propose_delete_node', '{}'))).toMatchObject({
       kind: 'error',
       message: expect.stringMatching(/^L'outil propose_delete_node n'est pas disponible/),

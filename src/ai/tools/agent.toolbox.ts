@@ -1,6 +1,6 @@
 import type { Locale } from '../../config/app-config';
 import { LlmToolCall, LlmToolDefinition } from '../../conversation/llm-message';
-import { RunPolicy } from '../policy/run-policy';
+import { RunAuthority } from '../authority/run-authority';
 import { AgentTools } from './agent-tools';
 import { ASK_USER_TOOL, parseAskUserCall } from './ask-user.tool';
 import { READ_TOOL_REGISTRY } from './read/read-tool.registry';
@@ -17,10 +17,10 @@ export interface ReadToolRunner {
 
 export interface AgentToolboxOptions {
   /**
-   * The run's action policy: whether write tools are offered at all (editors and admins, docs/protocol.md §1),
+   * Who may change what in the run: whether write tools are offered at all (editors and admins, docs/protocol.md §1),
    * which kinds, and what becomes of each proposal (docs/policy.md).
    */
-  policy: RunPolicy;
+  authority: RunAuthority;
   readTools: ReadToolRunner;
   /** False for a provider that cannot call tools (offline): nothing is offered. */
   toolsSupported?: boolean;
@@ -32,7 +32,7 @@ export interface AgentToolboxOptions {
  * The tools of one run, and THE place that decides what each tool call becomes (offer / execute /
  * interrupt / apply / ask / refuse). Everyone is offered the 7 read tools and ask_user; editors and
  * admins also the write tools their action policy does not forbid. A write call is validated, then
- * the run's policy (RunPolicy) says whether it interrupts for approval, is applied, or is refused; a
+ * the run's authority (RunAuthority) says whether it interrupts for approval, is applied, or is refused; a
  * write call from someone who was not offered it is refused like an unknown tool.
  */
 export class AgentToolbox implements AgentTools {
@@ -42,7 +42,11 @@ export class AgentToolbox implements AgentTools {
 
   constructor(private readonly options: AgentToolboxOptions) {
     this.texts = toolResultTexts(options.locale);
-    const offered = [...READ_TOOL_REGISTRY.definitions, ...offeredWriteTools(options.policy), ASK_USER_TOOL.definition];
+    const offered = [
+      ...READ_TOOL_REGISTRY.definitions,
+      ...offeredWriteTools(options.authority),
+      ASK_USER_TOOL.definition,
+    ];
     this.definitions = options.toolsSupported === false ? [] : offered;
     this.available = offered.map((definition) => definition.function.name);
   }
@@ -64,14 +68,14 @@ export class AgentToolbox implements AgentTools {
       if (!result.ok) return { kind: 'error', name, message: result.error, malformed: false, announce: false };
       return { kind: 'ask', name, question: result.question };
     }
-    const { policy } = this.options;
-    if (isWriteTool(name) && policy.canPropose) {
+    const { authority } = this.options;
+    if (isWriteTool(name) && authority.canPropose) {
       const parsed = parseJsonArguments(raw, this.texts);
       if (!parsed.ok)
         return { kind: 'error', name, message: parsed.error, malformed: parsed.malformed, announce: false };
       const result = parseWriteToolCall(name, parsed.value);
       if (!result.ok) return { kind: 'error', name, message: result.error, malformed: false, announce: false };
-      const decision = policy.decide(result.action);
+      const decision = authority.decide(result.action);
       switch (decision.outcome) {
         case 'refuse':
           return {
@@ -85,11 +89,15 @@ export class AgentToolbox implements AgentTools {
         case 'interrupt':
           return { kind: 'propose', name, action: result.action };
         case 'apply':
-          return { kind: 'apply', name, action: result.action };
+          return { kind: 'apply', name, action: result.action, via: decision.via };
       }
     }
     const message = isWriteTool(name) ? this.texts.readOnlyUser(name) : this.texts.unknownTool(name, this.available);
     return { kind: 'error', name, message, malformed: false, announce: false };
+  }
+
+  beginReply(): void {
+    this.options.authority.beginReply();
   }
 
   executeRead(name: string, rawArguments: string): Promise<string> {

@@ -1,4 +1,5 @@
 import { AppError } from '../../errors/app-error';
+import type { ConfirmedAction } from '../../conversation/interrupt';
 import { UserQuestion } from './ask-user.tool';
 
 /** The user's reply to a question interrupt, as POST /api/ai/resume and ai:resume carry it. */
@@ -8,13 +9,13 @@ export interface QuestionReply {
   feedback?: string;
 }
 
-/** How a question was settled: the tool result the model receives, and whether it was a yes to a confirm question. */
+/** How a question was settled: the tool result the model receives, and what a yes allows. */
 export interface QuestionSettlement {
   status: 'answered' | 'declined';
   /** The tool result: {"status":"answered","answer"} or {"status":"declined"} (plus the feedback when given). */
   content: string;
-  /** A confirm question answered yes: the run's ask_first kinds are now allowed (docs/policy.md). */
-  confirmed: boolean;
+  /** A confirm question asked for an action and answered yes: that action is allowed (docs/policy.md). */
+  allows?: ConfirmedAction;
 }
 
 /**
@@ -33,10 +34,11 @@ export function settleQuestion(question: UserQuestion, reply: QuestionReply): Qu
       );
     }
     const answer = reply.approved ? 'yes' : 'no';
+    const allows = reply.approved ? question.forAction : undefined;
     return {
       status: 'answered',
-      content: JSON.stringify({ status: 'answered', answer, ...feedback }),
-      confirmed: reply.approved,
+      content: JSON.stringify({ status: 'answered', answer, ...(allows ? { allows } : {}), ...feedback }),
+      ...(allows ? { allows } : {}),
     };
   }
   if (!reply.approved) {
@@ -44,17 +46,13 @@ export function settleQuestion(question: UserQuestion, reply: QuestionReply): Qu
       throw AppError.badRequest(
         'A declined question takes no answer: send approved true with the answer, or approved false alone',
       );
-    return { status: 'declined', content: declinedContent(reply.feedback), confirmed: false };
+    return { status: 'declined', content: declinedContent(reply.feedback) };
   }
   const options = question.options ?? [];
   if (reply.answer === undefined || !options.includes(reply.answer)) {
     throw AppError.badRequest('The answer must be one of the options of the question', { options });
   }
-  return {
-    status: 'answered',
-    content: JSON.stringify({ status: 'answered', answer: reply.answer, ...feedback }),
-    confirmed: false,
-  };
+  return { status: 'answered', content: JSON.stringify({ status: 'answered', answer: reply.answer, ...feedback }) };
 }
 
 /** The tool result of a question left unanswered (declined, or superseded by a new message). */

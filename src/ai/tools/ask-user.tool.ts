@@ -1,3 +1,5 @@
+import type { ConfirmedAction } from '../../conversation/interrupt';
+import { ACTION_KINDS } from '../../policy/action-policy';
 import { describeViolations, JsonSchemaValidator } from './json-schema.validator';
 import { conforms, ToolParameters } from './tool-parameters';
 import { RegisteredTool } from './tool.registry';
@@ -12,12 +14,17 @@ export const OPTION_MAX_CHARS = 200;
 
 export type QuestionKind = 'choice' | 'confirm';
 
+/** Longest `forAction.target` (a node or edge key). */
+export const TARGET_MAX_CHARS = 200;
+
 /** A valid ask_user call: what the question interrupt shows the user. */
 export interface UserQuestion {
   questionKind: QuestionKind;
   question: string;
   /** choice only: the answers the user picks from, in the model's order. */
   options?: string[];
+  /** confirm only: the action a yes allows (docs/protocol.md §9.5). */
+  forAction?: ConfirmedAction;
 }
 
 export type AskUserParseResult = { ok: true; question: UserQuestion } | { ok: false; error: string };
@@ -27,6 +34,7 @@ interface AskUserArguments {
   kind: QuestionKind;
   question: string;
   options?: string[];
+  forAction?: ConfirmedAction;
 }
 
 const ASK_USER_PARAMETERS: ToolParameters<AskUserArguments> = {
@@ -52,6 +60,24 @@ const ASK_USER_PARAMETERS: ToolParameters<AskUserArguments> = {
       maxItems: CHOICE_MAX_OPTIONS,
       items: { type: 'string', minLength: 1, maxLength: OPTION_MAX_CHARS },
       description: `choice only (required there, absent for confirm): ${CHOICE_MIN_OPTIONS} to ${CHOICE_MAX_OPTIONS} distinct short answers.`,
+    },
+    forAction: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['kind'],
+      description:
+        'confirm only: the change this question asks permission for, when the policy requires asking first. A yes allows ' +
+        'exactly that kind of change (on that node or edge, when `target` is given) from your next reply on; nothing else.',
+      properties: {
+        kind: { type: 'string', enum: [...ACTION_KINDS], description: 'The kind of change, e.g. "delete_node".' },
+        target: {
+          type: 'string',
+          minLength: 1,
+          maxLength: TARGET_MAX_CHARS,
+          description:
+            'The key of the node or edge it concerns (e.g. the node to delete). Omit to ask for any of that kind.',
+        },
+      },
     },
   },
 };
@@ -82,13 +108,17 @@ export const ASK_USER_TOOL: RegisteredTool<typeof ASK_USER_TOOL_NAME> = Object.f
 export function parseAskUserCall(args: object): AskUserParseResult {
   const violations = VALIDATOR.validate(args);
   if (!conforms<AskUserArguments>(args, violations)) return invalid(describeViolations(violations));
-  const { kind, question, options } = args;
+  const { kind, question, options, forAction } = args;
   if (question.trim() === '') return invalid('question must not be blank');
   if (kind === 'confirm') {
     if (options !== undefined)
       return invalid('options is only for kind "choice"; a confirm question is answered yes or no');
-    return { ok: true, question: { questionKind: 'confirm', question } };
+    return {
+      ok: true,
+      question: { questionKind: 'confirm', question, ...(forAction ? { forAction: { ...forAction } } : {}) },
+    };
   }
+  if (forAction !== undefined) return invalid('forAction is only for kind "confirm"');
   if (options === undefined)
     return invalid(`options is required for kind "choice" (${CHOICE_MIN_OPTIONS} to ${CHOICE_MAX_OPTIONS} answers)`);
   if (options.some((option) => option.trim() === '')) return invalid('options must not be blank');

@@ -72,8 +72,9 @@ export const TOOL_RESULT_TEXTS: Readonly<Record<Locale, ToolResultTexts>> = Obje
       'Do not try again; tell the user that this change is not allowed here and what they could do instead.',
     policyAsksFirst: (kinds) =>
       `The policy of this workspace requires asking the user before proposing ${kinds}: nothing was proposed. ` +
-      'First call ask_user with kind "confirm" and a question that says exactly what you intend to change and why; ' +
-      'if the user answers yes, make the same proposal again.',
+      'First call ask_user with kind "confirm", forAction naming the kind of change and the node or edge it concerns, and a ' +
+      'question that says exactly what you intend to change and why; if the user answers yes, make the same proposal again ' +
+      'in your next reply. A yes to any other question allows nothing.',
     proposalGraphGone: (graphKey) => `The graph "${graphKey}" does not exist anymore: no change can be proposed.`,
     proposalRefused: (problems) =>
       `The proposal was not shown to the user: its references do not match the graph. ${problems} Correct it and call the tool again.`,
@@ -120,8 +121,9 @@ export const TOOL_RESULT_TEXTS: Readonly<Record<Locale, ToolResultTexts>> = Obje
       "N'essaie pas à nouveau ; dis à l'utilisateur que cette modification n'est pas permise ici et ce qu'il pourrait faire à la place.",
     policyAsksFirst: (kinds) =>
       `La politique de ce workspace demande de consulter l'utilisateur avant de proposer ${kinds} : rien n'a été proposé. ` +
-      'Appelle d\'abord ask_user avec le kind "confirm" et une question qui dit exactement ce que tu veux modifier et pourquoi ; ' +
-      "si l'utilisateur répond oui, refais la même proposition.",
+      'Appelle d\'abord ask_user avec le kind "confirm", forAction nommant le type de modification et le nœud ou le lien concerné, ' +
+      'et une question qui dit exactement ce que tu veux modifier et pourquoi ; ' +
+      "si l'utilisateur répond oui, refais la même proposition dans ta réponse suivante. Un oui à une autre question ne permet rien.",
     proposalGraphGone: (graphKey) =>
       `Le graph "${graphKey}" n'existe plus : aucune modification ne peut être proposée.`,
     proposalRefused: (problems) =>

@@ -16,7 +16,7 @@ import { UserQuestion } from './ask-user.tool';
 export type ToolRoute =
   | { kind: 'read'; name: string; rawArguments: string }
   | { kind: 'propose'; name: string; action: ProposedAction }
-  | { kind: 'apply'; name: string; action: ProposedAction }
+  | { kind: 'apply'; name: string; action: ProposedAction; via: 'autonomous' | 'ask_first' }
   | { kind: 'ask'; name: string; question: UserQuestion }
   | {
       kind: 'error';

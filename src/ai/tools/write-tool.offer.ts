@@ -1,6 +1,6 @@
 import { LlmToolDefinition } from '../../conversation/llm-message';
 import { PolicyLevel } from '../../policy/action-policy';
-import { RunPolicy } from '../policy/run-policy';
+import { RunAuthority } from '../authority/run-authority';
 import { APPROVAL_NOTE, batchSchema, SINGLE_ACTION_TYPES, WRITE_TOOL_REGISTRY } from './write-tool.definitions';
 
 /** What becomes of a proposal of a kind at each level, as its tool's description tells the model (docs/policy.md). */
@@ -9,8 +9,9 @@ const LEVEL_NOTES: Readonly<Record<Exclude<PolicyLevel, 'forbidden'>, string>> =
     'This workspace lets it apply at once, without approval: the tool result says whether it was applied or failed. Do not ask for approval first.',
   validation_required: APPROVAL_NOTE,
   ask_first:
-    'This workspace requires the user\'s agreement first: ask with ask_user (kind "confirm"), saying exactly what you intend to change, ' +
-    'and propose it only after they answer yes; without that yes the proposal is refused.',
+    'This workspace requires the user\'s agreement first: ask with ask_user (kind "confirm", with forAction naming this kind and ' +
+    'the node or edge it concerns), saying exactly what you intend to change, and propose it in a later reply, after they answer ' +
+    'yes; without that yes the proposal is refused.',
 };
 
 const BATCH_NOTE =
@@ -23,7 +24,7 @@ const BATCH_NOTE =
  * action types, and is not offered when `batch` is forbidden or no single kind is offered. Without a
  * policy (every kind validation_required) this is WRITE_TOOL_DEFINITIONS.
  */
-export function offeredWriteTools(policy: RunPolicy): LlmToolDefinition[] {
+export function offeredWriteTools(policy: RunAuthority): LlmToolDefinition[] {
   const offered = new Set(policy.offeredKinds());
   const singles = SINGLE_ACTION_TYPES.filter((kind) => offered.has(kind));
   const everyKindApproved = [...offered].every((kind) => policy.levelOfKind(kind) === 'validation_required');

@@ -2,7 +2,7 @@ import { aql } from 'arangojs';
 import { AqlQuery } from 'arangojs/aql';
 import { DocumentCollection } from 'arangojs/collections';
 import type { UsageTotals } from '../../threads/thread.types';
-import type { AutomationRun, StoredAutomation } from '../automation';
+import type { AutomationRun, AutomationRunActing, StoredAutomation } from '../automation';
 import type { RunOutcomeUpdate } from '../automation.repository';
 
 /** An automation in `nodius_ai_automations` (`_key` = automation id). */
@@ -158,6 +158,15 @@ export class ArangoAutomationQueries {
   }
 
   /** The outcome; the usage is added to the run's (a resume adds its own). */
+  recordActing(workspace: string, runId: string, acting: AutomationRunActing): AqlQuery {
+    return aql`
+      FOR r IN ${this.c.runs}
+        FILTER r.workspace == ${workspace} AND r._key == ${runId}
+        LIMIT 1
+        UPDATE r WITH { acting: ${acting} } IN ${this.c.runs}
+        OPTIONS { mergeObjects: false }`;
+  }
+
   recordOutcome(workspace: string, runId: string, update: RunOutcomeUpdate): AqlQuery {
     const usage: UsageTotals = update.usage;
     return aql`

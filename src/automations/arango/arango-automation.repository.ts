@@ -3,7 +3,7 @@ import { ensureDocumentCollection } from '../../database/arango/arango-collectio
 import { ArangoQueryExecutor } from '../../database/arango/arango-query.executor';
 import { AppError } from '../../errors/app-error';
 import { EMPTY_USAGE } from '../../threads/thread.types';
-import type { AutomationChanges, AutomationRun, StoredAutomation } from '../automation';
+import type { AutomationChanges, AutomationRun, AutomationRunActing, StoredAutomation } from '../automation';
 import type {
   AutomationRepository,
   ClaimResult,
@@ -192,6 +192,10 @@ export class ArangoAutomationRepository implements AutomationRepository {
     await this.executor.all(this.queries.release(workspace, automationId, runId), 'automations.releaseRun');
   }
 
+  async recordActing(workspace: string, runId: string, acting: AutomationRunActing): Promise<void> {
+    await this.executor.all(this.queries.recordActing(workspace, runId, acting), 'automations.recordActing');
+  }
+
   async recordOutcome(workspace: string, runId: string, update: RunOutcomeUpdate): Promise<void> {
     await this.executor.all(this.queries.recordOutcome(workspace, runId, update), 'automations.recordOutcome');
   }
@@ -281,10 +285,19 @@ function toAutomation(document: ArangoAutomationDocument): StoredAutomation {
     runLeaseExpiresAt: typeof document.runLeaseExpiresAt === 'number' ? document.runLeaseExpiresAt : null,
     createdTime: document.createdTime,
     updatedTime: document.updatedTime,
+    ...(document.promptEditor
+      ? { promptEditor: { userId: document.promptEditor.userId, role: document.promptEditor.role } }
+      : {}),
   };
 }
 
 function toRun(document: ArangoRunDocument): AutomationRun {
-  const { _key, ...rest } = document;
-  return { runId: _key, ...rest, usage: { ...EMPTY_USAGE, ...rest.usage }, error: rest.error ?? null };
+  const { _key, acting, ...rest } = document;
+  return {
+    runId: _key,
+    ...rest,
+    usage: { ...EMPTY_USAGE, ...rest.usage },
+    error: rest.error ?? null,
+    ...(acting ? { acting } : {}),
+  };
 }

@@ -1,6 +1,12 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { Role } from '../../auth/principal';
-import type { AutomationChanges, AutomationRun, AutomationRunOutcome, StoredAutomation } from '../automation';
+import type {
+  AutomationChanges,
+  AutomationRun,
+  AutomationRunActing,
+  AutomationRunOutcome,
+  StoredAutomation,
+} from '../automation';
 import type {
   AutomationRepository,
   ClaimResult,
@@ -30,6 +36,8 @@ interface AutomationRow {
   run_lease_expires_at: number | null;
   created_time: number;
   updated_time: number;
+  prompt_editor_id: string | null;
+  prompt_editor_role: Role | null;
 }
 
 interface RunRow {
@@ -50,10 +58,13 @@ interface RunRow {
   llm_calls: number;
   error_code: string | null;
   error_message: string | null;
+  acting_user_id: string | null;
+  acting_role: Role | null;
+  acting_on_behalf_of: string | null;
 }
 
 /** Columns a PATCH may set, by field of AutomationChanges (values are always bound). */
-const CHANGE_COLUMNS: Record<Exclude<keyof AutomationChanges, 'schedule'>, string> = {
+const CHANGE_COLUMNS: Record<Exclude<keyof AutomationChanges, 'schedule' | 'promptEditor'>, string> = {
   name: 'name',
   graphKey: 'graph_key',
   prompt: 'prompt',
@@ -119,6 +130,11 @@ export class SqliteAutomationRepository implements AutomationRepository {
       params.cron = changes.schedule.cron;
       params.timezone = changes.schedule.timezone;
     }
+    if (changes.promptEditor) {
+      assignments.push('prompt_editor_id = @promptEditorId', 'prompt_editor_role = @promptEditorRole');
+      params.promptEditorId = changes.promptEditor.userId;
+      params.promptEditorRole = changes.promptEditor.role;
+    }
     const statement = this.db
       .prepare(`UPDATE ai_automations SET ${[...assignments, 'updated_time = MAX(@now, updated_time + 1)'].join(', ')}
       WHERE workspace = @workspace AND automation_id = @automationId`);
@@ -166,6 +182,10 @@ export class SqliteAutomationRepository implements AutomationRepository {
 
   async releaseRun(workspace: string, automationId: string, runId: string): Promise<void> {
     this.statements.release.run(workspace, automationId, runId);
+  }
+
+  async recordActing(workspace: string, runId: string, acting: AutomationRunActing): Promise<void> {
+    this.statements.recordActing.run(acting.userId, acting.role, acting.onBehalfOf, workspace, runId);
   }
 
   async recordOutcome(workspace: string, runId: string, update: RunOutcomeUpdate): Promise<void> {
@@ -253,10 +273,10 @@ function prepare(db: Database) {
     insert:
       statement(`INSERT INTO ai_automations (workspace, automation_id, user_id, user_role, name, graph_key, prompt, cron, timezone, enabled,
         max_cost_usd_per_run, max_cost_usd_per_month, provider_config_id, next_run_time, running_run_id, run_lease_expires_at,
-        created_time, updated_time)
+        created_time, updated_time, prompt_editor_id, prompt_editor_role)
       VALUES (@workspace, @automation_id, @user_id, @user_role, @name, @graph_key, @prompt, @cron, @timezone, @enabled,
         @max_cost_usd_per_run, @max_cost_usd_per_month, @provider_config_id, @next_run_time, @running_run_id, @run_lease_expires_at,
-        @created_time, @updated_time)`),
+        @created_time, @updated_time, @prompt_editor_id, @prompt_editor_role)`),
     get: statement('SELECT * FROM ai_automations WHERE workspace = ? AND automation_id = ?'),
     list: statement('SELECT * FROM ai_automations WHERE workspace = ? ORDER BY created_time, automation_id'),
     count: statement('SELECT COUNT(*) AS count FROM ai_automations WHERE workspace = ?'),
@@ -297,6 +317,9 @@ function prepare(db: Database) {
         cost_usd = cost_usd + @cost_usd, llm_calls = llm_calls + @llm_calls
       WHERE workspace = @workspace AND run_id = @run_id`),
     getRun: statement('SELECT * FROM ai_automation_runs WHERE workspace = ? AND run_id = ?'),
+    recordActing: statement(
+      'UPDATE ai_automation_runs SET acting_user_id = ?, acting_role = ?, acting_on_behalf_of = ? WHERE workspace = ? AND run_id = ?',
+    ),
     runByThread: statement('SELECT * FROM ai_automation_runs WHERE workspace = ? AND thread_id = ? LIMIT 1'),
     listRuns: statement(
       'SELECT * FROM ai_automation_runs WHERE workspace = ? AND automation_id = ? ORDER BY started_time DESC, run_id DESC LIMIT ?',
@@ -331,6 +354,8 @@ function toRow(automation: StoredAutomation): AutomationRow {
     run_lease_expires_at: automation.runLeaseExpiresAt,
     created_time: automation.createdTime,
     updated_time: automation.updatedTime,
+    prompt_editor_id: automation.promptEditor?.userId ?? null,
+    prompt_editor_role: automation.promptEditor?.role ?? null,
   };
 }
 
@@ -353,6 +378,9 @@ function toAutomation(row: AutomationRow): StoredAutomation {
     runLeaseExpiresAt: row.run_lease_expires_at,
     createdTime: row.created_time,
     updatedTime: row.updated_time,
+    ...(row.prompt_editor_id !== null && row.prompt_editor_role !== null
+      ? { promptEditor: { userId: row.prompt_editor_id, role: row.prompt_editor_role } }
+      : {}),
   };
 }
 
@@ -376,5 +404,14 @@ function toRun(row: RunRow): AutomationRun {
       llmCalls: row.llm_calls,
     },
     error: row.error_code !== null ? { code: row.error_code, message: row.error_message ?? '' } : null,
+    ...(row.acting_user_id !== null && row.acting_role !== null
+      ? {
+          acting: {
+            userId: row.acting_user_id,
+            role: row.acting_role,
+            onBehalfOf: row.acting_on_behalf_of ?? row.acting_user_id,
+          },
+        }
+      : {}),
   };
 }

@@ -1,5 +1,7 @@
 import { CHANGE_LOG_MIGRATION } from '../../changes/sqlite/change-log.sqlite-migration';
+import { AUTOMATION_ACTING_MIGRATION } from '../../automations/sqlite/automation-acting.sqlite-migration';
 import { AUTOMATIONS_MIGRATION } from '../../automations/sqlite/automations.sqlite-migration';
+import { MEMBER_ROLES_MIGRATION } from '../../policy/member-roles/sqlite/member-roles.sqlite-migration';
 import { ACTION_POLICIES_MIGRATION } from '../../policy/sqlite/action-policies.sqlite-migration';
 import { GRAPH_EMBEDDING_CHANGES_MIGRATION } from '../../graph/sqlite/graph-embedding-changes.sqlite-migration';
 import { GRAPH_NODE_CHANGES_MIGRATION } from '../../graph/sqlite/graph-node-changes.sqlite-migration';
@@ -101,4 +103,6 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
   MEMORY_TABLES_MIGRATION,
   IDEMPOTENCY_RESERVATION_TOKEN_MIGRATION,
   CHANGE_LOG_MIGRATION,
+  AUTOMATION_ACTING_MIGRATION,
+  MEMBER_ROLES_MIGRATION,
 ];

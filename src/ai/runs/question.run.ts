@@ -1,0 +1,457 @@
+import { randomUUID } from 'node:crypto';
+import { canEdit, Principal } from '../../auth/principal';
+import { ChangeOperations, operationIdOf } from '../../changes/change.operations';
+import type { OperationRecord } from '../../changes/operation';
+import type { AppConfig } from '../../config/app-config';
+import type { LlmMessage } from '../../conversation/llm-message';
+import type { ThreadEvent } from '../../conversation/thread-event';
+import { AppError } from '../../errors/app-error';
+import type { GraphDataSourceFactory } from '../../graph/graph-data-source.factory';
+import type { Graph } from '../../graph/graph.types';
+import type { MutableGraphDataSource } from '../../graph/mutable-graph-data-source';
+import type { RecalledMemory } from '../../memory/recall/memory.recaller';
+import { AiEventLogger } from '../../observability/ai-event.logger';
+import type { ActionPolicyService } from '../../policy/action-policy.service';
+import type { LlmProvider } from '../../providers/llm-provider';
+import type { LlmProviderResolver } from '../../providers/llm-provider.resolver';
+import type { TokenTracker } from '../../providers/token.tracker';
+import { approximateTokens } from '../../providers/token-estimate';
+import type { GraphRagRetriever } from '../../rag/graph-rag.retriever';
+import { renderThreadEvent } from '../../threads/history/thread-event.renderer';
+import { generateMessageId } from '../../threads/sortable-id.generator';
+import { toEventMessage } from '../../threads/thread-message.factory';
+import type { ThreadOrigin, ThreadService } from '../../threads/thread.service';
+import { EMPTY_USAGE, PendingInterrupt, ThreadMessage, ThreadRecord, UsageTotals } from '../../threads/thread.types';
+import type { RunActions } from '../actions/run-actions';
+import type { AgentEventSink } from '../agent/agent-event.sink';
+import type { AgentResult } from '../agent/agent-result';
+import type { RunBudget } from '../agent/agent-run';
+import { HeldEventsSink } from '../agent/held-events.sink';
+import type { ActingIdentity } from '../authority/acting-identity';
+import { RunAuthority, withoutAutonomous } from '../authority/run-authority';
+import type { ContextAssembler } from '../context/context.assembler';
+import { ContextPart, dataAddedEvent } from '../events/data-added.event';
+import { plural } from '../events/event-wording';
+import type { HitlObserver } from '../hitl.observer';
+import { supersededResults } from '../interrupts/pending-interrupt.settler';
+import type { PromptLevelsCache } from '../prompts/prompt-levels.cache';
+import { joinPromptLevels } from '../prompts/system-prompt.builder';
+import type { SmallerContextBuilder } from '../recovery/smaller-context.builder';
+import type { AgentRunExecutor } from './agent-run.executor';
+import type { RunKind, RunOutcome, RunSession, ThreadRun } from './thread-runner';
+import type { ThreadRunner } from './thread-runner';
+
+/** A question to run on a thread (a chat message, an automation's prompt), its input already checked. */
+export interface QuestionRequest {
+  kind: Extract<RunKind, 'chat' | 'automation'>;
+  /** Who the run acts as; its principal owns the thread. */
+  acting: ActingIdentity;
+  graphKey: string;
+  /** Continue this thread; absent: a new one (`title`, `origin`). */
+  threadId?: string;
+  title: string;
+  origin?: ThreadOrigin;
+  message: string;
+  mentions: string[];
+  /** The run's own provider configuration (an automation's); absent: the workspace's active one. */
+  providerConfigId?: string;
+  /** The run's own budget (an automation's), checked before every upstream call with the run's usage. */
+  budget?: RunBudget;
+  /** Nobody receives the run's events (an automation): no client can apply an action for it. */
+  unattended?: boolean;
+  sink: AgentEventSink;
+  signal: AbortSignal;
+}
+
+/** What the question run needs, wired once (AiModule's factory). */
+export interface QuestionRunDependencies {
+  config: AppConfig;
+  graphs: GraphDataSourceFactory;
+  retriever: GraphRagRetriever;
+  threads: ThreadService;
+  policies: ActionPolicyService;
+  tokenTracker: TokenTracker;
+  providers: LlmProviderResolver;
+  promptLevels: PromptLevelsCache;
+  context: ContextAssembler;
+  smallerContext: SmallerContextBuilder;
+  operations: ChangeOperations;
+  runner: ThreadRunner;
+  executor: AgentRunExecutor;
+  hitl?: HitlObserver;
+}
+
+/** The thread a question runs on, found inside the setup slot. */
+interface QuestionStart {
+  thread: ThreadRecord;
+  graph: Graph;
+  /** The thread was created for this question, which it holds already, with the provider checked then. */
+  stored?: { agentRunId: string; provider: LlmProvider };
+}
+
+/**
+ * The question run the chat and automation use cases share (docs/agent.md): a question on a thread, with at most one
+ * run per thread at a time on any instance. The question is stored first, under the lease, before `sink.thread` (a
+ * pending interrupt superseded in the same commit, with what a crash kept out of the thread told there: docs/agent.md,
+ * "Operations"); its context and DATA_ADDED event follow in a second commit, the event sent before the model's first
+ * token; then the loop, under the acting identity's action policy as stored now, on the run's provider.
+ *
+ * Contract with the transports (through the use cases): `sink.thread(threadId)` first, once the question is stored
+ * (or right before a refusal: thread_busy, budget_exceeded, nothing stored); then tokens and tool events; then exactly
+ * one `complete(result)`, after the thread's lease was released. Failures are thrown as AppError and `complete` is
+ * not called; usage is recorded in every case. `signal` stops the generation: the call resolves with `aborted: true`.
+ */
+export class QuestionRun {
+  private readonly events = new AiEventLogger('agent');
+
+  constructor(private readonly deps: QuestionRunDependencies) {}
+
+  async run(request: QuestionRequest): Promise<AgentResult> {
+    const { principal } = request.acting;
+    const dataSource = this.deps.graphs.forWorkspace(principal.workspace);
+    const session = await this.deps.runner.begin(request.kind, {
+      principal,
+      sink: request.sink,
+      signal: request.signal,
+    });
+    let started: QuestionStart;
+    try {
+      started = await this.start(request, session, dataSource);
+    } catch (error) {
+      return session.abandon(error);
+    }
+    try {
+      return await session.finish(await this.ask(request, started, dataSource, session));
+    } catch (error) {
+      return session.fail(error);
+    }
+  }
+
+  /** The graph and the thread, inside the setup slot, then the thread's lease (a new thread is created holding it). */
+  private async start(
+    request: QuestionRequest,
+    session: RunSession,
+    dataSource: MutableGraphDataSource,
+  ): Promise<QuestionStart> {
+    const { principal } = request.acting;
+    const graph = await dataSource.getGraph(request.graphKey);
+    if (!graph) throw AppError.notFound(`Graph "${request.graphKey}" not found`);
+    if (request.threadId) {
+      const thread = await this.deps.threads.load(principal, request.threadId, request.graphKey);
+      try {
+        await session.leaseThread(thread);
+      } catch (error) {
+        request.sink.thread(thread.threadId);
+        throw error;
+      }
+      this.events.debug('agent_chat_start', {
+        graphKey: request.graphKey,
+        messageLength: request.message.length,
+        threadId: thread.threadId,
+      });
+      return { thread, graph };
+    }
+    const started = await this.startConversation(request, dataSource, graph);
+    session.adopt(started.thread, started.lease);
+    this.events.debug(request.kind === 'automation' ? 'agent_automation_start' : 'agent_chat_start', {
+      graphKey: request.graphKey,
+      messageLength: request.message.length,
+      threadId: started.thread.threadId,
+    });
+    return { thread: started.thread, graph, stored: started.stored };
+  }
+
+  /**
+   * A new conversation, inside its setup slot: the budgets and the provider are checked, then ONE write creates the
+   * thread with the run's lease held and the question stored (ThreadService.createForRun). A refusal by the budgets
+   * or the provider still creates the thread, empty, and announces it before the error.
+   */
+  private async startConversation(request: QuestionRequest, dataSource: MutableGraphDataSource, graph: Graph) {
+    const { principal } = request.acting;
+    let provider: LlmProvider;
+    try {
+      provider = await this.checkedProvider(principal, request, EMPTY_USAGE);
+    } catch (error) {
+      request.sink.thread(
+        (await this.deps.threads.create(principal, request.graphKey, request.title, request.origin)).threadId,
+      );
+      throw error;
+    }
+    const agentRunId = randomUUID();
+    const append = [
+      await this.systemPrompt(graph, dataSource, principal),
+      { id: generateMessageId(Date.now()), role: 'user' as const, content: request.message, createdTime: Date.now() },
+    ];
+    const { thread, lease } = await this.deps.threads.createForRun(
+      principal,
+      request.graphKey,
+      request.title,
+      { operationId: `${agentRunId}:input`, append },
+      request.origin,
+    );
+    return { thread, lease, stored: { agentRunId, provider } };
+  }
+
+  /** A question on a thread whose lease is held: stored (unless a new thread holds it already), then answered. */
+  private async ask(
+    request: QuestionRequest,
+    started: QuestionStart,
+    dataSource: MutableGraphDataSource,
+    run: ThreadRun,
+  ): Promise<RunOutcome> {
+    const { principal } = request.acting;
+    let thread = started.thread;
+    let provider: LlmProvider;
+    let agentRunId: string;
+    let recovered: ThreadEvent[] = [];
+    if (started.stored) {
+      ({ provider, agentRunId } = started.stored);
+    } else {
+      agentRunId = randomUUID();
+      try {
+        // Fresh under the lease: the run starts from what is stored now.
+        thread = await this.deps.threads.load(principal, thread.threadId, thread.graphKey);
+        provider = await this.checkedProvider(principal, request, run.usage.totals());
+        ({ thread, recovered } = await this.storeQuestion(request, thread, started.graph, dataSource, agentRunId, run));
+      } catch (error) {
+        request.sink.thread(started.thread.threadId);
+        throw error;
+      }
+    }
+    // The message is stored: the client may now know the thread. Its first events are held until the upstream
+    // request is written (HeldEventsSink), and sent before anything else in every case.
+    const events = new HeldEventsSink(request.sink);
+    events.thread(thread.threadId);
+    for (const event of recovered) events.event(event);
+    try {
+      return await this.answer(
+        request,
+        { thread, graph: started.graph, provider, agentRunId, recovered },
+        dataSource,
+        run,
+        events,
+      );
+    } finally {
+      events.release();
+    }
+  }
+
+  /** The rest of a stored question's run: its context and DATA_ADDED event, then the loop. */
+  private async answer(
+    request: QuestionRequest,
+    asked: { thread: ThreadRecord; graph: Graph; provider: LlmProvider; agentRunId: string; recovered: ThreadEvent[] },
+    dataSource: MutableGraphDataSource,
+    run: ThreadRun,
+    events: HeldEventsSink,
+  ): Promise<RunOutcome> {
+    const { config, retriever, promptLevels, context, policies, executor, smallerContext } = this.deps;
+    const { acting, message, mentions } = request;
+    const { graph, provider, agentRunId } = asked;
+    let { thread } = asked;
+    await run.pause();
+    const levels = await policies.levelsFor(acting.principal);
+    const unattendedClientApply = request.unattended === true && config.agent.hitlApply === 'client';
+    const authority = new RunAuthority(
+      canEdit(acting.principal),
+      unattendedClientApply ? withoutAutonomous(levels) : levels,
+      [],
+      config.locale,
+    );
+    const { context: retrieved, message: contextContent } = await retriever.retrieveWithMessage(
+      dataSource,
+      thread.graphKey,
+      message,
+      { mentions, locale: config.locale },
+    );
+    const stablePrompt = await promptLevels.levelsFor(dataSource, graph, acting.principal.role, config.locale);
+    const now = Date.now();
+    const contextMessage: ThreadMessage = {
+      id: generateMessageId(now),
+      role: 'system',
+      kind: 'rag_context',
+      content: contextContent,
+      createdTime: now,
+    };
+    // Assembled before the context's commit, so that what memory recalls for this message is in its DATA_ADDED event.
+    const assembled = await context.assemble({
+      levels: stablePrompt,
+      thread,
+      currentContext: contextMessage,
+      signal: run.signal,
+    });
+    // What the context of this message held (docs/policy.md "Thread events"), stored right after it.
+    const dataAdded = dataAddedEvent({
+      context: retrieved,
+      mentions,
+      tokens: approximateTokens(contextContent) + assembled.tokens.recalled,
+      parts: recalledPart(assembled.recalled),
+    });
+    thread = (
+      await run.commit(thread, {
+        operationId: `${agentRunId}:context`,
+        append: [contextMessage, toEventMessage(dataAdded, now)],
+      })
+    ).record;
+    events.event(dataAdded);
+
+    // The event follows its question, as the history shows stored events (a [SYSTEM] line).
+    const history: LlmMessage[] = [...assembled.messages];
+    history.splice(assembled.afterQuestion, 0, {
+      role: 'system',
+      content: renderThreadEvent(dataAdded),
+      threadId: thread.threadId,
+    });
+    const withContext = thread;
+    await run.handOver();
+    // This turn builds the upstream request; undici writes it on a kept-alive connection in the next one (it first
+    // lets the socket's pending events through); the held events go out in the turn after that.
+    setImmediate(() => setImmediate(() => events.release()));
+    const outcome = await executor.execute({
+      acting,
+      provider,
+      budget: request.budget,
+      thread,
+      dataSource,
+      graph,
+      messages: history,
+      sink: events,
+      run,
+      agentRunId,
+      retrievedContext: retrieved,
+      authority,
+      actions: executor.actionsFor({ dataSource, thread, graph, acting }),
+      shrinker: smallerContext.shrinkerFor({
+        dataSource,
+        thread: withContext,
+        question: message,
+        mentions,
+        levels: stablePrompt,
+      }),
+    });
+    if (outcome.type === 'interrupt') this.deps.hitl?.interrupt('proposed');
+    return executor.outcome(thread.threadId, outcome, run.usage, [...asked.recovered, dataAdded]);
+  }
+
+  /** The provider a run of the workspace uses (docs/provider-configs.md): resolved once, at its start. */
+  private async checkedProvider(
+    principal: Principal,
+    request: Pick<QuestionRequest, 'budget' | 'providerConfigId'>,
+    usage: UsageTotals,
+  ): Promise<LlmProvider> {
+    this.deps.tokenTracker.assertWithinBudget();
+    request.budget?.assertWithin(usage);
+    return this.deps.providers.forRun(principal.workspace, request.providerConfigId);
+  }
+
+  /**
+   * The question, stored under the lease before anything else (docs/reliability.md, "Crash"): one commit of the tool
+   * results that settle a pending interrupt it supersedes, the ACTIONS_EXECUTED event of what a crash kept out of the
+   * thread (a decision recorded before it, an autonomous batch whose round never committed: docs/agent.md,
+   * "Operations"), and the user message. Its retrieved context follows in a commit of its own.
+   */
+  private async storeQuestion(
+    request: QuestionRequest,
+    thread: ThreadRecord,
+    graph: Graph,
+    dataSource: MutableGraphDataSource,
+    agentRunId: string,
+    run: ThreadRun,
+  ): Promise<{ thread: ThreadRecord; recovered: ThreadEvent[] }> {
+    const now = Date.now();
+    const pending = thread.pendingInterrupt;
+    const operations = await this.deps.operations.listForThread(dataSource.workspace, thread.threadId);
+    const decided = pending ? decisionsOf(pending, thread.threadId, operations) : new Map<string, OperationRecord>();
+    const append: ThreadMessage[] = pending ? supersededResults(pending, now, this.deps.config.locale, decided) : [];
+    const untold = [...decided.values(), ...orphansOf(thread, operations, decided)].filter(
+      (record) => record.status !== 'rejected',
+    );
+    const recovered: ThreadEvent[] = [];
+    if (untold.length > 0) {
+      const actions: RunActions = this.deps.executor.actionsFor({ dataSource, thread, graph, acting: request.acting });
+      recovered.push(actions.recoveredEvent(untold));
+    }
+    if (thread.messages.length === 0) append.push(await this.systemPrompt(graph, dataSource, request.acting.principal));
+    append.push(...recovered.map((event) => toEventMessage(event, now)));
+    append.push({ id: generateMessageId(now), role: 'user', content: request.message, createdTime: now });
+    const { record } = await run.commit(thread, {
+      operationId: `${agentRunId}:input`,
+      append,
+      ...(pending ? { pendingInterrupt: null } : {}),
+    });
+    if (pending) this.deps.hitl?.interrupt('superseded');
+    return { thread: record, recovered };
+  }
+
+  /** The system prompt of a thread's first message: the stable levels as they are now. */
+  private async systemPrompt(
+    graph: Graph,
+    dataSource: MutableGraphDataSource,
+    principal: Principal,
+  ): Promise<ThreadMessage> {
+    const now = Date.now();
+    const { promptLevels, config } = this.deps;
+    return {
+      id: generateMessageId(now),
+      role: 'system',
+      kind: 'system_prompt',
+      content: joinPromptLevels(await promptLevels.levelsFor(dataSource, graph, principal.role, config.locale)),
+      createdTime: now,
+    };
+  }
+}
+
+/** The recorded decisions of a pending interrupt's calls (a crash kept them out of the thread). */
+function decisionsOf(
+  pending: PendingInterrupt,
+  threadId: string,
+  operations: readonly OperationRecord[],
+): Map<string, OperationRecord> {
+  const byId = new Map(operations.map((record) => [record.operationId, record]));
+  const decided = new Map<string, OperationRecord>();
+  for (const callId of [pending.interrupt.toolCallId, ...pending.remainingToolCalls.map((call) => call.id)]) {
+    const record = byId.get(operationIdOf(threadId, callId));
+    if (record) decided.set(callId, record);
+  }
+  return decided;
+}
+
+/**
+ * Operations applied for calls the thread holds no result of, outside its pending interrupt, and told by no event:
+ * an autonomous round a crash kept from its commit. The model never saw them; it must, or it might propose them again.
+ */
+function orphansOf(
+  thread: ThreadRecord,
+  operations: readonly OperationRecord[],
+  decided: ReadonlyMap<string, OperationRecord>,
+): OperationRecord[] {
+  const answered = new Set<string>();
+  const told = new Set<string>();
+  for (const message of thread.messages) {
+    if (message.role === 'tool' && message.toolCallId) answered.add(message.toolCallId);
+    for (const id of message.event?.operationIds ?? []) told.add(id);
+  }
+  return operations.filter(
+    (record) =>
+      record.toolCallId !== undefined &&
+      (record.status === 'applied' || record.status === 'sent') &&
+      !answered.has(record.toolCallId) &&
+      !decided.has(record.toolCallId) &&
+      !told.has(record.operationId),
+  );
+}
+
+/** The recalled memory of a message, as a part of its DATA_ADDED event (none when nothing was recalled). */
+function recalledPart(recalled: readonly RecalledMemory[]): ContextPart[] {
+  if (recalled.length === 0) return [];
+  const records = recalled.map(
+    ({ record, score }) =>
+      `${record.level === 0 ? 'turn' : `level-${record.level} summary`} of ${record.createdAt} (similarity ${score.toFixed(2)})`,
+  );
+  return [
+    {
+      summary: plural(recalled.length, 'recalled memory record'),
+      label: 'recalled memory',
+      detail: records.join('; '),
+    },
+  ];
+}
