@@ -75,6 +75,7 @@ describe(AiChatClient.name, () => {
       socket.emit('ai:apply', {
         _id,
         threadId: 'ai_t1',
+        operationId: 'ai_t1:c2',
         toolCallId: 'c2',
         proposedAction: { type: 'delete_edge', payload: { edgeKey: 'e1' }, reason: 'unused' },
         preview: {

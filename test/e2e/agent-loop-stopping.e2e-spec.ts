@@ -102,7 +102,7 @@ describe('The agent loop end to end: smart stopping, limits, stop reasons and th
     expect(client.eventsOf(requestId).map((event) => event.event)).not.toContain('ai:token');
     const stored = (await request(app.url).get(`/api/ai/thread/${threadId}`).expect(200)).body;
     expect(stored.messages.filter((message: { role: string }) => message.role !== 'event')).toEqual([
-      { role: 'user', content: 'Is my question kept?', createdTime: expect.any(Number) },
+      { id: expect.any(String), role: 'user', content: 'Is my question kept?', createdTime: expect.any(Number) },
     ]);
     expect((await client.terminalOf(requestId)).complete?.fullText).toBe(
       'A slow answer that takes its time to stream.',

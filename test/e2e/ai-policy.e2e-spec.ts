@@ -236,6 +236,8 @@ describe(`Action policy, questions and thread events (${ActionPolicyController.n
           type: 'ACTIONS_EXECUTED',
           summary: 'Created 1 node on sheet main',
           results: [{ ok: true, label: 'create_node log-auto', detail: 'type log-node' }],
+          // docs/protocol.md §9.1: the operations an event records.
+          operationIds: [`${answer.complete!.threadId}:call_auto`],
         },
       });
       // DATA_ADDED comes before the answer's first token, ACTIONS_EXECUTED after the round's tool result.
@@ -254,7 +256,16 @@ describe(`Action policy, questions and thread events (${ActionPolicyController.n
       await putPolicy({ default: { delete_node: 'ask_first' } }).expect(200);
       server.enqueue(
         { toolCalls: [deleteNode('call_first_try', 'error-handler')] },
-        { text: 'May I?', toolCalls: [askUser('call_ask', { kind: 'confirm', question: 'Delete error-handler?' })] },
+        {
+          text: 'May I?',
+          toolCalls: [
+            askUser('call_ask', {
+              kind: 'confirm',
+              question: 'Delete error-handler?',
+              forAction: { kind: 'delete_node', target: 'error-handler' },
+            }),
+          ],
+        },
         { toolCalls: [deleteNode('call_second_try', 'error-handler')] },
         { text: 'Deleted.' },
       );
@@ -270,6 +281,7 @@ describe(`Action policy, questions and thread events (${ActionPolicyController.n
         toolCallId: 'call_ask',
         questionKind: 'confirm',
         question: 'Delete error-handler?',
+        forAction: { kind: 'delete_node', target: 'error-handler' },
       });
       expect(await graphNodes()).toContain('error-handler');
 
@@ -277,7 +289,11 @@ describe(`Action policy, questions and thread events (${ActionPolicyController.n
       expect(resumed.events[1].payload).toEqual({ _id: 2, seq: 2, toolCallId: 'call_ask', toolName: 'ask_user' });
       expect(resumed.complete).toMatchObject({ fullText: 'Deleted.' });
       expect(resumed.complete!.interrupt).toBeUndefined();
-      expect(toolResultSent('call_ask')).toEqual({ status: 'answered', answer: 'yes' });
+      expect(toolResultSent('call_ask')).toEqual({
+        status: 'answered',
+        answer: 'yes',
+        allows: { kind: 'delete_node', target: 'error-handler' },
+      });
       expect(toolResultSent('call_second_try')).toMatchObject({ status: 'applied' });
       expect(await graphNodes()).not.toContain('error-handler');
     });
@@ -351,7 +367,15 @@ describe(`Action policy, questions and thread events (${ActionPolicyController.n
             move('call_rest_move1'),
           ],
         },
-        { toolCalls: [askUser('call_rest_ask', { kind: 'confirm', question: 'Move sort-stats?' })] },
+        {
+          toolCalls: [
+            askUser('call_rest_ask', {
+              kind: 'confirm',
+              question: 'Move sort-stats?',
+              forAction: { kind: 'move_node', target: 'sort-stats' },
+            }),
+          ],
+        },
         { toolCalls: [move('call_rest_move2')] },
         { text: 'Moved.' },
       );
@@ -536,6 +560,8 @@ describe(`Action policy, questions and thread events (${ActionPolicyController.n
       ]);
       const dataAdded = thread.messages[1];
       expect(dataAdded).toEqual({
+        // docs/protocol.md §9.4: every message carries the id undo and restore name.
+        id: expect.any(String),
         role: 'event',
         event: {
           type: 'DATA_ADDED',
@@ -656,6 +682,7 @@ describe(`Action policy, questions and thread events (${ActionPolicyController.n
       expect(apply).toMatchObject({
         _id: 1,
         threadId: answer.complete!.threadId,
+        operationId: `${answer.complete!.threadId}:call_client`,
         toolCallId: 'call_client',
         proposedAction: { type: 'create_node', payload: { nodeKey: 'log-client' } },
         preview: { nodesToCreate: [expect.objectContaining({ _key: 'log-client' })] },
@@ -671,6 +698,8 @@ describe(`Action policy, questions and thread events (${ActionPolicyController.n
         .expect(200);
       expect(rest.body.actions).toEqual([
         {
+          // docs/protocol.md §9.1: AgentResult.actions[] items carry their operation id.
+          operationId: `${rest.body.threadId}:call_client_rest`,
           toolCallId: 'call_client_rest',
           proposedAction: expect.objectContaining({ type: 'create_node' }),
           preview: expect.objectContaining({ sheetId: '0' }),

@@ -100,6 +100,8 @@ describe(`${AiController.name} (REST /api/ai, end to end)`, () => {
     ]);
     expect(thread.body.messages[1]).toMatchObject({ role: 'event', event: { type: 'DATA_ADDED' } });
     expect(thread.body.messages[2]).toEqual({
+      // docs/protocol.md §9.4: every message carries the id undo and restore name.
+      id: expect.any(String),
       role: 'assistant',
       content: 'Let me check. ',
       toolCalls: [{ id: 'call_read', name: 'read_node_detail', arguments: '{"nodeKey":"fetch-api"}' }],

@@ -280,6 +280,8 @@ describe(`${AutomationsController.name} (docs/protocol.md §8.4)`, () => {
           costUsd: expect.any(Number),
           llmCalls: 1,
         },
+        // docs/protocol.md §9.5: each run records who it acted as.
+        acting: { userId: 'alice', role: 'editor', onBehalfOf: 'alice' },
       });
       expect(run.usage.costUsd).toBeCloseTo((1200 * 2.5 + 40 * 10) / 1_000_000, 12);
       expect(run.finishedTime!).toBeGreaterThanOrEqual(run.startedTime);

@@ -79,6 +79,17 @@ export class AiSocketClient {
     return this.terminalOf(payload._id);
   }
 
+  /** `ai:undo` (docs/protocol.md §9.4): resolves once its `ai:reverted` or `ai:error` arrived. */
+  undo(payload: Parameters<AiClientToServerEvents['ai:undo']>[0]): Promise<RequestRecording> {
+    this.socket.emit('ai:undo', payload);
+    return this.terminalOf(payload._id);
+  }
+
+  restore(payload: Parameters<AiClientToServerEvents['ai:restore']>[0]): Promise<RequestRecording> {
+    this.socket.emit('ai:restore', payload);
+    return this.terminalOf(payload._id);
+  }
+
   interrupt(id: number, token?: string): void {
     this.socket.emit('ai:interrupt', { _id: id, ...(token !== undefined ? { token } : {}) });
   }
@@ -88,7 +99,7 @@ export class AiSocketClient {
     (this.socket as unknown as { emit(event: string, payload: unknown): void }).emit(event, payload);
   }
 
-  /** Resolves with everything received for `_id` once its ai:complete or ai:error arrived. */
+  /** Resolves with everything received for `_id` once its terminal event (ai:complete, ai:reverted, ai:error) arrived. */
   async terminalOf(id: number | null, timeoutMs = 5000): Promise<RequestRecording> {
     await this.waitUntil(
       () => this.eventsOf(id).some((event) => isTerminal(event.event)),
@@ -158,5 +169,5 @@ export class AiSocketClient {
 }
 
 function isTerminal(event: AiServerEventName): boolean {
-  return event === 'ai:complete' || event === 'ai:error';
+  return event === 'ai:complete' || event === 'ai:error' || event === 'ai:reverted';
 }

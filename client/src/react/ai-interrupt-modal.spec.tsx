@@ -37,6 +37,7 @@ const batch: ApprovalInterrupt = {
     },
   },
   preview: {
+    basis: { graphRevision: '1', nodes: {}, edges: {} },
     sheetId: '0',
     nodesToCreate: [
       {

@@ -19,17 +19,18 @@ describe(messagesOfThread.name, () => {
       usage,
       pendingInterrupt: interrupt,
       messages: [
-        { role: 'user', content: 'What does fetch-api do?', createdTime: 1 },
+        { id: 'm1', role: 'user', content: 'What does fetch-api do?', createdTime: 1 },
         {
+          id: 'm2b',
           role: 'assistant',
           content: 'Let me look.',
           toolCalls: [{ id: 'c1', name: 'read_node_detail', arguments: '{}' }],
           createdTime: 2,
         },
-        { role: 'tool', content: '{"_key":"fetch-api"}', toolCallId: 'c1', createdTime: 3 },
-        { role: 'assistant', content: 'It calls the API.', createdTime: 4 },
-        { role: 'user', content: 'Remove the note', createdTime: 5 },
-        { role: 'assistant', content: 'Partial', createdTime: 6, aborted: true },
+        { id: 'm2', role: 'tool', content: '{"_key":"fetch-api"}', toolCallId: 'c1', createdTime: 3 },
+        { id: 'm3', role: 'assistant', content: 'It calls the API.', createdTime: 4 },
+        { id: 'm4', role: 'user', content: 'Remove the note', createdTime: 5 },
+        { id: 'm5', role: 'assistant', content: 'Partial', createdTime: 6, aborted: true },
       ],
     };
     const messages = messagesOfThread(thread);

@@ -240,6 +240,7 @@ describe(useAIChat.name, () => {
             reason: 'Log the fetch errors',
           },
           preview: {
+            basis: { graphRevision: '1', nodes: { 'log-errors': null }, edges: {} },
             instructions: [],
             nodesToCreate: [
               { _key: 'log-errors', graphKey: 'nba-workflow', type: 'log-node', sheet: '0', posX: 820, posY: 300 },

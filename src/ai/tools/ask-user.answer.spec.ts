@@ -10,7 +10,6 @@ describe(settleQuestion.name, () => {
     expect(settleQuestion(choice, { approved: true, answer: '2024' })).toEqual({
       status: 'answered',
       content: '{"status":"answered","answer":"2024"}',
-      confirmed: false,
     });
     expect(
       JSON.parse(settleQuestion(choice, { approved: true, answer: '2023', feedback: 'regular season only' }).content),
@@ -32,24 +31,28 @@ describe(settleQuestion.name, () => {
     expect(settleQuestion(choice, { approved: false })).toEqual({
       status: 'declined',
       content: '{"status":"declined"}',
-      confirmed: false,
     });
     expect(appErrorThrownBy(() => settleQuestion(choice, { approved: false, answer: '2024' }))).toMatchObject({
       code: 'bad_request',
     });
   });
 
-  it('answers a confirm question with approved: yes confirms (lifts ask_first), no does not', () => {
+  it('answers a confirm question with approved; a yes allows only the action it was asked for, if any', () => {
     expect(settleQuestion(confirm, { approved: true })).toEqual({
       status: 'answered',
       content: '{"status":"answered","answer":"yes"}',
-      confirmed: true,
     });
     expect(settleQuestion(confirm, { approved: false })).toEqual({
       status: 'answered',
       content: '{"status":"answered","answer":"no"}',
-      confirmed: false,
     });
+    const forAction = { kind: 'delete_node' as const, target: 'root' };
+    expect(settleQuestion({ ...confirm, forAction }, { approved: true })).toEqual({
+      status: 'answered',
+      content: JSON.stringify({ status: 'answered', answer: 'yes', allows: forAction }),
+      allows: forAction,
+    });
+    expect(settleQuestion({ ...confirm, forAction }, { approved: false })).not.toHaveProperty('allows');
     expect(appErrorThrownBy(() => settleQuestion(confirm, { approved: true, answer: 'yes' }))).toMatchObject({
       code: 'bad_request',
     });

@@ -17,6 +17,28 @@ describe('ask_user arguments', () => {
     });
   });
 
+  it('accepts a confirm question asked for an action (forAction), with or without its target', () => {
+    expect(
+      parseAskUserCall({
+        kind: 'confirm',
+        question: 'Delete fetch-api?',
+        forAction: { kind: 'delete_node', target: 'fetch-api' },
+      }),
+    ).toEqual({
+      ok: true,
+      question: {
+        questionKind: 'confirm',
+        question: 'Delete fetch-api?',
+        forAction: { kind: 'delete_node', target: 'fetch-api' },
+      },
+    });
+    expect(
+      parseAskUserCall({ kind: 'confirm', question: 'Delete edges?', forAction: { kind: 'delete_edge' } }),
+    ).toMatchObject({
+      ok: true,
+    });
+  });
+
   it.each([
     ['an unknown kind', { kind: 'text', question: 'Why?' }, 'kind must be one of "choice", "confirm"'],
     ['an unknown key', { kind: 'confirm', question: 'Ok?', default: 'yes' }, 'default is not an allowed property'],
@@ -46,6 +68,21 @@ describe('ask_user arguments', () => {
     ['a repeated option', { kind: 'choice', question: 'Which?', options: ['a', 'b', 'a'] }, '"a" is given twice'],
     ['a blank option', { kind: 'choice', question: 'Which?', options: ['a', ' '] }, 'options must not be blank'],
     ['a non-string option', { kind: 'choice', question: 'Which?', options: ['a', 2] }, 'options[1] must be a string'],
+    [
+      'forAction on a choice',
+      { kind: 'choice', question: 'Which?', options: ['a', 'b'], forAction: { kind: 'delete_node' } },
+      'forAction is only for kind "confirm"',
+    ],
+    [
+      'forAction of an unknown kind',
+      { kind: 'confirm', question: 'Ok?', forAction: { kind: 'teleport_node' } },
+      'forAction.kind must be one of',
+    ],
+    [
+      'forAction with an unknown key',
+      { kind: 'confirm', question: 'Ok?', forAction: { kind: 'delete_node', everything: true } },
+      'everything is not an allowed property',
+    ],
   ])('refuses %s with an error the model can act on', (_what, args, message) => {
     const result = parseAskUserCall(args);
     expect(result.ok).toBe(false);
