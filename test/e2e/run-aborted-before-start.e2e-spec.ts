@@ -58,7 +58,7 @@ describe.each(['openai', 'anthropic'])('A socket run stopped before it starts (%
 
     const kept = (await request(app.url).get(`/api/ai/thread/${threadId}`).expect(200)).body;
     expect(kept.messages).toEqual([
-      { role: 'user', content: 'What does fetch-api do?', createdTime: expect.any(Number) },
+      { id: expect.any(String), role: 'user', content: 'What does fetch-api do?', createdTime: expect.any(Number) },
       expect.objectContaining({ role: 'event', event: expect.objectContaining({ type: 'DATA_ADDED' }) }),
     ]);
     const listed = (await request(app.url).post('/api/ai/threads').send({ graphKey: GRAPH }).expect(200)).body;
