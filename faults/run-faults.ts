@@ -6,6 +6,7 @@ import { argumentValue, numberArgument } from '../bench/bench-arguments';
 import { formatTable } from '../bench/bench-table';
 import { repositoryPath } from '../bench/repository-path';
 import { configureLogging } from '../src/observability/logger';
+import { ApplyWindowResult, runApplyWindowScenario } from './apply-window.scenario';
 import { CommitConflictResult, runCommitConflictScenario } from './commit-conflict.scenario';
 import { ContextLengthResult, runContextLengthScenario } from './context-length.scenario';
 import { CrashScenarioResult, runCrashScenario } from './crash.scenario';
@@ -37,11 +38,15 @@ import { runUpstreamFaultsScenario, UpstreamFaultsResult } from './upstream-faul
  *   context-length  30 questions on one thread outgrowing the model's window: each retried once, smaller
  *   redis        three instances on one redis-server, 9 streams each time: Redis full, READONLY, idle timeout 1 s,
  *                CLIENT KILL of every connection in turn, a restart without persistence, SIGSTOP 5 s
+ *   apply-window kill -9 aimed between a change's operation and the thread's commit: 50 approvals, 20 autonomous
+ *                batches, 10 reverts; approve and reject raced across two processes (10 rounds, kills in half);
+ *                10 stale proposals; 10 reverts over a human's later edit
  *
  *   npm run faults                 (= npm run build && node --expose-gc dist/faults/run-faults.js)
- *   node --expose-gc dist/faults/run-faults.js [--only crash,race,upstream,fuzz-rest,fuzz-socket,isolation,conflicts,context-length,redis]
+ *   node --expose-gc dist/faults/run-faults.js [--only crash,race,upstream,fuzz-rest,fuzz-socket,isolation,conflicts,context-length,redis,apply-window]
  *        [--kills 50] [--kills-at-thread 10] [--resumes 100] [--rounds 3] [--repeat 3] [--runs 1000] [--conversations 8] [--questions 25] [--conflict-runs 30] [--context-questions 30]
- *        [--redis-faults full,readonly,idle-timeout,client-kill,restart,sigstop] [--seed 1] [--out FILE]
+ *        [--redis-faults full,readonly,idle-timeout,client-kill,restart,sigstop]
+ *        [--approval-kills 50] [--batch-kills 20] [--race-rounds 10] [--stale-checks 10] [--revert-checks 20] [--seed 1] [--out FILE]
  *
  * Exit code 1 when a section misses its bar (docs/reliability.md) or crashed.
  */
@@ -56,6 +61,7 @@ const SECTIONS = [
   'conflicts',
   'context-length',
   'redis',
+  'apply-window',
 ] as const;
 type SectionName = (typeof SECTIONS)[number];
 
@@ -261,6 +267,68 @@ function redisFigures(result: RedisFaultsResult): Figure[] {
   });
 }
 
+function applyWindowFigures(result: ApplyWindowResult): Figure[] {
+  const { approvalKills, batchKills, revertKills, race } = result;
+  return [
+    {
+      section: 'apply-window',
+      figure: 'kill -9 inside the apply window of an approval (landed / aimed)',
+      value: `${count(approvalKills.landed)} / ${count(approvalKills.aimed)}`,
+      bar: '≥ 50 landed',
+      pass: approvalKills.landed >= Math.min(50, approvalKills.aimed) && approvalKills.landed === approvalKills.aimed,
+    },
+    {
+      section: 'apply-window',
+      figure: 'kill -9 inside an autonomous batch, between its applies and its commit (landed / aimed)',
+      value: `${count(batchKills.landed)} / ${count(batchKills.aimed)}`,
+      bar: '≥ 20 landed',
+      pass: batchKills.landed >= Math.min(20, batchKills.aimed) && batchKills.landed === batchKills.aimed,
+    },
+    {
+      section: 'apply-window',
+      figure: 'kill -9 inside the window of a revert (landed / aimed)',
+      value: `${count(revertKills.landed)} / ${count(revertKills.aimed)}`,
+      bar: 'all',
+      pass: revertKills.landed === revertKills.aimed,
+    },
+    {
+      section: 'apply-window',
+      figure: 'double applies (a change twice in the graph) / threads not saying what happened / invalid threads',
+      value: `${result.doubleApplies} / ${result.untold} / ${result.invalidThreads}`,
+      bar: '0 / 0 / 0',
+      pass: result.doubleApplies === 0 && result.untold === 0 && result.invalidThreads === 0,
+    },
+    {
+      section: 'apply-window',
+      figure: `approve and reject raced across two processes × ${race.rounds} (${race.killed} killed in the window)`,
+      value: `${race.approved} approved, ${race.rejected} rejected, ${race.notOneOutcome} with no single outcome`,
+      bar: '0 without one outcome',
+      pass: race.notOneOutcome === 0 && race.approved + race.rejected === race.rounds,
+    },
+    {
+      section: 'apply-window',
+      figure: `stale proposals applied (of ${result.staleChecked} whose node a human changed first)`,
+      value: count(result.staleApplied),
+      bar: '0',
+      pass: result.staleApplied === 0 && result.staleChecked > 0,
+    },
+    {
+      section: 'apply-window',
+      figure: `reverts that overwrote a later human edit (of ${result.revertsChecked})`,
+      value: count(result.revertsOverwritingHumanEdits),
+      bar: '0',
+      pass: result.revertsOverwritingHumanEdits === 0 && result.revertsChecked > 0,
+    },
+    {
+      section: 'apply-window',
+      figure: `change-log record per applied change (${count(result.recordBytes.operations)} records)`,
+      value: `average ${count(result.recordBytes.average)} bytes, largest ${count(result.recordBytes.max)} bytes`,
+      bar: 'measured',
+      pass: result.recordBytes.operations > 0,
+    },
+  ];
+}
+
 async function main(): Promise<void> {
   configureLogging({ level: 'error' });
   const only = argumentValue('only')?.split(',') as SectionName[] | undefined;
@@ -347,6 +415,19 @@ async function main(): Promise<void> {
     'context-length',
     () => runContextLengthScenario({ questions: numberArgument('context-questions') ?? 30 }),
     contextLengthFigures,
+  );
+  await run(
+    'apply-window',
+    () =>
+      runApplyWindowScenario({
+        approvalKills: numberArgument('approval-kills') ?? 50,
+        batchKills: numberArgument('batch-kills') ?? 20,
+        raceRounds: numberArgument('race-rounds') ?? 10,
+        staleChecks: numberArgument('stale-checks') ?? 10,
+        revertChecks: numberArgument('revert-checks') ?? 20,
+        seed,
+      }),
+    applyWindowFigures,
   );
 
   await run(

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { canEdit, Principal } from '../../auth/principal';
-import { ChangeOperations, operationIdOf } from '../../changes/change.operations';
+import { ChangeOperations } from '../../changes/change.operations';
 import type { OperationRecord } from '../../changes/operation';
 import type { AppConfig } from '../../config/app-config';
 import type { LlmMessage } from '../../conversation/llm-message';
@@ -21,8 +21,10 @@ import { renderThreadEvent } from '../../threads/history/thread-event.renderer';
 import { generateMessageId } from '../../threads/sortable-id.generator';
 import { toEventMessage } from '../../threads/thread-message.factory';
 import type { ThreadOrigin, ThreadService } from '../../threads/thread.service';
-import { EMPTY_USAGE, PendingInterrupt, ThreadMessage, ThreadRecord, UsageTotals } from '../../threads/thread.types';
+import { EMPTY_USAGE, ThreadMessage, ThreadRecord, UsageTotals } from '../../threads/thread.types';
 import type { RunActions } from '../actions/run-actions';
+import { decisionsOf, untoldProposals, untoldReverts } from '../actions/untold-operations';
+import { actionsRevertedEvent } from '../events/actions-reverted.event';
 import type { AgentEventSink } from '../agent/agent-event.sink';
 import type { AgentResult } from '../agent/agent-result';
 import type { RunBudget } from '../agent/agent-run';
@@ -362,16 +364,19 @@ export class QuestionRun {
     const operations = await this.deps.operations.listForThread(dataSource.workspace, thread.threadId);
     const decided = pending ? decisionsOf(pending, thread.threadId, operations) : new Map<string, OperationRecord>();
     const append: ThreadMessage[] = pending ? supersededResults(pending, now, this.deps.config.locale, decided) : [];
-    const untold = [...decided.values(), ...orphansOf(thread, operations, decided)].filter(
+    const untold = [...decided.values(), ...untoldProposals(thread, operations, decided)].filter(
       (record) => record.status !== 'rejected',
     );
-    const recovered: ThreadEvent[] = [];
+    const recovered: ThreadMessage[] = [];
     if (untold.length > 0) {
       const actions: RunActions = this.deps.executor.actionsFor({ dataSource, thread, graph, acting: request.acting });
-      recovered.push(actions.recoveredEvent(untold));
+      recovered.push(toEventMessage(actions.recoveredEvent(untold), now));
     }
+    // A revert keeps the id of the message it was recorded with (undo names it), so its event is stored under it.
+    for (const revert of untoldReverts(thread, operations))
+      recovered.push({ ...toEventMessage(actionsRevertedEvent(revert, revert.status === 'sent'), now), ...(revert.messageId ? { id: revert.messageId } : {}) });
     if (thread.messages.length === 0) append.push(await this.systemPrompt(graph, dataSource, request.acting.principal));
-    append.push(...recovered.map((event) => toEventMessage(event, now)));
+    append.push(...recovered);
     append.push({ id: generateMessageId(now), role: 'user', content: request.message, createdTime: now });
     const { record } = await run.commit(thread, {
       operationId: `${agentRunId}:input`,
@@ -379,7 +384,7 @@ export class QuestionRun {
       ...(pending ? { pendingInterrupt: null } : {}),
     });
     if (pending) this.deps.hitl?.interrupt('superseded');
-    return { thread: record, recovered };
+    return { thread: record, recovered: recovered.flatMap((message) => (message.event ? [message.event] : [])) };
   }
 
   /** The system prompt of a thread's first message: the stable levels as they are now. */
@@ -398,46 +403,6 @@ export class QuestionRun {
       createdTime: now,
     };
   }
-}
-
-/** The recorded decisions of a pending interrupt's calls (a crash kept them out of the thread). */
-function decisionsOf(
-  pending: PendingInterrupt,
-  threadId: string,
-  operations: readonly OperationRecord[],
-): Map<string, OperationRecord> {
-  const byId = new Map(operations.map((record) => [record.operationId, record]));
-  const decided = new Map<string, OperationRecord>();
-  for (const callId of [pending.interrupt.toolCallId, ...pending.remainingToolCalls.map((call) => call.id)]) {
-    const record = byId.get(operationIdOf(threadId, callId));
-    if (record) decided.set(callId, record);
-  }
-  return decided;
-}
-
-/**
- * Operations applied for calls the thread holds no result of, outside its pending interrupt, and told by no event:
- * an autonomous round a crash kept from its commit. The model never saw them; it must, or it might propose them again.
- */
-function orphansOf(
-  thread: ThreadRecord,
-  operations: readonly OperationRecord[],
-  decided: ReadonlyMap<string, OperationRecord>,
-): OperationRecord[] {
-  const answered = new Set<string>();
-  const told = new Set<string>();
-  for (const message of thread.messages) {
-    if (message.role === 'tool' && message.toolCallId) answered.add(message.toolCallId);
-    for (const id of message.event?.operationIds ?? []) told.add(id);
-  }
-  return operations.filter(
-    (record) =>
-      record.toolCallId !== undefined &&
-      (record.status === 'applied' || record.status === 'sent') &&
-      !answered.has(record.toolCallId) &&
-      !decided.has(record.toolCallId) &&
-      !told.has(record.operationId),
-  );
 }
 
 /** The recalled memory of a message, as a part of its DATA_ADDED event (none when nothing was recalled). */

@@ -14,6 +14,7 @@ import type { ThreadRecord } from '../../threads/thread.types';
 import type { AgentEventSink } from '../agent/agent-event.sink';
 import type { RestoreInput, UndoInput } from '../chat-input';
 import { actionsRevertedEvent } from '../events/actions-reverted.event';
+import { untoldReverts } from '../actions/untold-operations';
 import { messagesOfOperations } from '../thread-changes.view';
 
 /** The answer of undo and restore (docs/protocol.md §9.4). */
@@ -66,6 +67,29 @@ export class RevertChanges {
     );
   }
 
+  /**
+   * Reverts a crash kept out of the thread (recorded, their event never committed) get their event first, under the
+   * message id they were recorded with, so the thread says what happened before anything else is reverted.
+   */
+  private async tellUntoldReverts(
+    thread: ThreadRecord,
+    operations: readonly OperationRecord[],
+    events: RevertEvents | undefined,
+  ): Promise<ThreadRecord> {
+    const untold = untoldReverts(thread, operations);
+    if (untold.length === 0) return thread;
+    const now = Date.now();
+    const told = untold.map((record) => actionsRevertedEvent(record, record.status === 'sent'));
+    const updated = await this.threads.commit(thread, {
+      append: told.map((event, index) => ({
+        ...toEventMessage(event, now),
+        ...(untold[index].messageId ? { id: untold[index].messageId } : {}),
+      })),
+    });
+    for (const event of told) events?.event(event);
+    return updated;
+  }
+
   private async revert(
     principal: Principal,
     threadId: string,
@@ -75,9 +99,11 @@ export class RevertChanges {
     await this.threads.load(principal, threadId);
     events?.thread(threadId);
     if (!canEdit(principal)) throw AppError.forbidden('Only editors and admins can undo or restore changes');
-    const { thread, lease } = await this.threads.beginRun(principal, threadId);
+    const begun = await this.threads.beginRun(principal, threadId);
+    const { lease } = begun;
     try {
-      const operations = await this.operations.listForThread(principal.workspace, thread.threadId);
+      const operations = await this.operations.listForThread(principal.workspace, begun.thread.threadId);
+      const thread = await this.tellUntoldReverts(begun.thread, operations, events);
       const chosen = choose(thread, operations);
       if (chosen.length === 0)
         throw AppError.conflict('Nothing to revert: no change of the assistant is in effect there');
@@ -96,6 +122,7 @@ export class RevertChanges {
       });
       this.retriever.clearCache(thread.graphKey, principal.workspace);
       const event = actionsRevertedEvent(record, record.status === 'sent');
+      // The operation id names this commit: a retry after a failure here writes the event once.
       await this.threads.commit(thread, {
         operationId: record.operationId,
         append: [{ ...toEventMessage(event, now), id: messageId }],
