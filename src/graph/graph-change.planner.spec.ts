@@ -75,6 +75,25 @@ describe(GraphChangePlanner.name, () => {
     expect(plan.nodesToUpdate[0].after).toEqual(node('b', { data: { x: 1, y: { z: 2 } }, posX: 10 }));
   });
 
+  it('removes a field with an unset instruction (an inverse putting back a node that had none), refusing reserved fields', () => {
+    const plan = planner.plan(
+      'g',
+      changes({
+        instructions: [
+          { nodeKey: 'b', op: 'unset', path: ['data'] },
+          { nodeKey: 'a', op: 'unset', path: ['data', 'missing'] },
+        ],
+      }),
+      lookup,
+    );
+    expect(plan.nodesToUpdate.map(({ after }) => after)).toEqual([node('b'), node('a')]);
+    expect(
+      errorOf(() =>
+        planner.plan('g', changes({ instructions: [{ nodeKey: 'a', op: 'unset', path: ['_key'] }] }), lookup),
+      ).code,
+    ).toBe('bad_request');
+  });
+
   it('names the missing node or edge', () => {
     expect(errorOf(() => planner.plan('g', changes({ nodeKeysToDelete: ['ghost'] }), lookup))).toMatchObject({
       code: 'not_found',

@@ -374,7 +374,10 @@ export class QuestionRun {
     }
     // A revert keeps the id of the message it was recorded with (undo names it), so its event is stored under it.
     for (const revert of untoldReverts(thread, operations))
-      recovered.push({ ...toEventMessage(actionsRevertedEvent(revert, revert.status === 'sent'), now), ...(revert.messageId ? { id: revert.messageId } : {}) });
+      recovered.push({
+        ...toEventMessage(actionsRevertedEvent(revert, revert.status === 'sent'), now),
+        ...(revert.messageId ? { id: revert.messageId } : {}),
+      });
     if (thread.messages.length === 0) append.push(await this.systemPrompt(graph, dataSource, request.acting.principal));
     append.push(...recovered);
     append.push({ id: generateMessageId(now), role: 'user', content: request.message, createdTime: now });
