@@ -141,6 +141,60 @@ describe(`Who may change what (${RunAuthority.name}, end to end)`, () => {
       expect(tools.some((name) => name.startsWith('propose_'))).toBe(false);
     });
 
+    it("resumes an automation's interrupt on the automation's own provider configuration", async () => {
+      const own = await ScriptedLlmServer.start();
+      try {
+        const config = (
+          await api()
+            .post('/api/ai/provider-configs')
+            .set(as(admin))
+            .send({
+              name: 'Automation model',
+              provider: 'openai-compatible',
+              model: 'automation-model',
+              baseUrl: own.openAiBaseUrl,
+            })
+            .expect(200)
+        ).body.configId as string;
+        const automationId = (
+          await api()
+            .post('/api/ai/automations')
+            .set(as(editor))
+            .send({
+              name: 'Own model',
+              graphKey: GRAPH,
+              prompt: 'Add a log node.',
+              schedule: { cron: '0 9 * * 1', timezone: 'UTC' },
+              providerConfigId: config,
+            })
+            .expect(200)
+        ).body.automationId as string;
+        own.enqueue({
+          toolCalls: [
+            {
+              id: 'call_own',
+              name: 'propose_create_node',
+              arguments: { nodeKey: 'own-log', typeKey: 'log-node', sheet: '0', posX: 1, posY: 1, reason: 'log' },
+            },
+          ],
+        });
+        await api().post(`/api/ai/automations/${automationId}/run`).set(as(editor)).expect(200);
+        const run = await settled(automationId, editor);
+        expect(run.outcome).toBe('interrupted');
+        own.enqueue({ text: 'Added with my own model.' });
+        const resumed = await api()
+          .post('/api/ai/resume')
+          .set(as(admin))
+          .send({ threadId: run.threadId, approved: true })
+          .expect(200);
+        expect(resumed.body.message).toBe('Added with my own model.');
+        expect(own.requests.map((item) => item.body.model)).toEqual(['automation-model', 'automation-model']);
+        expect(server.requests).toHaveLength(0);
+      } finally {
+        await own.close();
+      }
+    });
+
     it("records the automation run's acting identity with every operation it applies", async () => {
       await putPolicy({ default: { create_node: 'autonomous' } });
       const automationId = await createAutomation(editor, 'Logger');

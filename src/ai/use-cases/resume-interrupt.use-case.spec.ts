@@ -4,6 +4,7 @@ import { Principal } from '../../auth/principal';
 import { AgentResult } from '../agent/agent-result';
 import { ResumeInterrupt } from './resume-interrupt.use-case';
 import { HitlOutcome } from '../hitl.observer';
+import { TokenLimitError } from '../../providers/token-limit.error';
 
 const GRAPH = 'nba-workflow';
 const editor: Principal = { userId: 'alice', workspace: 'default', role: 'editor' };
@@ -448,5 +449,42 @@ describe(`${ResumeInterrupt.name} (human in the loop)`, () => {
     );
     const result = blocks.find((block) => block.type === 'tool_result' && block.tool_use_id === 'toolu_move');
     expect(JSON.stringify(result?.content)).toContain('approved');
+  });
+
+  it("keeps an automation's budget on the resume of its interrupt: a spent one refuses before any upstream call", async () => {
+    const told: string[] = [];
+    harness = await AgentHarness.create({
+      env: server.providerEnv('openai'),
+      automations: {
+        runEnded: async (end) => {
+          told.push(`${end.kind}:${end.error ? 'failed' : (end.result?.type ?? '')}`);
+        },
+        settingsOf: async () => ({
+          budget: {
+            assertWithin: () => {
+              throw new TokenLimitError('cost', 0.01, 0.02, 'en');
+            },
+          },
+        }),
+      },
+    });
+    server.enqueue({ toolCalls: [createLogNode] });
+    const interrupted = await harness.agent.runAutomation(
+      {
+        acting: { principal: editor, automation: { automationId: 'aut_1', onBehalfOf: editor.userId } },
+        graphKey: GRAPH,
+        prompt: 'Log the fetch errors.',
+        title: 'Logger',
+      },
+      new RecordingSink(),
+      signal(),
+    );
+    expect(interrupted.type).toBe('interrupt');
+    await expect(
+      harness.agent.resume(editor, { threadId: interrupted.threadId, approved: true }, new RecordingSink(), signal()),
+    ).rejects.toMatchObject({ code: 'budget_exceeded' });
+    expect(server.requests).toHaveLength(1);
+    expect(await harness.graph().getNodeByKey(GRAPH, 'log-errors')).toBeNull();
+    expect(told).toEqual(['automation:interrupt', 'resume:failed']);
   });
 });
