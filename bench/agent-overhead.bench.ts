@@ -297,7 +297,7 @@ class TimedProvider implements LlmProvider {
   }
 }
 
-async function measureChatService(
+async function measureAskQuestion(
   server: ScriptedLlmServer,
   options: Required<Pick<AgentOverheadOptions, 'iterations' | 'history' | 'warmup'>>,
 ): Promise<OverheadCase[]> {
@@ -349,7 +349,7 @@ export async function runAgentOverheadBench(options: AgentOverheadOptions = {}):
       socket.bodies,
       settings.iterations,
     );
-    const chatService = options.socketOnly ? [] : await measureChatService(server, settings);
+    const chatService = options.socketOnly ? [] : await measureAskQuestion(server, settings);
     return {
       iterations: settings.iterations,
       historyTurns: settings.history,

@@ -17,14 +17,21 @@ export type {
   AiInterruptMessage,
   AiRejoinMessage,
   AiRequestEvent,
+  AiRestoreMessage,
   AiResumeMessage,
+  AiRevertedEvent,
   AiServerToClientEvents,
   AiThreadEvent,
   AiTokenEvent,
   AiToolResultEvent,
   AiToolStartEvent,
+  AiUndoMessage,
+  RefusedRevert,
   ThreadEvent,
 } from '../../src/ai/socket/ai-socket.events';
+export type { OperationActor, OperationVia } from '../../src/changes/operation';
+export type { RevertResult, ThreadChangeView } from '../../src/ai/thread-changes.view';
+export type { ProposalResolution } from '../../src/ai/agent/agent-result';
 export type { ConfirmedAction, Interrupt } from '../../src/conversation/interrupt';
 export type {
   ChangedDocument,

@@ -6,7 +6,7 @@ import type { ActingIdentity } from './authority/acting-identity';
  * restore routes, and of the matching socket events, without `_id` and `token`).
  */
 
-/** Most node keys one message may pin, and the longest key (checked by the DTOs and again by ChatService). */
+/** Most node keys one message may pin, and the longest key (checked by the DTOs and again by the use cases). */
 export const MENTIONS_MAX = 50;
 export const MENTION_MAX_CHARS = 200;
 

@@ -1,5 +1,6 @@
-import type { OperationActor, OperationRecord } from '../changes/operation';
+import type { OperationActor, OperationRecord, RefusedRevert } from '../changes/operation';
 import type { ActionConversionResult } from '../conversation/action-conversion-result';
+import type { ThreadEvent } from '../conversation/thread-event';
 import type { ThreadRecord } from '../threads/thread.types';
 
 /** One applied change of a thread (docs/protocol.md §9.1 GET /api/ai/thread/:threadId/changes). */
@@ -16,6 +17,21 @@ export interface ThreadChangeView {
   revertedBy?: string;
   /** A revert: the operations it reverted. */
   reverts?: string[];
+}
+
+/** The answer of undo and restore (docs/protocol.md §9.4). */
+export interface RevertResult {
+  threadId: string;
+  /** The revert's own operation (`via: "undo"`): undo it with the message of its event. */
+  operationId: string;
+  /** The operations it reverted, newest first. */
+  reverted: string[];
+  /** The parts it did not revert: changed since (a human's later edit is never overwritten), or depending on such a part. */
+  refused: Array<Omit<RefusedRevert, 'operationId'> & { operationId: string }>;
+  /** The ACTIONS_REVERTED event it wrote to the thread. */
+  event: ThreadEvent;
+  /** HITL_APPLY=client: the change set the editor applies (also sent as `ai:apply`). */
+  apply?: { operationId: string; changes: ActionConversionResult };
 }
 
 /**

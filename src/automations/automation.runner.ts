@@ -190,7 +190,7 @@ export class AutomationRunner implements OnModuleDestroy, BeforeApplicationShutd
     }
   }
 
-  /** The run itself: ChatService.runAutomation under the registry and the automation's lease. */
+  /** The run itself: RunAutomation.execute under the registry and the automation's lease. */
   private async converse(
     run: StartedRun,
     prompt: string,

@@ -53,9 +53,10 @@ export function planRevert(
   }
   const inverse = operation.inverse;
   const restoredEdges = new Map(inverse.edgesToCreate.map((edge) => [edge._key, edge]));
-  for (let changed = true; changed;) {
-    changed = false;
-    const before = refused.size;
+  // Refusing one part may refuse what depends on it: until nothing more is refused.
+  let before: number;
+  do {
+    before = refused.size;
     for (const nodeKey of inverse.nodeKeysToDelete) {
       if (refused.has(`node:${nodeKey}`)) continue;
       for (const edgeKey of working.edgesOf(nodeKey)) {
@@ -71,8 +72,7 @@ export function planRevert(
           refuse({ kind: 'edge', key: edgeKey }, restoredByThis ? 'depends_on_refused' : 'changed_since');
       }
     }
-    changed = refused.size !== before;
-  }
+  } while (refused.size !== before);
   const keep = (kind: 'node' | 'edge', key: string) => !refused.has(`${kind}:${key}`);
   const applied: ActionConversionResult = {
     instructions: inverse.instructions.filter((instruction) => keep('node', instruction.nodeKey)),

@@ -18,7 +18,7 @@ const ROLES: readonly Role[] = ['viewer', 'editor', 'admin'];
 
 /**
  * `npm run ai:dump-prompt`: the whole message list the first round of a new
- * conversation sends, assembled as ChatService assembles it (ContextAssembler), level by level:
+ * conversation sends, assembled as QuestionRun assembles it (ContextAssembler), level by level:
  * 1 instructions, 2 the workspace's node types, 3 the graph's state
  * — each closed by a cache breakpoint — then 4 the message's own data (the retrieved context) and the
  * question; each with a token estimate (TokenCounter, o200k), then the tools offered to that role

@@ -31,7 +31,7 @@ export function parseGraphQuestion(
   };
 }
 
-/** The workspace's data source and the context the retriever builds for the question, as ChatService gets them. */
+/** The workspace's data source and the context the retriever builds for the question, as QuestionRun gets them. */
 export async function retrieveQuestionContext(
   app: INestApplicationContext,
   question: GraphQuestion,

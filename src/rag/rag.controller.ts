@@ -120,7 +120,7 @@ export class RagController {
     @Body() body: RagContextRequestDto,
   ): Promise<RagContextResponse> {
     if (body.query.length > this.config.limits.messageMaxChars) {
-      // As chat's message (ChatService): the same limit, the same 413.
+      // As chat's message (AskQuestion): the same limit, the same 413.
       throw new AppError('payload_too_large', `query is longer than ${this.config.limits.messageMaxChars} characters`);
     }
     const context = await this.retriever.retrieve(

@@ -7,6 +7,7 @@ import type { ProposedAction } from '../../conversation/proposed-action';
 import type { ThreadEvent } from '../../conversation/thread-event';
 import type { Graph } from '../../graph/graph.types';
 import type { MutableGraphDataSource } from '../../graph/mutable-graph-data-source';
+import type { GraphRagRetriever } from '../../rag/graph-rag.retriever';
 import type { PendingItem } from '../../threads/thread.types';
 import type { RunProposals } from '../agent/agent-run';
 import { ActingIdentity, actorOf } from '../authority/acting-identity';
@@ -26,8 +27,8 @@ export interface RunActionsOptions {
   /** HITL_APPLY: applied here, or sent to the caller's editor. */
   mode: ApplyMode;
   locale: Locale;
-  /** Told when a graph changed (or may change soon through the client): the retrieval cache forgets it. */
-  graphChanged(): void;
+  /** Forgets a graph that changed (or may change soon through the client): the next question reads it afresh. */
+  retrievalCache: Pick<GraphRagRetriever, 'clearCache'>;
 }
 
 /** What approving a proposal applies: all of it, or some items of a batch, with their basis. */
@@ -159,7 +160,7 @@ export class RunActions implements RunProposals {
         : {}),
     });
     // The graph changed, may change soon through the client, or moved on since the proposal: the next question reads it afresh.
-    this.options.graphChanged();
+    this.options.retrievalCache.clearCache(this.options.graphKey, this.options.dataSource.workspace);
     return decided;
   }
 

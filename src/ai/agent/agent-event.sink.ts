@@ -5,7 +5,7 @@ import { AgentResult } from './agent-result';
 /**
  * Where a run's events go. The Socket.IO gateway forwards each as an `ai:*` event; REST collects
  * them into an AgentResult. A run that starts ends with exactly one complete(); failures are thrown
- * by ChatService (AppError) and mapped by each transport.
+ * by the use cases (AppError) and mapped by each transport.
  */
 export interface AgentEventSink {
   /** First event, as soon as the thread is known. */

@@ -31,7 +31,7 @@ export interface AgentCommit {
 
 /** A commit as the loop hands it over: with the operation id it must be written under (idempotency). */
 export interface AgentCommitRequest extends AgentCommit {
-  /** `<runId>:<n>`, n counting the run's commits from 0: the same id when a commit is replayed. */
+  /** `<agentRunId>:<n>`, n counting the run's commits from 0: the same id when a commit is replayed. */
   operationId: string;
 }
 
@@ -137,11 +137,11 @@ export interface AgentRunRequest {
  * reached: the same), `interrupt` (waiting for a human), `aborted` (stopped by the user, a
  * disconnect or shutdown); `error` is the caller's, for a run that threw.
  */
-export type RunStopReason = 'answer' | 'no_progress' | 'rounds_spent' | 'interrupt' | 'aborted' | 'error';
+export type AgentRunStopReason = 'answer' | 'no_progress' | 'rounds_spent' | 'interrupt' | 'aborted' | 'error';
 
 /** How much work a run did, for its log line and the efficiency metrics. */
 export interface AgentRunStats {
-  stopReason: Exclude<RunStopReason, 'error'>;
+  stopReason: Exclude<AgentRunStopReason, 'error'>;
   /** Tool rounds: upstream calls whose tool calls were processed. */
   rounds: number;
   /** Tool results that succeeded (reads that ran, decisions applied). */

@@ -136,7 +136,7 @@ const COMPLETION_COUNT_MAX_CHARS = 2_000;
  *
  * A run makes at most maxToolRounds + 1 upstream calls (+ 1 retry with a smaller context after a
  * `context_length` refusal): after maxToolRounds rounds whose tool calls were executed, or as soon
- * as its rounds stop bringing anything new (smart stopping, RunProgress), one final call without
+ * as its rounds stop bringing anything new (smart stopping, SmartStopping), one final call without
  * tools so the user always gets an answer. Before each call the messages are checked to belong to
  * the run's thread; each call is traced (round, operation id, replays, whether its commit applied).
  */

@@ -6,7 +6,7 @@ import type { AgentResult } from './agent-result';
 /**
  * A sink that holds a question's first events (`thread`, then its DATA_ADDED `event`) until
  * `release()`, and always sends them, in order, before anything else it is given (a token, a tool
- * event, the end). ChatService releases them in the turn of the event loop after the one in which
+ * event, the end). QuestionRun releases them in the turn of the event loop after the one in which
  * undici writes the upstream request: sending them (two socket writes, ~0.1 ms at one conversation) then
  * no longer delays the request, and the client still gets `ai:thread` first and the event before the
  * first token (docs/protocol-notes.md, "When ai:thread comes").

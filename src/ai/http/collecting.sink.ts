@@ -1,14 +1,14 @@
 import { AppError } from '../../errors/app-error';
 import type { AgentEventSink } from '../agent/agent-event.sink';
 import type { AgentResult } from '../agent/agent-result';
-import type { RunProgress } from '../runs/active-run.registry';
+import type { GenerationProgress } from '../runs/active-run.registry';
 
 /**
  * The REST side of a run: nothing is streamed, the run's terminal result is the HTTP answer
  * (docs/protocol.md §3 AgentResult). Counts fragments and remembers the thread for the logs of a
  * run stopped by a client that went away.
  */
-export class CollectingSink implements AgentEventSink, RunProgress {
+export class CollectingSink implements AgentEventSink, GenerationProgress {
   threadId: string | null = null;
   tokensStreamed = 0;
   private outcome: AgentResult | null = null;

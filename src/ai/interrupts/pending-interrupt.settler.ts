@@ -5,12 +5,9 @@ import type { ConfirmedAction } from '../../conversation/interrupt';
 import { AppError } from '../../errors/app-error';
 import { generateMessageId } from '../../threads/sortable-id.generator';
 import { PendingInterrupt, PendingItem, ThreadMessage } from '../../threads/thread.types';
-import { mergeChangeSets } from '../actions/action.converter';
 import { mergedBasis } from '../../changes/proposal-basis';
+import { mergeChangeSets } from '../actions/action.converter';
 import { applicationOf, ApprovedChange, RunActions } from '../actions/run-actions';
-
-/** Where a human's decision on a proposal is recorded (RunActions: one operation each). */
-export type DecisionActions = Pick<RunActions, 'applyApproved' | 'reject'>;
 import { ProposalResolution } from '../agent/agent-result';
 import {
   autonomousResultContent,
@@ -23,6 +20,9 @@ import {
 } from '../agent/tool-result.message';
 import { HitlObserver } from '../hitl.observer';
 import { declinedContent, settleQuestion } from '../tools/ask-user.answer';
+
+/** Where a human's decision on a proposal is recorded (RunActions: one operation each). */
+export type DecisionActions = Pick<RunActions, 'applyApproved' | 'reject'>;
 
 /** The human's answer to a pending interrupt (POST /api/ai/resume, ai:resume), its texts already checked. */
 export interface InterruptDecision {
@@ -94,11 +94,10 @@ export class PendingInterruptSettler {
     this.check(pending, decision);
     const actor = approverOf(approver, pending);
     let record: OperationRecord;
-    let change: ApprovedChange | null = null;
     if (!approved) {
       record = (await actions.reject(interrupt.toolCallId, actor, interrupt.preview.sheetId)).record;
     } else {
-      change = pending.items
+      const change: ApprovedChange = pending.items
         ? approvedChange(interrupt, pending.items, decision.approvedItems ?? pending.items.map((item) => item.itemId))
         : { changes: interrupt.preview, basis: interrupt.preview.basis ?? null };
       record = (await actions.applyApproved(interrupt.toolCallId, actor, change)).record;

@@ -6,10 +6,10 @@ import { Logger } from '../../observability/logger';
 import { generateSortableId } from '../../threads/sortable-id.generator';
 
 /** Why a running generation was stopped before it ended on its own. */
-export type RunStopReason = 'interrupt' | 'client_disconnect' | 'shutdown';
+export type GenerationStopReason = 'interrupt' | 'client_disconnect' | 'shutdown';
 
 /** What the transport knows about a run's progress (its sink), reported when the run is stopped. */
-export interface RunProgress {
+export interface GenerationProgress {
   readonly threadId: string | null;
   /** Text fragments forwarded to the client so far. */
   readonly tokensStreamed: number;
@@ -21,17 +21,17 @@ export interface ActiveRun {
   readonly requestId: string | number;
   /** Unique across instances: names the run in its event log and in stop and watch messages between instances. */
   readonly runKey: string;
-  /** Handed to ChatService: aborting it cancels the upstream request (the run completes with the partial text). */
+  /** Handed to the use case: aborting it cancels the upstream request (the run completes with the partial text). */
   readonly signal: AbortSignal;
   /** Null while nothing stopped it. */
-  readonly stopReason: RunStopReason | null;
-  stop(reason: RunStopReason): void;
+  readonly stopReason: GenerationStopReason | null;
+  stop(reason: GenerationStopReason): void;
   /** The run settled (terminal answer sent): forget it. Idempotent. */
   end(): void;
 }
 
 interface RunEntry extends ActiveRun {
-  readonly progress: RunProgress;
+  readonly progress: GenerationProgress;
   readonly settled: Promise<void>;
   /** The sockets (any instance) receiving the run's events: its own socket, and those that rejoined it. */
   readonly watchers: Set<string>;
@@ -57,7 +57,7 @@ const logger = new Logger('runs');
  * with a rejoined socket does not keep the run alive forever.
  *
  * At shutdown (onModuleDestroy, before ThreadService releases leases and closes the store) every run
- * is stopped and awaited, so ChatService commits each partial answer and the clients get their
+ * is stopped and awaited, so each run commits its partial answer and the clients get their
  * `aborted` terminal answer while the sockets are still open.
  */
 @Injectable()
@@ -75,7 +75,7 @@ export class ActiveRunRegistry implements OnModuleDestroy {
   begin(
     owner: string,
     requestId: string | number,
-    progress: RunProgress,
+    progress: GenerationProgress,
     runKey = generateSortableId('run_'),
   ): ActiveRun | null {
     let owned = this.runs.get(owner);
@@ -87,7 +87,7 @@ export class ActiveRunRegistry implements OnModuleDestroy {
     const controller = new AbortController();
     let settle!: () => void;
     const settled = new Promise<void>((resolve) => (settle = resolve));
-    let stopReason: RunStopReason | null = null;
+    let stopReason: GenerationStopReason | null = null;
     let ended = false;
     const entry: RunEntry = {
       owner,
@@ -136,7 +136,7 @@ export class ActiveRunRegistry implements OnModuleDestroy {
   }
 
   /** Stops one run of the owner; false when it is not running (unknown, or already settled). */
-  stop(owner: string, requestId: string | number, reason: RunStopReason): boolean {
+  stop(owner: string, requestId: string | number, reason: GenerationStopReason): boolean {
     const entry = this.runs.get(owner)?.get(requestId);
     if (!entry) return false;
     entry.stop(reason);
@@ -144,7 +144,7 @@ export class ActiveRunRegistry implements OnModuleDestroy {
   }
 
   /** Stops the run with this key (a stop sent by another instance, a lost log); false when it does not run here. */
-  stopRun(runKey: string, reason: RunStopReason): boolean {
+  stopRun(runKey: string, reason: GenerationStopReason): boolean {
     const entry = this.byKey.get(runKey);
     if (!entry) return false;
     entry.stop(reason);
@@ -193,7 +193,7 @@ export class ActiveRunRegistry implements OnModuleDestroy {
   }
 
   /** Stops every run and resolves once all settled, or after `timeoutMs` (false then). */
-  async stopAll(reason: RunStopReason, timeoutMs: number): Promise<boolean> {
+  async stopAll(reason: GenerationStopReason, timeoutMs: number): Promise<boolean> {
     const entries = [...this.runs.values()].flatMap((owned) => [...owned.values()]);
     for (const entry of entries) entry.stop(reason);
     if (entries.length === 0) return true;
@@ -266,7 +266,7 @@ export class ActiveRunRegistry implements OnModuleDestroy {
     entry.graceTimer = null;
   }
 
-  private logStop(entry: RunEntry, reason: RunStopReason): void {
+  private logStop(entry: RunEntry, reason: GenerationStopReason): void {
     const fields = {
       sessionId: `${entry.owner}/${entry.requestId}`,
       threadId: entry.progress.threadId ?? undefined,

@@ -73,7 +73,7 @@ export class AgentRunExecutor {
       acting,
       mode: this.config.agent.hitlApply,
       locale: this.config.locale,
-      graphChanged: () => this.retriever.clearCache(thread.graphKey, dataSource.workspace),
+      retrievalCache: this.retriever,
     });
   }
 

@@ -1,4 +1,4 @@
-import type { RunStopReason } from '../agent/agent-run';
+import type { AgentRunStopReason } from '../agent/agent-run';
 import type { CommitConflictObserver } from './round-commit.replayer';
 
 export type RunKind = 'chat' | 'resume' | 'automation';
@@ -6,7 +6,7 @@ export type RunKind = 'chat' | 'resume' | 'automation';
 /** How a run ended, as its log line and the metrics see it. */
 export interface RunEnd {
   kind: RunKind;
-  stopReason: RunStopReason;
+  stopReason: AgentRunStopReason;
   /** Tool rounds (upstream calls whose tool calls were processed). */
   rounds: number;
   /** Tool calls the model made. */

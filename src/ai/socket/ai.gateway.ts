@@ -66,7 +66,7 @@ type RunStarter<T> = (
  * middleware); a `token` on a message overrides the handshake principal for that message. Each
  * request's abort controller lives in the ActiveRunRegistry, keyed by socket id and `_id` and by run
  * key: `ai:interrupt` stops the generation upstream (through RunControl for a rejoined request running
- * on another instance), a disconnect applies AI_DISCONNECT_POLICY, and ChatService keeps the partial
+ * on another instance), a disconnect applies AI_DISCONNECT_POLICY, and the run keeps the partial
  * text in the thread. With REDIS_URL the namespace uses Socket.IO's Redis adapter. Requests are handled
  * in arrival order, a few per turn of the event loop (SocketMessageInbox), so a burst of them
  * cannot stall the process.
@@ -288,7 +288,7 @@ export class AiGateway
       .consume(principal)
       .then(() => run(principal, message, sink, active.signal))
       .then((result) => {
-        // ChatService completes every run it does not throw from; this is a safety net for the contract.
+        // The use cases complete every run it does not throw from; this is a safety net for the contract.
         if (!sink.isFinished) throw new Error('The run ended without a result');
         this.metrics.event(event, result.type === 'message' && result.aborted ? 'aborted' : 'ok');
       })

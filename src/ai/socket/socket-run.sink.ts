@@ -2,7 +2,7 @@ import type { ThreadEvent } from '../../conversation/thread-event';
 import type { ApplyRequest } from '../actions/checked-action';
 import type { AgentEventSink } from '../agent/agent-event.sink';
 import type { AgentResult } from '../agent/agent-result';
-import type { RunProgress } from '../runs/active-run.registry';
+import type { GenerationProgress } from '../runs/active-run.registry';
 import type { RunEventName, RunEventWriter } from '../runs/run-event.log';
 import type { AiEventTarget } from './ai-server-socket';
 import type { AiErrorEvent, AiRevertedEvent, AiServerToClientEvents } from './ai-socket.events';
@@ -25,7 +25,7 @@ const UNLOGGED: RunEventWriter = { append: () => undefined, markLatest: () => un
  * (docs/protocol.md §8.7): also while its socket is disconnected (AI_DISCONNECT_POLICY=continue), when
  * nothing is sent to the socket itself.
  */
-export class SocketRunSink implements AgentEventSink, Flushable, RunProgress {
+export class SocketRunSink implements AgentEventSink, Flushable, GenerationProgress {
   threadId: string | null = null;
   tokensStreamed = 0;
   private buffer = '';

@@ -1,9 +1,7 @@
 import { canEdit, Principal } from '../../auth/principal';
 import type { ChangeOperations } from '../../changes/change.operations';
-import type { OperationRecord, RefusedRevert } from '../../changes/operation';
+import type { OperationRecord } from '../../changes/operation';
 import type { AppConfig } from '../../config/app-config';
-import type { ActionConversionResult } from '../../conversation/action-conversion-result';
-import type { ThreadEvent } from '../../conversation/thread-event';
 import { AppError } from '../../errors/app-error';
 import { Logger } from '../../observability/logger';
 import type { GraphRagRetriever } from '../../rag/graph-rag.retriever';
@@ -15,22 +13,9 @@ import type { AgentEventSink } from '../agent/agent-event.sink';
 import type { RestoreInput, UndoInput } from '../chat-input';
 import { actionsRevertedEvent } from '../events/actions-reverted.event';
 import { untoldReverts } from '../actions/untold-operations';
-import { messagesOfOperations } from '../thread-changes.view';
+import { messagesOfOperations, RevertResult } from '../thread-changes.view';
 
-/** The answer of undo and restore (docs/protocol.md §9.4). */
-export interface RevertResult {
-  threadId: string;
-  /** The revert's own operation (`via: "undo"`): undo it with the message of its event. */
-  operationId: string;
-  /** The operations it reverted, newest first. */
-  reverted: string[];
-  /** The parts it did not revert: changed since (a human's later edit is never overwritten), or depending on such a part. */
-  refused: Array<Omit<RefusedRevert, 'operationId'> & { operationId: string }>;
-  /** The ACTIONS_REVERTED event it wrote to the thread. */
-  event: ThreadEvent;
-  /** HITL_APPLY=client: the change set the editor applies (also sent as `ai:apply`). */
-  apply?: { operationId: string; changes: ActionConversionResult };
-}
+export type { RevertResult } from '../thread-changes.view';
 
 /** Where a revert's events go on a socket: the thread first, its event, the change to apply (client mode). */
 export type RevertEvents = Pick<AgentEventSink, 'thread' | 'event' | 'apply'>;
