@@ -123,6 +123,7 @@ export function batchInterrupt(): ApprovalInterrupt {
       ],
       nodeKeysToDelete: ['error-handler'],
       edgeKeysToDelete: [],
+      basis: { graphRevision: '7', nodes: {}, edges: {} },
     },
   };
 }

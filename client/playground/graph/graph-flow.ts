@@ -1,6 +1,6 @@
 import type { Edge, Node } from '@xyflow/react';
 import type { GraphDocument, GraphEdge, GraphNode } from '../../src/protocol';
-import type { ChangeItem } from '../../src/proposal-description';
+import type { ChangeItem } from '../../src/protocol';
 import {
   type ElementMark,
   type Highlight,

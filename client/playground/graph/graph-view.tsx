@@ -1,6 +1,6 @@
 import { Background, Controls, type NodeTypes, ReactFlow, useEdgesState, useNodesState } from '@xyflow/react';
 import { useEffect, useMemo, useState } from 'react';
-import { describeProposal } from '../../src/proposal-description';
+import { describeProposal } from '../../src/protocol';
 import type { ApprovalInterrupt, GraphDocument } from '../../src/protocol';
 import { ElementDetails, type SelectedElement } from './element-details';
 import { type AutoLayout, proposalCounts, type SheetFlow, sheetFlow, sheetNeedsLayout } from './graph-flow';

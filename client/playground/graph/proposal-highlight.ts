@@ -1,4 +1,4 @@
-import { type ChangeItem, describeProposal } from '../../src/proposal-description';
+import { type ChangeItem, describeProposal } from '../../src/protocol';
 import type { ApprovalInterrupt, GraphEdge, GraphNode, NodeFieldInstruction } from '../../src/protocol';
 
 /** How a proposal touches a node or an edge, as the legend names it: a move is a change. */

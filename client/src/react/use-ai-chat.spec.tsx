@@ -189,6 +189,7 @@ describe(useAIChat.name, () => {
         _id,
         threadId: 'ai_a',
         toolCallId: 'call_auto',
+        operationId: 'ai_a:call_auto',
         proposedAction: {
           type: 'create_node',
           payload: { nodeKey: 'log-errors', typeKey: 'log-node', sheet: '0', posX: 820, posY: 300 },
