@@ -7,7 +7,7 @@
  */
 import type { INestApplication } from '@nestjs/common';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ChangeOperations, DecidedOperation } from '../src/changes/change.operations';
+import { OperationService, DecidedOperation } from '../src/changes/operation.service';
 
 /** Longer than the parent needs to kill the process once told. */
 const HOLD_MS = 5_000;
@@ -19,7 +19,7 @@ interface Arming {
 }
 
 export function beforeListen(app: INestApplication): void {
-  const operations = app.get(ChangeOperations, { strict: false });
+  const operations = app.get(OperationService, { strict: false });
   let armed: Arming | null = null;
   process.on('message', (message: { applyWindow?: string; after?: number; kind?: Arming['kind'] }) => {
     if (message?.applyWindow === 'arm') armed = { kind: message.kind ?? 'apply', after: message.after ?? 1, seen: 0 };

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module';
-import { ChangeOperations } from '../changes/change.operations';
+import { OperationService } from '../changes/operation.service';
 import { ChangesModule } from '../changes/changes.module';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/app-config.token';
@@ -71,7 +71,7 @@ import { ThreadQueries } from './use-cases/thread-queries.use-case';
  * for any transport (the REST controller, the Socket.IO gateway, the automations): AskQuestion (start or continue a
  * conversation), ResumeInterrupt, RunAutomation, ThreadQueries, RevertChanges (undo, restore). The chat and the
  * automation run share the QuestionRun; every use case that runs the loop shares the ThreadRunner (setup gate,
- * leases, commits, usage, the end of a run) and the AgentRunExecutor (tools, actions through THE ChangeOperations,
+ * leases, commits, usage, the end of a run) and the AgentRunExecutor (tools, actions through THE OperationService,
  * commits). All plain classes, wired here with factories; nothing is created with `new` inside an injectable.
  * The automations are told of runs on their threads through AUTOMATION_RUNS (provided by AutomationsModule when it
  * runs): an injected port, called down; the automations call RunAutomation, never registered from below.
@@ -185,8 +185,8 @@ import { ThreadQueries } from './use-cases/thread-queries.use-case';
     },
     {
       provide: AgentRunExecutor,
-      inject: [APP_CONFIG, AgentLoop, ChangeOperations, GraphRagRetriever],
-      useFactory: (config: AppConfig, loop: AgentLoop, operations: ChangeOperations, retriever: GraphRagRetriever) =>
+      inject: [APP_CONFIG, AgentLoop, OperationService, GraphRagRetriever],
+      useFactory: (config: AppConfig, loop: AgentLoop, operations: OperationService, retriever: GraphRagRetriever) =>
         new AgentRunExecutor(loop, operations, retriever, config),
     },
     {
@@ -202,7 +202,7 @@ import { ThreadQueries } from './use-cases/thread-queries.use-case';
         PromptLevelsCache,
         ContextAssembler,
         SmallerContextBuilder,
-        ChangeOperations,
+        OperationService,
         ThreadRunner,
         AgentRunExecutor,
         HITL_OBSERVER,
@@ -218,7 +218,7 @@ import { ThreadQueries } from './use-cases/thread-queries.use-case';
         promptLevels: PromptLevelsCache,
         context: ContextAssembler,
         smallerContext: SmallerContextBuilder,
-        operations: ChangeOperations,
+        operations: OperationService,
         runner: ThreadRunner,
         executor: AgentRunExecutor,
         hitl: HitlObserver,
@@ -303,16 +303,16 @@ import { ThreadQueries } from './use-cases/thread-queries.use-case';
     },
     {
       provide: ThreadQueries,
-      inject: [ThreadService, ChangeOperations, MemoryService],
-      useFactory: (threads: ThreadService, operations: ChangeOperations, memory: MemoryService) =>
+      inject: [ThreadService, OperationService, MemoryService],
+      useFactory: (threads: ThreadService, operations: OperationService, memory: MemoryService) =>
         new ThreadQueries(threads, operations, memory),
     },
     {
       provide: RevertChanges,
-      inject: [ThreadService, ChangeOperations, GraphRagRetriever, APP_CONFIG],
+      inject: [ThreadService, OperationService, GraphRagRetriever, APP_CONFIG],
       useFactory: (
         threads: ThreadService,
-        operations: ChangeOperations,
+        operations: OperationService,
         retriever: GraphRagRetriever,
         config: AppConfig,
       ) => new RevertChanges(threads, operations, retriever, config),

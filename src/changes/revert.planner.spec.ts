@@ -26,7 +26,7 @@ const edge = (key: string, source: string, target: string): GraphEdge => ({
 });
 const ALL = { nodes: new Set(['a', 'b', 'c']), edges: new Set(['e1', 'e2']), edgesOfNodes: new Set(['a', 'b', 'c']) };
 
-/** An operation as ChangeOperations records it: applied to `state`, with its inverse and what it touched. */
+/** An operation as OperationService records it: applied to `state`, with its inverse and what it touched. */
 function operate(state: GraphSnapshot, operationId: string, changes: ActionConversionResult): OperationRecord {
   const before = state.clone();
   state.apply(changes);

@@ -3,8 +3,8 @@ import { ModuleRef } from '@nestjs/core';
 import type { Database } from 'arangojs';
 import { ArangoAutomationRepository } from '../automations/arango/arango-automation.repository';
 import { AUTOMATION_REPOSITORY } from '../automations/automation-repository.token';
-import { ArangoChangeLogStore } from '../changes/arango/arango-change-log.store';
-import { CHANGE_LOG_STORE } from '../changes/change-log-store.token';
+import { ArangoOperationRepository } from '../changes/arango/arango-operation.repository';
+import { OPERATION_REPOSITORY } from '../changes/operation-repository.token';
 import { ArangoConnectionSettings, ArangoConnector } from '../database/arango/arango-connector';
 import { ARANGO_DATABASE } from '../database/arango/arango-database.token';
 import { ArangoGraphStore } from '../graph/arango/arango-graph.store';
@@ -62,9 +62,9 @@ export class ArangoPersistenceModule implements OnApplicationShutdown {
           useFactory: (db: Database) => ArangoAutomationRepository.open(db),
         },
         {
-          provide: CHANGE_LOG_STORE,
+          provide: OPERATION_REPOSITORY,
           inject: [ARANGO_DATABASE, GRAPH_STORE],
-          useFactory: (db: Database, graphs: ArangoGraphStore) => ArangoChangeLogStore.open(db, graphs),
+          useFactory: (db: Database, graphs: ArangoGraphStore) => ArangoOperationRepository.open(db, graphs),
         },
         {
           provide: MEMBER_ROLE_REPOSITORY,

@@ -1,6 +1,6 @@
 import type { ModuleRef } from '@nestjs/core';
 import { AUTOMATION_REPOSITORY } from '../automations/automation-repository.token';
-import { CHANGE_LOG_STORE } from '../changes/change-log-store.token';
+import { OPERATION_REPOSITORY } from '../changes/operation-repository.token';
 import { GRAPH_STORE } from '../graph/graph-store.token';
 import { MEMORY_REPOSITORY } from '../memory/memory-repository.token';
 import { PROVIDER_CONFIG_REPOSITORY } from '../providers/configs/provider-config-repository.token';
@@ -20,7 +20,7 @@ export const PERSISTED_STORES = [
   PROVIDER_CONFIG_REPOSITORY,
   AUTOMATION_REPOSITORY,
   MEMORY_REPOSITORY,
-  CHANGE_LOG_STORE,
+  OPERATION_REPOSITORY,
   MEMBER_ROLE_REPOSITORY,
 ] as const;
 

@@ -3,8 +3,8 @@ import { ModuleRef } from '@nestjs/core';
 import type { Database } from 'better-sqlite3';
 import { AUTOMATION_REPOSITORY } from '../automations/automation-repository.token';
 import { SqliteAutomationRepository } from '../automations/sqlite/sqlite-automation.repository';
-import { CHANGE_LOG_STORE } from '../changes/change-log-store.token';
-import { SqliteChangeLogStore } from '../changes/sqlite/sqlite-change-log.store';
+import { OPERATION_REPOSITORY } from '../changes/operation-repository.token';
+import { SqliteOperationRepository } from '../changes/sqlite/sqlite-operation.repository';
 import { openSqliteDatabase } from '../database/sqlite/sqlite-database.opener';
 import { SQLITE_DATABASE } from '../database/sqlite/sqlite-database.token';
 import { GRAPH_STORE } from '../graph/graph-store.token';
@@ -75,9 +75,9 @@ export class SqlitePersistenceModule implements OnApplicationShutdown {
           useFactory: (db: Database) => new SqliteAutomationRepository(db),
         },
         {
-          provide: CHANGE_LOG_STORE,
+          provide: OPERATION_REPOSITORY,
           inject: [SQLITE_DATABASE, GRAPH_STORE],
-          useFactory: (db: Database, graphs: SqliteGraphStore) => new SqliteChangeLogStore(db, graphs),
+          useFactory: (db: Database, graphs: SqliteGraphStore) => new SqliteOperationRepository(db, graphs),
         },
         {
           provide: MEMBER_ROLE_REPOSITORY,

@@ -1,6 +1,6 @@
 import jwt from 'jsonwebtoken';
 import request from 'supertest';
-import { ChangeOperations } from '../../src/changes/change.operations';
+import { OperationService } from '../../src/changes/operation.service';
 import { AiSocketClient } from '../support/ai-socket.client';
 import { ScriptedLlmServer, ScriptedToolCall } from '../support/scripted-llm-server';
 import { startTestApp, TestApp } from '../support/test-app';
@@ -32,7 +32,7 @@ const updateNode = (id: string, nodeKey: string, changes: Record<string, unknown
  * operation id, its place in the change log, a stale proposal applying nothing, part of a batch approved, undo and
  * restore that never overwrite a later human edit.
  */
-describe(`Changes of a graph as operations (${ChangeOperations.name}, end to end)`, () => {
+describe(`Changes of a graph as operations (${OperationService.name}, end to end)`, () => {
   let server: ScriptedLlmServer;
   let app: TestApp;
   const clients: AiSocketClient[] = [];

@@ -25,8 +25,8 @@ import { RevertChanges, RevertEvents, RevertResult } from '../../src/ai/use-case
 import { RunAutomation } from '../../src/ai/use-cases/run-automation.use-case';
 import { ThreadQueries } from '../../src/ai/use-cases/thread-queries.use-case';
 import { Principal } from '../../src/auth/principal';
-import { ChangeOperations } from '../../src/changes/change.operations';
-import { SqliteChangeLogStore } from '../../src/changes/sqlite/sqlite-change-log.store';
+import { OperationService } from '../../src/changes/operation.service';
+import { SqliteOperationRepository } from '../../src/changes/sqlite/sqlite-operation.repository';
 import { AppConfig } from '../../src/config/app-config';
 import { loadAppConfig } from '../../src/config/load-app-config';
 import { ProviderRegistry } from '../../src/config/provider-registry';
@@ -103,7 +103,7 @@ export class AgentHarness {
     readonly retriever: GraphRagRetriever,
     readonly provider: LlmProvider,
     readonly tokenTracker: TokenTracker,
-    readonly operations: ChangeOperations,
+    readonly operations: OperationService,
     private readonly ownsDataDir: boolean,
   ) {}
 
@@ -151,7 +151,12 @@ export class AgentHarness {
     });
     const notifier = new GraphChangeNotifier();
     const graphs = new GraphDataSourceFactory(graphStore, new LiveOverlayRegistry(), notifier);
-    const operations = new ChangeOperations(new SqliteChangeLogStore(db, graphStore), graphStore, graphs, notifier);
+    const operations = new OperationService(
+      new SqliteOperationRepository(db, graphStore),
+      graphStore,
+      graphs,
+      notifier,
+    );
     const loop = new AgentLoop(
       { provider, tokenTracker, tokenCounter: new TokenCounter(), classifier: new LlmErrorClassifier(config.locale) },
       {

@@ -1,4 +1,4 @@
-import type { ChangeOperations } from '../../changes/change.operations';
+import type { OperationService } from '../../changes/operation.service';
 import { describeItem } from '../../conversation/proposal-description';
 import type { ProposalItem, ProposalPreview } from '../../conversation/proposal-preview';
 import type { ProposedAction } from '../../conversation/proposed-action';
@@ -23,7 +23,7 @@ export class ProposalPreviewBuilder {
   private converter: Promise<ActionConverter> | null = null;
 
   constructor(
-    private readonly operations: ChangeOperations,
+    private readonly operations: OperationService,
     private readonly dataSource: MutableGraphDataSource,
     private readonly graphKey: string,
     private readonly graph: Graph | null,

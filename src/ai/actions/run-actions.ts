@@ -1,5 +1,5 @@
 import type { Locale } from '../../config/app-config';
-import { ApplyMode, ChangeOperations, DecidedOperation, operationIdOf } from '../../changes/change.operations';
+import { ApplyMode, OperationService, DecidedOperation, operationIdOf } from '../../changes/operation.service';
 import type { OperationActor, OperationRecord } from '../../changes/operation';
 import type { ActionConversionResult } from '../../conversation/action-conversion-result';
 import type { ProposalBasis } from '../../conversation/proposal-preview';
@@ -17,7 +17,7 @@ import { ProposalPreviewBuilder } from './proposal-preview.builder';
 import { ProposalReferenceCheck, ProposalReferenceValidator } from './proposal-reference.validator';
 
 export interface RunActionsOptions {
-  operations: ChangeOperations;
+  operations: OperationService;
   dataSource: MutableGraphDataSource;
   threadId: string;
   graphKey: string;
@@ -41,7 +41,7 @@ export interface ApprovedChange {
 
 /**
  * The actions of one run on one graph (docs/agent.md, "Operations"): proposals checked against the graph, turned
- * into their preview, and applied through THE ChangeOperations, each decision one operation whose id is its thread
+ * into their preview, and applied through THE OperationService, each decision one operation whose id is its thread
  * and tool call, so a retry answers what the first attempt did; each applied series becomes its ACTIONS_EXECUTED
  * event: an approved proposal is a series of its own, the proposals applied without a human in one round are one
  * series, closed when the round is committed (takeEvents). Events are stored by the commit they are taken for, never

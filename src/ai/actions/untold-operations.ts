@@ -1,4 +1,4 @@
-import { operationIdOf } from '../../changes/change.operations';
+import { operationIdOf } from '../../changes/operation.service';
 import type { OperationRecord } from '../../changes/operation';
 import type { PendingInterrupt, ThreadRecord } from '../../threads/thread.types';
 

@@ -69,7 +69,7 @@ export type AgentRunEvents = Pick<AgentEventSink, 'token' | 'toolStart' | 'toolR
 
 /**
  * The run's proposals (RunActions): checked against the graph, turned into their preview, applied without a human
- * when the action policy lets them through (one operation each: ChangeOperations), and each applied series turned
+ * when the action policy lets them through (one operation each: OperationService), and each applied series turned
  * into its ACTIONS_EXECUTED event: the one place actions are applied and recorded, for the loop and an approval alike.
  */
 export interface RunProposals {

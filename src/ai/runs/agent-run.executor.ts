@@ -1,4 +1,4 @@
-import type { ChangeOperations } from '../../changes/change.operations';
+import type { OperationService } from '../../changes/operation.service';
 import type { AppConfig } from '../../config/app-config';
 import type { GraphRAGContext } from '../../conversation/graph-rag-context';
 import type { LlmMessage } from '../../conversation/llm-message';
@@ -51,12 +51,12 @@ export interface RunActionsPlan {
 /**
  * The agent-run executor every use case shares (docs/architecture.md, "Units inside the agent"): runs the loop on a
  * thread whose lease is held, with the run's tools (AgentToolbox under its RunAuthority), its actions (RunActions
- * through THE ChangeOperations) and its commit path (ThreadRoundWriter), and turns the loop's outcome into the answer.
+ * through THE OperationService) and its commit path (ThreadRoundWriter), and turns the loop's outcome into the answer.
  */
 export class AgentRunExecutor {
   constructor(
     private readonly loop: AgentLoop,
-    private readonly operations: ChangeOperations,
+    private readonly operations: OperationService,
     private readonly retriever: GraphRagRetriever,
     private readonly config: AppConfig,
   ) {}

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { canEdit, Principal } from '../../auth/principal';
-import { ChangeOperations } from '../../changes/change.operations';
+import { OperationService } from '../../changes/operation.service';
 import type { OperationRecord } from '../../changes/operation';
 import type { AppConfig } from '../../config/app-config';
 import type { LlmMessage } from '../../conversation/llm-message';
@@ -77,7 +77,7 @@ export interface QuestionRunDependencies {
   promptLevels: PromptLevelsCache;
   context: ContextAssembler;
   smallerContext: SmallerContextBuilder;
-  operations: ChangeOperations;
+  operations: OperationService;
   runner: ThreadRunner;
   executor: AgentRunExecutor;
   hitl?: HitlObserver;

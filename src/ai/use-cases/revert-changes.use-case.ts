@@ -1,5 +1,5 @@
 import { canEdit, Principal } from '../../auth/principal';
-import type { ChangeOperations } from '../../changes/change.operations';
+import type { OperationService } from '../../changes/operation.service';
 import type { OperationRecord } from '../../changes/operation';
 import type { AppConfig } from '../../config/app-config';
 import { AppError } from '../../errors/app-error';
@@ -33,7 +33,7 @@ const logger = new Logger('changes');
 export class RevertChanges {
   constructor(
     private readonly threads: ThreadService,
-    private readonly operations: ChangeOperations,
+    private readonly operations: OperationService,
     private readonly retriever: GraphRagRetriever,
     private readonly config: AppConfig,
   ) {}

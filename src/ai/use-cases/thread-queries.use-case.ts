@@ -1,5 +1,5 @@
 import type { Principal } from '../../auth/principal';
-import type { ChangeOperations } from '../../changes/change.operations';
+import type { OperationService } from '../../changes/operation.service';
 import type { MemoryService } from '../../memory/memory.service';
 import type { ThreadService } from '../../threads/thread.service';
 import type { ThreadSummary } from '../../threads/thread.types';
@@ -14,7 +14,7 @@ import { ThreadView, toThreadView } from '../thread.view';
 export class ThreadQueries {
   constructor(
     private readonly threads: ThreadService,
-    private readonly operations: ChangeOperations,
+    private readonly operations: OperationService,
     private readonly memory?: MemoryService,
   ) {}
 

@@ -1,4 +1,4 @@
-import { CHANGE_LOG_MIGRATION } from '../../changes/sqlite/change-log.sqlite-migration';
+import { OPERATION_TABLES_MIGRATION } from '../../changes/sqlite/operation-tables.sqlite-migration';
 import { AUTOMATION_ACTING_MIGRATION } from '../../automations/sqlite/automation-acting.sqlite-migration';
 import { AUTOMATIONS_MIGRATION } from '../../automations/sqlite/automations.sqlite-migration';
 import { MEMBER_ROLES_MIGRATION } from '../../policy/member-roles/sqlite/member-roles.sqlite-migration';
@@ -102,7 +102,7 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
   AUTOMATIONS_MIGRATION,
   MEMORY_TABLES_MIGRATION,
   IDEMPOTENCY_RESERVATION_TOKEN_MIGRATION,
-  CHANGE_LOG_MIGRATION,
+  OPERATION_TABLES_MIGRATION,
   AUTOMATION_ACTING_MIGRATION,
   MEMBER_ROLES_MIGRATION,
 ];

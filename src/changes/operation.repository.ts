@@ -2,8 +2,8 @@ import type { GraphChangeSet } from '../graph/graph-change-set';
 import type { SnapshotFingerprints, SnapshotKeys } from './graph-snapshot';
 import type { OperationRecord } from './operation';
 
-/** One atomic write of the change log and the graph (ChangeLogStore.commit). */
-export interface ChangeLogWrite {
+/** One atomic write of the change log and the graph (OperationRepository.commit). */
+export interface OperationWrite {
   workspace: string;
   graphKey: string;
   /** The operation recorded: nothing is written when its id is already recorded. */
@@ -19,7 +19,7 @@ export interface ChangeLogWrite {
   reverts?: string[];
 }
 
-export type ChangeLogCommit =
+export type OperationCommit =
   | { outcome: 'recorded'; record: OperationRecord }
   /** The operation was recorded already (a retry, or a racing decision): nothing written, the first record answers. */
   | { outcome: 'exists'; record: OperationRecord }
@@ -31,13 +31,13 @@ export type ChangeLogCommit =
  * the same transaction as the graph change it records (port; adapters: SQLite, ArangoDB; one contract suite in
  * test/contract/). Every query names the workspace.
  */
-export interface ChangeLogStore {
+export interface OperationRepository {
   /**
    * Atomically: the record is new, and the graph holds what `expected` says → the change set is applied (the
    * planner's not_found / conflict / bad_request throw before anything is written), the record stored, the reverted
    * operations marked. Otherwise nothing is written and the outcome says why.
    */
-  commit(write: ChangeLogWrite): Promise<ChangeLogCommit>;
+  commit(write: OperationWrite): Promise<OperationCommit>;
   get(workspace: string, operationId: string): Promise<OperationRecord | null>;
   /** The thread's operations, oldest first. */
   listByThread(workspace: string, threadId: string): Promise<OperationRecord[]>;

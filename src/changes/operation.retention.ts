@@ -1,9 +1,9 @@
 import { Logger } from '../observability/logger';
-import type { ChangeLogStore } from './change-log.store';
+import type { OperationRepository } from './operation.repository';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** How often the change log is pruned. */
-export const CHANGE_LOG_PRUNE_INTERVAL_MS = 60 * 60 * 1000;
+export const OPERATION_PRUNE_INTERVAL_MS = 60 * 60 * 1000;
 
 const logger = new Logger('changes');
 
@@ -12,11 +12,11 @@ const logger = new Logger('changes');
  * earlier are deleted, once at start and then hourly, by every instance (the delete is idempotent). An operation
  * pruned cannot be undone any more; its changes stay in the graph. 0 days: nothing is pruned.
  */
-export class ChangeLogRetention {
+export class OperationRetention {
   private timer: NodeJS.Timeout | null = null;
 
   constructor(
-    private readonly log: ChangeLogStore,
+    private readonly repository: OperationRepository,
     private readonly retentionDays: number,
     private readonly now: () => number = Date.now,
   ) {}
@@ -24,7 +24,7 @@ export class ChangeLogRetention {
   start(): void {
     if (this.retentionDays <= 0 || this.timer) return;
     void this.prune();
-    this.timer = setInterval(() => void this.prune(), CHANGE_LOG_PRUNE_INTERVAL_MS);
+    this.timer = setInterval(() => void this.prune(), OPERATION_PRUNE_INTERVAL_MS);
     this.timer.unref();
   }
 
@@ -36,7 +36,7 @@ export class ChangeLogRetention {
   /** Deletes what is past retention; a failure is logged and tried again at the next interval. */
   async prune(): Promise<number> {
     try {
-      const removed = await this.log.prune(this.now() - this.retentionDays * DAY_MS);
+      const removed = await this.repository.prune(this.now() - this.retentionDays * DAY_MS);
       if (removed > 0) logger.info('change_log_pruned', { removed, retentionDays: this.retentionDays });
       return removed;
     } catch (error) {

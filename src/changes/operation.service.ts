@@ -9,8 +9,8 @@ import type { GraphStore } from '../graph/graph-store';
 import { GRAPH_STORE } from '../graph/graph-store.token';
 import { Logger } from '../observability/logger';
 import { changeSetBetween, isEmptyChangeSet } from './change-set.diff';
-import type { ChangeLogStore, ChangeLogWrite } from './change-log.store';
-import { CHANGE_LOG_STORE } from './change-log-store.token';
+import type { OperationRepository, OperationWrite } from './operation.repository';
+import { OPERATION_REPOSITORY } from './operation-repository.token';
 import { fingerprintOf } from './document.fingerprint';
 import { GraphSnapshot, keysOfChanges, SnapshotKeys, unionKeys } from './graph-snapshot';
 import { dataSourceSnapshots } from './graph-snapshot.source';
@@ -70,7 +70,7 @@ const logger = new Logger('changes');
 
 /**
  * THE place a graph is changed on the assistant's behalf (docs/agent.md, "Operations"), whatever decided it: each
- * change is one operation, recorded in the change log in the same transaction as the graph write (ChangeLogStore),
+ * change is one operation, recorded in the change log in the same transaction as the graph write (OperationRepository),
  * under an id that is the same on every retry, so a change is applied once whatever fails, and a retry answers what
  * the first attempt did. Before anything is applied, the proposal's basis is checked against the graph as the user
  * sees it (stale: nothing applied), the inverse is computed from the stored documents it replaces, and the write
@@ -78,9 +78,9 @@ const logger = new Logger('changes');
  * never overwrite a node or edge someone changed since.
  */
 @Injectable()
-export class ChangeOperations {
+export class OperationService {
   constructor(
-    @Inject(CHANGE_LOG_STORE) private readonly log: ChangeLogStore,
+    @Inject(OPERATION_REPOSITORY) private readonly repository: OperationRepository,
     @Inject(GRAPH_STORE) private readonly store: GraphStore,
     private readonly graphs: GraphDataSourceFactory,
     private readonly notifier: GraphChangeNotifier,
@@ -94,18 +94,18 @@ export class ChangeOperations {
     const keys = unionKeys(...changeSets.map((changes) => keysOfChanges(changes)));
     const [view, revision] = await Promise.all([
       this.viewSnapshot(workspace, graphKey, keys),
-      this.log.graphRevision(workspace, graphKey),
+      this.repository.graphRevision(workspace, graphKey),
     ]);
     return changeSets.map((changes) => basisOf(changes, view, revision));
   }
 
   find(workspace: string, operationId: string): Promise<OperationRecord | null> {
-    return this.log.get(workspace, operationId);
+    return this.repository.get(workspace, operationId);
   }
 
   /** The thread's operations, oldest first. */
   listForThread(workspace: string, threadId: string): Promise<OperationRecord[]> {
-    return this.log.listByThread(workspace, threadId);
+    return this.repository.listByThread(workspace, threadId);
   }
 
   /**
@@ -113,7 +113,7 @@ export class ChangeOperations {
    * `stale`, nothing applied. The store refuses it (a key taken, a node gone) → `failed`, nothing applied.
    */
   async apply(decision: ProposalDecision): Promise<DecidedOperation> {
-    const known = await this.log.get(decision.workspace, decision.operationId);
+    const known = await this.repository.get(decision.workspace, decision.operationId);
     if (known) return { record: known, replayed: true };
     const { workspace, graphKey, changes, basis } = decision;
     const keys = basis ? unionKeys(keysOfChanges(changes), basisKeys(basis, changes)) : keysOfChanges(changes);
@@ -165,7 +165,7 @@ export class ChangeOperations {
    * back as it was before; a part changed since (stored, or live in an editor) is refused, as what depends on it.
    */
   async revert(request: RevertRequest): Promise<DecidedOperation> {
-    const known = await this.log.get(request.workspace, request.operationId);
+    const known = await this.repository.get(request.workspace, request.operationId);
     if (known) return { record: known, replayed: true };
     const { workspace, graphKey, operations } = request;
     const keys = revertKeys(operations);
@@ -229,10 +229,10 @@ export class ChangeOperations {
   }
 
   /** The commit's decision, or null when the graph moved since it was planned (plan again). */
-  private async commit(write: ChangeLogWrite): Promise<DecidedOperation | null> {
+  private async commit(write: OperationWrite): Promise<DecidedOperation | null> {
     let committed;
     try {
-      committed = await this.log.commit(write);
+      committed = await this.repository.commit(write);
     } catch (error) {
       // The in-memory plan passed: a refusal here means the graph moved in a way the expected documents do not show.
       if (!isRefusal(error)) throw error;

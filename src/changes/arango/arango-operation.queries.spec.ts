@@ -2,14 +2,14 @@ import { Database } from 'arangojs';
 import { isAqlQuery } from 'arangojs/aql';
 import { containsDeep, limitsNestedLoops, referencedBindVars } from '../../../test/support/aql-bind-vars';
 import { emptyChanges } from '../operation';
-import { ArangoChangeLogQueries } from './arango-change-log.queries';
-import { ARANGO_OPERATIONS } from './arango-change-log.store';
+import { ArangoOperationQueries } from './arango-operation.queries';
+import { ARANGO_OPERATIONS } from './arango-operation.repository';
 
 const HOSTILE = { key: 'op_x" || true || "', workspace: 'ws" || true || "', thread: 'ai_" || true || "' };
 
 // Building queries needs only collection handles: no request is made, no server is needed.
 const db = new Database({ url: 'http://127.0.0.1:1', databaseName: 'unused' });
-const queries = new ArangoChangeLogQueries(db.collection(ARANGO_OPERATIONS), db.collection('nodius_graphs'));
+const queries = new ArangoOperationQueries(db.collection(ARANGO_OPERATIONS), db.collection('nodius_graphs'));
 const withWorkspace = {
   operation: queries.operation(HOSTILE.key, HOSTILE.workspace),
   markReverted: queries.markReverted(HOSTILE.workspace, [HOSTILE.key], 'ai_1:undo:1'),
@@ -32,7 +32,7 @@ const withWorkspace = {
 };
 const every = { ...withWorkspace, prune: queries.prune(1_000) };
 
-describe(ArangoChangeLogQueries.name, () => {
+describe(ArangoOperationQueries.name, () => {
   describe.each(Object.entries(every))('%s', (_name, query) => {
     it('refers only to bind variables it defines, holds no string literal and reaches collections through bind variables', () => {
       expect(isAqlQuery(query)).toBe(true);

@@ -5,10 +5,10 @@ import { ArangoQueryExecutor } from '../../database/arango/arango-query.executor
 import { runArangoSchemaSetup } from '../../database/arango/arango-schema.setup';
 import { ArangoGraphStore } from '../../graph/arango/arango-graph.store';
 import { ARANGO_GRAPH_NAMES } from '../../graph/arango/arango-graph.names';
-import type { ChangeLogCommit, ChangeLogStore, ChangeLogWrite } from '../change-log.store';
+import type { OperationCommit, OperationRepository, OperationWrite } from '../operation.repository';
 import { fingerprintDifference, GraphSnapshot } from '../graph-snapshot';
 import type { OperationRecord } from '../operation';
-import { ArangoChangeLogQueries, ArangoOperationDocument } from './arango-change-log.queries';
+import { ArangoOperationQueries, ArangoOperationDocument } from './arango-operation.queries';
 
 /** The collection of this service's own: one document per operation. */
 export const ARANGO_OPERATIONS = 'nodius_ai_operations';
@@ -19,20 +19,23 @@ export const ARANGO_OPERATIONS = 'nodius_ai_operations';
  * the edges and this collection: the record checked absent, the stored documents checked, the change set applied,
  * the record inserted. Two racing commits of one operation: one wins, the other finds its record (the unique `_key`).
  */
-export class ArangoChangeLogStore implements ChangeLogStore {
-  private readonly queries: ArangoChangeLogQueries;
+export class ArangoOperationRepository implements OperationRepository {
+  private readonly queries: ArangoOperationQueries;
   private readonly executor: ArangoQueryExecutor;
 
   constructor(
     db: Database,
     private readonly graphs: ArangoGraphStore,
   ) {
-    this.queries = new ArangoChangeLogQueries(db.collection(ARANGO_OPERATIONS), db.collection(ARANGO_GRAPH_NAMES.graphs));
+    this.queries = new ArangoOperationQueries(
+      db.collection(ARANGO_OPERATIONS),
+      db.collection(ARANGO_GRAPH_NAMES.graphs),
+    );
     this.executor = new ArangoQueryExecutor(db);
   }
 
   /** Ensures the collection and its indexes (idempotent, safe when several instances start at once). */
-  static async open(db: Database, graphs: ArangoGraphStore): Promise<ArangoChangeLogStore> {
+  static async open(db: Database, graphs: ArangoGraphStore): Promise<ArangoOperationRepository> {
     await runArangoSchemaSetup(db, 'change-log schema', async () => {
       await ensureDocumentCollection(db, ARANGO_OPERATIONS);
       const collection = db.collection(ARANGO_OPERATIONS);
@@ -43,10 +46,10 @@ export class ArangoChangeLogStore implements ChangeLogStore {
       });
       await collection.ensureIndex({ type: 'persistent', fields: ['appliedTime'], inBackground: true });
     });
-    return new ArangoChangeLogStore(db, graphs);
+    return new ArangoOperationRepository(db, graphs);
   }
 
-  async commit(write: ChangeLogWrite): Promise<ChangeLogCommit> {
+  async commit(write: OperationWrite): Promise<OperationCommit> {
     const { workspace, graphKey, record } = write;
     try {
       return await this.graphs.transaction(workspace, graphKey, [ARANGO_OPERATIONS], async (graph) => {

@@ -3,7 +3,7 @@ import { inImmediateTransaction } from '../../graph/sqlite/sqlite-immediate.tran
 import { SqliteGraphStore } from '../../graph/sqlite/sqlite-graph.store';
 import type { SqliteGraphTransaction } from '../../graph/sqlite/sqlite-graph.writer';
 import type { GraphEdge, GraphNode } from '../../graph/graph.types';
-import type { ChangeLogCommit, ChangeLogStore, ChangeLogWrite } from '../change-log.store';
+import type { OperationCommit, OperationRepository, OperationWrite } from '../operation.repository';
 import { fingerprintDifference, GraphSnapshot, SnapshotKeys } from '../graph-snapshot';
 import type { OperationRecord } from '../operation';
 
@@ -17,7 +17,7 @@ interface RecordRow {
  * transaction of the graph store (SqliteGraphStore.transaction) in which the record is checked absent, the stored
  * documents checked, the change set applied and the record inserted: a crash leaves both or neither.
  */
-export class SqliteChangeLogStore implements ChangeLogStore {
+export class SqliteOperationRepository implements OperationRepository {
   private readonly select: Statement<[string, string], RecordRow>;
   private readonly insert: Statement<[string, string, string, string, string, number, string]>;
   private readonly markReverted: Statement<[string, string, string]>;
@@ -43,7 +43,7 @@ export class SqliteChangeLogStore implements ChangeLogStore {
     this.pruneBefore = db.prepare('DELETE FROM ai_operations WHERE applied_at < ?');
   }
 
-  async commit(write: ChangeLogWrite): Promise<ChangeLogCommit> {
+  async commit(write: OperationWrite): Promise<OperationCommit> {
     const { workspace, graphKey } = write;
     if (!write.changes && !write.expected) return inImmediateTransaction(this.db, () => this.record(write));
     return this.graphs.transaction(workspace, graphKey, (graph) => {
@@ -77,7 +77,7 @@ export class SqliteChangeLogStore implements ChangeLogStore {
   }
 
   /** Inside a transaction: the record, unless its id is taken; the reverted operations marked. */
-  private record(write: ChangeLogWrite): ChangeLogCommit {
+  private record(write: OperationWrite): OperationCommit {
     const { workspace, record } = write;
     const existing = this.find(workspace, record.operationId);
     if (existing) return { outcome: 'exists', record: existing };

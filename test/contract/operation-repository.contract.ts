@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ChangeLogStore, ChangeLogWrite } from '../../src/changes/change-log.store';
+import { OperationRepository, OperationWrite } from '../../src/changes/operation.repository';
 import { GraphSnapshot, keysOfChanges } from '../../src/changes/graph-snapshot';
 import { dataSourceSnapshots } from '../../src/changes/graph-snapshot.source';
 import { emptyChanges, OperationRecord } from '../../src/changes/operation';
@@ -7,24 +7,27 @@ import { ActionConversionResult } from '../../src/conversation/action-conversion
 import { GraphStore } from '../../src/graph/graph-store';
 import { GraphDocument } from '../../src/graph/graph.types';
 
-export interface ChangeLogStoreFixture {
-  store: ChangeLogStore;
+export interface OperationRepositoryFixture {
+  repository: OperationRepository;
   /** The graph store the change log shares its transactions with. */
   graphs: GraphStore;
   /** A new change log on the same store, as after a restart. */
-  reopen(): Promise<ChangeLogStore>;
+  reopen(): Promise<OperationRepository>;
   close(): Promise<void>;
 }
 
 /**
- * The behaviour every ChangeLogStore adapter must have (SQLite, ArangoDB): the record and the graph write in one
+ * The behaviour every OperationRepository adapter must have (SQLite, ArangoDB): the record and the graph write in one
  * transaction, the first decision of an operation wins, a write planned against documents that moved writes nothing.
  * Each test uses its own workspace and graph key, so adapters need no cleaning between tests.
  */
-export function describeChangeLogStoreContract(name: string, create: () => Promise<ChangeLogStoreFixture>): void {
-  describe(`ChangeLogStore contract: ${name}`, () => {
-    let fixture: ChangeLogStoreFixture;
-    let store: ChangeLogStore;
+export function describeOperationRepositoryContract(
+  name: string,
+  create: () => Promise<OperationRepositoryFixture>,
+): void {
+  describe(`OperationRepository contract: ${name}`, () => {
+    let fixture: OperationRepositoryFixture;
+    let repository: OperationRepository;
     let workspace: string;
     let graphKey: string;
     let threadId: string;
@@ -66,8 +69,8 @@ export function describeChangeLogStoreContract(name: string, create: () => Promi
       );
       return { keys, fingerprints: snapshot.fingerprints() };
     };
-    const write = async (operationId: string, changes: ActionConversionResult, extra: Partial<ChangeLogWrite> = {}) =>
-      store.commit({
+    const write = async (operationId: string, changes: ActionConversionResult, extra: Partial<OperationWrite> = {}) =>
+      repository.commit({
         workspace,
         graphKey,
         record: record(operationId, { changes }),
@@ -80,7 +83,7 @@ export function describeChangeLogStoreContract(name: string, create: () => Promi
 
     beforeEach(async () => {
       fixture = await create();
-      store = fixture.store;
+      repository = fixture.repository;
       workspace = `ws-${randomUUID()}`;
       graphKey = `g-${randomUUID().slice(0, 8)}`;
       threadId = `ai_${randomUUID().replace(/-/g, '')}`;
@@ -95,13 +98,13 @@ export function describeChangeLogStoreContract(name: string, create: () => Promi
       const committed = await write(`${threadId}:call_1`, createC);
       expect(committed).toEqual({ outcome: 'recorded', record: expect.objectContaining({ status: 'applied' }) });
       expect(await nodeKeys()).toEqual(['a', 'b', 'c']);
-      await expect(store.get(workspace, `${threadId}:call_1`)).resolves.toEqual(record(`${threadId}:call_1`));
-      await expect(store.listByThread(workspace, threadId)).resolves.toEqual([record(`${threadId}:call_1`)]);
+      await expect(repository.get(workspace, `${threadId}:call_1`)).resolves.toEqual(record(`${threadId}:call_1`));
+      await expect(repository.listByThread(workspace, threadId)).resolves.toEqual([record(`${threadId}:call_1`)]);
     });
 
     it('writes nothing for an operation recorded already: the first record answers', async () => {
       await write(`${threadId}:call_1`, createC);
-      const again = await store.commit({
+      const again = await repository.commit({
         workspace,
         graphKey,
         record: record(`${threadId}:call_1`, { status: 'rejected' }),
@@ -122,7 +125,7 @@ export function describeChangeLogStoreContract(name: string, create: () => Promi
         ...emptyChanges('0'),
         instructions: [{ nodeKey: 'b', op: 'set', path: ['posY'], value: 9 }],
       });
-      const moved = await store.commit({
+      const moved = await repository.commit({
         workspace,
         graphKey,
         record: record(`${threadId}:call_2`, { changes }),
@@ -130,7 +133,7 @@ export function describeChangeLogStoreContract(name: string, create: () => Promi
         expected,
       });
       expect(moved).toMatchObject({ outcome: 'moved', difference: 'node b' });
-      await expect(store.get(workspace, `${threadId}:call_2`)).resolves.toBeNull();
+      await expect(repository.get(workspace, `${threadId}:call_2`)).resolves.toBeNull();
       expect((await fixture.graphs.forWorkspace(workspace).getNodeByKey(graphKey, 'b'))?.posX).toBe(100);
     });
 
@@ -143,7 +146,7 @@ export function describeChangeLogStoreContract(name: string, create: () => Promi
           { _key: 'e2', graphKey, sheet: '0', source: 'b', sourceHandle: 'R-0', target: 'a', targetHandle: 'L-0' },
         ],
       });
-      const moved = await store.commit({
+      const moved = await repository.commit({
         workspace,
         graphKey,
         record: record(`${threadId}:call_3`),
@@ -154,21 +157,27 @@ export function describeChangeLogStoreContract(name: string, create: () => Promi
       expect(await nodeKeys()).toEqual(['a', 'b']);
     });
 
-    it('throws the store refusal and records nothing when the change set cannot apply', async () => {
+    it('throws the graph store refusal and records nothing when the change set cannot apply', async () => {
       const taken: ActionConversionResult = {
         ...emptyChanges('0'),
         nodesToCreate: [{ _key: 'a', graphKey: '', type: 'html', sheet: '0', posX: 0, posY: 0 }],
       };
       await expect(
-        store.commit({ workspace, graphKey, record: record(`${threadId}:call_4`), changes: taken, expected: null }),
+        repository.commit({
+          workspace,
+          graphKey,
+          record: record(`${threadId}:call_4`),
+          changes: taken,
+          expected: null,
+        }),
       ).rejects.toMatchObject({ code: 'conflict' });
-      await expect(store.get(workspace, `${threadId}:call_4`)).resolves.toBeNull();
+      await expect(repository.get(workspace, `${threadId}:call_4`)).resolves.toBeNull();
     });
 
     it('records a decision without a graph write; a later different decision gets the first one', async () => {
       const rejected = record(`${threadId}:call_5`, { status: 'rejected', changes: emptyChanges('0'), touched: [] });
       await expect(
-        store.commit({ workspace, graphKey, record: rejected, changes: null, expected: null }),
+        repository.commit({ workspace, graphKey, record: rejected, changes: null, expected: null }),
       ).resolves.toEqual({ outcome: 'recorded', record: rejected });
       await expect(write(`${threadId}:call_5`, createC)).resolves.toEqual({ outcome: 'exists', record: rejected });
       expect(await nodeKeys()).toEqual(['a', 'b']);
@@ -179,10 +188,10 @@ export function describeChangeLogStoreContract(name: string, create: () => Promi
       const undo: ActionConversionResult = { ...emptyChanges('0'), nodeKeysToDelete: ['c'] };
       await write(`${threadId}:undo:1`, undo, { reverts: [`${threadId}:call_6`] });
       expect(await nodeKeys()).toEqual(['a', 'b']);
-      await expect(store.get(workspace, `${threadId}:call_6`)).resolves.toMatchObject({
+      await expect(repository.get(workspace, `${threadId}:call_6`)).resolves.toMatchObject({
         revertedBy: `${threadId}:undo:1`,
       });
-      expect((await store.listByThread(workspace, threadId)).map((item) => item.operationId)).toEqual([
+      expect((await repository.listByThread(workspace, threadId)).map((item) => item.operationId)).toEqual([
         `${threadId}:call_6`,
         `${threadId}:undo:1`,
       ]);
@@ -190,34 +199,34 @@ export function describeChangeLogStoreContract(name: string, create: () => Promi
 
     it("keeps each workspace's operations apart", async () => {
       await write(`${threadId}:call_7`, createC);
-      await expect(store.get(`other-${workspace}`, `${threadId}:call_7`)).resolves.toBeNull();
-      await expect(store.listByThread(`other-${workspace}`, threadId)).resolves.toEqual([]);
+      await expect(repository.get(`other-${workspace}`, `${threadId}:call_7`)).resolves.toBeNull();
+      await expect(repository.listByThread(`other-${workspace}`, threadId)).resolves.toEqual([]);
     });
 
     it('prunes the operations decided before a time', async () => {
-      await store.commit({
+      await repository.commit({
         workspace,
         graphKey,
         record: record(`${threadId}:old`, { appliedTime: 1_000 }),
         changes: null,
         expected: null,
       });
-      await store.commit({
+      await repository.commit({
         workspace,
         graphKey,
         record: record(`${threadId}:new`, { appliedTime: 5_000 }),
         changes: null,
         expected: null,
       });
-      expect(await store.prune(2_000)).toBeGreaterThanOrEqual(1);
-      expect((await store.listByThread(workspace, threadId)).map((item) => item.operationId)).toEqual([
+      expect(await repository.prune(2_000)).toBeGreaterThanOrEqual(1);
+      expect((await repository.listByThread(workspace, threadId)).map((item) => item.operationId)).toEqual([
         `${threadId}:new`,
       ]);
     });
 
     it('answers a revision for an existing graph, null for an absent one', async () => {
-      await expect(store.graphRevision(workspace, graphKey)).resolves.toEqual(expect.any(String));
-      await expect(store.graphRevision(workspace, 'no-such-graph')).resolves.toBeNull();
+      await expect(repository.graphRevision(workspace, graphKey)).resolves.toEqual(expect.any(String));
+      await expect(repository.graphRevision(workspace, 'no-such-graph')).resolves.toBeNull();
     });
 
     it('keeps its records across a restart', async () => {

@@ -16,7 +16,7 @@ const STORAGE_FIELDS = ['_key', '_id', '_rev'];
  * The AQL of the ArangoDB change log: values and collections only as bind variables (the `aql` template), the
  * workspace in every query besides the key derived from it.
  */
-export class ArangoChangeLogQueries {
+export class ArangoOperationQueries {
   constructor(
     private readonly operations: DocumentCollection,
     private readonly graphs: DocumentCollection,

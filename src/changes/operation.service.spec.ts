@@ -11,23 +11,23 @@ import { GraphDataSourceFactory } from '../graph/graph-data-source.factory';
 import { LiveOverlayRegistry } from '../graph/overlay/live-overlay.registry';
 import { SqliteGraphStore } from '../graph/sqlite/sqlite-graph.store';
 import { configureLogging } from '../observability/logger';
-import type { ChangeLogStore } from './change-log.store';
-import { ApplyMode, ChangeOperations, operationIdOf, ProposalDecision } from './change.operations';
+import type { OperationRepository } from './operation.repository';
+import { ApplyMode, OperationService, operationIdOf, ProposalDecision } from './operation.service';
 import { emptyChanges } from './operation';
-import { SqliteChangeLogStore } from './sqlite/sqlite-change-log.store';
+import { SqliteOperationRepository } from './sqlite/sqlite-operation.repository';
 
 const GRAPH = nbaWorkflowDemo.graph._key;
 const WORKSPACE = 'default';
 const THREAD = 'ai_0test';
 
-describe(ChangeOperations.name, () => {
+describe(OperationService.name, () => {
   let dataDir: string;
   let db: Database;
   let graphs: SqliteGraphStore;
-  let log: ChangeLogStore;
+  let repository: OperationRepository;
   let overlays: LiveOverlayRegistry;
   let notified: GraphChangeEvent[];
-  let operations: ChangeOperations;
+  let operations: OperationService;
 
   beforeAll(() => configureLogging({ level: 'error' }));
   beforeEach(async () => {
@@ -35,12 +35,17 @@ describe(ChangeOperations.name, () => {
     db = openSqliteDatabase(dataDir);
     graphs = new SqliteGraphStore(db);
     await graphs.importGraph(WORKSPACE, nbaWorkflowDemo);
-    log = new SqliteChangeLogStore(db, graphs);
+    repository = new SqliteOperationRepository(db, graphs);
     overlays = new LiveOverlayRegistry();
     const notifier = new GraphChangeNotifier();
     notified = [];
     notifier.subscribe((event) => notified.push(event));
-    operations = new ChangeOperations(log, graphs, new GraphDataSourceFactory(graphs, overlays, notifier), notifier);
+    operations = new OperationService(
+      repository,
+      graphs,
+      new GraphDataSourceFactory(graphs, overlays, notifier),
+      notifier,
+    );
   });
   afterEach(() => {
     db.close();
@@ -123,9 +128,9 @@ describe(ChangeOperations.name, () => {
       instructions: [{ nodeKey: 'root', op: 'set', path: ['posX'], value: 500 }],
     };
     const decided = { ...(await decision('call_moved', move)), basis: null };
-    const commit = log.commit.bind(log);
+    const commit = repository.commit.bind(repository);
     let interfered = false;
-    log.commit = async (write) => {
+    repository.commit = async (write) => {
       if (!interfered) {
         interfered = true;
         await store().updateNode(GRAPH, { ...(await store().getNodeByKey(GRAPH, 'root'))!, posY: 999 });
@@ -191,7 +196,7 @@ describe(ChangeOperations.name, () => {
     expect(revert.record.outcome).toEqual({ reverted: [moved.operationId, created.operationId], refused: [] });
     expect(await store().getNodeByKey(GRAPH, 'log-errors')).toBeNull();
     expect(await store().getNodeByKey(GRAPH, 'root')).toEqual(before);
-    expect((await log.get(WORKSPACE, created.operationId))?.revertedBy).toBe(`${THREAD}:undo:1`);
+    expect((await repository.get(WORKSPACE, created.operationId))?.revertedBy).toBe(`${THREAD}:undo:1`);
 
     // A human is creating a node of the same key in their editor (live, unsaved).
     overlays.apply(WORKSPACE, GRAPH, {

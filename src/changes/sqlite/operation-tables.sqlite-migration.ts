@@ -4,7 +4,7 @@ import type { SqliteMigration } from '../../database/sqlite/sqlite-migration';
  * The change log (docs/agent.md, "Operations"): one row per decided change of a graph, written in the same
  * transaction as the graph change. The record is JSON; the columns are what queries filter and sort on.
  */
-export const CHANGE_LOG_MIGRATION: SqliteMigration = {
+export const OPERATION_TABLES_MIGRATION: SqliteMigration = {
   version: 270,
   name: 'ai_operations',
   up(db) {
