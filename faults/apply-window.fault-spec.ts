@@ -4,7 +4,7 @@ import { runApplyWindowScenario } from './apply-window.scenario';
  * The CI-sized run of `npm run faults`'s apply-window section (faults/apply-window.scenario.ts: 50 approvals and 20
  * autonomous batches killed in their window there): kills aimed between a change's operation and the thread's commit,
  * retried after the restart; approve and reject raced across two processes; stale proposals and reverts over a human's
- * later edit (docs/reliability.md, "Apply window").
+ * later edit.
  */
 describe('kill -9 inside the apply window (CI sample)', () => {
   it('applies each change exactly once, says so in its thread, has one outcome per raced proposal, never applies a stale one nor overwrites a later edit', async () => {

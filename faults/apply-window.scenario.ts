@@ -60,7 +60,7 @@ interface Proposed {
 }
 
 /**
- * The apply window of docs/reliability.md ("Apply window"): the service, in child processes on one SQLite store, is
+ * The apply window: the service, in child processes on one SQLite store, is
  * killed with SIGKILL exactly inside the window between a change's operation (committed with the graph write) and
  * the thread's commit that says what became of it: approvals, autonomous batches, reverts. The kill is aimed (the
  * process reports, from inside the window, that it holds there: faults/apply-window.setup.ts) and counted as landed

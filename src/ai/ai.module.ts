@@ -67,7 +67,7 @@ import { RunAutomation } from './use-cases/run-automation.use-case';
 import { ThreadQueries } from './use-cases/thread-queries.use-case';
 
 /**
- * The agent (docs/architecture.md, "Units inside the agent"): one small class per use case, each a clean entry point
+ * The agent: one small class per use case, each a clean entry point
  * for any transport (the REST controller, the Socket.IO gateway, the automations): AskQuestion (start or continue a
  * conversation), ResumeInterrupt, RunAutomation, ThreadQueries, RevertChanges (undo, restore). The chat and the
  * automation run share the QuestionRun; every use case that runs the loop shares the ThreadRunner (setup gate,
@@ -79,7 +79,7 @@ import { ThreadQueries } from './use-cases/thread-queries.use-case';
  * reason, answer efficiency and commit conflicts (AgentRunMetrics, under AGENT_RUN_OBSERVER), socket requests
  * (SocketMetrics, in the gateway), the running generations and the run scheduling read at each scrape. The request
  * event log that `ai:rejoin` replays (RUN_EVENT_LOG) and RunControl are per instance without REDIS_URL, shared
- * through Redis with it (docs/protocol.md §8.7).
+ * through Redis with it.
  */
 @Module({
   imports: [

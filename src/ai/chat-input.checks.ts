@@ -17,7 +17,7 @@ export function checkText(config: AppConfig, value: string, field: string, requi
 }
 
 /**
- * Mentions are node keys (docs/protocol.md §9.5): at most MENTIONS_MAX, each of the characters a node key may hold
+ * Mentions are node keys: at most MENTIONS_MAX, each of the characters a node key may hold
  * (ArangoDB's key characters, which Nodius's keys follow: letters, digits and _ - . @ ( ) + , = ; $ ! * ' % :), so no
  * user text reaches a system line of the model's history through them. Repeated keys count once.
  */

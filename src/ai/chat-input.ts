@@ -27,11 +27,11 @@ export interface ResumeInput {
   feedback?: string;
   /** The answer to a `choice` question (one of its options); absent for a proposal and a confirm question. */
   answer?: string;
-  /** A batch proposal: the items approved, the others declined (docs/protocol.md §9.3); absent: the whole proposal. */
+  /** A batch proposal: the items approved, the others declined; absent: the whole proposal. */
   approvedItems?: string[];
 }
 
-/** POST /api/ai/thread/:threadId/undo, `ai:undo` (docs/protocol.md §9.4). */
+/** POST /api/ai/thread/:threadId/undo, `ai:undo`. */
 export interface UndoInput {
   threadId: string;
   /** The message whose changes are reverted; absent: the latest assistant message that applied anything. */
@@ -44,11 +44,11 @@ export interface RestoreInput {
   messageId: string;
 }
 
-/** One run of an automation (RunAutomation, docs/automations.md). */
+/** One run of an automation (RunAutomation). */
 export interface AutomationRunInput {
   /**
-   * Who the run acts as: the automation's creator (the owner of the run's thread) with the run's role (docs/policy.md,
-   * "Who acts"), on behalf of the creator.
+   * Who the run acts as: the automation's creator (the owner of the run's thread) with the run's role, on
+   * behalf of the creator.
    */
   acting: ActingIdentity & { automation: NonNullable<ActingIdentity['automation']> };
   graphKey: string;

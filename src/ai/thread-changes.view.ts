@@ -3,7 +3,7 @@ import type { ActionConversionResult } from '../conversation/action-conversion-r
 import type { ThreadEvent } from '../conversation/thread-event';
 import type { ThreadRecord } from '../threads/thread.types';
 
-/** One applied change of a thread (docs/protocol.md §9.1 GET /api/ai/thread/:threadId/changes). */
+/** One applied change of a thread (GET /api/ai/thread/:threadId/changes). */
 export interface ThreadChangeView {
   operationId: string;
   /** The message it belongs to: the assistant message that proposed it, or the event that records it. */
@@ -19,7 +19,7 @@ export interface ThreadChangeView {
   reverts?: string[];
 }
 
-/** The answer of undo and restore (docs/protocol.md §9.4). */
+/** The answer of undo and restore. */
 export interface RevertResult {
   threadId: string;
   /** The revert's own operation (`via: "undo"`): undo it with the message of its event. */

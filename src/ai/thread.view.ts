@@ -2,9 +2,9 @@ import type { ThreadEvent } from '../conversation/thread-event';
 import type { ThreadRecord, ThreadType, UsageTotals } from '../threads/thread.types';
 import { Interrupt } from '../conversation/interrupt';
 
-/** A message as clients see it (docs/protocol.md §3 GET /api/ai/thread/:threadId; events §8.3). */
+/** A message as clients see it (GET /api/ai/thread/:threadId), thread events included. */
 export interface ChatMessageView {
-  /** The message's id: what undo and restore name (docs/protocol.md §9.4). */
+  /** The message's id: what undo and restore name. */
   id: string;
   role: 'user' | 'assistant' | 'tool' | 'event';
   content: string;
@@ -19,7 +19,7 @@ export interface ThreadView {
   threadId: string;
   graphKey: string;
   title: string;
-  /** docs/protocol.md §8.4: chat, or the run of an automation (then `automationId`). */
+  /** A chat, or the run of an automation (then `automationId`). */
   type: ThreadType;
   automationId?: string;
   messages: ChatMessageView[];

@@ -8,7 +8,7 @@ import type { GraphSnapshot, SnapshotKeys } from './graph-snapshot';
 const NOT_SET = new Set(['_key', 'graphKey', 'embedding', 'embeddingModel', 'embeddingHash']);
 
 /**
- * The change set that turns `from` into `to` on the given keys (docs/agent.md, "Undo and restore"): absent → present
+ * The change set that turns `from` into `to` on the given keys: absent → present
  * creates, present → absent deletes, a changed node gets one instruction per top-level field that differs (`set` to
  * its value in `to`, or `unset` when `to` has none), a changed edge is deleted and created again (a change set cannot
  * edit an edge). Applied to `from` in the planner's order it gives exactly `to`: the inverse of an operation is this

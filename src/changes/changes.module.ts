@@ -8,7 +8,7 @@ import { OPERATION_REPOSITORY } from './operation-repository.token';
 import { OperationRetention } from './operation.retention';
 
 /**
- * Operations and the change log (docs/agent.md, "Operations"): OperationService, THE place every route changes a
+ * Operations and the change log: OperationService, THE place every route changes a
  * graph through (approval, autonomous, ask_first, automations, client apply, undo and restore), and the retention of
  * the log. The store behind OPERATION_REPOSITORY comes from PersistenceModule, with the graph store it shares its
  * transactions with.

@@ -5,7 +5,7 @@ import type { DocumentFingerprint } from '../conversation/proposal-preview';
 const NOT_CONTENT = new Set(['embedding', 'embeddingModel', 'embeddingHash']);
 
 /**
- * A node's or edge's fingerprint (docs/protocol.md §9.2 basis): the first 16 hex digits of the SHA-256 of its
+ * A node's or edge's fingerprint (in a proposal's basis): the first 16 hex digits of the SHA-256 of its
  * document as canonical JSON (keys sorted, undefined left out, vector fields ignored); null for an absent one. Two
  * documents with the same content have the same fingerprint whatever their key order or store.
  */

@@ -27,7 +27,7 @@ export type OperationCommit =
   | { outcome: 'moved'; difference: string };
 
 /**
- * The change log (docs/agent.md, "Operations"): every decided change of a graph, keyed by operation id, written in
+ * The change log: every decided change of a graph, keyed by operation id, written in
  * the same transaction as the graph change it records (port; adapters: SQLite, ArangoDB; one contract suite in
  * test/contract/). Every query names the workspace.
  */

@@ -8,7 +8,7 @@ export const OPERATION_PRUNE_INTERVAL_MS = 60 * 60 * 1000;
 const logger = new Logger('changes');
 
 /**
- * Keeps the change log within AI_CHANGE_LOG_RETENTION_DAYS (docs/agent.md, "Operations"): operations decided
+ * Keeps the change log within AI_CHANGE_LOG_RETENTION_DAYS: operations decided
  * earlier are deleted, once at start and then hourly, by every instance (the delete is idempotent). An operation
  * pruned cannot be undone any more; its changes stay in the graph. 0 days: nothing is pruned.
  */

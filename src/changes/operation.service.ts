@@ -69,7 +69,7 @@ const MAX_ATTEMPTS = 5;
 const logger = new Logger('changes');
 
 /**
- * THE place a graph is changed on the assistant's behalf (docs/agent.md, "Operations"), whatever decided it: each
+ * THE place a graph is changed on the assistant's behalf, whatever decided it: each
  * change is one operation, recorded in the change log in the same transaction as the graph write (OperationRepository),
  * under an id that is the same on every retry, so a change is applied once whatever fails, and a retry answers what
  * the first attempt did. Before anything is applied, the proposal's basis is checked against the graph as the user
@@ -87,7 +87,7 @@ export class OperationService {
   ) {}
 
   /**
-   * The basis of each change set (docs/protocol.md §9.2: a proposal's, and each item's of a batch), as the user sees
+   * The basis of each change set (a proposal's, and each item's of a batch), as the user sees
    * the graph now, read once.
    */
   async basesOf(workspace: string, graphKey: string, changeSets: ActionConversionResult[]): Promise<ProposalBasis[]> {

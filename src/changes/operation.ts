@@ -2,12 +2,12 @@ import type { Role } from '../auth/principal';
 import type { ActionConversionResult } from '../conversation/action-conversion-result';
 import type { ChangedDocument, DocumentFingerprint } from '../conversation/proposal-preview';
 
-/** How a change came to be applied (docs/protocol.md §9.1 `actor.via`). */
+/** How a change came to be applied (`actor.via`). */
 export type OperationVia = 'approval' | 'autonomous' | 'ask_first' | 'automation' | 'undo';
 
 /**
  * Who applied a change: the person (an approver, the one chatting), or an automation's run acting with `role` on
- * behalf of `onBehalfOf` (its creator; docs/policy.md, "Automations").
+ * behalf of `onBehalfOf` (its creator).
  */
 export interface OperationActor {
   userId: string;
@@ -32,7 +32,7 @@ export interface TouchedDocument {
   after: DocumentFingerprint;
 }
 
-/** Why a part of a revert was not reverted (docs/protocol.md §9.4 `refused`). */
+/** Why a part of a revert was not reverted (`refused`). */
 export interface RefusedRevert {
   kind: 'node' | 'edge';
   key: string;
@@ -45,7 +45,7 @@ export interface RefusedRevert {
   operationId: string;
 }
 
-/** What the first attempt answered, for a retry to answer the same (docs/protocol.md §9.1). */
+/** What the first attempt answered, for a retry to answer the same. */
 export interface OperationOutcome {
   /** failed: the store's reason. */
   reason?: string;
@@ -60,7 +60,7 @@ export interface OperationOutcome {
 }
 
 /**
- * One decided change of a graph (docs/agent.md, "Operations"): the change log's record, keyed by `operationId`
+ * One decided change of a graph: the change log's record, keyed by `operationId`
  * (`<threadId>:<toolCallId>` for a proposal's decision, `<threadId>:undo:<id>` for a revert).
  */
 export interface OperationRecord {

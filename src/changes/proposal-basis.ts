@@ -4,7 +4,7 @@ import { fingerprintOf } from './document.fingerprint';
 import { GraphSnapshot, keysOfChanges, SnapshotKeys } from './graph-snapshot';
 
 /**
- * What a proposal reads or touches (docs/protocol.md §9.2): its nodes and edges, the ends of the edges it creates,
+ * What a proposal reads or touches: its nodes and edges, the ends of the edges it creates,
  * and the edges of the nodes it deletes (removed with them). Their fingerprints as `view` shows them are its basis.
  */
 export function basisOf(

@@ -12,7 +12,7 @@ export interface OperationRevert {
 }
 
 /**
- * The documents planning a revert of `operations` needs (docs/agent.md, "Undo and restore"): everything they touched,
+ * The documents planning a revert of `operations` needs: everything they touched,
  * the edges of those nodes (a node the revert deletes takes its edges along), and the ends of the edges it restores.
  */
 export function revertKeys(operations: readonly OperationRecord[]): SnapshotKeys {

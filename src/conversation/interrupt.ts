@@ -1,9 +1,9 @@
 import type { ProposalPreview } from './proposal-preview';
 import type { ProposedAction } from './proposed-action';
 
-/** The action a confirm question asks the user to allow (docs/protocol.md §9.5 `forAction`). */
+/** The action a confirm question asks the user to allow (`forAction`). */
 export interface ConfirmedAction {
-  /** An action kind of the policy (docs/protocol.md §8.1). */
+  /** An action kind of the policy. */
   kind: 'create_node' | 'update_node' | 'move_node' | 'delete_node' | 'create_edge' | 'delete_edge' | 'batch';
   /** The node or edge key it concerns; absent: any action of that kind for the rest of the run. */
   target?: string;

@@ -6,7 +6,7 @@ import type { ProposedAction } from './proposed-action';
 
 /**
  * The wording of proposals, shared by the service (each batch item's one-line description in a preview,
- * docs/protocol.md §9.3) and the client package (the approval dialog, the terminal chat), which imports this file
+ *) and the client package (the approval dialog, the terminal chat), which imports this file
  * through client/src/protocol.ts. Pure: no import but types, no Node or DOM API, so the browser bundle takes it as is.
  */
 
@@ -195,7 +195,7 @@ export function describeItem(changes: ActionConversionResult, sheets?: Record<st
 }
 
 /**
- * Describes an approval interrupt from its preview (exactly what approval applies, docs/protocol.md §5) and
+ * Describes an approval interrupt from its preview (exactly what approval applies) and
  * its proposal (title, reason). `sheets` (the graph's sheetsList) turns sheet ids into names.
  */
 export function describeProposal(interrupt: ApprovalInterrupt, sheets?: Record<string, string>): ProposalDescription {

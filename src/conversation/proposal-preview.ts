@@ -5,7 +5,7 @@ import type { ProposedActionType } from './proposed-action';
 export type DocumentFingerprint = string | null;
 
 /**
- * What a proposal was made against (docs/protocol.md §9.2): the graph's revision then (informational), and the
+ * What a proposal was made against: the graph's revision then (informational), and the
  * fingerprint of every node and edge it reads or touches. Approving it when any of them changed applies nothing.
  */
 export interface ProposalBasis {
@@ -15,7 +15,7 @@ export interface ProposalBasis {
   edges: Record<string, DocumentFingerprint>;
 }
 
-/** One action of a batch proposal, as a reviewer accepts or declines it (docs/protocol.md §9.3). */
+/** One action of a batch proposal, as a reviewer accepts or declines it. */
 export interface ProposalItem {
   /** Stable within the proposal: `i1`, `i2`, … in the batch's order (nested batches flattened). */
   itemId: string;
@@ -31,7 +31,7 @@ export interface ProposalPreview extends ActionConversionResult {
   items?: ProposalItem[];
 }
 
-/** A node or edge of a proposal's basis that changed since (docs/protocol.md §9.2 `changed`). */
+/** A node or edge of a proposal's basis that changed since (`changed`). */
 export interface ChangedDocument {
   kind: 'node' | 'edge';
   key: string;

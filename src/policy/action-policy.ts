@@ -45,7 +45,7 @@ export const EMPTY_ACTION_POLICY: ActionPolicy = Object.freeze({
 export type EffectiveLevels = Readonly<Record<ActionKind, PolicyLevel>>;
 
 /**
- * A yes to a confirm question asked for an action (docs/protocol.md §9.5 `forAction`): from the model's next reply
+ * A yes to a confirm question asked for an action (`forAction`): from the model's next reply
  * on, proposals of that kind on that target (any target when absent) are handled as autonomous, for the rest of the
  * run.
  */

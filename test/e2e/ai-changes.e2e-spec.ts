@@ -28,7 +28,7 @@ const updateNode = (id: string, nodeKey: string, changes: Record<string, unknown
 });
 
 /**
- * Every applied change is an operation (docs/protocol.md §9.1-9.4), through the real REST and Socket.IO API: its
+ * Every applied change is an operation, through the real REST and Socket.IO API: its
  * operation id, its place in the change log, a stale proposal applying nothing, part of a batch approved, undo and
  * restore that never overwrite a later human edit.
  */
@@ -53,7 +53,7 @@ describe(`Changes of a graph as operations (${OperationService.name}, end to end
     ((await api().get(`/api/graphs/${GRAPH}`).set(as(admin)).expect(200)).body.edges as Array<{ _key: string }>).map(
       (edge) => edge._key,
     );
-  /** A human's edit, saved through the sync server's feed (docs/protocol.md §3). */
+  /** A human's edit, saved through the sync server's feed. */
   const humanEdit = async (key: string, changes: Record<string, unknown>) => {
     const current = await node(key);
     await api()
@@ -353,7 +353,7 @@ describe(`Changes of a graph as operations (${OperationService.name}, end to end
         event: { type: 'ACTIONS_REVERTED' },
       });
       expect(await node('log-socket')).toBeUndefined();
-      // Nothing left to undo: REST's 409 conflict is a bad_request on the socket (docs/protocol.md §4 codes).
+      // Nothing left to undo: REST's 409 conflict is a bad_request on the socket.
       const refused = await client.undo({ _id: 8, threadId });
       expect(refused.error).toMatchObject({ _id: 8, code: 'bad_request', retryable: false });
     });

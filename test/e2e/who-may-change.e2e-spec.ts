@@ -33,7 +33,7 @@ interface RunView {
 }
 
 /**
- * Who may change what (docs/protocol.md §9.5; docs/policy.md): each hole the reviews and the hostile probe found,
+ * Who may change what: each hole the reviews and the hostile probe found,
  * closed and shown through the real API.
  */
 describe(`Who may change what (${RunAuthority.name}, end to end)`, () => {

@@ -4,11 +4,11 @@ import { GraphEdge, GraphNode, NodeTypeConfig } from '../../graph/graph.types';
 import { ActionConversionResult } from '../../conversation/action-conversion-result';
 import { ProposedAction } from '../../conversation/proposed-action';
 
-/** Prefix of keys the converter generates (`ai_...`, docs/agent.md "Proposals and their preview"). */
+/** Prefix of keys the converter generates (`ai_...`). */
 export const GENERATED_KEY_PREFIX = 'ai_';
 
 /**
- * Turns an approved ProposedAction into graph mutations (docs/agent.md "Proposals and their preview"): field
+ * Turns an approved ProposedAction into graph mutations: field
  * instructions, full nodes and edges to create, keys to delete. Pure and deterministic: the same
  * action, graph, default sheet and key seed always give the same result, so the preview shown with
  * the interrupt is exactly what is applied after approval (on the server or by the client).
@@ -152,7 +152,7 @@ function result(sheetId: string, parts: Partial<Omit<ActionConversionResult, 'sh
 
 /**
  * Several change sets as one, in order: what a batch (or some items of it) becomes. It concerns the sheet of its
- * first part (Nodius's batch calls take one sheet; docs/agent.md).
+ * first part (Nodius's batch calls take one sheet).
  */
 export function mergeChangeSets(
   parts: readonly ActionConversionResult[],

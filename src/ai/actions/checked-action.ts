@@ -5,7 +5,7 @@ import type { ProposedAction } from '../../conversation/proposed-action';
 /**
  * A proposal that passed the checks (ProposalReferenceValidator), with the change set it becomes (ActionConverter)
  * and what it was made against: what an approval interrupt carries, and what an action applied without a human
- * carries. `operationId` once it was decided (docs/protocol.md §9.1: `ai:apply` and `AgentResult.actions[]` carry it).
+ * carries. `operationId` once it was decided (`ai:apply` and `AgentResult.actions[]` carry it).
  */
 export interface CheckedAction {
   toolCallId: string;
@@ -24,7 +24,7 @@ export type ActionApplication =
   | { status: 'failed'; reason: string; operationId: string };
 
 /**
- * What `ai:apply` carries (HITL_APPLY=client, docs/protocol.md §8.1, §9.1, §9.4): a change for the editor to apply,
+ * What `ai:apply` carries (HITL_APPLY=client): a change for the editor to apply,
  * under its operation id, on which the editor de-duplicates.
  */
 export interface ApplyRequest {

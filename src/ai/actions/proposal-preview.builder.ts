@@ -14,7 +14,7 @@ export interface PreparedProposal {
 }
 
 /**
- * What a proposal becomes before anyone decides on it (docs/protocol.md §5, §9.2, §9.3): the change set approval
+ * What a proposal becomes before anyone decides on it: the change set approval
  * applies (ActionConverter, keys seeded by the thread and the tool call so they are stable and distinct across
  * threads), what it was made against (its basis: the fingerprints of every node and edge it reads or touches, as the
  * user sees the graph now), and for a batch one item per action with a one-line description.

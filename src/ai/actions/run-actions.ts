@@ -40,7 +40,7 @@ export interface ApprovedChange {
 }
 
 /**
- * The actions of one run on one graph (docs/agent.md, "Operations"): proposals checked against the graph, turned
+ * The actions of one run on one graph: proposals checked against the graph, turned
  * into their preview, and applied through THE OperationService, each decision one operation whose id is its thread
  * and tool call, so a retry answers what the first attempt did; each applied series becomes its ACTIONS_EXECUTED
  * event: an approved proposal is a series of its own, the proposals applied without a human in one round are one

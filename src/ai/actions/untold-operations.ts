@@ -3,7 +3,7 @@ import type { OperationRecord } from '../../changes/operation';
 import type { PendingInterrupt, ThreadRecord } from '../../threads/thread.types';
 
 /**
- * Operations a crash kept out of their thread (docs/agent.md, "Operations"): recorded with their graph change, their
+ * Operations a crash kept out of their thread: recorded with their graph change, their
  * thread commit never landed. The next request on the thread tells them, so the thread and the model know what the
  * graph holds.
  */

@@ -13,15 +13,15 @@ export interface AgentEventSink {
   /**
    * The run holds the thread's lease (called by ThreadRunSkeleton after `thread`, never for a run refused
    * as busy or not found): a transport that logs its requests makes this one the thread's latest, the one
-   * `ai:rejoin` finds (docs/protocol.md §8.7).
+   * `ai:rejoin` finds.
    */
   leased?(threadId: string): void;
   token(text: string): void;
   toolStart(toolCallId: string, toolName: string): void;
   toolResult(toolCallId: string, result: string): void;
-  /** A thread event, once the commit that stored it is done (docs/protocol.md §8.3). */
+  /** A thread event, once the commit that stored it is done. */
   event(event: ThreadEvent): void;
-  /** HITL_APPLY=client: an action applied without a human, for the caller's editor to apply (§8.1 `ai:apply`). */
+  /** HITL_APPLY=client: an action applied without a human, for the caller's editor to apply (`ai:apply`). */
   apply(action: ApplyRequest): void;
   complete(result: AgentResult): void;
 }

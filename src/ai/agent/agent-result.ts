@@ -24,7 +24,7 @@ export interface ToolCallSummary {
 }
 
 /**
- * How the proposal answered by a resume was settled (resume results only; docs/protocol.md §3, §9.1-§9.3). With
+ * How the proposal answered by a resume was settled (resume results only). With
  * HITL_APPLY=client the caller applies `changes` through its own sync pipeline (de-duplicating on `operationId`);
  * with server they were applied here.
  */
@@ -46,7 +46,7 @@ export interface ProposalResolution {
   declinedItems?: string[];
 }
 
-/** What a request wrote besides its messages (docs/protocol.md §8.1, §8.3): present only when not empty. */
+/** What a request wrote besides its messages: present only when not empty. */
 export interface RunRecords {
   /** The thread events written by this request, in order (DATA_ADDED, ACTIONS_EXECUTED). */
   events?: ThreadEvent[];
@@ -54,7 +54,7 @@ export interface RunRecords {
   actions?: CheckedAction[];
 }
 
-/** The answer of POST /api/ai/chat and /api/ai/resume (docs/protocol.md §3). */
+/** The answer of POST /api/ai/chat and /api/ai/resume. */
 export type AgentResult = RunRecords &
   (
     | {

@@ -14,7 +14,7 @@ import type { ActionApplication, CheckedAction } from '../actions/checked-action
 import { UsageAccumulator } from './usage.accumulator';
 
 /**
- * One atomic write the loop asks for (docs/threads.md): the messages of a round in order (an assistant
+ * One atomic write the loop asks for: the messages of a round in order (an assistant
  * message with its tool calls and all their results; or a final answer; or, on resume, the results
  * that close the interrupted batch), plus the interrupt state. Handed to the caller BEFORE the next
  * upstream call, so a crash never loses a round that the model built on.
@@ -35,7 +35,7 @@ export interface AgentCommitRequest extends AgentCommit {
   operationId: string;
 }
 
-/** What became of a commit, for the round's trace (docs/observability.md, "Traces of the agent"). */
+/** What became of a commit, for the round's trace. */
 export interface AgentCommitReceipt {
   /** False when the operation was already applied (an idempotent replay): nothing was written twice. */
   applied: boolean;
@@ -50,7 +50,7 @@ export interface RoundCommits {
 }
 
 /**
- * A smaller context for the same request (docs/agent.md, "Context-length recovery"): what the model is sent first,
+ * A smaller context for the same request: what the model is sent first,
  * rebuilt with fewer retrieved nodes, shorter texts and less history, or null when it cannot be made smaller. Asked
  * at most once per run, after the upstream answered `context_length`.
  */
@@ -58,7 +58,7 @@ export interface ContextShrinker {
   shrink(): Promise<LlmMessage[] | null>;
 }
 
-/** A run's own budget (an automation's per-run and monthly budgets, docs/automations.md). */
+/** A run's own budget (an automation's per-run and monthly budgets). */
 export interface RunBudget {
   /** Throws budget_exceeded when it is spent, given the run's usage so far. */
   assertWithin(usage: UsageTotals): void;
@@ -114,7 +114,7 @@ export interface AgentRunRequest {
   proposals: RunProposals;
   /** Context-length recovery; absent: a `context_length` answer fails the run at once. */
   shrinker?: ContextShrinker;
-  /** The provider of this run, resolved when it started (docs/provider-configs.md); absent: the loop's own. */
+  /** The provider of this run, resolved when it started; absent: the loop's own. */
   provider?: LlmProvider;
   /** Checked before every upstream call, after the process-wide budget. */
   budget?: RunBudget;
@@ -131,7 +131,7 @@ export interface AgentRunRequest {
 }
 
 /**
- * Why a run stopped (docs/agent.md, "Smart stopping"; logged and counted: docs/observability.md):
+ * Why a run stopped (logged and counted):
  * `answer` (the model answered without asking for tools), `no_progress` (its tool rounds stopped
  * bringing anything new: ended with a last call without tools), `rounds_spent` (AI_MAX_TOOL_ROUNDS
  * reached: the same), `interrupt` (waiting for a human), `aborted` (stopped by the user, a

@@ -129,7 +129,7 @@ export const NO_PROGRESS_NOTE = LOOP_NOTES.en.noProgress;
 const COMPLETION_COUNT_MAX_CHARS = 2_000;
 
 /**
- * The tool-calling loop (docs/agent.md), one implementation for REST and Socket.IO: streams
+ * The tool-calling loop, one implementation for REST and Socket.IO: streams
  * each upstream call (tokens to the events), executes read tools, stops at the first valid write
  * call with an interrupt, and commits every round before the next call. Pure: no Nest, no
  * transport, no store; the caller persists commits, owns the thread and the sink's terminal event.
@@ -267,8 +267,8 @@ export class AgentLoop {
 
   /**
    * Commits a round under the run's next operation id, with the ACTIONS_EXECUTED events of what it
-   * applied (stored after its messages); then the round and those events are what the model sees next
-   * (docs/policy.md). While a batch waits for an answer its events stay out of the model's messages,
+   * applied (stored after its messages); then the round and those events are what the model sees next.
+   * While a batch waits for an answer its events stay out of the model's messages,
    * which must end with the batch's results for the resume (as history building does).
    */
   private async commit(state: RunState, round: AgentCommit): Promise<AgentCommitReceipt> {
@@ -291,7 +291,7 @@ export class AgentLoop {
   }
 
   /**
-   * One line per upstream call at debug level (docs/observability.md, "Traces of the agent"): its
+   * One line per upstream call at debug level: its
    * round, the operation id its round was committed under, how often that commit was replayed after
    * a revision conflict, and whether it applied (false: an idempotent replay wrote nothing twice).
    */
@@ -345,7 +345,7 @@ export class AgentLoop {
 
   /**
    * One upstream call, retried once with a smaller context when the upstream answers
-   * `context_length` (docs/agent.md, "Context-length recovery"): the caller's first messages rebuilt
+   * `context_length`: the caller's first messages rebuilt
    * smaller (fewer retrieved nodes, shorter texts, less history) and this run's tool results cut
    * shorter, from then on. A second refusal, or no smaller context, fails the run with it.
    */

@@ -9,7 +9,7 @@ import type { AgentResult } from './agent-result';
  * event, the end). QuestionRun releases them in the turn of the event loop after the one in which
  * undici writes the upstream request: sending them (two socket writes, ~0.1 ms at one conversation) then
  * no longer delays the request, and the client still gets `ai:thread` first and the event before the
- * first token (docs/protocol-notes.md, "When ai:thread comes").
+ * first token.
  */
 export class HeldEventsSink implements AgentEventSink {
   private held: Array<() => void> | null = [];

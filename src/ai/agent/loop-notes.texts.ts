@@ -1,8 +1,8 @@
 import type { Locale } from '../../config/app-config';
 
 /**
- * What the loop itself tells the model, in the AI_LOCALE language like the system prompt
- * (docs/agent.md, "Locale"): the notes sent (never stored) with a last call without tools, and the
+ * What the loop itself tells the model, in the AI_LOCALE language like the system prompt:
+ * the notes sent (never stored) with a last call without tools, and the
  * results of calls it does not run.
  */
 export interface LoopNotes {

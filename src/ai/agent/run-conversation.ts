@@ -2,8 +2,7 @@ import type { LlmMessage, LlmToolMessage } from '../../conversation/llm-message'
 import { serializeToolResult } from '../tools/tool-result.limiter';
 
 /**
- * The longest tool result sent once a run recovers from `context_length` (docs/agent.md,
- * "Context-length recovery"): a quarter of a read result's usual 16,000 characters. What is stored
+ * The longest tool result sent once a run recovers from `context_length`: a quarter of a read result's usual 16,000 characters. What is stored
  * keeps the whole result.
  */
 export const COMPACT_TOOL_RESULT_MAX_CHARS = 4_000;
@@ -11,7 +10,7 @@ export const COMPACT_TOOL_RESULT_MAX_CHARS = 4_000;
 /**
  * The messages of one run as the model is sent them: what the caller gave first (history, context,
  * question) and what the run added (its rounds), every message the run makes tagged with the run's
- * thread (docs/threads.md, "Isolation"). After a `context_length` refusal the first part is replaced
+ * thread. After a `context_length` refusal the first part is replaced
  * by a smaller one and the run's tool results are sent shorter from then on.
  */
 export class RunConversation {

@@ -1,7 +1,7 @@
 import type { LlmMessage } from '../../conversation/llm-message';
 import { maskPersonalData } from '../../observability/personal-data.masker';
 
-/** Messages a call's trace shows: the last ones (docs/observability.md, "Traces of the agent"). */
+/** Messages a call's trace shows: the last ones. */
 export const TRACED_MESSAGES = 8;
 const TRACED_CONTENT_CHARS = 300;
 const TRACED_ARGUMENTS_CHARS = 200;

@@ -11,7 +11,7 @@ export interface RoundReport {
 }
 
 /**
- * Smart stopping (docs/agent.md, "Smart stopping"): tells when a run's tool rounds stop bringing
+ * Smart stopping: tells when a run's tool rounds stop bringing
  * anything new, so the loop ends it with its last call without tools instead of spending its rounds.
  *
  *  - A call is identified by its tool and its arguments (JSON with sorted keys: key order and spacing

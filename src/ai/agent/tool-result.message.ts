@@ -4,8 +4,8 @@ import type { ActionApplication } from '../actions/checked-action';
 
 /**
  * The JSON tool results the model receives for calls the loop does not execute as reads: the
- * outcome of a proposal after the human decided (docs/protocol.md §3), and errors it can correct.
- * Their texts are in the AI_LOCALE language, as the prompt is (docs/agent.md, "Locale"); the
+ * outcome of a proposal after the human decided, and errors it can correct.
+ * Their texts are in the AI_LOCALE language, as the prompt is; the
  * statuses and the supersede feedback are the contract's and stay as they are.
  */
 
@@ -21,9 +21,9 @@ export interface ProposalOutcome {
   status: ProposalStatus;
   message: string;
   feedback?: string;
-  /** stale: what changed since the proposal (docs/protocol.md §9.2). */
+  /** stale: what changed since the proposal. */
   changed?: ChangedDocument[];
-  /** Part of a batch approved (docs/protocol.md §9.3): the items applied and declined. */
+  /** Part of a batch approved: the items applied and declined. */
   appliedItems?: ItemMention[];
   declinedItems?: ItemMention[];
 }
@@ -46,7 +46,7 @@ export function toolErrorContent(message: string): string {
 }
 
 /**
- * The result of a proposal the action policy applied without a human (docs/policy.md):
+ * The result of a proposal the action policy applied without a human:
  * `{ "status": "applied", "appliedBy", "message" }`, or `{ "status": "failed", "message" }` when the graph refused it.
  */
 export function autonomousResultContent(application: ActionApplication, locale: Locale = 'en'): string {

@@ -26,7 +26,7 @@ export type PolicyDecision =
 /**
  * The levels of a run nobody attends (an automation's) when the service does not apply actions itself
  * (HITL_APPLY=client): an autonomous action would go to a client that is not there, so it waits for a
- * human instead, who applies it on approval (docs/automations.md).
+ * human instead, who applies it on approval.
  */
 export function withoutAutonomous(levels: EffectiveLevels): EffectiveLevels {
   const kept = {} as Record<ActionKind, PolicyLevel>;
@@ -35,7 +35,7 @@ export function withoutAutonomous(levels: EffectiveLevels): EffectiveLevels {
 }
 
 /**
- * Who may change what in one run (docs/protocol.md §8.1, §9.5; docs/policy.md): which write tools and batch parts
+ * Who may change what in one run: which write tools and batch parts
  * are offered, and for each proposal whether it is refused, interrupts or is applied. Built once per run from the
  * acting identity's levels (or, on resume, from the state the run stored with its interrupt), so a policy change
  * never alters a run in progress. A change is judged at the strictest kind it amounts to (an update that sets posX /
@@ -148,7 +148,7 @@ interface ActionPart {
 }
 
 /**
- * Every kind an action amounts to (docs/policy.md): its own; `move_node` too for an update that sets posX or posY;
+ * Every kind an action amounts to: its own; `move_node` too for an update that sets posX or posY;
  * for a batch `batch` plus the kinds of its parts (nested batches included). A change is as strict as the strictest
  * of them.
  */

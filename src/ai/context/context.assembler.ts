@@ -44,8 +44,7 @@ export interface AssembledContext {
 }
 
 /**
- * Assembles every request the agent sends from the four prompt levels (docs/agent.md, "Prompt
- * levels"), the stable part first:
+ * Assembles every request the agent sends from the four prompt levels, the stable part first:
  *
  *   [1 instructions] [2 workspace types] [3 graph state]  — each closed by a cache breakpoint
  *   [summaries standing for the turns left out]            — only when the history no longer fits

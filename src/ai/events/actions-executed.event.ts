@@ -14,7 +14,7 @@ export interface ExecutedActionSeries {
   /** The graph's sheets list (id → name), to name sheets as users see them. */
   sheetNames: Readonly<Record<string, string>>;
   actions: readonly ExecutedAction[];
-  /** The operations the series recorded (docs/protocol.md §9.1), listed on the event. */
+  /** The operations the series recorded, listed on the event. */
   operationIds?: readonly string[];
   /** Says the series was applied before the service was interrupted (a crash between the apply and the commit). */
   recovered?: boolean;
@@ -35,7 +35,7 @@ const PAST: Record<Verb, string> = { create: 'created', update: 'updated', move:
 const VERB_ORDER: readonly Verb[] = ['create', 'update', 'move', 'delete'];
 
 /**
- * The ACTIONS_EXECUTED event of one applied series (docs/protocol.md §8.3): an approved proposal, or the
+ * The ACTIONS_EXECUTED event of one applied series: an approved proposal, or the
  * autonomous proposals of one round. One result per node or edge touched, failed ones `ok: false`
  * with the reason; the summary counts what was done, e.g. "Created 2 nodes and 1 edge on sheet main".
  */

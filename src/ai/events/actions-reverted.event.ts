@@ -3,7 +3,7 @@ import type { OperationRecord } from '../../changes/operation';
 import { joinWords, plural } from './event-wording';
 
 /**
- * The ACTIONS_REVERTED event of a revert (docs/protocol.md §9.4): what was put back as it was, one item per node or
+ * The ACTIONS_REVERTED event of a revert: what was put back as it was, one item per node or
  * edge, and one failed item per part refused (a human changed it since, or it depends on such a part), e.g.
  * "Reverted 2 operations: deleted 1 node, restored 1 edge; 1 part refused". `sent`: HITL_APPLY=client, the inverse
  * went to the editor to apply.

@@ -28,7 +28,7 @@ export interface ContextLoad {
 }
 
 /**
- * The DATA_ADDED event of one user message (docs/protocol.md §8.3):
+ * The DATA_ADDED event of one user message:
  * what was loaded into the context for it, e.g. "Loaded 12 nodes and 9 edges into the context
  * (~1,840 tokens)", with one result per part and a failed one per mention the graph does not have.
  */

@@ -33,7 +33,7 @@ export const MESSAGE_RESULT_EXAMPLE = {
   ],
 };
 
-/** A proposal the workspace's action policy applied without a human (docs/policy.md). */
+/** A proposal the workspace's action policy applied without a human. */
 export const AUTONOMOUS_RESULT_EXAMPLE = {
   threadId: THREAD_ID,
   type: 'message',
@@ -62,7 +62,7 @@ export const AUTONOMOUS_RESULT_EXAMPLE = {
   ],
 };
 
-/** The model asks the user (ask_user, docs/policy.md): answered with POST /api/ai/resume. */
+/** The model asks the user (ask_user): answered with POST /api/ai/resume. */
 export const QUESTION_RESULT_EXAMPLE = {
   threadId: THREAD_ID,
   type: 'interrupt',

@@ -5,7 +5,7 @@ import type { GenerationProgress } from '../runs/active-run.registry';
 
 /**
  * The REST side of a run: nothing is streamed, the run's terminal result is the HTTP answer
- * (docs/protocol.md §3 AgentResult). Counts fragments and remembers the thread for the logs of a
+ * (AgentResult). Counts fragments and remembers the thread for the logs of a
  * run stopped by a client that went away.
  */
 export class CollectingSink implements AgentEventSink, GenerationProgress {

@@ -29,7 +29,7 @@ export interface InterruptDecision {
   approved: boolean;
   feedback?: string;
   answer?: string;
-  /** A batch: the items approved (the others declined); absent: the whole proposal (docs/protocol.md §9.3). */
+  /** A batch: the items approved (the others declined); absent: the whole proposal. */
   approvedItems?: string[];
 }
 
@@ -50,9 +50,8 @@ type ApprovalInterrupt = Extract<PendingInterrupt['interrupt'], { kind: 'approva
  * inconsistent subset is a 400 before anything changes), applied once through the run's RunActions (one operation:
  * a retry after a crash answers what the first attempt did, and a stale proposal applies nothing), or rejected (a
  * decision recorded too, so a racing approval and rejection have one outcome); its outcome becomes the tool result
- * the model receives (docs/protocol.md §3, §9) and the `resolution` of the answer. A question: its answer checked
- * against it (bad_request before anything changes, so it stays pending), then answered or declined (docs/protocol.md
- * §8.2, §9.5). Each outcome is reported to the HitlObserver (metrics).
+ * the model receives and the `resolution` of the answer. A question: its answer checked
+ * against it (bad_request before anything changes, so it stays pending), then answered or declined. Each outcome is reported to the HitlObserver (metrics).
  */
 export class PendingInterruptSettler {
   private readonly messages: ProposalMessages;
@@ -229,7 +228,7 @@ function approvedChange(interrupt: ApprovalInterrupt, items: PendingItem[], appr
 }
 
 /**
- * A new message settles the pending interrupt first (docs/protocol.md §3, §8.2): a proposal as rejected, a question as
+ * A new message settles the pending interrupt first: a proposal as rejected, a question as
  * declined, every call after it in its batch as not processed: the tool results to commit before the message, so
  * every tool call keeps its result. A call whose decision was recorded already (applied before a crash kept its
  * commit out of the thread) gets the result of that decision instead, never "rejected".

@@ -19,7 +19,7 @@ export interface PromptLevelsCacheOptions {
 }
 
 /**
- * The stable prompt levels of each request (docs/agent.md, "Prompt levels"), built once and reused,
+ * The stable prompt levels of each request, built once and reused,
  * because every request sends them:
  *  - level 1 per role and locale (a handful of texts);
  *  - level 2 per node-config list, for frozen lists only (the embedded store hands out one frozen list

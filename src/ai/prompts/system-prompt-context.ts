@@ -14,7 +14,7 @@ export interface GraphCounts {
 }
 
 /**
- * What the stable prompt levels are built from (docs/agent.md, "Prompt levels"): the graph, its size,
+ * What the stable prompt levels are built from: the graph, its size,
  * and the workspace's custom types. Deliberately not the per-question RAG context (whose configs
  * depend on the question): the levels must stay byte-identical across the questions of a
  * conversation, as long as the graph does not change, to be prompt-cached.

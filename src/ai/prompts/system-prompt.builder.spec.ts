@@ -52,7 +52,7 @@ describe(buildSystemPrompt.name, () => {
       const prompt = buildSystemPrompt(context, role);
       expect(prompt).toContain(`(role: ${role})`);
       expect(prompt).not.toContain('READ-ONLY');
-      // Which kinds are offered, and what becomes of them, is the run's tool list (docs/policy.md): the prompt stays the same whatever the policy.
+      // Which kinds are offered, and what becomes of them, is the run's tool list: the prompt stays the same whatever the policy.
       for (const tool of WRITE_TOOL_NAMES) expect(prompt).not.toContain(tool);
       expect(prompt).toContain('nothing changes until a human approves');
       expect(prompt).toContain("each write tool's description says which");

@@ -12,15 +12,14 @@ const DESCRIPTION_MAX_CHARS = 1000;
 const TYPE_DESCRIPTION_MAX_CHARS = 200;
 
 /**
- * The three stable levels of every prompt (docs/agent.md, "Prompt levels"), most stable first:
+ * The three stable levels of every prompt, most stable first:
  *  1. `instructions`: identity, permissions, built-in node types, rules, conventions — the same for
  *     every graph, per role and locale (the tools' documentation travels with them, as tool definitions);
  *  2. `workspace`: the workspace's custom node types — the same for every graph of the workspace;
  *  3. `graphState`: the graph (key, name, description, sheets) and its size — changes when the graph does.
  * No question, no date, types sorted: byte-identical across the questions of a conversation, so
  * providers' prompt caches hit. The per-message data (retrieved nodes, recalled memory) is level 4,
- * sent after the history. Level 1 says when to use tools and stop (self-evaluation, docs/agent.md
- * "Smart stopping").
+ * sent after the history. Level 1 says when to use tools and stop (self-evaluation).
  */
 export interface PromptLevels {
   instructions: string;

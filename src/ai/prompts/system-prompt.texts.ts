@@ -27,7 +27,7 @@ export interface SystemPromptTexts {
   rules: (canEdit: boolean) => string[];
   conventionsTitle: string;
   conventions: string[];
-  /** Seed 003's smart stopping: when to call tools, when to stop, the self-evaluation before each call. */
+  /** Smart stopping: when to call tools, when to stop, the self-evaluation before each call. */
   stoppingTitle: string;
   stopping: string[];
 }

@@ -32,7 +32,7 @@ export interface SmallerContextRequest {
 }
 
 /**
- * The smaller context of a context-length retry (docs/agent.md, "Context-length recovery"): the
+ * The smaller context of a context-length retry: the
  * question's context retrieved again with half the nodes and half the text kept per node, and the
  * history rebuilt by the HistoryStrategy with half the token budget. Nothing is stored: the thread
  * keeps the context it was answered from the first time.

@@ -49,9 +49,9 @@ const logger = new Logger('runs');
  * lives, so that "stop request X" (ai:interrupt, a socket that disconnects, shutdown, a stop sent by
  * another instance for a run key) needs nothing else.
  *
- * Watchers (docs/protocol.md §8.7): a socket run is watched by its socket and by every socket that
+ * Watchers: a socket run is watched by its socket and by every socket that
  * rejoined it, on any instance. When the last watcher leaves, AI_DISCONNECT_POLICY decides: `abort`
- * stops the run at once (docs/protocol.md §4), `continue` lets it run for AI_REJOIN_GRACE_MS and stops
+ * stops the run at once, `continue` lets it run for AI_REJOIN_GRACE_MS and stops
  * it then, unless a rejoin brought a watcher back. A watcher of another instance is a lease: it leaves
  * on its own when not renewed within its time to live (RunControl renews them), so an instance that dies
  * with a rejoined socket does not keep the run alive forever.

@@ -49,7 +49,7 @@ export interface RunActionsPlan {
 }
 
 /**
- * The agent-run executor every use case shares (docs/architecture.md, "Units inside the agent"): runs the loop on a
+ * The agent-run executor every use case shares: runs the loop on a
  * thread whose lease is held, with the run's tools (AgentToolbox under its RunAuthority), its actions (RunActions
  * through THE OperationService) and its commit path (ThreadRoundWriter), and turns the loop's outcome into the answer.
  */

@@ -6,8 +6,8 @@ import { runEfficiency } from './run-efficiency';
 const ANSWERS: ReadonlySet<RunEnd['stopReason']> = new Set(['answer', 'no_progress', 'rounds_spent']);
 
 /**
- * Why runs stop and how much work their answers took (docs/observability.md): runs by stop reason,
- * and for every answer its tool rounds, its tool calls and seed 003's efficiency ratio (runEfficiency
+ * Why runs stop and how much work their answers took: runs by stop reason,
+ * and for every answer its tool rounds, its tool calls and its efficiency ratio (runEfficiency
  * against AI_MAX_TOOL_ROUNDS); commit conflicts by outcome.
  */
 export class AgentRunMetrics implements AgentRunObserver {

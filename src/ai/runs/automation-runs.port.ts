@@ -2,7 +2,7 @@ import type { ThreadRecord } from '../../threads/thread.types';
 import type { RunBudget } from '../agent/agent-run';
 import type { ThreadRunEnd } from './thread-runner';
 
-/** What a later run on an automation's thread (the resume of its interrupt) keeps of the automation (docs/protocol.md §9.5). */
+/** What a later run on an automation's thread (the resume of its interrupt) keeps of the automation. */
 export interface AutomationRunSettings {
   /** The automation's own provider configuration; absent: the workspace's active one. */
   providerConfigId?: string;

@@ -34,7 +34,7 @@ function conflicting(times: number, options: { leaseTaken?: boolean } = {}) {
 }
 
 /**
- * Revision conflicts on a round commit (docs/threads.md, "Conflicts"): re-read and replayed up to 3
+ * Revision conflicts on a round commit: re-read and replayed up to 3
  * times with backoff, then thread_busy; a lease held elsewhere is thread_busy at once.
  */
 describe(`${QuestionRun.name} (revision conflicts on a round commit)`, () => {

@@ -23,7 +23,7 @@ const userTurns = (request: RecordedRequest) =>
   request.body.messages.filter((message: { role: string }) => message.role === 'user').length;
 
 /**
- * Context-length recovery (docs/agent.md): the scripted server refuses, with OpenAI's own
+ * Context-length recovery: the scripted server refuses, with OpenAI's own
  * `context_length_exceeded`, any prompt over its context window; the run retries once with fewer
  * retrieved nodes, shorter texts and half the history, then answers — or fails with context_length.
  */

@@ -92,9 +92,9 @@ interface QuestionStart {
 }
 
 /**
- * The question run the chat and automation use cases share (docs/agent.md): a question on a thread, with at most one
+ * The question run the chat and automation use cases share: a question on a thread, with at most one
  * run per thread at a time on any instance. The question is stored first, under the lease, before `sink.thread` (a
- * pending interrupt superseded in the same commit, with what a crash kept out of the thread told there: docs/agent.md,
+ * pending interrupt superseded in the same commit, with what a crash kept out of the thread told there,
  * "Operations"); its context and DATA_ADDED event follow in a second commit, the event sent before the model's first
  * token; then the loop, under the acting identity's action policy as stored now, on the run's provider.
  *
@@ -281,7 +281,7 @@ export class QuestionRun {
       currentContext: contextMessage,
       signal: run.signal,
     });
-    // What the context of this message held (docs/policy.md "Thread events"), stored right after it.
+    // What the context of this message held, stored right after it.
     const dataAdded = dataAddedEvent({
       context: retrieved,
       mentions,
@@ -334,7 +334,7 @@ export class QuestionRun {
     return executor.outcome(thread.threadId, outcome, run.usage, [...asked.recovered, dataAdded]);
   }
 
-  /** The provider a run of the workspace uses (docs/provider-configs.md): resolved once, at its start. */
+  /** The provider a run of the workspace uses: resolved once, at its start. */
   private async checkedProvider(
     principal: Principal,
     request: Pick<QuestionRequest, 'budget' | 'providerConfigId'>,
@@ -346,9 +346,9 @@ export class QuestionRun {
   }
 
   /**
-   * The question, stored under the lease before anything else (docs/reliability.md, "Crash"): one commit of the tool
+   * The question, stored under the lease before anything else: one commit of the tool
    * results that settle a pending interrupt it supersedes, the ACTIONS_EXECUTED event of what a crash kept out of the
-   * thread (a decision recorded before it, an autonomous batch whose round never committed: docs/agent.md,
+   * thread (a decision recorded before it, an autonomous batch whose round never committed,
    * "Operations"), and the user message. Its retrieved context follows in a commit of its own.
    */
   private async storeQuestion(

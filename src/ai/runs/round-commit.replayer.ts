@@ -7,7 +7,7 @@ import { isRevisionConflict } from '../../threads/thread-revision-conflict.error
 import { ThreadRoundCommit, ThreadService } from '../../threads/thread.service';
 import type { ThreadRecord } from '../../threads/thread.types';
 
-/** Replays of a commit after a revision conflict, before the run fails (docs/threads.md, "Conflicts"). */
+/** Replays of a commit after a revision conflict, before the run fails. */
 export const MAX_COMMIT_REPLAYS = 3;
 /** 25 ms, then 50, then 100 (each with equal jitter): a conflicting writer under the lease is short-lived. */
 export const COMMIT_REPLAY_BACKOFF: RetryBackoffOptions = {
@@ -40,7 +40,7 @@ export interface CommitHold {
 const logger = new Logger('agent');
 
 /**
- * The run skeleton's commit path (docs/threads.md, "Conflicts"): a round commit that meets a revision
+ * The run skeleton's commit path: a round commit that meets a revision
  * conflict (another writer moved the thread on since the run read it) is re-read and replayed on the
  * fresh record with the same operation id, up to MAX_COMMIT_REPLAYS times with exponential backoff;
  * then the run fails with thread_busy. Before each replay the run's lease is confirmed with the store:

@@ -1,5 +1,5 @@
 /**
- * The efficiency of one answered run, as seed 003 defines it (docs/agent.md, "Efficiency"), in percent:
+ * The efficiency of one answered run, as defines it, in percent:
  *
  *   E = ½ × RoundEfficiency + ResultEfficiency
  *   RoundEfficiency  = (maxRounds − rounds) / maxRounds × 100

@@ -11,9 +11,8 @@ export interface RunSchedulingState {
 }
 
 /**
- * The run scheduling's queue and the streams giving way to it, read at each scrape (docs/agent.md,
- * "A burst of new conversations"): a burst shows as a queue, and as streams held while it lasts; and
- * the streams put off to a later turn (docs/agent.md, "A share of each turn for the streams").
+ * The run scheduling's queue and the streams giving way to it, read at each scrape: a burst shows as a queue, and as streams held while it lasts; and
+ * the streams put off to a later turn.
  */
 export class RunSchedulingMetrics {
   private source: () => RunSchedulingState = () => ({ waitingForSetup: 0, streamsGivingWay: 0, streamsPutOff: 0 });

@@ -45,8 +45,7 @@ const NEVER: StreamPacer = { beforeChunk: () => null };
 
 /**
  * New conversations first: while more than `minWaiting` runs wait for their setup (RunSetupGate),
- * the streams already running give way between two chunks, until no more do (docs/agent.md, "A
- * burst of new conversations").
+ * the streams already running give way between two chunks, until no more do.
  *
  * When the process is CPU-bound (a burst of new conversations), its time is shared between the
  * setups and the streams of the conversations set up before them. Shared evenly, admission settles

@@ -7,7 +7,7 @@ import type { RunAuthority } from '../authority/run-authority';
 import type { ThreadRun } from './thread-runner';
 
 /**
- * Where the loop's commits of one run go (docs/threads.md): through the run's commit path (ThreadRun.commit: a
+ * Where the loop's commits of one run go: through the run's commit path (ThreadRun.commit: a
  * revision conflict replayed, a lost lease fatal), each on the thread as the previous one left it. A new pending
  * interrupt keeps what its resume goes on with: the run's authority (levels and the user's yeses), who it acts as, and
  * a batch proposal's items.

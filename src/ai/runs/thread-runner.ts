@@ -61,7 +61,7 @@ export interface RunOutcome {
   stats: AgentRunStats;
 }
 
-/** Told of each run's life: background work that yields to runs (conversation memory, docs/memory.md). */
+/** Told of each run's life: background work that yields to runs (conversation memory). */
 export interface ThreadRunLifecycle {
   /** A run began (before its setup slot). */
   started(): void;
@@ -104,7 +104,7 @@ export interface RunRequest {
 }
 
 /**
- * Where every run of the agent (chat, resume, automation) begins (docs/architecture.md, "Units inside the agent"): a
+ * Where every run of the agent (chat, resume, automation) begins: a
  * use case calls begin() and gets a RunSession, then drives it step by step, each call going down: find its thread
  * inside the setup slot, take the thread's lease (or adopt the one a new thread was created with), run, and end with
  * finish() (or fail()). The runner owns what every run shares: admission into the setup (RunSetupGate, first come

@@ -3,7 +3,7 @@ import type { AuthenticatedSocketData } from '../../auth/socket.authenticator';
 import type { AiClientToServerEvents, AiServerToClientEvents } from './ai-socket.events';
 
 /**
- * Messages between the instances (Socket.IO's serverSideEmit, through the Redis adapter; docs/protocol-notes.md
+ * Messages between the instances (Socket.IO's serverSideEmit, through the Redis adapter
  * "Several instances"), about a run by its run key: stop it (`ai:interrupt` reached another instance), and a
  * socket that rejoined it on another instance started or stopped watching it (AI_DISCONNECT_POLICY).
  */

@@ -13,7 +13,7 @@ export type { RefusedRevert } from '../../changes/operation';
  * The Socket.IO contract of namespace `/ai` (docs/protocol.md §4 and §8) as types: the one definition
  * shared by the gateway (through ai-server-socket.ts) and the client package (client/src/protocol.ts),
  * so a change that breaks either side fails `npm run typecheck`. Keep this file and what it imports
- * pure types: the browser client compiles them (docs/client.md). `_id` is the client-chosen integer
+ * pure types: the browser client compiles them. `_id` is the client-chosen integer
  * correlating answers.
  */
 
@@ -114,7 +114,7 @@ export interface AiCompleteEvent extends AiRequestEvent {
 }
 
 export interface AiErrorEvent {
-  /** null: the error concerns no request of its own (see docs/protocol-notes.md). */
+  /** null: the error concerns no request of its own (a payload without a numeric `_id`, a duplicate `_id`, a rejected `ai:interrupt`). */
   _id: number | null;
   seq?: number;
   /** User-facing text in the AI_LOCALE language. */

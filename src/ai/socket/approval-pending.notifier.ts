@@ -9,7 +9,7 @@ export function approvalRoom(workspace: string): string {
 }
 
 /**
- * `ai:approval_pending` (docs/protocol.md §8.4): tells the editors and admins connected on `/ai` that an
+ * `ai:approval_pending`: tells the editors and admins connected on `/ai` that an
  * automation run waits for them. Sockets join their workspace's room when they connect (AiGateway),
  * by their handshake principal; with the Socket.IO Redis adapter a room reaches every instance.
  */

@@ -8,7 +8,7 @@ export const SOCKET_IO_REDIS_KEY = 'graph-ai:socket.io';
 const REQUESTS_TIMEOUT_MS = 2_000;
 
 /**
- * Socket.IO's Redis adapter on the server of `namespace` (docs/deployment.md, "Several instances"):
+ * Socket.IO's Redis adapter on the server of `namespace`:
  * rooms and broadcasts reach the sockets of every instance, and the instances talk to each other
  * (serverSideEmit: RunControl). Its own publishing and subscribing connections: the subscriber queues its
  * SUBSCRIBE while Redis is down and resubscribes after each reconnection; the publisher fails at once

@@ -11,7 +11,7 @@ import { SocketResumeDto } from './dto/socket-resume.dto';
  * as their DTOs' class-validator decorators or stricter (an optional field must be absent, not null;
  * lengths in code points), never looser. A payload they accept is valid for class-validator too
  * (socket-payload.schemas.spec.ts checks it on generated payloads), so it skips the reflective
- * validation (~0.2 ms per message in the service, docs/benchmarks.md); any other payload goes through
+ * validation (~0.2 ms per message in the service); any other payload goes through
  * class-validator, which gives the error. Unknown keys are refused here as there (additionalProperties).
  */
 const ajv = new Ajv({ strict: true, allErrors: false });

@@ -9,7 +9,7 @@ import { SOCKET_PAYLOAD_CHECKS } from './socket-payload.schemas';
  * Validates a socket message against its DTO class with the rules of the HTTP ValidationPipe
  * (whitelist + forbidNonWhitelisted: unknown keys are rejected, never ignored; no implicit type
  * conversion), after the shape check of REST bodies (nesting depth, `__proto__` / `constructor` keys:
- * docs/reliability.md). Throws AppError bad_request naming every bad or unknown field. `ai:chat` and
+ *). Throws AppError bad_request naming every bad or unknown field. `ai:chat` and
  * `ai:resume` are first checked by a compiled schema; only a payload it refuses is validated reflectively.
  */
 export function validateSocketPayload<T extends object>(dtoClass: ClassConstructor<T>, payload: unknown): T {

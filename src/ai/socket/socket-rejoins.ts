@@ -18,7 +18,7 @@ interface Rejoin {
 }
 
 /**
- * The requests sockets rejoined with `ai:rejoin` (docs/protocol.md §8.7), by socket and `_id`. A rejoin
+ * The requests sockets rejoined with `ai:rejoin`, by socket and `_id`. A rejoin
  * finds the thread's latest request in the event log (only its owner may: anyone else gets not_found,
  * as for a thread that is not theirs), replays its events after `lastSeq` under the rejoin's `_id` with
  * their own `seq`, then forwards the live rest until the terminal event; meanwhile the socket watches the

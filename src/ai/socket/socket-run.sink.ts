@@ -15,14 +15,14 @@ export type RunEventPayload<E extends RunEventName> = Omit<Parameters<AiServerTo
 const UNLOGGED: RunEventWriter = { append: () => undefined, markLatest: () => undefined };
 
 /**
- * One socket request's events as `ai:*` messages (docs/protocol.md §4). Tokens are coalesced: buffered
+ * One socket request's events as `ai:*` messages. Tokens are coalesced: buffered
  * and sent by the shared scheduler (at most its interval later), or at once when the buffer reaches
  * `maxBufferChars`; buffered text always goes out before any other event, so the order of the text
  * and the tool events is kept and `fullText` is exactly the concatenation of the `ai:token`s sent.
  * Exactly one terminal event (`ai:complete`, `ai:reverted` or `ai:error`): after it, everything is ignored.
  *
- * Every event carries `seq` (1, 2, 3, …) and goes to the request's event log, which `ai:rejoin` replays
- * (docs/protocol.md §8.7): also while its socket is disconnected (AI_DISCONNECT_POLICY=continue), when
+ * Every event carries `seq` (1, 2, 3, …) and goes to the request's event log, which `ai:rejoin` replays:
+ * also while its socket is disconnected (AI_DISCONNECT_POLICY=continue), when
  * nothing is sent to the socket itself.
  */
 export class SocketRunSink implements AgentEventSink, Flushable, GenerationProgress {
@@ -101,7 +101,7 @@ export class SocketRunSink implements AgentEventSink, Flushable, GenerationProgr
     });
   }
 
-  /** The terminal event of an undo or restore (`ai:reverted`, docs/protocol.md §9.4). */
+  /** The terminal event of an undo or restore (`ai:reverted`). */
   reverted(result: Omit<AiRevertedEvent, '_id' | 'seq'>): void {
     if (this.finished) return;
     this.flushNow();

@@ -1,13 +1,13 @@
 import { Counter, Registry } from 'prom-client';
 import type { ErrorCode } from '../../errors/error-code';
 
-/** The client → server events of namespace `/ai` (docs/protocol.md §4). */
+/** The client → server events of namespace `/ai`. */
 export type SocketEventName = 'ai:chat' | 'ai:resume' | 'ai:interrupt' | 'ai:rejoin' | 'ai:undo' | 'ai:restore';
 
 /**
  * How a socket request ended: `ok` (ai:complete, or an interrupt that stopped a run), `aborted`
  * (ai:complete with aborted: true), `ignored` (an interrupt for a request that was not running),
- * or the docs/protocol.md code of its ai:error.
+ * or thecode of its ai:error.
  */
 export type SocketEventOutcome = 'ok' | 'aborted' | 'ignored' | ErrorCode;
 

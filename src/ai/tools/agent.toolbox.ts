@@ -17,8 +17,8 @@ export interface ReadToolRunner {
 
 export interface AgentToolboxOptions {
   /**
-   * Who may change what in the run: whether write tools are offered at all (editors and admins, docs/protocol.md §1),
-   * which kinds, and what becomes of each proposal (docs/policy.md).
+   * Who may change what in the run: whether write tools are offered at all (editors and admins),
+   * which kinds, and what becomes of each proposal.
    */
   authority: RunAuthority;
   readTools: ReadToolRunner;

@@ -14,12 +14,12 @@ export interface QuestionSettlement {
   status: 'answered' | 'declined';
   /** The tool result: {"status":"answered","answer"} or {"status":"declined"} (plus the feedback when given). */
   content: string;
-  /** A confirm question asked for an action and answered yes: that action is allowed (docs/policy.md). */
+  /** A confirm question asked for an action and answered yes: that action is allowed. */
   allows?: ConfirmedAction;
 }
 
 /**
- * Checks a reply against its question (docs/protocol.md §8.2) and builds the tool result. Throws
+ * Checks a reply against its question and builds the tool result. Throws
  * bad_request, before anything is stored, so the interrupt stays pending and the user can answer again:
  *   - confirm: `approved` is the answer ("yes" / "no"), `answer` must be absent;
  *   - choice, approved: `answer` must be exactly one of the options;

@@ -6,7 +6,7 @@ import { RegisteredTool } from './tool.registry';
 
 export const ASK_USER_TOOL_NAME = 'ask_user';
 
-/** Bounds of a question (docs/protocol.md §8.2): a choice offers 2 to 10 distinct options of at most 200 characters. */
+/** Bounds of a question: a choice offers 2 to 10 distinct options of at most 200 characters. */
 export const QUESTION_MAX_CHARS = 2000;
 export const CHOICE_MIN_OPTIONS = 2;
 export const CHOICE_MAX_OPTIONS = 10;
@@ -23,13 +23,13 @@ export interface UserQuestion {
   question: string;
   /** choice only: the answers the user picks from, in the model's order. */
   options?: string[];
-  /** confirm only: the action a yes allows (docs/protocol.md §9.5). */
+  /** confirm only: the action a yes allows. */
   forAction?: ConfirmedAction;
 }
 
 export type AskUserParseResult = { ok: true; question: UserQuestion } | { ok: false; error: string };
 
-/** ask_user's arguments (docs/protocol.md §8.2). */
+/** ask_user's arguments. */
 interface AskUserArguments {
   kind: QuestionKind;
   question: string;
@@ -84,7 +84,7 @@ const ASK_USER_PARAMETERS: ToolParameters<AskUserArguments> = {
 
 const VALIDATOR = new JsonSchemaValidator(ASK_USER_PARAMETERS);
 
-/** ask_user, the question tool, offered to every role whenever tools are (docs/protocol.md §8.2). */
+/** ask_user, the question tool, offered to every role whenever tools are. */
 export const ASK_USER_TOOL: RegisteredTool<typeof ASK_USER_TOOL_NAME> = Object.freeze({
   name: ASK_USER_TOOL_NAME,
   definition: {

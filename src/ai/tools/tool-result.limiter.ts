@@ -21,7 +21,7 @@ interface ArrayLocation {
  * Serialises a tool result as JSON of at most `maxChars` characters. Too long a result first loses
  * list items (the largest list is shortened until it fits) and says so in a `_truncated` field, so it
  * stays valid JSON the model can read; a result dominated by one huge value is cut as text, and that
- * text is sent as a JSON string (`partialResult`): every tool result is a JSON object (docs/threads.md).
+ * text is sent as a JSON string (`partialResult`): every tool result is a JSON object.
  */
 export function serializeToolResult(
   result: object,

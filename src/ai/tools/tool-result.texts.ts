@@ -2,7 +2,7 @@ import type { Locale } from '../../config/app-config';
 
 /**
  * What the tools tell the model in their results when a call cannot be answered as asked, in the
- * AI_LOCALE language like the system prompt (docs/agent.md, "Locale"). Field names, statuses, keys
+ * AI_LOCALE language like the system prompt. Field names, statuses, keys
  * and tool names stay as they are: they are identifiers the model passes back.
  */
 export interface ToolResultTexts {
@@ -24,7 +24,7 @@ export interface ToolResultTexts {
   /** A result shortened to fit (lists cut, or the text cut). */
   listsCut: string;
   textCut: string;
-  // Proposals the action policy refuses (docs/policy.md).
+  // Proposals the action policy refuses.
   policyReadOnly: string;
   policyForbids: (kinds: string) => string;
   policyAsksFirst: (kinds: string) => string;

@@ -1,4 +1,4 @@
-/** The write tools of docs/protocol.md §5: never executed by the loop, each valid call interrupts for approval. */
+/** The write tools: never executed by the loop, each valid call interrupts for approval. */
 export const WRITE_TOOL_NAMES = [
   'propose_create_node',
   'propose_create_edge',

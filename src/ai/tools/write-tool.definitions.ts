@@ -179,7 +179,7 @@ export function actionSchema(type: SingleActionType, withReason: boolean): ToolA
 export const MAX_BATCH_DEPTH = 3;
 export const MAX_BATCH_ACTIONS = 50;
 
-/** propose_batch's arguments, its action types limited to `types` (the kinds the policy offers, docs/policy.md). */
+/** propose_batch's arguments, its action types limited to `types` (the kinds the policy offers). */
 export function batchSchema(types: readonly SingleActionType[]): ToolArgumentSchema {
   const example =
     types.includes('create_node') && types.includes('create_edge')

@@ -3,7 +3,7 @@ import { PolicyLevel } from '../../policy/action-policy';
 import { RunAuthority } from '../authority/run-authority';
 import { APPROVAL_NOTE, batchSchema, SINGLE_ACTION_TYPES, WRITE_TOOL_REGISTRY } from './write-tool.definitions';
 
-/** What becomes of a proposal of a kind at each level, as its tool's description tells the model (docs/policy.md). */
+/** What becomes of a proposal of a kind at each level, as its tool's description tells the model. */
 const LEVEL_NOTES: Readonly<Record<Exclude<PolicyLevel, 'forbidden'>, string>> = {
   autonomous:
     'This workspace lets it apply at once, without approval: the tool result says whether it was applied or failed. Do not ask for approval first.',
@@ -19,7 +19,7 @@ const BATCH_NOTE =
   "otherwise it waits for a human, needs the user's yes first, or is refused, as their tools say.";
 
 /**
- * The write tools a run offers (docs/policy.md): only the kinds its policy does not forbid, each
+ * The write tools a run offers: only the kinds its policy does not forbid, each
  * described with what becomes of its proposals at its level; propose_batch lists only the offered
  * action types, and is not offered when `batch` is forbidden or no single kind is offered. Without a
  * policy (every kind validation_required) this is WRITE_TOOL_DEFINITIONS.

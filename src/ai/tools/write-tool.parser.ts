@@ -66,7 +66,7 @@ const MAX_CHANGES = 50;
 class ParseProblem extends Error {}
 
 /**
- * Validates a write tool's arguments strictly (unknown keys rejected, docs/protocol.md §5) and
+ * Validates a write tool's arguments strictly (unknown keys rejected) and
  * builds the ProposedAction. Errors are written for the model, which gets them as the tool result
  * and may call again; they never reach the user as an interrupt.
  */

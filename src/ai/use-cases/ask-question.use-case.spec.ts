@@ -59,7 +59,7 @@ describe(AskQuestion.name, () => {
     expect(result.usage).toMatchObject({ promptTokens: 900, completionTokens: 9, llmCalls: 1 });
 
     // The three stable prompt levels (instructions, workspace types, graph state), the question, its DATA_ADDED event as a
-    // [SYSTEM] line (docs/policy.md), then its context (docs/agent.md, "Prompt levels").
+    // [SYSTEM] line, then its context.
     const sent = messagesOf(server.requests[0]);
     expect(sent.map((message) => message.role)).toEqual(['system', 'system', 'system', 'user', 'system', 'system']);
     expect(sent[0].content).toMatch(/^You are an AI assistant/);
@@ -72,7 +72,7 @@ describe(AskQuestion.name, () => {
 
     const thread = await harness.threadService.load(editor, result.threadId);
     expect(thread.title).toBe('What does fetch-api do?');
-    // The question is stored first (before ai:thread), its context and DATA_ADDED event right after it (docs/protocol-notes.md, "When ai:thread comes").
+    // The question is stored first (before ai:thread), its context and DATA_ADDED event right after it.
     expect(thread.messages.map((message) => message.kind ?? message.role)).toEqual([
       'system_prompt',
       'user',

@@ -156,7 +156,7 @@ describe(`${ResumeInterrupt.name} (human in the loop)`, () => {
       signal(),
     );
 
-    // docs/protocol.md §9.1: the resolution carries the decision's operation, for the editor to de-duplicate on.
+    //: the resolution carries the decision's operation, for the editor to de-duplicate on.
     const { basis: _basis, ...changes } = interruptOf(interrupted).preview;
     expect(resumed.resolution).toEqual({
       toolCallId: 'call_create',
@@ -293,7 +293,7 @@ describe(`${ResumeInterrupt.name} (human in the loop)`, () => {
       feedback: 'superseded by a new message',
     });
     const roles = (request.body.messages as WireMessage[]).map((message) => message.role);
-    // The results, the new question, its DATA_ADDED event, its context (docs/agent.md, "Prompt levels").
+    // The results, the new question, its DATA_ADDED event, its context.
     expect(roles.slice(-5)).toEqual(['tool', 'tool', 'user', 'system', 'system']);
     expect(await harness.graph().getNodeByKey(GRAPH, 'log-errors')).toBeNull();
     await expect(
@@ -325,7 +325,7 @@ describe(`${ResumeInterrupt.name} (human in the loop)`, () => {
       new RecordingSink(),
       signal(),
     );
-    // docs/protocol.md §9.2 replaces the "failed" outcome of a graph that moved on by "stale".
+    // replaces the "failed" outcome of a graph that moved on by "stale".
     expect(resumed).toMatchObject({
       type: 'message',
       resolution: {

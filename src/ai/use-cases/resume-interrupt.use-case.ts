@@ -51,7 +51,7 @@ export interface ResumeInterruptDependencies {
  * proposal: the owner answers a question whatever their role), bad_request (an answer or `approvedItems` the
  * interrupt does not accept: nothing changes, it stays pending), plus the errors of the continued run.
  *
- * A proposal's decision is one operation (docs/agent.md, "Operations"): applied once, recorded in the graph write's
+ * A proposal's decision is one operation: applied once, recorded in the graph write's
  * transaction, so a retry after a crash between the apply and the commit below answers what the first attempt did,
  * and a stale proposal applies nothing. The decision is committed with the rest of the model's reply under the lease.
  */
@@ -64,8 +64,7 @@ export class ResumeInterrupt {
     sink: AgentEventSink,
     signal: AbortSignal,
   ): Promise<AgentResult> {
-    // The request names its thread: ai:thread comes first whatever follows (docs/protocol.md §4 "always for
-    // ai:resume"); an unknown and someone else's thread both get it, so it tells nothing.
+    // The request names its thread: ai:thread comes first whatever follows (always, for ai:resume); an unknown and someone else's thread both get it, so it tells nothing.
     sink.thread(input.threadId);
     const { config } = this.deps;
     const decision: InterruptDecision = {

@@ -23,7 +23,7 @@ export type RevertEvents = Pick<AgentEventSink, 'thread' | 'event' | 'apply'>;
 const logger = new Logger('changes');
 
 /**
- * Undo and restore (docs/protocol.md §9.4; docs/agent.md, "Undo and restore"): puts back what the assistant applied
+ * Undo and restore: puts back what the assistant applied
  * for a message (undo; by default the latest assistant message that applied anything) or after a message (restore),
  * as ONE operation of its own (`via: "undo"`) that can itself be undone (undo the message of its ACTIONS_REVERTED
  * event). A node or edge changed since is refused, never overwritten. Allowed to whoever could approve the thread's

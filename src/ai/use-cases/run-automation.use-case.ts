@@ -4,9 +4,9 @@ import type { AutomationRunInput } from '../chat-input';
 import type { QuestionRun } from '../runs/question.run';
 
 /**
- * An automation's run (docs/automations.md): a new thread of type `automation` owned by the automation's creator,
+ * An automation's run: a new thread of type `automation` owned by the automation's creator,
  * asked the resolved prompt through the same question run, loop, policy and budgets as a chat, with no socket (`sink`
- * is the automation runner's), acting as the run's identity (docs/policy.md, "Who acts"). The provider is the
+ * is the automation runner's), acting as the run's identity. The provider is the
  * automation's own configuration, else the workspace's active one. Throws as a chat does.
  */
 export class RunAutomation {

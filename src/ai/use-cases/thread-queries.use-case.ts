@@ -7,7 +7,7 @@ import { ThreadChangeView, toThreadChangesView } from '../thread-changes.view';
 import { ThreadView, toThreadView } from '../thread.view';
 
 /**
- * Thread queries (docs/protocol.md §3, §9.1): the principal's threads of a graph, one thread, its applied changes, and
+ * Thread queries: the principal's threads of a graph, one thread, its applied changes, and
  * deleting one. Another user's thread is not_found, never forbidden (an automation's thread belongs to every editor
  * and admin of its workspace).
  */

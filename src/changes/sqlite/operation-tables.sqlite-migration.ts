@@ -1,7 +1,7 @@
 import type { SqliteMigration } from '../../database/sqlite/sqlite-migration';
 
 /**
- * The change log (docs/agent.md, "Operations"): one row per decided change of a graph, written in the same
+ * The change log: one row per decided change of a graph, written in the same
  * transaction as the graph change. The record is JSON; the columns are what queries filter and sort on.
  */
 export const OPERATION_TABLES_MIGRATION: SqliteMigration = {

@@ -9,7 +9,7 @@ export interface SeenRole {
 /**
  * The latest role each person of a workspace presented (port; adapters: SQLite, ArangoDB; one contract suite). The
  * service has no user directory: a role is known from the tokens people send, so this is what "their current role"
- * means (docs/policy.md, "Who acts"). Every query names the workspace.
+ * means. Every query names the workspace.
  */
 export interface MemberRoleRepository {
   /** Stores the role seen at `seenTime`, unless a later sighting is stored already. */

@@ -17,7 +17,7 @@ export function lowestRole(...roles: Role[]): Role {
 }
 
 /**
- * Each person's current role as the service knows it (docs/policy.md, "Who acts"): the role of the last token they
+ * Each person's current role as the service knows it: the role of the last token they
  * presented, recorded when it differs from what this process last recorded for them (one write per change, not per
  * request), so a demotion applies to the automations they created from their next request on.
  */

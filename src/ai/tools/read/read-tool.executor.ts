@@ -20,7 +20,7 @@ const logger = new Logger('read-tools');
  * a total size cap.
  *
  * The offered schemas say `additionalProperties: false`, but an unknown argument of a read tool is
- * not an error (read tools mutate nothing; docs/retrieval.md "Read tools"): it is dropped and named in
+ * not an error (read tools mutate nothing): it is dropped and named in
  * `ignoredArguments`, so a stray key does not cost the model a round.
  */
 export class ReadToolExecutor {

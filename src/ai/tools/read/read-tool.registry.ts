@@ -7,7 +7,7 @@ import { readNodeConfigTool } from './read-node-config.read-tool';
 import { readNodeDetailTool } from './read-node-detail.read-tool';
 import { searchNodesTool } from './search-nodes.read-tool';
 
-/** The 7 read tools of docs/protocol.md §5 (docs/protocol.md), in that order: executed at once, their result goes back to the model. */
+/** The 7 read tools of, in that order: executed at once, their result goes back to the model. */
 const READ_TOOLS = [
   readGraphOverviewTool,
   searchNodesTool,

@@ -1,6 +1,6 @@
 import type { SqliteMigration } from '../../../database/sqlite/sqlite-migration';
 
-/** The latest role each person of a workspace presented (docs/policy.md, "Who acts"). */
+/** The latest role each person of a workspace presented. */
 export const MEMBER_ROLES_MIGRATION: SqliteMigration = {
   version: 272,
   name: 'ai_member_roles',
