@@ -2,7 +2,7 @@
  * The service's contract as the client sees it: the socket event types are imported (types only, erased
  * at build time) from the one definition the gateway uses, src/ai/socket/ai-socket.events.ts, and the REST
  * shapes from the service's own types, so a change on either side that breaks the other fails
- * `npm run typecheck` (docs/client.md). One module is shared as code, not only as types: the wording of
+ * `npm run typecheck`. One module is shared as code, not only as types: the wording of
  * proposals (src/conversation/proposal-description.ts, pure), so the service's preview items and the client's
  * dialogs say the same. This file is the client's only door to the service's sources.
  */

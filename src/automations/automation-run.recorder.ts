@@ -16,7 +16,7 @@ import { runOutcomeOf } from './run-outcome';
 const logger = new Logger('automations');
 
 /**
- * The automations as the agent sees them (AUTOMATION_RUNS, docs/automations.md): keeps each automation run's record
+ * The automations as the agent sees them (AUTOMATION_RUNS): keeps each automation run's record
  * in step with what people do on its thread, on whichever instance (a resume that answers its interrupt, a chat that
  * continues it): told by the agent when such a run ends (after its usage was recorded, before its answer), it
  * records the outcome and adds the usage; when it stops on an interrupt, the workspace's editors and admins connected

@@ -87,7 +87,7 @@ export interface AutomationRepository {
   /** The run no longer holds the automation (ended, stopped on an interrupt, or failed). */
   releaseRun(workspace: string, automationId: string, runId: string): Promise<void>;
   recordOutcome(workspace: string, runId: string, update: RunOutcomeUpdate): Promise<void>;
-  /** Records who the run acts as, when it starts (docs/policy.md, "Who acts"). */
+  /** Records who the run acts as, when it starts. */
   recordActing(workspace: string, runId: string, acting: AutomationRunActing): Promise<void>;
   getRun(workspace: string, runId: string): Promise<AutomationRun | null>;
   findRunByThread(workspace: string, threadId: string): Promise<AutomationRun | null>;

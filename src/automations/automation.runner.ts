@@ -42,7 +42,7 @@ interface StartedRun {
  * Starts the runs of automations (docs/automations.md): claims a run in the store (one winner per slot
  * across instances, one run per automation at a time), checks its budget (a spent one: skipped_budget,
  * no upstream call), resolves its prompt's placeholders in the automation's time zone, computes who it acts
- * as (docs/policy.md, "Who acts": its creator, with no more than the creator's current role and the role of
+ * as (its creator, with no more than the creator's current role and the role of
  * whoever last set its prompt or schedule; recorded on the run), and runs it through RunAutomation, the same
  * loop as chat, without a socket. The run holds the automation under a lease renewed while it runs, joins the
  * ActiveRunRegistry (so a shutdown stops it like any generation: its partial text kept, its thread valid), and is
@@ -261,7 +261,7 @@ export class AutomationRunner implements OnModuleDestroy, BeforeApplicationShutd
   }
 
   /**
-   * The role a run acts with (docs/policy.md, "Who acts"), checked now: no higher than its creator's current role (as
+   * The role a run acts with, checked now: no higher than its creator's current role (as
    * their latest token showed it) nor than the role of whoever last set its prompt or schedule.
    */
   private async actingRole(automation: StoredAutomation): Promise<Role> {

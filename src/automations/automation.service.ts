@@ -116,7 +116,7 @@ export class AutomationService {
   async update(principal: Principal, automationId: string, patch: AutomationPatch): Promise<AutomationView> {
     const current = await this.stored(principal, automationId);
     const changes: AutomationChanges = { ...patch };
-    // Its runs act with no more than the role of whoever last set what they do (docs/policy.md, "Who acts").
+    // Its runs act with no more than the role of whoever last set what they do.
     if (patch.prompt !== undefined || patch.schedule !== undefined)
       changes.promptEditor = { userId: principal.userId, role: principal.role };
     const schedule = patch.schedule ? CronSchedule.parse(patch.schedule) : null;

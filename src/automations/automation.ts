@@ -31,7 +31,7 @@ export interface StoredAutomation extends AutomationDefinition {
   userRole: Role;
   /**
    * Who last set its prompt or schedule, with their role then (the creator at creation): a run acts with no more than
-   * that role either (docs/policy.md, "Who acts").
+   * that role either.
    */
   promptEditor?: AutomationEditor;
   /** The next slot (epoch ms), null while disabled. Moved forward by the claim that starts a run. */
@@ -49,7 +49,7 @@ export interface AutomationEditor {
   role: Role;
 }
 
-/** Who a run acted as (docs/policy.md, "Who acts"): the creator, on whose behalf it ran, with the run's role. */
+/** Who a run acted as: the creator, on whose behalf it ran, with the run's role. */
 export interface AutomationRunActing {
   userId: string;
   role: Role;
@@ -112,7 +112,7 @@ export interface AutomationRunView {
   outcome: AutomationRunOutcome;
   usage: UsageTotals;
   error?: AutomationRunError;
-  /** Who the run acted as (docs/policy.md, "Who acts"). */
+  /** Who the run acted as. */
   acting?: AutomationRunActing;
 }
 

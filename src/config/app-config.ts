@@ -69,7 +69,7 @@ export interface AppConfig {
     readonly maxToolRounds: number;
     readonly maxRetries: number;
     readonly hitlApply: 'server' | 'client';
-    /** AI_CHANGE_LOG_RETENTION_DAYS: how long the change log keeps an operation (0: forever; docs/agent.md). */
+    /** AI_CHANGE_LOG_RETENTION_DAYS: how long the change log keeps an operation (0: forever). */
     readonly changeLogRetentionDays: number;
     readonly maxTokensPerCall: number;
     readonly maxTotalTokens: number;

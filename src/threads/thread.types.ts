@@ -47,9 +47,9 @@ export interface PendingInterrupt {
   createdTime: number;
   /** The action policy of the run that stopped here: its resume continues with it. */
   policy?: PolicySnapshot;
-  /** Who the run acts as: its resume continues as it (docs/policy.md, "Who acts"). */
+  /** Who the run acts as: its resume continues as it. */
   acting?: ActingIdentity;
-  /** A batch proposal: each item's change set and basis, for approving some of them (docs/protocol.md §9.3). */
+  /** A batch proposal: each item's change set and basis, for approving some of them. */
   items?: PendingItem[];
 }
 

@@ -1,7 +1,7 @@
 import type { SqliteMigration } from '../../database/sqlite/sqlite-migration';
 
 /**
- * Who an automation's runs act as (docs/policy.md, "Who acts"): the last person who set its prompt or schedule, with
+ * Who an automation's runs act as: the last person who set its prompt or schedule, with
  * their role then, on the automation; the identity each run acted with, on the run.
  */
 export const AUTOMATION_ACTING_MIGRATION: SqliteMigration = {
