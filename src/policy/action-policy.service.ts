@@ -8,7 +8,7 @@ import { ACTION_POLICY_REPOSITORY } from './action-policy-repository.token';
 /**
  * The workspaces' action policies (GET/PUT /api/ai/policy) and the levels a run starts with. Read
  * from the store at the start of every run, never cached: a policy stored on any instance applies to
- * the next run everywhere, and never to a run in progress (RunPolicy keeps its levels).
+ * the next run everywhere, and never to a run in progress (RunAuthority keeps its levels).
  */
 @Injectable()
 export class ActionPolicyService {

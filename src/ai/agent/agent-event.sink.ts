@@ -11,7 +11,7 @@ export interface AgentEventSink {
   /** First event, as soon as the thread is known. */
   thread(threadId: string): void;
   /**
-   * The run holds the thread's lease (called by ThreadRunSkeleton after `thread`, never for a run refused
+   * The run holds the thread's lease (called by the ThreadRunner after `thread`, never for a run refused
    * as busy or not found): a transport that logs its requests makes this one the thread's latest, the one
    * `ai:rejoin` finds.
    */

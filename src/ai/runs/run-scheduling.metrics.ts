@@ -1,6 +1,6 @@
 import { Gauge, Registry } from 'prom-client';
 
-/** What the run scheduling of this instance holds now (ThreadRunSkeleton.schedulingState). */
+/** What the run scheduling of this instance holds now (ThreadRunner.schedulingState). */
 export interface RunSchedulingState {
   /** Runs waiting for a setup slot (RunSetupGate). */
   waitingForSetup: number;
