@@ -107,6 +107,18 @@ describe(JwtTokenVerifier.name, () => {
       expect(failure(() => verifier.verify(unsigned)).code).toBe('unauthorized');
     });
 
+    it('refuses a correctly signed token whose crit header names an extension (RFC 7515 §4.1.11)', () => {
+      for (const crit of [['exp'], ['b64'], ['urn:example:unknown'], []]) {
+        const token = jwt.sign(claims, SECRET, { header: { alg: 'HS256', crit } as unknown as jwt.JwtHeader });
+        expect(failure(() => verifier.verify(token))).toMatchObject({
+          code: 'unauthorized',
+          message: 'Invalid token: unsupported critical header',
+        });
+      }
+      // The same token without crit is accepted: the refusal is the header's alone.
+      expect(verifier.verify(jwt.sign(claims, SECRET)).userId).toBe('user-1');
+    });
+
     it.each(['', 'abc', 'a.b.c', 'Bearer x.y.z'])('refuses the malformed token %p', (token) => {
       expect(failure(() => verifier.verify(token))).toMatchObject({ code: 'unauthorized', message: 'Invalid token' });
     });

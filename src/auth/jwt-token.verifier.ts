@@ -89,6 +89,9 @@ export class JwtTokenVerifier {
     const decoded = typeof token === 'string' ? jwt.decode(token, { complete: true }) : null;
     const alg = decoded?.header.alg as Algorithm | undefined;
     if (!alg) throw unauthorized('Invalid token');
+    // RFC 7515 §4.1.11: a token whose `crit` names an extension the verifier does not understand is
+    // invalid. This verifier understands none, so any `crit` is refused (jsonwebtoken ignores it).
+    if (decoded && 'crit' in decoded.header) throw unauthorized('Invalid token: unsupported critical header');
     if (this.secretKey && HMAC_ALGORITHMS.includes(alg)) return { key: this.secretKey, algorithms: HMAC_ALGORITHMS };
     if (this.publicKey && this.asymmetricAlgorithms.includes(alg)) {
       return { key: this.publicKey, algorithms: this.asymmetricAlgorithms };

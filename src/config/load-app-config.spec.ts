@@ -67,6 +67,28 @@ describe(loadAppConfig.name, () => {
     expect(loadAppConfig({ NODE_ENV: 'production', JWT_SECRET: 'a-long-enough-secret' }).auth.mode).toBe('jwt');
   });
 
+  it('never shows the value of a secret variable it refuses', () => {
+    const attempts: Record<string, string>[] = [
+      { JWT_SECRET: 'MyRealSecret-15' },
+      { SYNC_TOKEN: 'sync-token-1' },
+      { REDIS_URL: 'http://user:pa55word@redis:6379' },
+    ];
+    for (const env of attempts) {
+      const [name, value] = Object.entries(env)[0];
+      let message = '';
+      try {
+        loadAppConfig(env);
+      } catch (error) {
+        message = (error as Error).message;
+      }
+      expect(message).toContain(name);
+      expect(message).not.toContain(value);
+      expect(message).toContain('value not shown');
+    }
+    // Other variables still show what they got: it helps, and it is not a secret.
+    expect(() => loadAppConfig({ LOG_LEVEL: 'loud' })).toThrow(/got "loud"/);
+  });
+
   it('requires ARANGO_URL for the arango store and defaults HITL to the client there', () => {
     expect(() => loadAppConfig({ STORE: 'arango' })).toThrow(/ARANGO_URL/);
     const config = loadAppConfig({ STORE: 'arango', ARANGO_URL: 'http://arangodb:8529' });

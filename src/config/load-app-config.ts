@@ -6,9 +6,20 @@ import { AppConfig } from './app-config';
 import { ConfigValidationError } from './config-validation.error';
 import { EnvironmentVariables } from './environment-variables';
 
+/**
+ * Variables whose value is a secret, or may carry one (a URL with a password): a problem with them is
+ * described without the value, since start-up errors land in logs and CI output.
+ */
+const SECRET_VARIABLE = /(SECRET|TOKEN|PASSWORD|API_KEY|SECRETS_KEY|SECRETS_KEY_PREVIOUS)$|^(REDIS_URL|ARANGO_URL)$/;
+
+export function isSecretVariable(name: string): boolean {
+  return SECRET_VARIABLE.test(name);
+}
+
 function describeErrors(errors: ValidationError[]): string[] {
   return errors.map((error) => {
     const reasons = Object.values(error.constraints ?? {}).join('; ');
+    if (isSecretVariable(error.property)) return `${error.property}: ${reasons} (value not shown: it is a secret)`;
     return `${error.property}: ${reasons} (got ${JSON.stringify(error.value)})`;
   });
 }
