@@ -3,6 +3,7 @@ import { GRAPH_KEY_MAX_LENGTH, graphKeyProblem } from '../../graph/graph-key.rul
 import { MENTION_MAX_CHARS, MENTIONS_MAX } from '../chat-input';
 import { NODE_KEY_PATTERN, TEXT_MAX_CHARS } from '../dto/chat-request.dto';
 import { MAX_BATCH_ACTIONS } from '../tools/write-tool.definitions';
+import { MESSAGE_ID_MAX } from './dto/message-id.rule';
 import { SocketChatDto } from './dto/socket-chat.dto';
 import { SocketResumeDto } from './dto/socket-resume.dto';
 
@@ -23,7 +24,7 @@ ajv.addKeyword({
 });
 
 const text = (maxLength: number, minLength = 0) => ({ type: 'string', minLength, maxLength });
-const messageId = { type: 'integer' };
+const messageId = { type: 'integer', minimum: 0, maximum: MESSAGE_ID_MAX };
 
 const chatSchema = {
   type: 'object',

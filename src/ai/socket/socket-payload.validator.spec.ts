@@ -1,6 +1,7 @@
 import { AppError } from '../../errors/app-error';
 import { SocketChatDto } from './dto/socket-chat.dto';
 import { SocketInterruptDto } from './dto/socket-interrupt.dto';
+import { SocketRejoinDto } from './dto/socket-rejoin.dto';
 import { SocketResumeDto } from './dto/socket-resume.dto';
 import { messageIdOf, validateSocketPayload } from './socket-payload.validator';
 
@@ -56,6 +57,34 @@ describe(validateSocketPayload.name, () => {
     expect(rejection(() => validateSocketPayload(SocketInterruptDto, { _id: 2, threadId: 'ai_x' })).message).toContain(
       'threadId',
     );
+  });
+
+  it.each([
+    ['1e308', 1e308],
+    ['a negative integer', -1],
+    ['2^53, which 2^53 + 1 collides with', 2 ** 53],
+  ])('refuses an _id of %s on every event, saying the bounds', (_name, id) => {
+    const payloads: Array<[new () => object, object]> = [
+      [SocketChatDto, { _id: id, graphKey: 'nba-workflow', message: 'hi' }],
+      [SocketResumeDto, { _id: id, threadId: 'ai_x', approved: true }],
+      [SocketInterruptDto, { _id: id }],
+      [SocketRejoinDto, { _id: id, threadId: 'ai_x', lastSeq: 0 }],
+    ];
+    for (const [dto, payload] of payloads) {
+      const error = rejection(() => validateSocketPayload(dto, payload));
+      expect(error.code).toBe('bad_request');
+      expect(error.message).toContain(`_id must be an integer from 0 to ${Number.MAX_SAFE_INTEGER}`);
+    }
+    expect(messageIdOf({ _id: id })).toBeNull();
+  });
+
+  it('accepts the bounds themselves', () => {
+    expect(validateSocketPayload(SocketInterruptDto, { _id: 0 })).toMatchObject({ _id: 0 });
+    expect(
+      validateSocketPayload(SocketChatDto, { _id: Number.MAX_SAFE_INTEGER, graphKey: 'g', message: 'm' }),
+    ).toMatchObject({
+      _id: Number.MAX_SAFE_INTEGER,
+    });
   });
 
   it.each([

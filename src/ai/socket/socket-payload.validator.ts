@@ -3,6 +3,7 @@ import { validateSync } from 'class-validator';
 import { AppError } from '../../errors/app-error';
 import { validationExceptionFactory } from '../../errors/validation-exception.factory';
 import { findJsonShapeProblem } from '../../validation/json-shape.checker';
+import { isMessageId } from './dto/message-id.rule';
 import { SOCKET_PAYLOAD_CHECKS } from './socket-payload.schemas';
 
 /**
@@ -28,9 +29,9 @@ export function validateSocketPayload<T extends object>(dtoClass: ClassConstruct
   return instance;
 }
 
-/** The `_id` of a message, when it is a number (to attribute an error to it), else null. */
+/** The `_id` of a message, when it is a valid one (to attribute an error to it), else null. */
 export function messageIdOf(payload: unknown): number | null {
   if (typeof payload !== 'object' || payload === null) return null;
   const id = (payload as { _id?: unknown })._id;
-  return typeof id === 'number' && Number.isFinite(id) ? id : null;
+  return isMessageId(id) ? id : null;
 }

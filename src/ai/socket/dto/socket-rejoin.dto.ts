@@ -1,9 +1,10 @@
 import { IsInt, IsNotEmpty, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { IsMessageId } from './message-id.rule';
 import type { AiRejoinMessage } from '../ai-socket.events';
 
 /** `ai:rejoin` (docs/protocol.md §8.7): the events of the thread's latest request after `lastSeq`, under `_id`, then live. */
 export class SocketRejoinDto implements AiRejoinMessage {
-  @IsInt()
+  @IsMessageId()
   _id: number;
 
   @IsString()
