@@ -2,6 +2,7 @@ import { AppError } from '../errors/app-error';
 import { isAbortError } from '../providers/llm-abort.error';
 import { abortableSleep, DEFAULT_RETRY_BACKOFF, retryDelayMs, RetryBackoffOptions } from '../providers/retry-backoff';
 import { EmbeddingProvider } from './embedding-provider';
+import { describeUpstreamError, upstreamErrorText } from '../observability/upstream-error.text';
 
 export interface EmbeddingBatchRunnerOptions {
   /** Retries of a retryable failure (rate limit, 5xx, timeout, network) on top of the SDK's own. Default 2. */
@@ -77,6 +78,6 @@ function isRetryable(error: unknown): boolean {
 
 /** For logs and reports: the error's code and class, never its inputs. */
 function describe(error: unknown): string {
-  if (error instanceof AppError) return `${error.code}: ${error.message}`;
-  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  if (error instanceof AppError) return `${error.code}: ${upstreamErrorText(error)}`;
+  return describeUpstreamError(error);
 }

@@ -8,6 +8,7 @@ import { EmbeddingBatchRunner, EmbeddingBatchRunnerOptions } from './embedding-b
 import { EmbeddingProvider } from './embedding-provider';
 import { EmbeddingRunReport, emptyEmbeddingRunReport } from './embedding-run.report';
 import { planNodeEmbedding } from './node-embedding.planner';
+import { describeUpstreamError } from '../observability/upstream-error.text';
 
 export interface GraphNodeEmbedderOptions extends EmbeddingBatchRunnerOptions {
   /** Texts per upstream call (EMBEDDING_BATCH_SIZE). */
@@ -177,5 +178,5 @@ export class GraphNodeEmbedder {
 }
 
 function describe(error: unknown): string {
-  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  return describeUpstreamError(error);
 }

@@ -38,6 +38,26 @@ describe(AiEventLogger.name, () => {
     expect((entries[0].errorMessage as string).length).toBe(300);
   });
 
+  it('masks what an upstream error echoes of the request: the key, the user text, an e-mail address', () => {
+    events.llmError({
+      provider: 'openai',
+      model: 'gpt-4o',
+      code: 'bad_request',
+      statusCode: 400,
+      secrets: ['sk-live-0123456789abcdef'],
+      error: new Error(
+        "Invalid content 'Please write to jane.doe@example.com about the Lakers trade' (key sk-live-0123456789abcdef); contact ops@provider.example",
+      ),
+    });
+    const message = String(entries[0].errorMessage);
+    expect(message).not.toContain('jane.doe@example.com');
+    expect(message).not.toContain('Lakers trade');
+    expect(message).not.toContain('sk-live-0123456789abcdef');
+    expect(message).not.toContain('ops@provider.example');
+    expect(message).toContain("Invalid content '[59 characters]'");
+    expect(message).toContain('[email]');
+  });
+
   it('logs malformed_json with the length only, and the raw text (500 chars max) only under AI_DEBUG', () => {
     const raw = `{"secret plan": ${'y'.repeat(900)}`;
     events.malformedJson({ raw, context: 'tool:search_nodes', corrected: '{}' });

@@ -1,4 +1,5 @@
 import { isAiDebugEnabled, Logger } from './logger';
+import { upstreamErrorText } from './upstream-error.text';
 
 /** The debug events; emitted only when AI_DEBUG is on. */
 export type AiDebugEvent =
@@ -15,7 +16,6 @@ export type AiDebugEvent =
   | 'ws_resume';
 
 const MALFORMED_RAW_MAX_CHARS = 500;
-const ERROR_MESSAGE_MAX_CHARS = 300;
 
 export interface LlmErrorEvent {
   provider: string;
@@ -46,13 +46,6 @@ export interface TokenUsageEvent {
   kind?: 'chat' | 'embedding';
 }
 
-function withoutSecrets(text: string, secrets: readonly string[] | undefined): string {
-  return (secrets ?? []).reduce(
-    (scrubbed, secret) => (secret.length > 0 ? scrubbed.split(secret).join('[redacted]') : scrubbed),
-    text,
-  );
-}
-
 /**
  * The AI events on top of the JSON Logger (same sink: setLogSink): llm_error,
  * malformed_json, client_disconnect_abort, token_usage, and the AI_DEBUG-only debug events. Never
@@ -70,9 +63,8 @@ export class AiEventLogger {
     this.logger.error('llm_error', {
       ...fields,
       errorName: error instanceof Error ? error.name : error === undefined ? undefined : typeof error,
-      // Upstream error messages name limits, models and tools, not the conversation; a key they echo is cut out.
-      errorMessage:
-        error instanceof Error ? withoutSecrets(error.message, secrets).slice(0, ERROR_MESSAGE_MAX_CHARS) : undefined,
+      // Upstream error messages may echo the request: the key, the user's text, an address in it (masked).
+      errorMessage: error instanceof Error ? upstreamErrorText(error, secrets) : undefined,
     });
   }
 

@@ -23,6 +23,7 @@ import { toRelevantEdge, toRelevantNode } from './relevant-node.mapper';
 import { fuseByScore } from './score-fusion';
 import { buildContextMessage } from './toon-context.encoder';
 import { TtlLruCache } from './ttl-lru.cache';
+import { describeUpstreamError } from '../observability/upstream-error.text';
 
 export interface RetrieveOptions {
   /** Node keys pinned by the user: always in the context, first; unknown keys are skipped. */
@@ -354,5 +355,5 @@ function elapsed(started: number): number {
 }
 
 function describeError(error: unknown): string {
-  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  return describeUpstreamError(error);
 }
