@@ -9,6 +9,7 @@ import { ANONYMOUS_PRINCIPAL } from './anonymous-principal';
 import { bearerTokenOf } from './bearer-token';
 import { JwtTokenVerifier } from './jwt-token.verifier';
 import { Principal } from './principal';
+import { socketOriginProblem } from './socket-origin.check';
 
 /** What the middleware leaves in `socket.data`. */
 export interface AuthenticatedSocketData {
@@ -40,12 +41,20 @@ export class SocketAuthenticator {
   ) {}
 
   /**
-   * Namespace middleware: `server.use(authenticator.middleware())` in the gateway's afterInit.
-   * Reads `handshake.auth.token`, else an `Authorization: Bearer` handshake header. On failure the
-   * client's connect_error has message "unauthorized" and `data: { code, message }` with the reason.
+   * Namespace middleware: `server.use(authenticator.middleware())` in the gateway's afterInit. First the
+   * page's origin (socketOriginProblem, in every AUTH_MODE): a foreign one gets connect_error "forbidden".
+   * Then the token: `handshake.auth.token`, else an `Authorization: Bearer` handshake header. On failure
+   * the client's connect_error has message "unauthorized" and `data: { code, message }` with the reason.
    */
   middleware(): SocketMiddleware {
     return (socket, next) => {
+      const { origin, host } = socket.handshake.headers;
+      const originProblem = socketOriginProblem(origin, host, this.config.server.socketCorsOrigins);
+      if (originProblem) {
+        logger.warn('socket_origin_refused', { origin: origin?.slice(0, 200) });
+        next(Object.assign(new Error('forbidden'), { data: { code: 'forbidden', message: originProblem } }));
+        return;
+      }
       try {
         this.authenticateHandshake(socket);
       } catch (error) {

@@ -61,6 +61,29 @@ describe(`${AiGateway.name} (Socket.IO /ai, end to end)`, () => {
     for (const client of clients.splice(0)) client.close();
   });
 
+  it.each([['websocket'], ['polling']] as const)(
+    "refuses a foreign page's socket over %s in the default AUTH_MODE=none; its own origin and non-browser clients connect",
+    async (transport) => {
+      const refused = await AiSocketClient.connect(app.url, {
+        transports: [transport],
+        headers: { Origin: 'https://evil.example' },
+      }).then(
+        (client) => {
+          client.close();
+          return null;
+        },
+        (error: Error & { data?: { code: string; message: string } }) => error,
+      );
+      expect(refused?.message).toBe('forbidden');
+      expect(refused?.data).toEqual({ code: 'forbidden', message: expect.stringContaining('SOCKET_CORS_ORIGINS') });
+
+      const own = await connect({ transports: [transport], headers: { Origin: new URL(app.url).origin } });
+      server.enqueue({ text: 'Hello.' });
+      expect((await own.chat({ _id: 1, graphKey: GRAPH, message: 'Hi' })).complete?.fullText).toBe('Hello.');
+      expect((await connect({ transports: [transport] })).socket.connected).toBe(true);
+    },
+  );
+
   it('runs the whole human-in-the-loop round trip: tokens and a read tool stream in, a proposal interrupts, approval adds the node', async () => {
     server.enqueue(
       { text: 'Let me read fetch-api first. ', chunkSize: 3, toolCalls: [readFetchApi] },

@@ -52,13 +52,19 @@ export class AiSocketClient {
   /** Connects to `<baseUrl>/ai`; rejects with the connect_error (message "unauthorized" when refused). */
   static connect(
     baseUrl: string,
-    options: { token?: string; transports?: Array<'websocket' | 'polling'> } = {},
+    options: {
+      token?: string;
+      transports?: Array<'websocket' | 'polling'>;
+      /** Handshake headers (an `Origin` a browser page would send). */
+      headers?: Record<string, string>;
+    } = {},
   ): Promise<AiSocketClient> {
     const socket: ClientSocket = io(`${baseUrl}/ai`, {
       reconnection: false,
       forceNew: true,
       transports: options.transports ?? ['websocket'],
       ...(options.token !== undefined ? { auth: { token: options.token } } : {}),
+      ...(options.headers ? { extraHeaders: options.headers } : {}),
     });
     return new Promise((resolve, reject) => {
       socket.once('connect', () => resolve(new AiSocketClient(socket)));
