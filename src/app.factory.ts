@@ -3,6 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { NextFunction, Request, Response } from 'express';
+import { apiDocsHeaders } from './api-docs.headers';
 import { AppModule, AppModuleOptions } from './app.module';
 import { AppConfig } from './config/app-config';
 import { HttpErrorFilter } from './errors/http-error.filter';
@@ -57,6 +58,7 @@ export async function createApp(config: AppConfig, options: AppModuleOptions = {
     .setVersion('1.0')
     .addBearerAuth()
     .build();
+  app.use('/docs', apiDocsHeaders);
   SwaggerModule.setup('docs', app, () => SwaggerModule.createDocument(app, openApi), { jsonDocumentUrl: 'docs-json' });
   return app;
 }

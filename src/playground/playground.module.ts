@@ -30,7 +30,14 @@ export class PlaygroundModule implements OnModuleInit {
       return;
     }
     const app = this.adapterHost.httpAdapter.getInstance<Express>();
-    app.use(PLAYGROUND_PATH, playgroundRouter({ assetsDir, authMode: this.config.auth.mode }));
+    app.use(
+      PLAYGROUND_PATH,
+      playgroundRouter({
+        assetsDir,
+        authMode: this.config.auth.mode,
+        serveSourceMaps: this.config.env !== 'production',
+      }),
+    );
     logger.info('playground_enabled', { path: PLAYGROUND_PATH, assetsDir });
   }
 }

@@ -18,13 +18,23 @@ const CONTENT_SECURITY_POLICY = [
   "frame-ancestors 'none'",
 ].join('; ');
 
+export interface PlaygroundRouterOptions {
+  assetsDir: string;
+  authMode: 'jwt' | 'none';
+  /** The bundles' source maps (the client's source): served in development, not in production. */
+  serveSourceMaps: boolean;
+}
+
 /** The static files of the built page, its settings, and the security headers they are served with. */
-export function playgroundRouter(options: { assetsDir: string; authMode: 'jwt' | 'none' }): Router {
+export function playgroundRouter(options: PlaygroundRouterOptions): Router {
   const router = Router();
-  router.use((_req, res, next) => {
+  router.use((req, res, next) => {
     res.setHeader('Content-Security-Policy', CONTENT_SECURITY_POLICY);
     res.setHeader('X-Content-Type-Options', 'nosniff');
+    res.setHeader('X-Frame-Options', 'DENY');
     res.setHeader('Referrer-Policy', 'no-referrer');
+    // Falls through to the service's JSON 404, as any file the build did not make.
+    if (!options.serveSourceMaps && req.path.endsWith('.map')) return next('router');
     next();
   });
   router.get('/config.json', (_req, res) => {

@@ -22,6 +22,7 @@ describe(`${PlaygroundModule.name} (serving /playground)`, () => {
       '<!doctype html><title>Playground</title><script src="./playground.js"></script>',
     );
     writeFileSync(path.join(assetsDir, 'playground.js'), 'console.log("playground")');
+    writeFileSync(path.join(assetsDir, 'playground.js.map'), '{"version":3,"sources":["../src/playground.ts"]}');
   });
   afterEach(async () => {
     for (const app of apps.splice(0)) await app.close();
@@ -38,6 +39,8 @@ describe(`${PlaygroundModule.name} (serving /playground)`, () => {
     expect(page.text).toContain('<title>Playground</title>');
     expect(page.headers['content-security-policy']).toContain("connect-src 'self'");
     expect(page.headers['x-content-type-options']).toBe('nosniff');
+    expect(page.headers['x-frame-options']).toBe('DENY');
+    await request(app.url).get('/playground/playground.js.map').expect(200);
     await request(app.url)
       .get('/playground/playground.js')
       .expect(200)
@@ -67,6 +70,10 @@ describe(`${PlaygroundModule.name} (serving /playground)`, () => {
 
     const on = await start({ ...production, PLAYGROUND_ENABLED: 'true' });
     await request(on.url).get('/playground/').expect(200);
+    // The client's source stays home in production: its maps are not served.
+    expect((await request(on.url).get('/playground/playground.js.map').expect(404)).body).toMatchObject({
+      code: 'not_found',
+    });
   });
 
   it('serves nothing (and says why in the log) when the page was not built', async () => {

@@ -143,6 +143,25 @@ describe('Playground (headless Chromium, end to end)', () => {
   };
   const assistant = () => page.locator('.gai-message--assistant').last();
 
+  it('renders Swagger UI at /docs under its Content-Security-Policy, with no violation, and refuses to be framed', async () => {
+    const docs = await browser.newPage();
+    const violations: string[] = [];
+    docs.on('console', (message) => {
+      if (/Content Security Policy/i.test(message.text())) violations.push(message.text());
+    });
+    docs.on('pageerror', (error) => violations.push(error.message));
+    try {
+      const response = await docs.goto(`${app.url}/docs`);
+      expect(response?.headers()['x-frame-options']).toBe('DENY');
+      expect(response?.headers()['content-security-policy']).toContain("frame-ancestors 'none'");
+      await docs.getByText('Graph AI assistant').first().waitFor();
+      await docs.locator('.opblock').first().waitFor();
+      expect(violations).toEqual([]);
+    } finally {
+      await docs.close();
+    }
+  });
+
   it('streams a question into the panel with its tool badge and usage, lists the thread, and shows what the AI sees', async () => {
     const answer =
       'fetch-api calls the NBA stats API for the active players of the season; its errors go to error-handler.';
