@@ -212,6 +212,63 @@ describe(`${ProviderConfigsController.name} (docs/protocol.md §8.5)`, () => {
       await request(app.url).delete(`/api/ai/provider-configs/${id}`).set(as(adminA)).expect(204);
     });
 
+    it('never sends a stored key to another endpoint: a PATCH of the URL or the provider alone drops the key, or asks for it again', async () => {
+      const a = await create(adminA, {
+        name: 'Redirected',
+        provider: 'openai-compatible',
+        model: 'model-a',
+        baseUrl: upstreamA.openAiBaseUrl,
+        apiKey: KEY_A,
+      }).expect(200);
+      const id = a.body.configId;
+      await request(app.url).post(`/api/ai/provider-configs/${id}/activate`).set(as(adminA)).expect(200);
+      // Admin B of the same workspace (or a stolen admin token) points it at another host, URL alone.
+      const moved = await request(app.url)
+        .patch(`/api/ai/provider-configs/${id}`)
+        .set(as(adminA))
+        .send({ baseUrl: upstreamB.openAiBaseUrl })
+        .expect(200);
+      expect(moved.body).toMatchObject({ baseUrl: upstreamB.openAiBaseUrl });
+      expect(moved.body).not.toHaveProperty('apiKeyLast4');
+      upstreamB.enqueue({ text: 'Answer from B.' });
+      await request(app.url)
+        .post('/api/ai/chat')
+        .set(as(adminA))
+        .send({ graphKey: GRAPH, message: 'What does fetch-api do?' })
+        .expect(200);
+      expect(upstreamB.requests).toHaveLength(1);
+      expect(upstreamB.requests[0].apiKeySha256).not.toBe(apiKeySha256(KEY_A));
+      expect(upstreamA.requests).toHaveLength(0);
+
+      // A provider whose entry needs a key: the endpoint changes only with a new key.
+      await request(app.url)
+        .patch(`/api/ai/provider-configs/${id}`)
+        .set(as(adminA))
+        .send({ baseUrl: upstreamA.openAiBaseUrl, apiKey: KEY_A })
+        .expect(200);
+      const refused = await request(app.url)
+        .patch(`/api/ai/provider-configs/${id}`)
+        .set(as(adminA))
+        .send({ provider: 'deepseek', baseUrl: null })
+        .expect(400);
+      expect(refused.body.message).toMatch(/apiKey is required when provider or baseUrl changes/);
+      const kept = await request(app.url).get(`/api/ai/provider-configs/${id}`).set(as(adminA)).expect(200);
+      expect(kept.body).toMatchObject({
+        provider: 'openai-compatible',
+        baseUrl: upstreamA.openAiBaseUrl,
+        apiKeyLast4: 'AAAA',
+      });
+      // The model or the name alone keep the key: the endpoint is the same.
+      const renamed = await request(app.url)
+        .patch(`/api/ai/provider-configs/${id}`)
+        .set(as(adminA))
+        .send({ name: 'Renamed', model: 'model-a2' })
+        .expect(200);
+      expect(renamed.body).toMatchObject({ apiKeyLast4: 'AAAA' });
+      await request(app.url).delete('/api/ai/provider-configs/active').set(as(adminA)).expect(204);
+      await request(app.url).delete(`/api/ai/provider-configs/${id}`).set(as(adminA)).expect(204);
+    });
+
     it("sends each workspace's runs to its active configuration's base URL with its own key; a workspace without one uses the environment's", async () => {
       const a = await create(adminA, {
         name: 'A',

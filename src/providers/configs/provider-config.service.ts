@@ -110,14 +110,20 @@ export class ProviderConfigService {
     const current = await this.stored(workspace, configId);
     const provider = patch.provider ?? current.provider;
     const baseUrl = patch.baseUrl === null ? undefined : (patch.baseUrl ?? current.baseUrl);
-    const withKey = patch.apiKey === null ? false : patch.apiKey !== undefined || current.apiKeySecret !== undefined;
+    // The stored key was given for one endpoint: it never follows the configuration to another host.
+    const endpointChanged = provider !== current.provider || baseUrl !== current.baseUrl;
+    const keyDropped = patch.apiKey === null || (endpointChanged && patch.apiKey === undefined);
+    const withKey = !keyDropped && (patch.apiKey !== undefined || current.apiKeySecret !== undefined);
+    if (endpointChanged && patch.apiKey === undefined && current.apiKeySecret !== undefined) {
+      this.checkKeyOptional(provider);
+    }
     this.checkUsable(provider, baseUrl, withKey);
     const changes: ProviderConfigChanges = {
       name: patch.name,
       provider: patch.provider,
       model: patch.model,
       baseUrl: patch.baseUrl,
-      ...(patch.apiKey === null ? { apiKeySecret: null, apiKeyLast4: null } : {}),
+      ...(keyDropped ? { apiKeySecret: null, apiKeyLast4: null } : {}),
       ...(typeof patch.apiKey === 'string' ? this.sealed(workspace, configId, patch.apiKey) : {}),
     };
     const updated = await this.configs.update(workspace, configId, changes, Date.now());
@@ -176,6 +182,16 @@ export class ProviderConfigService {
     if (withKey && !this.cipher.canSeal) {
       throw AppError.badRequest(
         'AI_SECRETS_KEY is not set on this service: a configuration with an API key cannot be stored (docs/provider-configs.md)',
+      );
+    }
+  }
+
+  /** A new endpoint for a configuration with a key: the entry must work without one, or the key comes again. */
+  private checkKeyOptional(provider: string): void {
+    const entry = this.registry.get(provider);
+    if (entry && entry.apiKeyEnvVar !== null && !entry.apiKeyOptional) {
+      throw AppError.badRequest(
+        'apiKey is required when provider or baseUrl changes: the stored key is never sent to another endpoint',
       );
     }
   }
