@@ -27,7 +27,12 @@ export interface ProviderRegistryEntry {
   readonly apiKeyOptional: boolean;
   readonly supportsEmbedding: boolean;
   readonly contextWindow: number;
-  readonly pricing: ProviderPricing;
+  /**
+   * The price of its default model and, for a model config/model-prices.json does not know, the
+   * fallback (docs/llm-providers.md, "Cost"). Null: the entry has no price of its own (the generic
+   * `openai-compatible` entry may be any endpoint), so only the table or a configuration prices it.
+   */
+  readonly pricing: ProviderPricing | null;
   /** Position in auto-detection (lower first); absent = only selectable through LLM_PROVIDER. */
   readonly detectionOrder: number | null;
 }
@@ -206,20 +211,7 @@ function validateEntry(name: string, raw: unknown, problems: string[]): Provider
   if (typeof entry.contextWindow !== 'number' || !Number.isInteger(entry.contextWindow) || entry.contextWindow < 1) {
     problems.push(`${where}.contextWindow: must be a positive integer`);
   }
-  const pricing = entry.pricing as Record<string, unknown> | undefined;
-  if (typeof pricing !== 'object' || pricing === null) {
-    problems.push(`${where}.pricing: must be an object with ${PRICING_FIELDS.join(', ')}`);
-  } else {
-    for (const field of PRICING_FIELDS) {
-      const value = pricing[field];
-      if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
-        problems.push(`${where}.pricing.${field}: must be a number >= 0`);
-      }
-    }
-    for (const key of Object.keys(pricing)) {
-      if (!(PRICING_FIELDS as readonly string[]).includes(key)) problems.push(`${where}.pricing.${key}: unknown field`);
-    }
-  }
+  const pricing = entry.pricing === null ? null : readPricing(entry.pricing, `${where}.pricing`, problems, true);
   const detectionOrder = entry.detectionOrder ?? null;
   if (
     detectionOrder !== null &&
@@ -238,12 +230,41 @@ function validateEntry(name: string, raw: unknown, problems: string[]): Provider
     apiKeyOptional: (entry.apiKeyOptional as boolean | undefined) ?? false,
     supportsEmbedding: entry.supportsEmbedding as boolean,
     contextWindow: entry.contextWindow as number,
-    pricing: {
-      inputPerMillion: pricing?.inputPerMillion as number,
-      inputCacheHitPerMillion: pricing?.inputCacheHitPerMillion as number,
-      outputPerMillion: pricing?.outputPerMillion as number,
-    },
+    pricing,
     detectionOrder: detectionOrder as number | null,
+  };
+}
+
+/**
+ * A price object (USD per million tokens, each >= 0, no other field), or null with its problems added.
+ * `nullable`: the message says null is allowed too.
+ */
+export function readPricing(
+  value: unknown,
+  where: string,
+  problems: string[],
+  nullable = false,
+): ProviderPricing | null {
+  const before = problems.length;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    problems.push(`${where}: must be an object with ${PRICING_FIELDS.join(', ')}${nullable ? ', or null' : ''}`);
+    return null;
+  }
+  const fields = value as Record<string, unknown>;
+  for (const field of PRICING_FIELDS) {
+    const price = fields[field];
+    if (typeof price !== 'number' || !Number.isFinite(price) || price < 0) {
+      problems.push(`${where}.${field}: must be a number >= 0`);
+    }
+  }
+  for (const key of Object.keys(fields)) {
+    if (!(PRICING_FIELDS as readonly string[]).includes(key)) problems.push(`${where}.${key}: unknown field`);
+  }
+  if (problems.length > before) return null;
+  return {
+    inputPerMillion: fields.inputPerMillion as number,
+    inputCacheHitPerMillion: fields.inputCacheHitPerMillion as number,
+    outputPerMillion: fields.outputPerMillion as number,
   };
 }
 

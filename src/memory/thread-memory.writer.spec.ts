@@ -207,7 +207,7 @@ describe(ThreadMemoryWriter.name, () => {
       return MemoryTestbed.create({
         env,
         summarizer: new LlmConversationSummarizer(provider, 'en'),
-        tracker: { pricingFor: (name) => registry.get(name)?.pricing, limits },
+        tracker: { pricingFor: (name) => registry.get(name)?.pricing ?? null, limits },
       });
     }
 

@@ -1,4 +1,5 @@
 import type { Locale } from '../config/app-config';
+import type { ProviderPricing } from '../config/provider-registry';
 import { AiEventLogger } from '../observability/ai-event.logger';
 import { AnthropicProvider } from './anthropic.provider';
 import { LlmCallObserver } from './llm-call.observer';
@@ -21,6 +22,8 @@ export interface LlmProviderFactoryOptions {
   events?: AiEventLogger;
   /** Latency and upstream errors of each call (metrics); the offline provider makes no upstream call. */
   observer?: LlmCallObserver;
+  /** The price of the selection's model (ModelPricing), carried by the provider for the TokenTracker. */
+  pricing?: ProviderPricing | null;
 }
 
 /**
@@ -51,6 +54,7 @@ export function createLlmProvider(selection: LlmProviderSelection, options: LlmP
     events: options.events,
     observer: options.observer,
     secrets: selection.apiKey ? [selection.apiKey] : [],
+    pricing: options.pricing,
   });
 }
 

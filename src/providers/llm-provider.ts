@@ -1,3 +1,4 @@
+import type { ProviderPricing } from '../config/provider-registry';
 import type { GraphRAGContext } from '../conversation/graph-rag-context';
 import { LlmAssistantMessage, LlmMessage, LlmToolDefinition } from '../conversation/llm-message';
 import { LlmStreamChunk } from './llm-stream-chunk';
@@ -36,6 +37,12 @@ export interface LlmProvider {
   readonly model: string;
   /** True for the offline provider: no model behind it, no tools, no cost. */
   readonly offline: boolean;
+  /**
+   * What its calls cost, resolved when it was built (ModelPricing: a configuration's own prices, the
+   * model table, the registry entry); null: no price is known; absent: the TokenTracker prices the
+   * calls by provider name and model.
+   */
+  readonly pricing?: ProviderPricing | null;
   complete(messages: LlmMessage[], tools?: LlmToolDefinition[], options?: LlmCallOptions): Promise<LlmCompletion>;
   stream(messages: LlmMessage[], tools?: LlmToolDefinition[], options?: LlmCallOptions): AsyncIterable<LlmStreamChunk>;
 }

@@ -102,6 +102,23 @@ describe(ProvidersModule.name, () => {
     );
   });
 
+  it('refuses to start when AI_MAX_COST_USD is set and the selected model has no price (it would count $0 a call)', async () => {
+    const generic = server.providerEnv('openai-compatible', 'my-finetune');
+    await expect(compile({ ...generic, AI_MAX_COST_USD: '5' })).rejects.toThrow(
+      /AI_MAX_COST_USD: The model "my-finetune" of provider "openai-compatible" has no known price/,
+    );
+    // A model the table knows, behind the same generic entry, is priced: the budget can work.
+    const known = await compile({ ...server.providerEnv('openai-compatible', 'gpt-4o'), AI_MAX_COST_USD: '5' });
+    expect(known.get<LlmProvider>(LLM_PROVIDER).pricing).toEqual({
+      inputPerMillion: 2.5,
+      inputCacheHitPerMillion: 1.25,
+      outputPerMillion: 10,
+    });
+    await known.close();
+    // Without a cost budget the unpriced model runs (its calls are logged token_cost_unknown).
+    await (await compile(generic)).close();
+  });
+
   it('points an Anthropic selection at ANTHROPIC_BASE_URL', async () => {
     const moduleRef = await compile(server.providerEnv('anthropic'));
     server.enqueue({ text: 'Bonjour', toolCalls: [{ name: 'search_nodes', arguments: { query: 'x' } }] });

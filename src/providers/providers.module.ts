@@ -1,6 +1,8 @@
 import { Module } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/app-config.token';
+import { ConfigValidationError } from '../config/config-validation.error';
+import { ModelPriceTable } from '../config/model-price.table';
 import { ProviderRegistry } from '../config/provider-registry';
 import { AiEventLogger } from '../observability/ai-event.logger';
 import { Logger } from '../observability/logger';
@@ -9,6 +11,7 @@ import { ObservabilityModule } from '../observability/observability.module';
 import { LlmErrorClassifier } from './llm-error.classifier';
 import { LlmMetrics } from './llm.metrics';
 import { LlmProvider } from './llm-provider';
+import { ModelPricing, unpricedModelMessage } from './model-pricing';
 import { createLlmProvider, describeLlmSelection } from './llm-provider.factory';
 import { selectLlmProvider } from './llm-provider.selector';
 import { LLM_PROVIDER } from './llm-provider.token';
@@ -19,8 +22,9 @@ import { TokenUsageMetrics } from './token-usage.metrics';
 const logger = new Logger('providers');
 
 /**
- * The LLM side of the service: the registry (config/providers.json, validated at start), the
- * provider chosen once by detection (LLM_PROVIDER), the token/cost tracker and the error
+ * The LLM side of the service: the registry (config/providers.json) and the model prices
+ * (config/model-prices.json), validated at start, the provider chosen once by detection
+ * (LLM_PROVIDER; refused when AI_MAX_COST_USD is set and its model has no price), the token/cost tracker and the error
  * classifier, and their metrics (LlmMetrics, TokenUsageMetrics) registered on the application's
  * registry. A bad registry or an unusable LLM_PROVIDER stops the start (ConfigValidationError).
  */
@@ -28,6 +32,11 @@ const logger = new Logger('providers');
   imports: [ObservabilityModule],
   providers: [
     { provide: PROVIDER_REGISTRY, useFactory: (): ProviderRegistry => ProviderRegistry.load() },
+    {
+      provide: ModelPricing,
+      inject: [PROVIDER_REGISTRY],
+      useFactory: (registry: ProviderRegistry) => new ModelPricing(registry, ModelPriceTable.load()),
+    },
     {
       provide: LlmMetrics,
       inject: [MetricsService],
@@ -40,11 +49,27 @@ const logger = new Logger('providers');
     },
     {
       provide: LLM_PROVIDER,
-      inject: [APP_CONFIG, PROVIDER_REGISTRY, LlmMetrics],
-      useFactory: (config: AppConfig, registry: ProviderRegistry, llmMetrics: LlmMetrics): LlmProvider => {
+      inject: [APP_CONFIG, PROVIDER_REGISTRY, LlmMetrics, ModelPricing],
+      useFactory: (
+        config: AppConfig,
+        registry: ProviderRegistry,
+        llmMetrics: LlmMetrics,
+        pricing: ModelPricing,
+      ): LlmProvider => {
         const selection = selectLlmProvider(config, registry);
-        logger.info('llm_provider_selected', describeLlmSelection(selection));
+        const price = pricing.priceOf({ provider: selection.providerName, model: selection.model });
+        if (!price && config.agent.maxCostUsd > 0) {
+          // AI_MAX_COST_USD would never fire: every call of this model would count $0.
+          throw new ConfigValidationError([
+            `AI_MAX_COST_USD: ${unpricedModelMessage(selection.providerName, selection.model)}`,
+          ]);
+        }
+        logger.info('llm_provider_selected', {
+          ...describeLlmSelection(selection),
+          priceSource: price?.source ?? null,
+        });
         return createLlmProvider(selection, {
+          pricing: price?.pricing ?? null,
           locale: config.locale,
           maxRetries: config.agent.maxRetries,
           streamIdleTimeoutMs: config.llm.streamIdleTimeoutMs,
@@ -55,11 +80,11 @@ const logger = new Logger('providers');
     },
     {
       provide: TokenTracker,
-      inject: [APP_CONFIG, PROVIDER_REGISTRY, TokenUsageMetrics],
-      useFactory: (config: AppConfig, registry: ProviderRegistry, usageMetrics: TokenUsageMetrics): TokenTracker => {
+      inject: [APP_CONFIG, ModelPricing, TokenUsageMetrics],
+      useFactory: (config: AppConfig, pricing: ModelPricing, usageMetrics: TokenUsageMetrics): TokenTracker => {
         const limitLogger = new Logger('tokens');
         return new TokenTracker({
-          pricingFor: (provider) => registry.get(provider)?.pricing,
+          pricingFor: (provider, model) => pricing.priceOf({ provider, model })?.pricing ?? null,
           limits: {
             maxTokensPerCall: config.agent.maxTokensPerCall,
             maxTotalTokens: config.agent.maxTotalTokens,
@@ -78,6 +103,6 @@ const logger = new Logger('providers');
       useFactory: (config: AppConfig) => new LlmErrorClassifier(config.locale),
     },
   ],
-  exports: [LLM_PROVIDER, TokenTracker, LlmErrorClassifier, PROVIDER_REGISTRY, LlmMetrics],
+  exports: [LLM_PROVIDER, TokenTracker, LlmErrorClassifier, PROVIDER_REGISTRY, LlmMetrics, ModelPricing],
 })
 export class ProvidersModule {}

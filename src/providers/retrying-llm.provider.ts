@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { Locale } from '../config/app-config';
+import type { ProviderPricing } from '../config/provider-registry';
 import { AiEventLogger } from '../observability/ai-event.logger';
 import { Logger } from '../observability/logger';
 import type { ClassifiedLlmError } from './classified-llm-error';
@@ -22,6 +23,8 @@ export interface RetryingLlmProviderOptions {
   observer?: LlmCallObserver;
   /** Never logged, even inside an upstream's error message (the adapter's API key). */
   secrets?: readonly string[];
+  /** What its calls cost, when the builder knows it (LlmProvider.pricing). */
+  pricing?: ProviderPricing | null;
 }
 
 const logger = new Logger('llm');
@@ -42,6 +45,7 @@ export class RetryingLlmProvider implements LlmProvider {
   private readonly events: AiEventLogger;
   private readonly observer: LlmCallObserver | undefined;
   private readonly secrets: readonly string[];
+  readonly pricing: ProviderPricing | null | undefined;
 
   constructor(
     readonly inner: LlmProvider,
@@ -53,6 +57,7 @@ export class RetryingLlmProvider implements LlmProvider {
     this.events = options.events ?? new AiEventLogger('llm');
     this.observer = options.observer;
     this.secrets = options.secrets ?? [];
+    this.pricing = options.pricing;
   }
 
   get providerName(): string {

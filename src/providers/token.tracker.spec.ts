@@ -1,12 +1,15 @@
+import { ModelPriceTable } from '../config/model-price.table';
 import { ProviderRegistry, defaultRegistryPath } from '../config/provider-registry';
 import { LogEntry } from '../observability/log-entry';
 import { resetLogSink, setLogSink } from '../observability/logger';
 import { toErrorBody } from '../errors/to-error-body';
+import { ModelPricing } from './model-pricing';
 import { TokenLimitError } from './token-limit.error';
 import { TokenCostEntry, TokenLimitExceeded, TokenTracker } from './token.tracker';
 
 const registry = ProviderRegistry.load(defaultRegistryPath());
-const pricingFor = (provider: string) => registry.get(provider)?.pricing;
+const modelPricing = new ModelPricing(registry, ModelPriceTable.load());
+const pricingFor = (provider: string, model: string) => modelPricing.priceOf({ provider, model })?.pricing ?? null;
 
 describe(TokenTracker.name, () => {
   let logs: LogEntry[];
@@ -64,6 +67,30 @@ describe(TokenTracker.name, () => {
       threadId: 'ai_1',
       workspace: 'acme',
     });
+  });
+
+  it('prices a call by its model: gpt-4o behind openai-mini or a generic endpoint costs gpt-4o rates', () => {
+    const tracker = new TokenTracker({ pricingFor });
+    const usage = { promptTokens: 1_000_000, completionTokens: 1_000_000, cachedTokens: 0, totalTokens: 2_000_000 };
+    expect(tracker.record(usage, { provider: 'openai-mini', model: 'gpt-4o' }).costUsd).toBeCloseTo(12.5, 9);
+    expect(tracker.record(usage, { provider: 'openai-compatible', model: 'gpt-4o' }).costUsd).toBeCloseTo(12.5, 9);
+    expect(tracker.record(usage, { provider: 'openai-mini', model: 'gpt-4o-mini' }).costUsd).toBeCloseTo(0.75, 9);
+    // A provider that knows its price (a workspace configuration's) is billed at it.
+    const own = { inputPerMillion: 1, inputCacheHitPerMillion: 1, outputPerMillion: 1 };
+    expect(tracker.record(usage, { provider: 'openai-compatible', model: 'x', pricing: own }).costUsd).toBe(2);
+  });
+
+  it('counts an unpriced call at $0 but says so: priced false, one token_cost_unknown warning per model', () => {
+    const tracker = new TokenTracker({ pricingFor });
+    const usage = { promptTokens: 100, completionTokens: 10, cachedTokens: 0, totalTokens: 110 };
+    const first = tracker.record(usage, { provider: 'openai-compatible', model: 'my-finetune' });
+    tracker.record(usage, { provider: 'openai-compatible', model: 'my-finetune' });
+    tracker.record(usage, { provider: 'openai', model: 'gpt-4o', pricing: null });
+    expect(first).toMatchObject({ priced: false, costUsd: 0 });
+    expect(logs.filter((log) => log.event === 'token_cost_unknown')).toEqual([
+      expect.objectContaining({ level: 'warn', provider: 'openai-compatible', model: 'my-finetune' }),
+      expect.objectContaining({ level: 'warn', provider: 'openai', model: 'gpt-4o' }),
+    ]);
   });
 
   it('hands every recorded entry, chat and embedding, to onRecord; a throwing listener changes nothing', () => {

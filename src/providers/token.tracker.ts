@@ -1,9 +1,11 @@
 import type { Locale } from '../config/app-config';
 import type { ProviderPricing } from '../config/provider-registry';
 import { AiEventLogger } from '../observability/ai-event.logger';
+import { Logger } from '../observability/logger';
 import { LlmUsage } from './llm-usage';
 import { TokenLimitError, TokenLimitKind } from './token-limit.error';
 
+const logger = new Logger('tokens');
 const MILLION = 1_000_000;
 const ZERO_PRICING: ProviderPricing = { inputPerMillion: 0, inputCacheHitPerMillion: 0, outputPerMillion: 0 };
 /** Recent entries kept for formatSummary and inspection; totals are exact regardless. */
@@ -30,10 +32,17 @@ export interface TokenUsageMeta {
   model: string;
   threadId?: string;
   workspace?: string;
+  /**
+   * The call's price when the provider knows it (a workspace configuration's provider: ModelPricing);
+   * null: known to have none; absent: priced by provider and model (pricingFor).
+   */
+  pricing?: ProviderPricing | null;
 }
 
-export interface TokenCostEntry extends TokenUsageMeta {
+export interface TokenCostEntry extends Omit<TokenUsageMeta, 'pricing'> {
   kind: 'chat' | 'embedding';
+  /** False when no price applied to the model: its cost is counted 0 and logged as unknown. */
+  priced: boolean;
   promptTokens: number;
   completionTokens: number;
   cachedTokens: number;
@@ -52,8 +61,8 @@ export interface TokenTotals {
 }
 
 export interface TokenTrackerOptions {
-  /** Pricing of a registry provider name; unknown providers cost 0. */
-  pricingFor?: (provider: string) => ProviderPricing | undefined;
+  /** The price of a model of a registry provider (ModelPricing); none: the call is counted 0 and logged unpriced. */
+  pricingFor?: (provider: string, model: string) => ProviderPricing | null | undefined;
   limits?: Partial<TokenLimits>;
   onLimitExceeded?: (exceeded: TokenLimitExceeded) => void;
   /** Called with every recorded entry, chat and embedding alike (metrics). */
@@ -81,13 +90,15 @@ function formatUsd(value: number): string {
 }
 
 /**
- * Token and cost accounting (docs/llm-providers.md): cache-aware cost per call from the registry's
- * pricing, totals per thread and per workspace, and the limits of AI_MAX_*. One instance per
+ * Token and cost accounting (docs/llm-providers.md): cache-aware cost per call at its model's price
+ * (ModelPricing: a configuration's own, config/model-prices.json, the registry entry's), totals per thread and per workspace, and the limits of AI_MAX_*. One instance per
  * process (ProvidersModule); the agent records each call's usage and asks assertWithinBudget()
  * before the next upstream call.
  */
 export class TokenTracker {
-  private readonly pricingFor: (provider: string) => ProviderPricing | undefined;
+  private readonly pricingFor: (provider: string, model: string) => ProviderPricing | null | undefined;
+  /** provider/model pairs already reported unpriced (once per process). */
+  private readonly unpricedReported = new Set<string>();
   private readonly limits: TokenLimits;
   private readonly locale: Locale;
   private readonly events: AiEventLogger;
@@ -130,16 +141,18 @@ export class TokenTracker {
   }
 
   /** Records one chat call; logs token_usage; calls onLimitExceeded for each limit it crosses. */
-  record(usage: LlmUsage, meta: TokenUsageMeta): TokenCostEntry {
-    const pricing = this.pricingFor(meta.provider) ?? ZERO_PRICING;
+  record(usage: LlmUsage, { pricing: known, ...meta }: TokenUsageMeta): TokenCostEntry {
+    const pricing = known === undefined ? this.pricingFor(meta.provider, meta.model) : known;
+    if (!pricing) this.reportUnpriced(meta);
     const entry: TokenCostEntry = {
       ...meta,
       kind: 'chat',
+      priced: Boolean(pricing),
       promptTokens: usage.promptTokens,
       completionTokens: usage.completionTokens,
       cachedTokens: usage.cachedTokens,
       totalTokens: usage.totalTokens || usage.promptTokens + usage.completionTokens,
-      costUsd: TokenTracker.computeCost(usage, pricing),
+      costUsd: TokenTracker.computeCost(usage, pricing ?? ZERO_PRICING),
       time: this.now(),
     };
     this.add(entry);
@@ -158,6 +171,7 @@ export class TokenTracker {
       ...meta,
       model,
       kind: 'embedding',
+      priced: true,
       promptTokens: inputTokens,
       completionTokens: 0,
       cachedTokens: 0,
@@ -256,6 +270,17 @@ export class TokenTracker {
     });
     this.notifyRecord(entry);
     this.notifyLimits(entry);
+  }
+
+  private reportUnpriced(meta: Pick<TokenUsageMeta, 'provider' | 'model'>): void {
+    const key = `${meta.provider}/${meta.model}`;
+    if (this.unpricedReported.has(key)) return;
+    this.unpricedReported.add(key);
+    logger.warn('token_cost_unknown', {
+      provider: meta.provider,
+      model: meta.model,
+      hint: 'no price for this model: its calls count $0 here; add it to config/model-prices.json or give the provider configuration its pricing',
+    });
   }
 
   private addScoped(map: Map<string, TokenTotals>, key: string, entry: TokenCostEntry): void {

@@ -269,6 +269,53 @@ describe(`${ProviderConfigsController.name} (docs/protocol.md §8.5)`, () => {
       await request(app.url).delete(`/api/ai/provider-configs/${id}`).set(as(adminA)).expect(204);
     });
 
+    it('bills a configuration by its model (gpt-4o on a generic endpoint is not free) or by the prices it carries', async () => {
+      const paid = await create(adminA, {
+        name: 'Paid API behind the generic entry',
+        provider: 'openai-compatible',
+        model: 'gpt-4o',
+        baseUrl: upstreamA.openAiBaseUrl,
+        apiKey: KEY_A,
+      }).expect(200);
+      await request(app.url)
+        .post(`/api/ai/provider-configs/${paid.body.configId}/activate`)
+        .set(as(adminA))
+        .expect(200);
+      upstreamA.enqueue({ text: 'Priced.', usage: { prompt: 1_000_000, completion: 100_000 } });
+      const answer = await request(app.url)
+        .post('/api/ai/chat')
+        .set(as(adminA))
+        .send({ graphKey: GRAPH, message: 'What does fetch-api do?' })
+        .expect(200);
+      // gpt-4o: $2.50 per million in, $10 per million out.
+      expect(answer.body.usage.costUsd).toBeCloseTo(2.5 + 1, 6);
+
+      const own = await request(app.url)
+        .patch(`/api/ai/provider-configs/${paid.body.configId}`)
+        .set(as(adminA))
+        .send({
+          model: 'in-house-model',
+          pricing: { inputPerMillion: 1, inputCacheHitPerMillion: 1, outputPerMillion: 2 },
+        })
+        .expect(200);
+      expect(own.body.pricing).toEqual({ inputPerMillion: 1, inputCacheHitPerMillion: 1, outputPerMillion: 2 });
+      upstreamA.enqueue({ text: 'Priced by its configuration.', usage: { prompt: 1_000_000, completion: 1_000_000 } });
+      const second = await request(app.url)
+        .post('/api/ai/chat')
+        .set(as(adminA))
+        .send({ graphKey: GRAPH, message: 'And error-handler?' })
+        .expect(200);
+      expect(second.body.usage.costUsd).toBeCloseTo(3, 6);
+      const refused = await request(app.url)
+        .patch(`/api/ai/provider-configs/${paid.body.configId}`)
+        .set(as(adminA))
+        .send({ pricing: { inputPerMillion: -1, inputCacheHitPerMillion: 0, outputPerMillion: 0 } })
+        .expect(400);
+      expect(refused.body.message).toMatch(/pricing\.inputPerMillion/);
+      await request(app.url).delete('/api/ai/provider-configs/active').set(as(adminA)).expect(204);
+      await request(app.url).delete(`/api/ai/provider-configs/${paid.body.configId}`).set(as(adminA)).expect(204);
+    });
+
     it("sends each workspace's runs to its active configuration's base URL with its own key; a workspace without one uses the environment's", async () => {
       const a = await create(adminA, {
         name: 'A',

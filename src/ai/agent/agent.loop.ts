@@ -683,6 +683,7 @@ export class AgentLoop {
     const entry = tokenTracker.record(usage, {
       provider: provider.providerName,
       model: provider.model,
+      pricing: provider.pricing,
       threadId: request.threadId,
       workspace: request.workspace,
     });

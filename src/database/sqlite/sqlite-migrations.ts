@@ -7,6 +7,7 @@ import { GRAPH_EMBEDDING_CHANGES_MIGRATION } from '../../graph/sqlite/graph-embe
 import { GRAPH_NODE_CHANGES_MIGRATION } from '../../graph/sqlite/graph-node-changes.sqlite-migration';
 import { NODE_CONFIG_REVISIONS_MIGRATION } from '../../graph/sqlite/node-config-revisions.sqlite-migration';
 import { MEMORY_TABLES_MIGRATION } from '../../memory/sqlite/memory-tables.sqlite-migration';
+import { PROVIDER_CONFIG_PRICING_MIGRATION } from '../../providers/configs/sqlite/provider-config-pricing.sqlite-migration';
 import { PROVIDER_CONFIGS_MIGRATION } from '../../providers/configs/sqlite/provider-configs.sqlite-migration';
 import { IDEMPOTENCY_RESERVATION_TOKEN_MIGRATION } from '../../threads/sqlite/idempotency-reservation-token.sqlite-migration';
 import { THREAD_TABLES_MIGRATION } from '../../threads/sqlite/thread-tables.sqlite-migration';
@@ -105,4 +106,5 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
   OPERATION_TABLES_MIGRATION,
   AUTOMATION_ACTING_MIGRATION,
   MEMBER_ROLES_MIGRATION,
+  PROVIDER_CONFIG_PRICING_MIGRATION,
 ];

@@ -1,8 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { ProviderRegistry } from '../../config/provider-registry';
+import { AppConfig } from '../../config/app-config';
+import { APP_CONFIG } from '../../config/app-config.token';
+import { ProviderPricing, ProviderRegistry } from '../../config/provider-registry';
 import { AppError } from '../../errors/app-error';
 import { Logger } from '../../observability/logger';
 import { GENERIC_OPENAI_COMPATIBLE } from '../llm-provider.selector';
+import { ModelPricing, unpricedModelMessage } from '../model-pricing';
 import { PROVIDER_REGISTRY } from '../provider-registry.token';
 import { generateProviderConfigId } from './provider-config.id';
 import {
@@ -27,6 +30,7 @@ export interface NewProviderConfig {
   model: string;
   baseUrl?: string;
   apiKey?: string;
+  pricing?: ProviderPricing;
 }
 
 /** PATCH: any subset; null removes the base URL or the key. */
@@ -36,6 +40,7 @@ export interface ProviderConfigPatch {
   model?: string;
   baseUrl?: string | null;
   apiKey?: string | null;
+  pricing?: ProviderPricing | null;
 }
 
 const logger = new Logger('provider-configs');
@@ -56,6 +61,8 @@ export class ProviderConfigService {
     @Inject(PROVIDER_REGISTRY) private readonly registry: ProviderRegistry,
     private readonly cipher: SecretCipher,
     private readonly providers: WorkspaceLlmProviders,
+    private readonly pricing: ModelPricing,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   async list(workspace: string): Promise<ProviderConfigView[]> {
@@ -81,6 +88,7 @@ export class ProviderConfigService {
       );
     }
     this.checkUsable(input.provider, input.baseUrl, input.apiKey !== undefined);
+    this.checkPriced(input.provider, input.model, input.baseUrl, input.pricing);
     const now = Date.now();
     const configId = generateProviderConfigId(now);
     const config: StoredProviderConfig = {
@@ -91,6 +99,7 @@ export class ProviderConfigService {
       model: input.model,
       ...(input.baseUrl !== undefined ? { baseUrl: input.baseUrl } : {}),
       ...(input.apiKey !== undefined ? this.sealed(workspace, configId, input.apiKey) : {}),
+      ...(input.pricing !== undefined ? { pricing: { ...input.pricing } } : {}),
       active: false,
       createdTime: now,
       updatedTime: now,
@@ -118,11 +127,14 @@ export class ProviderConfigService {
       this.checkKeyOptional(provider);
     }
     this.checkUsable(provider, baseUrl, withKey);
+    const pricing = patch.pricing === null ? undefined : (patch.pricing ?? current.pricing);
+    this.checkPriced(provider, patch.model ?? current.model, baseUrl, pricing);
     const changes: ProviderConfigChanges = {
       name: patch.name,
       provider: patch.provider,
       model: patch.model,
       baseUrl: patch.baseUrl,
+      pricing: patch.pricing === null ? null : patch.pricing && { ...patch.pricing },
       ...(keyDropped ? { apiKeySecret: null, apiKeyLast4: null } : {}),
       ...(typeof patch.apiKey === 'string' ? this.sealed(workspace, configId, patch.apiKey) : {}),
     };
@@ -184,6 +196,21 @@ export class ProviderConfigService {
         'AI_SECRETS_KEY is not set on this service: a configuration with an API key cannot be stored (docs/provider-configs.md)',
       );
     }
+  }
+
+  /**
+   * With AI_MAX_COST_USD set, every run must be priced, or the service's cost budget would never count
+   * this configuration's calls: one whose model has no price (ModelPricing) must carry its own.
+   */
+  private checkPriced(
+    provider: string,
+    model: string,
+    baseUrl: string | undefined,
+    pricing: ProviderPricing | undefined,
+  ): void {
+    if (this.config.agent.maxCostUsd <= 0) return;
+    if (this.pricing.priceOf({ provider, model, configured: pricing, ownEndpoint: baseUrl === undefined })) return;
+    throw AppError.badRequest(`AI_MAX_COST_USD is set on this service. ${unpricedModelMessage(provider, model)}`);
   }
 
   /** A new endpoint for a configuration with a key: the entry must work without one, or the key comes again. */

@@ -1,3 +1,5 @@
+import type { ProviderPricing } from '../../config/provider-registry';
+
 /**
  * A workspace's own LLM endpoint (docs/protocol.md §8.5, docs/provider-configs.md): a registry entry of
  * config/providers.json (or `openai-compatible` with a base URL), a model, and its own API key, stored
@@ -16,6 +18,8 @@ export interface StoredProviderConfig {
   apiKeySecret?: string;
   /** The key's last four characters, the only part ever shown. */
   apiKeyLast4?: string;
+  /** Its model's prices, when the configuration carries them: they win over config/model-prices.json (ModelPricing). */
+  pricing?: ProviderPricing;
   active: boolean;
   createdTime: number;
   /** Bumped by every change: a provider built from an older version is rebuilt (WorkspaceLlmProviders). */
@@ -30,6 +34,7 @@ export interface ProviderConfigView {
   model: string;
   baseUrl?: string;
   apiKeyLast4?: string;
+  pricing?: ProviderPricing;
   active: boolean;
   createdTime: number;
   updatedTime: number;
@@ -43,6 +48,7 @@ export interface ProviderConfigChanges {
   baseUrl?: string | null;
   apiKeySecret?: string | null;
   apiKeyLast4?: string | null;
+  pricing?: ProviderPricing | null;
 }
 
 export function toProviderConfigView(config: StoredProviderConfig): ProviderConfigView {
@@ -53,6 +59,7 @@ export function toProviderConfigView(config: StoredProviderConfig): ProviderConf
     model: config.model,
     ...(config.baseUrl !== undefined ? { baseUrl: config.baseUrl } : {}),
     ...(config.apiKeyLast4 !== undefined ? { apiKeyLast4: config.apiKeyLast4 } : {}),
+    ...(config.pricing !== undefined ? { pricing: { ...config.pricing } } : {}),
     active: config.active,
     createdTime: config.createdTime,
     updatedTime: config.updatedTime,

@@ -28,6 +28,6 @@ import { WorkspaceLlmProviders } from './workspace-llm-providers';
     ProviderConfigService,
     ProviderConfigSecretsCheck,
   ],
-  exports: [LLM_PROVIDER_RESOLVER, SecretCipher],
+  exports: [LLM_PROVIDER_RESOLVER, SecretCipher, WorkspaceLlmProviders],
 })
 export class ProviderConfigsModule {}

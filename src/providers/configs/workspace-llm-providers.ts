@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { AppConfig } from '../../config/app-config';
 import { APP_CONFIG } from '../../config/app-config.token';
-import { ProviderRegistry } from '../../config/provider-registry';
+import { ProviderPricing, ProviderRegistry } from '../../config/provider-registry';
 import { AppError } from '../../errors/app-error';
 import { AiEventLogger } from '../../observability/ai-event.logger';
 import { Logger } from '../../observability/logger';
@@ -12,11 +12,19 @@ import { createLlmProvider } from '../llm-provider.factory';
 import { GENERIC_OPENAI_COMPATIBLE } from '../llm-provider.selector';
 import { LlmProviderResolver } from '../llm-provider.resolver';
 import { LLM_PROVIDER } from '../llm-provider.token';
+import { ModelPrice, ModelPricing } from '../model-pricing';
 import { PROVIDER_REGISTRY } from '../provider-registry.token';
 import { sealContext, type StoredProviderConfig } from './provider-config';
 import type { ProviderConfigRepository } from './provider-config.repository';
 import { PROVIDER_CONFIG_REPOSITORY } from './provider-config-repository.token';
 import { SecretCipher, SecretUnsealError } from './secret.cipher';
+
+/** A run's provider and model and what its calls cost (null: no price is known). */
+export interface RunPrice {
+  provider: string;
+  model: string;
+  pricing: ProviderPricing | null;
+}
 
 /** Providers kept built, one per configuration in use. */
 const CACHED_PROVIDERS_MAX = 256;
@@ -27,8 +35,8 @@ const logger = new Logger('providers');
  * LlmProviderResolver over the stored provider configurations (docs/provider-configs.md). A
  * configuration becomes an LlmProvider through the same path as the environment's choice: the
  * registry entry's adapter (OpenAI-compatible or Anthropic) built by createLlmProvider, wrapped in the
- * retry policy with the error classification and the LLM metrics, priced by the registry in the
- * TokenTracker under the entry's name. Its base URL is its own or the entry's (with the environment's
+ * retry policy with the error classification and the LLM metrics, priced by ModelPricing (the
+ * configuration's own prices, its model's, the entry's; a free entry on another base URL is not free). Its base URL is its own or the entry's (with the environment's
  * `<ENTRY>_BASE_URL` override); its key is its own only: the environment's keys never go to a
  * workspace's endpoint.
  *
@@ -51,6 +59,7 @@ export class WorkspaceLlmProviders implements LlmProviderResolver {
     @Inject(PROVIDER_CONFIG_REPOSITORY) private readonly configs: ProviderConfigRepository,
     private readonly cipher: SecretCipher,
     private readonly metrics: LlmMetrics,
+    private readonly pricing: ModelPricing,
   ) {}
 
   async forRun(workspace: string, configId?: string): Promise<LlmProvider> {
@@ -65,6 +74,33 @@ export class WorkspaceLlmProviders implements LlmProviderResolver {
     }
     const active = await this.configs.getActive(workspace);
     return active ? this.providerOf(active) : this.environmentProvider;
+  }
+
+  /**
+   * What a new run's calls would cost, without building its provider: the named configuration, else the
+   * active one, else the environment's provider (null price: none is known). Throws as forRun when the
+   * named configuration is gone.
+   */
+  async priceOfRun(workspace: string, configId?: string): Promise<RunPrice> {
+    const config =
+      configId !== undefined ? await this.configs.get(workspace, configId) : await this.configs.getActive(workspace);
+    if (configId !== undefined && !config)
+      throw new AppError(
+        'provider_not_configured',
+        `The provider configuration "${configId}" no longer exists in this workspace`,
+      );
+    if (!config) {
+      const provider = this.environmentProvider;
+      return {
+        provider: provider.providerName,
+        model: provider.model,
+        pricing:
+          provider.pricing !== undefined
+            ? provider.pricing
+            : (this.pricing.priceOf({ provider: provider.providerName, model: provider.model })?.pricing ?? null),
+      };
+    }
+    return { provider: config.provider, model: config.model, pricing: this.priceOf(config)?.pricing ?? null };
   }
 
   /** The configuration changed or is gone: its provider is built again on next use. */
@@ -108,6 +144,7 @@ export class WorkspaceLlmProviders implements LlmProviderResolver {
         maxRetries: this.config.agent.maxRetries,
         events: this.events,
         observer: this.metrics,
+        pricing: this.priceOf(config)?.pricing ?? null,
       },
     );
     logger.info('workspace_llm_provider_built', {
@@ -117,6 +154,15 @@ export class WorkspaceLlmProviders implements LlmProviderResolver {
       model: config.model,
     });
     return provider;
+  }
+
+  private priceOf(config: StoredProviderConfig): ModelPrice | null {
+    return this.pricing.priceOf({
+      provider: config.provider,
+      model: config.model,
+      configured: config.pricing,
+      ownEndpoint: config.baseUrl === undefined,
+    });
   }
 
   private apiKeyOf(config: StoredProviderConfig): string | undefined {

@@ -157,6 +157,7 @@ function toConfig(document: ArangoProviderConfigDocument): StoredProviderConfig 
     ...(typeof document.baseUrl === 'string' ? { baseUrl: document.baseUrl } : {}),
     ...(typeof document.apiKeySecret === 'string' ? { apiKeySecret: document.apiKeySecret } : {}),
     ...(typeof document.apiKeyLast4 === 'string' ? { apiKeyLast4: document.apiKeyLast4 } : {}),
+    ...(document.pricing && typeof document.pricing === 'object' ? { pricing: { ...document.pricing } } : {}),
     active: document.active === true,
     createdTime: document.createdTime,
     updatedTime: document.updatedTime,

@@ -1,5 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsNotEmpty, IsOptional, IsString, IsUrl, MaxLength, MinLength } from 'class-validator';
+import { Type } from 'class-transformer';
+import { IsNotEmpty, IsOptional, IsString, IsUrl, MaxLength, MinLength, ValidateNested } from 'class-validator';
+import { ModelPricingDto } from './model-pricing.dto';
 
 /** Shortest API key accepted: its last four characters are shown, so a shorter one would be shown whole. */
 export const API_KEY_MIN_CHARS = 8;
@@ -53,4 +55,15 @@ export class CreateProviderConfigDto {
   @MinLength(API_KEY_MIN_CHARS)
   @MaxLength(API_KEY_MAX_CHARS)
   apiKey?: string;
+
+  @ApiPropertyOptional({
+    description:
+      "The model's prices (USD per million tokens), for a model config/model-prices.json does not know or an endpoint that bills otherwise. " +
+      'Without them, a model the table does not know on `openai-compatible` (or a free entry on another baseUrl) has no price, and cost budgets refuse it.',
+    type: ModelPricingDto,
+  })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => ModelPricingDto)
+  pricing?: ModelPricingDto;
 }

@@ -1,5 +1,16 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsNotEmpty, IsOptional, IsString, IsUrl, MaxLength, MinLength, ValidateIf } from 'class-validator';
+import { Type } from 'class-transformer';
+import {
+  IsNotEmpty,
+  IsOptional,
+  IsString,
+  IsUrl,
+  MaxLength,
+  MinLength,
+  ValidateIf,
+  ValidateNested,
+} from 'class-validator';
+import { ModelPricingDto } from './model-pricing.dto';
 import { API_KEY_MAX_CHARS, API_KEY_MIN_CHARS, BASE_URL_OPTIONS } from './create-provider-config.dto';
 
 /** Body of PATCH /api/ai/provider-configs/:configId: any subset of the POST fields; null removes `baseUrl` or `apiKey`. */
@@ -48,4 +59,10 @@ export class UpdateProviderConfigDto {
   @MinLength(API_KEY_MIN_CHARS)
   @MaxLength(API_KEY_MAX_CHARS)
   apiKey?: string | null;
+
+  @ApiPropertyOptional({ description: 'null removes them.', type: ModelPricingDto, nullable: true })
+  @ValidateIf((_, value) => value !== undefined && value !== null)
+  @ValidateNested()
+  @Type(() => ModelPricingDto)
+  pricing?: ModelPricingDto | null;
 }

@@ -99,6 +99,7 @@ export class ProviderConfigsController {
       model: body.model,
       baseUrl: body.baseUrl,
       apiKey: body.apiKey,
+      pricing: body.pricing,
     });
   }
 
@@ -193,6 +194,7 @@ export class ProviderConfigsController {
       model: body.model,
       baseUrl: body.baseUrl,
       apiKey: body.apiKey,
+      pricing: body.pricing,
     });
   }
 

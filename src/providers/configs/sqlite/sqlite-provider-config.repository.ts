@@ -1,4 +1,5 @@
 import type { Database, Statement } from 'better-sqlite3';
+import type { ProviderPricing } from '../../../config/provider-registry';
 import { AppError } from '../../../errors/app-error';
 import type { ProviderConfigChanges, StoredProviderConfig } from '../provider-config';
 import type { ProviderConfigRepository, SealedProviderConfig } from '../provider-config.repository';
@@ -12,6 +13,7 @@ interface ConfigRow {
   base_url: string | null;
   api_key_secret: string | null;
   api_key_last4: string | null;
+  pricing: string | null;
   active: number;
   created_time: number;
   updated_time: number;
@@ -25,6 +27,7 @@ const CHANGE_COLUMNS: Record<keyof ProviderConfigChanges, string> = {
   baseUrl: 'base_url',
   apiKeySecret: 'api_key_secret',
   apiKeyLast4: 'api_key_last4',
+  pricing: 'pricing',
 };
 
 /**
@@ -69,6 +72,7 @@ export class SqliteProviderConfigRepository implements ProviderConfigRepository 
         base_url: config.baseUrl ?? null,
         api_key_secret: config.apiKeySecret ?? null,
         api_key_last4: config.apiKeyLast4 ?? null,
+        pricing: config.pricing ? JSON.stringify(config.pricing) : null,
         active: config.active ? 1 : 0,
         created_time: config.createdTime,
         updated_time: config.updatedTime,
@@ -93,7 +97,7 @@ export class SqliteProviderConfigRepository implements ProviderConfigRepository 
       .prepare(`UPDATE ai_provider_configs SET ${[...assignments, 'updated_time = MAX(@now, updated_time + 1)'].join(', ')}
       WHERE workspace = @workspace AND config_id = @configId`);
     const params: Record<string, unknown> = { workspace, configId, now: updatedTime };
-    for (const field of fields) params[field] = changes[field];
+    for (const field of fields) params[field] = field === 'pricing' ? json(changes.pricing) : changes[field];
     try {
       if (statement.run(params).changes === 0) return null;
     } catch (error) {
@@ -145,8 +149,8 @@ function prepare(db: Database) {
     getActive: statement('SELECT * FROM ai_provider_configs WHERE workspace = ? AND active = 1'),
     count: statement('SELECT COUNT(*) AS count FROM ai_provider_configs WHERE workspace = ?'),
     insert: statement(`INSERT INTO ai_provider_configs
-        (workspace, config_id, name, provider, model, base_url, api_key_secret, api_key_last4, active, created_time, updated_time)
-      VALUES (@workspace, @config_id, @name, @provider, @model, @base_url, @api_key_secret, @api_key_last4, @active, @created_time, @updated_time)`),
+        (workspace, config_id, name, provider, model, base_url, api_key_secret, api_key_last4, pricing, active, created_time, updated_time)
+      VALUES (@workspace, @config_id, @name, @provider, @model, @base_url, @api_key_secret, @api_key_last4, @pricing, @active, @created_time, @updated_time)`),
     delete: statement('DELETE FROM ai_provider_configs WHERE workspace = ? AND config_id = ?'),
     // The one active row first, then the new one: the partial unique index never sees two.
     deactivate: statement(
@@ -174,10 +178,15 @@ function toConfig(row: ConfigRow): StoredProviderConfig {
     ...(row.base_url !== null ? { baseUrl: row.base_url } : {}),
     ...(row.api_key_secret !== null ? { apiKeySecret: row.api_key_secret } : {}),
     ...(row.api_key_last4 !== null ? { apiKeyLast4: row.api_key_last4 } : {}),
+    ...(row.pricing !== null ? { pricing: JSON.parse(row.pricing) as ProviderPricing } : {}),
     active: row.active === 1,
     createdTime: row.created_time,
     updatedTime: row.updated_time,
   };
+}
+
+function json(pricing: ProviderPricing | null | undefined): string | null {
+  return pricing ? JSON.stringify(pricing) : null;
 }
 
 /** The workspace already has a configuration of that name (UNIQUE (workspace, name)). */
