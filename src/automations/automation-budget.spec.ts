@@ -15,6 +15,7 @@ const automation = (overrides: Partial<StoredAutomation> = {}): StoredAutomation
   schedule: { cron: '0 9 * * *', timezone: 'Europe/Paris' },
   enabled: true,
   nextRunTime: null,
+  disabledReason: null,
   runningRunId: null,
   runLeaseExpiresAt: null,
   createdTime: 0,
@@ -22,17 +23,19 @@ const automation = (overrides: Partial<StoredAutomation> = {}): StoredAutomation
   ...overrides,
 });
 
-/** A store whose runs cost `spent` since the time asked; remembers the time. */
-function runsCosting(spent: number): AutomationRepository & { since?: number } {
+/** A store whose automation spent `spent` in the month asked; remembers the month. */
+function runsCosting(spent: number): AutomationRepository & { month?: string } {
   const store = {
-    since: undefined as number | undefined,
-    costSince: async (_workspace: string, _automationId: string, since: number) => {
-      store.since = since;
+    month: undefined as string | undefined,
+    monthSpend: async (_workspace: string, _automationId: string, month: string) => {
+      store.month = month;
       return spent;
     },
   };
-  return store as unknown as AutomationRepository & { since?: number };
+  return store as unknown as AutomationRepository & { month?: string };
 }
+
+const PRICED = { provider: 'openai', model: 'gpt-4o', priced: true };
 
 const cost = (costUsd: number) => ({ ...EMPTY_USAGE, costUsd });
 
@@ -43,31 +46,60 @@ describe(AutomationBudget.name, () => {
     const runs = runsCosting(0);
     await AutomationBudget.of(automation({ maxCostUsdPerMonth: 1 }), runs, Date.parse('2026-03-31T22:30:00Z'), 'en');
     // 00:30 on April 1st in Paris: April's budget.
-    expect(runs.since).toBe(Date.parse('2026-03-31T22:00:00Z'));
+    expect(runs.month).toBe('2026-04');
   });
 
   it("refuses a run when the month is spent, the per-run cap is 0, or the service's budget is spent", async () => {
     const tokens = new TokenTracker();
     expect(
-      (await AutomationBudget.of(automation({ maxCostUsdPerMonth: 1 }), runsCosting(0.99), now, 'en')).refusal(tokens),
+      (await AutomationBudget.of(automation({ maxCostUsdPerMonth: 1 }), runsCosting(0.99), now, 'en')).refusal(
+        tokens,
+        PRICED,
+      ),
     ).toBeNull();
     expect(
-      (await AutomationBudget.of(automation({ maxCostUsdPerMonth: 1 }), runsCosting(1), now, 'en')).refusal(tokens),
+      (await AutomationBudget.of(automation({ maxCostUsdPerMonth: 1 }), runsCosting(1), now, 'en')).refusal(
+        tokens,
+        PRICED,
+      ),
     ).toMatchObject({
       code: 'budget_exceeded',
       message: expect.stringMatching(/monthly budget is spent/),
     });
     expect(
-      (await AutomationBudget.of(automation({ maxCostUsdPerRun: 0 }), runsCosting(0), now, 'en')).refusal(tokens),
+      (await AutomationBudget.of(automation({ maxCostUsdPerRun: 0 }), runsCosting(0), now, 'en')).refusal(
+        tokens,
+        PRICED,
+      ),
     ).toMatchObject({ message: expect.stringMatching(/maxCostUsdPerRun is 0/) });
     const spentService = new TokenTracker({ limits: { maxTotalTokens: 10 } });
     spentService.record(
       { promptTokens: 10, completionTokens: 1, cachedTokens: 0, totalTokens: 11 },
       { provider: 'openai', model: 'm' },
     );
-    expect((await AutomationBudget.of(automation(), runsCosting(0), now, 'en')).refusal(spentService)).toMatchObject({
+    expect(
+      (await AutomationBudget.of(automation(), runsCosting(0), now, 'en')).refusal(spentService, PRICED),
+    ).toMatchObject({
       message: expect.stringMatching(/service's budget is spent/),
     });
+  });
+
+  it('refuses a run with a cost budget whose model has no price (it would count $0 a call), and no other', async () => {
+    const tokens = new TokenTracker();
+    const unpriced = { provider: 'openai-compatible', model: 'my-finetune', priced: false };
+    expect(
+      (await AutomationBudget.of(automation({ maxCostUsdPerMonth: 5 }), runsCosting(0), now, 'en')).refusal(
+        tokens,
+        unpriced,
+      ),
+    ).toMatchObject({ code: 'budget_unpriced', message: expect.stringContaining('"my-finetune"') });
+    expect(
+      (await AutomationBudget.of(automation({ maxCostUsdPerRun: 1 }), runsCosting(0), now, 'en')).refusal(
+        tokens,
+        unpriced,
+      ),
+    ).toMatchObject({ code: 'budget_unpriced' });
+    expect((await AutomationBudget.of(automation(), runsCosting(0), now, 'en')).refusal(tokens, unpriced)).toBeNull();
   });
 
   it('stops a run before a call once the run or the month reached its cap', async () => {

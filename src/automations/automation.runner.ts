@@ -7,24 +7,24 @@ import { APP_CONFIG } from '../config/app-config.token';
 import { AppError } from '../errors/app-error';
 import { Logger } from '../observability/logger';
 import { lowestRole, MemberRoles } from '../policy/member-roles/member-roles';
+import { WorkspaceLlmProviders } from '../providers/configs/workspace-llm-providers';
 import { TokenTracker } from '../providers/token.tracker';
 import { generateSortableId } from '../threads/sortable-id.generator';
 import { EMPTY_USAGE } from '../threads/thread.types';
 import type { AutomationRun, StoredAutomation } from './automation';
-import { AutomationBudget } from './automation-budget';
+import { AutomationBudget, RunModel } from './automation-budget';
 import { AUTOMATION_CLOCK, AutomationClock } from './automation-clock';
-import type { AutomationRepository, DueAutomation } from './automation.repository';
+import type { AutomationRepository, ClaimResult, DueAutomation, RunLimits } from './automation.repository';
 import { AUTOMATION_REPOSITORY } from './automation-repository.token';
 import { AutomationRunSink } from './automation-run.sink';
 import { AutomationRunThreads } from './automation-run.threads';
 import { runErrorOf } from './run-outcome';
 import { resolvePlaceholders } from './schedule/prompt-placeholders';
-import { formatZonedDateTime } from './schedule/zoned-calendar';
+import { RunLeaseKeeper } from './run-lease.keeper';
+import { formatZonedDateTime, zonedMonth } from './schedule/zoned-calendar';
 
 /** Owner of automation runs in the ActiveRunRegistry (sockets use their id, REST "http"). */
 const RUN_OWNER = 'automation';
-/** Runs kept per automation: the oldest are deleted as new ones start. */
-export const RUNS_KEPT_PER_AUTOMATION = 500;
 /** How far back {{lastRunTime}} looks for a run that ran (skipped runs do not count). */
 const PREVIOUS_RUNS_SCANNED = 50;
 
@@ -44,15 +44,18 @@ interface StartedRun {
  * no upstream call), resolves its prompt's placeholders in the automation's time zone, computes who it acts
  * as (its creator, with no more than the creator's current role and the role of
  * whoever last set its prompt or schedule; recorded on the run), and runs it through RunAutomation, the same
- * loop as chat, without a socket. The run holds the automation under a lease renewed while it runs, joins the
- * ActiveRunRegistry (so a shutdown stops it like any generation: its partial text kept, its thread valid), and is
- * recorded by AutomationRunRecorder when it ends.
+ * loop as chat, without a socket. A claim respects the run limits (AUTOMATION_MAX_RUNS,
+ * AUTOMATION_MAX_RUNS_PER_WORKSPACE, over every instance): a scheduled slot that finds no place stays due and is
+ * claimed once one frees. The run holds the automation under a lease renewed while it runs (RunLeaseKeeper: a hold
+ * that cannot be renewed in time stops the run), joins the ActiveRunRegistry (so a shutdown stops it like any
+ * generation: its partial text kept, its thread valid), and is recorded by AutomationRunRecorder when it ends.
  */
 @Injectable()
 export class AutomationRunner implements OnModuleDestroy, BeforeApplicationShutdown {
   private readonly executions = new Map<string, Promise<void>>();
   private stopping = false;
   private readonly leaseMs: number;
+  private readonly limits: RunLimits;
 
   constructor(
     @Inject(AUTOMATION_REPOSITORY) private readonly automations: AutomationRepository,
@@ -61,15 +64,23 @@ export class AutomationRunner implements OnModuleDestroy, BeforeApplicationShutd
     private readonly runThreads: AutomationRunThreads,
     private readonly memberRoles: MemberRoles,
     private readonly tokens: TokenTracker,
+    private readonly providers: WorkspaceLlmProviders,
     @Inject(AUTOMATION_CLOCK) private readonly clock: AutomationClock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     this.leaseMs = config.agent.threadLeaseMs;
+    this.limits = { total: config.automations.maxRuns, perWorkspace: config.automations.maxRunsPerWorkspace };
   }
 
-  /** Claims a due slot and starts its run in the background; the run id, or null when the slot was not ours. */
-  async startScheduled(due: DueAutomation, nextRunTime: number | null): Promise<string | null> {
-    if (this.stopping) return null;
+  /**
+   * Claims a due slot and starts its run in the background. The claim's result: `limited` when the run
+   * limits left no place (the slot stays due; the scheduler stops claiming for a full service).
+   */
+  async startScheduled(
+    due: DueAutomation,
+    next: { nextRunTime: number | null; disabledReason?: string },
+  ): Promise<ClaimResult & { runId?: string }> {
+    if (this.stopping) return { claimed: false, reason: 'not_due' };
     const startedTime = this.clock.now();
     const runId = newRunId(startedTime);
     const claim = await this.automations.claimRun(
@@ -78,9 +89,10 @@ export class AutomationRunner implements OnModuleDestroy, BeforeApplicationShutd
         automationId: due.automationId,
         run: { runId, trigger: 'schedule', slotTime: due.nextRunTime, startedTime },
         expectedNextRunTime: due.nextRunTime,
-        nextRunTime,
+        nextRunTime: next.nextRunTime,
+        ...(next.disabledReason !== undefined ? { disabledReason: next.disabledReason } : {}),
         leaseExpiresAt: startedTime + this.leaseMs,
-        runsKept: RUNS_KEPT_PER_AUTOMATION,
+        limits: this.limits,
       },
       startedTime,
     );
@@ -89,12 +101,19 @@ export class AutomationRunner implements OnModuleDestroy, BeforeApplicationShutd
         workspace: due.workspace,
         automationId: due.automationId,
         reason: claim.reason,
+        ...(claim.reason === 'limited' ? { scope: claim.scope } : {}),
       });
-      return null;
+      return claim;
     }
+    if (claim.automation.disabledReason !== null)
+      logger.warn('automation_disabled', {
+        workspace: due.workspace,
+        automationId: due.automationId,
+        reason: claim.automation.disabledReason,
+      });
     // launch() catches and logs its own failures: the scheduler's tick does not wait for the run.
     void this.launch({ automation: claim.automation, runId, trigger: 'schedule', startedTime });
-    return runId;
+    return { ...claim, runId };
   }
 
   /**
@@ -115,12 +134,24 @@ export class AutomationRunner implements OnModuleDestroy, BeforeApplicationShutd
         automationId,
         run: { runId, trigger: 'manual', slotTime: null, startedTime },
         leaseExpiresAt: startedTime + this.leaseMs,
-        runsKept: RUNS_KEPT_PER_AUTOMATION,
+        limits: this.limits,
       },
       startedTime,
     );
     if (!claim.claimed) {
       if (claim.reason === 'gone') throw AppError.notFound('Automation not found');
+      if (claim.reason === 'limited') {
+        const [limit, variable] =
+          claim.scope === 'workspace'
+            ? [this.limits.perWorkspace, 'AUTOMATION_MAX_RUNS_PER_WORKSPACE']
+            : [this.limits.total, 'AUTOMATION_MAX_RUNS'];
+        throw new AppError(
+          'rate_limit',
+          `${limit} automation run(s) ${claim.scope === 'workspace' ? 'of this workspace ' : ''}are in progress, as many as ${variable} allows: retry once one ends`,
+          { automationId },
+          { retryable: true },
+        );
+      }
       throw new AppError('conflict', 'A run of this automation is in progress', { automationId }, { retryable: true });
     }
     let threadKnown!: (threadId: string | null) => void;
@@ -168,12 +199,13 @@ export class AutomationRunner implements OnModuleDestroy, BeforeApplicationShutd
     const locale = this.config.locale;
     try {
       const budget = await AutomationBudget.of(automation, this.automations, run.startedTime, locale);
-      const refusal = budget.refusal(this.tokens);
+      const refusal = budget.refusal(this.tokens, await this.runModel(automation));
       if (refusal) {
         await this.automations.recordOutcome(workspace, runId, {
           outcome: 'skipped_budget',
           finishedTime: this.clock.now(),
           usage: EMPTY_USAGE,
+          spendMonth: zonedMonth(run.startedTime, automation.schedule.timezone),
           error: refusal,
         });
         logger.info('automation_run_skipped_budget', { workspace, automationId, runId });
@@ -205,20 +237,18 @@ export class AutomationRunner implements OnModuleDestroy, BeforeApplicationShutd
     });
     const active = this.runs.begin(RUN_OWNER, runId, sink);
     if (!active) throw new Error(`Run ${runId} is already registered`);
-    const renewal = setInterval(
-      () => {
-        void this.automations.renewRunLease(workspace, automationId, runId, this.clock.now() + this.leaseMs).then(
-          (held) => {
-            // Another instance took the automation over (this one stalled past the lease): stop, do not run twice.
-            if (!held) active.stop('interrupt');
-          },
-          (error: unknown) =>
-            logger.warn('automation_lease_renewal_failed', { automationId, runId, error: describe(error) }),
-        );
+    // Taken over (this instance stalled past the lease), or not renewable before it runs out: stop, never run twice.
+    const lease = new RunLeaseKeeper(
+      this.automations,
+      { workspace, automationId, runId },
+      this.leaseMs,
+      this.clock,
+      (reason) => {
+        logger.warn('automation_run_lease_lost', { workspace, automationId, runId, reason });
+        active.stop('interrupt');
       },
-      Math.max(1_000, Math.floor(this.leaseMs / 3)),
     );
-    renewal.unref();
+    lease.start();
     logger.info('automation_run_started', { workspace, automationId, runId, trigger: run.trigger });
     try {
       const role = await this.actingRole(automation);
@@ -249,12 +279,13 @@ export class AutomationRunner implements OnModuleDestroy, BeforeApplicationShutd
           outcome: 'failed',
           finishedTime: this.clock.now(),
           usage: EMPTY_USAGE,
+          spendMonth: zonedMonth(this.clock.now(), automation.schedule.timezone),
           error: runErrorOf(error),
         });
       }
       logger.info('automation_run_failed', { workspace, automationId, runId, code: runErrorOf(error).code });
     } finally {
-      clearInterval(renewal);
+      lease.stop();
       if (sink.threadId) this.runThreads.ended(sink.threadId);
       active.end();
     }
@@ -268,6 +299,12 @@ export class AutomationRunner implements OnModuleDestroy, BeforeApplicationShutd
     const creator = await this.memberRoles.currentRole(automation.workspace, automation.userId, automation.userRole);
     // An automation from before editors were recorded: its creator set its prompt, with the role it was created with.
     return lowestRole(creator, automation.promptEditor?.role ?? automation.userRole);
+  }
+
+  /** The model the run would call and whether it has a price (a cost budget needs one). */
+  private async runModel(automation: StoredAutomation): Promise<RunModel> {
+    const price = await this.providers.priceOfRun(automation.workspace, automation.providerConfigId);
+    return { provider: price.provider, model: price.model, priced: price.pricing !== null };
   }
 
   /** The start of the automation's previous run that ran ({{lastRunTime}}); null before the first. */

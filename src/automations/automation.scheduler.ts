@@ -3,13 +3,16 @@ import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/app-config.token';
 import { Logger } from '../observability/logger';
 import { AUTOMATION_CLOCK, AutomationClock } from './automation-clock';
-import type { AutomationRepository, DueAutomation } from './automation.repository';
+import type { AutomationRepository, ClaimResult, DueAutomation } from './automation.repository';
 import { AUTOMATION_REPOSITORY } from './automation-repository.token';
+import { AutomationHousekeeper } from './automation.housekeeper';
 import { AutomationRunner } from './automation.runner';
 import { CronSchedule } from './schedule/cron-schedule';
 
 /** Due automations claimed per tick (the rest wait for the next tick). */
 const DUE_PER_TICK = 50;
+/** How often a scheduling instance runs the housekeeping (expired interrupts, retention). */
+export const HOUSEKEEPING_INTERVAL_MS = 60_000;
 
 const logger = new Logger('automations');
 
@@ -18,19 +21,25 @@ const logger = new Logger('automations');
  * asks the store for the enabled automations whose next slot has come, and claims each: the claim
  * moves the slot to the schedule's first one after now, atomically, so that of several instances
  * polling one store exactly one starts the run, and the slots missed while no instance was up give one
- * run, not one per slot. The timers only decide when to look; the store decides what runs. It also
- * sweeps runs whose instance went away (their lease expired) as lost. AUTOMATIONS_ENABLED=false leaves
- * an instance out of scheduling (its API still works, and its own run-now requests run on it).
+ * run, not one per slot. The timers only decide when to look; the store decides what runs: busy
+ * automations and workspaces at their run limit are not listed, and a claim the service-wide limit
+ * refuses ends the tick (the slots wait, earliest first, for a place). It also sweeps runs whose
+ * instance went away (their lease expired) as lost, and once a minute runs the housekeeping
+ * (AutomationHousekeeper). A schedule that became unusable disables its automation with the reason in
+ * its state. AUTOMATIONS_ENABLED=false leaves an instance out of scheduling (its API still works, and
+ * its own run-now requests run on it).
  */
 @Injectable()
 export class AutomationScheduler implements OnApplicationBootstrap, OnModuleDestroy {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<unknown> | null = null;
   private stopped = false;
+  private lastHousekeeping = Number.NEGATIVE_INFINITY;
 
   constructor(
     @Inject(AUTOMATION_REPOSITORY) private readonly automations: AutomationRepository,
     private readonly runner: AutomationRunner,
+    private readonly housekeeper: AutomationHousekeeper,
     @Inject(AUTOMATION_CLOCK) private readonly clock: AutomationClock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -52,18 +61,34 @@ export class AutomationScheduler implements OnApplicationBootstrap, OnModuleDest
   async tick(): Promise<string[]> {
     if (this.stopped) return [];
     const now = this.clock.now();
+    const started: string[] = [];
     try {
       const lost = await this.automations.releaseLostRuns(now);
       if (lost > 0) logger.warn('automation_runs_lost', { runs: lost });
-      const started: string[] = [];
-      for (const due of await this.automations.listDue(now, DUE_PER_TICK)) {
-        const runId = await this.claim(due, now);
-        if (runId) started.push(runId);
+      const { maxRunsPerWorkspace } = this.config.automations;
+      for (const due of await this.automations.listDue(now, DUE_PER_TICK, maxRunsPerWorkspace)) {
+        const result = await this.claim(due, now);
+        if (result.claimed && result.runId) started.push(result.runId);
+        // The service is full: every later slot would be refused too; they wait for the next tick.
+        if (!result.claimed && result.reason === 'limited' && result.scope === 'service') break;
       }
-      return started;
     } catch (error) {
       logger.warn('automation_tick_failed', { error: error instanceof Error ? error.message : String(error) });
-      return [];
+    }
+    await this.housekeep(now);
+    return started;
+  }
+
+  /** The housekeeping, at most once per HOUSEKEEPING_INTERVAL_MS; its failure is logged, the next one tries again. */
+  private async housekeep(now: number): Promise<void> {
+    if (now - this.lastHousekeeping < HOUSEKEEPING_INTERVAL_MS) return;
+    this.lastHousekeeping = now;
+    try {
+      await this.housekeeper.sweep();
+    } catch (error) {
+      logger.warn('automation_housekeeping_failed', {
+        error: error instanceof Error ? error.message : String(error),
+      });
     }
   }
 
@@ -73,22 +98,26 @@ export class AutomationScheduler implements OnApplicationBootstrap, OnModuleDest
     await this.running;
   }
 
-  private async claim(due: DueAutomation, now: number): Promise<string | null> {
+  private async claim(due: DueAutomation, now: number): Promise<ClaimResult & { runId?: string }> {
     const automation = await this.automations.get(due.workspace, due.automationId);
-    if (!automation) return null;
-    let next: number | null;
+    if (!automation) return { claimed: false, reason: 'gone' };
+    let nextRunTime: number | null;
+    let disabledReason: string | undefined;
     try {
-      next = CronSchedule.parse(automation.schedule).nextAfter(now);
+      nextRunTime = CronSchedule.of(automation.schedule).nextAfter(now);
+      if (nextRunTime === null)
+        disabledReason = `The schedule "${automation.schedule.cron}" has no slot after ${new Date(now).toISOString()}`;
     } catch (error) {
-      // Stored valid; a zone the runtime no longer knows disables it rather than firing every tick.
+      // Stored valid; a zone the runtime no longer knows disables it (with why) rather than firing every tick.
+      nextRunTime = null;
+      disabledReason = `The schedule cannot be read any more: ${error instanceof Error ? error.message : String(error)}`;
       logger.error('automation_schedule_unusable', {
         workspace: due.workspace,
         automationId: due.automationId,
-        error: error instanceof Error ? error.message : String(error),
+        error: disabledReason,
       });
-      next = null;
     }
-    return this.runner.startScheduled(due, next);
+    return this.runner.startScheduled(due, { nextRunTime, ...(disabledReason ? { disabledReason } : {}) });
   }
 
   private schedule(delayMs: number): void {

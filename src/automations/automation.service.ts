@@ -98,6 +98,7 @@ export class AutomationService {
       ...(input.maxCostUsdPerMonth !== undefined ? { maxCostUsdPerMonth: input.maxCostUsdPerMonth } : {}),
       ...(input.providerConfigId !== undefined ? { providerConfigId: input.providerConfigId } : {}),
       nextRunTime: enabled ? schedule.nextAfter(now) : null,
+      disabledReason: null,
       runningRunId: null,
       runLeaseExpiresAt: null,
       createdTime: now,
@@ -129,6 +130,7 @@ export class AutomationService {
       changes.nextRunTime = enabled
         ? (schedule ?? CronSchedule.parse(current.schedule)).nextAfter(this.clock.now())
         : null;
+      changes.disabledReason = null;
     }
     const updated = await this.automations.update(principal.workspace, automationId, changes, this.clock.now());
     if (!updated) throw notFound();

@@ -36,6 +36,11 @@ export interface StoredAutomation extends AutomationDefinition {
   promptEditor?: AutomationEditor;
   /** The next slot (epoch ms), null while disabled. Moved forward by the claim that starts a run. */
   nextRunTime: number | null;
+  /**
+   * Why the service disabled it (its schedule became unusable, or fires no more), null otherwise: an
+   * automation is never disabled without its state saying why. Cleared by a change of its schedule or `enabled`.
+   */
+  disabledReason: string | null;
   /** The run holding the automation (one at a time, across instances) and until when its lease lasts. */
   runningRunId: string | null;
   runLeaseExpiresAt: number | null;
@@ -65,17 +70,22 @@ export type AutomationPatch = Partial<
   providerConfigId?: string | null;
 };
 
-/** What an update of the store changes (undefined: unchanged; null: removed): a patch, the next slot, the editor. */
+/** What an update of the store changes (undefined: unchanged; null: removed): a patch, the next slot, the editor, the reason it was disabled. */
 export interface AutomationChanges extends AutomationPatch {
   nextRunTime?: number | null;
   promptEditor?: AutomationEditor;
+  disabledReason?: string | null;
 }
 
 /** running → completed | interrupted (→ completed once resumed) | failed; skipped_budget never ran. */
 export type AutomationRunOutcome = 'running' | 'completed' | 'interrupted' | 'failed' | 'skipped_budget';
 
 export interface AutomationRunError {
-  /** A docs/protocol.md §4 code, or `aborted` (the service stopped it) or `lost` (its instance went away). */
+  /**
+   * A docs/protocol.md §4 code, or `aborted` (the service stopped it), `lost` (its instance went away),
+   * `superseded` (a newer run proposed again: its interrupt was settled, nothing applied), `expired`
+   * (its interrupt waited AUTOMATION_INTERRUPT_TTL_DAYS), `budget_unpriced` (a cost budget, and no price for its model).
+   */
   code: string;
   message: string;
 }
@@ -125,6 +135,8 @@ export interface AutomationView extends AutomationDefinition {
   nextRunTime: number | null;
   /** A run of it is in progress (on any instance). */
   running: boolean;
+  /** Why the service disabled it, when it did (its schedule became unusable or fires no more). */
+  disabledReason?: string;
   lastRun?: AutomationRunView;
 }
 
@@ -163,6 +175,7 @@ export function toAutomationView(
     updatedTime: automation.updatedTime,
     nextRunTime: automation.nextRunTime,
     running: automation.runningRunId !== null && (automation.runLeaseExpiresAt ?? 0) > now,
+    ...(automation.disabledReason !== null ? { disabledReason: automation.disabledReason } : {}),
     ...(lastRun ? { lastRun: toAutomationRunView(lastRun) } : {}),
   };
 }

@@ -3,10 +3,13 @@ import { AiModule } from '../ai/ai.module';
 import { AUTOMATION_RUNS } from '../ai/runs/automation-runs.port';
 import { GraphModule } from '../graph/graph.module';
 import { PolicyModule } from '../policy/policy.module';
+import { MemoryModule } from '../memory/memory.module';
+import { ProviderConfigsModule } from '../providers/configs/provider-configs.module';
 import { ProvidersModule } from '../providers/providers.module';
 import { ThreadsModule } from '../threads/threads.module';
 import { AUTOMATION_CLOCK, AutomationClock, SYSTEM_CLOCK } from './automation-clock';
 import { AutomationRunRecorder } from './automation-run.recorder';
+import { AutomationHousekeeper } from './automation.housekeeper';
 import { AutomationRunThreads } from './automation-run.threads';
 import { AutomationRunner } from './automation.runner';
 import { AutomationScheduler } from './automation.scheduler';
@@ -32,7 +35,15 @@ export class AutomationsModule {
     return {
       module: AutomationsModule,
       global: true,
-      imports: [AiModule, GraphModule, ProvidersModule, ThreadsModule, PolicyModule],
+      imports: [
+        AiModule,
+        GraphModule,
+        ProvidersModule,
+        ProviderConfigsModule,
+        ThreadsModule,
+        PolicyModule,
+        MemoryModule,
+      ],
       controllers: [AutomationsController, ApprovalsController],
       providers: [
         { provide: AUTOMATION_CLOCK, useValue: options.clock ?? SYSTEM_CLOCK },
@@ -40,6 +51,7 @@ export class AutomationsModule {
         AutomationService,
         AutomationRunner,
         AutomationRunRecorder,
+        AutomationHousekeeper,
         { provide: AUTOMATION_RUNS, useExisting: AutomationRunRecorder },
         AutomationScheduler,
       ],

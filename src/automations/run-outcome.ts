@@ -16,7 +16,7 @@ export const ABORTED_RUN_ERROR: AutomationRunError = {
  * thread), a stop or an error fails it. Null when the run changed nothing: a resume refused before it
  * reached the loop (a racing resume won, a viewer, a spent budget) leaves the run as it was.
  */
-export function runOutcomeOf(end: ThreadRunEnd, now: number): RunOutcomeUpdate | null {
+export function runOutcomeOf(end: ThreadRunEnd, now: number): Omit<RunOutcomeUpdate, 'spendMonth'> | null {
   if (!end.ranLoop && end.kind !== 'automation') return null;
   const base = { usage: end.usage, threadId: end.thread.threadId };
   if (end.result?.type === 'interrupt') return { ...base, outcome: 'interrupted', finishedTime: null, error: null };

@@ -102,6 +102,14 @@ export interface AppConfig {
     readonly schedulerEnabled: boolean;
     /** AUTOMATION_POLL_MS */
     readonly pollMs: number;
+    /** AUTOMATION_MAX_RUNS: runs in progress at once over every instance of the store. */
+    readonly maxRuns: number;
+    /** AUTOMATION_MAX_RUNS_PER_WORKSPACE */
+    readonly maxRunsPerWorkspace: number;
+    /** AUTOMATION_RETENTION_DAYS: runs and their threads are deleted this long after they started. */
+    readonly retentionDays: number;
+    /** AUTOMATION_INTERRUPT_TTL_DAYS: a run's unanswered proposal or question expires after this long. */
+    readonly interruptTtlDays: number;
   };
   /**
    * AES-256-GCM keys of the provider configurations' API keys: AI_SECRETS_KEY

@@ -285,6 +285,34 @@ export class EnvironmentVariables {
   @Max(60000)
   AUTOMATION_POLL_MS = 1000;
 
+  /** Automation runs in progress at once over every instance sharing the store; more wait for a free place. */
+  @Transform(toNumber)
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  AUTOMATION_MAX_RUNS = 8;
+
+  /** Automation runs of one workspace in progress at once (over every instance). */
+  @Transform(toNumber)
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  AUTOMATION_MAX_RUNS_PER_WORKSPACE = 2;
+
+  /** Days an automation run (its record and its thread) is kept after it started. */
+  @Transform(toNumber)
+  @IsInt()
+  @Min(1)
+  @Max(3650)
+  AUTOMATION_RETENTION_DAYS = 30;
+
+  /** Days an automation run's proposal or question waits for an answer before it expires (settled, nothing applied). */
+  @Transform(toNumber)
+  @IsInt()
+  @Min(1)
+  @Max(365)
+  AUTOMATION_INTERRUPT_TTL_DAYS = 7;
+
   // Secrets of the provider configurations: checked by loadAppConfig, never echoed.
   @IsOptional()
   @IsString()

@@ -167,7 +167,14 @@ export function loadAppConfig(env: Record<string, string | undefined>): AppConfi
       apiKey: vars.LLM_API_KEY,
       streamIdleTimeoutMs: vars.LLM_STREAM_IDLE_TIMEOUT_MS,
     },
-    automations: { schedulerEnabled: vars.AUTOMATIONS_ENABLED, pollMs: vars.AUTOMATION_POLL_MS },
+    automations: {
+      schedulerEnabled: vars.AUTOMATIONS_ENABLED,
+      pollMs: vars.AUTOMATION_POLL_MS,
+      maxRuns: vars.AUTOMATION_MAX_RUNS,
+      maxRunsPerWorkspace: vars.AUTOMATION_MAX_RUNS_PER_WORKSPACE,
+      retentionDays: vars.AUTOMATION_RETENTION_DAYS,
+      interruptTtlDays: vars.AUTOMATION_INTERRUPT_TTL_DAYS,
+    },
     secrets: {
       key: decodeSecretsKey(vars.AI_SECRETS_KEY),
       previousKey: decodeSecretsKey(vars.AI_SECRETS_KEY_PREVIOUS),

@@ -60,7 +60,7 @@ if (arango) {
     // jest's summary then lists this test by name (test/support/skipped-tests.reporter.js).
     it.skip('runs the AutomationRepository contract against ArangoDB when ARANGO_URL is set', () => undefined);
 
-    it('ensures its two collections and their indexes when opened', async () => {
+    it('ensures its three collections and their indexes when opened', async () => {
       const server = await startFakeArango(preparedArangoReply);
       const db = new Database({ url: server.url, databaseName: 'nodius' });
       try {
@@ -92,6 +92,11 @@ if (arango) {
           [
             ARANGO_AUTOMATION_NAMES.runs,
             { type: 'persistent', fields: ['workspace', 'threadId'], sparse: true, inBackground: true },
+          ],
+          [ARANGO_AUTOMATION_NAMES.runs, { type: 'persistent', fields: ['startedTime'], inBackground: true }],
+          [
+            ARANGO_AUTOMATION_NAMES.runs,
+            { type: 'persistent', fields: ['outcome', 'startedTime'], inBackground: true },
           ],
         ]);
       } finally {

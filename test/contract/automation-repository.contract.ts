@@ -12,6 +12,11 @@ export interface AutomationRepositoryFixture {
 
 const T0 = 1_800_000_000_000;
 const MINUTE = 60_000;
+const DAY = 24 * 60 * MINUTE;
+/** The month T0 falls in, as the runner computes it (`YYYY-MM`, the automation's zone). */
+const MONTH = '2027-01';
+/** Limits no test reaches unless it means to. */
+const NO_LIMITS = { total: 1_000_000, perWorkspace: 1_000_000 };
 const usage = (costUsd: number, tokens = 100) => ({
   promptTokens: tokens,
   completionTokens: tokens / 2,
@@ -23,8 +28,9 @@ const usage = (costUsd: number, tokens = 100) => ({
 
 /**
  * The behaviour every AutomationRepository adapter must have (SQLite, ArangoDB): CRUD per workspace,
- * atomic claims (one winner per slot), one run at a time with a lease, lost runs, run records. Each
- * test works in workspaces of its own.
+ * atomic claims (one winner per slot) within the run limits, one run at a time with a lease, lost runs,
+ * run records guarded by their state, the monthly spend, and what the retention reads. Each test works
+ * in workspaces of its own.
  */
 export function describeAutomationRepositoryContract(
   name: string,
@@ -53,6 +59,7 @@ export function describeAutomationRepositoryContract(
       schedule: { cron: '0 9 * * 1', timezone: 'Europe/Paris' },
       enabled: true,
       nextRunTime: T0,
+      disabledReason: null,
       runningRunId: null,
       runLeaseExpiresAt: null,
       createdTime: T0 - MINUTE,
@@ -72,7 +79,7 @@ export function describeAutomationRepositoryContract(
       expectedNextRunTime: stored.nextRunTime as number,
       nextRunTime: T0 + 7 * 24 * 60 * MINUTE,
       leaseExpiresAt: T0 + 2 * MINUTE,
-      runsKept: 500,
+      limits: NO_LIMITS,
       ...overrides,
     });
 
@@ -81,8 +88,29 @@ export function describeAutomationRepositoryContract(
       automationId: stored.automationId,
       run: { runId: `run_${randomUUID().replace(/-/g, '')}`, trigger: 'manual', slotTime: null, startedTime },
       leaseExpiresAt: startedTime + 2 * MINUTE,
-      runsKept: 500,
+      limits: NO_LIMITS,
     });
+
+    /** A run claimed now (manual), ended with `outcome`, released: its record only remains. */
+    const ranAt = async (
+      stored: StoredAutomation,
+      startedTime: number,
+      outcome: 'completed' | 'interrupted' | 'failed' = 'completed',
+      threadId?: string,
+    ): Promise<string> => {
+      const claim = manual(stored, startedTime);
+      expect((await repository.claimRun(claim, startedTime)).claimed).toBe(true);
+      await repository.recordOutcome(workspace, claim.run.runId, {
+        outcome,
+        finishedTime: outcome === 'interrupted' ? null : startedTime + 1,
+        usage: usage(0),
+        spendMonth: MONTH,
+        error: null,
+        ...(threadId ? { threadId } : {}),
+      });
+      await repository.releaseRun(workspace, stored.automationId, claim.run.runId);
+      return claim.run.runId;
+    };
 
     describe('automations', () => {
       it('stores an automation and reads it back in its workspace only', async () => {
@@ -130,7 +158,7 @@ export function describeAutomationRepositoryContract(
         expect(changed!.updatedTime).toBeGreaterThan(stored.updatedTime);
         expect(await repository.get(workspace, stored.automationId)).toEqual(changed);
         expect(await repository.update(`${workspace}-other`, stored.automationId, { name: 'x' }, T0)).toBeNull();
-        expect(await repository.listDue(T0 + 1_000, 1000)).not.toContainEqual(
+        expect(await repository.listDue(T0 + 1_000, 1000, 1000)).not.toContainEqual(
           expect.objectContaining({ automationId: stored.automationId }),
         );
       });
@@ -155,7 +183,7 @@ export function describeAutomationRepositoryContract(
         const future = automation({ nextRunTime: T0 + 10 * MINUTE });
         const disabled = automation({ enabled: false, nextRunTime: T0 - MINUTE });
         for (const item of [later, earlier, future, disabled]) await repository.insert(item);
-        const due = (await repository.listDue(T0 + MINUTE, 1000)).filter((item) => item.workspace === workspace);
+        const due = (await repository.listDue(T0 + MINUTE, 1000, 1000)).filter((item) => item.workspace === workspace);
         expect(due).toEqual([
           { workspace, automationId: earlier.automationId, nextRunTime: T0 - MINUTE },
           { workspace, automationId: later.automationId, nextRunTime: T0 + MINUTE },
@@ -275,18 +303,202 @@ export function describeAutomationRepositoryContract(
         expect(await repository.getRun(workspace, next.run.runId)).toMatchObject({ outcome: 'failed' });
       });
 
-      it('keeps the newest runs only', async () => {
+      it('lists neither busy automations nor more of a workspace than it may still start, so neither starves the others', async () => {
+        const busy = automation({ nextRunTime: T0 - 2 * MINUTE });
+        await repository.insert(busy);
+        expect((await repository.claimRun(manual(busy, T0), T0)).claimed).toBe(true);
+        const crowd = Array.from({ length: 4 }, (_, index) => automation({ nextRunTime: T0 - MINUTE + index }));
+        for (const item of crowd) await repository.insert(item);
+        const ours = async (perWorkspace: number) =>
+          (await repository.listDue(T0 + MINUTE, 1000, perWorkspace))
+            .filter((item) => item.workspace === workspace)
+            .map((item) => item.automationId);
+        // One run in progress (busy's): with 3 per workspace, 2 more may start, the earliest first.
+        expect(await ours(3)).toEqual([crowd[0].automationId, crowd[1].automationId]);
+        expect(await ours(1)).toEqual([]);
+        expect(await ours(100)).toEqual(crowd.map((item) => item.automationId));
+        // Once its lease ran out, the busy one is listed again (its run is lost).
+        expect(await repository.listDue(T0 + 10 * MINUTE, 1000, 100)).toContainEqual(
+          expect.objectContaining({ automationId: busy.automationId }),
+        );
+      });
+
+      it('claims within the run limits, of the workspace and of the service; a refused slot stays due', async () => {
+        const [first, second, third] = [automation(), automation(), automation()];
+        for (const item of [first, second, third]) await repository.insert(item);
+        // Far from T0: the leases other tests left have run out (a shared store counts every workspace).
+        const now = T0 + 30 * DAY;
+        const limits = { total: 1_000_000, perWorkspace: 2 };
+        const claim = (stored: StoredAutomation, claimLimits = limits) =>
+          repository.claimRun(
+            scheduled(stored, {
+              run: {
+                runId: `run_${randomUUID().replace(/-/g, '')}`,
+                trigger: 'schedule',
+                slotTime: T0,
+                startedTime: now,
+              },
+              leaseExpiresAt: now + 2 * MINUTE,
+              limits: claimLimits,
+            }),
+            now,
+          );
+        expect((await claim(first)).claimed).toBe(true);
+        expect((await claim(second)).claimed).toBe(true);
+        expect(await claim(third)).toEqual({ claimed: false, reason: 'limited', scope: 'workspace' });
+        expect((await repository.get(workspace, third.automationId))?.nextRunTime).toBe(T0);
+        expect(await claim(third, { total: 2, perWorkspace: 10 })).toEqual({
+          claimed: false,
+          reason: 'limited',
+          scope: 'service',
+        });
+        await repository.releaseRun(
+          workspace,
+          first.automationId,
+          (await repository.get(workspace, first.automationId))!.runningRunId!,
+        );
+        expect((await claim(third)).claimed).toBe(true);
+      });
+
+      it('disables an automation whose schedule fires no more, saying why in its state', async () => {
         const stored = automation();
         await repository.insert(stored);
+        const claimed = await repository.claimRun(
+          scheduled(stored, { nextRunTime: null, disabledReason: 'The schedule cannot be read any more' }),
+          T0 + 1_000,
+        );
+        expect(claimed).toMatchObject({
+          claimed: true,
+          automation: { enabled: false, nextRunTime: null, disabledReason: 'The schedule cannot be read any more' },
+        });
+        expect(await repository.get(workspace, stored.automationId)).toMatchObject({
+          enabled: false,
+          disabledReason: 'The schedule cannot be read any more',
+        });
+        const enabled = await repository.update(
+          workspace,
+          stored.automationId,
+          { enabled: true, nextRunTime: T0 + DAY, disabledReason: null },
+          T0 + 2_000,
+        );
+        expect(enabled).toMatchObject({ enabled: true, disabledReason: null });
+      });
+    });
+
+    describe('spend and retention', () => {
+      it("keeps a month's spend whatever runs are deleted: every run's and resume's cost counts, in the month it was spent", async () => {
+        const stored = automation();
+        await repository.insert(stored);
+        const claim = manual(stored);
+        await repository.claimRun(claim, T0 + 1_000);
+        await repository.recordOutcome(workspace, claim.run.runId, {
+          outcome: 'interrupted',
+          finishedTime: null,
+          usage: usage(0.25),
+          spendMonth: MONTH,
+          error: null,
+        });
+        // The resume of the interrupted run, later that month, adds its own.
+        await repository.recordOutcome(workspace, claim.run.runId, {
+          outcome: 'completed',
+          finishedTime: T0 + DAY,
+          usage: usage(0.5),
+          spendMonth: MONTH,
+          error: null,
+        });
+        expect(await repository.monthSpend(workspace, stored.automationId, MONTH)).toBeCloseTo(0.75, 10);
+        // The retention deletes the run: the month's spend stays.
+        expect(await repository.deleteRuns(workspace, [claim.run.runId])).toBe(1);
+        expect(await repository.getRun(workspace, claim.run.runId)).toBeNull();
+        expect(await repository.monthSpend(workspace, stored.automationId, MONTH)).toBeCloseTo(0.75, 10);
+        expect(await repository.monthSpend(workspace, stored.automationId, '2027-02')).toBe(0);
+        expect(await repository.monthSpend(`${workspace}-other`, stored.automationId, MONTH)).toBe(0);
+        await repository.delete(workspace, stored.automationId);
+        expect(await repository.monthSpend(workspace, stored.automationId, MONTH)).toBe(0);
+      });
+
+      it('never lets a late end overwrite a run recorded lost, yet counts what it spent', async () => {
+        const stored = automation();
+        await repository.insert(stored);
+        const stalled = manual(stored);
+        await repository.claimRun(stalled, T0 + 1_000);
+        // Another instance takes the automation over after the lease ran out.
+        expect((await repository.claimRun(manual(stored, T0 + 10 * MINUTE), T0 + 10 * MINUTE)).claimed).toBe(true);
+        const written = await repository.recordOutcome(workspace, stalled.run.runId, {
+          outcome: 'completed',
+          finishedTime: T0 + 11 * MINUTE,
+          usage: usage(0.4),
+          spendMonth: MONTH,
+          error: null,
+          threadId: 'ai_stalled',
+        });
+        expect(written).toBe(false);
+        expect(await repository.getRun(workspace, stalled.run.runId)).toMatchObject({
+          outcome: 'failed',
+          error: { code: 'lost' },
+          usage: { costUsd: 0.4 },
+        });
+        expect(await repository.monthSpend(workspace, stored.automationId, MONTH)).toBeCloseTo(0.4, 10);
+        expect(
+          await repository.recordOutcome(workspace, 'run_missing', {
+            outcome: 'completed',
+            finishedTime: T0,
+            usage: usage(1),
+            spendMonth: MONTH,
+            error: null,
+          }),
+        ).toBe(false);
+      });
+
+      it('lists interrupted runs (newest first, and the stale ones of every workspace) for their expiry', async () => {
+        const stored = automation();
+        await repository.insert(stored);
+        const old = await ranAt(stored, T0, 'interrupted', 'ai_old');
+        const done = await ranAt(stored, T0 + MINUTE);
+        const recent = await ranAt(stored, T0 + 2 * MINUTE, 'interrupted', 'ai_recent');
+        expect((await repository.interruptedRuns(workspace, stored.automationId)).map((run) => run.runId)).toEqual([
+          recent,
+          old,
+        ]);
+        const stale = (await repository.staleInterruptedRuns(T0 + MINUTE, 1000)).filter(
+          (run) => run.workspace === workspace,
+        );
+        expect(stale.map((run) => run.runId)).toEqual([old]);
+        expect(stale.map((run) => run.runId)).not.toContain(done);
+      });
+
+      it('names the runs the retention deletes: too old, or beyond the newest kept; never a running or interrupted one', async () => {
+        const stored = automation();
+        await repository.insert(stored);
+        const ancient = await ranAt(stored, T0 - 40 * DAY, 'completed', 'ai_ancient');
+        const waiting = await ranAt(stored, T0 - 39 * DAY, 'interrupted', 'ai_waiting');
         const ids: string[] = [];
-        for (let index = 0; index < 4; index += 1) {
-          const claim = { ...manual(stored, T0 + index * MINUTE), runsKept: 3 };
-          ids.push(claim.run.runId);
-          await repository.claimRun(claim, T0 + index * MINUTE);
-          await repository.releaseRun(workspace, stored.automationId, claim.run.runId);
-        }
-        expect((await repository.listRuns(workspace, stored.automationId, 10)).map((run) => run.runId)).toEqual(
-          ids.slice(1).reverse(),
+        for (let index = 0; index < 4; index += 1) ids.push(await ranAt(stored, T0 + index * MINUTE));
+        const running = manual(stored, T0 + 10 * MINUTE);
+        await repository.claimRun(running, T0 + 10 * MINUTE);
+        const ours = async (kept: number) =>
+          (await repository.expiredRuns(T0 - 30 * DAY, kept, 1000))
+            .filter((run) => run.workspace === workspace)
+            .map((run) => run.runId)
+            .sort();
+        expect(await ours(100)).toEqual([ancient]);
+        // The newest 3 are kept (the running one among them): the rest but the waiting one go.
+        expect(await ours(3)).toEqual([ancient, ids[0], ids[1]].sort());
+        expect(await ours(3)).not.toContain(waiting);
+        const [expired] = (await repository.expiredRuns(T0 - 30 * DAY, 100, 1000)).filter(
+          (run) => run.workspace === workspace,
+        );
+        expect(expired).toEqual({
+          workspace,
+          automationId: stored.automationId,
+          runId: ancient,
+          threadId: 'ai_ancient',
+        });
+        expect(await repository.deleteRuns(`${workspace}-other`, [ancient])).toBe(0);
+        expect(await repository.deleteRuns(workspace, [ancient, ids[0]])).toBe(2);
+        expect(await repository.deleteRuns(workspace, [])).toBe(0);
+        expect((await repository.listRuns(workspace, stored.automationId, 100)).map((run) => run.runId)).not.toContain(
+          ancient,
         );
       });
     });
@@ -301,6 +513,7 @@ export function describeAutomationRepositoryContract(
           outcome: 'interrupted',
           finishedTime: null,
           usage: usage(0.01),
+          spendMonth: MONTH,
           error: null,
           threadId: 'ai_thread1',
         });
@@ -317,6 +530,7 @@ export function describeAutomationRepositoryContract(
           outcome: 'completed',
           finishedTime: T0 + 5 * MINUTE,
           usage: usage(0.02, 200),
+          spendMonth: MONTH,
           error: null,
         });
         const run = await repository.getRun(workspace, claim.run.runId);
@@ -334,6 +548,7 @@ export function describeAutomationRepositoryContract(
           outcome: 'failed',
           finishedTime: T0 + 6 * MINUTE,
           usage: usage(0, 0),
+          spendMonth: MONTH,
           error: { code: 'server_error', message: 'The AI service is temporarily unavailable.' },
         });
         expect(await repository.getRun(workspace, claim.run.runId)).toMatchObject({
@@ -342,7 +557,7 @@ export function describeAutomationRepositoryContract(
         });
       });
 
-      it('lists runs newest first, the latest of several automations, and the cost since a time', async () => {
+      it("lists runs newest first, the latest of several automations, and each month's spend", async () => {
         const first = automation();
         const second = automation();
         const idle = automation();
@@ -356,6 +571,7 @@ export function describeAutomationRepositoryContract(
             outcome: 'completed',
             finishedTime: T0 + index * MINUTE + 1,
             usage: usage(0.25 * (index + 1)),
+            spendMonth: index === 0 ? '2026-12' : MONTH,
             error: null,
           });
           await repository.releaseRun(workspace, owner.automationId, claim.run.runId);
@@ -374,10 +590,11 @@ export function describeAutomationRepositoryContract(
         ]);
         expect(latest.map((run) => run.runId).sort()).toEqual([runs[1].run.runId, runs[2].run.runId].sort());
         expect(await repository.latestRuns(workspace, [])).toEqual([]);
-        expect(await repository.costSince(workspace, first.automationId, T0)).toBeCloseTo(0.75, 10);
-        expect(await repository.costSince(workspace, first.automationId, T0 + 30_000)).toBeCloseTo(0.5, 10);
-        expect(await repository.costSince(workspace, idle.automationId, T0)).toBe(0);
-        expect(await repository.costSince(`${workspace}-other`, first.automationId, T0)).toBe(0);
+        expect(await repository.monthSpend(workspace, first.automationId, '2026-12')).toBeCloseTo(0.25, 10);
+        expect(await repository.monthSpend(workspace, first.automationId, MONTH)).toBeCloseTo(0.5, 10);
+        expect(await repository.monthSpend(workspace, second.automationId, MONTH)).toBeCloseTo(0.75, 10);
+        expect(await repository.monthSpend(workspace, idle.automationId, MONTH)).toBe(0);
+        expect(await repository.monthSpend(`${workspace}-other`, first.automationId, MONTH)).toBe(0);
       });
     });
   });

@@ -11,19 +11,37 @@ export type ArangoAutomationDocument = Omit<StoredAutomation, 'automationId'> & 
 /** A run in `nodius_ai_automation_runs` (`_key` = run id). */
 export type ArangoRunDocument = Omit<AutomationRun, 'runId'> & { _key: string };
 
+/** An automation's spend of one month in `nodius_ai_automation_spend` (`_key`: hashed workspace, automation, month). */
+export interface ArangoSpendDocument {
+  _key: string;
+  workspace: string;
+  automationId: string;
+  month: string;
+  costUsd: number;
+}
+
+/** What a run's record must not lose (recordOutcome reads it first). */
+export interface ArangoRunState {
+  automationId: string;
+  outcome: AutomationRun['outcome'];
+  errorCode: string | null;
+}
+
 export interface AutomationCollections {
   automations: DocumentCollection;
   runs: DocumentCollection;
+  spend: DocumentCollection;
 }
 
 const FAILED = 'failed';
 const RUNNING = 'running';
 const LOST = 'lost';
+const INTERRUPTED = 'interrupted';
 
 /**
  * Every AQL query of the ArangoDB automation repository, built with the `aql` template only (values and
- * collections are bind variables). Every query of the API filters on the workspace; dueAutomations and
- * expiredRuns (the scheduler, over every workspace) do not. A query modifies each collection at most once
+ * collections are bind variables). Every query of the API filters on the workspace; the scheduler's
+ * (dueAutomations, expiredLeases, runningCounts, staleInterruptedRuns, expiredRuns) go over every workspace. A query modifies each collection at most once
  * (ArangoDB's rule); the claim's several writes run as steps of one stream transaction (the repository).
  */
 export class ArangoAutomationQueries {
@@ -68,7 +86,7 @@ export class ArangoAutomationQueries {
         RETURN NEW`;
   }
 
-  /** Removes the automation and its runs (two collections, each modified once): `[removed?]`. */
+  /** Removes the automation, its runs and its spend (three collections, each modified once): `[removed?]`. */
   remove(workspace: string, automationId: string): AqlQuery {
     return aql`
       LET removed = (
@@ -83,23 +101,70 @@ export class ArangoAutomationQueries {
           REMOVE r IN ${this.c.runs}
           RETURN 1
       )
+      LET spend = (
+        FOR s IN ${this.c.spend}
+          FILTER s.workspace == ${workspace} AND s.automationId == ${automationId}
+          REMOVE s IN ${this.c.spend}
+          RETURN 1
+      )
       RETURN LENGTH(removed) > 0`;
   }
 
-  dueAutomations(now: number, limit: number): AqlQuery {
+  /**
+   * Due automations, busy ones skipped, each workspace cut to what it may still start (`perWorkspace`
+   * less its runs in progress), earliest first: see AutomationRepository.listDue. The runs in progress
+   * are read through the sparse lease index (a range excludes null); the due ones through
+   * [enabled, nextRunTime].
+   */
+  dueAutomations(now: number, limit: number, perWorkspace: number): AqlQuery {
     return aql`
-      FOR a IN ${this.c.automations}
-        FILTER a.enabled == true AND a.nextRunTime != null AND a.nextRunTime <= ${now}
-        SORT a.nextRunTime
+      LET busy = MERGE(
+        FOR a IN ${this.c.automations}
+          FILTER a.runLeaseExpiresAt > ${now}
+          COLLECT workspace = a.workspace WITH COUNT INTO running
+          RETURN { [workspace]: running }
+      )
+      LET due = (
+        FOR a IN ${this.c.automations}
+          FILTER a.enabled == true AND a.nextRunTime != null AND a.nextRunTime <= ${now}
+          FILTER a.runningRunId == null OR a.runLeaseExpiresAt == null OR a.runLeaseExpiresAt <= ${now}
+          SORT a.nextRunTime, a._key
+          RETURN { workspace: a.workspace, automationId: a._key, nextRunTime: a.nextRunTime }
+      )
+      LET allowed = FLATTEN(
+        FOR d IN due
+          COLLECT workspace = d.workspace INTO group = d
+          RETURN SLICE(group, 0, MAX([0, ${perWorkspace} - NOT_NULL(busy[workspace], 0)]))
+      )
+      FOR d IN allowed
+        SORT d.nextRunTime, d.automationId
         LIMIT ${limit}
-        RETURN { workspace: a.workspace, automationId: a._key, nextRunTime: a.nextRunTime }`;
+        RETURN d`;
   }
 
-  expiredRuns(now: number): AqlQuery {
+  /**
+   * Automations whose run's lease expired. The lease attribute is compared with a range that excludes
+   * null, so the sparse index on it is used (a bare `<=` would match null too, which a sparse index
+   * does not hold: the whole collection would be scanned).
+   */
+  expiredLeases(now: number): AqlQuery {
     return aql`
       FOR a IN ${this.c.automations}
-        FILTER a.runningRunId != null AND a.runLeaseExpiresAt <= ${now}
+        FILTER a.runLeaseExpiresAt != null AND a.runLeaseExpiresAt <= ${now}
+        FILTER a.runningRunId != null
         RETURN { workspace: a.workspace, automationId: a._key, runId: a.runningRunId, rev: a._rev }`;
+  }
+
+  /** Runs in progress over every workspace and in `workspace` (the claim's limits), by the sparse lease index. */
+  runningCounts(workspace: string, now: number): AqlQuery {
+    return aql`
+      LET running = (
+        FOR a IN ${this.c.automations}
+          FILTER a.runLeaseExpiresAt > ${now}
+          FILTER a.runningRunId != null
+          RETURN a.workspace
+      )
+      RETURN { total: LENGTH(running), workspace: LENGTH(running[* FILTER CURRENT == ${workspace}]) }`;
   }
 
   /** The claim's write on the automation, checked against the revision read in the same transaction. */
@@ -129,16 +194,6 @@ export class ArangoAutomationQueries {
     return aql`INSERT ${document} INTO ${this.c.runs}`;
   }
 
-  /** Removes the automation's runs beyond the newest `kept`. */
-  pruneRuns(workspace: string, automationId: string, kept: number): AqlQuery {
-    return aql`
-      FOR r IN ${this.c.runs}
-        FILTER r.workspace == ${workspace} AND r.automationId == ${automationId}
-        SORT r.startedTime DESC, r._key DESC
-        LIMIT ${kept}, ${1_000_000}
-        REMOVE r IN ${this.c.runs}`;
-  }
-
   renewLease(workspace: string, automationId: string, runId: string, leaseExpiresAt: number): AqlQuery {
     return aql`
       FOR a IN ${this.c.automations}
@@ -157,7 +212,6 @@ export class ArangoAutomationQueries {
         OPTIONS { keepNull: true }`;
   }
 
-  /** The outcome; the usage is added to the run's (a resume adds its own). */
   recordActing(workspace: string, runId: string, acting: AutomationRunActing): AqlQuery {
     return aql`
       FOR r IN ${this.c.runs}
@@ -167,18 +221,32 @@ export class ArangoAutomationQueries {
         OPTIONS { mergeObjects: false }`;
   }
 
-  recordOutcome(workspace: string, runId: string, update: RunOutcomeUpdate): AqlQuery {
+  /** The state recordOutcome must respect: `[ArangoRunState]` or `[]`. */
+  runState(workspace: string, runId: string): AqlQuery {
+    return aql`
+      FOR r IN ${this.c.runs}
+        FILTER r.workspace == ${workspace} AND r._key == ${runId}
+        LIMIT 1
+        RETURN { automationId: r.automationId, outcome: r.outcome, errorCode: r.error.code }`;
+  }
+
+  /** Adds the usage to the run's; with `outcome`, also records the outcome (a resume adds its own usage). */
+  recordOutcome(workspace: string, runId: string, update: RunOutcomeUpdate, writeOutcome: boolean): AqlQuery {
     const usage: UsageTotals = update.usage;
+    const outcome = writeOutcome
+      ? {
+          outcome: update.outcome,
+          finishedTime: update.finishedTime,
+          error: update.error,
+          ...(update.threadId !== undefined ? { threadId: update.threadId } : {}),
+        }
+      : {};
     return aql`
       FOR r IN ${this.c.runs}
         FILTER r.workspace == ${workspace} AND r._key == ${runId}
         LIMIT 1
         LET delta = ${usage}
-        UPDATE r WITH {
-          outcome: ${update.outcome},
-          finishedTime: ${update.finishedTime},
-          threadId: NOT_NULL(${update.threadId ?? null}, r.threadId),
-          error: ${update.error},
+        UPDATE r WITH MERGE(${outcome}, {
           usage: {
             promptTokens: r.usage.promptTokens + delta.promptTokens,
             completionTokens: r.usage.completionTokens + delta.completionTokens,
@@ -187,8 +255,81 @@ export class ArangoAutomationQueries {
             costUsd: r.usage.costUsd + delta.costUsd,
             llmCalls: r.usage.llmCalls + delta.llmCalls
           }
-        } IN ${this.c.runs}
+        }) IN ${this.c.runs}
         OPTIONS { keepNull: true, mergeObjects: false }`;
+  }
+
+  /** Adds `cost` to the automation's spend of `month` (created at the first cost), by its hashed key. */
+  addSpend(spend: ArangoSpendDocument): AqlQuery {
+    return aql`
+      UPSERT { _key: ${spend._key} }
+        INSERT ${spend}
+        UPDATE { costUsd: OLD.costUsd + ${spend.costUsd} }
+        IN ${this.c.spend}`;
+  }
+
+  monthSpend(workspace: string, key: string): AqlQuery {
+    return aql`
+      FOR s IN ${this.c.spend}
+        FILTER s._key == ${key} AND s.workspace == ${workspace}
+        RETURN s.costUsd`;
+  }
+
+  interruptedRuns(workspace: string, automationId: string): AqlQuery {
+    return aql`
+      FOR r IN ${this.c.runs}
+        FILTER r.workspace == ${workspace} AND r.automationId == ${automationId} AND r.outcome == ${INTERRUPTED}
+        SORT r.startedTime DESC, r._key DESC
+        RETURN r`;
+  }
+
+  staleInterruptedRuns(startedBefore: number, limit: number): AqlQuery {
+    return aql`
+      FOR r IN ${this.c.runs}
+        FILTER r.outcome == ${INTERRUPTED} AND r.startedTime < ${startedBefore}
+        SORT r.startedTime, r._key
+        LIMIT ${limit}
+        RETURN r`;
+  }
+
+  /**
+   * Runs the retention deletes (AutomationRepository.expiredRuns): those started before the cutoff,
+   * through the [startedTime] index, then, automation by automation (a small collection), those beyond
+   * its newest `kept` through the [workspace, automationId, startedTime] index; never a running or
+   * interrupted one.
+   */
+  expiredRuns(startedBefore: number, kept: number, limit: number): AqlQuery {
+    return aql`
+      LET old = (
+        FOR r IN ${this.c.runs}
+          FILTER r.startedTime < ${startedBefore}
+          FILTER r.outcome NOT IN ${[RUNNING, INTERRUPTED]}
+          SORT r.startedTime, r._key
+          LIMIT ${limit}
+          RETURN { workspace: r.workspace, automationId: r.automationId, runId: r._key, threadId: r.threadId }
+      )
+      LET beyond = FLATTEN(
+        FOR a IN ${this.c.automations}
+          RETURN (
+            FOR r IN ${this.c.runs}
+              FILTER r.workspace == a.workspace AND r.automationId == a._key
+              SORT r.startedTime DESC, r._key DESC
+              LIMIT ${kept}, ${limit}
+              FILTER r.outcome NOT IN ${[RUNNING, INTERRUPTED]}
+              RETURN { workspace: r.workspace, automationId: r.automationId, runId: r._key, threadId: r.threadId }
+          )
+      )
+      FOR run IN UNION_DISTINCT(old, beyond)
+        LIMIT ${limit}
+        RETURN run`;
+  }
+
+  deleteRuns(workspace: string, runIds: readonly string[]): AqlQuery {
+    return aql`
+      FOR r IN ${this.c.runs}
+        FILTER r.workspace == ${workspace} AND r._key IN ${runIds}
+        REMOVE r IN ${this.c.runs}
+        RETURN 1`;
   }
 
   getRun(workspace: string, runId: string): AqlQuery {
@@ -228,13 +369,5 @@ export class ArangoAutomationQueries {
         )
         FILTER latest != null
         RETURN latest`;
-  }
-
-  costSince(workspace: string, automationId: string, since: number): AqlQuery {
-    return aql`
-      FOR r IN ${this.c.runs}
-        FILTER r.workspace == ${workspace} AND r.automationId == ${automationId} AND r.startedTime >= ${since}
-        COLLECT AGGREGATE cost = SUM(r.usage.costUsd)
-        RETURN NOT_NULL(cost, 0)`;
   }
 }

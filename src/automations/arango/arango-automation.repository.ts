@@ -8,37 +8,62 @@ import type {
   AutomationRepository,
   ClaimResult,
   DueAutomation,
+  ExpiredRun,
   RunClaim,
   RunOutcomeUpdate,
 } from '../automation.repository';
 import { LOST_RUN_MESSAGE } from '../automation-run.messages';
-import { ArangoAutomationDocument, ArangoAutomationQueries, ArangoRunDocument } from './arango-automation.queries';
+import {
+  ArangoAutomationDocument,
+  ArangoAutomationQueries,
+  ArangoRunDocument,
+  ArangoRunState,
+} from './arango-automation.queries';
+import { hashedDocumentKey } from '../../database/arango/arango-hashed.key';
 import { runArangoSchemaSetup } from '../../database/arango/arango-schema.setup';
 
 /** The collections of this store, beside Nodius's own (docs/protocol.md §2). */
 export const ARANGO_AUTOMATION_NAMES = {
   automations: 'nodius_ai_automations',
   runs: 'nodius_ai_automation_runs',
+  spend: 'nodius_ai_automation_spend',
 } as const;
 
+/** The `_key` of an automation's spend of one month (workspace and automation ids may hold any character). */
+export function spendKey(workspace: string, automationId: string, month: string): string {
+  return hashedDocumentKey('spend', [workspace, automationId, month]);
+}
+
 /**
- * AutomationRepository on ArangoDB (STORE=arango). A claim reads the automation and writes it, the lost
- * run, the new run and the pruning as steps of one stream transaction; the write on the automation is
- * checked against the revision read, so of several instances claiming one slot exactly one commits (the
- * others fail with a write conflict and claim nothing). The connection belongs to ArangoPersistenceModule.
+ * AutomationRepository on ArangoDB (STORE=arango). A claim counts the runs in progress, reads the
+ * automation and writes it, the lost run and the new run as steps of one stream transaction that holds
+ * the automations collection exclusively: claims are serialized, so of several instances claiming one
+ * slot exactly one wins, and two claims of different automations cannot both take the last place the
+ * run limits leave. The write on the automation is also checked against the revision read. A recorded
+ * outcome reads the run's state, adds the usage (and the month's spend) and writes the outcome in one
+ * transaction. The connection belongs to ArangoPersistenceModule.
  */
 export class ArangoAutomationRepository implements AutomationRepository {
   private readonly queries: ArangoAutomationQueries;
   private readonly executor: ArangoQueryExecutor;
   private readonly collections: { write: string[] };
+  /** A claim's: serialized on the automations (the limits count across automations), writing the runs. */
+  private readonly claimCollections: { exclusive: string[]; write: string[] };
+  private readonly outcomeCollections: { write: string[] };
 
   constructor(db: Database) {
     this.queries = new ArangoAutomationQueries({
       automations: db.collection(ARANGO_AUTOMATION_NAMES.automations),
       runs: db.collection(ARANGO_AUTOMATION_NAMES.runs),
+      spend: db.collection(ARANGO_AUTOMATION_NAMES.spend),
     });
     this.executor = new ArangoQueryExecutor(db);
     this.collections = { write: [ARANGO_AUTOMATION_NAMES.automations, ARANGO_AUTOMATION_NAMES.runs] };
+    this.claimCollections = {
+      exclusive: [ARANGO_AUTOMATION_NAMES.automations],
+      write: [ARANGO_AUTOMATION_NAMES.runs],
+    };
+    this.outcomeCollections = { write: [ARANGO_AUTOMATION_NAMES.runs, ARANGO_AUTOMATION_NAMES.spend] };
   }
 
   /** Ensures the collections and indexes (idempotent, safe when several instances start at once). */
@@ -66,6 +91,9 @@ export class ArangoAutomationRepository implements AutomationRepository {
         sparse: true,
         inBackground: true,
       });
+      // The retention's look by start, and the expiry's look at the interrupted runs.
+      await runs.ensureIndex({ type: 'persistent', fields: ['startedTime'], inBackground: true });
+      await runs.ensureIndex({ type: 'persistent', fields: ['outcome', 'startedTime'], inBackground: true });
     });
     return new ArangoAutomationRepository(db);
   }
@@ -113,15 +141,18 @@ export class ArangoAutomationRepository implements AutomationRepository {
     );
   }
 
-  async listDue(now: number, limit: number): Promise<DueAutomation[]> {
-    return this.executor.all<DueAutomation>(this.queries.dueAutomations(now, limit), 'automations.listDue');
+  async listDue(now: number, limit: number, perWorkspace: number): Promise<DueAutomation[]> {
+    return this.executor.all<DueAutomation>(
+      this.queries.dueAutomations(now, limit, perWorkspace),
+      'automations.listDue',
+    );
   }
 
   async claimRun(claim: RunClaim, now: number): Promise<ClaimResult> {
     const scheduled = claim.expectedNextRunTime !== undefined;
     try {
       return await this.executor.transaction(
-        this.collections,
+        this.claimCollections,
         'automations.claimRun',
         async (step): Promise<ClaimResult> => {
           const [current] = await step<ArangoAutomationDocument>(this.queries.get(claim.workspace, claim.automationId));
@@ -129,17 +160,24 @@ export class ArangoAutomationRepository implements AutomationRepository {
           if (scheduled && (current.enabled !== true || current.nextRunTime !== claim.expectedNextRunTime))
             return { claimed: false, reason: 'not_due' };
           if (current.runningRunId && (current.runLeaseExpiresAt ?? 0) > now) return { claimed: false, reason: 'busy' };
+          const [running] = await step<{ total: number; workspace: number }>(
+            this.queries.runningCounts(claim.workspace, now),
+          );
+          if (running.total >= claim.limits.total) return { claimed: false, reason: 'limited', scope: 'service' };
+          if (running.workspace >= claim.limits.perWorkspace)
+            return { claimed: false, reason: 'limited', scope: 'workspace' };
           if (current.runningRunId)
             await step(this.queries.markLost(claim.workspace, current.runningRunId, now, LOST_RUN_MESSAGE));
+          const ends = scheduled && claim.nextRunTime === null;
           const [held] = await step<ArangoAutomationDocument>(
             this.queries.hold(current._key, current._rev as string, {
               runningRunId: claim.run.runId,
               runLeaseExpiresAt: claim.leaseExpiresAt,
               ...(scheduled ? { nextRunTime: claim.nextRunTime ?? null } : {}),
+              ...(ends ? { enabled: false, disabledReason: claim.disabledReason ?? null } : {}),
             }),
           );
           await step(this.queries.insertRun(newRun(claim)));
-          await step(this.queries.pruneRuns(claim.workspace, claim.automationId, claim.runsKept));
           return { claimed: true, automation: toAutomation(held) };
         },
       );
@@ -153,8 +191,8 @@ export class ArangoAutomationRepository implements AutomationRepository {
 
   async releaseLostRuns(now: number): Promise<number> {
     const expired = await this.executor.all<{ workspace: string; automationId: string; runId: string; rev: string }>(
-      this.queries.expiredRuns(now),
-      'automations.expiredRuns',
+      this.queries.expiredLeases(now),
+      'automations.expiredLeases',
     );
     let released = 0;
     for (const run of expired) {
@@ -196,8 +234,26 @@ export class ArangoAutomationRepository implements AutomationRepository {
     await this.executor.all(this.queries.recordActing(workspace, runId, acting), 'automations.recordActing');
   }
 
-  async recordOutcome(workspace: string, runId: string, update: RunOutcomeUpdate): Promise<void> {
-    await this.executor.all(this.queries.recordOutcome(workspace, runId, update), 'automations.recordOutcome');
+  async recordOutcome(workspace: string, runId: string, update: RunOutcomeUpdate): Promise<boolean> {
+    return this.executor.transaction(this.outcomeCollections, 'automations.recordOutcome', async (step) => {
+      const [state] = await step<ArangoRunState>(this.queries.runState(workspace, runId));
+      if (!state) return false;
+      // The instance that lost its run (recorded lost when another took the automation over) ends it late: its outcome stays.
+      const kept = state.outcome === 'skipped_budget' || (state.outcome === 'failed' && state.errorCode === 'lost');
+      await step(this.queries.recordOutcome(workspace, runId, update, !kept));
+      if (update.usage.costUsd > 0) {
+        await step(
+          this.queries.addSpend({
+            _key: spendKey(workspace, state.automationId, update.spendMonth),
+            workspace,
+            automationId: state.automationId,
+            month: update.spendMonth,
+            costUsd: update.usage.costUsd,
+          }),
+        );
+      }
+      return !kept;
+    });
   }
 
   async getRun(workspace: string, runId: string): Promise<AutomationRun | null> {
@@ -235,13 +291,43 @@ export class ArangoAutomationRepository implements AutomationRepository {
     ).map(toRun);
   }
 
-  async costSince(workspace: string, automationId: string, since: number): Promise<number> {
+  async monthSpend(workspace: string, automationId: string, month: string): Promise<number> {
     return (
       (await this.executor.first<number>(
-        this.queries.costSince(workspace, automationId, since),
-        'automations.costSince',
+        this.queries.monthSpend(workspace, spendKey(workspace, automationId, month)),
+        'automations.monthSpend',
       )) ?? 0
     );
+  }
+
+  async interruptedRuns(workspace: string, automationId: string): Promise<AutomationRun[]> {
+    return (
+      await this.executor.all<ArangoRunDocument>(
+        this.queries.interruptedRuns(workspace, automationId),
+        'automations.interruptedRuns',
+      )
+    ).map(toRun);
+  }
+
+  async staleInterruptedRuns(startedBefore: number, limit: number): Promise<AutomationRun[]> {
+    return (
+      await this.executor.all<ArangoRunDocument>(
+        this.queries.staleInterruptedRuns(startedBefore, limit),
+        'automations.staleInterruptedRuns',
+      )
+    ).map(toRun);
+  }
+
+  async expiredRuns(startedBefore: number, kept: number, limit: number): Promise<ExpiredRun[]> {
+    return this.executor.all<ExpiredRun>(
+      this.queries.expiredRuns(startedBefore, kept, limit),
+      'automations.expiredRuns',
+    );
+  }
+
+  async deleteRuns(workspace: string, runIds: readonly string[]): Promise<number> {
+    if (runIds.length === 0) return 0;
+    return (await this.executor.all(this.queries.deleteRuns(workspace, runIds), 'automations.deleteRuns')).length;
   }
 }
 
@@ -281,6 +367,7 @@ function toAutomation(document: ArangoAutomationDocument): StoredAutomation {
     ...(typeof document.maxCostUsdPerMonth === 'number' ? { maxCostUsdPerMonth: document.maxCostUsdPerMonth } : {}),
     ...(typeof document.providerConfigId === 'string' ? { providerConfigId: document.providerConfigId } : {}),
     nextRunTime: typeof document.nextRunTime === 'number' ? document.nextRunTime : null,
+    disabledReason: typeof document.disabledReason === 'string' ? document.disabledReason : null,
     runningRunId: document.runningRunId ?? null,
     runLeaseExpiresAt: typeof document.runLeaseExpiresAt === 'number' ? document.runLeaseExpiresAt : null,
     createdTime: document.createdTime,

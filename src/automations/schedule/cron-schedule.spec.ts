@@ -31,6 +31,19 @@ describe(CronSchedule.name, () => {
     expect(autumnNext - autumnFirst).toBeGreaterThan(23 * 3_600_000);
   });
 
+  it('accepts slots a minute apart or more, whatever the day fields say', () => {
+    for (const cron of ['* * * * *', '0 * * * * *', '0 9 * * 1', '0 0,1 0 * * *', '59 23 * * *', '0 0 0 1 1 *']) {
+      expect(messageOf(() => CronSchedule.parse({ cron, timezone: 'Europe/Paris' }))).toBe('no error');
+    }
+  });
+
+  it('reads a stored schedule without the creation checks, so a run never fails on them', () => {
+    expect(CronSchedule.of({ cron: '0,30 0 0 * * *', timezone: 'UTC' }).nextAfter(at('2026-01-01T00:00:10Z'))).toBe(
+      at('2026-01-01T00:00:30Z'),
+    );
+    expect(messageOf(() => CronSchedule.of({ cron: '0 9 * * 1', timezone: 'Mars/Phobos' }))).toMatch(/IANA/);
+  });
+
   it('accepts a seconds field', () => {
     expect(CronSchedule.parse({ cron: '15 30 9 * * *', timezone: 'UTC' }).nextAfter(at('2026-01-01T00:00:00Z'))).toBe(
       at('2026-01-01T09:30:15Z'),
@@ -47,6 +60,10 @@ describe(CronSchedule.name, () => {
     [{ cron: '0 0 31 2 *', timezone: 'UTC' }, /never fires/],
     [{ cron: '* * * * * *', timezone: 'UTC' }, /more often than once a minute/],
     [{ cron: '*/30 * * * * *', timezone: 'UTC' }, /more often than once a minute/],
+    // Twice a day 30 s apart, at midnight only: the next two slots of most moments are a day apart.
+    [{ cron: '0,30 0 0 * * *', timezone: 'UTC' }, /more often than once a minute \(two slots 30 s apart\)/],
+    [{ cron: '0,30 0 0 * * *', timezone: 'Europe/Paris' }, /more often than once a minute/],
+    [{ cron: '0,59 0 12 1 * *', timezone: 'UTC' }, /two slots 59 s apart/],
   ])('refuses %j with a clear 400', (schedule, message) => {
     expect(messageOf(() => CronSchedule.parse(schedule))).toMatch(message);
   });

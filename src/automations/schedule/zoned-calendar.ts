@@ -138,3 +138,8 @@ export function formatZonedDateTime(time: number, timeZone: string): string {
   const absolute = Math.abs(offset);
   return `${formatLocalDate(wall)}T${pad(wall.hour)}:${pad(wall.minute)}:${pad(wall.second)}${sign}${pad(Math.floor(absolute / 60))}:${pad(absolute % 60)}`;
 }
+
+/** `YYYY-MM`: the calendar month of `time` in `timeZone` (the month an automation's spend counts in). */
+export function zonedMonth(time: number, timeZone: string): string {
+  return formatZonedDateTime(time, timeZone).slice(0, 7);
+}

@@ -1,5 +1,6 @@
 import { OPERATION_TABLES_MIGRATION } from '../../changes/sqlite/operation-tables.sqlite-migration';
 import { AUTOMATION_ACTING_MIGRATION } from '../../automations/sqlite/automation-acting.sqlite-migration';
+import { AUTOMATION_SPEND_MIGRATION } from '../../automations/sqlite/automation-spend.sqlite-migration';
 import { AUTOMATIONS_MIGRATION } from '../../automations/sqlite/automations.sqlite-migration';
 import { MEMBER_ROLES_MIGRATION } from '../../policy/member-roles/sqlite/member-roles.sqlite-migration';
 import { ACTION_POLICIES_MIGRATION } from '../../policy/sqlite/action-policies.sqlite-migration';
@@ -107,4 +108,5 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
   AUTOMATION_ACTING_MIGRATION,
   MEMBER_ROLES_MIGRATION,
   PROVIDER_CONFIG_PRICING_MIGRATION,
+  AUTOMATION_SPEND_MIGRATION,
 ];
