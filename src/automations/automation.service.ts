@@ -7,6 +7,8 @@ import { GraphDataSourceFactory } from '../graph/graph-data-source.factory';
 import { Logger } from '../observability/logger';
 import type { ProviderConfigRepository } from '../providers/configs/provider-config.repository';
 import { PROVIDER_CONFIG_REPOSITORY } from '../providers/configs/provider-config-repository.token';
+import { WorkspaceLlmProviders } from '../providers/configs/workspace-llm-providers';
+import { unpricedModelMessage } from '../providers/model-pricing';
 import { generateSortableId } from '../threads/sortable-id.generator';
 import {
   AutomationChanges,
@@ -18,6 +20,7 @@ import {
   toAutomationRunView,
   toAutomationView,
 } from './automation';
+import { hasCostBudget } from './automation-budget';
 import { AUTOMATION_CLOCK, AutomationClock } from './automation-clock';
 import type { AutomationRepository } from './automation.repository';
 import { AUTOMATION_REPOSITORY } from './automation-repository.token';
@@ -39,7 +42,8 @@ const logger = new Logger('automations');
  * The workspace's automations (docs/protocol.md §8.4): stored prompts that run on a schedule, as their
  * creator, through the same agent as chat. Checked before they are stored, so that a run never fails on
  * its definition: the graph exists in the workspace (404), the cron expression and the time zone are
- * valid (400), every placeholder is known (400), the prompt fits MESSAGE_MAX_CHARS (413), the provider
+ * valid and never fire twice within a minute over the whole cycle (400), a cost budget's model has a
+ * price (400), every placeholder is known (400), the prompt fits MESSAGE_MAX_CHARS (413), the provider
  * configuration exists in the workspace (404). The next slot is computed here on every change of the
  * schedule or of `enabled`; the runner moves it forward as it claims runs.
  */
@@ -50,6 +54,7 @@ export class AutomationService {
     @Inject(PROVIDER_CONFIG_REPOSITORY) private readonly providerConfigs: ProviderConfigRepository,
     private readonly graphs: GraphDataSourceFactory,
     private readonly runner: AutomationRunner,
+    private readonly providers: WorkspaceLlmProviders,
     @Inject(AUTOMATION_CLOCK) private readonly clock: AutomationClock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -82,6 +87,7 @@ export class AutomationService {
     this.checkPrompt(input.prompt);
     await this.checkGraph(principal, input.graphKey);
     if (input.providerConfigId !== undefined) await this.checkProviderConfig(principal, input.providerConfigId);
+    await this.checkPriced(principal, input);
     const now = this.clock.now();
     const enabled = input.enabled ?? true;
     const automation: StoredAutomation = {
@@ -124,6 +130,14 @@ export class AutomationService {
     if (patch.prompt !== undefined) this.checkPrompt(patch.prompt);
     if (patch.graphKey !== undefined) await this.checkGraph(principal, patch.graphKey);
     if (typeof patch.providerConfigId === 'string') await this.checkProviderConfig(principal, patch.providerConfigId);
+    await this.checkPriced(principal, {
+      maxCostUsdPerRun:
+        patch.maxCostUsdPerRun === null ? undefined : (patch.maxCostUsdPerRun ?? current.maxCostUsdPerRun),
+      maxCostUsdPerMonth:
+        patch.maxCostUsdPerMonth === null ? undefined : (patch.maxCostUsdPerMonth ?? current.maxCostUsdPerMonth),
+      providerConfigId:
+        patch.providerConfigId === null ? undefined : (patch.providerConfigId ?? current.providerConfigId),
+    });
     const enabled = patch.enabled ?? current.enabled;
     if (schedule || patch.enabled !== undefined) {
       // A new schedule, or a re-enabled one, starts from now: no catching up on slots from before.
@@ -184,6 +198,20 @@ export class AutomationService {
   private async checkGraph(principal: Principal, graphKey: string): Promise<void> {
     if (!(await this.graphs.forWorkspace(principal.workspace).getGraph(graphKey)))
       throw AppError.notFound(`Graph "${graphKey}" not found`);
+  }
+
+  /**
+   * A cost budget is only kept on a model with a price: refused (400) when its runs' model (its own
+   * configuration's, else the workspace's active one's, else the service's) has none. Checked again
+   * when each run starts, since the active configuration may change (the run is then skipped_budget).
+   */
+  private async checkPriced(
+    principal: Principal,
+    budget: Pick<AutomationDefinition, 'maxCostUsdPerRun' | 'maxCostUsdPerMonth' | 'providerConfigId'>,
+  ): Promise<void> {
+    if (!hasCostBudget(budget)) return;
+    const price = await this.providers.priceOfRun(principal.workspace, budget.providerConfigId);
+    if (price.pricing === null) throw AppError.badRequest(unpricedModelMessage(price.provider, price.model));
   }
 
   private async checkProviderConfig(principal: Principal, configId: string): Promise<void> {
