@@ -405,6 +405,24 @@ describe(`${AutomationsController.name} (docs/protocol.md §8.4)`, () => {
       ).not.toContain(started.body.threadId);
     });
 
+    it('stops telling a socket about proposals once its handshake token expired (it leaves the approvals room)', async () => {
+      const automation = (await create(alice, weekly({ name: 'Log errors again' })).expect(200)).body;
+      const shortLived = await connect(
+        jwt.sign({ sub: 'bob', workspace: 'default', role: 'editor' }, SECRET, { expiresIn: 2 }),
+      );
+      const fresh = await connect(bob);
+      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      server.enqueue({ text: 'fetch-api needs a log node.', toolCalls: [proposeNode('log-after-expiry')] });
+      await api().post(`/api/ai/automations/${automation.automationId}/run`).set(as(alice)).expect(200);
+      await fresh.waitUntil(
+        () => fresh.received.some((event) => event.event === 'ai:approval_pending'),
+        5000,
+        'ai:approval_pending',
+      );
+      expect(shortLived.socket.connected).toBe(true);
+      expect(shortLived.received.some((event) => event.event === 'ai:approval_pending')).toBe(false);
+    });
+
     it('skips a run whose monthly budget is spent, with no upstream request', async () => {
       const automation = (await create(alice, weekly({ name: 'Budgeted', maxCostUsdPerMonth: 0.001 })).expect(200))
         .body;

@@ -175,7 +175,7 @@ export class AiGateway
 
   /** Editors and admins hear about automation runs waiting for them (ai:approval_pending). */
   handleConnection(socket: AiServerSocket): void {
-    this.approvals.join(socket, socket.data.principal);
+    this.approvals.join(socket, socket.data.principal, socket.data.principalExpiresAt);
   }
 
   /** docs/protocol.md §8.7: replays the thread's latest request after `lastSeq` under `_id`, then the live rest. */
