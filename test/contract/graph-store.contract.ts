@@ -654,6 +654,33 @@ export function describeGraphStoreContract(
         expect((await appErrorOf(source.deleteEdge(DEMO, 'sort-to-note'))).code).toBe('not_found');
       });
 
+      it('never leaves a dangling edge when one change deletes a node while another connects an edge to it', async () => {
+        const { source } = await demoSource();
+        for (let round = 0; round < 8; round += 1) {
+          await source.createNode(DEMO, newNode(`victim-${round}`));
+          await Promise.allSettled([
+            source.applyChanges(DEMO, graphChangeSet({ nodeKeysToDelete: [`victim-${round}`] })),
+            source.applyChanges(
+              DEMO,
+              graphChangeSet({ edgesToCreate: [newEdge(`to-victim-${round}`, 'sort-stats', `victim-${round}`)] }),
+            ),
+            // Moving an existing edge onto the node races the same way.
+            source.updateEdge(DEMO, {
+              ...newEdge('display-html-to-return', 'display-html', `victim-${round}`),
+              sheet: '0',
+            }),
+          ]);
+          const nodes = new Set(keysOf(await source.getNodes(DEMO)));
+          for (const edge of await source.getEdges(DEMO)) {
+            expect({ edge: edge._key, source: nodes.has(edge.source), target: nodes.has(edge.target) }).toEqual({
+              edge: edge._key,
+              source: true,
+              target: true,
+            });
+          }
+        }
+      });
+
       it('applies a change set: creations, nested set paths, deletions', async () => {
         const { source } = await demoSource();
         await source.applyChanges(

@@ -288,6 +288,7 @@ export class ArangoGraphDataSource implements MutableGraphDataSource {
       }
       if (typeof edge.sheet !== 'string' || edge.sheet.length === 0)
         throw AppError.badRequest(`Edge "${edge._key}" needs a non-empty string sheet`);
+      await this.touchEndpoints(step, graphKey, [edge.source, edge.target]);
       await step(
         this.queries.replaceEdge(
           ArangoDocumentMapper.toEdgeDocument(graphKey, { ...edge, graphKey }) as { _key: string },
@@ -298,10 +299,7 @@ export class ArangoGraphDataSource implements MutableGraphDataSource {
 
   /**
    * Created keys ArangoDB could not store are refused first (bad_request naming the key). Then one
-   * stream transaction: read the named nodes and edges, plan with the shared GraphChangePlanner (which
-   * throws not_found / conflict / bad_request before anything is written), then write in the plan's
-   * order: delete edges (with those of deleted nodes), delete nodes, create nodes, update nodes,
-   * create edges.
+   * stream transaction applies them (applyInTransaction).
    */
   async applyChanges(graphKey: string, changes: GraphChangeSet): Promise<void> {
     assertStorableKeys(graphKey, changes);
@@ -345,7 +343,9 @@ export class ArangoGraphDataSource implements MutableGraphDataSource {
   /**
    * Read the named nodes and edges, plan with the shared GraphChangePlanner (which throws not_found / conflict /
    * bad_request before anything is written), then write in the plan's order: delete edges (with those of deleted
-   * nodes), delete nodes, create nodes, update nodes, create edges.
+   * nodes), delete nodes, create nodes, update nodes, touch the existing nodes the new edges connect (touchNodes: a
+   * concurrent deletion of one of them then conflicts with this transaction instead of leaving a dangling edge),
+   * create edges.
    */
   private async applyInTransaction(
     step: TransactionStep,
@@ -381,11 +381,41 @@ export class ArangoGraphDataSource implements MutableGraphDataSource {
       );
     }
     if (plan.edgesToCreate.length > 0) {
+      const created = new Set(plan.nodesToCreate.map((node) => node._key));
+      await this.touchEndpoints(
+        step,
+        graphKey,
+        plan.edgesToCreate.flatMap((edge) => [edge.source, edge.target]).filter((key) => !created.has(key)),
+      );
       await step(
         this.queries.insertEdges(plan.edgesToCreate.map((edge) => ArangoDocumentMapper.toEdgeDocument(graphKey, edge))),
       );
     }
     return plan;
+  }
+
+  /**
+   * Writes the existing nodes new or moved edges connect, in their transaction (touchNodes), so that a
+   * concurrent deletion of one of them conflicts with it; one gone already is a retryable conflict.
+   */
+  private async touchEndpoints(step: TransactionStep, graphKey: string, nodeKeys: string[]): Promise<void> {
+    const endpoints = [...new Set(nodeKeys)];
+    if (endpoints.length === 0) return;
+    const touched = await step<string>(
+      this.queries.touchNodes(
+        graphKey,
+        endpoints.map((key) => ArangoDocumentMapper.compositeKey(graphKey, key)),
+      ),
+    );
+    if (touched.length < endpoints.length)
+      throw new AppError(
+        'conflict',
+        'A node an edge connects was deleted meanwhile; retry',
+        { graphKey },
+        {
+          retryable: true,
+        },
+      );
   }
 
   private replacement(graphKey: string, before: GraphNode, after: GraphNode): NodeReplacement {

@@ -76,6 +76,7 @@ function everyQuery(): Record<string, AqlQuery> {
     removeEdges: queries.removeEdges(graphKey, [compositeKey], [nodeId]),
     insertNodes: queries.insertNodes([{ _key: compositeKey, graphKey }]),
     insertEdges: queries.insertEdges([{ _key: compositeKey, _from: nodeId, _to: nodeId }]),
+    touchNodes: queries.touchNodes(graphKey, [compositeKey]),
     replaceNodes: queries.replaceNodes(graphKey, [
       { document: { _key: compositeKey, data: { text: HOSTILE.query } }, keepVector: true },
     ]),

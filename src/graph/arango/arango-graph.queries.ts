@@ -359,6 +359,22 @@ export class ArangoGraphQueries {
     return aql`FOR doc IN ${documents} INSERT doc INTO ${this.c.nodes}`;
   }
 
+  /**
+   * Writes the named nodes of the graph without changing their content (a new revision only), inside
+   * the transaction that creates edges to them: a concurrent transaction that deletes one of them
+   * (and its edges) then meets a write-write conflict on that node, and one of the two is aborted,
+   * so an edge is never committed to a node that is gone. Returns the keys touched: fewer than named
+   * means a node is gone already.
+   */
+  touchNodes(graphKey: string, compositeKeys: string[]): AqlQuery {
+    return aql`
+      FOR key IN ${compositeKeys}
+        FOR n IN ${this.c.nodes}
+          FILTER n._key == key AND n.graphKey == ${graphKey}
+          UPDATE n WITH {} IN ${this.c.nodes}
+          RETURN n._key`;
+  }
+
   insertEdges(documents: object[]): AqlQuery {
     return aql`FOR doc IN ${documents} INSERT doc INTO ${this.c.edges}`;
   }

@@ -213,7 +213,9 @@ describe(ArangoGraphStore.name, () => {
                 edges: [],
               },
             ])
-          : undefined;
+          : queryOf(request).includes('UPDATE n WITH {}')
+            ? arangoCursorReply(['g-kept'])
+            : undefined;
       await store.forWorkspace('w').applyChanges(
         'g',
         graphChangeSet({
@@ -249,8 +251,12 @@ describe(ArangoGraphStore.name, () => {
         'REMOVE nodius_nodes',
         'INSERT nodius_nodes',
         'REPLACE nodius_nodes',
+        // The existing endpoint of the new edge is written (not the one created here): a concurrent
+        // deletion of it conflicts with this transaction instead of leaving the edge dangling.
+        'UPDATE nodius_nodes',
         'INSERT nodius_edges',
       ]);
+      expect(Object.values((steps[5].body as CursorBody).bindVars)).toEqual(expect.arrayContaining([['g-kept']]));
       const [replacement] = Object.values((steps[4].body as CursorBody).bindVars).find(Array.isArray) as Array<{
         document: object;
         keepVector: boolean;
@@ -264,6 +270,38 @@ describe(ArangoGraphStore.name, () => {
         expect.arrayContaining([['nodius_nodes/g-old']]),
       );
       expect(server.requests.at(-1)).toMatchObject({ method: 'PUT', path: '/_db/nodius/_api/transaction/trx-1' });
+    });
+
+    it('refuses (conflict, retryable, nothing committed) an edge to a node deleted since the state was read', async () => {
+      script = (request) =>
+        queryOf(request).includes('owned: owner != null')
+          ? arangoCursorReply([
+              {
+                owned: true,
+                nodes: [
+                  { _key: 'g-a', graphKey: 'g', type: 't', sheet: '0', posX: 0, posY: 0 },
+                  { _key: 'g-b', graphKey: 'g', type: 't', sheet: '0', posX: 0, posY: 0 },
+                ],
+                edges: [],
+              },
+            ])
+          : queryOf(request).includes('UPDATE n WITH {}')
+            ? arangoCursorReply(['g-a'])
+            : undefined;
+      const error = await expectAppError(
+        store.forWorkspace('w').applyChanges(
+          'g',
+          graphChangeSet({
+            edgesToCreate: [
+              { _key: 'e', graphKey: 'g', sheet: '0', source: 'a', sourceHandle: 'R', target: 'b', targetHandle: 'L' },
+            ],
+          }),
+        ),
+        'conflict',
+      );
+      expect(error.retryable).toBe(true);
+      expect(cursorRequests().map(describeWrite)).not.toContain('INSERT nodius_edges');
+      expect(server.requests.at(-1)).toMatchObject({ method: 'DELETE', path: '/_db/nodius/_api/transaction/trx-1' });
     });
 
     it('keeps the stored vector of a node that was only moved', async () => {
