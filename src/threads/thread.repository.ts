@@ -78,9 +78,9 @@ export type IdempotencyClaim =
 export interface ThreadRepository {
   /**
    * A new thread. With `start`, also its run lease and its first round: the record returned is then
-   * at revision 1 with those messages. The embedded store writes all of it in one transaction (a new
-   * conversation's setup is one write instead of three); ArangoDB in three queries,
-   * in that order (create, lease, commit), as before.
+   * at revision 1 with those messages. Both stores write all of it at once (a new conversation's setup
+   * is one write instead of three): SQLite in one transaction, ArangoDB in one stream
+   * transaction; a failure leaves no thread.
    */
   create(thread: NewThread, start?: ThreadStart): Promise<ThreadRecord>;
   get(threadId: string): Promise<ThreadRecord | null>;

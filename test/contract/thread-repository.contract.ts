@@ -1,3 +1,4 @@
+import { appErrorOf } from '../support/app-error-of';
 import { randomUUID } from 'node:crypto';
 import { AppError } from '../../src/errors/app-error';
 import { generateThreadId } from '../../src/threads/sortable-id.generator';
@@ -145,6 +146,27 @@ export function describeThreadRepositoryContract(name: string, create: () => Pro
         ).toMatchObject({ applied: true, revision: 2 });
         await repository.releaseLease(thread.threadId, 'run-a');
         expect(await repository.acquireLease(thread.threadId, 'run-b', 60_000, now + 3)).toBe(true);
+      });
+
+      it('writes a new conversation all at once: a refused creation leaves no round, no lease and the existing thread as it was', async () => {
+        const thread = newThread();
+        await repository.create(thread);
+        const now = thread.createdTime + 5;
+        const refused = await appErrorOf(
+          repository.create(thread, {
+            lease: { holder: 'run-a', ttlMs: 60_000, now },
+            firstRound: {
+              operationId: 'op-dup',
+              expectedRevision: 0,
+              append: [{ ...userMessage('Hello?'), threadId: thread.threadId }],
+              title: 'Hello?',
+            },
+          }),
+        );
+        expect(refused.code).toBe('conflict');
+        expect(await repository.get(thread.threadId)).toMatchObject({ revision: 0, messages: [], title: thread.title });
+        // No lease was left behind either.
+        expect(await repository.acquireLease(thread.threadId, 'run-b', 60_000, now + 1)).toBe(true);
       });
 
       it('answers null for an unknown thread', async () => {

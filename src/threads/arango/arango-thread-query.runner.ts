@@ -2,7 +2,8 @@ import { Database } from 'arangojs';
 import { AqlQuery } from 'arangojs/aql';
 import { isArangoError } from 'arangojs/errors';
 import { ARANGO_ERROR_NUM } from '../../database/arango/arango-error.translator';
-import { ArangoQueryExecutor } from '../../database/arango/arango-query.executor';
+import { ArangoQueryExecutor, TransactionStep } from '../../database/arango/arango-query.executor';
+import { TransactionCollectionOptions } from 'arangojs/transactions';
 import { AppError } from '../../errors/app-error';
 import { Logger } from '../../observability/logger';
 
@@ -64,6 +65,15 @@ export class ArangoThreadQueryRunner {
 
   translate(error: unknown, operation: string): unknown {
     return this.executor.translate(error, operation);
+  }
+
+  /** A stream transaction (ArangoQueryExecutor.transaction): its steps commit together or not at all. */
+  transaction<T>(
+    collections: TransactionCollectionOptions,
+    operation: string,
+    work: (step: TransactionStep) => Promise<T>,
+  ): Promise<T> {
+    return this.executor.transaction(collections, operation, work);
   }
 
   /**

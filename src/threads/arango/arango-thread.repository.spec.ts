@@ -2,6 +2,7 @@ import { Database } from 'arangojs';
 import {
   arangoCursorReply,
   arangoErrorReply,
+  arangoOkReply,
   closedPortUrl,
   FakeArangoReply,
   FakeArangoRequest,
@@ -151,6 +152,12 @@ describe(ArangoThreadRepository.name, () => {
 
     beforeAll(async () => {
       server = await startFakeArango((request) => {
+        if (request.path.endsWith('/_api/transaction/begin'))
+          return arangoOkReply({ result: { id: 'trx-1', status: 'running' } });
+        if (request.path.endsWith('/_api/transaction/trx-1'))
+          return arangoOkReply({
+            result: { id: 'trx-1', status: request.method === 'PUT' ? 'committed' : 'aborted' },
+          });
         if (!request.path.endsWith('/_api/cursor'))
           return arangoErrorReply(501, 9, `unscripted ${request.method} ${request.path}`);
         return script(kindOf(request), (request.body as CursorBody).bindVars) ?? arangoCursorReply([]);
@@ -166,8 +173,10 @@ describe(ArangoThreadRepository.name, () => {
     });
     afterEach(() => db.close());
 
-    const sent = (): Array<QueryKind | undefined> => server.requests.map(kindOf);
-    const bindVarsOf = (index: number): Record<string, unknown> => (server.requests[index].body as CursorBody).bindVars;
+    const cursors = (): FakeArangoRequest[] =>
+      server.requests.filter((request) => request.path.endsWith('/_api/cursor'));
+    const sent = (): Array<QueryKind | undefined> => cursors().map(kindOf);
+    const bindVarsOf = (index: number): Record<string, unknown> => (cursors()[index].body as CursorBody).bindVars;
 
     /** Answers each kind from a queue of replies (the last one repeats). */
     function scriptQueues(queues: Partial<Record<QueryKind, FakeArangoReply[]>>): void {
@@ -202,11 +211,8 @@ describe(ArangoThreadRepository.name, () => {
         expect(Object.values(bindVarsOf(0))).toContainEqual(ArangoThreadDocumentMapper.toNewDocument(thread));
       });
 
-      it('creates a thread for a run in three queries, in order: insert, lease, first round; and answers it at revision 1', async () => {
-        scriptQueues({
-          acquireLease: [arangoCursorReply([true])],
-          commit: [arangoCursorReply([{ revision: 1, lastUpdatedTime: 1_700_000_000_123 }])],
-        });
+      it('creates a thread for a run in one stream transaction: the document with its first round, then its lease; and answers it at revision 1', async () => {
+        scriptQueues({ acquireLease: [arangoCursorReply([true])] });
         const thread = {
           threadId: 'ai_1',
           workspace: 'w',
@@ -218,10 +224,11 @@ describe(ArangoThreadRepository.name, () => {
         const append = [{ ...userMessage('Q'), threadId: 'ai_1' }];
         const record = await repository.create(thread, {
           lease: { holder: 'run-a', ttlMs: 60_000, now: 50 },
-          firstRound: { operationId: 'op', expectedRevision: 0, append },
+          firstRound: { operationId: 'op', expectedRevision: 0, append, title: 'Q' },
         });
         expect(record).toEqual({
           ...thread,
+          title: 'Q',
           type: 'chat',
           messages: append,
           pendingInterrupt: null,
@@ -229,8 +236,42 @@ describe(ArangoThreadRepository.name, () => {
           usage: EMPTY_USAGE,
           lastUpdatedTime: 1_700_000_000_123,
         });
-        expect(sent()).toEqual(['insertThread', 'acquireLease', 'commit']);
+        const begin = server.requests[0];
+        expect(begin.path).toBe('/_db/nodius/_api/transaction/begin');
+        expect(begin.body).toMatchObject({
+          collections: { write: [ARANGO_THREAD_NAMES.threads, ARANGO_THREAD_NAMES.leases] },
+        });
+        expect(sent()).toEqual(['insertThread', 'acquireLease']);
+        expect(cursors().every((request) => request.transactionId === 'trx-1')).toBe(true);
+        expect(Object.values(bindVarsOf(0))).toContainEqual({
+          ...ArangoThreadDocumentMapper.toNewDocument(thread),
+          title: 'Q',
+          conversationHistory: append,
+          revision: 1,
+          appliedOperationIds: ['op'],
+          lastUpdatedTime: 1_700_000_000_123,
+        });
         expect(Object.values(bindVarsOf(1))).toEqual(expect.arrayContaining(['ai_1', 'run-a', 60_050]));
+        expect(server.requests.at(-1)).toMatchObject({ method: 'PUT', path: '/_db/nodius/_api/transaction/trx-1' });
+      });
+
+      it('leaves nothing when the lease of a new thread is refused: the transaction is aborted (no empty titled thread)', async () => {
+        scriptQueues({ acquireLease: [arangoCursorReply([false])] });
+        const error = await appErrorOf(
+          repository.create(
+            { threadId: 'ai_2', workspace: 'w', userId: 'u', graphKey: 'g', title: 'Hello', createdTime: 42 },
+            {
+              lease: { holder: 'run-a', ttlMs: 60_000, now: 50 },
+              firstRound: {
+                operationId: 'op',
+                expectedRevision: 0,
+                append: [{ ...userMessage('Q'), threadId: 'ai_2' }],
+              },
+            },
+          ),
+        );
+        expect(error.code).toBe('thread_busy');
+        expect(server.requests.at(-1)).toMatchObject({ method: 'DELETE', path: '/_db/nodius/_api/transaction/trx-1' });
       });
 
       it('refuses a thread id that is already used with a conflict', async () => {

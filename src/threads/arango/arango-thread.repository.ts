@@ -24,6 +24,7 @@ import {
 } from '../thread.types';
 import { hashedDocumentKey } from '../../database/arango/arango-hashed.key';
 import {
+  ArangoThreadDocument,
   ArangoThreadDocumentMapper,
   PendingThreadRow,
   StoredThreadDocument,
@@ -70,7 +71,8 @@ interface CommitState {
  * ThreadRepository on ArangoDB (STORE=arango): threads are documents of `nodius_ai_threads` in the
  * shape Nodius stores (roaming: any instance reads what another wrote), leases, workspace usage and
  * Idempotency-Keys live in their own collections (ARANGO_THREAD_NAMES). Every method is one AQL
- * query, or a short sequence that is safe to repeat:
+ * query, one stream transaction (a new conversation: its thread, first round and lease), or a short
+ * sequence that is safe to repeat:
  *   - commit: one compare-and-set UPDATE of the thread (expected revision, operation id not among
  *     the last APPLIED_OPERATIONS_KEPT, `_rev` unchanged since read); when it does not apply, one
  *     read says why (replayed → applied false; other revision → ThreadRevisionConflictError; gone →
@@ -105,6 +107,7 @@ export class ArangoThreadRepository implements ThreadRepository {
 
   async create(thread: NewThread, start?: ThreadStart): Promise<ThreadRecord> {
     const document = ArangoThreadDocumentMapper.toNewDocument(thread);
+    if (start) return this.createWithFirstRound(thread, document, start);
     try {
       await this.runner.query(this.queries.insertThread(document));
     } catch (error) {
@@ -112,14 +115,51 @@ export class ArangoThreadRepository implements ThreadRepository {
         throw AppError.conflict('A thread with this id already exists');
       throw this.runner.translate(error, 'threads.create');
     }
-    const created = ArangoThreadDocumentMapper.toRecord(document);
-    if (!start) return created;
-    // Three queries: the thread, its lease (free: no one else knows the new id), its first round.
+    return ArangoThreadDocumentMapper.toRecord(document);
+  }
+
+  /**
+   * A new conversation's setup in one stream transaction, as the embedded store's one write: the thread
+   * document already holding its first round (revision 1, the round's operation id applied) and its
+   * run lease. A failure leaves nothing: never an empty titled thread, never a lease without a thread.
+   */
+  private async createWithFirstRound(
+    thread: NewThread,
+    document: ArangoThreadDocument,
+    start: ThreadStart,
+  ): Promise<ThreadRecord> {
+    const { firstRound } = start;
     const { holder, ttlMs, now } = start.lease;
-    if (!(await this.acquireLease(thread.threadId, holder, ttlMs, now))) {
-      throw new AppError('thread_busy', 'Another request is running on this thread', { threadId: thread.threadId });
-    }
-    return withFirstRound(created, start.firstRound, await this.commit(thread.threadId, start.firstRound));
+    const lastUpdatedTime = this.clock();
+    const withRound: ArangoThreadDocument = {
+      ...document,
+      ...ArangoThreadDocumentMapper.toCommitPatch(firstRound),
+      conversationHistory: firstRound.append,
+      revision: firstRound.expectedRevision + 1,
+      appliedOperationIds: [firstRound.operationId],
+      lastUpdatedTime,
+    };
+    await this.runner.transaction(
+      { write: [ARANGO_THREAD_NAMES.threads, ARANGO_THREAD_NAMES.leases] },
+      'threads.create',
+      async (step) => {
+        try {
+          await step(this.queries.insertThread(withRound));
+        } catch (error) {
+          if (isArangoErrorNum(error, ARANGO_ERROR_NUM.uniqueConstraintViolated))
+            throw AppError.conflict('A thread with this id already exists');
+          throw error;
+        }
+        const [held] = await step<boolean>(this.queries.acquireLease(leaseParams(thread.threadId, holder, ttlMs, now)));
+        if (held !== true)
+          throw new AppError('thread_busy', 'Another request is running on this thread', { threadId: thread.threadId });
+      },
+    );
+    return withFirstRound(ArangoThreadDocumentMapper.toRecord(document), firstRound, {
+      applied: true,
+      revision: withRound.revision,
+      lastUpdatedTime,
+    });
   }
 
   async get(threadId: string): Promise<ThreadRecord | null> {

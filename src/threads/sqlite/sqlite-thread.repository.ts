@@ -122,16 +122,23 @@ export class SqliteThreadRepository implements ThreadRepository {
       usage: { ...EMPTY_USAGE },
       lastUpdatedTime: thread.createdTime,
     };
-    if (!start) {
-      await this.group.run(() => this.statements.insertThread.run(row));
-      return created;
+    try {
+      if (!start) {
+        await this.group.run(() => this.statements.insertThread.run(row));
+        return created;
+      }
+      // One transaction: the thread, its lease and its first round (the lease of a new id is free).
+      return withFirstRound(
+        created,
+        start.firstRound,
+        await this.group.run(() => this.insertStarted(row, thread.threadId, start)),
+      );
+    } catch (error) {
+      const code = (error as { code?: string }).code;
+      if (code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === 'SQLITE_CONSTRAINT_UNIQUE')
+        throw AppError.conflict('A thread with this id already exists');
+      throw error;
     }
-    // One transaction: the thread, its lease and its first round (the lease of a new id is free).
-    return withFirstRound(
-      created,
-      start.firstRound,
-      await this.group.run(() => this.insertStarted(row, thread.threadId, start)),
-    );
   }
 
   /** At shutdown, before the connection closes: the writes still queued for this turn's group are committed. */
