@@ -24,7 +24,7 @@ export class DemoGraphSeeder implements OnApplicationBootstrap {
 
   async onApplicationBootstrap(): Promise<void> {
     if (!this.config.store.seedDemo) return;
-    if ((await this.store.listGraphs()).length > 0) return;
+    if (await this.store.hasGraphs()) return;
     const counts = await this.store.importGraph(DEMO_WORKSPACE, nbaWorkflowDemo);
     logger.info('demo_graph_seeded', { workspace: DEMO_WORKSPACE, graphKey: nbaWorkflowDemo.graph._key, ...counts });
     // The embedding write path gives the demo its vectors, so hybrid search works on a fresh install.

@@ -33,6 +33,8 @@ export interface GraphStore {
   forWorkspace(workspace: string): MutableGraphDataSource;
   /** Every graph of every workspace (admin CLIs). */
   listGraphs(): Promise<Array<{ workspace: string; graphKey: string }>>;
+  /** Whether the store holds any graph at all, reading one at most (the demo seeder's question on every start). */
+  hasGraphs(): Promise<boolean>;
   /** Atomically replaces the graph (and upserts the node configs into the workspace). */
   importGraph(workspace: string, document: GraphDocument): Promise<{ nodes: number; edges: number }>;
   /** The graph as stored, embeddings left out; null when absent from this workspace. */

@@ -238,6 +238,18 @@ export function describeGraphStoreContract(
         );
       });
 
+      it('tells whether it holds any graph at all (the demo seeder asks on every start)', async () => {
+        const fresh = await createStore();
+        try {
+          expect(await fresh.store.hasGraphs()).toBe(false);
+          await fresh.store.importGraph(newWorkspace('first'), demoCopy());
+          expect(await fresh.store.hasGraphs()).toBe(true);
+        } finally {
+          await fresh.store.close();
+          await fresh.cleanup();
+        }
+      });
+
       it('reports itself up', async () => {
         expect(await store.health()).toMatchObject({ status: 'up', kind: store.kind });
       });

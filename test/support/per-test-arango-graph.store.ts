@@ -52,6 +52,10 @@ export class PerTestArangoGraphStore implements GraphStore {
     return (await this.current()).listGraphs();
   }
 
+  async hasGraphs(): Promise<boolean> {
+    return (await this.current()).hasGraphs();
+  }
+
   async importGraph(workspace: string, document: GraphDocument): Promise<{ nodes: number; edges: number }> {
     return (await this.current()).importGraph(workspace, document);
   }

@@ -62,6 +62,7 @@ function everyQuery(): Record<string, AqlQuery> {
     vectorSearchIndexed: queries.vectorSearchIndexed({ ...vectorParams, nProbe: 12 }),
     graphNodeCount: queries.graphNodeCount(workspace, graphKey),
     listGraphs: queries.listGraphs(),
+    anyGraph: queries.anyGraph(),
     embeddingStates: queries.embeddingStates(workspace, graphKey),
     saveEmbeddings: queries.saveEmbeddings(workspace, graphKey, [
       { key: compositeKey, embedding: [1, 0], model, hash: 'h"' },
@@ -290,5 +291,10 @@ describe(ArangoGraphQueries.name, () => {
     const fields = Object.values(hidden.bindVars).find((value) => Array.isArray(value)) as string[];
     expect(fields).toEqual(expect.arrayContaining(['_id', '_rev', 'embedding', 'aiSearchData']));
     expect(hidden.query).toMatch(/RETURN UNSET\(n, @\w+\)/);
+  });
+
+  it('tests for any graph by reading one document at most, never the whole collection', () => {
+    const text = queries.anyGraph().query.replace(/\s+/g, ' ').trim();
+    expect(text).toBe('FOR g IN @@value0 LIMIT 1 RETURN 1');
   });
 });

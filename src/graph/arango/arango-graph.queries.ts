@@ -273,6 +273,14 @@ export class ArangoGraphQueries {
       RETURN COUNT(FOR n IN ${this.c.nodes} FILTER n.graphKey == ${graphKey} RETURN 1)`;
   }
 
+  /** One graph document at most: whether there is any, without reading (or sorting) the collection. */
+  anyGraph(): AqlQuery {
+    return aql`
+      FOR g IN ${this.c.graphs}
+        LIMIT 1
+        RETURN 1`;
+  }
+
   listGraphs(): AqlQuery {
     return aql`
       FOR g IN ${this.c.graphs}

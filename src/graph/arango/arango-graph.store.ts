@@ -99,6 +99,10 @@ export class ArangoGraphStore implements GraphStore {
     return this.executor.all(this.queries.listGraphs(), 'listGraphs');
   }
 
+  async hasGraphs(): Promise<boolean> {
+    return (await this.executor.all(this.queries.anyGraph(), 'hasGraphs')).length > 0;
+  }
+
   /**
    * Replaces the graph in one stream transaction, after the shared import validation: its nodes and
    * edges are removed and the given ones written, the graph document replaced, the node configs

@@ -78,6 +78,7 @@ export class SqliteGraphStatements {
   readonly bumpWorkspaceRevisions: Statement<[number, string]>;
   readonly bumpEmbeddingRevision: Statement<[number]>;
   readonly listGraphs: Statement<[], { workspace: string; graphKey: string }>;
+  readonly anyGraph: Statement<[], { found: number }>;
 
   // Nodes, scoped by (workspace, graph key)
   readonly nodes: Statement<[string, string], DocumentRow>;
@@ -165,6 +166,7 @@ export class SqliteGraphStatements {
     this.listGraphs = db.prepare(
       "SELECT workspace, graph_key AS graphKey FROM graphs WHERE graph_key NOT LIKE '/%' ORDER BY workspace, graph_key",
     );
+    this.anyGraph = db.prepare("SELECT 1 AS found FROM graphs WHERE graph_key NOT LIKE '/%' LIMIT 1");
 
     this.nodes = db.prepare(`SELECT n.document FROM ${NODES_OF} ORDER BY n.id`);
     this.nodesOfSheet = db.prepare(`SELECT n.document FROM ${NODES_OF} AND n.sheet = ? ORDER BY n.id`);

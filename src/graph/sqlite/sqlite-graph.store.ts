@@ -79,6 +79,10 @@ export class SqliteGraphStore implements GraphStore {
     return this.statements.listGraphs.all();
   }
 
+  async hasGraphs(): Promise<boolean> {
+    return this.statements.anyGraph.get() !== undefined;
+  }
+
   async importGraph(workspace: string, document: GraphDocument): Promise<{ nodes: number; edges: number }> {
     return this.importer.importGraph(workspace, document);
   }

@@ -45,6 +45,7 @@ describe(ArangoThreadDocumentMapper.name, () => {
       revision: 0,
       usage: EMPTY_USAGE,
       appliedOperationIds: [],
+      messageCount: 0,
       createdTime: 1_700_000_000_000,
       lastUpdatedTime: 1_700_000_000_000,
     });

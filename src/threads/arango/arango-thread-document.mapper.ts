@@ -35,6 +35,11 @@ export interface ArangoThreadDocument {
   usage: UsageTotals;
   /** Operation ids of the latest commits (bounded): a replay of one of them changes nothing. */
   appliedOperationIds: string[];
+  /**
+   * The messages a client sees (not system or event ones), kept by every commit so that listing threads
+   * never reads their histories; absent on documents written before (counted from the history then).
+   */
+  messageCount: number;
   createdTime: number;
   lastUpdatedTime: number;
 }
@@ -97,6 +102,7 @@ export class ArangoThreadDocumentMapper {
       revision: 0,
       usage: { ...EMPTY_USAGE },
       appliedOperationIds: [],
+      messageCount: 0,
       createdTime: thread.createdTime,
       lastUpdatedTime: thread.createdTime,
     };
@@ -186,6 +192,11 @@ export class ArangoThreadDocumentMapper {
     if (commit.title !== undefined) patch.title = commit.title;
     return patch;
   }
+}
+
+/** How many of these messages a client sees in a thread listing: not the system prompt, contexts or events. */
+export function shownMessageCount(messages: readonly ThreadMessage[]): number {
+  return messages.filter((message) => message.role !== 'system' && message.role !== 'event').length;
 }
 
 function toMessage(raw: unknown, index: number, fallbackTime: number, isFirstSystem: boolean): ThreadMessage {

@@ -1,6 +1,7 @@
 import { Database } from 'arangojs';
 import { AqlQuery, isAqlQuery } from 'arangojs/aql';
 import { containsDeep, limitsNestedLoops, referencedBindVars } from '../../../test/support/aql-bind-vars';
+import { assistantMessage, systemPrompt, userMessage } from '../../../test/support/thread-messages';
 import { EMPTY_USAGE, ThreadMessage } from '../thread.types';
 import { ArangoThreadDocumentMapper } from './arango-thread-document.mapper';
 import { ARANGO_THREAD_NAMES } from './arango-thread.names';
@@ -268,13 +269,33 @@ describe(ArangoThreadQueries.name, () => {
     expect(text).toContain(`state: ${bindVarOf(query, 'completed')}`);
   });
 
-  it('counts only the messages clients see in the thread list, newest first', () => {
+  it('lists threads newest first with their kept message count, reading a history only for a document without one', () => {
     const query = queries.summaries('w', 'u', 'g');
     const text = squash(query);
     expect(text).toContain('SORT t.lastUpdatedTime DESC, t._key DESC');
-    const hidden = text.match(/messageCount: LENGTH\(FOR shown IN history FILTER shown.role NOT IN @(\w+) RETURN 1\)/);
+    // No LET of the history per thread: the count is the document's own, the history a fallback of a ternary.
+    expect(text).not.toMatch(/LET history/);
+    const hidden = text.match(
+      /messageCount: IS_NUMBER\(t\.messageCount\) \? t\.messageCount : LENGTH\(FOR shown IN NOT_NULL\(t\.conversationHistory, \[\]\) FILTER shown\.role NOT IN @(\w+) RETURN 1\)/,
+    );
     expect(query.bindVars[hidden![1]]).toEqual(['system', 'event']);
     expect(text).toContain('pendingInterrupt: t.pendingInterrupt.interrupt != null');
+  });
+
+  it('keeps the count of shown messages with every commit', () => {
+    const query = queries.commit({
+      threadId: 'ai_1',
+      operationId: 'op',
+      expectedRevision: 3,
+      append: [systemPrompt(), userMessage('Q'), assistantMessage('A')],
+      patch: {},
+      now: 5,
+      operationsKept: 100,
+    });
+    const counted = squash(query).match(
+      /messageCount: \(IS_NUMBER\(t\.messageCount\) \? t\.messageCount : .*?\) \+ @(\w+)/,
+    );
+    expect(query.bindVars[counted![1]]).toBe(2);
   });
 
   it('never returns the bookkeeping of a thread document from a read', () => {

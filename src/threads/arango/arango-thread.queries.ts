@@ -2,7 +2,7 @@ import { aql } from 'arangojs';
 import { AqlQuery } from 'arangojs/aql';
 import { DocumentCollection } from 'arangojs/collections';
 import type { ThreadMessage, UsageTotals } from '../thread.types';
-import type { ArangoThreadDocument } from './arango-thread-document.mapper';
+import { type ArangoThreadDocument, shownMessageCount } from './arango-thread-document.mapper';
 
 /** The collections the queries run against (arangojs objects: they become `@@` bind variables). */
 export interface ArangoThreadCollections {
@@ -96,24 +96,25 @@ export class ArangoThreadQueries {
 
   /**
    * The owner's threads of one graph, most recently updated first, without their messages: the count
-   * of what clients see (not system messages) and whether an interrupt waits are computed server-side.
+   * of what clients see is the document's own `messageCount` (kept by every commit), so the histories
+   * are not read; only a document written before it was kept (or a title-less one, for its first
+   * question) has its history read.
    */
   summaries(workspace: string, userId: string, graphKey: string): AqlQuery {
     return aql`
       FOR t IN ${this.c.threads}
         FILTER t.workspace == ${workspace} AND t.userId == ${userId} AND t.graphKey == ${graphKey}
         SORT t.lastUpdatedTime DESC, t._key DESC
-        LET history = NOT_NULL(t.conversationHistory, [])
         RETURN {
           threadId: t._key,
           graphKey: t.graphKey,
           title: t.title,
           type: t.type,
           automationId: t.automationId,
-          firstQuestion: t.title == null ? FIRST(FOR asked IN history FILTER asked.role == ${'user'} LIMIT 1 RETURN asked.content) : null,
+          firstQuestion: t.title == null ? FIRST(FOR asked IN NOT_NULL(t.conversationHistory, []) FILTER asked.role == ${'user'} LIMIT 1 RETURN asked.content) : null,
           createdTime: t.createdTime,
           lastUpdatedTime: t.lastUpdatedTime,
-          messageCount: LENGTH(FOR shown IN history FILTER shown.role NOT IN ${['system', 'event']} RETURN 1),
+          messageCount: IS_NUMBER(t.messageCount) ? t.messageCount : LENGTH(FOR shown IN NOT_NULL(t.conversationHistory, []) FILTER shown.role NOT IN ${['system', 'event']} RETURN 1),
           pendingInterrupt: t.pendingInterrupt.interrupt != null
         }`;
   }
@@ -157,6 +158,7 @@ export class ArangoThreadQueries {
         LIMIT 1
         UPDATE t WITH MERGE(${params.patch}, {
           conversationHistory: APPEND(NOT_NULL(t.conversationHistory, []), ${params.append}),
+          messageCount: (IS_NUMBER(t.messageCount) ? t.messageCount : LENGTH(FOR shown IN NOT_NULL(t.conversationHistory, []) FILTER shown.role NOT IN ${['system', 'event']} RETURN 1)) + ${shownMessageCount(params.append)},
           revision: ${expectedRevision + 1},
           lastUpdatedTime: ${params.now},
           appliedOperationIds: SLICE(APPEND(NOT_NULL(t.appliedOperationIds, []), [${operationId}]), ${-params.operationsKept})

@@ -249,6 +249,7 @@ describe(ArangoThreadRepository.name, () => {
           conversationHistory: append,
           revision: 1,
           appliedOperationIds: ['op'],
+          messageCount: 1,
           lastUpdatedTime: 1_700_000_000_123,
         });
         expect(Object.values(bindVarsOf(1))).toEqual(expect.arrayContaining(['ai_1', 'run-a', 60_050]));

@@ -27,6 +27,7 @@ import {
   ArangoThreadDocument,
   ArangoThreadDocumentMapper,
   PendingThreadRow,
+  shownMessageCount,
   StoredThreadDocument,
   ThreadSummaryRow,
 } from './arango-thread-document.mapper';
@@ -137,6 +138,7 @@ export class ArangoThreadRepository implements ThreadRepository {
       conversationHistory: firstRound.append,
       revision: firstRound.expectedRevision + 1,
       appliedOperationIds: [firstRound.operationId],
+      messageCount: shownMessageCount(firstRound.append),
       lastUpdatedTime,
     };
     await this.runner.transaction(
