@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -7,6 +7,7 @@ import { AiSocketClient } from '../test/support/ai-socket.client';
 import { ScriptedLlmServer, ScriptedTurn } from '../test/support/scripted-llm-server';
 import { seededRandom } from '../test/support/seeded-random';
 import { TestAppProcess } from '../test/support/test-app.process';
+import { armFile, FaultHook, hitFile } from './fault-hooks.setup';
 import { threadProblems } from './thread-validity';
 
 const GRAPH = 'nba-workflow';
@@ -14,16 +15,31 @@ const GRAPH = 'nba-workflow';
 const CHUNK_DELAY_MS = 8;
 /** The dead process's run lease expires this soon (THREAD_LEASE_MS), so the next message is not refused for long. */
 const LEASE_MS = 1_000;
+/** The child's setup module that holds the process inside an aimed window (compiled like this file). */
+const FAULT_HOOKS = path.join(__dirname, `fault-hooks.setup${path.extname(__filename)}`);
+
+/** The windows a kill is aimed at (docs/reliability.md, "Crashes"). */
+export const KILL_PHASES = ['at ai:thread', 'streaming', 'tool round', 'commit'] as const;
+export type KillPhase = (typeof KILL_PHASES)[number];
+
+/** Of the kills aimed at a window, this share at least must land in it (the section's bar). */
+export const LANDED_SHARE_MIN = 0.8;
 
 export interface CrashScenarioOptions {
-  /** Service processes killed (SIGKILL), each at a random moment of a scripted conversation. */
+  /** Service processes killed (SIGKILL), each aimed at one window of a scripted conversation. */
   kills: number;
   /**
-   * Of those, how many are aimed at the narrowest window: the kill is sent the moment the client
-   * receives `ai:thread` (the message must already be stored). Default: a fifth of the kills.
+   * How many are aimed at the moment the client receives `ai:thread` (the message must already be
+   * stored); the rest are spread over streaming, a tool round and a commit. Default: a fifth of the kills.
    */
   killsAtThread?: number;
   seed?: number;
+}
+
+/** Kills aimed at a window, and how many landed in it (checked, not assumed: see each phase). */
+export interface PhaseCount {
+  aimed: number;
+  landed: number;
 }
 
 export interface CrashScenarioResult {
@@ -47,8 +63,10 @@ export interface CrashScenarioResult {
   lostAtThread: number;
   /** Threads that did not answer a next message after the restart. */
   notResumable: number;
-  /** Where in the conversation the kills landed. */
-  killPoints: Record<string, number>;
+  /** Per window: kills aimed at it and kills that landed in it. */
+  phases: Record<KillPhase, PhaseCount>;
+  /** The kills that did not land where they were aimed, and what the client had received. */
+  missed: string[];
   problems: string[];
 }
 
@@ -91,39 +109,88 @@ function conversationTurns(random: () => number): ScriptedTurn[] {
   return turns;
 }
 
-/** SIGKILLs the service from the handler of the request's ai:thread; resolves once it is dead. */
-function killOnThreadEvent(client: AiSocketClient, requestId: number, service: TestAppProcess): Promise<void> {
+/** A long streamed answer and nothing else: ~0.5 s of ai:token events. */
+function streamingTurns(): ScriptedTurn[] {
+  return [
+    {
+      text: 'The fetch-api node calls the NBA stats API for the active players, then hands the rows to filter-active; its failures go to error-handler, which logs them and returns a message.',
+      chunkSize: 3,
+      delayMs: CHUNK_DELAY_MS,
+    },
+  ];
+}
+
+/** A round with a read tool, then an answer. */
+function toolTurns(): ScriptedTurn[] {
+  return [
+    {
+      text: 'Let me look at the node first.',
+      chunkSize: 3,
+      delayMs: CHUNK_DELAY_MS,
+      toolCalls: [{ name: 'read_node_detail', arguments: { nodeKey: 'fetch-api' } }],
+    },
+    { text: 'It calls the NBA stats API.', chunkSize: 3, delayMs: CHUNK_DELAY_MS },
+  ];
+}
+
+/** SIGKILLs the service from the handler of the request's `event` (the `nth` one); resolves once it is dead. */
+function killOnEvent(
+  client: AiSocketClient,
+  requestId: number,
+  service: TestAppProcess,
+  event: 'ai:thread' | 'ai:token',
+  nth = 1,
+): Promise<boolean> {
   return new Promise((resolve, reject) => {
+    let seen = 0;
     const timer = setTimeout(() => {
-      client.socket.off('ai:thread', onThread);
-      service.kill('SIGKILL').then(resolve, reject);
+      client.socket.off(event, onEvent);
+      service.kill('SIGKILL').then(() => resolve(false), reject);
     }, 5_000);
-    const onThread = (payload: { _id: number | null }) => {
-      if (payload._id !== requestId) return;
+    const onEvent = (payload: { _id: number | null }) => {
+      if (payload._id !== requestId || (seen += 1) < nth) return;
       clearTimeout(timer);
-      client.socket.off('ai:thread', onThread);
-      service.kill('SIGKILL').then(resolve, reject);
+      client.socket.off(event, onEvent);
+      service.kill('SIGKILL').then(() => resolve(true), reject);
     };
-    client.socket.on('ai:thread', onThread);
+    client.socket.on(event, onEvent);
   });
 }
 
-/** Where a kill landed, from what the client had received. */
-function killPoint(names: string[]): string {
-  if (names.includes('ai:complete') || names.includes('ai:error')) return 'after the terminal event';
-  if (names.includes('ai:tool_result')) return 'after a tool round';
-  if (names.includes('ai:tool_start')) return 'during a tool round';
-  if (names.includes('ai:token')) return 'mid-stream';
-  if (names.includes('ai:thread')) return 'after ai:thread, before the first token';
-  return 'before ai:thread';
+/** SIGKILLs the service once it is held inside the armed `hook` (its hit file appears); true when it was. */
+async function killWhenHeld(dataDir: string, hook: FaultHook, service: TestAppProcess): Promise<boolean> {
+  const deadline = Date.now() + 5_000;
+  while (!existsSync(hitFile(dataDir, hook)) && Date.now() < deadline) await sleep(2);
+  const held = existsSync(hitFile(dataDir, hook));
+  await service.kill('SIGKILL');
+  return held;
+}
+
+/** The windows of `kills` kills, `atThread` of them at ai:thread, the rest spread evenly, in a seeded order. */
+function killPlan(kills: number, atThread: number, random: () => number): KillPhase[] {
+  const others: KillPhase[] = ['streaming', 'tool round', 'commit'];
+  const plan: KillPhase[] = [
+    ...Array.from({ length: atThread }, () => 'at ai:thread' as const),
+    ...Array.from({ length: kills - atThread }, (_, index) => others[index % others.length]),
+  ];
+  for (let index = plan.length - 1; index > 0; index -= 1) {
+    const other = Math.floor(random() * (index + 1));
+    [plan[index], plan[other]] = [plan[other], plan[index]];
+  }
+  return plan;
 }
 
 /**
- * `kill -9` of the service at random moments of scripted conversations (streams, read-tool rounds,
- * proposals), each followed by a restart on the same data directory (docs/reliability.md). After
- * every restart, every thread must be valid (threadProblems) and hold every message whose storage
- * the client saw acknowledged; the conversation then goes on on the new process (resumability), and
- * at the end every thread answers one more message.
+ * `kill -9` of the service aimed at the windows a crash threatens (docs/reliability.md): the moment
+ * `ai:thread` arrives (the message must be stored), mid-stream (an `ai:token` arrived, no terminal
+ * event), mid tool round (the process held inside a read tool, before its round is committed:
+ * fault-hooks.setup.ts) and mid commit (the process held inside the SQLite transaction of a thread
+ * commit), each followed by a restart on the same data directory. Each phase counts the kills that
+ * landed in it, checked: a streaming kill landed when no terminal event reached the client, a tool
+ * round or commit kill when the process was held in that window when it died. After every restart,
+ * every thread must be valid (threadProblems) and hold every message whose storage the client saw
+ * acknowledged; the conversation then goes on on the new process (resumability), and at the end
+ * every thread answers one more message.
  */
 export async function runCrashScenario(options: CrashScenarioOptions): Promise<CrashScenarioResult> {
   const random = seededRandom(options.seed ?? 1);
@@ -147,49 +214,88 @@ export async function runCrashScenario(options: CrashScenarioOptions): Promise<C
     killsAtThread: 0,
     lostAtThread: 0,
     notResumable: 0,
-    killPoints: {},
+    phases: Object.fromEntries(KILL_PHASES.map((phase) => [phase, { aimed: 0, landed: 0 }])) as Record<
+      KillPhase,
+      PhaseCount
+    >,
+    missed: [],
     problems: [],
   };
   const threads: TrackedThread[] = [];
-  const killsAtThread = Math.min(options.kills, options.killsAtThread ?? Math.ceil(options.kills / 5));
-  // Spread over the run: every n-th kill is aimed at ai:thread.
-  const atThread = new Set(
-    Array.from({ length: killsAtThread }, (_, index) => Math.floor(((index + 0.5) * options.kills) / killsAtThread)),
+  const plan = killPlan(
+    options.kills,
+    Math.min(options.kills, options.killsAtThread ?? Math.ceil(options.kills / 5)),
+    random,
   );
-  let service = await TestAppProcess.start(env, { timeoutMs: 60_000 });
+  const start = () => TestAppProcess.start(env, { timeoutMs: 60_000, setupModule: FAULT_HOOKS });
+  let service = await start();
   let id = 0;
   try {
-    for (let kill = 0; kill < options.kills; kill += 1) {
+    for (const [kill, phase] of plan.entries()) {
       const client = await AiSocketClient.connect(service.url);
       const thread = threads.length > 0 && random() < 0.7 ? threads[Math.floor(random() * threads.length)] : null;
       const message = `Question ${kill}: what does fetch-api do?`;
       server.reset();
-      server.enqueue(...conversationTurns(random));
+      const toolRound = phase === 'tool round' || (phase === 'commit' && random() < 0.5);
+      server.enqueue(
+        ...(phase === 'at ai:thread'
+          ? conversationTurns(random)
+          : phase === 'streaming'
+            ? streamingTurns()
+            : toolRound
+              ? toolTurns()
+              : streamingTurns()),
+      );
       const requestId = ++id;
-      const aimed = atThread.has(kill);
-      const killed = aimed ? killOnThreadEvent(client, requestId, service) : null;
+      // The commit to die in: the request's first one (its message) or, once it streams, its next round's.
+      const commitAtStart = phase === 'commit' && random() < 0.4;
+      if (phase === 'tool round') writeFileSync(armFile(dataDir, 'tool'), '');
+      if (commitAtStart) writeFileSync(armFile(dataDir, 'commit'), '');
+      const killed =
+        phase === 'at ai:thread'
+          ? killOnEvent(client, requestId, service, 'ai:thread')
+          : phase === 'streaming'
+            ? killOnEvent(client, requestId, service, 'ai:token', 1 + Math.floor(random() * 4))
+            : phase === 'tool round'
+              ? killWhenHeld(dataDir, 'tool', service)
+              : commitAtStart
+                ? killWhenHeld(dataDir, 'commit', service)
+                : new Promise<boolean>((resolve, reject) => {
+                    client.socket.once('ai:token', () => {
+                      writeFileSync(armFile(dataDir, 'commit'), '');
+                      killWhenHeld(dataDir, 'commit', service).then(resolve, reject);
+                    });
+                  });
       client.socket.emit('ai:chat', {
         _id: requestId,
         graphKey: GRAPH,
         message,
         ...(thread ? { threadId: thread.threadId } : {}),
       });
-      if (killed) {
-        // The kill goes out from the event handler of ai:thread itself: no other event of the request is read first.
-        await killed;
-        result.killsAtThread += 1;
-      } else {
-        // Anywhere from before the request is read to after the answer (~0.8 s of streaming and tools).
-        await sleep(Math.floor(random() * 1_000));
-        await service.kill('SIGKILL');
+      const held = await killed;
+      // A hook still armed would hold the next process: the arming belongs to this kill only.
+      for (const hook of ['tool', 'commit'] as const) {
+        rmSync(armFile(dataDir, hook), { force: true });
+        rmSync(hitFile(dataDir, hook), { force: true });
       }
       client.close();
       result.kills += 1;
 
       const events = client.eventsOf(requestId);
       const names = events.map((event) => event.event);
-      const point = aimed ? 'the moment ai:thread arrived' : killPoint(names);
-      result.killPoints[point] = (result.killPoints[point] ?? 0) + 1;
+      const terminal = names.includes('ai:complete') || names.includes('ai:error');
+      const landed =
+        phase === 'at ai:thread'
+          ? held
+          : phase === 'streaming'
+            ? held && names.includes('ai:token') && !terminal
+            : held && !terminal;
+      result.phases[phase].aimed += 1;
+      if (landed) result.phases[phase].landed += 1;
+      else result.missed.push(`kill ${kill} aimed at ${phase}: received ${names.join(', ') || 'nothing'}`);
+      if (phase === 'at ai:thread' && held) result.killsAtThread += 1;
+      const point = phase;
+      const aimed = phase === 'at ai:thread';
       const threadId = (
         events.find((event) => event.event === 'ai:thread')?.payload as { threadId?: string } | undefined
       )?.threadId;
@@ -203,7 +309,7 @@ export async function runCrashScenario(options: CrashScenarioOptions): Promise<C
       }
       if (tracked && acknowledged) tracked.acknowledged.push(message);
 
-      service = await TestAppProcess.start(env, { timeoutMs: 60_000 });
+      service = await start();
       result.restarts += 1;
       // Every thread, after every restart: valid, and holding every acknowledged message.
       for (const known of threads) {

@@ -9,7 +9,7 @@ import { configureLogging } from '../src/observability/logger';
 import { ApplyWindowResult, runApplyWindowScenario } from './apply-window.scenario';
 import { CommitConflictResult, runCommitConflictScenario } from './commit-conflict.scenario';
 import { ContextLengthResult, runContextLengthScenario } from './context-length.scenario';
-import { CrashScenarioResult, runCrashScenario } from './crash.scenario';
+import { CrashScenarioResult, KILL_PHASES, LANDED_SHARE_MIN, runCrashScenario } from './crash.scenario';
 import { IsolationScenarioResult, runIsolationScenario } from './isolation.scenario';
 import {
   REDIS_FAULTS,
@@ -27,8 +27,9 @@ import { runUpstreamFaultsScenario, UpstreamFaultsResult } from './upstream-faul
  * `npm run faults`: the service under faults and hostile input, with the counts docs/reliability.md
  * reports. Each section is a scenario of this folder (the CI-sized runs of the same scenarios are
  * test/faults/*.e2e-spec.ts, part of `npm test`):
- *   crash        kill -9 of the service at random moments of conversations, restarted on the same data (50 kills,
- *                a fifth of them sent the moment ai:thread arrives)
+ *   crash        kill -9 of the service aimed at the moment ai:thread arrives, mid-stream, mid tool round and mid
+ *                commit (50 kills: a fifth at ai:thread, the rest spread evenly), restarted on the same data; each
+ *                window must see at least 80 % of the kills aimed at it land there
  *   race         100 racing resumes of one interrupt across two processes on one SQLite store (3 rounds)
  *   upstream     every upstream fault mid-conversation, on the OpenAI and Anthropic wires (3 times each)
  *   fuzz-rest    1,000 fast-check cases per REST operation of the OpenAPI document
@@ -77,7 +78,19 @@ const count = (value: number) => Math.round(value).toLocaleString('en-US');
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 
 function crashFigures(result: CrashScenarioResult): Figure[] {
+  const phases = KILL_PHASES.map((phase) => {
+    const { aimed, landed } = result.phases[phase];
+    const needed = Math.max(1, Math.ceil(aimed * LANDED_SHARE_MIN));
+    return {
+      section: 'crash' as const,
+      figure: `kills aimed ${phase === 'at ai:thread' ? 'at the moment ai:thread arrives' : `mid ${phase}`}: landed there`,
+      value: `${count(landed)} of ${count(aimed)}`,
+      bar: `≥ ${count(needed)}`,
+      pass: aimed > 0 && landed >= needed,
+    };
+  });
   return [
+    ...phases,
     {
       section: 'crash',
       figure: 'kill -9 survived (restarts on the same data)',
