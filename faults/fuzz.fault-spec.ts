@@ -41,9 +41,24 @@ describe('Fuzzing every REST route of the OpenAPI document and every socket even
     expectClean(result);
   }, 180_000);
 
+  it('with JWT auth across roles and two workspaces, fuzzed query strings and headers too: no 5xx, the error shape, no answer without a valid token', async () => {
+    const result = await runRestFuzzScenario({ runs: RUNS, seed: SEED, auth: true });
+    expectClean(result);
+    expect(result.authBypasses).toBe(0);
+  }, 240_000);
+
   it('answers every generated socket payload without internal errors, in the ai:error shape, and keeps its memory', async () => {
     const result = await runSocketFuzzScenario({ runs: RUNS, seed: SEED });
     expect(result.targets.map((target) => target.target)).toEqual(gatewayEvents());
     expectClean(result);
+    expect(result.terminalViolations).toBe(0);
   }, 180_000);
+
+  it('with JWT auth across roles, two workspaces and fuzzed handshakes: no internal error, one terminal event per request, no socket without a valid token from an allowed page', async () => {
+    const result = await runSocketFuzzScenario({ runs: RUNS, seed: SEED, auth: true });
+    expect(result.targets.map((target) => target.target)).toEqual([...gatewayEvents(), 'handshake']);
+    expectClean(result);
+    expect(result.terminalViolations).toBe(0);
+    expect(result.authBypasses).toBe(0);
+  }, 240_000);
 });

@@ -33,7 +33,12 @@ import { runUpstreamFaultsScenario, UpstreamFaultsResult } from './upstream-faul
  *   race         100 racing resumes of one interrupt across two processes on one SQLite store (3 rounds)
  *   upstream     every upstream fault mid-conversation, on the OpenAI and Anthropic wires (3 times each)
  *   fuzz-rest    1,000 fast-check cases per REST operation of the OpenAPI document
- *   fuzz-socket  1,000 fast-check cases per socket event of the gateway
+ *   fuzz-socket  1,000 fast-check cases per socket event of the gateway; exactly one terminal event per request
+ *   fuzz-rest-auth    the same with AUTH_MODE=jwt: each case as a role of two workspaces or a hostile client, query
+ *                     strings and headers fuzzed; no route that requires a token answers without a valid one
+ *   fuzz-socket-auth  the same on the socket: one socket per role and workspace, message tokens fuzzed, plus 1,000
+ *                     fuzzed handshakes (token, page origin, query string): none connects without a valid token
+ *                     from an allowed page
  *   isolation    8 conversations × 25 questions at once, each on its own thread and socket: never mixed
  *   conflicts    30 runs whose round commit meets a revision conflict (another writer renames the thread): replayed
  *   context-length  30 questions on one thread outgrowing the model's window: each retried once, smaller
@@ -44,7 +49,7 @@ import { runUpstreamFaultsScenario, UpstreamFaultsResult } from './upstream-faul
  *                10 stale proposals; 10 reverts over a human's later edit
  *
  *   npm run faults                 (= npm run build && node --expose-gc dist/faults/run-faults.js)
- *   node --expose-gc dist/faults/run-faults.js [--only crash,race,upstream,fuzz-rest,fuzz-socket,isolation,conflicts,context-length,redis,apply-window]
+ *   node --expose-gc dist/faults/run-faults.js [--only crash,race,upstream,fuzz-rest,fuzz-socket,fuzz-rest-auth,fuzz-socket-auth,isolation,conflicts,context-length,redis,apply-window]
  *        [--kills 50] [--kills-at-thread 10] [--resumes 100] [--rounds 3] [--repeat 3] [--runs 1000] [--conversations 8] [--questions 25] [--conflict-runs 30] [--context-questions 30]
  *        [--redis-faults full,readonly,idle-timeout,client-kill,restart,sigstop]
  *        [--approval-kills 50] [--batch-kills 20] [--race-rounds 10] [--stale-checks 10] [--revert-checks 20] [--seed 1] [--out FILE]
@@ -58,6 +63,8 @@ const SECTIONS = [
   'upstream',
   'fuzz-rest',
   'fuzz-socket',
+  'fuzz-rest-auth',
+  'fuzz-socket-auth',
   'isolation',
   'conflicts',
   'context-length',
@@ -175,19 +182,42 @@ function upstreamFigures(result: UpstreamFaultsResult): Figure[] {
   });
 }
 
-function fuzzFigures(section: 'fuzz-rest' | 'fuzz-socket', result: FuzzResult): Figure[] {
+function fuzzFigures(
+  section: 'fuzz-rest' | 'fuzz-socket' | 'fuzz-rest-auth' | 'fuzz-socket-auth',
+  result: FuzzResult,
+): Figure[] {
   const growth = result.memory.heapAfterBytes - result.memory.heapBeforeBytes;
+  const rest = section.startsWith('fuzz-rest');
+  const auth = section.endsWith('-auth');
+  const label = `${rest ? 'REST' : 'socket'}${auth ? ' with JWT' : ''}`;
   return [
     ...result.targets.map((target) => ({
       section,
-      figure: `fuzz ${target.target}`,
-      value: `${count(target.cases)} cases: ${target.serverErrors} ${section === 'fuzz-rest' ? '5xx' : 'internal'}, ${target.badShapes} bad shapes`,
-      bar: '0 / 0',
-      pass: target.serverErrors === 0 && target.badShapes === 0 && target.counterexample === undefined,
+      figure: `fuzz${auth ? ' (JWT)' : ''} ${target.target}`,
+      value:
+        `${count(target.cases)} cases: ${target.serverErrors} ${rest ? '5xx' : 'internal'}, ${target.badShapes} bad shapes` +
+        (target.authBypasses !== undefined ? `, ${target.authBypasses} without a valid token let through` : ''),
+      bar: target.authBypasses !== undefined ? '0 / 0 / 0' : '0 / 0',
+      pass:
+        target.serverErrors === 0 &&
+        target.badShapes === 0 &&
+        (target.authBypasses ?? 0) === 0 &&
+        target.counterexample === undefined,
     })),
+    ...(result.terminalViolations !== undefined
+      ? [
+          {
+            section,
+            figure: `fuzz ${label}: requests without exactly one terminal event, or with an event after it`,
+            value: count(result.terminalViolations),
+            bar: '0',
+            pass: result.terminalViolations === 0,
+          },
+        ]
+      : []),
     {
       section,
-      figure: `fuzz ${section === 'fuzz-rest' ? 'REST' : 'socket'}: crashes; heap after a full GC, before → after`,
+      figure: `fuzz ${label}: crashes; heap after a full GC, before → after`,
       value: `${result.crashes}; ${mb(result.memory.heapBeforeBytes)} → ${mb(result.memory.heapAfterBytes)} (${growth >= 0 ? '+' : ''}${mb(growth)})`,
       bar: '0; < +24 MB',
       pass: result.crashes === 0 && growth < 24 * 1024 * 1024,
@@ -409,6 +439,16 @@ async function main(): Promise<void> {
     'fuzz-socket',
     () => runSocketFuzzScenario({ runs: numberArgument('runs') ?? 1_000, seed }),
     (result) => fuzzFigures('fuzz-socket', result),
+  );
+  await run(
+    'fuzz-rest-auth',
+    () => runRestFuzzScenario({ runs: numberArgument('runs') ?? 1_000, seed, auth: true }),
+    (result) => fuzzFigures('fuzz-rest-auth', result),
+  );
+  await run(
+    'fuzz-socket-auth',
+    () => runSocketFuzzScenario({ runs: numberArgument('runs') ?? 1_000, seed, auth: true }),
+    (result) => fuzzFigures('fuzz-socket-auth', result),
   );
   await run(
     'isolation',
