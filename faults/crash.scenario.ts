@@ -7,7 +7,7 @@ import { AiSocketClient } from '../test/support/ai-socket.client';
 import { ScriptedLlmServer, ScriptedTurn } from '../test/support/scripted-llm-server';
 import { seededRandom } from '../test/support/seeded-random';
 import { TestAppProcess } from '../test/support/test-app.process';
-import { armFile, FaultHook, hitFile } from './fault-hooks.setup';
+import { armFile, FaultHook, hitFile } from './crash-window.probe';
 import { threadProblems } from './thread-validity';
 
 const GRAPH = 'nba-workflow';
@@ -16,9 +16,9 @@ const CHUNK_DELAY_MS = 8;
 /** The dead process's run lease expires this soon (THREAD_LEASE_MS), so the next message is not refused for long. */
 const LEASE_MS = 1_000;
 /** The child's setup module that holds the process inside an aimed window (compiled like this file). */
-const FAULT_HOOKS = path.join(__dirname, `fault-hooks.setup${path.extname(__filename)}`);
+const CRASH_WINDOW_PROBE = path.join(__dirname, `crash-window.probe${path.extname(__filename)}`);
 
-/** The windows a kill is aimed at (docs/reliability.md, "Crashes"). */
+/** The windows a kill is aimed at. */
 export const KILL_PHASES = ['at ai:thread', 'streaming', 'tool round', 'commit'] as const;
 export type KillPhase = (typeof KILL_PHASES)[number];
 
@@ -181,10 +181,10 @@ function killPlan(kills: number, atThread: number, random: () => number): KillPh
 }
 
 /**
- * `kill -9` of the service aimed at the windows a crash threatens (docs/reliability.md): the moment
+ * `kill -9` of the service aimed at the windows a crash threatens: the moment
  * `ai:thread` arrives (the message must be stored), mid-stream (an `ai:token` arrived, no terminal
  * event), mid tool round (the process held inside a read tool, before its round is committed:
- * fault-hooks.setup.ts) and mid commit (the process held inside the SQLite transaction of a thread
+ * crash-window.probe.ts) and mid commit (the process held inside the SQLite transaction of a thread
  * commit), each followed by a restart on the same data directory. Each phase counts the kills that
  * landed in it, checked: a streaming kill landed when no terminal event reached the client, a tool
  * round or commit kill when the process was held in that window when it died. After every restart,
@@ -227,7 +227,7 @@ export async function runCrashScenario(options: CrashScenarioOptions): Promise<C
     Math.min(options.kills, options.killsAtThread ?? Math.ceil(options.kills / 5)),
     random,
   );
-  const start = () => TestAppProcess.start(env, { timeoutMs: 60_000, setupModule: FAULT_HOOKS });
+  const start = () => TestAppProcess.start(env, { timeoutMs: 60_000, setupModule: CRASH_WINDOW_PROBE });
   let service = await start();
   let id = 0;
   try {

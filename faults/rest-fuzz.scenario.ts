@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { TestAppProcess } from '../test/support/test-app.process';
 import { errorShapeProblem } from './error-shape';
-import { fuzzAuthEnv, fuzzPrincipals } from './fuzz-principals';
+import { fuzzAuthEnv, fuzzPrincipals } from './fuzz-principals.fixture';
 import { OpenApiSchema, pathParameter, requestBodyText, SchemaComponents } from './openapi-body.arbitrary';
 
 export interface FuzzOptions {
@@ -14,7 +14,7 @@ export interface FuzzOptions {
   seed?: number;
   /**
    * With authentication on (AUTH_MODE=jwt): each case acts as one of every role in two workspaces or
-   * as a hostile client (fuzz-principals.ts), with its query string and headers fuzzed too.
+   * as a hostile client (fuzz-principals.fixture.ts), with its query string and headers fuzzed too.
    */
   auth?: boolean;
 }
@@ -134,11 +134,10 @@ function send(
  * shaped by each operation's request schema, one-thing-wrong variants, any JSON and hostile texts,
  * with random path parameters; `runs` cases per operation against the real service in a child
  * process (offline model). Without `auth`: AUTH_MODE=none. With it: AUTH_MODE=jwt, each case acting
- * as a role of one of two workspaces or as a hostile client (fuzz-principals.ts), with fuzzed query
+ * as a role of one of two workspaces or as a hostile client (fuzz-principals.fixture.ts), with fuzzed query
  * strings and headers. The property: the answer is not 5xx, every error answer is in PROTOCOL.md's
  * shape (errorShapeProblem), and (with auth) a route that requires a token never answers below 400
- * without a valid one. Afterwards the process must be alive and its heap back near its baseline
- * (docs/reliability.md).
+ * without a valid one. Afterwards the process must be alive and its heap back near its baseline.
  */
 export async function runRestFuzzScenario(options: FuzzOptions): Promise<FuzzResult> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'faults-rest-fuzz-'));

@@ -9,7 +9,7 @@ import { io } from 'socket.io-client';
 import { AiSocketClient, ReceivedEvent } from '../test/support/ai-socket.client';
 import { TestAppProcess } from '../test/support/test-app.process';
 import { socketErrorShapeProblem } from './error-shape';
-import { FuzzPrincipal, fuzzAuthEnv, fuzzPrincipals } from './fuzz-principals';
+import { FuzzPrincipal, fuzzAuthEnv, fuzzPrincipals } from './fuzz-principals.fixture';
 import { FuzzOptions, FuzzResult, FuzzTargetResult } from './rest-fuzz.scenario';
 
 /** Every client → server event the gateway subscribes to (its @SubscribeMessage metadata): events added later are fuzzed too. */
@@ -102,7 +102,7 @@ function payloadArbitrary(tokens: readonly string[]): fc.Arbitrary<unknown> {
 const OWN_ID_BASE = 10_000_000;
 
 /**
- * Requests of the fuzz's own `_id`s that broke docs/protocol.md §4: an event received but not exactly one
+ * Requests of the fuzz's own `_id`s that broke PROTOCOL.md §4: an event received but not exactly one
  * terminal (ai:complete or ai:error), or an event after it.
  */
 export function terminalViolations(received: readonly ReceivedEvent[], ownIds: ReadonlySet<number>): string[] {
@@ -207,8 +207,7 @@ function handshake(
  * `ai:error` is in PROTOCOL.md §4's shape and never `internal`, the sockets stay connected, every
  * request of the fuzz's own `_id`s that got an event gets exactly one terminal event and nothing
  * after it, and a handshake connects only with a valid token from an allowed page (its refusals in
- * the connect_error shape). Afterwards the process must be alive and its heap back near its baseline
- * (docs/reliability.md).
+ * the connect_error shape). Afterwards the process must be alive and its heap back near its baseline.
  */
 export async function runSocketFuzzScenario(options: FuzzOptions): Promise<FuzzResult> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'faults-socket-fuzz-'));

@@ -3,7 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { NextFunction, Request, Response } from 'express';
-import { apiDocsHeaders } from './api-docs.headers';
+import { apiDocsHeaders } from './api-docs.middleware';
 import { AppModule, AppModuleOptions } from './app.module';
 import { AppConfig } from './config/app-config';
 import { HttpErrorFilter } from './errors/http-error.filter';

@@ -9,7 +9,7 @@ import { ANONYMOUS_PRINCIPAL } from './anonymous-principal';
 import { bearerTokenOf } from './bearer-token';
 import { JwtTokenVerifier } from './jwt-token.verifier';
 import { Principal } from './principal';
-import { socketOriginProblem } from './socket-origin.check';
+import { socketOriginProblem } from './socket-origin.checker';
 
 /** What the middleware leaves in `socket.data`. */
 export interface AuthenticatedSocketData {

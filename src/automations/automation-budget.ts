@@ -1,6 +1,6 @@
 import type { Locale } from '../config/app-config';
 import { AppError } from '../errors/app-error';
-import { unpricedModelMessage } from '../providers/model-pricing';
+import { unpricedModelMessage } from '../providers/model-price.resolver';
 import { TokenLimitError } from '../providers/token-limit.error';
 import type { TokenTracker } from '../providers/token.tracker';
 import type { UsageTotals } from '../threads/thread.types';
@@ -14,7 +14,7 @@ export interface BudgetRefusal {
   message: string;
 }
 
-/** The model a run would call and whether its calls have a price (ModelPricing). */
+/** The model a run would call and whether its calls have a price (ModelPriceResolver). */
 export interface RunModel {
   provider: string;
   model: string;

@@ -31,7 +31,7 @@ export interface HousekeepingReport {
 }
 
 /**
- * Keeps what automations leave behind bounded (docs/automations.md, "Retention"):
+ * Keeps what automations leave behind bounded:
  *  - an interrupted run whose automation stops on a newer interrupt is superseded: its proposal or
  *    question is settled as not applied (every tool call of it gets its result, an assistant line says
  *    why), its run recorded failed / `superseded`, so the approval queue holds one entry per automation;

@@ -8,7 +8,7 @@ import { Logger } from '../observability/logger';
 import type { ProviderConfigRepository } from '../providers/configs/provider-config.repository';
 import { PROVIDER_CONFIG_REPOSITORY } from '../providers/configs/provider-config-repository.token';
 import { WorkspaceLlmProviders } from '../providers/configs/workspace-llm-providers';
-import { unpricedModelMessage } from '../providers/model-pricing';
+import { unpricedModelMessage } from '../providers/model-price.resolver';
 import { generateSortableId } from '../threads/sortable-id.generator';
 import {
   AutomationChanges,

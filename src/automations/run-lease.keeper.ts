@@ -14,7 +14,7 @@ export interface HeldRun {
 }
 
 /**
- * Keeps a run's hold on its automation (docs/automations.md, "One run at a time"): renews the lease
+ * Keeps a run's hold on its automation (one run at a time): renews the lease
  * every third of its time. The run must stop as soon as the hold is not certain any more, before
  * another instance may take the automation over: when the store says another run holds it, and when
  * renewals fail (the store unreachable, or a renewal still pending) so long that the next attempt

@@ -29,7 +29,7 @@ export interface ProviderRegistryEntry {
   readonly contextWindow: number;
   /**
    * The price of its default model and, for a model config/model-prices.json does not know, the
-   * fallback (docs/llm-providers.md, "Cost"). Null: the entry has no price of its own (the generic
+   * fallback. Null: the entry has no price of its own (the generic
    * `openai-compatible` entry may be any endpoint), so only the table or a configuration prices it.
    */
   readonly pricing: ProviderPricing | null;

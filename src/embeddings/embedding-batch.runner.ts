@@ -2,7 +2,7 @@ import { AppError } from '../errors/app-error';
 import { isAbortError } from '../providers/llm-abort.error';
 import { abortableSleep, DEFAULT_RETRY_BACKOFF, retryDelayMs, RetryBackoffOptions } from '../providers/retry-backoff';
 import { EmbeddingProvider } from './embedding-provider';
-import { describeUpstreamError, upstreamErrorText } from '../observability/upstream-error.text';
+import { describeUpstreamError, upstreamErrorText } from '../observability/upstream-error.masker';
 
 export interface EmbeddingBatchRunnerOptions {
   /** Retries of a retryable failure (rate limit, 5xx, timeout, network) on top of the SDK's own. Default 2. */

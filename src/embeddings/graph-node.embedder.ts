@@ -8,7 +8,7 @@ import { EmbeddingBatchRunner, EmbeddingBatchRunnerOptions } from './embedding-b
 import { EmbeddingProvider } from './embedding-provider';
 import { EmbeddingRunReport, emptyEmbeddingRunReport } from './embedding-run.report';
 import { planNodeEmbedding } from './node-embedding.planner';
-import { describeUpstreamError } from '../observability/upstream-error.text';
+import { describeUpstreamError } from '../observability/upstream-error.masker';
 
 export interface GraphNodeEmbedderOptions extends EmbeddingBatchRunnerOptions {
   /** Texts per upstream call (EMBEDDING_BATCH_SIZE). */

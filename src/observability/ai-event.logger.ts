@@ -1,5 +1,5 @@
 import { isAiDebugEnabled, Logger } from './logger';
-import { upstreamErrorText } from './upstream-error.text';
+import { upstreamErrorText } from './upstream-error.masker';
 
 /** The debug events; emitted only when AI_DEBUG is on. */
 export type AiDebugEvent =

@@ -22,7 +22,7 @@ export interface LlmProviderFactoryOptions {
   events?: AiEventLogger;
   /** Latency and upstream errors of each call (metrics); the offline provider makes no upstream call. */
   observer?: LlmCallObserver;
-  /** The price of the selection's model (ModelPricing), carried by the provider for the TokenTracker. */
+  /** The price of the selection's model (ModelPriceResolver), carried by the provider for the TokenTracker. */
   pricing?: ProviderPricing | null;
 }
 

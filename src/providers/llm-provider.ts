@@ -38,7 +38,7 @@ export interface LlmProvider {
   /** True for the offline provider: no model behind it, no tools, no cost. */
   readonly offline: boolean;
   /**
-   * What its calls cost, resolved when it was built (ModelPricing: a configuration's own prices, the
+   * What its calls cost, resolved when it was built (ModelPriceResolver: a configuration's own prices, the
    * model table, the registry entry); null: no price is known; absent: the TokenTracker prices the
    * calls by provider name and model.
    */

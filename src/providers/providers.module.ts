@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/app-config.token';
 import { ConfigValidationError } from '../config/config-validation.error';
-import { ModelPriceTable } from '../config/model-price.table';
+import { ModelPriceTable } from '../config/model-price-table';
 import { ProviderRegistry } from '../config/provider-registry';
 import { AiEventLogger } from '../observability/ai-event.logger';
 import { Logger } from '../observability/logger';
@@ -11,7 +11,7 @@ import { ObservabilityModule } from '../observability/observability.module';
 import { LlmErrorClassifier } from './llm-error.classifier';
 import { LlmMetrics } from './llm.metrics';
 import { LlmProvider } from './llm-provider';
-import { ModelPricing, unpricedModelMessage } from './model-pricing';
+import { ModelPriceResolver, unpricedModelMessage } from './model-price.resolver';
 import { createLlmProvider, describeLlmSelection } from './llm-provider.factory';
 import { selectLlmProvider } from './llm-provider.selector';
 import { LLM_PROVIDER } from './llm-provider.token';
@@ -33,9 +33,9 @@ const logger = new Logger('providers');
   providers: [
     { provide: PROVIDER_REGISTRY, useFactory: (): ProviderRegistry => ProviderRegistry.load() },
     {
-      provide: ModelPricing,
+      provide: ModelPriceResolver,
       inject: [PROVIDER_REGISTRY],
-      useFactory: (registry: ProviderRegistry) => new ModelPricing(registry, ModelPriceTable.load()),
+      useFactory: (registry: ProviderRegistry) => new ModelPriceResolver(registry, ModelPriceTable.load()),
     },
     {
       provide: LlmMetrics,
@@ -49,15 +49,15 @@ const logger = new Logger('providers');
     },
     {
       provide: LLM_PROVIDER,
-      inject: [APP_CONFIG, PROVIDER_REGISTRY, LlmMetrics, ModelPricing],
+      inject: [APP_CONFIG, PROVIDER_REGISTRY, LlmMetrics, ModelPriceResolver],
       useFactory: (
         config: AppConfig,
         registry: ProviderRegistry,
         llmMetrics: LlmMetrics,
-        pricing: ModelPricing,
+        prices: ModelPriceResolver,
       ): LlmProvider => {
         const selection = selectLlmProvider(config, registry);
-        const price = pricing.priceOf({ provider: selection.providerName, model: selection.model });
+        const price = prices.priceOf({ provider: selection.providerName, model: selection.model });
         if (!price && config.agent.maxCostUsd > 0) {
           // AI_MAX_COST_USD would never fire: every call of this model would count $0.
           throw new ConfigValidationError([
@@ -80,11 +80,11 @@ const logger = new Logger('providers');
     },
     {
       provide: TokenTracker,
-      inject: [APP_CONFIG, ModelPricing, TokenUsageMetrics],
-      useFactory: (config: AppConfig, pricing: ModelPricing, usageMetrics: TokenUsageMetrics): TokenTracker => {
+      inject: [APP_CONFIG, ModelPriceResolver, TokenUsageMetrics],
+      useFactory: (config: AppConfig, prices: ModelPriceResolver, usageMetrics: TokenUsageMetrics): TokenTracker => {
         const limitLogger = new Logger('tokens');
         return new TokenTracker({
-          pricingFor: (provider, model) => pricing.priceOf({ provider, model })?.pricing ?? null,
+          pricingFor: (provider, model) => prices.priceOf({ provider, model })?.pricing ?? null,
           limits: {
             maxTokensPerCall: config.agent.maxTokensPerCall,
             maxTotalTokens: config.agent.maxTotalTokens,
@@ -103,6 +103,6 @@ const logger = new Logger('providers');
       useFactory: (config: AppConfig) => new LlmErrorClassifier(config.locale),
     },
   ],
-  exports: [LLM_PROVIDER, TokenTracker, LlmErrorClassifier, PROVIDER_REGISTRY, LlmMetrics, ModelPricing],
+  exports: [LLM_PROVIDER, TokenTracker, LlmErrorClassifier, PROVIDER_REGISTRY, LlmMetrics, ModelPriceResolver],
 })
 export class ProvidersModule {}

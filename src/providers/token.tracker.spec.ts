@@ -1,14 +1,14 @@
-import { ModelPriceTable } from '../config/model-price.table';
+import { ModelPriceTable } from '../config/model-price-table';
 import { ProviderRegistry, defaultRegistryPath } from '../config/provider-registry';
 import { LogEntry } from '../observability/log-entry';
 import { resetLogSink, setLogSink } from '../observability/logger';
 import { toErrorBody } from '../errors/to-error-body';
-import { ModelPricing } from './model-pricing';
+import { ModelPriceResolver } from './model-price.resolver';
 import { TokenLimitError } from './token-limit.error';
 import { TokenCostEntry, TokenLimitExceeded, TokenTracker } from './token.tracker';
 
 const registry = ProviderRegistry.load(defaultRegistryPath());
-const modelPricing = new ModelPricing(registry, ModelPriceTable.load());
+const modelPricing = new ModelPriceResolver(registry, ModelPriceTable.load());
 const pricingFor = (provider: string, model: string) => modelPricing.priceOf({ provider, model })?.pricing ?? null;
 
 describe(TokenTracker.name, () => {

@@ -33,7 +33,7 @@ export interface TokenUsageMeta {
   threadId?: string;
   workspace?: string;
   /**
-   * The call's price when the provider knows it (a workspace configuration's provider: ModelPricing);
+   * The call's price when the provider knows it (a workspace configuration's provider: ModelPriceResolver);
    * null: known to have none; absent: priced by provider and model (pricingFor).
    */
   pricing?: ProviderPricing | null;
@@ -61,7 +61,7 @@ export interface TokenTotals {
 }
 
 export interface TokenTrackerOptions {
-  /** The price of a model of a registry provider (ModelPricing); none: the call is counted 0 and logged unpriced. */
+  /** The price of a model of a registry provider (ModelPriceResolver); none: the call is counted 0 and logged unpriced. */
   pricingFor?: (provider: string, model: string) => ProviderPricing | null | undefined;
   limits?: Partial<TokenLimits>;
   onLimitExceeded?: (exceeded: TokenLimitExceeded) => void;
@@ -90,8 +90,8 @@ function formatUsd(value: number): string {
 }
 
 /**
- * Token and cost accounting (docs/llm-providers.md): cache-aware cost per call at its model's price
- * (ModelPricing: a configuration's own, config/model-prices.json, the registry entry's), totals per thread and per workspace, and the limits of AI_MAX_*. One instance per
+ * Token and cost accounting: cache-aware cost per call at its model's price
+ * (ModelPriceResolver: a configuration's own, config/model-prices.json, the registry entry's), totals per thread and per workspace, and the limits of AI_MAX_*. One instance per
  * process (ProvidersModule); the agent records each call's usage and asks assertWithinBudget()
  * before the next upstream call.
  */

@@ -23,7 +23,7 @@ import { toRelevantEdge, toRelevantNode } from './relevant-node.mapper';
 import { fuseByScore } from './score-fusion';
 import { buildContextMessage } from './toon-context.encoder';
 import { TtlLruCache } from './ttl-lru.cache';
-import { describeUpstreamError } from '../observability/upstream-error.text';
+import { describeUpstreamError } from '../observability/upstream-error.masker';
 
 export interface RetrieveOptions {
   /** Node keys pinned by the user: always in the context, first; unknown keys are skipped. */

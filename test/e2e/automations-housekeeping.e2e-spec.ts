@@ -32,13 +32,12 @@ const proposeNode = (nodeKey: string) => ({
 });
 
 /**
- * What automations leave behind and how many run at once (docs/automations.md, "Limits" and
- * "Retention"), on the real service with a clock the test moves: the run limits queue slots rather
+ * What automations leave behind and how many run at once, on the real service with a clock the test moves: the run limits queue slots rather
  * than drop them and never let one workspace starve another; a newer proposal supersedes an older
  * one, an unanswered one expires; old runs go with their threads; an unusable schedule disables its
  * automation with the reason; a cost budget needs a priced model.
  */
-describe('Automation limits and housekeeping (docs/automations.md)', () => {
+describe('Automation limits and housekeeping', () => {
   let server: ScriptedLlmServer;
   let app: TestApp;
   const clock = new ManualClock(Date.now());

@@ -13,7 +13,7 @@ function monthOf(time: number, timeZone: string): string {
 }
 
 /**
- * The automations' bookkeeping beyond their runs (docs/automations.md):
+ * The automations' bookkeeping beyond their runs:
  *  - `ai_automation_spend`: what each automation spent per month of its zone, added to by every recorded
  *    usage, never pruned with the runs, so the monthly budget keeps counting whatever the retention
  *    deletes. Filled here from the runs already stored (their cost in the month they started).

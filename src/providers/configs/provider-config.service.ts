@@ -5,7 +5,7 @@ import { ProviderPricing, ProviderRegistry } from '../../config/provider-registr
 import { AppError } from '../../errors/app-error';
 import { Logger } from '../../observability/logger';
 import { GENERIC_OPENAI_COMPATIBLE } from '../llm-provider.selector';
-import { ModelPricing, unpricedModelMessage } from '../model-pricing';
+import { ModelPriceResolver, unpricedModelMessage } from '../model-price.resolver';
 import { PROVIDER_REGISTRY } from '../provider-registry.token';
 import { generateProviderConfigId } from './provider-config.id';
 import {
@@ -61,7 +61,7 @@ export class ProviderConfigService {
     @Inject(PROVIDER_REGISTRY) private readonly registry: ProviderRegistry,
     private readonly cipher: SecretCipher,
     private readonly providers: WorkspaceLlmProviders,
-    private readonly pricing: ModelPricing,
+    private readonly prices: ModelPriceResolver,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -200,7 +200,7 @@ export class ProviderConfigService {
 
   /**
    * With AI_MAX_COST_USD set, every run must be priced, or the service's cost budget would never count
-   * this configuration's calls: one whose model has no price (ModelPricing) must carry its own.
+   * this configuration's calls: one whose model has no price (ModelPriceResolver) must carry its own.
    */
   private checkPriced(
     provider: string,
@@ -209,7 +209,7 @@ export class ProviderConfigService {
     pricing: ProviderPricing | undefined,
   ): void {
     if (this.config.agent.maxCostUsd <= 0) return;
-    if (this.pricing.priceOf({ provider, model, configured: pricing, ownEndpoint: baseUrl === undefined })) return;
+    if (this.prices.priceOf({ provider, model, configured: pricing, ownEndpoint: baseUrl === undefined })) return;
     throw AppError.badRequest(`AI_MAX_COST_USD is set on this service. ${unpricedModelMessage(provider, model)}`);
   }
 

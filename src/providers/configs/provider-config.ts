@@ -18,7 +18,7 @@ export interface StoredProviderConfig {
   apiKeySecret?: string;
   /** The key's last four characters, the only part ever shown. */
   apiKeyLast4?: string;
-  /** Its model's prices, when the configuration carries them: they win over config/model-prices.json (ModelPricing). */
+  /** Its model's prices, when the configuration carries them: they win over config/model-prices.json (ModelPriceResolver). */
   pricing?: ProviderPricing;
   active: boolean;
   createdTime: number;

@@ -12,7 +12,7 @@ import { createLlmProvider } from '../llm-provider.factory';
 import { GENERIC_OPENAI_COMPATIBLE } from '../llm-provider.selector';
 import { LlmProviderResolver } from '../llm-provider.resolver';
 import { LLM_PROVIDER } from '../llm-provider.token';
-import { ModelPrice, ModelPricing } from '../model-pricing';
+import { ModelPrice, ModelPriceResolver } from '../model-price.resolver';
 import { PROVIDER_REGISTRY } from '../provider-registry.token';
 import { sealContext, type StoredProviderConfig } from './provider-config';
 import type { ProviderConfigRepository } from './provider-config.repository';
@@ -35,7 +35,7 @@ const logger = new Logger('providers');
  * LlmProviderResolver over the stored provider configurations (docs/provider-configs.md). A
  * configuration becomes an LlmProvider through the same path as the environment's choice: the
  * registry entry's adapter (OpenAI-compatible or Anthropic) built by createLlmProvider, wrapped in the
- * retry policy with the error classification and the LLM metrics, priced by ModelPricing (the
+ * retry policy with the error classification and the LLM metrics, priced by ModelPriceResolver (the
  * configuration's own prices, its model's, the entry's; a free entry on another base URL is not free). Its base URL is its own or the entry's (with the environment's
  * `<ENTRY>_BASE_URL` override); its key is its own only: the environment's keys never go to a
  * workspace's endpoint.
@@ -59,7 +59,7 @@ export class WorkspaceLlmProviders implements LlmProviderResolver {
     @Inject(PROVIDER_CONFIG_REPOSITORY) private readonly configs: ProviderConfigRepository,
     private readonly cipher: SecretCipher,
     private readonly metrics: LlmMetrics,
-    private readonly pricing: ModelPricing,
+    private readonly prices: ModelPriceResolver,
   ) {}
 
   async forRun(workspace: string, configId?: string): Promise<LlmProvider> {
@@ -97,7 +97,7 @@ export class WorkspaceLlmProviders implements LlmProviderResolver {
         pricing:
           provider.pricing !== undefined
             ? provider.pricing
-            : (this.pricing.priceOf({ provider: provider.providerName, model: provider.model })?.pricing ?? null),
+            : (this.prices.priceOf({ provider: provider.providerName, model: provider.model })?.pricing ?? null),
       };
     }
     return { provider: config.provider, model: config.model, pricing: this.priceOf(config)?.pricing ?? null };
@@ -157,7 +157,7 @@ export class WorkspaceLlmProviders implements LlmProviderResolver {
   }
 
   private priceOf(config: StoredProviderConfig): ModelPrice | null {
-    return this.pricing.priceOf({
+    return this.prices.priceOf({
       provider: config.provider,
       model: config.model,
       configured: config.pricing,

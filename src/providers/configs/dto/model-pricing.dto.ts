@@ -5,7 +5,7 @@ import type { ProviderPricing } from '../../../config/provider-registry';
 /** Highest price accepted per million tokens: far above any model's, low enough to catch a typo in cents. */
 export const PRICE_PER_MILLION_MAX = 1_000;
 
-/** A configuration's own prices of its model, in USD per million tokens (docs/provider-configs.md, "Prices"). */
+/** A configuration's own prices of its model, in USD per million tokens. */
 export class ModelPricingDto implements ProviderPricing {
   @ApiProperty({ description: 'USD per million prompt tokens.', example: 2.5, minimum: 0 })
   @IsNumber({ allowNaN: false, allowInfinity: false })

@@ -7,7 +7,7 @@ export const UPSTREAM_ERROR_MAX_CHARS = 300;
 const QUOTED_ECHO = /(["'`\u201c])([^"'`\u201d\n]{24,})(["'`\u201d])/g;
 
 /**
- * An upstream's error message as the logs may keep it (docs/observability.md): providers echo parts of
+ * An upstream's error message as the logs may keep it: providers echo parts of
  * the request in their error bodies (the user's text, an e-mail address in it, sometimes the key). The
  * given secrets are cut out, long quoted runs (an echoed message) are replaced by their length, and
  * the personal-data masking of traces is applied to the rest; then it is cut to 300 characters.

@@ -1,6 +1,5 @@
 /**
- * Whether a browser page of `origin` may open the Socket.IO namespace (docs/auth.md, "Browsers and
- * origins"). A WebSocket handshake is not under CORS: a page of any site can open one to the service
+ * Whether a browser page of `origin` may open the Socket.IO namespace. A WebSocket handshake is not under CORS: a page of any site can open one to the service
  * and the browser sends its cookies and the user's network position along, so the origin is checked
  * here, whatever AUTH_MODE says (with AUTH_MODE=none a foreign page would chat as the anonymous admin).
  *

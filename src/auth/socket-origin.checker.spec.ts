@@ -1,4 +1,4 @@
-import { socketOriginProblem } from './socket-origin.check';
+import { socketOriginProblem } from './socket-origin.checker';
 
 describe(socketOriginProblem.name, () => {
   it('lets clients without an Origin header through (not a browser, or a same-origin polling request)', () => {

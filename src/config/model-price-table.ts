@@ -7,7 +7,7 @@ import { ProviderPricing, readPricing } from './provider-registry';
 const SNAPSHOT_SUFFIX = /-(?:\d{4}-\d{2}-\d{2}|\d{8}|latest)$/;
 
 /**
- * The prices of known models (config/model-prices.json, docs/llm-providers.md "Cost"), validated once
+ * The prices of known models (config/model-prices.json), validated once
  * at start. A model is found by its exact name, then without a dated snapshot suffix, then without a
  * vendor prefix (`openai/gpt-4o` as gateways name them); nothing looser: a variant the table does not
  * name (`o3-pro`, `gpt-4o-audio-preview`) costs what its provider says, not what its family costs.

@@ -1,7 +1,7 @@
-import type { ModelPriceTable } from '../config/model-price.table';
+import type { ModelPriceTable } from '../config/model-price-table';
 import { OFFLINE_PROVIDER_NAME, ProviderPricing, ProviderRegistry } from '../config/provider-registry';
 
-/** Where a price came from (logged with unpriced calls, shown in docs/llm-providers.md). */
+/** Where a price came from. */
 export type PriceSource = 'configuration' | 'model table' | 'registry entry' | 'offline';
 
 export interface ModelPrice {
@@ -29,13 +29,13 @@ function isFree(pricing: ProviderPricing): boolean {
 }
 
 /**
- * What a model's calls cost (docs/llm-providers.md, "Cost"): the configuration's own prices, else the
+ * What a model's calls cost: the configuration's own prices, else the
  * model's in config/model-prices.json, else the registry entry's price (its default model's, a
  * fallback). Null when none applies: the generic `openai-compatible` entry has no price, and a free
  * entry pointed at another endpoint is not free. An unpriced model is never silently counted as free
- * where a budget depends on it: the budgets that need a price refuse it (docs/automations.md).
+ * where a budget depends on it: the budgets that need a price refuse it.
  */
-export class ModelPricing {
+export class ModelPriceResolver {
   constructor(
     private readonly registry: ProviderRegistry,
     private readonly table: ModelPriceTable,

@@ -1,5 +1,5 @@
 import { ConfigValidationError } from './config-validation.error';
-import { defaultModelPricesPath, ModelPriceTable } from './model-price.table';
+import { defaultModelPricesPath, ModelPriceTable } from './model-price-table';
 
 const table = ModelPriceTable.load(defaultModelPricesPath());
 
