@@ -135,8 +135,11 @@ describe('Automation limits and housekeeping', () => {
       ).length;
     expect(await running()).toBe(2);
     expect((await api().get(`/api/ai/automations/${other.automationId}`).set(as(acme))).body.running).toBe(true);
-    // Full: another look starts nothing, and drops nothing (the slots stay due).
+    // Full: another look starts nothing, and drops nothing (the slots stay due); a run-now is told to retry.
     expect(await scheduler().tick()).toEqual([]);
+    const refused = await api().post(`/api/ai/automations/${crowd[4].automationId}/run`).set(as(alice)).expect(429);
+    expect(refused.body).toMatchObject({ code: 'rate_limit', retryable: true });
+    expect(refused.body.message).toMatch(/AUTOMATION_MAX_RUNS_PER_WORKSPACE/);
 
     const ran = new Set<string>();
     for (let round = 0; round < 10 && ran.size < 5; round += 1) {

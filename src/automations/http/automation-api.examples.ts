@@ -112,5 +112,13 @@ export const AUTOMATION_ERRORS = {
     details: { automationId: AUTOMATION_EXAMPLE.automationId },
     retryable: true,
   },
+  limited: {
+    statusCode: 429,
+    code: 'rate_limit',
+    message:
+      '2 automation run(s) of this workspace are in progress, as many as AUTOMATION_MAX_RUNS_PER_WORKSPACE allows: retry once one ends',
+    details: { automationId: AUTOMATION_EXAMPLE.automationId },
+    retryable: true,
+  },
   tooLong: { statusCode: 413, code: 'payload_too_large', message: 'prompt is longer than 16000 characters' },
 };

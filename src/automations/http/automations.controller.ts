@@ -200,6 +200,11 @@ export class AutomationsController {
   @forbidden()
   @errorResponse(404, 'No such automation in your workspace.', AUTOMATION_ERRORS.notFound)
   @errorResponse(409, 'A run of it is in progress (on any instance).', AUTOMATION_ERRORS.running)
+  @errorResponse(
+    429,
+    'As many automation runs are in progress as the limits allow (AUTOMATION_MAX_RUNS, AUTOMATION_MAX_RUNS_PER_WORKSPACE).',
+    AUTOMATION_ERRORS.limited,
+  )
   runNow(
     @CurrentPrincipal() principal: Principal,
     @Param('automationId') automationId: string,
