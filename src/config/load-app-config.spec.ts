@@ -168,11 +168,27 @@ describe(loadAppConfig.name, () => {
   });
 
   it('schedules automations on every instance by default, every second', () => {
-    expect(loadAppConfig({}).automations).toEqual({ schedulerEnabled: true, pollMs: 1000 });
-    expect(loadAppConfig({ AUTOMATIONS_ENABLED: 'false', AUTOMATION_POLL_MS: '250' }).automations).toEqual({
+    expect(loadAppConfig({}).automations).toEqual({
+      schedulerEnabled: true,
+      pollMs: 1000,
+      maxRuns: 8,
+      maxRunsPerWorkspace: 2,
+      retentionDays: 30,
+      interruptTtlDays: 7,
+    });
+    expect(loadAppConfig({ AUTOMATIONS_ENABLED: 'false', AUTOMATION_POLL_MS: '250' }).automations).toMatchObject({
       schedulerEnabled: false,
       pollMs: 250,
     });
+    expect(
+      loadAppConfig({
+        AUTOMATION_MAX_RUNS: '20',
+        AUTOMATION_MAX_RUNS_PER_WORKSPACE: '5',
+        AUTOMATION_RETENTION_DAYS: '90',
+      }).automations,
+    ).toMatchObject({ maxRuns: 20, maxRunsPerWorkspace: 5, retentionDays: 90 });
+    expect(() => loadAppConfig({ AUTOMATION_MAX_RUNS: '0' })).toThrow(/AUTOMATION_MAX_RUNS/);
+    expect(() => loadAppConfig({ AUTOMATION_INTERRUPT_TTL_DAYS: '0' })).toThrow(/AUTOMATION_INTERRUPT_TTL_DAYS/);
     expect(() => loadAppConfig({ AUTOMATION_POLL_MS: '10' })).toThrow(/AUTOMATION_POLL_MS/);
   });
 });
