@@ -8,6 +8,8 @@ export interface ThreadChangeView {
   operationId: string;
   /** The message it belongs to: the assistant message that proposed it, or the event that records it. */
   messageId: string | null;
+  /** The tool call of the proposal it decided (absent for a revert): a client finds the message showing it by this. */
+  toolCallId?: string;
   appliedTime: number;
   actor: OperationActor;
   /** `client`: sent to the editor to apply (HITL_APPLY=client). */
@@ -68,6 +70,7 @@ export function toThreadChangesView(thread: ThreadRecord, operations: readonly O
     .map((record) => ({
       operationId: record.operationId,
       messageId: messages.get(record.operationId) ?? null,
+      ...(record.toolCallId !== undefined ? { toolCallId: record.toolCallId } : {}),
       appliedTime: record.appliedTime,
       actor: record.actor,
       appliedBy: record.status === 'sent' ? 'client' : 'server',

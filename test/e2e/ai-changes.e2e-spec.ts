@@ -116,6 +116,7 @@ describe(`Changes of a graph as operations (${OperationService.name}, end to end
       {
         operationId: `${threadId}:call_op`,
         messageId: proposal.id,
+        toolCallId: 'call_op',
         appliedTime: expect.any(Number),
         actor: { userId: 'eddie', role: 'editor', via: 'approval' },
         appliedBy: 'server',

@@ -230,6 +230,7 @@ export const CHANGES_EXAMPLE = [
   {
     operationId: `${THREAD_ID}:call_1_create`,
     messageId: 'msg_mhx2k3l0000005',
+    toolCallId: 'call_1_create',
     appliedTime: 1767225610000,
     actor: { userId: 'ada', role: 'editor', via: 'approval' },
     appliedBy: 'server',
