@@ -1,7 +1,7 @@
 import { AiChatClient } from './ai-chat.client';
 import type { AiRequestHandlers } from './ai-request';
 import type { UsageReport } from './protocol';
-import { SocketTestServer } from '../test/socket-test.server';
+import { SocketTestServer, type TestServerSocket } from '../test/socket-test.server';
 
 const usage: UsageReport = {
   promptTokens: 120,
@@ -27,6 +27,7 @@ function recorder(): { calls: Array<[string, unknown]>; handlers: Required<AiReq
       onEvent: record('event'),
       onApply: record('apply'),
       onComplete: record('complete'),
+      onReverted: record('reverted'),
       onError: record('error'),
     },
   };
@@ -195,6 +196,114 @@ describe(AiChatClient.name, () => {
     });
     expect(server.messages('ai:interrupt')).toEqual([{ _id: request.id, token: 'fresh' }]);
     expect(outcome).toMatchObject({ type: 'complete', event: { aborted: true, fullText: 'Applying' } });
+  });
+
+  it('sends approvedItems with an approval, to apply only those items of a batch', async () => {
+    server.on('ai:resume', (socket, { _id, threadId }) =>
+      socket.emit('ai:complete', { _id, threadId, fullText: 'Applied 2 of 3.', usage }),
+    );
+    const outcome = await open({ token: 'jwt-p' }).resume({
+      threadId: 'ai_t',
+      approved: true,
+      approvedItems: ['i1', 'i3'],
+    }).done;
+    expect(server.messages('ai:resume')[0]).toEqual({
+      _id: expect.any(Number),
+      threadId: 'ai_t',
+      approved: true,
+      approvedItems: ['i1', 'i3'],
+      token: 'jwt-p',
+    });
+    expect(outcome).toMatchObject({ type: 'complete', event: { fullText: 'Applied 2 of 3.' } });
+  });
+
+  const revertedEvent = {
+    type: 'ACTIONS_REVERTED' as const,
+    summary: 'Reverted 1 operation: 1 change; 1 part refused (changed since)',
+    results: [
+      { ok: true, label: 'delete_node log-errors', detail: 'created by the assistant' },
+      { ok: false, label: 'node filter-active', detail: 'changed since: kept as it is' },
+    ],
+    operationIds: ['ai_t:undo:rev_1', 'ai_t:call_1'],
+  };
+
+  it('undoes a message (ai:undo with its messageId) and restores to one (ai:restore): events in order, then ai:reverted ends the request', async () => {
+    const answer = (socket: TestServerSocket, _id: number, threadId: string) => {
+      socket.emit('ai:thread', { _id, seq: 1, threadId });
+      socket.emit('ai:event', { _id, seq: 2, threadId, event: revertedEvent });
+      socket.emit('ai:reverted', {
+        _id,
+        seq: 3,
+        threadId,
+        operationId: 'ai_t:undo:rev_1',
+        reverted: ['ai_t:call_1'],
+        refused: [{ kind: 'node', key: 'filter-active', reason: 'changed_since', operationId: 'ai_t:call_1' }],
+        event: revertedEvent,
+      });
+    };
+    server.on('ai:undo', (socket, { _id, threadId }) => answer(socket, _id, threadId));
+    server.on('ai:restore', (socket, { _id, threadId }) => answer(socket, _id, threadId));
+    const client = open({ token: 'jwt-u' });
+    const { calls, handlers } = recorder();
+    const undo = client.undo({ threadId: 'ai_t', messageId: 'msg_2' }, handlers);
+    const outcome = await undo.done;
+
+    expect(server.messages('ai:undo')).toEqual([
+      { _id: undo.id, threadId: 'ai_t', messageId: 'msg_2', token: 'jwt-u' },
+    ]);
+    expect(calls.map(([name]) => name)).toEqual(['thread', 'event', 'reverted']);
+    expect(outcome).toEqual({
+      type: 'reverted',
+      event: expect.objectContaining({
+        operationId: 'ai_t:undo:rev_1',
+        reverted: ['ai_t:call_1'],
+        refused: [{ kind: 'node', key: 'filter-active', reason: 'changed_since', operationId: 'ai_t:call_1' }],
+      }),
+    });
+    expect(undo.kind).toBe('undo');
+    expect(undo.status).toBe('completed');
+
+    const latest = client.undo({ threadId: 'ai_t' });
+    await latest.done;
+    expect(server.messages('ai:undo')[1]).toEqual({ _id: latest.id, threadId: 'ai_t', token: 'jwt-u' });
+    const restore = client.restore({ threadId: 'ai_t', messageId: 'msg_1' });
+    await expect(restore.done).resolves.toMatchObject({ type: 'reverted' });
+    expect(server.messages('ai:restore')).toEqual([
+      { _id: restore.id, threadId: 'ai_t', messageId: 'msg_1', token: 'jwt-u' },
+    ]);
+  });
+
+  it('ends an undo refused by the service with its error (nothing to revert)', async () => {
+    server.on('ai:undo', (socket, { _id }) =>
+      socket.emit('ai:error', {
+        _id,
+        error: 'Nothing to revert: no change of the assistant is in effect there',
+        code: 'bad_request',
+        retryable: false,
+      }),
+    );
+    const outcome = await open().undo({ threadId: 'ai_t' }).done;
+    expect(outcome).toEqual({
+      type: 'error',
+      error: {
+        code: 'bad_request',
+        error: 'Nothing to revert: no change of the assistant is in effect there',
+        retryable: false,
+        fromServer: true,
+      },
+    });
+  });
+
+  it("never rejoins an undo caught by a dropped connection (a rejoin would replay the thread's last run): it fails, not retryable", async () => {
+    server.on('ai:undo', (socket, { _id, threadId }) => {
+      socket.emit('ai:thread', { _id, seq: 1, threadId });
+      setTimeout(() => socket.conn.close(), 20);
+    });
+    const client = open();
+    const outcome = await client.undo({ threadId: 'ai_t', messageId: 'msg_2' }).done;
+    expect(outcome).toMatchObject({ type: 'error', error: { code: 'network', retryable: false, fromServer: false } });
+    await connected(client);
+    expect(server.messages('ai:rejoin')).toEqual([]);
   });
 
   it('ends a request with the service error (code, retryable) and reports errors of no request (_id null) on the client', async () => {

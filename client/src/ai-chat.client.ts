@@ -6,8 +6,10 @@ import type {
   AiChatMessage,
   AiClientToServerEvents,
   AiErrorEvent,
+  AiRestoreMessage,
   AiResumeMessage,
   AiServerToClientEvents,
+  AiUndoMessage,
 } from './protocol';
 import { DEFAULT_COALESCE_MS } from './token-coalescer';
 
@@ -46,6 +48,8 @@ export interface AiChatClientEvents {
 
 export type ChatInput = Omit<AiChatMessage, '_id' | 'token'>;
 export type ResumeInput = Omit<AiResumeMessage, '_id' | 'token'>;
+export type UndoInput = Omit<AiUndoMessage, '_id' | 'token'>;
+export type RestoreInput = Omit<AiRestoreMessage, '_id' | 'token'>;
 
 type ClientSocket = Socket<AiServerToClientEvents, AiClientToServerEvents>;
 
@@ -57,12 +61,13 @@ const REQUEST_EVENTS = [
   'ai:event',
   'ai:apply',
   'ai:complete',
+  'ai:reverted',
   'ai:error',
 ] as const satisfies ReadonlyArray<keyof AiServerToClientEvents>;
 
 /**
- * A typed, framework-free client of the assistant's Socket.IO namespace `/ai` (docs/protocol.md §4, §8).
- * Each chat, resume or rejoin is an AiRequest with its own `_id`, typed callbacks and a `done` promise;
+ * A typed, framework-free client of the assistant's Socket.IO namespace `/ai` (docs/protocol.md §4, §8, §9).
+ * Each chat, resume, rejoin, undo or restore is an AiRequest with its own `_id`, typed callbacks and a `done` promise;
  * token text is coalesced for rendering; the JWT goes in the handshake and on every message. When the
  * connection drops, socket.io-client reconnects; a running request whose events carry `seq` is picked up
  * again with `ai:rejoin`, any other one fails with a retryable `network` error (docs/client.md).
@@ -131,10 +136,31 @@ export class AiChatClient {
     return request;
   }
 
-  /** `ai:resume`: approve or reject a proposal (`feedback`), or answer a question (`answer`, docs/protocol.md §8.2). */
+  /**
+   * `ai:resume`: approve or reject a proposal (`feedback`), approve some items of a batch (`approvedItems`, the
+   * others declined: docs/protocol.md §9.3), or answer a question (`answer`, §8.2).
+   */
   resume(input: ResumeInput, handlers: AiRequestHandlers = {}): AiRequest {
     const request = this.begin('resume', handlers, { threadId: input.threadId });
     this.socket.emit('ai:resume', { ...input, _id: request.id, ...this.tokenField() });
+    return request;
+  }
+
+  /**
+   * `ai:undo` (docs/protocol.md §9.4): reverts the changes of a message (`messageId`: an assistant message, or the
+   * ACTIONS_REVERTED event of an earlier revert to put its changes back; absent: the latest assistant message whose
+   * changes are in effect). Ends with `onReverted` (what was reverted, what was refused) or `onError`.
+   */
+  undo(input: UndoInput, handlers: AiRequestHandlers = {}): AiRequest {
+    const request = this.begin('undo', handlers, { threadId: input.threadId });
+    this.socket.emit('ai:undo', { ...input, _id: request.id, ...this.tokenField() });
+    return request;
+  }
+
+  /** `ai:restore` (docs/protocol.md §9.4): reverts everything the assistant applied after `messageId`, newest first. */
+  restore(input: RestoreInput, handlers: AiRequestHandlers = {}): AiRequest {
+    const request = this.begin('restore', handlers, { threadId: input.threadId });
+    this.socket.emit('ai:restore', { ...input, _id: request.id, ...this.tokenField() });
     return request;
   }
 
@@ -224,6 +250,14 @@ export class AiChatClient {
           fromServer: false,
         });
         this.toRejoin.add(request);
+      } else if (request.kind === 'undo' || request.kind === 'restore') {
+        // It may have been done: sent again, an undo without messageId would revert the next message.
+        request.fail({
+          code: 'network',
+          error: `The connection to the assistant was lost (${reason}): the thread's changes tell whether the ${request.kind} was done.`,
+          retryable: false,
+          fromServer: false,
+        });
       } else {
         request.fail({
           code: 'network',

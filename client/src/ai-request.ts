@@ -3,6 +3,7 @@ import type {
   AiCompleteEvent,
   AiErrorEvent,
   AiEventPayload,
+  AiRevertedEvent,
   AiThreadEvent,
   AiTokenEvent,
   AiToolResultEvent,
@@ -11,7 +12,7 @@ import type {
 } from './protocol';
 import { TokenCoalescer } from './token-coalescer';
 
-export type AiRequestKind = 'chat' | 'resume' | 'rejoin';
+export type AiRequestKind = 'chat' | 'resume' | 'rejoin' | 'undo' | 'restore';
 
 /** Why a request failed: the service's `ai:error`, or the client's own verdict (connection lost). */
 export interface AiRequestError {
@@ -23,7 +24,11 @@ export interface AiRequestError {
   fromServer: boolean;
 }
 
-export type AiRequestOutcome = { type: 'complete'; event: AiCompleteEvent } | { type: 'error'; error: AiRequestError };
+/** How a request ended: `complete` (chat, resume, rejoin), `reverted` (undo, restore), or `error`. */
+export type AiRequestOutcome =
+  | { type: 'complete'; event: AiCompleteEvent }
+  | { type: 'reverted'; event: AiRevertedEvent }
+  | { type: 'error'; error: AiRequestError };
 
 /** Typed callbacks for every event of one request (docs/protocol.md §4 and §8). All optional. */
 export interface AiRequestHandlers {
@@ -39,13 +44,16 @@ export interface AiRequestHandlers {
   /** `ai:apply` (8.1, HITL_APPLY=client): an action for the caller to apply. */
   onApply?(event: AiApplyEvent): void;
   onComplete?(event: AiCompleteEvent): void;
+  /** `ai:reverted` (docs/protocol.md §9.4): the end of an undo or restore, with what it reverted and refused. */
+  onReverted?(event: AiRevertedEvent): void;
   onError?(error: AiRequestError): void;
 }
 
 export type AiRequestStatus = 'running' | 'rejoining' | 'completed' | 'failed';
 
 /**
- * One request (`ai:chat`, `ai:resume` or `ai:rejoin`) and its events, created by AiChatClient. Events
+ * One request (`ai:chat`, `ai:resume`, `ai:rejoin`, `ai:undo` or `ai:restore`) and its events, created by
+ * AiChatClient. Events
  * with a `seq` at or below the last one seen are replays already handled, and are dropped.
  */
 export class AiRequest {
@@ -84,9 +92,13 @@ export class AiRequest {
     return this.status === 'running' || this.status === 'rejoining';
   }
 
-  /** Can it be picked up again after a reconnect? Only when the service numbers its events (8.7) and the thread is known. */
+  /**
+   * Can it be picked up again after a reconnect? Only a generation (an undo or restore is not kept for `ai:rejoin`,
+   * which would replay the thread's latest run instead), when the service numbers its events (8.7) and the thread is
+   * known.
+   */
   get canRejoin(): boolean {
-    return this.seesSequence && this.threadId !== null;
+    return this.kind !== 'undo' && this.kind !== 'restore' && this.seesSequence && this.threadId !== null;
   }
 
   /** Stops the generation (`ai:interrupt`); the request then ends with `ai:complete { aborted: true }`. */
@@ -135,6 +147,9 @@ export class AiRequest {
       case 'ai:complete':
         this.complete(payload as AiCompleteEvent);
         return;
+      case 'ai:reverted':
+        this.reverted(payload as AiRevertedEvent);
+        return;
       case 'ai:error': {
         const { code, error, retryable } = payload as AiErrorEvent;
         this.fail({ code, error, retryable, fromServer: true });
@@ -172,6 +187,15 @@ export class AiRequest {
     this.status = 'completed';
     this.handlers.onComplete?.(event);
     this.settle({ type: 'complete', event });
+  }
+
+  private reverted(event: AiRevertedEvent): void {
+    this.threadId = event.threadId;
+    this.coalescer.flush();
+    this.clearRejoinTimer();
+    this.status = 'completed';
+    this.handlers.onReverted?.(event);
+    this.settle({ type: 'reverted', event });
   }
 
   private clearRejoinTimer(): void {

@@ -1,11 +1,14 @@
-import type { TokenSource } from './ai-chat.client';
+import type { ResumeInput, TokenSource } from './ai-chat.client';
 import type {
+  AgentResult,
   ErrorBody,
   ErrorCode,
   GraphDocument,
   MemoryEntryView,
   MemoryQuery,
   RagContextResponse,
+  RevertResult,
+  ThreadChangeView,
   ThreadSummary,
   ThreadView,
 } from './protocol';
@@ -33,8 +36,9 @@ export interface AiRestClientOptions {
 }
 
 /**
- * The REST routes a chat UI needs beside the socket (docs/protocol.md §3): threads, a thread's messages,
- * what the AI sees for a question, and the graph itself. Errors are thrown as AiApiError.
+ * The REST routes a chat UI needs beside the socket (docs/protocol.md §3, §9): threads, a thread's messages and
+ * its change log, undo and restore, a decision on a pending proposal, what the AI sees for a question, and the graph
+ * itself. Errors are thrown as AiApiError.
  */
 export class AiRestClient {
   private readonly base: string;
@@ -73,6 +77,40 @@ export class AiRestClient {
     }
     const search = params.size > 0 ? `?${params.toString()}` : '';
     return this.request('GET', `/api/ai/thread/${encodeURIComponent(threadId)}/memory${search}`);
+  }
+
+  /**
+   * GET /api/ai/thread/:threadId/changes (docs/protocol.md §9.1): every change applied (or sent to the editor) for the
+   * thread, oldest first, with its message, actor, change set, inverse, and the revert that reverted it.
+   */
+  listChanges(threadId: string): Promise<ThreadChangeView[]> {
+    return this.request('GET', `/api/ai/thread/${encodeURIComponent(threadId)}/changes`);
+  }
+
+  /**
+   * POST /api/ai/thread/:threadId/undo (docs/protocol.md §9.4): reverts a message's changes (absent: the latest
+   * assistant message whose changes are in effect). What changed since is refused, listed in `refused`.
+   */
+  undo(threadId: string, messageId?: string): Promise<RevertResult> {
+    return this.request(
+      'POST',
+      `/api/ai/thread/${encodeURIComponent(threadId)}/undo`,
+      messageId === undefined ? {} : { messageId },
+    );
+  }
+
+  /** POST /api/ai/thread/:threadId/restore (docs/protocol.md §9.4): reverts what the assistant applied after `messageId`. */
+  restore(threadId: string, messageId: string): Promise<RevertResult> {
+    return this.request('POST', `/api/ai/thread/${encodeURIComponent(threadId)}/restore`, { messageId });
+  }
+
+  /**
+   * POST /api/ai/resume: decides the pending proposal (`approved`, `feedback`; a batch's `approvedItems`, docs/protocol.md
+   * §9.3) or answers the question (`answer`), then waits for the rest of the answer. `resolution` says what became of a
+   * proposal (approved, rejected, stale with what `changed`, the items applied and declined).
+   */
+  resume(input: ResumeInput): Promise<AgentResult> {
+    return this.request('POST', '/api/ai/resume', input);
   }
 
   /** POST /api/rag/context: what the AI would see for this question. */

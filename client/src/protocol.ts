@@ -31,7 +31,7 @@ export type {
 } from '../../src/ai/socket/ai-socket.events';
 export type { OperationActor, OperationVia } from '../../src/changes/operation';
 export type { RevertResult, ThreadChangeView } from '../../src/ai/thread-changes.view';
-export type { ProposalResolution } from '../../src/ai/agent/agent-result';
+export type { AgentResult, ProposalResolution } from '../../src/ai/agent/agent-result';
 export type { ConfirmedAction, Interrupt } from '../../src/conversation/interrupt';
 export type {
   ChangedDocument,

@@ -1,4 +1,4 @@
-import { createServer, type Server as HttpServer } from 'node:http';
+import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Server, type Namespace, type Socket } from 'socket.io';
 import type { AiClientToServerEvents, AiServerToClientEvents } from '../src/protocol';
@@ -10,15 +10,26 @@ type Handler<E extends ClientEventName> = (
   message: Parameters<AiClientToServerEvents[E]>[0],
 ) => void;
 
+/** A REST answer a test scripts: its status and JSON body (none for 204). */
+export interface TestRestAnswer {
+  status: number;
+  body?: unknown;
+}
+export type TestRestHandler = (request: { body: unknown; authorization: string | undefined }) => TestRestAnswer;
+
 /**
  * A real Socket.IO server on a random port with namespace `/ai`, typed with the shared event maps, whose
- * answers each test scripts: the client under test talks to it over a real connection.
+ * answers each test scripts: the client under test talks to it over a real connection. The same HTTP server answers
+ * the REST routes a test scripts with `route()` (404 for any other).
  */
 export class SocketTestServer {
   /** Every client message received, in order, with the socket's handshake token. */
   readonly received: Array<{ event: ClientEventName; message: unknown; handshakeToken: unknown }> = [];
   readonly connections: TestServerSocket[] = [];
+  /** Every REST request received, in order. */
+  readonly restRequests: Array<{ method: string; path: string; body: unknown; authorization: string | undefined }> = [];
   private readonly handlers = new Map<ClientEventName, Handler<ClientEventName>>();
+  private readonly routes = new Map<string, TestRestHandler>();
 
   private constructor(
     private readonly http: HttpServer,
@@ -29,7 +40,9 @@ export class SocketTestServer {
 
   /** `refuse`: handshake tokens refused at connection (connect_error "unauthorized"). */
   static async start(options: { refuse?: (token: unknown) => boolean } = {}): Promise<SocketTestServer> {
-    const http = createServer();
+    let answer: (req: IncomingMessage, res: ServerResponse) => void = (_req, res) => res.writeHead(503).end();
+    // Socket.IO answers its own path first; every other request comes here.
+    const http = createServer((req, res) => answer(req, res));
     const io = new Server(http);
     const namespace = io.of('/ai') as Namespace<AiClientToServerEvents, AiServerToClientEvents>;
     await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
@@ -39,12 +52,13 @@ export class SocketTestServer {
       namespace,
       `http://127.0.0.1:${(http.address() as AddressInfo).port}`,
     );
+    answer = (req, res) => server.answerRest(req, res);
     namespace.use((socket, next) =>
       options.refuse?.(socket.handshake.auth.token) ? next(new Error('unauthorized')) : next(),
     );
     namespace.on('connection', (socket) => {
       server.connections.push(socket);
-      for (const event of ['ai:chat', 'ai:resume', 'ai:interrupt', 'ai:rejoin'] as const) {
+      for (const event of ['ai:chat', 'ai:resume', 'ai:interrupt', 'ai:rejoin', 'ai:undo', 'ai:restore'] as const) {
         (socket as unknown as { on(event: string, listener: (message: unknown) => void): void }).on(
           event,
           (message) => {
@@ -55,6 +69,33 @@ export class SocketTestServer {
       }
     });
     return server;
+  }
+
+  /** Scripts the answer of one REST route, e.g. `route('GET', '/api/ai/thread/ai_t/changes', () => ({ status: 200, body: [] }))`. */
+  route(method: string, path: string, handler: TestRestHandler): void {
+    this.routes.set(`${method} ${path}`, handler);
+  }
+
+  private answerRest(req: IncomingMessage, res: ServerResponse): void {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      const body: unknown = text.length > 0 ? JSON.parse(text) : undefined;
+      const method = req.method ?? 'GET';
+      const path = req.url ?? '/';
+      const authorization = req.headers.authorization;
+      this.restRequests.push({ method, path, body, authorization });
+      const handler = this.routes.get(`${method} ${path}`);
+      const answer = handler
+        ? handler({ body, authorization })
+        : { status: 404, body: { statusCode: 404, code: 'not_found', message: `No route ${method} ${path}` } };
+      if (answer.body === undefined) {
+        res.writeHead(answer.status).end();
+        return;
+      }
+      res.writeHead(answer.status, { 'content-type': 'application/json' }).end(JSON.stringify(answer.body));
+    });
   }
 
   on<E extends ClientEventName>(event: E, handler: Handler<E>): void {

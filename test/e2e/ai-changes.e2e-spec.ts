@@ -1,5 +1,7 @@
 import jwt from 'jsonwebtoken';
 import request from 'supertest';
+import { AiChatClient } from '../../client/src/ai-chat.client';
+import { AiApiError, AiRestClient } from '../../client/src/ai-rest.client';
 import { OperationService } from '../../src/changes/operation.service';
 import { AiSocketClient } from '../support/ai-socket.client';
 import { ScriptedLlmServer, ScriptedToolCall } from '../support/scripted-llm-server';
@@ -357,6 +359,75 @@ describe(`Changes of a graph as operations (${OperationService.name}, end to end
       // Nothing left to undo: REST's 409 conflict is a bad_request on the socket.
       const refused = await client.undo({ _id: 8, threadId });
       expect(refused.error).toMatchObject({ _id: 8, code: 'bad_request', retryable: false });
+    });
+
+    it('through the client package: part of a batch approved, the change log, restore and undo (AiChatClient, AiRestClient)', async () => {
+      const socket = new AiChatClient({ url: app.url, token: editor, transports: ['websocket'] });
+      const rest = new AiRestClient({ url: app.url, token: editor });
+      try {
+        server.enqueue({
+          toolCalls: [
+            {
+              id: 'call_cb',
+              name: 'propose_batch',
+              arguments: {
+                reason: 'Three nodes',
+                actions: ['client-a', 'client-b', 'client-c'].map((nodeKey, index) => ({
+                  type: 'create_node',
+                  nodeKey,
+                  typeKey: 'log-node',
+                  sheet: '0',
+                  posX: 100 * index,
+                  posY: 900,
+                })),
+              },
+            },
+          ],
+        });
+        const proposed = await socket.chat({ graphKey: GRAPH, message: 'Add three nodes' }).done;
+        if (proposed.type !== 'complete') throw new Error(JSON.stringify(proposed));
+        const { threadId } = proposed.event;
+        expect(proposed.event.interrupt).toMatchObject({ kind: 'approval', preview: { items: [{}, {}, {}] } });
+
+        server.enqueue({ text: 'Added a and c.' });
+        const approved = await socket.resume({ threadId, approved: true, approvedItems: ['i1', 'i3'] }).done;
+        expect(approved).toMatchObject({ type: 'complete', event: { fullText: 'Added a and c.' } });
+        expect([await node('client-a'), await node('client-b'), await node('client-c')].map(Boolean)).toEqual([
+          true,
+          false,
+          true,
+        ]);
+        const [first] = await rest.listChanges(threadId);
+        expect(first).toMatchObject({ operationId: `${threadId}:call_cb`, toolCallId: 'call_cb' });
+        expect(first.changes.nodesToCreate.map((created) => created._key)).toEqual(['client-a', 'client-c']);
+
+        server.enqueue({ toolCalls: [createNode('call_cd', 'client-d')] });
+        await socket.chat({ graphKey: GRAPH, message: 'Add d', threadId }).done;
+        server.enqueue({ text: 'Added d.' });
+        const resumed = await rest.resume({ threadId, approved: true });
+        expect(resumed.resolution).toMatchObject({ status: 'approved', operationId: `${threadId}:call_cd` });
+
+        const restored = await rest.restore(threadId, first.messageId!);
+        expect(restored).toMatchObject({ reverted: [`${threadId}:call_cd`], refused: [] });
+        expect(await node('client-d')).toBeUndefined();
+
+        const undone = await socket.undo({ threadId, messageId: first.messageId! }).done;
+        expect(undone).toMatchObject({ type: 'reverted', event: { reverted: [`${threadId}:call_cb`], refused: [] } });
+        expect([await node('client-a'), await node('client-c')]).toEqual([undefined, undefined]);
+        const log = await rest.listChanges(threadId);
+        expect(log.map((change) => [change.actor.via, Boolean(change.revertedBy)])).toEqual([
+          ['approval', true],
+          ['approval', true],
+          ['undo', false],
+          ['undo', false],
+        ]);
+
+        const nothingLeft = await rest.undo(threadId).catch((error: unknown) => error);
+        expect(nothingLeft).toBeInstanceOf(AiApiError);
+        expect(nothingLeft).toMatchObject({ statusCode: 409, code: 'conflict' });
+      } finally {
+        socket.close();
+      }
     });
   });
 });

@@ -106,6 +106,8 @@ export class TerminalChat {
         if (/^y/i.test(answer.trim())) next = send;
         continue;
       }
+      // A chat or a resume ends complete; only an undo or a restore ends reverted.
+      if (outcome.type !== 'complete') return true;
       const { event } = outcome;
       this.endLine();
       if (event.aborted) this.write(this.dim('(stopped)\n'));
