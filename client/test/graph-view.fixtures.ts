@@ -124,6 +124,14 @@ export function batchInterrupt(): ApprovalInterrupt {
       nodeKeysToDelete: ['error-handler'],
       edgeKeysToDelete: [],
       basis: { graphRevision: '7', nodes: {}, edges: {} },
+      items: [
+        { itemId: 'i1', type: 'create_node', description: 'New log-node node "log-errors"' },
+        { itemId: 'i2', type: 'create_edge', description: 'New edge fetch-api:R-1 → log-errors:L-0' },
+        { itemId: 'i3', type: 'update_node', description: 'Node "filter-active": data.minGames changed' },
+        { itemId: 'i4', type: 'move_node', description: 'Node "root" moves to (300, 300)' },
+        { itemId: 'i5', type: 'delete_node', description: 'Node "error-handler" is deleted, with its edges' },
+        { itemId: 'i6', type: 'create_node', description: 'New transform node "team-averages"' },
+      ],
     },
   };
 }

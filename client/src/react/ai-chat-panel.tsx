@@ -1,6 +1,10 @@
-import { memo, useEffect, useLayoutEffect, useRef, useState } from 'react';
+import { memo, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
+import type { ThreadChangeView } from '../protocol';
 import { formatUsage } from '../usage-format';
 import type { AIChatMessage, AIToolCall } from './ai-chat-message';
+import { ChangeActions, ProposalOutcomeNote, RevertStatus } from './change-review';
+import { changesByMessage, type MessageChanges } from './message-changes';
+import type { RevertState } from './use-ai-chat';
 import { AIChatInput } from './ai-chat-input';
 import { pendingInterruptOf } from './chat-state';
 import { AIInterruptModal } from './ai-interrupt-modal';
@@ -13,7 +17,7 @@ export interface AIChatPanelProps {
   threadId: string | null;
   onSend: (text: string) => void;
   onStop: () => void;
-  onResume: (threadId: string, approved: boolean, feedback?: string, answer?: string) => void;
+  onResume: (threadId: string, approved: boolean, feedback?: string, answer?: string, approvedItems?: string[]) => void;
   /** Shows a Retry button on an answer that failed with a retryable error. */
   onRetry?: () => void;
   /** The graph's sheetsList, to name sheets in proposals. */
@@ -22,6 +26,19 @@ export interface AIChatPanelProps {
   showUsage?: boolean;
   title?: string;
   className?: string;
+  /** The items of the pending batch the reviewer has checked, at each change (AIInterruptModal's `onItemsChange`). */
+  onItemsChange?: (toolCallId: string, approvedItems: string[]) => void;
+  /**
+   * The thread's change log (`useAIChat().changes`): with `onUndo` and `onRestore`, answers that applied something
+   * offer Undo (and Restore to here when later changes are in effect), and a revert's event offers to put back.
+   */
+  changes?: ThreadChangeView[];
+  /** Undo the changes of the service's message (`useAIChat().undo`). */
+  onUndo?: (messageId: string) => void;
+  /** Restore the graph to what it was after the service's message (`useAIChat().restore`). */
+  onRestore?: (messageId: string) => void;
+  /** The last undo or restore (`useAIChat().revert`), shown under the messages. */
+  revert?: RevertState | null;
 }
 
 /** How close to the bottom (px) still counts as "at the bottom": the list follows new text only then. */
@@ -45,12 +62,22 @@ export const AIChatPanel = memo(function AIChatPanel(props: AIChatPanelProps) {
     sheets,
     showUsage = true,
     title,
+    onItemsChange,
+    changes,
+    onUndo,
+    onRestore,
+    revert,
   } = props;
   const list = useRef<HTMLDivElement>(null);
   const stick = useRef(true);
   const [dismissed, setDismissed] = useState<string | null>(null);
 
   const pending = pendingInterruptOf(messages, isTyping);
+  const byMessage = useMemo(
+    () => (changes && (onUndo || onRestore) ? changesByMessage(messages, changes) : null),
+    [messages, changes, onUndo, onRestore],
+  );
+  const reverting = revert?.status === 'running';
   const modalOpen = pending !== null && threadId !== null && dismissed !== pending.toolCallId;
 
   useLayoutEffect(() => {
@@ -106,8 +133,13 @@ export const AIChatPanel = memo(function AIChatPanel(props: AIChatPanelProps) {
             showUsage={showUsage}
             onRetry={!isTyping && message === last ? onRetry : undefined}
             onReview={message === last && pending && !modalOpen ? () => setDismissed(null) : undefined}
+            changes={byMessage?.get(message.id)}
+            onUndo={onUndo}
+            onRestore={onRestore}
+            busy={isTyping || reverting}
           />
         ))}
+        {revert && <RevertStatus revert={revert} />}
         {thinking && (
           <div className="gai-thinking" role="status">
             <Spinner /> AI is thinking…
@@ -124,6 +156,7 @@ export const AIChatPanel = memo(function AIChatPanel(props: AIChatPanelProps) {
           onResume={onResume}
           onDismiss={() => setDismissed(pending.toolCallId)}
           sheets={sheets}
+          onItemsChange={onItemsChange && ((approvedItems) => onItemsChange(pending.toolCallId, approvedItems))}
         />
       )}
     </section>
@@ -135,11 +168,19 @@ const MessageItem = memo(function MessageItem({
   showUsage,
   onRetry,
   onReview,
+  changes,
+  onUndo,
+  onRestore,
+  busy,
 }: {
   message: AIChatMessage;
   showUsage: boolean;
   onRetry?: () => void;
   onReview?: () => void;
+  changes?: MessageChanges;
+  onUndo?: (messageId: string) => void;
+  onRestore?: (messageId: string) => void;
+  busy: boolean;
 }) {
   if (message.role === 'event') {
     return (
@@ -148,8 +189,10 @@ const MessageItem = memo(function MessageItem({
         {message.event?.results.map((result, index) => (
           <span key={index} className={result.ok ? 'gai-event__ok' : 'gai-event__failed'}>
             {result.ok ? '✓' : '✗'} {result.label}
+            {!result.ok && result.detail ? `: ${result.detail}` : ''}
           </span>
         ))}
+        {changes && <ChangeActions kind="revert" changes={changes} onUndo={onUndo} onRestore={onRestore} busy={busy} />}
       </div>
     );
   }
@@ -167,6 +210,10 @@ const MessageItem = memo(function MessageItem({
         </div>
       )}
       {message.content && <div className="gai-message__text">{message.content}</div>}
+      {message.toolCalls?.map((call) => (
+        <ProposalOutcomeNote key={call.toolCallId} result={call.result} />
+      ))}
+      {changes && <ChangeActions kind="answer" changes={changes} onUndo={onUndo} onRestore={onRestore} busy={busy} />}
       {message.aborted && <div className="gai-message__note">Stopped</div>}
       {message.interrupt && (
         <div className="gai-message__note">

@@ -1,4 +1,5 @@
-import { memo, useEffect, useId, useRef, useState } from 'react';
+import { memo, useEffect, useId, useMemo, useRef, useState } from 'react';
+import { reviewItems, unmetNeeds } from '../proposal-items';
 import type { ApprovalInterrupt, Interrupt, QuestionInterrupt } from '../protocol';
 import { ActionPreview } from './action-preview';
 import { AlertIcon, QuestionIcon } from './icons';
@@ -7,18 +8,26 @@ export interface AIInterruptModalProps {
   /** The proposal (approval) or question the answer stopped on. Seed 000 passes `proposedAction`; the interrupt also carries its preview. */
   interrupt: Interrupt;
   threadId: string;
-  /** Approve/reject with optional feedback; a question's answer goes in `answer` (docs/protocol.md §8.2). */
-  onResume: (threadId: string, approved: boolean, feedback?: string, answer?: string) => void;
+  /**
+   * Approve/reject with optional feedback; a question's answer goes in `answer` (docs/protocol.md §8.2); a batch
+   * approved in part names its approved items in `approvedItems` (§9.3).
+   */
+  onResume: (threadId: string, approved: boolean, feedback?: string, answer?: string, approvedItems?: string[]) => void;
   /** Closes the modal without deciding (Escape); the interrupt stays pending. */
   onDismiss?: () => void;
   /** The graph's sheetsList, to name sheets in the preview. */
   sheets?: Record<string, string>;
+  /**
+   * A batch's items the reviewer has checked so far, at each change (all of them at first): e.g. to show on a graph
+   * which parts would be applied and which declined.
+   */
+  onItemsChange?: (approvedItems: string[]) => void;
 }
 
 /**
  * Seed 000 AIInterruptModal: a proposal shown readably (what is created, changed or deleted, on which
- * sheet; the raw JSON folded below) with Approve, Reject and a feedback field; or a question (8.2) whose
- * options are buttons (confirm: Yes / No).
+ * sheet; the raw JSON folded below) with Approve, Reject and a feedback field; a batch item by item, each with a
+ * checkbox to approve only some (§9.3); or a question (8.2) whose options are buttons (confirm: Yes / No).
  */
 export const AIInterruptModal = memo(function AIInterruptModal({
   interrupt,
@@ -26,6 +35,7 @@ export const AIInterruptModal = memo(function AIInterruptModal({
   onResume,
   onDismiss,
   sheets,
+  onItemsChange,
 }: AIInterruptModalProps) {
   const titleId = useId();
   const dialog = useRef<HTMLDivElement>(null);
@@ -44,6 +54,7 @@ export const AIInterruptModal = memo(function AIInterruptModal({
             onResume={onResume}
             sheets={sheets}
             titleId={titleId}
+            onItemsChange={onItemsChange}
           />
         ) : (
           <QuestionBody interrupt={interrupt} threadId={threadId} onResume={onResume} titleId={titleId} />
@@ -59,15 +70,49 @@ function ApprovalBody({
   onResume,
   sheets,
   titleId,
+  onItemsChange,
 }: {
   interrupt: ApprovalInterrupt;
   threadId: string;
   onResume: AIInterruptModalProps['onResume'];
   sheets?: Record<string, string>;
   titleId: string;
+  onItemsChange?: AIInterruptModalProps['onItemsChange'];
 }) {
   const [feedback, setFeedback] = useState('');
-  const decide = (approved: boolean) => onResume(threadId, approved, feedback.trim() || undefined);
+  const items = useMemo(() => interrupt.preview.items ?? [], [interrupt]);
+  const [approvedItems, setApprovedItems] = useState<ReadonlySet<string>>(
+    () => new Set(items.map((item) => item.itemId)),
+  );
+  const onItemsChangeRef = useRef(onItemsChange);
+  onItemsChangeRef.current = onItemsChange;
+  // Another proposal in the same modal: every item checked again.
+  useEffect(() => setApprovedItems(new Set(items.map((item) => item.itemId))), [items]);
+  useEffect(() => {
+    if (items.length > 0)
+      onItemsChangeRef.current?.(items.filter((item) => approvedItems.has(item.itemId)).map((item) => item.itemId));
+  }, [items, approvedItems]);
+  const unmet = useMemo(() => {
+    const parts = reviewItems(interrupt);
+    return parts ? unmetNeeds(parts, approvedItems) : [];
+  }, [interrupt, approvedItems]);
+  const descriptions = new Map(items.map((item) => [item.itemId, item.description]));
+  const partial = items.length > 0 && approvedItems.size < items.length;
+  const decide = (approved: boolean) => {
+    const text = feedback.trim() || undefined;
+    if (approved && partial) {
+      const chosen = items.filter((item) => approvedItems.has(item.itemId)).map((item) => item.itemId);
+      onResume(threadId, true, text, undefined, chosen);
+    } else onResume(threadId, approved, text);
+  };
+  const toggle = (itemId: string, approved: boolean) =>
+    setApprovedItems((current) => {
+      const next = new Set(current);
+      if (approved) next.add(itemId);
+      else next.delete(itemId);
+      return next;
+    });
+  const approveBlocked = (items.length > 0 && approvedItems.size === 0) || unmet.length > 0;
   return (
     <>
       <header className="gai-modal__header">
@@ -75,7 +120,21 @@ function ApprovalBody({
         <h2 id={titleId}>The assistant proposes a change</h2>
       </header>
       <div className="gai-modal__body">
-        <ActionPreview interrupt={interrupt} sheets={sheets} />
+        <ActionPreview
+          interrupt={interrupt}
+          sheets={sheets}
+          selection={items.length > 0 ? { approved: approvedItems, onToggle: toggle } : undefined}
+        />
+        {items.length > 0 && approvedItems.size === 0 && (
+          <p className="gai-items__problem" role="status">
+            No change is checked: check at least one to approve, or Reject the proposal.
+          </p>
+        )}
+        {unmet.map((need) => (
+          <p key={`${need.itemId}:${need.kind}:${need.key}`} className="gai-items__problem" role="status">
+            {`${need.itemId} (${descriptions.get(need.itemId) ?? need.itemId}) needs ${need.kind} "${need.key}", which ${need.creator} creates: check ${need.creator} too, or leave ${need.itemId} out.`}
+          </p>
+        ))}
         <details className="gai-modal__raw">
           <summary>Raw proposal (JSON)</summary>
           <pre>{JSON.stringify({ proposedAction: interrupt.proposedAction, preview: interrupt.preview }, null, 2)}</pre>
@@ -94,8 +153,14 @@ function ApprovalBody({
         <button type="button" className="gai-button gai-button--reject" onClick={() => decide(false)}>
           Reject
         </button>
-        <button type="button" className="gai-button gai-button--approve" onClick={() => decide(true)} data-autofocus>
-          Approve
+        <button
+          type="button"
+          className="gai-button gai-button--approve"
+          onClick={() => decide(true)}
+          disabled={approveBlocked}
+          data-autofocus
+        >
+          {partial ? `Approve ${approvedItems.size} of ${items.length}` : 'Approve'}
         </button>
       </footer>
     </>

@@ -1,7 +1,8 @@
 import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from 'react';
 import { AiChatClient } from '../ai-chat.client';
-import type { AiRequest, AiRequestHandlers } from '../ai-request';
-import type { AiApplyEvent, Interrupt, ThreadEvent, ThreadView } from '../protocol';
+import type { AiRequest, AiRequestError, AiRequestHandlers, AiRequestOutcome } from '../ai-request';
+import { AiRestClient } from '../ai-rest.client';
+import type { AiApplyEvent, AiRevertedEvent, Interrupt, ThreadChangeView, ThreadEvent, ThreadView } from '../protocol';
 import type { AIChatMessage } from './ai-chat-message';
 import { type ChatAction, chatReducer, initialChatState, pendingInterruptOf } from './chat-state';
 
@@ -30,7 +31,15 @@ export interface UseAIChatOptions {
    * the application to apply. Called even when its conversation was replaced meanwhile: the model was told it was sent.
    */
   onApply?: (event: AiApplyEvent) => void;
+  /** The REST client for the thread's change log (default: one on `serverUrl` with `token`). */
+  rest?: AiRestClient;
 }
+
+/** The last undo or restore of the hook: running, done (what it reverted and refused), or failed. */
+export type RevertState =
+  | { kind: 'undo' | 'restore'; status: 'running' }
+  | { kind: 'undo' | 'restore'; status: 'done'; result: AiRevertedEvent }
+  | { kind: 'undo' | 'restore'; status: 'failed'; error: AiRequestError };
 
 /** Seed 000's interface, plus what a complete chat needs (pending interrupt, retry, loading a thread). */
 export interface UseAIChatReturn {
@@ -39,8 +48,11 @@ export interface UseAIChatReturn {
   /** True while an answer streams. */
   isTyping: boolean;
   sendMessage: (text: string) => void;
-  /** Answers the pending interrupt: approve/reject with optional feedback, or a question's `answer` (docs/protocol.md §8.2). */
-  resume: (threadId: string, approved: boolean, feedback?: string, answer?: string) => void;
+  /**
+   * Answers the pending interrupt: approve/reject with optional feedback, a question's `answer` (docs/protocol.md
+   * §8.2), or with `approvedItems` approve only those items of a batch, the others declined (§9.3).
+   */
+  resume: (threadId: string, approved: boolean, feedback?: string, answer?: string, approvedItems?: string[]) => void;
   stopGeneration: () => void;
   connect: () => void;
   disconnect: () => void;
@@ -55,18 +67,42 @@ export interface UseAIChatReturn {
   loadThread: (thread: ThreadView) => void;
   /** Forgets the conversation; the next message starts a new thread. */
   newThread: () => void;
+  /**
+   * `ai:undo` (docs/protocol.md §9.4): reverts the changes of one of the service's messages (`MessageChanges.messageId`;
+   * absent: the latest answer whose changes are in effect). Its ACTIONS_REVERTED event joins the messages (and goes
+   * to `onEvent`); a part changed since is kept and listed in the result's `refused`. Not while an answer runs.
+   */
+  undo: (messageId?: string) => Promise<AiRequestOutcome>;
+  /** `ai:restore` (docs/protocol.md §9.4): reverts everything the assistant applied after that message, as `undo` does. */
+  restore: (messageId: string) => Promise<AiRequestOutcome>;
+  /** The last undo or restore, null before the first one of the conversation. */
+  revert: RevertState | null;
+  /**
+   * The thread's change log (GET /api/ai/thread/:threadId/changes, docs/protocol.md §9.1), oldest first: loaded with a
+   * thread and again after each request; empty without a thread (or when it cannot be loaded).
+   */
+  changes: ThreadChangeView[];
+  /** Loads the change log again (e.g. after an undo made elsewhere). */
+  refreshChanges: () => Promise<void>;
 }
 
 type Send =
   | { kind: 'chat'; message: string }
-  | { kind: 'resume'; threadId: string; approved: boolean; feedback?: string; answer?: string };
+  | {
+      kind: 'resume';
+      threadId: string;
+      approved: boolean;
+      feedback?: string;
+      answer?: string;
+      approvedItems?: string[];
+    };
 
 let localIds = 0;
 const nextLocalId = () => `m${Date.now().toString(36)}${(localIds++).toString(36)}`;
 
 /**
  * React hook over AiChatClient (seed 000 useAIChat): messages with streamed text (coalesced ~32 ms),
- * tool badges, usage, interrupts and errors; one request at a time.
+ * tool badges, usage, interrupts and errors; one request at a time; undo and restore, with the thread's change log.
  */
 export function useAIChat(options: UseAIChatOptions): UseAIChatReturn {
   const { graphKey, path, coalesceMs, autoConnect = false, client: injected } = options;
@@ -75,10 +111,13 @@ export function useAIChat(options: UseAIChatOptions): UseAIChatReturn {
   const [isConnected, setConnected] = useState(false);
   const [isTyping, setTyping] = useState(false);
   const [connectionError, setConnectionError] = useState<string | null>(null);
+  const [changes, setChanges] = useState<ThreadChangeView[]>([]);
+  const [revert, setRevert] = useState<RevertState | null>(null);
 
   const clientRef = useRef<AiChatClient | null>(null);
   const unsubscribeRef = useRef<Array<() => void>>([]);
   const activeRef = useRef<{ request: AiRequest; assistantId: string } | null>(null);
+  const revertingRef = useRef<AiRequest | null>(null);
   const lastSendRef = useRef<Send | null>(null);
   const tokenRef = useRef(options.token);
   tokenRef.current = options.token;
@@ -91,6 +130,29 @@ export function useAIChat(options: UseAIChatOptions): UseAIChatReturn {
   const graphRef = useRef(graphKey);
   /** Bumped when the conversation is replaced: events of a request of the previous one are dropped. */
   const conversationRef = useRef(0);
+  const injectedRest = options.rest;
+  const rest = useMemo(
+    () => injectedRest ?? new AiRestClient({ url: serverUrl, token: () => tokenRef.current ?? undefined }),
+    [injectedRest, serverUrl],
+  );
+
+  /** Bumped by each load of the change log: only the latest load's answer is kept. */
+  const changesLoadRef = useRef(0);
+  /** The change log of `threadId`; dropped when a newer load started or the conversation was replaced meanwhile. */
+  const loadChanges = useCallback(
+    async (threadId: string | null) => {
+      if (!threadId) return;
+      const conversation = conversationRef.current;
+      const load = ++changesLoadRef.current;
+      try {
+        const loaded = await rest.listChanges(threadId);
+        if (conversationRef.current === conversation && changesLoadRef.current === load) setChanges(loaded);
+      } catch {
+        // The chat goes on without undo: the log is loaded again after the next request.
+      }
+    },
+    [rest],
+  );
 
   const ensureClient = useCallback((): AiChatClient => {
     if (clientRef.current) return clientRef.current;
@@ -141,8 +203,11 @@ export function useAIChat(options: UseAIChatOptions): UseAIChatReturn {
     conversationRef.current += 1;
     activeRef.current?.request.stop();
     activeRef.current = null;
+    revertingRef.current = null;
     lastSendRef.current = null;
     setTyping(false);
+    setChanges([]);
+    setRevert(null);
   }
 
   // Another graph is another conversation.
@@ -164,6 +229,7 @@ export function useAIChat(options: UseAIChatOptions): UseAIChatReturn {
           : { type: 'request_started', assistantId, createdTime: Date.now() },
       );
       lastSendRef.current = send;
+      setRevert(null);
       const conversation = conversationRef.current;
       const deliver = (action: ChatAction) => {
         if (conversationRef.current === conversation) dispatch(action);
@@ -191,9 +257,15 @@ export function useAIChat(options: UseAIChatOptions): UseAIChatReturn {
           handlers,
         );
       } else {
-        const { threadId, approved, feedback, answer } = send;
+        const { threadId, approved, feedback, answer, approvedItems } = send;
         request = client.resume(
-          { threadId, approved, ...(feedback ? { feedback } : {}), ...(answer !== undefined ? { answer } : {}) },
+          {
+            threadId,
+            approved,
+            ...(feedback ? { feedback } : {}),
+            ...(answer !== undefined ? { answer } : {}),
+            ...(approvedItems ? { approvedItems } : {}),
+          },
           handlers,
         );
       }
@@ -203,15 +275,16 @@ export function useAIChat(options: UseAIChatOptions): UseAIChatReturn {
         if (activeRef.current?.request !== request) return;
         activeRef.current = null;
         setTyping(false);
+        void loadChanges(request.threadId);
       });
     },
-    [ensureClient, injected],
+    [ensureClient, injected, loadChanges],
   );
 
   const sendMessage = useCallback(
     (text: string) => {
       const message = text.trim();
-      if (!message || activeRef.current) return;
+      if (!message || activeRef.current || revertingRef.current) return;
       dispatch({ type: 'user_message', id: nextLocalId(), text: message, createdTime: Date.now() });
       start({ kind: 'chat', message });
     },
@@ -219,13 +292,65 @@ export function useAIChat(options: UseAIChatOptions): UseAIChatReturn {
   );
 
   const resume = useCallback(
-    (threadId: string, approved: boolean, feedback?: string, answer?: string) => {
-      if (activeRef.current) return;
+    (threadId: string, approved: boolean, feedback?: string, answer?: string, approvedItems?: string[]) => {
+      if (activeRef.current || revertingRef.current) return;
       dispatch({ type: 'interrupt_answered' });
-      start({ kind: 'resume', threadId, approved, feedback, answer });
+      start({ kind: 'resume', threadId, approved, feedback, answer, approvedItems });
     },
     [start],
   );
+
+  const runRevert = useCallback(
+    (kind: 'undo' | 'restore', messageId: string | undefined): Promise<AiRequestOutcome> => {
+      const threadId = stateRef.current.threadId;
+      const refused = (error: string): Promise<AiRequestOutcome> =>
+        Promise.resolve({ type: 'error', error: { code: 'thread_busy', error, retryable: true, fromServer: false } });
+      if (!threadId) return refused(`Nothing to ${kind}: the conversation has no thread yet.`);
+      if (activeRef.current || revertingRef.current) return refused(`Wait for the assistant to finish, then ${kind}.`);
+      const client = ensureClient();
+      if (!injected && !client.connected) client.connect();
+      const conversation = conversationRef.current;
+      const current = () => conversationRef.current === conversation;
+      const handlers: AiRequestHandlers = {
+        onEvent: (event) => {
+          if (current())
+            dispatch({
+              type: 'event',
+              assistantId: '',
+              id: nextLocalId(),
+              event: event.event,
+              createdTime: Date.now(),
+            });
+          onEventRef.current?.(event.event);
+        },
+        onApply: (event) => onApplyRef.current?.(event),
+      };
+      const request =
+        kind === 'undo'
+          ? client.undo({ threadId, ...(messageId !== undefined ? { messageId } : {}) }, handlers)
+          : client.restore({ threadId, messageId: messageId! }, handlers);
+      revertingRef.current = request;
+      setRevert({ kind, status: 'running' });
+      return request.done.then((outcome) => {
+        if (revertingRef.current === request) revertingRef.current = null;
+        if (!current()) return outcome;
+        setRevert(
+          outcome.type === 'reverted'
+            ? { kind, status: 'done', result: outcome.event }
+            : outcome.type === 'error'
+              ? { kind, status: 'failed', error: outcome.error }
+              : null,
+        );
+        void loadChanges(threadId);
+        return outcome;
+      });
+    },
+    [ensureClient, injected, loadChanges],
+  );
+
+  const undo = useCallback((messageId?: string) => runRevert('undo', messageId), [runRevert]);
+  const restore = useCallback((messageId: string) => runRevert('restore', messageId), [runRevert]);
+  const refreshChanges = useCallback(() => loadChanges(stateRef.current.threadId), [loadChanges]);
 
   const retry = useCallback(() => {
     const failed = [...stateRef.current.messages].reverse().find((message) => message.role === 'assistant');
@@ -236,10 +361,14 @@ export function useAIChat(options: UseAIChatOptions): UseAIChatReturn {
 
   const stopGeneration = useCallback(() => activeRef.current?.request.stop(), []);
 
-  const loadThread = useCallback((thread: ThreadView) => {
-    abandonActive();
-    dispatch({ type: 'loaded', thread });
-  }, []);
+  const loadThread = useCallback(
+    (thread: ThreadView) => {
+      abandonActive();
+      dispatch({ type: 'loaded', thread });
+      void loadChanges(thread.threadId);
+    },
+    [loadChanges],
+  );
 
   const newThread = useCallback(() => {
     abandonActive();
@@ -263,5 +392,10 @@ export function useAIChat(options: UseAIChatOptions): UseAIChatReturn {
     connectionError,
     loadThread,
     newThread,
+    undo,
+    restore,
+    revert,
+    changes,
+    refreshChanges,
   };
 }
