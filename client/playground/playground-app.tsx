@@ -10,6 +10,7 @@ import type {
 } from '../src/protocol';
 import { AIChatPanel } from '../src/react/ai-chat-panel';
 import { useAIChat } from '../src/react/use-ai-chat';
+import { useProposalStaleness } from '../src/react/use-proposal-staleness';
 import { formatUsage } from '../src/usage-format';
 import { recentGraphs, storedToken } from './browser-storage';
 import { ContextDrawer } from './context-drawer';
@@ -21,11 +22,17 @@ import { TokenField } from './token-field';
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 /** Every thread event but DATA_ADDED (what a question loaded) reports a change to the graph. */
 const changesGraph = (event: ThreadEvent) => event.type !== 'DATA_ADDED';
+/**
+ * While a proposal waits, the graph is loaded again this often (and when the page gets the focus back), so that an
+ * edit made elsewhere (the change feed, another user) shows, and a proposal it makes stale is shown stale.
+ */
+const RECHECK_PENDING_PROPOSAL_MS = 3000;
 
 /**
  * The playground (docs/client.md): pick a graph and see it, chat with the assistant through the same hook and
- * components an application embeds, see a pending proposal on the graph, continue earlier threads, see each
- * answer's usage and cost, and open "what the AI sees" for the last question.
+ * components an application embeds, see a pending proposal on the graph (the items of a batch left out, what changed
+ * since it was made), undo or restore what the assistant applied, continue earlier threads, see each answer's usage
+ * and cost, and open "what the AI sees" for the last question.
  */
 export function PlaygroundApp() {
   const [settings, setSettings] = useState<PlaygroundSettings | null>(null);
@@ -82,6 +89,26 @@ export function PlaygroundApp() {
     // HITL_APPLY=client: the editor applies it; the service has it once the editor's sync reached it.
     onApply: loadGraph,
   });
+
+  const proposal = chat.pendingInterrupt?.kind === 'approval' ? chat.pendingInterrupt : null;
+  const staleness = useProposalStaleness(proposal, graph);
+  const [checkedItems, setCheckedItems] = useState<{ toolCallId: string; approvedItems: string[] } | null>(null);
+  const approvedItems =
+    proposal && checkedItems?.toolCallId === proposal.toolCallId ? checkedItems.approvedItems : null;
+  const onItemsChange = useCallback(
+    (toolCallId: string, items: string[]) => setCheckedItems({ toolCallId, approvedItems: items }),
+    [],
+  );
+
+  useEffect(() => {
+    if (!proposal) return;
+    const timer = setInterval(loadGraph, RECHECK_PENDING_PROPOSAL_MS);
+    window.addEventListener('focus', loadGraph);
+    return () => {
+      clearInterval(timer);
+      window.removeEventListener('focus', loadGraph);
+    };
+  }, [proposal, loadGraph]);
 
   useEffect(() => {
     fetch('./config.json')
@@ -187,7 +214,9 @@ export function PlaygroundApp() {
         key={graphKey}
         graph={graph}
         error={graphError}
-        proposal={chat.pendingInterrupt?.kind === 'approval' ? chat.pendingInterrupt : null}
+        proposal={proposal}
+        approvedItems={approvedItems}
+        staleness={staleness}
         onReload={loadGraph}
       />
 
@@ -212,6 +241,12 @@ export function PlaygroundApp() {
           onResume={chat.resume}
           onRetry={chat.retry}
           sheets={graph?.graph.sheetsList}
+          onItemsChange={onItemsChange}
+          staleness={staleness}
+          changes={chat.changes}
+          onUndo={(messageId) => void chat.undo(messageId)}
+          onRestore={(messageId) => void chat.restore(messageId)}
+          revert={chat.revert}
         />
       </main>
 

@@ -22,4 +22,6 @@ export type { ReviewItem, UnmetNeed } from './proposal-items';
 export { describeChanged, proposalOutcomeOf } from './proposal-outcome';
 export type { OutcomeItem, ProposalOutcome } from './proposal-outcome';
 export { describeRefused } from './revert-outcome';
+export { checkProposal, documentFingerprint } from './proposal-staleness';
+export type { ProposalStaleness, Sha256Digest } from './proposal-staleness';
 export type * from './protocol';

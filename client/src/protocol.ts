@@ -2,9 +2,10 @@
  * The service's contract as the client sees it: the socket event types are imported (types only, erased
  * at build time) from the one definition the gateway uses, src/ai/socket/ai-socket.events.ts, and the REST
  * shapes from the service's own types, so a change on either side that breaks the other fails
- * `npm run typecheck`. One module is shared as code, not only as types: the wording of
- * proposals (src/conversation/proposal-description.ts, pure), so the service's preview items and the client's
- * dialogs say the same. This file is the client's only door to the service's sources.
+ * `npm run typecheck`. Two modules are shared as code, not only as types, both pure: the wording of
+ * proposals (src/conversation/proposal-description.ts), so the service's preview items and the client's dialogs say
+ * the same; and the canonical form of a node or edge its fingerprint hashes (src/conversation/document-canonical-json.ts),
+ * so the client finds a stale proposal as the service would. This file is the client's only door to the service's sources.
  */
 export type {
   AiApplyEvent,
@@ -45,6 +46,7 @@ export {
   describeProposal,
   formatValue,
 } from '../../src/conversation/proposal-description';
+export { documentCanonicalJson } from '../../src/conversation/document-canonical-json';
 export type { ChangeItem, ProposalDescription } from '../../src/conversation/proposal-description';
 export type { UsageReport } from '../../src/ai/agent/agent-result';
 export type { ProposedAction } from '../../src/conversation/proposed-action';

@@ -111,6 +111,17 @@ describe(sheetFlow.name, () => {
     expect(byId(edges, 'fetch-api-to-error-handler').className).toBe('pg-edge pg-edge--deleted pg-edge--declined');
   });
 
+  it('outlines what changed since the proposal was made, and says so', () => {
+    const highlight = highlightProposal(batchInterrupt());
+    const changedSince = { nodes: new Set(['filter-active', 'sort-stats']), edges: new Set(['root-to-fetch-api']) };
+    const { nodes, edges } = sheetFlow(demoDocument(), '0', { highlight, changedSince });
+    expect(byId(nodes, 'filter-active').className).toBe('pg-node pg-node--changed pg-node--stale');
+    expect(byId(nodes, 'filter-active').ariaLabel).toMatch(/Changed since the proposal was made$/);
+    expect(byId(nodes, 'filter-active').data.changedSince).toBe(true);
+    expect(byId(nodes, 'fetch-api').className).toBe('pg-node');
+    expect(byId(edges, 'root-to-fetch-api').className).toBe('pg-edge pg-edge--stale');
+  });
+
   it('leaves out an edge whose other end is not drawn on the sheet', () => {
     const document = demoDocument();
     document.edges.push(edge('to-nowhere', 'root', 'R-0', 'sort-stats'));

@@ -32,6 +32,8 @@ export type WorkflowNodeData = {
   mark?: ElementMark;
   /** `created`: a node the proposal adds; `moved`: where a node the proposal moves would go. */
   ghost?: 'created' | 'moved';
+  /** The node changed since the pending proposal was made (what makes it, or some of its items, stale). */
+  changedSince?: boolean;
 };
 export type WorkflowFlowNode = Node<WorkflowNodeData, 'workflow'>;
 export type WorkflowEdgeData = { mark?: ElementMark };
@@ -53,7 +55,11 @@ export interface SheetFlowOptions {
   highlight?: ProposalHighlight | null;
   /** Used when the sheet needs it (sheetNeedsLayout). */
   layout?: AutoLayout;
+  /** The nodes and edges of the pending proposal's basis that changed since it was made. */
+  changedSince?: { nodes: ReadonlySet<string>; edges: ReadonlySet<string> };
 }
+
+const CHANGED_SINCE = '. Changed since the proposal was made';
 
 /** Id of the ghost that shows where a moved node would go (node keys never hold a colon). */
 export const movedGhostId = (nodeKey: string) => `moved:${nodeKey}`;
@@ -216,7 +222,7 @@ export function sheetFlow(document: GraphDocument, sheetId: string, options: She
   for (const { edge, mark } of createdEdges) edgeMarks.set(edge._key, mark);
   const edges = [...document.edges.filter((edge) => edge.sheet === sheetId), ...createdEdges.map(({ edge }) => edge)]
     .filter((edge) => drawnKeys.has(edge.source) && drawnKeys.has(edge.target))
-    .map((edge) => toFlowEdge(edge, edgeMarks.get(edge._key)));
+    .map((edge) => toFlowEdge(edge, edgeMarks.get(edge._key), options.changedSince?.edges.has(edge._key) ?? false));
   const edgesByNode = new Map<string, GraphEdge[]>();
   for (const edge of [...document.edges, ...createdEdges.map(({ edge }) => edge)]) {
     for (const key of new Set([edge.source, edge.target])) {
@@ -230,6 +236,7 @@ export function sheetFlow(document: GraphDocument, sheetId: string, options: She
     const config = configs.get(node.type);
     const typeLabel = config?.displayName || node.type;
     const move = ghost ? highlight?.moves.get(node._key) : undefined;
+    const changedSince = !ghost && (options.changedSince?.nodes.has(node._key) ?? false);
     return {
       id: node._key,
       type: 'workflow',
@@ -243,14 +250,16 @@ export function sheetFlow(document: GraphDocument, sheetId: string, options: She
         mark && `pg-node--${mark.highlight}`,
         ghost && 'pg-node--ghost',
         mark?.decision && `pg-node--${mark.decision}`,
+        changedSince && 'pg-node--stale',
       ),
-      ariaLabel: `${ghost ? 'Proposed node' : 'Node'} ${node._key} (${typeLabel})${describeMark(mark)}`,
+      ariaLabel: `${ghost ? 'Proposed node' : 'Node'} ${node._key} (${typeLabel})${describeMark(mark)}${changedSince ? CHANGED_SINCE : ''}`,
       data: {
         nodeKey: node._key,
         typeLabel,
         handles: handlesOf(node, config, edgesByNode.get(node._key) ?? []),
         ...(mark ? { mark } : {}),
         ...(ghost ? { ghost } : {}),
+        ...(changedSince ? { changedSince } : {}),
       },
     };
   };
@@ -284,7 +293,7 @@ export function sheetFlow(document: GraphDocument, sheetId: string, options: She
   return { nodes, edges };
 }
 
-function toFlowEdge(edge: GraphEdge, mark: ElementMark | undefined): WorkflowFlowEdge {
+function toFlowEdge(edge: GraphEdge, mark: ElementMark | undefined, changedSince: boolean): WorkflowFlowEdge {
   const label = edge.label ? ` "${edge.label}"` : '';
   return {
     id: edge._key,
@@ -293,9 +302,14 @@ function toFlowEdge(edge: GraphEdge, mark: ElementMark | undefined): WorkflowFlo
     sourceHandle: edge.sourceHandle || null,
     targetHandle: edge.targetHandle || null,
     ...(edge.label ? { label: edge.label } : {}),
-    className: classes('pg-edge', mark && `pg-edge--${mark.highlight}`, mark?.decision && `pg-edge--${mark.decision}`),
+    className: classes(
+      'pg-edge',
+      mark && `pg-edge--${mark.highlight}`,
+      mark?.decision && `pg-edge--${mark.decision}`,
+      changedSince && 'pg-edge--stale',
+    ),
     markerEnd: mark ? `pg-arrow-${mark.highlight}` : 'pg-arrow',
-    ariaLabel: `Edge ${edge.source} → ${edge.target}${label}${describeMark(mark)}`,
+    ariaLabel: `Edge ${edge.source} → ${edge.target}${label}${describeMark(mark)}${changedSince ? CHANGED_SINCE : ''}`,
     data: mark ? { mark } : {},
   };
 }

@@ -1,10 +1,13 @@
 import { Background, Controls, type NodeTypes, ReactFlow, useEdgesState, useNodesState } from '@xyflow/react';
 import { useEffect, useMemo, useState } from 'react';
+import { reviewItems } from '../../src/proposal-items';
+import { describeChanged } from '../../src/proposal-outcome';
+import type { ProposalStaleness } from '../../src/proposal-staleness';
 import { describeProposal } from '../../src/protocol';
 import type { ApprovalInterrupt, GraphDocument } from '../../src/protocol';
 import { ElementDetails, type SelectedElement } from './element-details';
 import { type AutoLayout, proposalCounts, type SheetFlow, sheetFlow, sheetNeedsLayout } from './graph-flow';
-import { highlightProposal } from './proposal-highlight';
+import { highlightProposal, withDecisions } from './proposal-highlight';
 import { ProposalLegend } from './proposal-legend';
 import { WorkflowNode } from './workflow-node';
 
@@ -14,6 +17,10 @@ export interface GraphViewProps {
   error: string | null;
   /** The approval the conversation waits for, drawn over the graph. */
   proposal: ApprovalInterrupt | null;
+  /** The items of the pending batch the reviewer has checked so far (null: all of them, or not a batch). */
+  approvedItems?: readonly string[] | null;
+  /** The pending proposal checked against this graph: what changed since it was made is outlined. */
+  staleness?: ProposalStaleness | null;
   onReload: () => void;
 }
 
@@ -30,27 +37,42 @@ const ARIA_LABELS = {
 
 /**
  * The graph being discussed, one sheet at a time, laid out at its stored positions (xyflow); while an approval
- * waits, what it adds, changes and deletes is coloured on it, with a legend, and its sheet is opened.
+ * waits, what it adds, changes and deletes is coloured on it, with a legend, and its sheet is opened; the items of a
+ * batch the reviewer leaves out are drawn faded, and what changed since the proposal was made is outlined.
  */
-export function GraphView({ graph, error, proposal, onReload }: GraphViewProps) {
+export function GraphView({ graph, error, proposal, approvedItems, staleness, onReload }: GraphViewProps) {
   const [chosenSheet, setChosenSheet] = useState<string | null>(null);
-  const highlight = useMemo(() => (proposal ? highlightProposal(proposal) : null), [proposal]);
+  const proposalHighlight = useMemo(() => (proposal ? highlightProposal(proposal) : null), [proposal]);
+  const items = useMemo(() => (proposal ? reviewItems(proposal) : null), [proposal]);
+  const highlight = useMemo(
+    () =>
+      proposalHighlight && items && approvedItems
+        ? withDecisions(proposalHighlight, items, new Set(approvedItems))
+        : proposalHighlight,
+    [proposalHighlight, items, approvedItems],
+  );
+  const changedSince = useMemo(() => {
+    const changed = staleness?.changed ?? [];
+    const keys = (kind: 'node' | 'edge') =>
+      new Set(changed.filter((part) => part.kind === kind).map((part) => part.key));
+    return { nodes: keys('node'), edges: keys('edge'), lines: describeChanged(changed) };
+  }, [staleness]);
   const sheets = graph ? Object.entries(graph.graph.sheetsList) : [];
   const sheetId = chosenSheet !== null && graph && chosenSheet in graph.graph.sheetsList ? chosenSheet : sheets[0]?.[0];
 
   // A new proposal opens the sheet it is about.
   useEffect(() => {
-    if (highlight) setChosenSheet(highlight.sheetId);
-  }, [highlight]);
+    if (proposalHighlight) setChosenSheet(proposalHighlight.sheetId);
+  }, [proposalHighlight]);
 
   const needsLayout = graph !== null && sheetId !== undefined && sheetNeedsLayout(graph, sheetId);
   const { layout, layoutError } = useAutoLayout(needsLayout);
   const flow = useMemo(
     () =>
       graph && sheetId !== undefined && (!needsLayout || layout)
-        ? sheetFlow(graph, sheetId, { highlight, layout })
+        ? sheetFlow(graph, sheetId, { highlight, layout, changedSince })
         : null,
-    [graph, sheetId, highlight, needsLayout, layout],
+    [graph, sheetId, highlight, needsLayout, layout, changedSince],
   );
   const counts = useMemo(() => (graph ? proposalCounts(graph, highlight) : null), [graph, highlight]);
   const headline = useMemo(
@@ -86,7 +108,14 @@ export function GraphView({ graph, error, proposal, onReload }: GraphViewProps) 
           Reload
         </button>
       </div>
-      {highlight && counts && <ProposalLegend headline={headline} counts={counts.byHighlight} />}
+      {highlight && counts && (
+        <ProposalLegend
+          headline={headline}
+          counts={counts.byHighlight}
+          changedSince={changedSince.lines}
+          stale={staleness?.stale ?? false}
+        />
+      )}
       {flow && sheetId !== undefined ? (
         <SheetCanvas
           // A new sheet or a new proposal is fitted in view; a reload keeps the reader's zoom.

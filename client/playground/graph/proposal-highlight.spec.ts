@@ -1,5 +1,6 @@
 import { batchInterrupt } from '../../test/graph-view.fixtures';
-import { highlightProposal, markLabel } from './proposal-highlight';
+import { reviewItems } from '../../src/proposal-items';
+import { highlightProposal, markLabel, withDecisions } from './proposal-highlight';
 
 describe(highlightProposal.name, () => {
   it('sorts a batch into created nodes and edges (with their preview), changed, moved and deleted elements', () => {
@@ -85,5 +86,24 @@ describe(markLabel.name, () => {
     expect(markLabel({ highlight: 'deleted', changes: [change('delete')], decision: 'declined' })).toBe(
       'Deleted · declined',
     );
+  });
+});
+
+describe(withDecisions.name, () => {
+  it("draws the reviewer's choice: what approved items touch accepted, what only declined ones touch declined", () => {
+    const interrupt = batchInterrupt();
+    const highlight = highlightProposal(interrupt);
+    const items = reviewItems(interrupt)!;
+    expect(withDecisions(highlight, items, new Set(items.map((item) => item.itemId)))).toBe(highlight);
+
+    const decided = withDecisions(highlight, items, new Set(['i1', 'i3', 'i6']));
+    expect(decided.createdNodes.get('log-errors')!.mark.decision).toBe('accepted');
+    expect(decided.createdEdges.get('fetch-api-to-log-errors')!.mark.decision).toBe('declined');
+    expect(decided.nodes.get('filter-active')!.decision).toBe('accepted');
+    expect(decided.nodes.get('root')!.decision).toBe('declined');
+    expect(decided.nodes.get('error-handler')!.decision).toBe('declined');
+    expect(markLabel(decided.nodes.get('error-handler')!)).toBe('Deleted · declined');
+    // The highlight it was given is left as it was.
+    expect(highlight.nodes.get('root')!.decision).toBeUndefined();
   });
 });

@@ -1,3 +1,4 @@
+import type { ReviewItem } from '../../src/proposal-items';
 import { type ChangeItem, describeProposal } from '../../src/protocol';
 import type { ApprovalInterrupt, GraphEdge, GraphNode, NodeFieldInstruction } from '../../src/protocol';
 
@@ -114,4 +115,39 @@ export function markLabel(mark: ElementMark): string {
   else if (!effects.has('update')) label = 'Moved';
   else label = effects.has('move') ? 'Changed, moved' : 'Changed';
   return mark.decision ? `${label} · ${mark.decision}` : label;
+}
+
+/**
+ * The reviewer's choice among a batch's items, drawn on its highlight (a copy): each element an approved item
+ * touches is `accepted`, each one only declined items touch is `declined`. Unchanged while every item is approved,
+ * as for a proposal decided whole.
+ */
+export function withDecisions(
+  highlight: ProposalHighlight,
+  items: readonly Pick<ReviewItem, 'itemId' | 'nodeKeys' | 'edgeKeys'>[],
+  approved: ReadonlySet<string>,
+): ProposalHighlight {
+  if (items.every((item) => approved.has(item.itemId))) return highlight;
+  const decisionOf = (kind: 'node' | 'edge', key: string): ItemDecision | undefined => {
+    const touching = items.filter((item) => (kind === 'node' ? item.nodeKeys : item.edgeKeys).includes(key));
+    if (touching.length === 0) return undefined;
+    return touching.some((item) => approved.has(item.itemId)) ? 'accepted' : 'declined';
+  };
+  const decided = (kind: 'node' | 'edge', key: string, mark: ElementMark): ElementMark => {
+    const decision = decisionOf(kind, key);
+    return decision ? { ...mark, decision } : mark;
+  };
+  const marks = (kind: 'node' | 'edge', source: Map<string, ElementMark>) =>
+    new Map([...source].map(([key, mark]) => [key, decided(kind, key, mark)]));
+  return {
+    ...highlight,
+    nodes: marks('node', highlight.nodes),
+    edges: marks('edge', highlight.edges),
+    createdNodes: new Map(
+      [...highlight.createdNodes].map(([key, { node, mark }]) => [key, { node, mark: decided('node', key, mark) }]),
+    ),
+    createdEdges: new Map(
+      [...highlight.createdEdges].map(([key, { edge, mark }]) => [key, { edge, mark: decided('edge', key, mark) }]),
+    ),
+  };
 }

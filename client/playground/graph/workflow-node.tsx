@@ -33,8 +33,15 @@ export const WorkflowNode = memo(function WorkflowNode({ data }: NodeProps<Workf
         <span className="pg-node__key">{data.nodeKey}</span>
         <span className="pg-node__type">{data.typeLabel}</span>
       </div>
-      {data.mark && (
-        <span className="pg-node__badge">{data.ghost === 'moved' ? 'Moves here' : markLabel(data.mark)}</span>
+      {(data.mark || data.changedSince) && (
+        <span className="pg-node__badge">
+          {[
+            data.mark && (data.ghost === 'moved' ? 'Moves here' : markLabel(data.mark)),
+            data.changedSince && 'changed since',
+          ]
+            .filter(Boolean)
+            .join(' · ')}
+        </span>
       )}
     </>
   );

@@ -17,6 +17,8 @@ const EFFECT_OF_ITEM: Record<ProposalItem['type'], keyof typeof EFFECT_LABEL> = 
 export interface ItemSelection {
   approved: ReadonlySet<string>;
   onToggle: (itemId: string, approved: boolean) => void;
+  /** Items that concern what changed in the graph since the proposal: shown as such, and not to be checked. */
+  stale?: ReadonlySet<string>;
 }
 
 /**
@@ -92,6 +94,7 @@ function ItemList({
         {items.map((item) => {
           const effect = EFFECT_OF_ITEM[item.type];
           const approved = selection.approved.has(item.itemId);
+          const stale = selection.stale?.has(item.itemId) ?? false;
           const lines = details.get(item.itemId) ?? [];
           return (
             <li
@@ -103,11 +106,16 @@ function ItemList({
                 <input
                   type="checkbox"
                   checked={approved}
+                  disabled={stale}
                   onChange={(event) => selection.onToggle(item.itemId, event.target.checked)}
                 />
                 <span className="gai-change__effect">{EFFECT_LABEL[effect]}</span>
                 <span className="gai-change__summary">{item.description}</span>
-                {!approved && <span className="gai-item__declined"> (declined)</span>}
+                {stale ? (
+                  <span className="gai-item__stale"> (changed since: cannot be applied)</span>
+                ) : (
+                  !approved && <span className="gai-item__declined"> (declined)</span>
+                )}
               </label>
               {lines.length > 0 && <pre className="gai-change__details">{lines.join('\n')}</pre>}
             </li>

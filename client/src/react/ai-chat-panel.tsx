@@ -1,4 +1,5 @@
 import { memo, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
+import type { ProposalStaleness } from '../proposal-staleness';
 import type { ThreadChangeView } from '../protocol';
 import { formatUsage } from '../usage-format';
 import type { AIChatMessage, AIToolCall } from './ai-chat-message';
@@ -39,6 +40,8 @@ export interface AIChatPanelProps {
   onRestore?: (messageId: string) => void;
   /** The last undo or restore (`useAIChat().revert`), shown under the messages. */
   revert?: RevertState | null;
+  /** The pending proposal checked against the graph as it is now (`useProposalStaleness`), for the modal. */
+  staleness?: ProposalStaleness | null;
 }
 
 /** How close to the bottom (px) still counts as "at the bottom": the list follows new text only then. */
@@ -67,6 +70,7 @@ export const AIChatPanel = memo(function AIChatPanel(props: AIChatPanelProps) {
     onUndo,
     onRestore,
     revert,
+    staleness,
   } = props;
   const list = useRef<HTMLDivElement>(null);
   const stick = useRef(true);
@@ -157,6 +161,7 @@ export const AIChatPanel = memo(function AIChatPanel(props: AIChatPanelProps) {
           onDismiss={() => setDismissed(pending.toolCallId)}
           sheets={sheets}
           onItemsChange={onItemsChange && ((approvedItems) => onItemsChange(pending.toolCallId, approvedItems))}
+          staleness={staleness}
         />
       )}
     </section>

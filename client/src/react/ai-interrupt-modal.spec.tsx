@@ -1,5 +1,6 @@
 /** @jest-environment jsdom */
 import { fireEvent, render, screen } from '@testing-library/react';
+import { batchInterrupt } from '../../test/graph-view.fixtures';
 import type { ApprovalInterrupt, QuestionInterrupt } from '../protocol';
 import { AIInterruptModal } from './ai-interrupt-modal';
 
@@ -146,5 +147,82 @@ describe(AIInterruptModal.name, () => {
     fireEvent.keyDown(screen.getByRole('dialog'), { key: 'Escape' });
     expect(onDismiss).toHaveBeenCalledTimes(1);
     expect(onResume).not.toHaveBeenCalled();
+  });
+
+  it('reviews a batch item by item: the checked items go in approvedItems, and a subset the service would refuse cannot be sent', () => {
+    const onResume = jest.fn();
+    const onItemsChange = jest.fn();
+    render(
+      <AIInterruptModal
+        interrupt={batchInterrupt()}
+        threadId="ai_b"
+        onResume={onResume}
+        onItemsChange={onItemsChange}
+      />,
+    );
+    const checkbox = (description: string) => screen.getByRole('checkbox', { name: new RegExp(description) });
+    expect(screen.getAllByRole('checkbox').map((box) => (box as HTMLInputElement).checked)).toEqual(
+      Array(6).fill(true),
+    );
+    expect(onItemsChange).toHaveBeenLastCalledWith(['i1', 'i2', 'i3', 'i4', 'i5', 'i6']);
+    // Everything checked: a plain approval.
+    fireEvent.click(screen.getByRole('button', { name: 'Approve' }));
+    expect(onResume).toHaveBeenLastCalledWith('ai_b', true, undefined);
+
+    // The new node left out, its edge kept: the edge needs it.
+    fireEvent.click(checkbox('New log-node node "log-errors"'));
+    expect(
+      screen.getByText(/i2 \(New edge fetch-api:R-1 → log-errors:L-0\) needs node "log-errors", which i1 creates/),
+    ).toBeTruthy();
+    expect((screen.getByRole('button', { name: 'Approve 5 of 6' }) as HTMLButtonElement).disabled).toBe(true);
+    fireEvent.click(checkbox('New edge fetch-api:R-1 → log-errors:L-0'));
+    fireEvent.click(checkbox('Node "root" moves'));
+    expect(onItemsChange).toHaveBeenLastCalledWith(['i3', 'i5', 'i6']);
+    fireEvent.change(screen.getByLabelText(/Feedback/), { target: { value: 'not the log node' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Approve 3 of 6' }));
+    expect(onResume).toHaveBeenLastCalledWith('ai_b', true, 'not the log node', undefined, ['i3', 'i5', 'i6']);
+
+    // Nothing checked: only Reject is left.
+    for (const description of ['data.minGames', 'error-handler', 'team-averages'])
+      fireEvent.click(checkbox(description));
+    expect(screen.getByText(/No change is checked/)).toBeTruthy();
+    expect((screen.getByRole('button', { name: 'Approve 0 of 6' }) as HTMLButtonElement).disabled).toBe(true);
+  });
+
+  it('shows a stale proposal as stale with what changed: no Approve, only Reject or ask for a new proposal', () => {
+    const onResume = jest.fn();
+    const staleness = {
+      changed: [{ kind: 'node' as const, key: 'fetch-api', change: 'modified' as const }],
+      staleItems: new Set<string>(),
+      stale: true,
+    };
+    render(<AIInterruptModal interrupt={batch} threadId="ai_s" onResume={onResume} staleness={staleness} />);
+    expect(screen.getByRole('alert').textContent).toContain(
+      'Stale: the graph changed since this proposal was made. Approving it would apply nothing.',
+    );
+    expect(screen.getByRole('alert').textContent).toContain('Node "fetch-api" was changed');
+    expect(screen.queryByRole('button', { name: /^Approve/ })).toBeNull();
+    fireEvent.click(screen.getByRole('button', { name: 'Ask for a new proposal' }));
+    expect(onResume).toHaveBeenLastCalledWith(
+      'ai_s',
+      false,
+      'The graph changed since this proposal was made (Node "fetch-api" was changed): propose again from the graph as it is now.',
+    );
+  });
+
+  it("leaves a batch's stale items out (unchecked, locked) and lets the reviewer approve the others", () => {
+    const onResume = jest.fn();
+    const staleness = {
+      changed: [{ kind: 'node' as const, key: 'filter-active', change: 'modified' as const }],
+      staleItems: new Set(['i3']),
+      stale: false,
+    };
+    render(<AIInterruptModal interrupt={batchInterrupt()} threadId="ai_p" onResume={onResume} staleness={staleness} />);
+    expect(screen.getByRole('alert').textContent).toContain('1 of its 6 changes concern what changed');
+    const stale = screen.getByRole('checkbox', { name: /data\.minGames changed/ }) as HTMLInputElement;
+    expect([stale.checked, stale.disabled]).toEqual([false, true]);
+    expect(screen.getByText(/changed since: cannot be applied/)).toBeTruthy();
+    fireEvent.click(screen.getByRole('button', { name: 'Approve 5 of 6' }));
+    expect(onResume).toHaveBeenLastCalledWith('ai_p', true, undefined, undefined, ['i1', 'i2', 'i4', 'i5', 'i6']);
   });
 });

@@ -1,5 +1,7 @@
 import { memo, useEffect, useId, useMemo, useRef, useState } from 'react';
 import { reviewItems, unmetNeeds } from '../proposal-items';
+import { describeChanged } from '../proposal-outcome';
+import type { ProposalStaleness } from '../proposal-staleness';
 import type { ApprovalInterrupt, Interrupt, QuestionInterrupt } from '../protocol';
 import { ActionPreview } from './action-preview';
 import { AlertIcon, QuestionIcon } from './icons';
@@ -22,6 +24,12 @@ export interface AIInterruptModalProps {
    * which parts would be applied and which declined.
    */
   onItemsChange?: (approvedItems: string[]) => void;
+  /**
+   * The proposal checked against the graph as it is now (`checkProposal`, `useProposalStaleness`): a stale proposal
+   * cannot be approved (the service would apply nothing), only rejected or sent back; a batch's stale items are left
+   * out, the others can still be approved.
+   */
+  staleness?: ProposalStaleness | null;
 }
 
 /**
@@ -36,6 +44,7 @@ export const AIInterruptModal = memo(function AIInterruptModal({
   onDismiss,
   sheets,
   onItemsChange,
+  staleness,
 }: AIInterruptModalProps) {
   const titleId = useId();
   const dialog = useRef<HTMLDivElement>(null);
@@ -55,6 +64,7 @@ export const AIInterruptModal = memo(function AIInterruptModal({
             sheets={sheets}
             titleId={titleId}
             onItemsChange={onItemsChange}
+            staleness={staleness ?? null}
           />
         ) : (
           <QuestionBody interrupt={interrupt} threadId={threadId} onResume={onResume} titleId={titleId} />
@@ -71,6 +81,7 @@ function ApprovalBody({
   sheets,
   titleId,
   onItemsChange,
+  staleness,
 }: {
   interrupt: ApprovalInterrupt;
   threadId: string;
@@ -78,6 +89,7 @@ function ApprovalBody({
   sheets?: Record<string, string>;
   titleId: string;
   onItemsChange?: AIInterruptModalProps['onItemsChange'];
+  staleness: ProposalStaleness | null;
 }) {
   const [feedback, setFeedback] = useState('');
   const items = useMemo(() => interrupt.preview.items ?? [], [interrupt]);
@@ -86,8 +98,13 @@ function ApprovalBody({
   );
   const onItemsChangeRef = useRef(onItemsChange);
   onItemsChangeRef.current = onItemsChange;
-  // Another proposal in the same modal: every item checked again.
+  const staleItems = staleness?.staleItems;
+  // Another proposal in the same modal: every item checked again. An item found stale is unchecked (and locked).
   useEffect(() => setApprovedItems(new Set(items.map((item) => item.itemId))), [items]);
+  useEffect(() => {
+    if (staleItems && staleItems.size > 0)
+      setApprovedItems((current) => new Set([...current].filter((itemId) => !staleItems.has(itemId))));
+  }, [staleItems]);
   useEffect(() => {
     if (items.length > 0)
       onItemsChangeRef.current?.(items.filter((item) => approvedItems.has(item.itemId)).map((item) => item.itemId));
@@ -112,7 +129,16 @@ function ApprovalBody({
       else next.delete(itemId);
       return next;
     });
-  const approveBlocked = (items.length > 0 && approvedItems.size === 0) || unmet.length > 0;
+  const stale = staleness?.stale === true;
+  const changedLines = useMemo(() => describeChanged(staleness?.changed ?? []), [staleness]);
+  const approveBlocked = stale || (items.length > 0 && approvedItems.size === 0) || unmet.length > 0;
+  const sendBack = () =>
+    onResume(
+      threadId,
+      false,
+      feedback.trim() ||
+        `The graph changed since this proposal was made (${changedLines.join('; ')}): propose again from the graph as it is now.`,
+    );
   return (
     <>
       <header className="gai-modal__header">
@@ -120,12 +146,28 @@ function ApprovalBody({
         <h2 id={titleId}>The assistant proposes a change</h2>
       </header>
       <div className="gai-modal__body">
+        {staleness && staleness.changed.length > 0 && (
+          <div className={`gai-stale ${stale ? 'gai-stale--whole' : ''}`} role="alert">
+            <strong>
+              {stale
+                ? 'Stale: the graph changed since this proposal was made. Approving it would apply nothing.'
+                : `The graph changed since this proposal was made: ${staleItems?.size ?? 0} of its ${items.length} changes concern what changed, and are left out.`}
+            </strong>
+            <ul>
+              {changedLines.map((line) => (
+                <li key={line}>{line}</li>
+              ))}
+            </ul>
+          </div>
+        )}
         <ActionPreview
           interrupt={interrupt}
           sheets={sheets}
-          selection={items.length > 0 ? { approved: approvedItems, onToggle: toggle } : undefined}
+          selection={
+            items.length > 0 ? { approved: approvedItems, onToggle: toggle, stale: staleItems ?? undefined } : undefined
+          }
         />
-        {items.length > 0 && approvedItems.size === 0 && (
+        {!stale && items.length > 0 && approvedItems.size === 0 && (
           <p className="gai-items__problem" role="status">
             No change is checked: check at least one to approve, or Reject the proposal.
           </p>
@@ -153,15 +195,21 @@ function ApprovalBody({
         <button type="button" className="gai-button gai-button--reject" onClick={() => decide(false)}>
           Reject
         </button>
-        <button
-          type="button"
-          className="gai-button gai-button--approve"
-          onClick={() => decide(true)}
-          disabled={approveBlocked}
-          data-autofocus
-        >
-          {partial ? `Approve ${approvedItems.size} of ${items.length}` : 'Approve'}
-        </button>
+        {stale ? (
+          <button type="button" className="gai-button gai-button--approve" onClick={sendBack} data-autofocus>
+            Ask for a new proposal
+          </button>
+        ) : (
+          <button
+            type="button"
+            className="gai-button gai-button--approve"
+            onClick={() => decide(true)}
+            disabled={approveBlocked}
+            data-autofocus
+          >
+            {partial ? `Approve ${approvedItems.size} of ${items.length}` : 'Approve'}
+          </button>
+        )}
       </footer>
     </>
   );
