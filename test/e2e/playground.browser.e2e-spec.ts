@@ -329,6 +329,169 @@ describe('Playground (headless Chromium, end to end)', () => {
     expect([returnNode.posX, returnNode.posY]).toEqual([1480, 340]);
   });
 
+  const createNodeAction = (nodeKey: string, posX: number) => ({
+    type: 'create_node',
+    nodeKey,
+    typeKey: 'log-node',
+    sheet: '0',
+    posX,
+    posY: 620,
+  });
+
+  it('approves 2 of the 3 items of a batch: the item left out is drawn faded, and only the 2 approved reach the graph', async () => {
+    server.enqueue(
+      {
+        text: 'Three log nodes.',
+        toolCalls: [
+          {
+            id: 'call_three',
+            name: 'propose_batch',
+            arguments: {
+              reason: 'One log node per stage',
+              actions: [createNodeAction('log-a', 300), createNodeAction('log-b', 560), createNodeAction('log-c', 820)],
+            },
+          },
+        ],
+      },
+      { text: 'Added log-a and log-c.' },
+    );
+    await ask('Add a log node per stage');
+    const dialog = page.getByRole('dialog');
+    const checkbox = (key: string) => dialog.getByRole('checkbox', { name: new RegExp(`"${key}"`) });
+    await checkbox('log-b').waitFor();
+    await expect(dialog.getByRole('checkbox').count()).resolves.toBe(3);
+    await checkbox('log-b').uncheck();
+    // The graph shows the choice: log-b stays a ghost, faded and labelled declined; the others accepted.
+    const classes = async (key: string) => (await graphNode(key).getAttribute('class'))!.split(' ');
+    await page.locator('.react-flow__node.pg-node--declined[data-id="log-b"]').waitFor();
+    await expect(graphNode('log-b').textContent()).resolves.toContain('New · declined');
+    await expect(classes('log-a')).resolves.toEqual(expect.arrayContaining(['pg-node--ghost', 'pg-node--accepted']));
+    await page.screenshot({ path: path.join(ARTIFACTS, 'batch-items-reviewed.png') });
+
+    await dialog.getByRole('button', { name: 'Approve 2 of 3' }).click();
+    await page.getByText('Added log-a and log-c.').waitFor();
+    await assistant().getByText('Applied 2 of 3 changes.').waitFor();
+    await expect(assistant().locator('.gai-outcome__declined').textContent()).resolves.toContain('"log-b" (declined)');
+    // Loaded again after ACTIONS_EXECUTED: two plain nodes, no trace of the declined one.
+    await page.locator('.react-flow__node[data-id="log-a"]:not(.pg-node--ghost)').waitFor();
+    await expect(classes('log-c')).resolves.not.toContain('pg-node--ghost');
+    await expect(graphNode('log-b').count()).resolves.toBe(0);
+    const stored = (await storedGraph()).nodes.map((node) => node._key);
+    expect(['log-a', 'log-b', 'log-c'].map((key) => stored.includes(key))).toEqual([true, false, true]);
+    const sent = server.requests[1].body.messages as Array<{ role: string; tool_call_id?: string; content: string }>;
+    expect(JSON.parse(sent.find((message) => message.tool_call_id === 'call_three')!.content)).toMatchObject({
+      status: 'approved',
+      appliedItems: [{ itemId: 'i1' }, { itemId: 'i3' }],
+      declinedItems: [{ itemId: 'i2' }],
+    });
+  });
+
+  /** An edit of a node by someone else, saved through the change feed (as the Nodius sync server sends it). */
+  const editThroughFeed = async (key: string, changes: Record<string, unknown>) => {
+    const current = (await storedGraph()).nodes.find((node) => node._key === key)!;
+    await request(app.url)
+      .post(`/api/graphs/${GRAPH}/changes`)
+      .send({ upsertNodes: [{ ...current, ...changes }], saved: true })
+      .expect(202);
+  };
+  const updateFilter = (id: string, minGames: number) => ({
+    id,
+    name: 'propose_update_node',
+    arguments: { nodeKey: 'filter-active', changes: { 'data.minGames': minGames }, reason: 'Only regular players' },
+  });
+
+  it('shows a proposal made stale by an edit through the change feed as stale, and never applies it', async () => {
+    server.enqueue(
+      { text: 'I propose a stricter filter.', toolCalls: [updateFilter('call_stale', 30)] },
+      { text: 'The graph changed: here is a new proposal.', toolCalls: [updateFilter('call_again', 40)] },
+      { text: 'Not applied: filter-active changed again meanwhile.' },
+    );
+    await ask('Keep only regular players');
+    const dialog = page.getByRole('dialog');
+    await dialog.getByRole('button', { name: 'Approve' }).waitFor();
+    await expect(dialog.getByRole('alert').count()).resolves.toBe(0);
+
+    // Someone else edits the very node it changes: the page, loading the graph again while the proposal waits, sees it.
+    await editThroughFeed('filter-active', { data: { minGames: 12, edited: 'by a human' } });
+    await dialog
+      .getByRole('alert')
+      .getByText(/^Stale: the graph changed since this proposal was made/)
+      .waitFor();
+    await expect(dialog.getByRole('alert').textContent()).resolves.toContain('Node "filter-active" was changed');
+    await expect(dialog.getByRole('button', { name: 'Approve' }).count()).resolves.toBe(0);
+    await expect(page.getByRole('group', { name: 'Proposed changes' }).textContent()).resolves.toContain(
+      'Stale proposal',
+    );
+    await page.locator('.react-flow__node.pg-node--stale[data-id="filter-active"]').waitFor();
+    await expect(graphNode('filter-active').textContent()).resolves.toContain('changed since');
+    await page.screenshot({ path: path.join(ARTIFACTS, 'stale-proposal.png') });
+
+    // Sent back: the model is told why, and proposes again on the graph as it is.
+    await dialog.getByRole('button', { name: 'Ask for a new proposal' }).click();
+    await page.getByText('The graph changed: here is a new proposal.').waitFor();
+    const sent = server.requests[1].body.messages as Array<{ role: string; tool_call_id?: string; content: string }>;
+    expect(JSON.parse(sent.find((message) => message.tool_call_id === 'call_stale')!.content)).toMatchObject({
+      status: 'rejected',
+      feedback: expect.stringContaining('Node "filter-active" was changed'),
+    });
+
+    // The new proposal, approved by a page that did not see the next edit: the service refuses it as stale.
+    await dialog.getByRole('button', { name: 'Approve' }).waitFor();
+    await page.route(`**/api/graphs/${GRAPH}`, (route) => route.abort());
+    await editThroughFeed('filter-active', { data: { minGames: 15 } });
+    await dialog.getByRole('button', { name: 'Approve' }).click();
+    await page.getByText('Not applied: filter-active changed again meanwhile.').waitFor();
+    await assistant().getByText('Not applied: the graph changed since this proposal was made.').waitFor();
+    await expect(assistant().locator('.gai-outcome--stale').textContent()).resolves.toContain(
+      'Node "filter-active" was changed',
+    );
+    const filter = (await storedGraph()).nodes.find((node) => node._key === 'filter-active') as unknown as {
+      data: { minGames: number };
+    };
+    expect(filter.data.minGames).toBe(15);
+  });
+
+  it("undoes an answer's change from the chat and the graph goes back; Put back applies it again", async () => {
+    server.enqueue(
+      {
+        text: 'A node for the retries.',
+        toolCalls: [
+          {
+            ...proposeLogNode,
+            id: 'call_retries',
+            arguments: { ...proposeLogNode.arguments, nodeKey: 'log-retries', posY: 760 },
+          },
+        ],
+      },
+      { text: 'Added log-retries.' },
+    );
+    await ask('Add a node for the retries');
+    await page.getByRole('dialog').getByRole('button', { name: 'Approve' }).click();
+    await page.getByText('Added log-retries.').waitFor();
+    await page.locator('.react-flow__node[data-id="log-retries"]:not(.pg-node--ghost)').waitFor();
+    const nodesBefore = (await storedGraph()).nodes.length;
+
+    const answer = page.locator('.gai-message--assistant', { hasText: 'Added log-retries.' });
+    await answer.getByText('Applied: 1 change').waitFor();
+    await answer.getByRole('button', { name: 'Undo the changes of this answer' }).click();
+    await page
+      .getByRole('status')
+      .getByText(/^Reverted 1 operation/)
+      .waitFor();
+    await graphNode('log-retries').waitFor({ state: 'detached' });
+    expect((await storedGraph()).nodes.map((node) => node._key)).not.toContain('log-retries');
+    expect((await storedGraph()).nodes.length).toBe(nodesBefore - 1);
+    await answer.getByText('Its changes were undone').waitFor();
+    await page.screenshot({ path: path.join(ARTIFACTS, 'undone.png') });
+
+    // The revert is an event of the thread, with a button to undo it.
+    const reverted = page.locator('.gai-event', { hasText: 'Reverted 1 operation' });
+    await reverted.getByRole('button', { name: 'Put back what this undo reverted' }).click();
+    await page.locator('.react-flow__node[data-id="log-retries"]').waitFor();
+    expect((await storedGraph()).nodes.map((node) => node._key)).toContain('log-retries');
+    await answer.getByRole('button', { name: 'Undo the changes of this answer' }).waitFor();
+  });
+
   it('lays out a sheet whose nodes have no positions of their own, with the layout module loaded on demand', async () => {
     const handles = {
       L: { position: 'fix', point: [{ id: 'L-0', type: 'in', accept: 'any' }] },
