@@ -57,14 +57,20 @@ export function PlaygroundApp() {
   const rest = useMemo(() => new AiRestClient({ url: window.location.origin, token: () => tokenRef.current }), []);
   const ready = settings !== null && (settings.auth === 'none' || token !== '');
 
-  // The graph, loaded again after each change; an answer that comes after a newer request is dropped.
+  // The graph, loaded again after each change; an answer that comes after a newer request is dropped, and one equal
+  // to the graph shown is not drawn again (the rechecks of a waiting proposal mostly find nothing new).
   const graphRequest = useRef(0);
+  const shownGraph = useRef<string | null>(null);
   const loadGraph = useCallback(() => {
     const request = ++graphRequest.current;
     rest.getGraph(graphKey).then(
       (document) => {
         if (request !== graphRequest.current) return;
-        setGraph(document);
+        const text = JSON.stringify(document);
+        if (text !== shownGraph.current) {
+          shownGraph.current = text;
+          setGraph(document);
+        }
         setGraphError(null);
         setRecent(recentGraphs.remember(graphKey));
       },
@@ -124,6 +130,7 @@ export function PlaygroundApp() {
   useEffect(() => {
     if (!ready) return;
     setGraph(null);
+    shownGraph.current = null;
     setGraphError(null);
     loadGraph();
     refreshThreads();
