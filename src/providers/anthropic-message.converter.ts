@@ -109,7 +109,7 @@ function pushMerged(out: MessageParam[], next: MessageParam): void {
 }
 
 /**
- * The Messages API's shape of our messages (docs/llm-providers.md): the system messages that open
+ * The Messages API's shape of our messages: the system messages that open
  * the list (the stable prompt levels) become the root `system` (joined with "\n\n", or text blocks
  * when they carry cache breakpoints); a system message further down (the per-message context,
  * recalled memory, thread events) becomes text of the user turn it sits in, so that it does not

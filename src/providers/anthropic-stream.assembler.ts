@@ -15,7 +15,7 @@ interface ToolUseState {
 type UsageCounts = Pick<Usage, 'input_tokens' | 'output_tokens'> & Partial<Usage>;
 
 /**
- * Maps Anthropic Messages stream events to LlmStreamChunks (docs/llm-providers.md, "Anthropic"):
+ * Maps Anthropic Messages stream events to LlmStreamChunks:
  * text_delta → token; a tool_use block start → tool_call_start; input_json_delta
  * pieces accumulated; content_block_stop of a tool_use → tool_call_done with the concatenated
  * JSON; usage from message_start, updated by message_delta. Tool-call indexes count tool_use

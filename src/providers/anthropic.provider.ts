@@ -29,7 +29,7 @@ export interface AnthropicProviderOptions {
   events?: AiEventLogger;
 }
 
-/** max_tokens is mandatory for Anthropic: 4096 unless options.maxTokens (docs/llm-providers.md). */
+/** max_tokens is mandatory for Anthropic: 4096 unless options.maxTokens. */
 export const ANTHROPIC_DEFAULT_MAX_TOKENS = 4096;
 
 /**

@@ -1,6 +1,6 @@
 import type { ErrorCode } from '../errors/error-code';
 
-/** An LLM failure as the classifier sees it (docs/llm-providers.md), with the Retry-After the upstream asked for. */
+/** An LLM failure as the classifier sees it, with the Retry-After the upstream asked for. */
 export interface ClassifiedLlmError {
   code: ErrorCode;
   retryable: boolean;

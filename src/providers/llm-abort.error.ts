@@ -3,7 +3,7 @@ import { APIUserAbortError as OpenAiUserAbortError } from 'openai';
 
 /**
  * Thrown by LlmProvider.stream()/complete() when the caller's AbortSignal fired: the upstream
- * request was cancelled. Not a provider failure, so it carries no docs/protocol.md code; callers end
+ * request was cancelled. Not a provider failure, so it carries no protocol error code; callers end
  * the generation as aborted (ai:complete { aborted: true }).
  */
 export class LlmAbortError extends Error {

@@ -17,6 +17,6 @@ export interface LlmCallObserver {
   firstChunk(call: LlmCallLabels, seconds: number): void;
   /** The call is over (reported once). */
   ended(call: LlmCallLabels, outcome: LlmCallOutcome, seconds: number): void;
-  /** An upstream failure with its docs/protocol.md code; `retried` when another attempt follows. */
+  /** An upstream failure with its protocol error code; `retried` when another attempt follows. */
   upstreamError(call: LlmCallLabels, code: string, retried: boolean): void;
 }

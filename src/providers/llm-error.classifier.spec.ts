@@ -132,7 +132,7 @@ describe(classifyLLMError.name, () => {
   });
 
   it('reads the body code and type: quota, content filter, overloaded in a stream', () => {
-    // An exhausted quota is no rate limit: docs/protocol.md §4 makes every rate_limit retryable, and waiting will not help.
+    // An exhausted quota is no rate limit: the protocol makes every rate_limit retryable, and waiting will not help.
     const quota = OpenAiApiError.generate(
       429,
       { error: { type: 'insufficient_quota', code: 'insufficient_quota', message: 'You exceeded your current quota' } },

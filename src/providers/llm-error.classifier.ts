@@ -162,7 +162,7 @@ function decide(
   const { status, type, code, apiMessage } = details;
   if (CONTEXT_LENGTH_CODES.has(code) || CONTEXT_LENGTH_CODES.has(type)) return { code: 'context_length' };
   if (CONTENT_FILTER_CODES.has(code) || CONTENT_FILTER_CODES.has(type)) return { code: 'content_filter' };
-  // Credits used up (OpenAI sends it as a 429): not a rate limit, which docs/protocol.md §4 makes retryable; an admin must act.
+  // Credits used up (OpenAI sends it as a 429): not a rate limit, which the protocol makes retryable; an admin must act.
   if (code === 'insufficient_quota' || type === 'insufficient_quota') return { code: 'budget_exceeded' };
   if (AUTH_TYPES.has(type) || AUTH_TYPES.has(code)) return { code: 'auth_error' };
   if (SERVER_TYPES.has(type)) return { code: 'server_error' };
@@ -207,7 +207,7 @@ function decide(
 }
 
 /**
- * Classifies any error an LLM call can throw (docs/llm-providers.md) into a docs/protocol.md code:
+ * Classifies any error an LLM call can throw into a protocol error code:
  * SDK error classes and HTTP status first, the body's error type/code next, socket error codes,
  * message patterns last. Already-classified AppErrors (LlmProviderError, TokenLimitError) keep
  * their code. Callers check isAbortError() first: an abort is not a failure.
@@ -258,7 +258,7 @@ export class LlmErrorClassifier {
     return classifyLLMError(error, this.locale, provider);
   }
 
-  /** The classified error as an AppError (LlmProviderError) the filters map to docs/protocol.md's shape. */
+  /** The classified error as an AppError (LlmProviderError) the filters map to the protocol's shape. */
   toAppError(error: unknown, provider?: string): LlmProviderError {
     if (error instanceof LlmProviderError) return error;
     return new LlmProviderError(this.classify(error, provider), error);

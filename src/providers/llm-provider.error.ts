@@ -3,7 +3,7 @@ import type { ClassifiedLlmError } from './classified-llm-error';
 
 /**
  * A classified upstream failure, thrown by the providers after retries: an AppError whose code is
- * one of docs/protocol.md §4 (rate_limit, server_error, auth_error, ...) and whose message is the
+ * one of the protocol's error codes (rate_limit, server_error, auth_error, ...) and whose message is the
  * localized user message, so the HTTP filter and the gateway can send it as is. The SDK error
  * stays in `cause` for logs.
  */

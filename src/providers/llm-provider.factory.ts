@@ -27,7 +27,7 @@ export interface LlmProviderFactoryOptions {
 }
 
 /**
- * Builds the LlmProvider for a selection (docs/llm-providers.md): the adapter of the entry's
+ * Builds the LlmProvider for a selection: the adapter of the entry's
  * type, wrapped in the retry policy; the offline provider when no model is configured.
  */
 export function createLlmProvider(selection: LlmProviderSelection, options: LlmProviderFactoryOptions): LlmProvider {

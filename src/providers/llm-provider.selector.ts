@@ -84,7 +84,7 @@ function detectionTrigger(entry: ProviderRegistryEntry, registry: ProviderRegist
 }
 
 /**
- * Chooses the LLM endpoint once, at start (docs/protocol.md §6, docs/llm-providers.md):
+ * Chooses the LLM endpoint once, at start:
  * 1. LLM_PROVIDER names a registry entry (or "offline"); LLM_MODEL overrides the model.
  * 2. Else LLM_BASE_URL alone selects the generic "openai-compatible" entry.
  * 3. Else the first registry entry, by detectionOrder, whose key is set

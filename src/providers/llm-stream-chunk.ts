@@ -1,7 +1,7 @@
 import { LlmUsage } from './llm-usage';
 
 /**
- * What LlmProvider.stream() yields (docs/llm-providers.md). Order: tokens and tool_call_start
+ * What LlmProvider.stream() yields. Order: tokens and tool_call_start
  * interleaved as they arrive, then every tool_call_done (full arguments), then usage (when the
  * provider sent it), then exactly one done.
  */

@@ -6,7 +6,7 @@ const FIRST_CHUNK_BUCKETS = [0.1, 0.25, 0.5, 1, 2, 3, 5, 8, 13, 20, 30, 60];
 /** Seconds for a whole call, up to long tool-call answers of slow models. */
 const CALL_BUCKETS = [0.25, 0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300];
 
-/** Upstream LLM calls: latency to the first chunk and in total, and upstream errors by docs/protocol.md code. */
+/** Upstream LLM calls: latency to the first chunk and in total, and upstream errors by protocol error code. */
 export class LlmMetrics implements LlmCallObserver {
   private readonly firstChunkSeconds: Histogram<'provider' | 'model'>;
   private readonly callSeconds: Histogram<'provider' | 'model' | 'outcome'>;

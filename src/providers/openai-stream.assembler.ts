@@ -16,7 +16,7 @@ interface ToolCallState {
 type WireToolCall = Partial<NonNullable<ChatCompletionChunk.Choice.Delta['tool_calls']>[number]>;
 
 /**
- * Turns OpenAI-compatible chat.completion.chunk objects into LlmStreamChunks (docs/llm-providers.md):
+ * Turns OpenAI-compatible chat.completion.chunk objects into LlmStreamChunks:
  * text deltas become tokens; tool-call fragments are accumulated by index, announced
  * with tool_call_start once id and name are known, and closed with the full arguments at the end.
  * Copes with what compatible servers send: missing ids (generated, stable per response), a whole

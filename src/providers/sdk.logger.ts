@@ -9,7 +9,7 @@ export interface SdkLogger {
 }
 
 /**
- * What the SDKs would print on the console, as one JSON line (docs/observability.md): their message
+ * What the SDKs would print on the console, as one JSON line: their message
  * only, never their arguments, which hold what the upstream sent (a stream event they could not
  * parse is model output: content stays out of the logs). The failure itself reaches the caller as
  * an error and is classified there.

@@ -4,11 +4,8 @@ import type { Dispatcher } from 'undici';
 type Fetch = typeof fetch;
 
 /**
- * Largest piece of an event-stream body handed to the openai SDK. Its SSE splitter (openai 6.x
- * `iterSSEChunks`) copies everything still buffered after each event it cuts off: a network read
- * holding n events costs O(n²) bytes copied (a 200-token answer read at once: ~3 MB copied and
- * allocated instead of 30 KB). In pieces of at most this size the copies stay below one piece per
- * event.
+ * Largest piece of an event-stream body handed to the openai SDK: its SSE splitter (6.x `iterSSEChunks`)
+ * copies what is still buffered after each event, so a read holding n events costs O(n²) bytes copied.
  */
 export const EVENT_STREAM_PIECE_BYTES = 1024;
 
@@ -26,16 +23,12 @@ export interface UndiciRequestFetchOptions {
 
 /**
  * `fetch` for the SDKs (ClientOptions.fetch) on undici's `request`, without the WHATWG layer of Node's `fetch`
- * (a Request object, a web stream for the body, the fetch algorithm's promise steps: ~0.3 ms of CPU per request).
+ * (~0.3 ms of CPU per request).
  *
- * What the SDKs see stays what `fetch` gives them: a `Response` with status, headers and the body as
- * a web stream; a stopped request rejects with its signal's reason (an abort before the headers, and
- * the body's read after them); a failure to connect rejects `TypeError: fetch failed` and a body
- * cut off errors `TypeError: terminated`, each with undici's error as its cause (what
- * LlmErrorClassifier and the SDKs' retry logic read). A string body is encoded once and not kept once
- * written (handedOnce). Differences, none of which the providers use: no redirects are followed (a 3xx
- * is returned as it is), no `accept-encoding` is added and nothing is decompressed (the upstream answers
- * uncompressed), and requests with a body other than a string or bytes go to `fallback`.
+ * Errors are those of `fetch`, which LlmErrorClassifier and the SDKs' retries read: a stop rejects with the
+ * signal's reason, a failed connection with `TypeError: fetch failed`, a cut body with `TypeError: terminated`
+ * (undici's error as the cause). Unlike `fetch`: no redirects are followed, nothing is decompressed, and bodies
+ * other than a string or bytes go to `fallback`.
  */
 export function undiciRequestFetch(options: UndiciRequestFetchOptions = {}): Fetch {
   const { dispatcher, fallback = fetch, eventStreamPieceBytes = Infinity } = options;
@@ -121,9 +114,8 @@ async function* bytesOf(
 const encoder = new TextEncoder();
 
 /**
- * The body's bytes, handed over once and not kept. undici keeps a request, its body included, until
- * the response ends: a Buffer body for a stream's whole length (~30 KB per request in flight), where
- * it lets a body read from an iterator go once written.
+ * The body's bytes, handed over once and not kept: undici holds a Buffer body until the response ends (a
+ * stream's whole length), but lets a body read from an iterator go once written.
  */
 export function handedOnce(bytes: Uint8Array): Iterable<Uint8Array> {
   let held: Uint8Array | null = bytes;

@@ -49,7 +49,7 @@ export class UpstreamStreamGuard {
 
   /**
    * The consumer has a chunk (true) or asks for the next one (false). Between the two, silence is the
-   * consumer's, not the upstream's (a run's stream may give way to new runs' setups: docs/agent.md).
+   * consumer's, not the upstream's (a run's stream may give way to new runs' setups).
    */
   hold(held: boolean): void {
     this.held = held;

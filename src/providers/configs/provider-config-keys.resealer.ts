@@ -14,7 +14,7 @@ export interface ResealReport {
 }
 
 /**
- * The second half of a key rotation (docs/provider-configs.md, `npm run ai:reencrypt-secrets`): every
+ * The second half of a key rotation (`npm run ai:reencrypt-secrets`): every
  * stored API key sealed with AI_SECRETS_KEY_PREVIOUS is opened and sealed again with AI_SECRETS_KEY,
  * each replaced only if nobody changed it meanwhile. Safe to run again, and while the service runs.
  */

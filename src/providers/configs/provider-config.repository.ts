@@ -9,7 +9,7 @@ export interface SealedProviderConfig {
 }
 
 /**
- * Provider configurations per workspace (port; adapters: SQLite, ArangoDB; docs/persistence.md). Every
+ * Provider configurations per workspace (port; adapters: SQLite, ArangoDB). Every
  * query of the API names the workspace; the two operator reads (listSealed: start-up check and key
  * rotation) go over all workspaces on purpose. Names are unique per workspace (conflict otherwise); at
  * most one configuration per workspace is active.

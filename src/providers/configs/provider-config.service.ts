@@ -46,8 +46,8 @@ export interface ProviderConfigPatch {
 const logger = new Logger('provider-configs');
 
 /**
- * The workspace's provider configurations (docs/protocol.md §8.5, seed AIProviderConfigService: get,
- * set, list, delete, set_active, get_active). Every answer is a ProviderConfigView: the API key is
+ * The workspace's provider configurations: get, set, list, delete, set_active,
+ * get_active. Every answer is a ProviderConfigView: the API key is
  * sealed on write (SecretCipher) and only its last four characters ever leave. A configuration must be
  * usable as stored: a registry entry of config/providers.json or `openai-compatible` with a base URL,
  * and a key when the entry needs one. Without AI_SECRETS_KEY, a configuration with a key is refused.

@@ -32,7 +32,7 @@ const CACHED_PROVIDERS_MAX = 256;
 const logger = new Logger('providers');
 
 /**
- * LlmProviderResolver over the stored provider configurations (docs/provider-configs.md). A
+ * LlmProviderResolver over the stored provider configurations. A
  * configuration becomes an LlmProvider through the same path as the environment's choice: the
  * registry entry's adapter (OpenAI-compatible or Anthropic) built by createLlmProvider, wrapped in the
  * retry policy with the error classification and the LLM metrics, priced by ModelPriceResolver (the

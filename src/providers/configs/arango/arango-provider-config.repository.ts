@@ -8,7 +8,7 @@ import type { ProviderConfigRepository, SealedProviderConfig } from '../provider
 import { ArangoProviderConfigDocument, ArangoProviderConfigQueries } from './arango-provider-config.queries';
 import { runArangoSchemaSetup } from '../../../database/arango/arango-schema.setup';
 
-/** The collection of this store, beside Nodius's own (docs/protocol.md §2). */
+/** The collection of this store, beside Nodius's own. */
 export const ARANGO_PROVIDER_CONFIGS = 'nodius_ai_provider_configs';
 
 /**

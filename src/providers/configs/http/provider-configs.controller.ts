@@ -15,7 +15,7 @@ const errorResponse = (status: number, description: string, example: object) =>
 const unauthorized = () => ApiResponse({ status: 401, description: 'Missing, expired or invalid token.' });
 
 /**
- * The workspace's own LLM endpoints (docs/protocol.md §8.5, docs/provider-configs.md): editors and admins
+ * The workspace's own LLM endpoints (docs/protocol.md §8.5): editors and admins
  * read, admins write. The API key is write-only: answers carry its last four characters.
  */
 @ApiTags('provider-configs')

@@ -1,7 +1,7 @@
 import type { SqliteMigration } from '../../../database/sqlite/sqlite-migration';
 
 /**
- * Provider configurations per workspace (docs/provider-configs.md). The API key is only ever stored
+ * Provider configurations per workspace. The API key is only ever stored
  * sealed (api_key_secret, AES-256-GCM); at most one active configuration per workspace (partial unique index).
  */
 export const PROVIDER_CONFIGS_MIGRATION: SqliteMigration = {
