@@ -31,8 +31,8 @@ export interface HistoryWindow {
 }
 
 /**
- * Where a history that no longer fits is cut, and which summaries stand for what is cut (docs/memory.md:
- * the pruned history keeps the recent turns, summaries stand for the rest).
+ * Where a history that no longer fits is cut, and which summaries stand for what is cut
+ * (the pruned history keeps the recent turns, summaries stand for the rest).
  *
  * The cut is placed at the end of a level-1 summary, the earliest one that makes the rest fit: the
  * most history is kept, the summaries cover exactly what is left out, and — what provider prompt

@@ -1,9 +1,9 @@
 /**
- * Conversation memory (docs/memory.md): three levels of records per thread.
+ * Conversation memory: three levels of records per thread.
  *  - 0: one record per turn (the user message, the answers, the tools used), embedded for recall;
  *  - 1: a short-term summary of consecutive turns, every MEMORY_L1_EVERY_CHARS characters of conversation;
  *  - 2: a long-term summary of consecutive level-1 summaries, every MEMORY_L2_EVERY_CHARS characters of them.
- * There is no level 3. See docs/memory.md.
+ * There is no level 3.
  */
 export type MemoryLevel = 0 | 1 | 2;
 

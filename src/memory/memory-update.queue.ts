@@ -40,7 +40,7 @@ const logger = new Logger('memory');
  * error and waits for the thread's next turn, which updates everything missing (updates are derived
  * from the stored thread, so a late one catches up fully). Never throws to its callers.
  *
- * Updates yield to runs (docs/memory.md, "When memory is updated"): they start once no run has been
+ * Updates yield to runs: they start once no run has been
  * in progress for `idleMs` (runStarted / runSettled), or, under a load that never pauses, once they
  * have waited `maxDeferMs`; so a conversation's setup and stream never wait behind the previous
  * answer's update.

@@ -31,7 +31,7 @@ import { WorkspaceConversationSummarizer } from './summaries/workspace-conversat
 import { ThreadMemoryWriter } from './thread-memory.writer';
 
 /**
- * Conversation memory (docs/memory.md, docs/protocol.md §8.6): after each run its thread's
+ * Conversation memory: after each run its thread's
  * memory is updated in the background (MemoryUpdateQueue → ThreadMemoryWriter: turn records,
  * summaries through the configured model or extractive without one, embeddings), graph changes mark
  * records stale, MemoryContextBuilder cuts a history that no longer fits and recalls records for a new

@@ -6,7 +6,7 @@ import { nodeContentFingerprint } from '../node-content.fingerprint';
 
 /**
  * Marks stale the memory records whose mentioned nodes changed or were deleted since they were
- * written (docs/protocol.md §8.6 `stale`). No model is involved: the fingerprints stored with each
+ * written (the records' `stale` flag). No model is involved: the fingerprints stored with each
  * mention are compared with the nodes' content now.
  *  - `stored` (change feed saves, applied actions, writes through the data source): the nodes named
  *    by the event, created, updated or deleted;

@@ -1,6 +1,6 @@
 import type { SummaryAuthor } from '../memory-record';
 
-/** What one summary call returns (docs/memory.md, "Summaries"); the nodes mentioned are graph node keys. */
+/** What one summary call returns; the nodes mentioned are graph node keys. */
 export interface ConversationSummary {
   summary: string;
   nodesMentioned: string[];
@@ -21,7 +21,7 @@ export interface SummarySource {
 }
 
 export interface SummaryRequest {
-  /** The thread's workspace: its provider configuration chooses the model (docs/provider-configs.md). */
+  /** The thread's workspace: its provider configuration chooses the model. */
   workspace: string;
   level: 1 | 2;
   sources: readonly SummarySource[];

@@ -6,9 +6,9 @@ import { ExtractiveConversationSummarizer } from './extractive-conversation.summ
 import { LlmConversationSummarizer } from './llm-conversation.summarizer';
 
 /**
- * Summaries by the model the thread's workspace talks to (docs/memory.md, "Summaries"): the provider a new
- * run of the workspace would use (its active provider configuration, else the environment's:
- * docs/provider-configs.md), resolved for each summary; an extractive summary when that provider is the
+ * Summaries by the model the thread's workspace talks to: the provider a new
+ * run of the workspace would use (its active provider configuration, else the environment's),
+ * resolved for each summary; an extractive summary when that provider is the
  * offline one. A configuration that cannot be used (provider_not_configured) fails the update, which is
  * retried like any failed update.
  */

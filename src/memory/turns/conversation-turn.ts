@@ -6,7 +6,7 @@ export interface TurnToolUse {
 }
 
 /**
- * One turn of a conversation (level 0 of docs/memory.md): a user message and everything up to the next one — the
+ * One turn of a conversation (memory level 0): a user message and everything up to the next one — the
  * assistant's answers, its tool calls and their results. System messages (prompt, contexts) are not
  * part of it.
  */

@@ -11,7 +11,7 @@ const TOOLS_USED = 'Tools used:';
 const TOOL_LINE = (name: string) => `- ${name}: `;
 
 /**
- * The text of a turn (docs/memory.md, level 0): the user message, the
+ * The text of a turn (level 0): the user message, the
  * assistant's answer, then the tools used with their results cut to 200 characters, at most 4,000
  * characters in all. It is what a level-0 record holds and embeds, what recall shows, what level-1
  * summaries are made from, and its length is the turn's share of the conversation's characters.
@@ -29,7 +29,7 @@ export function buildTurnMemoryText(turn: ConversationTurn): string {
 
 /**
  * buildTurnMemoryText(turn).length, without building the text: the request path measures every turn
- * of a long thread on each message (docs/memory.md), and needs only the lengths.
+ * of a long thread on each message, and needs only the lengths.
  */
 export function turnMemoryTextLength(turn: ConversationTurn): number {
   const lines = [USER.length + turn.userMessage.length, ASSISTANT.length + joinedLength(turn.assistantTexts)];
