@@ -27,7 +27,7 @@ export function hasCostBudget(automation: Pick<StoredAutomation, 'maxCostUsdPerR
 }
 
 /**
- * An automation's budgets (docs/automations.md, "Budgets"), on top of the service's (AI_MAX_TOTAL_TOKENS,
+ * An automation's budgets, on top of the service's (AI_MAX_TOTAL_TOKENS,
  * AI_MAX_COST_USD, as for chat): `maxCostUsdPerRun` caps one run, `maxCostUsdPerMonth` what its runs
  * spend in the current calendar month of the automation's time zone: a counter per month that every
  * recorded usage adds to (a run's, a resume's) and that the retention of runs never lowers. Before a

@@ -1,5 +1,5 @@
 /**
- * The time automations live by (docs/automations.md): which slots are due, when runs start and end,
+ * The time automations live by: which slots are due, when runs start and end,
  * what {{now}} says. Injected (AUTOMATION_CLOCK) so tests move it; the service uses the system clock.
  */
 export interface AutomationClock {

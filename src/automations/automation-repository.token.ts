@@ -1,2 +1,2 @@
-/** Injection token of the AutomationRepository adapter chosen by PersistenceModule (docs/persistence.md). */
+/** Injection token of the AutomationRepository adapter chosen by PersistenceModule. */
 export const AUTOMATION_REPOSITORY = Symbol('AUTOMATION_REPOSITORY');

@@ -1,7 +1,7 @@
 import { CollectingSink } from '../ai/http/collecting.sink';
 
 /**
- * Where an automation run's events go: nowhere but its thread (no socket, docs/automations.md), as a
+ * Where an automation run's events go: nowhere but its thread (no socket), as a
  * REST run's, except that the runner learns the thread as soon as the run created it.
  */
 export class AutomationRunSink extends CollectingSink {

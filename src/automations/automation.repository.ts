@@ -69,7 +69,7 @@ export interface ExpiredRun {
 }
 
 /**
- * Automations and their runs per workspace (port; adapters: SQLite, ArangoDB; docs/persistence.md).
+ * Automations and their runs per workspace (port; adapters: SQLite, ArangoDB).
  * Every query of the API names the workspace; the scheduler's (listDue, releaseLostRuns, and the
  * maintenance reads) do not. Claims are atomic across instances sharing the store: of several instances
  * claiming the same slot, exactly one wins; one run per automation at a time (a run lease, renewed

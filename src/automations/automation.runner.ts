@@ -39,7 +39,7 @@ interface StartedRun {
 }
 
 /**
- * Starts the runs of automations (docs/automations.md): claims a run in the store (one winner per slot
+ * Starts the runs of automations: claims a run in the store (one winner per slot
  * across instances, one run per automation at a time), checks its budget (a spent one: skipped_budget,
  * no upstream call), resolves its prompt's placeholders in the automation's time zone, computes who it acts
  * as (its creator, with no more than the creator's current role and the role of

@@ -17,7 +17,7 @@ export const HOUSEKEEPING_INTERVAL_MS = 60_000;
 const logger = new Logger('automations');
 
 /**
- * Starts the automations that are due (docs/automations.md, "Scheduling"). Every AUTOMATION_POLL_MS it
+ * Starts the automations that are due. Every AUTOMATION_POLL_MS it
  * asks the store for the enabled automations whose next slot has come, and claims each: the claim
  * moves the slot to the schedule's first one after now, atomically, so that of several instances
  * polling one store exactly one starts the run, and the slots missed while no instance was up give one

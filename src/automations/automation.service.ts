@@ -39,7 +39,7 @@ export type NewAutomation = Omit<AutomationDefinition, 'enabled'> & { enabled?: 
 const logger = new Logger('automations');
 
 /**
- * The workspace's automations (docs/protocol.md §8.4): stored prompts that run on a schedule, as their
+ * The workspace's automations: stored prompts that run on a schedule, as their
  * creator, through the same agent as chat. Checked before they are stored, so that a run never fails on
  * its definition: the graph exists in the workspace (404), the cron expression and the time zone are
  * valid and never fire twice within a minute over the whole cycle (400), a cost budget's model has a

@@ -1,7 +1,7 @@
 import type { Role } from '../auth/principal';
 import type { UsageTotals } from '../threads/thread.types';
 
-/** When an automation runs: a cron expression read in an IANA time zone (docs/automations.md). */
+/** When an automation runs: a cron expression read in an IANA time zone. */
 export interface AutomationSchedule {
   cron: string;
   timezone: string;
@@ -82,7 +82,7 @@ export type AutomationRunOutcome = 'running' | 'completed' | 'interrupted' | 'fa
 
 export interface AutomationRunError {
   /**
-   * A docs/protocol.md §4 code, or `aborted` (the service stopped it), `lost` (its instance went away),
+   * A protocol error code, or `aborted` (the service stopped it), `lost` (its instance went away),
    * `superseded` (a newer run proposed again: its interrupt was settled, nothing applied), `expired`
    * (its interrupt waited AUTOMATION_INTERRUPT_TTL_DAYS), `budget_unpriced` (a cost budget, and no price for its model).
    */

@@ -23,7 +23,7 @@ export interface AutomationsModuleOptions {
 }
 
 /**
- * Automations (docs/automations.md, docs/protocol.md §8.4): their routes and the approval queue, the
+ * Automations: their routes and the approval queue, the
  * scheduler that starts due runs (AUTOMATIONS_ENABLED), the runner that runs them through the agent
  * (RunAutomation) and the recorder that keeps each run's record, which the agent reaches through its
  * AUTOMATION_RUNS port: provided here, globally, so the agent injects it without importing this module (it

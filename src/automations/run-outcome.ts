@@ -11,7 +11,7 @@ export const ABORTED_RUN_ERROR: AutomationRunError = {
 };
 
 /**
- * What a run on an automation's thread did to the automation run it belongs to (docs/automations.md):
+ * What a run on an automation's thread did to the automation run it belongs to:
  * an answer completes it, an interrupt leaves it interrupted (it completes when a resume finishes the
  * thread), a stop or an error fails it. Null when the run changed nothing: a resume refused before it
  * reached the loop (a racing resume won, a viewer, a spent budget) leaves the run as it was.
@@ -29,7 +29,7 @@ export function runOutcomeOf(end: ThreadRunEnd, now: number): Omit<RunOutcomeUpd
 }
 
 /**
- * A failure as a run records it: the docs/protocol.md code and the user-facing text (already safe to
+ * A failure as a run records it: the protocol error code and the user-facing text (already safe to
  * show: an upstream's raw message, which may echo a key, never is), `internal` for anything else.
  */
 export function runErrorOf(error: unknown): AutomationRunError {

@@ -22,7 +22,7 @@ import {
 import { hashedDocumentKey } from '../../database/arango/arango-hashed.key';
 import { runArangoSchemaSetup } from '../../database/arango/arango-schema.setup';
 
-/** The collections of this store, beside Nodius's own (docs/protocol.md §2). */
+/** The collections of this store, beside Nodius's own. */
 export const ARANGO_AUTOMATION_NAMES = {
   automations: 'nodius_ai_automations',
   runs: 'nodius_ai_automation_runs',

@@ -18,7 +18,7 @@ const unauthorized = () => ApiResponse({ status: 401, description: 'Missing, exp
 const forbidden = () => errorResponse(403, 'Viewers have no automations.', AUTOMATION_ERRORS.forbidden);
 
 /**
- * Automations (docs/protocol.md §8.4, docs/automations.md): stored prompts that run on a schedule through
+ * Automations (docs/protocol.md §8.4): stored prompts that run on a schedule through
  * the same agent as chat, each run a thread of type `automation`. Editors and admins only; every
  * automation of the workspace is theirs to read, change and run.
  */

@@ -37,7 +37,7 @@ function parse(name: string): Placeholder | null {
 /**
  * Refuses a prompt with a placeholder the resolver does not know (bad_request naming it), so that a
  * run never fails on one. Known: {{now}}, {{lastRunTime}}, {{period:OFFSET_UNIT}} with UNIT DAY, WEEK
- * or MONTH and an optional `.start` / `.end` (docs/automations.md).
+ * or MONTH and an optional `.start` / `.end`.
  */
 export function checkPlaceholders(prompt: string): void {
   const unknown = [...prompt.matchAll(PLACEHOLDER)].map((match) => match[1]).filter((name) => parse(name) === null);
@@ -50,7 +50,7 @@ export function checkPlaceholders(prompt: string): void {
 }
 
 /**
- * The prompt a run asks (seed 002's relative periods, resolved at execution): in the automation's
+ * The prompt a run asks (relative periods resolved at execution): in the automation's
  * time zone, {{now}} and {{lastRunTime}} become ISO 8601 times with the zone's offset
  * (2026-03-30T09:00:00+02:00), {{period:-1_WEEK}} last week's first and last dates
  * ("2026-03-23 to 2026-03-29"; a DAY is one date), `.start` / `.end` one of them. Weeks start on Monday.

@@ -1,5 +1,5 @@
 /**
- * Calendar arithmetic in an IANA time zone with Node's Intl only (docs/automations.md): the wall-clock
+ * Calendar arithmetic in an IANA time zone with Node's Intl only: the wall-clock
  * time of an instant, the instant of a local midnight (daylight-saving changes included), and the
  * days, ISO weeks (Monday first) and months relative to an instant.
  */

@@ -1,7 +1,7 @@
 import type { SqliteMigration } from '../../database/sqlite/sqlite-migration';
 
 /**
- * Automations and their runs (docs/automations.md). The scheduler's state lives on the automation
+ * Automations and their runs. The scheduler's state lives on the automation
  * row (next slot, the run holding it and its lease), so a claim is one guarded UPDATE: of several
  * instances sharing the file, exactly one moves the slot forward. The partial index serves the due scan.
  */
