@@ -43,7 +43,7 @@ function present(value: string | undefined): string | undefined {
 }
 
 /**
- * The detection rules (docs/embeddings.md), with an explicit override:
+ * The detection rules, with an explicit override:
  *  1. EMBEDDING_PROVIDER, when set, decides: local | openai | openai-compatible | ollama | none.
  *  2. Else OPENAI_API_KEY present → openai with EMBEDDING_MODEL (default text-embedding-3-small).
  *  3. Else local (local-words-v1-612; EMBEDDING_MODEL=local-hash-v1-<dimension> for the hashed-only

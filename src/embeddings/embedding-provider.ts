@@ -1,5 +1,5 @@
 /**
- * Turns texts into vectors, in batches (docs/embeddings.md). Separate from LlmProvider:
+ * Turns texts into vectors, in batches. Separate from LlmProvider:
  * not every chat provider offers embeddings.
  */
 export interface EmbeddingProvider {

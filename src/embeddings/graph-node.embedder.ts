@@ -37,7 +37,7 @@ interface PendingText {
 const logger = new Logger('embeddings');
 
 /**
- * Gives the stored nodes of one graph the vectors they lack (the write path, docs/embeddings.md): reads
+ * Gives the stored nodes of one graph the vectors they lack (the write path): reads
  * the selected nodes, their type configs and stored embedding states from the GraphStore, skips
  * empty texts and current vectors (same model, same text hash), embeds the rest in batches of
  * `batchSize` (at most `limiter.concurrency` batches at once), and stores each batch's vectors with their

@@ -17,15 +17,10 @@ import { SynchronousEmbeddingProvider } from './synchronous-embedding.provider';
  * Words come from the search tokenizer of the graph module (camelCase / kebab / snake split, accents
  * and case folded, light stemming), minus English/French function words and JavaScript keywords.
  *
- * What it captures, honestly: LEXICAL and SUB-WORD similarity. "fetchPlayers" is close to
- * "fetch players"; "notifcation" and "notifications" share most character n-grams; "dmarc1" matches
- * "DMARC". It does NOT capture meaning: synonyms ("scan again" vs "rescan" only through shared
- * n-grams, "browser" vs "navigateur" not at all), paraphrases and translations are invisible to it,
- * and without corpus statistics frequent-but-uninformative words weigh as much as rare ones.
- * It complements BM25 (typos, identifiers split differently, partial words) rather than replacing
- * a real embedding model; set OPENAI_API_KEY or EMBEDDING_PROVIDER=openai-compatible for meaning.
- * Cosine values are lower than a neural model's for related texts (a short query against a long
- * node text is often 0.1-0.4), so thresholds tuned for OpenAI models do not transfer as is.
+ * It captures LEXICAL and SUB-WORD similarity ("fetchPlayers" ~ "fetch players", typos, split
+ * identifiers), not meaning: synonyms and translations are invisible to it. Its cosines are lower than
+ * a neural model's (a short query against a long node text: often 0.1-0.4), so thresholds tuned for
+ * OpenAI models do not transfer.
  *
  * Deterministic: the same text always gives the same vector, on every machine. The model name
  * carries a version and the dimension (`local-hash-v1-512`): any change to the tokenizer or stemmer,

@@ -12,7 +12,7 @@ const WORD_VECTOR_DIMENSION = 100;
 const SEMANTIC_SHARE = 0.5;
 
 /**
- * The default embedding (docs/embeddings.md, "The local embedding"): no network, no key, no model
+ * The default embedding: no network, no key, no model
  * download, and it knows some meaning. Each vector is two unit parts side by side:
  *  - 100 dimensions of meaning: the SIF-weighted average of static English word vectors (GloVe,
  *    distilled to the 25,000 most frequent words and the domain lexicon's; SifSentenceEncoder), so

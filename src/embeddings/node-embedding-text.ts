@@ -1,6 +1,6 @@
 import { GraphNode, NodeTypeConfig } from '../graph/graph.types';
 
-/** Longest embedding text (docs/embeddings.md): well under the 8191-token input limit of OpenAI's models. */
+/** Longest embedding text: well under the 8191-token input limit of OpenAI's models. */
 export const NODE_EMBEDDING_TEXT_MAX_CHARS = 8000;
 
 const MAX_DATA_DEPTH = 24;
@@ -10,7 +10,7 @@ const HEX_ID = /^(?=.*\d)[0-9a-f]{16,}$/i;
 const RANDOM_ID = /^(?=.*\d)(?=.*[a-z])(?=.*[A-Z])[A-Za-z0-9_-]{10,}$/;
 
 /**
- * The text a node's vector is computed from (docs/embeddings.md): its type, with the
+ * The text a node's vector is computed from: its type, with the
  * type's display name, category and description when the workspace config is known, its key (in
  * Nodius and imported graphs a readable slug of the node's name), its `process` code, then the
  * values of its `data` as `key: value` lines (object keys sorted so the text, and so its hash,

@@ -1,4 +1,4 @@
-/** What is known about an OpenAI embedding model (docs/embeddings.md). */
+/** What is known about an OpenAI embedding model. */
 export interface OpenAiEmbeddingModelInfo {
   dimension: number;
   /** USD per million input tokens. */

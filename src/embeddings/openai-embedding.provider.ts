@@ -40,7 +40,7 @@ export interface OpenAiEmbeddingProviderOptions {
  * -3-large 3072, ada-002 1536) or any OpenAI-compatible endpoint (Ollama, vLLM, TEI) given its
  * baseURL. Texts go up in batches of `batchSize`, one request after the other; vectors come back in
  * input order whatever order the server lists them in. Each request's usage is reported to
- * `onUsage`. Failures surface as LlmProviderError (docs/protocol.md codes: rate_limit, auth_error,
+ * `onUsage`. Failures surface as LlmProviderError (protocol error codes: rate_limit, auth_error,
  * server_error, ...) after the SDK's retries; an aborted signal surfaces as an AbortError.
  *
  * Dimension: known for the models of the table. For any other model it is learned from the first
