@@ -4,7 +4,7 @@ import { GraphEdge, GraphNode } from '../graph.types';
 import { LiveGraphChanges } from './live-graph-changes';
 
 /**
- * The unsaved live state of ONE graph, as the sync server pushed it (docs/live-overlay.md):
+ * The unsaved live state of ONE graph, as the sync server pushed it:
  * upserted nodes and edges (whole documents, which win over the store's), and deleted node and edge
  * keys (hidden everywhere, edges of a deleted node included). A key is either upserted or deleted,
  * never both: the latest change wins. Documents are deep-frozen plain copies, shared read-only with

@@ -1,7 +1,7 @@
 import { LiveGraphChanges } from './live-graph-changes';
 
 /**
- * Where the change feed writes unsaved state (docs/live-overlay.md): this instance's LiveOverlayRegistry
+ * Where the change feed writes unsaved state: this instance's LiveOverlayRegistry
  * (LocalLiveOverlayWriter), or, with REDIS_URL, Redis and every instance's registry (RedisLiveOverlayWriter).
  * Either way this instance's registry holds the change when the call resolves, so a question asked here
  * right after sees it. Readers never call this: they read the registry.

@@ -12,7 +12,7 @@ import { neighborhoodWithOverlay } from './overlay-neighborhood.walker';
 
 /**
  * The data source every consumer gets (GraphDataSourceFactory): the store's, seen through the live
- * overlay of each graph (docs/live-overlay.md). Upserted nodes and edges win over the
+ * overlay of each graph. Upserted nodes and edges win over the
  * store's; deleted keys are hidden everywhere, edges of a deleted node included; edges are
  * de-duplicated by key; the graph document and node configs are the store's. Lexical search and
  * neighbourhoods follow the overlay; vector search drops hits whose content changed (their vector

@@ -33,7 +33,7 @@ const overlayIndexes = new WeakMap<GraphOverlay, CachedOverlayIndex>();
  * each is inserted into the store's ranking at the rank it has there among the store's hits. The
  * store's own order is never changed; an exact key or type match still comes first. The small
  * index's statistics differ from the whole graph's, so the placement of overlay nodes is an
- * approximation (docs/embeddings.md), never a loss: a matching overlay node is always a candidate.
+ * approximation, never a loss: a matching overlay node is always a candidate.
  *
  * Cost per search: one store search (maxResults plus a few, more only when hidden hits leave too
  * few), and a small index over at most 2 × maxResults documents when overlay nodes match. Which
