@@ -111,7 +111,7 @@ interface WriteScript {
 const logger = new Logger('runs');
 
 /**
- * The request event log in Redis (docs/protocol.md §8.7), shared by every instance: one Stream per
+ * The request event log in Redis, shared by every instance: one Stream per
  * request whose entry ids are the events' seq (`<seq>-0`), trimmed with `XADD MAXLEN ~`, and one key
  * per thread naming its latest request and its owner. Writes never wait: the events of every request
  * queued during one turn of the event loop (the token flusher sends all its runs' text in one turn)

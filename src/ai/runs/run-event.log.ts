@@ -13,12 +13,12 @@ export interface RunEventLogLimits {
 /** Events kept per request: at one coalesced ai:token per 10 ms, 100 s of uninterrupted streaming. */
 export const MAX_EVENTS_PER_RUN = 10_000;
 
-/** The terminal events: nothing of the request follows them (docs/protocol.md §4). */
+/** The terminal events: nothing of the request follows them. */
 export const TERMINAL_RUN_EVENTS: ReadonlySet<RunEventName> = new Set(['ai:complete', 'ai:error']);
 
 /**
  * One server → client event of a request as the log keeps it: its `seq` (1, 2, 3, … within the
- * request) and its payload without `_id` and `seq`, which a rejoin sets (docs/protocol.md §8.7).
+ * request) and its payload without `_id` and `seq`, which a rejoin sets.
  */
 export interface LoggedRunEvent {
   seq: number;
@@ -63,7 +63,7 @@ export type FollowOutcome =
   | { kind: 'trimmed'; firstKeptSeq: number };
 
 /**
- * The events of running and recently finished requests (docs/protocol.md §8.7), so `ai:rejoin` can
+ * The events of running and recently finished requests, so `ai:rejoin` can
  * replay what a client missed and then forward the rest live, with no gap and no duplicate. Bounded in
  * length (the oldest events of a very long request are dropped) and in time (a finished request is kept
  * for AI_REJOIN_GRACE_MS). In memory on one instance; in Redis Streams with REDIS_URL, so a request

@@ -19,7 +19,7 @@ export const DEFAULT_REMOTE_WATCH_TIMINGS: RemoteWatchTimings = Object.freeze({ 
 const logger = new Logger('runs');
 
 /**
- * Stops and watches runs by run key wherever they run (docs/protocol.md §8.7): on this instance through
+ * Stops and watches runs by run key wherever they run: on this instance through
  * the ActiveRunRegistry; with REDIS_URL, a run of another instance through Socket.IO's serverSideEmit
  * over the Redis adapter, which that instance's RunControl answers from its own registry. While Redis is
  * down nothing is sent (a run of another instance cannot be reached; each instance serves alone).

@@ -8,9 +8,8 @@ const logger = new Logger('gateway');
 
 /**
  * The gateway's incoming requests (ai:chat, ai:resume, ai:interrupt of every socket), handled in arrival order, at
- * most `perTurn` per turn of the event loop, never dropped. Every packet read in one poll phase is decoded in that
- * phase, so 1,000 clients sending at once would run 1,000 validations back to back (~300 ms) before any timer or
- * write; queued, the poll phase only decodes and posts. A socket's messages keep their order (an ai:interrupt finds
+ * most `perTurn` per turn of the event loop, never dropped: otherwise a burst decoded in one poll phase runs every
+ * validation back to back before any timer or write. A socket's messages keep their order (an ai:interrupt finds
  * the ai:chat it follows running).
  */
 export class SocketMessageInbox {
