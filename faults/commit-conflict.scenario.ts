@@ -34,7 +34,7 @@ export interface CommitConflictResult {
 }
 
 /**
- * Revision conflicts on round commits (docs/threads.md, "Conflicts"): the service runs in a child
+ * Revision conflicts on round commits: the service runs in a child
  * process; while each run streams its read-tool round, another writer on the same SQLite file (a
  * ThreadService of this process, as a second instance would) renames the thread, so the run's round
  * commit meets a revision it did not read. Bars: every run answers (the round re-read and replayed),

@@ -38,7 +38,7 @@ export interface ContextLengthResult {
 }
 
 /**
- * Context-length recovery (docs/agent.md): one conversation against the real service in a child
+ * Context-length recovery: one conversation against the real service in a child
  * process, each answer ~6,000 characters long, on a scripted model whose window is smaller than the
  * history budget. Once the history no longer fits, each question's first prompt is refused
  * (context_length) and retried once with fewer retrieved nodes, shorter texts and half the history.
@@ -75,7 +75,7 @@ export async function runContextLengthScenario(options: ContextLengthOptions): P
     for (let turn = 0; turn < options.questions; turn += 1) {
       server.reset();
       const answer = `Answer ${turn}: ${'fetch-api calls the NBA stats API, then sorts and filters. '.repeat(ANSWER_CHARS / 60)}`;
-      // Conversation memory's summary calls (docs/memory.md) go to the same model in the background: whichever
+      // Conversation memory's summary calls go to the same model in the background: whichever
       // request comes gets its own kind of answer, and there are enough for them and the question.
       server.enqueue(
         ...Array.from(

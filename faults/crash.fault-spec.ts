@@ -3,7 +3,7 @@ import { runCrashScenario } from './crash.scenario';
 /**
  * The CI-sized run of `npm run faults`'s crash section (faults/crash.scenario.ts: 50 kills there): the
  * real service in a child process, killed with SIGKILL at the moment ai:thread arrives, mid-stream, mid tool round and mid commit, and
- * restarted on the same data directory (docs/reliability.md).
+ * restarted on the same data directory.
  */
 describe('kill -9 of the service mid-conversation (CI sample)', () => {
   it('lands kills at ai:thread, mid-stream, mid tool round and mid commit, and leaves every thread valid and resumable, with every acknowledged message, after each restart', async () => {

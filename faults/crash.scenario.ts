@@ -51,7 +51,7 @@ export interface CrashScenarioResult {
   invalidThreads: number;
   /**
    * Messages the service had acknowledged missing after the restart. A message is acknowledged by its
-   * `ai:thread` (stored before it, docs/protocol-notes.md), unless a refusal (thread_busy,
+   * `ai:thread` (stored before it), unless a refusal (thread_busy,
    * budget_exceeded) follows: then nothing was stored, as the client is told.
    */
   lostMessages: number;

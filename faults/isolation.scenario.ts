@@ -62,7 +62,7 @@ function answerFrom(recorded: RecordedRequest): ScriptedTurn {
 }
 
 /**
- * Isolation under load (docs/threads.md, "Isolation"): `conversations` conversations at once against
+ * Isolation under load: `conversations` conversations at once against
  * the real service in a child process, each asking `questions` questions on its own thread over its
  * own socket, with a read-tool round per question. Bars: no upstream request carries two
  * conversations, no thread holds another's message, every thread valid with all its questions.

@@ -1,7 +1,7 @@
 import { RecordedRequest, ScriptedTurn } from '../test/support/scripted-llm-server';
 
 /**
- * Conversation memory's summary calls (docs/memory.md) go to the same scripted model in the background,
+ * Conversation memory's summary calls go to the same scripted model in the background,
  * between the conversation's own requests: a scenario tells them apart by their tool and answers them
  * with a summary, so they never take an answer scripted for a question.
  */

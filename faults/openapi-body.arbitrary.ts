@@ -152,7 +152,7 @@ const hostileText = fc.oneof(
 
 /**
  * The body texts fuzzed on one operation: mostly shaped by its OpenAPI request schema (valid in
- * form), then one-thing-wrong variants, any JSON, and hostile texts (docs/reliability.md).
+ * form), then one-thing-wrong variants, any JSON, and hostile texts.
  */
 export function requestBodyText(schema: OpenApiSchema | undefined, components: SchemaComponents): fc.Arbitrary<string> {
   const shaped = schema ? valueFor(schema, components) : fc.jsonValue({ maxDepth: 3 });

@@ -3,8 +3,7 @@ import { runRedisFaultsScenario } from './redis-faults.scenario';
 /**
  * The CI-sized run of `npm run faults`'s redis section (faults/redis-faults.scenario.ts: six faults there):
  * three service instances on one real redis-server, nine streams each time, Redis made full, every
- * connection killed in turn, and the server stopped for 2 s (5 s there), each while the streams run
- * (docs/reliability.md, "Redis faults").
+ * connection killed in turn, and the server stopped for 2 s (5 s there), each while the streams run.
  */
 describe('Redis faults against three instances while streams run (CI sample)', () => {
   it('aborts no stream, loses or repeats no event on a rejoin, and leaves no overlay replica apart from Redis 5 s after the recovery', async () => {

@@ -21,7 +21,7 @@ const SETTLE_MS = 5_000;
 const OVERLAY_HASH = `graph-ai:overlay:default:${GRAPH}`;
 
 /**
- * The Redis faults of docs/reliability.md ("Redis faults"), each aimed at streams in flight:
+ * The Redis faults, each aimed at streams in flight:
  *  - `full`: `maxmemory` below what Redis holds, `noeviction`: every write refused with OOM, reads answered;
  *  - `readonly`: `REPLICAOF` a primary that does not exist: writes refused with READONLY (a failover's old primary);
  *  - `idle-timeout`: `CONFIG SET timeout 1`: the server closes every connection idle for a second;
@@ -116,7 +116,7 @@ const token = (user: string) => editorToken(SECRET, user);
  * the events lost or duplicated by rejoins (on the same instance, and on another), the rejoins refused with
  * an explicit error, the threads holding the whole answer, and the overlay replicas that still differ
  * from Redis 5 s after the recovery. Automations are left out: they are scheduled through the store and
- * Redis plays no part in them (docs/automations.md).
+ * Redis plays no part in them.
  */
 export async function runRedisFaultsScenario(options: RedisFaultsOptions = {}): Promise<RedisFaultsResult> {
   const started = Date.now();

@@ -35,7 +35,7 @@ export interface ResumeRaceResult {
  * processes sharing one SQLite store (as two instances behind a load balancer): exactly one
  * applies (200, the node created once, one continuation upstream), every other one is refused with
  * 409 (thread_busy while the winner runs, conflict once it has settled the proposal), and the thread
- * stays valid (docs/reliability.md).
+ * stays valid.
  */
 export async function runResumeRaceScenario(options: ResumeRaceOptions): Promise<ResumeRaceResult> {
   const rounds = options.rounds ?? 1;

@@ -54,7 +54,7 @@ import { runUpstreamFaultsScenario, UpstreamFaultsResult } from './upstream-faul
  *        [--redis-faults full,readonly,idle-timeout,client-kill,restart,sigstop]
  *        [--approval-kills 50] [--batch-kills 20] [--race-rounds 10] [--stale-checks 10] [--revert-checks 20] [--seed 1] [--out FILE]
  *
- * Exit code 1 when a section misses its bar (docs/reliability.md) or crashed.
+ * Exit code 1 when a section misses its bar or crashed.
  */
 
 const SECTIONS = [

@@ -3,7 +3,7 @@ import { runContextLengthScenario } from './context-length.scenario';
 import { runIsolationScenario } from './isolation.scenario';
 
 /**
- * The CI-sized runs of `npm run faults`' sections for what seed 003 guarantees (docs/reliability.md):
+ * The CI-sized runs of `npm run faults`' sections for conversations under load:
  * conversations interleaved under load stay apart, a round commit that meets a revision conflict is
  * replayed, and a prompt over the model's window is retried with a smaller context.
  */

@@ -22,7 +22,7 @@ export function gatewayEvents(gateway: abstract new (...args: never[]) => unknow
     .filter((event): event is string => typeof event === 'string');
 }
 
-/** Field names of the `ai:*` payloads (PROTOCOL.md §4 and §8), mixed with values of any type. */
+/** Field names of the `ai:*` payloads, mixed with values of any type. */
 const FIELDS = [
   '_id',
   'graphKey',

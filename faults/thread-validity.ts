@@ -13,7 +13,7 @@ export interface ThreadViewForCheck {
 }
 
 /**
- * Why a thread is not valid, or [] when it is (docs/reliability.md):
+ * Why a thread is not valid, or [] when it is:
  *  - every assistant tool call has exactly one tool result, after it; only the calls of the last
  *    assistant message from the pending interrupt's call on may still wait (they run on resume);
  *  - no tool result without its call;

@@ -4,7 +4,7 @@ import { runUpstreamFaultsScenario, upstreamFaults } from './upstream-faults.sce
 
 /**
  * The CI-sized run of `npm run faults`'s upstream section (faults/upstream-faults.scenario.ts): every
- * fault once, on the real app and the real SDKs against the scripted server (docs/reliability.md).
+ * fault once, on the real app and the real SDKs against the scripted server.
  */
 describe('Upstream faults mid-conversation (Socket.IO, OpenAI and Anthropic wires)', () => {
   const errors: LogEntry[] = [];

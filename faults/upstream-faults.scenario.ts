@@ -22,14 +22,14 @@ export interface UpstreamFault {
   provider: 'openai' | 'anthropic';
   /** The upstream answers of the faulty request (one per attempt when it is retried). */
   turns: ScriptedTurn[];
-  /** The bound this fault's ai:error must arrive within, from the ai:chat (docs/reliability.md). */
+  /** The bound this fault's ai:error must arrive within, from the ai:chat. */
   boundMs: number;
 }
 
 /** Pre-token faults are retried MAX_RETRIES times: the bound covers every attempt and the waits between them. */
 const BACKOFF_ALLOWANCE_MS = 1_500 + 1_000;
 
-/** The faults of docs/reliability.md's table, each on the wire of a real provider. */
+/** The upstream faults, each on the wire of a real provider. */
 export function upstreamFaults(): UpstreamFault[] {
   const retried = (turn: ScriptedTurn) => Array.from({ length: MAX_RETRIES + 1 }, () => structuredClone(turn));
   return [
