@@ -29,7 +29,7 @@ const changesGraph = (event: ThreadEvent) => event.type !== 'DATA_ADDED';
 const RECHECK_PENDING_PROPOSAL_MS = 3000;
 
 /**
- * The playground (docs/client.md): pick a graph and see it, chat with the assistant through the same hook and
+ * The playground: pick a graph and see it, chat with the assistant through the same hook and
  * components an application embeds, see a pending proposal on the graph (the items of a batch left out, what changed
  * since it was made), undo or restore what the assistant applied, continue earlier threads, see each answer's usage
  * and cost, and open "what the AI sees" for the last question.

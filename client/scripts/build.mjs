@@ -1,4 +1,4 @@
-// Builds the client package with esbuild (docs/client.md):
+// Builds the client package with esbuild:
 //   library  → client/dist/index.mjs, core.mjs, index.css (React, react-dom and socket.io-client left to the app)
 //   playground → <repo>/dist/playground/ (index.html, playground.js, playground.css, chunks/), served by the service
 //   cli      → client/dist/ai-chat.cjs (the terminal chat, one file for Node)

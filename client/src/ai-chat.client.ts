@@ -42,7 +42,7 @@ export interface AiChatClientEvents {
   connect_error: (error: Error) => void;
   /** `ai:approval_pending` (8.4): an automation run waits for an editor or admin. */
   approval_pending: (event: AiApprovalPendingEvent) => void;
-  /** `ai:error` with `_id: null`: an error that belongs to no request (docs/protocol-notes.md). */
+  /** `ai:error` with `_id: null`: an error that belongs to no request. */
   orphan_error: (event: AiErrorEvent) => void;
 }
 
@@ -70,7 +70,7 @@ const REQUEST_EVENTS = [
  * Each chat, resume, rejoin, undo or restore is an AiRequest with its own `_id`, typed callbacks and a `done` promise;
  * token text is coalesced for rendering; the JWT goes in the handshake and on every message. When the
  * connection drops, socket.io-client reconnects; a running request whose events carry `seq` is picked up
- * again with `ai:rejoin`, any other one fails with a retryable `network` error (docs/client.md).
+ * again with `ai:rejoin`, any other one fails with a retryable `network` error.
  */
 export class AiChatClient {
   private readonly socket: ClientSocket;

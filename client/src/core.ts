@@ -1,4 +1,4 @@
-/** @graph-ai/client/core: the framework-free part (no React), for Node tools and other UI libraries (docs/client.md). */
+/** @graph-ai/client/core: the framework-free part (no React), for Node tools and other UI libraries */
 export { AiChatClient } from './ai-chat.client';
 export type {
   AiChatClientEvents,

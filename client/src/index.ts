@@ -1,4 +1,4 @@
-/** @graph-ai/client: the assistant's typed client, React hook and components (docs/client.md). */
+/** @graph-ai/client: the assistant's typed client, React hook and components */
 export * from './core';
 export { useAIChat } from './react/use-ai-chat';
 export type { RevertState, UseAIChatOptions, UseAIChatReturn } from './react/use-ai-chat';

@@ -1,4 +1,4 @@
-/** Default rendering throttle: about two frames, as seed 000's hook does (~32 ms). */
+/** Default rendering throttle: about two frames (~32 ms). */
 export const DEFAULT_COALESCE_MS = 32;
 
 /**

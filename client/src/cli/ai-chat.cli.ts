@@ -9,7 +9,7 @@ const USAGE = `Usage: npm run ai:chat -- --graph KEY [--url URL] [--token JWT] [
   --token   a JWT when the service requires one (default $GRAPH_AI_TOKEN)
   --thread  continue this conversation`;
 
-/** The terminal chat over the typed client (docs/client.md): checks the graph, connects, then reads questions. */
+/** The terminal chat over the typed client: checks the graph, connects, then reads questions. */
 async function main(): Promise<number> {
   const { values } = parseArgs({
     options: {

@@ -11,11 +11,11 @@ export interface AIChatInputProps {
   placeholder?: string;
 }
 
-/** Tallest the textarea grows before it scrolls (seed 000: 120 px). */
+/** Tallest the textarea grows before it scrolls. */
 const MAX_HEIGHT_PX = 120;
 
 /**
- * Seed 000 AIChatInput: a textarea that grows with its text; Enter sends, Shift+Enter makes a new line
+ * A textarea that grows with its text; Enter sends, Shift+Enter makes a new line
  * (never while an input method composes); the Send button becomes Stop while the answer streams.
  */
 export const AIChatInput = memo(function AIChatInput({

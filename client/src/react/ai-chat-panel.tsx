@@ -48,7 +48,7 @@ export interface AIChatPanelProps {
 const STICK_THRESHOLD_PX = 48;
 
 /**
- * Seed 000 AIChatPanel: header with the connection state, the messages (user right, assistant left) that
+ * The chat panel: header with the connection state, the messages (user right, assistant left) that
  * follow the stream while the reader is at the bottom, tool badges, the thinking indicator, the empty
  * state, Retry on retryable errors, usage per answer, and the interrupt modal for a pending proposal or question.
  */

@@ -11,8 +11,8 @@ export interface AIInterruptModalProps {
   interrupt: Interrupt;
   threadId: string;
   /**
-   * Approve/reject with optional feedback; a question's answer goes in `answer` (docs/protocol.md §8.2); a batch
-   * approved in part names its approved items in `approvedItems` (§9.3).
+   * Approve/reject with optional feedback; a question's answer goes in `answer`; a batch
+   * approved in part names its approved items in `approvedItems`.
    */
   onResume: (threadId: string, approved: boolean, feedback?: string, answer?: string, approvedItems?: string[]) => void;
   /** Closes the modal without deciding (Escape); the interrupt stays pending. */
@@ -35,7 +35,7 @@ export interface AIInterruptModalProps {
 /**
  * Seed 000 AIInterruptModal: a proposal shown readably (what is created, changed or deleted, on which
  * sheet; the raw JSON folded below) with Approve, Reject and a feedback field; a batch item by item, each with a
- * checkbox to approve only some (§9.3); or a question (8.2) whose options are buttons (confirm: Yes / No).
+ * checkbox to approve only some; or a question (8.2) whose options are buttons (confirm: Yes / No).
  */
 export const AIInterruptModal = memo(function AIInterruptModal({
   interrupt,

@@ -124,7 +124,7 @@ export function chatReducer(state: ChatState, action: ChatAction): ChatState {
   }
 }
 
-/** The interrupt the last answer stopped on, while nobody answered it (seed 000: the panel finds it in the messages). */
+/** The interrupt the last answer stopped on, while nobody answered it (the panel finds it in the messages). */
 export function pendingInterruptOf(messages: AIChatMessage[], isTyping: boolean): Interrupt | null {
   const last = messages[messages.length - 1];
   return !isTyping && last?.role === 'assistant' && last.interrupt && !last.interruptAnswered ? last.interrupt : null;

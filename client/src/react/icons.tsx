@@ -1,7 +1,7 @@
 import type { SVGProps } from 'react';
 
 /**
- * The few icons the components use (seed 000 names them after lucide-react: Bot, Send, Square, Wrench,
+ * The few icons the components use (named after lucide-react's: Bot, Send, Square, Wrench,
  * AlertTriangle), drawn here as simple strokes so the package needs no icon library.
  */
 function Icon({ children, size = 16, ...rest }: SVGProps<SVGSVGElement> & { size?: number }) {

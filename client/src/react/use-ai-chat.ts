@@ -22,12 +22,12 @@ export interface UseAIChatOptions {
   /** Use this client instead of creating one (it is then neither connected nor closed by the hook). */
   client?: AiChatClient;
   /**
-   * Each `ai:event` (docs/protocol.md §8.3) as it arrives, e.g. to reload the graph after `ACTIONS_EXECUTED`. Called
+   * Each `ai:event` as it arrives, e.g. to reload the graph after `ACTIONS_EXECUTED`. Called
    * for every request of the hook, also one whose conversation was replaced meanwhile: the event happened anyway.
    */
   onEvent?: (event: ThreadEvent) => void;
   /**
-   * Each `ai:apply` (HITL_APPLY=client, docs/protocol.md §8.1): an action the policy let through without a human, for
+   * Each `ai:apply` (HITL_APPLY=client): an action the policy let through without a human, for
    * the application to apply. Called even when its conversation was replaced meanwhile: the model was told it was sent.
    */
   onApply?: (event: AiApplyEvent) => void;
@@ -50,7 +50,7 @@ export interface UseAIChatReturn {
   sendMessage: (text: string) => void;
   /**
    * Answers the pending interrupt: approve/reject with optional feedback, a question's `answer` (docs/protocol.md
-   * §8.2), or with `approvedItems` approve only those items of a batch, the others declined (§9.3).
+   * §8.2), or with `approvedItems` approve only those items of a batch, the others declined.
    */
   resume: (threadId: string, approved: boolean, feedback?: string, answer?: string, approvedItems?: string[]) => void;
   stopGeneration: () => void;
@@ -68,17 +68,17 @@ export interface UseAIChatReturn {
   /** Forgets the conversation; the next message starts a new thread. */
   newThread: () => void;
   /**
-   * `ai:undo` (docs/protocol.md §9.4): reverts the changes of one of the service's messages (`MessageChanges.messageId`;
+   * `ai:undo`: reverts the changes of one of the service's messages (`MessageChanges.messageId`;
    * absent: the latest answer whose changes are in effect). Its ACTIONS_REVERTED event joins the messages (and goes
    * to `onEvent`); a part changed since is kept and listed in the result's `refused`. Not while an answer runs.
    */
   undo: (messageId?: string) => Promise<AiRequestOutcome>;
-  /** `ai:restore` (docs/protocol.md §9.4): reverts everything the assistant applied after that message, as `undo` does. */
+  /** `ai:restore`: reverts everything the assistant applied after that message, as `undo` does. */
   restore: (messageId: string) => Promise<AiRequestOutcome>;
   /** The last undo or restore, null before the first one of the conversation. */
   revert: RevertState | null;
   /**
-   * The thread's change log (GET /api/ai/thread/:threadId/changes, docs/protocol.md §9.1), oldest first: loaded with a
+   * The thread's change log (GET /api/ai/thread/:threadId/changes), oldest first: loaded with a
    * thread and again after each request; empty without a thread (or when it cannot be loaded).
    */
   changes: ThreadChangeView[];
