@@ -60,7 +60,7 @@ const DOWNSTREAM = wordsPattern(DOWNSTREAM_WORDS);
 const UPSTREAM = wordsPattern(UPSTREAM_WORDS);
 
 /**
- * The direction a flow or neighbour question asks about (docs/retrieval.md, "Graph-aware ranking"):
+ * The direction a flow or neighbour question asks about:
  * `downstream` for "what happens after the webhook?", "que se passe-t-il ensuite ?"; `upstream` for
  * "which nodes feed the vector store?", "what is wired to the agent?"; null when it says neither or
  * both. Only words about order and wiring count, never a node or workflow name.

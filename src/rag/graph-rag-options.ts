@@ -1,7 +1,7 @@
 import { EmbeddingProvider } from '../embeddings/embedding-provider';
 import { RetrievalObserver } from './retrieval.observer';
 
-/** Tuning of GraphRagRetriever (docs/retrieval.md); every field has a default. */
+/** Tuning of GraphRagRetriever; every field has a default. */
 export interface GraphRagOptions {
   /** Most nodes in a context. Default 20. */
   maxNodes?: number;
@@ -13,8 +13,8 @@ export interface GraphRagOptions {
    */
   expansionShare?: number;
   /**
-   * Weight of the vector list against BM25's 1 in the score fusion: its best hit is worth this much
-   * (docs/retrieval.md, "Fusion"). Default 0.5.
+   * Weight of the vector list against BM25's 1 in the score fusion: its best hit is worth this
+   * much. Default 0.5.
    */
   vectorWeight?: number;
   /**
@@ -57,8 +57,8 @@ export const DEFAULT_GRAPH_RAG_OPTIONS: Readonly<ResolvedGraphRagOptions> = Obje
   embeddingTimeoutMs: 3000,
 });
 
-/** Nodes whose neighbourhoods are expanded (the 5 best, docs/retrieval.md). */
+/** Nodes whose neighbourhoods are expanded (the 5 best). */
 export const EXPANSION_SEED_COUNT = 5;
 
-/** Cosine similarity at or below which a vector hit is dropped (0.3, docs/retrieval.md), unless the provider sets its own minSimilarity. */
+/** Cosine similarity at or below which a vector hit is dropped (0.3), unless the provider sets its own minSimilarity. */
 export const VECTOR_MIN_SCORE = 0.3;

@@ -30,7 +30,7 @@ export interface RetrieveOptions {
   mentions?: string[];
   maxNodes?: number;
   maxDepth?: number;
-  /** Characters of `process` / of `data` JSON kept per node, for this retrieval (a smaller context: docs/agent.md). */
+  /** Characters of `process` / of `data` JSON kept per node, for this retrieval (a smaller context after a context_length refusal). */
   truncateProcess?: number;
   truncateData?: number;
 }
@@ -59,7 +59,7 @@ const SHEET_VECTOR_DEPTH = 10;
 const MAX_DEPTH_LIMIT = 3;
 
 /**
- * GraphRAG (docs/retrieval.md): finds the nodes relevant to a question (BM25, plus vector search
+ * GraphRAG: finds the nodes relevant to a question (BM25, plus vector search
  * fused by normalised score when an embedding provider is configured; in the one sheet the question
  * names, when it names one; the hits wired to the best ones lifted), expands their neighbourhood,
  * and assembles a compact, truncated GraphRAGContext. Results are cached per
@@ -272,7 +272,7 @@ export class GraphRagRetriever {
   ): Promise<ScoredNode[] | null> {
     const provider = this.options.embeddingProvider as NonNullable<ResolvedGraphRagOptions['embeddingProvider']>;
     const model = provider.modelName;
-    // Each model has its own noise floor; the default 0.3 fits OpenAI models (docs/embeddings.md).
+    // Each model has its own noise floor; the default 0.3 fits OpenAI models.
     const minScore = provider.minSimilarity ?? VECTOR_MIN_SCORE;
     try {
       if (!named) return await dataSource.searchNodesByVector(graphKey, { vector, model, minScore }, maxResults);

@@ -19,7 +19,7 @@ export function summarizeHandles(handles: NodeHandles | undefined | null): Handl
 }
 
 /**
- * The model-facing form of docs/protocol.md §2: one `side:type(accept)` per point, e.g.
+ * The model-facing form of a node's handles: one `side:type(accept)` per point, e.g.
  * "R:out(any), L:in(string)". With `withIds`, the point id follows, e.g. "R:out(any)#R-0",
  * which the model needs to name an edge's handles.
  */

@@ -3,7 +3,7 @@ import { FlowDirection } from './flow-direction';
 import { distancesFrom } from './graph-distance';
 
 /**
- * Graph-aware ranking (docs/retrieval.md, "Graph-aware ranking"): each search hit one edge away from
+ * Graph-aware ranking: each search hit one edge away from
  * an expansion seed (one of the best hits) gains `share` × that seed's score, once per such seed, in
  * either direction. The nodes wired to the best hits (what feeds them, what they feed, an agent's
  * tools and models) rise above weak matches elsewhere in the graph; a hit next to several good ones

@@ -2,7 +2,7 @@ import { NodeTypeConfig } from '../graph/graph.types';
 import { NodeTypeConfigSummary } from '../conversation/graph-rag-context';
 import { formatHandles, summarizeHandles } from './handle-summary';
 
-/** Condenses a custom node-type config for the model (docs/retrieval.md). */
+/** Condenses a custom node-type config for the model. */
 export function summarizeNodeTypeConfig(config: NodeTypeConfig): NodeTypeConfigSummary {
   return {
     _key: config._key,

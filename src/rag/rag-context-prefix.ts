@@ -1,7 +1,7 @@
 import type { Locale } from '../config/app-config';
 
 /**
- * First line of the per-question context message (docs/retrieval.md). The agent sends the message
+ * First line of the per-question context message. The agent sends the message
  * built by buildContextMessage right before the user's question; the stable system prompt refers
  * to it by this prefix.
  */

@@ -21,7 +21,7 @@ import { TokenCountWorker } from './token-count.worker';
  * whenever GraphModule reports a change; its latency and cache hits are RetrievalMetrics, on the
  * application's registry. Exports the retriever and the token counter for the agent and the
  * command-line tools (the service never loads the tokenizer in its own thread: POST /api/rag/context
- * counts in TokenCountWorker's thread, and the agent estimates: docs/retrieval.md).
+ * counts in TokenCountWorker's thread, and the agent estimates).
  */
 @Module({
   imports: [GraphModule, EmbeddingsModule, ObservabilityModule],

@@ -7,7 +7,7 @@ export interface WeightedHits {
 }
 
 /**
- * Score fusion (docs/retrieval.md, "Fusion"): each list's scores are divided by its best score, so
+ * Score fusion: each list's scores are divided by its best score, so
  * the best hit of a list is worth the list's weight and the others their share of it; a node's
  * fused score is the sum over the lists that have it. Unlike rank fusion, a clear BM25 winner stays
  * ahead of a string of near-equal cosines, and a list of flat scores (a question no word of which
