@@ -1,5 +1,5 @@
 /**
- * The vocabulary of workflow graphs, in English and French (docs/retrieval.md, "The domain lexicon").
+ * The vocabulary of workflow graphs, in English and French.
  *
  * CONCEPTS: one line per concept, `[English, French]`, each a space-separated list of words (a
  * phrase is joined with `_`: `mise_à_jour`). The English words are the ones node names, types and

@@ -21,8 +21,8 @@ const VERB_ENDINGS: ReadonlyArray<readonly [string, readonly string[]]> = [
 ];
 
 /**
- * The domain lexicon of workflow graphs (data and its rules: domain-lexicon.data.ts;
- * docs/retrieval.md, "The domain lexicon"), compiled into search terms with the same tokenizer as
+ * The domain lexicon of workflow graphs (data and its rules: domain-lexicon.data.ts),
+ * compiled into search terms with the same tokenizer as
  * the index, so both meet on the same stems: a French question's words lead to their English
  * equivalents, and any question's words to their synonyms, at a lower weight.
  */

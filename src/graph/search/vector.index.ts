@@ -52,8 +52,7 @@ interface Int8Rows {
  * (normalized, its int8 copy and error bound recomputed), a new one takes the next free row (a build
  * leaves ~3 % of room; the matrix grows by a quarter when full), a removed one gets the last row moved into its place. Equal
  * scores rank by `order`, not by row, so after any sequence of changes the index answers exactly as
- * a fresh build over the same entries would. How a search runs, step by step, and how to read the
- * kernels: docs/vector-kernels.md.
+ * a fresh build over the same entries would.
  */
 export class VectorIndex {
   private readonly slotByKey = new Map<string, number>();

@@ -22,7 +22,7 @@ const {
 /**
  * float32 dot products with 128-bit SIMD (4 lanes, two accumulators), several times faster than the
  * JavaScript loop, which V8 does not vectorize. The WebAssembly text below is the source and BODY its
- * transcription, line by line (docs/vector-kernels.md, "Reading the bytes"):
+ * transcription, line by line:
  *
  *   (func (export "dots") (param $row i32) (param $query i32) (param $rows i32) (param $rowBytes i32) (param $out i32)
  *     (local $q i32) (local $rowEnd i32) (local $acc0 v128) (local $acc1 v128)

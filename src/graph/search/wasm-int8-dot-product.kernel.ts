@@ -22,8 +22,7 @@ const {
  * int8 × int8 → int32 dot products with 128-bit SIMD: 16 bytes per turn, widened to int16 and
  * multiplied-added pairwise (i32x4.dot_i16x8_s). A quarter of the memory traffic of float32, which
  * is what bounds the scan. No overflow: |sum| ≤ 127² × 2 × (width / 8) per lane, far below 2^31 for
- * any embedding width. The WebAssembly text below is the source and BODY its transcription, line by
- * line (docs/vector-kernels.md, "Reading the bytes"):
+ * any embedding width. The WebAssembly text below is the source and BODY its transcription, line by line:
  *
  *   (func (export "dots") (param $row i32) (param $query i32) (param $rows i32) (param $rowBytes i32) (param $out i32)
  *     (local $q i32) (local $rowEnd i32) (local $acc v128) (local $r v128) (local $x v128)

@@ -3,8 +3,7 @@
  * module envelope, compilation and instantiation. Every kernel is ONE exported function
  * `dots(row, query, rows, rowBytes, out)` (five i32 pointers/counts, no result) over an imported
  * memory, so only its body differs. Encodings: https://webassembly.github.io/spec/core/binary/.
- * Reader's guide (layout, opcodes, how to change a kernel safely): docs/vector-kernels.md; why they are
- * hand-written rather than sqlite-vec or usearch, with the figures: docs/dependencies.md.
+ * A kernel is changed in its WebAssembly text first, then in its transcription, line for line.
  */
 
 const SIMD = 0xfd;
