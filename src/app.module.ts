@@ -20,7 +20,7 @@ import { ThreadsModule } from './threads/threads.module';
 
 /** What tests may replace in the application (the service uses the defaults). */
 export interface AppModuleOptions {
-  /** The automations' clock (docs/automations.md); the system clock by default. */
+  /** The automations' clock; the system clock by default. */
   clock?: AutomationClock;
 }
 
