@@ -20,7 +20,7 @@ const DEFAULT_UNION_NODES = 5_000;
  * question set test/retrieval-eval/questions.json (410 questions over the 62 real workflows, and the
  * same questions on a 5,000-node union of workflows), per group and per half (tuning / test), with
  * the service's defaults and the configured embedding provider (the local one by default, no key,
- * no network). See docs/retrieval.md "Measuring retrieval".
+ * no network).
  */
 export async function evalRetrieval(
   argv: string[],

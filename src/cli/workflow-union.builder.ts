@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { GraphDocument, GraphEdge, GraphNode, NodeTypeConfig } from '../graph/graph.types';
 
-/** One converted workflow of the shared fixtures (docs/protocol.md §2 shapes; provenance blocks are ignored). */
+/** One converted workflow of the shared fixtures (in the protocol's graph shapes; provenance blocks are ignored). */
 export interface WorkflowFixture {
   graph: { _key: string; name: string; description?: string };
   nodes: GraphNode[];
