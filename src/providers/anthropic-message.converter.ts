@@ -109,15 +109,15 @@ function pushMerged(out: MessageParam[], next: MessageParam): void {
 }
 
 /**
- * The Messages API's shape of our messages: the system messages that open
- * the list (the stable prompt levels) become the root `system` (joined with "\n\n", or text blocks
- * when they carry cache breakpoints); a system message further down (the per-message context,
- * recalled memory, thread events) becomes text of the user turn it sits in, so that it does not
- * change the root `system` — which Anthropic reads before every message, and whose change would
- * make the whole history uncacheable. Assistant tool_calls become tool_use blocks, tool messages
- * tool_result blocks of user messages; same-role neighbours are merged so that two user messages
- * never follow each other. A message marked `cacheBreakpoint` gets `cache_control` on its last
- * block (at most four: keptBreakpoints).
+ * The Messages API's shape of our messages: the system messages that open the list (the stable
+ * prompt levels) become the root `system` (joined with "\n\n", or text blocks when they carry
+ * cache breakpoints); a system message further down (the per-message context, recalled memory,
+ * thread events) becomes text of the user turn it sits in, so that it does not change the root
+ * `system` — which Anthropic reads before every message, and whose change would make the whole
+ * history uncacheable. Assistant tool_calls become tool_use blocks, tool messages tool_result
+ * blocks of user messages; same-role neighbours are merged so that two user messages never follow
+ * each other. A message marked `cacheBreakpoint` gets `cache_control` on its last block (at most
+ * four: keptBreakpoints).
  */
 export function convertMessagesToAnthropic(
   messages: LlmMessage[],

@@ -27,8 +27,8 @@ export interface LlmProviderFactoryOptions {
 }
 
 /**
- * Builds the LlmProvider for a selection: the adapter of the entry's
- * type, wrapped in the retry policy; the offline provider when no model is configured.
+ * Builds the LlmProvider for a selection: the adapter of the entry's type, wrapped in
+ * the retry policy; the offline provider when no model is configured.
  */
 export function createLlmProvider(selection: LlmProviderSelection, options: LlmProviderFactoryOptions): LlmProvider {
   if (selection.kind === 'offline') return new OfflineLlmProvider({ locale: options.locale });

@@ -27,8 +27,8 @@ export interface LlmCompletion {
 }
 
 /**
- * One LLM endpoint. Errors are thrown as provider errors; classifyLLMError
- * turns them into protocol error codes. Retryable errors are retried before the first chunk only.
+ * One LLM endpoint. Errors are thrown as provider errors; classifyLLMError turns them into
+ * protocol error codes. Retryable errors are retried before the first chunk only.
  */
 export interface LlmProvider {
   /** Registry name: "deepseek", "openai", "anthropic", "offline", ... */

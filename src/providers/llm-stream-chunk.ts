@@ -1,9 +1,9 @@
 import { LlmUsage } from './llm-usage';
 
 /**
- * What LlmProvider.stream() yields. Order: tokens and tool_call_start
- * interleaved as they arrive, then every tool_call_done (full arguments), then usage (when the
- * provider sent it), then exactly one done.
+ * What LlmProvider.stream() yields. Order: tokens and tool_call_start interleaved as they
+ * arrive, then every tool_call_done (full arguments), then usage (when the provider sent it),
+ * then exactly one done.
  */
 export type LlmStreamChunk =
   | { type: 'token'; token: string }

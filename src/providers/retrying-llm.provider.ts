@@ -31,12 +31,12 @@ const logger = new Logger('llm');
 const NO_CALL_TIMER = { firstChunk: () => undefined, end: () => undefined };
 
 /**
- * The service's retry policy around a model-backed provider: rate limits, 5xx
- * (Anthropic 529 included), timeouts and network errors are retried with backoff and jitter —
- * only BEFORE the first chunk was handed to the caller, never after, since a token already shown
- * cannot be taken back. Retry-After is honoured up to 10 s. Final failures are logged once
- * (llm_error) and thrown as LlmProviderError (an AppError with a protocol error code); aborts are
- * thrown as LlmAbortError, promptly, including during a backoff wait.
+ * The service's retry policy around a model-backed provider: rate limits, 5xx (Anthropic 529
+ * included), timeouts and network errors are retried with backoff and jitter — only BEFORE the
+ * first chunk was handed to the caller, never after, since a token already shown cannot be taken
+ * back. Retry-After is honoured up to 10 s. Final failures are logged once (llm_error) and thrown
+ * as LlmProviderError (an AppError with a protocol error code); aborts are thrown as
+ * LlmAbortError, promptly, including during a backoff wait.
  */
 export class RetryingLlmProvider implements LlmProvider {
   private readonly maxRetries: number;

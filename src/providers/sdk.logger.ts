@@ -9,10 +9,10 @@ export interface SdkLogger {
 }
 
 /**
- * What the SDKs would print on the console, as one JSON line: their message
- * only, never their arguments, which hold what the upstream sent (a stream event they could not
- * parse is model output: content stays out of the logs). The failure itself reaches the caller as
- * an error and is classified there.
+ * What the SDKs would print on the console, as one JSON line: their message only, never their
+ * arguments, which hold what the upstream sent (a stream event they could not parse is model
+ * output: content stays out of the logs). The failure itself reaches the caller as an error and
+ * is classified there.
  */
 export function sdkLogger(provider: string): SdkLogger {
   const logger = new Logger('llm');

@@ -14,9 +14,9 @@ export interface ResealReport {
 }
 
 /**
- * The second half of a key rotation (`npm run ai:reencrypt-secrets`): every
- * stored API key sealed with AI_SECRETS_KEY_PREVIOUS is opened and sealed again with AI_SECRETS_KEY,
- * each replaced only if nobody changed it meanwhile. Safe to run again, and while the service runs.
+ * The second half of a key rotation (`npm run ai:reencrypt-secrets`): every stored API key sealed
+ * with AI_SECRETS_KEY_PREVIOUS is opened and sealed again with AI_SECRETS_KEY, each replaced only if
+ * nobody changed it meanwhile. Safe to run again, and while the service runs.
  */
 export async function resealProviderConfigKeys(
   configs: ProviderConfigRepository,

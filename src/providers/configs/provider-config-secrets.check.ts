@@ -17,9 +17,9 @@ export interface SealedKeysReport {
 }
 
 /**
- * Says at start what the stored API keys need: configurations with keys but
- * no AI_SECRETS_KEY (their workspaces' runs fail with provider_not_configured until it is set), keys
- * sealed with the previous key (rotation not finished), keys neither key opens. Never fails the start:
+ * Says at start what the stored API keys need: configurations with keys but no AI_SECRETS_KEY (their
+ * workspaces' runs fail with provider_not_configured until it is set), keys sealed with the previous
+ * key (rotation not finished), keys neither key opens. Never fails the start:
  * the rest of the service works.
  */
 @Injectable()

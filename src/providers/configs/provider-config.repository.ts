@@ -9,10 +9,10 @@ export interface SealedProviderConfig {
 }
 
 /**
- * Provider configurations per workspace (port; adapters: SQLite, ArangoDB). Every
- * query of the API names the workspace; the two operator reads (listSealed: start-up check and key
- * rotation) go over all workspaces on purpose. Names are unique per workspace (conflict otherwise); at
- * most one configuration per workspace is active.
+ * Provider configurations per workspace (port; adapters: SQLite, ArangoDB). Every query of the API
+ * names the workspace; the two operator reads (listSealed: start-up check and key rotation) go over
+ * all workspaces on purpose. Names are unique per workspace (conflict otherwise); at most one
+ * configuration per workspace is active.
  */
 export interface ProviderConfigRepository {
   /** The workspace's configurations, oldest first. */

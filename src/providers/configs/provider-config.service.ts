@@ -46,13 +46,13 @@ export interface ProviderConfigPatch {
 const logger = new Logger('provider-configs');
 
 /**
- * The workspace's provider configurations: get, set, list, delete, set_active,
- * get_active. Every answer is a ProviderConfigView: the API key is
- * sealed on write (SecretCipher) and only its last four characters ever leave. A configuration must be
- * usable as stored: a registry entry of config/providers.json or `openai-compatible` with a base URL,
- * and a key when the entry needs one. Without AI_SECRETS_KEY, a configuration with a key is refused.
- * Every change makes the instance's built provider for it stale (WorkspaceLlmProviders.forget); other
- * instances notice the new `updatedTime` on their next run.
+ * The workspace's provider configurations: get, set, list, delete, set_active, get_active. Every
+ * answer is a ProviderConfigView: the API key is sealed on write (SecretCipher) and only its last four
+ * characters ever leave. A configuration must be usable as stored: a registry entry of
+ * config/providers.json or `openai-compatible` with a base URL, and a key when the entry needs one.
+ * Without AI_SECRETS_KEY, a configuration with a key is refused. Every change makes the instance's
+ * built provider for it stale (WorkspaceLlmProviders.forget); other instances notice the new
+ * `updatedTime` on their next run.
  */
 @Injectable()
 export class ProviderConfigService {

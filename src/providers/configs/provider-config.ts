@@ -1,9 +1,9 @@
 import type { ProviderPricing } from '../../config/provider-registry';
 
 /**
- * A workspace's own LLM endpoint: a registry entry of
- * config/providers.json (or `openai-compatible` with a base URL), a model, and its own API key, stored
- * encrypted. The active one decides provider and model of the workspace's new runs.
+ * A workspace's own LLM endpoint: a registry entry of config/providers.json (or `openai-compatible`
+ * with a base URL), a model, and its own API key, stored encrypted. The active one decides provider
+ * and model of the workspace's new runs.
  */
 export interface StoredProviderConfig {
   configId: string;

@@ -10,9 +10,9 @@ import { SecretCipher } from './secret.cipher';
 import { WorkspaceLlmProviders } from './workspace-llm-providers';
 
 /**
- * Provider configurations per workspace: the REST routes, the store behind
- * PROVIDER_CONFIG_REPOSITORY (from PersistenceModule), the cipher of their keys (AI_SECRETS_KEY), the
- * start-up check of those keys, and LLM_PROVIDER_RESOLVER, which the agent asks for each new run's provider.
+ * Provider configurations per workspace: the REST routes, the store behind PROVIDER_CONFIG_REPOSITORY (from
+ * PersistenceModule), the cipher of their keys (AI_SECRETS_KEY), the start-up check of those keys, and
+ * LLM_PROVIDER_RESOLVER, which the agent asks for each new run's provider.
  */
 @Module({
   imports: [ProvidersModule],

@@ -29,9 +29,9 @@ interface KeyEntry {
 }
 
 /**
- * Seals secrets at rest: AES-256-GCM with Node's crypto, a random 96-bit
- * nonce per encryption, and the record the secret belongs to as additional authenticated data, so a
- * sealed key copied onto another configuration does not open. Sealed form:
+ * Seals secrets at rest: AES-256-GCM with Node's crypto, a random 96-bit nonce per encryption, and
+ * the record the secret belongs to as additional authenticated data, so a sealed key copied onto
+ * another configuration does not open. Sealed form:
  * `v1.<key id>.<nonce>.<ciphertext>.<tag>` (base64url parts). The key id is a fingerprint of the key
  * (first 8 bytes of a SHA-256 of it, domain-separated), so a rotation knows which key sealed what.
  *

@@ -1,8 +1,8 @@
 import type { SqliteMigration } from '../../../database/sqlite/sqlite-migration';
 
 /**
- * Provider configurations per workspace. The API key is only ever stored
- * sealed (api_key_secret, AES-256-GCM); at most one active configuration per workspace (partial unique index).
+ * Provider configurations per workspace. The API key is only ever stored sealed (api_key_secret, AES-256-GCM);
+ * at most one active configuration per workspace (partial unique index).
  */
 export const PROVIDER_CONFIGS_MIGRATION: SqliteMigration = {
   version: 21,
