@@ -14,10 +14,9 @@ const logger = new Logger('redis');
 /**
  * The connection to REDIS_URL for the whole application (global): REDIS_CONNECTION is a
  * RedisConnection, or null without REDIS_URL, so each module picks its shared or single-instance
- * implementation once, at start. A Redis that does not
- * answer at start does not stop the service: it starts degraded and takes sharing up when Redis comes.
- * The connections are closed at application shutdown, after the transports. `graph_ai_redis_up` says
- * whether Redis is reached.
+ * implementation once, at start. A Redis that does not answer at start does not stop the service: it
+ * starts degraded and takes sharing up when Redis comes. The connections are closed at application
+ * shutdown, after the transports. `graph_ai_redis_up` says whether Redis is reached.
  */
 @Module({})
 export class RedisModule implements OnApplicationShutdown {
