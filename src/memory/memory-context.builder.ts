@@ -51,11 +51,10 @@ export interface MemoryContext {
 const MESSAGE_TOKENS = 4;
 
 /**
- * Memory's part of a request. While
- * the whole history fits, nothing changes. Otherwise the history is cut at the end of a level-1
- * summary (planHistoryWindow), the summaries stand for what is cut, and records about the question
- * are recalled — never one the model already sees (a turn still in the history, a summary shown) —
- * within MEMORY_RECALL_MAX_TOKENS, which the window leaves free.
+ * Memory's part of a request. While the whole history fits, nothing changes. Otherwise the history
+ * is cut at the end of a level-1 summary (planHistoryWindow), the summaries stand for what is cut,
+ * and records about the question are recalled — never one the model already sees (a turn still in
+ * the history, a summary shown) — within MEMORY_RECALL_MAX_TOKENS, which the window leaves free.
  */
 export class MemoryContextBuilder {
   constructor(

@@ -40,10 +40,9 @@ const logger = new Logger('memory');
  * error and waits for the thread's next turn, which updates everything missing (updates are derived
  * from the stored thread, so a late one catches up fully). Never throws to its callers.
  *
- * Updates yield to runs: they start once no run has been
- * in progress for `idleMs` (runStarted / runSettled), or, under a load that never pauses, once they
- * have waited `maxDeferMs`; so a conversation's setup and stream never wait behind the previous
- * answer's update.
+ * Updates yield to runs: they start once no run has been in progress for `idleMs` (runStarted /
+ * runSettled), or, under a load that never pauses, once they have waited `maxDeferMs`; so a
+ * conversation's setup and stream never wait behind the previous answer's update.
  */
 export class MemoryUpdateQueue {
   private readonly pending = new Map<string, Entry>();

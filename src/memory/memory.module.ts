@@ -31,13 +31,12 @@ import { WorkspaceConversationSummarizer } from './summaries/workspace-conversat
 import { ThreadMemoryWriter } from './thread-memory.writer';
 
 /**
- * Conversation memory: after each run its thread's
- * memory is updated in the background (MemoryUpdateQueue → ThreadMemoryWriter: turn records,
- * summaries through the configured model or extractive without one, embeddings), graph changes mark
- * records stale, MemoryContextBuilder cuts a history that no longer fits and recalls records for a new
- * message (MemoryRecaller), retention trims old summaries daily,
- * and MemoryController serves GET /api/ai/thread/:threadId/memory. Depends on threads, graph,
- * providers and embeddings; none of them depends on it.
+ * Conversation memory: after each run its thread's memory is updated in the background
+ * (MemoryUpdateQueue → ThreadMemoryWriter: turn records, summaries through the configured model or
+ * extractive without one, embeddings), graph changes mark records stale, MemoryContextBuilder cuts a
+ * history that no longer fits and recalls records for a new message (MemoryRecaller), retention trims
+ * old summaries daily, and MemoryController serves GET /api/ai/thread/:threadId/memory. Depends on
+ * threads, graph, providers and embeddings; none of them depends on it.
  */
 @Module({
   imports: [ThreadsModule, GraphModule, EmbeddingsModule, ProvidersModule, ProviderConfigsModule],

@@ -31,12 +31,11 @@ export interface RecalledMemory {
 }
 
 /**
- * Semantic recall over a thread's memory: the new message is
- * embedded once and compared with every record of the three levels embedded by the same model;
- * per level, the best hits above the threshold are kept (by default 3 turns, 5 short-term and 3 long-term
- * summaries), then all of them, best first, as long as they fit in the token budget. Records the
- * model already sees are never recalled. An exact scan over the vectors alone (a thread holds at most
- * a few thousand records); only the hits are then read in full.
+ * Semantic recall over a thread's memory: the new message is embedded once and compared with every record
+ * of the three levels embedded by the same model; per level, the best hits above the threshold are kept
+ * (by default 3 turns, 5 short-term and 3 long-term summaries), then all of them, best first, as long as
+ * they fit in the token budget. Records the model already sees are never recalled. An exact scan over the
+ * vectors alone (a thread holds at most a few thousand records); only the hits are then read in full.
  */
 export class MemoryRecaller {
   constructor(

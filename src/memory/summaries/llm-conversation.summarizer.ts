@@ -13,11 +13,11 @@ import { RECORD_SUMMARY_TOOL, SUMMARY_PROMPT_TEXTS } from './summary-prompt.text
 const SUMMARY_MAX_TOKENS = 1024;
 
 /**
- * A summary written by the configured model: ONE call through the
- * provider layer (retries, error classification and cancellation included), whose structured output
- * is the arguments of the `record_summary` tool, checked against CONVERSATION_SUMMARY_SCHEMA. A model
- * that answers the JSON as text instead of calling the tool is accepted too; anything else is a
- * SummaryOutputError (the work is retried later).
+ * A summary written by the configured model: ONE call through the provider layer (retries, error
+ * classification and cancellation included), whose structured output is the arguments of the
+ * `record_summary` tool, checked against CONVERSATION_SUMMARY_SCHEMA. A model that answers the JSON
+ * as text instead of calling the tool is accepted too; anything else is a SummaryOutputError (the
+ * work is retried later).
  */
 export class LlmConversationSummarizer implements ConversationSummarizer {
   private readonly tool: LlmToolDefinition;

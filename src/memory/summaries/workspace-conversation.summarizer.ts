@@ -6,11 +6,10 @@ import { ExtractiveConversationSummarizer } from './extractive-conversation.summ
 import { LlmConversationSummarizer } from './llm-conversation.summarizer';
 
 /**
- * Summaries by the model the thread's workspace talks to: the provider a new
- * run of the workspace would use (its active provider configuration, else the environment's),
- * resolved for each summary; an extractive summary when that provider is the
- * offline one. A configuration that cannot be used (provider_not_configured) fails the update, which is
- * retried like any failed update.
+ * Summaries by the model the thread's workspace talks to: the provider a new run of the workspace would
+ * use (its active provider configuration, else the environment's), resolved for each summary; an
+ * extractive summary when that provider is the offline one. A configuration that cannot be used
+ * (provider_not_configured) fails the update, which is retried like any failed update.
  */
 export class WorkspaceConversationSummarizer implements ConversationSummarizer {
   private readonly extractive: ExtractiveConversationSummarizer;

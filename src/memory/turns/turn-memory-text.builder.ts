@@ -11,10 +11,10 @@ const TOOLS_USED = 'Tools used:';
 const TOOL_LINE = (name: string) => `- ${name}: `;
 
 /**
- * The text of a turn (level 0): the user message, the
- * assistant's answer, then the tools used with their results cut to 200 characters, at most 4,000
- * characters in all. It is what a level-0 record holds and embeds, what recall shows, what level-1
- * summaries are made from, and its length is the turn's share of the conversation's characters.
+ * The text of a turn (level 0): the user message, the assistant's answer, then the tools used with
+ * their results cut to 200 characters, at most 4,000 characters in all. It is what a level-0
+ * record holds and embeds, what recall shows, what level-1 summaries are made from, and its length
+ * is the turn's share of the conversation's characters.
  */
 export function buildTurnMemoryText(turn: ConversationTurn): string {
   const lines = [USER + turn.userMessage, ASSISTANT + turn.assistantTexts.join('\n')];
