@@ -1,6 +1,6 @@
 /**
- * The time automations live by: which slots are due, when runs start and end,
- * what {{now}} says. Injected (AUTOMATION_CLOCK) so tests move it; the service uses the system clock.
+ * The time automations live by: which slots are due, when runs start and end, what {{now}} says.
+ * Injected (AUTOMATION_CLOCK) so tests move it; the service uses the system clock.
  */
 export interface AutomationClock {
   now(): number;

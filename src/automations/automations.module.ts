@@ -23,11 +23,11 @@ export interface AutomationsModuleOptions {
 }
 
 /**
- * Automations: their routes and the approval queue, the
- * scheduler that starts due runs (AUTOMATIONS_ENABLED), the runner that runs them through the agent
- * (RunAutomation) and the recorder that keeps each run's record, which the agent reaches through its
- * AUTOMATION_RUNS port: provided here, globally, so the agent injects it without importing this module (it
- * never imports its consumers). The store behind AUTOMATION_REPOSITORY comes from PersistenceModule.
+ * Automations: their routes and the approval queue, the scheduler that starts due runs
+ * (AUTOMATIONS_ENABLED), the runner that runs them through the agent (RunAutomation) and the recorder that
+ * keeps each run's record, which the agent reaches through its AUTOMATION_RUNS port: provided here,
+ * globally, so the agent injects it without importing this module (it never imports its consumers). The
+ * store behind AUTOMATION_REPOSITORY comes from PersistenceModule.
  */
 @Module({})
 export class AutomationsModule {

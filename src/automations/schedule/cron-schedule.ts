@@ -13,11 +13,10 @@ const SLOTS_PER_DAY_MAX = DAY_MS / MIN_INTERVAL_MS;
 const CYCLE_START = Date.UTC(2024, 0, 1);
 
 /**
- * An automation's schedule: a cron expression of 5 fields (minute hour
- * day-of-month month day-of-week) or 6 (seconds first), read in an IANA time zone by croner, which
- * follows the zone's daylight-saving changes (a skipped local time fires at the next valid one, a
- * repeated one once). Croner computes times only: no timer of its own runs (the scheduler polls the
- * store).
+ * An automation's schedule: a cron expression of 5 fields (minute hour day-of-month month
+ * day-of-week) or 6 (seconds first), read in an IANA time zone by croner, which follows the zone's
+ * daylight-saving changes (a skipped local time fires at the next valid one, a repeated one once).
+ * Croner computes times only: no timer of its own runs (the scheduler polls the store).
  */
 export class CronSchedule {
   private readonly cron: Cron;

@@ -50,10 +50,10 @@ export function checkPlaceholders(prompt: string): void {
 }
 
 /**
- * The prompt a run asks (relative periods resolved at execution): in the automation's
- * time zone, {{now}} and {{lastRunTime}} become ISO 8601 times with the zone's offset
- * (2026-03-30T09:00:00+02:00), {{period:-1_WEEK}} last week's first and last dates
- * ("2026-03-23 to 2026-03-29"; a DAY is one date), `.start` / `.end` one of them. Weeks start on Monday.
+ * The prompt a run asks (relative periods resolved at execution): in the automation's time zone, {{now}}
+ * and {{lastRunTime}} become ISO 8601 times with the zone's offset (2026-03-30T09:00:00+02:00),
+ * {{period:-1_WEEK}} last week's first and last dates ("2026-03-23 to 2026-03-29"; a DAY is one date),
+ * `.start` / `.end` one of them. Weeks start on Monday.
  */
 export function resolvePlaceholders(prompt: string, context: PlaceholderContext): string {
   return prompt.replace(PLACEHOLDER, (whole, name: string) => {

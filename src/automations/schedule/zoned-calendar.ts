@@ -1,7 +1,7 @@
 /**
- * Calendar arithmetic in an IANA time zone with Node's Intl only: the wall-clock
- * time of an instant, the instant of a local midnight (daylight-saving changes included), and the
- * days, ISO weeks (Monday first) and months relative to an instant.
+ * Calendar arithmetic in an IANA time zone with Node's Intl only: the wall-clock time of an
+ * instant, the instant of a local midnight (daylight-saving changes included), and the days, ISO
+ * weeks (Monday first) and months relative to an instant.
  */
 
 export type PeriodUnit = 'DAY' | 'WEEK' | 'MONTH';

@@ -1,9 +1,9 @@
 import type { SqliteMigration } from '../../database/sqlite/sqlite-migration';
 
 /**
- * Automations and their runs. The scheduler's state lives on the automation
- * row (next slot, the run holding it and its lease), so a claim is one guarded UPDATE: of several
- * instances sharing the file, exactly one moves the slot forward. The partial index serves the due scan.
+ * Automations and their runs. The scheduler's state lives on the automation row (next slot, the run
+ * holding it and its lease), so a claim is one guarded UPDATE: of several instances sharing the file,
+ * exactly one moves the slot forward. The partial index serves the due scan.
  */
 export const AUTOMATIONS_MIGRATION: SqliteMigration = {
   version: 22,
