@@ -37,12 +37,12 @@ interface PendingText {
 const logger = new Logger('embeddings');
 
 /**
- * Gives the stored nodes of one graph the vectors they lack (the write path): reads
- * the selected nodes, their type configs and stored embedding states from the GraphStore, skips
- * empty texts and current vectors (same model, same text hash), embeds the rest in batches of
- * `batchSize` (at most `limiter.concurrency` batches at once), and stores each batch's vectors with their
- * model and text hash. A failed text never stops the others; each batch logs one summary line
- * (counts, never content). Works on whichever store is configured; reads the store, never the live overlay.
+ * Gives the stored nodes of one graph the vectors they lack (the write path): reads the selected nodes,
+ * their type configs and stored embedding states from the GraphStore, skips empty texts and current vectors
+ * (same model, same text hash), embeds the rest in batches of `batchSize` (at most `limiter.concurrency`
+ * batches at once), and stores each batch's vectors with their model and text hash. A failed text never
+ * stops the others; each batch logs one summary line (counts, never content). Works on whichever store is
+ * configured; reads the store, never the live overlay.
  */
 export class GraphNodeEmbedder {
   private readonly runner: EmbeddingBatchRunner;

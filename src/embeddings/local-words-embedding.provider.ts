@@ -12,8 +12,8 @@ const WORD_VECTOR_DIMENSION = 100;
 const SEMANTIC_SHARE = 0.5;
 
 /**
- * The default embedding: no network, no key, no model
- * download, and it knows some meaning. Each vector is two unit parts side by side:
+ * The default embedding: no network, no key, no model download, and it knows some
+ * meaning. Each vector is two unit parts side by side:
  *  - 100 dimensions of meaning: the SIF-weighted average of static English word vectors (GloVe,
  *    distilled to the 25,000 most frequent words and the domain lexicon's; SifSentenceEncoder), so
  *    "picture" is near "image" and "staff" near "employees";

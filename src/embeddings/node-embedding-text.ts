@@ -10,12 +10,12 @@ const HEX_ID = /^(?=.*\d)[0-9a-f]{16,}$/i;
 const RANDOM_ID = /^(?=.*\d)(?=.*[a-z])(?=.*[A-Z])[A-Za-z0-9_-]{10,}$/;
 
 /**
- * The text a node's vector is computed from: its type, with the
- * type's display name, category and description when the workspace config is known, its key (in
- * Nodius and imported graphs a readable slug of the node's name), its `process` code, then the
- * values of its `data` as `key: value` lines (object keys sorted so the text, and so its hash,
- * does not depend on key order; booleans, nulls and opaque ids left out). Positions, size and
- * handles are not part of it: moving or resizing a node never changes its text.
+ * The text a node's vector is computed from: its type, with the type's display name, category
+ * and description when the workspace config is known, its key (in Nodius and imported graphs a
+ * readable slug of the node's name), its `process` code, then the values of its `data` as
+ * `key: value` lines (object keys sorted so the text, and so its hash, does not depend on key order;
+ * booleans, nulls and opaque ids left out). Positions, size and handles are not part of it:
+ * moving or resizing a node never changes its text.
  *
  * Capped at NODE_EMBEDDING_TEXT_MAX_CHARS without splitting a UTF-16 surrogate pair. A node with no
  * type, no process and no data gives '' : callers skip it (nothing to embed).

@@ -30,10 +30,10 @@ const COMMON_DIRECTION_WORDS = 5000;
 const POWER_ITERATIONS = 30;
 
 /**
- * A table of static word vectors, read from the compact
- * file the distiller writes (`npm run ai:build-word-vectors`). Each vector is stored as int8
- * components of its unit direction (magnitudes are not kept: only directions are averaged), which
- * keeps 25,000 words of 100 dimensions under 3 MB.
+ * A table of static word vectors, read from the compact file the distiller writes
+ * (`npm run ai:build-word-vectors`). Each vector is stored as int8 components of its unit direction
+ * (magnitudes are not kept: only directions are averaged), which keeps 25,000 words of 100
+ * dimensions under 3 MB.
  *
  * Layout: `WVEC`, u32 LE header length, the header (JSON, WordVectorsHeader), the words (UTF-8,
  * joined by `\n`, most frequent first), u32 LE rank of each word, then `count × dimension` int8
