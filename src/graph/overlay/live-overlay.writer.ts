@@ -1,10 +1,10 @@
 import { LiveGraphChanges } from './live-graph-changes';
 
 /**
- * Where the change feed writes unsaved state: this instance's LiveOverlayRegistry
- * (LocalLiveOverlayWriter), or, with REDIS_URL, Redis and every instance's registry (RedisLiveOverlayWriter).
- * Either way this instance's registry holds the change when the call resolves, so a question asked here
- * right after sees it. Readers never call this: they read the registry.
+ * Where the change feed writes unsaved state: this instance's LiveOverlayRegistry (LocalLiveOverlayWriter),
+ * or, with REDIS_URL, Redis and every instance's registry (RedisLiveOverlayWriter). Either way this
+ * instance's registry holds the change when the call resolves, so a question asked here right after sees it.
+ * Readers never call this: they read the registry.
  */
 export interface LiveOverlayWriter {
   /** Applies unsaved changes; resolves with the graph's entries after them. Throws payload_too_large (nothing applied) past the graph's limit. */

@@ -12,11 +12,11 @@ import { neighborhoodWithOverlay } from './overlay-neighborhood.walker';
 
 /**
  * The data source every consumer gets (GraphDataSourceFactory): the store's, seen through the live
- * overlay of each graph. Upserted nodes and edges win over the
- * store's; deleted keys are hidden everywhere, edges of a deleted node included; edges are
- * de-duplicated by key; the graph document and node configs are the store's. Lexical search and
- * neighbourhoods follow the overlay; vector search drops hits whose content changed (their vector
- * is stale until the node is saved and embedded again).
+ * overlay of each graph. Upserted nodes and edges win over the store's; deleted keys are hidden
+ * everywhere, edges of a deleted node included; edges are de-duplicated by key; the graph document
+ * and node configs are the store's. Lexical search and neighbourhoods follow the overlay; vector
+ * search drops hits whose content changed (their vector is stale until the node is saved and
+ * embedded again).
  *
  * A graph without unsaved changes costs one registry lookup per call, then the store answers.
  * Writes go to the store, then tell the GraphChangeNotifier (retrieval cache, embedding write path).
