@@ -22,9 +22,9 @@ interface MemoryRun {
 /**
  * The request event log of one instance (no REDIS_URL, or Redis down when the request started): the
  * payload objects the sink sends are kept as they are (no copy, no serialization), so logging costs an
- * array push per event. A rejoin on this instance replays and follows them; another instance cannot
- * see them. Finished requests are dropped after `retentionMs`
- * (swept when a request starts) and beyond MAX_FINISHED_RUNS; a thread's pointer goes with its request.
+ * array push per event. A rejoin on this instance replays and follows them; another instance cannot see
+ * them. Finished requests are dropped after `retentionMs` (swept when a request starts) and beyond
+ * MAX_FINISHED_RUNS; a thread's pointer goes with its request.
  */
 export class InMemoryRunEventLog implements RunEventLog {
   private readonly runs = new Map<string, MemoryRun>();

@@ -111,17 +111,17 @@ interface WriteScript {
 const logger = new Logger('runs');
 
 /**
- * The request event log in Redis, shared by every instance: one Stream per
- * request whose entry ids are the events' seq (`<seq>-0`), trimmed with `XADD MAXLEN ~`, and one key
- * per thread naming its latest request and its owner. Writes never wait: the events of every request
- * queued during one turn of the event loop (the token flusher sends all its runs' text in one turn)
- * go to Redis in ONE pipeline. A request whose write is refused (Redis down, full under `noeviction`,
- * READONLY after a failover) or whose stream vanished is reported through its outcome and written no
- * more: DegradableRunEventLog goes on with the copy it keeps in this instance's memory, and the request
- * goes on. Time bounds: a running request's stream lives RUNNING_LOG_TTL_MS past its instance's last
- * heartbeat (so a crashed instance's streams vanish, ending their followers), a finished one for the
- * retention (AI_REJOIN_GRACE_MS). Rejoins read with XRANGE, then follow with the shared
- * RedisStreamFollower: no gap (the read resumes after the last seq replayed), no duplicate.
+ * The request event log in Redis, shared by every instance: one Stream per request whose entry ids are
+ * the events' seq (`<seq>-0`), trimmed with `XADD MAXLEN ~`, and one key per thread naming its latest
+ * request and its owner. Writes never wait: the events of every request queued during one turn of the
+ * event loop (the token flusher sends all its runs' text in one turn) go to Redis in ONE pipeline. A
+ * request whose write is refused (Redis down, full under `noeviction`, READONLY after a failover) or
+ * whose stream vanished is reported through its outcome and written no more: DegradableRunEventLog goes
+ * on with the copy it keeps in this instance's memory, and the request goes on. Time bounds: a running
+ * request's stream lives RUNNING_LOG_TTL_MS past its instance's last heartbeat (so a crashed instance's
+ * streams vanish, ending their followers), a finished one for the retention (AI_REJOIN_GRACE_MS).
+ * Rejoins read with XRANGE, then follow with the shared RedisStreamFollower: no gap (the read resumes
+ * after the last seq replayed), no duplicate.
  */
 export class RedisRunEventLog implements RunEventLog {
   private readonly redis: QuietRedis & WriteScript;

@@ -63,11 +63,11 @@ export type FollowOutcome =
   | { kind: 'trimmed'; firstKeptSeq: number };
 
 /**
- * The events of running and recently finished requests, so `ai:rejoin` can
- * replay what a client missed and then forward the rest live, with no gap and no duplicate. Bounded in
- * length (the oldest events of a very long request are dropped) and in time (a finished request is kept
- * for AI_REJOIN_GRACE_MS). In memory on one instance; in Redis Streams with REDIS_URL, so a request
- * running on one instance can be rejoined on any other.
+ * The events of running and recently finished requests, so `ai:rejoin` can replay what a client missed
+ * and then forward the rest live, with no gap and no duplicate. Bounded in length (the oldest events of
+ * a very long request are dropped) and in time (a finished request is kept for AI_REJOIN_GRACE_MS). In
+ * memory on one instance; in Redis Streams with REDIS_URL, so a request running on one instance can be
+ * rejoined on any other.
  */
 export interface RunEventLog {
   /** The log of a new request. */

@@ -19,10 +19,10 @@ export const DEFAULT_REMOTE_WATCH_TIMINGS: RemoteWatchTimings = Object.freeze({ 
 const logger = new Logger('runs');
 
 /**
- * Stops and watches runs by run key wherever they run: on this instance through
- * the ActiveRunRegistry; with REDIS_URL, a run of another instance through Socket.IO's serverSideEmit
- * over the Redis adapter, which that instance's RunControl answers from its own registry. While Redis is
- * down nothing is sent (a run of another instance cannot be reached; each instance serves alone).
+ * Stops and watches runs by run key wherever they run: on this instance through the ActiveRunRegistry;
+ * with REDIS_URL, a run of another instance through Socket.IO's serverSideEmit over the Redis adapter,
+ * which that instance's RunControl answers from its own registry. While Redis is down nothing is sent (a
+ * run of another instance cannot be reached; each instance serves alone).
  *
  * A watch sent to another instance is a lease there (`ttlMs`), renewed every `renewMs` (and as soon as
  * Redis is back) while the socket watches: if this instance dies, its sockets stop watching by themselves
