@@ -15,8 +15,8 @@ export interface AIChatInputProps {
 const MAX_HEIGHT_PX = 120;
 
 /**
- * A textarea that grows with its text; Enter sends, Shift+Enter makes a new line
- * (never while an input method composes); the Send button becomes Stop while the answer streams.
+ * A textarea that grows with its text; Enter sends, Shift+Enter makes a new line (never while an
+ * input method composes); the Send button becomes Stop while the answer streams.
  */
 export const AIChatInput = memo(function AIChatInput({
   onSend,
