@@ -34,11 +34,11 @@ export interface CommitConflictResult {
 }
 
 /**
- * Revision conflicts on round commits: the service runs in a child
- * process; while each run streams its read-tool round, another writer on the same SQLite file (a
- * ThreadService of this process, as a second instance would) renames the thread, so the run's round
- * commit meets a revision it did not read. Bars: every run answers (the round re-read and replayed),
- * the replays are counted on /metrics, no thread is invalid and the rename is kept.
+ * Revision conflicts on round commits: the service runs in a child process; while each run streams
+ * its read-tool round, another writer on the same SQLite file (a ThreadService of this process, as a
+ * second instance would) renames the thread, so the run's round commit meets a revision it did not
+ * read. Bars: every run answers (the round re-read and replayed), the replays are counted on
+ * /metrics, no thread is invalid and the rename is kept.
  */
 export async function runCommitConflictScenario(options: CommitConflictOptions): Promise<CommitConflictResult> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'faults-conflicts-'));

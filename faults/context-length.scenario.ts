@@ -38,11 +38,11 @@ export interface ContextLengthResult {
 }
 
 /**
- * Context-length recovery: one conversation against the real service in a child
- * process, each answer ~6,000 characters long, on a scripted model whose window is smaller than the
- * history budget. Once the history no longer fits, each question's first prompt is refused
- * (context_length) and retried once with fewer retrieved nodes, shorter texts and half the history.
- * Bars: every question answered (directly or after one retry), the thread valid with every question.
+ * Context-length recovery: one conversation against the real service in a child process, each answer
+ * ~6,000 characters long, on a scripted model whose window is smaller than the history budget. Once
+ * the history no longer fits, each question's first prompt is refused (context_length) and retried
+ * once with fewer retrieved nodes, shorter texts and half the history. Bars: every question answered
+ * (directly or after one retry), the thread valid with every question.
  */
 export async function runContextLengthScenario(options: ContextLengthOptions): Promise<ContextLengthResult> {
   const contextWindow = options.contextWindow ?? 17_000;

@@ -62,10 +62,10 @@ function answerFrom(recorded: RecordedRequest): ScriptedTurn {
 }
 
 /**
- * Isolation under load: `conversations` conversations at once against
- * the real service in a child process, each asking `questions` questions on its own thread over its
- * own socket, with a read-tool round per question. Bars: no upstream request carries two
- * conversations, no thread holds another's message, every thread valid with all its questions.
+ * Isolation under load: `conversations` conversations at once against the real service in a child
+ * process, each asking `questions` questions on its own thread over its own socket, with a
+ * read-tool round per question. Bars: no upstream request carries two conversations, no thread
+ * holds another's message, every thread valid with all its questions.
  */
 export async function runIsolationScenario(options: IsolationScenarioOptions): Promise<IsolationScenarioResult> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'faults-isolation-'));

@@ -111,12 +111,12 @@ interface Stream {
 const token = (user: string) => editorToken(SECRET, user);
 
 /**
- * Three service instances on one SQLite file and one real redis-server, streams running on each; each
- * fault of REDIS_FAULTS is injected while they stream, then Redis recovers. Per fault: the streams aborted,
- * the events lost or duplicated by rejoins (on the same instance, and on another), the rejoins refused with
- * an explicit error, the threads holding the whole answer, and the overlay replicas that still differ
- * from Redis 5 s after the recovery. Automations are left out: they are scheduled through the store and
- * Redis plays no part in them.
+ * Three service instances on one SQLite file and one real redis-server, streams running on each; each fault
+ * of REDIS_FAULTS is injected while they stream, then Redis recovers. Per fault: the streams aborted, the
+ * events lost or duplicated by rejoins (on the same instance, and on another), the rejoins refused with an
+ * explicit error, the threads holding the whole answer, and the overlay replicas that still differ from
+ * Redis 5 s after the recovery. Automations are left out: they are scheduled through the store and Redis
+ * plays no part in them.
  */
 export async function runRedisFaultsScenario(options: RedisFaultsOptions = {}): Promise<RedisFaultsResult> {
   const started = Date.now();

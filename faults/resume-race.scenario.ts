@@ -32,9 +32,9 @@ export interface ResumeRaceResult {
 
 /**
  * One pending proposal, `resumes` approvals of it at once over REST, split between two service
- * processes sharing one SQLite store (as two instances behind a load balancer): exactly one
- * applies (200, the node created once, one continuation upstream), every other one is refused with
- * 409 (thread_busy while the winner runs, conflict once it has settled the proposal), and the thread
+ * processes sharing one SQLite store (as two instances behind a load balancer): exactly one applies
+ * (200, the node created once, one continuation upstream), every other one is refused with 409
+ * (thread_busy while the winner runs, conflict once it has settled the proposal), and the thread
  * stays valid.
  */
 export async function runResumeRaceScenario(options: ResumeRaceOptions): Promise<ResumeRaceResult> {
