@@ -19,8 +19,8 @@ const DEFAULT_UNION_NODES = 5_000;
  * `npm run eval:retrieval`: recall of the contexts GraphRagRetriever builds for the labelled
  * question set test/retrieval-eval/questions.json (410 questions over the 62 real workflows, and the
  * same questions on a 5,000-node union of workflows), per group and per half (tuning / test), with
- * the service's defaults and the configured embedding provider (the local one by default, no key,
- * no network).
+ * the service's defaults and the configured embedding provider (the local one by default, no key, no
+ * network).
  */
 export async function evalRetrieval(
   argv: string[],
