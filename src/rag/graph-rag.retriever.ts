@@ -59,12 +59,12 @@ const SHEET_VECTOR_DEPTH = 10;
 const MAX_DEPTH_LIMIT = 3;
 
 /**
- * GraphRAG: finds the nodes relevant to a question (BM25, plus vector search
- * fused by normalised score when an embedding provider is configured; in the one sheet the question
- * names, when it names one; the hits wired to the best ones lifted), expands their neighbourhood,
- * and assembles a compact, truncated GraphRAGContext. Results are cached per
- * (workspace, graph, question, mentions, options), with their TOON context message once encoded.
- * Stateless apart from the cache: the workspace comes with the data source of each call.
+ * GraphRAG: finds the nodes relevant to a question (BM25, plus vector search fused by normalised
+ * score when an embedding provider is configured; in the one sheet the question names, when it
+ * names one; the hits wired to the best ones lifted), expands their neighbourhood, and assembles a
+ * compact, truncated GraphRAGContext. Results are cached per (workspace, graph, question, mentions,
+ * options), with their TOON context message once encoded. Stateless apart from the cache: the
+ * workspace comes with the data source of each call.
  */
 export class GraphRagRetriever {
   private readonly options: ResolvedGraphRagOptions;

@@ -3,13 +3,13 @@ import { FlowDirection } from './flow-direction';
 import { distancesFrom } from './graph-distance';
 
 /**
- * Graph-aware ranking: each search hit one edge away from
- * an expansion seed (one of the best hits) gains `share` × that seed's score, once per such seed, in
- * either direction. The nodes wired to the best hits (what feeds them, what they feed, an agent's
- * tools and models) rise above weak matches elsewhere in the graph; a hit next to several good ones
- * rises most. When the question asks about one direction (`flow`: what comes after, what feeds),
- * the hits on that side of a seed gain twice the share and those on the other side nothing. Hits
- * are re-sorted by their new score (ties keep their order); nothing is added.
+ * Graph-aware ranking: each search hit one edge away from an expansion seed (one of the best hits)
+ * gains `share` × that seed's score, once per such seed, in either direction. The nodes wired to the
+ * best hits (what feeds them, what they feed, an agent's tools and models) rise above weak matches
+ * elsewhere in the graph; a hit next to several good ones rises most. When the question asks about
+ * one direction (`flow`: what comes after, what feeds), the hits on that side of a seed gain twice
+ * the share and those on the other side nothing. Hits are re-sorted by their new score (ties keep
+ * their order); nothing is added.
  */
 export function boostHitsLinkedToSeeds(
   hits: readonly ScoredNode[],

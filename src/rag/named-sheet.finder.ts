@@ -25,9 +25,9 @@ const ENCLOSING = /^[\s[\](){}"'«»“”‘’:,;-]+|[\s[\](){}"'«»“”‘
  * Finds the sheet a question is about in a graph of many sheets, e.g. a workspace that unions many
  * workflows, each on a sheet named after it: "[Daily Email Notification] what runs at night?" or
  * "in the Daily Email Notification workflow, ...". A sheet is named when the question holds most of
- * the search terms of its name; the best
- * covered name wins, and a tie names none. The terms of a graph's sheet names are indexed once per
- * sheetsList object (the stores hand out one frozen graph document per revision).
+ * the search terms of its name; the best covered name wins, and a tie names none. The terms of a
+ * graph's sheet names are indexed once per sheetsList object (the stores hand out one frozen graph
+ * document per revision).
  */
 export class NamedSheetFinder {
   private readonly indexes = new WeakMap<object, SheetNames>();

@@ -7,13 +7,12 @@ export interface WeightedHits {
 }
 
 /**
- * Score fusion: each list's scores are divided by its best score, so
- * the best hit of a list is worth the list's weight and the others their share of it; a node's
- * fused score is the sum over the lists that have it. Unlike rank fusion, a clear BM25 winner stays
- * ahead of a string of near-equal cosines, and a list of flat scores (a question no word of which
- * stands out) lets the other decide. Best first; equal scores keep the order the nodes were first
- * met in (the first list's order, then the next's). A list whose best score is not positive counts
- * for nothing.
+ * Score fusion: each list's scores are divided by its best score, so the best hit of a list is
+ * worth the list's weight and the others their share of it; a node's fused score is the sum over
+ * the lists that have it. Unlike rank fusion, a clear BM25 winner stays ahead of a string of
+ * near-equal cosines, and a list of flat scores (a question no word of which stands out) lets the
+ * other decide. Best first; equal scores keep the order the nodes were first met in (the first
+ * list's order, then the next's). A list whose best score is not positive counts for nothing.
  */
 export function fuseByScore(lists: readonly WeightedHits[]): ScoredNode[] {
   const fused = new Map<string, ScoredNode>();

@@ -29,9 +29,9 @@ interface Pending {
 /**
  * o200k_base token counts for the service (POST /api/rag/context), off its event loop and out of its
  * heap: the encoder's ranks take ~65 MB of heap (~150 MB of RSS while they load) and 1.5-4 s to load,
- * which the service no longer pays at start nor keeps while it streams. The worker
- * thread starts on the first count (that call waits for the load; the event loop does not) and stops
- * after `idleMs` without one. Counts are TokenCounter's (same encoder, same call). Pure: no Nest.
+ * which the service no longer pays at start nor keeps while it streams. The worker thread starts on
+ * the first count (that call waits for the load; the event loop does not) and stops after `idleMs`
+ * without one. Counts are TokenCounter's (same encoder, same call). Pure: no Nest.
  */
 export class TokenCountWorker {
   private worker: Worker | null = null;
