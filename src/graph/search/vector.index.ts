@@ -48,11 +48,10 @@ interface Int8Rows {
  * the full float32 scan runs instead. Entries whose dimension differs from the first one's, or whose
  * norm is zero, are left out (`skipped`).
  *
- * Built once, then kept current entry by entry (`set`, `remove`): a set row is rewritten in place
- * (normalized, its int8 copy and error bound recomputed), a new one takes the next free row (a build
- * leaves ~3 % of room; the matrix grows by a quarter when full), a removed one gets the last row moved into its place. Equal
- * scores rank by `order`, not by row, so after any sequence of changes the index answers exactly as
- * a fresh build over the same entries would.
+ * Built once, then kept current entry by entry (`set`, `remove`): a set row is rewritten in place (normalized, its int8
+ * copy and error bound recomputed), a new one takes the next free row (a build leaves ~3 % of room; the matrix grows by
+ * a quarter when full), a removed one gets the last row moved into its place. Equal scores rank by `order`, not by row,
+ * so after any sequence of changes the index answers exactly as a fresh build over the same entries would.
  */
 export class VectorIndex {
   private readonly slotByKey = new Map<string, number>();
