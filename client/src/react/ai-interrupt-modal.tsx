@@ -7,7 +7,7 @@ import { ActionPreview } from './action-preview';
 import { AlertIcon, QuestionIcon } from './icons';
 
 export interface AIInterruptModalProps {
-  /** The proposal (approval) or question the answer stopped on. Seed 000 passes `proposedAction`; the interrupt also carries its preview. */
+  /** The proposal (approval) or question the answer stopped on. The whole interrupt, not only its `proposedAction`: it also carries the preview. */
   interrupt: Interrupt;
   threadId: string;
   /**
@@ -33,7 +33,7 @@ export interface AIInterruptModalProps {
 }
 
 /**
- * Seed 000 AIInterruptModal: a proposal shown readably (what is created, changed or deleted, on which
+ * A proposal shown readably (what is created, changed or deleted, on which
  * sheet; the raw JSON folded below) with Approve, Reject and a feedback field; a batch item by item, each with a
  * checkbox to approve only some; or a question (8.2) whose options are buttons (confirm: Yes / No).
  */

@@ -9,11 +9,11 @@ import { type ChatAction, chatReducer, initialChatState, pendingInterruptOf } fr
 export interface UseAIChatOptions {
   /** The graph the conversation is about. Changing it starts a new conversation. */
   graphKey: string;
-  /** The service's origin (default: the page's, `window.location.origin`). Seed 000's `serverInfo`. */
+  /** The service's origin (default: the page's, `window.location.origin`). */
   serverUrl?: string;
   /** Socket.IO path (default `/socket.io`). */
   path?: string;
-  /** Connect when mounted (default false, as in seed 000). sendMessage() connects anyway. */
+  /** Connect when mounted (default false). sendMessage() connects anyway. */
   autoConnect?: boolean;
   /** JWT sent in the handshake and with every `ai:*` message; the latest value is always used. */
   token?: string | null;
@@ -41,7 +41,7 @@ export type RevertState =
   | { kind: 'undo' | 'restore'; status: 'done'; result: AiRevertedEvent }
   | { kind: 'undo' | 'restore'; status: 'failed'; error: AiRequestError };
 
-/** Seed 000's interface, plus what a complete chat needs (pending interrupt, retry, loading a thread). */
+/** The chat's state and actions, with what a complete chat needs (pending interrupt, retry, loading a thread). */
 export interface UseAIChatReturn {
   messages: AIChatMessage[];
   isConnected: boolean;
@@ -101,7 +101,7 @@ let localIds = 0;
 const nextLocalId = () => `m${Date.now().toString(36)}${(localIds++).toString(36)}`;
 
 /**
- * React hook over AiChatClient (seed 000 useAIChat): messages with streamed text (coalesced ~32 ms),
+ * React hook over AiChatClient: messages with streamed text (coalesced ~32 ms),
  * tool badges, usage, interrupts and errors; one request at a time; undo and restore, with the thread's change log.
  */
 export function useAIChat(options: UseAIChatOptions): UseAIChatReturn {
