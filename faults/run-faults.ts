@@ -24,9 +24,8 @@ import { runSocketFuzzScenario } from './socket-fuzz.scenario';
 import { runUpstreamFaultsScenario, UpstreamFaultsResult } from './upstream-faults.scenario';
 
 /**
- * `npm run faults`: the service under faults and hostile input, with the counts docs/reliability.md
- * reports. Each section is a scenario of this folder (the CI-sized runs of the same scenarios are
- * test/faults/*.e2e-spec.ts, part of `npm test`):
+ * `npm run faults`: the service under faults and hostile input, counted. Each section is a scenario
+ * of this folder (the CI-sized runs of the same scenarios are faults/*.fault-spec.ts, part of `npm test`):
  *   crash        kill -9 of the service aimed at the moment ai:thread arrives, mid-stream, mid tool round and mid
  *                commit (50 kills: a fifth at ai:thread, the rest spread evenly), restarted on the same data; each
  *                window must see at least 80 % of the kills aimed at it land there
