@@ -90,7 +90,7 @@ export interface AutomationRunError {
   message: string;
 }
 
-/** One run of an automation (its execution metadata, seed 002's ExecutionMetadata). */
+/** One run of an automation (its execution metadata). */
 export interface AutomationRun {
   runId: string;
   workspace: string;
