@@ -29,6 +29,8 @@ export interface ResumeInput {
   answer?: string;
   /** A batch proposal: the items approved, the others declined; absent: the whole proposal. */
   approvedItems?: string[];
+  /** The interrupt the decision is for (its tool call); another one pending → conflict, nothing decided. */
+  toolCallId?: string;
 }
 
 /** POST /api/ai/thread/:threadId/undo, `ai:undo`. */

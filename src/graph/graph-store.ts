@@ -31,8 +31,8 @@ export interface GraphStore {
   /** False on stores the service does not own (ArangoDB): PUT /graphs answers 409 read_only_store. */
   readonly supportsImport: boolean;
   forWorkspace(workspace: string): MutableGraphDataSource;
-  /** Every graph of every workspace (admin CLIs). */
-  listGraphs(): Promise<Array<{ workspace: string; graphKey: string }>>;
+  /** Every graph of every workspace (admin CLIs), or of one workspace only, sorted by workspace and key. */
+  listGraphs(workspace?: string): Promise<Array<{ workspace: string; graphKey: string }>>;
   /** Whether the store holds any graph at all, reading one at most (the demo seeder's question on every start). */
   hasGraphs(): Promise<boolean>;
   /** Atomically replaces the graph (and upserts the node configs into the workspace). */

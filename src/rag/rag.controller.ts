@@ -1,24 +1,9 @@
-import { Body, Controller, HttpCode, Inject, Post } from '@nestjs/common';
+import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal } from '../auth/current-principal.decorator';
 import { Principal } from '../auth/principal';
-import { AppConfig } from '../config/app-config';
-import { APP_CONFIG } from '../config/app-config.token';
-import { AppError } from '../errors/app-error';
-import { GraphDataSourceFactory } from '../graph/graph-data-source.factory';
 import { RagContextRequestDto } from './dto/rag-context-request.dto';
-import { GraphRAGContext } from '../conversation/graph-rag-context';
-import { GraphRagRetriever } from './graph-rag.retriever';
-import { TokenCountWorker } from './token-count.worker';
-import { buildContextMessage, buildContextSummary } from './toon-context.encoder';
-
-export interface RagContextResponse {
-  context: GraphRAGContext;
-  /** The nodes and edges as the model sees them (TOON tables). */
-  toon: string;
-  /** Tokens of the whole context message (prefix + TOON), o200k_base. */
-  tokenEstimate: number;
-}
+import { RagContextResponse, RagContextService } from './rag-context.service';
 
 const RESPONSE_EXAMPLE = {
   context: {
@@ -79,12 +64,7 @@ const RESPONSE_EXAMPLE = {
 @ApiBearerAuth()
 @Controller('rag')
 export class RagController {
-  constructor(
-    private readonly retriever: GraphRagRetriever,
-    private readonly tokenCount: TokenCountWorker,
-    private readonly dataSources: GraphDataSourceFactory,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+  constructor(private readonly contexts: RagContextService) {}
 
   @Post('context')
   @HttpCode(200)
@@ -119,24 +99,9 @@ export class RagController {
     @CurrentPrincipal() principal: Principal,
     @Body() body: RagContextRequestDto,
   ): Promise<RagContextResponse> {
-    if (body.query.length > this.config.limits.messageMaxChars) {
-      // As chat's message (AskQuestion): the same limit, the same 413.
-      throw new AppError('payload_too_large', `query is longer than ${this.config.limits.messageMaxChars} characters`);
-    }
-    const context = await this.retriever.retrieve(
-      this.dataSources.forWorkspace(principal.workspace),
-      body.graphKey,
-      body.query,
-      {
-        maxNodes: body.options?.maxNodes,
-        maxDepth: body.options?.maxDepth,
-      },
-    );
-    const locale = this.config.locale;
-    return {
-      context,
-      toon: buildContextSummary(context, locale),
-      tokenEstimate: await this.tokenCount.count(buildContextMessage(context, locale)),
-    };
+    return this.contexts.contextFor(principal.workspace, body.graphKey, body.query, {
+      maxNodes: body.options?.maxNodes,
+      maxDepth: body.options?.maxDepth,
+    });
   }
 }

@@ -10,6 +10,7 @@ import { MetricsService } from '../observability/metrics.service';
 import { ObservabilityModule } from '../observability/observability.module';
 import { GraphRagRetriever } from './graph-rag.retriever';
 import { RagController } from './rag.controller';
+import { RagContextService } from './rag-context.service';
 import { RetrievalCacheInvalidator } from './retrieval-cache.invalidator';
 import { RetrievalMetrics } from './retrieval.metrics';
 import { TokenCounter } from './token-counter';
@@ -46,6 +47,7 @@ import { TokenCountWorker } from './token-count.worker';
     },
     { provide: TokenCounter, useFactory: () => new TokenCounter() },
     { provide: TokenCountWorker, useFactory: () => new TokenCountWorker() },
+    RagContextService,
     {
       provide: RetrievalCacheInvalidator,
       inject: [GraphRagRetriever, GraphChangeNotifier],
@@ -53,6 +55,6 @@ import { TokenCountWorker } from './token-count.worker';
         new RetrievalCacheInvalidator(retriever, notifier),
     },
   ],
-  exports: [GraphRagRetriever, TokenCounter],
+  exports: [GraphRagRetriever, TokenCounter, RagContextService],
 })
 export class RagModule {}

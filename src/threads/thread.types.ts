@@ -51,6 +51,12 @@ export interface PendingInterrupt {
   acting?: ActingIdentity;
   /** A batch proposal: each item's change set and basis, for approving some of them. */
   items?: PendingItem[];
+  /**
+   * Who made the proposal: absent, the service's own model, whose run goes on after the decision; `mcp`, an MCP
+   * client's call: the decision is applied and recorded, and no model runs after it (the one that proposed is the
+   * client's).
+   */
+  origin?: 'mcp';
 }
 
 /** One item of a pending batch proposal: what approving it applies, and what it was made against. */

@@ -236,6 +236,7 @@ export function describeGraphStoreContract(
             { workspace: second, graphKey: secondDocument.graph._key },
           ]),
         );
+        expect(await store.listGraphs(first)).toEqual([{ workspace: first, graphKey: DEMO }]);
       });
 
       it('tells whether it holds any graph at all (the demo seeder asks on every start)', async () => {

@@ -48,8 +48,8 @@ export class PerTestArangoGraphStore implements GraphStore {
     });
   }
 
-  async listGraphs(): Promise<Array<{ workspace: string; graphKey: string }>> {
-    return (await this.current()).listGraphs();
+  async listGraphs(workspace?: string): Promise<Array<{ workspace: string; graphKey: string }>> {
+    return (await this.current()).listGraphs(workspace);
   }
 
   async hasGraphs(): Promise<boolean> {

@@ -17,7 +17,8 @@ export interface AgentEventSink {
    */
   leased?(threadId: string): void;
   token(text: string): void;
-  toolStart(toolCallId: string, toolName: string): void;
+  /** `rawArguments`: the call's arguments as the model wrote them (JSON text), for a transport that shows them. */
+  toolStart(toolCallId: string, toolName: string, rawArguments?: string): void;
   toolResult(toolCallId: string, result: string): void;
   /** A thread event, once the commit that stored it is done. */
   event(event: ThreadEvent): void;

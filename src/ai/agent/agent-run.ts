@@ -125,9 +125,15 @@ export interface AgentRunRequest {
   /**
    * Resume: the results that close the interrupted call (and anything already decided), then the calls that followed
    * it in the same assistant message, processed before the next upstream call; `firstCallIndex` is the place of the
-   * first of them in that message (the per-reply cap counts the whole reply).
+   * first of them in that message (the per-reply cap counts the whole reply). `final`: the run ends once they are
+   * committed, with no upstream call (a decision on a proposal an MCP client made: no model of ours waits for it).
    */
-  continuation?: { results: LlmToolMessage[]; remainingToolCalls: LlmToolCall[]; firstCallIndex: number };
+  continuation?: {
+    results: LlmToolMessage[];
+    remainingToolCalls: LlmToolCall[];
+    firstCallIndex: number;
+    final?: boolean;
+  };
 }
 
 /**

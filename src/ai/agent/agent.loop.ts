@@ -186,6 +186,7 @@ export class AgentLoop {
       state.toolResults += request.continuation.results.filter((result) => result.success).length;
       await this.commit(state, { messages: appended, pendingInterrupt: batch.pending });
       if (batch.pending) return this.interrupted(state, batch.pending);
+      if (request.continuation.final) return this.finished(state, 'answer');
     }
 
     const offered = request.tools.definitions;
@@ -445,7 +446,7 @@ export class AgentLoop {
       const route = request.tools.route(call);
       switch (route.kind) {
         case 'read': {
-          request.events.toolStart(call.id, route.name);
+          request.events.toolStart(call.id, route.name, call.function.arguments);
           const started = performance.now();
           this.events.debug('tool_execute', { toolName: route.name, threadId: request.threadId });
           const content = await request.tools.executeRead(route.name, route.rawArguments);
@@ -472,7 +473,7 @@ export class AgentLoop {
               threadId: request.threadId,
             });
           if (route.announce) {
-            request.events.toolStart(call.id, route.name);
+            request.events.toolStart(call.id, route.name, call.function.arguments);
             request.events.toolResult(call.id, content);
           }
           answerFresh(content, false);
@@ -498,7 +499,7 @@ export class AgentLoop {
           const preview = await request.proposals.preview(action, call.id);
           if (route.kind === 'apply') {
             const checkedAction = { toolCallId: call.id, proposedAction: action, preview };
-            request.events.toolStart(call.id, route.name);
+            request.events.toolStart(call.id, route.name, call.function.arguments);
             const application = await request.proposals.applyAutonomous(checkedAction, route.via);
             const content = autonomousResultContent(application, this.locale);
             if (application.status === 'applied' && application.appliedBy === 'client') {

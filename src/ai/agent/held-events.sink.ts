@@ -41,9 +41,9 @@ export class HeldEventsSink implements AgentEventSink {
     this.target.token(text);
   }
 
-  toolStart(toolCallId: string, toolName: string): void {
+  toolStart(toolCallId: string, toolName: string, rawArguments?: string): void {
     this.release();
-    this.target.toolStart(toolCallId, toolName);
+    this.target.toolStart(toolCallId, toolName, rawArguments);
   }
 
   toolResult(toolCallId: string, result: string): void {

@@ -1,7 +1,8 @@
 import type { AgentRunStopReason } from '../agent/agent-run';
 import type { CommitConflictObserver } from './round-commit.replayer';
 
-export type RunKind = 'chat' | 'resume' | 'automation';
+/** A chat, a resume, an automation's run, or a change an MCP client proposed (recorded on a thread of its own, no loop). */
+export type RunKind = 'chat' | 'resume' | 'automation' | 'proposal';
 
 /** How a run ended, as its log line and the metrics see it. */
 export interface RunEnd {

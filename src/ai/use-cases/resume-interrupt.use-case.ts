@@ -80,7 +80,9 @@ export class ResumeInterrupt {
       return session.abandon(error);
     }
     try {
-      return await session.finish(await this.resume(principal, input.threadId, decision, sink, session));
+      return await session.finish(
+        await this.resume(principal, input.threadId, decision, sink, session, input.toolCallId),
+      );
     } catch (error) {
       return session.fail(error);
     }
@@ -92,12 +94,18 @@ export class ResumeInterrupt {
     decision: InterruptDecision,
     sink: AgentEventSink,
     run: ThreadRun,
+    expectedCall: string | undefined,
   ): Promise<RunOutcome> {
     const { config, threads, settler, executor, promptLevels, context, smallerContext } = this.deps;
     const thread = await threads.load(principal, threadId);
     const startedAt = performance.now();
     const pending = thread.pendingInterrupt;
     if (!pending) throw AppError.conflict('No pending interrupt on this thread', { threadId: thread.threadId });
+    if (expectedCall !== undefined && pending.interrupt.toolCallId !== expectedCall)
+      throw AppError.conflict('The pending interrupt of this thread is another one', {
+        threadId: thread.threadId,
+        toolCallId: pending.interrupt.toolCallId,
+      });
     if (pending.interrupt.kind === 'approval' && !canEdit(principal)) {
       throw AppError.forbidden('Only editors and admins can approve or reject proposals');
     }
@@ -156,6 +164,7 @@ export class ResumeInterrupt {
         results: [decided],
         remainingToolCalls: pending.remainingToolCalls,
         firstCallIndex: callIndexAfter(thread, toolCallId),
+        ...(pending.origin === 'mcp' ? { final: true } : {}),
       },
       authority,
       actions,

@@ -63,6 +63,7 @@ function everyQuery(): Record<string, AqlQuery> {
     graphNodeCount: queries.graphNodeCount(workspace, graphKey),
     listGraphs: queries.listGraphs(),
     anyGraph: queries.anyGraph(),
+    listGraphsOfWorkspace: queries.listGraphs(workspace),
     embeddingStates: queries.embeddingStates(workspace, graphKey),
     saveEmbeddings: queries.saveEmbeddings(workspace, graphKey, [
       { key: compositeKey, embedding: [1, 0], model, hash: 'h"' },
@@ -133,6 +134,8 @@ describe(ArangoGraphQueries.name, () => {
     expect(containsDeep(all.vectorSearchExact.bindVars, HOSTILE.model)).toBe(true);
     expect(containsDeep(all.replaceNodes.bindVars, HOSTILE.query)).toBe(true);
     expect(containsDeep(all.removeEdges.bindVars, nodeId)).toBe(true);
+    expect(containsDeep(all.listGraphsOfWorkspace.bindVars, HOSTILE.workspace)).toBe(true);
+    expect(all.listGraphsOfWorkspace.query).toMatch(/FILTER g\.workspace == @value\d+/);
   });
 
   it('starts every node and edge read with the workspace guard on the graph', () => {

@@ -281,10 +281,17 @@ export class ArangoGraphQueries {
         RETURN 1`;
   }
 
-  listGraphs(): AqlQuery {
-    return aql`
+  /** Every graph, or those of one workspace (the filter uses the workspace index). */
+  listGraphs(workspace?: string): AqlQuery {
+    if (workspace === undefined)
+      return aql`
       FOR g IN ${this.c.graphs}
         SORT g.workspace, g._key
+        RETURN { workspace: g.workspace, graphKey: g._key }`;
+    return aql`
+      FOR g IN ${this.c.graphs}
+        FILTER g.workspace == ${workspace}
+        SORT g._key
         RETURN { workspace: g.workspace, graphKey: g._key }`;
   }
 

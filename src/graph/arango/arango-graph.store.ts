@@ -95,8 +95,8 @@ export class ArangoGraphStore implements GraphStore {
     });
   }
 
-  listGraphs(): Promise<Array<{ workspace: string; graphKey: string }>> {
-    return this.executor.all(this.queries.listGraphs(), 'listGraphs');
+  listGraphs(workspace?: string): Promise<Array<{ workspace: string; graphKey: string }>> {
+    return this.executor.all(this.queries.listGraphs(workspace), 'listGraphs');
   }
 
   async hasGraphs(): Promise<boolean> {

@@ -79,6 +79,7 @@ export class SqliteGraphStatements {
   readonly bumpEmbeddingRevision: Statement<[number]>;
   readonly listGraphs: Statement<[], { workspace: string; graphKey: string }>;
   readonly anyGraph: Statement<[], { found: number }>;
+  readonly listGraphsOf: Statement<[string], { workspace: string; graphKey: string }>;
 
   // Nodes, scoped by (workspace, graph key)
   readonly nodes: Statement<[string, string], DocumentRow>;
@@ -167,6 +168,9 @@ export class SqliteGraphStatements {
       "SELECT workspace, graph_key AS graphKey FROM graphs WHERE graph_key NOT LIKE '/%' ORDER BY workspace, graph_key",
     );
     this.anyGraph = db.prepare("SELECT 1 AS found FROM graphs WHERE graph_key NOT LIKE '/%' LIMIT 1");
+    this.listGraphsOf = db.prepare(
+      "SELECT workspace, graph_key AS graphKey FROM graphs WHERE workspace = ? AND graph_key NOT LIKE '/%' ORDER BY graph_key",
+    );
 
     this.nodes = db.prepare(`SELECT n.document FROM ${NODES_OF} ORDER BY n.id`);
     this.nodesOfSheet = db.prepare(`SELECT n.document FROM ${NODES_OF} AND n.sheet = ? ORDER BY n.id`);

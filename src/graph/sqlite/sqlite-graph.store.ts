@@ -75,8 +75,8 @@ export class SqliteGraphStore implements GraphStore {
     return this.statements.graphRef.get(workspace, graphKey)?.revision ?? null;
   }
 
-  async listGraphs(): Promise<Array<{ workspace: string; graphKey: string }>> {
-    return this.statements.listGraphs.all();
+  async listGraphs(workspace?: string): Promise<Array<{ workspace: string; graphKey: string }>> {
+    return workspace === undefined ? this.statements.listGraphs.all() : this.statements.listGraphsOf.all(workspace);
   }
 
   async hasGraphs(): Promise<boolean> {
