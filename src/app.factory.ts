@@ -38,7 +38,8 @@ export async function createApp(config: AppConfig, options: AppModuleOptions = {
       : next(),
   );
   app.use(jsonBodyParser(config.server.bodyMaxBytes));
-  app.setGlobalPrefix('api', { exclude: ['health', 'metrics'] });
+  // MCP clients are configured with the server's URL: `/mcp` is where they look (PROTOCOL.md §9.8).
+  app.setGlobalPrefix('api', { exclude: ['health', 'metrics', 'mcp'] });
   app.useGlobalPipes(
     new ValidationPipe({
       whitelist: true,

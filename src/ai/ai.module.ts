@@ -32,6 +32,8 @@ import { RedisConnection } from '../redis/redis-connection';
 import { REDIS_CONNECTION } from '../redis/redis-connection.token';
 import { ThreadService } from '../threads/thread.service';
 import { ThreadsModule } from '../threads/threads.module';
+import { RequestRateLimiter } from '../auth/request-rate.limiter';
+import { RagContextService } from '../rag/rag-context.service';
 import { AgentLoop } from './agent/agent.loop';
 import { ContextAssembler } from './context/context.assembler';
 import { HitlMetrics } from './hitl.metrics';
@@ -39,6 +41,12 @@ import { HitlObserver } from './hitl.observer';
 import { HITL_OBSERVER } from './hitl-observer.token';
 import { AiController } from './http/ai.controller';
 import { PendingInterruptSettler } from './interrupts/pending-interrupt.settler';
+import { GraphResourceReader } from './mcp/graph-resource.reader';
+import { McpController } from './mcp/mcp.controller';
+import { McpMetrics } from './mcp/mcp.metrics';
+import { createMcpServer } from './mcp/mcp-server.factory';
+import { McpSessionRegistry } from './mcp/mcp-session.registry';
+import { McpToolDispatcher } from './mcp/mcp-tool.dispatcher';
 import { PromptLevelsCache } from './prompts/prompt-levels.cache';
 import { SmallerContextBuilder } from './recovery/smaller-context.builder';
 import { ActiveGenerationsMetrics } from './runs/active-generations.metrics';
@@ -61,6 +69,7 @@ import { ApprovalPendingNotifier } from './socket/approval-pending.notifier';
 import { RunControl } from './socket/run-control';
 import { SocketMetrics } from './socket/socket.metrics';
 import { AskQuestion } from './use-cases/ask-question.use-case';
+import { ProposeChange } from './use-cases/propose-change.use-case';
 import { ResumeInterrupt } from './use-cases/resume-interrupt.use-case';
 import { RevertChanges } from './use-cases/revert-changes.use-case';
 import { RunAutomation } from './use-cases/run-automation.use-case';
@@ -72,7 +81,8 @@ import { ThreadQueries } from './use-cases/thread-queries.use-case';
  * conversation), ResumeInterrupt, RunAutomation, ThreadQueries, RevertChanges (undo, restore). The chat and the
  * automation run share the QuestionRun; every use case that runs the loop shares the ThreadRunner (setup gate,
  * leases, commits, usage, the end of a run) and the AgentRunExecutor (tools, actions through THE OperationService,
- * commits). All plain classes, wired here with factories; nothing is created with `new` inside an injectable.
+ * commits). ProposeChange is a change an MCP client proposes, under the same policy (the MCP server: McpController,
+ * one server per session in McpSessionRegistry). All plain classes, wired here with factories; nothing is created with `new` inside an injectable.
  * The automations are told of runs on their threads through AUTOMATION_RUNS (provided by AutomationsModule when it
  * runs): an injected port, called down; the automations call RunAutomation, never registered from below.
  * Metrics, registered on the application's registry: interrupts (HitlMetrics, under HITL_OBSERVER), runs by stop
@@ -94,7 +104,7 @@ import { ThreadQueries } from './use-cases/thread-queries.use-case';
     AuthModule,
     ObservabilityModule,
   ],
-  controllers: [AiController],
+  controllers: [AiController, McpController],
   providers: [
     ActiveRunRegistry,
     AiGateway,
@@ -300,6 +310,65 @@ import { ThreadQueries } from './use-cases/thread-queries.use-case';
           hitl,
           ...(automations ? { automations } : {}),
         }),
+    },
+    {
+      provide: ProposeChange,
+      inject: [
+        APP_CONFIG,
+        GraphDataSourceFactory,
+        ThreadService,
+        ActionPolicyService,
+        TokenTracker,
+        ThreadRunner,
+        AgentRunExecutor,
+      ],
+      useFactory: (
+        config: AppConfig,
+        graphs: GraphDataSourceFactory,
+        threads: ThreadService,
+        policies: ActionPolicyService,
+        tokenTracker: TokenTracker,
+        runner: ThreadRunner,
+        executor: AgentRunExecutor,
+      ) => new ProposeChange({ config, graphs, threads, policies, tokenTracker, runner, executor }),
+    },
+    {
+      provide: McpSessionRegistry,
+      inject: [
+        APP_CONFIG,
+        GraphDataSourceFactory,
+        RagContextService,
+        ProposeChange,
+        TokenTracker,
+        RequestRateLimiter,
+        ActiveRunRegistry,
+        MetricsService,
+      ],
+      useFactory: (
+        config: AppConfig,
+        graphs: GraphDataSourceFactory,
+        contexts: RagContextService,
+        proposals: ProposeChange,
+        tokenTracker: TokenTracker,
+        rateLimiter: RequestRateLimiter,
+        runs: ActiveRunRegistry,
+        metricsService: MetricsService,
+      ) => {
+        let sessions: McpSessionRegistry | null = null;
+        const metrics = new McpMetrics(metricsService.registry, () => sessions?.size ?? 0);
+        const dispatcher = new McpToolDispatcher({
+          config,
+          graphs,
+          contexts,
+          proposals,
+          tokenTracker,
+          rateLimiter,
+          metrics,
+        });
+        const resources = new GraphResourceReader(graphs);
+        sessions = new McpSessionRegistry(() => createMcpServer({ dispatcher, resources, proposals, runs }));
+        return sessions;
+      },
     },
     {
       provide: ThreadQueries,

@@ -24,4 +24,9 @@ export class GraphDataSourceFactory {
   forWorkspace(workspace: string): MutableGraphDataSource {
     return new OverlayGraphDataSource(this.store.forWorkspace(workspace), this.overlays, this.notifier);
   }
+
+  /** The keys of the graphs of one workspace, in the store's order. */
+  async graphKeysOf(workspace: string): Promise<string[]> {
+    return (await this.store.listGraphs(workspace)).map((entry) => entry.graphKey);
+  }
 }

@@ -16,6 +16,8 @@ export interface ApprovalView {
   interrupt: Interrupt;
   /** When the interrupt was raised. */
   createdTime: number;
+  /** `mcp`: a change an MCP client proposed (its thread has no model of ours to continue after the decision). */
+  origin?: 'mcp';
 }
 
 /**
@@ -49,6 +51,7 @@ export class ApprovalsController {
       graphKey: thread.graphKey,
       interrupt: thread.pendingInterrupt.interrupt,
       createdTime: thread.pendingInterrupt.createdTime,
+      ...(thread.pendingInterrupt.origin ? { origin: thread.pendingInterrupt.origin } : {}),
     }));
   }
 }

@@ -1,0 +1,64 @@
+import { Controller, Delete, Get, OnModuleDestroy, Post, Req, Res } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { Request, Response } from 'express';
+import { CurrentPrincipal } from '../../auth/current-principal.decorator';
+import { Principal } from '../../auth/principal';
+import { McpSessionRegistry } from './mcp-session.registry';
+
+/** JSON-RPC's code the MCP SDK answers an unknown session with (its clients then reinitialize). */
+const SESSION_NOT_FOUND = -32001;
+const INVALID_REQUEST = -32600;
+
+/**
+ * The MCP server over Streamable HTTP at `/mcp` (PROTOCOL.md §9.8), outside the `/api` prefix: POST carries the
+ * client's messages (an `initialize` without a session opens one), GET the stream of the server's own, DELETE ends
+ * the session. Behind the service's global guards like every route: a bearer JWT (401 otherwise), the same principals
+ * and roles. The verified principal travels with each message to the handlers (the transport's authInfo). Not in the
+ * OpenAPI document: MCP describes itself (tools/list, resources/list).
+ */
+@ApiExcludeController()
+@Controller('mcp')
+export class McpController implements OnModuleDestroy {
+  constructor(private readonly sessions: McpSessionRegistry) {}
+
+  @Post()
+  post(@CurrentPrincipal() principal: Principal, @Req() req: Request, @Res() res: Response): Promise<void> {
+    return this.handle(principal, req, res, req.body as unknown);
+  }
+
+  @Get()
+  stream(@CurrentPrincipal() principal: Principal, @Req() req: Request, @Res() res: Response): Promise<void> {
+    return this.handle(principal, req, res, undefined);
+  }
+
+  @Delete()
+  end(@CurrentPrincipal() principal: Principal, @Req() req: Request, @Res() res: Response): Promise<void> {
+    return this.handle(principal, req, res, undefined);
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.sessions.closeAll();
+  }
+
+  private async handle(principal: Principal, req: Request, res: Response, body: unknown): Promise<void> {
+    const authed = Object.assign(req, {
+      auth: { token: '', clientId: principal.userId, scopes: [], extra: { principal } },
+    });
+    const sessionId = req.headers['mcp-session-id'];
+    if (typeof sessionId === 'string') {
+      const transport = this.sessions.find(sessionId, principal);
+      if (!transport) return rpcError(res, 404, SESSION_NOT_FOUND, 'Session not found');
+      return transport.handleRequest(authed, res, body);
+    }
+    if (req.method === 'POST' && isInitializeRequest(body)) {
+      const transport = await this.sessions.open(principal);
+      return transport.handleRequest(authed, res, body);
+    }
+    return rpcError(res, 400, INVALID_REQUEST, 'No valid session: send initialize first, then its Mcp-Session-Id');
+  }
+}
+
+function rpcError(res: Response, status: number, code: number, message: string): void {
+  res.status(status).json({ jsonrpc: '2.0', error: { code, message }, id: null });
+}
