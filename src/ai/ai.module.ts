@@ -68,6 +68,7 @@ import { AiGateway } from './socket/ai.gateway';
 import { ApprovalPendingNotifier } from './socket/approval-pending.notifier';
 import { RunControl } from './socket/run-control';
 import { SocketMetrics } from './socket/socket.metrics';
+import { UiChatController } from './ui-stream/ui-chat.controller';
 import { AskQuestion } from './use-cases/ask-question.use-case';
 import { ProposeChange } from './use-cases/propose-change.use-case';
 import { ResumeInterrupt } from './use-cases/resume-interrupt.use-case';
@@ -104,7 +105,7 @@ import { ThreadQueries } from './use-cases/thread-queries.use-case';
     AuthModule,
     ObservabilityModule,
   ],
-  controllers: [AiController, McpController],
+  controllers: [AiController, UiChatController, McpController],
   providers: [
     ActiveRunRegistry,
     AiGateway,

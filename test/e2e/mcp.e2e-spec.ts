@@ -28,7 +28,7 @@ const stranger = sign('olga', 'admin', 'other-workspace');
 const as = (token: string) => ({ Authorization: `Bearer ${token}` });
 
 /** The JSON of a resource's first content (the server's resources are JSON text). */
-const jsonOf = (read: { contents: Array<{ text?: unknown }> }) => JSON.parse(read.contents[0].text as string);
+const jsonOf = (read: { contents: object[] }) => JSON.parse((read.contents[0] as { text: string }).text);
 
 type ToolResult = { content: Array<{ type: string; text: string }>; structuredContent?: any; isError?: boolean };
 
