@@ -38,7 +38,7 @@ export async function createApp(config: AppConfig, options: AppModuleOptions = {
       : next(),
   );
   app.use(jsonBodyParser(config.server.bodyMaxBytes));
-  // MCP clients are configured with the server's URL: `/mcp` is where they look (PROTOCOL.md §9.8).
+  // MCP clients are configured with the server's URL: `/mcp` is where they look.
   app.setGlobalPrefix('api', { exclude: ['health', 'metrics', 'mcp'] });
   app.useGlobalPipes(
     new ValidationPipe({

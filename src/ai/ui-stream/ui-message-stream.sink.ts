@@ -12,7 +12,7 @@ export interface DecidedProposal {
 }
 
 /**
- * A run's events as the AI SDK's UI message stream (PROTOCOL.md §9.8): `start` (with the thread in the message
+ * A run's events as the AI SDK's UI message stream: `start` (with the thread in the message
  * metadata, `threadId`), the text in `text-start` / `text-delta` / `text-end` parts, each tool call as
  * `tool-input-available` / `tool-output-available` (dynamic tools: the client need not know them), thread events and
  * changes for the caller's editor as data parts, and `finish`. A proposal waiting for a human is a tool part with
