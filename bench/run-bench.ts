@@ -20,6 +20,7 @@ import {
   VersusBareResult,
   VersusBareRow,
 } from './service-vs-bare-relay.bench';
+import { runSurfacesBench, surfacesFigures, surfacesTable } from './surfaces.bench';
 import { runThreadCacheMemoryBench, ThreadCacheMemoryResult } from './thread-cache-memory.bench';
 
 /**
@@ -30,7 +31,7 @@ import { runThreadCacheMemoryBench, ThreadCacheMemoryResult } from './thread-cac
  * writes everything (raw figures, machine, load) to bench/results.json.
  *
  *   npm run bench                      (= npm run build && node --expose-gc dist/bench/run-bench.js)
- *   node --expose-gc dist/bench/run-bench.js [--only threads,overhead,retrieval,relay,bare-relay,concurrency,context,import,libraries,scale-out,memory,prefix] [--out FILE]
+ *   node --expose-gc dist/bench/run-bench.js [--only threads,overhead,retrieval,relay,bare-relay,concurrency,context,import,libraries,scale-out,memory,prefix,surfaces] [--out FILE]
  *
  * Exit code 1 when a section crashed; a budget that fails is reported, not an error.
  */
@@ -48,6 +49,7 @@ const SECTIONS = [
   'scale-out',
   'memory',
   'prefix',
+  'surfaces',
 ] as const;
 type SectionName = (typeof SECTIONS)[number];
 /** The summary follows the budgets' order in DESIGN.md, then the other targets. */
@@ -64,6 +66,7 @@ const SUMMARY_ORDER: SectionName[] = [
   'scale-out',
   'memory',
   'prefix',
+  'surfaces',
 ];
 
 /**
@@ -608,6 +611,8 @@ async function main(): Promise<void> {
     add('memory', await runSection('memory', () => runLongConversationBench(), longConversationTable), memoryFigures);
   if (selected.has('prefix'))
     add('prefix', await runSection('prefix', () => runPromptPrefixBench(), promptPrefixTable), prefixFigures);
+  if (selected.has('surfaces'))
+    add('surfaces', await runSection('surfaces', () => runSurfacesBench(), surfacesTable), surfacesFigures);
 
   figures.sort((a, b) => SUMMARY_ORDER.indexOf(a.section) - SUMMARY_ORDER.indexOf(b.section));
   const endLoad = os.loadavg();
