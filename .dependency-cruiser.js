@@ -13,7 +13,7 @@ const LAYERS = [
   ['auth', 'database', 'validation'],
   ['graph'],
   ['conversation'],
-  ['providers', 'policy', 'changes'],
+  ['providers', 'policy', 'changes', 'always-send'],
   ['embeddings'],
   ['rag'],
   ['threads'],

@@ -1,6 +1,8 @@
 import { DynamicModule, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import type { Database } from 'arangojs';
+import { ArangoAlwaysSendRepository } from '../always-send/arango/arango-always-send.repository';
+import { ALWAYS_SEND_REPOSITORY } from '../always-send/always-send-repository.token';
 import { ArangoAutomationRepository } from '../automations/arango/arango-automation.repository';
 import { AUTOMATION_REPOSITORY } from '../automations/automation-repository.token';
 import { ArangoOperationRepository } from '../changes/arango/arango-operation.repository';
@@ -70,6 +72,11 @@ export class ArangoPersistenceModule implements OnApplicationShutdown {
           provide: MEMBER_ROLE_REPOSITORY,
           inject: [ARANGO_DATABASE],
           useFactory: (db: Database) => ArangoMemberRoleRepository.open(db),
+        },
+        {
+          provide: ALWAYS_SEND_REPOSITORY,
+          inject: [ARANGO_DATABASE],
+          useFactory: (db: Database) => ArangoAlwaysSendRepository.open(db),
         },
       ],
       exports: [...PERSISTED_STORES],

@@ -1,4 +1,5 @@
 import type { ModuleRef } from '@nestjs/core';
+import { ALWAYS_SEND_REPOSITORY } from '../always-send/always-send-repository.token';
 import { AUTOMATION_REPOSITORY } from '../automations/automation-repository.token';
 import { OPERATION_REPOSITORY } from '../changes/operation-repository.token';
 import { GRAPH_STORE } from '../graph/graph-store.token';
@@ -22,6 +23,7 @@ export const PERSISTED_STORES = [
   MEMORY_REPOSITORY,
   OPERATION_REPOSITORY,
   MEMBER_ROLE_REPOSITORY,
+  ALWAYS_SEND_REPOSITORY,
 ] as const;
 
 /** A store may hold something to release (in-memory indexes, timers); its connection is not its to close. */

@@ -1,6 +1,8 @@
 import { DynamicModule, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import type { Database } from 'better-sqlite3';
+import { ALWAYS_SEND_REPOSITORY } from '../always-send/always-send-repository.token';
+import { SqliteAlwaysSendRepository } from '../always-send/sqlite/sqlite-always-send.repository';
 import { AUTOMATION_REPOSITORY } from '../automations/automation-repository.token';
 import { SqliteAutomationRepository } from '../automations/sqlite/sqlite-automation.repository';
 import { OPERATION_REPOSITORY } from '../changes/operation-repository.token';
@@ -83,6 +85,11 @@ export class SqlitePersistenceModule implements OnApplicationShutdown {
           provide: MEMBER_ROLE_REPOSITORY,
           inject: [SQLITE_DATABASE],
           useFactory: (db: Database) => new SqliteMemberRoleRepository(db),
+        },
+        {
+          provide: ALWAYS_SEND_REPOSITORY,
+          inject: [SQLITE_DATABASE],
+          useFactory: (db: Database) => new SqliteAlwaysSendRepository(db),
         },
       ],
       exports: [...PERSISTED_STORES],

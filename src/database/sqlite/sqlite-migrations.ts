@@ -1,3 +1,4 @@
+import { ALWAYS_SEND_MIGRATION } from '../../always-send/sqlite/always-send.sqlite-migration';
 import { OPERATION_TABLES_MIGRATION } from '../../changes/sqlite/operation-tables.sqlite-migration';
 import { AUTOMATION_ACTING_MIGRATION } from '../../automations/sqlite/automation-acting.sqlite-migration';
 import { AUTOMATION_SPEND_MIGRATION } from '../../automations/sqlite/automation-spend.sqlite-migration';
@@ -109,4 +110,5 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
   MEMBER_ROLES_MIGRATION,
   PROVIDER_CONFIG_PRICING_MIGRATION,
   AUTOMATION_SPEND_MIGRATION,
+  ALWAYS_SEND_MIGRATION,
 ];
