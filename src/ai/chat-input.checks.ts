@@ -1,6 +1,8 @@
 import type { AppConfig } from '../config/app-config';
 import { AppError } from '../errors/app-error';
+import type { MessageSegment } from '../conversation/rich-message';
 import { documentKeyProblem } from '../graph/arango/arango-document-key';
+import { messageSegmentsProblem } from './blocks/message-segments.checker';
 import { MENTION_MAX_CHARS, MENTIONS_MAX } from './chat-input';
 
 /**
@@ -34,4 +36,15 @@ export function checkMentions(mentions: string[] | undefined): string[] {
     if (problem) throw AppError.badRequest(`mention ${JSON.stringify(key)} is not a node key: it ${problem}`);
   }
   return [...new Set(mentions)];
+}
+
+/**
+ * A rich message's segments (docs/protocol.md §9.6), checked again after the transports' shape checks: text and
+ * blocks of known kinds, no unknown key anywhere, every key of the characters of a document key, within the bounds of
+ * chat-input.ts (400 bad_request naming the first problem).
+ */
+export function checkSegments(segments: unknown): MessageSegment[] {
+  const problem = messageSegmentsProblem(segments);
+  if (problem) throw AppError.badRequest(problem);
+  return segments as MessageSegment[];
 }

@@ -1,3 +1,4 @@
+import type { MessageSegment } from '../conversation/rich-message';
 import type { RunBudget } from './agent/agent-run';
 import type { ActingIdentity } from './authority/acting-identity';
 
@@ -10,10 +11,24 @@ import type { ActingIdentity } from './authority/acting-identity';
 export const MENTIONS_MAX = 50;
 export const MENTION_MAX_CHARS = 200;
 
+/** Bounds of a rich message (docs/protocol.md §9.6), checked by the DTOs and again by the use cases. */
+export const SEGMENTS_MAX = 100;
+/** Most blocks one message may attach: each is resolved into data of its own. */
+export const BLOCKS_MAX = 20;
+/** Longest preview of a block (the readable line of its chip). */
+export const PREVIEW_MAX_CHARS = 200;
+/** Most node keys, and most edge keys, one pointer block may name (a canvas selection). */
+export const POINTER_KEYS_MAX = 100;
+
 export interface ChatInput {
   graphKey: string;
-  /** 1 to MESSAGE_MAX_CHARS characters (not only whitespace). */
-  message: string;
+  /**
+   * 1 to MESSAGE_MAX_CHARS characters (not only whitespace); optional with `segments`, whose text and blocks then
+   * follow it.
+   */
+  message?: string;
+  /** A rich message: text and blocks (docs/protocol.md §9.6). */
+  segments?: MessageSegment[];
   /** Continue this thread; absent: a new thread is created (title from the message). */
   threadId?: string;
   /** Node keys pinned by the user: always in the context, ahead of search hits; unknown keys are listed as not found. */
@@ -68,6 +83,7 @@ export function chatInputOf(request: ChatInput): ChatInput {
   return {
     graphKey: request.graphKey,
     message: request.message,
+    segments: request.segments,
     threadId: request.threadId,
     mentions: request.mentions,
   };

@@ -11,6 +11,8 @@ export interface ThreadEventResult {
   label: string;
   /** How it went, e.g. "on sheet main", or why it failed. */
   detail?: string;
+  /** DATA_ADDED: the index, in the user message's `segments`, of the block this result is about. */
+  segment?: number;
 }
 
 export interface ThreadEvent {

@@ -1,4 +1,5 @@
 import { LRUCache } from 'lru-cache';
+import type { AlwaysSendList } from '../../always-send/always-send';
 import { Role } from '../../auth/principal';
 import type { Locale } from '../../config/app-config';
 import { GraphChangeNotifier } from '../../graph/graph-change.notifier';
@@ -6,6 +7,9 @@ import { GraphDataSource } from '../../graph/graph-data-source';
 import { Graph, NodeTypeConfig } from '../../graph/graph.types';
 import { summarizeGraph } from '../../rag/graph-summary';
 import { summarizeNodeTypeConfig } from '../../rag/node-type-config-summary';
+import type { CountTokens } from '../../providers/token-estimate';
+import { NOTHING_ALWAYS_SENT } from '../blocks/query.deduplicator';
+import { AlwaysSendData, buildAlwaysSendData } from './always-send-data.builder';
 import { countGraph } from './system-prompt-context';
 import { buildGraphState, buildStaticInstructions, buildWorkspaceData, PromptLevels } from './system-prompt.builder';
 
@@ -16,6 +20,12 @@ export interface PromptLevelsCacheOptions {
   maxGraphs?: number;
   /** Changes heard here drop the graph's state at once. */
   notifier?: GraphChangeNotifier;
+  /** Each graph's always-sent list and its share of the prompt; absent: level 2 holds the node types only. */
+  alwaysSend?: {
+    listOf(workspace: string, graphKey: string): Promise<AlwaysSendList>;
+    maxTokens: number;
+    countTokens: CountTokens;
+  };
 }
 
 /**
@@ -23,7 +33,8 @@ export interface PromptLevelsCacheOptions {
  * because every request sends them:
  *  - level 1 per role and locale (a handful of texts);
  *  - level 2 per node-config list, for frozen lists only (the embedded store hands out one frozen list
- *    per configs revision, so a change is a new list; other lists are summarized every time);
+ *    per configs revision, so a change is a new list; other lists are summarized every time), followed by the
+ *    graph's always-sent data, kept per graph and locale as level 3 is (and dropped when its list is replaced);
  *  - level 3 per graph and locale, which needs the graph's nodes and edges to count them: kept until
  *    a change of that graph is heard (GraphChangeNotifier: the change feed, imports, applied actions,
  *    live edits) and at most `graphStateTtlMs` (the retrieval cache's lifetime: a change made through
@@ -33,11 +44,16 @@ export class PromptLevelsCache {
   private readonly instructions = new Map<string, string>();
   private readonly workspaces = new WeakMap<readonly NodeTypeConfig[], Map<Locale, string>>();
   private readonly graphStates: LRUCache<string, { summary: string; text: string }> | null;
+  private readonly alwaysSent: LRUCache<string, AlwaysSendData> | null;
   private readonly unsubscribe: () => void;
 
-  constructor(options: PromptLevelsCacheOptions) {
+  constructor(private readonly options: PromptLevelsCacheOptions) {
     this.graphStates =
       options.graphStateTtlMs > 0
+        ? new LRUCache({ max: options.maxGraphs ?? 1000, ttl: options.graphStateTtlMs })
+        : null;
+    this.alwaysSent =
+      options.graphStateTtlMs > 0 && options.alwaysSend
         ? new LRUCache({ max: options.maxGraphs ?? 1000, ttl: options.graphStateTtlMs })
         : null;
     this.unsubscribe =
@@ -45,22 +61,26 @@ export class PromptLevelsCache {
   }
 
   async levelsFor(dataSource: GraphDataSource, graph: Graph, role: Role, locale: Locale): Promise<PromptLevels> {
-    const [configs, graphState] = await Promise.all([
+    const [configs, graphState, alwaysSent] = await Promise.all([
       dataSource.getNodeConfigs(),
       this.graphStateOf(dataSource, graph, locale),
+      this.alwaysSentOf(dataSource, graph, locale),
     ]);
+    const types = this.workspaceFor(configs, locale);
     return {
       instructions: this.instructionsFor(role, locale),
-      workspace: this.workspaceFor(configs, locale),
+      workspace: alwaysSent?.text ? `${types}\n\n${alwaysSent.text}` : types,
       graphState,
+      alwaysSent: alwaysSent?.sent ?? NOTHING_ALWAYS_SENT,
     };
   }
 
-  /** Drops a graph's state (every locale). */
+  /** Drops a graph's state and always-sent data (every locale). */
   forget(workspace: string, graphKey: string): void {
-    if (!this.graphStates) return;
-    for (const key of [...this.graphStates.keys()])
-      if (key.startsWith(scope(workspace, graphKey))) this.graphStates.delete(key);
+    for (const cache of [this.graphStates, this.alwaysSent]) {
+      if (!cache) continue;
+      for (const key of [...cache.keys()]) if (key.startsWith(scope(workspace, graphKey))) cache.delete(key);
+    }
   }
 
   onModuleDestroy(): void {
@@ -103,6 +123,26 @@ export class PromptLevelsCache {
     const text = buildGraphState(summarized, countGraph(graph, nodes, edges), locale);
     this.graphStates?.set(key, { summary, text });
     return text;
+  }
+
+  private async alwaysSentOf(
+    dataSource: GraphDataSource,
+    graph: Graph,
+    locale: Locale,
+  ): Promise<AlwaysSendData | null> {
+    const settings = this.options.alwaysSend;
+    if (!settings) return null;
+    const key = `${scope(dataSource.workspace, graph._key)}${locale}`;
+    const cached = this.alwaysSent?.get(key);
+    if (cached) return cached;
+    const list = await settings.listOf(dataSource.workspace, graph._key);
+    const data = await buildAlwaysSendData(dataSource, graph, list, {
+      locale,
+      maxTokens: settings.maxTokens,
+      countTokens: settings.countTokens,
+    });
+    this.alwaysSent?.set(key, data);
+    return data;
   }
 }
 

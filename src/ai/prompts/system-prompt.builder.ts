@@ -4,6 +4,7 @@ import { GraphRAGContext, NodeTypeConfigSummary } from '../../conversation/graph
 import { BUILT_IN_NODE_TYPE_DESCRIPTIONS } from '../../graph/built-in-node-types';
 import { BUILT_IN_NODE_TYPES } from '../../graph/graph.types';
 import { truncate } from '../../rag/text-truncation';
+import type { AlwaysSentKeys } from '../blocks/query.deduplicator';
 import { GraphCounts, SystemPromptContext } from './system-prompt-context';
 import { SYSTEM_PROMPT_TEXTS, SystemPromptTexts } from './system-prompt.texts';
 
@@ -23,8 +24,11 @@ const TYPE_DESCRIPTION_MAX_CHARS = 200;
  */
 export interface PromptLevels {
   instructions: string;
+  /** The workspace's node types, then the graph's always-sent data (docs/protocol.md §9.6). */
   workspace: string;
   graphState: string;
+  /** What level 2 holds of the graph's data (the blocks of a message never load it again); none when absent. */
+  alwaysSent?: AlwaysSentKeys;
 }
 
 export function buildPromptLevels(context: SystemPromptContext, role: Role, locale: Locale = 'en'): PromptLevels {
