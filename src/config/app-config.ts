@@ -77,6 +77,12 @@ export interface AppConfig {
     readonly threadCacheSize: number;
     readonly threadLeaseMs: number;
     readonly historyMaxTokens: number;
+    /** AI_CONFIRM_ABOVE_TOKENS: a chat's prompt estimated above it is confirmed by the user first (0: never). */
+    readonly confirmAboveTokens: number;
+    /** AI_CONFIRM_ABOVE_COST_USD: the same for its estimated cost (0: never). */
+    readonly confirmAboveCostUsd: number;
+    /** AI_ALWAYS_SEND_MAX_TOKENS: the always-sent data's share of every prompt of its graph. */
+    readonly alwaysSendMaxTokens: number;
     /** AI_MAX_TOOL_CALLS_PER_REPLY: tool calls run per model reply; the rest get an error result. */
     readonly maxToolCallsPerReply: number;
     /** AI_NO_PROGRESS_ROUNDS: tool rounds in a row bringing nothing new before the run stops calling tools. */

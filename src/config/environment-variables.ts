@@ -231,6 +231,27 @@ export class EnvironmentVariables {
   @Min(1000)
   AI_HISTORY_MAX_TOKENS = 24000;
 
+  /**
+   * A chat whose assembled prompt is estimated above this many tokens asks the user to confirm before it is sent; an
+   * automation in that case is skipped (skipped_too_large). 0: never.
+   */
+  @Transform(toNumber)
+  @IsInt()
+  @Min(0)
+  AI_CONFIRM_ABOVE_TOKENS = 32000;
+
+  /** The same, for the estimated cost of the prompt's first upstream call in USD (input tokens only). 0: never. */
+  @Transform(toNumber)
+  @IsNumber()
+  @Min(0)
+  AI_CONFIRM_ABOVE_COST_USD = 0;
+
+  /** The share of every prompt of a graph its always-sent data may take, in tokens (PUT over it: 400). */
+  @Transform(toNumber)
+  @IsInt()
+  @Min(0)
+  AI_ALWAYS_SEND_MAX_TOKENS = 4000;
+
   /** Tool calls run per model reply; the calls beyond get an error result. */
   @Transform(toNumber)
   @IsInt()

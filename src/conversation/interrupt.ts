@@ -9,10 +9,17 @@ export interface ConfirmedAction {
   target?: string;
 }
 
+/** What sending a prompt is estimated to cost: its tokens, and their price when the provider's is known. */
+export interface PromptEstimate {
+  tokens: number;
+  costUsd: number | null;
+}
+
 /**
  * Why a run stopped to wait for a human. `question` is asked by the ask_user tool:
  * `choice` offers `options`, `confirm` is answered yes (approved) or no; a confirm question asked for an action
- * (`forAction`) allows that action once answered yes.
+ * (`forAction`) allows that action once answered yes. A confirm question with an `estimate` is the service's own,
+ * asked before sending a prompt larger than the configured limit (docs/protocol.md §9.6): no tool call of the model.
  */
 export type Interrupt =
   | { kind: 'approval'; toolCallId: string; proposedAction: ProposedAction; preview: ProposalPreview }
@@ -23,4 +30,5 @@ export type Interrupt =
       question: string;
       options?: string[];
       forAction?: ConfirmedAction;
+      estimate?: PromptEstimate;
     };

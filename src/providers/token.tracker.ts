@@ -135,6 +135,15 @@ export class TokenTracker {
     );
   }
 
+  /**
+   * What `promptTokens` of input would cost at a registry provider's price (none cached), in USD; null when its price
+   * is unknown (a provider outside the registry, an openai-compatible endpoint).
+   */
+  estimateInputCost(provider: string, promptTokens: number): number | null {
+    const pricing = this.pricingFor(provider);
+    return pricing ? (promptTokens * pricing.inputPerMillion) / MILLION : null;
+  }
+
   /** Replaces the limit callback (onLimitExceeded). */
   onLimitExceeded(listener: ((exceeded: TokenLimitExceeded) => void) | undefined): void {
     this.limitListener = listener;

@@ -57,6 +57,11 @@ export interface PendingInterrupt {
    * client's).
    */
   origin?: 'mcp';
+  /**
+   * The service asks whether to send the question's prompt, larger than the configured limit: no model call waits
+   * for a result (a yes runs the question, a no ends it without an upstream call).
+   */
+  confirmsSend?: true;
 }
 
 /** One item of a pending batch proposal: what approving it applies, and what it was made against. */

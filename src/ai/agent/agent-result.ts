@@ -1,6 +1,6 @@
 import type { UsageTotals } from '../../threads/thread.types';
 import { ActionConversionResult } from '../../conversation/action-conversion-result';
-import { Interrupt } from '../../conversation/interrupt';
+import { Interrupt, PromptEstimate } from '../../conversation/interrupt';
 import type { ChangedDocument } from '../../conversation/proposal-preview';
 import type { ThreadEvent } from '../../conversation/thread-event';
 import type { CheckedAction } from '../actions/checked-action';
@@ -65,6 +65,11 @@ export type AgentResult = RunRecords &
         usage: UsageReport;
         aborted?: true;
         resolution?: ProposalResolution;
+        /**
+         * Nothing was sent upstream: the user declined the confirmation of a large prompt, or an automation's prompt
+         * was over the limit (its run is skipped_too_large).
+         */
+        notSent?: { reason: 'declined' | 'too_large'; estimate: PromptEstimate };
       }
     | {
         threadId: string;

@@ -143,7 +143,9 @@ export interface AgentRunRequest {
  * reached: the same), `interrupt` (waiting for a human), `aborted` (stopped by the user, a
  * disconnect or shutdown); `error` is the caller's, for a run that threw.
  */
-export type AgentRunStopReason = 'answer' | 'no_progress' | 'rounds_spent' | 'interrupt' | 'aborted' | 'error';
+/** `not_sent`: the loop never ran (a large prompt declined by the user, or over the limit in an automation). */
+export type AgentRunStopReason =
+  'answer' | 'no_progress' | 'rounds_spent' | 'interrupt' | 'aborted' | 'not_sent' | 'error';
 
 /** How much work a run did, for its log line and the efficiency metrics. */
 export interface AgentRunStats {
