@@ -1,4 +1,6 @@
 import { Module } from '@nestjs/common';
+import { AlwaysSendModule } from '../always-send/always-send.module';
+import { AlwaysSendService } from '../always-send/always-send.service';
 import { AuthModule } from '../auth/auth.module';
 import { OperationService } from '../changes/operation.service';
 import { ChangesModule } from '../changes/changes.module';
@@ -35,11 +37,13 @@ import { ThreadsModule } from '../threads/threads.module';
 import { RequestRateLimiter } from '../auth/request-rate.limiter';
 import { RagContextService } from '../rag/rag-context.service';
 import { AgentLoop } from './agent/agent.loop';
+import { BlockDataExecutor } from './blocks/block-data.executor';
 import { ContextAssembler } from './context/context.assembler';
 import { HitlMetrics } from './hitl.metrics';
 import { HitlObserver } from './hitl.observer';
 import { HITL_OBSERVER } from './hitl-observer.token';
 import { AiController } from './http/ai.controller';
+import { AlwaysSendController } from './http/always-send.controller';
 import { PendingInterruptSettler } from './interrupts/pending-interrupt.settler';
 import { GraphResourceReader } from './mcp/graph-resource.reader';
 import { McpController } from './mcp/mcp.controller';
@@ -70,6 +74,7 @@ import { RunControl } from './socket/run-control';
 import { SocketMetrics } from './socket/socket.metrics';
 import { UiChatController } from './ui-stream/ui-chat.controller';
 import { AskQuestion } from './use-cases/ask-question.use-case';
+import { ManageAlwaysSend } from './use-cases/manage-always-send.use-case';
 import { ProposeChange } from './use-cases/propose-change.use-case';
 import { ResumeInterrupt } from './use-cases/resume-interrupt.use-case';
 import { RevertChanges } from './use-cases/revert-changes.use-case';
@@ -102,10 +107,11 @@ import { ThreadQueries } from './use-cases/thread-queries.use-case';
     PolicyModule,
     MemoryModule,
     ChangesModule,
+    AlwaysSendModule,
     AuthModule,
     ObservabilityModule,
   ],
-  controllers: [AiController, UiChatController, McpController],
+  controllers: [AiController, UiChatController, McpController, AlwaysSendController],
   providers: [
     ActiveRunRegistry,
     AiGateway,
@@ -167,9 +173,33 @@ import { ThreadQueries } from './use-cases/thread-queries.use-case';
     },
     {
       provide: PromptLevelsCache,
-      inject: [APP_CONFIG, GraphChangeNotifier],
-      useFactory: (config: AppConfig, notifier: GraphChangeNotifier) =>
-        new PromptLevelsCache({ graphStateTtlMs: config.rag.cacheTtlMs, notifier }),
+      inject: [APP_CONFIG, GraphChangeNotifier, AlwaysSendService],
+      useFactory: (config: AppConfig, notifier: GraphChangeNotifier, alwaysSend: AlwaysSendService) =>
+        new PromptLevelsCache({
+          graphStateTtlMs: config.rag.cacheTtlMs,
+          notifier,
+          alwaysSend: {
+            listOf: (workspace, graphKey) => alwaysSend.get(workspace, graphKey),
+            maxTokens: config.agent.alwaysSendMaxTokens,
+            countTokens: approximateTokens,
+          },
+        }),
+    },
+    {
+      provide: ManageAlwaysSend,
+      inject: [AlwaysSendService, GraphDataSourceFactory, PromptLevelsCache, APP_CONFIG],
+      useFactory: (
+        lists: AlwaysSendService,
+        graphs: GraphDataSourceFactory,
+        promptLevels: PromptLevelsCache,
+        config: AppConfig,
+      ) => new ManageAlwaysSend(lists, graphs, promptLevels, config),
+    },
+    {
+      provide: BlockDataExecutor,
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig) =>
+        new BlockDataExecutor({ locale: config.locale, truncateData: DEFAULT_GRAPH_RAG_OPTIONS.truncateData }),
     },
     {
       provide: ContextAssembler,
@@ -216,6 +246,7 @@ import { ThreadQueries } from './use-cases/thread-queries.use-case';
         OperationService,
         ThreadRunner,
         AgentRunExecutor,
+        BlockDataExecutor,
         HITL_OBSERVER,
       ],
       useFactory: (
@@ -232,6 +263,7 @@ import { ThreadQueries } from './use-cases/thread-queries.use-case';
         operations: OperationService,
         runner: ThreadRunner,
         executor: AgentRunExecutor,
+        blocks: BlockDataExecutor,
         hitl: HitlObserver,
       ) =>
         new QuestionRun({
@@ -248,6 +280,7 @@ import { ThreadQueries } from './use-cases/thread-queries.use-case';
           operations,
           runner,
           executor,
+          blocks,
           hitl,
         }),
     },

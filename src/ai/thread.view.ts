@@ -1,3 +1,4 @@
+import type { MessageSegment } from '../conversation/rich-message';
 import type { ThreadEvent } from '../conversation/thread-event';
 import type { ThreadRecord, ThreadType, UsageTotals } from '../threads/thread.types';
 import { Interrupt } from '../conversation/interrupt';
@@ -13,6 +14,8 @@ export interface ChatMessageView {
   toolCallId?: string;
   createdTime: number;
   aborted?: true;
+  /** A user message composed with blocks: its segments as sent (`content` is their linear text). */
+  segments?: MessageSegment[];
 }
 
 export interface ThreadView {
@@ -49,6 +52,7 @@ export function toThreadView(record: ThreadRecord): ThreadView {
     if (message.toolCallId) view.toolCallId = message.toolCallId;
     if (message.aborted) view.aborted = true;
     if (message.role === 'event' && message.event) view.event = message.event;
+    if (message.role === 'user' && message.segments) view.segments = message.segments;
     messages.push(view);
   }
   return {

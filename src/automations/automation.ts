@@ -77,8 +77,13 @@ export interface AutomationChanges extends AutomationPatch {
   disabledReason?: string | null;
 }
 
-/** running → completed | interrupted (→ completed once resumed) | failed; skipped_budget never ran. */
-export type AutomationRunOutcome = 'running' | 'completed' | 'interrupted' | 'failed' | 'skipped_budget';
+/**
+ * running → completed | interrupted (→ completed once resumed) | failed; skipped_budget never ran; skipped_too_large
+ * stored its question and context but sent nothing upstream (its prompt was over AI_CONFIRM_ABOVE_TOKENS or
+ * AI_CONFIRM_ABOVE_COST_USD, which a chat would have asked about).
+ */
+export type AutomationRunOutcome =
+  'running' | 'completed' | 'interrupted' | 'failed' | 'skipped_budget' | 'skipped_too_large';
 
 export interface AutomationRunError {
   /**

@@ -21,6 +21,13 @@ export function runOutcomeOf(end: ThreadRunEnd, now: number): Omit<RunOutcomeUpd
   const base = { usage: end.usage, threadId: end.thread.threadId };
   if (end.result?.type === 'interrupt') return { ...base, outcome: 'interrupted', finishedTime: null, error: null };
   if (end.result?.type === 'message') {
+    if (end.result.notSent)
+      return {
+        ...base,
+        outcome: 'skipped_too_large',
+        finishedTime: now,
+        error: { code: 'too_large', message: end.result.message },
+      };
     return end.result.aborted
       ? { ...base, outcome: 'failed', finishedTime: now, error: ABORTED_RUN_ERROR }
       : { ...base, outcome: 'completed', finishedTime: now, error: null };

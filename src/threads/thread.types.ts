@@ -2,6 +2,7 @@ import type { ActionConversionResult } from '../conversation/action-conversion-r
 import type { Interrupt } from '../conversation/interrupt';
 import type { LlmToolCall } from '../conversation/llm-message';
 import type { ProposalBasis } from '../conversation/proposal-preview';
+import type { MessageSegment } from '../conversation/rich-message';
 import type { ThreadEvent } from '../conversation/thread-event';
 import type { ActingIdentity } from '../policy/acting-identity';
 import type { PolicySnapshot } from '../policy/action-policy';
@@ -36,6 +37,8 @@ export interface ThreadMessage {
   aborted?: true;
   /** event: what was loaded or applied (content is its summary). */
   event?: ThreadEvent;
+  /** user: the rich message as composed (text and blocks); content is its linear text. */
+  segments?: MessageSegment[];
 }
 
 /** A proposal waiting for a human, and what to do after it (the rest of the model's tool-call batch). */

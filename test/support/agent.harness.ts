@@ -6,6 +6,9 @@ import { ApplyRequest } from '../../src/ai/actions/checked-action';
 import { AgentEventSink } from '../../src/ai/agent/agent-event.sink';
 import { AgentResult } from '../../src/ai/agent/agent-result';
 import { AgentLoop } from '../../src/ai/agent/agent.loop';
+import { BlockDataExecutor } from '../../src/ai/blocks/block-data.executor';
+import { AlwaysSendService } from '../../src/always-send/always-send.service';
+import { SqliteAlwaysSendRepository } from '../../src/always-send/sqlite/sqlite-always-send.repository';
 import { AutomationRunInput, ChatInput, RestoreInput, ResumeInput, UndoInput } from '../../src/ai/chat-input';
 import { ContextAssembler } from '../../src/ai/context/context.assembler';
 import { HitlObserver } from '../../src/ai/hitl.observer';
@@ -104,6 +107,8 @@ export class AgentHarness {
     readonly provider: LlmProvider,
     readonly tokenTracker: TokenTracker,
     readonly operations: OperationService,
+    readonly alwaysSend: AlwaysSendService,
+    readonly promptLevels: PromptLevelsCache,
     private readonly ownsDataDir: boolean,
   ) {}
 
@@ -179,7 +184,16 @@ export class AgentHarness {
         streamTurnBudgetMs: config.agent.streamTurnBudgetMs,
       },
     );
-    const promptLevels = new PromptLevelsCache({ graphStateTtlMs: config.rag.cacheTtlMs, notifier });
+    const alwaysSend = new AlwaysSendService(new SqliteAlwaysSendRepository(db));
+    const promptLevels = new PromptLevelsCache({
+      graphStateTtlMs: config.rag.cacheTtlMs,
+      notifier,
+      alwaysSend: {
+        listOf: (workspace, graphKey) => alwaysSend.get(workspace, graphKey),
+        maxTokens: config.agent.alwaysSendMaxTokens,
+        countTokens: approximateTokens,
+      },
+    });
     const context = new ContextAssembler(null, {
       maxTokens: config.agent.historyMaxTokens,
       countTokens: approximateTokens,
@@ -208,6 +222,7 @@ export class AgentHarness {
       operations,
       runner,
       executor,
+      blocks: new BlockDataExecutor({ locale: config.locale, truncateData: DEFAULT_GRAPH_RAG_OPTIONS.truncateData }),
       hitl: options.hitl,
     });
     const askQuestion = new AskQuestion(questions, config);
@@ -251,6 +266,8 @@ export class AgentHarness {
       provider,
       tokenTracker,
       operations,
+      alwaysSend,
+      promptLevels,
       !options.dataDir,
     );
   }

@@ -1,8 +1,26 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, IsArray, IsNotEmpty, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsNotEmpty,
+  IsOptional,
+  IsString,
+  Matches,
+  MaxLength,
+  ValidateIf,
+} from 'class-validator';
+import type { MessageSegment } from '../../conversation/rich-message';
 import { IsGraphKey } from '../../graph/dto/is-graph-key.validator';
 import { GRAPH_KEY_MAX_LENGTH } from '../../graph/graph-key.rule';
-import { MENTION_MAX_CHARS, MENTIONS_MAX } from '../chat-input';
+import {
+  BLOCKS_MAX,
+  MENTION_MAX_CHARS,
+  MENTIONS_MAX,
+  POINTER_KEYS_MAX,
+  PREVIEW_MAX_CHARS,
+  SEGMENTS_MAX,
+} from '../chat-input';
+import { IsMessageSegments } from './is-message-segments.validator';
 
 /** Hard bounds; the configured MESSAGE_MAX_CHARS (at most this) is checked by the use cases (413 payload_too_large). */
 export const TEXT_MAX_CHARS = 100_000;
@@ -20,14 +38,32 @@ export class ChatRequestDto {
   @IsGraphKey()
   graphKey: string;
 
-  @ApiProperty({
-    description: 'The question or instruction. At most MESSAGE_MAX_CHARS characters (default 16,000; longer: 413).',
+  @ApiPropertyOptional({
+    description:
+      'The question or instruction. At most MESSAGE_MAX_CHARS characters (default 16,000; longer: 413). Required unless `segments` is given; with both, it is the first text segment.',
     example: 'What does fetch-api do, and can you add a node that logs its errors?',
   })
+  @ValidateIf((body: ChatRequestDto) => body.segments === undefined || body.message !== undefined)
   @IsString()
   @IsNotEmpty()
   @MaxLength(TEXT_MAX_CHARS)
-  message: string;
+  message?: string;
+
+  @ApiPropertyOptional({
+    description: `A rich message (PROTOCOL §9.6): text segments \`{ type: "text", text }\` and blocks \`{ type: "block", block, config, preview }\` with \`block\` one of pointer (config \`{ nodeKeys?, edgeKeys?, sheet? }\`, at most ${POINTER_KEYS_MAX} keys each), use and create (\`{ nodeType }\`), modify_config (\`{ nodeKey }\`); \`preview\` is the chip's readable text (at most ${PREVIEW_MAX_CHARS} characters). At most ${SEGMENTS_MAX} segments and ${BLOCKS_MAX} blocks. The model reads the linear text (each block as a \`[block N kind: preview]\` marker, bounded by MESSAGE_MAX_CHARS) and, in its context, each block's data; each block's result is in the message's DATA_ADDED event.`,
+    example: [
+      { type: 'text', text: 'Why does' },
+      { type: 'block', block: 'pointer', config: { nodeKeys: ['fetch-api'] }, preview: 'fetch-api' },
+      { type: 'text', text: 'fail, and how would' },
+      { type: 'block', block: 'use', config: { nodeType: 'filter' }, preview: 'Filter' },
+      { type: 'text', text: 'help?' },
+    ],
+    type: 'array',
+    items: { type: 'object' },
+  })
+  @IsOptional()
+  @IsMessageSegments()
+  segments?: MessageSegment[];
 
   @ApiPropertyOptional({
     description:

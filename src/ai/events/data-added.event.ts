@@ -25,6 +25,11 @@ export interface ContextLoad {
   tokens: number;
   /** Other parts the context held, each from the source that added it. */
   parts?: readonly ContextPart[];
+  /**
+   * What the message attached (docs/protocol.md §9.6), as BlockDataExecutor reported it: one result per mention
+   * (replacing those worked out from `mentions`) and one per block.
+   */
+  attached?: { mentionResults: readonly ThreadEventResult[]; blockResults: readonly ThreadEventResult[] };
 }
 
 /**
@@ -38,7 +43,13 @@ export function dataAddedEvent(load: ContextLoad): ThreadEvent {
   const found = new Set(nodes);
   const parts = load.parts ?? [];
 
-  const counted = [plural(nodes.length, 'node'), plural(edges, 'edge'), ...parts.map((part) => part.summary)];
+  const blocks = load.attached?.blockResults ?? [];
+  const counted = [
+    plural(nodes.length, 'node'),
+    plural(edges, 'edge'),
+    ...(blocks.length > 0 ? [plural(blocks.length, 'attached block')] : []),
+    ...parts.map((part) => part.summary),
+  ];
   const summary = `Loaded ${joinWords(counted)} into the context (~${load.tokens.toLocaleString('en-US')} tokens)`;
 
   const listed = nodes.slice(0, LISTED_NODES_MAX).join(', ');
@@ -51,13 +62,15 @@ export function dataAddedEvent(load: ContextLoad): ThreadEvent {
     },
     { ok: true, label: 'edges', detail: String(edges) },
   ];
-  for (const mention of load.mentions) {
-    results.push(
-      found.has(mention)
-        ? { ok: true, label: `mention ${mention}` }
-        : { ok: false, label: `mention ${mention}`, detail: 'not in the graph' },
-    );
-  }
+  if (load.attached) results.push(...load.attached.mentionResults, ...blocks);
+  else
+    for (const mention of load.mentions) {
+      results.push(
+        found.has(mention)
+          ? { ok: true, label: `mention ${mention}` }
+          : { ok: false, label: `mention ${mention}`, detail: 'not in the graph' },
+      );
+    }
   for (const part of parts)
     results.push({ ok: part.ok ?? true, label: part.label, ...(part.detail ? { detail: part.detail } : {}) });
   return { type: 'DATA_ADDED', summary, results };

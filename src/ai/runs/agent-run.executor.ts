@@ -1,7 +1,7 @@
 import type { OperationService } from '../../changes/operation.service';
 import type { AppConfig } from '../../config/app-config';
 import type { GraphRAGContext } from '../../conversation/graph-rag-context';
-import type { LlmMessage } from '../../conversation/llm-message';
+import type { LlmMessage, LlmToolDefinition } from '../../conversation/llm-message';
 import type { ThreadEvent } from '../../conversation/thread-event';
 import type { Graph } from '../../graph/graph.types';
 import type { MutableGraphDataSource } from '../../graph/mutable-graph-data-source';
@@ -77,15 +77,16 @@ export class AgentRunExecutor {
     });
   }
 
+  /** The tool definitions a run offers the model: what its first request carries besides its messages. */
+  offeredTools(
+    plan: Pick<AgentRunPlan, 'provider' | 'authority' | 'dataSource' | 'thread'>,
+  ): readonly LlmToolDefinition[] {
+    return this.toolbox(plan).definitions;
+  }
+
   execute(plan: AgentRunPlan): Promise<AgentRunOutcome> {
     const { thread, run, authority, actions, acting } = plan;
-    const locale = this.config.locale;
-    const tools = new AgentToolbox({
-      authority,
-      readTools: new ReadToolExecutor(plan.dataSource, thread.graphKey, {}, locale),
-      toolsSupported: !plan.provider.offline,
-      locale,
-    });
+    const tools = this.toolbox(plan);
     return this.loop.run({
       messages: plan.messages,
       tools,
@@ -103,6 +104,16 @@ export class AgentRunExecutor {
       retrievedContext: plan.retrievedContext,
       pacing: run,
       continuation: plan.continuation,
+    });
+  }
+
+  private toolbox(plan: Pick<AgentRunPlan, 'provider' | 'authority' | 'dataSource' | 'thread'>): AgentToolbox {
+    const locale = this.config.locale;
+    return new AgentToolbox({
+      authority: plan.authority,
+      readTools: new ReadToolExecutor(plan.dataSource, plan.thread.graphKey, {}, locale),
+      toolsSupported: !plan.provider.offline,
+      locale,
     });
   }
 

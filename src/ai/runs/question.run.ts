@@ -3,7 +3,9 @@ import { canEdit, Principal } from '../../auth/principal';
 import { OperationService } from '../../changes/operation.service';
 import type { OperationRecord } from '../../changes/operation';
 import type { AppConfig } from '../../config/app-config';
+import type { Interrupt, PromptEstimate } from '../../conversation/interrupt';
 import type { LlmMessage } from '../../conversation/llm-message';
+import type { MessageSegment } from '../../conversation/rich-message';
 import type { ThreadEvent } from '../../conversation/thread-event';
 import { AppError } from '../../errors/app-error';
 import type { GraphDataSourceFactory } from '../../graph/graph-data-source.factory';
@@ -39,7 +41,10 @@ import { supersededResults } from '../interrupts/pending-interrupt.settler';
 import type { PromptLevelsCache } from '../prompts/prompt-levels.cache';
 import { joinPromptLevels } from '../prompts/system-prompt.builder';
 import type { SmallerContextBuilder } from '../recovery/smaller-context.builder';
+import type { BlockDataExecutor } from '../blocks/block-data.executor';
+import { NOTHING_ALWAYS_SENT } from '../blocks/query.deduplicator';
 import type { AgentRunExecutor } from './agent-run.executor';
+import { estimatePrompt, exceedsPromptLimits, promptSizeQuestion, tooLargeMessage } from './prompt-size.gate';
 import type { RunKind, RunOutcome, RunSession, ThreadRun } from './thread-runner';
 import type { ThreadRunner } from './thread-runner';
 
@@ -54,6 +59,8 @@ export interface QuestionRequest {
   title: string;
   origin?: ThreadOrigin;
   message: string;
+  /** A rich message: its segments, stored with it; `message` is their linear text. */
+  segments?: MessageSegment[];
   mentions: string[];
   /** The run's own provider configuration (an automation's); absent: the workspace's active one. */
   providerConfigId?: string;
@@ -80,6 +87,8 @@ export interface QuestionRunDependencies {
   operations: OperationService;
   runner: ThreadRunner;
   executor: AgentRunExecutor;
+  /** What the blocks of a message (and its mentions) load into its context. */
+  blocks: BlockDataExecutor;
   hitl?: HitlObserver;
 }
 
@@ -180,10 +189,7 @@ export class QuestionRun {
       throw error;
     }
     const agentRunId = randomUUID();
-    const append = [
-      await this.systemPrompt(graph, dataSource, principal),
-      { id: generateMessageId(Date.now()), role: 'user' as const, content: request.message, createdTime: Date.now() },
-    ];
+    const append = [await this.systemPrompt(graph, dataSource, principal), userMessage(request, Date.now())];
     const { thread, lease } = await this.deps.threads.createForRun(
       principal,
       request.graphKey,
@@ -246,7 +252,7 @@ export class QuestionRun {
     run: ThreadRun,
     events: HeldEventsSink,
   ): Promise<RunOutcome> {
-    const { config, retriever, promptLevels, context, policies, executor, smallerContext } = this.deps;
+    const { config, retriever, promptLevels, context, policies, executor, smallerContext, blocks } = this.deps;
     const { acting, message, mentions } = request;
     const { graph, provider, agentRunId } = asked;
     let { thread } = asked;
@@ -259,13 +265,22 @@ export class QuestionRun {
       [],
       config.locale,
     );
-    const { context: retrieved, message: contextContent } = await retriever.retrieveWithMessage(
+    const stablePrompt = await promptLevels.levelsFor(dataSource, graph, acting.principal.role, config.locale);
+    // The blocks' data and the pinned nodes, less what level 2 holds already: level 4, after the retrieved context.
+    const attached = await blocks.execute({
+      dataSource,
+      graph,
+      segments: request.segments,
+      mentions,
+      alwaysSent: stablePrompt.alwaysSent ?? NOTHING_ALWAYS_SENT,
+    });
+    const { context: retrieved, message: retrievedContent } = await retriever.retrieveWithMessage(
       dataSource,
       thread.graphKey,
       message,
-      { mentions, locale: config.locale },
+      { mentions: attached.mentions, locale: config.locale },
     );
-    const stablePrompt = await promptLevels.levelsFor(dataSource, graph, acting.principal.role, config.locale);
+    const contextContent = attached.text ? `${retrievedContent}\n\n${attached.text}` : retrievedContent;
     const now = Date.now();
     const contextMessage: ThreadMessage = {
       id: generateMessageId(now),
@@ -285,6 +300,7 @@ export class QuestionRun {
     const dataAdded = dataAddedEvent({
       context: retrieved,
       mentions,
+      attached,
       tokens: approximateTokens(contextContent) + assembled.tokens.recalled,
       parts: recalledPart(assembled.recalled),
     });
@@ -304,6 +320,9 @@ export class QuestionRun {
       threadId: thread.threadId,
     });
     const withContext = thread;
+    const tooLarge = this.oversizedPrompt(history, { provider, authority, dataSource, thread });
+    if (tooLarge)
+      return this.notSent(request, { thread, agentRunId, authority, run }, tooLarge, [...asked.recovered, dataAdded]);
     await run.handOver();
     // This turn builds the upstream request; undici writes it on a kept-alive connection in the next one (it first
     // lets the socket's pending events through); the held events go out in the turn after that.
@@ -326,12 +345,83 @@ export class QuestionRun {
         dataSource,
         thread: withContext,
         question: message,
-        mentions,
+        mentions: attached.mentions,
         levels: stablePrompt,
       }),
     });
     if (outcome.type === 'interrupt') this.deps.hitl?.interrupt('proposed');
     return executor.outcome(thread.threadId, outcome, run.usage, [...asked.recovered, dataAdded]);
+  }
+
+  /**
+   * The estimate of the question's first upstream request when it is over AI_CONFIRM_ABOVE_TOKENS or
+   * AI_CONFIRM_ABOVE_COST_USD (null: it is sent). Its messages and the tools offered, as the loop will send them.
+   */
+  private oversizedPrompt(
+    history: readonly LlmMessage[],
+    plan: Parameters<AgentRunExecutor['offeredTools']>[0],
+  ): PromptEstimate | null {
+    const { config, executor, tokenTracker } = this.deps;
+    const limits = { maxTokens: config.agent.confirmAboveTokens, maxCostUsd: config.agent.confirmAboveCostUsd };
+    if (limits.maxTokens <= 0 && limits.maxCostUsd <= 0) return null;
+    const estimate = estimatePrompt(history, executor.offeredTools(plan), (tokens) =>
+      tokenTracker.estimateInputCost(plan.provider.providerName, tokens),
+    );
+    return exceedsPromptLimits(estimate, limits) ? estimate : null;
+  }
+
+  /**
+   * A question whose prompt is over the limit, with no upstream call: a chat stops on a confirm question carrying the
+   * estimate (its resume sends the prompt on a yes, ends on a no); an automation, which nobody can answer, ends
+   * not sent (its run: skipped_too_large). The question, its context and DATA_ADDED event are stored already.
+   */
+  private async notSent(
+    request: QuestionRequest,
+    state: { thread: ThreadRecord; agentRunId: string; authority: RunAuthority; run: ThreadRun },
+    estimate: PromptEstimate,
+    events: ThreadEvent[],
+  ): Promise<RunOutcome> {
+    const { config } = this.deps;
+    const { thread, agentRunId, authority, run } = state;
+    const stats = { rounds: 0, toolResults: 0 };
+    const base = { threadId: thread.threadId, toolCalls: [], usage: run.usage.report(), events };
+    if (request.kind === 'automation') {
+      const limits = { maxTokens: config.agent.confirmAboveTokens, maxCostUsd: config.agent.confirmAboveCostUsd };
+      return {
+        result: {
+          ...base,
+          type: 'message',
+          message: tooLargeMessage(estimate, limits),
+          notSent: { reason: 'too_large', estimate },
+        },
+        stats: { ...stats, stopReason: 'not_sent' },
+      };
+    }
+    const interrupt: Interrupt = {
+      kind: 'question',
+      toolCallId: `send_${agentRunId}`,
+      questionKind: 'confirm',
+      question: promptSizeQuestion(estimate, config.locale),
+      estimate,
+    };
+    await run.commit(thread, {
+      operationId: `${agentRunId}:confirm_send`,
+      append: [],
+      pendingInterrupt: {
+        interrupt,
+        toolName: 'ask_user',
+        remainingToolCalls: [],
+        createdTime: Date.now(),
+        policy: authority.snapshot(),
+        acting: request.acting,
+        confirmsSend: true,
+      },
+    });
+    this.deps.hitl?.interrupt('proposed');
+    return {
+      result: { ...base, type: 'interrupt', message: '', interrupt },
+      stats: { ...stats, stopReason: 'interrupt' },
+    };
   }
 
   /** The provider a run of the workspace uses: resolved once, at its start. */
@@ -363,7 +453,9 @@ export class QuestionRun {
     const pending = thread.pendingInterrupt;
     const operations = await this.deps.operations.listForThread(dataSource.workspace, thread.threadId);
     const decided = pending ? decisionsOf(pending, thread.threadId, operations) : new Map<string, OperationRecord>();
-    const append: ThreadMessage[] = pending ? supersededResults(pending, now, this.deps.config.locale, decided) : [];
+    // The service's own question (send a large prompt?) has no tool call of the model to answer.
+    const append: ThreadMessage[] =
+      pending && !pending.confirmsSend ? supersededResults(pending, now, this.deps.config.locale, decided) : [];
     const untold = [...decided.values(), ...untoldProposals(thread, operations, decided)].filter(
       (record) => record.status !== 'rejected',
     );
@@ -380,7 +472,7 @@ export class QuestionRun {
       });
     if (thread.messages.length === 0) append.push(await this.systemPrompt(graph, dataSource, request.acting.principal));
     append.push(...recovered);
-    append.push({ id: generateMessageId(now), role: 'user', content: request.message, createdTime: now });
+    append.push(userMessage(request, now));
     const { record } = await run.commit(thread, {
       operationId: `${agentRunId}:input`,
       append,
@@ -406,6 +498,17 @@ export class QuestionRun {
       createdTime: now,
     };
   }
+}
+
+/** The question as stored: its linear text, and the segments it was composed of. */
+function userMessage(request: QuestionRequest, now: number): ThreadMessage {
+  return {
+    id: generateMessageId(now),
+    role: 'user',
+    content: request.message,
+    createdTime: now,
+    ...(request.segments ? { segments: request.segments } : {}),
+  };
 }
 
 /** The recalled memory of a message, as a part of its DATA_ADDED event (none when nothing was recalled). */

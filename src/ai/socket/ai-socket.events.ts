@@ -1,3 +1,4 @@
+import type { MessageSegment } from '../../conversation/rich-message';
 import type { ErrorCode } from '../../errors/error-code';
 import type { ActionConversionResult } from '../../conversation/action-conversion-result';
 import type { ProposedAction } from '../../conversation/proposed-action';
@@ -20,7 +21,10 @@ export type { RefusedRevert } from '../../changes/operation';
 export interface AiChatMessage {
   _id: number;
   graphKey: string;
-  message: string;
+  /** Required unless `segments` is given; with both, it is the first text segment. */
+  message?: string;
+  /** A rich message (docs/protocol.md §9.6): text and blocks. */
+  segments?: MessageSegment[];
   threadId?: string;
   mentions?: string[];
   /** A JWT for this message only, instead of the handshake's. */

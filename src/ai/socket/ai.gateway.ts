@@ -119,7 +119,8 @@ export class AiGateway
         requestId: message._id,
         threadId: message.threadId ?? null,
         graphKey: message.graphKey,
-        messageLength: message.message.length,
+        messageLength: message.message?.length ?? 0,
+        segments: message.segments?.length ?? 0,
       });
       return this.askQuestion.execute(principal, chatInputOf(message), sink, signal);
     });

@@ -1,5 +1,6 @@
 import Ajv, { ValidateFunction } from 'ajv';
 import { GRAPH_KEY_MAX_LENGTH, graphKeyProblem } from '../../graph/graph-key.rule';
+import { messageSegmentsProblem } from '../blocks/message-segments.checker';
 import { MENTION_MAX_CHARS, MENTIONS_MAX } from '../chat-input';
 import { NODE_KEY_PATTERN, TEXT_MAX_CHARS } from '../dto/chat-request.dto';
 import { MAX_BATCH_ACTIONS } from '../tools/write-tool.definitions';
@@ -17,6 +18,11 @@ import { SocketResumeDto } from './dto/socket-resume.dto';
  */
 const ajv = new Ajv({ strict: true, allErrors: false });
 ajv.addKeyword({
+  keyword: 'messageSegments',
+  schemaType: 'boolean',
+  validate: (_: boolean, value: unknown) => messageSegmentsProblem(value) === null,
+});
+ajv.addKeyword({
   keyword: 'graphKey',
   type: 'string',
   schemaType: 'boolean',
@@ -33,6 +39,7 @@ const chatSchema = {
     token: { type: 'string' },
     graphKey: { type: 'string', minLength: 1, maxLength: GRAPH_KEY_MAX_LENGTH, graphKey: true },
     message: text(TEXT_MAX_CHARS, 1),
+    segments: { type: 'array', messageSegments: true },
     threadId: text(100, 1),
     mentions: {
       type: 'array',
@@ -40,7 +47,8 @@ const chatSchema = {
       items: { ...text(MENTION_MAX_CHARS, 1), pattern: NODE_KEY_PATTERN.source },
     },
   },
-  required: ['_id', 'graphKey', 'message'],
+  required: ['_id', 'graphKey'],
+  anyOf: [{ required: ['message'] }, { required: ['segments'] }],
   additionalProperties: false,
 };
 

@@ -9,7 +9,7 @@ import type { ActionPolicyService } from '../../policy/action-policy.service';
 import type { LlmProviderResolver } from '../../providers/llm-provider.resolver';
 import type { TokenTracker } from '../../providers/token.tracker';
 import type { ThreadService } from '../../threads/thread.service';
-import type { ThreadRecord } from '../../threads/thread.types';
+import type { PendingInterrupt, ThreadRecord } from '../../threads/thread.types';
 import type { AgentEventSink } from '../agent/agent-event.sink';
 import type { AgentResult } from '../agent/agent-result';
 import { RunAuthority } from '../authority/run-authority';
@@ -88,6 +88,24 @@ export class ResumeInterrupt {
     }
   }
 
+  /** A no to sending a large prompt: the question stays stored, unanswered, and nothing goes upstream. */
+  private async declineSend(thread: ThreadRecord, pending: PendingInterrupt, run: ThreadRun): Promise<RunOutcome> {
+    await run.commit(thread, { operationId: `${randomUUID()}:send_declined`, append: [], pendingInterrupt: null });
+    this.deps.hitl?.interrupt('declined');
+    const estimate = pending.interrupt.kind === 'question' ? pending.interrupt.estimate : undefined;
+    return {
+      result: {
+        threadId: thread.threadId,
+        type: 'message',
+        message: '',
+        toolCalls: [],
+        usage: run.usage.report(),
+        ...(estimate ? { notSent: { reason: 'declined' as const, estimate } } : {}),
+      },
+      stats: { stopReason: 'not_sent', rounds: 0, toolResults: 0 },
+    };
+  }
+
   private async resume(
     principal: Principal,
     threadId: string,
@@ -110,6 +128,7 @@ export class ResumeInterrupt {
       throw AppError.forbidden('Only editors and admins can approve or reject proposals');
     }
     settler.check(pending, decision);
+    if (pending.confirmsSend && !decision.approved) return this.declineSend(thread, pending, run);
     this.deps.tokenTracker.assertWithinBudget();
     const settings = thread.type === 'automation' ? await this.deps.automations?.settingsOf(thread) : null;
     settings?.budget?.assertWithin(run.usage.totals());
@@ -131,6 +150,34 @@ export class ResumeInterrupt {
           config.locale,
         );
     const actions = executor.actionsFor({ dataSource, thread, graph, acting });
+    if (pending.confirmsSend) {
+      // Yes to sending a large prompt: the question, its context and DATA_ADDED event are stored; the loop starts.
+      this.deps.hitl?.interrupt('answered');
+      const agentRunId = randomUUID();
+      const cleared = (
+        await run.commit(thread, { operationId: `${agentRunId}:send_confirmed`, append: [], pendingInterrupt: null })
+      ).record;
+      const { messages } = await context.assemble({ levels, thread: cleared, signal: run.signal });
+      const question = cleared.messages.findLast((message) => message.role === 'user')?.content ?? '';
+      await run.handOver();
+      const outcome = await executor.execute({
+        acting,
+        provider,
+        budget: settings?.budget,
+        thread: cleared,
+        dataSource,
+        graph,
+        messages,
+        sink,
+        run,
+        agentRunId,
+        authority,
+        actions,
+        shrinker: smallerContext.shrinkerFor({ dataSource, thread: cleared, question, levels }),
+      });
+      if (outcome.type === 'interrupt') this.deps.hitl?.interrupt('proposed');
+      return executor.outcome(thread.threadId, outcome, run.usage);
+    }
     const settled = await settler.settle(pending, decision, actions, principal);
     if (settled.allows) authority.grant(settled.allows, pending.interrupt.toolCallId);
     const toolCallId = pending.interrupt.toolCallId;

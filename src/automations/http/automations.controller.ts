@@ -216,7 +216,7 @@ export class AutomationsController {
   @ApiOperation({
     summary: 'Its runs, newest first',
     description:
-      'Each with start, end, outcome (running, completed, interrupted — waiting in GET /api/ai/approvals —, failed, skipped_budget), usage and cost ' +
+      'Each with start, end, outcome (running, completed, interrupted — waiting in GET /api/ai/approvals —, failed, skipped_budget, skipped_too_large), usage and cost ' +
       '(its resumes included), and the error of a failed or skipped run.',
   })
   @ApiParam(ID_PARAM)

@@ -1,5 +1,6 @@
 import { ALWAYS_SEND_MIGRATION } from '../../always-send/sqlite/always-send.sqlite-migration';
 import { OPERATION_TABLES_MIGRATION } from '../../changes/sqlite/operation-tables.sqlite-migration';
+import { AUTOMATION_TOO_LARGE_MIGRATION } from '../../automations/sqlite/automation-too-large.sqlite-migration';
 import { AUTOMATION_ACTING_MIGRATION } from '../../automations/sqlite/automation-acting.sqlite-migration';
 import { AUTOMATION_SPEND_MIGRATION } from '../../automations/sqlite/automation-spend.sqlite-migration';
 import { AUTOMATIONS_MIGRATION } from '../../automations/sqlite/automations.sqlite-migration';
@@ -111,4 +112,5 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
   PROVIDER_CONFIG_PRICING_MIGRATION,
   AUTOMATION_SPEND_MIGRATION,
   ALWAYS_SEND_MIGRATION,
+  AUTOMATION_TOO_LARGE_MIGRATION,
 ];
