@@ -23,6 +23,22 @@ const message = (aborted = false) => ({
 });
 
 describe('runOutcomeOf', () => {
+  it('records a run whose prompt was over the limit as skipped_too_large, with its text as the error', () => {
+    const estimate = { tokens: 40_000, costUsd: null };
+    const notSent = {
+      ...message(),
+      message: 'Not sent: too large',
+      notSent: { reason: 'too_large' as const, estimate },
+    };
+    expect(runOutcomeOf(end({ result: notSent, ranLoop: false }), 5)).toEqual({
+      outcome: 'skipped_too_large',
+      finishedTime: 5,
+      error: { code: 'too_large', message: 'Not sent: too large' },
+      usage,
+      threadId: 'ai_1',
+    });
+  });
+
   it('completes on an answer, stays interrupted (no end time) on an interrupt, fails on a stop', () => {
     expect(runOutcomeOf(end({ result: message() }), 5)).toEqual({
       outcome: 'completed',

@@ -555,6 +555,17 @@ export function describeAutomationRepositoryContract(
           outcome: 'failed',
           error: { code: 'server_error', message: 'The AI service is temporarily unavailable.' },
         });
+
+        await repository.recordOutcome(workspace, claim.run.runId, {
+          outcome: 'skipped_too_large',
+          finishedTime: T0 + 7 * MINUTE,
+          usage: usage(0, 0),
+          error: { code: 'too_large', message: 'Not sent: its prompt was about 40,000 tokens' },
+        });
+        expect(await repository.getRun(workspace, claim.run.runId)).toMatchObject({
+          outcome: 'skipped_too_large',
+          error: { code: 'too_large' },
+        });
       });
 
       it("lists runs newest first, the latest of several automations, and each month's spend", async () => {

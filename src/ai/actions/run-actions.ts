@@ -13,7 +13,9 @@ import type { RunProposals } from '../agent/agent-run';
 import { ActingIdentity, actorOf } from '../authority/acting-identity';
 import { actionsExecutedEvent, ExecutedAction } from '../events/actions-executed.event';
 import type { ActionApplication, CheckedAction } from './checked-action';
+import { toolResultTexts, ToolResultTexts } from '../tools/tool-result.texts';
 import { ProposalPreviewBuilder } from './proposal-preview.builder';
+import { ProposalSchemaChecker } from './proposal-schema.checker';
 import { ProposalReferenceCheck, ProposalReferenceValidator } from './proposal-reference.validator';
 
 export interface RunActionsOptions {
@@ -27,6 +29,8 @@ export interface RunActionsOptions {
   /** HITL_APPLY: applied here, or sent to the caller's editor. */
   mode: ApplyMode;
   locale: Locale;
+  /** Node types a `create` block of the question named: their inferred data schema checks the nodes proposed. */
+  createTypes?: readonly string[];
   /** Forgets a graph that changed (or may change soon through the client): the next question reads it afresh. */
   retrievalCache: Pick<GraphRagRetriever, 'clearCache'>;
 }
@@ -49,6 +53,8 @@ export interface ApprovedChange {
  */
 export class RunActions implements RunProposals {
   private readonly references: ProposalReferenceValidator;
+  private readonly schemas: ProposalSchemaChecker;
+  private readonly texts: ToolResultTexts;
   private readonly previews: ProposalPreviewBuilder;
   private readonly prepared = new Map<string, PendingItem[]>();
   private readonly closed: ThreadEvent[] = [];
@@ -57,11 +63,17 @@ export class RunActions implements RunProposals {
   constructor(private readonly options: RunActionsOptions) {
     const { operations, dataSource, graphKey, graph, threadId, locale } = options;
     this.references = new ProposalReferenceValidator(dataSource, graphKey, locale);
+    this.schemas = new ProposalSchemaChecker(dataSource, graphKey, new Set(options.createTypes ?? []), locale);
+    this.texts = toolResultTexts(locale);
     this.previews = new ProposalPreviewBuilder(operations, dataSource, graphKey, graph, threadId);
   }
 
-  check(action: ProposedAction): Promise<ProposalReferenceCheck> {
-    return this.references.validate(action);
+  /** Its references against the graph, then the data of the nodes it creates against their type's schema. */
+  async check(action: ProposedAction): Promise<ProposalReferenceCheck> {
+    const checked = await this.references.validate(action);
+    if (!checked.ok) return checked;
+    const problems = await this.schemas.problems(checked.action);
+    return problems.length > 0 ? { ok: false, message: this.texts.proposalDataRefused(problems.join(' ')) } : checked;
   }
 
   async preview(action: ProposedAction, toolCallId: string) {

@@ -46,6 +46,8 @@ export interface RunActionsPlan {
   thread: ThreadRecord;
   graph: Graph | null;
   acting: ActingIdentity;
+  /** Node types a `create` block of the question named (their inferred schema checks created nodes). */
+  createTypes?: readonly string[];
 }
 
 /**
@@ -63,8 +65,9 @@ export class AgentRunExecutor {
 
   /** The actions of a run on a graph: proposals checked, previewed and applied as operations. */
   actionsFor(plan: RunActionsPlan): RunActions {
-    const { dataSource, thread, graph, acting } = plan;
+    const { dataSource, thread, graph, acting, createTypes } = plan;
     return new RunActions({
+      createTypes,
       operations: this.operations,
       dataSource,
       threadId: thread.threadId,

@@ -173,6 +173,42 @@ describe('QuestionRun with rich messages', () => {
       expect(everything).not.toContain('secret-graph');
     });
 
+    it('checks a proposal creating a node of a create block’s type against its schema before a human sees it', async () => {
+      const create = (id: string, data: unknown) => ({
+        id,
+        name: 'propose_create_node',
+        arguments: {
+          nodeKey: 'keep-stars',
+          typeKey: 'filter',
+          sheet: '0',
+          posX: 900,
+          posY: 300,
+          data,
+          reason: 'Keep stars',
+        },
+      });
+      server.enqueue(
+        { toolCalls: [create('call_bad', { minGames: 'ten' })] },
+        { text: 'Proposing it again.', toolCalls: [create('call_good', { minGames: 25 })] },
+      );
+      const { result } = await ask([
+        text('Add a'),
+        { type: 'block', block: 'create', config: { nodeType: 'filter' }, preview: 'Filter' },
+        text('that keeps players with 25 games or more'),
+      ]);
+      expect(result).toMatchObject({ type: 'interrupt', interrupt: { kind: 'approval', toolCallId: 'call_good' } });
+      const refused = messagesOf(server.requests[1]).find(
+        (message) => (message as { tool_call_id?: string }).tool_call_id === 'call_bad',
+      );
+      expect(JSON.parse(String(refused?.content))).toEqual({
+        status: 'error',
+        message:
+          "The proposal was not shown to the user: the data of a node it creates does not match its type's data schema. " +
+          'The new node "keep-stars" of type "filter": data.minGames must be a number, got string "ten". Correct it and call the tool again.',
+      });
+      expect(contextOf(server.requests[0])).toContain('"minGames":{"type":"number"}');
+    });
+
     it('refuses malformed segments before anything runs', async () => {
       const bad = async (segments: unknown, message?: string) => {
         const error = await harness.agent

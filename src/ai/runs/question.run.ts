@@ -340,7 +340,7 @@ export class QuestionRun {
       agentRunId,
       retrievedContext: retrieved,
       authority,
-      actions: executor.actionsFor({ dataSource, thread, graph, acting }),
+      actions: executor.actionsFor({ dataSource, thread, graph, acting, createTypes: attached.createTypes }),
       shrinker: smallerContext.shrinkerFor({
         dataSource,
         thread: withContext,

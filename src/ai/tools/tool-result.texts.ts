@@ -31,6 +31,9 @@ export interface ToolResultTexts {
   // Proposals whose references do not match the graph.
   proposalGraphGone: (graphKey: string) => string;
   proposalRefused: (problems: string) => string;
+  /** A created node's data does not match its type's data schema (one sentence per node). */
+  proposalDataRefused: (problems: string) => string;
+  dataSchemaMismatch: (nodeType: string, nodeKey: string | undefined, problems: string) => string;
   missingNode: (nodeKey: string) => string;
   nodeDeletedByProposal: (nodeKey: string) => string;
   nodeCreatedTwice: (nodeKey: string) => string;
@@ -78,6 +81,10 @@ export const TOOL_RESULT_TEXTS: Readonly<Record<Locale, ToolResultTexts>> = Obje
     proposalGraphGone: (graphKey) => `The graph "${graphKey}" does not exist anymore: no change can be proposed.`,
     proposalRefused: (problems) =>
       `The proposal was not shown to the user: its references do not match the graph. ${problems} Correct it and call the tool again.`,
+    proposalDataRefused: (problems) =>
+      `The proposal was not shown to the user: the data of a node it creates does not match its type's data schema. ${problems} Correct it and call the tool again.`,
+    dataSchemaMismatch: (nodeType, nodeKey, problems) =>
+      `The new ${nodeKey ? `node "${nodeKey}"` : 'node'} of type "${nodeType}": ${problems}.`,
     missingNode: (nodeKey) => `Node "${nodeKey}" does not exist (use a node _key from the context or the read tools).`,
     nodeDeletedByProposal: (nodeKey) => `Node "${nodeKey}" is deleted by this same proposal.`,
     nodeCreatedTwice: (nodeKey) => `The node key "${nodeKey}" is created twice.`,
@@ -128,6 +135,10 @@ export const TOOL_RESULT_TEXTS: Readonly<Record<Locale, ToolResultTexts>> = Obje
       `Le graph "${graphKey}" n'existe plus : aucune modification ne peut être proposée.`,
     proposalRefused: (problems) =>
       `La proposition n'a pas été montrée à l'utilisateur : ses références ne correspondent pas au graph. ${problems} Corrige-la et rappelle l'outil.`,
+    proposalDataRefused: (problems) =>
+      `La proposition n'a pas été montrée à l'utilisateur : les data d'un node qu'elle crée ne correspondent pas au schéma de son type. ${problems} Corrige-la et rappelle l'outil.`,
+    dataSchemaMismatch: (nodeType, nodeKey, problems) =>
+      `Le nouveau ${nodeKey ? `node "${nodeKey}"` : 'node'} de type "${nodeType}" : ${problems}.`,
     missingNode: (nodeKey) =>
       `Le node "${nodeKey}" n'existe pas (utilise une _key de node du contexte ou des outils de lecture).`,
     nodeDeletedByProposal: (nodeKey) => `Le node "${nodeKey}" est supprimé par cette même proposition.`,
