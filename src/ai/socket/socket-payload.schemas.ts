@@ -48,7 +48,10 @@ const chatSchema = {
     },
   },
   required: ['_id', 'graphKey'],
-  anyOf: [{ required: ['message'] }, { required: ['segments'] }],
+  anyOf: [
+    { properties: { message: {} }, required: ['message'] },
+    { properties: { segments: {} }, required: ['segments'] },
+  ],
   additionalProperties: false,
 };
 
