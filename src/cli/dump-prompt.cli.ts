@@ -1,5 +1,14 @@
 import 'reflect-metadata';
+import type { INestApplicationContext } from '@nestjs/common';
 import { ContextAssembler } from '../ai/context/context.assembler';
+import { AlwaysSendData, buildAlwaysSendData } from '../ai/prompts/always-send-data.builder';
+import { EMPTY_ALWAYS_SEND } from '../always-send/always-send';
+import type { AlwaysSendRepository } from '../always-send/always-send.repository';
+import { ALWAYS_SEND_REPOSITORY } from '../always-send/always-send-repository.token';
+import type { AppConfig } from '../config/app-config';
+import type { GraphDataSource } from '../graph/graph-data-source';
+import type { Graph } from '../graph/graph.types';
+import { approximateTokens } from '../providers/token-estimate';
 import { buildPromptLevels, joinPromptLevels } from '../ai/prompts/system-prompt.builder';
 import { loadSystemPromptContext } from '../ai/prompts/system-prompt-context';
 import { AgentToolbox } from '../ai/tools/agent.toolbox';
@@ -24,6 +33,23 @@ const ROLES: readonly Role[] = ['viewer', 'editor', 'admin'];
  * question; each with a token estimate (TokenCounter, o200k), then the tools offered to that role
  * with their own estimate, and the total.
  */
+/** The graph's always-sent data as level 2 carries it (nothing when the graph never stored a list). */
+async function alwaysSentData(
+  app: INestApplicationContext,
+  source: GraphDataSource,
+  graphKey: string,
+  config: AppConfig,
+): Promise<AlwaysSendData> {
+  const graph = await source.getGraph(graphKey);
+  const repository = app.get<AlwaysSendRepository>(ALWAYS_SEND_REPOSITORY, { strict: false });
+  const list = graph ? await repository.get(source.workspace, graphKey) : null;
+  return buildAlwaysSendData(source, graph as Graph, list ?? EMPTY_ALWAYS_SEND, {
+    locale: config.locale,
+    maxTokens: config.agent.alwaysSendMaxTokens,
+    countTokens: approximateTokens,
+  });
+}
+
 export async function dumpPrompt(argv: string[], env: Record<string, string | undefined>, io: CliIo): Promise<number> {
   let question: GraphQuestion;
   let role: Role;
@@ -43,7 +69,9 @@ export async function dumpPrompt(argv: string[], env: Record<string, string | un
     const counter = cli.app.get(TokenCounter, { strict: false });
     const { source, context } = await retrieveQuestionContext(cli.app, question);
     const locale = cli.config.locale;
-    const levels = buildPromptLevels(await loadSystemPromptContext(source, graphKey), role, locale);
+    const built = buildPromptLevels(await loadSystemPromptContext(source, graphKey), role, locale);
+    const alwaysSent = await alwaysSentData(cli.app, source, graphKey, cli.config);
+    const levels = alwaysSent.text ? { ...built, workspace: `${built.workspace}\n\n${alwaysSent.text}` } : built;
     const now = Date.now();
     const contextMessage: ThreadMessage = {
       id: 'm2',
@@ -87,6 +115,9 @@ export async function dumpPrompt(argv: string[], env: Record<string, string | un
 
     const lines = [
       `Graph ${workspace}/${graphKey}, role ${role}, locale ${locale}, search mode ${context.retrieval.searchMode}`,
+      alwaysSent.text
+        ? `Always sent (level 2, PUT /api/ai/graphs/${graphKey}/always-send): ~${alwaysSent.tokens} of ${cli.config.agent.alwaysSendMaxTokens} tokens${alwaysSent.leftOut.length > 0 ? `; left out: ${alwaysSent.leftOut.join(', ')}` : ''}${alwaysSent.missing.length > 0 ? `; not in the graph: ${alwaysSent.missing.join(', ')}` : ''}`
+        : 'Always sent (level 2): nothing',
       '',
     ];
     messages.forEach((message, index) => {

@@ -1,3 +1,5 @@
+import { SqliteAlwaysSendRepository } from '../../src/always-send/sqlite/sqlite-always-send.repository';
+import { openSqliteDatabase } from '../../src/database/sqlite/sqlite-database.opener';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -58,6 +60,27 @@ describe('Introspection commands (ai:dump-context, ai:dump-prompt, ai:dump-tools
     expect(io.out).toContain('What does fetch-api do?');
     expect(io.out).toMatch(/Tools offered: 15 .*propose_batch, ask_user/);
     expect(io.out).toMatch(/Estimated prompt: ~\d+ tokens of messages \+ ~\d+ tokens of tools = ~\d+ tokens/);
+  });
+
+  it('dump-prompt shows the graph’s always-sent data in level 2', async () => {
+    const db = openSqliteDatabase(dataDir);
+    try {
+      await new SqliteAlwaysSendRepository(db).put(
+        'default',
+        'nba-workflow',
+        { nodeKeys: ['fetch-api'], nodeTypes: [] },
+        1,
+      );
+    } finally {
+      db.close();
+    }
+    const io = new CapturedIo();
+    expect(await dumpPrompt(['--graph', 'nba-workflow', 'What does fetch-api do?'], env, io)).toBe(0);
+    expect(io.out).toMatch(
+      /Always sent \(level 2, PUT \/api\/ai\/graphs\/nba-workflow\/always-send\): ~\d+ of 4000 tokens/,
+    );
+    expect(io.out).toContain('ALWAYS SENT for graph nba-workflow');
+    expect(io.out).toContain('### Node fetch-api\ntype: api-call');
   });
 
   it('dump-tools prints the definitions offered to a viewer and runs each read tool on the demo graph', async () => {
