@@ -1,4 +1,4 @@
-import type { RagContextResponse } from '../src/protocol';
+import type { RagContextResponse, ThreadEvent } from '../src/protocol';
 
 export interface ContextDrawerProps {
   question: string | null;
@@ -6,10 +6,13 @@ export interface ContextDrawerProps {
   loading: boolean;
   error: string | null;
   onClose: () => void;
+  /** The last question's DATA_ADDED event: what its blocks (and mentions) loaded beyond the search. */
+  dataAdded?: ThreadEvent | null;
 }
 
 /** "What the AI sees": POST /api/rag/context for the last question — the ranked nodes, the edges, the TOON text and its size. */
-export function ContextDrawer({ question, context, loading, error, onClose }: ContextDrawerProps) {
+export function ContextDrawer({ question, context, loading, error, onClose, dataAdded }: ContextDrawerProps) {
+  const attached = dataAdded?.results.filter((result) => /^(block|mention) /.test(result.label)) ?? [];
   return (
     <aside className="pg-drawer" aria-label="What the AI sees">
       <div className="pg-row pg-row--between">
@@ -23,6 +26,19 @@ export function ContextDrawer({ question, context, loading, error, onClose }: Co
         <p className="pg-muted">
           For: <q>{question}</q>
         </p>
+      )}
+      {attached.length > 0 && (
+        <section aria-label="Attached to the question">
+          <h3>Attached to the question</h3>
+          <ul className="pg-attached">
+            {attached.map((result, index) => (
+              <li key={index} className={result.ok ? 'pg-attached__ok' : 'pg-attached__failed'}>
+                {result.ok ? '✓' : '✗'} <strong>{result.label}</strong>
+                {result.detail ? ` — ${result.detail}` : ''}
+              </li>
+            ))}
+          </ul>
+        </section>
       )}
       {loading && <p className="pg-muted">Retrieving…</p>}
       {error && <p className="pg-error">{error}</p>}

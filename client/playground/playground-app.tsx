@@ -1,6 +1,8 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { AiApiError, AiRestClient } from '../src/ai-rest.client';
+import { pointerToNodes } from '../src/compose-segments';
 import type {
+  BlockSegment,
   GraphDocument,
   PlaygroundSettings,
   RagContextResponse,
@@ -48,6 +50,8 @@ export function PlaygroundApp() {
   const [threads, setThreads] = useState<ThreadSummary[]>([]);
   const [threadUsage, setThreadUsage] = useState<UsageReport | null>(null);
   const [drawerOpen, setDrawerOpen] = useState(false);
+  /** Blocks attached from the canvas to the next message (the composer shows them as chips). */
+  const [attached, setAttached] = useState<BlockSegment[]>([]);
   const [context, setContext] = useState<{
     question: string;
     value: RagContextResponse | null;
@@ -153,6 +157,13 @@ export function PlaygroundApp() {
     wasTyping.current = chat.isTyping;
   }, [chat.isTyping, chat.threadId, refreshThreads, rest]);
 
+  /** What the last question's blocks and mentions loaded (its DATA_ADDED event), for "What the AI sees". */
+  const lastDataAdded = useMemo(
+    () =>
+      [...chat.messages].reverse().find((message) => message.role === 'event' && message.event?.type === 'DATA_ADDED')
+        ?.event ?? null,
+    [chat.messages],
+  );
   const lastQuestion = useMemo(
     () => [...chat.messages].reverse().find((message) => message.role === 'user')?.content ?? null,
     [chat.messages],
@@ -225,6 +236,7 @@ export function PlaygroundApp() {
         approvedItems={approvedItems}
         staleness={staleness}
         onReload={loadGraph}
+        onAttachSelection={(nodeKeys) => setAttached((current) => [...current, pointerToNodes(nodeKeys)])}
       />
 
       <main className="pg-main">
@@ -243,7 +255,12 @@ export function PlaygroundApp() {
           isTyping={chat.isTyping}
           isConnected={chat.isConnected}
           threadId={chat.threadId}
-          onSend={chat.sendMessage}
+          onSend={(text, blocks) => {
+            chat.sendMessage(text, blocks);
+            setAttached([]);
+          }}
+          attached={attached}
+          onRemoveAttached={(index) => setAttached((current) => current.filter((_, at) => at !== index))}
           onStop={chat.stopGeneration}
           onResume={chat.resume}
           onRetry={chat.retry}
@@ -260,6 +277,7 @@ export function PlaygroundApp() {
       {drawerOpen && (
         <ContextDrawer
           question={context?.question ?? lastQuestion}
+          dataAdded={lastDataAdded}
           context={context?.value ?? null}
           loading={context !== null && context.value === null && context.error === null}
           error={context?.error ?? null}

@@ -154,7 +154,7 @@ describe(AiChatClient.name, () => {
   });
 
   it('keeps two concurrent requests apart by _id', async () => {
-    server.on('ai:chat', (socket, { _id, message }) => {
+    server.on('ai:chat', (socket, { _id, message = '' }) => {
       setTimeout(
         () => {
           socket.emit('ai:token', { _id, token: message.toUpperCase() });

@@ -24,4 +24,5 @@ export type { OutcomeItem, ProposalOutcome } from './proposal-outcome';
 export { describeRefused } from './revert-outcome';
 export { checkProposal, documentFingerprint } from './proposal-staleness';
 export type { ProposalStaleness, Sha256Digest } from './proposal-staleness';
+export { blockLabel, composeSegments, composerBlocks, pointerToNodes, pointerToSheet } from './compose-segments';
 export type * from './protocol';

@@ -4,8 +4,10 @@
  * shapes from the service's own types, so a change on either side that breaks the other fails
  * `npm run typecheck`. Two modules are shared as code, not only as types, both pure: the wording of
  * proposals (src/conversation/proposal-description.ts), so the service's preview items and the client's dialogs say
- * the same; and the canonical form of a node or edge its fingerprint hashes (src/conversation/document-canonical-json.ts),
- * so the client finds a stale proposal as the service would. This file is the client's only door to the service's sources.
+ * the same; the canonical form of a node or edge its fingerprint hashes (src/conversation/document-canonical-json.ts),
+ * so the client finds a stale proposal as the service would; and the linear text of a rich message
+ * (src/ai/blocks/linear-text.ts), so a sent message shows what the model reads. This file is the client's only door to
+ * the service's sources.
  */
 export type {
   AiApplyEvent,
@@ -33,7 +35,8 @@ export type {
 export type { OperationActor, OperationVia } from '../../src/changes/operation';
 export type { RevertResult, ThreadChangeView } from '../../src/ai/thread-changes.view';
 export type { AgentResult, ProposalResolution } from '../../src/ai/agent/agent-result';
-export type { ConfirmedAction, Interrupt } from '../../src/conversation/interrupt';
+export type { ConfirmedAction, Interrupt, PromptEstimate } from '../../src/conversation/interrupt';
+export type { BlockKind, BlockSegment, MessageSegment, TextSegment } from '../../src/conversation/rich-message';
 export type {
   ChangedDocument,
   ProposalBasis,
@@ -48,6 +51,7 @@ export {
 } from '../../src/conversation/proposal-description';
 export { documentCanonicalJson } from '../../src/conversation/document-canonical-json';
 export type { ChangeItem, ProposalDescription } from '../../src/conversation/proposal-description';
+export { linearTextOf } from '../../src/ai/blocks/linear-text';
 export type { UsageReport } from '../../src/ai/agent/agent-result';
 export type { ProposedAction } from '../../src/conversation/proposed-action';
 export type { ActionConversionResult } from '../../src/conversation/action-conversion-result';

@@ -22,6 +22,8 @@ export interface GraphViewProps {
   /** The pending proposal checked against this graph: what changed since it was made is outlined. */
   staleness?: ProposalStaleness | null;
   onReload: () => void;
+  /** Attaches the selected nodes (the canvas selection) to the next message, as a pointer block. */
+  onAttachSelection?: (nodeKeys: string[]) => void;
 }
 
 const NODE_TYPES: NodeTypes = { workflow: WorkflowNode };
@@ -40,7 +42,15 @@ const ARIA_LABELS = {
  * waits, what it adds, changes and deletes is coloured on it, with a legend, and its sheet is opened; the items of a
  * batch the reviewer leaves out are drawn faded, and what changed since the proposal was made is outlined.
  */
-export function GraphView({ graph, error, proposal, approvedItems, staleness, onReload }: GraphViewProps) {
+export function GraphView({
+  graph,
+  error,
+  proposal,
+  approvedItems,
+  staleness,
+  onReload,
+  onAttachSelection,
+}: GraphViewProps) {
   const [chosenSheet, setChosenSheet] = useState<string | null>(null);
   const proposalHighlight = useMemo(() => (proposal ? highlightProposal(proposal) : null), [proposal]);
   const items = useMemo(() => (proposal ? reviewItems(proposal) : null), [proposal]);
@@ -123,6 +133,7 @@ export function GraphView({ graph, error, proposal, approvedItems, staleness, on
           flow={flow}
           label={`Sheet ${graph?.graph.sheetsList[sheetId] ?? sheetId}`}
           proposal={highlight !== null}
+          onAttachSelection={onAttachSelection}
         />
       ) : (
         <div className="pg-graph-view__canvas">
@@ -136,7 +147,17 @@ export function GraphView({ graph, error, proposal, approvedItems, staleness, on
   );
 }
 
-function SheetCanvas({ flow, label, proposal }: { flow: SheetFlow; label: string; proposal: boolean }) {
+function SheetCanvas({
+  flow,
+  label,
+  proposal,
+  onAttachSelection,
+}: {
+  flow: SheetFlow;
+  label: string;
+  proposal: boolean;
+  onAttachSelection?: (nodeKeys: string[]) => void;
+}) {
   const [nodes, setNodes, onNodesChange] = useNodesState(flow.nodes);
   const [edges, setEdges, onEdgesChange] = useEdgesState(flow.edges);
 
@@ -159,6 +180,8 @@ function SheetCanvas({ flow, label, proposal }: { flow: SheetFlow; label: string
     : selectedEdge
       ? { kind: 'edge', edge: selectedEdge }
       : null;
+  // Nodes of the graph only: a proposal's ghosts are not in it yet.
+  const selection = nodes.filter((node) => node.selected && !node.data.ghost).map((node) => node.data.nodeKey);
 
   return (
     <>
@@ -186,6 +209,11 @@ function SheetCanvas({ flow, label, proposal }: { flow: SheetFlow; label: string
         </ReactFlow>
       </div>
       <ElementDetails selected={selected} proposal={proposal} />
+      {onAttachSelection && selection.length > 0 && (
+        <button type="button" className="pg-attach" onClick={() => onAttachSelection(selection)}>
+          Attach {selection.length === 1 ? `node ${selection[0]}` : `${selection.length} selected nodes`} to the message
+        </button>
+      )}
     </>
   );
 }

@@ -1,4 +1,4 @@
-import type { ErrorCode, Interrupt, ThreadEvent, UsageReport } from '../protocol';
+import type { ErrorCode, Interrupt, MessageSegment, ThreadEvent, UsageReport } from '../protocol';
 
 /** A tool call shown as a badge on an assistant message. */
 export interface AIToolCall {
@@ -33,4 +33,6 @@ export interface AIChatMessage {
   errorCode?: ErrorCode;
   retryable?: boolean;
   event?: ThreadEvent;
+  /** A user message composed with blocks (docs/protocol.md §9.6): rendered with its chips. */
+  segments?: MessageSegment[];
 }

@@ -1,12 +1,12 @@
 import { memo, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import type { ProposalStaleness } from '../proposal-staleness';
-import type { ThreadChangeView } from '../protocol';
+import type { BlockSegment, ThreadChangeView } from '../protocol';
 import { formatUsage } from '../usage-format';
 import type { AIChatMessage, AIToolCall } from './ai-chat-message';
 import { ChangeActions, ProposalOutcomeNote, RevertStatus } from './change-review';
 import { changesByMessage, type MessageChanges } from './message-changes';
 import type { RevertState } from './use-ai-chat';
-import { AIChatInput } from './ai-chat-input';
+import { AIChatInput, BlockChip } from './ai-chat-input';
 import { pendingInterruptOf } from './chat-state';
 import { AIInterruptModal } from './ai-interrupt-modal';
 import { BotIcon, RetryIcon, Spinner, WrenchIcon } from './icons';
@@ -16,7 +16,10 @@ export interface AIChatPanelProps {
   isTyping: boolean;
   isConnected: boolean;
   threadId: string | null;
-  onSend: (text: string) => void;
+  onSend: (text: string, attached: BlockSegment[]) => void;
+  /** Blocks attached from outside the composer's text (a canvas selection), shown as chips. */
+  attached?: BlockSegment[];
+  onRemoveAttached?: (index: number) => void;
   onStop: () => void;
   onResume: (threadId: string, approved: boolean, feedback?: string, answer?: string, approvedItems?: string[]) => void;
   /** Shows a Retry button on an answer that failed with a retryable error. */
@@ -71,6 +74,8 @@ export const AIChatPanel = memo(function AIChatPanel(props: AIChatPanelProps) {
     onRestore,
     revert,
     staleness,
+    attached,
+    onRemoveAttached,
   } = props;
   const list = useRef<HTMLDivElement>(null);
   const stick = useRef(true);
@@ -151,7 +156,14 @@ export const AIChatPanel = memo(function AIChatPanel(props: AIChatPanelProps) {
         )}
       </div>
 
-      <AIChatInput onSend={onSend} onStop={onStop} isTyping={isTyping} disabled={!isConnected && !isTyping} />
+      <AIChatInput
+        onSend={onSend}
+        onStop={onStop}
+        isTyping={isTyping}
+        disabled={!isConnected && !isTyping}
+        attached={attached}
+        onRemoveAttached={onRemoveAttached}
+      />
 
       {modalOpen && pending && threadId && (
         <AIInterruptModal
@@ -214,7 +226,19 @@ const MessageItem = memo(function MessageItem({
           ))}
         </div>
       )}
-      {message.content && <div className="gai-message__text">{message.content}</div>}
+      {message.segments ? (
+        <div className="gai-message__text">
+          {message.segments.map((segment, index) =>
+            segment.type === 'text' ? (
+              <span key={index}>{segment.text}</span>
+            ) : (
+              <BlockChip key={index} block={segment} />
+            ),
+          )}
+        </div>
+      ) : (
+        message.content && <div className="gai-message__text">{message.content}</div>
+      )}
       {message.toolCalls?.map((call) => (
         <ProposalOutcomeNote key={call.toolCallId} result={call.result} />
       ))}

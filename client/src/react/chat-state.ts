@@ -1,5 +1,5 @@
 import type { AiRequestError } from '../ai-request';
-import type { AiCompleteEvent, ChatMessageView, Interrupt, ThreadEvent, ThreadView } from '../protocol';
+import type { AiCompleteEvent, ChatMessageView, Interrupt, MessageSegment, ThreadEvent, ThreadView } from '../protocol';
 import type { AIChatMessage, AIToolCall } from './ai-chat-message';
 
 export interface ChatState {
@@ -10,7 +10,7 @@ export interface ChatState {
 export const initialChatState: ChatState = { messages: [], threadId: null };
 
 export type ChatAction =
-  | { type: 'user_message'; id: string; text: string; createdTime: number }
+  | { type: 'user_message'; id: string; text: string; createdTime: number; segments?: MessageSegment[] }
   | { type: 'request_started'; assistantId: string; createdTime: number }
   | { type: 'retry_started'; assistantId: string }
   | { type: 'thread'; threadId: string }
@@ -36,7 +36,13 @@ export function chatReducer(state: ChatState, action: ChatAction): ChatState {
         ...state,
         messages: [
           ...state.messages,
-          { id: action.id, role: 'user', content: action.text, createdTime: action.createdTime },
+          {
+            id: action.id,
+            role: 'user',
+            content: action.text,
+            createdTime: action.createdTime,
+            ...(action.segments ? { segments: action.segments } : {}),
+          },
         ],
       };
     case 'request_started':
@@ -145,7 +151,14 @@ export function messagesOfThread(thread: ThreadView): AIChatMessage[] {
       messages.push({ id, role: 'event', content: view.content, event, createdTime: view.createdTime });
       return;
     }
-    if (view.role === 'user') messages.push({ id, role: 'user', content: view.content, createdTime: view.createdTime });
+    if (view.role === 'user')
+      messages.push({
+        id,
+        role: 'user',
+        content: view.content,
+        createdTime: view.createdTime,
+        ...(view.segments ? { segments: view.segments } : {}),
+      });
     if (view.role !== 'assistant') return;
     const toolCalls: AIToolCall[] | undefined = view.toolCalls?.map((call) => ({
       toolCallId: call.id,

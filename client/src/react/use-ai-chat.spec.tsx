@@ -128,6 +128,26 @@ describe(useAIChat.name, () => {
     });
   });
 
+  it('sends a message with blocks as segments and shows them as chips in the sent message', async () => {
+    server.on('ai:chat', (socket, { _id }) => {
+      socket.emit('ai:thread', { _id, threadId: 'ai_b' });
+      socket.emit('ai:complete', { _id, threadId: 'ai_b', fullText: 'Read.', usage });
+    });
+    await connectedHarness();
+    send('Why does @fetch-api fail? /use filter');
+    await waitFor(() => expect(server.messages('ai:chat')).toHaveLength(1));
+    const sent = server.messages('ai:chat')[0];
+    expect(sent.message).toBeUndefined();
+    expect(sent.segments).toEqual([
+      { type: 'text', text: 'Why does ' },
+      { type: 'block', block: 'pointer', config: { nodeKeys: ['fetch-api'] }, preview: 'fetch-api' },
+      { type: 'text', text: ' fail? ' },
+      { type: 'block', block: 'use', config: { nodeType: 'filter' }, preview: 'filter' },
+    ]);
+    const bubble = (await screen.findByText('pointer · fetch-api')).closest('.gai-message--user');
+    expect(bubble?.textContent).toBe('Why does pointer · fetch-api fail? use · filter');
+  });
+
   it('shows Retry on a retryable error, and Retry sends the same message again in the same thread, in the same bubble', async () => {
     let calls = 0;
     server.on('ai:chat', (socket, { _id, threadId }) => {

@@ -2,7 +2,18 @@ import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from 'r
 import { AiChatClient } from '../ai-chat.client';
 import type { AiRequest, AiRequestError, AiRequestHandlers, AiRequestOutcome } from '../ai-request';
 import { AiRestClient } from '../ai-rest.client';
-import type { AiApplyEvent, AiRevertedEvent, Interrupt, ThreadChangeView, ThreadEvent, ThreadView } from '../protocol';
+import { composeSegments } from '../compose-segments';
+import type {
+  AiApplyEvent,
+  AiRevertedEvent,
+  BlockSegment,
+  Interrupt,
+  MessageSegment,
+  ThreadChangeView,
+  ThreadEvent,
+  ThreadView,
+} from '../protocol';
+import { linearTextOf } from '../protocol';
 import type { AIChatMessage } from './ai-chat-message';
 import { type ChatAction, chatReducer, initialChatState, pendingInterruptOf } from './chat-state';
 
@@ -47,7 +58,11 @@ export interface UseAIChatReturn {
   isConnected: boolean;
   /** True while an answer streams. */
   isTyping: boolean;
-  sendMessage: (text: string) => void;
+  /**
+   * Sends a message. Blocks written in the text (`@node`, `@sheet:1`, `/use type`, `/create type`, `/modify node`) and
+   * the `attached` ones (a canvas selection) make it a rich message (docs/protocol.md §9.6).
+   */
+  sendMessage: (text: string, attached?: readonly BlockSegment[]) => void;
   /**
    * Answers the pending interrupt: approve/reject with optional feedback, a question's `answer` (docs/protocol.md
    * §8.2), or with `approvedItems` approve only those items of a batch, the others declined.
@@ -87,7 +102,7 @@ export interface UseAIChatReturn {
 }
 
 type Send =
-  | { kind: 'chat'; message: string }
+  | { kind: 'chat'; message: string; segments?: MessageSegment[] }
   | {
       kind: 'resume';
       threadId: string;
@@ -253,7 +268,11 @@ export function useAIChat(options: UseAIChatOptions): UseAIChatReturn {
       if (send.kind === 'chat') {
         const threadId = stateRef.current.threadId;
         request = client.chat(
-          { graphKey: graphRef.current, message: send.message, ...(threadId ? { threadId } : {}) },
+          {
+            graphKey: graphRef.current,
+            ...(send.segments ? { segments: send.segments } : { message: send.message }),
+            ...(threadId ? { threadId } : {}),
+          },
           handlers,
         );
       } else {
@@ -282,11 +301,18 @@ export function useAIChat(options: UseAIChatOptions): UseAIChatReturn {
   );
 
   const sendMessage = useCallback(
-    (text: string) => {
+    (text: string, attached: readonly BlockSegment[] = []) => {
       const message = text.trim();
-      if (!message || activeRef.current || revertingRef.current) return;
-      dispatch({ type: 'user_message', id: nextLocalId(), text: message, createdTime: Date.now() });
-      start({ kind: 'chat', message });
+      if ((!message && attached.length === 0) || activeRef.current || revertingRef.current) return;
+      const segments = composeSegments(message, attached) ?? undefined;
+      dispatch({
+        type: 'user_message',
+        id: nextLocalId(),
+        text: segments ? linearTextOf(segments) : message,
+        createdTime: Date.now(),
+        ...(segments ? { segments } : {}),
+      });
+      start({ kind: 'chat', message, ...(segments ? { segments } : {}) });
     },
     [start],
   );
