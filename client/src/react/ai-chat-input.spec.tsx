@@ -44,7 +44,7 @@ describe(AIChatInput.name, () => {
     );
     const field = screen.getByLabelText('Message');
     fireEvent.change(field, { target: { value: 'Why does @fetch-api fail with /use filter' } });
-    const chips = screen.getByLabelText('Attached to the message');
+    const chips = screen.getByLabelText('Attached blocks');
     expect(chips.textContent).toBe('pointer · fetch-apiuse · filterpointer · root, fetch-api×');
     fireEvent.click(screen.getByRole('button', { name: 'Remove pointer · root, fetch-api' }));
     expect(onRemove).toHaveBeenCalledWith(0);

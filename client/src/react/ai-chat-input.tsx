@@ -61,7 +61,7 @@ export const AIChatInput = memo(function AIChatInput({
   return (
     <div className="gai-input">
       {(written.length > 0 || attached.length > 0) && (
-        <div className="gai-chips" aria-label="Attached to the message">
+        <div className="gai-chips" aria-label="Attached blocks">
           {written.map((block, index) => (
             <BlockChip key={`w${index}`} block={block} />
           ))}

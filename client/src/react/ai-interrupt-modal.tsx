@@ -230,7 +230,7 @@ function QuestionBody({
     <>
       <header className="gai-modal__header">
         <QuestionIcon size={18} />
-        <h2 id={titleId}>The assistant asks</h2>
+        <h2 id={titleId}>{interrupt.estimate ? 'Send this large question?' : 'The assistant asks'}</h2>
       </header>
       <div className="gai-modal__body">
         <p className="gai-question">{interrupt.question}</p>
