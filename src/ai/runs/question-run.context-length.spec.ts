@@ -41,7 +41,7 @@ describe(`${QuestionRun.name} (context-length recovery on the scripted server)`,
   beforeEach(async () => {
     server.reset();
     harness = await AgentHarness.create({
-      env: { ...server.providerEnv('openai'), AI_HISTORY_MAX_TOKENS: '40000' },
+      env: { ...server.providerEnv('openai'), AI_HISTORY_MAX_TOKENS: '40000', AI_CONFIRM_ABOVE_TOKENS: '0' },
     });
     logs = [];
     configureLogging({ level: 'info' });
@@ -129,7 +129,7 @@ describe(`${QuestionRun.name} (context-length recovery on the scripted server)`,
     // A history budget so large that half of it is still over the window.
     await harness.close();
     harness = await AgentHarness.create({
-      env: { ...server.providerEnv('openai'), AI_HISTORY_MAX_TOKENS: '80000' },
+      env: { ...server.providerEnv('openai'), AI_HISTORY_MAX_TOKENS: '80000', AI_CONFIRM_ABOVE_TOKENS: '0' },
     });
     const threadId = await longThread(14);
     const sink = new RecordingSink();
