@@ -139,8 +139,8 @@ export class TokenTracker {
    * What `promptTokens` of input would cost at a registry provider's price (none cached), in USD; null when its price
    * is unknown (a provider outside the registry, an openai-compatible endpoint).
    */
-  estimateInputCost(provider: string, promptTokens: number): number | null {
-    const pricing = this.pricingFor(provider);
+  estimateInputCost(provider: string, model: string, promptTokens: number): number | null {
+    const pricing = this.pricingFor(provider, model);
     return pricing ? (promptTokens * pricing.inputPerMillion) / MILLION : null;
   }
 

@@ -559,6 +559,7 @@ export function describeAutomationRepositoryContract(
         await repository.recordOutcome(workspace, claim.run.runId, {
           outcome: 'skipped_too_large',
           finishedTime: T0 + 7 * MINUTE,
+          spendMonth: MONTH,
           usage: usage(0, 0),
           error: { code: 'too_large', message: 'Not sent: its prompt was about 40,000 tokens' },
         });

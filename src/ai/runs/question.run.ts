@@ -365,7 +365,7 @@ export class QuestionRun {
     const limits = { maxTokens: config.agent.confirmAboveTokens, maxCostUsd: config.agent.confirmAboveCostUsd };
     if (limits.maxTokens <= 0 && limits.maxCostUsd <= 0) return null;
     const estimate = estimatePrompt(history, executor.offeredTools(plan), (tokens) =>
-      tokenTracker.estimateInputCost(plan.provider.providerName, tokens),
+      tokenTracker.estimateInputCost(plan.provider.providerName, plan.provider.model, tokens),
     );
     return exceedsPromptLimits(estimate, limits) ? estimate : null;
   }
