@@ -127,7 +127,7 @@ export class UiChatController {
     const threadId = threadIdOf(body.id, body.messages);
     const thread = threadId ? await this.threads.load(principal, threadId, body.graphKey) : null;
     const turn = readUiChatTurn(body.messages, body.graphKey, threadId, thread?.pendingInterrupt ?? null);
-    if (turn.kind === 'chat' && turn.input.message.length > this.config.limits.messageMaxChars)
+    if (turn.kind === 'chat' && (turn.input.message ?? '').length > this.config.limits.messageMaxChars)
       throw new AppError(
         'payload_too_large',
         `message is longer than ${this.config.limits.messageMaxChars} characters`,
