@@ -264,8 +264,9 @@ describe(`${RedisRunEventLog.name} (a real redis-server)`, () => {
       writer.append(token(2));
       await waitUntil(() => outcome.refused.length === 1);
       expect(outcome.refused[0]).toMatch(/^READONLY/);
-      await waitUntil(() => connection.commands.status === 'ready');
-      expect(await connection.commands.client('ID')).not.toBe(before);
+      // The reconnect starts after the refusal is reported: 'ready' may still be the old connection, whose
+      // stream is closing, so ask for the id until a new connection answers.
+      expect(await clientIdOnceReconnected(connection.commands, before)).not.toBe(before);
       expect(connection.isUp).toBe(true);
       const another = log.open('run_replica2', owner, outcomeRecorder().handlers);
       another.append(token(1));
@@ -322,3 +323,16 @@ describe(`${RedisRunEventLog.name} (a real redis-server)`, () => {
     expect(redis.cli('XLEN', 'graph-ai:run:run_resent')).toBe('3');
   });
 });
+
+async function clientIdOnceReconnected(
+  commands: RedisConnection['commands'],
+  before: unknown,
+  timeoutMs = 5_000,
+): Promise<unknown> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const id: unknown = await commands.client('ID').catch(() => before);
+    if (id !== before || Date.now() > deadline) return id;
+    await sleep(20);
+  }
+}
