@@ -120,6 +120,57 @@ describe(Bm25Index.name, () => {
     }
   });
 
+  it('packs into flat arrays that unpack to an index answering the same, before and after further edits on either side', () => {
+    const vocabulary = ['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'eta', 'theta'];
+    const queries = [['alpha'], ['beta', 'gamma'], ['theta', 'alpha', 'delta'], vocabulary];
+    for (let seed = 1; seed <= 10; seed += 1) {
+      const random = seededRandom(seed);
+      const pick = <T>(values: readonly T[]): T => values[Math.floor(random() * values.length)];
+      const randomFields = (): Bm25Field[] =>
+        [3, 1.5, 0.75].map((weight) => ({
+          weight,
+          tokens: Array.from({ length: Math.floor(random() * 5) }, () => pick(vocabulary)),
+        }));
+      /** The same random edits on both indexes. */
+      const edit = (indexes: Bm25Index[], live: Set<number>, steps: number) => {
+        for (let step = 0; step < steps; step += 1) {
+          const docs = [...live];
+          const action = random();
+          const fields = randomFields();
+          if (docs.length === 0 || action < 0.4) {
+            const added = indexes.map((index) => index.addDocument(fields));
+            expect(new Set(added).size).toBe(1);
+            live.add(added[0]);
+          } else if (action < 0.75) {
+            const doc = pick(docs);
+            for (const index of indexes) index.replaceDocument(doc, fields);
+          } else {
+            const doc = pick(docs);
+            for (const index of indexes) expect(index.removeDocument(doc)).toBe(true);
+            live.delete(doc);
+          }
+        }
+      };
+
+      const original = new Bm25Index({ k1: 1.1, b: 0.6 });
+      const live = new Set<number>();
+      edit([original], live, 60);
+      const packed = original.pack();
+      const unpacked = Bm25Index.fromPacked(packed);
+      expect(unpacked.documentCount).toBe(original.documentCount);
+      for (const query of queries) expect(unpacked.search(query, 20)).toEqual(original.search(query, 20));
+
+      // Edits after unpacking copy the touched postings: the packed arrays (and a second unpacking) stay as they were.
+      const before = { docs: packed.postingDocs.slice(), frequencies: packed.postingFrequencies.slice() };
+      edit([original, unpacked], live, 60);
+      for (const query of queries) expect(unpacked.search(query, 20)).toEqual(original.search(query, 20));
+      expect(packed.postingDocs).toEqual(before.docs);
+      expect(packed.postingFrequencies).toEqual(before.frequencies);
+      const again = Bm25Index.fromPacked(unpacked.pack());
+      for (const query of queries) expect(again.search(query, 20)).toEqual(original.search(query, 20));
+    }
+  });
+
   it('weighs each query term by its weight when given a term → weight map, and leaves out documents not accepted', () => {
     const index = new Bm25Index();
     index.addDocument([{ tokens: ['email', 'send'], weight: 1 }]);

@@ -13,12 +13,35 @@ export interface Bm25Field {
   weight: number;
 }
 
+/** A term's documents, ascending, and its frequency in each. Typed arrays: a view of a packed index, read only. */
 interface Posting {
-  /** Position in `postingsById`: what a document remembers of its terms. */
-  id: number;
-  /** Ascending. */
+  docs: number[] | Uint32Array;
+  frequencies: number[] | Float64Array;
+}
+
+interface MutablePosting {
   docs: number[];
   frequencies: number[];
+}
+
+/**
+ * An index as flat arrays (Bm25Index.pack): built in one thread or process, used in another
+ * (structured clone, transfer, v8.serialize) without rebuilding it. Postings and each document's
+ * terms are stored back to back: term `t` owns postingDocs[postingOffsets[t] .. postingOffsets[t + 1]).
+ */
+export interface PackedBm25 {
+  k1: number;
+  b: number;
+  /** Per posting id: its term. */
+  terms: string[];
+  postingOffsets: Uint32Array;
+  postingDocs: Uint32Array;
+  postingFrequencies: Float64Array;
+  /** Per document number: its length, or -1 once removed. */
+  lengths: Float64Array;
+  documentTermOffsets: Uint32Array;
+  /** Per document: the posting ids of its terms. */
+  documentTerms: Uint32Array;
 }
 
 /** Length of a removed document's slot. */
@@ -35,14 +58,20 @@ const REMOVED = -1;
  * exact, so scores after any sequence of changes equal those of an index built from scratch over
  * the same documents in the same order (lengths are sums of field weights, exact in binary floating
  * point, so the average is not even rounded differently).
+ *
+ * `pack()` and `fromPacked()` move an index between threads or into a file: an unpacked index
+ * answers exactly as the packed one did. Its postings stay views of the packed arrays until a
+ * change touches them (then each touched term gets arrays of its own).
  */
 export class Bm25Index {
-  private readonly postings = new Map<string, Posting>();
-  private readonly postingsById: Posting[] = [];
+  /** Term → posting id (its position in `postingsById`: what a document remembers of its terms). */
+  private readonly termIds: Map<string, number>;
+  /** Per posting id; a hole is a posting of `packed` not looked at yet. */
+  private readonly postingsById: Array<Posting | undefined>;
   /** Per document number: its length, or REMOVED. */
-  private readonly lengths: number[] = [];
-  /** Per document number: the ids of the postings it is in (null once removed). */
-  private readonly documentTerms: Array<Uint32Array | null> = [];
+  private readonly lengths: number[];
+  /** Per document number: the ids of the postings it is in (null once removed; a hole: read it from `packed`). */
+  private readonly documentTerms: Array<Uint32Array | null | undefined>;
   private liveCount = 0;
   private totalLength = 0;
   /** Per document: k1 × (1 − b + b × length / average length), computed on the first search after a change. */
@@ -50,7 +79,25 @@ export class Bm25Index {
   /** Reused across addDocument calls: one Map per document would dominate the build. */
   private readonly frequencies = new Map<string, number>();
 
-  constructor(private readonly options: Bm25Options = { k1: 1.2, b: 0.75 }) {}
+  constructor(
+    private readonly options: Bm25Options = { k1: 1.2, b: 0.75 },
+    private readonly packed: PackedBm25 | null = null,
+  ) {
+    this.termIds = new Map(packed ? packed.terms.map((term, id) => [term, id]) : []);
+    this.postingsById = packed ? new Array<Posting | undefined>(packed.terms.length) : [];
+    this.lengths = packed ? Array.from(packed.lengths) : [];
+    this.documentTerms = packed ? new Array<Uint32Array | null | undefined>(packed.lengths.length) : [];
+    for (const length of this.lengths) {
+      if (length === REMOVED) continue;
+      this.liveCount += 1;
+      this.totalLength += length;
+    }
+  }
+
+  /** An index that answers exactly as the one `packed` came from. The arrays are used as they are, not copied. */
+  static fromPacked(packed: PackedBm25): Bm25Index {
+    return new Bm25Index({ k1: packed.k1, b: packed.b }, packed);
+  }
 
   /** Documents in the index (removed ones not counted). */
   get documentCount(): number {
@@ -73,10 +120,10 @@ export class Bm25Index {
 
   /** Removes a document; its number is never reused. False when it was not in the index. */
   removeDocument(doc: number): boolean {
-    const terms = this.documentTerms[doc];
+    const terms = this.termsOf(doc);
     if (!terms) return false;
     for (const id of terms) {
-      const posting = this.postingsById[id];
+      const posting = this.mutablePosting(id);
       const position = lowerBound(posting.docs, doc);
       posting.docs.splice(position, 1);
       posting.frequencies.splice(position, 1);
@@ -111,8 +158,9 @@ export class Bm25Index {
       ? new Map([...new Set(queryTerms)].map((term) => [term, 1]))
       : (queryTerms as ReadonlyMap<string, number>);
     for (const [term, weight] of weighted) {
-      const posting = this.postings.get(term);
-      if (!posting || weight <= 0) continue;
+      const id = this.termIds.get(term);
+      if (id === undefined || weight <= 0) continue;
+      const posting = this.posting(id);
       const df = posting.docs.length;
       const idf = weight * Math.log(1 + (count - df + 0.5) / (df + 0.5));
       for (let index = 0; index < df; index += 1) {
@@ -145,11 +193,15 @@ export class Bm25Index {
     const terms = new Uint32Array(frequencies.size);
     let termIndex = 0;
     for (const [term, frequency] of frequencies) {
-      let posting = this.postings.get(term);
-      if (!posting) {
-        posting = { id: this.postingsById.length, docs: [], frequencies: [] };
-        this.postings.set(term, posting);
+      let id = this.termIds.get(term);
+      let posting: MutablePosting;
+      if (id === undefined) {
+        id = this.postingsById.length;
+        posting = { docs: [], frequencies: [] };
+        this.termIds.set(term, id);
         this.postingsById.push(posting);
+      } else {
+        posting = this.mutablePosting(id);
       }
       const docs = posting.docs;
       // Appending is the common case (a build, a new node); a replaced document goes back to its place.
@@ -161,13 +213,92 @@ export class Bm25Index {
         docs.splice(position, 0, doc);
         posting.frequencies.splice(position, 0, frequency);
       }
-      terms[termIndex++] = posting.id;
+      terms[termIndex++] = id;
     }
     this.lengths[doc] = length;
     this.documentTerms[doc] = terms;
     this.totalLength += length;
     this.liveCount += 1;
     this.lengthNorms = null;
+  }
+
+  /**
+   * The index as flat arrays (see PackedBm25), the arrays its own: packing again after a change, or
+   * transferring the buffers to another thread, leaves this index as it was.
+   */
+  pack(): PackedBm25 {
+    const termCount = this.postingsById.length;
+    const terms = new Array<string>(termCount);
+    for (const [term, id] of this.termIds) terms[id] = term;
+    const postingOffsets = new Uint32Array(termCount + 1);
+    for (let id = 0; id < termCount; id += 1)
+      postingOffsets[id + 1] = postingOffsets[id] + this.posting(id).docs.length;
+    const postingDocs = new Uint32Array(postingOffsets[termCount]);
+    const postingFrequencies = new Float64Array(postingOffsets[termCount]);
+    for (let id = 0; id < termCount; id += 1) {
+      const posting = this.posting(id);
+      postingDocs.set(posting.docs, postingOffsets[id]);
+      postingFrequencies.set(posting.frequencies, postingOffsets[id]);
+    }
+    const documentCount = this.lengths.length;
+    const documentTermOffsets = new Uint32Array(documentCount + 1);
+    for (let doc = 0; doc < documentCount; doc += 1)
+      documentTermOffsets[doc + 1] = documentTermOffsets[doc] + (this.termsOf(doc)?.length ?? 0);
+    const documentTerms = new Uint32Array(documentTermOffsets[documentCount]);
+    for (let doc = 0; doc < documentCount; doc += 1) {
+      const ids = this.termsOf(doc);
+      if (ids) documentTerms.set(ids, documentTermOffsets[doc]);
+    }
+    return {
+      k1: this.options.k1,
+      b: this.options.b,
+      terms,
+      postingOffsets,
+      postingDocs,
+      postingFrequencies,
+      lengths: Float64Array.from(this.lengths),
+      documentTermOffsets,
+      documentTerms,
+    };
+  }
+
+  /** The posting of `id`, a view of the packed arrays until a change made it the index's own. */
+  private posting(id: number): Posting {
+    let posting = this.postingsById[id];
+    if (!posting) {
+      const packed = this.packed as PackedBm25;
+      const start = packed.postingOffsets[id];
+      const end = packed.postingOffsets[id + 1];
+      posting = {
+        docs: packed.postingDocs.subarray(start, end),
+        frequencies: packed.postingFrequencies.subarray(start, end),
+      };
+      this.postingsById[id] = posting;
+    }
+    return posting;
+  }
+
+  /** The posting of `id` as arrays that may change: a packed view is copied first. */
+  private mutablePosting(id: number): MutablePosting {
+    const posting = this.posting(id);
+    if (Array.isArray(posting.docs)) return posting as MutablePosting;
+    const own = { docs: Array.from(posting.docs), frequencies: Array.from(posting.frequencies) };
+    this.postingsById[id] = own;
+    return own;
+  }
+
+  /** The posting ids of document `doc`'s terms; null once removed. */
+  private termsOf(doc: number): Uint32Array | null {
+    let terms = this.documentTerms[doc];
+    if (terms === undefined) {
+      const packed = this.packed;
+      terms =
+        packed && this.lengths[doc] !== REMOVED
+          ? packed.documentTerms.subarray(packed.documentTermOffsets[doc], packed.documentTermOffsets[doc + 1])
+          : null;
+      this.documentTerms[doc] = terms;
+    }
+    return terms;
   }
 
   private lengthNormsOf(count: number): Float64Array {
@@ -185,7 +316,7 @@ export class Bm25Index {
 }
 
 /** First position in ascending `values` whose value is >= `target`. */
-function lowerBound(values: readonly number[], target: number): number {
+function lowerBound(values: ArrayLike<number>, target: number): number {
   let low = 0;
   let high = values.length;
   while (low < high) {

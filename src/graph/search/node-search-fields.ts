@@ -17,7 +17,7 @@ export type NodeSearchField = keyof typeof NODE_SEARCH_FIELD_WEIGHTS;
 
 /** Bounds on indexed text per node: a pasted dataset or a bundled script must not blow the index up. */
 export const MAX_PROCESS_CHARS = 20_000;
-const MAX_DATA_CHARS = 10_000;
+export const MAX_DATA_CHARS = 10_000;
 
 /** The text of each searchable field of a node; `config` is its type's NodeTypeConfig when the workspace has one. */
 export function nodeSearchText(node: GraphNode, config: NodeTypeConfig | undefined): Record<NodeSearchField, string> {

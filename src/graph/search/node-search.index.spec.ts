@@ -1,6 +1,6 @@
 import { nbaWorkflowDemo } from '../demo/nba-workflow.demo';
 import { GraphNode, NodeTypeConfig } from '../graph.types';
-import { NodeSearchIndex } from './node-search.index';
+import { NODE_SEARCH_INDEX_FORMAT, NodeSearchIndex } from './node-search.index';
 
 const node = (key: string, type: string, extra: Partial<GraphNode> = {}): GraphNode => ({
   _key: key,
@@ -150,5 +150,35 @@ describe(NodeSearchIndex.name, () => {
         .map((hit) => hit.nodeKey)
         .sort(),
     ).toEqual(['a', 'b', 'c']);
+  });
+
+  it('packs into flat arrays that unpack to an index answering the same, tiers, sheets and later edits included', () => {
+    const configs = nbaWorkflowDemo.nodeConfigs;
+    const configOf = (type: string) => configs.find((config) => config._key === type);
+    const original = NodeSearchIndex.build(nbaWorkflowDemo.nodes, configs);
+    original.remove('error-handler');
+    original.append(node('late', 'log', { sheet: '1', process: 'okapi fallback' }), configOf('log'));
+    const queries = ['fetch-api', 'filter', 'okapi', 'log node', 'API Call', 'players sorted by points', 'late'];
+    const packed = original.pack();
+    expect(packed.format).toBe(NODE_SEARCH_INDEX_FORMAT);
+    // Through the structured clone a worker thread's message uses.
+    const unpacked = NodeSearchIndex.fromPacked(structuredClone(packed));
+    expect(unpacked.size).toBe(original.size);
+    expect(unpacked.removedCount).toBe(1);
+    expect(unpacked.has('late') && !unpacked.has('error-handler')).toBe(true);
+    for (const query of queries) expect(unpacked.search(query, 20)).toEqual(original.search(query, 20));
+    expect(unpacked.search('okapi', 20, '1')).toEqual(original.search('okapi', 20, '1'));
+
+    for (const index of [original, unpacked]) {
+      index.replace({ ...(nbaWorkflowDemo.nodes[1] as GraphNode), type: 'filter' }, configOf('filter'));
+      index.remove('late');
+      index.append(node('error-handler', 'log', { process: 'okapi again' }), configOf('log'));
+    }
+    for (const query of queries) expect(unpacked.search(query, 20)).toEqual(original.search(query, 20));
+  });
+
+  it('refuses a packed index of another format', () => {
+    const packed = NodeSearchIndex.build(nbaWorkflowDemo.nodes, []).pack();
+    expect(() => NodeSearchIndex.fromPacked({ ...packed, format: 'other' })).toThrow(/format other/);
   });
 });

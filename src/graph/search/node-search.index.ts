@@ -1,7 +1,14 @@
+import { createHash } from 'node:crypto';
 import { GraphNode, NodeTypeConfig } from '../graph.types';
-import { Bm25Field, Bm25Index, Bm25Options } from './bm25.index';
+import { Bm25Field, Bm25Index, Bm25Options, PackedBm25 } from './bm25.index';
 import { DomainLexicon } from './domain-lexicon';
-import { NODE_SEARCH_FIELD_WEIGHTS, NodeSearchField, nodeSearchText } from './node-search-fields';
+import {
+  MAX_DATA_CHARS,
+  MAX_PROCESS_CHARS,
+  NODE_SEARCH_FIELD_WEIGHTS,
+  NodeSearchField,
+  nodeSearchText,
+} from './node-search-fields';
 import { SearchTextTokenizer } from './search-text.tokenizer';
 
 export interface NodeSearchHit {
@@ -16,6 +23,50 @@ const SHARED_LEXICON = new DomainLexicon(SHARED_TOKENIZER);
 /** Exact-match tiers: a node whose whole key equals the query ranks above one whose type does. */
 const KEY_TIER = 2;
 const TYPE_TIER = 1;
+const DEFAULT_BM25_OPTIONS: Bm25Options = { k1: 1.2, b: 0.75 };
+
+/** Bump when what a node is indexed under changes in a way the fingerprint below cannot see (nodeSearchText's rules). */
+const ANALYSIS_VERSION = 1;
+/** Words that exercise every rule of the tokenizer and stemmer: their tokens are part of the fingerprint. */
+const ANALYSIS_PROBE =
+  'Les Données récupérées du fichier; fetchApiKey HTMLParser splitter1 s3 v2 companies running emails œuvre Straße ' +
+  'naïve cafés ÉTÉ schedulers processing the quick brown foxes jumped x aVeryLongIdentifierThatGoesOnAndOnForeverAndEver';
+
+/**
+ * What a packed index must have been built with to be unpacked here: the analysis (tokenizer and
+ * stemmer, as their tokens of a probe text show), the field weights, text limits, tiers and BM25
+ * parameters. A snapshot of another format is rebuilt, never read.
+ */
+export const NODE_SEARCH_INDEX_FORMAT = createHash('sha256')
+  .update(
+    JSON.stringify([
+      ANALYSIS_VERSION,
+      NODE_SEARCH_FIELD_WEIGHTS,
+      MAX_PROCESS_CHARS,
+      MAX_DATA_CHARS,
+      KEY_TIER,
+      TYPE_TIER,
+      DEFAULT_BM25_OPTIONS,
+      SHARED_TOKENIZER.tokenize(ANALYSIS_PROBE),
+    ]),
+  )
+  .digest('hex')
+  .slice(0, 16);
+
+/** A NodeSearchIndex as flat arrays (NodeSearchIndex.pack): moved between threads, or stored, without rebuilding it. */
+export interface PackedNodeSearchIndex {
+  /** NODE_SEARCH_INDEX_FORMAT of the code that packed it. */
+  format: string;
+  bm25: PackedBm25;
+  /** Per document number: its node key, or null once removed. */
+  nodeKeys: Array<string | null>;
+  sheets: string[];
+  /** The exact-match phrases; each document's (indexes into them) with its tier for each. */
+  tierPhrases: string[];
+  documentTierOffsets: Uint32Array;
+  documentTierPhrases: Uint32Array;
+  documentTiers: Uint8Array;
+}
 
 /**
  * Lexical search over the nodes of one graph: BM25 over weighted fields (key, type, the type's
@@ -44,26 +95,80 @@ export class NodeSearchIndex {
   private constructor(
     private readonly tokenizer: SearchTextTokenizer,
     private readonly lexicon: DomainLexicon,
-    options: Bm25Options,
+    bm25: Bm25Index,
   ) {
-    this.bm25 = new Bm25Index(options);
+    this.bm25 = bm25;
   }
 
   static build(
     nodes: Iterable<GraphNode>,
     configs: Iterable<NodeTypeConfig>,
     tokenizer: SearchTextTokenizer = SHARED_TOKENIZER,
-    options: Bm25Options = { k1: 1.2, b: 0.75 },
+    options: Bm25Options = DEFAULT_BM25_OPTIONS,
   ): NodeSearchIndex {
     const index = new NodeSearchIndex(
       tokenizer,
       tokenizer === SHARED_TOKENIZER ? SHARED_LEXICON : new DomainLexicon(tokenizer),
-      options,
+      new Bm25Index(options),
     );
     const configByType = new Map<string, NodeTypeConfig>();
     for (const config of configs) configByType.set(config._key, config);
     for (const node of nodes) index.append(node, configByType.get(node.type));
     return index;
+  }
+
+  /**
+   * The index `packed` was made from, answering exactly as it did (default tokenizer). Throws when it
+   * was packed by code of another NODE_SEARCH_INDEX_FORMAT. The packed arrays are used, not copied.
+   */
+  static fromPacked(packed: PackedNodeSearchIndex): NodeSearchIndex {
+    if (packed.format !== NODE_SEARCH_INDEX_FORMAT)
+      throw new Error(`Search index of format ${packed.format}, this code reads ${NODE_SEARCH_INDEX_FORMAT}`);
+    const index = new NodeSearchIndex(SHARED_TOKENIZER, SHARED_LEXICON, Bm25Index.fromPacked(packed.bm25));
+    packed.nodeKeys.forEach((key, doc) => {
+      index.nodeKeys.push(key);
+      index.sheets.push(packed.sheets[doc]);
+      index.tierPhrases.push(null);
+      if (key === null) return;
+      index.docByKey.set(key, doc);
+      const tiers: Array<[string, number]> = [];
+      for (let entry = packed.documentTierOffsets[doc]; entry < packed.documentTierOffsets[doc + 1]; entry += 1)
+        tiers.push([packed.tierPhrases[packed.documentTierPhrases[entry]], packed.documentTiers[entry]]);
+      index.setTiers(doc, tiers);
+    });
+    return index;
+  }
+
+  /** The index as flat arrays (see PackedNodeSearchIndex); this index stays as it was. */
+  pack(): PackedNodeSearchIndex {
+    const phraseIds = new Map<string, number>();
+    const offsets = new Uint32Array(this.nodeKeys.length + 1);
+    const phrases: number[] = [];
+    const tiers: number[] = [];
+    this.nodeKeys.forEach((key, doc) => {
+      for (const phrase of new Set(this.tierPhrases[doc] ?? [])) {
+        const tier = this.tierByPhrase.get(phrase)?.get(doc);
+        if (tier === undefined) continue;
+        let id = phraseIds.get(phrase);
+        if (id === undefined) {
+          id = phraseIds.size;
+          phraseIds.set(phrase, id);
+        }
+        phrases.push(id);
+        tiers.push(tier);
+      }
+      offsets[doc + 1] = phrases.length;
+    });
+    return {
+      format: NODE_SEARCH_INDEX_FORMAT,
+      bm25: this.bm25.pack(),
+      nodeKeys: this.nodeKeys.slice(),
+      sheets: this.sheets.slice(),
+      tierPhrases: [...phraseIds.keys()],
+      documentTierOffsets: offsets,
+      documentTierPhrases: Uint32Array.from(phrases),
+      documentTiers: Uint8Array.from(tiers),
+    };
   }
 
   /** Nodes in the index. */
@@ -154,10 +259,18 @@ export class NodeSearchIndex {
   }
 
   private addTiers(doc: number, tiers: Array<[string[], number]>): void {
+    this.setTiers(
+      doc,
+      tiers.flatMap(([phraseTokens, tier]): Array<[string, number]> =>
+        phraseTokens.length === 0 ? [] : [[phraseTokens.join(' '), tier]],
+      ),
+    );
+  }
+
+  /** Gives `doc` each phrase's tier (the highest when a phrase comes twice). */
+  private setTiers(doc: number, tiers: Array<[string, number]>): void {
     const phrases: string[] = [];
-    for (const [phraseTokens, tier] of tiers) {
-      if (phraseTokens.length === 0) continue;
-      const phrase = phraseTokens.join(' ');
+    for (const [phrase, tier] of tiers) {
       let docs = this.tierByPhrase.get(phrase);
       if (!docs) {
         docs = new Map();

@@ -181,6 +181,56 @@ describe(VectorIndex.name, () => {
       checkRandomUpdates({ rows: 400, dimension: 40, minRowsForPrescan: 0, seed: 5 });
     });
 
+    it.each([
+      ['full float32 scans', Number.MAX_SAFE_INTEGER],
+      ['int8 pre-scan', 0],
+    ])(
+      'packs into flat arrays that unpack (through a structured clone) to an index answering the same, to the bit, before and after further sets (%s)',
+      (_, minRowsForPrescan) => {
+        const updated = checkRandomUpdates({ rows: 200, dimension: 40, minRowsForPrescan, seed: 11 });
+        const unpacked = VectorIndex.fromPacked(structuredClone(updated.pack()), { minRowsForPrescan });
+        const random = seededRandom(12);
+        const vector = () => Float32Array.from({ length: 40 }, () => random() - 0.5);
+        const queries = Array.from({ length: 8 }, vector);
+        const expectSame = () => {
+          for (const query of queries) {
+            expect(unpacked.search(query, 0.1, 15)).toEqual(updated.search(query, 0.1, 15));
+            expect(unpacked.search(query, -1, 60)).toEqual(updated.search(query, -1, 60));
+          }
+          expect([unpacked.size, unpacked.skipped, unpacked.updatable]).toEqual([
+            updated.size,
+            updated.skipped,
+            updated.updatable,
+          ]);
+        };
+        expectSame();
+        for (let step = 0; step < 80; step += 1) {
+          const key = `late-${step % 30}`;
+          const value = step % 7 === 0 ? new Float32Array(40) : vector();
+          for (const index of [updated, unpacked]) {
+            if (step % 5 === 4) index.remove(key);
+            else expect(index.set(key, value, 10_000 + step)).toBe(true);
+          }
+        }
+        expectSame();
+      },
+    );
+
+    it('packs an empty index and one built from mixed dimensions as they are (neither updatable)', () => {
+      const mixed = VectorIndex.fromPacked(
+        structuredClone(
+          VectorIndex.build([
+            { key: 'a', vector: vec(1, 0) },
+            { key: 'b', vector: vec(1, 0, 0) },
+          ]).pack(),
+        ),
+      );
+      expect([mixed.size, mixed.skipped, mixed.updatable]).toEqual([1, 1, false]);
+      expect(mixed.search(vec(1, 0), 0, 5)).toEqual([{ key: 'a', score: 1 }]);
+      const empty = VectorIndex.fromPacked(VectorIndex.build([]).pack());
+      expect([empty.size, empty.updatable]).toEqual([0, false]);
+    });
+
     it('grows past its first size, and takes up the int8 pre-scan once large enough, still answering as a fresh build', () => {
       const random = seededRandom(8);
       const entries = Array.from({ length: 300 }, (_, row) => ({

@@ -31,6 +31,24 @@ function grownCapacity(capacity: number): number {
   return Math.max(capacity + 64, Math.ceil(capacity * 1.25));
 }
 
+/**
+ * A VectorIndex as flat arrays (VectorIndex.pack): built in one thread, used in another without
+ * normalizing or quantizing again. Row `r` is matrix[r × width .. (r + 1) × width), width as the
+ * kernels pad the dimension.
+ */
+export interface PackedVectorIndex {
+  dimension: number;
+  /** Per row: its key. */
+  keys: string[];
+  orders: Float64Array;
+  /** The unit rows, float32, `paddedWidth(dimension)` floats each. */
+  matrix: Float32Array;
+  /** The int8 copy of the rows (16-byte aligned width), with each row's scale and quantization residual; null below the pre-scan size. */
+  coarse: { matrix: Int8Array; width: number; scales: Float64Array; residuals: Float64Array } | null;
+  skippedKeys: string[];
+  mixedDimensions: boolean;
+}
+
 /** The rows quantized to int8 (one scale per row) and how far each quantized row is from the exact one. */
 interface Int8Rows {
   kernel: WasmInt8DotProductKernel;
@@ -106,6 +124,70 @@ export class VectorIndex {
     const prescan = exact && rows.length >= resolved.minRowsForPrescan && WasmInt8DotProductKernel.isSupported();
     const coarse = prescan ? quantizeRows(exact, rows.length, capacity, dimension) : null;
     return new VectorIndex(dimension, keys, orders, exact, coarse, skipped, mixedDimensions, resolved);
+  }
+
+  /**
+   * The index `packed` was made from, answering exactly as it did (scores to the bit: the same unit
+   * rows in the same kernels). Copies the rows into kernels of its own, with the room a build leaves.
+   */
+  static fromPacked(packed: PackedVectorIndex, options: VectorIndexOptions = {}): VectorIndex {
+    const resolved: Required<VectorIndexOptions> = {
+      createKernel: options.createKernel ?? createDotProductKernel,
+      minRowsForPrescan: options.minRowsForPrescan ?? DEFAULT_MIN_ROWS_FOR_PRESCAN,
+    };
+    const rows = packed.keys.length;
+    const capacity = builtCapacity(rows);
+    const exact = rows > 0 ? resolved.createKernel(capacity, packed.dimension) : null;
+    if (exact) {
+      if (packed.matrix.length !== rows * exact.width) throw new Error('Packed vector rows do not fit the kernel');
+      exact.matrix.set(packed.matrix);
+    }
+    const orders = new Float64Array(capacity);
+    orders.set(packed.orders);
+    let coarse: Int8Rows | null = null;
+    if (exact && packed.coarse && WasmInt8DotProductKernel.isSupported()) {
+      const kernel = new WasmInt8DotProductKernel(capacity, packed.coarse.width);
+      kernel.matrix.set(packed.coarse.matrix);
+      const scales = new Float64Array(capacity);
+      scales.set(packed.coarse.scales);
+      const residuals = new Float64Array(capacity);
+      residuals.set(packed.coarse.residuals);
+      coarse = { kernel, scales, residuals };
+    } else if (exact && rows >= resolved.minRowsForPrescan && WasmInt8DotProductKernel.isSupported()) {
+      coarse = quantizeRows(exact, rows, capacity, packed.dimension);
+    }
+    return new VectorIndex(
+      packed.dimension,
+      packed.keys.slice(),
+      orders,
+      exact,
+      coarse,
+      new Set(packed.skippedKeys),
+      packed.mixedDimensions,
+      resolved,
+    );
+  }
+
+  /** The index as flat arrays of its own (see PackedVectorIndex); this index stays as it was. */
+  pack(): PackedVectorIndex {
+    const rows = this.size;
+    const { exact, coarse } = this;
+    return {
+      dimension: this.dimension,
+      keys: this.keys.slice(),
+      orders: this.orders.slice(0, rows),
+      matrix: exact ? exact.matrix.slice(0, rows * exact.width) : new Float32Array(0),
+      coarse: coarse
+        ? {
+            matrix: coarse.kernel.matrix.slice(0, rows * coarse.kernel.width),
+            width: coarse.kernel.width,
+            scales: coarse.scales.slice(0, rows),
+            residuals: coarse.residuals.slice(0, rows),
+          }
+        : null,
+      skippedKeys: [...this.skippedKeys],
+      mixedDimensions: this.mixedDimensions,
+    };
   }
 
   get size(): number {
