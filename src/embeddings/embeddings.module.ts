@@ -13,6 +13,8 @@ import { detectEmbeddingProvider } from './embedding-provider.detector';
 import { EMBEDDING_PROVIDER } from './embedding-provider.token';
 import { EmbeddingWriteListener } from './embedding-write.listener';
 import { GraphNodeEmbedder } from './graph-node.embedder';
+import { LocalEmbeddingWorker } from './local-embedding.worker';
+import { SynchronousEmbeddingProvider } from './synchronous-embedding.provider';
 import { NodeEmbeddingQueue } from './node-embedding.queue';
 
 /**
@@ -23,7 +25,8 @@ import { NodeEmbeddingQueue } from './node-embedding.queue';
  * Also runs the embedding write path: EmbeddingWriteListener hears GraphModule's changes (saved
  * feed changes, imports, the demo seed, writes through the data source) and NodeEmbeddingQueue
  * embeds the created or changed nodes in the background, EMBEDDING_CONCURRENCY batches of
- * EMBEDDING_BATCH_SIZE texts at a time. Nothing runs when EMBEDDING_PROVIDER=none.
+ * EMBEDDING_BATCH_SIZE texts at a time (a local model's in a worker thread: LocalEmbeddingWorker).
+ * Nothing runs when EMBEDDING_PROVIDER=none.
  */
 @Module({
   imports: [ProvidersModule, GraphModule],
@@ -42,8 +45,20 @@ import { NodeEmbeddingQueue } from './node-embedding.queue';
         }),
     },
     {
+      // A local model computes the nodes' vectors in a worker thread, off the event loop (questions stay here).
+      provide: LocalEmbeddingWorker,
+      inject: [EMBEDDING_PROVIDER],
+      useFactory: (provider: EmbeddingProvider | null): LocalEmbeddingWorker | null => {
+        if (!(provider instanceof SynchronousEmbeddingProvider) || !LocalEmbeddingWorker.isAvailable()) return null;
+        const worker = new LocalEmbeddingWorker(provider.recipe);
+        provider.vectorizeBatchesWith(worker);
+        return worker;
+      },
+    },
+    {
       provide: NodeEmbeddingQueue,
-      inject: [APP_CONFIG, GRAPH_STORE, EMBEDDING_PROVIDER],
+      // After LocalEmbeddingWorker: the provider sends its batches there before the first one.
+      inject: [APP_CONFIG, GRAPH_STORE, EMBEDDING_PROVIDER, LocalEmbeddingWorker],
       useFactory: (
         config: AppConfig,
         store: GraphStore,

@@ -2,6 +2,7 @@ import { LightStemmer } from '../graph/search/light.stemmer';
 import { SearchTextTokenizer } from '../graph/search/search-text.tokenizer';
 import { EMBEDDING_STOP_WORDS } from './embedding-stop-words';
 import { hashFeature } from './feature.hasher';
+import { LocalEmbeddingRecipe } from './local-embedding.recipe';
 import { SynchronousEmbeddingProvider } from './synchronous-embedding.provider';
 
 /**
@@ -47,6 +48,10 @@ export class LocalHashEmbeddingProvider extends SynchronousEmbeddingProvider {
     }
     this.dimension = dimension;
     this.modelName = `local-hash-v${LocalHashEmbeddingProvider.VERSION}-${dimension}`;
+  }
+
+  get recipe(): LocalEmbeddingRecipe {
+    return { model: 'hash', dimension: this.dimension };
   }
 
   /** The synchronous core. A text without any usable word gives the zero vector (similar to nothing). */

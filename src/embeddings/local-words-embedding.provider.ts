@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
+import { LocalEmbeddingRecipe } from './local-embedding.recipe';
 import { LocalHashEmbeddingProvider } from './local-hash-embedding.provider';
 import { SifSentenceEncoder } from './sif-sentence.encoder';
 import { WordVectors } from './word-vectors';
@@ -46,6 +47,10 @@ export class LocalWordsEmbeddingProvider extends SynchronousEmbeddingProvider {
         `Word-vector table not found: ${file} (it ships in config/word-vectors/; npm run ai:build-word-vectors rebuilds it)`,
       );
     }
+  }
+
+  get recipe(): LocalEmbeddingRecipe {
+    return { model: 'words', file: this.file };
   }
 
   /** The synchronous core; the zero vector for a text without any usable word. */
