@@ -35,7 +35,8 @@ export interface VectorQuery {
 export interface GraphDataSource {
   readonly workspace: string;
   getGraph(graphKey: string): Promise<Graph | null>;
-  getNodes(graphKey: string, sheetId?: string): Promise<GraphNode[]>;
+  /** The graph's nodes (of one sheet), in the graph's order; with `limit`, only the first ones. */
+  getNodes(graphKey: string, sheetId?: string, limit?: number): Promise<GraphNode[]>;
   getEdges(graphKey: string, sheetId?: string): Promise<GraphEdge[]>;
   getNodeByKey(graphKey: string, nodeKey: string): Promise<GraphNode | null>;
   /** Batch fetch; unknown keys are skipped; order follows `nodeKeys`. */

@@ -36,9 +36,10 @@ export class InMemoryGraphDataSource implements GraphDataSource {
     return this.graphs.get(graphKey)?.graph ?? null;
   }
 
-  async getNodes(graphKey: string, sheetId?: string): Promise<GraphNode[]> {
+  async getNodes(graphKey: string, sheetId?: string, limit?: number): Promise<GraphNode[]> {
     return this.nodesOf(graphKey)
       .filter((node) => sheetId === undefined || node.sheet === sheetId)
+      .slice(0, limit)
       .map(withoutEmbedding);
   }
 

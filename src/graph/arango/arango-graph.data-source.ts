@@ -71,9 +71,9 @@ export class ArangoGraphDataSource implements MutableGraphDataSource {
     return doc ? ArangoDocumentMapper.toGraph(doc) : null;
   }
 
-  async getNodes(graphKey: string, sheetId?: string): Promise<GraphNode[]> {
+  async getNodes(graphKey: string, sheetId?: string, limit?: number): Promise<GraphNode[]> {
     const docs = await this.executor.all<StoredDocument>(
-      this.queries.nodes(this.workspace, graphKey, sheetId),
+      this.queries.nodes(this.workspace, graphKey, sheetId, limit),
       'getNodes',
     );
     return docs.map((doc) => ArangoDocumentMapper.toNode(doc, graphKey));

@@ -189,6 +189,13 @@ describe(ArangoGraphQueries.name, () => {
     expect(Object.values(bySheet.bindVars)).toContain('1');
   });
 
+  it('keeps the first nodes only when a limit is given, after sorting', () => {
+    expect(queries.nodes('ws', 'g').query).not.toMatch(/SORT n\._key\s+LIMIT/);
+    const limited = queries.nodes('ws', 'g', undefined, 20);
+    expect(limited.query).toMatch(/SORT n\._key\s+LIMIT @\w+/);
+    expect(Object.values(limited.bindVars)).toContain(20);
+  });
+
   it('asks the search view to wait for recent writes only when told to', () => {
     const base = { workspace: 'ws', graphKey: 'g', query: 'fetch', candidates: 50 };
     expect(queries.lexicalSearch({ ...base, waitForSync: false }).query).not.toContain('waitForSync');

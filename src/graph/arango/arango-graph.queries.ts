@@ -79,12 +79,13 @@ export class ArangoGraphQueries {
         RETURN UNSET(g, ${HIDDEN_META_FIELDS})`;
   }
 
-  nodes(workspace: string, graphKey: string, sheet?: string): AqlQuery {
+  nodes(workspace: string, graphKey: string, sheet?: string, limit?: number): AqlQuery {
     return aql`
       ${this.ownerGuard(workspace, graphKey)}
       FOR n IN ${this.c.nodes}
         FILTER n.graphKey == ${graphKey} ${sheet === undefined ? aql`` : aql`AND n.sheet == ${sheet}`}
         SORT n._key
+        ${limit === undefined ? aql`` : aql`LIMIT ${limit}`}
         RETURN UNSET(n, ${HIDDEN_NODE_FIELDS})`;
   }
 

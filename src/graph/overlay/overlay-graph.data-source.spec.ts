@@ -117,6 +117,10 @@ describe(OverlayGraphDataSource.name, () => {
 
     expect(await source.getNodeByKey(DEMO, 'fetch-api')).toBeNull();
     expect(keys(await source.getNodes(DEMO))).not.toContain('fetch-api');
+    // The first visible nodes, in the graph's order: with a limit too, with or without unsaved changes.
+    expect(await source.getNodes(DEMO, undefined, 3)).toEqual((await source.getNodes(DEMO)).slice(0, 3));
+    const stored = store.forWorkspace(WS);
+    expect(await stored.getNodes(DEMO, '0', 2)).toEqual((await stored.getNodes(DEMO, '0')).slice(0, 2));
     expect(await source.getNodesByKeys(DEMO, ['fetch-api', 'root'])).toEqual([demoNode('root')]);
     const edges = await source.getEdges(DEMO);
     expect(edges.filter((candidate) => candidate.source === 'fetch-api' || candidate.target === 'fetch-api')).toEqual(

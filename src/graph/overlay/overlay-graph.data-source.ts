@@ -40,16 +40,17 @@ export class OverlayGraphDataSource implements MutableGraphDataSource {
     return this.store.getNodeConfigs();
   }
 
-  async getNodes(graphKey: string, sheetId?: string): Promise<GraphNode[]> {
+  async getNodes(graphKey: string, sheetId?: string, limit?: number): Promise<GraphNode[]> {
     const overlay = this.overlayOf(graphKey);
+    // Unsaved deletions may hide stored nodes: the first `limit` visible ones need the whole list then.
+    if (!overlay?.changesNodes) return this.store.getNodes(graphKey, sheetId, limit);
     const stored = await this.store.getNodes(graphKey, sheetId);
-    if (!overlay?.changesNodes) return stored;
     return mergeDocuments(
       stored,
       overlay.nodes,
       overlay.deletedNodes,
       (node) => sheetId === undefined || node.sheet === sheetId,
-    );
+    ).slice(0, limit);
   }
 
   async getEdges(graphKey: string, sheetId?: string): Promise<GraphEdge[]> {
