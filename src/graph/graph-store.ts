@@ -41,6 +41,14 @@ export interface GraphStore {
   exportGraph(workspace: string, graphKey: string): Promise<GraphDocument | null>;
   getEmbeddingStates(workspace: string, graphKey: string): Promise<StoredEmbeddingState[]>;
   saveEmbeddings(workspace: string, graphKey: string, entries: NodeEmbeddingWrite[]): Promise<void>;
+  /**
+   * Makes a graph's search ready before its first question: the embedded store builds (or loads)
+   * its in-memory indexes, BM25 and the vectors of `vectorModel`. Resolves once they are ready;
+   * never throws. Absent where the database keeps the indexes itself (ArangoDB).
+   */
+  prepareSearch?(workspace: string, graphKey: string, vectorModel: string | null): Promise<void>;
+  /** prepareSearch for the large graphs an instance starts with (those its index budget can keep). Resolves with how many. */
+  prepareLargeGraphs?(vectorModel: string | null): Promise<number>;
   health(): Promise<StoreHealth>;
   close(): Promise<void>;
 }

@@ -1,3 +1,4 @@
+import { runAllSteps, Stepwise } from './stepwise';
 import { TopKCollector } from './top-k.collector';
 
 export interface Bm25Options {
@@ -46,6 +47,8 @@ export interface PackedBm25 {
 
 /** Length of a removed document's slot. */
 const REMOVED = -1;
+/** Items unpacked between two steps of `unpacking` (well under a millisecond). */
+export const UNPACK_STEP = 2_048;
 
 /**
  * Okapi BM25 over documents made of weighted fields (the simple BM25F: each occurrence adds its
@@ -83,20 +86,38 @@ export class Bm25Index {
     private readonly options: Bm25Options = { k1: 1.2, b: 0.75 },
     private readonly packed: PackedBm25 | null = null,
   ) {
-    this.termIds = new Map(packed ? packed.terms.map((term, id) => [term, id]) : []);
+    this.termIds = new Map();
     this.postingsById = packed ? new Array<Posting | undefined>(packed.terms.length) : [];
-    this.lengths = packed ? Array.from(packed.lengths) : [];
+    this.lengths = packed ? new Array<number>(packed.lengths.length) : [];
     this.documentTerms = packed ? new Array<Uint32Array | null | undefined>(packed.lengths.length) : [];
-    for (const length of this.lengths) {
-      if (length === REMOVED) continue;
-      this.liveCount += 1;
-      this.totalLength += length;
-    }
   }
 
   /** An index that answers exactly as the one `packed` came from. The arrays are used as they are, not copied. */
   static fromPacked(packed: PackedBm25): Bm25Index {
-    return new Bm25Index({ k1: packed.k1, b: packed.b }, packed);
+    return runAllSteps(Bm25Index.unpacking(packed));
+  }
+
+  /**
+   * fromPacked in steps: yields every UNPACK_STEP items (a caller gives the event loop a turn
+   * between them), then returns the index.
+   */
+  static *unpacking(packed: PackedBm25): Stepwise<Bm25Index> {
+    const index = new Bm25Index({ k1: packed.k1, b: packed.b }, packed);
+    const { terms, lengths } = packed;
+    for (let id = 0; id < terms.length; id += 1) {
+      index.termIds.set(terms[id], id);
+      if (id % UNPACK_STEP === UNPACK_STEP - 1) yield;
+    }
+    for (let doc = 0; doc < lengths.length; doc += 1) {
+      const length = lengths[doc];
+      index.lengths[doc] = length;
+      if (length !== REMOVED) {
+        index.liveCount += 1;
+        index.totalLength += length;
+      }
+      if (doc % UNPACK_STEP === UNPACK_STEP - 1) yield;
+    }
+    return index;
   }
 
   /** Documents in the index (removed ones not counted). */

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { GraphNode, NodeTypeConfig } from '../graph.types';
-import { Bm25Field, Bm25Index, Bm25Options, PackedBm25 } from './bm25.index';
+import { Bm25Field, Bm25Index, Bm25Options, PackedBm25, UNPACK_STEP } from './bm25.index';
 import { DomainLexicon } from './domain-lexicon';
 import {
   MAX_DATA_CHARS,
@@ -10,6 +10,7 @@ import {
   nodeSearchText,
 } from './node-search-fields';
 import { SearchTextTokenizer } from './search-text.tokenizer';
+import { runAllSteps, Stepwise } from './stepwise';
 
 export interface NodeSearchHit {
   nodeKey: string;
@@ -122,20 +123,30 @@ export class NodeSearchIndex {
    * was packed by code of another NODE_SEARCH_INDEX_FORMAT. The packed arrays are used, not copied.
    */
   static fromPacked(packed: PackedNodeSearchIndex): NodeSearchIndex {
+    return runAllSteps(NodeSearchIndex.unpacking(packed));
+  }
+
+  /** fromPacked in steps (see Stepwise): a caller gives the event loop a turn between them. */
+  static *unpacking(packed: PackedNodeSearchIndex): Stepwise<NodeSearchIndex> {
     if (packed.format !== NODE_SEARCH_INDEX_FORMAT)
       throw new Error(`Search index of format ${packed.format}, this code reads ${NODE_SEARCH_INDEX_FORMAT}`);
-    const index = new NodeSearchIndex(SHARED_TOKENIZER, SHARED_LEXICON, Bm25Index.fromPacked(packed.bm25));
-    packed.nodeKeys.forEach((key, doc) => {
+    const index = new NodeSearchIndex(SHARED_TOKENIZER, SHARED_LEXICON, yield* Bm25Index.unpacking(packed.bm25));
+    const { nodeKeys, sheets, tierPhrases, documentTierOffsets, documentTierPhrases, documentTiers } = packed;
+    const tiers: Array<[string, number]> = [];
+    for (let doc = 0; doc < nodeKeys.length; doc += 1) {
+      const key = nodeKeys[doc];
       index.nodeKeys.push(key);
-      index.sheets.push(packed.sheets[doc]);
+      index.sheets.push(sheets[doc]);
       index.tierPhrases.push(null);
-      if (key === null) return;
-      index.docByKey.set(key, doc);
-      const tiers: Array<[string, number]> = [];
-      for (let entry = packed.documentTierOffsets[doc]; entry < packed.documentTierOffsets[doc + 1]; entry += 1)
-        tiers.push([packed.tierPhrases[packed.documentTierPhrases[entry]], packed.documentTiers[entry]]);
-      index.setTiers(doc, tiers);
-    });
+      if (key !== null) {
+        index.docByKey.set(key, doc);
+        tiers.length = 0;
+        for (let entry = documentTierOffsets[doc]; entry < documentTierOffsets[doc + 1]; entry += 1)
+          tiers.push([tierPhrases[documentTierPhrases[entry]], documentTiers[entry]]);
+        index.setTiers(doc, tiers);
+      }
+      if (doc % UNPACK_STEP === UNPACK_STEP - 1) yield;
+    }
     return index;
   }
 

@@ -216,7 +216,7 @@ describe(VectorIndex.name, () => {
       },
     );
 
-    it('packs an empty index and one built from mixed dimensions as they are (neither updatable)', () => {
+    it('packs an empty index and one built from mixed dimensions as they are', () => {
       const mixed = VectorIndex.fromPacked(
         structuredClone(
           VectorIndex.build([
@@ -228,7 +228,7 @@ describe(VectorIndex.name, () => {
       expect([mixed.size, mixed.skipped, mixed.updatable]).toEqual([1, 1, false]);
       expect(mixed.search(vec(1, 0), 0, 5)).toEqual([{ key: 'a', score: 1 }]);
       const empty = VectorIndex.fromPacked(VectorIndex.build([]).pack());
-      expect([empty.size, empty.updatable]).toEqual([0, false]);
+      expect([empty.size, empty.dimension]).toEqual([0, 0]);
     });
 
     it('grows past its first size, and takes up the int8 pre-scan once large enough, still answering as a fresh build', () => {
@@ -259,7 +259,7 @@ describe(VectorIndex.name, () => {
       run.mockRestore();
     });
 
-    it('refuses a vector of another dimension, and any update of an index built empty or from mixed dimensions', () => {
+    it('refuses a vector of another dimension, and any update of an index built from mixed dimensions', () => {
       const index = VectorIndex.build([{ key: 'a', vector: vec(1, 0) }]);
       expect(index.set('b', vec(1, 0, 0), 1)).toBe(false);
       expect(index.search(vec(1, 0), -1, 5).map((hit) => hit.key)).toEqual(['a']);
@@ -267,15 +267,35 @@ describe(VectorIndex.name, () => {
       expect(index.search(vec(0, 1), 0.5, 5).map((hit) => hit.key)).toEqual(['b']);
       expect(index.updatable).toBe(true);
 
-      const empty = VectorIndex.build([]);
-      expect(empty.updatable).toBe(false);
-      expect(empty.set('a', vec(1, 0), 0)).toBe(false);
       const mixed = VectorIndex.build([
         { key: 'a', vector: vec(1, 0) },
         { key: 'b', vector: vec(1, 0, 0) },
       ]);
       expect(mixed.updatable).toBe(false);
       expect(mixed.set('a', vec(0, 1), 0)).toBe(false);
+    });
+
+    it('takes its dimension from the first vector set when built empty, then answers as a fresh build', () => {
+      const empty = VectorIndex.build([]);
+      expect(empty.updatable).toBe(true);
+      expect(empty.set('zero', vec(0, 0), 0)).toBe(true);
+      expect(empty.set('a', vec(1, 0), 1)).toBe(true);
+      expect(empty.set('b', vec(1, 0, 0), 2)).toBe(false);
+      const random = seededRandom(4);
+      const entries = Array.from({ length: 150 }, (_, row) => ({
+        key: `n${row}`,
+        vector: Float32Array.from({ length: 2 }, () => random() - 0.5),
+        order: 10 + row,
+      }));
+      for (const entry of entries) expect(empty.set(entry.key, entry.vector, entry.order)).toBe(true);
+      const fresh = VectorIndex.build([
+        { key: 'zero', vector: vec(0, 0), order: 0 },
+        { key: 'a', vector: vec(1, 0), order: 1 },
+        ...entries,
+      ]);
+      expect([empty.size, empty.skipped]).toEqual([fresh.size, fresh.skipped]);
+      for (const query of [vec(1, 0), vec(-0.3, 0.8)])
+        expect(empty.search(query, -1, 40)).toEqual(fresh.search(query, -1, 40));
     });
   });
 

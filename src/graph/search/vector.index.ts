@@ -1,4 +1,5 @@
 import { DotProductKernel } from './dot-product.kernel';
+import { runAllSteps, Stepwise } from './stepwise';
 import { createDotProductKernel } from './dot-product-kernel.factory';
 import { TopKCollector } from './top-k.collector';
 import { WasmInt8DotProductKernel } from './wasm-int8-dot-product.kernel';
@@ -75,7 +76,8 @@ export class VectorIndex {
   private readonly slotByKey = new Map<string, number>();
 
   private constructor(
-    readonly dimension: number,
+    /** The first entry's (0 until an entry with a length comes): every other row must have it. */
+    private dimensionOfRows: number,
     /** Per row: its key; `keys.length` is the number of rows in use. */
     private readonly keys: string[],
     /** Per row: its rank among equal scores. */
@@ -131,6 +133,11 @@ export class VectorIndex {
    * rows in the same kernels). Copies the rows into kernels of its own, with the room a build leaves.
    */
   static fromPacked(packed: PackedVectorIndex, options: VectorIndexOptions = {}): VectorIndex {
+    return runAllSteps(VectorIndex.unpacking(packed, options));
+  }
+
+  /** fromPacked in steps (see Stepwise): rows are copied UNPACK_ROWS at a time. */
+  static *unpacking(packed: PackedVectorIndex, options: VectorIndexOptions = {}): Stepwise<VectorIndex> {
     const resolved: Required<VectorIndexOptions> = {
       createKernel: options.createKernel ?? createDotProductKernel,
       minRowsForPrescan: options.minRowsForPrescan ?? DEFAULT_MIN_ROWS_FOR_PRESCAN,
@@ -140,14 +147,14 @@ export class VectorIndex {
     const exact = rows > 0 ? resolved.createKernel(capacity, packed.dimension) : null;
     if (exact) {
       if (packed.matrix.length !== rows * exact.width) throw new Error('Packed vector rows do not fit the kernel');
-      exact.matrix.set(packed.matrix);
+      yield* copyInSteps(packed.matrix, exact.matrix, exact.width);
     }
     const orders = new Float64Array(capacity);
     orders.set(packed.orders);
     let coarse: Int8Rows | null = null;
     if (exact && packed.coarse && WasmInt8DotProductKernel.isSupported()) {
       const kernel = new WasmInt8DotProductKernel(capacity, packed.coarse.width);
-      kernel.matrix.set(packed.coarse.matrix);
+      yield* copyInSteps(packed.coarse.matrix, kernel.matrix, packed.coarse.width);
       const scales = new Float64Array(capacity);
       scales.set(packed.coarse.scales);
       const residuals = new Float64Array(capacity);
@@ -173,7 +180,7 @@ export class VectorIndex {
     const rows = this.size;
     const { exact, coarse } = this;
     return {
-      dimension: this.dimension,
+      dimension: this.dimensionOfRows,
       keys: this.keys.slice(),
       orders: this.orders.slice(0, rows),
       matrix: exact ? exact.matrix.slice(0, rows * exact.width) : new Float32Array(0),
@@ -199,24 +206,32 @@ export class VectorIndex {
     return this.skippedKeys.size;
   }
 
-  /** False when built empty or from vectors of several dimensions: only a rebuild can then stay exact. */
+  get dimension(): number {
+    return this.dimensionOfRows;
+  }
+
+  /** False when built from vectors of several dimensions: which one won depends on the first entry, so only a rebuild stays exact. */
   get updatable(): boolean {
-    return this.exact !== null && !this.mixedDimensions;
+    return !this.mixedDimensions;
   }
 
   /**
-   * Adds or replaces `key`'s vector. A zero vector takes it out (skipped, as a build would). False,
-   * changing nothing, when the index is not `updatable` or the vector has another dimension: rebuild.
+   * Adds or replaces `key`'s vector. A zero vector takes it out (skipped, as a build would). An index
+   * with no dimension yet (built empty) takes the first one it is given. False, changing nothing,
+   * when the index is not `updatable` or the vector has another dimension: rebuild.
    */
   set(key: string, vector: Float32Array, order: number): boolean {
-    const { exact, dimension } = this;
-    if (!exact || this.mixedDimensions || (vector.length > 0 && vector.length !== dimension)) return false;
+    if (this.mixedDimensions) return false;
+    if (vector.length > 0 && this.dimensionOfRows > 0 && vector.length !== this.dimensionOfRows) return false;
+    if (this.dimensionOfRows === 0) this.dimensionOfRows = vector.length;
+    const dimension = this.dimensionOfRows;
     const norm = vector.length === 0 ? 0 : euclideanNorm(vector, dimension);
     if (norm === 0) {
       this.remove(key);
       this.skippedKeys.add(key);
       return true;
     }
+    const exact = this.exact ?? this.createFirstKernel();
     this.skippedKeys.delete(key);
     let row = this.slotByKey.get(key);
     if (row === undefined) {
@@ -228,6 +243,15 @@ export class VectorIndex {
     this.orders[row] = order;
     this.writeRow(row, vector, norm);
     return true;
+  }
+
+  /** The kernel of an index built without rows, once its first row comes (with the room a build leaves). */
+  private createFirstKernel(): DotProductKernel {
+    const capacity = builtCapacity(0);
+    const exact = this.options.createKernel(capacity, this.dimensionOfRows);
+    this.exact = exact;
+    this.orders = new Float64Array(capacity);
+    return exact;
   }
 
   /** Takes `key` out (the last row moves into its place); nothing when it is not indexed. */
@@ -358,6 +382,22 @@ export class VectorIndex {
     }
     this.exact = grown;
     this.orders = orders;
+  }
+}
+
+/** Rows copied between two steps of VectorIndex.unpacking (a few hundred kilobytes). */
+const UNPACK_ROWS = 256;
+
+/** Copies `source` to the start of `target`, UNPACK_ROWS rows of `width` values at a time, yielding between them. */
+function* copyInSteps(
+  source: Float32Array | Int8Array,
+  target: Float32Array | Int8Array,
+  width: number,
+): Stepwise<void> {
+  const step = UNPACK_ROWS * width;
+  for (let offset = 0; offset < source.length; offset += step) {
+    target.set(source.subarray(offset, offset + step) as never, offset);
+    yield;
   }
 }
 

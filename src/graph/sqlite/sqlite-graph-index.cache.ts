@@ -1,3 +1,5 @@
+import { performance } from 'node:perf_hooks';
+import { Logger } from '../../observability/logger';
 import { NodeSearchIndex } from '../search/node-search.index';
 import { VectorIndex } from '../search/vector.index';
 import { GraphRef } from './sqlite-graph.statements';
@@ -15,12 +17,29 @@ export interface SqliteGraphIndexCacheOptions {
   maxIndexedNodes?: number;
   /** A graph not searched for this long has its indexes dropped: memory comes back after a burst of large graphs. */
   idleTtlMs?: number;
+  /**
+   * How long a search waits for its graph's index to be built or rebuilt before answering from what
+   * is ready: the index of an earlier revision of the graph when there is one, else nothing (null
+   * from searchIndex / vectorIndex). A vector search with an earlier index does not wait at all.
+   * Null (default): a search waits for the build, however long it takes.
+   */
+  maxWaitMs?: number | null;
   clock?: () => number;
+}
+
+/** How a search waits for its graph's index being built. */
+export interface IndexWait {
+  /** Wait for the build however long it takes (preparing a graph's search ahead of its questions). */
+  untilBuilt: boolean;
+  /** Whether the graph's builds run off the event loop (then `maxWaitMs` applies). Asked only when a build is under way. */
+  offThread: () => boolean;
 }
 
 export const DEFAULT_INDEX_CACHE_MAX_GRAPHS = 16;
 export const DEFAULT_INDEX_CACHE_MAX_INDEXED_NODES = 100_000;
 export const DEFAULT_INDEX_CACHE_IDLE_TTL_MS = 10 * 60_000;
+const logger = new Logger('graph');
+
 /** How often idle graphs are looked for when no search comes (a search also looks). */
 const IDLE_SWEEP_INTERVAL_MS = 60_000;
 
@@ -51,6 +70,7 @@ export class SqliteGraphIndexCache {
   private readonly maxGraphs: number;
   private readonly maxIndexedNodes: number;
   private readonly idleTtlMs: number;
+  private readonly maxWaitMs: number | null;
   private readonly clock: () => number;
   private sweeper: NodeJS.Timeout | null = null;
 
@@ -58,19 +78,28 @@ export class SqliteGraphIndexCache {
     this.maxGraphs = options.maxGraphs ?? DEFAULT_INDEX_CACHE_MAX_GRAPHS;
     this.maxIndexedNodes = options.maxIndexedNodes ?? DEFAULT_INDEX_CACHE_MAX_INDEXED_NODES;
     this.idleTtlMs = options.idleTtlMs ?? DEFAULT_INDEX_CACHE_IDLE_TTL_MS;
+    this.maxWaitMs = options.maxWaitMs ?? null;
     this.clock = options.clock ?? Date.now;
   }
 
+  /**
+   * The BM25 index of the graph at `ref`, brought up to date by `update` when it is not. With a
+   * `maxWaitMs` and a graph built off the event loop (`wait.offThread()`, asked only when a build is
+   * under way), a search waits that long for the build, then answers from the graph's earlier index,
+   * or null when there is none. `wait.untilBuilt`: waits for the build, however long.
+   */
   async searchIndex(
     workspace: string,
     graphKey: string,
     ref: GraphRef,
     update: (current: TrackedSearchIndex | null) => Promise<TrackedSearchIndex>,
-  ): Promise<NodeSearchIndex> {
+    wait: IndexWait,
+  ): Promise<NodeSearchIndex | null> {
     const cacheKey = keyOf(workspace, graphKey);
     const entry = this.entryFor(cacheKey, ref);
+    const waiting = this.waitingFrom(performance.now(), wait);
     // An update that started before this call may stop short of `ref`: wait for it, then look again.
-    if (entry.searchUpdate) await entry.searchUpdate.catch(() => undefined);
+    if (entry.searchUpdate && !(await waiting(entry.searchUpdate))) return this.earlierSearch(entry, graphKey, ref);
     if (entry.search && entry.search.revision === ref.revision) return entry.search.index;
     if (!entry.searchUpdate) {
       entry.searchUpdate = update(entry.search)
@@ -83,13 +112,40 @@ export class SqliteGraphIndexCache {
           this.enforceBudget(cacheKey);
         });
     }
-    return (await entry.searchUpdate).index;
+    const updated = await waiting(entry.searchUpdate);
+    return updated ? updated.index : this.earlierSearch(entry, graphKey, ref);
+  }
+
+  /**
+   * Starts building the graph's BM25 index from what `build` gives (an import's staged build), as
+   * the update every search of the graph at `ref` waits for.
+   */
+  installSearchBuild(workspace: string, graphKey: string, ref: GraphRef, build: Promise<TrackedSearchIndex>): void {
+    const cacheKey = keyOf(workspace, graphKey);
+    const entry = this.entryFor(cacheKey, ref);
+    const previous = entry.searchUpdate ?? Promise.resolve(null);
+    const installed: Promise<TrackedSearchIndex> = previous
+      .catch(() => null)
+      .then(() => build)
+      .then((tracked) => {
+        if (!entry.search || entry.search.revision <= tracked.revision) entry.search = tracked;
+        return tracked;
+      })
+      .finally(() => {
+        if (entry.searchUpdate === installed) entry.searchUpdate = null;
+        this.enforceBudget(cacheKey);
+      });
+    entry.searchUpdate = installed;
+    // Nobody may be waiting: a failed build is only logged by whoever made it.
+    installed.catch(() => undefined);
   }
 
   /**
    * The vector index of `model`. Bringing it up to date drops the other models' indexes that are out
    * of date: a process searches with one model, and a stale one would only be caught up (or rebuilt)
-   * if that model came back.
+   * if that model came back. With a `maxWaitMs` and a graph built off the event loop, a search never
+   * waits for a build: it answers from the earlier index, or null (the question is answered by BM25
+   * alone meanwhile).
    */
   async vectorIndex(
     workspace: string,
@@ -97,11 +153,17 @@ export class SqliteGraphIndexCache {
     ref: GraphRef,
     model: string,
     update: (current: TrackedVectorIndex | null) => Promise<TrackedVectorIndex>,
-  ): Promise<VectorIndex> {
+    wait: IndexWait,
+  ): Promise<VectorIndex | null> {
     const cacheKey = keyOf(workspace, graphKey);
     const entry = this.entryFor(cacheKey, ref);
+    const noWait = () => this.maxWaitMs !== null && !wait.untilBuilt && wait.offThread();
+    const running = entry.vectorUpdates.get(model);
     // An update that started before this call may stop short of `ref`: wait for it, then look again.
-    await entry.vectorUpdates.get(model)?.catch(() => undefined);
+    if (running) {
+      if (noWait()) return this.earlierVectors(entry, model, graphKey, ref);
+      await running.catch(() => undefined);
+    }
     const tracked = entry.vectors.get(model);
     if (tracked && isCurrent(tracked, ref)) return tracked.index;
     let pending = entry.vectorUpdates.get(model);
@@ -119,7 +181,45 @@ export class SqliteGraphIndexCache {
         });
       entry.vectorUpdates.set(model, pending);
     }
-    return (await pending).index;
+    // A catch-up in place is done by now (the update's synchronous start): only a rebuild is still running.
+    if (tracked && isCurrent(tracked, ref)) return tracked.index;
+    if (noWait()) return this.earlierVectors(entry, model, graphKey, ref);
+    return (await pending.catch(() => null))?.index ?? null;
+  }
+
+  /**
+   * Waits for an update, within `maxWaitMs` from `started` in all when the graph is built off the
+   * event loop: its result, or null when the time ran out or the update failed.
+   */
+  private waitingFrom(started: number, wait: IndexWait): <T>(update: Promise<T>) => Promise<T | null> {
+    return async <T>(update: Promise<T>): Promise<T | null> => {
+      const guarded = update.catch(() => null);
+      if (this.maxWaitMs === null || wait.untilBuilt || !wait.offThread()) return guarded;
+      const left = this.maxWaitMs - (performance.now() - started);
+      if (left <= 0) return null;
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), left)));
+      try {
+        return await Promise.race([guarded, timeout]);
+      } finally {
+        clearTimeout(timer);
+      }
+    };
+  }
+
+  private earlierSearch(entry: CachedIndexes, graphKey: string, ref: GraphRef): NodeSearchIndex | null {
+    if (entry.search) this.logEarlier('search_index_earlier_answer', graphKey, entry.search.revision, ref.revision);
+    return entry.search?.index ?? null;
+  }
+
+  private earlierVectors(entry: CachedIndexes, model: string, graphKey: string, ref: GraphRef): VectorIndex | null {
+    const earlier = entry.vectors.get(model);
+    if (earlier) this.logEarlier('vector_index_earlier_answer', graphKey, earlier.revision, ref.revision);
+    return earlier?.index ?? null;
+  }
+
+  private logEarlier(event: string, graphKey: string, indexRevision: number, revision: number): void {
+    logger.debug(event, { graphKey, indexRevision, revision });
   }
 
   /** Nodes indexed over every kept graph (the figure `maxIndexedNodes` bounds). */

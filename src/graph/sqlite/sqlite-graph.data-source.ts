@@ -3,8 +3,9 @@ import { GraphChangeSet, graphChangeSet } from '../graph-change-set';
 import { EdgeDirection, NodeNeighborhood, ScoredNode, SearchScope, VectorQuery } from '../graph-data-source';
 import { Graph, GraphEdge, GraphNode, NodeTypeConfig } from '../graph.types';
 import { MutableGraphDataSource } from '../mutable-graph-data-source';
+import { SearchIndexNotReadyError } from '../search-index-not-ready.error';
 import { SqliteDecodedDocumentCache } from './sqlite-decoded-document.cache';
-import { SqliteGraphIndexCache } from './sqlite-graph-index.cache';
+import { IndexWait, SqliteGraphIndexCache } from './sqlite-graph-index.cache';
 import { decodeDocument } from './sqlite-graph.codec';
 import { DocumentRow, SqliteGraphStatements } from './sqlite-graph.statements';
 import { SqliteGraphWriter } from './sqlite-graph.writer';
@@ -41,11 +42,11 @@ export class SqliteGraphDataSource implements MutableGraphDataSource {
     });
   }
 
-  async getNodes(graphKey: string, sheetId?: string): Promise<GraphNode[]> {
+  async getNodes(graphKey: string, sheetId?: string, limit = -1): Promise<GraphNode[]> {
     const rows =
       sheetId === undefined
-        ? this.statements.nodes.all(this.workspace, graphKey)
-        : this.statements.nodesOfSheet.all(this.workspace, graphKey, sheetId);
+        ? this.statements.nodes.all(this.workspace, graphKey, limit)
+        : this.statements.nodesOfSheet.all(this.workspace, graphKey, sheetId, limit);
     return decodeAllInSlices<GraphNode>(rows);
   }
 
@@ -93,9 +94,14 @@ export class SqliteGraphDataSource implements MutableGraphDataSource {
   ): Promise<ScoredNode[]> {
     const ref = this.statements.graphRef.get(this.workspace, graphKey);
     if (!ref || maxResults <= 0) return [];
-    const index = await this.indexes.searchIndex(this.workspace, graphKey, ref, (current) =>
-      this.searchIndexes.update(ref.id, graphKey, current, () => this.nodeConfigs()),
+    const index = await this.indexes.searchIndex(
+      this.workspace,
+      graphKey,
+      ref,
+      (current) => this.searchIndexes.update(ref.id, graphKey, current, () => this.nodeConfigs()),
+      this.waitFor(ref.id, false),
     );
+    if (!index) throw new SearchIndexNotReadyError(graphKey, 'bm25');
     return this.withDocuments(
       ref.id,
       index.search(query, maxResults, scope.sheet).map((hit) => ({ key: hit.nodeKey, score: hit.score })),
@@ -105,10 +111,43 @@ export class SqliteGraphDataSource implements MutableGraphDataSource {
   async searchNodesByVector(graphKey: string, query: VectorQuery, maxResults: number): Promise<ScoredNode[]> {
     const ref = this.statements.graphRef.get(this.workspace, graphKey);
     if (!ref || maxResults <= 0) return [];
-    const index = await this.indexes.vectorIndex(this.workspace, graphKey, ref, query.model, (current) =>
-      this.vectorIndexes.update(ref.id, graphKey, query.model, current),
+    const index = await this.indexes.vectorIndex(
+      this.workspace,
+      graphKey,
+      ref,
+      query.model,
+      (current) => this.vectorIndexes.update(ref.id, graphKey, query.model, current),
+      this.waitFor(ref.id, false),
     );
+    if (!index) throw new SearchIndexNotReadyError(graphKey, 'vectors');
     return this.withDocuments(ref.id, index.search(query.vector, query.minScore, maxResults));
+  }
+
+  /**
+   * Builds (or loads) the graph's BM25 index, and its vector index of `vectorModel`, waiting for them
+   * however long it takes: what the first question would otherwise wait for. False when the graph
+   * does not exist.
+   */
+  async prepareSearch(graphKey: string, vectorModel: string | null): Promise<boolean> {
+    const ref = this.statements.graphRef.get(this.workspace, graphKey);
+    if (!ref) return false;
+    await this.indexes.searchIndex(
+      this.workspace,
+      graphKey,
+      ref,
+      (current) => this.searchIndexes.update(ref.id, graphKey, current, () => this.nodeConfigs()),
+      this.waitFor(ref.id, true),
+    );
+    if (vectorModel)
+      await this.indexes.vectorIndex(
+        this.workspace,
+        graphKey,
+        ref,
+        vectorModel,
+        (current) => this.vectorIndexes.update(ref.id, graphKey, vectorModel, current),
+        this.waitFor(ref.id, true),
+      );
+    return true;
   }
 
   async getNeighborhood(
@@ -166,6 +205,15 @@ export class SqliteGraphDataSource implements MutableGraphDataSource {
 
   async applyChanges(graphKey: string, changes: GraphChangeSet): Promise<void> {
     this.writer.applyChanges(this.workspace, graphKey, changes);
+  }
+
+  private waitFor(graphId: number, untilBuilt: boolean): IndexWait {
+    return { untilBuilt, offThread: () => this.searchIndexes.buildsOffThread(graphId) };
+  }
+
+  /** The workspace's node configs, decoded once per configs revision (synchronous, for index builds). */
+  getNodeConfigsNow(): NodeTypeConfig[] {
+    return this.nodeConfigs();
   }
 
   private nodeConfigs(): NodeTypeConfig[] {

@@ -5,7 +5,7 @@ import { AppError } from '../../errors/app-error';
 import { Logger } from '../../observability/logger';
 import { DEFAULT_SLICE_MS, EventLoopSlicer } from '../event-loop.slicer';
 import { validateGraphImport } from '../graph-import.validator';
-import { GraphDocument, GraphNode } from '../graph.types';
+import { GraphDocument, GraphNode, NodeTypeConfig } from '../graph.types';
 import { hasNodeContentChanged } from '../node-content';
 import { decodeDocument, vectorCarriedBy } from './sqlite-graph.codec';
 import { insertEdgeRow, insertNodeRow } from './sqlite-graph.rows';
@@ -22,6 +22,33 @@ const STAGING_PREFIX = '/import/';
 const RETIRED_PREFIX = '/retired/';
 
 const logger = new Logger('graph');
+
+/**
+ * Indexing an import while it is staged (SqliteGraphStore: the index build worker reads the staged
+ * rows as they are committed), so the graph is searchable about when it is swapped in.
+ */
+export interface StagedImportIndexing {
+  /**
+   * The staged graph row `stagingId` exists; `configs` are the workspace's node configs as they will
+   * be after the swap. Null: nothing to do for this import.
+   */
+  begin(target: {
+    workspace: string;
+    graphKey: string;
+    stagingId: number;
+    nodes: number;
+    configs: NodeTypeConfig[];
+  }): StagedIndexBuild | null;
+}
+
+export interface StagedIndexBuild {
+  /** More node rows of the staged graph are committed. */
+  rowsCommitted(): void;
+  /** The graph was swapped in at `revision` (called in the same turn as the swap's commit). */
+  swappedIn(revision: number): void;
+  /** The import failed: the staged rows are going away. */
+  abort(): void;
+}
 
 /**
  * Imports (replaces) a graph of the embedded store without holding the event loop or the write lock
@@ -41,6 +68,7 @@ export class SqliteGraphImporter {
     private readonly db: Database,
     private readonly statements: SqliteGraphStatements,
     private readonly sliceMs = DEFAULT_SLICE_MS,
+    private readonly indexing: StagedImportIndexing | null = null,
   ) {}
 
   async importGraph(workspace: string, input: GraphDocument): Promise<{ nodes: number; edges: number }> {
@@ -65,11 +93,22 @@ export class SqliteGraphImporter {
         ).lastInsertRowid,
       ),
     );
+    const build =
+      this.indexing?.begin({
+        workspace,
+        graphKey,
+        stagingId,
+        nodes: document.nodes.length,
+        configs: this.configsAfterImport(workspace, document.nodeConfigs),
+      }) ?? null;
     let retiredId: number | null;
     try {
-      await this.stage(workspace, graphKey, stagingId, document);
-      retiredId = this.write(() => this.swapIn(workspace, graphKey, stagingId, JSON.stringify(graph), document));
+      await this.stage(workspace, graphKey, stagingId, document, build);
+      const swapped = this.write(() => this.swapIn(workspace, graphKey, stagingId, JSON.stringify(graph), document));
+      retiredId = swapped.retiredId;
+      build?.swappedIn(swapped.revision);
     } catch (error) {
+      build?.abort();
       await this.removeGraph(stagingId).catch(() => undefined);
       throw error;
     }
@@ -102,8 +141,26 @@ export class SqliteGraphImporter {
     }
   }
 
+  /** The workspace's node configs once `imported` are upserted (what the swap will make them). */
+  private configsAfterImport(workspace: string, imported: NodeTypeConfig[]): NodeTypeConfig[] {
+    const configs = new Map(
+      this.statements.nodeConfigs
+        .all(workspace)
+        .map((row) => decodeDocument<NodeTypeConfig>(row.document))
+        .map((config) => [config._key, config]),
+    );
+    for (const config of imported) configs.set(config._key, { ...config, workspace });
+    return [...configs.values()];
+  }
+
   /** Writes the nodes and edges under the staged row, a few hundred per transaction. */
-  private async stage(workspace: string, graphKey: string, stagingId: number, document: GraphDocument): Promise<void> {
+  private async stage(
+    workspace: string,
+    graphKey: string,
+    stagingId: number,
+    document: GraphDocument,
+    build: StagedIndexBuild | null,
+  ): Promise<void> {
     const slicer = new EventLoopSlicer(this.sliceMs);
     for (let from = 0; from < document.nodes.length; from += ROWS_PER_TRANSACTION) {
       const nodes = document.nodes.slice(from, from + ROWS_PER_TRANSACTION);
@@ -129,6 +186,7 @@ export class SqliteGraphImporter {
         // Alive: a store opening the file now does not take this import for a dead process's leftover.
         this.statements.touchGraph.run(Date.now(), stagingId);
       });
+      build?.rowsCommitted();
       await slicer.maybeYield();
     }
     for (let from = 0; from < document.edges.length; from += ROWS_PER_TRANSACTION) {
@@ -141,14 +199,17 @@ export class SqliteGraphImporter {
     }
   }
 
-  /** The swap, in one transaction: the staged row becomes the graph, the old one (if any) is renamed away. Returns the old row's id. */
+  /**
+   * The swap, in one transaction: the staged row becomes the graph, the old one (if any) is renamed
+   * away. Returns the old row's id and the graph's revision after the swap.
+   */
   private swapIn(
     workspace: string,
     graphKey: string,
     stagingId: number,
     graphDocument: string,
     document: GraphDocument,
-  ): number | null {
+  ): { retiredId: number | null; revision: number } {
     const statements = this.statements;
     const now = Date.now();
     const live = statements.graphRef.get(workspace, graphKey);
@@ -163,7 +224,10 @@ export class SqliteGraphImporter {
       statements.bumpWorkspaceRevisions.run(now, workspace);
       statements.bumpNodeConfigsRevision.run(workspace);
     }
-    return live?.id ?? null;
+    return {
+      retiredId: live?.id ?? null,
+      revision: statements.graphRevisionsById.get(stagingId)?.revision ?? 0,
+    };
   }
 
   /** Deletes a graph row and everything under it, page by page, with turns of the event loop in between. */

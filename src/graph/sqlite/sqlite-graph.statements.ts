@@ -80,10 +80,15 @@ export class SqliteGraphStatements {
   readonly listGraphs: Statement<[], { workspace: string; graphKey: string }>;
   readonly anyGraph: Statement<[], { found: number }>;
   readonly listGraphsOf: Statement<[string], { workspace: string; graphKey: string }>;
+  readonly graphWorkspaceById: Statement<[number], { workspace: string }>;
+  readonly nodeCountById: Statement<[number], { count: number }>;
+  /** Graphs of at least so many nodes, the most recently changed first. */
+  readonly graphsOfAtLeast: Statement<[number], { workspace: string; graphKey: string; nodes: number }>;
 
   // Nodes, scoped by (workspace, graph key)
-  readonly nodes: Statement<[string, string], DocumentRow>;
-  readonly nodesOfSheet: Statement<[string, string, string], DocumentRow>;
+  /** Bound: workspace, graph key (sheet), limit (-1: all). */
+  readonly nodes: Statement<[string, string, number], DocumentRow>;
+  readonly nodesOfSheet: Statement<[string, string, string, number], DocumentRow>;
   readonly node: Statement<[string, string, string], DocumentRow>;
   readonly nodesByKeys: Statement<[string, string, string], KeyedDocumentRow>;
   readonly embeddingStates: Statement<[string, string], { nodeKey: string; model: string | null; hash: string | null }>;
@@ -171,9 +176,15 @@ export class SqliteGraphStatements {
     this.listGraphsOf = db.prepare(
       "SELECT workspace, graph_key AS graphKey FROM graphs WHERE workspace = ? AND graph_key NOT LIKE '/%' ORDER BY graph_key",
     );
+    this.graphWorkspaceById = db.prepare('SELECT workspace FROM graphs WHERE id = ?');
+    this.nodeCountById = db.prepare('SELECT count(*) AS count FROM graph_nodes WHERE graph_id = ?');
+    this.graphsOfAtLeast = db.prepare(
+      'SELECT g.workspace, g.graph_key AS graphKey, count(n.id) AS nodes FROM graphs g JOIN graph_nodes n ON n.graph_id = g.id ' +
+        "WHERE g.graph_key NOT LIKE '/%' GROUP BY g.id HAVING count(n.id) >= ? ORDER BY g.updated_at DESC, g.id DESC",
+    );
 
-    this.nodes = db.prepare(`SELECT n.document FROM ${NODES_OF} ORDER BY n.id`);
-    this.nodesOfSheet = db.prepare(`SELECT n.document FROM ${NODES_OF} AND n.sheet = ? ORDER BY n.id`);
+    this.nodes = db.prepare(`SELECT n.document FROM ${NODES_OF} ORDER BY n.id LIMIT ?`);
+    this.nodesOfSheet = db.prepare(`SELECT n.document FROM ${NODES_OF} AND n.sheet = ? ORDER BY n.id LIMIT ?`);
     this.node = db.prepare(`SELECT n.document FROM ${NODES_OF} AND n.node_key = ?`);
     this.nodesByKeys = db.prepare(
       `SELECT n.node_key AS key, n.document FROM ${NODES_OF} AND n.node_key IN (SELECT value FROM json_each(?))`,

@@ -1,29 +1,59 @@
 import type { Database, Statement } from 'better-sqlite3';
+import { performance } from 'node:perf_hooks';
+import { Logger } from '../../observability/logger';
 import { exportGraphDocument } from '../graph-document.exporter';
 import { GraphStore, NodeEmbeddingWrite, StoreHealth, StoredEmbeddingState } from '../graph-store';
 import { GraphDocument } from '../graph.types';
 import { MutableGraphDataSource } from '../mutable-graph-data-source';
 import { SqliteDecodedDocumentCache } from './sqlite-decoded-document.cache';
-import { SqliteGraphIndexCache, SqliteGraphIndexCacheOptions } from './sqlite-graph-index.cache';
+import {
+  DEFAULT_INDEX_CACHE_MAX_INDEXED_NODES,
+  SqliteGraphIndexCache,
+  SqliteGraphIndexCacheOptions,
+} from './sqlite-graph-index.cache';
 import { SqliteGraphDataSource } from './sqlite-graph.data-source';
-import { SqliteGraphImporter } from './sqlite-graph.importer';
+import { SqliteGraphImporter, StagedImportIndexing } from './sqlite-graph.importer';
 import { SqliteGraphStatements } from './sqlite-graph.statements';
 import { SqliteGraphTransaction, SqliteGraphWriter } from './sqlite-graph.writer';
+import { OffThreadIndexBuilds, SqliteIndexBuildWorker } from './sqlite-index-build.worker';
 import { SqliteNodeChangeLog } from './sqlite-node-change.log';
-import { SqliteSearchIndexUpdater } from './sqlite-search-index.updater';
+import { adoptSearchIndex, SqliteSearchIndexUpdater } from './sqlite-search-index.updater';
 import { SqliteVectorIndexUpdater } from './sqlite-vector-index.updater';
+
+/** From this many nodes a graph's indexes are built in the worker (below, a build takes a few tens of ms here). */
+export const DEFAULT_OFF_THREAD_MIN_NODES = 2_000;
+/** How long a search waits for a graph's index being built in the worker before answering from what is ready. */
+export const DEFAULT_INDEX_WAIT_MS = 750;
+
+export interface SqliteIndexWorkerOptions {
+  /** From this many nodes a graph's indexes are built in the worker thread (default DEFAULT_OFF_THREAD_MIN_NODES). */
+  minNodes?: number;
+  /** SqliteGraphIndexCacheOptions.maxWaitMs (default DEFAULT_INDEX_WAIT_MS). */
+  waitMs?: number;
+  /** Node options of the thread (tests from the TypeScript sources give their loader). */
+  execArgv?: string[];
+  idleMs?: number;
+}
 
 export interface SqliteGraphStoreOptions {
   /** Which graphs keep their search indexes in memory (least recently searched dropped first beyond these bounds). */
   indexCache?: SqliteGraphIndexCacheOptions;
   /** Longest synchronous stretch of an import between two turns of the event loop (default DEFAULT_SLICE_MS). */
   importSliceMs?: number;
+  /**
+   * Large graphs' indexes built in a worker thread and their BM25 indexes snapshotted in the file
+   * (docs/graph-store.md, "Large graphs"), when this runtime can start the thread (compiled, or with
+   * a TypeScript loader in `execArgv`). Absent: every index is built here, in slices.
+   */
+  indexWorker?: SqliteIndexWorkerOptions;
 }
+
+const logger = new Logger('graph');
 
 /**
  * The embedded GraphStore over a migrated better-sqlite3 connection (see openSqliteDatabase).
  * It does not own the connection: whoever opened it closes it (SqlitePersistenceModule, a test);
- * close() only drops the in-memory indexes and decoded documents.
+ * close() only drops the in-memory indexes and decoded documents, and stops the index build worker.
  */
 export class SqliteGraphStore implements GraphStore {
   readonly kind = 'sqlite' as const;
@@ -36,30 +66,41 @@ export class SqliteGraphStore implements GraphStore {
   private readonly documents = new SqliteDecodedDocumentCache();
   private readonly searchIndexes: SqliteSearchIndexUpdater;
   private readonly vectorIndexes: SqliteVectorIndexUpdater;
+  private readonly offThread: OffThreadIndexBuilds | null;
+  private readonly maxIndexedNodes: number;
   private readonly ping: Statement<[], { ok: number }>;
 
   constructor(db: Database, options: SqliteGraphStoreOptions = {}) {
     this.statements = new SqliteGraphStatements(db);
     this.writer = new SqliteGraphWriter(db, this.statements);
-    this.importer = new SqliteGraphImporter(db, this.statements, options.importSliceMs);
+    this.offThread = offThreadBuilds(db, options.indexWorker);
+    this.importer = new SqliteGraphImporter(
+      db,
+      this.statements,
+      options.importSliceMs,
+      this.offThread ? this.stagedImportIndexing(this.offThread) : null,
+    );
     this.importer.removeLeftovers();
-    this.indexes = new SqliteGraphIndexCache(options.indexCache);
+    this.indexes = new SqliteGraphIndexCache({
+      ...options.indexCache,
+      maxWaitMs:
+        options.indexCache?.maxWaitMs ??
+        (this.offThread ? (options.indexWorker?.waitMs ?? DEFAULT_INDEX_WAIT_MS) : null),
+    });
+    this.maxIndexedNodes = options.indexCache?.maxIndexedNodes ?? DEFAULT_INDEX_CACHE_MAX_INDEXED_NODES;
     const changes = new SqliteNodeChangeLog(this.statements);
-    this.searchIndexes = new SqliteSearchIndexUpdater(db, this.statements, changes);
-    this.vectorIndexes = new SqliteVectorIndexUpdater(db, this.statements, changes);
+    this.searchIndexes = new SqliteSearchIndexUpdater(db, this.statements, changes, this.offThread);
+    this.vectorIndexes = new SqliteVectorIndexUpdater(db, this.statements, changes, this.offThread);
     this.ping = db.prepare('SELECT 1 AS ok');
   }
 
+  /** Whether large graphs' indexes are built in the worker thread. */
+  get buildsOffThread(): boolean {
+    return this.offThread !== null;
+  }
+
   forWorkspace(workspace: string): MutableGraphDataSource {
-    return new SqliteGraphDataSource(
-      workspace,
-      this.statements,
-      this.writer,
-      this.indexes,
-      this.documents,
-      this.searchIndexes,
-      this.vectorIndexes,
-    );
+    return this.dataSource(workspace);
   }
 
   /**
@@ -99,6 +140,40 @@ export class SqliteGraphStore implements GraphStore {
     this.writer.saveEmbeddings(workspace, graphKey, entries);
   }
 
+  /** Builds or loads the graph's BM25 index and its vector index of `vectorModel`; resolves when both are ready. Never throws. */
+  async prepareSearch(workspace: string, graphKey: string, vectorModel: string | null): Promise<void> {
+    const started = performance.now();
+    try {
+      if (await this.dataSource(workspace).prepareSearch(graphKey, vectorModel))
+        logger.info('search_prepared', { workspace, graphKey, durationMs: Math.round(performance.now() - started) });
+    } catch (error) {
+      logger.warn('search_prepare_failed', {
+        workspace,
+        graphKey,
+        error: error instanceof Error ? error.message : String(error),
+      });
+    }
+  }
+
+  /**
+   * prepareSearch for the largest graphs, one at a time, the most recently changed first, while the
+   * index cache can keep them (each counts its nodes twice: BM25 and vectors). Only when builds run
+   * off the event loop: otherwise a graph's first question builds its indexes, as always.
+   */
+  async prepareLargeGraphs(vectorModel: string | null): Promise<number> {
+    if (!this.offThread) return 0;
+    let budget = this.maxIndexedNodes;
+    let prepared = 0;
+    for (const graph of this.statements.graphsOfAtLeast.all(this.offThread.minNodes)) {
+      const counted = graph.nodes * (vectorModel ? 2 : 1);
+      if (counted > budget) continue;
+      budget -= counted;
+      await this.prepareSearch(graph.workspace, graph.graphKey, vectorModel);
+      prepared += 1;
+    }
+    return prepared;
+  }
+
   async health(): Promise<StoreHealth> {
     try {
       this.ping.get();
@@ -111,5 +186,65 @@ export class SqliteGraphStore implements GraphStore {
   async close(): Promise<void> {
     this.indexes.clear();
     this.documents.clear();
+    await this.offThread?.worker.stop();
   }
+
+  private dataSource(workspace: string): SqliteGraphDataSource {
+    return new SqliteGraphDataSource(
+      workspace,
+      this.statements,
+      this.writer,
+      this.indexes,
+      this.documents,
+      this.searchIndexes,
+      this.vectorIndexes,
+    );
+  }
+
+  /**
+   * An import of a large graph is indexed by the worker while it is staged; the swap installs the
+   * build as the new graph's index update, which its first searches wait for. A failed staged build
+   * falls back to the ordinary first build.
+   */
+  private stagedImportIndexing(offThread: OffThreadIndexBuilds): StagedImportIndexing {
+    const ignoreFailure = (promise: Promise<unknown>) => promise.catch(() => undefined);
+    return {
+      begin: ({ workspace, graphKey, stagingId, nodes, configs }) => {
+        if (nodes < offThread.minNodes) return null;
+        const started = performance.now();
+        void ignoreFailure(offThread.worker.run({ kind: 'stagedBegin', graphId: stagingId, configs }));
+        return {
+          rowsCommitted: () => void ignoreFailure(offThread.worker.run({ kind: 'stagedRows', graphId: stagingId })),
+          abort: () => void ignoreFailure(offThread.worker.run({ kind: 'stagedAbort', graphId: stagingId })),
+          swappedIn: (revision) => {
+            const ref = { id: stagingId, revision, embeddingRevision: 0 };
+            const configsNow = () => this.dataSource(workspace).getNodeConfigsNow();
+            const build = offThread.worker
+              .run({ kind: 'stagedEnd', graphId: stagingId, revision, snapshot: true })
+              .then((built) => {
+                if (!built) throw new Error('no staged build');
+                return adoptSearchIndex(built, graphKey, 'import', started);
+              })
+              .catch((error: unknown) => {
+                logger.warn('staged_search_index_failed', {
+                  graphKey,
+                  error: error instanceof Error ? error.message : String(error),
+                });
+                return this.searchIndexes.update(stagingId, graphKey, null, configsNow);
+              });
+            this.indexes.installSearchBuild(workspace, graphKey, ref, build);
+          },
+        };
+      },
+    };
+  }
+}
+
+/** The worker when asked for and this runtime can start it (a file, not an in-memory database). */
+function offThreadBuilds(db: Database, options: SqliteIndexWorkerOptions | undefined): OffThreadIndexBuilds | null {
+  if (!options || db.memory || (!options.execArgv && !SqliteIndexBuildWorker.isAvailable())) return null;
+  return {
+    worker: new SqliteIndexBuildWorker(db.name, { execArgv: options.execArgv, idleMs: options.idleMs }),
+    minNodes: options.minNodes ?? DEFAULT_OFF_THREAD_MIN_NODES,
+  };
 }

@@ -4,8 +4,11 @@ import { Logger } from '../../observability/logger';
 import { GraphNode, NodeTypeConfig } from '../graph.types';
 import { EventLoopSlicer } from '../event-loop.slicer';
 import { NodeSearchIndex } from '../search/node-search.index';
+import { runStepsInSlices, Stepwise } from '../search/stepwise';
 import { decodeDocument } from './sqlite-graph.codec';
 import { NodeRow, SqliteGraphStatements } from './sqlite-graph.statements';
+import { OffThreadIndexBuilds } from './sqlite-index-build.worker';
+import { BuiltSearchIndex } from './sqlite-index.builder';
 import { INCREMENTAL_MIN_NODES, SqliteNodeChangeLog } from './sqlite-node-change.log';
 
 /** A graph's search index as this process keeps it, and the graph revision it reflects. */
@@ -22,6 +25,11 @@ export type SearchIndexBuildReason = 'first_use' | 'unrecorded_changes' | 'many_
 const PAGE_ROWS = 1_000;
 /** Rebuilds one update may run when writes keep coming in meanwhile, before it serves what it has. */
 const MAX_REBUILDS_PER_UPDATE = 2;
+/**
+ * Nodes re-indexed in place on the event loop, at most, when the graph's builds run off it: beyond,
+ * the worker rebuilds (tokenizing is tens of microseconds a node, and a catch-up is not sliced).
+ */
+export const MAX_NODES_APPLIED_IN_PLACE = 256;
 
 const logger = new Logger('graph');
 
@@ -33,12 +41,18 @@ const logger = new Logger('graph');
  * (~2 s at 20,000 nodes). A full build happens on first use, when a revision in between has no
  * record (import, node-config change, pruned history), when many nodes changed, or when removed
  * nodes have left too many holes. Either way the index answers exactly as a fresh build would.
+ *
+ * With `offThread`, a large graph's index is not built here but in the index build worker: on first
+ * use from the graph's latest snapshot when there is one (then caught up like any index), else built
+ * from the file (and snapshotted by the worker); this thread only unpacks it. A build the worker
+ * cannot do (it failed, or the graph is small) runs here in slices.
  */
 export class SqliteSearchIndexUpdater {
   constructor(
     private readonly db: Database,
     private readonly statements: SqliteGraphStatements,
     private readonly changes: SqliteNodeChangeLog,
+    private readonly offThread: OffThreadIndexBuilds | null = null,
   ) {}
 
   /**
@@ -60,7 +74,42 @@ export class SqliteSearchIndexUpdater {
       if (!('rebuild' in outcome)) return outcome;
       // Writes kept coming in faster than a rebuild: serve the latest build; its revision says it is behind, so the next search catches up.
       if (tracked && rebuilds >= MAX_REBUILDS_PER_UPDATE) return tracked;
-      tracked = await this.rebuildInPages(graphId, graphKey, configs(), outcome.rebuild);
+      tracked =
+        (await this.buildOffThread(graphId, graphKey, outcome.rebuild, tracked === null)) ??
+        (await this.rebuildInPages(graphId, graphKey, configs(), outcome.rebuild));
+    }
+  }
+
+  /** Whether this graph's builds run in the worker (it has a worker and the graph is large). */
+  buildsOffThread(graphId: number): boolean {
+    const offThread = this.offThread;
+    return offThread !== null && (this.statements.nodeCountById.get(graphId)?.count ?? 0) >= offThread.minNodes;
+  }
+
+  /**
+   * The index from the worker (a snapshot first when `fromSnapshot`), unpacked here; null when the
+   * graph is built in this thread (no worker, a small graph) or the worker failed.
+   */
+  private async buildOffThread(
+    graphId: number,
+    graphKey: string,
+    reason: SearchIndexBuildReason,
+    fromSnapshot: boolean,
+  ): Promise<TrackedSearchIndex | null> {
+    const offThread = this.offThread;
+    if (!offThread || !this.buildsOffThread(graphId)) return null;
+    const started = performance.now();
+    try {
+      const built =
+        (fromSnapshot ? await offThread.worker.run({ kind: 'searchSnapshot', graphId }) : null) ??
+        (await offThread.worker.run({ kind: 'search', graphId, snapshot: true }));
+      return built ? await adoptSearchIndex(built, graphKey, reason, started) : null;
+    } catch (error) {
+      logger.warn('search_index_worker_failed', {
+        graphKey,
+        error: error instanceof Error ? error.message : String(error),
+      });
+      return null;
     }
   }
 
@@ -78,7 +127,11 @@ export class SqliteSearchIndexUpdater {
 
       const changed = this.changes.nodeKeysChanged(graphId, current.revision, revision);
       if (changed === null) return { rebuild: 'unrecorded_changes' };
-      if (!SqliteNodeChangeLog.worthApplying(changed.size, current.index.size)) return { rebuild: 'many_changes' };
+      if (
+        !SqliteNodeChangeLog.worthApplying(changed.size, current.index.size) ||
+        this.offThreadInstead(changed.size, current)
+      )
+        return { rebuild: 'many_changes' };
       const started = performance.now();
       try {
         this.apply(current, graphId, changed, configs());
@@ -102,6 +155,13 @@ export class SqliteSearchIndexUpdater {
       current.revision = revision;
       return current;
     })();
+  }
+
+  /** A catch-up of so many nodes belongs in the worker: the index is of a graph built there. */
+  private offThreadInstead(changed: number, current: TrackedSearchIndex): boolean {
+    return (
+      this.offThread !== null && current.index.size >= this.offThread.minNodes && changed > MAX_NODES_APPLIED_IN_PLACE
+    );
   }
 
   /**
@@ -175,9 +235,44 @@ export class SqliteSearchIndexUpdater {
       graphKey,
       nodes: index.size,
       reason,
+      source: 'this_thread',
       pages: pages + 1,
       durationMs: Math.round(performance.now() - started),
     });
     return { index, revision, rowIds };
   }
+}
+
+/** A packed index from the worker (built, or read from a snapshot) as this thread keeps it, unpacked in slices of the event loop. */
+export async function adoptSearchIndex(
+  built: BuiltSearchIndex,
+  graphKey: string,
+  reason: SearchIndexBuildReason | 'import',
+  started: number,
+): Promise<TrackedSearchIndex> {
+  const unpacking = performance.now();
+  const { index, rowIds } = await runStepsInSlices(unpackingTracked(built));
+  logger.info('search_index_built', {
+    graphKey,
+    nodes: index.size,
+    reason,
+    source: built.source === 'snapshot' ? 'snapshot' : 'worker',
+    revision: built.revision,
+    workerMs: Math.round(built.durationMs),
+    unpackMs: Math.round((performance.now() - unpacking) * 10) / 10,
+    durationMs: Math.round(performance.now() - started),
+  });
+  return { index, revision: built.revision, rowIds };
+}
+
+function* unpackingTracked(built: BuiltSearchIndex): Stepwise<{ index: NodeSearchIndex; rowIds: Map<string, number> }> {
+  const index = yield* NodeSearchIndex.unpacking(built.packed);
+  const rowIds = new Map<string, number>();
+  const keys = built.packed.nodeKeys;
+  for (let doc = 0; doc < keys.length; doc += 1) {
+    const key = keys[doc];
+    if (key !== null) rowIds.set(key, built.rowIds[doc]);
+    if (doc % 4_096 === 4_095) yield;
+  }
+  return { index, rowIds };
 }

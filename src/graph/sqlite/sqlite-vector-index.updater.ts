@@ -2,9 +2,11 @@ import type { Database } from 'better-sqlite3';
 import { performance } from 'node:perf_hooks';
 import { Logger } from '../../observability/logger';
 import { EventLoopSlicer } from '../event-loop.slicer';
+import { runStepsInSlices } from '../search/stepwise';
 import { VectorEntry, VectorIndex } from '../search/vector.index';
 import { decodeVector } from './sqlite-graph.codec';
 import { SqliteGraphStatements } from './sqlite-graph.statements';
+import { OffThreadIndexBuilds } from './sqlite-index-build.worker';
 import { SqliteNodeChangeLog } from './sqlite-node-change.log';
 
 /** A graph's vector index of one model as this process keeps it, and the graph state it reflects. */
@@ -14,13 +16,19 @@ export interface TrackedVectorIndex {
   embeddingRevision: number;
 }
 
-/** `not_updatable`: built empty, from vectors of several dimensions, or a vector of another dimension arrived. */
+/** `not_updatable`: built from vectors of several dimensions, or a vector of another dimension arrived. */
 export type VectorIndexBuildReason = 'first_use' | 'unrecorded_changes' | 'many_changes' | 'not_updatable';
 
 /** Rows read per page of a rebuild (also the size of the first build of a large index). */
 const PAGE_ROWS = 1_000;
 /** Rebuilds one update may run when writes keep coming in meanwhile, before it serves what it has. */
 const MAX_REBUILDS_PER_UPDATE = 2;
+/**
+ * Vectors set in place on the event loop, at most, when the graph's builds run off it (a few
+ * microseconds each: reading, normalizing, quantizing); beyond, the worker rebuilds. Whatever the
+ * index's size: a graph being embedded grows from an empty index by catch-ups.
+ */
+export const MAX_VECTORS_APPLIED_IN_PLACE = 1_024;
 
 const logger = new Logger('graph');
 
@@ -33,12 +41,16 @@ const logger = new Logger('graph');
  * full build happens on first use, when a revision in between has no record (import, node-config
  * change, pruned history), when many nodes changed, or when the index cannot be updated in place.
  * Either way the index answers exactly as a fresh build would (VectorIndex: ties by row id).
+ *
+ * With `offThread`, a large graph's index is built in the index build worker and only unpacked
+ * here, and a catch-up of more than MAX_VECTORS_APPLIED_IN_PLACE vectors is a rebuild there.
  */
 export class SqliteVectorIndexUpdater {
   constructor(
     private readonly db: Database,
     private readonly statements: SqliteGraphStatements,
     private readonly changes: SqliteNodeChangeLog,
+    private readonly offThread: OffThreadIndexBuilds | null = null,
   ) {}
 
   /**
@@ -59,7 +71,45 @@ export class SqliteVectorIndexUpdater {
       if (!('rebuild' in outcome)) return outcome;
       // Writes kept coming in faster than a rebuild: serve the latest build; its revisions say it is behind, so the next search catches up.
       if (tracked && rebuilds >= MAX_REBUILDS_PER_UPDATE) return tracked;
-      tracked = await this.rebuildInPages(graphId, graphKey, model, outcome.rebuild);
+      tracked =
+        (await this.buildOffThread(graphId, graphKey, model, outcome.rebuild)) ??
+        (await this.rebuildInPages(graphId, graphKey, model, outcome.rebuild));
+    }
+  }
+
+  /** The index from the worker, unpacked here; null when it is built in this thread (no worker, a small graph) or the worker failed. */
+  private async buildOffThread(
+    graphId: number,
+    graphKey: string,
+    model: string,
+    reason: VectorIndexBuildReason,
+  ): Promise<TrackedVectorIndex | null> {
+    const offThread = this.offThread;
+    if (!offThread || (this.statements.nodeCountById.get(graphId)?.count ?? 0) < offThread.minNodes) return null;
+    const started = performance.now();
+    try {
+      const built = await offThread.worker.run({ kind: 'vectors', graphId, model });
+      if (!built) return null;
+      const unpacking = performance.now();
+      const index = await runStepsInSlices(VectorIndex.unpacking(built.packed));
+      logger.info('vector_index_built', {
+        graphKey,
+        model,
+        nodes: index.size,
+        reason,
+        source: 'worker',
+        workerMs: Math.round(built.durationMs),
+        unpackMs: Math.round((performance.now() - unpacking) * 10) / 10,
+        durationMs: Math.round(performance.now() - started),
+      });
+      return { index, revision: built.revision, embeddingRevision: built.embeddingRevision };
+    } catch (error) {
+      logger.warn('vector_index_worker_failed', {
+        graphKey,
+        model,
+        error: error instanceof Error ? error.message : String(error),
+      });
+      return null;
     }
   }
 
@@ -81,7 +131,10 @@ export class SqliteVectorIndexUpdater {
       const embedded = this.changes.vectorKeysSet(graphId, current.embeddingRevision, state.embeddingRevision);
       if (written === null || embedded === null) return { rebuild: 'unrecorded_changes' };
       const changed = new Set([...written, ...embedded]);
-      if (!SqliteNodeChangeLog.worthApplying(changed.size, current.index.size)) return { rebuild: 'many_changes' };
+      const tooMany = this.offThread
+        ? changed.size > MAX_VECTORS_APPLIED_IN_PLACE
+        : !SqliteNodeChangeLog.worthApplying(changed.size, current.index.size);
+      if (tooMany) return { rebuild: 'many_changes' };
 
       const started = performance.now();
       let applied: boolean;
@@ -184,6 +237,7 @@ export class SqliteVectorIndexUpdater {
       model,
       nodes: index.size,
       reason,
+      source: 'this_thread',
       durationMs: Math.round(performance.now() - started),
     });
     return { index, revision: state.revision, embeddingRevision: state.embeddingRevision };

@@ -1,0 +1,22 @@
+import { existsSync } from 'node:fs';
+import Module from 'node:module';
+import * as path from 'node:path';
+
+/**
+ * The file a worker thread runs, beside the module that starts it (`<directory>/<name>.js` once
+ * compiled, `.ts` from the sources), or null when this runtime cannot start it: from the sources
+ * the process needs a TypeScript loader registered (a child process started with one, which its
+ * threads inherit; not Jest, whose own module system a thread would not have), or the thread one in
+ * its own `execArgv` (`withLoader`). Callers then do the work in their own thread.
+ */
+export function workerThreadEntry(
+  directory: string,
+  name: string,
+  extension: string,
+  withLoader = false,
+): string | null {
+  const entry = path.join(directory, `${name}${extension}`);
+  if (!existsSync(entry)) return null;
+  const loaders = (Module as unknown as { _extensions: Record<string, unknown> })._extensions;
+  return extension === '.js' || withLoader || extension in loaders ? entry : null;
+}
