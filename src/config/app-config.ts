@@ -129,6 +129,8 @@ export interface AppConfig {
     readonly cacheTtlMs: number;
     readonly maxNodes: number;
     readonly maxDepth: number;
+    /** RAG_INDEX_WAIT_MS: how long a search waits for a large graph's index being built. */
+    readonly indexWaitMs: number;
   };
   readonly embeddings: {
     readonly provider: 'local' | 'openai' | 'openai-compatible' | 'ollama' | 'none' | undefined;

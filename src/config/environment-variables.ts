@@ -386,6 +386,13 @@ export class EnvironmentVariables {
   @Max(3)
   RAG_MAX_DEPTH = 2;
 
+  /** How long a question waits for a large graph's search index being built before answering from what is ready: docs/retrieval.md. */
+  @Transform(toNumber)
+  @IsInt()
+  @Min(0)
+  @Max(60000)
+  RAG_INDEX_WAIT_MS = 750;
+
   // Embeddings
   @IsOptional()
   @IsIn(['local', 'openai', 'openai-compatible', 'ollama', 'none'])

@@ -182,7 +182,12 @@ export function loadAppConfig(env: Record<string, string | undefined>): AppConfi
       key: decodeSecretsKey(vars.AI_SECRETS_KEY),
       previousKey: decodeSecretsKey(vars.AI_SECRETS_KEY_PREVIOUS),
     },
-    rag: { cacheTtlMs: vars.RAG_CACHE_TTL_MS, maxNodes: vars.RAG_MAX_NODES, maxDepth: vars.RAG_MAX_DEPTH },
+    rag: {
+      cacheTtlMs: vars.RAG_CACHE_TTL_MS,
+      maxNodes: vars.RAG_MAX_NODES,
+      maxDepth: vars.RAG_MAX_DEPTH,
+      indexWaitMs: vars.RAG_INDEX_WAIT_MS,
+    },
     embeddings: {
       provider: vars.EMBEDDING_PROVIDER,
       model: vars.EMBEDDING_MODEL,

@@ -62,5 +62,10 @@ export interface GraphRAGContext {
     searchMode: 'bm25' | 'hybrid' | 'fallback';
     cacheHit: boolean;
     durationMs: number;
+    /**
+     * Present when the graph's search index was still being built (a large graph just imported or
+     * loaded): the context was made from what was ready, and is not cached.
+     */
+    indexing?: true;
   };
 }

@@ -23,7 +23,7 @@ export class PersistenceModule {
             user: store.user,
             password: store.password,
           })
-        : SqlitePersistenceModule.forRoot({ dataDir: store.dataDir });
+        : SqlitePersistenceModule.forRoot({ dataDir: store.dataDir, indexWaitMs: config.rag.indexWaitMs });
     return { module: PersistenceModule, global: true, imports: [backend], exports: [backend] };
   }
 }

@@ -29,6 +29,8 @@ const logger = new Logger('database');
 export interface SqlitePersistenceSettings {
   /** The directory of `ai.sqlite` (DATA_DIR). */
   dataDir: string;
+  /** RAG_INDEX_WAIT_MS (default: the store's). */
+  indexWaitMs?: number;
 }
 
 /**
@@ -50,7 +52,12 @@ export class SqlitePersistenceModule implements OnApplicationShutdown {
             return db;
           },
         },
-        { provide: GRAPH_STORE, inject: [SQLITE_DATABASE], useFactory: (db: Database) => new SqliteGraphStore(db) },
+        {
+          provide: GRAPH_STORE,
+          inject: [SQLITE_DATABASE],
+          // Large graphs' indexes are built off the event loop and snapshotted in the file (docs/graph-store.md).
+          useFactory: (db: Database) => new SqliteGraphStore(db, { indexWorker: { waitMs: settings.indexWaitMs } }),
+        },
         {
           provide: THREAD_REPOSITORY,
           inject: [SQLITE_DATABASE],

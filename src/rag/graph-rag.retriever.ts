@@ -3,6 +3,8 @@ import type { Locale } from '../config/app-config';
 import { AppError } from '../errors/app-error';
 import { GraphDataSource, NodeNeighborhood, ScoredNode } from '../graph/graph-data-source';
 import { Graph, GraphEdge, GraphNode, NodeTypeConfig } from '../graph/graph.types';
+import { SearchIndexNotReadyError } from '../graph/search-index-not-ready.error';
+import { NodeSearchIndex } from '../graph/search/node-search.index';
 import { Logger } from '../observability/logger';
 import { GraphRAGContext } from '../conversation/graph-rag-context';
 import {
@@ -54,6 +56,8 @@ interface CachedRetrieval {
 }
 
 const MAX_NODES_LIMIT = 200;
+/** A named sheet searched on the spot while the graph's index is being built: at most this many nodes. */
+const SHEET_SEARCH_MAX_NODES = 1_000;
 /** How much deeper the vector list goes when only one sheet's hits are kept. */
 const SHEET_VECTOR_DEPTH = 10;
 const MAX_DEPTH_LIMIT = 3;
@@ -179,13 +183,18 @@ export class GraphRagRetriever {
     const named = question ? this.sheetFinder.find(graph.sheetsList ?? {}, question) : null;
     const text = named?.residualQuery.trim() || question;
     const searchDepth = Math.max(maxNodes * 2, 20);
-    const scope = named ? { sheet: named.sheet } : undefined;
-    const [mentioned, lexical, vector] = await Promise.all([
+    const [mentioned, lexicalSearch, vector] = await Promise.all([
       mentions.length > 0 ? dataSource.getNodesByKeys(graphKey, mentions) : Promise.resolve([]),
-      text ? dataSource.searchNodes(graphKey, text, searchDepth, scope) : Promise.resolve([]),
+      text ? this.searchLexically(dataSource, graphKey, text, searchDepth, named) : Promise.resolve(READY_NOTHING),
       text ? this.embedQuery(text) : Promise.resolve(null),
     ]);
-    const semantic = vector ? await this.searchByVector(dataSource, graphKey, vector, searchDepth, named) : null;
+    const vectorSearch = vector
+      ? await this.searchByVector(dataSource, graphKey, vector, searchDepth, named)
+      : { hits: null, ready: true };
+    const semantic = vectorSearch.hits;
+    const lexical = lexicalSearch.hits;
+    // The graph's index is still being built: answered from what was ready, and not cached.
+    const indexing = !lexicalSearch.ready || !vectorSearch.ready;
     let hits = fuseByScore([
       { hits: lexical, weight: 1 },
       { hits: semantic ?? [], weight: this.options.vectorWeight },
@@ -195,7 +204,7 @@ export class GraphRagRetriever {
     let selected: SelectedNode[];
     if (mentioned.length === 0 && hits.length === 0) {
       searchMode = 'fallback';
-      selected = (await dataSource.getNodes(graphKey, named?.sheet))
+      selected = (await dataSource.getNodes(graphKey, named?.sheet, maxNodes))
         .slice(0, maxNodes)
         .map((node) => ({ node, origin: 'search' as const }));
     } else {
@@ -232,9 +241,10 @@ export class GraphRagRetriever {
       searchMode,
       cacheHit: false,
       durationMs: elapsed(started),
+      ...(indexing ? { indexing: true as const } : {}),
     });
     const created: CachedRetrieval = { context, messages: {} };
-    this.cache.set(cacheKey, created, { workspace: dataSource.workspace, graphKey });
+    if (!indexing) this.cache.set(cacheKey, created, { workspace: dataSource.workspace, graphKey });
     this.logger.debugEvent('rag_retrieve', {
       graphKey,
       query,
@@ -243,9 +253,39 @@ export class GraphRagRetriever {
       cacheHit: false,
       searchMode,
       durationMs: context.retrieval.durationMs,
+      ...(indexing ? { indexing: true } : {}),
     });
     this.options.observer?.retrieved({ searchMode, cacheHit: false, durationMs: context.retrieval.durationMs });
     return { entry: created, context: { ...context, retrieval: { ...context.retrieval } } };
+  }
+
+  /**
+   * BM25 hits (in the named sheet, when there is one). While the graph's index is being built, a
+   * named sheet is searched on the spot (its nodes indexed for this question: BM25 statistics of the
+   * sheet, not of the graph); without one there are no lexical hits (`ready` false).
+   */
+  private async searchLexically(
+    dataSource: GraphDataSource,
+    graphKey: string,
+    text: string,
+    maxResults: number,
+    named: NamedSheet | null,
+  ): Promise<SearchOutcome> {
+    try {
+      const hits = await dataSource.searchNodes(graphKey, text, maxResults, named ? { sheet: named.sheet } : undefined);
+      return { hits, ready: true };
+    } catch (error) {
+      if (!(error instanceof SearchIndexNotReadyError)) throw error;
+      this.logger.info('rag_search_index_not_ready', { graphKey, namedSheet: named !== null });
+      if (!named) return { hits: [], ready: false };
+      const nodes = await dataSource.getNodes(graphKey, named.sheet);
+      if (nodes.length > SHEET_SEARCH_MAX_NODES) return { hits: [], ready: false };
+      const byKey = new Map(nodes.map((node) => [node._key, node]));
+      const hits = NodeSearchIndex.build(nodes, await dataSource.getNodeConfigs())
+        .search(text, maxResults)
+        .map((hit) => ({ node: byKey.get(hit.nodeKey) as GraphNode, score: hit.score }));
+      return { hits, ready: false };
+    }
   }
 
   /** Never throws: without a vector the question is answered with BM25 alone. */
@@ -263,29 +303,35 @@ export class GraphRagRetriever {
     }
   }
 
+  /** Never throws: `hits` null when the vector search failed (BM25 alone then), `ready` false when its index was being built. */
   private async searchByVector(
     dataSource: GraphDataSource,
     graphKey: string,
     vector: Float32Array,
     maxResults: number,
     named: NamedSheet | null,
-  ): Promise<ScoredNode[] | null> {
+  ): Promise<{ hits: ScoredNode[] | null; ready: boolean }> {
     const provider = this.options.embeddingProvider as NonNullable<ResolvedGraphRagOptions['embeddingProvider']>;
     const model = provider.modelName;
     // Each model has its own noise floor; the default 0.3 fits OpenAI models.
     const minScore = provider.minSimilarity ?? VECTOR_MIN_SCORE;
     try {
-      if (!named) return await dataSource.searchNodesByVector(graphKey, { vector, model, minScore }, maxResults);
+      if (!named)
+        return {
+          hits: await dataSource.searchNodesByVector(graphKey, { vector, model, minScore }, maxResults),
+          ready: true,
+        };
       // The vector port has no sheet scope: a deeper list, then the named sheet's hits.
       const hits = await dataSource.searchNodesByVector(
         graphKey,
         { vector, model, minScore },
         maxResults * SHEET_VECTOR_DEPTH,
       );
-      return hits.filter((hit) => hit.node.sheet === named.sheet).slice(0, maxResults);
+      return { hits: hits.filter((hit) => hit.node.sheet === named.sheet).slice(0, maxResults), ready: true };
     } catch (error) {
+      if (error instanceof SearchIndexNotReadyError) return { hits: null, ready: false };
       this.logger.warn('rag_vector_search_failed', { graphKey, model, error: describeError(error) });
-      return null;
+      return { hits: null, ready: true };
     }
   }
 
@@ -324,6 +370,14 @@ export class GraphRagRetriever {
     };
   }
 }
+
+/** A search's hits, and whether its index was ready (false: built meanwhile, the hits are what could be found without it). */
+interface SearchOutcome {
+  hits: ScoredNode[];
+  ready: boolean;
+}
+
+const READY_NOTHING: SearchOutcome = { hits: [], ready: true };
 
 /**
  * Neighbours of the seeds, nearest first: distance is recomputed over each neighbourhood's edges
