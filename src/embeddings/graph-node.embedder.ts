@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { LimitFunction } from 'p-limit';
+import { GraphDataSource } from '../graph/graph-data-source';
 import { GraphStore, NodeEmbeddingWrite, StoredEmbeddingState } from '../graph/graph-store';
 import { GraphNode, NodeTypeConfig } from '../graph/graph.types';
 import { Logger } from '../observability/logger';
@@ -36,6 +37,9 @@ interface PendingText {
 
 const logger = new Logger('embeddings');
 
+/** Nodes read per page of a run: a few milliseconds of reading and decoding. */
+const READ_PAGE_NODES = 500;
+
 /**
  * Gives the stored nodes of one graph the vectors they lack (the write path): reads the selected nodes,
  * their type configs and stored embedding states from the GraphStore, skips empty texts and current vectors
@@ -65,16 +69,20 @@ export class GraphNodeEmbedder {
     const callsBefore = this.runner.calls;
     const source = this.store.forWorkspace(workspace);
     if (!(await source.getGraph(graphKey))) return report;
-    const [nodes, configs, states] = await Promise.all([
-      selection === 'all' ? source.getNodes(graphKey) : source.getNodesByKeys(graphKey, selection),
+    const [configs, states] = await Promise.all([
       source.getNodeConfigs(),
       this.store.getEmbeddingStates(workspace, graphKey),
     ]);
     const configByType = new Map<string, NodeTypeConfig>(configs.map((config) => [config._key, config]));
     const stateByKey = new Map<string, StoredEmbeddingState>(states.map((state) => [state.nodeKey, state]));
+    // The graph's order for `all`; the nodes are read a page at a time, never all at once (50,000 documents are a long read).
+    const keys =
+      selection === 'all'
+        ? states.map((state) => state.nodeKey)
+        : [...new Set(selection)].filter((key) => stateByKey.has(key));
     const model = this.provider.modelName;
     const progress = () =>
-      options.onProgress?.({ ...report, upstreamCalls: this.runner.calls - callsBefore }, nodes.length);
+      options.onProgress?.({ ...report, upstreamCalls: this.runner.calls - callsBefore }, keys.length);
 
     const queued: Array<Promise<void>> = [];
     let batch: PendingText[] = [];
@@ -91,8 +99,7 @@ export class GraphNodeEmbedder {
       });
 
     try {
-      for (const node of nodes as GraphNode[]) {
-        if (options.signal?.aborted) break;
+      for await (const node of this.nodesInPages(source, graphKey, keys, options.signal)) {
         const decision = planNodeEmbedding(
           node,
           configByType.get(node.type),
@@ -123,6 +130,21 @@ export class GraphNodeEmbedder {
     }
     report.upstreamCalls = this.runner.calls - callsBefore;
     return report;
+  }
+
+  /** The nodes of `keys` in their order, read READ_PAGE_NODES at a time (a node deleted meanwhile is skipped). */
+  private async *nodesInPages(
+    source: GraphDataSource,
+    graphKey: string,
+    keys: string[],
+    signal: AbortSignal | undefined,
+  ): AsyncGenerator<GraphNode> {
+    for (let from = 0; from < keys.length && !signal?.aborted; from += READ_PAGE_NODES) {
+      for (const node of await source.getNodesByKeys(graphKey, keys.slice(from, from + READ_PAGE_NODES))) {
+        if (signal?.aborted) return;
+        yield node;
+      }
+    }
   }
 
   private async embedBatch(

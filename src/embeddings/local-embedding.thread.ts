@@ -1,4 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads';
+import { runAtBackgroundPriority } from '../graph/worker-thread.entry';
 import { LocalEmbeddingRecipe } from './local-embedding.recipe';
 import { LocalHashEmbeddingProvider } from './local-hash-embedding.provider';
 import { LocalWordsEmbeddingProvider } from './local-words-embedding.provider';
@@ -9,6 +10,7 @@ import { LocalWordsEmbeddingProvider } from './local-words-embedding.provider';
  */
 const port = parentPort;
 if (!port) throw new Error('local-embedding.thread runs in a worker thread');
+runAtBackgroundPriority();
 const recipe = workerData as LocalEmbeddingRecipe;
 const provider =
   recipe.model === 'hash'

@@ -50,8 +50,16 @@ export interface GraphDataSource {
    * only that sheet's nodes are ranked (corpus statistics stay the whole graph's).
    */
   searchNodes(graphKey: string, query: string, maxResults: number, scope?: SearchScope): Promise<ScoredNode[]>;
-  /** Cosine similarity over stored vectors of `query.model`, best first, above `query.minScore`. */
-  searchNodesByVector(graphKey: string, query: VectorQuery, maxResults: number): Promise<ScoredNode[]>;
+  /**
+   * Cosine similarity over stored vectors of `query.model`, best first, above `query.minScore`. With
+   * `scope.sheet`, only that sheet's nodes.
+   */
+  searchNodesByVector(
+    graphKey: string,
+    query: VectorQuery,
+    maxResults: number,
+    scope?: SearchScope,
+  ): Promise<ScoredNode[]>;
   /** BFS from `nodeKey` up to `depth` (1-3) hops following `direction`; empty when the node is unknown. */
   getNeighborhood(
     graphKey: string,

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import Module from 'node:module';
+import * as os from 'node:os';
 import * as path from 'node:path';
 
 /**
@@ -19,4 +20,23 @@ export function workerThreadEntry(
   if (!existsSync(entry)) return null;
   const loaders = (Module as unknown as { _extensions: Record<string, unknown> })._extensions;
   return extension === '.js' || withLoader || extension in loaders ? entry : null;
+}
+
+/** The nice value of background threads: the service's event loop goes first when they compete for a core. */
+const BACKGROUND_NICE = 10;
+
+/**
+ * Called by a background thread on itself (the local embedding's: tens of seconds of CPU after a
+ * large import, which no question waits for): on Linux a thread has its own
+ * nice value (setpriority on the calling thread), so the service's main thread, which answers
+ * requests, is scheduled before it on a busy machine. Elsewhere it would lower the whole process:
+ * nothing is done.
+ */
+export function runAtBackgroundPriority(): void {
+  if (process.platform !== 'linux') return;
+  try {
+    os.setPriority(BACKGROUND_NICE);
+  } catch {
+    // Not allowed here (a sandbox): the thread runs at the service's priority.
+  }
 }

@@ -58,8 +58,6 @@ interface CachedRetrieval {
 const MAX_NODES_LIMIT = 200;
 /** A named sheet searched on the spot while the graph's index is being built: at most this many nodes. */
 const SHEET_SEARCH_MAX_NODES = 1_000;
-/** How much deeper the vector list goes when only one sheet's hits are kept. */
-const SHEET_VECTOR_DEPTH = 10;
 const MAX_DEPTH_LIMIT = 3;
 
 /**
@@ -316,18 +314,11 @@ export class GraphRagRetriever {
     // Each model has its own noise floor; the default 0.3 fits OpenAI models.
     const minScore = provider.minSimilarity ?? VECTOR_MIN_SCORE;
     try {
-      if (!named)
-        return {
-          hits: await dataSource.searchNodesByVector(graphKey, { vector, model, minScore }, maxResults),
-          ready: true,
-        };
-      // The vector port has no sheet scope: a deeper list, then the named sheet's hits.
-      const hits = await dataSource.searchNodesByVector(
-        graphKey,
-        { vector, model, minScore },
-        maxResults * SHEET_VECTOR_DEPTH,
-      );
-      return { hits: hits.filter((hit) => hit.node.sheet === named.sheet).slice(0, maxResults), ready: true };
+      const query = { vector, model, minScore };
+      const hits = named
+        ? await dataSource.searchNodesByVector(graphKey, query, maxResults, { sheet: named.sheet })
+        : await dataSource.searchNodesByVector(graphKey, query, maxResults);
+      return { hits, ready: true };
     } catch (error) {
       if (error instanceof SearchIndexNotReadyError) return { hits: null, ready: false };
       this.logger.warn('rag_vector_search_failed', { graphKey, model, error: describeError(error) });

@@ -105,9 +105,15 @@ export class InMemoryGraphDataSource implements GraphDataSource {
       .slice(0, maxResults);
   }
 
-  async searchNodesByVector(graphKey: string, query: VectorQuery, maxResults: number): Promise<ScoredNode[]> {
+  async searchNodesByVector(
+    graphKey: string,
+    query: VectorQuery,
+    maxResults: number,
+    scope: SearchScope = {},
+  ): Promise<ScoredNode[]> {
     return this.nodesOf(graphKey)
       .filter((node) => node.embedding && node.embeddingModel === query.model)
+      .filter((node) => scope.sheet === undefined || node.sheet === scope.sheet)
       .map((node) => ({ node: withoutEmbedding(node), score: cosine(query.vector, node.embedding as number[]) }))
       .filter((hit) => hit.score > query.minScore)
       .sort((a, b) => b.score - a.score)

@@ -165,7 +165,12 @@ export class ArangoGraphDataSource implements MutableGraphDataSource {
    * otherwise. A failing indexed search (index dropped or untrained, a server error) falls back to the
    * exact scan; only a store that cannot be reached at all fails the call.
    */
-  async searchNodesByVector(graphKey: string, query: VectorQuery, maxResults: number): Promise<ScoredNode[]> {
+  async searchNodesByVector(
+    graphKey: string,
+    query: VectorQuery,
+    maxResults: number,
+    scope: SearchScope = {},
+  ): Promise<ScoredNode[]> {
     if (maxResults <= 0 || query.vector.length === 0) return [];
     const params = {
       workspace: this.workspace,
@@ -174,10 +179,12 @@ export class ArangoGraphDataSource implements MutableGraphDataSource {
       model: query.model,
       minScore: query.minScore,
       limit: maxResults,
+      sheet: scope.sheet,
     };
     const index = this.capabilities.vectorIndex;
     let hits: Array<{ node: StoredDocument; score: number }> | undefined;
-    if (index && index.dimension === query.vector.length) {
+    // One sheet (a workflow of a many-sheet graph) is small: scanned exactly, never through the index.
+    if (index && index.dimension === query.vector.length && scope.sheet === undefined) {
       const graphNodes = await this.executor.first<number>(
         this.queries.graphNodeCount(this.workspace, graphKey),
         'searchNodesByVector',

@@ -189,6 +189,14 @@ describe(ArangoGraphQueries.name, () => {
     expect(Object.values(bySheet.bindVars)).toContain('1');
   });
 
+  it("scans one sheet's vectors when a sheet is given", () => {
+    const base = { workspace: 'ws', graphKey: 'g', vector: [1, 0], model: 'm', minScore: 0.3, limit: 5 };
+    expect(queries.vectorSearchExact(base).query).not.toContain('n.sheet');
+    const scoped = queries.vectorSearchExact({ ...base, sheet: '7' });
+    expect(scoped.query).toMatch(/FILTER n\.sheet == @\w+/);
+    expect(Object.values(scoped.bindVars)).toContain('7');
+  });
+
   it('keeps the first nodes only when a limit is given, after sorting', () => {
     expect(queries.nodes('ws', 'g').query).not.toMatch(/SORT n\._key\s+LIMIT/);
     const limited = queries.nodes('ws', 'g', undefined, 20);

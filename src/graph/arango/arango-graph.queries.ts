@@ -39,6 +39,8 @@ export interface VectorSearchParams {
   model: string;
   minScore: number;
   limit: number;
+  /** Only this sheet's nodes. */
+  sheet?: string;
 }
 
 export interface ChangeSetStateParams {
@@ -235,6 +237,7 @@ export class ArangoGraphQueries {
       ${this.ownerGuard(workspace, graphKey)}
       FOR n IN ${this.c.nodes}
         FILTER n.graphKey == ${graphKey} AND n.embeddingModel == ${params.model}
+        ${params.sheet === undefined ? aql`` : aql`FILTER n.sheet == ${params.sheet}`}
         FILTER IS_ARRAY(n.embedding) AND LENGTH(n.embedding) == ${vector.length}
         LET score = COSINE_SIMILARITY(n.embedding, ${vector})
         FILTER score > ${params.minScore}

@@ -114,15 +114,22 @@ export class OverlayGraphDataSource implements MutableGraphDataSource {
     return searchNodesWithOverlay(this.store, overlay, graphKey, query, maxResults, scope);
   }
 
-  async searchNodesByVector(graphKey: string, query: VectorQuery, maxResults: number): Promise<ScoredNode[]> {
+  async searchNodesByVector(
+    graphKey: string,
+    query: VectorQuery,
+    maxResults: number,
+    scope: SearchScope = {},
+  ): Promise<ScoredNode[]> {
     const overlay = this.overlayOf(graphKey);
-    if (!overlay?.changesNodes) return this.store.searchNodesByVector(graphKey, query, maxResults);
+    if (!overlay?.changesNodes) return this.store.searchNodesByVector(graphKey, query, maxResults, scope);
     const changes = await changedNodesOf(this.store, overlay, graphKey);
-    const visible = (hits: ScoredNode[]) => visibleVectorHits(hits, overlay);
+    // A node moved to another sheet by an unsaved change is where the overlay puts it.
+    const visible = (hits: ScoredNode[]) =>
+      visibleVectorHits(hits, overlay).filter((hit) => scope.sheet === undefined || hit.node.sheet === scope.sheet);
     const hits = await searchPastHidden(
       changes.hiddenInStore,
       maxResults,
-      (limit) => this.store.searchNodesByVector(graphKey, query, limit),
+      (limit) => this.store.searchNodesByVector(graphKey, query, limit, scope),
       (found) => visible(found).length,
     );
     return visible(hits).slice(0, maxResults);

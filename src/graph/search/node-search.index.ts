@@ -24,6 +24,8 @@ const SHARED_LEXICON = new DomainLexicon(SHARED_TOKENIZER);
 /** Exact-match tiers: a node whose whole key equals the query ranks above one whose type does. */
 const KEY_TIER = 2;
 const TYPE_TIER = 1;
+/** Tiers are below this: one number holds a document and its tier (doc × TIER_SPAN + tier). */
+const TIER_SPAN = 4;
 const DEFAULT_BM25_OPTIONS: Bm25Options = { k1: 1.2, b: 0.75 };
 
 /** Bump when what a node is indexed under changes in a way the fingerprint below cannot see (nodeSearchText's rules). */
@@ -88,10 +90,17 @@ export class NodeSearchIndex {
   private readonly nodeKeys: Array<string | null> = [];
   /** Per document number: its node's sheet (for sheet-scoped searches). */
   private readonly sheets: string[] = [];
-  private readonly docByKey = new Map<string, number>();
-  private readonly tierByPhrase = new Map<string, Map<number, number>>();
-  /** Per document number: the phrases it holds a tier under (to take it out again). */
-  private readonly tierPhrases: Array<string[] | null> = [];
+  /** Made on first use (an unpacked index is searched long before it is changed, if ever). */
+  private docByKeyMap: Map<string, number> | null = new Map();
+  private liveNodes = 0;
+  /**
+   * Exact-match phrase → the documents holding it, with their tier: one document (most phrases: a
+   * node's key) as the number doc × TIER_SPAN + tier, several as a Map (a type's name).
+   */
+  private readonly tierByPhrase = new Map<string, number | Map<number, number>>();
+  /** Per document number: the phrases it holds a tier under (to take it out again); a hole: read from `packed`. */
+  private readonly tierPhrases: Array<string[] | null | undefined> = [];
+  private packed: PackedNodeSearchIndex | null = null;
 
   private constructor(
     private readonly tokenizer: SearchTextTokenizer,
@@ -131,19 +140,19 @@ export class NodeSearchIndex {
     if (packed.format !== NODE_SEARCH_INDEX_FORMAT)
       throw new Error(`Search index of format ${packed.format}, this code reads ${NODE_SEARCH_INDEX_FORMAT}`);
     const index = new NodeSearchIndex(SHARED_TOKENIZER, SHARED_LEXICON, yield* Bm25Index.unpacking(packed.bm25));
+    index.packed = packed;
+    index.docByKeyMap = null;
     const { nodeKeys, sheets, tierPhrases, documentTierOffsets, documentTierPhrases, documentTiers } = packed;
-    const tiers: Array<[string, number]> = [];
+    index.tierPhrases.length = nodeKeys.length;
     for (let doc = 0; doc < nodeKeys.length; doc += 1) {
       const key = nodeKeys[doc];
       index.nodeKeys.push(key);
       index.sheets.push(sheets[doc]);
-      index.tierPhrases.push(null);
-      if (key !== null) {
-        index.docByKey.set(key, doc);
-        tiers.length = 0;
+      if (key === null) index.tierPhrases[doc] = null;
+      else {
+        index.liveNodes += 1;
         for (let entry = documentTierOffsets[doc]; entry < documentTierOffsets[doc + 1]; entry += 1)
-          tiers.push([tierPhrases[documentTierPhrases[entry]], documentTiers[entry]]);
-        index.setTiers(doc, tiers);
+          index.addTier(tierPhrases[documentTierPhrases[entry]], doc, documentTiers[entry]);
       }
       if (doc % UNPACK_STEP === UNPACK_STEP - 1) yield;
     }
@@ -157,9 +166,9 @@ export class NodeSearchIndex {
     const phrases: number[] = [];
     const tiers: number[] = [];
     this.nodeKeys.forEach((key, doc) => {
-      for (const phrase of new Set(this.tierPhrases[doc] ?? [])) {
-        const tier = this.tierByPhrase.get(phrase)?.get(doc);
-        if (tier === undefined) continue;
+      for (const phrase of new Set(this.tierPhrasesOf(doc) ?? [])) {
+        const tier = this.tierOf(phrase, doc);
+        if (tier === 0) continue;
         let id = phraseIds.get(phrase);
         if (id === undefined) {
           id = phraseIds.size;
@@ -184,16 +193,16 @@ export class NodeSearchIndex {
 
   /** Nodes in the index. */
   get size(): number {
-    return this.docByKey.size;
+    return this.liveNodes;
   }
 
   /** Places left by removed nodes (memory and a little search time; a rebuild reclaims them). */
   get removedCount(): number {
-    return this.nodeKeys.length - this.docByKey.size;
+    return this.nodeKeys.length - this.liveNodes;
   }
 
   has(nodeKey: string): boolean {
-    return this.docByKey.has(nodeKey);
+    return this.docByKey().has(nodeKey);
   }
 
   /**
@@ -203,11 +212,11 @@ export class NodeSearchIndex {
   search(query: string, maxResults: number, sheet?: string): NodeSearchHit[] {
     const terms = this.tokenizer.tokenize(query);
     if (terms.length === 0 || maxResults <= 0) return [];
-    const tiers = this.tierByPhrase.get(terms.join(' '));
+    const phrase = terms.join(' ');
     const hits = this.bm25.search(
       this.lexicon.expandQuery(terms, query),
       maxResults,
-      tiers ? (doc, maxScore) => (tiers.get(doc) ?? 0) * (maxScore + 1) : undefined,
+      this.tierByPhrase.has(phrase) ? (doc, maxScore) => this.tierOf(phrase, doc) * (maxScore + 1) : undefined,
       sheet === undefined ? undefined : (doc) => this.sheets[doc] === sheet,
     );
     return hits.map(({ doc, score }) => ({ nodeKey: this.nodeKeys[doc] as string, score }));
@@ -215,19 +224,21 @@ export class NodeSearchIndex {
 
   /** Adds a node after every other one. Throws when its key is already indexed (use replace). */
   append(node: GraphNode, config: NodeTypeConfig | undefined): void {
-    if (this.docByKey.has(node._key)) throw new Error(`Node "${node._key}" is already indexed`);
+    const docByKey = this.docByKey();
+    if (docByKey.has(node._key)) throw new Error(`Node "${node._key}" is already indexed`);
     const { fields, tiers } = this.analyse(node, config);
     const doc = this.bm25.addDocument(fields);
     this.nodeKeys.push(node._key);
     this.sheets.push(node.sheet);
     this.tierPhrases.push(null);
-    this.docByKey.set(node._key, doc);
+    docByKey.set(node._key, doc);
+    this.liveNodes += 1;
     this.addTiers(doc, tiers);
   }
 
   /** Re-indexes a node's new content at its place. Throws when its key is not indexed (use append). */
   replace(node: GraphNode, config: NodeTypeConfig | undefined): void {
-    const doc = this.docByKey.get(node._key);
+    const doc = this.docByKey().get(node._key);
     if (doc === undefined) throw new Error(`Node "${node._key}" is not indexed`);
     const { fields, tiers } = this.analyse(node, config);
     this.removeTiers(doc);
@@ -238,13 +249,25 @@ export class NodeSearchIndex {
 
   /** False when the key was not indexed. */
   remove(nodeKey: string): boolean {
-    const doc = this.docByKey.get(nodeKey);
+    const docByKey = this.docByKey();
+    const doc = docByKey.get(nodeKey);
     if (doc === undefined) return false;
     this.removeTiers(doc);
     this.bm25.removeDocument(doc);
     this.nodeKeys[doc] = null;
-    this.docByKey.delete(nodeKey);
+    docByKey.delete(nodeKey);
+    this.liveNodes -= 1;
     return true;
+  }
+
+  private docByKey(): Map<string, number> {
+    if (!this.docByKeyMap) {
+      this.docByKeyMap = new Map();
+      this.nodeKeys.forEach((key, doc) => {
+        if (key !== null) this.docByKeyMap?.set(key, doc);
+      });
+    }
+    return this.docByKeyMap;
   }
 
   private analyse(
@@ -282,23 +305,60 @@ export class NodeSearchIndex {
   private setTiers(doc: number, tiers: Array<[string, number]>): void {
     const phrases: string[] = [];
     for (const [phrase, tier] of tiers) {
-      let docs = this.tierByPhrase.get(phrase);
-      if (!docs) {
-        docs = new Map();
-        this.tierByPhrase.set(phrase, docs);
-      }
-      docs.set(doc, Math.max(docs.get(doc) ?? 0, tier));
+      this.addTier(phrase, doc, tier);
       phrases.push(phrase);
     }
     this.tierPhrases[doc] = phrases;
   }
 
+  /** `doc` holds `phrase` at `tier` at least. */
+  private addTier(phrase: string, doc: number, tier: number): void {
+    const entry = this.tierByPhrase.get(phrase);
+    if (entry === undefined) this.tierByPhrase.set(phrase, doc * TIER_SPAN + tier);
+    else if (typeof entry === 'number') {
+      const holder = Math.floor(entry / TIER_SPAN);
+      if (holder === doc) this.tierByPhrase.set(phrase, doc * TIER_SPAN + Math.max(entry % TIER_SPAN, tier));
+      else
+        this.tierByPhrase.set(
+          phrase,
+          new Map([
+            [holder, entry % TIER_SPAN],
+            [doc, tier],
+          ]),
+        );
+    } else entry.set(doc, Math.max(entry.get(doc) ?? 0, tier));
+  }
+
+  /** The tier `doc` holds `phrase` at (0: none). */
+  private tierOf(phrase: string, doc: number): number {
+    const entry = this.tierByPhrase.get(phrase);
+    if (entry === undefined) return 0;
+    if (typeof entry === 'number') return Math.floor(entry / TIER_SPAN) === doc ? entry % TIER_SPAN : 0;
+    return entry.get(doc) ?? 0;
+  }
+
+  private tierPhrasesOf(doc: number): string[] | null {
+    let phrases = this.tierPhrases[doc];
+    if (phrases === undefined) {
+      const packed = this.packed as PackedNodeSearchIndex;
+      phrases = [];
+      for (let entry = packed.documentTierOffsets[doc]; entry < packed.documentTierOffsets[doc + 1]; entry += 1)
+        phrases.push(packed.tierPhrases[packed.documentTierPhrases[entry]]);
+      this.tierPhrases[doc] = phrases;
+    }
+    return phrases;
+  }
+
   private removeTiers(doc: number): void {
-    for (const phrase of this.tierPhrases[doc] ?? []) {
-      const docs = this.tierByPhrase.get(phrase);
-      if (!docs) continue;
-      docs.delete(doc);
-      if (docs.size === 0) this.tierByPhrase.delete(phrase);
+    for (const phrase of this.tierPhrasesOf(doc) ?? []) {
+      const entry = this.tierByPhrase.get(phrase);
+      if (entry === undefined) continue;
+      if (typeof entry === 'number') {
+        if (Math.floor(entry / TIER_SPAN) === doc) this.tierByPhrase.delete(phrase);
+        continue;
+      }
+      entry.delete(doc);
+      if (entry.size === 0) this.tierByPhrase.delete(phrase);
     }
     this.tierPhrases[doc] = null;
   }

@@ -216,6 +216,53 @@ describe(VectorIndex.name, () => {
       },
     );
 
+    it.each([
+      ['a few keys, scored one by one', 12],
+      ['many keys, kept by the scan', 150],
+    ])('searches only the keys it is given (%s), with the scores and order of the whole search', (_, keyCount) => {
+      const updated = checkRandomUpdates({ rows: 300, dimension: 24, minRowsForPrescan: 0, seed: 21 });
+      const random = seededRandom(22);
+      const keys = updated.pack().keys;
+      const among = new Set([...keys].sort(() => random() - 0.5).slice(0, keyCount));
+      among.add('absent-key');
+      for (let query = 0; query < 6; query += 1) {
+        const vector = Float32Array.from({ length: 24 }, () => random() - 0.5);
+        const whole = updated.search(vector, -1, 1_000).filter((hit) => among.has(hit.key));
+        expect(updated.search(vector, -1, 20, among)).toEqual(whole.slice(0, 20));
+        expect(updated.search(vector, 0.1, 5, among)).toEqual(whole.filter((hit) => hit.score > 0.1).slice(0, 5));
+      }
+    });
+
+    it.each([
+      ['with the int8 copy', 0],
+      ['without it', Number.MAX_SAFE_INTEGER],
+    ])('packs entries without kernels exactly as a build would be packed (%s)', (_, minRowsForPrescan) => {
+      const random = seededRandom(31);
+      const entries = Array.from({ length: 300 }, (_unused, row) => ({
+        key: `n${row}`,
+        vector:
+          row % 50 === 7
+            ? new Float32Array(20)
+            : Float32Array.from({ length: row % 97 === 3 ? 19 : 20 }, () => random() - 0.5),
+        order: 1000 - row,
+      }));
+      const values = (packed: ReturnType<VectorIndex['pack']>) => ({
+        ...packed,
+        orders: Array.from(packed.orders),
+        matrix: Array.from(packed.matrix),
+        coarse: packed.coarse && {
+          ...packed.coarse,
+          matrix: Array.from(packed.coarse.matrix),
+          scales: Array.from(packed.coarse.scales),
+          residuals: Array.from(packed.coarse.residuals),
+        },
+      });
+      expect(values(VectorIndex.packEntries(entries, minRowsForPrescan))).toEqual(
+        values(VectorIndex.build(entries, { minRowsForPrescan }).pack()),
+      );
+      expect(values(VectorIndex.packEntries([]))).toEqual(values(VectorIndex.build([]).pack()));
+    });
+
     it('packs an empty index and one built from mixed dimensions as they are', () => {
       const mixed = VectorIndex.fromPacked(
         structuredClone(

@@ -1,4 +1,4 @@
-import { DotProductKernel } from './dot-product.kernel';
+import { DotProductKernel, paddedWidth } from './dot-product.kernel';
 import { runAllSteps, Stepwise } from './stepwise';
 import { createDotProductKernel } from './dot-product-kernel.factory';
 import { TopKCollector } from './top-k.collector';
@@ -21,6 +21,8 @@ export interface VectorIndexOptions {
 /** Covers float32 rounding between the bound's arithmetic and the exact scores (≪ any meaningful score gap). */
 const ROUNDING_MARGIN = 1e-4;
 const DEFAULT_MIN_ROWS_FOR_PRESCAN = 1024;
+/** Keys asked for (`among`) scored one by one while they are at most this fraction of the rows: 1 / 8. */
+const AMONG_SCAN_SHARE = 8;
 
 /** Room left for added rows by a build (~3 %), so that an editing session does not grow the matrix. */
 function builtCapacity(rows: number): number {
@@ -92,28 +94,46 @@ export class VectorIndex {
     keys.forEach((key, row) => this.slotByKey.set(key, row));
   }
 
+  /**
+   * What `build(entries).pack()` gives, without kernels: the unit rows and their int8 copy written
+   * straight into arrays of their own (no WebAssembly memory, which never shrinks, and no copy):
+   * the index build thread's way.
+   */
+  static packEntries(
+    entries: Iterable<VectorEntry>,
+    minRowsForPrescan = DEFAULT_MIN_ROWS_FOR_PRESCAN,
+  ): PackedVectorIndex {
+    const { dimension, rows, keys, skipped, mixedDimensions } = unitRowsOf(entries);
+    const width = paddedWidth(dimension);
+    const matrix = new Float32Array(rows.length * width);
+    const orders = new Float64Array(rows.length);
+    rows.forEach(({ vector, norm, order }, row) => {
+      for (let index = 0; index < dimension; index += 1) matrix[row * width + index] = vector[index] / norm;
+      orders[row] = order;
+    });
+    let coarse: PackedVectorIndex['coarse'] = null;
+    if (rows.length > 0 && rows.length >= minRowsForPrescan && WasmInt8DotProductKernel.isSupported()) {
+      const coarseWidth = int8Width(dimension);
+      const quantized = new Int8Array(rows.length * coarseWidth);
+      const scales = new Float64Array(rows.length);
+      const residuals = new Float64Array(rows.length);
+      for (let row = 0; row < rows.length; row += 1) {
+        const { scale, residual } = quantize(matrix, row * width, dimension, quantized, row * coarseWidth);
+        scales[row] = scale;
+        residuals[row] = residual;
+      }
+      coarse = { matrix: quantized, width: coarseWidth, scales, residuals };
+    }
+    return { dimension, keys, orders, matrix, coarse, skippedKeys: [...skipped], mixedDimensions };
+  }
+
   /** Keys are unique. */
   static build(entries: Iterable<VectorEntry>, options: VectorIndexOptions = {}): VectorIndex {
     const resolved: Required<VectorIndexOptions> = {
       createKernel: options.createKernel ?? createDotProductKernel,
       minRowsForPrescan: options.minRowsForPrescan ?? DEFAULT_MIN_ROWS_FOR_PRESCAN,
     };
-    const list = Array.isArray(entries) ? (entries as VectorEntry[]) : [...entries];
-    const dimension = list.find((entry) => entry.vector.length > 0)?.vector.length ?? 0;
-    const rows: Array<{ vector: Float32Array; norm: number; order: number }> = [];
-    const keys: string[] = [];
-    const skipped = new Set<string>();
-    let mixedDimensions = false;
-    list.forEach(({ key, vector, order }, position) => {
-      if (vector.length > 0 && vector.length !== dimension) mixedDimensions = true;
-      const norm = vector.length === dimension ? euclideanNorm(vector, dimension) : 0;
-      if (norm === 0) {
-        skipped.add(key);
-        return;
-      }
-      rows.push({ vector, norm, order: order ?? position });
-      keys.push(key);
-    });
+    const { dimension, rows, keys, skipped, mixedDimensions } = unitRowsOf(entries);
     const capacity = builtCapacity(rows.length);
     const exact = rows.length > 0 ? resolved.createKernel(capacity, dimension) : null;
     const orders = new Float64Array(capacity);
@@ -267,21 +287,55 @@ export class VectorIndex {
 
   /**
    * Rows whose cosine similarity with `query` is strictly above `minScore`, best first, at most
-   * `limit`; ties by order. A query of another dimension (or a zero vector) matches nothing.
+   * `limit`; ties by order. A query of another dimension (or a zero vector) matches nothing. With
+   * `among`, only those keys' rows (a sheet of the graph): scored one by one when they are few, else
+   * by a scan that keeps only them; the same scores either way.
    */
-  search(query: ArrayLike<number>, minScore: number, limit: number): Array<{ key: string; score: number }> {
+  search(
+    query: ArrayLike<number>,
+    minScore: number,
+    limit: number,
+    among?: ReadonlySet<string>,
+  ): Array<{ key: string; score: number }> {
     const { exact, dimension } = this;
     if (!exact || this.size === 0 || limit <= 0 || query.length !== dimension) return [];
     const norm = euclideanNorm(query, dimension);
     if (norm === 0) return [];
     for (let index = 0; index < dimension; index += 1) exact.query[index] = query[index] / norm;
-    const collector = this.coarse ? this.prescanned(this.coarse, exact, minScore, limit) : null;
-    return (collector ?? this.fullScan(exact, minScore, limit))
-      .result()
-      .map(({ item, score }) => ({ key: this.keys[item], score: Math.min(1, score) }));
+    let collector: TopKCollector | null;
+    if (among && among.size <= this.size / AMONG_SCAN_SHARE)
+      collector = this.scoredOneByOne(exact, among, minScore, limit);
+    else {
+      const accept = among ? (row: number) => among.has(this.keys[row]) : null;
+      collector = this.coarse && !accept ? this.prescanned(this.coarse, exact, minScore, limit) : null;
+      collector ??= this.fullScan(exact, minScore, limit, accept);
+    }
+    return collector.result().map(({ item, score }) => ({ key: this.keys[item], score: Math.min(1, score) }));
   }
 
-  private fullScan(exact: DotProductKernel, minScore: number, limit: number): TopKCollector {
+  /** The rows of `keys` only, each scored by the kernel (to the bit what a scan gives it). */
+  private scoredOneByOne(
+    exact: DotProductKernel,
+    keys: ReadonlySet<string>,
+    minScore: number,
+    limit: number,
+  ): TopKCollector {
+    const collector = new TopKCollector(limit, this.orders);
+    for (const key of keys) {
+      const row = this.slotByKey.get(key);
+      if (row === undefined) continue;
+      const score = exact.scoreRow(row);
+      if (score > minScore) collector.offer(row, score);
+    }
+    return collector;
+  }
+
+  private fullScan(
+    exact: DotProductKernel,
+    minScore: number,
+    limit: number,
+    accept: ((row: number) => boolean) | null,
+  ): TopKCollector {
     const rows = this.size;
     exact.run(rows);
     const scores = exact.scores;
@@ -289,7 +343,7 @@ export class VectorIndex {
     for (let row = 0; row < rows; row += 1) {
       const score = scores[row];
       // At the threshold a row may still win the tie: rows are not in order once the index was updated.
-      if (score > minScore && score >= collector.threshold) collector.offer(row, score);
+      if (score > minScore && score >= collector.threshold && (!accept || accept(row))) collector.offer(row, score);
     }
     return collector;
   }
@@ -385,6 +439,38 @@ export class VectorIndex {
   }
 }
 
+/** The entries a build keeps (a norm, the dimension of the first one with a length) with their norms; the others skipped. */
+function unitRowsOf(entries: Iterable<VectorEntry>): {
+  dimension: number;
+  rows: Array<{ vector: Float32Array; norm: number; order: number }>;
+  keys: string[];
+  skipped: Set<string>;
+  mixedDimensions: boolean;
+} {
+  const list = Array.isArray(entries) ? (entries as VectorEntry[]) : [...entries];
+  const dimension = list.find((entry) => entry.vector.length > 0)?.vector.length ?? 0;
+  const rows: Array<{ vector: Float32Array; norm: number; order: number }> = [];
+  const keys: string[] = [];
+  const skipped = new Set<string>();
+  let mixedDimensions = false;
+  list.forEach(({ key, vector, order }, position) => {
+    if (vector.length > 0 && vector.length !== dimension) mixedDimensions = true;
+    const norm = vector.length === dimension ? euclideanNorm(vector, dimension) : 0;
+    if (norm === 0) {
+      skipped.add(key);
+      return;
+    }
+    rows.push({ vector, norm, order: order ?? position });
+    keys.push(key);
+  });
+  return { dimension, rows, keys, skipped, mixedDimensions };
+}
+
+/** The int8 copy's row width: the dimension padded to 16 bytes (the SIMD kernel's lanes). */
+function int8Width(dimension: number): number {
+  return Math.ceil(dimension / 16) * 16;
+}
+
 /** Rows copied between two steps of VectorIndex.unpacking (a few hundred kilobytes). */
 const UNPACK_ROWS = 256;
 
@@ -414,7 +500,7 @@ function writeUnitRow(
 
 /** int8 copies of the exact kernel's first `rows` unit rows (room for `capacity`), each with its scale and quantization residual. */
 function quantizeRows(exact: DotProductKernel, rows: number, capacity: number, dimension: number): Int8Rows {
-  const kernel = new WasmInt8DotProductKernel(capacity, Math.ceil(dimension / 16) * 16);
+  const kernel = new WasmInt8DotProductKernel(capacity, int8Width(dimension));
   const scales = new Float64Array(capacity);
   const residuals = new Float64Array(capacity);
   for (let row = 0; row < rows; row += 1) {

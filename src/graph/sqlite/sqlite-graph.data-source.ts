@@ -108,7 +108,12 @@ export class SqliteGraphDataSource implements MutableGraphDataSource {
     );
   }
 
-  async searchNodesByVector(graphKey: string, query: VectorQuery, maxResults: number): Promise<ScoredNode[]> {
+  async searchNodesByVector(
+    graphKey: string,
+    query: VectorQuery,
+    maxResults: number,
+    scope: SearchScope = {},
+  ): Promise<ScoredNode[]> {
     const ref = this.statements.graphRef.get(this.workspace, graphKey);
     if (!ref || maxResults <= 0) return [];
     const index = await this.indexes.vectorIndex(
@@ -120,7 +125,11 @@ export class SqliteGraphDataSource implements MutableGraphDataSource {
       this.waitFor(ref.id, false),
     );
     if (!index) throw new SearchIndexNotReadyError(graphKey, 'vectors');
-    return this.withDocuments(ref.id, index.search(query.vector, query.minScore, maxResults));
+    const among =
+      scope.sheet === undefined
+        ? undefined
+        : new Set(this.statements.nodeKeysOfSheet.all(ref.id, scope.sheet).map((row) => row.key));
+    return this.withDocuments(ref.id, index.search(query.vector, query.minScore, maxResults, among));
   }
 
   /**

@@ -44,6 +44,11 @@ export interface StagedImportIndexing {
 export interface StagedIndexBuild {
   /** More node rows of the staged graph are committed. */
   rowsCommitted(): void;
+  /**
+   * Every row is staged: the build finishes before the swap, so the graph comes in searchable.
+   * Resolves when it is done, or after a bound (the build then goes on after the swap).
+   */
+  finish(): Promise<void>;
   /** The graph was swapped in at `revision` (called in the same turn as the swap's commit). */
   swappedIn(revision: number): void;
   /** The import failed: the staged rows are going away. */
@@ -57,7 +62,9 @@ export interface StagedIndexBuild {
  * key starts with "/"), in transactions of ROWS_PER_TRANSACTION rows with turns of the event loop in
  * between; then ONE short transaction swaps it in (the old row is renamed away, the staged row takes
  * the key, node configs are upserted); then the old graph's rows are deleted the same way, page by
- * page. Readers see the old graph, then the new one, never a mix: the swap is atomic. A node whose
+ * page. Readers see the old graph, then the new one, never a mix: the swap is atomic. With a
+ * StagedImportIndexing, the new graph's search index is built from the staged rows as they are
+ * written, and the swap waits (bounded) for it to be finished. A node whose
  * key existed and whose content did not change keeps its stored vector; one that carries its own
  * `embedding` + `embeddingModel` is stored with it. The new graph has a new row id, so every
  * process's in-memory indexes of the old one are dropped. Rows left by a process that died mid-way
@@ -104,6 +111,7 @@ export class SqliteGraphImporter {
     let retiredId: number | null;
     try {
       await this.stage(workspace, graphKey, stagingId, document, build);
+      await build?.finish();
       const swapped = this.write(() => this.swapIn(workspace, graphKey, stagingId, JSON.stringify(graph), document));
       retiredId = swapped.retiredId;
       build?.swappedIn(swapped.revision);

@@ -107,6 +107,7 @@ export class SqliteGraphStatements {
   readonly nodeChangesBetween: Statement<[number, number, number], NodeChangesRow>;
   readonly embeddingChangesBetween: Statement<[number, number, number], NodeChangesRow>;
   readonly nodeDocumentsByKeys: Statement<[number, string], KeyedDocumentRow>;
+  readonly nodeKeysOfSheet: Statement<[number, string], { key: string }>;
   /** (graph id, model, after row id, page size). */
   readonly vectorsOfModelPage: Statement<[number, string, number, number], VectorRow>;
   readonly vectorsOfModelByKeys: Statement<[number, string, string], VectorRow>;
@@ -215,6 +216,7 @@ export class SqliteGraphStatements {
       'SELECT embedding_revision AS revision, node_keys AS nodeKeys FROM graph_embedding_changes ' +
         'WHERE graph_id = ? AND embedding_revision > ? AND embedding_revision <= ? ORDER BY embedding_revision',
     );
+    this.nodeKeysOfSheet = db.prepare('SELECT node_key AS key FROM graph_nodes WHERE graph_id = ? AND sheet = ?');
     this.nodeDocumentsByKeys = db.prepare(
       'SELECT node_key AS key, document FROM graph_nodes WHERE graph_id = ? AND node_key IN (SELECT value FROM json_each(?))',
     );

@@ -88,6 +88,23 @@ describe(SqliteGraphStore.name, () => {
     });
   });
 
+  it("searches one sheet's vectors only when asked, and every node's limit of getNodes in the graph's order", async () => {
+    const source = store.forWorkspace(WS);
+    const nodes = await source.getNodes(DEMO);
+    await store.saveEmbeddings(
+      WS,
+      DEMO,
+      nodes.map((node, index) => ({ nodeKey: node._key, vector: vector(1, index), model: 'm', hash: 'h' })),
+    );
+    const query = { vector: vector(1, 0), model: 'm', minScore: -1 };
+    const all = await source.searchNodesByVector(DEMO, query, 20);
+    const sheetOne = await source.searchNodesByVector(DEMO, query, 20, { sheet: '1' });
+    expect(sheetOne.length).toBeGreaterThan(0);
+    expect(sheetOne).toEqual(all.filter((hit) => hit.node.sheet === '1'));
+    expect(await source.searchNodesByVector(DEMO, query, 20, { sheet: 'absent' })).toEqual([]);
+    expect(await source.getNodes(DEMO, undefined, 3)).toEqual(nodes.slice(0, 3));
+  });
+
   it('rolls an import back when a write fails halfway, leaving the previous graph', async () => {
     const before = await store.exportGraph(WS, DEMO);
     const document = demo();

@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { Logger } from '../../observability/logger';
 import { exportGraphDocument } from '../graph-document.exporter';
 import { GraphStore, NodeEmbeddingWrite, StoreHealth, StoredEmbeddingState } from '../graph-store';
-import { GraphDocument } from '../graph.types';
+import { GraphDocument, NodeTypeConfig } from '../graph.types';
 import { MutableGraphDataSource } from '../mutable-graph-data-source';
 import { SqliteDecodedDocumentCache } from './sqlite-decoded-document.cache';
 import {
@@ -17,13 +17,15 @@ import { SqliteGraphStatements } from './sqlite-graph.statements';
 import { SqliteGraphTransaction, SqliteGraphWriter } from './sqlite-graph.writer';
 import { OffThreadIndexBuilds, SqliteIndexBuildWorker } from './sqlite-index-build.worker';
 import { SqliteNodeChangeLog } from './sqlite-node-change.log';
-import { adoptSearchIndex, SqliteSearchIndexUpdater } from './sqlite-search-index.updater';
+import { adoptSearchIndex, SqliteSearchIndexUpdater, TrackedSearchIndex } from './sqlite-search-index.updater';
 import { SqliteVectorIndexUpdater } from './sqlite-vector-index.updater';
 
 /** From this many nodes a graph's indexes are built in the worker (below, a build takes a few tens of ms here). */
 export const DEFAULT_OFF_THREAD_MIN_NODES = 2_000;
 /** How long a search waits for a graph's index being built in the worker before answering from what is ready. */
 export const DEFAULT_INDEX_WAIT_MS = 750;
+/** The most an import's swap waits for its staged index build (a stuck worker does not hold an import longer). */
+export const STAGED_BUILD_MAX_WAIT_MS = 30_000;
 
 export interface SqliteIndexWorkerOptions {
   /** From this many nodes a graph's indexes are built in the worker thread (default DEFAULT_OFF_THREAD_MIN_NODES). */
@@ -202,42 +204,91 @@ export class SqliteGraphStore implements GraphStore {
   }
 
   /**
-   * An import of a large graph is indexed by the worker while it is staged; the swap installs the
-   * build as the new graph's index update, which its first searches wait for. A failed staged build
-   * falls back to the ordinary first build.
+   * An import of a large graph is indexed by the worker while it is staged, and the swap waits for
+   * the index (at most STAGED_BUILD_MAX_WAIT_MS): the graph comes in searchable, and the import
+   * answers then; the worker snapshots the index. Past the wait, the build is installed as the
+   * new graph's pending index update, which its first searches wait for (RAG_INDEX_WAIT_MS). A build
+   * that failed, or used other node configs than the workspace has after the swap (another write
+   * changed them meanwhile), gives way to the ordinary first build.
    */
   private stagedImportIndexing(offThread: OffThreadIndexBuilds): StagedImportIndexing {
-    const ignoreFailure = (promise: Promise<unknown>) => promise.catch(() => undefined);
+    const worker = offThread.worker;
+    const ignoreFailure = (promise: Promise<unknown>) => void promise.catch(() => undefined);
     return {
       begin: ({ workspace, graphKey, stagingId, nodes, configs }) => {
         if (nodes < offThread.minNodes) return null;
         const started = performance.now();
-        void ignoreFailure(offThread.worker.run({ kind: 'stagedBegin', graphId: stagingId, configs }));
+        ignoreFailure(worker.run({ kind: 'stagedBegin', graphId: stagingId, configs }));
+        let built: Promise<TrackedSearchIndex | null> | null = null;
+        let finished: TrackedSearchIndex | null = null;
+        const configsNow = () => this.dataSource(workspace).getNodeConfigsNow();
         return {
-          rowsCommitted: () => void ignoreFailure(offThread.worker.run({ kind: 'stagedRows', graphId: stagingId })),
-          abort: () => void ignoreFailure(offThread.worker.run({ kind: 'stagedAbort', graphId: stagingId })),
+          rowsCommitted: () => ignoreFailure(worker.run({ kind: 'stagedRows', graphId: stagingId })),
+          abort: () => ignoreFailure(worker.run({ kind: 'stagedAbort', graphId: stagingId })),
+          finish: async () => {
+            built = worker
+              .run({ kind: 'stagedEnd', graphId: stagingId })
+              .then((result) => (result ? adoptSearchIndex(result, graphKey, 'import', started) : null))
+              .then((tracked) => (finished = tracked))
+              .catch((error: unknown) => {
+                logger.warn('staged_search_index_failed', { graphKey, error: describeError(error) });
+                return null;
+              });
+            await withinMs(built, STAGED_BUILD_MAX_WAIT_MS);
+          },
           swappedIn: (revision) => {
             const ref = { id: stagingId, revision, embeddingRevision: 0 };
-            const configsNow = () => this.dataSource(workspace).getNodeConfigsNow();
-            const build = offThread.worker
-              .run({ kind: 'stagedEnd', graphId: stagingId, revision, snapshot: true })
-              .then((built) => {
-                if (!built) throw new Error('no staged build');
-                return adoptSearchIndex(built, graphKey, 'import', started);
-              })
-              .catch((error: unknown) => {
-                logger.warn('staged_search_index_failed', {
-                  graphKey,
-                  error: error instanceof Error ? error.message : String(error),
-                });
-                return this.searchIndexes.update(stagingId, graphKey, null, configsNow);
-              });
-            this.indexes.installSearchBuild(workspace, graphKey, ref, build);
+            const withConfigs = (tracked: TrackedSearchIndex | null) =>
+              tracked && sameSearchConfigs(configs, configsNow()) ? tracked : null;
+            const install = (tracked: TrackedSearchIndex | null): Promise<TrackedSearchIndex> => {
+              const ready = withConfigs(tracked);
+              if (!ready) return this.searchIndexes.update(stagingId, graphKey, null, configsNow);
+              ready.revision = revision;
+              ignoreFailure(worker.run({ kind: 'stagedSnapshot', graphId: stagingId, revision }));
+              return Promise.resolve(ready);
+            };
+            logger.debug('staged_import_swapped_in', {
+              graphKey,
+              revision,
+              indexReady: finished !== null,
+              sinceBeginMs: Math.round(performance.now() - started),
+            });
+            this.indexes.installSearchBuild(
+              workspace,
+              graphKey,
+              ref,
+              finished ? install(finished) : (built ?? Promise.resolve(null)).then(install),
+            );
           },
         };
       },
     };
   }
+}
+
+/** Resolves when `promise` settles or after `ms`, whichever comes first (never rejects). */
+async function withinMs(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    promise.catch(() => undefined),
+    new Promise<void>((resolve) => (timer = setTimeout(resolve, ms))),
+  ]);
+  clearTimeout(timer);
+}
+
+/** Whether two lists of node configs give nodes the same search text (nodeSearchText: type key, display name, description). */
+function sameSearchConfigs(left: NodeTypeConfig[], right: NodeTypeConfig[]): boolean {
+  const summary = (configs: NodeTypeConfig[]) =>
+    JSON.stringify(
+      configs
+        .map((config) => [config._key, config.displayName ?? '', config.description ?? ''])
+        .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)),
+    );
+  return summary(left) === summary(right);
+}
+
+function describeError(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 /** The worker when asked for and this runtime can start it (a file, not an in-memory database). */

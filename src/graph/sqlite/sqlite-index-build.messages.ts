@@ -9,7 +9,8 @@ export type IndexBuildTask =
   | { kind: 'vectors'; graphId: number; model: string }
   | { kind: 'stagedBegin'; graphId: number; configs: NodeTypeConfig[] }
   | { kind: 'stagedRows'; graphId: number }
-  | { kind: 'stagedEnd'; graphId: number; revision: number; snapshot: boolean }
+  | { kind: 'stagedEnd'; graphId: number }
+  | { kind: 'stagedSnapshot'; graphId: number; revision: number }
   | { kind: 'stagedAbort'; graphId: number };
 
 /** Each task's answer. */
@@ -20,6 +21,7 @@ export interface IndexBuildResults {
   stagedBegin: null;
   stagedRows: null;
   stagedEnd: BuiltSearchIndex | null;
+  stagedSnapshot: null;
   stagedAbort: null;
 }
 

@@ -16,7 +16,8 @@ import { SqliteSearchSnapshotRepository } from './sqlite-search-snapshot.reposit
  * The index build thread (started by SqliteIndexBuildWorker): a connection of its own to the store's
  * file and a SqliteIndexBuilder, one task at a time. Packed indexes go back with their buffers
  * transferred, not copied; a search index asked with `snapshot` is stored as the graph's snapshot
- * after it was sent (a failure to store it is only logged).
+ * after it was sent (a failure to store it is only logged). It writes nothing else: a write waits
+ * for the file's lock, and a wait holds the thread (better-sqlite3 is synchronous).
  */
 const port = parentPort;
 if (!port) throw new Error('sqlite-index-build.thread runs in a worker thread');
@@ -31,13 +32,6 @@ const builder = new SqliteIndexBuilder(db, statements, snapshots);
 const send = (reply: IndexBuildReply, transfer: ArrayBuffer[] = []) => port.postMessage(reply, transfer);
 const log = (level: 'info' | 'warn', event: string, fields: Record<string, unknown>) =>
   send({ log: { level, event, fields } });
-
-try {
-  const removed = snapshots.removeAbandoned();
-  if (removed > 0) log('warn', 'search_snapshot_leftover_removed', { snapshots: removed });
-} catch (error) {
-  log('warn', 'search_snapshot_cleanup_failed', { error: describe(error) });
-}
 
 port.on('message', ({ id, task }: IndexBuildRequest) => {
   try {
@@ -54,7 +48,12 @@ function run(id: number, task: IndexBuildTask): void {
     case 'searchSnapshot':
       return answerSearch(id, task.graphId, builder.loadSearchSnapshot(task.graphId), false);
     case 'stagedEnd':
-      return answerSearch(id, task.graphId, builder.endStaged(task.graphId, task.revision), task.snapshot);
+      return answerSearch(id, task.graphId, builder.endStaged(task.graphId), false);
+    case 'stagedSnapshot': {
+      send({ id, result: null });
+      const staged = builder.stagedSnapshotPayload(task.graphId, task.revision);
+      return staged ? saveSnapshot(task.graphId, staged.revision, () => staged.payload) : undefined;
+    }
     case 'vectors': {
       const built = tabulateStringLists(builder.buildVectorIndex(task.graphId, task.model));
       return send({ id, result: built }, transferablesOf(built));
@@ -71,21 +70,31 @@ function run(id: number, task: IndexBuildTask): void {
   }
 }
 
-/** Sends the index (its buffers transferred), then stores its snapshot when asked (serialized before the buffers go). */
+/**
+ * Sends the index, then stores its snapshot when asked: the answer first, since a search may be
+ * waiting for it. Its typed arrays are copied, not transferred (a few megabytes; the snapshot still
+ * needs them), its strings go as string lists.
+ */
 function answerSearch(id: number, graphId: number, built: BuiltSearchIndex | null, snapshot: boolean): void {
-  const payload = built && snapshot ? builder.serializeSnapshot(built) : null;
-  const sent = tabulateStringLists(built);
-  send({ id, result: sent }, transferablesOf(sent));
-  if (!built || !payload) return;
+  send({ id, result: tabulateStringLists(built) });
+  if (built && snapshot) saveSnapshot(graphId, built.revision, () => builder.serializeSnapshot(built));
+}
+
+/** Stores a search index as the graph's snapshot; a failure is only logged. */
+function saveSnapshot(graphId: number, revision: number, payloadOf: () => Buffer): void {
   const started = performance.now();
   try {
-    builder.saveSearchSnapshot(graphId, built.revision, payload);
+    const payload = payloadOf();
+    builder.saveSearchSnapshot(graphId, revision, payload);
     log('info', 'search_snapshot_saved', {
       graphId,
-      revision: built.revision,
+      revision,
       bytes: payload.length,
       durationMs: Math.round(performance.now() - started),
     });
+    // Here, not when the thread starts: a write waits for the lock, which an import being staged holds most of the time.
+    const removed = snapshots.removeAbandoned();
+    if (removed > 0) log('warn', 'search_snapshot_leftover_removed', { snapshots: removed });
   } catch (error) {
     log('warn', 'search_snapshot_save_failed', { graphId, error: describe(error) });
   }

@@ -118,6 +118,19 @@ describe(`${SqliteIndexBuildWorker.name} (large graphs' indexes built off the ev
     expect(built('search_index_updated').length).toBeGreaterThan(0);
   });
 
+  it("builds the index again when another write changed the workspace's node configs while the import was staged", async () => {
+    const importer = open({ ...offThread(), importSliceMs: 0 });
+    const other = open({ importSliceMs: 0 });
+    const configs = [{ _key: 'code', workspace: WS, displayName: 'Okapi runner', category: 'logic', handles: {} }];
+    // Both imports run at once: the small one's swap renames the type the big one's nodes use.
+    await Promise.all([
+      importer.importGraph(WS, graphOf('big', 600)),
+      other.importGraph(WS, { ...graphOf('small', 3), nodeConfigs: configs } as GraphDocument),
+    ]);
+    expect(await textHits(importer.forWorkspace(WS), 'big')).toEqual(await textHits(open().forWorkspace(WS), 'big'));
+    expect((await importer.forWorkspace(WS).searchNodes('big', 'okapi runner', 5)).length).toBe(5);
+  });
+
   it('builds vector indexes in the worker and keeps them current by catch-ups, as one built in this thread', async () => {
     const worker = open(offThread());
     const document = graphOf('big', 600);

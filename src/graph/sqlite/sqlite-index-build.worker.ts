@@ -67,6 +67,11 @@ export class SqliteIndexBuildWorker {
     return this.worker !== null;
   }
 
+  /** Tasks sent and not answered yet (the thread's queue). */
+  get pendingTasks(): number {
+    return this.pending.size;
+  }
+
   run<K extends IndexBuildTask['kind']>(task: Extract<IndexBuildTask, { kind: K }>): Promise<IndexBuildResults[K]> {
     const worker = this.worker ?? this.start();
     this.cancelIdleStop();

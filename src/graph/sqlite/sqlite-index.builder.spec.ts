@@ -95,10 +95,10 @@ describe(SqliteIndexBuilder.name, () => {
     expect(builder.loadSearchSnapshot(id)).toBeNull();
   });
 
-  it('indexes an import while it is staged, row by row as they are committed, as a build of the swapped-in graph', async () => {
+  it('indexes an import while it is staged, row by row as they are committed, and keeps it for its snapshot', async () => {
     const document = demo();
     // The staged build of a store with a hook on its importer: begin, rows, end as the importer calls them.
-    const staged: { id?: number; revision?: number } = {};
+    const staged: { id?: number; revision?: number; built?: ReturnType<SqliteIndexBuilder['endStaged']> } = {};
     const hooked = new SqliteGraphStore(db, { importSliceMs: 0 });
     (hooked as unknown as { importer: { indexing: unknown } }).importer.indexing = {
       begin: ({ stagingId, configs }: { stagingId: number; configs: [] }) => {
@@ -106,35 +106,37 @@ describe(SqliteIndexBuilder.name, () => {
         builder.beginStaged(stagingId, configs);
         return {
           rowsCommitted: () => builder.stagedRowsCommitted(stagingId),
+          finish: async () => {
+            staged.built = builder.endStaged(stagingId);
+          },
           swappedIn: (revision: number) => (staged.revision = revision),
           abort: () => builder.abortStaged(stagingId),
         };
       },
     };
     await hooked.importGraph(WS, document);
-    const built = builder.endStaged(staged.id as number, staged.revision as number);
+    const id = staged.id as number;
+    const built = staged.built;
     if (!built) throw new Error('expected an index');
-    expect(staged.id).toBe(graphId('nba-workflow'));
-    expect(built.revision).toBe(statements.graphRef.get(WS, 'nba-workflow')?.revision);
+    expect(id).toBe(graphId('nba-workflow'));
+    expect(staged.revision).toBe(statements.graphRef.get(WS, 'nba-workflow')?.revision);
     const index = NodeSearchIndex.fromPacked(built.packed);
     const expected = await reference('nba-workflow');
     for (const query of QUERIES) expect(index.search(query, 20)).toEqual(expected.search(query, 20));
-    expect(builder.endStaged(staged.id as number, 1)).toBeNull();
+    expect(builder.endStaged(id)).toBeNull();
+
+    const snapshot = builder.stagedSnapshotPayload(id, staged.revision as number);
+    if (!snapshot) throw new Error('expected a snapshot payload');
+    builder.saveSearchSnapshot(id, snapshot.revision, snapshot.payload);
+    expect(builder.loadSearchSnapshot(id)?.revision).toBe(staged.revision);
+    expect(builder.stagedSnapshotPayload(id, 1)).toBeNull();
   });
 
-  it('indexes a staged graph again from the file when the node configs changed meanwhile', async () => {
-    await store.importGraph(WS, demo());
-    const id = graphId('nba-workflow');
-    builder.beginStaged(id, []);
-    builder.stagedRowsCommitted(id);
-    // The workspace's configs (type names and descriptions) are not the ones the build began with.
-    const built = builder.endStaged(id, 1);
-    if (!built) throw new Error('expected an index');
-    expect(built.revision).toBe(statements.graphRef.get(WS, 'nba-workflow')?.revision);
-    const index = NodeSearchIndex.fromPacked(built.packed);
-    const expected = await reference('nba-workflow');
-    expect(index.search('API Call', 5)).toEqual(expected.search('API Call', 5));
-    expect(index.search('API Call', 5)[0]?.nodeKey).toBe('fetch-api');
+  it('forgets a staged build when its import is aborted', () => {
+    builder.beginStaged(42, []);
+    builder.abortStaged(42);
+    expect(builder.endStaged(42)).toBeNull();
+    expect(builder.stagedSnapshotPayload(42, 1)).toBeNull();
   });
 
   it('builds the vector index of one model from the stored vectors, as VectorIndex.build over them in row order', async () => {

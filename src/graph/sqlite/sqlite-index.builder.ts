@@ -56,10 +56,12 @@ interface StagedBuild {
  *
  * Staged builds index an import while it is being written: the importer stages its rows under a
  * graph row of their own (SqliteGraphImporter) and says when more are committed (stagedRowsCommitted);
- * by the time it swaps the graph in, most of the index is built, and endStaged finishes it.
+ * once every row is staged, endStaged finishes it, before the graph is swapped in.
  */
 export class SqliteIndexBuilder {
   private readonly staged = new Map<number, StagedBuild>();
+  /** Staged builds ended, kept for their snapshot until the import is swapped in. */
+  private readonly ended = new Map<number, BuiltSearchIndex>();
 
   constructor(
     private readonly db: Database,
@@ -119,9 +121,9 @@ export class SqliteIndexBuilder {
       if (!revisions) return null;
       const entries: VectorEntry[] = [];
       for (const row of this.statements.vectorsOfModelPage.iterate(graphId, model, 0, -1))
-        entries.push({ key: row.key, vector: decodeVector(row.embedding), order: row.id });
+        entries.push({ key: row.key, vector: vectorView(row.embedding), order: row.id });
       return {
-        packed: VectorIndex.build(entries).pack(),
+        packed: VectorIndex.packEntries(entries),
         revision: revisions.revision,
         embeddingRevision: revisions.embeddingRevision,
         durationMs: performance.now() - started,
@@ -145,32 +147,44 @@ export class SqliteIndexBuilder {
   }
 
   /**
-   * The index of the staged graph, swapped in at `revision`. When the workspace's node configs are not
-   * the ones it was begun with (another write changed them meanwhile), the graph is indexed again from
-   * the file as it is now. Null when no staged build of `graphId` was begun, or the graph is gone.
+   * The index of the staged graph, every staged row in (revision 0: the caller knows the revision
+   * once it swaps the graph in, and checks the node configs then). Kept for its snapshot
+   * (stagedSnapshotPayload) until the import ends. Null when no staged build of `graphId` was begun.
    */
-  endStaged(graphId: number, revision: number): BuiltSearchIndex | null {
+  endStaged(graphId: number): BuiltSearchIndex | null {
     const started = performance.now();
     const build = this.staged.get(graphId);
     this.staged.delete(graphId);
     if (!build) return null;
-    const current = this.db.transaction(() => {
-      indexRows(build, this.statements.nodeRowsPage.iterate(graphId, build.lastRowId, -1));
-      const owner = this.statements.graphWorkspaceById.get(graphId);
-      return owner ? this.workspaceConfigs(owner.workspace) : null;
-    })();
-    if (!current) return null;
-    if (!sameSearchConfigs(current, build.configs)) return this.buildSearchIndex(graphId);
-    return finish(build, revision, started);
+    indexRows(build, this.statements.nodeRowsPage.iterate(graphId, build.lastRowId, -1));
+    const built = finish(build, 0, started);
+    this.ended.set(graphId, built);
+    return built;
   }
 
+  /** The snapshot payload of the staged graph's index, swapped in at `revision`; null when there is none. */
+  stagedSnapshotPayload(graphId: number, revision: number): { payload: Buffer; revision: number } | null {
+    const built = this.ended.get(graphId);
+    this.ended.delete(graphId);
+    return built ? { payload: this.serializeSnapshot(built), revision } : null;
+  }
+
+  /** The import failed: its staged build goes. */
   abortStaged(graphId: number): void {
     this.staged.delete(graphId);
+    this.ended.delete(graphId);
   }
 
   private workspaceConfigs(workspace: string): NodeTypeConfig[] {
     return this.statements.nodeConfigs.all(workspace).map((row) => decodeDocument<NodeTypeConfig>(row.document));
   }
+}
+
+/** The blob's floats, read in place when it is aligned (they are, but for a Buffer from the pool), else copied. */
+function vectorView(blob: Buffer): Float32Array {
+  return blob.byteOffset % 4 === 0
+    ? new Float32Array(blob.buffer, blob.byteOffset, Math.floor(blob.byteLength / 4))
+    : decodeVector(blob);
 }
 
 function newStagedBuild(configs: NodeTypeConfig[]): StagedBuild {
@@ -202,15 +216,4 @@ function finish(build: StagedBuild, revision: number, started: number): BuiltSea
     source: 'built',
     durationMs: performance.now() - started,
   };
-}
-
-/** What of the node configs a search index uses (nodeSearchText): type key, display name, description. */
-function sameSearchConfigs(left: NodeTypeConfig[], right: NodeTypeConfig[]): boolean {
-  const summary = (configs: NodeTypeConfig[]) =>
-    JSON.stringify(
-      configs
-        .map((config) => [config._key, config.displayName ?? '', config.description ?? ''])
-        .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)),
-    );
-  return summary(left) === summary(right);
 }

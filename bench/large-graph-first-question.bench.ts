@@ -1,0 +1,300 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { GraphDocument } from '../src/graph/graph.types';
+import { configureLogging } from '../src/observability/logger';
+import { TestAppProcess, TestAppProcessStats } from '../test/support/test-app.process';
+import { numberArgument } from './bench-arguments';
+import { distribution, Distribution } from './bench-statistics';
+import { poolQuestions } from './pool-questions';
+import { processCpuMs } from './process-cpu';
+import { buildPoolGraph } from './workflow-pool.graph-builder';
+
+/**
+ * The first question on a large graph (issue: "a fast first question"), on a running service: the
+ * service runs alone in a child process (TestAppProcess, the default local embedding), this process
+ * is its client. Steps:
+ *   1. import a graph of the shared workflow pool (20,000 nodes, one workflow per sheet) with PUT;
+ *   2. at once, the first POST /api/rag/context on it (its search index is built in a worker
+ *      thread while the import is staged; the question waits for it at most RAG_INDEX_WAIT_MS);
+ *   3. until the service is idle again (the index built, every node embedded in the background),
+ *      GET /health one request after the other: the slowest answer is the build's longest stall;
+ *   4. questions (distinct, cache misses) over HTTP: p50 / p95, half of them naming their workflow;
+ *   5. memory after a full GC, before the import and after: per 1,000 nodes;
+ *   6. a restart on the same file: the new instance loads the graph's index snapshot at start
+ *      (GraphSearchPreparer); its first question, and /health meanwhile.
+ *
+ *   npx tsc -p tsconfig.build.json && node dist/bench/large-graph-first-question.bench.js [--nodes 20000] [--questions 200]
+ */
+
+export interface Phase {
+  /** GET /health answers during the phase, one after the other. */
+  health: Distribution;
+  /** The service's own event-loop delay over the phase (monitorEventLoopDelay, 10 ms resolution). */
+  eventLoopDelayMaxMs: number;
+  durationMs: number;
+}
+
+export interface FirstQuestionResult {
+  nodes: number;
+  sheets: number;
+  bodyBytes: number;
+  import: Phase & { status: number };
+  firstContext: { ms: number; status: number; complete: boolean; searchMode: string; nodes: number };
+  /** From the import's answer until the service is idle (index built, nodes embedded). */
+  build: Phase;
+  /** Cache misses after the build, over HTTP (request sent → answer read). */
+  questions: { all: Distribution; named: Distribution; unnamed: Distribution; incomplete: number };
+  memory: {
+    rssBeforeBytes: number;
+    heapBeforeBytes: number;
+    rssAfterBytes: number;
+    heapAfterBytes: number;
+    /** ArrayBuffers and WebAssembly memory (the vector matrix), after. */
+    externalAfterBytes: number;
+    externalBeforeBytes: number;
+  };
+  restart: {
+    startMs: number;
+    /** The first question of the instance, on the demo graph (the token counter's thread starting). */
+    demoFirstMs: number;
+    firstContext: { ms: number; status: number; complete: boolean; searchMode: string };
+    /** From start until idle (the snapshot loaded, the vectors indexed). */
+    warmUp: Phase;
+  };
+  loadAverage: { start: number[]; end: number[] };
+}
+
+function send(url: string, method: string, route: string, body?: string): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const call = httpRequest(
+      new URL(route, url),
+      {
+        method,
+        headers: body ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } : {},
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () =>
+          resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }),
+        );
+      },
+    );
+    call.on('error', reject);
+    call.end(body);
+  });
+}
+
+interface ContextAnswer {
+  ms: number;
+  status: number;
+  complete: boolean;
+  searchMode: string;
+  nodes: number;
+}
+
+async function context(url: string, graphKey: string, query: string): Promise<ContextAnswer> {
+  const started = performance.now();
+  const { status, text } = await send(url, 'POST', '/api/rag/context', JSON.stringify({ graphKey, query }));
+  const ms = performance.now() - started;
+  const body =
+    status === 200
+      ? (JSON.parse(text) as { context: { retrieval: Record<string, unknown>; relevantNodes: unknown[] } })
+      : null;
+  return {
+    ms,
+    status,
+    complete: body !== null && body.context.retrieval.indexing !== true,
+    searchMode: String(body?.context.retrieval.searchMode ?? 'none'),
+    nodes: body?.context.relevantNodes.length ?? 0,
+  };
+}
+
+/** Pause between two /health calls: a stall longer than this is seen; the calls themselves keep the service busy less. */
+const HEALTH_GAP_MS = 10;
+/** The service is idle below this CPU (all threads) per second, /health calls included (~2 ms each). */
+const IDLE_CPU_MS_PER_SECOND = 150;
+
+/** Calls /health one request after the other (HEALTH_GAP_MS apart) while `work` runs; the phase's figures. */
+async function phase<T>(service: TestAppProcess, work: () => Promise<T>): Promise<{ result: T; phase: Phase }> {
+  await service.stats(); // starts a new event-loop delay window
+  let done = false;
+  const health: number[] = [];
+  const probing = (async () => {
+    while (!done) {
+      const sent = performance.now();
+      await send(service.url, 'GET', '/health');
+      health.push(performance.now() - sent);
+      await sleep(HEALTH_GAP_MS);
+    }
+  })();
+  const started = performance.now();
+  const result = await work();
+  const durationMs = performance.now() - started;
+  done = true;
+  await probing;
+  const stats = await service.stats();
+  return {
+    result,
+    phase: { health: distribution(health), eventLoopDelayMaxMs: stats.eventLoopDelayMaxMs, durationMs },
+  };
+}
+
+/**
+ * Waits until the service (all its threads) used under IDLE_CPU_MS_PER_SECOND over a second, read
+ * from /proc: not through stats(), whose forced GC would be a stall of the service's own.
+ */
+async function untilIdle(service: TestAppProcess, timeoutMs = 240_000): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  let cpu = processCpuMs(service.pid);
+  for (;;) {
+    await sleep(1_000);
+    const now = processCpuMs(service.pid);
+    if (!(now - cpu >= IDLE_CPU_MS_PER_SECOND) || performance.now() > deadline) return;
+    cpu = now;
+  }
+}
+
+function questionsOf(document: GraphDocument, count: number): Array<{ query: string; named: boolean }> {
+  const sheets = document.graph.sheetsList ?? {};
+  return poolQuestions(document, count, 42).map((query, index) => {
+    if (index % 2 === 0) return { query, named: false };
+    // Half of them name their workflow, as a user of a workspace of workflows does.
+    const node = document.nodes[(index * 7919) % document.nodes.length];
+    return { query: `[${sheets[node.sheet]}] ${query}`, named: true };
+  });
+}
+
+export async function runLargeGraphFirstQuestionBench(
+  options: { nodes?: number; questions?: number } = {},
+): Promise<FirstQuestionResult> {
+  configureLogging({ level: 'error' });
+  const loadStart = (await import('node:os')).loadavg();
+  const nodes = options.nodes ?? 20_000;
+  const graphKey = `pool-${nodes}`;
+  const document = buildPoolGraph(nodes, graphKey, 'default');
+  const body = JSON.stringify(document);
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'first-question-bench-'));
+  const env = {
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'error',
+    EMBEDDING_PROVIDER: 'local',
+    GRAPH_IMPORT_MAX_BYTES: String(Math.max(5 * 1024 * 1024, Buffer.byteLength(body) * 2)),
+  };
+  const start = () => TestAppProcess.start(env, { execArgv: ['--expose-gc'], timeoutMs: 60_000 });
+  let service = await start();
+  try {
+    // Warm-up: routes, JIT, the token counter's thread, a first retrieval.
+    for (let index = 0; index < 20; index += 1) await context(service.url, 'nba-workflow', 'fetch api');
+    await untilIdle(service);
+    const before = await service.stats();
+
+    const imported = await phase(service, () => send(service.url, 'PUT', `/api/graphs/${graphKey}`, body));
+    let first: ContextAnswer | undefined;
+    const build = await phase(service, async () => {
+      first = await context(service.url, graphKey, 'which nodes send an email when a form is submitted?');
+      await untilIdle(service);
+    });
+
+    const asked = questionsOf(document, options.questions ?? 200);
+    const answers: Array<ContextAnswer & { named: boolean }> = [];
+    for (const { query, named } of asked) answers.push({ ...(await context(service.url, graphKey, query)), named });
+    const after = await service.stats();
+    await service.close();
+
+    const restartStarted = performance.now();
+    service = await start();
+    const startMs = performance.now() - restartStarted;
+    let restartFirst: ContextAnswer | undefined;
+    let demoFirst: ContextAnswer | undefined;
+    const warmUp = await phase(service, async () => {
+      // A question on the small demo graph first: the token counter's thread loads its ranks (seconds), whatever the graph.
+      demoFirst = await context(service.url, 'nba-workflow', 'fetch api');
+      restartFirst = await context(service.url, graphKey, 'which nodes send an email when a form is submitted?');
+      await untilIdle(service);
+    });
+    const firstAnswer = first as ContextAnswer;
+    const restartAnswer = restartFirst as ContextAnswer;
+    return {
+      nodes: document.nodes.length,
+      sheets: Object.keys(document.graph.sheetsList ?? {}).length,
+      bodyBytes: Buffer.byteLength(body),
+      import: { ...imported.phase, status: imported.result.status },
+      firstContext: firstAnswer,
+      build: build.phase,
+      questions: {
+        all: distribution(answers.map((answer) => answer.ms)),
+        named: distribution(answers.filter((answer) => answer.named).map((answer) => answer.ms)),
+        unnamed: distribution(answers.filter((answer) => !answer.named).map((answer) => answer.ms)),
+        incomplete: answers.filter((answer) => !answer.complete || answer.status !== 200).length,
+      },
+      memory: memoryOf(before, after),
+      restart: {
+        startMs,
+        demoFirstMs: (demoFirst as ContextAnswer).ms,
+        firstContext: restartAnswer,
+        warmUp: warmUp.phase,
+      },
+      loadAverage: { start: loadStart, end: (await import('node:os')).loadavg() },
+    };
+  } finally {
+    await service.close().catch(() => service.kill());
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+function memoryOf(before: TestAppProcessStats, after: TestAppProcessStats): FirstQuestionResult['memory'] {
+  return {
+    rssBeforeBytes: before.rss,
+    heapBeforeBytes: before.heapUsed,
+    externalBeforeBytes: before.external,
+    rssAfterBytes: after.rss,
+    heapAfterBytes: after.heapUsed,
+    externalAfterBytes: after.external,
+  };
+}
+
+/** MB per 1,000 nodes of a before / after difference. */
+export function perThousandNodes(result: FirstQuestionResult, before: number, after: number): number {
+  return (after - before) / 1024 / 1024 / (result.nodes / 1000);
+}
+
+export function largeGraphFirstQuestionTable(result: FirstQuestionResult): string[] {
+  const ms = (value: number) => `${value.toFixed(0)} ms`;
+  const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
+  const health = (item: Phase) =>
+    `/health ×${item.health.count}, slowest ${ms(item.health.max)} (p99 ${ms(item.health.p99)}); service event-loop delay max ${ms(item.eventLoopDelayMaxMs)}`;
+  const answer = (item: { ms: number; status: number; complete: boolean; searchMode: string }) =>
+    `${item.status} in ${ms(item.ms)}, ${item.searchMode}${item.complete ? '' : ' (index still being built: answered from what was ready)'}`;
+  const { memory, questions } = result;
+  const q = (item: Distribution) => `p50 ${item.p50.toFixed(1)} / p95 ${item.p95.toFixed(1)} ms`;
+  return [
+    `graph of ${result.nodes.toLocaleString('en-US')} nodes on ${result.sheets} sheets, ${(result.bodyBytes / 1024 / 1024).toFixed(1)} MB of JSON`,
+    `import: ${result.import.status} in ${ms(result.import.durationMs)}; ${health(result.import)}`,
+    `first context request after the import: ${answer(result.firstContext)}, ${result.firstContext.nodes} nodes`,
+    `until idle (index built, ${result.nodes.toLocaleString('en-US')} nodes embedded): ${ms(result.build.durationMs)}; ${health(result.build)}`,
+    `${questions.all.count} context requests after (cache misses, HTTP): ${q(questions.all)}; naming their workflow ${q(questions.named)}, not ${q(questions.unnamed)}; incomplete ${questions.incomplete}`,
+    `memory after a full GC: RSS ${mb(memory.rssBeforeBytes)} → ${mb(memory.rssAfterBytes)}, heap ${mb(memory.heapBeforeBytes)} → ${mb(memory.heapAfterBytes)}, ` +
+      `external ${mb(memory.externalBeforeBytes)} → ${mb(memory.externalAfterBytes)}: ` +
+      `${perThousandNodes(result, memory.rssBeforeBytes, memory.rssAfterBytes).toFixed(2)} MB of RSS per 1,000 nodes`,
+    `restart on the same file: listening after ${ms(result.restart.startMs)}; a question on the demo graph ${ms(result.restart.demoFirstMs)}, ` +
+      `then the first context on the large graph ${answer(result.restart.firstContext)}; ` +
+      `until idle ${ms(result.restart.warmUp.durationMs)}, ${health(result.restart.warmUp)}`,
+    `load average ${result.loadAverage.start.map((value) => value.toFixed(2)).join(' / ')} → ${result.loadAverage.end.map((value) => value.toFixed(2)).join(' / ')}`,
+  ];
+}
+
+if (require.main === module) {
+  runLargeGraphFirstQuestionBench({ nodes: numberArgument('nodes'), questions: numberArgument('questions') })
+    .then((result) => {
+      for (const line of largeGraphFirstQuestionTable(result)) console.log(line);
+    })
+    .catch((error: unknown) => {
+      console.error(error);
+      process.exitCode = 1;
+    });
+}
