@@ -6,7 +6,7 @@ import { AppError } from '../errors/app-error';
 import { GraphDataSourceFactory } from '../graph/graph-data-source.factory';
 import { GraphRagRetriever } from './graph-rag.retriever';
 import { TokenCountWorker } from './token-count.worker';
-import { buildContextMessage, buildContextSummary } from './toon-context.encoder';
+import { buildContextSummary, contextMessageOf } from './toon-context.encoder';
 
 export interface RagContextResponse {
   context: GraphRAGContext;
@@ -49,10 +49,8 @@ export class RagContextService {
       maxDepth: options.maxDepth,
     });
     const locale = this.config.locale;
-    return {
-      context,
-      toon: buildContextSummary(context, locale),
-      tokenEstimate: await this.tokenCount.count(buildContextMessage(context, locale)),
-    };
+    // The context message is the prefix line and the summary: the summary is encoded once.
+    const toon = buildContextSummary(context, locale);
+    return { context, toon, tokenEstimate: await this.tokenCount.count(contextMessageOf(toon, locale)) };
   }
 }

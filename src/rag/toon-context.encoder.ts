@@ -34,5 +34,10 @@ export function buildContextSummary(context: GraphRAGContext, locale: Locale = '
 
 /** The whole per-question context message: prefix line, then the TOON summary. */
 export function buildContextMessage(context: GraphRAGContext, locale: Locale = 'en'): string {
-  return `${RAG_CONTEXT_PREFIX[locale] ?? RAG_CONTEXT_PREFIX.en}\n${buildContextSummary(context, locale)}`;
+  return contextMessageOf(buildContextSummary(context, locale), locale);
+}
+
+/** The context message of a summary already encoded (buildContextSummary in `locale`). */
+export function contextMessageOf(summary: string, locale: Locale = 'en'): string {
+  return `${RAG_CONTEXT_PREFIX[locale] ?? RAG_CONTEXT_PREFIX.en}\n${summary}`;
 }
