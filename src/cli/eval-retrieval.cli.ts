@@ -72,7 +72,7 @@ export async function evalRetrieval(
       `${unionNodes > 0 ? `, on their own graph and on a ${unionNodes}-node union` : ''}\n` +
       `Pipeline: GraphRagRetriever defaults (maxNodes ${maxNodes}, maxDepth ${maxDepth}), ` +
       `${provider ? `hybrid, vectors ${provider.modelName}` : 'BM25 only (no vectors)'}\n` +
-      `R@10: share of the labelled nodes among the first 10 context nodes; R@ctx: among all of them (at most ${maxNodes})\n\n` +
+      `R@5, R@10: share of the labelled nodes among the first 5, 10 context nodes; R@ctx: among all of them (at most ${maxNodes})\n\n` +
       `${formatTable(reportTable(results, halves))}\n\n` +
       `${results.length} retrievals in ${((Date.now() - started) / 1000).toFixed(1)} s (imports and embedding included); ` +
       `mean retrieval ${(results.reduce((sum, result) => sum + result.durationMs, 0) / Math.max(1, results.length)).toFixed(1)} ms\n`,

@@ -26,12 +26,12 @@ const result = (q: EvalQuestion, ranked: string[], extra: Partial<QuestionResult
 const ranked12 = ['x1', 'x2', 'x3', 'x4', 'x5', 'x6', 'x7', 'x8', 'x9', 'x10', 'b', 'a'];
 
 describe('retrieval evaluation report', () => {
-  it('scores recall among the first 10 and over the whole context', () => {
+  it('scores recall among the first 5, the first 10 and over the whole context', () => {
     const scores = scoreGroup([
       result(question('q001'), ['a', ...ranked12.slice(0, 11)]),
       result(question('q003'), ranked12),
     ]);
-    expect(scores).toEqual({ count: 2, recallAt10: 0.25, recallAtContext: 1 });
+    expect(scores).toEqual({ count: 2, recallAt5: 0.25, recallAt10: 0.25, recallAtContext: 1 });
   });
 
   it('reports each group per half, leaving out groups with no question', () => {
@@ -46,12 +46,22 @@ describe('retrieval evaluation report', () => {
       }),
     ];
     const rows = reportTable(results, ['tune', 'test']);
-    expect(rows[0]).toEqual(['group', 'tune n', 'tune R@10', 'tune R@ctx', 'test n', 'test R@10', 'test R@ctx']);
+    expect(rows[0]).toEqual([
+      'group',
+      'tune n',
+      'tune R@5',
+      'tune R@10',
+      'tune R@ctx',
+      'test n',
+      'test R@5',
+      'test R@10',
+      'test R@ctx',
+    ]);
     const byLabel = new Map(rows.slice(1).map((row) => [row[0], row.slice(1)]));
-    expect(byLabel.get('all')).toEqual(['1', '1.000', '1.000', '1', '0.500', '0.500']);
-    expect(byLabel.get('French')).toEqual(['1', '1.000', '1.000', '0', '0.000', '0.000']);
+    expect(byLabel.get('all')).toEqual(['1', '1.000', '1.000', '1.000', '1', '0.500', '0.500', '0.500']);
+    expect(byLabel.get('French')).toEqual(['1', '1.000', '1.000', '1.000', '0', '0.000', '0.000', '0.000']);
     expect(byLabel.get('graphs of 20-39 nodes')?.[0]).toBe('1');
-    expect(byLabel.get('union, all')).toEqual(['1', '0.500', '0.500', '0', '0.000', '0.000']);
+    expect(byLabel.get('union, all')).toEqual(['1', '0.500', '0.500', '0.500', '0', '0.000', '0.000', '0.000']);
     expect(byLabel.has('paraphrases')).toBe(false);
     expect(byLabel.has('graphs of 80-150 nodes')).toBe(false);
   });

@@ -2,11 +2,15 @@ import { mean, recallAtK } from './retrieval-eval.metrics';
 import { EvalHalf, halfOf, QUESTION_KINDS, sizeBandOf, SIZE_BANDS } from './retrieval-eval.questions';
 import { QuestionResult } from './retrieval-eval.runner';
 
-/** Rank cut-off of the first recall figure. */
+/** Rank cut-off of the main recall figure. */
 export const RECALL_CUTOFF = 10;
+/** Rank cut-off of the strict one: what the model reads first. */
+export const TOP_CUTOFF = 5;
 
 export interface GroupScores {
   count: number;
+  /** Mean share of the labelled nodes among the first 5 context nodes. */
+  recallAt5: number;
   /** Mean share of the labelled nodes among the first 10 context nodes. */
   recallAt10: number;
   /** Mean share of the labelled nodes anywhere in the context (at most maxNodes nodes). */
@@ -59,6 +63,7 @@ export function reportGroups(): ReportGroup[] {
 export function scoreGroup(results: readonly QuestionResult[]): GroupScores {
   return {
     count: results.length,
+    recallAt5: mean(results.map((result) => recallAtK(result.ranked, result.relevant, TOP_CUTOFF))),
     recallAt10: mean(results.map((result) => recallAtK(result.ranked, result.relevant, RECALL_CUTOFF))),
     recallAtContext: mean(results.map((result) => recallAtK(result.ranked, result.relevant, result.ranked.length))),
   };
@@ -66,7 +71,15 @@ export function scoreGroup(results: readonly QuestionResult[]): GroupScores {
 
 /** Rows of the report: one per non-empty group, the scores of each half asked for. */
 export function reportTable(results: readonly QuestionResult[], halves: readonly EvalHalf[]): string[][] {
-  const header = ['group', ...halves.flatMap((half) => [`${half} n`, `${half} R@${RECALL_CUTOFF}`, `${half} R@ctx`])];
+  const header = [
+    'group',
+    ...halves.flatMap((half) => [
+      `${half} n`,
+      `${half} R@${TOP_CUTOFF}`,
+      `${half} R@${RECALL_CUTOFF}`,
+      `${half} R@ctx`,
+    ]),
+  ];
   const rows: string[][] = [header];
   for (const group of reportGroups()) {
     const members = results.filter(group.select);
@@ -75,7 +88,12 @@ export function reportTable(results: readonly QuestionResult[], halves: readonly
       group.label,
       ...halves.flatMap((half) => {
         const scores = scoreGroup(members.filter((result) => halfOf(result.question.id) === half));
-        return [String(scores.count), scores.recallAt10.toFixed(3), scores.recallAtContext.toFixed(3)];
+        return [
+          String(scores.count),
+          scores.recallAt5.toFixed(3),
+          scores.recallAt10.toFixed(3),
+          scores.recallAtContext.toFixed(3),
+        ];
       }),
     ]);
   }
