@@ -59,6 +59,24 @@ describe(selectContextNodes.name, () => {
     ).toEqual(['search:h1', 'search:h2', 'search:h3', 'neighbor:n1']);
   });
 
+  it('ranks the two nearest neighbours right after the 8th hit, the other hits and neighbours after them', () => {
+    const hits = Array.from({ length: 12 }, (_, index) => hit(`h${index + 1}`, 1 - index / 20));
+    const result = selectContextNodes({
+      mentions: [],
+      hits,
+      neighbors: [node('n1'), node('n2'), node('n3')],
+      maxNodes: 14,
+      neighborSlots: 3,
+    });
+    expect(picked(result)).toEqual([
+      ...['h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'h7', 'h8'].map((key) => `search:${key}`),
+      'neighbor:n1',
+      'neighbor:n2',
+      ...['h9', 'h10', 'h11'].map((key) => `search:${key}`),
+      'neighbor:n3',
+    ]);
+  });
+
   it('never exceeds maxNodes, never repeats a node, and lets mentions take precedence', () => {
     const result = selectContextNodes({
       mentions: [node('a'), node('a'), node('b'), node('c')],
