@@ -1,7 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describeWithSharedFixtures, sharedFixturePath } from '../../test/support/shared-fixtures';
 import { nbaWorkflowDemo } from './demo/nba-workflow.demo';
-import { validateGraphImport } from './graph-import.validator';
+import { EventLoopSlicer } from './event-loop.slicer';
+import { validateGraphImport, validateGraphImportInSlices } from './graph-import.validator';
 import { GraphDocument } from './graph.types';
 
 const demo = (): GraphDocument => structuredClone(nbaWorkflowDemo);
@@ -80,6 +81,30 @@ describe(validateGraphImport.name, () => {
     expect(fields(document as unknown as GraphDocument)).toEqual(
       expect.arrayContaining(['graph.sheetsList', 'nodes[0].type']),
     );
+  });
+});
+
+describe(validateGraphImportInSlices.name, () => {
+  it('finds what validateGraphImport finds, letting the event loop turn between slices', async () => {
+    const document = demo();
+    document.nodes[1]._key = document.nodes[0]._key;
+    document.edges[0].target = 'ghost';
+    delete (document.nodes[2] as Partial<GraphDocument['nodes'][0]>).graphKey;
+    let turns = 0;
+    let counting = true;
+    const count = () => {
+      turns += 1;
+      if (counting) setImmediate(count);
+    };
+    setImmediate(count);
+    // A slice of 0 ms: every item is followed by a turn of the event loop.
+    const sliced = await validateGraphImportInSlices('nba-workflow', document, new EventLoopSlicer(0));
+    counting = false;
+    expect(sliced).toEqual(validateGraphImport('nba-workflow', document));
+    expect(sliced.problems.map((problem) => problem.field)).toEqual(
+      expect.arrayContaining(['nodes[1]._key', 'edges[0].target']),
+    );
+    expect(turns).toBeGreaterThan(document.nodes.length);
   });
 });
 

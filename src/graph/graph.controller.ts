@@ -14,7 +14,7 @@ import { GraphImportResultDto } from './dto/graph-import-result.dto';
 import { exportGraphDocument } from './graph-document.exporter';
 import { GraphKeyPipe } from './graph-key.pipe';
 import { GraphDataSourceFactory } from './graph-data-source.factory';
-import { validateGraphImport } from './graph-import.validator';
+import { validateGraphImportInSlices } from './graph-import.validator';
 import { GraphStore } from './graph-store';
 import { GRAPH_STORE } from './graph-store.token';
 import { GraphDocument } from './graph.types';
@@ -125,7 +125,7 @@ export class GraphController {
     });
     const document = validated as unknown as GraphDocument;
     // The store validates again, but only against the document's own key: the path key is checked here, with every other problem.
-    const { problems } = validateGraphImport(graphKey, document);
+    const { problems } = await validateGraphImportInSlices(graphKey, document);
     if (problems.length > 0) {
       throw AppError.badRequest(
         `The graph "${graphKey}" cannot be imported: ${problems.length} integrity problem(s)`,

@@ -4,7 +4,7 @@ import { performance } from 'node:perf_hooks';
 import { AppError } from '../../errors/app-error';
 import { Logger } from '../../observability/logger';
 import { DEFAULT_SLICE_MS, EventLoopSlicer } from '../event-loop.slicer';
-import { validateGraphImport } from '../graph-import.validator';
+import { validateGraphImportInSlices } from '../graph-import.validator';
 import { GraphDocument, GraphNode, NodeTypeConfig } from '../graph.types';
 import { hasNodeContentChanged } from '../node-content';
 import { decodeDocument, vectorCarriedBy } from './sqlite-graph.codec';
@@ -80,7 +80,11 @@ export class SqliteGraphImporter {
 
   async importGraph(workspace: string, input: GraphDocument): Promise<{ nodes: number; edges: number }> {
     const graphKey = input.graph?._key;
-    const { document, problems } = validateGraphImport(typeof graphKey === 'string' ? graphKey : '', input);
+    const { document, problems } = await validateGraphImportInSlices(
+      typeof graphKey === 'string' ? graphKey : '',
+      input,
+      new EventLoopSlicer(this.sliceMs),
+    );
     if (problems.length > 0) {
       throw AppError.badRequest(
         `The graph "${String(graphKey)}" cannot be imported: ${problems.length} integrity problem(s)`,
