@@ -386,7 +386,7 @@ export class EnvironmentVariables {
   @Max(3)
   RAG_MAX_DEPTH = 2;
 
-  /** How long a question waits for a large graph's search index being built before answering from what is ready: docs/retrieval.md. */
+  /** How long a question waits for a large graph's search index being built before answering from what is ready. */
   @Transform(toNumber)
   @IsInt()
   @Min(0)

@@ -55,7 +55,7 @@ export class SqlitePersistenceModule implements OnApplicationShutdown {
         {
           provide: GRAPH_STORE,
           inject: [SQLITE_DATABASE],
-          // Large graphs' indexes are built off the event loop and snapshotted in the file (docs/graph-store.md).
+          // Large graphs' indexes are built off the event loop and snapshotted in the file.
           useFactory: (db: Database) => new SqliteGraphStore(db, { indexWorker: { waitMs: settings.indexWaitMs } }),
         },
         {

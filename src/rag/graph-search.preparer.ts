@@ -15,7 +15,7 @@ const logger = new Logger('rag');
  * Gets graphs' search ready before their first question (GraphStore.prepareSearch, where the store
  * keeps in-memory indexes): each graph imported (here or, a moment later, on another instance), and
  * at start the large graphs the instance finds in its store. In the background: nothing waits for
- * it, and a question that comes first waits for the same build (docs/retrieval.md, "Large graphs").
+ * it, and a question that comes first waits for the same build.
  */
 export class GraphSearchPreparer {
   private readonly unsubscribe: () => void;

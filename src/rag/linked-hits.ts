@@ -36,4 +36,3 @@ export function boostHitsLinkedToSeeds(
     .map((hit) => ({ node: hit.node, score: boosted.get(hit.node._key) as number }))
     .sort((a, b) => b.score - a.score);
 }
-

@@ -43,9 +43,9 @@ export interface SqliteGraphStoreOptions {
   /** Longest synchronous stretch of an import between two turns of the event loop (default DEFAULT_SLICE_MS). */
   importSliceMs?: number;
   /**
-   * Large graphs' indexes built in a worker thread and their BM25 indexes snapshotted in the file
-   * (docs/graph-store.md, "Large graphs"), when this runtime can start the thread (compiled, or with
-   * a TypeScript loader in `execArgv`). Absent: every index is built here, in slices.
+   * Large graphs' indexes built in a worker thread and their BM25 indexes snapshotted in the file,
+   * when this runtime can start the thread (compiled, or with a TypeScript loader in `execArgv`).
+   * Absent: every index is built here, in slices.
    */
   indexWorker?: SqliteIndexWorkerOptions;
 }
