@@ -10,7 +10,7 @@ import { TestAppProcess, TestAppProcessStats } from '../test/support/test-app.pr
 import { numberArgument } from './bench-arguments';
 import { distribution, Distribution } from './bench-statistics';
 import { poolQuestions } from './pool-questions';
-import { processCpuMs } from './process-cpu';
+import { mainThreadCpuMs, processCpuMs } from './process-cpu';
 import { buildPoolGraph } from './workflow-pool.graph-builder';
 
 /**
@@ -36,6 +36,8 @@ export interface Phase {
   /** The service's own event-loop delay over the phase (monitorEventLoopDelay, 10 ms resolution). */
   eventLoopDelayMaxMs: number;
   durationMs: number;
+  /** CPU time of the service over the phase (10 ms ticks): every thread, and its main thread (the event loop) alone. */
+  cpuMs: { all: number; mainThread: number };
 }
 
 export interface FirstQuestionResult {
@@ -46,8 +48,17 @@ export interface FirstQuestionResult {
   firstContext: { ms: number; status: number; complete: boolean; searchMode: string; nodes: number };
   /** From the import's answer until the service is idle (index built, nodes embedded). */
   build: Phase;
-  /** Cache misses after the build, over HTTP (request sent → answer read). */
-  questions: { all: Distribution; named: Distribution; unnamed: Distribution; incomplete: number };
+  /**
+   * Cache misses after the build, over HTTP (request sent → answer read), and the service's CPU per
+   * question (mean; main thread alone: what a question costs the event loop, whatever the machine's load).
+   */
+  questions: {
+    all: Distribution;
+    named: Distribution;
+    unnamed: Distribution;
+    incomplete: number;
+    cpuMsPerQuestion: { all: number; mainThread: number };
+  };
   memory: {
     rssBeforeBytes: number;
     heapBeforeBytes: number;
@@ -133,15 +144,24 @@ async function phase<T>(service: TestAppProcess, work: () => Promise<T>): Promis
     }
   })();
   const started = performance.now();
+  const cpu = serviceCpu(service);
   const result = await work();
   const durationMs = performance.now() - started;
+  const cpuMs = cpu();
   done = true;
   await probing;
   const stats = await service.stats();
   return {
     result,
-    phase: { health: distribution(health), eventLoopDelayMaxMs: stats.eventLoopDelayMaxMs, durationMs },
+    phase: { health: distribution(health), eventLoopDelayMaxMs: stats.eventLoopDelayMaxMs, durationMs, cpuMs },
   };
+}
+
+/** Starts counting the service's CPU time; the returned function reads what was used since. */
+function serviceCpu(service: TestAppProcess): () => { all: number; mainThread: number } {
+  const all = processCpuMs(service.pid);
+  const mainThread = mainThreadCpuMs(service.pid);
+  return () => ({ all: processCpuMs(service.pid) - all, mainThread: mainThreadCpuMs(service.pid) - mainThread });
 }
 
 /**
@@ -202,7 +222,9 @@ export async function runLargeGraphFirstQuestionBench(
 
     const asked = questionsOf(document, options.questions ?? 200);
     const answers: Array<ContextAnswer & { named: boolean }> = [];
+    const questionsCpu = serviceCpu(service);
     for (const { query, named } of asked) answers.push({ ...(await context(service.url, graphKey, query)), named });
+    const questionsCpuMs = questionsCpu();
     const after = await service.stats();
     await service.close();
 
@@ -231,6 +253,10 @@ export async function runLargeGraphFirstQuestionBench(
         named: distribution(answers.filter((answer) => answer.named).map((answer) => answer.ms)),
         unnamed: distribution(answers.filter((answer) => !answer.named).map((answer) => answer.ms)),
         incomplete: answers.filter((answer) => !answer.complete || answer.status !== 200).length,
+        cpuMsPerQuestion: {
+          all: questionsCpuMs.all / answers.length,
+          mainThread: questionsCpuMs.mainThread / answers.length,
+        },
       },
       memory: memoryOf(before, after),
       restart: {
@@ -267,7 +293,8 @@ export function largeGraphFirstQuestionTable(result: FirstQuestionResult): strin
   const ms = (value: number) => `${value.toFixed(0)} ms`;
   const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
   const health = (item: Phase) =>
-    `/health ×${item.health.count}, slowest ${ms(item.health.max)} (p99 ${ms(item.health.p99)}); service event-loop delay max ${ms(item.eventLoopDelayMaxMs)}`;
+    `/health ×${item.health.count}, slowest ${ms(item.health.max)} (p99 ${ms(item.health.p99)}); service event-loop delay max ${ms(item.eventLoopDelayMaxMs)}; ` +
+    `service CPU ${ms(item.cpuMs.all)}, of which its main thread ${ms(item.cpuMs.mainThread)}`;
   const answer = (item: { ms: number; status: number; complete: boolean; searchMode: string }) =>
     `${item.status} in ${ms(item.ms)}, ${item.searchMode}${item.complete ? '' : ' (index still being built: answered from what was ready)'}`;
   const { memory, questions } = result;
@@ -277,7 +304,7 @@ export function largeGraphFirstQuestionTable(result: FirstQuestionResult): strin
     `import: ${result.import.status} in ${ms(result.import.durationMs)}; ${health(result.import)}`,
     `first context request after the import: ${answer(result.firstContext)}, ${result.firstContext.nodes} nodes`,
     `until idle (index built, ${result.nodes.toLocaleString('en-US')} nodes embedded): ${ms(result.build.durationMs)}; ${health(result.build)}`,
-    `${questions.all.count} context requests after (cache misses, HTTP): ${q(questions.all)}; naming their workflow ${q(questions.named)}, not ${q(questions.unnamed)}; incomplete ${questions.incomplete}`,
+    `${questions.all.count} context requests after (cache misses, HTTP): ${q(questions.all)}; naming their workflow ${q(questions.named)}, not ${q(questions.unnamed)}; incomplete ${questions.incomplete}; service CPU per question ${questions.cpuMsPerQuestion.all.toFixed(1)} ms, main thread ${questions.cpuMsPerQuestion.mainThread.toFixed(1)} ms`,
     `memory after a full GC: RSS ${mb(memory.rssBeforeBytes)} → ${mb(memory.rssAfterBytes)}, heap ${mb(memory.heapBeforeBytes)} → ${mb(memory.heapAfterBytes)}, ` +
       `external ${mb(memory.externalBeforeBytes)} → ${mb(memory.externalAfterBytes)}: ` +
       `${perThousandNodes(result, memory.rssBeforeBytes, memory.rssAfterBytes).toFixed(2)} MB of RSS per 1,000 nodes`,

@@ -8,8 +8,17 @@ const TICKS_PER_SECOND = 100;
  * NaN elsewhere): read from outside, so watching a process does not disturb it.
  */
 export function processCpuMs(pid: number): number {
+  return cpuMsOf(`/proc/${pid}/stat`);
+}
+
+/** The same for the process's main thread alone (its event loop; worker threads excluded). */
+export function mainThreadCpuMs(pid: number): number {
+  return cpuMsOf(`/proc/${pid}/task/${pid}/stat`);
+}
+
+function cpuMsOf(statFile: string): number {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const stat = readFileSync(statFile, 'utf8');
     // The fields after the command name (in parentheses, which may hold spaces): utime is the 12th, stime the 13th.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;

@@ -7,6 +7,12 @@ import { formatTable } from './bench-table';
 import { HotPathResult, hotPathLibrariesTable, runHotPathLibrariesBench } from './hot-path-libraries.bench';
 import { concurrencySummary, ConcurrencyResult, runConcurrencyBench } from './concurrency.bench';
 import { contextSizeTable, ContextSizeResult, runContextSizeBench } from './context-size.bench';
+import {
+  FirstQuestionResult,
+  largeGraphFirstQuestionTable,
+  perThousandNodes,
+  runLargeGraphFirstQuestionBench,
+} from './large-graph-first-question.bench';
 import { largeImportTable, LargeImportResult, runLargeImportBench } from './large-import.bench';
 import { LongConversationResult, longConversationTable, runLongConversationBench } from './long-conversation.bench';
 import { PromptPrefixResult, promptPrefixTable, runPromptPrefixBench } from './prompt-prefix.bench';
@@ -31,7 +37,7 @@ import { runThreadCacheMemoryBench, ThreadCacheMemoryResult } from './thread-cac
  * writes everything (raw figures, machine, load) to bench/results.json.
  *
  *   npm run bench                      (= npm run build && node --expose-gc dist/bench/run-bench.js)
- *   node --expose-gc dist/bench/run-bench.js [--only threads,overhead,retrieval,relay,bare-relay,concurrency,context,import,libraries,scale-out,memory,prefix,surfaces] [--out FILE]
+ *   node --expose-gc dist/bench/run-bench.js [--only threads,overhead,retrieval,first-question,relay,bare-relay,concurrency,context,import,libraries,scale-out,memory,prefix,surfaces] [--out FILE]
  *
  * Exit code 1 when a section crashed; a budget that fails is reported, not an error.
  */
@@ -40,6 +46,7 @@ const SECTIONS = [
   'threads',
   'overhead',
   'retrieval',
+  'first-question',
   'relay',
   'bare-relay',
   'concurrency',
@@ -55,6 +62,7 @@ type SectionName = (typeof SECTIONS)[number];
 /** The summary follows the budgets' order in DESIGN.md, then the other targets. */
 const SUMMARY_ORDER: SectionName[] = [
   'retrieval',
+  'first-question',
   'overhead',
   'relay',
   'bare-relay',
@@ -94,6 +102,8 @@ const BARE_RELAY_BUDGET = {
   peakRssMB: 400,
   eventLoopDelayMaxMs: 100,
 };
+/** A large graph's first question, and the questions after its indexes are built (issue targets at 20,000 nodes). */
+const FIRST_QUESTION_BUDGET = { firstContextMs: 1_000, p95Ms: 20, healthStallMs: 100 };
 const TOON_BUDGET_SAVING = 0.3;
 /** Several instances: the Redis adapter and the event log may cost at most 10 % of the relay's throughput at 100 streams. */
 const SCALE_OUT_BUDGET_RATIO = 0.9;
@@ -297,6 +307,61 @@ function concurrencyFigures(result: ConcurrencyResult, notes: string): Figure[] 
       budget: `< ${THREAD_BUDGET_KB} KB`,
       pass: result.service.retainedBytesPerThread < THREAD_BUDGET_KB * 1024,
       notes: `service heap after GC, 1 exchange per thread; ${kb(result.service.releasedBytesPerSocket)} freed per closed socket`,
+    },
+  ];
+}
+
+function firstQuestionFigures(result: FirstQuestionResult, notes: string): Figure[] {
+  const budget = FIRST_QUESTION_BUDGET;
+  const nodes = count(result.nodes);
+  const partial = (answer: { complete: boolean; searchMode: string }) =>
+    `${answer.searchMode}${answer.complete ? ', indexes ready' : ', answered from what was ready (index still building)'}`;
+  const stall = Math.max(result.import.health.max, result.build.health.max);
+  const restartStall = result.restart.warmUp.health.max;
+  const { memory, questions } = result;
+  return [
+    {
+      section: 'first-question',
+      figure: `${nodes} nodes: first context request right after the import`,
+      value: ms(result.firstContext.ms, 0),
+      budget: `< ${count(budget.firstContextMs)} ms`,
+      pass: result.firstContext.status === 200 && result.firstContext.ms < budget.firstContextMs,
+      notes: `${result.firstContext.status}, ${partial(result.firstContext)}, ${result.firstContext.nodes} nodes; ${notes}`,
+    },
+    {
+      section: 'first-question',
+      figure: `${nodes} nodes: context requests after the build, cache miss over HTTP, p50 / p95`,
+      value: pair(questions.all.p50, questions.all.p95, 1),
+      budget: `p95 < ${budget.p95Ms} ms`,
+      pass: questions.all.p95 < budget.p95Ms && questions.incomplete === 0,
+      notes: `service CPU per question ${questions.cpuMsPerQuestion.all.toFixed(1)} ms (main thread ${questions.cpuMsPerQuestion.mainThread.toFixed(1)} ms); ${questions.all.count} questions, half naming their workflow (p95 ${questions.named.p95.toFixed(1)} ms, others ${questions.unnamed.p95.toFixed(1)} ms); incomplete ${questions.incomplete}; ${notes}`,
+    },
+    {
+      section: 'first-question',
+      figure: `${nodes} nodes: slowest /health during the import and the index build`,
+      value: ms(stall, 0),
+      budget: `< ${budget.healthStallMs} ms`,
+      pass: stall < budget.healthStallMs,
+      notes: `${result.import.health.count + result.build.health.count} calls over ${count(result.import.durationMs + result.build.durationMs)} ms (every node embedded too), service CPU ${count(result.import.cpuMs.all + result.build.cpuMs.all)} ms, main thread ${count(result.import.cpuMs.mainThread + result.build.cpuMs.mainThread)} ms; service event-loop delay max ${count(Math.max(result.import.eventLoopDelayMaxMs, result.build.eventLoopDelayMaxMs))} ms; ${notes}`,
+    },
+    {
+      section: 'first-question',
+      figure: `${nodes} nodes: memory per 1,000 nodes (RSS after a full GC, graph searched and embedded)`,
+      value: `${perThousandNodes(result, memory.rssBeforeBytes, memory.rssAfterBytes).toFixed(2)} MB`,
+      budget: '—',
+      pass: null,
+      notes: `heap ${perThousandNodes(result, memory.heapBeforeBytes, memory.heapAfterBytes).toFixed(2)} MB, external ${perThousandNodes(result, memory.externalBeforeBytes, memory.externalAfterBytes).toFixed(2)} MB per 1,000 nodes`,
+    },
+    {
+      section: 'first-question',
+      figure: `${nodes} nodes, instance restarted on the file: first context request / slowest /health while it warms up`,
+      value: `${ms(result.restart.firstContext.ms, 0)} / ${ms(restartStall, 0)}`,
+      budget: `< ${count(budget.firstContextMs)} ms / < ${budget.healthStallMs} ms`,
+      pass:
+        result.restart.firstContext.status === 200 &&
+        result.restart.firstContext.ms < budget.firstContextMs &&
+        restartStall < budget.healthStallMs,
+      notes: `${partial(result.restart.firstContext)}; listening after ${ms(result.restart.startMs, 0)}, warm-up ${ms(result.restart.warmUp.durationMs, 0)}; ${notes}`,
     },
   ];
 }
@@ -572,6 +637,12 @@ async function main(): Promise<void> {
     add('overhead', await runSection('overhead', () => runAgentOverheadBench(), agentOverheadTable), overheadFigures);
   if (selected.has('retrieval'))
     add('retrieval', await runSection('retrieval', () => runRetrievalBench(), retrievalTable), retrievalFigures);
+  if (selected.has('first-question'))
+    add(
+      'first-question',
+      await runSection('first-question', () => runLargeGraphFirstQuestionBench(), largeGraphFirstQuestionTable),
+      firstQuestionFigures,
+    );
   if (selected.has('relay'))
     add(
       'relay',
