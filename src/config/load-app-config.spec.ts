@@ -9,7 +9,7 @@ describe(loadAppConfig.name, () => {
     expect(config.store).toMatchObject({ kind: 'sqlite', seedDemo: true });
     expect(config.agent.maxToolRounds).toBe(5);
     expect(config.agent.hitlApply).toBe('server');
-    expect(config.rag).toEqual({ cacheTtlMs: 120000, maxNodes: 20, maxDepth: 2 });
+    expect(config.rag).toEqual({ cacheTtlMs: 120000, maxNodes: 20, maxDepth: 2, indexWaitMs: 750 });
     expect(config.auth.mode).toBe('none');
     expect(config.locale).toBe('en');
   });
@@ -52,6 +52,13 @@ describe(loadAppConfig.name, () => {
     expect(() => loadAppConfig({ AI_MAX_TOOL_CALLS_PER_REPLY: '0' })).toThrow(/AI_MAX_TOOL_CALLS_PER_REPLY/);
     expect(() => loadAppConfig({ AI_MAX_TOOL_CALLS_PER_REPLY: 'many' })).toThrow(/AI_MAX_TOOL_CALLS_PER_REPLY/);
     expect(() => loadAppConfig({ AI_NO_PROGRESS_ROUNDS: '0' })).toThrow(/AI_NO_PROGRESS_ROUNDS/);
+  });
+
+  it("reads how long a question waits for a large graph's index build (0 to 60,000 ms)", () => {
+    expect(loadAppConfig({ RAG_INDEX_WAIT_MS: '0' }).rag.indexWaitMs).toBe(0);
+    expect(loadAppConfig({ RAG_INDEX_WAIT_MS: '60000' }).rag.indexWaitMs).toBe(60000);
+    expect(() => loadAppConfig({ RAG_INDEX_WAIT_MS: '60001' })).toThrow(/RAG_INDEX_WAIT_MS/);
+    expect(() => loadAppConfig({ RAG_INDEX_WAIT_MS: '-1' })).toThrow(/RAG_INDEX_WAIT_MS/);
   });
 
   it('caps the heap growth at 50 % by default; 0 leaves V8 its own factor; a bad value is refused', () => {
