@@ -68,6 +68,9 @@ import { MAX_EVENTS_PER_RUN, RunEventLog } from './runs/run-event.log';
 import { RUN_EVENT_LOG } from './runs/run-event-log.token';
 import { RunSchedulingMetrics } from './runs/run-scheduling.metrics';
 import { ThreadRunner } from './runs/thread-runner';
+import { InMemoryThreadTurnQueue } from './runs/in-memory-thread-turn.queue';
+import { RedisThreadTurnQueue } from './runs/redis-thread-turn.queue';
+import { ThreadTurnScheduler } from './runs/thread-turn.scheduler';
 import { AiGateway } from './socket/ai.gateway';
 import { ApprovalPendingNotifier } from './socket/approval-pending.notifier';
 import { RunControl } from './socket/run-control';
@@ -248,6 +251,7 @@ import { ThreadQueries } from './use-cases/thread-queries.use-case';
         AgentRunExecutor,
         BlockDataExecutor,
         HITL_OBSERVER,
+        ThreadTurnScheduler,
       ],
       useFactory: (
         config: AppConfig,
@@ -265,6 +269,7 @@ import { ThreadQueries } from './use-cases/thread-queries.use-case';
         executor: AgentRunExecutor,
         blocks: BlockDataExecutor,
         hitl: HitlObserver,
+        turns: ThreadTurnScheduler,
       ) =>
         new QuestionRun({
           config,
@@ -282,7 +287,20 @@ import { ThreadQueries } from './use-cases/thread-queries.use-case';
           executor,
           blocks,
           hitl,
+          turns,
         }),
+    },
+    {
+      // Messages sent during a run wait in one line per thread, shared through Redis with REDIS_URL.
+      provide: ThreadTurnScheduler,
+      inject: [APP_CONFIG, ThreadService, RunControl, { token: REDIS_CONNECTION, optional: true }],
+      useFactory: (config: AppConfig, threads: ThreadService, control: RunControl, redis: RedisConnection | null) =>
+        new ThreadTurnScheduler(
+          threads,
+          redis ? new RedisThreadTurnQueue(redis) : new InMemoryThreadTurnQueue(),
+          control,
+          { maxWaiting: config.agent.enqueueMax },
+        ),
     },
     {
       provide: AskQuestion,

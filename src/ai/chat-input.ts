@@ -1,6 +1,7 @@
 import type { MessageSegment } from '../conversation/rich-message';
 import type { RunBudget } from './agent/agent-run';
 import type { ActingIdentity } from './authority/acting-identity';
+import type { MultitaskStrategy } from './multitask-strategy';
 
 /**
  * What the transports hand to the use cases (validated shapes of POST /api/ai/chat, /api/ai/resume and the undo and
@@ -33,6 +34,8 @@ export interface ChatInput {
   threadId?: string;
   /** Node keys pinned by the user: always in the context, ahead of search hits; unknown keys are listed as not found. */
   mentions?: string[];
+  /** What the message does while a run is active on its thread (absent: reject). */
+  multitaskStrategy?: MultitaskStrategy;
 }
 
 export interface ResumeInput {
@@ -86,6 +89,7 @@ export function chatInputOf(request: ChatInput): ChatInput {
     segments: request.segments,
     threadId: request.threadId,
     mentions: request.mentions,
+    multitaskStrategy: request.multitaskStrategy,
   };
 }
 

@@ -87,6 +87,8 @@ export interface AppConfig {
     readonly maxToolCallsPerReply: number;
     /** AI_NO_PROGRESS_ROUNDS: tool rounds in a row bringing nothing new before the run stops calling tools. */
     readonly noProgressRounds: number;
+    /** AI_ENQUEUE_MAX: messages sent with multitaskStrategy `enqueue` that may wait per thread. */
+    readonly enqueueMax: number;
     /** AI_SETUP_FIRST_MAX_MS: longest a running stream gives way, per upstream call, to new conversations' setups (0: never). */
     readonly setupFirstMaxMs: number;
     /** AI_SETUP_FIRST_MIN_WAITING: runs waiting for their setup beyond which running streams give way. */

@@ -266,6 +266,13 @@ export class EnvironmentVariables {
   @Max(50)
   AI_NO_PROGRESS_ROUNDS = 3;
 
+  /** Messages sent with multitaskStrategy `enqueue` that may wait per thread; one more is refused (429 rate_limited). */
+  @Transform(toNumber)
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  AI_ENQUEUE_MAX = 10;
+
   /**
    * Longest a running stream gives way, per upstream call, to new conversations waiting for their setup;
    * 0: streams never give way.

@@ -159,6 +159,7 @@ export function loadAppConfig(env: Record<string, string | undefined>): AppConfi
       alwaysSendMaxTokens: vars.AI_ALWAYS_SEND_MAX_TOKENS,
       maxToolCallsPerReply: vars.AI_MAX_TOOL_CALLS_PER_REPLY,
       noProgressRounds: vars.AI_NO_PROGRESS_ROUNDS,
+      enqueueMax: vars.AI_ENQUEUE_MAX,
       setupFirstMaxMs: vars.AI_SETUP_FIRST_MAX_MS,
       setupFirstMinWaiting: vars.AI_SETUP_FIRST_MIN_WAITING,
       streamTurnBudgetMs: vars.AI_STREAM_TURN_BUDGET_MS,

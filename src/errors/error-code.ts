@@ -10,6 +10,7 @@ export type ErrorCode =
   | 'read_only_store'
   | 'thread_busy'
   | 'rate_limit'
+  | 'rate_limited'
   | 'server_error'
   | 'auth_error'
   | 'timeout'
@@ -33,6 +34,7 @@ export const ERROR_HTTP_STATUS: Record<ErrorCode, number> = {
   read_only_store: 409,
   thread_busy: 409,
   rate_limit: 429,
+  rate_limited: 429,
   server_error: 502,
   auth_error: 502,
   timeout: 504,
@@ -49,6 +51,7 @@ export const ERROR_HTTP_STATUS: Record<ErrorCode, number> = {
 export const RETRYABLE_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'thread_busy',
   'rate_limit',
+  'rate_limited',
   'server_error',
   'timeout',
   'network',

@@ -14,6 +14,7 @@ export type ServiceErrorCode = Extract<
   | 'read_only_store'
   | 'thread_busy'
   | 'rate_limit'
+  | 'rate_limited'
   | 'budget_exceeded'
   | 'store_unavailable'
   | 'internal'
@@ -65,6 +66,10 @@ export const USER_ERROR_MESSAGES: Record<ServiceErrorCode, Record<Locale, string
   rate_limit: {
     en: 'You are sending too many requests. Please wait a moment and try again.',
     fr: 'Vous envoyez trop de requêtes. Patientez un instant et réessayez.',
+  },
+  rate_limited: {
+    en: 'Too many messages are already waiting in this conversation. Please wait for the assistant to answer them.',
+    fr: "Trop de messages attendent déjà dans cette conversation. Attendez que l'assistant y réponde.",
   },
   budget_exceeded: {
     en: 'The AI usage budget has been reached.',

@@ -52,6 +52,8 @@ export interface ThreadRoundCommit {
    * same id when retrying a commit whose outcome is unknown; omitted, a fresh one is used.
    */
   operationId?: string;
+  /** Removes this message and every later one first (a run's turn rolled back): it must be one of the thread's. */
+  discardFrom?: string;
   append: ThreadMessage[];
   /** undefined leaves it as is; null clears it. */
   pendingInterrupt?: PendingInterrupt | null;
@@ -187,12 +189,14 @@ export class ThreadService implements BeforeApplicationShutdown {
 
   /** commit(), also saying whether it wrote (false: a replay of an operation already applied). */
   async commitRound(thread: ThreadRecord, round: ThreadRoundCommit): Promise<ThreadCommitReceipt> {
-    const append = this.validated(thread.threadId, thread.messages, round.append);
+    const kept = round.discardFrom === undefined ? thread.messages : messagesBefore(thread, round.discardFrom);
+    const append = this.validated(thread.threadId, kept, round.append);
     let result;
     try {
       result = await this.repository.commit(thread.threadId, {
         operationId: round.operationId ?? randomUUID(),
         expectedRevision: thread.revision,
+        ...(round.discardFrom === undefined ? {} : { discardFrom: round.discardFrom }),
         append,
         pendingInterrupt: round.pendingInterrupt,
         title: round.title,
@@ -222,7 +226,7 @@ export class ThreadService implements BeforeApplicationShutdown {
     }
     const next = this.compact({
       ...thread,
-      messages: [...thread.messages, ...append],
+      messages: [...kept, ...append],
       pendingInterrupt: round.pendingInterrupt === undefined ? thread.pendingInterrupt : round.pendingInterrupt,
       title: round.title ?? thread.title,
       revision: result.revision,
@@ -238,11 +242,18 @@ export class ThreadService implements BeforeApplicationShutdown {
    * Check ownership BEFORE calling this (a stranger must get not_found, not thread_busy): see beginRun.
    */
   async acquireRun(threadId: string): Promise<ThreadRunLease> {
-    const holder = this.newLeaseHolder();
-    if (!(await this.repository.acquireLease(threadId, holder, this.leaseTtlMs, Date.now()))) {
+    const lease = await this.tryAcquireRun(threadId);
+    if (!lease) {
       logger.info('thread_busy', { threadId });
       throw new AppError('thread_busy', 'Another request is running on this thread', { threadId });
     }
+    return lease;
+  }
+
+  /** acquireRun(), answering null instead of thread_busy (a message waiting for the thread tries again). */
+  async tryAcquireRun(threadId: string): Promise<ThreadRunLease | null> {
+    const holder = this.newLeaseHolder();
+    if (!(await this.repository.acquireLease(threadId, holder, this.leaseTtlMs, Date.now()))) return null;
     return this.startLease(threadId, holder);
   }
 
@@ -411,6 +422,13 @@ export class ThreadService implements BeforeApplicationShutdown {
     this.cache.set(frozen);
     return frozen;
   }
+}
+
+/** The messages before `messageId` (a turn rolled back from it on); `internal` when the thread has no such message. */
+function messagesBefore(thread: ThreadRecord, messageId: string): ThreadMessage[] {
+  const at = thread.messages.findIndex((message) => message.id === messageId);
+  if (at < 0) throw new AppError('internal', 'No such message to discard from', { threadId: thread.threadId });
+  return thread.messages.slice(0, at);
 }
 
 /** A chat is its owner's; an automation run is every editor's and admin's of its workspace. */

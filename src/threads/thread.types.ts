@@ -141,6 +141,11 @@ export interface PendingThread {
 export interface ThreadCommit {
   operationId: string;
   expectedRevision: number;
+  /**
+   * Removes the message with this id and every later one before appending (a run's turn rolled back); an id that is
+   * not among the thread's messages removes nothing.
+   */
+  discardFrom?: string;
   append: ThreadMessage[];
   /** undefined leaves it as is; null clears it. */
   pendingInterrupt?: PendingInterrupt | null;

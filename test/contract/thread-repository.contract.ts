@@ -425,6 +425,49 @@ export function describeThreadRepositoryContract(name: string, create: () => Pro
         expect((await repository.list(workspace, 'alice', 'nba-workflow'))[0].pendingInterrupt).toBe(false);
       });
 
+      it('removes a rolled-back turn from a message on, appends in its place, and counts what is left', async () => {
+        const thread = newThread();
+        await repository.create(thread);
+        const kept = [userMessage('Q1'), assistantMessage('A1')];
+        const turn = userMessage('Q2');
+        await repository.commit(thread.threadId, { operationId: randomUUID(), expectedRevision: 0, append: kept });
+        await repository.commit(thread.threadId, {
+          operationId: randomUUID(),
+          expectedRevision: 1,
+          append: [turn, ragContext('CONTEXT'), assistantMessage(null, [toolCall('r1')]), toolResult('r1', '{}')],
+        });
+        const replacement = [userMessage('Q2, said again'), assistantMessage('A2')];
+        const discard = {
+          operationId: randomUUID(),
+          expectedRevision: 2,
+          discardFrom: turn.id,
+          append: replacement,
+          pendingInterrupt: null,
+        };
+        expect(await repository.commit(thread.threadId, discard)).toMatchObject({ applied: true, revision: 3 });
+
+        const stored = await repository.get(thread.threadId);
+        expect(stored?.messages).toEqual(
+          [...kept, ...replacement].map((message) => ({ ...message, threadId: thread.threadId })),
+        );
+        expect((await repository.list(workspace, 'alice', 'nba-workflow'))[0].messageCount).toBe(4);
+        // A replay discards nothing more; an id no message has removes nothing.
+        expect(await repository.commit(thread.threadId, discard)).toMatchObject({ applied: false, revision: 3 });
+        await repository.commit(thread.threadId, {
+          operationId: randomUUID(),
+          expectedRevision: 3,
+          discardFrom: 'msg_not_in_the_thread',
+          append: [userMessage('Q3')],
+        });
+        expect((await repository.get(thread.threadId))?.messages.map((message) => message.content)).toEqual([
+          'Q1',
+          'A1',
+          'Q2, said again',
+          'A2',
+          'Q3',
+        ]);
+      });
+
       it('refuses a commit to a thread that does not exist', async () => {
         const commit = repository.commit(generateThreadId(), {
           operationId: randomUUID(),

@@ -16,6 +16,11 @@ export interface AgentEventSink {
    * `ai:rejoin` finds.
    */
   leased?(threadId: string): void;
+  /**
+   * The message waits for its thread, held by another run (multitaskStrategy other than `reject`): nothing of it is
+   * stored yet; `thread` follows when its turn comes.
+   */
+  queued?(threadId: string): void;
   token(text: string): void;
   /** `rawArguments`: the call's arguments as the model wrote them (JSON text), for a transport that shows them. */
   toolStart(toolCallId: string, toolName: string, rawArguments?: string): void;

@@ -64,6 +64,8 @@ export type AgentResult = RunRecords &
         toolCalls: ToolCallSummary[];
         usage: UsageReport;
         aborted?: true;
+        /** Stopped by a message sent with multitaskStrategy `rollback`: its turn was removed from the thread. */
+        rolledBack?: true;
         resolution?: ProposalResolution;
         /**
          * Nothing was sent upstream: the user declined the confirmation of a large prompt, or an automation's prompt

@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import {
   ArrayMaxSize,
   IsArray,
+  IsIn,
   IsNotEmpty,
   IsOptional,
   IsString,
@@ -20,6 +21,7 @@ import {
   PREVIEW_MAX_CHARS,
   SEGMENTS_MAX,
 } from '../chat-input';
+import { MULTITASK_STRATEGIES, MultitaskStrategy } from '../multitask-strategy';
 import { IsMessageSegments } from './is-message-segments.validator';
 
 /** Hard bounds; the configured MESSAGE_MAX_CHARS (at most this) is checked by the use cases (413 payload_too_large). */
@@ -90,4 +92,17 @@ export class ChatRequestDto {
   @MaxLength(MENTION_MAX_CHARS, { each: true })
   @Matches(NODE_KEY_PATTERN, { each: true, message: 'each value in mentions must be a node key' })
   mentions?: string[];
+
+  @ApiPropertyOptional({
+    description:
+      'What this message does while a run is active on the thread (docs/protocol.md §9.7): `reject` (default: 409 ' +
+      'thread_busy), `enqueue` (runs after the runs before it, in order; at most AI_ENQUEUE_MAX waiting per thread, ' +
+      'beyond: 429 rate_limited), `interrupt` (stops the active run, its text so far kept, then runs) or `rollback` ' +
+      '(stops the active run and removes its turn from the thread, then runs). With no run active, it runs at once.',
+    enum: MULTITASK_STRATEGIES,
+    example: 'enqueue',
+  })
+  @IsOptional()
+  @IsIn(MULTITASK_STRATEGIES)
+  multitaskStrategy?: MultitaskStrategy;
 }

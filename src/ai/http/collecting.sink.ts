@@ -10,11 +10,16 @@ import type { GenerationProgress } from '../runs/active-run.registry';
  */
 export class CollectingSink implements AgentEventSink, GenerationProgress {
   threadId: string | null = null;
+  leasedThreadId: string | null = null;
   tokensStreamed = 0;
   private outcome: AgentResult | null = null;
 
   thread(threadId: string): void {
     this.threadId = threadId;
+  }
+
+  leased(threadId: string): void {
+    this.leasedThreadId = threadId;
   }
 
   token(): void {

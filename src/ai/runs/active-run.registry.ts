@@ -5,15 +5,26 @@ import { AiEventLogger } from '../../observability/ai-event.logger';
 import { Logger } from '../../observability/logger';
 import { generateSortableId } from '../../threads/sortable-id.generator';
 
-/** Why a running generation was stopped before it ended on its own. */
-export type GenerationStopReason = 'interrupt' | 'client_disconnect' | 'shutdown';
+/**
+ * Why a running generation was stopped before it ended on its own: `superseded` and `rollback` by a message sent to
+ * its thread with multitaskStrategy `interrupt` or `rollback` (the run discards its turn on `rollback`).
+ */
+export type GenerationStopReason = 'interrupt' | 'client_disconnect' | 'shutdown' | 'superseded' | 'rollback';
+
+/** Why the run holding a thread is stopped by a message sent to that thread. */
+export type ThreadStopReason = Extract<GenerationStopReason, 'superseded' | 'rollback'>;
 
 /** What the transport knows about a run's progress (its sink), reported when the run is stopped. */
 export interface GenerationProgress {
   readonly threadId: string | null;
+  /** The thread whose lease the run took (AgentEventSink.leased): a stop by thread finds it by this. */
+  readonly leasedThreadId?: string | null;
   /** Text fragments forwarded to the client so far. */
   readonly tokensStreamed: number;
 }
+
+/** Told of each run that ended after holding a thread's lease (the thread is free for the next one). */
+export type RunEndedListener = (threadId: string) => void;
 
 /** One running generation: the handle a transport passes its signal from and ends when the run settles. */
 export interface ActiveRun {
@@ -67,6 +78,7 @@ export class ActiveRunRegistry implements OnModuleDestroy {
   /** watcher → the runs it watches. */
   private readonly watching = new Map<string, Set<RunEntry>>();
   private readonly events = new AiEventLogger('runs');
+  private readonly endedListeners = new Set<RunEndedListener>();
   private count = 0;
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
@@ -122,6 +134,8 @@ export class ActiveRunRegistry implements OnModuleDestroy {
         if (this.byKey.get(runKey) === entry) this.byKey.delete(runKey);
         for (const watcher of [...entry.watchers]) this.unwatch(watcher, entry);
         settle();
+        const threadId = progress.leasedThreadId;
+        if (threadId) for (const listener of [...this.endedListeners]) listener(threadId);
       },
     };
     owned.set(requestId, entry);
@@ -149,6 +163,26 @@ export class ActiveRunRegistry implements OnModuleDestroy {
     if (!entry) return false;
     entry.stop(reason);
     return true;
+  }
+
+  /**
+   * Stops the run holding this thread's lease on this instance (a message sent with multitaskStrategy `interrupt` or
+   * `rollback`: ThreadTurnScheduler); false when none does here.
+   */
+  stopThread(threadId: string, reason: ThreadStopReason): boolean {
+    let stopped = false;
+    for (const entry of this.byKey.values()) {
+      if (entry.progress.leasedThreadId !== threadId || entry.stopReason) continue;
+      entry.stop(reason);
+      stopped = true;
+    }
+    return stopped;
+  }
+
+  /** Calls `listener` whenever a run of this instance that held a thread's lease ends. Returns the unsubscribe. */
+  onRunEnded(listener: RunEndedListener): () => void {
+    this.endedListeners.add(listener);
+    return () => this.endedListeners.delete(listener);
   }
 
   /**
@@ -273,6 +307,14 @@ export class ActiveRunRegistry implements OnModuleDestroy {
       tokensStreamed: entry.progress.tokensStreamed,
     };
     if (reason === 'client_disconnect') this.events.clientDisconnectAbort(fields);
-    else logger.info(reason === 'interrupt' ? 'generation_interrupted' : 'generation_stopped_for_shutdown', fields);
+    else logger.info(STOP_EVENTS[reason], fields);
   }
 }
+
+/** The log line of a generation stopped for each reason but a client's disconnect (an AI event of its own). */
+const STOP_EVENTS: Record<Exclude<GenerationStopReason, 'client_disconnect'>, string> = {
+  interrupt: 'generation_interrupted',
+  shutdown: 'generation_stopped_for_shutdown',
+  superseded: 'generation_superseded',
+  rollback: 'generation_rolled_back',
+};

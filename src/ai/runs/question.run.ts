@@ -13,6 +13,7 @@ import type { Graph } from '../../graph/graph.types';
 import type { MutableGraphDataSource } from '../../graph/mutable-graph-data-source';
 import type { RecalledMemory } from '../../memory/recall/memory.recaller';
 import { AiEventLogger } from '../../observability/ai-event.logger';
+import { Logger } from '../../observability/logger';
 import type { ActionPolicyService } from '../../policy/action-policy.service';
 import type { LlmProvider } from '../../providers/llm-provider';
 import type { LlmProviderResolver } from '../../providers/llm-provider.resolver';
@@ -22,6 +23,7 @@ import type { GraphRagRetriever } from '../../rag/graph-rag.retriever';
 import { renderThreadEvent } from '../../threads/history/thread-event.renderer';
 import { generateMessageId } from '../../threads/sortable-id.generator';
 import { toEventMessage } from '../../threads/thread-message.factory';
+import type { ThreadRunLease } from '../../threads/thread-run.lease';
 import type { ThreadOrigin, ThreadService } from '../../threads/thread.service';
 import { EMPTY_USAGE, ThreadMessage, ThreadRecord, UsageTotals } from '../../threads/thread.types';
 import type { RunActions } from '../actions/run-actions';
@@ -37,6 +39,7 @@ import type { ContextAssembler } from '../context/context.assembler';
 import { ContextPart, dataAddedEvent } from '../events/data-added.event';
 import { plural } from '../events/event-wording';
 import type { HitlObserver } from '../hitl.observer';
+import type { MultitaskStrategy } from '../multitask-strategy';
 import { supersededResults } from '../interrupts/pending-interrupt.settler';
 import type { PromptLevelsCache } from '../prompts/prompt-levels.cache';
 import { joinPromptLevels } from '../prompts/system-prompt.builder';
@@ -47,6 +50,7 @@ import type { AgentRunExecutor } from './agent-run.executor';
 import { estimatePrompt, exceedsPromptLimits, promptSizeQuestion, tooLargeMessage } from './prompt-size.gate';
 import type { RunKind, RunOutcome, RunSession, ThreadRun } from './thread-runner';
 import type { ThreadRunner } from './thread-runner';
+import type { ThreadTurnScheduler } from './thread-turn.scheduler';
 
 /** A question to run on a thread (a chat message, an automation's prompt), its input already checked. */
 export interface QuestionRequest {
@@ -68,6 +72,8 @@ export interface QuestionRequest {
   budget?: RunBudget;
   /** Nobody receives the run's events (an automation): no client can apply an action for it. */
   unattended?: boolean;
+  /** What the question does when another run holds its thread (absent or `reject`: thread_busy). */
+  multitaskStrategy?: MultitaskStrategy;
   sink: AgentEventSink;
   signal: AbortSignal;
 }
@@ -90,6 +96,8 @@ export interface QuestionRunDependencies {
   /** What the blocks of a message (and its mentions) load into its context. */
   blocks: BlockDataExecutor;
   hitl?: HitlObserver;
+  /** Where a question sent with a multitaskStrategy waits for its thread; absent: every question is `reject`. */
+  turns?: ThreadTurnScheduler;
 }
 
 /** The thread a question runs on, found inside the setup slot. */
@@ -97,7 +105,7 @@ interface QuestionStart {
   thread: ThreadRecord;
   graph: Graph;
   /** The thread was created for this question, which it holds already, with the provider checked then. */
-  stored?: { agentRunId: string; provider: LlmProvider };
+  stored?: { agentRunId: string; provider: LlmProvider; questionId: string };
 }
 
 /**
@@ -114,21 +122,27 @@ interface QuestionStart {
  */
 export class QuestionRun {
   private readonly events = new AiEventLogger('agent');
+  private readonly logger = new Logger('agent');
 
   constructor(private readonly deps: QuestionRunDependencies) {}
 
   async run(request: QuestionRequest): Promise<AgentResult> {
     const { principal } = request.acting;
     const dataSource = this.deps.graphs.forWorkspace(principal.workspace);
-    const session = await this.deps.runner.begin(request.kind, {
-      principal,
-      sink: request.sink,
-      signal: request.signal,
-    });
+    const waited = await this.waitForThread(request);
+    if (waited === null) return this.stoppedWhileQueued(request);
+    let session: RunSession;
+    try {
+      session = await this.deps.runner.begin(request.kind, { principal, sink: request.sink, signal: request.signal });
+    } catch (error) {
+      await waited?.release();
+      throw error;
+    }
     let started: QuestionStart;
     try {
-      started = await this.start(request, session, dataSource);
+      started = await this.start(request, session, dataSource, waited);
     } catch (error) {
+      await waited?.release();
       return session.abandon(error);
     }
     try {
@@ -138,11 +152,51 @@ export class QuestionRun {
     }
   }
 
-  /** The graph and the thread, inside the setup slot, then the thread's lease (a new thread is created holding it). */
+  /**
+   * A question sent to an existing thread with a multitaskStrategy other than `reject` gets the thread's lease before
+   * its setup slot, outside it: it may wait for the run holding the thread (ThreadTurnScheduler), `sink.queued` told
+   * when it does. Undefined: the question takes its lease in its setup, as a `reject` one; null: stopped while waiting.
+   */
+  private async waitForThread(request: QuestionRequest): Promise<ThreadRunLease | null | undefined> {
+    const strategy = request.multitaskStrategy;
+    const turns = this.deps.turns;
+    if (!request.threadId || !strategy || strategy === 'reject' || !turns) return undefined;
+    // Ownership first: a stranger gets not_found and never stops anyone's run.
+    const { threadId } = await this.deps.threads.load(request.acting.principal, request.threadId, request.graphKey);
+    try {
+      return await turns.take(threadId, strategy, request.signal, () => request.sink.queued?.(threadId));
+    } catch (error) {
+      request.sink.thread(threadId);
+      throw error;
+    }
+  }
+
+  /** A question stopped while it waited for its thread: nothing of it was stored; it completes aborted. */
+  private stoppedWhileQueued(request: QuestionRequest): AgentResult {
+    const threadId = request.threadId as string;
+    const result: AgentResult = {
+      type: 'message',
+      threadId,
+      message: '',
+      toolCalls: [],
+      usage: { ...EMPTY_USAGE },
+      aborted: true,
+    };
+    this.logger.info('question_stopped_while_queued', { threadId });
+    request.sink.thread(threadId);
+    request.sink.complete(result);
+    return result;
+  }
+
+  /**
+   * The graph and the thread, inside the setup slot, then the thread's lease (a new thread is created holding it;
+   * `waited`: the lease the question waited for).
+   */
   private async start(
     request: QuestionRequest,
     session: RunSession,
     dataSource: MutableGraphDataSource,
+    waited: ThreadRunLease | undefined,
   ): Promise<QuestionStart> {
     const { principal } = request.acting;
     const graph = await dataSource.getGraph(request.graphKey);
@@ -150,7 +204,8 @@ export class QuestionRun {
     if (request.threadId) {
       const thread = await this.deps.threads.load(principal, request.threadId, request.graphKey);
       try {
-        await session.leaseThread(thread);
+        if (waited) session.adopt(thread, waited);
+        else await session.leaseThread(thread);
       } catch (error) {
         request.sink.thread(thread.threadId);
         throw error;
@@ -189,7 +244,8 @@ export class QuestionRun {
       throw error;
     }
     const agentRunId = randomUUID();
-    const append = [await this.systemPrompt(graph, dataSource, principal), userMessage(request, Date.now())];
+    const question = userMessage(request, Date.now());
+    const append = [await this.systemPrompt(graph, dataSource, principal), question];
     const { thread, lease } = await this.deps.threads.createForRun(
       principal,
       request.graphKey,
@@ -197,7 +253,7 @@ export class QuestionRun {
       { operationId: `${agentRunId}:input`, append },
       request.origin,
     );
-    return { thread, lease, stored: { agentRunId, provider } };
+    return { thread, lease, stored: { agentRunId, provider, questionId: question.id } };
   }
 
   /** A question on a thread whose lease is held: stored (unless a new thread holds it already), then answered. */
@@ -211,16 +267,24 @@ export class QuestionRun {
     let thread = started.thread;
     let provider: LlmProvider;
     let agentRunId: string;
+    let questionId: string;
     let recovered: ThreadEvent[] = [];
     if (started.stored) {
-      ({ provider, agentRunId } = started.stored);
+      ({ provider, agentRunId, questionId } = started.stored);
     } else {
       agentRunId = randomUUID();
       try {
         // Fresh under the lease: the run starts from what is stored now.
         thread = await this.deps.threads.load(principal, thread.threadId, thread.graphKey);
         provider = await this.checkedProvider(principal, request, run.usage.totals());
-        ({ thread, recovered } = await this.storeQuestion(request, thread, started.graph, dataSource, agentRunId, run));
+        ({ thread, recovered, questionId } = await this.storeQuestion(
+          request,
+          thread,
+          started.graph,
+          dataSource,
+          agentRunId,
+          run,
+        ));
       } catch (error) {
         request.sink.thread(started.thread.threadId);
         throw error;
@@ -234,7 +298,7 @@ export class QuestionRun {
     try {
       return await this.answer(
         request,
-        { thread, graph: started.graph, provider, agentRunId, recovered },
+        { thread, graph: started.graph, provider, agentRunId, questionId, recovered },
         dataSource,
         run,
         events,
@@ -247,7 +311,14 @@ export class QuestionRun {
   /** The rest of a stored question's run: its context and DATA_ADDED event, then the loop. */
   private async answer(
     request: QuestionRequest,
-    asked: { thread: ThreadRecord; graph: Graph; provider: LlmProvider; agentRunId: string; recovered: ThreadEvent[] },
+    asked: {
+      thread: ThreadRecord;
+      graph: Graph;
+      provider: LlmProvider;
+      agentRunId: string;
+      questionId: string;
+      recovered: ThreadEvent[];
+    },
     dataSource: MutableGraphDataSource,
     run: ThreadRun,
     events: HeldEventsSink,
@@ -350,7 +421,30 @@ export class QuestionRun {
       }),
     });
     if (outcome.type === 'interrupt') this.deps.hitl?.interrupt('proposed');
-    return executor.outcome(thread.threadId, outcome, run.usage, [...asked.recovered, dataAdded]);
+    const answered = executor.outcome(thread.threadId, outcome, run.usage, [...asked.recovered, dataAdded]);
+    if (outcome.type !== 'message' || !outcome.aborted || run.signal.reason !== 'rollback') return answered;
+    await this.rollBack(acting.principal, thread, asked, run);
+    return { ...answered, result: { ...answered.result, rolledBack: true } };
+  }
+
+  /**
+   * A run stopped by a question sent with multitaskStrategy `rollback`: its turn (its question and everything after
+   * it) is removed from the thread, under its lease, before the waiting question gets it. Changes applied during the
+   * turn stay in the graph (and undoable): a rollback discards the conversation, not the edits.
+   */
+  private async rollBack(
+    principal: Principal,
+    thread: ThreadRecord,
+    asked: { agentRunId: string; questionId: string },
+    run: ThreadRun,
+  ): Promise<void> {
+    const current = await this.deps.threads.load(principal, thread.threadId, thread.graphKey);
+    await run.commit(current, {
+      operationId: `${asked.agentRunId}:rollback`,
+      discardFrom: asked.questionId,
+      append: [],
+    });
+    this.logger.info('turn_rolled_back', { threadId: thread.threadId });
   }
 
   /**
@@ -448,7 +542,7 @@ export class QuestionRun {
     dataSource: MutableGraphDataSource,
     agentRunId: string,
     run: ThreadRun,
-  ): Promise<{ thread: ThreadRecord; recovered: ThreadEvent[] }> {
+  ): Promise<{ thread: ThreadRecord; recovered: ThreadEvent[]; questionId: string }> {
     const now = Date.now();
     const pending = thread.pendingInterrupt;
     const operations = await this.deps.operations.listForThread(dataSource.workspace, thread.threadId);
@@ -472,14 +566,20 @@ export class QuestionRun {
       });
     if (thread.messages.length === 0) append.push(await this.systemPrompt(graph, dataSource, request.acting.principal));
     append.push(...recovered);
-    append.push(userMessage(request, now));
+    const question = userMessage(request, now);
+    const questionId = question.id;
+    append.push(question);
     const { record } = await run.commit(thread, {
       operationId: `${agentRunId}:input`,
       append,
       ...(pending ? { pendingInterrupt: null } : {}),
     });
     if (pending) this.deps.hitl?.interrupt('superseded');
-    return { thread: record, recovered: recovered.flatMap((message) => (message.event ? [message.event] : [])) };
+    return {
+      thread: record,
+      recovered: recovered.flatMap((message) => (message.event ? [message.event] : [])),
+      questionId,
+    };
   }
 
   /** The system prompt of a thread's first message: the stable levels as they are now. */

@@ -6,9 +6,11 @@ import type { UsageReport } from '../agent/agent-result';
 import type { Interrupt } from '../../conversation/interrupt';
 import type { ThreadEvent } from '../../conversation/thread-event';
 import type { RefusedRevert } from '../../changes/operation';
+import type { MultitaskStrategy } from '../multitask-strategy';
 
 export type { ThreadEvent } from '../../conversation/thread-event';
 export type { RefusedRevert } from '../../changes/operation';
+export type { MultitaskStrategy } from '../multitask-strategy';
 
 /**
  * The Socket.IO contract of namespace `/ai` (docs/protocol.md §4 and §8) as types: the one definition
@@ -27,6 +29,8 @@ export interface AiChatMessage {
   segments?: MessageSegment[];
   threadId?: string;
   mentions?: string[];
+  /** docs/protocol.md §9.7: what this message does while a run is active on the thread (default `reject`). */
+  multitaskStrategy?: MultitaskStrategy;
   /** A JWT for this message only, instead of the handshake's. */
   token?: string;
 }
@@ -93,6 +97,14 @@ export interface AiThreadEvent extends AiRequestEvent {
   threadId: string;
 }
 
+/**
+ * docs/protocol.md §9.7: the message waits for its thread (multitaskStrategy `enqueue`, or `interrupt` / `rollback`
+ * while the active run stops). Nothing of it is stored yet: its `ai:thread` comes when its turn does.
+ */
+export interface AiQueuedEvent extends AiRequestEvent {
+  threadId: string;
+}
+
 export interface AiTokenEvent extends AiRequestEvent {
   /** One or more fragments, coalesced; all ai:token of a request concatenated are its text. */
   token: string;
@@ -115,6 +127,8 @@ export interface AiCompleteEvent extends AiRequestEvent {
   usage: UsageReport;
   interrupt?: Interrupt;
   aborted?: true;
+  /** docs/protocol.md §9.7: stopped by a `rollback` message, its turn removed from the thread (with `aborted`). */
+  rolledBack?: true;
 }
 
 export interface AiErrorEvent {
@@ -169,6 +183,7 @@ export interface AiApprovalPendingEvent {
 
 export interface AiServerToClientEvents {
   'ai:thread': (event: AiThreadEvent) => void;
+  'ai:queued': (event: AiQueuedEvent) => void;
   'ai:token': (event: AiTokenEvent) => void;
   'ai:tool_start': (event: AiToolStartEvent) => void;
   'ai:tool_result': (event: AiToolResultEvent) => void;

@@ -1,6 +1,6 @@
 import { Logger } from '../../observability/logger';
 import type { RedisConnection } from '../../redis/redis-connection';
-import { ActiveRunRegistry } from '../runs/active-run.registry';
+import { ActiveRunRegistry, RunEndedListener, ThreadStopReason } from '../runs/active-run.registry';
 import type { AiNamespace } from './ai-server-socket';
 
 /** How long a stop sent to the other instances waits for their answers. */
@@ -51,6 +51,7 @@ export class RunControl {
     if (!this.redis) return;
     this.namespace = namespace;
     namespace.on('ai:run_stop', (runKey, answer) => answer(this.runs.stopRun(runKey, 'interrupt')));
+    namespace.on('ai:thread_stop', (threadId, reason, answer) => answer(this.runs.stopThread(threadId, reason)));
     namespace.on('ai:run_watch', (runKey, watcher) => this.runs.watch(runKey, watcher, this.timings.ttlMs));
     namespace.on('ai:run_unwatch', (runKey, watcher) => this.runs.unwatchRun(runKey, watcher));
   }
@@ -60,22 +61,23 @@ export class RunControl {
     if (this.runs.stopRun(runKey, 'interrupt')) return true;
     const namespace = this.reachable();
     if (!namespace) return false;
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      // The adapter's own request timeout does not cover a Redis that fails before publishing: bound it here.
-      const timeout = new Promise<boolean[]>(
-        (resolve) => (timer = setTimeout(() => resolve([]), REMOTE_STOP_TIMEOUT_MS)),
-      );
-      const answers = await Promise.race([namespace.serverSideEmitWithAck('ai:run_stop', runKey), timeout]);
-      return answers.some(Boolean);
-    } catch (error) {
-      // Some instance did not answer in time; the one running it may still have stopped it.
-      const answers = (error as { responses?: boolean[] }).responses ?? [];
-      logger.warn('remote_stop_incomplete', { runKey, error: error instanceof Error ? error.message : String(error) });
-      return answers.some(Boolean);
-    } finally {
-      clearTimeout(timer);
-    }
+    return this.askOthers({ runKey }, () => namespace.serverSideEmitWithAck('ai:run_stop', runKey));
+  }
+
+  /**
+   * Stops the run holding the thread's lease, wherever it runs (its terminal event follows as for any stop); false
+   * when no instance reachable runs one. The caller checked that the thread is its principal's.
+   */
+  async stopThread(threadId: string, reason: ThreadStopReason): Promise<boolean> {
+    if (this.runs.stopThread(threadId, reason)) return true;
+    const namespace = this.reachable();
+    if (!namespace) return false;
+    return this.askOthers({ threadId }, () => namespace.serverSideEmitWithAck('ai:thread_stop', threadId, reason));
+  }
+
+  /** Calls `listener` when a run of this instance that held a thread's lease ends. Returns the unsubscribe. */
+  onRunEnded(listener: RunEndedListener): () => void {
+    return this.runs.onRunEnded(listener);
   }
 
   /** A socket of this instance rejoined the run: while it watches, the run is not stopped for lack of watchers. */
@@ -94,6 +96,29 @@ export class RunControl {
   /** Stops renewing at shutdown (Nest lifecycle): the watches of the sockets being closed lapse on the other instances. */
   onApplicationShutdown(): void {
     clearInterval(this.renewal);
+  }
+
+  /** Whether some other instance answered yes, within REMOTE_STOP_TIMEOUT_MS. */
+  private async askOthers(subject: Record<string, string>, ask: () => Promise<boolean[]>): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      // The adapter's own request timeout does not cover a Redis that fails before publishing: bound it here.
+      const timeout = new Promise<boolean[]>(
+        (resolve) => (timer = setTimeout(() => resolve([]), REMOTE_STOP_TIMEOUT_MS)),
+      );
+      const answers = await Promise.race([ask(), timeout]);
+      return answers.some(Boolean);
+    } catch (error) {
+      // Some instance did not answer in time; the one running it may still have stopped it.
+      const answers = (error as { responses?: boolean[] }).responses ?? [];
+      logger.warn('remote_stop_incomplete', {
+        ...subject,
+        error: error instanceof Error ? error.message : String(error),
+      });
+      return answers.some(Boolean);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   private renewRemoteWatches(): void {

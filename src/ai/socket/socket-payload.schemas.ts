@@ -2,6 +2,7 @@ import Ajv, { ValidateFunction } from 'ajv';
 import { GRAPH_KEY_MAX_LENGTH, graphKeyProblem } from '../../graph/graph-key.rule';
 import { messageSegmentsProblem } from '../blocks/message-segments.checker';
 import { MENTION_MAX_CHARS, MENTIONS_MAX } from '../chat-input';
+import { MULTITASK_STRATEGIES } from '../multitask-strategy';
 import { NODE_KEY_PATTERN, TEXT_MAX_CHARS } from '../dto/chat-request.dto';
 import { MAX_BATCH_ACTIONS } from '../tools/write-tool.definitions';
 import { MESSAGE_ID_MAX } from './dto/message-id.rule';
@@ -46,6 +47,7 @@ const chatSchema = {
       maxItems: MENTIONS_MAX,
       items: { ...text(MENTION_MAX_CHARS, 1), pattern: NODE_KEY_PATTERN.source },
     },
+    multitaskStrategy: { type: 'string', enum: [...MULTITASK_STRATEGIES] },
   },
   required: ['_id', 'graphKey'],
   anyOf: [

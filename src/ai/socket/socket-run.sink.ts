@@ -27,6 +27,7 @@ const UNLOGGED: RunEventWriter = { append: () => undefined, markLatest: () => un
  */
 export class SocketRunSink implements AgentEventSink, Flushable, GenerationProgress {
   threadId: string | null = null;
+  leasedThreadId: string | null = null;
   tokensStreamed = 0;
   private buffer = '';
   private readonly sent: string[] = [];
@@ -52,8 +53,14 @@ export class SocketRunSink implements AgentEventSink, Flushable, GenerationProgr
     this.send('ai:thread', { threadId });
   }
 
+  queued(threadId: string): void {
+    if (this.finished) return;
+    this.send('ai:queued', { threadId });
+  }
+
   /** The run holds its thread: `ai:rejoin` on the thread now finds this request. */
   leased(threadId: string): void {
+    this.leasedThreadId = threadId;
     this.log.markLatest(threadId);
   }
 
@@ -119,6 +126,7 @@ export class SocketRunSink implements AgentEventSink, Flushable, GenerationProgr
       usage: result.usage,
       ...(result.type === 'interrupt' ? { interrupt: result.interrupt } : {}),
       ...(result.type === 'message' && result.aborted ? { aborted: true as const } : {}),
+      ...(result.type === 'message' && result.rolledBack ? { rolledBack: true as const } : {}),
     });
   }
 

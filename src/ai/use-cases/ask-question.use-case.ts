@@ -50,6 +50,7 @@ export class AskQuestion {
       message,
       ...(segments ? { segments } : {}),
       mentions,
+      multitaskStrategy: input.multitaskStrategy,
       sink,
       signal,
     });

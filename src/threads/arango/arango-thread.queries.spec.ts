@@ -37,6 +37,7 @@ function commitParams(overrides: Partial<CommitParams> = {}): CommitParams {
     threadId: HOSTILE.threadId,
     operationId: HOSTILE.operationId,
     expectedRevision: 4,
+    discardFrom: null,
     append: [message],
     patch: { title: HOSTILE.title, pendingInterrupt: null },
     now: 1_700_000_000_000,
@@ -170,15 +171,22 @@ describe(ArangoThreadQueries.name, () => {
       ];
       const query = queries.commit(commitParams({ append, expectedRevision: 7, operationsKept: 100 }));
       const text = squash(query);
-      expect(text).toContain(
-        `conversationHistory: APPEND(NOT_NULL(t.conversationHistory, []), ${bindVarOf(query, append)})`,
-      );
+      expect(text).toContain('LET history = NOT_NULL(t.conversationHistory, [])');
+      expect(text).toContain(`conversationHistory: APPEND(SLICE(history, 0, cut), ${bindVarOf(query, append)})`);
       expect(text).toContain(`revision: ${bindVarOf(query, 8)}`);
       expect(text).toMatch(
         /appliedOperationIds: SLICE\(APPEND\(NOT_NULL\(t\.appliedOperationIds, \[\]\), \[@\w+\]\), @\w+\)/,
       );
       expect(Object.values(query.bindVars)).toContain(-100);
       expect(query.bindVars[bindVarOf(query, append).slice(1)]).toEqual(append);
+    });
+
+    it('removes a rolled-back turn from the message with the given id on, or nothing when no message has it', () => {
+      const query = queries.commit(commitParams({ discardFrom: HOSTILE.content }));
+      const text = squash(query);
+      const from = bindVarOf(query, HOSTILE.content);
+      expect(text).toContain(`LET discarded = ${from} == null ? -1 : POSITION(history[*].id, ${from}, true)`);
+      expect(text).toContain('LET cut = discarded < 0 ? LENGTH(history) : discarded');
     });
 
     it('replaces only the attributes the commit sets (a cleared interrupt is null, an untouched one absent)', () => {

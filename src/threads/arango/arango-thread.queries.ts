@@ -19,6 +19,8 @@ export interface CommitParams {
   threadId: string;
   operationId: string;
   expectedRevision: number;
+  /** The id of the first message removed before appending (ThreadCommit.discardFrom); null: none. */
+  discardFrom: string | null;
   append: ThreadMessage[];
   /** Attributes replaced as given (ArangoThreadDocumentMapper.toCommitPatch). */
   patch: Partial<Pick<ArangoThreadDocument, 'pendingInterrupt' | 'title'>>;
@@ -156,9 +158,14 @@ export class ArangoThreadQueries {
         FILTER NOT_NULL(t.revision, 0) == ${expectedRevision}
         FILTER ${operationId} NOT IN NOT_NULL(t.appliedOperationIds, [])
         LIMIT 1
+        LET history = NOT_NULL(t.conversationHistory, [])
+        LET discarded = ${params.discardFrom} == null ? -1 : POSITION(history[*].id, ${params.discardFrom}, true)
+        LET cut = discarded < 0 ? LENGTH(history) : discarded
         UPDATE t WITH MERGE(${params.patch}, {
-          conversationHistory: APPEND(NOT_NULL(t.conversationHistory, []), ${params.append}),
-          messageCount: (IS_NUMBER(t.messageCount) ? t.messageCount : LENGTH(FOR shown IN NOT_NULL(t.conversationHistory, []) FILTER shown.role NOT IN ${['system', 'event']} RETURN 1)) + ${shownMessageCount(params.append)},
+          conversationHistory: APPEND(SLICE(history, 0, cut), ${params.append}),
+          messageCount: (discarded >= 0
+            ? LENGTH(FOR shown IN SLICE(history, 0, cut) FILTER shown.role NOT IN ${['system', 'event']} RETURN 1)
+            : (IS_NUMBER(t.messageCount) ? t.messageCount : LENGTH(FOR shown IN history FILTER shown.role NOT IN ${['system', 'event']} RETURN 1))) + ${shownMessageCount(params.append)},
           revision: ${expectedRevision + 1},
           lastUpdatedTime: ${params.now},
           appliedOperationIds: SLICE(APPEND(NOT_NULL(t.appliedOperationIds, []), [${operationId}]), ${-params.operationsKept})

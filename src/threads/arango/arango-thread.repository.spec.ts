@@ -74,6 +74,7 @@ function sampleQueries() {
       threadId: 't',
       operationId: 'o',
       expectedRevision: 0,
+      discardFrom: null,
       append: [],
       patch: {},
       now: 1,

@@ -212,6 +212,7 @@ export class ArangoThreadRepository implements ThreadRepository {
       threadId,
       operationId: commit.operationId,
       expectedRevision: commit.expectedRevision,
+      discardFrom: commit.discardFrom ?? null,
       append: commit.append,
       patch: ArangoThreadDocumentMapper.toCommitPatch(commit),
       now: this.clock(),

@@ -319,12 +319,20 @@ export class SqliteThreadRepository implements ThreadRepository {
     const replayed = this.statements.selectOperation.get(threadId, commit.operationId);
     if (replayed) return { applied: false, revision: row.revision, lastUpdatedTime: row.updated_time };
 
+    // A rolled-back turn: the messages from `discardFrom` on go, and the round is appended in their place.
+    const cut =
+      commit.discardFrom === undefined
+        ? undefined
+        : (this.statements.selectMessageSeq.get(threadId, commit.discardFrom) as { seq: number } | undefined)?.seq;
+    const firstSeq = cut ?? row.message_count;
+    const discardedVisible =
+      cut === undefined ? 0 : (this.statements.countVisibleFrom.get(threadId, cut) as { visible: number }).visible;
     const visible = commit.append.filter((message) => message.role !== 'system' && message.role !== 'event').length;
     const updated = this.statements.updateRevision.run({
       thread_id: threadId,
       expected: commit.expectedRevision,
-      appended: commit.append.length,
-      visible,
+      appended: firstSeq + commit.append.length - row.message_count,
+      visible: visible - discardedVisible,
       set_interrupt: commit.pendingInterrupt === undefined ? 0 : 1,
       pending_interrupt: commit.pendingInterrupt ? JSON.stringify(commit.pendingInterrupt) : null,
       title: commit.title ?? null,
@@ -332,8 +340,9 @@ export class SqliteThreadRepository implements ThreadRepository {
     });
     if (updated.changes === 0) throw new ThreadRevisionConflictError(threadId, commit.expectedRevision, row.revision);
 
+    if (cut !== undefined) this.statements.deleteMessagesFrom.run(threadId, cut);
     commit.append.forEach((message, index) => {
-      this.statements.insertMessage.run(threadId, row.message_count + index, message.role, JSON.stringify(message));
+      this.statements.insertMessage.run(threadId, firstSeq + index, message.role, JSON.stringify(message));
     });
     const revision = commit.expectedRevision + 1;
     this.statements.insertOperation.run(threadId, commit.operationId, revision, now);
@@ -378,6 +387,13 @@ function prepare(db: Database) {
     deleteThread: statement('DELETE FROM ai_threads WHERE thread_id = ?'),
     selectCommitState: statement('SELECT revision, message_count, updated_time FROM ai_threads WHERE thread_id = ?'),
     selectOperation: statement('SELECT 1 FROM ai_thread_operations WHERE thread_id = ? AND operation_id = ?'),
+    selectMessageSeq: statement(
+      "SELECT seq FROM ai_thread_messages WHERE thread_id = ? AND json_extract(message, '$.id') = ? ORDER BY seq LIMIT 1",
+    ),
+    countVisibleFrom: statement(
+      "SELECT COUNT(*) AS visible FROM ai_thread_messages WHERE thread_id = ? AND seq >= ? AND role IN ('user', 'assistant', 'tool')",
+    ),
+    deleteMessagesFrom: statement('DELETE FROM ai_thread_messages WHERE thread_id = ? AND seq >= ?'),
     updateRevision: statement(`UPDATE ai_threads SET
         revision = revision + 1,
         message_count = message_count + @appended,

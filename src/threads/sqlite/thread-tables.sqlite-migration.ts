@@ -1,7 +1,7 @@
 import type { SqliteMigration } from '../../database/sqlite/sqlite-migration';
 
 /**
- * The threads' tables in the embedded store. Messages live in their own append-only table so a
+ * The threads' tables in the embedded store. Messages live in their own table so a
  * commit is an INSERT of the round's rows plus one guarded UPDATE of the thread's revision.
  * Leases and idempotency keys have no foreign key: both may exist before (or after) their thread.
  */
