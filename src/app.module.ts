@@ -1,4 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
+import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { AiModule } from './ai/ai.module';
 import { AuthModule } from './auth/auth.module';
 import { AutomationClock } from './automations/automation-clock';
@@ -11,6 +12,7 @@ import { GraphModule } from './graph/graph.module';
 import { HealthModule } from './health/health.module';
 import { MemoryModule } from './memory/memory.module';
 import { ObservabilityModule } from './observability/observability.module';
+import { TracingModule } from './observability/tracing/tracing.module';
 import { PersistenceModule } from './persistence/persistence.module';
 import { PlaygroundModule } from './playground/playground.module';
 import { ProvidersModule } from './providers/providers.module';
@@ -22,6 +24,8 @@ import { ThreadsModule } from './threads/threads.module';
 export interface AppModuleOptions {
   /** The automations' clock; the system clock by default. */
   clock?: AutomationClock;
+  /** Where spans go instead of OTLP (tests: an in-memory exporter), tracing on even without an endpoint. */
+  spanExporter?: SpanExporter;
 }
 
 @Module({})
@@ -32,6 +36,7 @@ export class AppModule {
       imports: [
         AppConfigModule.forRoot(config),
         ObservabilityModule,
+        TracingModule.forRoot({ ...config.tracing, exporter: options.spanExporter }),
         PersistenceModule.forRoot(config),
         RedisModule.forRoot(config.redisUrl),
         GraphModule,

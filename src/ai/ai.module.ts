@@ -14,6 +14,7 @@ import { MemoryModule } from '../memory/memory.module';
 import { MemoryService } from '../memory/memory.service';
 import { AiEventLogger } from '../observability/ai-event.logger';
 import { Logger } from '../observability/logger';
+import { GenAiTracer } from '../observability/tracing/gen-ai.tracer';
 import { MetricsService } from '../observability/metrics.service';
 import { ObservabilityModule } from '../observability/observability.module';
 import { ActionPolicyService } from '../policy/action-policy.service';
@@ -121,16 +122,17 @@ import { ThreadQueries } from './use-cases/thread-queries.use-case';
     ApprovalPendingNotifier,
     {
       provide: AgentLoop,
-      inject: [APP_CONFIG, LLM_PROVIDER, TokenTracker, TokenCounter, LlmErrorClassifier],
+      inject: [APP_CONFIG, LLM_PROVIDER, TokenTracker, TokenCounter, LlmErrorClassifier, GenAiTracer],
       useFactory: (
         config: AppConfig,
         provider: LlmProvider,
         tokenTracker: TokenTracker,
         tokenCounter: TokenCounter,
         classifier: LlmErrorClassifier,
+        tracer: GenAiTracer,
       ) =>
         new AgentLoop(
-          { provider, tokenTracker, tokenCounter, classifier, events: new AiEventLogger('agent') },
+          { provider, tokenTracker, tokenCounter, classifier, events: new AiEventLogger('agent'), tracer },
           {
             maxToolRounds: config.agent.maxToolRounds,
             maxTokensPerCall: config.agent.maxTokensPerCall,
@@ -147,6 +149,7 @@ import { ThreadQueries } from './use-cases/thread-queries.use-case';
         ThreadService,
         AGENT_RUN_OBSERVER,
         MemoryService,
+        GenAiTracer,
         { token: AUTOMATION_RUNS, optional: true },
       ],
       useFactory: (
@@ -154,6 +157,7 @@ import { ThreadQueries } from './use-cases/thread-queries.use-case';
         threads: ThreadService,
         observer: AgentRunObserver,
         memory: MemoryService,
+        tracer: GenAiTracer,
         automations: AutomationRuns | null,
       ) =>
         new ThreadRunner(
@@ -171,6 +175,7 @@ import { ThreadQueries } from './use-cases/thread-queries.use-case';
             setupFirstMaxMs: config.agent.setupFirstMaxMs,
             setupFirstMinWaiting: config.agent.setupFirstMinWaiting,
             streamTurnBudgetMs: config.agent.streamTurnBudgetMs,
+            tracer,
           },
         ),
     },
@@ -252,6 +257,7 @@ import { ThreadQueries } from './use-cases/thread-queries.use-case';
         BlockDataExecutor,
         HITL_OBSERVER,
         ThreadTurnScheduler,
+        GenAiTracer,
       ],
       useFactory: (
         config: AppConfig,
@@ -270,6 +276,7 @@ import { ThreadQueries } from './use-cases/thread-queries.use-case';
         blocks: BlockDataExecutor,
         hitl: HitlObserver,
         turns: ThreadTurnScheduler,
+        tracer: GenAiTracer,
       ) =>
         new QuestionRun({
           config,
@@ -288,6 +295,7 @@ import { ThreadQueries } from './use-cases/thread-queries.use-case';
           blocks,
           hitl,
           turns,
+          tracer,
         }),
     },
     {
@@ -328,6 +336,7 @@ import { ThreadQueries } from './use-cases/thread-queries.use-case';
         ThreadRunner,
         AgentRunExecutor,
         HITL_OBSERVER,
+        GenAiTracer,
         { token: AUTOMATION_RUNS, optional: true },
       ],
       useFactory: (
@@ -344,6 +353,7 @@ import { ThreadQueries } from './use-cases/thread-queries.use-case';
         runner: ThreadRunner,
         executor: AgentRunExecutor,
         hitl: HitlObserver,
+        tracer: GenAiTracer,
         automations: AutomationRuns | null,
       ) =>
         new ResumeInterrupt({
@@ -360,6 +370,7 @@ import { ThreadQueries } from './use-cases/thread-queries.use-case';
           runner,
           executor,
           hitl,
+          tracer,
           ...(automations ? { automations } : {}),
         }),
     },

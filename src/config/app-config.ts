@@ -40,6 +40,15 @@ export interface AppConfig {
         readonly password: string | undefined;
         readonly seedDemo: boolean;
       };
+  /** OpenTelemetry traces (docs/observability.md). */
+  readonly tracing: {
+    /** OTEL_EXPORTER_OTLP_ENDPOINT; null: no tracing. */
+    readonly otlpEndpoint: string | null;
+    /** OTEL_SERVICE_NAME. */
+    readonly serviceName: string;
+    /** OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT. */
+    readonly captureMessageContent: boolean;
+  };
   /** REDIS_URL: several instances share rooms, limits, overlay and request event logs through it. */
   readonly redisUrl: string | undefined;
   /** A request's events after a dropped connection. */

@@ -73,6 +73,20 @@ export class EnvironmentVariables {
   @IsString()
   ARANGO_PASSWORD?: string;
 
+  /** OTLP/HTTP collector base URL: traces go to <it>/v1/traces; unset: no tracing at all. */
+  @IsOptional()
+  @IsUrl({ require_tld: false, require_protocol: true, protocols: ['http', 'https'] })
+  OTEL_EXPORTER_OTLP_ENDPOINT?: string;
+
+  @IsString()
+  @MinLength(1)
+  OTEL_SERVICE_NAME = 'graph-ai-assistant';
+
+  /** Prompts, answers and tool payloads recorded in the spans (personal data: off unless opted in). */
+  @Transform(toBoolean)
+  @IsBoolean()
+  OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT = false;
+
   /** Redis for several instances: redis://[user:password@]host:port[/db], or rediss:// for TLS. */
   @IsOptional()
   @IsUrl({ require_tld: false, require_protocol: true, protocols: ['redis', 'rediss'] })

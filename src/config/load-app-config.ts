@@ -125,6 +125,11 @@ export function loadAppConfig(env: Record<string, string | undefined>): AppConfi
             seedDemo,
           }
         : { kind: 'sqlite' as const, dataDir: path.resolve(vars.DATA_DIR), seedDemo },
+    tracing: {
+      otlpEndpoint: vars.OTEL_EXPORTER_OTLP_ENDPOINT ?? null,
+      serviceName: vars.OTEL_SERVICE_NAME,
+      captureMessageContent: vars.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT,
+    },
     redisUrl: vars.REDIS_URL,
     rejoin: { disconnectPolicy: vars.AI_DISCONNECT_POLICY, graceMs: vars.AI_REJOIN_GRACE_MS },
     auth: {

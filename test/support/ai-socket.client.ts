@@ -55,7 +55,7 @@ export class AiSocketClient {
     options: {
       token?: string;
       transports?: Array<'websocket' | 'polling'>;
-      /** Handshake headers (an `Origin` a browser page would send). */
+      /** Handshake headers (an `Origin` a browser page would send, a `traceparent`). */
       headers?: Record<string, string>;
     } = {},
   ): Promise<AiSocketClient> {

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { createApp } from '../../src/app.factory';
+import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import type { AutomationClock } from '../../src/automations/automation-clock';
 import { AppConfig } from '../../src/config/app-config';
 import { loadAppConfig } from '../../src/config/load-app-config';
@@ -22,6 +23,8 @@ export interface StartTestAppOptions {
   beforeListen?: (app: INestApplication) => void;
   /** The automations' clock (a ManualClock to move time in a test). */
   clock?: AutomationClock;
+  /** Where the app's spans go (an InMemorySpanExporter), tracing on without an OTLP endpoint. */
+  spanExporter?: SpanExporter;
 }
 
 /**
@@ -42,7 +45,7 @@ export async function startTestApp(
     ...env,
     DATA_DIR: dataDir,
   });
-  const app = await createApp(config, { clock: options.clock });
+  const app = await createApp(config, { clock: options.clock, spanExporter: options.spanExporter });
   options.beforeListen?.(app);
   await app.listen(0, '127.0.0.1');
   const url = (await app.getUrl()).replace('[::1]', '127.0.0.1');

@@ -4,6 +4,14 @@ import type { Locale } from '../../config/app-config';
 import { AppError } from '../../errors/app-error';
 import { AiEventLogger } from '../../observability/ai-event.logger';
 import { isAiDebugEnabled, Logger } from '../../observability/logger';
+import { GenAiTracer, TraceSpan } from '../../observability/tracing/gen-ai.tracer';
+import {
+  ATTR_GEN_AI_TOOL_CALL_ARGUMENTS,
+  genAiCallAttributes,
+  genAiContentAttributes,
+  genAiToolAttributes,
+  genAiUsageAttributes,
+} from './gen-ai.attributes';
 import { isAbortError } from '../../providers/llm-abort.error';
 import { LlmErrorClassifier } from '../../providers/llm-error.classifier';
 import {
@@ -44,6 +52,8 @@ export interface AgentLoopDependencies {
   classifier: LlmErrorClassifier;
   events?: AiEventLogger;
   now?: () => number;
+  /** Spans of the upstream calls and tool calls (none by default). */
+  tracer?: GenAiTracer;
 }
 
 export interface AgentLoopOptions {
@@ -257,6 +267,25 @@ export class AgentLoop {
     }
   }
 
+  /** An `execute_tool` span around one tool call the service runs (with its payload only when content is captured). */
+  private traceTool<T>(
+    call: LlmToolCall,
+    toolName: string,
+    request: AgentRunRequest,
+    run: (span: TraceSpan) => Promise<T>,
+  ): Promise<T> {
+    const tracer = this.deps.tracer ?? GenAiTracer.disabled;
+    if (!tracer.enabled) return run({ set: () => undefined, fail: () => undefined });
+    return tracer.executeTool(
+      toolName,
+      {
+        ...genAiToolAttributes(call, toolName, request.threadId),
+        ...(tracer.captureContent ? { [ATTR_GEN_AI_TOOL_CALL_ARGUMENTS]: call.function.arguments } : {}),
+      },
+      run,
+    );
+  }
+
   /** The run's own provider (a workspace's configuration), else the loop's. */
   private providerOf(request: AgentRunRequest): LlmProvider {
     return request.provider ?? this.deps.provider;
@@ -449,7 +478,11 @@ export class AgentLoop {
           request.events.toolStart(call.id, route.name, call.function.arguments);
           const started = performance.now();
           this.events.debug('tool_execute', { toolName: route.name, threadId: request.threadId });
-          const content = await request.tools.executeRead(route.name, route.rawArguments);
+          const content = await this.traceTool(call, route.name, request, async (span) => {
+            const result = await request.tools.executeRead(route.name, route.rawArguments);
+            if (isErrorResult(result)) span.fail('tool_error');
+            return result;
+          });
           const durationMs = Math.round(performance.now() - started);
           this.events.debug('tool_result', { toolName: route.name, resultLen: content.length, durationMs });
           request.events.toolResult(call.id, content);
@@ -500,7 +533,12 @@ export class AgentLoop {
           if (route.kind === 'apply') {
             const checkedAction = { toolCallId: call.id, proposedAction: action, preview };
             request.events.toolStart(call.id, route.name, call.function.arguments);
-            const application = await request.proposals.applyAutonomous(checkedAction, route.via);
+            const application = await this.traceTool(call, route.name, request, async (span) => {
+              const applied = await request.proposals.applyAutonomous(checkedAction, route.via);
+              span.set({ 'app.tool.outcome': applied.status });
+              if (applied.status !== 'applied') span.fail(applied.status);
+              return applied;
+            });
             const content = autonomousResultContent(application, this.locale);
             if (application.status === 'applied' && application.appliedBy === 'client') {
               const sent = { ...checkedAction, operationId: application.operationId };
@@ -563,12 +601,33 @@ export class AgentLoop {
    * completion with the tokenizer when short), flagged `estimated`. The messages must all belong to
    * the run's thread (else thread_isolation_violation, internal: nothing is sent).
    */
-  private async callModel(
+  private callModel(
     messages: LlmMessage[],
     tools: readonly LlmToolDefinition[] | undefined,
     state: RunState,
     round: number,
     operationId: string,
+  ): Promise<CallResult> {
+    const tracer = this.deps.tracer ?? GenAiTracer.disabled;
+    const provider = this.providerOf(state.request);
+    if (!tracer.enabled) return this.streamCall(messages, tools, state, round, operationId, null);
+    return tracer.chat(
+      provider.model,
+      {
+        ...genAiCallAttributes(provider, state.request.threadId),
+        ...(tracer.captureContent ? genAiContentAttributes({ input: messages }) : {}),
+      },
+      (span) => this.streamCall(messages, tools, state, round, operationId, span),
+    );
+  }
+
+  private async streamCall(
+    messages: LlmMessage[],
+    tools: readonly LlmToolDefinition[] | undefined,
+    state: RunState,
+    round: number,
+    operationId: string,
+    span: TraceSpan | null,
   ): Promise<CallResult> {
     const { request, text } = state;
     const { tokenTracker } = this.deps;
@@ -583,6 +642,7 @@ export class AgentLoop {
     const done = new Map<number, LlmToolCall>();
     let callText = '';
     let usage: LlmUsage | null = null;
+    let finishReason: string | null = null;
     let received = false;
     const started = performance.now();
     this.events.debug('llm_call_start', {
@@ -626,6 +686,9 @@ export class AgentLoop {
           case 'usage':
             usage = chunk.usage;
             break;
+          case 'done':
+            finishReason = chunk.finishReason;
+            break;
           default:
             break;
         }
@@ -638,7 +701,11 @@ export class AgentLoop {
     const toolCalls = withUniqueIds([...done.entries()].sort(([a], [b]) => a - b).map(([, call]) => call));
     // A request the upstream refused outright (HTTP error before any chunk) generated nothing to bill.
     const refused = failure !== null && !aborted && !received;
-    this.record(refused ? ZERO_LLM_USAGE : usage, sent, tools, callText, toolCalls, request);
+    const recorded = this.record(refused ? ZERO_LLM_USAGE : usage, sent, tools, callText, toolCalls, request);
+    span?.set({
+      ...genAiUsageAttributes(recorded, finishReason, aborted),
+      ...(this.deps.tracer?.captureContent ? genAiContentAttributes({ output: { text: callText, toolCalls } }) : {}),
+    });
     this.events.debug('llm_call_done', {
       provider: provider.providerName,
       model: provider.model,
@@ -662,7 +729,7 @@ export class AgentLoop {
     text: string,
     toolCalls: LlmToolCall[],
     request: AgentRunRequest,
-  ): void {
+  ): LlmUsage {
     const { tokenTracker } = this.deps;
     const provider = this.providerOf(request);
     let usage = reported;
@@ -689,6 +756,7 @@ export class AgentLoop {
       workspace: request.workspace,
     });
     request.usage.add(usage, entry.costUsd, estimated);
+    return usage;
   }
 
   /** What was streamed before the abort: counted when short and the tokenizer is loaded, estimated otherwise. */

@@ -1,4 +1,5 @@
 import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Post, Res } from '@nestjs/common';
+import { GenAiTracer } from '../../observability/tracing/gen-ai.tracer';
 import { ApiBearerAuth, ApiBody, ApiHeader, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { randomUUID } from 'node:crypto';
@@ -65,6 +66,7 @@ export class AiController {
     private readonly revertChanges: RevertChanges,
     private readonly threads: ThreadService,
     private readonly runs: ActiveRunRegistry,
+    private readonly tracer: GenAiTracer,
   ) {}
 
   @Post('chat')
@@ -406,7 +408,7 @@ export class AiController {
     };
     res.once('close', onClose);
     try {
-      await run(sink, active.signal);
+      await this.tracer.withRemoteParent(res.req.headers, () => run(sink, active.signal));
       return sink.result();
     } finally {
       res.off('close', onClose);

@@ -14,6 +14,13 @@ import type { MutableGraphDataSource } from '../../graph/mutable-graph-data-sour
 import type { RecalledMemory } from '../../memory/recall/memory.recaller';
 import { AiEventLogger } from '../../observability/ai-event.logger';
 import { Logger } from '../../observability/logger';
+import { GenAiTracer } from '../../observability/tracing/gen-ai.tracer';
+import {
+  ATTR_GEN_AI_CONVERSATION_ID as CONVERSATION_ID,
+  ATTR_GEN_AI_DATA_SOURCE_ID as DATA_SOURCE_ID,
+  ATTR_GEN_AI_OPERATION_NAME as OPERATION_NAME,
+  GEN_AI_OPERATION_NAME_VALUE_RETRIEVAL as RETRIEVAL_OPERATION,
+} from '@opentelemetry/semantic-conventions/incubating';
 import type { ActionPolicyService } from '../../policy/action-policy.service';
 import type { LlmProvider } from '../../providers/llm-provider';
 import type { LlmProviderResolver } from '../../providers/llm-provider.resolver';
@@ -50,6 +57,7 @@ import type { AgentRunExecutor } from './agent-run.executor';
 import { estimatePrompt, exceedsPromptLimits, promptSizeQuestion, tooLargeMessage } from './prompt-size.gate';
 import type { RunKind, RunOutcome, RunSession, ThreadRun } from './thread-runner';
 import type { ThreadRunner } from './thread-runner';
+import { resultAttributes, RUN_KIND } from './run-span.attributes';
 import type { ThreadTurnScheduler } from './thread-turn.scheduler';
 
 /** A question to run on a thread (a chat message, an automation's prompt), its input already checked. */
@@ -98,6 +106,8 @@ export interface QuestionRunDependencies {
   hitl?: HitlObserver;
   /** Where a question sent with a multitaskStrategy waits for its thread; absent: every question is `reject`. */
   turns?: ThreadTurnScheduler;
+  /** The run's spans: invoke_agent, its retrieval and memory recall (none by default). */
+  tracer?: GenAiTracer;
 }
 
 /** The thread a question runs on, found inside the setup slot. */
@@ -126,7 +136,19 @@ export class QuestionRun {
 
   constructor(private readonly deps: QuestionRunDependencies) {}
 
-  async run(request: QuestionRequest): Promise<AgentResult> {
+  run(request: QuestionRequest): Promise<AgentResult> {
+    const tracer = this.deps.tracer ?? GenAiTracer.disabled;
+    return tracer.invokeAgent(
+      { [RUN_KIND]: request.kind, ...(request.threadId ? { [CONVERSATION_ID]: request.threadId } : {}) },
+      async (span) => {
+        const result = await this.runTraced(request);
+        span.set({ [CONVERSATION_ID]: result.threadId, ...resultAttributes(result) });
+        return result;
+      },
+    );
+  }
+
+  private async runTraced(request: QuestionRequest): Promise<AgentResult> {
     const { principal } = request.acting;
     const dataSource = this.deps.graphs.forWorkspace(principal.workspace);
     const waited = await this.waitForThread(request);
@@ -345,11 +367,18 @@ export class QuestionRun {
       mentions,
       alwaysSent: stablePrompt.alwaysSent ?? NOTHING_ALWAYS_SENT,
     });
-    const { context: retrieved, message: retrievedContent } = await retriever.retrieveWithMessage(
-      dataSource,
-      thread.graphKey,
-      message,
-      { mentions: attached.mentions, locale: config.locale },
+    const tracer = this.deps.tracer ?? GenAiTracer.disabled;
+    const { context: retrieved, message: retrievedContent } = await tracer.step(
+      RETRIEVAL_SPAN,
+      { [OPERATION_NAME]: RETRIEVAL_OPERATION, [DATA_SOURCE_ID]: thread.graphKey },
+      async (span) => {
+        const found = await retriever.retrieveWithMessage(dataSource, thread.graphKey, message, {
+          mentions: attached.mentions,
+          locale: config.locale,
+        });
+        span.set({ 'app.retrieval.nodes': found.context.relevantNodes.length });
+        return found;
+      },
     );
     const contextContent = attached.text ? `${retrievedContent}\n\n${attached.text}` : retrievedContent;
     const now = Date.now();
@@ -361,11 +390,15 @@ export class QuestionRun {
       createdTime: now,
     };
     // Assembled before the context's commit, so that what memory recalls for this message is in its DATA_ADDED event.
-    const assembled = await context.assemble({
-      levels: stablePrompt,
-      thread,
-      currentContext: contextMessage,
-      signal: run.signal,
+    const assembled = await tracer.step(MEMORY_RECALL_SPAN, { [CONVERSATION_ID]: thread.threadId }, async (span) => {
+      const built = await context.assemble({
+        levels: stablePrompt,
+        thread,
+        currentContext: contextMessage,
+        signal: run.signal,
+      });
+      span.set({ 'app.memory.recalled': built.recalled.length });
+      return built;
     });
     // What the context of this message held, stored right after it.
     const dataAdded = dataAddedEvent({
@@ -422,9 +455,10 @@ export class QuestionRun {
     });
     if (outcome.type === 'interrupt') this.deps.hitl?.interrupt('proposed');
     const answered = executor.outcome(thread.threadId, outcome, run.usage, [...asked.recovered, dataAdded]);
-    if (outcome.type !== 'message' || !outcome.aborted || run.signal.reason !== 'rollback') return answered;
+    const { result } = answered;
+    if (result.type !== 'message' || !result.aborted || run.signal.reason !== 'rollback') return answered;
     await this.rollBack(acting.principal, thread, asked, run);
-    return { ...answered, result: { ...answered.result, rolledBack: true } };
+    return { ...answered, result: { ...result, rolledBack: true } };
   }
 
   /**
@@ -626,3 +660,6 @@ function recalledPart(recalled: readonly RecalledMemory[]): ContextPart[] {
     },
   ];
 }
+
+const RETRIEVAL_SPAN = `${RETRIEVAL_OPERATION} graph`;
+const MEMORY_RECALL_SPAN = 'memory recall';

@@ -2,7 +2,9 @@ import { performance } from 'node:perf_hooks';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Principal } from '../../auth/principal';
 import { AppError } from '../../errors/app-error';
+import { ATTR_GEN_AI_CONVERSATION_ID } from '@opentelemetry/semantic-conventions/incubating';
 import { Logger } from '../../observability/logger';
+import { GenAiTracer } from '../../observability/tracing/gen-ai.tracer';
 import { ThreadRunLease } from '../../threads/thread-run.lease';
 import { ThreadRoundCommit, ThreadService } from '../../threads/thread.service';
 import { ThreadRecord, UsageTotals } from '../../threads/thread.types';
@@ -84,6 +86,8 @@ export interface ThreadRunnerOptions {
   setupFirstMinWaiting?: number;
   /** Time per turn of the event loop after which no more streams start relaying (TurnBudget; 0: no limit). */
   streamTurnBudgetMs?: number;
+  /** A span per commit of a round (none by default). */
+  tracer?: GenAiTracer;
 }
 
 /** What every RunSession of a runner shares. */
@@ -95,6 +99,7 @@ interface RunServices {
   commits: RoundCommitReplayer;
   automationRunEnded?: AutomationRunEndListener;
   streamPacer(signal: AbortSignal): StreamPacer;
+  tracer: GenAiTracer;
 }
 
 export interface RunRequest {
@@ -139,6 +144,7 @@ export class ThreadRunner {
       lifecycle,
       commits: new RoundCommitReplayer(threads, { observer }),
       automationRunEnded,
+      tracer: options.tracer ?? GenAiTracer.disabled,
       // Before each chunk: a stream giving way to waiting setups goes on in a turn of its own; any other waits, when
       // this turn's share is spent, for a turn with time left.
       streamPacer: (signal) => {
@@ -225,10 +231,22 @@ export class RunSession implements ThreadRun {
 
   commit(thread: ThreadRecord, round: ThreadRoundCommit): Promise<RoundCommitReceipt> {
     const lease = this.leaseOrThrow();
-    return this.services.commits.commit(thread, round, {
-      principal: this.request.principal,
-      confirmLease: () => lease.renew(),
-    });
+    const write = () =>
+      this.services.commits.commit(thread, round, {
+        principal: this.request.principal,
+        confirmLease: () => lease.renew(),
+      });
+    const { tracer } = this.services;
+    if (!tracer.enabled) return write();
+    return tracer.step(
+      'thread commit',
+      { [ATTR_GEN_AI_CONVERSATION_ID]: thread.threadId, 'app.commit.messages': round.append.length },
+      async (span) => {
+        const receipt = await write();
+        span.set({ 'app.commit.applied': receipt.applied, 'app.commit.replays': receipt.replays });
+        return receipt;
+      },
+    );
   }
 
   /** A run that never got its thread (not found, thread_busy): its setup slot freed; `error` rethrown. */

@@ -1,4 +1,5 @@
 import { Inject, Optional } from '@nestjs/common';
+import { GenAiTracer } from '../../observability/tracing/gen-ai.tracer';
 import {
   ConnectedSocket,
   MessageBody,
@@ -96,6 +97,7 @@ export class AiGateway
     @Inject(RUN_EVENT_LOG) private readonly log: RunEventLog,
     private readonly control: RunControl,
     private readonly memberRoles: MemberRoles,
+    private readonly tracer: GenAiTracer,
     @Optional() @Inject(REDIS_CONNECTION) private readonly redis: RedisConnection | null = null,
   ) {
     this.presenter = new SocketErrorPresenter(config.locale);
@@ -122,7 +124,9 @@ export class AiGateway
         messageLength: message.message?.length ?? 0,
         segments: message.segments?.length ?? 0,
       });
-      return this.askQuestion.execute(principal, chatInputOf(message), sink, signal);
+      return this.tracer.withRemoteParent(socket.handshake.headers, () =>
+        this.askQuestion.execute(principal, chatInputOf(message), sink, signal),
+      );
     });
   }
 
@@ -134,7 +138,9 @@ export class AiGateway
         threadId: message.threadId,
         approved: message.approved,
       });
-      return this.resumeInterrupt.execute(principal, resumeInputOf(message), sink, signal);
+      return this.tracer.withRemoteParent(socket.handshake.headers, () =>
+        this.resumeInterrupt.execute(principal, resumeInputOf(message), sink, signal),
+      );
     });
   }
 

@@ -1,4 +1,7 @@
 import { performance } from 'node:perf_hooks';
+import { ATTR_GEN_AI_CONVERSATION_ID } from '@opentelemetry/semantic-conventions/incubating';
+import { GenAiTracer } from '../../observability/tracing/gen-ai.tracer';
+import { resultAttributes, RUN_KIND } from '../runs/run-span.attributes';
 import { randomUUID } from 'node:crypto';
 import { canEdit, Principal } from '../../auth/principal';
 import type { AppConfig } from '../../config/app-config';
@@ -40,6 +43,8 @@ export interface ResumeInterruptDependencies {
   executor: AgentRunExecutor;
   automations?: AutomationRuns;
   hitl?: HitlObserver;
+  /** The run's invoke_agent span (none by default). */
+  tracer?: GenAiTracer;
 }
 
 /**
@@ -58,7 +63,23 @@ export interface ResumeInterruptDependencies {
 export class ResumeInterrupt {
   constructor(private readonly deps: ResumeInterruptDependencies) {}
 
-  async execute(
+  execute(principal: Principal, input: ResumeInput, sink: AgentEventSink, signal: AbortSignal): Promise<AgentResult> {
+    const tracer = this.deps.tracer ?? GenAiTracer.disabled;
+    return tracer.invokeAgent(
+      {
+        [RUN_KIND]: 'resume',
+        'app.resume.approved': input.approved,
+        [ATTR_GEN_AI_CONVERSATION_ID]: input.threadId,
+      },
+      async (span) => {
+        const result = await this.resumeTraced(principal, input, sink, signal);
+        span.set(resultAttributes(result));
+        return result;
+      },
+    );
+  }
+
+  private async resumeTraced(
     principal: Principal,
     input: ResumeInput,
     sink: AgentEventSink,
