@@ -16,6 +16,7 @@ import {
 import { largeImportTable, LargeImportResult, runLargeImportBench } from './large-import.bench';
 import { LongConversationResult, longConversationTable, runLongConversationBench } from './long-conversation.bench';
 import { PromptPrefixResult, promptPrefixTable, runPromptPrefixBench } from './prompt-prefix.bench';
+import { runTracingOverheadBench, TracingOverheadResult, tracingOverheadTable } from './tracing-overhead.bench';
 import { repositoryPath } from './repository-path';
 import { retrievalTable, RetrievalRow, runRetrievalBench } from './retrieval.bench';
 import { runScaleOutBench, ScaleOutResult, scaleOutTable } from './scale-out.bench';
@@ -37,7 +38,7 @@ import { runThreadCacheMemoryBench, ThreadCacheMemoryResult } from './thread-cac
  * writes everything (raw figures, machine, load) to bench/results.json.
  *
  *   npm run bench                      (= npm run build && node --expose-gc dist/bench/run-bench.js)
- *   node --expose-gc dist/bench/run-bench.js [--only threads,overhead,retrieval,first-question,relay,bare-relay,concurrency,context,import,libraries,scale-out,memory,prefix,surfaces] [--out FILE]
+ *   node --expose-gc dist/bench/run-bench.js [--only threads,overhead,retrieval,first-question,relay,bare-relay,concurrency,context,import,libraries,scale-out,memory,prefix,surfaces,tracing] [--out FILE]
  *
  * Exit code 1 when a section crashed; a budget that fails is reported, not an error.
  */
@@ -57,6 +58,7 @@ const SECTIONS = [
   'memory',
   'prefix',
   'surfaces',
+  'tracing',
 ] as const;
 type SectionName = (typeof SECTIONS)[number];
 /** The summary follows the budgets' order in DESIGN.md, then the other targets. */
@@ -75,6 +77,7 @@ const SUMMARY_ORDER: SectionName[] = [
   'memory',
   'prefix',
   'surfaces',
+  'tracing',
 ];
 
 /**
@@ -508,6 +511,20 @@ function prefixFigures(result: PromptPrefixResult, notes: string): Figure[] {
   }));
 }
 
+function tracingFigures(result: TracingOverheadResult, notes: string): Figure[] {
+  const { off, on } = result;
+  return [
+    {
+      section: 'tracing',
+      figure: 'chat with a tool round over REST, tracing on (OTLP/HTTP) / off, p50 / p99',
+      value: `${(on.p50 / off.p50).toFixed(2)} / ${(on.p99 / off.p99).toFixed(2)}`,
+      budget: '—',
+      pass: null,
+      notes: `off ${pair(off.p50, off.p99)}, on ${pair(on.p50, on.p99)}; ${result.spansExported} spans exported; ${notes}`,
+    },
+  ];
+}
+
 function scaleOutFigures(result: Partial<ScaleOutResult>, notes: string): Figure[] {
   const figures: Figure[] = (result.relay ?? []).map((row) => ({
     section: 'scale-out',
@@ -684,6 +701,8 @@ async function main(): Promise<void> {
     add('prefix', await runSection('prefix', () => runPromptPrefixBench(), promptPrefixTable), prefixFigures);
   if (selected.has('surfaces'))
     add('surfaces', await runSection('surfaces', () => runSurfacesBench(), surfacesTable), surfacesFigures);
+  if (selected.has('tracing'))
+    add('tracing', await runSection('tracing', () => runTracingOverheadBench(), tracingOverheadTable), tracingFigures);
 
   figures.sort((a, b) => SUMMARY_ORDER.indexOf(a.section) - SUMMARY_ORDER.indexOf(b.section));
   const endLoad = os.loadavg();
