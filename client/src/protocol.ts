@@ -18,6 +18,7 @@ export type {
   AiErrorEvent,
   AiEventPayload,
   AiInterruptMessage,
+  AiQueuedEvent,
   AiRejoinMessage,
   AiRequestEvent,
   AiRestoreMessage,
@@ -29,6 +30,7 @@ export type {
   AiToolResultEvent,
   AiToolStartEvent,
   AiUndoMessage,
+  MultitaskStrategy,
   RefusedRevert,
   ThreadEvent,
 } from '../../src/ai/socket/ai-socket.events';

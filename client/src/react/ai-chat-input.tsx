@@ -11,6 +11,8 @@ export interface AIChatInputProps {
   isTyping: boolean;
   /** e.g. while disconnected. */
   disabled?: boolean;
+  /** Enter sends while the answer streams too (useAIChat with a `multitaskStrategy`); the button stays Stop. */
+  sendWhileTyping?: boolean;
   placeholder?: string;
   /** Blocks attached from outside the text (a canvas selection), shown as chips; sent with the next message. */
   attached?: BlockSegment[];
@@ -33,6 +35,7 @@ export const AIChatInput = memo(function AIChatInput({
   placeholder,
   attached = [],
   onRemoveAttached,
+  sendWhileTyping = false,
 }: AIChatInputProps) {
   const [text, setText] = useState('');
   const written = useMemo(() => composerBlocks(text), [text]);
@@ -46,7 +49,7 @@ export const AIChatInput = memo(function AIChatInput({
     element.style.overflowY = element.scrollHeight > MAX_HEIGHT_PX ? 'auto' : 'hidden';
   }, [text]);
 
-  const canSend = !disabled && !isTyping && (text.trim().length > 0 || attached.length > 0);
+  const canSend = !disabled && (!isTyping || sendWhileTyping) && (text.trim().length > 0 || attached.length > 0);
   const send = () => {
     if (!canSend) return;
     onSend(text.trim(), attached);

@@ -45,6 +45,8 @@ export interface AIChatPanelProps {
   revert?: RevertState | null;
   /** The pending proposal checked against the graph as it is now (`useProposalStaleness`), for the modal. */
   staleness?: ProposalStaleness | null;
+  /** Enter sends while an answer streams (useAIChat's `canSendWhileTyping`). */
+  sendWhileTyping?: boolean;
 }
 
 /** How close to the bottom (px) still counts as "at the bottom": the list follows new text only then. */
@@ -76,6 +78,7 @@ export const AIChatPanel = memo(function AIChatPanel(props: AIChatPanelProps) {
     staleness,
     attached,
     onRemoveAttached,
+    sendWhileTyping = false,
   } = props;
   const list = useRef<HTMLDivElement>(null);
   const stick = useRef(true);
@@ -163,6 +166,7 @@ export const AIChatPanel = memo(function AIChatPanel(props: AIChatPanelProps) {
         disabled={!isConnected && !isTyping}
         attached={attached}
         onRemoveAttached={onRemoveAttached}
+        sendWhileTyping={sendWhileTyping}
       />
 
       {modalOpen && pending && threadId && (

@@ -29,6 +29,19 @@ function updateMessage(state: ChatState, id: string, update: (message: AIChatMes
 }
 
 /** The chat's state transitions, pure (useAIChat runs them with useReducer). */
+/**
+ * The conversation without a rolled-back turn (docs/protocol.md §9.7): its answer and the user message it answered,
+ * as the thread no longer holds them.
+ */
+function withoutTurn(state: ChatState, assistantId: string): ChatState {
+  const at = state.messages.findIndex((message) => message.id === assistantId);
+  if (at < 0) return state;
+  let question = at - 1;
+  while (question >= 0 && state.messages[question].role !== 'user') question -= 1;
+  const removed = new Set([assistantId, ...(question >= 0 ? [state.messages[question].id] : [])]);
+  return { ...state, messages: state.messages.filter((message) => !removed.has(message.id)) };
+}
+
 export function chatReducer(state: ChatState, action: ChatAction): ChatState {
   switch (action.type) {
     case 'user_message':
@@ -99,6 +112,7 @@ export function chatReducer(state: ChatState, action: ChatAction): ChatState {
     }
     case 'complete': {
       const { event } = action;
+      if (event.rolledBack) return withoutTurn({ ...state, threadId: event.threadId }, action.assistantId);
       return updateMessage({ ...state, threadId: event.threadId }, action.assistantId, (message) => ({
         ...message,
         content: event.fullText,

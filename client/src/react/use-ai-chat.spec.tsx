@@ -40,6 +40,7 @@ function ChatHarness(props: UseAIChatOptions & { onChat?: (chat: UseAIChatReturn
       onStop={chat.stopGeneration}
       onResume={chat.resume}
       onRetry={chat.retry}
+      sendWhileTyping={chat.canSendWhileTyping}
     />
   );
 }
@@ -101,6 +102,45 @@ describe(useAIChat.name, () => {
     // 400 tokens arrive in 100 bursts over 100+ ms: unthrottled, about one render per burst (~100); throttled, one per
     // 32 ms window, plus the renders of sending, ai:thread, connection and ai:complete.
     expect(commits - before).toBeLessThanOrEqual(Math.ceil(elapsed / 32) + 6);
+  });
+
+  it('sends while an answer streams with a multitaskStrategy: the message carries it, and a rolled-back turn leaves the conversation', async () => {
+    let story: number | undefined;
+    server.on('ai:chat', (socket, { _id, message, multitaskStrategy }) => {
+      if (message === 'Hi') {
+        socket.emit('ai:thread', { _id, threadId: 'ai_t' });
+        socket.emit('ai:token', { _id, token: 'Hello.' });
+        socket.emit('ai:complete', { _id, threadId: 'ai_t', fullText: 'Hello.', usage });
+      } else if (message === 'Tell me a story') {
+        story = _id;
+        socket.emit('ai:thread', { _id, threadId: 'ai_t' });
+        socket.emit('ai:token', { _id, token: 'Once upon a time' });
+      } else if (multitaskStrategy === 'rollback') {
+        const stopped = { _id: story!, threadId: 'ai_t', fullText: 'Once upon a time', usage };
+        socket.emit('ai:complete', { ...stopped, aborted: true, rolledBack: true });
+        socket.emit('ai:queued', { _id, threadId: 'ai_t' });
+        socket.emit('ai:thread', { _id, threadId: 'ai_t' });
+        socket.emit('ai:token', { _id, token: 'Hi again!' });
+        socket.emit('ai:complete', { _id, threadId: 'ai_t', fullText: 'Hi again!', usage });
+      }
+    });
+    let chat: UseAIChatReturn | undefined;
+    await connectedHarness({ multitaskStrategy: 'rollback', onChat: (value) => (chat = value) });
+    expect(chat!.canSendWhileTyping).toBe(false);
+    send('Hi');
+    await screen.findByText('Hello.');
+    send('Tell me a story');
+    await screen.findByText('Once upon a time');
+    expect(chat!.isTyping).toBe(true);
+    expect(chat!.canSendWhileTyping).toBe(true);
+
+    send('Never mind');
+    await screen.findByText('Hi again!');
+    expect(server.messages('ai:chat')[2]).toMatchObject({ message: 'Never mind', multitaskStrategy: 'rollback' });
+    expect(screen.queryByText('Tell me a story')).toBeNull();
+    expect(screen.queryByText('Once upon a time')).toBeNull();
+    expect(screen.getByText('Hello.')).toBeTruthy();
+    await waitFor(() => expect(chat!.isTyping).toBe(false));
   });
 
   it('streams an answer with its tool badge and usage, and keeps the thread for the next message', async () => {

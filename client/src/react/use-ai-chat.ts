@@ -9,6 +9,7 @@ import type {
   BlockSegment,
   Interrupt,
   MessageSegment,
+  MultitaskStrategy,
   ThreadChangeView,
   ThreadEvent,
   ThreadView,
@@ -44,6 +45,12 @@ export interface UseAIChatOptions {
   onApply?: (event: AiApplyEvent) => void;
   /** The REST client for the thread's change log (default: one on `serverUrl` with `token`). */
   rest?: AiRestClient;
+  /**
+   * A message sent while an answer streams on the thread (docs/protocol.md §9.7): `enqueue` (answered after it),
+   * `interrupt` (it stops, its text kept) or `rollback` (it stops and leaves the conversation). Unset: one request at
+   * a time, sendMessage() does nothing while an answer streams.
+   */
+  multitaskStrategy?: Exclude<MultitaskStrategy, 'reject'>;
 }
 
 /** The last undo or restore of the hook: running, done (what it reverted and refused), or failed. */
@@ -58,6 +65,8 @@ export interface UseAIChatReturn {
   isConnected: boolean;
   /** True while an answer streams. */
   isTyping: boolean;
+  /** sendMessage() works while an answer streams (a `multitaskStrategy` is set and the thread is known). */
+  canSendWhileTyping: boolean;
   /**
    * Sends a message. Blocks written in the text (`@node`, `@sheet:1`, `/use type`, `/create type`, `/modify node`) and
    * the `attached` ones (a canvas selection) make it a rich message (docs/protocol.md §9.6).
@@ -140,6 +149,8 @@ export function useAIChat(options: UseAIChatOptions): UseAIChatReturn {
   onEventRef.current = options.onEvent;
   const onApplyRef = useRef(options.onApply);
   onApplyRef.current = options.onApply;
+  const strategyRef = useRef(options.multitaskStrategy);
+  strategyRef.current = options.multitaskStrategy;
   const stateRef = useRef(state);
   stateRef.current = state;
   const graphRef = useRef(graphKey);
@@ -267,11 +278,13 @@ export function useAIChat(options: UseAIChatOptions): UseAIChatReturn {
       let request: AiRequest;
       if (send.kind === 'chat') {
         const threadId = stateRef.current.threadId;
+        const strategy = strategyRef.current;
         request = client.chat(
           {
             graphKey: graphRef.current,
             ...(send.segments ? { segments: send.segments } : { message: send.message }),
             ...(threadId ? { threadId } : {}),
+            ...(threadId && strategy ? { multitaskStrategy: strategy } : {}),
           },
           handlers,
         );
@@ -303,7 +316,9 @@ export function useAIChat(options: UseAIChatOptions): UseAIChatReturn {
   const sendMessage = useCallback(
     (text: string, attached: readonly BlockSegment[] = []) => {
       const message = text.trim();
-      if ((!message && attached.length === 0) || activeRef.current || revertingRef.current) return;
+      // While an answer streams, only with a strategy, on a known thread (the first message creates it).
+      if ((!message && attached.length === 0) || revertingRef.current) return;
+      if (activeRef.current && !(strategyRef.current && stateRef.current.threadId)) return;
       const segments = composeSegments(message, attached) ?? undefined;
       dispatch({
         type: 'user_message',
@@ -407,6 +422,7 @@ export function useAIChat(options: UseAIChatOptions): UseAIChatReturn {
     messages: state.messages,
     isConnected,
     isTyping,
+    canSendWhileTyping: options.multitaskStrategy !== undefined && state.threadId !== null,
     sendMessage,
     resume,
     stopGeneration,
