@@ -232,6 +232,38 @@ describe('A message sent while a run is active on its thread (multitaskStrategy,
     expect(after.complete).toMatchObject({ fullText: 'Still here.' });
   });
 
+  it('interrupts over REST and rolls back over Socket.IO alike', async () => {
+    const client = await connect();
+    const threadId = await threadWithActiveRun(client);
+    server.enqueue({ text: 'Interrupted over REST.' });
+    const rest = await request(app.url)
+      .post('/api/ai/chat')
+      .send({ graphKey: GRAPH, message: 'Stop here', threadId, multitaskStrategy: 'interrupt' })
+      .expect(200);
+    expect(rest.body).toMatchObject({ threadId, message: 'Interrupted over REST.' });
+    const stopped = await client.terminalOf(2);
+    expect(stopped.complete).toMatchObject({ aborted: true, fullText: stopped.text });
+    expect(stopped.complete!.rolledBack).toBeUndefined();
+
+    server.enqueue({ text: 'A story that will not stay', chunkSize: 4, hangAfterChunks: 3 }, { text: 'Rolled back.' });
+    client.socket.emit('ai:chat', { _id: 3, graphKey: GRAPH, message: 'Another story', threadId });
+    await client.firstToken(3);
+    const next = await client.chat({ _id: 4, graphKey: GRAPH, message: 'No', threadId, multitaskStrategy: 'rollback' });
+    expect(next.names[0]).toBe('ai:queued');
+    expect(next.complete).toMatchObject({ fullText: 'Rolled back.' });
+    expect((await client.terminalOf(3)).complete).toMatchObject({ aborted: true, rolledBack: true });
+    expect(await storedConversation(app.url, threadId)).toEqual([
+      'user: Hi',
+      'assistant: Hello.',
+      'user: Tell me a long story',
+      `assistant: ${stopped.text} (aborted)`,
+      'user: Stop here',
+      'assistant: Interrupted over REST.',
+      'user: No',
+      'assistant: Rolled back.',
+    ]);
+  });
+
   it('a waiting message stopped by its client (ai:interrupt) completes aborted with nothing stored, and the line moves on', async () => {
     const client = await connect();
     const threadId = await threadWithActiveRun(client);
