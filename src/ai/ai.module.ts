@@ -15,6 +15,9 @@ import { MemoryService } from '../memory/memory.service';
 import { AiEventLogger } from '../observability/ai-event.logger';
 import { Logger } from '../observability/logger';
 import { GenAiTracer } from '../observability/tracing/gen-ai.tracer';
+
+/** The spans' tracer (TracingModule, global); absent where the module is built without it: nothing is traced. */
+const OPTIONAL_TRACER = { token: GenAiTracer, optional: true };
 import { MetricsService } from '../observability/metrics.service';
 import { ObservabilityModule } from '../observability/observability.module';
 import { ActionPolicyService } from '../policy/action-policy.service';
@@ -122,17 +125,24 @@ import { ThreadQueries } from './use-cases/thread-queries.use-case';
     ApprovalPendingNotifier,
     {
       provide: AgentLoop,
-      inject: [APP_CONFIG, LLM_PROVIDER, TokenTracker, TokenCounter, LlmErrorClassifier, GenAiTracer],
+      inject: [APP_CONFIG, LLM_PROVIDER, TokenTracker, TokenCounter, LlmErrorClassifier, OPTIONAL_TRACER],
       useFactory: (
         config: AppConfig,
         provider: LlmProvider,
         tokenTracker: TokenTracker,
         tokenCounter: TokenCounter,
         classifier: LlmErrorClassifier,
-        tracer: GenAiTracer,
+        tracer: GenAiTracer | null,
       ) =>
         new AgentLoop(
-          { provider, tokenTracker, tokenCounter, classifier, events: new AiEventLogger('agent'), tracer },
+          {
+            provider,
+            tokenTracker,
+            tokenCounter,
+            classifier,
+            events: new AiEventLogger('agent'),
+            tracer: tracer ?? undefined,
+          },
           {
             maxToolRounds: config.agent.maxToolRounds,
             maxTokensPerCall: config.agent.maxTokensPerCall,
@@ -149,7 +159,7 @@ import { ThreadQueries } from './use-cases/thread-queries.use-case';
         ThreadService,
         AGENT_RUN_OBSERVER,
         MemoryService,
-        GenAiTracer,
+        OPTIONAL_TRACER,
         { token: AUTOMATION_RUNS, optional: true },
       ],
       useFactory: (
@@ -157,7 +167,7 @@ import { ThreadQueries } from './use-cases/thread-queries.use-case';
         threads: ThreadService,
         observer: AgentRunObserver,
         memory: MemoryService,
-        tracer: GenAiTracer,
+        tracer: GenAiTracer | null,
         automations: AutomationRuns | null,
       ) =>
         new ThreadRunner(
@@ -175,7 +185,7 @@ import { ThreadQueries } from './use-cases/thread-queries.use-case';
             setupFirstMaxMs: config.agent.setupFirstMaxMs,
             setupFirstMinWaiting: config.agent.setupFirstMinWaiting,
             streamTurnBudgetMs: config.agent.streamTurnBudgetMs,
-            tracer,
+            tracer: tracer ?? undefined,
           },
         ),
     },
@@ -257,7 +267,7 @@ import { ThreadQueries } from './use-cases/thread-queries.use-case';
         BlockDataExecutor,
         HITL_OBSERVER,
         ThreadTurnScheduler,
-        GenAiTracer,
+        OPTIONAL_TRACER,
       ],
       useFactory: (
         config: AppConfig,
@@ -276,7 +286,7 @@ import { ThreadQueries } from './use-cases/thread-queries.use-case';
         blocks: BlockDataExecutor,
         hitl: HitlObserver,
         turns: ThreadTurnScheduler,
-        tracer: GenAiTracer,
+        tracer: GenAiTracer | null,
       ) =>
         new QuestionRun({
           config,
@@ -295,7 +305,7 @@ import { ThreadQueries } from './use-cases/thread-queries.use-case';
           blocks,
           hitl,
           turns,
-          tracer,
+          tracer: tracer ?? undefined,
         }),
     },
     {
@@ -336,7 +346,7 @@ import { ThreadQueries } from './use-cases/thread-queries.use-case';
         ThreadRunner,
         AgentRunExecutor,
         HITL_OBSERVER,
-        GenAiTracer,
+        OPTIONAL_TRACER,
         { token: AUTOMATION_RUNS, optional: true },
       ],
       useFactory: (
@@ -353,7 +363,7 @@ import { ThreadQueries } from './use-cases/thread-queries.use-case';
         runner: ThreadRunner,
         executor: AgentRunExecutor,
         hitl: HitlObserver,
-        tracer: GenAiTracer,
+        tracer: GenAiTracer | null,
         automations: AutomationRuns | null,
       ) =>
         new ResumeInterrupt({
@@ -370,7 +380,7 @@ import { ThreadQueries } from './use-cases/thread-queries.use-case';
           runner,
           executor,
           hitl,
-          tracer,
+          tracer: tracer ?? undefined,
           ...(automations ? { automations } : {}),
         }),
     },

@@ -118,9 +118,9 @@ describe(SocketErrorPresenter.name, () => {
     });
   });
 
-  it('gives every code the retryable flag of docs/protocol.md §4: true for thread_busy, rate_limit, server_error, timeout, network only', () => {
+  it('gives every code the retryable flag of docs/protocol.md §4: true for thread_busy, rate_limit, rate_limited, server_error, timeout, network only', () => {
     const presenter = new SocketErrorPresenter('en');
-    const retryableWire = new Set(['thread_busy', 'rate_limit', 'server_error', 'timeout', 'network']);
+    const retryableWire = new Set(['thread_busy', 'rate_limit', 'rate_limited', 'server_error', 'timeout', 'network']);
     const codes = Object.keys(ERROR_HTTP_STATUS) as ErrorCode[];
     for (const code of codes) {
       for (const retryable of [true, false]) {

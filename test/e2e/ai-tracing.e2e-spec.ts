@@ -259,14 +259,17 @@ describe('OpenTelemetry GenAI traces (docs/observability.md, "Traces")', () => {
     // A process of its own: the exporter loads node:http with a dynamic import, as in production (not in Jest's VM).
     it('exports the spans of a chat over OTLP/HTTP to OTEL_EXPORTER_OTLP_ENDPOINT, flushed when the service stops', async () => {
       const port = (collector.address() as AddressInfo).port;
-      const app = await TestAppProcess.start({
-        ...llm.providerEnv('openai'),
-        LLM_MODEL: MODEL,
-        EMBEDDING_PROVIDER: 'none',
-        DATA_DIR: dataDir,
-        OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}/`,
-        OTEL_SERVICE_NAME: 'assistant-under-test',
-      });
+      const app = await TestAppProcess.start(
+        {
+          ...llm.providerEnv('openai'),
+          LLM_MODEL: MODEL,
+          EMBEDDING_PROVIDER: 'none',
+          DATA_DIR: dataDir,
+          OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}/`,
+          OTEL_SERVICE_NAME: 'assistant-under-test',
+        },
+        { timeoutMs: 60_000 },
+      );
       llm.enqueue({ text: 'Exported.', usage: { prompt: 300, completion: 2, cached: 0 } });
       const answer = await request(app.url)
         .post('/api/ai/chat')

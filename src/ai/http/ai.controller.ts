@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Post, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Headers, HttpCode, Optional, Param, Post, Res } from '@nestjs/common';
 import { GenAiTracer } from '../../observability/tracing/gen-ai.tracer';
 import { ApiBearerAuth, ApiBody, ApiHeader, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
@@ -66,7 +66,7 @@ export class AiController {
     private readonly revertChanges: RevertChanges,
     private readonly threads: ThreadService,
     private readonly runs: ActiveRunRegistry,
-    private readonly tracer: GenAiTracer,
+    @Optional() private readonly tracer: GenAiTracer = GenAiTracer.disabled,
   ) {}
 
   @Post('chat')

@@ -97,7 +97,7 @@ export class AiGateway
     @Inject(RUN_EVENT_LOG) private readonly log: RunEventLog,
     private readonly control: RunControl,
     private readonly memberRoles: MemberRoles,
-    private readonly tracer: GenAiTracer,
+    @Optional() private readonly tracer: GenAiTracer = GenAiTracer.disabled,
     @Optional() @Inject(REDIS_CONNECTION) private readonly redis: RedisConnection | null = null,
   ) {
     this.presenter = new SocketErrorPresenter(config.locale);
