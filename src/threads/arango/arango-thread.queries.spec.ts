@@ -187,6 +187,8 @@ describe(ArangoThreadQueries.name, () => {
       const from = bindVarOf(query, HOSTILE.content);
       expect(text).toContain(`LET discarded = ${from} == null ? -1 : POSITION(history[*].id, ${from}, true)`);
       expect(text).toContain('LET cut = discarded < 0 ? LENGTH(history) : discarded');
+      // The kept count: recounted over what the discard leaves, else the document's own.
+      expect(text).toMatch(/messageCount: \(discarded >= 0 \? LENGTH\(FOR shown IN SLICE\(history, 0, cut\) FILTER/);
     });
 
     it('replaces only the attributes the commit sets (a cleared interrupt is null, an untouched one absent)', () => {
@@ -295,14 +297,13 @@ describe(ArangoThreadQueries.name, () => {
       threadId: 'ai_1',
       operationId: 'op',
       expectedRevision: 3,
+      discardFrom: null,
       append: [systemPrompt(), userMessage('Q'), assistantMessage('A')],
       patch: {},
       now: 5,
       operationsKept: 100,
     });
-    const counted = squash(query).match(
-      /messageCount: \(IS_NUMBER\(t\.messageCount\) \? t\.messageCount : .*?\) \+ @(\w+)/,
-    );
+    const counted = squash(query).match(/: \(IS_NUMBER\(t\.messageCount\) \? t\.messageCount : .*?\)\) \+ @(\w+)/);
     expect(query.bindVars[counted![1]]).toBe(2);
   });
 
