@@ -275,7 +275,8 @@ describe('OpenTelemetry GenAI traces (docs/observability.md, "Traces")', () => {
         .post('/api/ai/chat')
         .send({ graphKey: GRAPH, message: 'Export me' })
         .expect(200);
-      await app.close();
+      // Long enough for a loaded machine: a kill before the flush would lose the batch.
+      await app.close(60_000);
 
       expect(received.length).toBeGreaterThan(0);
       expect(received.every((post) => post.path === '/v1/traces')).toBe(true);
