@@ -1,21 +1,33 @@
 /**
- * The bare relay of the service-vs-bare bench, in a process of its own as the service is in its own:
- * the official openai SDK streaming into Socket.IO, with nothing else. Namespace `/ai`; on `ai:chat`
- * it sends the service's own request (the messages and tools the bench captured from the service,
- * the conversation's question as the last user message), emits one `ai:token` per text delta, runs
- * a trivial local tool and makes a second upstream call when the model asks for tools (the tool
- * round: `ai:tool_start` / `ai:tool_result` as the service sends them), then `ai:complete` with the
- * full text. No validation, thread, retrieval, store, lease, coalescing or admission.
+ * The baselines of the service-vs-bare bench, each in a process of its own as the service is in its own:
+ * a Socket.IO server on namespace `/ai` that relays the openai SDK's stream, with nothing else (no validation,
+ * thread, retrieval, store, lease or admission). On `ai:chat` it sends the service's own request (the messages
+ * and tools the bench captured from the service, the conversation's question as the last user message); when
+ * the model asks for tools it runs a trivial local tool and makes a second upstream call (the tool round:
+ * `ai:tool_start` / `ai:tool_result` as the service sends them); then `ai:complete` with the full text.
  *
- * IPC: `{ baseURL, template }` → `{ url }` once listening; `{ stats: true }` → `{ stats }` (CPU and
+ * Two shapes:
+ * - `user`: the relay as a user writes it: the openai SDK as shipped (its own HTTP path: Node's fetch and its
+ *   SSE splitter) and one `ai:token` per content delta;
+ * - `same-shape`: the same relay with the service's transport: its fetch on undici's `request` with the event
+ *   stream handed over in pieces (src/providers/undici-request.fetch.ts, as the service's OpenAI-compatible
+ *   provider configures it) and its token coalescing (one `ai:token` per 10 ms or 4,096 characters through the
+ *   gateway's TokenFlushScheduler, text flushed before any other event). What the service adds beyond it is
+ *   its own work.
+ *
+ * IPC: `{ baseURL, template, shape }` → `{ url }` once listening; `{ stats: true }` → `{ stats }` (CPU and
  * event-loop delay since the previous one, ProcessWindowProbe); `{ exit: true }` ends the process.
  */
 import OpenAI from 'openai';
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions/completions';
 import { createServer } from 'node:http';
 import { AddressInfo } from 'node:net';
-import { Server } from 'socket.io';
+import { Server, Socket } from 'socket.io';
+import { TokenFlushScheduler } from '../src/ai/socket/token-flush.scheduler';
+import { EVENT_STREAM_PIECE_BYTES, undiciRequestFetch } from '../src/providers/undici-request.fetch';
 import { ProcessWindowProbe } from './process-window.probe';
+
+export type BareRelayShape = 'user' | 'same-shape';
 
 export interface BareRelayTemplate {
   model: string;
@@ -29,7 +41,43 @@ interface ToolCall {
   arguments: string;
 }
 
+/** The gateway's TOKEN_FLUSH_INTERVAL_MS and TOKEN_FLUSH_MAX_CHARS (src/ai/socket/ai.gateway.ts). */
+const FLUSH_INTERVAL_MS = 10;
+const FLUSH_MAX_CHARS = 4096;
+
 const probe = new ProcessWindowProbe();
+
+/** How a conversation's text reaches its socket. */
+interface TokenOutput {
+  token(text: string): void;
+  /** Sends what is buffered (before any other event). */
+  flush(): void;
+}
+
+/** One `ai:token` per delta. */
+function perDelta(socket: Socket, id: number): TokenOutput {
+  return { token: (text) => socket.emit('ai:token', { _id: id, token: text }), flush: () => undefined };
+}
+
+/** The service's coalescing: buffered text goes out on the shared scheduler's tick, or at once past FLUSH_MAX_CHARS. */
+function coalesced(socket: Socket, id: number, scheduler: TokenFlushScheduler): TokenOutput {
+  let buffer = '';
+  const output = {
+    token(text: string) {
+      buffer += text;
+      if (buffer.length >= FLUSH_MAX_CHARS) output.flush();
+      else scheduler.schedule(output);
+    },
+    flush() {
+      scheduler.cancel(output);
+      if (buffer.length === 0) return;
+      const text = buffer;
+      buffer = '';
+      socket.emit('ai:token', { _id: id, token: text });
+    },
+  };
+  return output;
+}
 
 /** The trivial local tool: answers every call at once. */
 function runTool(call: ToolCall): string {
@@ -41,14 +89,23 @@ function withQuestion(messages: ChatCompletionMessageParam[], question: string):
   return messages.map((message, index) => (index === last ? { role: 'user', content: question } : message));
 }
 
-async function start(baseURL: string, template: BareRelayTemplate): Promise<string> {
-  // Retries as the service's provider does (a keep-alive connection the server is closing answers ECONNRESET).
-  const client = new OpenAI({ apiKey: 'bench', baseURL, maxRetries: 2 });
+async function start(baseURL: string, template: BareRelayTemplate, shape: BareRelayShape): Promise<string> {
+  // Retries as the SDK does by default (a keep-alive connection the server is closing answers ECONNRESET).
+  const client =
+    shape === 'user'
+      ? new OpenAI({ apiKey: 'bench', baseURL })
+      : new OpenAI({
+          apiKey: 'bench',
+          baseURL,
+          fetch: undiciRequestFetch({ eventStreamPieceBytes: EVENT_STREAM_PIECE_BYTES }),
+        });
+  const scheduler = new TokenFlushScheduler(FLUSH_INTERVAL_MS);
   const http = createServer();
   const io = new Server(http, { transports: ['websocket', 'polling'] });
   io.of('/ai').on('connection', (socket) => {
     socket.on('ai:chat', async (message: { _id: number; message: string }) => {
       const id = message._id;
+      const output = shape === 'user' ? perDelta(socket, id) : coalesced(socket, id, scheduler);
       let fullText = '';
       const messages = withQuestion(template.messages, message.message);
       try {
@@ -65,7 +122,7 @@ async function start(baseURL: string, template: BareRelayTemplate): Promise<stri
             if (!delta) continue;
             if (delta.content) {
               fullText += delta.content;
-              socket.emit('ai:token', { _id: id, token: delta.content });
+              output.token(delta.content);
             }
             for (const part of delta.tool_calls ?? []) {
               const known = (calls[part.index] ??= { id: '', name: '', arguments: '' });
@@ -84,6 +141,7 @@ async function start(baseURL: string, template: BareRelayTemplate): Promise<stri
               function: { name: tool.name, arguments: tool.arguments },
             })),
           });
+          output.flush();
           for (const tool of calls) {
             socket.emit('ai:tool_start', { _id: id, toolCallId: tool.id, toolName: tool.name });
             const result = runTool(tool);
@@ -91,8 +149,10 @@ async function start(baseURL: string, template: BareRelayTemplate): Promise<stri
             messages.push({ role: 'tool', tool_call_id: tool.id, content: result });
           }
         }
+        output.flush();
         socket.emit('ai:complete', { _id: id, fullText });
       } catch (error) {
+        output.flush();
         socket.emit('ai:error', { _id: id, code: 'internal', error: String(error) });
       }
     });
@@ -103,9 +163,15 @@ async function start(baseURL: string, template: BareRelayTemplate): Promise<stri
 
 process.on(
   'message',
-  (message: { baseURL?: string; template?: BareRelayTemplate; stats?: boolean; exit?: boolean }) => {
+  (message: {
+    baseURL?: string;
+    template?: BareRelayTemplate;
+    shape?: BareRelayShape;
+    stats?: boolean;
+    exit?: boolean;
+  }) => {
     if (message.baseURL && message.template) {
-      void start(message.baseURL, message.template).then(
+      void start(message.baseURL, message.template, message.shape ?? 'user').then(
         (url) => process.send?.({ url }),
         (error: unknown) => process.send?.({ error: String(error) }),
       );

@@ -1,12 +1,13 @@
 import { ChildProcess, fork } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { loadavg, tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { configureLogging } from '../src/observability/logger';
 import { RecordedRequest, ScriptedLlmServer, ScriptedTurn } from '../test/support/scripted-llm-server';
 import { TestAppProcess } from '../test/support/test-app.process';
 import { argumentValue, numberArgument, numberListArgument } from './bench-arguments';
-import type { BareRelayTemplate } from './bare-relay.child';
+import type { BareRelayShape, BareRelayTemplate } from './bare-relay.child';
 import { distribution, Distribution, median } from './bench-statistics';
 import { formatTable } from './bench-table';
 import { monotonicMs } from './monotonic-clock';
@@ -15,43 +16,54 @@ import { ProcessWindow, resetPeakRss } from './process-window.probe';
 import type { RoundRecord, RoundRequest } from './relay-receivers.child';
 
 /**
- * The service against a bare relay of the same shape, in one run on the same fake OpenAI-compatible
- * server. Four processes: this one holds the scripted LLM server
- * (test/support, real SSE wire format, each answer written as fast as the socket takes it); the
- * service runs alone in one (TestAppProcess, SQLite, the demo graph); the bare relay in another
- * (bare-relay.child.ts: the openai SDK streaming into Socket.IO, nothing else, sending the service's
- * own request body); the socket.io-client receivers in a fourth (relay-receivers.child.ts, checking
- * every token). Workload: each conversation a new thread on the demo graph with the same question,
- * a 200-token answer (4-character deltas), with or without one tool round first (the service runs
- * its read tool, the bare relay a trivial local one; each makes a second upstream call); at 1 stream
- * (conversations one after the other), 100 and 1,000 concurrent conversations. Rounds alternate
- * between the two targets; figures are medians over rounds.
+ * The service against the relays of bench/bare-relay.child.ts, in one run on the same fake OpenAI-compatible
+ * server. Five processes: this one holds the scripted LLM server (test/support, real SSE wire format, each answer
+ * written as fast as the socket takes it, or one delta every 20 ms in the paced case); the service runs alone in
+ * one (TestAppProcess, SQLite, the demo graph); each relay in another: the *bare relay*, the baseline (the openai
+ * SDK as shipped, one `ai:token` per delta, as a user writes it) and the *same-shape relay* (the same with the
+ * service's HTTP path and token coalescing); the socket.io-client receivers in the last one
+ * (relay-receivers.child.ts, checking every token). Workload: each conversation a new thread on the demo graph
+ * with the same question, a 200-token answer (4-character deltas), with or without one tool round first (the
+ * service runs its read tool, the relays a trivial local one; each makes a second upstream call); at 1 stream
+ * (conversations one after the other), 100 and 1,000 concurrent conversations, and 1,000 paced at 20 ms per
+ * token. Rounds alternate between the targets (the order rotating), and after each round the bench waits until
+ * its target is idle (two windows of 100 ms under 2 ms of CPU each) and counts that CPU into the round's: the
+ * service's background work after its answers (memory updates) is its cost, and never runs during another
+ * target's round. Figures are medians over rounds, with their spread (smallest and largest round).
  *
- * Per target and case: throughput (answer tokens delivered to all receivers / first emit → last
- * terminal event); emit → upstream request (receiver's emit → the scripted server has parsed the
- * request, CLOCK_MONOTONIC across processes; in a burst the k-th request received is paired with the
- * k-th emit, which bounds the error of every percentile by the emits' spread, reported); emit → first
- * token; CPU time of the target's process per conversation; its event-loop max delay during the round;
- * its peak RSS over the 1,000-conversation rounds (VmHWM, reset before them).
+ * Per target and case: throughput (answer tokens delivered to all receivers / first emit → last terminal event);
+ * emit → upstream request (receiver's emit → the scripted server has parsed the request, CLOCK_MONOTONIC across
+ * processes; in a burst the k-th request received is paired with the k-th emit, which bounds the error of every
+ * percentile by the emits' spread, reported); emit → first token; CPU time of the target's process per
+ * conversation, background included; its event-loop max delay during the round; its peak RSS over the
+ * 1,000-conversation rounds (VmHWM, reset before them).
  *
  *   npx tsc -p tsconfig.build.json && node dist/bench/service-vs-bare-relay.bench.js
- *     [--streams 1,100,1000] [--rounds 5,5,3] [--sequential 100] [--cases plain,tool] [--cpu-prof DIR [--cpu-prof-interval US]] [--out FILE]
+ *     [--streams 1,100,1000] [--rounds 5,5,3] [--sequential 100] [--cases plain,tool,paced] [--paced-rounds 3]
+ *     [--targets service,bare,same-shape] [--cpu-prof DIR [--cpu-prof-interval US]] [--out FILE]
  */
 
-const GRAPH = 'nba-workflow';
-const QUESTION = 'What does the fetch-api node do with errors?';
+export const GRAPH = 'nba-workflow';
+export const QUESTION = 'What does the fetch-api node do with errors?';
 export const ANSWER_TOKENS = 200;
 const CHUNK_SIZE = 4;
 /** 200 deltas of 4 characters. */
-const ANSWER =
+export const ANSWER =
   'The fetch-api node sends its errors to error-handler, which logs them and returns an empty list of players. '
     .repeat(10)
     .slice(0, ANSWER_TOKENS * CHUNK_SIZE);
 const TOOL_CALL = { name: 'read_node_detail', arguments: { nodeKey: 'fetch-api' } };
+/** The paced case: one delta every 20 ms, as a model streams (a 200-token answer lasts 4 s). */
+export const PACED_TOKEN_MS = 20;
 const ROUND_TIMEOUT_MS = 180_000;
+/** A target is idle after two windows of this length in which it used less than IDLE_CPU_SHARE of a core. */
+const SETTLE_WINDOW_MS = 100;
+const IDLE_CPU_SHARE = 0.02;
+const SETTLE_TIMEOUT_MS = 30_000;
 
-export type VersusBareCase = 'plain' | 'tool';
-export type TargetName = 'service' | 'bare';
+export type VersusBareCase = 'plain' | 'tool' | 'paced';
+export type TargetName = 'service' | 'bare' | 'same-shape';
+export const TARGET_NAMES: readonly TargetName[] = ['service', 'bare', 'same-shape'];
 
 export interface VersusBareConfig {
   streams: number;
@@ -60,9 +72,16 @@ export interface VersusBareConfig {
   sequential?: number;
 }
 
+/** A median over rounds with the smallest and largest round. */
+export interface Spread {
+  median: number;
+  min: number;
+  max: number;
+}
+
 export interface TargetFigures {
-  /** Median over rounds of the answer tokens per second delivered to all receivers. */
-  tokensPerSecond: number;
+  /** Answer tokens per second delivered to all receivers, over rounds. */
+  tokensPerSecond: Spread;
   rounds: number[];
   /** Receiver's emit → first upstream request of the conversation received by the scripted server, every conversation of every round. */
   emitToUpstreamMs: Distribution;
@@ -70,8 +89,10 @@ export interface TargetFigures {
   emitSpreadMs: number;
   /** Receiver's emit → first ai:token. */
   firstTokenMs: Distribution;
-  /** Median over rounds of the target process's CPU time per conversation. */
-  cpuMsPerConversation: number;
+  /** The target process's CPU time per conversation, its work after the round until idle included, over rounds. */
+  cpuMsPerConversation: Spread;
+  /** The part of it after the round's last terminal event (the service's memory updates), median over rounds. */
+  backgroundCpuMsPerConversation: number;
   /** Event-loop delay of the target's process during the rounds: median of the rounds' maxima, and the worst. */
   eventLoopDelayMaxMs: { median: number; worst: number };
   tokenEventsPerConversation: number;
@@ -88,21 +109,31 @@ export interface VersusBareRow {
   conversations: number;
   rounds: number;
   service: TargetFigures;
+  /** The baseline: the openai SDK as shipped, one ai:token per delta. */
   bare: TargetFigures;
-  /** service / bare tokens per second. */
+  /** The bare relay with the service's transport (absent when not run). */
+  sameShape?: TargetFigures;
+  /** service / bare tokens per second (medians), and the smallest and largest of the rounds' pairs. */
   ratio: number;
+  ratioRange: [number, number];
+  /** 1-minute load average at the row's start and end. */
+  loadAverage: [number, number];
 }
 
 export interface VersusBareResult {
   rows: VersusBareRow[];
   /** VmHWM of each process over the rounds of the largest burst, per case. */
-  peakRssBytes: Record<VersusBareCase, Record<TargetName, number>>;
+  peakRssBytes: Partial<Record<VersusBareCase, Partial<Record<TargetName, number>>>>;
   answerTokens: number;
+  targets: TargetName[];
 }
 
 export interface VersusBareOptions {
   configs?: VersusBareConfig[];
   cases?: VersusBareCase[];
+  /** Rounds of the paced case (1,000 streams). */
+  pacedRounds?: number;
+  targets?: TargetName[];
   /** Write a V8 CPU profile of the service process into this directory. */
   cpuProfileDir?: string;
   /** Sampling interval of that profile in µs (V8's default: 1,000). */
@@ -110,14 +141,15 @@ export interface VersusBareOptions {
 }
 
 // 100 conversations one after the other at 1 stream: a round of 20 lasted ~0.13 s, and the rounds' rates
-// spread by ±10 % on this 2-core machine (a plain ratio of 0.94 in one full run, 0.98–1.17 standalone).
+// spread by ±10 % on this 2-core machine.
 export const DEFAULT_VERSUS_BARE_CONFIGS: VersusBareConfig[] = [
   { streams: 1, rounds: 5, sequential: 100 },
   { streams: 100, rounds: 5 },
   { streams: 1_000, rounds: 3 },
 ];
+const PACED_STREAMS = 1_000;
 
-interface Target {
+export interface Target {
   name: TargetName;
   pid: number;
   stats(): Promise<ProcessWindow>;
@@ -129,11 +161,13 @@ interface MeasuredRound {
   record: RoundRecord;
   receipts: number[];
   stats: ProcessWindow;
+  /** CPU time after the round until the target was idle. */
+  settleCpuMs: number;
   conversations: number;
 }
 
 /** The upstream side: answers every chat request of a round, noting when each conversation's first request arrived. */
-class FakeUpstream {
+export class FakeUpstream {
   receipts: number[] = [];
   /** The last first-call request body (the bare relay's template). */
   lastFirstBody: RecordedRequest['body'];
@@ -141,7 +175,7 @@ class FakeUpstream {
   constructor(readonly server: ScriptedLlmServer) {}
 
   /** Queues the turns of `conversations` conversations (two each with a tool round). */
-  prepare(conversations: number, toolRound: boolean): void {
+  prepare(conversations: number, toolRound: boolean, tokenDelayMs = 0): void {
     this.server.reset();
     this.receipts = [];
     const turn = (request: RecordedRequest): ScriptedTurn => {
@@ -153,7 +187,12 @@ class FakeUpstream {
       }
       if (toolRound && !afterTool)
         return { toolCalls: [{ ...TOOL_CALL, fragments: 1 }], usage: { prompt: 1800, completion: 12 } };
-      return { text: ANSWER, chunkSize: CHUNK_SIZE, usage: { prompt: 1800, completion: ANSWER_TOKENS } };
+      return {
+        text: ANSWER,
+        chunkSize: CHUNK_SIZE,
+        usage: { prompt: 1800, completion: ANSWER_TOKENS },
+        ...(tokenDelayMs > 0 ? { delayMs: tokenDelayMs } : {}),
+      };
     };
     for (let index = 0; index < conversations * (toolRound ? 2 : 1); index++) this.server.enqueue(turn);
   }
@@ -186,6 +225,20 @@ function ask<T>(
   return reply;
 }
 
+/** Waits until the target has been idle for two windows; returns the CPU it used meanwhile. */
+export async function settle(target: Target): Promise<number> {
+  const started = monotonicMs();
+  let cpuMs = 0;
+  let quiet = 0;
+  while (quiet < 2 && monotonicMs() - started < SETTLE_TIMEOUT_MS) {
+    await sleep(SETTLE_WINDOW_MS);
+    const window = await target.stats();
+    cpuMs += window.cpuMs;
+    quiet = window.cpuMs < SETTLE_WINDOW_MS * IDLE_CPU_SHARE ? quiet + 1 : 0;
+  }
+  return cpuMs;
+}
+
 class Bench {
   private nextId = 1;
 
@@ -198,9 +251,15 @@ class Bench {
     await ask(this.receivers, { connect: { target, url, count } }, (message) => message.connected);
   }
 
-  async round(target: Target, toolRound: boolean, streams: number, sequential = 1): Promise<MeasuredRound> {
+  async round(
+    target: Target,
+    toolRound: boolean,
+    streams: number,
+    sequential = 1,
+    tokenDelayMs = 0,
+  ): Promise<MeasuredRound> {
     const conversations = streams * sequential;
-    this.upstream.prepare(conversations, toolRound);
+    this.upstream.prepare(conversations, toolRound, tokenDelayMs);
     await target.stats();
     const startedAt = monotonicMs();
     const request: RoundRequest = {
@@ -217,8 +276,14 @@ class Bench {
     const record = await ask(this.receivers, { round: request }, (message) => message.round as RoundRecord | undefined);
     const endedAt = monotonicMs();
     const stats = await target.stats();
-    return { window: [startedAt, endedAt], record, receipts: [...this.upstream.receipts], stats, conversations };
+    const receipts = [...this.upstream.receipts];
+    const settleCpuMs = await settle(target);
+    return { window: [startedAt, endedAt], record, receipts, stats, settleCpuMs, conversations };
   }
+}
+
+function spreadOf(values: readonly number[]): Spread {
+  return { median: median(values), min: Math.min(...values), max: Math.max(...values) };
 }
 
 function summarize(rounds: MeasuredRound[]): TargetFigures {
@@ -250,12 +315,15 @@ function summarize(rounds: MeasuredRound[]): TargetFigures {
   }
   const loopMaxima = rounds.map((round) => round.stats.eventLoopDelayMaxMs);
   return {
-    tokensPerSecond: median(rates),
+    tokensPerSecond: spreadOf(rates),
     rounds: rates,
     emitToUpstreamMs: distribution(waits),
     emitSpreadMs: spread,
     firstTokenMs: distribution(firstTokens),
-    cpuMsPerConversation: median(rounds.map((round) => round.stats.cpuMs / round.conversations)),
+    cpuMsPerConversation: spreadOf(
+      rounds.map((round) => (round.stats.cpuMs + round.settleCpuMs) / round.conversations),
+    ),
+    backgroundCpuMsPerConversation: median(rounds.map((round) => round.settleCpuMs / round.conversations)),
     eventLoopDelayMaxMs: { median: median(loopMaxima), worst: Math.max(...loopMaxima) },
     tokenEventsPerConversation: tokenEvents / conversations,
     errors: errors.length,
@@ -264,11 +332,35 @@ function summarize(rounds: MeasuredRound[]): TargetFigures {
   };
 }
 
+/** A relay of bare-relay.child.ts in a process of its own, listening. */
+export async function startRelay(
+  shape: BareRelayShape,
+  name: TargetName,
+  baseURL: string,
+  template: BareRelayTemplate,
+  execArgv: string[] = [],
+): Promise<{ child: ChildProcess; target: Target; url: string }> {
+  const child = fork(path.join(__dirname, `bare-relay.child${path.extname(__filename)}`), [], {
+    execArgv: [...process.execArgv, ...execArgv],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const url = await ask(child, { baseURL, template, shape }, (message) => message.url as string | undefined);
+  const target: Target = {
+    name,
+    pid: child.pid as number,
+    stats: () => ask(child, { stats: true }, (message) => message.stats as ProcessWindow | undefined),
+  };
+  return { child, target, url };
+}
+
 export async function runServiceVsBareRelayBench(options: VersusBareOptions = {}): Promise<VersusBareResult> {
   configureLogging({ level: 'error' });
   const configs = options.configs ?? DEFAULT_VERSUS_BARE_CONFIGS;
-  const cases = options.cases ?? ['plain', 'tool'];
-  const maxStreams = Math.max(...configs.map((config) => config.streams), 100);
+  const cases = options.cases ?? ['plain', 'tool', 'paced'];
+  const names = TARGET_NAMES.filter((name) => (options.targets ?? TARGET_NAMES).includes(name));
+  if (!names.includes('service') || !names.includes('bare')) throw new Error('the targets include service and bare');
+  const pacedRounds = options.pacedRounds ?? 3;
+  const maxStreams = Math.max(...configs.map((config) => config.streams), cases.includes('paced') ? PACED_STREAMS : 0);
   const dataDir = mkdtempSync(path.join(tmpdir(), 'versus-bare-bench-'));
   const server = await ScriptedLlmServer.start();
   const upstream = new FakeUpstream(server);
@@ -281,6 +373,8 @@ export async function runServiceVsBareRelayBench(options: VersusBareOptions = {}
       DATA_DIR: dataDir,
     },
     {
+      // A loaded machine can take longer than the default 20 s to boot the app.
+      timeoutMs: 120_000,
       execArgv: options.cpuProfileDir
         ? [
             '--cpu-prof',
@@ -295,7 +389,7 @@ export async function runServiceVsBareRelayBench(options: VersusBareOptions = {}
     execArgv: process.execArgv,
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
-  let bareProcess: ChildProcess | undefined;
+  const relays: ChildProcess[] = [];
   try {
     const bench = new Bench(upstream, receivers);
     const service: Target = {
@@ -312,7 +406,7 @@ export async function runServiceVsBareRelayBench(options: VersusBareOptions = {}
       },
     };
     await bench.connect('service', serviceProcess.url, maxStreams);
-    // One conversation with a tool round gives the bare relay the service's own request: messages and tools.
+    // One conversation with a tool round gives the relays the service's own request: messages and tools.
     const probe = await bench.round(service, true, 1);
     if (probe.record.errors.length > 0) throw new Error(`service: ${probe.record.errors[0]}`);
     const body = upstream.lastFirstBody as {
@@ -322,46 +416,48 @@ export async function runServiceVsBareRelayBench(options: VersusBareOptions = {}
     };
     const template: BareRelayTemplate = { model: body.model, messages: body.messages, tools: body.tools };
 
-    const bareChild = fork(path.join(__dirname, `bare-relay.child${path.extname(__filename)}`), [], {
-      execArgv: process.execArgv,
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    });
-    bareProcess = bareChild;
-    const bareUrl = await ask(
-      bareChild,
-      { baseURL: server.openAiBaseUrl, template },
-      (message) => message.url as string | undefined,
-    );
-    const bare: Target = {
-      name: 'bare',
-      pid: bareChild.pid as number,
-      stats: () => ask(bareChild, { stats: true }, (message) => message.stats as ProcessWindow | undefined),
-    };
-    await bench.connect('bare', bareUrl, maxStreams);
-    const targets = [service, bare];
+    const targets: Target[] = [service];
+    for (const name of names.filter((candidate) => candidate !== 'service')) {
+      const relay = await startRelay(name === 'bare' ? 'user' : 'same-shape', name, server.openAiBaseUrl, template);
+      relays.push(relay.child);
+      targets.push(relay.target);
+      await bench.connect(name, relay.url, maxStreams);
+    }
 
     const rows: VersusBareRow[] = [];
-    const peakRssBytes = {} as VersusBareResult['peakRssBytes'];
+    const peakRssBytes: VersusBareResult['peakRssBytes'] = {};
     const largest = Math.max(...configs.map((config) => config.streams));
     for (const kind of cases) {
       const toolRound = kind === 'tool';
-      // Warm-up of each target (JIT, caches, SQLite statements, upstream connections): 3 bursts of 100, then 20 one after the other.
-      for (const target of targets) {
-        for (let burst = 0; burst < 3; burst++) await bench.round(target, toolRound, 100);
-        await bench.round(target, toolRound, 1, 20);
-      }
-      for (const config of configs) {
-        if (config.streams === largest) for (const target of targets) resetPeakRss(target.pid);
-        const measured: Record<TargetName, MeasuredRound[]> = { service: [], bare: [] };
-        for (let index = 0; index < config.rounds; index++) {
-          // Alternated, so neither target always runs right after the other's burst.
-          const order = index % 2 === 0 ? targets : [...targets].reverse();
-          for (const target of order)
-            measured[target.name].push(await bench.round(target, toolRound, config.streams, config.sequential ?? 1));
+      const tokenDelayMs = kind === 'paced' ? PACED_TOKEN_MS : 0;
+      const caseConfigs = kind === 'paced' ? [{ streams: PACED_STREAMS, rounds: pacedRounds }] : configs;
+      // Warm-up of each target (JIT, caches, SQLite statements, upstream connections): 3 bursts of 100, then 20 one
+      // after the other. The paced case runs warm from the plain one.
+      if (kind !== 'paced') {
+        for (const target of targets) {
+          for (let burst = 0; burst < 3; burst++) await bench.round(target, toolRound, 100);
+          await bench.round(target, toolRound, 1, 20);
         }
-        if (config.streams === largest) peakRssBytes[kind] = { service: peakRss(service.pid), bare: peakRss(bare.pid) };
-        const serviceFigures = summarize(measured.service);
-        const bareFigures = summarize(measured.bare);
+      }
+      for (const config of caseConfigs) {
+        const peakRow = kind !== 'paced' && config.streams === largest;
+        if (peakRow) for (const target of targets) resetPeakRss(target.pid);
+        const loadAtStart = loadavg()[0];
+        const measured = new Map<TargetName, MeasuredRound[]>(targets.map((target) => [target.name, []]));
+        for (let index = 0; index < config.rounds; index++) {
+          // The order rotates, so no target always runs right after the same other one.
+          const order = targets.map((_, position) => targets[(position + index) % targets.length]);
+          for (const target of order)
+            measured
+              .get(target.name)
+              ?.push(await bench.round(target, toolRound, config.streams, config.sequential ?? 1, tokenDelayMs));
+        }
+        if (peakRow)
+          peakRssBytes[kind] = Object.fromEntries(targets.map((target) => [target.name, peakRss(target.pid)]));
+        const figures = new Map([...measured].map(([name, rounds]) => [name, summarize(rounds)]));
+        const serviceFigures = figures.get('service') as TargetFigures;
+        const bareFigures = figures.get('bare') as TargetFigures;
+        const pairs = serviceFigures.rounds.map((rate, index) => rate / bareFigures.rounds[index]);
         rows.push({
           case: kind,
           streams: config.streams,
@@ -369,60 +465,87 @@ export async function runServiceVsBareRelayBench(options: VersusBareOptions = {}
           rounds: config.rounds,
           service: serviceFigures,
           bare: bareFigures,
-          ratio: serviceFigures.tokensPerSecond / bareFigures.tokensPerSecond,
+          ...(figures.has('same-shape') ? { sameShape: figures.get('same-shape') } : {}),
+          ratio: serviceFigures.tokensPerSecond.median / bareFigures.tokensPerSecond.median,
+          ratioRange: [Math.min(...pairs), Math.max(...pairs)],
+          loadAverage: [loadAtStart, loadavg()[0]],
         });
       }
     }
-    return { rows, peakRssBytes, answerTokens: ANSWER_TOKENS };
+    return { rows, peakRssBytes, answerTokens: ANSWER_TOKENS, targets: names };
   } finally {
     receivers.disconnect();
-    bareProcess?.send({ exit: true });
+    for (const relay of relays) relay.send({ exit: true });
     await serviceProcess.close();
     await server.close();
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
-const CASE_LABEL: Record<VersusBareCase, string> = { plain: 'no tool', tool: 'tool round' };
+export const CASE_LABEL: Record<VersusBareCase, string> = {
+  plain: 'no tool',
+  tool: 'tool round',
+  paced: `${PACED_TOKEN_MS} ms/token`,
+};
+
+/** "median (min–max)" */
+export function spreadText(spread: Spread, digits = 0): string {
+  const format = (value: number) => (digits === 0 ? Math.round(value).toLocaleString('en-US') : value.toFixed(digits));
+  return `${format(spread.median)} (${format(spread.min)}–${format(spread.max)})`;
+}
 
 export function serviceVsBareTable(result: VersusBareResult): string[] {
-  const int = (value: number) => Math.round(value).toLocaleString('en-US');
   const two = (value: number) => value.toFixed(2);
+  const sameShape = result.targets.includes('same-shape');
   const lines = formatTable(
     [
       'case',
       'streams',
       'rounds',
-      'service tok/s',
-      'bare tok/s',
-      'ratio',
+      'service tok/s (min–max)',
+      'bare tok/s (min–max)',
+      'ratio (pairs min–max)',
+      ...(sameShape ? ['same-shape tok/s', 'service / same-shape'] : []),
       'emit→upstream p50 / p99 ms (service | bare)',
       'first token p50 ms (service | bare)',
       'CPU ms/conv (service | bare)',
+      'service background CPU ms/conv',
+      ...(sameShape ? ['same-shape CPU ms/conv'] : []),
       'loop max ms (service | bare)',
       'token events/conv (service | bare)',
+      'load 1 min',
       'errors',
     ],
     result.rows.map((row) => [
       CASE_LABEL[row.case],
       String(row.streams),
       String(row.rounds),
-      int(row.service.tokensPerSecond),
-      int(row.bare.tokensPerSecond),
-      two(row.ratio),
+      spreadText(row.service.tokensPerSecond),
+      spreadText(row.bare.tokensPerSecond),
+      `${two(row.ratio)} (${two(row.ratioRange[0])}–${two(row.ratioRange[1])})`,
+      ...(sameShape && row.sameShape
+        ? [
+            spreadText(row.sameShape.tokensPerSecond),
+            two(row.service.tokensPerSecond.median / row.sameShape.tokensPerSecond.median),
+          ]
+        : []),
       `${two(row.service.emitToUpstreamMs.p50)} / ${two(row.service.emitToUpstreamMs.p99)} | ${two(row.bare.emitToUpstreamMs.p50)} / ${two(row.bare.emitToUpstreamMs.p99)}`,
       `${two(row.service.firstTokenMs.p50)} | ${two(row.bare.firstTokenMs.p50)}`,
-      `${two(row.service.cpuMsPerConversation)} | ${two(row.bare.cpuMsPerConversation)}`,
-      `${int(row.service.eventLoopDelayMaxMs.median)} | ${int(row.bare.eventLoopDelayMaxMs.median)}`,
+      `${spreadText(row.service.cpuMsPerConversation, 2)} | ${spreadText(row.bare.cpuMsPerConversation, 2)}`,
+      two(row.service.backgroundCpuMsPerConversation),
+      ...(sameShape && row.sameShape ? [spreadText(row.sameShape.cpuMsPerConversation, 2)] : []),
+      `${Math.round(row.service.eventLoopDelayMaxMs.median)} | ${Math.round(row.bare.eventLoopDelayMaxMs.median)}`,
       `${row.service.tokenEventsPerConversation.toFixed(1)} | ${row.bare.tokenEventsPerConversation.toFixed(1)}`,
+      `${row.loadAverage[0].toFixed(1)}→${row.loadAverage[1].toFixed(1)}`,
       `${row.service.errors} | ${row.bare.errors}${[...row.service.errorSamples, ...row.bare.errorSamples].map((sample) => ` (${sample})`).join('')}`,
     ]),
     [0],
   );
-  const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
+  const mb = (bytes: number | undefined) => `${((bytes ?? Number.NaN) / 1024 / 1024).toFixed(0)} MB`;
   for (const [kind, peak] of Object.entries(result.peakRssBytes)) {
     lines.push(
-      `peak RSS over the largest bursts, ${CASE_LABEL[kind as VersusBareCase]}: service ${mb(peak.service)}, bare relay ${mb(peak.bare)}`,
+      `peak RSS over the largest bursts, ${CASE_LABEL[kind as VersusBareCase]}: service ${mb(peak.service)}, bare relay ${mb(peak.bare)}` +
+        (peak['same-shape'] !== undefined ? `, same-shape relay ${mb(peak['same-shape'])}` : ''),
     );
   }
   const spreads = result.rows.map((row) => row.service.emitSpreadMs);
@@ -446,11 +569,17 @@ if (require.main === module) {
   runServiceVsBareRelayBench({
     configs,
     cases: argumentValue('cases')?.split(',') as VersusBareCase[] | undefined,
+    pacedRounds: numberArgument('paced-rounds'),
+    targets: argumentValue('targets')?.split(',') as TargetName[] | undefined,
     cpuProfileDir: argumentValue('cpu-prof'),
     cpuProfileIntervalUs: numberArgument('cpu-prof-interval'),
   })
     .then((result) => {
-      console.log(`Service vs bare relay: ${ANSWER_TOKENS}-token answers, a new thread each, node ${process.version}`);
+      console.log(
+        `Service vs bare relay: ${ANSWER_TOKENS}-token answers, a new thread each, node ${process.version}, load average ${loadavg()
+          .map((value) => value.toFixed(2))
+          .join(' / ')}`,
+      );
       for (const line of serviceVsBareTable(result)) console.log(line);
       const out = argumentValue('out');
       if (out) writeFileSync(out, `${JSON.stringify(result, null, 2)}\n`);
