@@ -25,7 +25,7 @@ const ESCAPES: Readonly<Record<string, string>> = { '\n': '\\n', '\r': '\\r', '\
 /**
  * A text inside a system line: parts of an event can come from users and graphs (names, keys, values), and must stay
  * data, never start a line of their own or pass for a system note: control characters and line
- * separators are escaped (a newline shows as \n, others as \uXXXX), and a "[SYSTEM]" marker is shown in parentheses.
+ * separators are escaped (a newline shows as \n, others as \u and four hex digits), and a "[SYSTEM]" marker is shown in parentheses.
  */
 function inLine(text: string): string {
   return text
