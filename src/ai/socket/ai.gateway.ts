@@ -256,29 +256,9 @@ export class AiGateway
     dtoClass: new () => T,
     run: RunStarter<T>,
   ): void {
-    let message: T;
-    let principal: Principal;
-    try {
-      message = validateSocketPayload(dtoClass, payload);
-    } catch (error) {
-      this.metrics.event(
-        event,
-        this.sendError(socket, this.attributableId(socket, messageIdOf(payload)), error, FIRST_SEQ),
-      );
-      return;
-    }
-    if (this.isInUse(socket, message._id)) {
-      // Its _id names the running request, whose own terminal event is still to come.
-      this.metrics.event(event, this.sendError(socket, null, idInUse(message._id)));
-      return;
-    }
-    try {
-      principal = this.authenticator.principalForMessage(socket, message.token);
-    } catch (error) {
-      this.metrics.event(event, this.sendError(socket, message._id, error, FIRST_SEQ));
-      return;
-    }
-    void this.memberRoles.seen(principal);
+    const admitted = this.admit(socket, payload, event, dtoClass);
+    if (!admitted) return;
+    const { message, principal } = admitted;
     if (!socket.connected) return;
 
     const runKey = generateSortableId('run_');
@@ -319,28 +299,9 @@ export class AiGateway
     dtoClass: new () => T,
     run: (principal: Principal, message: T, sink: SocketRunSink) => Promise<RevertResult>,
   ): void {
-    let message: T;
-    let principal: Principal;
-    try {
-      message = validateSocketPayload(dtoClass, payload);
-    } catch (error) {
-      this.metrics.event(
-        event,
-        this.sendError(socket, this.attributableId(socket, messageIdOf(payload)), error, FIRST_SEQ),
-      );
-      return;
-    }
-    if (this.isInUse(socket, message._id)) {
-      this.metrics.event(event, this.sendError(socket, null, idInUse(message._id)));
-      return;
-    }
-    try {
-      principal = this.authenticator.principalForMessage(socket, message.token);
-    } catch (error) {
-      this.metrics.event(event, this.sendError(socket, message._id, error, FIRST_SEQ));
-      return;
-    }
-    void this.memberRoles.seen(principal);
+    const admitted = this.admit(socket, payload, event, dtoClass);
+    if (!admitted) return;
+    const { message, principal } = admitted;
     const key = `${socket.id}:${message._id}`;
     this.reverting.add(key);
     const sink = new SocketRunSink(socket, message._id, this.scheduler, TOKEN_FLUSH_MAX_CHARS);
@@ -358,6 +319,42 @@ export class AiGateway
         this.metrics.event(event, presented.code);
       })
       .finally(() => this.reverting.delete(key));
+  }
+
+  /**
+   * A request's payload validated, its `_id` free on this socket and its principal authenticated; otherwise its
+   * `ai:error` is sent (and counted) and nothing is returned.
+   */
+  private admit<T extends { _id: number; token?: string }>(
+    socket: AiServerSocket,
+    payload: unknown,
+    event: SocketEventName,
+    dtoClass: new () => T,
+  ): { message: T; principal: Principal } | undefined {
+    let message: T;
+    try {
+      message = validateSocketPayload(dtoClass, payload);
+    } catch (error) {
+      this.metrics.event(
+        event,
+        this.sendError(socket, this.attributableId(socket, messageIdOf(payload)), error, FIRST_SEQ),
+      );
+      return undefined;
+    }
+    if (this.isInUse(socket, message._id)) {
+      // Its _id names the running request, whose own terminal event is still to come.
+      this.metrics.event(event, this.sendError(socket, null, idInUse(message._id)));
+      return undefined;
+    }
+    let principal: Principal;
+    try {
+      principal = this.authenticator.principalForMessage(socket, message.token);
+    } catch (error) {
+      this.metrics.event(event, this.sendError(socket, message._id, error, FIRST_SEQ));
+      return undefined;
+    }
+    void this.memberRoles.seen(principal);
+    return { message, principal };
   }
 
   /** A running request (or a rejoined one, or an undo in progress) of this socket has this `_id`. */
