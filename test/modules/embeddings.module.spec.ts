@@ -1,4 +1,7 @@
 import { Test } from '@nestjs/testing';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
 import { ScriptedLlmServer } from '../support/scripted-llm-server';
 import { AppConfigModule } from '../../src/config/app-config.module';
 import { loadAppConfig } from '../../src/config/load-app-config';
@@ -10,8 +13,13 @@ import { EMBEDDING_PROVIDER } from '../../src/embeddings/embedding-provider.toke
 import { EmbeddingsModule } from '../../src/embeddings/embeddings.module';
 import { LocalWordsEmbeddingProvider } from '../../src/embeddings/local-words-embedding.provider';
 
+// Each boot gets a store of its own: the default DATA_DIR is the checkout's ./data, which may hold another version's file.
+const dataDirs: string[] = [];
+
 async function boot(env: Record<string, string>) {
-  const config = loadAppConfig({ NODE_ENV: 'test', ...env });
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'embeddings-module-'));
+  dataDirs.push(dataDir);
+  const config = loadAppConfig({ NODE_ENV: 'test', DATA_DIR: dataDir, ...env });
   return Test.createTestingModule({
     imports: [AppConfigModule.forRoot(config), PersistenceModule.forRoot(config), EmbeddingsModule],
   }).compile();
@@ -19,7 +27,10 @@ async function boot(env: Record<string, string>) {
 
 describe(EmbeddingsModule.name, () => {
   beforeAll(() => setLogSink(() => undefined));
-  afterAll(() => resetLogSink());
+  afterAll(() => {
+    resetLogSink();
+    for (const dataDir of dataDirs) rmSync(dataDir, { recursive: true, force: true });
+  });
 
   it('provides the local embedding when nothing is configured', async () => {
     const moduleRef = await boot({});
