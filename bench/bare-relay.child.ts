@@ -41,7 +41,7 @@ interface ToolCall {
   arguments: string;
 }
 
-/** The gateway's TOKEN_FLUSH_INTERVAL_MS and TOKEN_FLUSH_MAX_CHARS (src/ai/socket/ai.gateway.ts). */
+/** The transports' TOKEN_FLUSH_INTERVAL_MS and TOKEN_FLUSH_MAX_CHARS (src/ai/socket/token-flush.scheduler.ts). */
 const FLUSH_INTERVAL_MS = 10;
 const FLUSH_MAX_CHARS = 4096;
 

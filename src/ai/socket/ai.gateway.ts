@@ -45,12 +45,7 @@ import { messageIdOf, validateSocketPayload } from './socket-payload.validator';
 import { SocketRunSink } from './socket-run.sink';
 import { useRedisAdapter } from './socket-io-redis.adapter';
 import { SocketRejoins } from './socket-rejoins';
-import { TokenFlushScheduler } from './token-flush.scheduler';
-
-/** Buffered text goes out at most this long after its first fragment. */
-export const TOKEN_FLUSH_INTERVAL_MS = 10;
-/** ...or at once when this much text is buffered. */
-export const TOKEN_FLUSH_MAX_CHARS = 4096;
+import { TOKEN_FLUSH_INTERVAL_MS, TOKEN_FLUSH_MAX_CHARS, TokenFlushScheduler } from './token-flush.scheduler';
 
 type RunStarter<T> = (
   principal: Principal,

@@ -6,7 +6,8 @@ import type { GenerationProgress } from '../runs/active-run.registry';
 import type { RunEventName, RunEventWriter } from '../runs/run-event.log';
 import type { AiEventTarget } from './ai-server-socket';
 import type { AiErrorEvent, AiRevertedEvent, AiServerToClientEvents } from './ai-socket.events';
-import type { Flushable, TokenFlushScheduler } from './token-flush.scheduler';
+import type { TokenFlushScheduler } from './token-flush.scheduler';
+import { TokenTextCoalescer } from './token-text.coalescer';
 
 /** What an event of a request carries besides `_id` and `seq`. */
 export type RunEventPayload<E extends RunEventName> = Omit<Parameters<AiServerToClientEvents[E]>[0], '_id' | 'seq'>;
@@ -25,11 +26,11 @@ const UNLOGGED: RunEventWriter = { append: () => undefined, markLatest: () => un
  * also while its socket is disconnected (AI_DISCONNECT_POLICY=continue), when
  * nothing is sent to the socket itself.
  */
-export class SocketRunSink implements AgentEventSink, Flushable, GenerationProgress {
+export class SocketRunSink implements AgentEventSink, GenerationProgress {
   threadId: string | null = null;
   leasedThreadId: string | null = null;
   tokensStreamed = 0;
-  private buffer = '';
+  private readonly text: TokenTextCoalescer;
   private readonly sent: string[] = [];
   private finished = false;
   private seq = 0;
@@ -37,10 +38,15 @@ export class SocketRunSink implements AgentEventSink, Flushable, GenerationProgr
   constructor(
     private readonly socket: AiEventTarget,
     readonly requestId: number,
-    private readonly scheduler: TokenFlushScheduler,
-    private readonly maxBufferChars: number,
+    scheduler: TokenFlushScheduler,
+    maxBufferChars: number,
     private readonly log: RunEventWriter = UNLOGGED,
-  ) {}
+  ) {
+    this.text = new TokenTextCoalescer(scheduler, maxBufferChars, (text) => {
+      this.sent.push(text);
+      this.send('ai:token', { token: text });
+    });
+  }
 
   /** A terminal event was sent. */
   get isFinished(): boolean {
@@ -67,13 +73,7 @@ export class SocketRunSink implements AgentEventSink, Flushable, GenerationProgr
   token(text: string): void {
     if (this.finished || text.length === 0) return;
     this.tokensStreamed++;
-    this.buffer += text;
-    if (this.buffer.length >= this.maxBufferChars) {
-      this.scheduler.cancel(this);
-      this.flush();
-    } else {
-      this.scheduler.schedule(this);
-    }
+    this.text.add(text);
   }
 
   toolStart(toolCallId: string, toolName: string): void {
@@ -138,15 +138,6 @@ export class SocketRunSink implements AgentEventSink, Flushable, GenerationProgr
     this.send('ai:error', error);
   }
 
-  /** Sends the buffered text as one ai:token (called by the scheduler). */
-  flush(): void {
-    if (this.buffer.length === 0) return;
-    const text = this.buffer;
-    this.buffer = '';
-    this.sent.push(text);
-    this.send('ai:token', { token: text });
-  }
-
   /** Numbers the event, logs it, and sends it while the socket is connected. */
   private send<E extends RunEventName>(event: E, payload: RunEventPayload<E>): void {
     const seq = ++this.seq;
@@ -156,8 +147,6 @@ export class SocketRunSink implements AgentEventSink, Flushable, GenerationProgr
   }
 
   private flushNow(): void {
-    if (this.buffer.length === 0) return;
-    this.scheduler.cancel(this);
-    this.flush();
+    this.text.flushNow();
   }
 }

@@ -1,10 +1,15 @@
+/** Buffered text goes out at most this long after its first fragment (every streaming transport). */
+export const TOKEN_FLUSH_INTERVAL_MS = 10;
+/** ...or at once when this much text is buffered. */
+export const TOKEN_FLUSH_MAX_CHARS = 4096;
+
 /** Something holding buffered text that it sends when asked. */
 export interface Flushable {
   flush(): void;
 }
 
 /**
- * One timer for every streaming run of the gateway: a run with buffered tokens asks to be flushed,
+ * One timer for every streaming run of a transport (the gateway, the UI message stream): a run with buffered tokens asks to be flushed,
  * and all runs that asked during the same window are flushed together `intervalMs` after the first
  * ask. With 1,000 concurrent streams that is one timer per window instead of one per stream, and a
  * fragment waits at most `intervalMs` before it goes out. Pure: no Nest.

@@ -15,6 +15,7 @@ import { TokenTracker } from '../../providers/token.tracker';
 import { ThreadService } from '../../threads/thread.service';
 import { UiChatRequestDto } from '../dto/ui-chat-request.dto';
 import { ActiveRunRegistry } from '../runs/active-run.registry';
+import { TOKEN_FLUSH_INTERVAL_MS, TOKEN_FLUSH_MAX_CHARS, TokenFlushScheduler } from '../socket/token-flush.scheduler';
 import { AskQuestion } from '../use-cases/ask-question.use-case';
 import { ResumeInterrupt } from '../use-cases/resume-interrupt.use-case';
 import { readUiChatTurn, threadIdOf, UiChatTurn } from './ui-chat-turn.reader';
@@ -36,6 +37,9 @@ const logger = new Logger('ui-chat');
 @ApiBearerAuth()
 @Controller('ai')
 export class UiChatController {
+  /** One timer for the text of every stream of this route, as the gateway has for its sockets. */
+  private readonly tokenFlush = new TokenFlushScheduler(TOKEN_FLUSH_INTERVAL_MS);
+
   constructor(
     private readonly askQuestion: AskQuestion,
     private readonly resumeInterrupt: ResumeInterrupt,
@@ -89,7 +93,8 @@ export class UiChatController {
     const turn = await this.turnOf(principal, body);
     this.tokenTracker.assertWithinBudget();
     let write: ((chunk: UIMessageChunk) => void) | null = null;
-    const sink = new UiMessageStreamSink((chunk) => write?.(chunk), {
+    const coalescing = { scheduler: this.tokenFlush, maxChars: TOKEN_FLUSH_MAX_CHARS };
+    const sink = new UiMessageStreamSink((chunk) => write?.(chunk), coalescing, {
       ...(turn.kind === 'resume' && turn.decision === 'approval'
         ? { decided: { toolCallId: turn.input.toolCallId as string, approved: turn.input.approved } }
         : {}),
@@ -109,6 +114,7 @@ export class UiChatController {
           if (turn.kind === 'chat') await this.askQuestion.execute(principal, turn.input, sink, active.signal);
           else await this.resumeInterrupt.execute(principal, turn.input, sink, active.signal);
         } finally {
+          sink.endText();
           res.off('close', onClose);
           active.end();
         }

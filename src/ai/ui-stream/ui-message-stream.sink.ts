@@ -4,6 +4,8 @@ import type { ApplyRequest } from '../actions/checked-action';
 import type { AgentEventSink } from '../agent/agent-event.sink';
 import type { AgentResult } from '../agent/agent-result';
 import type { GenerationProgress } from '../runs/active-run.registry';
+import type { TokenFlushScheduler } from '../socket/token-flush.scheduler';
+import { TokenTextCoalescer } from '../socket/token-text.coalescer';
 
 /** The decision a follow-up request carried: its tool call's part gets the outcome instead of a second input. */
 export interface DecidedProposal {
@@ -11,9 +13,16 @@ export interface DecidedProposal {
   approved: boolean;
 }
 
+/** How the text is coalesced: the Socket.IO gateway's scheduler setting (TOKEN_FLUSH_INTERVAL_MS, TOKEN_FLUSH_MAX_CHARS). */
+export interface TextCoalescing {
+  scheduler: TokenFlushScheduler;
+  maxChars: number;
+}
+
 /**
  * A run's events as the AI SDK's UI message stream: `start` (with the thread in the message
- * metadata, `threadId`), the text in `text-start` / `text-delta` / `text-end` parts, each tool call as
+ * metadata, `threadId`), the text in `text-start` / `text-delta` / `text-end` parts (the model's fragments coalesced
+ * as on Socket.IO: one `text-delta` per flush window or per 4 KB, sent before any other part), each tool call as
  * `tool-input-available` / `tool-output-available` (dynamic tools: the client need not know them), thread events and
  * changes for the caller's editor as data parts, and `finish`. A proposal waiting for a human is a tool part with
  * `tool-approval-request` (its approval id is the tool call's id) preceded by `data-proposal` (the preview); a question
@@ -27,11 +36,17 @@ export class UiMessageStreamSink implements AgentEventSink, GenerationProgress {
   private parts = 0;
   private readonly announced = new Set<string>();
   private finished = false;
+  private readonly text: TokenTextCoalescer;
 
   constructor(
     private readonly write: (chunk: UIMessageChunk) => void,
+    coalescing: TextCoalescing,
     private readonly options: { decided?: DecidedProposal } = {},
-  ) {}
+  ) {
+    this.text = new TokenTextCoalescer(coalescing.scheduler, coalescing.maxChars, (delta) => {
+      if (this.textPart !== null) this.write({ type: 'text-delta', id: this.textPart, delta });
+    });
+  }
 
   thread(threadId: string): void {
     if (this.threadId !== null) return;
@@ -47,7 +62,15 @@ export class UiMessageStreamSink implements AgentEventSink, GenerationProgress {
       this.write({ type: 'text-start', id: this.textPart });
     }
     this.tokensStreamed++;
-    this.write({ type: 'text-delta', id: this.textPart, delta: text });
+    this.text.add(text);
+  }
+
+  /** Sends the buffered text and ends its part: before the stream's `error` part when the run threw. */
+  endText(): void {
+    if (this.textPart === null) return;
+    this.text.flushNow();
+    this.write({ type: 'text-end', id: this.textPart });
+    this.textPart = null;
   }
 
   toolStart(toolCallId: string, toolName: string, rawArguments?: string): void {
@@ -113,12 +136,6 @@ export class UiMessageStreamSink implements AgentEventSink, GenerationProgress {
     if (this.announced.has(toolCallId)) return;
     this.announced.add(toolCallId);
     this.write({ type: 'tool-input-available', toolCallId, toolName, input, dynamic: true });
-  }
-
-  private endText(): void {
-    if (this.textPart === null) return;
-    this.write({ type: 'text-end', id: this.textPart });
-    this.textPart = null;
   }
 }
 
