@@ -39,9 +39,9 @@ export class DegradableRunEventLog implements RunEventLog {
         local.append(event);
         if (shared) remote.append(event);
       },
-      markLatest: (threadId) => {
-        local.markLatest(threadId);
-        if (shared) remote.markLatest(threadId);
+      markLatest: (threadId, trace) => {
+        local.markLatest(threadId, trace);
+        if (shared) remote.markLatest(threadId, trace);
       },
     };
   }

@@ -28,7 +28,7 @@ interface MemoryRun {
  */
 export class InMemoryRunEventLog implements RunEventLog {
   private readonly runs = new Map<string, MemoryRun>();
-  private readonly latestOfThread = new Map<string, { runKey: string; owner: RunOwner }>();
+  private readonly latestOfThread = new Map<string, LatestRun>();
   /** Finished requests, oldest first, with the time they may be dropped. */
   private readonly finishedQueue: Array<{ runKey: string; threadId: string | null; dropAt: number }> = [];
   private readonly threadOfRun = new Map<string, string>();
@@ -54,9 +54,9 @@ export class InMemoryRunEventLog implements RunEventLog {
     this.runs.set(runKey, run);
     return {
       append: (event) => this.append(runKey, run, event),
-      markLatest: (threadId) => {
+      markLatest: (threadId, trace) => {
         if (this.runs.get(runKey) !== run) return;
-        this.latestOfThread.set(threadId, { runKey, owner });
+        this.latestOfThread.set(threadId, { runKey, owner, ...(trace ? { trace } : {}) });
         this.threadOfRun.set(runKey, threadId);
       },
     };

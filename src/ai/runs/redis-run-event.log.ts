@@ -1,5 +1,6 @@
 import type { ChainableCommander } from 'ioredis';
 import { Logger } from '../../observability/logger';
+import type { TraceContext } from '../../observability/tracing/gen-ai.tracer';
 import type { RedisConnection } from '../../redis/redis-connection';
 import type { QuietRedis } from '../../redis/redis-client';
 import { entryIdOf, parseStreamEntries } from './redis-stream.entries';
@@ -93,7 +94,7 @@ interface RedisRun {
   /** The pointer written by markLatest (key and value), to shorten at the end. */
   pointer: { key: string; value: string } | null;
   /** A thread named by markLatest before any event: pointed to right after the first one, so the pointer never names a stream not written yet. */
-  latestAfterFirstEvent: string | null;
+  latestAfterFirstEvent: Latest | null;
   queuedAny: boolean;
   /** Its first event was queued (the one that creates the stream). */
   created: boolean;
@@ -102,7 +103,13 @@ interface RedisRun {
   refused: boolean;
 }
 
-type Pending = { run: RedisRun; event: LoggedRunEvent } | { run: RedisRun; latest: string };
+/** A thread named the request's latest, with the trace context of its run when traced. */
+interface Latest {
+  threadId: string;
+  trace?: TraceContext;
+}
+
+type Pending = { run: RedisRun; event: LoggedRunEvent } | { run: RedisRun; latest: Latest };
 
 interface WriteScript {
   writeRunLogs(...args: Array<string | number>): Promise<number[]>;
@@ -113,7 +120,8 @@ const logger = new Logger('runs');
 /**
  * The request event log in Redis, shared by every instance: one Stream per request whose entry ids are
  * the events' seq (`<seq>-0`), trimmed with `XADD MAXLEN ~`, and one key per thread naming its latest
- * request and its owner. Writes never wait: the events of every request queued during one turn of the
+ * request, its owner and, when traced, its run's W3C trace context (a rejoin elsewhere continues that trace).
+ * Writes never wait: the events of every request queued during one turn of the
  * event loop (the token flusher sends all its runs' text in one turn) go to Redis in ONE pipeline. A
  * request whose write is refused (Redis down, full under `noeviction`, READONLY after a failover) or
  * whose stream vanished is reported through its outcome and written no more: DegradableRunEventLog goes
@@ -181,10 +189,11 @@ export class RedisRunEventLog implements RunEventLog {
           run.latestAfterFirstEvent = null;
         }
       },
-      markLatest: (threadId) => {
+      markLatest: (threadId, trace) => {
         if (run.finished || run.refused) return;
-        if (run.queuedAny) this.queue({ run, latest: threadId });
-        else run.latestAfterFirstEvent = threadId;
+        const latest: Latest = { threadId, ...(trace ? { trace } : {}) };
+        if (run.queuedAny) this.queue({ run, latest });
+        else run.latestAfterFirstEvent = latest;
       },
     };
   }
@@ -279,9 +288,14 @@ export class RedisRunEventLog implements RunEventLog {
           finishing.push(run);
         }
       } else {
+        const { threadId, trace } = item.latest;
         run.pointer = {
-          key: pointerKey(item.latest),
-          value: JSON.stringify({ runKey: run.runKey, owner: run.owner } satisfies LatestRun),
+          key: pointerKey(threadId),
+          value: JSON.stringify({
+            runKey: run.runKey,
+            owner: run.owner,
+            ...(trace ? { trace } : {}),
+          } satisfies LatestRun),
         };
         add('s', run.pointer.key, run.pointer.value, POINTER_TTL_MS);
       }

@@ -1,3 +1,4 @@
+import type { TraceContext } from '../../observability/tracing/gen-ai.tracer';
 import type { AiServerToClientEvents } from '../socket/ai-socket.events';
 
 /** The events of a request (every server → client event but `ai:approval_pending`, which belongs to no request). */
@@ -36,14 +37,19 @@ export interface RunOwner {
 export interface LatestRun {
   runKey: string;
   owner: RunOwner;
+  /** The run's trace (its `invoke_agent` span), so a rejoin on another instance continues it; only with tracing on. */
+  trace?: TraceContext;
 }
 
 /** The writing end of one request's log (one per request, held by its sink). */
 export interface RunEventWriter {
   /** Appends the next event; never throws, never waits, never fails the request (a log that cannot be shared stays local). */
   append(event: LoggedRunEvent): void;
-  /** The request holds its thread (its lease): it is now the thread's latest request, the one `ai:rejoin` finds. */
-  markLatest(threadId: string): void;
+  /**
+   * The request holds its thread (its lease): it is now the thread's latest request, the one `ai:rejoin` finds, with
+   * the trace context of its run when it is traced.
+   */
+  markLatest(threadId: string, trace?: TraceContext): void;
 }
 
 /** Where a follow's events go. */

@@ -96,7 +96,7 @@ export class AiGateway
     @Optional() @Inject(REDIS_CONNECTION) private readonly redis: RedisConnection | null = null,
   ) {
     this.presenter = new SocketErrorPresenter(config.locale);
-    this.rejoins = new SocketRejoins(log, control, this.presenter);
+    this.rejoins = new SocketRejoins(log, control, this.presenter, tracer);
   }
 
   afterInit(namespace: AiNamespace): void {
@@ -133,7 +133,9 @@ export class AiGateway
         threadId: message.threadId,
         approved: message.approved,
       });
-      return this.tracer.withRemoteParent(socket.handshake.headers, () =>
+      // A resume on a thread this socket rejoined continues the trace of the run it rejoined.
+      const rejoined = this.rejoins.traceOf(socket.id, message.threadId);
+      return this.tracer.withCarriedParent(socket.handshake.headers, rejoined, () =>
         this.resumeInterrupt.execute(principal, resumeInputOf(message), sink, signal),
       );
     });
@@ -258,7 +260,9 @@ export class AiGateway
 
     const runKey = generateSortableId('run_');
     const log = this.log.open(runKey, { workspace: principal.workspace, userId: principal.userId });
-    const sink = new SocketRunSink(socket, message._id, this.scheduler, TOKEN_FLUSH_MAX_CHARS, log);
+    const sink = new SocketRunSink(socket, message._id, this.scheduler, TOKEN_FLUSH_MAX_CHARS, log, () =>
+      this.tracer.activeContext(),
+    );
     const active = this.runs.begin(socket.id, message._id, sink, runKey);
     if (!active) {
       // Unreachable (checked above, nothing ran in between); the request still gets its terminal event.

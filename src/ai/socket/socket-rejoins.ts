@@ -1,7 +1,8 @@
 import type { Principal } from '../../auth/principal';
 import { AppError } from '../../errors/app-error';
 import type { SocketErrorPresenter } from '../../errors/socket-error.presenter';
-import { LoggedRunEvent, RunEventLog, TERMINAL_RUN_EVENTS } from '../runs/run-event.log';
+import { GenAiTracer, TraceContext } from '../../observability/tracing/gen-ai.tracer';
+import { LatestRun, LoggedRunEvent, RunEventLog, TERMINAL_RUN_EVENTS } from '../runs/run-event.log';
 import type { AiServerSocket } from './ai-server-socket';
 import type { AiRejoinMessage } from './ai-socket.events';
 import type { RunControl } from './run-control';
@@ -28,12 +29,20 @@ interface Rejoin {
  */
 export class SocketRejoins {
   private readonly bySocket = new Map<string, Map<number, Rejoin>>();
+  /** The trace of the run each socket last rejoined on a thread (traced runs only), for its resumes of that thread. */
+  private readonly tracesBySocket = new Map<string, Map<string, TraceContext>>();
 
   constructor(
     private readonly log: RunEventLog,
     private readonly control: RunControl,
     private readonly presenter: SocketErrorPresenter,
+    private readonly tracer: GenAiTracer = GenAiTracer.disabled,
   ) {}
+
+  /** The trace context of the run this socket rejoined on this thread, when it was traced. */
+  traceOf(socketId: string, threadId: string): TraceContext | undefined {
+    return this.tracesBySocket.get(socketId)?.get(threadId);
+  }
 
   /** Whether the socket follows a rejoined request under this `_id`. */
   has(socketId: string, id: number): boolean {
@@ -55,6 +64,16 @@ export class SocketRejoins {
     if (!latest || latest.owner.workspace !== principal.workspace || latest.owner.userId !== principal.userId) {
       throw AppError.notFound(`No request to rejoin on thread "${message.threadId}"`);
     }
+    // The span of the rejoin continues the run's trace, wherever the run runs (its context came through the log).
+    await this.tracer.rejoin(
+      socket.handshake.headers,
+      latest.trace,
+      { 'gen_ai.conversation.id': message.threadId, 'app.run.key': latest.runKey },
+      () => this.follow(socket, message, latest),
+    );
+  }
+
+  private async follow(socket: AiServerSocket, message: AiRejoinMessage, latest: LatestRun): Promise<void> {
     if (!socket.connected) return;
     if (this.has(socket.id, message._id))
       throw AppError.badRequest(`_id ${message._id} is already in use by a running request of this socket`);
@@ -63,6 +82,7 @@ export class SocketRejoins {
     }
     const rejoin: Rejoin = { runKey: latest.runKey, stop: () => undefined, ended: false };
     this.bind(socket.id, message._id, rejoin);
+    if (latest.trace) this.rememberTrace(socket.id, message.threadId, latest.trace);
     this.control.watch(latest.runKey, socket.id);
     const end = () => {
       if (rejoin.ended) return;
@@ -109,6 +129,7 @@ export class SocketRejoins {
 
   /** The socket disconnected: its rejoins stop following and stop watching their runs. */
   leave(socketId: string): void {
+    this.tracesBySocket.delete(socketId);
     const rejoins = this.bySocket.get(socketId);
     if (!rejoins) return;
     this.bySocket.delete(socketId);
@@ -118,6 +139,18 @@ export class SocketRejoins {
       rejoin.stop();
       this.control.unwatch(rejoin.runKey, socketId);
     }
+  }
+
+  /** Bounded like the rejoins: the oldest thread's trace goes first. */
+  private rememberTrace(socketId: string, threadId: string, trace: TraceContext): void {
+    let traces = this.tracesBySocket.get(socketId);
+    if (!traces) {
+      traces = new Map();
+      this.tracesBySocket.set(socketId, traces);
+    }
+    traces.delete(threadId);
+    traces.set(threadId, trace);
+    if (traces.size > MAX_REJOINS_PER_SOCKET) traces.delete(traces.keys().next().value as string);
   }
 
   private bind(socketId: string, id: number, rejoin: Rejoin): void {

@@ -1,4 +1,5 @@
 import type { ThreadEvent } from '../../conversation/thread-event';
+import type { TraceContext } from '../../observability/tracing/gen-ai.tracer';
 import type { ApplyRequest } from '../actions/checked-action';
 import type { AgentEventSink } from '../agent/agent-event.sink';
 import type { AgentResult } from '../agent/agent-result';
@@ -41,6 +42,8 @@ export class SocketRunSink implements AgentEventSink, GenerationProgress {
     scheduler: TokenFlushScheduler,
     maxBufferChars: number,
     private readonly log: RunEventWriter = UNLOGGED,
+    /** The trace context of the run at the time it leases its thread (GenAiTracer.activeContext). */
+    private readonly runTrace: () => TraceContext | undefined = () => undefined,
   ) {
     this.text = new TokenTextCoalescer(scheduler, maxBufferChars, (text) => {
       this.sent.push(text);
@@ -67,7 +70,7 @@ export class SocketRunSink implements AgentEventSink, GenerationProgress {
   /** The run holds its thread: `ai:rejoin` on the thread now finds this request. */
   leased(threadId: string): void {
     this.leasedThreadId = threadId;
-    this.log.markLatest(threadId);
+    this.log.markLatest(threadId, this.runTrace());
   }
 
   token(text: string): void {

@@ -3,6 +3,8 @@ import {
   Context,
   context,
   defaultTextMapGetter,
+  defaultTextMapSetter,
+  Link,
   ROOT_CONTEXT,
   Span,
   SpanKind,
@@ -37,6 +39,12 @@ const W3C = new W3CTraceContextPropagator();
 /** Request headers (HTTP, or a Socket.IO handshake's): where a caller's `traceparent` comes from. */
 export type TraceCarrier = Record<string, string | string[] | undefined>;
 
+/** A span's context as the W3C Trace Context headers, to hand it to another instance (through Redis). */
+export interface TraceContext {
+  traceparent: string;
+  tracestate?: string;
+}
+
 /**
  * The service's spans, after the OpenTelemetry GenAI semantic conventions: `invoke_agent` per run, `chat` per upstream
  * call, `execute_tool` per tool call, and internal spans for the retrieval, the memory recall and the commits. Each
@@ -65,6 +73,47 @@ export class GenAiTracer {
   withRemoteParent<T>(headers: TraceCarrier, step: () => T): T {
     if (!this.tracer || headers.traceparent === undefined) return step();
     return context.with(W3C.extract(ROOT_CONTEXT, headers, defaultTextMapGetter), step);
+  }
+
+  /**
+   * The active span's context (a run's `invoke_agent`), injected by the W3C propagator, for another instance to
+   * continue the run's trace; undefined without tracing or outside a span, so nothing is carried then.
+   */
+  activeContext(): TraceContext | undefined {
+    if (!this.tracer) return undefined;
+    const carrier: Partial<TraceContext> = {};
+    W3C.inject(context.active(), carrier, defaultTextMapSetter);
+    return carrier.traceparent === undefined ? undefined : (carrier as TraceContext);
+  }
+
+  /**
+   * Runs `step` in the trace of a run started elsewhere (`carried`, from activeContext on the instance that runs it):
+   * the spans it starts are children of that run's span. A caller whose own headers carry a `traceparent` keeps its
+   * trace instead (withRemoteParent). Without a carried context, withRemoteParent alone.
+   */
+  withCarriedParent<T>(headers: TraceCarrier, carried: TraceContext | undefined, step: () => T): T {
+    if (!this.tracer || carried === undefined || headers.traceparent !== undefined)
+      return this.withRemoteParent(headers, step);
+    return context.with(W3C.extract(ROOT_CONTEXT, carried, defaultTextMapGetter), step);
+  }
+
+  /**
+   * A client following, on this instance, a run that another may be running (`ai:rejoin`): a span in the run's trace
+   * (withCarriedParent), linked to the run's span when the caller's own trace is its parent instead.
+   */
+  rejoin<T>(
+    headers: TraceCarrier,
+    carried: TraceContext | undefined,
+    attributes: Attributes,
+    step: (span: TraceSpan) => Promise<T>,
+  ): Promise<T> {
+    if (!this.tracer) return step(UNTRACED);
+    return this.withCarriedParent(headers, carried, () => {
+      const run = carried && trace.getSpanContext(W3C.extract(ROOT_CONTEXT, carried, defaultTextMapGetter));
+      const links: Link[] =
+        run && run.traceId !== trace.getActiveSpan()?.spanContext().traceId ? [{ context: run }] : [];
+      return this.span('rejoin run', SpanKind.SERVER, attributes, step, undefined, links);
+    });
   }
 
   /** One run of the agent (a chat, a resume, an automation run); `parent`: a remote caller's trace context. */
@@ -113,9 +162,10 @@ export class GenAiTracer {
     attributes: Attributes,
     step: (span: TraceSpan) => Promise<T>,
     parent?: Context,
+    links: Link[] = [],
   ): Promise<T> {
     if (!this.tracer) return step(UNTRACED);
-    return this.tracer.startActiveSpan(name, { kind, attributes }, parent ?? context.active(), async (span) => {
+    return this.tracer.startActiveSpan(name, { kind, attributes, links }, parent ?? context.active(), async (span) => {
       try {
         return await step(traceSpanOf(span));
       } catch (error) {
