@@ -54,6 +54,7 @@ import { McpController } from './mcp/mcp.controller';
 import { McpMetrics } from './mcp/mcp.metrics';
 import { createMcpServer } from './mcp/mcp-server.factory';
 import { McpSessionRegistry } from './mcp/mcp-session.registry';
+import { RedisMcpSessionRepository } from './mcp/redis-mcp-session.repository';
 import { McpToolDispatcher } from './mcp/mcp-tool.dispatcher';
 import { PromptLevelsCache } from './prompts/prompt-levels.cache';
 import { SmallerContextBuilder } from './recovery/smaller-context.builder';
@@ -416,6 +417,7 @@ import { ThreadQueries } from './use-cases/thread-queries.use-case';
         RequestRateLimiter,
         ActiveRunRegistry,
         MetricsService,
+        { token: REDIS_CONNECTION, optional: true },
       ],
       useFactory: (
         config: AppConfig,
@@ -426,6 +428,7 @@ import { ThreadQueries } from './use-cases/thread-queries.use-case';
         rateLimiter: RequestRateLimiter,
         runs: ActiveRunRegistry,
         metricsService: MetricsService,
+        redis: RedisConnection | null,
       ) => {
         let sessions: McpSessionRegistry | null = null;
         const metrics = new McpMetrics(metricsService.registry, () => sessions?.size ?? 0);
@@ -439,7 +442,9 @@ import { ThreadQueries } from './use-cases/thread-queries.use-case';
           metrics,
         });
         const resources = new GraphResourceReader(graphs);
-        sessions = new McpSessionRegistry(() => createMcpServer({ dispatcher, resources, proposals, runs }));
+        // With REDIS_URL the sessions are shared: any instance serves a session opened on another.
+        const shared = redis ? new RedisMcpSessionRepository(redis.commands) : null;
+        sessions = new McpSessionRegistry(() => createMcpServer({ dispatcher, resources, proposals, runs }), shared);
         return sessions;
       },
     },

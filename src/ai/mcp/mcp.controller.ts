@@ -1,10 +1,12 @@
 import { Controller, Delete, Get, OnModuleDestroy, Post, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { getRequestListener } from '@hono/node-server';
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
+import { isInitializeRequest, isJSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Request, Response } from 'express';
 import { CurrentPrincipal } from '../../auth/current-principal.decorator';
 import { Principal } from '../../auth/principal';
-import { McpSessionRegistry } from './mcp-session.registry';
+import { McpSessionRegistry, McpTransport } from './mcp-session.registry';
 
 /** JSON-RPC's code the MCP SDK answers an unknown session with (its clients then reinitialize). */
 const SESSION_NOT_FOUND = -32001;
@@ -42,21 +44,35 @@ export class McpController implements OnModuleDestroy {
   }
 
   private async handle(principal: Principal, req: Request, res: Response, body: unknown): Promise<void> {
-    const authed = Object.assign(req, {
-      auth: { token: '', clientId: principal.userId, scopes: [], extra: { principal } },
-    });
+    const authInfo: AuthInfo = { token: '', clientId: principal.userId, scopes: [], extra: { principal } };
     const sessionId = req.headers['mcp-session-id'];
     if (typeof sessionId === 'string') {
-      const transport = this.sessions.find(sessionId, principal);
+      const transport = await this.sessions.find(sessionId, principal);
       if (!transport) return rpcError(res, 404, SESSION_NOT_FOUND, 'Session not found');
-      return transport.handleRequest(authed, res, body);
+      await serve(transport, req, res, authInfo, body);
+      if (req.method === 'DELETE' && res.statusCode === 200) await this.sessions.end(sessionId);
+      return;
     }
-    if (req.method === 'POST' && isInitializeRequest(body)) {
-      const transport = await this.sessions.open(principal);
-      return transport.handleRequest(authed, res, body);
+    if (req.method === 'POST' && isJSONRPCRequest(body) && isInitializeRequest(body)) {
+      const transport = await this.sessions.open(principal, body);
+      return serve(transport, req, res, authInfo, body);
     }
     return rpcError(res, 400, INVALID_REQUEST, 'No valid session: send initialize first, then its Mcp-Session-Id');
   }
+}
+
+/**
+ * The request through the SDK's web-standard transport, converted from and to Node's HTTP by @hono/node-server, as the
+ * SDK's own Node transport does (the body already parsed by the service's JSON parser).
+ */
+async function serve(transport: McpTransport, req: Request, res: Response, authInfo: AuthInfo, body: unknown) {
+  const listener = getRequestListener(
+    (webRequest) => transport.handleRequest(webRequest, { authInfo, parsedBody: body }),
+    {
+      overrideGlobalObjects: false,
+    },
+  );
+  await listener(req, res);
 }
 
 function rpcError(res: Response, status: number, code: number, message: string): void {
