@@ -139,7 +139,7 @@ describe(`MCP sessions across instances (${McpSessionRegistry.name} with Redis)`
     }
   });
 
-  it('refuses the session to another principal on B, and to everyone once its client ended it', async () => {
+  it('refuses the session to another principal on B, and on every instance once its client ended it on A', async () => {
     const route = { to: a };
     const { client, transport } = await connect(editor, route);
     const sessionId = transport.sessionId!;
@@ -155,6 +155,9 @@ describe(`MCP sessions across instances (${McpSessionRegistry.name} with Redis)`
     expect(stolen.status).toBe(404);
     expect(stolen.body).toMatchObject({ error: { code: -32001 } });
 
+    route.to = b;
+    await client.listTools(); // B now holds the session too
+    route.to = a;
     await transport.terminateSession(); // DELETE, served by A
     expect(redis.cli('EXISTS', `graph-ai:mcp-session:${sessionId}`)).toBe('0');
     const ended = await request(b.url).post('/mcp').set(as(editor)).set(headers).send(listTools);

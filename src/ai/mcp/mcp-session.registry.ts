@@ -10,8 +10,6 @@ import type { McpSessionRecord, McpSessionRepository } from './mcp-session.repos
 export const MCP_SESSION_IDLE_MS = 30 * 60_000;
 /** Open sessions per user and workspace on one instance; opening one more closes the least recently used. */
 export const MCP_SESSIONS_PER_PRINCIPAL = 8;
-/** A shared session's expiry is pushed back at most this often by one instance (not at every request). */
-const TOUCH_EVERY_MS = 60_000;
 
 export type McpTransport = WebStandardStreamableHTTPServerTransport;
 
@@ -22,7 +20,6 @@ interface McpSession {
   readonly server: Server;
   readonly transport: McpTransport;
   lastSeen: number;
-  lastTouched: number;
 }
 
 const logger = new Logger('mcp');
@@ -58,14 +55,17 @@ export class McpSessionRegistry {
 
   /** A new session's transport for an `initialize` request: registered (and shared) once the SDK has given it its id. */
   async open(principal: Principal, initialize: JSONRPCRequest): Promise<McpTransport> {
+    // Recorded before the answer to `initialize` goes out (the SDK awaits it), so the client's next request finds it.
     return this.connect(
       principal,
       () => randomUUID(),
-      (id) => {
-        void this.shared?.save(recordOf(id, principal, initialize), MCP_SESSION_IDLE_MS).catch((error: unknown) =>
-          // The session still works on this instance; only another one cannot take it over.
-          logger.warn('mcp_session_not_shared', { error: messageOf(error) }),
-        );
+      async (id) => {
+        try {
+          await this.shared?.save(recordOf(id, principal, initialize), MCP_SESSION_IDLE_MS);
+        } catch (error) {
+          // The session works on this instance while Redis is away; no other one can take it over.
+          logger.warn('mcp_session_not_shared', { error: messageOf(error) });
+        }
       },
     );
   }
@@ -78,8 +78,10 @@ export class McpSessionRegistry {
     const local = this.sessions.get(id);
     if (local) {
       if (!ownedBy(local, principal)) return null;
-      this.markUsed(local);
-      return local.transport;
+      local.lastSeen = this.now();
+      if (await this.stillShared(local)) return local.transport;
+      void this.close(local);
+      return null;
     }
     const record = await this.load(id);
     if (!record || !ownedBy(record, principal)) return null;
@@ -150,14 +152,14 @@ export class McpSessionRegistry {
   private async connect(
     principal: Principal,
     sessionId: () => string,
-    initialized: (id: string) => void,
+    initialized: (id: string) => Promise<void> | void,
   ): Promise<McpTransport> {
     const server = this.createServer();
     const transport: McpTransport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: sessionId,
       onsessioninitialized: (id) => {
         this.register({ id, principal, server, transport });
-        initialized(id);
+        return initialized(id);
       },
     });
     transport.onclose = () => {
@@ -175,25 +177,28 @@ export class McpSessionRegistry {
       .sort((a, b) => a.lastSeen - b.lastSeen);
     for (const session of own.slice(0, Math.max(0, own.length - MCP_SESSIONS_PER_PRINCIPAL + 1)))
       void this.close(session);
-    const now = this.now();
     this.sessions.set(id, {
       id,
       userId: principal.userId,
       workspace: principal.workspace,
       server,
       transport,
-      lastSeen: now,
-      lastTouched: now,
+      lastSeen: this.now(),
     });
   }
 
-  private markUsed(session: McpSession): void {
-    session.lastSeen = this.now();
-    if (!this.shared || session.lastSeen - session.lastTouched < TOUCH_EVERY_MS) return;
-    session.lastTouched = session.lastSeen;
-    this.shared.touch(session.id, MCP_SESSION_IDLE_MS).catch((error: unknown) => {
-      logger.warn('mcp_session_not_shared', { error: messageOf(error) });
-    });
+  /**
+   * A session held here is still recorded (pushed back): not ended on another instance, not expired. Without a shared
+   * repository, or while it is unavailable, the session is this instance's to serve.
+   */
+  private async stillShared(session: McpSession): Promise<boolean> {
+    if (!this.shared) return true;
+    try {
+      return await this.shared.touch(session.id, MCP_SESSION_IDLE_MS);
+    } catch (error) {
+      logger.warn('mcp_session_lookup_failed', { error: messageOf(error) });
+      return true;
+    }
   }
 
   private closeIdle(): void {

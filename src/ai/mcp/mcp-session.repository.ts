@@ -17,8 +17,8 @@ export interface McpSessionRepository {
   save(record: McpSessionRecord, idleMs: number): Promise<void>;
   /** The session, or null when it never was, expired, or was ended. */
   load(id: string): Promise<McpSessionRecord | null>;
-  /** The session was used: it lives `idleMs` from now. */
-  touch(id: string, idleMs: number): Promise<void>;
+  /** The session was used: it lives `idleMs` from now. False: it is gone (ended, expired). */
+  touch(id: string, idleMs: number): Promise<boolean>;
   /** The client ended it (DELETE /mcp): no instance serves it any more. */
   remove(id: string): Promise<void>;
 }

@@ -28,8 +28,8 @@ export class RedisMcpSessionRepository implements McpSessionRepository {
     return record as McpSessionRecord;
   }
 
-  async touch(id: string, idleMs: number): Promise<void> {
-    await this.redis.pexpire(keyOf(id), idleMs);
+  async touch(id: string, idleMs: number): Promise<boolean> {
+    return (await this.redis.pexpire(keyOf(id), idleMs)) === 1;
   }
 
   async remove(id: string): Promise<void> {
