@@ -73,7 +73,7 @@ export function jsonBodyParser(limit: number, offThread?: OffThreadJsonParser): 
             req.body = parsed.value;
             next();
           },
-          (failure: unknown) => next(failure),
+          (failure: unknown) => refused(failure),
         );
       });
     }
