@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -7,9 +7,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { GraphDocument } from '../src/graph/graph.types';
 import { configureLogging } from '../src/observability/logger';
 import { TestAppProcess, TestAppProcessStats } from '../test/support/test-app.process';
-import { numberArgument } from './bench-arguments';
+import { argumentValue, numberArgument } from './bench-arguments';
 import { distribution, Distribution } from './bench-statistics';
 import { poolQuestions } from './pool-questions';
+import { monotonicMs } from './monotonic-clock';
 import { mainThreadCpuMs, processCpuMs } from './process-cpu';
 import { buildPoolGraph } from './workflow-pool.graph-builder';
 
@@ -27,7 +28,11 @@ import { buildPoolGraph } from './workflow-pool.graph-builder';
  *   6. a restart on the same file: the new instance loads the graph's index snapshot at start
  *      (GraphSearchPreparer); its first question, and /health meanwhile.
  *
- *   npx tsc -p tsconfig.build.json && node dist/bench/large-graph-first-question.bench.js [--nodes 20000] [--questions 200]
+ *   npx tsc -p tsconfig.build.json && node dist/bench/large-graph-first-question.bench.js [--nodes 20000] [--questions 200] [--cpu-prof DIR]
+ *
+ * With --cpu-prof, each service instance (and each of its threads) writes a V8 CPU profile into DIR
+ * (1 ms sampling) when it closes, and phases.json the phases' windows on the monotonic clock of the
+ * profiles' timestamps (ms): what runs on the event loop in each phase.
  */
 
 export interface Phase {
@@ -190,7 +195,7 @@ function questionsOf(document: GraphDocument, count: number): Array<{ query: str
 }
 
 export async function runLargeGraphFirstQuestionBench(
-  options: { nodes?: number; questions?: number } = {},
+  options: { nodes?: number; questions?: number; cpuProfileDir?: string } = {},
 ): Promise<FirstQuestionResult> {
   configureLogging({ level: 'error' });
   const loadStart = (await import('node:os')).loadavg();
@@ -205,7 +210,10 @@ export async function runLargeGraphFirstQuestionBench(
     EMBEDDING_PROVIDER: 'local',
     GRAPH_IMPORT_MAX_BYTES: String(Math.max(5 * 1024 * 1024, Buffer.byteLength(body) * 2)),
   };
-  const start = () => TestAppProcess.start(env, { execArgv: ['--expose-gc'], timeoutMs: 60_000 });
+  const profiling = options.cpuProfileDir
+    ? ['--cpu-prof', '--cpu-prof-dir', options.cpuProfileDir, '--cpu-prof-interval', '1000']
+    : [];
+  const start = () => TestAppProcess.start(env, { execArgv: ['--expose-gc', ...profiling], timeoutMs: 60_000 });
   let service = await start();
   try {
     // Warm-up: routes, JIT, the token counter's thread, a first retrieval.
@@ -213,17 +221,30 @@ export async function runLargeGraphFirstQuestionBench(
     await untilIdle(service);
     const before = await service.stats();
 
-    const imported = await phase(service, () => send(service.url, 'PUT', `/api/graphs/${graphKey}`, body));
+    const windows: Record<string, [number, number]> = {};
+    const marked = async <T>(name: string, work: () => Promise<T>): Promise<T> => {
+      const started = monotonicMs();
+      const result = await work();
+      windows[name] = [started, monotonicMs()];
+      return result;
+    };
+    const imported = await phase(service, () =>
+      marked('import', () => send(service.url, 'PUT', `/api/graphs/${graphKey}`, body)),
+    );
     let first: ContextAnswer | undefined;
-    const build = await phase(service, async () => {
-      first = await context(service.url, graphKey, 'which nodes send an email when a form is submitted?');
-      await untilIdle(service);
-    });
+    const build = await phase(service, () =>
+      marked('build', async () => {
+        first = await context(service.url, graphKey, 'which nodes send an email when a form is submitted?');
+        await untilIdle(service);
+      }),
+    );
 
     const asked = questionsOf(document, options.questions ?? 200);
     const answers: Array<ContextAnswer & { named: boolean }> = [];
     const questionsCpu = serviceCpu(service);
-    for (const { query, named } of asked) answers.push({ ...(await context(service.url, graphKey, query)), named });
+    await marked('questions', async () => {
+      for (const { query, named } of asked) answers.push({ ...(await context(service.url, graphKey, query)), named });
+    });
     const questionsCpuMs = questionsCpu();
     const after = await service.stats();
     await service.close();
@@ -234,11 +255,14 @@ export async function runLargeGraphFirstQuestionBench(
     let restartFirst: ContextAnswer | undefined;
     let demoFirst: ContextAnswer | undefined;
     const warmUp = await phase(service, async () => {
+      windows.warmUp = [monotonicMs(), Number.NaN];
       // A question on the small demo graph first: the token counter's thread loads its ranks (seconds), whatever the graph.
       demoFirst = await context(service.url, 'nba-workflow', 'fetch api');
       restartFirst = await context(service.url, graphKey, 'which nodes send an email when a form is submitted?');
       await untilIdle(service);
+      windows.warmUp[1] = monotonicMs();
     });
+    if (options.cpuProfileDir) writeFileSync(path.join(options.cpuProfileDir, 'phases.json'), JSON.stringify(windows));
     const firstAnswer = first as ContextAnswer;
     const restartAnswer = restartFirst as ContextAnswer;
     return {
@@ -316,7 +340,11 @@ export function largeGraphFirstQuestionTable(result: FirstQuestionResult): strin
 }
 
 if (require.main === module) {
-  runLargeGraphFirstQuestionBench({ nodes: numberArgument('nodes'), questions: numberArgument('questions') })
+  runLargeGraphFirstQuestionBench({
+    nodes: numberArgument('nodes'),
+    questions: numberArgument('questions'),
+    cpuProfileDir: argumentValue('cpu-prof'),
+  })
     .then((result) => {
       for (const line of largeGraphFirstQuestionTable(result)) console.log(line);
     })

@@ -6,6 +6,7 @@ import { NextFunction, Request, Response } from 'express';
 import { apiDocsHeaders } from './api-docs.middleware';
 import { AppModule, AppModuleOptions } from './app.module';
 import { AppConfig } from './config/app-config';
+import { JsonBodyParseWorker } from './graph/json-body-parse.worker';
 import { HttpErrorFilter } from './errors/http-error.filter';
 import { validationExceptionFactory } from './errors/validation-exception.factory';
 import { httpMetricsMiddleware } from './observability/http-metrics.middleware';
@@ -30,8 +31,9 @@ export async function createApp(config: AppConfig, options: AppModuleOptions = {
   // First, so that answers given before any route (unknown path, refused body) are counted too.
   app.use(httpMetricsMiddleware(app.get(MetricsService).http));
   app.use(httpRequestLogger());
-  // Graph import and the sync server's change feed may carry large graphs; everything else stays small (first matching parser wins).
-  const graphBody = jsonBodyParser(config.server.graphImportMaxBytes);
+  // Graph import and the sync server's change feed may carry large graphs, parsed off the event loop; everything else
+  // stays small (first matching parser wins).
+  const graphBody = jsonBodyParser(config.server.graphImportMaxBytes, new JsonBodyParseWorker());
   app.use('/api/graphs/:graphKey', (req: Request, res: Response, next: NextFunction) =>
     req.method === 'PUT' || (req.method === 'POST' && /^\/changes\/?$/.test(req.path))
       ? graphBody(req, res, next)

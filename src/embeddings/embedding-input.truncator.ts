@@ -1,16 +1,14 @@
-import type { Tiktoken } from 'js-tiktoken/lite';
+import type * as Cl100kBase from 'gpt-tokenizer/encoding/cl100k_base';
 
-let sharedEncoder: Tiktoken | null = null;
+let sharedEncoder: typeof Cl100kBase | null = null;
 
-/** OpenAI's embedding models tokenise with cl100k_base; its ranks (~1.7 MB) load on first need only. */
-function cl100k(): Tiktoken {
-  if (!sharedEncoder) {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use, not at start
-    const { Tiktoken: TiktokenClass } = require('js-tiktoken/lite') as typeof import('js-tiktoken/lite');
-    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use, not at start
-    const ranks = require('js-tiktoken/ranks/cl100k_base') as { default: ConstructorParameters<typeof Tiktoken>[0] };
-    sharedEncoder = new TiktokenClass(ranks.default ?? ranks);
-  }
+/** Special-token text (`<|endoftext|>`) is cut as the plain text it is, never refused. */
+const PLAIN_TEXT_OPTIONS = { disallowedSpecial: new Set<string>() };
+
+/** OpenAI's embedding models tokenise with cl100k_base; its ranks load on first need only. */
+function cl100k(): typeof Cl100kBase {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use, not at start
+  sharedEncoder ??= require('gpt-tokenizer/encoding/cl100k_base') as typeof Cl100kBase;
   return sharedEncoder;
 }
 
@@ -22,7 +20,7 @@ function cl100k(): Tiktoken {
 export function truncateToTokenLimit(text: string, maxTokens: number): string {
   if (Buffer.byteLength(text, 'utf8') <= maxTokens) return text;
   const encoder = cl100k();
-  const tokens = encoder.encode(text, [], []);
+  const tokens = encoder.encode(text, PLAIN_TEXT_OPTIONS);
   if (tokens.length <= maxTokens) return text;
   // A cut inside a multi-byte character decodes to U+FFFD: drop it rather than send a broken character.
   return encoder.decode(tokens.slice(0, maxTokens)).replace(/\uFFFD+$/u, '');

@@ -52,6 +52,9 @@ import { NodeEmbeddingQueue } from './node-embedding.queue';
         if (!(provider instanceof SynchronousEmbeddingProvider) || !LocalEmbeddingWorker.isAvailable()) return null;
         const worker = new LocalEmbeddingWorker(provider.recipe);
         provider.vectorizeBatchesWith(worker);
+        // A question's own vector is computed on the event loop: the model is loaded now, before the service listens,
+        // rather than in one piece during its first question (a stall of every request then).
+        provider.prepare();
         return worker;
       },
     },

@@ -28,6 +28,11 @@ export abstract class SynchronousEmbeddingProvider implements EmbeddingProvider 
   /** How another thread builds the same model. */
   abstract get recipe(): LocalEmbeddingRecipe;
 
+  /** Loads now what `vectorize` loads on its first call (a model's tables), so that no question pays for it. */
+  prepare(): void {
+    // Nothing to load by default.
+  }
+
   /** Sends batches to `batches` from now on. */
   vectorizeBatchesWith(batches: BatchVectorizer): void {
     this.batches = batches;

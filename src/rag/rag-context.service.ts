@@ -6,7 +6,10 @@ import { AppError } from '../errors/app-error';
 import { GraphDataSourceFactory } from '../graph/graph-data-source.factory';
 import { GraphRagRetriever } from './graph-rag.retriever';
 import { TokenCountWorker } from './token-count.worker';
-import { buildContextSummary, contextMessageOf } from './toon-context.encoder';
+import { contextMessageOf } from './toon-context.encoder';
+
+/** Token counts kept for the context messages last counted: as many as the retrieval cache keeps contexts. */
+const COUNTS_KEPT = 500;
 
 export interface RagContextResponse {
   context: GraphRAGContext;
@@ -28,6 +31,9 @@ export interface RagContextOptions {
  */
 @Injectable()
 export class RagContextService {
+  /** Token count by context message: a question asked again (a cache hit, the same message) is not counted again. */
+  private readonly counts = new Map<string, number>();
+
   constructor(
     private readonly retriever: GraphRagRetriever,
     private readonly tokenCount: TokenCountWorker,
@@ -44,13 +50,25 @@ export class RagContextService {
     if (query.length > this.config.limits.messageMaxChars) {
       throw new AppError('payload_too_large', `query is longer than ${this.config.limits.messageMaxChars} characters`);
     }
-    const context = await this.retriever.retrieve(this.dataSources.forWorkspace(workspace), graphKey, query, {
-      maxNodes: options.maxNodes,
-      maxDepth: options.maxDepth,
-    });
     const locale = this.config.locale;
-    // The context message is the prefix line and the summary: the summary is encoded once.
-    const toon = buildContextSummary(context, locale);
-    return { context, toon, tokenEstimate: await this.tokenCount.count(contextMessageOf(toon, locale)) };
+    const { context, message } = await this.retriever.retrieveWithMessage(
+      this.dataSources.forWorkspace(workspace),
+      graphKey,
+      query,
+      { maxNodes: options.maxNodes, maxDepth: options.maxDepth, locale },
+    );
+    // The context message is the prefix line and the summary, encoded once per cached retrieval.
+    const toon = message.slice(contextMessageOf('', locale).length);
+    return { context, toon, tokenEstimate: await this.tokensOf(message) };
+  }
+
+  private async tokensOf(message: string): Promise<number> {
+    const known = this.counts.get(message);
+    if (known !== undefined) return known;
+    const counted = await this.tokenCount.count(message);
+    // The oldest count goes first: a message asked again soon is what this is for.
+    if (this.counts.size >= COUNTS_KEPT) this.counts.delete(this.counts.keys().next().value as string);
+    this.counts.set(message, counted);
+    return counted;
   }
 }

@@ -9,12 +9,11 @@ export const TOKEN_COUNT_WORKER_IDLE_MS = 60_000;
  */
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
-const { Tiktoken } = require(workerData.lite);
-const ranks = require(workerData.ranks);
-const encoder = new Tiktoken(ranks.default ?? ranks);
+const encoder = require(workerData.encoding);
+const plainText = { disallowedSpecial: new Set() };
 parentPort.on('message', ({ id, text }) => {
   try {
-    parentPort.postMessage({ id, count: encoder.encode(text, [], []).length });
+    parentPort.postMessage({ id, count: encoder.countTokens(text, plainText) });
   } catch (error) {
     parentPort.postMessage({ id, error: String((error && error.message) || error) });
   }
@@ -28,7 +27,7 @@ interface Pending {
 
 /**
  * o200k_base token counts for the service (POST /api/rag/context), off its event loop and out of its
- * heap: the encoder's ranks take ~65 MB of heap (~150 MB of RSS while they load) and 1.5-4 s to load,
+ * heap: the encoder's ranks take ~20 MB of heap (~100 MB of RSS while they load) and 0.3-2 s to load,
  * which the service no longer pays at start nor keeps while it streams. The worker thread starts on
  * the first count (that call waits for the load; the event loop does not) and stops after `idleMs`
  * without one. Counts are TokenCounter's (same encoder, same call). Pure: no Nest.
@@ -76,7 +75,7 @@ export class TokenCountWorker {
   private start(): Worker {
     const worker = new Worker(WORKER_SOURCE, {
       eval: true,
-      workerData: { lite: require.resolve('js-tiktoken/lite'), ranks: require.resolve('js-tiktoken/ranks/o200k_base') },
+      workerData: { encoding: require.resolve('gpt-tokenizer/encoding/o200k_base') },
     });
     // Never keeps the process alive on its own: a count in flight holds the caller's request open anyway.
     worker.unref();

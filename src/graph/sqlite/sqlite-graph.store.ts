@@ -206,7 +206,8 @@ export class SqliteGraphStore implements GraphStore {
   /**
    * An import of a large graph is indexed by the worker while it is staged, and the swap waits for
    * the index (at most STAGED_BUILD_MAX_WAIT_MS): the graph comes in searchable, and the import
-   * answers then; the worker snapshots the index. Past the wait, the build is installed as the
+   * answers then; the worker checkpoints the write-ahead log before the swap and snapshots the index
+   * after it. Past the wait, the build is installed as the
    * new graph's pending index update, which its first searches wait for (RAG_INDEX_WAIT_MS). A build
    * that failed, or used other node configs than the workspace has after the swap (another write
    * changed them meanwhile), gives way to the ordinary first build.
@@ -235,6 +236,15 @@ export class SqliteGraphStore implements GraphStore {
                 return null;
               });
             await withinMs(built, STAGED_BUILD_MAX_WAIT_MS);
+            // The staged rows sit in the write-ahead log while the build reads them; the first commit after would copy
+            // them into the file (a checkpoint of tens of MB, hundreds of ms on the event loop): the worker does it now.
+            if (!finished) return;
+            const checkpoint = worker.run({ kind: 'checkpoint', graphId: stagingId }).then(
+              (frames) => logger.debug('staged_import_checkpointed', { graphKey, ...frames }),
+              (error: unknown) =>
+                logger.warn('staged_import_checkpoint_failed', { graphKey, error: describeError(error) }),
+            );
+            await withinMs(checkpoint, STAGED_BUILD_MAX_WAIT_MS);
           },
           swappedIn: (revision) => {
             const ref = { id: stagingId, revision, embeddingRevision: 0 };

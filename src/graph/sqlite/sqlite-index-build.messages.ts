@@ -11,7 +11,8 @@ export type IndexBuildTask =
   | { kind: 'stagedRows'; graphId: number }
   | { kind: 'stagedEnd'; graphId: number }
   | { kind: 'stagedSnapshot'; graphId: number; revision: number }
-  | { kind: 'stagedAbort'; graphId: number };
+  | { kind: 'stagedAbort'; graphId: number }
+  | { kind: 'checkpoint'; graphId: number };
 
 /** Each task's answer. */
 export interface IndexBuildResults {
@@ -23,6 +24,8 @@ export interface IndexBuildResults {
   stagedEnd: BuiltSearchIndex | null;
   stagedSnapshot: null;
   stagedAbort: null;
+  /** SQLite's `wal_checkpoint(PASSIVE)`: frames in the write-ahead log, and how many of them are now in the file. */
+  checkpoint: { walFrames: number; checkpointedFrames: number };
 }
 
 export interface IndexBuildRequest {

@@ -67,6 +67,10 @@ function run(id: number, task: IndexBuildTask): void {
     case 'stagedAbort':
       builder.abortStaged(task.graphId);
       return send({ id, result: null });
+    case 'checkpoint': {
+      const [state] = db.pragma('wal_checkpoint(PASSIVE)') as Array<{ log: number; checkpointed: number }>;
+      return send({ id, result: { walFrames: state?.log ?? 0, checkpointedFrames: state?.checkpointed ?? 0 } });
+    }
   }
 }
 

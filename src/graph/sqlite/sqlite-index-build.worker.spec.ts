@@ -90,6 +90,15 @@ describe(`${SqliteIndexBuildWorker.name} (large graphs' indexes built off the ev
     );
   });
 
+  it('checkpoints the write-ahead log in the worker before the swap, so that no commit on the event loop copies the staged rows', async () => {
+    const worker = open(offThread());
+    await worker.importGraph(WS, graphOf('big', 600));
+    const [checkpointed] = built('staged_import_checkpointed');
+    expect(checkpointed).toEqual(expect.objectContaining({ graphKey: 'big' }));
+    expect(checkpointed.walFrames).toBeGreaterThan(0);
+    expect(checkpointed.checkpointedFrames).toBe(checkpointed.walFrames);
+  });
+
   it("lets another process load the graph's snapshot instead of building it, then catch up on the changes recorded since", async () => {
     const importer = open(offThread());
     await importer.importGraph(WS, graphOf('big', 600));
