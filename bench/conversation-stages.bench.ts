@@ -6,7 +6,7 @@ import { AiSocketClient } from '../test/support/ai-socket.client';
 import { ScriptedLlmServer } from '../test/support/scripted-llm-server';
 import { TestAppProcess } from '../test/support/test-app.process';
 import { argumentValue, numberArgument } from './bench-arguments';
-import type { BareRelayTemplate } from './bare-relay.child';
+import type { RelayTemplate } from './relay-workload';
 import { formatTable } from './bench-table';
 import { readCpuProfile, stageSamples, StageRule } from './cpu-profile.stages';
 import { monotonicMs } from './monotonic-clock';
@@ -293,10 +293,10 @@ export async function runConversationStagesBench(
     const serviceProfiled = await measureService(server, upstream, settings, profileFlags(serviceProfiles));
     const body = upstream.lastFirstBody as {
       model: string;
-      messages: BareRelayTemplate['messages'];
-      tools?: BareRelayTemplate['tools'];
+      messages: RelayTemplate['messages'];
+      tools?: RelayTemplate['tools'];
     };
-    const template: BareRelayTemplate = { model: body.model, messages: body.messages, tools: body.tools };
+    const template: RelayTemplate = { model: body.model, messages: body.messages, tools: body.tools };
     const bareCpu = await measureBare(server, upstream, settings, template, []);
     const bareProfiled = await measureBare(server, upstream, settings, template, profileFlags(bareProfiles));
     if (options.keepProfilesDir) {
@@ -378,10 +378,10 @@ async function measureBare(
   server: ScriptedLlmServer,
   upstream: FakeUpstream,
   settings: Settings,
-  template: BareRelayTemplate,
+  template: RelayTemplate,
   execArgv: string[],
 ): Promise<Window[]> {
-  const relay = await startRelay('user', 'bare', server.openAiBaseUrl, template, execArgv);
+  const relay = await startRelay('bare', server.openAiBaseUrl, template, execArgv);
   try {
     return await measure(relay.target, relay.url, upstream, settings);
   } finally {

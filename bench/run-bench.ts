@@ -28,6 +28,7 @@ import { runScaleOutBench, ScaleOutResult, scaleOutTable } from './scale-out.ben
 import { RelayConfig, RelayRow, runSocketRelayBench, socketRelayTable } from './socket-relay.bench';
 import {
   CASE_LABEL,
+  FRAMEWORK_NAMES,
   runServiceVsBareRelayBench,
   serviceVsBareTable,
   spreadText,
@@ -251,6 +252,42 @@ function bareRelayFigures(result: VersusBareResult, notes: string): Figure[] {
           `; ${rowNotes(row)}`,
       });
     }
+    for (const row of rows.filter((candidate) => Object.keys(candidate.frameworks).length > 0)) {
+      const frameworks = FRAMEWORK_NAMES.flatMap((name) => {
+        const figures = row.frameworks[name];
+        return figures ? [{ name, figures }] : [];
+      });
+      figures.push({
+        section: 'bare-relay',
+        figure: `frameworks / bare relay throughput, ${label(row)}: ${frameworks.map(({ name }) => name).join(' / ')}`,
+        value: frameworks
+          .map(({ figures: framework }) => two(framework.tokensPerSecond.median / row.bare.tokensPerSecond.median))
+          .join(' / '),
+        budget: '—',
+        pass: null,
+        notes:
+          `service ${two(row.ratio)}; ` +
+          frameworks
+            .map(
+              ({ name, figures: framework }) =>
+                `${name} emit → upstream p50 ${ms(framework.emitToUpstreamMs.p50)}, first token p50 ${ms(framework.firstTokenMs.p50, 1)}, ` +
+                `CPU ${two(framework.cpuMsPerConversation.median)} ms/conv`,
+            )
+            .join('; ') +
+          `; service ${ms(row.service.emitToUpstreamMs.p50)}, ${ms(row.service.firstTokenMs.p50, 1)}, ${two(row.service.cpuMsPerConversation.median)} ms/conv; ${rowNotes(row)}`,
+      });
+      const aiSdk = row.frameworks['ai-sdk'];
+      if (row.streams === 1 && aiSdk) {
+        figures.push({
+          section: 'bare-relay',
+          figure: `emit → upstream request, 1 stream${row.case === 'tool' ? ', tool round' : ''}: service / AI SDK, p50`,
+          value: pair(row.service.emitToUpstreamMs.p50, aiSdk.emitToUpstreamMs.p50),
+          budget: 'service ≤ AI SDK',
+          pass: row.service.emitToUpstreamMs.p50 <= aiSdk.emitToUpstreamMs.p50,
+          notes: `bare relay ${ms(row.bare.emitToUpstreamMs.p50)}; ${rowNotes(row)}`,
+        });
+      }
+    }
     const factors = rows.map((row) => row.service.cpuMsPerConversation.median / row.bare.cpuMsPerConversation.median);
     figures.push({
       section: 'bare-relay',
@@ -294,7 +331,12 @@ function bareRelayFigures(result: VersusBareResult, notes: string): Figure[] {
     });
   }
   const errors = result.rows.reduce(
-    (sum, row) => sum + row.service.errors + row.bare.errors + (row.sameShape?.errors ?? 0),
+    (sum, row) =>
+      sum +
+      row.service.errors +
+      row.bare.errors +
+      (row.sameShape?.errors ?? 0) +
+      Object.values(row.frameworks).reduce((frameworkSum, framework) => frameworkSum + framework.errors, 0),
     0,
   );
   const samples = [
@@ -303,12 +345,13 @@ function bareRelayFigures(result: VersusBareResult, notes: string): Figure[] {
         ...row.service.errorSamples,
         ...row.bare.errorSamples,
         ...(row.sameShape?.errorSamples ?? []),
+        ...Object.values(row.frameworks).flatMap((framework) => framework.errorSamples),
       ]),
     ),
   ];
   figures.push({
     section: 'bare-relay',
-    figure: 'service vs bare relay: errors (wrong tokens or fullText, second terminal event, ai:error, no answer)',
+    figure: 'service vs the relays: errors (wrong tokens or fullText, second terminal event, ai:error, no answer)',
     value: String(errors),
     budget: '0',
     pass: errors === 0,

@@ -7,21 +7,23 @@ import { configureLogging } from '../src/observability/logger';
 import { RecordedRequest, ScriptedLlmServer, ScriptedTurn } from '../test/support/scripted-llm-server';
 import { TestAppProcess } from '../test/support/test-app.process';
 import { argumentValue, numberArgument, numberListArgument } from './bench-arguments';
-import type { BareRelayShape, BareRelayTemplate } from './bare-relay.child';
 import { distribution, Distribution, median } from './bench-statistics';
 import { formatTable } from './bench-table';
 import { monotonicMs } from './monotonic-clock';
 import { peakRss } from './process-peak-rss';
 import { ProcessWindow, resetPeakRss } from './process-window.probe';
 import type { RoundRecord, RoundRequest } from './relay-receivers.child';
+import type { RelayTemplate } from './relay-workload';
 
 /**
  * The service against the relays of bench/bare-relay.child.ts, in one run on the same fake OpenAI-compatible
  * server. Five processes: this one holds the scripted LLM server (test/support, real SSE wire format, each answer
  * written as fast as the socket takes it, or one delta every 20 ms in the paced case); the service runs alone in
  * one (TestAppProcess, SQLite, the demo graph); each relay in another: the *bare relay*, the baseline (the openai
- * SDK as shipped, one `ai:token` per delta, as a user writes it) and the *same-shape relay* (the same with the
- * service's HTTP path and token coalescing); the socket.io-client receivers in the last one
+ * SDK as shipped, one `ai:token` per delta, as a user writes it), the *same-shape relay* (the same with the
+ * service's HTTP path and token coalescing), and the frameworks' relays as their documentation writes them (the AI
+ * SDK's `streamText`, a LangGraph.js agent graph with a checkpointer; one `ai:token` per delta), each speaking the
+ * same Socket.IO contract (relay-socket.server.ts); the socket.io-client receivers in the last one
  * (relay-receivers.child.ts, checking every token). Workload: each conversation a new thread on the demo graph
  * with the same question, a 200-token answer (4-character deltas), with or without one tool round first (the
  * service runs its read tool, the relays a trivial local one; each makes a second upstream call); at 1 stream
@@ -36,11 +38,14 @@ import type { RoundRecord, RoundRequest } from './relay-receivers.child';
  * processes; in a burst the k-th request received is paired with the k-th emit, which bounds the error of every
  * percentile by the emits' spread, reported); emit → first token; CPU time of the target's process per
  * conversation, background included; its event-loop max delay during the round; its peak RSS over the
- * 1,000-conversation rounds (VmHWM, reset before them).
+ * 1,000-conversation rounds (VmHWM, reset before them). The frameworks' relays run only in the rows whose stream
+ * count is in `--framework-streams` (default 1 and 100: at 1,000 streams each framework would add minutes to
+ * `npm run bench`).
  *
  *   npx tsc -p tsconfig.build.json && node dist/bench/service-vs-bare-relay.bench.js
  *     [--streams 1,100,1000] [--rounds 5,5,3] [--sequential 100] [--cases plain,tool,paced] [--paced-rounds 3]
- *     [--targets service,bare,same-shape] [--cpu-prof DIR [--cpu-prof-interval US]] [--out FILE]
+ *     [--targets service,bare,same-shape,ai-sdk,langgraph] [--framework-streams 1,100]
+ *     [--cpu-prof DIR [--cpu-prof-interval US]] [--out FILE]
  */
 
 export const GRAPH = 'nba-workflow';
@@ -62,8 +67,16 @@ const IDLE_CPU_SHARE = 0.02;
 const SETTLE_TIMEOUT_MS = 30_000;
 
 export type VersusBareCase = 'plain' | 'tool' | 'paced';
-export type TargetName = 'service' | 'bare' | 'same-shape';
-export const TARGET_NAMES: readonly TargetName[] = ['service', 'bare', 'same-shape'];
+export type FrameworkName = 'ai-sdk' | 'langgraph';
+export type TargetName = 'service' | 'bare' | 'same-shape' | FrameworkName;
+export const FRAMEWORK_NAMES: readonly FrameworkName[] = ['ai-sdk', 'langgraph'];
+export const TARGET_NAMES: readonly TargetName[] = ['service', 'bare', 'same-shape', ...FRAMEWORK_NAMES];
+/** The stream counts at which the frameworks' relays run by default. */
+export const DEFAULT_FRAMEWORK_STREAMS: readonly number[] = [1, 100];
+
+function isFramework(name: TargetName): name is FrameworkName {
+  return (FRAMEWORK_NAMES as readonly string[]).includes(name);
+}
 
 export interface VersusBareConfig {
   streams: number;
@@ -113,6 +126,8 @@ export interface VersusBareRow {
   bare: TargetFigures;
   /** The bare relay with the service's transport (absent when not run). */
   sameShape?: TargetFigures;
+  /** The frameworks' relays run in this row. */
+  frameworks: Partial<Record<FrameworkName, TargetFigures>>;
   /** service / bare tokens per second (medians), and the smallest and largest of the rounds' pairs. */
   ratio: number;
   ratioRange: [number, number];
@@ -134,6 +149,8 @@ export interface VersusBareOptions {
   /** Rounds of the paced case (1,000 streams). */
   pacedRounds?: number;
   targets?: TargetName[];
+  /** The stream counts of the rows the frameworks' relays run in (default DEFAULT_FRAMEWORK_STREAMS). */
+  frameworkStreams?: readonly number[];
   /** Write a V8 CPU profile of the service process into this directory. */
   cpuProfileDir?: string;
   /** Sampling interval of that profile in µs (V8's default: 1,000). */
@@ -148,6 +165,8 @@ export const DEFAULT_VERSUS_BARE_CONFIGS: VersusBareConfig[] = [
   { streams: 1_000, rounds: 3 },
 ];
 const PACED_STREAMS = 1_000;
+/** The warm-up's bursts: 3 of this many conversations, then 20 one after the other. */
+const WARM_UP_BURST = 100;
 
 export interface Target {
   name: TargetName;
@@ -332,16 +351,29 @@ function summarize(rounds: MeasuredRound[]): TargetFigures {
   };
 }
 
-/** A relay of bare-relay.child.ts in a process of its own, listening. */
+/** Each relay's child script and, for a script with several, its shape. */
+const RELAY_CHILDREN: Record<Exclude<TargetName, 'service'>, { script: string; shape?: string }> = {
+  bare: { script: 'bare-relay.child', shape: 'user' },
+  'same-shape': { script: 'bare-relay.child', shape: 'same-shape' },
+  'ai-sdk': { script: 'ai-sdk-relay.child' },
+  langgraph: { script: 'langgraph-relay.child' },
+};
+
+/** A relay in a process of its own, listening (from the TypeScript sources under Jest, as TestAppProcess does). */
 export async function startRelay(
-  shape: BareRelayShape,
-  name: TargetName,
+  name: Exclude<TargetName, 'service'>,
   baseURL: string,
-  template: BareRelayTemplate,
+  template: RelayTemplate,
   execArgv: string[] = [],
 ): Promise<{ child: ChildProcess; target: Target; url: string }> {
-  const child = fork(path.join(__dirname, `bare-relay.child${path.extname(__filename)}`), [], {
-    execArgv: [...process.execArgv, ...execArgv],
+  const extension = path.extname(__filename);
+  const { script, shape } = RELAY_CHILDREN[name];
+  const child = fork(path.join(__dirname, `${script}${extension}`), [], {
+    execArgv: [
+      ...process.execArgv,
+      ...(extension === '.ts' ? ['--require', path.join(__dirname, '../test/support/swc-register.js')] : []),
+      ...execArgv,
+    ],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const url = await ask(child, { baseURL, template, shape }, (message) => message.url as string | undefined);
@@ -360,7 +392,12 @@ export async function runServiceVsBareRelayBench(options: VersusBareOptions = {}
   const names = TARGET_NAMES.filter((name) => (options.targets ?? TARGET_NAMES).includes(name));
   if (!names.includes('service') || !names.includes('bare')) throw new Error('the targets include service and bare');
   const pacedRounds = options.pacedRounds ?? 3;
-  const maxStreams = Math.max(...configs.map((config) => config.streams), cases.includes('paced') ? PACED_STREAMS : 0);
+  const frameworkStreams = options.frameworkStreams ?? DEFAULT_FRAMEWORK_STREAMS;
+  const runsIn = (name: TargetName, streams: number) => !isFramework(name) || frameworkStreams.includes(streams);
+  const rowStreams = [...configs.map((config) => config.streams), ...(cases.includes('paced') ? [PACED_STREAMS] : [])];
+  /** Sockets each target needs: its largest row, and the warm-up's bursts of 100. */
+  const socketsFor = (name: TargetName) =>
+    Math.max(WARM_UP_BURST, ...rowStreams.filter((streams) => runsIn(name, streams)));
   const dataDir = mkdtempSync(path.join(tmpdir(), 'versus-bare-bench-'));
   const server = await ScriptedLlmServer.start();
   const upstream = new FakeUpstream(server);
@@ -405,23 +442,24 @@ export async function runServiceVsBareRelayBench(options: VersusBareOptions = {}
         };
       },
     };
-    await bench.connect('service', serviceProcess.url, maxStreams);
+    await bench.connect('service', serviceProcess.url, socketsFor('service'));
     // One conversation with a tool round gives the relays the service's own request: messages and tools.
     const probe = await bench.round(service, true, 1);
     if (probe.record.errors.length > 0) throw new Error(`service: ${probe.record.errors[0]}`);
     const body = upstream.lastFirstBody as {
       model: string;
-      messages: BareRelayTemplate['messages'];
-      tools?: BareRelayTemplate['tools'];
+      messages: RelayTemplate['messages'];
+      tools?: RelayTemplate['tools'];
     };
-    const template: BareRelayTemplate = { model: body.model, messages: body.messages, tools: body.tools };
+    const template: RelayTemplate = { model: body.model, messages: body.messages, tools: body.tools };
 
     const targets: Target[] = [service];
-    for (const name of names.filter((candidate) => candidate !== 'service')) {
-      const relay = await startRelay(name === 'bare' ? 'user' : 'same-shape', name, server.openAiBaseUrl, template);
+    for (const name of names) {
+      if (name === 'service' || !rowStreams.some((streams) => runsIn(name, streams))) continue;
+      const relay = await startRelay(name, server.openAiBaseUrl, template);
       relays.push(relay.child);
       targets.push(relay.target);
-      await bench.connect(name, relay.url, maxStreams);
+      await bench.connect(name, relay.url, socketsFor(name));
     }
 
     const rows: VersusBareRow[] = [];
@@ -435,25 +473,27 @@ export async function runServiceVsBareRelayBench(options: VersusBareOptions = {}
       // after the other. The paced case runs warm from the plain one.
       if (kind !== 'paced') {
         for (const target of targets) {
-          for (let burst = 0; burst < 3; burst++) await bench.round(target, toolRound, 100);
+          if (!caseConfigs.some((config) => runsIn(target.name, config.streams))) continue;
+          for (let burst = 0; burst < 3; burst++) await bench.round(target, toolRound, WARM_UP_BURST);
           await bench.round(target, toolRound, 1, 20);
         }
       }
       for (const config of caseConfigs) {
+        const rowTargets = targets.filter((target) => runsIn(target.name, config.streams));
         const peakRow = kind !== 'paced' && config.streams === largest;
-        if (peakRow) for (const target of targets) resetPeakRss(target.pid);
+        if (peakRow) for (const target of rowTargets) resetPeakRss(target.pid);
         const loadAtStart = loadavg()[0];
-        const measured = new Map<TargetName, MeasuredRound[]>(targets.map((target) => [target.name, []]));
+        const measured = new Map<TargetName, MeasuredRound[]>(rowTargets.map((target) => [target.name, []]));
         for (let index = 0; index < config.rounds; index++) {
           // The order rotates, so no target always runs right after the same other one.
-          const order = targets.map((_, position) => targets[(position + index) % targets.length]);
+          const order = rowTargets.map((_, position) => rowTargets[(position + index) % rowTargets.length]);
           for (const target of order)
             measured
               .get(target.name)
               ?.push(await bench.round(target, toolRound, config.streams, config.sequential ?? 1, tokenDelayMs));
         }
         if (peakRow)
-          peakRssBytes[kind] = Object.fromEntries(targets.map((target) => [target.name, peakRss(target.pid)]));
+          peakRssBytes[kind] = Object.fromEntries(rowTargets.map((target) => [target.name, peakRss(target.pid)]));
         const figures = new Map([...measured].map(([name, rounds]) => [name, summarize(rounds)]));
         const serviceFigures = figures.get('service') as TargetFigures;
         const bareFigures = figures.get('bare') as TargetFigures;
@@ -466,6 +506,12 @@ export async function runServiceVsBareRelayBench(options: VersusBareOptions = {}
           service: serviceFigures,
           bare: bareFigures,
           ...(figures.has('same-shape') ? { sameShape: figures.get('same-shape') } : {}),
+          frameworks: Object.fromEntries(
+            FRAMEWORK_NAMES.flatMap((name) => {
+              const framework = figures.get(name);
+              return framework ? [[name, framework]] : [];
+            }),
+          ),
           ratio: serviceFigures.tokensPerSecond.median / bareFigures.tokensPerSecond.median,
           ratioRange: [Math.min(...pairs), Math.max(...pairs)],
           loadAverage: [loadAtStart, loadavg()[0]],
@@ -545,14 +591,62 @@ export function serviceVsBareTable(result: VersusBareResult): string[] {
   for (const [kind, peak] of Object.entries(result.peakRssBytes)) {
     lines.push(
       `peak RSS over the largest bursts, ${CASE_LABEL[kind as VersusBareCase]}: service ${mb(peak.service)}, bare relay ${mb(peak.bare)}` +
-        (peak['same-shape'] !== undefined ? `, same-shape relay ${mb(peak['same-shape'])}` : ''),
+        (['same-shape', ...FRAMEWORK_NAMES] as const)
+          .filter((name) => peak[name] !== undefined)
+          .map((name) => `, ${name} relay ${mb(peak[name])}`)
+          .join(''),
     );
   }
   const spreads = result.rows.map((row) => row.service.emitSpreadMs);
   lines.push(
     `emit spread of a round (bound of the burst pairing's error): up to ${Math.max(...spreads).toFixed(1)} ms`,
   );
+  if (result.rows.some((row) => Object.keys(row.frameworks).length > 0)) lines.push('', ...frameworksTable(result));
   return lines;
+}
+
+/** The rows the frameworks ran in, one line per target: the service and each framework beside the bare relay. */
+export function frameworksTable(result: VersusBareResult): string[] {
+  const two = (value: number) => value.toFixed(2);
+  return formatTable(
+    [
+      'case',
+      'streams',
+      'target',
+      'tok/s (min–max)',
+      '× bare tok/s',
+      'emit→upstream p50 / p99 ms',
+      'first token p50 ms',
+      'CPU ms/conv (min–max)',
+      '× bare CPU',
+      'token events/conv',
+      'errors',
+    ],
+    result.rows
+      .filter((row) => Object.keys(row.frameworks).length > 0)
+      .flatMap((row) =>
+        (
+          [
+            ['service', row.service],
+            ['bare', row.bare],
+            ...FRAMEWORK_NAMES.flatMap((name) => (row.frameworks[name] ? [[name, row.frameworks[name]]] : [])),
+          ] as Array<[TargetName, TargetFigures]>
+        ).map(([name, figures]) => [
+          CASE_LABEL[row.case],
+          String(row.streams),
+          name,
+          spreadText(figures.tokensPerSecond),
+          two(figures.tokensPerSecond.median / row.bare.tokensPerSecond.median),
+          `${two(figures.emitToUpstreamMs.p50)} / ${two(figures.emitToUpstreamMs.p99)}`,
+          two(figures.firstTokenMs.p50),
+          spreadText(figures.cpuMsPerConversation, 2),
+          two(figures.cpuMsPerConversation.median / row.bare.cpuMsPerConversation.median),
+          figures.tokenEventsPerConversation.toFixed(1),
+          `${figures.errors}${figures.errorSamples.map((sample) => ` (${sample})`).join('')}`,
+        ]),
+      ),
+    [0, 2],
+  );
 }
 
 if (require.main === module) {
@@ -571,6 +665,7 @@ if (require.main === module) {
     cases: argumentValue('cases')?.split(',') as VersusBareCase[] | undefined,
     pacedRounds: numberArgument('paced-rounds'),
     targets: argumentValue('targets')?.split(',') as TargetName[] | undefined,
+    frameworkStreams: numberListArgument('framework-streams'),
     cpuProfileDir: argumentValue('cpu-prof'),
     cpuProfileIntervalUs: numberArgument('cpu-prof-interval'),
   })
