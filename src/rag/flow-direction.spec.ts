@@ -7,11 +7,17 @@ describe(askedFlowDirection.name, () => {
     ['What does the sub route switch lead to?', 'downstream'],
     ["Que se passe-t-il juste après la réponse de l'agent ?", 'downstream'],
     ['Quel nœud suit le filtre ?', 'downstream'],
+    ['Which prompt nodes does Check Platform route to?', 'downstream'],
+    ['What branches leave the Compare node?', 'downstream'],
+    ['What is answered when the token is wrong?', 'downstream'],
+    ['What is sent back when the date is in the past?', 'downstream'],
     ['Which nodes feed the Qdrant store?', 'upstream'],
     ['Which models and tools are wired to the agent?', 'upstream'],
     ['What runs before the e-mail is sent?', 'upstream'],
     ['Quels nœuds alimentent la base vectorielle ?', 'upstream'],
     ["Qu'est-ce qui précède l'envoi ?", 'upstream'],
+    ['Which tools are plugged into the extractor agent?', 'upstream'],
+    ["Quels modèles sont branchés sur l'agent ?", 'upstream'],
   ])('%s → %s', (question, expected) => {
     expect(askedFlowDirection(question)).toBe(expected);
   });

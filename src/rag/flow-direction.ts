@@ -19,6 +19,15 @@ const DOWNSTREAM_WORDS = [
   'outputs',
   'happen',
   'happens',
+  'route to',
+  'routes to',
+  'leave',
+  'leaves',
+  // What a branch answers ("what is answered when the token is wrong?") comes after the check that chose it.
+  'answered',
+  'replied',
+  'returned',
+  'sent back',
   'après',
   'ensuite',
   'suivant',
@@ -46,6 +55,8 @@ const UPSTREAM_WORDS = [
   'come from',
   'comes from',
   'wired to',
+  'plugged into',
+  'plugged in',
   'avant',
   'précède',
   'précèdent',
@@ -53,6 +64,10 @@ const UPSTREAM_WORDS = [
   'alimentent',
   'entrée',
   'entrées',
+  'branché sur',
+  'branchés sur',
+  'branchée sur',
+  'branchées sur',
 ];
 
 const wordsPattern = (words: readonly string[]) => new RegExp(`(?<!\\p{L})(?:${words.join('|')})(?!\\p{L})`, 'iu');

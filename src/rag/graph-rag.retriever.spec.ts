@@ -165,6 +165,32 @@ describe(GraphRagRetriever.name, () => {
       expect(hitsOnly.relevantNodes.every((node) => node.origin === 'search')).toBe(true);
     });
 
+    it('ranks the nodes on the side a flow question asks about right after the node it names', async () => {
+      const document = structuredClone(nbaWorkflowDemo);
+      for (let index = 0; index < 30; index++) {
+        document.nodes.push({
+          _key: `note-${index}`,
+          graphKey: DEMO_GRAPH_KEY,
+          type: 'html',
+          sheet: '1',
+          posX: 0,
+          posY: 0,
+          process: '// calls the api',
+        });
+      }
+      const retriever = new GraphRagRetriever();
+      // fetch-api → filter-active, fetch-api → error-handler; root → fetch-api.
+      const after = await retriever.retrieve(demoSource(document), DEMO_GRAPH_KEY, 'What happens after fetch api?');
+      expect(keysOf(after).slice(0, 3)).toEqual(['fetch-api', 'filter-active', 'error-handler']);
+      // filter-active matches no word of the question: it is there as fetch-api's successor.
+      expect(after.relevantNodes[1].origin).toBe('neighbor');
+      const before = await retriever.retrieve(demoSource(document), DEMO_GRAPH_KEY, 'What feeds fetch api?');
+      expect(keysOf(before).slice(0, 2)).toEqual(['fetch-api', 'root']);
+      // Without a side, the neighbours wait after the 8 best hits.
+      const plain = await retriever.retrieve(demoSource(document), DEMO_GRAPH_KEY, 'fetch api');
+      expect(keysOf(plain).indexOf('filter-active')).toBeGreaterThanOrEqual(8);
+    });
+
     it('expands from the top 5 seeds only', async () => {
       const source = demoSource();
       const neighborhood = jest.spyOn(source, 'getNeighborhood');

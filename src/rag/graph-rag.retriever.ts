@@ -15,6 +15,7 @@ import {
   VECTOR_MIN_SCORE,
 } from './graph-rag-options';
 import { askedFlowDirection } from './flow-direction';
+import { askedSideNeighbors, placeAfterAnchor } from './asked-side-neighbors';
 import { boostHitsLinkedToSeeds } from './linked-hits';
 import { NamedSheet, NamedSheetFinder } from './named-sheet.finder';
 import { summarizeNodeTypeConfig } from './node-type-config-summary';
@@ -214,8 +215,9 @@ export class GraphRagRetriever {
         maxDepth > 0
           ? await Promise.all(seeds.map((seed) => dataSource.getNeighborhood(graphKey, seed, maxDepth, 'any')))
           : [];
+      const flow = askedFlowDirection(text);
       // Graph-aware ranking: the hits wired to the best ones (on the side the question asks about) gain a share of their score.
-      hits = boostHitsLinkedToSeeds(hits, seeds, neighborhoods, this.options.linkedHitBoost, askedFlowDirection(text));
+      hits = boostHitsLinkedToSeeds(hits, seeds, neighborhoods, this.options.linkedHitBoost, flow);
       selected = selectContextNodes({
         mentions: mentioned,
         hits,
@@ -224,6 +226,11 @@ export class GraphRagRetriever {
         // Rounded, not floored: a small context (3 nodes) still keeps one slot for the structure around its best hit.
         neighborSlots: Math.round(maxNodes * this.options.expansionShare),
       });
+      const anchor = flow && namedNode(seeds, mentioned, lexical);
+      if (anchor && maxDepth > 0) {
+        const followers = askedSideNeighbors(anchor, neighborhoods[seeds.indexOf(anchor)], flow);
+        selected = placeAfterAnchor(selected, anchor, followers, mentioned.length, maxNodes);
+      }
     }
 
     const [edges, configs] = await Promise.all([
@@ -388,6 +395,16 @@ function rankNeighbors(seeds: string[], neighborhoods: NodeNeighborhood[]): Grap
   return [...best.values()]
     .sort((a, b) => a.distance - b.distance || a.seedIndex - b.seedIndex || a.order - b.order)
     .map((entry) => entry.node);
+}
+
+/**
+ * The node a flow question starts from: the first mention, else the best lexical hit (the words
+ * name it) when it is one of the expansion seeds, else the first seed.
+ */
+function namedNode(seeds: readonly string[], mentioned: readonly GraphNode[], lexical: readonly ScoredNode[]): string {
+  if (mentioned.length > 0) return mentioned[0]._key;
+  const best = lexical[0]?.node._key;
+  return best !== undefined && seeds.includes(best) ? best : seeds[0];
 }
 
 function clampInteger(value: number, min: number, max: number): number {
