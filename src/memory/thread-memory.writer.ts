@@ -7,6 +7,7 @@ import type { ThreadService } from '../threads/thread.service';
 import type { ThreadRecord } from '../threads/thread.types';
 import { formatLocalDate } from './local-date.format';
 import { summaryMemoryId } from './memory-id';
+import type { GraphChangeWatch } from './staleness/graph-change.watch';
 import { MemoryRecord, NodeMention } from './memory-record';
 import type { MemoryRepository } from './memory.repository';
 import { nodeContentFingerprint } from './node-content.fingerprint';
@@ -31,6 +32,8 @@ export interface ThreadMemoryWriterDependencies {
   embeddings: EmbeddingProvider | null;
   summarizer: ConversationSummarizer;
   tokenTracker: TokenTracker;
+  /** Whether a graph changed while a record was written; absent: every record's nodes are read again. */
+  changes?: GraphChangeWatch;
 }
 
 /** What one update wrote. */
@@ -60,7 +63,8 @@ export interface MemoryUpdateReport {
  *
  * Staleness: a record's mentions are checked against the graph again right after it is stored (a node
  * changed between the read and the write would otherwise never be seen: the change's own check ran
- * before the record existed); a summary is stale when one of its sources is, and a mention it shares
+ * before the record existed); a turn's only when the graph may have changed since its nodes were read
+ * (GraphChangeWatch). A summary is stale when one of its sources is, and a mention it shares
  * with its sources keeps the sources' fingerprint (the content the conversation was about). A thread
  * deleted meanwhile stops the update (the repository refuses its records).
  */
@@ -172,17 +176,29 @@ export class ThreadMemoryWriter {
     for (const turn of recent) {
       if (storedIds.has(turn.memoryId)) continue;
       signal?.throwIfAborted();
+      const mark = this.changesMark(thread);
       const record = await this.turnRecord(thread, turn);
       if (!(await this.deps.repository.insert(record))) continue;
       written.push(record);
-      await this.checkMentionsAgain(thread, record);
+      await this.checkMentionsAgain(thread, record, mark);
     }
     return written;
   }
 
-  /** A node changed between the read of its fingerprint and the record's write: its own check missed the record. */
-  private async checkMentionsAgain(thread: ThreadRecord, record: MemoryRecord): Promise<void> {
+  /** The graph's change count before a record's nodes are read (GraphChangeWatch); null: no watch. */
+  private changesMark(thread: ThreadRecord): number | null {
+    return this.deps.changes?.mark(thread.workspace, thread.graphKey) ?? null;
+  }
+
+  /**
+   * A node changed between the read of its fingerprint and the record's write: its own check missed the record.
+   * Skipped when the graph's change count did not move since `mark` (any change is then checked after the write);
+   * `mark` null: never skipped.
+   */
+  private async checkMentionsAgain(thread: ThreadRecord, record: MemoryRecord, mark: number | null): Promise<void> {
     if (record.mentions.length === 0) return;
+    const { changes } = this.deps;
+    if (changes && mark !== null && !changes.changedSince(thread.workspace, thread.graphKey, mark)) return;
     const nodes = await this.deps.graphs
       .forWorkspace(thread.workspace)
       .getNodesByKeys(thread.graphKey, [...new Set(record.mentions.map((mention) => mention.key))]);
@@ -264,7 +280,8 @@ export class ThreadMemoryWriter {
     });
     if (!(await this.deps.repository.insert(record))) return;
     report.summaries[level] += 1;
-    await this.checkMentionsAgain(thread, record);
+    // Always: its inherited fingerprints are as old as its sources.
+    await this.checkMentionsAgain(thread, record, null);
     // A source marked stale after it was read above: its mark did not reach this summary, not stored yet.
     if (!record.stale) {
       const now = await this.deps.repository.list(thread.workspace, thread.threadId, {
