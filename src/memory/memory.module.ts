@@ -91,9 +91,10 @@ import { ThreadMemoryWriter } from './thread-memory.writer';
       inject: [APP_CONFIG, ThreadMemoryWriter],
       useFactory: (config: AppConfig, writer: ThreadMemoryWriter): MemoryUpdateQueue | null =>
         config.memory.enabled
-          ? new MemoryUpdateQueue((principal, threadId, signal) => writer.update(principal, threadId, signal), {
-              shutdownTimeoutMs: Math.floor(config.server.shutdownTimeoutMs / 2),
-            })
+          ? new MemoryUpdateQueue(
+              (principal, threadId, signal, recorded) => writer.update(principal, threadId, signal, recorded),
+              { shutdownTimeoutMs: Math.floor(config.server.shutdownTimeoutMs / 2) },
+            )
           : null,
     },
     {

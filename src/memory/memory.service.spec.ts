@@ -93,6 +93,26 @@ describe(MemoryService.name, () => {
     expect(record.stale).toBe(true);
   });
 
+  it('hands the background update what the turn recording read and wrote: it embeds the new turn without reading it back', async () => {
+    queue = new MemoryUpdateQueue(
+      (principal, threadId, signal, recorded) => bed.writer.update(principal, threadId, signal, recorded),
+      { idleMs: 0, maxDeferMs: 0 },
+    );
+    const memory = new MemoryService(bed.threads, bed.repository, queue, bed.writer);
+    const thread = await bed.conversation([{ user: 'What does fetch-api do?', answer: 'It calls the NBA API.' }]);
+    const load = jest.spyOn(bed.threads, 'load');
+    const cursor = jest.spyOn(bed.repository, 'cursor');
+    memory.runStarted();
+    memory.runSettled(bed.principal, thread.threadId);
+    await memory.whenTurnsRecorded();
+    await queue.whenIdle();
+    expect(load).toHaveBeenCalledTimes(1); // the recording's; the update's came from it
+    expect(cursor).toHaveBeenCalledTimes(1);
+    const [record] = await bed.repository.list('default', thread.threadId);
+    expect(record).toMatchObject({ level: 0, embeddingModel: bed.embeddings?.modelName });
+    expect(record.embedding).toHaveLength(512);
+  });
+
   describe('with the graphs’ changes watched (GraphChangeWatch)', () => {
     /** How many times the graph's nodes are read by key (the fingerprints of a record's mentions). */
     const countingNodeReads = () => {

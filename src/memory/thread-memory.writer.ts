@@ -8,7 +8,7 @@ import type { ThreadRecord } from '../threads/thread.types';
 import { formatLocalDate } from './local-date.format';
 import { summaryMemoryId } from './memory-id';
 import type { GraphChangeWatch } from './staleness/graph-change.watch';
-import { MemoryRecord, NodeMention } from './memory-record';
+import { MemoryCursor, MemoryRecord, NodeMention } from './memory-record';
 import type { MemoryRepository } from './memory.repository';
 import { nodeContentFingerprint } from './node-content.fingerprint';
 import { checkNodeMentions, keyCandidatesIn, stringsInJson } from './node-mention.checker';
@@ -34,6 +34,17 @@ export interface ThreadMemoryWriterDependencies {
   tokenTracker: TokenTracker;
   /** Whether a graph changed while a record was written; absent: every record's nodes are read again. */
   changes?: GraphChangeWatch;
+}
+
+/**
+ * What recordTurns read and wrote, handed to the thread's next update (MemoryUpdateQueue) so that it does not
+ * read them back: the thread, its closed turns, its memory cursor, and the turn records written.
+ */
+export interface RecordedTurns {
+  thread: ThreadRecord;
+  turns: readonly MeasuredTurn[];
+  cursor: MemoryCursor;
+  written: MemoryRecord[];
 }
 
 /** What one update wrote. */
@@ -78,11 +89,21 @@ export class ThreadMemoryWriter {
     this.clock = options.clock ?? Date.now;
   }
 
-  /** Updates the principal's thread; a thread that no longer exists (or whose memory was deleted) has nothing to update. */
-  async update(principal: Principal, threadId: string, signal?: AbortSignal): Promise<MemoryUpdateReport> {
+  /**
+   * Updates the principal's thread; a thread that no longer exists (or whose memory was deleted) has nothing to
+   * update. `recorded`: what recordTurns read and wrote right before (the thread's state as of then, its new turn
+   * records to embed), instead of reading it all back; when it failed or found nothing, the update reads.
+   */
+  async update(
+    principal: Principal,
+    threadId: string,
+    signal?: AbortSignal,
+    recorded?: Promise<RecordedTurns | null>,
+  ): Promise<MemoryUpdateReport> {
     const report: MemoryUpdateReport = { turns: 0, summaries: { 1: 0, 2: 0 }, embedded: 0, summaryCalls: 0 };
     try {
-      await this.updateThread(principal, threadId, report, signal);
+      const handed = recorded ? await recorded.catch(() => null) : null;
+      await this.updateThread(principal, threadId, report, signal, handed);
     } catch (error) {
       if (error instanceof AppError && error.code === 'not_found') return report;
       throw error;
@@ -96,13 +117,18 @@ export class ThreadMemoryWriter {
    * them. Returns the records written; a thread that no longer exists has none.
    */
   async recordTurns(principal: Principal, threadId: string): Promise<MemoryRecord[]> {
+    return (await this.recordTurnsFor(principal, threadId))?.written ?? [];
+  }
+
+  /** recordTurns, answering what it read too (for the thread's next update); null when the thread no longer exists. */
+  async recordTurnsFor(principal: Principal, threadId: string): Promise<RecordedTurns | null> {
     try {
       const thread = await this.deps.threads.load(principal, threadId);
       const turns = measureClosedTurns(threadId, splitConversationTurns(thread.messages));
       const cursor = await this.deps.repository.cursor(thread.workspace, threadId);
-      return await this.writeTurns(thread, turns, cursor.level1End);
+      return { thread, turns, cursor, written: await this.writeTurns(thread, turns, cursor.level1End) };
     } catch (error) {
-      if (error instanceof AppError && error.code === 'not_found') return [];
+      if (error instanceof AppError && error.code === 'not_found') return null;
       throw error;
     }
   }
@@ -112,12 +138,21 @@ export class ThreadMemoryWriter {
     threadId: string,
     report: MemoryUpdateReport,
     signal: AbortSignal | undefined,
+    recorded: RecordedTurns | null,
   ): Promise<void> {
-    const thread = await this.deps.threads.load(principal, threadId);
-    const turns = measureClosedTurns(threadId, splitConversationTurns(thread.messages));
-    const cursor = await this.deps.repository.cursor(thread.workspace, threadId);
-    const written = await this.writeTurns(thread, turns, cursor.level1End, signal);
-    report.turns = written.length;
+    let thread: ThreadRecord;
+    let turns: readonly MeasuredTurn[];
+    let cursor: MemoryCursor;
+    let written: MemoryRecord[];
+    if (recorded) {
+      ({ thread, turns, cursor, written } = recorded);
+    } else {
+      thread = await this.deps.threads.load(principal, threadId);
+      turns = measureClosedTurns(threadId, splitConversationTurns(thread.messages));
+      cursor = await this.deps.repository.cursor(thread.workspace, threadId);
+      written = await this.writeTurns(thread, turns, cursor.level1End, signal);
+      report.turns = written.length;
+    }
     // The new turns are recallable at once, before the summaries' slower calls.
     await this.embed(thread, written, report, signal);
 
