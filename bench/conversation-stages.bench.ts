@@ -34,8 +34,11 @@ import {
  * non-idle samples, each sample's stage read from its stack (cpu-profile.stages.ts, STAGE_RULES below).
  *
  *   npx tsc -p tsconfig.build.json && node dist/bench/conversation-stages.bench.js
- *     [--conversations 300] [--warmup 300] [--cases plain,tool] [--scripts] [--keep-profiles DIR] [--out FILE]
+ *     [--conversations 300] [--warmup 300] [--cases plain,tool] [--service-only] [--scripts] [--keep-profiles DIR]
+ *     [--out FILE]
  *
+ * `--service-only` leaves the bare relay out (a before/after comparison of the service's own figures, in half the
+ * time).
  * `--scripts` also prints the unattributed samples by leaf script (where a new rule is missing); `--keep-profiles`
  * keeps the two profiles (open them in Chrome DevTools, or read them with cpu-profile.stages.ts).
  */
@@ -174,6 +177,8 @@ export interface ConversationStagesOptions {
   scripts?: boolean;
   /** Keep the two CPU profiles in this directory (service.cpuprofile, bare.cpuprofile). */
   keepProfilesDir?: string;
+  /** Measure the service alone, without the bare relay. */
+  serviceOnly?: boolean;
 }
 
 interface Window {
@@ -260,9 +265,14 @@ function figuresOf(
   });
 }
 
+/**
+ * The main thread's profile of the one process profiled in `directory`. Its worker threads (the local embedding
+ * model's, the index builds') inherit --cpu-prof and write their own: `CPU.<date>.<time>.<pid>.<thread>.<n>`,
+ * thread 0 the main one. Their CPU counts in the process's time, shared over the stages with the main thread's.
+ */
 function newestProfile(directory: string): string {
-  const files = readdirSync(directory).filter((file) => file.endsWith('.cpuprofile'));
-  if (files.length !== 1) throw new Error(`${files.length} CPU profiles in ${directory}, expected one`);
+  const files = readdirSync(directory).filter((file) => /^CPU\.\d+\.\d+\.\d+\.0\.\d+\.cpuprofile$/.test(file));
+  if (files.length !== 1) throw new Error(`${files.length} main-thread CPU profiles in ${directory}, expected one`);
   return path.join(directory, files[0]);
 }
 
@@ -297,23 +307,26 @@ export async function runConversationStagesBench(
       tools?: RelayTemplate['tools'];
     };
     const template: RelayTemplate = { model: body.model, messages: body.messages, tools: body.tools };
-    const bareCpu = await measureBare(server, upstream, settings, template, []);
-    const bareProfiled = await measureBare(server, upstream, settings, template, profileFlags(bareProfiles));
+    const serviceRows = figuresOf(
+      'service',
+      newestProfile(serviceProfiles),
+      serviceProfiled,
+      serviceCpu,
+      settings.conversations,
+      !!options.scripts,
+    );
     if (options.keepProfilesDir) {
       mkdirSync(options.keepProfilesDir, { recursive: true });
       copyFileSync(newestProfile(serviceProfiles), path.join(options.keepProfilesDir, 'service.cpuprofile'));
-      copyFileSync(newestProfile(bareProfiles), path.join(options.keepProfilesDir, 'bare.cpuprofile'));
     }
+    if (options.serviceOnly) return { rows: serviceRows, profileIntervalUs: PROFILE_INTERVAL_US };
+    const bareCpu = await measureBare(server, upstream, settings, template, []);
+    const bareProfiled = await measureBare(server, upstream, settings, template, profileFlags(bareProfiles));
+    if (options.keepProfilesDir)
+      copyFileSync(newestProfile(bareProfiles), path.join(options.keepProfilesDir, 'bare.cpuprofile'));
     return {
       rows: [
-        ...figuresOf(
-          'service',
-          newestProfile(serviceProfiles),
-          serviceProfiled,
-          serviceCpu,
-          settings.conversations,
-          !!options.scripts,
-        ),
+        ...serviceRows,
         ...figuresOf(
           'bare',
           newestProfile(bareProfiles),
@@ -331,7 +344,7 @@ export async function runConversationStagesBench(
   }
 }
 
-type Settings = Required<Omit<ConversationStagesOptions, 'scripts' | 'keepProfilesDir'>>;
+type Settings = Required<Omit<ConversationStagesOptions, 'scripts' | 'keepProfilesDir' | 'serviceOnly'>>;
 
 /** The service in a process of its own (a fresh store), measured, then closed (which writes its profile). */
 async function measureService(
@@ -398,32 +411,50 @@ export function conversationStagesTable(result: ConversationStagesResult): strin
   for (const kind of kinds) {
     const service = result.rows.find((row) => row.target === 'service' && row.case === kind);
     const bare = result.rows.find((row) => row.target === 'bare' && row.case === kind);
-    if (!service || !bare) continue;
-    lines.push(
-      `${kind === 'tool' ? 'tool round' : 'no tool'}: CPU per conversation, service ${service.cpuMsPerConversation.toFixed(2)} ms, ` +
-        `bare relay ${bare.cpuMsPerConversation.toFixed(2)} ms (${(service.cpuMsPerConversation / bare.cpuMsPerConversation).toFixed(2)} ×); ` +
-        `sampled main thread ${service.sampledMsPerConversation.toFixed(2)} / ${bare.sampledMsPerConversation.toFixed(2)} ms; ` +
-        `load ${service.loadAverage[0].toFixed(1)}→${bare.loadAverage[1].toFixed(1)}`,
-    );
-    lines.push(
-      ...formatTable(
-        ['stage', 'service ms/conv', 'service share', 'bare ms/conv', 'bare share', 'service − bare ms'],
-        STAGES.map((stage) => {
-          const mine = service.stages.find((entry) => entry.stage === stage);
-          const theirs = bare.stages.find((entry) => entry.stage === stage);
-          return [
-            stage,
-            (mine?.cpuMs ?? 0).toFixed(2),
-            `${((mine?.share ?? 0) * 100).toFixed(1)} %`,
-            (theirs?.cpuMs ?? 0).toFixed(2),
-            `${((theirs?.share ?? 0) * 100).toFixed(1)} %`,
-            ((mine?.cpuMs ?? 0) - (theirs?.cpuMs ?? 0)).toFixed(2),
-          ];
-        }),
-        [0],
-      ),
-    );
-    for (const row of [service, bare])
+    if (!service) continue;
+    if (!bare) {
+      lines.push(
+        `${kind === 'tool' ? 'tool round' : 'no tool'}: CPU per conversation, service ${service.cpuMsPerConversation.toFixed(2)} ms; ` +
+          `sampled main thread ${service.sampledMsPerConversation.toFixed(2)} ms; ` +
+          `load ${service.loadAverage[0].toFixed(1)}→${service.loadAverage[1].toFixed(1)}`,
+      );
+      lines.push(
+        ...formatTable(
+          ['stage', 'service ms/conv', 'service share'],
+          STAGES.map((stage) => {
+            const mine = service.stages.find((entry) => entry.stage === stage);
+            return [stage, (mine?.cpuMs ?? 0).toFixed(2), `${((mine?.share ?? 0) * 100).toFixed(1)} %`];
+          }),
+          [0],
+        ),
+      );
+    } else {
+      lines.push(
+        `${kind === 'tool' ? 'tool round' : 'no tool'}: CPU per conversation, service ${service.cpuMsPerConversation.toFixed(2)} ms, ` +
+          `bare relay ${bare.cpuMsPerConversation.toFixed(2)} ms (${(service.cpuMsPerConversation / bare.cpuMsPerConversation).toFixed(2)} ×); ` +
+          `sampled main thread ${service.sampledMsPerConversation.toFixed(2)} / ${bare.sampledMsPerConversation.toFixed(2)} ms; ` +
+          `load ${service.loadAverage[0].toFixed(1)}→${bare.loadAverage[1].toFixed(1)}`,
+      );
+      lines.push(
+        ...formatTable(
+          ['stage', 'service ms/conv', 'service share', 'bare ms/conv', 'bare share', 'service − bare ms'],
+          STAGES.map((stage) => {
+            const mine = service.stages.find((entry) => entry.stage === stage);
+            const theirs = bare.stages.find((entry) => entry.stage === stage);
+            return [
+              stage,
+              (mine?.cpuMs ?? 0).toFixed(2),
+              `${((mine?.share ?? 0) * 100).toFixed(1)} %`,
+              (theirs?.cpuMs ?? 0).toFixed(2),
+              `${((theirs?.share ?? 0) * 100).toFixed(1)} %`,
+              ((mine?.cpuMs ?? 0) - (theirs?.cpuMs ?? 0)).toFixed(2),
+            ];
+          }),
+          [0],
+        ),
+      );
+    }
+    for (const row of bare ? [service, bare] : [service])
       if (row.unattributedScripts) {
         lines.push(`unattributed samples by leaf script, ${row.target}, ${kind}:`);
         for (const entry of row.unattributedScripts)
@@ -440,6 +471,7 @@ if (require.main === module) {
     cases: argumentValue('cases')?.split(',') as VersusBareCase[] | undefined,
     scripts: process.argv.includes('--scripts'),
     keepProfilesDir: argumentValue('keep-profiles'),
+    serviceOnly: process.argv.includes('--service-only'),
   })
     .then((result) => {
       for (const line of conversationStagesTable(result)) console.log(line);

@@ -2,7 +2,7 @@ import { LogEntry } from '../observability/log-entry';
 import { resetLogSink, setLogSink } from '../observability/logger';
 import { Principal } from '../auth/principal';
 import { MemoryUpdateQueue, MemoryUpdateQueueOptions } from './memory-update.queue';
-import { MemoryUpdateReport } from './thread-memory.writer';
+import { MemoryUpdateReport, RecordedTurns } from './thread-memory.writer';
 
 const alice: Principal = { userId: 'alice', workspace: 'w', role: 'editor' };
 const written: MemoryUpdateReport = { turns: 1, summaries: { 1: 0, 2: 0 }, embedded: 1, summaryCalls: 0 };
@@ -54,6 +54,31 @@ describe(MemoryUpdateQueue.name, () => {
     await queue.whenIdle();
     expect(calls.sort()).toEqual(['t1', 't1', 't2']);
     expect(logs.filter((entry) => entry.event === 'memory_updated')).toHaveLength(3);
+  });
+
+  it('hands an update the latest turn recording queued with it, never to a run again (a request during it, a retry)', async () => {
+    const handed: Array<string | undefined> = [];
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let failures = 1;
+    const queue = new MemoryUpdateQueue(
+      async (_principal, _threadId, _signal, recorded) => {
+        handed.push(recorded === undefined ? undefined : ((await recorded)?.thread.threadId ?? 'none'));
+        await gate;
+        if (handed.length === 2 && failures-- > 0) throw new Error('store busy');
+        return written;
+      },
+      { retryDelaysMs: [0] },
+    );
+    const recording = (label: string) => Promise.resolve({ thread: { threadId: label } } as unknown as RecordedTurns);
+    queue.enqueue(alice, 't1', recording('first'));
+    queue.enqueue(alice, 't1', recording('second')); // coalesced: the latest is handed
+    await until(() => handed.length === 1);
+    queue.enqueue(alice, 't1', recording('third')); // during the update: it runs again, reading for itself
+    release();
+    await until(() => handed.length === 3);
+    await queue.whenIdle();
+    expect(handed).toEqual(['second', undefined, undefined]); // the third: the retry of the second
   });
 
   it('starts at most `concurrency` updates per turn of the event loop, so a long queue of quick updates never blocks I/O', async () => {

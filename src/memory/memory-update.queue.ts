@@ -1,9 +1,14 @@
 import { performance } from 'node:perf_hooks';
 import type { Principal } from '../auth/principal';
 import { Logger } from '../observability/logger';
-import type { MemoryUpdateReport } from './thread-memory.writer';
+import type { MemoryUpdateReport, RecordedTurns } from './thread-memory.writer';
 
-export type MemoryUpdate = (principal: Principal, threadId: string, signal: AbortSignal) => Promise<MemoryUpdateReport>;
+export type MemoryUpdate = (
+  principal: Principal,
+  threadId: string,
+  signal: AbortSignal,
+  recorded?: Promise<RecordedTurns | null>,
+) => Promise<MemoryUpdateReport>;
 
 export interface MemoryUpdateQueueOptions {
   /** Threads updated at the same time. Default 2. */
@@ -28,6 +33,11 @@ interface Entry {
   failures: number;
   /** performance.now() when it was first queued (the deferral's clock). */
   queuedAt: number;
+  /**
+   * What the thread's turn recording read and wrote as its run settled, handed to the update (the latest one queued);
+   * dropped when the update runs again (a retry, a request during an update), which then reads the thread itself.
+   */
+  recorded?: Promise<RecordedTurns | null>;
 }
 
 const logger = new Logger('memory');
@@ -81,9 +91,12 @@ export class MemoryUpdateQueue {
     return { pending: this.pending.size + this.due.size, running: this.running.size, retrying: this.retries.size };
   }
 
-  /** Queues an update of the thread (a retry waiting for it runs now instead). Ignored once shut down. */
-  enqueue(principal: Principal, threadId: string): void {
-    this.schedule({ principal, threadId, failures: 0, queuedAt: performance.now() });
+  /**
+   * Queues an update of the thread (a retry waiting for it runs now instead). Ignored once shut down. `recorded`:
+   * what the thread's turn recording read and wrote just now, which the update then does not read back.
+   */
+  enqueue(principal: Principal, threadId: string, recorded?: Promise<RecordedTurns | null>): void {
+    this.schedule({ principal, threadId, failures: 0, queuedAt: performance.now(), ...(recorded ? { recorded } : {}) });
   }
 
   /** A run began (it asked for its setup slot): updates not yet started wait until it is over. */
@@ -211,7 +224,13 @@ export class MemoryUpdateQueue {
   private start(id: string, entry: Entry): void {
     const run = this.run(id, entry).finally(() => {
       this.running.delete(id);
-      if (this.again.delete(id)) this.schedule({ ...entry, failures: 0, queuedAt: performance.now() });
+      if (this.again.delete(id))
+        this.schedule({
+          principal: entry.principal,
+          threadId: entry.threadId,
+          failures: 0,
+          queuedAt: performance.now(),
+        });
       this.pumpSoon();
       if (this.pending.size === 0 && this.due.size === 0 && this.running.size === 0)
         this.idleWaiters.splice(0).forEach((resolve) => resolve());
@@ -239,7 +258,7 @@ export class MemoryUpdateQueue {
     const stop = () => run.abort(this.abort.signal.reason);
     this.abort.signal.addEventListener('abort', stop, { once: true });
     try {
-      const report = await this.update(principal, threadId, run.signal);
+      const report = await this.update(principal, threadId, run.signal, entry.recorded);
       if (report.turns + report.summaries[1] + report.summaries[2] + report.embedded > 0) {
         const { turns, embedded, summaryCalls } = report;
         logger.info('memory_updated', {
@@ -276,7 +295,7 @@ export class MemoryUpdateQueue {
       });
       const timer = setTimeout(() => {
         this.retries.delete(id);
-        this.schedule({ ...entry, failures, queuedAt: performance.now() });
+        this.schedule({ principal, threadId, failures, queuedAt: performance.now() });
       }, delay);
       timer.unref();
       this.retries.set(id, timer);

@@ -27,6 +27,7 @@ import { MemoryRetentionJob } from './retention/memory-retention.job';
 import { memoryRetentionOf, MemoryRetention } from './retention/memory.retention';
 import { MemoryStalenessListener } from './staleness/memory-staleness.listener';
 import { MemoryStalenessMarker } from './staleness/memory-staleness.marker';
+import { GraphChangeWatch } from './staleness/graph-change.watch';
 import { WorkspaceConversationSummarizer } from './summaries/workspace-conversation.summarizer';
 import { ThreadMemoryWriter } from './thread-memory.writer';
 
@@ -43,9 +44,16 @@ import { ThreadMemoryWriter } from './thread-memory.writer';
   controllers: [MemoryController],
   providers: [
     {
+      provide: GraphChangeWatch,
+      inject: [APP_CONFIG, GraphChangeNotifier],
+      useFactory: (config: AppConfig, notifier: GraphChangeNotifier) =>
+        new GraphChangeWatch(notifier, !config.redisUrl),
+    },
+    {
       provide: ThreadMemoryWriter,
       inject: [
         APP_CONFIG,
+        GraphChangeWatch,
         MEMORY_REPOSITORY,
         ThreadService,
         GraphDataSourceFactory,
@@ -56,6 +64,7 @@ import { ThreadMemoryWriter } from './thread-memory.writer';
       ],
       useFactory: (
         config: AppConfig,
+        changes: GraphChangeWatch,
         repository: MemoryRepository,
         threads: ThreadService,
         graphs: GraphDataSourceFactory,
@@ -72,6 +81,7 @@ import { ThreadMemoryWriter } from './thread-memory.writer';
             embeddings,
             summarizer: new WorkspaceConversationSummarizer(providers ?? null, provider, config.locale),
             tokenTracker,
+            changes,
           },
           { level1EveryChars: config.memory.level1EveryChars, level2EveryChars: config.memory.level2EveryChars },
         ),
@@ -81,9 +91,10 @@ import { ThreadMemoryWriter } from './thread-memory.writer';
       inject: [APP_CONFIG, ThreadMemoryWriter],
       useFactory: (config: AppConfig, writer: ThreadMemoryWriter): MemoryUpdateQueue | null =>
         config.memory.enabled
-          ? new MemoryUpdateQueue((principal, threadId, signal) => writer.update(principal, threadId, signal), {
-              shutdownTimeoutMs: Math.floor(config.server.shutdownTimeoutMs / 2),
-            })
+          ? new MemoryUpdateQueue(
+              (principal, threadId, signal, recorded) => writer.update(principal, threadId, signal, recorded),
+              { shutdownTimeoutMs: Math.floor(config.server.shutdownTimeoutMs / 2) },
+            )
           : null,
     },
     {

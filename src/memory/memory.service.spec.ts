@@ -6,6 +6,7 @@ import { MemoryService } from './memory.service';
 import { MemoryUpdateQueue } from './memory-update.queue';
 import { MemoryStalenessListener } from './staleness/memory-staleness.listener';
 import { MemoryStalenessMarker } from './staleness/memory-staleness.marker';
+import { GraphChangeWatch } from './staleness/graph-change.watch';
 import { ThreadMemoryWriter } from './thread-memory.writer';
 
 const GRAPH = 'nba-workflow';
@@ -23,7 +24,7 @@ describe(MemoryService.name, () => {
     });
     return new MemoryService(bed.threads, repository, queue, writer);
   };
-  const writerWith = (repository: MemoryRepository) =>
+  const writerWith = (repository: MemoryRepository, changes?: GraphChangeWatch) =>
     new ThreadMemoryWriter(
       {
         repository,
@@ -32,6 +33,7 @@ describe(MemoryService.name, () => {
         embeddings: bed.embeddings,
         summarizer: { summarize: () => Promise.reject(new Error('no summary expected')) },
         tokenTracker: bed.tokenTracker,
+        ...(changes ? { changes } : {}),
       },
       { level1EveryChars: 1_000_000, level2EveryChars: 1_000_000 },
     );
@@ -89,6 +91,102 @@ describe(MemoryService.name, () => {
     expect(await writer.recordTurns(bed.principal, thread.threadId)).toHaveLength(1);
     const [record] = await bed.repository.list('default', thread.threadId);
     expect(record.stale).toBe(true);
+  });
+
+  it('hands the background update what the turn recording read and wrote: it embeds the new turn without reading it back', async () => {
+    queue = new MemoryUpdateQueue(
+      (principal, threadId, signal, recorded) => bed.writer.update(principal, threadId, signal, recorded),
+      { idleMs: 0, maxDeferMs: 0 },
+    );
+    const memory = new MemoryService(bed.threads, bed.repository, queue, bed.writer);
+    const thread = await bed.conversation([{ user: 'What does fetch-api do?', answer: 'It calls the NBA API.' }]);
+    const load = jest.spyOn(bed.threads, 'load');
+    const cursor = jest.spyOn(bed.repository, 'cursor');
+    memory.runStarted();
+    memory.runSettled(bed.principal, thread.threadId);
+    await memory.whenTurnsRecorded();
+    await queue.whenIdle();
+    expect(load).toHaveBeenCalledTimes(1); // the recording's; the update's came from it
+    expect(cursor).toHaveBeenCalledTimes(1);
+    const [record] = await bed.repository.list('default', thread.threadId);
+    expect(record).toMatchObject({ level: 0, embeddingModel: bed.embeddings?.modelName });
+    expect(record.embedding).toHaveLength(512);
+  });
+
+  describe('with the graphs’ changes watched (GraphChangeWatch)', () => {
+    /** How many times the graph's nodes are read by key (the fingerprints of a record's mentions). */
+    const countingNodeReads = () => {
+      const reads: string[][] = [];
+      const forWorkspace = bed.graphs.forWorkspace.bind(bed.graphs);
+      jest.spyOn(bed.graphs, 'forWorkspace').mockImplementation((workspace: string) => {
+        const source = forWorkspace(workspace);
+        const getNodesByKeys = source.getNodesByKeys.bind(source);
+        return Object.assign(Object.create(source) as typeof source, {
+          getNodesByKeys: (graphKey: string, keys: string[]) => {
+            reads.push(keys);
+            return getNodesByKeys(graphKey, keys);
+          },
+        });
+      });
+      return reads;
+    };
+
+    it('reads a turn’s nodes once when no change of the graph was heard while its record was written', async () => {
+      const watch = new GraphChangeWatch(bed.notifier, true);
+      const thread = await bed.conversation([{ user: 'What does fetch-api do?', answer: 'It calls the NBA API.' }]);
+      const reads = countingNodeReads();
+      expect(await writerWith(bed.repository, watch).recordTurns(bed.principal, thread.threadId)).toHaveLength(1);
+      expect(reads).toEqual([expect.arrayContaining(['fetch-api'])]);
+      const [record] = await bed.repository.list('default', thread.threadId);
+      expect(record.stale).toBe(false);
+      watch.onModuleDestroy();
+    });
+
+    it('still marks a record stale when its node changed between the read of its fingerprint and its write', async () => {
+      const watch = new GraphChangeWatch(bed.notifier, true);
+      const source = bed.graphs.forWorkspace('default');
+      let edited = false;
+      const writer = writerWith(
+        insertingAfter(async () => {
+          if (edited) return;
+          edited = true;
+          const fetchApi = (await source.getNodeByKey(GRAPH, 'fetch-api'))!;
+          await source.updateNode(GRAPH, { ...fetchApi, data: { changed: true } });
+          await listener.whenIdle();
+        }),
+        watch,
+      );
+      const thread = await bed.conversation([{ user: 'What does fetch-api do?', answer: 'It calls the NBA API.' }]);
+      expect(await writer.recordTurns(bed.principal, thread.threadId)).toHaveLength(1);
+      const [record] = await bed.repository.list('default', thread.threadId);
+      expect(record.stale).toBe(true);
+      watch.onModuleDestroy();
+    });
+
+    it('reads the nodes again after every write when other instances may change the graph (REDIS_URL)', async () => {
+      const watch = new GraphChangeWatch(bed.notifier, false);
+      const thread = await bed.conversation([{ user: 'What does fetch-api do?', answer: 'It calls the NBA API.' }]);
+      const reads = countingNodeReads();
+      await writerWith(bed.repository, watch).recordTurns(bed.principal, thread.threadId);
+      expect(reads).toHaveLength(2);
+      watch.onModuleDestroy();
+    });
+
+    it('counts stored changes and imports of each graph, remote ones too, never the live overlay’s', () => {
+      const watch = new GraphChangeWatch(bed.notifier, true);
+      const mark = watch.mark('default', GRAPH);
+      bed.notifier.notify({ kind: 'live', workspace: 'default', graphKey: GRAPH });
+      bed.notifier.notify({ kind: 'stored', workspace: 'default', graphKey: 'other-graph', nodeKeys: ['a'] });
+      expect(watch.changedSince('default', GRAPH, mark)).toBe(false);
+      bed.notifier.notify({ kind: 'stored', workspace: 'default', graphKey: GRAPH, nodeKeys: ['a'], remote: true });
+      expect(watch.changedSince('default', GRAPH, mark)).toBe(true);
+      const next = watch.mark('default', GRAPH);
+      bed.notifier.notify({ kind: 'imported', workspace: 'default', graphKey: GRAPH });
+      expect(watch.changedSince('default', GRAPH, next)).toBe(true);
+      watch.onModuleDestroy();
+      bed.notifier.notify({ kind: 'imported', workspace: 'default', graphKey: GRAPH });
+      expect(watch.mark('default', GRAPH)).toBe(next + 1);
+    });
   });
 
   it('deletes the memory first: after a failure in between the thread is still there, and a retry deletes both', async () => {

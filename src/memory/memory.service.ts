@@ -23,7 +23,7 @@ export class MemoryService {
     private readonly threads: ThreadService,
     private readonly repository: MemoryRepository,
     private readonly queue: MemoryUpdateQueue | null,
-    private readonly turns: Pick<ThreadMemoryWriter, 'recordTurns'> | null = null,
+    private readonly turns: Pick<ThreadMemoryWriter, 'recordTurnsFor'> | null = null,
   ) {}
 
   /** A run began: memory updates wait until no run is in progress. */
@@ -39,12 +39,13 @@ export class MemoryService {
   /**
    * A run is over (once per runStarted). When it held a thread (`threadId`), its rounds are committed:
    * its closed turns are recorded now, in the background (a failure leaves them to the update), and the
-   * rest of its memory is updated later.
+   * rest of its memory is updated later, from what the recording read and wrote.
    */
   runSettled(principal: Principal, threadId: string | null): void {
     if (threadId !== null && this.queue) {
-      if (this.turns) this.track(this.turns.recordTurns(principal, threadId), principal, threadId);
-      this.queue.enqueue(principal, threadId);
+      const recorded = this.turns?.recordTurnsFor(principal, threadId);
+      if (recorded) this.track(recorded, principal, threadId);
+      this.queue.enqueue(principal, threadId, recorded);
     }
     this.queue?.runSettled();
   }

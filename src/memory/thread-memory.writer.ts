@@ -7,7 +7,8 @@ import type { ThreadService } from '../threads/thread.service';
 import type { ThreadRecord } from '../threads/thread.types';
 import { formatLocalDate } from './local-date.format';
 import { summaryMemoryId } from './memory-id';
-import { MemoryRecord, NodeMention } from './memory-record';
+import type { GraphChangeWatch } from './staleness/graph-change.watch';
+import { MemoryCursor, MemoryRecord, NodeMention } from './memory-record';
 import type { MemoryRepository } from './memory.repository';
 import { nodeContentFingerprint } from './node-content.fingerprint';
 import { checkNodeMentions, keyCandidatesIn, stringsInJson } from './node-mention.checker';
@@ -31,6 +32,19 @@ export interface ThreadMemoryWriterDependencies {
   embeddings: EmbeddingProvider | null;
   summarizer: ConversationSummarizer;
   tokenTracker: TokenTracker;
+  /** Whether a graph changed while a record was written; absent: every record's nodes are read again. */
+  changes?: GraphChangeWatch;
+}
+
+/**
+ * What recordTurns read and wrote, handed to the thread's next update (MemoryUpdateQueue) so that it does not
+ * read them back: the thread, its closed turns, its memory cursor, and the turn records written.
+ */
+export interface RecordedTurns {
+  thread: ThreadRecord;
+  turns: readonly MeasuredTurn[];
+  cursor: MemoryCursor;
+  written: MemoryRecord[];
 }
 
 /** What one update wrote. */
@@ -60,7 +74,8 @@ export interface MemoryUpdateReport {
  *
  * Staleness: a record's mentions are checked against the graph again right after it is stored (a node
  * changed between the read and the write would otherwise never be seen: the change's own check ran
- * before the record existed); a summary is stale when one of its sources is, and a mention it shares
+ * before the record existed); a turn's only when the graph may have changed since its nodes were read
+ * (GraphChangeWatch). A summary is stale when one of its sources is, and a mention it shares
  * with its sources keeps the sources' fingerprint (the content the conversation was about). A thread
  * deleted meanwhile stops the update (the repository refuses its records).
  */
@@ -74,11 +89,21 @@ export class ThreadMemoryWriter {
     this.clock = options.clock ?? Date.now;
   }
 
-  /** Updates the principal's thread; a thread that no longer exists (or whose memory was deleted) has nothing to update. */
-  async update(principal: Principal, threadId: string, signal?: AbortSignal): Promise<MemoryUpdateReport> {
+  /**
+   * Updates the principal's thread; a thread that no longer exists (or whose memory was deleted) has nothing to
+   * update. `recorded`: what recordTurns read and wrote right before (the thread's state as of then, its new turn
+   * records to embed), instead of reading it all back; when it failed or found nothing, the update reads.
+   */
+  async update(
+    principal: Principal,
+    threadId: string,
+    signal?: AbortSignal,
+    recorded?: Promise<RecordedTurns | null>,
+  ): Promise<MemoryUpdateReport> {
     const report: MemoryUpdateReport = { turns: 0, summaries: { 1: 0, 2: 0 }, embedded: 0, summaryCalls: 0 };
     try {
-      await this.updateThread(principal, threadId, report, signal);
+      const handed = recorded ? await recorded.catch(() => null) : null;
+      await this.updateThread(principal, threadId, report, signal, handed);
     } catch (error) {
       if (error instanceof AppError && error.code === 'not_found') return report;
       throw error;
@@ -92,13 +117,18 @@ export class ThreadMemoryWriter {
    * them. Returns the records written; a thread that no longer exists has none.
    */
   async recordTurns(principal: Principal, threadId: string): Promise<MemoryRecord[]> {
+    return (await this.recordTurnsFor(principal, threadId))?.written ?? [];
+  }
+
+  /** recordTurns, answering what it read too (for the thread's next update); null when the thread no longer exists. */
+  async recordTurnsFor(principal: Principal, threadId: string): Promise<RecordedTurns | null> {
     try {
       const thread = await this.deps.threads.load(principal, threadId);
       const turns = measureClosedTurns(threadId, splitConversationTurns(thread.messages));
       const cursor = await this.deps.repository.cursor(thread.workspace, threadId);
-      return await this.writeTurns(thread, turns, cursor.level1End);
+      return { thread, turns, cursor, written: await this.writeTurns(thread, turns, cursor.level1End) };
     } catch (error) {
-      if (error instanceof AppError && error.code === 'not_found') return [];
+      if (error instanceof AppError && error.code === 'not_found') return null;
       throw error;
     }
   }
@@ -108,12 +138,21 @@ export class ThreadMemoryWriter {
     threadId: string,
     report: MemoryUpdateReport,
     signal: AbortSignal | undefined,
+    recorded: RecordedTurns | null,
   ): Promise<void> {
-    const thread = await this.deps.threads.load(principal, threadId);
-    const turns = measureClosedTurns(threadId, splitConversationTurns(thread.messages));
-    const cursor = await this.deps.repository.cursor(thread.workspace, threadId);
-    const written = await this.writeTurns(thread, turns, cursor.level1End, signal);
-    report.turns = written.length;
+    let thread: ThreadRecord;
+    let turns: readonly MeasuredTurn[];
+    let cursor: MemoryCursor;
+    let written: MemoryRecord[];
+    if (recorded) {
+      ({ thread, turns, cursor, written } = recorded);
+    } else {
+      thread = await this.deps.threads.load(principal, threadId);
+      turns = measureClosedTurns(threadId, splitConversationTurns(thread.messages));
+      cursor = await this.deps.repository.cursor(thread.workspace, threadId);
+      written = await this.writeTurns(thread, turns, cursor.level1End, signal);
+      report.turns = written.length;
+    }
     // The new turns are recallable at once, before the summaries' slower calls.
     await this.embed(thread, written, report, signal);
 
@@ -172,17 +211,29 @@ export class ThreadMemoryWriter {
     for (const turn of recent) {
       if (storedIds.has(turn.memoryId)) continue;
       signal?.throwIfAborted();
+      const mark = this.changesMark(thread);
       const record = await this.turnRecord(thread, turn);
       if (!(await this.deps.repository.insert(record))) continue;
       written.push(record);
-      await this.checkMentionsAgain(thread, record);
+      await this.checkMentionsAgain(thread, record, mark);
     }
     return written;
   }
 
-  /** A node changed between the read of its fingerprint and the record's write: its own check missed the record. */
-  private async checkMentionsAgain(thread: ThreadRecord, record: MemoryRecord): Promise<void> {
+  /** The graph's change count before a record's nodes are read (GraphChangeWatch); null: no watch. */
+  private changesMark(thread: ThreadRecord): number | null {
+    return this.deps.changes?.mark(thread.workspace, thread.graphKey) ?? null;
+  }
+
+  /**
+   * A node changed between the read of its fingerprint and the record's write: its own check missed the record.
+   * Skipped when the graph's change count did not move since `mark` (any change is then checked after the write);
+   * `mark` null: never skipped.
+   */
+  private async checkMentionsAgain(thread: ThreadRecord, record: MemoryRecord, mark: number | null): Promise<void> {
     if (record.mentions.length === 0) return;
+    const { changes } = this.deps;
+    if (changes && mark !== null && !changes.changedSince(thread.workspace, thread.graphKey, mark)) return;
     const nodes = await this.deps.graphs
       .forWorkspace(thread.workspace)
       .getNodesByKeys(thread.graphKey, [...new Set(record.mentions.map((mention) => mention.key))]);
@@ -264,7 +315,8 @@ export class ThreadMemoryWriter {
     });
     if (!(await this.deps.repository.insert(record))) return;
     report.summaries[level] += 1;
-    await this.checkMentionsAgain(thread, record);
+    // Always: its inherited fingerprints are as old as its sources.
+    await this.checkMentionsAgain(thread, record, null);
     // A source marked stale after it was read above: its mark did not reach this summary, not stored yet.
     if (!record.stale) {
       const now = await this.deps.repository.list(thread.workspace, thread.threadId, {

@@ -56,6 +56,50 @@ describe(ThreadRunLease.name, () => {
     expect(await lease.renew()).toBe(false);
     expect(await repository.acquireLease('ai_t', 'run-b', 1_000, Date.now())).toBe(true);
   });
+  it('ends with a write that releases it in the store: a renewal already on its way then is not taken for a loss', async () => {
+    const { repository } = fixture.instance();
+    const ended = jest.fn();
+    await repository.acquireLease('ai_t', 'run-a', 1_000, Date.now());
+    const lease = new ThreadRunLease(repository, 'ai_t', 'run-a', 1_000, ended);
+    let renewed: (held: boolean) => void = () => undefined;
+    const renew = jest
+      .spyOn(repository, 'renewLease')
+      .mockImplementationOnce(() => new Promise<boolean>((resolve) => (renewed = resolve)));
+    const renewing = lease.renew();
+    const holders: string[] = [];
+    expect(
+      await lease.endWith(async (holder) => {
+        holders.push(holder);
+        await repository.releaseLease('ai_t', holder);
+        return 'written';
+      }),
+    ).toBe('written');
+    renewed(false); // the renewal reached the store after the release
+    expect(await renewing).toBe(false);
+    expect(lease.lost).toBe(false);
+    expect(holders).toEqual(['run-a']);
+    expect(ended).toHaveBeenCalledTimes(1);
+    expect(await lease.release()).toBe(true); // released already: nothing more to do
+    await expect(lease.endWith(async () => 'again')).rejects.toMatchObject({ code: 'internal' });
+    expect(ended).toHaveBeenCalledTimes(1);
+    renew.mockRestore();
+  });
+
+  it('is still held (and renewed) when the write meant to end it fails', async () => {
+    const { repository } = fixture.instance();
+    const ended = jest.fn();
+    await repository.acquireLease('ai_t', 'run-a', 1_000, Date.now());
+    const lease = new ThreadRunLease(repository, 'ai_t', 'run-a', 1_000, ended);
+    lease.start();
+    await expect(lease.endWith(() => Promise.reject(new Error('database is locked')))).rejects.toThrow('locked');
+    expect(ended).not.toHaveBeenCalled();
+    expect(await lease.renew()).toBe(true);
+    expect(await repository.acquireLease('ai_t', 'run-b', 1_000, Date.now())).toBe(false);
+    await lease.release();
+    expect(ended).toHaveBeenCalledTimes(1);
+    expect(await repository.acquireLease('ai_t', 'run-b', 1_000, Date.now())).toBe(true);
+  });
+
   it('records the run’s usage with its release and says whether it did: not twice, not when the write fails', async () => {
     const { repository } = fixture.instance();
     const usage = {

@@ -16,6 +16,8 @@ export class ThreadRunLease {
   private readonly controller = new AbortController();
   private timer: NodeJS.Timeout | null = null;
   private released = false;
+  /** Moves when a write ending the hold starts (endWith): a renewal begun before it cannot take its end for a loss. */
+  private endings = 0;
   private lastRenewedAt: number;
 
   constructor(
@@ -48,11 +50,14 @@ export class ThreadRunLease {
   async renew(): Promise<boolean> {
     if (this.released || this.lost) return false;
     const now = this.clock();
+    const endings = this.endings;
     try {
       if (await this.repository.renewLease(this.threadId, this.holder, this.ttlMs, now)) {
         this.lastRenewedAt = now;
         return true;
       }
+      // The run's last round released the lease while this renewal was on its way: nothing was lost.
+      if (this.released || endings !== this.endings) return false;
       this.lose('taken_over');
     } catch (error) {
       // A store hiccup: keep trying on the next tick until the lease would have expired anyway.
@@ -79,6 +84,27 @@ export class ThreadRunLease {
     } catch (error) {
       logger.warn('thread_lease_release_failed', { threadId: this.threadId, error: (error as Error).message });
       return usage === undefined;
+    }
+  }
+
+  /**
+   * Ends the hold with `write`, a store write that releases the lease itself (a run's last round committed with
+   * its end: ThreadService.commitRound). Renewal stops while it runs; once it succeeds the lease is released as
+   * release() leaves it; when it throws, the lease is held as before (renewed again) and the error rethrown.
+   */
+  async endWith<T>(write: (holder: string) => Promise<T>): Promise<T> {
+    if (this.released)
+      throw new AppError('internal', 'The run lease was released already', { threadId: this.threadId });
+    this.stopTimer();
+    this.endings += 1;
+    try {
+      const result = await write(this.holder);
+      this.released = true;
+      this.onEnd(this);
+      return result;
+    } catch (error) {
+      if (!this.released && !this.lost) this.start();
+      throw error;
     }
   }
 

@@ -47,11 +47,19 @@ export function withFirstRound(
   };
 }
 
-/** A run's usage, recorded as its lease is released (ThreadRepository.releaseLease). */
+/** A run's usage, recorded as its lease is released (ThreadRepository.releaseLease, ThreadRepository.commit). */
 export interface RunUsageRecord {
   workspace: string;
   usage: UsageTotals;
   now: number;
+}
+
+/** The end of a run written with its last round (ThreadRepository.commit): its lease released, its usage recorded. */
+export interface RunEndRecord {
+  /** The lease's holder: the lease is released only while it holds it. */
+  holder: string;
+  /** Absent: the run made no upstream call. */
+  usage?: RunUsageRecord;
 }
 
 export interface IdempotencyScope {
@@ -99,8 +107,13 @@ export interface ThreadRepository {
   /**
    * Appends atomically. Throws ThreadRevisionConflictError when the stored revision is not
    * `expectedRevision` (and the operation was not already applied).
+   *
+   * With `end` (the run's last round), the same write also releases the run's lease and records its usage, as
+   * releaseLease does: one transaction on the embedded store, one AQL query on ArangoDB, so a refused round
+   * releases nothing. A replay (the operation applied already, by this same call's earlier attempt) still releases
+   * the lease but adds no usage: the write that applied the round recorded it.
    */
-  commit(threadId: string, commit: ThreadCommit): Promise<ThreadCommitResult>;
+  commit(threadId: string, commit: ThreadCommit, end?: RunEndRecord): Promise<ThreadCommitResult>;
 
   /** Run lease: one run per thread at a time, across processes. True when `holder` now holds it. */
   acquireLease(threadId: string, holder: string, ttlMs: number, now: number): Promise<boolean>;

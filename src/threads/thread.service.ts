@@ -15,7 +15,13 @@ import { ThreadRecordCache } from './thread-record.cache';
 import { THREAD_REPOSITORY } from './thread-repository.token';
 import { ThreadRevisionConflictError } from './thread-revision-conflict.error';
 import { ThreadRunLease } from './thread-run.lease';
-import type { IdempotencyReservation, IdempotencyScope, NewThread, ThreadRepository } from './thread.repository';
+import type {
+  IdempotencyReservation,
+  IdempotencyScope,
+  NewThread,
+  RunEndRecord,
+  ThreadRepository,
+} from './thread.repository';
 import type {
   PendingInterrupt,
   PendingThread,
@@ -187,20 +193,28 @@ export class ThreadService implements BeforeApplicationShutdown {
     return (await this.commitRound(thread, round)).record;
   }
 
-  /** commit(), also saying whether it wrote (false: a replay of an operation already applied). */
-  async commitRound(thread: ThreadRecord, round: ThreadRoundCommit): Promise<ThreadCommitReceipt> {
+  /**
+   * commit(), also saying whether it wrote (false: a replay of an operation already applied). With `end` (a run's
+   * last round, written under ThreadRunLease.endWith), the same write releases the run's lease and records its usage
+   * (ThreadRepository.commit): nothing of it when the round is refused.
+   */
+  async commitRound(thread: ThreadRecord, round: ThreadRoundCommit, end?: RunEndRecord): Promise<ThreadCommitReceipt> {
     const kept = round.discardFrom === undefined ? thread.messages : messagesBefore(thread, round.discardFrom);
     const append = this.validated(thread.threadId, kept, round.append);
     let result;
     try {
-      result = await this.repository.commit(thread.threadId, {
-        operationId: round.operationId ?? randomUUID(),
-        expectedRevision: thread.revision,
-        ...(round.discardFrom === undefined ? {} : { discardFrom: round.discardFrom }),
-        append,
-        pendingInterrupt: round.pendingInterrupt,
-        title: round.title,
-      });
+      result = await this.repository.commit(
+        thread.threadId,
+        {
+          operationId: round.operationId ?? randomUUID(),
+          expectedRevision: thread.revision,
+          ...(round.discardFrom === undefined ? {} : { discardFrom: round.discardFrom }),
+          append,
+          pendingInterrupt: round.pendingInterrupt,
+          title: round.title,
+        },
+        end,
+      );
     } catch (error) {
       this.cache.delete(thread.threadId);
       if (error instanceof ThreadRevisionConflictError) {

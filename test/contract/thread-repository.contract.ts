@@ -527,6 +527,82 @@ export function describeThreadRepositoryContract(name: string, create: () => Pro
         expect(await repository.getWorkspaceUsage(workspace)).toMatchObject({ promptTokens: 11, llmCalls: 2 });
       });
 
+      it('ends a run with its last round: the round, its usage and the release of its lease in one write', async () => {
+        const thread = await repository.create(newThread());
+        expect(await repository.acquireLease(thread.threadId, 'run-a', 60_000, now)).toBe(true);
+        const last = {
+          operationId: randomUUID(),
+          expectedRevision: 0,
+          append: [userMessage('Q'), assistantMessage('A')],
+        };
+        const end = { holder: 'run-a', usage: { workspace, usage: usage(10, 0.25), now: now + 1 } };
+        expect(await repository.commit(thread.threadId, last, end)).toMatchObject({ applied: true, revision: 1 });
+        const stored = await repository.get(thread.threadId);
+        expect(stored?.messages.map((message) => message.content)).toEqual(['Q', 'A']);
+        expect(stored?.revision).toBe(1);
+        expect(stored?.usage).toEqual(usage(10, 0.25));
+        expect(await repository.getWorkspaceUsage(workspace)).toEqual(usage(10, 0.25));
+        expect(await repository.acquireLease(thread.threadId, 'run-b', 60_000, now + 2)).toBe(true);
+      });
+
+      it('ends a run without usage (no upstream call) with its last round: the lease released, no usage added', async () => {
+        const thread = await repository.create(newThread());
+        expect(await repository.acquireLease(thread.threadId, 'run-a', 60_000, now)).toBe(true);
+        const last = { operationId: randomUUID(), expectedRevision: 0, append: [userMessage('Q')] };
+        expect(await repository.commit(thread.threadId, last, { holder: 'run-a' })).toMatchObject({ applied: true });
+        expect((await repository.getHead(thread.threadId))?.usage).toMatchObject({ totalTokens: 0, llmCalls: 0 });
+        expect(await repository.acquireLease(thread.threadId, 'run-b', 60_000, now + 1)).toBe(true);
+      });
+
+      it('writes nothing of a refused last round: the lease stays held, no usage is added', async () => {
+        const thread = await repository.create(newThread());
+        expect(await repository.acquireLease(thread.threadId, 'run-a', 60_000, now)).toBe(true);
+        await repository.commit(thread.threadId, {
+          operationId: randomUUID(),
+          expectedRevision: 0,
+          append: [userMessage('Q')],
+        });
+        const stale = repository.commit(
+          thread.threadId,
+          { operationId: randomUUID(), expectedRevision: 0, append: [assistantMessage('A')] },
+          { holder: 'run-a', usage: { workspace, usage: usage(10), now: now + 1 } },
+        );
+        await expect(stale).rejects.toBeInstanceOf(ThreadRevisionConflictError);
+        expect((await repository.get(thread.threadId))?.messages).toHaveLength(1);
+        expect((await repository.getHead(thread.threadId))?.usage).toMatchObject({ totalTokens: 0, llmCalls: 0 });
+        expect(await repository.getWorkspaceUsage(workspace)).toMatchObject({ totalTokens: 0, llmCalls: 0 });
+        expect(await repository.acquireLease(thread.threadId, 'run-b', 60_000, now + 2)).toBe(false);
+      });
+
+      it('releases the lease on a replayed last round without adding its usage twice', async () => {
+        const thread = await repository.create(newThread());
+        expect(await repository.acquireLease(thread.threadId, 'run-a', 60_000, now)).toBe(true);
+        const last = {
+          operationId: randomUUID(),
+          expectedRevision: 0,
+          append: [userMessage('Q'), assistantMessage('A')],
+        };
+        const end = { holder: 'run-a', usage: { workspace, usage: usage(10, 0.25), now: now + 1 } };
+        await repository.commit(thread.threadId, last, end);
+        // The same holder holds the lease again when the replay comes (an attempt whose answer was lost).
+        expect(await repository.acquireLease(thread.threadId, 'run-a', 60_000, now + 2)).toBe(true);
+        expect(await repository.commit(thread.threadId, last, end)).toMatchObject({ applied: false, revision: 1 });
+        expect((await repository.get(thread.threadId))?.messages).toHaveLength(2);
+        expect((await repository.getHead(thread.threadId))?.usage).toEqual(usage(10, 0.25));
+        expect(await repository.getWorkspaceUsage(workspace)).toEqual(usage(10, 0.25));
+        expect(await repository.acquireLease(thread.threadId, 'run-b', 60_000, now + 3)).toBe(true);
+      });
+
+      it('never releases another holder’s lease with a last round, and still records the run’s usage', async () => {
+        const thread = await repository.create(newThread());
+        expect(await repository.acquireLease(thread.threadId, 'run-a', 1_000, now)).toBe(true);
+        expect(await repository.acquireLease(thread.threadId, 'run-b', 60_000, now + 1_000)).toBe(true); // run-a's expired
+        const last = { operationId: randomUUID(), expectedRevision: 0, append: [userMessage('Q')] };
+        await repository.commit(thread.threadId, last, { holder: 'run-a', usage: { workspace, usage: usage(1), now } });
+        expect(await repository.acquireLease(thread.threadId, 'run-c', 60_000, now + 1_001)).toBe(false);
+        expect((await repository.getHead(thread.threadId))?.usage).toMatchObject({ promptTokens: 1, llmCalls: 1 });
+      });
+
       it('lets the same holder acquire again (a retried acquire)', async () => {
         const threadId = generateThreadId();
         expect(await repository.acquireLease(threadId, 'run-a', 60_000, now)).toBe(true);

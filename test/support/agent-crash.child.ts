@@ -23,9 +23,9 @@ function dyingOnRoundCommit(repository: ThreadRepository): ThreadRepository {
       const value = Reflect.get(target, property, receiver) as unknown;
       if (property !== 'commit' || typeof value !== 'function')
         return typeof value === 'function' ? value.bind(target) : value;
-      return (threadId: string, commit: { operationId: string }) => {
+      return (...[threadId, commit, end]: Parameters<ThreadRepository['commit']>) => {
         if (/:\d+$/.test(commit.operationId)) process.kill(process.pid, 'SIGKILL');
-        return (value as ThreadRepository['commit']).call(target, threadId, commit as never);
+        return (value as ThreadRepository['commit']).call(target, threadId, commit, end);
       };
     },
   });

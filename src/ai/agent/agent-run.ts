@@ -27,6 +27,8 @@ export interface AgentCommit {
   pendingInterrupt?: PendingInterrupt | null;
   /** Thread events stored after the messages: the ACTIONS_EXECUTED of what this commit's round applied. */
   events?: ThreadEvent[];
+  /** The run's last write (its answer, or the interrupt it stops on): the run may end in the same write. */
+  last?: true;
 }
 
 /** A commit as the loop hands it over: with the operation id it must be written under (idempotency). */

@@ -180,6 +180,7 @@ describe(AgentLoop.name, () => {
       {
         messages: [{ role: 'assistant', content: 'It fetches the NBA players.', threadId: 'ai_test' }],
         operationId: 'run1:0',
+        last: true, // the answer: the run may end with it
       },
     ]);
     expect(request.usage.report()).toMatchObject({
@@ -240,6 +241,7 @@ describe(AgentLoop.name, () => {
     expect(events.indexOf('tool_start:call_a:read_node_detail')).toBeLessThan(events.indexOf('tool_result:call_a'));
     expect(commits).toHaveLength(2);
     expect(commits[0].messages[0]).toMatchObject({ role: 'assistant', tool_calls: [{ id: 'call_a' }] });
+    expect(commits.map((commit) => commit.last)).toEqual([undefined, true]); // the tool round is not the last
     const second = server.requests[1].body.messages;
     const toolMessage = second.find((message: { role: string }) => message.role === 'tool');
     expect(toolMessage.tool_call_id).toBe('call_a');
@@ -275,6 +277,7 @@ describe(AgentLoop.name, () => {
       toolName: 'propose_delete_node',
       interrupt: { toolCallId: 'call_2' },
     });
+    expect(commits[0].last).toBe(true); // the run stops on it
     expect(server.requests).toHaveLength(1);
   });
 

@@ -194,7 +194,12 @@ export class AgentLoop {
         ...batch.results,
       ];
       state.toolResults += request.continuation.results.filter((result) => result.success).length;
-      await this.commit(state, { messages: appended, pendingInterrupt: batch.pending });
+      const last = batch.pending !== null || request.continuation.final === true;
+      await this.commit(state, {
+        messages: appended,
+        pendingInterrupt: batch.pending,
+        ...(last ? { last: true as const } : {}),
+      });
       if (batch.pending) return this.interrupted(state, batch.pending);
       if (request.continuation.final) return this.finished(state, 'answer');
     }
@@ -227,6 +232,7 @@ export class AgentLoop {
         }
         const receipt = await this.commit(state, {
           messages: [state.conversation.own({ role: 'assistant', content: call.text })],
+          last: true,
         });
         this.traceRound(state, round, operationId, receipt, 0);
         const reason =
@@ -251,7 +257,7 @@ export class AgentLoop {
       const appended: LlmMessage[] = [assistant, ...batch.results];
       const receipt = await this.commit(
         state,
-        batch.pending ? { messages: appended, pendingInterrupt: batch.pending } : { messages: appended },
+        batch.pending ? { messages: appended, pendingInterrupt: batch.pending, last: true } : { messages: appended },
       );
       this.traceRound(state, round, operationId, receipt, call.toolCalls.length);
       if (batch.pending) return this.interrupted(state, batch.pending);

@@ -20,12 +20,12 @@ function conflicting(times: number, options: { leaseTaken?: boolean } = {}) {
   const attempts: number[] = [];
   const wrap = (repository: ThreadRepository): ThreadRepository =>
     Object.assign(Object.create(repository) as ThreadRepository, {
-      commit: async (threadId: string, commit: Parameters<ThreadRepository['commit']>[1]) => {
+      commit: async (...[threadId, commit, end]: Parameters<ThreadRepository['commit']>) => {
         if (commit.append.some((message) => message.role === 'assistant') && attempts.length < times) {
           attempts.push(commit.expectedRevision);
           throw new ThreadRevisionConflictError(threadId, commit.expectedRevision, commit.expectedRevision + 1);
         }
-        return repository.commit(threadId, commit);
+        return repository.commit(threadId, commit, end);
       },
       renewLease: async (...args: Parameters<ThreadRepository['renewLease']>) =>
         options.leaseTaken ? false : repository.renewLease(...args),

@@ -4,6 +4,7 @@ import { AppError } from '../../errors/app-error';
 import { Logger } from '../../observability/logger';
 import { DEFAULT_RETRY_BACKOFF, RetryBackoffOptions, retryDelayMs } from '../../providers/retry-backoff';
 import { isRevisionConflict } from '../../threads/thread-revision-conflict.error';
+import type { RunEndRecord } from '../../threads/thread.repository';
 import { ThreadRoundCommit, ThreadService } from '../../threads/thread.service';
 import type { ThreadRecord } from '../../threads/thread.types';
 
@@ -58,12 +59,18 @@ export class RoundCommitReplayer {
     } = {},
   ) {}
 
-  async commit(thread: ThreadRecord, round: ThreadRoundCommit, hold: CommitHold): Promise<RoundCommitReceipt> {
+  /** `end`: the run's last round, which ends it in the same write (ThreadService.commitRound), replays included. */
+  async commit(
+    thread: ThreadRecord,
+    round: ThreadRoundCommit,
+    hold: CommitHold,
+    end?: RunEndRecord,
+  ): Promise<RoundCommitReceipt> {
     const maxReplays = this.options.maxReplays ?? MAX_COMMIT_REPLAYS;
     let current = thread;
     for (let replays = 0; ; replays += 1) {
       try {
-        const { record, applied } = await this.threads.commitRound(current, round);
+        const { record, applied } = await this.threads.commitRound(current, round, end);
         if (replays > 0) {
           logger.info('thread_commit_replayed_after_conflict', {
             threadId: thread.threadId,

@@ -8,7 +8,8 @@ import type { ThreadRun } from './thread-runner';
 
 /**
  * Where the loop's commits of one run go: through the run's commit path (ThreadRun.commit: a
- * revision conflict replayed, a lost lease fatal), each on the thread as the previous one left it. A new pending
+ * revision conflict replayed, a lost lease fatal), each on the thread as the previous one left it; the run's last
+ * one ends the run in the same write. A new pending
  * interrupt keeps what its resume goes on with: the run's authority (levels and the user's yeses), who it acts as, and
  * a batch proposal's items.
  */
@@ -31,11 +32,15 @@ export class ThreadRoundWriter implements RoundCommits {
     const pendingInterrupt = pending
       ? { ...pending, policy: authority.snapshot(), acting, ...(items ? { items } : {}) }
       : pending;
-    const receipt = await this.run.commit(this.current, {
-      operationId: commit.operationId,
-      append: toThreadMessages(commit),
-      ...(pendingInterrupt !== undefined ? { pendingInterrupt } : {}),
-    });
+    const receipt = await this.run.commit(
+      this.current,
+      {
+        operationId: commit.operationId,
+        append: toThreadMessages(commit),
+        ...(pendingInterrupt !== undefined ? { pendingInterrupt } : {}),
+      },
+      { last: commit.last === true },
+    );
     this.current = receipt.record;
     return { applied: receipt.applied, replays: receipt.replays };
   }

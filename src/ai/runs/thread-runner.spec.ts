@@ -161,6 +161,62 @@ describe(ThreadRunner.name, () => {
     release.mockRestore();
   });
 
+  it('ends the run with its last round: one write commits it, records the usage and releases the lease', async () => {
+    const release = jest.spyOn(instance.repository, 'releaseLease');
+    const commit = jest.spyOn(instance.repository, 'commit');
+    const sink = new RecordingSink();
+    await drive(
+      runner,
+      'chat',
+      request(sink),
+      async () => ({ thread }),
+      async ({ thread: started }, run) => {
+        run.usage.add({ promptTokens: 10, completionTokens: 2, cachedTokens: 0, totalTokens: 12 }, 0.001);
+        const question = { id: 'msg_q', role: 'user' as const, content: 'Q', createdTime: 1 };
+        const { record } = await run.commit(started, { operationId: 'run-1:0', append: [question] });
+        await expect(instance.service.acquireRun(started.threadId)).rejects.toMatchObject({ code: 'thread_busy' });
+        const reply = { id: 'msg_a', role: 'assistant' as const, content: 'A', createdTime: 2 };
+        await run.commit(record, { operationId: 'run-1:1', append: [reply] }, { last: true });
+        // Free at once: the next run of the thread does not wait for this one's answer to go out.
+        await (await instance.service.acquireRun(started.threadId)).release();
+        return answer(started.threadId);
+      },
+    );
+    expect(commit).toHaveBeenCalledTimes(2);
+    expect(commit.mock.calls[0][2]).toBeUndefined();
+    expect(commit.mock.calls[1][2]).toEqual({
+      holder: expect.any(String),
+      usage: expect.objectContaining({ workspace: 'default', usage: expect.objectContaining({ promptTokens: 10 }) }),
+    });
+    const runHolder = (commit.mock.calls[1][2] as { holder: string }).holder;
+    expect(release.mock.calls.filter(([, holder]) => holder === runHolder)).toEqual([]); // no write of its own
+    expect(sink.events.map((event) => event.type)).toEqual(['complete']);
+    const stored = await instance.service.load(alice, thread.threadId);
+    expect(stored.messages.map((message) => message.content)).toEqual(['Q', 'A']);
+    expect(stored.usage).toMatchObject({ promptTokens: 10, completionTokens: 2, llmCalls: 1 });
+    expect(await instance.service.getWorkspaceUsage('default')).toMatchObject({ promptTokens: 10, llmCalls: 1 });
+  });
+
+  it('keeps the lease, and ends the run on its own, when the last round’s write fails', async () => {
+    const commit = jest.spyOn(instance.repository, 'commit').mockRejectedValueOnce(new Error('disk I/O error'));
+    const failing = drive(
+      runner,
+      'chat',
+      request(),
+      async () => ({ thread }),
+      async ({ thread: started }, run) => {
+        run.usage.add({ promptTokens: 4, completionTokens: 1, cachedTokens: 0, totalTokens: 5 }, 0);
+        const reply = { id: 'msg_a', role: 'assistant' as const, content: 'A', createdTime: 2 };
+        await run.commit(started, { operationId: 'run-1:0', append: [reply] }, { last: true });
+        return answer(started.threadId);
+      },
+    );
+    await expect(failing).rejects.toThrow('disk I/O error');
+    expect(commit).toHaveBeenCalledTimes(1);
+    expect((await instance.service.load(alice, thread.threadId)).usage).toMatchObject({ promptTokens: 4, llmCalls: 1 });
+    await (await instance.service.acquireRun(thread.threadId)).release();
+  });
+
   it('refuses a thread another run holds (thread_busy) without running the body, and frees its setup slot', async () => {
     const held = await instance.service.acquireRun(thread.threadId);
     const body = jest.fn();

@@ -7,7 +7,7 @@ import { Logger } from '../../observability/logger';
 import { GenAiTracer } from '../../observability/tracing/gen-ai.tracer';
 import { ThreadRunLease } from '../../threads/thread-run.lease';
 import { ThreadRoundCommit, ThreadService } from '../../threads/thread.service';
-import { ThreadRecord, UsageTotals } from '../../threads/thread.types';
+import { EMPTY_USAGE, ThreadRecord, UsageTotals } from '../../threads/thread.types';
 import { AgentEventSink } from '../agent/agent-event.sink';
 import { AgentResult } from '../agent/agent-result';
 import { AgentRunStats, StreamPacer } from '../agent/agent-run';
@@ -52,9 +52,10 @@ export interface ThreadRun {
   streamPacer(): StreamPacer;
   /**
    * Commits a round of the run: a revision conflict is re-read and replayed (RoundCommitReplayer), a lease held
-   * elsewhere is thread_busy at once.
+   * elsewhere is thread_busy at once. `last`: nothing of the run is written after this round, so the same write
+   * releases the thread's lease and records the run's usage (the run's end costs no write of its own).
    */
-  commit(thread: ThreadRecord, round: ThreadRoundCommit): Promise<RoundCommitReceipt>;
+  commit(thread: ThreadRecord, round: ThreadRoundCommit, options?: { last?: boolean }): Promise<RoundCommitReceipt>;
 }
 
 /** What a run's body ends with: the answer, and how the run went (its log line, the metrics). */
@@ -187,6 +188,8 @@ export class RunSession implements ThreadRun {
   private thread: ThreadRecord | null = null;
   private lease: ThreadRunLease | null = null;
   private runSignal: AbortSignal | null = null;
+  /** The usage recorded by the write of the run's last round, which released its lease (undefined: not yet). */
+  private usageAtEnd: UsageTotals | null | undefined = undefined;
   private ranLoop = false;
   private ended = false;
 
@@ -229,13 +232,27 @@ export class RunSession implements ThreadRun {
     return this.services.streamPacer(this.signal);
   }
 
-  commit(thread: ThreadRecord, round: ThreadRoundCommit): Promise<RoundCommitReceipt> {
+  commit(
+    thread: ThreadRecord,
+    round: ThreadRoundCommit,
+    options: { last?: boolean } = {},
+  ): Promise<RoundCommitReceipt> {
     const lease = this.leaseOrThrow();
-    const write = () =>
-      this.services.commits.commit(thread, round, {
-        principal: this.request.principal,
-        confirmLease: () => lease.renew(),
-      });
+    const { principal } = this.request;
+    const hold = { principal, confirmLease: () => lease.renew() };
+    const write = options.last
+      ? () =>
+          lease.endWith(async (holder) => {
+            const usage = this.usage.isEmpty ? null : this.usage.totals();
+            const end = {
+              holder,
+              ...(usage ? { usage: { workspace: principal.workspace, usage, now: Date.now() } } : {}),
+            };
+            const receipt = await this.services.commits.commit(thread, round, hold, end);
+            this.usageAtEnd = usage;
+            return receipt;
+          })
+      : () => this.services.commits.commit(thread, round, hold);
     const { tracer } = this.services;
     if (!tracer.enabled) return write();
     return tracer.step(
@@ -333,26 +350,37 @@ export class RunSession implements ThreadRun {
 
   /**
    * The setup slot freed, the run's usage recorded and its lease released, in one write (ThreadRunLease.release);
-   * when that write fails, the usage is recorded on its own (the lease then expires).
+   * when that write fails, the usage is recorded on its own (the lease then expires). A run whose last round did
+   * both already (commit with `last`) records only usage that came after it, if any.
    */
   private async release(): Promise<void> {
     this.setup.release();
     const lease = this.leaseOrThrow();
     const { principal } = this.request;
+    if (this.usageAtEnd !== undefined) {
+      const late = usageSince(this.usage.totals(), this.usageAtEnd);
+      if (late) await this.recordUsage(late);
+      return;
+    }
     if (this.usage.isEmpty) {
       await lease.release();
       return;
     }
-    if (!(await lease.release({ workspace: principal.workspace, usage: this.usage.totals(), now: Date.now() }))) {
-      try {
-        await this.services.threads.addUsage(principal.workspace, this.leasedThread().threadId, this.usage.totals());
-      } catch (error) {
-        this.services.logger.error('usage_record_failed', {
-          threadId: this.leasedThread().threadId,
-          workspace: principal.workspace,
-          error: describe(error),
-        });
-      }
+    if (!(await lease.release({ workspace: principal.workspace, usage: this.usage.totals(), now: Date.now() })))
+      await this.recordUsage(this.usage.totals());
+  }
+
+  /** Usage recorded on its own (never thrown: the run's answer does not depend on it). */
+  private async recordUsage(usage: UsageTotals): Promise<void> {
+    const { principal } = this.request;
+    try {
+      await this.services.threads.addUsage(principal.workspace, this.leasedThread().threadId, usage);
+    } catch (error) {
+      this.services.logger.error('usage_record_failed', {
+        threadId: this.leasedThread().threadId,
+        workspace: principal.workspace,
+        error: describe(error),
+      });
     }
   }
 
@@ -383,6 +411,20 @@ export class RunSession implements ThreadRun {
       durationMs: Math.round(performance.now() - this.startedAt),
     });
   }
+}
+
+/** What `now` adds to `recorded` (null: nothing; `recorded` null: no usage was recorded). */
+function usageSince(now: UsageTotals, recorded: UsageTotals | null): UsageTotals | null {
+  const before = recorded ?? EMPTY_USAGE;
+  if (now.llmCalls === before.llmCalls && now.totalTokens === before.totalTokens) return null;
+  return {
+    promptTokens: now.promptTokens - before.promptTokens,
+    completionTokens: now.completionTokens - before.completionTokens,
+    cachedTokens: now.cachedTokens - before.cachedTokens,
+    totalTokens: now.totalTokens - before.totalTokens,
+    costUsd: Math.round((now.costUsd - before.costUsd) * 1e8) / 1e8,
+    llmCalls: now.llmCalls - before.llmCalls,
+  };
 }
 
 function describe(error: unknown): string {

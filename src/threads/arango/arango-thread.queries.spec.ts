@@ -87,6 +87,8 @@ function everyQuery(): Record<string, AqlQuery> {
     removeThread: queries.removeThread(threadId),
     commit: queries.commit(commitParams()),
     commitState: queries.commitState(threadId, HOSTILE.operationId),
+    commitLastRound: queries.commitLastRound(commitParams(), { holder: HOSTILE.holder, usage: { ...usage, threadId } }),
+    commitLastRoundWithoutUsage: queries.commitLastRound(commitParams(), { holder: HOSTILE.holder, usage: null }),
     acquireLease: queries.acquireLease(lease),
     renewLease: queries.renewLease(lease),
     releaseLease: queries.releaseLease(threadId, HOSTILE.holder),
@@ -196,6 +198,49 @@ describe(ArangoThreadQueries.name, () => {
       expect(Object.values(cleared.bindVars)).toContainEqual({ pendingInterrupt: null });
       const untouched = queries.commit(commitParams({ patch: {} }));
       expect(Object.values(untouched.bindVars)).toContainEqual({});
+    });
+  });
+
+  describe('commitLastRound', () => {
+    const usage = {
+      workspaceKey: 'ws_abc',
+      workspace: 'w',
+      threadId: 'ai_1',
+      usage: { ...EMPTY_USAGE, promptTokens: 3 },
+      now: 5,
+    };
+
+    it('writes the round as commit does, with the usage merged into the same update of the thread', () => {
+      const query = queries.commitLastRound(commitParams(), { holder: HOSTILE.holder, usage });
+      const text = squash(query);
+      expect(text).toMatch(
+        /^ ?LET committed = \( FOR t IN @@\w+ FILTER t\._key == @\w+ FILTER NOT_NULL\(t\.revision, 0\) == @\w+/,
+      );
+      expect(text).toMatch(/\}, \{ usage: \{ promptTokens: NOT_NULL\(t\.usage\.promptTokens, 0\) \+ @\w+,/);
+      expect(text.match(/UPDATE t WITH/g)).toHaveLength(1);
+    });
+
+    it('adds the usage to the workspace and removes the holder’s lease only when the round applied', () => {
+      const query = queries.commitLastRound(commitParams(), { holder: HOSTILE.holder, usage });
+      const text = squash(query);
+      expect(text).toMatch(/LET counted = \( FOR applied IN committed LET delta = @\w+ UPSERT \{ _key: @\w+ \}/);
+      expect(text).toContain(
+        `LET released = ( FOR l IN @@${Object.keys(query.bindVars)
+          .find((name) => query.bindVars[name] === ARANGO_THREAD_NAMES.leases)
+          ?.slice(
+            1,
+          )} FILTER LENGTH(committed) > 0 AND l._key == ${bindVarOf(query, HOSTILE.threadId)} AND l.holder == ${bindVarOf(query, HOSTILE.holder)} LIMIT 1 REMOVE l IN`,
+      );
+      expect(text).toContain(
+        'FOR applied IN committed RETURN MERGE(applied, { released: LENGTH(released) > 0, counted: LENGTH(counted) > 0 })',
+      );
+    });
+
+    it('touches no workspace totals for a run without usage', () => {
+      const query = queries.commitLastRound(commitParams(), { holder: HOSTILE.holder, usage: null });
+      expect(squash(query)).not.toContain('UPSERT');
+      expect(squash(query)).not.toContain('usage');
+      expect(Object.values(query.bindVars)).not.toContain(ARANGO_THREAD_NAMES.workspaceUsage);
     });
   });
 

@@ -151,6 +151,68 @@ export class ArangoThreadQueries {
    * commitState). `mergeObjects: false`: a new pending interrupt replaces the old one whole.
    */
   commit(params: CommitParams): AqlQuery {
+    return this.roundUpdate(params, aql`{}`);
+  }
+
+  /**
+   * A run's last round (ThreadRepository.commit with its end): the round as commit() writes it, and only when it
+   * applies, in the same query, the run's usage added to the thread (its revision moves once) and to the workspace,
+   * and the holder's lease removed. Returns `[{ revision, lastUpdatedTime, released, counted }]` when the round
+   * applied, `[]` otherwise (then nothing was written). Each collection is written once and none is read after its
+   * write (AQL's rule for one query); on a single server the query is one transaction (a cluster applies it per
+   * shard, as every multi-collection query here).
+   */
+  commitLastRound(params: CommitParams, end: { holder: string; usage: UsageParams | null }): AqlQuery {
+    const { usage } = end;
+    const threadUsage =
+      usage === null
+        ? aql`{}`
+        : aql`{ usage: {
+            promptTokens: NOT_NULL(t.usage.promptTokens, 0) + ${usage.usage.promptTokens},
+            completionTokens: NOT_NULL(t.usage.completionTokens, 0) + ${usage.usage.completionTokens},
+            cachedTokens: NOT_NULL(t.usage.cachedTokens, 0) + ${usage.usage.cachedTokens},
+            totalTokens: NOT_NULL(t.usage.totalTokens, 0) + ${usage.usage.totalTokens},
+            costUsd: NOT_NULL(t.usage.costUsd, 0) + ${usage.usage.costUsd},
+            llmCalls: NOT_NULL(t.usage.llmCalls, 0) + ${usage.usage.llmCalls}
+          } }`;
+    const workspaceUsage =
+      usage === null
+        ? aql`LET counted = []`
+        : aql`
+      LET counted = (
+        FOR applied IN committed
+          LET delta = ${usage.usage}
+          UPSERT { _key: ${usage.workspaceKey} }
+            INSERT { _key: ${usage.workspaceKey}, workspace: ${usage.workspace}, usage: delta, updatedTime: ${usage.now} }
+            UPDATE { usage: {
+              promptTokens: NOT_NULL(OLD.usage.promptTokens, 0) + delta.promptTokens,
+              completionTokens: NOT_NULL(OLD.usage.completionTokens, 0) + delta.completionTokens,
+              cachedTokens: NOT_NULL(OLD.usage.cachedTokens, 0) + delta.cachedTokens,
+              totalTokens: NOT_NULL(OLD.usage.totalTokens, 0) + delta.totalTokens,
+              costUsd: NOT_NULL(OLD.usage.costUsd, 0) + delta.costUsd,
+              llmCalls: NOT_NULL(OLD.usage.llmCalls, 0) + delta.llmCalls
+            }, updatedTime: ${usage.now} }
+            IN ${this.c.workspaceUsage}
+            OPTIONS { mergeObjects: false }
+          RETURN 1
+      )`;
+    return aql`
+      LET committed = (${this.roundUpdate(params, threadUsage)})
+      ${workspaceUsage}
+      LET released = (
+        FOR l IN ${this.c.leases}
+          FILTER LENGTH(committed) > 0 AND l._key == ${params.threadId} AND l.holder == ${end.holder}
+          LIMIT 1
+          REMOVE l IN ${this.c.leases}
+          OPTIONS { ignoreRevs: false }
+          RETURN 1
+      )
+      FOR applied IN committed
+        RETURN MERGE(applied, { released: LENGTH(released) > 0, counted: LENGTH(counted) > 0 })`;
+  }
+
+  /** The compare-and-set UPDATE of a round (see commit), with `extra` merged last into what it writes. */
+  private roundUpdate(params: CommitParams, extra: AqlQuery): AqlQuery {
     const { threadId, operationId, expectedRevision } = params;
     return aql`
       FOR t IN ${this.c.threads}
@@ -169,7 +231,7 @@ export class ArangoThreadQueries {
           revision: ${expectedRevision + 1},
           lastUpdatedTime: ${params.now},
           appliedOperationIds: SLICE(APPEND(NOT_NULL(t.appliedOperationIds, []), [${operationId}]), ${-params.operationsKept})
-        }) IN ${this.c.threads}
+        }, ${extra}) IN ${this.c.threads}
         OPTIONS { ignoreRevs: false, mergeObjects: false, keepNull: true }
         RETURN { revision: NEW.revision, lastUpdatedTime: NEW.lastUpdatedTime }`;
   }

@@ -80,6 +80,32 @@ function sampleQueries() {
       now: 1,
       operationsKept: 1,
     }),
+    commitLastRound: queries.commitLastRound(
+      {
+        threadId: 't',
+        operationId: 'o',
+        expectedRevision: 0,
+        discardFrom: null,
+        append: [],
+        patch: {},
+        now: 1,
+        operationsKept: 1,
+      },
+      { holder: 'h', usage: { ...usage, threadId: 't' } },
+    ),
+    commitLastRoundWithoutUsage: queries.commitLastRound(
+      {
+        threadId: 't',
+        operationId: 'o',
+        expectedRevision: 0,
+        discardFrom: null,
+        append: [],
+        patch: {},
+        now: 1,
+        operationsKept: 1,
+      },
+      { holder: 'h', usage: null },
+    ),
     commitState: queries.commitState('t', 'o'),
     acquireLease: queries.acquireLease(lease),
     renewLease: queries.renewLease(lease),
@@ -393,6 +419,58 @@ describe(ArangoThreadRepository.name, () => {
           commitState: [arangoCursorReply([{ revision: 3, lastUpdatedTime: 8, replayed: true }])],
         });
         expect(await repository.commit('ai_1', commit)).toEqual({ applied: false, revision: 3, lastUpdatedTime: 8 });
+      });
+
+      describe('with the end of the run (its last round)', () => {
+        const usage = {
+          promptTokens: 1,
+          completionTokens: 2,
+          cachedTokens: 0,
+          totalTokens: 3,
+          costUsd: 0.5,
+          llmCalls: 1,
+        };
+        const end = { holder: 'run-a', usage: { workspace: 'w', usage, now: 5 } };
+
+        it('writes the round, the usage and the release in one query', async () => {
+          scriptQueues({ commitLastRound: [arangoCursorReply([{ revision: 3, lastUpdatedTime: 9, released: true }])] });
+          expect(await repository.commit('ai_1', commit, end)).toEqual({
+            applied: true,
+            revision: 3,
+            lastUpdatedTime: 9,
+          });
+          expect(sent()).toEqual(['commitLastRound']);
+          expect(Object.values(bindVarsOf(0))).toEqual(expect.arrayContaining(['ai_1', 'op-1', 'run-a', usage, 'w']));
+        });
+
+        it('ends a run without usage with the round and the release only', async () => {
+          scriptQueues({ commitLastRoundWithoutUsage: [arangoCursorReply([{ revision: 3, lastUpdatedTime: 9 }])] });
+          await repository.commit('ai_1', commit, { holder: 'run-a' });
+          expect(sent()).toEqual(['commitLastRoundWithoutUsage']);
+        });
+
+        it('releases the lease, without the usage, when the round was applied already', async () => {
+          scriptQueues({
+            commitLastRound: [arangoCursorReply([])],
+            commitState: [arangoCursorReply([{ revision: 3, lastUpdatedTime: 8, replayed: true }])],
+          });
+          expect(await repository.commit('ai_1', commit, end)).toEqual({
+            applied: false,
+            revision: 3,
+            lastUpdatedTime: 8,
+          });
+          expect(sent()).toEqual(['commitLastRound', 'commitState', 'releaseLease']);
+          expect(Object.values(bindVarsOf(2))).toEqual(expect.arrayContaining(['ai_1', 'run-a']));
+        });
+
+        it('releases nothing when the round is refused', async () => {
+          scriptQueues({
+            commitLastRound: [arangoCursorReply([])],
+            commitState: [arangoCursorReply([{ revision: 4, lastUpdatedTime: 8, replayed: false }])],
+          });
+          await expect(repository.commit('ai_1', commit, end)).rejects.toBeInstanceOf(ThreadRevisionConflictError);
+          expect(sent()).toEqual(['commitLastRound', 'commitState']);
+        });
       });
 
       it('gives up with a retryable conflict when the document keeps changing under it', async () => {

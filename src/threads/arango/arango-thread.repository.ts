@@ -6,6 +6,7 @@ import {
   IdempotencyClaim,
   IdempotencyScope,
   NewThread,
+  RunEndRecord,
   RunUsageRecord,
   ThreadRepository,
   ThreadStart,
@@ -32,7 +33,7 @@ import {
   ThreadSummaryRow,
 } from './arango-thread-document.mapper';
 import { ARANGO_THREAD_NAMES } from './arango-thread.names';
-import { ArangoThreadQueries, IdempotencyEntry, LeaseParams } from './arango-thread.queries';
+import { ArangoThreadQueries, IdempotencyEntry, LeaseParams, UsageParams } from './arango-thread.queries';
 import {
   ArangoThreadQueryRunner,
   DEFAULT_WRITE_CONFLICT_RETRY,
@@ -77,7 +78,9 @@ interface CommitState {
  *   - commit: one compare-and-set UPDATE of the thread (expected revision, operation id not among
  *     the last APPLIED_OPERATIONS_KEPT, `_rev` unchanged since read); when it does not apply, one
  *     read says why (replayed → applied false; other revision → ThreadRevisionConflictError; gone →
- *     not_found); a usage write that moved `_rev` in between just makes it run again;
+ *     not_found); a usage write that moved `_rev` in between just makes it run again; a run's last round
+ *     (with its end) is the same query with the run's usage and the release of its lease, written only
+ *     when the round applies;
  *   - addUsage: thread and workspace totals in one query, without bumping the revision;
  *   - leases and Idempotency-Keys: a conditional UPSERT on the record's key, so of two concurrent
  *     callers exactly one writes; the other's write fails, runs again and sees the winner.
@@ -207,7 +210,7 @@ export class ArangoThreadRepository implements ThreadRepository {
     });
   }
 
-  async commit(threadId: string, commit: ThreadCommit): Promise<ThreadCommitResult> {
+  async commit(threadId: string, commit: ThreadCommit, end?: RunEndRecord): Promise<ThreadCommitResult> {
     const params = {
       threadId,
       operationId: commit.operationId,
@@ -218,10 +221,16 @@ export class ArangoThreadRepository implements ThreadRepository {
       now: this.clock(),
       operationsKept: APPLIED_OPERATIONS_KEPT,
     };
+    const write = end
+      ? this.queries.commitLastRound(params, {
+          holder: end.holder,
+          usage: end.usage ? this.usageParams(end.usage.workspace, threadId, end.usage.usage, end.usage.now) : null,
+        })
+      : this.queries.commit(params);
     return this.runner.withRetries('threads.commit', async (query) => {
       let written: Array<{ revision: number; lastUpdatedTime: number }> = [];
       try {
-        written = await query<{ revision: number; lastUpdatedTime: number }>(this.queries.commit(params));
+        written = await query<{ revision: number; lastUpdatedTime: number }>(write);
       } catch (error) {
         // Lost to a concurrent writer (or the thread went away) between its read and its write: classify below.
         if (
@@ -235,7 +244,11 @@ export class ArangoThreadRepository implements ThreadRepository {
 
       const [state] = await query<CommitState>(this.queries.commitState(threadId, commit.operationId));
       if (!state) throw AppError.notFound('Thread not found');
-      if (state.replayed) return { applied: false, revision: state.revision, lastUpdatedTime: state.lastUpdatedTime };
+      if (state.replayed) {
+        // The attempt that applied the round ended the run with it; a lease still there is released, no usage twice.
+        if (end) await ignoreDocumentNotFound(query(this.queries.releaseLease(threadId, end.holder)));
+        return { applied: false, revision: state.revision, lastUpdatedTime: state.lastUpdatedTime };
+      }
       if (state.revision !== commit.expectedRevision)
         throw new ThreadRevisionConflictError(threadId, commit.expectedRevision, state.revision);
       return RUN_AGAIN; // same revision: a usage write changed the document meanwhile
@@ -267,16 +280,20 @@ export class ArangoThreadRepository implements ThreadRepository {
   }
 
   async addUsage(workspace: string, threadId: string | null, usage: UsageTotals, now: number): Promise<void> {
-    const params = {
+    const params = this.usageParams(workspace, threadId, usage, now);
+    await this.runner.withRetries('threads.addUsage', async (query) => {
+      await query(this.queries.addUsage(params));
+    });
+  }
+
+  private usageParams(workspace: string, threadId: string | null, usage: UsageTotals, now: number): UsageParams {
+    return {
       workspaceKey: workspaceKey(workspace),
       workspace,
       threadId,
       usage: ArangoThreadDocumentMapper.toUsage(usage),
       now,
     };
-    await this.runner.withRetries('threads.addUsage', async (query) => {
-      await query(this.queries.addUsage(params));
-    });
   }
 
   async getWorkspaceUsage(workspace: string): Promise<UsageTotals> {

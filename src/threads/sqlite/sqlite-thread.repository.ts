@@ -6,6 +6,7 @@ import {
   IdempotencyClaim,
   IdempotencyScope,
   NewThread,
+  RunEndRecord,
   RunUsageRecord,
   ThreadRepository,
   ThreadStart,
@@ -66,9 +67,15 @@ const USAGE_COLUMNS = 'prompt_tokens, completion_tokens, cached_tokens, total_to
 export class SqliteThreadRepository implements ThreadRepository {
   private readonly statements: ReturnType<typeof prepare>;
   // The transactions of the request path, wrapped once: db.transaction() builds four wrapper
-  // functions per call, and every question commits twice and records its usage.
+  // functions per call, and every question commits its rounds and ends its run.
   private readonly readRecord: (threadId: string) => ThreadRecord | null;
   private readonly commitRound: (threadId: string, commit: ThreadCommit, now: number) => ThreadCommitResult;
+  private readonly commitLastRound: (
+    threadId: string,
+    commit: ThreadCommit,
+    now: number,
+    end: { holder: string; usage: Record<string, unknown> | null },
+  ) => ThreadCommitResult;
   private readonly addUsageRows: (threadId: string | null, params: Record<string, unknown>) => void;
   private readonly releaseWithUsage: (threadId: string, holder: string, params: Record<string, unknown>) => void;
   private readonly insertStarted: (
@@ -86,6 +93,20 @@ export class SqliteThreadRepository implements ThreadRepository {
     this.readRecord = db.transaction((threadId: string) => this.readRecordIn(threadId));
     this.commitRound = db.transaction((threadId: string, commit: ThreadCommit, now: number) =>
       this.commitRoundIn(threadId, commit, now),
+    ).immediate;
+    this.commitLastRound = db.transaction(
+      (
+        threadId: string,
+        commit: ThreadCommit,
+        now: number,
+        end: { holder: string; usage: Record<string, unknown> | null },
+      ) => {
+        const result = this.commitRoundIn(threadId, commit, now);
+        // A replayed round: the write that applied it recorded the usage.
+        if (result.applied && end.usage) this.addUsageIn(threadId, end.usage);
+        this.statements.releaseLease.run(threadId, end.holder);
+        return result;
+      },
     ).immediate;
     this.insertStarted = db.transaction((row: Record<string, unknown>, threadId: string, start: ThreadStart) => {
       this.statements.insertThread.run(row);
@@ -219,8 +240,10 @@ export class SqliteThreadRepository implements ThreadRepository {
       .immediate();
   }
 
-  async commit(threadId: string, commit: ThreadCommit): Promise<ThreadCommitResult> {
-    return this.group.run(() => this.commitRound(threadId, commit, Date.now()));
+  async commit(threadId: string, commit: ThreadCommit, end?: RunEndRecord): Promise<ThreadCommitResult> {
+    if (!end) return this.group.run(() => this.commitRound(threadId, commit, Date.now()));
+    const usage = end.usage ? usageParams(end.usage.workspace, threadId, end.usage.usage, end.usage.now) : null;
+    return this.group.run(() => this.commitLastRound(threadId, commit, Date.now(), { holder: end.holder, usage }));
   }
 
   async acquireLease(threadId: string, holder: string, ttlMs: number, now: number): Promise<boolean> {
