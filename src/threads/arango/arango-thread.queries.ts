@@ -182,18 +182,7 @@ export class ArangoThreadQueries {
       LET counted = (
         FOR applied IN committed
           LET delta = ${usage.usage}
-          UPSERT { _key: ${usage.workspaceKey} }
-            INSERT { _key: ${usage.workspaceKey}, workspace: ${usage.workspace}, usage: delta, updatedTime: ${usage.now} }
-            UPDATE { usage: {
-              promptTokens: NOT_NULL(OLD.usage.promptTokens, 0) + delta.promptTokens,
-              completionTokens: NOT_NULL(OLD.usage.completionTokens, 0) + delta.completionTokens,
-              cachedTokens: NOT_NULL(OLD.usage.cachedTokens, 0) + delta.cachedTokens,
-              totalTokens: NOT_NULL(OLD.usage.totalTokens, 0) + delta.totalTokens,
-              costUsd: NOT_NULL(OLD.usage.costUsd, 0) + delta.costUsd,
-              llmCalls: NOT_NULL(OLD.usage.llmCalls, 0) + delta.llmCalls
-            }, updatedTime: ${usage.now} }
-            IN ${this.c.workspaceUsage}
-            OPTIONS { mergeObjects: false }
+          ${this.workspaceUsageUpsert(usage)}
           RETURN 1
       )`;
     return aql`
@@ -319,8 +308,15 @@ export class ArangoThreadQueries {
     return aql`
       LET delta = ${params.usage}
       ${threadUpdate}
-      UPSERT { _key: ${params.workspaceKey} }
-        INSERT { _key: ${params.workspaceKey}, workspace: ${params.workspace}, usage: delta, updatedTime: ${params.now} }
+      ${this.workspaceUsageUpsert(params)}
+      RETURN { workspace: NEW.usage, threadUpdated: ${params.threadId === null ? aql`false` : aql`LENGTH(touched) > 0`} }`;
+  }
+
+  /** Adds `delta` (a variable of the enclosing query) to the workspace's totals, creating them at the first use. */
+  private workspaceUsageUpsert(usage: Pick<UsageParams, 'workspaceKey' | 'workspace' | 'now'>): AqlQuery {
+    return aql`
+      UPSERT { _key: ${usage.workspaceKey} }
+        INSERT { _key: ${usage.workspaceKey}, workspace: ${usage.workspace}, usage: delta, updatedTime: ${usage.now} }
         UPDATE { usage: {
           promptTokens: NOT_NULL(OLD.usage.promptTokens, 0) + delta.promptTokens,
           completionTokens: NOT_NULL(OLD.usage.completionTokens, 0) + delta.completionTokens,
@@ -328,10 +324,9 @@ export class ArangoThreadQueries {
           totalTokens: NOT_NULL(OLD.usage.totalTokens, 0) + delta.totalTokens,
           costUsd: NOT_NULL(OLD.usage.costUsd, 0) + delta.costUsd,
           llmCalls: NOT_NULL(OLD.usage.llmCalls, 0) + delta.llmCalls
-        }, updatedTime: ${params.now} }
+        }, updatedTime: ${usage.now} }
         IN ${this.c.workspaceUsage}
-        OPTIONS { mergeObjects: false }
-      RETURN { workspace: NEW.usage, threadUpdated: ${params.threadId === null ? aql`false` : aql`LENGTH(touched) > 0`} }`;
+        OPTIONS { mergeObjects: false }`;
   }
 
   workspaceUsage(workspaceKey: string): AqlQuery {
