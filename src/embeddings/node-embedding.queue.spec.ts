@@ -17,6 +17,8 @@ class ControlledEmbedder {
   readonly provider = { modelName: 'test-model' };
   readonly calls: Call[] = [];
   failWith: Error | null = null;
+  /** Vectors each run stores, per node looked at. */
+  embedsPerNode = 0;
 
   async embedGraph(
     workspace: string,
@@ -29,7 +31,8 @@ class ControlledEmbedder {
       this.calls.push({ workspace, graphKey, selection, signal: options.signal, finish: resolve });
       options.signal?.addEventListener('abort', () => resolve(), { once: true });
     });
-    return { ...emptyEmbeddingRunReport(), processed: selection === 'all' ? 10 : selection.length };
+    const processed = selection === 'all' ? 10 : selection.length;
+    return { ...emptyEmbeddingRunReport(), processed, embedded: processed * this.embedsPerNode };
   }
 }
 
@@ -90,6 +93,34 @@ describe(NodeEmbeddingQueue.name, () => {
     expect(embedder.calls[1]).toMatchObject({ graphKey: 'g', selection: 'all' });
     embedder.calls[1].finish();
     await queue.whenIdle();
+  });
+
+  it('tells its listeners after each run that stored vectors, once the run is over', async () => {
+    const embedder = new ControlledEmbedder();
+    const queue = queueWith(embedder);
+    const embedded: string[] = [];
+    const unsubscribe = queue.onGraphEmbedded((workspace, graphKey) => embedded.push(`${workspace}/${graphKey}`));
+
+    queue.enqueue('ws', 'unchanged', ['a']);
+    await tick();
+    embedder.calls[0].finish();
+    await queue.whenIdle();
+    expect(embedded).toEqual([]);
+
+    embedder.embedsPerNode = 1;
+    queue.enqueue('ws', 'g', ['a', 'b']);
+    await tick();
+    expect(embedded).toEqual([]);
+    embedder.calls[1].finish();
+    await queue.whenIdle();
+    expect(embedded).toEqual(['ws/g']);
+
+    unsubscribe();
+    queue.enqueue('ws', 'g', ['c']);
+    await tick();
+    embedder.calls[2].finish();
+    await queue.whenIdle();
+    expect(embedded).toEqual(['ws/g']);
   });
 
   it('logs a failed run and goes on with the next graph', async () => {

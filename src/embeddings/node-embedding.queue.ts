@@ -9,6 +9,9 @@ export interface NodeEmbeddingQueueOptions {
   maxPendingKeysPerGraph?: number;
 }
 
+/** Told after a run stored vectors of a graph: its vector indexes can be brought up to date. */
+export type GraphEmbeddedListener = (workspace: string, graphKey: string) => void;
+
 interface PendingGraph {
   workspace: string;
   graphKey: string;
@@ -31,6 +34,7 @@ export class NodeEmbeddingQueue {
   private readonly running = new Map<string, Promise<void>>();
   private readonly abort = new AbortController();
   private readonly idleWaiters: Array<() => void> = [];
+  private readonly embeddedListeners = new Set<GraphEmbeddedListener>();
   private readonly maxConcurrentGraphs: number;
   private readonly maxPendingKeysPerGraph: number;
   private closed = false;
@@ -60,6 +64,12 @@ export class NodeEmbeddingQueue {
     }
     this.pending.set(id, entry);
     this.pump();
+  }
+
+  /** Calls `listener` after each run that stored at least one vector; the returned function unsubscribes. */
+  onGraphEmbedded(listener: GraphEmbeddedListener): () => void {
+    this.embeddedListeners.add(listener);
+    return () => this.embeddedListeners.delete(listener);
   }
 
   /** Resolves once nothing is pending or running (tests, CLIs). */
@@ -120,6 +130,7 @@ export class NodeEmbeddingQueue {
           ...report,
         });
       }
+      if (report.embedded > 0) for (const listener of this.embeddedListeners) listener(workspace, graphKey);
     } catch (error) {
       logger.error('embedding_run_failed', {
         workspace,

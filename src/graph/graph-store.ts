@@ -47,6 +47,12 @@ export interface GraphStore {
    * never throws. Absent where the database keeps the indexes itself (ArangoDB).
    */
   prepareSearch?(workspace: string, graphKey: string, vectorModel: string | null): Promise<void>;
+  /**
+   * After nodes of a graph were embedded: brings the graph's vector index of `vectorModel` up to date
+   * where this instance keeps one, so the next question neither catches up nor waits for a rebuild.
+   * Does nothing for a graph whose index is not kept. Never throws.
+   */
+  refreshVectorIndex?(workspace: string, graphKey: string, vectorModel: string): Promise<void>;
   /** prepareSearch for the large graphs an instance starts with (those its index budget can keep). Resolves with how many. */
   prepareLargeGraphs?(vectorModel: string | null): Promise<number>;
   health(): Promise<StoreHealth>;

@@ -1,16 +1,21 @@
+import type { GraphEmbeddedListener } from '../embeddings/node-embedding.queue';
 import { GraphChangeNotifier } from '../graph/graph-change.notifier';
 import { GraphStore } from '../graph/graph-store';
 import { GraphSearchPreparer, REMOTE_IMPORT_PREPARE_DELAY_MS } from './graph-search.preparer';
 
 function storeWithPreparation() {
   const prepared: Array<[string, string, string | null]> = [];
+  const refreshed: Array<[string, string, string]> = [];
   const store = {
     prepareSearch: jest.fn(async (workspace: string, graphKey: string, model: string | null) => {
       prepared.push([workspace, graphKey, model]);
     }),
     prepareLargeGraphs: jest.fn(async () => 2),
+    refreshVectorIndex: jest.fn(async (workspace: string, graphKey: string, model: string) => {
+      refreshed.push([workspace, graphKey, model]);
+    }),
   };
-  return { store: store as unknown as GraphStore, calls: store, prepared };
+  return { store: store as unknown as GraphStore, calls: store, prepared, refreshed };
 }
 
 describe(GraphSearchPreparer.name, () => {
@@ -48,6 +53,27 @@ describe(GraphSearchPreparer.name, () => {
     preparer.onModuleDestroy();
     jest.advanceTimersByTime(REMOTE_IMPORT_PREPARE_DELAY_MS);
     expect(prepared).toEqual([]);
+  });
+
+  it("brings a graph's vector index up to date after each embedding run, until shutdown; without a model, never", () => {
+    const notifier = new GraphChangeNotifier();
+    const listeners = new Set<GraphEmbeddedListener>();
+    const runs = {
+      onGraphEmbedded: (listener: GraphEmbeddedListener) => {
+        listeners.add(listener);
+        return () => listeners.delete(listener);
+      },
+    };
+    const embedded = (workspace: string, graphKey: string) => listeners.forEach((tell) => tell(workspace, graphKey));
+    const { store, refreshed } = storeWithPreparation();
+    const preparer = new GraphSearchPreparer(store, notifier, 'local-words-v1-612', runs);
+    const withoutModel = new GraphSearchPreparer(store, notifier, null, runs);
+    expect(listeners.size).toBe(1);
+    embedded('w', 'g');
+    expect(refreshed).toEqual([['w', 'g', 'local-words-v1-612']]);
+    preparer.onModuleDestroy();
+    withoutModel.onModuleDestroy();
+    expect(listeners.size).toBe(0);
   });
 
   it('does nothing with a store that keeps its indexes itself', () => {

@@ -1,3 +1,4 @@
+import type { GraphEmbeddedListener } from '../embeddings/node-embedding.queue';
 import { GraphChangeNotifier } from '../graph/graph-change.notifier';
 import { GraphStore } from '../graph/graph-store';
 import { Logger } from '../observability/logger';
@@ -11,21 +12,35 @@ export const REMOTE_IMPORT_PREPARE_DELAY_MS = 2_000;
 
 const logger = new Logger('rag');
 
+/** Where embedding runs are heard of (NodeEmbeddingQueue). */
+export interface GraphEmbeddingRuns {
+  onGraphEmbedded(listener: GraphEmbeddedListener): () => void;
+}
+
 /**
  * Gets graphs' search ready before their first question (GraphStore.prepareSearch, where the store
  * keeps in-memory indexes): each graph imported (here or, a moment later, on another instance), and
- * at start the large graphs the instance finds in its store. In the background: nothing waits for
- * it, and a question that comes first waits for the same build.
+ * at start the large graphs the instance finds in its store; and, after each background embedding
+ * run, the graph's vector index where this instance keeps it (a large graph is embedded for minutes
+ * after its import: its vectors are indexed when they are stored, not on the next question). In the
+ * background: nothing waits for it, and a question that comes first waits for the same build.
  */
 export class GraphSearchPreparer {
   private readonly unsubscribe: () => void;
+  private readonly stopHearingEmbeddings: () => void;
   private readonly timers = new Set<NodeJS.Timeout>();
 
   constructor(
     private readonly store: GraphStore,
     notifier: GraphChangeNotifier,
     private readonly vectorModel: string | null,
+    embeddingRuns: GraphEmbeddingRuns | null = null,
   ) {
+    const refresh = store.refreshVectorIndex?.bind(store);
+    this.stopHearingEmbeddings =
+      embeddingRuns && refresh && vectorModel
+        ? embeddingRuns.onGraphEmbedded((workspace, graphKey) => void refresh(workspace, graphKey, vectorModel))
+        : () => undefined;
     this.unsubscribe = store.prepareSearch
       ? notifier.subscribe((event) => {
           if (event.kind !== 'imported') return;
@@ -55,6 +70,7 @@ export class GraphSearchPreparer {
 
   onModuleDestroy(): void {
     this.unsubscribe();
+    this.stopHearingEmbeddings();
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
   }

@@ -4,6 +4,7 @@ import { APP_CONFIG } from '../config/app-config.token';
 import { EmbeddingProvider } from '../embeddings/embedding-provider';
 import { EMBEDDING_PROVIDER } from '../embeddings/embedding-provider.token';
 import { EmbeddingsModule } from '../embeddings/embeddings.module';
+import { NodeEmbeddingQueue } from '../embeddings/node-embedding.queue';
 import { GraphChangeNotifier } from '../graph/graph-change.notifier';
 import { GraphStore } from '../graph/graph-store';
 import { GRAPH_STORE } from '../graph/graph-store.token';
@@ -54,9 +55,18 @@ import { TokenCountWorker } from './token-count.worker';
     RagContextService,
     {
       provide: GraphSearchPreparer,
-      inject: [GRAPH_STORE, GraphChangeNotifier, { token: EMBEDDING_PROVIDER, optional: true }],
-      useFactory: (store: GraphStore, notifier: GraphChangeNotifier, embeddingProvider?: EmbeddingProvider | null) =>
-        new GraphSearchPreparer(store, notifier, embeddingProvider?.modelName ?? null),
+      inject: [
+        GRAPH_STORE,
+        GraphChangeNotifier,
+        { token: EMBEDDING_PROVIDER, optional: true },
+        { token: NodeEmbeddingQueue, optional: true },
+      ],
+      useFactory: (
+        store: GraphStore,
+        notifier: GraphChangeNotifier,
+        embeddingProvider?: EmbeddingProvider | null,
+        embeddingQueue?: NodeEmbeddingQueue | null,
+      ) => new GraphSearchPreparer(store, notifier, embeddingProvider?.modelName ?? null, embeddingQueue ?? null),
     },
     {
       provide: RetrievalCacheInvalidator,

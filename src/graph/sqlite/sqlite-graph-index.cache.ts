@@ -187,6 +187,12 @@ export class SqliteGraphIndexCache {
     return (await pending.catch(() => null))?.index ?? null;
   }
 
+  /** Whether the graph's vector index of `model` is kept here, or being built. */
+  holdsVectors(workspace: string, graphKey: string, model: string): boolean {
+    const entry = this.entries.get(keyOf(workspace, graphKey));
+    return entry !== undefined && (entry.vectors.has(model) || entry.vectorUpdates.has(model));
+  }
+
   /**
    * Waits for an update, within `maxWaitMs` from `started` in all when the graph is built off the
    * event loop: its result, or null when the time ran out or the update failed.

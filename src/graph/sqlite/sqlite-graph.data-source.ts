@@ -159,6 +159,24 @@ export class SqliteGraphDataSource implements MutableGraphDataSource {
     return true;
   }
 
+  /**
+   * Brings the graph's vector index of `model` up to date, waiting for a rebuild if one is needed,
+   * when this process keeps that index; false (and nothing built) otherwise.
+   */
+  async refreshVectorIndex(graphKey: string, model: string): Promise<boolean> {
+    const ref = this.statements.graphRef.get(this.workspace, graphKey);
+    if (!ref || !this.indexes.holdsVectors(this.workspace, graphKey, model)) return false;
+    await this.indexes.vectorIndex(
+      this.workspace,
+      graphKey,
+      ref,
+      model,
+      (current) => this.vectorIndexes.update(ref.id, graphKey, model, current),
+      this.waitFor(ref.id, true),
+    );
+    return true;
+  }
+
   async getNeighborhood(
     graphKey: string,
     nodeKey: string,

@@ -157,6 +157,24 @@ export class SqliteGraphStore implements GraphStore {
     }
   }
 
+  async refreshVectorIndex(workspace: string, graphKey: string, vectorModel: string): Promise<void> {
+    const started = performance.now();
+    try {
+      if (await this.dataSource(workspace).refreshVectorIndex(graphKey, vectorModel))
+        logger.debug('vector_index_refreshed', {
+          workspace,
+          graphKey,
+          durationMs: Math.round(performance.now() - started),
+        });
+    } catch (error) {
+      logger.warn('vector_index_refresh_failed', {
+        workspace,
+        graphKey,
+        error: error instanceof Error ? error.message : String(error),
+      });
+    }
+  }
+
   /**
    * prepareSearch for the largest graphs, one at a time, the most recently changed first, while the
    * index cache can keep them (each counts its nodes twice: BM25 and vectors). Only when builds run

@@ -167,6 +167,52 @@ describe(`${SqliteIndexBuildWorker.name} (large graphs' indexes built off the ev
     ]);
   });
 
+  it('brings a kept vector index up to date after an embedding run, so the next question finds it current', async () => {
+    const store = open(offThread());
+    const document = graphOf('big', 1_500);
+    await store.importGraph(WS, document);
+    const source = store.forWorkspace(WS);
+    const embedAll = () =>
+      store.saveEmbeddings(
+        WS,
+        'big',
+        document.nodes.map((node) => ({
+          nodeKey: node._key,
+          vector: vectorOf(Number(node._key.slice(1))),
+          model: MODEL,
+          hash: 'h',
+        })),
+      );
+    // Not kept by this process: a refresh builds nothing.
+    await embedAll();
+    await store.refreshVectorIndex(WS, 'big', MODEL);
+    expect(built('vector_index_built')).toEqual([]);
+
+    await store.prepareSearch(WS, 'big', MODEL);
+    await source.applyChanges(
+      'big',
+      graphChangeSet({
+        instructions: document.nodes.map((node) => ({ nodeKey: node._key, op: 'set', path: ['data', 'v'], value: 2 })),
+      }),
+    );
+    await embedAll();
+    await store.refreshVectorIndex(WS, 'big', MODEL);
+    expect(built('vector_index_built')).toEqual([
+      expect.objectContaining({ graphKey: 'big', nodes: 1_500, reason: 'first_use', source: 'worker' }),
+      expect.objectContaining({ graphKey: 'big', nodes: 1_500, reason: 'many_changes', source: 'worker' }),
+    ]);
+    const settled = logs.length;
+    expect(await vectorHits(source, 'big')).toEqual(await vectorHits(open().forWorkspace(WS), 'big'));
+    expect(
+      logs
+        .slice(settled)
+        .filter(
+          (entry) =>
+            entry.event.startsWith('vector_index_') && entry.graphKey === 'big' && entry.source !== 'this_thread',
+        ),
+    ).toEqual([]);
+  });
+
   it('answers a search during a build from the earlier index, or says the index is not ready, within its wait', async () => {
     const impatient = open(offThread({ waitMs: 0 }));
     const document = graphOf('big', 600);
