@@ -1,5 +1,6 @@
 import { deepFreeze } from '../deep-freeze';
 import { Graph, NodeTypeConfig } from '../graph.types';
+import { SqliteDecodedNodeCache } from './sqlite-decoded-node.cache';
 import { GraphRef } from './sqlite-graph.statements';
 
 interface CachedGraph {
@@ -15,14 +16,16 @@ interface CachedConfigs {
 
 /**
  * Decoded documents every retrieval reads, kept per process so a question does not parse them again:
- * the Graph document of the most recently read graphs (valid for one graph id + revision) and the
- * node configs of the most recently read workspaces (valid for one configs revision). The caller
+ * the Graph document of the most recently read graphs (valid for one graph id + revision), the
+ * node configs of the most recently read workspaces (valid for one configs revision), and the most
+ * recently read node documents (`nodes`, valid for one graph id + revision). The caller
  * reads the current revision first (one cheap query), so a write by this process or another one on
  * the same file is seen at once. Values are deep-frozen: every reader shares them.
  */
 export class SqliteDecodedDocumentCache {
   private readonly graphs = new Map<string, CachedGraph>();
   private readonly configs = new Map<string, CachedConfigs>();
+  readonly nodes = new SqliteDecodedNodeCache();
 
   constructor(private readonly maxEntries = 64) {}
 
@@ -49,6 +52,7 @@ export class SqliteDecodedDocumentCache {
   clear(): void {
     this.graphs.clear();
     this.configs.clear();
+    this.nodes.clear();
   }
 }
 

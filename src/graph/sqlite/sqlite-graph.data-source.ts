@@ -7,7 +7,7 @@ import { SearchIndexNotReadyError } from '../search-index-not-ready.error';
 import { SqliteDecodedDocumentCache } from './sqlite-decoded-document.cache';
 import { IndexWait, SqliteGraphIndexCache } from './sqlite-graph-index.cache';
 import { decodeDocument } from './sqlite-graph.codec';
-import { DocumentRow, SqliteGraphStatements } from './sqlite-graph.statements';
+import { DocumentRow, GraphRef, SqliteGraphStatements } from './sqlite-graph.statements';
 import { SqliteGraphWriter } from './sqlite-graph.writer';
 import { SqliteSearchIndexUpdater } from './sqlite-search-index.updater';
 import { SqliteVectorIndexUpdater } from './sqlite-vector-index.updater';
@@ -103,7 +103,7 @@ export class SqliteGraphDataSource implements MutableGraphDataSource {
     );
     if (!index) throw new SearchIndexNotReadyError(graphKey, 'bm25');
     return this.withDocuments(
-      ref.id,
+      ref,
       index.search(query, maxResults, scope.sheet).map((hit) => ({ key: hit.nodeKey, score: hit.score })),
     );
   }
@@ -129,7 +129,7 @@ export class SqliteGraphDataSource implements MutableGraphDataSource {
       scope.sheet === undefined
         ? undefined
         : new Set(this.statements.nodeKeysOfSheet.all(ref.id, scope.sheet).map((row) => row.key));
-    return this.withDocuments(ref.id, index.search(query.vector, query.minScore, maxResults, among));
+    return this.withDocuments(ref, index.search(query.vector, query.minScore, maxResults, among));
   }
 
   /**
@@ -184,7 +184,7 @@ export class SqliteGraphDataSource implements MutableGraphDataSource {
     direction: EdgeDirection,
   ): Promise<NodeNeighborhood> {
     const ref = this.statements.graphRef.get(this.workspace, graphKey);
-    if (!ref || !this.statements.nodeDocumentById.get(ref.id, nodeKey)) return { nodes: [], edges: [] };
+    if (!ref || !this.nodesOf(ref, [nodeKey]).has(nodeKey)) return { nodes: [], edges: [] };
     const maxDepth = Math.min(3, Math.max(1, Math.floor(depth) || 1));
     const reached = [nodeKey];
     const seen = new Set(reached);
@@ -200,8 +200,9 @@ export class SqliteGraphDataSource implements MutableGraphDataSource {
       frontier = next;
     }
     const keysJson = JSON.stringify(reached);
+    const nodes = this.nodesOf(ref, reached);
     return {
-      nodes: inKeyOrder(reached, this.statements.nodeDocumentsByKeys.all(ref.id, keysJson)),
+      nodes: reached.flatMap((key) => nodes.get(key) ?? []),
       edges: decodeAll<GraphEdge>(this.statements.edgesBetween.all(ref.id, keysJson, keysJson)),
     };
   }
@@ -270,16 +271,23 @@ export class SqliteGraphDataSource implements MutableGraphDataSource {
   }
 
   /** Hits with their current documents; a node deleted since the index was built is dropped. */
-  private withDocuments(graphId: number, hits: Array<{ key: string; score: number }>): ScoredNode[] {
+  private withDocuments(ref: GraphRef, hits: Array<{ key: string; score: number }>): ScoredNode[] {
     if (hits.length === 0) return [];
-    const rows = this.statements.nodeDocumentsByKeys.all(graphId, JSON.stringify(hits.map((hit) => hit.key)));
-    const documents = new Map(rows.map((row) => [row.key, row.document]));
-    const result: ScoredNode[] = [];
-    for (const hit of hits) {
-      const document = documents.get(hit.key);
-      if (document !== undefined) result.push({ node: decodeDocument<GraphNode>(document), score: hit.score });
-    }
-    return result;
+    const nodes = this.nodesOf(
+      ref,
+      hits.map((hit) => hit.key),
+    );
+    return hits.flatMap((hit) => {
+      const node = nodes.get(hit.key);
+      return node ? [{ node, score: hit.score }] : [];
+    });
+  }
+
+  /** The nodes of `keys` as of `ref` that exist, by key: decoded once per graph revision and shared (frozen). */
+  private nodesOf(ref: GraphRef, keys: readonly string[]): Map<string, GraphNode> {
+    return this.documents.nodes.byKeys(ref, keys, (missing) =>
+      this.statements.nodeDocumentsByKeys.all(ref.id, JSON.stringify(missing)),
+    );
   }
 }
 

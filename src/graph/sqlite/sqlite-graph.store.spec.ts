@@ -188,6 +188,36 @@ describe(SqliteGraphStore.name, () => {
     );
   });
 
+  it("shares a question's decoded nodes, frozen, and reads a node again once the graph moved on here or in another process", async () => {
+    const source = store.forWorkspace(WS);
+    const neighbourhood = await source.getNeighborhood(DEMO, 'fetch-api', 1, 'any');
+    const again = await source.getNeighborhood(DEMO, 'fetch-api', 2, 'any');
+    const fetchApi = neighbourhood.nodes[0];
+    expect(fetchApi._key).toBe('fetch-api');
+    expect(again.nodes[0]).toBe(fetchApi);
+    expect(again.nodes.length).toBeGreaterThan(neighbourhood.nodes.length);
+    expect(() => {
+      (fetchApi as { type: string }).type = 'changed';
+    }).toThrow(/read.only/);
+
+    await source.updateNode(DEMO, { ...fetchApi, process: 'next(1, {});' });
+    const updated = (await source.getNeighborhood(DEMO, 'fetch-api', 1, 'any')).nodes[0];
+    expect(updated.process).toBe('next(1, {});');
+
+    const otherDb = openSqliteDatabase(dataDir);
+    try {
+      const other = new SqliteGraphStore(otherDb).forWorkspace(WS);
+      await other.updateNode(DEMO, { ...updated, process: 'next(2, {});' });
+      await other.deleteNode(DEMO, 'root');
+    } finally {
+      otherDb.close();
+    }
+    const seen = await source.getNeighborhood(DEMO, 'fetch-api', 2, 'any');
+    expect(seen.nodes[0].process).toBe('next(2, {});');
+    expect(seen.nodes.map((node) => node._key)).not.toContain('root');
+    expect(await source.getNeighborhood(DEMO, 'root', 1, 'any')).toEqual({ nodes: [], edges: [] });
+  });
+
   it('answers store_unavailable (retryable) when another process holds the write lock too long', async () => {
     db.pragma('busy_timeout = 50');
     const blocker = new BetterSqlite3(path.join(dataDir, SQLITE_FILE_NAME));
