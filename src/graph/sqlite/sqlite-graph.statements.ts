@@ -91,7 +91,11 @@ export class SqliteGraphStatements {
   readonly nodesOfSheet: Statement<[string, string, string, number], DocumentRow>;
   readonly node: Statement<[string, string, string], DocumentRow>;
   readonly nodesByKeys: Statement<[string, string, string], KeyedDocumentRow>;
-  readonly embeddingStates: Statement<[string, string], { nodeKey: string; model: string | null; hash: string | null }>;
+  /** (graph id, after row id, page size): the next nodes' embedding states in row order. */
+  readonly embeddingStatesPage: Statement<
+    [number, number, number],
+    { id: number; nodeKey: string; model: string | null; hash: string | null }
+  >;
 
   // Edges, scoped by (workspace, graph key)
   readonly edges: Statement<[string, string], DocumentRow>;
@@ -190,8 +194,9 @@ export class SqliteGraphStatements {
     this.nodesByKeys = db.prepare(
       `SELECT n.node_key AS key, n.document FROM ${NODES_OF} AND n.node_key IN (SELECT value FROM json_each(?))`,
     );
-    this.embeddingStates = db.prepare(
-      `SELECT n.node_key AS nodeKey, n.embedding_model AS model, n.embedding_hash AS hash FROM ${NODES_OF} ORDER BY n.id`,
+    this.embeddingStatesPage = db.prepare(
+      'SELECT id, node_key AS nodeKey, embedding_model AS model, embedding_hash AS hash FROM graph_nodes ' +
+        'WHERE graph_id = ? AND id > ? ORDER BY id LIMIT ?',
     );
 
     this.edges = db.prepare(`SELECT e.document FROM ${EDGES_OF} ORDER BY e.id`);

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { appErrorOf } from '../../../test/support/app-error-of';
+import { syntheticGraph } from '../../../test/support/synthetic-graph';
 import { openSqliteDatabase, SQLITE_FILE_NAME } from '../../database/sqlite/sqlite-database.opener';
 import { resetLogSink, setLogSink } from '../../observability/logger';
 import { nbaWorkflowDemo } from '../demo/nba-workflow.demo';
@@ -66,6 +67,23 @@ describe(SqliteGraphStore.name, () => {
     expect(await modelOf('root')).toBeNull();
     expect(await modelOf('fetch-api')).toBeNull();
     expect(await source.searchNodesByVector(DEMO, { vector: vector(1, 1), model: 'm', minScore: -1 }, 5)).toEqual([]);
+  });
+
+  it("reads a large graph's embedding states in pages, in the graph's order, for its workspace only", async () => {
+    const large = syntheticGraph('large', 4_500);
+    await store.importGraph(WS, large);
+    await store.importGraph('elsewhere', syntheticGraph('large', 3));
+    await store.saveEmbeddings(WS, 'large', [
+      { nodeKey: 'n2', vector: vector(1, 0), model: 'm', hash: 'h2' },
+      { nodeKey: 'n4499', vector: vector(0, 1), model: 'm', hash: 'h4499' },
+    ]);
+    const states = await store.getEmbeddingStates(WS, 'large');
+    expect(states.map((state) => state.nodeKey)).toEqual(large.nodes.map((node) => node._key));
+    expect(states[2]).toEqual({ nodeKey: 'n2', model: 'm', hash: 'h2' });
+    expect(states[4_499]).toEqual({ nodeKey: 'n4499', model: 'm', hash: 'h4499' });
+    expect(states[3]).toEqual({ nodeKey: 'n3', model: null, hash: null });
+    expect(await store.getEmbeddingStates('elsewhere', 'large')).toHaveLength(3);
+    expect(await store.getEmbeddingStates(WS, 'absent')).toEqual([]);
   });
 
   it('stores the vector an imported node carries, and never returns it', async () => {

@@ -1,6 +1,7 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { performance } from 'node:perf_hooks';
 import { Logger } from '../../observability/logger';
+import { EventLoopSlicer } from '../event-loop.slicer';
 import { exportGraphDocument } from '../graph-document.exporter';
 import { GraphStore, NodeEmbeddingWrite, StoreHealth, StoredEmbeddingState } from '../graph-store';
 import { GraphDocument, NodeTypeConfig } from '../graph.types';
@@ -49,6 +50,9 @@ export interface SqliteGraphStoreOptions {
    */
   indexWorker?: SqliteIndexWorkerOptions;
 }
+
+/** Embedding states read per statement (a few milliseconds each). */
+const EMBEDDING_STATES_PAGE_ROWS = 2_000;
 
 const logger = new Logger('graph');
 
@@ -134,8 +138,23 @@ export class SqliteGraphStore implements GraphStore {
     return exportGraphDocument(this.forWorkspace(workspace), graphKey);
   }
 
+  /**
+   * Read in pages with turns of the event loop between them (the states of 20,000 nodes in one read
+   * held it for over 100 ms, right after a large import). Pages of one graph row: a graph imported
+   * again meanwhile is the next run's.
+   */
   async getEmbeddingStates(workspace: string, graphKey: string): Promise<StoredEmbeddingState[]> {
-    return this.statements.embeddingStates.all(workspace, graphKey);
+    const ref = this.statements.graphRef.get(workspace, graphKey);
+    if (!ref) return [];
+    const states: StoredEmbeddingState[] = [];
+    const slicer = new EventLoopSlicer();
+    for (let after = 0; ;) {
+      const rows = this.statements.embeddingStatesPage.all(ref.id, after, EMBEDDING_STATES_PAGE_ROWS);
+      for (const { nodeKey, model, hash } of rows) states.push({ nodeKey, model, hash });
+      if (rows.length < EMBEDDING_STATES_PAGE_ROWS) return states;
+      after = rows[rows.length - 1].id;
+      await slicer.maybeYield();
+    }
   }
 
   async saveEmbeddings(workspace: string, graphKey: string, entries: NodeEmbeddingWrite[]): Promise<void> {
