@@ -170,11 +170,17 @@ function serviceCpu(service: TestAppProcess): () => { all: number; mainThread: n
 }
 
 /**
- * Waits until the service (all its threads) used under IDLE_CPU_MS_PER_SECOND over a second, read
- * from /proc: not through stats(), whose forced GC would be a stall of the service's own.
+ * Waits until the service's background embedding queue is idle, then until the service (all its
+ * threads) used under IDLE_CPU_MS_PER_SECOND over a second (what follows an embedding run: the
+ * vector index brought up to date), read from /proc: not through stats(), whose forced GC would be a
+ * stall of the service's own.
  */
-async function untilIdle(service: TestAppProcess, timeoutMs = 240_000): Promise<void> {
+async function untilIdle(service: TestAppProcess, timeoutMs = 600_000): Promise<void> {
   const deadline = performance.now() + timeoutMs;
+  await Promise.race([
+    service.request({ embeddingIdle: true }, (reply) => (reply as { embeddingIdle?: boolean }).embeddingIdle),
+    sleep(timeoutMs, undefined, { ref: false }),
+  ]);
   let cpu = processCpuMs(service.pid);
   for (;;) {
     await sleep(1_000);
@@ -213,7 +219,12 @@ export async function runLargeGraphFirstQuestionBench(
   const profiling = options.cpuProfileDir
     ? ['--cpu-prof', '--cpu-prof-dir', options.cpuProfileDir, '--cpu-prof-interval', '1000']
     : [];
-  const start = () => TestAppProcess.start(env, { execArgv: ['--expose-gc', ...profiling], timeoutMs: 60_000 });
+  const start = () =>
+    TestAppProcess.start(env, {
+      execArgv: ['--expose-gc', ...profiling],
+      setupModule: path.join(__dirname, `embedding-idle.child-setup${path.extname(__filename)}`),
+      timeoutMs: 60_000,
+    });
   let service = await start();
   try {
     // Warm-up: routes, JIT, the token counter's thread, a first retrieval.
