@@ -9,6 +9,7 @@ import { ACTION_POLICIES_MIGRATION } from '../../policy/sqlite/action-policies.s
 import { GRAPH_EMBEDDING_CHANGES_MIGRATION } from '../../graph/sqlite/graph-embedding-changes.sqlite-migration';
 import { GRAPH_NODE_CHANGES_MIGRATION } from '../../graph/sqlite/graph-node-changes.sqlite-migration';
 import { GRAPH_SEARCH_SNAPSHOTS_MIGRATION } from '../../graph/sqlite/graph-search-snapshots.sqlite-migration';
+import { GRAPH_NODES_BY_GRAPH_MIGRATION } from '../../graph/sqlite/graph-nodes-by-graph.sqlite-migration';
 import { NODE_CONFIG_REVISIONS_MIGRATION } from '../../graph/sqlite/node-config-revisions.sqlite-migration';
 import { MEMORY_TABLES_MIGRATION } from '../../memory/sqlite/memory-tables.sqlite-migration';
 import { PROVIDER_CONFIG_PRICING_MIGRATION } from '../../providers/configs/sqlite/provider-config-pricing.sqlite-migration';
@@ -115,4 +116,5 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
   GRAPH_SEARCH_SNAPSHOTS_MIGRATION,
   ALWAYS_SEND_MIGRATION,
   AUTOMATION_TOO_LARGE_MIGRATION,
+  GRAPH_NODES_BY_GRAPH_MIGRATION,
 ];
