@@ -64,6 +64,27 @@ describe(Bm25Index.name, () => {
     expect(hits[0].doc).toBe(1);
   });
 
+  it('starts each search from zero, after a search that a caller callback broke off too', () => {
+    const index = new Bm25Index();
+    index.addDocument([{ tokens: ['invoice', 'refund'], weight: 1 }]);
+    index.addDocument([{ tokens: ['invoice'], weight: 1 }]);
+    index.addDocument([{ tokens: ['ledger'], weight: 1 }]);
+    const first = index.search(['invoice'], 5);
+    expect(index.search(['ledger'], 5)).toEqual([{ doc: 2, score: expect.any(Number) }]);
+    expect(() =>
+      index.search(['invoice', 'refund'], 5, undefined, () => {
+        throw new Error('caller failed');
+      }),
+    ).toThrow('caller failed');
+    expect(index.search(['invoice'], 5)).toEqual(first);
+    index.addDocument([{ tokens: ['invoice', 'ledger', 'ledger'], weight: 1 }]);
+    const fresh = new Bm25Index();
+    for (const tokens of [['invoice', 'refund'], ['invoice'], ['ledger'], ['invoice', 'ledger', 'ledger']])
+      fresh.addDocument([{ tokens, weight: 1 }]);
+    expect(index.search(['invoice', 'ledger'], 5)).toEqual(fresh.search(['invoice', 'ledger'], 5));
+    expect(index.search(['invoice', 'ledger'], 5)).toHaveLength(4);
+  });
+
   it('answers exactly as a fresh build after replacing and removing documents (random edits)', () => {
     const vocabulary = [
       'alpha',

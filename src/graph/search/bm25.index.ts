@@ -81,6 +81,7 @@ export class Bm25Index {
   private lengthNorms: Float64Array | null = null;
   /** Reused across addDocument calls: one Map per document would dominate the build. */
   private readonly frequencies = new Map<string, number>();
+  private scores: Float64Array | null = null;
 
   constructor(
     private readonly options: Bm25Options = { k1: 1.2, b: 0.75 },
@@ -171,35 +172,48 @@ export class Bm25Index {
   ): Array<{ doc: number; score: number }> {
     const count = this.liveCount;
     if (count === 0 || limit <= 0) return [];
-    const k1 = this.options.k1;
     const norms = this.lengthNormsOf(count);
-    const scores = new Float64Array(this.lengths.length);
+    const k1 = this.options.k1;
+    const scores = this.scoreAccumulators();
     const touched: number[] = [];
-    const weighted = Array.isArray(queryTerms)
-      ? new Map([...new Set(queryTerms)].map((term) => [term, 1]))
-      : (queryTerms as ReadonlyMap<string, number>);
-    for (const [term, weight] of weighted) {
-      const id = this.termIds.get(term);
-      if (id === undefined || weight <= 0) continue;
-      const posting = this.posting(id);
-      const df = posting.docs.length;
-      const idf = weight * Math.log(1 + (count - df + 0.5) / (df + 0.5));
-      for (let index = 0; index < df; index += 1) {
-        const doc = posting.docs[index];
-        const frequency = posting.frequencies[index];
-        if (scores[doc] === 0) touched.push(doc);
-        scores[doc] += (idf * frequency * (k1 + 1)) / (frequency + norms[doc]);
+    try {
+      const weighted = Array.isArray(queryTerms)
+        ? new Map([...new Set(queryTerms)].map((term) => [term, 1]))
+        : (queryTerms as ReadonlyMap<string, number>);
+      for (const [term, weight] of weighted) {
+        const id = this.termIds.get(term);
+        if (id === undefined || weight <= 0) continue;
+        const posting = this.posting(id);
+        const df = posting.docs.length;
+        const idf = weight * Math.log(1 + (count - df + 0.5) / (df + 0.5));
+        for (let index = 0; index < df; index += 1) {
+          const doc = posting.docs[index];
+          const frequency = posting.frequencies[index];
+          if (scores[doc] === 0) touched.push(doc);
+          scores[doc] += (idf * frequency * (k1 + 1)) / (frequency + norms[doc]);
+        }
       }
+      let maxScore = 0;
+      for (const doc of touched) if (scores[doc] > maxScore) maxScore = scores[doc];
+      const collector = new TopKCollector(limit);
+      for (const doc of touched) {
+        if (accept && !accept(doc)) continue;
+        const score = scores[doc] + (bonus ? bonus(doc, maxScore) : 0);
+        if (score > 0) collector.offer(doc, score);
+      }
+      return collector.result().map(({ item, score }) => ({ doc: item, score }));
+    } finally {
+      for (const doc of touched) scores[doc] = 0;
     }
-    let maxScore = 0;
-    for (const doc of touched) if (scores[doc] > maxScore) maxScore = scores[doc];
-    const collector = new TopKCollector(limit);
-    for (const doc of touched) {
-      if (accept && !accept(doc)) continue;
-      const score = scores[doc] + (bonus ? bonus(doc, maxScore) : 0);
-      if (score > 0) collector.offer(doc, score);
-    }
-    return collector.result().map(({ item, score }) => ({ doc: item, score }));
+  }
+
+  /**
+   * One score per document, all 0: kept between searches and zeroed again by each one on its way
+   * out, so a search allocates nothing per document (160 KB at 20,000 nodes otherwise).
+   */
+  private scoreAccumulators(): Float64Array {
+    if (!this.scores || this.scores.length < this.lengths.length) this.scores = new Float64Array(this.lengths.length);
+    return this.scores;
   }
 
   /** Indexes `fields` as document `doc`, whose slot exists and is empty. */
