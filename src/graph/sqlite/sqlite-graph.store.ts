@@ -20,6 +20,7 @@ import { OffThreadIndexBuilds, SqliteIndexBuildWorker } from './sqlite-index-bui
 import { SqliteNodeChangeLog } from './sqlite-node-change.log';
 import { adoptSearchIndex, SqliteSearchIndexUpdater, TrackedSearchIndex } from './sqlite-search-index.updater';
 import { SqliteVectorIndexUpdater } from './sqlite-vector-index.updater';
+import { SqliteWalCheckpointHold } from './sqlite-wal-checkpoint.hold';
 
 /** From this many nodes a graph's indexes are built in the worker (below, a build takes a few tens of ms here). */
 export const DEFAULT_OFF_THREAD_MIN_NODES = 2_000;
@@ -51,6 +52,9 @@ export interface SqliteGraphStoreOptions {
   indexWorker?: SqliteIndexWorkerOptions;
 }
 
+/** Staging transactions (of 250 rows) between two checkpoints of the write-ahead log by the index build worker. */
+const STAGED_COMMITS_PER_CHECKPOINT = 8;
+
 /** Embedding states read per statement (a few milliseconds each). */
 const EMBEDDING_STATES_PAGE_ROWS = 2_000;
 
@@ -70,6 +74,7 @@ export class SqliteGraphStore implements GraphStore {
   private readonly importer: SqliteGraphImporter;
   private readonly indexes: SqliteGraphIndexCache;
   private readonly documents = new SqliteDecodedDocumentCache();
+  private readonly walCheckpoints: SqliteWalCheckpointHold;
   private readonly searchIndexes: SqliteSearchIndexUpdater;
   private readonly vectorIndexes: SqliteVectorIndexUpdater;
   private readonly offThread: OffThreadIndexBuilds | null;
@@ -79,6 +84,7 @@ export class SqliteGraphStore implements GraphStore {
   constructor(db: Database, options: SqliteGraphStoreOptions = {}) {
     this.statements = new SqliteGraphStatements(db);
     this.writer = new SqliteGraphWriter(db, this.statements);
+    this.walCheckpoints = new SqliteWalCheckpointHold(db);
     this.offThread = offThreadBuilds(db, options.indexWorker);
     this.importer = new SqliteGraphImporter(
       db,
@@ -256,13 +262,24 @@ export class SqliteGraphStore implements GraphStore {
       begin: ({ workspace, graphKey, stagingId, nodes, configs }) => {
         if (nodes < offThread.minNodes) return null;
         const started = performance.now();
+        // The worker reads the staged rows as they come, so no commit could checkpoint them all: it checkpoints instead.
+        const releaseCheckpoints = this.walCheckpoints.hold();
+        let commits = 0;
         ignoreFailure(worker.run({ kind: 'stagedBegin', graphId: stagingId, configs }));
         let built: Promise<TrackedSearchIndex | null> | null = null;
         let finished: TrackedSearchIndex | null = null;
         const configsNow = () => this.dataSource(workspace).getNodeConfigsNow();
         return {
-          rowsCommitted: () => ignoreFailure(worker.run({ kind: 'stagedRows', graphId: stagingId })),
-          abort: () => ignoreFailure(worker.run({ kind: 'stagedAbort', graphId: stagingId })),
+          rowsCommitted: () => {
+            ignoreFailure(worker.run({ kind: 'stagedRows', graphId: stagingId }));
+            commits += 1;
+            if (commits % STAGED_COMMITS_PER_CHECKPOINT === 0)
+              ignoreFailure(worker.run({ kind: 'checkpoint', graphId: stagingId }));
+          },
+          abort: () => {
+            releaseCheckpoints();
+            ignoreFailure(worker.run({ kind: 'stagedAbort', graphId: stagingId }));
+          },
           finish: async () => {
             built = worker
               .run({ kind: 'stagedEnd', graphId: stagingId })
@@ -284,6 +301,7 @@ export class SqliteGraphStore implements GraphStore {
             await withinMs(checkpoint, STAGED_BUILD_MAX_WAIT_MS);
           },
           swappedIn: (revision) => {
+            releaseCheckpoints();
             const ref = { id: stagingId, revision, embeddingRevision: 0 };
             const withConfigs = (tracked: TrackedSearchIndex | null) =>
               tracked && sameSearchConfigs(configs, configsNow()) ? tracked : null;

@@ -8,7 +8,8 @@ import { graphChangeSet } from '../graph-change-set';
 import { GraphDocument } from '../graph.types';
 import { MutableGraphDataSource } from '../mutable-graph-data-source';
 import { SearchIndexNotReadyError } from '../search-index-not-ready.error';
-import { SqliteGraphStoreOptions } from './sqlite-graph.store';
+import { openSqliteDatabase } from '../../database/sqlite/sqlite-database.opener';
+import { SqliteGraphStore, SqliteGraphStoreOptions } from './sqlite-graph.store';
 import { SqliteIndexBuildWorker } from './sqlite-index-build.worker';
 
 /** The thread runs the TypeScript sources: it is given the loader the test harness uses. */
@@ -97,6 +98,53 @@ describe(`${SqliteIndexBuildWorker.name} (large graphs' indexes built off the ev
     expect(checkpointed).toEqual(expect.objectContaining({ graphKey: 'big' }));
     expect(checkpointed.walFrames).toBeGreaterThan(0);
     expect(checkpointed.checkpointedFrames).toBe(checkpointed.walFrames);
+  });
+
+  it("keeps the staging commits from checkpointing on the event loop: the worker checkpoints as rows come, and the connection's setting comes back", async () => {
+    const db = openSqliteDatabase(file.dataDir);
+    const store = new SqliteGraphStore(db, offThread());
+    stores.push(store);
+    const threshold = () => db.pragma('wal_autocheckpoint', { simple: true });
+    const checkpointed: Array<{ walFrames: number; checkpointedFrames: number }> = [];
+    const originalRun = SqliteIndexBuildWorker.prototype.run;
+    const spy = jest.spyOn(SqliteIndexBuildWorker.prototype, 'run').mockImplementation(function (
+      this: SqliteIndexBuildWorker,
+      task,
+    ) {
+      const result = originalRun.call(this, task);
+      if (task.kind === 'checkpoint') void result.then((frames) => checkpointed.push(frames as never));
+      return result;
+    });
+    try {
+      const seen: number[] = [];
+      let done = false;
+      const importing = store.importGraph(WS, graphOf('big', 2_600)).finally(() => (done = true));
+      while (!done) {
+        seen.push(Number(threshold()));
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      await importing;
+      expect(seen).toContain(0);
+      expect(threshold()).toBe(1000);
+      // One checkpoint after 8 commits of 250 rows while staging, and the one before the swap.
+      await waitUntil(() => checkpointed.length >= 2);
+      expect(checkpointed.every((frames) => frames.checkpointedFrames > 0)).toBe(true);
+
+      // Passes validation, then fails to serialize a node halfway through the staging: the import is aborted.
+      const failing = graphOf('big', 2_600);
+      failing.nodes[1_500].data = { count: BigInt(1) };
+      const failed = store.importGraph(WS, failing);
+      seen.length = 0;
+      while (seen.length < 3) {
+        seen.push(Number(threshold()));
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      await expect(failed).rejects.toThrow(/BigInt/);
+      expect(seen).toContain(0);
+      expect(threshold()).toBe(1000);
+    } finally {
+      spy.mockRestore();
+    }
   });
 
   it("lets another process load the graph's snapshot instead of building it, then catch up on the changes recorded since", async () => {
