@@ -8,7 +8,7 @@
  * a higher one), so no two modules can import each other, even through others. A new module takes its place here.
  */
 const LAYERS = [
-  ['config', 'observability'],
+  ['config', 'observability', 'worker-threads'],
   ['errors', 'redis'],
   ['auth', 'database', 'validation'],
   ['graph'],

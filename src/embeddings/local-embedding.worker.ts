@@ -3,14 +3,10 @@ import { Worker } from 'node:worker_threads';
 import { workerThreadEntry } from '../graph/worker-thread.entry';
 import { throwIfAborted } from '../providers/llm-abort.error';
 import { LocalEmbeddingRecipe } from './local-embedding.recipe';
+import { WorkerThreadHost } from '../worker-threads/worker-thread.host';
 
 /** The thread stops after this long without a batch, giving its memory (the word-vector table) back. */
 export const LOCAL_EMBEDDING_WORKER_IDLE_MS = 60_000;
-
-interface Pending {
-  resolve: (vectors: Float32Array[]) => void;
-  reject: (error: Error) => void;
-}
 
 /**
  * Computes batches of a local model's vectors in a worker thread (local-embedding.thread.ts): a
@@ -20,15 +16,20 @@ interface Pending {
  * new thread.
  */
 export class LocalEmbeddingWorker {
-  private worker: Worker | null = null;
-  private readonly pending = new Map<number, Pending>();
-  private nextId = 0;
-  private idleTimer: NodeJS.Timeout | null = null;
+  private readonly host: WorkerThreadHost;
 
-  constructor(
-    private readonly recipe: LocalEmbeddingRecipe,
-    private readonly options: { idleMs?: number; execArgv?: string[] } = {},
-  ) {}
+  constructor(recipe: LocalEmbeddingRecipe, options: { idleMs?: number; execArgv?: string[] } = {}) {
+    const { execArgv } = options;
+    this.host = new WorkerThreadHost({
+      name: 'local embedding worker',
+      idleMs: options.idleMs ?? LOCAL_EMBEDDING_WORKER_IDLE_MS,
+      create: () => {
+        const entry = workerThreadEntry(__dirname, 'local-embedding.thread', path.extname(__filename), !!execArgv);
+        if (!entry) throw new Error('The local embedding thread cannot start in this runtime');
+        return new Worker(entry, { workerData: recipe, ...(execArgv ? { execArgv } : {}) });
+      },
+    });
+  }
 
   /** Whether this runtime can start the thread without a loader given in `execArgv` (see workerThreadEntry). */
   static isAvailable(): boolean {
@@ -38,13 +39,8 @@ export class LocalEmbeddingWorker {
   async embed(texts: string[], signal?: AbortSignal): Promise<Float32Array[]> {
     throwIfAborted(signal);
     if (texts.length === 0) return [];
-    const worker = this.worker ?? this.start();
-    this.cancelIdleStop();
-    const id = ++this.nextId;
-    return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
-      worker.postMessage({ id, texts });
-    });
+    const reply = await this.host.request<{ id: number; vectors: Float32Array[] }>((id) => ({ id, texts }));
+    return reply.vectors;
   }
 
   /** Nest calls it at shutdown. */
@@ -53,51 +49,7 @@ export class LocalEmbeddingWorker {
   }
 
   /** Stops the thread now; batches still waiting fail. */
-  async stop(): Promise<void> {
-    this.cancelIdleStop();
-    const worker = this.worker;
-    this.worker = null;
-    const waiting = [...this.pending.values()];
-    this.pending.clear();
-    if (worker) await worker.terminate();
-    for (const entry of waiting) entry.reject(new Error('local embedding worker stopped'));
-  }
-
-  private start(): Worker {
-    const { execArgv } = this.options;
-    const entry = workerThreadEntry(__dirname, 'local-embedding.thread', path.extname(__filename), !!execArgv);
-    if (!entry) throw new Error('The local embedding thread cannot start in this runtime');
-    const worker = new Worker(entry, { workerData: this.recipe, ...(execArgv ? { execArgv } : {}) });
-    worker.unref();
-    worker.on('message', (message: { id: number; vectors?: Float32Array[]; error?: string }) => {
-      const waiting = this.pending.get(message.id);
-      this.pending.delete(message.id);
-      if (message.error !== undefined) waiting?.reject(new Error(message.error));
-      else waiting?.resolve(message.vectors as Float32Array[]);
-      if (this.pending.size === 0) this.scheduleIdleStop();
-    });
-    const ended = (error: Error) => {
-      if (this.worker !== worker) return;
-      this.worker = null;
-      this.cancelIdleStop();
-      const waiting = [...this.pending.values()];
-      this.pending.clear();
-      for (const item of waiting) item.reject(error);
-    };
-    worker.on('error', ended);
-    worker.on('exit', (code) => ended(new Error(`local embedding worker exited with code ${code}`)));
-    this.worker = worker;
-    return worker;
-  }
-
-  private scheduleIdleStop(): void {
-    this.cancelIdleStop();
-    this.idleTimer = setTimeout(() => void this.stop(), this.options.idleMs ?? LOCAL_EMBEDDING_WORKER_IDLE_MS);
-    this.idleTimer.unref();
-  }
-
-  private cancelIdleStop(): void {
-    if (this.idleTimer) clearTimeout(this.idleTimer);
-    this.idleTimer = null;
+  stop(): Promise<void> {
+    return this.host.stop();
   }
 }

@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { workerThreadEntry } from './worker-thread.entry';
+import { WorkerThreadExchange, WorkerThreadHost } from '../worker-threads/worker-thread.host';
 import { Logger } from '../observability/logger';
 import { JsonBodyParseReply, JsonBodyParseRequest, JsonBodyParseThreadData } from './json-body-parse.messages';
 import { ParsedJsonBody, parseJsonBodyBytes } from '../validation/json-body.text-parser';
@@ -19,11 +20,6 @@ export interface JsonBodyParseWorkerOptions {
   execArgv?: string[];
 }
 
-interface Receiving {
-  onReply: (reply: JsonBodyParseReply) => void;
-  fail: (error: Error) => void;
-}
-
 /**
  * Parses large request bodies in a worker thread (json-body-parse.thread.ts): JSON.parse of a 20 MB
  * graph import takes a quarter of a second, during which the event loop would answer nothing. The
@@ -34,148 +30,100 @@ interface Receiving {
  * fails, bodies are parsed on the calling thread (the same result, in one piece).
  */
 export class JsonBodyParseWorker {
-  private worker: Worker | null = null;
-  private readonly receiving = new Map<number, Receiving>();
-  private nextId = 0;
-  private idleTimer: NodeJS.Timeout | null = null;
-  private readonly idleMs: number;
-  private readonly pieceChars: number;
+  private readonly host: WorkerThreadHost;
   private readonly available: boolean;
 
-  constructor(private readonly options: JsonBodyParseWorkerOptions = {}) {
-    this.idleMs = options.idleMs ?? JSON_BODY_PARSE_WORKER_IDLE_MS;
-    this.pieceChars = options.pieceChars ?? JSON_BODY_PIECE_CHARS;
-    this.available =
-      workerThreadEntry(
-        __dirname,
-        'json-body-parse.thread',
-        path.extname(__filename),
-        options.execArgv !== undefined,
-      ) !== null;
+  constructor(options: JsonBodyParseWorkerOptions = {}) {
+    const { execArgv } = options;
+    const pieceChars = options.pieceChars ?? JSON_BODY_PIECE_CHARS;
+    const entry = () =>
+      workerThreadEntry(__dirname, 'json-body-parse.thread', path.extname(__filename), execArgv !== undefined);
+    this.available = entry() !== null;
+    this.host = new WorkerThreadHost({
+      name: 'json body parse worker',
+      idleMs: options.idleMs ?? JSON_BODY_PARSE_WORKER_IDLE_MS,
+      create: () => {
+        const script = entry();
+        if (!script) throw new Error('The JSON body parse thread cannot start in this runtime');
+        return new Worker(script, {
+          workerData: { pieceChars } satisfies JsonBodyParseThreadData,
+          ...(execArgv ? { execArgv } : {}),
+        });
+      },
+    });
   }
 
   /** A thread is running. */
   get running(): boolean {
-    return this.worker !== null;
+    return this.host.running;
   }
 
   /** Parses a body's bytes (taken: they may be transferred to the thread, leaving `bytes` empty). */
   async parse(bytes: Uint8Array): Promise<ParsedJsonBody> {
     if (!this.available) return parseJsonBodyBytes(bytes);
-    let worker: Worker;
-    try {
-      worker = this.worker ?? this.start();
-    } catch (error) {
-      logger.warn('json_body_parse_worker_failed', { error: describe(error) });
-      return parseJsonBodyBytes(bytes);
-    }
-    this.cancelIdleStop();
-    const id = ++this.nextId;
     // A buffer of its own (not a slice of a pool or of a larger buffer) moves to the thread without a copy.
     const owned = bytes.byteOffset === 0 && bytes.buffer.byteLength === bytes.byteLength;
     const sent = owned ? bytes : new Uint8Array(bytes);
     const kept = owned ? null : bytes;
+    let parsed: Promise<ParsedJsonBody>;
     try {
-      return await this.receive(worker, id, sent);
+      parsed = this.host.exchange(
+        (id) => ({ id, kind: 'parse', bytes: sent }) satisfies JsonBodyParseRequest,
+        bodyReceiver(),
+        [sent.buffer as ArrayBuffer],
+      );
+    } catch (error) {
+      logger.warn('json_body_parse_worker_failed', { error: describe(error) });
+      return parseJsonBodyBytes(bytes);
+    }
+    try {
+      return await parsed;
     } catch (error) {
       if (kept === null) throw error;
       // The thread failed: the bytes are still here when they were copied.
       logger.warn('json_body_parse_worker_failed', { error: describe(error) });
       return parseJsonBodyBytes(kept);
-    } finally {
-      this.receiving.delete(id);
-      if (this.receiving.size === 0) this.scheduleIdleStop();
     }
   }
 
   /** Stops the thread now; bodies being parsed fail. */
-  async stop(): Promise<void> {
-    this.cancelIdleStop();
-    const worker = this.worker;
-    this.worker = null;
-    const waiting = [...this.receiving.values()];
-    this.receiving.clear();
-    if (worker) await worker.terminate();
-    for (const entry of waiting) entry.fail(new Error('json body parse worker stopped'));
+  stop(): Promise<void> {
+    return this.host.stop();
   }
+}
 
-  private receive(worker: Worker, id: number, bytes: Uint8Array): Promise<ParsedJsonBody> {
-    return new Promise((resolve, reject) => {
-      let value: unknown;
-      let slots: Array<string | null> = [];
-      const ask = (request: JsonBodyParseRequest, transfer: ArrayBuffer[] = []) =>
-        worker.postMessage(request, transfer);
-      const onReply = (reply: JsonBodyParseReply): void => {
-        try {
-          switch (reply.kind) {
-            case 'malformed':
-              return resolve({ malformed: true });
-            case 'problem':
-              return resolve({ problem: reply.problem });
-            case 'error':
-              return reject(new Error(reply.error));
-            case 'shell':
-              value = JSON.parse(reply.text);
-              slots = reply.slots;
-              if (slots.length === 0) return resolve({ value });
-              return ask({ id, kind: 'next' });
-            case 'items': {
-              const slot = slots[reply.slot];
-              const target = (slot === null ? value : (value as Record<string, unknown>)[slot]) as unknown[];
-              for (const item of JSON.parse(reply.text) as unknown[]) target.push(item);
-              if (reply.last) return resolve({ value });
-              return ask({ id, kind: 'next' });
-            }
-          }
-        } catch (error) {
-          ask({ id, kind: 'drop' });
-          reject(error instanceof Error ? error : new Error(String(error)));
+/** Puts one body back together from the thread's replies, asking for each next piece. */
+function bodyReceiver(): (reply: JsonBodyParseReply, exchange: WorkerThreadExchange<ParsedJsonBody>) => void {
+  let value: unknown;
+  let slots: Array<string | null> = [];
+  return (reply, { id, post, resolve, reject }) => {
+    const ask = (request: JsonBodyParseRequest) => post(request);
+    try {
+      switch (reply.kind) {
+        case 'malformed':
+          return resolve({ malformed: true });
+        case 'problem':
+          return resolve({ problem: reply.problem });
+        case 'error':
+          return reject(new Error(reply.error));
+        case 'shell':
+          value = JSON.parse(reply.text);
+          slots = reply.slots;
+          if (slots.length === 0) return resolve({ value });
+          return ask({ id, kind: 'next' });
+        case 'items': {
+          const slot = slots[reply.slot];
+          const target = (slot === null ? value : (value as Record<string, unknown>)[slot]) as unknown[];
+          for (const item of JSON.parse(reply.text) as unknown[]) target.push(item);
+          if (reply.last) return resolve({ value });
+          return ask({ id, kind: 'next' });
         }
-      };
-      this.receiving.set(id, { onReply, fail: reject });
-      ask({ id, kind: 'parse', bytes }, [bytes.buffer as ArrayBuffer]);
-    });
-  }
-
-  private start(): Worker {
-    const entry = workerThreadEntry(
-      __dirname,
-      'json-body-parse.thread',
-      path.extname(__filename),
-      this.options.execArgv !== undefined,
-    );
-    if (!entry) throw new Error('The JSON body parse thread cannot start in this runtime');
-    const worker = new Worker(entry, {
-      workerData: { pieceChars: this.pieceChars } satisfies JsonBodyParseThreadData,
-      ...(this.options.execArgv ? { execArgv: this.options.execArgv } : {}),
-    });
-    // Never keeps the process alive on its own: the request being parsed holds its connection open.
-    worker.unref();
-    worker.on('message', (reply: JsonBodyParseReply) => this.receiving.get(reply.id)?.onReply(reply));
-    const ended = (error: Error) => {
-      if (this.worker !== worker) return;
-      this.worker = null;
-      this.cancelIdleStop();
-      const waiting = [...this.receiving.values()];
-      this.receiving.clear();
-      for (const entry of waiting) entry.fail(error);
-    };
-    worker.on('error', ended);
-    worker.on('exit', (code) => ended(new Error(`json body parse worker exited with code ${code}`)));
-    this.worker = worker;
-    return worker;
-  }
-
-  private scheduleIdleStop(): void {
-    this.cancelIdleStop();
-    this.idleTimer = setTimeout(() => void this.stop(), this.idleMs);
-    this.idleTimer.unref();
-  }
-
-  private cancelIdleStop(): void {
-    if (this.idleTimer) clearTimeout(this.idleTimer);
-    this.idleTimer = null;
-  }
+      }
+    } catch (error) {
+      ask({ id, kind: 'drop' });
+      reject(error instanceof Error ? error : new Error(String(error)));
+    }
+  };
 }
 
 function describe(error: unknown): string {
