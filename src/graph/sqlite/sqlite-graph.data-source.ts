@@ -116,14 +116,7 @@ export class SqliteGraphDataSource implements MutableGraphDataSource {
   ): Promise<ScoredNode[]> {
     const ref = this.statements.graphRef.get(this.workspace, graphKey);
     if (!ref || maxResults <= 0) return [];
-    const index = await this.indexes.vectorIndex(
-      this.workspace,
-      graphKey,
-      ref,
-      query.model,
-      (current) => this.vectorIndexes.update(ref.id, graphKey, query.model, current),
-      this.waitFor(ref.id, false),
-    );
+    const index = await this.vectorIndexOf(ref, graphKey, query.model, false);
     if (!index) throw new SearchIndexNotReadyError(graphKey, 'vectors');
     const among =
       scope.sheet === undefined
@@ -147,15 +140,7 @@ export class SqliteGraphDataSource implements MutableGraphDataSource {
       (current) => this.searchIndexes.update(ref.id, graphKey, current, () => this.nodeConfigs()),
       this.waitFor(ref.id, true),
     );
-    if (vectorModel)
-      await this.indexes.vectorIndex(
-        this.workspace,
-        graphKey,
-        ref,
-        vectorModel,
-        (current) => this.vectorIndexes.update(ref.id, graphKey, vectorModel, current),
-        this.waitFor(ref.id, true),
-      );
+    if (vectorModel) await this.vectorIndexOf(ref, graphKey, vectorModel, true);
     return true;
   }
 
@@ -166,14 +151,7 @@ export class SqliteGraphDataSource implements MutableGraphDataSource {
   async refreshVectorIndex(graphKey: string, model: string): Promise<boolean> {
     const ref = this.statements.graphRef.get(this.workspace, graphKey);
     if (!ref || !this.indexes.holdsVectors(this.workspace, graphKey, model)) return false;
-    await this.indexes.vectorIndex(
-      this.workspace,
-      graphKey,
-      ref,
-      model,
-      (current) => this.vectorIndexes.update(ref.id, graphKey, model, current),
-      this.waitFor(ref.id, true),
-    );
+    await this.vectorIndexOf(ref, graphKey, model, true);
     return true;
   }
 
@@ -233,6 +211,18 @@ export class SqliteGraphDataSource implements MutableGraphDataSource {
 
   async applyChanges(graphKey: string, changes: GraphChangeSet): Promise<void> {
     this.writer.applyChanges(this.workspace, graphKey, changes);
+  }
+
+  /** The graph's vector index of `model` from the index cache, brought up to date (see SqliteGraphIndexCache.vectorIndex). */
+  private vectorIndexOf(ref: GraphRef, graphKey: string, model: string, untilBuilt: boolean) {
+    return this.indexes.vectorIndex(
+      this.workspace,
+      graphKey,
+      ref,
+      model,
+      (current) => this.vectorIndexes.update(ref.id, graphKey, model, current),
+      this.waitFor(ref.id, untilBuilt),
+    );
   }
 
   private waitFor(graphId: number, untilBuilt: boolean): IndexWait {
