@@ -44,6 +44,16 @@ function sampleQueries() {
   });
   const lease = { threadId: 't', holder: 'h', now: 1, expiresAt: 2, retentionSeconds: 3 };
   const usage = { workspaceKey: 'k', workspace: 'w', usage: EMPTY_USAGE, now: 1 };
+  const commit = {
+    threadId: 't',
+    operationId: 'o',
+    expectedRevision: 0,
+    discardFrom: null,
+    append: [],
+    patch: {},
+    now: 1,
+    operationsKept: 1,
+  };
   const entry = {
     _key: 'k',
     workspace: 'w',
@@ -70,42 +80,9 @@ function sampleQueries() {
     head: queries.head('t'),
     summaries: queries.summaries('w', 'u', 'g'),
     removeThread: queries.removeThread('t'),
-    commit: queries.commit({
-      threadId: 't',
-      operationId: 'o',
-      expectedRevision: 0,
-      discardFrom: null,
-      append: [],
-      patch: {},
-      now: 1,
-      operationsKept: 1,
-    }),
-    commitLastRound: queries.commitLastRound(
-      {
-        threadId: 't',
-        operationId: 'o',
-        expectedRevision: 0,
-        discardFrom: null,
-        append: [],
-        patch: {},
-        now: 1,
-        operationsKept: 1,
-      },
-      { holder: 'h', usage: { ...usage, threadId: 't' } },
-    ),
-    commitLastRoundWithoutUsage: queries.commitLastRound(
-      {
-        threadId: 't',
-        operationId: 'o',
-        expectedRevision: 0,
-        discardFrom: null,
-        append: [],
-        patch: {},
-        now: 1,
-        operationsKept: 1,
-      },
-      { holder: 'h', usage: null },
-    ),
+    commit: queries.commit(commit),
+    commitLastRound: queries.commitLastRound(commit, { holder: 'h', usage: { ...usage, threadId: 't' } }),
+    commitLastRoundWithoutUsage: queries.commitLastRound(commit, { holder: 'h', usage: null }),
     commitState: queries.commitState('t', 'o'),
     acquireLease: queries.acquireLease(lease),
     renewLease: queries.renewLease(lease),
