@@ -527,15 +527,16 @@ export function describeThreadRepositoryContract(name: string, create: () => Pro
         expect(await repository.getWorkspaceUsage(workspace)).toMatchObject({ promptTokens: 11, llmCalls: 2 });
       });
 
+      /** Run a's last round: a question and its answer, ending the run with a usage of 10 tokens. */
+      const lastRoundOfRunA = () => ({
+        last: { operationId: randomUUID(), expectedRevision: 0, append: [userMessage('Q'), assistantMessage('A')] },
+        end: { holder: 'run-a', usage: { workspace, usage: usage(10, 0.25), now: now + 1 } },
+      });
+
       it('ends a run with its last round: the round, its usage and the release of its lease in one write', async () => {
         const thread = await repository.create(newThread());
         expect(await repository.acquireLease(thread.threadId, 'run-a', 60_000, now)).toBe(true);
-        const last = {
-          operationId: randomUUID(),
-          expectedRevision: 0,
-          append: [userMessage('Q'), assistantMessage('A')],
-        };
-        const end = { holder: 'run-a', usage: { workspace, usage: usage(10, 0.25), now: now + 1 } };
+        const { last, end } = lastRoundOfRunA();
         expect(await repository.commit(thread.threadId, last, end)).toMatchObject({ applied: true, revision: 1 });
         const stored = await repository.get(thread.threadId);
         expect(stored?.messages.map((message) => message.content)).toEqual(['Q', 'A']);
@@ -577,12 +578,7 @@ export function describeThreadRepositoryContract(name: string, create: () => Pro
       it('releases the lease on a replayed last round without adding its usage twice', async () => {
         const thread = await repository.create(newThread());
         expect(await repository.acquireLease(thread.threadId, 'run-a', 60_000, now)).toBe(true);
-        const last = {
-          operationId: randomUUID(),
-          expectedRevision: 0,
-          append: [userMessage('Q'), assistantMessage('A')],
-        };
-        const end = { holder: 'run-a', usage: { workspace, usage: usage(10, 0.25), now: now + 1 } };
+        const { last, end } = lastRoundOfRunA();
         await repository.commit(thread.threadId, last, end);
         // The same holder holds the lease again when the replay comes (an attempt whose answer was lost).
         expect(await repository.acquireLease(thread.threadId, 'run-a', 60_000, now + 2)).toBe(true);
