@@ -56,6 +56,23 @@ function demoSource(document: GraphDocument = nbaWorkflowDemo): InMemoryGraphDat
   return new InMemoryGraphDataSource(DEMO_WORKSPACE, [document]);
 }
 
+/** The demo graph with 30 html notes `<prefix>-<n>` on sheet 1, each holding `process`: many nodes that match. */
+function demoWithNotes(prefix: string, process: string): GraphDocument {
+  const document = structuredClone(nbaWorkflowDemo);
+  for (let index = 0; index < 30; index++) {
+    document.nodes.push({
+      _key: `${prefix}-${index}`,
+      graphKey: DEMO_GRAPH_KEY,
+      type: 'html',
+      sheet: '1',
+      posX: 0,
+      posY: 0,
+      process,
+    });
+  }
+  return document;
+}
+
 const keysOf = (context: GraphRAGContext) => context.relevantNodes.map((node) => node._key);
 const edgeKeysOf = (context: GraphRAGContext) => context.relevantEdges.map((edge) => edge._key).sort();
 
@@ -112,18 +129,7 @@ describe(GraphRagRetriever.name, () => {
     });
 
     it('keeps the default of 20 nodes and expands the 5 best hits, 2 hops in any direction (docs/retrieval.md)', async () => {
-      const document = structuredClone(nbaWorkflowDemo);
-      for (let index = 0; index < 30; index++) {
-        document.nodes.push({
-          _key: `api-note-${index}`,
-          graphKey: DEMO_GRAPH_KEY,
-          type: 'html',
-          sheet: '1',
-          posX: 0,
-          posY: 0,
-          process: '// fetch api',
-        });
-      }
+      const document = demoWithNotes('api-note', '// fetch api');
       const source = demoSource(document);
       const neighborhood = jest.spyOn(source, 'getNeighborhood');
       const context = await new GraphRagRetriever().retrieve(source, DEMO_GRAPH_KEY, 'fetch api');
@@ -134,18 +140,7 @@ describe(GraphRagRetriever.name, () => {
     });
 
     it('keeps a quarter of the context for the neighbourhood when many nodes match', async () => {
-      const document = structuredClone(nbaWorkflowDemo);
-      for (let index = 0; index < 30; index++) {
-        document.nodes.push({
-          _key: `note-${index}`,
-          graphKey: DEMO_GRAPH_KEY,
-          type: 'html',
-          sheet: '1',
-          posX: 0,
-          posY: 0,
-          process: '// calls the api',
-        });
-      }
+      const document = demoWithNotes('note', '// calls the api');
       const withExpansion = await new GraphRagRetriever().retrieve(demoSource(document), DEMO_GRAPH_KEY, 'fetch api', {
         maxNodes: 8,
       });
@@ -166,18 +161,7 @@ describe(GraphRagRetriever.name, () => {
     });
 
     it('ranks the nodes on the side a flow question asks about right after the node it names', async () => {
-      const document = structuredClone(nbaWorkflowDemo);
-      for (let index = 0; index < 30; index++) {
-        document.nodes.push({
-          _key: `note-${index}`,
-          graphKey: DEMO_GRAPH_KEY,
-          type: 'html',
-          sheet: '1',
-          posX: 0,
-          posY: 0,
-          process: '// calls the api',
-        });
-      }
+      const document = demoWithNotes('note', '// calls the api');
       const retriever = new GraphRagRetriever();
       // fetch-api → filter-active, fetch-api → error-handler; root → fetch-api.
       const after = await retriever.retrieve(demoSource(document), DEMO_GRAPH_KEY, 'What happens after fetch api?');
