@@ -1,18 +1,10 @@
 import { NodeNeighborhood } from '../graph/graph-data-source';
-import { GraphEdge, GraphNode } from '../graph/graph.types';
+import { plainEdge, plainNode } from '../../test/support/plain-graph-parts';
 import { askedSideNeighbors, placeAfterAnchor } from './asked-side-neighbors';
 import { SelectedNode } from './context-node.selector';
 
-const node = (key: string): GraphNode => ({ _key: key, graphKey: 'g', type: 't', sheet: '0', posX: 0, posY: 0 });
-const edge = (source: string, target: string): GraphEdge => ({
-  _key: `${source}-${target}`,
-  graphKey: 'g',
-  sheet: '0',
-  source,
-  sourceHandle: '0',
-  target,
-  targetHandle: '0',
-});
+const node = plainNode;
+const edge = plainEdge;
 const search = (key: string): SelectedNode => ({ node: node(key), origin: 'search', score: 1 });
 const keys = (selected: SelectedNode[]) => selected.map((entry) => entry.node._key);
 

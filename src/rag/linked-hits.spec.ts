@@ -1,17 +1,9 @@
 import { NodeNeighborhood, ScoredNode } from '../graph/graph-data-source';
-import { GraphEdge, GraphNode } from '../graph/graph.types';
+import { plainEdge, plainNode } from '../../test/support/plain-graph-parts';
 import { boostHitsLinkedToSeeds } from './linked-hits';
 
-const node = (key: string): GraphNode => ({ _key: key, graphKey: 'g', type: 't', sheet: '0', posX: 0, posY: 0 });
-const edge = (source: string, target: string): GraphEdge => ({
-  _key: `${source}-${target}`,
-  graphKey: 'g',
-  sheet: '0',
-  source,
-  sourceHandle: '0',
-  target,
-  targetHandle: '0',
-});
+const node = plainNode;
+const edge = plainEdge;
 const hit = (key: string, score: number): ScoredNode => ({ node: node(key), score });
 const scores = (hits: ScoredNode[]) => hits.map((entry) => [entry.node._key, Number(entry.score.toFixed(3))]);
 
