@@ -48,6 +48,19 @@ describe(MemoryService.name, () => {
     });
   };
 
+  /** The repository, with fetch-api's content changed (and the staleness listener idle) before its first insert. */
+  const editingFetchApiBeforeTheFirstInsert = (): MemoryRepository => {
+    const source = bed.graphs.forWorkspace('default');
+    let edited = false;
+    return insertingAfter(async () => {
+      if (edited) return;
+      edited = true;
+      const fetchApi = (await source.getNodeByKey(GRAPH, 'fetch-api'))!;
+      await source.updateNode(GRAPH, { ...fetchApi, data: { changed: true } });
+      await listener.whenIdle();
+    });
+  };
+
   beforeEach(async () => {
     bed = await MemoryTestbed.create();
     listener = new MemoryStalenessListener(bed.notifier, new MemoryStalenessMarker(bed.repository, bed.graphs));
@@ -76,17 +89,8 @@ describe(MemoryService.name, () => {
   });
 
   it('marks a record stale when its node changed between the read of its fingerprint and its write (the change was checked before the record existed)', async () => {
-    const source = bed.graphs.forWorkspace('default');
-    let edited = false;
-    const writer = writerWith(
-      insertingAfter(async () => {
-        if (edited) return;
-        edited = true;
-        const fetchApi = (await source.getNodeByKey(GRAPH, 'fetch-api'))!;
-        await source.updateNode(GRAPH, { ...fetchApi, data: { changed: true } });
-        await listener.whenIdle(); // its check found no record mentioning fetch-api
-      }),
-    );
+    // The staleness listener's check, awaited inside, finds no record mentioning fetch-api yet.
+    const writer = writerWith(editingFetchApiBeforeTheFirstInsert());
     const thread = await bed.conversation([{ user: 'What does fetch-api do?', answer: 'It calls the NBA API.' }]);
     expect(await writer.recordTurns(bed.principal, thread.threadId)).toHaveLength(1);
     const [record] = await bed.repository.list('default', thread.threadId);
@@ -144,18 +148,7 @@ describe(MemoryService.name, () => {
 
     it('still marks a record stale when its node changed between the read of its fingerprint and its write', async () => {
       const watch = new GraphChangeWatch(bed.notifier, true);
-      const source = bed.graphs.forWorkspace('default');
-      let edited = false;
-      const writer = writerWith(
-        insertingAfter(async () => {
-          if (edited) return;
-          edited = true;
-          const fetchApi = (await source.getNodeByKey(GRAPH, 'fetch-api'))!;
-          await source.updateNode(GRAPH, { ...fetchApi, data: { changed: true } });
-          await listener.whenIdle();
-        }),
-        watch,
-      );
+      const writer = writerWith(editingFetchApiBeforeTheFirstInsert(), watch);
       const thread = await bed.conversation([{ user: 'What does fetch-api do?', answer: 'It calls the NBA API.' }]);
       expect(await writer.recordTurns(bed.principal, thread.threadId)).toHaveLength(1);
       const [record] = await bed.repository.list('default', thread.threadId);
