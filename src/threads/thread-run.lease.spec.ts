@@ -13,6 +13,14 @@ describe(ThreadRunLease.name, () => {
     await fixture.close();
   });
 
+  /** Run a's lease of thread ai_t, taken in the repository, with a spy told when it ends. */
+  const heldLease = async () => {
+    const { repository } = fixture.instance();
+    const ended = jest.fn();
+    await repository.acquireLease('ai_t', 'run-a', 1_000, Date.now());
+    return { repository, ended, lease: new ThreadRunLease(repository, 'ai_t', 'run-a', 1_000, ended) };
+  };
+
   it('aborts its signal with thread_busy when another run took the expired lease over', async () => {
     const { repository } = fixture.instance();
     let now = 1_000_000;
@@ -45,10 +53,7 @@ describe(ThreadRunLease.name, () => {
   });
 
   it('releases once and reports its end', async () => {
-    const { repository } = fixture.instance();
-    const ended = jest.fn();
-    await repository.acquireLease('ai_t', 'run-a', 1_000, Date.now());
-    const lease = new ThreadRunLease(repository, 'ai_t', 'run-a', 1_000, ended);
+    const { repository, ended, lease } = await heldLease();
     lease.start();
     await lease.release();
     await lease.release();
@@ -57,10 +62,7 @@ describe(ThreadRunLease.name, () => {
     expect(await repository.acquireLease('ai_t', 'run-b', 1_000, Date.now())).toBe(true);
   });
   it('ends with a write that releases it in the store: a renewal already on its way then is not taken for a loss', async () => {
-    const { repository } = fixture.instance();
-    const ended = jest.fn();
-    await repository.acquireLease('ai_t', 'run-a', 1_000, Date.now());
-    const lease = new ThreadRunLease(repository, 'ai_t', 'run-a', 1_000, ended);
+    const { repository, ended, lease } = await heldLease();
     let renewed: (held: boolean) => void = () => undefined;
     const renew = jest
       .spyOn(repository, 'renewLease')
@@ -86,10 +88,7 @@ describe(ThreadRunLease.name, () => {
   });
 
   it('is still held (and renewed) when the write meant to end it fails', async () => {
-    const { repository } = fixture.instance();
-    const ended = jest.fn();
-    await repository.acquireLease('ai_t', 'run-a', 1_000, Date.now());
-    const lease = new ThreadRunLease(repository, 'ai_t', 'run-a', 1_000, ended);
+    const { repository, ended, lease } = await heldLease();
     lease.start();
     await expect(lease.endWith(() => Promise.reject(new Error('database is locked')))).rejects.toThrow('locked');
     expect(ended).not.toHaveBeenCalled();
