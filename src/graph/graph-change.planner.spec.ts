@@ -1,17 +1,10 @@
+import { plainNode } from '../../test/support/plain-graph-parts';
 import { AppError } from '../errors/app-error';
 import { GraphChangeSet } from './graph-change-set';
 import { GraphChangeLookup, GraphChangePlanner } from './graph-change.planner';
 import { GraphEdge, GraphNode } from './graph.types';
 
-const node = (key: string, extra: Partial<GraphNode> = {}): GraphNode => ({
-  _key: key,
-  graphKey: 'g',
-  type: 't',
-  sheet: '0',
-  posX: 0,
-  posY: 0,
-  ...extra,
-});
+const node = (key: string, extra: Partial<GraphNode> = {}): GraphNode => ({ ...plainNode(key), ...extra });
 const edge = (key: string, source: string, target: string): GraphEdge => ({
   _key: key,
   graphKey: 'g',

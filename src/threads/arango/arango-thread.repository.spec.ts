@@ -149,6 +149,8 @@ describe(ArangoThreadRepository.name, () => {
   });
 
   describe('against a scripted server', () => {
+    /** One call's usage, as a run records it. */
+    const usage = { promptTokens: 1, completionTokens: 2, cachedTokens: 0, totalTokens: 3, costUsd: 0.5, llmCalls: 1 };
     let server: FakeArangoServer;
     let script: (kind: QueryKind | undefined, bindVars: Record<string, unknown>) => FakeArangoReply | undefined;
     let db: Database;
@@ -399,14 +401,6 @@ describe(ArangoThreadRepository.name, () => {
       });
 
       describe('with the end of the run (its last round)', () => {
-        const usage = {
-          promptTokens: 1,
-          completionTokens: 2,
-          cachedTokens: 0,
-          totalTokens: 3,
-          costUsd: 0.5,
-          llmCalls: 1,
-        };
         const end = { holder: 'run-a', usage: { workspace: 'w', usage, now: 5 } };
 
         it('writes the round, the usage and the release in one query', async () => {
@@ -497,15 +491,6 @@ describe(ArangoThreadRepository.name, () => {
     });
 
     describe('usage', () => {
-      const usage = {
-        promptTokens: 1,
-        completionTokens: 2,
-        cachedTokens: 0,
-        totalTokens: 3,
-        costUsd: 0.5,
-        llmCalls: 1,
-      };
-
       it('adds to the thread and the workspace in one query, to the workspace alone without a thread', async () => {
         await repository.addUsage('w', 'ai_1', usage, 5);
         await repository.addUsage('w', null, usage, 6);
